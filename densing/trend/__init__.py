@@ -10,15 +10,10 @@ with t in days since an epoch (default 2023-02-24, the release of Llama-1). The 
 
 Two entry points on one uncertainty engine (:mod:`.pooling`, its results :mod:`.uncertainty`'s):
 :func:`densing.fit_trend` (:mod:`.doubling`), the doubling time of a score table against a reference, and
-:func:`densing.measure_trend` (:mod:`.measure`), the measurement ``densing trend`` and the report show. Beside them:
-:mod:`.targets` (which models enter), :mod:`.rules` (the frontier rules; :mod:`.censored`, :mod:`.tobit`),
-:mod:`.capability` (rows per benchmark and set), :mod:`.checks`, :mod:`.measurement` (the result types),
-:mod:`.fixed_size` (a second estimator, with no reference: :func:`.fixed_size.fixed_size_rows`) and
-:func:`.forecast.forecast_windows` (the forecast check at several cutoffs). The references' rule is
-:mod:`densing.laws.eligibility`'s, the inversions (score → ρ) :mod:`densing.laws.inversion`'s.
-
-Corollaries of §4: :func:`compression_density` (does compression raise density?) and :func:`cost_halving_time`
-(inference price halving time, the one engine on the prices: :func:`.uncertainty.observed_trend`).
+:func:`densing.measure_trend` (:mod:`.measure`), the measurement ``densing trend`` and the report show; the frontier
+rules are :mod:`.rules`', the second estimator with no reference :mod:`.fixed_size`. Corollaries of §4:
+:func:`compression_density` (does compression raise density?) and :func:`cost_halving_time` (inference price halving
+time, the one engine on the prices).
 """
 from __future__ import annotations
 

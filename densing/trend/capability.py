@@ -26,6 +26,8 @@ from densing.data.benchmarks import CAPABILITY, CHANCE_LEVELS  # noqa: F401 (CAP
 from densing.errors import DensingError, FitError
 from densing.laws import eligibility
 from densing.laws.bounds import EXACT
+from densing.laws.family import fit_family
+from densing.laws.forms import LOSS_LAWS, translate_members
 from densing.laws.inversion import Joint, PerBenchmark, arrays
 from densing.laws.reference_fit import ReferenceFit
 from densing.runtime import per_table
@@ -168,8 +170,8 @@ def trend_row(name: str, label: str, capability: str, benchmarks: tuple[str, ...
 
 
 def headline_checks(members: list, head: TrendUncertainty) -> tuple:
-    """The headline's checks: saturation, conditioning and size confounding under every reference (failed if failed
-    under any), the within-family size slope as a finding, and the references' heterogeneity on the common targets."""
+    """The headline's checks: each of :func:`inversion_checks` under every reference (:func:`checks.under_references`)
+    and the references' heterogeneity on the common targets."""
     per: dict[str, dict] = {}
     for inversion, models in members:
         for check in inversion_checks(models, inversion):
@@ -228,9 +230,6 @@ def budget_fits(targets: pd.DataFrame, fits: dict[tuple[str, str], ReferenceFit]
     (:mod:`densing.laws.forms`: Hoffmann et al. 2022); its size at D0 is the N' with L(N', D0) = L(N, D). The family
     law S(N') is refitted by likelihood over those sizes (the same pooled dispersion). A member with no such N' is
     left out and named; a reference left with fewer than 3 sizes is dropped."""
-    from densing.laws.family import fit_family
-    from densing.laws.forms import LOSS_LAWS, translate_members
-
     law = LOSS_LAWS["hoffmann_2022"]
     out: dict[tuple[str, str], ReferenceFit] = {}
     notes: dict[str, str] = {}

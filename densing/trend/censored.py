@@ -9,9 +9,8 @@ quantile with censoring (Powell 1986, "Censored regression quantiles", J. Econom
 
     Σ_i w_i·ρ_q(y_i − g_i(A·t_i + B)),   ρ_q(u) = u·(q − 1[u < 0]),
 
-with g = min(y_i, ·) for a lower bound (an observation censored at y_i from above: the true value is ≥ y_i),
-max(y_i, ·) for an upper bound and the identity for an exact point; w_i a point's weight (its count in a bootstrap
-resample, 1 otherwise).
+with g = min(y_i, ·) for a lower bound (the true value is ≥ y_i), max(y_i, ·) for an upper bound and the identity for
+an exact point; w_i a point's weight (its count in a bootstrap resample, 1 otherwise).
 
 **The objective is a linear programme.** With r = y − (A·t + B), an exact point costs ρ_q(r), a lower bound
 q·max(r, 0) (only a line below it pays), an upper bound (1 − q)·max(−r, 0): each term is convex and piecewise linear in
@@ -23,9 +22,8 @@ pivot point p it finds the best line through p exactly (a weighted quantile of t
 :func:`_rotate`), then pivots on the point that line reaches, and stops when the rotation about the new pivot no
 longer lowers the objective, or sooner, where the vertex's own optimality condition (its two multipliers inside their
 ranges, the LP's dual) certifies it as the unique minimum (:func:`_cost_and_check`). Every step is one array
-computation over all problems still walking; each row's arithmetic is its own, so a problem's line is the same number
-solved alone or among others of its size. ``tests/trend/test_censored.py`` holds it to an exhaustive search (every
-line through two points) on random and planted problems, bounds, ties in date and resampling weights included.
+computation over all problems still walking, each row's arithmetic its own. ``tests/trend/test_censored.py`` holds it
+to an exhaustive search (every line through two points) on random and planted problems.
 """
 from __future__ import annotations
 

@@ -19,9 +19,6 @@ here; docs/method.md ("Gates and findings") says which were fixed before which r
   densities), HC3 interval, as an *equivalence* test (two one-sided tests at 2.5% each): passes if the 95% interval
   lies inside ±:data:`SIZE_SLOPE_MARGIN`; untestable with fewer than :data:`MIN_SIZE_FAMILIES` such families.
 
-The headline's row runs saturation, conditioning and size confounding under every reference, and a check fails if it
-fails under any (:func:`densing.trend.capability.headline_checks`, :func:`under_references`).
-
 :func:`cluster_ols` is OLS with standard errors clustered by group, the numbers of statsmodels'
 ``OLS(y, x).fit(cov_type="cluster", cov_kwds={"groups": g}, use_t=True)`` without importing statsmodels (and its
 scipy.stats and scipy.optimize, in each process that runs one)::

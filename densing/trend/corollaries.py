@@ -72,8 +72,7 @@ class CostHalvingFit(Result):
     """ln price(t) = A·t + B with A < 0; halving time = ln 2 / (−A) (Xiao et al. 2024, §4.1), fitted as the doubling
     of 1/price by the one engine (:func:`densing.trend.uncertainty.observed_trend`): the envelope is the running minimum
     of price, the quantile frontier quantile 1 − q of ln price (the cheap edge), the interval the percentile interval of
-    draws that resample the rows. ``r_squared``: the envelope's OLS R² through its points (NaN for the censored rules).
-    """
+    draws that resample the rows. ``r_squared``: the envelope's OLS R² through its points (NaN for the other rules)."""
     _dict_exclude = ("excluded",)
     _level_field = "ci"  # conf_int(alpha) gives the intervals of level ``ci``
 
@@ -120,16 +119,9 @@ class CostHalvingFit(Result):
 
 @validate_params({"quantile": [Interval(Real, 0, 1, closed="neither")], "n_boot": [DRAWS],
                   "ci": [Interval(Real, 0, 1, closed="neither")], "seed": [Interval(Integral, 0, None)]})
-def cost_halving_time(
-    prices: pd.DataFrame,
-    *,
-    frontier: str = "envelope",
-    quantile: float = 0.9,
-    epoch: object = DEFAULT_EPOCH,
-    n_boot: int = 1000,
-    seed: int = 0,
-    ci: float = 0.95,
-) -> CostHalvingFit:
+def cost_halving_time(prices: pd.DataFrame, *, frontier: str = "envelope", quantile: float = 0.9,
+                      epoch: object = DEFAULT_EPOCH, n_boot: int = 1000, seed: int = 0,
+                      ci: float = 0.95) -> CostHalvingFit:
     """Halving time of inference price: ln p(t) = A·t + B, halving = ln 2 / (−A) (§4.1).
 
     ``prices`` has ``date`` and ``price_per_million_tokens`` (> 0), optionally ``model`` (the same model may appear at

@@ -1,10 +1,8 @@
 """The doubling time of capacity density against a reference: the notebook's entry point, the CLI's defaults.
 
-:func:`fit_trend` is ``densing.fit_trend``. It runs the one uncertainty engine (:mod:`densing.trend.pooling`: the
-common targets and their pooled trend) that ``densing trend`` and the report run, with the same defaults (every dated
-model released since the epoch, the censored 0.9 regression quantile, 600 draws of the reference fit, every score and
-the set of models), so with its defaults it gives the CLI's headline number. It answers the doubling-time question
-only; the validity checks, the rows per benchmark and the verdict are :func:`densing.trend.measure.measure_trend`'s.
+:func:`fit_trend` is ``densing.fit_trend``: the one uncertainty engine (:mod:`densing.trend.pooling`) that
+``densing trend`` and the report run, with the same defaults, so with its defaults it gives the CLI's headline number.
+The validity checks, the rows per benchmark and the verdict are :func:`densing.trend.measure.measure_trend`'s.
 """
 from __future__ import annotations
 
@@ -44,21 +42,10 @@ FIT_TREND_CONSTRAINTS = {
 
 
 @validate_params(FIT_TREND_CONSTRAINTS)
-def fit_trend(
-    targets: pd.DataFrame,
-    reference=None,
-    *,
-    benchmarks: tuple[str, ...] | None = None,
-    rule: str = "quantile",
-    quantile: float = 0.9,
-    d0: float | None = None,
-    since: str | None = DEFAULT_EPOCH,
-    epoch: str = DEFAULT_EPOCH,
-    n_boot: int = DEFAULT_N_BOOT,
-    n_boot_share: int = DEFAULT_N_BOOT_SIDE // 2,
-    level: float = 0.95,
-    seed: int = 0,
-) -> TrendUncertainty:
+def fit_trend(targets: pd.DataFrame, reference=None, *, benchmarks: tuple[str, ...] | None = None,
+              rule: str = "quantile", quantile: float = 0.9, d0: float | None = None, since: str | None = DEFAULT_EPOCH,
+              epoch: str = DEFAULT_EPOCH, n_boot: int = DEFAULT_N_BOOT, n_boot_share: int = DEFAULT_N_BOOT_SIDE // 2,
+              level: float = 0.95, seed: int = 0) -> TrendUncertainty:
     """→ TrendUncertainty: the doubling time ln 2 / A of ln ρmax = A·t + B over ``targets`` against ``reference``.
 
     ``targets``: a tidy score table (``model, benchmark, metric, value, params, release_date``, optionally ``stderr``

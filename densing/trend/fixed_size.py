@@ -19,12 +19,11 @@ family is its own cluster). A **set** row stacks its benchmarks with one interce
 the set's complete cases (the targets of the reference-based row: both estimators measure one sample).
 
 **Its interval.** Two, both reported: the delta method on the clustered covariance of (β_N, β_t),
-D ± t_{G−1}·se(D), se(D)² = gᵀΣg, g = ln 2·(1/β_t, −β_N/β_t²), G the families; and a family cluster bootstrap
-(families resampled with replacement, the OLS refitted; percentile interval of the rate A = β_t/β_N, mapped through
-ln 2 / A). The bootstrap's is the row's interval: a ratio's delta interval is symmetric and poor when β_t is near 0.
-A draw with β_N ≤ 0 (no size effect) has no rate and counts at the low end. **Status**: ``measured`` when the
-bootstrap interval of A lies above 0; else ``not measured`` with the reason (the interval reaches a non-positive time
-slope, fewer than :data:`MIN_FAMILIES` families or :data:`MIN_SCORES` scores, or β̂_N ≤ 0).
+D ± t_{G−1}·se(D), se(D)² = gᵀΣg, g = ln 2·(1/β_t, −β_N/β_t²), G the families; and, the row's interval (a ratio's
+delta interval is poor when β_t is near 0), a family cluster bootstrap: the percentile interval of the rate
+A = β_t/β_N over refits on resampled families, mapped through ln 2 / A, a draw with β_N ≤ 0 at the low end.
+**Status**: ``measured`` when that interval of A lies above 0; else ``not measured``, with the reason (a non-positive
+time slope in the interval, fewer than :data:`MIN_FAMILIES` families or :data:`MIN_SCORES` scores, or β̂_N ≤ 0).
 """
 from __future__ import annotations
 
@@ -238,8 +237,7 @@ def fixed_size_trend(table: pd.DataFrame, benchmarks: str | tuple[str, ...], *, 
 
 def fixed_size_rows(table: pd.DataFrame, profile=None, *, since: str | None = DEFAULT_EPOCH,
                     epoch: str = DEFAULT_EPOCH, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
-    """The cross-check rows of a target table: one per benchmark of its profile's sets, then one per set
-    (:mod:`densing.registry`), each :class:`FixedSizeFit`'s ``to_frame()`` row."""
+    """The cross-check rows of a target table: one per benchmark of its profile's sets, then one per set."""
     from densing import registry
 
     profile = registry.table(profile)

@@ -3,12 +3,10 @@ the models released after it, at several cutoffs (:func:`forecast_windows`), whe
 (:class:`densing.registry.TrendTable`). The rule (written before it was run on any table):
 
 - *cutoffs*: every :data:`STEP_MONTHS` months from :data:`MIN_EARLY_MONTHS` months after the first model to
-  :data:`END_MARGIN_MONTHS` months before the last (an early window of at least a year; later models for at least
-  half a year);
+  :data:`END_MARGIN_MONTHS` months before the last;
 - *the early line*: the one engine's censored 0.9-quantile frontier of the models released up to the cutoff
   (:func:`densing.trend.uncertainty.observed_trend`), with the 95% interval of its doubling time; no verdict where that
-  interval is unbounded or its ends are more than :data:`MAX_EARLY_WIDTH`-fold apart (a line that uncertain cannot be
-  tested by where later models fall);
+  interval is unbounded or its ends are more than :data:`MAX_EARLY_WIDTH`-fold apart (too uncertain to be tested);
 - *the outcome*: the later models against the early line's band (:func:`densing.trend.rules.slope_band`: the lines
   through the early line at the early models' mean date with the slope at each end of its interval), placed as
   :func:`place_later` places them. If the law goes on, a share 0.10 of them lies above the carried 0.9-quantile line:
@@ -81,8 +79,7 @@ class EarlyLine:
 
 @dataclass(frozen=True)
 class ForecastCutoff(Result):
-    """One cutoff of :func:`forecast_windows`: the early line with its doubling-time interval, the later models
-    above it, the Wilson interval of their share, the outcome and its words."""
+    """One cutoff of :func:`forecast_windows`: the early line, the later models above it, the verdict."""
 
     cutoff: str
     early_window_months: float
@@ -137,9 +134,8 @@ class ForecastWindows(Result):
 
 
 def frontier_line(frame: pd.DataFrame, *, n_boot: int = 200, seed: int = 0) -> EarlyLine:
-    """The censored 0.9-quantile line of ``y`` on ``t`` with its slope's 95% percentile interval: the one engine on the
-    frame's values (:func:`densing.trend.uncertainty.observed_trend`, draws of the models, or of their families where
-    the frame has a ``family`` column), the default early line of :func:`forecast_windows`."""
+    """The default early line of :func:`forecast_windows`: the censored 0.9-quantile line of ``y`` on ``t`` and its
+    slope's 95% interval, by :func:`densing.trend.uncertainty.observed_trend` (draws of the ``family`` where given)."""
     labels = frame["model"] if "model" in frame.columns else frame.index.astype(str)
     found = observed_trend(frame["t"], frame["y"], frame["kind"], labels,
                            families=frame["family"] if "family" in frame.columns else None, n_boot=n_boot, seed=seed)

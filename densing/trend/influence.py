@@ -1,8 +1,7 @@
 """Influence on a row's pooled trend (:mod:`densing.trend.pooling`, step 7): each family, and each model, left out.
 
-Leaving a family out of every reference's frontier line is one problem per reference and family; solved as refits,
-that is quadratic in the row's models. A removal is an update of the full solution instead, for the rules whose line
-is decided by a few of its points:
+Refits would be quadratic in the row's models; a removal is an update of the full solution instead, for the rules
+whose line is decided by a few of its points:
 
 - ``quantile``: the line is a vertex, a line through two points p and q; only the groups that hold p or q, or that
   push one of its multipliers to its range's edge, are solved again
@@ -11,9 +10,8 @@ is decided by a few of its points:
   that hold a record-setter are solved again.
 - every other rule (the Tobit line, whose every point moves the likelihood) is solved again for every group.
 
-A group solved again is solved as the refit solves it (its group at weight 0, started from the full line): each
-problem's arithmetic is its own, so the kept and the solved slopes together are the refits' numbers to the bit
-(``tests/trend/test_influence.py`` holds them to the refits on the shipped rows and on random tables).
+A group solved again is solved as the refit solves it (its group at weight 0, started from the full line), so the
+kept and the solved slopes are the refits' numbers to the bit (``tests/trend/test_influence.py``).
 """
 from __future__ import annotations
 

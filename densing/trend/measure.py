@@ -12,9 +12,8 @@ uncertainty carried, checks. :func:`measure_trend` is what ``densing trend`` and
    reference, the other frontier rules, every reference at D0 = 1T, the family law logistic in ln N); the fixed-size
    time regression as a second estimator (:mod:`densing.trend.fixed_size`).
 
-:func:`densing.runtime.run`, the package's job executor, computes the jobs of :func:`densing.trend.plan.plan`, one
-process per core (the same numbers either way), and ends its processes on every path. The plan holds the jobs of the
-sections the caller shows beside the headline (``sections``, :data:`densing.trend.plan.SECTIONS`) only.
+:func:`densing.runtime.run` computes the jobs of :func:`densing.trend.plan.plan`, one process per core (the same
+numbers either way): the jobs of the sections the caller shows (``sections``, :data:`densing.trend.plan.SECTIONS`).
 """
 from __future__ import annotations
 
@@ -89,20 +88,10 @@ def headline_densities(targets: pd.DataFrame, *, since: str | None = DEFAULT_EPO
 @runtime.one_blas_thread  # one process per core on small matrices: BLAS threads only oversubscribe the cores
 @same_tables()  # each table's score matrix computed once per benchmark tuple within the call
 @validate_params(TREND_CONSTRAINTS)  # before any worker starts
-def measure_trend(
-    targets: pd.DataFrame,
-    *,
-    fits_dir: str | Path | None = None,
-    fit: ReferenceFit | None = None,
-    d0: float | None = None,
-    since: str | None = DEFAULT_EPOCH,
-    epoch: str = DEFAULT_EPOCH,
-    n_boot: int = DEFAULT_N_BOOT,
-    n_boot_side: int = DEFAULT_N_BOOT_SIDE,
-    seed: int = 0,
-    table: str | TrendTable | None = None,
-    sections="all",
-) -> TrendMeasurement:
+def measure_trend(targets: pd.DataFrame, *, fits_dir: str | Path | None = None, fit: ReferenceFit | None = None,
+                  d0: float | None = None, since: str | None = DEFAULT_EPOCH, epoch: str = DEFAULT_EPOCH,
+                  n_boot: int = DEFAULT_N_BOOT, n_boot_side: int = DEFAULT_N_BOOT_SIDE, seed: int = 0,
+                  table: str | TrendTable | None = None, sections="all") -> TrendMeasurement:
     """A :class:`TrendMeasurement`: the Densing Law by capability on a tidy target table (module docstring): the
     headline on the paper-like set, one row per benchmark and per set, the sensitivity rows. The defaults are the CLI's.
 
@@ -159,8 +148,7 @@ def _given_fit(fit, d0: float | None) -> ReferenceFit | None:
 
 
 def _measurement(c: plan.Context, jobs: list, done: dict) -> TrendMeasurement:
-    """The jobs' results as one :class:`TrendMeasurement`: the rows in the table's order, the sensitivity table, the
-    headline's status (its words: :mod:`densing.verdict`)."""
+    """The jobs' results as one :class:`TrendMeasurement`, the rows in the table's order."""
     h = done["headline"]
     rows = [done[j.key] for j in jobs if isinstance(j, plan.RowJob) and j.variant == plan.DEFAULT]
     singles, sets = [r for r in rows if r.capability != "set"], [r for r in rows if r.capability == "set"]
@@ -194,8 +182,7 @@ SENSITIVITY_COLUMNS = ["variant", "reference", "inversion", "d0", "doubling_time
 
 
 def _with_variants(sensitivity: pd.DataFrame, found_rules: dict, side: dict, headline: str | None) -> pd.DataFrame:
-    """The one sensitivity table of the headline (one engine for every row): each reference's own doubling time, the
-    other frontier rules, the budget row (every reference at D0 = 1T) and the family law's other shape."""
+    """The headline's sensitivity table: each reference, the other frontier rules, the budget row, the other shape."""
     rows = [{**r, "variant": "reference" if not str(r["inversion"]).startswith("D0") else "D0 of the given fit",
              "status": ""} for r in sensitivity.to_dict("records")]
     for rule, result in found_rules.items():

@@ -166,8 +166,7 @@ class TrendMeasurement(Result):
         return _verdict().measurement_summary(self)
 
     def by_benchmark(self) -> pd.DataFrame:
-        """One row per benchmark (capability, references, doubling time and 95% interval, each reference's own),
-        then one per benchmark set, the headline's first (``densing trend --by benchmark``)."""
+        """One row per benchmark, then one per set, the headline's first (``densing trend --by benchmark``)."""
         return _words().rows_frame([*self.benchmark_rows, *self.set_rows])
 
     def cross_check(self) -> pd.DataFrame:

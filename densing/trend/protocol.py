@@ -19,7 +19,6 @@ from densing.errors import DensingError, InputError
 from densing.numbers import json_value
 from densing.trend import pooling
 from densing.trend.forecast import forecast_windows
-from densing.trend.measure import measure_trend
 
 #: The ``derivation`` of a model that continues another's pre-training (``results/swallow/lineage.csv``).
 CONTINUAL = "continual_pretraining"
@@ -51,6 +50,8 @@ def measure_table(targets: pd.DataFrame, table: str, *, continual: bool = True, 
                   epoch: str = DEFAULT_EPOCH, n_boot: int = DEFAULT_N_BOOT, seed: int = 0):
     """(the measurement, its record): the trend by benchmark on ``table`` and its forecast check (module docstring),
     the other rows and the forecast's lines on the CLI's draws (:data:`densing.constants.DEFAULT_N_BOOT_SIDE`)."""
+    from densing.trend.measure import measure_trend
+
     profile = registry.table(table)
     if not continual:
         targets = without_continual(targets)

@@ -36,8 +36,7 @@ def months_interval(low: float, high: float) -> tuple[float, float]:
 
 
 def heterogeneity_check(result):
-    """The heterogeneity test as a :class:`~densing.trend.checks.Check` (the checks table shows it beside the others):
-    failed when Q's p-value is below :data:`HETEROGENEITY_ALPHA`, untestable with one reference."""
+    """The heterogeneity test as a Check: failed when Q's p-value < :data:`HETEROGENEITY_ALPHA`, untestable with one."""
     facts = checks.Heterogeneity(float(result.heterogeneity_q), int(result.heterogeneity_df),
                                  float(result.heterogeneity_p), float(result.i_squared), float(result.tau_squared))
     if result.heterogeneity_df == 0:

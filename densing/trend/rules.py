@@ -1,12 +1,11 @@
 """Frontier rules: how a line ln ρmax = A·t + B is drawn through densities some of which are bounds.
 
-One registry, read by the API (:func:`densing.fit_trend`), the measurement, the CLI and the report. A rule is a name,
-a description and one weighted, batched solver ``solve(t, y, kind, weight, labels, quantile, start) -> lines`` of shape
-(rows, 2), (A, B) per row: ``t`` and ``labels`` (n,) the points, ``y``, ``kind`` and ``weight`` (rows, n), a point
-counted ``weight`` times (a bootstrap's resample as counts); ``kind`` per point is 0 (exact), +1 (lower bound: the true
-ln ρ ≥ y) or −1 (upper bound); ``start`` an optional line an iterative rule may start from. The registry calls it on
-fittable rows only (:func:`frontier_lines_weighted`). A new rule is one :func:`register` call; the tests keep each
-shipped rule's reference implementation (one problem at a time, the points repeated) and hold the solver to it.
+One registry, read by the API, the measurement, the CLI and the report. A rule is a name, a description and one
+weighted, batched solver ``solve(t, y, kind, weight, labels, quantile, start) -> lines`` of shape (rows, 2), (A, B) per
+row: ``t`` and ``labels`` (n,) the points, ``y``, ``kind`` and ``weight`` (rows, n), a point counted ``weight`` times;
+``kind`` per point is 0 (exact), +1 (lower bound: the true ln ρ ≥ y) or −1 (upper bound); ``start`` an optional line
+an iterative rule may start from. The registry calls it on fittable rows only (:func:`frontier_lines_weighted`). A new
+rule is one :func:`register` call; the tests hold each shipped solver to a reference implementation.
 
 - ``quantile`` — Powell's censored q-th regression quantile (q = 0.9), bounds as bounds (:mod:`densing.trend.censored`);
   with no bounds it is Koenker–Bassett's regression quantile. The headline rule.

@@ -250,9 +250,8 @@ def days_since(dates: np.ndarray, epoch: pd.Timestamp) -> np.ndarray:
 
 
 def check_window(targets: pd.DataFrame, since, *, name: str = "targets") -> None:
-    """An InputError when the table ``name`` has no model left to date once the window is applied: no release date at
-    all (no ``release_date`` column, or every cell empty), or every dated model released before ``since``; the message
-    names the filter and how many models it removed."""
+    """An InputError naming the filter and how many models it removed when the table ``name`` has no model left once
+    the window is applied: no release date at all, or every dated model released before ``since``."""
     models = targets.groupby(targets["model"].astype(str), sort=False)
     dates = pd.to_datetime(models["release_date"].max()) if "release_date" in targets.columns else None
     if dates is None or dates.notna().sum() == 0:

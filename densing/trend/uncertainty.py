@@ -1,13 +1,11 @@
 """The doubling time with every source of uncertainty carried: fit, score noise, sampling of models, choice of reference.
 
-:class:`TrendUncertainty` is what every doubling time of the package is (the headline, each row, the targets of another
-table, the forecast's lines, :func:`densing.fit_trend`, :func:`trend_uncertainty`): the numbers of one run of the one
-engine, :func:`densing.trend.pooling.pooled_trend`, turned into a result by :func:`from_row_trend`. A draw of the
-trend (ln ρ = A·t + B, Xiao et al. 2024 eq. 5) redraws the reference fit (one of its bootstrap draws), each score
-(S + σ·z, z ~ N(0, 1), σ its standard error), the families of the targets and, with several references, the
-between-reference spread τ² (:mod:`densing.trend.pooling`, steps 3 and 4). The percentile interval of A over the
-draws, mapped through ln 2 / A, is the doubling time's interval. Each source is also drawn alone (the others at their
-point values); its **share** is its slope variance over the sum, so the output says which source dominates.
+:class:`TrendUncertainty` is what every doubling time of the package is: the numbers of one run of the one engine,
+:func:`densing.trend.pooling.pooled_trend`, turned into a result by :func:`from_row_trend`. A draw of the trend
+(ln ρ = A·t + B, Xiao et al. 2024 eq. 5) redraws the reference fit (one of its bootstrap draws), each score (S + σ·z,
+z ~ N(0, 1), σ its standard error), the families of the targets and, with several references, the between-reference
+spread τ² (:mod:`densing.trend.pooling`, steps 3 and 4). The percentile interval of A over the draws, mapped through
+ln 2 / A, is the doubling time's interval; a source's **share** is the slope variance of its draws alone over the sum.
 
 Coverage of the planted slope (``studies/trend_full_coverage.py``, 100 replicates, nominal 0.95): quantile 0.98, all
 (Tobit) 0.98, envelope 0.67 (its points are chosen on the response: its interval is optimistic).
@@ -73,8 +71,7 @@ def reasons_of(result) -> tuple:
 
 
 def _words():
-    """The presentation layer's words (:mod:`densing.present.words`): a result's convenience properties call it, as
-    a statsmodels result's ``summary()`` calls its ``iolib``; nothing here writes a word itself."""
+    """:mod:`densing.present.words`, which a result's words come from (as a statsmodels summary from its ``iolib``)."""
     from densing.present import words
 
     return words
@@ -240,10 +237,11 @@ def trend_uncertainty(models: pd.DataFrame, reference, *, d0: float | None = Non
                       quantile: float = 0.9, n_boot: int = 1000, n_boot_share: int = 300, level: float = 0.95,
                       seed: int = 0, epoch: str = DEFAULT_EPOCH) -> TrendUncertainty:
     """The trend over given targets under one reference, every source of uncertainty carried: the one engine on one
-    reference's common targets (:func:`densing.trend.pooling.reference_targets`). ``models``: one row per target with ``model``, ``params``, ``t`` (days since ``epoch``), optionally ``family``, and
-    the scores of the inversion's benchmarks (``score:<b>``, ``stderr:<b>``; or ``score`` and ``stderr`` for one
-    benchmark). ``reference``: an inversion (:mod:`densing.laws.inversion`) or a :class:`ReferenceFit` (inverted per
-    benchmark at ``d0``). ``n_boot_share = 0`` skips the shares (NaN). The targets' checks are the caller's."""
+    reference's common targets (:func:`densing.trend.pooling.reference_targets`). ``models``: one row per target with
+    ``model``, ``params``, ``t`` (days since ``epoch``), optionally ``family``, and the scores of the inversion's
+    benchmarks (``score:<b>``, ``stderr:<b>``; or ``score`` and ``stderr`` for one benchmark). ``reference``: an
+    inversion (:mod:`densing.laws.inversion`) or a :class:`ReferenceFit` (inverted per benchmark at ``d0``).
+    ``n_boot_share = 0`` skips the shares (NaN). The targets' checks are the caller's."""
     inversion = as_inversion(reference, d0)
     chosen = reference_targets(inversion, _with_score_columns(models, inversion.benchmarks))
     result = from_row_trend(pooled_trend(chosen, rule=rule, quantile=quantile, n_boot=n_boot, n_boot_share=n_boot_share,
