@@ -106,10 +106,9 @@ _NUMBERS = tuple(f.name for f in FixedSizeFit.__dataclass_fields__.values() if f
 @per_table
 def score_rows(table: pd.DataFrame, benchmark: str, since: str | None = DEFAULT_EPOCH,
                epoch: str = DEFAULT_EPOCH) -> tuple[pd.DataFrame, int, int]:
-    """(rows, at floor, at ceiling): one row per dense dated model released on or after ``since`` with a score on
-    ``benchmark`` strictly inside (d, 1): ``model``, ``family`` (the model where none), ``benchmark``, ``log_params``,
-    ``years`` (since ``epoch``), ``logit`` = logit((S − d)/(1 − d)); and how many scores were at/below d or at 1.
-    Once per table, benchmark and window inside :func:`densing.runtime.same_tables`; callers must not change it."""
+    """(rows, at floor, at ceiling): ``model``, ``family`` (the model where none), ``benchmark``, ``log_params``,
+    ``years`` (since ``epoch``), ``logit`` = logit((S − d)/(1 − d)) of the module docstring's rows on ``benchmark``, and
+    how many scores were at/below d or at 1; once per table, benchmark and window inside ``same_tables`` (shared)."""
     require_columns(table, ("model", "benchmark", "metric", "value", "params", "release_date"), "fixed-size regression")
     chance = CHANCE_LEVELS.get(benchmark)
     if chance is None:
@@ -176,8 +175,7 @@ def _months(rate_per_year: float) -> float:
 def fit_fixed_size(frame: pd.DataFrame, *, row: str | None = None, n_boot: int = 1000, seed: int = 0,
                    level: float = 0.95, n_at_floor: int = 0, n_at_ceiling: int = 0) -> FixedSizeFit:
     """The fixed-size time regression on ``frame`` (:func:`score_rows`' columns, one benchmark or several stacked):
-    z = β₀[benchmark] + β_N·ln N + β_t·t, doubling time = ln 2·β_N/β_t (module docstring), its delta and family
-    cluster bootstrap intervals and the row's status."""
+    z = β₀[benchmark] + β_N·ln N + β_t·t, doubling time = ln 2·β_N/β_t, its intervals and status (module docstring)."""
     from scipy.special import stdtrit
 
     validate(CONSTRAINTS, n_boot=n_boot, seed=seed, level=level)
