@@ -1,6 +1,6 @@
 """Whole-process timing shared by the benches that run densing as a command (``report_time.py``, ``table_size.py``;
 ``report_phases.py`` runs its children in :func:`environment`), and the form every bench prints a distribution in
-(:func:`spread`)."""
+(:func:`spread`), and the exponent of a cost over sizes (:func:`exponent`)."""
 from __future__ import annotations
 
 import os
@@ -44,3 +44,14 @@ def spread(values, spec: str = ".2f", between: str = "–") -> str:
     values = list(values)
     low, mid, high = min(values), statistics.median(values), max(values)
     return f"{format(mid, spec)} [{format(low, spec)}{between}{format(high, spec)}]"
+
+
+def exponent(sizes, costs) -> float:
+    """The least-squares slope b of log(cost) on log(size): cost ∝ size^b (NaN for fewer than two sizes)."""
+    import math
+
+    import numpy as np
+
+    if len(sizes) < 2:
+        return math.nan
+    return float(np.polyfit(np.log(sizes), np.log(costs), 1)[0])

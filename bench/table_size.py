@@ -23,18 +23,16 @@ seconds"): b ≤ 1.1 in CPU seconds, and the 7× table of new families at most 7
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import statistics
 import sys
 import tempfile
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parent.parent
-from _timing import BYTECODE, environment, seconds, spread  # noqa: E402 (bench/ is the script's folder)
+from _timing import BYTECODE, environment, exponent, seconds, spread  # noqa: E402 (bench/ is the script's folder)
 TABLE = ROOT / "results" / "public_models.csv"
 COMMANDS = {
     "report": ["report", "--results", "{table}", "--out", "{out}"],
@@ -61,13 +59,6 @@ def replicated(times: int, shape: str, folder: Path) -> Path:
     path = folder / f"public_{shape}_x{times}.csv"
     pd.concat(copies, ignore_index=True).to_csv(path, index=False)
     return path
-
-
-def exponent(sizes: list[int], costs: list[float]) -> float:
-    """The least-squares slope b of log(cost) on log(size): cost ∝ size^b."""
-    if len(sizes) < 2:
-        return math.nan
-    return float(np.polyfit(np.log(sizes), np.log(costs), 1)[0])
 
 
 def run(argv: list[str]) -> tuple[float, float]:
