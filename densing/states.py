@@ -18,7 +18,6 @@ import enum
 from dataclasses import dataclass
 
 
-
 class State(enum.Enum):
     """A row's state (module docstring); its words are :data:`densing.present.words.STATE_WORDS`."""
 
@@ -147,7 +146,6 @@ class Heterogeneity:
 #: Why a check is a finding: calibrated (it fires in more than 10% of planted worlds where the estimate is right), or
 #: the within-family size slope (reported beside size confounding, the check that replaces it).
 CALIBRATED, SIZE_FINDING = "calibrated", "size"
-
 
 
 # A forecast cutoff's outcome and why it has no verdict (densing.trend.forecast).

@@ -29,16 +29,9 @@ from densing.validation import D0_TOKENS, DRAWS, Date, Interval, Text, as_names,
 
 #: What :func:`fit_trend`'s options may be (``rule`` is checked against the registered frontier rules).
 FIT_TREND_CONSTRAINTS = {
-    "rule": [Text()],
-    "quantile": [Interval(Real, 0, 1, closed="neither")],
-    "d0": [D0_TOKENS, None],
-    "since": [Date(), None],
-    "epoch": [Date()],
-    "n_boot": [DRAWS],
-    "n_boot_share": [Interval(Integral, 0, None)],
-    "level": [Interval(Real, 0, 1, closed="neither")],
-    "seed": [Interval(Integral, 0, None)],
-}
+    "rule": [Text()], "quantile": [Interval(Real, 0, 1, closed="neither")], "d0": [D0_TOKENS, None],
+    "since": [Date(), None], "epoch": [Date()], "n_boot": [DRAWS], "n_boot_share": [Interval(Integral, 0, None)],
+    "level": [Interval(Real, 0, 1, closed="neither")], "seed": [Interval(Integral, 0, None)]}
 
 
 @validate_params(FIT_TREND_CONSTRAINTS)

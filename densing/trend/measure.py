@@ -1,16 +1,11 @@
-"""The density trend as a measurement by capability: references by written rules, common targets per row, every
-uncertainty carried, checks. :func:`measure_trend` is what ``densing trend`` and the report show:
-
-1. **The references** of a benchmark follow the reference rule of :mod:`densing.laws.eligibility` (families of one
-   recipe and one budget); a set's follow the set rule (:func:`densing.trend.pooling.set_references`).
-2. **Common targets per row**, paired draws, the random-effects pool of the references with Cochran's Q as the test
-   of whether they disagree, and the row's state: :mod:`densing.trend.pooling`.
-3. **The rows** (:mod:`densing.trend.capability`): one per benchmark and one per benchmark set; the headline is the
-   paper-like set under the censored 0.9 regression quantile, the other frontier rules beside it
-   (:mod:`densing.trend.rules`).
-4. **Checks** (:mod:`densing.trend.checks`) under every reference of the headline; the sensitivity table (each
-   reference, the other frontier rules, every reference at D0 = 1T, the family law logistic in ln N); the fixed-size
-   time regression as a second estimator (:mod:`densing.trend.fixed_size`).
+"""The density trend as a measurement by capability: :func:`measure_trend` is what ``densing trend`` and the report
+show. The references of a benchmark follow the reference rule (:mod:`densing.laws.eligibility`), a set's the set rule
+(:func:`densing.trend.pooling.set_references`); each row's common targets, paired draws, pooling and state are
+:mod:`densing.trend.pooling`'s; the rows, one per benchmark and per set, :mod:`densing.trend.capability`'s; the
+headline is the paper-like set under the censored 0.9 regression quantile, the other frontier rules
+(:mod:`densing.trend.rules`) beside it, with its checks (:mod:`densing.trend.checks`), its sensitivity table (each
+reference, the other rules, every reference at D0 = 1T, the family law logistic in ln N) and the fixed-size time
+regression as a second estimator (:mod:`densing.trend.fixed_size`).
 
 :func:`densing.runtime.run` computes the jobs of :func:`densing.trend.plan.plan`, one process per core (the same
 numbers either way): the jobs of the sections the caller shows (``sections``, :data:`densing.trend.plan.SECTIONS`).
@@ -55,15 +50,9 @@ CANDIDATES_FILE = "trend_reference_candidates.csv"
 
 #: :func:`measure_trend`'s numeric options, checked before anything runs (a worker included).
 TREND_CONSTRAINTS = {
-    "n_boot": [DRAWS],
-    "n_boot_side": [DRAWS],
-    "seed": [Interval(Integral, 0, None)],
-    "d0": [Interval(Real, 0, None, closed="neither"), None],
-    "since": [Date(), None],
-    "epoch": [Date()],
-    "fits_dir": [ExistingPath("folder"), None],
-    "sections": [Options(("all",)), plan.Sections()],
-}
+    "n_boot": [DRAWS], "n_boot_side": [DRAWS], "seed": [Interval(Integral, 0, None)],
+    "d0": [Interval(Real, 0, None, closed="neither"), None], "since": [Date(), None], "epoch": [Date()],
+    "fits_dir": [ExistingPath("folder"), None], "sections": [Options(("all",)), plan.Sections()]}
 
 
 @validate_params({k: TREND_CONSTRAINTS[k] for k in ("seed", "since", "epoch")})

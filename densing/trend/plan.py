@@ -8,13 +8,8 @@ breakpoint (:class:`HeadlineJob`, :func:`measure_headline`); the fixed-size esti
 (:class:`FixedSizeJob`). :func:`plan` lists the jobs of a :class:`Context`; :func:`densing.runtime.run` computes
 them.
 
-**The headline's job** (:func:`measure_headline`): the paper-like set's common targets under every frontier rule, its
-checks, its breakpoint and its per-model densities.
-
 The headline is the first set of the table whose references pass the set rule
-(:func:`densing.trend.capability.headline_set`), or the user's own fit (``--fit``) inverted per benchmark. Its
-common targets are :func:`densing.trend.pooling.common_targets`'s; each frontier rule of :data:`densing.trend.rules.RULES` is a
-parameter of :func:`densing.trend.pooling.pooled_trend` on those targets.
+(:func:`densing.trend.capability.headline_set`), or the user's own fit (``--fit``) inverted per benchmark.
 """
 from __future__ import annotations
 

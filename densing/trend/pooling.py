@@ -462,13 +462,9 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
     n_boot = slopes.shape[1]
     low, high = np.quantile(ok, [tail, 1 - tail])
     per_ref = tuple((float(np.nanquantile(slopes[r], tail)), float(np.nanquantile(slopes[r], 1 - tail))) for r in range(count))
-    sds = {}
-    for source in SHARE_SOURCES:
-        if n_boot_share:
-            ys, ks, ix = _first(draws.shares[source], n_boot_share)
-            sds[source] = float(np.nanstd(w @ frontier_slopes(rule, quantile, data, ys, ks, ix, lines0)))
-        else:
-            sds[source] = math.nan
+    sds = {source: float(np.nanstd(w @ frontier_slopes(rule, quantile, data, *_first(draws.shares[source], n_boot_share),
+                                                        lines0))) if n_boot_share else math.nan
+           for source in SHARE_SOURCES}
     sds["reference"] = spread if n_boot_share else math.nan
     total = sum(v ** 2 for v in sds.values())
     shares = {s: (v ** 2 / total if total > 0 else math.nan) for s, v in sds.items()}
@@ -517,17 +513,13 @@ def set_references(candidates: pd.DataFrame, benchmarks: tuple[str, ...], *, str
         if set(benchmark[at]) != set(benchmarks):
             continue
         if len(benchmarks) == 1 or strict:
-            if eligible[at].all():
-                out[str(family)] = tuple(benchmarks)
-            continue
-        if np.isin(code[at], ["R1", "R2", "R3", "R2s"]).any():
-            continue
-        if not np.isin(code[at], ["", "R5z"]).any():  # R4r and R4s pass on at least one benchmark
-            continue
-        z = z_all[at]
-        if not np.all(np.isfinite(z)) or float(np.sum(z ** 2)) > bound:
-            continue
-        out[str(family)] = tuple(benchmarks)
+            passes = eligible[at].all()
+        else:  # R1, R2, R3, R2s on every benchmark; R4r and R4s on at least one; R5z over the set
+            z = z_all[at]
+            passes = (not np.isin(code[at], ["R1", "R2", "R3", "R2s"]).any() and np.isin(code[at], ["", "R5z"]).any()
+                      and np.all(np.isfinite(z)) and float(np.sum(z ** 2)) <= bound)
+        if passes:
+            out[str(family)] = tuple(benchmarks)
     return out
 
 
