@@ -30,11 +30,5 @@ def __getattr__(name: str):
         return getattr(importlib.import_module(f"densing.trend.{_LAZY[name]}"), name)
     raise AttributeError(f"module 'densing.trend' has no attribute {name!r}")
 
-__all__ = [
-    "CHATGPT_RELEASE",
-    "DAYS_PER_MONTH",
-    "DEFAULT_EPOCH",
-    "CostHalvingFit",
-    "compression_density",
-    "cost_halving_time",
-]
+__all__ = ["CHATGPT_RELEASE", "DAYS_PER_MONTH", "DEFAULT_EPOCH", "CostHalvingFit", "compression_density",
+           "cost_halving_time"]

@@ -52,11 +52,8 @@ def compression_density(pairs: pd.DataFrame, densities: pd.DataFrame) -> pd.Data
             if is_missing(rec[column]):
                 raise InputError(f"pairs: row {i}: field '{column}': expected a model name, got nothing")
         child, parent = str(rec["compressed_model"]), str(rec["parent_model"])
-        notes = []
-        for role, name in (("compressed", child), ("parent", parent)):
-            if name not in known:
-                notes.append(f"no density for {role} model {name!r}"
-                             + (f" ({why[name]})" if name in why else ""))
+        notes = [f"no density for {role} model {name!r}" + (f" ({why[name]})" if name in why else "")
+                 for role, name in (("compressed", child), ("parent", parent)) if name not in known]
         rho_child, rho_parent = known.get(child, math.nan), known.get(parent, math.nan)
         ratio = rho_child / rho_parent if not notes else math.nan
         rows.append([child, parent, rec["method"], rho_child, rho_parent, ratio,

@@ -121,9 +121,7 @@ class TrendMeasurement(Result):
     def conf_int(self, alpha: float = 0.05) -> pd.DataFrame:
         """The headline rule's (1 − ``alpha``) intervals (:meth:`Result.conf_int`); no rows without its trend."""
         head = self.rules.get(self.headline_rule)
-        if head is not None:
-            return head.conf_int(alpha)
-        return interval_frame({})
+        return head.conf_int(alpha) if head is not None else interval_frame({})
 
     @property
     def status(self) -> str:

@@ -42,9 +42,7 @@ class Variant:
     @property
     def key(self) -> str:
         """The key of the :class:`FitsJob` that fits this variant ("" for the default: the context's fits)."""
-        if self == DEFAULT:
-            return ""
-        return "fits:" + ("shape" if self.d0 is None else f"budget@{self.d0:g}")
+        return "" if self == DEFAULT else "fits:" + ("shape" if self.d0 is None else f"budget@{self.d0:g}")
 
     def label(self, label: str) -> str:
         """A row's label under this variant."""
@@ -54,9 +52,7 @@ class Variant:
 
     def row_key(self, name: str) -> str:
         """A row's key under this variant (its name for the default)."""
-        if self == DEFAULT:
-            return name
-        return ("budget:" if self.d0 is not None else "shape:") + name
+        return name if self == DEFAULT else ("budget:" if self.d0 is not None else "shape:") + name
 
 
 DEFAULT = Variant()
@@ -122,12 +118,9 @@ class Context:
 @dataclass(frozen=True)
 class FitsJob:
     """The candidates, fits and notes of one :class:`Variant`: the reference rule's candidate table under another law shape
-    (its fits made by the rows that need them), or the eligible fits of the budget benchmarks refitted at one D0.
-
-    ``benchmarks`` (the other shape's job only): its rows' benchmarks, in the table's candidate order; its candidate
-    table has rows for these only (the reference rule judges each benchmark on its own families and pooled dispersion, so a
-    benchmark's rows are the same numbers in a table of fewer benchmarks). The budget variant refits the eligible fits
-    of the table's budget benchmarks."""
+    (its fits made by the rows that need them), or the eligible fits of the table's budget benchmarks refitted at one D0.
+    ``benchmarks`` (the other shape's job only): its rows' benchmarks, in the table's candidate order, the only rows of
+    its candidate table (the rule judges each benchmark on its own: the same numbers in a table of fewer benchmarks)."""
 
     variant: Variant
     benchmarks: tuple[str, ...] = ()

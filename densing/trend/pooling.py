@@ -148,8 +148,7 @@ def common_targets(targets: pd.DataFrame, inversions, *, since: str | None, epoc
 def _complete(dated: pd.DataFrame, benchmarks: tuple[str, ...]) -> np.ndarray:
     """Whether each model of :func:`densing.trend.targets.screened_targets`' table has a score on every one of
     ``benchmarks`` (complete cases), once per table inside :func:`densing.runtime.same_tables`."""
-    scores = [f"score:{b}" for b in benchmarks] if all(f"score:{b}" in dated.columns for b in benchmarks) else ["score"]
-    return dated[scores].notna().all(axis=1).to_numpy()
+    return dated[[f"score:{b}" for b in benchmarks]].notna().all(axis=1).to_numpy()
 
 
 def _left_out(labels: np.ndarray, incomplete: np.ndarray, failing: np.ndarray, screened: np.ndarray) -> pd.DataFrame:
@@ -216,8 +215,7 @@ def _prepared(common: CommonTargets) -> dict:
         if inv.n_draws < 1:
             raise FitError(f"{inv.name}: the reference fit has no bootstrap draws; its uncertainty cannot be carried")
     frame = common.frame
-    scores, sigma = arrays(frame, common.benchmarks) if f"score:{common.benchmarks[0]}" in frame.columns else (
-        frame[["score"]].to_numpy(float), frame[["stderr"]].to_numpy(float))
+    scores, sigma = arrays(frame, common.benchmarks)
     families = frame["family"].to_numpy(object) if "family" in frame.columns else [None] * len(frame)
     return {"t": frame["t"].to_numpy(float), "scores": scores, "sigma": sigma, "params": frame["params"].to_numpy(float),
             "labels": frame["model"].astype(str).to_numpy(), "n": len(frame), "clusters": family_clusters(families),

@@ -2,10 +2,9 @@
 
 :class:`TrendUncertainty` is what every doubling time of the package is: the numbers of one run of the one engine,
 :func:`densing.trend.pooling.pooled_trend`, turned into a result by :func:`from_row_trend`. A draw of the trend
-(ln ρ = A·t + B, Xiao et al. 2024 eq. 5) redraws the reference fit (one of its bootstrap draws), each score (S + σ·z,
-z ~ N(0, 1), σ its standard error), the families of the targets and, with several references, the between-reference
-spread τ² (:mod:`densing.trend.pooling`, steps 3 and 4). The percentile interval of A over the draws, mapped through
-ln 2 / A, is the doubling time's interval; a source's **share** is the slope variance of its draws alone over the sum.
+(ln ρ = A·t + B, Xiao et al. 2024 eq. 5) redraws every source (:mod:`densing.trend.pooling`, steps 3 and 4); the
+percentile interval of A, mapped through ln 2 / A, is the doubling time's; a source's **share** is the slope variance
+of its draws alone over the sum.
 
 Coverage of the planted slope (``studies/trend_full_coverage.py``, 100 replicates, nominal 0.95): quantile 0.98, all
 (Tobit) 0.98, envelope 0.67 (its points are chosen on the response: its interval is optimistic).
@@ -301,10 +300,8 @@ def from_row_trend(result: RowTrend, *, epoch: str = DEFAULT_EPOCH) -> TrendUnce
         doubling_time_months_ci_high=dt_high, n_models=len(labels), n_exact=int((kind == EXACT).sum()),
         n_lower_bounds=int((kind == LOWER).sum()), n_upper_bounds=int((kind == UPPER).sum()),
         n_dropped=int((~np.isfinite(kind)).sum()), n_boot=result.n_boot, level=result.level,
-        share_fit=result.shares["fit"], share_score=result.shares["score"], share_models=result.shares["models"],
-        slope_sd_fit=result.sds["fit"], slope_sd_score=result.sds["score"], slope_sd_models=result.sds["models"],
+        **{f"share_{s}": v for s, v in result.shares.items()}, **{f"slope_sd_{s}": v for s, v in result.sds.items()},
         slope_sd_all=float(np.std(ok)), failed_draws=result.failed_draws, models=tuple(labels), draws=result.draws,
-        share_reference=result.shares["reference"], slope_sd_reference=result.sds["reference"],
         n_references=len(common.names), reference_names=common.names, reference_weights=result.weights,
         reference_slopes=result.reference_slopes, epoch=epoch, frontier_models=tuple(labels[usable]),
         centre_days=float(np.mean(t[usable])) if usable.size else math.nan, r_squared=r_squared,
