@@ -162,25 +162,6 @@ class Points:
 BOUND_KINDS = {"": 0, "exact": 0, "0": 0, "lower bound": 1, "lower": 1, "1": 1, "upper bound": -1, "upper": -1, "-1": -1}
 
 
-def _label(rec: dict, i: int, label_column: str | None, where: str) -> str:
-    """Row ``i``'s label: its ``label_column`` (an InputError where it is missing), or "row i" without one."""
-    if label_column is None:
-        return f"row {i}"
-    if is_missing(rec[label_column]):
-        raise InputError(f"{where}: field '{label_column}': expected a name, got nothing")
-    return str(rec[label_column])
-
-
-def _number(raw: object, column: str, where: str) -> float:
-    """A row's value as a float (NaN where missing); an InputError naming the field where it is not a number."""
-    if is_missing(raw):
-        return math.nan
-    try:
-        return float(raw)
-    except (TypeError, ValueError):
-        raise InputError(f"{where}: field '{column}': expected a number, got {raw!r}") from None
-
-
 def _bound_kind(raw: object, where: str) -> int:
     """A ``bound`` cell's kind (:data:`BOUND_KINDS`); an InputError for any other word."""
     key = "" if is_missing(raw) else str(int(raw) if isinstance(raw, (int, float)) else raw).strip().lower()
@@ -206,7 +187,9 @@ def prepare(frame: pd.DataFrame, *, value_column: str, date_column: str, label_c
     seen: dict[str, int] = {}
     for i, rec in enumerate(frame.to_dict("records"), start=1):
         where = f"{source}: row {i}"
-        label = _label(rec, i, label_column, where)
+        if label_column is not None and is_missing(rec[label_column]):
+            raise InputError(f"{where}: field '{label_column}': expected a name, got nothing")
+        label = f"row {i}" if label_column is None else str(rec[label_column])
         if unique_labels and label in seen:
             raise InputError(f"{where}: field '{label_column}': model {label!r} already appears in row {seen[label]}; "
                              "the trend needs one density per model (pass the per-model geometric-mean frame, or one "
@@ -214,12 +197,13 @@ def prepare(frame: pd.DataFrame, *, value_column: str, date_column: str, label_c
         seen.setdefault(label, i)
         raw_date, raw_value = rec[date_column], rec[value_column]
         reason = f"censored: {rec['censored']}" if has_censored and not is_missing(rec["censored"]) else None
-        stamp = None
-        if is_missing(raw_date):
+        stamp = None if is_missing(raw_date) else to_timestamp(raw_date, field=date_column, where=where)
+        if stamp is None:
             reason = reason or f"missing {date_column}"
-        else:
-            stamp = to_timestamp(raw_date, field=date_column, where=where)
-        number = _number(raw_value, value_column, where)
+        try:
+            number = math.nan if is_missing(raw_value) else float(raw_value)
+        except (TypeError, ValueError):
+            raise InputError(f"{where}: field '{value_column}': expected a number, got {raw_value!r}") from None
         if reason is None and not math.isfinite(number):
             reason = f"non-finite {value_column} ({raw_value!r})"
         if reason is None and number <= 0:
