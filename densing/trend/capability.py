@@ -119,8 +119,8 @@ def _why_none(candidates: pd.DataFrame, benchmarks: tuple[str, ...]):
     rows = candidates[(candidates["kind"] == "family") & candidates["benchmark"].isin(benchmarks)]
     if rows.empty:
         return NoFamilyScored(tuple(benchmarks))
-    eligible = rows[rows["eligible"].astype(bool)]
-    failing = rows[~rows["eligible"].astype(bool)]
+    passes = rows["eligible"].astype(bool)
+    eligible, failing = rows[passes], rows[~passes]
     codes = failing["why"].astype(str).str.extract(r"^(R\d[a-z]?)")[0].fillna("other").value_counts()
     return NoFamilyPasses(len(benchmarks), tuple((str(c), int(n)) for c, n in codes.items()),
                           tuple(zip(eligible["family"].astype(str), eligible["benchmark"].astype(str))))

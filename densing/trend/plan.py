@@ -255,11 +255,9 @@ def headline_members(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict
     return label, benchmarks, missing, capability.row_targets(targets, candidates, fits, found, since=since, epoch=epoch)
 
 
-def measure_headline(context) -> Headline:
-    """The headline row of a :class:`densing.trend.plan.Context`: common targets → every frontier rule → checks →
-    breakpoint → densities → each reference's own doubling time (the last three where ``context.sections`` asks for
-    them)."""
-    c = context
+def measure_headline(c: Context) -> Headline:
+    """The headline row of a :class:`Context`: common targets → every frontier rule → checks → breakpoint → densities →
+    each reference's own doubling time (the last three where ``c.sections`` asks for them)."""
     label, benchmarks, missing, chosen, references_by = _headline_targets(c)
     found, errors = by_rule(chosen, n_boot=c.n_boot, n_boot_side=c.n_boot_side, seed=c.seed, epoch=c.epoch)
     head = found[HEADLINE_RULE]

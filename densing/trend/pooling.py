@@ -471,13 +471,12 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
     without = float(w @ np.ascontiguousarray(rules.frontier_lines_weighted(
         rule, data["t"], bare[:, 0], bare_kind[:, 0], np.ones(bare[:, 0].shape), data["labels"], quantile)[:, 0]))
     bounded = tuple(int(np.sum((kind0[r, 0] == LOWER) & (bare_kind[r, 0] == EXACT))) for r in range(count))
+    at_point = (rule, quantile, data, y0[:, 0], kind0[:, 0], w, lines0)  # step 7: removals from the point lines
     return RowTrend(common, rule, pooled.slope, intercept, float(low), float(high), tuple(float(v) for v in points),
                     per_ref, tuple(float(v) for v in w), pooled, shares, sds, combined, int(n_boot - ok.size), n_boot,
-                    level, y0[:, 0], kind0[:, 0], tuple(float(v) for v in delta0[:, 0]),
-                    ends_mc=ends_mc, slope_without_ceilings=without,
-                    ceiling_bounds=bounded, influence=family_influence(rule, quantile, data, y0[:, 0], kind0[:, 0], w,
-                                                                       lines0),
-                    model_influence=family_influence(rule, quantile, data, y0[:, 0], kind0[:, 0], w, lines0, by="model"),
+                    level, y0[:, 0], kind0[:, 0], tuple(float(v) for v in delta0[:, 0]), ends_mc=ends_mc,
+                    slope_without_ceilings=without, ceiling_bounds=bounded, influence=family_influence(*at_point),
+                    model_influence=family_influence(*at_point, by="model"),
                     open_families=open_draws(data, _first(draws.main, n_boot)[2], combined))
 
 

@@ -66,14 +66,12 @@ def get(name: str) -> FrontierRule:
 
 
 def _quantile(t, y, kind, weight, labels, quantile, start=None):
-    slope, intercept, _ = censored_quantile_lines_weighted(t, y, kind, weight, quantile, start)
-    return np.stack([slope, intercept], axis=1)
+    return np.stack(censored_quantile_lines_weighted(t, y, kind, weight, quantile, start)[:2], axis=1)
 
 
 def _tobit(t, y, kind, weight, labels, quantile, start=None):
     # Newton steps on every row at once; a row whose steps do not settle falls back to tobit_line (L-BFGS-B)
-    slope, intercept, _ = tobit_lines_weighted(t, y, kind, weight, start)
-    return np.stack([slope, intercept], axis=1)
+    return np.stack(tobit_lines_weighted(t, y, kind, weight, start)[:2], axis=1)
 
 
 def _envelope(t, y, kind, weight, labels, quantile, start=None):
