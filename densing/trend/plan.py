@@ -342,12 +342,11 @@ def breakpoint(targets: pd.DataFrame, chosen: pooling.CommonTargets, head: Trend
     for name, lo, hi in (("before", None, CHATGPT_RELEASE), ("after", CHATGPT_RELEASE, None)):
         try:
             part = pooling.common_targets(targets, chosen.inversions, since=lo, until=hi, epoch=epoch)
-            if set(part.frame["model"].astype(str)) == set(head.models):
-                segments[name] = Segment(name, head.n_models, head.slope_per_day, head.intercept, head.slope_ci_low,
-                                         head.slope_ci_high, same_as_headline=True)
-                continue
-            r = from_row_trend(pooling.pooled_trend(part, n_boot=n_boot, n_boot_share=0, seed=seed), epoch=epoch)
-            segments[name] = Segment(name, r.n_models, r.slope_per_day, r.intercept, r.slope_ci_low, r.slope_ci_high)
+            same = set(part.frame["model"].astype(str)) == set(head.models)
+            r = head if same else from_row_trend(pooling.pooled_trend(part, n_boot=n_boot, n_boot_share=0, seed=seed),
+                                                 epoch=epoch)
+            segments[name] = Segment(name, r.n_models, r.slope_per_day, r.intercept, r.slope_ci_low, r.slope_ci_high,
+                                     same_as_headline=same)
         except DensingError as exc:
             segments[name] = Segment(name, 0, error=exc)
     return Breakpoint(CHATGPT_RELEASE, segments["before"], segments["after"],
