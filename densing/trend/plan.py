@@ -4,8 +4,8 @@ Every row of ``densing trend`` — each benchmark, each set, and the sensitivity
 family law logistic in ln N; every reference brought to D0 = 1T) — is one :class:`RowJob`: the same function
 (:func:`densing.trend.capability.trend_row`) on one :class:`Variant` of the references' fits. The fits of a variant
 other than the default are a :class:`FitsJob` its rows wait for. The headline adds its frontier rules, checks and
-breakpoint (:class:`HeadlineJob`, :func:`measure_headline`); the fixed-size estimator needs no reference
-(:class:`FixedSizeJob`). :func:`plan` lists the jobs of a :class:`Context`; :func:`densing.runtime.run` computes
+breakpoint (:func:`measure_headline`), the fixed-size estimator needs no reference (:func:`fixed_size_estimate`): each a
+:class:`ContextJob`. :func:`plan` lists the jobs of a :class:`Context`; :func:`densing.runtime.run` computes
 them.
 
 The headline is the first set of the table whose references pass the set rule
@@ -13,6 +13,7 @@ The headline is the first set of the table whose references pass the set rule
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -118,7 +119,7 @@ class Context:
 @dataclass(frozen=True)
 class FitsJob:
     """The candidates, fits and notes of one :class:`Variant`: the reference rule's candidate table under another law shape
-    (its fits made by the rows that need them), or the eligible fits of the table's budget benchmarks refitted at one D0.
+    (its fits made by the rows that need them), or the eligible fits of the table's budget benchmarks refitted at a D0.
     ``benchmarks`` (the other shape's job only): its rows' benchmarks, in the table's candidate order, the only rows of
     its candidate table (the rule judges each benchmark on its own: the same numbers in a table of fewer benchmarks)."""
 
@@ -168,27 +169,23 @@ class RowJob:
 
 
 @dataclass(frozen=True)
-class HeadlineJob:
-    """The headline row with its frontier rules, checks, breakpoint and densities."""
+class ContextJob:
+    """A job that reads the context alone: the headline row with its frontier rules, checks, breakpoint and densities
+    (:func:`measure_headline`), or the second estimator (:func:`fixed_size_estimate`)."""
 
-    key: str = "headline"
+    key: str
+    compute: Callable[[Context], object]
     needs: tuple = ()
 
     def run(self, c: Context, needed: dict):
-        return measure_headline(c)
+        return self.compute(c)
 
 
-@dataclass(frozen=True)
-class FixedSizeJob:
-    """The second estimator: the fixed-size time regression on the same table (:mod:`densing.trend.fixed_size`)."""
+def fixed_size_estimate(c: Context) -> pd.DataFrame:
+    """The fixed-size time regression on the same table (:mod:`densing.trend.fixed_size`)."""
+    from densing.trend.fixed_size import fixed_size_rows
 
-    key: str = "fixed_size"
-    needs: tuple = ()
-
-    def run(self, c: Context, needed: dict) -> pd.DataFrame:
-        from densing.trend.fixed_size import fixed_size_rows
-
-        return fixed_size_rows(c.targets, c.profile, since=c.since, epoch=c.epoch, n_boot=c.n_boot_side, seed=c.seed)
+    return fixed_size_rows(c.targets, c.profile, since=c.since, epoch=c.epoch, n_boot=c.n_boot_side, seed=c.seed)
 
 
 def plan(c: Context) -> list:
@@ -213,7 +210,8 @@ def plan(c: Context) -> list:
     read = {b for job in shape for b in job.benchmarks}  # what the other shape's candidate table is needed for
     fits = [FitsJob(LOGISTIC, tuple(b for b in c.profile.candidates if b in read) or c.profile.candidates)] if shape else []
     fits += [FitsJob(BUDGET)] if budget else []
-    return [HeadlineJob(), *fits, *([FixedSizeJob()] if rows else []), *sets, *singles, *shape, *budget]
+    return [ContextJob("headline", measure_headline), *fits,
+            *([ContextJob("fixed_size", fixed_size_estimate)] if rows else []), *sets, *singles, *shape, *budget]
 
 
 #: The frontier rule of the headline number; the others are its sensitivity rows.

@@ -460,9 +460,9 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
     n_boot = slopes.shape[1]
     low, high = np.quantile(ok, [tail, 1 - tail])
     per_ref = tuple((float(np.nanquantile(slopes[r], tail)), float(np.nanquantile(slopes[r], 1 - tail))) for r in range(count))
-    sds = {source: float(np.nanstd(w @ frontier_slopes(rule, quantile, data, *_first(draws.shares[source], n_boot_share),
-                                                        lines0))) if n_boot_share else math.nan
-           for source in SHARE_SOURCES}
+    sds = {source: float(np.nanstd(w @ frontier_slopes(rule, quantile, data, *_first(draws.shares[source],
+                                                                                      n_boot_share), lines0)))
+           if n_boot_share else math.nan for source in SHARE_SOURCES}
     sds["reference"] = spread if n_boot_share else math.nan
     total = sum(v ** 2 for v in sds.values())
     shares = {s: (v ** 2 / total if total > 0 else math.nan) for s, v in sds.items()}
