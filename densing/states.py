@@ -1,16 +1,7 @@
-"""A trend row's state and the reasons behind it, as values (densing.trend.pooling, steps 5 and 6). A result carries
-these; the words are made from them in one place, :mod:`densing.present.words`, and nothing reads a state back out of
-words.
-
-- :class:`State`: *measured* (both ends of the doubling time's 95% interval determined, the references agreeing),
-  *bounded* (one end determined), *not measured* (neither end determined, or the references disagree).
-- The reasons, each a small record with its numbers: :class:`ReferencesDisagree` (the heterogeneity test, the one
-  gate), :class:`EndOpen` (an end of the interval not determined: its interval reaches a zero slope, or its sign is
-  undecided at the draws used).
-- A fixed-size fit's reasons (:class:`TooFewScores`, :class:`NoRise`, :class:`RateReachesZero`), a validity check's
-  facts (:class:`Saturated`, :class:`Conditioned`, :class:`Slope`, :class:`TooFew`, :class:`Heterogeneity`,
-  :class:`NoFrontier`) and a forecast cutoff's :class:`Outcome` with why it has no verdict (:class:`WideEarlyLine`,
-  :class:`FewLater`).
+"""A trend row's :class:`State` and the reasons behind it, as values (densing.trend.pooling, steps 5 and 6), each
+reason a small record with its numbers; also a fixed-size fit's reasons, a validity check's facts and a forecast
+cutoff's :class:`Outcome`. A result carries these; the words are made from them in one place,
+:mod:`densing.present.words`, and nothing reads a state back out of words.
 """
 from __future__ import annotations
 
@@ -18,9 +9,10 @@ import enum
 from dataclasses import dataclass
 
 
-
 class State(enum.Enum):
-    """A row's state (module docstring); its words are :data:`densing.present.words.STATE_WORDS`."""
+    """A row's state: *measured* (both ends of the doubling time's 95% interval determined, the references agreeing),
+    *bounded* (one end determined), *not measured* (neither, or the references disagree); its words are
+    :data:`densing.present.words.STATE_WORDS`."""
 
     MEASURED = enum.auto()
     BOUNDED = enum.auto()
@@ -147,7 +139,6 @@ class Heterogeneity:
 #: Why a check is a finding: calibrated (it fires in more than 10% of planted worlds where the estimate is right), or
 #: the within-family size slope (reported beside size confounding, the check that replaces it).
 CALIBRATED, SIZE_FINDING = "calibrated", "size"
-
 
 
 # A forecast cutoff's outcome and why it has no verdict (densing.trend.forecast).

@@ -1,24 +1,16 @@
-"""The Densing Law by capability: one doubling time per benchmark, and per benchmark set, each under the
-reference rule of :mod:`densing.laws.eligibility`.
+"""The Densing Law by capability: one doubling time per benchmark, and per benchmark set, each under the reference
+rule of :mod:`densing.laws.eligibility`.
 
-The paper measures its 3.3 months on five benchmarks (Xiao et al. 2024, §3: MMLU, BBH, MATH,
-HumanEval, MBPP — its ScalingBench); on the public table the doubling time depends far more on the
-benchmark than on the reference family, so densing reports it per benchmark and on a set chosen
-to be the paper's as far as the table carries it.
+The paper measures its 3.3 months on five benchmarks (Xiao et al. 2024, §3: MMLU, BBH, MATH, HumanEval, MBPP — its
+ScalingBench); on the public table the doubling time depends far more on the benchmark than on the reference family.
 
-- **Per benchmark** (:data:`CAPABILITY`, in registration order): every benchmark of the table with a chance level and an
-  item count, grouped by capability (:data:`CAPABILITY`, each benchmark record's group). Its references are every family that
-  the reference rule makes eligible on it (:func:`densing.trend.pooling.set_references`); each is inverted
-  per benchmark (the paper's eq. 4) and the row's interval draws the reference too
-  (:func:`densing.trend.pooling.pooled_trend`).
+- **Per benchmark** (:data:`CAPABILITY`, in registration order): every benchmark of the table with a chance level and
+  an item count, its references every family the reference rule makes eligible on it
+  (:func:`densing.trend.pooling.set_references`), each inverted per benchmark (the paper's eq. 4).
 - **Per set** (the table's sets, :attr:`densing.registry.TrendTable.sets`): a joint inversion
-  (:mod:`densing.laws.joint`) over the set's benchmarks a family is eligible on (at least two), models lacking
-  some scores using the ones they have. ``paper`` is the headline: MMLU, BBH, MATH-hard and HumanEval stand for the paper's MMLU,
-  BBH, MATH and HumanEval (MATH-hard is MATH's level-5 subset, the only MATH score the table has;
-  MBPP is not in the table). This set was chosen *after* the per-benchmark rows had been seen, for
-  the reason that it is the paper's own set; ``paper_gsm8k`` puts GSM8K in MATH's place, and
-  ``knowledge_commonsense`` (MMLU, HellaSwag, WinoGrande) is the headline before the
-  paper-like set was chosen, kept as a second, labelled row.
+  (:mod:`densing.laws.joint`) over the set's benchmarks a family is eligible on (at least two). The headline set is
+  the paper's as far as the table carries it (MMLU, BBH, MATH-hard for MATH, HumanEval); docs/method.md says when and
+  why it was chosen, and which sets are kept beside it.
 """
 from __future__ import annotations
 
@@ -34,6 +26,8 @@ from densing.data.benchmarks import CAPABILITY, CHANCE_LEVELS  # noqa: F401 (CAP
 from densing.errors import DensingError, FitError
 from densing.laws import eligibility
 from densing.laws.bounds import EXACT
+from densing.laws.family import fit_family
+from densing.laws.forms import LOSS_LAWS, translate_members
 from densing.laws.inversion import Joint, PerBenchmark, arrays
 from densing.laws.reference_fit import ReferenceFit
 from densing.runtime import per_table
@@ -83,8 +77,7 @@ class Row:
 
 
 def inversion_checks(models: pd.DataFrame, inversion) -> tuple[checks.Check, ...]:
-    """Saturation and conditioning over the envelope's record-setters, size confounding, and size dependence over
-    every exact density (a finding, not a gate)."""
+    """Saturation and conditioning over the envelope's record-setters, size confounding, size dependence (a finding)."""
     all_scores, all_stderr = arrays(models, inversion.benchmarks)
     y, kind = inversion.point(all_scores, all_stderr, models["params"].to_numpy(float))  # point_densities' numbers
     usable = np.flatnonzero(np.isfinite(y) & np.isfinite(kind))  # the envelope's record-setters among them: ``at``
@@ -105,10 +98,9 @@ def inversion_checks(models: pd.DataFrame, inversion) -> tuple[checks.Check, ...
 
 
 def _nearest_caps(inversion, scores: np.ndarray, stderr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
-    """Per frontier model, the score nearest its own benchmark's cap (the highest score that benchmark's law expresses,
-    :func:`densing.laws.bounds.score_cap`) in standard errors: (that score, its standard error, that cap). A joint
-    inversion's benchmarks have caps of their own (the power law's asymptotes differ), so each score meets its own
-    benchmark's cap; a missing score is never the nearest. Also each pick's benchmark."""
+    """Per frontier model, the score nearest its own benchmark's cap (:func:`pooling.reference_caps`: a joint
+    inversion's benchmarks have caps of their own) in standard errors: (that score, its standard error, that cap, its
+    benchmark); a missing score is never the nearest."""
     if not scores.size:
         return np.empty(0), np.empty(0), np.empty(0), []
     caps = pooling.reference_caps(inversion, scores.shape[1])
@@ -123,13 +115,12 @@ def _nearest_caps(inversion, scores: np.ndarray, stderr: np.ndarray) -> tuple[np
 
 def _why_none(candidates: pd.DataFrame, benchmarks: tuple[str, ...]):
     """Why no family is a reference of ``benchmarks``: none has three models scored on them, or none passes the
-    reference rule (each failing clause's code — the candidate table's ``why`` begins with it — and its count, and the
-    families eligible on one benchmark of a set only)."""
+    reference rule (each failing clause's code and count, and the families eligible on one benchmark of a set only)."""
     rows = candidates[(candidates["kind"] == "family") & candidates["benchmark"].isin(benchmarks)]
     if rows.empty:
         return NoFamilyScored(tuple(benchmarks))
-    eligible = rows[rows["eligible"].astype(bool)]
-    failing = rows[~rows["eligible"].astype(bool)]
+    passes = rows["eligible"].astype(bool)
+    eligible, failing = rows[passes], rows[~passes]
     codes = failing["why"].astype(str).str.extract(r"^(R\d[a-z]?)")[0].fillna("other").value_counts()
     return NoFamilyPasses(len(benchmarks), tuple((str(c), int(n)) for c, n in codes.items()),
                           tuple(zip(eligible["family"].astype(str), eligible["benchmark"].astype(str))))
@@ -137,8 +128,8 @@ def _why_none(candidates: pd.DataFrame, benchmarks: tuple[str, ...]):
 
 def row_fits(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, found: dict[str, tuple[str, ...]], *,
              seed: int) -> dict:
-    """``fits`` with every (family, benchmark) of ``found`` fitted (a set row's reference need not be eligible on each
-    of its benchmarks alone): the fits are kept in ``fits`` so that every row uses one fit per (family, benchmark)."""
+    """``fits`` with every (family, benchmark) of ``found`` fitted, kept there so that every row uses one fit per
+    (family, benchmark) (a set row's reference need not be eligible on each of its benchmarks alone)."""
     # as many draws as the fits already there (a joint inversion draws its fits together)
     boot = len(next(iter(fits.values())).bootstrap) if fits else eligibility.FAMILY_BOOT
     for family, benchmarks in found.items():
@@ -150,8 +141,7 @@ def row_fits(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, found:
 
 def row_targets(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, found: dict[str, tuple[str, ...]], *,
                since: str | None, epoch: str) -> pooling.CommonTargets:
-    """The row's common targets (:mod:`densing.trend.pooling`) over its references, the lead reference first (the family of
-    lowest mean held-out |z|)."""
+    """The row's common targets, the lead reference first (the family of lowest mean held-out |z|)."""
     names = sorted(found, key=lambda f: (_held_out(candidates, f, found[f]), f))
     inversions = []
     for family in names:
@@ -172,8 +162,7 @@ def trend_row(name: str, label: str, capability: str, benchmarks: tuple[str, ...
         row_fits(targets, candidates, fits, found, seed=seed)
         chosen = row_targets(targets, candidates, fits, found, since=since, epoch=epoch)
         result = from_row_trend(pooling.pooled_trend(chosen, n_boot=n_boot, n_boot_share=n_boot_share, seed=seed,
-                                                      draws_cap=pooling.DRAWS_CAP),
-                                epoch=epoch)
+                                                     draws_cap=pooling.DRAWS_CAP), epoch=epoch)
     except DensingError as exc:
         return Row(name, label, capability, benchmarks, tuple(found), None, exc)
     return Row(name, label, capability, benchmarks, chosen.names, replace(result, judged=True),
@@ -181,8 +170,8 @@ def trend_row(name: str, label: str, capability: str, benchmarks: tuple[str, ...
 
 
 def headline_checks(members: list, head: TrendUncertainty) -> tuple:
-    """The headline's checks: saturation, conditioning and size confounding under every reference (failed if failed
-    under any), the within-family size slope as a finding, and the references' heterogeneity on the common targets."""
+    """The headline's checks: each of :func:`inversion_checks` under every reference (:func:`checks.under_references`)
+    and the references' heterogeneity on the common targets."""
     per: dict[str, dict] = {}
     for inversion, models in members:
         for check in inversion_checks(models, inversion):
@@ -191,9 +180,8 @@ def headline_checks(members: list, head: TrendUncertainty) -> tuple:
 
 
 def calibrated(found) -> tuple:
-    """The checks as the package runs them: a check that is no gate (the heterogeneity test is the one gate;
-    ``studies/gate_calibration.py`` says why the others are not) is a finding, shown with its result and status
-    ``reported``, never ``failed``."""
+    """The checks as the package runs them: every check but the heterogeneity test, the one gate
+    (``studies/gate_calibration.py`` says why), is a finding: status ``reported``, never ``failed``."""
     return tuple(c if c.name == "heterogeneity" or c.status not in (checks.PASSED, checks.FAILED)
                  else replace(c, status=checks.REPORTED, finding=checks.CALIBRATED, fired=c.failed)
                  for c in found)
@@ -235,18 +223,13 @@ BUDGET_D0 = 1e12
 
 def budget_fits(targets: pd.DataFrame, fits: dict[tuple[str, str], ReferenceFit], *, d0: float = BUDGET_D0,
                 seed: int = 0) -> tuple[dict[tuple[str, str], ReferenceFit], dict[str, str]]:
-    """Each reference fit refitted over its members' sizes at one budget ``d0`` (the budget sensitivity).
+    """(fits keyed as ``fits``, {reference: what was left out or why it was dropped}): each reference fit refitted
+    over its members' sizes at one budget ``d0`` (the budget sensitivity).
 
-    A member of N parameters trained on D tokens reaches the loss L(N, D) = E + A·N^-α + B·D^-β of a published
-    law (:mod:`densing.laws.forms`: Hoffmann et al. 2022); its size at D0 is the N' with
-    L(N', D0) = L(N, D). The family law S(N') is refitted by likelihood over those sizes (the same pooled
-    dispersion), so every reference expresses N̂ at the same D0. A member with no such N' (its loss is below what
-    any size reaches at D0) is left out and named; a reference left with fewer than 3 sizes is dropped, said so.
-    Returns (fits keyed as ``fits``, {reference: what was left out or why it was dropped}).
-    """
-    from densing.laws.family import fit_family
-    from densing.laws.forms import LOSS_LAWS, translate_members
-
+    A member of N parameters trained on D tokens reaches the loss L(N, D) = E + A·N^-α + B·D^-β of a published law
+    (:mod:`densing.laws.forms`: Hoffmann et al. 2022); its size at D0 is the N' with L(N', D0) = L(N, D). The family
+    law S(N') is refitted by likelihood over those sizes (the same pooled dispersion). A member with no such N' is
+    left out and named; a reference left with fewer than 3 sizes is dropped."""
     law = LOSS_LAWS["hoffmann_2022"]
     out: dict[tuple[str, str], ReferenceFit] = {}
     notes: dict[str, str] = {}
@@ -273,12 +256,9 @@ def budget_fits(targets: pd.DataFrame, fits: dict[tuple[str, str], ReferenceFit]
 
 def headline_set(candidates: pd.DataFrame, sets: dict | None = None
                  ) -> tuple[str, tuple[str, ...], dict[str, tuple[str, ...]], list[tuple[str, str, str]]]:
-    """The benchmark set the headline measures: (its label, its benchmarks, its references — family → the benchmarks
-    the candidates' rule makes it eligible on —, the sets passed over with why).
-
-    The headline set is the paper-like one; where the rule gives it no reference, the next set that has one is
-    measured in its place and the words say why (never silently). FitError when no set has a reference.
-    """
+    """(label, benchmarks, references: family → the benchmarks it is eligible on, the sets passed over with why): the
+    first set of ``sets`` (default the leading table's, the paper-like one first) that has a reference; FitError when
+    no set has one."""
     missing: list[tuple[str, str, str]] = []
     for name, (label, benchmarks) in (_tables.leading_table().sets if sets is None else sets).items():
         found = pooling.set_references(candidates, tuple(benchmarks))

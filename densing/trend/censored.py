@@ -1,43 +1,29 @@
 """Lines through points some of which are bounds: censored regression for the density trend.
 
-A censored density is a bound, not a missing value: a score the reference cannot reach at D0
-says ρ ≥ x, a score at or below its floor says ρ ≤ x (:func:`densing.laws.bounds.log_density_bounds`).
-Each point carries ``kind``: 0 exact, +1 a lower bound (the true ln ρ ≥ y), −1 an upper bound
-(the true ln ρ ≤ y).
+A censored density is a bound, not a missing value: a score the reference cannot reach at D0 says ρ ≥ x, a score at or
+below its floor says ρ ≤ x (:func:`densing.laws.bounds.log_density_bounds`). Each point carries ``kind``: 0 exact,
++1 a lower bound (the true ln ρ ≥ y), −1 an upper bound (the true ln ρ ≤ y). Two estimators of ln ρ = A·t + B use
+bounds as bounds, and under a location-shift model (ln ρ_i = A·t_i + B + ε_i, ε i.i.d.) both estimate the slope A:
+the Tobit mean line (:mod:`densing.trend.tobit`) and :func:`censored_quantile_lines_weighted`, the q-th regression
+quantile with censoring (Powell 1986, "Censored regression quantiles", J. Econometrics 32:143–155), which minimises
 
-Two estimators of ln ρ = A·t + B that use bounds as bounds:
+    Σ_i w_i·ρ_q(y_i − g_i(A·t_i + B)),   ρ_q(u) = u·(q − 1[u < 0]),
 
-- :func:`censored_quantile_lines_weighted`, the q-th regression quantile with censoring (Powell 1986,
-  "Censored regression quantiles", J. Econometrics 32:143–155), which minimises
-
-      Σ_i w_i·ρ_q(y_i − g_i(A·t_i + B)),   ρ_q(u) = u·(q − 1[u < 0]),
-
-  with g = min(y_i, ·) for a lower bound (an observation censored at y_i from above: the true value is ≥ y_i),
-  max(y_i, ·) for an upper bound and the identity for an exact point; w_i a point's weight (its count in a
-  bootstrap resample, 1 otherwise).
-- :func:`densing.trend.tobit.tobit_lines_weighted`, the Gaussian censored-regression likelihood (Tobin 1958;
-  Amemiya 1973).
-
-Under a location-shift model (ln ρ_i = A·t_i + B + ε_i, ε i.i.d.) every quantile line and the
-mean line share the slope A, so both estimate the same doubling time ln 2 / A.
+with g = min(y_i, ·) for a lower bound (the true value is ≥ y_i), max(y_i, ·) for an upper bound and the identity for
+an exact point; w_i a point's weight (its count in a bootstrap resample, 1 otherwise).
 
 **The objective is a linear programme.** With r = y − (A·t + B), an exact point costs ρ_q(r), a lower bound
-q·max(r, 0) (only a line below it pays), an upper bound (1 − q)·max(−r, 0): each term is convex and piecewise
-linear in (A, B), with its kink on the line through the point (only exact points would carry a censoring point in
-Powell's general setting, which makes his objective non-convex; here they do not). So the minimum lies at a vertex —
-a line through two points of distinct dates — and a vertex from which neither of its two edges descends is the
-global minimum. The solver walks the vertices (the simplex method of Barrodale &
-Roberts 1973 for two coefficients): from a pivot point p it finds the best line through p exactly — along the lines
-through p, point i's term is |t_i − t_p|·(its cost) of the slope's distance to s_i = (y_i − y_p)/(t_i − t_p), so
-the best slope is a weighted quantile of the s_i (:func:`_rotate`) — then pivots on the point that line reaches,
-and stops when the rotation about the new pivot no longer lowers the objective (both edges of the vertex then rise),
-or sooner, where the vertex's own optimality condition (its two multipliers inside their ranges, the LP's dual) already
-certifies it as the unique minimum: that rotation would return the same line (:func:`_cost_and_check`). Where the
-minimum is flat, or the line passes near a third point, nothing is certified and the rotation decides.
-Every step is one array computation over all problems still walking, so a bootstrap's draws are solved together;
-each row's arithmetic is its own, so a problem's line is the same number solved alone or among others of its size.
-``tests/trend/test_censored.py`` holds it to an exhaustive search (every line through two
-points) on random and planted problems, bounds, ties in date and resampling weights included.
+q·max(r, 0) (only a line below it pays), an upper bound (1 − q)·max(−r, 0): each term is convex and piecewise linear in
+(A, B), with its kink on the line through the point (only exact points would carry a censoring point in Powell's
+general setting, which makes his objective non-convex; here they do not). So the minimum lies at a vertex — a line
+through two points of distinct dates — and a vertex from which neither of its two edges descends is the global
+minimum. The solver walks the vertices (the simplex method of Barrodale & Roberts 1973 for two coefficients): from a
+pivot point p it finds the best line through p exactly (a weighted quantile of the slopes s_i = (y_i − y_p)/(t_i − t_p),
+:func:`_rotate`), then pivots on the point that line reaches, and stops when the rotation about the new pivot no
+longer lowers the objective, or sooner, where the vertex's own optimality condition (its two multipliers inside their
+ranges, the LP's dual) certifies it as the unique minimum (:func:`_cost_and_check`). Every step is one array
+computation over all problems still walking, each row's arithmetic its own. ``tests/trend/test_censored.py`` holds it
+to an exhaustive search (every line through two points) on random and planted problems.
 """
 from __future__ import annotations
 
@@ -61,15 +47,12 @@ def _costs(kind: np.ndarray, weight: np.ndarray, quantile: float) -> tuple[np.nd
 
 def _cost_and_check(t, y, above, below, slope, intercept, pivot, other, scale) -> tuple[np.ndarray, np.ndarray]:
     """(value, optimal) of each row's line through its points ``pivot`` (p) and ``other`` (q): Powell's objective
-    Σ_i above_i·max(r_i, 0) + below_i·max(−r_i, 0), r = y − (A·t + B) (module docstring; ``below`` passed negated,
-    −below), and whether the vertex is certified as the unique minimum.
-
-    The certificate is the vertex's optimality condition: with g_i = above_i where r_i > 0 and −below_i where r_i < 0
-    (the objective's derivative in r_i), 0 is a subgradient iff multipliers λ_p ∈ [−below_p, above_p] and
-    λ_q ∈ [−below_q, above_q] solve Σ_{i≠p,q} g_i·(t_i, 1) + λ_p·(t_p, 1) + λ_q·(t_q, 1) = 0. A row is certified where
-    both lie inside their ranges by more than the sums' rounding (``scale``: per row Σ_i (above_i + below_i),
-    Σ_i (above_i + below_i)·|t_i| and max_i |y_i|) and no other point lies on the line within rounding: then no line
-    through p or q is as low, and the rotation about q would return the same line."""
+    Σ_i above_i·max(r_i, 0) + below_i·max(−r_i, 0), r = y − (A·t + B) (``below`` passed negated), and whether the
+    vertex is certified as the unique minimum by its optimality condition: with g_i = above_i where r_i > 0 and
+    −below_i where r_i < 0, 0 is a subgradient iff multipliers λ_p ∈ [−below_p, above_p] and λ_q ∈ [−below_q, above_q]
+    solve Σ_{i≠p,q} g_i·(t_i, 1) + λ_p·(t_p, 1) + λ_q·(t_q, 1) = 0. Certified where both lie inside their ranges by more
+    than the sums' rounding (``scale``: per row Σ_i (above_i + below_i), Σ_i (above_i + below_i)·|t_i| and
+    max_i |y_i|) and no other point lies on the line within rounding."""
     rows = np.arange(len(slope))
     residual = y - (slope[:, None] * t + intercept[:, None])
     g = np.where(residual > 0, above, below)
@@ -144,12 +127,10 @@ def _first_pivots(t, y, valid, start) -> np.ndarray:
 
 def censored_quantile_lines_weighted(t, y, kind, weight, quantile: float = 0.9, start=None
                                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(A, B, pivots) of Powell's censored q-th regression quantile of each row of ``y`` (shape (problems, n)), the
-    points weighted by ``weight`` (module docstring: the vertex walk). ``t``, ``y``, ``kind`` and ``weight`` broadcast
-    to one shape (problems, n); a point with zero weight, or a non-finite value or kind, does not count. ``start``: a
-    line (A, B) near which to begin, numbers or one each per problem (a bootstrap passes its point estimate). NaNs
-    where no point has a date of its own to pair with.
-    """
+    """(A, B, pivots) of Powell's censored q-th regression quantile of each row of ``y`` (module docstring): ``t``,
+    ``y``, ``kind`` and ``weight`` broadcast to one shape (problems, n); a point with zero weight, or a non-finite value
+    or kind, does not count. ``start``: a line (A, B) near which to begin, numbers or one each per problem. NaNs where
+    no point has a date of its own to pair with."""
     return _walk(t, y, kind, weight, quantile, start)[:3]
 
 
@@ -204,18 +185,16 @@ LEAVE_OUT_MARGIN = 1e-7
 
 def quantile_lines_left_out(t, y, kind, quantile: float, groups: np.ndarray
                             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(A, B, kept): each row's censored quantile line of its points, every point counted once
-    (:func:`censored_quantile_lines_weighted` with weight 1 and no start), and for every group ``g`` of ``groups``
-    (n,) (integers 0 … G − 1) whether leaving the group's points out keeps the line, (rows, G): whether the row's
-    vertex (p, q) stays the unique minimum without them.
+    """(A, B, kept): each row's censored quantile line, every point counted once (no start), and for every group of
+    ``groups`` (n,) (integers 0 … G − 1) whether the row's vertex (p, q) stays the unique minimum without the group's
+    points, (rows, G).
 
-    Only a group that holds p or q, or whose points' terms hold the vertex's multipliers inside their ranges, can move
-    the line; every other group changes the sums Σ g_i·(t_i, 1) behind the multipliers (:func:`_cost_and_check`) by
-    its own terms only: λ_q = (flat·t_p − moment)/(t_q − t_p), λ_p = −flat − λ_q with flat and moment less the group's
-    Σ g_i and Σ g_i·t_i. A group is kept where both multipliers stay inside their ranges by :data:`LEAVE_OUT_MARGIN`
-    of the full problem's sums (wider than the walk's certificate) and no third point lies on the line within that
-    margin; the walk on the remaining points, started from this line, then begins at p or q, rotates to the other and
-    certifies it: the same slope (y_q − y_p)/(t_q − t_p), to the bit. An O(rows·n) pass over the rows' residuals."""
+    A group that holds neither p nor q changes the sums Σ g_i·(t_i, 1) behind the multipliers (:func:`_cost_and_check`)
+    by its own terms only: λ_q = (flat·t_p − moment)/(t_q − t_p), λ_p = −flat − λ_q with flat and moment less the
+    group's Σ g_i and Σ g_i·t_i. It is kept where both multipliers stay inside their ranges by
+    :data:`LEAVE_OUT_MARGIN` of the full problem's sums and no third point lies on the line within that margin; the
+    walk on the remaining points, started from this line, then certifies the same slope (y_q − y_p)/(t_q − t_p), to
+    the bit. An O(rows·n) pass over the rows' residuals."""
     t, y, kind = np.asarray(t, float), np.asarray(y, float), np.asarray(kind, float)
     groups = np.asarray(groups, np.int64)
     count, n = y.shape

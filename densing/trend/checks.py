@@ -1,57 +1,34 @@
 """Validity checks of a density trend: can this reference measure the frontier at all?
 
-Each check is computed on the data and returns a :class:`Check` (value, threshold, status, words)
-whose ``status`` is ``passed``, ``failed`` or ``untestable`` (the data cannot decide: said so,
-never counted as a failure nor as a pass). The thresholds are fixed here (docs/method.md, "The checks", says
-which were fixed before which results were seen):
+Each check returns a :class:`Check` whose ``status`` is ``passed``, ``failed``, ``untestable`` (the data cannot decide:
+said so, never counted as a failure nor as a pass) or ``reported`` (a finding, not a gate). The thresholds are fixed
+here; docs/method.md ("Gates and findings") says which were fixed before which results were seen, and why:
 
-- **saturation** — a frontier model whose score is within 2 standard errors of the highest score
-  the reference expresses at D0 (:func:`densing.laws.bounds.score_cap`) has a density set by that
-  cap, not by the model. Fails if any frontier model is saturated.
+- **saturation** — a frontier model whose score is within 2 standard errors of the highest score the reference
+  expresses at D0 (:func:`densing.laws.bounds.score_cap`) has a density set by that cap, not by the model.
 - **conditioning** — κ, how many-fold ρ moves for one standard error of the score
-  (:func:`densing.laws.inversion.conditioning`). Fails if the median κ over the frontier models
-  exceeds 2.
-- **size dependence** — within one recipe density should not depend on size if the reference law
-  has the targets' shape: OLS of ln ρ on ln N with one intercept per family (families with ≥ 2
-  sizes, exact densities), HC3 interval. An *equivalence* test (two one-sided tests at 2.5% each,
-  i.e. the 95% interval): passes if the interval lies inside ±:data:`SIZE_SLOPE_MARGIN`, fails
-  otherwise; untestable with fewer than :data:`MIN_SIZE_FAMILIES` such families.
+  (:func:`densing.laws.inversion.conditioning`). Fails if the median κ over the frontier models exceeds 2.
+- **size confounding** — does the targets' size mix (larger models released later, denser or less dense by the
+  reference's shape alone) confound the trend? β_N of ln ρ ~ β₀ + β_t·t + β_N·ln N by OLS on the exact densities,
+  errors clustered by family (by model where no families are named), its 95% interval on Student's t with G − 1
+  degrees of freedom, G the clusters. Fails only when the interval excludes 0 *and* |β̂_N| > :data:`SIZE_SLOPE_MARGIN`
+  (ρ moving more than 2^0.25 ≈ 1.19× per doubling of N at a fixed date; written before this form was run on any
+  table); untestable with fewer than :data:`MIN_SIZE_CONFOUNDING_MODELS` exact densities or one size only. (A ratio
+  of the doubling times with and without ln N would test nothing: a ratio of two slopes near 0 flips on noise.)
+- **size dependence**, a finding: OLS of ln ρ on ln N with one intercept per family (families with ≥ 2 sizes, exact
+  densities), HC3 interval, as an *equivalence* test (two one-sided tests at 2.5% each): passes if the 95% interval
+  lies inside ±:data:`SIZE_SLOPE_MARGIN`; untestable with fewer than :data:`MIN_SIZE_FAMILIES` such families.
 
-A measurement is reported when no check has failed; an untestable check is named beside it. The headline's row runs
-saturation, conditioning and size confounding under every reference (:func:`densing.trend.capability.headline_checks`).
-
-**The capability trend's checks** (fixed here before any capability trend was computed; docs/method.md gives their
-history beside the reference rule's):
-
-- **size confounding** replaces size dependence as the gate. What the size check guards against is
-  the size mix of the targets confounding the trend (larger models released later, and denser or
-  less dense by the reference's shape alone). It measures that dependence directly: the coefficient
-  β_N of ln ρ ~ β₀ + β_t·t + β_N·ln N by OLS on the exact densities (a bound is dropped: its value
-  is not the density), errors clustered by family (by model where the caller names no families), with
-  its 95% interval (Student's t with G − 1 degrees of freedom, G the clusters). **The threshold** (written
-  before this form was run on any table): the check fails only when the interval excludes 0 *and*
-  |β̂_N| > :data:`SIZE_SLOPE_MARGIN` (the size check's margin: ρ moving more than 2^0.25 ≈ 1.19× per
-  doubling of N at a fixed date); untestable with fewer than :data:`MIN_SIZE_CONFOUNDING_MODELS` exact
-  densities or one size only. (A ratio of the doubling times with and without ln N in the frontier
-  regression would test nothing: a ratio of two slopes near 0 flips on noise.)
-- **size dependence** (the within-family slope above) stays reported as a finding (status
-  ``reported``), not a gate.
-- saturation and conditioning as above. With several candidate references each check is computed
-  under every one of them and fails if it fails under any (:func:`under_references`).
-
-Ordinary least squares with standard errors clustered by group: the numbers of statsmodels'
-``OLS(y, x).fit(cov_type="cluster", cov_kwds={"groups": g}, use_t=True)``, without importing statsmodels.
+:func:`cluster_ols` is OLS with standard errors clustered by group, the numbers of statsmodels'
+``OLS(y, x).fit(cov_type="cluster", cov_kwds={"groups": g}, use_t=True)`` without importing statsmodels (and its
+scipy.stats and scipy.optimize, in each process that runs one)::
 
     β̂ = X⁺y,   e = y − Xβ̂,   u_g = Σ_{i∈g} x_i e_i,
     Cov(β̂) = c · (XᵀX)⁻¹ (Σ_g u_g u_gᵀ) (XᵀX)⁻¹,   c = G/(G − 1) · (N − 1)/(N − K)
 
 (the cluster-robust sandwich of Liang & Zeger 1986 with the small-sample factor c of statsmodels'
-``sandwich_covariance.cov_cluster``; (XᵀX)⁻¹ is X⁺X⁺ᵀ, as statsmodels' ``normalized_cov_params``), N rows, K columns,
-G groups; the interval β̂_j ± t_{G−1}(1 − α/2)·se_j (``use_t=True`` with statsmodels' default ``df_correction``: G − 1
-degrees of freedom). ``tests/trend/test_cluster_ols.py`` holds every number to statsmodels on planted data.
-
-The report's two clustered regressions (the size-confounding check, the fixed-size estimator) use it rather than
-statsmodels, whose import (scipy.stats and scipy.optimize with it) would run in each process that computes one.
+``sandwich_covariance.cov_cluster``; (XᵀX)⁻¹ is X⁺X⁺ᵀ), N rows, K columns, G groups; the interval
+β̂_j ± t_{G−1}(1 − α/2)·se_j. ``tests/trend/test_cluster_ols.py`` holds every number to statsmodels on planted data.
 """
 from __future__ import annotations
 
@@ -89,14 +66,12 @@ MIN_SIZE_CONFOUNDING_MODELS = 10
 MIN_SIZE_CONFOUNDING_CLUSTERS = 3
 
 
-
 @dataclass(frozen=True)
 class Check(Result):
-    """A validity check's result: its ``value``, ``status`` (passed, failed, untestable, reported) and ``facts`` (one
-    of the records above); ``across`` holds each candidate reference's own check where it is judged under several,
-    ``finding`` why it is a finding and not a gate ("" for a gate; :data:`CALIBRATED` or :data:`SIZE_FINDING`), and
-    ``fired`` whether a finding fires where it would have failed. Its ``threshold`` and ``detail`` are words
-    (:func:`densing.present.words.check_threshold`, :func:`densing.present.words.check_detail`)."""
+    """A validity check's result: its ``value``, ``status`` and ``facts`` (one of the records of :mod:`densing.states`);
+    ``across`` holds each candidate reference's own check where it is judged under several, ``finding`` why it is a
+    finding and not a gate ("" for a gate; :data:`CALIBRATED` or :data:`SIZE_FINDING`), and ``fired`` whether a
+    finding fires where it would have failed. Its ``threshold`` and ``detail`` are words (:mod:`densing.present`)."""
 
     name: str
     value: float
@@ -164,11 +139,8 @@ def conditioning(kappa, models) -> Check:
 
 
 def size_dependence(frame: pd.DataFrame, level: float = 0.95, margin: float = SIZE_SLOPE_MARGIN) -> Check:
-    """Within-family slope of ln ρ on ln N with family fixed effects, as an equivalence test.
-
-    ``frame``: ``family``, ``params``, ``log_density`` (exact densities only). Passes when the
-    ``level`` interval of the slope lies inside ±``margin`` (module docstring).
-    """
+    """Within-family slope of ln ρ on ln N as an equivalence test (module docstring): ``frame`` has ``family``,
+    ``params``, ``log_density`` (exact densities); passes when the ``level`` interval lies inside ±``margin``."""
     data = frame.dropna(subset=["family", "log_density"])
     sizes = data.groupby("family")["params"].nunique()
     data = data[data["family"].isin(sizes[sizes >= 2].index)]
@@ -185,14 +157,9 @@ def size_dependence(frame: pd.DataFrame, level: float = 0.95, margin: float = SI
 
 
 def size_confounding(t, y, kind, params, families=None) -> Check:
-    """The size coefficient of ln ρ ~ t + ln N and its interval (module docstring).
-
-        ln ρ_i = β₀ + β_t·t_i + β_N·ln N_i + ε_i,   OLS on the exact densities, errors clustered by family
-
-    ``t`` days, ``y`` ln ρ (or its bound), ``kind`` 0/+1/−1 (NaN dropped), ``params`` N, ``families`` (optional) the
-    cluster of each model (each model its own cluster where None: HC-type errors). A bound is dropped (its value is not
-    the density). Fails only when the 95% interval of β_N excludes 0 *and* |β̂_N| > :data:`SIZE_SLOPE_MARGIN`.
-    """
+    """The size coefficient β_N of ln ρ_i = β₀ + β_t·t_i + β_N·ln N_i + ε_i and its interval (module docstring): ``t``
+    days, ``y`` ln ρ (or its bound), ``kind`` 0/+1/−1 (NaN dropped), ``params`` N, ``families`` (optional) the
+    cluster of each model (each model its own cluster where None: HC-type errors)."""
     t, y, kind, params = (np.asarray(a, float) for a in (t, y, kind, params))
     from densing.trend.targets import family_clusters
 
@@ -234,16 +201,10 @@ def under_references(found: dict[str, Check]) -> Check:
 
 
 def ols_hc3_first(x: np.ndarray, y: np.ndarray, level: float) -> tuple[float, float, float]:
-    """OLS coefficient of the first column of ``x`` and its normal-theory interval with HC3 errors.
-
-        β̂ = (XᵀX)⁻¹Xᵀy,  Cov_HC3 = (XᵀX)⁻¹ Xᵀ diag(e_i² / (1 − h_ii)²) X (XᵀX)⁻¹  (MacKinnon & White 1985)
-
-    the same numbers as statsmodels' ``OLS(y, x).fit(cov_type="HC3")`` (tested against it), without
-    importing statsmodels (a part of the report's start-up).
-    """
-    from scipy.special import (
-        ndtri,  # the standard normal quantile (what scipy.stats.norm.ppf computes), without importing scipy.stats
-    )
+    """OLS coefficient of the first column of ``x`` and its normal-theory interval with HC3 errors (MacKinnon & White
+    1985): β̂ = (XᵀX)⁻¹Xᵀy, Cov_HC3 = (XᵀX)⁻¹ Xᵀ diag(e_i² / (1 − h_ii)²) X (XᵀX)⁻¹; the numbers of statsmodels'
+    ``OLS(y, x).fit(cov_type="HC3")`` (tested against it), without importing statsmodels."""
+    from scipy.special import ndtri  # the normal quantile (scipy.stats.norm.ppf's), without importing scipy.stats
 
     xtx_inv = np.linalg.pinv(x.T @ x)
     beta = xtx_inv @ x.T @ y
@@ -256,10 +217,6 @@ def ols_hc3_first(x: np.ndarray, y: np.ndarray, level: float) -> tuple[float, fl
     return float(beta[0]), float(beta[0] - z * se), float(beta[0] + z * se)
 
 
-# --------------------------------------------------------------------------------------------------------------------
-# Ordinary least squares with standard errors clustered by group (module docstring)
-# --------------------------------------------------------------------------------------------------------------------
-
 @dataclass(frozen=True)
 class ClusterOLS:
     """A clustered OLS fit: ``params`` (K,), ``cov`` (K, K), ``df`` = G − 1 (the t quantile's degrees of freedom)."""
@@ -268,17 +225,11 @@ class ClusterOLS:
     cov: np.ndarray
     df: int
 
-    @property
-    def bse(self) -> np.ndarray:
-        return np.sqrt(np.diag(self.cov))
-
     def conf_int(self, alpha: float = 0.05) -> np.ndarray:
         """(K, 2): β̂ ± t_{G−1}(1 − α/2)·se, as statsmodels' ``conf_int(alpha)`` of the same fit."""
-        from scipy.special import (
-            stdtrit,  # Student's t quantile (scipy.stats.t.ppf's), without scipy.stats
-        )
+        from scipy.special import stdtrit  # Student's t quantile (scipy.stats.t.ppf's), without scipy.stats
 
-        half = float(stdtrit(self.df, 1 - alpha / 2)) * self.bse
+        half = float(stdtrit(self.df, 1 - alpha / 2)) * np.sqrt(np.diag(self.cov))
         return np.column_stack([self.params - half, self.params + half])
 
 

@@ -23,29 +23,21 @@ from densing.validation import DRAWS, Interval, validate_params
 if TYPE_CHECKING:
     from densing.present.summary import Summary
 
-# --------------------------------------------------------------------------------------------
-# corollaries (§4)
-# --------------------------------------------------------------------------------------------
-
 
 def compression_density(pairs: pd.DataFrame, densities: pd.DataFrame) -> pd.DataFrame:
     """Density of each compressed model against its parent (Xiao et al. 2024, §4.2).
 
-    ``pairs`` has ``compressed_model, parent_model, method``; ``densities`` has ``model`` and
-    ``density`` (one row per model; censored or non-positive densities count as unknown).
-    Returns one row per pair: ``compressed_density``, ``parent_density``,
-    ``density_ratio`` = ρ_compressed / ρ_parent, ``density_increased`` (ratio > 1; missing when
-    either density is unknown) and ``note`` naming a missing density.
-    """
+    ``pairs`` has ``compressed_model, parent_model, method``; ``densities`` has ``model`` and ``density`` (one row per
+    model; censored or non-positive densities count as unknown). Returns one row per pair: ``compressed_density``,
+    ``parent_density``, ``density_ratio`` = ρ_compressed / ρ_parent, ``density_increased`` (ratio > 1; missing when
+    either density is unknown) and ``note`` naming a missing density."""
     if not isinstance(pairs, pd.DataFrame):
         raise InputError(f"pairs: expected a pandas DataFrame, got {type(pairs).__name__}")
     needed = ["compressed_model", "parent_model", "method"]
     missing = [c for c in needed if c not in pairs.columns]
     if missing:
-        raise InputError(
-            f"pairs: missing required column(s) {', '.join(missing)} "
-            f"(have: {', '.join(map(str, pairs.columns)) or 'none'})"
-        )
+        raise InputError(f"pairs: missing required column(s) {', '.join(missing)} "
+                         f"(have: {', '.join(map(str, pairs.columns)) or 'none'})")
     if not isinstance(densities, pd.DataFrame):
         raise InputError(f"densities: expected a pandas DataFrame, got {type(densities).__name__}")
     frame = densities.copy()
@@ -60,39 +52,24 @@ def compression_density(pairs: pd.DataFrame, densities: pd.DataFrame) -> pd.Data
             if is_missing(rec[column]):
                 raise InputError(f"pairs: row {i}: field '{column}': expected a model name, got nothing")
         child, parent = str(rec["compressed_model"]), str(rec["parent_model"])
-        notes = []
-        for role, name in (("compressed", child), ("parent", parent)):
-            if name not in known:
-                notes.append(f"no density for {role} model {name!r}"
-                             + (f" ({why[name]})" if name in why else ""))
+        notes = [f"no density for {role} model {name!r}" + (f" ({why[name]})" if name in why else "")
+                 for role, name in (("compressed", child), ("parent", parent)) if name not in known]
         rho_child, rho_parent = known.get(child, math.nan), known.get(parent, math.nan)
         ratio = rho_child / rho_parent if not notes else math.nan
-        rows.append({
-            "compressed_model": child,
-            "parent_model": parent,
-            "method": rec["method"],
-            "compressed_density": rho_child,
-            "parent_density": rho_parent,
-            "density_ratio": ratio,
-            "density_increased": (bool(ratio > 1.0) if not notes else pd.NA),
-            "note": "; ".join(notes) or None,
-        })
-    out = pd.DataFrame(rows, columns=["compressed_model", "parent_model", "method",
-                                      "compressed_density", "parent_density", "density_ratio",
-                                      "density_increased", "note"])
+        rows.append([child, parent, rec["method"], rho_child, rho_parent, ratio,
+                     bool(ratio > 1.0) if not notes else pd.NA, "; ".join(notes) or None])
+    out = pd.DataFrame(rows, columns=["compressed_model", "parent_model", "method", "compressed_density",
+                                      "parent_density", "density_ratio", "density_increased", "note"])
     out["density_increased"] = out["density_increased"].astype("boolean")
     return out
 
 
 @dataclass(frozen=True, eq=False)
 class CostHalvingFit(Result):
-    """ln price(t) = A·t + B with A < 0; halving time = ln 2 / (−A) (Xiao et al. 2024, §4.1).
-
-    Fitted as the doubling of 1/price by the one engine (:func:`densing.trend.uncertainty.observed_trend`): the
-    envelope is the running minimum of price (a point joins it by being strictly cheaper than every earlier one); the
-    quantile frontier fits quantile 1 − q of ln price (the cheap edge); the interval is the percentile interval of
-    draws that resample the rows. ``r_squared``: the envelope's OLS R² through its points (NaN for the censored rules).
-    """
+    """ln price(t) = A·t + B with A < 0; halving time = ln 2 / (−A) (Xiao et al. 2024, §4.1), fitted as the doubling
+    of 1/price by the one engine (:func:`densing.trend.uncertainty.observed_trend`): the envelope is the running minimum
+    of price, the quantile frontier quantile 1 − q of ln price (the cheap edge), the interval the percentile interval of
+    draws that resample the rows. ``r_squared``: the envelope's OLS R² through its points (NaN for the other rules)."""
     _dict_exclude = ("excluded",)
     _level_field = "ci"  # conf_int(alpha) gives the intervals of level ``ci``
 
@@ -117,8 +94,7 @@ class CostHalvingFit(Result):
         return self.halving_time_days / DAYS_PER_MONTH
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready fields (non-finite numbers → None), the epoch as a date, the halving time in months beside its
-        days and ``n_excluded``, the rows left out of the fit."""
+        """JSON-ready fields, the epoch as a date, the halving time in months beside its days, ``n_excluded``."""
         months = {f"halving_time_months{end}": json_number(getattr(self, f"halving_time_days{end}") / DAYS_PER_MONTH)
                   for end in ("", "_ci_low", "_ci_high")}
         return {**Result.to_dict(self), "epoch": self.epoch.date().isoformat(), **months, "n_excluded": len(self.excluded)}
@@ -140,23 +116,15 @@ class CostHalvingFit(Result):
 
 @validate_params({"quantile": [Interval(Real, 0, 1, closed="neither")], "n_boot": [DRAWS],
                   "ci": [Interval(Real, 0, 1, closed="neither")], "seed": [Interval(Integral, 0, None)]})
-def cost_halving_time(
-    prices: pd.DataFrame,
-    *,
-    frontier: str = "envelope",
-    quantile: float = 0.9,
-    epoch: object = DEFAULT_EPOCH,
-    n_boot: int = 1000,
-    seed: int = 0,
-    ci: float = 0.95,
-) -> CostHalvingFit:
+def cost_halving_time(prices: pd.DataFrame, *, frontier: str = "envelope", quantile: float = 0.9,
+                      epoch: object = DEFAULT_EPOCH, n_boot: int = 1000, seed: int = 0,
+                      ci: float = 0.95) -> CostHalvingFit:
     """Halving time of inference price: ln p(t) = A·t + B, halving = ln 2 / (−A) (§4.1).
 
-    ``prices`` has ``date`` and ``price_per_million_tokens`` (> 0), optionally ``model``
-    (the same model may appear at several dates, e.g. after price cuts). The paper reports the
-    price of GPT-3.5-level models halving roughly every 2.6 months. ``quantile`` is the
-    upper quantile of −ln price, i.e. quantile 1 − q of ln price. The draws resample rows.
-    """
+    ``prices`` has ``date`` and ``price_per_million_tokens`` (> 0), optionally ``model`` (the same model may appear at
+    several dates, e.g. after price cuts). The paper reports the price of GPT-3.5-level models halving roughly every
+    2.6 months. ``quantile`` is the upper quantile of −ln price, i.e. quantile 1 − q of ln price. The draws resample
+    rows."""
     rules.get(frontier)
     label_column = "model" if isinstance(prices, pd.DataFrame) and "model" in prices.columns else None
     points, excluded = prepare(prices, value_column="price_per_million_tokens", date_column="date",

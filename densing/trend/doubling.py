@@ -1,21 +1,8 @@
 """The doubling time of capacity density against a reference: the notebook's entry point, the CLI's defaults.
 
-:func:`fit_trend` is ``densing.fit_trend``. It runs the one uncertainty engine
-(:mod:`densing.trend.pooling`: the common targets and its pooled trend) that ``densing trend`` and the report run,
-with the same defaults, so with its defaults it gives the CLI's headline number:
-
-- the targets are every dated model of a tidy *score* table released since ``since`` (default
-  2023-02-24, the epoch), the reference's own models left out (:func:`densing.trend.pooling.common_targets`),
-  each score with its standard error (the table's, else binomial from the benchmark's item count);
-- the scores are inverted by the reference (per benchmark, or jointly over a family's benchmarks),
-  a censored density entering as a bound;
-- the frontier rule is the censored 0.9 regression quantile (``rule="envelope"``: the paper's
-  record-setters; ``rule="all"``: the Tobit mean line);
-- 600 draws redraw the reference fit, every score and the set of models (and, with several
-  references, which one), and the interval is their percentile interval.
-
-It answers the doubling-time question only; the validity checks, the rows per benchmark and the
-verdict are :func:`densing.trend.measure.measure_trend`'s.
+:func:`fit_trend` is ``densing.fit_trend``: the one uncertainty engine (:mod:`densing.trend.pooling`) that
+``densing trend`` and the report run, with the same defaults, so with its defaults it gives the CLI's headline number.
+The validity checks, the rows per benchmark and the verdict are :func:`densing.trend.measure.measure_trend`'s.
 """
 from __future__ import annotations
 
@@ -42,61 +29,36 @@ from densing.validation import D0_TOKENS, DRAWS, Date, Interval, Text, as_names,
 
 #: What :func:`fit_trend`'s options may be (``rule`` is checked against the registered frontier rules).
 FIT_TREND_CONSTRAINTS = {
-    "rule": [Text()],
-    "quantile": [Interval(Real, 0, 1, closed="neither")],
-    "d0": [D0_TOKENS, None],
-    "since": [Date(), None],
-    "epoch": [Date()],
-    "n_boot": [DRAWS],
-    "n_boot_share": [Interval(Integral, 0, None)],
-    "level": [Interval(Real, 0, 1, closed="neither")],
-    "seed": [Interval(Integral, 0, None)],
-}
+    "rule": [Text()], "quantile": [Interval(Real, 0, 1, closed="neither")], "d0": [D0_TOKENS, None],
+    "since": [Date(), None], "epoch": [Date()], "n_boot": [DRAWS], "n_boot_share": [Interval(Integral, 0, None)],
+    "level": [Interval(Real, 0, 1, closed="neither")], "seed": [Interval(Integral, 0, None)]}
 
 
 @validate_params(FIT_TREND_CONSTRAINTS)
-def fit_trend(
-    targets: pd.DataFrame,
-    reference=None,
-    *,
-    benchmarks: tuple[str, ...] | None = None,
-    rule: str = "quantile",
-    quantile: float = 0.9,
-    d0: float | None = None,
-    since: str | None = DEFAULT_EPOCH,
-    epoch: str = DEFAULT_EPOCH,
-    n_boot: int = DEFAULT_N_BOOT,
-    n_boot_share: int = DEFAULT_N_BOOT_SIDE // 2,
-    level: float = 0.95,
-    seed: int = 0,
-) -> TrendUncertainty:
-    """→ TrendUncertainty: the doubling time ln 2 / A of ln ρmax = A·t + B over ``targets`` against ``reference``,
-    every uncertainty carried.
+def fit_trend(targets: pd.DataFrame, reference=None, *, benchmarks: tuple[str, ...] | None = None,
+              rule: str = "quantile", quantile: float = 0.9, d0: float | None = None, since: str | None = DEFAULT_EPOCH,
+              epoch: str = DEFAULT_EPOCH, n_boot: int = DEFAULT_N_BOOT, n_boot_share: int = DEFAULT_N_BOOT_SIDE // 2,
+              level: float = 0.95, seed: int = 0) -> TrendUncertainty:
+    """→ TrendUncertainty: the doubling time ln 2 / A of ln ρmax = A·t + B over ``targets`` against ``reference``.
 
-    ``targets``: a tidy score table (``model, benchmark, metric, value, params, release_date``,
-    optionally ``stderr`` and ``family``), such as ``densing.read_results("results/public_models.csv")``.
+    ``targets``: a tidy score table (``model, benchmark, metric, value, params, release_date``, optionally ``stderr``
+    and ``family``), such as ``densing.read_results("results/public_models.csv")``, checked as a table file is
+    (:func:`densing.data.schema.table_argument`: an InputError naming ``targets``, the row and the field).
     ``reference``:
 
     - ``None`` (default): the headline's references, as ``densing trend`` chooses them
       (:func:`densing.trend.pooling.set_references` on the headline's benchmark set), inverted jointly and pooled;
-    - a family name (``"Llama-3.1"``): that family fitted per benchmark at its own budget on
-      ``benchmarks`` (default: the benchmarks the reference rule makes it a reference of the headline's set on)
-      and inverted jointly (one benchmark: the paper's inversion); ``benchmarks`` is a tuple or list
-      of names, or one string naming one benchmark; an empty one is an input error;
-    - a :class:`~densing.laws.reference_fit.ReferenceFit` (inverted per benchmark at ``d0``, default its
-      own D0), a fit file, or a shipped fit's short name (``"llama-3.1_mmlu"``, as the CLI's ``--fit``),
-      or several family fits of one family (a list or a mapping: inverted jointly);
+    - a family name (``"Llama-3.1"``): that family fitted per benchmark at its own budget on ``benchmarks`` (a tuple
+      or list of names, or one string, an empty one an InputError; default: the benchmarks the reference rule makes
+      it a reference of the headline's set on) and inverted jointly (one benchmark: the paper's inversion);
+    - a :class:`~densing.laws.reference_fit.ReferenceFit` (inverted per benchmark at ``d0``, default its own D0), a
+      fit file, or a shipped fit's short name (``"llama-3.1_mmlu"``, as the CLI's ``--fit``), or several family fits
+      of one family (a list or a mapping: inverted jointly);
     - an inversion (:class:`~densing.laws.inversion.PerBenchmark`, :class:`~densing.laws.inversion.Joint`).
 
-    ``targets`` is checked as a table file is (counts written ``7B`` parsed; an impossible score or a missing
-    column is an InputError naming ``targets``, the row and the field).
-    ``rule``: ``quantile`` (the headline's), ``envelope`` or ``all``. ``n_boot``/``seed``: the draws of
-    the interval; ``n_boot_share``: the draws of each source alone (0 skips the shares). Returns the
-    engine's :class:`~densing.trend.uncertainty.TrendUncertainty` (``doubling_time_months`` and its
-    interval, the shares, the heterogeneity test, the line: ``predict``, ``confidence_band``) with its ``status``:
-    "measured", "bounded: why" or "not measured: why" — the headline's when every argument is the CLI's default. The trend is
-    the common targets of :mod:`densing.trend.pooling`: the targets with every benchmark's score, every reference
-    inverting all of them but its own family's models, pooled by random effects over paired draws.
+    ``rule``: ``quantile`` (the headline's), ``envelope`` or ``all``. ``n_boot``/``seed``: the draws of the interval;
+    ``n_boot_share``: the draws of each source alone (0 skips the shares). The result's ``status`` ("measured",
+    "bounded: why" or "not measured: why") is the headline's when every argument is the CLI's default.
     """
     rules.get(rule)
     if benchmarks is not None:

@@ -1,40 +1,29 @@
-"""A second estimator of the Densing Law beside the envelope: the fixed-size time regression.
+"""A second estimator of the Densing Law beside the envelope: the fixed-size time regression, with no reference.
 
-The envelope (:mod:`densing.trend.measure`) inverts each score through a reference law into a density and fits the
-frontier of ln ρ over release dates. This estimator needs no reference. Under the law, a model of N parameters
-released at t scores as a model of N·ρ(t) would have at t = 0, ρ(t) = e^{A·t}; with the logistic capability law in
-ln N (:mod:`densing.laws.family`) the logit of the score above chance is linear in ln N + A·t:
+Under the law, a model of N parameters released at t scores as a model of N·ρ(t) would have at t = 0,
+ρ(t) = e^{A·t}; with the logistic capability law in ln N (:mod:`densing.laws.family`) the logit of the score above
+chance is linear in ln N + A·t:
 
     z = logit((S − d)/(1 − d)) = β₀ + β_N·ln N + β_t·t,    A = β_t / β_N,
     doubling time = ln 2 / A = ln 2 · β_N / β_t
 
 d the benchmark's chance level (:data:`densing.data.benchmarks.CHANCE_LEVELS`). Under a law whose logit is not linear in
-ln N (the sigmoid of a power law, S = d + c·σ(κ − μ·N^−α)), β_N is the average local slope over the models' sizes and
-the ratio still reads the shift in ln N that one unit of t buys, to first order. This is the test of the law by a
-fixed-size time regression of the Incompressible Knowledge Probes (arXiv 2604.24827, ``19PINE-AI/ikp``): at a fixed
-size, does the score rise with the release date, and by how much per unit of ln N?
+ln N (the sigmoid of a power law), β_N is the average local slope over the models' sizes and the ratio still reads the
+shift in ln N that one unit of t buys, to first order. This is the test of the law by a fixed-size time regression of
+the Incompressible Knowledge Probes (arXiv 2604.24827, ``19PINE-AI/ikp``).
 
-**The fit.** One row per model and benchmark, scores strictly inside (d, 1) only: a score at or below chance or at a
-perfect score has no logit and is dropped (counted in ``n_at_floor`` / ``n_at_ceiling``; dropping scores at the floor
-censors the low end, which flattens β_N a little on hard benchmarks — the row says how many). Dense models only: a
-row with ``active_params`` (a mixture of experts) has no single N and is left out, as the family fits leave it out.
-The models are those of :func:`densing.trend.targets.trend_targets`' window (released on or after ``since``, default
-the epoch 2023-02-24); with no reference, no model is left out as a reference's own, and none needs a standard error.
-t is in years since the epoch. OLS with standard errors clustered by family (:mod:`densing.trend.fixed_size`, the
-numbers of statsmodels' ``cov_type="cluster"``; a model without a family is its own cluster). A **set** row stacks its benchmarks with one intercept per benchmark and
-common slopes β_N, β_t, on the set's complete cases (the models with a score on every benchmark of the set: the
-targets of the reference-based row, so that both estimators measure one sample).
+**The fit.** One row per dense model (no ``active_params``) and benchmark released on or after ``since``, scores
+strictly inside (d, 1) only (the others have no logit: counted in ``n_at_floor`` / ``n_at_ceiling``); t in years since
+the epoch. OLS with standard errors clustered by family (:func:`densing.trend.checks.cluster_ols`; a model without a
+family is its own cluster). A **set** row stacks its benchmarks with one intercept each and common slopes β_N, β_t, on
+the set's complete cases (the targets of the reference-based row: both estimators measure one sample).
 
 **Its interval.** Two, both reported: the delta method on the clustered covariance of (β_N, β_t),
-D ± t_{G−1}·se(D), se(D)² = gᵀΣg, g = ln 2·(1/β_t, −β_N/β_t²), G the families (the slopes' intervals use the same
-t_{G−1}: statsmodels' ``use_t=True``); and a family cluster bootstrap (families resampled with replacement,
-the OLS refitted; percentile interval of the rate A = β_t/β_N, mapped through ln 2 / A). The bootstrap's is the row's
-interval: a ratio's delta interval is symmetric and poor when β_t is near 0. A draw with β_N ≤ 0 (no size effect)
-has no rate and counts at the low end. **Status**: ``measured`` when the bootstrap interval of A lies above 0 (a
-finite doubling-time interval); else ``not measured: …`` with the reason (the interval reaches a non-positive time
-slope — unbounded —, fewer than :data:`MIN_FAMILIES` families or :data:`MIN_SCORES` scores, or β̂_N ≤ 0).
-
-Its clustered regression is :func:`densing.trend.checks.cluster_ols`.
+D ± t_{G−1}·se(D), se(D)² = gᵀΣg, g = ln 2·(1/β_t, −β_N/β_t²), G the families; and, the row's interval (a ratio's
+delta interval is poor when β_t is near 0), a family cluster bootstrap: the percentile interval of the rate
+A = β_t/β_N over refits on resampled families, mapped through ln 2 / A, a draw with β_N ≤ 0 at the low end.
+**Status**: ``measured`` when that interval of A lies above 0; else ``not measured``, with the reason (a non-positive
+time slope in the interval, fewer than :data:`MIN_FAMILIES` families or :data:`MIN_SCORES` scores, or β̂_N ≤ 0).
 """
 from __future__ import annotations
 
@@ -117,11 +106,9 @@ _NUMBERS = tuple(f.name for f in FixedSizeFit.__dataclass_fields__.values() if f
 @per_table
 def score_rows(table: pd.DataFrame, benchmark: str, since: str | None = DEFAULT_EPOCH,
                epoch: str = DEFAULT_EPOCH) -> tuple[pd.DataFrame, int, int]:
-    """(rows, at floor, at ceiling): one row per dense dated model released on or after ``since`` with a score on
-    ``benchmark`` strictly inside (d, 1): ``model``, ``family`` (the model where none), ``benchmark``, ``log_params``,
-    ``years`` (since ``epoch``), ``logit`` = logit((S − d)/(1 − d)); and how many scores were at/below d or at 1.
-    Once per table, benchmark and window inside :func:`densing.runtime.same_tables` (a set's row reads its
-    benchmarks' rows again; the arguments given by position); callers must not change the rows."""
+    """(rows, at floor, at ceiling): ``model``, ``family`` (the model where none), ``benchmark``, ``log_params``,
+    ``years`` (since ``epoch``), ``logit`` = logit((S − d)/(1 − d)) of the module docstring's rows on ``benchmark``, and
+    how many scores were at/below d or at 1; once per table, benchmark and window inside ``same_tables`` (shared)."""
     require_columns(table, ("model", "benchmark", "metric", "value", "params", "release_date"), "fixed-size regression")
     chance = CHANCE_LEVELS.get(benchmark)
     if chance is None:
@@ -149,12 +136,6 @@ def score_rows(table: pd.DataFrame, benchmark: str, since: str | None = DEFAULT_
     return frame.reset_index(drop=True), int((share <= 0).sum()), int((share >= 1).sum())
 
 
-def _regressors(frame: pd.DataFrame) -> np.ndarray:
-    """Columns ln N, t (years), then one intercept per benchmark (one intercept for one benchmark)."""
-    dummies = pd.get_dummies(frame["benchmark"], dtype=float).to_numpy()
-    return np.column_stack([frame["log_params"].to_numpy(float), frame["years"].to_numpy(float), dummies])
-
-
 #: A draw whose normal equations are worse conditioned than this is solved by least squares on its rows.
 _CONDITION = 1e10
 
@@ -163,10 +144,8 @@ def _rates(x: np.ndarray, y: np.ndarray, groups: np.ndarray, n_boot: int, seed: 
     """Family cluster bootstrap of the rate A = β_t/β_N (−inf where a draw's β_N ≤ 0).
 
     Draw k resamples the G families with replacement, family g c_kg times; its OLS solves the normal equations
-    (Σ_g c_kg·X_gᵀX_g)·β = Σ_g c_kg·X_gᵀy_g, every draw at once, the size and date columns centred (the intercepts
-    take the centring up, so the slopes are those of the uncentred fit). A draw whose equations are ill-conditioned
-    (a benchmark's intercept with no family drawn) is fitted by least squares on its rows, as the resample itself.
-    ``tests/trend/test_fixed_size.py`` holds the rates to least squares on each resample's rows."""
+    (Σ_g c_kg·X_gᵀX_g)·β = Σ_g c_kg·X_gᵀy_g, every draw at once, the size and date columns centred; a draw whose
+    equations are ill-conditioned (a benchmark's intercept with no family drawn) by least squares on its rows."""
     rng = np.random.default_rng(seed)
     count = int(groups.max() + 1)
     members = [np.flatnonzero(groups == g) for g in range(count)]
@@ -196,8 +175,7 @@ def _months(rate_per_year: float) -> float:
 def fit_fixed_size(frame: pd.DataFrame, *, row: str | None = None, n_boot: int = 1000, seed: int = 0,
                    level: float = 0.95, n_at_floor: int = 0, n_at_ceiling: int = 0) -> FixedSizeFit:
     """The fixed-size time regression on ``frame`` (:func:`score_rows`' columns, one benchmark or several stacked):
-    z = β₀[benchmark] + β_N·ln N + β_t·t, doubling time = ln 2·β_N/β_t (module docstring), its delta and family
-    cluster bootstrap intervals and the row's status."""
+    z = β₀[benchmark] + β_N·ln N + β_t·t, doubling time = ln 2·β_N/β_t, its intervals and status (module docstring)."""
     from scipy.special import stdtrit
 
     validate(CONSTRAINTS, n_boot=n_boot, seed=seed, level=level)
@@ -211,7 +189,9 @@ def fit_fixed_size(frame: pd.DataFrame, *, row: str | None = None, n_boot: int =
     if n_families < MIN_FAMILIES or len(frame) < MIN_SCORES:
         return FixedSizeFit(**base, **dict.fromkeys(_NUMBERS, nan), state=State.NOT_MEASURED,
                             reason=TooFewScores(len(frame), n_families, MIN_SCORES, MIN_FAMILIES))
-    x, y = _regressors(frame), frame["logit"].to_numpy(float)
+    intercepts = pd.get_dummies(frame["benchmark"], dtype=float).to_numpy()  # one per benchmark
+    x = np.column_stack([frame["log_params"].to_numpy(float), frame["years"].to_numpy(float), intercepts])
+    y = frame["logit"].to_numpy(float)
     fit = cluster_ols(y, x, groups)  # statsmodels' OLS(...).fit(cov_type="cluster", use_t=True), tested against it
     (b_n, b_t), cov = fit.params[:2], fit.cov[:2, :2]
     (n_low, n_high), (t_low, t_high) = fit.conf_int(1 - level)[:2]
@@ -239,9 +219,7 @@ def fixed_size_trend(table: pd.DataFrame, benchmarks: str | tuple[str, ...], *, 
                      seed: int = 0, level: float = 0.95, complete: bool = True) -> FixedSizeFit:
     """The fixed-size time regression of one benchmark, or of a set of benchmarks pooled with one intercept each and
     common slopes (module docstring), on the dense models of ``table`` released on or after ``since``; a set's models
-    are its complete cases (``complete``: those with a score on every benchmark of the set, the targets of the
-    reference-based row, :mod:`densing.trend.pooling` step 1), or every model with any of its scores (``False``: a
-    broader sample, another estimand)."""
+    are its complete cases (``complete``), or every model with any of its scores (``False``: another estimand)."""
     validate(CONSTRAINTS, n_boot=n_boot, seed=seed, level=level)
     benchmarks = (benchmarks,) if isinstance(benchmarks, str) else tuple(benchmarks)
     if not benchmarks:
@@ -257,8 +235,7 @@ def fixed_size_trend(table: pd.DataFrame, benchmarks: str | tuple[str, ...], *, 
 
 def fixed_size_rows(table: pd.DataFrame, profile=None, *, since: str | None = DEFAULT_EPOCH,
                     epoch: str = DEFAULT_EPOCH, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
-    """The cross-check rows of a target table: one per benchmark of its profile's sets, then one per set
-    (:mod:`densing.registry`), each :class:`FixedSizeFit`'s ``to_frame()`` row."""
+    """The cross-check rows of a target table: one per benchmark of its profile's sets, then one per set."""
     from densing import registry
 
     profile = registry.table(profile)

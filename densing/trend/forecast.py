@@ -1,10 +1,19 @@
 """A forecast check of the Densing Law: the frontier line fitted on the models released up to a cutoff, carried to
-the models released after it, at several cutoffs (:func:`forecast_windows`; the rule is written beside
-:data:`MIN_EARLY_MONTHS`).
+the models released after it, at several cutoffs (:func:`forecast_windows`), where a target table names a ``cutoff``
+(:class:`densing.registry.TrendTable`). The rule (written before it was run on any table):
 
-The early line is the one engine's (:func:`densing.trend.uncertainty.observed_trend`, the censored 0.9-quantile
-frontier with its draws); if the law goes on, the later models' ln ρ lies above the carried 0.9-quantile line for a
-share 0.10 of them. The check is run where a target table names a ``cutoff`` (:class:`densing.registry.TrendTable`).
+- *cutoffs*: every :data:`STEP_MONTHS` months from :data:`MIN_EARLY_MONTHS` months after the first model to
+  :data:`END_MARGIN_MONTHS` months before the last;
+- *the early line*: the one engine's censored 0.9-quantile frontier of the models released up to the cutoff
+  (:func:`densing.trend.uncertainty.observed_trend`), with the 95% interval of its doubling time; no verdict where that
+  interval is unbounded or its ends are more than :data:`MAX_EARLY_WIDTH`-fold apart (too uncertain to be tested);
+- *the outcome*: the later models against the early line's band (:func:`densing.trend.rules.slope_band`: the lines
+  through the early line at the early models' mean date with the slope at each end of its interval), placed as
+  :func:`place_later` places them. If the law goes on, a share 0.10 of them lies above the carried 0.9-quantile line:
+  ``ahead`` when the Wilson 95% interval of the share above the band's upper edge lies above 0.10, ``behind`` when that
+  of the share above its lower edge lies below 0.10, else ``holds``; fewer than :data:`MIN_LATER` later models → no
+  verdict. The outcome (:class:`Outcome`) is a function of these counts alone and its words of the outcome alone
+  (:data:`densing.present.words.OUTCOME_WORDS`): the same counts read the same under every reference.
 """
 from __future__ import annotations
 
@@ -21,6 +30,7 @@ from densing.laws.bounds import EXACT, LOWER, UPPER
 from densing.numbers import format_number
 from densing.results import Result
 from densing.states import FewLater, Outcome, WideEarlyLine
+from densing.trend.rules import doubling_months, slope_band
 from densing.trend.targets import parse_epoch
 from densing.trend.uncertainty import observed_trend
 
@@ -37,9 +47,7 @@ MIN_LATER = 10
 def wilson_interval(count: int, total: int, level: float = 0.95) -> tuple[float, float]:
     """Wilson's score interval of a binomial proportion count/total (Wilson 1927):
     (p̂ + z²/2n ± z·√(p̂(1 − p̂)/n + z²/4n²)) / (1 + z²/n); (nan, nan) for total 0."""
-    from scipy.special import (
-        ndtri,  # the standard normal quantile (what scipy.stats.norm.ppf computes), without importing scipy.stats
-    )
+    from scipy.special import ndtri  # the normal quantile (scipy.stats.norm.ppf's), without importing scipy.stats
 
     if total <= 0:
         return math.nan, math.nan
@@ -50,24 +58,7 @@ def wilson_interval(count: int, total: int, level: float = 0.95) -> tuple[float,
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-# --------------------------------------------------------------------------------------------------------------------
-# Forecast windows: several cutoffs, each early line with its interval, a verdict only where the line can be tested
-# --------------------------------------------------------------------------------------------------------------------
-#: The rule of :func:`forecast_windows` (written before it was run on any table):
-#:
-#: - *cutoffs*: every :data:`STEP_MONTHS` months from :data:`MIN_EARLY_MONTHS` months after the first model to
-#:   :data:`END_MARGIN_MONTHS` months before the last (an early window of at least a year; later models for at least
-#:   half a year);
-#: - *the early line*: the frontier line of the models released up to the cutoff, with the 95% interval of its doubling
-#:   time; no verdict where that interval is unbounded or its ends are more than :data:`MAX_EARLY_WIDTH`-fold apart
-#:   (a line that uncertain cannot be tested by where later models fall);
-#: - *the outcome*: the later models against the early line's band (:func:`densing.trend.rules.slope_band`: the lines
-#:   through the early line at the early models' mean date with the slope at each end of its interval), placed as
-#:   :func:`place_later` places them (a bound counts where it decides). A 0.9-quantile line predicts a share 0.10 above
-#:   it: ``ahead`` when the Wilson 95% interval of the share above the band's upper edge lies above 0.10, ``behind``
-#:   when that of the share above its lower edge lies below 0.10, else ``holds``; fewer than :data:`MIN_LATER`
-#:   later models → no verdict. The outcome (:class:`Outcome`) is a function of these counts alone and its words of the
-#:   outcome alone (:data:`densing.present.words.OUTCOME_WORDS`): the same counts read the same under every reference.
+#: The rule's months and width (module docstring).
 MIN_EARLY_MONTHS = 12.0
 STEP_MONTHS = 3.0
 END_MARGIN_MONTHS = 6.0
@@ -88,8 +79,7 @@ class EarlyLine:
 
 @dataclass(frozen=True)
 class ForecastCutoff(Result):
-    """One cutoff of :func:`forecast_windows`: the early line with its doubling-time interval, the later models
-    above it, the Wilson interval of their share, the outcome and its words."""
+    """One cutoff of :func:`forecast_windows`: the early line, the later models above it, the verdict."""
 
     cutoff: str
     early_window_months: float
@@ -124,7 +114,7 @@ class ForecastCutoff(Result):
 
 @dataclass(frozen=True)
 class ForecastWindows(Result):
-    """The forecast check of a row at several cutoffs (the rule above :data:`MIN_EARLY_MONTHS`)."""
+    """The forecast check of a row at several cutoffs (the rule: module docstring)."""
 
     row: str
     cutoffs: tuple[ForecastCutoff, ...]
@@ -133,22 +123,19 @@ class ForecastWindows(Result):
         return pd.DataFrame([c.to_dict() for c in self.cutoffs])
 
     def summary(self) -> Summary:
-        lines = []
-        for c in self.cutoffs:
-            lines.append(f"  {c.cutoff}: early line {format_number(c.early_doubling_time_months)} months "
-                         f"[{format_number(c.early_doubling_time_months_ci_low)}–"
-                         f"{format_number(c.early_doubling_time_months_ci_high)}] on {c.n_early} models; "
-                         f"{c.above_line} of {c.n_later} later models above it ({c.above_band_high} above its band) "
-                         f"— {c.verdict}")
         from densing.present.summary import Summary
 
-        return Summary(f"Forecast windows of {self.row}: {len(self.cutoffs)} cutoffs", lines=tuple(lines))
+        lines = tuple(f"  {c.cutoff}: early line {format_number(c.early_doubling_time_months)} months "
+                      f"[{format_number(c.early_doubling_time_months_ci_low)}–"
+                      f"{format_number(c.early_doubling_time_months_ci_high)}] on {c.n_early} models; "
+                      f"{c.above_line} of {c.n_later} later models above it ({c.above_band_high} above its band) "
+                      f"— {c.verdict}" for c in self.cutoffs)
+        return Summary(f"Forecast windows of {self.row}: {len(self.cutoffs)} cutoffs", lines=lines)
 
 
 def frontier_line(frame: pd.DataFrame, *, n_boot: int = 200, seed: int = 0) -> EarlyLine:
-    """The censored 0.9-quantile line of ``y`` on ``t`` with its slope's 95% percentile interval: the one engine on the
-    frame's values (:func:`densing.trend.uncertainty.observed_trend`, draws of the models, or of their families where
-    the frame has a ``family`` column), the default early line of :func:`forecast_windows`."""
+    """The default early line of :func:`forecast_windows`: the censored 0.9-quantile line of ``y`` on ``t`` and its
+    slope's 95% interval, by :func:`densing.trend.uncertainty.observed_trend` (draws of the ``family`` where given)."""
     labels = frame["model"] if "model" in frame.columns else frame.index.astype(str)
     found = observed_trend(frame["t"], frame["y"], frame["kind"], labels,
                            families=frame["family"] if "family" in frame.columns else None, n_boot=n_boot, seed=seed)
@@ -157,7 +144,7 @@ def frontier_line(frame: pd.DataFrame, *, n_boot: int = 200, seed: int = 0) -> E
 
 
 def outcome_of(n_later: int, above_band_low: int, above_band_high: int) -> Outcome:
-    """Ahead, holds or behind from the later models above the band's edges alone (the rule above)."""
+    """Ahead, holds or behind from the later models above the band's edges alone (module docstring)."""
     if wilson_interval(above_band_high, n_later)[0] > ABOVE_SHARE:
         return Outcome.AHEAD
     return Outcome.BEHIND if wilson_interval(above_band_low, n_later)[1] < ABOVE_SHARE else Outcome.HOLDS
@@ -174,8 +161,6 @@ def place_later(y: np.ndarray, kind: np.ndarray, edges: list[np.ndarray]) -> tup
 
 
 def _one_cutoff(frame: pd.DataFrame, cut: float, epoch: pd.Timestamp, fit) -> ForecastCutoff:
-    from densing.trend.rules import doubling_months, slope_band
-
     early, late = frame[frame["t"] <= cut], frame[frame["t"] > cut]
     line = fit(early)
     months, low = doubling_months(line.slope_per_day), doubling_months(line.slope_per_day_ci_high)
@@ -199,9 +184,9 @@ def _one_cutoff(frame: pd.DataFrame, cut: float, epoch: pd.Timestamp, fit) -> Fo
 
 def forecast_windows(frame: pd.DataFrame, *, row: str = "", epoch: str = DEFAULT_EPOCH, fit=None,
                      n_boot: int = 200, seed: int = 0) -> ForecastWindows:
-    """The forecast check at every cutoff of the rule above: ``frame`` has one row per model with ``t`` (days since
-    ``epoch``), ``y`` (ln ρ or its bound) and ``kind`` (0 exact, +1 lower bound, −1 upper bound); ``fit`` maps the early
-    models' frame to an :class:`EarlyLine` (default :func:`frontier_line` with ``n_boot`` draws)."""
+    """The forecast check at every cutoff of the rule (module docstring): ``frame`` has one row per model with ``t``
+    (days since ``epoch``), ``y`` (ln ρ or its bound) and ``kind`` (0 exact, +1 lower bound, −1 upper bound); ``fit``
+    maps the early models' frame to an :class:`EarlyLine` (default :func:`frontier_line` with ``n_boot`` draws)."""
     frame = frame.dropna(subset=["t", "y", "kind"])
     if frame.empty:
         raise InputError(f"forecast {row!r}: no model with a date and a density")

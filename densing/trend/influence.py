@@ -1,23 +1,17 @@
 """Influence on a row's pooled trend (:mod:`densing.trend.pooling`, step 7): each family, and each model, left out.
 
-Leaving a family out of every reference's frontier line is one problem per reference and family; solved as refits,
-that is quadratic in the row's models (one solve over the whole row per family, and per model). A removal is an
-update of the full solution instead, for the rules whose line is decided by a few of its points:
+Refits would be quadratic in the row's models; a removal is an update of the full solution instead, for the rules
+whose line is decided by a few of its points:
 
-- ``quantile`` (Powell's censored regression quantile, :mod:`densing.trend.censored`): the line is a vertex, a line
-  through two points p and q, and its optimality is two multipliers inside their ranges. A group that holds neither
-  p nor q changes the sums behind the multipliers by its own terms only; where they stay inside by a margin, the line
-  stays (:func:`densing.trend.censored.quantile_lines_left_out`). Only the groups that hold p or q, or that push a
-  multiplier to its range's edge, are solved again.
-- ``envelope`` (the paper's record-setters): a model that sets no record changes no record when it leaves (the best
-  of its date stays the best, and the earlier maximum of every later date stays); only groups that hold a
-  record-setter are solved again.
+- ``quantile``: the line is a vertex, a line through two points p and q; only the groups that hold p or q, or that
+  push one of its multipliers to its range's edge, are solved again
+  (:func:`densing.trend.censored.quantile_lines_left_out`).
+- ``envelope`` (the paper's record-setters): a model that sets no record changes no record when it leaves; only groups
+  that hold a record-setter are solved again.
 - every other rule (the Tobit line, whose every point moves the likelihood) is solved again for every group.
 
-A group solved again is solved as the refit solves it (the same problem of n points, its group at weight 0, started
-from the full line): each problem's arithmetic is its own, so the kept and the solved slopes together are the
-refits' numbers to the bit (``tests/trend/test_influence.py`` holds them to the refits on the shipped rows and on
-random tables).
+A group solved again is solved as the refit solves it (its group at weight 0, started from the full line), so the
+kept and the solved slopes are the refits' numbers to the bit (``tests/trend/test_influence.py``).
 """
 from __future__ import annotations
 
@@ -91,9 +85,8 @@ def open_draws(data: dict, counts: np.ndarray, combined: np.ndarray) -> tuple:
 
 def frontier_slopes(rule: str, quantile: float, data: dict, y: np.ndarray, kind: np.ndarray, weight: np.ndarray,
                     start) -> np.ndarray:
-    """Each reference's frontier slope in each draw, (R, K): draw k counts target i ``weight[k, i]`` times (the
-    family resample), reference r's draws starting from its line ``start[r]`` (A, B); every reference's draws are
-    solved together, each row on its own."""
+    """Each reference's frontier slope in each draw, (R, K): draw k counts target i ``weight[k, i]`` times, reference
+    r's draws starting from its line ``start[r]`` (A, B), all solved together."""
     count, draws = y.shape[:2]
     starts = np.repeat(np.asarray(start, float), draws, axis=0)
     lines = rules.frontier_lines_weighted(rule, data["t"], y.reshape(count * draws, -1),
@@ -106,10 +99,9 @@ def family_influence(rule: str, quantile: float, data: dict, y: np.ndarray, kind
                      starts, *, by: str = "family") -> pd.DataFrame:
     """Leave one family out (Incompressible Knowledge Probes, arXiv 2604.24827): for every family of the targets, the
     pooled point slope Σ_r w_r·A_r with that family's targets left out of every reference's frontier line (the
-    references and their weights kept); ``by="model"``: every target left out alone (the model whose date or score
-    moves the line most). ``y``, ``kind`` (R, n) the point densities, ``starts`` (R, 2) each reference's point line;
-    columns ``family`` (the model's name with ``by="model"``), ``n_models``, ``slope_per_day``. Each slope is the
-    refit's (module docstring: the groups that can move a line are solved again, the others keep it)."""
+    references and their weights kept); ``by="model"``: every target left out alone. ``y``, ``kind`` (R, n) the point
+    densities, ``starts`` (R, 2) each reference's point line; columns ``family`` (the model's name with
+    ``by="model"``), ``n_models``, ``slope_per_day``, each slope the refit's (module docstring)."""
     labels = data["labels"]
     clusters = data["clusters"] if by == "family" else np.arange(len(labels))
     groups = int(clusters.max()) + 1 if clusters.size else 0
@@ -123,8 +115,7 @@ def family_influence(rule: str, quantile: float, data: dict, y: np.ndarray, kind
 def left_out_slopes(rule: str, quantile: float, data: dict, y: np.ndarray, kind: np.ndarray, clusters: np.ndarray,
                     groups: int, starts) -> np.ndarray:
     """Each reference's frontier slope with each group of ``clusters`` left out, (R, groups): the update's slope where
-    it knows it (:func:`updated`), the rest solved as :func:`frontier_slopes` solves them (the group at weight 0, from
-    the reference's line ``starts[r]``)."""
+    it knows it (:func:`updated`), the rest solved with the group at weight 0, from the line ``starts[r]``."""
     starts = np.asarray(starts, float)
     known, slopes = updated(rule, quantile, data, y, kind, clusters, groups, starts)
     problems = np.nonzero(~known)

@@ -1,32 +1,14 @@
-"""The density trend as a measurement by capability: references by written rules, common targets per row, every
-uncertainty carried, checks.
+"""The density trend as a measurement by capability: :func:`measure_trend` is what ``densing trend`` and the report
+show. The references of a benchmark follow the reference rule (:mod:`densing.laws.eligibility`), a set's the set rule
+(:func:`densing.trend.pooling.set_references`); each row's common targets, paired draws, pooling and state are
+:mod:`densing.trend.pooling`'s; the rows, one per benchmark and per set, :mod:`densing.trend.capability`'s; the
+headline is the paper-like set under the censored 0.9 regression quantile, the other frontier rules
+(:mod:`densing.trend.rules`) beside it, with its checks (:mod:`densing.trend.checks`), its sensitivity table (each
+reference, the other rules, every reference at D0 = 1T, the family law logistic in ln N) and the fixed-size time
+regression as a second estimator (:mod:`densing.trend.fixed_size`).
 
-:func:`measure_trend` is what ``densing trend`` and the report show:
-
-1. **The references** of a benchmark follow the reference rule of :mod:`densing.laws.eligibility` (date-blind, its thresholds
-   written before any trend under it was computed): families of one recipe and one budget, fitted per benchmark as
-   the paper's sigmoid of a power law at their own budget by binomial likelihood (:mod:`densing.laws.family`),
-   eligible by R1, R2, R2s, R3, R4r, R4s, R5z. A set's references follow the set rule
-   (:func:`densing.trend.pooling.set_references`).
-2. **Common targets per row** (:mod:`densing.trend.pooling`): the targets are the models released since ``since`` with
-   every score of the row, each score with its standard error; every reference inverts the same benchmarks for the
-   same targets, its own family's models from the other references (leave-one-family-out).
-3. **The rows** (:mod:`densing.trend.capability`): one per benchmark (the paper's inversion) and one per benchmark
-   set (the joint inversion, :mod:`densing.laws.joint`); the headline is the paper-like set (MMLU, BBH, MATH-hard,
-   HumanEval).
-4. **The headline rule** is the censored 0.9 regression quantile (:mod:`densing.trend.rules`); the paper's envelope
-   and the Tobit mean line are shown beside it. A row's references are pooled by a random-effects model over paired
-   draws (fit, score noise, the sampling of models, the spread between references), with Cochran's Q as the test of
-   whether they disagree (:mod:`densing.trend.uncertainty`).
-5. **Checks** (:mod:`densing.trend.checks`) under every reference of the headline: saturation, conditioning, size
-   confounding; the heterogeneity test; the sensitivity table (each reference, the other frontier rules, every
-   reference at D0 = 1T, the family law logistic in ln N); the fixed-size time regression as a second estimator. The
-   doubling time is "measured" when no check fails; otherwise the words say which failed.
-
-**Computing the jobs.** :func:`densing.runtime.run`, the package's job executor, computes the jobs of
-:func:`densing.trend.plan.plan`, one process per core (or here: the same numbers either way), and ends its processes
-on every path. The caller names the sections it shows beside the headline (``sections``,
-:data:`densing.trend.plan.SECTIONS`); the plan holds their jobs only.
+:func:`densing.runtime.run` computes the jobs of :func:`densing.trend.plan.plan`, one process per core (the same
+numbers either way): the jobs of the sections the caller shows (``sections``, :data:`densing.trend.plan.SECTIONS`).
 """
 from __future__ import annotations
 
@@ -68,29 +50,18 @@ CANDIDATES_FILE = "trend_reference_candidates.csv"
 
 #: :func:`measure_trend`'s numeric options, checked before anything runs (a worker included).
 TREND_CONSTRAINTS = {
-    "n_boot": [DRAWS],
-    "n_boot_side": [DRAWS],
-    "seed": [Interval(Integral, 0, None)],
-    "d0": [Interval(Real, 0, None, closed="neither"), None],
-    "since": [Date(), None],
-    "epoch": [Date()],
-    "fits_dir": [ExistingPath("folder"), None],
-    "sections": [Options(("all",)), plan.Sections()],
-}
+    "n_boot": [DRAWS], "n_boot_side": [DRAWS], "seed": [Interval(Integral, 0, None)],
+    "d0": [Interval(Real, 0, None, closed="neither"), None], "since": [Date(), None], "epoch": [Date()],
+    "fits_dir": [ExistingPath("folder"), None], "sections": [Options(("all",)), plan.Sections()]}
 
 
 @validate_params({k: TREND_CONSTRAINTS[k] for k in ("seed", "since", "epoch")})
 @same_tables()
 def headline_densities(targets: pd.DataFrame, *, since: str | None = DEFAULT_EPOCH, epoch: str = DEFAULT_EPOCH,
                        seed: int = 0, level: float = 0.95, table: str | TrendTable | None = None) -> pd.DataFrame:
-    """The headline's per-model densities without its trend: the rows of :func:`measure_trend`'s ``densities`` (the
-    report's "Per-model densities") for the same ``targets``, ``since``, ``epoch`` and ``seed`` — the reference rule's references
-    chosen on the table, the headline set's lead reference (a family at its own budget, inverted jointly), every target
-    released since ``since`` but the family's own models. Seconds: no trend, no bootstrap of the line.
-
-    Columns: those of :func:`densing.laws.density.density_table` (``density`` holds a bound where ``bound`` says so).
-    ``densing density`` with no ``--fit`` prints these rows.
-    """
+    """The headline's per-model densities without its trend (``densing density`` with no ``--fit``): the rows of
+    :func:`measure_trend`'s ``densities`` for the same arguments, under the headline set's lead reference, every target
+    released since ``since`` but the family's own models. Columns: :func:`densing.laws.density.density_table`'s."""
     profile = registry.table(table)
     targets = with_stderr(table_argument(targets, "targets", SCORE_COLUMNS))
     check_window(targets, since)  # a window that leaves no model is refused, naming the filter
@@ -106,42 +77,24 @@ def headline_densities(targets: pd.DataFrame, *, since: str | None = DEFAULT_EPO
 @runtime.one_blas_thread  # one process per core on small matrices: BLAS threads only oversubscribe the cores
 @same_tables()  # each table's score matrix computed once per benchmark tuple within the call
 @validate_params(TREND_CONSTRAINTS)  # before any worker starts
-def measure_trend(
-    targets: pd.DataFrame,
-    *,
-    fits_dir: str | Path | None = None,
-    fit: ReferenceFit | None = None,
-    d0: float | None = None,
-    since: str | None = DEFAULT_EPOCH,
-    epoch: str = DEFAULT_EPOCH,
-    n_boot: int = DEFAULT_N_BOOT,
-    n_boot_side: int = DEFAULT_N_BOOT_SIDE,
-    seed: int = 0,
-    table: str | TrendTable | None = None,
-    sections="all",
-) -> TrendMeasurement:
+def measure_trend(targets: pd.DataFrame, *, fits_dir: str | Path | None = None, fit: ReferenceFit | None = None,
+                  d0: float | None = None, since: str | None = DEFAULT_EPOCH, epoch: str = DEFAULT_EPOCH,
+                  n_boot: int = DEFAULT_N_BOOT, n_boot_side: int = DEFAULT_N_BOOT_SIDE, seed: int = 0,
+                  table: str | TrendTable | None = None, sections="all") -> TrendMeasurement:
     """A :class:`TrendMeasurement`: the Densing Law by capability on a tidy target table (module docstring): the
     headline on the paper-like set, one row per benchmark and per set, the sensitivity rows. The defaults are the CLI's.
 
-    ``sections``: what is computed beside the headline (its every frontier rule, checks and verdict) — ``"all"``
-    (every section: the report, ``--by benchmark``, the notebook) or the names of those shown, from
-    :data:`densing.trend.plan.SECTIONS` (``densing trend`` asks for what its format prints; a section not asked for is
-    not computed: its table is empty, its breakpoint or densities None).
+    ``sections``: what is computed beside the headline (its every frontier rule, checks and verdict): ``"all"`` or the
+    names of those shown, from :data:`densing.trend.plan.SECTIONS` (a section not asked for is not computed: its table
+    is empty, its breakpoint or densities None). ``n_boot``: the headline's draws; ``n_boot_side``: every other row's,
+    at most ``n_boot``. ``table``: which registered target table ``targets`` is (:data:`densing.registry.TABLES`);
+    None: the leading table (:func:`densing.registry.leading_table`).
 
-    ``n_boot``: the headline's draws; ``n_boot_side``: every other row's, at most ``n_boot``.
-    ``table``: which registered target table ``targets`` is (:data:`densing.registry.TABLES`: its candidate
-    benchmarks, sets, budget rows, words); None: the leading table (:func:`densing.registry.leading_table`).
-
-    ``fit`` replaces the headline's references by one fit (inverted per benchmark at ``d0``, default its own D0);
-    the rows per benchmark still use the reference rule's references. It is a :class:`ReferenceFit`, a fit file or a shipped
-    fit's short name (``"llama-3.1_mmlu"``, as the CLI's ``--fit``). ``fits_dir``: the folder of the composed fits
-    (default the shipped ``reference_fits/``); one that does not exist is an input error. ``targets`` is checked as a
-    table file is (counts written ``7B`` parsed; an impossible score or a missing column is an InputError naming
-    ``targets``, the row and the field).
-
-    The path: the table → the reference rule's references (:mod:`densing.laws.eligibility`) → the jobs of
-    :func:`densing.trend.plan.plan` (the headline's targets, inversion, frontier and interval under every rule; every
-    row under every variant of the fits), computed by :func:`densing.runtime.run` → the checks → the verdict.
+    ``fit`` replaces the headline's references by one fit (inverted per benchmark at ``d0``, default its own D0): a
+    :class:`ReferenceFit`, a fit file or a shipped fit's short name (``"llama-3.1_mmlu"``); the rows per benchmark
+    still use the reference rule's references. ``fits_dir``: the folder of the composed fits (default the shipped
+    ``reference_fits/``; one that does not exist is an InputError). ``targets`` is checked as a table file is
+    (:func:`densing.data.schema.table_argument`).
     """
     fit = _given_fit(fit, d0)
     targets = with_stderr(table_argument(targets, "targets", SCORE_COLUMNS))  # once: no later step fills it again
@@ -157,10 +110,9 @@ def measure_trend(
 
 
 def _candidate_table(targets: pd.DataFrame, fits_dir, profile: TrendTable, shown: frozenset) -> pd.DataFrame:
-    """The reference rule's candidate table over the table's candidate benchmarks where a section shown reads them all
-    (``candidates``, ``rows``, ``sensitivity``); else over the headline set's benchmarks, the rows the headline reads
-    (the rule judges each benchmark on its own families and pooled dispersion: the same rows, bit for bit, in a table
-    of fewer benchmarks), or over all of them where that set has no reference (the headline is then another set)."""
+    """The reference rule's candidate table over the table's candidate benchmarks where a section shown reads them all;
+    else over the headline set's benchmarks (the rule judges each benchmark on its own: the same rows, bit for bit),
+    or over all of them where that set has no reference (the headline is then another set)."""
     composed = composed_fits(fits_dir)
     every = profile.candidates
     if not {"candidates", "rows", "sensitivity"} & shown:
@@ -185,8 +137,7 @@ def _given_fit(fit, d0: float | None) -> ReferenceFit | None:
 
 
 def _measurement(c: plan.Context, jobs: list, done: dict) -> TrendMeasurement:
-    """The jobs' results as one :class:`TrendMeasurement`: the rows in the table's order, the sensitivity table, the
-    headline's status (its words: :mod:`densing.verdict`)."""
+    """The jobs' results as one :class:`TrendMeasurement`, the rows in the table's order."""
     h = done["headline"]
     rows = [done[j.key] for j in jobs if isinstance(j, plan.RowJob) and j.variant == plan.DEFAULT]
     singles, sets = [r for r in rows if r.capability != "set"], [r for r in rows if r.capability == "set"]
@@ -220,8 +171,7 @@ SENSITIVITY_COLUMNS = ["variant", "reference", "inversion", "d0", "doubling_time
 
 
 def _with_variants(sensitivity: pd.DataFrame, found_rules: dict, side: dict, headline: str | None) -> pd.DataFrame:
-    """The one sensitivity table of the headline (one engine for every row): each reference's own doubling time, the
-    other frontier rules, the budget row (every reference at D0 = 1T) and the family law's other shape."""
+    """The headline's sensitivity table: each reference, the other frontier rules, the budget row, the other shape."""
     rows = [{**r, "variant": "reference" if not str(r["inversion"]).startswith("D0") else "D0 of the given fit",
              "status": ""} for r in sensitivity.to_dict("records")]
     for rule, result in found_rules.items():

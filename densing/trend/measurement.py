@@ -11,20 +11,12 @@ from densing.constants import PAPER
 from densing.laws.reference_fit import ReferenceFit
 from densing.results import ALPHA_CONSTRAINTS, Result, frame_records, interval_frame
 from densing.states import ReferencesBy, State
-from densing.trend.uncertainty import TrendUncertainty
+from densing.trend.uncertainty import TrendUncertainty, _words
 from densing.validation import Options, validate_params
 
 
-def _words():
-    """The presentation layer's words (:mod:`densing.present.words`), which these results' convenience properties
-    call (a statsmodels result's ``summary()`` calls its ``iolib`` the same way)."""
-    from densing.present import words
-
-    return words
-
-
 def _verdict():
-    """The headline's words (:mod:`densing.present.verdict`)."""
+    """The headline's words (:mod:`densing.present.verdict`), called as :func:`densing.trend.uncertainty._words` is."""
     from densing.present import verdict
 
     return verdict
@@ -67,14 +59,8 @@ class Breakpoint(Result):
 @dataclass(frozen=True)
 class TrendMeasurement(Result):
     """What :func:`densing.trend.measure.measure_trend` returns: every frontier rule's trend, the checks, the
-    breakpoint, the per-benchmark rows and the tables behind them.
-
-    ``to_dict()``: the scalar fields, each rule's trend, the checks and the breakpoint (the frames and fits left
-    out: :meth:`document`, built from the rules' own ``to_dict()``, is the command line's JSON); ``to_frame(by=)``:
-    the CSV tables (one row per frontier rule, or per benchmark and set);
-    ``summary()``: the headline, the verdict and the headline rule's interval; ``conf_int()``: the headline rule's
-    intervals (``doubling_time_months``, ``slope``; no rows when it has no trend), each rule's own in
-    ``rules[name].conf_int()``."""
+    breakpoint, the per-benchmark rows and the tables behind them (the command line's JSON is :meth:`document`, its
+    CSV :meth:`to_frame`)."""
     reference: str
     references_by: ReferencesBy
     d0: float
@@ -116,13 +102,10 @@ class TrendMeasurement(Result):
 
     @validate_params({"by": [Options(("rule", "benchmark"))]})
     def to_frame(self, by: str = "rule") -> pd.DataFrame:
-        """The measurement as one table, each row standing alone in a file (``densing trend --format csv`` and
-        ``--by benchmark --format csv``).
-
-        ``by="rule"``: :meth:`table`, the frontier rules side by side, with whether a row is the headline rule, the
-        benchmark set, the references, D0, the status and the verdict. ``by="benchmark"``: :meth:`by_benchmark` and
-        :meth:`by_benchmark_at_budget` in one table: ``variant`` says which, ``headline`` marks the row that is the
-        headline (the measured set at its references' own budgets)."""
+        """The measurement as one table, each row standing alone in a file (``densing trend [--by benchmark] --format
+        csv``): ``by="rule"``, :meth:`table` with the headline's set, references, D0, status and verdict on every row;
+        ``by="benchmark"``, :meth:`by_benchmark` and :meth:`by_benchmark_at_budget` (``variant`` says which,
+        ``headline`` marks the headline's row)."""
         if by == "rule":
             frame = self.table()
             return frame.assign(headline=frame["rule"] == self.headline_rule, set=self.headline_set,
@@ -136,12 +119,9 @@ class TrendMeasurement(Result):
 
     @validate_params(ALPHA_CONSTRAINTS)
     def conf_int(self, alpha: float = 0.05) -> pd.DataFrame:
-        """The headline rule's (1 − ``alpha``) intervals (:meth:`densing.results.Result.conf_int`); no rows without
-        its trend."""
+        """The headline rule's (1 − ``alpha``) intervals (:meth:`Result.conf_int`); no rows without its trend."""
         head = self.rules.get(self.headline_rule)
-        if head is not None:
-            return head.conf_int(alpha)
-        return interval_frame({})
+        return head.conf_int(alpha) if head is not None else interval_frame({})
 
     @property
     def status(self) -> str:
@@ -180,14 +160,11 @@ class TrendMeasurement(Result):
                 "verdict": self.verdict, "why": self.why}
 
     def summary(self):
-        """The headline as a :class:`~densing.present.summary.Summary` (:func:`densing.present.verdict.measurement_summary`):
-        the set, status, verdict, reference, the headline rule's doubling time and interval, the rules side by side and
-        the checks."""
+        """The headline as a Summary (:func:`densing.present.verdict.measurement_summary`)."""
         return _verdict().measurement_summary(self)
 
     def by_benchmark(self) -> pd.DataFrame:
-        """One row per benchmark (capability, references, doubling time and 95% interval, each reference's own),
-        then one per benchmark set, the headline's first (``densing trend --by benchmark``)."""
+        """One row per benchmark, then one per set, the headline's first (``densing trend --by benchmark``)."""
         return _words().rows_frame([*self.benchmark_rows, *self.set_rows])
 
     def cross_check(self) -> pd.DataFrame:
@@ -196,17 +173,11 @@ class TrendMeasurement(Result):
         its months, 95% interval and status; rows the fixed-size estimator has no fit for are left out."""
         if self.fixed_size is None or not len(self.fixed_size):
             return pd.DataFrame()
-        frontier = self.by_benchmark().set_index("row")
-        rows = []
-        for r in self.fixed_size.itertuples(index=False):
-            if r.row not in frontier.index:
-                continue
-            f = frontier.loc[r.row]
-            rows.append({"row": r.row, "months": f["months"], "ci_low": f["ci_low"], "ci_high": f["ci_high"],
-                         "status": f["status"], "fixed_size_months": r.doubling_time_months,
-                         "fixed_size_ci_low": r.doubling_time_months_ci_low,
-                         "fixed_size_ci_high": r.doubling_time_months_ci_high, "fixed_size_status": r.status})
-        return pd.DataFrame(rows)
+        shown = self.by_benchmark().set_index("row")[["months", "ci_low", "ci_high", "status"]]
+        return pd.DataFrame([{"row": r.row, **shown.loc[r.row].to_dict(), "fixed_size_months": r.doubling_time_months,
+                              "fixed_size_ci_low": r.doubling_time_months_ci_low,
+                              "fixed_size_ci_high": r.doubling_time_months_ci_high, "fixed_size_status": r.status}
+                             for r in self.fixed_size.itertuples(index=False) if r.row in shown.index])
 
     def by_benchmark_at_budget(self) -> pd.DataFrame:
         """The budget sensitivity: the paper-like rows with every reference brought to one D0 (empty without it)."""
@@ -220,26 +191,23 @@ class TrendMeasurement(Result):
     def table(self) -> pd.DataFrame:
         """The rules side by side, for a terminal: the doubling time in months and the slope A of ln ρmax per day, each
         with its 95% interval, the models and bounds, the shares of the slope variance."""
-        frame = pd.DataFrame([{k: getattr(r, k) for k in r.__dataclass_fields__ if k not in ("draws", "models")} for r in self.rules.values()])
         keep = ["rule", "doubling_time_months", "doubling_time_months_ci_low", "doubling_time_months_ci_high",
-                "slope_per_day", "slope_ci_low", "slope_ci_high",
-                "n_models", "n_lower_bounds", "n_upper_bounds", "share_fit", "share_score", "share_models", "share_reference"]
-        return frame[keep].rename(columns={"doubling_time_months": "months", "doubling_time_months_ci_low": "ci_low",
-                                           "doubling_time_months_ci_high": "ci_high", "n_lower_bounds": "lower_bounds",
-                                           "n_upper_bounds": "upper_bounds"})
+                "slope_per_day", "slope_ci_low", "slope_ci_high", "n_models", "n_lower_bounds", "n_upper_bounds",
+                "share_fit", "share_score", "share_models", "share_reference"]
+        frame = pd.DataFrame([{k: getattr(r, k) for k in keep} for r in self.rules.values()], columns=keep)
+        return frame.rename(columns={"doubling_time_months": "months", "doubling_time_months_ci_low": "ci_low",
+                                     "doubling_time_months_ci_high": "ci_high", "n_lower_bounds": "lower_bounds",
+                                     "n_upper_bounds": "upper_bounds"})
 
     def checks_table(self) -> pd.DataFrame:
         return pd.DataFrame([{"check": c.name, "result": c.status, "detail": c.detail} for c in self.checks])
 
     def plot(self, kind: str = "density", *, rule: str | None = None, highlight: pd.DataFrame | None = None):
-        """The report's own figure (a plotly ``Figure``) for a notebook.
-
-        ``kind``: ``"density"`` — capacity density over release dates, the frontier named, the line
-        ln ρmax = A·t + B of ``rule`` (default the headline rule) with its slope's 95% band and each model's
-        95% interval (Xiao et al. 2024, eq. 5); ``highlight``: a user's models placed against it (``densing
-        measure``'s rows: model, release_date, density, its interval, reading), drawn as labelled stars;
-        ``"size"`` — ρ against N by family (the size check's view); ``"benchmarks"`` — the doubling time per
-        benchmark and set with its interval, the paper's 3.3 months drawn (a forest plot)."""
+        """The report's own figure (a plotly ``Figure``) for a notebook. ``kind``: ``"density"`` — capacity density
+        over release dates with the line ln ρmax = A·t + B of ``rule`` (default the headline rule), its slope's 95% band
+        and each model's 95% interval (Xiao et al. 2024, eq. 5), ``highlight`` a user's models placed against it
+        (``densing measure``'s rows) drawn as labelled stars; ``"size"`` — ρ against N by family; ``"benchmarks"`` —
+        the doubling time per benchmark and set with its interval, the paper's 3.3 months drawn (a forest plot)."""
         from densing.present.figures import measurement_figure
 
         return measurement_figure(self, kind, rule=rule, highlight=highlight)
@@ -248,11 +216,9 @@ class TrendMeasurement(Result):
         return _verdict().measurement_repr(self)
 
     def document(self) -> dict:
-        """What ``densing trend --format json`` prints: ``rows``, one per frontier rule (its result's
-        :meth:`~densing.results.Result.to_dict` with the rule, whether it is the headline, the references, D0, the
-        checks and the paper's figures), then the verdict and why, the status, the sensitivity, references and
-        breakpoint, the rows per benchmark (at the references' own budgets and at one), the cross-check and the
-        order breaks."""
+        """What ``densing trend --format json`` prints: ``rows``, one per frontier rule (its result's ``to_dict()`` with
+        the rule, the references, D0, the checks and the paper's figures), then the words, the tables and the rows per
+        benchmark."""
         rows = [{"frontier": rule, "headline": rule == self.headline_rule, "reference": self.reference, "d0": self.d0,
                  **result.to_dict(), "measurable": self.measurable, "checks": [c.to_dict() for c in self.checks],
                  "paper": PAPER} for rule, result in self.rules.items()]
@@ -265,8 +231,7 @@ class TrendMeasurement(Result):
                 "order_breaks": frame_records(self.order_breaks) if self.order_breaks is not None else []}
 
     def headline_summary(self) -> dict:
-        """What the data determine about the headline (``densing trend --format json``'s ``headline``:
-        :func:`densing.present.verdict.headline_summary`)."""
+        """The JSON's ``headline``: what the data determine (:func:`densing.present.verdict.headline_summary`)."""
         return _verdict().headline_summary(self)
 
     def influence(self) -> dict[str, list[dict]]:

@@ -4,20 +4,16 @@ Every row of ``densing trend`` — each benchmark, each set, and the sensitivity
 family law logistic in ln N; every reference brought to D0 = 1T) — is one :class:`RowJob`: the same function
 (:func:`densing.trend.capability.trend_row`) on one :class:`Variant` of the references' fits. The fits of a variant
 other than the default are a :class:`FitsJob` its rows wait for. The headline adds its frontier rules, checks and
-breakpoint (:class:`HeadlineJob`, :func:`measure_headline`); the fixed-size estimator needs no reference
-(:class:`FixedSizeJob`). :func:`plan` lists the jobs of a :class:`Context`; :func:`densing.runtime.run` computes
+breakpoint (:func:`measure_headline`), the fixed-size estimator needs no reference (:func:`fixed_size_estimate`): each a
+:class:`ContextJob`. :func:`plan` lists the jobs of a :class:`Context`; :func:`densing.runtime.run` computes
 them.
 
-**The headline's job** (:func:`measure_headline`): the paper-like set's common targets under every frontier rule, its
-checks, its breakpoint and its per-model densities.
-
 The headline is the first set of the table whose references pass the set rule
-(:func:`densing.trend.capability.headline_set`), or the user's own fit (``--fit``) inverted per benchmark. Its
-common targets are :func:`densing.trend.pooling.common_targets`'s; each frontier rule of :data:`densing.trend.rules.RULES` is a
-parameter of :func:`densing.trend.pooling.pooled_trend` on those targets.
+(:func:`densing.trend.capability.headline_set`), or the user's own fit (``--fit``) inverted per benchmark.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -47,9 +43,7 @@ class Variant:
     @property
     def key(self) -> str:
         """The key of the :class:`FitsJob` that fits this variant ("" for the default: the context's fits)."""
-        if self == DEFAULT:
-            return ""
-        return "fits:" + ("shape" if self.d0 is None else f"budget@{self.d0:g}")
+        return "" if self == DEFAULT else "fits:" + ("shape" if self.d0 is None else f"budget@{self.d0:g}")
 
     def label(self, label: str) -> str:
         """A row's label under this variant."""
@@ -59,9 +53,7 @@ class Variant:
 
     def row_key(self, name: str) -> str:
         """A row's key under this variant (its name for the default)."""
-        if self == DEFAULT:
-            return name
-        return ("budget:" if self.d0 is not None else "shape:") + name
+        return name if self == DEFAULT else ("budget:" if self.d0 is not None else "shape:") + name
 
 
 DEFAULT = Variant()
@@ -127,12 +119,9 @@ class Context:
 @dataclass(frozen=True)
 class FitsJob:
     """The candidates, fits and notes of one :class:`Variant`: the reference rule's candidate table under another law shape
-    (its fits made by the rows that need them), or the eligible fits of the budget benchmarks refitted at one D0.
-
-    ``benchmarks`` (the other shape's job only): its rows' benchmarks, in the table's candidate order; its candidate
-    table has rows for these only (the reference rule judges each benchmark on its own families and pooled dispersion, so a
-    benchmark's rows are the same numbers in a table of fewer benchmarks). The budget variant refits the eligible fits
-    of the table's budget benchmarks."""
+    (its fits made by the rows that need them), or the eligible fits of the table's budget benchmarks refitted at a D0.
+    ``benchmarks`` (the other shape's job only): its rows' benchmarks, in the table's candidate order, the only rows of
+    its candidate table (the rule judges each benchmark on its own: the same numbers in a table of fewer benchmarks)."""
 
     variant: Variant
     benchmarks: tuple[str, ...] = ()
@@ -180,27 +169,23 @@ class RowJob:
 
 
 @dataclass(frozen=True)
-class HeadlineJob:
-    """The headline row with its frontier rules, checks, breakpoint and densities."""
+class ContextJob:
+    """A job that reads the context alone: the headline row with its frontier rules, checks, breakpoint and densities
+    (:func:`measure_headline`), or the second estimator (:func:`fixed_size_estimate`)."""
 
-    key: str = "headline"
+    key: str
+    compute: Callable[[Context], object]
     needs: tuple = ()
 
     def run(self, c: Context, needed: dict):
-        return measure_headline(c)
+        return self.compute(c)
 
 
-@dataclass(frozen=True)
-class FixedSizeJob:
-    """The second estimator: the fixed-size time regression on the same table (:mod:`densing.trend.fixed_size`)."""
+def fixed_size_estimate(c: Context) -> pd.DataFrame:
+    """The fixed-size time regression on the same table (:mod:`densing.trend.fixed_size`)."""
+    from densing.trend.fixed_size import fixed_size_rows
 
-    key: str = "fixed_size"
-    needs: tuple = ()
-
-    def run(self, c: Context, needed: dict) -> pd.DataFrame:
-        from densing.trend.fixed_size import fixed_size_rows
-
-        return fixed_size_rows(c.targets, c.profile, since=c.since, epoch=c.epoch, n_boot=c.n_boot_side, seed=c.seed)
+    return fixed_size_rows(c.targets, c.profile, since=c.since, epoch=c.epoch, n_boot=c.n_boot_side, seed=c.seed)
 
 
 def plan(c: Context) -> list:
@@ -225,7 +210,8 @@ def plan(c: Context) -> list:
     read = {b for job in shape for b in job.benchmarks}  # what the other shape's candidate table is needed for
     fits = [FitsJob(LOGISTIC, tuple(b for b in c.profile.candidates if b in read) or c.profile.candidates)] if shape else []
     fits += [FitsJob(BUDGET)] if budget else []
-    return [HeadlineJob(), *fits, *([FixedSizeJob()] if rows else []), *sets, *singles, *shape, *budget]
+    return [ContextJob("headline", measure_headline), *fits,
+            *([ContextJob("fixed_size", fixed_size_estimate)] if rows else []), *sets, *singles, *shape, *budget]
 
 
 #: The frontier rule of the headline number; the others are its sensitivity rows.
@@ -267,11 +253,9 @@ def headline_members(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict
     return label, benchmarks, missing, capability.row_targets(targets, candidates, fits, found, since=since, epoch=epoch)
 
 
-def measure_headline(context) -> Headline:
-    """The headline row of a :class:`densing.trend.plan.Context`: common targets → every frontier rule → checks →
-    breakpoint → densities → each reference's own doubling time (the last three where ``context.sections`` asks for
-    them)."""
-    c = context
+def measure_headline(c: Context) -> Headline:
+    """The headline row of a :class:`Context`: common targets → every frontier rule → checks → breakpoint → densities →
+    each reference's own doubling time (the last three where ``c.sections`` asks for them)."""
     label, benchmarks, missing, chosen, references_by = _headline_targets(c)
     found, errors = by_rule(chosen, n_boot=c.n_boot, n_boot_side=c.n_boot_side, seed=c.seed, epoch=c.epoch)
     head = found[HEADLINE_RULE]
@@ -356,12 +340,11 @@ def breakpoint(targets: pd.DataFrame, chosen: pooling.CommonTargets, head: Trend
     for name, lo, hi in (("before", None, CHATGPT_RELEASE), ("after", CHATGPT_RELEASE, None)):
         try:
             part = pooling.common_targets(targets, chosen.inversions, since=lo, until=hi, epoch=epoch)
-            if set(part.frame["model"].astype(str)) == set(head.models):
-                segments[name] = Segment(name, head.n_models, head.slope_per_day, head.intercept, head.slope_ci_low,
-                                         head.slope_ci_high, same_as_headline=True)
-                continue
-            r = from_row_trend(pooling.pooled_trend(part, n_boot=n_boot, n_boot_share=0, seed=seed), epoch=epoch)
-            segments[name] = Segment(name, r.n_models, r.slope_per_day, r.intercept, r.slope_ci_low, r.slope_ci_high)
+            same = set(part.frame["model"].astype(str)) == set(head.models)
+            r = head if same else from_row_trend(pooling.pooled_trend(part, n_boot=n_boot, n_boot_share=0, seed=seed),
+                                                 epoch=epoch)
+            segments[name] = Segment(name, r.n_models, r.slope_per_day, r.intercept, r.slope_ci_low, r.slope_ci_high,
+                                     same_as_headline=same)
         except DensingError as exc:
             segments[name] = Segment(name, 0, error=exc)
     return Breakpoint(CHATGPT_RELEASE, segments["before"], segments["after"],

@@ -148,8 +148,7 @@ def common_targets(targets: pd.DataFrame, inversions, *, since: str | None, epoc
 def _complete(dated: pd.DataFrame, benchmarks: tuple[str, ...]) -> np.ndarray:
     """Whether each model of :func:`densing.trend.targets.screened_targets`' table has a score on every one of
     ``benchmarks`` (complete cases), once per table inside :func:`densing.runtime.same_tables`."""
-    scores = [f"score:{b}" for b in benchmarks] if all(f"score:{b}" in dated.columns for b in benchmarks) else ["score"]
-    return dated[scores].notna().all(axis=1).to_numpy()
+    return dated[[f"score:{b}" for b in benchmarks]].notna().all(axis=1).to_numpy()
 
 
 def _left_out(labels: np.ndarray, incomplete: np.ndarray, failing: np.ndarray, screened: np.ndarray) -> pd.DataFrame:
@@ -216,8 +215,7 @@ def _prepared(common: CommonTargets) -> dict:
         if inv.n_draws < 1:
             raise FitError(f"{inv.name}: the reference fit has no bootstrap draws; its uncertainty cannot be carried")
     frame = common.frame
-    scores, sigma = arrays(frame, common.benchmarks) if f"score:{common.benchmarks[0]}" in frame.columns else (
-        frame[["score"]].to_numpy(float), frame[["stderr"]].to_numpy(float))
+    scores, sigma = arrays(frame, common.benchmarks)
     families = frame["family"].to_numpy(object) if "family" in frame.columns else [None] * len(frame)
     return {"t": frame["t"].to_numpy(float), "scores": scores, "sigma": sigma, "params": frame["params"].to_numpy(float),
             "labels": frame["model"].astype(str).to_numpy(), "n": len(frame), "clusters": family_clusters(families),
@@ -462,13 +460,9 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
     n_boot = slopes.shape[1]
     low, high = np.quantile(ok, [tail, 1 - tail])
     per_ref = tuple((float(np.nanquantile(slopes[r], tail)), float(np.nanquantile(slopes[r], 1 - tail))) for r in range(count))
-    sds = {}
-    for source in SHARE_SOURCES:
-        if n_boot_share:
-            ys, ks, ix = _first(draws.shares[source], n_boot_share)
-            sds[source] = float(np.nanstd(w @ frontier_slopes(rule, quantile, data, ys, ks, ix, lines0)))
-        else:
-            sds[source] = math.nan
+    sds = {source: float(np.nanstd(w @ frontier_slopes(rule, quantile, data, *_first(draws.shares[source],
+                                                                                      n_boot_share), lines0)))
+           if n_boot_share else math.nan for source in SHARE_SOURCES}
     sds["reference"] = spread if n_boot_share else math.nan
     total = sum(v ** 2 for v in sds.values())
     shares = {s: (v ** 2 / total if total > 0 else math.nan) for s, v in sds.items()}
@@ -477,13 +471,12 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
     without = float(w @ np.ascontiguousarray(rules.frontier_lines_weighted(
         rule, data["t"], bare[:, 0], bare_kind[:, 0], np.ones(bare[:, 0].shape), data["labels"], quantile)[:, 0]))
     bounded = tuple(int(np.sum((kind0[r, 0] == LOWER) & (bare_kind[r, 0] == EXACT))) for r in range(count))
+    at_point = (rule, quantile, data, y0[:, 0], kind0[:, 0], w, lines0)  # step 7: removals from the point lines
     return RowTrend(common, rule, pooled.slope, intercept, float(low), float(high), tuple(float(v) for v in points),
                     per_ref, tuple(float(v) for v in w), pooled, shares, sds, combined, int(n_boot - ok.size), n_boot,
-                    level, y0[:, 0], kind0[:, 0], tuple(float(v) for v in delta0[:, 0]),
-                    ends_mc=ends_mc, slope_without_ceilings=without,
-                    ceiling_bounds=bounded, influence=family_influence(rule, quantile, data, y0[:, 0], kind0[:, 0], w,
-                                                                       lines0),
-                    model_influence=family_influence(rule, quantile, data, y0[:, 0], kind0[:, 0], w, lines0, by="model"),
+                    level, y0[:, 0], kind0[:, 0], tuple(float(v) for v in delta0[:, 0]), ends_mc=ends_mc,
+                    slope_without_ceilings=without, ceiling_bounds=bounded, influence=family_influence(*at_point),
+                    model_influence=family_influence(*at_point, by="model"),
                     open_families=open_draws(data, _first(draws.main, n_boot)[2], combined))
 
 
@@ -517,17 +510,13 @@ def set_references(candidates: pd.DataFrame, benchmarks: tuple[str, ...], *, str
         if set(benchmark[at]) != set(benchmarks):
             continue
         if len(benchmarks) == 1 or strict:
-            if eligible[at].all():
-                out[str(family)] = tuple(benchmarks)
-            continue
-        if np.isin(code[at], ["R1", "R2", "R3", "R2s"]).any():
-            continue
-        if not np.isin(code[at], ["", "R5z"]).any():  # R4r and R4s pass on at least one benchmark
-            continue
-        z = z_all[at]
-        if not np.all(np.isfinite(z)) or float(np.sum(z ** 2)) > bound:
-            continue
-        out[str(family)] = tuple(benchmarks)
+            passes = eligible[at].all()
+        else:  # R1, R2, R3, R2s on every benchmark; R4r and R4s on at least one; R5z over the set
+            z = z_all[at]
+            passes = (not np.isin(code[at], ["R1", "R2", "R3", "R2s"]).any() and np.isin(code[at], ["", "R5z"]).any()
+                      and np.all(np.isfinite(z)) and float(np.sum(z ** 2)) <= bound)
+        if passes:
+            out[str(family)] = tuple(benchmarks)
     return out
 
 

@@ -1,26 +1,23 @@
 """The Densing Law on another target table, as one JSON-able record: ``densing trend --table NAME --by benchmark``.
 
 :func:`measure_table` runs :func:`densing.trend.measure.measure_trend` on a registered table
-(:data:`densing.registry.TABLES`) — the same engine, reference rule and checks as the public table's headline —
-and adds the table's forecast check (:mod:`densing.trend.forecast`) on its headline set where the table has a
-cutoff. ``without_continual`` drops the models marked as continual pre-training of another model (the Swallow
-tables' ``derivation`` column): the sensitivity of the rows to derived models.
-
-The report's section "The paper's protocol, 2023–2025" reads the Swallow tables' records from
-``results/swallow/trend/`` (:mod:`densing.designs.swallow.report`), which ``python tools/build_tables.py protocol --out
-results/swallow/trend`` writes (the same records ``densing trend --table NAME --by benchmark --format json`` prints);
-``tests/trend/test_protocol.py`` checks that the shipped records equal a fresh computation.
+(:data:`densing.registry.TABLES`) and adds the table's forecast check (:mod:`densing.trend.forecast`) on its headline
+set where the table has a cutoff; :func:`without_continual` drops the models marked as continual pre-training of
+another model (the Swallow tables' ``derivation`` column). ``python tools/build_tables.py protocol --out
+results/swallow/trend`` writes the Swallow tables' records, which the report reads
+(:mod:`densing.designs.swallow.report`) and ``tests/trend/test_protocol.py`` holds to a fresh computation.
 """
 from __future__ import annotations
-
-import math
 
 import numpy as np
 import pandas as pd
 
 from densing import registry
 from densing.constants import DEFAULT_EPOCH, DEFAULT_N_BOOT, DEFAULT_N_BOOT_SIDE
+from densing.data.schema import DERIVATIONS
 from densing.errors import DensingError, InputError
+from densing.numbers import json_value
+from densing.trend import pooling
 from densing.trend.forecast import forecast_windows
 
 #: The ``derivation`` of a model that continues another's pre-training (``results/swallow/lineage.csv``).
@@ -29,8 +26,6 @@ CONTINUAL = "continual_pretraining"
 
 def without_continual(targets: pd.DataFrame) -> pd.DataFrame:
     """``targets`` without the models marked as continual pre-training (an InputError where nothing marks them)."""
-    from densing.data.schema import DERIVATIONS
-
     if "derivation" not in targets.columns:
         raise InputError("--without-continual: the table has no 'derivation' column (results/swallow/ tables have one)")
     derivation = targets["derivation"].astype(object).fillna("")
@@ -43,18 +38,12 @@ def without_continual(targets: pd.DataFrame) -> pd.DataFrame:
 
 
 def _clean(value):
-    """JSON-safe: NaN and infinities as None, numpy scalars as plain numbers."""
+    """:func:`densing.numbers.json_value` of every value in nested dicts and lists (NaN as None, numpy as Python)."""
     if isinstance(value, dict):
         return {k: _clean(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_clean(v) for v in value]
-    if isinstance(value, (np.floating, float)):
-        return float(value) if math.isfinite(value) else None
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, np.bool_):
-        return bool(value)
-    return value
+    return json_value(value)
 
 
 def measure_table(targets: pd.DataFrame, table: str, *, continual: bool = True, since: str | None = DEFAULT_EPOCH,
@@ -81,8 +70,6 @@ def measure_table(targets: pd.DataFrame, table: str, *, continual: bool = True, 
 def _forecast(targets: pd.DataFrame, head, *, since, epoch: str, seed: int) -> dict:
     """The forecast windows of the headline row (:func:`densing.trend.forecast.forecast_windows`): its common targets'
     densities under the lead reference (own members from the others), an early line at every cutoff."""
-    from densing.trend import pooling
-
     try:
         chosen = pooling.common_targets(targets, [inv for inv, _ in head.members], since=since, epoch=epoch)
         y, kind = pooling.point_densities(chosen)

@@ -10,6 +10,7 @@ import numpy as np
 
 from densing.constants import DAYS_PER_MONTH, HETEROGENEITY_ALPHA
 from densing.errors import FitError
+from densing.trend import checks
 from densing.trend.rules import doubling_interval, doubling_months
 
 
@@ -35,10 +36,7 @@ def months_interval(low: float, high: float) -> tuple[float, float]:
 
 
 def heterogeneity_check(result):
-    """The heterogeneity test as a :class:`~densing.trend.checks.Check` (the checks table shows it beside the others):
-    failed when Q's p-value is below :data:`HETEROGENEITY_ALPHA`, untestable with one reference."""
-    from densing.trend import checks
-
+    """The heterogeneity test as a Check: failed when Q's p-value < :data:`HETEROGENEITY_ALPHA`, untestable with one."""
     facts = checks.Heterogeneity(float(result.heterogeneity_q), int(result.heterogeneity_df),
                                  float(result.heterogeneity_p), float(result.i_squared), float(result.tau_squared))
     if result.heterogeneity_df == 0:
@@ -55,9 +53,8 @@ def undecided(mc_range: tuple[float, float]) -> bool:
 
 
 def determined_ends(ends_mc: tuple, slope_low: float, slope_high: float) -> dict:
-    """The doubling time's interval ends' Monte Carlo ranges in months, and each end's decision (step 5): determined
-    when the slope quantile behind it (0.975 for the lower end in months, 0.025 for the upper) has its whole 95% range
-    > 0, undecided when the range straddles 0. ``ends_mc``: the slope's ends' ranges (:func:`end_range`)."""
+    """The doubling time's interval ends' Monte Carlo ranges in months and each end's decision (step 5), from the
+    slope's ends' ranges ``ends_mc`` (:func:`end_range`; the slope's 0.975 quantile is behind the lower end)."""
     (low_a, low_b), (high_a, high_b) = ends_mc  # the slope's low end's range, the slope's high end's
     out = {"months_low_mc_low": doubling_months(high_b), "months_low_mc_high": doubling_months(high_a),
            "months_high_mc_low": doubling_months(low_b), "months_high_mc_high": doubling_months(low_a)}
@@ -86,9 +83,7 @@ def pool_slopes(points: np.ndarray, draws: np.ndarray) -> Pooled:
     Σ = the draws' covariance (finite columns only), V(τ²) = Σ + τ²I; Q = (A − Â1)ᵀΣ⁻¹(A − Â1) on R − 1 degrees of
     freedom (Â the GLS mean under Σ), τ² by Paule–Mandel, I² = max(0, (Q − df)/Q); the pooled slope wᵀA with
     w_r ∝ 1/(Σ_rr + τ²)."""
-    from scipy.special import (
-        chdtrc,  # the χ² survival function (what scipy.stats.chi2.sf computes), without scipy.stats
-    )
+    from scipy.special import chdtrc  # the χ² survival function (scipy.stats.chi2.sf's), without scipy.stats
 
     a = np.asarray(points, float)
     count = a.size
@@ -118,9 +113,7 @@ def pool_slopes(points: np.ndarray, draws: np.ndarray) -> Pooled:
             mid = 0.5 * (low + high)
             low, high = (mid, high) if q_at(mid) > df else (low, mid)
         tau2 = high
-    # the pooled slope weighs each reference by its own variance plus τ² (inverse-variance weights, all positive);
-    # the GLS weights V⁻¹1/(1ᵀV⁻¹1) of strongly correlated slopes can be negative and put the pooled slope outside the
-    # references' range. The draws wᵀA^(k) still carry the covariance into the interval.
+    # inverse-variance weights, all positive (GLS weights can be negative: pooling, step 4)
     w = 1.0 / (np.diag(sigma) + tau2)
     w = w / w.sum()
     p_value = 1.0 if q < 0 else float(chdtrc(df, q))  # χ²(df)'s survival function at Q (1 below its support)

@@ -1,25 +1,18 @@
 """Frontier rules: how a line ln ρmax = A·t + B is drawn through densities some of which are bounds.
 
-One registry, read by the API (:func:`densing.fit_trend`, :mod:`densing.trend.doubling`), the measurement
-(:func:`densing.trend.measure.measure_trend`), the CLI and the report. A rule is a name, a description and one
-weighted, batched solver ``solve(t, y, kind, weight, labels, quantile, start) -> lines`` of shape (rows, 2), (A, B)
-per row: ``t`` and ``labels`` (n,) the points, ``y``, ``kind`` and ``weight`` (rows, n), a point counted ``weight``
-times (a bootstrap's resample as counts; 1 for a point line); ``kind`` per point is 0 (exact), +1 (lower bound: the
-true ln ρ ≥ y) or −1 (upper bound); ``start`` an optional line an iterative rule may start from. The registry calls
-it on fittable rows only (:func:`frontier_lines_weighted`). A new rule is one :func:`register` call; the tests keep
-each shipped rule's reference implementation (one problem at a time, the points repeated) and hold the solver to it.
+One registry, read by the API, the measurement, the CLI and the report. A rule is a name, a description and one
+weighted, batched solver ``solve(t, y, kind, weight, labels, quantile, start) -> lines`` of shape (rows, 2), (A, B) per
+row: ``t`` and ``labels`` (n,) the points, ``y``, ``kind`` and ``weight`` (rows, n), a point counted ``weight`` times;
+``kind`` per point is 0 (exact), +1 (lower bound: the true ln ρ ≥ y) or −1 (upper bound); ``start`` an optional line
+an iterative rule may start from. The registry calls it on fittable rows only (:func:`frontier_lines_weighted`). A new
+rule is one :func:`register` call; the tests hold each shipped solver to a reference implementation.
 
-- ``quantile`` — Powell's censored q-th regression quantile (q = 0.9), bounds as bounds
-  (:func:`densing.trend.censored.censored_quantile_lines_weighted`); with no bounds it is Koenker–Bassett's
-  regression quantile. The headline rule.
-- ``all`` — the Tobit (censored Gaussian) mean line over every model
-  (:func:`densing.trend.tobit.tobit_line`); with no bounds it is OLS.
-- ``envelope`` — the paper's record-setters (Xiao et al. 2024, §3: a model is on the envelope if
-  it is denser than every model released before it), OLS through them, bounds at their values;
-  its points are chosen on the response, so its bootstrap interval is optimistic.
-
-Below the rules: the paper's envelope (its record-setters), the doubling time of a slope, and the band a slope's
-interval draws.
+- ``quantile`` — Powell's censored q-th regression quantile (q = 0.9), bounds as bounds (:mod:`densing.trend.censored`);
+  with no bounds it is Koenker–Bassett's regression quantile. The headline rule.
+- ``all`` — the Tobit (censored Gaussian) mean line over every model (:mod:`densing.trend.tobit`); with no bounds, OLS.
+- ``envelope`` — the paper's record-setters (Xiao et al. 2024, §3: a model is on the envelope if it is denser than every
+  model released before it), OLS through them, bounds at their values; its points are chosen on the response, so its
+  bootstrap interval is optimistic.
 """
 from __future__ import annotations
 
@@ -39,8 +32,7 @@ Solve = Callable[..., np.ndarray]
 
 @dataclass(frozen=True)
 class FrontierRule:
-    """A frontier rule: ``solve`` draws the lines of the rows of (y, kind, weight) (module docstring); ``legend``: the
-    line in words, for the report's figures."""
+    """A frontier rule: ``solve`` (module docstring) and ``legend``, the line in words for the report's figures."""
 
     name: str
     description: str
@@ -74,14 +66,12 @@ def get(name: str) -> FrontierRule:
 
 
 def _quantile(t, y, kind, weight, labels, quantile, start=None):
-    slope, intercept, _ = censored_quantile_lines_weighted(t, y, kind, weight, quantile, start)
-    return np.stack([slope, intercept], axis=1)
+    return np.stack(censored_quantile_lines_weighted(t, y, kind, weight, quantile, start)[:2], axis=1)
 
 
 def _tobit(t, y, kind, weight, labels, quantile, start=None):
     # Newton steps on every row at once; a row whose steps do not settle falls back to tobit_line (L-BFGS-B)
-    slope, intercept, _ = tobit_lines_weighted(t, y, kind, weight, start)
-    return np.stack([slope, intercept], axis=1)
+    return np.stack(tobit_lines_weighted(t, y, kind, weight, start)[:2], axis=1)
 
 
 def _envelope(t, y, kind, weight, labels, quantile, start=None):
@@ -105,11 +95,10 @@ register(FrontierRule("envelope", "the paper's record-setters, OLS (bounds at th
 
 def frontier_lines_weighted(rule: str, t: np.ndarray, y: np.ndarray, kind: np.ndarray, weight: np.ndarray,
                             labels: np.ndarray, quantile: float = 0.9, start: tuple[float, float] | None = None) -> np.ndarray:
-    """The rule's lines of the rows of ``y`` (problems, n) over the points ``t`` and ``labels`` (n,), each point
-    counted ``weight`` (problems, n) times — a bootstrap's resamples as counts, so the points are stacked once: shape
-    (problems, 2). Usable points: finite y and kind, weight > 0; a row with fewer than ``MIN_POINTS`` of them (counted
-    with their weights) or one date gives NaNs. The rule's ``solve`` on the other rows, from ``start`` (A, B) where
-    the rule takes one: numbers, or one each per row."""
+    """The rule's lines (problems, 2) of the rows of ``y`` (problems, n) over the points ``t`` and ``labels`` (n,),
+    each point counted ``weight`` (problems, n) times. A row with fewer than ``MIN_POINTS`` usable points (finite y
+    and kind, weight > 0; counted with their weights) or one date gives NaNs; the rule's ``solve`` the others, from
+    ``start`` (A, B: numbers, or one each per row)."""
     chosen = get(rule)
     y, kind, weight = np.asarray(y, float), np.asarray(kind, float), np.asarray(weight, float)
     usable = np.isfinite(y) & np.isfinite(kind) & (weight > 0)
@@ -126,9 +115,6 @@ def frontier_lines_weighted(rule: str, t: np.ndarray, y: np.ndarray, kind: np.nd
     out[rows] = chosen.solve(t, y[rows], kind[rows], counted[rows], np.asarray(labels), quantile, start)
     return out
 
-# --------------------------------------------------------------------------------------------------------------------
-# The paper's envelope (its record-setters), the doubling time of a slope, and the band a slope's interval draws.
-# --------------------------------------------------------------------------------------------------------------------
 
 def envelope_index(days: np.ndarray, y: np.ndarray, labels: np.ndarray) -> np.ndarray:
     """Indices of the record-setters, in date order: a model is on the envelope iff it has the highest ``y`` of its
@@ -155,10 +141,8 @@ def doubling_months(slope_per_day: float) -> float:
 
 
 def doubling_interval(slope_low: float, slope_high: float) -> tuple[float, float]:
-    """Map a slope interval [a, b] through ln2/A (decreasing for A > 0): [ln2/b, ln2/a].
-
-    a ≤ 0 < b gives an infinite upper bound; b ≤ 0 gives (inf, inf): no doubling at all.
-    """
+    """Map a slope interval [a, b] through ln2/A (decreasing for A > 0): [ln2/b, ln2/a]. a ≤ 0 < b gives an infinite
+    upper bound; b ≤ 0 gives (inf, inf): no doubling at all."""
     if not (math.isfinite(slope_low) and math.isfinite(slope_high)):
         return math.nan, math.nan
     return doubling_days(slope_high), doubling_days(slope_low)

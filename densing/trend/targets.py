@@ -1,10 +1,8 @@
 """The targets of a trend: every dated model with a score and its standard error, less the reference's own models.
 
-Each score carries its standard error: the table's, else binomial from the benchmark's item
-count (:func:`densing.data.benchmarks.with_stderr`); a model without one is left out, with the reason.
-
-Below them, the dates of a trend as days since the epoch (:func:`parse_epoch`, :func:`days_since`,
-:func:`dates_as_days`) and the usable points of a frame of values with the rows left out and why (:func:`prepare`).
+Each score carries its standard error: the table's, else binomial from the benchmark's item count
+(:func:`densing.data.benchmarks.with_stderr`); a model without one is left out, with the reason. Below them, the dates
+of a trend as days since the epoch and the usable points of a frame of values with the rows left out and why.
 """
 from __future__ import annotations
 
@@ -38,24 +36,21 @@ def reference_models(fit: ReferenceFit) -> set[str]:
 
 @per_table
 def _filled(targets: pd.DataFrame) -> pd.DataFrame:
-    """:func:`densing.data.benchmarks.with_stderr` of the table, computed once per table inside
-    :func:`densing.runtime.same_tables` (callers must not change it)."""
+    """:func:`densing.data.benchmarks.with_stderr`, once per table inside ``same_tables`` (not to be changed)."""
     return with_stderr(targets)
 
 
 @per_table
 def _score_matrix(targets: pd.DataFrame, benchmarks: tuple[str, ...], metric, require: str) -> pd.DataFrame:
-    """:func:`densing.laws.inversion.score_matrix`, computed once per table and benchmark tuple inside
-    :func:`densing.runtime.same_tables` (callers copy it before adding columns)."""
+    """:func:`densing.laws.inversion.score_matrix`, once per table and benchmarks inside ``same_tables`` (shared)."""
     return score_matrix(targets, benchmarks, metric, require=require)
 
 
 @per_table
 def _screened(targets: pd.DataFrame, benchmarks: tuple[str, ...], metric, require: str, since, until, epoch: str
               ) -> tuple[pd.DataFrame, np.ndarray]:
-    """The score matrix with release dates parsed, ``t`` and each row's reason to leave it out other than being a
-    reference's own model (no date, outside the window, no standard error; "" where none): computed once per table,
-    benchmark tuple and window inside :func:`densing.runtime.same_tables` (callers must not change it)."""
+    """The score matrix dated (``t``) and each row's reason to leave it out other than being a reference's own model
+    ("" where none): once per table, benchmarks and window inside :func:`densing.runtime.same_tables`."""
     rows = _score_matrix(targets, benchmarks, metric, require)  # read only: the rows kept are a copy
     if rows.empty:
         raise InputError(f"targets: no model has {'a score' if require == 'any' else 'scores'} on "
@@ -80,16 +75,14 @@ def _screened(targets: pd.DataFrame, benchmarks: tuple[str, ...], metric, requir
 
 @per_table
 def target_labels(dated: pd.DataFrame) -> np.ndarray:
-    """The models of :func:`_screened`'s table as strings, once per table inside
-    :func:`densing.runtime.same_tables` (callers must not change it)."""
+    """The models of :func:`_screened`'s table as strings, once per table inside ``same_tables`` (shared)."""
     return dated["model"].astype(str).to_numpy()
 
 
 def screened_targets(targets: pd.DataFrame, reference, *, since: str | None = DEFAULT_EPOCH, until: str | None = None,
                      epoch: str = DEFAULT_EPOCH) -> tuple[pd.DataFrame, np.ndarray]:
-    """Every model with the reference's benchmarks under its metric (the score matrix, dated: ``t``) and each one's
-    reason to leave it out other than being the reference's own ("" where none): what :func:`trend_targets` and a
-    row's common targets (:func:`densing.trend.pooling.common_targets`) select from. Callers must not change them."""
+    """:func:`_screened` of the reference's benchmarks under its metric: what :func:`trend_targets` and a row's common
+    targets (:func:`densing.trend.pooling.common_targets`) select from. Callers must not change them."""
     inversion = as_inversion(reference, None)
     return _screened(_filled(targets), tuple(inversion.benchmarks), inversion.fits[0].metric, inversion.require,
                      since, until, epoch)
@@ -102,12 +95,9 @@ def own_models(reference) -> set[str]:
 
 def trend_targets(targets: pd.DataFrame, reference, *, since: str | None = DEFAULT_EPOCH,
                   until: str | None = None, epoch: str = DEFAULT_EPOCH) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """One row per target model of an inversion (or a fit) and the left-out ones, with the reason.
-
-    Rows: model, family, params, release_date, t and every benchmark's ``score:<b>``/``stderr:<b>``
-    (plain ``score``/``stderr`` for one benchmark). The reference's own models — the points it
-    was fitted on and, for a family reference, every model of the family — are never targets.
-    """
+    """One row per target model of an inversion (or a fit) and the left-out ones, with the reason. Rows: model,
+    family, params, release_date, t and every benchmark's ``score:<b>``/``stderr:<b>`` (plain ``score``/``stderr`` for
+    one benchmark). The reference's own models (:func:`reference_models`) are never targets."""
     dated, screened = screened_targets(targets, reference, since=since, until=until, epoch=epoch)
     own = own_models(reference)
     labels = target_labels(dated)
@@ -125,33 +115,24 @@ def family_clusters(families) -> np.ndarray:
     own = pd.Series([f"\x00model {i}" for i in range(len(labels))], dtype=object)
     return pd.factorize(labels.astype(str).where(~missing, own))[0].astype(np.intp)
 
-# --------------------------------------------------------------------------------------------------------------------
-# Dates and the points of a frame of values
-# --------------------------------------------------------------------------------------------------------------------
 
 def to_timestamp(value: object, *, field: str, where: str) -> pd.Timestamp:
     if isinstance(value, (pd.Timestamp, datetime, date, np.datetime64)):
         stamp = pd.Timestamp(value)
-        if stamp.tzinfo is not None:
-            stamp = stamp.tz_convert(None)
-        return stamp
-    try:
-        return parse_date(value, field=field, where=where, in_domain=False)  # a time coordinate: any date (predict)
-    except InputError:
-        # parse_date takes dates only; also accept full ISO 8601 date-times ("2023-02-24T12:00")
+    else:
         try:
-            stamp = pd.to_datetime(str(value).strip(), format="ISO8601")
-        except (TypeError, ValueError):
-            raise InputError(
-                f"{where}: field '{field}': cannot parse {value!r} as a date "
-                "(expected YYYY-MM-DD or an ISO 8601 date-time)"
-            ) from None
-        return stamp.tz_convert(None) if stamp.tzinfo is not None else stamp
+            return parse_date(value, field=field, where=where, in_domain=False)  # a time coordinate: any date
+        except InputError:  # parse_date takes dates only; also accept ISO 8601 date-times ("2023-02-24T12:00")
+            try:
+                stamp = pd.to_datetime(str(value).strip(), format="ISO8601")
+            except (TypeError, ValueError):
+                raise InputError(f"{where}: field '{field}': cannot parse {value!r} as a date "
+                                 "(expected YYYY-MM-DD or an ISO 8601 date-time)") from None
+    return stamp.tz_convert(None) if stamp.tzinfo is not None else stamp
 
 
 def dates_as_days(dates: object, epoch: pd.Timestamp, *, name: str = "dates") -> np.ndarray:
-    """Days since ``epoch`` of ``dates`` (one date, or a sequence of them); an InputError naming ``name`` and the item
-    for anything that is not a date."""
+    """Days since ``epoch`` of one date or a sequence of them; an InputError naming ``name`` and the item otherwise."""
     scalar = isinstance(dates, (str, pd.Timestamp, datetime, date, np.datetime64))
     if not scalar and (dates is None or isinstance(dates, (bytes, dict)) or not hasattr(dates, "__iter__")):
         raise InputError(f"{name}: expected a date or a sequence of dates, got {dates!r}")
@@ -181,25 +162,6 @@ class Points:
 BOUND_KINDS = {"": 0, "exact": 0, "0": 0, "lower bound": 1, "lower": 1, "1": 1, "upper bound": -1, "upper": -1, "-1": -1}
 
 
-def _label(rec: dict, i: int, label_column: str | None, where: str) -> str:
-    """Row ``i``'s label: its ``label_column`` (an InputError where it is missing), or "row i" without one."""
-    if label_column is None:
-        return f"row {i}"
-    if is_missing(rec[label_column]):
-        raise InputError(f"{where}: field '{label_column}': expected a name, got nothing")
-    return str(rec[label_column])
-
-
-def _number(raw: object, column: str, where: str) -> float:
-    """A row's value as a float (NaN where missing); an InputError naming the field where it is not a number."""
-    if is_missing(raw):
-        return math.nan
-    try:
-        return float(raw)
-    except (TypeError, ValueError):
-        raise InputError(f"{where}: field '{column}': expected a number, got {raw!r}") from None
-
-
 def _bound_kind(raw: object, where: str) -> int:
     """A ``bound`` cell's kind (:data:`BOUND_KINDS`); an InputError for any other word."""
     key = "" if is_missing(raw) else str(int(raw) if isinstance(raw, (int, float)) else raw).strip().lower()
@@ -208,53 +170,40 @@ def _bound_kind(raw: object, where: str) -> int:
     return BOUND_KINDS[key]
 
 
-def prepare(
-    frame: pd.DataFrame,
-    *,
-    value_column: str,
-    date_column: str,
-    label_column: str | None,
-    source: str,
-    unique_labels: bool,
-    sign: float,
-) -> tuple[Points, pd.DataFrame]:
+def prepare(frame: pd.DataFrame, *, value_column: str, date_column: str, label_column: str | None, source: str,
+            unique_labels: bool, sign: float) -> tuple[Points, pd.DataFrame]:
     """Validate a frame; split it into usable points and an ``excluded`` frame with reasons.
 
-    Raises InputError for a non-frame, missing columns, an empty table, an unparseable date
-    or a non-numeric value (naming the row, 1-based, and the field). Rows with a missing date,
-    a non-finite or non-positive value, or a non-empty ``censored`` reason are excluded, not
-    dropped: they come back in the excluded frame with a ``reason``.
-    """
+    Raises InputError for a non-frame, missing columns, an empty table, an unparseable date or a non-numeric value
+    (naming the row, 1-based, and the field). Rows with a missing date, a non-finite or non-positive value, or a
+    non-empty ``censored`` reason come back in the excluded frame with a ``reason``."""
     if not isinstance(frame, pd.DataFrame):
         raise InputError(f"{source}: expected a pandas DataFrame, got {type(frame).__name__}")
     require_columns(frame, [c for c in (label_column, date_column, value_column) if c is not None], source)
     has_censored = "censored" in frame.columns
     has_bound = "bound" in frame.columns
-    kinds: list[int] = []
-    labels: list[str] = []
-    dates: list[pd.Timestamp] = []
-    values: list[float] = []
+    kept: list[tuple] = []  # (label, date, value, kind) of each usable row
     excluded: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
     for i, rec in enumerate(frame.to_dict("records"), start=1):
         where = f"{source}: row {i}"
-        label = _label(rec, i, label_column, where)
-        if unique_labels:
-            if label in seen:
-                raise InputError(
-                    f"{where}: field '{label_column}': model {label!r} already appears in row "
-                    f"{seen[label]}; the trend needs one density per model (pass the per-model "
-                    "geometric-mean frame, or one benchmark at a time)"
-                )
-            seen[label] = i
+        if label_column is not None and is_missing(rec[label_column]):
+            raise InputError(f"{where}: field '{label_column}': expected a name, got nothing")
+        label = f"row {i}" if label_column is None else str(rec[label_column])
+        if unique_labels and label in seen:
+            raise InputError(f"{where}: field '{label_column}': model {label!r} already appears in row {seen[label]}; "
+                             "the trend needs one density per model (pass the per-model geometric-mean frame, or one "
+                             "benchmark at a time)")
+        seen.setdefault(label, i)
         raw_date, raw_value = rec[date_column], rec[value_column]
         reason = f"censored: {rec['censored']}" if has_censored and not is_missing(rec["censored"]) else None
-        stamp = None
-        if is_missing(raw_date):
+        stamp = None if is_missing(raw_date) else to_timestamp(raw_date, field=date_column, where=where)
+        if stamp is None:
             reason = reason or f"missing {date_column}"
-        else:
-            stamp = to_timestamp(raw_date, field=date_column, where=where)
-        number = _number(raw_value, value_column, where)
+        try:
+            number = math.nan if is_missing(raw_value) else float(raw_value)
+        except (TypeError, ValueError):
+            raise InputError(f"{where}: field '{value_column}': expected a number, got {raw_value!r}") from None
         if reason is None and not math.isfinite(number):
             reason = f"non-finite {value_column} ({raw_value!r})"
         if reason is None and number <= 0:
@@ -262,25 +211,15 @@ def prepare(
         if reason is not None:
             excluded.append({"row": i, "label": label, date_column: raw_date, value_column: raw_value, "reason": reason})
             continue
-        if has_bound:
-            kinds.append(_bound_kind(rec["bound"], where))
-        labels.append(label)
-        dates.append(stamp)
-        values.append(number)
-    excluded_frame = pd.DataFrame(
-        excluded, columns=["row", "label", date_column, value_column, "reason"]
-    )
+        kept.append((label, stamp, number, _bound_kind(rec["bound"], where) if has_bound else 0))
+    excluded_frame = pd.DataFrame(excluded, columns=["row", "label", date_column, value_column, "reason"])
     if label_column is not None:
         excluded_frame = excluded_frame.rename(columns={"label": label_column})
-    value_array = np.asarray(values, dtype=float)
-    points = Points(
-        labels=np.asarray(labels, dtype=object),
-        dates=np.asarray(pd.DatetimeIndex(dates), dtype="datetime64[ns]")
-        if dates else np.asarray([], dtype="datetime64[ns]"),
-        values=value_array,
-        y=sign * np.log(value_array),
-        kind=np.asarray(kinds, int) if has_bound else np.zeros(value_array.size, int),
-    )
+    labels, dates, values, kinds = zip(*kept) if kept else ((), (), (), ())
+    values = np.asarray(values, dtype=float)
+    dates = np.asarray(pd.DatetimeIndex(dates), dtype="datetime64[ns]")
+    points = Points(labels=np.asarray(labels, dtype=object), dates=dates, values=values, y=sign * np.log(values),
+                    kind=np.asarray(kinds, int))
     return points, excluded_frame
 
 
@@ -295,9 +234,8 @@ def days_since(dates: np.ndarray, epoch: pd.Timestamp) -> np.ndarray:
 
 
 def check_window(targets: pd.DataFrame, since, *, name: str = "targets") -> None:
-    """An InputError when the table ``name`` has no model left to date once the window is applied: no release date at
-    all (no ``release_date`` column, or every cell empty), or every dated model released before ``since``; the message
-    names the filter and how many models it removed."""
+    """An InputError naming the filter and how many models it removed when the table ``name`` has no model left once
+    the window is applied: no release date at all, or every dated model released before ``since``."""
     models = targets.groupby(targets["model"].astype(str), sort=False)
     dates = pd.to_datetime(models["release_date"].max()) if "release_date" in targets.columns else None
     if dates is None or dates.notna().sum() == 0:

@@ -4,11 +4,10 @@ Amemiya 1973).
 
     y* = A·t + B + σ·ε, ε ~ N(0, 1); z = (y − A·t − B)/σ
 
-an exact point adds log φ(z) − log σ, a lower bound (the true ln ρ ≥ y) log(1 − Φ(z)), an upper bound log Φ(z);
-maximised over (A, B, ln σ). Each point's ``kind``: 0 exact, +1 a lower bound, −1 an upper bound
-(:mod:`densing.trend.censored`). The mean line of the trend's ``all`` frontier rule (:mod:`densing.trend.rules`):
-:func:`tobit_line` solves one problem (L-BFGS-B), :func:`tobit_lines_weighted` a bootstrap's resamples together
-(Newton's method on every row at once; the same optimum to L-BFGS-B's tolerance, its likelihood never lower).
+an exact point (``kind`` 0) adds log φ(z) − log σ, a lower bound (+1: the true ln ρ ≥ y) log(1 − Φ(z)), an upper
+bound (−1) log Φ(z); maximised over (A, B, ln σ). The mean line of the ``all`` frontier rule: :func:`tobit_line` solves
+one problem (L-BFGS-B), :func:`tobit_lines_weighted` a bootstrap's resamples together (Newton's method on every row at
+once; the same optimum to L-BFGS-B's tolerance, its likelihood never lower).
 """
 from __future__ import annotations
 
@@ -20,11 +19,8 @@ from scipy import special
 from densing.laws.bounds import EXACT, LOWER, UPPER
 
 def tobit_line(t, y, kind, start: tuple[float, float] | None = None) -> tuple[float, float, float]:
-    """(A, B, σ) maximising the censored Gaussian likelihood (module docstring).
-
-    ``start`` (A, B) replaces the OLS start through the exact points (a bootstrap draw starts from
-    the point estimate: fewer iterations, the same optimum).
-    """
+    """(A, B, σ) maximising the censored Gaussian likelihood (module docstring). ``start`` (A, B) replaces the OLS
+    start through the exact points (a bootstrap draw starts from the point estimate: the same optimum)."""
     t, y, kind = np.asarray(t, float), np.asarray(y, float), np.asarray(kind, int)
     if t.size < 3 or np.unique(t).size < 2:
         return math.nan, math.nan, math.nan
@@ -58,9 +54,7 @@ def tobit_line(t, y, kind, start: tuple[float, float] | None = None) -> tuple[fl
         grad = np.array([np.sum(dmu * u), np.sum(dmu), dlog_sigma])
         return -float(total), -grad
 
-    from scipy import (
-        optimize,  # imported here: the report's path never reaches this reference fit
-    )
+    from scipy import optimize  # imported here: the report's path never reaches this reference fit
 
     # L-BFGS-B (unbounded here): the same optimum as BFGS to ~1e-7, 2.6× faster per fit (the report's Tobit bootstrap)
     result = optimize.minimize(negative_loglik, np.array([slope0, intercept0, math.log(sigma0)]), jac=True, method="L-BFGS-B",
@@ -161,8 +155,7 @@ def _loglik(theta, data, need: int = 0):
 
 def _newton(theta: np.ndarray, data, max_iter: int, solvable: np.ndarray) -> np.ndarray:
     """Damped Newton ascent of :func:`_loglik` in place over the ``solvable`` rows of ``theta``; which rows settled
-    (Newton's decrement ∇ᵀ(−H)⁻¹∇ below 1e-12·(1 + |ℓ|): the last full step is taken; a row whose Hessian is
-    singular stops unsettled)."""
+    (Newton's decrement ∇ᵀ(−H)⁻¹∇ below 1e-12·(1 + |ℓ|), the last full step taken; a singular Hessian stops a row)."""
     settled = np.zeros(len(theta), bool)
     active = np.flatnonzero(solvable)
     for _ in range(max_iter):

@@ -1,27 +1,13 @@
 """The doubling time with every source of uncertainty carried: fit, score noise, sampling of models, choice of reference.
 
-:class:`TrendUncertainty` is what every doubling time of the package is (the headline, each row, the targets of another
-table, the forecast's lines, :func:`densing.fit_trend`, :func:`trend_uncertainty`): the numbers of one run of the one
-engine, :func:`densing.trend.pooling.pooled_trend`, turned into a result by :func:`from_row_trend`. One bootstrap draw k
-of the trend (ln ρ = A·t + B, Xiao et al. 2024 eq. 5) redraws:
+:class:`TrendUncertainty` is what every doubling time of the package is: the numbers of one run of the one engine,
+:func:`densing.trend.pooling.pooled_trend`, turned into a result by :func:`from_row_trend`. A draw of the trend
+(ln ρ = A·t + B, Xiao et al. 2024 eq. 5) redraws every source (:mod:`densing.trend.pooling`, steps 3 and 4); the
+percentile interval of A, mapped through ln 2 / A, is the doubling time's; a source's **share** is the slope variance
+of its draws alone over the sum.
 
-(a) **fit** — the reference law's parameters: one of the fit's own bootstrap draws (resampled
-    reference models), picked uniformly at random;
-(b) **score** — each target's score: S + σ·z, z ~ N(0, 1), σ the score's standard error (the
-    table's, or binomial from the benchmark's item count, :mod:`densing.data.benchmarks`);
-(c) **models** — the set of targets: families resampled with replacement, every member of a drawn family
-    entering once per draw (a one-stage family-cluster bootstrap, :mod:`densing.trend.pooling` step 3);
-(d) **reference** — with several references, the between-reference spread τ² of the random-effects pool;
-
-then inverts every score into ln ρ or a bound (per benchmark or jointly, :mod:`densing.laws.inversion`) and fits the
-frontier line with bounds as bounds (a rule of :mod:`densing.trend.rules`). The percentile interval of A over the
-draws, mapped through ln 2 / A, is the doubling time's interval. Each source is also drawn alone (the others held at
-their point values); its **share** is its slope variance over the sum, so the output says which source dominates.
-
-Frontier rules: ``quantile`` (Powell's censored q-th regression quantile, q = 0.9), ``all`` (Tobit, the mean line),
-``envelope`` (the paper's record-setters, fitted by OLS, bounds entering at their bound value: its points are chosen
-on the response, and its interval is optimistic). Coverage of the planted slope (``studies/trend_full_coverage.py``,
-100 replicates, nominal 0.95): quantile 0.98, all (Tobit) 0.98, envelope 0.67.
+Coverage of the planted slope (``studies/trend_full_coverage.py``, 100 replicates, nominal 0.95): quantile 0.98, all
+(Tobit) 0.98, envelope 0.67 (its points are chosen on the response: its interval is optimistic).
 """
 from __future__ import annotations
 
@@ -84,8 +70,7 @@ def reasons_of(result) -> tuple:
 
 
 def _words():
-    """The presentation layer's words (:mod:`densing.present.words`): a result's convenience properties call it, as
-    a statsmodels result's ``summary()`` calls its ``iolib``; nothing here writes a word itself."""
+    """:mod:`densing.present.words`, which a result's words come from (as a statsmodels summary from its ``iolib``)."""
     from densing.present import words
 
     return words
@@ -93,13 +78,9 @@ def _words():
 
 @dataclass(frozen=True)
 class TrendUncertainty(Result):
-    """Point line (slope and intercept), the slope's full-uncertainty interval, and each source's share.
-
-    The line is ln ρ = A·t + B, t in days since ``epoch``: :meth:`predict` draws it and
-    :meth:`confidence_band` its slope's interval; ``frontier_models`` are the points it goes through
-    (the envelope's record-setters; every usable model for the other rules) under the lead reference,
-    ``r_squared`` the envelope's OLS R² through them (NaN for the censored rules).
-    """
+    """Point line ln ρ = A·t + B (t in days since ``epoch``), the slope's full-uncertainty interval, and each source's
+    share. ``frontier_models``: the points the line goes through under the lead reference (the envelope's
+    record-setters; every usable model for the other rules), ``r_squared`` the envelope's OLS R² through them."""
 
     rule: str
     inversion: str
@@ -147,12 +128,10 @@ class TrendUncertainty(Result):
     #: each reference's own doubling-time interval (months), in the order of ``reference_names``
     reference_months_low: tuple[float, ...] = field(repr=False, default=())
     reference_months_high: tuple[float, ...] = field(repr=False, default=())
-    #: whether this trend's state is judged (a row's line, a one-reference trend; not a sensitivity variant): its
-    #: words are :attr:`status`
+    #: whether this trend's state is judged (a row's line, a one-reference trend; not a sensitivity variant)
     judged: bool = False
-    #: the 95% Monte Carlo range of each end of the doubling time's interval (months; the spread reseeding the draws
-    #: gives it), whether the end is determined (the slope quantile behind it > 0 over its whole range) and whether it
-    #: is undecided (the range straddles 0 at the draws used, ``n_boot``: densing.trend.pooling, step 5)
+    #: each end of the doubling time's interval: its 95% Monte Carlo range (months), whether it is determined and
+    #: whether it is undecided at the draws used, ``n_boot`` (densing.trend.pooling, step 5)
     months_low_mc_low: float = math.nan
     months_low_mc_high: float = math.nan
     months_high_mc_low: float = math.nan
@@ -181,14 +160,12 @@ class TrendUncertainty(Result):
 
     @property
     def state(self) -> State | None:
-        """This trend's :class:`~densing.states.State` from its numbers (:func:`state_of`); None where
-        no state is judged."""
+        """This trend's :class:`~densing.states.State` (:func:`state_of`); None where no state is judged."""
         return state_of(self) if self.judged else None
 
     @property
     def reasons(self) -> tuple:
-        """Why this trend is bounded or not measured, as records (:func:`reasons_of`); () where it is
-        measured or not judged."""
+        """Why this trend is bounded or not measured (:func:`reasons_of`); () where it is measured or not judged."""
         return reasons_of(self) if self.judged and self.state is not State.MEASURED else ()
 
     @property
@@ -204,8 +181,7 @@ class TrendUncertainty(Result):
                                                          else math.inf))
 
     def largest_influence(self):
-        """The leave-one-family-out item whose removal moves the estimate most (the first row of
-        :meth:`influence_frame`), or None without one."""
+        """The first item of :meth:`influence_frame` (the largest move), or None without one."""
         return self._by_move()[0] if self.influence else None
 
     def influence_frame(self) -> pd.DataFrame:
@@ -233,11 +209,9 @@ class TrendUncertainty(Result):
 
     @validate_params({"paper_months": [Interval(Real, 0, None, closed="neither"), None]})
     def plot(self, *, paper_months: float | None = None, title: str | None = None):
-        """A plotly ``Figure`` of what this result holds (:func:`densing.present.figures.uncertainty_figure`): the
-        doubling time with its interval over every source, each candidate reference's own point estimate beside it and
-        the paper's 3.3 months (``paper_months`` another); beside them each source's share of the slope variance
-        (reference fit, score noise, sampling of models, choice of reference). The line itself over the models' points
-        is :meth:`densing.trend.measurement.TrendMeasurement.plot` (this result keeps no per-model densities)."""
+        """A plotly ``Figure`` (:func:`densing.present.figures.uncertainty_figure`) of the doubling time, its interval
+        and each source's share, beside each reference's own estimate and the paper's 3.3 months (``paper_months``
+        another). The line over the models' points is :meth:`densing.trend.measurement.TrendMeasurement.plot`."""
         from densing.present import figures
 
         return figures.uncertainty_figure(self, PAPER["doubling_time_months"] if paper_months is None else paper_months,
@@ -251,10 +225,7 @@ class TrendUncertainty(Result):
         return self.slope_per_day * self._days(dates) + self.intercept
 
     def confidence_band(self, dates) -> tuple[np.ndarray, np.ndarray]:
-        """Lines through the frontier points' centre with the slope at the ends of its interval (pointwise min, max).
-
-        It shows the slope's uncertainty (what the doubling time's interval says), not the intercept's.
-        """
+        """The band of the slope's interval around the line on ``dates`` (:func:`densing.trend.rules.slope_band`)."""
         centre = self.centre_days if math.isfinite(self.centre_days) else 0.0
         return slope_band(self._days(dates), centre, self.slope_per_day, self.intercept, self.slope_ci_low, self.slope_ci_high)
 
@@ -264,16 +235,12 @@ class TrendUncertainty(Result):
 def trend_uncertainty(models: pd.DataFrame, reference, *, d0: float | None = None, rule: str = "quantile",
                       quantile: float = 0.9, n_boot: int = 1000, n_boot_share: int = 300, level: float = 0.95,
                       seed: int = 0, epoch: str = DEFAULT_EPOCH) -> TrendUncertainty:
-    """The trend over given targets under one reference, every source of uncertainty carried (module docstring): the
-    one engine (:func:`densing.trend.pooling.pooled_trend`) on one reference's common targets
-    (:func:`densing.trend.pooling.reference_targets`).
-
-    ``models``: one row per target with ``model``, ``params``, ``t`` (days since ``epoch``), optionally ``family``, and
-    the scores of the inversion's benchmarks (``score:<b>``, ``stderr:<b>``; or ``score`` and ``stderr`` for one
-    benchmark). ``reference``: an inversion (:mod:`densing.laws.inversion`) or a :class:`ReferenceFit` (inverted per
-    benchmark at ``d0``). ``n_boot_share = 0`` skips the shares (NaN). The result's ``status`` says what the draws
-    determine (:func:`densing.verdict.status_words`); the targets' checks are the caller's.
-    """
+    """The trend over given targets under one reference, every source of uncertainty carried: the one engine on one
+    reference's common targets (:func:`densing.trend.pooling.reference_targets`). ``models``: one row per target with
+    ``model``, ``params``, ``t`` (days since ``epoch``), optionally ``family``, and the scores of the inversion's
+    benchmarks (``score:<b>``, ``stderr:<b>``; or ``score`` and ``stderr`` for one benchmark). ``reference``: an
+    inversion (:mod:`densing.laws.inversion`) or a :class:`ReferenceFit` (inverted per benchmark at ``d0``).
+    ``n_boot_share = 0`` skips the shares (NaN). The targets' checks are the caller's."""
     inversion = as_inversion(reference, d0)
     chosen = reference_targets(inversion, _with_score_columns(models, inversion.benchmarks))
     result = from_row_trend(pooled_trend(chosen, rule=rule, quantile=quantile, n_boot=n_boot, n_boot_share=n_boot_share,
@@ -282,10 +249,9 @@ def trend_uncertainty(models: pd.DataFrame, reference, *, d0: float | None = Non
 
 
 class Observed:
-    """Values already on the trend's scale — ln ρ with its kind (0 exact, +1 lower bound, −1 upper bound), or −ln price
-    — standing where an inversion stands among common targets: no law to invert, no fit draws, no score noise, so their
-    draws are only the set of targets (their families). Its two "benchmarks" are the columns ``score:y`` (the value)
-    and ``score:kind`` (the kind) of the targets' frame (:func:`observed_trend`)."""
+    """Values already on the trend's scale (ln ρ with its kind, or −ln price) standing where an inversion stands among
+    common targets: no law, no fit draws, no score noise, so their draws are only the families. Its two "benchmarks"
+    are the columns ``score:y`` (the value) and ``score:kind`` (the kind) of the targets' frame."""
 
     name = "observed values"
     benchmarks = ("y", "kind")
@@ -320,9 +286,9 @@ def from_row_trend(result: RowTrend, *, epoch: str = DEFAULT_EPOCH) -> TrendUnce
     """A :class:`TrendUncertainty` of a row's pooled trend over its common targets (:func:`densing.trend.pooling.pooled_trend`)."""
     common = result.common
     labels = common.frame["model"].astype(str).to_numpy()
-    kind = result.kind0[0]
-    lead = {"t": common.frame["t"].to_numpy(float), "y0": result.y0[0], "kind0": kind, "labels": labels}
-    usable, r_squared = _frontier_points(result.rule, lead, result.slope_per_day, result.intercept)
+    t, kind = common.frame["t"].to_numpy(float), result.kind0[0]
+    usable, r_squared = _frontier_points(result.rule, t, result.y0[0], kind, labels, result.slope_per_day,
+                                         result.intercept)
     dt_low, dt_high = months_interval(result.slope_ci_low, result.slope_ci_high)
     own = [months_interval(lo, hi) for lo, hi in result.reference_ci]
     ok = result.draws[np.isfinite(result.draws)]
@@ -334,13 +300,11 @@ def from_row_trend(result: RowTrend, *, epoch: str = DEFAULT_EPOCH) -> TrendUnce
         doubling_time_months_ci_high=dt_high, n_models=len(labels), n_exact=int((kind == EXACT).sum()),
         n_lower_bounds=int((kind == LOWER).sum()), n_upper_bounds=int((kind == UPPER).sum()),
         n_dropped=int((~np.isfinite(kind)).sum()), n_boot=result.n_boot, level=result.level,
-        share_fit=result.shares["fit"], share_score=result.shares["score"], share_models=result.shares["models"],
-        slope_sd_fit=result.sds["fit"], slope_sd_score=result.sds["score"], slope_sd_models=result.sds["models"],
+        **{f"share_{s}": v for s, v in result.shares.items()}, **{f"slope_sd_{s}": v for s, v in result.sds.items()},
         slope_sd_all=float(np.std(ok)), failed_draws=result.failed_draws, models=tuple(labels), draws=result.draws,
-        share_reference=result.shares["reference"], slope_sd_reference=result.sds["reference"],
         n_references=len(common.names), reference_names=common.names, reference_weights=result.weights,
         reference_slopes=result.reference_slopes, epoch=epoch, frontier_models=tuple(labels[usable]),
-        centre_days=float(np.mean(lead["t"][usable])) if usable.size else math.nan, r_squared=r_squared,
+        centre_days=float(np.mean(t[usable])) if usable.size else math.nan, r_squared=r_squared,
         heterogeneity_q=pooled.q, heterogeneity_df=pooled.df, heterogeneity_p=pooled.p_value,
         tau_squared=pooled.tau_squared, i_squared=pooled.i_squared,
         reference_months_low=tuple(lo for lo, _ in own), reference_months_high=tuple(hi for _, hi in own),
@@ -351,10 +315,9 @@ def from_row_trend(result: RowTrend, *, epoch: str = DEFAULT_EPOCH) -> TrendUnce
     )
 
 
-def _frontier_points(rule: str, lead: dict, slope: float, intercept: float) -> tuple[np.ndarray, float]:
+def _frontier_points(rule: str, t, y, kind, labels, slope: float, intercept: float) -> tuple[np.ndarray, float]:
     """The lead reference's points the line goes through (the envelope's record-setters, else every usable model)
     and, for the envelope, the OLS R² of the line through them."""
-    t, y, kind, labels = lead["t"], lead["y0"], lead["kind0"], lead["labels"]
     usable = np.flatnonzero(np.isfinite(y) & np.isfinite(kind))
     if rule != "envelope":
         return usable, math.nan
