@@ -31,7 +31,7 @@ import densing
 from densing.data.schema import table_argument
 from densing.laws import eligibility
 from densing.runtime import same_tables
-from densing.report.compute import DEFAULT_RESULTS
+from densing.paths import DEFAULT_DENSITY_TARGETS as DEFAULT_RESULTS
 from densing import registry
 from densing.trend.targets import SCORE_COLUMNS
 from densing.trend.targets import with_stderr

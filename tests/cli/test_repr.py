@@ -35,7 +35,7 @@ def test_trend_fit_repr():
 
 def test_trend_measurement_repr():
     from densing.data import read_results
-    from densing.report.compute import DEFAULT_RESULTS
+    from densing.paths import DEFAULT_DENSITY_TARGETS as DEFAULT_RESULTS
     from densing.trend.measure import measure_trend
 
     result = measure_trend(read_results(DEFAULT_RESULTS), n_boot=20, seed=0)

@@ -44,7 +44,7 @@ def test_a_table_writes_an_interval_bound_as_a_bound():
 @pytest.fixture(scope="module")
 def headline():
     from densing.data import read_results
-    from densing.report.compute import DEFAULT_RESULTS
+    from densing.paths import DEFAULT_DENSITY_TARGETS as DEFAULT_RESULTS
     from densing.trend.measure import headline_densities
 
     return headline_densities(read_results(DEFAULT_RESULTS))

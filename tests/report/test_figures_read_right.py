@@ -111,7 +111,7 @@ def test_the_olmes_rows_say_why_they_are_not_measured():
 @pytest.fixture(scope="module")
 def measured():
     from densing.data import read_results
-    from densing.report.compute import DEFAULT_RESULTS
+    from densing.paths import DEFAULT_DENSITY_TARGETS as DEFAULT_RESULTS
     from densing.trend.measure import measure_trend
 
     return measure_trend(read_results(DEFAULT_RESULTS), since="2023-02-24", epoch="2023-02-24", n_boot=60, seed=0)

@@ -106,7 +106,7 @@ def _paper_row(html: str, quantity: str) -> list[str]:
 @pytest.fixture(scope="module")
 def measured():
     from densing.data import read_results
-    from densing.report.compute import DEFAULT_RESULTS
+    from densing.paths import DEFAULT_DENSITY_TARGETS as DEFAULT_RESULTS
     from densing.trend.measure import measure_trend
 
     return measure_trend(read_results(DEFAULT_RESULTS), since="2023-02-24", epoch="2023-02-24", n_boot=60, seed=0)
