@@ -1,23 +1,19 @@
 """Where per-rank work runs: in this process, in local processes, or on a Dask cluster.
 
-Work is given as :class:`Job` trees: ``Job(fn, args)`` whose args may themselves be Jobs, whose
-results then take their place (a large file's parts, :mod:`densing.overlap.parts`, feed the job
-that combines them). Every engine answers ``run(jobs)`` with the top jobs' results, in order;
-an exception raised by a job is raised by ``run``.
+Work is given as :class:`Job` trees: ``Job(fn, args)`` whose args may be Jobs, whose results take their place (a
+large file's parts, :mod:`densing.overlap.parts`, feed the job that combines them). Every engine answers
+``run(jobs)`` with the top jobs' results, in order; an exception raised by a job is raised by ``run``.
 
 * :class:`SerialEngine` — everything in this process, one job after another;
-* :class:`ProcessEngine` — local processes (forked on Linux: no re-import); a combining job
-  runs in this process once its inputs are back. No more leaves than workers (a file's parts):
-  one process each but the last leaf, which runs here, forked directly with ``os.fork`` and a
-  pipe (a pool's start-up and ``multiprocessing``'s imports are a noticeable part of a file's time;
-  ``bench/overlap_scale.py`` measures them); more: a ``concurrent.futures``
-  process pool of ``workers`` processes that runs them all, so this process holds only results;
-* :class:`DaskEngine` — a ``dask.distributed`` client (a ``LocalCluster`` on this machine or a
-  running scheduler's address): the whole tree is submitted, dependencies stay on the workers
-  and only the top jobs' results come back. The workers must read the trace files at the same
-  paths (a shared file system).
+* :class:`ProcessEngine` — local processes; a combining job runs here once its inputs are back. No more leaves (a
+  file's parts) than workers: one ``os.fork`` child with a pipe each but the last leaf, which runs here (a pool's
+  start-up is a noticeable part of a file's time, ``bench/overlap_scale.py``); more: a ``concurrent.futures``
+  process pool of ``workers`` processes, so this process holds only results;
+* :class:`DaskEngine` — a ``dask.distributed`` client (a ``LocalCluster`` or a running scheduler's address): the
+  whole tree is submitted, dependencies stay on the workers and only the top jobs' results come back. The workers
+  must read the trace files at the same paths (a shared file system).
 
-:func:`make_engine` turns ``--scheduler`` into an engine; the default, ``auto``, chooses by the set's size
+:func:`make_engine` turns ``--scheduler`` into an engine; ``auto`` chooses by the set's size
 (:data:`PARALLEL_MIN_BYTES`, :data:`LOCAL_CLUSTER_MIN_BYTES`; docs/profiling.md says why).
 """
 from __future__ import annotations

@@ -1,17 +1,11 @@
 """Reading a set of PyTorch-profiler (Kineto) traces, one file per rank: ``read_traces(path)``.
 
-``read_traces`` takes a trace file (``.json`` / ``.json.gz``) or a directory of them and returns
-one :class:`~densing.overlap.model.RankTrace` per rank. Each file is decoded once
-(:mod:`densing.overlap.kineto`) into the columns its kind of set needs: a GPU job's kernels,
-launches and steps, read with HTA's selection rules (:mod:`densing.overlap.selection`), or a
-CPU-only (gloo) job's ops, read with the CPU-side definitions (:mod:`densing.overlap.cpu_trace`).
-The kind is sniffed once per set from the first file's ``distributedInfo.backend``; a set whose
-files say nothing (or the wrong thing) is read again as the other kind only when the first
-reading finds no GPU kernels but gloo collectives (or GPU kernels in a gloo set).
-
-Each file is one job of an engine (:mod:`densing.overlap.engine`: this process, local processes
-or a Dask cluster); large files are streamed in batches, and with fewer files than workers a
-large file is cut at event boundaries into jobs of its own (:mod:`densing.overlap.parts`).
+``read_traces`` takes a trace file (``.json`` / ``.json.gz``) or a directory of them and returns one
+:class:`~densing.overlap.model.RankTrace` per rank. Each file is decoded once (:mod:`densing.overlap.kineto`) into
+the columns its kind of set needs: a GPU job's kernels, launches and steps, read with HTA's selection rules
+(:mod:`densing.overlap.selection`), or a CPU-only (gloo) job's ops (:mod:`densing.overlap.cpu_trace`); the kind is
+chosen by :func:`read_set`. Each file is one job of an engine (:mod:`densing.overlap.engine`); with fewer files than
+workers a large file is cut at event boundaries into jobs of its own (:mod:`densing.overlap.parts`).
 """
 from __future__ import annotations
 
@@ -52,16 +46,16 @@ def trace_files(path: str | Path) -> list[Path]:
 
 
 def sniff_kind(files: list[Path]) -> str:
-    """:data:`~densing.overlap.kineto.CPU` when the first file's ``distributedInfo.backend`` (in
-    its first 64 KiB, where Kineto writes it) is ``gloo``, else :data:`~densing.overlap.kineto.GPU`."""
+    """CPU when the first file's ``distributedInfo.backend`` (in its first 64 KiB, where Kineto writes it) is
+    ``gloo``, else GPU."""
     m = _BACKEND_RE.search(read_head(files[0]))
     return CPU if m and m.group(1) == b"gloo" else GPU
 
 
 def run_ranks(files: list[Path], kind: str, engine, job=decode_rank, split_min_bytes: int = SPLIT_MIN_BYTES) -> list:
-    """One job per file, ``job(path, default_rank, kind, *parts)``, run on ``engine``; their results in
-    file order. With fewer files than the engine's workers, a file of at least ``split_min_bytes`` (decompressed) is
-    cut into that many part jobs (:func:`densing.overlap.ranks.part_columns`) that feed its job."""
+    """One job per file, ``job(path, default_rank, kind, *parts)``, run on ``engine``; their results in file order.
+    With fewer files than workers, a file of at least ``split_min_bytes`` (decompressed) is cut into that many part
+    jobs (:func:`densing.overlap.ranks.part_columns`) that feed its job."""
     split = engine.workers if len(files) < engine.workers else 1
     jobs = []
     for i, f in enumerate(files):
@@ -80,9 +74,8 @@ def decode_ranks(files: list[Path], kind: str, engine) -> list:
 
 
 def check_ranks(path, ranks: list) -> None:
-    """The ranks (each with ``rank``, ``path`` and the checked ``info``) are one job's: each rank number once, every
-    file that states a world size states the same one, and every file that states a backend the same backend; a
-    TraceError naming two files that differ."""
+    """A TraceError unless the ranks (each with ``rank``, ``path`` and the checked ``info``) are one job's: each rank
+    number once, one world size and one backend among the files that state one (naming two files that differ)."""
     numbers = [r.rank for r in ranks]
     if len(set(numbers)) != len(numbers):
         raise TraceError(f"{path}: two trace files claim the same distributedInfo.rank")
@@ -97,9 +90,8 @@ def check_ranks(path, ranks: list) -> None:
 
 def set_traces(path, ranks: list[DecodedRank] | list[CpuRank], kind: str,
                rules: str = DEFAULT_KERNEL_RULES) -> list[RankTrace]:
-    """The set's RankTraces, by rank, times from the set's earliest event: a GPU set's under HTA's rules (the last step
-    filtered when the set has two or more step names), a CPU set's under the CPU-side definitions
-    (:mod:`densing.overlap.cpu_trace`)."""
+    """The set's RankTraces, by rank, times from the set's earliest event, under HTA's rules (GPU) or the CPU-side
+    definitions (:mod:`densing.overlap.cpu_trace`)."""
     check_ranks(path, ranks)
     if kind == CPU:
         origin = set_origin(ranks)
@@ -115,11 +107,10 @@ def read_traces(path: str | Path, scheduler: str = "auto", workers: int | None =
                 rules: str = DEFAULT_KERNEL_RULES) -> list[RankTrace]:
     """Read one trace file or a directory of per-rank files; one :class:`RankTrace` per rank.
 
-    Ranks come from ``distributedInfo.rank`` (else the file's position); times are µs relative
-    to the earliest kept event of the whole set (HTA ``_align_all_ranks``). A set without GPU
-    kernels whose ranks ran gloo collectives is read with the CPU-side definitions. ``scheduler``
-    says where the files are decoded (:func:`densing.overlap.engine.make_engine`); ``rules`` whose kernel
-    categories (:data:`~densing.overlap.model.KERNEL_RULES`).
+    Ranks come from ``distributedInfo.rank`` (else the file's position); times are µs relative to the earliest kept
+    event of the whole set (HTA ``_align_all_ranks``). ``scheduler`` says where the files are decoded
+    (:func:`densing.overlap.engine.make_engine`); ``rules`` whose kernel categories
+    (:data:`~densing.overlap.model.KERNEL_RULES`).
     """
     check_rules(rules)
     files = trace_files(path)
@@ -150,10 +141,9 @@ def read_set(files: list[Path], run, facts, finish):
 
 
 def annotation_frame(path: str | Path, names: tuple[str, ...]):
-    """The ``user_annotation`` events named in ``names`` (``record_function`` labels such as
-    ``forward``) and the ``gloo:*`` collectives of a CPU set, one row each: rank, step (the
-    ProfilerStep they start in, −1 outside), name, start_us and duration_us (µs from the set's
-    first event)."""
+    """The ``user_annotation`` events named in ``names`` (``record_function`` labels such as ``forward``) and the
+    ``gloo:*`` collectives of a CPU set, one row each: rank, step (the ProfilerStep they start in, −1 outside), name,
+    start_us and duration_us (µs from the set's first event)."""
     import pandas as pd
 
     ranks = decode_ranks(trace_files(path), CPU, SerialEngine())  # a CPU-only (gloo) job's ops, in this process

@@ -1,35 +1,25 @@
 """What-if predictions checked against measured runs (``densing overlap validate``).
 
-The model is calibrated on a ``sync`` run (no overlap: every phase is measured alone) and predicts
-the step time of ``ddp`` and ``co2`` runs at the same worker count and machine, which are then
-compared with their measured step times. All times are medians over the profiled steps
-(``ProfilerStep#N`` in the traces; the ``record_function`` phases the trainer annotates).
+The model is calibrated on a ``sync`` run (no overlap: every phase is measured alone) and predicts the step time of
+``ddp`` and ``co2`` runs at the same worker count and machine, compared with their measured step times. Calibrated
+from the sync run's profiled steps (``ProfilerStep#N``; the trainer's ``record_function`` phases), one rank's view:
 
-Calibrated from the sync run (per step, medians over steps; one rank's view unless stated):
+* forward F, backward B, optimizer O: mean durations of their annotations; loop overhead o = step − (F + B + A + O)
+  with A the ``allreduce`` annotation (means, which add up: F + B + A + O + o is the sync step exactly, the table's
+  first row);
+* all-reduce time T_ar(S) = mean over steps of the *fastest* rank's ``gloo:all_reduce``; S = 4·n_params bytes;
+  effective bandwidth S/T_ar;
+* skew Σ = mean of (own − fastest) ``gloo:all_reduce``: the time a rank waits for a slower peer;
+* gradient copy cost P = A − the rank's own ``gloo:all_reduce``: flatten, average and unflatten, three passes over S
+  bytes, so one pass costs P/3;
+* all-reduce CPU share u = CPU seconds the process spends during the blocking all-reduce (the collective's threads:
+  the training thread is blocked) / T_ar (``metrics.csv``).
 
-* forward F, backward B, optimizer O: mean durations of the ``forward``/``backward``/``optimizer``
-  annotations; loop overhead o = step − (F + B + A + O) with A the ``allreduce`` annotation
-  (means, because a step is the sum of its phases and means add up: F + B + A + O + o is the sync
-  step exactly, the table's first row);
-* all-reduce time T_ar(S) = mean over steps of the *fastest* rank's ``gloo:all_reduce``;
-  S = 4·n_params bytes; effective bandwidth S/T_ar;
-* skew Σ = mean of (own − fastest) ``gloo:all_reduce``: the time a rank waits for a slower peer
-  at a per-step all-reduce (the ranks' compute times vary from step to step);
-* gradient copy cost P = A − the rank's own ``gloo:all_reduce``: flatten, average and unflatten,
-  three passes over S bytes, so one pass costs P/3;
-* all-reduce CPU share u = CPU seconds the process spends during the blocking all-reduce (the
-  training thread is blocked, so this is the collective's threads) / T_ar (``metrics.csv``).
-
-Repeats (:func:`validate_repeats`, ``densing overlap validate OUT``): each repeat of a ``run
---repeats N`` output (``OUT/r<i>``) is validated on its own sync run (and T3 on its own tp-none
-run, :mod:`densing.overlap.sublayers`); :func:`error_summary` gives the error's median, min and
-max across repeats. Every comparison is of *profiled* steps (ProfilerStep means: the phases are
-only measured there); :func:`profiler_overhead` puts the unprofiled step time beside it, from
-``metrics.csv`` (profiled vs unprofiled wall-clock steps of the same run).
-
-Models: each strategy's validation model (``predict_run_s``, one module per strategy in
-:mod:`densing.overlap.strategies`) on the fluid model of :mod:`densing.overlap.strategies.base`; the run's
-strategy is read from its ``run.yaml``.
+Repeats (:func:`validate_repeats`): each repeat ``OUT/r<i>`` of ``run --repeats N`` is validated on its own sync run
+(and T3 on its own tp-none run, :mod:`densing.overlap.sublayers`); :func:`error_summary` gives the error's median,
+min and max across repeats. Every comparison is of *profiled* steps; :func:`profiler_overhead` puts the unprofiled
+step time beside it. Each strategy's validation model is its ``predict_run_s`` (:mod:`densing.overlap.strategies`)
+on the fluid model of :mod:`densing.overlap.strategies.base`; a run's strategy is read from its ``run.yaml``.
 """
 from __future__ import annotations
 

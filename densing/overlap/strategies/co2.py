@@ -1,7 +1,7 @@
-"""``co2``: CO2 local updating (Sun et al., ICLR 2024, arXiv 2401.16265, Alg. 1; the outer update below): τ local
-steps of the inner optimizer, then an asynchronous all-reduce of the model change that runs under the next τ local
-steps, with the staleness gap penalty and outer momentum clipping in the authors' form by default (constant penalty,
-no clipping) or densing's (adaptive per-tensor penalty, global ℓ2 clip): ``staleness_penalty``/``outer_clip_mode``.
+"""``co2``: CO2 local updating (Sun et al., ICLR 2024, arXiv 2401.16265, Alg. 1): τ local steps of the inner
+optimizer, then an asynchronous all-reduce of the model change that runs under the next τ local steps, with the
+staleness gap penalty and outer momentum clipping in the authors' form by default (constant penalty, no clipping) or
+densing's (adaptive per-tensor penalty, global ℓ2 clip): ``staleness_penalty``/``outer_clip_mode``.
 
 * what-if (steady state, per local step):  T = max(C, T_ar(p, S)/τ);
 * validation (the fluid model, :mod:`densing.overlap.strategies.base`): one round is τ local steps τ·(F + B + O + o)
@@ -9,46 +9,32 @@ no clipping) or densing's (adaptive per-tensor penalty, global ℓ2 clip): ``sta
   (T_ar) runs; the outer step waits for it. T = round / τ. The ranks meet once per round, with a round of computation
   as slack, so Σ is not added.
 
-**The outer update**, on torch tensors. CO2 runs τ local steps of an inner optimizer on every worker, then
-all-reduces the change of the model *asynchronously*: the all-reduce of round t runs while the τ local steps of round
-t + 1 compute, and its result is applied one round late (one-step asynchrony). Notation: W workers,
-x_{t,0} the (identical) model every worker starts round t from, x^{(i)}_{t,τ} worker i's model
-after its τ local steps, α the outer learning rate, β the outer momentum, c the clipping
-threshold.
+**The outer update**, on torch tensors: the all-reduce of round t runs while the τ local steps of round t + 1
+compute, and its result is applied one round late. Notation: W workers, x_{t,0} the model every worker starts round t
+from, x^{(i)}_{t,τ} worker i's model after its τ local steps, α the outer learning rate, β the outer momentum, c the
+clipping threshold.
 
-Source. The paper's Algorithm 1 and its equations for the staleness gap penalty and the clipping
-could not be read here (only the abstract and third-party summaries were reachable),
-so the default follows the authors' code, ``weigao266/fairscale-CO2`` (linked from
-OpenNLPLab/CO2), ``fairscale/experimental/nn/data_parallel/gossip/co2.py``,
-``_perform_local_optimization``:  ``m.mul_(β).sub_(x, alpha=1/λ).add_(x_old, alpha=1/λ)``, then
-``if co2_clip: clamp(m, −c, c)``, then ``x_old −= α·m; x ← x_old``, with the constructor's
-defaults ``co2_gap_penalty = 1.0``, ``co2_clip = False``, ``co2_clip_threshold = 1.0``,
-``outer_lr = 1.0`` (and ``outer_momentum = 0.5`` there; the paper's recipes use β = 0 at ≤ 16
-GPUs, τ 20–48, which is densing's default β here: 2 workers). Note: the authors' ``_co2_clip``
-calls ``torch.clamp`` without using its result, so in their code the clamp has no effect even when
-switched on; densing implements the clamp it names.
+Source: the default follows the authors' code, ``weigao266/fairscale-CO2`` (linked from OpenNLPLab/CO2),
+``fairscale/experimental/nn/data_parallel/gossip/co2.py``, ``_perform_local_optimization``:
+``m.mul_(β).sub_(x, alpha=1/λ).add_(x_old, alpha=1/λ)``, then ``if co2_clip: clamp(m, −c, c)``, then
+``x_old −= α·m; x ← x_old``, with the constructor's defaults ``co2_gap_penalty = 1.0``, ``co2_clip = False``,
+``co2_clip_threshold = 1.0``, ``outer_lr = 1.0`` (``outer_momentum = 0.5`` there; the paper's recipes use β = 0 at
+≤ 16 GPUs, τ 20–48, densing's default β). The authors' ``_co2_clip`` discards ``torch.clamp``'s result, so their
+clamp has no effect; densing implements the clamp it names.
 
-* local change      Δ^{(i)}_t = x_{t,0} − x^{(i)}_{t,τ};  its mean Δ̄_t = (1/W) Σ_i Δ^{(i)}_t is
-                    all-reduced asynchronously (started at the end of round t, waited for at the
-                    end of round t + 1);
-* staleness gap penalty, ``staleness_penalty``:
-  - ``constant`` (default, the authors' code): Λ_t = 1/λ for every entry, λ = ``gap_penalty``
-    (1: no penalty);
-  - ``adaptive`` (densing's own option): layer by layer (l)
-    λ_l = ‖Δ̄^l_{t−1}‖ / (‖Δ̄^l_{t−1}‖ + ‖x^l_{t,0} − x^l_{t−1,0}‖) ∈ (0, 1], 1 when the model
-    has not moved since and → 0 as the gap dominates the update;
+* local change      Δ^{(i)}_t = x_{t,0} − x^{(i)}_{t,τ};  its mean Δ̄_t = (1/W) Σ_i Δ^{(i)}_t is all-reduced
+                    asynchronously (started at the end of round t, waited for at the end of round t + 1);
+* staleness gap penalty, ``staleness_penalty``: ``constant`` (default, the authors' code): Λ_t = 1/λ for every
+  entry, λ = ``gap_penalty`` (1: no penalty); ``adaptive`` (densing's): layer by layer (l)
+  λ_l = ‖Δ̄^l_{t−1}‖ / (‖Δ̄^l_{t−1}‖ + ‖x^l_{t,0} − x^l_{t−1,0}‖) ∈ (0, 1];
 * outer momentum    m_t = β·m_{t−1} + Λ_t ⊙ Δ̄_{t−1};
-* outer momentum clipping, ``clip_mode``:
-  - ``none`` (default, the authors' ``co2_clip = False``);
-  - ``elementwise`` (the authors' clamp): m_t ← clamp(m_t, −c, c);
-  - ``l2`` (densing's own option): m_t ← m_t · min(1, c / ‖m_t‖₂) (global ℓ2 norm);
+* outer momentum clipping, ``clip_mode``: ``none`` (default); ``elementwise`` (the authors' clamp):
+  m_t ← clamp(m_t, −c, c); ``l2`` (densing's): m_t ← m_t · min(1, c / ‖m_t‖₂);
 * outer update      x_{t+1,0} = x_{t,0} − α·m_t, and every worker restarts from x_{t+1,0}.
 
-In round 0 nothing has arrived yet: x_{1,0} = x_{0,0}. With W = 1, β = 0, α = 1 and no penalty,
-CO2 is local SGD with a one-round delay: x_{t+1,0} = x_{t,0} − Δ_{t−1}.
-
-:func:`outer_update` is the pure rule (tested on planted cases); :class:`CO2` holds the state and
-the asynchronous all-reduce of a training run (``torch.distributed``).
+In round 0 nothing has arrived yet: x_{1,0} = x_{0,0}. With W = 1, β = 0, α = 1 and no penalty, CO2 is local SGD
+with a one-round delay: x_{t+1,0} = x_{t,0} − Δ_{t−1}. :func:`outer_update` is the pure rule; :class:`CO2` holds the
+state and the asynchronous all-reduce of a training run.
 """
 from __future__ import annotations
 
