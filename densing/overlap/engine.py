@@ -126,11 +126,9 @@ class ProcessEngine:
 
 
 def _fork(job: Job) -> tuple[int, int]:
-    """Start ``job`` in a forked child (a plain ``os.fork``: ``multiprocessing`` and its imports cost a small set's
-    start-up more than the fork). ``SIGINT`` and ``SIGTERM`` are held while forking, as
-    :func:`densing.runtime.fork_context` holds them, and the child starts with them held until
-    :func:`densing.runtime.worker_setup` has made it die with this process. Returns (pid, read end of the pipe
-    that brings the child's pickled ``(ok, value)``)."""
+    """Start ``job`` in a child of a plain ``os.fork``, ``SIGINT`` and ``SIGTERM`` held while forking and in the child
+    until :func:`densing.runtime.worker_setup` (as :func:`densing.runtime.fork_context` does). Returns (pid, read end
+    of the pipe that brings the child's pickled ``(ok, value)``)."""
     import signal
 
     held = {signal.SIGINT, signal.SIGTERM}
@@ -151,8 +149,7 @@ def _fork(job: Job) -> tuple[int, int]:
 
 
 def _child(job: Job, receive: int, send: int, parent: int) -> None:
-    """The forked child: ``job``'s result or exception, pickled into ``send``; it leaves with ``os._exit`` (no exit
-    handlers, no flushing of the parent's buffers)."""
+    """The forked child: ``job``'s result or exception, pickled into ``send``; it leaves with ``os._exit``."""
     code = 1
     try:
         import pickle
@@ -173,8 +170,8 @@ def _child(job: Job, receive: int, send: int, parent: int) -> None:
 
 
 def _receive(receive: int):
-    """A forked child's result read from its pipe (to the end), or a :class:`_Raised` of its exception; a child that
-    died before it wrote (out of memory, killed) is a :class:`~densing.errors.WorkerError`."""
+    """A forked child's result read from its pipe, or a :class:`_Raised` of its exception (a WorkerError when it died
+    before it wrote)."""
     import pickle
 
     with os.fdopen(receive, "rb", closefd=False) as f:
@@ -187,7 +184,7 @@ def _receive(receive: int):
 
 
 def _end_child(pid: int) -> None:
-    """Reap forked child ``pid``: at once when it has exited, else ``SIGTERM``, then ``SIGKILL`` after
+    """Reap forked child ``pid``: at once when it has exited, else after ``SIGTERM``, then ``SIGKILL`` after
     :data:`densing.runtime.GRACE_S`."""
     import signal
     import time
@@ -226,9 +223,8 @@ class DaskEngine:
         self.workers = max(1, len(client.scheduler_info().get("workers", {})))
 
     def run(self, jobs: list[Job]) -> list:
-        """Jobs with inputs are submitted as a graph; the others in chunks of several jobs, run
-        one after another by one task (a task costs the scheduler milliseconds; a small rank's
-        job is tens of them), about :data:`TASKS_PER_WORKER` chunks per worker."""
+        """Jobs with inputs are submitted as a graph; the others in chunks run by one task each (a task costs the
+        scheduler milliseconds), about :data:`TASKS_PER_WORKER` chunks per worker."""
         submitted: dict = {}
 
         def submit(job: Job):
@@ -283,14 +279,14 @@ def local_cluster(workers: int | None = None) -> DaskEngine:
 
 
 def borrowed(scheduler, files: list[Path], workers: int | None = None):
-    """``with borrowed(scheduler, files, workers) as engine``: the engine :func:`make_engine`
-    makes for a name (closed at the end), or an engine given as such (left open: its owner's)."""
+    """``with borrowed(scheduler, files, workers) as engine``: :func:`make_engine`'s engine for a name (closed at the
+    end), or an engine given as such (left open)."""
     return closing(make_engine(scheduler, files, workers)) if isinstance(scheduler, str) else nullcontext(scheduler)
 
 
 def make_engine(scheduler: str, files: list[Path], workers: int | None = None):
-    """The engine for ``--scheduler``: ``auto`` (see the module docstring), ``serial``,
-    ``processes`` (local processes), ``local`` (a local Dask cluster) or a scheduler ADDRESS."""
+    """The engine for ``--scheduler``: ``auto`` (module docstring), ``serial``, ``processes`` (local processes),
+    ``local`` (a local Dask cluster) or a scheduler ADDRESS."""
     if scheduler == "serial":
         return SerialEngine()
     if scheduler == "processes":

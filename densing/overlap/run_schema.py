@@ -1,15 +1,10 @@
 """The schema of a run folder (one run of ``densing overlap run``): ``run.yaml`` and ``metrics.csv``, checked on read.
 
-``run.yaml`` holds the run's status, its configuration (what the run trains and profiles: :class:`TrainConfig`) and
-the machine it ran on; :data:`RUN_DOMAIN` declares each top-level field, :data:`TRAIN_CONSTRAINTS` each ``config``
-field (with the strategy a name of the training registry, ``d_model`` a multiple of ``n_head`` and the profiler's
-schedule inside ``steps``).
-``metrics.csv`` holds one row per (rank, step); :data:`METRICS_DOMAIN` declares each column.
-
-A run writes ``status: running`` before torchrun starts and ``status: complete`` only once every rank's metrics are
-merged; an error or a signal on the way leaves ``failed`` or ``interrupted`` (a ``kill -9``, ``running``). A folder
-whose status is not ``complete`` is refused as an incomplete run by everything that reads it. A value outside its
-domain is one :class:`~densing.errors.InputError` naming the file, the field (and the row), the value and the domain.
+``run.yaml`` holds the run's status, its configuration (:class:`TrainConfig`, each field's domain in
+:data:`TRAIN_CONSTRAINTS`) and the machine it ran on (:data:`RUN_DOMAIN`); ``metrics.csv`` one row per (rank, step)
+(:data:`METRICS_DOMAIN`). A folder whose status is not ``complete`` (:data:`STATUSES`) is refused as an incomplete run
+by everything that reads it. A value outside its domain is one :class:`~densing.errors.InputError` naming the file,
+the field (and the row), the value and the domain.
 """
 from __future__ import annotations
 
@@ -177,11 +172,8 @@ class TrainConfig:
         unknown = sorted(set(data) - set(names))
         if unknown:
             raise InputError(f"{where}: config: unknown field {unknown[0]!r}")
-        data = dict(data)
-        for name in ("steps", "local_steps", "tp_chunks", "batch_size", "seq_len"):
-            value = data.get(name)
-            if isinstance(value, float) and value.is_integer():
-                data[name] = int(value)
+        whole = ("steps", "local_steps", "tp_chunks", "batch_size", "seq_len")  # 200.0 is read as 200
+        data = {k: int(v) if k in whole and isinstance(v, float) and v.is_integer() else v for k, v in data.items()}
         try:
             return cls(**data).check()
         except InputError as exc:

@@ -1,26 +1,25 @@
 """One large GPU trace file analysed in bounded memory: its per-rank row without holding its kernels.
 
-The whole-file path (:mod:`densing.overlap.ranks`) keeps every usable row of a file as numpy columns (about 44
-bytes per event), so its memory grows with the trace. Here the file is decoded batch by batch
-(:func:`densing.overlap.kineto.event_batches`, gzip inflated piece by piece) and each batch's rows leave memory at
-once, written to a scratch folder:
+The whole-file path (:mod:`densing.overlap.ranks`) keeps every usable row as numpy columns (about 44 bytes per
+event). Here the file is decoded batch by batch (:func:`densing.overlap.kineto.event_batches`) and each batch's rows
+leave memory at once, written to a scratch folder:
 
 * every row on a stream (``args.stream != -1``: a possible kernel) to the file of its time window
   ``k = ⌊start / W⌋`` (W = ``window_us``, 1 s of trace time by default), with its category
   (:func:`~densing.overlap.model.kernel_category`), correlation id, whether it is GPU-side and its collective bytes;
-* every CPU-side row's ``(correlation, ts)`` to one file (HTA's last-step filter needs them, see below);
+* every CPU-side row's ``(correlation, ts)`` to one file (for HTA's last-step filter);
 * the ``ProfilerStep`` annotations stay in memory (a few per step).
 
-After the pass, HTA's last-step rule (:mod:`densing.overlap.selection`) is settled exactly as for the whole file:
-the CPU rows that start before the last ``ProfilerStep`` give the kept correlation ids (one bit per id of their
-range). The windows are then read one at a time, in time order. Union and intersection lengths are additive over a
+After the pass, HTA's last-step rule (:mod:`densing.overlap.selection`) is settled exactly as for the whole file: the
+CPU rows that start before the last ``ProfilerStep`` give the kept correlation ids (one bit per id of their range).
+The windows are then read one at a time, in time order. Union and intersection lengths are additive over a
 partition of time, so with Wₖ = [hi_{k−1}, hi_k) and the carry Cₖ = [hi_{k−1}, max end of the earlier kernels)
 
     |∪ kernels| = Σₖ |(∪ kernels starting in Wₖ ∪ Cₖ) ∩ Wₖ|      (and alike for ∪ comp, ∪ comm, ∪ comm ∩ ∪ comp)
 
-and the span is max end − min start: the breakdown of :func:`densing.overlap.metrics.breakdown` (HTA 0.5.0's
-definitions), the same numbers as the whole file's (exact on the µs grid of Kineto's times, to rounding otherwise).
-Memory is one decoded batch, one window's rows and the id table; time is one decode plus one read of the scratch.
+and the span is max end − min start: the breakdown of :func:`densing.overlap.metrics.breakdown`, the same numbers as
+the whole file's (exact on the µs grid of Kineto's times, to rounding otherwise). Memory is one decoded batch, one
+window's rows and the id table; time is one decode plus one read of the scratch.
 """
 from __future__ import annotations
 

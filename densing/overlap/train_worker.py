@@ -16,9 +16,6 @@ from densing.io import atomic_write_bytes, atomic_write_text
 from densing.overlap.run_schema import METRICS_COLUMNS, RUN_FILE, TrainConfig, _load_yaml
 
 
-# --------------------------------------------------------------------------- corpus
-
-
 def load_corpus(name: str, max_bytes: int) -> bytes:
     """The training text as bytes (byte-level tokens, vocabulary 256).
 
@@ -61,9 +58,6 @@ def load_corpus(name: str, max_bytes: int) -> bytes:
     if len(text) < 1024:
         raise InputError(f"corpus: {name}: fewer than 1024 bytes of text")
     return text
-
-
-# --------------------------------------------------------------------------- model
 
 
 def build_model(config: TrainConfig):
@@ -115,9 +109,6 @@ def param_numel(config: TrainConfig) -> list[int]:
     d = config.d_model
     block = [d, d, d, d, 3 * d * d, 3 * d, d * d, d, 4 * d * d, 4 * d, 4 * d * d, d]  # ln1, ln2, qkv, proj, mlp
     return [256 * d, config.seq_len * d, *block * config.n_layer, d, d, 256 * d]
-
-
-# --------------------------------------------------------------------------- worker
 
 
 def _batches(text: bytes, config: TrainConfig, rank: int):
