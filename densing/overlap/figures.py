@@ -1,8 +1,6 @@
-"""Plotly figures for the overlap section of the HTML report.
-
-Each function takes the plain data of :mod:`densing.overlap` (DataFrames, RankTrace lists) and
-returns a ``plotly.graph_objects.Figure``; nothing here reads files except
-:func:`report_section`, the one entry point the report calls.
+"""Plotly figures for the overlap section of the HTML report: each function takes the plain data of
+:mod:`densing.overlap` (DataFrames, RankTrace lists) and returns a ``plotly.graph_objects.Figure``; only
+:func:`report_section` and :func:`overlap_table`, which the report calls, read files.
 """
 from __future__ import annotations
 
@@ -56,8 +54,7 @@ def _stacked(x, frames: list[pd.DataFrame], head: str = "") -> go.Figure:
 
 @validate_params({"df": [BREAKDOWN]})
 def breakdown_figure(df: pd.DataFrame) -> go.Figure:
-    """Stacked bars per rank: idle / compute / non-compute % of the GPU kernel span, with the
-    comm-comp overlap % and exposed communication in the hover."""
+    """Stacked bars per rank: idle / compute / non-compute % of the GPU kernel span (hover: :func:`_stacked`)."""
     fig = _stacked(df["rank"].astype(str), [df], head="rank %{x}<br>")
     fig.update_layout(barmode="stack", title="Temporal breakdown of the GPU kernel span per rank",
                       xaxis_title="rank", yaxis_title="% of kernel span", yaxis_range=[0, 100])
@@ -67,10 +64,8 @@ def breakdown_figure(df: pd.DataFrame) -> go.Figure:
 @validate_params({"traces": [RankTraces()]})
 def timeline_figure(traces: Sequence[RankTrace], step: int | None = None, max_kernels: int = 20000,
                     label: str | None = None) -> go.Figure:
-    """One step's GPU kernels per rank and stream, coloured by category (computation,
-    communication, memory, other). ``step`` defaults to the first step all ranks share
-    (the whole trace when there are no ProfilerStep annotations). At most ``max_kernels``
-    longest kernels per rank are drawn."""
+    """One step's GPU kernels per rank and stream, coloured by category; ``step`` defaults to the first step all ranks
+    share (the whole trace when there is none). At most the ``max_kernels`` longest kernels per rank are drawn."""
     if step is None:
         common = set.intersection(*(set(int(s) for s in np.unique(t.kernel_step) if s >= 0) for t in traces))
         step = min(common) if common else None
@@ -119,8 +114,8 @@ def whatif_figure(df: pd.DataFrame) -> go.Figure:
 
 @validate_params({"frames": [Runs()]})
 def runs_figure(frames: dict[str, pd.DataFrame]) -> go.Figure:
-    """Several runs side by side (e.g. sync, ddp, co2): per run and rank, stacked compute /
-    non-compute / idle %, with the comm-comp overlap % and exposed communication in the hover."""
+    """Several runs side by side (e.g. sync, ddp, co2): per run and rank, stacked compute / non-compute / idle %
+    (hover: :func:`_stacked`)."""
     x = [[name for name, df in frames.items() for _ in range(len(df))],
          [f"rank {r}" for df in frames.values() for r in df["rank"]]]
     fig = _stacked(x, list(frames.values()))
@@ -143,8 +138,8 @@ OVERLAP_TABLE_COLUMNS = {"comm_comp_overlap_pct": "overlap %", "exposed_comm_us"
 
 
 def overlap_table(trace_dir: str | Path) -> pd.DataFrame:
-    """One row per run (strategy) and rank: overlap %, exposed and total communication, computation,
-    idle share — the numbers behind the report's overlap figures (``analyze`` of each run)."""
+    """One row per run (strategy) and rank: the numbers behind the report's overlap figures
+    (:data:`OVERLAP_TABLE_COLUMNS` of ``analyze``)."""
     runs = _run_folders(Path(trace_dir))
     sets = {d.name: read_traces(d) for d in runs} if runs else {Path(trace_dir).name: read_traces(trace_dir)}
     frames = []
@@ -159,11 +154,9 @@ def overlap_table(trace_dir: str | Path) -> pd.DataFrame:
 
 
 def report_section(trace_dir: str | Path, model_params: float | None = None) -> list[tuple[str, go.Figure]]:
-    """The report's overlap figures for a trace folder: breakdown bars, one step's timeline and,
-    when the trace (or ``model_params``) gives the communication volume, what-if curves.
-
-    A folder of run folders (``densing overlap run OUT``: OUT/sync, OUT/ddp, OUT/co2) gives the
-    runs side by side, then each run's timeline."""
+    """The report's overlap figures for a trace folder: breakdown bars, one step's timeline and, when the trace (or
+    ``model_params``) gives the communication volume, what-if curves; for a folder of run folders (``densing overlap
+    run OUT``) the runs side by side, then each run's timeline."""
     from densing.errors import InputError
     from densing.overlap.whatif import calibrate, predict
 

@@ -180,6 +180,7 @@ def _doc_type(event_type: type) -> type:
 
 
 # per kind, the decode modes tried in order: (event type, tolerant, float timestamps); the last one is tolerant
+INT_TS, FLOAT_TS, TOLERANT = 0, 1, 2  # a GPU set's modes
 _MODES = {
     GPU: [(_IntTsEvent, False, False), (_FloatTsEvent, False, True), (_GpuEvent, True, True)],
     CPU: [(_CpuEvent, False, True), (_Event, True, True)],

@@ -1,20 +1,19 @@
 """HTA 0.5.0's selection rules: which decoded GPU-trace rows are analysed, and when.
 
-To give HTA 0.5.0's numbers, the reader reproduces its event selection
-(``hta/common/trace_parser.py`` and ``hta/common/trace.py``):
+To give HTA 0.5.0's numbers, the reader reproduces its event selection (``hta/common/trace_parser.py`` and
+``hta/common/trace.py``):
 
 * events without ``dur`` or ``cat`` and the ``cat == "Trace"`` event are dropped
   (:class:`densing.overlap.columns.KernelColumns`);
-* if any timestamp in the file is fractional (ns-resolution traces, PyTorch ≥ 2.3) times are
-  rounded inwards: ``ts ← ceil(ts)``, ``end ← floor(ts + dur)`` (HTA ``round_down_time_stamps``,
-  see pytorch/pytorch#122425); integer traces keep ``end = ts + dur``;
+* if any timestamp in the file is fractional (ns-resolution traces, PyTorch ≥ 2.3) times are rounded inwards:
+  ``ts ← ceil(ts)``, ``end ← floor(ts + dur)`` (HTA ``round_down_time_stamps``, see pytorch/pytorch#122425);
+  integer traces keep ``end = ts + dur``;
 * ranks are aligned on the set's earliest duration event (HTA ``_align_all_ranks``);
-* when the set has two or more distinct ``ProfilerStep*`` names, GPU events are kept only if
-  their ``correlation`` matches a CPU event that starts before the last ``ProfilerStep`` of the
-  rank (HTA ``_filter_irrelevant_gpu_kernels``: the last, usually incomplete, step is excluded);
+* when the set has two or more distinct ``ProfilerStep*`` names, GPU events are kept only if their ``correlation``
+  matches a CPU event that starts before the last ``ProfilerStep`` of the rank (HTA
+  ``_filter_irrelevant_gpu_kernels``: the last, usually incomplete, step is excluded);
 * the kernels analysed are the kept events with ``args.stream != -1`` (HTA ``stream.ne(-1)``);
-* a kernel belongs to the step in which its launching CPU event (same correlation id) starts
-  (HTA ``add_iteration``).
+* a kernel belongs to the step in which its launching CPU event (same correlation id) starts (HTA ``add_iteration``).
 """
 from __future__ import annotations
 
@@ -111,8 +110,7 @@ def to_rank_trace(d: DecodedRank, filter_last_step: bool, set_origin_us: float,
     is_cpu = ~is_gpu
     step_code_to_number = {i: int(m.group(1)) if (m := STEP_RE.search(n)) else -1
                            for i, n in enumerate(names) if "ProfilerStep" in n}
-    step_codes = np.fromiter(step_code_to_number.keys(), dtype=np.int32, count=len(step_code_to_number))
-    is_step = is_cpu & isin_codes(d.name_code, step_codes)
+    is_step = is_cpu & isin_codes(d.name_code, list(step_code_to_number))
 
     if filter_last_step:
         if not is_step.any():

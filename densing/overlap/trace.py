@@ -120,12 +120,10 @@ def read_traces(path: str | Path, scheduler: str = "auto", workers: int | None =
 
 
 def read_set(files: list[Path], run, facts, finish):
-    """``finish(results, kind)`` of ``results = run(kind)``: the set's files read as the kind they are. The first
-    file's ``distributedInfo.backend`` says which (:func:`sniff_kind`); a CPU set whose files hold GPU kernels
-    (``stream_rows``), or no collectives to read, is read again as a GPU set, and a GPU set without GPU kernels whose
-    ranks ran gloo collectives as a CPU set (a CPU-only job whose files do not say so). ``facts(results)``: each
-    rank's ``stream_rows`` and ``has_collectives``, None when a rank could not be read (``finish`` raises its error).
-    """
+    """``finish(results, kind)`` of ``results = run(kind)``, the kind the first file's backend says
+    (:func:`sniff_kind`); a CPU set whose files hold GPU kernels, or no collectives, is read again as a GPU set, and a
+    GPU set without GPU kernels whose ranks ran gloo collectives as a CPU set. ``facts(results)``: each rank's
+    ``stream_rows`` and ``has_collectives``, None when a rank could not be read (``finish`` raises its error)."""
     kind = sniff_kind(files)
     results = run(kind)
     known = facts(results)

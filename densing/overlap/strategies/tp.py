@@ -1,28 +1,24 @@
-"""``tp``: Megatron-style tensor parallelism (Shoeybi et al. 2019, arXiv 1909.08053, §3) of every
-block's attention and MLP, with the producer GEMM's all-reduce serialized or chunked.
+"""``tp``: Megatron-style tensor parallelism (Shoeybi et al. 2019, arXiv 1909.08053, §3) of every block's attention
+and MLP, with the producer GEMM's all-reduce serialized or chunked.
 
-Each of the W ranks holds 1/W of every block's attention heads and MLP hidden units; all ranks see
-the *same* batch (tokens per step = batch × seq, not × W). Per block, with ``f`` the identity
-forward / all-reduce backward and ``g`` the all-reduce forward / identity backward:
+Each of the W ranks holds 1/W of every block's attention heads and MLP hidden units; all ranks see the *same* batch
+(tokens per step = batch × seq, not × W). Per block, with ``f`` the identity forward / all-reduce backward and ``g``
+the all-reduce forward / identity backward:
 
-* attention:  y = x + g(proj_r(attn(qkv_r(f(ln1(x))))))   (qkv column-parallel by heads, proj
-  row-parallel), annotated ``tp/attn`` (the sublayer), ``tp/attn/proj`` (the producer GEMM, each
-  chunk), ``tp/attn/allreduce`` (the training thread waiting for the reduce);
-* MLP:        y = x + g(fc2_r(gelu(fc1_r(f(ln2(x))))))      (fc1 column-parallel, fc2
-  row-parallel), annotated ``tp/mlp``, ``tp/mlp/fc1``, ``tp/mlp/fc2``, ``tp/mlp/allreduce``;
-  the backward all-reduce of ``f`` is ``tp/<sublayer>/grad_allreduce``.
+* attention:  y = x + g(proj_r(attn(qkv_r(f(ln1(x))))))   (qkv column-parallel by heads, proj row-parallel),
+  annotated ``tp/attn`` (the sublayer), ``tp/attn/proj`` (the producer GEMM, each chunk), ``tp/attn/allreduce`` (the
+  training thread waiting for the reduce);
+* MLP:        y = x + g(fc2_r(gelu(fc1_r(f(ln2(x))))))      (fc1 column-parallel, fc2 row-parallel), annotated
+  ``tp/mlp``, ``tp/mlp/fc1``, ``tp/mlp/fc2``, ``tp/mlp/allreduce``; the backward all-reduce of ``f`` is
+  ``tp/<sublayer>/grad_allreduce``.
 
-``--tp-overlap``:
+``--tp-overlap``: ``none``, the row-parallel GEMM over all N tokens, then one blocking all-reduce (serialized);
+``chunked``, the GEMM split along tokens into k = ``tp_chunks`` equal pieces, piece i's all-reduce launched
+(``async_op=True``) as soon as it is computed, so it runs while piece i + 1 is computed; all are waited for at the end
+(the software decomposition T3, Pati et al. 2024, arXiv 2401.16677, compares its fused hardware against).
 
-* ``none``: the row-parallel GEMM over all N tokens, then one blocking all-reduce (serialized);
-* ``chunked``: the GEMM split along tokens into k = ``tp_chunks`` equal pieces; piece i's
-  all-reduce is launched (``async_op=True``) as soon as it is computed, so it runs on the
-  collective's thread while piece i + 1 is computed; all are waited for at the end (the software
-  decomposition T3, Pati et al. 2024, arXiv 2401.16677, compares its fused hardware against).
-
-Both compute the same sums: the reduction is elementwise, and each output row is one GEMM row
-either way, so chunked and unchunked outputs agree to float32 rounding (tested to 1e-5 relative).
-The weights are the full model's (``build_model``, same seed) cut into the ranks' slices, so a tp
+Both compute the same sums (each output row is one GEMM row either way), so chunked and unchunked outputs agree to
+float32 rounding. The weights are the full model's (``build_model``, same seed) cut into the ranks' slices, so a tp
 run starts from the same function as the data-parallel runs. gloo on CPU, nccl on CUDA.
 """
 from __future__ import annotations
@@ -107,8 +103,8 @@ def _functions():
 
 
 def shard_model(model, rank: int, world: int, chunks: int, group=None):
-    """Turn ``model`` (``densing.overlap.train.build_model``'s GPT) into rank ``rank``'s tensor-
-    parallel shard in place (see the module docstring); ``chunks`` = 1 for ``none``. Returns it."""
+    """Turn ``model`` (``build_model``'s GPT) into rank ``rank``'s tensor-parallel shard in place (see the module
+    docstring); ``chunks`` = 1 for ``none``. Returns it."""
     import torch
     from torch import nn
     from torch.nn import functional as F
