@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 import sys
-from contextlib import closing, nullcontext
+from contextlib import closing, nullcontext, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -193,10 +193,8 @@ def _end_child(pid: int) -> None:
 
     for sig in (None, signal.SIGTERM, signal.SIGKILL):
         if sig is not None:
-            try:
+            with suppress(ProcessLookupError):
                 os.kill(pid, sig)
-            except ProcessLookupError:
-                pass
         deadline = time.monotonic() + (GRACE_S if sig is not None else 0)
         while True:
             try:

@@ -64,20 +64,13 @@ def check_events(path, cols) -> None:
 
 
 def decoded_rank(path, cols: KernelColumns, info: DecodeInfo, default_rank: int) -> DecodedRank:
-    """The rows of one decoded file, timestamps rounded as HTA rounds them (module docstring);
-    rank and world size from ``distributedInfo`` (else ``default_rank`` and 1), checked
-    (:meth:`~densing.overlap.kineto.DecodeInfo.checked`)."""
+    """The rows of one decoded file, timestamps rounded as HTA rounds them (module docstring); rank and world size
+    from ``distributedInfo`` (else ``default_rank`` and 1), checked (:meth:`.DecodeInfo.checked`)."""
     check_events(path, cols)
     job = info.checked(path, default_rank)
-    rank, world_size = job.rank, 1 if job.world_size is None else job.world_size
-    names = cols.names
-    name_code, stream, correlation = cols.column("name_code"), cols.column("stream"), cols.column("correlation")
-    comm, dur = cols.column("comm_bytes"), cols.column("dur")
-    ts = cols.column("ts")
+    names, ts, dur = cols.names, cols.column("ts"), cols.column("dur")
     if cols.ts_float:
-        # HTA round_down_time_stamps: ts ← ceil(ts), end ← floor(ts + dur)
-        start = np.ceil(ts)
-        end = np.floor(ts + dur)
+        start, end = np.ceil(ts), np.floor(ts + dur)  # HTA round_down_time_stamps
         origin: float | int = 0
         first: float | int = float(math.ceil(float(cols.ts_min)))
     else:
@@ -85,8 +78,10 @@ def decoded_rank(path, cols: KernelColumns, info: DecodeInfo, default_rank: int)
         origin = first = int(cols.ts_min)
         start = (ts - origin).astype(np.float64)
         end = start + dur
-    return DecodedRank(str(path), rank, world_size, start, end, stream, correlation, name_code, names, comm,
-                       frozenset(n for n in names if "ProfilerStep" in n), origin, first, cols.has_collectives, job)
+    return DecodedRank(str(path), job.rank, 1 if job.world_size is None else job.world_size, start, end,
+                       cols.column("stream"), cols.column("correlation"), cols.column("name_code"), names,
+                       cols.column("comm_bytes"), frozenset(n for n in names if "ProfilerStep" in n), origin, first,
+                       cols.has_collectives, job)
 
 
 def gpu_side(stream: np.ndarray, correlation: np.ndarray, name_code: np.ndarray, names: list) -> np.ndarray:

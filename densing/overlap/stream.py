@@ -106,8 +106,7 @@ class _Scratch:
                 yield rows
 
     def close(self) -> None:
-        if not self.cpu.closed:
-            self.cpu.close()
+        self.cpu.close()
         import shutil
 
         shutil.rmtree(self.dir, ignore_errors=True)

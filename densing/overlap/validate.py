@@ -219,12 +219,10 @@ def error_summary(per_repeat: "pd.DataFrame") -> "pd.DataFrame":
     median profiled step, unprofiled step and profiler overhead."""
     rows = []
     for strategy, g in per_repeat.groupby("strategy", sort=False):
-        e = g["error_pct"].dropna()
-        rows.append({"strategy": strategy, "repeats": int(len(g)),
-                     "error_median_pct": float(e.median()) if len(e) else math.nan,
-                     "error_min_pct": float(e.min()) if len(e) else math.nan,
-                     "error_max_pct": float(e.max()) if len(e) else math.nan,
-                     "abs_error_median_pct": float(e.abs().median()) if len(e) else math.nan,
+        e = g["error_pct"].dropna()  # (none: NaN)
+        rows.append({"strategy": strategy, "repeats": int(len(g)), "error_median_pct": float(e.median()),
+                     "error_min_pct": float(e.min()), "error_max_pct": float(e.max()),
+                     "abs_error_median_pct": float(e.abs().median()),
                      "measured_profiled_ms_median": float(g["measured_ms"].median()),
                      "predicted_ms_median": float(g["predicted_ms"].median()),
                      "unprofiled_ms_median": float(g["unprofiled_ms"].median()),

@@ -123,15 +123,13 @@ class CO2:
     step, starts the asynchronous all-reduce of this round's change, waits for the previous round's, and moves the
     model to x_{t+1,0}."""
 
-    def __init__(self, params, world_size: int, outer_lr: float = 1.0, outer_momentum: float = 0.0,
-                 clip: float = 1.0, penalty: str = "constant", gap_penalty: float = 1.0,
-                 clip_mode: str = "none"):
+    def __init__(self, params, world_size: int, outer_lr: float = 1.0, outer_momentum: float = 0.0, clip: float = 1.0,
+                 penalty: str = "constant", gap_penalty: float = 1.0, clip_mode: str = "none"):
         import torch
 
         self.params = list(params)
         self.world_size = int(world_size)
-        self.outer_lr, self.outer_momentum, self.clip, self.penalty = outer_lr, outer_momentum, clip, penalty
-        self.gap_penalty, self.clip_mode = gap_penalty, clip_mode
+        self.rule = (outer_lr, outer_momentum, clip, penalty, gap_penalty, clip_mode)  # outer_update's last arguments
         with torch.no_grad():
             self.anchor = [p.detach().clone() for p in self.params]
         self.momentum = [torch.zeros_like(p) for p in self.anchor]
@@ -150,9 +148,8 @@ class CO2:
                 if self.pending.work is not None:
                     self.pending.work.wait()
                 stale = self._split(self.pending.buffer / self.world_size)
-                new_anchor, self.momentum, _ = outer_update(
-                    self.anchor, self.pending.previous_anchor, stale, self.momentum, self.outer_lr,
-                    self.outer_momentum, self.clip, self.penalty, self.gap_penalty, self.clip_mode)
+                new_anchor, self.momentum, _ = outer_update(self.anchor, self.pending.previous_anchor, stale,
+                                                            self.momentum, *self.rule)
             for p, a in zip(self.params, new_anchor):
                 p.copy_(a)
             self.pending = _Pending(work, delta, self.anchor)
