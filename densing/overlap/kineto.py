@@ -138,15 +138,12 @@ class _FastArgs(msgspec.Struct, gc=False, frozen=True):
     dtype: Optional[str] = None
 
 
-_NO_ARGS = _FastArgs()
-
-
 class _IntTsEvent(msgspec.Struct, gc=False):
     ts: int  # required: an absent ts makes HTA's ts column float (so rounded), as the float variant does
     cat: str = NO_CAT
     name: Optional[str] = None
     dur: float = math.nan  # absent: not a duration event, dropped
-    args: _FastArgs = _NO_ARGS
+    args: _FastArgs = _FastArgs()  # one shared instance for every event without args
 
 
 class _FloatTsEvent(msgspec.Struct, gc=False):
@@ -154,14 +151,11 @@ class _FloatTsEvent(msgspec.Struct, gc=False):
     name: Optional[str] = None
     ts: float = math.nan
     dur: float = math.nan
-    args: _FastArgs = _NO_ARGS
+    args: _FastArgs = _FastArgs()
 
 
 class _CpuArgs(msgspec.Struct, gc=False, frozen=True):
     stream: int = -1
-
-
-_NO_CPU_ARGS = _CpuArgs()
 
 
 class _CpuEvent(msgspec.Struct, gc=False):
@@ -171,7 +165,7 @@ class _CpuEvent(msgspec.Struct, gc=False):
     ts: float = math.nan
     dur: float = math.nan
     tid: Union[int, str, None] = None
-    args: _CpuArgs = _NO_CPU_ARGS
+    args: _CpuArgs = _CpuArgs()
 
 
 def _doc_type(event_type: type) -> type:

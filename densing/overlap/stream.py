@@ -134,11 +134,11 @@ class _Pass:
         ts_f = ts if ts.dtype == np.float64 else np.full(ts.size, np.nan)
         stream, corr, code = cols.column("stream"), cols.column("correlation"), cols.column("name_code")
         gpu = gpu_side(stream, corr, code, names)
+        cpu = ~gpu
         steps = [i for i, n in enumerate(names) if "ProfilerStep" in n]
         self.step_names.update(names[i] for i in steps)
-        is_step = ~gpu & isin_codes(code, steps)
+        is_step = cpu & isin_codes(code, steps)
         self.steps.extend(zip(ts_i[is_step].tolist(), ts_f[is_step].tolist()))
-        cpu = ~gpu
         if cpu.any():
             rows = np.empty(int(cpu.sum()), dtype=CPU_ROW)
             rows["ts_i"], rows["ts_f"], rows["corr"] = ts_i[cpu], ts_f[cpu], corr[cpu]
@@ -152,8 +152,7 @@ class _Pass:
         rows = np.empty(int(on_stream.sum()), dtype=ROW)
         rows["ts_i"], rows["ts_f"], rows["dur"] = ts_i[on_stream], ts_f[on_stream], cols.column("dur")[on_stream]
         rows["cat"], rows["gpu"], rows["corr"] = category_of[code[on_stream]], gpu[on_stream], corr[on_stream]
-        rows["comm"] = cols.column("comm_bytes")[on_stream]
-        rows["stream"] = stream[on_stream]
+        rows["comm"], rows["stream"] = cols.column("comm_bytes")[on_stream], stream[on_stream]
         w = self.scratch.window_us
         keys = (ts[on_stream] // w if ts.dtype == np.int64
                 else np.ceil(ts[on_stream]).astype(np.int64) // w)  # the window of the start as rounded (selection)

@@ -47,8 +47,7 @@ ANNOTATIONS = tuple(f"tp/{s}{part}" for s, gemm in SUBLAYERS.items()
                     for part in ("", f"/{gemm}", "/allreduce", "/grad_allreduce"))
 
 
-def covered_fraction(start: np.ndarray, end: np.ndarray, cover_start: np.ndarray,
-                     cover_end: np.ndarray) -> np.ndarray:
+def covered_fraction(start: np.ndarray, end: np.ndarray, cover_start: np.ndarray, cover_end: np.ndarray) -> np.ndarray:
     """For each interval [start_i, end_i), the fraction of it covered by ∪[cover_start, cover_end)."""
     start, end = np.asarray(start, dtype=float), np.asarray(end, dtype=float)
     cs, ce = merge_intervals(cover_start, cover_end)
@@ -58,9 +57,8 @@ def covered_fraction(start: np.ndarray, end: np.ndarray, cover_start: np.ndarray
 
     def covered_before(t):
         k = np.searchsorted(cs, t, side="right")  # intervals starting at or before t
-        total = cum[k]
         last = np.clip(k - 1, 0, cs.size - 1)
-        return total - np.where(k > 0, np.maximum(0.0, ce[last] - t), 0.0)
+        return cum[k] - np.where(k > 0, np.maximum(0.0, ce[last] - t), 0.0)
 
     length = end - start
     with np.errstate(invalid="ignore", divide="ignore"):
