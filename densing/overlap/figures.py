@@ -69,11 +69,9 @@ def timeline_figure(traces: Sequence[RankTrace], step: int | None = None, max_ke
     if step is None:
         common = set.intersection(*(set(int(s) for s in np.unique(t.kernel_step) if s >= 0) for t in traces))
         step = min(common) if common else None
-    fig = go.Figure()
-    shown = set()
+    fig, shown = go.Figure(), set()
     for t in traces:
-        sel = (t.kernel_step == step) if step is not None else np.ones(t.kernel_count, dtype=bool)
-        idx = np.flatnonzero(sel)
+        idx = np.flatnonzero(t.kernel_step == step) if step is not None else np.arange(t.kernel_count)
         if idx.size > max_kernels:
             dur = t.kernel_end_us[idx] - t.kernel_start_us[idx]
             idx = idx[np.argsort(dur)[-max_kernels:]]
@@ -81,9 +79,8 @@ def timeline_figure(traces: Sequence[RankTrace], step: int | None = None, max_ke
             k = idx[t.kernel_category[idx] == code]
             if k.size == 0:
                 continue
-            start_ms = t.kernel_start_us[k] / 1e3
             fig.add_bar(
-                base=start_ms, x=(t.kernel_end_us[k] - t.kernel_start_us[k]) / 1e3,
+                base=t.kernel_start_us[k] / 1e3, x=(t.kernel_end_us[k] - t.kernel_start_us[k]) / 1e3,
                 y=[f"rank {t.rank} / {t.lane_kind} {s}" for s in t.kernel_lane[k]], orientation="h",
                 name=name, legendgroup=name, showlegend=name not in shown, marker_color=_COLORS[name],
                 customdata=np.asarray(t.kernel_names, dtype=object)[t.kernel_name_code[k]],

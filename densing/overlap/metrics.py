@@ -113,9 +113,8 @@ def rank_step_rows(trace: RankTrace) -> list[dict]:
         if low == high:
             continue
         sel = order[low:high]
-        row = {"rank": t.rank, "step": int(number), "step_time_us": float(end - start)}
-        row |= breakdown(t.kernel_start_us[sel], t.kernel_end_us[sel], t.kernel_category[sel])
-        rows.append(row)
+        rows.append({"rank": t.rank, "step": int(number), "step_time_us": float(end - start)}
+                    | breakdown(t.kernel_start_us[sel], t.kernel_end_us[sel], t.kernel_category[sel]))
     return rows
 
 

@@ -127,8 +127,7 @@ def worker_main(run_dir: str | Path) -> None:
     from torch.profiler import ProfilerActivity, profile, record_function, schedule
 
     run_dir = Path(run_dir)
-    meta = _load_yaml(run_dir / RUN_FILE)
-    config = TrainConfig.from_dict(meta["config"], where=str(run_dir / RUN_FILE))
+    config = TrainConfig.from_dict(_load_yaml(run_dir / RUN_FILE)["config"], where=str(run_dir / RUN_FILE))
     cuda = torch.cuda.is_available()
     dist.init_process_group(backend="nccl" if cuda else "gloo")
     rank, world = dist.get_rank(), dist.get_world_size()
