@@ -134,7 +134,7 @@ class _Names:
 
 
 class KernelColumns(_Names):
-    """GPU-trace rows (see the module docstring); ``add(events, mode)`` per decoded batch."""
+    """GPU-trace rows (see the module docstring), one decoded batch at a time (:meth:`add`)."""
 
     DTYPES = {"ts": np.int64, "dur": np.float64, "stream": np.int64, "correlation": np.int64,
               "name_code": np.int32, "comm_bytes": np.float64}

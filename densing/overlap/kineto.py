@@ -26,6 +26,7 @@ from densing.overlap.gzipio import expected_size, read_pieces, read_whole
 from densing.validation import Text, WholeNumber, validate
 
 GPU, CPU = "gpu", "cpu"  # what a set's files are decoded for (see densing.overlap.columns)
+_COLUMNS = {GPU: KernelColumns, CPU: OpColumns}  # each kind's collector
 BATCH_BYTES = 8 << 20  # decompressed bytes decoded at a time when a file is streamed
 
 
@@ -183,10 +184,6 @@ _DECODERS = {kind: [(msgspec.json.Decoder(_doc_type(t)), msgspec.json.Decoder(li
                     for t, tolerant, float_ts in modes] for kind, modes in _MODES.items()}
 
 
-def new_columns(kind: str) -> KernelColumns | OpColumns:
-    return KernelColumns() if kind == GPU else OpColumns()
-
-
 def _decode(data, kind: str, mode: int, whole: bool):
     """Decode ``data`` (a whole document, or one batch of the events array) with the first decode mode from ``mode``
     on whose types fit; returns ``(value, mode)``. Raises msgspec's errors (in a batch: the cut was wrong)."""
@@ -262,7 +259,7 @@ def event_batches(pieces: Iterable[bytes], path: Path, kind: str = GPU,
 
 def decode_stream(pieces: Iterable[bytes], path: Path, kind: str = GPU, batch_bytes: int = BATCH_BYTES):
     """Columns and info of a document streamed batch by batch (:func:`event_batches`)."""
-    cols, info = new_columns(kind), None
+    cols, info = _COLUMNS[kind](), None
     for events, mode, info in event_batches(pieces, path, kind, batch_bytes):
         _add(cols, events, kind, mode)
     return cols, info
@@ -277,6 +274,6 @@ def decode_file(path: Path, kind: str = GPU, batch_bytes: int = BATCH_BYTES):
         except Unsplittable:
             pass
     doc, mode = _decode_doc(read_whole(path), kind, path)
-    cols = new_columns(kind)
+    cols = _COLUMNS[kind]()
     _add(cols, doc.traceEvents or [], kind, mode)
     return cols, doc.distributedInfo or DecodeInfo()
