@@ -228,10 +228,6 @@ def plan(c: Context) -> list:
     return [HeadlineJob(), *fits, *([FixedSizeJob()] if rows else []), *sets, *singles, *shape, *budget]
 
 
-# --------------------------------------------------------------------------------------------------------------------
-# The headline's job (module docstring)
-# --------------------------------------------------------------------------------------------------------------------
-
 #: The frontier rule of the headline number; the others are its sensitivity rows.
 HEADLINE_RULE = "quantile"
 #: D0 values of the sensitivity table, for a reference that identifies a data term (``--fit`` a composed fit).

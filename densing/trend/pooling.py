@@ -1,62 +1,41 @@
 """Common targets for every reference of a row: the same benchmarks, the same targets, paired draws, a pooled slope.
 
-A row of the Densing Law (one benchmark, or a set of benchmarks) is measured against several reference families.
-The common targets, the same for every reference:
+A row of the Densing Law (one benchmark, or a set of benchmarks) is measured against several reference families;
+docs/method.md ("Common targets per row") gives the reasons for each step.
 
-1. **The targets** are every dated model released since ``since`` that has a score (and a standard error) on
-   *every* benchmark of the row: complete cases. A benchmark that exists only for later models (BBH and MATH-hard
-   of the Open LLM Leaderboard v2) then cannot turn its level into a time trend, because no target is inverted from
-   a different mix of benchmarks than another (``tests/trend/test_pooling.py`` plants such a benchmark).
-2. **Every reference inverts every target but its own family's models** (a family is never a target of its own
-   law). A reference's own members get their density from the other references, put on its scale: the offset
-   δ_r of reference r from the lead reference is the median of ln ρ_r − ln ρ_lead over the targets both invert
-   exactly, and an own member's ln ρ_r is the mean over the other references r' of ln ρ_r' − δ_r' + δ_r
-   (leave-one-family-out). So every reference has a density for every target, and a frontier family that is
-   itself a reference stays on the frontier.
-3. **Paired draws.** Draw k redraws the targets, each score's noise (one z per score) for every reference alike,
-   and each reference's own fit (a draw of its bootstrap); each reference's frontier line (the censored 0.9
-   regression quantile, :mod:`densing.trend.rules`) gives its slope A_r^(k). The targets are drawn as **families**,
-   the unit of sampling (a one-stage cluster bootstrap: Davison & Hinkley 1997, §3.8; Cameron, Gelbach & Miller
-   2008; the family resampling of Ho et al. 2024's algorithmic-progress estimates): G families drawn with
-   replacement from the G of the row's targets, every member of a drawn family entering once per draw of its family
-   (no second stage within a family: its members' own noise is the score draw's). A model with no family is a
-   family of its own. **Ceilings enter as bounds**: a target with a score within 2 standard errors of its
-   benchmark's cap under reference r (S_b ≥ S_cap,b − 2σ_b, :data:`CEILING_STDERRS`; the cap is the highest score
-   r's law expresses, :func:`densing.laws.bounds.score_cap`) cannot be inverted within noise by r; its density
-   enters r's frontier line as a lower bound at its value, in the point fit and in every draw (the draw's scores
-   against the point fit's caps). The estimate without these bounds is reported beside the number.
-4. **Random-effects pooling** (DerSimonian & Laird 1986; the generalised form for correlated estimates, Gleser &
-   Olkin 2009): with Σ the covariance of the references' slopes over the paired draws and V(τ²) = Σ + τ²·I,
+1. **The targets** are every dated model released since ``since`` with a score and a standard error on *every*
+   benchmark of the row (complete cases: no target is inverted from another mix of benchmarks than another).
+2. **Every reference inverts every target but its own family's models.** An own member's ln ρ_r is the mean over
+   the other references r' of ln ρ_r' − δ_r' + δ_r, δ_r the median of ln ρ_r − ln ρ_lead over the targets both
+   invert exactly (leave-one-family-out), so a frontier family that is itself a reference stays on the frontier.
+3. **Paired draws.** Draw k redraws the targets as families (a one-stage cluster bootstrap: Davison & Hinkley
+   1997, §3.8; Cameron, Gelbach & Miller 2008; Ho et al. 2024's family resampling; a model with no family is a family
+   of its own), each score's noise (one z per score, for every reference alike) and each reference's own fit (a draw
+   of its bootstrap); each reference's frontier line (the censored 0.9 regression quantile, :mod:`densing.trend.rules`)
+   gives its slope A_r^(k). **Ceilings enter as bounds**: a target with S_b ≥ S_cap,b − 2σ_b under reference r
+   (:data:`CEILING_STDERRS`; the cap :func:`densing.laws.bounds.score_cap`) enters r's line as a lower bound at its
+   value; the estimate without these bounds is reported beside the number.
+4. **Random-effects pooling** (DerSimonian & Laird 1986; for correlated estimates Gleser & Olkin 2009): with Σ the
+   covariance of the references' slopes over the paired draws and V(τ²) = Σ + τ²·I,
 
        Q = (A − Â1)ᵀ Σ⁻¹ (A − Â1) ~ χ²(R − 1) under one common slope (Â the GLS mean, V⁻¹1 weights),
 
-   τ² the Paule–Mandel value (Q(τ²) = R − 1, 0 when Q(0) ≤ R − 1) and I² = max(0, (Q − (R − 1)) / Q). The pooled
-   slope is wᵀA with inverse-variance weights w_r ∝ 1/(Σ_rr + τ²) (positive: GLS weights of strongly correlated
-   slopes can be negative and leave the references' range), and its draws are wᵀA^(k) + τ·‖w‖·ε_k, ε ~ N(0, 1), so
-   the interval carries fit, score noise, the sampling of families and the between-reference spread τ. Each
-   source's share of the pooled slope's variance: its draws alone for fit, score and models, τ²‖w‖² for the
-   reference.
-5. **The interval's ends, decided by the data.** An end of the doubling time's interval is finite exactly when the
-   slope's quantile behind it is positive (q = 0.025 for the upper end in months, 0.975 for the lower). Each quantile
-   has a 95% Monte Carlo range, the order statistics of the K draws at ranks K·q ∓ 1.96·√(K·q·(1 − q)) (:func:`end_range`:
-   the spread that reseeding the draws gives it), and the draws decide the quantile's sign at that confidence: the
-   whole range > 0, the end is **determined**; the whole range ≤ 0, it is **not determined** (its interval reaches a
-   zero slope); a range that straddles 0 leaves it **undecided**, and the row's draws are doubled (600 → 1,200 →
-   2,400 → 4,800, :data:`DRAWS_CAP`; the draws made so far kept, :func:`more_draws`) and the end decided again; an end
-   still undecided at the cap is not determined, undecided at that many draws. A determined end whose range spans
-   more than :data:`END_STABILITY` (25%) of it is reported with its range ("at most 12.4 months (Monte Carlo range
-   9.2–16.8)"): a precision, not a state. Every row reports the draws it used.
-6. **The row's state**: *measured* (both ends determined; the interval's ratio high/low beside it, "measured,
-   2.3-fold"), *bounded* (one end determined: "at least 2.6 months at 95%; the upper end is not determined"), *not
-   measured* (neither end determined, or the heterogeneity test rejects one common slope at 5% (``HETEROGENEITY_ALPHA``),
-   the one gate). A check is a gate only
-   where its false-alarm rate as run is at most 10% on planted data and its power is measured
-   (``studies/gate_calibration.py``, the table in docs/method.md); the others are findings shown beside the number.
-7. **Influence by family**: every family of the targets left out in turn (:func:`family_influence`), the pooled point
-   estimate without it and its move; the verdict names the family whose removal moves the estimate beyond the
-   interval, or whose removal moves it most where an end is open. Each removal is an update of the full lines
-   (:mod:`densing.trend.influence`: only the families that can move a line are solved again), so the tables cost
-   about the row's draws' order, not one solve over the whole row per family and per model.
+   τ² the Paule–Mandel value (Q(τ²) = R − 1, 0 when Q(0) ≤ R − 1), I² = max(0, (Q − (R − 1)) / Q). The pooled slope
+   is wᵀA with w_r ∝ 1/(Σ_rr + τ²) (positive weights), its draws wᵀA^(k) + τ·‖w‖·ε_k, ε ~ N(0, 1): the interval
+   carries fit, score noise, the sampling of families and the between-reference spread. Each source's share of the
+   variance: its draws alone for fit, score and models, τ²‖w‖² for the reference.
+5. **The interval's ends, decided by the data.** An end is finite exactly when the slope's quantile behind it
+   (q = 0.025 for the upper end in months, 0.975 for the lower) is positive. Its 95% Monte Carlo range is the order
+   statistics at ranks K·q ∓ 1.96·√(K·q·(1 − q)) (:func:`end_range`): the whole range > 0, the end is
+   **determined**; ≤ 0, **not determined**; a range that straddles 0 leaves it **undecided**, and the draws are
+   doubled (600 → … → :data:`DRAWS_CAP`, the draws made so far kept, :func:`more_draws`); still undecided at the
+   cap, not determined. A determined end whose range spans more than :data:`END_STABILITY` of it is reported with
+   its range (a precision, not a state).
+6. **The row's state** (:func:`densing.trend.uncertainty.state_of`): measured (both ends determined), bounded (one),
+   not measured (neither, or the heterogeneity test rejects one common slope at ``HETEROGENEITY_ALPHA``, the one
+   gate; ``studies/gate_calibration.py`` calibrates it).
+7. **Influence by family** (:func:`family_influence`): every family of the targets left out in turn, the pooled
+   point estimate without it; each removal is an update of the full lines (:mod:`densing.trend.influence`).
 
 Epoch AI's benchmark stitching pools per-reference rates with a hierarchical model (epoch-research/benchmark-stitching);
 Incompressible Knowledge Probes (arXiv 2604.24827) estimate reference uncertainty by leaving one family out.
