@@ -61,7 +61,7 @@ class SerialEngine:
         pass
 
 
-class ProcessEngine:
+class ProcessEngine(SerialEngine):
     """A local process pool; see the module docstring."""
 
     def __init__(self, workers: int | None = None):
@@ -120,9 +120,6 @@ class ProcessEngine:
                 _end_child(pid)
                 os.close(receive)
         return results
-
-    def close(self) -> None:
-        pass
 
 
 def _fork(job: Job) -> tuple[int, int]:
@@ -238,13 +235,10 @@ class DaskEngine:
                          for chunk in chunks]
         graph = {i: submit(job) for i, job in enumerate(jobs) if _deps(job)}
         try:
-            results: list = [None] * len(jobs)
-            for chunk, values in zip(chunks, self.client.gather(chunk_futures)):
-                for i, value in zip(chunk, values):
-                    results[i] = value
-            for i, value in zip(graph, self.client.gather(list(graph.values()))):
-                results[i] = value
-            return results
+            done = {i: value for chunk, values in zip(chunks, self.client.gather(chunk_futures))
+                    for i, value in zip(chunk, values)}
+            done.update(zip(graph, self.client.gather(list(graph.values()))))
+            return [done[i] for i in range(len(jobs))]
         finally:
             for future in chunk_futures + list(submitted.values()):
                 future.release()
@@ -287,10 +281,8 @@ def make_engine(scheduler: str, files: list[Path], workers: int | None = None):
     ``local`` (a local Dask cluster) or a scheduler ADDRESS."""
     if scheduler == "serial":
         return SerialEngine()
-    if scheduler == "processes":
-        return ProcessEngine(workers)
-    if scheduler == "local":
-        return local_cluster(workers)
+    if scheduler in ("processes", "local"):
+        return (ProcessEngine if scheduler == "processes" else local_cluster)(workers)
     if scheduler != "auto":
         if "://" not in scheduler and ":" not in scheduler:
             raise InputError(f"--scheduler: expected {', '.join(SCHEDULERS)} or a Dask scheduler address "

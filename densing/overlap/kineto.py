@@ -88,9 +88,8 @@ class DecodeInfo:
         the backend a string or None; a :class:`TraceError` naming the file and the field otherwise (a negative
         rank, a world size of 0, a rank not below the world size, a number in words)."""
         try:
-            validate(DISTRIBUTED_CONSTRAINTS, **{"distributedInfo.rank": self.rank,
-                                                 "distributedInfo.world_size": self.world_size,
-                                                 "distributedInfo.backend": self.backend})
+            validate(DISTRIBUTED_CONSTRAINTS, **{f"distributedInfo.{k}": getattr(self, k)
+                                                 for k in ("rank", "world_size", "backend")})
         except InputError as exc:
             raise TraceError(f"{path}: {exc}") from None
         rank = default_rank if self.rank is None else int(self.rank)
@@ -147,12 +146,8 @@ class _IntTsEvent(msgspec.Struct, gc=False):
     args: _FastArgs = _FastArgs()  # one shared instance for every event without args
 
 
-class _FloatTsEvent(msgspec.Struct, gc=False):
-    cat: str = NO_CAT
-    name: Optional[str] = None
+class _FloatTsEvent(_IntTsEvent):
     ts: float = math.nan
-    dur: float = math.nan
-    args: _FastArgs = _FastArgs()
 
 
 class _CpuArgs(msgspec.Struct, gc=False, frozen=True):

@@ -168,8 +168,7 @@ class TrainConfig:
     def from_dict(cls, data: dict, where: str = "run.yaml") -> "TrainConfig":
         """The configuration a run.yaml's ``config`` holds (``where``: the file), checked; InputError naming the file
         and the field (``config.<name>``)."""
-        names = {f.name: f.type for f in fields(cls)}
-        unknown = sorted(set(data) - set(names))
+        unknown = sorted(set(data) - {f.name for f in fields(cls)})
         if unknown:
             raise InputError(f"{where}: config: unknown field {unknown[0]!r}")
         whole = ("steps", "local_steps", "tp_chunks", "batch_size", "seq_len")  # 200.0 is read as 200
@@ -234,8 +233,7 @@ def check_metrics(path: Path, metrics: pd.DataFrame, world: int, steps: int, wor
     run = {"world": world, "steps": steps}
     for name, column in METRICS_DOMAIN.items():
         raw = metrics[name]
-        values = pd.to_numeric(raw.replace({True: 1, False: 0, "True": 1, "False": 0}), errors="coerce")
-        values = values.to_numpy(dtype=float)
+        values = pd.to_numeric(raw.replace({True: 1, False: 0, "True": 1, "False": 0}), errors="coerce").to_numpy(float)
         nan = np.isnan(values)
         bad = column.bad(values, run) & ~(nan & column.missing & raw.isna().to_numpy())
         if bad.any():

@@ -37,8 +37,7 @@ def trace_files(path: str | Path) -> list[Path]:
             from densing.overlap.run_schema import check_run_folder  # (pandas: loaded only for a run folder)
 
             check_run_folder(p)
-        files = sorted(f for f in p.iterdir()
-                       if f.is_file() and (f.name.endswith(".json") or f.name.endswith(".json.gz")))
+        files = sorted(f for f in p.iterdir() if f.is_file() and f.name.endswith((".json", ".json.gz")))
         if not files:
             raise TraceError(f"{p}: no .json or .json.gz trace files in this directory")
         return files

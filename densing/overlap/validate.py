@@ -206,28 +206,20 @@ def validate_repeats(path: str | Path, contention: float | None = None) -> "pd.D
                    key=lambda p: int(p.name[1:])) or ([path] if is_run_root(path) else [])
     if not roots:
         raise InputError(f"{path}: expected a 'densing overlap run' output folder (sync/ or tp-none/, or r0/, r1/ …)")
-    frames = []
-    for i, root in enumerate(roots):
-        f = validate_root(root, contention)
-        f.insert(0, "repeat", i)
-        frames.append(f)
-    return pd.concat(frames, ignore_index=True)
+    frames = [validate_root(root, contention) for root in roots]
+    return pd.concat([f.assign(repeat=i)[["repeat", *f.columns]] for i, f in enumerate(frames)], ignore_index=True)
 
 
 def error_summary(per_repeat: "pd.DataFrame") -> "pd.DataFrame":
     """Per strategy (in first-seen order) across repeats: n, the prediction error's median, min and max (%), and the
     median profiled step, unprofiled step and profiler overhead."""
-    rows = []
-    for strategy, g in per_repeat.groupby("strategy", sort=False):
-        e = g["error_pct"].dropna()  # (none: NaN)
-        rows.append({"strategy": strategy, "repeats": int(len(g)), "error_median_pct": float(e.median()),
-                     "error_min_pct": float(e.min()), "error_max_pct": float(e.max()),
-                     "abs_error_median_pct": float(e.abs().median()),
-                     "measured_profiled_ms_median": float(g["measured_ms"].median()),
-                     "predicted_ms_median": float(g["predicted_ms"].median()),
-                     "unprofiled_ms_median": float(g["unprofiled_ms"].median()),
-                     "profiler_overhead_median_pct": float(g["profiler_overhead_pct"].median())})
-    return pd.DataFrame(rows)
+    errors = per_repeat.assign(abs_error=per_repeat["error_pct"].abs()).groupby("strategy", sort=False)
+    return errors.agg(
+        repeats=("error_pct", "size"), error_median_pct=("error_pct", "median"), error_min_pct=("error_pct", "min"),
+        error_max_pct=("error_pct", "max"), abs_error_median_pct=("abs_error", "median"),
+        measured_profiled_ms_median=("measured_ms", "median"), predicted_ms_median=("predicted_ms", "median"),
+        unprofiled_ms_median=("unprofiled_ms", "median"),
+        profiler_overhead_median_pct=("profiler_overhead_pct", "median")).reset_index()
 
 
 def convergence(ddp_dir: str | Path, co2_dir: str | Path, window: int = 20) -> pd.DataFrame:

@@ -38,8 +38,7 @@ def ring_allreduce_time_s(workers: int, message_bytes: float, bandwidth_bytes_pe
         raise InputError(f"bandwidth: expected > 0, got {bandwidth_bytes_per_s}")
     if workers == 1:
         return 0.0
-    p = workers
-    return 2.0 * (p - 1) / p * message_bytes / bandwidth_bytes_per_s + 2.0 * (p - 1) * latency_s
+    return 2.0 * (workers - 1) / workers * message_bytes / bandwidth_bytes_per_s + 2.0 * (workers - 1) * latency_s
 
 
 @dataclass(frozen=True)

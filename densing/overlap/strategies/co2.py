@@ -103,8 +103,7 @@ def outer_update(anchor: Sequence, previous_anchor: Sequence | None, stale_updat
     if clip_mode == "l2":
         norm = math.sqrt(sum(float(m.pow(2).sum()) for m in new_m))
         if norm > clip:
-            scale = clip / norm
-            new_m = [m * scale for m in new_m]
+            new_m = [m * (clip / norm) for m in new_m]
     elif clip_mode == "elementwise":
         new_m = [m.clamp(-clip, clip) for m in new_m]
     new_anchor = [a - outer_lr * m for a, m in zip(anchor, new_m)]
@@ -175,6 +174,7 @@ class Co2Hooks(TrainHooks):
         cfg = context.config
         self.outer = CO2(context.params, context.world, cfg.outer_lr, cfg.outer_momentum, cfg.outer_clip,
                          cfg.staleness_penalty, gap_penalty=cfg.gap_penalty, clip_mode=cfg.outer_clip_mode)
+        self.settle, self.finish = self.outer.settle, self.outer.finish
 
     def after_optimizer(self, step: int) -> None:
         from torch.profiler import record_function
@@ -182,12 +182,6 @@ class Co2Hooks(TrainHooks):
         if (step + 1) % self.context.config.local_steps == 0:
             with record_function("co2_outer"):
                 self.outer.outer_step()
-
-    def settle(self) -> None:
-        self.outer.settle()
-
-    def finish(self) -> None:
-        self.outer.finish()
 
 
 STRATEGY = Strategy("co2", "CO2: τ local steps, the outer all-reduce hidden under the next τ steps",
