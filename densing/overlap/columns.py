@@ -318,8 +318,7 @@ def refuse_impossible(ts: np.ndarray, dur: np.ndarray, names: list) -> None:
     """TraceError naming the first event whose timestamp or duration cannot be real
     (:data:`densing.impossible.IMPOSSIBLE`: NaN, infinite, negative, longer than 10 years, beyond 64 bits)."""
     for field, values in (("ts", ts), ("dur", dur)):
-        found = first_impossible(field, values)
-        if found is not None:
+        if (found := first_impossible(field, values)) is not None:
             i, why, count = found
             raise TraceError(f"event {names[i]!r} at ts {ts[i]:.0f}: field '{field}': {why} {float(values[i]):g} µs"
                              f" ({count} such event{'s' if count != 1 else ''})")

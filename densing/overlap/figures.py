@@ -121,12 +121,13 @@ def runs_figure(frames: dict[str, pd.DataFrame]) -> go.Figure:
     return fig
 
 
-def _run_folders(trace_dir: Path) -> list[Path]:
-    """Sub-folders holding trace files (a 'densing overlap run' output), when ``trace_dir`` has none."""
+def _run_sets(trace_dir: Path) -> dict[str, list[RankTrace]]:
+    """The traces of each sub-folder holding trace files (a 'densing overlap run' output), by its name, when
+    ``trace_dir`` has none."""
     if not trace_dir.is_dir() or any(f.name.endswith((".json", ".json.gz")) for f in trace_dir.iterdir()):
-        return []
-    return sorted(d for d in trace_dir.iterdir()
-                  if d.is_dir() and any(f.name.endswith((".json", ".json.gz")) for f in d.iterdir()))
+        return {}
+    return {d.name: read_traces(d) for d in sorted(trace_dir.iterdir())
+            if d.is_dir() and any(f.name.endswith((".json", ".json.gz")) for f in d.iterdir())}
 
 
 #: The overlap numbers the report prints beside the figures, with their names for a reader.
@@ -137,8 +138,7 @@ OVERLAP_TABLE_COLUMNS = {"comm_comp_overlap_pct": "overlap %", "exposed_comm_us"
 def overlap_table(trace_dir: str | Path) -> pd.DataFrame:
     """One row per run (strategy) and rank: the numbers behind the report's overlap figures
     (:data:`OVERLAP_TABLE_COLUMNS` of ``analyze``)."""
-    runs = _run_folders(Path(trace_dir))
-    sets = {d.name: read_traces(d) for d in runs} if runs else {Path(trace_dir).name: read_traces(trace_dir)}
+    sets = _run_sets(Path(trace_dir)) or {Path(trace_dir).name: read_traces(trace_dir)}
     frames = []
     for name, traces in sets.items():
         frame = analyze(traces)
@@ -157,9 +157,8 @@ def report_section(trace_dir: str | Path, model_params: float | None = None) -> 
     from densing.errors import InputError
     from densing.overlap.whatif import calibrate, predict
 
-    runs = _run_folders(Path(trace_dir))
-    if runs:
-        read = {d.name: read_traces(d) for d in runs}
+    read = _run_sets(Path(trace_dir))
+    if read:
         parts = [("Runs side by side", runs_figure({name: analyze(t) for name, t in read.items()}))]
         parts += [(f"{name}: one step's timeline per rank", timeline_figure(t, label=name)) for name, t in read.items()]
         return parts

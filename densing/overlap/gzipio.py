@@ -47,16 +47,14 @@ def read_pieces(path: Path, piece_bytes: int = PIECE_BYTES) -> Iterator[bytes]:
                 if d.eof:  # another gzip member may follow, after any run of zero padding (read piece by piece)
                     chunk = chunk.lstrip(b"\0")
                     while not chunk:
-                        more = fh.read(piece_bytes)
-                        if not more:
+                        if not (more := fh.read(piece_bytes)):
                             return
                         chunk = more.lstrip(b"\0")
                     d = isal_zlib.decompressobj(31)
                 if not chunk:
                     raise TraceError(f"{path}: truncated gzip (stream ends before its end marker)")
                 while chunk:
-                    out = d.decompress(chunk, piece_bytes)
-                    if out:
+                    if out := d.decompress(chunk, piece_bytes):
                         yield out
                     chunk = d.unconsumed_tail
         except isal_zlib.error as exc:

@@ -168,8 +168,7 @@ class TrainConfig:
     def from_dict(cls, data: dict, where: str = "run.yaml") -> "TrainConfig":
         """The configuration a run.yaml's ``config`` holds (``where``: the file), checked; InputError naming the file
         and the field (``config.<name>``)."""
-        unknown = sorted(set(data) - {f.name for f in fields(cls)})
-        if unknown:
+        if unknown := sorted(set(data) - {f.name for f in fields(cls)}):
             raise InputError(f"{where}: config: unknown field {unknown[0]!r}")
         whole = ("steps", "local_steps", "tp_chunks", "batch_size", "seq_len")  # 200.0 is read as 200
         data = {k: int(v) if k in whole and isinstance(v, float) and v.is_integer() else v for k, v in data.items()}
@@ -207,12 +206,10 @@ def check_run_file(path: Path, meta: Any):
     if not isinstance(meta, dict) or not isinstance(meta.get("config"), dict):
         raise InputError(f"{path}: expected a mapping with a 'config' mapping")
     check_complete(path.parent, meta)
-    unknown = [name for name in meta if name not in RUN_DOMAIN and name != "config"]
-    if unknown:
+    if unknown := [name for name in meta if name not in RUN_DOMAIN and name != "config"]:
         raise InputError(f"{path}: unknown field {unknown[0]!r}; a run.yaml holds config, {', '.join(RUN_DOMAIN)} and "
                          "no other field")
-    missing = [name for name in RUN_DOMAIN if name not in meta]
-    if missing:
+    if missing := [name for name in RUN_DOMAIN if name not in meta]:
         raise InputError(f"{path}: missing field '{missing[0]}'")
     try:
         validate(RUN_DOMAIN, **{name: meta[name] for name in RUN_DOMAIN})
@@ -227,8 +224,7 @@ def check_run_file(path: Path, meta: Any):
 def check_metrics(path: Path, metrics: pd.DataFrame, world: int, steps: int, workers: int) -> pd.DataFrame:
     """``metrics`` (read from ``path``) against :data:`METRICS_DOMAIN`: every column there, every value in its
     domain, and one row per (rank, step) for each of this node's ``workers`` ranks and each of ``steps``."""
-    missing = [c for c in METRICS_COLUMNS if c not in metrics.columns]
-    if missing:
+    if missing := [c for c in METRICS_COLUMNS if c not in metrics.columns]:
         raise InputError(f"{path}: missing column '{missing[0]}'")
     run = {"world": world, "steps": steps}
     for name, column in METRICS_DOMAIN.items():

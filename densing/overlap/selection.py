@@ -56,8 +56,7 @@ def check_events(path, cols) -> None:
         raise TraceError(f"{path}: no traceEvents")
     if not cols.duration_events:
         raise TraceError(f"{path}: no duration events (traceEvents has no 'X' events with ts and dur)")
-    timeless = cols.timeless
-    if timeless:  # left out, they would change every overlap number without a word
+    if timeless := cols.timeless:  # left out, they would change every overlap number without a word
         raise TraceError(f"{path}: {timeless} kernel event{'s' if timeless != 1 else ''} (with args.stream) without a "
                          f"'ts' or 'dur' (absent or null), the first {cols.timeless_name!r}: where they ran cannot "
                          "be known; a trace whose kernels all have both is needed")
@@ -140,8 +139,7 @@ def to_rank_trace(d: DecodedRank, filter_last_step: bool, set_origin_us: float,
         launch_ts[found] = l_ts[pos[found]]
     k_step = step_containing(launch_ts, st_ts, st_end, st_num)  # (-1 throughout without steps)
 
-    codes = d.name_code[kernel]
-    used, inverse = np.unique(codes, return_inverse=True)
+    used, inverse = np.unique(d.name_code[kernel], return_inverse=True)
     k_names = tuple(names[c] for c in used)
     cat_of_name = np.fromiter((kernel_category(n, rules) for n in k_names), dtype=np.int8, count=len(k_names))
     offset = float(d.origin - set_origin_us)  # exact when both are ints

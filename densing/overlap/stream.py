@@ -50,9 +50,8 @@ READ_ROWS = 1 << 20  # CPU rows read back at a time
 def should_stream(files: list[Path], stream: bool | None) -> bool:
     """Whether ``analyze`` streams: ``stream`` when given; else (auto) a set of one file of at least
     :data:`STREAM_MIN_BYTES` on disk (1 GiB of JSON, 128 MiB of gzip)."""
-    if stream is not None:
-        return stream and len(files) == 1
-    return len(files) == 1 and files[0].stat().st_size >= STREAM_MIN_BYTES[is_gzip(files[0])]
+    return len(files) == 1 and (stream if stream is not None
+                                else files[0].stat().st_size >= STREAM_MIN_BYTES[is_gzip(files[0])])
 
 
 class _Scratch:

@@ -80,8 +80,7 @@ def check_ranks(path, ranks: list) -> None:
         raise TraceError(f"{path}: two trace files claim the same distributedInfo.rank")
     for field in ("world_size", "backend"):
         stated = [(r.path, getattr(r.info, field)) for r in ranks if getattr(r.info, field) is not None]
-        other = next((item for item in stated if item[1] != stated[0][1]), None)
-        if other is not None:
+        if (other := next((item for item in stated if item[1] != stated[0][1]), None)) is not None:
             (first, a), (second, b) = stated[0], other
             raise TraceError(f"{path}: distributedInfo.{field}: {Path(first).name} says {a!r}, {Path(second).name} "
                              f"says {b!r}: the traces of two jobs in one folder")

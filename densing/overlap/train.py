@@ -218,8 +218,7 @@ def summary_row(config: TrainConfig, metrics: pd.DataFrame, world: int) -> dict:
 def merge_metrics(run_dir: str | Path) -> pd.DataFrame:
     """Concatenate ``metrics-rank*.csv`` into ``metrics.csv`` (atomic) and return it."""
     run_dir = Path(run_dir)
-    parts = sorted(run_dir.glob("metrics-rank*.csv"))
-    if not parts:
+    if not (parts := sorted(run_dir.glob("metrics-rank*.csv"))):
         raise InputError(f"{run_dir}: no metrics-rank*.csv (did the workers run?)")
     frame = pd.concat([pd.read_csv(p) for p in parts], ignore_index=True).sort_values(["step", "rank"])
     atomic_write_text(run_dir / METRICS_FILE, frame.to_csv(index=False))

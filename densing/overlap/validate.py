@@ -191,8 +191,7 @@ def validate_root(root: str | Path, contention: float | None = None) -> "pd.Data
     if not frames:
         raise InputError(f"{root}: no sync run and no tp-none + tp-chunked pair to validate")
     frame = pd.concat(frames, ignore_index=True)
-    over = pd.DataFrame([profiler_overhead(r) for r in frame["run"]])
-    frame = pd.concat([frame, over], axis=1)
+    frame = pd.concat([frame, pd.DataFrame([profiler_overhead(r) for r in frame["run"]])], axis=1)
     frame["compares"] = "profiled step (ProfilerStep mean)"
     return frame
 

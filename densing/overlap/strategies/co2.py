@@ -106,8 +106,7 @@ def outer_update(anchor: Sequence, previous_anchor: Sequence | None, stale_updat
             new_m = [m * (clip / norm) for m in new_m]
     elif clip_mode == "elementwise":
         new_m = [m.clamp(-clip, clip) for m in new_m]
-    new_anchor = [a - outer_lr * m for a, m in zip(anchor, new_m)]
-    return new_anchor, new_m, lambdas
+    return [a - outer_lr * m for a, m in zip(anchor, new_m)], new_m, lambdas
 
 
 @dataclass
