@@ -120,8 +120,7 @@ def to_rank_trace(c: CpuRank, origin: float) -> RankTrace:
     stop = np.concatenate([p[1] for p in pieces])
     category = np.concatenate([np.full(p[0].size, p[2], dtype=np.int8) for p in pieces])
     lane = np.concatenate([np.broadcast_to(np.asarray(p[3], dtype=np.int64), p[0].shape) for p in pieces])
-    label = np.array(["computation" if k == COMPUTATION else "communication call" if k == OTHER else "collective"
-                      for k in category], dtype=object)
+    label = np.where(category == COMPUTATION, "computation", "communication call").astype(object)
     label[category == COMMUNICATION] = np.array(c.names, dtype=object)[c.name_code[collective]]
     order = np.argsort(start, kind="stable")
     start, stop, category, lane, label = start[order], stop[order], category[order], lane[order], label[order]

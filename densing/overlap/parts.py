@@ -42,11 +42,6 @@ class _Stream:
             return True
         return False
 
-    def drop_before(self, position: int) -> None:
-        if position > self.offset:
-            del self.buf[:position - self.offset]
-            self.offset = position
-
     def boundary(self, target: int) -> tuple[int, int]:
         """The first event boundary at or after stream position ``target``: ``(cut, nxt)``."""
         lo = max(target, self.offset)
@@ -76,7 +71,8 @@ def part_pieces(path: Path, part: int, parts: int) -> Iterator[bytes]:
         _, nxt = stream.boundary(max(targets[part], bracket + 1))
         start = nxt
         yield head if part == parts - 1 else _OPEN
-    stream.drop_before(start)
+    del stream.buf[:start - stream.offset]  # (start is never before the buffer's first byte)
+    stream.offset = start
     if part == parts - 1:  # to the end of the document
         yield bytes(stream.buf)
         stream.buf.clear()
