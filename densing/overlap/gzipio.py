@@ -1,6 +1,5 @@
-"""Reading trace files: raw bytes, gzip inflated with ISA-L (``isal``, zlib-compatible and about
-twice as fast as zlib's inflate), whole or piece by piece. Every failure is a
-:class:`~densing.errors.TraceError` naming the file."""
+"""Reading trace files: raw bytes, gzip inflated with ISA-L (``isal``, zlib-compatible and about twice as fast as
+zlib's inflate), whole or piece by piece. Every failure is a :class:`~densing.errors.TraceError` naming the file."""
 from __future__ import annotations
 
 import os
@@ -62,9 +61,8 @@ def read_pieces(path: Path, piece_bytes: int = PIECE_BYTES) -> Iterator[bytes]:
 
 
 def read_whole(path: Path) -> bytes:
-    """The whole decompressed file. The first gzip member is inflated in one call; when it ends
-    the file (bar zero padding) that is the answer, otherwise every member follows through
-    :func:`read_pieces`, which also names a truncated or corrupt stream."""
+    """The whole decompressed file: the first gzip member inflated in one call when it ends the file (bar zero
+    padding), else every member through :func:`read_pieces`, which also names a truncated or corrupt stream."""
     with _reading(path):
         raw = path.read_bytes()
     if not is_gzip(path):
@@ -80,10 +78,10 @@ def read_whole(path: Path) -> bytes:
 
 
 def expected_size(path: Path) -> int:
-    """The file's decompressed size as a hint for planning reads: its size, or for gzip the trailer's
-    ISIZE (mod 2**32) — exact for a single-member gzip under 4 GiB, the last member's size for a
-    multi-member one. Callers use it to choose whole or piecewise reads and where to split; the
-    last part always runs to the end of the file, so an underestimate costs memory, never data."""
+    """The file's decompressed size as a hint for planning reads: its size, or for gzip the trailer's ISIZE (mod
+    2**32) — exact for a single-member gzip under 4 GiB, the last member's size for a multi-member one. Callers use
+    it to choose whole or piecewise reads and where to split; the last part always runs to the end of the file, so an
+    underestimate costs memory, never data."""
     with _reading(path):
         size = path.stat().st_size
         if not is_gzip(path) or size < 18:

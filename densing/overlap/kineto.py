@@ -14,6 +14,7 @@ with tolerant types.
 from __future__ import annotations
 
 import math
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Optional, Union
@@ -185,10 +186,8 @@ def _decode(data, kind: str, mode: int, whole: bool):
     decoders = _DECODERS[kind]
     last = len(decoders) - 1
     for m in range(mode, last):
-        try:
+        with suppress(msgspec.ValidationError):
             return decoders[m][0 if whole else 1].decode(data), m
-        except msgspec.ValidationError:
-            pass
     return decoders[last][0 if whole else 1].decode(data), last
 
 

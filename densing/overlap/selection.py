@@ -106,16 +106,12 @@ def to_rank_trace(d: DecodedRank, filter_last_step: bool, set_origin_us: float,
                            for i, n in enumerate(names) if "ProfilerStep" in n}
     is_step = is_cpu & isin_codes(d.name_code, list(step_code_to_number))
 
+    kernel = d.stream != -1
     if filter_last_step:
         if not is_step.any():
             raise TraceError(f"{d.path}: no ProfilerStep annotations on this rank while other ranks have them")
-        last_start = d.ts[is_step].max()
-        kept_cpu = is_cpu & (d.ts < last_start)
-        kept_gpu = is_gpu & isin_sorted(d.correlation, sorted_unique(d.correlation[kept_cpu]))
-        kept = kept_cpu | kept_gpu
-    else:
-        kept = np.ones(d.ts.shape, dtype=bool)
-    kernel = kept & (d.stream != -1)
+        kept_cpu = is_cpu & (d.ts < d.ts[is_step].max())
+        kernel &= kept_cpu | (is_gpu & isin_sorted(d.correlation, sorted_unique(d.correlation[kept_cpu])))
     if not kernel.any():
         raise NoGpuKernelsError(f"{d.path}: no GPU kernels (events with args.stream) in the analysed steps")
 
