@@ -50,7 +50,6 @@ WHATIF_CONSTRAINTS = {
     # bytes all-reduced per parameter: 0.5 (4-bit) to 8 (fp64 gradients); above 64 (several tensors per parameter) a
     # unit slip
     "bytes_per_param": [Interval(Real, 0, 64, closed="right")],
-    # a world size NCCL and gloo can hold (a 32-bit signed int, as kineto.DISTRIBUTED_CONSTRAINTS); more is no job
     "workers": [Interval(Integral, 1, MAX_WORKERS)],
     "bandwidths_gbps": [Interval(Real, 0, None, closed="neither")],
     "local_steps": [Interval(Integral, 1, None)],
