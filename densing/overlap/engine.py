@@ -61,7 +61,7 @@ class SerialEngine:
         pass
 
 
-class ProcessEngine(SerialEngine):
+class ProcessEngine:
     """A local process pool; see the module docstring."""
 
     def __init__(self, workers: int | None = None):
@@ -104,8 +104,7 @@ class ProcessEngine(SerialEngine):
     @staticmethod
     def _few(leaves: list[Job]) -> dict:
         """One forked process per leaf but the last, which runs here; every child reaped on every exit path."""
-        started = []
-        results = {}
+        started, results = [], {}
         try:
             for leaf in leaves[:-1]:
                 started.append((leaf, *_fork(leaf)))
@@ -120,6 +119,9 @@ class ProcessEngine(SerialEngine):
                 _end_child(pid)
                 os.close(receive)
         return results
+
+    def close(self) -> None:
+        pass
 
 
 def _fork(job: Job) -> tuple[int, int]:

@@ -124,16 +124,18 @@ def to_rank_trace(d: DecodedRank, filter_last_step: bool, set_origin_us: float,
 
     # the launching CPU event of each kernel (same correlation id) decides its step (HTA add_iteration)
     k_corr = d.correlation[kernel]
-    launch = is_cpu & (d.correlation >= 0)
-    l_corr, l_ts = d.correlation[launch], d.ts[launch]
-    o = np.argsort(l_corr, kind="stable")
-    l_corr, l_ts = l_corr[o], l_ts[o]
-    launch_ts = np.full(k_corr.shape, np.nan)
-    if l_corr.size and st_ts.size:
-        pos = np.minimum(np.searchsorted(l_corr, k_corr), l_corr.size - 1)
-        found = l_corr[pos] == k_corr
-        launch_ts[found] = l_ts[pos[found]]
-    k_step = step_containing(launch_ts, st_ts, st_end, st_num)  # (-1 throughout without steps)
+    k_step = np.full(k_corr.shape, -1, dtype=np.int64)
+    if st_ts.size:
+        launch = is_cpu & (d.correlation >= 0)
+        l_corr, l_ts = d.correlation[launch], d.ts[launch]
+        o = np.argsort(l_corr, kind="stable")
+        l_corr, l_ts = l_corr[o], l_ts[o]
+        launch_ts = np.full(k_corr.shape, np.nan)
+        if l_corr.size:
+            pos = np.minimum(np.searchsorted(l_corr, k_corr), l_corr.size - 1)
+            found = l_corr[pos] == k_corr
+            launch_ts[found] = l_ts[pos[found]]
+        k_step = step_containing(launch_ts, st_ts, st_end, st_num)
 
     used, inverse = np.unique(d.name_code[kernel], return_inverse=True)
     k_names = tuple(names[c] for c in used)
