@@ -1,15 +1,13 @@
 """Training-trace profiling: communication/computation overlap in PyTorch-profiler traces.
 
-Plain data flows one way: bytes (:mod:`~densing.overlap.gzipio`)
-→ columns (:mod:`~densing.overlap.kineto`, :mod:`~densing.overlap.columns`) → one rank's
-:class:`RankTrace` (:mod:`~densing.overlap.model`; HTA's rules in :mod:`~densing.overlap.selection`,
-the CPU-side definitions in :mod:`~densing.overlap.cpu_trace`) → rows
+Plain data flows one way: bytes (:mod:`~densing.overlap.gzipio`) → columns (:mod:`~densing.overlap.kineto`,
+:mod:`~densing.overlap.columns`) → one rank's :class:`RankTrace` (:mod:`~densing.overlap.model`; HTA's rules in
+:mod:`~densing.overlap.selection`, the CPU-side definitions in :mod:`~densing.overlap.cpu_trace`) → rows
 (:mod:`~densing.overlap.intervals`, :mod:`~densing.overlap.metrics`). Per-rank work is a job
-(:mod:`~densing.overlap.ranks`, :mod:`~densing.overlap.parts`) on an engine
-(:mod:`~densing.overlap.engine`); :mod:`~densing.overlap.trace` reads a set into RankTraces and
-:mod:`~densing.overlap.analysis` into rows. Models: :mod:`~densing.overlap.whatif`
-and one module per strategy (:mod:`~densing.overlap.strategies`, the fluid model in its ``base``);
-figures: :mod:`~densing.overlap.figures` (plotly); the trainer: :mod:`~densing.overlap.train`.
+(:mod:`~densing.overlap.ranks`, :mod:`~densing.overlap.parts`) on an engine (:mod:`~densing.overlap.engine`);
+:mod:`~densing.overlap.trace` reads a set into RankTraces and :mod:`~densing.overlap.analysis` into rows. Models:
+:mod:`~densing.overlap.whatif` and one module per strategy (:mod:`~densing.overlap.strategies`); figures:
+:mod:`~densing.overlap.figures`; the trainer: :mod:`~densing.overlap.train`.
 """
 from __future__ import annotations
 

@@ -1,10 +1,8 @@
 """The overlap analysis of a trace set or of read traces: per-rank and per-step rows.
 
-Given a path, each rank's rows are computed where its file is decoded (:mod:`densing.overlap.ranks`,
-one job per file on the engine ``scheduler`` names, :mod:`densing.overlap.engine`) and only rows
-and a few facts come back; the set's rules (HTA's last-step filter, distinct ranks, a gloo set
-whose files do not say so) are applied here, with the same errors, in the same file order, as
-:func:`densing.overlap.trace.read_traces` raises them. Given read traces, the metrics run on them.
+Given a path, each rank's rows are computed where its file is decoded (:mod:`densing.overlap.ranks`, one job per
+file on an engine, :mod:`densing.overlap.engine`) and only rows and a few facts come back; the set's rules are applied
+here, with the same errors, in the same file order, as :func:`densing.overlap.trace.read_traces` raises them.
 """
 from __future__ import annotations
 
@@ -46,9 +44,8 @@ def _pick(path, outcomes: list[RankOutcome], kind: str) -> tuple[list[dict], lis
 
 def set_rows(path: str | Path, scheduler="auto", workers: int | None = None,
              rules: str = DEFAULT_KERNEL_RULES, steps: bool = True) -> tuple[list[dict], list[dict]]:
-    """The set's rank rows and step rows (none without ``steps``), sorted by rank (see the module docstring).
-    ``scheduler``: a name or address for :func:`densing.overlap.engine.make_engine`, or an engine to use as is;
-    ``rules``: whose kernel categories (:data:`~densing.overlap.model.KERNEL_RULES`)."""
+    """The set's rank rows and step rows (none without ``steps``), sorted by rank; ``scheduler`` and ``rules`` as
+    :func:`densing.overlap.trace.read_traces` takes them (or an engine to use as is)."""
     check_rules(rules)
     files = trace_files(path)
     rank_outcome = partial(rank_job, rules=rules, steps=steps)
@@ -59,8 +56,7 @@ def set_rows(path: str | Path, scheduler="auto", workers: int | None = None,
 
 
 class RankTraces:
-    """Read traces: a non-empty list or tuple of :class:`~densing.overlap.model.RankTrace`, as
-    :func:`densing.overlap.read_traces` returns."""
+    """Read traces: a non-empty list or tuple of :class:`~densing.overlap.model.RankTrace`."""
 
     def matches(self, value) -> bool:
         return isinstance(value, (list, tuple)) and bool(value) and all(isinstance(t, RankTrace) for t in value)
@@ -89,9 +85,8 @@ ANALYZE_CONSTRAINTS = {"source": [TraceSource()], "workers": [Interval(Integral,
 def analyze_rows(source: str | Path | Iterable[RankTrace], scheduler: str = "auto", workers: int | None = None,
                  rules: str = DEFAULT_KERNEL_RULES, stream: bool | None = None) -> list[dict]:
     """:func:`analyze`'s rows as plain dicts (no pandas: the command line's fast path). A set of one GPU trace file
-    is streamed in bounded memory (:mod:`densing.overlap.stream`) when ``stream`` is True, or, when it is None,
-    from :data:`~densing.overlap.stream.STREAM_MIN_BYTES`; a file that cannot be streamed (compact JSON, no GPU
-    kernels) is read whole."""
+    is streamed in bounded memory (:mod:`densing.overlap.stream`) as :func:`~densing.overlap.stream.should_stream`
+    says; a file that cannot be streamed (compact JSON, no GPU kernels) is read whole."""
     if isinstance(source, (str, Path)):
         check_rules(rules)
         files = trace_files(source)

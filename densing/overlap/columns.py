@@ -1,14 +1,11 @@
 """Numpy columns built batch by batch from decoded Kineto events (see :mod:`densing.overlap.kineto`).
 
-Two collectors, one per kind of trace set:
-
-* :class:`KernelColumns` (GPU traces) keeps, of the duration events (those with ``dur`` and a
-  ``cat`` other than ``"Trace"``), only the rows the analysis can use (lossless): GPU-side rows,
-  CPU rows with a correlation id (launches), ProfilerStep annotations and device syncs; plus the
-  smallest timestamp of all duration events, the rank's time origin (HTA aligns ranks on it).
-* :class:`OpColumns` (CPU, gloo traces) keeps the complete events (``ph == "X"``) with numeric
-  ``ts``/``dur``, a string name and a ``cat`` other than ``"Trace"``: time, thread, name and
-  category of each, as :mod:`densing.overlap.cpu_trace` defines its metrics on them.
+* :class:`KernelColumns` (GPU traces) keeps, of the duration events (with ``dur`` and a ``cat`` other than
+  ``"Trace"``), only the rows the analysis can use (lossless): GPU-side rows, CPU rows with a correlation id
+  (launches), ProfilerStep annotations and device syncs; plus the smallest timestamp of all duration events, the
+  rank's time origin (HTA aligns ranks on it).
+* :class:`OpColumns` (CPU, gloo traces) keeps time, thread, name and category of the complete events (``ph == "X"``)
+  with numeric ``ts``/``dur``, a string name and a ``cat`` other than ``"Trace"`` (:mod:`densing.overlap.cpu_trace`).
 
 Both hold a file-wide name table (``names``) and extend each other across parts of one file.
 """
@@ -16,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 import math
-import operator
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -56,32 +53,18 @@ SYNC_NAMES = ("Event Sync", "Context Sync")
 COLLECTIVE_PREFIX = "gloo:"
 
 # bytes per element for the dtype names PyTorch writes into record_param_comms args
-_DTYPE_BYTES = {
-    "float": 4, "float32": 4, "double": 8, "float64": 8, "half": 2, "float16": 2,
-    "bfloat16": 2, "bf16": 2, "int": 4, "int32": 4, "long": 8, "int64": 8, "short": 2,
-    "int16": 2, "char": 1, "int8": 1, "byte": 1, "uint8": 1, "bool": 1,
-    "float8_e4m3fn": 1, "float8_e5m2": 1,
-}
+_DTYPE_BYTES = {"float": 4, "float32": 4, "double": 8, "float64": 8, "half": 2, "float16": 2, "bfloat16": 2, "bf16": 2,
+                "int": 4, "int32": 4, "long": 8, "int64": 8, "short": 2, "int16": 2, "char": 1, "int8": 1, "byte": 1,
+                "uint8": 1, "bool": 1, "float8_e4m3fn": 1, "float8_e5m2": 1}
 
 NO_CAT = "\0"  # sentinel for an absent "cat" (dropped, as HTA drops events without one)
-
-_get_ts = operator.attrgetter("ts")
-_get_dur = operator.attrgetter("dur")
-_get_cat = operator.attrgetter("cat")
-_get_name = operator.attrgetter("name")
-_get_args = operator.attrgetter("args")
-_get_stream = operator.attrgetter("stream")
-_get_correlation = operator.attrgetter("correlation")
-_get_nelems = operator.attrgetter("in_nelems")
 
 
 def as_int(value: Any, default: int) -> int:
     """``int(value)`` as HTA ``normalize_gpu_stream_numbers`` does; ``default`` when impossible."""
-    if value is None:
-        return default
     try:
         return int(value)
-    except (TypeError, ValueError, OverflowError):
+    except (TypeError, ValueError, OverflowError):  # (None: absent)
         return default
 
 
@@ -151,7 +134,7 @@ class _Names:
 
 
 class KernelColumns(_Names):
-    """GPU-trace rows (see the module docstring); ``add(events, mode)`` per decoded batch."""
+    """GPU-trace rows (see the module docstring), one decoded batch at a time (:meth:`add`)."""
 
     DTYPES = {"ts": np.int64, "dur": np.float64, "stream": np.int64, "correlation": np.int64,
               "name_code": np.int32, "comm_bytes": np.float64}
@@ -187,9 +170,9 @@ class KernelColumns(_Names):
 
     def _add_fast(self, events: list, float_ts: bool) -> None:
         # keep events with a dur and a cat other than "Trace"; later passes see only those
-        dur = np.fromiter(map(_get_dur, events), dtype=np.float64, count=len(events))
+        dur = np.fromiter(map(attrgetter("dur"), events), dtype=np.float64, count=len(events))
         keep = ~np.isnan(dur)
-        cats = list(map(_get_cat, events))
+        cats = list(map(attrgetter("cat"), events))
         for bad in (NO_CAT, "Trace"):
             keep[indices(cats, bad)] = False
         del cats
@@ -200,7 +183,7 @@ class KernelColumns(_Names):
         if not n:
             return
         if float_ts:  # (an absent ts has failed the integer variant, whose ts is required)
-            ts = np.fromiter(map(_get_ts, events), dtype=np.float64, count=n)
+            ts = np.fromiter(map(attrgetter("ts"), events), dtype=np.float64, count=n)
             if np.isnan(ts).any():
                 self._count_timeless(itertools.compress(events, np.isnan(ts).tolist()))
                 keep = ~np.isnan(ts)
@@ -208,21 +191,18 @@ class KernelColumns(_Names):
                 n = len(events)
             self.ts_float = True
         else:
-            try:
-                ts = np.fromiter(map(_get_ts, events), dtype=np.int64, count=n)
-            except OverflowError:  # msgspec's int takes uint64 values
-                raise TraceError("timestamp beyond 64-bit integer range") from None
-        args = list(map(_get_args, events))
+            ts = _int_ts(map(attrgetter("ts"), events), n)
+        args = list(map(attrgetter("args"), events))
         comm = np.full(n, np.nan)
-        nelems = np.fromiter(map(_get_nelems, args), dtype=np.int64, count=n)
+        nelems = np.fromiter(map(attrgetter("in_nelems"), args), dtype=np.int64, count=n)
         for i in np.flatnonzero(nelems >= 0).tolist():
             comm[i] = comm_bytes(args[i])
-        self._append(ts, dur, np.fromiter(map(_get_stream, args), dtype=np.int64, count=n),
-                     np.fromiter(map(_get_correlation, args), dtype=np.int64, count=n),
-                     list(map(_get_name, events)), comm)
+        self._append(ts, dur, np.fromiter(map(attrgetter("stream"), args), dtype=np.int64, count=n),
+                     np.fromiter(map(attrgetter("correlation"), args), dtype=np.int64, count=n),
+                     list(map(attrgetter("name"), events)), comm)
 
     def _add_tolerant(self, events: list) -> None:
-        ts_types = set(map(type, map(_get_ts, events)))
+        ts_types = set(map(type, map(attrgetter("ts"), events)))
         self.ts_float |= bool(ts_types - {int})  # a float or an absent ts makes HTA's column float
         self._count_timeless(e for e in events if e.dur is None or e.ts is None)
         kept = [e for e in events
@@ -230,10 +210,7 @@ class KernelColumns(_Names):
         if not kept:
             return
         if all(type(e.ts) is int for e in kept):
-            try:
-                ts = np.array([e.ts for e in kept], dtype=np.int64)
-            except OverflowError:
-                raise TraceError("timestamp beyond 64-bit integer range") from None
+            ts = _int_ts((e.ts for e in kept), len(kept))
         else:
             ts = np.array([float(e.ts) for e in kept], dtype=np.float64)
         args = [e.args for e in kept]
@@ -341,11 +318,18 @@ def refuse_impossible(ts: np.ndarray, dur: np.ndarray, names: list) -> None:
     """TraceError naming the first event whose timestamp or duration cannot be real
     (:data:`densing.impossible.IMPOSSIBLE`: NaN, infinite, negative, longer than 10 years, beyond 64 bits)."""
     for field, values in (("ts", ts), ("dur", dur)):
-        found = first_impossible(field, values)
-        if found is not None:
+        if (found := first_impossible(field, values)) is not None:
             i, why, count = found
             raise TraceError(f"event {names[i]!r} at ts {ts[i]:.0f}: field '{field}': {why} {float(values[i]):g} µs"
                              f" ({count} such event{'s' if count != 1 else ''})")
+
+
+def _int_ts(values, count: int) -> np.ndarray:
+    """Integer timestamps as int64; a TraceError beyond its range (msgspec's int takes uint64 values)."""
+    try:
+        return np.fromiter(values, dtype=np.int64, count=count)
+    except OverflowError:
+        raise TraceError("timestamp beyond 64-bit integer range") from None
 
 
 def _number(value) -> bool:

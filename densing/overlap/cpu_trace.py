@@ -1,33 +1,28 @@
 """Reader for CPU-side (gloo) PyTorch-profiler traces: the same :class:`RankTrace` as GPU traces.
 
-A data-parallel job on CPUs has no GPU kernels: computation is the ``cpu_op`` events (ATen ops,
-autograd nodes) of the training threads, and a collective is work that ProcessGroupGloo runs on
-one of its own worker threads, recorded as a ``gloo:<collective>`` event (``gloo:all_reduce``).
-The training thread only dispatches it (``c10d::allreduce_``, ``record_param_comms``) and later
-blocks in ``wait()`` (no op is recorded while it blocks: that time is a gap on the thread).
+A data-parallel job on CPUs has no GPU kernels: computation is the ``cpu_op`` events (ATen ops, autograd nodes) of
+the training threads, and a collective is work that ProcessGroupGloo runs on one of its own worker threads, recorded
+as a ``gloo:<collective>`` event. The training thread only dispatches it (``c10d::allreduce_``,
+``record_param_comms``) and later blocks in ``wait()`` (a gap on the thread: no op is recorded while it blocks).
 
-Definitions (beside HTA's for GPU traces, :mod:`densing.overlap.metrics`), per rank, with ∪ the
-union of merged intervals and \\ set difference:
+Definitions (beside HTA's for GPU traces, :mod:`densing.overlap.metrics`), per rank, with ∪ the union of merged
+intervals and \\ set difference:
 
-* communication threads: the threads with a ``gloo:*`` event; compute threads: the other threads
-  with ``cpu_op`` events;
+* communication threads: the threads with a ``gloo:*`` event; compute threads: the other threads with ``cpu_op``s;
 * communication  M = ∪ ``gloo:*`` events (the collectives' execution, on their own threads);
-* communication calls  K = ∪ ``cpu_op`` events on compute threads named ``c10d::*``,
-  ``record_param_comms`` or ``gloo:*``/``nccl:*`` (dispatch, copies into/out of the
-  collective's buffers done inside them);
+* communication calls  K = ∪ ``cpu_op`` events on compute threads named ``c10d::*``, ``record_param_comms`` or
+  ``gloo:*``/``nccl:*`` (dispatch, copies into/out of the collective's buffers done inside them);
 * computation  C = (∪ ``cpu_op`` events on compute threads) \\ K;
-* span T = max(end) − min(start) over M ∪ K ∪ C; idle I = T − |M ∪ K ∪ C|  (no thread of the rank
-  runs an op: waiting on a peer, Python between ops, the scheduler);
+* span T = max(end) − min(start) over M ∪ K ∪ C; idle I = T − |M ∪ K ∪ C|  (no thread of the rank runs an op);
 * compute % = 100·|C|/T, non-compute % = 100·(T − |C| − I)/T, idle % = 100·I/T;
 * comm-comp overlap % = 100·|M ∩ C| / |M|;  exposed communication = |M| − |M ∩ C|.
 
 These are HTA's formulas with "GPU kernels" replaced by "ops of the rank's threads": in the returned
 :class:`RankTrace`, C's disjoint pieces are ``computation``, the ``gloo:*`` events ``communication`` and K's pieces
-``other``, so :func:`densing.overlap.metrics.breakdown` computes every number unchanged. The lane column
-(``kernel_lane``, ``lane_kind == "thread"``) holds the thread id. An interval belongs to the ``ProfilerStep#N`` (an
-annotation on the training thread) in which it starts. Collective sizes are not in CPU traces recorded without shapes:
-``kernel_comm_bytes`` is NaN (give the model size to the what-if model). On a CPU, overlap is not free: the
-collective's thread takes cores from the computation (see :mod:`densing.overlap.validate`).
+``other``, so :func:`densing.overlap.metrics.breakdown` computes every number unchanged; ``kernel_lane`` holds the
+thread id. An interval belongs to the ``ProfilerStep#N`` in which it starts. CPU traces recorded without shapes hold
+no collective sizes: ``kernel_comm_bytes`` is NaN (give the model size to the what-if model). On a CPU, overlap is
+not free: the collective's thread takes cores from the computation (see :mod:`densing.overlap.validate`).
 """
 from __future__ import annotations
 
@@ -125,8 +120,7 @@ def to_rank_trace(c: CpuRank, origin: float) -> RankTrace:
     stop = np.concatenate([p[1] for p in pieces])
     category = np.concatenate([np.full(p[0].size, p[2], dtype=np.int8) for p in pieces])
     lane = np.concatenate([np.broadcast_to(np.asarray(p[3], dtype=np.int64), p[0].shape) for p in pieces])
-    label = np.array(["computation" if k == COMPUTATION else "communication call" if k == OTHER else "collective"
-                      for k in category], dtype=object)
+    label = np.where(category == COMPUTATION, "computation", "communication call").astype(object)
     label[category == COMMUNICATION] = np.array(c.names, dtype=object)[c.name_code[collective]]
     order = np.argsort(start, kind="stable")
     start, stop, category, lane, label = start[order], stop[order], category[order], lane[order], label[order]

@@ -1,30 +1,26 @@
 """Where per-rank work runs: in this process, in local processes, or on a Dask cluster.
 
-Work is given as :class:`Job` trees: ``Job(fn, args)`` whose args may themselves be Jobs, whose
-results then take their place (a large file's parts, :mod:`densing.overlap.parts`, feed the job
-that combines them). Every engine answers ``run(jobs)`` with the top jobs' results, in order;
-an exception raised by a job is raised by ``run``.
+Work is given as :class:`Job` trees: ``Job(fn, args)`` whose args may be Jobs, whose results take their place (a
+large file's parts, :mod:`densing.overlap.parts`, feed the job that combines them). Every engine answers
+``run(jobs)`` with the top jobs' results, in order; an exception raised by a job is raised by ``run``.
 
 * :class:`SerialEngine` — everything in this process, one job after another;
-* :class:`ProcessEngine` — local processes (forked on Linux: no re-import); a combining job
-  runs in this process once its inputs are back. No more leaves than workers (a file's parts):
-  one process each but the last leaf, which runs here, forked directly with ``os.fork`` and a
-  pipe (a pool's start-up and ``multiprocessing``'s imports are a noticeable part of a file's time;
-  ``bench/overlap_scale.py`` measures them); more: a ``concurrent.futures``
-  process pool of ``workers`` processes that runs them all, so this process holds only results;
-* :class:`DaskEngine` — a ``dask.distributed`` client (a ``LocalCluster`` on this machine or a
-  running scheduler's address): the whole tree is submitted, dependencies stay on the workers
-  and only the top jobs' results come back. The workers must read the trace files at the same
-  paths (a shared file system).
+* :class:`ProcessEngine` — local processes; a combining job runs here once its inputs are back. No more leaves (a
+  file's parts) than workers: one ``os.fork`` child with a pipe each but the last leaf, which runs here (a pool's
+  start-up is a noticeable part of a file's time, ``bench/overlap_scale.py``); more: a ``concurrent.futures``
+  process pool of ``workers`` processes, so this process holds only results;
+* :class:`DaskEngine` — a ``dask.distributed`` client (a ``LocalCluster`` or a running scheduler's address): the
+  whole tree is submitted, dependencies stay on the workers and only the top jobs' results come back. The workers
+  must read the trace files at the same paths (a shared file system).
 
-:func:`make_engine` turns ``--scheduler`` into an engine; the default, ``auto``, chooses by the set's size
+:func:`make_engine` turns ``--scheduler`` into an engine; ``auto`` chooses by the set's size
 (:data:`PARALLEL_MIN_BYTES`, :data:`LOCAL_CLUSTER_MIN_BYTES`; docs/profiling.md says why).
 """
 from __future__ import annotations
 
 import os
 import sys
-from contextlib import closing, nullcontext
+from contextlib import closing, nullcontext, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -108,8 +104,7 @@ class ProcessEngine:
     @staticmethod
     def _few(leaves: list[Job]) -> dict:
         """One forked process per leaf but the last, which runs here; every child reaped on every exit path."""
-        started = []
-        results = {}
+        started, results = [], {}
         try:
             for leaf in leaves[:-1]:
                 started.append((leaf, *_fork(leaf)))
@@ -130,11 +125,9 @@ class ProcessEngine:
 
 
 def _fork(job: Job) -> tuple[int, int]:
-    """Start ``job`` in a forked child (a plain ``os.fork``: ``multiprocessing`` and its imports cost a small set's
-    start-up more than the fork). ``SIGINT`` and ``SIGTERM`` are held while forking, as
-    :func:`densing.runtime.fork_context` holds them, and the child starts with them held until
-    :func:`densing.runtime.worker_setup` has made it die with this process. Returns (pid, read end of the pipe
-    that brings the child's pickled ``(ok, value)``)."""
+    """Start ``job`` in a child of a plain ``os.fork``, ``SIGINT`` and ``SIGTERM`` held while forking and in the child
+    until :func:`densing.runtime.worker_setup` (as :func:`densing.runtime.fork_context` does). Returns (pid, read end
+    of the pipe that brings the child's pickled ``(ok, value)``)."""
     import signal
 
     held = {signal.SIGINT, signal.SIGTERM}
@@ -155,8 +148,7 @@ def _fork(job: Job) -> tuple[int, int]:
 
 
 def _child(job: Job, receive: int, send: int, parent: int) -> None:
-    """The forked child: ``job``'s result or exception, pickled into ``send``; it leaves with ``os._exit`` (no exit
-    handlers, no flushing of the parent's buffers)."""
+    """The forked child: ``job``'s result or exception, pickled into ``send``; it leaves with ``os._exit``."""
     code = 1
     try:
         import pickle
@@ -177,8 +169,8 @@ def _child(job: Job, receive: int, send: int, parent: int) -> None:
 
 
 def _receive(receive: int):
-    """A forked child's result read from its pipe (to the end), or a :class:`_Raised` of its exception; a child that
-    died before it wrote (out of memory, killed) is a :class:`~densing.errors.WorkerError`."""
+    """A forked child's result read from its pipe, or a :class:`_Raised` of its exception (a WorkerError when it died
+    before it wrote)."""
     import pickle
 
     with os.fdopen(receive, "rb", closefd=False) as f:
@@ -191,7 +183,7 @@ def _receive(receive: int):
 
 
 def _end_child(pid: int) -> None:
-    """Reap forked child ``pid``: at once when it has exited, else ``SIGTERM``, then ``SIGKILL`` after
+    """Reap forked child ``pid``: at once when it has exited, else after ``SIGTERM``, then ``SIGKILL`` after
     :data:`densing.runtime.GRACE_S`."""
     import signal
     import time
@@ -200,10 +192,8 @@ def _end_child(pid: int) -> None:
 
     for sig in (None, signal.SIGTERM, signal.SIGKILL):
         if sig is not None:
-            try:
+            with suppress(ProcessLookupError):
                 os.kill(pid, sig)
-            except ProcessLookupError:
-                pass
         deadline = time.monotonic() + (GRACE_S if sig is not None else 0)
         while True:
             try:
@@ -230,9 +220,8 @@ class DaskEngine:
         self.workers = max(1, len(client.scheduler_info().get("workers", {})))
 
     def run(self, jobs: list[Job]) -> list:
-        """Jobs with inputs are submitted as a graph; the others in chunks of several jobs, run
-        one after another by one task (a task costs the scheduler milliseconds; a small rank's
-        job is tens of them), about :data:`TASKS_PER_WORKER` chunks per worker."""
+        """Jobs with inputs are submitted as a graph; the others in chunks run by one task each (a task costs the
+        scheduler milliseconds), about :data:`TASKS_PER_WORKER` chunks per worker."""
         submitted: dict = {}
 
         def submit(job: Job):
@@ -248,13 +237,10 @@ class DaskEngine:
                          for chunk in chunks]
         graph = {i: submit(job) for i, job in enumerate(jobs) if _deps(job)}
         try:
-            results: list = [None] * len(jobs)
-            for chunk, values in zip(chunks, self.client.gather(chunk_futures)):
-                for i, value in zip(chunk, values):
-                    results[i] = value
-            for i, value in zip(graph, self.client.gather(list(graph.values()))):
-                results[i] = value
-            return results
+            done = {i: value for chunk, values in zip(chunks, self.client.gather(chunk_futures))
+                    for i, value in zip(chunk, values)}
+            done.update(zip(graph, self.client.gather(list(graph.values()))))
+            return [done[i] for i in range(len(jobs))]
         finally:
             for future in chunk_futures + list(submitted.values()):
                 future.release()
@@ -287,20 +273,18 @@ def local_cluster(workers: int | None = None) -> DaskEngine:
 
 
 def borrowed(scheduler, files: list[Path], workers: int | None = None):
-    """``with borrowed(scheduler, files, workers) as engine``: the engine :func:`make_engine`
-    makes for a name (closed at the end), or an engine given as such (left open: its owner's)."""
+    """``with borrowed(scheduler, files, workers) as engine``: :func:`make_engine`'s engine for a name (closed at the
+    end), or an engine given as such (left open)."""
     return closing(make_engine(scheduler, files, workers)) if isinstance(scheduler, str) else nullcontext(scheduler)
 
 
 def make_engine(scheduler: str, files: list[Path], workers: int | None = None):
-    """The engine for ``--scheduler``: ``auto`` (see the module docstring), ``serial``,
-    ``processes`` (local processes), ``local`` (a local Dask cluster) or a scheduler ADDRESS."""
+    """The engine for ``--scheduler``: ``auto`` (module docstring), ``serial``, ``processes`` (local processes),
+    ``local`` (a local Dask cluster) or a scheduler ADDRESS."""
     if scheduler == "serial":
         return SerialEngine()
-    if scheduler == "processes":
-        return ProcessEngine(workers)
-    if scheduler == "local":
-        return local_cluster(workers)
+    if scheduler in ("processes", "local"):
+        return (ProcessEngine if scheduler == "processes" else local_cluster)(workers)
     if scheduler != "auto":
         if "://" not in scheduler and ":" not in scheduler:
             raise InputError(f"--scheduler: expected {', '.join(SCHEDULERS)} or a Dask scheduler address "

@@ -1,8 +1,6 @@
-"""Plotly figures for the overlap section of the HTML report.
-
-Each function takes the plain data of :mod:`densing.overlap` (DataFrames, RankTrace lists) and
-returns a ``plotly.graph_objects.Figure``; nothing here reads files except
-:func:`report_section`, the one entry point the report calls.
+"""Plotly figures for the overlap section of the HTML report: each function takes the plain data of
+:mod:`densing.overlap` (DataFrames, RankTrace lists) and returns a ``plotly.graph_objects.Figure``; only
+:func:`report_section` and :func:`overlap_table`, which the report calls, read files.
 """
 from __future__ import annotations
 
@@ -56,8 +54,7 @@ def _stacked(x, frames: list[pd.DataFrame], head: str = "") -> go.Figure:
 
 @validate_params({"df": [BREAKDOWN]})
 def breakdown_figure(df: pd.DataFrame) -> go.Figure:
-    """Stacked bars per rank: idle / compute / non-compute % of the GPU kernel span, with the
-    comm-comp overlap % and exposed communication in the hover."""
+    """Stacked bars per rank: idle / compute / non-compute % of the GPU kernel span (hover: :func:`_stacked`)."""
     fig = _stacked(df["rank"].astype(str), [df], head="rank %{x}<br>")
     fig.update_layout(barmode="stack", title="Temporal breakdown of the GPU kernel span per rank",
                       xaxis_title="rank", yaxis_title="% of kernel span", yaxis_range=[0, 100])
@@ -67,18 +64,14 @@ def breakdown_figure(df: pd.DataFrame) -> go.Figure:
 @validate_params({"traces": [RankTraces()]})
 def timeline_figure(traces: Sequence[RankTrace], step: int | None = None, max_kernels: int = 20000,
                     label: str | None = None) -> go.Figure:
-    """One step's GPU kernels per rank and stream, coloured by category (computation,
-    communication, memory, other). ``step`` defaults to the first step all ranks share
-    (the whole trace when there are no ProfilerStep annotations). At most ``max_kernels``
-    longest kernels per rank are drawn."""
+    """One step's GPU kernels per rank and stream, coloured by category; ``step`` defaults to the first step all ranks
+    share (the whole trace when there is none). At most the ``max_kernels`` longest kernels per rank are drawn."""
     if step is None:
         common = set.intersection(*(set(int(s) for s in np.unique(t.kernel_step) if s >= 0) for t in traces))
         step = min(common) if common else None
-    fig = go.Figure()
-    shown = set()
+    fig, shown = go.Figure(), set()
     for t in traces:
-        sel = (t.kernel_step == step) if step is not None else np.ones(t.kernel_count, dtype=bool)
-        idx = np.flatnonzero(sel)
+        idx = np.flatnonzero(t.kernel_step == step) if step is not None else np.arange(t.kernel_count)
         if idx.size > max_kernels:
             dur = t.kernel_end_us[idx] - t.kernel_start_us[idx]
             idx = idx[np.argsort(dur)[-max_kernels:]]
@@ -86,9 +79,8 @@ def timeline_figure(traces: Sequence[RankTrace], step: int | None = None, max_ke
             k = idx[t.kernel_category[idx] == code]
             if k.size == 0:
                 continue
-            start_ms = t.kernel_start_us[k] / 1e3
             fig.add_bar(
-                base=start_ms, x=(t.kernel_end_us[k] - t.kernel_start_us[k]) / 1e3,
+                base=t.kernel_start_us[k] / 1e3, x=(t.kernel_end_us[k] - t.kernel_start_us[k]) / 1e3,
                 y=[f"rank {t.rank} / {t.lane_kind} {s}" for s in t.kernel_lane[k]], orientation="h",
                 name=name, legendgroup=name, showlegend=name not in shown, marker_color=_COLORS[name],
                 customdata=np.asarray(t.kernel_names, dtype=object)[t.kernel_name_code[k]],
@@ -119,8 +111,8 @@ def whatif_figure(df: pd.DataFrame) -> go.Figure:
 
 @validate_params({"frames": [Runs()]})
 def runs_figure(frames: dict[str, pd.DataFrame]) -> go.Figure:
-    """Several runs side by side (e.g. sync, ddp, co2): per run and rank, stacked compute /
-    non-compute / idle %, with the comm-comp overlap % and exposed communication in the hover."""
+    """Several runs side by side (e.g. sync, ddp, co2): per run and rank, stacked compute / non-compute / idle %
+    (hover: :func:`_stacked`)."""
     x = [[name for name, df in frames.items() for _ in range(len(df))],
          [f"rank {r}" for df in frames.values() for r in df["rank"]]]
     fig = _stacked(x, list(frames.values()))
@@ -129,12 +121,13 @@ def runs_figure(frames: dict[str, pd.DataFrame]) -> go.Figure:
     return fig
 
 
-def _run_folders(trace_dir: Path) -> list[Path]:
-    """Sub-folders holding trace files (a 'densing overlap run' output), when ``trace_dir`` has none."""
+def _run_sets(trace_dir: Path) -> dict[str, list[RankTrace]]:
+    """The traces of each sub-folder holding trace files (a 'densing overlap run' output), by its name, when
+    ``trace_dir`` has none."""
     if not trace_dir.is_dir() or any(f.name.endswith((".json", ".json.gz")) for f in trace_dir.iterdir()):
-        return []
-    return sorted(d for d in trace_dir.iterdir()
-                  if d.is_dir() and any(f.name.endswith((".json", ".json.gz")) for f in d.iterdir()))
+        return {}
+    return {d.name: read_traces(d) for d in sorted(trace_dir.iterdir())
+            if d.is_dir() and any(f.name.endswith((".json", ".json.gz")) for f in d.iterdir())}
 
 
 #: The overlap numbers the report prints beside the figures, with their names for a reader.
@@ -143,10 +136,9 @@ OVERLAP_TABLE_COLUMNS = {"comm_comp_overlap_pct": "overlap %", "exposed_comm_us"
 
 
 def overlap_table(trace_dir: str | Path) -> pd.DataFrame:
-    """One row per run (strategy) and rank: overlap %, exposed and total communication, computation,
-    idle share — the numbers behind the report's overlap figures (``analyze`` of each run)."""
-    runs = _run_folders(Path(trace_dir))
-    sets = {d.name: read_traces(d) for d in runs} if runs else {Path(trace_dir).name: read_traces(trace_dir)}
+    """One row per run (strategy) and rank: the numbers behind the report's overlap figures
+    (:data:`OVERLAP_TABLE_COLUMNS` of ``analyze``)."""
+    sets = _run_sets(Path(trace_dir)) or {Path(trace_dir).name: read_traces(trace_dir)}
     frames = []
     for name, traces in sets.items():
         frame = analyze(traces)
@@ -159,17 +151,14 @@ def overlap_table(trace_dir: str | Path) -> pd.DataFrame:
 
 
 def report_section(trace_dir: str | Path, model_params: float | None = None) -> list[tuple[str, go.Figure]]:
-    """The report's overlap figures for a trace folder: breakdown bars, one step's timeline and,
-    when the trace (or ``model_params``) gives the communication volume, what-if curves.
-
-    A folder of run folders (``densing overlap run OUT``: OUT/sync, OUT/ddp, OUT/co2) gives the
-    runs side by side, then each run's timeline."""
+    """The report's overlap figures for a trace folder: breakdown bars, one step's timeline and, when the trace (or
+    ``model_params``) gives the communication volume, what-if curves; for a folder of run folders (``densing overlap
+    run OUT``) the runs side by side, then each run's timeline."""
     from densing.errors import InputError
     from densing.overlap.whatif import calibrate, predict
 
-    runs = _run_folders(Path(trace_dir))
-    if runs:
-        read = {d.name: read_traces(d) for d in runs}
+    read = _run_sets(Path(trace_dir))
+    if read:
         parts = [("Runs side by side", runs_figure({name: analyze(t) for name, t in read.items()}))]
         parts += [(f"{name}: one step's timeline per rank", timeline_figure(t, label=name)) for name, t in read.items()]
         return parts

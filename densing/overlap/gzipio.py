@@ -1,9 +1,9 @@
-"""Reading trace files: raw bytes, gzip inflated with ISA-L (``isal``, zlib-compatible and about
-twice as fast as zlib's inflate), whole or piece by piece. Every failure is a
-:class:`~densing.errors.TraceError` naming the file."""
+"""Reading trace files: raw bytes, gzip inflated with ISA-L (``isal``, zlib-compatible and about twice as fast as
+zlib's inflate), whole or piece by piece. Every failure is a :class:`~densing.errors.TraceError` naming the file."""
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
@@ -18,60 +18,53 @@ def is_gzip(path: Path) -> bool:
     return path.name.endswith(".gz")
 
 
+@contextmanager
+def _reading(path: Path):
+    """An OSError inside is a TraceError naming ``path``."""
+    try:
+        yield
+    except OSError as exc:
+        raise TraceError(f"{path}: cannot read ({exc.strerror or exc})") from None
+
+
 def read_pieces(path: Path, piece_bytes: int = PIECE_BYTES) -> Iterator[bytes]:
     """The decompressed file in pieces of at most ``piece_bytes``, read from the file as they are
     needed: memory holds one compressed and one decompressed piece, whatever the file's size."""
-    try:
-        fh = path.open("rb")
-    except OSError as exc:
-        raise TraceError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    with fh:
+    with _reading(path), path.open("rb") as fh:
         if not is_gzip(path):
-            while chunk := _read(fh, path, piece_bytes):
+            while chunk := fh.read(piece_bytes):
                 yield chunk
             return
         d = isal_zlib.decompressobj(31)
         started = False
         try:
             while True:
-                chunk = d.unused_data or _read(fh, path, piece_bytes)
+                chunk = d.unused_data or fh.read(piece_bytes)
                 if not started and not chunk:
                     raise TraceError(f"{path}: truncated gzip (an empty file)")
                 started = True
                 if d.eof:  # another gzip member may follow, after any run of zero padding (read piece by piece)
                     chunk = chunk.lstrip(b"\0")
                     while not chunk:
-                        more = _read(fh, path, piece_bytes)
-                        if not more:
+                        if not (more := fh.read(piece_bytes)):
                             return
                         chunk = more.lstrip(b"\0")
                     d = isal_zlib.decompressobj(31)
                 if not chunk:
                     raise TraceError(f"{path}: truncated gzip (stream ends before its end marker)")
                 while chunk:
-                    out = d.decompress(chunk, piece_bytes)
-                    if out:
+                    if out := d.decompress(chunk, piece_bytes):
                         yield out
                     chunk = d.unconsumed_tail
         except isal_zlib.error as exc:
             raise TraceError(f"{path}: corrupt gzip ({exc})") from None
 
 
-def _read(fh, path: Path, size: int) -> bytes:
-    try:
-        return fh.read(size)
-    except OSError as exc:
-        raise TraceError(f"{path}: cannot read ({exc.strerror or exc})") from None
-
-
 def read_whole(path: Path) -> bytes:
-    """The whole decompressed file. The first gzip member is inflated in one call; when it ends
-    the file (bar zero padding) that is the answer, otherwise every member follows through
-    :func:`read_pieces`, which also names a truncated or corrupt stream."""
-    try:
+    """The whole decompressed file: the first gzip member inflated in one call when it ends the file (bar zero
+    padding), else every member through :func:`read_pieces`, which also names a truncated or corrupt stream."""
+    with _reading(path):
         raw = path.read_bytes()
-    except OSError as exc:
-        raise TraceError(f"{path}: cannot read ({exc.strerror or exc})") from None
     if not is_gzip(path):
         return raw
     try:
@@ -85,28 +78,23 @@ def read_whole(path: Path) -> bytes:
 
 
 def expected_size(path: Path) -> int:
-    """The file's decompressed size as a hint for planning reads: its size, or for gzip the trailer's
-    ISIZE (mod 2**32) — exact for a single-member gzip under 4 GiB, the last member's size for a
-    multi-member one. Callers use it to choose whole or piecewise reads and where to split; the
-    last part always runs to the end of the file, so an underestimate costs memory, never data."""
-    try:
+    """The file's decompressed size as a hint for planning reads: its size, or for gzip the trailer's ISIZE (mod
+    2**32) — exact for a single-member gzip under 4 GiB, the last member's size for a multi-member one. Callers use
+    it to choose whole or piecewise reads and where to split; the last part always runs to the end of the file, so an
+    underestimate costs memory, never data."""
+    with _reading(path):
         size = path.stat().st_size
         if not is_gzip(path) or size < 18:
             return size
         with path.open("rb") as fh:
             fh.seek(-4, os.SEEK_END)
             return int.from_bytes(fh.read(4), "little")
-    except OSError as exc:
-        raise TraceError(f"{path}: cannot read ({exc.strerror or exc})") from None
 
 
 def read_head(path: Path, limit: int = 1 << 16) -> bytes:
     """At most the first ``limit`` decompressed bytes (less when the file is shorter)."""
-    try:
-        with path.open("rb") as fh:
-            raw = fh.read(limit if not is_gzip(path) else max(limit // 4, 1 << 14))
-    except OSError as exc:
-        raise TraceError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    with _reading(path), path.open("rb") as fh:
+        raw = fh.read(limit if not is_gzip(path) else max(limit // 4, 1 << 14))
     if not is_gzip(path):
         return raw
     try:

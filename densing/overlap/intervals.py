@@ -1,7 +1,5 @@
-"""Interval math on numpy arrays: merge, union length, intersection length.
-
-Intervals are half-open ``[start, end)`` given as two float arrays. All functions are
-O(n log n) (one sort) and allocate only a few arrays of size n.
+"""Interval math on numpy arrays: merge, union, intersection and difference of half-open ``[start, end)`` intervals
+given as two float arrays; each O(n log n) (one sort), allocating a few arrays of size n.
 """
 from __future__ import annotations
 
@@ -9,12 +7,9 @@ import numpy as np
 
 
 def merge_intervals(start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Merge overlapping or touching intervals; returns sorted disjoint ``(start, end)``.
-
-    Same grouping as HTA 0.5.0 ``merge_kernel_intervals``: after sorting by start, interval i
-    opens a new group iff ``start_i > max(end_0 … end_{i-1})``; a group spans
-    ``[min start, max end]``.
-    """
+    """Merge overlapping or touching intervals; returns sorted disjoint ``(start, end)``. Same grouping as HTA 0.5.0
+    ``merge_kernel_intervals``: after sorting by start, interval i opens a new group iff
+    ``start_i > max(end_0 … end_{i-1})``; a group spans ``[min start, max end]``."""
     start = np.asarray(start, dtype=np.float64)
     end = np.asarray(end, dtype=np.float64)
     if start.size == 0:
@@ -37,12 +32,9 @@ def union_length(start: np.ndarray, end: np.ndarray) -> float:
 
 def intersection_length(a_start: np.ndarray, a_end: np.ndarray,
                         b_start: np.ndarray, b_end: np.ndarray) -> float:
-    """Length of (∪A) ∩ (∪B), by a sweep over the merged boundaries.
-
-    Each merged A interval adds +1 at its start and −1 at its end, each merged B interval +2/−2;
-    the time where the running sum is 3 is covered by both (the sweep of HTA 0.5.0
-    ``get_comm_comp_overlap``).
-    """
+    """Length of (∪A) ∩ (∪B), by a sweep over the merged boundaries (HTA 0.5.0 ``get_comm_comp_overlap``): each
+    merged A interval adds +1 at its start and −1 at its end, each merged B interval +2/−2; the time where the running
+    sum is 3 is covered by both."""
     as_, ae = merge_intervals(a_start, a_end)
     bs, be = merge_intervals(b_start, b_end)
     if as_.size == 0 or bs.size == 0:
@@ -58,13 +50,9 @@ def intersection_length(a_start: np.ndarray, a_end: np.ndarray,
 
 def subtract_intervals(a_start: np.ndarray, a_end: np.ndarray,
                        b_start: np.ndarray, b_end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(∪A) \\ (∪B) as sorted disjoint ``(start, end)``, by a sweep over the merged boundaries.
-
-    Each merged A interval adds +1/−1 to an A count, each merged B interval +1/−1 to a B count;
-    the pieces between consecutive boundaries where A > 0 and B = 0 are kept (and re-merged);
-    empty pieces are dropped.
-    |result| = |∪A| − |∪A ∩ ∪B|.
-    """
+    """(∪A) \\ (∪B) as sorted disjoint ``(start, end)``, by a sweep over the merged boundaries: each merged A
+    interval adds +1/−1 to an A count, each merged B interval +1/−1 to a B count; the non-empty pieces between
+    consecutive boundaries where A > 0 and B = 0 are kept (and re-merged). |result| = |∪A| − |∪A ∩ ∪B|."""
     as_, ae = merge_intervals(a_start, a_end)
     bs, be = merge_intervals(b_start, b_end)
     if as_.size == 0 or bs.size == 0:

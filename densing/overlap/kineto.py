@@ -1,22 +1,20 @@
 """The Kineto (PyTorch-profiler Chrome-trace JSON) decoder: bytes → numpy columns of one file.
 
-Decoding is typed (msgspec): only ``ph, cat, name, ts, dur, tid`` and a handful of ``args``
-fields are materialised, one batch of events at a time, and each batch is reduced at once to the
-numpy columns of a collector (:mod:`densing.overlap.columns`: GPU kernels, or a CPU job's ops), so
-a large trace never becomes a large Python object graph. What the file says about itself
-(``distributedInfo``) is returned beside the columns as a :class:`DecodeInfo`.
+Decoding is typed (msgspec): only ``ph, cat, name, ts, dur, tid`` and a few ``args`` fields are materialised, one
+batch of events at a time, each batch reduced at once to the numpy columns of a collector
+(:mod:`densing.overlap.columns`), so a large trace never becomes a large Python object graph. The file's
+``distributedInfo`` is returned beside the columns as a :class:`DecodeInfo`.
 
-Fast paths: the types real Kineto traces use, in two variants for GPU traces: integer
-timestamps (µs traces) and float timestamps (ns-resolution traces, PyTorch ≥ 2.3). ``gc=False``
-structs skip garbage-collector tracking (they hold no reference cycles), which makes decoding
-~1.5x faster. Absent fields take shared sentinel defaults instead of None, so each column is
-read with one C-level ``attrgetter``/``np.fromiter`` pass rather than a Python loop. A batch
-that does not fit the integer variant is decoded with the float one, and one that fits neither
-(e.g. a string stream id, a null dur) with tolerant types.
+Fast paths: the types real Kineto traces use, for GPU traces with integer timestamps (µs traces) or float ones
+(ns-resolution traces, PyTorch ≥ 2.3). ``gc=False`` structs skip garbage-collector tracking (~1.5x faster decoding);
+absent fields take shared sentinel defaults instead of None, so each column is read with one C-level
+``attrgetter``/``np.fromiter`` pass. A batch that fits neither variant (a string stream id, a null dur) is decoded
+with tolerant types.
 """
 from __future__ import annotations
 
 import math
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Optional, Union
@@ -29,17 +27,15 @@ from densing.overlap.gzipio import expected_size, read_pieces, read_whole
 from densing.validation import Text, WholeNumber, validate
 
 GPU, CPU = "gpu", "cpu"  # what a set's files are decoded for (see densing.overlap.columns)
+_COLUMNS = {GPU: KernelColumns, CPU: OpColumns}  # each kind's collector
 BATCH_BYTES = 8 << 20  # decompressed bytes decoded at a time when a file is streamed
 
 
-# Byte-level cutting of a Kineto trace's ``traceEvents`` array at event boundaries.
-#
-# Kineto writes one event per block: ``},\n`` closes an event and, after whitespace, ``{`` opens
-# the next. A newline cannot occur inside a JSON string, so such a place is always a boundary
-# between two events of the array (never inside one). Compact one-line JSON has no cut points;
-# callers then decode the document whole.
 class Unsplittable(Exception):
-    """The events array could not be cut here; decode the document whole."""
+    """The events array could not be cut here (compact one-line JSON has no cut points); decode the document whole.
+
+    Kineto writes one event per block: ``},\n`` closes an event and, after whitespace, ``{`` opens the next. A newline
+    cannot occur inside a JSON string, so such a place is always a boundary between two events of the array."""
 
 
 def events_start(buf) -> int:
@@ -71,10 +67,8 @@ def cut_before(buf, lo: int, hi: int, forward: bool = False) -> tuple[int, int]:
             hi = cut + 2
 
 
-#: The schema of a trace's metadata, the fields of ``distributedInfo`` densing reads (each may be absent): a rank and
-#: a world size are whole numbers in the 32-bit range NCCL and gloo hold them in (a rank from 0, a world size from 1;
-#: a rank below the world size, and one world size and backend across a set's files, are checked beside them),
-#: written as numbers, never as words; the backend a name (nccl, gloo …). densing reads no other metadata.
+#: The fields of ``distributedInfo`` densing reads (each may be absent; no other metadata is read): rank and world
+#: size whole numbers in the 32-bit range NCCL and gloo hold them in, written as numbers; the backend a name.
 DISTRIBUTED_CONSTRAINTS = {
     "distributedInfo.rank": [WholeNumber(0, 2**31 - 2), None],
     "distributedInfo.world_size": [WholeNumber(1, 2**31 - 1), None],
@@ -91,13 +85,12 @@ class DecodeInfo:
     backend: Any = None
 
     def checked(self, path, default_rank: int) -> "DecodeInfo":
-        """The fields a job can have: rank and world size as ints (the rank ``default_rank`` where the file states
-        none, the world size None), the backend a string or None; a :class:`TraceError` naming the file and the
-        field otherwise (a negative rank, a world size of 0, a rank not below the world size, a number in words)."""
+        """Rank and world size as ints (the rank ``default_rank`` where the file states none, the world size None),
+        the backend a string or None; a :class:`TraceError` naming the file and the field otherwise (a negative
+        rank, a world size of 0, a rank not below the world size, a number in words)."""
         try:
-            validate(DISTRIBUTED_CONSTRAINTS, **{"distributedInfo.rank": self.rank,
-                                                 "distributedInfo.world_size": self.world_size,
-                                                 "distributedInfo.backend": self.backend})
+            validate(DISTRIBUTED_CONSTRAINTS, **{f"distributedInfo.{k}": getattr(self, k)
+                                                 for k in ("rank", "world_size", "backend")})
         except InputError as exc:
             raise TraceError(f"{path}: {exc}") from None
         rank = default_rank if self.rank is None else int(self.rank)
@@ -146,30 +139,20 @@ class _FastArgs(msgspec.Struct, gc=False, frozen=True):
     dtype: Optional[str] = None
 
 
-_NO_ARGS = _FastArgs()
-
-
 class _IntTsEvent(msgspec.Struct, gc=False):
     ts: int  # required: an absent ts makes HTA's ts column float (so rounded), as the float variant does
     cat: str = NO_CAT
     name: Optional[str] = None
     dur: float = math.nan  # absent: not a duration event, dropped
-    args: _FastArgs = _NO_ARGS
+    args: _FastArgs = _FastArgs()  # one shared instance for every event without args
 
 
-class _FloatTsEvent(msgspec.Struct, gc=False):
-    cat: str = NO_CAT
-    name: Optional[str] = None
+class _FloatTsEvent(_IntTsEvent):
     ts: float = math.nan
-    dur: float = math.nan
-    args: _FastArgs = _NO_ARGS
 
 
 class _CpuArgs(msgspec.Struct, gc=False, frozen=True):
     stream: int = -1
-
-
-_NO_CPU_ARGS = _CpuArgs()
 
 
 class _CpuEvent(msgspec.Struct, gc=False):
@@ -179,7 +162,7 @@ class _CpuEvent(msgspec.Struct, gc=False):
     ts: float = math.nan
     dur: float = math.nan
     tid: Union[int, str, None] = None
-    args: _CpuArgs = _NO_CPU_ARGS
+    args: _CpuArgs = _CpuArgs()
 
 
 def _doc_type(event_type: type) -> type:
@@ -187,9 +170,8 @@ def _doc_type(event_type: type) -> type:
                                       ("distributedInfo", Optional[DecodeInfo], None)], gc=False)
 
 
-# per kind, the decode modes tried in order: (whole-document decoder, events-array decoder,
-# tolerant, float timestamps); the last mode of a kind is its tolerant one
-INT_TS, FLOAT_TS, TOLERANT = 0, 1, 2
+# per kind, the decode modes tried in order: (event type, tolerant, float timestamps); the last one is tolerant
+INT_TS, FLOAT_TS, TOLERANT = 0, 1, 2  # a GPU set's modes
 _MODES = {
     GPU: [(_IntTsEvent, False, False), (_FloatTsEvent, False, True), (_GpuEvent, True, True)],
     CPU: [(_CpuEvent, False, True), (_Event, True, True)],
@@ -198,21 +180,14 @@ _DECODERS = {kind: [(msgspec.json.Decoder(_doc_type(t)), msgspec.json.Decoder(li
                     for t, tolerant, float_ts in modes] for kind, modes in _MODES.items()}
 
 
-def new_columns(kind: str) -> KernelColumns | OpColumns:
-    return KernelColumns() if kind == GPU else OpColumns()
-
-
 def _decode(data, kind: str, mode: int, whole: bool):
-    """Decode ``data`` (a whole document, or one batch of the events array) with the first of
-    the decode modes from ``mode`` on whose types fit; returns ``(value, mode)``. Raises
-    msgspec's errors: a batch that does not decode means the cut was wrong, not the file."""
+    """Decode ``data`` (a whole document, or one batch of the events array) with the first decode mode from ``mode``
+    on whose types fit; returns ``(value, mode)``. Raises msgspec's errors (in a batch: the cut was wrong)."""
     decoders = _DECODERS[kind]
     last = len(decoders) - 1
     for m in range(mode, last):
-        try:
+        with suppress(msgspec.ValidationError):
             return decoders[m][0 if whole else 1].decode(data), m
-        except msgspec.ValidationError:
-            pass
     return decoders[last][0 if whole else 1].decode(data), last
 
 
@@ -232,15 +207,10 @@ def _decode_doc(data, kind: str, path: Path, mode: int = 0):
 
 def event_batches(pieces: Iterable[bytes], path: Path, kind: str = GPU,
                   batch_bytes: int = BATCH_BYTES) -> Iterator[tuple[list, int, Optional[DecodeInfo]]]:
-    """Yield ``(events, mode, info)`` batches of the ``traceEvents`` array of the document whose
-    bytes arrive in ``pieces``; ``info`` is None except on the last batch.
-
-    The array is cut at event boundaries (:func:`cut_before`) once at least
-    ``batch_bytes`` are buffered, so only one batch of decoded events is alive at a time. The
-    last batch is decoded together with the document's other keys. Raises
-    :class:`Unsplittable` when the document cannot be read this way
-    (compact one-line JSON, a cut that turns out wrong): decode it whole instead.
-    """
+    """Yield ``(events, mode, info)`` batches of the ``traceEvents`` array of the document whose bytes arrive in
+    ``pieces``, cut at event boundaries (:func:`cut_before`) once at least ``batch_bytes`` are buffered; the last batch
+    is decoded with the document's other keys and alone has an ``info``. Raises :class:`Unsplittable` when the document
+    cannot be read this way (compact one-line JSON, a cut that turns out wrong): decode it whole instead."""
     buf = bytearray()
     prefix = None
     mode = 0
@@ -283,22 +253,21 @@ def event_batches(pieces: Iterable[bytes], path: Path, kind: str = GPU,
 
 def decode_stream(pieces: Iterable[bytes], path: Path, kind: str = GPU, batch_bytes: int = BATCH_BYTES):
     """Columns and info of a document streamed batch by batch (:func:`event_batches`)."""
-    cols, info = new_columns(kind), None
+    cols, info = _COLUMNS[kind](), None
     for events, mode, info in event_batches(pieces, path, kind, batch_bytes):
         _add(cols, events, kind, mode)
     return cols, info
 
 
 def decode_file(path: Path, kind: str = GPU, batch_bytes: int = BATCH_BYTES):
-    """Columns and info of one trace file: read whole and decoded in one call when its
-    decompressed size is at most ``batch_bytes``, else streamed in batches of that size (memory
-    bounded by one batch); a file that cannot be streamed is decoded whole."""
+    """Columns and info of one trace file: decoded whole up to ``batch_bytes`` decompressed, else streamed in batches
+    of that size (memory bounded by one batch) unless it cannot be."""
     if expected_size(path) > batch_bytes:
         try:
             return decode_stream(read_pieces(path), path, kind, batch_bytes)
         except Unsplittable:
             pass
     doc, mode = _decode_doc(read_whole(path), kind, path)
-    cols = new_columns(kind)
+    cols = _COLUMNS[kind]()
     _add(cols, doc.traceEvents or [], kind, mode)
     return cols, doc.distributedInfo or DecodeInfo()

@@ -36,11 +36,9 @@ RANK_COLUMNS = [
 
 def stream_overlaps(start_us: np.ndarray, end_us: np.ndarray, stream: np.ndarray,
                     carry: dict | None = None) -> int:
-    """How many kernels start before an earlier kernel of their CUDA stream has ended. A stream runs its kernels one
-    after another, so each such kernel is a fault of the trace (clocks, a dropped or merged event), counted and
-    reported, not corrected: the breakdown's unions take the kernels as written (HTA's own test trace
-    ``diff_test`` has 30, by up to 13 µs). ``carry`` (stream → latest end so far) continues a count over kernels given
-    in time windows, and is updated."""
+    """How many kernels start before an earlier kernel of their CUDA stream has ended: each is a fault of the trace
+    (clocks, a dropped or merged event; HTA's test trace ``diff_test`` has 30), counted, not corrected. ``carry``
+    (stream → latest end so far, updated) continues a count over kernels given in time windows."""
     count = 0
     for lane in set(stream.tolist()):  # (np.unique would load numpy.ma, which the JSON path leaves out)
         on = stream == lane
@@ -105,13 +103,9 @@ def rank_row(trace: RankTrace) -> dict:
 
 
 def rank_step_rows(trace: RankTrace) -> list[dict]:
-    """Per ProfilerStep of one rank: its breakdown; a kernel belongs to the step its launch falls in.
-
-    ``step_time_us`` is the step's ProfilerStep annotation duration on the CPU; the breakdown
-    columns use the kernels launched within it. Steps without kernels have no row.
-    """
-    rows = []
-    t = trace
+    """Per ProfilerStep of one rank with kernels: ``step_time_us`` (its annotation's duration) and the breakdown of
+    the kernels launched within it."""
+    rows, t = [], trace
     order = np.argsort(t.kernel_step, kind="stable")  # each step's kernels once, in trace order (not a scan per step)
     steps = t.kernel_step[order]
     for number, start, end in zip(t.step_number, t.step_start_us, t.step_end_us):
@@ -119,9 +113,8 @@ def rank_step_rows(trace: RankTrace) -> list[dict]:
         if low == high:
             continue
         sel = order[low:high]
-        row = {"rank": t.rank, "step": int(number), "step_time_us": float(end - start)}
-        row |= breakdown(t.kernel_start_us[sel], t.kernel_end_us[sel], t.kernel_category[sel])
-        rows.append(row)
+        rows.append({"rank": t.rank, "step": int(number), "step_time_us": float(end - start)}
+                    | breakdown(t.kernel_start_us[sel], t.kernel_end_us[sel], t.kernel_category[sel]))
     return rows
 
 
@@ -181,7 +174,5 @@ def compare(base: "pd.DataFrame", candidate: "pd.DataFrame", base_steps: "pd.Dat
     rows = [row(m, float(base[m].mean()), float(candidate[m].mean())) for m in COMPARED]
     if base_steps is not None and candidate_steps is not None and len(base_steps) and len(candidate_steps):
         b, c = float(base_steps["step_time_us"].mean()), float(candidate_steps["step_time_us"].mean())
-        rows.append(row("step_time_us", b, c))
-        rows.append({"metric": "step_time_speedup", "base": 1.0, "candidate": b / c if c else math.nan,
-                     "delta": (b / c - 1.0) if c else math.nan, "ratio": b / c if c else math.nan})
+        rows += [row("step_time_us", b, c), row("step_time_speedup", 1.0, b / c if c else math.nan)]
     return pd.DataFrame(rows, columns=["metric", "base", "candidate", "delta", "ratio"])

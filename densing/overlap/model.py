@@ -1,9 +1,5 @@
-"""The rank-trace model: what the metrics read of one rank's trace, and HTA's kernel categories.
-
-A :class:`RankTrace` is a small frozen dataclass of numpy arrays: the timed work items of one
-rank (GPU kernels, or for a CPU-only job the ops of its threads, :mod:`densing.overlap.cpu_trace`)
-with their category, the lane they ran on, the ``ProfilerStep#N`` they belong to and collective
-bytes, plus the rank's step annotations. Readers build it; metrics and figures only read it.
+"""The rank-trace model: what the metrics read of one rank's trace (:class:`RankTrace`, built by readers, read by
+metrics and figures), and HTA's kernel categories.
 """
 from __future__ import annotations
 
@@ -58,19 +54,10 @@ class NoGpuKernelsError(TraceError):
 
 @functools.cache
 def kernel_category(name: str, rules: str = DEFAULT_KERNEL_RULES) -> int:
-    """Classify a GPU kernel name as HTA 0.5.0 ``get_kernel_type`` does (``rules="hta"``), or as
-    traceinsight 0.6.1's does (``rules="traceinsight"``).
-
-    ``hta``: communication ``^nccl.*Kernel``; memory ``^Memcpy|^Memset|^dma``; computation anything else that is not
-    ``.*Memcpy``, ``^Memset`` or ``.*Sync``; other the rest (e.g. syncs).
-
-    ``traceinsight``: communication ``^nccl.*``, ``^hip``, ``^hccl`` or ``.*ncclKernel.*`` (checked first, so
-    ``hipMemcpy…`` is communication); memory ``^(hip)?Memcpy``, ``^(hip)?Memset``, ``^dma``; computation any name that
-    matches none of ``^nccl``, ``.*Memcpy``, ``.*Memset``, ``.*dma``, ``^.*Sync``, ``^Stream Wait Event``,
-    ``cuda.*LaunchKernel``, ``^runFunction``, ``^hip``, ``^job_exe``, ``^packet``, ``^pe_exe``,
-    ``^cpum_exe_subgraph``, ``^hccl``, ``^collective_subgraph_execution``; other the rest. Each answer is kept (a
-    trace names each kernel many times).
-    """
+    """Classify a GPU kernel name as HTA 0.5.0 ``get_kernel_type`` does (``rules="hta"``), or as traceinsight
+    0.6.1's does (``rules="traceinsight"``): communication if its communication pattern matches (checked first, so
+    ``hipMemcpy…`` is communication under traceinsight), else memory if its memory pattern matches, else other if its
+    not-computation pattern matches, else computation (the patterns: ``_PATTERNS``). Each answer is kept."""
     check_rules(rules)
     communication, memory, not_compute = _PATTERNS[rules]
     if communication.match(name):
@@ -88,11 +75,8 @@ def check_rules(rules: str) -> None:
 
 def step_containing(times_us: np.ndarray, step_start_us: np.ndarray, step_end_us: np.ndarray,
                     step_number: np.ndarray) -> np.ndarray:
-    """The number of the ``ProfilerStep`` each time falls in, −1 for none (or a NaN time).
-
-    Steps are given sorted by start; time t is in step i when start_i ≤ t < end_i for the last
-    step i that starts at or before t (HTA ``add_iteration``: steps do not nest).
-    """
+    """The number of the ``ProfilerStep`` each time falls in, −1 for none (or a NaN time): steps sorted by start,
+    t is in step i when start_i ≤ t < end_i for the last step i that starts at or before t (HTA ``add_iteration``)."""
     times_us = np.asarray(times_us, dtype=np.float64)
     out = np.full(times_us.shape, -1, dtype=np.int64)
     if not step_start_us.size:
@@ -106,11 +90,8 @@ def step_containing(times_us: np.ndarray, step_start_us: np.ndarray, step_end_us
 
 @dataclass(frozen=True)
 class RankTrace:
-    """The timed work and step annotations of one rank (times in µs from ``time_origin_us``).
-
-    For GPU traces the work items are kernels and ``kernel_lane`` holds their CUDA stream; for
-    CPU (gloo) traces they are the ops of the rank's threads and ``kernel_lane`` holds the thread
-    id. ``lane_kind`` says which (:data:`LANE_STREAM` or :data:`LANE_THREAD`).
+    """The timed work and step annotations of one rank (times in µs from ``time_origin_us``): GPU kernels on CUDA
+    streams, or the ops of a CPU (gloo) job's threads (:mod:`densing.overlap.cpu_trace`); ``lane_kind`` says which.
     """
 
     path: str

@@ -1,22 +1,20 @@
 """One trace file's events array in parts: each part a task that reads the file itself.
 
-A large file is decoded by ``parts`` independent tasks (on local processes or Dask workers, see
-:mod:`densing.overlap.engine`) that share nothing but the file's path. Part k of n covers the
-events between two event boundaries (:func:`densing.overlap.kineto.cut_before`): the first
-boundary at or after the target offset t_k = a + k·(L − a)/n of the decompressed stream (a: the
-``[`` that opens ``traceEvents``; L: the decompressed size, the gzip trailer's ISIZE), which every
-task computes alike from the same bytes. A task inflates the stream from its start (gzip cannot
-seek; ISA-L inflates several times faster than msgspec decodes) and decodes only its own events,
-batch by batch (:func:`densing.overlap.kineto.decode_stream`), so its memory is one batch:
+A large file is decoded by ``parts`` independent tasks (:mod:`densing.overlap.engine`) that share nothing but the
+file's path. Part k of n covers the events between two event boundaries (:func:`densing.overlap.kineto.cut_before`):
+the first boundary at or after the target offset t_k = a + k·(L − a)/n of the decompressed stream (a: the ``[`` that
+opens ``traceEvents``; L: the decompressed size, the gzip trailer's ISIZE), which every task computes alike. A task
+inflates the stream from its start (gzip cannot seek; ISA-L inflates several times faster than msgspec decodes) and
+decodes only its own events, batch by batch, so its memory is one batch:
 
 * part 0 is the document's head and its first events, closed with ``]}``;
 * a middle part is ``{"traceEvents": [`` + its events + ``]}``;
-* the last part is the head + ``[`` + its events + the rest of the document (its other keys,
-  so its :class:`~densing.overlap.kineto.DecodeInfo` is the file's).
+* the last part is the head + ``[`` + its events + the rest of the document (so its
+  :class:`~densing.overlap.kineto.DecodeInfo` is the file's).
 
-Concatenating the parts' columns in order gives the columns of the whole file, row for row.
-Where a boundary cannot be found (compact JSON, a stream shorter than its trailer says) a part
-raises :class:`~densing.overlap.kineto.Unsplittable` and the file is decoded in one task.
+Concatenating the parts' columns in order gives the columns of the whole file, row for row. Where a boundary cannot
+be found (compact JSON, a stream shorter than its trailer says) a part raises
+:class:`~densing.overlap.kineto.Unsplittable` and the file is decoded in one task.
 """
 from __future__ import annotations
 
@@ -43,11 +41,6 @@ class _Stream:
             self.buf += piece
             return True
         return False
-
-    def drop_before(self, position: int) -> None:
-        if position > self.offset:
-            del self.buf[:position - self.offset]
-            self.offset = position
 
     def boundary(self, target: int) -> tuple[int, int]:
         """The first event boundary at or after stream position ``target``: ``(cut, nxt)``."""
@@ -78,7 +71,8 @@ def part_pieces(path: Path, part: int, parts: int) -> Iterator[bytes]:
         _, nxt = stream.boundary(max(targets[part], bracket + 1))
         start = nxt
         yield head if part == parts - 1 else _OPEN
-    stream.drop_before(start)
+    del stream.buf[:start - stream.offset]  # (start is never before the buffer's first byte)
+    stream.offset = start
     if part == parts - 1:  # to the end of the document
         yield bytes(stream.buf)
         stream.buf.clear()

@@ -1,24 +1,18 @@
 """Exposed communication split into transfer and peer wait (skew), across the ranks of a set.
 
-A collective cannot finish before its slowest participant has joined: a ``gloo:all_reduce`` (or an
-NCCL kernel) that starts on rank r while a peer is still computing spends its first part waiting.
-Matching the j-th collective of a given name in ProfilerStep N on every rank (same program: the
-same sequence on each rank), with s_r its start on rank r (the set's common clock: one machine,
-or Kineto's wall-clock timestamps),
+A collective cannot finish before its slowest participant has joined: one that starts on rank r while a peer is
+still computing spends its first part waiting. The j-th collective of a given name in ProfilerStep N is matched on
+every rank (same program, same sequence on each rank); with s_r its start on rank r (the set's common clock),
 
 * peer wait of rank r     w_r = min(duration_r, max_r' s_r' − s_r)   (waiting for the last to join);
-* per rank: peer wait = |∪[s_r, s_r + w_r)|, transfer = |∪ collectives| − peer wait (unions:
-  queued asynchronous collectives overlap one another);
-
-and, per rank, the exposed parts (no computation of the rank beside them, as in
-:mod:`densing.overlap.metrics`):
-
-* exposed peer wait  = |W \\ C|, W = ∪[s_r, s_r + w_r), C the rank's computation;
+* per rank: peer wait = |∪[s_r, s_r + w_r)|, transfer = |∪ collectives| − peer wait (unions: queued asynchronous
+  collectives overlap one another);
+* exposed peer wait  = |W \\ C|, W = ∪[s_r, s_r + w_r), C the rank's computation (as in :mod:`densing.overlap.metrics`);
 * exposed transfer   = exposed communication − exposed peer wait.
 
-Exposed transfer is what a better overlap could hide; exposed peer wait is skew, which only
-balancing the ranks removes. Collectives whose match is missing on a rank (the profiler window
-cut it) are left out of the split (counted in ``unmatched``).
+Exposed transfer is what a better overlap could hide; exposed peer wait is skew, which only balancing the ranks
+removes. Collectives whose match is missing on a rank (the profiler window cut it) are left out of the split
+(counted in ``unmatched``).
 """
 from __future__ import annotations
 

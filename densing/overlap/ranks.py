@@ -1,15 +1,12 @@
-"""Per-rank work, run where a rank's file is decoded (:mod:`densing.overlap.engine`): the file's
-rows (decode, HTA's selection, the metrics) and the few facts the set's rules need; never events.
+"""Per-rank work, run where a rank's file is decoded (:mod:`densing.overlap.engine`): the file's rows (decode, HTA's
+selection, the metrics) and the few facts the set's rules need; never events.
 
-The set-wide rules need two facts of every rank: its ``ProfilerStep`` names (HTA filters the
-last step when the set has two or more) and its first timestamp (ranks are aligned on the
-set's earliest event). A rank with two or more step names knows the first rule's answer; a rank
-with fewer computes its rows both ways and the driver picks one. The alignment only shifts
-times: the metrics are sums and differences of times on the trace's own grid (whole µs for GPU
-traces, rounded as HTA rounds them; the float grid of the timestamps for CPU traces), which are
-exact, so a rank's rows are computed from its own first event and are the same numbers
-(``tools/overlap_same_output.py`` and ``tests/overlap/test_engine.py`` check it). What comes back is a
-:class:`RankOutcome`: facts, rows, or the error to raise.
+The set-wide rules need two facts of every rank: its ``ProfilerStep`` names (HTA filters the last step when the set
+has two or more) and its first timestamp (ranks are aligned on the set's earliest event). A rank with two or more
+step names knows the first rule's answer; a rank with fewer computes its rows both ways and the driver picks one.
+The alignment only shifts times, and the metrics are sums and differences of times on the trace's own grid (whole
+µs for GPU traces, the timestamps' float grid for CPU traces), which are exact, so a rank's rows are computed from
+its own first event (``tools/overlap_same_output.py`` and ``tests/overlap/test_engine.py`` check it).
 """
 from __future__ import annotations
 
@@ -48,8 +45,8 @@ class RankRows:
 
 @dataclass(frozen=True)
 class RankOutcome:
-    """A rank's facts and rows (``rows`` keyed by the last-step rule: True, False; None for CPU
-    sets), each value a :class:`RankRows` or the TraceError to raise; or the decode ``error``."""
+    """A rank's facts and rows (keyed by the last-step rule: True, False; None for CPU sets), each a
+    :class:`RankRows` or the TraceError to raise; or the decode ``error``."""
 
     facts: RankFacts | None = None
     rows: dict = field(default_factory=dict)
@@ -57,9 +54,8 @@ class RankOutcome:
 
 
 def part_columns(path: str | Path, part: int, parts: int, kind: str = GPU):
-    """Part ``part`` of ``parts`` of one file (:mod:`densing.overlap.parts`). An
-    :class:`~densing.overlap.kineto.Unsplittable` or a TraceError is returned, not raised: the
-    combining job then reads the file whole, or raises the error."""
+    """Part ``part`` of ``parts`` of one file (:mod:`densing.overlap.parts`); an Unsplittable or a TraceError is
+    returned, not raised (the combining job then reads the file whole, or raises the error)."""
     try:
         return decode_part(path, part, parts, kind)
     except (Unsplittable, TraceError) as exc:

@@ -1,15 +1,10 @@
 """The schema of a run folder (one run of ``densing overlap run``): ``run.yaml`` and ``metrics.csv``, checked on read.
 
-``run.yaml`` holds the run's status, its configuration (what the run trains and profiles: :class:`TrainConfig`) and
-the machine it ran on; :data:`RUN_DOMAIN` declares each top-level field, :data:`TRAIN_CONSTRAINTS` each ``config``
-field (with the strategy a name of the training registry, ``d_model`` a multiple of ``n_head`` and the profiler's
-schedule inside ``steps``).
-``metrics.csv`` holds one row per (rank, step); :data:`METRICS_DOMAIN` declares each column.
-
-A run writes ``status: running`` before torchrun starts and ``status: complete`` only once every rank's metrics are
-merged; an error or a signal on the way leaves ``failed`` or ``interrupted`` (a ``kill -9``, ``running``). A folder
-whose status is not ``complete`` is refused as an incomplete run by everything that reads it. A value outside its
-domain is one :class:`~densing.errors.InputError` naming the file, the field (and the row), the value and the domain.
+``run.yaml`` holds the run's status, its configuration (:class:`TrainConfig`, each field's domain in
+:data:`TRAIN_CONSTRAINTS`) and the machine it ran on (:data:`RUN_DOMAIN`); ``metrics.csv`` one row per (rank, step)
+(:data:`METRICS_DOMAIN`). A folder whose status is not ``complete`` (:data:`STATUSES`) is refused as an incomplete run
+by everything that reads it. A value outside its domain is one :class:`~densing.errors.InputError` naming the file,
+the field (and the row), the value and the domain.
 """
 from __future__ import annotations
 
@@ -173,15 +168,10 @@ class TrainConfig:
     def from_dict(cls, data: dict, where: str = "run.yaml") -> "TrainConfig":
         """The configuration a run.yaml's ``config`` holds (``where``: the file), checked; InputError naming the file
         and the field (``config.<name>``)."""
-        names = {f.name: f.type for f in fields(cls)}
-        unknown = sorted(set(data) - set(names))
-        if unknown:
+        if unknown := sorted(set(data) - {f.name for f in fields(cls)}):
             raise InputError(f"{where}: config: unknown field {unknown[0]!r}")
-        data = dict(data)
-        for name in ("steps", "local_steps", "tp_chunks", "batch_size", "seq_len"):
-            value = data.get(name)
-            if isinstance(value, float) and value.is_integer():
-                data[name] = int(value)
+        whole = ("steps", "local_steps", "tp_chunks", "batch_size", "seq_len")  # 200.0 is read as 200
+        data = {k: int(v) if k in whole and isinstance(v, float) and v.is_integer() else v for k, v in data.items()}
         try:
             return cls(**data).check()
         except InputError as exc:
@@ -216,12 +206,10 @@ def check_run_file(path: Path, meta: Any):
     if not isinstance(meta, dict) or not isinstance(meta.get("config"), dict):
         raise InputError(f"{path}: expected a mapping with a 'config' mapping")
     check_complete(path.parent, meta)
-    unknown = [name for name in meta if name not in RUN_DOMAIN and name != "config"]
-    if unknown:
+    if unknown := [name for name in meta if name not in RUN_DOMAIN and name != "config"]:
         raise InputError(f"{path}: unknown field {unknown[0]!r}; a run.yaml holds config, {', '.join(RUN_DOMAIN)} and "
                          "no other field")
-    missing = [name for name in RUN_DOMAIN if name not in meta]
-    if missing:
+    if missing := [name for name in RUN_DOMAIN if name not in meta]:
         raise InputError(f"{path}: missing field '{missing[0]}'")
     try:
         validate(RUN_DOMAIN, **{name: meta[name] for name in RUN_DOMAIN})
@@ -236,14 +224,12 @@ def check_run_file(path: Path, meta: Any):
 def check_metrics(path: Path, metrics: pd.DataFrame, world: int, steps: int, workers: int) -> pd.DataFrame:
     """``metrics`` (read from ``path``) against :data:`METRICS_DOMAIN`: every column there, every value in its
     domain, and one row per (rank, step) for each of this node's ``workers`` ranks and each of ``steps``."""
-    missing = [c for c in METRICS_COLUMNS if c not in metrics.columns]
-    if missing:
+    if missing := [c for c in METRICS_COLUMNS if c not in metrics.columns]:
         raise InputError(f"{path}: missing column '{missing[0]}'")
     run = {"world": world, "steps": steps}
     for name, column in METRICS_DOMAIN.items():
         raw = metrics[name]
-        values = pd.to_numeric(raw.replace({True: 1, False: 0, "True": 1, "False": 0}), errors="coerce")
-        values = values.to_numpy(dtype=float)
+        values = pd.to_numeric(raw.replace({True: 1, False: 0, "True": 1, "False": 0}), errors="coerce").to_numpy(float)
         nan = np.isnan(values)
         bad = column.bad(values, run) & ~(nan & column.missing & raw.isna().to_numpy())
         if bad.any():

@@ -1,20 +1,19 @@
 """HTA 0.5.0's selection rules: which decoded GPU-trace rows are analysed, and when.
 
-To give HTA 0.5.0's numbers, the reader reproduces its event selection
-(``hta/common/trace_parser.py`` and ``hta/common/trace.py``):
+To give HTA 0.5.0's numbers, the reader reproduces its event selection (``hta/common/trace_parser.py`` and
+``hta/common/trace.py``):
 
 * events without ``dur`` or ``cat`` and the ``cat == "Trace"`` event are dropped
   (:class:`densing.overlap.columns.KernelColumns`);
-* if any timestamp in the file is fractional (ns-resolution traces, PyTorch ≥ 2.3) times are
-  rounded inwards: ``ts ← ceil(ts)``, ``end ← floor(ts + dur)`` (HTA ``round_down_time_stamps``,
-  see pytorch/pytorch#122425); integer traces keep ``end = ts + dur``;
+* if any timestamp in the file is fractional (ns-resolution traces, PyTorch ≥ 2.3) times are rounded inwards:
+  ``ts ← ceil(ts)``, ``end ← floor(ts + dur)`` (HTA ``round_down_time_stamps``, see pytorch/pytorch#122425);
+  integer traces keep ``end = ts + dur``;
 * ranks are aligned on the set's earliest duration event (HTA ``_align_all_ranks``);
-* when the set has two or more distinct ``ProfilerStep*`` names, GPU events are kept only if
-  their ``correlation`` matches a CPU event that starts before the last ``ProfilerStep`` of the
-  rank (HTA ``_filter_irrelevant_gpu_kernels``: the last, usually incomplete, step is excluded);
+* when the set has two or more distinct ``ProfilerStep*`` names, GPU events are kept only if their ``correlation``
+  matches a CPU event that starts before the last ``ProfilerStep`` of the rank (HTA
+  ``_filter_irrelevant_gpu_kernels``: the last, usually incomplete, step is excluded);
 * the kernels analysed are the kept events with ``args.stream != -1`` (HTA ``stream.ne(-1)``);
-* a kernel belongs to the step in which its launching CPU event (same correlation id) starts
-  (HTA ``add_iteration``).
+* a kernel belongs to the step in which its launching CPU event (same correlation id) starts (HTA ``add_iteration``).
 """
 from __future__ import annotations
 
@@ -57,28 +56,20 @@ def check_events(path, cols) -> None:
         raise TraceError(f"{path}: no traceEvents")
     if not cols.duration_events:
         raise TraceError(f"{path}: no duration events (traceEvents has no 'X' events with ts and dur)")
-    timeless = cols.timeless
-    if timeless:  # left out, they would change every overlap number without a word
+    if timeless := cols.timeless:  # left out, they would change every overlap number without a word
         raise TraceError(f"{path}: {timeless} kernel event{'s' if timeless != 1 else ''} (with args.stream) without a "
                          f"'ts' or 'dur' (absent or null), the first {cols.timeless_name!r}: where they ran cannot "
                          "be known; a trace whose kernels all have both is needed")
 
 
 def decoded_rank(path, cols: KernelColumns, info: DecodeInfo, default_rank: int) -> DecodedRank:
-    """The rows of one decoded file, timestamps rounded as HTA rounds them (module docstring);
-    rank and world size from ``distributedInfo`` (else ``default_rank`` and 1), checked
-    (:meth:`~densing.overlap.kineto.DecodeInfo.checked`)."""
+    """The rows of one decoded file, timestamps rounded as HTA rounds them (module docstring); rank and world size
+    from ``distributedInfo`` (else ``default_rank`` and 1), checked (:meth:`.DecodeInfo.checked`)."""
     check_events(path, cols)
     job = info.checked(path, default_rank)
-    rank, world_size = job.rank, 1 if job.world_size is None else job.world_size
-    names = cols.names
-    name_code, stream, correlation = cols.column("name_code"), cols.column("stream"), cols.column("correlation")
-    comm, dur = cols.column("comm_bytes"), cols.column("dur")
-    ts = cols.column("ts")
+    names, ts, dur = cols.names, cols.column("ts"), cols.column("dur")
     if cols.ts_float:
-        # HTA round_down_time_stamps: ts ← ceil(ts), end ← floor(ts + dur)
-        start = np.ceil(ts)
-        end = np.floor(ts + dur)
+        start, end = np.ceil(ts), np.floor(ts + dur)  # HTA round_down_time_stamps
         origin: float | int = 0
         first: float | int = float(math.ceil(float(cols.ts_min)))
     else:
@@ -86,8 +77,10 @@ def decoded_rank(path, cols: KernelColumns, info: DecodeInfo, default_rank: int)
         origin = first = int(cols.ts_min)
         start = (ts - origin).astype(np.float64)
         end = start + dur
-    return DecodedRank(str(path), rank, world_size, start, end, stream, correlation, name_code, names, comm,
-                       frozenset(n for n in names if "ProfilerStep" in n), origin, first, cols.has_collectives, job)
+    return DecodedRank(str(path), job.rank, 1 if job.world_size is None else job.world_size, start, end,
+                       cols.column("stream"), cols.column("correlation"), cols.column("name_code"), names,
+                       cols.column("comm_bytes"), frozenset(n for n in names if "ProfilerStep" in n), origin, first,
+                       cols.has_collectives, job)
 
 
 def gpu_side(stream: np.ndarray, correlation: np.ndarray, name_code: np.ndarray, names: list) -> np.ndarray:
@@ -111,19 +104,14 @@ def to_rank_trace(d: DecodedRank, filter_last_step: bool, set_origin_us: float,
     is_cpu = ~is_gpu
     step_code_to_number = {i: int(m.group(1)) if (m := STEP_RE.search(n)) else -1
                            for i, n in enumerate(names) if "ProfilerStep" in n}
-    step_codes = np.fromiter(step_code_to_number.keys(), dtype=np.int32, count=len(step_code_to_number))
-    is_step = is_cpu & isin_codes(d.name_code, step_codes)
+    is_step = is_cpu & isin_codes(d.name_code, list(step_code_to_number))
 
+    kernel = d.stream != -1
     if filter_last_step:
         if not is_step.any():
             raise TraceError(f"{d.path}: no ProfilerStep annotations on this rank while other ranks have them")
-        last_start = d.ts[is_step].max()
-        kept_cpu = is_cpu & (d.ts < last_start)
-        kept_gpu = is_gpu & isin_sorted(d.correlation, sorted_unique(d.correlation[kept_cpu]))
-        kept = kept_cpu | kept_gpu
-    else:
-        kept = np.ones(d.ts.shape, dtype=bool)
-    kernel = kept & (d.stream != -1)
+        kept_cpu = is_cpu & (d.ts < d.ts[is_step].max())
+        kernel &= kept_cpu | (is_gpu & isin_sorted(d.correlation, sorted_unique(d.correlation[kept_cpu])))
     if not kernel.any():
         raise NoGpuKernelsError(f"{d.path}: no GPU kernels (events with args.stream) in the analysed steps")
 
@@ -149,8 +137,7 @@ def to_rank_trace(d: DecodedRank, filter_last_step: bool, set_origin_us: float,
             launch_ts[found] = l_ts[pos[found]]
         k_step = step_containing(launch_ts, st_ts, st_end, st_num)
 
-    codes = d.name_code[kernel]
-    used, inverse = np.unique(codes, return_inverse=True)
+    used, inverse = np.unique(d.name_code[kernel], return_inverse=True)
     k_names = tuple(names[c] for c in used)
     cat_of_name = np.fromiter((kernel_category(n, rules) for n in k_names), dtype=np.int8, count=len(k_names))
     offset = float(d.origin - set_origin_us)  # exact when both are ints

@@ -1,26 +1,25 @@
 """One large GPU trace file analysed in bounded memory: its per-rank row without holding its kernels.
 
-The whole-file path (:mod:`densing.overlap.ranks`) keeps every usable row of a file as numpy columns (about 44
-bytes per event), so its memory grows with the trace. Here the file is decoded batch by batch
-(:func:`densing.overlap.kineto.event_batches`, gzip inflated piece by piece) and each batch's rows leave memory at
-once, written to a scratch folder:
+The whole-file path (:mod:`densing.overlap.ranks`) keeps every usable row as numpy columns (about 44 bytes per
+event). Here the file is decoded batch by batch (:func:`densing.overlap.kineto.event_batches`) and each batch's rows
+leave memory at once, written to a scratch folder:
 
 * every row on a stream (``args.stream != -1``: a possible kernel) to the file of its time window
   ``k = ⌊start / W⌋`` (W = ``window_us``, 1 s of trace time by default), with its category
   (:func:`~densing.overlap.model.kernel_category`), correlation id, whether it is GPU-side and its collective bytes;
-* every CPU-side row's ``(correlation, ts)`` to one file (HTA's last-step filter needs them, see below);
+* every CPU-side row's ``(correlation, ts)`` to one file (for HTA's last-step filter);
 * the ``ProfilerStep`` annotations stay in memory (a few per step).
 
-After the pass, HTA's last-step rule (:mod:`densing.overlap.selection`) is settled exactly as for the whole file:
-the CPU rows that start before the last ``ProfilerStep`` give the kept correlation ids (one bit per id of their
-range). The windows are then read one at a time, in time order. Union and intersection lengths are additive over a
+After the pass, HTA's last-step rule (:mod:`densing.overlap.selection`) is settled exactly as for the whole file: the
+CPU rows that start before the last ``ProfilerStep`` give the kept correlation ids (one bit per id of their range).
+The windows are then read one at a time, in time order. Union and intersection lengths are additive over a
 partition of time, so with Wₖ = [hi_{k−1}, hi_k) and the carry Cₖ = [hi_{k−1}, max end of the earlier kernels)
 
     |∪ kernels| = Σₖ |(∪ kernels starting in Wₖ ∪ Cₖ) ∩ Wₖ|      (and alike for ∪ comp, ∪ comm, ∪ comm ∩ ∪ comp)
 
-and the span is max end − min start: the breakdown of :func:`densing.overlap.metrics.breakdown` (HTA 0.5.0's
-definitions), the same numbers as the whole file's (exact on the µs grid of Kineto's times, to rounding otherwise).
-Memory is one decoded batch, one window's rows and the id table; time is one decode plus one read of the scratch.
+and the span is max end − min start: the breakdown of :func:`densing.overlap.metrics.breakdown`, the same numbers as
+the whole file's (exact on the µs grid of Kineto's times, to rounding otherwise). Memory is one decoded batch, one
+window's rows and the id table; time is one decode plus one read of the scratch.
 """
 from __future__ import annotations
 
@@ -51,9 +50,8 @@ READ_ROWS = 1 << 20  # CPU rows read back at a time
 def should_stream(files: list[Path], stream: bool | None) -> bool:
     """Whether ``analyze`` streams: ``stream`` when given; else (auto) a set of one file of at least
     :data:`STREAM_MIN_BYTES` on disk (1 GiB of JSON, 128 MiB of gzip)."""
-    if stream is not None:
-        return stream and len(files) == 1
-    return len(files) == 1 and files[0].stat().st_size >= STREAM_MIN_BYTES[is_gzip(files[0])]
+    return len(files) == 1 and (stream if stream is not None
+                                else files[0].stat().st_size >= STREAM_MIN_BYTES[is_gzip(files[0])])
 
 
 class _Scratch:
@@ -107,8 +105,7 @@ class _Scratch:
                 yield rows
 
     def close(self) -> None:
-        if not self.cpu.closed:
-            self.cpu.close()
+        self.cpu.close()
         import shutil
 
         shutil.rmtree(self.dir, ignore_errors=True)
@@ -136,11 +133,11 @@ class _Pass:
         ts_f = ts if ts.dtype == np.float64 else np.full(ts.size, np.nan)
         stream, corr, code = cols.column("stream"), cols.column("correlation"), cols.column("name_code")
         gpu = gpu_side(stream, corr, code, names)
+        cpu = ~gpu
         steps = [i for i, n in enumerate(names) if "ProfilerStep" in n]
         self.step_names.update(names[i] for i in steps)
-        is_step = ~gpu & isin_codes(code, steps)
+        is_step = cpu & isin_codes(code, steps)
         self.steps.extend(zip(ts_i[is_step].tolist(), ts_f[is_step].tolist()))
-        cpu = ~gpu
         if cpu.any():
             rows = np.empty(int(cpu.sum()), dtype=CPU_ROW)
             rows["ts_i"], rows["ts_f"], rows["corr"] = ts_i[cpu], ts_f[cpu], corr[cpu]
@@ -154,8 +151,7 @@ class _Pass:
         rows = np.empty(int(on_stream.sum()), dtype=ROW)
         rows["ts_i"], rows["ts_f"], rows["dur"] = ts_i[on_stream], ts_f[on_stream], cols.column("dur")[on_stream]
         rows["cat"], rows["gpu"], rows["corr"] = category_of[code[on_stream]], gpu[on_stream], corr[on_stream]
-        rows["comm"] = cols.column("comm_bytes")[on_stream]
-        rows["stream"] = stream[on_stream]
+        rows["comm"], rows["stream"] = cols.column("comm_bytes")[on_stream], stream[on_stream]
         w = self.scratch.window_us
         keys = (ts[on_stream] // w if ts.dtype == np.int64
                 else np.ceil(ts[on_stream]).astype(np.int64) // w)  # the window of the start as rounded (selection)

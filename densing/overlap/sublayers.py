@@ -1,37 +1,31 @@
-"""Per-sublayer analysis of tensor-parallel runs (``tp`` strategy), measured contention, and the
-T3 prediction of the chunked run from the serialized one.
+"""Per-sublayer analysis of tensor-parallel runs (``tp`` strategy), measured contention, and the T3 prediction of
+the chunked run from the serialized one.
 
-The trainer annotates every TP sublayer (:mod:`densing.overlap.strategies.tp`): ``tp/<s>`` (the
-sublayer, s ∈ {attn, mlp}), its producer GEMM ``tp/<s>/<gemm>`` (``proj``/``fc2``; one annotation
-per chunk in chunked mode), ``tp/<s>/allreduce`` (the training thread waiting for the forward
-all-reduce) and ``tp/<s>/grad_allreduce`` (the blocking backward all-reduce). Per rank, means over
-the profiled steps (µs per step):
+The trainer annotates every TP sublayer (:mod:`densing.overlap.strategies.tp`). Per rank, means over the profiled
+steps (µs per step), s ∈ {attn, mlp}:
 
 * sublayer time      = Σ ``tp/<s>`` durations (forward);
-* producer GEMM      = Σ ``tp/<s>/<gemm>`` durations;
-* exposed comm       = Σ ``tp/<s>/allreduce`` durations: the forward all-reduce time the training
-  thread could not hide (serialized: all of it; chunked: what is left after the last chunk);
+* producer GEMM      = Σ ``tp/<s>/<gemm>`` durations (``proj``/``fc2``; one annotation per chunk when chunked);
+* exposed comm       = Σ ``tp/<s>/allreduce`` durations: the forward all-reduce time the training thread could not
+  hide (serialized: all of it; chunked: what is left after the last chunk);
 * backward comm      = Σ ``tp/<s>/grad_allreduce`` (blocking in both modes).
 
-**Measured contention** (:func:`gemm_contention`): each producer-GEMM interval is classified by the
-fraction of it that a ``gloo:*`` collective of the same rank covers: *alone* (0) or *concurrent*
-(≥ :data:`CONCURRENT_MIN`, ½; partial overlaps in between are left out). With equal-sized
-GEMMs (the chunks of one run are equal: the tokens are split evenly)
+**Measured contention** (:func:`gemm_contention`): each producer-GEMM interval is *alone* when no ``gloo:*``
+collective of its rank covers it, *concurrent* when at least :data:`CONCURRENT_MIN` (½) of it is covered (partial
+overlaps in between are left out). With equal-sized GEMMs (a run's chunks split the tokens evenly)
 
     γ = mean(concurrent GEMM time) / mean(alone GEMM time) − 1,
 
-the extra compute time a GEMM pays while a collective runs beside it — T3's contention (Pati et
-al. 2024, arXiv 2401.16677, §3: the collective and the GEMM compete for memory bandwidth; here,
-on a CPU, gloo's threads also compete for the cores). In a chunked run chunk 1 of each sublayer
-runs alone and chunks 2…k beside the previous chunk's all-reduce. A serialized run has no
-concurrent GEMM (γ undefined: NaN).
+the extra compute time a GEMM pays while a collective runs beside it — T3's contention (Pati et al. 2024, arXiv
+2401.16677, §3: memory bandwidth; on a CPU, gloo's threads also compete for the cores). In a chunked run chunk 1 of
+each sublayer runs alone and chunks 2…k beside the previous chunk's all-reduce; a serialized run has no concurrent
+GEMM (γ: NaN).
 
-**T3 prediction of the chunked run** (:func:`predict_t3`): from the serialized (``tp-none``) run,
-per sublayer, C = producer GEMM time, A = forward all-reduce time (``tp/<s>/allreduce``); T3's
-model of fine-grained overlap replaces C + A by  max(C + γ·min(C, A), A)  (the T3 strategy's
-:func:`~densing.overlap.strategies.t3.t3_step_time_s`), so the predicted chunked step is
-step_none − Σ_s (C_s + A_s) + Σ_s max(C_s + γ·min(C_s, A_s), A_s), with γ measured on the chunked
-run (or given). Step times are ProfilerStep means (profiled steps).
+**T3 prediction of the chunked run** (:func:`predict_t3`): from the serialized (``tp-none``) run, per sublayer, C =
+producer GEMM time, A = forward all-reduce time; T3's model replaces C + A by max(C + γ·min(C, A), A)
+(:func:`~densing.overlap.strategies.t3.t3_step_time_s`), so the predicted chunked step is
+step_none − Σ_s (C_s + A_s) + Σ_s max(C_s + γ·min(C_s, A_s), A_s), γ measured on the chunked run (or given). Step
+times are ProfilerStep means.
 """
 from __future__ import annotations
 
@@ -53,8 +47,7 @@ ANNOTATIONS = tuple(f"tp/{s}{part}" for s, gemm in SUBLAYERS.items()
                     for part in ("", f"/{gemm}", "/allreduce", "/grad_allreduce"))
 
 
-def covered_fraction(start: np.ndarray, end: np.ndarray, cover_start: np.ndarray,
-                     cover_end: np.ndarray) -> np.ndarray:
+def covered_fraction(start: np.ndarray, end: np.ndarray, cover_start: np.ndarray, cover_end: np.ndarray) -> np.ndarray:
     """For each interval [start_i, end_i), the fraction of it covered by ∪[cover_start, cover_end)."""
     start, end = np.asarray(start, dtype=float), np.asarray(end, dtype=float)
     cs, ce = merge_intervals(cover_start, cover_end)
@@ -64,9 +57,8 @@ def covered_fraction(start: np.ndarray, end: np.ndarray, cover_start: np.ndarray
 
     def covered_before(t):
         k = np.searchsorted(cs, t, side="right")  # intervals starting at or before t
-        total = cum[k]
         last = np.clip(k - 1, 0, cs.size - 1)
-        return total - np.where(k > 0, np.maximum(0.0, ce[last] - t), 0.0)
+        return cum[k] - np.where(k > 0, np.maximum(0.0, ce[last] - t), 0.0)
 
     length = end - start
     with np.errstate(invalid="ignore", divide="ignore"):

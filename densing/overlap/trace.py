@@ -1,17 +1,10 @@
-"""Reading a set of PyTorch-profiler (Kineto) traces, one file per rank: ``read_traces(path)``.
-
-``read_traces`` takes a trace file (``.json`` / ``.json.gz``) or a directory of them and returns
-one :class:`~densing.overlap.model.RankTrace` per rank. Each file is decoded once
-(:mod:`densing.overlap.kineto`) into the columns its kind of set needs: a GPU job's kernels,
-launches and steps, read with HTA's selection rules (:mod:`densing.overlap.selection`), or a
-CPU-only (gloo) job's ops, read with the CPU-side definitions (:mod:`densing.overlap.cpu_trace`).
-The kind is sniffed once per set from the first file's ``distributedInfo.backend``; a set whose
-files say nothing (or the wrong thing) is read again as the other kind only when the first
-reading finds no GPU kernels but gloo collectives (or GPU kernels in a gloo set).
-
-Each file is one job of an engine (:mod:`densing.overlap.engine`: this process, local processes
-or a Dask cluster); large files are streamed in batches, and with fewer files than workers a
-large file is cut at event boundaries into jobs of its own (:mod:`densing.overlap.parts`).
+"""Reading a set of PyTorch-profiler (Kineto) traces, one file per rank, into one
+:class:`~densing.overlap.model.RankTrace` per rank (:func:`read_traces`). Each file is decoded once
+(:mod:`densing.overlap.kineto`) into the columns its kind of set needs: a GPU job's kernels, launches and steps, read
+with HTA's selection rules (:mod:`densing.overlap.selection`), or a CPU-only (gloo) job's ops
+(:mod:`densing.overlap.cpu_trace`); the kind is chosen by :func:`read_set`. Each file is one job of an engine
+(:mod:`densing.overlap.engine`); with fewer files than workers a large file is cut at event boundaries into jobs of
+its own (:mod:`densing.overlap.parts`).
 """
 from __future__ import annotations
 
@@ -43,8 +36,7 @@ def trace_files(path: str | Path) -> list[Path]:
             from densing.overlap.run_schema import check_run_folder  # (pandas: loaded only for a run folder)
 
             check_run_folder(p)
-        files = sorted(f for f in p.iterdir()
-                       if f.is_file() and (f.name.endswith(".json") or f.name.endswith(".json.gz")))
+        files = sorted(f for f in p.iterdir() if f.is_file() and f.name.endswith((".json", ".json.gz")))
         if not files:
             raise TraceError(f"{p}: no .json or .json.gz trace files in this directory")
         return files
@@ -52,16 +44,16 @@ def trace_files(path: str | Path) -> list[Path]:
 
 
 def sniff_kind(files: list[Path]) -> str:
-    """:data:`~densing.overlap.kineto.CPU` when the first file's ``distributedInfo.backend`` (in
-    its first 64 KiB, where Kineto writes it) is ``gloo``, else :data:`~densing.overlap.kineto.GPU`."""
+    """CPU when the first file's ``distributedInfo.backend`` (in its first 64 KiB, where Kineto writes it) is
+    ``gloo``, else GPU."""
     m = _BACKEND_RE.search(read_head(files[0]))
     return CPU if m and m.group(1) == b"gloo" else GPU
 
 
 def run_ranks(files: list[Path], kind: str, engine, job=decode_rank, split_min_bytes: int = SPLIT_MIN_BYTES) -> list:
-    """One job per file, ``job(path, default_rank, kind, *parts)``, run on ``engine``; their results in
-    file order. With fewer files than the engine's workers, a file of at least ``split_min_bytes`` (decompressed) is
-    cut into that many part jobs (:func:`densing.overlap.ranks.part_columns`) that feed its job."""
+    """One job per file, ``job(path, default_rank, kind, *parts)``, run on ``engine``; their results in file order.
+    With fewer files than workers, a file of at least ``split_min_bytes`` (decompressed) is cut into that many part
+    jobs (:func:`densing.overlap.ranks.part_columns`) that feed its job."""
     split = engine.workers if len(files) < engine.workers else 1
     jobs = []
     for i, f in enumerate(files):
@@ -80,16 +72,14 @@ def decode_ranks(files: list[Path], kind: str, engine) -> list:
 
 
 def check_ranks(path, ranks: list) -> None:
-    """The ranks (each with ``rank``, ``path`` and the checked ``info``) are one job's: each rank number once, every
-    file that states a world size states the same one, and every file that states a backend the same backend; a
-    TraceError naming two files that differ."""
+    """A TraceError unless the ranks (each with ``rank``, ``path`` and the checked ``info``) are one job's: each rank
+    number once, one world size and one backend among the files that state one (naming two files that differ)."""
     numbers = [r.rank for r in ranks]
     if len(set(numbers)) != len(numbers):
         raise TraceError(f"{path}: two trace files claim the same distributedInfo.rank")
     for field in ("world_size", "backend"):
         stated = [(r.path, getattr(r.info, field)) for r in ranks if getattr(r.info, field) is not None]
-        other = next((item for item in stated if item[1] != stated[0][1]), None)
-        if other is not None:
+        if (other := next((item for item in stated if item[1] != stated[0][1]), None)) is not None:
             (first, a), (second, b) = stated[0], other
             raise TraceError(f"{path}: distributedInfo.{field}: {Path(first).name} says {a!r}, {Path(second).name} "
                              f"says {b!r}: the traces of two jobs in one folder")
@@ -97,9 +87,8 @@ def check_ranks(path, ranks: list) -> None:
 
 def set_traces(path, ranks: list[DecodedRank] | list[CpuRank], kind: str,
                rules: str = DEFAULT_KERNEL_RULES) -> list[RankTrace]:
-    """The set's RankTraces, by rank, times from the set's earliest event: a GPU set's under HTA's rules (the last step
-    filtered when the set has two or more step names), a CPU set's under the CPU-side definitions
-    (:mod:`densing.overlap.cpu_trace`)."""
+    """The set's RankTraces, by rank, times from the set's earliest event, under HTA's rules (GPU) or the CPU-side
+    definitions (:mod:`densing.overlap.cpu_trace`)."""
     check_ranks(path, ranks)
     if kind == CPU:
         origin = set_origin(ranks)
@@ -115,11 +104,10 @@ def read_traces(path: str | Path, scheduler: str = "auto", workers: int | None =
                 rules: str = DEFAULT_KERNEL_RULES) -> list[RankTrace]:
     """Read one trace file or a directory of per-rank files; one :class:`RankTrace` per rank.
 
-    Ranks come from ``distributedInfo.rank`` (else the file's position); times are µs relative
-    to the earliest kept event of the whole set (HTA ``_align_all_ranks``). A set without GPU
-    kernels whose ranks ran gloo collectives is read with the CPU-side definitions. ``scheduler``
-    says where the files are decoded (:func:`densing.overlap.engine.make_engine`); ``rules`` whose kernel
-    categories (:data:`~densing.overlap.model.KERNEL_RULES`).
+    Ranks come from ``distributedInfo.rank`` (else the file's position); times are µs relative to the earliest kept
+    event of the whole set (HTA ``_align_all_ranks``). ``scheduler`` says where the files are decoded
+    (:func:`densing.overlap.engine.make_engine`); ``rules`` whose kernel categories
+    (:data:`~densing.overlap.model.KERNEL_RULES`).
     """
     check_rules(rules)
     files = trace_files(path)
@@ -129,12 +117,10 @@ def read_traces(path: str | Path, scheduler: str = "auto", workers: int | None =
 
 
 def read_set(files: list[Path], run, facts, finish):
-    """``finish(results, kind)`` of ``results = run(kind)``: the set's files read as the kind they are. The first
-    file's ``distributedInfo.backend`` says which (:func:`sniff_kind`); a CPU set whose files hold GPU kernels
-    (``stream_rows``), or no collectives to read, is read again as a GPU set, and a GPU set without GPU kernels whose
-    ranks ran gloo collectives as a CPU set (a CPU-only job whose files do not say so). ``facts(results)``: each
-    rank's ``stream_rows`` and ``has_collectives``, None when a rank could not be read (``finish`` raises its error).
-    """
+    """``finish(results, kind)`` of ``results = run(kind)``, the kind the first file's backend says
+    (:func:`sniff_kind`); a CPU set whose files hold GPU kernels, or no collectives, is read again as a GPU set, and a
+    GPU set without GPU kernels whose ranks ran gloo collectives as a CPU set. ``facts(results)``: each rank's
+    ``stream_rows`` and ``has_collectives``, None when a rank could not be read (``finish`` raises its error)."""
     kind = sniff_kind(files)
     results = run(kind)
     known = facts(results)
@@ -150,10 +136,9 @@ def read_set(files: list[Path], run, facts, finish):
 
 
 def annotation_frame(path: str | Path, names: tuple[str, ...]):
-    """The ``user_annotation`` events named in ``names`` (``record_function`` labels such as
-    ``forward``) and the ``gloo:*`` collectives of a CPU set, one row each: rank, step (the
-    ProfilerStep they start in, −1 outside), name, start_us and duration_us (µs from the set's
-    first event)."""
+    """The ``user_annotation`` events named in ``names`` (``record_function`` labels such as ``forward``) and the
+    ``gloo:*`` collectives of a CPU set, one row each: rank, step (the ProfilerStep they start in, −1 outside), name,
+    start_us and duration_us (µs from the set's first event)."""
     import pandas as pd
 
     ranks = decode_ranks(trace_files(path), CPU, SerialEngine())  # a CPU-only (gloo) job's ops, in this process

@@ -1,20 +1,14 @@
 """A small data-parallel trainer, profiled: ``densing overlap run`` (needs the ``train`` extra).
 
-:func:`launch` starts W workers with torch's own launcher (``python -m torch.distributed.run``,
-gloo on CPU, nccl where CUDA is present; several nodes through torchrun's rendezvous flags), each
-running :func:`densing.overlap.train_worker.worker_main`: a GPT-style byte-level language model (size set by the
-configuration) trained on a real text corpus, with one of the strategies with training hooks in
-:mod:`densing.overlap.strategies` (``sync``: a blocking all-reduce after backward; ``ddp``: DistributedDataParallel's
-gradient buckets; ``co2``: CO2 local updating; ``tp``: Megatron tensor parallelism with a serialized or chunked
-all-reduce), each its own module.
-
-``torch.profiler`` records one Kineto trace per rank with a schedule (skip, wait, warmup, active
-steps) and ``ProfilerStep#N`` annotations, into the run directory (``rank<r>.json.gz``), which
-``densing overlap analyze`` reads. Each step is also annotated ``forward``, ``backward``,
-``allreduce`` (sync), ``optimizer`` and ``co2_outer`` (record_function), which the what-if
-calibration uses. Every rank writes its step times, tokens and training loss to
-``metrics-rank<r>.csv``; :func:`launch` merges them into ``metrics.csv`` and writes ``run.yaml``
-(the configuration and the machine). Torch is imported only inside the functions that need it.
+:func:`launch` starts W workers with torch's own launcher (``python -m torch.distributed.run``, gloo on CPU, nccl
+where CUDA is present; several nodes through torchrun's rendezvous flags), each running
+:func:`densing.overlap.train_worker.worker_main`: a GPT-style byte-level language model trained on a real text
+corpus with one of the strategies with training hooks (:mod:`densing.overlap.strategies`: ``sync``, ``ddp``,
+``co2``, ``tp``). ``torch.profiler`` records one Kineto trace per rank (``rank<r>.json.gz``, read by ``densing overlap
+analyze``) with a schedule (skip, wait, warmup, active steps), ``ProfilerStep#N`` annotations and the phases
+``forward``, ``backward``, ``allreduce`` (sync), ``optimizer`` and ``co2_outer`` (record_function), which the
+calibration uses. Every rank writes its step times, tokens and loss to ``metrics-rank<r>.csv``; :func:`launch` merges
+them into ``metrics.csv`` and writes ``run.yaml`` (the configuration and the machine).
 """
 from __future__ import annotations
 
@@ -40,9 +34,6 @@ WORKER_BASE_BYTES = 256 * 2**20
 #: Bytes per parameter a worker holds in host memory (every worker builds its model on the CPU): the weights, their
 #: gradients and AdamW's two moments, each float32.
 TRAIN_BYTES_PER_PARAM = 16
-
-
-# --------------------------------------------------------------------------- launcher
 
 
 def torchrun_command(run_dir: Path, workers: int, nnodes: int = 1, node_rank: int = 0,
@@ -118,12 +109,9 @@ def check_launch(config: TrainConfig, run_dir: str | Path, workers: int = 2, nno
 
 def launch(config: TrainConfig, run_dir: str | Path, workers: int = 2, nnodes: int = 1,
            node_rank: int = 0, rdzv_endpoint: str | None = None) -> pd.DataFrame:
-    """Train and profile one run; returns the merged per-step metrics (see the module docstring).
-
-    Writes ``run.yaml`` first (``status: running``; the workers read it), runs torchrun, merges the ranks' metrics
-    into ``metrics.csv`` and then marks the run ``complete`` (``failed`` or ``interrupted`` on the way out of an
-    error or a signal). Raises InputError when a worker fails (its last lines of output named).
-    """
+    """Train and profile one run; returns the merged per-step metrics. Writes ``run.yaml`` first (``status:
+    running``; the workers read it), runs torchrun, merges the ranks' metrics and marks the run ``complete`` (or
+    ``failed``, ``interrupted``). Raises InputError when a worker fails (its last lines of output named)."""
     check_launch(config, run_dir, workers, nnodes, node_rank, rdzv_endpoint)  # before anything is written
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -187,35 +175,30 @@ def expand_runs(strategies, base: TrainConfig, tp_overlaps=("none",)) -> list[Tr
 
 def run_strategies(out: str | Path, strategies, base: TrainConfig, workers: int = 2, tp_overlaps=("none",),
                    repeats: int = 1, on_progress=None, **launch_args) -> pd.DataFrame:
-    """Run each strategy into ``out/<run name>`` (``out/r<i>/<run name>`` with ``repeats`` > 1) with
-    the same model, data and seed; ``tp`` once per mode of ``tp_overlaps`` (``tp-none``,
-    ``tp-chunked``). One summary row per run: the median wall-clock time of its *unprofiled* steps
-    (``unprofiled_median_step_ms``; ``validate`` compares profiled means), tokens/s and the loss.
-    ``on_progress(line)``: called as each run starts, with what it is (its name, its place among the runs)."""
+    """Run each strategy into ``out/<run name>`` (``out/r<i>/<run name>`` with ``repeats`` > 1) with the same model,
+    data and seed; ``tp`` once per mode of ``tp_overlaps`` (``tp-none``, ``tp-chunked``). One summary row per run: the
+    median wall-clock time of its *unprofiled* steps (``validate`` compares profiled means), tokens/s and the loss.
+    ``on_progress(line)``: called as each run starts, with its name and place among the runs."""
+    from densing.io import check_writable_folder
     from densing.validation import as_path
 
     validate({"repeats": [Interval(Integral, 1, None)]}, repeats=repeats)
-    from densing.io import check_writable_folder
-
     out = check_writable_folder(as_path(out, "out"))
     _check_layout(workers, launch_args.get("nnodes", 1), launch_args.get("node_rank", 0),
                   launch_args.get("rdzv_endpoint"))
     configs = expand_runs(strategies, base, tp_overlaps)
-    roots = [out / f"r{r}" if repeats > 1 else out for r in range(repeats)]
-    for root in roots:  # every run checked before the first one starts: nothing written, no process started
-        for config in configs:
-            check_launch(config, root / config.run_name, workers=workers, **launch_args)
+    runs = [(r, (out / f"r{r}" if repeats > 1 else out) / config.run_name, config)
+            for r in range(repeats) for config in configs]
+    for _, run_dir, config in runs:  # all checked before the first starts: nothing written, no process started
+        check_launch(config, run_dir, workers=workers, **launch_args)
     rows = []
-    total = len(roots) * len(configs)
-    for r, root in enumerate(roots):
-        for i, config in enumerate(configs):
-            if on_progress is not None:
-                place = r * len(configs) + i + 1
-                on_progress(f"training {(root / config.run_name).relative_to(out)} (run {place} of {total}: "
-                            f"{config.steps} steps on {workers * launch_args.get('nnodes', 1)} workers)")
-            metrics = launch(config, root / config.run_name, workers=workers, **launch_args)
-            rows.append({"repeat": r, **summary_row(config, metrics, workers * launch_args.get("nnodes", 1)),
-                         "run": str((root / config.run_name).relative_to(out))})
+    world = workers * launch_args.get("nnodes", 1)
+    for place, (r, run_dir, config) in enumerate(runs, 1):
+        if on_progress is not None:
+            on_progress(f"training {run_dir.relative_to(out)} (run {place} of {len(runs)}: {config.steps} steps on "
+                        f"{world} workers)")
+        metrics = launch(config, run_dir, workers=workers, **launch_args)
+        rows.append({"repeat": r, **summary_row(config, metrics, world), "run": str(run_dir.relative_to(out))})
     frame = pd.DataFrame(rows)
     return frame if repeats > 1 else frame.drop(columns="repeat")
 
@@ -235,8 +218,7 @@ def summary_row(config: TrainConfig, metrics: pd.DataFrame, world: int) -> dict:
 def merge_metrics(run_dir: str | Path) -> pd.DataFrame:
     """Concatenate ``metrics-rank*.csv`` into ``metrics.csv`` (atomic) and return it."""
     run_dir = Path(run_dir)
-    parts = sorted(run_dir.glob("metrics-rank*.csv"))
-    if not parts:
+    if not (parts := sorted(run_dir.glob("metrics-rank*.csv"))):
         raise InputError(f"{run_dir}: no metrics-rank*.csv (did the workers run?)")
     frame = pd.concat([pd.read_csv(p) for p in parts], ignore_index=True).sort_values(["step", "rank"])
     atomic_write_text(run_dir / METRICS_FILE, frame.to_csv(index=False))

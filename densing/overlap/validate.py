@@ -1,35 +1,25 @@
 """What-if predictions checked against measured runs (``densing overlap validate``).
 
-The model is calibrated on a ``sync`` run (no overlap: every phase is measured alone) and predicts
-the step time of ``ddp`` and ``co2`` runs at the same worker count and machine, which are then
-compared with their measured step times. All times are medians over the profiled steps
-(``ProfilerStep#N`` in the traces; the ``record_function`` phases the trainer annotates).
+The model is calibrated on a ``sync`` run (no overlap: every phase is measured alone) and predicts the step time of
+``ddp`` and ``co2`` runs at the same worker count and machine, compared with their measured step times. Calibrated
+from the sync run's profiled steps (``ProfilerStep#N``; the trainer's ``record_function`` phases), one rank's view:
 
-Calibrated from the sync run (per step, medians over steps; one rank's view unless stated):
+* forward F, backward B, optimizer O: mean durations of their annotations; loop overhead o = step − (F + B + A + O)
+  with A the ``allreduce`` annotation (means, which add up: F + B + A + O + o is the sync step exactly, the table's
+  first row);
+* all-reduce time T_ar(S) = mean over steps of the *fastest* rank's ``gloo:all_reduce``; S = 4·n_params bytes;
+  effective bandwidth S/T_ar;
+* skew Σ = mean of (own − fastest) ``gloo:all_reduce``: the time a rank waits for a slower peer;
+* gradient copy cost P = A − the rank's own ``gloo:all_reduce``: flatten, average and unflatten, three passes over S
+  bytes, so one pass costs P/3;
+* all-reduce CPU share u = CPU seconds the process spends during the blocking all-reduce (the collective's threads:
+  the training thread is blocked) / T_ar (``metrics.csv``).
 
-* forward F, backward B, optimizer O: mean durations of the ``forward``/``backward``/``optimizer``
-  annotations; loop overhead o = step − (F + B + A + O) with A the ``allreduce`` annotation
-  (means, because a step is the sum of its phases and means add up: F + B + A + O + o is the sync
-  step exactly, the table's first row);
-* all-reduce time T_ar(S) = mean over steps of the *fastest* rank's ``gloo:all_reduce``;
-  S = 4·n_params bytes; effective bandwidth S/T_ar;
-* skew Σ = mean of (own − fastest) ``gloo:all_reduce``: the time a rank waits for a slower peer
-  at a per-step all-reduce (the ranks' compute times vary from step to step);
-* gradient copy cost P = A − the rank's own ``gloo:all_reduce``: flatten, average and unflatten,
-  three passes over S bytes, so one pass costs P/3;
-* all-reduce CPU share u = CPU seconds the process spends during the blocking all-reduce (the
-  training thread is blocked, so this is the collective's threads) / T_ar (``metrics.csv``).
-
-Repeats (:func:`validate_repeats`, ``densing overlap validate OUT``): each repeat of a ``run
---repeats N`` output (``OUT/r<i>``) is validated on its own sync run (and T3 on its own tp-none
-run, :mod:`densing.overlap.sublayers`); :func:`error_summary` gives the error's median, min and
-max across repeats. Every comparison is of *profiled* steps (ProfilerStep means: the phases are
-only measured there); :func:`profiler_overhead` puts the unprofiled step time beside it, from
-``metrics.csv`` (profiled vs unprofiled wall-clock steps of the same run).
-
-Models: each strategy's validation model (``predict_run_s``, one module per strategy in
-:mod:`densing.overlap.strategies`) on the fluid model of :mod:`densing.overlap.strategies.base`; the run's
-strategy is read from its ``run.yaml``.
+Repeats (:func:`validate_repeats`): each repeat ``OUT/r<i>`` of ``run --repeats N`` is validated on its own sync run
+(and T3 on its own tp-none run, :mod:`densing.overlap.sublayers`); :func:`error_summary` gives the error's median,
+min and max across repeats. Every comparison is of *profiled* steps; :func:`profiler_overhead` puts the unprofiled
+step time beside it. Each strategy's validation model is its ``predict_run_s`` (:mod:`densing.overlap.strategies`)
+on the fluid model of :mod:`densing.overlap.strategies.base`; a run's strategy is read from its ``run.yaml``.
 """
 from __future__ import annotations
 
@@ -107,13 +97,10 @@ def calibrate_run(sync_dir: str | Path) -> RunCalibration:
 
 
 def validate(sync_dir: str | Path, *run_dirs: str | Path) -> tuple[RunCalibration, pd.DataFrame]:
-    """Calibrate on ``sync_dir``, predict the step time of each run in ``run_dirs`` with its
-    strategy's validation model (the strategy named in its ``run.yaml``), compare with measurement.
-
-    Returns the calibration and a table: strategy, measured_ms, predicted_ms (with contention),
-    error_pct = 100·(predicted − measured)/measured, and the same without contention. The first
-    row is the sync run itself (its phases add up to its step: error 0).
-    """
+    """Calibrate on ``sync_dir`` and predict the step time of each run in ``run_dirs`` with the validation model of
+    the strategy its ``run.yaml`` names. Returns the calibration and a table: strategy, measured_ms, predicted_ms
+    (with contention), error_pct = 100·(predicted − measured)/measured, and the same without contention; the first
+    row is the sync run itself (its phases add up to its step: error 0)."""
     from densing.overlap.strategies.registry import get
 
     cal = calibrate_run(sync_dir)
@@ -143,10 +130,9 @@ def validate(sync_dir: str | Path, *run_dirs: str | Path) -> tuple[RunCalibratio
 
 
 def profiler_overhead(run_dir: str | Path) -> dict:
-    """Profiled vs unprofiled wall-clock step time of one run, from its ``metrics.csv`` (the slower
-    rank per step): the profiled steps are the schedule's active steps; the unprofiled ones are the
-    steps outside the profiler's window [skip, skip + wait + warmup + active), without the first
-    5 (warm-up). Returns profiled_ms, unprofiled_ms (means) and overhead_pct = 100·(p/u − 1)."""
+    """Profiled vs unprofiled wall-clock step time of one run (the slower rank per step, ``metrics.csv``): the
+    schedule's active steps against those outside its window [skip, skip + wait + warmup + active) but the first 5
+    (warm-up). Returns profiled_ms, unprofiled_ms (means) and overhead_pct = 100·(p/u − 1)."""
     meta, metrics = read_run(run_dir)
     cfg = meta["config"]
     skip = int(cfg.get("profile_skip", 0))
@@ -173,15 +159,13 @@ def is_run_root(path: str | Path) -> bool:
 
 
 def validate_root(root: str | Path, contention: float | None = None) -> "pd.DataFrame":
-    """Validate one repeat: ddp and co2 (and any other data-parallel run) predicted from its
-    ``sync`` run; ``tp-chunked`` predicted by T3 from its ``tp-none`` run with the contention
-    measured on the chunked run (or ``contention``), :func:`densing.overlap.sublayers.predict_t3`.
-    Every row compares the *profiled* step (ProfilerStep mean); the unprofiled step time and the
-    profiler's overhead come beside it."""
+    """Validate one repeat: ddp and co2 predicted from its ``sync`` run; ``tp-chunked`` predicted by T3 from its
+    ``tp-none`` run with the contention measured on the chunked run (or ``contention``,
+    :func:`densing.overlap.sublayers.predict_t3`). Every row compares the *profiled* step (ProfilerStep mean), the
+    unprofiled step time and the profiler's overhead beside it."""
     from densing.overlap.sublayers import predict_t3
 
     check(RUNS_CONSTRAINTS, sync_dir=root, contention=contention)
-
     root = Path(root)
     tensor_parallel = (root / "tp-none" / "run.yaml").exists() and (root / "tp-chunked" / "run.yaml").exists()
     if contention is not None and not tensor_parallel:
@@ -207,8 +191,7 @@ def validate_root(root: str | Path, contention: float | None = None) -> "pd.Data
     if not frames:
         raise InputError(f"{root}: no sync run and no tp-none + tp-chunked pair to validate")
     frame = pd.concat(frames, ignore_index=True)
-    over = pd.DataFrame([profiler_overhead(r) for r in frame["run"]])
-    frame = pd.concat([frame, over], axis=1)
+    frame = pd.concat([frame, pd.DataFrame([profiler_overhead(r) for r in frame["run"]])], axis=1)
     frame["compares"] = "profiled step (ProfilerStep mean)"
     return frame
 
@@ -222,40 +205,27 @@ def validate_repeats(path: str | Path, contention: float | None = None) -> "pd.D
                    key=lambda p: int(p.name[1:])) or ([path] if is_run_root(path) else [])
     if not roots:
         raise InputError(f"{path}: expected a 'densing overlap run' output folder (sync/ or tp-none/, or r0/, r1/ …)")
-    frames = []
-    for i, root in enumerate(roots):
-        f = validate_root(root, contention)
-        f.insert(0, "repeat", i)
-        frames.append(f)
-    return pd.concat(frames, ignore_index=True)
+    frames = [validate_root(root, contention) for root in roots]
+    return pd.concat([f.assign(repeat=i)[["repeat", *f.columns]] for i, f in enumerate(frames)], ignore_index=True)
 
 
 def error_summary(per_repeat: "pd.DataFrame") -> "pd.DataFrame":
-    """Per strategy across repeats: n, the prediction error's median, min and max (%), and the
-    median profiled step, unprofiled step and profiler overhead. Strategies in first-seen order."""
-    rows = []
-    for strategy, g in per_repeat.groupby("strategy", sort=False):
-        e = g["error_pct"].dropna()
-        rows.append({"strategy": strategy, "repeats": int(len(g)),
-                     "error_median_pct": float(e.median()) if len(e) else math.nan,
-                     "error_min_pct": float(e.min()) if len(e) else math.nan,
-                     "error_max_pct": float(e.max()) if len(e) else math.nan,
-                     "abs_error_median_pct": float(e.abs().median()) if len(e) else math.nan,
-                     "measured_profiled_ms_median": float(g["measured_ms"].median()),
-                     "predicted_ms_median": float(g["predicted_ms"].median()),
-                     "unprofiled_ms_median": float(g["unprofiled_ms"].median()),
-                     "profiler_overhead_median_pct": float(g["profiler_overhead_pct"].median())})
-    return pd.DataFrame(rows)
+    """Per strategy (in first-seen order) across repeats: n, the prediction error's median, min and max (%), and the
+    median profiled step, unprofiled step and profiler overhead."""
+    errors = per_repeat.assign(abs_error=per_repeat["error_pct"].abs()).groupby("strategy", sort=False)
+    return errors.agg(
+        repeats=("error_pct", "size"), error_median_pct=("error_pct", "median"), error_min_pct=("error_pct", "min"),
+        error_max_pct=("error_pct", "max"), abs_error_median_pct=("abs_error", "median"),
+        measured_profiled_ms_median=("measured_ms", "median"), predicted_ms_median=("predicted_ms", "median"),
+        unprofiled_ms_median=("unprofiled_ms", "median"),
+        profiler_overhead_median_pct=("profiler_overhead_pct", "median")).reset_index()
 
 
 def convergence(ddp_dir: str | Path, co2_dir: str | Path, window: int = 20) -> pd.DataFrame:
-    """Training loss of two runs at equal tokens: the rank-mean loss per step, and the mean of the
-    last ``window`` steps (both runs must have the same tokens per step).
-
-    Each run is named by the strategy its own ``run.yaml`` records, whatever the argument order: the two runs must be
-    of two strategies (a co2 run beside a ddp or sync run), and a run whose losses are all NaN is refused."""
+    """Training loss of two runs at equal tokens: the final rank-mean loss and the mean of the last ``window`` steps.
+    Each run is named by the strategy its ``run.yaml`` records: a co2 run beside a ddp or sync run, with the same
+    tokens; a run whose losses are all NaN is refused."""
     check(RUNS_CONSTRAINTS, window=window, ddp_dir=ddp_dir, co2_dir=co2_dir)
-
     out = []
     for run_dir in (ddp_dir, co2_dir):
         meta, metrics = read_run(run_dir)

@@ -1,14 +1,12 @@
-"""What-if models: step time and scaling efficiency of data-parallel training under other overlap
-strategies, worker counts and networks, calibrated from a trace.
+"""What-if models: step time and scaling efficiency of data-parallel training under other overlap strategies, worker
+counts and networks, calibrated from a trace.
 
-Notation: p workers, S bytes all-reduced per step (gradients), B link bandwidth in bytes/s,
-α per-message latency (s), C compute time per step, f_bwd the backward share of C.
+Notation: p workers, S bytes all-reduced per step (gradients), B link bandwidth in bytes/s, α per-message latency
+(s), C compute time per step, f_bwd the backward share of C.
 
-* Ring all-reduce (Thakur, Rabenseifner & Gropp 2005, IJHPCA 19(1); Patarasuk & Yuan 2009,
-  JPDC 69(2)):  T_ar(p, S) = 2(p−1)/p · S/B + 2(p−1)·α,  T_ar(1, S) = 0.
-* one model per strategy, in its module under :mod:`densing.overlap.strategies` (``sync``,
-  ``ddp``, ``co2``, ``t3``, …): its ``step_time_s`` at each grid point; the registry
-  (:mod:`densing.overlap.strategies.registry`) says which there are.
+* Ring all-reduce (Thakur, Rabenseifner & Gropp 2005, IJHPCA 19(1); Patarasuk & Yuan 2009, JPDC 69(2)):
+  T_ar(p, S) = 2(p−1)/p · S/B + 2(p−1)·α,  T_ar(1, S) = 0.
+* one model per strategy with a what-if model (:mod:`densing.overlap.strategies.registry`): its ``step_time_s``.
 Scaling efficiency (weak scaling, fixed per-worker batch):  E = C / T  (1 = perfect).
 """
 from __future__ import annotations
@@ -35,8 +33,8 @@ from densing.validation import CONTENTION, InstanceOf, Interval, validate, valid
 if TYPE_CHECKING:
     import pandas as pd
 
-#: Below this computation per step (µs) a calibration describes no real training step (e.g. HTA's
-#: ``cpu_only`` test trace: 3.96 µs): the what-if warns, and reports no scaling efficiency.
+#: Below this computation per step (µs) a calibration describes no real training step (e.g. HTA's ``cpu_only`` test
+#: trace: 3.96 µs): the what-if warns, and reports no scaling efficiency.
 MIN_COMPUTE_US = 100.0
 
 #: The largest worker count a what-if predicts at: the largest world size NCCL and gloo hold (2³¹ − 1).
@@ -49,10 +47,9 @@ DEFAULT_BANDWIDTHS_GBPS = (800.0, 80.0)
 #: checks its options against the same constraints before any trace is read.
 WHATIF_CONSTRAINTS = {
     "model_params": [Interval(Real, 0, None, closed="neither"), None],
-    # bytes all-reduced per parameter: 0.5 (4-bit) to 8 (fp64 gradients); 64 leaves room for several tensors per
-    # parameter, and a larger number is a unit slip (bytes per step or per model, not per parameter)
+    # bytes all-reduced per parameter: 0.5 (4-bit) to 8 (fp64 gradients); above 64 (several tensors per parameter) a
+    # unit slip
     "bytes_per_param": [Interval(Real, 0, 64, closed="right")],
-    # a world size NCCL and gloo can hold (a 32-bit signed int, as kineto.DISTRIBUTED_CONSTRAINTS); more is no job
     "workers": [Interval(Integral, 1, MAX_WORKERS)],
     "bandwidths_gbps": [Interval(Real, 0, None, closed="neither")],
     "local_steps": [Interval(Integral, 1, None)],
@@ -83,11 +80,8 @@ class Calibration(Result):
                   **{k: WHATIF_CONSTRAINTS[k] for k in ("model_params", "bytes_per_param")}})
 def calibrate(source: str | Path | Iterable[RankTrace], model_params: float | None = None,
               bytes_per_param: float = 4.0) -> Calibration:
-    """Measure compute, communication and bytes per step from traces.
-
-    Bytes per step come from the collectives' ``In msg nelems`` × dtype size where the trace
-    carries them; otherwise S = model_params × bytes_per_param (one gradient all-reduce per step).
-    """
+    """Measure compute, communication and bytes per step from traces. Bytes per step come from the collectives'
+    ``In msg nelems`` × dtype size where the trace carries them; otherwise S = model_params × bytes_per_param."""
     traces = read_traces(source) if isinstance(source, (str, Path)) else list(source)
     steps, nbytes = [], []  # each step's breakdown and collective bytes
     for t in traces:
@@ -145,11 +139,9 @@ def predict(calibration: Calibration, workers: Sequence[int] = (1, 2, 4, 8, 16, 
             bucket_bytes: float = DEFAULT_BUCKET_MB * 2**20, backward_fraction: float = 2 / 3) -> "pd.DataFrame":
     """Predicted step time and scaling efficiency per (strategy, workers, bandwidth).
 
-    ``strategies``: names in the registry with a what-if model (default: all of them).
-    ``local_steps`` (τ, CO2), ``contention`` (γ, T3), ``latency_us`` (α) and ``bucket_bytes``
-    (default: ``densing.overlap_defaults.DEFAULT_BUCKET_MB``, the bucket ``densing overlap run`` trains
-    with) are model inputs, not measured from the trace.
-    Bandwidths are link rates in Gb/s (10⁹ bit/s).
+    ``strategies``: names in the registry with a what-if model (default: all of them). ``local_steps`` (τ, CO2),
+    ``contention`` (γ, T3), ``latency_us`` (α) and ``bucket_bytes`` (default: the bucket ``densing overlap run``
+    trains with) are model inputs, not measured from the trace. Bandwidths are link rates in Gb/s (10⁹ bit/s).
     """
     for w in workers:
         validate(WHATIF_CONSTRAINTS, workers=w)

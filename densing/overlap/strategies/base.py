@@ -1,27 +1,20 @@
 """What an overlap strategy is: a name and up to three capabilities, each a plain function.
 
-* ``step_time_s(point)`` — the what-if model (:func:`densing.overlap.whatif.predict`): predicted
-  step time of data-parallel training at one :class:`WhatIfPoint` (workers, network, compute);
-* ``predict_run_s(calibration, config, contention)`` — the validation model
-  (:func:`densing.overlap.validate.validate`): step time of a measured run from a sync run's
-  :class:`RunCalibration` (below) and the run's ``run.yaml`` configuration;
-* ``training(context)`` — the trainer's hooks (:mod:`densing.overlap.train`): a
-  :class:`TrainHooks` for one rank of ``densing overlap run``.
+* ``step_time_s(point)`` — the what-if model (:func:`densing.overlap.whatif.predict`): predicted step time of
+  data-parallel training at one :class:`WhatIfPoint` (workers, network, compute);
+* ``predict_run_s(calibration, config, contention)`` — the validation model (:func:`densing.overlap.validate.validate`):
+  step time of a measured run from a sync run's :class:`RunCalibration` and the run's ``run.yaml`` configuration;
+* ``training(context)`` — the trainer's hooks (:mod:`densing.overlap.train`): a :class:`TrainHooks` for one rank.
 
-One module per strategy defines its functions and a :class:`Strategy`; the registry
-(:mod:`densing.overlap.strategies.registry`) lists them.
+One module per strategy defines its functions and a :class:`Strategy`; :mod:`densing.overlap.strategies.registry`
+lists them.
 
-**The fluid model** of one data-parallel worker on a CPU, compute and collectives sharing cores: calibrated on a
-``sync`` run (:func:`densing.overlap.validate.calibrate_run`); the strategies' validation models build a timeline of
-segments on it.
-
-* contention (the effect T3, Pati et al. 2024, is built around): on a CPU the collective and the
-  computation share the cores. Processor sharing: each worker has c = N/W cores; computing needs
-  t, an all-reduce u (measured); while both run and t + u > c, both progress at c/(t + u) of
-  their speed alone. Without contention (``contention=False``) overlap is free.
-
-The simulation is a fluid model: piecewise-constant rates between events (a compute segment ends,
-a bucket is enqueued, an all-reduce finishes).
+**The fluid model** of one data-parallel worker on a CPU (:func:`simulate`), calibrated on a ``sync`` run
+(:func:`densing.overlap.validate.calibrate_run`): piecewise-constant rates between events (a compute segment ends, a
+bucket is enqueued, an all-reduce finishes). Contention (the effect T3, Pati et al. 2024, is built around): the
+collective and the computation share the cores. Processor sharing: each worker has c = N/W cores; computing needs t,
+an all-reduce u (measured); while both run and t + u > c, both progress at c/(t + u) of their speed alone. Without
+contention (``contention=False``) overlap is free.
 """
 from __future__ import annotations
 
@@ -45,8 +38,7 @@ def ring_allreduce_time_s(workers: int, message_bytes: float, bandwidth_bytes_pe
         raise InputError(f"bandwidth: expected > 0, got {bandwidth_bytes_per_s}")
     if workers == 1:
         return 0.0
-    p = workers
-    return 2.0 * (p - 1) / p * message_bytes / bandwidth_bytes_per_s + 2.0 * (p - 1) * latency_s
+    return 2.0 * (workers - 1) / workers * message_bytes / bandwidth_bytes_per_s + 2.0 * (workers - 1) * latency_s
 
 
 @dataclass(frozen=True)
@@ -151,44 +143,32 @@ def contention_rate(cal: RunCalibration, contention: bool = True) -> float:
     """Speed (0, 1] of computation and communication while both run: min(1, c/(t + u)), c = N/W."""
     if not contention:
         return 1.0
-    cores_per_worker = cal.cores / max(1, cal.workers)
-    demand = cal.threads + cal.allreduce_cpu_share
-    return min(1.0, cores_per_worker / demand)
+    return min(1.0, cal.cores / max(1, cal.workers) / (cal.threads + cal.allreduce_cpu_share))
 
 
 def simulate(segments: list[tuple], rate_overlap: float) -> float:
-    """Wall time of one worker's timeline under processor sharing.
-
-    ``segments`` is a list of ``("compute", seconds)``, ``("send", seconds)`` (enqueue an all-reduce of that many
-    seconds alone, FIFO), ``("wait",)`` (block until the queue is empty) and ``("delay", seconds)`` (idle: waiting for
-    a slower peer; only after a wait). While compute and an all-reduce both progress, each runs at ``rate_overlap`` of
-    its speed alone; otherwise at full speed. Returns the time when the last segment ends (an all-reduce still queued
-    at the end keeps running: it is not waited for).
-    """
+    """Wall time of one worker's timeline under processor sharing: ``segments`` of ``("compute", seconds)``,
+    ``("send", seconds)`` (enqueue an all-reduce of that many seconds alone, FIFO), ``("wait",)`` (block until the
+    queue is empty) and ``("delay", seconds)`` (idle: waiting for a slower peer). While compute and an all-reduce both
+    progress, each runs at ``rate_overlap`` of its speed alone. Returns the time when the last segment ends (an
+    all-reduce still queued then is not waited for)."""
     if not 0 < rate_overlap <= 1:
         raise InputError(f"rate_overlap: expected in (0, 1], got {rate_overlap}")
     now, queue = 0.0, []  # queue: remaining alone-seconds of each all-reduce, FIFO
-
-    def advance(compute_left: float) -> None:
-        """Run compute of ``compute_left`` alone-seconds with the queue draining beside it."""
-        nonlocal now
-        while compute_left > 1e-15:
-            if not queue:
-                now += compute_left
-                return
-            r = rate_overlap
-            t_comp, t_comm = compute_left / r, queue[0] / r
-            dt = min(t_comp, t_comm)
-            now += dt
-            compute_left -= dt * r
-            queue[0] -= dt * r
-            if queue[0] <= 1e-15:
-                queue.pop(0)
-
     for seg in segments:
-        kind = seg[0]
+        kind, r = seg[0], rate_overlap
         if kind == "compute":
-            advance(float(seg[1]))
+            compute_left = float(seg[1])  # alone-seconds, the queue draining beside them
+            while compute_left > 1e-15:
+                if not queue:
+                    now += compute_left
+                    break
+                dt = min(compute_left / r, queue[0] / r)
+                now += dt
+                compute_left -= dt * r
+                queue[0] -= dt * r
+                if queue[0] <= 1e-15:
+                    queue.pop(0)
         elif kind == "send":
             queue.append(float(seg[1]))
         elif kind == "wait":

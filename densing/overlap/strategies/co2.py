@@ -1,7 +1,7 @@
-"""``co2``: CO2 local updating (Sun et al., ICLR 2024, arXiv 2401.16265, Alg. 1; the outer update below): τ local
-steps of the inner optimizer, then an asynchronous all-reduce of the model change that runs under the next τ local
-steps, with the staleness gap penalty and outer momentum clipping in the authors' form by default (constant penalty,
-no clipping) or densing's (adaptive per-tensor penalty, global ℓ2 clip): ``staleness_penalty``/``outer_clip_mode``.
+"""``co2``: CO2 local updating (Sun et al., ICLR 2024, arXiv 2401.16265, Alg. 1): τ local steps of the inner
+optimizer, then an asynchronous all-reduce of the model change that runs under the next τ local steps, with the
+staleness gap penalty and outer momentum clipping in the authors' form by default (constant penalty, no clipping) or
+densing's (adaptive per-tensor penalty, global ℓ2 clip): ``staleness_penalty``/``outer_clip_mode``.
 
 * what-if (steady state, per local step):  T = max(C, T_ar(p, S)/τ);
 * validation (the fluid model, :mod:`densing.overlap.strategies.base`): one round is τ local steps τ·(F + B + O + o)
@@ -9,46 +9,32 @@ no clipping) or densing's (adaptive per-tensor penalty, global ℓ2 clip): ``sta
   (T_ar) runs; the outer step waits for it. T = round / τ. The ranks meet once per round, with a round of computation
   as slack, so Σ is not added.
 
-**The outer update**, on torch tensors. CO2 runs τ local steps of an inner optimizer on every worker, then
-all-reduces the change of the model *asynchronously*: the all-reduce of round t runs while the τ local steps of round
-t + 1 compute, and its result is applied one round late (one-step asynchrony). Notation: W workers,
-x_{t,0} the (identical) model every worker starts round t from, x^{(i)}_{t,τ} worker i's model
-after its τ local steps, α the outer learning rate, β the outer momentum, c the clipping
-threshold.
+**The outer update**, on torch tensors: the all-reduce of round t runs while the τ local steps of round t + 1
+compute, and its result is applied one round late. Notation: W workers, x_{t,0} the model every worker starts round t
+from, x^{(i)}_{t,τ} worker i's model after its τ local steps, α the outer learning rate, β the outer momentum, c the
+clipping threshold.
 
-Source. The paper's Algorithm 1 and its equations for the staleness gap penalty and the clipping
-could not be read here (only the abstract and third-party summaries were reachable),
-so the default follows the authors' code, ``weigao266/fairscale-CO2`` (linked from
-OpenNLPLab/CO2), ``fairscale/experimental/nn/data_parallel/gossip/co2.py``,
-``_perform_local_optimization``:  ``m.mul_(β).sub_(x, alpha=1/λ).add_(x_old, alpha=1/λ)``, then
-``if co2_clip: clamp(m, −c, c)``, then ``x_old −= α·m; x ← x_old``, with the constructor's
-defaults ``co2_gap_penalty = 1.0``, ``co2_clip = False``, ``co2_clip_threshold = 1.0``,
-``outer_lr = 1.0`` (and ``outer_momentum = 0.5`` there; the paper's recipes use β = 0 at ≤ 16
-GPUs, τ 20–48, which is densing's default β here: 2 workers). Note: the authors' ``_co2_clip``
-calls ``torch.clamp`` without using its result, so in their code the clamp has no effect even when
-switched on; densing implements the clamp it names.
+Source: the default follows the authors' code, ``weigao266/fairscale-CO2`` (linked from OpenNLPLab/CO2),
+``fairscale/experimental/nn/data_parallel/gossip/co2.py``, ``_perform_local_optimization``:
+``m.mul_(β).sub_(x, alpha=1/λ).add_(x_old, alpha=1/λ)``, then ``if co2_clip: clamp(m, −c, c)``, then
+``x_old −= α·m; x ← x_old``, with the constructor's defaults ``co2_gap_penalty = 1.0``, ``co2_clip = False``,
+``co2_clip_threshold = 1.0``, ``outer_lr = 1.0`` (``outer_momentum = 0.5`` there; the paper's recipes use β = 0 at
+≤ 16 GPUs, τ 20–48, densing's default β). The authors' ``_co2_clip`` discards ``torch.clamp``'s result, so their
+clamp has no effect; densing implements the clamp it names.
 
-* local change      Δ^{(i)}_t = x_{t,0} − x^{(i)}_{t,τ};  its mean Δ̄_t = (1/W) Σ_i Δ^{(i)}_t is
-                    all-reduced asynchronously (started at the end of round t, waited for at the
-                    end of round t + 1);
-* staleness gap penalty, ``staleness_penalty``:
-  - ``constant`` (default, the authors' code): Λ_t = 1/λ for every entry, λ = ``gap_penalty``
-    (1: no penalty);
-  - ``adaptive`` (densing's own option): layer by layer (l)
-    λ_l = ‖Δ̄^l_{t−1}‖ / (‖Δ̄^l_{t−1}‖ + ‖x^l_{t,0} − x^l_{t−1,0}‖) ∈ (0, 1], 1 when the model
-    has not moved since and → 0 as the gap dominates the update;
+* local change      Δ^{(i)}_t = x_{t,0} − x^{(i)}_{t,τ};  its mean Δ̄_t = (1/W) Σ_i Δ^{(i)}_t is all-reduced
+                    asynchronously (started at the end of round t, waited for at the end of round t + 1);
+* staleness gap penalty, ``staleness_penalty``: ``constant`` (default, the authors' code): Λ_t = 1/λ for every
+  entry, λ = ``gap_penalty`` (1: no penalty); ``adaptive`` (densing's): layer by layer (l)
+  λ_l = ‖Δ̄^l_{t−1}‖ / (‖Δ̄^l_{t−1}‖ + ‖x^l_{t,0} − x^l_{t−1,0}‖) ∈ (0, 1];
 * outer momentum    m_t = β·m_{t−1} + Λ_t ⊙ Δ̄_{t−1};
-* outer momentum clipping, ``clip_mode``:
-  - ``none`` (default, the authors' ``co2_clip = False``);
-  - ``elementwise`` (the authors' clamp): m_t ← clamp(m_t, −c, c);
-  - ``l2`` (densing's own option): m_t ← m_t · min(1, c / ‖m_t‖₂) (global ℓ2 norm);
+* outer momentum clipping, ``clip_mode``: ``none`` (default); ``elementwise`` (the authors' clamp):
+  m_t ← clamp(m_t, −c, c); ``l2`` (densing's): m_t ← m_t · min(1, c / ‖m_t‖₂);
 * outer update      x_{t+1,0} = x_{t,0} − α·m_t, and every worker restarts from x_{t+1,0}.
 
-In round 0 nothing has arrived yet: x_{1,0} = x_{0,0}. With W = 1, β = 0, α = 1 and no penalty,
-CO2 is local SGD with a one-round delay: x_{t+1,0} = x_{t,0} − Δ_{t−1}.
-
-:func:`outer_update` is the pure rule (tested on planted cases); :class:`CO2` holds the state and
-the asynchronous all-reduce of a training run (``torch.distributed``).
+In round 0 nothing has arrived yet: x_{1,0} = x_{0,0}. With W = 1, β = 0, α = 1 and no penalty, CO2 is local SGD
+with a one-round delay: x_{t+1,0} = x_{t,0} − Δ_{t−1}. :func:`outer_update` is the pure rule; :class:`CO2` holds the
+state and the asynchronous all-reduce of a training run.
 """
 from __future__ import annotations
 
@@ -104,13 +90,9 @@ def outer_update(anchor: Sequence, previous_anchor: Sequence | None, stale_updat
                  momentum: Sequence, outer_lr: float, outer_momentum: float,
                  clip: float = math.inf, penalty: str = "constant", gap_penalty: float = 1.0,
                  clip_mode: str = "none"):
-    """One CO2 outer step on lists of tensors (one per layer); returns (new anchor, new momentum, Λ).
-
-    m = β·m + Λ ⊙ Δ̄_{t−1};  clip m;  x_{t+1,0} = x_{t,0} − α·m  (see the module docstring for the
-    penalty and clipping modes and their sources). ``penalty``: ``constant`` (Λ = 1/``gap_penalty``)
-    or ``adaptive`` (Λ per layer from :func:`staleness_penalty`, gap x_{t,0} − x_{t−1,0}).
-    ``clip_mode``: none, elementwise or l2. Inputs are not modified.
-    """
+    """One CO2 outer step on lists of tensors (one per layer); returns (new anchor, new momentum, Λ), the inputs left
+    as they are: m = β·m + Λ ⊙ Δ̄_{t−1};  clip m;  x_{t+1,0} = x_{t,0} − α·m (the module docstring has the
+    ``penalty`` and ``clip_mode`` modes; ``adaptive``'s gap is x_{t,0} − x_{t−1,0}, via :func:`staleness_penalty`)."""
     validate({"staleness_penalty": [Options(PENALTY_MODES)], "outer_clip_mode": [Options(CLIP_MODES)]},
              staleness_penalty=penalty, outer_clip_mode=clip_mode)
     if penalty == "adaptive" and previous_anchor is not None:
@@ -121,12 +103,10 @@ def outer_update(anchor: Sequence, previous_anchor: Sequence | None, stale_updat
     if clip_mode == "l2":
         norm = math.sqrt(sum(float(m.pow(2).sum()) for m in new_m))
         if norm > clip:
-            scale = clip / norm
-            new_m = [m * scale for m in new_m]
+            new_m = [m * (clip / norm) for m in new_m]
     elif clip_mode == "elementwise":
         new_m = [m.clamp(-clip, clip) for m in new_m]
-    new_anchor = [a - outer_lr * m for a, m in zip(anchor, new_m)]
-    return new_anchor, new_m, lambdas
+    return [a - outer_lr * m for a, m in zip(anchor, new_m)], new_m, lambdas
 
 
 @dataclass
@@ -137,21 +117,17 @@ class _Pending:
 
 
 class CO2:
-    """CO2's outer loop around a model trained by any inner optimizer (see the module docstring).
+    """CO2's outer loop around a model trained by any inner optimizer: :meth:`outer_step`, after every τ-th local
+    step, starts the asynchronous all-reduce of this round's change, waits for the previous round's, and moves the
+    model to x_{t+1,0}."""
 
-    Call :meth:`outer_step` after every τ-th local step: it starts the asynchronous all-reduce of
-    this round's change, waits for the previous round's, and moves the model to x_{t+1,0}.
-    """
-
-    def __init__(self, params, world_size: int, outer_lr: float = 1.0, outer_momentum: float = 0.0,
-                 clip: float = 1.0, penalty: str = "constant", gap_penalty: float = 1.0,
-                 clip_mode: str = "none"):
+    def __init__(self, params, world_size: int, outer_lr: float = 1.0, outer_momentum: float = 0.0, clip: float = 1.0,
+                 penalty: str = "constant", gap_penalty: float = 1.0, clip_mode: str = "none"):
         import torch
 
         self.params = list(params)
         self.world_size = int(world_size)
-        self.outer_lr, self.outer_momentum, self.clip, self.penalty = outer_lr, outer_momentum, clip, penalty
-        self.gap_penalty, self.clip_mode = gap_penalty, clip_mode
+        self.rule = (outer_lr, outer_momentum, clip, penalty, gap_penalty, clip_mode)  # outer_update's last arguments
         with torch.no_grad():
             self.anchor = [p.detach().clone() for p in self.params]
         self.momentum = [torch.zeros_like(p) for p in self.anchor]
@@ -170,9 +146,8 @@ class CO2:
                 if self.pending.work is not None:
                     self.pending.work.wait()
                 stale = self._split(self.pending.buffer / self.world_size)
-                new_anchor, self.momentum, _ = outer_update(
-                    self.anchor, self.pending.previous_anchor, stale, self.momentum, self.outer_lr,
-                    self.outer_momentum, self.clip, self.penalty, self.gap_penalty, self.clip_mode)
+                new_anchor, self.momentum, _ = outer_update(self.anchor, self.pending.previous_anchor, stale,
+                                                            self.momentum, *self.rule)
             for p, a in zip(self.params, new_anchor):
                 p.copy_(a)
             self.pending = _Pending(work, delta, self.anchor)
@@ -198,6 +173,7 @@ class Co2Hooks(TrainHooks):
         cfg = context.config
         self.outer = CO2(context.params, context.world, cfg.outer_lr, cfg.outer_momentum, cfg.outer_clip,
                          cfg.staleness_penalty, gap_penalty=cfg.gap_penalty, clip_mode=cfg.outer_clip_mode)
+        self.settle, self.finish = self.outer.settle, self.outer.finish
 
     def after_optimizer(self, step: int) -> None:
         from torch.profiler import record_function
@@ -205,12 +181,6 @@ class Co2Hooks(TrainHooks):
         if (step + 1) % self.context.config.local_steps == 0:
             with record_function("co2_outer"):
                 self.outer.outer_step()
-
-    def settle(self) -> None:
-        self.outer.settle()
-
-    def finish(self) -> None:
-        self.outer.finish()
 
 
 STRATEGY = Strategy("co2", "CO2: τ local steps, the outer all-reduce hidden under the next τ steps",

@@ -2,14 +2,12 @@
 ``torch.nn.parallel.DistributedDataParallel`` with its gradient buckets (``bucket_cap_mb``):
 bucket all-reduces overlap the rest of the backward pass.
 
-* what-if: the gradients form k = ⌈S / bucket⌉ buckets; bucket i is ready at
-  r_i = (1 − f_bwd)·C + i·f_bwd·C/k and is all-reduced on one stream,
-  f_i = max(r_i, f_{i−1}) + T_ar(p, S/k);  T = max(C, f_k).
+* what-if (:func:`step_time_s`): k = ⌈S / bucket⌉ buckets all-reduced on one stream as backward produces them;
 * validation (the fluid model, :mod:`densing.overlap.strategies.base`): backward produces the gradients in reverse
-  registration order; bucket i (DDP's greedy assignment) is ready at r_i = F + B·(bytes ready)/S
-  and its all-reduce takes T_ar·S_i/S, FIFO on the collective thread; DDP copies the gradients
-  into the buckets during backward (P/3) and back after the wait (2P/3); the last bucket waits
-  for the slower peer like sync's all-reduce (Σ);  T = F + B + P/3 + wait + Σ + 2P/3 + O + o.
+  registration order; bucket i (DDP's greedy assignment) is ready at r_i = F + B·(bytes ready)/S and its all-reduce
+  takes T_ar·S_i/S, FIFO on the collective thread; DDP copies the gradients into the buckets during backward (P/3)
+  and back after the wait (2P/3); the last bucket waits for the slower peer like sync's all-reduce (Σ);
+  T = F + B + P/3 + wait + Σ + 2P/3 + O + o.
 """
 from __future__ import annotations
 
@@ -53,8 +51,7 @@ def ddp_buckets(param_numel: tuple, bucket_bytes: float, bytes_per_param: float 
 
 
 def predict_run_s(cal: RunCalibration, config: dict, contention: bool = True) -> float:
-    """DDP step time (see the module docstring): buckets of the run's ``bucket_mb`` sent as backward produces them,
-    FIFO."""
+    """DDP step time (see the module docstring), buckets of the run's ``bucket_mb``."""
     rate = contention_rate(cal, contention)
     buckets = ddp_buckets(cal.param_numel, float(config["bucket_mb"]) * 2**20)
     segs: list[tuple] = [("compute", cal.forward_s)]

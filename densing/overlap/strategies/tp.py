@@ -1,28 +1,24 @@
-"""``tp``: Megatron-style tensor parallelism (Shoeybi et al. 2019, arXiv 1909.08053, §3) of every
-block's attention and MLP, with the producer GEMM's all-reduce serialized or chunked.
+"""``tp``: Megatron-style tensor parallelism (Shoeybi et al. 2019, arXiv 1909.08053, §3) of every block's attention
+and MLP, with the producer GEMM's all-reduce serialized or chunked.
 
-Each of the W ranks holds 1/W of every block's attention heads and MLP hidden units; all ranks see
-the *same* batch (tokens per step = batch × seq, not × W). Per block, with ``f`` the identity
-forward / all-reduce backward and ``g`` the all-reduce forward / identity backward:
+Each of the W ranks holds 1/W of every block's attention heads and MLP hidden units; all ranks see the *same* batch
+(tokens per step = batch × seq, not × W). Per block, with ``f`` the identity forward / all-reduce backward and ``g``
+the all-reduce forward / identity backward:
 
-* attention:  y = x + g(proj_r(attn(qkv_r(f(ln1(x))))))   (qkv column-parallel by heads, proj
-  row-parallel), annotated ``tp/attn`` (the sublayer), ``tp/attn/proj`` (the producer GEMM, each
-  chunk), ``tp/attn/allreduce`` (the training thread waiting for the reduce);
-* MLP:        y = x + g(fc2_r(gelu(fc1_r(f(ln2(x))))))      (fc1 column-parallel, fc2
-  row-parallel), annotated ``tp/mlp``, ``tp/mlp/fc1``, ``tp/mlp/fc2``, ``tp/mlp/allreduce``;
-  the backward all-reduce of ``f`` is ``tp/<sublayer>/grad_allreduce``.
+* attention:  y = x + g(proj_r(attn(qkv_r(f(ln1(x))))))   (qkv column-parallel by heads, proj row-parallel),
+  annotated ``tp/attn`` (the sublayer), ``tp/attn/proj`` (the producer GEMM, each chunk), ``tp/attn/allreduce`` (the
+  training thread waiting for the reduce);
+* MLP:        y = x + g(fc2_r(gelu(fc1_r(f(ln2(x))))))      (fc1 column-parallel, fc2 row-parallel), annotated
+  ``tp/mlp``, ``tp/mlp/fc1``, ``tp/mlp/fc2``, ``tp/mlp/allreduce``; the backward all-reduce of ``f`` is
+  ``tp/<sublayer>/grad_allreduce``.
 
-``--tp-overlap``:
+``--tp-overlap``: ``none``, the row-parallel GEMM over all N tokens, then one blocking all-reduce (serialized);
+``chunked``, the GEMM split along tokens into k = ``tp_chunks`` equal pieces, piece i's all-reduce launched
+(``async_op=True``) as soon as it is computed, so it runs while piece i + 1 is computed; all are waited for at the end
+(the software decomposition T3, Pati et al. 2024, arXiv 2401.16677, compares its fused hardware against).
 
-* ``none``: the row-parallel GEMM over all N tokens, then one blocking all-reduce (serialized);
-* ``chunked``: the GEMM split along tokens into k = ``tp_chunks`` equal pieces; piece i's
-  all-reduce is launched (``async_op=True``) as soon as it is computed, so it runs on the
-  collective's thread while piece i + 1 is computed; all are waited for at the end (the software
-  decomposition T3, Pati et al. 2024, arXiv 2401.16677, compares its fused hardware against).
-
-Both compute the same sums: the reduction is elementwise, and each output row is one GEMM row
-either way, so chunked and unchunked outputs agree to float32 rounding (tested to 1e-5 relative).
-The weights are the full model's (``build_model``, same seed) cut into the ranks' slices, so a tp
+Both compute the same sums (each output row is one GEMM row either way), so chunked and unchunked outputs agree to
+float32 rounding. The weights are the full model's (``build_model``, same seed) cut into the ranks' slices, so a tp
 run starts from the same function as the data-parallel runs. gloo on CPU, nccl on CUDA.
 """
 from __future__ import annotations
@@ -107,8 +103,8 @@ def _functions():
 
 
 def shard_model(model, rank: int, world: int, chunks: int, group=None):
-    """Turn ``model`` (``densing.overlap.train.build_model``'s GPT) into rank ``rank``'s tensor-
-    parallel shard in place (see the module docstring); ``chunks`` = 1 for ``none``. Returns it."""
+    """Turn ``model`` (``build_model``'s GPT) into rank ``rank``'s tensor-parallel shard in place (see the module
+    docstring); ``chunks`` = 1 for ``none``. Returns it."""
     import torch
     from torch import nn
     from torch.nn import functional as F
@@ -120,40 +116,34 @@ def shard_model(model, rank: int, world: int, chunks: int, group=None):
         def __init__(self, block):
             super().__init__()
             d = block.ln1.normalized_shape[0]
-            heads = block.heads
-            self.local_heads, self.head_dim = heads // world, d // heads
-            width = self.local_heads * self.head_dim
-            lo, hi = rank * width, (rank + 1) * width
+            self.local_heads, self.head_dim = block.heads // world, d // block.heads
+            width, hidden = self.local_heads * self.head_dim, block.mlp[0].out_features // world
+            heads = torch.cat([torch.arange(i * d + rank * width, i * d + (rank + 1) * width) for i in range(3)])
+            cols, units = slice(rank * width, (rank + 1) * width), slice(rank * hidden, (rank + 1) * hidden)
+            every = slice(None)
+
+            def own(tensor, index):  # this rank's slice of a full tensor, a parameter of its own
+                return nn.Parameter(tensor.detach()[index].clone())
+
             self.ln1, self.ln2 = block.ln1, block.ln2
-            qkv_w, qkv_b = block.qkv.weight.detach(), block.qkv.bias.detach()
-            self.qkv = nn.Linear(d, 3 * width)
-            with torch.no_grad():
-                self.qkv.weight.copy_(torch.cat([qkv_w[i * d + lo:i * d + hi] for i in range(3)]))
-                self.qkv.bias.copy_(torch.cat([qkv_b[i * d + lo:i * d + hi] for i in range(3)]))
-            self.proj_w = nn.Parameter(block.proj.weight.detach()[:, lo:hi].clone())
-            self.proj_b = nn.Parameter(block.proj.bias.detach().clone())
-            fc1, fc2 = block.mlp[0], block.mlp[2]
-            hidden = fc1.out_features // world
-            hlo, hhi = rank * hidden, (rank + 1) * hidden
-            self.fc1 = nn.Linear(d, hidden)
-            with torch.no_grad():
-                self.fc1.weight.copy_(fc1.weight.detach()[hlo:hhi])
-                self.fc1.bias.copy_(fc1.bias.detach()[hlo:hhi])
-            self.fc2_w = nn.Parameter(fc2.weight.detach()[:, hlo:hhi].clone())
-            self.fc2_b = nn.Parameter(fc2.bias.detach().clone())
+            self.qkv_w, self.qkv_b = own(block.qkv.weight, heads), own(block.qkv.bias, heads)
+            self.proj_w, self.proj_b = own(block.proj.weight, (every, cols)), own(block.proj.bias, every)
+            self.fc1_w, self.fc1_b = own(block.mlp[0].weight, units), own(block.mlp[0].bias, units)
+            self.fc2_w, self.fc2_b = own(block.mlp[2].weight, (every, units)), own(block.mlp[2].bias, every)
 
         def forward(self, x):
             b, t, _ = x.shape
             with record_function("tp/attn"):
                 a = CopyToTp.apply(self.ln1(x), "tp/attn", group)
-                q, k, v = self.qkv(a).view(b, t, 3, self.local_heads, self.head_dim).permute(2, 0, 3, 1, 4)
+                qkv = F.linear(a, self.qkv_w, self.qkv_b).view(b, t, 3, self.local_heads, self.head_dim)
+                q, k, v = qkv.permute(2, 0, 3, 1, 4)
                 y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
                 y = y.transpose(1, 2).reshape(b, t, self.local_heads * self.head_dim)
                 x = x + RowParallel.apply(y, self.proj_w, self.proj_b, "tp/attn", "proj", chunks, group)
             with record_function("tp/mlp"):
                 m = CopyToTp.apply(self.ln2(x), "tp/mlp", group)
                 with record_function("tp/mlp/fc1"):
-                    h = F.gelu(self.fc1(m))
+                    h = F.gelu(F.linear(m, self.fc1_w, self.fc1_b))
                 x = x + RowParallel.apply(h, self.fc2_w, self.fc2_b, "tp/mlp", "fc2", chunks, group)
             return x
 
