@@ -24,15 +24,8 @@ from densing.errors import InputError
 from densing.laws.bounds import EXACT, LOWER, UPPER
 from densing.laws.inversion import as_inversion
 from densing.results import Result
-from densing.trend.pooling import (
-    RowTrend,
-    determined_ends,
-    influence_items,
-    months_interval,
-    most_influential_model,
-    pooled_trend,
-    reference_targets,
-)
+from densing.trend.pooling import (RowTrend, determined_ends, influence_items, months_interval, most_influential_model,
+                                   pooled_trend, reference_targets)
 from densing.trend.rules import doubling_months, envelope_index, slope_band
 from densing.trend.rules import get as rule_of
 from densing.trend.targets import dates_as_days, parse_epoch
