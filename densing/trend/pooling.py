@@ -515,8 +515,8 @@ def _rule_columns(candidates: pd.DataFrame) -> dict[str, np.ndarray]:
             else np.full(len(candidates), np.nan)}
 
 
-__all__ = ["CEILING_STDERRS", "END_STABILITY", "HETEROGENEITY_ALPHA", "DRAWS_CAP", "CommonTargets", "FamilyInfluence", "PairedDraws", "Pooled", "RowTrend", "at_ceiling",
-           "common_targets", "determined_ends", "end_range", "family_clusters", "family_influence", "heterogeneity_check",
-           "influence_items", "months_interval", "more_draws", "most_influential_model",
-           "open_draws", "paired_draws", "pool_slopes", "pooled_trend", "reference_caps", "reference_targets",
-           "set_references", "undecided"]
+__all__ = ["CEILING_STDERRS", "END_STABILITY", "HETEROGENEITY_ALPHA", "DRAWS_CAP", "CommonTargets", "FamilyInfluence",
+           "PairedDraws", "Pooled", "RowTrend", "at_ceiling", "common_targets", "determined_ends", "end_range",
+           "family_clusters", "family_influence", "heterogeneity_check", "influence_items", "months_interval",
+           "more_draws", "most_influential_model", "open_draws", "paired_draws", "pool_slopes", "pooled_trend",
+           "reference_caps", "reference_targets", "set_references", "undecided"]
