@@ -193,9 +193,7 @@ def _held_out(candidates: pd.DataFrame, family: str, benchmarks: tuple[str, ...]
     rows = _held_out_columns(candidates)
     at = sorted(i for b in dict.fromkeys(benchmarks) for i in rows["at"].get((family, b), ()))
     z = rows["held_out_z"]
-    if z is not None and not np.isnan(z[at]).all():
-        return _mean(np.abs(z[at]))
-    return _mean(rows["held_out_error"][at])
+    return _mean(np.abs(z[at]) if z is not None and not np.isnan(z[at]).all() else rows["held_out_error"][at])
 
 
 def _mean(values: np.ndarray) -> float:

@@ -38,28 +38,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from densing.constants import (  # noqa: F401 (the thresholds: public here)
-    FAILED,
-    MAX_MEDIAN_CONDITIONING,
-    MIN_SIZE_FAMILIES,
-    PASSED,
-    REPORTED,
-    SATURATION_STDERRS,
-    SIZE_SLOPE_MARGIN,
-    UNTESTABLE,
-)
+from densing.constants import (FAILED, MAX_MEDIAN_CONDITIONING,  # noqa: F401 (the thresholds: public here)
+                               MIN_SIZE_FAMILIES, PASSED, REPORTED, SATURATION_STDERRS, SIZE_SLOPE_MARGIN, UNTESTABLE)
 from densing.numbers import json_value
 from densing.results import Result
-from densing.states import (  # noqa: F401 (the facts: public here)
-    CALIBRATED,
-    SIZE_FINDING,
-    Conditioned,
-    Heterogeneity,
-    NoFrontier,
-    Saturated,
-    Slope,
-    TooFew,
-)
+from densing.states import (CALIBRATED, SIZE_FINDING, Conditioned, Heterogeneity,  # noqa: F401 (the facts: public here)
+                            NoFrontier, Saturated, Slope, TooFew)
 
 MIN_SIZE_CONFOUNDING_MODELS = 10
 #: Clustered errors need several clusters (their degrees of freedom are the clusters less one).

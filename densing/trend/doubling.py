@@ -64,7 +64,13 @@ def fit_trend(targets: pd.DataFrame, reference=None, *, benchmarks: tuple[str, .
     if benchmarks is not None:
         benchmarks = as_names(benchmarks, "benchmarks")
     reference = _reference_argument(reference)
-    _check_table(targets)
+    if not isinstance(targets, pd.DataFrame):
+        raise InputError(f"targets: expected a pandas DataFrame of scores, got {type(targets).__name__}")
+    missing = [c for c in SCORE_COLUMNS if c not in targets.columns]
+    if missing:
+        hint = (" (a table of densities has no scores to redraw: pass the score table, e.g. "
+                "densing.read_results('results/public_models.csv'), and the reference)") if "density" in targets.columns else ""
+        raise InputError(f"targets: missing column(s) {', '.join(missing)}{hint}")
     targets = with_stderr(table_argument(targets, "targets", SCORE_COLUMNS))
     check_window(targets, since)
     if isinstance(reference, str) and "family" in targets.columns:
@@ -77,7 +83,12 @@ def fit_trend(targets: pd.DataFrame, reference=None, *, benchmarks: tuple[str, .
     if reference is None and benchmarks is not None:  # the headline's references come with their benchmark set
         raise InputError("benchmarks: given with a family name only (reference='Llama-3.1'); the headline's "
                          "references (reference=None) invert the headline's set")
-    _known_benchmarks(targets, benchmarks)
+    known = set(targets["benchmark"].astype(str))
+    unknown = [b for b in benchmarks or () if b not in known]
+    if unknown:
+        close = difflib.get_close_matches(unknown[0], sorted(known), n=3, cutoff=0.5)
+        raise InputError(f"benchmarks: {unknown[0]!r} is no benchmark of targets"
+                         f"{'; close: ' + ', '.join(close) if close else ''}")
     if reference is None or isinstance(reference, str):
         if d0 is not None:
             raise InputError("d0: a family reference is inverted at its own budget; d0 goes with a ReferenceFit")
@@ -92,16 +103,6 @@ def fit_trend(targets: pd.DataFrame, reference=None, *, benchmarks: tuple[str, .
     return replace(result, judged=True)
 
 
-def _known_benchmarks(targets: pd.DataFrame, benchmarks) -> None:
-    """An InputError naming the first of ``benchmarks`` (None: nothing to check) that ``targets`` has no score on."""
-    known = set(targets["benchmark"].astype(str))
-    unknown = [b for b in benchmarks or () if b not in known]
-    if unknown:
-        close = difflib.get_close_matches(unknown[0], sorted(known), n=3, cutoff=0.5)
-        raise InputError(f"benchmarks: {unknown[0]!r} is no benchmark of targets"
-                         f"{'; close: ' + ', '.join(close) if close else ''}")
-
-
 def _reference_argument(reference):
     """A string naming a fit file or a shipped fit (``llama-3.1_mmlu``, as the CLI's ``--fit``) becomes that fit; any
     other string is a family name; a blank one is refused."""
@@ -110,16 +111,6 @@ def _reference_argument(reference):
     if isinstance(reference, os.PathLike) or isinstance(reference, str) and names_a_fit(reference, "reference"):
         return as_fit(reference, "reference")
     return reference
-
-
-def _check_table(targets) -> None:
-    if not isinstance(targets, pd.DataFrame):
-        raise InputError(f"targets: expected a pandas DataFrame of scores, got {type(targets).__name__}")
-    missing = [c for c in SCORE_COLUMNS if c not in targets.columns]
-    if missing:
-        hint = (" (a table of densities has no scores to redraw: pass the score table, e.g. "
-                "densing.read_results('results/public_models.csv'), and the reference)") if "density" in targets.columns else ""
-        raise InputError(f"targets: missing column(s) {', '.join(missing)}{hint}")
 
 
 def _inversion(reference, d0: float | None):

@@ -96,7 +96,14 @@ def measure_trend(targets: pd.DataFrame, *, fits_dir: str | Path | None = None, 
     ``reference_fits/``; one that does not exist is an InputError). ``targets`` is checked as a table file is
     (:func:`densing.data.schema.table_argument`).
     """
-    fit = _given_fit(fit, d0)
+    fit = None if fit is None else as_fit(fit, "fit")
+    if d0 is not None:  # never ignored in silence: D0 means something only for a given fit with a data term
+        if fit is None:
+            raise InputError("--d0: the reference rule's references are families at their own budgets, which have no "
+                             "data term, so D0 has no meaning for them; give --fit with a two-step law to invert at D0, "
+                             "or read the budget rows (every reference brought to D0 = 1T) of densing trend --by "
+                             "benchmark")
+        fit._d0(float(d0))  # a fit without a data term refuses a D0 other than its own, in one line
     targets = with_stderr(table_argument(targets, "targets", SCORE_COLUMNS))  # once: no later step fills it again
     check_window(targets, since)  # a window that leaves no model is refused, naming the filter
     profile = registry.table(table)
@@ -121,19 +128,6 @@ def _candidate_table(targets: pd.DataFrame, fits_dir, profile: TrendTable, shown
         if pooling.set_references(few, tuple(first)):
             return few
     return eligibility.candidate_table(targets, composed=composed, benchmarks=every)
-
-
-def _given_fit(fit, d0: float | None) -> ReferenceFit | None:
-    """The user's ``--fit`` as a :class:`ReferenceFit`, checked against ``d0`` (never ignored in silence: D0 means
-    something only for a given fit with a data term)."""
-    fit = None if fit is None else as_fit(fit, "fit")
-    if d0 is not None:
-        if fit is None:
-            raise InputError("--d0: the reference rule's references are families at their own budgets, which have no data term, so "
-                             "D0 has no meaning for them; give --fit with a two-step law to invert at D0, or read the "
-                             "budget rows (every reference brought to D0 = 1T) of densing trend --by benchmark")
-        fit._d0(float(d0))  # a fit without a data term refuses a D0 other than its own, in one line
-    return fit
 
 
 def _measurement(c: plan.Context, jobs: list, done: dict) -> TrendMeasurement:

@@ -50,36 +50,17 @@ from numbers import Integral, Real
 import numpy as np
 import pandas as pd
 
-from densing.constants import (
-    CEILING_STDERRS,
-    DEFAULT_EPOCH,
-    DRAWS_CAP,
-    END_STABILITY,
-    HETEROGENEITY_ALPHA,
-    MIN_POINTS,
-)
+from densing.constants import CEILING_STDERRS, DEFAULT_EPOCH, DRAWS_CAP, END_STABILITY, HETEROGENEITY_ALPHA, MIN_POINTS
 from densing.errors import FitError, InputError
 from densing.laws.bounds import EXACT, LOWER
 from densing.laws.inversion import arrays
 from densing.runtime import per_table
 from densing.trend import rules
-from densing.trend.influence import (  # step 7, and the names the package reads here
-    FamilyInfluence,
-    family_influence,
-    frontier_slopes,
-    influence_items,
-    most_influential_model,
-    open_draws,
-)
-from densing.trend.random_effects import (  # steps 4 and 5, and the names the package reads here
-    Pooled,
-    determined_ends,
-    end_range,
-    heterogeneity_check,
-    months_interval,
-    pool_slopes,
-    undecided,
-)
+# step 7 (influence), steps 4 and 5 (random effects), and the names the package reads here
+from densing.trend.influence import (FamilyInfluence, family_influence, frontier_slopes, influence_items,
+                                     most_influential_model, open_draws)
+from densing.trend.random_effects import (Pooled, determined_ends, end_range, heterogeneity_check, months_interval,
+                                          pool_slopes, undecided)
 from densing.trend.targets import family_clusters, own_models, screened_targets, target_labels
 from densing.validation import MAX_DRAWS, Interval, validate_params
 
@@ -534,8 +515,8 @@ def _rule_columns(candidates: pd.DataFrame) -> dict[str, np.ndarray]:
             else np.full(len(candidates), np.nan)}
 
 
-__all__ = ["CEILING_STDERRS", "END_STABILITY", "HETEROGENEITY_ALPHA", "DRAWS_CAP", "CommonTargets", "FamilyInfluence", "PairedDraws", "Pooled", "RowTrend", "at_ceiling",
-           "common_targets", "determined_ends", "end_range", "family_clusters", "family_influence", "heterogeneity_check",
-           "influence_items", "months_interval", "more_draws", "most_influential_model",
-           "open_draws", "paired_draws", "pool_slopes", "pooled_trend", "reference_caps", "reference_targets",
-           "set_references", "undecided"]
+__all__ = ["CEILING_STDERRS", "END_STABILITY", "HETEROGENEITY_ALPHA", "DRAWS_CAP", "CommonTargets", "FamilyInfluence",
+           "PairedDraws", "Pooled", "RowTrend", "at_ceiling", "common_targets", "determined_ends", "end_range",
+           "family_clusters", "family_influence", "heterogeneity_check", "influence_items", "months_interval",
+           "more_draws", "most_influential_model", "open_draws", "paired_draws", "pool_slopes", "pooled_trend",
+           "reference_caps", "reference_targets", "set_references", "undecided"]

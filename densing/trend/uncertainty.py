@@ -24,15 +24,8 @@ from densing.errors import InputError
 from densing.laws.bounds import EXACT, LOWER, UPPER
 from densing.laws.inversion import as_inversion
 from densing.results import Result
-from densing.trend.pooling import (
-    RowTrend,
-    determined_ends,
-    influence_items,
-    months_interval,
-    most_influential_model,
-    pooled_trend,
-    reference_targets,
-)
+from densing.trend.pooling import (RowTrend, determined_ends, influence_items, months_interval, most_influential_model,
+                                   pooled_trend, reference_targets)
 from densing.trend.rules import doubling_months, envelope_index, slope_band
 from densing.trend.rules import get as rule_of
 from densing.trend.targets import dates_as_days, parse_epoch
@@ -242,7 +235,13 @@ def trend_uncertainty(models: pd.DataFrame, reference, *, d0: float | None = Non
     inversion (:mod:`densing.laws.inversion`) or a :class:`ReferenceFit` (inverted per benchmark at ``d0``).
     ``n_boot_share = 0`` skips the shares (NaN). The targets' checks are the caller's."""
     inversion = as_inversion(reference, d0)
-    chosen = reference_targets(inversion, _with_score_columns(models, inversion.benchmarks))
+    benchmarks = inversion.benchmarks
+    if not all(f"score:{b}" in models.columns for b in benchmarks):  # one benchmark's plain score and stderr columns
+        if len(benchmarks) != 1 or "score" not in models.columns:
+            raise InputError(f"models: no scores for {', '.join(benchmarks)}")
+        stderr = models["stderr"] if "stderr" in models.columns else np.nan
+        models = models.assign(**{f"score:{benchmarks[0]}": models["score"], f"stderr:{benchmarks[0]}": stderr})
+    chosen = reference_targets(inversion, models)
     result = from_row_trend(pooled_trend(chosen, rule=rule, quantile=quantile, n_boot=n_boot, n_boot_share=n_boot_share,
                                       level=level, seed=seed, draws_cap=DRAWS_CAP), epoch=epoch)
     return replace(result, judged=True)
@@ -325,17 +324,6 @@ def _frontier_points(rule: str, t, y, kind, labels, slope: float, intercept: flo
     total = float(np.sum((y[index] - y[index].mean()) ** 2))
     fitted = slope * t[index] + intercept
     return index, (1 - float(np.sum((y[index] - fitted) ** 2)) / total if total > 0 else math.nan)
-
-
-def _with_score_columns(models: pd.DataFrame, benchmarks: tuple[str, ...]) -> pd.DataFrame:
-    """A one-benchmark table with plain ``score``/``stderr`` columns gets the ``score:<b>`` form too."""
-    if all(f"score:{b}" in models.columns for b in benchmarks):
-        return models
-    if len(benchmarks) == 1 and "score" in models.columns:
-        b = benchmarks[0]
-        stderr = models["stderr"] if "stderr" in models.columns else np.nan
-        return models.assign(**{f"score:{b}": models["score"], f"stderr:{b}": stderr})
-    raise InputError(f"models: no scores for {', '.join(benchmarks)}")
 
 
 __all__ = ["Observed", "TrendUncertainty", "from_row_trend", "observed_trend", "trend_uncertainty"]
