@@ -132,7 +132,11 @@ def forest_figure(rows: pd.DataFrame, paper_months: float, *, title: str = FORES
         figure.add_trace(go.Scatter(x=[0] * len(empty), y=[labels[i] for i in empty], mode="markers", showlegend=False,
                                     marker=dict(size=1, opacity=0), text=[hover[i] for i in empty],
                                     hovertemplate="%{text}<extra></extra>"))
-    _paper_line(figure, paper_months, labels[-1])
+    # the paper's value: a dashed line under the traces, named above the top row
+    figure.add_vline(x=paper_months, line=dict(color="#d62728", dash="dash", width=1.5), layer="below")
+    figure.add_trace(go.Scatter(x=[paper_months], y=[labels[-1]], mode="text", name=f"paper: {paper_months:g} months",
+                                text=[f"paper {paper_months:g}"], textposition="top center", cliponaxis=False,
+                                textfont=dict(color="#d62728", size=11), hoverinfo="skip", showlegend=False))
     start = float(min(v for v in drawn if v > 0) / 1.5)
     figure.update_layout(title=title, xaxis_title="doubling time (months, log scale)",
                          xaxis=dict(type="log", range=[math.log10(start), math.log10(edge)]),
@@ -140,14 +144,6 @@ def forest_figure(rows: pd.DataFrame, paper_months: float, *, title: str = FORES
                          height=150 + FOREST_ROW * len(rows), margin=dict(l=10, r=40, t=60, b=90),
                          legend=dict(orientation="h", x=0, y=0, yanchor="bottom", yref="container"))
     return figure
-
-
-def _paper_line(figure: go.Figure, paper_months: float, top: str) -> None:
-    """The paper's value: a dashed line under the traces, named above the ``top`` row."""
-    figure.add_vline(x=paper_months, line=dict(color="#d62728", dash="dash", width=1.5), layer="below")
-    figure.add_trace(go.Scatter(x=[paper_months], y=[top], mode="text", name=f"paper: {paper_months:g} months",
-                                text=[f"paper {paper_months:g}"], textposition="top center", cliponaxis=False,
-                                textfont=dict(color="#d62728", size=11), hoverinfo="skip", showlegend=False))
 
 
 #: The sources of a trend's uncertainty, as the share panel names them.
