@@ -253,18 +253,9 @@ def label_box(x: float, y: float, text: str, position: str) -> tuple[float, floa
     """The box (left, bottom, right, top; px) plotly gives a label at ``position`` beside a marker at (``x``, ``y``)."""
     offset = FRONTIER_MARKER / 1.6 + 1
     width = CHAR_WIDTH * len(html.unescape(text))
-    if "left" in position:
-        left = x - offset - width
-    elif "right" in position:
-        left = x + offset
-    else:
-        left = x - width / 2
-    if "top" in position:
-        bottom = y + offset
-    elif "bottom" in position:
-        bottom = y - offset - LABEL_HEIGHT
-    else:
-        bottom = y - LABEL_HEIGHT / 2
+    left = x - offset - width if "left" in position else x + offset if "right" in position else x - width / 2
+    bottom = (y + offset if "top" in position else y - offset - LABEL_HEIGHT if "bottom" in position
+              else y - LABEL_HEIGHT / 2)
     return left, bottom, left + width, bottom + LABEL_HEIGHT
 
 
@@ -276,8 +267,7 @@ def place_labels(x, y, texts, x_range, y_range, *, width: float = PLOT_WIDTH, he
     """Each point's label position (a plotly ``textposition``), or None where none fits: greedy, the densest point
     first, the first of :data:`LABEL_POSITIONS` whose box stays inside the plot area (``width``×``height`` px) and
     overlaps no label or marker. ``x``, ``y`` in the axes' units, ``x_range``/``y_range`` the axes' ends."""
-    x = np.asarray(x, float)
-    y = np.asarray(y, float)
+    x, y = np.asarray(x, float), np.asarray(y, float)
     px = (x - x_range[0]) / (x_range[1] - x_range[0]) * width
     py = (y - y_range[0]) / (y_range[1] - y_range[0]) * height
     half = FRONTIER_MARKER / 2
