@@ -9,10 +9,7 @@ DEFAULT_EPOCH = "2023-02-24"
 CHATGPT_RELEASE = "2022-11-30"
 #: The paper's numbers (Xiao et al. 2024, §3 and Fig. 1/3), shown beside ours.
 PAPER = {
-    "doubling_time_months": 3.3,
-    "slope_per_day": 0.0073,
-    "r_squared": 0.91,
-    "slope_before_chatgpt_per_day": 0.0048,
+    "doubling_time_months": 3.3, "slope_per_day": 0.0073, "r_squared": 0.91, "slope_before_chatgpt_per_day": 0.0048,
     "slope_after_chatgpt_per_day": 0.0073,
 }
 DAYS_PER_MONTH = 365.25 / 12

@@ -36,18 +36,15 @@ class Impossible:
 IMPOSSIBLE: tuple[Impossible, ...] = (
     Impossible("results", "value", lambda v, fraction: fraction and not 0.0 <= v <= 1.0,
                "is outside [0, 1], the range of metric '{metric}'"),
-    Impossible("results", "loss", lambda v, fraction: v < 0,
-               "is negative; a conditional loss −log P is ≥ 0"),
-    Impossible("results", "stderr", lambda v, fraction: v < 0,
-               "is negative; a standard error is ≥ 0"),
+    Impossible("results", "loss", lambda v, fraction: v < 0, "is negative; a conditional loss −log P is ≥ 0"),
+    Impossible("results", "stderr", lambda v, fraction: v < 0, "is negative; a standard error is ≥ 0"),
     Impossible("results", "stderr", lambda v, fraction: fraction and v > 0.5,
                "is above 0.5, the largest standard error of a fraction (metric '{metric}')"),
     Impossible("trace", "ts", lambda v, fraction: ~(abs(v) <= MAX_TIMESTAMP_US),
                "impossible timestamp (NaN, infinite, or beyond the 64-bit range)"),
     Impossible("trace", "dur", lambda v, fraction: ~(v <= MAX_TRACE_US),
                "impossible duration (NaN, infinite, or longer than 10 years)"),
-    Impossible("trace", "dur", lambda v, fraction: v < 0,
-               "negative duration"),
+    Impossible("trace", "dur", lambda v, fraction: v < 0, "negative duration"),
 )
 
 
@@ -62,8 +59,7 @@ def _refusal(field: str, value: float, metric: str, fraction: bool) -> str | Non
 
 def check_impossible(field: str, value: float, *, where: str, metric: str = "", fraction: bool = False) -> float:
     """``value`` of a results-table ``field``, or InputError naming ``where`` and the rule it breaks."""
-    refusal = _refusal(field, value, metric, fraction)
-    if refusal is not None:
+    if (refusal := _refusal(field, value, metric, fraction)) is not None:
         raise InputError(f"{where}: field '{field}': {refusal}")
     return value
 
@@ -74,7 +70,7 @@ def check_scores(scores: Any, *, name: str = "scores", metric: str = "", fractio
     metric is a fraction, so a score outside [0, 1] is refused, as the table readers refuse it)."""
     import numpy as np
 
-    if isinstance(scores, (str, bytes)) or isinstance(scores, Mapping):
+    if isinstance(scores, (str, bytes, Mapping)):
         raise InputError(f"{name}: expected a score or a sequence of scores, got {scores!r}")
     try:
         array = np.asarray(scores, dtype=float)
@@ -87,8 +83,7 @@ def check_scores(scores: Any, *, name: str = "scores", metric: str = "", fractio
         where = name if array.ndim == 0 else f"{name}[{i}]"
         if not math.isfinite(value):
             raise InputError(f"{where}: {'NaN' if math.isnan(value) else value} score cannot be inverted (expected a finite number)")
-        refusal = _refusal("value", value, metric, fraction)
-        if refusal is not None:
+        if (refusal := _refusal("value", value, metric, fraction)) is not None:
             raise InputError(f"{where}: {refusal}")
     return array
 

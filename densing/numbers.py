@@ -34,9 +34,7 @@ _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 def _special(value) -> str | None:
     """— for None/NaN, ∞ / −∞ for infinities, None for a finite number."""
-    if value is None:
-        return MISSING
-    number = float(value)
+    number = math.nan if value is None else float(value)
     if math.isnan(number):
         return MISSING
     if math.isinf(number):
@@ -168,10 +166,8 @@ def parse_count(value: object, *, field: str = "params", where: str | None = Non
         text = "" if value is None else str(value)
         match = _SIZE_RE.match(text)
         if not match:
-            raise InputError(
-                f"{_where(where)}field '{field}': cannot parse {text!r} as a count "
-                "(expected e.g. 7e9, 7B, 1.1b, 350M, 2T)"
-            )
+            raise InputError(f"{_where(where)}field '{field}': cannot parse {text!r} as a count "
+                             "(expected e.g. 7e9, 7B, 1.1b, 350M, 2T)")
         number = float(match.group(1)) * _SUFFIX[match.group(2).lower()]
     if not math.isfinite(number) or number <= 0:
         raise InputError(f"{_where(where)}field '{field}': expected a positive finite count, got {value!r}")

@@ -285,9 +285,6 @@ def table(name: str | TrendTable | None = None) -> TrendTable:
 
 def table_for_path(path: str | Path | None) -> TrendTable:
     """The registered table whose file is ``path``, else the leading table."""
-    if path is not None:
-        resolved = Path(path).resolve()
-        for found in tables().values():
-            if found.path.resolve() == resolved:
-                return found
-    return leading_table()
+    resolved = None if path is None else Path(path).resolve()
+    return next((t for t in tables().values() if resolved is not None and t.path.resolve() == resolved), None) \
+        or leading_table()

@@ -92,8 +92,7 @@ class Result:
                 rows[quantity] = (math.nan if estimate is None else getattr(self, estimate), value,
                                   getattr(self, quantity + "_ci_high"))
             elif isinstance(value, Result) and name not in self._dict_exclude:
-                for quantity, row in value.conf_int(alpha).iterrows():
-                    rows[f"{name}.{quantity}"] = tuple(row)
+                rows.update({f"{name}.{quantity}": tuple(row) for quantity, row in value.conf_int(alpha).iterrows()})
         return interval_frame(rows)
 
     def _repr_html_(self) -> str:

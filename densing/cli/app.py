@@ -54,8 +54,7 @@ EXCLUSIVE: dict[str, tuple[tuple[Given, Given, str], ...]] = {
     "fit": (
         (Given("family"), Given("law"), f"{_FAMILY}; --law chooses between the two-step and composed laws"),
         (Given("family"), Given("irreducible"), f"{_FAMILY}; it has no loss, so no irreducible loss E"),
-        (Given("family"), Given("chance"), f"{_FAMILY}"),
-        (Given("family"), Given("ceiling"), f"{_FAMILY}"),
+        *((Given("family"), Given(option), _FAMILY) for option in ("chance", "ceiling")),
         (Given("family"), Given("max_params"), f"{_FAMILY}: every member of the family is fitted"),
         (Given("family"), Given("families"), f"{_FAMILY}: --family names the one family"),
     ),

@@ -43,6 +43,9 @@ OPTION_CONSTRAINTS = {
 }
 
 
+#: ``--out``'s help: the results store (``densing eval`` and ``densing eval ingest``).
+STORE_HELP = ("Results store directory (missing folders are made; default: densing's store in the user cache, "
+              "~/.cache/densing/store or $XDG_CACHE_HOME/densing/store; densing measure uses the same one).")
 #: Backends checked after the models file (:func:`sweep`): the default, lm-eval's HF backend (every other name is
 #: checked against lm-eval's model registry first; backend names live in densing.eval.backends alone).
 QUICK_BACKENDS = ("hf",)
@@ -84,9 +87,7 @@ def sweep(
     backend: str = typer.Option("hf", "--backend", help="Any name in lm-eval's model registry (hf, vllm and others) "
                                 "or densing-hf (densing's prefix engine: hf's numbers, shared prompt prefixes computed once)."),
     limit: Optional[float] = typer.Option(None, "--limit", metavar="N", help="At most N items per task, a whole number (MMLU: N in each of its subjects; a quick look, not the protocol)."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Results store directory (missing folders are made; default: densing's store in the "
-                                       "user cache, ~/.cache/densing/store or $XDG_CACHE_HOME/densing/store; "
-                                       "densing measure uses the same one)."),
+    out: Optional[Path] = typer.Option(None, "--out", help=STORE_HELP),
     include_path: list[Path] = typer.Option([], "--include-path", help="Extra directory of lm-eval task YAML."),
     device: Optional[str] = typer.Option(None, "--device", help="torch device (default: cuda if available, else cpu)."),
     model_args: Optional[str] = typer.Option(
@@ -116,15 +117,13 @@ def sweep(
     """Evaluate every model on every benchmark (skipping pairs already in the store)."""
     if context.invoked_subcommand is not None:
         return
-    if out is None:
-        out = default_store()
+    out = default_store() if out is None else out
     if list_benchmarks:
         _list_benchmarks(output_format, local_data)
         return
     if models is None or (benchmarks is None and suite is None):
-        raise InputError(
-            "densing eval: --models and --benchmarks or --suite are required (or use 'densing eval ingest DIR')"
-        )
+        raise InputError("densing eval: --models and --benchmarks or --suite are required (or use 'densing eval "
+                         "ingest DIR')")
     from densing.eval.benchmarks import suite_benchmarks
 
     names, left_out = suite_benchmarks(suite.strip(), local_data=local_data) if suite is not None else ([], [])
@@ -261,9 +260,7 @@ def _sweep_with_progress(specs: list, names: list[str], out, *, shard, shard_tex
 @eval_app.command("ingest")
 def ingest_command(
     directory: Path = typer.Argument(..., help="Directory of lm-eval outputs (results JSON, samples JSONL)."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Results store directory (missing folders are made; default: densing's store in the "
-                                       "user cache, ~/.cache/densing/store or $XDG_CACHE_HOME/densing/store; "
-                                       "densing measure uses the same one)."),
+    out: Optional[Path] = typer.Option(None, "--out", help=STORE_HELP),
     models: Optional[Path] = typer.Option(None, "--models", help="Models file giving params/train_tokens by name."),
 ) -> None:
     """Read existing lm-eval outputs (0.3 and 0.4 formats) into the results store."""
@@ -271,19 +268,16 @@ def ingest_command(
     from densing.eval.models import read_models_file
 
     out = default_store() if out is None else out
-
     metadata = None
     if models is not None:
         import pandas as pd
 
-        metadata = pd.DataFrame([s.to_dict() for s in read_models_file(models)]).drop(columns=["model"])
-        metadata = metadata.rename(columns={"name": "model"})
+        metadata = pd.DataFrame([s.to_dict() for s in read_models_file(models)]).drop(columns=["model"]).rename(
+            columns={"name": "model"})
     counts = Counter()  # results files "written" and "skipped"
     frame = ingest(directory, out, metadata=metadata, on_progress=lambda source, status: counts.update([status]))
-    typer.echo(
-        f"{len(frame)} row(s) from {counts['written'] + counts['skipped']} results file(s): "
-        f"{counts['written']} written, {counts['skipped']} already in the store: {out}"
-    )
+    typer.echo(f"{len(frame)} row(s) from {counts['written'] + counts['skipped']} results file(s): "
+               f"{counts['written']} written, {counts['skipped']} already in the store: {out}")
 
 
 @eval_app.command("merge-cache")

@@ -39,11 +39,8 @@ def _to_ascii(exc: UnicodeError):
 
     if not isinstance(exc, UnicodeEncodeError):
         raise exc
-    out = []
-    for char in exc.object[exc.start:exc.end]:
-        plain = ASCII_FOR.get(char) or unicodedata.normalize("NFKD", char).encode("ascii", "ignore").decode()
-        out.append(plain or char.encode("ascii", "backslashreplace").decode())
-    return "".join(out), exc.end
+    return "".join(ASCII_FOR.get(c) or unicodedata.normalize("NFKD", c).encode("ascii", "ignore").decode()
+                   or c.encode("ascii", "backslashreplace").decode() for c in exc.object[exc.start:exc.end]), exc.end
 
 
 def plain_terminal() -> None:

@@ -23,8 +23,7 @@ def fit_command(
     out_dir: Path | None = typer.Option(
         None, "--out-dir",
         help="Where to write olmo_<task>_two_step.json and the selection table (the shipped ones: reference_fits; "
-             "missing folders are made). "
-             "Without it nothing is written."),
+             "missing folders are made). Without it nothing is written."),
     n_boot: int = typer.Option(200, "--n-boot", help="Bootstrap resamples of the ladder's runs."),
     seed: int = typer.Option(0, "--seed", help=SEED_HELP),
     jobs: int = typer.Option(1, "--jobs", help="Processes for the bootstrap (draws do not depend on it)."),
@@ -41,11 +40,9 @@ def fit_command(
     print_progress(f"fitting {len(tasks)} tasks of the ladder ({ladder['run'].nunique()} runs): option choice, then "
                    f"{n_boot} bootstrap draws each on {jobs} process(es); this takes a while")
     with working(f"fitting {len(tasks)} tasks of the ladder: option choice, then {n_boot} bootstrap draws each"):
-        fits, options = fit_ladder(
-            ladder, tasks, n_boot=n_boot, seed=seed, jobs=jobs,
-            provenance={"source_data": "allenai/OLMo peteish-moreeval (see ../shared/data/olmo_ladder)",
-                        "command": "densing ladder fit"},
-        )
+        source = "allenai/OLMo peteish-moreeval (see ../shared/data/olmo_ladder)"
+        fits, options = fit_ladder(ladder, tasks, n_boot=n_boot, seed=seed, jobs=jobs,
+                                   provenance={"source_data": source, "command": "densing ladder fit"})
     texts = {f"olmo_{benchmark.removeprefix('olmes_')}_two_step.json": fit.to_json().decode() + "\n"
              for benchmark, fit in fits.items()}
     if out_dir is not None:  # the fits and the selection table as a set: all moved into place once all are written
@@ -54,8 +51,7 @@ def fit_command(
         path = None if out_dir is None else out_dir / name
         print(f"{'wrote ' + str(path) if path else benchmark}  (E: {'yes' if options.irreducible[benchmark] else 'no'}, "
               f"floor: {options.floor}, R² loss {format_number(fit.stages[0].r_squared)}, "
-              f"score {format_number(fit.stages[1].r_squared)}, "
-              f"{len(fit.bootstrap)} draws)")
+              f"score {format_number(fit.stages[1].r_squared)}, {len(fit.bootstrap)} draws)")
     if out_dir is not None:
         table_path = out_dir / "olmo_ladder_selection.csv"
         print(f"wrote {table_path}  (floor chosen: {options.floor}; held-out size for the choice: {options.held_size:.4g})")

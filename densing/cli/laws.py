@@ -91,30 +91,19 @@ def fit(
         return
 
     data_format = sniff_format(data)
-    if min_train_tokens is None:
-        tokens = data_format.min_train_tokens
-    else:
-        tokens = None if min_train_tokens == "none" else count_option(min_train_tokens, "--min-train-tokens")
-    frame = reference_subset(
-        _read(data, suite=suite),
-        max_params=size_option(max_params, "--max-params"),
-        families=None if families is None else [f.strip() for f in families.split(",") if f.strip()],
-        source=str(data),
-    )
+    tokens = (data_format.min_train_tokens if min_train_tokens is None else None if min_train_tokens == "none"
+              else count_option(min_train_tokens, "--min-train-tokens"))
+    names = None if families is None else [f.strip() for f in families.split(",") if f.strip()]
+    frame = reference_subset(_read(data, suite=suite), max_params=size_option(max_params, "--max-params"),
+                             families=names, source=str(data))
     if n_boot:
         print_progress(f"fitting {benchmark} ({law.value}), then {n_boot} bootstrap refits on {jobs} process(es) …")
-    result = fit_reference(
-        frame, _names(benchmark), law=law.value, metric=metric, n_shot=n_shot, chance=chance, ceiling=ceiling,
-        irreducible=irreducible, min_train_tokens=tokens,
-        d0=d0_tokens, n_boot=n_boot, seed=seed, jobs=jobs,
-        provenance={
-            "source_data": str(data),
-            "suite": (suite or "standard") if data_format.name == "pythia_evals" else None,
-            "max_params": max_params,
-            "families": families,
-            "command": command_line(),
-        },
-    )
+    pythia = data_format.name == "pythia_evals"
+    provenance = {"source_data": str(data), "suite": (suite or "standard") if pythia else None,
+                  "max_params": max_params, "families": families, "command": command_line()}
+    result = fit_reference(frame, _names(benchmark), law=law.value, metric=metric, n_shot=n_shot, chance=chance,
+                           ceiling=ceiling, irreducible=irreducible, min_train_tokens=tokens, d0=d0_tokens,
+                           n_boot=n_boot, seed=seed, jobs=jobs, provenance=provenance)
     _show_fit(result, out, fmt)
 
 

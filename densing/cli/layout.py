@@ -88,12 +88,8 @@ def key_positions(columns: list[Column], keys_given: int | None = None) -> list[
     """Positions of the columns that name a row: ``keys_given`` leading ones, else the leading text columns."""
     if keys_given is not None:
         return list(range(min(keys_given, len(columns))))
-    keys: list[int] = []
-    for c in columns[:MAX_KEY_COLUMNS]:
-        if c.numeric:
-            break
-        keys.append(len(keys))
-    return keys
+    leading = columns[:MAX_KEY_COLUMNS]
+    return list(range(next((i for i, c in enumerate(leading) if c.numeric), len(leading))))
 
 
 def shorten(cells: list[str], width: int) -> tuple[list[str], dict[str, str]]:
@@ -157,9 +153,7 @@ def _deal(columns: list[Column], first: list[int], keys: list[int], limit: int) 
     repeats the keys; a text column as wide as its cells up to the room."""
     room = limit - table_width(columns, keys) - 2 if keys else limit
     blocks, current = [], list(first)
-    for p in range(len(columns)):
-        if p in first:
-            continue
+    for p in [p for p in range(len(columns)) if p not in first]:
         c = columns[p]
         if c.identifier and c.width > room >= MIN_NAME_WIDTH:
             c.set_width(max(room, c.least_header()))
@@ -221,9 +215,7 @@ DETAIL_HELP = "Print everything: the explanation, every table and every note (th
 
 def counted(lines: list[str], what: str, where: str) -> str | None:
     """``lines`` as one line: ``"3 notes on order breaks: --detail"`` (None when there are none)."""
-    if not lines:
-        return None
-    return f"{len(lines)} {what}: {where}"
+    return f"{len(lines)} {what}: {where}" if lines else None
 
 
 def closing(clauses: list[str], width: int | None = None) -> str:

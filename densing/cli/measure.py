@@ -110,8 +110,7 @@ def _place_scores(scores: Path, model: Optional[str], params: Optional[str], rel
     size = size_option(params, "--params")
     table = read_scores(scores, model=model, params=size, release_date=release_date)  # a bad file: said before the fit
     print_progress("measuring the headline on the shipped public table …")
-    result = place(table, n_boot=n_boot, seed=seed)
-    result = replace(result, suite=f"scores from {scores}")
+    result = replace(place(table, n_boot=n_boot, seed=seed), suite=f"scores from {scores}")
     _print_placement(result)
     words = command_words("measure", {"--scores": scores, "--out": out, "--n-boot": n_boot, "--seed": seed,
                                       "--model": model, "--params": params, "--release-date": release_date})
@@ -162,8 +161,8 @@ def print_text_closing(result) -> None:
         said = f"ρ {BOUND_SIGNS[reading]}{format_number(stated)}, N̂ {BOUND_SIGNS[reading]}{format_count(r['params'] * stated)}"
     else:
         said = "ρ undetermined"
-    where = {"within": "within the frontier's band", "above": "above the frontier's band",
-             "below": "below the frontier's band"}.get(r["band"], "undetermined against the frontier's band")
+    where = (f"{r['band']} the frontier's band" if r["band"] in ("within", "above", "below")
+             else "undetermined against the frontier's band")
     more = f"{len(frame) - 1} more model(s) in the table above" if len(frame) > 1 else ""
     print_text(closing([f"{r['model']}: {said}, {where}", f"released {r['release_date']}", more]))
 
@@ -197,8 +196,7 @@ def _checked_options(batch_size: str, n_boot: int, seed: int, device, data_root,
     draws_option(n_boot, seed)
     validate({"batch_size": [Interval(Integral, 1, None), Options({"auto"})], "device": [Device(), None],
               "data_root": [ExistingPath("folder"), None]}, batch_size=batch, device=device, data_root=data_root)
-    if store is None:
-        store = default_store()
+    store = default_store() if store is None else store
     check_writable_folder(store)
     check_writable(out)
     if csv is not None:

@@ -107,8 +107,7 @@ def _line_traces(figure: go.Figure, line, others, dates, low_y: float, high_y: f
                 f"(95% CI {format_months(line.doubling_time_months_ci_low)}–{format_months(line.doubling_time_months_ci_high)}{r2})")
         fitted = np.exp(line.predict(dates))
         figure.add_trace(go.Scatter(x=dates, y=fitted, mode="lines", line=dict(color=PALETTE[3], width=2), name=name, hoverinfo="skip"))
-        low_y = min(low_y, float(np.log10(fitted.min())))
-        high_y = max(high_y, float(np.log10(fitted.max())))
+        low_y, high_y = min(low_y, float(np.log10(fitted.min()))), max(high_y, float(np.log10(fitted.max())))
     for other in others:  # the other rules: toggles (click the legend), off at first
         figure.add_trace(go.Scatter(
             x=dates, y=np.exp(other.predict(dates)), mode="lines", visible="legendonly", line=dict(dash="dash", width=1.5),

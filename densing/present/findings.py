@@ -83,10 +83,8 @@ def _facts_words(check) -> str:
 def check_detail(check) -> str:
     """What a :class:`densing.trend.checks.Check` found, in words: its facts, or each candidate reference's status and
     facts; a calibrated finding says first whether it fires."""
-    if check.across:
-        text = "; ".join(f"under {name}: {c.status}, {check_detail(c)}" for name, c in check.across)
-    else:
-        text = _facts_words(check)
+    text = ("; ".join(f"under {name}: {c.status}, {check_detail(c)}" for name, c in check.across) if check.across
+            else _facts_words(check))
     if check.finding == CALIBRATED:
         return ("fires: " if check.fired else "does not fire: ") + text
     return text

@@ -132,7 +132,11 @@ def forest_figure(rows: pd.DataFrame, paper_months: float, *, title: str = FORES
         figure.add_trace(go.Scatter(x=[0] * len(empty), y=[labels[i] for i in empty], mode="markers", showlegend=False,
                                     marker=dict(size=1, opacity=0), text=[hover[i] for i in empty],
                                     hovertemplate="%{text}<extra></extra>"))
-    _paper_line(figure, paper_months, labels[-1])
+    # the paper's value: a dashed line under the traces, named above the top row
+    figure.add_vline(x=paper_months, line=dict(color="#d62728", dash="dash", width=1.5), layer="below")
+    figure.add_trace(go.Scatter(x=[paper_months], y=[labels[-1]], mode="text", name=f"paper: {paper_months:g} months",
+                                text=[f"paper {paper_months:g}"], textposition="top center", cliponaxis=False,
+                                textfont=dict(color="#d62728", size=11), hoverinfo="skip", showlegend=False))
     start = float(min(v for v in drawn if v > 0) / 1.5)
     figure.update_layout(title=title, xaxis_title="doubling time (months, log scale)",
                          xaxis=dict(type="log", range=[math.log10(start), math.log10(edge)]),
@@ -140,14 +144,6 @@ def forest_figure(rows: pd.DataFrame, paper_months: float, *, title: str = FORES
                          height=150 + FOREST_ROW * len(rows), margin=dict(l=10, r=40, t=60, b=90),
                          legend=dict(orientation="h", x=0, y=0, yanchor="bottom", yref="container"))
     return figure
-
-
-def _paper_line(figure: go.Figure, paper_months: float, top: str) -> None:
-    """The paper's value: a dashed line under the traces, named above the ``top`` row."""
-    figure.add_vline(x=paper_months, line=dict(color="#d62728", dash="dash", width=1.5), layer="below")
-    figure.add_trace(go.Scatter(x=[paper_months], y=[top], mode="text", name=f"paper: {paper_months:g} months",
-                                text=[f"paper {paper_months:g}"], textposition="top center", cliponaxis=False,
-                                textfont=dict(color="#d62728", size=11), hoverinfo="skip", showlegend=False))
 
 
 #: The sources of a trend's uncertainty, as the share panel names them.
@@ -257,18 +253,9 @@ def label_box(x: float, y: float, text: str, position: str) -> tuple[float, floa
     """The box (left, bottom, right, top; px) plotly gives a label at ``position`` beside a marker at (``x``, ``y``)."""
     offset = FRONTIER_MARKER / 1.6 + 1
     width = CHAR_WIDTH * len(html.unescape(text))
-    if "left" in position:
-        left = x - offset - width
-    elif "right" in position:
-        left = x + offset
-    else:
-        left = x - width / 2
-    if "top" in position:
-        bottom = y + offset
-    elif "bottom" in position:
-        bottom = y - offset - LABEL_HEIGHT
-    else:
-        bottom = y - LABEL_HEIGHT / 2
+    left = x - offset - width if "left" in position else x + offset if "right" in position else x - width / 2
+    bottom = (y + offset if "top" in position else y - offset - LABEL_HEIGHT if "bottom" in position
+              else y - LABEL_HEIGHT / 2)
     return left, bottom, left + width, bottom + LABEL_HEIGHT
 
 
@@ -280,8 +267,7 @@ def place_labels(x, y, texts, x_range, y_range, *, width: float = PLOT_WIDTH, he
     """Each point's label position (a plotly ``textposition``), or None where none fits: greedy, the densest point
     first, the first of :data:`LABEL_POSITIONS` whose box stays inside the plot area (``width``×``height`` px) and
     overlaps no label or marker. ``x``, ``y`` in the axes' units, ``x_range``/``y_range`` the axes' ends."""
-    x = np.asarray(x, float)
-    y = np.asarray(y, float)
+    x, y = np.asarray(x, float), np.asarray(y, float)
     px = (x - x_range[0]) / (x_range[1] - x_range[0]) * width
     py = (y - y_range[0]) / (y_range[1] - y_range[0]) * height
     half = FRONTIER_MARKER / 2

@@ -23,14 +23,10 @@ def cell(value, *, html: bool = False) -> str:
 
 def table_html(header: Sequence[str], rows: Iterable[Sequence], caption: str | None = None) -> str:
     """``<table>`` with a header row, one row per item and an optional caption (every value escaped)."""
-    parts = ["<table>"]
-    if caption:
-        parts.append(f"<caption style='text-align:left'>{escape(caption)}</caption>")
-    parts.append("<tr>" + "".join(f"<th>{escape(str(h))}</th>" for h in header) + "</tr>")
-    for row in rows:
-        parts.append("<tr>" + "".join(f"<td>{escape(cell(v, html=True))}</td>" for v in row) + "</tr>")
-    parts.append("</table>")
-    return "".join(parts)
+    title = f"<caption style='text-align:left'>{escape(caption)}</caption>" if caption else ""
+    head = "".join(f"<th>{escape(str(h))}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{escape(cell(v, html=True))}</td>" for v in row) + "</tr>" for row in rows)
+    return f"<table>{title}<tr>{head}</tr>{body}</table>"
 
 
 @dataclass(frozen=True)

@@ -252,12 +252,10 @@ def row_record(row) -> dict:
         "state": state_words(r.state if r is not None and r.state is not None else State.NOT_MEASURED),
         "low_determined": of("low_determined", False), "high_determined": of("high_determined", False),
         "ci_high_beyond": of("months_high_mc_low"), "n_draws": of("n_boot", 0),
-        "precision": ranges_words(r) if r is not None else "",
-        "n_ceiling_bounds": of("n_ceiling_bounds", 0),
+        "precision": ranges_words(r) if r is not None else "", "n_ceiling_bounds": of("n_ceiling_bounds", 0),
         "months_without_ceilings": of("months_without_ceilings"),
         "most_influential_family": str(top.family) if top is not None else "",
-        "months_without_it": float(top.doubling_time_months) if top is not None else math.nan,
-        "error": row.error,
+        "months_without_it": float(top.doubling_time_months) if top is not None else math.nan, "error": row.error,
     }
 
 

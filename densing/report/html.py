@@ -105,12 +105,10 @@ def page(title: str, subtitle: str, sections: list[Section], footer: str) -> str
     """The whole page, plotly.js inlined so that it opens with no network; ``footer`` is HTML (escape its text)."""
     body = []
     for section in sections:
-        inner = [f'<p class="sub">{esc(section.intro)}</p>'] if section.intro else []
-        inner.extend(section.parts)
-        if section.collapsed:
-            body.append(f'<details class="appendix"><summary><h2>{esc(section.title)}</h2></summary>{"".join(inner)}</details>')
-        else:
-            body.append(f"<h2>{esc(section.title)}</h2>" + "".join(inner))
+        inner = (f'<p class="sub">{esc(section.intro)}</p>' if section.intro else "") + "".join(section.parts)
+        head = f"<h2>{esc(section.title)}</h2>"
+        body.append(f'<details class="appendix"><summary>{head}</summary>{inner}</details>' if section.collapsed
+                    else head + inner)
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{esc(title)}</title>"

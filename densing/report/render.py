@@ -53,26 +53,19 @@ _DRAWN_FIRST = (m.LawsSection, m.DensitySection, m.CapabilitySection, m.OverlapS
 
 def _layout_order(sections) -> list[int]:
     """The sections' indices, longest layout first (:data:`_DRAWN_FIRST`), then the rest in the page's order."""
-    def rank(i: int) -> tuple[int, int]:
-        kind = type(sections[i])
-        return (_DRAWN_FIRST.index(kind) if kind in _DRAWN_FIRST else len(_DRAWN_FIRST), i)
-
-    return sorted(range(len(sections)), key=rank)
+    ranks = [_DRAWN_FIRST.index(type(s)) if type(s) in _DRAWN_FIRST else len(_DRAWN_FIRST) for s in sections]
+    return sorted(range(len(sections)), key=ranks.__getitem__)  # stable: the page's order within a rank
 
 
 @dataclass(frozen=True)
 class _Layout:
     """One section's layout, a job of :func:`densing.runtime.run` (the report is its context)."""
 
-    index: int
+    key: int  # the section's index
     needs: tuple = ()
 
-    @property
-    def key(self) -> int:
-        return self.index
-
     def run(self, report: m.Report, needed: dict) -> Section:
-        section = report.sections[self.index]
+        section = report.sections[self.key]
         return renderer(section)(section)
 
 

@@ -74,8 +74,7 @@ def references_table(references: pd.DataFrame) -> pd.DataFrame:
 
 def named_table(rows: pd.DataFrame, missing: tuple[str, ...], anchors: dict) -> pd.DataFrame:
     """The named models: the joint density (or its bound) with its interval, the Birge ratio, the paper's anchor."""
-    columns = ["model", "density", "bound", "density_ci_low", "density_ci_high"] + \
-        [c for c in ("birge_ratio",) if c in rows.columns]
+    columns = ["model", "density", "bound", "density_ci_low", "density_ci_high", "birge_ratio"]
     out = rows[[c for c in columns if c in rows.columns]].copy()
     out["paper"] = out["model"].map(anchors).fillna("")
     if missing:

@@ -23,16 +23,9 @@ SOURCE = "allenai/OLMo@8cbfe6f9adce59c62a44ad41fda4478b5e4d19ad:olmo2-32b.csv"
 #: the multiple-choice "MC" format), so none reuses a leaderboard name nor the OLMo ladder's ranked-classification
 #: names: same data, other prompts, so trends compare across them, levels do not.
 OLMES_BENCHMARKS: dict[str, str] = {
-    "ARC Challenge": "olmes_arc_challenge_mc",
-    "HSwag": "olmes_hellaswag_mc",
-    "WinoG": "olmes_winogrande_mc",
-    "MMLU": "olmes_mmlu_mc",
-    "DROP": "olmes_drop",
-    "NQ": "olmes_naturalqs",
-    "AGIEval": "olmes_agieval",
-    "GSM8k": "olmes_gsm8k",
-    "MMLU Pro": "olmes_mmlu_pro",
-    "TriviaQA": "olmes_triviaqa",
+    "ARC Challenge": "olmes_arc_challenge_mc", "HSwag": "olmes_hellaswag_mc", "WinoG": "olmes_winogrande_mc",
+    "MMLU": "olmes_mmlu_mc", "DROP": "olmes_drop", "NQ": "olmes_naturalqs", "AGIEval": "olmes_agieval",
+    "GSM8k": "olmes_gsm8k", "MMLU Pro": "olmes_mmlu_pro", "TriviaQA": "olmes_triviaqa",
 }
 #: The table gives one number per task without naming its metric, so every score is ``score``.
 OLMES_METRIC = "score"

@@ -151,8 +151,7 @@ def measure_olmes(fits_dir: str | Path | None = None, results_dir: str | Path | 
             row.update(_side(_d0_key(other), models, PerBenchmark(ref, other), n_boot=n_boot_side, seed=seed))
         row.update(_ceiling_one(task, ref, targets, models, fits_dir, d0=d0, n_boot=n_boot_side, seed=seed))
         checks = calibrated(inversion_checks(models, inversion))
-        for check in checks:
-            found.append({"benchmark": ref.benchmark, **check.to_dict(), "fired": check.fired})
+        found += [{"benchmark": ref.benchmark, **check.to_dict(), "fired": check.fired} for check in checks]
         row["failed_checks"] = ", ".join(c.name for c in checks if c.failed)
         rows.append(row)
     return OlmesTrend(pd.DataFrame(rows), pd.DataFrame(found), pd.concat(left, ignore_index=True),

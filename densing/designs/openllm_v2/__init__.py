@@ -23,10 +23,8 @@ register_table(TrendTable(
     budget_benchmarks=V2_NATIVE[2], budget_sets=(V2_NATIVE[0],),
     paper_mapping={
         "MMLU": "missing: MMLU-Pro (5-shot, ten options) stands in the v2-native set",
-        "BBH": "leaderboard_bbh (multiple choice, 3-shot)",
-        "MATH": "math_hard (MATH level 5, 4-shot)",
-        "HumanEval": "missing: not on the leaderboard",
-        "MBPP": "missing: not on the leaderboard",
+        "BBH": "leaderboard_bbh (multiple choice, 3-shot)", "MATH": "math_hard (MATH level 5, 4-shot)",
+        "HumanEval": "missing: not on the leaderboard", "MBPP": "missing: not on the leaderboard",
     },
     cutoff=CUTOFF))
 

@@ -29,8 +29,7 @@ register_table(TrendTable(
         "MMLU": "mmlu (Open LLM Leaderboard v1, 5-shot)",
         "BBH": "leaderboard_bbh (leaderboard v2, multiple-choice BBH, 72 models)",
         "MATH": "math_hard (leaderboard v2: MATH level 5 only, 72 models); gsm8k in the variant",
-        "HumanEval": "humaneval (pass@1, 127 models)",
-        "MBPP": "missing: not in the table",
+        "HumanEval": "humaneval (pass@1, 127 models)", "MBPP": "missing: not in the table",
     },
     leads=True))
 

@@ -20,11 +20,9 @@ _SWALLOW_SETS = {
 }
 _SWALLOW_BENCHMARKS = ("swallow_mmlu", "swallow_bbh", "swallow_math", "swallow_gsm8k", "swallow_humaneval")
 _SWALLOW_MAPPING = {
-    "MMLU": "swallow_mmlu (5-shot, lm-eval 0.4.2)",
-    "BBH": "swallow_bbh (3-shot chain of thought, exact match)",
+    "MMLU": "swallow_mmlu (5-shot, lm-eval 0.4.2)", "BBH": "swallow_bbh (3-shot chain of thought, exact match)",
     "MATH": "swallow_math (4-shot, MATH-500: 500 test problems of every level); swallow_gsm8k in the variant",
-    "HumanEval": "swallow_humaneval (0-shot pass@1, bigcode's harness)",
-    "MBPP": "missing: not on the leaderboard",
+    "HumanEval": "swallow_humaneval (0-shot pass@1, bigcode's harness)", "MBPP": "missing: not on the leaderboard",
 }
 
 for _name, _file, _words in (

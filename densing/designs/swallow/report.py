@@ -102,23 +102,6 @@ FORECAST_WORDS = ('<p class="sub">The frontier line fitted on the models release
                   'uncertain to be tested (densing/trend/forecast.py states the rule).</p>')
 
 
-def _protocol_intro(s: ProtocolSection) -> str:
-    records = s.records
-    return (f"A stored record, not computed by this command: the Swallow columns, verdicts and forecast check below are "
-            f"{PROTOCOL_RECORDS.relative_to(paths.RESULTS.parent)}/*.json, made by {PROTOCOL_COMMAND}; --results, "
-            f"--since, --seed and --n-boot do not reach them (their three tables' measurements take far longer than "
-            f"the rest of this page), "
-            f"only the public table's column beside them. The Swallow LLM Leaderboard (Swallow LLM team, CC-BY 4.0; "
-            f"results/swallow/) scores open pre-trained models in one harness in the paper's own protocol — MMLU "
-            f"5-shot, BBH 3-shot chain of thought, MATH 4-shot, GSM8K 4-shot, HumanEval 0-shot — through 2025. The "
-            f"same engine and reference rule (v3) as above, each protocol file its own table, never pooled: "
-            f"{records['swallow']['n_models']} pre-trained models released 2023-12 … 2025-06, and the later protocol's "
-            f"{records.get('swallow_2026', {}).get('n_models', 0)} released 2024-06 … 2025-11. The public table's rows "
-            f"stay the headline (densing/registry.py says why); of the two, the Swallow rows are the protocol "
-            f"closest to the paper's. 'estimate': the row has an interval but a check fails (its status in densing "
-            f"trend --table swallow --by benchmark). The paper: {s.paper_months:g} months.")
-
-
 def render(s: ProtocolSection) -> Section:
     """The Swallow leaderboard in the paper's protocol beside the public table's rows, and its forecast check."""
     verdicts = "".join(f'<p class="sub">{"Without continual pre-training: " if rec["continual_pretraining"] == "dropped" else ""}'
@@ -129,4 +112,17 @@ def render(s: ProtocolSection) -> Section:
         for words, summary, frame in s.forecasts:
             parts += [f'<p class="sub">{esc(words[0].upper() + words[1:])}. {esc(summary)}</p>',
                       table_html(frame, scroll=False) if len(frame) else ""]
-    return Section(s.title, _protocol_intro(s), parts)
+    intro = (f"A stored record, not computed by this command: the Swallow columns, verdicts and forecast check below "
+             f"are {PROTOCOL_RECORDS.relative_to(paths.RESULTS.parent)}/*.json, made by {PROTOCOL_COMMAND}; --results, "
+             f"--since, --seed and --n-boot do not reach them (their three tables' measurements take far longer than "
+             f"the rest of this page), only the public table's column beside them. The Swallow LLM Leaderboard "
+             f"(Swallow LLM team, CC-BY 4.0; results/swallow/) scores open pre-trained models in one harness in the "
+             f"paper's own protocol — MMLU 5-shot, BBH 3-shot chain of thought, MATH 4-shot, GSM8K 4-shot, HumanEval "
+             f"0-shot — through 2025. The same engine and reference rule (v3) as above, each protocol file its own "
+             f"table, never pooled: {s.records['swallow']['n_models']} pre-trained models released 2023-12 … 2025-06, "
+             f"and the later protocol's {s.records.get('swallow_2026', {}).get('n_models', 0)} released 2024-06 … "
+             f"2025-11. The public table's rows stay the headline (densing/registry.py says why); of the two, the "
+             f"Swallow rows are the protocol closest to the paper's. 'estimate': the row has an interval but a check "
+             f"fails (its status in densing trend --table swallow --by benchmark). The paper: {s.paper_months:g} "
+             f"months.")
+    return Section(s.title, intro, parts)
