@@ -151,13 +151,6 @@ def _load_json(path: Path) -> dict:
     return data
 
 
-def _model_args(args: object) -> dict[str, str]:
-    if isinstance(args, dict):
-        return {str(k): str(v) for k, v in args.items()}
-    pairs = (part.partition("=") for part in str(args or "").split(","))
-    return {key.strip(): value.strip() for key, sep, value in pairs if sep}
-
-
 @validate_params({"model": [Text(), None]})
 def read_lm_eval_json(path: str | Path, *, model: str | None = None) -> pd.DataFrame:
     """:func:`read_lm_eval_results`' raw frame (not yet validated)."""
@@ -176,7 +169,12 @@ def read_lm_eval_results(path: str | Path, *, model: str | None = None) -> tuple
     path = as_path(path)
     data = _load_json(path)
     config = data.get("config") or {}
-    args = _model_args(config.get("model_args"))
+    args = config.get("model_args")
+    if isinstance(args, dict):
+        args = {str(k): str(v) for k, v in args.items()}
+    else:
+        pairs = (part.partition("=") for part in str(args or "").split(","))
+        args = {key.strip(): value.strip() for key, sep, value in pairs if sep}
     name = model or data.get("model_name") or args.get("pretrained") or path.stem
     revision = args.get("revision")
     default_shot = config.get("num_fewshot")
