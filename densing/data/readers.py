@@ -108,16 +108,13 @@ def is_wide_csv(path: str | Path) -> bool:
 
 def read_results_store(path: str | Path) -> pd.DataFrame:
     """Every Parquet part below a results-store directory, concatenated (each part validated on read)."""
-    frames = [read_table(p) for p in sorted(Path(path).rglob("*.parquet"))]
-    return pd.concat(frames, ignore_index=True)
+    return pd.concat([read_table(p) for p in sorted(Path(path).rglob("*.parquet"))], ignore_index=True)
 
 
 def read_lm_eval_file(path: str | Path) -> pd.DataFrame:
     """One lm-eval results JSON as a validated tidy table (parameter counts required)."""
     path = Path(path)
-    frame = read_lm_eval_json(path)
-    _require_params(frame, str(path))
-    return validate_results(frame, source=str(path))
+    return _validated_with_params(read_lm_eval_json(path), str(path))
 
 
 def write_table(frame: pd.DataFrame, path: str | Path) -> Path:
@@ -225,18 +222,16 @@ def read_lm_eval_dir(path: str | Path) -> pd.DataFrame:
     files = sorted(p for p in path.rglob("*.json") if not p.name.startswith("samples_"))
     if not files:
         raise InputError(f"{path}: no lm-eval results JSON files found")
-    frame = pd.concat([read_lm_eval_json(p) for p in files], ignore_index=True)
-    _require_params(frame, str(path))
-    return validate_results(frame, source=str(path))
+    return _validated_with_params(pd.concat([read_lm_eval_json(p) for p in files], ignore_index=True), str(path))
 
 
-def _require_params(frame: pd.DataFrame, source: str) -> None:
-    """lm-eval outputs carry no parameter counts; say so once instead of 'row 1: params is empty'."""
+def _validated_with_params(frame: pd.DataFrame, source: str) -> pd.DataFrame:
+    """``frame`` validated; lm-eval outputs carry no parameter counts, said once instead of 'row 1: params is empty'."""
     if "params" not in frame.columns or frame["params"].isna().all():
-        raise InputError(
-            f"{source}: field 'params': lm-eval results carry no parameter counts; use a tidy CSV with a "
-            "params column (model, benchmark, metric, value, params[, train_tokens]) or `densing eval ingest DIR --models FILE`"
-        )
+        raise InputError(f"{source}: field 'params': lm-eval results carry no parameter counts; use a tidy CSV with a "
+                         "params column (model, benchmark, metric, value, params[, train_tokens]) or `densing eval "
+                         "ingest DIR --models FILE`")
+    return validate_results(frame, source=source)
 
 
 def attach_metadata(frame: pd.DataFrame, metadata: pd.DataFrame, *, source: str = "<metadata>") -> pd.DataFrame:
