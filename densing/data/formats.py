@@ -36,10 +36,6 @@ def _pythia(path: Path, *, suite: str = "standard", final_only: bool = False, **
     return readers.read_pythia_evals(path, suite=suite, final_only=final_only)
 
 
-def _olmo_ladder(path: Path, **_) -> pd.DataFrame:
-    return olmo.split_ladder(olmo.read_olmo_ladder(path))[0]  # its own runs: the full OLMo-2 runs are targets
-
-
 def _path_only(read: Callable[[Path], pd.DataFrame]) -> Callable[..., pd.DataFrame]:
     """``read(path)`` as a format's reader: :func:`read_reference_data`'s options are ignored."""
     return lambda path, **_: read(path)
@@ -61,7 +57,9 @@ def _check_format(registry: Registry, name: str, data_format) -> None:
 FORMATS: Registry[DataFormat] = Registry("data format", check=_check_format, items=((f.name, f) for f in [
     DataFormat("pythia_evals", readers.is_pythia_evals, _pythia, "the Pythia suite's evaluations folder",
                reference_only=True, min_train_tokens=PYTHIA_MIN_TRAIN_TOKENS),
-    DataFormat("olmo_ladder", olmo.is_olmo_ladder, _olmo_ladder, "AI2's OLMo ladder folder", reference_only=True),
+    # the ladder's own runs: the full OLMo-2 runs are targets
+    DataFormat("olmo_ladder", olmo.is_olmo_ladder, _path_only(lambda p: olmo.split_ladder(olmo.read_olmo_ladder(p))[0]),
+               "AI2's OLMo ladder folder", reference_only=True),
     DataFormat("results_store", lambda p: p.is_dir() and any(p.rglob("*.parquet")),
                _path_only(readers.read_results_store), "a results store (Parquet parts)"),
     DataFormat("lm_eval_dir", lambda p: p.is_dir(), _path_only(readers.read_lm_eval_dir),

@@ -87,15 +87,9 @@ def score_metric(benchmark: str) -> str | None:
     return next((run.metric for run in (record.runs if record else ()) if run.metric), None)
 
 
-def _plain(metric: str) -> str:
-    """A metric without lm-eval's ``none`` filter (``acc,none`` is ``acc``)."""
-    metric = str(metric).strip()
-    return metric[:-len(",none")] if metric.endswith(",none") else metric
-
-
 def metric_rank(benchmark: str, metric: str) -> int | None:
     """How near ``metric`` is to ``benchmark``'s score (0 nearest; ``score`` is 0), None where it is not its score."""
-    metric = _plain(metric)
+    metric = str(metric).strip().removesuffix(",none")  # lm-eval's ``none`` filter: ``acc,none`` is ``acc``
     if metric == SCORE:
         return 0
     wanted = score_metric(benchmark)

@@ -108,16 +108,13 @@ def is_wide_csv(path: str | Path) -> bool:
 
 def read_results_store(path: str | Path) -> pd.DataFrame:
     """Every Parquet part below a results-store directory, concatenated (each part validated on read)."""
-    frames = [read_table(p) for p in sorted(Path(path).rglob("*.parquet"))]
-    return pd.concat(frames, ignore_index=True)
+    return pd.concat([read_table(p) for p in sorted(Path(path).rglob("*.parquet"))], ignore_index=True)
 
 
 def read_lm_eval_file(path: str | Path) -> pd.DataFrame:
     """One lm-eval results JSON as a validated tidy table (parameter counts required)."""
     path = Path(path)
-    frame = read_lm_eval_json(path)
-    _require_params(frame, str(path))
-    return validate_results(frame, source=str(path))
+    return _validated_with_params(read_lm_eval_json(path), str(path))
 
 
 def write_table(frame: pd.DataFrame, path: str | Path) -> Path:
@@ -151,13 +148,6 @@ def _load_json(path: Path) -> dict:
     return data
 
 
-def _model_args(args: object) -> dict[str, str]:
-    if isinstance(args, dict):
-        return {str(k): str(v) for k, v in args.items()}
-    pairs = (part.partition("=") for part in str(args or "").split(","))
-    return {key.strip(): value.strip() for key, sep, value in pairs if sep}
-
-
 @validate_params({"model": [Text(), None]})
 def read_lm_eval_json(path: str | Path, *, model: str | None = None) -> pd.DataFrame:
     """:func:`read_lm_eval_results`' raw frame (not yet validated)."""
@@ -176,7 +166,12 @@ def read_lm_eval_results(path: str | Path, *, model: str | None = None) -> tuple
     path = as_path(path)
     data = _load_json(path)
     config = data.get("config") or {}
-    args = _model_args(config.get("model_args"))
+    args = config.get("model_args")
+    if isinstance(args, dict):
+        args = {str(k): str(v) for k, v in args.items()}
+    else:
+        pairs = (part.partition("=") for part in str(args or "").split(","))
+        args = {key.strip(): value.strip() for key, sep, value in pairs if sep}
     name = model or data.get("model_name") or args.get("pretrained") or path.stem
     revision = args.get("revision")
     default_shot = config.get("num_fewshot")
@@ -227,18 +222,16 @@ def read_lm_eval_dir(path: str | Path) -> pd.DataFrame:
     files = sorted(p for p in path.rglob("*.json") if not p.name.startswith("samples_"))
     if not files:
         raise InputError(f"{path}: no lm-eval results JSON files found")
-    frame = pd.concat([read_lm_eval_json(p) for p in files], ignore_index=True)
-    _require_params(frame, str(path))
-    return validate_results(frame, source=str(path))
+    return _validated_with_params(pd.concat([read_lm_eval_json(p) for p in files], ignore_index=True), str(path))
 
 
-def _require_params(frame: pd.DataFrame, source: str) -> None:
-    """lm-eval outputs carry no parameter counts; say so once instead of 'row 1: params is empty'."""
+def _validated_with_params(frame: pd.DataFrame, source: str) -> pd.DataFrame:
+    """``frame`` validated; lm-eval outputs carry no parameter counts, said once instead of 'row 1: params is empty'."""
     if "params" not in frame.columns or frame["params"].isna().all():
-        raise InputError(
-            f"{source}: field 'params': lm-eval results carry no parameter counts; use a tidy CSV with a "
-            "params column (model, benchmark, metric, value, params[, train_tokens]) or `densing eval ingest DIR --models FILE`"
-        )
+        raise InputError(f"{source}: field 'params': lm-eval results carry no parameter counts; use a tidy CSV with a "
+                         "params column (model, benchmark, metric, value, params[, train_tokens]) or `densing eval "
+                         "ingest DIR --models FILE`")
+    return validate_results(frame, source=source)
 
 
 def attach_metadata(frame: pd.DataFrame, metadata: pd.DataFrame, *, source: str = "<metadata>") -> pd.DataFrame:

@@ -70,10 +70,8 @@ def require_columns(frame: pd.DataFrame, columns, source: str) -> None:
                          "a table names each column once")
     missing = [c for c in columns if c not in frame.columns]
     if missing:
-        raise InputError(
-            f"{source}: missing required column(s) {', '.join(missing)} "
-            f"(have: {', '.join(map(str, frame.columns)) or 'none'})"
-        )
+        raise InputError(f"{source}: missing required column(s) {', '.join(missing)} "
+                         f"(have: {', '.join(map(str, frame.columns)) or 'none'})")
     if len(frame) == 0:
         raise InputError(f"{source}: the table has no rows")
 

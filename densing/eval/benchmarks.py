@@ -96,11 +96,8 @@ PUBLIC_TABLE = "public_models.csv"
 SWALLOW_TABLE = "swallow/swallow_2025-06.csv"
 #: Each suite → the table (under ``densing.paths.RESULTS``) whose models ``densing measure`` places a user's against;
 #: a suite not named here uses :data:`PUBLIC_TABLE`.
-SUITE_TABLES: dict[str, str] = {
-    "leaderboard-v1": PUBLIC_TABLE,
-    "leaderboard-v2": PUBLIC_TABLE,
-    "swallow-en": SWALLOW_TABLE,
-}
+SUITE_TABLES: dict[str, str] = {"leaderboard-v1": PUBLIC_TABLE, "leaderboard-v2": PUBLIC_TABLE,
+                                "swallow-en": SWALLOW_TABLE}
 #: Each suite benchmark → the benchmark of the same score (metric ``score``) in its suite's target table
 #: (:data:`SUITE_TABLES`), which ``densing trend`` inverts and ``densing measure`` places a user's models against;
 #: the run's ``Benchmark.metric`` is the table's.

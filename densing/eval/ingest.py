@@ -30,23 +30,6 @@ from densing.eval.store import is_done, write_part
 _DATE_SUFFIX = re.compile(r"_(\d{4}-\d{2}-\d{2}T[\d\-.:]+)$")
 
 
-def _file_hash(*paths: Path, extra: str = "") -> str:
-    digest = hashlib.sha256(f"densing {densing.__version__}\x1f{extra}".encode())
-    for path in paths:
-        digest.update(path.name.encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
-
-
-def _ingest_frames_pythia(root: Path) -> list[tuple[Path, pd.DataFrame]]:
-    frames = [read_pythia_evals(root, suite=suite, shots=shots) for suite in ("standard", "deduped")
-              for shots in ("zero-shot", "five-shot") if pythia_runs(root, suite=suite, shots=shots)]
-    if not frames:
-        raise InputError(f"{root}: no Pythia result files found")
-    frame = pd.concat(frames, ignore_index=True)
-    return [(Path(source), part) for source, part in frame.groupby("source", sort=True)]
-
-
 # ---------------------------------------------------------------------------------------------
 # lm-eval 0.4 samples
 
@@ -157,7 +140,11 @@ def ingest(directory: str | Path, store: str | Path, *, metadata: pd.DataFrame |
     check_writable_folder(store)  # before any output is read
     pythia = sniff_format(root).name == "pythia_evals"
     if pythia:  # already validated by read_pythia_evals
-        parts = _ingest_frames_pythia(root)
+        frames = [read_pythia_evals(root, suite=suite, shots=shots) for suite in ("standard", "deduped")
+                  for shots in ("zero-shot", "five-shot") if pythia_runs(root, suite=suite, shots=shots)]
+        if not frames:
+            raise InputError(f"{root}: no Pythia result files found")
+        parts = [(Path(source), part) for source, part in pd.concat(frames, ignore_index=True).groupby("source")]
     else:
         files = sorted(p for p in root.rglob("*.json") if not p.name.startswith("samples_"))
         if not files:
@@ -171,7 +158,11 @@ def ingest(directory: str | Path, store: str | Path, *, metadata: pd.DataFrame |
         extra = _samples_files(source) if source.suffix == ".json" else {}
         key = f"ingest {source.relative_to(root) if source.is_relative_to(root) else source.name}"
         meta_text = "" if metadata is None else metadata.to_json()
-        value = _file_hash(source, *sorted(extra.values()), extra=meta_text)
+        digest = hashlib.sha256(f"densing {densing.__version__}\x1f{meta_text}".encode())
+        for path in (source, *sorted(extra.values())):
+            digest.update(path.name.encode())
+            digest.update(path.read_bytes())
+        value = digest.hexdigest()[:16]
         frame = frame.assign(source=str(source), config_hash=value, ingested_from=str(source.relative_to(root)))
         planned.append((str(models[0]), key, frame, value))
     from densing.data.schema import validate_results

@@ -35,10 +35,6 @@ TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "tokenizer.model",
                    "spiece.model", "sentencepiece.bpe.model")
 
 
-def _looks_like_path(text: str) -> bool:
-    return text.startswith(("/", "./", "../", "~")) or text.count("/") >= 2 or text.count(os.sep) >= 2
-
-
 def check_model_source(spec: ModelSpec) -> None:
     """Raise :class:`EvalError` if a model given as a local path (or GGUF file) does not exist."""
     try:
@@ -57,7 +53,8 @@ def check_model_source(spec: ModelSpec) -> None:
             raise EvalError(f"model {spec.name!r}: {spec.model}: no tokenizer ({', '.join(TOKENIZER_FILES[:3])} …); "
                             "save the tokenizer beside the weights or name one with model_args tokenizer=…")
         return
-    if _looks_like_path(spec.model):
+    text = spec.model
+    if text.startswith(("/", "./", "../", "~")) or text.count("/") >= 2 or text.count(os.sep) >= 2:
         raise EvalError(f"model {spec.name!r}: {spec.model}: no such model directory")
 
 

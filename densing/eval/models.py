@@ -77,16 +77,13 @@ def _empty(value: object) -> bool:
 
 
 def _bool(value: object, *, where: str) -> bool:
-    if _empty(value):
-        return False
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in ("true", "yes", "1"):
-        return True
-    if text in ("false", "no", "0"):
-        return False
-    raise InputError(f"{where}: field 'trust_remote_code': expected true or false, got {value!r}")
+    if isinstance(value, bool) or _empty(value):
+        return value is True
+    words = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
+    switch = words.get(str(value).strip().lower())
+    if switch is None:
+        raise InputError(f"{where}: field 'trust_remote_code': expected true or false, got {value!r}")
+    return switch
 
 
 def resolve_model_location(model: str) -> str:
