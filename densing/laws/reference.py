@@ -32,24 +32,16 @@ def _resolve_chance(chance: float | str | None, benchmarks: list[str]) -> float 
         raise InputError(f"chance: expected 'auto', 'none' or a number, got {chance!r}") from None
 
 
+_POSITIVE = [Interval(Real, 0, None, closed="neither")]
 #: What :func:`fit_reference`'s arguments may be (with the bootstrap's, :data:`densing.validation.BOOTSTRAP_CONSTRAINTS`).
 FIT_CONSTRAINTS = {
-    **BOOTSTRAP_CONSTRAINTS,
-    "law": [Options(LAWS)],
-    "d0": [D0_TOKENS],
-    "loss_points": [Options({"all", "final"})],
-    "bootstrap_unit": [Options({"auto", *_fit.UNITS})],
-    "metric": [Text()],
-    "n_shot": [Interval(Integral, 0, None), None],
-    "ceiling": [Interval(Real, 0, None, closed="neither"), None],
-    "irreducible": [Options({True, False})],
-    "max_score": [Interval(Real, 0, None, closed="neither")],
-    "min_train_tokens": [Interval(Real, 0, None), None],
-    "final_checkpoints": [Interval(Integral, 1, None)],
-    "min_run_fraction": [Interval(Real, 0, 1, closed="left")],
-    "robust_loss": [Options({"linear", "soft_l1", "huber", "cauchy", "arctan"})],
-    "score_scale": [Interval(Real, 0, None, closed="neither")],
-    "loss_scale": [Interval(Real, 0, None, closed="neither")],
+    **BOOTSTRAP_CONSTRAINTS, "law": [Options(LAWS)], "d0": [D0_TOKENS], "loss_points": [Options({"all", "final"})],
+    "bootstrap_unit": [Options({"auto", *_fit.UNITS})], "metric": [Text()],
+    "n_shot": [Interval(Integral, 0, None), None], "ceiling": [*_POSITIVE, None], "max_score": _POSITIVE,
+    "irreducible": [Options({True, False})], "min_train_tokens": [Interval(Real, 0, None), None],
+    "final_checkpoints": [Interval(Integral, 1, None)], "min_run_fraction": [Interval(Real, 0, 1, closed="left")],
+    "robust_loss": [Options({"linear", "soft_l1", "huber", "cauchy", "arctan"})], "score_scale": _POSITIVE,
+    "loss_scale": _POSITIVE,
 }
 
 
