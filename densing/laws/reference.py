@@ -37,9 +37,10 @@ _POSITIVE = [Interval(Real, 0, None, closed="neither")]
 FIT_CONSTRAINTS = {
     **BOOTSTRAP_CONSTRAINTS, "law": [Options(LAWS)], "d0": [D0_TOKENS], "loss_points": [Options({"all", "final"})],
     "bootstrap_unit": [Options({"auto", *_fit.UNITS})], "metric": [Text()],
-    "n_shot": [Interval(Integral, 0, None), None], "ceiling": [*_POSITIVE, None], "max_score": _POSITIVE,
-    "irreducible": [Options({True, False})], "min_train_tokens": [Interval(Real, 0, None), None],
-    "final_checkpoints": [Interval(Integral, 1, None)], "min_run_fraction": [Interval(Real, 0, 1, closed="left")],
+    "n_shot": [Interval(Integral, 0, None), None], "ceiling": [*_POSITIVE, None],
+    "irreducible": [Options({True, False})], "max_score": _POSITIVE,
+    "min_train_tokens": [Interval(Real, 0, None), None], "final_checkpoints": [Interval(Integral, 1, None)],
+    "min_run_fraction": [Interval(Real, 0, 1, closed="left")],
     "robust_loss": [Options({"linear", "soft_l1", "huber", "cauchy", "arctan"})], "score_scale": _POSITIVE,
     "loss_scale": _POSITIVE,
 }
