@@ -29,14 +29,9 @@ from densing.validation import D0_TOKENS, Interval, Options, validate_params
 COMPONENT_CENSORED = "component_censored"
 
 #: What :func:`compute_density`'s arguments may be.
-DENSITY_CONSTRAINTS = {
-    "d0": [D0_TOKENS, None],
-    "level": [Interval(Real, 0, 1, closed="neither")],
-    "seed": [Interval(Integral, 0, None)],
-    "aggregate": [Options({True, False})],
-    "intervals": [Options({True, False})],
-    "include_poor_fits": [Options({True, False})],
-}
+DENSITY_CONSTRAINTS = {"d0": [D0_TOKENS, None], "level": [Interval(Real, 0, 1, closed="neither")],
+                       "seed": [Interval(Integral, 0, None)],
+                       **dict.fromkeys(("aggregate", "intervals", "include_poor_fits"), [Options({True, False})])}
 
 _CI_QUANTILE_METHOD = "inverted_cdf"  # an observed draw, never an interpolation between ±inf
 #: How many of the reference's bootstrap draws an interval picks (with replacement), at most.

@@ -75,16 +75,6 @@ def _domain_words(kind: str, name: str, p: dict) -> str:
     return f"expected {FIT_DOMAIN[name]}"
 
 
-def _check_draws_domain(kind: str, params: dict, data: dict, source: str) -> None:
-    """Every bootstrap draw's parameters (the point estimate's where a draw has none) inside :data:`FIT_DOMAIN`."""
-    names = list(data.get("bootstrap_names") or [])
-    for i, row in enumerate(data.get("bootstrap") or [], start=1):
-        draw = {**params, **dict(zip(names, row))}
-        if (bad := _law_domain_error(kind, draw)) is not None:
-            raise InputError(f"{source}: field 'bootstrap': draw {i}: {bad[0]} = {bad[1]!r} is outside the law's "
-                             f"domain ({_domain_words(kind, bad[0], draw)})")
-
-
 def check_fit_dict(data: dict, *, source: str = "<fit>") -> None:
     """Check a fit file's content against its schema (format version, kind, parameters inside the law's domain
     :data:`FIT_DOMAIN` in the point estimate and every bootstrap draw, D0, metric, benchmark label, bootstrap shape)
@@ -134,7 +124,11 @@ def check_fit_dict(data: dict, *, source: str = "<fit>") -> None:
         if not isinstance(row, list) or len(row) != len(names):
             raise InputError(f"{source}: field 'bootstrap': draw {i} has {len(row) if isinstance(row, list) else 'no'} "
                              f"values for {len(names)} parameter(s)")
-    _check_draws_domain(kind, params, data, source)
+    for i, row in enumerate(data.get("bootstrap") or [], start=1):  # every draw inside the domain, the point's
+        draw = {**params, **dict(zip(names, row))}  # values where a draw has none
+        if (bad := _law_domain_error(kind, draw)) is not None:
+            raise InputError(f"{source}: field 'bootstrap': draw {i}: {bad[0]} = {bad[1]!r} is outside the law's "
+                             f"domain ({_domain_words(kind, bad[0], draw)})")
     if not data.get("stages"):
         raise InputError(f"{source}: field 'stages': the fit has no fitted stage")
 

@@ -143,7 +143,8 @@ def loss_problem(n_params, train_tokens, loss, *, irreducible: bool = False) -> 
 def _sigmoid_layout(chance: float | None, ceiling: float | None, max_score: float):
     """Which sigmoid amplitudes are free, and how θ maps to (c, d): ``chance`` fixes the floor d, ``ceiling``
     fixes c + d (both checked: :func:`check_sigmoid_options`); with no ceiling c = (max_score − d)·u, u ∈ (0, 1], so
-    that the law never promises more than ``max_score``: the box-bounded form of c + d ≤ max_score."""
+    that the law never promises more than ``max_score``: the box-bounded form of c + d ≤ max_score. Also what the user
+    held fixed: the floor d and/or the ceiling c + d."""
     check_sigmoid_options(chance, ceiling, max_score)
     free = [name for name, fixed in (("d", chance), ("u", ceiling)) if fixed is None]
 
@@ -152,12 +153,7 @@ def _sigmoid_layout(chance: float | None, ceiling: float | None, max_score: floa
         c = ceiling - d if ceiling is not None else (max_score - d) * values["u"]
         return c, d
 
-    return free, resolve
-
-
-def _fixed_values(chance: float | None, ceiling: float | None) -> dict[str, float]:
-    """What the user held fixed: the floor d and/or the ceiling c + d."""
-    return {name: value for name, value in (("d", chance), ("ceiling", ceiling)) if value is not None}
+    return free, resolve, {name: value for name, value in (("d", chance), ("ceiling", ceiling)) if value is not None}
 
 
 def _sigmoid_bounds_and_start(free, y, chance, ceiling, max_score):
@@ -180,7 +176,7 @@ def performance_problem(loss, score, *, chance: float | None = None, ceiling: fl
     ``ceiling`` fix d and c + d (:func:`_sigmoid_layout`)."""
     x = np.asarray(loss, float)
     y = np.asarray(score, float)
-    free, resolve = _sigmoid_layout(chance, ceiling, max_score)
+    free, resolve, fixed = _sigmoid_layout(chance, ceiling, max_score)
     names = ("gamma", "l") + tuple(free)
 
     def to_params(theta):
@@ -203,7 +199,7 @@ def performance_problem(loss, score, *, chance: float | None = None, ceiling: fl
               for gamma in (-0.5, -2.0, -8.0) for quantile in (0.25, 0.5, 0.75)]
     return Problem(
         law="performance", names=names, to_params=to_params, residual=residual, predict=predict, observed=y,
-        lower=np.array(lower), upper=np.array(upper), starts=starts, fixed=_fixed_values(chance, ceiling),
+        lower=np.array(lower), upper=np.array(upper), starts=starts, fixed=fixed,
         max_score=max_score,
     )
 
@@ -216,7 +212,7 @@ def composed_problem(n_params, train_tokens, score, *, chance: float | None = No
     t = np.asarray(train_tokens, float)
     y = np.asarray(score, float)
     centres, ln_n, ln_t, power_terms, amplitudes = _power_terms(n, t)
-    free, resolve = _sigmoid_layout(chance, ceiling, max_score)
+    free, resolve, fixed = _sigmoid_layout(chance, ceiling, max_score)
     names = ("ln_a", "alpha", "ln_b", "beta", "l") + tuple(free)
     gamma = -1.0
     check_identifiable("composed law", n, t)
@@ -241,7 +237,11 @@ def composed_problem(n_params, train_tokens, score, *, chance: float | None = No
         dsig_dlatent = -sig * (1.0 - sig)  # d sigmoid / dL for γ = −1
         amp = p["c"] * dsig_dlatent
         cols = [amp * term_n, -amp * ln_n * term_n, amp * term_t, -amp * ln_t * term_t, -amp]
-        cols += _amplitude_columns(free, dict(zip(names, theta)), p["d"], sig, ceiling, max_score)
+        u = dict(zip(names, theta)).get("u")  # the amplitudes' columns: ∂S/∂u, c = (max_score − d)·u; ∂S/∂d
+        cols += [(max_score - p["d"]) * sig if name == "u"
+                 else 1.0 - sig if ceiling is not None  # d free, c = ceiling − d
+                 else 1.0 - u * sig  # d free, c = (max_score − d)·u
+                 for name in free]
         return np.column_stack(cols)
 
     def predict(p):
@@ -256,18 +256,9 @@ def composed_problem(n_params, train_tokens, score, *, chance: float | None = No
     return Problem(
         law="composed", names=names, to_params=to_params, residual=residual, predict=predict, observed=y,
         lower=np.array(lower), upper=np.array(upper), starts=starts,
-        fixed={"gamma": gamma, **_fixed_values(chance, ceiling)}, max_score=max_score, centres=centres,
+        fixed={"gamma": gamma, **fixed}, max_score=max_score, centres=centres,
         jacobian=jacobian,
     )
-
-
-def _amplitude_columns(free, values: dict, floor: float, sig, ceiling: float | None, max_score: float) -> list:
-    """The Jacobian's columns of the sigmoid's free amplitudes (S = c·σ + d): ∂S/∂u for c = (max_score − d)·u, and
-    ∂S/∂d for d free (c = ceiling − d with a ceiling, c = (max_score − d)·u without)."""
-    return [(max_score - floor) * sig if name == "u"  # c = (max_score − d)·u
-            else 1.0 - sig if ceiling is not None  # d free, c = ceiling − d
-            else 1.0 - values["u"] * sig  # d free, c = (max_score − d)·u
-            for name in free]
 
 
 def theta_from_params(problem: Problem, params: dict[str, float]) -> np.ndarray:

@@ -32,24 +32,17 @@ def _resolve_chance(chance: float | str | None, benchmarks: list[str]) -> float 
         raise InputError(f"chance: expected 'auto', 'none' or a number, got {chance!r}") from None
 
 
+_POSITIVE = [Interval(Real, 0, None, closed="neither")]
 #: What :func:`fit_reference`'s arguments may be (with the bootstrap's, :data:`densing.validation.BOOTSTRAP_CONSTRAINTS`).
 FIT_CONSTRAINTS = {
-    **BOOTSTRAP_CONSTRAINTS,
-    "law": [Options(LAWS)],
-    "d0": [D0_TOKENS],
-    "loss_points": [Options({"all", "final"})],
-    "bootstrap_unit": [Options({"auto", *_fit.UNITS})],
-    "metric": [Text()],
-    "n_shot": [Interval(Integral, 0, None), None],
-    "ceiling": [Interval(Real, 0, None, closed="neither"), None],
-    "irreducible": [Options({True, False})],
-    "max_score": [Interval(Real, 0, None, closed="neither")],
-    "min_train_tokens": [Interval(Real, 0, None), None],
-    "final_checkpoints": [Interval(Integral, 1, None)],
+    **BOOTSTRAP_CONSTRAINTS, "law": [Options(LAWS)], "d0": [D0_TOKENS], "loss_points": [Options({"all", "final"})],
+    "bootstrap_unit": [Options({"auto", *_fit.UNITS})], "metric": [Text()],
+    "n_shot": [Interval(Integral, 0, None), None], "ceiling": [*_POSITIVE, None],
+    "irreducible": [Options({True, False})], "max_score": _POSITIVE,
+    "min_train_tokens": [Interval(Real, 0, None), None], "final_checkpoints": [Interval(Integral, 1, None)],
     "min_run_fraction": [Interval(Real, 0, 1, closed="left")],
-    "robust_loss": [Options({"linear", "soft_l1", "huber", "cauchy", "arctan"})],
-    "score_scale": [Interval(Real, 0, None, closed="neither")],
-    "loss_scale": [Interval(Real, 0, None, closed="neither")],
+    "robust_loss": [Options({"linear", "soft_l1", "huber", "cauchy", "arctan"})], "score_scale": _POSITIVE,
+    "loss_scale": _POSITIVE,
 }
 
 
@@ -84,7 +77,12 @@ def fit_reference(frame: pd.DataFrame, benchmark: str | list[str], *, law: str =
     if law == "two-step" and "loss" not in frame.columns:
         raise InputError("frame: no 'loss' column; the two-step law needs conditional losses (use law='composed')")
     label, points = select_points(frame, names, metric=metric, n_shot=n_shot, need_loss=law == "two-step")
-    loss_set, points = _stage_points(points, loss_points, final_checkpoints, min_train_tokens, min_run_fraction)
+    loss_set = final_points(points, final_checkpoints) if loss_points == "final" else None  # one point per run
+    if min_train_tokens is not None:
+        points = points[points["train_tokens"] >= min_train_tokens].reset_index(drop=True)
+    if min_run_fraction:
+        points = past_run_fraction(points, min_run_fraction)
+    loss_set = points if loss_points == "all" else loss_set
     chance_level = _resolve_chance(chance, names)
     stage_sets = (loss_set, points) if law == "two-step" else (points,)
     data = tuple(tuple(part[c].to_numpy(float) for c in ("params", "train_tokens", "score", "loss")) for part in stage_sets)
@@ -98,44 +96,21 @@ def fit_reference(frame: pd.DataFrame, benchmark: str | list[str], *, law: str =
     unit, resamples = _fit.plan(stage_sets, runs, n_boot=n_boot, seed=seed, unit=bootstrap_unit)
     task = _fit.RefitTask(data, options, tuple(st.params for st in stages), boot_names, robust_loss, scales)
     draws = [d for d in _fit.run(task, resamples, jobs=jobs) if d is not None]
-    record = _record(names, metric=metric, n_shot=n_shot, chance=chance_level, ceiling=ceiling, irreducible=irreducible,
-                     max_score=max_score, min_train_tokens=min_train_tokens, min_run_fraction=min_run_fraction,
-                     loss_points=loss_points, final_checkpoints=final_checkpoints if loss_points == "final" else None,
-                     robust_loss=robust_loss, score_scale=score_scale, loss_scale=loss_scale, n_boot=n_boot,
-                     n_boot_failed=n_boot - len(draws), bootstrap_unit=unit, n_runs=len(runs), seed=seed)
+    from densing import __version__
+
+    record = dict(benchmarks=names, metric=metric, n_shot=n_shot, chance=chance_level, ceiling=ceiling,
+                  irreducible=irreducible, max_score=max_score, min_train_tokens=min_train_tokens,
+                  min_run_fraction=min_run_fraction, loss_points=loss_points,
+                  final_checkpoints=final_checkpoints if loss_points == "final" else None, robust_loss=robust_loss,
+                  score_scale=score_scale, loss_scale=loss_scale, n_boot=n_boot, n_boot_failed=n_boot - len(draws),
+                  bootstrap_unit=unit, n_runs=len(runs), seed=seed, densing_version=__version__)
     record.update(provenance or {})
+    units = frame.loc[frame["benchmark"].isin(names), "loss_unit"] if "loss_unit" in frame.columns else pd.Series()
+    loss_unit = str(units.dropna().iloc[0]) if units.notna().any() else "nats"  # the table's, nats where it has none
     return ReferenceFit(
         kind=law, benchmark=label, metric=metric, params=params, stages=stages, d0=float(d0),
         data_hash=data_hash(pd.concat(list(stage_sets), ignore_index=True), list(POINT_COLUMNS[:5])),
         provenance=record, bootstrap_names=boot_names, bootstrap=tuple(draws), points=point_tuples(points),
-        benchmarks=tuple(names), loss_unit=_loss_unit(frame, names) if law == "two-step" else None,
+        benchmarks=tuple(names), loss_unit=loss_unit if law == "two-step" else None,
         loss_points=point_tuples(loss_set) if law == "two-step" and loss_points == "final" else (),
     )
-
-
-def _loss_unit(frame: pd.DataFrame, names: list[str]) -> str:
-    """The unit of the benchmarks' losses: the table's ``loss_unit`` where it has one, nats otherwise."""
-    units = frame.loc[frame["benchmark"].isin(names), "loss_unit"] if "loss_unit" in frame.columns else pd.Series([], dtype=object)
-    return str(units.dropna().iloc[0]) if units.notna().any() else "nats"
-
-
-def _stage_points(points: pd.DataFrame, loss_points: str, final_checkpoints: int, min_train_tokens: float | None,
-                  min_run_fraction: float) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(the loss law's points, the performance law's points): the checkpoints past ``min_train_tokens`` and
-    ``min_run_fraction`` for both, or, with ``loss_points="final"``, one point per run (of every checkpoint) for the
-    loss law."""
-    loss_set = final_points(points, final_checkpoints) if loss_points == "final" else None
-    if min_train_tokens is not None:
-        points = points[points["train_tokens"] >= min_train_tokens].reset_index(drop=True)
-    if min_run_fraction:
-        points = past_run_fraction(points, min_run_fraction)
-    return (points if loss_points == "all" else loss_set), points
-
-
-def _record(names: list[str], **fields) -> dict:
-    """The fit's provenance: the benchmarks, the options as given (``final_checkpoints`` only with
-    ``loss_points="final"``) and the bootstrap's outcome in the order of ``fields`` (the order a fit file writes
-    them), then densing's version."""
-    from densing import __version__
-
-    return {"benchmarks": names, **fields, "densing_version": __version__}

@@ -16,29 +16,21 @@ import pandas as pd
 
 from densing.errors import InputError
 
-def _from_lm_eval(path: Path, model: str | None) -> pd.DataFrame:
-    """One lm-eval results JSON as tidy rows of its tasks (module docstring, step 1), read once: a task that is a
-    subtask of a group the file holds (its ``group_subtasks``) is part of that group's score."""
-    from densing.data.readers import read_lm_eval_results
-
-    raw, data = read_lm_eval_results(path, model=model)
-    groups = data.get("group_subtasks") if isinstance(data.get("group_subtasks"), dict) else {}
-    parts = {task for group, tasks in groups.items() if group in data["results"] and isinstance(tasks, list)
-             for task in tasks}
-    raw = raw[~raw["benchmark"].isin(parts)].copy()
-    size = (data.get("config") or {}).get("model_num_parameters")
-    raw["params"] = size if size is not None else math.nan
-    return raw
-
-
 def _read(path: Path, model: str | None) -> pd.DataFrame:
-    """The rows of a scores file as written, read once (a pipe too): an lm-eval results JSON by its ``.json``, a
-    Parquet table by ``.parquet``/``.pq``, else CSV."""
-    from densing.data.readers import read_csv_file
+    """The rows of a scores file as written, read once (a pipe too): an lm-eval results JSON by its ``.json`` (its tasks
+    as tidy rows), a Parquet table by ``.parquet``/``.pq``, else CSV."""
+    from densing.data.readers import read_csv_file, read_lm_eval_results
 
     suffix = path.suffix.lower()
-    if suffix == ".json":
-        return _from_lm_eval(path, model)
+    if suffix == ".json":  # a subtask of a group the file holds (its group_subtasks) is part of the group's score
+        raw, data = read_lm_eval_results(path, model=model)
+        groups = data.get("group_subtasks") if isinstance(data.get("group_subtasks"), dict) else {}
+        parts = {task for group, tasks in groups.items() if group in data["results"] and isinstance(tasks, list)
+                 for task in tasks}
+        raw = raw[~raw["benchmark"].isin(parts)].copy()
+        size = (data.get("config") or {}).get("model_num_parameters")
+        raw["params"] = size if size is not None else math.nan
+        return raw
     if suffix in (".parquet", ".pq"):
         try:
             return pd.read_parquet(path)
@@ -47,10 +39,30 @@ def _read(path: Path, model: str | None) -> pd.DataFrame:
     return read_csv_file(path, dtype=str, keep_default_na=False, na_values=[""])
 
 
-def _with_given(frame: pd.DataFrame, source: str, model: str | None, params: float | None,
-                release_date: str | None) -> pd.DataFrame:
-    """``frame`` with the model's name, size and date given (they override the file's); a model left without a size
-    or a date is an InputError naming ``source`` and the field."""
+def read_scores(path: str | Path, *, model: str | None = None, params: float | None = None,
+                release_date: str | None = None) -> pd.DataFrame:
+    """A scores file as the public table's rows: ``model, benchmark, metric, value, stderr, params, release_date,
+    release_date_source`` (module docstring, step 1). ``model``, ``params`` and ``release_date`` name, size and date a
+    one-model file (overriding the file's); a model left without a size or a date is an
+    :class:`~densing.errors.InputError` naming the file and the field."""
+    from densing.validation import as_path
+
+    path = as_path(path, "scores")
+    if not path.exists():
+        raise InputError(f"{path}: scores: no such file (a table, tidy or one row per model, or an lm-eval results JSON)")
+    if path.is_dir():
+        raise InputError(f"{path}: scores: a folder; give one file (a table, or an lm-eval results JSON)")
+    return scores_rows(_read(path, model), str(path), model=model, params=params, release_date=release_date)
+
+
+def scores_rows(frame: pd.DataFrame, source: str, *, model: str | None = None, params: float | None = None,
+                release_date: str | None = None) -> pd.DataFrame:
+    """A table of scores as written (tidy or wide, a file's or a DataFrame given to :func:`place`) as the public
+    table's checked rows (:func:`read_scores`), by one names contract (:func:`densing.data.names.scores_table`),
+    the model's name, size and date given overriding the file's; a model left without a size or a date is an
+    InputError naming ``source`` and the field."""
+    from densing.data.benchmarks import with_stderr
+    from densing.data.names import scores_table
     from densing.numbers import parse_date
 
     frame = frame.copy()
@@ -77,33 +89,7 @@ def _with_given(frame: pd.DataFrame, source: str, model: str | None, params: flo
         if len(missing):
             raise InputError(f"{source}: field '{field}': no value for {', '.join(map(str, missing[:3]))} (give {option} "
                              f"or a '{field}' column)")
-    return frame
-
-
-def read_scores(path: str | Path, *, model: str | None = None, params: float | None = None,
-                release_date: str | None = None) -> pd.DataFrame:
-    """A scores file as the public table's rows: ``model, benchmark, metric, value, stderr, params, release_date,
-    release_date_source`` (module docstring, step 1). ``model``, ``params`` and ``release_date`` name, size and date a
-    one-model file (overriding the file's); a model left without a size or a date is an
-    :class:`~densing.errors.InputError` naming the file and the field."""
-    from densing.validation import as_path
-
-    path = as_path(path, "scores")
-    if not path.exists():
-        raise InputError(f"{path}: scores: no such file (a table, tidy or one row per model, or an lm-eval results JSON)")
-    if path.is_dir():
-        raise InputError(f"{path}: scores: a folder; give one file (a table, or an lm-eval results JSON)")
-    return scores_rows(_read(path, model), str(path), model=model, params=params, release_date=release_date)
-
-
-def scores_rows(frame: pd.DataFrame, source: str, *, model: str | None = None, params: float | None = None,
-                release_date: str | None = None) -> pd.DataFrame:
-    """A table of scores as written (tidy or wide, a file's or a DataFrame given to :func:`place`) as the public
-    table's checked rows (:func:`read_scores`), by one names contract (:func:`densing.data.names.scores_table`)."""
-    from densing.data.benchmarks import with_stderr
-    from densing.data.names import scores_table
-
-    frame = scores_table(_with_given(frame, source, model, params, release_date), source)
+    frame = scores_table(frame, source)
     frame["release_date"] = frame["release_date"].dt.strftime("%Y-%m-%d")
     return with_stderr(frame)
 

@@ -39,8 +39,15 @@ def _chance_note(scores: pd.DataFrame, benchmarks: Sequence[str]) -> dict[str, s
             needs.setdefault(str(row.model), []).append(_items_to_clear_chance(row, chance))
     counts = inverted["model"].astype(str).value_counts()
     for model, need in needs.items():
-        if len(need) == counts[model]:  # every inverted score at chance: the items are too few for a number
-            notes[model].append(_too_few_items(need))
+        if len(need) != counts[model]:
+            continue  # else every inverted score is at chance: the benchmark that needs the fewest items to leave it
+        needed, benchmark, items = min(need)
+        if not (math.isfinite(needed) and math.isfinite(items) and items > 0):
+            notes[model].append("more items cannot make it a number: no score is above chance")
+        else:
+            notes[model].append(f"too few items for a number: {benchmark}'s standard error is that of about "
+                                f"{items:,.0f} items, and about {math.ceil(needed):,} would take its score "
+                                f"{CHANCE_STDERRS:g} standard errors clear of chance")
     return {m: "; ".join(v) for m, v in notes.items()}
 
 
@@ -55,16 +62,6 @@ def _items_to_clear_chance(row, chance: float) -> tuple[float, str, float]:
     margin = value - chance
     needed = items * (CHANCE_STDERRS * stderr / margin) ** 2 if margin > 0 and stderr > 0 else math.inf
     return needed, str(row.benchmark), items
-
-
-def _too_few_items(need: list[tuple[float, str, float]]) -> str:
-    """The words of :func:`_chance_note` for a model whose every score is at chance: the benchmark that needs the
-    fewest items to leave it, and how many."""
-    needed, benchmark, items = min(need)
-    if not (math.isfinite(needed) and math.isfinite(items) and items > 0):
-        return "more items cannot make it a number: no score is above chance"
-    return (f"too few items for a number: {benchmark}'s standard error is that of about {items:,.0f} items, and about "
-            f"{math.ceil(needed):,} would take its score {CHANCE_STDERRS:g} standard errors clear of chance")
 
 
 def line_dates(measurement, rule: str) -> tuple[str, str] | None:

@@ -26,16 +26,10 @@ from densing.validation import validate_params
 
 AI2_TABLE = paths.RESULTS / "olmo_ladder" / "ai2_chained_main.csv"
 #: AI2's task keys → the tidy table's benchmark names
-AI2_TASKS = {
-    "mmlu_avg_test_5shot": "olmes_mmlu",
-    "hellaswag_val_5shot": "olmes_hellaswag",
-    "arc_challenge_test_5shot": "olmes_arc_challenge",
-    "arc_easy_test_5shot": "olmes_arc_easy",
-    "piqa_val_5shot": "olmes_piqa",
-    "csqa_val_5shot": "olmes_csqa",
-    "socialiqa_val_5shot": "olmes_socialiqa",
-    "openbookqa_test_5shot": "olmes_openbookqa",
-}
+AI2_TASKS = {"mmlu_avg_test_5shot": "olmes_mmlu", "hellaswag_val_5shot": "olmes_hellaswag",
+             "arc_challenge_test_5shot": "olmes_arc_challenge", "arc_easy_test_5shot": "olmes_arc_easy",
+             "piqa_val_5shot": "olmes_piqa", "csqa_val_5shot": "olmes_csqa", "socialiqa_val_5shot": "olmes_socialiqa",
+             "openbookqa_test_5shot": "olmes_openbookqa"}
 FIVE_TASKS = ("olmes_mmlu", "olmes_hellaswag", "olmes_piqa", "olmes_socialiqa", "olmes_csqa")
 HELD_OUT = ("olmo-2-7b", "olmo-2-13b")
 DENSITY_TARGETS = ("olmo-2-1b", "olmo-2-7b", "olmo-2-13b")
