@@ -62,12 +62,12 @@ def header(field: str, unit: str | None = None) -> str:
     if name in HEADERS:
         text = HEADERS[name]
     elif name.startswith("density:"):
-        text = "ρ " + name.split(":", 1)[1]
+        text = "ρ " + name.removeprefix("density:")
     elif name.startswith(("density_ci_low:", "density_ci_high:", "bound:")):
-        field, benchmark = name.split(":", 1)
+        field, _, benchmark = name.partition(":")
         text = f"ρ {benchmark} " + {"density_ci_low": "95% low", "density_ci_high": "95% high", "bound": "bound"}[field]
     elif name.startswith("score:"):
-        text = "score " + name.split(":", 1)[1]
+        text = "score " + name.removeprefix("score:")
     elif name.endswith("_ci") and name.startswith("months"):  # an interval written as text beside its months
         text = header(name[:-3]) + " 95% CI"
     else:  # a duration's unit is written once, by the column (``step_time_us`` → ``step time (ms)``)
