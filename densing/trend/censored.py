@@ -94,10 +94,11 @@ def _rotate(t, y, above, below, out, pivot: np.ndarray) -> tuple[np.ndarray, np.
     with np.errstate(divide="ignore", invalid="ignore"):
         s = (y - y_p) / d
     still = (d == 0) | out
-    s[still] = np.inf
+    np.copyto(s, np.inf, where=still)
     size = np.abs(d)
     up = np.where(forward, above, below) * size
-    down = np.where(forward, below, above) * size + up  # up + down
+    down = above * size
+    down += below * size  # up + down, the same sum whichever side a point lies on
     order = np.argsort(s, axis=1)
     order += flat[:, None]
     ranked = s.ravel()[order]

@@ -40,3 +40,31 @@ def test_python_dash_m_densing_cli_runs_the_command_line():
 
     done = subprocess.run([sys.executable, "-m", "densing.cli", "eval", "--help"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and "--list" in done.stdout
+
+
+_BLAS = ("import atexit, os\n"
+         "def _blas():\n"
+         "    from threadpoolctl import threadpool_info\n"
+         "    threads = sorted({i['num_threads'] for i in threadpool_info() if i['internal_api'] == 'openblas'})\n"
+         "    print('BLAS', os.environ.get('OPENBLAS_NUM_THREADS'), threads, file=sys.stderr)\n"
+         "atexit.register(_blas)\n")
+
+
+@pytest.mark.parametrize("setting", [None, "2"])
+def test_a_table_command_runs_blas_in_one_thread_unless_the_user_sets_it(monkeypatch, setting):
+    """``densing.cli.TABLE_COMMANDS`` set OPENBLAS_NUM_THREADS=1 before numpy loads (numpy's and scipy's OpenBLAS
+    then start no threads of their own); a value in the user's environment stays."""
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    if setting is not None:
+        monkeypatch.setenv("OPENBLAS_NUM_THREADS", setting)
+    done = _run("density", "--format", "json", extra=_BLAS)
+    assert done.returncode == 0, done.stderr
+    line = done.stderr.strip().splitlines()[-1]
+    assert line == ("BLAS 1 [1]" if setting is None else "BLAS 2 [2]"), line
+
+
+def test_a_command_that_runs_models_keeps_the_users_blas_threads(monkeypatch):
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    done = _run("eval", "--help", extra=_BLAS)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith("BLAS None"), done.stderr
