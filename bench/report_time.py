@@ -1,5 +1,6 @@
 """Whole-process time of ``densing report`` (and ``densing trend --by benchmark``) against a baseline commit.
 
+Each command runs as the ``densing`` console script runs it (``python -m densing.cli``: :func:`densing.cli.run`).
 The baseline is the same command run from a checkout of ``--baseline`` (a commit of this repository,
 default ``main``: the landed tree) made with ``git worktree`` in a temporary folder and imported through
 ``PYTHONPATH`` (its ``src/`` where the package lives there), so both run in this interpreter with the same
@@ -38,7 +39,7 @@ def main() -> None:
         runs = {}
         for name, tree in (("current", ROOT), ("baseline", base)):
             env = environment(package_root(tree))
-            runs[name] = ([sys.executable, "-m", "densing.cli.app", *words], env, tree)
+            runs[name] = ([sys.executable, "-m", "densing.cli", *words], env, tree)
         load_before = os.getloadavg()
         for name in runs:  # one warm-up each (file caches, compiled bytecode)
             seconds(*runs[name])

@@ -82,7 +82,7 @@ def main() -> None:
             for shape in args.shapes:
                 for k in args.sizes:
                     table = replicated(k, shape, Path(tmp))
-                    argv = [sys.executable, "-m", "densing.cli.app",
+                    argv = [sys.executable, "-m", "densing.cli",
                             *(w.format(table=table, out=Path(tmp) / "report.html") for w in COMMANDS[command])]
                     if k == args.sizes[0]:
                         run(argv)  # warm-up: file caches, compiled bytecode
