@@ -35,6 +35,9 @@ from densing.laws.bounds import LOWER, UPPER
 
 #: The most pivots of one walk (each strictly lowers the objective; a bootstrap's walks take 1–4).
 MAX_PIVOTS = 500
+#: The most rows one walk solves at once; more are solved in blocks of this many (a row's walk is its own, and the
+#: temporaries of a block of rows × 109 targets stay under 20 MB, where a whole row's references × draws reach 130).
+BLOCK_ROWS = 2048
 
 
 def _costs(kind: np.ndarray, weight: np.ndarray, quantile: float) -> tuple[np.ndarray, np.ndarray]:
@@ -141,6 +144,15 @@ def _walk(t, y, kind, weight, quantile: float, start) -> tuple[np.ndarray, ...]:
     t, y, kind, weight = (np.asarray(a, float) for a in (t, y, kind, weight))
     shape = np.broadcast_shapes(t.shape, y.shape, kind.shape, weight.shape)
     shape = shape if len(shape) == 2 else (1, *shape)
+    if shape[0] > BLOCK_ROWS:  # in blocks of rows: each row's walk is its own arithmetic
+        if start is not None:  # a start with any non-finite number is no start for any row (_first_pivots)
+            start = (tuple(np.broadcast_to(np.asarray(v, float), shape[:1]) for v in start)
+                     if np.all(np.isfinite(start)) else None)
+        cut = [(np.broadcast_to(a, shape) if a.ndim == 2 else a) for a in (t, y, kind, weight)]
+        pieces = [_walk(*(a[low:low + BLOCK_ROWS] if a.ndim == 2 else a for a in cut), quantile,
+                        None if start is None else tuple(v[low:low + BLOCK_ROWS] for v in start))
+                  for low in range(0, shape[0], BLOCK_ROWS)]
+        return tuple(np.concatenate(piece) for piece in zip(*pieces))
     shared = t.ndim == 1 and bool(np.isfinite(t).all())  # one row of dates for every problem: kept as one row
     t, y, kind, weight = (np.broadcast_to(a, shape) for a in (t, y, kind, weight))
     if shape[1] == 0:

@@ -233,6 +233,33 @@ def test_dates_given_once_or_per_row_give_the_same_lines_to_the_bit(seed, n, dra
             assert np.array_equal(a, b, equal_nan=True)
 
 
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(3, 30), draws=st.integers(2, 40), block=st.integers(1, 9),
+       start=st.sampled_from(["none", "numbers", "rows", "a row not finite"]), shared=st.booleans())
+def test_rows_solved_in_blocks_equal_the_rows_solved_at_once_to_the_bit(seed, n, draws, block, start, shared):
+    """Above ``BLOCK_ROWS`` rows the walk solves them in blocks: every output of every row is the one-call walk's
+    (dates once or per row, starts as numbers, per row, or with a row not finite: then no row has a start)."""
+    from densing.trend import censored
+
+    rng = np.random.default_rng(seed)
+    t = np.round(rng.uniform(0, 600, n), -1)
+    dates = t if shared else np.broadcast_to(t, (draws, n)).copy()
+    y = 0.004 * t + rng.normal(0, 1, (draws, n))
+    kind = rng.choice([EXACT, EXACT, LOWER, UPPER], (draws, n))
+    weight = rng.integers(0, 3, (draws, n)).astype(float)
+    lines = {"none": None, "numbers": (0.004, 0.0),
+             "rows": (rng.normal(0.004, 0.002, draws), rng.normal(0, 1, draws)),
+             "a row not finite": (np.where(np.arange(draws) == draws // 2, np.nan, 0.004), np.zeros(draws))}[start]
+    at_once = censored._walk(dates, y, kind, weight, 0.9, lines)
+    whole, censored.BLOCK_ROWS = censored.BLOCK_ROWS, block
+    try:
+        in_blocks = censored._walk(dates, y, kind, weight, 0.9, lines)
+    finally:
+        censored.BLOCK_ROWS = whole
+    for a, b in zip(at_once, in_blocks):
+        assert a.shape == b.shape and np.array_equal(a, b, equal_nan=True)
+
+
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 10_000), n=st.integers(4, 25), quantile=st.sampled_from([0.1, 0.5, 0.9]),
        bounds=st.booleans())
