@@ -127,18 +127,42 @@ def end_process(process, grace: float = GRACE_S) -> None:
 
 
 def end_pool(pool, grace: float = GRACE_S) -> None:
-    """Stop a ``ProcessPoolExecutor`` now: queued work cancelled, its processes terminated and reaped (safe on a
-    finished pool, and more than once)."""
+    """Stop a ``ProcessPoolExecutor`` now: queued work cancelled, its processes terminated and reaped, its manager
+    thread joined (safe on a finished pool, and more than once). The manager thread notices the ended processes and
+    stops; an error it meets on their closed pipes meanwhile is not reported (:func:`_quiet_ending`)."""
     processes = list((getattr(pool, "_processes", None) or {}).values())
+    thread = getattr(pool, "_executor_manager_thread", None)  # read before shutdown, which drops it
+    if thread is not None:
+        _quiet_ending(thread)
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         if process.is_alive():
             process.terminate()
     for process in processes:
         end_process(process, grace)
-    thread = getattr(pool, "_executor_manager_thread", None)  # it notices the ended processes and stops
     if thread is not None:
         thread.join(grace)
+
+
+#: The manager threads of the pools :func:`end_pool` ends.
+_ENDING: weakref.WeakSet = weakref.WeakSet()
+
+
+def _quiet_ending(thread) -> None:
+    """Leave an error of ``thread`` unreported (``threading.excepthook``, chained to the hook before it, installed
+    once): a pool's manager thread may fail on a pipe of a worker :func:`end_pool` has just terminated, an error of
+    the ending, not of the work."""
+    import threading
+
+    if getattr(threading.excepthook, "__name__", "") != "_unless_ending":
+        previous = threading.excepthook
+
+        def _unless_ending(args) -> None:
+            if args.thread is None or args.thread not in _ENDING:
+                previous(args)
+
+        threading.excepthook = _unless_ending
+    _ENDING.add(thread)
 
 
 def end_subprocess(process, grace: float = GRACE_S) -> None:

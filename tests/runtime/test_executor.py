@@ -172,3 +172,28 @@ def test_the_heap_is_frozen_while_workers_are_forked_and_left_as_it_was(monkeypa
         monkeypatch.undo()
         gc.unfreeze()
     assert gc.get_freeze_count() == 0
+
+
+def test_end_pool_joins_the_manager_thread_and_leaves_its_ending_errors_unreported(monkeypatch):
+    """The pool's manager thread is read before shutdown drops it, and joined; an error a thread raises while its pool
+    is being ended does not reach the hook before densing's, while another thread's error does."""
+    import threading
+
+    pool = executor.process_pool(1)
+    assert pool.submit(abs, -3).result() == 3
+    thread = pool._executor_manager_thread
+    executor.end_pool(pool)
+    assert not thread.is_alive() and not [p for p in (pool._processes or {}).values() if p.is_alive()]
+
+    reported = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: reported.append(args.thread.name))
+
+    def fails():
+        raise RuntimeError("planted: a pipe closed under the thread")
+
+    ending, other = threading.Thread(target=fails), threading.Thread(target=fails)
+    executor._quiet_ending(ending)
+    for each in (ending, other):
+        each.start()
+        each.join()
+    assert reported == [other.name]
