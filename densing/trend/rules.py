@@ -110,12 +110,11 @@ def frontier_lines_weighted(rule: str, t: np.ndarray, y: np.ndarray, kind: np.nd
     rows = np.flatnonzero(fittable)
     if not rows.size:
         return out
-    if rows.size == len(out):  # every row fittable: the rows themselves, not copies of them
-        out[:] = chosen.solve(t, y, kind, counted, np.asarray(labels), quantile, start)
-        return out
-    if start is not None and np.ndim(start[0]):  # one start per row: the fittable rows' own
-        start = tuple(np.asarray(v, float)[rows] for v in start)
-    out[rows] = chosen.solve(t, y[rows], kind[rows], counted[rows], np.asarray(labels), quantile, start)
+    if rows.size < len(out):  # the fittable rows alone (every row fittable: the rows themselves, not copies)
+        y, kind, counted = y[rows], kind[rows], counted[rows]
+        if start is not None and np.ndim(start[0]):  # one start per row: the fittable rows' own
+            start = tuple(np.asarray(v, float)[rows] for v in start)
+    out[rows] = chosen.solve(t, y, kind, counted, np.asarray(labels), quantile, start)
     return out
 
 
