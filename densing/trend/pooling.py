@@ -154,10 +154,13 @@ def _row_medians(values: np.ndarray, counted: np.ndarray) -> np.ndarray:
 
 def _scale(y: np.ndarray, kind: np.ndarray, own: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every reference's ln ρ for every target (module docstring, step 2), shapes (R, K, n): own members from the
-    other references on this one's scale; also the offsets δ (R, K)."""
+    other references on this one's scale; also the offsets δ (R, K). ``y`` and ``kind`` are the caller's own new
+    arrays: their own members' columns are written in place, the only elements that change."""
     count, draws, _ = y.shape
-    y = np.where(own[:, None, :], np.nan, y)
-    kind = np.where(own[:, None, :], np.nan, kind)
+    members = [np.flatnonzero(own[r]) for r in range(count)]  # each reference's own members
+    for r, columns in enumerate(members):
+        y[r][:, columns] = np.nan
+        kind[r][:, columns] = np.nan
     exact = (kind == EXACT) & np.isfinite(y)
     delta = np.zeros((count, draws))
     for r in range(1, count):
@@ -178,9 +181,10 @@ def _scale(y: np.ndarray, kind: np.ndarray, own: np.ndarray) -> tuple[np.ndarray
         first_kind = np.where(has, kind[r], first_kind)
     fill = np.where(np.isfinite(mean_exact), mean_exact, first)
     fill_kind = np.where(np.isfinite(mean_exact), EXACT, first_kind)
-    y_out = np.where(own[:, None, :], fill[None] + delta[:, :, None], y)
-    kind_out = np.where(own[:, None, :], fill_kind[None], kind)
-    return y_out, kind_out, delta
+    for r, columns in enumerate(members):
+        y[r][:, columns] = fill[:, columns] + delta[r][:, None]
+        kind[r][:, columns] = fill_kind[:, columns]
+    return y, kind, delta
 
 
 def reference_targets(inversion, frame: pd.DataFrame) -> CommonTargets:
