@@ -244,21 +244,70 @@ def _family_weights(clusters: np.ndarray, count: int, rng: np.random.Generator) 
     return counts[:, clusters]
 
 
-def _densities(common: CommonTargets, data: dict, sources: tuple[str, ...], count: int, rng: np.random.Generator
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """ln ρ and kinds (R, K, n) of ``count`` paired draws of ``sources``, and each draw's count of every target (K, n):
-    the family-cluster resample (module docstring, step 3), or every target once."""
+#: The most densities (references × draws × targets) a set of paired draws holds at once, about 32 MB an array. A set
+#: with more keeps its random numbers alone and computes its densities again, a chunk of draws at a time, wherever a
+#: rule's lines are asked of them: each draw's inversions and lines are its own arithmetic, so the numbers are the same
+#: and a row's memory grows with its references × targets, not × draws as well (the public table's largest set of
+#: draws, HellaSwag's, holds 1.05 million).
+DRAW_CELLS = 2 ** 22
+
+
+@dataclass(frozen=True)
+class Draws:
+    """``len`` paired draws of ``sources`` (module docstring, step 3): their random numbers — the score noise (draws,
+    n, B) or 0, each draw's count of every target ``weight`` (draws, n), each reference's fit draws or None — and their
+    ln ρ and kinds (R, draws, n) where these fit in :data:`DRAW_CELLS` (else None: :func:`_chunks` computes them)."""
+
+    sources: tuple[str, ...]
+    noise: np.ndarray | float = field(repr=False)
+    weight: np.ndarray = field(repr=False)
+    picks: tuple = field(repr=False)
+    y: np.ndarray | None = field(repr=False, default=None)
+    kind: np.ndarray | None = field(repr=False, default=None)
+
+    def __len__(self) -> int:
+        return len(self.weight)
+
+    def part(self, low: int, high: int) -> Draws:
+        """Draws ``low`` to ``high`` (their densities, where held, as views)."""
+        cut = (lambda a: None if a is None else a[:, low:high])
+        return Draws(self.sources, self.noise[low:high] if np.ndim(self.noise) else self.noise, self.weight[low:high],
+                     tuple(None if p is None else p[low:high] for p in self.picks), cut(self.y), cut(self.kind))
+
+
+def _random_draws(common: CommonTargets, data: dict, sources: tuple[str, ...], count: int, rng: np.random.Generator
+                  ) -> Draws:
+    """``count`` paired draws of ``sources``: the score noise, the family-cluster resample (module docstring, step 3)
+    or every target once, then each reference's fit draws, from ``rng`` in that order; their densities held where they
+    fit (:data:`DRAW_CELLS`)."""
     scores, sigma, n = data["scores"], data["sigma"], data["n"]
     noise = rng.standard_normal((count, *scores.shape)) * np.nan_to_num(sigma) if "score" in sources else 0.0
-    drawn = np.ascontiguousarray(np.broadcast_to(scores[None] + noise, (count, *scores.shape)))
     weight = _family_weights(data["clusters"], count, rng) if "models" in sources else np.ones((count, n))
+    picks = tuple(rng.integers(inv.n_draws, size=count) if "fit" in sources else None for inv in common.inversions)
+    draws = Draws(tuple(sources), noise, weight, picks)
+    return _held(common, data, draws)
+
+
+def _held(common: CommonTargets, data: dict, draws: Draws) -> Draws:
+    """``draws`` with their densities computed and held where they fit in :data:`DRAW_CELLS`, else without."""
+    if len(common.inversions) * len(draws) * data["n"] > DRAW_CELLS:
+        return replace(draws, y=None, kind=None)
+    if draws.y is not None:
+        return draws
+    return replace(draws, **dict(zip(("y", "kind"), _densities(common, data, draws))))
+
+
+def _densities(common: CommonTargets, data: dict, draws: Draws) -> tuple[np.ndarray, np.ndarray]:
+    """ln ρ and kinds (R, K, n) of the K paired ``draws``."""
+    scores, sigma, n = data["scores"], data["sigma"], data["n"]
+    count = len(draws)
+    drawn = np.ascontiguousarray(np.broadcast_to(scores[None] + draws.noise, (count, *scores.shape)))
     # without score noise and fit draws every draw inverts the same scores under the same fit: one inversion serves
     # them all (each model's inversion is its own arithmetic, so the same numbers)
-    once = "score" not in sources and "fit" not in sources
+    once = "score" not in draws.sources and "fit" not in draws.sources
     ys, kinds = [], []
     inverted = drawn[:1] if once else drawn
-    for inv, caps in zip(common.inversions, data["caps"]):
-        picks = rng.integers(inv.n_draws, size=count) if "fit" in sources else None
+    for inv, caps, picks in zip(common.inversions, data["caps"], draws.picks):
         extra = {"weights": inv.weights(scores, sigma)} if hasattr(inv, "weights") else {}
         y, kind = inv.draws(picks, inverted, sigma, data["params"], **extra)
         if data.get("ceilings", True):
@@ -266,7 +315,24 @@ def _densities(common: CommonTargets, data: dict, sources: tuple[str, ...], coun
         ys.append(np.broadcast_to(y, (count, n)))
         kinds.append(np.broadcast_to(kind, (count, n)))
     y, kind, _ = _scale(np.array(ys, float), np.array(kinds, float), common.own)
-    return y, kind, weight
+    return y, kind
+
+
+def _chunks(common: CommonTargets, data: dict, draws: Draws):
+    """(ln ρ, kinds, counts) of ``draws``: the held densities at once, else a chunk of draws at a time."""
+    if draws.y is not None:
+        yield draws.y, draws.kind, draws.weight
+        return
+    step = max(1, DRAW_CELLS // max(len(common.inversions) * data["n"], 1))
+    for low in range(0, len(draws), step):
+        part = draws.part(low, low + step)
+        yield *_densities(common, data, part), part.weight
+
+
+def _slopes(rule: str, quantile: float, common: CommonTargets, data: dict, draws: Draws, start) -> np.ndarray:
+    """Each reference's frontier slope in each of ``draws``, (R, K) (:func:`densing.trend.influence.frontier_slopes`)."""
+    found = [frontier_slopes(rule, quantile, data, y, kind, weight, start) for y, kind, weight in _chunks(common, data, draws)]
+    return found[0] if len(found) == 1 else np.concatenate(found, axis=1)
 
 
 def _point(common: CommonTargets, data: dict, ceilings: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -339,9 +405,9 @@ class PairedDraws:
     common: CommonTargets = field(repr=False)
     data: dict = field(repr=False)
     point: tuple = field(repr=False)  # (y0, kind0, δ0) of _point
-    main: tuple = field(repr=False)  # (y, kind, index) of every source drawn together
+    main: Draws = field(repr=False)  # every source drawn together
     normals: np.ndarray = field(repr=False)  # ε_k of the between-reference spread
-    shares: dict = field(repr=False)  # source → (y, kind, index) of that source drawn alone
+    shares: dict = field(repr=False)  # source → Draws of that source alone
     seed: int = 0
 
     @property
@@ -350,7 +416,7 @@ class PairedDraws:
 
     @property
     def n_boot_share(self) -> int:
-        return self.shares[SHARE_SOURCES[0]][2].shape[0] if self.shares else 0
+        return len(self.shares[SHARE_SOURCES[0]]) if self.shares else 0
 
 
 @validate_params({"n_boot": [Interval(Integral, 2, None)], "n_boot_share": [Interval(Integral, 0, None)]})
@@ -363,9 +429,9 @@ def paired_draws(common: CommonTargets, *, n_boot: int, n_boot_share: int, seed:
 
 def _drawn(common: CommonTargets, data: dict, point: tuple, n_boot: int, n_boot_share: int, seed: int) -> PairedDraws:
     rng = np.random.default_rng(seed)
-    main = _densities(common, data, SHARE_SOURCES, n_boot, rng)
+    main = _random_draws(common, data, SHARE_SOURCES, n_boot, rng)
     normals = rng.standard_normal(n_boot)
-    shares = {source: _densities(common, data, (source,), n_boot_share, rng) for source in SHARE_SOURCES} if n_boot_share else {}
+    shares = {source: _random_draws(common, data, (source,), n_boot_share, rng) for source in SHARE_SOURCES} if n_boot_share else {}
     return PairedDraws(common, data, point, main, normals, shares, seed)
 
 
@@ -377,15 +443,14 @@ def more_draws(draws: PairedDraws, n_boot: int) -> PairedDraws:
     if n_boot <= have:
         return draws
     rng = np.random.default_rng([draws.seed, have])
-    added = _densities(draws.common, draws.data, SHARE_SOURCES, n_boot - have, rng)
-    main = tuple(np.concatenate([old, new], axis=1 if old.ndim == 3 else 0) for old, new in zip(draws.main, added))
+    old, added = draws.main, _random_draws(draws.common, draws.data, SHARE_SOURCES, n_boot - have, rng)
+    held = old.y is not None and added.y is not None
+    main = _held(draws.common, draws.data, Draws(
+        old.sources, np.concatenate([old.noise, added.noise]) if np.ndim(old.noise) else old.noise,
+        np.concatenate([old.weight, added.weight]),
+        tuple(None if a is None else np.concatenate([a, b]) for a, b in zip(old.picks, added.picks)),
+        *((np.concatenate([old.y, added.y], axis=1), np.concatenate([old.kind, added.kind], axis=1)) if held else ())))
     return replace(draws, main=main, normals=np.concatenate([draws.normals, rng.standard_normal(n_boot - have)]))
-
-
-def _first(drawn: tuple, count: int) -> tuple:
-    """The first ``count`` draws of a (y, kind, index) of :func:`_densities`."""
-    y, kind, index = drawn
-    return y[:, :count], kind[:, :count], index[:count]
 
 
 @validate_params({"n_boot": [Interval(Integral, 2, MAX_DRAWS)], "n_boot_share": [Interval(Integral, 0, MAX_DRAWS)],
@@ -424,7 +489,7 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
         raise ValueError(f"pooled_trend: {n_boot} draws and {n_boot_share} of each source asked, {draws.n_boot} and "
                          f"{draws.n_boot_share} made")
     tail = (1 - level) / 2
-    slopes = frontier_slopes(rule, quantile, data, *_first(draws.main, n_boot), lines0)
+    slopes = _slopes(rule, quantile, common, data, draws.main.part(0, n_boot), lines0)
     while True:
         pooled = pool_slopes(points, slopes)
         w = pooled.weights
@@ -439,14 +504,12 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
             break
         more = min(2 * made, draws_cap)  # step 5: an undecided end, twice the draws
         draws = more_draws(draws, more)
-        y, kind, index = draws.main
-        slopes = np.concatenate([slopes, frontier_slopes(rule, quantile, data, y[:, made:more], kind[:, made:more],
-                                                 index[made:more], lines0)], axis=1)
+        slopes = np.concatenate([slopes, _slopes(rule, quantile, common, data, draws.main.part(made, more), lines0)], axis=1)
     n_boot = slopes.shape[1]
     low, high = np.quantile(ok, [tail, 1 - tail])
     per_ref = tuple((float(np.nanquantile(slopes[r], tail)), float(np.nanquantile(slopes[r], 1 - tail))) for r in range(count))
-    sds = {source: float(np.nanstd(w @ frontier_slopes(rule, quantile, data, *_first(draws.shares[source],
-                                                                                      n_boot_share), lines0)))
+    sds = {source: float(np.nanstd(w @ _slopes(rule, quantile, common, data, draws.shares[source].part(0, n_boot_share),
+                                               lines0)))
            if n_boot_share else math.nan for source in SHARE_SOURCES}
     sds["reference"] = spread if n_boot_share else math.nan
     total = sum(v ** 2 for v in sds.values())
@@ -462,7 +525,7 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
                     level, y0[:, 0], kind0[:, 0], tuple(float(v) for v in delta0[:, 0]), ends_mc=ends_mc,
                     slope_without_ceilings=without, ceiling_bounds=bounded, influence=family_influence(*at_point),
                     model_influence=family_influence(*at_point, by="model"),
-                    open_families=open_draws(data, _first(draws.main, n_boot)[2], combined))
+                    open_families=open_draws(data, draws.main.weight[:n_boot], combined))
 
 
 def set_references(candidates: pd.DataFrame, benchmarks: tuple[str, ...], *, strict: bool = False

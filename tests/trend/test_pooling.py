@@ -321,7 +321,33 @@ def test_an_undecided_end_doubles_the_draws_and_keeps_the_first():
     assert decided.n_boot == 100  # decided at the first draws: no more are made
     made = pooling.paired_draws(tilted, n_boot=50, n_boot_share=0, seed=4)
     more = pooling.more_draws(made, 120)
-    assert more.n_boot == 120 and np.array_equal(more.main[0][:, :50], made.main[0])
+    assert more.n_boot == 120 and np.array_equal(more.main.y[:, :50], made.main.y)
+
+
+@pytest.mark.parametrize("per_chunk", [1, 7])
+def test_draws_too_many_to_hold_give_the_same_numbers_a_chunk_at_a_time(monkeypatch, per_chunk):
+    """Draws whose densities exceed DRAW_CELLS keep their random numbers alone and compute their densities again, a
+    chunk of ``per_chunk`` draws at a time: every rule's pooled trend and shares, and a row that doubles its draws,
+    are those of the densities held at once, to the bit."""
+    table = planted(2)
+    chosen = pooling.common_targets(table, [_joint(table, f) for f in ("RefA", "RefB", "RefC")], since=None)
+    rng = np.random.default_rng(0)
+    t = np.sort(rng.uniform(0, 700, 40))
+    y = 0.002 * t + rng.normal(0, 0.8, t.size)
+    base = pooling.pooled_trend(_observed(t, y), n_boot=100, n_boot_share=0, seed=4)
+    tilted = _observed(t, y - float(np.quantile(base.draws, 0.025)) * t)  # undecided at 100 draws: it doubles
+    rules = ("quantile", "all", "envelope")
+    held = [pooling.pooled_trend(chosen, rule=rule, n_boot=40, n_boot_share=10, seed=7) for rule in rules]
+    doubled = pooling.pooled_trend(tilted, n_boot=100, n_boot_share=0, seed=4, draws_cap=800)
+    assert pooling.paired_draws(chosen, n_boot=40, n_boot_share=10, seed=7).main.y is not None and doubled.n_boot > 100
+    monkeypatch.setattr(pooling, "DRAW_CELLS", per_chunk * 3 * len(chosen.frame))
+    made = pooling.paired_draws(chosen, n_boot=40, n_boot_share=10, seed=7)
+    assert made.main.y is None and all(d.y is None for d in made.shares.values())
+    for rule, expected in zip(rules, held):
+        _same_trend(expected, pooling.pooled_trend(chosen, rule=rule, n_boot=40, n_boot_share=10, seed=7))
+        _same_trend(expected, pooling.pooled_trend(chosen, rule=rule, n_boot=40, n_boot_share=10, seed=7, draws=made))
+    monkeypatch.setattr(pooling, "DRAW_CELLS", per_chunk * len(tilted.frame))
+    _same_trend(doubled, pooling.pooled_trend(tilted, n_boot=100, n_boot_share=0, seed=4, draws_cap=800))
 
 
 def test_leaving_a_family_out_is_the_pooled_line_without_its_targets():
