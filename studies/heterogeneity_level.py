@@ -132,8 +132,8 @@ def by_sources(seed: int, families: dict, n_boot: int) -> dict:
     rng = np.random.default_rng(seed)
     out = {"points": points}
     for name, sources in SOURCE_SETS.items():
-        y, kind, index = pooling._densities(chosen, data, sources, n_boot, rng)
-        draws = pooling.frontier_slopes("quantile", 0.9, data, y, kind, index, lines)
+        draws = pooling._slopes("quantile", 0.9, chosen, data, pooling._random_draws(chosen, data, sources, n_boot, rng),
+                                lines)
         pooled = pooling.pool_slopes(points, draws)
         out[name] = (float(chi2.sf(pooled.q, pooled.df)), np.nanstd(draws[1:] - draws[:1], axis=1))
     return out
