@@ -285,16 +285,15 @@ def _random_draws(common: CommonTargets, data: dict, sources: tuple[str, ...], c
     weight = _family_weights(data["clusters"], count, rng) if "models" in sources else np.ones((count, n))
     picks = tuple(rng.integers(inv.n_draws, size=count) if "fit" in sources else None for inv in common.inversions)
     draws = Draws(tuple(sources), noise, weight, picks)
-    return _held(common, data, draws)
-
-
-def _held(common: CommonTargets, data: dict, draws: Draws) -> Draws:
-    """``draws`` with their densities computed and held where they fit in :data:`DRAW_CELLS`, else without."""
-    if len(common.inversions) * len(draws) * data["n"] > DRAW_CELLS:
-        return replace(draws, y=None, kind=None)
-    if draws.y is not None:
+    if count > _held_draws(common, data):
         return draws
-    return replace(draws, **dict(zip(("y", "kind"), _densities(common, data, draws))))
+    y, kind = _densities(common, data, draws)
+    return replace(draws, y=y, kind=kind)
+
+
+def _held_draws(common: CommonTargets, data: dict) -> int:
+    """How many draws' densities fit in :data:`DRAW_CELLS` (0 where not one draw's does)."""
+    return DRAW_CELLS // max(len(common.inversions) * data["n"], 1)
 
 
 def _densities(common: CommonTargets, data: dict, draws: Draws) -> tuple[np.ndarray, np.ndarray]:
@@ -323,7 +322,7 @@ def _chunks(common: CommonTargets, data: dict, draws: Draws):
     if draws.y is not None:
         yield draws.y, draws.kind, draws.weight
         return
-    step = max(1, DRAW_CELLS // max(len(common.inversions) * data["n"], 1))
+    step = max(1, _held_draws(common, data))
     for low in range(0, len(draws), step):
         part = draws.part(low, low + step)
         yield *_densities(common, data, part), part.weight
@@ -331,8 +330,8 @@ def _chunks(common: CommonTargets, data: dict, draws: Draws):
 
 def _slopes(rule: str, quantile: float, common: CommonTargets, data: dict, draws: Draws, start) -> np.ndarray:
     """Each reference's frontier slope in each of ``draws``, (R, K) (:func:`densing.trend.influence.frontier_slopes`)."""
-    found = [frontier_slopes(rule, quantile, data, y, kind, weight, start) for y, kind, weight in _chunks(common, data, draws)]
-    return found[0] if len(found) == 1 else np.concatenate(found, axis=1)
+    return np.concatenate([frontier_slopes(rule, quantile, data, y, kind, weight, start)
+                           for y, kind, weight in _chunks(common, data, draws)], axis=1)
 
 
 def _point(common: CommonTargets, data: dict, ceilings: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -444,12 +443,10 @@ def more_draws(draws: PairedDraws, n_boot: int) -> PairedDraws:
         return draws
     rng = np.random.default_rng([draws.seed, have])
     old, added = draws.main, _random_draws(draws.common, draws.data, SHARE_SOURCES, n_boot - have, rng)
-    held = old.y is not None and added.y is not None
-    main = _held(draws.common, draws.data, Draws(
-        old.sources, np.concatenate([old.noise, added.noise]) if np.ndim(old.noise) else old.noise,
-        np.concatenate([old.weight, added.weight]),
-        tuple(None if a is None else np.concatenate([a, b]) for a, b in zip(old.picks, added.picks)),
-        *((np.concatenate([old.y, added.y], axis=1), np.concatenate([old.kind, added.kind], axis=1)) if held else ())))
+    main = Draws(old.sources, np.concatenate([old.noise, added.noise]), np.concatenate([old.weight, added.weight]),
+                 tuple(np.concatenate(pair) for pair in zip(old.picks, added.picks)))
+    if n_boot <= _held_draws(draws.common, draws.data):  # the densities of both parts are held
+        main = replace(main, y=np.concatenate([old.y, added.y], axis=1), kind=np.concatenate([old.kind, added.kind], axis=1))
     return replace(draws, main=main, normals=np.concatenate([draws.normals, rng.standard_normal(n_boot - have)]))
 
 
