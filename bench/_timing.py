@@ -1,7 +1,6 @@
 """Whole-process timing shared by the benches that run densing as a command (``report_time.py``, ``table_size.py``;
 ``report_phases.py`` runs its children in :func:`environment`), and the form every bench prints a distribution in
-(:func:`spread`), the interval of a paired ratio's median (:func:`median_interval`), and the exponent of a cost over
-sizes (:func:`exponent`)."""
+(:func:`spread`), and the exponent of a cost over sizes (:func:`exponent`)."""
 from __future__ import annotations
 
 import os
@@ -45,23 +44,6 @@ def spread(values, spec: str = ".2f", between: str = "–") -> str:
     values = list(values)
     low, mid, high = min(values), statistics.median(values), max(values)
     return f"{format(mid, spec)} [{format(low, spec)}{between}{format(high, spec)}]"
-
-
-def median_interval(values, level: float = 0.95) -> tuple[float, float, float]:
-    """(low, high, coverage): the distribution-free interval for the median of ``values``, the order statistics x₍ₖ₎ and
-    x₍ₙ₋ₖ₊₁₎ of the n sorted values with k the largest rank where 2·P(Bin(n, ½) ≤ k − 1) ≤ 1 − ``level``; its
-    coverage, 1 − 2·P(Bin(n, ½) ≤ k − 1), is at least ``level`` for any continuous distribution (Hollander, Wolfe &
-    Chicken, *Nonparametric Statistical Methods*, 3rd ed., §3.6). Where n is too small for ``level`` (n ≤ 5 at 0.95),
-    the range and its own coverage, 1 − 2·(½)ⁿ. A paired ratio whose interval holds 1 is within the runs' noise."""
-    from scipy.stats import binom
-
-    x = sorted(values)
-    n = len(x)
-    below = -1  # k − 1: how many values lie below the interval
-    while below + 1 < n // 2 and 2 * binom.cdf(below + 1, n, 0.5) <= 1 - level:
-        below += 1
-    below = max(below, 0)
-    return x[below], x[n - 1 - below], float(1 - 2 * binom.cdf(below, n, 0.5))
 
 
 def exponent(sizes, costs) -> float:

@@ -8,8 +8,8 @@ packages. The two commands alternate,
 A B A B …, ``--runs`` times each after one warm-up of each; the script prints each one's median and
 range of wall seconds and of CPU seconds (the process and its children, its workers included: on a machine
 other processes share, CPU seconds move less than wall seconds) and the pair-by-pair ratios A/B (median, range and
-the distribution-free interval of their median, :func:`_timing.median_interval`), with the load average before and
-after. It asserts nothing.
+the distribution-free 95% interval of their median, ``densing.trend.random_effects.end_range`` at q = 0.5), with the
+load average before and after. It asserts nothing.
 
     python bench/report_time.py [--runs 5] [--baseline main] [--command report|trend]
 """
@@ -21,7 +21,8 @@ import statistics
 import sys
 
 from _baseline import ROOT, baseline_tree, package_root  # noqa: E402 (bench/ is the script's folder)
-from _timing import BYTECODE, environment, median_interval, seconds  # noqa: E402
+from _timing import BYTECODE, environment, seconds  # noqa: E402
+from densing.trend.random_effects import end_range  # noqa: E402
 COMMANDS = {
     "report": ["report", "--out", "{out}"],
     "trend": ["trend", "--by", "benchmark"],
@@ -59,9 +60,9 @@ def main() -> None:
             label = "current tree" if name == "current" else f"baseline {args.baseline} ({commit})"
             print(f"{what:<4} {label:<28} median {statistics.median(values):6.2f} s  range {min(values):6.2f}–{max(values):6.2f} s")
         print(f"{what:<4} {'ratio current/base':<28} median {statistics.median(ratios):6.2f}    range {min(ratios):6.2f}–{max(ratios):6.2f}")
-        low, high, coverage = median_interval(ratios)
-        print(f"{what:<4} {'ratio: the median within':<28}        {low:6.2f}–{high:6.2f}  (order statistics, coverage "
-              f"{coverage:.1%}: an interval holding 1 is within the runs' noise)")
+        low, high = end_range(ratios, 0.5)
+        print(f"{what:<4} {'ratio: the median within':<28}        {low:6.2f}–{high:6.2f}  (95%, order statistics: an "
+              f"interval holding 1 is within the runs' noise)")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ import statistics
 
 from hypothesis import given, strategies as st
 
-from bench._timing import median_interval, spread
+from bench._timing import spread
 from densing.numbers import format_number, json_number
 
 finite = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False)
@@ -26,19 +26,6 @@ def test_spread_is_median_then_min_and_max(values, digits):
 
 def test_spread_of_one_repeat_names_it_three_times():
     assert spread([2.0], ".1f") == "2.0 [2.0–2.0]"
-
-
-def test_the_median_interval_is_the_order_statistics_that_hold_the_median_at_the_level():
-    """Ranks from the binomial (15 runs: the 4th and 12th of 15, 96.5%); too few runs for 95%, the range with its own
-    coverage; planted paired ratios of median 1 (log-normal, the runs' noise) fall outside it at most 5% of the time."""
-    import numpy as np
-
-    assert median_interval(list(range(1, 16))) == (4, 12, 1 - 2 * 576 / 2 ** 15)
-    assert median_interval([3.0, 1.0, 2.0]) == (1.0, 3.0, 0.75)
-    rng = np.random.default_rng(0)
-    missed = sum(not (low <= 1.0 <= high) for low, high, _ in
-                 (median_interval(rng.lognormal(0.0, 0.1, 15)) for _ in range(2000)))
-    assert missed / 2000 <= 0.05  # nominal 3.5%: 70 expected, sd 8
 
 
 # ---------------------------------------------------------------------------------------------
