@@ -116,9 +116,8 @@ SOURCE_SETS = {"fit, score, models (shipped)": ("fit", "score", "models"), "fit,
 
 def by_sources(seed: int, families: dict, n_boot: int) -> dict:
     """One replicate's point slopes and, per :data:`SOURCE_SETS`, Q's p-value with Σ from those sources' paired draws
-    alone and the draws' standard deviation of each reference's contrast with the first."""
-    from scipy.stats import chi2
-
+    alone (read as the shipped test reads it, :func:`densing.trend.random_effects.pool_slopes`) and the draws'
+    standard deviation of each reference's contrast with the first."""
     from densing.trend import pooling
     from studies._planted import frontier_line
 
@@ -135,7 +134,7 @@ def by_sources(seed: int, families: dict, n_boot: int) -> dict:
         draws = pooling._slopes("quantile", 0.9, chosen, data, pooling._random_draws(chosen, data, sources, n_boot, rng),
                                 lines)
         pooled = pooling.pool_slopes(points, draws)
-        out[name] = (float(chi2.sf(pooled.q, pooled.df)), np.nanstd(draws[1:] - draws[:1], axis=1))
+        out[name] = (pooled.p_value, np.nanstd(draws[1:] - draws[:1], axis=1))
     return out
 
 

@@ -18,9 +18,11 @@ docs/method.md ("Common targets per row") gives the reasons for each step.
 4. **Random-effects pooling** (DerSimonian & Laird 1986; for correlated estimates Gleser & Olkin 2009): with Σ the
    covariance of the references' slopes over the paired draws and V(τ²) = Σ + τ²·I,
 
-       Q = (A − Â1)ᵀ Σ⁻¹ (A − Â1) ~ χ²(R − 1) under one common slope (Â the GLS mean, V⁻¹1 weights),
+       Q = (A − Â1)ᵀ Σ⁻¹ (A − Â1) ~ T²(R − 1, K − 1) under one common slope (Â the GLS mean, V⁻¹1 weights),
 
-   τ² the Paule–Mandel value (Q(τ²) = R − 1, 0 when Q(0) ≤ R − 1), I² = max(0, (Q − (R − 1)) / Q). The pooled slope
+   Hotelling's T², since Σ is estimated from the K paired draws (χ²(R − 1) only while K ≫ R; read through
+   F(R − 1, K − R + 1)), its mean E_Q = (R − 1)(K − 1)/(K − R − 1); τ² the Paule–Mandel value (Q(τ²) = E_Q, 0 when
+   Q(0) ≤ E_Q), I² = max(0, (Q − E_Q) / Q) (:func:`densing.trend.random_effects.pool_slopes`). The pooled slope
    is wᵀA with w_r ∝ 1/(Σ_rr + τ²) (positive weights), its draws wᵀA^(k) + τ·‖w‖·ε_k, ε ~ N(0, 1): the interval
    carries fit, score noise, the sampling of families and the between-reference spread. Each source's share of the
    variance: its draws alone for fit, score and models, τ²‖w‖² for the reference.

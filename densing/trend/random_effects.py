@@ -80,10 +80,14 @@ class Pooled:
 def pool_slopes(points: np.ndarray, draws: np.ndarray) -> Pooled:
     """Pool ``points`` (R,) whose paired draws are ``draws`` (R, K) by the generalised random-effects model.
 
-    Σ = the draws' covariance (finite columns only), V(τ²) = Σ + τ²I; Q = (A − Â1)ᵀΣ⁻¹(A − Â1) on R − 1 degrees of
-    freedom (Â the GLS mean under Σ), τ² by Paule–Mandel, I² = max(0, (Q − df)/Q); the pooled slope wᵀA with
-    w_r ∝ 1/(Σ_rr + τ²)."""
-    from scipy.special import chdtrc  # the χ² survival function (scipy.stats.chi2.sf's), without scipy.stats
+    Σ = the draws' covariance (finite columns only, K of them), V(τ²) = Σ + τ²I; Q = (A − Â1)ᵀΣ⁻¹(A − Â1) on
+    p = R − 1 degrees of freedom (Â the GLS mean under Σ). Σ is estimated from the draws (m = K − 1 degrees of
+    freedom, independent of A), so under one common slope Q is Hotelling's T²(p, m), not χ²(p): its p-value is
+    F(p, m − p + 1)'s survival function at Q·(m − p + 1)/(p·m) (Hotelling 1931; Anderson 2003, §5.2.2), and its mean
+    E_Q = p·m/(m − p − 1) (χ²'s p as K → ∞; with χ² the test rejects a true common slope in about half the rows at
+    R = 56 and K = 200, ``tests/trend/test_pooling.py``). τ² is Paule–Mandel's, Q(τ²) = E_Q (0 where Q(0) ≤ E_Q),
+    I² = max(0, (Q − E_Q)/Q); the pooled slope wᵀA with w_r ∝ 1/(Σ_rr + τ²)."""
+    from scipy.special import fdtrc  # F's survival function (scipy.stats.f.sf's), without scipy.stats
 
     a = np.asarray(points, float)
     count = a.size
@@ -104,17 +108,20 @@ def pool_slopes(points: np.ndarray, draws: np.ndarray) -> Pooled:
 
     q = q_at(0.0)
     df = count - 1
+    m = int(ok.sum()) - 1  # Σ's degrees of freedom: m − df − 1 ≥ 1 with the K ≥ R + 2 draws asked above
+    expected = df * m / (m - df - 1)
     tau2 = 0.0
-    if q > df:
+    if q > expected:
         low, high = 0.0, max(float(np.var(a)) * 10, float(np.max(np.diag(sigma))) * 10, 1e-300)
-        while q_at(high) > df:
+        while q_at(high) > expected:
             high *= 4
         for _ in range(80):
             mid = 0.5 * (low + high)
-            low, high = (mid, high) if q_at(mid) > df else (low, mid)
+            low, high = (mid, high) if q_at(mid) > expected else (low, mid)
         tau2 = high
     # inverse-variance weights, all positive (GLS weights can be negative: pooling, step 4)
     w = 1.0 / (np.diag(sigma) + tau2)
     w = w / w.sum()
-    p_value = 1.0 if q < 0 else float(chdtrc(df, q))  # χ²(df)'s survival function at Q (1 below its support)
-    return Pooled(float(w @ a), w, q, df, p_value, tau2, max(0.0, (q - df) / q) if q > 0 else 0.0)
+    # Hotelling's T²(df, m) as F(df, m − df + 1); 1 below its support
+    p_value = 1.0 if q < 0 else float(fdtrc(df, m - df + 1, q * (m - df + 1) / (df * m)))
+    return Pooled(float(w @ a), w, q, df, p_value, tau2, max(0.0, (q - expected) / q) if q > 0 else 0.0)

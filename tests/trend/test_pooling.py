@@ -86,6 +86,31 @@ def test_pooling_of_one_common_slope_rejects_at_about_its_level_and_finds_a_twof
     assert rejected_double / reps > 0.95
 
 
+@pytest.mark.parametrize("references, draws_count, chi2_least", [(16, 200, 0.0), (56, 200, 0.3), (112, 600, 0.3)])
+def test_heterogeneity_keeps_its_level_when_the_references_are_many_beside_the_draws(references, draws_count,
+                                                                                      chi2_least):
+    """Σ estimated from K paired draws makes Q Hotelling's T², not χ²: with R references of one common slope (points
+    and draws from one equicorrelated Σ) the test rejects at about 5% however large R is beside K. Read against
+    χ²(R − 1), the same Q rejects about half of them at R = 56 with K = 200 and at R = 112 with K = 600; and
+    Paule–Mandel's target E_Q, not R − 1, gives τ² > 0 in fewer rows. 300 replicates: a 5% rate's binomial SE is
+    1.3%."""
+    from scipy.special import chdtrc
+
+    rng = np.random.default_rng(3)
+    chol = np.linalg.cholesky(0.5 * np.ones((references, references)) + 0.5 * np.eye(references)) * 1e-3
+    reps, rejected, by_chi2, spread, above_df = 300, 0, 0, 0, 0
+    for _ in range(reps):
+        pooled = pooling.pool_slopes(7.6e-3 + chol @ rng.standard_normal(references),
+                                     7.6e-3 + chol @ rng.standard_normal((references, draws_count)))
+        rejected += pooled.p_value < 0.05
+        by_chi2 += chdtrc(pooled.df, pooled.q) < 0.05
+        spread += pooled.tau_squared > 0
+        above_df += pooled.q > pooled.df
+    assert 0.02 < rejected / reps < 0.09
+    assert by_chi2 / reps >= chi2_least
+    assert spread < above_df
+
+
 def test_pooled_estimate_and_tau_on_planted_numbers():
     """One common slope: Â is the GLS mean and τ² = 0; spread points beyond Σ: τ² > 0 and I² > 0."""
     draws = np.random.default_rng(1).standard_normal((2, 2000)) * 1e-3
