@@ -18,7 +18,8 @@ HEADERS = {
     "n_lower": "lower bounds", "n_upper": "upper bounds", "share_fit": "fit share", "share_score": "score share",
     "share_models": "models share", "share_reference": "reference share", "fixed_size_months": "fixed-size months",
     "fixed_size_ci_low": "fixed-size 95% low", "fixed_size_ci_high": "fixed-size 95% high",
-    "fixed_size_status": "fixed-size status", "heterogeneity_q": "Q", "heterogeneity_p": "Q p-value", "i_squared": "I²",
+    "fixed_size_status": "fixed-size status", "heterogeneity_q": "Q", "heterogeneity_p": "Q p-value",
+    "heterogeneity_draws": "Q draws", "i_squared": "I²",
     "slope_per_day": "slope A (per day)", "slope_ci_low": "A 95% low", "slope_ci_high": "A 95% high",
     "months_ceiling_1": "months, ceiling 1", "score_r2": "score R²", "offset_stderr": "offset SE",
     # density

@@ -21,13 +21,16 @@ class State(enum.Enum):
 
 @dataclass(frozen=True)
 class ReferencesDisagree:
-    """Cochran's Q rejects one common slope at :data:`~densing.constants.HETEROGENEITY_ALPHA`: Q on ``df`` degrees of
-    freedom, its p-value, and each reference's (family, point doubling time in months)."""
+    """The heterogeneity test rejects one common slope at :data:`~densing.constants.HETEROGENEITY_ALPHA`: Q on ``df``
+    degrees of freedom, its p-value (Q read against Hotelling's T²(df, ``draws`` − 1)), each reference's (family,
+    point doubling time in months), and the paired draws the references' covariance is estimated from (0: not
+    recorded)."""
 
     q: float
     df: int
     p: float
     reference_months: tuple[tuple[str, float], ...]
+    draws: int = 0
 
 
 @dataclass(frozen=True)
@@ -127,13 +130,16 @@ class Slope:
 
 @dataclass(frozen=True)
 class Heterogeneity:
-    """The references' heterogeneity test: Cochran's Q, its degrees of freedom and p-value, I² and τ² (per day²)."""
+    """The references' heterogeneity test: Cochran's Q, its degrees of freedom and p-value, I² and τ² (per day²), and
+    the paired draws the references' covariance is estimated from (Q's p reads it against Hotelling's T²(df,
+    ``draws`` − 1); 0: not recorded)."""
 
     q: float
     df: int
     p: float
     i_squared: float
     tau_squared: float
+    draws: int = 0
 
 
 #: Why a check is a finding: calibrated (it fires in more than 10% of planted worlds where the estimate is right), or

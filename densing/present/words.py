@@ -15,14 +15,22 @@ from densing.states import EndOpen, NoFamilyPasses, NoFamilyScored, ReferencesDi
 def heterogeneity_words(result) -> str:
     """A :class:`~densing.trend.uncertainty.TrendUncertainty`'s heterogeneity test in one clause: Q, df, p, I², τ."""
     return heterogeneity_text(result.heterogeneity_q, result.heterogeneity_df, result.heterogeneity_p, result.i_squared,
-                          result.tau_squared)
+                              result.tau_squared, getattr(result, "heterogeneity_draws", 0))
 
 
-def heterogeneity_text(q: float, df: int, p: float, i_squared: float, tau_squared: float) -> str:
+def q_words(q: float, df: int, p: float, draws: int = 0) -> str:
+    """Q, its degrees of freedom, how its p-value was read and the p-value: Hotelling's T² over the ``draws`` paired
+    draws the references' covariance is estimated from (:func:`densing.trend.random_effects.pool_slopes`); without a
+    count of draws (a record that holds none), Q and its df alone."""
+    read = f", Hotelling's T² over {draws} draws:" if draws else ","
+    return f"Q = {format_number(q)} on {df} df{read} p = {format_number(p)}"
+
+
+def heterogeneity_text(q: float, df: int, p: float, i_squared: float, tau_squared: float, draws: int = 0) -> str:
     if df == 0:
         return "one reference: heterogeneity not testable"
     tau = math.sqrt(max(tau_squared, 0.0)) * 365.25
-    return (f"Q = {format_number(q)} on {df} df, p = {format_number(p)}, "
+    return (f"{q_words(q, df, p, draws)}, "
             f"I² = {i_squared:.0%}, τ = {format_number(tau)} in ln ρ per year")
 
 
@@ -85,8 +93,8 @@ def reason_words(reason, reasons: tuple = ()) -> str:
     as "neither end")."""
     if isinstance(reason, ReferencesDisagree):
         own = ", ".join(f"{family} {months_text(m)}" for family, m in reason.reference_months)
-        return (f"its references disagree beyond their shared uncertainty (Q = {format_number(reason.q)} "
-                f"on {reason.df} df, p = {format_number(reason.p)}; {own} months)")
+        test = q_words(reason.q, reason.df, reason.p, reason.draws)
+        return f"its references disagree beyond their shared uncertainty ({test}; {own} months)"
     ends = [r for r in reasons if isinstance(r, EndOpen)] or [reason]
     if len(ends) == 2:
         low, high = ends

@@ -38,7 +38,8 @@ def months_interval(low: float, high: float) -> tuple[float, float]:
 def heterogeneity_check(result):
     """The heterogeneity test as a Check: failed when Q's p-value < :data:`HETEROGENEITY_ALPHA`, untestable with one."""
     facts = checks.Heterogeneity(float(result.heterogeneity_q), int(result.heterogeneity_df),
-                                 float(result.heterogeneity_p), float(result.i_squared), float(result.tau_squared))
+                                 float(result.heterogeneity_p), float(result.i_squared), float(result.tau_squared),
+                                 int(getattr(result, "heterogeneity_draws", 0)))
     if result.heterogeneity_df == 0:
         return checks.Check("heterogeneity", math.nan, checks.UNTESTABLE, facts)
     status = checks.FAILED if result.heterogeneity_p < HETEROGENEITY_ALPHA else checks.PASSED
@@ -75,6 +76,8 @@ class Pooled:
     p_value: float
     tau_squared: float
     i_squared: float
+    #: K, the paired draws Σ is estimated from (its finite columns): Q's reference distribution is T²(df, K − 1)
+    draws: int = 0
 
 
 def pool_slopes(points: np.ndarray, draws: np.ndarray) -> Pooled:
@@ -124,4 +127,4 @@ def pool_slopes(points: np.ndarray, draws: np.ndarray) -> Pooled:
     w = w / w.sum()
     # Hotelling's T²(df, m) as F(df, m − df + 1); 1 below its support
     p_value = 1.0 if q < 0 else float(fdtrc(df, m - df + 1, q * (m - df + 1) / (df * m)))
-    return Pooled(float(w @ a), w, q, df, p_value, tau2, max(0.0, (q - expected) / q) if q > 0 else 0.0)
+    return Pooled(float(w @ a), w, q, df, p_value, tau2, max(0.0, (q - expected) / q) if q > 0 else 0.0, m + 1)

@@ -54,7 +54,8 @@ def reasons_of(result) -> tuple:
     if heterogeneous(result):
         reasons.append(ReferencesDisagree(float(result.heterogeneity_q), int(result.heterogeneity_df),
                                           float(result.heterogeneity_p),
-                                          tuple((family_of(name), float(m)) for name, m in result.reference_months.items())))
+                                          tuple((family_of(name), float(m)) for name, m in result.reference_months.items()),
+                                          int(getattr(result, "heterogeneity_draws", 0))))
     for end in ("low", "high"):
         if not getattr(result, f"{end}_determined"):
             reasons.append(EndOpen(end, bool(getattr(result, f"{end}_undecided", False)), int(result.n_boot),
@@ -112,10 +113,12 @@ class TrendUncertainty(Result):
     centre_days: float = field(repr=False, default=math.nan)
     r_squared: float = field(repr=False, default=math.nan)
     #: the common targets' heterogeneity test (densing.trend.pooling): Cochran's Q with the paired draws' covariance,
-    #: its degrees of freedom (R − 1; 0 with one reference) and p-value, τ² (per day², Paule–Mandel) and I²
+    #: its degrees of freedom (R − 1; 0 with one reference), the paired draws K that covariance is estimated from and
+    #: the p-value (Q read against Hotelling's T²(R − 1, K − 1)), τ² (per day², Paule–Mandel) and I²
     heterogeneity_q: float = math.nan
     heterogeneity_df: int = 0
     heterogeneity_p: float = math.nan
+    heterogeneity_draws: int = 0
     tau_squared: float = 0.0
     i_squared: float = math.nan
     #: each reference's own doubling-time interval (months), in the order of ``reference_names``
@@ -304,7 +307,7 @@ def from_row_trend(result: RowTrend, *, epoch: str = DEFAULT_EPOCH) -> TrendUnce
         n_references=len(common.names), reference_names=common.names, reference_weights=result.weights,
         reference_slopes=result.reference_slopes, epoch=epoch, frontier_models=tuple(labels[usable]),
         centre_days=float(np.mean(t[usable])) if usable.size else math.nan, r_squared=r_squared,
-        heterogeneity_q=pooled.q, heterogeneity_df=pooled.df, heterogeneity_p=pooled.p_value,
+        heterogeneity_q=pooled.q, heterogeneity_df=pooled.df, heterogeneity_p=pooled.p_value, heterogeneity_draws=pooled.draws,
         tau_squared=pooled.tau_squared, i_squared=pooled.i_squared,
         reference_months_low=tuple(lo for lo, _ in own), reference_months_high=tuple(hi for _, hi in own),
         **determined_ends(result.ends_mc, result.slope_ci_low, result.slope_ci_high),

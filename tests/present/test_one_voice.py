@@ -4,6 +4,7 @@ reads the row's :class:`~densing.states.State` and :mod:`densing.present.words` 
 from __future__ import annotations
 
 import itertools
+import math
 import json
 import re
 from types import SimpleNamespace
@@ -23,7 +24,7 @@ STATE_PATTERN = re.compile(r"not measured|bounded|(?<![a-z] )(?<![a-z])measured"
 def _result(heterogeneous: bool, low: bool, high: bool, low_undecided: bool, high_undecided: bool):
     """A planted trend's numbers: every combination of the heterogeneity test and each end's sign."""
     result = SimpleNamespace(
-        heterogeneity_df=1, heterogeneity_p=0.001 if heterogeneous else 0.6, heterogeneity_q=9.1,
+        heterogeneity_df=1, heterogeneity_p=0.001 if heterogeneous else 0.6, heterogeneity_q=9.1, heterogeneity_draws=1200,
         reference_names=("A:mmlu", "B:mmlu"), reference_months={"A:mmlu": 4.6, "B:mmlu": 2.1},
         reference_months_low=(3.0, 1.5), reference_months_high=(8.0, 3.0),
         low_determined=low, high_determined=high, low_undecided=low_undecided and not low,
@@ -60,6 +61,19 @@ def test_every_state_and_reason_reads_one_state_everywhere(combination):
     kinds = {type(r) for r in result.reasons}
     assert (ReferencesDisagree in kinds) == (combination[0] and result.state is State.NOT_MEASURED)
     assert all(r.n_draws == 1200 for r in result.reasons if isinstance(r, EndOpen))
+    disagree = [r for r in result.reasons if isinstance(r, ReferencesDisagree)]
+    assert all(r.draws == 1200 and "Hotelling's T² over 1200 draws: p = " in status_words(result) for r in disagree)
+
+
+def test_the_heterogeneity_words_name_the_draws_only_where_the_record_holds_them():
+    """Q's p-value reads Q against Hotelling's T² of the draws (densing.trend.random_effects.pool_slopes): the words
+    name the count where a result holds it, and a record without it reads Q, df and p alone."""
+    from densing.present.words import heterogeneity_text
+
+    held = heterogeneity_text(1.3, 15, 1.0, 0.0, 0.0, 600)
+    assert held.startswith("Q = 1.3 on 15 df, Hotelling's T² over 600 draws: p = 1, I² = 0%")
+    assert heterogeneity_text(1.3, 15, 1.0, 0.0, 0.0).startswith("Q = 1.3 on 15 df, p = 1, I² = 0%")
+    assert heterogeneity_text(math.nan, 0, math.nan, math.nan, 0.0, 600) == "one reference: heterogeneity not testable"
 
 
 def test_the_report_marks_differ_by_state():

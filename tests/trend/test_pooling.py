@@ -135,6 +135,13 @@ def test_status_names_heterogeneity_and_an_unbounded_interval():
 
     status = status_words(replace(result, judged=True))  # the words of a judged row
     assert status.startswith("not measured: its references disagree") and "Q = " in status
+    # the words name the draws Q's p-value was read against (T²(df, K − 1)), and the p-value follows from them
+    from scipy.special import fdtrc
+
+    k = result.heterogeneity_draws
+    assert 0 < k <= result.n_boot and f"Hotelling's T² over {k} draws" in status
+    q, df, m = result.heterogeneity_q, result.heterogeneity_df, k - 1
+    assert result.heterogeneity_p == pytest.approx(fdtrc(df, m - df + 1, q * (m - df + 1) / (df * m)), rel=1e-12)
 
 
 def _candidate(family, benchmark, eligible, why="", z=0.0):
