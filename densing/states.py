@@ -23,14 +23,14 @@ class State(enum.Enum):
 class ReferencesDisagree:
     """The heterogeneity test rejects one common slope at :data:`~densing.constants.HETEROGENEITY_ALPHA`: Q on ``df``
     degrees of freedom, its p-value (Q read against Hotelling's T²(df, ``draws`` − 1)), each reference's (family,
-    point doubling time in months), and the paired draws the references' covariance is estimated from (0: not
-    recorded)."""
+    point doubling time in months), and the paired draws the references' covariance is estimated from (0 where the
+    trend holds no count)."""
 
     q: float
     df: int
     p: float
     reference_months: tuple[tuple[str, float], ...]
-    draws: int = 0
+    draws: int
 
 
 @dataclass(frozen=True)
@@ -132,14 +132,14 @@ class Slope:
 class Heterogeneity:
     """The references' heterogeneity test: Cochran's Q, its degrees of freedom and p-value, I² and τ² (per day²), and
     the paired draws the references' covariance is estimated from (Q's p reads it against Hotelling's T²(df,
-    ``draws`` − 1); 0: not recorded)."""
+    ``draws`` − 1); 0 where the trend holds no count)."""
 
     q: float
     df: int
     p: float
     i_squared: float
     tau_squared: float
-    draws: int = 0
+    draws: int
 
 
 #: Why a check is a finding: calibrated (it fires in more than 10% of planted worlds where the estimate is right), or

@@ -15,13 +15,13 @@ from densing.states import EndOpen, NoFamilyPasses, NoFamilyScored, ReferencesDi
 def heterogeneity_words(result) -> str:
     """A :class:`~densing.trend.uncertainty.TrendUncertainty`'s heterogeneity test in one clause: Q, df, p, I², τ."""
     return heterogeneity_text(result.heterogeneity_q, result.heterogeneity_df, result.heterogeneity_p, result.i_squared,
-                              result.tau_squared, getattr(result, "heterogeneity_draws", 0))
+                              result.tau_squared, result.heterogeneity_draws)
 
 
 def q_words(q: float, df: int, p: float, draws: int = 0) -> str:
     """Q, its degrees of freedom, how its p-value was read and the p-value: Hotelling's T² over the ``draws`` paired
-    draws the references' covariance is estimated from (:func:`densing.trend.random_effects.pool_slopes`); without a
-    count of draws (a record that holds none), Q and its df alone."""
+    draws the references' covariance is estimated from (:func:`densing.trend.random_effects.pool_slopes`); with a
+    count of 0 (facts made without one), Q, its df and p alone."""
     read = f", Hotelling's T² over {draws} draws:" if draws else ","
     return f"Q = {format_number(q)} on {df} df{read} p = {format_number(p)}"
 

@@ -39,7 +39,7 @@ def heterogeneity_check(result):
     """The heterogeneity test as a Check: failed when Q's p-value < :data:`HETEROGENEITY_ALPHA`, untestable with one."""
     facts = checks.Heterogeneity(float(result.heterogeneity_q), int(result.heterogeneity_df),
                                  float(result.heterogeneity_p), float(result.i_squared), float(result.tau_squared),
-                                 int(getattr(result, "heterogeneity_draws", 0)))
+                                 int(result.heterogeneity_draws))
     if result.heterogeneity_df == 0:
         return checks.Check("heterogeneity", math.nan, checks.UNTESTABLE, facts)
     status = checks.FAILED if result.heterogeneity_p < HETEROGENEITY_ALPHA else checks.PASSED

@@ -55,7 +55,7 @@ def reasons_of(result) -> tuple:
         reasons.append(ReferencesDisagree(float(result.heterogeneity_q), int(result.heterogeneity_df),
                                           float(result.heterogeneity_p),
                                           tuple((family_of(name), float(m)) for name, m in result.reference_months.items()),
-                                          int(getattr(result, "heterogeneity_draws", 0))))
+                                          int(result.heterogeneity_draws)))
     for end in ("low", "high"):
         if not getattr(result, f"{end}_determined"):
             reasons.append(EndOpen(end, bool(getattr(result, f"{end}_undecided", False)), int(result.n_boot),

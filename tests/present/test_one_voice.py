@@ -65,9 +65,9 @@ def test_every_state_and_reason_reads_one_state_everywhere(combination):
     assert all(r.draws == 1200 and "Hotelling's T² over 1200 draws: p = " in status_words(result) for r in disagree)
 
 
-def test_the_heterogeneity_words_name_the_draws_only_where_the_record_holds_them():
+def test_the_heterogeneity_words_name_the_draws_only_where_the_result_holds_them():
     """Q's p-value reads Q against Hotelling's T² of the draws (densing.trend.random_effects.pool_slopes): the words
-    name the count where a result holds it, and a record without it reads Q, df and p alone."""
+    name the count where a result holds it, and a count of 0 (a trend made without one) reads Q, df and p alone."""
     from densing.present.words import heterogeneity_text
 
     held = heterogeneity_text(1.3, 15, 1.0, 0.0, 0.0, 600)
