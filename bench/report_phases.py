@@ -82,11 +82,10 @@ import densing.report.compute, densing.report.render, densing.trend.measure
 import densing.designs.olmes.trend as olmes
 from densing import runtime as executor
 mark("imports", T0)
-def timed_one(job, needed):  # a worker's job, timed
-    from densing.runtime import same_tables
+one = executor._run_one
+def timed_one(job, needed, *context):  # a job, timed (in a worker or in the command's process beside them)
     start, cpu = time.perf_counter(), time.process_time()
-    with same_tables():
-        found = job.run(executor._context, needed)
+    found = one(job, needed, *context)
     mark(job.key if isinstance(job.key, str) else f"section {job.key}", start, time.process_time() - cpu)
     return found
 def timed_run(jobs, context, run=executor.run):
@@ -151,7 +150,7 @@ def _print_timeline(found: dict) -> None:
     for pid, what, start, end, cpu in marks:
         print(f"  {order.index(pid):2d}  {start:5.2f}–{end:5.2f}  {'' if cpu is None else f'{cpu:5.2f}':5s}  {what}")
     runs = [m for m in marks if m[0] == found["main"] and m[1].endswith(" jobs")]
-    worked = [m for m in marks if m[0] != found["main"] and m[4] is not None]
+    worked = [m for m in marks if m[4] is not None]
     end = max(m[3] for m in marks)
     alone = end - sum(m[3] - m[2] for m in runs)
     cpu = sum(m[4] for m in worked if m[1] != "the OLMES design")

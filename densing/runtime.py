@@ -7,9 +7,10 @@ exit path reaps (:func:`end_pool`, :func:`end_process`, :func:`end_children`), a
 (:func:`exits_on_signals`).
 
 **The job executor** (:func:`run`). A job is a typed value with a ``key``, the keys it ``needs`` and ``run(context,
-needed)``. :func:`run` forks one worker per core (they inherit the context, never pickled), starts every job whose
-needs are met and returns every result by key; with one core or one job, no ``fork`` or ``DENSING_SERIAL`` set, the
-jobs run here in the same order, with the same numbers. The jobs a dead worker left are computed here.
+needed)``. :func:`run` forks one worker per core but one (they inherit the context, never pickled) and computes
+beside them: each process takes the next job whose needs are met as it comes free, and every result is returned by
+key; with one core or one job, no ``fork`` or ``DENSING_SERIAL`` set, the jobs run here in the same order, with the
+same numbers. The jobs a dead worker left are computed here.
 
 **The memo.** One measurement asks the same questions of one table many times: :func:`same_tables` opens a memo for a
 block (a :class:`contextvars.ContextVar`, as :mod:`decimal` holds its context) that keeps each answer per (table, key),
@@ -345,17 +346,23 @@ _context = None
 
 
 def _workers(jobs: int) -> int:
-    """How many processes :func:`run` forks for ``jobs`` jobs: one per core, at most one per job; 0 for none."""
+    """How many processes compute :func:`run`'s ``jobs`` jobs, this one among them: one per core, at most one per job;
+    0 where it forks none."""
     cores = os.cpu_count() or 1
     if cores < 2 or jobs < 2 or not hasattr(os, "fork") or os.environ.get("DENSING_SERIAL"):
         return 0
     return min(cores, jobs)
 
 
-def _run_one(job, needed: dict):
-    """One job in a worker (module level: the pool pickles it by name), the per-table memo kept across its jobs."""
+#: :func:`_run_one`'s context where it is not given: the one the worker inherited (:data:`_context`).
+_INHERITED = object()
+
+
+def _run_one(job, needed: dict, context=_INHERITED):
+    """One job in a worker (module level: the pool pickles it by name; the context the one it inherited) or in this
+    process beside them (``context`` given), in the memo open there (:func:`same_tables`)."""
     with same_tables():
-        return job.run(_context, needed)
+        return job.run(_context if context is _INHERITED else context, needed)
 
 
 def run(jobs: list, context) -> dict:
@@ -366,13 +373,13 @@ def run(jobs: list, context) -> dict:
         return _here(jobs, context, {})
     _context = context
     try:
-        pool = process_pool(count, fork_context("fork"))
+        pool = process_pool(count - 1, fork_context("fork"))
     except (OSError, ValueError):
         _context = None
         return _here(jobs, context, {})
     try:
         with frozen_heap():  # the workers are forked at the first submit
-            done = _in_pool(pool, jobs)
+            done = _beside_pool(pool, jobs, context)
     except BaseException:
         end_pool(pool)
         raise
@@ -382,25 +389,84 @@ def run(jobs: list, context) -> dict:
     return done if len(done) == len(jobs) else _here(jobs, context, done)
 
 
-def _in_pool(pool, jobs: list) -> dict:
-    """The results of ``jobs`` computed by ``pool``; where a worker dies, those finished so far."""
-    from concurrent.futures import FIRST_COMPLETED, wait
+def _beside_pool(pool, jobs: list, context) -> dict:
+    """The results of ``jobs``, computed by ``pool`` and by this process beside it: each takes the first job whose
+    needs are met as it comes free (a worker's next job is sent as its last one's result arrives, from the pool's
+    thread). Where a worker dies, the jobs it held are computed here."""
+    import threading
     from concurrent.futures.process import BrokenProcessPool
 
     done: dict = {}
-    waiting, running = list(jobs), {}
-    while waiting or running:
-        for job in [j for j in waiting if all(n in done for n in j.needs)]:
-            waiting.remove(job)
-            running[pool.submit(_run_one, job, {n: done[n] for n in job.needs})] = job
-        finished, _ = wait(running, return_when=FIRST_COMPLETED)
-        for future in finished:
-            job = running.pop(future)
+    waiting = list(jobs)
+    held: dict = {}  # future → the job a worker computes
+    errors: list = []
+    broken = False
+    turn = threading.Condition(threading.RLock())  # the callback may run at once, in the thread that adds it
+
+    def ready():  # the first waiting job whose needs are met (under ``turn``)
+        for job in waiting:
+            if all(n in done for n in job.needs):
+                waiting.remove(job)
+                return job
+        return None
+
+    def feed() -> None:  # a job for each idle worker (under ``turn``)
+        while not broken and not errors and len(held) < pool._max_workers:
+            job = ready()
+            if job is None:
+                return
             try:
-                done[job.key] = future.result()
-            except BrokenProcessPool:  # a worker died: the rest is computed here
-                end_pool(pool)
-                return done
+                future = pool.submit(_run_one, job, {n: done[n] for n in job.needs})
+            except (BrokenProcessPool, RuntimeError):
+                waiting.insert(0, job)
+                landed_broken()
+                return
+            held[future] = job
+            future.add_done_callback(landed)
+
+    def landed_broken() -> None:
+        nonlocal broken
+        broken = True
+        for job in held.values():
+            waiting.insert(0, job)
+        held.clear()
+
+    def landed(future) -> None:
+        with turn:
+            job = held.pop(future, None)
+            if job is not None:
+                try:
+                    done[job.key] = future.result()
+                except BrokenProcessPool:  # a worker died: its jobs are computed here
+                    waiting.insert(0, job)
+                    landed_broken()
+                except BaseException as error:  # noqa: BLE001 - raised in the caller's thread
+                    errors.append(error)
+                feed()
+            turn.notify_all()
+
+    with turn:
+        feed()
+    while True:
+        with turn:
+            while not errors:
+                job = ready()
+                if job is not None or not held:
+                    break
+                turn.wait()
+            if errors:
+                raise errors[0]
+            if job is None:
+                if waiting:  # nothing ready and nothing held: the needs cannot be met
+                    return done
+                break
+            needed = {n: done[n] for n in job.needs}
+        value = _run_one(job, needed, context)  # as a worker computes it
+        with turn:
+            done[job.key] = value
+            feed()
+    if broken:
+        end_pool(pool)
     return done
 
 

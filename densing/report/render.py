@@ -41,6 +41,7 @@ def build_report(**options):
 def render(report: m.Report) -> str:
     """The page: each section of ``report`` laid out by a job of :func:`densing.runtime.run` (the same bytes either
     way), the footer citing the command's inputs."""
+    trend_figures.loaded()  # once here: the layout's worker inherits it
     laid = runtime.run([_Layout(i) for i in _layout_order(report.sections)], report)
     sections = [laid[i] for i in range(len(report.sections))]
     yours = report.section(m.YoursSection) is not None

@@ -1,6 +1,6 @@
-"""densing.trend.plan and densing.runtime's job executor: declared jobs, computed in one process per core or here,
-with the same results; a job waits for the jobs it needs; the processes end on every path; the plan holds the jobs of
-the sections asked for."""
+"""densing.trend.plan and densing.runtime's job executor: declared jobs, computed in one process per core (this one
+among them) or here, with the same results; a job waits for the jobs it needs; the processes end on every path; the
+plan holds the jobs of the sections asked for."""
 from __future__ import annotations
 
 import os
@@ -59,8 +59,9 @@ def test_workers_and_here_give_the_same_results(monkeypatch):
     assert {k: v[0] for k, v in pooled.items()} == {k: v[0] for k, v in here.items()}
     assert here["square:4"][0] == 10 + 16 + (10 + 9)  # a job gets the results it needs
     assert here["square:6"][0] == 10 + 36 + here["square:4"][0] + here["square:5"][0]
-    if (os.cpu_count() or 1) > 1:
-        assert {pid for _, pid in pooled.values()} - {os.getpid()}  # the pool computed them
+    if (os.cpu_count() or 1) > 1:  # a worker took the first job, this process the next one ready (square:5)
+        assert os.getpid() in {pid for _, pid in pooled.values()} and {pid for _, pid in pooled.values()} - {os.getpid()}
+        assert pooled["square:5"][1] == os.getpid() and pooled["square:3"][1] != os.getpid()
 
 
 def _alive(pid: int) -> bool:
