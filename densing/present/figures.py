@@ -21,8 +21,8 @@ from densing.present.forest import (  # noqa: F401 (public here)
 
 
 def loaded() -> None:
-    """Load what plotly loads at a process's first figure (its validators' table, a 3 MB JSON read in about 0.06 s):
-    called before workers that draw are forked, they inherit it rather than each reading it again."""
+    """Load what plotly loads at a process's first figure (its validators' table, a 3 MB JSON): called before workers
+    that draw are forked, they inherit it rather than each reading it again."""
     go.Figure()
 
 
