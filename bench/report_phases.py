@@ -83,9 +83,9 @@ import densing.designs.olmes.trend as olmes
 from densing import runtime as executor
 mark("imports", T0)
 one = executor._run_one
-def timed_one(job, needed, *context):  # a job, timed (in a worker or in the command's process beside them)
+def timed_one(job, needed, *context, **keep):  # a job, timed (in a worker or in the command's process beside them)
     start, cpu = time.perf_counter(), time.process_time()
-    found = one(job, needed, *context)
+    found = one(job, needed, *context, **keep)
     mark(job.key if isinstance(job.key, str) else f"section {job.key}", start, time.process_time() - cpu)
     return found
 def timed_run(jobs, context, run=executor.run):

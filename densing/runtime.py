@@ -357,12 +357,23 @@ def _workers(jobs: int) -> int:
 #: :func:`_run_one`'s context where it is not given: the one the worker inherited (:data:`_context`).
 _INHERITED = object()
 
+#: In a worker of a pool of one: the results it was sent or computed that a later job needs, by key
+#: (:func:`_beside_pool` sends each of them to it once).
+_kept: dict = {}
 
-def _run_one(job, needed: dict, context=_INHERITED):
+
+def _run_one(job, needed: dict, context=_INHERITED, keep: bool = False):
     """One job in a worker (module level: the pool pickles it by name; the context the one it inherited) or in this
-    process beside them (``context`` given), in the memo open there (:func:`same_tables`)."""
+    process beside them (``context`` given), in the memo open there (:func:`same_tables`). In a worker, a result the
+    job needs and was not sent is one kept before; ``keep``: keep this job's result too."""
+    if context is _INHERITED:
+        _kept.update(needed)
+        needed = {n: _kept[n] for n in job.needs}
     with same_tables():
-        return job.run(_context if context is _INHERITED else context, needed)
+        value = job.run(_context if context is _INHERITED else context, needed)
+    if keep:
+        _kept[job.key] = value
+    return value
 
 
 def run(jobs: list, context) -> dict:
@@ -392,7 +403,8 @@ def run(jobs: list, context) -> dict:
 def _beside_pool(pool, jobs: list, context) -> dict:
     """The results of ``jobs``, computed by ``pool`` and by this process beside it: each takes the first job whose
     needs are met as it comes free (a worker's next job is sent as its last one's result arrives, from the pool's
-    thread). Where a worker dies, the jobs it held are computed here."""
+    thread). A pool of one worker is sent each result a job needs once, and keeps those it computes that a later job
+    needs (:data:`_kept`). Where a worker dies, the jobs it held are computed here."""
     import threading
     from concurrent.futures.process import BrokenProcessPool
 
@@ -402,6 +414,9 @@ def _beside_pool(pool, jobs: list, context) -> dict:
     errors: list = []
     broken = False
     turn = threading.Condition(threading.RLock())  # the callback may run at once, in the thread that adds it
+    alone = pool._max_workers == 1  # one worker: what it holds is known here
+    needs = {n for job in jobs for n in job.needs}
+    there: set = set()  # the keys of the results the worker holds
 
     def ready():  # the first waiting job whose needs are met (under ``turn``)
         for job in waiting:
@@ -416,11 +431,15 @@ def _beside_pool(pool, jobs: list, context) -> dict:
             if job is None:
                 return
             try:
-                future = pool.submit(_run_one, job, {n: done[n] for n in job.needs})
+                future = pool.submit(_run_one, job, {n: done[n] for n in job.needs if n not in there},
+                                     keep=alone and job.key in needs)
             except (BrokenProcessPool, RuntimeError):
                 waiting.insert(0, job)
                 landed_broken()
                 return
+            if alone:  # its next job is sent after this one's result arrives
+                there.update(job.needs)
+                there.update((job.key,) if job.key in needs else ())
             held[future] = job
             future.add_done_callback(landed)
 

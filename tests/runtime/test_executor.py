@@ -64,6 +64,35 @@ def test_workers_and_here_give_the_same_results(monkeypatch):
         assert pooled["square:5"][1] == os.getpid() and pooled["square:3"][1] != os.getpid()
 
 
+def test_a_pool_of_one_worker_is_sent_each_needed_result_once(monkeypatch):
+    """With one worker beside this process, a result several of its jobs need reaches it once (or never, where it
+    computed it), and every result is the one computed here."""
+    if (os.cpu_count() or 1) != 2:
+        pytest.skip("the pool holds one worker on two cores")
+    sent = []
+    make = executor.process_pool
+
+    def recorded(*args, **kwargs):
+        pool = make(*args, **kwargs)
+        submit = pool.submit
+
+        def recording(fn, job, needed, **keep):
+            sent.extend(needed)
+            return submit(fn, job, needed, **keep)
+
+        pool.submit = recording
+        return pool
+
+    monkeypatch.setattr(executor, "process_pool", recorded)
+    jobs = [Square(3), *(Square(v, needs=("square:3",)) for v in range(4, 12))]
+    context = {"offset": 10, "parent": os.getpid()}
+    pooled = executor.run(jobs, context)
+    monkeypatch.setenv("DENSING_SERIAL", "1")
+    assert {k: v[0] for k, v in pooled.items()} == {k: v[0] for k, v in executor.run(jobs, context).items()}
+    assert len(sent) == len(set(sent)) <= 1
+    assert pooled["square:3"][1] != os.getpid() and not sent  # the worker computed the result the others need
+
+
 def _alive(pid: int) -> bool:
     """Whether the operating system still has a process ``pid`` (a reaped worker has none)."""
     try:
