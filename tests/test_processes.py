@@ -6,8 +6,8 @@ The commands run as the console script does (``densing.cli.run``), output sent t
 its own setsid group (``start_new_session``: the group's id is its pid). A process "left behind" is any process
 with that id still alive after the command has exited, or any descendant seen just before the signal
 (torchrun starts its workers with setsid too) still alive. The commands that start workers: ``trend`` and ``report``
-(the job executor's workers, :func:`densing.runtime.run`; ``trend --detail``: the
-headline and its sensitivity rows), ``fit --jobs`` and ``ladder fit --jobs`` (the
+(the job executor's workers, :func:`densing.runtime.run`; ``trend --by benchmark``: every
+row), ``fit --jobs`` and ``ladder fit --jobs`` (the
 bootstrap's processes), ``overlap analyze --scheduler processes`` (a process per file, or a pool)
 and ``overlap run`` (torchrun and its workers).
 """
@@ -129,7 +129,8 @@ def traces(tmp_path_factory) -> Path:
 
 #: Each command that starts workers, on a workload long enough to be interrupted: (arguments, workers).
 WORKLOADS = {
-    "trend": (lambda tmp, tr: ["trend", "--n-boot", "400", "--detail"], 1),  # its sensitivity rows: the workers
+    # every row of the table: jobs enough that a signal sent once a worker is seen lands mid-run on a loaded machine
+    "trend": (lambda tmp, tr: ["trend", "--n-boot", "400", "--by", "benchmark"], 1),
     "report": (lambda tmp, tr: ["report", "--n-boot", "400", "--out", tmp / "r.html"], 1),
     "fit --jobs": (lambda tmp, tr: ["fit", "--data", PYTHIA, "--benchmark", "lambada_openai", "--n-boot", "2000",
                                     "--jobs", "2"], 2),
