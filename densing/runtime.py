@@ -390,7 +390,7 @@ def run(jobs: list, context) -> dict:
         return _here(jobs, context, {})
     try:
         with frozen_heap():  # the workers are forked at the first submit
-            done = _beside_pool(pool, jobs, context)
+            done = _beside_pool(pool, jobs, context, count - 1)
     except BaseException:
         end_pool(pool)
         raise
@@ -400,93 +400,109 @@ def run(jobs: list, context) -> dict:
     return done if len(done) == len(jobs) else _here(jobs, context, done)
 
 
-def _beside_pool(pool, jobs: list, context) -> dict:
-    """The results of ``jobs``, computed by ``pool`` and by this process beside it: each takes the first job whose
-    needs are met as it comes free (a worker's next job is sent as its last one's result arrives, from the pool's
-    thread). A pool of one worker is sent each result a job needs once, and keeps those it computes that a later job
-    needs (:data:`_kept`). Where a worker dies, the jobs it held are computed here."""
-    import threading
-    from concurrent.futures.process import BrokenProcessPool
+def _beside_pool(pool, jobs: list, context, workers: int) -> dict:
+    """The results of ``jobs``, computed by ``pool`` (``workers`` processes) and by this process beside it: each takes
+    the first job whose needs are met as it comes free (:class:`_Board`). Where a worker dies, the jobs it held are
+    computed here."""
+    board = _Board(pool, jobs, workers)
+    with board.turn:
+        board.feed()
+    while (taken := board.next_here()) is not None:
+        job, needed = taken
+        board.finished(job, _run_one(job, needed, context))  # as a worker computes it
+    if board.broken:
+        end_pool(pool)
+    return board.done
 
-    done: dict = {}
-    waiting = list(jobs)
-    held: dict = {}  # future → the job a worker computes
-    errors: list = []
-    broken = False
-    turn = threading.Condition(threading.RLock())  # the callback may run at once, in the thread that adds it
-    alone = pool._max_workers == 1  # one worker: what it holds is known here
-    needs = {n for job in jobs for n in job.needs}
-    there: set = set()  # the keys of the results the worker holds
 
-    def ready():  # the first waiting job whose needs are met (under ``turn``)
-        for job in waiting:
-            if all(n in done for n in job.needs):
-                waiting.remove(job)
+class _Board:
+    """The jobs of one :func:`run`, shared under ``turn`` by this process and the pool's thread: those waiting, those
+    the workers hold, the results. A worker's next job is sent as its last one's result arrives (:meth:`landed`, the
+    pool's callback). A pool of one worker is sent each result a job needs once, and keeps those it computes that a
+    later job needs (:data:`_kept`; ``there``: what it holds, known here only with one worker)."""
+
+    def __init__(self, pool, jobs: list, workers: int) -> None:
+        import threading
+
+        self.pool, self.workers = pool, workers
+        self.done: dict = {}
+        self.waiting = list(jobs)
+        self.held: dict = {}  # future → the job a worker computes
+        self.errors: list = []
+        self.broken = False
+        self.turn = threading.Condition(threading.RLock())  # the callback may run at once, in the thread that adds it
+        self.needs = {n for job in jobs for n in job.needs}
+        self.there: set = set()
+
+    def ready(self):
+        """The first waiting job whose needs are met, taken off the list (under ``turn``)."""
+        for job in self.waiting:
+            if all(n in self.done for n in job.needs):
+                self.waiting.remove(job)
                 return job
         return None
 
-    def feed() -> None:  # a job for each idle worker (under ``turn``)
-        while not broken and not errors and len(held) < pool._max_workers:
-            job = ready()
+    def feed(self) -> None:
+        """A job for each idle worker (under ``turn``)."""
+        from concurrent.futures.process import BrokenProcessPool
+
+        while not self.broken and not self.errors and len(self.held) < self.workers:
+            job = self.ready()
             if job is None:
                 return
+            keep = self.workers == 1 and job.key in self.needs
             try:
-                future = pool.submit(_run_one, job, {n: done[n] for n in job.needs if n not in there},
-                                     keep=alone and job.key in needs)
+                future = self.pool.submit(_run_one, job, {n: self.done[n] for n in job.needs if n not in self.there},
+                                          keep=keep)
             except (BrokenProcessPool, RuntimeError):
-                waiting.insert(0, job)
-                landed_broken()
+                self.lost(job)
                 return
-            if alone:  # its next job is sent after this one's result arrives
-                there.update(job.needs)
-                there.update((job.key,) if job.key in needs else ())
-            held[future] = job
-            future.add_done_callback(landed)
+            if self.workers == 1:  # its next job is sent after this one's result arrives
+                self.there.update(job.needs, (job.key,) if keep else ())
+            self.held[future] = job
+            future.add_done_callback(self.landed)
 
-    def landed_broken() -> None:
-        nonlocal broken
-        broken = True
-        for job in held.values():
-            waiting.insert(0, job)
-        held.clear()
+    def lost(self, job) -> None:
+        """The pool broke: ``job`` and every job the workers held go back to the front of the list, computed here."""
+        self.broken = True
+        self.waiting[:0] = [job, *self.held.values()]
+        self.held.clear()
 
-    def landed(future) -> None:
-        with turn:
-            job = held.pop(future, None)
+    def landed(self, future) -> None:
+        """A worker's result (the pool's callback): kept, and its next job sent."""
+        from concurrent.futures.process import BrokenProcessPool
+
+        with self.turn:
+            job = self.held.pop(future, None)
             if job is not None:
                 try:
-                    done[job.key] = future.result()
+                    self.done[job.key] = future.result()
                 except BrokenProcessPool:  # a worker died: its jobs are computed here
-                    waiting.insert(0, job)
-                    landed_broken()
+                    self.lost(job)
                 except BaseException as error:  # noqa: BLE001 - raised in the caller's thread
-                    errors.append(error)
-                feed()
-            turn.notify_all()
+                    self.errors.append(error)
+                self.feed()
+            self.turn.notify_all()
 
-    with turn:
-        feed()
-    while True:
-        with turn:
-            while not errors:
-                job = ready()
-                if job is not None or not held:
+    def next_here(self):
+        """(job, what it needs) for this process, waiting while the workers hold jobs and none is ready; None when
+        nothing is left here (or nothing left can have its needs met: :func:`run` computes those here); a worker's
+        error raised."""
+        with self.turn:
+            while not self.errors:
+                job = self.ready()
+                if job is not None or not self.held:
                     break
-                turn.wait()
-            if errors:
-                raise errors[0]
-            if job is None:
-                if waiting:  # nothing ready and nothing held: the needs cannot be met
-                    return done
-                break
-            needed = {n: done[n] for n in job.needs}
-        value = _run_one(job, needed, context)  # as a worker computes it
-        with turn:
-            done[job.key] = value
-            feed()
-    if broken:
-        end_pool(pool)
-    return done
+                self.turn.wait()
+            if self.errors:
+                raise self.errors[0]
+            return None if job is None else (job, {n: self.done[n] for n in job.needs})
+
+    def finished(self, job, value) -> None:
+        """This process's result of ``job``, and work for an idle worker."""
+        with self.turn:
+            self.done[job.key] = value
+            self.feed()
 
 
 def _here(jobs: list, context, done: dict) -> dict:
