@@ -197,10 +197,10 @@ def compute_report(*, results: str | Path | None = None, headline_fit: str | Pat
                       fits_dir=Path(fits_dir) if fits_dir else paths.REFERENCE_FITS, frontier=rules.get(frontier).name,
                       epoch=epoch, since=since, n_boot=n_boot, seed=seed, command=command,
                       traces=Path(traces) if traces is not None else None)
-    table = read_results(inputs.results)
     second = [d for d in designs().values() if d.side is not None]
     with contextlib.ExitStack() as stack:  # the block owns every side job's worker: each ends on every path
-        jobs = [stack.enter_context(runtime.Beside(*d.side(inputs))) for d in second]
+        jobs = [stack.enter_context(runtime.Beside(*d.side(inputs))) for d in second]  # they read their own tables
+        table = read_results(inputs.results)  # beside them
         if measured is None:
             given = ReferenceFit.load(headline_fit) if headline_fit else None
             measured = measure_trend(table, fits_dir=inputs.fits_dir, fit=given, d0=d0, since=since, epoch=epoch,

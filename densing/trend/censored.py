@@ -98,7 +98,7 @@ def _rotate(t, y, above, below, out, pivot: np.ndarray) -> tuple[np.ndarray, np.
     with np.errstate(divide="ignore", invalid="ignore"):
         s = (y - y_p) / d
     still = (d == 0) | out
-    np.copyto(s, np.inf, where=still)
+    s = np.where(still, np.inf, s)
     size = np.abs(d)
     up = np.where(forward, above, below) * size
     down = above * size

@@ -109,11 +109,29 @@ def trend_targets(targets: pd.DataFrame, reference, *, since: str | None = DEFAU
 
 
 def family_clusters(families) -> np.ndarray:
-    """Each target's cluster of the family bootstrap: its family's code, a model with no family a cluster of its own."""
-    labels = pd.Series(list(families), dtype=object)
-    missing = labels.isna() | labels.astype(str).isin(["", "nan", "None", "<NA>"])
-    own = pd.Series([f"\x00model {i}" for i in range(len(labels))], dtype=object)
-    return pd.factorize(labels.astype(str).where(~missing, own))[0].astype(np.intp)
+    """Each target's cluster of the family bootstrap: its family's code, numbered in order of first appearance (as
+    :func:`pandas.factorize` numbers them), a model with no family (None, NaN, NA, or the text "", "nan", "None",
+    "<NA>") a cluster of its own."""
+    codes: dict[str, int] = {}
+    clusters = []
+    for i, family in enumerate(families):
+        name = str(family)
+        if name in _NO_FAMILY or _scalar_na(family):
+            name = f"\x00model {i}"
+        clusters.append(codes.setdefault(name, len(codes)))
+    return np.array(clusters, dtype=np.intp)
+
+
+#: Family cells that name no family: a model with one of these is a cluster of its own.
+_NO_FAMILY = frozenset({"", "nan", "None", "<NA>"})
+
+
+def _scalar_na(value: object) -> bool:
+    """Whether one cell is a missing value of pandas' kind (None, NaN, NA, NaT)."""
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):  # not a scalar: a value, not a missing one
+        return False
 
 
 def to_timestamp(value: object, *, field: str, where: str) -> pd.Timestamp:

@@ -4,6 +4,7 @@ The planted world is studies/heterogeneity_level.py's (its docstring states it);
 only for targets released after a day, at another level than the references'."""
 from __future__ import annotations
 
+import math
 
 import numpy as np
 import pandas as pd
@@ -212,6 +213,21 @@ def test_the_headline_rules_share_one_set_of_draws_and_the_headline_its_own_numb
 # --- the verdict's design: families as the unit of sampling, ceilings as bounds, determined ends, influence --------
 
 from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(["Qwen2", "Llama", "", "nan", "None", "<NA>", " ", "Qwen2 "]),
+                          st.none(), st.just(math.nan), st.just(pd.NA), st.integers(0, 3)), max_size=30))
+def test_family_clusters_number_families_as_pandas_factorize_does(families):
+    """The clusters are pandas' codes of the family names in order of first appearance, a missing family (None, NaN,
+    NA, or one of the texts "", "nan", "None", "<NA>") a cluster of its own; any other text, a blank one included,
+    is a family."""
+    labels = pd.Series(list(families), dtype=object)
+    missing = labels.isna() | labels.astype(str).isin(["", "nan", "None", "<NA>"])
+    own = pd.Series([f"\x00model {i}" for i in range(len(labels))], dtype=object)
+    expected = pd.factorize(labels.astype(str).where(~missing, own))[0]
+    clusters = pooling.family_clusters(families)
+    assert clusters.dtype == np.intp and clusters.tolist() == expected.tolist()
 
 
 @settings(max_examples=50, deadline=None)
