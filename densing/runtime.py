@@ -3,7 +3,8 @@ job executor, the heap and BLAS threads of the processes that compute, and the m
 
 **Processes.** Every worker densing starts (the executor's, the bootstrap's, the overlap engine's, ``densing eval
 --isolate``'s, ``torchrun``'s) goes through this module: a worker dies with its parent (:func:`worker_setup`), every
-exit path reaps (:func:`end_pool`, :func:`end_process`, :func:`end_children`), a signal is an exit path
+exit path reaps (:func:`end_pool`, :func:`end_process`, :func:`end_children`; a finished pool's workers exit beside
+the caller's next step and are reaped by the exit handlers at the latest, :func:`close_pool`), a signal is an exit path
 (:func:`exits_on_signals`).
 
 **The job executor** (:func:`run`). A job is a typed value with a ``key``, the keys it ``needs`` and ``run(context,
@@ -18,6 +19,7 @@ the table weakly referenced; outside a block nothing is kept, so a table changed
 """
 from __future__ import annotations
 
+import atexit
 import contextlib
 import contextvars
 import functools
@@ -144,6 +146,27 @@ def end_pool(pool, grace: float = GRACE_S) -> None:
     if thread is not None:
         thread.join(grace)
 
+
+def close_pool(pool) -> None:
+    """Let a finished ``ProcessPoolExecutor``'s workers exit while the caller goes on: ``shutdown`` without waiting
+    sends each its end, and the pool's manager thread reaps them as they exit (the kernel's unmapping of a forked
+    worker's copy of the parent runs on another core beside the caller's next step, not before it). The thread is
+    joined where the process leaves (:func:`join_closed`, an exit handler), so every worker has ended by then."""
+    thread = getattr(pool, "_executor_manager_thread", None)  # read before shutdown, which drops it
+    pool.shutdown(wait=False)
+    if thread is not None:
+        _CLOSED.add(thread)
+
+
+def join_closed(grace: float = GRACE_S) -> None:
+    """Join the manager threads of the pools :func:`close_pool` closed: each returns once its workers are reaped."""
+    for thread in list(_CLOSED):
+        thread.join(grace)
+
+
+#: The manager threads of the pools :func:`close_pool` closed and not yet joined.
+_CLOSED: weakref.WeakSet = weakref.WeakSet()
+atexit.register(join_closed)
 
 #: The manager threads of the pools :func:`end_pool` ends.
 _ENDING: weakref.WeakSet = weakref.WeakSet()
@@ -396,7 +419,7 @@ def run(jobs: list, context) -> dict:
         raise
     finally:
         _context = None
-    pool.shutdown(wait=True)
+    close_pool(pool)
     return done if len(done) == len(jobs) else _here(jobs, context, done)
 
 
@@ -544,7 +567,7 @@ class Beside:
     def __exit__(self, kind, value, traceback) -> None:
         if self._pool is not None:
             if kind is None:
-                self._pool.shutdown(wait=True)
+                close_pool(self._pool)
             else:
                 end_pool(self._pool)
             self._pool = None

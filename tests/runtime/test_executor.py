@@ -123,6 +123,29 @@ def test_an_error_in_a_job_ends_the_workers(monkeypatch):
         assert started and not [pid for pid in started if _alive(pid)]
 
 
+def test_a_finished_run_leaves_its_workers_exiting_and_the_exit_handler_reaps_them(monkeypatch):
+    """A run that succeeds returns without waiting for its workers to exit (runtime.close_pool); join_closed, the exit
+    handler the command's exit runs, returns once every one of them is gone from the operating system (by pid: an
+    exited worker not yet reaped still answers)."""
+    from densing import runtime as workers
+
+    made = []
+    make = workers.process_pool
+
+    def recorded(*args, **kwargs):
+        pool = make(*args, **kwargs)
+        made.append(pool._processes)
+        return pool
+
+    monkeypatch.setattr(workers, "process_pool", recorded)
+    done = executor.run(_jobs(), {"offset": 0, "parent": os.getpid()})
+    assert len(done) == len(_jobs())
+    workers.join_closed()
+    if (os.cpu_count() or 1) > 1:
+        started = [pid for processes in made for pid in processes]
+        assert started and not [pid for pid in started if _alive(pid)]
+
+
 def test_a_dead_worker_costs_time_not_the_result():
     done = executor.run([Dies(), *_jobs()], {"offset": 0, "parent": os.getpid()})
     assert done["dies"] == "computed here" and len(done) == 5
