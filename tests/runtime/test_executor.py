@@ -102,31 +102,10 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def test_an_error_in_a_job_ends_the_workers(monkeypatch):
-    """Every worker the run started is gone from the operating system when the error reaches the caller (asked of
-    the OS by pid: multiprocessing's own list can still show a child another thread of the pool has just reaped)."""
-    from densing import runtime as workers
-
-    made = []  # each pool's table of processes (the dict the pool fills as it forks; end_pool reads the same one)
-    make = workers.process_pool
-
-    def recorded(*args, **kwargs):
-        pool = make(*args, **kwargs)
-        made.append(pool._processes)
-        return pool
-
-    monkeypatch.setattr(workers, "process_pool", recorded)
-    with pytest.raises(ValueError, match="planted failure"):
-        executor.run([Fails(), *_jobs()], {"offset": 0, "parent": os.getpid()})
-    if (os.cpu_count() or 1) > 1:
-        started = [pid for processes in made for pid in processes]
-        assert started and not [pid for pid in started if _alive(pid)]
-
-
-def test_a_finished_run_leaves_its_workers_exiting_and_the_exit_handler_reaps_them(monkeypatch):
-    """A run that succeeds returns without waiting for its workers to exit (runtime.close_pool); join_closed, the exit
-    handler the command's exit runs, returns once every one of them is gone from the operating system (by pid: an
-    exited worker not yet reaped still answers)."""
+@pytest.fixture
+def started(monkeypatch):
+    """The pids of every worker the test's runs fork, read when called (each pool's table of processes: the dict the
+    pool fills as it forks; end_pool reads the same one)."""
     from densing import runtime as workers
 
     made = []
@@ -138,12 +117,29 @@ def test_a_finished_run_leaves_its_workers_exiting_and_the_exit_handler_reaps_th
         return pool
 
     monkeypatch.setattr(workers, "process_pool", recorded)
+    return lambda: [pid for processes in made for pid in processes]
+
+
+def test_an_error_in_a_job_ends_the_workers(started):
+    """Every worker the run started is gone from the operating system when the error reaches the caller (asked of
+    the OS by pid: multiprocessing's own list can still show a child another thread of the pool has just reaped)."""
+    with pytest.raises(ValueError, match="planted failure"):
+        executor.run([Fails(), *_jobs()], {"offset": 0, "parent": os.getpid()})
+    if (os.cpu_count() or 1) > 1:
+        assert started() and not [pid for pid in started() if _alive(pid)]
+
+
+def test_a_finished_run_leaves_its_workers_exiting_and_the_exit_handler_reaps_them(started):
+    """A run that succeeds returns without waiting for its workers to exit (runtime.close_pool); join_closed, the exit
+    handler the command's exit runs, returns once every one of them is gone from the operating system (by pid: an
+    exited worker not yet reaped still answers)."""
+    from densing import runtime as workers
+
     done = executor.run(_jobs(), {"offset": 0, "parent": os.getpid()})
     assert len(done) == len(_jobs())
     workers.join_closed()
     if (os.cpu_count() or 1) > 1:
-        started = [pid for processes in made for pid in processes]
-        assert started and not [pid for pid in started if _alive(pid)]
+        assert started() and not [pid for pid in started() if _alive(pid)]
 
 
 def test_a_dead_worker_costs_time_not_the_result():
