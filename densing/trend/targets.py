@@ -116,7 +116,7 @@ def family_clusters(families) -> np.ndarray:
     clusters = []
     for i, family in enumerate(families):
         name = str(family)
-        if name in _NO_FAMILY or _scalar_na(family):
+        if name in _NO_FAMILY or (not isinstance(family, str) and is_missing(family)):  # a blank text is a name
             name = f"\x00model {i}"
         clusters.append(codes.setdefault(name, len(codes)))
     return np.array(clusters, dtype=np.intp)
@@ -124,14 +124,6 @@ def family_clusters(families) -> np.ndarray:
 
 #: Family cells that name no family: a model with one of these is a cluster of its own.
 _NO_FAMILY = frozenset({"", "nan", "None", "<NA>"})
-
-
-def _scalar_na(value: object) -> bool:
-    """Whether one cell is a missing value of pandas' kind (None, NaN, NA, NaT)."""
-    try:
-        return bool(pd.isna(value))
-    except (TypeError, ValueError):  # not a scalar: a value, not a missing one
-        return False
 
 
 def to_timestamp(value: object, *, field: str, where: str) -> pd.Timestamp:
