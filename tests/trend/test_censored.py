@@ -297,3 +297,26 @@ def test_the_vertex_certificate_holds_at_the_minimum_and_nowhere_above_it(seed, 
             _, certified = _cost_and_check(t, y[None], above[None], -below[None], np.array([slope]),
                                            np.array([y[p] - slope * t[p]]), np.array([p]), np.array([q]), scale)
             assert certified[0]
+
+
+def test_the_inverse_mills_ratio_is_finite_and_right_from_the_far_tail_to_the_far_side():
+    """tobit._mills: φ(s)/Φ(s) against √(2/π)/erfcx(−s/√2) on s from −10¹⁵⁰ to 40 (relative 10⁻⁸ where e^(…) keeps
+    its digits, 10⁻¹² beyond FAR_TAIL), without a floating-point warning; above FAR_TAIL the same bits as the one
+    expression e^(−s²/2 − ln √(2π) − ln Φ(s)) that the Tobit lines used alone."""
+    import warnings
+
+    from scipy import special
+
+    from densing.trend.tobit import FAR_TAIL, _mills
+
+    s = np.concatenate([-np.logspace(150, 0, 300), np.linspace(-1, 40, 200)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        found = _mills(s, special.log_ndtr(s))
+    truth = np.sqrt(2 / np.pi) / special.erfcx(-s / np.sqrt(2))
+    assert np.all(np.isfinite(found))
+    assert np.allclose(found[s < FAR_TAIL], truth[s < FAR_TAIL], rtol=1e-12, atol=0)
+    near = s >= FAR_TAIL
+    assert np.allclose(found[near], truth[near], rtol=1e-8, atol=1e-300)
+    alone = np.exp(-0.5 * s[near] * s[near] - 0.5 * np.log(2 * np.pi) - special.log_ndtr(s[near]))
+    assert np.array_equal(found[near], alone)
