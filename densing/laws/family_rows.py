@@ -122,12 +122,12 @@ def _breaks(a: dict[str, np.ndarray]) -> list[tuple]:
     found: dict[tuple, list[str]] = {}
     for benchmark in np.unique(a["benchmark"]):
         on = np.flatnonzero((a["benchmark"] == benchmark) & np.isfinite(a["stderr"]))
-        for i in on:
-            for j in on:
-                gap = a["score"][j] - a["score"][i]
-                if a["params"][i] > a["params"][j] and gap > STDERRS * np.hypot(a["stderr"][i], a["stderr"][j]):
-                    key = (a["family"][i], a["model"][i], a["params"][i], a["model"][j], a["params"][j])
-                    found.setdefault(key, []).append(str(benchmark))
+        params, score, stderr = a["params"][on], a["score"][on], a["stderr"][on]
+        gap = score[None, :] - score[:, None]  # [i, j]: member j's score above member i's
+        broken = (params[:, None] > params[None, :]) & (gap > STDERRS * np.hypot(stderr[:, None], stderr[None, :]))
+        for i, j in zip(*(on[k] for k in np.nonzero(broken))):  # the pairs in (i, j) order, as a loop over i, then j
+            key = (a["family"][i], a["model"][i], a["params"][i], a["model"][j], a["params"][j])
+            found.setdefault(key, []).append(str(benchmark))
     return [(*key, len(b), ", ".join(sorted(set(b)))) for key, b in found.items() if len(set(b)) >= MIN_BENCHMARKS]
 
 

@@ -56,3 +56,43 @@ def test_a_family_fit_says_whether_it_kept_a_member_that_breaks_the_order():
     assert left_out.provenance["order_breaks"] == {"l": "left out"}
     in_order = fit_family(table[table["model"] != "l"], "Fam", "mmlu", n_boot=20)
     assert in_order.provenance["order_breaks"] == {}
+
+
+def _breaks_pair_by_pair(a):
+    """family_rows._breaks as a loop over every (i, j) pair of members on each benchmark: what the arrays must give."""
+    import numpy as np
+
+    from densing.laws.family_rows import MIN_BENCHMARKS, STDERRS
+
+    found = {}
+    for benchmark in np.unique(a["benchmark"]):
+        on = np.flatnonzero((a["benchmark"] == benchmark) & np.isfinite(a["stderr"]))
+        for i in on:
+            for j in on:
+                gap = a["score"][j] - a["score"][i]
+                if a["params"][i] > a["params"][j] and gap > STDERRS * np.hypot(a["stderr"][i], a["stderr"][j]):
+                    key = (a["family"][i], a["model"][i], a["params"][i], a["model"][j], a["params"][j])
+                    found.setdefault(key, []).append(str(benchmark))
+    return [(*key, len(b), ", ".join(sorted(set(b)))) for key, b in found.items() if len(set(b)) >= MIN_BENCHMARKS]
+
+
+def test_the_pairs_found_as_arrays_are_the_pair_by_pair_loops_in_its_order():
+    """_breaks on random families (ties in size and score, missing standard errors, repeated models) gives the rows,
+    the bits and the order of the loop over each benchmark's (i, j) pairs."""
+    import numpy as np
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from densing.laws.family_rows import _breaks
+
+    @settings(max_examples=150, deadline=None)
+    @given(n=st.integers(0, 24), seed=st.integers(0, 2**32 - 1))
+    def check(n, seed):
+        rng = np.random.default_rng(seed)
+        a = {"family": np.full(n, "Fam"), "model": rng.choice(["s", "m", "l", "xl"], n),
+             "benchmark": rng.choice(["a:acc", "b:acc", "c:acc"], n),
+             "params": rng.choice([1e9, 7e9, 7e9, 14e9], n), "score": rng.choice([0.3, 0.5, rng.random()], n),
+             "stderr": np.where(rng.random(n) < 0.2, np.nan, rng.choice([0.0, 0.01, 0.05], n))}
+        assert _breaks(a) == _breaks_pair_by_pair(a)
+
+    check()
