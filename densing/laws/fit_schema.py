@@ -5,7 +5,6 @@ stage (:class:`StageFit`) and the verdicts on a fit.
 from __future__ import annotations
 
 import hashlib
-import itertools
 import math
 from dataclasses import dataclass, fields
 
@@ -64,26 +63,6 @@ def _law_domain_error(kind: str, p: dict) -> tuple[str, object] | None:
     if kind == "two-step" and p["l"] < 0:
         return "l", p["l"]
     return None
-
-
-def _draws_inside(kind: str, params: dict, names: list, rows: list) -> bool:
-    """Whether every bootstrap draw (``rows``, one value per name of ``names``, ``params``' values for the others) is
-    inside :data:`FIT_DOMAIN`: :func:`_law_domain_error`'s tests on the draws as columns, the same comparisons of the
-    same doubles. False where any draw is outside or holds a value that is not a float (:func:`check_fit_dict` then
-    finds the first such draw one at a time, to name it)."""
-    if not rows:
-        return True
-    if set(map(type, itertools.chain.from_iterable(rows))) - {float}:
-        return False
-    table = np.array(rows, dtype=float).reshape(len(rows), len(names))
-    p = {**params, **{name: table[:, j] for j, name in enumerate(names)}}
-    d, c, gamma = (np.asarray(p[k], float) for k in ("d", "c", "gamma"))
-    ceiling = c + d
-    inside = (np.all(np.isfinite(table)) and all(np.all(np.asarray(p[k]) > 0) for k in _POSITIVE_PARAMS if k in p)
-              and bool(np.all(np.asarray(p.get("E", 0.0)) >= 0))
-              and bool(np.all((0 <= d) & (d < ceiling) & (ceiling <= 1 + _CEILING_TOLERANCE)))
-              and bool(np.all((gamma > 0) == (kind == "family"))) and bool(np.all(gamma != 0)))
-    return bool(inside and (kind != "two-step" or np.all(np.asarray(p["l"]) >= 0)))
 
 
 def _domain_words(kind: str, name: str, p: dict) -> str:
@@ -145,12 +124,11 @@ def check_fit_dict(data: dict, *, source: str = "<fit>") -> None:
         if not isinstance(row, list) or len(row) != len(names):
             raise InputError(f"{source}: field 'bootstrap': draw {i} has {len(row) if isinstance(row, list) else 'no'} "
                              f"values for {len(names)} parameter(s)")
-    if not _draws_inside(kind, params, names, data.get("bootstrap") or []):  # the first draw outside, in words
-        for i, row in enumerate(data.get("bootstrap") or [], start=1):  # (the point's values where a draw has none)
-            draw = {**params, **dict(zip(names, row))}
-            if (bad := _law_domain_error(kind, draw)) is not None:
-                raise InputError(f"{source}: field 'bootstrap': draw {i}: {bad[0]} = {bad[1]!r} is outside the law's "
-                                 f"domain ({_domain_words(kind, bad[0], draw)})")
+    for i, row in enumerate(data.get("bootstrap") or [], start=1):  # every draw inside the domain, the point's
+        draw = {**params, **dict(zip(names, row))}  # values where a draw has none
+        if (bad := _law_domain_error(kind, draw)) is not None:
+            raise InputError(f"{source}: field 'bootstrap': draw {i}: {bad[0]} = {bad[1]!r} is outside the law's "
+                             f"domain ({_domain_words(kind, bad[0], draw)})")
     if not data.get("stages"):
         raise InputError(f"{source}: field 'stages': the fit has no fitted stage")
 

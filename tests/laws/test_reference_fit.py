@@ -412,29 +412,6 @@ def test_random_edits_of_a_fit_file(tmp_path, key, value, param):
 
 
 
-draw_values = st.one_of(st.floats(-0.2, 1.2), st.sampled_from([0.0, 1.0, 1 + 1e-9, 1 + 2e-9, -0.0, math.inf, math.nan]),
-                        st.none(), st.booleans(), st.integers(-1, 2))
-
-
-@settings(max_examples=200, deadline=None)
-@given(kind=st.sampled_from(["two-step", "composed", "family"]), names=st.lists(
-    st.sampled_from(["c", "d", "gamma", "l", "a", "alpha", "E"]), min_size=1, max_size=4, unique=True),
-    data=st.data())
-def test_the_draws_checked_as_columns_agree_with_each_draw_checked_alone(kind, names, data):
-    """fit_schema's column test of the bootstrap draws (_draws_inside) says inside exactly when every draw passes
-    _law_domain_error on its own, on draws at and across the domain's edges; a draw holding a value that is not a
-    float leaves the test to the draw-by-draw check."""
-    from densing.laws.fit_schema import _draws_inside, _law_domain_error
-
-    params = dict(FAMILY) if kind == "family" else {**PARAMS, "E": 0.1}
-    names = [n for n in names if n in params]
-    signs = {"gamma": 1.0 if kind == "family" else -1.0}
-    rows = data.draw(st.lists(st.lists(draw_values, min_size=len(names), max_size=len(names)), max_size=6))
-    rows = [[v * signs.get(n, 1.0) if isinstance(v, float) else v for n, v in zip(names, row)] for row in rows]
-    alone = all(_law_domain_error(kind, {**params, **dict(zip(names, row))}) is None for row in rows)
-    floats = all(type(v) is float for row in rows for v in row)  # else the draws are checked one at a time
-    assert _draws_inside(kind, params, names, rows) == (alone and floats)
-
 # --- data_hash ---------------------------------------------------------------------------------
 
 rows = st.lists(st.tuples(st.text(max_size=5), st.integers(-5, 5), st.one_of(st.none(), st.floats(allow_nan=False))),
