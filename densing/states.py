@@ -140,6 +140,9 @@ class Heterogeneity:
     i_squared: float
     tau_squared: float
     draws: int
+    #: the references' labs, each once (densing.data.labs): Q compares labs, df = labs − 1; and the references
+    labs: tuple[str, ...] = ()
+    references: int = 0
 
 
 #: Why a check is a finding: calibrated (it fires in more than 10% of planted worlds where the estimate is right), or

@@ -97,7 +97,8 @@ def trend(
     if fmt is Format.json:
         document = (dict(rows=result.by_benchmark(), verdict=result.verdict, at_budget=result.by_benchmark_at_budget(),
                          at_budget_notes=result.budget_notes, cross_check=result.cross_check(),
-                         influence=result.influence(), **({"forecast": forecast} if forecast else {}))
+                         influence=result.influence(), labs=result.labs(),
+                         **({"forecast": forecast} if forecast else {}))
                     if benchmark else result.document())
         print_document(document.pop("rows"), **document)
         return
@@ -253,6 +254,10 @@ def _print_headline_detail(result, wide: bool) -> None:
     print_frame(result.references, keys=1, together=("months", "ci_low", "ci_high"), identifiers=("benchmarks",),
                 title="the headline's references (pooling weight; months: its own doubling time with its 95% interval "
                       "over the same paired draws)", wide=wide)
+    head = result.rules.get(result.headline_rule)
+    if head is not None and len(head.lab_influence):
+        print_frame(head.lab_influence_frame(), keys=1, title="leave one lab out: the headline without each lab's "
+                    "targets (the references and their weights kept), the largest move first", wide=wide)
     print_frame(result.sensitivity, keys=2, together=("months", "doubling_time_months", "ci_low", "ci_high", "status"),
                 title="sensitivity of the headline, one engine: each reference, the other frontier rules, every "
                       "reference at one budget, the family law's other shape", wide=wide)

@@ -64,7 +64,8 @@ def _facts_words(check) -> str:
             return f"{facts.count} exact densities (need {facts.needed}) or one size only"
         return f"{facts.count} clusters of exact densities (need {facts.needed})"
     if isinstance(facts, Heterogeneity):
-        return heterogeneity_text(facts.q, facts.df, facts.p, facts.i_squared, facts.tau_squared, facts.draws)
+        return heterogeneity_text(facts.q, facts.df, facts.p, facts.i_squared, facts.tau_squared, facts.draws,
+                                  facts.labs, facts.references or facts.df + 1)
     if check.name == "size_dependence":
         if not math.isfinite(facts.slope):
             return (f"{facts.families} target famil{'y' if facts.families == 1 else 'ies'} with two or more sizes "

@@ -21,12 +21,17 @@ if TYPE_CHECKING:
 def why_words(head, failed: list, untestable: list, sensitivity, missing: list, *, since,
          refs: str, reference_rule: str, gates_and_findings: tuple = ()) -> str:
     """The sentences after the verdict: why not measured (or every check passed), the targets, what the interval carries."""
-    carried = ("the reference fit, each score's standard error, the sampling of families (a family-cluster bootstrap)"
-               + (f" and the spread among {head.n_references} references (τ)" if head.n_references > 1 else ""))
+    labs = len(dict.fromkeys(head.reference_labs)) or head.n_references
+    carried = ("the reference fit, each score's standard error, the sampling of labs and of families within them "
+               "(a two-stage cluster bootstrap)"
+               + (f" and the spread among the references' {labs} labs (τ)" if labs > 1 else ""))
     # the findings that fire (densing.trend.capability.calibrated); saturation's effect on the estimate: ceiling_words
     fired = [c for c in gates_and_findings if c.status == REPORTED and c.fired]
     why = (" ".join(plain_reason(c, sensitivity) for c in failed)
-           + (f" The gate (the references' heterogeneity) passed{' but ' + ', '.join(c.name for c in untestable) + ' (untestable)' if untestable else ''}."
+           + ((" The gate (whether the references' labs agree) is not testable: " + heterogeneity_words(head) + "."
+               if any(c.name == "heterogeneity" for c in untestable) else
+               " The gate (the agreement of the references' labs) passed"
+               + (" but " + ", ".join(c.name for c in untestable) + " (untestable)" if untestable else "") + ".")
               if not failed else "")
            + (" Findings beside the number, not gates (they fire in more than 10% of planted worlds where the "
               "estimate is right): " + " ".join(plain_reason(c, sensitivity) for c in fired) if fired else "")
@@ -260,7 +265,7 @@ def headline_summary(m) -> dict:
             "high": end("high"),
             "ceiling": {"bounds": head.n_ceiling_bounds, "months_with_bounds": json_number(head.doubling_time_months),
                         "months_without_bounds": json_number(head.months_without_ceilings)},
-            "leave_one_family_out": frame_records(head.influence_frame())}
+            "leave_one_family_out": frame_records(head.influence_frame()), "labs": head.labs_record()}
 
 
 def measurement_summary(m) -> Summary:

@@ -15,7 +15,8 @@ from densing.states import EndOpen, NoFamilyPasses, NoFamilyScored, ReferencesDi
 def heterogeneity_words(result) -> str:
     """A :class:`~densing.trend.uncertainty.TrendUncertainty`'s heterogeneity test in one clause: Q, df, p, I², τ."""
     return heterogeneity_text(result.heterogeneity_q, result.heterogeneity_df, result.heterogeneity_p, result.i_squared,
-                              result.tau_squared, result.heterogeneity_draws)
+                              result.tau_squared, result.heterogeneity_draws, tuple(dict.fromkeys(result.reference_labs)),
+                              result.n_references)
 
 
 def q_words(q: float, df: int, p: float, draws: int = 0) -> str:
@@ -26,12 +27,18 @@ def q_words(q: float, df: int, p: float, draws: int = 0) -> str:
     return f"Q = {format_number(q)} on {df} df{read} p = {format_number(p)}"
 
 
-def heterogeneity_text(q: float, df: int, p: float, i_squared: float, tau_squared: float, draws: int = 0) -> str:
+def heterogeneity_text(q: float, df: int, p: float, i_squared: float, tau_squared: float, draws: int = 0,
+                       labs: tuple[str, ...] = (), references: int = 1) -> str:
+    """The agreement test in one clause: Q compares the references' labs (:func:`densing.trend.random_effects.pool_by_lab`),
+    so with one lab it is not testable however many references it holds."""
     if df == 0:
+        if len(labs) == 1 and references > 1:
+            return f"the {references} references are one lab's ({labs[0]}): agreement across labs not testable"
         return "one reference: heterogeneity not testable"
     tau = math.sqrt(max(tau_squared, 0.0)) * 365.25
-    return (f"{q_words(q, df, p, draws)}, "
-            f"I² = {i_squared:.0%}, τ = {format_number(tau)} in ln ρ per year")
+    across = f" across {len(labs)} labs" if labs and len(labs) < references else ""
+    return (f"{q_words(q, df, p, draws)}{across}, "
+            f"I² = {i_squared:.0%}, τ = {format_number(tau)} in ln ρ per year{' between labs' if across else ''}")
 
 
 #: The words of each state: the only place they are written.

@@ -43,11 +43,13 @@ class FamilyInfluence(Result):
     move_months: float
 
 
-def influence_items(result) -> tuple:
+def influence_items(result, by: str = "family") -> tuple:
+    """A row's leave-one-family-out (``by="lab"``: leave-one-lab-out, ``family`` holding the lab) as items."""
     point = doubling_months(result.slope_per_day)
+    frame = result.lab_influence if by == "lab" else result.influence
     return tuple(FamilyInfluence(str(r.family), int(r.n_models), doubling_months(r.slope_per_day),
                                  doubling_months(r.slope_per_day) - point)
-                 for r in result.influence.itertuples()) if len(result.influence) else ()
+                 for r in frame.itertuples()) if len(frame) else ()
 
 
 def most_influential_model(result) -> dict:
@@ -99,15 +101,18 @@ def family_influence(rule: str, quantile: float, data: dict, y: np.ndarray, kind
                      starts, *, by: str = "family") -> pd.DataFrame:
     """Leave one family out (Incompressible Knowledge Probes, arXiv 2604.24827): for every family of the targets, the
     pooled point slope Σ_r w_r·A_r with that family's targets left out of every reference's frontier line (the
-    references and their weights kept); ``by="model"``: every target left out alone. ``y``, ``kind`` (R, n) the point
+    references and their weights kept); ``by="lab"``: every lab's targets left out together (leave one lab out);
+    ``by="model"``: every target left out alone. ``y``, ``kind`` (R, n) the point
     densities, ``starts`` (R, 2) each reference's point line; columns ``family`` (the model's name with
     ``by="model"``), ``n_models``, ``slope_per_day``, each slope the refit's (module docstring)."""
     labels = data["labels"]
-    clusters = data["clusters"] if by == "family" else np.arange(len(labels))
+    clusters = {"family": data["clusters"], "lab": data.get("lab_clusters")}.get(by)
+    clusters = np.arange(len(labels)) if clusters is None else clusters
     groups = int(clusters.max()) + 1 if clusters.size else 0
     slopes = left_out_slopes(rule, quantile, data, y, kind, clusters, groups, starts)
     first = np.unique(clusters, return_index=True)[1]  # each group's first target (groups are numbered 0 … G − 1)
-    names = [str(v) for v in np.asarray(data["families"] if by == "family" else labels, dtype=object)[first]]
+    names = [str(v) for v in np.asarray({"family": data["families"], "lab": data.get("labs")}.get(by, labels),
+                                        dtype=object)[first]]
     return pd.DataFrame({"family": names, "n_models": np.bincount(clusters, minlength=groups),
                          "slope_per_day": w @ slopes})
 

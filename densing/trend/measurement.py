@@ -239,6 +239,12 @@ class TrendMeasurement(Result):
         return {row.name: frame_records(row.result.influence_frame()) for row in (*self.benchmark_rows, *self.set_rows)
                 if row.result is not None}
 
+    def labs(self) -> dict[str, dict]:
+        """Every row's labs (``densing trend --by benchmark --format json``), by row: each reference's lab and weight,
+        each lab's weight, the targets' labs, leave one lab out (:meth:`TrendUncertainty.labs_record`)."""
+        return {row.name: row.result.labs_record() for row in (*self.benchmark_rows, *self.set_rows)
+                if row.result is not None}
+
     def breakpoint_line(self) -> str:
         """The breakpoint in one line ("" where its section is not asked for)."""
         return _verdict().breakpoint_words(self.breakpoint) if self.breakpoint is not None else ""

@@ -13,6 +13,8 @@ The headline is the first set of the table whose references pass the set rule
 """
 from __future__ import annotations
 
+import math
+
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -353,9 +355,12 @@ def breakpoint(targets: pd.DataFrame, chosen: pooling.CommonTargets, head: Trend
 
 def reference_frame(members: list, head: TrendUncertainty) -> pd.DataFrame:
     """Each reference of the headline: its benchmarks, pooling weight, own doubling time with its interval, targets."""
+    lab_weight = dict(zip(head.labs, head.lab_weights))
+    labs = head.reference_labs or ("",) * len(head.reference_names)
     return pd.DataFrame([{"reference": name, "benchmarks": ",".join(inv.benchmarks), "weight": weight,
                           "months": head.reference_months[name], "ci_low": low, "ci_high": high,
-                          "n_models": len(models), "d0": inv.d0}
-                         for (inv, models), name, weight, low, high in zip(members, head.reference_names,
-                                                                          head.reference_weights, head.reference_months_low,
-                                                                          head.reference_months_high)])
+                          "n_models": len(models), "d0": inv.d0, "lab": lab,
+                          "lab_weight": lab_weight.get(lab, math.nan)}
+                         for (inv, models), name, weight, low, high, lab in zip(
+                             members, head.reference_names, head.reference_weights, head.reference_months_low,
+                             head.reference_months_high, labs)])

@@ -53,6 +53,7 @@ import numpy as np
 import pandas as pd
 
 from densing.constants import CEILING_STDERRS, DEFAULT_EPOCH, DRAWS_CAP, END_STABILITY, HETEROGENEITY_ALPHA, MIN_POINTS
+from densing.data.labs import lab_of, labs_of
 from densing.errors import FitError, InputError
 from densing.laws.bounds import EXACT, LOWER
 from densing.laws.inversion import arrays
@@ -61,8 +62,9 @@ from densing.trend import rules
 # step 7 (influence), steps 4 and 5 (random effects), and the names the package reads here
 from densing.trend.influence import (FamilyInfluence, family_influence, frontier_slopes, influence_items,
                                      most_influential_model, open_draws)
+from densing.states import family_of
 from densing.trend.random_effects import (Pooled, determined_ends, end_range, heterogeneity_check, months_interval,
-                                          pool_slopes, undecided)
+                                          pool_by_lab, pool_slopes, undecided)
 from densing.trend.targets import family_clusters, own_models, screened_targets, target_labels
 from densing.validation import MAX_DRAWS, Interval, validate_params
 
@@ -204,11 +206,28 @@ def _prepared(common: CommonTargets) -> dict:
     frame = common.frame
     scores, sigma = arrays(frame, common.benchmarks)
     families = frame["family"].to_numpy(object) if "family" in frame.columns else [None] * len(frame)
+    clusters = family_clusters(families)
+    named = np.where(pd.isna(pd.Series(list(families), dtype=object)), frame["model"].astype(str).to_numpy(),
+                     np.asarray(list(families), dtype=object))
+    labs = labs_of(families, frame["lab"].to_numpy(object) if "lab" in frame.columns else None)
+    labs = np.where(labs == "", named, labs)  # a model with no family and no lab: a lab of its own
     return {"t": frame["t"].to_numpy(float), "scores": scores, "sigma": sigma, "params": frame["params"].to_numpy(float),
-            "labels": frame["model"].astype(str).to_numpy(), "n": len(frame), "clusters": family_clusters(families),
-            "families": np.where(pd.isna(pd.Series(list(families), dtype=object)), frame["model"].astype(str).to_numpy(),
-                                 np.asarray(list(families), dtype=object)),
+            "labels": frame["model"].astype(str).to_numpy(), "n": len(frame), "clusters": clusters,
+            "families": named, "labs": labs, "lab_clusters": lab_clusters(labs, clusters),
             "caps": [reference_caps(inv, scores.shape[1]) for inv in common.inversions]}
+
+
+def lab_clusters(labs: np.ndarray, clusters: np.ndarray) -> np.ndarray:
+    """Each target's lab code, numbered in order of first appearance; a family's members share its first member's
+    lab (a family lies in one lab), so the labs nest the families (step 3's two stages)."""
+    first = np.unique(clusters, return_index=True)[1]
+    family_lab = np.asarray(labs, dtype=object)[first][clusters] if clusters.size else np.asarray(labs, dtype=object)
+    return family_clusters(family_lab)
+
+
+def reference_labs(common: CommonTargets) -> tuple[str, ...]:
+    """Each reference's lab (:func:`densing.data.labs.lab_of` its family), in the order of ``common.names``."""
+    return tuple(lab_of(family_of(name)) or family_of(name) for name in common.names)
 
 
 def reference_caps(inversion, columns: int) -> np.ndarray:
@@ -236,14 +255,32 @@ def _ceiling_bounds(y: np.ndarray, kind: np.ndarray, near: np.ndarray) -> tuple[
     return y, np.where(near & (kind == EXACT), LOWER, kind)
 
 
-def _family_weights(clusters: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:
-    """``count`` one-stage family-cluster bootstrap draws as counts per target, (count, n): G families drawn with
-    replacement from the G of the targets, every member of a drawn family counted once per draw of its family."""
+def _family_weights(clusters: np.ndarray, count: int, rng: np.random.Generator,
+                    labs: np.ndarray | None = None) -> np.ndarray:
+    """``count`` two-stage cluster bootstrap draws as counts per target, (count, n) (step 3): the L labs of the targets
+    drawn with replacement, then, for each time lab l is drawn, its F_l families drawn with replacement from its own
+    (lab l drawn c times: its families' counts ~ Multinomial(c·F_l, 1/F_l)); every member of a drawn family counted
+    once per draw of its family (Davison & Hinkley 1997, §3.8, two-stage sampling with replacement at both stages).
+    ``labs`` None, or every lab one family: the one-stage family bootstrap, the same random numbers and counts."""
     groups = int(clusters.max()) + 1 if clusters.size else 0
-    picks = rng.integers(groups, size=(count, groups))
-    counts = np.zeros((count, groups))
+    labs = np.arange(groups)[clusters] if labs is None else labs
+    first = np.unique(clusters, return_index=True)[1]
+    family_lab = labs[first] if clusters.size else np.zeros(0, np.intp)  # each family's lab
+    count_labs = int(labs.max()) + 1 if labs.size else 0
+    picks = rng.integers(count_labs, size=(count, count_labs))
+    counts = np.zeros((count, count_labs))
     np.add.at(counts, (np.arange(count)[:, None], picks), 1.0)
-    return counts[:, clusters]
+    if count_labs == groups:  # every lab one family (both numbered by first appearance): the labs' counts are theirs
+        return counts[:, clusters]
+    families = np.zeros((count, groups))
+    for lab in range(count_labs):
+        members = np.flatnonzero(family_lab == lab)
+        if members.size == 1:
+            families[:, members[0]] = counts[:, lab]
+        else:
+            drawn = counts[:, lab].astype(np.int64) * members.size
+            families[:, members] = rng.multinomial(drawn, np.full(members.size, 1.0 / members.size))
+    return families[:, clusters]
 
 
 #: The most densities (references × draws × targets) a set of paired draws holds at once, about 32 MB an array. A set
@@ -284,7 +321,8 @@ def _random_draws(common: CommonTargets, data: dict, sources: tuple[str, ...], c
     fit (:data:`DRAW_CELLS`)."""
     scores, sigma, n = data["scores"], data["sigma"], data["n"]
     noise = rng.standard_normal((count, *scores.shape)) * np.nan_to_num(sigma) if "score" in sources else 0.0
-    weight = _family_weights(data["clusters"], count, rng) if "models" in sources else np.ones((count, n))
+    weight = _family_weights(data["clusters"], count, rng, data["lab_clusters"]) if "models" in sources \
+        else np.ones((count, n))
     picks = tuple(rng.integers(inv.n_draws, size=count) if "fit" in sources else None for inv in common.inversions)
     draws = Draws(tuple(sources), noise, weight, picks)
     if count > _held_draws(common, data):
@@ -350,6 +388,16 @@ def _point(common: CommonTargets, data: dict, ceilings: bool = True) -> tuple[np
     return _scale(np.array(ys)[:, None, :], np.array(kinds)[:, None, :], common.own)
 
 
+def _target_labs(data: dict) -> tuple:
+    """The targets' labs as ((lab, (family, …)), …), labs and families in order of first appearance."""
+    out: dict[str, list[str]] = {}
+    for lab, family in zip(data["labs"], data["families"]):
+        members = out.setdefault(str(lab), [])
+        if str(family) not in members:
+            members.append(str(family))
+    return tuple((lab, tuple(families)) for lab, families in out.items())
+
+
 def point_densities(common: CommonTargets) -> tuple[np.ndarray, np.ndarray]:
     """Every reference's point ln ρ and kind for every target of the row, (R, n): its own members from the others."""
     y, kind, _ = _point(common, _prepared(common))
@@ -390,6 +438,12 @@ class RowTrend:
     model_influence: pd.DataFrame = field(repr=False, default_factory=pd.DataFrame)
     #: the draws with no rising line and the families they lack and hold most beyond all draws (:func:`open_draws`)
     open_families: tuple = ()
+    #: leave-one-lab-out (the same columns, ``family`` holding the lab), each reference's lab, each lab's pooling
+    #: weight W_l in order of the references' labs' first appearance, and the targets' labs: lab → its families
+    lab_influence: pd.DataFrame = field(repr=False, default_factory=pd.DataFrame)
+    reference_labs: tuple[str, ...] = ()
+    lab_weights: tuple[float, ...] = ()
+    target_labs: tuple = ()
 
 
 #: The sources each drawn alone for the shares of the pooled slope's variance (module docstring, step 4).
@@ -489,10 +543,12 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
                          f"{draws.n_boot_share} made")
     tail = (1 - level) / 2
     slopes = _slopes(rule, quantile, common, data, draws.main.part(0, n_boot), lines0)
+    ref_labs = reference_labs(common)
+    lab_codes = family_clusters(ref_labs)  # each reference's lab, numbered by first appearance (pool_by_lab)
     while True:
-        pooled = pool_slopes(points, slopes)
+        pooled = pool_by_lab(points, slopes, lab_codes)
         w = pooled.weights
-        spread = math.sqrt(pooled.tau_squared * float(w @ w))
+        spread = math.sqrt(pooled.tau_squared * float(pooled.lab_weights @ pooled.lab_weights))  # τ is between labs
         combined = w @ slopes + spread * draws.normals[:slopes.shape[1]]
         ok = combined[np.isfinite(combined)]
         if ok.size < 2:
@@ -524,6 +580,9 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
                     level, y0[:, 0], kind0[:, 0], tuple(float(v) for v in delta0[:, 0]), ends_mc=ends_mc,
                     slope_without_ceilings=without, ceiling_bounds=bounded, influence=family_influence(*at_point),
                     model_influence=family_influence(*at_point, by="model"),
+                    lab_influence=family_influence(*at_point, by="lab"), reference_labs=ref_labs,
+                    lab_weights=tuple(float(v) for v in pooled.lab_weights),
+                    target_labs=_target_labs(data),
                     open_families=open_draws(data, draws.main.weight[:n_boot], combined))
 
 

@@ -4,7 +4,7 @@ Olkin 2009), its heterogeneity test as a check, each end's Monte Carlo range and
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -39,7 +39,8 @@ def heterogeneity_check(result):
     """The heterogeneity test as a Check: failed when Q's p-value < :data:`HETEROGENEITY_ALPHA`, untestable with one."""
     facts = checks.Heterogeneity(float(result.heterogeneity_q), int(result.heterogeneity_df),
                                  float(result.heterogeneity_p), float(result.i_squared), float(result.tau_squared),
-                                 int(result.heterogeneity_draws))
+                                 int(result.heterogeneity_draws), tuple(dict.fromkeys(result.reference_labs)),
+                                 int(result.n_references))
     if result.heterogeneity_df == 0:
         return checks.Check("heterogeneity", math.nan, checks.UNTESTABLE, facts)
     status = checks.FAILED if result.heterogeneity_p < HETEROGENEITY_ALPHA else checks.PASSED
@@ -78,6 +79,8 @@ class Pooled:
     i_squared: float
     #: K, the paired draws Σ is estimated from (its finite columns): Q's reference distribution is T²(df, K − 1)
     draws: int = 0
+    #: each lab's weight W_l (:func:`pool_by_lab`; with one reference a lab, the references' weights)
+    lab_weights: np.ndarray | None = None
 
 
 def pool_slopes(points: np.ndarray, draws: np.ndarray) -> Pooled:
@@ -128,3 +131,37 @@ def pool_slopes(points: np.ndarray, draws: np.ndarray) -> Pooled:
     # Hotelling's T²(df, m) as F(df, m − df + 1); 1 below its support
     p_value = 1.0 if q < 0 else float(fdtrc(df, m - df + 1, q * (m - df + 1) / (df * m)))
     return Pooled(float(w @ a), w, q, df, p_value, tau2, max(0.0, (q - expected) / q) if q > 0 else 0.0, m + 1)
+
+
+def pool_by_lab(points: np.ndarray, draws: np.ndarray, labs: np.ndarray) -> Pooled:
+    """Pool ``points`` (R,) with paired ``draws`` (R, K) whose references belong to ``labs`` (R,: each reference's lab
+    code, numbered 0 … L − 1 in order of first appearance): labs, not references, are the units the random-effects model pools and tests (step 4).
+
+    Within lab l, its references' slopes are one estimate of that lab's recipes, A_l = Σ_r v_r·A_r with
+    v_r ∝ 1/Σ_rr over the lab's references (inverse variance; the same paired draws give A_l^(k)); their spread is not
+    independent evidence, so no τ enters within a lab. Across the L labs, :func:`pool_slopes` on (A_l, A_l^(k)):
+    Q on L − 1 degrees of freedom (0 with one lab: agreement across labs is not testable), τ² between labs, lab
+    weights W_l ∝ 1/(Σ_ll + τ²). Each reference's weight is W_l·v_r, so the pooled slope is Σ_r W_l·v_r·A_r.
+    With one reference a lab this is :func:`pool_slopes` exactly, to the bit."""
+    a = np.asarray(points, float)
+    labs = np.asarray(labs, dtype=np.intp)
+    count = int(labs.max()) + 1 if labs.size else 0
+    if count == a.size:  # one reference a lab (codes by first appearance: 0 … R − 1 in order)
+        pooled = pool_slopes(a, draws)
+        return replace(pooled, lab_weights=pooled.weights)
+    ok = np.all(np.isfinite(draws), axis=0)
+    within = np.zeros(a.size)
+    lab_points, lab_draws = np.zeros(count), np.zeros((count, draws.shape[1]))
+    for lab in range(count):
+        members = np.flatnonzero(labs == lab)
+        if members.size == 1:
+            within[members] = 1.0
+        else:
+            var = np.var(draws[np.ix_(members, ok)], axis=1, ddof=1) if ok.sum() > 1 else np.ones(members.size)
+            v = 1.0 / np.maximum(var, 1e-300)
+            within[members] = v / v.sum()
+        lab_points[lab] = float(within[members] @ a[members])
+        lab_draws[lab] = within[members] @ draws[members]
+    pooled = pool_slopes(lab_points, lab_draws)
+    weights = pooled.weights[labs] * within
+    return replace(pooled, slope=float(weights @ a), weights=weights, lab_weights=pooled.weights)

@@ -21,6 +21,7 @@ import pandas as pd
 
 from densing.constants import DEFAULT_EPOCH, DRAWS_CAP, HETEROGENEITY_ALPHA, PAPER
 from densing.errors import InputError
+from densing.numbers import frame_records
 from densing.laws.bounds import EXACT, LOWER, UPPER
 from densing.laws.inversion import as_inversion
 from densing.results import Result
@@ -146,11 +147,18 @@ class TrendUncertainty(Result):
     months_without_model: float = math.nan
     #: the draws with no rising line and the families they lack and hold most (densing.trend.pooling.open_draws)
     open_families: tuple = ()
+    #: the labs (densing.data.labs): each reference's lab, each lab's pooling weight (labs in order of the references'
+    #: first appearance), leave one lab out (items as ``influence``'s, ``family`` holding the lab), and the targets'
+    #: labs ((lab, (family, …)), …)
+    reference_labs: tuple[str, ...] = field(repr=False, default=())
+    lab_weights: tuple[float, ...] = field(repr=False, default=())
+    lab_influence: tuple = field(repr=False, default=())
+    target_labs: tuple = field(repr=False, default=())
 
     # the bulky per-model names and per-draw slopes, and the line's drawing aids, stay out of JSON
     _dict_exclude = ("models", "draws", "reference_names", "reference_weights", "reference_slopes", "epoch",
                      "frontier_models", "centre_days", "r_squared", "reference_months_low", "reference_months_high",
-                     "ceiling_bounds", "open_families")
+                     "ceiling_bounds", "open_families", "reference_labs", "lab_weights", "lab_influence", "target_labs")
     _ci_estimates: ClassVar[dict[str, str]] = {"slope": "slope_per_day"}
     _shown_as: ClassVar[dict[str, str]] = {"judged": "status"}
 
@@ -185,6 +193,31 @@ class TrendUncertainty(Result):
         columns = ["family", "n_models", "doubling_time_months", "move_months"]
         frame = pd.DataFrame([[getattr(item, c) for c in columns] for item in self._by_move()], columns=columns)
         return frame.astype({"n_models": int, "doubling_time_months": float, "move_months": float})
+
+    def lab_influence_frame(self) -> pd.DataFrame:
+        """Leave one lab out: each lab's targets left out together, the largest move first (columns ``lab``,
+        ``n_models``, ``doubling_time_months``, ``move_months``)."""
+        items = sorted(self.lab_influence, key=lambda item: -(abs(item.move_months) if not math.isnan(item.move_months)
+                                                             else math.inf))
+        columns = ["family", "n_models", "doubling_time_months", "move_months"]
+        frame = pd.DataFrame([[getattr(item, c) for c in columns] for item in items], columns=columns)
+        return frame.astype({"n_models": int, "doubling_time_months": float, "move_months": float}).rename(
+            columns={"family": "lab"})
+
+    @property
+    def labs(self) -> tuple[str, ...]:
+        """The references' labs, each once, in the order of :attr:`lab_weights`."""
+        return tuple(dict.fromkeys(self.reference_labs))
+
+    def labs_record(self) -> dict:
+        """The labs as values (``--format json``): each reference with its family, lab and pooling weight; each lab's
+        weight; the targets' labs with their families; leave one lab out."""
+        return {"references": [{"reference": name, "family": family_of(name), "lab": lab, "weight": float(w)}
+                               for name, lab, w in zip(self.reference_names, self.reference_labs,
+                                                       self.reference_weights)],
+                "lab_weights": {lab: float(w) for lab, w in zip(self.labs, self.lab_weights)},
+                "targets": {lab: list(families) for lab, families in self.target_labs},
+                "leave_one_lab_out": frame_records(self.lab_influence_frame())}
 
     @property
     def legend(self) -> str:
@@ -269,16 +302,19 @@ class Observed:
         return math.inf
 
 
-def observed_trend(t, y, kind, labels, *, families=None, rule: str = "quantile", quantile: float = 0.9,
+def observed_trend(t, y, kind, labels, *, families=None, labs=None, rule: str = "quantile", quantile: float = 0.9,
                    n_boot: int = 1000, level: float = 0.95, seed: int = 0, epoch: str = DEFAULT_EPOCH) -> TrendUncertainty:
     """The trend of given values (t days since ``epoch``, y, kind per point; ``labels`` their names, ``families`` their
-    families, default each point its own): the one engine on common targets of :class:`Observed` values, whose draws
-    resample the families (each point alone by default)."""
+    families, default each point its own; ``labs`` their labs, default :func:`densing.data.labs.lab_of` each family):
+    the one engine on common targets of :class:`Observed` values, whose draws resample the labs, then the families
+    within them (each point alone by default)."""
     t, y, kind = (np.asarray(a, float) for a in (t, y, kind))
     frame = pd.DataFrame({"model": np.asarray(labels).astype(str), "params": np.nan, "t": t, "score:y": y,
                           "stderr:y": 0.0, "score:kind": kind, "stderr:kind": 0.0})
     if families is not None:
         frame["family"] = np.asarray(families, dtype=object)
+    if labs is not None:
+        frame["lab"] = np.asarray(labs, dtype=object)
     chosen = reference_targets(Observed(), frame)
     return from_row_trend(pooled_trend(chosen, rule=rule, quantile=quantile, n_boot=n_boot, n_boot_share=0, level=level,
                                     seed=seed), epoch=epoch)
@@ -314,6 +350,8 @@ def from_row_trend(result: RowTrend, *, epoch: str = DEFAULT_EPOCH) -> TrendUnce
         months_without_ceilings=doubling_months(result.slope_without_ceilings), ceiling_bounds=result.ceiling_bounds,
         n_ceiling_bounds=int(sum(result.ceiling_bounds)), influence=influence_items(result),
         **most_influential_model(result), open_families=result.open_families,
+        reference_labs=result.reference_labs, lab_weights=result.lab_weights,
+        lab_influence=influence_items(result, by="lab"), target_labs=result.target_labs,
     )
 
 

@@ -109,9 +109,9 @@ def test_an_update_is_the_refit_to_the_bit_on_the_shipped_rows(monkeypatch, rule
 
     monkeypatch.setattr(pooling, "family_influence", recorded)
     densing.fit_trend(read_results("results/public_models.csv"), rule=rule, n_boot=5, n_boot_share=0)
-    assert {by for *_, by, _ in seen} == {"family", "model"}
+    assert {by for *_, by, _ in seen} == {"family", "lab", "model"}
     for rule_, quantile, data, y, kind, w, starts, by, frame in seen:
-        clusters = data["clusters"] if by == "family" else np.arange(data["n"])
+        clusters = {"family": data["clusters"], "lab": data["lab_clusters"]}.get(by, np.arange(data["n"]))
         expected = w @ refit(rule_, quantile, data, y, kind, clusters, starts)
         assert np.array_equal(frame["slope_per_day"].to_numpy(), expected, equal_nan=True)
         assert frame["n_models"].sum() == data["n"]
