@@ -6,6 +6,7 @@
         --dates results/release_dates.csv --out results/swallow
     python tools/build_tables.py openllm-v2 --out results/openllm_v2
     python tools/build_tables.py openllm-v2-trend --out results/openllm_v2/trend.json
+    python tools/build_tables.py openllm-v2-sensitivity --out results/openllm_v2/curation_sensitivity.csv
     python tools/build_tables.py candidates --results results/public_models.csv --fits-dir reference_fits
     python tools/build_tables.py protocol --out results/swallow/trend
     python tools/build_tables.py mc-reference --data ../shared/data/olmo_ladder --fits-dir reference_fits \\
@@ -106,6 +107,18 @@ def openllm_v2_trend(args) -> int:
     record["influence"] = _clean(measured.influence())
     atomic_write_text(Path(args.out), json.dumps(record, indent=1, ensure_ascii=False, sort_keys=True) + "\n")
     print(f"wrote {args.out}: {record['verdict']}")
+    return 0
+
+
+def openllm_v2_sensitivity(args) -> int:
+    """The Open LLM Leaderboard v2 table's curation sensitivity (:mod:`tools.openllm_v2_table.sensitivity`): the
+    v2-native row under each contested curation choice, as CSV; one line per choice on stderr."""
+    from tools.openllm_v2_table.sensitivity import curation_sensitivity
+
+    frame = curation_sensitivity(args.table, n_boot=args.n_boot, seed=args.seed)
+    atomic_write_text(Path(args.out), frame.to_csv(index=False, lineterminator="\n"))
+    for row in frame.itertuples(index=False):
+        print(f"{row.choice}: {row.months} months [{row.ci_low}, {row.ci_high}], {row.state}", file=sys.stderr)
     return 0
 
 
@@ -560,6 +573,12 @@ def parser() -> argparse.ArgumentParser:
 
     p = command("openllm-v2-trend", openllm_v2_trend)
     p.add_argument("--out", default=str(paths.RESULTS / "openllm_v2" / "trend.json"))
+
+    p = command("openllm-v2-sensitivity", openllm_v2_sensitivity)
+    p.add_argument("--table", default=str(paths.RESULTS / "openllm_v2"), help="the table's folder (with curated.csv)")
+    p.add_argument("--n-boot", type=int, default=600)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", default=str(paths.RESULTS / "openllm_v2" / "curation_sensitivity.csv"))
 
     p = command("candidates", candidates)
     p.add_argument("--results", default=str(paths.RESULTS / "public_models.csv"))

@@ -113,7 +113,8 @@ def trend(
         _print_headline_detail(result, wide)
     else:
         shipped = results is None or Path(results).resolve() == profile.path.resolve()
-        _print_headline_screen(result, beside=profile.leads and shipped and fit is None and d0_tokens is None)
+        _print_headline_screen(result, beside=profile.leads and shipped and fit is None and d0_tokens is None,
+                               forecast=forecast)
     print_text(_closing(result))
 
 
@@ -136,9 +137,15 @@ def _measure(path, profile, fit, d0_tokens, since, epoch, n_boot, seed, by, with
         from densing.trend.protocol import without_continual as drop_continual
 
         targets = drop_continual(targets)
-    return measure_trend(targets, fit=None if fit is None else ReferenceFit.load(paths.resolve_fit(fit)), d0=d0_tokens,
-                         since=_since(since), epoch=start, n_boot=n_boot, seed=seed, table=profile,
-                         sections=shown), None
+    result = measure_trend(targets, fit=None if fit is None else ReferenceFit.load(paths.resolve_fit(fit)),
+                           d0=d0_tokens, since=_since(since), epoch=start, n_boot=n_boot, seed=seed, table=profile,
+                           sections=shown)
+    if fit is None and d0_tokens is None and profile.cutoff is not None:  # the declared check beside the headline
+        from densing.trend.protocol import declared_forecast
+
+        return result, declared_forecast(targets, result, profile.name, since=_since(since), epoch=start, seed=seed,
+                                         grid=False)
+    return result, None
 
 
 #: ``--by benchmark``'s columns at the terminal (``--wide``: all of them).
@@ -159,12 +166,14 @@ def _print_by_benchmark_screen(result, forecast) -> None:
                 title="doubling time in months per benchmark and benchmark set, with its 95% interval")
     for line in reasons:
         print_text(line)
+    if (declared := _declared_line(forecast)) is not None:
+        print_text(declared)
     sets = table[table["capability"] == "set"] if "capability" in table.columns else table.iloc[0:0]
     if len(sets):  # a set's short id beside its name in words, as the report and the README name it
         print_text("sets: " + "; ".join(f"{r.row} = {r.label}" for r in sets.itertuples()))
     notes = [*_order_break_lines(result), *(f"at one budget, {n}: {v}" for n, v in result.budget_notes.items())]
     more = ["slopes, heterogeneity, each reference's months", "the two estimators' cross-check",
-            "the rows at one budget"] + (["the forecast check"] if forecast else [])
+            "the rows at one budget"] + (["the forecast check's grid of cutoffs"] if forecast else [])
     line = counted(notes, "notes", "--detail lists them")
     print_text(f"--detail: {', '.join(more)}" + (f" ({line})" if line else ""))
 
@@ -199,9 +208,11 @@ def _print_by_benchmark_detail(result, forecast, wide: bool) -> None:
         for name, note in result.budget_notes.items():
             print_text(f"at one budget, {name}: {note}")
     if forecast:
-        print_frame(pd.DataFrame(forecast["cutoffs"]), wide=wide,
-                    title=f"forecast check: the {forecast['row']} row's frontier line fitted on the models up to "
-                          f"each cutoff (at least 12 months of them), carried to the later ones")
+        declared = [dict(forecast["declared"], declared=True)] if forecast.get("declared") else []
+        print_frame(pd.DataFrame(declared + [dict(c, declared=False) for c in forecast["cutoffs"]]), wide=wide,
+                    title=f"forecast check: the {forecast['row']} row's frontier line fitted on the models up to the "
+                          f"table's declared cutoff (its verdict) and up to each cutoff of the rule's grid (at least "
+                          f"12 months of them), carried to the later ones")
         print_text(forecast["summary"])
 
 
@@ -220,14 +231,25 @@ def _order_break_lines(result) -> list[str]:
             for r in result.order_breaks.itertuples(index=False)]
 
 
-def _print_headline_screen(result, beside: bool = False) -> None:
-    """``densing trend``, one screen: the verdict, the rules' months, the checks and notes counted; ``beside``: each
-    design's line after them."""
+def _declared_line(forecast) -> str | None:
+    """The forecast check at the table's declared cutoff in one line (None where there is none)."""
+    from densing.trend.forecast import cutoff_words
+
+    found = (forecast or {}).get("declared")
+    return None if not found else (f"forecast check of {forecast['row']} at its declared cutoff "
+                                   f"{cutoff_words(found)}")
+
+
+def _print_headline_screen(result, beside: bool = False, forecast=None) -> None:
+    """``densing trend``, one screen: the verdict, the rules' months, the forecast check at the table's declared
+    cutoff, the checks and notes counted; ``beside``: each design's line after them."""
     print_text(result.verdict)
     table = result.table()
     print_frame(table[["rule", "months", "ci_low", "ci_high", "n_models"]], Format.table, keys=1,
                 together=("months", "ci_low", "ci_high"),
                 title=f"doubling time in months by frontier rule (headline: {result.headline_rule}), 95% interval")
+    if (line := _declared_line(forecast)) is not None:
+        print_text(line)
     failed = [c.name for c in result.checks if c.failed]
     notes = [f"{rule}: {error}" for rule, error in result.rule_errors.items()]
     checks = f"{len(result.checks)} checks, {len(failed)} failed" + (f" ({', '.join(failed)})" if failed else "")

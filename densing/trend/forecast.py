@@ -1,8 +1,12 @@
 """A forecast check of the Densing Law: the frontier line fitted on the models released up to a cutoff, carried to
-the models released after it, at several cutoffs (:func:`forecast_windows`), where a target table names a ``cutoff``
-(:class:`densing.registry.TrendTable`). The rule (written before it was run on any table):
+the models released after it. A target table that names a ``cutoff`` (:class:`densing.registry.TrendTable`, fixed in
+its declaration before its first result) is checked at that cutoff, and its verdict is the check's
+(:func:`forecast_at`); the rule's grid of cutoffs (:func:`forecast_windows`) is shown beside it as context, never in its
+place. The rule (written before it was run on any table):
 
-- *cutoffs*: every :data:`STEP_MONTHS` months from :data:`MIN_EARLY_MONTHS` months after the first model to
+- *the declared cutoff*: the table's registered one, whatever the span before or after it (an early line too uncertain or
+  too few later models give no verdict, said so, as at any cutoff);
+- *the grid*: every :data:`STEP_MONTHS` months from :data:`MIN_EARLY_MONTHS` months after the first model to
   :data:`END_MARGIN_MONTHS` months before the last;
 - *the early line*: the one engine's censored 0.9-quantile frontier of the models released up to the cutoff
   (:func:`densing.trend.uncertainty.observed_trend`), with the 95% interval of its doubling time; no verdict where that
@@ -31,7 +35,7 @@ from densing.numbers import format_number
 from densing.results import Result
 from densing.states import FewLater, Outcome, WideEarlyLine
 from densing.trend.rules import doubling_months, slope_band
-from densing.trend.targets import parse_epoch
+from densing.trend.targets import parse_epoch, to_timestamp
 from densing.trend.uncertainty import observed_trend
 
 if TYPE_CHECKING:
@@ -112,25 +116,41 @@ class ForecastCutoff(Result):
         return forecast_verdict(self)
 
 
+def cutoff_words(c: ForecastCutoff | dict) -> str:
+    """One cutoff's early line, its count of later models above it and its verdict, in one line (a
+    :class:`ForecastCutoff` or its stored dict)."""
+    get = (lambda k: c[k]) if isinstance(c, dict) else (lambda k: getattr(c, k))
+    months = [format_number(math.inf if get(k) is None else get(k)) for k in (
+        "early_doubling_time_months", "early_doubling_time_months_ci_low", "early_doubling_time_months_ci_high")]
+    return (f"{get('cutoff')}: early line {months[0]} months [{months[1]}–{months[2]}] on {get('n_early')} models; "
+            f"{get('above_line')} of {get('n_later')} later models above it ({get('above_band_high')} above its band) "
+            f"— {get('verdict')}")
+
+
 @dataclass(frozen=True)
 class ForecastWindows(Result):
-    """The forecast check of a row at several cutoffs (the rule: module docstring)."""
+    """The forecast check of a row: at the table's declared cutoff (``declared``, the verdict; None where the table
+    declares none) and at the rule's grid of cutoffs (``cutoffs``: context; module docstring)."""
 
     row: str
     cutoffs: tuple[ForecastCutoff, ...]
+    declared: ForecastCutoff | None = None
 
     def to_frame(self) -> pd.DataFrame:
-        return pd.DataFrame([c.to_dict() for c in self.cutoffs])
+        """One row per cutoff, the declared one first (``declared`` True)."""
+        found = [c for c in (self.declared,) if c is not None] + list(self.cutoffs)
+        frame = pd.DataFrame([c.to_dict() for c in found])
+        return frame.assign(declared=[c is self.declared for c in found]) if len(frame) else frame
 
     def summary(self) -> Summary:
         from densing.present.summary import Summary
 
-        lines = tuple(f"  {c.cutoff}: early line {format_number(c.early_doubling_time_months)} months "
-                      f"[{format_number(c.early_doubling_time_months_ci_low)}–"
-                      f"{format_number(c.early_doubling_time_months_ci_high)}] on {c.n_early} models; "
-                      f"{c.above_line} of {c.n_later} later models above it ({c.above_band_high} above its band) "
-                      f"— {c.verdict}" for c in self.cutoffs)
-        return Summary(f"Forecast windows of {self.row}: {len(self.cutoffs)} cutoffs", lines=lines)
+        lines = tuple(f"  {cutoff_words(c)}" for c in self.cutoffs)
+        if self.declared is None:
+            return Summary(f"Forecast windows of {self.row}: {len(self.cutoffs)} cutoffs", lines=lines)
+        head = f"Forecast check of {self.row} at its declared cutoff {cutoff_words(self.declared)}"
+        more = (f"  the rule's grid, not declared ({len(self.cutoffs)} cutoffs):",) + lines if lines else ()
+        return Summary(head, lines=more)
 
 
 def frontier_line(frame: pd.DataFrame, *, n_boot: int = 200, seed: int = 0) -> EarlyLine:
@@ -182,19 +202,44 @@ def _one_cutoff(frame: pd.DataFrame, cut: float, epoch: pd.Timestamp, fit) -> Fo
                           placed, above, above_low, above_high, outcome, reason)
 
 
-def forecast_windows(frame: pd.DataFrame, *, row: str = "", epoch: str = DEFAULT_EPOCH, fit=None,
-                     n_boot: int = 200, seed: int = 0) -> ForecastWindows:
-    """The forecast check at every cutoff of the rule (module docstring): ``frame`` has one row per model with ``t``
-    (days since ``epoch``), ``y`` (ln ρ or its bound) and ``kind`` (0 exact, +1 lower bound, −1 upper bound); ``fit``
-    maps the early models' frame to an :class:`EarlyLine` (default :func:`frontier_line` with ``n_boot`` draws)."""
+def _usable(frame: pd.DataFrame, row: str) -> pd.DataFrame:
     frame = frame.dropna(subset=["t", "y", "kind"])
     if frame.empty:
         raise InputError(f"forecast {row!r}: no model with a date and a density")
+    return frame
+
+
+def forecast_at(frame: pd.DataFrame, cutoff: str, *, row: str = "", epoch: str = DEFAULT_EPOCH, fit=None,
+                n_boot: int = 200, seed: int = 0) -> ForecastCutoff:
+    """The forecast check at one declared ``cutoff`` (an ISO date; the models released on it are early): the early
+    line, the later models against its band and the outcome, as at each cutoff of :func:`forecast_windows` (module
+    docstring; ``frame`` and ``fit`` as there). No model released up to the cutoff is an InputError."""
+    frame = _usable(frame, row)
+    start = parse_epoch(epoch)
+    cut = float((to_timestamp(cutoff, field="cutoff", where=f"forecast {row!r}") - start) / pd.Timedelta(days=1))
+    if not (frame["t"] <= cut).any():
+        raise InputError(f"forecast {row!r}: no model released up to the declared cutoff {cutoff}")
+    return _one_cutoff(frame, cut, start, fit or (lambda early: frontier_line(early, n_boot=n_boot, seed=seed)))
+
+
+def forecast_windows(frame: pd.DataFrame, *, row: str = "", epoch: str = DEFAULT_EPOCH, fit=None,
+                     n_boot: int = 200, seed: int = 0, declared: str | None = None, grid: bool = True
+                     ) -> ForecastWindows:
+    """The forecast check at every cutoff of the rule (module docstring): ``frame`` has one row per model with ``t``
+    (days since ``epoch``), ``y`` (ln ρ or its bound) and ``kind`` (0 exact, +1 lower bound, −1 upper bound); ``fit``
+    maps the early models' frame to an :class:`EarlyLine` (default :func:`frontier_line` with ``n_boot`` draws).
+    ``declared``: the table's declared cutoff, checked by :func:`forecast_at` (its verdict is the check's); the grid
+    is then empty where the models span too little for it (or ``grid`` is False), an InputError where nothing is
+    declared."""
+    frame = _usable(frame, row)
     fit = fit or (lambda early: frontier_line(early, n_boot=n_boot, seed=seed))
     first, last = float(frame["t"].min()), float(frame["t"].max())
     cuts = np.arange(first + MIN_EARLY_MONTHS * DAYS_PER_MONTH, last - END_MARGIN_MONTHS * DAYS_PER_MONTH + 1e-9,
                      STEP_MONTHS * DAYS_PER_MONTH)
-    if cuts.size == 0:
+    if not grid and declared is not None:
+        cuts = cuts[:0]
+    if cuts.size == 0 and declared is None:
         raise InputError(f"forecast {row!r}: the models span {(last - first) / DAYS_PER_MONTH:.1f} months; the check "
                          f"needs {MIN_EARLY_MONTHS + END_MARGIN_MONTHS:g}")
-    return ForecastWindows(row, tuple(_one_cutoff(frame, float(c), parse_epoch(epoch), fit) for c in cuts))
+    at = None if declared is None else forecast_at(frame, declared, row=row, epoch=epoch, fit=fit)
+    return ForecastWindows(row, tuple(_one_cutoff(frame, float(c), parse_epoch(epoch), fit) for c in cuts), at)

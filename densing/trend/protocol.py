@@ -2,7 +2,8 @@
 
 :func:`measure_table` runs :func:`densing.trend.measure.measure_trend` on a registered table
 (:data:`densing.registry.TABLES`) and adds the table's forecast check (:mod:`densing.trend.forecast`) on its headline
-set where the table has a cutoff; :func:`without_continual` drops the models marked as continual pre-training of
+set where the table has a cutoff: at that declared cutoff (the record's ``forecast.declared``, the verdict shown beside
+the row) and at the rule's grid (``forecast.cutoffs``, context); :func:`without_continual` drops the models marked as continual pre-training of
 another model (the Swallow tables' ``derivation`` column). ``python tools/build_tables.py protocol --out
 results/swallow/trend`` writes the Swallow tables' records, which the report reads
 (:mod:`densing.designs.swallow.report`) and ``tests/trend/test_protocol.py`` holds to a fresh computation.
@@ -61,15 +62,28 @@ def measure_table(targets: pd.DataFrame, table: str, *, continual: bool = True, 
               "rows": measured.by_benchmark().to_dict("records"),
               "at_budget": measured.by_benchmark_at_budget().to_dict("records"),
               "at_budget_notes": measured.budget_notes}
-    head = measured.set_rows[0] if measured.set_rows else None
-    if head is not None and head.members:
-        record["forecast"] = _forecast(targets, head, since=since, epoch=epoch, seed=seed)
+    found = declared_forecast(targets, measured, profile.name, since=since, epoch=epoch, seed=seed)
+    if found is not None:
+        record["forecast"] = found
     return measured, _clean(record)
 
 
-def _forecast(targets: pd.DataFrame, head, *, since, epoch: str, seed: int) -> dict:
-    """The forecast windows of the headline row (:func:`densing.trend.forecast.forecast_windows`): its common targets'
-    densities under the lead reference (own members from the others), an early line at every cutoff."""
+def declared_forecast(targets: pd.DataFrame, measured, table: str, *, since, epoch: str = DEFAULT_EPOCH,
+                      seed: int = 0, grid: bool = True) -> dict | None:
+    """The forecast check of ``measured``'s headline set on ``table`` at the table's declared cutoff and (``grid``)
+    at the rule's grid (:func:`_forecast`); None where the table declares no cutoff or the measurement has no headline
+    set."""
+    cutoff = registry.table(table).cutoff
+    head = measured.set_rows[0] if measured.set_rows else None
+    if cutoff is None or head is None or not head.members:
+        return None
+    return _clean(_forecast(targets, head, cutoff, since=since, epoch=epoch, seed=seed, grid=grid))
+
+
+def _forecast(targets: pd.DataFrame, head, cutoff: str, *, since, epoch: str, seed: int, grid: bool = True) -> dict:
+    """The forecast check of the headline row (:func:`densing.trend.forecast.forecast_windows`): its common targets'
+    densities under the lead reference (own members from the others), an early line at the declared ``cutoff``
+    (``declared``: its verdict is the check's) and at every cutoff of the rule's grid (``cutoffs``)."""
     try:
         chosen = pooling.common_targets(targets, [inv for inv, _ in head.members], since=since, epoch=epoch)
         y, kind = pooling.point_densities(chosen)
@@ -77,7 +91,10 @@ def _forecast(targets: pd.DataFrame, head, *, since, epoch: str, seed: int) -> d
                               "model": chosen.frame["model"].astype(str).to_numpy(),
                               "family": chosen.frame["family"].to_numpy(object) if "family" in chosen.frame.columns
                               else None})
-        found = forecast_windows(frame, row=head.name, epoch=epoch, n_boot=DEFAULT_N_BOOT_SIDE, seed=seed)
+        found = forecast_windows(frame, row=head.name, epoch=epoch, n_boot=DEFAULT_N_BOOT_SIDE, seed=seed,
+                                 declared=cutoff, grid=grid)
     except DensingError as exc:
-        return {"row": head.name, "summary": f"Forecast not computed: {exc}", "cutoffs": []}
-    return {"row": head.name, "summary": str(found.summary()), "cutoffs": found.to_frame().to_dict("records")}
+        return {"row": head.name, "summary": f"Forecast not computed: {exc}", "declared": None, "cutoffs": []}
+    return {"row": head.name, "summary": str(found.summary()),
+            "declared": found.declared.to_dict() if found.declared is not None else None,
+            "cutoffs": [c.to_dict() for c in found.cutoffs]}

@@ -71,7 +71,7 @@ def test_the_obsscaling_cross_check_is_the_readmes(built):
 def test_a_curated_file_that_refuses_and_fills_or_repeats_a_model_is_refused(tmp_path):
     good = (SHIPPED / "curated.csv").read_text(encoding="utf-8").splitlines()
     bad = tmp_path / "curated.csv"
-    bad.write_text("\n".join([good[0], "gpt2,an alias,GPT-2,,,,,,,"]) + "\n", encoding="utf-8")
+    bad.write_text("\n".join([good[0], "gpt2,an alias,GPT-2,,,,,,,,,,,"]) + "\n", encoding="utf-8")
     with pytest.raises(InputError, match="row 2 .*refused model has no other field"):
         read_curated(bad)
     bad.write_text("\n".join([good[0], good[1], good[1]]) + "\n", encoding="utf-8")
@@ -83,7 +83,7 @@ def test_a_stale_curated_row_is_refused(tmp_path):
     folder = tmp_path / "t"
     shutil.copytree(SHIPPED, folder)
     with (folder / "curated.csv").open("a", encoding="utf-8") as handle:
-        handle.write("nobody/none,,X,,,,,,https://example.org,\n")
+        handle.write("nobody/none,,X,,,,,,,,,,https://example.org,\n")
     with pytest.raises(InputError, match="does not hold: \\['nobody/none'\\]"):
         build_openllm_v2(folder / EXTRACT, folder / "curated.csv", PUBLIC, OBSSCALING_V2)
 
@@ -126,3 +126,137 @@ def test_the_declaration_precedes_every_result_on_the_table():
         commit = first(result)
         assert commit and commit != declared
         assert subprocess.run([git, "merge-base", "--is-ancestor", declared, commit], cwd=ROOT).returncode == 0
+
+
+#: Words of a curated note that say a model's weights start from another model's.
+DERIVED_WORDS = ("pruned", "upscal", "up-scal", "continual", "continued", "continuation", "long-context",
+                 "extended to long context", "distilled")
+
+
+def test_every_derived_model_follows_the_derived_token_rule(built):
+    """D = the parent's count (its row's where the table holds the parent) + the derivation's own, or empty where
+    either is unknown; a derived model never keeps a count of its own, and every model whose note describes a
+    derivation is marked derived."""
+    import math
+
+    table = built[TABLE.removesuffix(".csv")]
+
+    def num(value) -> float:
+        return math.nan if value is None or pd.isna(value) else float(value)
+
+    counts = {m: num(v) for m, v in zip(table["model"], table["train_tokens"])}
+    derived = table[table["parent"].fillna("") != ""]
+    assert {"tiiuae/Falcon3-1B-Base", "tiiuae/Falcon3-3B-Base", "tiiuae/Falcon3-10B-Base", "Qwen/Qwen2.5-Coder-7B",
+            "01-ai/Yi-9B", "01-ai/Yi-1.5-9B-32K", "nvidia/Minitron-4B-Base"} <= set(derived["model"])
+    for row in derived.to_dict("records"):
+        parent = counts[row["parent"]] if row["parent"] in counts else num(row["parent_tokens"])
+        if row["parent"] in counts:
+            assert (math.isnan(parent) and math.isnan(num(row["parent_tokens"]))) or num(row["parent_tokens"]) == parent
+        own = num(row["derivation_tokens"])
+        expected = parent + own if not (math.isnan(parent) or math.isnan(own)) else math.nan
+        found = num(row["train_tokens"])
+        assert (math.isnan(expected) and math.isnan(found)) or found == expected, row["model"]
+    notes = read_curated(SHIPPED / "curated.csv").set_index("model")["note"].str.lower()
+    described = {m for m, note in notes.items() if any(w in note for w in DERIVED_WORDS)}
+    assert described <= set(derived["model"]), sorted(described - set(derived["model"]))
+    assert counts["tiiuae/Falcon3-1B-Base"] == 14e12 + 100e9 + 80e9  # a derivation of a derivation adds both stages
+
+
+def test_a_derived_model_with_a_typed_count_or_an_unknown_derivation_is_refused(tmp_path):
+    header = (SHIPPED / "curated.csv").read_text(encoding="utf-8").splitlines()[0]
+    bad = tmp_path / "curated.csv"
+    bad.write_text(header + "\nx/y,,Y,,,5e12,,x/z,continual_pretraining,,1e12,,https://example.org,\n", encoding="utf-8")
+    with pytest.raises(InputError, match="row 2 .*a derived model's count is its parent's plus"):
+        read_curated(bad)
+    bad.write_text(header + "\nx/y,,Y,,,,,x/z,merged,,1e12,,https://example.org,\n", encoding="utf-8")
+    with pytest.raises(InputError, match="field 'derivation': expected one of"):
+        read_curated(bad)
+    bad.write_text(header + "\nx/y,,Y,,,,,,,,1e12,,https://example.org,\n", encoding="utf-8")
+    with pytest.raises(InputError, match="derivation_tokens given for a model with no 'parent'"):
+        read_curated(bad)
+
+
+def test_a_parent_chain_that_returns_to_a_model_is_refused():
+    from tools.openllm_v2_table.build import derived_tokens
+
+    nan = float("nan")
+    loop = pd.DataFrame({"model": ["a", "b"], "train_tokens": [nan, nan], "parent": ["b", "a"],
+                         "parent_tokens": [nan, nan], "derivation_tokens": [1.0, 1.0]})
+    with pytest.raises(InputError, match="returns to a model"):
+        derived_tokens(loop)
+
+
+def test_stablelm_2_12b_is_dated_by_its_weights_commit(built):
+    row = built[TABLE.removesuffix(".csv")].set_index("model").loc["stabilityai/stablelm-2-12b"]
+    assert row["release_date"] == "2024-04-05" and row["upload_date"] == "2024-03-21"
+    assert "0225bfd0640567c28ccb7276ba0648e33b63cddf" in row["date_source"]
+
+
+def test_the_shipped_record_holds_the_forecast_at_the_declared_cutoff():
+    """trend.json's forecast check is run at the cutoff DECLARATION.md fixes and the registry registers, its verdict
+    stored beside the grid's."""
+    from densing import registry
+
+    shipped = json.loads((SHIPPED / "trend.json").read_text(encoding="utf-8"))
+    declared = shipped["forecast"]["declared"]
+    assert declared["cutoff"] == registry.table("openllm_v2").cutoff == "2024-09-30"
+    assert "Forecast check: cutoff 2024-09-30" in (SHIPPED / "DECLARATION.md").read_text(encoding="utf-8").replace(
+        "**", "").replace("- ", "")
+    assert declared["verdict"] and declared["outcome"] in {"ahead", "holds", "behind", "no verdict"}
+    assert shipped["forecast"]["summary"].startswith("Forecast check of v2_native at its declared cutoff 2024-09-30")
+
+
+def test_the_deviations_list_names_every_change_after_the_first_result():
+    text = (SHIPPED / "DEVIATIONS.md").read_text(encoding="utf-8")
+    for change in ("state rule", "Hotelling", "declared cutoff", "derived", "stablelm-2-12b"):
+        assert change in text, change
+
+
+def test_the_curation_sensitivity_is_shipped_and_its_first_row_is_the_shipped_row():
+    """curation_sensitivity.csv (python tools/build_tables.py openllm-v2-sensitivity) holds every choice, its first
+    row the declared row of trend.json."""
+    from tools.openllm_v2_table.sensitivity import COLUMNS
+
+    found = pd.read_csv(SHIPPED / "curation_sensitivity.csv")
+    assert tuple(found.columns) == COLUMNS
+    assert list(found["choice"]) == ["as shipped", "derived tokens not counted", "StableLM split", "upload dates",
+                                     "StableLM split + upload dates"]
+    head = next(r for r in json.loads((SHIPPED / "trend.json").read_text(encoding="utf-8"))["rows"]
+                if r["row"] == "v2_native")
+    for key in ("months", "ci_low", "ci_high"):
+        assert found.loc[0, key] == pytest.approx(head[key], rel=1e-9)
+    readme = (SHIPPED / "README.md").read_text(encoding="utf-8")
+    assert "curation sensitivity" in readme.lower() and "openllm-v2-sensitivity" in readme
+
+
+def test_each_sensitivity_choice_changes_what_it_names_and_nothing_else(built):
+    from tools.openllm_v2_table.sensitivity import choices
+
+    table = built[TABLE.removesuffix(".csv")]
+    found = choices(table, read_curated(SHIPPED / "curated.csv"))
+    changed = {name: {c for c in table.columns if not frame[c].equals(table[c])} for name, frame in found.items()}
+    assert changed["as shipped"] == set()
+    assert changed["derived tokens not counted"] == {"train_tokens"}
+    assert changed["StableLM split"] == {"family"}
+    assert changed["upload dates"] == {"release_date", "date_confidence", "date_source"}
+    split = found["StableLM split"].set_index("model")["family"]
+    assert split["stabilityai/stablelm-3b-4e1t"] != split["stabilityai/stablelm-2-12b"] == split["stabilityai/stablelm-2-1_6b"]
+    dated = found["upload dates"].set_index("model")
+    assert dated.loc["Qwen/Qwen2.5-7B", "release_date"] == "2024-09-15"   # the release note's 2024-09-19 replaced
+    assert dated.loc["Qwen/Qwen1.5-7B", "release_date"] == "2024-02-05"   # the public table's date kept
+
+
+def test_a_missing_or_damaged_sensitivity_file_is_named_in_one_line_and_left_out(tmp_path, monkeypatch):
+    from densing import paths
+    from densing.designs.openllm_v2 import report
+
+    monkeypatch.setattr(paths, "RESULTS", tmp_path)
+    monkeypatch.setattr(report, "SENSITIVITY", tmp_path / "openllm_v2" / "curation_sensitivity.csv")
+    found, note = report.curation_sensitivity()
+    assert found is None and "is not shipped" in note and "\n" not in note
+    report.SENSITIVITY.parent.mkdir()
+    report.SENSITIVITY.write_text("choice,months\nas shipped,six\n", encoding="utf-8")
+    found, note = report.curation_sensitivity()
+    assert found is None and "cannot be read" in note and "ci_low" in note
+    shipped = report.curation_sensitivity.__globals__["SENSITIVITY"]
+    assert shipped.exists()

@@ -87,3 +87,22 @@ def test_every_count_is_out_of_the_later_models_placed_against_every_edge():
     for column in ("above_line", "above_band_low", "above_band_high"):
         assert (frame[column] <= frame["n_later"]).all()
     assert (frame["n_later"] < (points["t"].to_numpy()[None, :] > 0).sum()).all()  # some bounds were undecided
+
+
+def test_the_declared_cutoff_is_checked_as_any_cutoff_and_without_a_grid():
+    """forecast_at at a grid cutoff's date gives that cutoff's counts and outcome; a table too short for the grid is
+    still checked at its declared cutoff; a cutoff before every model is refused in one line."""
+    from densing.trend.forecast import forecast_at
+
+    points = _points()
+    grid = forecast_windows(points, n_boot=40, declared="2024-06-30")
+    first = grid.cutoffs[0]
+    again = forecast_at(points, first.cutoff, n_boot=40)
+    assert (again.n_early, again.n_later, again.above_line, again.state) == (
+        first.n_early, first.n_later, first.above_line, first.state)
+    assert grid.declared.cutoff == "2024-06-30" and grid.to_frame()["declared"].tolist()[0] is True
+    assert str(grid.summary()).startswith("Forecast check of  at its declared cutoff 2024-06-30")
+    short = forecast_windows(_points(days=400.0), n_boot=20, declared="2023-12-01")
+    assert short.cutoffs == () and short.declared.n_early > 0
+    with pytest.raises(InputError, match="no model released up to the declared cutoff 2020-01-01"):
+        forecast_at(points, "2020-01-01", n_boot=20)

@@ -19,6 +19,9 @@ listed in ``models.csv`` with its decision and reason. A kept model's date is th
 one (a provider's release note or card), else its upload date unless that date is implausible
 (:data:`IMPLAUSIBLE_UPLOADS`: the Hub's migration day), when it is undated. Mixture-of-experts is what ``curated.csv``
 or the public table says (an ``active_params`` value), never the contents table's ``features_is_moe``.
+A derived model (a ``parent`` in ``curated.csv``: pruned and distilled, depth-upscaled, or trained further) has the
+count of the derived-token rule (:func:`derived_tokens`): its parent's count plus its derivation's own tokens, empty
+where either is unknown, for every derived model alike (``results/openllm_v2/README.md``, "The rule").
 
 ``overlap.csv`` sets the kept rows' scores beside ObsScaling's extract of the same leaderboard
 (``results/obsscaling/base_llm_leaderboard_v2_eval.csv``) for every model both hold.
@@ -56,14 +59,18 @@ SCORE_FIELDS: dict[str, str] = {
 }
 OUTPUT_COLUMNS: tuple[str, ...] = (
     "model", "family", "params", "active_params", "train_tokens", "release_date", "date_confidence", "date_source",
-    *SCORE_FIELDS.values(), "precision", "upload_date", "tokens_source", "source",
+    *SCORE_FIELDS.values(), "precision", "upload_date", "tokens_source", "parent", "derivation", "parent_tokens",
+    "derivation_tokens", "source",
 )
 CURATED_COLUMNS: tuple[str, ...] = ("model", "refuse", "family", "params", "active_params", "train_tokens",
-                                    "release_date", "public_name", "source_url", "note")
+                                    "release_date", "parent", "derivation", "parent_tokens", "derivation_tokens",
+                                    "public_name", "source_url", "note")
 MODELS_COLUMNS: tuple[str, ...] = ("model", "precision", "model_type", "upload_date", "decision", "reason")
 OVERLAP_COLUMNS: tuple[str, ...] = ("model", "benchmark", "contents", "obsscaling", "difference")
 #: A name that marks post-training (the Swallow table's patterns, lower case).
 POST_TRAINING = re.compile(r"instruct|chat|-it\b|-it-|-dpo|-sft")
+#: How a model derives from its parent (the Swallow tables' vocabulary, :data:`densing.data.schema.DERIVATIONS`).
+DERIVED: tuple[str, ...] = ("continual_pretraining", "pruning_distillation", "depth_upscaling")
 #: Upload dates that are no release dates: the day the Hub migrated its older repositories.
 IMPLAUSIBLE_UPLOADS = ("2022-03-02",)
 PRECISION_ORDER = ("bfloat16", "float16")
@@ -105,12 +112,60 @@ def read_curated(path: str | Path) -> pd.DataFrame:
             raise InputError(f"{where}: a refused model has no other field, got {', '.join(filled)}")
         if is_missing(record["refuse"]) and is_missing(record["source_url"]):
             raise InputError(f"{where}: field 'source_url' is empty")
-        for column in ("params", "active_params", "train_tokens"):
+        for column in ("params", "active_params", "train_tokens", "parent_tokens", "derivation_tokens"):
             if not is_missing(record[column]):
                 positive_count(record[column], field=column, where=where)
+        _check_derivation(record, where)
         if not is_missing(record["release_date"]):
             parse_date(record["release_date"], field="release_date", where=where)
     return frame
+
+
+def _check_derivation(record: dict, where: str) -> None:
+    """A derived model (a ``parent``) names how it derives (:data:`DERIVED`) and no ``train_tokens`` of its own: the
+    derived-token rule (:func:`derived_tokens`) makes its count; a model with no parent has no derivation fields."""
+    derivation_fields = [c for c in ("derivation", "parent_tokens", "derivation_tokens") if not is_missing(record[c])]
+    if is_missing(record["parent"]):
+        if derivation_fields:
+            raise InputError(f"{where}: {', '.join(derivation_fields)} given for a model with no 'parent'")
+        return
+    if record["derivation"] not in DERIVED:
+        raise InputError(f"{where}: field 'derivation': expected one of {', '.join(DERIVED)}, got "
+                         f"{record['derivation']!r}")
+    if not is_missing(record["train_tokens"]):
+        raise InputError(f"{where}: field 'train_tokens': a derived model's count is its parent's plus its "
+                         f"derivation's (parent_tokens, derivation_tokens), not typed")
+
+
+def derived_tokens(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with every derived model's ``train_tokens`` by the derived-token rule: D = D_parent + D_derivation,
+    where D_parent is the parent's ``train_tokens`` in ``table`` when the parent is a model of it (so a derivation of a
+    derivation adds both stages) and the stated ``parent_tokens`` otherwise; empty where either term is unknown.
+    ``parent_tokens`` is set to the D_parent used. A parent chain that returns to a model is an error."""
+    out = table.copy()
+    index = {model: i for i, model in enumerate(out["model"])}
+    counts = dict(zip(out["model"], out["train_tokens"].map(_count)))
+    resolved: dict[str, float] = {}
+
+    def resolve(model: str, seen: tuple[str, ...]) -> float:
+        if model in resolved:
+            return resolved[model]
+        row = out.iloc[index[model]]
+        if is_missing(row["parent"]):
+            return counts[model]
+        if model in seen:
+            raise InputError(f"parent chain {' -> '.join((*seen, model))} returns to a model")
+        parent = row["parent"]
+        above = resolve(parent, (*seen, model)) if parent in index else _count(row["parent_tokens"])
+        own = _count(row["derivation_tokens"])
+        resolved[model] = above + own if math.isfinite(above) and math.isfinite(own) else math.nan
+        out.iat[index[model], out.columns.get_loc("parent_tokens")] = above
+        return resolved[model]
+
+    for model in out["model"]:
+        if not is_missing(out.iloc[index[model]]["parent"]):
+            out.iat[index[model], out.columns.get_loc("train_tokens")] = resolve(model, ())
+    return out
 
 
 def _decide(rows: pd.DataFrame, curated: dict) -> pd.DataFrame:
@@ -191,8 +246,9 @@ def build_openllm_v2(source: str | Path, curated_csv: str | Path, public_csv: st
             date, confidence, date_source = "", "", f"undated: the upload date {upload} is the Hub's migration"
         else:
             date, confidence, date_source = upload, "low", "the contents table's upload date"
-        tokens = pick("train_tokens")
-        tokens_source = (cure["source_url"] if not is_missing(cure.get("train_tokens", "")) else
+        derived = not is_missing(cure.get("parent", ""))
+        tokens = "" if derived else pick("train_tokens")
+        tokens_source = (cure["source_url"] if derived or not is_missing(cure.get("train_tokens", "")) else
                          "the public table" if not is_missing(tokens) else "")
         table.append({
             "model": model, "family": pick("family") or model.split("/")[-1],
@@ -201,10 +257,12 @@ def build_openllm_v2(source: str | Path, curated_csv: str | Path, public_csv: st
             "date_source": date_source,
             **{column: _score(record, field, where) for field, column in SCORE_FIELDS.items()},
             "precision": precision, "upload_date": upload, "tokens_source": tokens_source,
+            **{c: cure.get(c, "") if derived else "" for c in ("parent", "derivation")},
+            **{c: _count(cure.get(c, "")) if derived else math.nan for c in ("parent_tokens", "derivation_tokens")},
             "source": f"{SOURCE_REPOSITORY}@{SOURCE_COMMIT}",
         })
-    frame = pd.DataFrame(table, columns=list(OUTPUT_COLUMNS))
-    for column in ("active_params", "train_tokens"):
+    frame = derived_tokens(pd.DataFrame(table, columns=list(OUTPUT_COLUMNS)))
+    for column in ("active_params", "train_tokens", "parent_tokens", "derivation_tokens"):
         frame[column] = frame[column].round().astype("Int64")
     frame = frame.sort_values("model", kind="stable").reset_index(drop=True)
     return {TABLE.removesuffix(".csv"): frame, "models": decided.reset_index(drop=True),

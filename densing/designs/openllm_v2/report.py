@@ -1,6 +1,7 @@
 """The Open LLM Leaderboard v2 table's section of the report: its stored record (``densing trend --table openllm_v2
---by benchmark``'s measurement, written by :data:`RECORD_COMMAND`) beside the public table's rows, and the families
-that make its late frontier.
+--by benchmark``'s measurement, written by :data:`RECORD_COMMAND`) beside the public table's rows, the forecast check at
+the declared cutoff beside the declared row, the row under each contested curation choice (:data:`SENSITIVITY`,
+written by :data:`SENSITIVITY_COMMAND`), and the families that make its late frontier.
 """
 from __future__ import annotations
 
@@ -18,6 +19,10 @@ from densing.states import family_of
 
 RECORD = paths.RESULTS / "openllm_v2" / "trend.json"
 RECORD_COMMAND = "python tools/build_tables.py openllm-v2-trend --out results/openllm_v2/trend.json"
+SENSITIVITY = paths.RESULTS / "openllm_v2" / "curation_sensitivity.csv"
+SENSITIVITY_COMMAND = ("python tools/build_tables.py openllm-v2-sensitivity --out "
+                       "results/openllm_v2/curation_sensitivity.csv")
+SENSITIVITY_COLUMNS = ("choice", "months", "ci_low", "ci_high", "status", "references")
 #: The public table's last release date: a family with a model after it is a late family.
 PUBLIC_TABLE_END = "2024-07-31"
 #: The rows both tables measure, and their names on the page.
@@ -35,6 +40,8 @@ class SecondTableSection:
     record: dict
     comparison: pd.DataFrame
     late: pd.DataFrame
+    sensitivity: pd.DataFrame | None = None  # the stored curation sensitivity; None where not shipped or damaged
+    sensitivity_note: str = ""                # why it is left out, in one line
 
 
 def _record() -> dict | None:
@@ -49,7 +56,36 @@ def section(result, rows: pd.DataFrame, paper_months: float) -> SecondTableSecti
     if record is None:
         return None
     public = {r["row"]: r for r in rows.to_dict("records")}
-    return SecondTableSection(record, comparison(record, public), late_families(record))
+    found, note = curation_sensitivity()
+    return SecondTableSection(record, comparison(record, public), late_families(record), found, note)
+
+
+def curation_sensitivity() -> tuple[pd.DataFrame | None, str]:
+    """(the stored curation sensitivity, "") or (None, why it is left out in one line): a missing file, or one that
+    does not parse or lacks a column of :data:`SENSITIVITY_COLUMNS`, is named, never raised."""
+    where = SENSITIVITY.relative_to(paths.RESULTS.parent)
+    if not SENSITIVITY.exists():
+        return None, f"The curation sensitivity is left out: {where} is not shipped (made by {SENSITIVITY_COMMAND})."
+    try:
+        frame = pd.read_csv(SENSITIVITY)
+        missing = [c for c in SENSITIVITY_COLUMNS if c not in frame.columns]
+        if missing or frame.empty:
+            raise ValueError("no rows" if not missing else f"no column {', '.join(missing)}")
+        frame[["months", "ci_low", "ci_high"]].astype(float)
+    except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as exc:
+        return None, f"The curation sensitivity is left out: {where} cannot be read ({exc}); {SENSITIVITY_COMMAND} " \
+                     f"makes it again."
+    return frame, ""
+
+
+def declared_words(record: dict) -> str:
+    """The forecast check at the table's declared cutoff in one sentence, from the stored record ("" where the record
+    holds none)."""
+    from densing.trend.forecast import cutoff_words
+
+    found = (record.get("forecast") or {}).get("declared")
+    return "" if not found else (f"Forecast check of the declared row at the declared cutoff (DECLARATION.md) "
+                                 f"{cutoff_words(found)}.")
 
 
 def comparison(record: dict, public: dict) -> pd.DataFrame:
@@ -99,10 +135,27 @@ def render(s: SecondTableSection) -> Section:
     late = s.late.assign(doubling_time_months=s.late["doubling_time_months"].map(format_months),
                          move_months=s.late["move_months"].map(lambda v: f"{v:+.2f}"))
     late.columns = ["family", "models", "months without it", "move (months)"]
-    parts = [table_html(s.comparison, scroll=False), f'<p class="sub">{esc(s.record["verdict"])}</p>',
-             "<h3>The late frontier</h3>", f'<p class="sub">{esc(late_words(s.late))}</p>',
-             table_html(late, scroll=False)]
+    parts = [table_html(s.comparison, scroll=False), f'<p class="sub">{esc(s.record["verdict"])}</p>']
+    if words := declared_words(s.record):
+        parts.append(f'<p class="sub">{esc(words)}</p>')
+    parts += ["<h3>Curation sensitivity</h3>", *_sensitivity_parts(s)]
+    parts += ["<h3>The late frontier</h3>", f'<p class="sub">{esc(late_words(s.late))}</p>',
+              table_html(late, scroll=False)]
     return Section(s.title, intro, parts)
+
+
+def _sensitivity_parts(s: SecondTableSection) -> list[str]:
+    """The declared row under each contested curation choice (the stored table), or the one line that says why not."""
+    if s.sensitivity is None:
+        return [f'<p class="sub">{esc(s.sensitivity_note)}</p>']
+    shown = pd.DataFrame({"choice": s.sensitivity["choice"],
+                          "months [95% CI]": [record_cell({k: None if pd.isna(v) else v for k, v in r.items()})
+                                              for r in s.sensitivity.to_dict("records")],
+                          "references": s.sensitivity["references"]})
+    words = (f"The declared row recomputed under each contested curation choice (a stored table, "
+             f"{SENSITIVITY.relative_to(paths.RESULTS.parent)}, made by {SENSITIVITY_COMMAND}; the choices are "
+             f"stated in tools/openllm_v2_table/sensitivity.py and results/openllm_v2/README.md).")
+    return [f'<p class="sub">{esc(words)}</p>', table_html(shown, scroll=False)]
 
 
 def line() -> str | None:
@@ -112,7 +165,10 @@ def line() -> str | None:
     row = None if record is None else next((r for r in record["rows"] if r["row"] == "v2_native"), None)
     if row is None or row.get("months") is None:
         return None
+    declared = (record.get("forecast") or {}).get("declared")
+    forecast = f"; at the declared cutoff {declared['cutoff']} the forecast check says {declared['verdict']}" \
+        if declared else ""
     return (f"Through 2025-03 on a second table (the Open LLM Leaderboard v2's {record['n_models']} official base "
             f"models; MMLU-Pro + BBH + MATH-hard, declared before its data): {record_phrase(row)}; without "
-            f"{row['most_influential_family']} {format_months(row['months_without_it'])} months (densing trend "
-            f"--table openllm_v2 --by benchmark).")
+            f"{row['most_influential_family']} {format_months(row['months_without_it'])} months{forecast} (densing "
+            f"trend --table openllm_v2 --by benchmark).")

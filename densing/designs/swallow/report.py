@@ -83,6 +83,13 @@ def protocol_comparison(records: dict, public_rows: pd.DataFrame) -> pd.DataFram
         for left, right, label in PROTOCOL_PAIRS])
 
 
+def _declared_first(found: dict) -> list[dict]:
+    """The record's cutoffs, the table's declared one first and marked so (a record made before the declared cutoff
+    was checked has none)."""
+    declared = found.get("declared")
+    return ([dict(declared, cutoff=f"{declared['cutoff']} (declared)")] if declared else []) + list(found["cutoffs"])
+
+
 def forecast_tables(records: dict) -> tuple[tuple[str, str, pd.DataFrame], ...]:
     """(the table's words, the check's summary, one row per cutoff) of each record with a forecast check."""
     out = []
@@ -91,13 +98,14 @@ def forecast_tables(records: dict) -> tuple[tuple[str, str, pd.DataFrame], ...]:
         if found:
             frame = pd.DataFrame([{header: (months_words(*(r.get(f) for f in fields)) if len(fields) == 3
                                             else r.get(fields[0])) for header, fields in FORECAST_COLUMNS}
-                                  for r in found["cutoffs"]])
+                                  for r in _declared_first(found)])
             out.append((records[stem]["words"], found["summary"], frame))
     return tuple(out)
 
 
-FORECAST_WORDS = ('<p class="sub">The frontier line fitted on the models released up to each cutoff (every 3 months, '
-                  'at least 12 months of models before it), carried to the later ones: if the law goes on, about 10% of '
+FORECAST_WORDS = ('<p class="sub">The frontier line fitted on the models released up to the table\'s declared cutoff '
+                  '(half a year before its last models; its verdict is the check\'s) and up to each cutoff of the '
+                  'rule\'s grid (every 3 months, at least 12 months of models before it), carried to the later ones: if the law goes on, about 10% of '
                   'the later models lie above the carried 0.9-quantile line; no verdict where the early line is too '
                   'uncertain to be tested (densing/trend/forecast.py states the rule).</p>')
 
