@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from tests.conftest import REPO_ROOT
-from tests.report.browser import ensure_chromium, render
+from tests.report.browser import find_chromium, render
 
 HOSTILE = "<script>alert(1)</script>"
 
@@ -56,7 +56,7 @@ def _png_pixels(path):
 
 @pytest.fixture(scope="module")
 def chromium():
-    path, reason = ensure_chromium()
+    path, reason = find_chromium()
     if path is None:
         pytest.skip(reason)
     return path
