@@ -39,6 +39,9 @@ END_STABILITY = 0.25
 DRAWS_CAP = 4800
 #: A score this many standard errors or less below its benchmark's cap is at the reference's ceiling (step 3).
 CEILING_STDERRS = 2.0
+#: A score this many standard errors or less above its benchmark's chance level is at the floor: the target's density
+#: enters the row's lines as an upper bound (densing.trend.floors; docs/method.md, "Floors as bounds").
+FLOOR_STDERRS = 2.0
 #: The statuses of a check (densing.trend.checks); a finding that gates nothing is "reported".
 PASSED, FAILED, UNTESTABLE, REPORTED = "passed", "failed", "untestable", "reported"
 #: |within-family slope of ln ρ on ln N| the 95% interval must stay inside: ρ changing by at most

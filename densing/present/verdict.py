@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from densing.constants import CEILING_STDERRS, MAX_SENSITIVITY_RATIO, PAPER, REPORTED, SIZE_SLOPE_MARGIN, UNTESTABLE
+from densing.constants import CEILING_STDERRS, FLOOR_STDERRS, MAX_SENSITIVITY_RATIO, PAPER, REPORTED, SIZE_SLOPE_MARGIN, UNTESTABLE
 from densing.numbers import format_count, format_months, format_number, frame_records, json_number
 from densing.present.words import (STATE_OF_WORDS, STATE_WORDS, determined_words, fold_of, heterogeneity_words,
                                    not_measured, open_end, open_why, precision_words, ranges_words, reasons_text,
@@ -35,7 +35,7 @@ def why_words(head, failed: list, untestable: list, sensitivity, missing: list, 
               if not failed else "")
            + (" Findings beside the number, not gates (they fire in more than 10% of planted worlds where the "
               "estimate is right): " + " ".join(plain_reason(c, sensitivity) for c in fired) if fired else "")
-           + ceiling_words(head) + open_end_words(head)
+           + ceiling_words(head) + floor_words(head) + open_end_words(head)
            + f" {head.n_models} models released since {since or 'any date'} with every score of the set, against {refs} "
              f"(each family at its own budget; {heterogeneity_words(head)}); the interval carries {carried}. "
              f"References by {reference_rule}.")
@@ -63,6 +63,18 @@ def ceiling_words(head) -> str:
     return (f" {bounds} target inversions sit within {CEILING_STDERRS:g} standard errors of a reference's ceiling "
             f"({each}) and enter the frontier fit as lower bounds: {format_months(head.doubling_time_months)} months "
             f"with them, {format_months(head.months_without_ceilings)} months without.")
+
+
+def floor_words(head) -> str:
+    """The floor finding: the targets at a benchmark's chance level that enter as upper bounds, and the estimate
+    without them (:mod:`densing.trend.floors`)."""
+    bounds = sum(head.floor_bounds)
+    if not bounds:
+        return ""
+    each = ", ".join(f"{family_of(name)} {count}" for name, count in zip(head.reference_names, head.floor_bounds))
+    return (f" {bounds} target inversions sit within {FLOOR_STDERRS:g} standard errors of a benchmark's chance level "
+            f"({each}) and enter the frontier fit as upper bounds: {format_months(head.doubling_time_months)} months "
+            f"with them, {format_months(head.months_without_floors)} months without.")
 
 
 def headline_verdict(head, label: str, refs: str, status: str, *, table_words: str,
@@ -265,6 +277,8 @@ def headline_summary(m) -> dict:
             "high": end("high"),
             "ceiling": {"bounds": head.n_ceiling_bounds, "months_with_bounds": json_number(head.doubling_time_months),
                         "months_without_bounds": json_number(head.months_without_ceilings)},
+            "floor": {"bounds": head.n_floor_bounds, "months_with_bounds": json_number(head.doubling_time_months),
+                      "months_without_bounds": json_number(head.months_without_floors)},
             "leave_one_family_out": frame_records(head.influence_frame()), "labs": head.labs_record()}
 
 

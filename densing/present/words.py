@@ -268,7 +268,8 @@ def row_record(row) -> dict:
         "low_determined": of("low_determined", False), "high_determined": of("high_determined", False),
         "ci_high_beyond": of("months_high_mc_low"), "n_draws": of("n_boot", 0),
         "precision": ranges_words(r) if r is not None else "", "n_ceiling_bounds": of("n_ceiling_bounds", 0),
-        "months_without_ceilings": of("months_without_ceilings"),
+        "months_without_ceilings": of("months_without_ceilings"), "n_floor_bounds": of("n_floor_bounds", 0),
+        "months_without_floors": of("months_without_floors"),
         "most_influential_family": str(top.family) if top is not None else "",
         "months_without_it": float(top.doubling_time_months) if top is not None else math.nan, "error": row.error,
     }

@@ -14,7 +14,9 @@ docs/method.md ("Common targets per row") gives the reasons for each step.
    of its bootstrap); each reference's frontier line (the censored 0.9 regression quantile, :mod:`densing.trend.rules`)
    gives its slope A_r^(k). **Ceilings enter as bounds**: a target with S_b ≥ S_cap,b − 2σ_b under reference r
    (:data:`CEILING_STDERRS`; the cap :func:`densing.laws.bounds.score_cap`) enters r's line as a lower bound at its
-   value; the estimate without these bounds is reported beside the number.
+   value; the estimate without these bounds is reported beside the number. **Floors enter as bounds** too: an
+   exact density of a target with S_b ≤ c_b + 2σ_b on some benchmark b (c_b its chance level; :mod:`densing.trend.floors`)
+   enters as an upper bound at its value, counted and reported beside the number the same way.
 4. **Random-effects pooling** (DerSimonian & Laird 1986; for correlated estimates Gleser & Olkin 2009): with Σ the
    covariance of the references' slopes over the paired draws and V(τ²) = Σ + τ²·I,
 
@@ -55,10 +57,11 @@ import pandas as pd
 from densing.constants import CEILING_STDERRS, DEFAULT_EPOCH, DRAWS_CAP, END_STABILITY, HETEROGENEITY_ALPHA, MIN_POINTS
 from densing.data.labs import lab_of, labs_of
 from densing.errors import FitError, InputError
-from densing.laws.bounds import EXACT, LOWER
+from densing.laws.bounds import EXACT, LOWER, UPPER
 from densing.laws.inversion import arrays
 from densing.runtime import per_table
 from densing.trend import rules
+from densing.trend.floors import at_floor, chance_levels, floor_bounds
 # step 7 (influence), steps 4 and 5 (random effects), and the names the package reads here
 from densing.trend.influence import (FamilyInfluence, family_influence, frontier_slopes, influence_items,
                                      most_influential_model, open_draws)
@@ -346,11 +349,13 @@ def _densities(common: CommonTargets, data: dict, draws: Draws) -> tuple[np.ndar
     once = "score" not in draws.sources and "fit" not in draws.sources
     ys, kinds = [], []
     inverted = drawn[:1] if once else drawn
+    floor = at_floor(inverted, sigma, chance_levels(common.benchmarks)) if data.get("floors", True) else False
     for inv, caps, picks in zip(common.inversions, data["caps"], draws.picks):
         extra = {"weights": inv.weights(scores, sigma)} if hasattr(inv, "weights") else {}
         y, kind = inv.draws(picks, inverted, sigma, data["params"], **extra)
         if data.get("ceilings", True):
             y, kind = _ceiling_bounds(y, kind, at_ceiling(inverted, sigma, caps))
+        y, kind = floor_bounds(y, kind, floor)
         ys.append(np.broadcast_to(y, (count, n)))
         kinds.append(np.broadcast_to(kind, (count, n)))
     y, kind, _ = _scale(np.array(ys, float), np.array(kinds, float), common.own)
@@ -374,15 +379,18 @@ def _slopes(rule: str, quantile: float, common: CommonTargets, data: dict, draws
                            for y, kind, weight in _chunks(common, data, draws)], axis=1)
 
 
-def _point(common: CommonTargets, data: dict, ceilings: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _point(common: CommonTargets, data: dict, ceilings: bool = True, floors: bool = True
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every reference's point ln ρ and kind (R, 1, n) and offsets; ``ceilings``: targets at a reference's ceiling
-    enter as lower bounds (step 3)."""
+    enter as lower bounds, ``floors``: targets at a benchmark's chance level as upper bounds (step 3)."""
     ys, kinds = [], []
+    floor = at_floor(data["scores"], data["sigma"], chance_levels(common.benchmarks)) if floors else False
     for inv, caps in zip(common.inversions, data["caps"]):
         y, kind = inv.point(data["scores"], data["sigma"], data["params"])
         if ceilings:
             y, kind = _ceiling_bounds(np.asarray(y, float), np.asarray(kind, float),
                                       at_ceiling(data["scores"], data["sigma"], caps))
+        y, kind = floor_bounds(np.asarray(y, float), np.asarray(kind, float), floor)
         ys.append(np.asarray(y, float))
         kinds.append(np.asarray(kind, float))
     return _scale(np.array(ys)[:, None, :], np.array(kinds)[:, None, :], common.own)
@@ -432,6 +440,9 @@ class RowTrend:
     #: the pooled point slope with no target entered as a ceiling bound, and how many targets each reference bounds
     slope_without_ceilings: float = math.nan
     ceiling_bounds: tuple[int, ...] = ()
+    #: the same for the floor bounds (step 3; :mod:`densing.trend.floors`)
+    slope_without_floors: float = math.nan
+    floor_bounds: tuple[int, ...] = ()
     #: leave-one-family-out: family, its targets, the pooled point slope without them (step 7)
     influence: pd.DataFrame = field(repr=False, default_factory=pd.DataFrame)
     #: leave-one-model-out, the same columns (``family`` holds the model)
@@ -570,20 +581,29 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
     total = sum(v ** 2 for v in sds.values())
     shares = {s: (v ** 2 / total if total > 0 else math.nan) for s, v in sds.items()}
     intercept = float(w @ np.ascontiguousarray(lines0[:, 1]))
-    bare, bare_kind, _ = _point(common, data, ceilings=False)
-    without = float(w @ np.ascontiguousarray(rules.frontier_lines_weighted(
-        rule, data["t"], bare[:, 0], bare_kind[:, 0], np.ones(bare[:, 0].shape), data["labels"], quantile)[:, 0]))
-    bounded = tuple(int(np.sum((kind0[r, 0] == LOWER) & (bare_kind[r, 0] == EXACT))) for r in range(count))
+    without, bounded = _without_bounds(rule, quantile, common, data, w, kind0, LOWER, ceilings=False)
+    without_floors, floored = _without_bounds(rule, quantile, common, data, w, kind0, UPPER, floors=False)
     at_point = (rule, quantile, data, y0[:, 0], kind0[:, 0], w, lines0)  # step 7: removals from the point lines
     return RowTrend(common, rule, pooled.slope, intercept, float(low), float(high), tuple(float(v) for v in points),
                     per_ref, tuple(float(v) for v in w), pooled, shares, sds, combined, int(n_boot - ok.size), n_boot,
                     level, y0[:, 0], kind0[:, 0], tuple(float(v) for v in delta0[:, 0]), ends_mc=ends_mc,
-                    slope_without_ceilings=without, ceiling_bounds=bounded, influence=family_influence(*at_point),
+                    slope_without_ceilings=without, ceiling_bounds=bounded, slope_without_floors=without_floors,
+                    floor_bounds=floored, influence=family_influence(*at_point),
                     model_influence=family_influence(*at_point, by="model"),
                     lab_influence=family_influence(*at_point, by="lab"), reference_labs=ref_labs,
                     lab_weights=tuple(float(v) for v in pooled.lab_weights),
                     target_labs=_target_labs(data),
                     open_families=open_draws(data, draws.main.weight[:n_boot], combined))
+
+
+def _without_bounds(rule: str, quantile: float, common: CommonTargets, data: dict, w: np.ndarray, kind0: np.ndarray,
+                    bound: int, **which: bool) -> tuple[float, tuple[int, ...]]:
+    """The pooled point slope (weights ``w``) with one kind of bound left out (``ceilings=False`` or ``floors=False``
+    of :func:`_point`), and per reference the targets that this kind makes a ``bound`` (an exact density without it)."""
+    bare, bare_kind, _ = _point(common, data, **which)
+    slope = float(w @ np.ascontiguousarray(rules.frontier_lines_weighted(
+        rule, data["t"], bare[:, 0], bare_kind[:, 0], np.ones(bare[:, 0].shape), data["labels"], quantile)[:, 0]))
+    return slope, tuple(int(np.sum((kind0[r, 0] == bound) & (bare_kind[r, 0] == EXACT))) for r in range(len(kind0)))
 
 
 def set_references(candidates: pd.DataFrame, benchmarks: tuple[str, ...], *, strict: bool = False

@@ -141,6 +141,10 @@ class TrendUncertainty(Result):
     months_without_ceilings: float = math.nan
     ceiling_bounds: tuple[int, ...] = field(repr=False, default=())
     n_ceiling_bounds: int = 0
+    #: the same for the targets at a benchmark's chance level, upper bounds (densing.trend.floors)
+    months_without_floors: float = math.nan
+    floor_bounds: tuple[int, ...] = field(repr=False, default=())
+    n_floor_bounds: int = 0
     #: leave one family out (each family's removal, the estimate without it, its move); one model out (the largest)
     influence: tuple = ()
     most_influential_model: str = ""
@@ -158,7 +162,8 @@ class TrendUncertainty(Result):
     # the bulky per-model names and per-draw slopes, and the line's drawing aids, stay out of JSON
     _dict_exclude = ("models", "draws", "reference_names", "reference_weights", "reference_slopes", "epoch",
                      "frontier_models", "centre_days", "r_squared", "reference_months_low", "reference_months_high",
-                     "ceiling_bounds", "open_families", "reference_labs", "lab_weights", "lab_influence", "target_labs")
+                     "ceiling_bounds", "floor_bounds", "open_families", "reference_labs", "lab_weights", "lab_influence",
+                     "target_labs")
     _ci_estimates: ClassVar[dict[str, str]] = {"slope": "slope_per_day"}
     _shown_as: ClassVar[dict[str, str]] = {"judged": "status"}
 
@@ -348,7 +353,8 @@ def from_row_trend(result: RowTrend, *, epoch: str = DEFAULT_EPOCH) -> TrendUnce
         reference_months_low=tuple(lo for lo, _ in own), reference_months_high=tuple(hi for _, hi in own),
         **determined_ends(result.ends_mc, result.slope_ci_low, result.slope_ci_high),
         months_without_ceilings=doubling_months(result.slope_without_ceilings), ceiling_bounds=result.ceiling_bounds,
-        n_ceiling_bounds=int(sum(result.ceiling_bounds)), influence=influence_items(result),
+        n_ceiling_bounds=int(sum(result.ceiling_bounds)), months_without_floors=doubling_months(result.slope_without_floors),
+        floor_bounds=result.floor_bounds, n_floor_bounds=int(sum(result.floor_bounds)), influence=influence_items(result),
         **most_influential_model(result), open_families=result.open_families,
         reference_labs=result.reference_labs, lab_weights=result.lab_weights,
         lab_influence=influence_items(result, by="lab"), target_labs=result.target_labs,

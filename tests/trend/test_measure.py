@@ -305,6 +305,7 @@ def test_the_json_says_what_the_data_determine(shipped):
     lofo = summary["leave_one_family_out"]
     assert {r["family"] for r in lofo} == families and all("doubling_time_months" in r for r in lofo)
     assert summary["ceiling"]["bounds"] == head.n_ceiling_bounds
+    assert summary["floor"]["bounds"] == head.n_floor_bounds == sum(head.floor_bounds)
 
 
 def test_the_fixed_size_row_of_a_set_uses_the_sets_complete_cases():
