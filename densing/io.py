@@ -240,3 +240,40 @@ def command_line() -> str | None:
     if not argv or not any(name in Path(argv[0]).name for name in ("densing", "cli.py")):
         return None
     return "densing " + " ".join(argv[1:])
+
+
+def read_stored_record(path: str | Path, command: str, *, keys: tuple[str, ...] = ("rows",),
+                       rows: str | None = "rows", row_keys: tuple[str, ...] = ("row",)) -> tuple[dict | None, str]:
+    """A stored record the package ships (a trend record: :func:`read_json_object`'s object with ``keys``, its
+    ``rows`` a list of objects with ``row_keys``), read with a guard: (record, "") or (None, one line naming the file,
+    what is wrong with it and the ``command`` that makes it again). A missing, truncated or foreign record is named,
+    never raised, so the command that reads it for one section goes on without that section."""
+    path = Path(path)
+    where = path.name if not path.is_absolute() else _shown(path)
+    if not path.exists():
+        return None, f"{where} is not there (made by {command}); its section is left out."
+    try:
+        record = read_json_object(path)
+    except InputError as exc:
+        reason = str(exc).removeprefix(f"{path}: ")
+        return None, f"{where} cannot be read ({reason}); {command} makes it again; its section is left out."
+    missing = [k for k in keys if k not in record]
+    found = record.get(rows) if rows is not None else None
+    if not missing and rows is not None and not (isinstance(found, list) and found
+                                                 and all(isinstance(r, dict) and all(k in r for k in row_keys)
+                                                         for r in found)):
+        missing = [f"{rows} (a list of rows with {', '.join(row_keys)})"]
+    if missing:
+        return None, (f"{where} is not a record densing wrote (no {', '.join(missing)}); {command} makes it again; "
+                      "its section is left out.")
+    return record, ""
+
+
+def _shown(path: Path) -> str:
+    """A shipped file's path from the repository root where it lies in it, else as given."""
+    from densing import paths
+
+    try:
+        return str(path.relative_to(paths.RESULTS.parent))
+    except ValueError:
+        return str(path)

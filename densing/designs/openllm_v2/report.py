@@ -5,13 +5,13 @@ written by :data:`SENSITIVITY_COMMAND`), and the families that make its late fro
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import ClassVar
 
 import pandas as pd
 
 from densing import paths
+from densing.io import read_stored_record
 from densing.numbers import format_months
 from densing.present.verdict import record_phrase
 from densing.report.html import Section, esc, record_agreement, record_cell, table_html
@@ -45,16 +45,30 @@ class SecondTableSection:
 
 
 def _record() -> dict | None:
-    """The stored record, None where it is not shipped."""
-    return json.loads(RECORD.read_text(encoding="utf-8")) if RECORD.exists() else None
+    """The stored record, None where it is missing, damaged or foreign (:func:`record_note` says which, in one line)."""
+    return read_stored_record(RECORD, RECORD_COMMAND, keys=("rows", "n_models", "verdict"))[0]
 
 
-def section(result, rows: pd.DataFrame, paper_months: float) -> SecondTableSection | None:
-    """The section's data from the stored record (``result``: none) and the public table's ``rows``; None where the
-    record is not shipped."""
+def record_note() -> str:
+    """Why the stored record is left out, in one line ("" where it reads)."""
+    return read_stored_record(RECORD, RECORD_COMMAND, keys=("rows", "n_models", "verdict"))[1]
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """The section where its stored record cannot be read: its title and the one line that says why."""
+
+    title: ClassVar[str] = SecondTableSection.title
+    design: ClassVar[str] = "openllm_v2"
+    note: str
+
+
+def section(result, rows: pd.DataFrame, paper_months: float) -> SecondTableSection | LeftOut:
+    """The section's data from the stored record (``result``: none) and the public table's ``rows``; where the record
+    is missing, damaged or foreign, the one line that says so (:class:`LeftOut`)."""
     record = _record()
     if record is None:
-        return None
+        return LeftOut(record_note())
     public = {r["row"]: r for r in rows.to_dict("records")}
     found, note = curation_sensitivity()
     return SecondTableSection(record, comparison(record, public), late_families(record), found, note)
@@ -103,8 +117,12 @@ def comparison(record: dict, public: dict) -> pd.DataFrame:
 def late_families(record: dict, row: str = "v2_native") -> pd.DataFrame:
     """The families with a model released after :data:`PUBLIC_TABLE_END` and the declared row's doubling time
     without each, the largest lengthening first (those that make the late frontier)."""
-    table = pd.read_csv(paths.RESULTS / "openllm_v2" / "openllm_v2_2025-03.csv", usecols=["family", "release_date"])
-    late = set(table.loc[table["release_date"].fillna("") > PUBLIC_TABLE_END, "family"])
+    try:
+        table = pd.read_csv(paths.RESULTS / "openllm_v2" / "openllm_v2_2025-03.csv", usecols=["family", "release_date"])
+    except (OSError, ValueError, pd.errors.ParserError, UnicodeDecodeError):  # no table, or no family or date column
+        table = pd.DataFrame({"family": [], "release_date": []})
+    late = set(table.loc[table["release_date"].astype(str).where(table["release_date"].notna(), "")
+                         > PUBLIC_TABLE_END, "family"])
     found = [r for r in record.get("influence", {}).get(row, []) if r["family"] in late]
     frame = pd.DataFrame(found, columns=["family", "n_models", "doubling_time_months", "move_months"])
     return frame.sort_values("move_months", ascending=False, kind="stable").reset_index(drop=True)
@@ -120,8 +138,11 @@ def late_words(late: pd.DataFrame) -> str:
     return f"The families released after 2024-07-31 that make the late frontier (the row without each): {listed}."
 
 
-def render(s: SecondTableSection) -> Section:
-    """The second table's rows beside the public table's, its verdict and its late frontier."""
+def render(s: SecondTableSection | LeftOut) -> Section:
+    """The second table's rows beside the public table's, its verdict and its late frontier (or why they are left
+    out)."""
+    if isinstance(s, LeftOut):
+        return Section(s.title, s.note)
     intro = (f"A stored record, not computed by this command: the second column, the verdict and the families below "
              f"are {RECORD.relative_to(paths.RESULTS.parent)}, made by {RECORD_COMMAND}. The Open LLM Leaderboard v2 "
              f"(Hugging Face) scored every model in one harness — BBH 3-shot, MATH level 5 4-shot, MMLU-Pro 5-shot, "
@@ -162,8 +183,10 @@ def line() -> str | None:
     """The declared row beside the public table's headline at the terminal, from the stored record (None where it is
     not shipped)."""
     record = _record()
-    row = None if record is None else next((r for r in record["rows"] if r["row"] == "v2_native"), None)
-    if row is None or row.get("months") is None:
+    if record is None:
+        return record_note()
+    row = next((r for r in record["rows"] if r["row"] == "v2_native"), None)
+    if row is None or not isinstance(row.get("months"), (int, float)):
         return None
     declared = (record.get("forecast") or {}).get("declared")
     forecast = f"; at the declared cutoff {declared['cutoff']} the forecast check says {declared['verdict']}" \

@@ -3,7 +3,6 @@ table's rows, capability by capability, and their forecast check; :func:`render`
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -11,6 +10,7 @@ from typing import ClassVar
 import pandas as pd
 
 from densing import paths
+from densing.io import read_stored_record
 from densing.report.html import Section, esc, months_words, record_agreement, record_cell, table_html
 
 #: The Swallow leaderboard's stored rows (:mod:`densing.trend.protocol`'s records) and the command that makes them.
@@ -34,21 +34,45 @@ class ProtocolSection:
     comparison: pd.DataFrame      # protocol_comparison
     forecasts: tuple              # forecast_tables
     paper_months: float
+    notes: tuple = ()             # each record left out, in one line
 
 
-def section(result, rows: pd.DataFrame, paper_months: float) -> ProtocolSection | None:
+@dataclass(frozen=True)
+class LeftOut:
+    """The section where its stored records cannot be read: the one line that says why."""
+
+    title: ClassVar[str] = ProtocolSection.title
+    design: ClassVar[str] = "swallow"
+    note: str
+
+
+def section(result, rows: pd.DataFrame, paper_months: float) -> ProtocolSection | LeftOut:
     """The section's data from the stored records (``result``: none, the records are read here) and the public table's
-    ``rows``; None where the 2025-06 record is not shipped."""
-    records = read_records(PROTOCOL_RECORDS)
+    ``rows``; where the 2025-06 record is missing, damaged or foreign, the one line that says so (:class:`LeftOut`)."""
+    records, notes = read_records_noted(PROTOCOL_RECORDS)
     if "swallow" not in records:
-        return None
-    return ProtocolSection(records, protocol_comparison(records, rows), forecast_tables(records), paper_months)
+        return LeftOut(notes.get("swallow", ""))
+    return ProtocolSection(records, protocol_comparison(records, rows), forecast_tables(records), paper_months,
+                           tuple(notes.values()))
 
 
 def read_records(folder: str | Path) -> dict[str, dict]:
-    """The shipped records by file stem (those present)."""
-    found = {stem: Path(folder) / f"{stem}.json" for stem, _, _ in VARIANTS}
-    return {stem: json.loads(path.read_text(encoding="utf-8")) for stem, path in found.items() if path.exists()}
+    """The shipped records by file stem (those present and readable)."""
+    return read_records_noted(folder)[0]
+
+
+def read_records_noted(folder: str | Path) -> tuple[dict[str, dict], dict[str, str]]:
+    """(the readable records by file stem, why each other one is left out in one line), read with a guard
+    (:func:`densing.io.read_stored_record`)."""
+    records, notes = {}, {}
+    for stem, _, _ in VARIANTS:
+        record, note = read_stored_record(Path(folder) / f"{stem}.json", PROTOCOL_COMMAND,
+                                          keys=("rows", "verdict", "continual_pretraining"))
+        if record is not None:
+            records[stem] = record
+        else:
+            notes[stem] = note
+    return records, notes
 
 
 #: Each public row and the Swallow row that measures the same capability in the paper's protocol, and its name.
@@ -110,11 +134,14 @@ FORECAST_WORDS = ('<p class="sub">The frontier line fitted on the models release
                   'uncertain to be tested (densing/trend/forecast.py states the rule).</p>')
 
 
-def render(s: ProtocolSection) -> Section:
-    """The Swallow leaderboard in the paper's protocol beside the public table's rows, and its forecast check."""
+def render(s: ProtocolSection | LeftOut) -> Section:
+    """The Swallow leaderboard in the paper's protocol beside the public table's rows, and its forecast check (or why
+    they are left out)."""
+    if isinstance(s, LeftOut):
+        return Section(s.title, s.note)
     verdicts = "".join(f'<p class="sub">{"Without continual pre-training: " if rec["continual_pretraining"] == "dropped" else ""}'
                        f'{esc(rec["verdict"])}</p>' for rec in s.records.values())
-    parts = [table_html(s.comparison, scroll=False), verdicts]
+    parts = [table_html(s.comparison, scroll=False), verdicts, *(f'<p class="sub">{esc(n)}</p>' for n in s.notes)]
     if s.records["swallow"].get("forecast"):
         parts += ["<h3>A forecast check</h3>", FORECAST_WORDS]
         for words, summary, frame in s.forecasts:
