@@ -7,6 +7,7 @@ from __future__ import annotations
 import atexit
 import codecs
 import os
+import re
 import signal
 import sys
 from contextlib import contextmanager
@@ -17,9 +18,28 @@ from densing import runtime
 MAX_MESSAGE = 600
 
 
+#: Characters a terminal acts on rather than shows: C0 and C1 controls (escape sequences, bells, carriage returns),
+#: DEL, and the bidirectional controls that reorder the rest of a line (embeddings, overrides, isolates, marks).
+_ACTING = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def visible(text: str) -> str:
+    """``text`` with every character a terminal would act on written as its visible escape (``\\x1b``, ``\\u202e``),
+    as ripgrep and git show names: a name cannot clear the screen, retitle the window or reverse a line. Line feeds and
+    tabs stay (the layout's own)."""
+    return _ACTING.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}",
+                       text)
+
+
+def json_visible(text: str) -> str:
+    """JSON text with every character :func:`visible` escapes written as its JSON escape (``\\u202e``): the same JSON
+    value, read back unchanged, that no terminal acts on (orjson already escapes C0 controls)."""
+    return _ACTING.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def one_line(message: str) -> str:
-    """The first line of ``message``, its middle cut out past :data:`MAX_MESSAGE` characters."""
-    line = message.splitlines()[0] if message else ""
+    """The first line of ``message`` (:func:`visible`), its middle cut out past :data:`MAX_MESSAGE` characters."""
+    line = visible(message.splitlines()[0]) if message else ""
     if len(line) <= MAX_MESSAGE:
         return line
     return f"{line[:MAX_MESSAGE - 100]} … [{len(line) - MAX_MESSAGE + 97:,} characters cut] … {line[-80:]}"

@@ -13,6 +13,7 @@ from numbers import Integral
 from enum import Enum
 from typing import Optional
 
+from densing.cli.guard import json_visible, visible
 from densing.cli.layout import Column, plan, table_width
 from densing.display import frame_columns, is_numeric
 from densing.impossible import check_params
@@ -158,7 +159,7 @@ def _emit(console, *renderables, whole=()) -> None:
         for line in whole:
             console.print(line, soft_wrap=True)
     text = "\n".join(line.rstrip() for line in captured.get().split("\n"))
-    console.file.write(text)
+    console.file.write(visible(text))
     console.file.flush()
 
 
@@ -276,7 +277,8 @@ def print_json(value) -> None:
     """Print an already JSON-able value (numpy scalars allowed), indented: every JSON output's writer."""
     import orjson
 
-    sys.stdout.write(orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY).decode() + "\n")
+    text = orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY).decode()
+    sys.stdout.write(json_visible(text) + "\n")
 
 
 @contextmanager
