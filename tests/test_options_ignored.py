@@ -60,3 +60,13 @@ def test_pythia_options_on_other_data_are_refused(argv, option, tmp_path, run_cl
     assert code == 2 and err.count("\n") == 1, err
     assert err.startswith(f"error: {option}: applies to the Pythia evals folder only; {PUBLIC} is "), err
     assert not out.exists()
+
+
+@pytest.mark.parametrize("option", [["--params", "7B"], ["--n-boot", "5"], ["--suite", "swallow-en"], ["--seed", "3"],
+                                    ["--release-date", "2024-01-01"], ["--model", "m"]])
+def test_measure_template_refuses_every_option_it_does_not_apply(option, tmp_path, run_cli):
+    """--template writes a scores file and stops: an option of placing or evaluating is refused, naming it, and no
+    file is written."""
+    out = tmp_path / "t.json"
+    code, stdout, err = run_cli("measure", "--template", str(out), *option)
+    assert code == 2 and err.startswith(f"error: {option[0]}: cannot apply with --template") and not out.exists()

@@ -72,7 +72,9 @@ EXCLUSIVE: dict[str, tuple[tuple[Given, Given, str], ...]] = {
            "table's headline") for option in ("suite", "limit", "store", "backend", "device", "batch_size",
                                                "data_root", "allow_unsafe_code", "prefix_cache")),
         *((Given("template"), Given(option), "--template writes a scores file to fill in, and stops")
-          for option in ("scores", "models", "out", "csv")),
+          for option in ("scores", "models", "out", "csv", "model_name", "params", "release_date", "suite",
+                         "local_data", "data_root", "limit", "store", "backend", "device", "batch_size",
+                         "prefix_cache", "allow_unsafe_code", "n_boot", "seed")),
         (Given("models"), Given("model_name"), "--model names the one model of a scores file (--scores)"),
         (Given("models"), Given("params"), "the models file gives each model's size; --params applies to --scores"),
         (Given("models"), Given("release_date"),
