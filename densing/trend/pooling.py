@@ -29,10 +29,12 @@ docs/method.md ("Common targets per row") gives the reasons for each step.
 5. **The interval's ends, decided by the data.** An end is finite exactly when the slope's quantile behind it
    (q = 0.025 for the upper end in months, 0.975 for the lower) is positive. Its 95% Monte Carlo range is the order
    statistics at ranks K·q ∓ 1.96·√(K·q·(1 − q)) (:func:`end_range`): the whole range > 0, the end is
-   **determined**; ≤ 0, **not determined**; a range that straddles 0 leaves it **undecided**, and the draws are
-   doubled (600 → … → :data:`DRAWS_CAP`, the draws made so far kept, :func:`more_draws`); still undecided at the
-   cap, not determined. A determined end whose range spans more than :data:`END_STABILITY` of it is reported with
-   its range (a precision, not a state).
+   **determined**; ≤ 0, **not determined**; a range that straddles 0 leaves it **undecided**. A determined end is
+   **precise** when its range in months spans at most :data:`END_STABILITY` of it, (b − a)/end ≤ 0.25
+   (:func:`densing.trend.random_effects.precise`). While an end is undecided or a determined end is not precise, a
+   judged row's draws are doubled (600 → … → :data:`DRAWS_CAP`, the draws made so far kept, :func:`more_draws`);
+   still undecided at the cap, not determined; still not precise, printed as its range (a precision, not a state:
+   the state reads the signs alone).
 6. **The row's state** (:func:`densing.trend.uncertainty.state_of`): measured (both ends determined), bounded (one),
    not measured (neither, or the heterogeneity test rejects one common slope at ``HETEROGENEITY_ALPHA``, the one
    gate; ``studies/gate_calibration.py`` calibrates it).
@@ -62,7 +64,7 @@ from densing.trend import rules
 from densing.trend.influence import (FamilyInfluence, family_influence, frontier_slopes, influence_items,
                                      most_influential_model, open_draws)
 from densing.trend.random_effects import (Pooled, determined_ends, end_range, heterogeneity_check, months_interval,
-                                          pool_slopes, undecided)
+                                          pool_slopes, settled, undecided)
 from densing.trend.targets import family_clusters, own_models, screened_targets, target_labels
 from densing.validation import MAX_DRAWS, Interval, validate_params
 
@@ -461,8 +463,9 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
     """The row's pooled slope with paired draws over every reference (module docstring, steps 3–5). ``draws``: the
     common targets' :func:`paired_draws` made once for several rules (at least ``n_boot`` and ``n_boot_share`` of each; the
     first of them are used, and ``seed`` is theirs); without it, they are drawn here. ``draws_cap`` (a judged row's:
-    :data:`DRAWS_CAP`): while an end of the interval is undecided (step 5) the draws are doubled, up to the cap;
-    None: ``n_boot`` draws, decided or not. The result's ``n_boot`` is the draws used."""
+    :data:`DRAWS_CAP`): while an end of the interval is undecided, or a determined end is not precise (step 5,
+    :func:`densing.trend.random_effects.settled`), the draws are doubled, up to the cap; None: ``n_boot`` draws,
+    decided or not. The result's ``n_boot`` is the draws used."""
     if not isinstance(common, CommonTargets):
         raise InputError(f"targets: expected a row's common targets (common_targets), got {common!r}")
     rules.get(rule)
@@ -498,14 +501,14 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
         if ok.size < 2:
             raise FitError(f"{rule} frontier: the bootstrap could not fit a line in any draw")
         ends_mc = (end_range(ok, tail), end_range(ok, 1 - tail))
+        low, high = np.quantile(ok, [tail, 1 - tail])
         made = slopes.shape[1]
-        if draws_cap is None or made >= draws_cap or not any(map(undecided, ends_mc)):
+        if draws_cap is None or made >= draws_cap or settled(determined_ends(ends_mc, low, high)):
             break
-        more = min(2 * made, draws_cap)  # step 5: an undecided end, twice the draws
+        more = min(2 * made, draws_cap)  # step 5: an undecided or imprecise end, twice the draws
         draws = more_draws(draws, more)
         slopes = np.concatenate([slopes, _slopes(rule, quantile, common, data, draws.main.part(made, more), lines0)], axis=1)
     n_boot = slopes.shape[1]
-    low, high = np.quantile(ok, [tail, 1 - tail])
     per_ref = tuple((float(np.nanquantile(slopes[r], tail)), float(np.nanquantile(slopes[r], 1 - tail))) for r in range(count))
     sds = {source: float(np.nanstd(w @ _slopes(rule, quantile, common, data, draws.shares[source].part(0, n_boot_share),
                                                lines0)))
