@@ -54,7 +54,8 @@ from numbers import Integral, Real
 import numpy as np
 import pandas as pd
 
-from densing.constants import CEILING_STDERRS, DEFAULT_EPOCH, DRAWS_CAP, END_STABILITY, HETEROGENEITY_ALPHA, MIN_POINTS
+from densing.constants import (CEILING_STDERRS, DEFAULT_EPOCH, DRAWS_CAP, END_STABILITY, HETEROGENEITY_ALPHA, MIN_POINTS,
+                               PRECISION_DRAWS_CAP)
 from densing.errors import FitError, InputError
 from densing.laws.bounds import EXACT, LOWER
 from densing.laws.inversion import arrays
@@ -64,7 +65,7 @@ from densing.trend import rules
 from densing.trend.influence import (FamilyInfluence, family_influence, frontier_slopes, influence_items,
                                      most_influential_model, open_draws)
 from densing.trend.random_effects import (Pooled, determined_ends, end_range, heterogeneity_check, months_interval,
-                                          pool_slopes, settled, undecided)
+                                          draws_needed, pool_slopes, undecided)
 from densing.trend.targets import family_clusters, own_models, screened_targets, target_labels
 from densing.validation import MAX_DRAWS, Interval, validate_params
 
@@ -456,16 +457,18 @@ def more_draws(draws: PairedDraws, n_boot: int) -> PairedDraws:
 
 @validate_params({"n_boot": [Interval(Integral, 2, MAX_DRAWS)], "n_boot_share": [Interval(Integral, 0, MAX_DRAWS)],
                   "quantile": [Interval(Real, 0, 1, closed="neither")], "level": [Interval(Real, 0, 1, closed="neither")],
-                  "seed": [Interval(Integral, 0, None)], "draws_cap": [Interval(Integral, 2, MAX_DRAWS), None]})
+                  "seed": [Interval(Integral, 0, None)], "draws_cap": [Interval(Integral, 2, MAX_DRAWS), None],
+                  "precision_cap": [Interval(Integral, 2, MAX_DRAWS), None]})
 def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: float = 0.9, n_boot: int = 1000,
                  n_boot_share: int = 300, level: float = 0.95, seed: int = 0, draws: PairedDraws | None = None,
-                 draws_cap: int | None = None) -> RowTrend:
+                 draws_cap: int | None = None, precision_cap: int | None = None) -> RowTrend:
     """The row's pooled slope with paired draws over every reference (module docstring, steps 3–5). ``draws``: the
     common targets' :func:`paired_draws` made once for several rules (at least ``n_boot`` and ``n_boot_share`` of each; the
     first of them are used, and ``seed`` is theirs); without it, they are drawn here. ``draws_cap`` (a judged row's:
     :data:`DRAWS_CAP`): while an end of the interval is undecided, or a determined end is not precise (step 5,
-    :func:`densing.trend.random_effects.settled`), the draws are doubled, up to the cap; None: ``n_boot`` draws,
-    decided or not. The result's ``n_boot`` is the draws used."""
+    :func:`densing.trend.random_effects.draws_needed`), the draws are doubled, up to the cap (an imprecise end's, up to
+    ``precision_cap``, default :data:`~densing.constants.PRECISION_DRAWS_CAP`, never past ``draws_cap``); None:
+    ``n_boot`` draws, decided or not. The result's ``n_boot`` is the draws used."""
     if not isinstance(common, CommonTargets):
         raise InputError(f"targets: expected a row's common targets (common_targets), got {common!r}")
     rules.get(rule)
@@ -503,9 +506,11 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
         ends_mc = (end_range(ok, tail), end_range(ok, 1 - tail))
         low, high = np.quantile(ok, [tail, 1 - tail])
         made = slopes.shape[1]
-        if draws_cap is None or made >= draws_cap or settled(determined_ends(ends_mc, low, high)):
+        # step 5: an undecided end, twice the draws up to the cap; a decided but imprecise one, up to precision_cap
+        more = made if draws_cap is None else draws_needed(determined_ends(ends_mc, low, high), made, draws_cap,
+                                                            PRECISION_DRAWS_CAP if precision_cap is None else precision_cap)
+        if more <= made:
             break
-        more = min(2 * made, draws_cap)  # step 5: an undecided or imprecise end, twice the draws
         draws = more_draws(draws, more)
         slopes = np.concatenate([slopes, _slopes(rule, quantile, common, data, draws.main.part(made, more), lines0)], axis=1)
     n_boot = slopes.shape[1]

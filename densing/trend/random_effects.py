@@ -85,11 +85,15 @@ def determined_ends(ends_mc: tuple, slope_low: float, slope_high: float) -> dict
     return out
 
 
-def settled(ends: dict) -> bool:
-    """Whether a judged row's draws are enough (step 5): no end undecided, and every determined end precise
-    (:func:`determined_ends`' dict); a row that is not settled doubles its draws up to its cap."""
-    return not any(ends[f"{end}_undecided"] or ends[f"{end}_determined"] and not ends[f"{end}_precise"]
-                   for end in ("low", "high"))
+def draws_needed(ends: dict, made: int, draws_cap: int, precision_cap: int) -> int:
+    """How many draws a judged row asks for (step 5), from its ends' decisions (:func:`determined_ends`' dict) at the
+    ``made`` draws so far: twice as many, at most ``draws_cap``, while an end is undecided; at most ``precision_cap``
+    (≤ ``draws_cap``) while every end is decided but a determined end is not precise; else ``made`` (enough)."""
+    if any(ends[f"{end}_undecided"] for end in ("low", "high")):
+        return max(made, min(2 * made, draws_cap))
+    if any(ends[f"{end}_determined"] and not ends[f"{end}_precise"] for end in ("low", "high")):
+        return max(made, min(2 * made, precision_cap, draws_cap))
+    return made
 
 
 @dataclass(frozen=True)
