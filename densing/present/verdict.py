@@ -97,14 +97,15 @@ def headline_verdict(head, label: str, refs: str, status: str, *, table_words: s
             f"({interval}), is not a measurement; the paper reports {paper} months." + _influence_words(head, always=False))
 
 
-def ranges_note(head) -> str:
-    """What the headline's end in parentheses is ("the upper end in parentheses is its 95% Monte Carlo range at
-    4,800 draws, …"); "" where no end is printed as its range."""
+def ranges_note(head, *, short: bool = False) -> str:
+    """What the headline's end in parentheses is ("the upper end in parentheses is its 95% Monte Carlo range, which
+    2,400 draws do not narrow to within 25% of it"; ``short``: up to "range"); "" where no end is printed so."""
     ends = [name for end, name in (("low", "lower"), ("high", "upper")) if as_range(head, end)]
     if not ends:
         return ""
-    which = " and ".join(ends) + (" ends" if len(ends) == 2 else " end")
-    return f"the {which} in parentheses: {range_legend(head.n_boot).removeprefix('an end in parentheses (a–b) is ')}"
+    which = " and ".join(ends) + (" ends in parentheses are their " if len(ends) == 2 else " end in parentheses is its ")
+    legend = range_legend(head.n_boot).removeprefix("an end in parentheses (a–b) is its ")
+    return f"the {which}{legend.split(',')[0] if short else legend}"
 
 
 def _influence_words(head, *, always: bool) -> str:
@@ -224,7 +225,7 @@ def closing_words(m) -> str:
     if head is None:
         return f"Doubling time: no estimate ({state_words(state)}; the verdict above says why)"
     shown = status_parts(head)[0] if state is State.MEASURED else state_words(state)
-    legend = ranges_note(head)
+    legend = ranges_note(head, short=True)
     return ("Doubling time: " + months_phrase(head.doubling_time_months, result_end(head, "low"),
                                               result_end(head, "high"), state, shown,
                                               low_determined=head.low_determined, high_determined=head.high_determined)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 
 from densing.constants import END_STABILITY
@@ -181,10 +182,13 @@ def interval_words(result) -> str:
     return f"{result_end(result, 'low')}–{result_end(result, 'high')}"
 
 
-def range_legend(n_draws: int) -> str:
-    """What an end in parentheses is, said once beside every table or sentence that prints one."""
-    return (f"an end in parentheses (a–b) is its 95% Monte Carlo range: {n_draws:,} draws do not fix it closer (the "
-            f"range spans more than {END_STABILITY:.0%} of it)")
+def range_legend(draws) -> str:
+    """What an end in parentheses is, said once beside every table or sentence that prints one; ``draws``: the draws
+    of the rows or rules an end of which is printed so (one count, or several: their range)."""
+    counts = sorted({int(n) for n in ([draws] if isinstance(draws, (int, np.integer)) else draws)})
+    said = f"{counts[0]:,} draws do" if len(counts) == 1 else f"their draws ({counts[0]:,}–{counts[-1]:,}) do"
+    return (f"an end in parentheses (a–b) is its 95% Monte Carlo range, which {said} not narrow to within "
+            f"{END_STABILITY:.0%} of it")
 
 
 def precision_words(result, end: str) -> str:
@@ -354,16 +358,16 @@ def rule_ends_shown(table: pd.DataFrame, results) -> pd.DataFrame:
 
 
 def rules_legend(results) -> str:
-    """:func:`range_legend` where an end of ``results`` is printed as its range (the most draws of those); "" else."""
+    """:func:`range_legend` where an end of ``results`` is printed as its range (with their draws); "" else."""
     draws = [int(r.n_boot) for r in results if as_range(r, "low") or as_range(r, "high")]
-    return range_legend(max(draws)) if draws else ""
+    return range_legend(draws) if draws else ""
 
 
 def shown_legend(frame: pd.DataFrame) -> str:
-    """:func:`range_legend` with the most draws of the rows an end of which :func:`ends_shown` writes as a range; ""
+    """:func:`range_legend` with the draws of the rows an end of which :func:`ends_shown` writes as a range; ""
     where none is."""
     if not len(frame) or not {"ci_low_precise", "ci_high_precise"} <= set(frame.columns):
         return ""
     records = frame.to_dict("records")
     draws = [int(r.get("n_draws", 0)) for r in records if record_as_range(r, "low") or record_as_range(r, "high")]
-    return range_legend(max(draws)) if draws else ""
+    return range_legend(draws) if draws else ""
