@@ -8,7 +8,7 @@ import math
 import numbers
 from datetime import date, datetime
 
-from densing.numbers import MISSING, format_count, format_number, time_unit
+from densing.numbers import MISSING, NumberText, format_count, format_number, time_unit
 
 #: Field name → header, where it is not the field with ``_`` read as a space (a few short words).
 HEADERS = {
@@ -99,7 +99,7 @@ def _missing(value) -> bool:
 def is_numeric(values) -> bool:
     """Whether every value is a number or missing (and one at least is there): right-aligned, never folded."""
     values = list(values)
-    return bool(values) and all(_is_number(v) or _missing(v) for v in values)
+    return bool(values) and all(_is_number(v) or _missing(v) or isinstance(v, NumberText) for v in values)
 
 
 def column(field: str, values, *, html: bool = False) -> tuple[str, list[str]]:

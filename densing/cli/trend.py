@@ -157,15 +157,17 @@ def _print_by_benchmark_screen(result, forecast) -> None:
     """``densing trend --by benchmark``, one screen: the verdict, each row's months, interval and state (the reasons
     numbered below), what ``--detail`` adds."""
     print_text(result.verdict)
-    from densing.present.words import row_parts, short_statuses
+    from densing.present.words import ends_shown, row_parts, short_statuses, shown_legend
 
     table = result.by_benchmark()
     cells, reasons = short_statuses([row_parts(r) for r in (*result.benchmark_rows, *result.set_rows)])
-    shown = table[[c for c in ("row", "months", "ci_low", "ci_high") if c in table.columns]].assign(status=cells)
+    shown = ends_shown(table)
+    shown = shown[[c for c in ("row", "months", "ci_low", "ci_high") if c in shown.columns]].assign(status=cells)
     print_frame(shown, Format.table, keys=1, together=ROW_TOGETHER,
                 title="doubling time in months per benchmark and benchmark set, with its 95% interval")
-    for line in reasons:
-        print_text(line)
+    for line in [*reasons, shown_legend(table)]:
+        if line:
+            print_text(line)
     if (declared := _declared_line(forecast)) is not None:
         print_text(declared)
     sets = table[table["capability"] == "set"] if "capability" in table.columns else table.iloc[0:0]
@@ -182,19 +184,21 @@ def _print_by_benchmark_detail(result, forecast, wide: bool) -> None:
     """``--by benchmark --detail``: every column, the cross-check, the budget rows, the forecast check."""
     import pandas as pd
 
+    from densing.present.words import ends_shown, shown_legend
     from densing.trend.capability import BUDGET_D0
 
-    table = result.by_benchmark()
-    budget = result.by_benchmark_at_budget()
+    rows, budget_rows = result.by_benchmark(), result.by_benchmark_at_budget()
+    table, budget = ends_shown(rows, keep=wide), ends_shown(budget_rows, keep=wide)
     print_text(result.verdict)
     shown = [c for c in BY_BENCHMARK_SHOWN if c in table.columns]
     print_frame(table if wide else table[shown], wide=wide, keys=1, together=ROW_TOGETHER,
                 title="doubling time in months per benchmark and benchmark set (common targets per row: every reference "
                       "inverts the same benchmarks for the same targets; pooled by random effects); slope A of ln ρmax "
                       "per day with its 95% interval; each reference's own months with its 95% interval")
-    for line in _order_break_lines(result):
-        print_text(line)
-    cross = result.cross_check()
+    for line in [shown_legend(pd.concat([rows, budget_rows], ignore_index=True)), *_order_break_lines(result)]:
+        if line:
+            print_text(line)
+    cross = ends_shown(result.cross_check(), keep=wide)
     if len(cross):
         print_frame(cross, wide=wide, keys=1, together=ROW_TOGETHER,
                     title="two estimators of the same law: the frontier of densities under the references, and the "
@@ -243,11 +247,15 @@ def _declared_line(forecast) -> str | None:
 def _print_headline_screen(result, beside: bool = False, forecast=None) -> None:
     """``densing trend``, one screen: the verdict, the rules' months, the forecast check at the table's declared
     cutoff, the checks and notes counted; ``beside``: each design's line after them."""
+    from densing.present.words import rule_ends_shown, rules_legend
+
     print_text(result.verdict)
-    table = result.table()
+    table = rule_ends_shown(result.table(), result.rules.values())
     print_frame(table[["rule", "months", "ci_low", "ci_high", "n_models"]], Format.table, keys=1,
                 together=("months", "ci_low", "ci_high"),
                 title=f"doubling time in months by frontier rule (headline: {result.headline_rule}), 95% interval")
+    if legend := rules_legend(result.rules.values()):
+        print_text(legend)
     if (line := _declared_line(forecast)) is not None:
         print_text(line)
     failed = [c.name for c in result.checks if c.failed]
@@ -264,11 +272,15 @@ def _print_headline_screen(result, beside: bool = False, forecast=None) -> None:
 
 def _print_headline_detail(result, wide: bool) -> None:
     """``densing trend --detail``: the why, every table and the breakpoint."""
+    from densing.present.words import rule_ends_shown, rules_legend
+
     print_text(result.verdict)
     print_text(result.why)
-    print_frame(result.table(), keys=1, together=("months", "ci_low", "ci_high"),
+    print_frame(rule_ends_shown(result.table(), result.rules.values()), keys=1, together=("months", "ci_low", "ci_high"),
                 title=f"doubling time in months and slope A of ln ρmax per day by frontier rule, each with its 95% "
                       f"interval (headline: {result.headline_rule}); shares of the slope variance", wide=wide)
+    if legend := rules_legend(result.rules.values()):
+        print_text(legend)
     for rule, error in result.rule_errors.items():
         print_text(f"note: {rule} rule not fitted: {error}")
     print_text("note: the envelope row's interval is optimistic (its points are chosen on the response); the headline rule is the censored quantile")

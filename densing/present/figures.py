@@ -18,6 +18,7 @@ from densing.numbers import format_count, format_months, format_number, log_tick
 from densing.present.forest import (  # noqa: F401 (public here)
     PALETTE, escaped, family_style, FRONTIER_MARKER, LABEL_FONT, PLOT_HEIGHT, forest_figure, place_labels, row_display,
     uncertainty_figure)
+from densing.present.words import interval_words
 
 
 def loaded() -> None:
@@ -110,7 +111,7 @@ def _line_traces(figure: go.Figure, line, others, dates, low_y: float, high_y: f
                                     fillcolor="rgba(214,39,40,0.12)", line=dict(width=0), name="95% CI of the slope (fit + score + models)", hoverinfo="skip"))
         r2 = f", R² {line.r_squared:.3f}" if np.isfinite(line.r_squared) else ""
         name = (f"{line.rule} line: doubling {format_months(line.doubling_time_months)} months "
-                f"(95% CI {format_months(line.doubling_time_months_ci_low)}–{format_months(line.doubling_time_months_ci_high)}{r2})")
+                f"(95% CI {interval_words(line)}{r2})")
         fitted = np.exp(line.predict(dates))
         figure.add_trace(go.Scatter(x=dates, y=fitted, mode="lines", line=dict(color=PALETTE[3], width=2), name=name, hoverinfo="skip"))
         low_y, high_y = min(low_y, float(np.log10(fitted.min()))), max(high_y, float(np.log10(fitted.max())))
@@ -118,7 +119,7 @@ def _line_traces(figure: go.Figure, line, others, dates, low_y: float, high_y: f
         figure.add_trace(go.Scatter(
             x=dates, y=np.exp(other.predict(dates)), mode="lines", visible="legendonly", line=dict(dash="dash", width=1.5),
             name=(f"{other.legend} (click to show or hide): doubling {format_months(other.doubling_time_months)} months "
-                  f"(95% CI {format_months(other.doubling_time_months_ci_low)}–{format_months(other.doubling_time_months_ci_high)})"),
+                  f"(95% CI {interval_words(other)})"),
             hoverinfo="skip"))
     return low_y, high_y
 

@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from densing.numbers import format_months, format_number
-from densing.present.words import STATE_OF_WORDS, STATE_WORDS, not_measured
+from densing.present.words import STATE_OF_WORDS, STATE_WORDS, not_measured, record_end
 from densing.states import State, family_of
 
 #: The forest plot's default title (the public table's rows); the OLMES design's plot passes its own.
@@ -83,10 +83,10 @@ def forest_figure(rows: pd.DataFrame, paper_months: float, *, title: str = FORES
     reasons = [(str(getattr(r, "status", "") or "") or not_measured(str(getattr(r, "error", "") or "")))
                if state is State.NOT_MEASURED else "" for r, state in zip(rows.itertuples(), states)]  # its status
     hover = [html.escape(f"{r.row}: " + (
-        f"{'' if not why else 'estimate '}{format_months(r.months)} months (95% CI {format_months(r.ci_low)}–"
-        f"{format_months(r.ci_high)}); references {r.references}; each: {r.each_reference_months}"
+        f"{'' if not why else 'estimate '}{format_months(r.months)} months (95% CI {record_end(row, 'low')}–"
+        f"{record_end(row, 'high')}); references {r.references}; each: {r.each_reference_months}"
         + (f"; {why}" if why else "") if np.isfinite(r.months) else why))
-        for r, why in zip(rows.itertuples(), reasons)]
+        for r, row, why in zip(rows.itertuples(), rows.to_dict("records"), reasons)]
     figure = go.Figure()
     for state, (name, color, symbol) in STATE_STYLES.items():
         mine = [i for i, own in enumerate(states) if own is state and np.isfinite(rows.at[i, "months"])]

@@ -9,9 +9,10 @@ import numpy as np
 
 from densing.constants import CEILING_STDERRS, FLOOR_STDERRS, MAX_SENSITIVITY_RATIO, PAPER, REPORTED, SIZE_SLOPE_MARGIN, UNTESTABLE
 from densing.numbers import format_count, format_months, format_number, frame_records, json_number
-from densing.present.words import (STATE_OF_WORDS, STATE_WORDS, determined_words, fold_of, heterogeneity_words,
-                                   not_measured, open_end, open_why, precision_words, ranges_words, reasons_text,
-                                   state_words, status_parts, status_words)
+from densing.present.words import (STATE_OF_WORDS, STATE_WORDS, as_range, determined_words, fold_of,
+                                   heterogeneity_words, interval_words, not_measured, open_end, open_why,
+                                   range_legend, reasons_text, record_end, result_end, state_words, status_parts,
+                                   status_words)
 from densing.states import State, family_of
 
 if TYPE_CHECKING:
@@ -84,17 +85,17 @@ def headline_verdict(head, label: str, refs: str, status: str, *, table_words: s
     paper = PAPER["doubling_time_months"]
     est = format_months(head.doubling_time_months)
     low, high = head.doubling_time_months_ci_low, head.doubling_time_months_ci_high
-    interval = f"95% CI {format_months(low)}–{format_months(high)}"
+    interval = f"95% CI {interval_words(head)}"
     where = f"on the {label} of {table_words}, against {refs}"
+    legend = ranges_note(head)
     state = head.state
     if missing:
         return (f"Doubling time not measured on the {missing[0][1]}: {missing[0][2]}. On the {label} of {table_words}, "
                 f"against {refs}: {est} months ({interval}), {status}; the paper reports {paper} months.")
     if state is State.MEASURED:
         inside = "inside" if low <= paper <= high else "outside"
-        ranges = ranges_words(head)
         return (f"Capacity density doubles every {est} months ({interval}, {fold_of(head)}"
-                f"{'; ' + ranges if ranges else ''}) {where}; the paper's {paper} months lies {inside} the interval."
+                f"{'; ' + legend if legend else ''}) {where}; the paper's {paper} months lies {inside} the interval."
                 + _influence_words(head, always=False))
     if state is State.BOUNDED:
         if head.low_determined:
@@ -103,14 +104,25 @@ def headline_verdict(head, label: str, refs: str, status: str, *, table_words: s
             upper = ("the upper end is not determined"
                      + (f" (beyond {format_months(beyond)} months; {open_why(end)})" if math.isfinite(beyond)
                         else " (the draws reach a zero slope)"))
-            ends = f"at least {format_months(low)}{precision_words(head, 'low')} months at 95%; {upper}"
+            ends = f"at least {result_end(head, 'low')} months at 95%{'; ' + legend if legend else ''}; {upper}"
         else:
-            ends = (f"at most {format_months(high)}{precision_words(head, 'high')} months at 95%; the lower end is not "
-                    "determined")
+            ends = (f"at most {result_end(head, 'high')} months at 95%{'; ' + legend if legend else ''}; the lower end "
+                    "is not determined")
         return (f"Capacity density doubles every {est} months {where}: {ends}." + _influence_words(head, always=True)
                 + f" The paper reports {paper} months.")
     return (f"Doubling time not measured {where}: {reasons_text(head)}. The estimate, {est} months "
             f"({interval}), is not a measurement; the paper reports {paper} months." + _influence_words(head, always=False))
+
+
+def ranges_note(head, *, short: bool = False) -> str:
+    """What the headline's end in parentheses is ("the upper end in parentheses is its 95% Monte Carlo range, which
+    2,400 draws do not narrow to within 25% of it"; ``short``: up to "range"); "" where no end is printed so."""
+    ends = [name for end, name in (("low", "lower"), ("high", "upper")) if as_range(head, end)]
+    if not ends:
+        return ""
+    which = " and ".join(ends) + (" ends in parentheses are their " if len(ends) == 2 else " end in parentheses is its ")
+    legend = range_legend(head.n_boot).removeprefix("an end in parentheses (a–b) is its ")
+    return f"the {which}{legend.split(',')[0] if short else legend}"
 
 
 def _influence_words(head, *, always: bool) -> str:
@@ -206,39 +218,44 @@ def measurement_why(m) -> str:
                      reference_rule=references_words(m.references_by), gates_and_findings=m.checks)
 
 
-def months_phrase(months: float, low: float, high: float, state: State, head: str, *, low_determined: bool,
+def months_phrase(months: float, low: str, high: str, state: State, head: str, *, low_determined: bool,
                   high_determined: bool) -> str:
     """A row's doubling time as one clause by its state (its interval, or its one determined end where it is
-    bounded), then its status's ``head`` ("measured, 2.3-fold", "bounded")."""
+    bounded), then its status's ``head`` ("measured, 2.3-fold", "bounded"); ``low`` and ``high`` are its ends as
+    printed (:func:`densing.present.words.end_words`)."""
     if state is State.BOUNDED and low_determined:
-        phrase = f"{format_months(months)} months, at least {format_months(low)} at 95%"
+        phrase = f"{format_months(months)} months, at least {low} at 95%"
     elif state is State.BOUNDED and high_determined:
-        phrase = f"{format_months(months)} months, at most {format_months(high)} at 95%"
+        phrase = f"{format_months(months)} months, at most {high} at 95%"
     elif math.isfinite(months):
-        phrase = f"{format_months(months)} months (95% CI {format_months(low)}–{format_months(high)})"
+        phrase = f"{format_months(months)} months (95% CI {low}–{high})"
     else:
         phrase = "no estimate"
     return f"{phrase}, {head}"
 
 
 def closing_words(m) -> str:
-    """The first clause of ``densing trend``'s last line: the headline's :func:`months_phrase`."""
+    """The first clause of ``densing trend``'s last line: the headline's :func:`months_phrase`, and what an end in
+    parentheses is where one is."""
     head = m.rules.get(m.headline_rule)
     state = m.state
     if head is None:
         return f"Doubling time: no estimate ({state_words(state)}; the verdict above says why)"
     shown = status_parts(head)[0] if state is State.MEASURED else state_words(state)
-    return "Doubling time: " + months_phrase(head.doubling_time_months, head.doubling_time_months_ci_low,
-                                             head.doubling_time_months_ci_high, state, shown,
-                                             low_determined=head.low_determined, high_determined=head.high_determined)
+    legend = ranges_note(head, short=True)
+    return ("Doubling time: " + months_phrase(head.doubling_time_months, result_end(head, "low"),
+                                              result_end(head, "high"), state, shown,
+                                              low_determined=head.low_determined, high_determined=head.high_determined)
+            + (f" ({legend})" if legend else ""))
 
 
 def record_phrase(row: dict) -> str:
-    """A stored row (a trend record's ``rows``) as :func:`months_phrase`; an end stored as None is ∞."""
+    """A stored row (a trend record's ``rows``) as :func:`months_phrase`, each end by
+    :func:`densing.present.words.record_end`."""
     state = STATE_OF_WORDS.get(row.get("state"), State.NOT_MEASURED)
-    value = {k: row[k] if row.get(k) is not None else math.inf for k in ("months", "ci_low", "ci_high")}
+    months = row["months"] if row.get("months") is not None else math.inf
     head = row["status"] if state is State.MEASURED else STATE_WORDS[state]
-    return months_phrase(value["months"], value["ci_low"], value["ci_high"], state, head,
+    return months_phrase(months, record_end(row, "low"), record_end(row, "high"), state, head,
                          low_determined=bool(row.get("low_determined")), high_determined=bool(row.get("high_determined")))
 
 
@@ -269,6 +286,7 @@ def headline_summary(m) -> dict:
     def end(name: str) -> dict:
         return {"months": json_number(getattr(head, f"doubling_time_months_ci_{name}")),
                 "determined": getattr(head, f"{name}_determined"), "undecided": getattr(head, f"{name}_undecided"),
+                "precise": getattr(head, f"{name}_precise") if getattr(head, f"{name}_determined") else None,
                 "monte_carlo_range": [json_number(getattr(head, f"months_{name}_mc_low")),
                                       json_number(getattr(head, f"months_{name}_mc_high"))]}
 
@@ -290,7 +308,7 @@ def measurement_summary(m) -> Summary:
     if head is not None:
         items += [("what is determined", determined_words(head)), ("doubling time (months)", head.doubling_time_months),
                   (f"{head.level:.0%} interval (months)",
-                   f"{format_number(head.doubling_time_months_ci_low)} to {format_number(head.doubling_time_months_ci_high)}"),
+                   f"{result_end(head, 'low')} to {result_end(head, 'high')}"),
                   ("slope A (per day)", f"{format_number(head.slope_per_day)} ({head.level:.0%} interval "
                                         f"{format_number(head.slope_ci_low)} to {format_number(head.slope_ci_high)})"),
                   ("models", head.n_models)]

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 
 from densing.constants import END_STABILITY
-from densing.numbers import format_months, format_number
+from densing.numbers import NumberText, format_months, format_number
 from densing.states import EndOpen, NoFamilyPasses, NoFamilyScored, ReferencesDisagree, State, family_of
 
 
@@ -161,37 +162,71 @@ def months_text(months: float) -> str:
     return format_months(months) if math.isfinite(months) else "∞"
 
 
-def precision_words(result, end: str) -> str:
-    """A determined end's Monte Carlo range where it spans more than :data:`~densing.constants.END_STABILITY` of the
-    end, " (Monte Carlo range 9.2–16.8)"; "" otherwise."""
+def end_words(months: float, mc_low: float, mc_high: float, as_range: bool) -> str:
+    """An end of a doubling time's interval as every table and sentence prints it (terminal, report, README): its
+    months ("18.4"; "∞" where it is not finite) or, ``as_range``, its 95% Monte Carlo range in parentheses,
+    "(12.8–150)": a determined end that the draws fix no closer than that, its range spanning more than
+    :data:`~densing.constants.END_STABILITY` of it at the cap (:func:`densing.trend.random_effects.precise`)."""
+    if as_range:
+        return f"({months_text(mc_low)}–{months_text(mc_high)})"
+    return format_months(months) if math.isnan(months) else months_text(months)
+
+
+def as_range(result, end: str) -> bool:
+    """Whether a result's ``end`` ("low" or "high") is printed as its Monte Carlo range: determined and not precise."""
+    return bool(getattr(result, f"{end}_determined", False)) and not getattr(result, f"{end}_precise", True)
+
+
+def result_end(result, end: str) -> str:
+    """A :class:`~densing.trend.uncertainty.TrendUncertainty`'s ``end`` ("low" or "high") by :func:`end_words`."""
     value = result.doubling_time_months_ci_low if end == "low" else result.doubling_time_months_ci_high
-    a, b = getattr(result, f"months_{end}_mc_low"), getattr(result, f"months_{end}_mc_high")
-    if not getattr(result, f"{end}_determined") or not b - a > END_STABILITY * value:
+    return end_words(value, getattr(result, f"months_{end}_mc_low", math.nan),
+                     getattr(result, f"months_{end}_mc_high", math.nan), as_range(result, end))
+
+
+def interval_words(result) -> str:
+    """A result's interval's two ends joined, "2.96–17.1" or "3.57–(14.5–20.8)" (:func:`result_end`)."""
+    return f"{result_end(result, 'low')}–{result_end(result, 'high')}"
+
+
+def range_legend(draws) -> str:
+    """What an end in parentheses is, said once beside every table or sentence that prints one; ``draws``: the draws
+    of the rows or rules an end of which is printed so (one count, or several: their range)."""
+    counts = sorted({int(n) for n in ([draws] if isinstance(draws, (int, np.integer)) else draws)})
+    said = f"{counts[0]:,} draws do" if len(counts) == 1 else f"their draws ({counts[0]:,}–{counts[-1]:,}) do"
+    return (f"an end in parentheses (a–b) is its 95% Monte Carlo range, which {said} not narrow to within "
+            f"{END_STABILITY:.0%} of it")
+
+
+def precision_words(result, end: str) -> str:
+    """A determined end printed as its range (:func:`as_range`): " (Monte Carlo range 9.2–16.8)"; "" otherwise."""
+    if not as_range(result, end):
         return ""
+    a, b = getattr(result, f"months_{end}_mc_low"), getattr(result, f"months_{end}_mc_high")
     return f" (Monte Carlo range {months_text(a)}–{months_text(b)})"
 
 
 def ranges_words(result) -> str:
-    """Every determined end's wide Monte Carlo range named by its end: "the upper end's Monte Carlo range 18.8–31.6
-    months"; "" where none is wide."""
+    """Every end printed as its range named by its end: "the upper end's Monte Carlo range 18.8–31.6 months" (the
+    rows' ``precision``); "" where none is."""
     return "; ".join(f"the {'lower' if end == 'low' else 'upper'} end's Monte Carlo range"
                      f"{precision_words(result, end)[len(' (Monte Carlo range'):-1]} months"
-                     for end in ("low", "high") if precision_words(result, end))
+                     for end in ("low", "high") if as_range(result, end))
 
 
 def determined_words(result) -> str:
     """What the draws determine: "3.61 months [95% CI 2.59–5.1]" (both ends), "3.61 months, at least 2.59 at 95%; the
-    upper end not determined" (one), or the interval and "neither end determined"; with :func:`precision_words`."""
-    est, low, high = result.doubling_time_months, result.doubling_time_months_ci_low, result.doubling_time_months_ci_high
+    upper end not determined" (one), or the interval and "neither end determined"; each end by :func:`result_end`."""
+    est = result.doubling_time_months
     level = f"{result.level:.0%}"
-    lo, hi = precision_words(result, "low"), precision_words(result, "high")
+    lo, hi = result_end(result, "low"), result_end(result, "high")
     if result.low_determined and result.high_determined:
-        return f"{months_text(est)} months [{level} CI {months_text(low)}{lo}–{months_text(high)}{hi}]"
+        return f"{months_text(est)} months [{level} CI {lo}–{hi}]"
     if result.low_determined:
-        return f"{months_text(est)} months, at least {months_text(low)}{lo} at {level}; the upper end not determined"
+        return f"{months_text(est)} months, at least {lo} at {level}; the upper end not determined"
     if result.high_determined:
-        return f"{months_text(est)} months, at most {months_text(high)}{hi} at {level}; the lower end not determined"
-    return f"{months_text(est)} months [{level} CI {months_text(low)}–{months_text(high)}]; neither end determined"
+        return f"{months_text(est)} months, at most {hi} at {level}; the lower end not determined"
+    return f"{months_text(est)} months [{level} CI {lo}–{hi}]; neither end determined"
 
 
 def uncertainty_repr(result) -> str:
@@ -267,6 +302,9 @@ def row_record(row) -> dict:
         "state": state_words(r.state if r is not None and r.state is not None else State.NOT_MEASURED),
         "low_determined": of("low_determined", False), "high_determined": of("high_determined", False),
         "ci_high_beyond": of("months_high_mc_low"), "n_draws": of("n_boot", 0),
+        **{f"ci_{end}_{edge}": of(f"months_{end}_{edge}") for end in ("low", "high") for edge in ("mc_low", "mc_high")},
+        **{f"ci_{end}_precise": (not as_range(r, end) if of(f"{end}_determined", False) else None)
+           for end in ("low", "high")},
         "precision": ranges_words(r) if r is not None else "", "n_ceiling_bounds": of("n_ceiling_bounds", 0),
         "months_without_ceilings": of("months_without_ceilings"), "n_floor_bounds": of("n_floor_bounds", 0),
         "months_without_floors": of("months_without_floors"),
@@ -278,3 +316,66 @@ def row_record(row) -> dict:
 def rows_frame(rows: list):
     """The rows as a table (``densing trend --by benchmark``): :func:`row_record` of each."""
     return pd.DataFrame([row_record(r) for r in rows])
+
+
+def record_as_range(row, end: str) -> bool:
+    """Whether a row record's (:func:`row_record`, a stored record's row) ``end`` is printed as its Monte Carlo range:
+    its ``ci_{end}_precise`` is False (None or absent: a number; a record stored before the flag: a number)."""
+    flag = row.get(f"ci_{end}_precise")
+    return flag is not None and not pd.isna(flag) and not bool(flag)
+
+
+def record_end(row, end: str) -> str:
+    """A row record's ``end`` ("low" or "high") by :func:`end_words`; an end stored as None is ∞."""
+    value = row.get(f"ci_{end}")
+    value = math.inf if value is None else float(value)
+    return end_words(value, row.get(f"ci_{end}_mc_low", math.nan), row.get(f"ci_{end}_mc_high", math.nan),
+                     record_as_range(row, end))
+
+
+#: The columns of a row record (:func:`row_record`) that say each end's precision: its Monte Carlo range, its flag.
+PRECISION_COLUMNS = tuple(f"ci_{end}_{what}" for end in ("low", "high") for what in ("mc_low", "mc_high", "precise"))
+
+
+def ends_shown(frame: pd.DataFrame, *, keep: bool = False) -> pd.DataFrame:
+    """``frame`` (rows of :func:`row_record`, or any frame with their ``ci_low``/``ci_high`` and
+    :data:`PRECISION_COLUMNS`) for a table a person reads: each end printed as its range (:func:`record_as_range`)
+    written so, "(14.5–20.8)", the other ends keeping their numbers, and the precision columns left out (``keep``:
+    kept, as ``--wide`` keeps every column). A frame without them is returned as it is."""
+    if not {"ci_low_precise", "ci_high_precise"} <= set(frame.columns):
+        return frame
+    records = frame.to_dict("records")
+    out = frame.copy()
+    for end in ("low", "high"):
+        if any(record_as_range(r, end) for r in records):
+            out[f"ci_{end}"] = [NumberText(record_end(r, end)) if record_as_range(r, end) else r[f"ci_{end}"]
+                                for r in records]
+    return out if keep else out.drop(columns=[c for c in PRECISION_COLUMNS if c in out.columns])
+
+
+def rule_ends_shown(table: pd.DataFrame, results) -> pd.DataFrame:
+    """A measurement's rules table (:meth:`densing.trend.measurement.TrendMeasurement.table`, one row per rule in the
+    order of ``results``, its rules' trends) with each end printed as its range written so (:func:`result_end`)."""
+    results = list(results)
+    out = table.copy()
+    for end in ("low", "high"):
+        if any(as_range(r, end) for r in results):
+            out[f"ci_{end}"] = [NumberText(result_end(r, end)) if as_range(r, end) else v
+                                for r, v in zip(results, table[f"ci_{end}"])]
+    return out
+
+
+def rules_legend(results) -> str:
+    """:func:`range_legend` where an end of ``results`` is printed as its range (with their draws); "" else."""
+    draws = [int(r.n_boot) for r in results if as_range(r, "low") or as_range(r, "high")]
+    return range_legend(draws) if draws else ""
+
+
+def shown_legend(frame: pd.DataFrame) -> str:
+    """:func:`range_legend` with the draws of the rows an end of which :func:`ends_shown` writes as a range; ""
+    where none is."""
+    if not len(frame) or not {"ci_low_precise", "ci_high_precise"} <= set(frame.columns):
+        return ""
+    records = frame.to_dict("records")
+    draws = [int(r.get("n_draws", 0)) for r in records if record_as_range(r, "low") or record_as_range(r, "high")]
+    return range_legend(draws) if draws else ""

@@ -12,8 +12,8 @@ import pandas as pd
 from plotly.offline import get_plotlyjs
 
 from densing.display import frame_columns
-from densing.numbers import format_months
-from densing.present.words import not_measured, record_mark
+from densing.numbers import NumberText, format_months
+from densing.present.words import not_measured, record_as_range, record_end, record_mark
 
 _STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1d2330;background:#fafbfc}
@@ -78,7 +78,8 @@ def table_html(frame: pd.DataFrame, *, scroll: bool = True) -> str:
     for i, record in enumerate(frame.itertuples(index=False, name=None)):
         cells = []
         for (_, texts), value in zip(shown, record):
-            numeric = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+            numeric = (isinstance(value, (int, float, np.integer, np.floating, NumberText))
+                       and not isinstance(value, (bool, np.bool_)))
             kind = ' class="n"' if numeric else ' class="t"' if isinstance(value, str) and len(value) > LONG_TEXT else ""
             cells.append(f"<td{kind}>{esc(texts[i])}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
@@ -136,6 +137,8 @@ def record_cell(row: dict | None) -> str:
     months, low, high = (row.get(k) for k in ("months", "ci_low", "ci_high"))
     if low is None and (months is None or not math.isfinite(months)):
         return not_measured()
+    if low is not None and months is not None and (record_as_range(row, "low") or record_as_range(row, "high")):
+        return f"{format_months(months)} [{record_end(row, 'low')}–{record_end(row, 'high')}]" + record_mark(row.get("state"))
     return months_words(months, low, high) + record_mark(row.get("state"))
 
 

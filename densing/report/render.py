@@ -21,7 +21,8 @@ from densing.report.render_parts import (DENSITY_MEANING, breakable, budget_part
                                          density_intro, details, displayed, loss_figure, model_table, named_table,
                                          paper_table, per_benchmark_table, performance_figure, references_table)
 from densing.present import figures as trend_figures
-from densing.present.words import CARD_LABELS, LINE_NOTES
+from densing.present.words import (CARD_LABELS, LINE_NOTES, ends_shown, interval_words, rule_ends_shown, rules_legend,
+                                   shown_legend)
 
 TITLE = {False: "densing report", True: "densing measure"}
 SUBTITLE = {
@@ -73,8 +74,7 @@ class _Layout:
 def verdict_html(measured, paper: dict, cross: pd.DataFrame | None = None) -> str:
     """The block a reader sees first: the verdict, densing's doubling time, the ``cross`` check, the paper's."""
     head = measured.rules[measured.headline_rule]
-    ours = (f"{format_months(head.doubling_time_months)} months "
-            f"[{format_months(head.doubling_time_months_ci_low)}–{format_months(head.doubling_time_months_ci_high)}]")
+    ours = f"{format_months(head.doubling_time_months)} months [{interval_words(head)}]"
     status, label = measured.status, CARD_LABELS[measured.state]
     cross = measured.cross_check() if cross is None else cross
     row = cross[cross["row"] == (measured.set_rows[0].name if measured.set_rows else "")] if len(cross) else cross
@@ -127,12 +127,14 @@ def _capability(s: m.CapabilitySection) -> Section:
     rows = displayed(s.rows)
     cross = displayed(s.cross_check, s.rows) if len(s.cross_check) else s.cross_check
     parts = [figure_html(trend_figures.forest_figure(rows, PAPER["doubling_time_months"]), "by-benchmark"),
-             table_html(rows[["row", "capability", "status", "months", "ci_low", "ci_high", "n_models"]], scroll=False),
+             table_html(ends_shown(rows)[["row", "capability", "status", "months", "ci_low", "ci_high", "n_models"]],
+                        scroll=False),
+             *([f'<p class="sub">{esc(legend)}.</p>'] if (legend := shown_legend(s.rows)) else []),
              details("the references of each row, and each reference's own doubling time [95% CI]",
                      table_html(rows[["row", "references", "each_reference_months"]], scroll=False)),
              details("two estimators of the same law: the frontier under the references, and the fixed-size time "
                      "regression (logit of the score above chance ~ ln N + t, clustered by family; no reference)",
-                     table_html(cross, scroll=False)) if len(cross) else "",
+                     table_html(ends_shown(cross), scroll=False)) if len(cross) else "",
              details("the headline's sensitivity, one engine: each reference with its interval, the other frontier "
                      "rules, every reference at one budget, the family law's other shape",
                      table_html(breakable(s.sensitivity.drop(columns=["inversion", "d0"])), scroll=False)),
@@ -145,8 +147,11 @@ def _detail(s: m.DetailSection) -> Section:
     return Section(s.title, "Intervals carry the reference fit's bootstrap, each score's standard error and resampling "
                    "of models; the shares say which dominates. Each check is passed, failed or untestable (the data "
                    "cannot decide).", [
-                       table_html(table[["rule", "months", "ci_low", "ci_high", "n_models", "lower_bounds",
-                                         "upper_bounds"]], scroll=False),
+                       table_html(rule_ends_shown(table, s.measurement.rules.values())[
+                           ["rule", "months", "ci_low", "ci_high", "n_models", "lower_bounds", "upper_bounds"]],
+                                  scroll=False),
+                       *([f'<p class="sub">{esc(legend)}.</p>'] if (legend := rules_legend(s.measurement.rules.values()))
+                         else []),
                        details("shares of the slope variance (fit, score, models, reference) per rule",
                                table_html(table[["rule", "share_fit", "share_score", "share_models", "share_reference"]],
                                           scroll=False)),

@@ -13,7 +13,7 @@ from densing.laws.fit_schema import POOR_FIT_R2  # one threshold: the fit summar
 from densing.laws.reference_fit import ReferenceFit
 from densing.numbers import format_count, format_months, format_number
 from densing.present.forest import PALETTE, escaped, row_display
-from densing.present.words import CAPTION_CLAUSES, PAPER_MARKS
+from densing.present.words import CAPTION_CLAUSES, PAPER_MARKS, ends_shown, interval_words, shown_legend
 from densing.report.html import esc, table_html
 from densing.trend.capability import BUDGET_D0
 
@@ -123,8 +123,9 @@ def budget_parts(table: pd.DataFrame, budget_notes: dict) -> list[str]:
             f"{format_count(BUDGET_D0)} tokens: a member of N parameters trained on D tokens stands for the N' that reaches "
             "the same loss at D0 under the loss law of Hoffmann et al. 2022 (L = 1.69 + 406.4·N^-0.34 + 410.7·D^-0.28). "
             "Compare each reference's months with the row above: what the spread between references owes to their "
-            "budgets.</p>" + table_html(table[["row", "status", "months", "ci_low", "ci_high", "n_models",
-                                               "each_reference_months"]], scroll=False)
+            "budgets.</p>" + table_html(ends_shown(table)[["row", "status", "months", "ci_low", "ci_high", "n_models",
+                                                           "each_reference_months"]], scroll=False)
+            + (f'<p class="sub">{esc(legend)}.</p>' if (legend := shown_legend(table)) else "")
             + (f"<ul>{notes}</ul>" if notes else ""))
     return [details("the budget sensitivity: the same rows with every reference at one training budget", body)]
 
@@ -152,8 +153,7 @@ def _slope(line) -> str:
 
 
 def _months(rule) -> str:
-    return (f"{format_months(rule.doubling_time_months)} ({format_months(rule.doubling_time_months_ci_low)}–"
-            f"{format_months(rule.doubling_time_months_ci_high)})")
+    return f"{format_months(rule.doubling_time_months)} ({interval_words(rule)})"
 
 
 def paper_table(measured, paper: dict) -> pd.DataFrame:

@@ -173,7 +173,9 @@ class TrendMeasurement(Result):
         its months, 95% interval and status; rows the fixed-size estimator has no fit for are left out."""
         if self.fixed_size is None or not len(self.fixed_size):
             return pd.DataFrame()
-        shown = self.by_benchmark().set_index("row")[["months", "ci_low", "ci_high", "status"]]
+        rows = self.by_benchmark().set_index("row")
+        shown = rows[["months", "ci_low", "ci_high", "status",
+                      *(c for c in _words().PRECISION_COLUMNS if c in rows.columns)]]
         return pd.DataFrame([{"row": r.row, **shown.loc[r.row].to_dict(), "fixed_size_months": r.doubling_time_months,
                               "fixed_size_ci_low": r.doubling_time_months_ci_low,
                               "fixed_size_ci_high": r.doubling_time_months_ci_high, "fixed_size_status": r.status}

@@ -31,10 +31,12 @@ docs/method.md ("Common targets per row") gives the reasons for each step.
 5. **The interval's ends, decided by the data.** An end is finite exactly when the slope's quantile behind it
    (q = 0.025 for the upper end in months, 0.975 for the lower) is positive. Its 95% Monte Carlo range is the order
    statistics at ranks K·q ∓ 1.96·√(K·q·(1 − q)) (:func:`end_range`): the whole range > 0, the end is
-   **determined**; ≤ 0, **not determined**; a range that straddles 0 leaves it **undecided**, and the draws are
-   doubled (600 → … → :data:`DRAWS_CAP`, the draws made so far kept, :func:`more_draws`); still undecided at the
-   cap, not determined. A determined end whose range spans more than :data:`END_STABILITY` of it is reported with
-   its range (a precision, not a state).
+   **determined**; ≤ 0, **not determined**; a range that straddles 0 leaves it **undecided**. A determined end is
+   **precise** when its range in months spans at most :data:`END_STABILITY` of it, (b − a)/end ≤ 0.25
+   (:func:`densing.trend.random_effects.precise`). While an end is undecided or a determined end is not precise, a
+   judged row's draws are doubled (600 → … → :data:`DRAWS_CAP`, the draws made so far kept, :func:`more_draws`);
+   still undecided at the cap, not determined; still not precise, printed as its range (a precision, not a state:
+   the state reads the signs alone).
 6. **The row's state** (:func:`densing.trend.uncertainty.state_of`): measured (both ends determined), bounded (one),
    not measured (neither, or the heterogeneity test rejects one common slope at ``HETEROGENEITY_ALPHA``, the one
    gate; ``studies/gate_calibration.py`` calibrates it).
@@ -54,7 +56,8 @@ from numbers import Integral, Real
 import numpy as np
 import pandas as pd
 
-from densing.constants import CEILING_STDERRS, DEFAULT_EPOCH, DRAWS_CAP, END_STABILITY, HETEROGENEITY_ALPHA, MIN_POINTS
+from densing.constants import (CEILING_STDERRS, DEFAULT_EPOCH, DRAWS_CAP, END_STABILITY, HETEROGENEITY_ALPHA, MIN_POINTS,
+                               PRECISION_DRAWS_CAP)
 from densing.data.labs import lab_of, labs_of
 from densing.errors import FitError, InputError
 from densing.laws.bounds import EXACT, LOWER, UPPER
@@ -67,7 +70,7 @@ from densing.trend.influence import (FamilyInfluence, family_influence, frontier
                                      most_influential_model, open_draws)
 from densing.states import family_of
 from densing.trend.random_effects import (Pooled, determined_ends, end_range, heterogeneity_check, months_interval,
-                                          pool_by_lab, pool_slopes, undecided)
+                                          draws_needed, pool_by_lab, pool_slopes, undecided)
 from densing.trend.targets import family_clusters, own_models, screened_targets, target_labels
 from densing.validation import MAX_DRAWS, Interval, validate_params
 
@@ -519,15 +522,18 @@ def more_draws(draws: PairedDraws, n_boot: int) -> PairedDraws:
 
 @validate_params({"n_boot": [Interval(Integral, 2, MAX_DRAWS)], "n_boot_share": [Interval(Integral, 0, MAX_DRAWS)],
                   "quantile": [Interval(Real, 0, 1, closed="neither")], "level": [Interval(Real, 0, 1, closed="neither")],
-                  "seed": [Interval(Integral, 0, None)], "draws_cap": [Interval(Integral, 2, MAX_DRAWS), None]})
+                  "seed": [Interval(Integral, 0, None)], "draws_cap": [Interval(Integral, 2, MAX_DRAWS), None],
+                  "precision_cap": [Interval(Integral, 2, MAX_DRAWS), None]})
 def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: float = 0.9, n_boot: int = 1000,
                  n_boot_share: int = 300, level: float = 0.95, seed: int = 0, draws: PairedDraws | None = None,
-                 draws_cap: int | None = None) -> RowTrend:
+                 draws_cap: int | None = None, precision_cap: int | None = None) -> RowTrend:
     """The row's pooled slope with paired draws over every reference (module docstring, steps 3–5). ``draws``: the
     common targets' :func:`paired_draws` made once for several rules (at least ``n_boot`` and ``n_boot_share`` of each; the
     first of them are used, and ``seed`` is theirs); without it, they are drawn here. ``draws_cap`` (a judged row's:
-    :data:`DRAWS_CAP`): while an end of the interval is undecided (step 5) the draws are doubled, up to the cap;
-    None: ``n_boot`` draws, decided or not. The result's ``n_boot`` is the draws used."""
+    :data:`DRAWS_CAP`): while an end of the interval is undecided, or a determined end is not precise (step 5,
+    :func:`densing.trend.random_effects.draws_needed`), the draws are doubled, up to the cap (an imprecise end's, up to
+    ``precision_cap``, default :data:`~densing.constants.PRECISION_DRAWS_CAP`, never past ``draws_cap``); None:
+    ``n_boot`` draws, decided or not. The result's ``n_boot`` is the draws used."""
     if not isinstance(common, CommonTargets):
         raise InputError(f"targets: expected a row's common targets (common_targets), got {common!r}")
     rules.get(rule)
@@ -565,14 +571,16 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
         if ok.size < 2:
             raise FitError(f"{rule} frontier: the bootstrap could not fit a line in any draw")
         ends_mc = (end_range(ok, tail), end_range(ok, 1 - tail))
+        low, high = np.quantile(ok, [tail, 1 - tail])
         made = slopes.shape[1]
-        if draws_cap is None or made >= draws_cap or not any(map(undecided, ends_mc)):
+        # step 5: an undecided end, twice the draws up to the cap; a decided but imprecise one, up to precision_cap
+        more = made if draws_cap is None else draws_needed(determined_ends(ends_mc, low, high), made, draws_cap,
+                                                            PRECISION_DRAWS_CAP if precision_cap is None else precision_cap)
+        if more <= made:
             break
-        more = min(2 * made, draws_cap)  # step 5: an undecided end, twice the draws
         draws = more_draws(draws, more)
         slopes = np.concatenate([slopes, _slopes(rule, quantile, common, data, draws.main.part(made, more), lines0)], axis=1)
     n_boot = slopes.shape[1]
-    low, high = np.quantile(ok, [tail, 1 - tail])
     per_ref = tuple((float(np.nanquantile(slopes[r], tail)), float(np.nanquantile(slopes[r], 1 - tail))) for r in range(count))
     sds = {source: float(np.nanstd(w @ _slopes(rule, quantile, common, data, draws.shares[source].part(0, n_boot_share),
                                                lines0)))

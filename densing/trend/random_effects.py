@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from densing.constants import DAYS_PER_MONTH, HETEROGENEITY_ALPHA
+from densing.constants import DAYS_PER_MONTH, END_STABILITY, HETEROGENEITY_ALPHA
 from densing.errors import FitError
 from densing.trend import checks
 from densing.trend.rules import doubling_interval, doubling_months
@@ -54,16 +54,47 @@ def undecided(mc_range: tuple[float, float]) -> bool:
     return bool(a <= 0 < b)
 
 
+def precise(mc_low: float, mc_high: float, value: float) -> bool:
+    """Whether an end of the doubling time's interval, ``value`` months, is fixed by the draws within
+    :data:`~densing.constants.END_STABILITY`: its 95% Monte Carlo range in months [``mc_low``, ``mc_high``]
+    (:func:`end_range` mapped through ln 2 / A) spans at most that fraction of it,
+
+        (mc_high − mc_low) / value ≤ END_STABILITY  (0.25: the range 12.8–150 of an end of 18.4 spans 7.5 of it),
+
+    in months, the unit the end is printed in (step 5). A range that is not finite, or an end that is not, is not
+    precise."""
+    width = mc_high - mc_low
+    return bool(math.isfinite(width) and math.isfinite(value) and value > 0 and width <= END_STABILITY * value)
+
+
 def determined_ends(ends_mc: tuple, slope_low: float, slope_high: float) -> dict:
     """The doubling time's interval ends' Monte Carlo ranges in months and each end's decision (step 5), from the
-    slope's ends' ranges ``ends_mc`` (:func:`end_range`; the slope's 0.975 quantile is behind the lower end)."""
+    slope's ends' ranges ``ends_mc`` (:func:`end_range`; the slope's 0.975 quantile ``slope_high`` is behind the lower
+    end, its 0.025 quantile ``slope_low`` behind the upper): ``{end}_determined`` (the whole range above 0),
+    ``{end}_undecided`` (:func:`undecided`) and ``{end}_precise``, a determined end whose months' range spans at most
+    :data:`~densing.constants.END_STABILITY` of it (:func:`precise`; False for an end that is not determined: a
+    precision is a second fact about a determined end, never a state)."""
     (low_a, low_b), (high_a, high_b) = ends_mc  # the slope's low end's range, the slope's high end's
     out = {"months_low_mc_low": doubling_months(high_b), "months_low_mc_high": doubling_months(high_a),
            "months_high_mc_low": doubling_months(low_b), "months_high_mc_high": doubling_months(low_a)}
+    values = {"low": doubling_months(slope_high), "high": doubling_months(slope_low)}
     for end, (a, b) in {"low": (high_a, high_b), "high": (low_a, low_b)}.items():
         out[f"{end}_determined"] = bool(a > 0)
         out[f"{end}_undecided"] = undecided((a, b))
+        out[f"{end}_precise"] = out[f"{end}_determined"] and precise(out[f"months_{end}_mc_low"],
+                                                                      out[f"months_{end}_mc_high"], values[end])
     return out
+
+
+def draws_needed(ends: dict, made: int, draws_cap: int, precision_cap: int) -> int:
+    """How many draws a judged row asks for (step 5), from its ends' decisions (:func:`determined_ends`' dict) at the
+    ``made`` draws so far: twice as many, at most ``draws_cap``, while an end is undecided; at most ``precision_cap``
+    (≤ ``draws_cap``) while every end is decided but a determined end is not precise; else ``made`` (enough)."""
+    if any(ends[f"{end}_undecided"] for end in ("low", "high")):
+        return max(made, min(2 * made, draws_cap))
+    if any(ends[f"{end}_determined"] and not ends[f"{end}_precise"] for end in ("low", "high")):
+        return max(made, min(2 * made, precision_cap, draws_cap))
+    return made
 
 
 @dataclass(frozen=True)

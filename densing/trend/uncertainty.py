@@ -127,8 +127,9 @@ class TrendUncertainty(Result):
     reference_months_high: tuple[float, ...] = field(repr=False, default=())
     #: whether this trend's state is judged (a row's line, a one-reference trend; not a sensitivity variant)
     judged: bool = False
-    #: each end of the doubling time's interval: its 95% Monte Carlo range (months), whether it is determined and
-    #: whether it is undecided at the draws used, ``n_boot`` (densing.trend.pooling, step 5)
+    #: each end of the doubling time's interval: its 95% Monte Carlo range (months), whether it is determined,
+    #: whether it is undecided at the draws used, ``n_boot``, and whether a determined end is precise (its range spans
+    #: at most END_STABILITY of it; densing.trend.pooling, step 5, densing.trend.random_effects.precise)
     months_low_mc_low: float = math.nan
     months_low_mc_high: float = math.nan
     months_high_mc_low: float = math.nan
@@ -137,6 +138,8 @@ class TrendUncertainty(Result):
     high_determined: bool = False
     low_undecided: bool = False
     high_undecided: bool = False
+    low_precise: bool = False
+    high_precise: bool = False
     #: the point doubling time with no target entered as a ceiling bound, and the targets each reference bounds
     months_without_ceilings: float = math.nan
     ceiling_bounds: tuple[int, ...] = field(repr=False, default=())
