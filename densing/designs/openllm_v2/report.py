@@ -12,9 +12,11 @@ import pandas as pd
 
 from densing import paths
 from densing.numbers import format_months
+from densing.present.bias import bias_words
 from densing.present.verdict import record_phrase
 from densing.report.html import Section, esc, record_agreement, record_cell, table_html
 from densing.states import family_of
+from densing.trend.bias import looked_up
 
 RECORD = paths.RESULTS / "openllm_v2" / "trend.json"
 RECORD_COMMAND = "python tools/build_tables.py openllm-v2-trend --out results/openllm_v2/trend.json"
@@ -35,6 +37,8 @@ class SecondTableSection:
     record: dict
     comparison: pd.DataFrame
     late: pd.DataFrame
+    #: the declared row's bias in planted worlds built like it (:func:`densing.present.bias.bias_words`)
+    bias: str | None = None
 
 
 def _record() -> dict | None:
@@ -49,7 +53,10 @@ def section(result, rows: pd.DataFrame, paper_months: float) -> SecondTableSecti
     if record is None:
         return None
     public = {r["row"]: r for r in rows.to_dict("records")}
-    return SecondTableSection(record, comparison(record, public), late_families(record))
+    declared = next((r for r in record["rows"] if r["row"] == "v2_native"), {})
+    bias = (bias_words(looked_up("openllm_v2", "v2_native", declared["months"]))
+            if declared.get("months") is not None else None)
+    return SecondTableSection(record, comparison(record, public), late_families(record), bias)
 
 
 def comparison(record: dict, public: dict) -> pd.DataFrame:
@@ -100,6 +107,7 @@ def render(s: SecondTableSection) -> Section:
                          move_months=s.late["move_months"].map(lambda v: f"{v:+.2f}"))
     late.columns = ["family", "models", "months without it", "move (months)"]
     parts = [table_html(s.comparison, scroll=False), f'<p class="sub">{esc(s.record["verdict"])}</p>',
+             *([f'<p class="sub">The v2-native row. {esc(s.bias)}</p>'] if s.bias else []),
              "<h3>The late frontier</h3>", f'<p class="sub">{esc(late_words(s.late))}</p>',
              table_html(late, scroll=False)]
     return Section(s.title, intro, parts)

@@ -11,7 +11,9 @@ from typing import ClassVar
 import pandas as pd
 
 from densing import paths
+from densing.present.bias import bias_words
 from densing.report.html import Section, esc, months_words, record_agreement, record_cell, table_html
+from densing.trend.bias import looked_up
 
 #: The Swallow leaderboard's stored rows (:mod:`densing.trend.protocol`'s records) and the command that makes them.
 PROTOCOL_RECORDS = paths.RESULTS / "swallow" / "trend"
@@ -34,6 +36,8 @@ class ProtocolSection:
     comparison: pd.DataFrame      # protocol_comparison
     forecasts: tuple              # forecast_tables
     paper_months: float
+    #: the 2025-06 paper-like row's bias in planted worlds built like it (:func:`densing.present.bias.bias_words`)
+    bias: str | None = None
 
 
 def section(result, rows: pd.DataFrame, paper_months: float) -> ProtocolSection | None:
@@ -42,7 +46,9 @@ def section(result, rows: pd.DataFrame, paper_months: float) -> ProtocolSection 
     records = read_records(PROTOCOL_RECORDS)
     if "swallow" not in records:
         return None
-    return ProtocolSection(records, protocol_comparison(records, rows), forecast_tables(records), paper_months)
+    head = next((r for r in records["swallow"]["rows"] if r["row"] == "paper"), {})
+    bias = bias_words(looked_up("swallow", "paper", head["months"])) if head.get("months") is not None else None
+    return ProtocolSection(records, protocol_comparison(records, rows), forecast_tables(records), paper_months, bias)
 
 
 def read_records(folder: str | Path) -> dict[str, dict]:
@@ -106,7 +112,8 @@ def render(s: ProtocolSection) -> Section:
     """The Swallow leaderboard in the paper's protocol beside the public table's rows, and its forecast check."""
     verdicts = "".join(f'<p class="sub">{"Without continual pre-training: " if rec["continual_pretraining"] == "dropped" else ""}'
                        f'{esc(rec["verdict"])}</p>' for rec in s.records.values())
-    parts = [table_html(s.comparison, scroll=False), verdicts]
+    parts = [table_html(s.comparison, scroll=False), verdicts,
+             *([f'<p class="sub">The 2025-06 paper-like row. {esc(s.bias)}</p>'] if s.bias else [])]
     if s.records["swallow"].get("forecast"):
         parts += ["<h3>A forecast check</h3>", FORECAST_WORDS]
         for words, summary, frame in s.forecasts:
