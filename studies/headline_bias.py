@@ -42,10 +42,15 @@ states. Where |b| > 5% (:data:`densing.trend.bias.THRESHOLD`): the real row's co
 (:func:`densing.trend.bias.corrected_slopes`) and that interval's coverage of A on the replicates, each corrected
 by the bias of the others (leave one out).
 
+**A sensitivity** (``--gap drawn``, its own store ``STORE/<row>_drawn.jsonl``, the same draws replicate by
+replicate): the frontier family's gap drawn like every other family's, the world in which its place at the top is
+chance. The record is the study's world's (gap 0) alone.
+
 Run (resumable: one JSON line per replicate in ``STORE/<row>.jsonl``; ``--minutes`` starts no replicate after that
 time, and a rerun goes on)::
 
     PYTHONPATH=. OMP_NUM_THREADS=1 nice -n 10 python studies/headline_bias.py --row public --replicates 3000 --minutes 14 --store STORE
+    (the same for --row openllm_v2 and --row swallow; --gap drawn for the sensitivity)
     PYTHONPATH=. python studies/headline_bias.py --summary --store STORE --write > studies/headline_bias.results.txt
 """
 from __future__ import annotations
@@ -166,15 +171,18 @@ def real_row(table: str, n_boot: int = DEFAULT_N_BOOT) -> Real:
 # the planted world and one replicate
 
 
-def planted_table(real: Real, world: World, rng: np.random.Generator) -> tuple[pd.DataFrame, pd.Series]:
+def planted_table(real: Real, world: World, rng: np.random.Generator, gap: str = "zero"
+                  ) -> tuple[pd.DataFrame, pd.Series]:
     """(the planted tidy table, each model's planted ln ρ averaged over the row's benchmarks): gaps, then each
-    benchmark's skills and member departures, then the scores, in that order."""
+    benchmark's skills and member departures, then the scores, in that order; the frontier family's gap 0 (``gap``
+    ``"zero"``) or drawn like every other family's (``"drawn"``)."""
     frame = real.frame
     models = frame.drop_duplicates("model").set_index("model")
     families = models["family"].astype(str)
     names = pd.Index(sorted(families.unique()))
     gaps = pd.Series(rng.exponential(W.GAP_MEAN, len(names)), index=names)
-    gaps[real.frontier] = 0.0
+    if gap == "zero":
+        gaps[real.frontier] = 0.0
     days = (pd.to_datetime(models["release_date"]) - pd.Timestamp(world.t_ref)).dt.days.to_numpy(float)
     base = real.slope * days + W.FRONTIER - gaps[families].to_numpy()
     log_rho = {}
@@ -206,10 +214,10 @@ def oracle_slope(truth: pd.Series, real: Real, models) -> float:
     return _planted.frontier_line("quantile", t, y, np.full(len(y), EXACT), np.asarray(names, str))[0]
 
 
-def run_replicate(r: int, table: str, seed: int, n_boot: int) -> dict:
+def run_replicate(r: int, table: str, seed: int, n_boot: int, gap: str = "zero") -> dict:
     real, world = real_row(table), WORLDS[table]
     rng = np.random.default_rng(np.random.SeedSequence([seed, r]))
-    planted, truth = planted_table(real, world, rng)
+    planted, truth = planted_table(real, world, rng, gap)
     record: dict = {"replicate": r, "latent": real.slope}
     try:
         row, dropped = _trend_row(real.row, real.label, real.benchmarks, planted, r, n_boot, found=real.found)
@@ -228,11 +236,16 @@ def run_replicate(r: int, table: str, seed: int, n_boot: int) -> dict:
     return record
 
 
-def config_of(table: str, seed: int, n_boot: int) -> str:
+def config_of(table: str, seed: int, n_boot: int, gap: str = "zero") -> str:
     """What a stored replicate must match to be reused: the world, the real row's references, frontier and point."""
     real, world = real_row(table), WORLDS[table]
     return (f"{world!r} references={sorted((f, tuple(b)) for f, b in real.found.items())} frontier={real.frontier} "
-            f"slope={real.slope:.12g} seed={seed} n_boot={n_boot}")
+            f"slope={real.slope:.12g} seed={seed} n_boot={n_boot}" + ("" if gap == "zero" else f" gap={gap}"))
+
+
+def store_of(store: Path, table: str, gap: str = "zero") -> Path:
+    """A row's store: ``STORE/<table>.jsonl``, ``STORE/<table>_drawn.jsonl`` for the frontier family's gap drawn."""
+    return store / (f"{table}.jsonl" if gap == "zero" else f"{table}_{gap}.jsonl")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -304,8 +317,7 @@ def score_quantiles(real: Real, seed: int) -> str:
     return "; ".join(said)
 
 
-def _read(store: Path, table: str, config: str) -> list[dict]:
-    path = store / f"{table}.jsonl"
+def _read(path: Path, config: str) -> list[dict]:
     if not path.exists():
         return []
     records = {}
@@ -327,7 +339,7 @@ def summary(store: Path, seed: int, n_boot: int) -> tuple[list[str], list[dict]]
     rows = []
     for table in WORLDS:
         real = real_row(table)
-        records = _read(store, table, config_of(table, seed, n_boot))
+        records = _read(store_of(store, table), config_of(table, seed, n_boot))
         months = doubling_months(real.slope)
         out.append(f"## {table}: {real.label}, references {', '.join(real.found)}, frontier family {real.frontier} "
                    f"at the top (gap 0); the real row {format_months(months)} months [{format_months(doubling_months(real.high))}–"
@@ -358,6 +370,13 @@ def summary(store: Path, seed: int, n_boot: int) -> tuple[list[str], list[dict]]
                        f"[{format_months(record['corrected_months_low'])}–{format_months(record['corrected_months_high'])}]")
         else:
             out.append(f"  |bias| ≤ {100 * bias_record.THRESHOLD:g}%: no correction")
+        drawn = _read(store_of(store, table, "drawn"), config_of(table, seed, n_boot, "drawn"))
+        if len(drawn) > 2:
+            other = measured(drawn, real.slope)
+            out.append(f"  sensitivity, the frontier family's gap drawn like every other family's ({other['replicates']} "
+                       f"replicates): mean bias {_pct(other['bias'], other['bias_se'])}, median "
+                       f"{_pct(other['median_bias'], other['median_bias_se'])}, coverage {other['coverage']:.3f} ± "
+                       f"{other['coverage_se']:.3f}")
         rows.append({**record, "command": ROW_COMMAND.format(row=table, count=len(records))})
     return out, rows
 
@@ -369,6 +388,8 @@ def main() -> None:
     parser.add_argument("--minutes", type=float, default=None, help="start no replicate after this many minutes")
     parser.add_argument("--n-boot", type=int, default=DEFAULT_N_BOOT, help="draws of the row (the CLI's: 600)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--gap", choices=("zero", "drawn"), default="zero",
+                        help="the frontier family's gap: 0 (the study's world) or drawn (a sensitivity)")
     parser.add_argument("--store", required=True, help="a folder: one JSON-lines store per row (resumable)")
     parser.add_argument("--summary", action="store_true", help="print every row's summary from the stores")
     parser.add_argument("--write", action="store_true", help="with --summary: write results/headline_bias.json")
@@ -386,8 +407,8 @@ def main() -> None:
         parser.error("--row or --summary")
     store.mkdir(parents=True, exist_ok=True)
     done, fresh, elapsed = run_replicates(
-        args.replicates, lambda r: run_replicate(r, args.row, args.seed, args.n_boot),
-        config_of(args.row, args.seed, args.n_boot), str(store / f"{args.row}.jsonl"),
+        args.replicates, lambda r: run_replicate(r, args.row, args.seed, args.n_boot, args.gap),
+        config_of(args.row, args.seed, args.n_boot, args.gap), str(store_of(store, args.row, args.gap)),
         seconds=None if args.minutes is None else 60 * args.minutes)
     print(f"{fresh} replicates run in {elapsed:.0f} s, {len(done) - fresh} read from the store")
 
