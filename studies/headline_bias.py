@@ -29,7 +29,9 @@ table.
 **The measurement** is the package's row estimator as the CLI runs it: the reference rule's candidate table on the
 planted table over the row's benchmarks, :func:`densing.trend.capability.trend_row` with the real row's references
 held fixed (``found``), seed r, 600 draws (more where an end asks, up to the cap, as on the CLI). A real reference
-whose planted law the fit refuses is left out and named, as the set rule would leave it.
+whose planted law the fit refuses is left out and named, as the set rule would leave it; one whose fit stops on a
+covariance that is not positive definite (numpy's LinAlgError from the fit's draws, not yet a FitError of the
+package's) is left out too and named with it.
 
 **Recorded per replicate**: the point slope, its 95% interval, the state, the references used and left out, and
 the *oracle*: the censored 0.9 quantile line of the planted ln ρ itself (mean over the row's benchmarks) over the
@@ -142,7 +144,9 @@ def _trend_row(row: str, label: str, benchmarks, table: pd.DataFrame, seed: int,
                 capability.row_fits(table, candidates, fits, {family: found[family]}, seed=seed)
             except DensingError:
                 dropped.append(family)
-        found = {f: b for f, b in found.items() if f not in dropped}
+            except np.linalg.LinAlgError:  # the fit's covariance not positive definite: a refusal the package
+                dropped.append(f"{family} (LinAlgError)")  # does not yet raise as a FitError; named apart
+        found = {f: b for f, b in found.items() if f not in dropped and f"{f} (LinAlgError)" not in dropped}
         if not found:
             return None, dropped
     else:
@@ -349,7 +353,9 @@ def summary(store: Path, seed: int, n_boot: int) -> tuple[list[str], list[dict]]
             out.append("  no replicate in the store")
             continue
         found = measured(records, real.slope)
-        out.append(f"  {found['replicates']} replicates with a row, {found['failed']} without")
+        errors = sorted({x["error"][:100] for x in records if "error" in x})
+        out.append(f"  {found['replicates']} replicates with a row, {found['failed']} without"
+                   + (": " + "; ".join(errors) if errors else ""))
         if found["replicates"] < 2:
             continue
         out.append(f"  point slope's bias: mean {_pct(found['bias'], found['bias_se'])}, median "

@@ -198,10 +198,9 @@ def headline_row(table: str, row: str, point_months: float, path: str | Path | N
     record = read_bias(path)
     found = record.row(table, row)
     if found is not None and not found.same_point(point_months):
-        raise InputError(f"{record.path.name}: the {table} row's bias was measured at its point of "
-                         f"{found.point_months:.4g} months (the CLI's draws and seed), and this point is "
-                         f"{point_months:.4g} (other draws, another seed, or the estimator changed: then run "
-                         f"studies/headline_bias.py again)")
+        raise InputError(f"{record.path.name}: the {table} row's bias was measured at its point under the CLI's "
+                         f"default draws and seed ({found.point_months:.3g} months), and this point is another (other "
+                         f"draws, another seed, or a changed estimator: then run studies/headline_bias.py again)")
     return found
 
 

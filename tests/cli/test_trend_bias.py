@@ -54,4 +54,4 @@ def test_the_detail_names_a_damaged_record_in_one_line_and_shows_no_figure(tmp_p
     assert words.startswith("bias in planted worlds not shown: headline_bias.json") and "not readable as JSON" in words
     assert "\n" not in words and "bias-corrected" not in words
     monkeypatch.setattr(bias, "RECORD", _record(tmp_path, point_months=3.9))
-    assert "measured at its point of 3.9 months" in bias_words(bias.measurement_row(measured, "public"))
+    assert "default draws and seed (3.9 months), and this point is another" in bias_words(bias.measurement_row(measured, "public"))

@@ -123,7 +123,7 @@ def test_a_missing_or_damaged_record_is_named_in_one_line_and_its_sentence_left_
 def test_a_record_measured_at_another_point_is_not_shown(tmp_path):
     path = _write(tmp_path, [_row()])
     words = bias_words(bias.looked_up("public", "paper", 3.9, path))
-    assert words.startswith("bias in planted worlds not shown") and "run studies/headline_bias.py again" in words and "3.608 months" in words
+    assert words.startswith("bias in planted worlds not shown") and "run studies/headline_bias.py again" in words and "(3.61 months)" in words
     assert bias_words(bias.looked_up("swallow", "paper", 3.9, path)) is None
 
 
