@@ -10,12 +10,13 @@ from typing import Callable
 
 
 def run_replicates(count: int, run: Callable[[int], dict], config: dict, store: str | None,
-                   shard: tuple[int, int] = (0, 1)) -> tuple[list[dict], int, float]:
+                   shard: tuple[int, int] = (0, 1), seconds: float | None = None) -> tuple[list[dict], int, float]:
     """Replicates ``0 … count−1``: those the JSON-lines ``store`` holds with the same ``config`` are read back, the
     others computed by ``run(r)``, tagged with ``config`` and appended to the store as each finishes (so an
     interrupted run resumes). ``shard`` (i, k): compute only the replicates r with r mod k = i (k processes, each its
-    own store; the stores concatenated give every replicate). Returns the records in replicate order (those held or
-    computed), how many were computed, and their seconds."""
+    own store; the stores concatenated give every replicate). ``seconds``: no replicate is started once that many
+    seconds have passed (a run kept within a time limit; a rerun goes on where it stopped). Returns the records in
+    replicate order (those held or computed), how many were computed, and their seconds."""
     records: dict[int, dict] = {}
     path = Path(store) if store else None
     if path is not None and path.exists():
@@ -29,6 +30,8 @@ def run_replicates(count: int, run: Callable[[int], dict], config: dict, store: 
     for r in range(count):
         if r in records or r % shard[1] != shard[0]:
             continue
+        if seconds is not None and time.perf_counter() - start > seconds:
+            break
         rec = run(r)
         rec["config"] = config
         records[r] = rec

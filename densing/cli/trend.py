@@ -109,12 +109,14 @@ def trend(
         _print_by_benchmark_detail(result, forecast, wide)
     elif benchmark:
         _print_by_benchmark_screen(result, forecast)
-    elif detail:
-        _print_headline_detail(result, wide)
     else:
         shipped = results is None or Path(results).resolve() == profile.path.resolve()
-        _print_headline_screen(result, beside=profile.leads and shipped and fit is None and d0_tokens is None,
-                               forecast=forecast)
+        if detail:
+            _print_headline_detail(result, wide, table=profile.name if shipped and fit is None and d0_tokens is None
+                                   else None)
+        else:
+            _print_headline_screen(result, beside=profile.leads and shipped and fit is None and d0_tokens is None,
+                                   forecast=forecast)
     print_text(_closing(result))
 
 
@@ -270,12 +272,20 @@ def _print_headline_screen(result, beside: bool = False, forecast=None) -> None:
                 print_text(words)
 
 
-def _print_headline_detail(result, wide: bool) -> None:
-    """``densing trend --detail``: the why, every table and the breakpoint."""
+def _print_headline_detail(result, wide: bool, table: str | None = None) -> None:
+    """``densing trend --detail``: the why, every table and the breakpoint; ``table``, a registered table measured as
+    shipped: the headline row's bias in planted worlds built like it, and its corrected figure where the bias exceeds
+    5% (:mod:`densing.present.bias`)."""
     from densing.present.words import rule_ends_shown, rules_legend
 
     print_text(result.verdict)
     print_text(result.why)
+    if table is not None:
+        from densing.present.bias import bias_words
+        from densing.trend.bias import measurement_row
+
+        if (words := bias_words(measurement_row(result, table))) is not None:
+            print_text(words)
     print_frame(rule_ends_shown(result.table(), result.rules.values()), keys=1, together=("months", "ci_low", "ci_high"),
                 title=f"doubling time in months and slope A of ln ρmax per day by frontier rule, each with its 95% "
                       f"interval (headline: {result.headline_rule}); shares of the slope variance", wide=wide)

@@ -60,6 +60,9 @@ class VerdictSection:
     title: ClassVar[str] = "Verdict"
     measurement: TrendMeasurement
     cross_check: pd.DataFrame
+    #: the headline row's bias in planted worlds built like it, in one sentence, or why it is not shown
+    #: (:func:`densing.present.bias.bias_words`); None where the page measures no registered table as shipped
+    bias: str | None = None
 
 
 @dataclass(frozen=True)
@@ -211,7 +214,7 @@ def compute_report(*, results: str | Path | None = None, headline_fit: str | Pat
     densities = densities.join(table.drop_duplicates("model").set_index("model")[meta], on="model") if meta else densities
     rows, cross = measured.by_benchmark(), measured.cross_check()
     sections = [*([YoursSection(yours, measured, yours_suite)] if yours is not None else []),
-                VerdictSection(measured, cross),
+                VerdictSection(measured, cross, _bias(measured, inputs.results, headline_fit, d0)),
                 DensitySection(measured, inputs.frontier, with_intervals(measured.models, measured.densities), yours),
                 CapabilitySection(rows, cross, measured.sensitivity, measured.by_benchmark_at_budget(),
                                     dict(measured.budget_notes))]
@@ -220,6 +223,19 @@ def compute_report(*, results: str | Path | None = None, headline_fit: str | Pat
                                          for design in ranked if design.section is not None) if section is not None]
     sections += _appendices(measured, densities, inputs)
     return Report(measured, densities, tuple(sections), inputs)
+
+
+def _bias(measured, results: Path, headline_fit, d0) -> str | None:
+    """The headline row's bias sentence (:func:`densing.present.bias.bias_words`) where the page measures the leading
+    table as shipped (no other file, no given fit or D0); None otherwise."""
+    from densing.present.bias import bias_words
+    from densing.registry import leading_table
+    from densing.trend.bias import measurement_row
+
+    leading = leading_table()
+    if headline_fit is not None or d0 is not None or Path(results).resolve() != leading.path.resolve():
+        return None
+    return bias_words(measurement_row(measured, leading.name))
 
 
 def _appendices(measured, densities: pd.DataFrame, inputs: Inputs) -> list:

@@ -71,8 +71,9 @@ class _Layout:
         return renderer(section)(section)
 
 
-def verdict_html(measured, paper: dict, cross: pd.DataFrame | None = None) -> str:
-    """The block a reader sees first: the verdict, densing's doubling time, the ``cross`` check, the paper's."""
+def verdict_html(measured, paper: dict, cross: pd.DataFrame | None = None, bias: str | None = None) -> str:
+    """The block a reader sees first: the verdict, densing's doubling time, the ``cross`` check, the paper's; ``bias``:
+    the headline row's bias in planted worlds built like it, in one sentence below the cards."""
     head = measured.rules[measured.headline_rule]
     ours = f"{format_months(head.doubling_time_months)} months [{interval_words(head)}]"
     status, label = measured.status, CARD_LABELS[measured.state]
@@ -90,12 +91,13 @@ def verdict_html(measured, paper: dict, cross: pd.DataFrame | None = None) -> st
     lofo = (details("leave one family out: the estimate without each family's models (largest move first)",
                     table_html(influence, scroll=False)) if len(influence) else "")
     return (f'<p class="verdict"><strong>{esc(measured.verdict)}</strong></p>' + cards
+            + (f'<p class="sub">{esc(bias)}</p>' if bias else "")
             + details("why, in full (the reference, the models, what each check found)", f'<p class="why">{esc(measured.why)}</p>')
             + lofo)
 
 
 def _verdict(s: m.VerdictSection) -> Section:
-    return Section(s.title, "", [verdict_html(s.measurement, PAPER, s.cross_check)])
+    return Section(s.title, "", [verdict_html(s.measurement, PAPER, s.cross_check, s.bias)])
 
 
 def _density(s: m.DensitySection) -> Section:

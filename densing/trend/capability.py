@@ -152,10 +152,11 @@ def row_targets(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, fou
 
 def trend_row(name: str, label: str, capability: str, benchmarks: tuple[str, ...], targets: pd.DataFrame,
               candidates: pd.DataFrame, fits: dict, *, since: str | None, epoch: str, n_boot: int, n_boot_share: int,
-              seed: int) -> Row:
-    """One row: its references (:func:`densing.trend.pooling.set_references`), its common targets and the pooled
-    trend over them (the censored 0.9 regression quantile), its status."""
-    found = pooling.set_references(candidates, tuple(benchmarks))
+              seed: int, found: dict[str, tuple[str, ...]] | None = None) -> Row:
+    """One row: its references (:func:`densing.trend.pooling.set_references`; ``found``, family → benchmarks, where a
+    caller holds them fixed, as ``studies/headline_bias.py`` holds a real row's on planted tables), its common targets
+    and the pooled trend over them (the censored 0.9 regression quantile), its status."""
+    found = pooling.set_references(candidates, tuple(benchmarks)) if found is None else found
     if not found:
         return Row(name, label, capability, benchmarks, (), None, _why_none(candidates, benchmarks))
     try:

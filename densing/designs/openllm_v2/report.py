@@ -13,9 +13,11 @@ import pandas as pd
 from densing import paths
 from densing.io import read_stored_record
 from densing.numbers import format_months
+from densing.present.bias import bias_words
 from densing.present.verdict import record_phrase
 from densing.report.html import Section, esc, record_agreement, record_cell, table_html
 from densing.states import family_of
+from densing.trend.bias import looked_up
 
 RECORD = paths.RESULTS / "openllm_v2" / "trend.json"
 RECORD_COMMAND = "python tools/build_tables.py openllm-v2-trend --out results/openllm_v2/trend.json"
@@ -42,6 +44,8 @@ class SecondTableSection:
     late: pd.DataFrame
     sensitivity: pd.DataFrame | None = None  # the stored curation sensitivity; None where not shipped or damaged
     sensitivity_note: str = ""                # why it is left out, in one line
+    #: the declared row's bias in planted worlds built like it (:func:`densing.present.bias.bias_words`)
+    bias: str | None = None
 
 
 def _record() -> dict | None:
@@ -71,7 +75,10 @@ def section(result, rows: pd.DataFrame, paper_months: float) -> SecondTableSecti
         return LeftOut(record_note())
     public = {r["row"]: r for r in rows.to_dict("records")}
     found, note = curation_sensitivity()
-    return SecondTableSection(record, comparison(record, public), late_families(record), found, note)
+    declared = next((r for r in record["rows"] if r["row"] == "v2_native"), {})
+    bias = (bias_words(looked_up("openllm_v2", "v2_native", declared["months"]))
+            if isinstance(declared.get("months"), (int, float)) else None)
+    return SecondTableSection(record, comparison(record, public), late_families(record), found, note, bias)
 
 
 def curation_sensitivity() -> tuple[pd.DataFrame | None, str]:
@@ -156,7 +163,8 @@ def render(s: SecondTableSection | LeftOut) -> Section:
     late = s.late.assign(doubling_time_months=s.late["doubling_time_months"].map(format_months),
                          move_months=s.late["move_months"].map(lambda v: f"{v:+.2f}"))
     late.columns = ["family", "models", "months without it", "move (months)"]
-    parts = [table_html(s.comparison, scroll=False), f'<p class="sub">{esc(s.record["verdict"])}</p>']
+    parts = [table_html(s.comparison, scroll=False), f'<p class="sub">{esc(s.record["verdict"])}</p>',
+             *([f'<p class="sub">The v2-native row. {esc(s.bias)}</p>'] if s.bias else [])]
     if words := declared_words(s.record):
         parts.append(f'<p class="sub">{esc(words)}</p>')
     parts += ["<h3>Curation sensitivity</h3>", *_sensitivity_parts(s)]

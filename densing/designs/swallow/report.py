@@ -11,7 +11,9 @@ import pandas as pd
 
 from densing import paths
 from densing.io import read_stored_record
+from densing.present.bias import bias_words
 from densing.report.html import Section, esc, months_words, record_agreement, record_cell, table_html
+from densing.trend.bias import looked_up
 
 #: The Swallow leaderboard's stored rows (:mod:`densing.trend.protocol`'s records) and the command that makes them.
 PROTOCOL_RECORDS = paths.RESULTS / "swallow" / "trend"
@@ -35,6 +37,8 @@ class ProtocolSection:
     forecasts: tuple              # forecast_tables
     paper_months: float
     notes: tuple = ()             # each record left out, in one line
+    #: the 2025-06 paper-like row's bias in planted worlds built like it (:func:`densing.present.bias.bias_words`)
+    bias: str | None = None
 
 
 @dataclass(frozen=True)
@@ -52,8 +56,11 @@ def section(result, rows: pd.DataFrame, paper_months: float) -> ProtocolSection 
     records, notes = read_records_noted(PROTOCOL_RECORDS)
     if "swallow" not in records:
         return LeftOut(notes.get("swallow", ""))
+    head = next((r for r in records["swallow"]["rows"] if r["row"] == "paper"), {})
+    bias = (bias_words(looked_up("swallow", "paper", head["months"]))
+            if isinstance(head.get("months"), (int, float)) else None)
     return ProtocolSection(records, protocol_comparison(records, rows), forecast_tables(records), paper_months,
-                           tuple(notes.values()))
+                           tuple(notes.values()), bias)
 
 
 def read_records(folder: str | Path) -> dict[str, dict]:
@@ -141,7 +148,8 @@ def render(s: ProtocolSection | LeftOut) -> Section:
         return Section(s.title, s.note)
     verdicts = "".join(f'<p class="sub">{"Without continual pre-training: " if rec["continual_pretraining"] == "dropped" else ""}'
                        f'{esc(rec["verdict"])}</p>' for rec in s.records.values())
-    parts = [table_html(s.comparison, scroll=False), verdicts, *(f'<p class="sub">{esc(n)}</p>' for n in s.notes)]
+    parts = [table_html(s.comparison, scroll=False), verdicts, *(f'<p class="sub">{esc(n)}</p>' for n in s.notes),
+             *([f'<p class="sub">The 2025-06 paper-like row. {esc(s.bias)}</p>'] if s.bias else [])]
     if s.records["swallow"].get("forecast"):
         parts += ["<h3>A forecast check</h3>", FORECAST_WORDS]
         for words, summary, frame in s.forecasts:

@@ -1,0 +1,44 @@
+"""The headline row's bias in planted worlds built like it (a :class:`densing.trend.bias.BiasRow`), in words: one sentence
+beside the point on ``densing trend --detail``, in the report and in the README."""
+from __future__ import annotations
+
+import math
+
+from densing.numbers import format_months
+
+
+def _pct(value: float) -> str:
+    return f"{100 * value:+.1f}%"
+
+
+def interval_words(low: float, high: float) -> str:
+    """A doubling time's 95% interval as a clause: "[low–high]", or "at least low" where the upper end is open."""
+    if math.isfinite(high):
+        return f"[{format_months(low)}–{format_months(high)}] at 95%"
+    return f"at least {format_months(low)} at 95%" if math.isfinite(low) else "no end determined at 95%"
+
+
+def bias_sentence(row) -> str:
+    """One sentence: the point's bias in worlds planted from the row (mean ± its Monte Carlo error, the median), the
+    interval's coverage, and the bias-corrected doubling time with its interval where |bias| > 5%, or that none is
+    needed."""
+    way = "too steep" if row.bias > 0 else "too shallow"
+    said = (f"Bias in {row.replicates} worlds planted from this row ({row.frontier} at the top, as in the data; "
+            f"studies/headline_bias.py): the point is {100 * abs(row.bias):.1f}% ± {100 * row.bias_se:.1f} {way} "
+            f"(median {_pct(row.median_bias)}), its interval covers the planted slope in {row.coverage:.2f}")
+    if not row.corrected:
+        return f"{said}; within {100 * row.threshold:g}%, no correction."
+    return (f"{said}; bias-corrected {format_months(row.corrected_months)} months, "
+            f"{interval_words(row.corrected_months_low, row.corrected_months_high)} (moved by the same factor, widened "
+            f"by the bias's Monte Carlo error; covers in {row.corrected_coverage:.2f}).")
+
+
+def bias_words(found) -> str | None:
+    """The sentence of a record's row (:func:`bias_sentence`), given :func:`densing.trend.bias.looked_up`'s answer:
+    a row, the record's trouble (an error: missing, damaged or measured at another point, said in one line, the
+    sentence left out), or None (no row: nothing to say)."""
+    if found is None:
+        return None
+    if isinstance(found, Exception):
+        return f"bias in planted worlds not shown: {found}"
+    return bias_sentence(found)
