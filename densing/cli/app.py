@@ -68,8 +68,8 @@ EXCLUSIVE: dict[str, tuple[tuple[Given, Given, str], ...]] = {
         (Given("scores"), Given("models"),
          "--scores places scores you already have; --models evaluates models first: give one of them"),
         (Given("scores"), Given("local_data"), "--scores evaluates nothing, so it reads no benchmark split"),
-        *((Given("scores"), Given(option), "--scores evaluates nothing: it places the scores against the public "
-           "table's headline") for option in ("suite", "limit", "store", "backend", "device", "batch_size",
+        *((Given("scores"), Given(option), "--scores evaluates nothing: it places the scores against a table's "
+           "headline (--table, default the public table's)") for option in ("suite", "limit", "store", "backend", "device", "batch_size",
                                                "data_root", "allow_unsafe_code", "prefix_cache")),
         *((Given("template"), Given(option), "--template writes a scores file to fill in, and stops")
           for option in ("scores", "models", "out", "csv")),
