@@ -90,20 +90,27 @@ def wide_to_tidy(frame: pd.DataFrame, source: str = "<table>", columns: dict | N
 
 
 def read_wide_csv(path: str | Path) -> pd.DataFrame:
-    """A one-row-per-model CSV with score columns (the shipped public table), melted and validated."""
+    """A one-row-per-model CSV with score columns (the shipped target tables), melted and validated. Its columns are
+    read by the names contract of scores files (:func:`densing.data.names.wide_columns`): a score column under any
+    name of its benchmark, a column that is neither a tidy table's, a table's own nor a benchmark's refused, naming
+    it and the closest names."""
+    from densing.data.names import wide_columns
+
     path = Path(path)
     raw = read_csv_file(path, dtype={"params": "string", "train_tokens": "string", "active_params": "string"})
-    return validate_results(wide_to_tidy(raw, source=str(path)), source=str(path))
+    return validate_results(wide_to_tidy(raw, source=str(path), columns=wide_columns(raw, str(path))), source=str(path))
 
 
 def is_wide_csv(path: str | Path) -> bool:
-    """True for an existing CSV without a ``benchmark`` column but with known score columns."""
+    """True for an existing CSV without a ``benchmark`` column but with a column that names a benchmark
+    (:func:`densing.data.names.score_columns`)."""
+    from densing.data.names import score_columns
+
     path = Path(path)
     if path.suffix.lower() != ".csv" or not path.exists():
         return False
     header = read_csv_file(path, nrows=0).columns
-    columns = dict(WIDE_COLUMNS)
-    return "benchmark" not in header and any(c in columns for c in header)
+    return "benchmark" not in header and bool(score_columns(header))
 
 
 def read_results_store(path: str | Path) -> pd.DataFrame:
