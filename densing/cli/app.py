@@ -13,6 +13,7 @@ import typer
 import typer.main
 from typer.core import TyperCommand
 
+from densing import registry
 from densing.cli import laws, measure, trend
 from densing.cli.eval import eval_app
 from densing.cli.guard import guarded, leave, one_line, plain_terminal
@@ -103,16 +104,22 @@ class CheckedCommand(TyperCommand):
         return super().invoke(ctx)
 
 
-#: ``densing --help``'s opening: what densing is, then three commands to start with (``\b``: click keeps the lines).
+#: ``densing --help``'s opening: what densing is, then four commands to start with (``\b``: click keeps the lines),
+#: then the registered target tables every command that measures takes.
 HELP = """LLM evaluation and capacity-density analytics (Densing Law), and overlap profiling.
 
 \b
 Quick start:
   densing trend                        the doubling time of capacity density
+  densing trend --table openllm_v2     the same on the second table
   densing density                      each model's density in the headline
   densing measure --scores FILE        your model's scores on the chart
 
-Every command: densing COMMAND --help; examples of each: docs/cli.md."""
+The target table of trend, report, density and measure: --table NAME (TABLES; default LEADING), or --results FILE
+(docs/cli.md, "Which table").
+
+Every command: densing COMMAND --help; examples of each: docs/cli.md.""".replace(
+    "TABLES", ", ".join(registry.tables())).replace("LEADING", registry.leading_table().name)
 
 app = command_group(HELP, name="densing", context_settings={"help_option_names": ["-h", "--help"]})
 

@@ -67,16 +67,7 @@ def wide_to_tidy(frame: pd.DataFrame, source: str = "<table>", columns: dict | N
     scores = [c for c in frame.columns if c in columns]
     if not scores:
         raise InputError(f"{source}: neither a tidy table (model, benchmark, metric, value, params) nor a wide one with score columns")
-    for needed in ("model", "params"):
-        if needed not in frame.columns:
-            if needed == "model":
-                near = [str(c) for c in frame.columns if str(c).strip().lower() == "model"]
-                hint = f" (found {near[0]!r}: names are lower case)" if near else ""
-            else:
-                near = [str(c) for c in frame.columns if "size" in str(c).lower() or "param" in str(c).lower()]
-                hint = f" (found {near[0]!r}: give plain counts, 7e9 for 7B)" if near else ""
-            raise InputError(f"{source}: a wide table with score columns ({', '.join(scores[:3])}, …) needs a column "
-                             f"'{needed}'{hint}; the shipped results/public_models.csv is this table in that form")
+    _require_model_and_params(frame, scores, source)
     frame = frame.assign(**{SOURCE_ROW: np.arange(1, len(frame) + 1)})  # the file's row, for the errors
     keep = [c for c in frame.columns if c not in scores]
     long = frame.melt(id_vars=keep, value_vars=scores, var_name="benchmark", value_name="value")
@@ -89,15 +80,31 @@ def wide_to_tidy(frame: pd.DataFrame, source: str = "<table>", columns: dict | N
     return long.reset_index(drop=True)
 
 
+def _require_model_and_params(frame: pd.DataFrame, scores: list, source: str) -> None:
+    """An InputError naming ``source`` where a wide table with the score columns ``scores`` lacks ``model`` or
+    ``params``, with the column that looks like it."""
+    for needed in ("model", "params"):
+        if needed not in frame.columns:
+            if needed == "model":
+                near = [str(c) for c in frame.columns if str(c).strip().lower() == "model"]
+                hint = f" (found {near[0]!r}: names are lower case)" if near else ""
+            else:
+                near = [str(c) for c in frame.columns if "size" in str(c).lower() or "param" in str(c).lower()]
+                hint = f" (found {near[0]!r}: give plain counts, 7e9 for 7B)" if near else ""
+            raise InputError(f"{source}: a wide table with score columns ({', '.join(scores[:3])}, …) needs a column "
+                             f"'{needed}'{hint}; the shipped results/public_models.csv is this table in that form")
+
+
 def read_wide_csv(path: str | Path) -> pd.DataFrame:
     """A one-row-per-model CSV with score columns (the shipped target tables), melted and validated. Its columns are
     read by the names contract of scores files (:func:`densing.data.names.wide_columns`): a score column under any
     name of its benchmark, a column that is neither a tidy table's, a table's own nor a benchmark's refused, naming
     it and the closest names."""
-    from densing.data.names import wide_columns
+    from densing.data.names import score_columns, wide_columns
 
     path = Path(path)
     raw = read_csv_file(path, dtype={"params": "string", "train_tokens": "string", "active_params": "string"})
+    _require_model_and_params(raw, score_columns(raw.columns), str(path))  # first: a 'Model' column is no benchmark
     return validate_results(wide_to_tidy(raw, source=str(path), columns=wide_columns(raw, str(path))), source=str(path))
 
 

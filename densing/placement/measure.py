@@ -276,8 +276,8 @@ def place_against(results: str | Path | None, scores: pd.DataFrame, measurement,
     profile, path = resolve_table(results, table)
     words = getattr(measurement, "table_words", None)
     if measurement is not None and isinstance(words, str) and words != profile.words:
-        raise InputError(f"measurement: a headline measured on {words}, not on {profile.words} (the table placed "
-                         "against); give that table's measurement, or none")
+        raise InputError(f"measurement: a headline measured on {words}, not on {profile.words}, the table the scores "
+                         "are placed against; give that table's measurement, or none")
 
     if measurement is None:
         draws = DEFAULT_N_BOOT if n_boot is None else n_boot
