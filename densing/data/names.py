@@ -136,7 +136,7 @@ def wide_columns(frame: pd.DataFrame, source: str, known: dict[str, str] | None 
 
 def scores_table(frame: pd.DataFrame, source: str) -> pd.DataFrame:
     """``frame``, a tidy or a wide table, as validated rows of one ``score`` per model and benchmark (module doc)."""
-    from densing.data.readers import wide_to_tidy
+    from densing.data.wide import wide_to_tidy
     from densing.data.schema import SOURCE_COLUMN, require_columns, validate_results
 
     known = aliases()
