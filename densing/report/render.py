@@ -231,7 +231,7 @@ def provenance_footer(inputs: m.Inputs) -> str:
 
     seed, n_boot = inputs.seed, inputs.n_boot
     digest = hashlib.sha256(inputs.results.read_bytes()).hexdigest()[:16]
-    table = f"table={inputs.table.name!r}, " if inputs.table is not None else ""
+    table = f"table={inputs.table.name!r}, " if inputs.table is not None and not inputs.table.leads else ""
     command = inputs.command or (f"densing.report.render.build_report(results={str(inputs.results)!r}, {table}"
                                  f"seed={seed}, n_boot={n_boot})")
     today = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
