@@ -10,7 +10,8 @@ is the checked way in. A registry made with ``found_in`` is filled by discovery 
 measures target tables registers them too (:func:`register_table`). **The target tables**: a :class:`TrendTable` says
 what :func:`densing.trend.measure.measure_trend` needs to know of a table beyond its rows. One table *leads*
 (:func:`leading_table`): ``densing trend`` measures it when no ``--table`` is named, and a ``--results`` file that no
-table registers is read with its profile.
+table registers is read with its profile. :func:`resolve_table` is the one way from a ``--results`` path or a
+``--table`` name to the table measured, for every command and API entry.
 """
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, MutableMapping
 from dataclasses import dataclass, field
 from numbers import Integral, Real
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar
 
 from densing.errors import InputError, RegistryError
 from densing.validation import Interval
@@ -288,3 +289,30 @@ def table_for_path(path: str | Path | None) -> TrendTable:
     resolved = None if path is None else Path(path).resolve()
     return next((t for t in tables().values() if resolved is not None and t.path.resolve() == resolved), None) \
         or leading_table()
+
+
+class Target(NamedTuple):
+    """A target table resolved (:func:`resolve_table`): the registered table whose benchmarks, sets, reference rules
+    and cutoff apply, and the file read."""
+
+    table: TrendTable
+    path: Path
+
+
+def resolve_table(results: str | Path | None = None, table: str | TrendTable | None = None) -> Target:
+    """The one way from what a caller names to the table measured: every command's ``--results``/``--table`` (``densing
+    trend``, ``report``, ``density``, ``measure``) and every API entry's ``results=``/``table=`` come here.
+
+    ``table`` (a registered name or a :class:`TrendTable`) names the table; ``results`` the file read (default: the
+    table's own). With ``results`` alone the table is the registered one whose file it is, else the leading table
+    (:func:`table_for_path`: a copy of a table under another path is read with the leading table's benchmarks and
+    sets unless its table is named). Neither: the leading table and its file. An unknown name or a path that is not a
+    path is an InputError naming the option."""
+    from densing.validation import as_path
+
+    given = None if results is None else as_path(results, "results")
+    if table is not None and not isinstance(table, (str, TrendTable)):
+        raise InputError(f"{TABLES.what}: expected a table's name, one of {', '.join(tables())}, got {table!r}")
+    found = (table if isinstance(table, TrendTable) else tables().get(table) if table is not None
+             else table_for_path(given))
+    return Target(found, found.path if given is None else given)

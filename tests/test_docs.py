@@ -119,6 +119,7 @@ EXPECTED = {
     "densing density --targets results/smollm2/store": (r"smollm2-135m-instruct-q4_1|ρ\s+\d", ()),
     "densing density --fit reference_fits/olmo_hellaswag_two_step.json": (r"ρ\s+\d", ()),
     "densing density --fit llama-3.1_mmlu": (r"ρ\s", ()),
+    "densing density --table openllm_v2": (r"Densest: \S+, ρ = \d", ()),
     "densing density": (r"microsoft/phi-2\s", ()),
     "densing trend --format csv": (r"^rule,months,ci_low,ci_high", ()),
     "densing fit --data results/public_models.csv --family": (r"family reference fit · mmlu", ()),
@@ -127,6 +128,8 @@ EXPECTED = {
     "densing eval --list": (r"\nmmlu\s+mmlu\s+5", ()),
     "densing report": (r"wrote report\.html", ("report.html",)),
     "densing eval --models": (r"smollm2-\S*\s+openllm_v1_mmlu\s+0\.\d+", ()),
+    "densing measure --scores tests/placement/fixtures/v2_scores.csv --table openllm_v2":
+        (r"inverted on\s+mmlu_pro,\s+leaderboard_bbh,\s+math_hard.*my-org/my-model-7b: ρ = \d", ()),
     "densing measure --scores": (r"my-org/my-model-7b: ρ = \d[\d.]* \(95% CI .*the frontier's band", ()),
     "densing measure": (r"smollm2-135m-instruct-q4_1: arc_challenge \d", ("report.html",)),
     "densing overlap analyze ../shared/data/traces/hta/ddp_2rank --format json": (r'"comm_comp_overlap_pct": \d', ()),

@@ -124,3 +124,37 @@ def test_a_registry_keeps_registration_order_and_can_put_one_first():
     with pytest.raises(RegistryError, match=r"^thing: 'a' is already registered$"):
         reg.register("a", 5)
     assert isinstance(RegistryError("x"), ValueError)
+
+
+def test_resolve_table_is_the_one_way_from_a_path_or_a_name_to_the_table_measured(tmp_path):
+    """A name reads its table's file; a registered file is its table, whichever way the path is written; any other file
+    is read by the leading table unless a name is given; a TrendTable passes as it is."""
+    from pathlib import Path
+
+    from densing import registry
+
+    leading = registry.leading_table()
+    assert registry.resolve_table() == (leading, leading.path)
+    for found in registry.tables().values():
+        assert registry.resolve_table(table=found.name) == (found, found.path)
+        assert registry.resolve_table(table=found) == (found, found.path)
+        relative = Path(found.path).relative_to(Path.cwd()) if found.path.is_relative_to(Path.cwd()) else found.path
+        for written in (found.path, str(found.path), relative):
+            assert registry.resolve_table(written).table is found
+    copy = tmp_path / "copy.csv"
+    assert registry.resolve_table(copy) == (leading, copy)
+    assert registry.resolve_table(copy, "openllm_v2") == (registry.table("openllm_v2"), copy)
+    assert registry.resolve_table(leading.path, "openllm_v2").table.name == "openllm_v2"  # the name decides
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"table": "openllm_v3"}, r"^--table: expected one of public, openllm_v2, swallow, swallow_2026, got 'openllm_v3'$"),
+    ({"table": 2}, r"^--table: expected a table's name, one of .*, got 2$"),
+    ({"results": ""}, r"^results: an empty path"),
+    ({"results": 3.5}, r"^results: expected a path"),
+])
+def test_resolve_table_refuses_what_is_no_table_in_one_line(kwargs, message):
+    from densing import registry
+
+    with pytest.raises(InputError, match=message):
+        registry.resolve_table(**kwargs)

@@ -13,6 +13,7 @@ import typer
 import typer.main
 from typer.core import TyperCommand
 
+from densing import registry
 from densing.cli import laws, measure, trend
 from densing.cli.eval import eval_app
 from densing.cli.guard import guarded, leave, one_line, plain_terminal
@@ -68,8 +69,8 @@ EXCLUSIVE: dict[str, tuple[tuple[Given, Given, str], ...]] = {
         (Given("scores"), Given("models"),
          "--scores places scores you already have; --models evaluates models first: give one of them"),
         (Given("scores"), Given("local_data"), "--scores evaluates nothing, so it reads no benchmark split"),
-        *((Given("scores"), Given(option), "--scores evaluates nothing: it places the scores against the public "
-           "table's headline") for option in ("suite", "limit", "store", "backend", "device", "batch_size",
+        *((Given("scores"), Given(option), "--scores evaluates nothing: it places the scores against a table's "
+           "headline (--table, default the public table's)") for option in ("suite", "limit", "store", "backend", "device", "batch_size",
                                                "data_root", "allow_unsafe_code", "prefix_cache")),
         *((Given("template"), Given(option), "--template writes a scores file to fill in, and stops")
           for option in ("scores", "models", "out", "csv", "model_name", "params", "release_date", "suite",
@@ -105,16 +106,22 @@ class CheckedCommand(TyperCommand):
         return super().invoke(ctx)
 
 
-#: ``densing --help``'s opening: what densing is, then three commands to start with (``\b``: click keeps the lines).
+#: ``densing --help``'s opening: what densing is, then four commands to start with (``\b``: click keeps the lines),
+#: then the registered target tables every command that measures takes.
 HELP = """LLM evaluation and capacity-density analytics (Densing Law), and overlap profiling.
 
 \b
 Quick start:
   densing trend                        the doubling time of capacity density
+  densing trend --table openllm_v2     the same on the second table
   densing density                      each model's density in the headline
   densing measure --scores FILE        your model's scores on the chart
 
-Every command: densing COMMAND --help; examples of each: docs/cli.md."""
+The target table of trend, report, density and measure: --table NAME (TABLES; default LEADING), or --results FILE
+(docs/cli.md, "Which table").
+
+Every command: densing COMMAND --help; examples of each: docs/cli.md.""".replace(
+    "TABLES", ", ".join(registry.tables())).replace("LEADING", registry.leading_table().name)
 
 app = command_group(HELP, name="densing", context_settings={"help_option_names": ["-h", "--help"]})
 

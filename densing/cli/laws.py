@@ -212,7 +212,10 @@ def density(
     fit: Optional[list[Path]] = typer.Option(None, "--fit", help="Reference fit JSON, or a shipped fit's short name (llama-3.1_mmlu); "
                                              "repeatable. Default: the headline's reference (as densing trend and report)."),
     targets: Optional[Path] = typer.Option(None, "--targets", help="Tidy results of target models. Default: "
-                                           "results/public_models.csv, the headline's table."),
+                                           "the --table's file, results/public_models.csv without one."),
+    table_name: Optional[str] = typer.Option(None, "--table", help="Target table by name (" + ", ".join(registry.tables())
+                                             + "; default: the one whose file --targets is, else the public table): "
+                                             "the file read and, without --fit, the headline set and references."),
     d0: Optional[str] = typer.Option(None, "--d0", help="With --fit: tokens D0 of the reference model (default: the fit's, "
                                      "1e12), or 'train_tokens': each target's own token count (its train_tokens column)."),
     level: float = typer.Option(0.95, "--level", help="Confidence level of the intervals."),
@@ -225,8 +228,9 @@ def density(
 ) -> None:
     """Effective parameter size N̂ and capacity density ρ = N̂/N of target models: by default the headline's
     per-model densities (the report's), a censored one shown as its bound (≤, ≥)."""
+    profile, source = registry.resolve_table(targets, table_name)  # the table's sets and rules, the file read
     if not fit:
-        _headline_density(targets, d0, level, include_poor_fits, fmt, wide, detail)
+        _headline_density(profile, source, d0, level, include_poor_fits, fmt, wide, detail)
         return
     from densing.data import read_results
     from densing.laws.density import compute_density, density_at_own_tokens, extrapolation_summary
@@ -236,7 +240,6 @@ def density(
     own_tokens = d0 is not None and d0.strip() == "train_tokens"
     d0_tokens = None if own_tokens else d0_option(d0)  # before the fits and the targets are read
     fits = [ReferenceFit.load(paths.resolve_fit(p)) for p in fit]
-    source = targets or paths.DEFAULT_DENSITY_TARGETS
     if source.is_file() and source.stat().st_size > 5_000_000:  # reading ~150k rows takes seconds
         print_progress(f"reading {source} ({source.stat().st_size / 1e6:.0f} MB) …")
     table = read_results(source)
@@ -267,10 +270,11 @@ def density(
         print_frame(result, fmt)
 
 
-def _headline_density(targets: Optional[Path], d0: Optional[str], level: float, include_poor_fits: bool, fmt: Format,
+def _headline_density(profile, source: Path, d0: Optional[str], level: float, include_poor_fits: bool, fmt: Format,
                       wide: bool, detail: bool = False) -> None:
-    """``densing density`` without ``--fit``: the headline's per-model densities on ``--targets``
-    (:func:`densing.trend.measure.headline_densities`; a table's profile as ``densing trend --results`` reads it)."""
+    """``densing density`` without ``--fit``: the headline's per-model densities on ``source`` under the registered
+    table ``profile`` (:func:`densing.trend.measure.headline_densities`; :func:`densing.registry.resolve_table`, as
+    ``densing trend`` resolves ``--results`` and ``--table``)."""
     if d0 is not None:  # never ignored in silence: the headline's references have no data term
         raise InputError(f"--d0 {d0.strip()}: the headline's reference is a family at its own budget, which has no data "
                          "term, so D0 has no meaning for it; give --fit with a two-step law to invert at D0")
@@ -283,8 +287,6 @@ def _headline_density(targets: Optional[Path], d0: Optional[str], level: float, 
     from densing.data import read_results
     from densing.trend.measure import headline_densities
 
-    profile = registry.table_for_path(targets)
-    source = targets or profile.path
     try:
         result = headline_densities(read_results(source), since=DEFAULT_EPOCH, epoch=DEFAULT_EPOCH, seed=0, level=level,
                                     table=profile)

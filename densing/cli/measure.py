@@ -10,6 +10,7 @@ from typing import Optional
 
 import typer
 
+from densing import registry
 from densing.cli.layout import browser_lines, closing, command_words
 from densing.cli.output import Format, draws_option, print_frame, print_progress, print_text, size_option
 from densing.display import BOUND_SIGNS, density_reading
@@ -53,17 +54,23 @@ def measure(
                                       help="Deprecated: the same as --backend densing-hf."),
     allow_unsafe_code: bool = typer.Option(False, "--allow-unsafe-code", help="Allow tasks that run model-written code "
                                            "(HumanEval, as densing eval)."),
+    table_name: Optional[str] = typer.Option(None, "--table", help="The target table placed against, by name ("
+                                             + ", ".join(registry.tables()) + "; default: the public table with "
+                                             "--scores, the suite's with --models); with --template, its headline set's "
+                                             "columns. --table openllm_v2 places MMLU-Pro, BBH and MATH-hard scores on "
+                                             "the Open LLM Leaderboard v2's own headline."),
     n_boot: int = typer.Option(600, "--n-boot", help="Bootstrap draws of the headline trend (its default)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the headline's random draws (bootstrap, sampling): the same seed, the same numbers."),
 ) -> None:
     """Place your models on the density chart — evaluated on a public protocol (--models), or from scores you already
     have (--scores): density with its 95% interval or bound, above, within or below the frontier's band at its date;
     writes the report with them highlighted."""
+    target = registry.resolve_table(table=table_name) if table_name is not None else None  # a bad name, first
     if template is not None:
-        _write_template(template)
+        _write_template(template, table_name)
         return
     if scores is not None:
-        _place_scores(scores, model_name, params, release_date, out, csv, n_boot, seed)
+        _place_scores(scores, model_name, params, release_date, out, csv, n_boot, seed, target)
         return
     if models is None:
         raise InputError("give --models (a models file: evaluate, then place) or --scores (a scores file: place)")
@@ -75,7 +82,7 @@ def measure(
 
     backend = with_prefix_cache(backend, prefix_cache)  # --prefix-cache: deprecated, --backend densing-hf
     checked = plan(models, suite, limit=limit, local_data=local_data, data_root=data_root, backend=backend, device=device,
-                   store=store)
+                   store=store, table=table_name)
     if checked.left_out:
         typer.echo(f"--suite {checked.suite} --local-data: {', '.join(checked.left_out)} left out (no local split)", err=True)
     started = time.monotonic()
@@ -84,20 +91,22 @@ def measure(
         print(f"[{time.monotonic() - started:7.0f} s] {line}", file=sys.stderr, flush=True)
 
     result = run(list(checked.specs), checked.suite, limit=limit, local_data=local_data, data_root=data_root, store=store,
-                 n_boot=n_boot, seed=seed, backend=backend, device=device, batch_size=batch,
+                 table=table_name, n_boot=n_boot, seed=seed, backend=backend, device=device, batch_size=batch,
                  on_progress=say, allow_unsafe_code=allow_unsafe_code)
     say("writing the report …")
     words = command_words("measure", {"--models": models, "--suite": checked.suite, "--out": out, "--store": store,
                                       "--n-boot": n_boot, "--seed": seed, "--local-data": local_data,
                                       "--allow-unsafe-code": allow_unsafe_code, "--backend": backend,
-                                      "--data-root": data_root, "--limit": limit, "--csv": csv, "--device": device})
-    _write(result, out, csv, words, n_boot, seed)
+                                      "--data-root": data_root, "--limit": limit, "--csv": csv, "--device": device,
+                                      "--table": table_name})
+    _write(result, out, csv, words, n_boot, seed, checked.target)
     print_text_closing(result)
 
 
 def _place_scores(scores: Path, model: Optional[str], params: Optional[str], release_date: Optional[str],
-                  out: Optional[Path], csv: Optional[Path], n_boot: int, seed: int) -> None:
-    """``densing measure --scores``: the scores file placed against the shipped public table's headline."""
+                  out: Optional[Path], csv: Optional[Path], n_boot: int, seed: int, target=None) -> None:
+    """``densing measure --scores``: the scores file placed against the headline of ``target``
+    (:func:`densing.registry.resolve_table`; None: the shipped public table)."""
     from densing.io import check_outputs_apart, check_writable
 
     check_outputs_apart({"--out": out, "--csv": csv}, {"--scores": scores})
@@ -109,28 +118,33 @@ def _place_scores(scores: Path, model: Optional[str], params: Optional[str], rel
 
     size = size_option(params, "--params")
     table = read_scores(scores, model=model, params=size, release_date=release_date)  # a bad file: said before the fit
-    print_progress("measuring the headline on the shipped public table …")
-    result = replace(place(table, n_boot=n_boot, seed=seed), suite=f"scores from {scores}")
+    target = target or registry.resolve_table()
+    print_progress(f"measuring the headline on {target.table.words} …")
+    result = replace(place(table, n_boot=n_boot, seed=seed, table=target.table, results=target.path),
+                     suite=f"scores from {scores}")
     _print_placement(result)
     words = command_words("measure", {"--scores": scores, "--out": out, "--n-boot": n_boot, "--seed": seed,
-                                      "--model": model, "--params": params, "--release-date": release_date})
-    _write(result, out, csv, words, n_boot, seed, summary=False)
+                                      "--model": model, "--params": params, "--release-date": release_date,
+                                      "--table": None if target.table.leads else target.table.name})
+    _write(result, out, csv, words, n_boot, seed, target, summary=False)
     print_text_closing(result)
 
 
-def _write_template(path: Path) -> None:
-    """``densing measure --template FILE``: the scores file to fill in, written to a new file (or stdout for ``-``)."""
+def _write_template(path: Path, table: Optional[str] = None) -> None:
+    """``densing measure --template FILE``: the scores file to fill in (the headline set's columns of ``table``,
+    default the public table's), written to a new file (or stdout for ``-``)."""
     from densing.io import atomic_write_text, check_writable
     from densing.placement.own_scores import scores_template
 
     if str(path) == "-":
-        print(scores_template(), end="")
+        print(scores_template(table), end="")
         return
     if path.exists() or path.is_symlink():
         raise InputError(f"{path}: --template: the file exists; give a new file name (densing never overwrites it)")
-    atomic_write_text(check_writable(path), scores_template())
+    atomic_write_text(check_writable(path), scores_template(table))
+    given = f" --table {table}" if table is not None else ""
     print(f"wrote {path}: fill in params (7e9 or 7B), release_date (YYYY-MM-DD) and the scores (fractions in [0, 1]), "
-          f"then run densing measure --scores {path}")
+          f"then run densing measure --scores {path}{given}")
 
 
 def _print_placement(result) -> None:
@@ -167,14 +181,17 @@ def print_text_closing(result) -> None:
     print_text(closing([f"{r['model']}: {said}, {where}", f"released {r['release_date']}", more]))
 
 
-def _write(result, out: Path | None, csv, words: str, n_boot: int, seed: int, summary: bool = True) -> None:
-    """The report led by the user's models (with ``out``), the CSV rows, and the placement in words."""
+def _write(result, out: Path | None, csv, words: str, n_boot: int, seed: int, target=None, summary: bool = True) -> None:
+    """The report led by the user's models (with ``out``) on the table ``target`` (None: the leading table), the CSV
+    rows, and the placement in words."""
     from densing.io import atomic_write_text
     from densing.report.render import build_report
 
     if out is not None:
         left_out = f"; left out (no local split): {', '.join(result.left_out)}" if result.left_out else ""
-        html, _, _ = build_report(n_boot=n_boot, seed=seed, measured=result.measurement, yours=result.to_frame(),
+        html, _, _ = build_report(results=None if target is None else target.path,
+                                  table=None if target is None else target.table, n_boot=n_boot, seed=seed,
+                                  measured=result.measurement, yours=result.to_frame(),
                                   yours_suite=result.protocol() + left_out, command=words)
         atomic_write_text(out, html)
     if csv is not None:

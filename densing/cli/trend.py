@@ -76,7 +76,7 @@ def trend(
     detail: bool = typer.Option(False, "--detail", help=DETAIL_HELP),
 ) -> None:
     """Density trend ln ρmax = A·t + B with fit, score and model uncertainty, validity checks, and the headline (or why it is withheld)."""
-    profile = registry.table(table_name) if table_name is not None else registry.table_for_path(results)
+    profile, path = registry.resolve_table(results, table_name)  # the table's sets and rules, the file read
     d0_tokens = d0_option(d0)  # before any work, for either design
     if design != LEADERBOARD:  # --table with it is refused by densing.cli.app.EXCLUSIVE
         choices = [name for name, d in registry.designs().items() if d.run is not None]
@@ -90,8 +90,8 @@ def trend(
     draws_option(n_boot, seed)
     shown = "all" if by is By.benchmark else SHOWN[fmt.value if fmt is not Format.table else
                                                    "detail" if detail else "screen"]
-    with working(f"measuring the trend of {Path(results or profile.path).name} …", after=PROGRESS_AFTER_S):
-        result, forecast = _measure(results or profile.path, profile, fit, d0_tokens, since, epoch, n_boot, seed, by,
+    with working(f"measuring the trend of {path.name} …", after=PROGRESS_AFTER_S):
+        result, forecast = _measure(path, profile, fit, d0_tokens, since, epoch, n_boot, seed, by,
                                     without_continual, shown)
     benchmark = by is By.benchmark
     if fmt is Format.json:
@@ -110,7 +110,7 @@ def trend(
     elif benchmark:
         _print_by_benchmark_screen(result, forecast)
     else:
-        shipped = results is None or Path(results).resolve() == profile.path.resolve()
+        shipped = path.resolve() == profile.path.resolve()
         if detail:
             _print_headline_detail(result, wide, table=profile.name if shipped and fit is None and d0_tokens is None
                                    else None)
@@ -321,6 +321,7 @@ def report(
     n_boot: int = typer.Option(600, "--n-boot", help=N_BOOT_HELP),
     seed: int = typer.Option(0, "--seed", help=SEED_HELP),
     traces: Optional[Path] = typer.Option(None, "--traces", help="Add an overlap section from PyTorch-profiler traces in this folder."),
+    table_name: Optional[str] = typer.Option(None, "--table", help=TABLE_HELP),
 ) -> None:
     """Write the self-contained HTML report and print its headline."""
     from densing.io import atomic_write_text, check_writable
@@ -328,16 +329,16 @@ def report(
     check_writable(out)  # first: an output that cannot be written is said before anything is imported or computed
     draws_option(n_boot, seed)
     d0_tokens = d0_option(d0)
+    profile, path = registry.resolve_table(results, table_name)  # the table's sets and rules, the file read
     from densing.report.render import build_report
 
     validate({"traces": [ExistingPath("folder"), None]}, traces=traces)
     words = command_words("report", {"--out": out, "--frontier": frontier, "--epoch": epoch, "--since": since or "none",
                                      "--n-boot": n_boot, "--seed": seed, "--results": results, "--fit": fit,
-                                     "--d0": d0, "--traces": traces})
-    with working(f"computing the report of {Path(results).name if results else 'the public table'} …",
-                 after=PROGRESS_AFTER_S):
+                                     "--d0": d0, "--traces": traces, "--table": table_name})
+    with working(f"computing the report of {path.name if results else profile.words} …", after=PROGRESS_AFTER_S):
         html, measurement, _ = build_report(
-            results=results, headline_fit=fit, d0=d0_tokens, frontier=frontier,
+            results=path, table=profile, headline_fit=fit, d0=d0_tokens, frontier=frontier,
             epoch=_since(epoch, "--epoch") or DEFAULT_EPOCH, since=_since(since), n_boot=n_boot, seed=seed,
             traces=traces, command=words,
         )

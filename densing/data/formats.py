@@ -88,7 +88,7 @@ def sniff_format(path: str | Path, *, reference: bool = True) -> DataFormat:
 
 def read_results(path: str | Path) -> pd.DataFrame:
     """A validated tidy table read from any format of :data:`FORMATS` but the reference runs' (a wide CSV is melted
-    by :func:`densing.data.readers.wide_to_tidy`). An empty path is refused: it would read the working folder."""
+    by :func:`densing.data.wide.wide_to_tidy`). An empty path is refused: it would read the working folder."""
     path = as_path(path)
     return sniff_format(path, reference=False).read(path)
 

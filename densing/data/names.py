@@ -2,6 +2,10 @@
 JSON, a DataFrame given to ``densing.place``): :func:`scores_table` turns any of them into the public table's rows,
 one ``score`` per model and benchmark, or refuses the name it cannot read.
 
+The same contract reads a wide results table (``densing trend --results``, :func:`densing.data.readers.read_wide_csv`,
+:func:`wide_columns`): each column is a tidy table's, a table's own (:data:`TABLE_COLUMNS`) or a benchmark's, and a
+misspelt score column is refused naming it, never kept as a column of no meaning.
+
 **Benchmarks** (docs/measure.md, "The names a scores file may use"; :func:`aliases`). Where two benchmarks answer to
 one name, a benchmark of a table (one with wide columns) comes first, in registration order: ``mmlu`` is the public
 table's MMLU, not Swallow's. A name that maps to no benchmark is an :class:`~densing.errors.InputError` naming it, with
@@ -24,8 +28,11 @@ METRIC_PREFERENCE = ("acc_norm", "acc", "exact_match,strict-match", "exact_match
                      "prompt_level_strict_acc")
 #: The metric of a row that is its benchmark's score, whatever the benchmark.
 SCORE = "score"
-#: A wide table's columns that are no scores: the tidy table's columns and the public table's own.
-TABLE_COLUMNS = ("date_confidence", "date_source", "derivation", "release_date_source")
+#: A wide table's columns that are no scores, beside the tidy table's (:data:`densing.data.schema.COLUMNS`): the
+#: shipped target tables' own (the public table's dates; the Open LLM Leaderboard v2's and the Swallow tables' lineage,
+#: precision, upload date and sources) and a scores file's date source.
+TABLE_COLUMNS = ("date_confidence", "date_source", "derivation", "release_date_source", "parent", "parent_tokens",
+                 "derivation_tokens", "tokens_source", "precision", "upload_date", "params_basis")
 
 
 def _display_names() -> dict[str, str]:
@@ -75,7 +82,7 @@ def benchmark_for(name: object, *, where: str, known: dict[str, str] | None = No
         close = difflib.get_close_matches(str(name).strip().lower(), list(known), n=3, cutoff=0.6)
         hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
         raise InputError(f"{where}: {str(name)!r} is no benchmark densing knows{hint} (docs/measure.md lists the "
-                         "names a scores file may use)")
+                         "names a scores file or a table may use)")
     return found
 
 
@@ -98,10 +105,21 @@ def metric_rank(benchmark: str, metric: str) -> int | None:
     return 3 + METRIC_PREFERENCE.index(metric) if metric in METRIC_PREFERENCE else None
 
 
-def _wide_columns(frame: pd.DataFrame, source: str, known: dict[str, str]) -> dict[str, str]:
-    """{a wide table's score column: its benchmark}; a column that is neither a table's nor a benchmark's is refused."""
+def score_columns(columns, known: dict[str, str] | None = None) -> list[str]:
+    """The columns of ``columns`` that name a benchmark (:func:`aliases`), neither a tidy table's nor a table's own."""
     from densing.data.schema import COLUMNS
 
+    known = aliases() if known is None else known
+    return [c for c in columns if str(c) not in COLUMNS and str(c) not in TABLE_COLUMNS
+            and str(c).strip().lower() in known]
+
+
+def wide_columns(frame: pd.DataFrame, source: str, known: dict[str, str] | None = None) -> dict[str, str]:
+    """{a wide table's score column: its benchmark}; a column that is neither a table's nor a benchmark's is refused
+    (an InputError naming ``source``, the column and the closest names), as are two columns of one benchmark."""
+    from densing.data.schema import COLUMNS
+
+    known = aliases() if known is None else known
     scores = {column: benchmark_for(column, where=f"{source}: column {str(column)!r}", known=known)
               for column in frame.columns if str(column) not in COLUMNS and str(column) not in TABLE_COLUMNS}
     twice = pd.Series(list(scores.values()))
@@ -118,12 +136,12 @@ def _wide_columns(frame: pd.DataFrame, source: str, known: dict[str, str]) -> di
 
 def scores_table(frame: pd.DataFrame, source: str) -> pd.DataFrame:
     """``frame``, a tidy or a wide table, as validated rows of one ``score`` per model and benchmark (module doc)."""
-    from densing.data.readers import wide_to_tidy
+    from densing.data.wide import wide_to_tidy
     from densing.data.schema import SOURCE_COLUMN, require_columns, validate_results
 
     known = aliases()
     if "benchmark" not in frame.columns:
-        frame = wide_to_tidy(frame, source=source, columns=_wide_columns(frame, source, known))
+        frame = wide_to_tidy(frame, source=source, columns=wide_columns(frame, source, known))
     require_columns(frame, ("model", "benchmark", "metric", "value"), source)
     frame = frame.reset_index(drop=True)
     named = frame[SOURCE_COLUMN] if SOURCE_COLUMN in frame.columns else frame["benchmark"]

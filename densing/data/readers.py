@@ -8,12 +8,11 @@ import math
 import re
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from densing import paths
-from densing.data.benchmarks import WIDE_COLUMNS, WIDE_SHOTS
-from densing.data.schema import FRACTION_METRICS, SOURCE_COLUMN, SOURCE_ROW, validate_results
+from densing.data.schema import FRACTION_METRICS, validate_results
+from densing.data.wide import require_model_and_params, wide_to_tidy
 from densing.errors import InputError, first_line
 from densing.validation import Options, Text, as_path, validate_params
 
@@ -56,54 +55,29 @@ def read_table(path: str | Path) -> pd.DataFrame:
     return validate_results(frame, source=str(path))
 
 
-WIDE_METRIC = "score"
-
-
-def wide_to_tidy(frame: pd.DataFrame, source: str = "<table>", columns: dict | None = None) -> pd.DataFrame:
-    """Melt a one-row-per-model table with score columns (``columns``: {column: benchmark}, by default
-    :data:`densing.data.benchmarks.WIDE_COLUMNS`) into tidy rows, the per-model columns repeated on each row and empty
-    scores skipped. A table without ``n_shot`` gets :data:`densing.data.benchmarks.WIDE_SHOTS` where they are set."""
-    columns, shots = dict(WIDE_COLUMNS) if columns is None else columns, dict(WIDE_SHOTS)
-    scores = [c for c in frame.columns if c in columns]
-    if not scores:
-        raise InputError(f"{source}: neither a tidy table (model, benchmark, metric, value, params) nor a wide one with score columns")
-    for needed in ("model", "params"):
-        if needed not in frame.columns:
-            if needed == "model":
-                near = [str(c) for c in frame.columns if str(c).strip().lower() == "model"]
-                hint = f" (found {near[0]!r}: names are lower case)" if near else ""
-            else:
-                near = [str(c) for c in frame.columns if "size" in str(c).lower() or "param" in str(c).lower()]
-                hint = f" (found {near[0]!r}: give plain counts, 7e9 for 7B)" if near else ""
-            raise InputError(f"{source}: a wide table with score columns ({', '.join(scores[:3])}, …) needs a column "
-                             f"'{needed}'{hint}; the shipped results/public_models.csv is this table in that form")
-    frame = frame.assign(**{SOURCE_ROW: np.arange(1, len(frame) + 1)})  # the file's row, for the errors
-    keep = [c for c in frame.columns if c not in scores]
-    long = frame.melt(id_vars=keep, value_vars=scores, var_name="benchmark", value_name="value")
-    long = long[long["value"].notna()].copy()
-    long[SOURCE_COLUMN] = long["benchmark"]
-    long["benchmark"] = long["benchmark"].map(columns)
-    long["metric"] = WIDE_METRIC
-    if "n_shot" not in long.columns and long["benchmark"].isin(list(shots)).any():
-        long["n_shot"] = long["benchmark"].map(shots).astype("Int64")
-    return long.reset_index(drop=True)
-
-
 def read_wide_csv(path: str | Path) -> pd.DataFrame:
-    """A one-row-per-model CSV with score columns (the shipped public table), melted and validated."""
+    """A one-row-per-model CSV with score columns (the shipped target tables), melted and validated. Its columns are
+    read by the names contract of scores files (:func:`densing.data.names.wide_columns`): a score column under any
+    name of its benchmark, a column that is neither a tidy table's, a table's own nor a benchmark's refused, naming
+    it and the closest names."""
+    from densing.data.names import score_columns, wide_columns
+
     path = Path(path)
     raw = read_csv_file(path, dtype={"params": "string", "train_tokens": "string", "active_params": "string"})
-    return validate_results(wide_to_tidy(raw, source=str(path)), source=str(path))
+    require_model_and_params(raw, score_columns(raw.columns), str(path))  # first: a 'Model' column is no benchmark
+    return validate_results(wide_to_tidy(raw, source=str(path), columns=wide_columns(raw, str(path))), source=str(path))
 
 
 def is_wide_csv(path: str | Path) -> bool:
-    """True for an existing CSV without a ``benchmark`` column but with known score columns."""
+    """True for an existing CSV without a ``benchmark`` column but with a column that names a benchmark
+    (:func:`densing.data.names.score_columns`)."""
+    from densing.data.names import score_columns
+
     path = Path(path)
     if path.suffix.lower() != ".csv" or not path.exists():
         return False
     header = read_csv_file(path, nrows=0).columns
-    columns = dict(WIDE_COLUMNS)
-    return "benchmark" not in header and any(c in columns for c in header)
+    return "benchmark" not in header and bool(score_columns(header))
 
 
 def read_results_store(path: str | Path) -> pd.DataFrame:

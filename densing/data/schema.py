@@ -37,7 +37,7 @@ FRACTION_METRICS: frozenset[str] = frozenset(
     {"acc", "acc_norm", "len_norm", "score", "exact_match", "pass@1", "pass_at_1", "f1", "mc1", "mc2",
      "accuracy", "prob", "prob_norm"}
 )
-#: A reshaped table's (a wide one melted by :func:`densing.data.readers.wide_to_tidy`) own row and score column in its
+#: A reshaped table's (a wide one melted by :func:`densing.data.wide.wide_to_tidy`) own row and score column in its
 #: file, carried so that an error names the file's row and column, not the long table's; not kept in the result.
 SOURCE_ROW, SOURCE_COLUMN = "_source_row", "_source_column"
 #: The columns that identify one measurement; two rows with the same key are one measurement twice.

@@ -23,6 +23,7 @@ import pandas as pd
 from densing.errors import EvalError, InputError
 from densing.numbers import format_number
 from densing.placement.place import line_dates, place_models
+from densing.registry import Target, TrendTable, resolve_table
 from densing.results import Result
 
 if TYPE_CHECKING:
@@ -65,14 +66,17 @@ class Plan:
     left_out: tuple[str, ...]
     limit: float | None
     data_root: Path | None
+    target: Target | None = None  # the table placed against (:func:`densing.registry.resolve_table`)
 
 
 def plan(models, suite: str, *, limit: float | None = None, local_data: bool = False,
          data_root: str | Path | None = None, backend: str = "hf", device: str | None = None,
-         store: str | Path | None = None) -> Plan:
+         store: str | Path | None = None, results: str | Path | None = None,
+         table: str | TrendTable | None = None) -> Plan:
     """Check every input of :func:`measure` (docs/measure.md, step 1) without evaluating anything. A model with a part
     in ``store`` for each of the suite's benchmarks has its source checked by the sweep instead, once the parts' config
-    hashes are read: a model whose pairs are all stored need not be installed."""
+    hashes are read: a model whose pairs are all stored need not be installed. ``results``, ``table``: the target table
+    (:func:`densing.registry.resolve_table`; neither: the suite's, :data:`densing.eval.benchmarks.SUITE_TABLES`)."""
     from densing.eval.benchmarks import PUBLIC_TABLE_BENCHMARKS, suite_benchmarks, suite_table
     from densing.eval.loading import SWEEP_CONSTRAINTS
     from densing.eval.runner import as_model_specs, sweep_data_root
@@ -96,18 +100,21 @@ def plan(models, suite: str, *, limit: float | None = None, local_data: bool = F
             check_offline_source(spec)
     validate({"backend": SWEEP_CONSTRAINTS["backend"]}, backend=backend)
     root = sweep_data_root(names, local_data, data_root)  # the local splits' folder, checked; None from the Hub
-    table = suite_table(suite)
-    if not table.is_file():  # a suite of another table than the public one (SUITE_TABLES) needs that table shipped
-        raise InputError(f"--suite {suite}: its target table results/{table.relative_to(RESULTS).as_posix()} "
-                         "is not shipped, so there is no table to place the models against")
+    target = resolve_table(suite_table(suite) if results is None and table is None else results, table)
+    if not target.path.is_file():  # a suite of another table than the public one (SUITE_TABLES) needs that table shipped
+        shown = (f"results/{target.path.relative_to(RESULTS).as_posix()}" if target.path.is_relative_to(RESULTS)
+                 else str(target.path))
+        named = f"--suite {suite}: its" if results is None and table is None else "results:" if results else "--table:"
+        raise InputError(f"{named} target table {shown} is not {'shipped' if results is None else 'there'}, so there is "
+                         "no table to place the models against")
     # the headline is measured on the first benchmark set that the reference rule gives a reference (the table's sets)
-    from densing.registry import table_for_path
-
-    inverted = {b for _, members in table_for_path(table).sets.values() for b in members}
+    inverted = {b for _, members in target.table.sets.values() for b in members}
     if not inverted & {PUBLIC_TABLE_BENCHMARKS[b] for b in names}:
         raise InputError(f"--suite {suite}: none of its benchmarks ({', '.join(names)}) is in a benchmark set the "
-                         f"headline is measured on ({', '.join(sorted(inverted))}), so no score could be inverted")
-    return Plan(tuple(specs), suite, tuple(names), tuple(left_out), None if limit is None else float(limit), root)
+                         f"headline is measured on ({', '.join(sorted(inverted))}: {target.table.words}), so no "
+                         "score could be inverted")
+    return Plan(tuple(specs), suite, tuple(names), tuple(left_out), None if limit is None else float(limit), root,
+                target)
 
 
 def binomial_items_stderr(score, items) -> np.ndarray:
@@ -224,55 +231,62 @@ ProgressCallback = Callable[[str], None]
 
 def measure(models, suite: str = "leaderboard-v1", *, limit: float | None = None, local_data: bool = False,
             data_root: str | Path | None = None, store: str | Path | None = None, results: str | Path | None = None,
-            n_boot: int | None = None, seed: int = 0, backend: str = "hf", device: str | None = None,
+            table: str | TrendTable | None = None, n_boot: int | None = None, seed: int = 0, backend: str = "hf", device: str | None = None,
             batch_size: int | str = 1, prefix_cache: bool = False, on_progress: ProgressCallback | None = None,
             measurement=None, allow_unsafe_code: bool = False) -> MeasureResult:
     """Evaluate ``models`` on ``suite`` and place them on the density chart (module docstring) → :class:`MeasureResult`.
 
     ``models``: a models file or a list of model specs / mappings (as ``densing eval``). ``limit``: at most N items per
     task (the standard errors and the intervals are those of N items). ``store``: the results store, a folder
-    (default :func:`densing.paths.default_store`). ``results``: the target table (default the suite's,
-    :data:`densing.eval.benchmarks.SUITE_TABLES`); ``n_boot`` and ``seed``: the headline's draws (default the CLI's);
+    (default :func:`densing.paths.default_store`). ``results``, ``table``: the target table's file and the registered
+    table it is (:func:`densing.registry.resolve_table`; neither: the suite's, :data:`densing.eval.benchmarks.SUITE_TABLES`;
+    ``table="openllm_v2"`` places on the Open LLM Leaderboard v2's own table); ``n_boot`` and ``seed``: the headline's draws (default the CLI's);
     ``measurement``: a headline :class:`~densing.trend.measurement.TrendMeasurement` already computed on that table.
     ``on_progress(line)``: progress in words. ``backend``, ``prefix_cache`` (the deprecated spelling of
     ``densing-hf``) and ``allow_unsafe_code`` (HumanEval runs model-written code) as ``densing eval``'s options.
     """
-    from densing.eval.benchmarks import suite_table
     from densing.eval.runner import run_sweep
     from densing.paths import default_store
 
     say = on_progress or (lambda line: None)
     store = default_store() if store is None else store
     checked = plan(models, suite, limit=limit, local_data=local_data, data_root=data_root, backend=backend, device=device,
-                   store=store)
+                   store=store, results=results, table=table)
     words = {"skipped": "in the store, reused", "running": "evaluating …"}  # the sweep's progress, per pair
     rows = run_sweep(list(checked.specs), list(checked.benchmarks), store, backend=backend, limit=checked.limit,
                      device=device, batch_size=batch_size, local_data=local_data, data_root=checked.data_root,
                      on_progress=lambda model, bench, status: say(f"{model} / {bench}: " + words.get(status, status)),
                      prefix_cache=prefix_cache, allow_unsafe_code=allow_unsafe_code, check_source=check_offline_source)
     scores = public_scores(rows, checked.specs)
-    return place_against(results or suite_table(checked.suite), scores, measurement, n_boot=n_boot, seed=seed, say=say,
-                         suite=checked.suite, limit=checked.limit, left_out=checked.left_out)
+    return place_against(checked.target.path, scores, measurement, table=checked.target.table, n_boot=n_boot, seed=seed,
+                         say=say, suite=checked.suite, limit=checked.limit, left_out=checked.left_out)
 
 
-def place_against(table: str | Path, scores: pd.DataFrame, measurement, *, n_boot: int | None, seed: int, suite: str,
-                  say: ProgressCallback | None = None, **fields) -> MeasureResult:
-    """``scores``' models placed against the headline of the target ``table`` (``measurement``, or ``densing trend``'s
-    headline measured on ``table`` with ``n_boot`` draws), inverted beside the models it inverts (:func:`place_models`'
-    ``population``), as a :class:`MeasureResult` of ``suite``; ``fields``: its other fields."""
+def place_against(results: str | Path | None, scores: pd.DataFrame, measurement, *, n_boot: int | None, seed: int,
+                  suite: str, table: str | TrendTable | None = None, say: ProgressCallback | None = None,
+                  **fields) -> MeasureResult:
+    """``scores``' models placed against the headline of the target table (``results`` and ``table``, resolved by
+    :func:`densing.registry.resolve_table`; ``measurement``, or ``densing trend``'s headline measured on that table
+    with ``n_boot`` draws), inverted beside the models it inverts (:func:`place_models`' ``population``), as a
+    :class:`MeasureResult` of ``suite``; ``fields``: its other fields."""
     from densing.constants import DEFAULT_N_BOOT
     from densing.data import read_results
-    from densing.registry import table_for_path
     from densing.trend.measure import HEADLINE_RULE, measure_trend
+
+    profile, path = resolve_table(results, table)
+    words = getattr(measurement, "table_words", None)
+    if measurement is not None and isinstance(words, str) and words != profile.words:
+        raise InputError(f"measurement: a headline measured on {words}, not on {profile.words}, the table the scores "
+                         "are placed against; give that table's measurement, or none")
 
     if measurement is None:
         draws = DEFAULT_N_BOOT if n_boot is None else n_boot
         if say is not None:
             say(f"measuring the headline trend on the suite's target table ({draws} draws) …")
-        measurement = measure_trend(read_results(table), n_boot=draws, seed=seed, table=table_for_path(table))
+        measurement = measure_trend(read_results(path), n_boot=draws, seed=seed, table=profile)
     population = None
     if getattr(measurement, "densities", None) is not None:
-        rows = read_results(table)
+        rows = read_results(path)
         population = rows[rows["model"].isin(set(measurement.densities["model"]))]
     line = measurement.rules[HEADLINE_RULE]
     placed = place_models(scores, measurement.inversion, line, seed=seed, span=line_dates(measurement, HEADLINE_RULE),

@@ -4,7 +4,8 @@ anything (``densing measure --scores FILE``, :func:`place`, ``densing.place``; d
 :func:`read_scores` reads a tidy table, a wide one or one lm-eval results JSON by one names contract
 (:mod:`densing.data.names`: a name that maps to nothing is refused, never dropped), each benchmark at its run's headline
 metric, a missing standard error the binomial one (:func:`densing.data.benchmarks.with_stderr`). The headline is
-measured on the shipped public table, never on the scores file, and each model placed by
+measured on a registered target table (the shipped public table unless another is named,
+:func:`densing.registry.resolve_table`), never on the scores file, and each model placed by
 :func:`densing.placement.place.place_models`.
 """
 from __future__ import annotations
@@ -94,28 +95,32 @@ def scores_rows(frame: pd.DataFrame, source: str, *, model: str | None = None, p
     return with_stderr(frame)
 
 
-def scores_template() -> str:
+def scores_template(table=None) -> str:
     """A scores file to fill in, as CSV text: one row per model (``model``, ``params``, ``release_date``) and a column
-    per benchmark of the headline's set, under the public table's names, the cells to fill left empty."""
-    from densing import paths
+    per benchmark of the headline's set of ``table`` (a registered table's name; default the leading table), under the
+    tables' column names, the cells to fill left empty."""
     from densing.data.benchmarks import BENCHMARKS
-    from densing.registry import table_for_path
+    from densing.registry import resolve_table
 
-    table = table_for_path(paths.DEFAULT_DENSITY_TARGETS)
+    table = resolve_table(table=table).table
     benchmarks = table.sets[table.headline_set][1]
     header = ["model", "params", "release_date", *(BENCHMARKS[b].columns[0] for b in benchmarks)]
     return ",".join(header) + "\n" + ",".join(["my-org/my-model", "", ""] + [""] * len(benchmarks)) + "\n"
 
 
 def place(scores, *, model: str | None = None, params: float | None = None, release_date: str | None = None,
-          n_boot: int | None = None, seed: int = 0, measurement=None):
+          n_boot: int | None = None, seed: int = 0, measurement=None, table=None, results=None):
     """Place the models of ``scores`` (a scores file's path, or a table as :func:`read_scores` returns) against the
-    headline measured on the shipped public table (module docstring) → :class:`~densing.placement.measure.MeasureResult`
-    (:func:`densing.placement.place.place_models`' columns). ``n_boot``, ``seed``: the headline's draws (default the
-    CLI's); ``measurement``: a headline :class:`~densing.trend.measurement.TrendMeasurement` of the public table, to
-    reuse."""
-    from densing import paths
+    headline measured on a target table (module docstring) → :class:`~densing.placement.measure.MeasureResult`
+    (:func:`densing.placement.place.place_models`' columns). ``table``, ``results``: the target table, a registered
+    table's name and the file read (:func:`densing.registry.resolve_table`; default the shipped public table;
+    ``table="openllm_v2"`` places MMLU-Pro, BBH and MATH-hard scores on the Open LLM Leaderboard v2's headline).
+    ``n_boot``, ``seed``: the headline's draws (default the CLI's); ``measurement``: a headline
+    :class:`~densing.trend.measurement.TrendMeasurement` of that table, to reuse."""
     from densing.placement.measure import place_against
+    from densing.registry import resolve_table
+
+    target = resolve_table(results, table)  # a bad name, before the scores are read
 
     source = "a table"
     if isinstance(scores, (str, Path)):
@@ -125,5 +130,5 @@ def place(scores, *, model: str | None = None, params: float | None = None, rele
         scores = scores_rows(scores, "scores", model=model, params=params, release_date=release_date)
     else:
         raise InputError(f"scores: expected a path or a DataFrame, got {type(scores).__name__}")
-    return place_against(paths.DEFAULT_DENSITY_TARGETS, scores, measurement, n_boot=n_boot, seed=seed,
+    return place_against(target.path, scores, measurement, table=target.table, n_boot=n_boot, seed=seed,
                          suite=f"scores from {source}", limit=None, evaluated=False)

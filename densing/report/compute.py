@@ -20,7 +20,7 @@ from densing.laws.inversion import PerBenchmark
 from densing.laws.reference_fit import ReferenceFit
 from densing.present.figures import with_intervals
 from densing.present.summary import Summary, Table
-from densing.registry import designs
+from densing.registry import TrendTable, designs, resolve_table
 from densing.results import Result
 from densing.trend import rules
 from densing.trend.measure import PAPER_ANCHORS, measure_trend
@@ -30,7 +30,8 @@ from densing.trend.measurement import TrendMeasurement
 DEFAULT_LAW_FITS = "pythia_*.json"
 @dataclass(frozen=True)
 class Inputs:
-    """The command's inputs, as the footer cites them."""
+    """The command's inputs, as the footer cites them: ``results`` the file read, ``table`` the registered table
+    whose sets and rules it is measured by (:func:`densing.registry.resolve_table`)."""
 
     results: Path
     fits_dir: Path
@@ -41,6 +42,7 @@ class Inputs:
     seed: int
     command: str | None = None
     traces: Path | None = None
+    table: TrendTable | None = None
 
 
 @dataclass(frozen=True)
@@ -188,37 +190,42 @@ class Report(Result):
 
 
 @runtime.one_blas_thread  # the report's fits are on matrices of a few columns: one BLAS thread per process
-def compute_report(*, results: str | Path | None = None, headline_fit: str | Path | None = None,
+def compute_report(*, results: str | Path | None = None, table: str | TrendTable | None = None,
+                   headline_fit: str | Path | None = None,
                    fits_dir: str | Path | None = None, d0: float | None = None, frontier: str = "quantile",
                    epoch: str = DEFAULT_EPOCH, since: str | None = DEFAULT_EPOCH, n_boot: int = 600, seed: int = 0,
                    traces: str | Path | None = None, command: str | None = None, measured=None,
                    yours: pd.DataFrame | None = None, yours_suite: str | None = None) -> Report:
-    """Every section the report shows, from the command's inputs: ``frontier`` the density figure's rule, ``command``
-    the footer's command line, ``measured`` a headline measurement already computed on ``results``, ``yours`` a
-    user's models placed against it (the first section) and ``yours_suite`` their suite in words."""
-    inputs = Inputs(results=Path(results) if results else paths.DEFAULT_DENSITY_TARGETS,
+    """Every section the report shows, from the command's inputs: ``results`` and ``table`` the target table
+    (:func:`densing.registry.resolve_table`: the file read and the registered table whose sets lead the headline;
+    default the leading table), ``frontier`` the density figure's rule, ``command`` the footer's command line,
+    ``measured`` a headline measurement already computed on ``results``, ``yours`` a user's models placed against it
+    (the first section) and ``yours_suite`` their suite in words. The designs' sections (:class:`densing.registry.Design`)
+    set their tables beside the leading table's rows, so a report led by another table leaves them out."""
+    profile, path = resolve_table(results, table)
+    inputs = Inputs(results=path,
                       fits_dir=Path(fits_dir) if fits_dir else paths.REFERENCE_FITS, frontier=rules.get(frontier).name,
                       epoch=epoch, since=since, n_boot=n_boot, seed=seed, command=command,
-                      traces=Path(traces) if traces is not None else None)
-    second = [d for d in designs().values() if d.side is not None]
+                      traces=Path(traces) if traces is not None else None, table=profile)
+    ranked = sorted(designs().values(), key=lambda d: (d.rank, d.name)) if profile.leads else []  # by rank, then name
+    second = [d for d in designs().values() if d.side is not None and profile.leads]
     with contextlib.ExitStack() as stack:  # the block owns every side job's worker: each ends on every path
         jobs = [stack.enter_context(runtime.Beside(*d.side(inputs))) for d in second]  # they read their own tables
-        table = read_results(inputs.results)  # beside them
+        targets = read_results(inputs.results)  # beside them
         if measured is None:
             given = ReferenceFit.load(headline_fit) if headline_fit else None
-            measured = measure_trend(table, fits_dir=inputs.fits_dir, fit=given, d0=d0, since=since, epoch=epoch,
-                                     n_boot=n_boot, seed=seed)
+            measured = measure_trend(targets, fits_dir=inputs.fits_dir, fit=given, d0=d0, since=since, epoch=epoch,
+                                     n_boot=n_boot, seed=seed, table=profile)
         computed = {d.name: job.result() for d, job in zip(second, jobs)}
-    meta = [c for c in ("date_confidence", "train_tokens") if c in table.columns]  # beside each model's density
+    meta = [c for c in ("date_confidence", "train_tokens") if c in targets.columns]  # beside each model's density
     densities = measured.densities
-    densities = densities.join(table.drop_duplicates("model").set_index("model")[meta], on="model") if meta else densities
+    densities = densities.join(targets.drop_duplicates("model").set_index("model")[meta], on="model") if meta else densities
     rows, cross = measured.by_benchmark(), measured.cross_check()
     sections = [*([YoursSection(yours, measured, yours_suite)] if yours is not None else []),
                 VerdictSection(measured, cross, _bias(measured, inputs.results, headline_fit, d0)),
                 DensitySection(measured, inputs.frontier, with_intervals(measured.models, measured.densities), yours),
                 CapabilitySection(rows, cross, measured.sensitivity, measured.by_benchmark_at_budget(),
                                     dict(measured.budget_notes))]
-    ranked = sorted(designs().values(), key=lambda d: (d.rank, d.name))  # the designs' sections: by rank, then name
     sections += [section for section in (design.section(computed.get(design.name), rows, PAPER["doubling_time_months"])
                                          for design in ranked if design.section is not None) if section is not None]
     sections += _appendices(measured, densities, inputs)

@@ -238,8 +238,9 @@ def provenance_footer(inputs: m.Inputs) -> str:
 
     seed, n_boot = inputs.seed, inputs.n_boot
     digest = hashlib.sha256(inputs.results.read_bytes()).hexdigest()[:16]
-    command = inputs.command or (f"densing.report.render.build_report(results={str(inputs.results)!r}, seed={seed}, "
-                                 f"n_boot={n_boot})")
+    table = f"table={inputs.table.name!r}, " if inputs.table is not None and not inputs.table.leads else ""
+    command = inputs.command or (f"densing.report.render.build_report(results={str(inputs.results)!r}, {table}"
+                                 f"seed={seed}, n_boot={n_boot})")
     today = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
     drawn = "" if f"--seed {seed}" in command and f"--n-boot {n_boot}" in command else f" · seed {seed}, {n_boot} draws"
     return (f"densing {esc(__version__)} · commit {esc(paths.source_commit())} · {today} · <code>{esc(command)}</code>"

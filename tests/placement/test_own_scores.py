@@ -102,3 +102,15 @@ def test_band_position_reads_a_bound_only_on_its_side():
     assert band_position("lower bound", 2.5, 1.0, 2.0) == "above"
     assert band_position("lower bound", 0.5, 1.0, 2.0) == "undetermined"
     assert band_position("value", 1.5, math.nan, 2.0) == "undetermined"
+
+
+def test_a_measurement_of_another_table_is_refused_in_one_line():
+    """``densing.place(table=...)`` places against that table's headline: a measurement of another table is refused."""
+    from types import SimpleNamespace
+
+    import densing
+
+    with pytest.raises(densing.InputError, match=r"^measurement: a headline measured on the public table, not on the "
+                                                 r"Open LLM Leaderboard v2's official base models"):
+        densing.place(FIXTURES / "v2_scores.csv", table="openllm_v2",
+                      measurement=SimpleNamespace(table_words="the public table"))

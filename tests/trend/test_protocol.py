@@ -50,10 +50,10 @@ def test_the_shipped_swallow_record_is_a_fresh_computation():
     """results/swallow/trend/swallow.json (python tools/build_tables.py protocol) equals what the engine computes now."""
     from densing import paths, registry
     from densing.data import read_results
-    from densing.designs.swallow.report import read_records
+    from densing.designs.swallow.report import read_records_noted
     from densing.trend.protocol import measure_table
 
-    shipped = read_records(paths.RESULTS / "swallow" / "trend")["swallow"]
+    shipped = read_records_noted(paths.RESULTS / "swallow" / "trend")[0]["swallow"]
     _, fresh = measure_table(read_results(registry.table("swallow").path), "swallow")
     assert fresh["verdict"] == shipped["verdict"]
     for new, old in zip(fresh["rows"], shipped["rows"]):

@@ -63,11 +63,6 @@ def section(result, rows: pd.DataFrame, paper_months: float) -> ProtocolSection 
                            tuple(notes.values()), bias)
 
 
-def read_records(folder: str | Path) -> dict[str, dict]:
-    """The shipped records by file stem (those present and readable)."""
-    return read_records_noted(folder)[0]
-
-
 def read_records_noted(folder: str | Path) -> tuple[dict[str, dict], dict[str, str]]:
     """(the readable records by file stem, why each other one is left out in one line), read with a guard
     (:func:`densing.io.read_stored_record`)."""
