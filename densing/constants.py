@@ -40,7 +40,8 @@ DRAWS_CAP = 4800
 #: The most draws a judged row doubles to while its ends' signs are decided but a determined end is not precise
 #: (step 5): 4 times the headline's draws, half DRAWS_CAP. A range narrows as 1/√K, so 2,400 draws halve a range of
 #: 600; each doubling doubles a grown row's pooled work, and the last one, to 4,800, would narrow the range by
-#: 1/√2 more for 1.14 times the report's CPU (docs/method.md, "Determined ends and the three states").
+#: 1/√2 more for 1.21 times the report's CPU (bench/precision_cap.py; docs/method.md, "Determined ends and the three
+#: states").
 PRECISION_DRAWS_CAP = 2400
 #: A score this many standard errors or less below its benchmark's cap is at the reference's ceiling (step 3).
 CEILING_STDERRS = 2.0

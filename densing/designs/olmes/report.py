@@ -17,7 +17,7 @@ from densing.designs.olmes.trend import (D0, beside_leaderboard, failed_and_fire
 from densing.errors import InputError
 from densing.numbers import format_count, format_number
 from densing.present import figures as trend_figures
-from densing.present.words import short_statuses, state_words
+from densing.present.words import ends_shown, short_statuses, shown_legend, state_words
 from densing.report.html import Section, figure_html, table_html
 from densing.report.render_parts import details
 from densing.results import Result
@@ -60,7 +60,7 @@ def render(s: OlmesSection) -> Section:
     d0_columns = [c for c in olmes.rows.columns if c.startswith("months_d0_") and not c.endswith("_ci")]
     shown = ["task", "months", "ci_low", "ci_high"] + [c for d in d0_columns for c in (d, f"{d}_ci")] + [
         "months_ceiling_1", "months_ceiling_1_ci", "ceiling", "score_r2", "offset", "offset_stderr"]
-    sensitivity = olmes.rows[[c for c in shown if c in olmes.rows.columns]]
+    sensitivity = ends_shown(olmes.rows)[[c for c in shown if c in olmes.rows.columns]]
     intro = (f"Computed by this command from AI2's OLMES scores (results/olmes/) and the OLMo ladder's fits, with its "
              f"--since, --seed and --n-boot; --results reaches only the leaderboard-based column beside it (the OLMES "
              f"scores are another table). The paper's own design on one "
@@ -114,10 +114,12 @@ def run(options) -> None:
                        if c in result.rows.columns]
         columns = ["benchmark", "months", "ci_low", "ci_high", "n_models", "n_lower", "n_upper", *sensitivity,
                    "score_r2"]
-        rows = result.rows.assign(status=statuses)
+        rows = ends_shown(result.rows, keep=wide).assign(status=statuses)
         print_frame(rows if wide else rows[[*columns[:4], "status", *columns[4:]]], fmt, keys=1, together=ROW_TOGETHER,
                     title="doubling time in months per OLMES task (D0 sensitivity and the ceiling-1 law beside, each "
                           "with its 95% interval)", wide=wide)
+        if legend := shown_legend(result.rows):
+            print_text(legend)
         for r in result.rows.itertuples():
             if r.error:
                 print_text(f"{r.benchmark}: {r.error}")
@@ -127,11 +129,12 @@ def run(options) -> None:
                    "second-measurement section)")
     else:
         cells, reasons = short_statuses(row_parts(result.rows))
-        print_frame(result.rows[["benchmark", "months", "ci_low", "ci_high", "n_models"]].assign(status=cells), fmt,
+        print_frame(ends_shown(result.rows)[["benchmark", "months", "ci_low", "ci_high", "n_models"]].assign(status=cells), fmt,
                     keys=1, together=ROW_TOGETHER,
                     title="doubling time in months per OLMES task, with its 95% interval")
-        for line in reasons:
-            print_text(line)
+        for line in [*reasons, shown_legend(result.rows)]:
+            if line:
+                print_text(line)
         line = counted(notes, "notes (the failed checks' details, the models left out)", "--detail lists them")
         print_text("--detail: the D0 sensitivity, the ceiling-1 law, the score law's R²"
                    + (f"; {line}" if line else ""))

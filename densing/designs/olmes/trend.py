@@ -122,7 +122,8 @@ def measure_olmes(fits_dir: str | Path | None = None, results_dir: str | Path | 
                "offset_stderr": offset.stderr, "score_r2": ref.stages[-1].r_squared,
                "ceiling": "free" if ref.provenance.get("ceiling") is None else ref.provenance["ceiling"],
                "months": math.nan, "ci_low": math.nan, "ci_high": math.nan, "n_draws": 0, "low_determined": False,
-               "high_determined": False, "high_undecided": False, "n_models": 0, "n_exact": 0, "n_lower": 0,
+               "high_determined": False, "high_undecided": False, **_precision(None), "n_models": 0, "n_exact": 0,
+               "n_lower": 0,
                "n_upper": 0, "share_fit": math.nan, "share_score": math.nan, "share_models": math.nan,
                **{_d0_key(x): math.nan for x in SENSITIVITY_D0},
                "months_ceiling_1": math.nan, "months_ceiling_1_ci": "", "failed_checks": "", "error": ""}
@@ -144,7 +145,8 @@ def measure_olmes(fits_dir: str | Path | None = None, results_dir: str | Path | 
         row.update(months=result.doubling_time_months, ci_low=result.doubling_time_months_ci_low,
                    ci_high=result.doubling_time_months_ci_high, n_draws=result.n_boot,
                    low_determined=result.low_determined, high_determined=result.high_determined,
-                   high_undecided=result.high_undecided, n_models=result.n_models, n_exact=result.n_exact,
+                   high_undecided=result.high_undecided, **_precision(result), n_models=result.n_models,
+                   n_exact=result.n_exact,
                    n_lower=result.n_lower_bounds, n_upper=result.n_upper_bounds, share_fit=result.share_fit,
                    share_score=result.share_score, share_models=result.share_models)
         for other in SENSITIVITY_D0:
@@ -243,6 +245,18 @@ def row_statuses(rows: pd.DataFrame) -> list[str]:
 def row_states(rows: pd.DataFrame) -> list[State]:
     """Each OLMES row's :class:`~densing.states.State`: measured where :func:`row_parts` gives no reason."""
     return [State.NOT_MEASURED if reasons else State.MEASURED for _, reasons in row_parts(rows)]
+
+
+def _precision(result) -> dict:
+    """Each end's Monte Carlo range in months and whether it is precise (None where it is not determined), as the
+    leaderboard's rows give them (densing.trend.random_effects.precise); NaN and None with no trend."""
+    out = {}
+    for end in ("low", "high"):
+        determined = result is not None and getattr(result, f"{end}_determined")
+        out.update({f"ci_{end}_mc_low": getattr(result, f"months_{end}_mc_low", math.nan),
+                    f"ci_{end}_mc_high": getattr(result, f"months_{end}_mc_high", math.nan),
+                    f"ci_{end}_precise": bool(getattr(result, f"{end}_precise")) if determined else None})
+    return out
 
 
 def row_parts(rows: pd.DataFrame) -> list[tuple[str, tuple[str, ...]]]:
