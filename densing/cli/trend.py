@@ -280,6 +280,8 @@ def _print_headline_detail(result, wide: bool, table: str | None = None) -> None
 
     print_text(result.verdict)
     print_text(result.why)
+    if words := result.rests_on:
+        print_text(words)
     if table is not None:
         from densing.present.bias import bias_words
         from densing.trend.bias import measurement_row

@@ -319,3 +319,29 @@ def measurement_summary(m) -> Summary:
                    tables=(Table.of(m.table(), f"doubling time (months) by frontier rule; reference {m.reference}, "
                                                f"D0 = {format_count(m.d0)} tokens"),
                            Table("validity checks", ("check", "result", "detail"), tuple(checks))))
+
+
+def rests_on_words(head) -> str:
+    """What a headline rests on, one sentence each: its references' labs and the weight each carries, the late frontier
+    family (the family whose removal moves the estimate most), and the targets at a benchmark's chance level that
+    enter as upper bounds (:class:`densing.trend.uncertainty.TrendUncertainty`'s values; "" for None)."""
+    if head is None:
+        return ""
+    labs = head.labs
+    if len(labs) == 1:
+        first = (f"Labs: its {head.n_references} references are one lab's ({labs[0]}), so whether labs agree cannot "
+                 f"be tested." if head.n_references > 1 else f"Labs: its one reference is {labs[0]}'s.")
+    else:
+        weights = ", ".join(f"{lab} {format_number(w)}" for lab, w in
+                            sorted(zip(labs, head.lab_weights), key=lambda item: -item[1]))
+        first = f"Labs: its references come from {len(labs)} labs, weighted {weights}."
+    top = head.largest_influence()
+    second = ("" if top is None else
+              f" The late frontier family: without {top.family} ({int(top.n_models)} models) the estimate is "
+              f"{format_months(top.doubling_time_months)} months, the largest move of any family.")
+    bounds = int(getattr(head, "n_floor_bounds", 0))
+    third = (f" Floor bounds: {bounds} target inversion{'s' if bounds != 1 else ''} at a benchmark's chance level "
+             f"enter{'s' if bounds == 1 else ''} as upper bounds ({format_months(head.doubling_time_months)} months with "
+             f"them, {format_months(head.months_without_floors)} without)." if bounds else
+             " Floor bounds: no target sits at a benchmark's chance level.")
+    return "What the headline rests on. " + first + second + third

@@ -91,6 +91,7 @@ def verdict_html(measured, paper: dict, cross: pd.DataFrame | None = None, bias:
     lofo = (details("leave one family out: the estimate without each family's models (largest move first)",
                     table_html(influence, scroll=False)) if len(influence) else "")
     return (f'<p class="verdict"><strong>{esc(measured.verdict)}</strong></p>' + cards
+            + (f'<p class="sub">{esc(measured.rests_on)}</p>' if measured.rests_on else "")
             + (f'<p class="sub">{esc(bias)}</p>' if bias else "")
             + details("why, in full (the reference, the models, what each check found)", f'<p class="why">{esc(measured.why)}</p>')
             + lofo)

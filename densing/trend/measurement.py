@@ -241,6 +241,12 @@ class TrendMeasurement(Result):
         return {row.name: frame_records(row.result.influence_frame()) for row in (*self.benchmark_rows, *self.set_rows)
                 if row.result is not None}
 
+    @property
+    def rests_on(self) -> str:
+        """What the headline rests on, one sentence each: its references' labs, the late frontier family, the floor
+        bounds (:func:`densing.present.verdict.rests_on_words`)."""
+        return _verdict().rests_on_words(self.rules.get(self.headline_rule))
+
     def labs(self) -> dict[str, dict]:
         """Every row's labs (``densing trend --by benchmark --format json``), by row: each reference's lab and weight,
         each lab's weight, the targets' labs, leave one lab out (:meth:`TrendUncertainty.labs_record`)."""

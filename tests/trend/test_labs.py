@@ -120,3 +120,18 @@ def test_the_shipped_row_names_the_lab_of_every_reference_and_target():
     listed = {f for members in record["targets"].values() for f in members}
     assert families == listed
     assert {r["lab"] for r in record["leave_one_lab_out"]} == set(record["targets"])
+
+
+def test_what_the_headline_rests_on_is_said_from_its_values():
+    """The labs (one lab: not testable), the late frontier family and the floor bounds, each in one sentence, from
+    the headline's own fields."""
+    import densing
+    from densing.data import read_results
+
+    measured = densing.measure_trend(read_results(REPO_ROOT / "results" / "public_models.csv"), sections=())
+    head = measured.rules[measured.headline_rule]
+    words = measured.rests_on
+    assert words.startswith("What the headline rests on.")
+    assert f"one lab's ({head.labs[0]})" in words and len(head.labs) == 1
+    assert f"without {head.largest_influence().family}" in words
+    assert f"{head.n_floor_bounds} target inversions at a benchmark's chance level" in words
