@@ -31,6 +31,7 @@ th{background:#f0f2f7}
 td:first-child,th:first-child{white-space:nowrap;position:sticky;left:0;background:#fff}
 th:first-child{background:#f0f2f7;z-index:2}
 td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+td.n.r{white-space:normal}
 td.t{min-width:11em}
 @media (max-width:1100px){main{padding:16px}table{font-size:.74rem}th,td{padding:3px 4px}td.t{min-width:7em}td:first-child,th:first-child{white-space:normal;min-width:6em}th{overflow-wrap:normal}th.w{overflow-wrap:anywhere}}
 .scroll{max-height:520px;overflow:auto;border:1px solid #dde}
@@ -80,7 +81,7 @@ def table_html(frame: pd.DataFrame, *, scroll: bool = True) -> str:
         for (_, texts), value in zip(shown, record):
             numeric = (isinstance(value, (int, float, np.integer, np.floating, NumberText))
                        and not isinstance(value, (bool, np.bool_)))
-            kind = ' class="n"' if numeric else ' class="t"' if isinstance(value, str) and len(value) > LONG_TEXT else ""
+            kind = (' class="n r"' if isinstance(value, NumberText) else ' class="n"') if numeric else ' class="t"' if isinstance(value, str) and len(value) > LONG_TEXT else ""
             cells.append(f"<td{kind}>{esc(texts[i])}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     table = f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"

@@ -92,7 +92,10 @@ def test_trend_by_benchmark_keeps_name_months_interval_and_status_together(run_c
         checked += 1
         words = printed[name].split()
         for field in ("months", "ci_low", "ci_high"):
-            assert format_number(float(row[field])) in words, (name, field, printed[name])
+            wide = row.get(f"{field}_precise") == "False"  # an end wider than 25%: printed as its Monte Carlo range
+            shown = (f"({format_number(float(row[f'{field}_mc_low']))}–{format_number(float(row[f'{field}_mc_high']))})"
+                     if wide else format_number(float(row[field])))
+            assert shown in words, (name, field, printed[name])
         assert row["status"].split(":")[0].split()[0] in words, (name, printed[name])  # the state's first word
     assert checked == len(printed) >= 10
 
@@ -173,6 +176,9 @@ def test_trend_keeps_each_rule_and_reference_with_its_months_and_interval(run_cl
         words = rules[row["rule"]].split()
         for field in ("doubling_time_months", "doubling_time_months_ci_low", "doubling_time_months_ci_high"):
             shown = {format_number(row[field])} if row[field] is not None else {"—", "∞"}  # JSON's null: NaN or ∞
+            end = field.rpartition("_")[2] if field.endswith(("_low", "_high")) else ""
+            if end and row[f"{end}_determined"] and not row[f"{end}_precise"]:  # printed as its Monte Carlo range
+                shown = {f"({format_number(row[f'months_{end}_mc_low'])}–{format_number(row[f'months_{end}_mc_high'])})"}
             assert shown & set(words), (row["rule"], field)
     assert "A 95%" in out  # the slope's interval is printed
     printed = {_name(n, key): line for n, line in _first_block_rows(out, "the headline's references").items()}

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from densing.constants import END_STABILITY
 from densing.laws import forms
 from densing.states import State
 from densing.laws.reference_fit import ReferenceFit
@@ -294,9 +295,14 @@ def test_the_json_says_what_the_data_determine(shipped):
     assert summary["state"] == STATE_WORDS[shipped.state] == STATE_WORDS[head.state]
     assert summary["n_draws"] == head.n_boot >= 2
     for end in ("low", "high"):
-        assert set(summary[end]) == {"months", "determined", "undecided", "monte_carlo_range"}
+        assert set(summary[end]) == {"months", "determined", "undecided", "precise", "monte_carlo_range"}
         assert summary[end]["determined"] == getattr(head, f"{end}_determined")
         assert not (summary[end]["determined"] and summary[end]["undecided"])
+        if summary[end]["determined"]:  # precise: its range spans at most END_STABILITY of it, in months
+            a, b = summary[end]["monte_carlo_range"]
+            assert summary[end]["precise"] == (b - a <= END_STABILITY * summary[end]["months"])
+        else:
+            assert summary[end]["precise"] is None
     low = summary["low"]
     if low["determined"]:  # the slope quantile behind it lies above 0 over its whole range: a finite range in months
         a, b = low["monte_carlo_range"]

@@ -129,7 +129,7 @@ def run(options) -> None:
                    "second-measurement section)")
     else:
         cells, reasons = short_statuses(row_parts(result.rows))
-        print_frame(ends_shown(result.rows)[["benchmark", "months", "ci_low", "ci_high", "n_models"]].assign(status=cells), fmt,
+        print_frame(ends_shown(result.rows)[["benchmark", "months", "ci_low", "ci_high"]].assign(status=cells), fmt,
                     keys=1, together=ROW_TOGETHER,
                     title="doubling time in months per OLMES task, with its 95% interval")
         for line in [*reasons, shown_legend(result.rows)]:
