@@ -13,9 +13,6 @@ from densing.report.render import verdict_html
 from densing.constants import PAPER
 from densing.trend import bias
 
-POINT = 3.607861223922961  # the public table's headline point, months, at the CLI's draws and seed
-
-
 @pytest.fixture(scope="module")
 def measured():
     from densing.data import read_results
@@ -30,7 +27,7 @@ def _record(tmp_path, rows):
     return path
 
 
-def _row(table="public", row="paper", point=POINT, **change):
+def _row(table="public", row="paper", point=None, **change):
     return {"table": table, "row": row, "label": "a set", "frontier": "Qwen2", "references": ["Qwen1.5", "Qwen2"],
             "planted_months": point, "point_months": point, "replicates": 200, "failed": 0, "bias": 0.1,
             "bias_se": 0.02, "median_bias": 0.08, "median_bias_se": 0.02, "coverage": 0.93, "coverage_se": 0.02,
@@ -39,9 +36,10 @@ def _row(table="public", row="paper", point=POINT, **change):
 
 
 def test_the_verdict_shows_the_corrected_figure_for_the_shipped_table_only(tmp_path, monkeypatch, measured):
-    monkeypatch.setattr(bias, "RECORD", _record(tmp_path, [_row()]))
+    point = measured.rules[measured.headline_rule].doubling_time_months  # the record is made at the headline's point
+    monkeypatch.setattr(bias, "RECORD", _record(tmp_path, [_row(point=point)]))
     words = compute._bias(measured, paths.DEFAULT_DENSITY_TARGETS, None, None)
-    assert f"bias-corrected {POINT * 1.1:.2f} months, at least 2.7 at 95%" in words
+    assert f"bias-corrected {point * 1.1:.2f} months, at least 2.7 at 95%" in words
     assert compute._bias(measured, tmp_path / "other.csv", None, None) is None
     assert compute._bias(measured, paths.DEFAULT_DENSITY_TARGETS, "some_fit.json", None) is None
     html = verdict_html(measured, PAPER, bias=words)
