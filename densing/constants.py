@@ -43,6 +43,9 @@ DRAWS_CAP = 4800
 #: 1/√2 more for 1.21 times the report's CPU (bench/precision_cap.py; docs/method.md, "Determined ends and the three
 #: states").
 PRECISION_DRAWS_CAP = 2400
+#: Draws grown for precision alone stop at this many times the draws asked as well (600 → 2,400, the CLI's default):
+#: a run that asks for few draws (a test, a quick look) is not grown 60-fold for a precision it did not ask for.
+PRECISION_GROWTH = 4
 #: A score this many standard errors or less below its benchmark's cap is at the reference's ceiling (step 3).
 CEILING_STDERRS = 2.0
 #: A score this many standard errors or less above its benchmark's chance level is at the floor: the target's density

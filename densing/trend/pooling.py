@@ -57,7 +57,7 @@ import numpy as np
 import pandas as pd
 
 from densing.constants import (CEILING_STDERRS, DEFAULT_EPOCH, DRAWS_CAP, END_STABILITY, HETEROGENEITY_ALPHA, MIN_POINTS,
-                               PRECISION_DRAWS_CAP)
+                               PRECISION_DRAWS_CAP, PRECISION_GROWTH)
 from densing.data.labs import lab_of, labs_of
 from densing.errors import FitError, InputError
 from densing.laws.bounds import EXACT, LOWER, UPPER
@@ -532,7 +532,8 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
     first of them are used, and ``seed`` is theirs); without it, they are drawn here. ``draws_cap`` (a judged row's:
     :data:`DRAWS_CAP`): while an end of the interval is undecided, or a determined end is not precise (step 5,
     :func:`densing.trend.random_effects.draws_needed`), the draws are doubled, up to the cap (an imprecise end's, up to
-    ``precision_cap``, default :data:`~densing.constants.PRECISION_DRAWS_CAP`, never past ``draws_cap``); None:
+    ``precision_cap``, default :data:`~densing.constants.PRECISION_DRAWS_CAP` or
+    :data:`~densing.constants.PRECISION_GROWTH` times ``n_boot``, the smaller; never past ``draws_cap``); None:
     ``n_boot`` draws, decided or not. The result's ``n_boot`` is the draws used."""
     if not isinstance(common, CommonTargets):
         raise InputError(f"targets: expected a row's common targets (common_targets), got {common!r}")
@@ -575,7 +576,8 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
         made = slopes.shape[1]
         # step 5: an undecided end, twice the draws up to the cap; a decided but imprecise one, up to precision_cap
         more = made if draws_cap is None else draws_needed(determined_ends(ends_mc, low, high), made, draws_cap,
-                                                            PRECISION_DRAWS_CAP if precision_cap is None else precision_cap)
+                                                            min(PRECISION_DRAWS_CAP, PRECISION_GROWTH * n_boot) if precision_cap is None
+                                                            else precision_cap)
         if more <= made:
             break
         draws = more_draws(draws, more)
