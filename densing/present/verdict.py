@@ -114,15 +114,15 @@ def headline_verdict(head, label: str, refs: str, status: str, *, table_words: s
             f"({interval}), is not a measurement; the paper reports {paper} months." + _influence_words(head, always=False))
 
 
-def ranges_note(head, *, short: bool = False) -> str:
+def ranges_note(head) -> str:
     """What the headline's end in parentheses is ("the upper end in parentheses is its 95% Monte Carlo range, which
-    2,400 draws do not narrow to within 25% of it"; ``short``: up to "range"); "" where no end is printed so."""
+    2,400 draws do not narrow to within 25% of it"); "" where no end is printed so."""
     ends = [name for end, name in (("low", "lower"), ("high", "upper")) if as_range(head, end)]
     if not ends:
         return ""
     which = " and ".join(ends) + (" ends in parentheses are their " if len(ends) == 2 else " end in parentheses is its ")
     legend = range_legend(head.n_boot).removeprefix("an end in parentheses (a–b) is its ")
-    return f"the {which}{legend.split(',')[0] if short else legend}"
+    return f"the {which}{legend}"
 
 
 def _influence_words(head, *, always: bool) -> str:
@@ -235,18 +235,16 @@ def months_phrase(months: float, low: str, high: str, state: State, head: str, *
 
 
 def closing_words(m) -> str:
-    """The first clause of ``densing trend``'s last line: the headline's :func:`months_phrase`, and what an end in
-    parentheses is where one is."""
+    """The first clause of ``densing trend``'s last line: the headline's :func:`months_phrase` (an end in parentheses
+    is its Monte Carlo range: the legend under the table above says so, and the last line stays one line)."""
     head = m.rules.get(m.headline_rule)
     state = m.state
     if head is None:
         return f"Doubling time: no estimate ({state_words(state)}; the verdict above says why)"
     shown = status_parts(head)[0] if state is State.MEASURED else state_words(state)
-    legend = ranges_note(head, short=True)
-    return ("Doubling time: " + months_phrase(head.doubling_time_months, result_end(head, "low"),
-                                              result_end(head, "high"), state, shown,
-                                              low_determined=head.low_determined, high_determined=head.high_determined)
-            + (f" ({legend})" if legend else ""))
+    return "Doubling time: " + months_phrase(head.doubling_time_months, result_end(head, "low"),
+                                             result_end(head, "high"), state, shown,
+                                             low_determined=head.low_determined, high_determined=head.high_determined)
 
 
 def record_phrase(row: dict) -> str:
