@@ -102,7 +102,8 @@ def test_the_interval_shrinks_with_more_models():
 def test_the_interval_is_the_percentile_interval_of_the_draws_and_the_months_are_ln2_over_a():
     result = _carry(_models(), level=0.8, n_boot=300)
     ok = result.draws[np.isfinite(result.draws)]
-    assert result.draws.shape == (300,) and result.failed_draws == 300 - ok.size
+    # 300 draws asked; a judged trend grows them while an end is undecided or imprecise (the draws used: n_boot)
+    assert result.n_boot >= 300 and result.draws.shape == (result.n_boot,) and result.failed_draws == result.n_boot - ok.size
     assert result.slope_ci_low == pytest.approx(np.quantile(ok, 0.1))
     assert result.slope_ci_high == pytest.approx(np.quantile(ok, 0.9))
     assert result.slope_sd_all == pytest.approx(np.std(ok))
@@ -240,5 +241,5 @@ def test_the_text_and_the_dict_leave_the_bulk_out():
     assert "1 reference(s)" in text and result.state is not None
     record = result.to_dict()
     assert "draws" not in record and "models" not in record and "epoch" not in record
-    assert record["n_boot"] == 30 and record["slope_per_day"] == result.slope_per_day
+    assert record["n_boot"] == result.n_boot >= 30 and record["slope_per_day"] == result.slope_per_day
     assert result.reference_months == {result.reference_names[0]: pytest.approx(result.doubling_time_months)}
