@@ -67,7 +67,7 @@ OPTION_WORDS = {"family": ["--family", "pythia"], "law": ["--law", "two-step"], 
                 "device": ["--device", "cpu"], "batch_size": ["--batch-size", "4"], "data_root": ["--data-root", "{folder}"],
                 "allow_unsafe_code": ["--allow-unsafe-code"], "prefix_cache": ["--prefix-cache"],
                 "template": ["--template", "{folder}/template.csv"], "out": ["--out", "{folder}/report.html"],
-                "csv": ["--csv", "{folder}/rows.csv"],
+                "csv": ["--csv", "{folder}/rows.csv"], "n_boot": ["--n-boot", "40"], "seed": ["--seed", "3"],
                 "contention_from": ["--contention-from", "{folder}"]}
 
 
