@@ -13,10 +13,9 @@ import typer
 from densing import registry
 from densing.cli.layout import browser_lines, closing, command_words
 from densing.cli.output import Format, draws_option, print_frame, print_progress, print_text, size_option
-from densing.display import BOUND_SIGNS, density_reading
 from densing.errors import InputError
-from densing.numbers import format_count, format_number
 from densing.paths import default_store
+from densing.present.placement import answer
 from densing.validation import Device, ExistingPath, Interval, Options, validate
 
 
@@ -165,20 +164,8 @@ def print_text_closing(result) -> None:
     if not len(frame):
         return
     r = frame.iloc[0]
-    reading, stated, _ = density_reading(r["density"], r["bound"], r["density_ci_low"], r["density_ci_high"],
-                                         bool(r["near_chance"]))
-    if reading == "value":
-        said = (f"ρ = {format_number(stated)} (95% CI {format_number(r['density_ci_low'])}–"
-                f"{format_number(r['density_ci_high'])}), N̂ = {format_count(r['effective_params'])} (95% CI "
-                f"{format_count(r['effective_params_ci_low'])}–{format_count(r['effective_params_ci_high'])})")
-    elif reading in BOUND_SIGNS:
-        said = f"ρ {BOUND_SIGNS[reading]}{format_number(stated)}, N̂ {BOUND_SIGNS[reading]}{format_count(r['params'] * stated)}"
-    else:
-        said = "ρ undetermined"
-    where = (f"{r['band']} the frontier's band" if r["band"] in ("within", "above", "below")
-             else "undetermined against the frontier's band")
     more = f"{len(frame) - 1} more model(s) in the table above" if len(frame) > 1 else ""
-    print_text(closing([f"{r['model']}: {said}, {where}", f"released {r['release_date']}", more]))
+    print_text(closing([answer(r), f"released {r['release_date']}", more]))
 
 
 def _write(result, out: Path | None, csv, words: str, n_boot: int, seed: int, target=None, summary: bool = True) -> None:
@@ -192,7 +179,8 @@ def _write(result, out: Path | None, csv, words: str, n_boot: int, seed: int, ta
         html, _, _ = build_report(results=None if target is None else target.path,
                                   table=None if target is None else target.table, n_boot=n_boot, seed=seed,
                                   measured=result.measurement, yours=result.to_frame(),
-                                  yours_suite=result.protocol() + left_out, command=words)
+                                  yours_suite=result.protocol() + left_out,
+                                  yours_evaluated=result.evaluated, command=words)
         atomic_write_text(out, html)
     if csv is not None:
         atomic_write_text(csv, result.to_frame().to_csv(index=False, float_format="%.6g"))

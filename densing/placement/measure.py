@@ -284,10 +284,12 @@ def place_against(results: str | Path | None, scores: pd.DataFrame, measurement,
         if say is not None:
             say(f"measuring the headline trend on the suite's target table ({draws} draws) …")
         measurement = measure_trend(read_results(path), n_boot=draws, seed=seed, table=profile)
-    population = None
-    if getattr(measurement, "densities", None) is not None:
-        rows = read_results(path)
-        population = rows[rows["model"].isin(set(measurement.densities["model"]))]
+    elif getattr(measurement, "densities", None) is None:  # the models are inverted beside the table's own
+        raise InputError("measurement: measured without its 'densities' section, which placing needs (your models are "
+                         "inverted beside the table's own); give densing.measure_trend(table) or one with 'densities' "
+                         "among its sections, or no measurement")
+    rows = read_results(path)
+    population = rows[rows["model"].isin(set(measurement.densities["model"]))]
     line = measurement.rules[HEADLINE_RULE]
     placed = place_models(scores, measurement.inversion, line, seed=seed, span=line_dates(measurement, HEADLINE_RULE),
                           population=population)

@@ -53,6 +53,7 @@ class YoursSection:
     yours: pd.DataFrame
     measurement: TrendMeasurement
     suite: str | None
+    evaluated: bool = True  # False: placed from scores the user had, nothing evaluated
 
 
 @dataclass(frozen=True)
@@ -195,12 +196,14 @@ def compute_report(*, results: str | Path | None = None, table: str | TrendTable
                    fits_dir: str | Path | None = None, d0: float | None = None, frontier: str = "quantile",
                    epoch: str = DEFAULT_EPOCH, since: str | None = DEFAULT_EPOCH, n_boot: int = 600, seed: int = 0,
                    traces: str | Path | None = None, command: str | None = None, measured=None,
-                   yours: pd.DataFrame | None = None, yours_suite: str | None = None) -> Report:
+                   yours: pd.DataFrame | None = None, yours_suite: str | None = None,
+                   yours_evaluated: bool = True) -> Report:
     """Every section the report shows, from the command's inputs: ``results`` and ``table`` the target table
     (:func:`densing.registry.resolve_table`: the file read and the registered table whose sets lead the headline;
     default the leading table), ``frontier`` the density figure's rule, ``command`` the footer's command line,
     ``measured`` a headline measurement already computed on ``results``, ``yours`` a user's models placed against it
-    (the first section) and ``yours_suite`` their suite in words. The designs' sections (:class:`densing.registry.Design`)
+    (the first section), ``yours_suite`` their suite in words and ``yours_evaluated`` whether they were evaluated (False:
+    placed from scores). The designs' sections (:class:`densing.registry.Design`)
     set their tables beside the leading table's rows, so a report led by another table leaves them out."""
     profile, path = resolve_table(results, table)
     inputs = Inputs(results=path,
@@ -221,7 +224,7 @@ def compute_report(*, results: str | Path | None = None, table: str | TrendTable
     densities = measured.densities
     densities = densities.join(targets.drop_duplicates("model").set_index("model")[meta], on="model") if meta else densities
     rows, cross = measured.by_benchmark(), measured.cross_check()
-    sections = [*([YoursSection(yours, measured, yours_suite)] if yours is not None else []),
+    sections = [*([YoursSection(yours, measured, yours_suite, yours_evaluated)] if yours is not None else []),
                 VerdictSection(measured, cross, _bias(measured, inputs.results, headline_fit, d0)),
                 DensitySection(measured, inputs.frontier, with_intervals(measured.models, measured.densities), yours),
                 CapabilitySection(rows, cross, measured.sensitivity, measured.by_benchmark_at_budget(),

@@ -21,6 +21,7 @@ from densing.report.render_parts import (DENSITY_MEANING, breakable, budget_part
                                          density_intro, details, displayed, loss_figure, model_table, named_table,
                                          paper_table, per_benchmark_table, performance_figure, references_table)
 from densing.present import figures as trend_figures
+from densing.present.placement import answer, band_said
 from densing.present.words import (CARD_LABELS, LINE_NOTES, ends_shown, interval_words, rule_ends_shown, rules_legend,
                                    shown_legend)
 
@@ -262,15 +263,6 @@ def _g(value) -> str:
     return format_number(value, ".3g")
 
 
-def _your_place(row: dict) -> str:
-    """One model's place against the frontier line, in a few words (the first line a reader sees)."""
-    if row.get("reading") == "none":
-        return f"{row['model']}: not inverted, so not placed"
-    if row.get("frontier") in ("above", "below"):
-        return f"{row['model']} lies {row['frontier']} the frontier line"
-    return f"{row['model']}: undetermined against the frontier line (a bound on the line's far side)"
-
-
 def _your_density(row: dict) -> str:
     """ρ as the one bound rule reads it (:func:`densing.display.density_reading`): a number, ≤ / ≥ a bound, or —."""
     reading, number, _ = density_reading(row.get("density"), row.get("bound", ""), row.get("density_ci_low", math.nan),
@@ -278,6 +270,18 @@ def _your_density(row: dict) -> str:
     if reading == NO_READING:
         return "—"
     return BOUND_SIGNS.get(reading, "") + _g(number)
+
+
+def _your_size(row: dict) -> str:
+    """N̂ as the one bound rule reads ρ (N̂ = ρ·N): a number with its interval, ≤ / ≥ a bound, or —."""
+    reading, number, _ = density_reading(row.get("density"), row.get("bound", ""), row.get("density_ci_low", math.nan),
+                                         row.get("density_ci_high", math.nan), row.get("near_chance", False))
+    if reading == NO_READING:
+        return "—"
+    if reading in BOUND_SIGNS:
+        return BOUND_SIGNS[reading] + format_count(row["params"] * number)
+    return (f"{format_count(row['effective_params'])} [{format_count(row['effective_params_ci_low'])}–"
+            f"{format_count(row['effective_params_ci_high'])}]")
 
 
 def _frontier_at(row: dict) -> str:
@@ -289,12 +293,12 @@ def _frontier_at(row: dict) -> str:
 
 def _your_cards(r: dict, interval: str, suite: str | None, reference: str) -> str:
     cards = [("density ρ" + ("" if r.get("reading") == "value" else f" ({r.get('reading')})"), _your_density(r)),
-             ("95% interval", interval),
+             ("95% interval", interval), ("effective size N̂", _your_size(r)),
              (f"frontier line's ρmax at {r['release_date']}", _frontier_at(r)),
-             ("against the frontier line", str(r["frontier"]))]
+             ("against the frontier's band", band_said(r).removesuffix(" the frontier's band"))]
     cards += [("suite", suite)] if suite else []
     cards += [("reference", str(r.get("reference") or reference))]
-    return (f'<p class="verdict"><strong>{esc(_your_place(r))}</strong></p>' + cards_html(cards)
+    return (f'<p class="verdict"><strong>{esc(answer(r))}</strong></p>' + cards_html(cards)
             + f'<p class="sub">{esc(r["words"])}.</p>')
 
 
@@ -310,10 +314,11 @@ def _yours(s: m.YoursSection) -> Section:
              for r, interval in zip(yours.to_dict("records"), intervals)]
     table = table.rename(columns={"frontier": "frontier line", "frontier_density": "line's ρmax at the date",
                                   "inverted": "inverted on"})
-    columns = ["model", "release_date", "inverted on", "density", "95% interval", "reading", "line's ρmax at the date",
-               "frontier line", "words"]
-    evaluated = f"Evaluated with densing measure ({suite})" if suite else "Evaluated with densing measure"
-    how = (f"{evaluated}, inverted by the headline's own reference ({measured.inversion.name}) as the public models are; "
+    table["N̂"] = [_your_size(r) for r in yours.to_dict("records")]
+    columns = ["model", "release_date", "inverted on", "density", "95% interval", "N̂", "reading",
+               "line's ρmax at the date", "frontier line", "band", "words"]
+    done = "Evaluated with densing measure" if s.evaluated else "Placed from scores (densing measure --scores)"
+    how = (f"{done}" + (f" ({suite})" if suite else "") + ", inverted by the headline's own reference ({measured.inversion.name}) as the public models are; "
            f"the frontier line is the headline rule's ({measured.headline_rule}), ln ρmax = A·t + B, at each model's "
            "release date. A reading other than 'value' is a bound: the score is too close to chance (or beyond the "
            "reference) for a number. The models are the stars on the density figure below (Capacity density over time); "

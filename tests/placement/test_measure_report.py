@@ -15,6 +15,7 @@ import densing
 from densing import paths
 from densing.errors import InputError
 from densing.placement import measure as placement
+from densing.present.placement import answer
 from densing.report.html import esc
 from tests.conftest import REPO_ROOT, SHARED_DATA
 from tests.report.test_report_content import REPORT_SECTIONS, section_titles
@@ -34,7 +35,7 @@ def test_the_measure_report_leads_with_your_models(tmp_path, run_cli, monkeypatc
     store = SMOLLM2 / "store"
     before = _digest(store)
     out, rows = tmp_path / "m.html", tmp_path / "m.csv"
-    code, _, err = run_cli("measure", "--models", SMOLLM2 / "measure_models.yaml", "--suite", "leaderboard-v1",
+    code, printed, err = run_cli("measure", "--models", SMOLLM2 / "measure_models.yaml", "--suite", "leaderboard-v1",
                                  "--local-data", "--data-root", SHARED_DATA, "--limit", "20", "--backend", "densing-hf", "--device", "cpu",
                                  "--store", store, "--out", out, "--csv", rows, "--n-boot", "40")
     assert code == 0, err
@@ -46,7 +47,11 @@ def test_the_measure_report_leads_with_your_models(tmp_path, run_cli, monkeypatc
     row = pd.read_csv(rows).iloc[0]
     assert row["model"] == "smollm2-135m-instruct-q4_1" and row["reading"] == "upper bound" and row["frontier"] == "below"
     # the model, its bound, its place against the line and the line's ρmax at its date, the suite and the reference
-    assert esc("smollm2-135m-instruct-q4_1 lies below the frontier line") in first
+    # the page leads with the terminal's answer: the same ρ, N̂ and place against the frontier's band
+    lead = answer(row)
+    assert lead.startswith("smollm2-135m-instruct-q4_1: ρ ≤ ") and lead in " ".join(printed.split())  # as the terminal wraps it
+    assert f"<strong>{esc(lead)}</strong>" in first and "effective size N̂" in first
+    assert "Evaluated with densing measure" in first and "Placed from scores" not in first
     censored = isinstance(row.get("bound"), str) and row["bound"] != ""  # a censored density, else its interval's upper end
     shown = row["density"] if censored else row["density_ci_high"]
     assert esc(f"≤ {format_number(shown, '.3g')}") in first and "density ρ (upper bound)" in first
@@ -109,3 +114,24 @@ def test_the_cli_without_store_uses_the_default_store(tmp_path, monkeypatch, run
     code, _, err = run_cli("measure", "--models", _a_local_model(tmp_path), "--out", tmp_path / "r.html")
     assert code == 2 and err.strip().endswith("stopped before evaluating")
     assert seen["store"] == tmp_path / "cache" / "densing" / "store"
+
+
+def test_a_page_placed_from_scores_says_so_and_agrees_with_the_terminal(tmp_path, run_cli):
+    out, rows = tmp_path / "s.html", tmp_path / "s.csv"
+    code, printed, err = run_cli("measure", "--scores", REPO_ROOT / "tests" / "placement" / "fixtures" /
+                                 "lm_eval_results.json", "--release-date", "2024-06-07", "--out", out, "--csv", rows,
+                                 "--n-boot", "40")
+    assert code == 0, err
+    first = out.read_text().split("<h2>Your models</h2>", 1)[1].split("<h2>", 1)[0]
+    row = pd.read_csv(rows).iloc[0]
+    assert answer(row) in " ".join(printed.split()) and f"<strong>{esc(answer(row))}</strong>" in first
+    assert "Placed from scores (densing measure --scores)" in first and "Evaluated with" not in first
+    assert esc(row["band"]) in first and "effective size N̂" in first
+
+
+def test_place_refuses_a_measurement_without_its_densities():
+    public = densing.read_results(REPO_ROOT / "results" / "public_models.csv")
+    headline_alone = densing.measure_trend(public, n_boot=40, sections=())
+    with pytest.raises(InputError, match="measured without its 'densities' section"):
+        densing.place(REPO_ROOT / "tests" / "placement" / "fixtures" / "lm_eval_results.json",
+                      release_date="2024-06-07", measurement=headline_alone)
