@@ -32,7 +32,6 @@ Run (resumable; one JSON line per replicate in ``STORE/<variant>.jsonl``)::
 """
 from __future__ import annotations
 
-import argparse
 import math
 from contextlib import contextmanager
 from dataclasses import replace
@@ -51,7 +50,7 @@ from densing.trend.floors import at_floor, chance_levels
 from densing.trend.uncertainty import from_row_trend
 from studies import _planted
 from studies import real_configuration as RC
-from studies.replicates import run_replicates
+from studies.replicates import read_store, run_replicates, variant_parser
 
 EPOCH = RC.EPOCH
 #: The variants: real_configuration's variants of the same name.
@@ -208,20 +207,14 @@ def report(store: Path) -> list[str]:
     for name in VARIANTS:
         path = store / f"{name}.jsonl"
         if path.exists():
-            records = RC._read(store, name, None)
+            records = read_store(store / f"{name}.jsonl")
             if records:
                 out.extend(summary(name, records))
     return out
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--variant", choices=VARIANTS)
-    parser.add_argument("--replicates", type=int, default=40)
-    parser.add_argument("--n-boot", type=int, default=DEFAULT_N_BOOT, help="draws of the row (the CLI's: 600)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--store", required=True, help="a folder: one JSON-lines store per variant (resumable)")
-    parser.add_argument("--summary", action="store_true", help="print every variant's summary from the stores")
+    parser = variant_parser(__doc__.splitlines()[0], VARIANTS, 40, DEFAULT_N_BOOT)
     args = parser.parse_args()
     store = Path(args.store)
     if args.summary:

@@ -82,7 +82,7 @@ from densing.trend.rules import doubling_months
 from densing.trend.targets import with_stderr
 from studies import _planted
 from studies import _power_world as W
-from studies.replicates import run_replicates
+from studies.replicates import read_store, run_replicates
 
 EPOCH = DEFAULT_EPOCH
 LEVEL = 0.95
@@ -321,18 +321,6 @@ def score_quantiles(real: Real, seed: int) -> str:
     return "; ".join(said)
 
 
-def _read(path: Path, config: str) -> list[dict]:
-    if not path.exists():
-        return []
-    records = {}
-    for line in path.read_text().splitlines():
-        if line.strip():
-            rec = json.loads(line)
-            if rec.get("config") == config:
-                records[rec["replicate"]] = rec
-    return [records[r] for r in sorted(records)]
-
-
 def summary(store: Path, seed: int, n_boot: int) -> tuple[list[str], list[dict]]:
     out = ["# " + ROW_COMMAND.format(row="NAME", count="R") + "   (each row below, R as printed)",
            "# " + SUMMARY_COMMAND,
@@ -343,7 +331,7 @@ def summary(store: Path, seed: int, n_boot: int) -> tuple[list[str], list[dict]]
     rows = []
     for table in WORLDS:
         real = real_row(table)
-        records = _read(store_of(store, table), config_of(table, seed, n_boot))
+        records = read_store(store_of(store, table), config_of(table, seed, n_boot))
         months = doubling_months(real.slope)
         out.append(f"## {table}: {real.label}, references {', '.join(real.found)}, frontier family {real.frontier} "
                    f"at the top (gap 0); the real row {format_months(months)} months [{format_months(doubling_months(real.high))}–"
@@ -376,7 +364,7 @@ def summary(store: Path, seed: int, n_boot: int) -> tuple[list[str], list[dict]]
                        f"[{format_months(record['corrected_months_low'])}–{format_months(record['corrected_months_high'])}]")
         else:
             out.append(f"  |bias| ≤ {100 * bias_record.THRESHOLD:g}%: no correction")
-        drawn = _read(store_of(store, table, "drawn"), config_of(table, seed, n_boot, "drawn"))
+        drawn = read_store(store_of(store, table, "drawn"), config_of(table, seed, n_boot, "drawn"))
         if len(drawn) > 2:
             other = measured(drawn, real.slope)
             out.append(f"  sensitivity, the frontier family's gap drawn like every other family's ({other['replicates']} "

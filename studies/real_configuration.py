@@ -52,8 +52,6 @@ Run (resumable; one JSON line per replicate in ``STORE/<variant>.jsonl``; :data:
 """
 from __future__ import annotations
 
-import argparse
-import json
 import math
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -77,7 +75,7 @@ from densing.trend.uncertainty import from_row_trend
 from scipy.special import expit
 from studies import _planted
 from studies import _power_world as W
-from studies.replicates import run_replicates
+from studies.replicates import read_store, run_replicates, variant_parser
 
 EPOCH = DEFAULT_EPOCH
 POPULATION = 6000
@@ -449,18 +447,6 @@ def paired(base: list[dict], other: list[dict], latent: float) -> str:
     return f"{np.median(diff):+.1f}% ± {_median_se(diff):.1f} (mean {np.mean(diff):+.1f}%, {len(both)} pairs)"
 
 
-def _read(store: Path, name: str, count: int | None) -> list[dict]:
-    path = store / f"{name}.jsonl"
-    if not path.exists():
-        return []
-    records = {}
-    for line in path.read_text().splitlines():
-        if line.strip():
-            rec = json.loads(line)
-            records[rec["replicate"]] = rec
-    return [records[r] for r in sorted(records) if count is None or r < count]
-
-
 @lru_cache(maxsize=None)
 def real_row(table: str, seed: int = 0, n_boot: int = DEFAULT_N_BOOT) -> dict:
     """The real table's row measured as a replicate is (its real references, the same path), for comparison."""
@@ -495,13 +481,7 @@ def real_words(table: str) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--variant", choices=tuple(VARIANTS), help="the variant to run (module docstring)")
-    parser.add_argument("--replicates", type=int, default=200)
-    parser.add_argument("--n-boot", type=int, default=DEFAULT_N_BOOT, help="draws of the row (the CLI's: 600)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--store", required=True, help="a folder: one JSON-lines store per variant (resumable)")
-    parser.add_argument("--summary", action="store_true", help="print every variant's summary from the stores")
+    parser = variant_parser(__doc__.splitlines()[0], VARIANTS, 200, DEFAULT_N_BOOT)
     args = parser.parse_args()
     store = Path(args.store)
     if args.summary:
@@ -526,7 +506,7 @@ def report(store: Path, args) -> list[str]:
            "Monte Carlo standard errors: √(p(1 − p)/R) for shares; the median's by resampling the replicates; bias in % "
            "of the planted slope A (positive: too steep, a doubling time too short)."]
     out += [real_words(table) for table in SPECS]
-    found = {name: _read(store, name, None) for name in VARIANTS}
+    found = {name: read_store(store / f"{name}.jsonl") for name in VARIANTS}
     for name, records in found.items():
         if records:
             out.extend(summary(name, records))
