@@ -66,8 +66,9 @@ class NoRise:
 
 @dataclass(frozen=True)
 class RateReachesZero:
-    """A fixed-size regression whose bootstrap interval (at ``level``) of the time slope reaches 0 or below: its
-    doubling time is unbounded."""
+    """A rising fixed-size regression whose bootstrap interval (at ``level``) of the time slope reaches 0 or below: its
+    doubling time's upper end is open, its lower end determined (the row is bounded, as a trend row with one end
+    determined is)."""
 
     level: float
 

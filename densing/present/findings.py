@@ -8,7 +8,7 @@ from densing.constants import (HETEROGENEITY_ALPHA, MAX_MEDIAN_CONDITIONING, MIN
                                SIZE_SLOPE_MARGIN)
 from densing.numbers import format_number
 from densing.present.words import STATE_WORDS, heterogeneity_text, not_measured
-from densing.states import (CALIBRATED, SIZE_FINDING, Conditioned, FewLater, Heterogeneity, NoFrontier, NoRise, Outcome,
+from densing.states import (CALIBRATED, SIZE_FINDING, Conditioned, FewLater, Heterogeneity, NoFrontier, Outcome,
                             Saturated, State, TooFew, TooFewScores, WideEarlyLine)
 
 
@@ -116,18 +116,16 @@ def forecast_verdict(cutoff) -> str:
 
 
 def fixed_size_status(fit) -> str:
-    """A :class:`densing.trend.fixed_size.FixedSizeFit`'s status: "measured", or "not measured: " and its reason."""
+    """A :class:`densing.trend.fixed_size.FixedSizeFit`'s status, by the one state rule: "measured", "bounded" (the
+    time slope's interval reaches 0: the upper end open), or "not measured: " and its reason."""
     reason = fit.reason
-    if fit.state is State.MEASURED:
-        return STATE_WORDS[State.MEASURED]
+    if fit.state is not State.NOT_MEASURED:
+        return STATE_WORDS[fit.state]
     if isinstance(reason, TooFewScores):
         why = (f"{reason.n_scores} scores from {reason.n_families} families (needs {reason.min_scores} and "
                f"{reason.min_families})")
-    elif isinstance(reason, NoRise) and reason.variable == "size":
+    elif reason.variable == "size":
         why = f"the score does not rise with size at a fixed date (β_N = {reason.slope:.3g})"
-    elif isinstance(reason, NoRise):
-        why = f"the score does not rise with the release date at a fixed size (β_t = {reason.slope:.3g} per year)"
     else:
-        why = (f"the bootstrap's {reason.level:.0%} interval of the time slope reaches 0 or below "
-               "(doubling time unbounded)")
+        why = f"the score does not rise with the release date at a fixed size (β_t = {reason.slope:.3g} per year)"
     return not_measured(why)

@@ -80,8 +80,8 @@ class FixedSizeFit(Result):
     delta_doubling_time_months_ci_high: float
     n_boot: int
     state: State
-    #: why it is not measured (:class:`~densing.states.TooFewScores`, :class:`~densing.states.NoRise`,
-    #: :class:`~densing.states.RateReachesZero`); None where it is measured
+    #: why it is not measured (:class:`~densing.states.TooFewScores`, :class:`~densing.states.NoRise`) or only bounded
+    #: (:class:`~densing.states.RateReachesZero`: the interval's upper end is open); None where it is measured
     reason: object = None
 
     #: what the fit is, for a table that holds it beside the reference-based rows
@@ -211,7 +211,10 @@ def fit_fixed_size(frame: pd.DataFrame, *, row: str | None = None, n_boot: int =
                "delta_doubling_time_months_ci_high": months + z * delta_se if math.isfinite(months) else nan}
     reason = (NoRise("size", float(b_n)) if b_n <= 0 else NoRise("date", float(b_t)) if b_t <= 0
               else RateReachesZero(level) if rate_low <= 0 else None)
-    return FixedSizeFit(**base, **numbers, state=State.MEASURED if reason is None else State.NOT_MEASURED, reason=reason)
+    # the one state rule (densing.states.State): a rising fit whose interval reaches a zero rate has one end determined
+    state = (State.MEASURED if reason is None else State.BOUNDED if isinstance(reason, RateReachesZero)
+             else State.NOT_MEASURED)
+    return FixedSizeFit(**base, **numbers, state=state, reason=reason)
 
 
 def fixed_size_trend(table: pd.DataFrame, benchmarks: str | tuple[str, ...], *, row: str | None = None,

@@ -61,7 +61,7 @@ def measure_table(targets: pd.DataFrame, table: str, *, continual: bool = True, 
               "n_models": int(targets["model"].nunique()), "verdict": measured.verdict,
               "rows": measured.by_benchmark().to_dict("records"),
               "at_budget": measured.by_benchmark_at_budget().to_dict("records"),
-              "at_budget_notes": measured.budget_notes}
+              "at_budget_notes": measured.budget_notes, "cross_check": measured.cross_check().to_dict("records")}
     found = declared_forecast(targets, measured, profile.name, since=since, epoch=epoch, seed=seed)
     if found is not None:
         record["forecast"] = found

@@ -101,6 +101,9 @@ def test_the_shipped_record_is_a_fresh_measurement():
         assert new["row"] == old["row"] and new["status"] == old["status"]
         for key in ("months", "ci_low", "ci_high"):
             assert (new[key] is None and old[key] is None) or new[key] == pytest.approx(old[key], rel=1e-9)
+    for new, old in zip(fresh["cross_check"], shipped["cross_check"], strict=True):  # the fixed-size rows beside them
+        assert new["row"] == old["row"] and new["fixed_size_status"] == old["fixed_size_status"]
+        assert new["fixed_size_ci_low"] == pytest.approx(old["fixed_size_ci_low"], rel=1e-9)
     head = next(r for r in shipped["rows"] if r["row"] == "v2_native")
     assert head["state"] and shipped["influence"]["v2_native"]  # the declared row's state and leave-one-family-out
     assert {r["family"] for r in shipped["influence"]["v2_native"]} == set(

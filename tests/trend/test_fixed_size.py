@@ -52,10 +52,21 @@ def test_a_set_pools_benchmarks_of_different_levels_and_chance_with_common_slope
 
 
 def test_no_time_trend_is_not_measured_with_an_unbounded_interval():
-    table = planted_table(1e9, seed=5)  # β_t ≈ 0: the score does not rise with the date
+    table = planted_table(-30.0, seed=5)  # β_t < 0: the score falls with the date
     found = fixed_size_trend(table, "mmlu", n_boot=300)
-    assert found.status.startswith("not measured")
+    assert found.state is State.NOT_MEASURED and found.status.startswith("not measured: the score does not rise")
     assert found.doubling_time_months_ci_high == math.inf
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_rising_fit_whose_interval_reaches_a_zero_rate_is_bounded_by_the_one_state_rule(seed):
+    found = fixed_size_trend(planted_table(1e9, seed=seed), "mmlu", n_boot=300)  # β_t ≈ 0: either sign
+    assert found.doubling_time_months_ci_high == math.inf
+    if found.slope_per_year > 0:  # one end determined, as a trend row with one end determined
+        assert found.state is State.BOUNDED and found.status == "bounded"
+        assert 0 < found.doubling_time_months_ci_low < math.inf
+    else:
+        assert found.state is State.NOT_MEASURED and found.status.startswith("not measured")
 
 
 def test_scores_at_chance_or_perfect_are_dropped_and_counted():
