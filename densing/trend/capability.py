@@ -121,7 +121,7 @@ def _why_none(candidates: pd.DataFrame, benchmarks: tuple[str, ...]):
         return NoFamilyScored(tuple(benchmarks))
     passes = rows["eligible"].astype(bool)
     eligible, failing = rows[passes], rows[~passes]
-    codes = failing["why"].astype(str).str.extract(r"^(R\d[a-z]?)")[0].fillna("other").value_counts()
+    codes = failing["code"].fillna("").astype(str).replace("", "other").value_counts()
     return NoFamilyPasses(len(benchmarks), tuple((str(c), int(n)) for c, n in codes.items()),
                           tuple(zip(eligible["family"].astype(str), eligible["benchmark"].astype(str))))
 

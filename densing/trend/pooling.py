@@ -660,9 +660,9 @@ def set_references(candidates: pd.DataFrame, benchmarks: tuple[str, ...], *, str
 def _rule_columns(candidates: pd.DataFrame) -> dict[str, np.ndarray]:
     """What :func:`set_references` reads of a candidate table, as arrays, once per table inside
     :func:`densing.runtime.same_tables`: which rows are families, each row's family, benchmark, eligibility,
-    held-out z and the first rule it fails ("" when eligible; the notes of an eligible row name no failure)."""
+    held-out z and the first rule it fails (its ``code``: "" when eligible)."""
     eligible = candidates["eligible"].astype(bool).to_numpy()
-    code = candidates["why"].fillna("").astype(str).str.extract(r"^(R\d[a-z]?):")[0].fillna("").to_numpy(object)
+    code = candidates["code"].fillna("").astype(str).to_numpy(object)
     code[eligible] = ""
     return {"family_row": (candidates["kind"] == "family").to_numpy(bool), "family": candidates["family"].to_numpy(object),
             "benchmark": candidates["benchmark"].to_numpy(object), "eligible": eligible, "code": code,
