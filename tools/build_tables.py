@@ -487,7 +487,8 @@ def olmes(args) -> int:
     from densing.present.words import not_measured
 
     result = measure_olmes(args.fits_dir, args.results_dir, d0=args.d0, n_boot=args.n_boot, seed=args.seed)
-    rows = result.rows.assign(error=[not_measured(e) if e else "" for e in result.rows["error"].fillna("")])
+    rows = result.rows.assign(error=[not_measured(e) if e else "" for e in result.rows["error"].fillna("")],
+                              failed_checks=[", ".join(names) for names in result.rows["failed_checks"]])
     columns = ["benchmark", "months", "ci_low", "ci_high", "n_models", "n_exact", "n_lower", "n_upper",
                *[c for c in rows.columns if c.startswith("months_d0_") and not c.endswith("_ci")], "score_r2", "offset",
                "failed_checks"]

@@ -148,8 +148,7 @@ def test_no_measured_row_leans_on_a_near_floor_reference(shipped):
     table = shipped.candidates.set_index("reference")
     for row in [*shipped.benchmark_rows, *shipped.set_rows]:
         for name in row.references:
-            family, rest = name.split(":")
-            benchmarks = rest.removeprefix("joint(").rstrip(")").split(",")
+            family, benchmarks = name.family, name.benchmark.removeprefix("joint(").rstrip(")").split(",")
             # one benchmark: it reaches; a set (the common targets): it reaches on at least one of the set's benchmarks
             assert any(table.loc[f"{family}:{b}", "reach_share"] >= REACH_SHARE for b in benchmarks), name
     determined = [r for r in shipped.benchmark_rows if r.result is not None and r.result.state in (State.MEASURED, State.BOUNDED)]

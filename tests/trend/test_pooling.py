@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from densing.states import ReferenceName
 from densing.trend import pooling
 from densing.trend.rules import doubling_months
 
@@ -315,8 +316,8 @@ def test_the_three_states_and_their_words():
         result.reasons = reasons_of(result)
         return result
 
-    base = dict(heterogeneity_df=1, heterogeneity_p=0.8, heterogeneity_draws=600, reference_names=("A", "B"),
-                reference_months={"A": 4.6, "B": 3.8}, heterogeneity_q=0.1, slope_ci_low=0.002, low_undecided=False, high_undecided=False, n_boot=600,
+    base = dict(heterogeneity_df=1, heterogeneity_p=0.8, heterogeneity_draws=600, reference_names=(ReferenceName("A"), ReferenceName("B")),
+                reference_months={ReferenceName("A"): 4.6, ReferenceName("B"): 3.8}, heterogeneity_q=0.1, slope_ci_low=0.002, low_undecided=False, high_undecided=False, n_boot=600,
                 doubling_time_months_ci_low=2.0, doubling_time_months_ci_high=4.6, months_low_mc_low=1.9,
                 months_high_mc_low=4.4)
     for k, state in (({"low_determined": True, "high_determined": True}, "measured"),
