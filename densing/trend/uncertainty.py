@@ -297,6 +297,7 @@ class Observed:
     are the columns ``score:y`` (the value) and ``score:kind`` (the kind) of the targets' frame."""
 
     name = "observed values"
+    reference = ReferenceName(name)
     benchmarks = ("y", "kind")
     n_draws = 1
 
