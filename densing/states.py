@@ -12,11 +12,18 @@ from dataclasses import dataclass
 class State(enum.Enum):
     """A row's state: *measured* (both ends of the doubling time's 95% interval determined, the references agreeing),
     *bounded* (one end determined), *not measured* (neither, or the references disagree); its words are
-    :data:`densing.present.words.STATE_WORDS`."""
+    :data:`densing.present.words.STATE_WORDS`. Its value is the code a stored record holds (:func:`recorded_state`
+    reads it back)."""
 
-    MEASURED = enum.auto()
-    BOUNDED = enum.auto()
-    NOT_MEASURED = enum.auto()
+    MEASURED = "measured"
+    BOUNDED = "bounded"
+    NOT_MEASURED = "not measured"
+
+
+def recorded_state(code) -> State | None:
+    """A stored record's ``state`` code (:attr:`State.value`) → its state; None where the record holds none (or no
+    state's code)."""
+    return State._value2member_map_.get(code) if isinstance(code, str) else None
 
 
 @dataclass(frozen=True)
@@ -205,7 +212,20 @@ class ReferencesBy:
     benchmarks: tuple[str, ...]
 
 
-def family_of(reference_name: str) -> str:
-    """The family of a reference fit's name, ``"<family>:<benchmark>"`` → ``"<family>"`` (a name without a
-    benchmark is its own family)."""
-    return reference_name.partition(":")[0]
+@dataclass(frozen=True, order=True)
+class ReferenceName:
+    """A trend row's reference: its ``family`` and what it inverts (a ``benchmark``, ``joint(b1,b2,…)`` for a joint
+    inversion, "" for a family named alone). Written ``family:benchmark`` (``str``); :meth:`parse` reads that form
+    back where a file or a user gives it."""
+
+    family: str
+    benchmark: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.family}:{self.benchmark}" if self.benchmark else self.family
+
+    @classmethod
+    def parse(cls, text: str) -> ReferenceName:
+        """``"<family>:<benchmark>"`` (a file's or the command line's form) → its value; no ``:``, a family alone."""
+        family, _, benchmark = text.partition(":")
+        return cls(family, benchmark)

@@ -154,8 +154,7 @@ def _candidate_record(candidates: pd.DataFrame) -> dict:
     """Each planted (family, benchmark) candidate's verdict: eligible, reach share, and the rule's first failed code."""
     out = {}
     for row in candidates[candidates["kind"] == "family"].itertuples(index=False):
-        why = str(row.why or "")
-        code = why.split(":")[0] if why and not row.eligible else ""
+        code = str(row.code) if not row.eligible else ""
         out[f"{row.family}:{row.benchmark}"] = {"eligible": bool(row.eligible), "code": code,
                                                 "reach": float(getattr(row, "reach_share", math.nan))}
     return out

@@ -235,7 +235,7 @@ def run_replicate(r: int, table: str, seed: int, n_boot: int, gap: str = "zero")
     result = row.result
     record.update({"point": result.slope_per_day, "low": result.slope_ci_low, "high": result.slope_ci_high,
                    "state": result.state.name, "n_models": result.n_models,
-                   "references": [name.partition(":")[0] for name in row.references],
+                   "references": [name.family for name in row.references],
                    "oracle": oracle_slope(truth, real, result.models)})
     return record
 

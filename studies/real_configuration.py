@@ -348,7 +348,7 @@ def run_replicate(r: int, variant: Variant, seed: int, n_boot: int) -> dict:
     record.update({
         "family_weighted": weighted, "oracle_family_weighted": oracle_weighted,
         "residuals": residuals(t, trend.y0, trend.kind0, labels, families, spec.frontier),
-        "references": [name.partition(":")[0] for name in common.names], "point": trend.slope_per_day,
+        "references": [name.family for name in common.names], "point": trend.slope_per_day,
         "low": trend.slope_ci_low, "high": trend.slope_ci_high, "state": STATE_WORDS[result.state],
         "p": trend.pooled.p_value, "reference_slopes": list(trend.reference_slopes), "weights": list(trend.weights),
         "without_ceilings": trend.slope_without_ceilings, "ceiling_bounds": int(sum(trend.ceiling_bounds)),
@@ -468,7 +468,7 @@ def real_row(table: str, seed: int = 0, n_boot: int = DEFAULT_N_BOOT) -> dict:
             "without_frontier": float(influence.get(spec.frontier, math.nan)),
             "family_weighted": float(np.asarray(trend.weights) @ family_weighted(t, trend.y0, trend.kind0, labels,
                                                                                   families)),
-            "references": [name.split(":")[0] for name in common.names]}
+            "references": [name.family for name in common.names]}
 
 
 def real_words(table: str) -> str:

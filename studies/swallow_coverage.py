@@ -265,7 +265,7 @@ def run_replicate(r: int, args) -> dict:
         record["error"] = f"candidate table: {exc}"
         return record
     record["eligible"] = sorted(f"{f}:{b}" for f, b in fits)
-    record["candidates"] = {f"{x.family}:{x.benchmark}": (str(x.why).split(":")[0] if not x.eligible else "")
+    record["candidates"] = {f"{x.family}:{x.benchmark}": (str(x.code) if not x.eligible else "")
                             for x in candidates[candidates["kind"] == "family"].itertuples(index=False)}
     paper = None
     for name, benchmarks in rows_measured():
@@ -291,7 +291,7 @@ def run_replicate(r: int, args) -> dict:
             "status": row.status, "references": [f"{f}:{','.join(bs)}" for f, bs in own],
             "point": res.slope_per_day, "low": res.slope_ci_low, "high": res.slope_ci_high,
             "claimed": float(weights @ np.array([p[0] for p in pop])), "reference_slopes": [p[0] for p in pop],
-            "own_months": {k.split(":")[0]: v for k, v in res.reference_months.items()},
+            "own_months": {k.family: v for k, v in res.reference_months.items()},
             "latent": latent, "n_models": res.n_models, "sd_all": res.slope_sd_all,
         }
     if paper is not None and paper.members:

@@ -159,6 +159,7 @@ def test_a_single_reference_trend_plots_without_the_reference_share():
     """fit_trend against one fit: three sources, one reference point; shares not drawn (n_boot_share = 0) say so."""
     import plotly.graph_objects as go
 
+    from densing.states import ReferenceName
     from densing.trend.uncertainty import TrendUncertainty
 
     nan = math.nan
@@ -167,7 +168,7 @@ def test_a_single_reference_trend_plots_without_the_reference_share():
                            doubling_time_months_ci_high=math.inf, n_models=40, n_exact=40, n_lower_bounds=0,
                            n_upper_bounds=0, n_dropped=0, n_boot=50, level=0.95, share_fit=nan, share_score=nan,
                            share_models=nan, slope_sd_fit=nan, slope_sd_score=nan, slope_sd_models=nan,
-                           slope_sd_all=0.003, failed_draws=0, reference_names=("x",), reference_weights=(1.0,),
+                           slope_sd_all=0.003, failed_draws=0, reference_names=(ReferenceName("x"),), reference_weights=(1.0,),
                            reference_slopes=(0.005,))
     figure = one.plot()
     bar = next(t for t in figure.data if isinstance(t, go.Bar))

@@ -203,10 +203,10 @@ def earlier_candidate_table(targets, *, since: str | None, composed: dict | None
                    "reach_score": _target_reach(targets, benchmark, family, since, reach_cache) if rule == "v1" else math.nan,
                    "top_saturated": math.nan, "top_kappa": math.nan,
                    "held_out_model": "", "held_out_measured": math.nan, "held_out_predicted": math.nan,
-                   "held_out_error": math.nan, "eligible": False, "why": ""}
+                   "held_out_error": math.nan, "eligible": False, "code": "", "why": ""}
             rows.append(row)
             if benchmark not in CHANCE_LEVELS or benchmark not in counted:
-                row["why"] = (f"R2: {benchmark} has no {'chance level' if benchmark not in CHANCE_LEVELS else 'item count'} "
+                row["code"], row["why"] = "R2", (f"R2: {benchmark} has no {'chance level' if benchmark not in CHANCE_LEVELS else 'item count'} "
                               "in the registry (densing/data), so neither a floor nor a standard error")
                 continue
             points, dropped = family_points(own, family, benchmark, metric=metrics[benchmark])
@@ -246,7 +246,7 @@ def _composed_row(name: str, fit, targets, since: str | None, reach_cache: dict)
             "largest_member": str(top["model"]), "largest_score": float(top["score"]), "reach_score": reach,
             "held_out_model": "", "held_out_measured": math.nan, "held_out_predicted": math.nan,
             "held_out_error": math.nan, "top_saturated": math.nan, "top_kappa": math.nan, "eligible": False,
-            "why": ("R4: largest member scores "
+            "code": "R4" if len(fit.benchmarks) == 1 else "", "why": ("R4: largest member scores "
                     f"{float(top['score']):.3f}, below the targets' {REACH_QUANTILE:.0%} quantile {reach:.3f}"
                     if len(fit.benchmarks) == 1 else "a mean of benchmarks: the joint inversion replaces it")
                     + (" (also several recipes)" if "," in families else "")}
@@ -272,8 +272,8 @@ def _target_reach(targets, benchmark: str, family: str, since: str | None, cache
     return float(np.quantile(values, REACH_QUANTILE)) if values.size else math.nan
 
 
-def _top_decile_reasons(row: dict, own, targets, family: str, benchmark: str, metric: str, cache: dict) -> str:
-    """Rule v2's R4s and R4c for one candidate: the reason it fails, or ""; fills ``top_saturated`` and ``top_kappa``."""
+def _top_decile_reasons(row: dict, own, targets, family: str, benchmark: str, metric: str, cache: dict) -> tuple[str, str] | None:
+    """Rule v2's R4s and R4c for one candidate: the (code, reason) it fails, or None; fills ``top_saturated`` and ``top_kappa``."""
     import numpy as np
 
     from densing.laws.eligibility import SATURATION_STDERRS, top_targets
@@ -281,23 +281,23 @@ def _top_decile_reasons(row: dict, own, targets, family: str, benchmark: str, me
 
     scores, stderr = top_targets(targets, benchmark, family, cache)
     if not scores.size or np.isnan(stderr).all():
-        return f"R4c: no target of {benchmark} has a standard error (no item count), so conditioning cannot be judged"
+        return "R4c", f"R4c: no target of {benchmark} has a standard error (no item count), so conditioning cannot be judged"
     try:
         fit = ols_family_fit(own, family, benchmark, metric=metric)
     except DensingError as exc:
-        return f"R4c: the family law cannot be fitted: {exc}"
+        return "R4c", f"R4c: the family law cannot be fitted: {exc}"
     cap = float(fit.params["c"]) + float(fit.params["d"])
     saturated = int(np.sum(scores >= cap - SATURATION_STDERRS * np.nan_to_num(stderr)))
     kappa = conditioning(fit, scores, stderr)
     kappa = np.where(np.isnan(kappa), np.inf, kappa)
     row["top_saturated"], row["top_kappa"] = saturated, float(np.median(kappa))
     if saturated:
-        return (f"R4s: {saturated} of the {scores.size} top-decile targets score within {SATURATION_STDERRS:g} standard errors "
+        return "R4s", (f"R4s: {saturated} of the {scores.size} top-decile targets score within {SATURATION_STDERRS:g} standard errors "
                 f"of the law's ceiling {cap:.3g}")
     if not row["top_kappa"] <= MAX_TOP_CONDITIONING:
-        return (f"R4c: one standard error of a top-decile target's score moves N̂ {row['top_kappa']:.3g}-fold (median; "
+        return "R4c", (f"R4c: one standard error of a top-decile target's score moves N̂ {row['top_kappa']:.3g}-fold (median; "
                 f"allowed {MAX_TOP_CONDITIONING:g})")
-    return ""
+    return None
 
 
 def _earlier_rules(row: dict, rule: str, own, targets, family: str, benchmark: str, metric: str, sizes: int,
@@ -307,15 +307,15 @@ def _earlier_rules(row: dict, rule: str, own, targets, family: str, benchmark: s
     from densing.laws.eligibility import MAX_TOKEN_RATIO, MIN_SIZES
 
     if sizes < MIN_SIZES:
-        row["why"] = f"R2: {sizes} sizes with a token count and a score above chance (need {MIN_SIZES})"
+        row["code"], row["why"] = "R2", f"R2: {sizes} sizes with a token count and a score above chance (need {MIN_SIZES})"
     elif row["size_span"] < MIN_SIZE_SPAN:
-        row["why"] = f"R2: sizes span {row['size_span']:.3g}× (need {MIN_SIZE_SPAN:g}×)"
+        row["code"], row["why"] = "R2", f"R2: sizes span {row['size_span']:.3g}× (need {MIN_SIZE_SPAN:g}×)"
     elif row["token_ratio"] > MAX_TOKEN_RATIO:
-        row["why"] = f"R3: token counts differ {row['token_ratio']:.3g}× (allowed {MAX_TOKEN_RATIO:g}×)"
+        row["code"], row["why"] = "R3", f"R3: token counts differ {row['token_ratio']:.3g}× (allowed {MAX_TOKEN_RATIO:g}×)"
     elif rule == "v2" and (reason := _top_decile_reasons(row, own, targets, family, benchmark, metric, top_cache)):
-        row["why"] = reason
+        row["code"], row["why"] = reason
     elif rule == "v1" and not row["largest_score"] >= row["reach_score"]:
-        row["why"] = (f"R4: largest member scores {row['largest_score']:.3f}, below the targets' "
+        row["code"], row["why"] = "R4", (f"R4: largest member scores {row['largest_score']:.3f}, below the targets' "
                       f"{REACH_QUANTILE:.0%} quantile {row['reach_score']:.3f}")
     else:
         try:
@@ -323,11 +323,11 @@ def _earlier_rules(row: dict, rule: str, own, targets, family: str, benchmark: s
             row |= dict(held_out_model=held["held_out"], held_out_measured=held["measured"],
                         held_out_predicted=held["predicted"], held_out_error=held["relative_error"])
             if row["held_out_error"] > MAX_HELD_OUT_ERROR:
-                row["why"] = f"R5: held-out error {row['held_out_error']:.1%} (allowed {MAX_HELD_OUT_ERROR:.0%})"
+                row["code"], row["why"] = "R5", f"R5: held-out error {row['held_out_error']:.1%} (allowed {MAX_HELD_OUT_ERROR:.0%})"
             else:
                 row["eligible"] = True
         except DensingError as exc:
-            row["why"] = f"R5: held-out refit impossible: {exc}"
+            row["code"], row["why"] = "R5", f"R5: held-out refit impossible: {exc}"
 
 
 def family_points(table, family: str, benchmark: str, *, metric: str | None = None, keep_floor: bool = False):
@@ -487,7 +487,8 @@ def olmes(args) -> int:
     from densing.present.words import not_measured
 
     result = measure_olmes(args.fits_dir, args.results_dir, d0=args.d0, n_boot=args.n_boot, seed=args.seed)
-    rows = result.rows.assign(error=[not_measured(e) if e else "" for e in result.rows["error"].fillna("")])
+    rows = result.rows.assign(error=[not_measured(e) if e else "" for e in result.rows["error"].fillna("")],
+                              failed_checks=[", ".join(names) for names in result.rows["failed_checks"]])
     columns = ["benchmark", "months", "ci_low", "ci_high", "n_models", "n_exact", "n_lower", "n_upper",
                *[c for c in rows.columns if c.startswith("months_d0_") and not c.endswith("_ci")], "score_r2", "offset",
                "failed_checks"]

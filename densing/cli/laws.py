@@ -15,7 +15,6 @@ from densing.cli.output import (FORMAT_HELP, SEED_HELP, Format, count_option, d0
 from densing.constants import DEFAULT_EPOCH
 from densing.errors import FitError, InputError
 from densing.numbers import format_count, format_number
-from densing.states import family_of
 from densing.validation import BOOTSTRAP_CONSTRAINTS, validate_params
 from densing.validation import validate as check  # `validate` is a command here
 
@@ -310,13 +309,12 @@ def _headline_density(profile, source: Path, d0: Optional[str], level: float, in
                    f"resolves; ρ ≥ x: above it — and {bounded - censored} by their 95% interval, which reaches 0 or ∞, "
                    "or by a score at chance: the interval's other end is the bound); another reference: --fit NAME")
     else:
-        _density_screen(result, reference, int(bounded), wide)
+        _density_screen(result, result.attrs["reference"].family, int(bounded), wide)
     print_text(_density_closing(result))
 
 
-def _density_screen(result, reference: str, bounded: int, wide: bool) -> None:
+def _density_screen(result, family: str, bounded: int, wide: bool) -> None:
     """``densing density`` on one screen: the densest :data:`~densing.cli.layout.DENSITY_ROWS` models."""
-    family = family_of(reference)
     print_text(f"Capacity density ρ = N̂/N under the headline's lead reference, {family} at its own budget: one of the "
                f"references the headline pools, over the targets it inverts (its own family's models are not among "
                f"them), densest first; {result.attrs.get('headline_set', 'the headline set')}, {len(result)} models.")

@@ -78,7 +78,7 @@ FAMILY_BOOT = 1000
 _COLUMNS = ("reference", "family", "benchmark", "kind", "n_fitted", "sizes", "size_span", "token_ratio", "d0",
             "largest_member", "largest_score", "top_decile", "reach_share", "slope", "slope_ci_low", "slope_ci_high",
             "dispersion", "pooled_dispersion", "top_saturated", "held_out_model", "held_out_measured",
-            "held_out_predicted", "held_out_error", "held_out_z", "eligible", "why")
+            "held_out_predicted", "held_out_error", "held_out_z", "eligible", "code", "why")
 
 
 def pooled_dispersion(own: dict[str, float]) -> float:
@@ -153,7 +153,8 @@ def candidate_table(targets: pd.DataFrame, *, composed: dict[str, ReferenceFit] 
     Columns: ``rule``, ``shape``, ``reference``, ``family``, ``benchmark``, ``kind``, ``n_fitted``, ``sizes``,
     ``size_span``, ``token_ratio``, ``d0``, ``largest_member``, ``largest_score``, the rule's measurements
     (``top_decile``, ``reach_share``, the slope and its interval, the dispersions, ``top_saturated``, the held-out
-    member's score, prediction, relative error and z), ``eligible`` and ``why`` (the first rule it fails).
+    member's score, prediction, relative error and z), ``eligible``, ``code`` (the first rule it fails: R2, R3, R2s, R4r,
+    R4s, R5z; "" when eligible) and ``why`` (that rule in words).
     ``benchmarks``: another target table's candidates (:data:`densing.registry.TABLES`; default
     :data:`CANDIDATE_BENCHMARKS`). ``shape``: the family law's (:data:`densing.laws.family.SHAPES`).
     """
@@ -167,15 +168,15 @@ def candidate_table(targets: pd.DataFrame, *, composed: dict[str, ReferenceFit] 
             members, dropped, fitted = found[(family, b)]
             row = dict.fromkeys(_COLUMNS, math.nan) | dict(
                 reference=f"{family}:{b}", family=family, benchmark=b, kind="family", n_fitted=0, sizes=0,
-                largest_member="", held_out_model="", eligible=False, why="",
+                largest_member="", held_out_model="", eligible=False, code="", why="",
                 dispersion=pooled.get(b, math.nan), pooled_dispersion=pooled.get(b, math.nan))
             rows.append(row)
             if members is None:
-                row["why"] = f"R2: {b} has {fitted} (densing/data), so neither a floor nor a standard error"
+                _verdict(row, ("R2", f"{b} has {fitted} (densing/data), so neither a floor nor a standard error"), {})
                 continue
             reason = _family_row(row, members, fitted, targets, family, b, pooled[b], top_cache)
             # the held-out test also where only the reach rules fail: a set row's joint test (densing.trend.pooling) reads it
-            if not reason or reason.startswith(("R4r", "R4s")):
+            if not reason or reason[0] in ("R4r", "R4s"):
                 held.append((row, reason, members, dropped))  # its verdict after the held-out refits, run together
             else:
                 _verdict(row, reason, dropped)
@@ -188,9 +189,9 @@ def candidate_table(targets: pd.DataFrame, *, composed: dict[str, ReferenceFit] 
 
 
 def _family_row(row: dict, members: dict, fitted, targets: pd.DataFrame, family: str, b: str, pooled: float,
-                top_cache: dict) -> str:
+                top_cache: dict) -> tuple[str, str] | None:
     """One family candidate's columns before the held-out test, its own fit ``fitted`` refloored at the benchmark's
-    ``pooled`` dispersion; the first of R2, R3, R2s, R4r, R4s it fails (:func:`_first_failure`), or ""."""
+    ``pooled`` dispersion; the first of R2, R3, R2s, R4r, R4s it fails (:func:`_first_failure`), or None."""
     chance = CHANCE_LEVELS[b]
     sizes = np.unique(members["params"])
     row["n_fitted"], row["sizes"] = members["params"].size, int(sizes.size)
@@ -242,11 +243,12 @@ def _held_out_rows(held: list, pooled: dict, shape: str) -> None:
         _verdict(row, _held_out_reason(row, reason, outcome), dropped)
 
 
-def _verdict(row: dict, reason: str, dropped: dict) -> None:
-    """``row``'s ``eligible`` and ``why``: the reason it fails, then the members R1 and R3 left out."""
-    row["eligible"] = not reason
+def _verdict(row: dict, reason: tuple[str, str] | None, dropped: dict) -> None:
+    """``row``'s ``eligible``, ``code`` and ``why``: the (code, words) of the rule it fails (None when it passes), then
+    the members R1 and R3 left out."""
+    row["eligible"], row["code"] = not reason, reason[0] if reason else ""
     notes = [f"{k.replace('_', ' ')}: {', '.join(v)}" for k, v in dropped.items() if v and k != "no_score"]
-    row["why"] = "; ".join(([reason] if reason else []) + [f"R1/R3 not fitted — {n}" for n in notes])
+    row["why"] = "; ".join(([f"{reason[0]}: {reason[1]}"] if reason else []) + [f"R1/R3 not fitted — {n}" for n in notes])
 
 
 def _composed_row(name: str, fit: ReferenceFit) -> dict:
@@ -260,7 +262,7 @@ def _composed_row(name: str, fit: ReferenceFit) -> dict:
         size_span=float(points["params"].max() / points["params"].min()),
         token_ratio=float(points["train_tokens"].max() / points["train_tokens"].min()), d0=fit.d0,
         largest_member=str(top["model"]), largest_score=float(top["score"]), held_out_model="", eligible=False,
-        why="the reference rule takes families of one recipe; a composed fit of several recipes and budgets is shown, "
+        code="", why="the reference rule takes families of one recipe; a composed fit of several recipes and budgets is shown, "
             "not used")
 
 
@@ -283,41 +285,41 @@ def top_targets(targets: pd.DataFrame, benchmark: str, family: str, cache: dict)
 
 
 def _first_failure(row: dict, fitted, chance: float, top: float, top_scores: np.ndarray, top_stderr: np.ndarray
-                   ) -> str:
-    """The first of the rule's R2, R3, R2s, R4r, R4s a candidate fails, in words ("" when it passes them). R4s's
-    ceiling is c + d = 1 under either shape (module docstring)."""
+                   ) -> tuple[str, str] | None:
+    """The first of the rule's R2, R3, R2s, R4r, R4s a candidate fails, as (code, words) (None when it passes them).
+    R4s's ceiling is c + d = 1 under either shape (module docstring)."""
     if row["sizes"] < MIN_SIZES:
-        return f"R2: {row['sizes']} sizes with a token count (need {MIN_SIZES})"
+        return "R2", f"{row['sizes']} sizes with a token count (need {MIN_SIZES})"
     if row["token_ratio"] > MAX_TOKEN_RATIO:
-        return f"R3: token counts differ {row['token_ratio']:.3g}× (allowed {MAX_TOKEN_RATIO:g}×)"
+        return "R3", f"token counts differ {row['token_ratio']:.3g}× (allowed {MAX_TOKEN_RATIO:g}×)"
     if isinstance(fitted, str):
-        return f"R2s: the likelihood fit fails: {fitted}"
+        return "R2s", f"the likelihood fit fails: {fitted}"
     if not row["slope_ci_low"] > 0:
-        return (f"R2s: the slope's 95% interval [{format_number(row['slope_ci_low'])}, {format_number(row['slope_ci_high'])}] "
+        return ("R2s", f"the slope's 95% interval [{format_number(row['slope_ci_low'])}, {format_number(row['slope_ci_high'])}] "
                 "does not lie above "
                 "zero (the scores do not rise with size beyond their noise)")
     if not row["reach_share"] >= REACH_SHARE:
-        return (f"R4r: its best member ({row['largest_score']:.3f}) reaches {row['reach_share']:.0%} of the way from chance "
+        return ("R4r", f"its best member ({row['largest_score']:.3f}) reaches {row['reach_share']:.0%} of the way from chance "
                 f"({chance:.3g}) to the top-decile score {top:.3f} (need {REACH_SHARE:.0%})")
     cap = 1.0
     saturated = int(np.sum(top_scores >= cap - SATURATION_STDERRS * np.nan_to_num(top_stderr)))
     row["top_saturated"] = saturated
     if saturated:
-        return (f"R4s: {saturated} of the {top_scores.size} top-decile targets score within {SATURATION_STDERRS:g} standard "
+        return ("R4s", f"{saturated} of the {top_scores.size} top-decile targets score within {SATURATION_STDERRS:g} standard "
                 f"errors of the law's ceiling {cap:.3g}")
-    return ""
+    return None
 
 
-def _held_out_reason(row: dict, reason: str, held: dict | DensingError) -> str:
+def _held_out_reason(row: dict, reason: tuple[str, str] | None, held: dict | DensingError) -> tuple[str, str] | None:
     """R5z on a candidate from its held-out test ``held`` (the answer of
     :func:`densing.laws.family.held_out_result`, or the error it raised): the test's columns filled in ``row``; the
-    reason it fails (``reason``, an earlier rule's, kept first), or ""."""
+    (code, words) of the rule it fails (``reason``, an earlier rule's, kept first), or None."""
     if isinstance(held, DensingError):
-        return reason or f"R5z: held-out refit impossible: {held}"
+        return reason or ("R5z", f"held-out refit impossible: {held}")
     row |= dict(held_out_model=held["held_out"], held_out_measured=held["measured"],
                 held_out_predicted=held["predicted"], held_out_error=held["relative_error"], held_out_z=held["z"])
     if not reason and not abs(held["z"]) <= MAX_HELD_OUT_Z:
-        return (f"R5z: the held-out {held['held_out']} scores {held['measured']:.3f}, the refit predicts "
+        return ("R5z", f"the held-out {held['held_out']} scores {held['measured']:.3f}, the refit predicts "
                 f"{held['predicted']:.3f} ± {held['predicted_stderr']:.3f}: z = {held['z']:+.2f} "
                 f"(allowed ±{MAX_HELD_OUT_Z:.2f})")
     return reason

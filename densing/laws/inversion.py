@@ -24,6 +24,7 @@ from densing.laws.bounds import EXACT, LOWER, UPPER, log_density_bounds, score_c
 from densing.laws.reference_fit import ABOVE_CEILING, BELOW_FLOOR, BEYOND_DATA_LIMIT, ReferenceFit  # noqa: F401
 from densing.laws.reference_fit import as_fit
 from densing.runtime import per_table
+from densing.states import ReferenceName
 
 
 def invert(fit, scores, d0: float | None = None) -> pd.DataFrame:
@@ -127,8 +128,12 @@ class PerBenchmark:
         return tuple(self.fit.benchmarks)
 
     @property
+    def reference(self) -> ReferenceName:
+        return ReferenceName(_family_label(self.fit), self.fit.benchmark)
+
+    @property
     def name(self) -> str:
-        return f"{_family_label(self.fit)}:{self.fit.benchmark}"
+        return str(self.reference)
 
     kind = "per-benchmark"
     #: a model enters only with every benchmark's score (a mean fit averages them)
@@ -179,9 +184,13 @@ class Joint:
         return tuple(f.benchmark for f in self.fits)
 
     @property
-    def name(self) -> str:
+    def reference(self) -> ReferenceName:
         suffix = "" if self.skill == "pooled" else f"[skill {self.skill}: first version]"
-        return f"{_family_label(self.fits[0])}:joint({','.join(self.benchmarks)}){suffix}"
+        return ReferenceName(_family_label(self.fits[0]), f"joint({','.join(self.benchmarks)}){suffix}")
+
+    @property
+    def name(self) -> str:
+        return str(self.reference)
 
     kind = "joint"
     #: a model enters with any of the benchmarks' scores (the others missing)

@@ -13,8 +13,8 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from densing.numbers import format_months, format_number
-from densing.present.words import STATE_OF_WORDS, STATE_WORDS, not_measured, record_end
-from densing.states import State, family_of
+from densing.present.words import STATE_WORDS, not_measured, record_end
+from densing.states import State, recorded_state
 
 #: The forest plot's default title (the public table's rows); the OLMES design's plot passes its own.
 FOREST_TITLE = "Doubling time by benchmark and benchmark set · the public leaderboard table"
@@ -34,7 +34,7 @@ def _short_reason(text: str, limit: int = 90) -> str:
 def row_state(row) -> State:
     """A row's :class:`~densing.states.State`: not measured without a doubling time, else its ``state`` column, else
     measured where it has no error."""
-    state = STATE_OF_WORDS.get(str(getattr(row, "state", "") or ""))
+    state = recorded_state(getattr(row, "state", None))
     if not np.isfinite(row.months):
         return State.NOT_MEASURED
     if state is not None:
@@ -177,7 +177,7 @@ def uncertainty_figure(result, paper_months: float, *, title: str | None = None)
         name=f"doubling time ({result.rule} rule, {result.n_models} models)", marker=dict(size=11, color=PALETTE[0]),
         hovertemplate=f"{format_months(months)} months (A = {result.slope_per_day:.4g}/day)<extra></extra>"), row=1, col=1)
     if own:
-        names = [family_of(name) for name in own]
+        names = [name.family for name in own]
         figure.add_trace(go.Scatter(
             x=[v if np.isfinite(v) else edge for v in own.values()], y=names, mode="markers",
             name="each reference's own point estimate", marker=dict(size=10, symbol="diamond-open", color=PALETTE[3],

@@ -9,11 +9,11 @@ import numpy as np
 
 from densing.constants import CEILING_STDERRS, FLOOR_STDERRS, MAX_SENSITIVITY_RATIO, PAPER, REPORTED, SIZE_SLOPE_MARGIN, UNTESTABLE
 from densing.numbers import format_count, format_months, format_number, frame_records, json_number
-from densing.present.words import (STATE_OF_WORDS, STATE_WORDS, as_range, determined_words, fold_of,
+from densing.present.words import (STATE_WORDS, as_range, determined_words, fold_of, row_reason,
                                    heterogeneity_words, interval_words, not_measured, open_end, open_why,
                                    range_legend, reasons_text, record_end, result_end, state_words, status_parts,
                                    status_words)
-from densing.states import State, family_of
+from densing.states import State, recorded_state
 
 if TYPE_CHECKING:
     from densing.present.summary import Summary
@@ -41,7 +41,7 @@ def why_words(head, failed: list, untestable: list, sensitivity, missing: list, 
              f"(each family at its own budget; {heterogeneity_words(head)}); the interval carries {carried}. "
              f"References by {reference_rule}.")
     if missing:
-        why = " ".join(f"The {lab} has no reference: {reason}." for _, lab, reason in missing) + " " + why
+        why = " ".join(f"The {lab} has no reference: {row_reason(reason)}." for _, lab, reason in missing) + " " + why
     return why.strip()
 
 
@@ -60,7 +60,7 @@ def ceiling_words(head) -> str:
     bounds = sum(head.ceiling_bounds)
     if not bounds:
         return ""
-    each = ", ".join(f"{family_of(name)} {count}" for name, count in zip(head.reference_names, head.ceiling_bounds))
+    each = ", ".join(f"{name.family} {count}" for name, count in zip(head.reference_names, head.ceiling_bounds))
     return (f" {bounds} target inversions sit within {CEILING_STDERRS:g} standard errors of a reference's ceiling "
             f"({each}) and enter the frontier fit as lower bounds: {format_months(head.doubling_time_months)} months "
             f"with them, {format_months(head.months_without_ceilings)} months without.")
@@ -72,7 +72,7 @@ def floor_words(head) -> str:
     bounds = sum(head.floor_bounds)
     if not bounds:
         return ""
-    each = ", ".join(f"{family_of(name)} {count}" for name, count in zip(head.reference_names, head.floor_bounds))
+    each = ", ".join(f"{name.family} {count}" for name, count in zip(head.reference_names, head.floor_bounds))
     return (f" {bounds} target inversions sit within {FLOOR_STDERRS:g} standard errors of a benchmark's chance level "
             f"({each}) and enter the frontier fit as upper bounds: {format_months(head.doubling_time_months)} months "
             f"with them, {format_months(head.months_without_floors)} months without.")
@@ -90,7 +90,7 @@ def headline_verdict(head, label: str, refs: str, status: str, *, table_words: s
     legend = ranges_note(head)
     state = head.state
     if missing:
-        return (f"Doubling time not measured on the {missing[0][1]}: {missing[0][2]}. On the {label} of {table_words}, "
+        return (f"Doubling time not measured on the {missing[0][1]}: {row_reason(missing[0][2])}. On the {label} of {table_words}, "
                 f"against {refs}: {est} months ({interval}), {status}; the paper reports {paper} months.")
     if state is State.MEASURED:
         inside = "inside" if low <= paper <= high else "outside"
@@ -191,7 +191,7 @@ def breakpoint_words(bp) -> str:
 
 
 def _families(names) -> str:
-    return ", ".join(family_of(name) for name in names)
+    return ", ".join(name.family for name in names)
 
 
 def measurement_status(m) -> str:
@@ -250,7 +250,7 @@ def closing_words(m) -> str:
 def record_phrase(row: dict) -> str:
     """A stored row (a trend record's ``rows``) as :func:`months_phrase`, each end by
     :func:`densing.present.words.record_end`."""
-    state = STATE_OF_WORDS.get(row.get("state"), State.NOT_MEASURED)
+    state = recorded_state(row.get("state")) or State.NOT_MEASURED
     months = row["months"] if row.get("months") is not None else math.inf
     head = row["status"] if state is State.MEASURED else STATE_WORDS[state]
     return months_phrase(months, record_end(row, "low"), record_end(row, "high"), state, head,
@@ -270,7 +270,7 @@ def references_words(by) -> str:
 def measurement_repr(m) -> str:
     head = m.rules.get(m.headline_rule)
     shown = f"{m.status}; {determined_words(head)}" if head is not None else m.status
-    families = ", ".join(dict.fromkeys(family_of(name) for name in m.reference.split(" | ")))
+    families = ", ".join(dict.fromkeys(name.family for name in head.reference_names)) if head is not None else ""
     return f"TrendMeasurement({m.headline_set}: {shown}; references {families})"
 
 

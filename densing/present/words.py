@@ -10,7 +10,7 @@ import pandas as pd
 
 from densing.constants import END_STABILITY
 from densing.numbers import NumberText, format_months, format_number
-from densing.states import EndOpen, NoFamilyPasses, NoFamilyScored, ReferencesDisagree, State, family_of
+from densing.states import EndOpen, NoFamilyPasses, NoFamilyScored, ReferencesDisagree, State, recorded_state
 
 
 def heterogeneity_words(result) -> str:
@@ -46,8 +46,6 @@ def heterogeneity_text(q: float, df: int, p: float, i_squared: float, tau_square
 STATE_WORDS = {State.MEASURED: "measured", State.BOUNDED: "bounded", State.NOT_MEASURED: "not measured"}
 #: What a row with no judged state reads.
 NOT_JUDGED = "not judged"
-#: A state's words → the state (a table's or a stored record's ``state`` value).
-STATE_OF_WORDS = {words: state for state, words in STATE_WORDS.items()}
 #: What each state adds where the report shows a number: in a card, after a stored record's cell, beside the paper's
 #: figure, after the density chart's checks line and in its caption.
 CARD_LABELS = {State.MEASURED: "", State.BOUNDED: " (one end determined)", State.NOT_MEASURED: " (an estimate)"}
@@ -61,9 +59,9 @@ CAPTION_CLAUSES = {State.MEASURED: "",
                    State.NOT_MEASURED: ", and the doubling time is not measured"}
 
 
-def record_mark(words: str | None) -> str:
-    """What follows a stored record's months by its ``state`` value (:data:`CELL_MARKS`)."""
-    return CELL_MARKS[STATE_OF_WORDS.get(words, State.NOT_MEASURED)]
+def record_mark(code: str | None) -> str:
+    """What follows a stored record's months by its ``state`` code (:data:`CELL_MARKS`)."""
+    return CELL_MARKS[recorded_state(code) or State.NOT_MEASURED]
 
 
 def state_words(state: State | None) -> str:
@@ -261,6 +259,10 @@ def row_parts(row) -> tuple[str, tuple[str, ...]]:
     return STATE_WORDS[State.NOT_MEASURED], (row.error,) if row.error else ()
 
 
+def _them(count: int) -> str:
+    return "it" if count == 1 else "two of them" if count == 2 else f"the {count} of them"
+
+
 def row_reason(reason) -> str:
     """Why a :class:`densing.trend.capability.Row` has no trend, in words; "" for None."""
     if reason is None:
@@ -270,7 +272,7 @@ def row_reason(reason) -> str:
     if isinstance(reason, NoFamilyPasses):
         passing = ("; eligible on one only: " + ", ".join(f"{f} ({b})" for f, b in reason.eligible_on_one)
                    if reason.eligible_on_one else "")
-        return (f"no family passes the reference rule on {'it' if reason.n_benchmarks == 1 else 'two of them'} ("
+        return (f"no family passes the reference rule on {_them(reason.n_benchmarks)} ("
                 + ", ".join(f"{count} fail {code}" for code, count in reason.failures) + passing
                 + "; the candidate table says which)")
     return str(reason)
@@ -288,7 +290,7 @@ def row_record(row) -> dict:
     return {
         "row": row.name, "label": row.label, "capability": row.capability, "status": row.status,
         "benchmarks": ",".join(row.benchmarks), "chance": row.chance,
-        "references": ", ".join(row.references), "n_references": len(row.references),
+        "references": ", ".join(map(str, row.references)), "n_references": len(row.references),
         "months": of("doubling_time_months"), "ci_low": of("doubling_time_months_ci_low"),
         "ci_high": of("doubling_time_months_ci_high"), "slope_per_day": of("slope_per_day"),
         "slope_ci_low": of("slope_ci_low"), "slope_ci_high": of("slope_ci_high"), "n_models": of("n_models", 0),
@@ -296,10 +298,10 @@ def row_record(row) -> dict:
         **{name: of(name) for name in ("heterogeneity_q", "heterogeneity_p", "i_squared", "share_fit", "share_score",
                                        "share_models", "share_reference")},
         "each_reference_months": "; ".join(
-            f"{family_of(k)} {months_text(v)} [{months_text(lo)}–{months_text(hi)}]"
+            f"{k.family} {months_text(v)} [{months_text(lo)}–{months_text(hi)}]"
             for (k, v), lo, hi in zip(own.items(), r.reference_months_low or [math.nan] * len(own),
                                       r.reference_months_high or [math.nan] * len(own))) if r is not None else "",
-        "state": state_words(r.state if r is not None and r.state is not None else State.NOT_MEASURED),
+        "state": (r.state if r is not None and r.state is not None else State.NOT_MEASURED).value,
         "low_determined": of("low_determined", False), "high_determined": of("high_determined", False),
         "ci_high_beyond": of("months_high_mc_low"), "n_draws": of("n_boot", 0),
         **{f"ci_{end}_{edge}": of(f"months_{end}_{edge}") for end in ("low", "high") for edge in ("mc_low", "mc_high")},

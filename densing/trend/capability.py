@@ -31,7 +31,7 @@ from densing.laws.forms import LOSS_LAWS, translate_members
 from densing.laws.inversion import Joint, PerBenchmark, arrays
 from densing.laws.reference_fit import ReferenceFit
 from densing.runtime import per_table
-from densing.states import NoFamilyPasses, NoFamilyScored, State
+from densing.states import NoFamilyPasses, NoFamilyScored, ReferenceName, State
 from densing.trend import checks, pooling
 from densing.trend.rules import envelope_index
 from densing.trend.uncertainty import TrendUncertainty, from_row_trend
@@ -44,7 +44,7 @@ class Row:
     label: str
     capability: str
     benchmarks: tuple[str, ...]
-    references: tuple[str, ...]
+    references: tuple[ReferenceName, ...]
     result: TrendUncertainty | None
     #: why it has no trend: :class:`~densing.states.NoFamilyScored`, :class:`~densing.states.NoFamilyPasses`, or the
     #: error its fit raised; None where it has one
@@ -121,7 +121,7 @@ def _why_none(candidates: pd.DataFrame, benchmarks: tuple[str, ...]):
         return NoFamilyScored(tuple(benchmarks))
     passes = rows["eligible"].astype(bool)
     eligible, failing = rows[passes], rows[~passes]
-    codes = failing["why"].astype(str).str.extract(r"^(R\d[a-z]?)")[0].fillna("other").value_counts()
+    codes = failing["code"].fillna("").astype(str).replace("", "other").value_counts()
     return NoFamilyPasses(len(benchmarks), tuple((str(c), int(n)) for c, n in codes.items()),
                           tuple(zip(eligible["family"].astype(str), eligible["benchmark"].astype(str))))
 
@@ -165,7 +165,7 @@ def trend_row(name: str, label: str, capability: str, benchmarks: tuple[str, ...
         result = from_row_trend(pooling.pooled_trend(chosen, n_boot=n_boot, n_boot_share=n_boot_share, seed=seed,
                                                      draws_cap=pooling.DRAWS_CAP), epoch=epoch)
     except DensingError as exc:
-        return Row(name, label, capability, benchmarks, tuple(found), None, exc)
+        return Row(name, label, capability, benchmarks, tuple(map(ReferenceName, found)), None, exc)
     return Row(name, label, capability, benchmarks, chosen.names, replace(result, judged=True),
                members=tuple(chosen.members()))
 

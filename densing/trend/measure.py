@@ -30,7 +30,6 @@ from densing.laws.family_rows import reference_order_breaks
 from densing.laws.reference_fit import ReferenceFit, as_fit
 from densing.registry import TrendTable
 from densing.runtime import same_tables
-from densing.states import family_of
 from densing.trend import capability, plan, pooling
 from densing.trend.measurement import TrendMeasurement
 from densing.trend.plan import HEADLINE_RULE, SENSITIVITY_D0, headline_members, reference_frame
@@ -61,7 +60,9 @@ def headline_densities(targets: pd.DataFrame, *, since: str | None = DEFAULT_EPO
                        seed: int = 0, level: float = 0.95, table: str | TrendTable | None = None) -> pd.DataFrame:
     """The headline's per-model densities without its trend (``densing density`` with no ``--fit``): the rows of
     :func:`measure_trend`'s ``densities`` for the same arguments, under the headline set's lead reference, every target
-    released since ``since`` but the family's own models. Columns: :func:`densing.laws.density.density_table`'s."""
+    released since ``since`` but the family's own models. Columns: :func:`densing.laws.density.density_table`'s; ``attrs``
+    hold the headline set, the sets passed over, the table and the lead ``reference``
+    (:class:`~densing.states.ReferenceName`)."""
     profile = registry.table(table)
     targets = with_stderr(table_argument(targets, "targets", SCORE_COLUMNS))
     check_window(targets, since)  # a window that leaves no model is refused, naming the filter
@@ -70,7 +71,8 @@ def headline_densities(targets: pd.DataFrame, *, since: str | None = DEFAULT_EPO
     label, _, missing, chosen = headline_members(targets, candidates, fits, profile, since=since, epoch=epoch, seed=seed)
     inversion, models = chosen.members()[0]
     out = density_table(models, inversion, seed=seed, level=level)
-    out.attrs.update(headline_set=label, missing=[lab for _, lab, _ in missing], table=profile.name)
+    out.attrs.update(headline_set=label, missing=[lab for _, lab, _ in missing], table=profile.name,
+                     reference=inversion.reference)
     return out
 
 
@@ -146,14 +148,14 @@ def _measurement(c: plan.Context, jobs: list, done: dict) -> TrendMeasurement:
         sets = [capability.Row(head_set, h.label, "set", h.benchmarks, tuple(head.reference_names), head,
                                members=tuple(members)), *sets]
     return TrendMeasurement(
-        reference=" | ".join(head.reference_names) + (" (given)" if c.fit is not None else ""),
+        reference=" | ".join(map(str, head.reference_names)) + (" (given)" if c.fit is not None else ""),
         references_by=h.references_by, d0=lead_inversion.d0, headline_rule=HEADLINE_RULE,
         rules=h.rules, rule_errors=h.rule_errors, checks=h.checks, sensitivity=found, breakpoint=h.breakpoint,
         candidates=c.candidates, references=reference_frame(members, head), densities=h.densities, models=h.points,
         left_out=h.common.left_out, fits=tuple(lead_inversion.fits), inversion=lead_inversion, headline_set=h.label,
         benchmark_rows=tuple(singles), set_rows=tuple(sets), budget_rows=budget,
         budget_notes=done.get(plan.BUDGET.key, (None, {}, {}))[2], fixed_size=done.get("fixed_size"),
-        order_breaks=reference_order_breaks(c.targets, {family_of(name) for row in [*singles, *sets]
+        order_breaks=reference_order_breaks(c.targets, {name.family for row in [*singles, *sets]
                                                         for name in row.references})
         if "order_breaks" in c.sections else None, table_words=c.profile.words, missing=tuple(h.missing),
         since=c.since,
@@ -179,7 +181,7 @@ def _with_variants(sensitivity: pd.DataFrame, found_rules: dict, side: dict, hea
         row = side.get(which.row_key(headline)) if headline is not None else None
         if row is not None:
             r = row.result
-            rows.append({"variant": variant, "reference": ", ".join(family_of(x) for x in row.references),
+            rows.append({"variant": variant, "reference": ", ".join(x.family for x in row.references),
                          "inversion": "pooled", "d0": math.nan,
                          "doubling_time_months": r.doubling_time_months if r else math.nan,
                          "ci_low": r.doubling_time_months_ci_low if r else math.nan,

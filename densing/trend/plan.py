@@ -320,7 +320,7 @@ def sensitivity(head: TrendUncertainty, chosen: pooling.CommonTargets, fit, targ
                 seed: int) -> pd.DataFrame:
     """Each reference's own doubling time with its interval over the paired draws; for a given fit with a data term,
     the same at other D0 (:data:`SENSITIVITY_D0`)."""
-    rows = [{"reference": name, "inversion": inv.kind, "d0": inv.d0, "doubling_time_months": months,
+    rows = [{"reference": str(name), "inversion": inv.kind, "d0": inv.d0, "doubling_time_months": months,
              "ci_low": low, "ci_high": high}
             for inv, name, months, low, high in zip(chosen.inversions, head.reference_names,
                                                     head.reference_months.values(), head.reference_months_low,
@@ -329,7 +329,7 @@ def sensitivity(head: TrendUncertainty, chosen: pooling.CommonTargets, fit, targ
         for value in SENSITIVITY_D0:
             variant = pooling.common_targets(targets, [PerBenchmark(fit, value)], since=since, epoch=epoch)
             r = from_row_trend(pooling.pooled_trend(variant, n_boot=n_boot, n_boot_share=0, seed=seed), epoch=epoch)
-            rows.append({"reference": variant.names[0], "inversion": f"D0 {format_count(value)}", "d0": value,
+            rows.append({"reference": str(variant.names[0]), "inversion": f"D0 {format_count(value)}", "d0": value,
                          "doubling_time_months": r.doubling_time_months, "ci_low": r.doubling_time_months_ci_low,
                          "ci_high": r.doubling_time_months_ci_high})
     return pd.DataFrame(rows, columns=["reference", "inversion", "d0", "doubling_time_months", "ci_low", "ci_high"])
@@ -357,7 +357,7 @@ def reference_frame(members: list, head: TrendUncertainty) -> pd.DataFrame:
     """Each reference of the headline: its benchmarks, pooling weight, own doubling time with its interval, targets."""
     lab_weight = dict(zip(head.labs, head.lab_weights))
     labs = head.reference_labs or ("",) * len(head.reference_names)
-    return pd.DataFrame([{"reference": name, "benchmarks": ",".join(inv.benchmarks), "weight": weight,
+    return pd.DataFrame([{"reference": str(name), "benchmarks": ",".join(inv.benchmarks), "weight": weight,
                           "months": head.reference_months[name], "ci_low": low, "ci_high": high,
                           "n_models": len(models), "d0": inv.d0, "lab": lab,
                           "lab_weight": lab_weight.get(lab, math.nan)}

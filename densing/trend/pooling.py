@@ -68,7 +68,7 @@ from densing.trend.floors import at_floor, chance_levels, floor_bounds
 # step 7 (influence), steps 4 and 5 (random effects), and the names the package reads here
 from densing.trend.influence import (FamilyInfluence, family_influence, frontier_slopes, influence_items,
                                      most_influential_model, open_draws)
-from densing.states import family_of
+from densing.states import ReferenceName
 from densing.trend.random_effects import (Pooled, determined_ends, end_range, heterogeneity_check, months_interval,
                                           draws_needed, pool_by_lab, pool_slopes, undecided)
 from densing.trend.targets import family_clusters, own_models, screened_targets, target_labels
@@ -88,8 +88,8 @@ class CommonTargets:
     left_out: pd.DataFrame = field(repr=False)
 
     @property
-    def names(self) -> tuple[str, ...]:
-        return tuple(inv.name for inv in self.inversions)
+    def names(self) -> tuple[ReferenceName, ...]:
+        return tuple(inv.reference for inv in self.inversions)
 
     @property
     def benchmarks(self) -> tuple[str, ...]:
@@ -233,7 +233,7 @@ def lab_clusters(labs: np.ndarray, clusters: np.ndarray) -> np.ndarray:
 
 def reference_labs(common: CommonTargets) -> tuple[str, ...]:
     """Each reference's lab (:func:`densing.data.labs.lab_of` its family), in the order of ``common.names``."""
-    return tuple(lab_of(family_of(name)) or family_of(name) for name in common.names)
+    return tuple(lab_of(name.family) or name.family for name in common.names)
 
 
 def reference_caps(inversion, columns: int) -> np.ndarray:
@@ -549,7 +549,7 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
                                            data["labels"], quantile)  # every reference's point line, (R, 2)
     points = np.ascontiguousarray(lines0[:, 0])
     if not np.all(np.isfinite(points)):
-        bad = [common.names[r] for r in range(count) if not math.isfinite(points[r])]
+        bad = [str(common.names[r]) for r in range(count) if not math.isfinite(points[r])]
         raise FitError(f"{rule} frontier under {', '.join(bad)}: fewer than {MIN_POINTS} usable models "
                        f"(of {data['n']} targets with every score of {', '.join(common.benchmarks)}); no trend line")
     if draws is None:
@@ -660,9 +660,9 @@ def set_references(candidates: pd.DataFrame, benchmarks: tuple[str, ...], *, str
 def _rule_columns(candidates: pd.DataFrame) -> dict[str, np.ndarray]:
     """What :func:`set_references` reads of a candidate table, as arrays, once per table inside
     :func:`densing.runtime.same_tables`: which rows are families, each row's family, benchmark, eligibility,
-    held-out z and the first rule it fails ("" when eligible; the notes of an eligible row name no failure)."""
+    held-out z and the first rule it fails (its ``code``: "" when eligible)."""
     eligible = candidates["eligible"].astype(bool).to_numpy()
-    code = candidates["why"].fillna("").astype(str).str.extract(r"^(R\d[a-z]?):")[0].fillna("").to_numpy(object)
+    code = candidates["code"].fillna("").astype(str).to_numpy(object)
     code[eligible] = ""
     return {"family_row": (candidates["kind"] == "family").to_numpy(bool), "family": candidates["family"].to_numpy(object),
             "benchmark": candidates["benchmark"].to_numpy(object), "eligible": eligible, "code": code,

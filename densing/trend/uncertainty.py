@@ -31,7 +31,7 @@ from densing.trend.rules import doubling_months, envelope_index, slope_band
 from densing.trend.rules import get as rule_of
 from densing.trend.targets import dates_as_days, parse_epoch
 from densing.validation import DRAWS, Interval, validate_params
-from densing.states import EndOpen, ReferencesDisagree, State, family_of
+from densing.states import EndOpen, ReferenceName, ReferencesDisagree, State
 
 
 def heterogeneous(result) -> bool:
@@ -55,7 +55,7 @@ def reasons_of(result) -> tuple:
     if heterogeneous(result):
         reasons.append(ReferencesDisagree(float(result.heterogeneity_q), int(result.heterogeneity_df),
                                           float(result.heterogeneity_p),
-                                          tuple((family_of(name), float(m)) for name, m in result.reference_months.items()),
+                                          tuple((name.family, float(m)) for name, m in result.reference_months.items()),
                                           int(result.heterogeneity_draws)))
     for end in ("low", "high"):
         if not getattr(result, f"{end}_determined"):
@@ -106,7 +106,7 @@ class TrendUncertainty(Result):
     share_reference: float = 0.0
     slope_sd_reference: float = 0.0
     n_references: int = 1
-    reference_names: tuple[str, ...] = field(repr=False, default=())
+    reference_names: tuple[ReferenceName, ...] = field(repr=False, default=())
     reference_weights: tuple[float, ...] = field(repr=False, default=())
     reference_slopes: tuple[float, ...] = field(repr=False, default=())
     epoch: str = field(repr=False, default=DEFAULT_EPOCH)
@@ -220,7 +220,7 @@ class TrendUncertainty(Result):
     def labs_record(self) -> dict:
         """The labs as values (``--format json``): each reference with its family, lab and pooling weight; each lab's
         weight; the targets' labs with their families; leave one lab out."""
-        return {"references": [{"reference": name, "family": family_of(name), "lab": lab, "weight": float(w)}
+        return {"references": [{"reference": str(name), "family": name.family, "lab": lab, "weight": float(w)}
                                for name, lab, w in zip(self.reference_names, self.reference_labs,
                                                        self.reference_weights)],
                 "lab_weights": {lab: float(w) for lab, w in zip(self.labs, self.lab_weights)},
@@ -233,7 +233,7 @@ class TrendUncertainty(Result):
         return rule_of(self.rule).words()
 
     @property
-    def reference_months(self) -> dict[str, float]:
+    def reference_months(self) -> dict[ReferenceName, float]:
         """Each candidate reference's own point doubling time (months), by name."""
         return {name: doubling_months(slope) for name, slope in zip(self.reference_names, self.reference_slopes)}
 
@@ -297,6 +297,7 @@ class Observed:
     are the columns ``score:y`` (the value) and ``score:kind`` (the kind) of the targets' frame."""
 
     name = "observed values"
+    reference = ReferenceName(name)
     benchmarks = ("y", "kind")
     n_draws = 1
 
@@ -340,7 +341,7 @@ def from_row_trend(result: RowTrend, *, epoch: str = DEFAULT_EPOCH) -> TrendUnce
     ok = result.draws[np.isfinite(result.draws)]
     pooled = result.pooled
     return TrendUncertainty(
-        rule=result.rule, inversion=" | ".join(common.names), slope_per_day=result.slope_per_day,
+        rule=result.rule, inversion=" | ".join(map(str, common.names)), slope_per_day=result.slope_per_day,
         intercept=result.intercept, slope_ci_low=result.slope_ci_low, slope_ci_high=result.slope_ci_high,
         doubling_time_months=doubling_months(result.slope_per_day), doubling_time_months_ci_low=dt_low,
         doubling_time_months_ci_high=dt_high, n_models=len(labels), n_exact=int((kind == EXACT).sum()),

@@ -14,9 +14,11 @@ import pytest
 from densing.present.verdict import closing_words
 from densing.present.words import (CAPTION_CLAUSES, CARD_LABELS, LINE_NOTES, PAPER_MARKS, STATE_WORDS, row_parts,
                                    row_record, short_statuses, status_parts, status_words, summary_items)
-from densing.states import EndOpen, ReferencesDisagree, State
+from densing.states import EndOpen, ReferenceName, ReferencesDisagree, State
 from densing.trend.uncertainty import reasons_of, state_of
 
+#: Two references of one benchmark.
+A, B = ReferenceName("A", "mmlu"), ReferenceName("B", "mmlu")
 #: The words of a state in running text, the longest first ("not measured" holds "measured").
 STATE_PATTERN = re.compile(r"not measured|bounded|(?<![a-z] )(?<![a-z])measured")
 
@@ -25,7 +27,7 @@ def _result(heterogeneous: bool, low: bool, high: bool, low_undecided: bool, hig
     """A planted trend's numbers: every combination of the heterogeneity test and each end's sign."""
     result = SimpleNamespace(
         heterogeneity_df=1, heterogeneity_p=0.001 if heterogeneous else 0.6, heterogeneity_q=9.1, heterogeneity_draws=1200,
-        reference_names=("A:mmlu", "B:mmlu"), reference_months={"A:mmlu": 4.6, "B:mmlu": 2.1},
+        reference_names=(A, B), reference_months={A: 4.6, B: 2.1},
         reference_months_low=(3.0, 1.5), reference_months_high=(8.0, 3.0),
         low_determined=low, high_determined=high, low_undecided=low_undecided and not low,
         high_undecided=high_undecided and not high, n_boot=1200, level=0.95,
@@ -52,7 +54,7 @@ def test_every_state_and_reason_reads_one_state_everywhere(combination):
     assert head.split(",")[0] == said and status_words(result).startswith(said)
     assert dict(summary_items(result))["state"] == said
     row = SimpleNamespace(result=result, error="", name="r", label="r", capability="knowledge", benchmarks=("mmlu",),
-                          references=("A:mmlu", "B:mmlu"), chance=0.25, status=status_words(result))
+                          references=(A, B), chance=0.25, status=status_words(result))
     assert row_record(row)["state"] == said
     cell = short_statuses([row_parts(row)])[0][0]
     assert set(STATE_PATTERN.findall(cell)) == {said}

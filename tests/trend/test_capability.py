@@ -170,7 +170,7 @@ def test_the_api_defaults_give_the_cli_headline():
     # ... and the lead reference's shipped fits (reference_fits/family_<family>_<benchmark>.json, in the headline's
     # benchmark order) are the fits the headline inverts with
     lead = fitted.reference_names[0]  # "Family:joint(b1,b2,...)"
-    family, benchmarks = lead.split(":")[0], lead.split("(")[1].rstrip(")").split(",")
+    family, benchmarks = lead.family, lead.benchmark.removeprefix("joint(").rstrip(")").split(",")
     shipped = [ReferenceFit.load(f"reference_fits/family_{family.lower()}_{b}.json") for b in benchmarks]
     used = {f.benchmark: f for f in api.fits}
     for fit in shipped:

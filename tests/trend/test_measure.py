@@ -148,8 +148,7 @@ def test_no_measured_row_leans_on_a_near_floor_reference(shipped):
     table = shipped.candidates.set_index("reference")
     for row in [*shipped.benchmark_rows, *shipped.set_rows]:
         for name in row.references:
-            family, rest = name.split(":")
-            benchmarks = rest.removeprefix("joint(").rstrip(")").split(",")
+            family, benchmarks = name.family, name.benchmark.removeprefix("joint(").rstrip(")").split(",")
             # one benchmark: it reaches; a set (the common targets): it reaches on at least one of the set's benchmarks
             assert any(table.loc[f"{family}:{b}", "reach_share"] >= REACH_SHARE for b in benchmarks), name
     determined = [r for r in shipped.benchmark_rows if r.result is not None and r.result.state in (State.MEASURED, State.BOUNDED)]
@@ -238,6 +237,25 @@ def test_sensitivity_holds_only_eligible_references_and_d0_only_with_a_data_term
     assert {"frontier rule", "D0 budget (every reference at 1T tokens)", "family law logistic in ln N"} <= set(
         shipped.sensitivity["variant"])
     assert not shipped.sensitivity["inversion"].astype(str).str.startswith("D0").any()  # family laws: no D0 variants
+
+
+def test_rewording_every_reason_leaves_every_reference_set_and_every_no_reference_reason_unchanged(shipped):
+    """The set rule and the no-reference reasons read a candidate's rule ``code``, never its ``why`` sentence: every
+    ``why`` reworded (and one rule's sentence put under another's code), each row's references and reasons stay."""
+    from densing.registry import leading_table
+    from densing.trend.capability import _why_none
+    from densing.trend.pooling import set_references
+
+    table = shipped.candidates
+    failing = table[~table["eligible"].astype(bool) & (table["kind"] == "family")]
+    assert set(failing["code"]) <= {"R2", "R3", "R2s", "R4r", "R4s", "R5z"} and set(failing["code"]) >= {"R2", "R4r"}
+    assert (table.loc[table["eligible"].astype(bool), "code"] == "").all()
+    reworded = table.assign(why=["R2s: " + str(w)[::-1] for w in table["why"]])
+    rows = [(b,) for b in sorted(set(table["benchmark"]))] + [b for _, b in leading_table().sets.values()]
+    for benchmarks in rows:
+        assert set_references(reworded, benchmarks) == set_references(table, benchmarks), benchmarks
+        assert set_references(reworded, benchmarks, strict=True) == set_references(table, benchmarks, strict=True)
+        assert _why_none(reworded, benchmarks) == _why_none(table, benchmarks), benchmarks
 
 
 def test_a_given_composed_fit_is_measured_at_the_given_d0_with_d0_variants():

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from densing.states import ReferenceName
 from densing.trend import pooling
 from densing.trend.rules import doubling_months
 
@@ -145,19 +146,19 @@ def test_status_names_heterogeneity_and_an_unbounded_interval():
     assert result.heterogeneity_p == pytest.approx(fdtrc(df, m - df + 1, q * (m - df + 1) / (df * m)), rel=1e-12)
 
 
-def _candidate(family, benchmark, eligible, why="", z=0.0):
-    return {"kind": "family", "family": family, "benchmark": benchmark, "eligible": eligible, "why": why,
-            "held_out_z": z}
+def _candidate(family, benchmark, eligible, code="", z=0.0):
+    return {"kind": "family", "family": family, "benchmark": benchmark, "eligible": eligible, "code": code,
+            "why": f"{code}: the rule's reason in words" if code else "", "held_out_z": z}
 
 
 def test_set_references_keeps_the_families_its_rules_name():
     """The set's rules (set_references' docstring) on planted candidates: every benchmark present; R1–R3 and R2s pass
     on each; R4r/R4s pass on one; the held-out z's within χ²(B) at 0.95 (5.99 for B = 2)."""
     rows = [_candidate("A", "b1", True), _candidate("A", "b2", True, z=1.0),
-            _candidate("B", "b1", True), _candidate("B", "b2", False, "R1: one recipe"),
-            _candidate("C", "b1", False, "R4r: below the frontier"), _candidate("C", "b2", False, "R4s: not identified"),
-            _candidate("D", "b1", False, "R4r: below the frontier", z=2.0), _candidate("D", "b2", True, z=1.9),
-            _candidate("E", "b1", True), _candidate("F", "b1", False, "R5z: held out", z=1.5),
+            _candidate("B", "b1", True), _candidate("B", "b2", False, "R1"),
+            _candidate("C", "b1", False, "R4r"), _candidate("C", "b2", False, "R4s"),
+            _candidate("D", "b1", False, "R4r", z=2.0), _candidate("D", "b2", True, z=1.9),
+            _candidate("E", "b1", True), _candidate("F", "b1", False, "R5z", z=1.5),
             _candidate("F", "b2", True, z=0.5), _candidate("G", "b1", True, z=np.nan), _candidate("G", "b2", True)]
     candidates = pd.DataFrame(rows + [{**_candidate("A", "b1", True), "kind": "paper"}])
     assert pooling.set_references(candidates, ("b1", "b2")) == {"A": ("b1", "b2"), "F": ("b1", "b2")}
@@ -315,8 +316,8 @@ def test_the_three_states_and_their_words():
         result.reasons = reasons_of(result)
         return result
 
-    base = dict(heterogeneity_df=1, heterogeneity_p=0.8, heterogeneity_draws=600, reference_names=("A", "B"),
-                reference_months={"A": 4.6, "B": 3.8}, heterogeneity_q=0.1, slope_ci_low=0.002, low_undecided=False, high_undecided=False, n_boot=600,
+    base = dict(heterogeneity_df=1, heterogeneity_p=0.8, heterogeneity_draws=600, reference_names=(ReferenceName("A"), ReferenceName("B")),
+                reference_months={ReferenceName("A"): 4.6, ReferenceName("B"): 3.8}, heterogeneity_q=0.1, slope_ci_low=0.002, low_undecided=False, high_undecided=False, n_boot=600,
                 doubling_time_months_ci_low=2.0, doubling_time_months_ci_high=4.6, months_low_mc_low=1.9,
                 months_high_mc_low=4.4)
     for k, state in (({"low_determined": True, "high_determined": True}, "measured"),

@@ -72,7 +72,6 @@ def headline_row(table: pd.DataFrame, *, n_boot: int, seed: int) -> dict:
     from densing.constants import DEFAULT_EPOCH
     from densing.data import read_results
     from densing.present.words import state_words
-    from densing.states import family_of
     from densing.trend.measure import measure_trend
 
     with tempfile.TemporaryDirectory() as folder:
@@ -85,7 +84,7 @@ def headline_row(table: pd.DataFrame, *, n_boot: int, seed: int) -> dict:
     return {"months": None if found is None else found["months"], "ci_low": None if found is None else found["ci_low"],
             "ci_high": None if found is None else found["ci_high"], "state": state_words(measured.state),
             "status": measured.status, "n_models": None if found is None else int(found["n_models"]),
-            "references": ", ".join(family_of(r) for r in (head.reference_names if head is not None else ()))}
+            "references": ", ".join(r.family for r in (head.reference_names if head is not None else ()))}
 
 
 def curation_sensitivity(folder: str | Path, *, n_boot: int = 600, seed: int = 0) -> pd.DataFrame:

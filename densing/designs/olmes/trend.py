@@ -126,7 +126,7 @@ def measure_olmes(fits_dir: str | Path | None = None, results_dir: str | Path | 
                "n_lower": 0,
                "n_upper": 0, "share_fit": math.nan, "share_score": math.nan, "share_models": math.nan,
                **{_d0_key(x): math.nan for x in SENSITIVITY_D0},
-               "months_ceiling_1": math.nan, "months_ceiling_1_ci": "", "failed_checks": "", "error": ""}
+               "months_ceiling_1": math.nan, "months_ceiling_1_ci": "", "failed_checks": (), "error": ""}
         inversion = PerBenchmark(ref, d0)
         models, dropped = trend_targets(targets, inversion, since=since, epoch=epoch)
         left.append(dropped.assign(benchmark=ref.benchmark))
@@ -154,7 +154,7 @@ def measure_olmes(fits_dir: str | Path | None = None, results_dir: str | Path | 
         row.update(_ceiling_one(task, ref, targets, models, fits_dir, d0=d0, n_boot=n_boot_side, seed=seed))
         checks = calibrated(inversion_checks(models, inversion))
         found += [{"benchmark": ref.benchmark, **check.to_dict(), "fired": check.fired} for check in checks]
-        row["failed_checks"] = ", ".join(c.name for c in checks if c.failed)
+        row["failed_checks"] = tuple(c.name for c in checks if c.failed)
         rows.append(row)
     return OlmesTrend(pd.DataFrame(rows), pd.DataFrame(found), pd.concat(left, ignore_index=True),
                       pd.concat(offsets, ignore_index=True))
@@ -271,7 +271,7 @@ def row_parts(rows: pd.DataFrame) -> list[tuple[str, tuple[str, ...]]]:
         reasons = [] if r.low_determined and r.high_determined else [
             f"the upper end is not determined (undecided at {int(r.n_draws):,} draws)" if r.high_undecided else
             "its interval reaches a zero slope (no finite upper end)"]
-        reasons += [n.strip() for n in str(r.failed_checks or "").split(",") if n.strip()]
+        reasons += list(r.failed_checks)
         out.append((f"{state_words(State.MEASURED)}, {fold(r.ci_high / r.ci_low)}", ()) if not reasons
                    else (state_words(State.NOT_MEASURED), tuple(reasons)))
     return out

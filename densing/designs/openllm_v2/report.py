@@ -16,7 +16,7 @@ from densing.numbers import format_months
 from densing.present.bias import bias_words
 from densing.present.verdict import record_phrase
 from densing.report.html import Section, esc, record_agreement, record_cell, table_html
-from densing.states import family_of
+from densing.states import ReferenceName
 from densing.trend.bias import looked_up
 
 RECORD = paths.RESULTS / "openllm_v2" / "trend.json"
@@ -109,6 +109,12 @@ def declared_words(record: dict) -> str:
                                  f"{cutoff_words(found)}.")
 
 
+def recorded_references(row: dict | None) -> list[ReferenceName]:
+    """A stored row's ``references`` (:func:`densing.present.words.row_record`: ``family:benchmark`` names joined by
+    ", ", the record's format) as values."""
+    return [ReferenceName.parse(n) for n in str((row or {}).get("references") or "").split(", ") if n]
+
+
 def comparison(record: dict, public: dict) -> pd.DataFrame:
     """One row per capability of :data:`PAIRS`: the public table's months [95% CI], the second table's, its
     references, and whether the two intervals overlap."""
@@ -116,8 +122,7 @@ def comparison(record: dict, public: dict) -> pd.DataFrame:
     return pd.DataFrame([{
         "row": label, "public table (ObsScaling's extract, to 2024-07)": record_cell(public.get(name)),
         "Open LLM Leaderboard v2 (to 2025-03)": record_cell(mine.get(name)),
-        "its references": ", ".join(family_of(r) for r in (mine.get(name) or {}).get("references", "").split(", ")
-                                    if r),
+        "its references": ", ".join(r.family for r in recorded_references(mine.get(name))),
         "the two tables": record_agreement(public.get(name), mine.get(name))} for name, label in PAIRS])
 
 
