@@ -156,7 +156,17 @@ def scores_table(frame: pd.DataFrame, source: str) -> pd.DataFrame:
             raise InputError(f"{source}: {rows['_named'].iloc[0]} of {model}: metric(s) "
                              f"{', '.join(pd.unique(rows['metric'].astype(str)))}: none is {benchmark}'s score "
                              f"({wanted}, or '{SCORE}')")
+        twice(rows[rows["_rank"].notna()], model, benchmark, source)
     kept = frame[frame["_rank"].notna()]
     best = kept.groupby(["model", "benchmark"], sort=False)["_rank"].transform("min")
     kept = kept[kept["_rank"] == best].assign(metric=SCORE).drop(columns=["_rank", "_named"])
     return validate_results(kept, source=source)
+
+
+def twice(rows: pd.DataFrame, model: object, benchmark: str, source: str) -> None:
+    """An InputError naming both where ``rows`` (one model's scores of ``benchmark``) hold two values of it: under two
+    names (a task twice, two columns) or as ``score`` and a metric; lm-eval's filters of one metric are one task's."""
+    kinds = rows.assign(_score=rows["metric"].astype(str).str.strip() == SCORE).drop_duplicates(["_named", "_score"])
+    if len(kinds) > 1 and pd.to_numeric(rows["value"], errors="coerce").nunique(dropna=False) > 1:
+        both = " and ".join(f"{r['_named']} {r['metric']} = {r['value']}" for _, r in kinds.head(2).iterrows())
+        raise InputError(f"{source}: {model}: two values of {benchmark}: {both}; keep one")

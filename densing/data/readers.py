@@ -92,11 +92,17 @@ def read_lm_eval_file(path: str | Path) -> pd.DataFrame:
 
 
 def write_table(frame: pd.DataFrame, path: str | Path) -> Path:
-    """Write a tidy table as CSV or Parquet (by suffix), atomically; rows sorted for stable diffs."""
+    """Write a tidy table as CSV or Parquet (by suffix), atomically, or as CSV to standard output for ``-``; rows
+    sorted for stable diffs."""
+    import sys
+
     from densing.io import atomic_write_bytes, check_writable, frame_to_csv
 
-    path = check_writable(path)
     ordered = frame.sort_values(["model", "benchmark", "metric"], kind="stable").reset_index(drop=True)
+    if str(path) == "-":
+        sys.stdout.write(frame_to_csv(ordered))
+        return Path(path)
+    path = check_writable(path)
     if path.suffix.lower() in (".parquet", ".pq"):
         return atomic_write_bytes(path, ordered.to_parquet(index=False))
     if path.suffix.lower() != ".csv":
@@ -111,9 +117,19 @@ _LOSS_FROM_PERPLEXITY = ("ppl", "perplexity")
 
 
 def _load_json(path: Path) -> dict:
+    import json
+
     from densing.io import read_json_object
 
     data = read_json_object(path)
+
+    def once(pairs: list) -> dict:  # orjson keeps the last of a key written twice, without a word
+        keys = [k for k, _ in pairs]
+        if twice := next((k for i, k in enumerate(keys) if k in keys[:i]), None):
+            raise InputError(f"{path}: key {twice!r} appears twice in one object (two values; keep one)")
+        return dict(pairs)
+
+    json.loads(path.read_bytes(), object_pairs_hook=once)
     if not isinstance(data.get("results"), dict):
         raise InputError(f"{path}: field 'results': not an lm-eval results JSON (no 'results' mapping)")
     for field in ("config", "n-shot", "configs"):
