@@ -21,7 +21,7 @@ import difflib
 
 import pandas as pd
 
-from densing.errors import InputError
+from densing.errors import InputError, quoted
 
 #: The metric a benchmark's score is read at where its run names none, in this order of preference.
 METRIC_PREFERENCE = ("acc_norm", "acc", "exact_match,strict-match", "exact_match", "pass@1,create_test", "pass@1",
@@ -81,7 +81,7 @@ def benchmark_for(name: object, *, where: str, known: dict[str, str] | None = No
     if found is None:
         close = difflib.get_close_matches(str(name).strip().lower(), list(known), n=3, cutoff=0.6)
         hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
-        raise InputError(f"{where}: {str(name)!r} is no benchmark densing knows{hint} (docs/measure.md lists the "
+        raise InputError(f"{where}: {quoted(name)} is no benchmark densing knows{hint} (docs/measure.md lists the "
                          "names a scores file or a table may use)")
     return found
 
