@@ -177,7 +177,7 @@ def measure_headline(target, n_boot: int, seed: int, *, report: bool):
         estimate = times[1] - PILOT[1] * per_draw + n_boot * per_draw
         if estimate > 60:
             print(f"densing measure: {n_boot:,} draws of the headline will take about {format_duration(estimate)} "
-                  f"(a pilot of {PILOT[0]} and {PILOT[1]} draws: {per_draw * 1e3:.2g} ms a draw); fewer draws "
+                  f"(a pilot of {PILOT[0]} and {PILOT[1]} draws: {per_draw * 1e3:.3g} ms a draw); fewer draws "
                   f"(--n-boot, default 600) are quicker", file=sys.stderr, flush=True)
     return run(n_boot)
 

@@ -103,8 +103,9 @@ def place_models(scores: pd.DataFrame, inversion, line, *, seed: int = 0,
     ``predict(dates)`` → ln ρmax and ``epoch``); ``span``: the line's range of dates (:func:`line_dates`).
 
     Columns: the model, its date and where it comes from, its scores and item counts (``score:<b>``, ``items:<b>``), the
-    benchmarks inverted and those of the inversion it has no score on (``missing``), ``reference``, ρ (``density``, a bound where ``bound`` says so) and its 95% interval, N̂ = ρ·N
-    with its interval (``effective_params``, ``_ci_low``, ``_ci_high``), ``reading``
+    benchmarks inverted and those of the inversion it has no score on (``missing``), ``reference``, ρ (``density``, a
+    bound where ``bound`` says so) and its 95% interval, N̂ = ρ·N with its interval (``effective_params``, ``_ci_low``,
+    ``_ci_high``), ``reading``
     (:func:`densing.display.density_reading`), the line at the date (:func:`frontier_at`), ``frontier`` (above, below,
     undetermined), ``band`` (:func:`band_position`) and ``words``.
 
