@@ -31,9 +31,9 @@ WinoGrande 5-shot, the first ``--items`` items of each; GSM8K CoT 8-shot for gen
   beside chance (the mean of 1 / choices), a check that the model is a trained one.
 
 ``--dry-run`` runs the same steps on the CPU with a tiny model (width 64, 2 layers, float32), a few items and no
-training run (the real model too, where one is named); ``tests/eval/test_gpu_check.py`` runs it. Writes OUT/gpu_check.json (every number) and
-OUT/gpu_check.txt (the summary it prints); the JSON is rewritten after each step, so a run cut short keeps the steps
-it finished.
+training run (the real model too, where one is named); ``tests/eval/test_gpu_check.py`` runs it. Writes, once the run has
+ended (a run that fails or is refused writes nothing), OUT/gpu_check.json (every number) and
+OUT/gpu_check.txt (the summary it prints), both atomically.
 
     python bench/gpu_check.py OUT [--data-root DIR] [--items 200 --repeats 3] [--real-model FILE.gguf]   # on a CUDA GPU
     python bench/gpu_check.py OUT --dry-run                                      # the CPU check of the script
@@ -345,6 +345,8 @@ def _options() -> SimpleNamespace:
     dry = arguments.dry_run
     if arguments.real_model is not None and not arguments.real_model.is_file():
         parser.error(f"--real-model {arguments.real_model}: no such file")
+    if arguments.data_root is not None and not (arguments.data_root / "benchmarks").is_dir():
+        parser.error(f"--data-root {arguments.data_root}: no benchmarks/ folder in it")
     from densing.io import check_writable_folder
 
     try:
@@ -502,8 +504,7 @@ def main() -> int:
         raise SystemExit("gpu_check: no CUDA device (use --dry-run for the CPU check)")
     device = torch.device("cpu" if dry else "cuda:0")
     dtype = torch.float32 if dry else torch.bfloat16
-    out = options.out
-    out.mkdir(parents=True, exist_ok=True)
+    out = options.out  # made, with both files, once the run has ended (a run that fails writes nothing)
     report: dict = {"device": torch.cuda.get_device_name(device) if device.type == "cuda" else platform.processor() or "cpu",
                     "dry_run": dry, "torch": torch.__version__, "cuda": torch.version.cuda, "python": platform.python_version()}
     import lm_eval
@@ -526,35 +527,27 @@ def main() -> int:
     limit_seconds = distinct * 2 * (params - embedding) / peak
     utilisation = Utilisation(device)
 
-    def save() -> None:
-        report["wall_seconds"] = time.perf_counter() - started
-        (out / "gpu_check.json").write_text(json.dumps(report, indent=1, default=str) + "\n")
-
-    save()
     configurations = {"hf": hf, "densing-hf": densing, "densing-hf 1/2 tokens": half, "densing-hf 2x tokens": wider}
     answers = _throughput(report, configurations, instances, device, utilisation, options.repeats, total, limit_seconds)
     report["limit"] = {"seconds": limit_seconds, "flop": distinct * 2 * (params - embedding),
                        "rule": "distinct prefix tokens x 2 x (parameters less the input embedding) / matmul peak"}
     report["agreement_" + ("float32" if dry else "bfloat16") + "_timing_runs"] = agreement(instances, answers["hf"], answers["densing-hf"])
-    save()
     report["profile_densing_hf"] = profile_call(densing, instances, device)
-    save()
     _generation(report, common, densing, generation, device, utilisation, options.gen_tokens)
-    save()
     _float32_agreement(report, model, hf, densing, instances, options.agreement_items)
-    save()
     del model, hf, densing, half, wider, configurations, common
     if device.type == "cuda":
         torch.cuda.empty_cache()
 
     if not (dry or options.no_train):
         report["training"] = training_run(device)
-    save()
     if options.real_model is not None:
         _real_model(report, options, instances, device)
-        save()
+    report["wall_seconds"] = time.perf_counter() - started
     summary = render(report)
-    (out / "gpu_check.txt").write_text(summary)
+    from densing.io import write_file_set
+
+    write_file_set(out, {"gpu_check.json": json.dumps(report, indent=1, default=str) + "\n", "gpu_check.txt": summary})
     print(summary, end="")
     return 0
 

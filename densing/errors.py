@@ -37,3 +37,11 @@ def first_line(exc: BaseException) -> str:
     """The first line of ``exc``'s message (its type's name where it has none): a third party's error in one line."""
     text = str(exc)
     return text.splitlines()[0] if text else type(exc).__name__
+
+
+def quoted(name: object) -> str:
+    """``name`` quoted for an error line, and flagged where it holds non-ASCII characters, by code point, so that a
+    look-alike (``МMLU``, its М Cyrillic) never reads as the name it imitates: ``'МMLU' (holds non-ASCII: U+041C)``."""
+    text = str(name)
+    odd = list(dict.fromkeys(f"U+{ord(c):04X}" for c in text if ord(c) > 127))
+    return repr(text) + (f" (holds non-ASCII: {', '.join(odd[:3])}{', …' if len(odd) > 3 else ''})" if odd else "")

@@ -100,8 +100,8 @@ def _file_kind(mode: int) -> str | None:
 
 def check_writable(path: str | Path) -> Path:
     """``path`` as a :class:`~pathlib.Path`; an InputError (one line) where it cannot be written as a regular file:
-    it is (or links to) a directory, a device, a pipe or a socket, a name is too long, a link loops, or its folder
-    may not be written in."""
+    it is (or links to) a directory, a device, a pipe or a socket, a read-only file (no write bit, as root too), a name
+    is too long, a link loops, or its folder may not be written in."""
     path = Path(path)
     _check_name_lengths(path)
     target = Path(os.path.realpath(path))
@@ -117,6 +117,9 @@ def check_writable(path: str | Path) -> Path:
         raise InputError(f"{where}: is a directory; give a file name to write")
     if kind is not None:
         raise InputError(f"{where}: is {kind}; densing writes only regular files (give a file name)")
+    if mode is not None and (not mode & 0o222 or not os.access(path, os.W_OK)):  # a shell's > refuses it too
+        raise InputError(f"{where}: the file is read-only; densing does not replace it (make it writable, or give "
+                         "another name)")
     _check_name_lengths(target)
     parent = target.parent
     if _writable_ancestor(parent) is None:

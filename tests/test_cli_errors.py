@@ -161,3 +161,22 @@ def test_too_few_draws_for_a_95_percent_interval_are_refused(tmp_path, run_cli, 
     assert code == 2 and out == "" and err.count("\n") == 1
     assert err.startswith("error: --n-boot: 10 draws are too few for a 95% interval") and "at least 40" in err
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("header,words", [
+    ("model,params,release_date,MMLU,MMLU,BBH", "line 1 (the header): 'MMLU' names columns 4 and 5; keep one"),
+    ("model,params,release_date,MMLU,,BBH", "line 1 (the header): column 5 has no name"),
+], ids=["twice", "empty"])
+def test_a_header_is_named_as_the_file_spells_it(header, words, tmp_path, run_cli):
+    """Not by pandas' renaming (``MMLU.1``, ``Unnamed: 4``)."""
+    path = _write(tmp_path / "s.csv", header + "\nm,1.5e9,2025-01-15,0.6,0.5,0.42\n")
+    code, out, err = run_cli("measure", "--scores", path)
+    assert code == 2 and err.startswith(f"error: {path}: {words}") and err.count("\n") == 1, err
+    assert "Unnamed" not in err and "MMLU.1" not in err
+
+
+def test_a_look_alike_name_is_flagged_as_non_ascii(tmp_path, run_cli):
+    """'МMLU' (a Cyrillic М) is shown with its code point, so the refusal never reads as one of MMLU."""
+    path = _write(tmp_path / "s.csv", "model,params,release_date,\u041cMLU,BBH\nm,1.5e9,2025-01-15,0.6,0.42\n")
+    code, out, err = run_cli("measure", "--scores", path)
+    assert code == 2 and "'\u041cMLU' (holds non-ASCII: U+041C) is no benchmark" in err and err.count("\n") == 1, err

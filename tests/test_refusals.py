@@ -68,7 +68,7 @@ OPTION_WORDS = {"family": ["--family", "pythia"], "law": ["--law", "two-step"], 
                 "allow_unsafe_code": ["--allow-unsafe-code"], "prefix_cache": ["--prefix-cache"],
                 "template": ["--template", "{folder}/template.csv"], "out": ["--out", "{folder}/report.html"],
                 "csv": ["--csv", "{folder}/rows.csv"], "n_boot": ["--n-boot", "40"], "seed": ["--seed", "3"],
-                "contention_from": ["--contention-from", "{folder}"]}
+                "contention_from": ["--contention-from", "{folder}"], "allow_missing": ["--allow-missing"]}
 
 
 def _declared_pairs():

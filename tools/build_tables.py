@@ -20,7 +20,7 @@ Each writes its files atomically and byte-identically for the same inputs; the c
 :mod:`densing.trend.protocol`, :mod:`densing.designs.olmes.mc_reference`, :mod:`densing.designs.olmes.trend`,
 :mod:`densing.trend.fixed_size`), but for the candidate table's rules v1 and v2 (:func:`earlier_candidate_table`,
 labelled variants the package does not compute); otherwise this script only reads the arguments, writes and prints. An error of the package (:class:`densing.errors.DensingError`) is
-one line ``error: …`` on stderr and exit status 2.
+one line ``error: …`` on stderr and exit status 2; Ctrl-C is ``error: interrupted`` and exit status 130.
 """
 from __future__ import annotations
 
@@ -33,9 +33,16 @@ ROOT = Path(__file__).resolve().parent.parent
 if (ROOT / "densing").is_dir() and str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))  # the checkout's package, installed or not (as cli.py)
 
-from densing import paths  # noqa: E402
-from densing.errors import DensingError  # noqa: E402
-from densing.io import atomic_write_text  # noqa: E402
+#: Ctrl-C's line and exit status (128 + SIGINT), at any moment: an output is written atomically, so none is half-written.
+INTERRUPTED, INTERRUPTED_EXIT = "error: interrupted", 130
+
+try:
+    from densing import paths  # noqa: E402
+    from densing.errors import DensingError  # noqa: E402
+    from densing.io import atomic_write_text  # noqa: E402
+except KeyboardInterrupt:  # Ctrl-C while the package loads
+    print(INTERRUPTED, file=sys.stderr)
+    raise SystemExit(INTERRUPTED_EXIT) from None
 
 
 def public(args) -> int:
@@ -613,12 +620,15 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
     try:
+        args = parser().parse_args(argv)
         return args.run(args)
     except (DensingError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(INTERRUPTED, file=sys.stderr)
+        return INTERRUPTED_EXIT
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ ignored in silence.
 """
 from __future__ import annotations
 
+import os
 import re
 import sys
 from dataclasses import dataclass
@@ -75,8 +76,10 @@ EXCLUSIVE: dict[str, tuple[tuple[Given, Given, str], ...]] = {
         *((Given("template"), Given(option), "--template writes a scores file to fill in, and stops")
           for option in ("scores", "models", "out", "csv", "model_name", "params", "release_date", "suite",
                          "local_data", "data_root", "limit", "store", "backend", "device", "batch_size",
-                         "prefix_cache", "allow_unsafe_code", "n_boot", "seed")),
+                         "prefix_cache", "allow_unsafe_code", "n_boot", "seed", "allow_missing")),
         (Given("models"), Given("model_name"), "--model names the one model of a scores file (--scores)"),
+        (Given("models"), Given("allow_missing"), "the models are evaluated on every benchmark of their suite; "
+         "--allow-missing places a scores file (--scores) that lacks one"),
         (Given("models"), Given("params"), "the models file gives each model's size; --params applies to --scores"),
         (Given("models"), Given("release_date"),
          "the models file gives each model's release date; --release-date applies to --scores"),
@@ -93,6 +96,41 @@ EXCLUSIVE: dict[str, tuple[tuple[Given, Given, str], ...]] = {
          "--contention-from measures T3's γ on a tp-chunked run, --contention gives it by hand; give one"),
     ),
 }
+
+
+#: Per command, its file outputs as the user writes them: option → (the file a folder given as ``DIR/`` gets, what
+#: the file holds, whether ``-`` is standard output). ``-`` is refused where the file cannot be a stream beside what
+#: the command prints (an HTML report, a fit written beside its summary): docs/cli.md, "Outputs".
+OUTPUT_FILES: dict[str, dict[str, tuple[str, str, bool]]] = {
+    "fit": {"--out": ("fit.json", "the fit's JSON", False)},
+    "convert": {"--out": ("results.csv", "the table", True)},
+    "report": {"--out": ("report.html", "the HTML report", False)},
+    "measure": {"--out": ("report.html", "the HTML report", False), "--csv": ("placed.csv", "the placed rows", False),
+                "--template": ("scores.csv", "the scores file to fill in", True)},
+}
+
+
+def as_written(args: list[str]) -> list[str]:
+    """``args`` with each file output of :data:`OUTPUT_FILES` given as a folder (``DIR/``: made where missing)
+    written as the file in it that the table names; an InputError where ``-`` names an output that cannot be
+    standard output."""
+    outputs = OUTPUT_FILES.get(args[0], {}) if args else {}
+    out = list(args)
+    i = 1
+    while i < len(out):
+        option, equals, value = out[i].partition("=")
+        at = i if equals else i + 1
+        if option in outputs and at < len(out):
+            value = value if equals else out[at]
+            name, holds, streams = outputs[option]
+            if value == "-" and not streams:
+                raise InputError(f"{option} -: {holds} is a file beside what densing {args[0]} prints on standard "
+                                 "output, so it cannot be standard output; give a file name")
+            if value.endswith(("/", os.sep)) and value.strip("/" + os.sep):
+                value += name
+            out[at] = f"{option}={value}" if equals else value
+        i = at + 1 if option in outputs else i + 1
+    return out
 
 
 class CheckedCommand(TyperCommand):
@@ -237,7 +275,7 @@ def _dispatch(args: list[str]) -> None:
         sys.exit(2)
 
     try:
-        code = app(args=args, prog_name="densing", standalone_mode=False)
+        code = app(args=as_written(args), prog_name="densing", standalone_mode=False)
     except click.exceptions.NoArgsIsHelpError as exc:  # `densing`, `densing eval`: the help screen
         print(exc.ctx.get_help() if exc.ctx is not None else exc.format_message(), file=sys.stderr)
         sys.exit(2)

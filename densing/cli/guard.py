@@ -125,6 +125,9 @@ def _exit_code(main) -> int:
     except BrokenPipeError:
         _quiet_stdout()
         return BROKEN_PIPE_EXIT
+    except KeyboardInterrupt:  # Ctrl-C before a command's own handling (its imports, the help): one line, 130
+        print("error: interrupted", file=sys.stderr)
+        return 130
     return 0
 
 

@@ -155,7 +155,7 @@ def _show_fit(result, out: Optional[Path], fmt: Format) -> None:
 
 def convert(
     data: Path = typer.Option(..., "--data", help=DATA_HELP),
-    out: Path = typer.Option(..., "--out", help="Tidy CSV or Parquet to write (atomically; missing folders are made)."),
+    out: Path = typer.Option(..., "--out", help="Tidy CSV or Parquet to write (atomically; missing folders are made; DIR/: DIR/results.csv; '-': CSV on stdout)."),
     suite: Optional[str] = typer.Option(None, "--suite", help="Pythia suite when --data is the Pythia evals folder (default standard; refused on other data)."),
     final_only: bool = typer.Option(False, "--final-only", help="Pythia: keep only the final checkpoint (step 143000)."),
     benchmarks: Optional[str] = typer.Option(None, "--benchmarks", help="Keep only these benchmarks (comma-separated)."),
@@ -164,7 +164,8 @@ def convert(
     from densing.data import write_table
     from densing.io import check_writable
 
-    check_writable(out)  # before the data is read
+    if str(out) != "-":  # standard output: the table as CSV, and nothing else
+        check_writable(out)  # before the data is read
     frame = _read(data, suite=suite, final_only=final_only)
     if benchmarks:
         keep = [b.strip() for b in benchmarks.split(",") if b.strip()]
@@ -172,7 +173,8 @@ def convert(
         if frame.empty:
             raise InputError(f"--benchmarks: none of {', '.join(keep)} is in {data}")
     write_table(frame, out)
-    print(f"wrote {len(frame)} rows to {out}")
+    if str(out) != "-":
+        print(f"wrote {len(frame)} rows to {out}")
 
 
 def validate(

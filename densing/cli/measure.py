@@ -58,8 +58,12 @@ def measure(
                                              "--scores, the suite's with --models); with --template, its headline set's "
                                              "columns. --table openllm_v2 places MMLU-Pro, BBH and MATH-hard scores on "
                                              "the Open LLM Leaderboard v2's own headline."),
-    n_boot: int = typer.Option(600, "--n-boot", help="Bootstrap draws of the headline trend (its default)."),
+    n_boot: int = typer.Option(600, "--n-boot", help="Bootstrap draws of the headline trend (its default; at most "
+                               "100,000; a count whose pilot says it takes over a minute is announced first)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the headline's random draws (bootstrap, sampling): the same seed, the same numbers."),
+    allow_missing: bool = typer.Option(False, "--allow-missing", help="With --scores: place a model from the benchmarks "
+                                       "it has where it lacks a score the headline inverts (refused otherwise); the "
+                                       "last line names what was left out."),
 ) -> None:
     """Place your models on the density chart — evaluated on a public protocol (--models), or from scores you already
     have (--scores): density with its 95% interval or bound, above, within or below the frontier's band at its date;
@@ -67,18 +71,24 @@ def measure(
     target = registry.resolve_table(table=table_name) if table_name is not None else None  # a bad name, first
     if template is not None:
         _write_template(template, table_name)
-        return
-    if scores is not None:
-        _place_scores(scores, model_name, params, release_date, out, csv, n_boot, seed, target)
-        return
-    if models is None:
+    elif scores is not None:
+        _place_scores(scores, model_name, params, release_date, out, csv, n_boot, seed, target, allow_missing)
+    elif models is None:
         raise InputError("give --models (a models file: evaluate, then place) or --scores (a scores file: place)")
-    out = Path("report.html") if out is None else out
+    else:
+        _evaluate(models, suite, local_data, data_root, limit, Path("report.html") if out is None else out, store, csv,
+                  backend, device, batch_size, prefix_cache, allow_unsafe_code, table_name, n_boot, seed)
+
+
+def _evaluate(models: Path, suite: str, local_data: bool, data_root, limit, out: Path, store, csv, backend: str, device,
+              batch_size: str, prefix_cache: bool, allow_unsafe_code: bool, table_name, n_boot: int, seed: int) -> None:
+    """``densing measure --models``: every input checked, the headline measured (announced where long), the models
+    evaluated on the suite and placed; the report, the CSV rows and the answer's line."""
+    from densing.eval.backends import with_prefix_cache
     from densing.placement.measure import measure as run, plan
+    from densing.placement.own_scores import shown_names
 
     batch, store = _checked_options(batch_size, n_boot, seed, device, data_root, store, out, csv)
-    from densing.eval.backends import with_prefix_cache
-
     backend = with_prefix_cache(backend, prefix_cache)  # --prefix-cache: deprecated, --backend densing-hf
     checked = plan(models, suite, limit=limit, local_data=local_data, data_root=data_root, backend=backend, device=device,
                    store=store, table=table_name)
@@ -89,21 +99,25 @@ def measure(
     def say(line: str) -> None:
         print(f"[{time.monotonic() - started:7.0f} s] {line}", file=sys.stderr, flush=True)
 
+    say(f"measuring the headline trend on {checked.target.table.words} ({n_boot} draws) …")
+    headline = measure_headline(checked.target, n_boot, seed, report=True)
     result = run(list(checked.specs), checked.suite, limit=limit, local_data=local_data, data_root=data_root, store=store,
                  table=table_name, n_boot=n_boot, seed=seed, backend=backend, device=device, batch_size=batch,
-                 on_progress=say, allow_unsafe_code=allow_unsafe_code)
+                 on_progress=say, allow_unsafe_code=allow_unsafe_code, measurement=headline)
     say("writing the report …")
     words = command_words("measure", {"--models": models, "--suite": checked.suite, "--out": out, "--store": store,
                                       "--n-boot": n_boot, "--seed": seed, "--local-data": local_data,
                                       "--allow-unsafe-code": allow_unsafe_code, "--backend": backend,
                                       "--data-root": data_root, "--limit": limit, "--csv": csv, "--device": device,
                                       "--table": table_name})
-    _write(result, out, csv, words, n_boot, seed, checked.target)
-    print_text_closing(result)
+    shown = shown_names(checked.target.table)
+    _write(result, out, csv, words, n_boot, seed, checked.target, shown=shown)
+    print_text_closing(result, shown)
 
 
 def _place_scores(scores: Path, model: Optional[str], params: Optional[str], release_date: Optional[str],
-                  out: Optional[Path], csv: Optional[Path], n_boot: int, seed: int, target=None) -> None:
+                  out: Optional[Path], csv: Optional[Path], n_boot: int, seed: int, target=None,
+                  allow_missing: bool = False) -> None:
     """``densing measure --scores``: the scores file placed against the headline of ``target``
     (:func:`densing.registry.resolve_table`; None: the shipped public table)."""
     from densing.io import check_outputs_apart, check_writable
@@ -113,20 +127,64 @@ def _place_scores(scores: Path, model: Optional[str], params: Optional[str], rel
     for path in (out, csv):
         if path is not None:
             check_writable(path)
-    from densing.placement.own_scores import place, read_scores
+    from densing.placement.own_scores import check_complete, place, read_scores, shown_names
 
     size = size_option(params, "--params")
     table = read_scores(scores, model=model, params=size, release_date=release_date)  # a bad file: said before the fit
     target = target or registry.resolve_table()
+    shown = shown_names(target.table)
+    check_complete(table, target.table.sets[target.table.headline_set][1], str(scores), allow_missing, shown,
+                   "--allow-missing")  # before the headline's draws
     print_progress(f"measuring the headline on {target.table.words} …")
-    result = replace(place(table, n_boot=n_boot, seed=seed, table=target.table, results=target.path),
-                     suite=f"scores from {scores}")
+    headline = measure_headline(target, n_boot, seed, report=out is not None)
+    result = replace(place(table, n_boot=n_boot, seed=seed, table=target.table, results=target.path,
+                           measurement=headline, allow_missing=allow_missing), suite=f"scores from {scores}")
     _print_placement(result)
     words = command_words("measure", {"--scores": scores, "--out": out, "--n-boot": n_boot, "--seed": seed,
                                       "--model": model, "--params": params, "--release-date": release_date,
-                                      "--table": None if target.table.leads else target.table.name})
-    _write(result, out, csv, words, n_boot, seed, target, summary=False)
-    print_text_closing(result)
+                                      "--table": None if target.table.leads else target.table.name,
+                                      "--allow-missing": allow_missing})
+    _write(result, out, csv, words, n_boot, seed, target, summary=False, shown=shown)
+    print_text_closing(result, shown)
+
+
+#: Draws past which the headline's time is estimated first (a pilot of :data:`PILOT` draws each): below them it takes
+#: seconds (``bench/refusal_time.results.txt`` times the command).
+PILOT_FROM = 2_000
+PILOT = (80, 40)
+
+
+def measure_headline(target, n_boot: int, seed: int, *, report: bool):
+    """The headline's :class:`~densing.trend.measurement.TrendMeasurement` on ``target`` with ``n_boot`` draws: every
+    section where the report is written (``report``), else the densities alone (the line and the models it inverts,
+    all a placement reads). Past :data:`PILOT_FROM` draws, a pilot at :data:`PILOT` draws first times it as
+    t(n) ≈ a + b·n, and an estimate over a minute is printed on stderr before the work."""
+    from densing.data import read_results
+    from densing.trend.measure import measure_trend
+
+    rows = read_results(target.path)
+
+    def run(draws: int):
+        return measure_trend(rows, n_boot=draws, seed=seed, table=target.table, sections="all" if report else ("densities",))
+
+    if n_boot > PILOT_FROM:
+        times = []
+        for draws in PILOT:  # the larger first: what the first call warms favours the smaller, so b is not too small
+            clock = time.perf_counter()
+            run(draws)
+            times.append(time.perf_counter() - clock)
+        per_draw = max(times[0] - times[1], 0.0) / (PILOT[0] - PILOT[1])
+        estimate = times[1] - PILOT[1] * per_draw + n_boot * per_draw
+        if estimate > 60:
+            print(f"densing measure: {n_boot:,} draws of the headline will take about {format_duration(estimate)} "
+                  f"(a pilot of {PILOT[0]} and {PILOT[1]} draws: {per_draw * 1e3:.3g} ms a draw); fewer draws "
+                  f"(--n-boot, default 600) are quicker", file=sys.stderr, flush=True)
+    return run(n_boot)
+
+
+def format_duration(seconds: float) -> str:
+    """``seconds`` as people say a wait: 90 s, 4 min, 1.5 h."""
+    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
 
 
 def _write_template(path: Path, table: Optional[str] = None) -> None:
@@ -158,17 +216,24 @@ def _print_placement(result) -> None:
                 together=("density", "density_ci_low", "density_ci_high", "bound", "effective_params", "band"))
 
 
-def print_text_closing(result) -> None:
-    """The last line: the first model's density (or bound) and where it sits against the frontier's band."""
+def print_text_closing(result, shown: dict[str, str] | None = None) -> None:
+    """The last line: the first model's density (or bound), where it sits against the frontier's band, and the
+    benchmarks the headline inverts that it has no score on (``--allow-missing``; by the names ``shown``)."""
     frame = result.to_frame()
     if not len(frame):
         return
     r = frame.iloc[0]
     more = f"{len(frame) - 1} more model(s) in the table above" if len(frame) > 1 else ""
-    print_text(closing([answer(r), f"released {r['release_date']}", more]))
+    print_text(closing([answers(result, shown)[0], f"released {r['release_date']}", more]))
 
 
-def _write(result, out: Path | None, csv, words: str, n_boot: int, seed: int, target=None, summary: bool = True) -> None:
+def answers(result, shown: dict[str, str] | None = None) -> tuple[str, ...]:
+    """Each placed model's one-line answer (:func:`densing.present.placement.answer`), the terminal's and the page's."""
+    return tuple(answer(r, *result.benchmarks_of(r["model"]), shown=shown) for r in result.to_frame().to_dict("records"))
+
+
+def _write(result, out: Path | None, csv, words: str, n_boot: int, seed: int, target=None, summary: bool = True,
+           shown: dict[str, str] | None = None) -> None:
     """The report led by the user's models (with ``out``) on the table ``target`` (None: the leading table), the CSV
     rows, and the placement in words."""
     from densing.io import atomic_write_text
@@ -180,7 +245,8 @@ def _write(result, out: Path | None, csv, words: str, n_boot: int, seed: int, ta
                                   table=None if target is None else target.table, n_boot=n_boot, seed=seed,
                                   measured=result.measurement, yours=result.to_frame(),
                                   yours_suite=result.protocol() + left_out,
-                                  yours_evaluated=result.evaluated, command=words)
+                                  yours_evaluated=result.evaluated, yours_answers=answers(result, shown),
+                                  command=words)
         atomic_write_text(out, html)
     if csv is not None:
         atomic_write_text(csv, result.to_frame().to_csv(index=False, float_format="%.6g"))

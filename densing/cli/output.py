@@ -62,6 +62,10 @@ def draws_option(n_boot: int, seed: int) -> None:
     if isinstance(n_boot, int) and n_boot < MIN_INTERVAL_DRAWS:
         raise InputError(f"--n-boot: {n_boot} draws are too few for a 95% interval (each end needs a draw beyond it); "
                          f"give at least {MIN_INTERVAL_DRAWS}")
+    if isinstance(n_boot, int) and n_boot > MAX_DRAWS:
+        raise InputError(f"--n-boot: {n_boot:,} draws are above the ceiling of {MAX_DRAWS:,} (there the Monte Carlo "
+                         "error of an interval's end is already a few hundredths of a percentile, and beyond it the "
+                         "arrays of draws outgrow a workstation's memory)")
     check({"n_boot": [Interval(Integral, MIN_INTERVAL_DRAWS, MAX_DRAWS)], "seed": BOOTSTRAP_CONSTRAINTS["seed"]},
           n_boot=n_boot, seed=seed)
 

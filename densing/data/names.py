@@ -21,7 +21,7 @@ import difflib
 
 import pandas as pd
 
-from densing.errors import InputError
+from densing.errors import InputError, quoted
 
 #: The metric a benchmark's score is read at where its run names none, in this order of preference.
 METRIC_PREFERENCE = ("acc_norm", "acc", "exact_match,strict-match", "exact_match", "pass@1,create_test", "pass@1",
@@ -81,7 +81,7 @@ def benchmark_for(name: object, *, where: str, known: dict[str, str] | None = No
     if found is None:
         close = difflib.get_close_matches(str(name).strip().lower(), list(known), n=3, cutoff=0.6)
         hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
-        raise InputError(f"{where}: {str(name)!r} is no benchmark densing knows{hint} (docs/measure.md lists the "
+        raise InputError(f"{where}: {quoted(name)} is no benchmark densing knows{hint} (docs/measure.md lists the "
                          "names a scores file or a table may use)")
     return found
 
@@ -156,7 +156,17 @@ def scores_table(frame: pd.DataFrame, source: str) -> pd.DataFrame:
             raise InputError(f"{source}: {rows['_named'].iloc[0]} of {model}: metric(s) "
                              f"{', '.join(pd.unique(rows['metric'].astype(str)))}: none is {benchmark}'s score "
                              f"({wanted}, or '{SCORE}')")
+        twice(rows[rows["_rank"].notna()], model, benchmark, source)
     kept = frame[frame["_rank"].notna()]
     best = kept.groupby(["model", "benchmark"], sort=False)["_rank"].transform("min")
     kept = kept[kept["_rank"] == best].assign(metric=SCORE).drop(columns=["_rank", "_named"])
     return validate_results(kept, source=source)
+
+
+def twice(rows: pd.DataFrame, model: object, benchmark: str, source: str) -> None:
+    """An InputError naming both where ``rows`` (one model's scores of ``benchmark``) hold two values of it: under two
+    names (a task twice, two columns) or as ``score`` and a metric; lm-eval's filters of one metric are one task's."""
+    kinds = rows.assign(_score=rows["metric"].astype(str).str.strip() == SCORE).drop_duplicates(["_named", "_score"])
+    if len(kinds) > 1 and pd.to_numeric(rows["value"], errors="coerce").nunique(dropna=False) > 1:
+        both = " and ".join(f"{r['_named']} {r['metric']} = {r['value']}" for _, r in kinds.head(2).iterrows())
+        raise InputError(f"{source}: {model}: two values of {benchmark}: {both}; keep one")

@@ -21,9 +21,10 @@ from densing.validation import Options, Text, as_path, validate_params
 
 
 def read_csv_file(path: Path, **options) -> pd.DataFrame:
-    """pandas.read_csv with every failure as one InputError naming the file."""
+    """pandas.read_csv with every failure as one InputError naming the file, a header that names a column twice or
+    leaves one unnamed among them, named as the file spells it (:func:`check_header`)."""
     try:
-        return pd.read_csv(path, **options)
+        frame = pd.read_csv(path, **options)
     except pd.errors.EmptyDataError:
         raise InputError(f"{path}: the file is empty (no header row)") from None
     except UnicodeDecodeError as exc:
@@ -33,6 +34,29 @@ def read_csv_file(path: Path, **options) -> pd.DataFrame:
         raise InputError(f"{path}: is a directory, not a CSV file") from None
     except (pd.errors.ParserError, ValueError, OSError) as exc:
         raise InputError(f"{path}: cannot read CSV: {first_line(exc)}") from None
+    if "header" not in options and "names" not in options:
+        check_header(path, frame.columns)
+    return frame
+
+
+def check_header(path: Path, columns) -> None:
+    """An InputError where the header of the CSV file ``path`` names a column twice or leaves one unnamed, by the
+    names and places the file has (pandas renames them ``MMLU.1`` and ``Unnamed: 3``); read again only where pandas'
+    names say it renamed one."""
+    import csv
+
+    names = [str(c) for c in columns]
+    renamed = [n for n in names if re.fullmatch(r"Unnamed: \d+", n) or re.sub(r"\.\d+$", "", n) in set(names) - {n}]
+    if not renamed or not Path(path).is_file():
+        return
+    with open(path, encoding="utf-8", newline="") as handle:
+        header = next(csv.reader(handle), [])
+    if empty := [i + 1 for i, n in enumerate(header) if not n.strip()]:
+        raise InputError(f"{path}: line 1 (the header): column {empty[0]} has no name; name it or remove the column")
+    twice = next((n for i, n in enumerate(header) if n in header[:i]), None)
+    if twice is not None:
+        places = [str(i + 1) for i, n in enumerate(header) if n == twice]
+        raise InputError(f"{path}: line 1 (the header): {twice!r} names columns {' and '.join(places)}; keep one")
 
 
 def read_table(path: str | Path) -> pd.DataFrame:
@@ -92,11 +116,17 @@ def read_lm_eval_file(path: str | Path) -> pd.DataFrame:
 
 
 def write_table(frame: pd.DataFrame, path: str | Path) -> Path:
-    """Write a tidy table as CSV or Parquet (by suffix), atomically; rows sorted for stable diffs."""
+    """Write a tidy table as CSV or Parquet (by suffix), atomically, or as CSV to standard output for ``-``; rows
+    sorted for stable diffs."""
+    import sys
+
     from densing.io import atomic_write_bytes, check_writable, frame_to_csv
 
-    path = check_writable(path)
     ordered = frame.sort_values(["model", "benchmark", "metric"], kind="stable").reset_index(drop=True)
+    if str(path) == "-":
+        sys.stdout.write(frame_to_csv(ordered))
+        return Path(path)
+    path = check_writable(path)
     if path.suffix.lower() in (".parquet", ".pq"):
         return atomic_write_bytes(path, ordered.to_parquet(index=False))
     if path.suffix.lower() != ".csv":
@@ -111,9 +141,19 @@ _LOSS_FROM_PERPLEXITY = ("ppl", "perplexity")
 
 
 def _load_json(path: Path) -> dict:
+    import json
+
     from densing.io import read_json_object
 
     data = read_json_object(path)
+
+    def once(pairs: list) -> dict:  # orjson keeps the last of a key written twice, without a word
+        keys = [k for k, _ in pairs]
+        if twice := next((k for i, k in enumerate(keys) if k in keys[:i]), None):
+            raise InputError(f"{path}: key {twice!r} appears twice in one object (two values; keep one)")
+        return dict(pairs)
+
+    json.loads(path.read_bytes(), object_pairs_hook=once)
     if not isinstance(data.get("results"), dict):
         raise InputError(f"{path}: field 'results': not an lm-eval results JSON (no 'results' mapping)")
     for field in ("config", "n-shot", "configs"):
@@ -301,5 +341,7 @@ def read_text_table(path: Path, columns, what: str) -> pd.DataFrame:
         raise InputError(f"{path}: no such file ({what})")
     raw = read_csv_file(path, dtype=str, keep_default_na=False)
     if missing := [c for c in columns if c not in raw.columns]:
-        raise InputError(f"{path}: missing column(s) {', '.join(missing)} (have: {', '.join(map(str, raw.columns))})")
+        have = [str(c) for c in raw.columns]
+        listed = ", ".join(have[:8]) + (f", … ({len(have)} in all)" if len(have) > 8 else "")
+        raise InputError(f"{path}: missing column(s) {', '.join(missing)} (have: {listed})")
     return raw

@@ -185,6 +185,12 @@ class MeasureResult(Result):
         """One row per model: scores, items, density, its 95% interval, the reading and the frontier verdict."""
         return self.models.copy()
 
+    def benchmarks_of(self, model: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """(inverted, missing): the headline's benchmarks ``model`` has a score on, and those it has none on."""
+        have = set(self.scores.loc[self.scores["model"].astype(str) == str(model), "benchmark"].astype(str))
+        every = self.measurement.inversion.benchmarks if self.measurement is not None else self.inverted_benchmarks
+        return tuple(b for b in every if b in have), tuple(b for b in every if b not in have)
+
     def plot(self):
         """The report's density figure (a plotly ``Figure``) with these models drawn as labelled stars against the
         headline's frontier line (:meth:`densing.trend.measurement.TrendMeasurement.plot`)."""
@@ -248,6 +254,7 @@ def measure(models, suite: str = "leaderboard-v1", *, limit: float | None = None
     from densing.eval.runner import run_sweep
     from densing.paths import default_store
 
+    check_draws(n_boot, seed)
     say = on_progress or (lambda line: None)
     store = default_store() if store is None else store
     checked = plan(models, suite, limit=limit, local_data=local_data, data_root=data_root, backend=backend, device=device,
@@ -260,6 +267,21 @@ def measure(models, suite: str = "leaderboard-v1", *, limit: float | None = None
     scores = public_scores(rows, checked.specs)
     return place_against(checked.target.path, scores, measurement, table=checked.target.table, n_boot=n_boot, seed=seed,
                          say=say, suite=checked.suite, limit=checked.limit, left_out=checked.left_out)
+
+
+def check_draws(n_boot, seed) -> None:
+    """The headline's draws (None: the CLI's default) and seed as the command line takes them: at least
+    :data:`~densing.validation.MIN_INTERVAL_DRAWS` draws for a printed 95% interval (each end needs a draw beyond
+    it), at most :data:`~densing.validation.MAX_DRAWS`; a seed ≥ 0. An InputError in one line else."""
+    from numbers import Integral
+
+    from densing.validation import MAX_DRAWS, MIN_INTERVAL_DRAWS, Interval, validate
+
+    if isinstance(n_boot, Integral) and not isinstance(n_boot, bool) and n_boot < MIN_INTERVAL_DRAWS:
+        raise InputError(f"n_boot: {n_boot} draws are too few for a 95% interval (each end needs a draw beyond it); "
+                         f"give at least {MIN_INTERVAL_DRAWS}")
+    validate({"n_boot": [Interval(Integral, MIN_INTERVAL_DRAWS, MAX_DRAWS), None], "seed": [Interval(Integral, 0, None)]},
+             n_boot=n_boot, seed=seed)
 
 
 def place_against(results: str | Path | None, scores: pd.DataFrame, measurement, *, n_boot: int | None, seed: int,

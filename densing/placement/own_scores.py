@@ -109,17 +109,23 @@ def scores_template(table=None) -> str:
 
 
 def place(scores, *, model: str | None = None, params: float | None = None, release_date: str | None = None,
-          n_boot: int | None = None, seed: int = 0, measurement=None, table=None, results=None):
+          n_boot: int | None = None, seed: int = 0, measurement=None, table=None, results=None,
+          allow_missing: bool = False):
     """Place the models of ``scores`` (a scores file's path, or a table as :func:`read_scores` returns) against the
     headline measured on a target table (module docstring) → :class:`~densing.placement.measure.MeasureResult`
     (:func:`densing.placement.place.place_models`' columns). ``table``, ``results``: the target table, a registered
     table's name and the file read (:func:`densing.registry.resolve_table`; default the shipped public table;
     ``table="openllm_v2"`` places MMLU-Pro, BBH and MATH-hard scores on the Open LLM Leaderboard v2's headline).
-    ``n_boot``, ``seed``: the headline's draws (default the CLI's); ``measurement``: a headline
-    :class:`~densing.trend.measurement.TrendMeasurement` of that table, to reuse."""
-    from densing.placement.measure import place_against
+    ``n_boot``, ``seed``: the headline's draws (default the CLI's; at least the CLI's 40 for its 95% interval);
+    ``measurement``: a headline :class:`~densing.trend.measurement.TrendMeasurement` of that table, to reuse.
+    A model without a score on a benchmark the headline inverts is refused (:func:`check_complete`) unless
+    ``allow_missing``: it is then placed from the others, and its row's ``missing`` names what was left out."""
+    from densing.placement.measure import check_draws, place_against
     from densing.registry import resolve_table
+    from densing.validation import Options, validate
 
+    check_draws(n_boot, seed)
+    validate({"allow_missing": [Options({True, False})]}, allow_missing=allow_missing)
     target = resolve_table(results, table)  # a bad name, before the scores are read
 
     source = "a table"
@@ -130,5 +136,32 @@ def place(scores, *, model: str | None = None, params: float | None = None, rele
         scores = scores_rows(scores, "scores", model=model, params=params, release_date=release_date)
     else:
         raise InputError(f"scores: expected a path or a DataFrame, got {type(scores).__name__}")
+    inverted = getattr(getattr(measurement, "inversion", None), "benchmarks", None)
+    check_complete(scores, inverted or target.table.sets[target.table.headline_set][1], source, allow_missing,
+                   shown=shown_names(target.table))
     return place_against(target.path, scores, measurement, table=target.table, n_boot=n_boot, seed=seed,
                          suite=f"scores from {source}", limit=None, evaluated=False)
+
+
+def check_complete(scores: pd.DataFrame, benchmarks, source: str, allow_missing: bool = False,
+                   shown: dict[str, str] | None = None, option: str = "allow_missing=True") -> None:
+    """An InputError naming ``source``, the model and each benchmark of ``benchmarks`` (those the headline inverts)
+    it has no score on (a column absent, or its cell empty), unless ``allow_missing`` (``option``: how the caller
+    asks for it): a density from fewer benchmarks is another number, never given in silence."""
+    if allow_missing:
+        return
+    shown = shown or {}
+    for model, own in scores.groupby("model", sort=False):
+        missing = [b for b in benchmarks if b not in set(own["benchmark"])]
+        if missing:
+            names = ", ".join(shown.get(b, b) for b in missing)
+            raise InputError(f"{source}: {model}: no score on {names} (a column absent, or its cell empty), which the "
+                             f"headline inverts with {', '.join(shown.get(b, b) for b in benchmarks if b not in missing)}"
+                             f"; fill it in, or give {option} to place the model from the others")
+
+
+def shown_names(table) -> dict[str, str]:
+    """{benchmark: the name the headline set's label shows it by} (``paper-like set (MMLU, BBH, …)``)."""
+    label, members = table.sets[table.headline_set]
+    names = [n.strip() for n in label[label.find("(") + 1:label.rfind(")")].split(";")[0].split(",")]
+    return dict(zip(members, names)) if "(" in label and len(names) == len(members) else {}

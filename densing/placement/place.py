@@ -103,8 +103,9 @@ def place_models(scores: pd.DataFrame, inversion, line, *, seed: int = 0,
     ``predict(dates)`` → ln ρmax and ``epoch``); ``span``: the line's range of dates (:func:`line_dates`).
 
     Columns: the model, its date and where it comes from, its scores and item counts (``score:<b>``, ``items:<b>``), the
-    benchmarks inverted, ``reference``, ρ (``density``, a bound where ``bound`` says so) and its 95% interval, N̂ = ρ·N
-    with its interval (``effective_params``, ``_ci_low``, ``_ci_high``), ``reading``
+    benchmarks inverted and those of the inversion it has no score on (``missing``), ``reference``, ρ (``density``, a
+    bound where ``bound`` says so) and its 95% interval, N̂ = ρ·N with its interval (``effective_params``, ``_ci_low``,
+    ``_ci_high``), ``reading``
     (:func:`densing.display.density_reading`), the line at the date (:func:`frontier_at`), ``frontier`` (above, below,
     undetermined), ``band`` (:func:`band_position`) and ``words``.
 
@@ -135,6 +136,7 @@ def place_models(scores: pd.DataFrame, inversion, line, *, seed: int = 0,
             record[f"score:{r.benchmark}"] = r.value
             record[f"items:{r.benchmark}"] = int(r.items) if "items" in own.columns else math.nan
         record.update(inverted=",".join(b for b in inversion.benchmarks if b in set(own["benchmark"])),
+                      missing=",".join(b for b in inversion.benchmarks if b not in set(own["benchmark"])),
                       reference=inversion.name)
         found = table[table["model"] == model]
         if found.empty:
@@ -160,8 +162,8 @@ def place_models(scores: pd.DataFrame, inversion, line, *, seed: int = 0,
                                        record["frontier_density_ci_high"])
         if record["band"] != UNDETERMINED:
             record["words"] += f"; {record['band']} the band"
-        if missing := [b for b in inversion.benchmarks if b not in set(own["benchmark"])]:
-            record["words"] += (f"; no score on {', '.join(missing)}, which the reference inverts with "
+        if record["missing"]:
+            record["words"] += (f"; no score on {record['missing'].replace(',', ', ')}, which the reference inverts with "
                                 f"{record['inverted'].replace(',', ', ')}")
         rows.append(record)
     return pd.DataFrame(rows)

@@ -30,6 +30,12 @@ def band_said(r: Mapping) -> str:
     return f"{r['band']} the frontier's band" if r.get("band") in BAND_PLACES else "undetermined against the frontier's band"
 
 
-def answer(r: Mapping) -> str:
-    """One placed model (a row of :meth:`densing.placement.measure.MeasureResult.to_frame`) in one line."""
-    return f"{r['model']}: {density_said(r)}, {band_said(r)}"
+def answer(r: Mapping, inverted: tuple[str, ...] = (), missing: tuple[str, ...] = (),
+           shown: Mapping[str, str] | None = None) -> str:
+    """One placed model (a row of :meth:`densing.placement.measure.MeasureResult.to_frame`) in one line; with
+    ``missing`` (the headline's benchmarks it has no score on, placed with ``--allow-missing``) the benchmarks left out
+    and those it was placed from, by the names ``shown``."""
+    names = shown or {}
+    left = (f" without {', '.join(names.get(b, b) for b in missing)} (no score; placed from "
+            f"{', '.join(names.get(b, b) for b in inverted)})" if missing else "")
+    return f"{r['model']}{left}: {density_said(r)}, {band_said(r)}"

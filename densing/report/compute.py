@@ -54,6 +54,7 @@ class YoursSection:
     measurement: TrendMeasurement
     suite: str | None
     evaluated: bool = True  # False: placed from scores the user had, nothing evaluated
+    answers: tuple[str, ...] = ()  # each model's one-line answer as the terminal says it (empty: made from its row)
 
 
 @dataclass(frozen=True)
@@ -197,13 +198,13 @@ def compute_report(*, results: str | Path | None = None, table: str | TrendTable
                    epoch: str = DEFAULT_EPOCH, since: str | None = DEFAULT_EPOCH, n_boot: int = 600, seed: int = 0,
                    traces: str | Path | None = None, command: str | None = None, measured=None,
                    yours: pd.DataFrame | None = None, yours_suite: str | None = None,
-                   yours_evaluated: bool = True) -> Report:
+                   yours_evaluated: bool = True, yours_answers: tuple[str, ...] = ()) -> Report:
     """Every section the report shows, from the command's inputs: ``results`` and ``table`` the target table
     (:func:`densing.registry.resolve_table`: the file read and the registered table whose sets lead the headline;
     default the leading table), ``frontier`` the density figure's rule, ``command`` the footer's command line,
     ``measured`` a headline measurement already computed on ``results``, ``yours`` a user's models placed against it
     (the first section), ``yours_suite`` their suite in words and ``yours_evaluated`` whether they were evaluated (False:
-    placed from scores). The designs' sections (:class:`densing.registry.Design`)
+    placed from scores), ``yours_answers`` each one's line as the terminal says it. The designs' sections (:class:`densing.registry.Design`)
     set their tables beside the leading table's rows, so a report led by another table leaves them out."""
     profile, path = resolve_table(results, table)
     inputs = Inputs(results=path,
@@ -224,7 +225,7 @@ def compute_report(*, results: str | Path | None = None, table: str | TrendTable
     densities = measured.densities
     densities = densities.join(targets.drop_duplicates("model").set_index("model")[meta], on="model") if meta else densities
     rows, cross = measured.by_benchmark(), measured.cross_check()
-    sections = [*([YoursSection(yours, measured, yours_suite, yours_evaluated)] if yours is not None else []),
+    sections = [*([YoursSection(yours, measured, yours_suite, yours_evaluated, tuple(yours_answers))] if yours is not None else []),
                 VerdictSection(measured, cross, _bias(measured, inputs.results, headline_fit, d0)),
                 DensitySection(measured, inputs.frontier, with_intervals(measured.models, measured.densities), yours),
                 CapabilitySection(rows, cross, measured.sensitivity, measured.by_benchmark_at_budget(),

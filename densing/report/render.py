@@ -291,14 +291,14 @@ def _frontier_at(row: dict) -> str:
     return _g(row["frontier_density"]) + band
 
 
-def _your_cards(r: dict, interval: str, suite: str | None, reference: str) -> str:
+def _your_cards(r: dict, interval: str, suite: str | None, reference: str, lead: str) -> str:
     cards = [("density ρ" + ("" if r.get("reading") == "value" else f" ({r.get('reading')})"), _your_density(r)),
              ("95% interval", interval), ("effective size N̂", _your_size(r)),
              (f"frontier line's ρmax at {r['release_date']}", _frontier_at(r)),
              ("against the frontier's band", band_said(r).removesuffix(" the frontier's band"))]
     cards += [("suite", suite)] if suite else []
     cards += [("reference", str(r.get("reference") or reference))]
-    return (f'<p class="verdict"><strong>{esc(answer(r))}</strong></p>' + cards_html(cards)
+    return (f'<p class="verdict"><strong>{esc(lead)}</strong></p>' + cards_html(cards)
             + f'<p class="sub">{esc(r["words"])}.</p>')
 
 
@@ -310,8 +310,10 @@ def _yours(s: m.YoursSection) -> Section:
                  for b, lo, hi in zip(yours["bound"].fillna(""), yours["density_ci_low"], yours["density_ci_high"])]
     table = yours.assign(**{"95% interval": intervals, "density": [_your_density(r) for r in yours.to_dict("records")],
                             "frontier_density": [_frontier_at(r) for r in yours.to_dict("records")]})
-    leads = [_your_cards(r, interval, suite, measured.inversion.name)
-             for r, interval in zip(yours.to_dict("records"), intervals)]
+    records = yours.to_dict("records")
+    said = s.answers or tuple(answer(r) for r in records)
+    leads = [_your_cards(r, interval, suite, measured.inversion.name, lead)
+             for r, interval, lead in zip(records, intervals, said)]
     table = table.rename(columns={"frontier": "frontier line", "frontier_density": "line's ρmax at the date",
                                   "inverted": "inverted on"})
     table["N̂"] = [_your_size(r) for r in yours.to_dict("records")]

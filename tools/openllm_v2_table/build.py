@@ -199,10 +199,52 @@ def _score(record: dict, field: str, where: str) -> float:
     value = record[field]
     if is_missing(value):
         return math.nan
-    score = float(value)
+    try:
+        score = float(value)
+    except ValueError:
+        raise InputError(f"{where}: field {field!r}: expected a fraction in [0, 1], got {value!r}") from None
     if not 0.0 <= score <= 1.0:
         raise InputError(f"{where}: field {field!r}: expected a fraction in [0, 1], got {value!r}")
     return score
+
+
+#: The contents table's columns the build reads.
+CONTENTS_COLUMNS: tuple[str, ...] = ("model_name", "model_precision", "model_type", "features_is_official_provider",
+                                     "metadata_upload_date", "metadata_params_billions", *SCORE_FIELDS)
+
+
+def read_contents(source: Path) -> pd.DataFrame:
+    """The extract of the contents table as text cells: an InputError in one line naming what is damaged (a column
+    missing, a row with fewer or more fields than the header, by its line; a model at one precision twice)."""
+    import csv
+
+    rows = read_text_table(source, CONTENTS_COLUMNS, "the contents table's official rows")
+    with source.open(encoding="utf-8", newline="") as handle:
+        reader = csv.reader(handle)
+        width = len(next(reader, []))
+        for record in reader:
+            if record and len(record) != width:
+                raise InputError(f"{source}: line {reader.line_num}: {len(record)} fields where the header has "
+                                 f"{width} (a damaged row)")
+    twice = rows[rows.duplicated(["model_name", "model_precision"], keep=False)]
+    if len(twice):
+        first = twice.iloc[0]
+        lines = ", ".join(str(i + 2) for i in twice.index[:4])
+        raise InputError(f"{source}: model {first['model_name']} ({first['model_precision']}) appears on more than one "
+                         f"row (lines {lines}); keep one")
+    return rows
+
+
+def check_table(frame: pd.DataFrame, source: Path) -> None:
+    """``frame``, the table about to be written, read as the package reads it (:func:`densing.data.names.wide_columns`,
+    :func:`densing.data.wide.wide_to_tidy`, :func:`densing.data.schema.validate_results`): a table the package would
+    refuse is not written (an InputError naming the model)."""
+    from densing.data.names import wide_columns
+    from densing.data.schema import validate_results
+    from densing.data.wide import wide_to_tidy
+
+    shown = f"{source}: the table built from it"
+    validate_results(wide_to_tidy(frame, source=shown, columns=wide_columns(frame, shown)), source=shown)
 
 
 def build_openllm_v2(source: str | Path, curated_csv: str | Path, public_csv: str | Path, obsscaling_v2: str | Path
@@ -212,7 +254,7 @@ def build_openllm_v2(source: str | Path, curated_csv: str | Path, public_csv: st
     A kept model must be in the public table or in ``curated.csv``; a curated row of no official model is an error
     (a stale row)."""
     source = Path(source)
-    rows = pd.read_csv(source, dtype=str, keep_default_na=False)
+    rows = read_contents(source)
     official = rows["features_is_official_provider"].str.upper() == "TRUE"
     if not official.all():
         raise InputError(f"{source}: {int((~official).sum())} row(s) not marked official: not the shipped extract")
@@ -234,10 +276,11 @@ def build_openllm_v2(source: str | Path, curated_csv: str | Path, public_csv: st
         if house is None and not cure:
             raise InputError(f"{curated_csv}: no row for kept model {model!r}, which the public table does not hold")
         params = _count(cure.get("params")) if not is_missing(cure.get("params", "")) \
-            else float(record["metadata_params_billions"]) * 1e9
+            else positive_count(record["metadata_params_billions"], field="metadata_params_billions", where=where) * 1e9
         pick = (lambda column: cure[column] if not is_missing(cure.get(column, "")) else
                 (house[column] if house is not None else ""))
         upload = record["metadata_upload_date"]
+        parse_date(upload, field="metadata_upload_date", where=where)  # a date of no day, or after today: refused
         if not is_missing(cure.get("release_date", "")):
             date, confidence, date_source = cure["release_date"], "high", cure["source_url"]
         elif house is not None and not is_missing(house["release_date"]):
@@ -265,6 +308,7 @@ def build_openllm_v2(source: str | Path, curated_csv: str | Path, public_csv: st
     for column in ("active_params", "train_tokens", "parent_tokens", "derivation_tokens"):
         frame[column] = frame[column].round().astype("Int64")
     frame = frame.sort_values("model", kind="stable").reset_index(drop=True)
+    check_table(frame, source)
     return {TABLE.removesuffix(".csv"): frame, "models": decided.reset_index(drop=True),
             "overlap": _overlap(frame, curated, obsscaling_v2)}
 
