@@ -48,9 +48,10 @@ def test_the_measure_report_leads_with_your_models(tmp_path, run_cli, monkeypatc
     assert row["model"] == "smollm2-135m-instruct-q4_1" and row["reading"] == "upper bound" and row["frontier"] == "below"
     # the model, its bound, its place against the line and the line's ρmax at its date, the suite and the reference
     # the page leads with the terminal's answer: the same ρ, N̂ and place against the frontier's band
-    lead = answer(row)
-    assert lead.startswith("smollm2-135m-instruct-q4_1: ρ ≤ ") and lead in " ".join(printed.split())  # as the terminal wraps it
-    assert f"<strong>{esc(lead)}</strong>" in first and "effective size N̂" in first
+    lead = _html.unescape(first.split('<p class="verdict"><strong>', 1)[1].split("</strong>", 1)[0])
+    assert lead.startswith("smollm2-135m-instruct-q4_1 without BBH, MATH-hard, HumanEval (no score; placed from MMLU): ρ ≤ ")
+    assert lead.endswith(answer(row).split(": ", 1)[1]) and lead in " ".join(printed.split())  # as the terminal wraps it
+    assert "effective size N̂" in first
     assert "Evaluated with densing measure" in first and "Placed from scores" not in first
     censored = isinstance(row.get("bound"), str) and row["bound"] != ""  # a censored density, else its interval's upper end
     shown = row["density"] if censored else row["density_ci_high"]
@@ -124,7 +125,8 @@ def test_a_page_placed_from_scores_says_so_and_agrees_with_the_terminal(tmp_path
     assert code == 0, err
     first = out.read_text().split("<h2>Your models</h2>", 1)[1].split("<h2>", 1)[0]
     row = pd.read_csv(rows).iloc[0]
-    assert answer(row) in " ".join(printed.split()) and f"<strong>{esc(answer(row))}</strong>" in first
+    lead = _html.unescape(first.split('<p class="verdict"><strong>', 1)[1].split("</strong>", 1)[0])
+    assert lead == answer(row) and lead in " ".join(printed.split())  # every headline score: nothing left out
     assert "Placed from scores (densing measure --scores)" in first and "Evaluated with" not in first
     assert esc(row["band"]) in first and "effective size N̂" in first
 

@@ -187,6 +187,7 @@ def test_measure_returns_a_frame_and_a_summary(monkeypatch, tmp_path, inversion)
 
     class Measured:
         rules = {"quantile": type("L", (FlatLine,), {"slope_per_day": 0.0, "intercept": 0.0})(0.0)}
+        densities = pd.DataFrame(columns=["model"])  # placed beside none of the table's models
 
     Measured.inversion = inversion
     result = densing.measure(models, suite="leaderboard-v1", local_data=True, data_root=SHARED_DATA, limit=5,
