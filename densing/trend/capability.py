@@ -31,7 +31,7 @@ from densing.laws.forms import LOSS_LAWS, translate_members
 from densing.laws.inversion import Joint, PerBenchmark, arrays
 from densing.laws.reference_fit import ReferenceFit
 from densing.results import presented
-from densing.runtime import per_table
+from densing.runtime.memo import per_table
 from densing.states import NoFamilyPasses, NoFamilyScored, State
 from densing.trend import checks, pooling
 from densing.trend.rules import envelope_index

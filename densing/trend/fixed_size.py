@@ -41,7 +41,7 @@ from densing.data.schema import require_columns
 from densing.errors import InputError
 from densing.laws.family import metric_for
 from densing.results import Result, presented
-from densing.runtime import per_table
+from densing.runtime.memo import per_table
 from densing.states import NoRise, RateReachesZero, State, TooFewScores
 from densing.trend.checks import cluster_ols
 from densing.trend.targets import days_since, parse_epoch
