@@ -30,7 +30,7 @@ import hashlib, json, sys, time
 import densing
 from densing.data.schema import table_argument
 from densing.laws import eligibility
-from densing.runtime import same_tables
+from densing.runtime.memo import same_tables
 from densing.paths import DEFAULT_DENSITY_TARGETS as DEFAULT_RESULTS
 from densing import registry
 from densing.trend.targets import SCORE_COLUMNS

@@ -2,7 +2,7 @@
 
 Each of ``--runs`` child processes imports the command's modules, computes the report
 (:func:`densing.report.compute.compute_report`, whose measurement hands its jobs to
-:func:`densing.runtime.run`) and renders it (:func:`densing.report.render.render`, which lays the sections out
+:func:`densing.runtime.executor.run`) and renders it (:func:`densing.report.render.render`, which lays the sections out
 by the same executor), timing each step with
 ``time.perf_counter``; the script prints each step's median and range. Then one more child runs the measurement's
 jobs one after another in one process (``DENSING_SERIAL=1``) and prints each job's CPU seconds
@@ -29,7 +29,7 @@ _PHASES = """
 import json, time
 t0 = time.perf_counter()
 import densing.report.compute, densing.report.render, densing.trend.measure
-from densing import runtime as executor
+from densing.runtime import executor
 t1 = time.perf_counter()
 marks = {}
 run = executor.run
@@ -55,7 +55,7 @@ _JOBS = """
 import json, time
 from densing import paths
 from densing.data import read_results
-from densing import runtime as executor
+from densing.runtime import executor
 from densing.trend.measure import measure_trend
 seconds = {}
 here = executor._here
@@ -80,7 +80,7 @@ def mark(what, start, cpu=None):  # one line per mark in a file of the process's
         out.write(json.dumps([os.getpid(), what, start - T0, time.perf_counter() - T0, cpu]) + "\\n")
 import densing.report.compute, densing.report.render, densing.trend.measure
 import densing.designs.olmes.trend as olmes
-from densing import runtime as executor
+from densing.runtime import executor
 mark("imports", T0)
 one = executor._run_one
 def timed_one(job, needed, *context, **keep):  # a job, timed (in a worker or in the command's process beside them)

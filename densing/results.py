@@ -1,26 +1,49 @@
 """The base of densing's result objects (statsmodels' ``Results`` is the model): a frozen dataclass that inherits
 :class:`Result` gets ``to_dict()``, ``to_frame()``, ``summary()``, ``conf_int(alpha)`` and ``_repr_html_()``, as
 docs/api.md ("Result types") says; a type declares its exceptions in the class attributes of :class:`Result`.
+
+A result holds values; its words, summary and figures come from the presentation layer (:mod:`densing.present`), which
+stands above the results and registers each rendering for the type it renders (:func:`register`). A result's thin
+method asks for one by name (:func:`presented`); the first ask loads the layer by its module's name
+(:data:`PRESENTATION`), as pandas loads its plotting backend, so no result module imports the layer above it.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import fields
 from numbers import Real
-from typing import TYPE_CHECKING, ClassVar
+from importlib import import_module
+from typing import Callable, ClassVar
 
 from densing.errors import InputError
 from densing.numbers import frame_records, json_value  # noqa: F401 (frame_records: public here)
 from densing.validation import Interval, validate_params
-
-if TYPE_CHECKING:
-    from densing.present.summary import Summary
 
 CONF_INT_COLUMNS = ("estimate", "ci_low", "ci_high")
 #: The level of a result's stored intervals when it has no field saying so.
 DEFAULT_LEVEL = 0.95
 #: What ``conf_int``'s ``alpha`` may be.
 ALPHA_CONSTRAINTS = {"alpha": [Interval(Real, 0, 1, closed="neither")]}
+#: The module that registers every rendering (loaded on the first :func:`presented`).
+PRESENTATION = "densing.present.renders"
+_RENDERINGS: dict[tuple[type, str], Callable] = {}
+
+
+def register(result_type: type, **renderings: Callable) -> None:
+    """Each ``name=function`` as the ``name`` rendering of ``result_type`` and its subclasses:
+    ``function(result, *args, **kwargs)``."""
+    for name, function in renderings.items():
+        _RENDERINGS[(result_type, name)] = function
+
+
+def presented(result, name: str, *args, **kwargs):
+    """``result``'s ``name`` rendering (words, a summary, a figure), registered for its type or the nearest base."""
+    if not _RENDERINGS:
+        import_module(PRESENTATION)
+    for kind in type(result).__mro__:
+        if (kind, name) in _RENDERINGS:
+            return _RENDERINGS[(kind, name)](result, *args, **kwargs)
+    raise LookupError(f"{type(result).__name__} has no {name!r} rendering")
 
 
 def interval_frame(rows: dict[str, tuple[float, float, float]]):
@@ -53,15 +76,13 @@ class Result:
 
         return pd.DataFrame([{name: getattr(self, name) for name in self._fields()}])
 
-    def summary(self) -> Summary:
+    def summary(self):
         """The result as a :class:`~densing.present.summary.Summary` (``print`` it for the terminal's text; a notebook
-        shows its HTML): the type's name, then the (name, value) pairs of :meth:`_summary_items`."""
-        from densing.present.summary import Summary
-
-        return Summary(type(self).__name__, items=tuple(self._summary_items()))
+        shows its HTML): by default the type's name, then the (name, value) pairs of :meth:`_summary_items`."""
+        return presented(self, "summary")
 
     def _summary_items(self) -> list[tuple[str, object]]:
-        """The (name, value) pairs :meth:`summary` shows: the fields of :meth:`to_dict`."""
+        """The (name, value) pairs :meth:`summary` shows by default: the fields of :meth:`to_dict`."""
         return [(name, getattr(self, name)) for name in self._fields()]
 
     def interval_level(self) -> float:

@@ -40,3 +40,16 @@ def test_the_checker_sees_what_it_looks_for(tmp_path):
     assert found["package_cycles"] == [["data", "laws"]]
     assert found["upward"] == ["data -> laws (1)"]
     assert found["private"] == ["densing.data.b imports densing.laws.a._hidden"]
+
+
+def test_a_result_importing_the_presentation_layer_points_back_up(tmp_path):
+    """present stands above trend, placement and the base (results), below report: an import down is upward."""
+    for package in ("trend", "present", "report"):
+        (tmp_path / "densing" / package).mkdir(parents=True)
+        (tmp_path / "densing" / package / "__init__.py").write_text("")
+    (tmp_path / "densing" / "__init__.py").write_text("")
+    (tmp_path / "densing" / "results.py").write_text("def f():\n    from densing.present.words import fold\n")
+    (tmp_path / "densing" / "trend" / "a.py").write_text("def f():\n    from densing.present.words import fold\n")
+    (tmp_path / "densing" / "present" / "words.py").write_text("from densing.trend import a\nfold = 1\n")
+    (tmp_path / "densing" / "report" / "page.py").write_text("from densing.present.words import fold\n")
+    assert import_graph.graph(tmp_path)["upward"] == ["results -> present (1)", "trend -> present (1)"]

@@ -6,7 +6,7 @@ The commands run as the console script does (``densing.cli.run``), output sent t
 its own setsid group (``start_new_session``: the group's id is its pid). A process "left behind" is any process
 with that id still alive after the command has exited, or any descendant seen just before the signal
 (torchrun starts its workers with setsid too) still alive. The commands that start workers: ``trend`` and ``report``
-(the job executor's workers, :func:`densing.runtime.run`; ``trend --by benchmark``: every
+(the job executor's workers, :func:`densing.runtime.executor.run`; ``trend --by benchmark``: every
 row), ``fit --jobs`` and ``ladder fit --jobs`` (the
 bootstrap's processes), ``overlap analyze --scheduler processes`` (a process per file, or a pool)
 and ``overlap run`` (torchrun and its workers).

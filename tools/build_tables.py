@@ -104,7 +104,7 @@ def openllm_v2_contents(args) -> int:
 
 
 def openllm_v2_trend(args) -> int:
-    """The Open LLM Leaderboard v2 table's trend record (:data:`densing.designs.openllm_v2.report.RECORD`):
+    """The Open LLM Leaderboard v2 table's trend record (:data:`densing.designs.openllm_v2.record.RECORD`):
     :func:`densing.trend.protocol.measure_table` with every row's leave-one-family-out table, as JSON."""
     from densing import registry
     from densing.data import read_results

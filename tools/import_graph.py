@@ -8,8 +8,10 @@ is an edge all the same: it is where the hidden loops live). A *package* is a su
 
 - packages (with their modules and lines) and the package-to-package edges, with how many imports make each;
 - circles: strongly connected sets of packages, and of modules;
-- upward imports: the pipeline runs data → laws → trend → report → placement, with eval and overlap
-  beside it, cli on top and the designs (densing/designs, one folder each) above it; the shared base (errors, paths, io, validation, the private helpers) under all.
+- upward imports: the pipeline runs data → laws → trend → placement → present → report, with eval and overlap
+  beside it, cli on top and the designs (densing/designs, one folder each) above it; the shared base (errors, paths, io,
+  validation, results, the private helpers) under all. The presentation layer (present) stands above every result it
+  renders, and nothing under it imports it.
   An import is upward when its target stands later in the pipeline than its source, when the
   base imports a package, when anything but cli imports cli, or when eval/overlap and the
   pipeline import each other (allowed: eval → data, as eval writes the results data reads, and
@@ -30,7 +32,7 @@ from pathlib import Path
 #: Pipeline rank; the base (rank 0) may be imported by all, cli (rank 9) by none but the designs (rank 10: each folder
 #: of densing/designs holds a design's every layer, its command-line printer included, and is found by discovery,
 #: densing.registry.discover, never imported by name).
-PIPELINE = {"data": 1, "laws": 2, "trend": 3, "report": 4, "placement": 5}
+PIPELINE = {"data": 1, "laws": 2, "trend": 3, "placement": 4, "present": 5, "report": 6}
 BESIDE = {"eval", "overlap"}
 #: Imports between the pipeline and the packages beside it that are allowed (source, target).
 ALLOWED_ACROSS = {("eval", "data"), ("report", "overlap"), ("placement", "eval")}

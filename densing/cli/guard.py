@@ -12,7 +12,7 @@ import signal
 import sys
 from contextlib import contextmanager
 
-from densing import runtime
+from densing.runtime import processes
 
 #: The longest error line printed: a value echoed in a message (a YAML alias bomb, a pasted table) is cut to this.
 MAX_MESSAGE = 600
@@ -77,23 +77,23 @@ def plain_terminal() -> None:
 
 @contextmanager
 def guarded():
-    """Run a command: ``SIGTERM`` raises :class:`~densing.runtime.Terminated` (exit 143, ``error: terminated``) and
+    """Run a command: ``SIGTERM`` raises :class:`~densing.processes.Terminated` (exit 143, ``error: terminated``) and
     ``SIGINT`` ``KeyboardInterrupt`` (exit 130); afterwards any worker left alive is ended, the handlers put back."""
     plain_terminal()
-    before = runtime.children()  # a caller's own processes (main called from Python) are not the command's
+    before = processes.children()  # a caller's own processes (main called from Python) are not the command's
     previous = signal.getsignal(signal.SIGTERM)
     previous_int = signal.getsignal(signal.SIGINT)
-    runtime.terminated = False
-    runtime.exits_on_signals()
+    processes.terminated = False
+    processes.exits_on_signals()
     try:
         yield
-        if runtime.terminated:  # SIGTERM's exception was swallowed where it was raised
-            raise runtime.Terminated()
-    except runtime.Terminated:
+        if processes.terminated:  # SIGTERM's exception was swallowed where it was raised
+            raise processes.Terminated()
+    except processes.Terminated:
         print("error: terminated", file=sys.stderr)
         raise
     finally:
-        runtime.end_children(keep=before)  # any worker process the command left alive ends with it
+        processes.end_children(keep=before)  # any worker process the command left alive ends with it
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
         if previous_int is not None and previous_int is not signal.getsignal(signal.SIGINT):

@@ -239,7 +239,7 @@ def _order_break_lines(result) -> list[str]:
 
 def _declared_line(forecast) -> str | None:
     """The forecast check at the table's declared cutoff in one line (None where there is none)."""
-    from densing.trend.forecast import cutoff_words
+    from densing.present.findings import cutoff_words
 
     found = (forecast or {}).get("declared")
     return None if not found else (f"forecast check of {forecast['row']} at its declared cutoff "

@@ -43,7 +43,7 @@ from densing.laws.family_likelihood import likelihood_fits
 from densing.laws.family_rows import family_arrays, metric_for
 from densing.laws.reference_fit import ReferenceFit
 from densing.numbers import format_number
-from densing.runtime import per_table, same_tables
+from densing.runtime.memo import per_table, same_tables
 from densing.validation import Frame, validate_params
 
 # The thresholds of the reference rule (module docstring).

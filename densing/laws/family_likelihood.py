@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from densing.runtime import keep, recall
+from densing.runtime.memo import keep, recall
 
 #: Redraws of a parametric draw whose γ is not positive, at most (in rounds).
 MAX_REDRAWS = 100
@@ -188,7 +188,7 @@ def likelihood_fit(log_n, scores, items, chance: float, scale: float, *, dispers
 
 
 def _key(log_n, scores, items, chance, scale) -> tuple:
-    """A fit's inputs in full (their bytes), naming its maximum for :func:`densing.runtime.keep`."""
+    """A fit's inputs in full (their bytes), naming its maximum for :func:`densing.runtime.memo.keep`."""
     return ("family likelihood", log_n.tobytes(), scores.tobytes(), items.tobytes(), float(chance), float(scale))
 
 

@@ -21,7 +21,7 @@ import pandas as pd
 from densing.data.benchmarks import CHANCE_LEVELS, with_stderr
 from densing.data.schema import require_columns
 from densing.errors import InputError
-from densing.runtime import keeping, per_table
+from densing.runtime.memo import keeping, per_table
 
 
 def metric_for(table: pd.DataFrame, benchmark: str, metric: str | None) -> str:

@@ -6,7 +6,7 @@ frozen :class:`densing.laws.fit_schema.StageFit` with its diagnostics.
 
 The bootstrap of :func:`densing.laws.reference.fit_reference`: :func:`plan` draws the resamples with one seeded
 generator, :func:`run` refits each from the point estimate, stage by stage (:func:`stage_problems`), in one process
-or several (:func:`densing.runtime.process_pool`), the draws in resample order whatever ``jobs``.
+or several (:func:`densing.runtime.processes.process_pool`), the draws in resample order whatever ``jobs``.
 """
 from __future__ import annotations
 
@@ -127,7 +127,7 @@ def run(task: RefitTask, resamples: list, *, jobs: int = 1) -> list:
         return refit_chunk(task, resamples)
     from concurrent.futures.process import BrokenProcessPool
 
-    from densing.runtime import end_pool, process_pool
+    from densing.runtime.processes import end_pool, process_pool
 
     pool = process_pool(len(chunks))
     try:

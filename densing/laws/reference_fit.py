@@ -14,7 +14,6 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 import orjson
@@ -26,11 +25,9 @@ from densing.io import atomic_write_bytes, read_json_object
 from densing.laws import forms
 from densing.laws.fit_schema import FIT_DOMAIN, FORMAT, KINDS, LAWS, POINT_COLUMNS, StageFit, check_fit_dict  # noqa: F401 (the file's schema)
 from densing.numbers import format_count
-from densing.results import ALPHA_CONSTRAINTS, Result, interval_frame
+from densing.results import ALPHA_CONSTRAINTS, Result, interval_frame, presented
 from densing.validation import D0_TOKENS, MAX_D0_TOKENS, validate_params
 
-if TYPE_CHECKING:
-    from densing.present.summary import Summary
 
 DEFAULT_D0 = 1e12
 
@@ -195,17 +192,10 @@ class ReferenceFit(Result):
         return (f"ReferenceFit({self.kind}, {self.benchmark!r} ({self.metric}), D0 = {format_count(self.d0)} tokens, "
                 f"{self.stages[-1].n_points if self.stages else 0} points, {fit}, {len(self.bootstrap)} bootstrap draws)")
 
-    def summary(self) -> Summary:
+    def summary(self):
         """The fit as a reader sees it (:class:`~densing.present.summary.Summary`): its title, the bootstrap, each
-        parameter with its interval and each stage's diagnostics."""
-        title = f"{self.kind} reference fit · {self.benchmark} ({self.metric}) · D0 = {format_count(self.d0)} tokens"
-        stages = pd.DataFrame([(s.law, s.n_points, s.r_squared, s.rmse, s.converged) for s in self.stages],
-                              columns=["stage", "points", "R²", "RMSE", "converged"])
-        lines = (f"bootstrap: {len(self.bootstrap)} resamples (seed {self.provenance.get('seed')})",) if self.bootstrap else ()
-        from densing.present.summary import Summary, Table
-
-        return Summary(title, lines=lines, tables=(Table.of(self.parameter_ci(), "parameters"),
-                                                   Table.of(stages, "diagnostics")))
+        parameter with its interval and each stage's diagnostics (:func:`densing.present.renders.fit_summary`)."""
+        return presented(self, "summary")
 
     def points_frame(self) -> pd.DataFrame:
         """The reference points the score law was fitted on."""

@@ -73,7 +73,7 @@ class ProcessEngine:
         if len(leaves) > self.workers > 1:
             from concurrent.futures.process import BrokenProcessPool  # here: start-up that small sets do not need
 
-            from densing.runtime import end_pool, process_pool
+            from densing.runtime.processes import end_pool, process_pool
 
             pool = process_pool(self.workers)
             try:  # an error, Ctrl-C or SIGTERM (not caught here) ends the workers at once
@@ -126,8 +126,8 @@ class ProcessEngine:
 
 def _fork(job: Job) -> tuple[int, int]:
     """Start ``job`` in a child of a plain ``os.fork``, ``SIGINT`` and ``SIGTERM`` held while forking and in the child
-    until :func:`densing.runtime.worker_setup` (as :func:`densing.runtime.fork_context` does). Returns (pid, read end
-    of the pipe that brings the child's pickled ``(ok, value)``)."""
+    until :func:`densing.runtime.worker_setup` (as :func:`densing.runtime.processes.fork_context` does). Returns
+    (pid, read end of the pipe that brings the child's pickled ``(ok, value)``)."""
     import signal
 
     held = {signal.SIGINT, signal.SIGTERM}
@@ -153,7 +153,7 @@ def _child(job: Job, receive: int, send: int, parent: int) -> None:
     try:
         import pickle
 
-        from densing.runtime import worker_setup
+        from densing.runtime.processes import worker_setup
 
         os.close(receive)
         worker_setup(parent)
@@ -184,11 +184,11 @@ def _receive(receive: int):
 
 def _end_child(pid: int) -> None:
     """Reap forked child ``pid``: at once when it has exited, else after ``SIGTERM``, then ``SIGKILL`` after
-    :data:`densing.runtime.GRACE_S`."""
+    :data:`densing.runtime.processes.GRACE_S`."""
     import signal
     import time
 
-    from densing.runtime import GRACE_S
+    from densing.runtime.processes import GRACE_S
 
     for sig in (None, signal.SIGTERM, signal.SIGKILL):
         if sig is not None:

@@ -125,7 +125,7 @@ def launch(config: TrainConfig, run_dir: str | Path, workers: int = 2, nnodes: i
     try:
         metrics = _torchrun(config, run_dir, workers, nnodes, node_rank, rdzv_endpoint)
         status = COMPLETE
-    except (KeyboardInterrupt, SystemExit):  # Ctrl-C; SIGTERM (densing.runtime.Terminated)
+    except (KeyboardInterrupt, SystemExit):  # Ctrl-C; SIGTERM (densing.runtime.processes.Terminated)
         status = "interrupted"
         raise
     finally:  # complete only once every rank's metrics are merged (densing.overlap.run_schema)
@@ -143,7 +143,7 @@ def _torchrun(config: TrainConfig, run_dir: Path, workers: int, nnodes: int, nod
               rdzv_endpoint: str | None) -> pd.DataFrame:
     """Run the workers of this node under torchrun and merge their metrics; InputError naming the last lines of its
     output when torchrun fails."""
-    from densing.runtime import end_subprocess
+    from densing.runtime.processes import end_subprocess
 
     env = dict(os.environ, OMP_NUM_THREADS=str(config.threads or max(1, (os.cpu_count() or 1) // workers)))
     # its own process group: an error, Ctrl-C or SIGTERM here ends torchrun and its workers together

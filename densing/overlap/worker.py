@@ -11,7 +11,7 @@ import os
 import sys
 
 if __name__ == "__main__":
-    from densing.runtime import worker_setup
+    from densing.runtime.processes import worker_setup
 
     worker_setup(os.getppid())
     from densing.overlap.train_worker import worker_main

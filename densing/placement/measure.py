@@ -15,19 +15,16 @@ import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
 
 from densing.errors import EvalError, InputError
-from densing.numbers import format_number
 from densing.placement.place import line_dates, place_models
 from densing.registry import Target, TrendTable, resolve_table
-from densing.results import Result
+from densing.results import Result, presented
 
-if TYPE_CHECKING:
-    from densing.present.summary import Summary
 
 
 def hub_offline() -> bool:
@@ -209,27 +206,12 @@ class MeasureResult(Result):
         limit = "the full splits" if self.limit is None else f"at most {self.limit:g} items per task (--limit)"
         return f"{self.suite} on {limit}"
 
-    def summary(self) -> Summary:
-        """The placement in words, one paragraph per model."""
-        lines = [f"{self.protocol()}; inverted on {', '.join(self.inverted_benchmarks)} through {self.reference}, "
-                 f"the headline's reference; frontier: the {self.frontier_rule} line ln ρmax = A·t + B."]
-        if self.left_out:
-            lines.append(f"Left out (no local split): {', '.join(self.left_out)}.")
-        for r in self.models.to_dict("records"):
-            scores = ", ".join(f"{k.removeprefix('score:')} {format_number(v)}{_items(r.get('items:' + k.removeprefix('score:')))}"
-                               for k, v in r.items() if k.startswith("score:") and not pd.isna(v))
-            lines.append(f"{r['model']}: {scores}. {r['words']}.")
-        from densing.present.summary import Summary
-
-        return Summary(lines[0], lines=tuple(lines[1:]))
+    def summary(self):
+        """The placement in words, one paragraph per model (:func:`densing.present.renders.placement_summary`)."""
+        return presented(self, "summary")
 
     def __str__(self) -> str:
         return str(self.summary())
-
-
-def _items(count) -> str:
-    """`` (n items)`` where the scores say how many items were scored, else nothing."""
-    return "" if count is None or pd.isna(count) else f" ({int(count)} items)"
 
 
 ProgressCallback = Callable[[str], None]

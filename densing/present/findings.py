@@ -115,6 +115,17 @@ def forecast_verdict(cutoff) -> str:
     return OUTCOME_WORDS[cutoff.state]
 
 
+def cutoff_words(c) -> str:
+    """One cutoff's early line, its count of later models above it and its verdict, in one line (a
+    :class:`densing.trend.forecast.ForecastCutoff` or its stored dict)."""
+    get = (lambda k: c[k]) if isinstance(c, dict) else (lambda k: getattr(c, k))
+    months = [format_number(math.inf if get(k) is None else get(k)) for k in (
+        "early_doubling_time_months", "early_doubling_time_months_ci_low", "early_doubling_time_months_ci_high")]
+    return (f"{get('cutoff')}: early line {months[0]} months [{months[1]}–{months[2]}] on {get('n_early')} models; "
+            f"{get('above_line')} of {get('n_later')} later models above it ({get('above_band_high')} above its band) "
+            f"— {get('verdict')}")
+
+
 def fixed_size_status(fit) -> str:
     """A :class:`densing.trend.fixed_size.FixedSizeFit`'s status, by the one state rule: "measured", "bounded" (the
     time slope's interval reaches 0: the upper end open), or "not measured: " and its reason."""

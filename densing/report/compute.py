@@ -12,7 +12,7 @@ from typing import ClassVar
 
 import pandas as pd
 
-from densing import paths, runtime
+from densing import paths
 from densing.constants import DEFAULT_EPOCH, NAMED_MODELS, PAPER
 from densing.data import read_results
 from densing.laws.density import density_table
@@ -22,6 +22,8 @@ from densing.present.figures import with_intervals
 from densing.present.summary import Summary, Table
 from densing.registry import TrendTable, designs, resolve_table
 from densing.results import Result
+from densing.runtime.executor import Beside
+from densing.runtime.threads import one_blas_thread
 from densing.trend import rules
 from densing.trend.measure import PAPER_ANCHORS, measure_trend
 from densing.trend.measurement import TrendMeasurement
@@ -191,7 +193,7 @@ class Report(Result):
         return next((s for s in self.sections if isinstance(s, kind)), None)
 
 
-@runtime.one_blas_thread  # the report's fits are on matrices of a few columns: one BLAS thread per process
+@one_blas_thread  # the report's fits are on matrices of a few columns: one BLAS thread per process
 def compute_report(*, results: str | Path | None = None, table: str | TrendTable | None = None,
                    headline_fit: str | Path | None = None,
                    fits_dir: str | Path | None = None, d0: float | None = None, frontier: str = "quantile",
@@ -214,7 +216,7 @@ def compute_report(*, results: str | Path | None = None, table: str | TrendTable
     ranked = sorted(designs().values(), key=lambda d: (d.rank, d.name)) if profile.leads else []  # by rank, then name
     second = [d for d in designs().values() if d.side is not None and profile.leads]
     with contextlib.ExitStack() as stack:  # the block owns every side job's worker: each ends on every path
-        jobs = [stack.enter_context(runtime.Beside(*d.side(inputs))) for d in second]  # they read their own tables
+        jobs = [stack.enter_context(Beside(*d.side(inputs))) for d in second]  # they read their own tables
         targets = read_results(inputs.results)  # beside them
         if measured is None:
             given = ReferenceFit.load(headline_fit) if headline_fit else None

@@ -10,13 +10,14 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from densing import paths, runtime
+from densing import paths
 from densing.constants import PAPER
 from densing.display import BOUND_SIGNS, NO_READING, density_reading
 from densing.numbers import format_count, format_months, format_number
 from densing.report import compute as m
 from densing.report.html import Section, cards_html, esc, figure_html, page, table_html
 from densing.registry import designs
+from densing.runtime import executor
 from densing.report.render_parts import (DENSITY_MEANING, breakable, budget_parts, candidate_table, caveats_html,
                                          density_intro, details, displayed, loss_figure, model_table, named_table,
                                          paper_table, per_benchmark_table, performance_figure, references_table)
@@ -41,10 +42,10 @@ def build_report(**options):
 
 
 def render(report: m.Report) -> str:
-    """The page: each section of ``report`` laid out by a job of :func:`densing.runtime.run` (the same bytes either
-    way), the footer citing the command's inputs."""
+    """The page: each section of ``report`` laid out by a job of :func:`densing.runtime.executor.run` (the same
+    bytes either way), the footer citing the command's inputs."""
     trend_figures.loaded()  # once here: the layout's worker inherits it
-    laid = runtime.run([_Layout(i) for i in _layout_order(report.sections)], report)
+    laid = executor.run([_Layout(i) for i in _layout_order(report.sections)], report)
     sections = [laid[i] for i in range(len(report.sections))]
     yours = report.section(m.YoursSection) is not None
     return page(TITLE[yours], SUBTITLE[yours], sections, provenance_footer(report.inputs))
@@ -62,7 +63,7 @@ def _layout_order(sections) -> list[int]:
 
 @dataclass(frozen=True)
 class _Layout:
-    """One section's layout, a job of :func:`densing.runtime.run` (the report is its context)."""
+    """One section's layout, a job of :func:`~densing.runtime.executor.run` (the report is its context)."""
 
     key: int  # the section's index
     needs: tuple = ()

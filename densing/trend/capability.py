@@ -30,7 +30,8 @@ from densing.laws.family import fit_family
 from densing.laws.forms import LOSS_LAWS, translate_members
 from densing.laws.inversion import Joint, PerBenchmark, arrays
 from densing.laws.reference_fit import ReferenceFit
-from densing.runtime import per_table
+from densing.results import presented
+from densing.runtime.memo import per_table
 from densing.states import NoFamilyPasses, NoFamilyScored, ReferenceName, State
 from densing.trend import checks, pooling
 from densing.trend.rules import envelope_index
@@ -54,9 +55,7 @@ class Row:
     @property
     def error(self) -> str:
         """Why the row has no trend, in words (:func:`densing.present.words.row_reason`); "" where it has one."""
-        from densing.present.words import row_reason
-
-        return row_reason(self.reason)
+        return presented(self, "error")
 
     @property
     def state(self) -> State:
@@ -66,9 +65,7 @@ class Row:
     @property
     def status(self) -> str:
         """The one status of this row wherever it is shown (:func:`densing.present.words.row_status`)."""
-        from densing.present.words import row_status
-
-        return row_status(self)
+        return presented(self, "status")
 
     @property
     def chance(self) -> float:

@@ -41,7 +41,7 @@ import pandas as pd
 from densing.constants import (FAILED, MAX_MEDIAN_CONDITIONING,  # noqa: F401 (the thresholds: public here)
                                MIN_SIZE_FAMILIES, PASSED, REPORTED, SATURATION_STDERRS, SIZE_SLOPE_MARGIN, UNTESTABLE)
 from densing.numbers import json_value
-from densing.results import Result
+from densing.results import Result, presented
 from densing.states import (CALIBRATED, SIZE_FINDING, Conditioned, Heterogeneity,  # noqa: F401 (the facts: public here)
                             NoFrontier, Saturated, Slope, TooFew)
 
@@ -75,17 +75,13 @@ class Check(Result):
 
     @property
     def threshold(self) -> str:
-        """What the check tests against, in words."""
-        from densing.present.findings import check_threshold
-
-        return check_threshold(self)
+        """What the check tests against, in words (:func:`densing.present.findings.check_threshold`)."""
+        return presented(self, "threshold")
 
     @property
     def detail(self) -> str:
-        """What it found, in words."""
-        from densing.present.findings import check_detail
-
-        return check_detail(self)
+        """What it found, in words (:func:`densing.present.findings.check_detail`)."""
+        return presented(self, "detail")
 
     def to_dict(self) -> dict:
         return {"name": self.name, "value": json_value(self.value), "threshold": self.threshold, "status": self.status,

@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from numbers import Integral, Real
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -12,7 +12,7 @@ import pandas as pd
 from densing.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, MIN_POINTS
 from densing.data.schema import is_missing
 from densing.errors import FitError, InputError
-from densing.numbers import format_number, json_number
+from densing.numbers import json_number
 from densing.results import Result
 from densing.trend import rules
 from densing.trend.rules import doubling_days, doubling_interval
@@ -20,8 +20,6 @@ from densing.trend.targets import days_since, density_points, parse_epoch, prepa
 from densing.trend.uncertainty import observed_trend
 from densing.validation import DRAWS, Interval, validate_params
 
-if TYPE_CHECKING:
-    from densing.present.summary import Summary
 
 
 def compression_density(pairs: pd.DataFrame, densities: pd.DataFrame) -> pd.DataFrame:
@@ -102,16 +100,6 @@ class CostHalvingFit(Result):
     def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame([self.to_dict()])
 
-    def summary(self) -> Summary:
-        from densing.present.summary import Summary
-
-        return Summary(f"Inference price trend  ln price(t) = A·t + B   frontier: {self.frontier}", lines=(
-            (f"A = {self.slope_per_day:.6g} /day  B = {self.intercept:.4g}  R² = {self.r_squared:.3f}  "
-             f"points {self.n_points}"),
-            (f"halving time {format_number(self.halving_time_days)} days = {format_number(self.halving_time_months)} "
-             f"months, {self.ci:.0%} bootstrap CI [{format_number(self.halving_time_days_ci_low)}, "
-             f"{format_number(self.halving_time_days_ci_high)}] days"),
-        ))
 
 
 @validate_params({"quantile": [Interval(Real, 0, 1, closed="neither")], "n_boot": [DRAWS],

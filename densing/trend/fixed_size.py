@@ -40,8 +40,8 @@ from densing.data.benchmarks import CHANCE_LEVELS
 from densing.data.schema import require_columns
 from densing.errors import InputError
 from densing.laws.family import metric_for
-from densing.results import Result
-from densing.runtime import per_table
+from densing.results import Result, presented
+from densing.runtime.memo import per_table
 from densing.states import NoRise, RateReachesZero, State, TooFewScores
 from densing.trend.checks import cluster_ols
 from densing.trend.targets import days_since, parse_epoch
@@ -93,10 +93,8 @@ class FixedSizeFit(Result):
 
     @property
     def status(self) -> str:
-        """The state and reason in words (:func:`densing.present.words.fixed_size_status`)."""
-        from densing.present.findings import fixed_size_status
-
-        return fixed_size_status(self)
+        """The state and reason in words (:func:`densing.present.findings.fixed_size_status`)."""
+        return presented(self, "status")
 
 
 #: The float fields of :class:`FixedSizeFit` (NaN in a row too thin to fit).

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -31,15 +31,12 @@ import pandas as pd
 from densing.constants import DAYS_PER_MONTH, DEFAULT_EPOCH
 from densing.errors import InputError
 from densing.laws.bounds import EXACT, LOWER, UPPER
-from densing.numbers import format_number
-from densing.results import Result
+from densing.results import Result, presented
 from densing.states import FewLater, Outcome, WideEarlyLine
 from densing.trend.rules import doubling_months, slope_band
 from densing.trend.targets import parse_epoch, to_timestamp
 from densing.trend.uncertainty import observed_trend
 
-if TYPE_CHECKING:
-    from densing.present.summary import Summary
 
 #: The share of models above a 0.9-quantile line.
 ABOVE_SHARE = 0.10
@@ -103,28 +100,13 @@ class ForecastCutoff(Result):
 
     @property
     def outcome(self) -> str:
-        """The outcome's name: "ahead", "holds", "behind" or "no verdict" (:mod:`densing.present.words`)."""
-        from densing.present.findings import OUTCOME_NAMES
-
-        return OUTCOME_NAMES[self.state]
+        """The outcome's name: "ahead", "holds", "behind" or "no verdict" (:data:`densing.present.findings.OUTCOME_NAMES`)."""
+        return presented(self, "outcome")
 
     @property
     def verdict(self) -> str:
-        """The outcome in a sentence, or why there is none (:func:`densing.present.words.forecast_verdict`)."""
-        from densing.present.findings import forecast_verdict
-
-        return forecast_verdict(self)
-
-
-def cutoff_words(c: ForecastCutoff | dict) -> str:
-    """One cutoff's early line, its count of later models above it and its verdict, in one line (a
-    :class:`ForecastCutoff` or its stored dict)."""
-    get = (lambda k: c[k]) if isinstance(c, dict) else (lambda k: getattr(c, k))
-    months = [format_number(math.inf if get(k) is None else get(k)) for k in (
-        "early_doubling_time_months", "early_doubling_time_months_ci_low", "early_doubling_time_months_ci_high")]
-    return (f"{get('cutoff')}: early line {months[0]} months [{months[1]}–{months[2]}] on {get('n_early')} models; "
-            f"{get('above_line')} of {get('n_later')} later models above it ({get('above_band_high')} above its band) "
-            f"— {get('verdict')}")
+        """The outcome in a sentence, or why there is none (:func:`densing.present.findings.forecast_verdict`)."""
+        return presented(self, "verdict")
 
 
 @dataclass(frozen=True)
@@ -142,15 +124,6 @@ class ForecastWindows(Result):
         frame = pd.DataFrame([c.to_dict() for c in found])
         return frame.assign(declared=[c is self.declared for c in found]) if len(frame) else frame
 
-    def summary(self) -> Summary:
-        from densing.present.summary import Summary
-
-        lines = tuple(f"  {cutoff_words(c)}" for c in self.cutoffs)
-        if self.declared is None:
-            return Summary(f"Forecast windows of {self.row}: {len(self.cutoffs)} cutoffs", lines=lines)
-        head = f"Forecast check of {self.row} at its declared cutoff {cutoff_words(self.declared)}"
-        more = (f"  the rule's grid, not declared ({len(self.cutoffs)} cutoffs):",) + lines if lines else ()
-        return Summary(head, lines=more)
 
 
 def frontier_line(frame: pd.DataFrame, *, n_boot: int = 200, seed: int = 0) -> EarlyLine:

@@ -1,14 +1,15 @@
 """Influence on a row's pooled trend (:mod:`densing.trend.pooling`, step 7): each family, and each model, left out.
 
 Refits would be quadratic in the row's models; a removal is an update of the full solution instead, for the rules
-whose line is decided by a few of its points:
+whose line is decided by a few of its points and that declare so (:attr:`densing.trend.rules.FrontierRule.left_out`):
 
 - ``quantile``: the line is a vertex, a line through two points p and q; only the groups that hold p or q, or that
   push one of its multipliers to its range's edge, are solved again
   (:func:`densing.trend.censored.quantile_lines_left_out`).
 - ``envelope`` (the paper's record-setters): a model that sets no record changes no record when it leaves; only groups
   that hold a record-setter are solved again.
-- every other rule (the Tobit line, whose every point moves the likelihood) is solved again for every group.
+- every rule that declares no update (the Tobit line, whose every point moves the likelihood) is solved again for
+  every group.
 
 A group solved again is solved as the refit solves it (its group at weight 0, started from the full line), so the
 kept and the solved slopes are the refits' numbers to the bit (``tests/trend/test_influence.py``).
@@ -24,7 +25,6 @@ import pandas as pd
 from densing.constants import MIN_POINTS
 from densing.results import Result
 from densing.trend import rules
-from densing.trend.censored import quantile_lines_left_out
 from densing.trend.rules import doubling_months
 
 
@@ -136,33 +136,12 @@ def left_out_slopes(rule: str, quantile: float, data: dict, y: np.ndarray, kind:
 
 def updated(rule: str, quantile: float, data: dict, y: np.ndarray, kind: np.ndarray, clusters: np.ndarray,
             groups: int, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(known, slopes), (R, groups): which removals the update knows (module docstring) and their slopes; none under a
-    rule without an update, nor where too few points remain to fit a line (the refit's NaN)."""
-    count = len(y)
-    solver = rules.get(rule).solve
+    """(known, slopes), (R, groups): which removals the rule's declared update knows (module docstring) and their
+    slopes; none under a rule without an update, nor where too few points remain to fit a line (the refit's NaN)."""
+    update = rules.get(rule).left_out
+    if update is None:
+        return np.zeros((len(y), groups), bool), np.full((len(y), groups), np.nan)
     usable = np.isfinite(y) & np.isfinite(kind)
     left = usable.sum(axis=1)[:, None] - np.stack([np.bincount(clusters, weights=u, minlength=groups) for u in usable])
-    enough = left >= MIN_POINTS
-    slopes = np.full((count, groups), np.nan)
-    if solver is rules.get("quantile").solve:
-        slope, intercept, known = quantile_lines_left_out(data["t"], y, kind, quantile, clusters)
-        same = (_bits(slope) == _bits(starts[:, 0])) & (_bits(intercept) == _bits(starts[:, 1]))  # the refits' start
-        slopes[:] = slope[:, None]
-        return known & same[:, None] & enough, slopes
-    if solver is rules.get("envelope").solve:
-        known = np.zeros((count, groups), bool)
-        for r in range(count):
-            if not math.isfinite(starts[r, 0]):
-                continue
-            counted = np.flatnonzero(usable[r])
-            setters = counted[rules.envelope_index(data["t"][counted], y[r, counted], data["labels"][counted])]
-            known[r] = True
-            known[r, np.unique(clusters[setters])] = False
-        slopes[:] = starts[:, :1]
-        return known & enough, slopes
-    return np.zeros((count, groups), bool), slopes
-
-
-def _bits(values: np.ndarray) -> np.ndarray:
-    """Each float's bits, to compare two arrays to the bit (NaN included)."""
-    return np.ascontiguousarray(values, dtype=float).view(np.int64)
+    known, slopes = update(data, y, kind, quantile, clusters, groups, starts)
+    return known & (left >= MIN_POINTS), slopes

@@ -7,8 +7,8 @@ headline is the paper-like set under the censored 0.9 regression quantile, the o
 reference, the other rules, every reference at D0 = 1T, the family law logistic in ln N) and the fixed-size time
 regression as a second estimator (:mod:`densing.trend.fixed_size`).
 
-:func:`densing.runtime.run` computes the jobs of :func:`densing.trend.plan.plan`, one process per core (the same
-numbers either way): the jobs of the sections the caller shows (``sections``, :data:`densing.trend.plan.SECTIONS`).
+:func:`densing.runtime.executor.run` computes the jobs of :func:`densing.trend.plan.plan`, one process per core (the
+same numbers either way): the jobs of the sections the caller shows (``sections``, :data:`densing.trend.plan.SECTIONS`).
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from densing import registry, runtime
+from densing import registry
 from densing.constants import DEFAULT_EPOCH, DEFAULT_N_BOOT, DEFAULT_N_BOOT_SIDE
 from densing.data.schema import table_argument
 from densing.errors import InputError
@@ -29,7 +29,9 @@ from densing.laws.eligibility import composed_fits
 from densing.laws.family_rows import reference_order_breaks
 from densing.laws.reference_fit import ReferenceFit, as_fit
 from densing.registry import TrendTable
-from densing.runtime import same_tables
+from densing.runtime import executor
+from densing.runtime.memo import same_tables
+from densing.runtime.threads import one_blas_thread
 from densing.trend import capability, plan, pooling
 from densing.trend.measurement import TrendMeasurement
 from densing.trend.plan import HEADLINE_RULE, SENSITIVITY_D0, headline_members, reference_frame
@@ -76,7 +78,7 @@ def headline_densities(targets: pd.DataFrame, *, since: str | None = DEFAULT_EPO
     return out
 
 
-@runtime.one_blas_thread  # one process per core on small matrices: BLAS threads only oversubscribe the cores
+@one_blas_thread  # one process per core on small matrices: BLAS threads only oversubscribe the cores
 @same_tables()  # each table's score matrix computed once per benchmark tuple within the call
 @validate_params(TREND_CONSTRAINTS)  # before any worker starts
 def measure_trend(targets: pd.DataFrame, *, fits_dir: str | Path | None = None, fit: ReferenceFit | None = None,
@@ -115,7 +117,7 @@ def measure_trend(targets: pd.DataFrame, *, fits_dir: str | Path | None = None, 
                            since=since, epoch=epoch, seed=seed, n_boot=n_boot, n_boot_side=min(n_boot_side, n_boot),
                            fit=fit, d0=d0, sections=shown)
     jobs = plan.plan(context)
-    return _measurement(context, jobs, runtime.run(jobs, context))
+    return _measurement(context, jobs, executor.run(jobs, context))
 
 
 def _candidate_table(targets: pd.DataFrame, fits_dir, profile: TrendTable, shown: frozenset) -> pd.DataFrame:

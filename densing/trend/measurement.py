@@ -9,17 +9,10 @@ import pandas as pd
 
 from densing.constants import PAPER
 from densing.laws.reference_fit import ReferenceFit
-from densing.results import ALPHA_CONSTRAINTS, Result, frame_records, interval_frame
+from densing.results import ALPHA_CONSTRAINTS, Result, frame_records, interval_frame, presented
 from densing.states import ReferencesBy, State
-from densing.trend.uncertainty import TrendUncertainty, _words
+from densing.trend.uncertainty import TrendUncertainty
 from densing.validation import Options, validate_params
-
-
-def _verdict():
-    """The headline's words (:mod:`densing.present.verdict`), called as :func:`densing.trend.uncertainty._words` is."""
-    from densing.present import verdict
-
-    return verdict
 
 
 @dataclass(frozen=True)
@@ -98,7 +91,7 @@ class TrendMeasurement(Result):
     @property
     def reference_rule(self) -> str:
         """How the headline's references were chosen, in words (:func:`densing.present.verdict.references_words`)."""
-        return _verdict().references_words(self.references_by)
+        return presented(self, "reference_rule")
 
     @validate_params({"by": [Options(("rule", "benchmark"))]})
     def to_frame(self, by: str = "rule") -> pd.DataFrame:
@@ -126,7 +119,7 @@ class TrendMeasurement(Result):
     @property
     def status(self) -> str:
         """The headline's state and reasons in words (:func:`densing.present.verdict.measurement_status`)."""
-        return _verdict().measurement_status(self)
+        return presented(self, "status")
 
     @property
     def state(self) -> State:
@@ -142,12 +135,12 @@ class TrendMeasurement(Result):
     @property
     def verdict(self) -> str:
         """The first sentence a researcher can cite (:func:`densing.present.verdict.headline_verdict`)."""
-        return _verdict().measurement_verdict(self)
+        return presented(self, "verdict")
 
     @property
     def why(self) -> str:
         """The sentences after the verdict (:func:`densing.present.verdict.why_words`)."""
-        return _verdict().measurement_why(self)
+        return presented(self, "why")
 
     @property
     def headline(self) -> str:
@@ -161,11 +154,11 @@ class TrendMeasurement(Result):
 
     def summary(self):
         """The headline as a Summary (:func:`densing.present.verdict.measurement_summary`)."""
-        return _verdict().measurement_summary(self)
+        return presented(self, "summary")
 
     def by_benchmark(self) -> pd.DataFrame:
         """One row per benchmark, then one per set, the headline's first (``densing trend --by benchmark``)."""
-        return _words().rows_frame([*self.benchmark_rows, *self.set_rows])
+        return presented(self, "by_benchmark")
 
     def cross_check(self) -> pd.DataFrame:
         """The two estimators of each row side by side: the frontier of densities under the references (this
@@ -173,17 +166,11 @@ class TrendMeasurement(Result):
         its months, 95% interval and status; rows the fixed-size estimator has no fit for are left out."""
         if self.fixed_size is None or not len(self.fixed_size):
             return pd.DataFrame()
-        rows = self.by_benchmark().set_index("row")
-        shown = rows[["months", "ci_low", "ci_high", "status",
-                      *(c for c in _words().PRECISION_COLUMNS if c in rows.columns)]]
-        return pd.DataFrame([{"row": r.row, **shown.loc[r.row].to_dict(), "fixed_size_months": r.doubling_time_months,
-                              "fixed_size_ci_low": r.doubling_time_months_ci_low,
-                              "fixed_size_ci_high": r.doubling_time_months_ci_high, "fixed_size_status": r.status}
-                             for r in self.fixed_size.itertuples(index=False) if r.row in shown.index])
+        return presented(self, "cross_check")
 
     def by_benchmark_at_budget(self) -> pd.DataFrame:
         """The budget sensitivity: the paper-like rows with every reference brought to one D0 (empty without it)."""
-        return _words().rows_frame(list(self.budget_rows)) if self.budget_rows else pd.DataFrame()
+        return presented(self, "by_benchmark_at_budget") if self.budget_rows else pd.DataFrame()
 
     @property
     def fit(self) -> ReferenceFit:
@@ -210,12 +197,10 @@ class TrendMeasurement(Result):
         and each model's 95% interval (Xiao et al. 2024, eq. 5), ``highlight`` a user's models placed against it
         (``densing measure``'s rows) drawn as labelled stars; ``"size"`` — ρ against N by family; ``"benchmarks"`` —
         the doubling time per benchmark and set with its interval, the paper's 3.3 months drawn (a forest plot)."""
-        from densing.present.figures import measurement_figure
-
-        return measurement_figure(self, kind, rule=rule, highlight=highlight)
+        return presented(self, "plot", kind, rule=rule, highlight=highlight)
 
     def __repr__(self) -> str:
-        return _verdict().measurement_repr(self)
+        return presented(self, "repr")
 
     def document(self) -> dict:
         """What ``densing trend --format json`` prints: ``rows``, one per frontier rule (its result's ``to_dict()`` with
@@ -234,7 +219,7 @@ class TrendMeasurement(Result):
 
     def headline_summary(self) -> dict:
         """The JSON's ``headline``: what the data determine (:func:`densing.present.verdict.headline_summary`)."""
-        return _verdict().headline_summary(self)
+        return presented(self, "headline_summary")
 
     def influence(self) -> dict[str, list[dict]]:
         """Every row's leave-one-family-out table (``densing trend --by benchmark --format json``), by row."""
@@ -245,7 +230,7 @@ class TrendMeasurement(Result):
     def rests_on(self) -> str:
         """What the headline rests on, one sentence each: its references' labs, the late frontier family, the floor
         bounds (:func:`densing.present.verdict.rests_on_words`)."""
-        return _verdict().rests_on_words(self.rules.get(self.headline_rule))
+        return presented(self, "rests_on")
 
     def labs(self) -> dict[str, dict]:
         """Every row's labs (``densing trend --by benchmark --format json``), by row: each reference's lab and weight,
@@ -255,5 +240,5 @@ class TrendMeasurement(Result):
 
     def breakpoint_line(self) -> str:
         """The breakpoint in one line ("" where its section is not asked for)."""
-        return _verdict().breakpoint_words(self.breakpoint) if self.breakpoint is not None else ""
+        return presented(self, "breakpoint_line") if self.breakpoint is not None else ""
 

@@ -5,7 +5,7 @@ family law logistic in ln N; every reference brought to D0 = 1T) — is one :cla
 (:func:`densing.trend.capability.trend_row`) on one :class:`Variant` of the references' fits. The fits of a variant
 other than the default are a :class:`FitsJob` its rows wait for. The headline adds its frontier rules, checks and
 breakpoint (:func:`measure_headline`), the fixed-size estimator needs no reference (:func:`fixed_size_estimate`): each a
-:class:`ContextJob`. :func:`plan` lists the jobs of a :class:`Context`; :func:`densing.runtime.run` computes
+:class:`ContextJob`. :func:`plan` lists the jobs of a :class:`Context`; :func:`densing.runtime.executor.run` computes
 them.
 
 The headline is the first set of the table whose references pass the set rule

@@ -62,7 +62,7 @@ from densing.data.labs import lab_of, labs_of
 from densing.errors import FitError, InputError
 from densing.laws.bounds import EXACT, LOWER, UPPER
 from densing.laws.inversion import arrays
-from densing.runtime import per_table
+from densing.runtime.memo import per_table
 from densing.trend import rules
 from densing.trend.floors import at_floor, chance_levels, floor_bounds
 # step 7 (influence), steps 4 and 5 (random effects), and the names the package reads here

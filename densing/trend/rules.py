@@ -7,6 +7,11 @@ row: ``t`` and ``labels`` (n,) the points, ``y``, ``kind`` and ``weight`` (rows,
 an iterative rule may start from. The registry calls it on fittable rows only (:func:`frontier_lines_weighted`). A new
 rule is one :func:`register` call; the tests hold each shipped solver to a reference implementation.
 
+A rule whose line is decided by a few of its points may declare an exact leave-one-group-out update, ``left_out(data,
+y, kind, quantile, clusters, groups, starts) -> (known, slopes)``, each (rows, groups): which removals of a group of
+points it knows without a refit, and their slopes, equal to the refits' to the bit; the influence tables
+(:mod:`densing.trend.influence`) solve again only the others. A rule without one is solved again for every group.
+
 - ``quantile`` — Powell's censored q-th regression quantile (q = 0.9), bounds as bounds (:mod:`densing.trend.censored`);
   with no bounds it is Koenker–Bassett's regression quantile. The headline rule.
 - ``all`` — the Tobit (censored Gaussian) mean line over every model (:mod:`densing.trend.tobit`); with no bounds, OLS.
@@ -24,20 +29,23 @@ import numpy as np
 
 from densing.constants import DAYS_PER_MONTH, LN2, MIN_POINTS
 from densing.registry import Registry, check_callable, check_type
-from densing.trend.censored import censored_quantile_lines_weighted
+from densing.trend.censored import censored_quantile_lines_weighted, quantile_lines_left_out
 from densing.trend.tobit import tobit_lines_weighted
 
 Solve = Callable[..., np.ndarray]
+LeftOut = Callable[..., tuple[np.ndarray, np.ndarray]]
 
 
 @dataclass(frozen=True)
 class FrontierRule:
-    """A frontier rule: ``solve`` (module docstring) and ``legend``, the line in words for the report's figures."""
+    """A frontier rule: ``solve`` (module docstring), ``legend``, the line in words for the report's figures, and
+    ``left_out``, its exact leave-one-group-out update where it has one (module docstring; None: refits)."""
 
     name: str
     description: str
     solve: Solve
     legend: str = ""
+    left_out: LeftOut | None = None
 
     def words(self) -> str:
         """The legend's words: ``legend``, else the description."""
@@ -46,9 +54,11 @@ class FrontierRule:
 
 def _check_rule(registry: Registry, name: str, rule) -> None:
     """A frontier rule is a :class:`FrontierRule` whose ``solve`` takes (t, y, kind, weight, labels, quantile, start),
-    as :func:`frontier_lines_weighted` calls it."""
+    as :func:`frontier_lines_weighted` calls it, and whose ``left_out``, where given, takes the 7 arguments of the
+    module docstring."""
     check_type(registry, name, rule, FrontierRule)
     check_callable(registry, name, "solve", rule.solve, 7)
+    check_callable(registry, name, "left_out", rule.left_out, 7, optional=True)
 
 
 #: The registered rules, by name (a :class:`densing.registry.Registry`: iterating gives the names in registration order).
@@ -85,12 +95,40 @@ def _envelope(t, y, kind, weight, labels, quantile, start=None):
     return out
 
 
+def _bits(values: np.ndarray) -> np.ndarray:
+    """Each float's bits, to compare two arrays to the bit (NaN included)."""
+    return np.ascontiguousarray(values, dtype=float).view(np.int64)
+
+
+def _quantile_left_out(data, y, kind, quantile, clusters, groups, starts):
+    # the line is a vertex through two points: only the groups that hold one of them, or that push one of its
+    # multipliers to its range's edge, are solved again (densing.trend.censored.quantile_lines_left_out); known only
+    # where the full line is the refits' start to the bit
+    slope, intercept, known = quantile_lines_left_out(data["t"], y, kind, quantile, clusters)
+    same = (_bits(slope) == _bits(starts[:, 0])) & (_bits(intercept) == _bits(starts[:, 1]))
+    return known & same[:, None], np.repeat(slope[:, None], groups, axis=1)
+
+
+def _envelope_left_out(data, y, kind, quantile, clusters, groups, starts):
+    # a model that sets no record changes no record when it leaves: only groups that hold a record-setter are solved
+    usable = np.isfinite(y) & np.isfinite(kind)
+    known = np.zeros((len(y), groups), bool)
+    for r in range(len(y)):
+        if not math.isfinite(starts[r, 0]):
+            continue
+        counted = np.flatnonzero(usable[r])
+        setters = counted[envelope_index(data["t"][counted], y[r, counted], data["labels"][counted])]
+        known[r] = True
+        known[r, np.unique(clusters[setters])] = False
+    return known, np.repeat(starts[:, :1], groups, axis=1)
+
+
 register(FrontierRule("quantile", "censored 0.9 regression quantile over every model (Powell 1986), bounds as bounds", _quantile,
-                      legend="0.9-quantile line"))
+                      legend="0.9-quantile line", left_out=_quantile_left_out))
 register(FrontierRule("all", "Tobit mean line over every model, bounds as bounds", _tobit,
                       legend="line through every model (censored regression)"))
 register(FrontierRule("envelope", "the paper's record-setters, OLS (bounds at their values)", _envelope,
-                      legend="line through the record-setters (the paper's rule)"))
+                      legend="line through the record-setters (the paper's rule)", left_out=_envelope_left_out))
 
 
 def frontier_lines_weighted(rule: str, t: np.ndarray, y: np.ndarray, kind: np.ndarray, weight: np.ndarray,

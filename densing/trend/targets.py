@@ -21,7 +21,7 @@ from densing.errors import InputError
 from densing.laws.inversion import as_inversion, score_matrix
 from densing.laws.reference_fit import ReferenceFit
 from densing.numbers import parse_date
-from densing.runtime import per_table
+from densing.runtime.memo import per_table
 
 #: The columns a score table needs (one row per model × benchmark × metric).
 SCORE_COLUMNS = ("model", "benchmark", "metric", "value", "params", "release_date")

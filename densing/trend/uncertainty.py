@@ -24,7 +24,7 @@ from densing.errors import InputError
 from densing.numbers import frame_records
 from densing.laws.bounds import EXACT, LOWER, UPPER
 from densing.laws.inversion import as_inversion
-from densing.results import Result
+from densing.results import Result, presented
 from densing.trend.pooling import (RowTrend, determined_ends, influence_items, months_interval, most_influential_model,
                                    pooled_trend, reference_targets)
 from densing.trend.rules import doubling_months, envelope_index, slope_band
@@ -62,13 +62,6 @@ def reasons_of(result) -> tuple:
             reasons.append(EndOpen(end, bool(getattr(result, f"{end}_undecided", False)), int(result.n_boot),
                                    float(getattr(result, f"months_{end}_mc_low"))))
     return tuple(reasons)
-
-
-def _words():
-    """:mod:`densing.present.words`, which a result's words come from (as a statsmodels summary from its ``iolib``)."""
-    from densing.present import words
-
-    return words
 
 
 @dataclass(frozen=True)
@@ -184,7 +177,7 @@ class TrendUncertainty(Result):
     def status(self) -> str:
         """This trend's state and reasons in words (:func:`densing.present.words.status_words`): "measured, 2.3-fold",
         "bounded: why" or "not measured: why"; "" where no state is judged."""
-        return _words().status_words(self)
+        return presented(self, "status")
 
     def _by_move(self) -> list:
         """The leave-one-family-out items, the largest move first (a removal that leaves no rising line, an infinite
@@ -237,22 +230,16 @@ class TrendUncertainty(Result):
         """Each candidate reference's own point doubling time (months), by name."""
         return {name: doubling_months(slope) for name, slope in zip(self.reference_names, self.reference_slopes)}
 
-    def _summary_items(self) -> list[tuple[str, object]]:
-        """The state and what is determined first (:func:`densing.present.words.summary_items`), then the fields."""
-        return _words().summary_items(self) + [(n, v) for n, v in super()._summary_items() if n != "influence"]
-
     def __repr__(self) -> str:
-        return _words().uncertainty_repr(self)
+        return presented(self, "repr")
 
     @validate_params({"paper_months": [Interval(Real, 0, None, closed="neither"), None]})
     def plot(self, *, paper_months: float | None = None, title: str | None = None):
         """A plotly ``Figure`` (:func:`densing.present.figures.uncertainty_figure`) of the doubling time, its interval
         and each source's share, beside each reference's own estimate and the paper's 3.3 months (``paper_months``
         another). The line over the models' points is :meth:`densing.trend.measurement.TrendMeasurement.plot`."""
-        from densing.present import figures
-
-        return figures.uncertainty_figure(self, PAPER["doubling_time_months"] if paper_months is None else paper_months,
-                                          title=title)
+        return presented(self, "plot", PAPER["doubling_time_months"] if paper_months is None else paper_months,
+                         title=title)
 
     def _days(self, dates) -> np.ndarray:
         return dates_as_days(dates, parse_epoch(self.epoch))  # InputError for what is not a date

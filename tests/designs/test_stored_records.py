@@ -33,12 +33,12 @@ def test_a_missing_and_a_good_record(tmp_path):
 
 def test_plain_trend_names_a_truncated_second_table_record_and_prints_its_headline(tmp_path, monkeypatch):
     """The terminal line beside the headline, from a truncated record: the note, not a traceback."""
-    from densing.designs.openllm_v2 import report
+    from densing.designs.openllm_v2 import record, report
 
     path = tmp_path / "trend.json"
-    path.write_text(report.RECORD.read_text(encoding="utf-8")[:3000], encoding="utf-8")
-    monkeypatch.setattr(report, "RECORD", path)
-    line = report.line()
+    path.write_text(record.RECORD.read_text(encoding="utf-8")[:3000], encoding="utf-8")
+    monkeypatch.setattr(record, "RECORD", path)
+    line = record.line()
     assert "cannot be read" in line and "left out" in line
     left = report.section(None, None, 3.3)
     assert isinstance(left, report.LeftOut) and report.render(left).intro == left.note

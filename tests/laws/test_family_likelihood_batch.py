@@ -54,7 +54,7 @@ def test_a_refloored_fit_is_the_fit_at_that_floor():
 
 def test_inside_same_tables_a_maximum_is_found_once_for_the_same_inputs(monkeypatch):
     from densing.laws import family_likelihood
-    from densing.runtime import same_tables
+    from densing.runtime.memo import same_tables
 
     calls = []
     real = family_likelihood._scoring

@@ -273,7 +273,7 @@ def test_score_matrix_of_a_tuple_is_the_tuples_own_rows_inside_and_outside_same_
     A mean over several rows may differ in its last bit (pandas' compensated group sum depends on the groups beside
     it: the whole table's, not the tuple's); everything else is exact."""
     from densing.laws.inversion import score_matrix
-    from densing.runtime import same_tables
+    from densing.runtime.memo import same_tables
 
     n = data.draw(st.integers(1, 30))
     pick = st.lists(st.sampled_from("abcde"), min_size=n, max_size=n)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from densing import runtime as executor
+from densing.runtime import executor, processes
 from densing.trend import plan
 
 
@@ -106,17 +106,15 @@ def _alive(pid: int) -> bool:
 def started(monkeypatch):
     """The pids of every worker the test's runs fork, read when called (each pool's table of processes: the dict the
     pool fills as it forks; end_pool reads the same one)."""
-    from densing import runtime as workers
-
     made = []
-    make = workers.process_pool
+    make = executor.process_pool
 
     def recorded(*args, **kwargs):
         pool = make(*args, **kwargs)
         made.append(pool._processes)
         return pool
 
-    monkeypatch.setattr(workers, "process_pool", recorded)
+    monkeypatch.setattr(executor, "process_pool", recorded)
     return lambda: [pid for processes in made for pid in processes]
 
 
@@ -130,14 +128,12 @@ def test_an_error_in_a_job_ends_the_workers(started):
 
 
 def test_a_finished_run_leaves_its_workers_exiting_and_the_exit_handler_reaps_them(started):
-    """A run that succeeds returns without waiting for its workers to exit (runtime.close_pool); join_closed, the exit
+    """A run that succeeds returns without waiting for its workers to exit (processes.close_pool); join_closed, the exit
     handler the command's exit runs, returns once every one of them is gone from the operating system (by pid: an
     exited worker not yet reaped still answers)."""
-    from densing import runtime as workers
-
     done = executor.run(_jobs(), {"offset": 0, "parent": os.getpid()})
     assert len(done) == len(_jobs())
-    workers.join_closed()
+    processes.join_closed()
     if (os.cpu_count() or 1) > 1:
         assert started() and not [pid for pid in started() if _alive(pid)]
 
@@ -199,11 +195,11 @@ def test_the_plan_holds_the_jobs_of_the_sections_asked_for():
 
 
 def test_the_heap_is_frozen_while_workers_are_forked_and_left_as_it_was(monkeypatch):
-    """densing.runtime.frozen_heap freezes the collector's objects for the fork and unfreezes them after; where something
+    """frozen_heap freezes the collector's objects for the fork and unfreezes them after; where something
     else had frozen objects already, it leaves that freezing alone (neither adds to it nor undoes it)."""
     import gc
 
-    from densing.runtime import frozen_heap
+    from densing.runtime.threads import frozen_heap
 
     assert gc.get_freeze_count() == 0
     with frozen_heap():
@@ -228,10 +224,10 @@ def test_end_pool_joins_the_manager_thread_and_leaves_its_ending_errors_unreport
     is being ended does not reach the hook before densing's, while another thread's error does."""
     import threading
 
-    pool = executor.process_pool(1)
+    pool = processes.process_pool(1)
     assert pool.submit(abs, -3).result() == 3
     thread = pool._executor_manager_thread
-    executor.end_pool(pool)
+    processes.end_pool(pool)
     assert not thread.is_alive() and not [p for p in (pool._processes or {}).values() if p.is_alive()]
 
     reported = []
@@ -241,7 +237,7 @@ def test_end_pool_joins_the_manager_thread_and_leaves_its_ending_errors_unreport
         raise RuntimeError("planted: a pipe closed under the thread")
 
     ending, other = threading.Thread(target=fails), threading.Thread(target=fails)
-    executor._quiet_ending(ending)
+    processes._quiet_ending(ending)
     for each in (ending, other):
         each.start()
         each.join()

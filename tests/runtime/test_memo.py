@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from densing.runtime import derived, per_table, same_tables
+from densing.runtime.memo import derived, per_table, same_tables
 
 calls: list[tuple] = []
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from densing.laws.bounds import EXACT, LOWER, UPPER
 from densing.trend import influence, pooling, rules
-from densing.trend.censored import quantile_lines_left_out
+from densing.trend.censored import censored_quantile_lines_weighted, quantile_lines_left_out
 
 
 def refit(rule: str, quantile: float, data: dict, y: np.ndarray, kind: np.ndarray, clusters: np.ndarray,
@@ -115,3 +115,32 @@ def test_an_update_is_the_refit_to_the_bit_on_the_shipped_rows(monkeypatch, rule
         expected = w @ refit(rule_, quantile, data, y, kind, clusters, starts)
         assert np.array_equal(frame["slope_per_day"].to_numpy(), expected, equal_nan=True)
         assert frame["n_models"].sum() == data["n"]
+
+
+def _vertex_line(t, y, kind, weight, labels, quantile, start=None):
+    """The censored quantile line through another function than the shipped rule's: a rule the package does not ship."""
+    slope, intercept, _ = censored_quantile_lines_weighted(t, y, kind, weight, quantile, start)
+    return np.stack([slope, intercept], axis=1)
+
+
+@pytest.mark.parametrize("declared", [True, False])
+def test_a_newly_registered_rule_declares_its_update(monkeypatch, declared):
+    """A rule registered with the quantile line's update (``left_out``) gets it, whatever its solver's identity, and
+    its removals are the refits' to the bit; the same rule without one is solved again for every group."""
+    rule = rules.FrontierRule("vertex", "censored quantile line, solved apart", _vertex_line,
+                              left_out=rules.get("quantile").left_out if declared else None)
+    monkeypatch.setitem(rules.RULES, rule.name, rule)
+    data, y, kind, clusters = random_row(5, 3, 120, 15, bounds=True, ties=False)
+    starts = point_lines("vertex", 0.9, data, y, kind)
+    groups = int(clusters.max()) + 1
+    known, _ = influence.updated("vertex", 0.9, data, y, kind, clusters, groups, starts)
+    assert known.any() == declared
+    slopes = influence.left_out_slopes("vertex", 0.9, data, y, kind, clusters, groups, starts)
+    assert np.array_equal(slopes, refit("vertex", 0.9, data, y, kind, clusters, starts), equal_nan=True)
+
+
+def test_an_update_that_cannot_take_its_arguments_is_refused():
+    from densing.errors import RegistryError
+
+    with pytest.raises(RegistryError, match="field 'left_out'"):
+        rules.register(rules.FrontierRule("odd", "a rule", _vertex_line, left_out=lambda data, y: None))

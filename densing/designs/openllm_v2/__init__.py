@@ -31,4 +31,4 @@ register_table(TrendTable(
 DESIGNS.register("openllm_v2", Design(
     "openllm_v2", "the Open LLM Leaderboard v2's official base models (--table openllm_v2)", None, None,
     lazy("densing.designs.openllm_v2.report", "section", 3), lazy("densing.designs.openllm_v2.report", "render", 1),
-    rank=5, line=lazy("densing.designs.openllm_v2.report", "line", 0)))
+    rank=5, line=lazy("densing.designs.openllm_v2.record", "line", 0)))

@@ -10,17 +10,14 @@ from typing import ClassVar
 
 import pandas as pd
 
-from densing import paths
-from densing.io import read_stored_record
+from densing import paths, registry
+from densing.designs.openllm_v2.record import RECORD, RECORD_COMMAND, record_note, stored
 from densing.numbers import format_months
 from densing.present.bias import bias_words
-from densing.present.verdict import record_phrase
 from densing.report.html import Section, esc, record_agreement, record_cell, table_html
 from densing.states import ReferenceName
 from densing.trend.bias import looked_up
 
-RECORD = paths.RESULTS / "openllm_v2" / "trend.json"
-RECORD_COMMAND = "python tools/build_tables.py openllm-v2-trend --out results/openllm_v2/trend.json"
 SENSITIVITY = paths.RESULTS / "openllm_v2" / "curation_sensitivity.csv"
 SENSITIVITY_COMMAND = ("python tools/build_tables.py openllm-v2-sensitivity --out "
                        "results/openllm_v2/curation_sensitivity.csv")
@@ -48,16 +45,6 @@ class SecondTableSection:
     bias: str | None = None
 
 
-def _record() -> dict | None:
-    """The stored record, None where it is missing, damaged or foreign (:func:`record_note` says which, in one line)."""
-    return read_stored_record(RECORD, RECORD_COMMAND, keys=("rows", "n_models", "verdict"))[0]
-
-
-def record_note() -> str:
-    """Why the stored record is left out, in one line ("" where it reads)."""
-    return read_stored_record(RECORD, RECORD_COMMAND, keys=("rows", "n_models", "verdict"))[1]
-
-
 @dataclass(frozen=True)
 class LeftOut:
     """The section where its stored record cannot be read: its title and the one line that says why."""
@@ -70,7 +57,7 @@ class LeftOut:
 def section(result, rows: pd.DataFrame, paper_months: float) -> SecondTableSection | LeftOut:
     """The section's data from the stored record (``result``: none) and the public table's ``rows``; where the record
     is missing, damaged or foreign, the one line that says so (:class:`LeftOut`)."""
-    record = _record()
+    record = stored()
     if record is None:
         return LeftOut(record_note())
     public = {r["row"]: r for r in rows.to_dict("records")}
@@ -102,7 +89,7 @@ def curation_sensitivity() -> tuple[pd.DataFrame | None, str]:
 def declared_words(record: dict) -> str:
     """The forecast check at the table's declared cutoff in one sentence, from the stored record ("" where the record
     holds none)."""
-    from densing.trend.forecast import cutoff_words
+    from densing.present.findings import cutoff_words
 
     found = (record.get("forecast") or {}).get("declared")
     return "" if not found else (f"Forecast check of the declared row at the declared cutoff (DECLARATION.md) "
@@ -130,7 +117,7 @@ def late_families(record: dict, row: str = "v2_native") -> pd.DataFrame:
     """The families with a model released after :data:`PUBLIC_TABLE_END` and the declared row's doubling time
     without each, the largest lengthening first (those that make the late frontier)."""
     try:
-        table = pd.read_csv(paths.RESULTS / "openllm_v2" / "openllm_v2_2025-03.csv", usecols=["family", "release_date"])
+        table = pd.read_csv(registry.table("openllm_v2").path, usecols=["family", "release_date"])
     except (OSError, ValueError, pd.errors.ParserError, UnicodeDecodeError):  # no table, or no family or date column
         table = pd.DataFrame({"family": [], "release_date": []})
     late = set(table.loc[table["release_date"].astype(str).where(table["release_date"].notna(), "")
@@ -190,21 +177,3 @@ def _sensitivity_parts(s: SecondTableSection) -> list[str]:
              f"{SENSITIVITY.relative_to(paths.RESULTS.parent)}, made by {SENSITIVITY_COMMAND}; the choices are "
              f"stated in tools/openllm_v2_table/sensitivity.py and results/openllm_v2/README.md).")
     return [f'<p class="sub">{esc(words)}</p>', table_html(shown, scroll=False)]
-
-
-def line() -> str | None:
-    """The declared row beside the public table's headline at the terminal, from the stored record (None where it is
-    not shipped)."""
-    record = _record()
-    if record is None:
-        return record_note()
-    row = next((r for r in record["rows"] if r["row"] == "v2_native"), None)
-    if row is None or not isinstance(row.get("months"), (int, float)):
-        return None
-    declared = (record.get("forecast") or {}).get("declared")
-    forecast = f"; at the declared cutoff {declared['cutoff']} the forecast check says {declared['verdict']}" \
-        if declared else ""
-    return (f"Through 2025-03 on a second table (the Open LLM Leaderboard v2's {record['n_models']} official base "
-            f"models; MMLU-Pro + BBH + MATH-hard, declared before its data): {record_phrase(row)}; without "
-            f"{row['most_influential_family']} {format_months(row['months_without_it'])} months{forecast} (densing "
-            f"trend --table openllm_v2 --by benchmark).")

@@ -1,0 +1,225 @@
+"""The job executor (:func:`run`): one process per core, or here.
+
+A job is a typed value with a ``key``, the keys it ``needs`` and ``run(context, needed)``. :func:`run` forks one worker
+per core but one (they inherit the context, never pickled) and computes beside them: each process takes the next job
+whose needs are met as it comes free, and every result is returned by key; with one core or one job, no ``fork`` or
+``DENSING_SERIAL`` set, the jobs run here in the same order, with the same numbers. The jobs a dead worker left are
+computed here. :class:`Beside` runs one function in a forked worker while the caller goes on.
+"""
+from __future__ import annotations
+
+import os
+from typing import Self
+
+from densing.runtime.memo import same_tables
+from densing.runtime.processes import close_pool, end_pool, fork_context, process_pool
+from densing.runtime.threads import frozen_heap
+
+
+#: The context of the :func:`run` in progress; forked workers inherit it.
+_context = None
+
+
+def _workers(jobs: int) -> int:
+    """How many processes compute :func:`run`'s ``jobs`` jobs, this one among them: one per core, at most one per job;
+    0 where it forks none."""
+    cores = os.cpu_count() or 1
+    if cores < 2 or jobs < 2 or not hasattr(os, "fork") or os.environ.get("DENSING_SERIAL"):
+        return 0
+    return min(cores, jobs)
+
+
+#: :func:`_run_one`'s context where it is not given: the one the worker inherited (:data:`_context`).
+_INHERITED = object()
+
+#: In a worker of a pool of one: the results it was sent or computed that a later job needs, by key
+#: (:func:`_beside_pool` sends each of them to it once).
+_kept: dict = {}
+
+
+def _run_one(job, needed: dict, context=_INHERITED, keep: bool = False):
+    """One job in a worker (module level: the pool pickles it by name; the context the one it inherited) or in this
+    process beside them (``context`` given), in the memo open there (:func:`same_tables`). In a worker, a result the
+    job needs and was not sent is one kept before; ``keep``: keep this job's result too."""
+    if context is _INHERITED:
+        _kept.update(needed)
+        needed = {n: _kept[n] for n in job.needs}
+    with same_tables():
+        value = job.run(_context if context is _INHERITED else context, needed)
+    if keep:
+        _kept[job.key] = value
+    return value
+
+
+def run(jobs: list, context) -> dict:
+    """Every job's result by its key (the job executor: module docstring)."""
+    global _context
+    count = _workers(len(jobs))
+    if not count:
+        return _here(jobs, context, {})
+    _context = context
+    try:
+        pool = process_pool(count - 1, fork_context("fork"))
+    except (OSError, ValueError):
+        _context = None
+        return _here(jobs, context, {})
+    try:
+        with frozen_heap():  # the workers are forked at the first submit
+            done = _beside_pool(pool, jobs, context, count - 1)
+    except BaseException:
+        end_pool(pool)
+        raise
+    finally:
+        _context = None
+    close_pool(pool)
+    return done if len(done) == len(jobs) else _here(jobs, context, done)
+
+
+def _beside_pool(pool, jobs: list, context, workers: int) -> dict:
+    """The results of ``jobs``, computed by ``pool`` (``workers`` processes) and by this process beside it: each takes
+    the first job whose needs are met as it comes free (:class:`_Board`). Where a worker dies, the jobs it held are
+    computed here."""
+    board = _Board(pool, jobs, workers)
+    with board.turn:
+        board.feed()
+    while (taken := board.next_here()) is not None:
+        job, needed = taken
+        board.finished(job, _run_one(job, needed, context))  # as a worker computes it
+    if board.broken:
+        end_pool(pool)
+    return board.done
+
+
+class _Board:
+    """The jobs of one :func:`run`, shared under ``turn`` by this process and the pool's thread: those waiting, those
+    the workers hold, the results. A worker's next job is sent as its last one's result arrives (:meth:`landed`, the
+    pool's callback). A pool of one worker is sent each result a job needs once, and keeps those it computes that a
+    later job needs (:data:`_kept`; ``there``: what it holds, known here only with one worker)."""
+
+    def __init__(self, pool, jobs: list, workers: int) -> None:
+        import threading
+
+        self.pool, self.workers = pool, workers
+        self.done: dict = {}
+        self.waiting = list(jobs)
+        self.held: dict = {}  # future → the job a worker computes
+        self.errors: list = []
+        self.broken = False
+        self.turn = threading.Condition(threading.RLock())  # the callback may run at once, in the thread that adds it
+        self.needs = {n for job in jobs for n in job.needs}
+        self.there: set = set()
+
+    def ready(self):
+        """The first waiting job whose needs are met, taken off the list (under ``turn``)."""
+        for job in self.waiting:
+            if all(n in self.done for n in job.needs):
+                self.waiting.remove(job)
+                return job
+        return None
+
+    def feed(self) -> None:
+        """A job for each idle worker (under ``turn``)."""
+        from concurrent.futures.process import BrokenProcessPool
+
+        while not self.broken and not self.errors and len(self.held) < self.workers:
+            job = self.ready()
+            if job is None:
+                return
+            keep = self.workers == 1 and job.key in self.needs
+            try:
+                future = self.pool.submit(_run_one, job, {n: self.done[n] for n in job.needs if n not in self.there},
+                                          keep=keep)
+            except (BrokenProcessPool, RuntimeError):
+                self.lost(job)
+                return
+            if self.workers == 1:  # its next job is sent after this one's result arrives
+                self.there.update(job.needs, (job.key,) if keep else ())
+            self.held[future] = job
+            future.add_done_callback(self.landed)
+
+    def lost(self, job) -> None:
+        """The pool broke: ``job`` and every job the workers held go back to the front of the list, computed here."""
+        self.broken = True
+        self.waiting[:0] = [job, *self.held.values()]
+        self.held.clear()
+
+    def landed(self, future) -> None:
+        """A worker's result (the pool's callback): kept, and its next job sent."""
+        from concurrent.futures.process import BrokenProcessPool
+
+        with self.turn:
+            job = self.held.pop(future, None)
+            if job is not None:
+                try:
+                    self.done[job.key] = future.result()
+                except BrokenProcessPool:  # a worker died: its jobs are computed here
+                    self.lost(job)
+                except BaseException as error:  # noqa: BLE001 - raised in the caller's thread
+                    self.errors.append(error)
+                self.feed()
+            self.turn.notify_all()
+
+    def next_here(self):
+        """(job, what it needs) for this process, waiting while the workers hold jobs and none is ready; None when
+        nothing is left here (or nothing left can have its needs met: :func:`run` computes those here); a worker's
+        error raised."""
+        with self.turn:
+            while not self.errors:
+                job = self.ready()
+                if job is not None or not self.held:
+                    break
+                self.turn.wait()
+            if self.errors:
+                raise self.errors[0]
+            return None if job is None else (job, {n: self.done[n] for n in job.needs})
+
+    def finished(self, job, value) -> None:
+        """This process's result of ``job``, and work for an idle worker."""
+        with self.turn:
+            self.done[job.key] = value
+            self.feed()
+
+
+def _here(jobs: list, context, done: dict) -> dict:
+    """The jobs not in ``done`` computed in this process, in order (each job after those it needs)."""
+    done = dict(done)
+    for job in jobs:
+        if job.key not in done:
+            done[job.key] = job.run(context, {n: done[n] for n in job.needs})
+    return done
+
+
+class Beside:
+    """``function(**arguments)`` in one forked worker, owned by the ``with`` block, while the caller goes on;
+    :meth:`result` takes it, or computes it here where there was no worker or it died."""
+
+    def __init__(self, function, arguments: dict) -> None:
+        self.function, self.arguments, self._pool, self._future = function, arguments, None, None
+
+    def __enter__(self) -> Self:
+        if _workers(2):
+            try:
+                self._pool = process_pool(1, fork_context("fork"))
+                with frozen_heap():  # the worker is forked at the submit
+                    self._future = self._pool.submit(self.function, **self.arguments)
+            except (OSError, ValueError):
+                self._pool = None
+        return self
+
+    def result(self):
+        if self._future is not None:
+            from concurrent.futures.process import BrokenProcessPool
+
+            try:
+                return self._future.result()
+            except BrokenProcessPool:
+                pass
+        return self.function(**self.arguments)
+
+    def __exit__(self, kind, value, traceback) -> None:
+        if self._pool is not None:
+            if kind is None:
+                close_pool(self._pool)
+            else:
+                end_pool(self._pool)
+            self._pool = None
