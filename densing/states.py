@@ -53,6 +53,27 @@ class EndOpen:
 
 
 @dataclass(frozen=True)
+class JudgedInterval:
+    """A doubling-time interval that carries no Monte Carlo range of its ends (a reference's own interval, a frontier
+    rule beside the headline's), judged by the one state rule from its ends: an end is determined where its draws'
+    slope quantile lies above 0, that is where it is finite. ``state`` and ``reasons`` as a trend row's."""
+
+    doubling_time_months_ci_low: float
+    doubling_time_months_ci_high: float
+    n_draws: int
+
+    @property
+    def reasons(self) -> tuple[EndOpen, ...]:
+        ends = {"low": self.doubling_time_months_ci_low, "high": self.doubling_time_months_ci_high}
+        return tuple(EndOpen(end, False, self.n_draws, float("inf")) for end, months in ends.items()
+                     if not (months == months and 0 < months < float("inf")))
+
+    @property
+    def state(self) -> State:
+        return (State.MEASURED, State.BOUNDED, State.NOT_MEASURED)[len(self.reasons)]
+
+
+@dataclass(frozen=True)
 class TooFewScores:
     """A fixed-size regression (:mod:`densing.trend.fixed_size`) with fewer scores or families than it needs."""
 

@@ -14,6 +14,7 @@ from densing.placement.measure import MeasureResult
 from densing.present import findings, verdict, words
 from densing.present.summary import Summary, Table
 from densing.results import Result, register
+from densing.states import JudgedInterval
 from densing.trend.capability import Row
 from densing.trend.checks import Check
 from densing.trend.corollaries import CostHalvingFit
@@ -113,6 +114,7 @@ register(CostHalvingFit, summary=halving_summary)
 register(ForecastWindows, summary=windows_summary)
 register(ForecastCutoff, outcome=lambda c: findings.OUTCOME_NAMES[c.state], verdict=findings.forecast_verdict)
 register(FixedSizeFit, status=findings.fixed_size_status)
+register(JudgedInterval, status=words.status_words)
 register(Check, threshold=findings.check_threshold, detail=findings.check_detail)
 register(Row, error=lambda row: words.row_reason(row.reason), status=words.row_status)
 register(TrendUncertainty, status=words.status_words, summary=uncertainty_summary, repr=words.uncertainty_repr,

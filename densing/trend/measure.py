@@ -31,7 +31,9 @@ from densing.laws.reference_fit import ReferenceFit, as_fit
 from densing.registry import TrendTable
 from densing.runtime import executor
 from densing.runtime.memo import same_tables
+from densing.results import presented
 from densing.runtime.threads import one_blas_thread
+from densing.states import JudgedInterval
 from densing.trend import capability, plan, pooling
 from densing.trend.measurement import TrendMeasurement
 from densing.trend.plan import HEADLINE_RULE, SENSITIVITY_D0, headline_members, reference_frame
@@ -142,7 +144,7 @@ def _measurement(c: plan.Context, jobs: list, done: dict) -> TrendMeasurement:
     budget = tuple(done[j.key] for j in jobs if isinstance(j, plan.RowJob) and j.variant == plan.BUDGET)
     members = h.common.members()
     head_set = c.profile.headline_set if c.fit is None else None
-    found = (_with_variants(h.sensitivity, h.rules, done, head_set) if h.sensitivity is not None
+    found = (_with_variants(h.sensitivity, h.rules, done, head_set, c.n_boot) if h.sensitivity is not None
              else pd.DataFrame(columns=SENSITIVITY_COLUMNS))
     head = h.rules[HEADLINE_RULE] = replace(h.result, judged=True)
     lead_inversion = members[0][0]
@@ -168,16 +170,23 @@ def _measurement(c: plan.Context, jobs: list, done: dict) -> TrendMeasurement:
 SENSITIVITY_COLUMNS = ["variant", "reference", "inversion", "d0", "doubling_time_months", "ci_low", "ci_high", "status"]
 
 
-def _with_variants(sensitivity: pd.DataFrame, found_rules: dict, side: dict, headline: str | None) -> pd.DataFrame:
-    """The headline's sensitivity table: each reference, the other frontier rules, the budget row, the other shape."""
+def _with_variants(sensitivity: pd.DataFrame, found_rules: dict, side: dict, headline: str | None,
+                   n_draws: int) -> pd.DataFrame:
+    """The headline's sensitivity table: each reference, the other frontier rules, the budget row, the other shape;
+    every row's status by the one state rule (an interval without Monte Carlo ranges of its ends judged as a
+    :class:`~densing.states.JudgedInterval`)."""
     rows = [{**r, "variant": "reference" if not str(r["inversion"]).startswith("D0") else "D0 of the given fit",
-             "status": ""} for r in sensitivity.to_dict("records")]
+             "status": presented(JudgedInterval(r["ci_low"], r["ci_high"], n_draws), "status")}
+            for r in sensitivity.to_dict("records")]
     for rule, result in found_rules.items():
         if rule != HEADLINE_RULE:
+            judged = result if result.state is not None else JudgedInterval(
+                result.doubling_time_months_ci_low, result.doubling_time_months_ci_high, n_draws)
+            note = "; its interval is optimistic (its points are chosen on the response)" if rule == "envelope" else ""
             rows.append({"variant": "frontier rule", "reference": rule, "inversion": "pooled", "d0": math.nan,
                          "doubling_time_months": result.doubling_time_months,
                          "ci_low": result.doubling_time_months_ci_low, "ci_high": result.doubling_time_months_ci_high,
-                         "status": "the envelope's interval is optimistic" if rule == "envelope" else ""})
+                         "status": presented(judged, "status") + note})
     for which, variant in ((plan.BUDGET, "D0 budget (every reference at 1T tokens)"),
                            (plan.LOGISTIC, "family law logistic in ln N")):
         row = side.get(which.row_key(headline)) if headline is not None else None

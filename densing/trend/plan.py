@@ -27,7 +27,8 @@ from densing.laws.density import density_table
 from densing.laws.inversion import PerBenchmark
 from densing.numbers import format_count
 from densing.registry import TrendTable
-from densing.states import ReferencesBy
+from densing.results import presented
+from densing.states import JudgedInterval, ReferencesBy
 from densing.trend import capability, pooling, rules
 from densing.trend.measurement import Breakpoint, Segment
 from densing.trend.uncertainty import TrendUncertainty, from_row_trend
@@ -354,11 +355,13 @@ def breakpoint(targets: pd.DataFrame, chosen: pooling.CommonTargets, head: Trend
 
 
 def reference_frame(members: list, head: TrendUncertainty) -> pd.DataFrame:
-    """Each reference of the headline: its benchmarks, pooling weight, own doubling time with its interval, targets."""
+    """Each reference of the headline: its benchmarks, pooling weight, own doubling time with its interval and that
+    interval's status by the one state rule (:class:`~densing.states.JudgedInterval`), targets."""
     lab_weight = dict(zip(head.labs, head.lab_weights))
     labs = head.reference_labs or ("",) * len(head.reference_names)
     return pd.DataFrame([{"reference": str(name), "benchmarks": ",".join(inv.benchmarks), "weight": weight,
                           "months": head.reference_months[name], "ci_low": low, "ci_high": high,
+                          "status": presented(JudgedInterval(low, high, head.n_boot), "status"),
                           "n_models": len(models), "d0": inv.d0, "lab": lab,
                           "lab_weight": lab_weight.get(lab, math.nan)}
                          for (inv, models), name, weight, low, high, lab in zip(
