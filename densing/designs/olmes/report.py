@@ -55,7 +55,7 @@ def render(s: OlmesSection) -> Section:
     rows = olmes.rows.assign(row=olmes.rows["task"], capability="OLMES MC", references=olmes.rows["reference"],
                              each_reference_months="one reference")
     rows["error"] = rows["error"].fillna("")
-    rows["status"] = row_statuses(rows)  # a failed check leaves a row not measured here as on the leaderboard's rows
+    rows["status"] = row_statuses(rows)  # a failed check is a finding beside the row, as on the leaderboard's rows
     rows["state"] = [s.value for s in row_states(rows)]
     d0_columns = [c for c in olmes.rows.columns if c.startswith("months_d0_") and not c.endswith("_ci")]
     shown = ["task", "months", "ci_low", "ci_high"] + [c for d in d0_columns for c in (d, f"{d}_ci")] + [

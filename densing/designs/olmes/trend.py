@@ -34,8 +34,8 @@ from densing.trend.capability import calibrated, inversion_checks
 from densing.trend.checks import FAILED
 from densing.trend.targets import trend_targets
 from densing.trend.uncertainty import trend_uncertainty
-from densing.present.words import fold, joined, not_measured, state_words
-from densing.states import State
+from densing.present.words import joined, not_measured, state_words, status_parts
+from densing.states import EndOpen, State
 from densing.validation import validate_params
 
 #: The paper's D0 and the sensitivity's.
@@ -243,8 +243,29 @@ def row_statuses(rows: pd.DataFrame) -> list[str]:
 
 
 def row_states(rows: pd.DataFrame) -> list[State]:
-    """Each OLMES row's :class:`~densing.states.State`: measured where :func:`row_parts` gives no reason."""
-    return [State.NOT_MEASURED if reasons else State.MEASURED for _, reasons in row_parts(rows)]
+    """Each OLMES row's :class:`~densing.states.State` by the one state rule (:func:`_judged`)."""
+    return [_judged(r).state for r in rows.itertuples()]
+
+
+@dataclass(frozen=True)
+class _Judged:
+    """An OLMES row as the one state rule reads a trend row: its state from its ends (an error: not measured), the
+    open ends as reasons; the validity checks are findings beside it, as on every row."""
+
+    state: State
+    reasons: tuple
+    doubling_time_months_ci_low: float
+    doubling_time_months_ci_high: float
+
+
+def _judged(r) -> _Judged:
+    if str(r.error or ""):
+        return _Judged(State.NOT_MEASURED, (), math.nan, math.nan)
+    draws = int(r.n_draws) if r.n_draws == r.n_draws else 0
+    ends = tuple(EndOpen(end, bool(end == "high" and r.high_undecided), draws, math.inf)
+                 for end, determined in (("low", r.low_determined), ("high", r.high_determined)) if not determined)
+    state = (State.MEASURED, State.BOUNDED, State.NOT_MEASURED)[len(ends)]
+    return _Judged(state, ends, r.ci_low, r.ci_high)
 
 
 def _precision(result) -> dict:
@@ -260,18 +281,7 @@ def _precision(result) -> dict:
 
 
 def row_parts(rows: pd.DataFrame) -> list[tuple[str, tuple[str, ...]]]:
-    """Each OLMES row's status as (head, reasons) (:func:`densing.present.words.status_parts`): measured, or not
-    measured and every reason (its error, an upper end not determined, each failed check)."""
-    out = []
-    for r in rows.itertuples():
-        error = str(r.error or "")
-        if error:
-            out.append((state_words(State.NOT_MEASURED), (error,)))
-            continue
-        reasons = [] if r.low_determined and r.high_determined else [
-            f"the upper end is not determined (undecided at {int(r.n_draws):,} draws)" if r.high_undecided else
-            "its interval reaches a zero slope (no finite upper end)"]
-        reasons += list(r.failed_checks)
-        out.append((f"{state_words(State.MEASURED)}, {fold(r.ci_high / r.ci_low)}", ()) if not reasons
-                   else (state_words(State.NOT_MEASURED), tuple(reasons)))
-    return out
+    """Each OLMES row's status as (head, reasons) (:func:`densing.present.words.status_parts`), by the one state rule:
+    measured, bounded or not measured by its ends, or not measured and its error."""
+    return [(state_words(State.NOT_MEASURED), (str(r.error),)) if str(r.error or "") else status_parts(_judged(r))
+            for r in rows.itertuples()]
