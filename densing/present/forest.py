@@ -32,14 +32,13 @@ def _short_reason(text: str, limit: int = 90) -> str:
 
 
 def row_state(row) -> State:
-    """A row's :class:`~densing.states.State`: not measured without a doubling time, else its ``state`` column, else
-    measured where it has no error."""
+    """A row's :class:`~densing.states.State`: its ``state`` column (the one state rule's, as the row was judged);
+    a row that carries none (a design's frame without it) is not measured where it has an error or no doubling
+    time."""
     state = recorded_state(getattr(row, "state", None))
-    if not np.isfinite(row.months):
-        return State.NOT_MEASURED
     if state is not None:
         return state
-    return State.NOT_MEASURED if str(getattr(row, "error", "") or "") else State.MEASURED
+    return State.NOT_MEASURED if str(getattr(row, "error", "") or "") or not np.isfinite(row.months) else State.MEASURED
 
 
 #: The forest plot's legend: one entry per state that occurs (name, filled, colour, marker).
