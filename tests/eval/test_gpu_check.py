@@ -24,7 +24,7 @@ no_splits = pytest.mark.skipif(not (SHARED_DATA / "benchmarks").is_dir(), reason
 
 def dry_run(out: Path, *options: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, str(REPO_ROOT / "bench" / "gpu_check.py"), str(out), "--dry-run",
-                           "--data-root", str(SHARED_DATA), *options], capture_output=True, text=True, timeout=600,
+                           "--data-root", str(SHARED_DATA), *options], capture_output=True, text=True, timeout=1200,
                           cwd=REPO_ROOT)
 
 
