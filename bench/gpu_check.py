@@ -20,6 +20,10 @@ WinoGrande 5-shot, the first ``--items`` items of each; GSM8K CoT 8-shot for gen
   call, the device's operators by self time (``torch.profiler``) in another, and the device's busy share of the call;
 - greedy generation: ``--gen-requests`` GSM8K CoT requests, ``--gen-tokens`` new tokens at most, `hf` (batch
   ``--gen-requests``) against `densing-hf`, seconds and identical strings;
+- the user's whole cold command per backend (:mod:`_cold`): ``densing eval --local-data`` in a process of its own,
+  the model saved under OUT/cold, on ARC-Challenge + WinoGrande at ``--items`` and GSM8K 5-shot (greedy to 256 new
+  tokens) at ``--gen-requests``, ``--repeats`` rounds: wall seconds by phase (contexts, calls, forward, the rest,
+  the host's share = wall − forward) and densing-hf / hf;
 - one profiled training run: ``densing overlap run --strategies ddp --workers 1`` (nccl on a GPU, gloo on a CPU) and
   ``densing overlap analyze`` of its trace, wall seconds;
 - with ``--real-model FILE.gguf`` (a pretrained causal LM in one GGUF file, such as SmolLM2-135M-Instruct from the
@@ -535,6 +539,7 @@ def main() -> int:
     report["profile_densing_hf"] = profile_call(densing, instances, device)
     _generation(report, common, densing, generation, device, utilisation, options.gen_tokens)
     _float32_agreement(report, model, hf, densing, instances, options.agreement_items)
+    _cold_commands(report, options, model, tokenizer, device)
     del model, hf, densing, half, wider, configurations, common
     if device.type == "cuda":
         torch.cuda.empty_cache()
@@ -550,6 +555,33 @@ def main() -> int:
     write_file_set(out, {"gpu_check.json": json.dumps(report, indent=1, default=str) + "\n", "gpu_check.txt": summary})
     print(summary, end="")
     return 0
+
+
+def _cold_commands(report: dict, options: SimpleNamespace, model, tokenizer, device) -> None:
+    """The user's whole cold command per backend, by phase (:mod:`_cold`): the model saved under OUT/cold, then per
+    round ``densing eval --local-data`` in a process of its own on ARC-Challenge 25-shot + WinoGrande 5-shot at
+    ``--items`` and on GSM8K 5-shot (greedy to its 256 new tokens) at ``--gen-requests``; hf at ``--batch-size``."""
+    from _cold import cold_command, models_file
+
+    folder = options.out / "cold"
+    model.save_pretrained(folder / "model")
+    tokenizer.save_pretrained(folder / "model")
+    models = models_file(folder, (folder / "model").resolve(), str(model.dtype).removeprefix("torch."))
+    data_root = options.data_root or Path(__import__("densing.paths", fromlist=["SHARED_DATA"]).SHARED_DATA)
+    cold: dict = {}
+    for name, benchmarks, limit in (("arc+wino", "openllm_v1_arc_challenge,openllm_v1_winogrande", options.items),
+                                    ("gsm8k", "openllm_v1_gsm8k", options.gen_requests)):
+        for round_ in range(options.repeats):
+            for backend in ("hf", "densing-hf") if round_ % 2 == 0 else ("densing-hf", "hf"):
+                arguments = ["eval", "--models", str(models), "--benchmarks", benchmarks, "--local-data", "--data-root",
+                             str(Path(data_root).resolve()), "--backend", backend, "--device", str(device),
+                             "--limit", str(limit)] + (["--batch-size", str(options.batch_size)] if backend == "hf" else [])
+                phases = cold_command(Path(__file__).resolve().parents[1], arguments, folder / "runs")
+                cold.setdefault(name, {"limit": limit}).setdefault(backend, []).append(phases)
+    for row in cold.values():
+        row["wall_ratio_densing_to_hf"] = [d["wall"] / h["wall"] for d, h in zip(row["densing-hf"], row["hf"])]
+        row["host_ratio_densing_to_hf"] = [d["host"] / h["host"] for d, h in zip(row["densing-hf"], row["hf"])]
+    report["cold_command"] = cold
 
 
 def render(report: dict) -> str:
@@ -589,6 +621,14 @@ def render(report: dict) -> str:
         steps = ", ".join(f"{name} {seconds:.2f} s" for name, seconds in host["steps"].items())
         lines.append(f"densing-hf profiled: {busy['clock']} busy {busy['busy_seconds']:.2f} s of {busy['wall_seconds']:.2f} s "
                      f"({100 * busy['busy_share']:.0f}%): {ops}; host (cProfile, {host['wall_seconds']:.2f} s): {steps}")
+    for name, row in report.get("cold_command", {}).items():
+        for backend in ("hf", "densing-hf"):
+            runs = row[backend]
+            lines.append(f"cold densing eval, {name} at --limit {row['limit']}, {backend}: "
+                         + ", ".join(f"{k} {spread([r[k] for r in runs], '.2f')} s" for k in ("wall", "contexts", "calls",
+                                                                                            "forward", "rest", "host")))
+        lines.append(f"cold densing eval, {name}: densing-hf / hf wall {spread(row['wall_ratio_densing_to_hf'], '.2f')}, "
+                     f"host {spread(row['host_ratio_densing_to_hf'], '.2f')}")
     g = report["generation"]
     lines.append(f"greedy generation, {g['requests']} GSM8K CoT requests, <= {g['max_gen_toks']} new tokens: "
                  f"hf {g['hf']['seconds']:.2f} s, densing-hf {g['densing-hf']['seconds']:.2f} s "

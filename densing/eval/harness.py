@@ -3,6 +3,7 @@ tasks, and the config hash that says whether a stored pair is current. torch and
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from pathlib import Path
@@ -158,6 +159,22 @@ def config_hash(spec: ModelSpec, bench: Benchmark, *, backend: Mapping[str, Any]
     payload: dict[str, Any] = {
         "model": spec.load_identity(),
         "metadata": {k: getattr(spec, k) for k in ("name", "params", "non_embedding_params", "train_tokens", "release_date", "family")},
+        **_benchmark_payload(bench, limit, tasks_digest, data_digest),
+    }
+    payload.update(backend)
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def requests_key(bench: Benchmark, *, limit: float | None, tasks_digest: str, data_digest: str | None = None) -> str:
+    """SHA-256 (16 hex digits) of what a benchmark's built requests depend on: :func:`config_hash`'s entries less the
+    model and the backend (lm-eval builds a task's requests without the model where no chat template is applied),
+    so that every model of a sweep reuses one build (:func:`densing.eval.store.serve_built_requests`)."""
+    payload = _benchmark_payload(bench, limit, tasks_digest, data_digest)
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def _benchmark_payload(bench: Benchmark, limit: float | None, tasks_digest: str, data_digest: str | None) -> dict:
+    payload: dict[str, Any] = {
         "benchmark": [bench.name, bench.score_task, bench.num_fewshot, bench.loss_task],
         "limit": limit,
         "lm_eval": lm_eval_version(),
@@ -167,8 +184,7 @@ def config_hash(spec: ModelSpec, bench: Benchmark, *, backend: Mapping[str, Any]
         payload["style"] = bench.style
     if data_digest is not None:
         payload["data"] = data_digest
-    payload.update(backend)
-    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:16]
+    return payload
 
 
 #: lm-eval warnings about what densing sets on purpose (local tasks' ``custom_dataset`` loaders, each protocol's
@@ -193,3 +209,22 @@ def quiet_expected_lm_eval_warnings() -> None:
         if unexpected_warning not in logger.filters:
             logger.addFilter(unexpected_warning)
 
+
+
+def compile_templates_once() -> None:
+    """Make lm-eval's ``utils.apply_template`` compile each Jinja template once: lm-eval 0.4 compiles the template
+    string anew for every field of every document (``env.from_string``), which is nearly all the time a few-shot
+    context takes (ARC-Challenge 25-shot: 26 documents × 3 fields a request). The compiled template is lm-eval's own
+    environment's, so every string rendered is the same (``tests/eval/test_request_build.py``). Installed once."""
+    from lm_eval import utils
+
+    if getattr(utils.apply_template, "densing_compiled", False):
+        return
+    compiled = functools.lru_cache(maxsize=4096)(utils.env.from_string)
+
+    def apply_template(template: str, doc: dict) -> str:
+        return compiled(template).render(**doc)
+
+    apply_template.densing_compiled = True  # type: ignore[attr-defined]
+    apply_template.__wrapped__ = utils.apply_template  # type: ignore[attr-defined]
+    utils.apply_template = apply_template

@@ -30,7 +30,7 @@ import tempfile
 from typing import Any, Callable
 
 from densing.errors import EvalError, InputError
-from densing.runtime import worker_setup
+from densing.runtime.processes import worker_setup
 
 #: The error classes a child passes back by name (anything else arrives as an EvalError).
 ERRORS = {"InputError": InputError, "EvalError": EvalError}
@@ -40,7 +40,7 @@ def run_isolated(model_name: str, arguments: dict[str, Any], on_progress: Callab
     """Run ``run_sweep(**arguments)`` for one model in a child process; replay its progress; raise its error."""
     from functools import partial
 
-    from densing.runtime import end_subprocess
+    from densing.runtime.processes import end_subprocess
 
     read_end, write_end = os.pipe()
     with tempfile.NamedTemporaryFile(prefix="densing-job-", suffix=".pickle", delete=False) as job:

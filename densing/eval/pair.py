@@ -10,6 +10,7 @@ import logging
 import math
 import os
 import time
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -17,10 +18,14 @@ import pandas as pd
 import densing
 from densing.errors import EvalError, first_line
 from densing.eval.benchmarks import Benchmark
-from densing.eval.harness import lm_eval_version, quiet_expected_lm_eval_warnings
+from densing.eval.harness import compile_templates_once, lm_eval_version, quiet_expected_lm_eval_warnings
 from densing.eval.loading import ParameterCounts
 from densing.eval.loss import EMPTY, LossTotals, continuation_token_count, log_space_perplexity, task_loss
 from densing.eval.models import ModelSpec
+from densing.eval.store import serve_built_requests
+
+#: the few-shot sampler's seed (lm-eval's default ``fewshot_random_seed``), part of the built requests' key
+FEWSHOT_SEED = 1234
 
 
 def _metric_rows(task_results: dict) -> list[tuple[str, float, float]]:
@@ -45,18 +50,21 @@ class OtherRank(Exception):
 
 def evaluate_pair(lm: Any, manager: Any, spec: ModelSpec, bench: Benchmark, counts: ParameterCounts, *,
                   limit: float | None, use_cache: str | None, allow_unsafe_code: bool = False,
-                  config_hash_value: str = "", backend: str = "hf", source: str | None = None) -> pd.DataFrame:
+                  config_hash_value: str = "", backend: str = "hf", source: str | None = None,
+                  built: tuple[Path, str] | None = None) -> pd.DataFrame:
     """Run one benchmark on a loaded model through ``lm_eval.simple_evaluate``; return tidy rows. ``counts``: the
     model's parameters as loaded, where the models file gives none; ``backend``: the rows' ``backend`` column
     (:attr:`densing.eval.backends.Backend.recorded_as`), ``source`` the name in their ``source`` column (default
-    ``backend``). A model without lm-eval's ``tok_encode`` and ``_encode_pair`` gives no per-token loss.
+    ``backend``). A model without lm-eval's ``tok_encode`` and ``_encode_pair`` gives no per-token loss. ``built``:
+    (a folder, the benchmark's requests key) where each task's built requests are kept and reused
+    (:func:`~densing.eval.store.serve_built_requests`).
 
     An OLMES-style benchmark (``bench.style == "olmes"``) is scored as the OLMo ladder scores it
     (:mod:`densing.eval.olmes`): metrics ``acc`` and ``len_norm``, ``loss`` the mean bits per byte of the correct
     answer (``loss_unit`` ``bpb``), ``params`` the ladder's count (``counts.ladder``) unless the models file gives one.
     """
     results, loaded, started = _run_harness(lm, manager, spec, bench, limit=limit, use_cache=use_cache,
-                                   allow_unsafe_code=allow_unsafe_code)
+                                            allow_unsafe_code=allow_unsafe_code, built=built)
     score = results["results"].get(bench.score_task)
     metrics = _metric_rows(score or {})
     params = counts.total
@@ -110,12 +118,13 @@ def evaluate_pair(lm: Any, manager: Any, spec: ModelSpec, bench: Benchmark, coun
 
 
 def _run_harness(lm: Any, manager: Any, spec: ModelSpec, bench: Benchmark, *, limit: float | None,
-                 use_cache: str | None, allow_unsafe_code: bool) -> tuple[dict, dict, float]:
+                 use_cache: str | None, allow_unsafe_code: bool, built: tuple[Path, str] | None) -> tuple[dict, dict, float]:
     """(lm-eval's results, the loaded tasks, the ``time.perf_counter()`` it started at) of ``bench``'s tasks, samples
     logged. A task that does not load, or no results, is an EvalError (:class:`OtherRank` on a rank ≠ 0)."""
     import lm_eval
 
     quiet_expected_lm_eval_warnings()
+    compile_templates_once()
     if allow_unsafe_code:  # the opt-in HF `evaluate`'s code_eval metric asks for (HumanEval, MBPP)
         os.environ["HF_ALLOW_CODE_EVAL"] = "1"
     try:
@@ -124,11 +133,13 @@ def _run_harness(lm: Any, manager: Any, spec: ModelSpec, bench: Benchmark, *, li
         raise EvalError(f"benchmark {bench.name!r}: cannot load lm-eval task(s) {', '.join(bench.tasks())}: {first_line(exc)}") from None
     for task in loaded["tasks"].values():
         guard_aggregations(task, f"{spec.name} / {bench.name}")
+        if built is not None:
+            serve_built_requests(task, built[0], f"{built[1]}-seed{FEWSHOT_SEED}")
     top = [loaded["groups"].get(name) or loaded["tasks"][name] for name in bench.tasks()]
     started = time.perf_counter()
     results = lm_eval.simple_evaluate(model=lm, tasks=top, task_manager=manager, num_fewshot=bench.num_fewshot,
                                       limit=limit, use_cache=use_cache, log_samples=True, bootstrap_iters=0,
-                                      confirm_run_unsafe_code=allow_unsafe_code)
+                                      confirm_run_unsafe_code=allow_unsafe_code, fewshot_random_seed=FEWSHOT_SEED)
     if results is None:
         if getattr(lm, "rank", 0) != 0:  # data parallel (accelerate launch): rank 0 gathers the results and writes
             raise OtherRank(spec.name, bench.name)

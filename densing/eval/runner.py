@@ -18,13 +18,14 @@ from densing.data.schema import validate_results
 from densing.errors import EvalError, InputError
 from densing.eval.benchmarks import (OLMES_BENCHMARKS, OLMO_REQUEST_BENCHMARKS, TASKS_DIRECTORY,
                                      UNSAFE_CODE_BENCHMARKS, Benchmark)
-from densing.eval.harness import config_hash, data_digest, resolve_benchmarks, task_manager, tasks_digest
+from densing.eval.harness import (config_hash, data_digest, requests_key, resolve_benchmarks, task_manager,
+                                  tasks_digest)
 from densing.eval import backends
 from densing.eval.loading import SWEEP_CONSTRAINTS, check_device_present, check_model_source, load_model
 from densing.eval.pair import OtherRank, evaluate_pair
 from densing.eval.models import ModelSpec, model_spec_from_mapping, read_models_file
 from densing.io import check_writable_folder
-from densing.eval.store import CACHE_DIRECTORY, CachedOnly, _slug, is_done, part_path, write_part
+from densing.eval.store import BUILT_DIRECTORY, CACHE_DIRECTORY, CachedOnly, _slug, is_done, part_path, write_part
 from densing.validation import validate_params
 
 ProgressCallback = Callable[[str, str, str], None]
@@ -61,14 +62,25 @@ def sweep_hashes(specs: Sequence[ModelSpec], benches: Sequence[Benchmark], manag
                  limit: float | None = None, include_paths: Sequence[str | Path] = (),
                  data_root: str | Path | None = None) -> dict[tuple[str, str], str]:
     """The config hash (:func:`~densing.eval.harness.config_hash`) of every pair of a sweep, by (model, benchmark)."""
+    return _sweep_keys(specs, benches, manager, backend=backend, limit=limit, include_paths=include_paths,
+                       data_root=data_root)[0]
+
+
+def _sweep_keys(specs: Sequence[ModelSpec], benches: Sequence[Benchmark], manager: Any, *, backend: str,
+                limit: float | None, include_paths: Sequence[str | Path],
+                data_root: str | Path | None) -> tuple[dict[tuple[str, str], str], dict[str, str]]:
+    """(:func:`sweep_hashes`, each benchmark's :func:`~densing.eval.harness.requests_key`)."""
     key = backends.get(backend).key()
     roots = [TASKS_DIRECTORY, *map(Path, include_paths)]
     data = data_digest(data_root) if data_root is not None else None
     digests = {bench.name: tasks_digest(manager, bench, roots) for bench in benches}
     limit = None if limit is None else float(limit)
-    return {(spec.name, bench.name): config_hash(spec, bench, backend=key, limit=limit,
-                                                 tasks_digest=digests[bench.name], data_digest=data)
-            for spec in specs for bench in benches}
+    hashes = {(spec.name, bench.name): config_hash(spec, bench, backend=key, limit=limit,
+                                                   tasks_digest=digests[bench.name], data_digest=data)
+              for spec in specs for bench in benches}
+    built = {bench.name: requests_key(bench, limit=limit, tasks_digest=digests[bench.name], data_digest=data)
+             for bench in benches}
+    return hashes, built
 
 
 #: :func:`run_sweep`'s arguments that are the sweep's own, not options a model's own process is given.
@@ -117,8 +129,8 @@ def run_sweep(
     data_root, manager, benches = sweep_tasks(benchmarks, include_paths, local_data=local_data, data_root=data_root,
                                                allow_unsafe_code=allow_unsafe_code)
     store = check_writable_folder(store)  # a file there or above it, or no right to write: one line, before any model
-    hashes = sweep_hashes(specs, benches, manager, backend=backend, limit=limit, include_paths=include_paths,
-                          data_root=data_root)
+    hashes, built = _sweep_keys(specs, benches, manager, backend=backend, limit=limit, include_paths=include_paths,
+                                data_root=data_root)
     pending = _pending(store, specs, benches, hashes, check_source, device)
     other_rank = False
     for spec in specs:
@@ -140,7 +152,7 @@ def run_sweep(
         if time_limit is not None:
             lm.admit_until = time.monotonic() + time_limit
         try:
-            other_rank |= _evaluate_model(lm, counts, spec, todo, manager, store, hashes, record, backend, limit=limit,
+            other_rank |= _evaluate_model(lm, counts, spec, todo, manager, store, hashes, built, record, backend, limit=limit,
                                           allow_unsafe_code=allow_unsafe_code, on_progress=on_progress)
         finally:
             del lm
@@ -216,9 +228,12 @@ def _check_engine_options(record, backend: str, store, *, shard, isolate, time_l
     return isolate
 
 
-def _evaluate_model(lm, counts, spec: ModelSpec, todo: list, manager, store: Path, hashes: dict, record, backend: str,
-                    *, limit: float | None, allow_unsafe_code: bool, on_progress: ProgressCallback | None) -> bool:
-    """Evaluate one loaded model on its pairs to do into store parts; True on a rank ≠ 0 of a data-parallel run."""
+def _evaluate_model(lm, counts, spec: ModelSpec, todo: list, manager, store: Path, hashes: dict, built: dict, record,
+                    backend: str, *, limit: float | None, allow_unsafe_code: bool,
+                    on_progress: ProgressCallback | None) -> bool:
+    """Evaluate one loaded model on its pairs to do into store parts, each benchmark's built requests kept in the
+    store under its key in ``built`` (:func:`~densing.eval.store.serve_built_requests`); True on a rank ≠ 0 of a
+    data-parallel run."""
     identity = hashlib.sha256(json.dumps([spec.load_identity(), record.recorded_as, decoding_identity(lm)],
                                          sort_keys=True).encode()).hexdigest()[:12]
     cache = store / CACHE_DIRECTORY / f"{_slug(spec.name)}-{identity}" / "requests"
@@ -230,7 +245,8 @@ def _evaluate_model(lm, counts, spec: ModelSpec, todo: list, manager, store: Pat
         try:
             rows = evaluate_pair(lm, manager, spec, bench, counts, limit=limit, use_cache=str(cache),
                                  allow_unsafe_code=allow_unsafe_code, config_hash_value=value,
-                                 backend=record.recorded_as, source=backend)
+                                 backend=record.recorded_as, source=backend,
+                                 built=(store / CACHE_DIRECTORY / BUILT_DIRECTORY, built[bench.name]))
         except CachedOnly as stopped:  # computed requests are in the request cache; no part
             if on_progress:
                 on_progress(spec.name, bench.name, stopped.status)

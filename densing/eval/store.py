@@ -30,6 +30,8 @@ from densing.io import check_writable_folder
 from densing.results import Result
 
 CACHE_DIRECTORY = ".cache"
+#: the folder under :data:`CACHE_DIRECTORY` of the built requests (:func:`serve_built_requests`)
+BUILT_DIRECTORY = "built"
 
 
 def _slug(text: str) -> str:
@@ -97,6 +99,57 @@ def _write_table(path: Path, table: pa.Table, config_hash: str) -> None:
     finally:
         if temporary.exists():
             temporary.unlink()
+
+
+def serve_built_requests(task: Any, folder: Path, key: str) -> None:
+    """Make ``task.build_all_requests`` (lm-eval's) keep its requests in ``folder`` and reuse them.
+
+    The file is ``<task>-<digest>.pickle``, the digest of ``key`` (the benchmark's
+    :func:`~densing.eval.harness.requests_key` and the few-shot seed), the task's shots, the limit and the rank among
+    ``world_size`` ranks; it is written atomically once built. A file that does not read back as a non-empty list
+    of lm-eval ``Instance`` objects is rebuilt and replaced (a warning); a build with a chat template, a system
+    instruction, chosen samples or lm-eval's own request cache is not kept."""
+    import logging
+    import pickle
+
+    from lm_eval.api.instance import Instance
+
+    build = task.build_all_requests
+    name = task.config.task
+
+    def cached(*, limit: int | None = None, rank: int = 0, world_size: int = 1, **options: Any) -> None:
+        if any(options.get(k) for k in ("samples", "system_instruction", "apply_chat_template", "cache_requests")):
+            return build(limit=limit, rank=rank, world_size=world_size, **options)
+        digest = hashlib.sha256(json.dumps([key, name, task.config.num_fewshot, limit, rank, world_size],
+                                           default=str).encode()).hexdigest()[:16]
+        path = folder / f"{_slug(name)}-{digest}.pickle"
+        try:
+            with open(path, "rb") as handle:
+                instances = pickle.load(handle)
+            if isinstance(instances, list) and instances and all(isinstance(i, Instance) for i in instances):
+                task._instances = instances
+                return None
+            raise ValueError("not a list of lm-eval requests")
+        except FileNotFoundError:
+            pass
+        except Exception as exc:  # a damaged or foreign file: built again and replaced
+            logging.getLogger("densing.eval").warning("%s: built requests unreadable (%s: %s); built again",
+                                                      path, type(exc).__name__, exc)
+        build(limit=limit, rank=rank, world_size=world_size, **options)
+        folder.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:
+            with open(temporary, "wb") as handle:
+                pickle.dump(list(task.instances), handle, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(temporary, path)
+        except Exception as exc:  # requests that do not pickle are built each run
+            logging.getLogger("densing.eval").warning("%s: built requests not kept (%s: %s)", path,
+                                                      type(exc).__name__, exc)
+        finally:
+            temporary.unlink(missing_ok=True)
+        return None
+
+    task.build_all_requests = cached
 
 
 def _writer_alive(temporary: Path) -> bool:

@@ -71,7 +71,7 @@ def test_ancestor_mask_is_the_ancestor_relation():
     inputs = [[1, 2, 3, 4], [1, 2, 3, 5, 6], [1, 2, 7], [1, 9, 9, 9], [8, 8], [8, 8, 1, 2]]
     (forward,) = plan_forwards(inputs, [len(i) - 1 for i in inputs], 4096)
     parents = forward.parents
-    got = ancestor_mask(parents).numpy()
+    got = ancestor_mask(forward.positions).numpy()
     for j in range(len(parents)):
         chain, node = {j}, j
         while parents[node] >= 0:

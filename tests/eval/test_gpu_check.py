@@ -24,7 +24,7 @@ no_splits = pytest.mark.skipif(not (SHARED_DATA / "benchmarks").is_dir(), reason
 
 def dry_run(out: Path, *options: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, str(REPO_ROOT / "bench" / "gpu_check.py"), str(out), "--dry-run",
-                           "--data-root", str(SHARED_DATA), *options], capture_output=True, text=True, timeout=600,
+                           "--data-root", str(SHARED_DATA), *options], capture_output=True, text=True, timeout=1200,
                           cwd=REPO_ROOT)
 
 
@@ -54,6 +54,13 @@ def test_the_dry_run_writes_a_whole_results_file(tmp_path):
     profile = report["profile_densing_hf"]
     assert 0 < profile["device"]["busy_share"] and profile["device"]["operators"] and "plan_forwards" in profile["host"]["steps"]
     assert report["generation"]["identical_strings"] == report["generation"]["requests"] == 2  # float32: the same text
+    for name in ("arc+wino", "gsm8k"):  # the whole cold command per backend, by phase
+        cold = report["cold_command"][name]
+        for backend in ("hf", "densing-hf"):
+            (phases,) = cold[backend]
+            assert phases["wall"] >= phases["contexts"] + phases["calls"] > 0 and phases["calls"] >= phases["forward"] > 0
+        assert cold["wall_ratio_densing_to_hf"][0] > 0
+    assert "cold densing eval, gsm8k" in done.stdout
     assert (tmp_path / "gpu_check.txt").read_text() == done.stdout and "ratio to hf" in done.stdout
     assert "real_model" not in report and "real model" not in done.stdout
 

@@ -1,6 +1,7 @@
 """The shared-prefix backend gives lm-eval's HF backend's numbers, and the ladder parameter count."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -133,8 +134,9 @@ def test_distinct_token_count_is_the_number_of_distinct_prefixes(sequences):
 @given(request_sets(), st.integers(min_value=1, max_value=64))
 def test_plan_runs_every_needed_position_once_per_pass(requests, budget):
     """Every request's scored positions map to nodes of its own path (right tokens, right
-    positions, parents chained), and the passes keep no more than they share."""
-    from densing.eval.backends.prefix.trie import plan_forwards
+    positions, parents chained), the passes keep no more than they share, and the ancestor mask
+    built from the positions is the relation the parents chain."""
+    from densing.eval.backends.prefix.trie import ancestor_mask, plan_forwards
 
     inputs = [(c + x)[:-1] for c, x in requests]
     first = [len(i) - len(x) for i, (_, x) in zip(inputs, requests)]
@@ -151,6 +153,13 @@ def test_plan_runs_every_needed_position_once_per_pass(requests, budget):
                     assert forward.tokens[node] == inputs[index][position]
                     node, position = forward.parents[node], position - 1
                 assert position == forward.keep - 1
+        mask = ancestor_mask(forward.positions).numpy()
+        for j in range(len(forward.tokens)):
+            chain, node = set(), j
+            while node >= 0:
+                chain.add(node)
+                node = forward.parents[node]
+            assert set(np.flatnonzero(mask[j])) == chain
 
 
 # ---------------------------------------------------------------------------------------------

@@ -18,8 +18,10 @@ This module imports lm-eval and torch at module level.
 from __future__ import annotations
 
 import time
+from itertools import chain
 from typing import Any, NamedTuple
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from lm_eval.models.huggingface import HFLM
@@ -225,20 +227,19 @@ class PrefixCachedHFLM(HFLM):
         """The tensors of one trie pass (:class:`PassInputs`), on the model's device but the owners'."""
         n = len(forward.tokens)
         mask = torch.zeros((1, 1, n, forward.keep + n), dtype=dtype, device=self.device)
-        mask[0, 0, :, forward.keep:].masked_fill_(~ancestor_mask(forward.parents, self.device), torch.finfo(dtype).min)
-        keep_rows = sorted({node for nodes in forward.needed for node in nodes})
-        row_of = {node: row for row, node in enumerate(keep_rows)}
+        mask[0, 0, :, forward.keep:].masked_fill_(~ancestor_mask(forward.positions, self.device), torch.finfo(dtype).min)
+        needed = np.concatenate(forward.needed)
+        keep_rows, rows = np.unique(needed, return_inverse=True)  # the rows whose logits are kept, and each one's
+        targets = np.fromiter(chain.from_iterable(requests[index][2] for index in forward.requests), np.int64, len(needed))
 
-        def on_device(values: list[int]) -> torch.Tensor:
-            return torch.tensor(values, dtype=torch.long, device=self.device)
+        def on_device(values: np.ndarray) -> torch.Tensor:
+            return torch.from_numpy(np.ascontiguousarray(values, dtype=np.int64)).to(self.device)
 
         return PassInputs(
-            tokens=on_device([forward.tokens]), positions=on_device([forward.positions]), mask=mask,
+            tokens=on_device(forward.tokens[None]), positions=on_device(forward.positions[None]), mask=mask,
             cache_position=torch.arange(forward.keep, forward.keep + n, device=self.device),
-            keep_rows=on_device(keep_rows),
-            rows=on_device([row_of[node] for nodes in forward.needed for node in nodes]),
-            targets=on_device([t for index in forward.requests for t in requests[index][2]]),
-            owners=torch.tensor([k for k, nodes in enumerate(forward.needed) for _ in nodes], dtype=torch.long),
+            keep_rows=on_device(keep_rows), rows=on_device(rows.reshape(-1)), targets=on_device(targets),
+            owners=torch.from_numpy(np.repeat(np.arange(len(forward.needed)), [len(nodes) for nodes in forward.needed])),
         )
 
     def generation_rows(self) -> int:

@@ -28,13 +28,12 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
-from densing.eval.backends.prefix.grouping import shared_prefix_length
 from densing.eval.backends.prefix.settings import PrefixSettings
 
 
 @dataclass(frozen=True)
 class Forward:
-    """One forward pass of the trie walk.
+    """One forward pass of the trie walk (integer numpy arrays).
 
     ``keep`` cached positions are reused; ``tokens[j]`` is a new node at position ``positions[j]``
     whose parent is node ``parents[j]`` (−1: the last cached position, or none); ``needed[r]`` are
@@ -44,11 +43,11 @@ class Forward:
 
     keep: int
     requests: tuple[int, ...]
-    tokens: tuple[int, ...]
-    positions: tuple[int, ...]
-    parents: tuple[int, ...]
-    needed: tuple[tuple[int, ...], ...]
-    last_path: tuple[int, ...]
+    tokens: np.ndarray
+    positions: np.ndarray
+    parents: np.ndarray
+    needed: tuple[np.ndarray, ...]
+    last_path: np.ndarray
 
 
 def plan_forwards(
@@ -61,20 +60,22 @@ def plan_forwards(
     scores. A pass takes consecutive requests (in lexicographic order) while its new nodes stay within
     ``token_budget`` (at least one request) and its root ``keep`` within ``recompute_tolerance`` positions of where it
     started; a position runs again only within that tolerance, or where a request's ``first_needed`` lies inside the
-    prefix it shares with the previous request (a question's later choices).
+    prefix it shares with the previous request (a question's later choices). The shared prefixes are found and the
+    passes laid out with numpy, a Python step per request rather than per token.
     """
     if token_budget < 1:
         raise ValueError(f"token_budget: expected a positive number, got {token_budget}")
     order = sorted(range(len(inputs)), key=lambda i: list(inputs[i]))
+    arrays = [np.asarray(inputs[i], dtype=np.int64) for i in order]
     # with the previous request in order (the cache's path)
-    lcp = [0] + [shared_prefix_length(inputs[before], inputs[after]) for before, after in zip(order, order[1:])]
+    lcp = [0] + [_shared_prefix(before, after) for before, after in zip(arrays, arrays[1:])]
     forwards: list[Forward] = []
     start = 0
     while start < len(order):
         # grow [start, end) while the new nodes fit the budget
         keep = min(lcp[start], first_needed[order[start]])
         initial_keep = keep
-        nodes = len(inputs[order[start]]) - keep
+        nodes = len(arrays[start]) - keep
         end = start + 1
         while end < len(order):
             candidate_keep = min(keep, lcp[end], first_needed[order[end]])
@@ -84,55 +85,64 @@ def plan_forwards(
                 break
             # keep ≤ every lcp in the range, so request k adds len_k − lcp_k nodes and the first
             # one len − keep: lowering keep adds (keep − candidate_keep) nodes to the first path
-            candidate = nodes + (keep - candidate_keep) + len(inputs[order[end]]) - lcp[end]
+            candidate = nodes + (keep - candidate_keep) + len(arrays[end]) - lcp[end]
             if candidate > token_budget:
                 break
             keep, nodes, end = candidate_keep, candidate, end + 1
-        forwards.append(_layout(inputs, first_needed, order[start:end], lcp[start:end], keep))
+        forwards.append(_layout(arrays[start:end], first_needed, order[start:end], lcp[start:end], keep))
         start = end
     return forwards
 
 
-def _layout(inputs, first_needed, requests, lcps, keep) -> Forward:
-    tokens: list[int] = []
-    positions: list[int] = []
-    parents: list[int] = []
-    needed: list[tuple[int, ...]] = []
-    path: list[int] = []  # node indices of the current request at positions keep, keep+1, ...
+def _shared_prefix(a: np.ndarray, b: np.ndarray) -> int:
+    """Length of the longest common prefix of two token arrays."""
+    m = min(len(a), len(b))
+    differ = np.flatnonzero(a[:m] != b[:m])
+    return int(differ[0]) if differ.size else m
+
+
+def _layout(arrays: Sequence[np.ndarray], first_needed: Sequence[int], requests: Sequence[int], lcps: Sequence[int],
+            keep: int) -> Forward:
+    """The pass of ``requests`` (sequences ``arrays``, in order) below ``keep``: request *k* adds its positions from
+    ``max(lcps[k], keep)`` (the first from ``keep``) as new nodes, each the child of the one before it on its path."""
+    begins = [keep] + [max(lcp, keep) for lcp in lcps[1:]]
+    lengths = [len(a) for a in arrays]
+    offsets = np.cumsum([0] + [length - begin for length, begin in zip(lengths, begins)]).tolist()
+    tokens = np.concatenate([a[b:] for a, b in zip(arrays, begins)])
+    positions = np.concatenate([np.arange(b, length) for b, length in zip(begins, lengths)])
+    parents = np.arange(-1, len(tokens) - 1)
+    path = np.empty(max(lengths) - keep, dtype=np.int64)  # path[p − keep]: the node at position p
+    needed = []
     for k, index in enumerate(requests):
-        sequence = inputs[index]
-        begin = keep if k == 0 else max(lcps[k], keep)
-        del path[begin - keep:]
-        for position in range(begin, len(sequence)):
-            parents.append(path[-1] if path else -1)
-            path.append(len(tokens))
-            tokens.append(int(sequence[position]))
-            positions.append(position)
-        needed.append(tuple(path[first_needed[index] - keep:]))
-    return Forward(keep, tuple(requests), tuple(tokens), tuple(positions), tuple(parents), tuple(needed), tuple(path))
+        begin, length, offset = begins[k], lengths[k], offsets[k]
+        if length > begin:
+            parents[offset] = path[begin - keep - 1] if begin > keep else -1
+            path[begin - keep:length - keep] = np.arange(offset, offsets[k + 1])
+        needed.append(path[first_needed[index] - keep:length - keep].copy())
+    return Forward(keep, tuple(requests), tokens, positions, parents, tuple(needed), path[:lengths[-1] - keep].copy())
 
 
-def ancestor_mask(parents: Sequence[int], device: Any = None) -> torch.Tensor:
+def ancestor_mask(positions: Sequence[int], device: Any = None) -> torch.Tensor:
     """``mask[j, i]`` (a bool tensor on ``device``) is True when node *i* is node *j* or one of its ancestors.
 
-    The nodes of a pass are laid out in depth-first pre-order (:func:`_layout`: parents precede their children and
-    a subtree's nodes are consecutive), so *i* is an ancestor-or-self of *j* exactly when ``i ≤ j < end[i]``, with
-    ``end[i]`` one past the last node of *i*'s subtree: O(n) work on the host, the n×n comparison on the device."""
-    ends = np.arange(1, len(parents) + 1)
-    for j in range(len(parents) - 1, -1, -1):
-        parent = parents[j]
-        if parent >= 0 and ends[j] > ends[parent]:
-            ends[parent] = ends[j]
-    index = torch.arange(len(parents), device=device)
-    end = torch.from_numpy(ends).to(device)
+    The nodes of a pass are laid out in depth-first pre-order (:func:`_layout`: parents precede their children, a
+    subtree's nodes are consecutive, a child one position below its parent, every root at ``keep``), so *i* is an
+    ancestor-or-self of *j* exactly when ``i ≤ j < end[i]``, with ``end[i]`` the first node after *i* at *i*'s
+    position or above (n where none): the end of *i*'s subtree. Both n×n comparisons run on the device."""
+    position = torch.as_tensor(np.asarray(positions, dtype=np.int64)).to(device)
+    n = len(position)
+    index = torch.arange(n, device=device)
+    after = (index[None, :] > index[:, None]) & (position[None, :] <= position[:, None])  # [i, k]
+    end = torch.where(after.any(dim=1), after.to(torch.uint8).argmax(dim=1), n)  # argmax: the first True
     return (index[None, :] <= index[:, None]) & (index[:, None] < end[None, :])
 
 
-def compact(cache: Any, keep: int, path: Sequence[int], appended: int, device: Any) -> None:
+def compact(cache: Any, keep: int, path: np.ndarray, appended: int, device: Any) -> None:
     """Keep the first ``keep`` cached positions and, of the ``appended`` new ones, the ``path``'s."""
-    if list(path) == list(range(appended)):
+    path = np.asarray(path, dtype=np.int64)
+    if len(path) == appended and bool((path == np.arange(appended)).all()):
         return
-    index = torch.cat([torch.arange(keep, device=device), keep + torch.tensor(list(path), dtype=torch.long, device=device)])
+    index = torch.cat([torch.arange(keep, device=device), keep + torch.from_numpy(path).to(device)])
     for layer in cache.layers:
         layer.keys = layer.keys.index_select(-2, index)
         layer.values = layer.values.index_select(-2, index)
