@@ -15,7 +15,7 @@ results a CLI prints on stdout.
 The parent (:func:`run_isolated`) replays the events into its own ``on_progress``. A child's
 :class:`~densing.errors.InputError` or :class:`~densing.errors.EvalError` is raised again in the parent with the same
 message; a child that dies without saying why is an ``EvalError`` naming the model and the exit status. On every path
-out of the parent the child's whole process group is ended (:func:`densing.runtime.end_subprocess`); the child also
+out of the parent the child's whole process group is ended (:func:`densing.runtime.processes.end_subprocess`); the child also
 dies with its parent (``PR_SET_PDEATHSIG``).
 """
 from __future__ import annotations
@@ -109,6 +109,6 @@ def _has_fileno(stream) -> bool:
 
 
 def _own_group_dying_with(parent: int) -> None:
-    """In the child before it runs Python: lead a process group of its own, and :func:`densing.runtime.worker_setup`."""
+    """In the child before it runs Python: lead a process group of its own, and :func:`densing.runtime.processes.worker_setup`."""
     os.setpgid(0, 0)
     worker_setup(parent)

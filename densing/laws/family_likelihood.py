@@ -182,7 +182,7 @@ def likelihood_fit(log_n, scores, items, chance: float, scale: float, *, dispers
 
     φ̂ = max(1, ``dispersion_floor``, X²/(m − 2)), X² = Σ n_i·(S_i − p̂_i)²/(p̂_i·(1 − p̂_i)) the Pearson statistic (its
     own term left out when m = 2); ``dispersion_floor``: one known from elsewhere (the reference rule pools one per
-    benchmark). Inside :func:`densing.runtime.same_tables` a maximum found for the same inputs (bit for bit) is reused.
+    benchmark). Inside :func:`densing.runtime.memo.same_tables` a maximum found for the same inputs (bit for bit) is reused.
     """
     return likelihood_fits([(log_n, scores, items, chance, scale)], dispersion_floor)[0]
 

@@ -45,7 +45,7 @@ def table_metric(table: pd.DataFrame, benchmark: str) -> str:
 @per_table
 def family_columns(table: pd.DataFrame, family: str) -> dict[str, np.ndarray]:
     """The rows of ``family`` in ``table`` as plain arrays (what :func:`family_arrays` reads), and its members: cut
-    from the whole table's arrays (:func:`_table_columns`, read once) inside :func:`~densing.runtime.same_tables`, else read alone."""
+    from the whole table's arrays (:func:`_table_columns`, read once) inside :func:`~densing.runtime.memo.same_tables`, else read alone."""
     if not keeping():
         mine = _columns(table[table["family"].astype(object) == family])
     else:
@@ -107,7 +107,7 @@ COLUMNS = ("family", "model", "params", "smaller_model", "smaller_params", "n_be
 def _table_arrays(rows: pd.DataFrame) -> dict[str, np.ndarray]:
     """The dense rows with a family, a score and a size as plain arrays; ``benchmark`` is ``benchmark:metric`` and
     ``stderr`` the table's or the binomial one (NaN where neither exists). Once per table inside
-    :func:`densing.runtime.same_tables` (each family's rows are its own rows of these)."""
+    :func:`densing.runtime.memo.same_tables` (each family's rows are its own rows of these)."""
     rows = with_stderr(rows)
     dense = rows["active_params"].isna() if "active_params" in rows.columns else pd.Series(True, index=rows.index)
     rows = rows[dense & rows["family"].notna() & rows["value"].notna() & (rows["params"] > 0)]
@@ -148,7 +148,7 @@ def order_breaks(table: pd.DataFrame) -> pd.DataFrame:
 @per_table
 def _flagged(table: pd.DataFrame, family: str) -> tuple[str, ...]:
     """The members of ``family`` that :func:`order_breaks` flags (once per table and family inside
-    :func:`densing.runtime.same_tables`)."""
+    :func:`densing.runtime.memo.same_tables`)."""
     if "family" not in table.columns:
         return ()
     a = _table_arrays(table)

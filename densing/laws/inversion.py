@@ -294,7 +294,7 @@ def _by_model(targets: pd.DataFrame, metric: str | None) -> dict:
     under ``metric``, sorted, as text), ``column`` (benchmark → its column), ``scores`` and ``errors`` (models ×
     benchmarks: mean score and mean standard error, NaN where no row; ``errors`` None without standard errors),
     ``first`` (the position of each model's first row on each benchmark) and ``carried`` (each row's size, family,
-    date, tokens). Once per table and metric inside :func:`densing.runtime.same_tables` (callers must not change it)."""
+    date, tokens). Once per table and metric inside :func:`densing.runtime.memo.same_tables` (callers must not change it)."""
     rows = targets if metric is None else targets[targets["metric"] == metric]
     grouped = rows.groupby(["model", "benchmark"], sort=True)  # the mean of a model's rows on a benchmark
     scores = grouped["value"].mean().unstack("benchmark")

@@ -126,7 +126,7 @@ class ProcessEngine:
 
 def _fork(job: Job) -> tuple[int, int]:
     """Start ``job`` in a child of a plain ``os.fork``, ``SIGINT`` and ``SIGTERM`` held while forking and in the child
-    until :func:`densing.runtime.worker_setup` (as :func:`densing.runtime.processes.fork_context` does). Returns
+    until :func:`densing.runtime.processes.worker_setup` (as :func:`densing.runtime.processes.fork_context` does). Returns
     (pid, read end of the pipe that brings the child's pickled ``(ok, value)``)."""
     import signal
 

@@ -2,7 +2,7 @@
 
 torchrun starts each worker with ``setsid`` (a process group of its own), out of reach of a signal to torchrun's
 group, so before anything heavy is imported the worker ties its life to torchrun's
-(:func:`densing.runtime.worker_setup`) and a torchrun killed before it could end its workers leaves none behind; then
+(:func:`densing.runtime.processes.worker_setup`) and a torchrun killed before it could end its workers leaves none behind; then
 it runs :func:`densing.overlap.train_worker.worker_main`.
 """
 from __future__ import annotations

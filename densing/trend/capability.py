@@ -205,7 +205,7 @@ def _mean(values: np.ndarray) -> float:
 @per_table
 def _held_out_columns(candidates: pd.DataFrame) -> dict:
     """The candidate table's held-out columns and the positions of each (family, benchmark)'s rows, once per table
-    inside :func:`densing.runtime.same_tables` (a row's order of references asks for many families)."""
+    inside :func:`densing.runtime.memo.same_tables` (a row's order of references asks for many families)."""
     at: dict = {}
     for i, key in enumerate(zip(candidates["family"].tolist(), candidates["benchmark"].tolist())):
         at.setdefault(key, []).append(i)

@@ -138,7 +138,7 @@ def common_targets(targets: pd.DataFrame, inversions, *, since: str | None, epoc
 @per_table
 def _complete(dated: pd.DataFrame, benchmarks: tuple[str, ...]) -> np.ndarray:
     """Whether each model of :func:`densing.trend.targets.screened_targets`' table has a score on every one of
-    ``benchmarks`` (complete cases), once per table inside :func:`densing.runtime.same_tables`."""
+    ``benchmarks`` (complete cases), once per table inside :func:`densing.runtime.memo.same_tables`."""
     return dated[[f"score:{b}" for b in benchmarks]].notna().all(axis=1).to_numpy()
 
 
@@ -659,7 +659,7 @@ def set_references(candidates: pd.DataFrame, benchmarks: tuple[str, ...], *, str
 @per_table
 def _rule_columns(candidates: pd.DataFrame) -> dict[str, np.ndarray]:
     """What :func:`set_references` reads of a candidate table, as arrays, once per table inside
-    :func:`densing.runtime.same_tables`: which rows are families, each row's family, benchmark, eligibility,
+    :func:`densing.runtime.memo.same_tables`: which rows are families, each row's family, benchmark, eligibility,
     held-out z and the first rule it fails (its ``code``: "" when eligible)."""
     eligible = candidates["eligible"].astype(bool).to_numpy()
     code = candidates["code"].fillna("").astype(str).to_numpy(object)

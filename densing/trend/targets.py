@@ -50,7 +50,7 @@ def _score_matrix(targets: pd.DataFrame, benchmarks: tuple[str, ...], metric, re
 def _screened(targets: pd.DataFrame, benchmarks: tuple[str, ...], metric, require: str, since, until, epoch: str
               ) -> tuple[pd.DataFrame, np.ndarray]:
     """The score matrix dated (``t``) and each row's reason to leave it out other than being a reference's own model
-    ("" where none): once per table, benchmarks and window inside :func:`densing.runtime.same_tables`."""
+    ("" where none): once per table, benchmarks and window inside :func:`densing.runtime.memo.same_tables`."""
     rows = _score_matrix(targets, benchmarks, metric, require)  # read only: the rows kept are a copy
     if rows.empty:
         raise InputError(f"targets: no model has {'a score' if require == 'any' else 'scores'} on "
