@@ -117,7 +117,15 @@ register(FixedSizeFit, status=findings.fixed_size_status)
 register(JudgedInterval, status=words.status_words)
 register(Check, threshold=findings.check_threshold, detail=findings.check_detail)
 register(Row, error=lambda row: words.row_reason(row.reason), status=words.row_status)
-register(TrendUncertainty, status=words.status_words, summary=uncertainty_summary, repr=words.uncertainty_repr,
+def _judged_status(result) -> str:
+    """A trend's status; a rule beside the headline's, whose ends carry no Monte Carlo range and no state, judged by
+    the one state rule from its ends (:class:`~densing.states.JudgedInterval`)."""
+    if result.state is None:
+        result = JudgedInterval(result.doubling_time_months_ci_low, result.doubling_time_months_ci_high, result.n_boot)
+    return words.status_words(result)
+
+
+register(TrendUncertainty, status=_judged_status, summary=uncertainty_summary, repr=words.uncertainty_repr,
          plot=uncertainty_plot)
 register(TrendMeasurement, reference_rule=lambda m: verdict.references_words(m.references_by),
          status=verdict.measurement_status, verdict=verdict.measurement_verdict, why=verdict.measurement_why,

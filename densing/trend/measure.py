@@ -180,13 +180,11 @@ def _with_variants(sensitivity: pd.DataFrame, found_rules: dict, side: dict, hea
             for r in sensitivity.to_dict("records")]
     for rule, result in found_rules.items():
         if rule != HEADLINE_RULE:
-            judged = result if result.state is not None else JudgedInterval(
-                result.doubling_time_months_ci_low, result.doubling_time_months_ci_high, n_draws)
             note = "; its interval is optimistic (its points are chosen on the response)" if rule == "envelope" else ""
             rows.append({"variant": "frontier rule", "reference": rule, "inversion": "pooled", "d0": math.nan,
                          "doubling_time_months": result.doubling_time_months,
                          "ci_low": result.doubling_time_months_ci_low, "ci_high": result.doubling_time_months_ci_high,
-                         "status": presented(judged, "status") + note})
+                         "status": result.status + note})
     for which, variant in ((plan.BUDGET, "D0 budget (every reference at 1T tokens)"),
                            (plan.LOGISTIC, "family law logistic in ln N")):
         row = side.get(which.row_key(headline)) if headline is not None else None
