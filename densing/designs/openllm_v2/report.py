@@ -11,6 +11,7 @@ from typing import ClassVar
 import pandas as pd
 
 from densing import paths
+from densing.designs import LeftOut
 from densing.io import read_stored_record
 from densing.numbers import format_months
 from densing.present.bias import bias_words
@@ -58,21 +59,12 @@ def record_note() -> str:
     return read_stored_record(RECORD, RECORD_COMMAND, keys=("rows", "n_models", "verdict"))[1]
 
 
-@dataclass(frozen=True)
-class LeftOut:
-    """The section where its stored record cannot be read: its title and the one line that says why."""
-
-    title: ClassVar[str] = SecondTableSection.title
-    design: ClassVar[str] = "openllm_v2"
-    note: str
-
-
 def section(result, rows: pd.DataFrame, paper_months: float) -> SecondTableSection | LeftOut:
     """The section's data from the stored record (``result``: none) and the public table's ``rows``; where the record
     is missing, damaged or foreign, the one line that says so (:class:`LeftOut`)."""
     record = _record()
     if record is None:
-        return LeftOut(record_note())
+        return LeftOut(SecondTableSection.title, SecondTableSection.design, record_note())
     public = {r["row"]: r for r in rows.to_dict("records")}
     found, note = curation_sensitivity()
     declared = next((r for r in record["rows"] if r["row"] == "v2_native"), {})
