@@ -385,19 +385,13 @@ register(BenchmarkRecord(
 ))
 
 # the paper's other benchmarks in its settings (Xiao et al. 2024, §3.1) and the common zero-shot set
-register(BenchmarkRecord(
-    "bbh", chance=0.0, chance_source="chain of thought scored by exact match: floor 0",
-    runs=(Benchmark("bbh", "bbh_cot_fewshot", 3, None,
-                    note="3-shot CoT; BBH has no reference chains of thought, so no conditional loss"),),
-))
-register(BenchmarkRecord(
-    "math", chance=0.0, chance_source="generated answer scored by exact match: floor 0",
-    runs=(Benchmark("math", "minerva_math", 4, "densing_minerva_math_loss", note="4-shot Minerva prompt"),),
-))
-register(BenchmarkRecord(
-    "mbpp", chance=0.0, chance_source="generated code scored by pass@k: floor 0",
-    runs=(Benchmark("mbpp", "mbpp", 3, "densing_mbpp_loss", note="3-shot, pass@1 (runs model code)"),),
-))
+register(BenchmarkRecord("bbh", chance=0.0, chance_source="chain of thought scored by exact match: floor 0",
+                         runs=(Benchmark("bbh", "bbh_cot_fewshot", 3, None, note="3-shot CoT; BBH has no reference "
+                                         "chains of thought, so no conditional loss"),)))
+register(BenchmarkRecord("math", chance=0.0, chance_source="generated answer scored by exact match: floor 0",
+                         runs=(Benchmark("math", "minerva_math", 4, "densing_minerva_math_loss", note="4-shot Minerva prompt"),)))
+register(BenchmarkRecord("mbpp", chance=0.0, chance_source="generated code scored by pass@k: floor 0",
+                         runs=(Benchmark("mbpp", "mbpp", 3, "densing_mbpp_loss", note="3-shot, pass@1 (runs model code)"),)))
 for _name, _k, _items, _split, _what, _cite, _run in (
         ("arc_easy", 4, 2376, "test", "ARC-Easy test split", "Clark et al. 2018", True),
         ("piqa", 2, 1838, "validation", "PIQA validation split", "Bisk et al. 2020", True),

@@ -4,7 +4,7 @@ A row of the Densing Law (one benchmark, or a set of benchmarks) is measured aga
 docs/method.md ("Common targets per row") gives the reasons for each step.
 
 1. **The targets** (complete cases on the row's benchmarks) and 2. **each reference's own members**, taken from the
-   other references: :mod:`densing.trend.row_targets`. A set's references follow :mod:`densing.trend.set_rule`.
+   other references, like the set rule that picks the row's references: :mod:`densing.trend.selection`.
 3. **Paired draws.** Draw k redraws the targets as families (a one-stage cluster bootstrap: Davison & Hinkley
    1997, §3.8; Cameron, Gelbach & Miller 2008; Ho et al. 2024's family resampling; a model with no family is a family
    of its own), each score's noise (one z per score, for every reference alike) and each reference's own fit (a draw
@@ -60,7 +60,7 @@ from densing.laws.bounds import EXACT, LOWER, UPPER
 from densing.laws.inversion import arrays
 from densing.trend import rules
 from densing.trend.floors import at_floor, chance_levels, floor_bounds
-from densing.trend.row_targets import CommonTargets, own_from_others
+from densing.trend.selection import CommonTargets, own_from_others
 # step 7 (influence), steps 4 and 5 (random effects), and the names the package reads here
 from densing.trend.influence import (FamilyInfluence, family_influence, frontier_slopes, influence_items,
                                      most_influential_model, open_draws)

@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 
 from densing.constants import FLOOR_STDERRS
 from densing.laws.bounds import EXACT, LOWER, UPPER
-from densing.trend import floors, pooling, row_targets
+from densing.trend import floors, pooling, selection
 
 from studies.heterogeneity_level import planted
 from studies.heterogeneity_level import _joint
@@ -96,7 +96,7 @@ def test_a_rows_floor_bounds_are_counted_per_reference_and_reach_its_json():
     from densing.trend.uncertainty import from_row_trend
 
     table = planted(5, count=120)
-    chosen = row_targets.common_targets(table, [_joint(table, f) for f in ("RefA", "RefB")], since=None)
+    chosen = selection.common_targets(table, [_joint(table, f) for f in ("RefA", "RefB")], since=None)
     scores, sigma = arrays(chosen.frame, chosen.benchmarks)
     near = floors.at_floor(scores, sigma, floors.chance_levels(chosen.benchmarks))
     assert near.sum() >= 3  # the planted world has targets at the floor
