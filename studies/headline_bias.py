@@ -5,7 +5,7 @@ where it exceeds 5% of the slope; prints a table, asserts nothing; ``--write`` s
 (the paper-like set, ``densing trend``), ``openllm_v2`` (the v2-native set) and ``swallow`` (the paper-like set).
 
 **The real row**, computed on the package as it stands at each run: the set rule's references on the real table
-(:func:`densing.trend.pooling.set_references`) and the row as the CLI computes it
+(:func:`densing.trend.selection.set_references`) and the row as the CLI computes it
 (:func:`densing.trend.capability.trend_row`, seed 0, 600 draws: the numbers ``densing trend --table NAME`` prints);
 its point slope Â; its *frontier family*, the family whose leaving out moves the point most (the CLI's "largest
 move of any family": Qwen2, Qwen2.5 and Qwen3 on the shipped tables).
@@ -77,7 +77,7 @@ from densing.laws import eligibility
 from densing.laws.bounds import EXACT
 from densing.numbers import format_months, json_value
 from densing.trend import bias as bias_record
-from densing.trend import capability, pooling
+from densing.trend import capability, selection
 from densing.trend.rules import doubling_months
 from densing.trend.targets import with_stderr
 from studies import _planted
@@ -163,7 +163,7 @@ def real_row(table: str, n_boot: int = DEFAULT_N_BOOT) -> Real:
     label, benchmarks = profile.sets[row]
     benchmarks = tuple(benchmarks)
     tidy = with_stderr(read_results(profile.path))
-    found = pooling.set_references(eligibility.candidate_table(tidy, benchmarks=benchmarks), benchmarks)
+    found = selection.set_references(eligibility.candidate_table(tidy, benchmarks=benchmarks), benchmarks)
     measured, _ = _trend_row(row, label, benchmarks, tidy, 0, n_boot)
     result = measured.result
     frame = tidy[tidy["benchmark"].isin(benchmarks) & tidy["release_date"].notna()].reset_index(drop=True)

@@ -101,10 +101,10 @@ STEEP = {"RefA": (200, 0.0, 1.0), "RefB": (350, 0.5, 1.0), "Steep": (500, 0.0, 0
 
 def rejected(seed: int, families: dict, n_boot: int) -> tuple[bool, float]:
     """One replicate: (whether Q rejects at 5%, its p-value)."""
-    from densing.trend import pooling
+    from densing.trend import pooling, selection
 
     table = planted(seed, families=families)
-    chosen = pooling.common_targets(table, [joint(table, f) for f in families], since=None)
+    chosen = selection.common_targets(table, [joint(table, f) for f in families], since=None)
     result = pooling.pooled_trend(chosen, n_boot=n_boot, n_boot_share=0, seed=seed)
     return result.pooled.p_value < pooling.HETEROGENEITY_ALPHA, result.pooled.p_value
 
@@ -118,11 +118,11 @@ def by_sources(seed: int, families: dict, n_boot: int) -> dict:
     """One replicate's point slopes and, per :data:`SOURCE_SETS`, Q's p-value with Σ from those sources' paired draws
     alone (read as the shipped test reads it, :func:`densing.trend.random_effects.pool_slopes`) and the draws'
     standard deviation of each reference's contrast with the first."""
-    from densing.trend import pooling
+    from densing.trend import pooling, selection
     from studies._planted import frontier_line
 
     table = planted(seed, families=families)
-    chosen = pooling.common_targets(table, [joint(table, f) for f in families], since=None)
+    chosen = selection.common_targets(table, [joint(table, f) for f in families], since=None)
     data = pooling._prepared(chosen)
     y0, k0, _ = pooling._point(chosen, data)
     lines = [frontier_line("quantile", data["t"], y0[r, 0], k0[r, 0], data["labels"], 0.9)

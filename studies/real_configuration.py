@@ -69,7 +69,7 @@ from densing.laws.family import fit_family
 from densing.laws.inversion import Joint
 from densing.paths import RESULTS
 from densing.present.words import STATE_WORDS
-from densing.trend import capability, pooling, rules
+from densing.trend import capability, pooling, rules, selection
 from densing.trend.targets import with_stderr
 from densing.trend.uncertainty import from_row_trend
 from scipy.special import expit
@@ -308,7 +308,7 @@ def run_replicate(r: int, variant: Variant, seed: int, n_boot: int) -> dict:
     except DensingError as exc:
         record["error"] = f"candidate table: {exc}"
         return record
-    admitted = pooling.set_references(candidates, benchmarks)
+    admitted = selection.set_references(candidates, benchmarks)
     record["admitted"] = sorted(admitted)
     if variant.references == "rule":
         found = admitted

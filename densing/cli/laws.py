@@ -234,7 +234,7 @@ def density(
         _headline_density(profile, source, d0, level, include_poor_fits, fmt, wide, detail)
         return
     from densing.data import read_results
-    from densing.laws.density import compute_density, density_at_own_tokens, extrapolation_summary
+    from densing.laws.density import compute_density, density_at_own_tokens, extrapolation_summary, extrapolation_words
     from densing.laws.fit_schema import fit_verdict
     from densing.laws.reference_fit import ReferenceFit
 
@@ -261,14 +261,14 @@ def density(
         columns = ["model", "benchmark", "params", "score", "effective_params", "density", "bound", "density_ci_low",
                    "density_ci_high", "censored"]
         references = ", ".join(dict.fromkeys(result.loc[result["benchmark"] != "geomean", "reference_fit"].astype(str)))
-        print_frame(result if wide else result[columns], fmt, title=f"capacity density under {references} (D0 = "
-                    f"{format_count(result['d0'].iloc[0])} tokens)",
+        print_frame(extrapolation_words(result) if wide else result[columns], fmt,
+                    title=f"capacity density under {references} (D0 = {format_count(result['d0'].iloc[0])} tokens)",
                     wide=wide, together=DENSITY_TOGETHER, identifiers=("benchmark",))
         summary = extrapolation_summary(result)
         if summary is not None:
             print_text(f"note: {summary}")
     else:
-        print_frame(result, fmt)
+        print_frame(extrapolation_words(result), fmt)
 
 
 def _headline_density(profile, source: Path, d0: Optional[str], level: float, include_poor_fits: bool, fmt: Format,

@@ -53,6 +53,7 @@ class BenchmarkRecord:
     shots: int | None = None            # the shots of those columns, where one protocol fixes them
     runs: tuple[Benchmark, ...] = ()    # how densing eval runs it, one protocol each
     same_data_as: tuple[str, str] | None = None  # (another table's benchmark of the same data, how they differ)
+    display: str | None = None          # the name a reader knows it by ("MMLU"): a set's row names it so
 
 
 def _check_record(registry: Registry, name: str, record) -> None:
@@ -217,7 +218,7 @@ _OBSSCALING = "ObsScaling / Open LLM Leaderboard v1"
 register(BenchmarkRecord(
     "mmlu", chance=0.25, chance_source="4-way multiple choice (Hendrycks et al. 2021)",
     items=14042, split="test", items_source="MMLU test split (Hendrycks et al. 2021)",
-    capability="knowledge", columns=("MMLU",),
+    capability="knowledge", columns=("MMLU",), display="MMLU",
     runs=(Benchmark("mmlu", "mmlu", 5, note="5-shot, loss of the gold choice"),
           Benchmark("openllm_v1_mmlu", "mmlu", 5, metric="acc", note="5-shot, acc, dev-split exemplars")),
 ))
@@ -226,7 +227,7 @@ register(BenchmarkRecord(
     chance_source=("10 options (Wang et al. 2024, arXiv 2406.01574; up to 10: an item with fewer options puts its own "
                    "chance a little higher)"),
     items=12032, split="test", items_source="MMLU-Pro test split (Wang et al. 2024, arXiv 2406.01574; lm-eval leaderboard_mmlu_pro)",
-    capability="knowledge", columns=("leaderboard_mmlu_pro",),
+    capability="knowledge", columns=("leaderboard_mmlu_pro",), display="MMLU-Pro",
     runs=(Benchmark("leaderboard_mmlu_pro", "leaderboard_mmlu_pro", 5, metric="acc", note="5-shot, acc"),),
 ))
 register(BenchmarkRecord(
@@ -255,7 +256,7 @@ register(BenchmarkRecord(
     items=5761, split="test",
     items_source=("Open LLM Leaderboard v2 BBH (lm-eval leaderboard_bbh, multiple choice): 24 BIG-Bench-Hard tasks "
                   "(Suzgun et al. 2022), per task in leaderboard_v2_subtasks.csv"),
-    capability="reasoning & math", columns=("leaderboard_bbh",),
+    capability="reasoning & math", columns=("leaderboard_bbh",), display="BBH",
     runs=(Benchmark("leaderboard_bbh", "leaderboard_bbh", 3, metric="acc_norm", note="3-shot multiple choice, acc_norm"),),
 ))
 register(BenchmarkRecord(
@@ -271,7 +272,7 @@ register(BenchmarkRecord(
 register(BenchmarkRecord(
     "gsm8k", chance=0.0, chance_source="generated answer scored by exact match: floor 0",
     items=1319, split="test", items_source="GSM8K test split (Cobbe et al. 2021)",
-    capability="reasoning & math", columns=("GSM8K",),
+    capability="reasoning & math", columns=("GSM8K",), display="GSM8K",
     runs=(Benchmark("gsm8k", "gsm8k_cot", 8, "densing_gsm8k_loss",
                     note="8-shot CoT, exact match; loss of the reference chain in the exemplars' form"),
           Benchmark("openllm_v1_gsm8k", "gsm8k", 5, "densing_gsm8k_5shot_loss", metric="exact_match,strict-match",
@@ -281,27 +282,27 @@ register(BenchmarkRecord(
     "math_hard", chance=0.0, chance_source="generative exact match (MATH level 5, Hendrycks et al. 2021): floor 0",
     items=1324, split="test",
     items_source="MATH test split, level 5 of its 7 subjects (Hendrycks et al. 2021; lm-eval leaderboard_math_hard)",
-    capability="reasoning & math", columns=("leaderboard_math_hard",),
+    capability="reasoning & math", columns=("leaderboard_math_hard",), display="MATH-hard",
     runs=(Benchmark("leaderboard_math_hard", "leaderboard_math_hard", 4, "densing_leaderboard_math_hard_loss",
                     metric="exact_match", note="4-shot Minerva prompt, level-5 problems, exact match"),),
 ))
 register(BenchmarkRecord(
     "humaneval", chance=0.0, chance_source="generated code scored by pass@k: floor 0",
     items=164, split="test", items_source="HumanEval (Chen et al. 2021)",
-    capability="code", columns=("HumanEval",),
+    capability="code", columns=("HumanEval",), display="HumanEval",
     runs=(Benchmark("humaneval", "humaneval", 0, "densing_humaneval_loss", note="0-shot, pass@1 (runs model code)"),),
 ))
 register(BenchmarkRecord(
     "hellaswag", chance=0.25, chance_source="4-way multiple choice (Zellers et al. 2019)",
     items=10042, split="validation", items_source="HellaSwag validation split (Zellers et al. 2019)",
-    capability="commonsense", columns=("HellaSwag",),
+    capability="commonsense", columns=("HellaSwag",), display="HellaSwag",
     runs=(Benchmark("hellaswag", "hellaswag", 0),
           Benchmark("openllm_v1_hellaswag", "hellaswag", 10, metric="acc_norm", note="10-shot, acc_norm, validation split")),
 ))
 register(BenchmarkRecord(
     "winogrande", chance=0.5, chance_source="2-way multiple choice (Sakaguchi et al. 2020)",
     items=1267, split="validation", items_source="WinoGrande (xl) validation split (Sakaguchi et al. 2020)",
-    capability="commonsense", columns=("Winograd",),
+    capability="commonsense", columns=("Winograd",), display="WinoGrande",
     runs=(Benchmark("winogrande", "winogrande", 0),
           Benchmark("openllm_v1_winogrande", "winogrande", 5, metric="acc", note="5-shot, acc, validation split")),
 ))
@@ -313,7 +314,7 @@ register(BenchmarkRecord(
     items=14042, split="test",
     items_source=("Swallow leaderboard MMLU 5-shot (lm-eval 0.4.2 mmlu): the test split of 57 subjects (Hendrycks et "
                   "al. 2021); the leaderboard's task file says 53 subjects, which it does not explain"),
-    capability="knowledge", columns=("swallow_mmlu",), shots=5,
+    capability="knowledge", columns=("swallow_mmlu",), shots=5, display="MMLU",
     runs=(Benchmark("swallow_mmlu", "mmlu", 5, metric="acc", note="5-shot, acc, dev-split exemplars"),),
     same_data_as=("mmlu", ("same test split and 5 shots as the public table's MMLU (Open LLM Leaderboard v1 via "
                           "ObsScaling), but lm-eval 0.4.2 and Swallow's prompt, not the v1 leaderboard's harness "
@@ -325,7 +326,7 @@ register(BenchmarkRecord(
     items_source=("Swallow leaderboard BBH 3-shot CoT (lm-eval 0.4.2 bbh_cot_fewshot): the 27 subtasks' test items "
                   "(Suzgun et al. 2022, 23 tasks); the 3 exemplars per subtask are written in the task configs, not "
                   "drawn from the test items, so all 6,511 are scored"),
-    capability="reasoning & math", columns=("swallow_bbh",), shots=3,
+    capability="reasoning & math", columns=("swallow_bbh",), shots=3, display="BBH CoT",
     runs=(Benchmark("swallow_bbh", "bbh_cot_fewshot", 3, None, metric="exact_match,get-answer",
                     note="3-shot CoT, exact match; BBH has no reference chains of thought, so no conditional loss"),),
     same_data_as=("leaderboard_bbh", ("same BIG-Bench Hard data, but 3-shot chain of thought scored by exact match on "
@@ -338,7 +339,7 @@ register(BenchmarkRecord(
     items_source=("Swallow leaderboard MATH 4-shot: MATH-500 (Lightman et al. 2023), 500 problems of MATH's test split "
                   "(Hendrycks et al. 2021), the evaluation's own math_500 task with the 4 Minerva exemplars "
                   "(swallow-evaluation v202411, column-path-key.csv); lm-eval's minerva_math500"),
-    capability="reasoning & math", columns=("swallow_math",), shots=4,
+    capability="reasoning & math", columns=("swallow_math",), shots=4, display="MATH",
     runs=(Benchmark("swallow_math", "minerva_math500", 4, "densing_minerva_math500_loss", metric="exact_match",
                     note="4-shot Minerva prompt, MATH-500, exact match"),),
     same_data_as=("math_hard", ("MATH-500, 500 problems of MATH's test split at every level (4-shot Minerva prompt); "
@@ -348,7 +349,7 @@ register(BenchmarkRecord(
     "swallow_gsm8k", chance=0.0, chance_source="4-shot, a generated answer scored by exact match: floor 0",
     items=1319, split="test",
     items_source="Swallow leaderboard GSM8K 4-shot: the test split (Cobbe et al. 2021); exemplars from the train split",
-    capability="reasoning & math", columns=("swallow_gsm8k",), shots=4,
+    capability="reasoning & math", columns=("swallow_gsm8k",), shots=4, display="GSM8K",
     runs=(Benchmark("swallow_gsm8k", "gsm8k", 4, "densing_gsm8k_4shot_loss", metric="exact_match,strict-match",
                     note="4-shot, exact match (strict-match); loss of the reference solution in the exemplars' form"),),
     same_data_as=("gsm8k", ("same test split, but 4 shots and Swallow's prompt; the public table's GSM8K is the Open "
@@ -360,7 +361,7 @@ register(BenchmarkRecord(
     items_source=("Swallow leaderboard HumanEval 0-shot (bigcode harness humaneval-unstripped), pass@1 over 10 "
                   "samples per problem: 164 problems (Chen et al. 2021); the binomial error over problems ignores the "
                   "smaller sampling error of the 10 samples"),
-    capability="code", columns=("swallow_humaneval",), shots=0,
+    capability="code", columns=("swallow_humaneval",), shots=0, display="HumanEval",
     runs=(Benchmark("swallow_humaneval", "humaneval", 0, "densing_humaneval_loss", metric="pass@1,create_test",
                     note="0-shot, pass@1 of one greedy completion (runs model code); the leaderboard samples 10"),),
     same_data_as=("humaneval", ("same 164 problems, but the bigcode harness's humaneval-unstripped (the prompt's final "
@@ -384,19 +385,13 @@ register(BenchmarkRecord(
 ))
 
 # the paper's other benchmarks in its settings (Xiao et al. 2024, §3.1) and the common zero-shot set
-register(BenchmarkRecord(
-    "bbh", chance=0.0, chance_source="chain of thought scored by exact match: floor 0",
-    runs=(Benchmark("bbh", "bbh_cot_fewshot", 3, None,
-                    note="3-shot CoT; BBH has no reference chains of thought, so no conditional loss"),),
-))
-register(BenchmarkRecord(
-    "math", chance=0.0, chance_source="generated answer scored by exact match: floor 0",
-    runs=(Benchmark("math", "minerva_math", 4, "densing_minerva_math_loss", note="4-shot Minerva prompt"),),
-))
-register(BenchmarkRecord(
-    "mbpp", chance=0.0, chance_source="generated code scored by pass@k: floor 0",
-    runs=(Benchmark("mbpp", "mbpp", 3, "densing_mbpp_loss", note="3-shot, pass@1 (runs model code)"),),
-))
+register(BenchmarkRecord("bbh", chance=0.0, chance_source="chain of thought scored by exact match: floor 0",
+                         runs=(Benchmark("bbh", "bbh_cot_fewshot", 3, None, note="3-shot CoT; BBH has no reference "
+                                         "chains of thought, so no conditional loss"),)))
+register(BenchmarkRecord("math", chance=0.0, chance_source="generated answer scored by exact match: floor 0",
+                         runs=(Benchmark("math", "minerva_math", 4, "densing_minerva_math_loss", note="4-shot Minerva prompt"),)))
+register(BenchmarkRecord("mbpp", chance=0.0, chance_source="generated code scored by pass@k: floor 0",
+                         runs=(Benchmark("mbpp", "mbpp", 3, "densing_mbpp_loss", note="3-shot, pass@1 (runs model code)"),)))
 for _name, _k, _items, _split, _what, _cite, _run in (
         ("arc_easy", 4, 2376, "test", "ARC-Easy test split", "Clark et al. 2018", True),
         ("piqa", 2, 1838, "validation", "PIQA validation split", "Bisk et al. 2020", True),

@@ -35,22 +35,6 @@ TABLE_COLUMNS = ("date_confidence", "date_source", "derivation", "release_date_s
                  "derivation_tokens", "tokens_source", "precision", "upload_date", "params_basis")
 
 
-def _display_names() -> dict[str, str]:
-    """{displayed name: benchmark}, from the table sets whose label lists them (``paper-like set (MMLU, BBH, …)``)."""
-    from densing.registry import tables
-
-    found: dict[str, str] = {}
-    for table in tables().values():
-        for label, benchmarks in table.sets.values():
-            if "(" not in label:
-                continue
-            shown = [part.strip() for part in label[label.find("(") + 1:label.rfind(")")].split(";")[0].split(",")]
-            if len(shown) == len(benchmarks):
-                for name, benchmark in zip(shown, benchmarks):
-                    found.setdefault(name, benchmark)
-    return found
-
-
 def aliases() -> dict[str, str]:
     """{a name in lower case: the benchmark it names}: its id in the benchmark registry, a wide table's column of its
     scores, a ``densing eval`` run or the lm-eval task it runs, or the name the report displays it by."""
@@ -66,8 +50,9 @@ def aliases() -> dict[str, str]:
     for record in tabled:
         for name in (record.name, *record.columns, *(n for run in record.runs for n in (run.name, run.score_task))):
             add(name, record.name)
-    for name, benchmark in _display_names().items():
-        add(name, benchmark)
+    for record in records:
+        if record.display:
+            add(record.display, record.name)
     for record in records:
         for name in (record.name, *(n for run in record.runs for n in (run.name, run.score_task))):
             add(name, record.name)

@@ -3,5 +3,19 @@
 
 A design's ``__init__`` registers a :class:`densing.registry.Design` in :data:`densing.registry.DESIGNS` and its
 target tables in :data:`densing.registry.TABLES`; its readers, references, trend, printer and report section live in
-its folder, and nothing outside it names them: removing a folder removes its design and its tables.
+its folder, and nothing outside it names them: removing a folder removes its design and its tables. What their report
+sections share is here (:class:`LeftOut`).
 """
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """A design's report section where its stored record cannot be read: the section's title, the registered design
+    that renders it, and the one line that says why."""
+
+    title: str
+    design: str
+    note: str

@@ -39,12 +39,12 @@ N_DRAWS = 600
 
 
 def extrapolation_summary(result: pd.DataFrame) -> str | None:
-    """One sentence for :func:`compute_density`'s ``extrapolation`` column: how many rows leave the
-    reference's data, each D0 reason once and the N̂ reasons counted; ``None`` if no row does."""
-    outside = result["extrapolation"].dropna().astype(str)
-    if not len(outside):
+    """One sentence for :func:`compute_density`'s ``extrapolation`` column (each row's reasons, a tuple): how many rows
+    leave the reference's data, each D0 reason once and the N̂ reasons counted; ``None`` if no row does."""
+    outside = [note for note in result["extrapolation"] if isinstance(note, tuple)]
+    if not outside:
         return None
-    parts = [p for note in outside for p in note.split("; ")]
+    parts = [p for note in outside for p in note]
     reasons = sorted({p for p in parts if p.startswith("D0 ")})
     for side in (BELOW_SMALLEST_N, ABOVE_LARGEST_N):
         count = sum(side in p for p in parts)
@@ -52,6 +52,12 @@ def extrapolation_summary(result: pd.DataFrame) -> str | None:
             reasons.append(f"N̂ {side} in {count} rows")
     return (f"{len(outside)} of {len(result)} rows extrapolate beyond the reference's data: " + "; ".join(reasons)
             + " (column 'extrapolation' of --format csv/json has each row's)")
+
+
+def extrapolation_words(result: pd.DataFrame) -> pd.DataFrame:
+    """``result`` (:func:`compute_density`'s) with each row's extrapolation reasons joined by "; " for a file or a
+    reader (None where there are none)."""
+    return result.assign(extrapolation=["; ".join(n) if isinstance(n, tuple) else None for n in result["extrapolation"]])
 
 
 def bound_words(kind: np.ndarray) -> np.ndarray:
@@ -323,8 +329,8 @@ def _geomean_rows(result: pd.DataFrame, draws_by_fit: dict, n_fits: int, level: 
            "effective_params": value * params, "density": value, "bound": bound_words(kind),
            "censored": np.where(censored, COMPONENT_CENSORED, ""), "density_ci_low": low, "density_ci_high": high,
            "effective_params_ci_low": low * params, "effective_params_ci_high": high * params,
-           "extrapolation": np.where(by_model["_extrapolates"].any().loc[models].to_numpy(), "a component extrapolates",
-                                     None)}
+           "extrapolation": [("a component extrapolates",) if x else None
+                             for x in by_model["_extrapolates"].any().loc[models].to_numpy()]}
     for column in ("train_tokens", "release_date", "family", "d0"):
         if column in result.columns:
             out[column] = first[column].to_numpy()

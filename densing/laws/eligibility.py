@@ -22,7 +22,7 @@ of docs/method.md's rules, labelled ``v3`` in the table's ``rule`` column; date-
 φ̂ is the larger of the family's own Pearson dispersion and the benchmark's pooled one
 (:func:`pooled_dispersion`: the median over families with at least :data:`MIN_POOLING_MEMBERS` members, floored
 at 1). The held-out z is computed wherever R1–R2s hold, also where only R4r or R4s fail (a set's joint test reads
-it). A set's references follow the set rule (:func:`densing.trend.pooling.set_references`). The fits run as batches of
+it). A set's references follow the set rule (:func:`densing.trend.selection.set_references`). The fits run as batches of
 Fisher scoring (:func:`densing.laws.family_likelihood.likelihood_fits`). The earlier rules (rows labelled ``v1``,
 ``v2``) are computed by ``tools/build_tables.py candidates``; docs/method.md states the three rules and why this one is
 the rule.

@@ -44,8 +44,8 @@ BELOW_SMALLEST_N = "below the reference's smallest N"
 ABOVE_LARGEST_N = "above the reference's largest N"
 
 
-def extrapolation_notes(fit: ReferenceFit, effective_params, d0: float | None = None) -> list[str | None]:
-    """Where an inversion leaves the reference's data, in words; ``None`` where it stays inside.
+def extrapolation_notes(fit: ReferenceFit, effective_params, d0: float | None = None) -> list[tuple[str, ...] | None]:
+    """Where an inversion leaves the reference's data: per size its reasons in words (D0's first); ``None`` inside.
 
     N̂ (eq. 4) is an interpolation only while (N̂, D0) lies within the points the law was fitted on: N̂ between their
     smallest and largest N, and D0 at most their largest D; outside, it rests on the law's form alone. Censored values
@@ -69,7 +69,7 @@ def extrapolation_notes(fit: ReferenceFit, effective_params, d0: float | None = 
             parts.append(f"N̂ {format_count(size)} {BELOW_SMALLEST_N} ({format_count(n_low)})")
         elif np.isfinite(size) and size > n_high:
             parts.append(f"N̂ {format_count(size)} {ABOVE_LARGEST_N} ({format_count(n_high)})")
-        notes.append("; ".join(parts) or None)
+        notes.append(tuple(parts) or None)
     return notes
 
 

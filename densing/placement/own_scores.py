@@ -161,7 +161,9 @@ def check_complete(scores: pd.DataFrame, benchmarks, source: str, allow_missing:
 
 
 def shown_names(table) -> dict[str, str]:
-    """{benchmark: the name the headline set's label shows it by} (``paper-like set (MMLU, BBH, …)``)."""
-    label, members = table.sets[table.headline_set]
-    names = [n.strip() for n in label[label.find("(") + 1:label.rfind(")")].split(";")[0].split(",")]
-    return dict(zip(members, names)) if "(" in label and len(names) == len(members) else {}
+    """{benchmark: the name a reader knows it by} for the headline set's benchmarks: each one's registered display
+    name (:class:`densing.data.benchmarks.BenchmarkRecord`), where it has one."""
+    from densing.data.benchmarks import BENCHMARKS
+
+    members = table.sets[table.headline_set][1]
+    return {b: BENCHMARKS[b].display for b in members if b in BENCHMARKS and BENCHMARKS[b].display}

@@ -16,7 +16,7 @@ from densing.constants import NAMED_MODELS, PAPER
 from densing.errors import InputError
 from densing.numbers import format_count, format_months, format_number, log_ticks
 from densing.present.forest import (  # noqa: F401 (public here)
-    PALETTE, escaped, family_style, FRONTIER_MARKER, LABEL_FONT, PLOT_HEIGHT, forest_figure, place_labels, row_display,
+    PALETTE, escaped, family_style, FRONTIER_MARKER, LABEL_FONT, PLOT_HEIGHT, forest_figure, place_labels, row_names,
     uncertainty_figure)
 from densing.present.words import interval_words
 
@@ -319,5 +319,6 @@ def measurement_figure(m, kind: str = "density", *, rule: str | None = None, hig
     if kind == "size":
         return size_figure(m.models)
     if kind == "benchmarks":
-        return forest_figure(m.by_benchmark(), PAPER["doubling_time_months"])
+        return forest_figure(m.by_benchmark(), PAPER["doubling_time_months"],
+                             names=row_names([*m.benchmark_rows, *m.set_rows]))
     raise InputError(f"kind: expected 'density', 'size' or 'benchmarks', got {kind!r}")

@@ -12,6 +12,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from densing.data.benchmarks import BENCHMARKS
 from densing.numbers import format_months, format_number
 from densing.present.words import STATE_WORDS, not_measured, record_end
 from densing.states import State, recorded_state
@@ -56,26 +57,34 @@ def _drawn(rows: pd.DataFrame) -> list[float]:
     return [v for data in columns for v in data[np.isfinite(data)]]
 
 
-def row_display(row: str, label: str, capability: str) -> str:
-    """A row's name for a reader: a benchmark's own, a set's benchmarks (its label's parenthesis) joined by " + " with
-    its short id ("MMLU + BBH + MATH-hard + HumanEval [paper]")."""
-    if capability != "set" or "(" not in str(label):
-        return str(row)
-    inside = str(label)[str(label).find("(") + 1:str(label).rfind(")")].split(";")[0]
-    return " + ".join(part.strip() for part in inside.split(",")) + f" [{row}]"
+def shown_name(benchmark: str) -> str:
+    """A benchmark's name for a reader: its registered display name (:class:`densing.data.benchmarks.BenchmarkRecord`),
+    else its id in capitals."""
+    record = BENCHMARKS.get(benchmark, None)
+    return record.display if record is not None and record.display else benchmark.upper()
 
 
-def forest_figure(rows: pd.DataFrame, paper_months: float, *, title: str = FOREST_TITLE) -> go.Figure:
+def row_names(rows) -> dict[str, str]:
+    """Each row of a measurement (:class:`densing.trend.capability.Row`: its name, capability and benchmarks) → its name
+    for a reader: a benchmark's own, a set's benchmarks by :func:`shown_name` joined by " + " with its short id ("MMLU +
+    BBH + MATH-hard + HumanEval [paper]")."""
+    return {r.name: " + ".join(map(shown_name, r.benchmarks)) + f" [{r.name}]" if r.capability == "set" else r.name
+            for r in rows}
+
+
+def forest_figure(rows: pd.DataFrame, paper_months: float, *, title: str = FOREST_TITLE,
+                  names: dict[str, str] | None = None) -> go.Figure:
     """Doubling time per benchmark and per benchmark set with its 95% interval (a forest plot), the paper's drawn.
 
     ``rows``: :meth:`densing.trend.measurement.TrendMeasurement.by_benchmark` (or rows with its ``row``,
-    ``capability``, ``months``, ``ci_low``, ``ci_high`` and ``error`` columns). A row that is not measured says so at
+    ``capability``, ``months``, ``ci_low``, ``ci_high`` and ``error`` columns), each labelled by ``names`` (row → its
+    name for a reader, :func:`row_names`; default its ``row``). A row that is not measured says so at
     its row, its short reason at the plot's left edge (the full one in the hover). The axis is logarithmic in months,
     from a third below the smallest positive number drawn to 15% past the largest finite one, so no finite interval
     reaches its edges; an end at ∞ is an arrow off the right edge, labelled ∞. The paper's value is a dashed red line.
     """
     rows = rows.iloc[::-1].reset_index(drop=True)  # the first row on top
-    labels = [f"{row_display(r.row, getattr(r, 'label', r.row), r.capability)} · {r.capability}" for r in rows.itertuples()]
+    labels = [f"{(names or {}).get(r.row, r.row)} · {r.capability}" for r in rows.itertuples()]
     drawn = [paper_months, *_drawn(rows)]
     edge = float(max(drawn) * 1.15)
     states = [row_state(r) for r in rows.itertuples()]

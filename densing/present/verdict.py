@@ -26,7 +26,7 @@ def why_words(head, failed: list, untestable: list, sensitivity, missing: list, 
     carried = ("the reference fit, each score's standard error, the sampling of labs and of families within them "
                "(a two-stage cluster bootstrap)"
                + (f" and the spread among the references' {labs} labs (τ)" if labs > 1 else ""))
-    # the findings that fire (densing.trend.capability.calibrated); saturation's effect on the estimate: ceiling_words
+    # the findings that fire (densing.trend.capability.calibrated); saturation's effect on the estimate: saturation_words
     fired = [c for c in gates_and_findings if c.status == REPORTED and c.fired]
     why = (" ".join(plain_reason(c, sensitivity) for c in failed)
            + ((" The gate (whether the references' labs agree) is not testable: " + heterogeneity_words(head) + "."
@@ -36,7 +36,7 @@ def why_words(head, failed: list, untestable: list, sensitivity, missing: list, 
               if not failed else "")
            + (" Findings beside the number, not gates (they fire in more than 10% of planted worlds where the "
               "estimate is right): " + " ".join(plain_reason(c, sensitivity) for c in fired) if fired else "")
-           + ceiling_words(head) + floor_words(head) + open_end_words(head)
+           + saturation_words(head, "ceiling") + saturation_words(head, "floor") + open_end_words(head)
            + f" {head.n_models} models released since {since or 'any date'} with every score of the set, against {refs} "
              f"(each family at its own budget; {heterogeneity_words(head)}); the interval carries {carried}. "
              f"References by {reference_rule}.")
@@ -55,27 +55,22 @@ def open_end_words(head) -> str:
             f"{100 * hold_open:.0f}% hold {held} (of all draws {100 * hold_all:.0f}%).")
 
 
-def ceiling_words(head) -> str:
-    """The ceiling finding: the targets that enter as lower bounds, and the estimate without them."""
-    bounds = sum(head.ceiling_bounds)
-    if not bounds:
-        return ""
-    each = ", ".join(f"{name.family} {count}" for name, count in zip(head.reference_names, head.ceiling_bounds))
-    return (f" {bounds} target inversions sit within {CEILING_STDERRS:g} standard errors of a reference's ceiling "
-            f"({each}) and enter the frontier fit as lower bounds: {format_months(head.doubling_time_months)} months "
-            f"with them, {format_months(head.months_without_ceilings)} months without.")
+#: Each kind of bound saturation makes (its counts, the estimate without it, the noise, what a target is near, the bound).
+_SATURATION = {"ceiling": ("ceiling_bounds", "months_without_ceilings", CEILING_STDERRS, "a reference's ceiling", "lower"),
+               "floor": ("floor_bounds", "months_without_floors", FLOOR_STDERRS, "a benchmark's chance level", "upper")}
 
 
-def floor_words(head) -> str:
-    """The floor finding: the targets at a benchmark's chance level that enter as upper bounds, and the estimate
-    without them (:mod:`densing.trend.floors`)."""
-    bounds = sum(head.floor_bounds)
+def saturation_words(head, kind: str) -> str:
+    """A saturation finding, ``kind`` "ceiling" or "floor" (:mod:`densing.trend.floors`): the targets near a reference's
+    ceiling (lower bounds) or a benchmark's chance level (upper bounds), and the estimate without them."""
+    counts, without, stderrs, near, side = _SATURATION[kind]
+    bounds = sum(getattr(head, counts))
     if not bounds:
         return ""
-    each = ", ".join(f"{name.family} {count}" for name, count in zip(head.reference_names, head.floor_bounds))
-    return (f" {bounds} target inversions sit within {FLOOR_STDERRS:g} standard errors of a benchmark's chance level "
-            f"({each}) and enter the frontier fit as upper bounds: {format_months(head.doubling_time_months)} months "
-            f"with them, {format_months(head.months_without_floors)} months without.")
+    each = ", ".join(f"{name.family} {count}" for name, count in zip(head.reference_names, getattr(head, counts)))
+    return (f" {bounds} target inversions sit within {stderrs:g} standard errors of {near} ({each}) and enter the "
+            f"frontier fit as {side} bounds: {format_months(head.doubling_time_months)} months with them, "
+            f"{format_months(getattr(head, without))} months without.")
 
 
 def headline_verdict(head, label: str, refs: str, status: str, *, table_words: str,

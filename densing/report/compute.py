@@ -19,6 +19,7 @@ from densing.laws.density import density_table
 from densing.laws.inversion import PerBenchmark
 from densing.laws.reference_fit import ReferenceFit
 from densing.present.figures import with_intervals
+from densing.present.forest import row_names
 from densing.present.summary import Summary, Table
 from densing.registry import TrendTable, designs, resolve_table
 from densing.results import Result
@@ -92,6 +93,8 @@ class CapabilitySection:
     sensitivity: pd.DataFrame
     at_budget: pd.DataFrame
     budget_notes: dict
+    names: dict[str, str]         # each row → its name for a reader (densing.present.forest.row_names)
+    budget_names: dict[str, str]  # the same of the budget rows
 
 
 @dataclass(frozen=True)
@@ -231,7 +234,8 @@ def compute_report(*, results: str | Path | None = None, table: str | TrendTable
                 VerdictSection(measured, cross, _bias(measured, inputs.results, headline_fit, d0)),
                 DensitySection(measured, inputs.frontier, with_intervals(measured.models, measured.densities), yours),
                 CapabilitySection(rows, cross, measured.sensitivity, measured.by_benchmark_at_budget(),
-                                    dict(measured.budget_notes))]
+                                  dict(measured.budget_notes), row_names([*measured.benchmark_rows, *measured.set_rows]),
+                                  row_names(measured.budget_rows))]
     sections += [section for section in (design.section(computed.get(design.name), rows, PAPER["doubling_time_months"])
                                          for design in ranked if design.section is not None) if section is not None]
     sections += _appendices(measured, densities, inputs)

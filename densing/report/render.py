@@ -139,8 +139,8 @@ def _one_estimator_a_row(cross: pd.DataFrame) -> pd.DataFrame:
 
 
 def _capability(s: m.CapabilitySection) -> Section:
-    rows = displayed(s.rows)
-    cross = displayed(s.cross_check, s.rows) if len(s.cross_check) else s.cross_check
+    rows = displayed(s.rows, s.names)
+    cross = displayed(s.cross_check, s.names) if len(s.cross_check) else s.cross_check
     parts = [figure_html(trend_figures.forest_figure(rows, PAPER["doubling_time_months"]), "by-benchmark"),
              table_html(ends_shown(rows)[["row", "capability", "status", "months", "ci_low", "ci_high", "n_models"]],
                         scroll=False),
@@ -153,7 +153,7 @@ def _capability(s: m.CapabilitySection) -> Section:
              details("the headline's sensitivity, one engine: each reference with its interval, the other frontier "
                      "rules, every reference at one budget, the family law's other shape",
                      table_html(breakable(s.sensitivity.drop(columns=["inversion", "d0"])), scroll=False)),
-             *budget_parts(displayed(s.at_budget, s.at_budget) if len(s.at_budget) else s.at_budget, s.budget_notes)]
+             *budget_parts(displayed(s.at_budget, s.budget_names) if len(s.at_budget) else s.at_budget, s.budget_notes)]
     return Section(s.title, CAPABILITY_INTRO, parts)
 
 

@@ -12,7 +12,7 @@ from plotly.subplots import make_subplots
 from densing.laws.fit_schema import POOR_FIT_R2  # one threshold: the fit summary and the figure agree
 from densing.laws.reference_fit import ReferenceFit
 from densing.numbers import format_count, format_months, format_number
-from densing.present.forest import PALETTE, escaped, row_display
+from densing.present.forest import PALETTE, escaped
 from densing.present.words import CAPTION_CLAUSES, PAPER_MARKS, ends_shown, interval_words, shown_legend
 from densing.report.html import esc, table_html
 from densing.trend.capability import BUDGET_D0
@@ -41,26 +41,8 @@ def breakable(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def row_names(rows: pd.DataFrame) -> dict[str, str]:
-    """Each row key of :meth:`TrendMeasurement.by_benchmark` → its name for a reader
-    (:func:`densing.present.forest.row_display`; a set without one from its ``benchmarks`` as labels name them)."""
-    sets = rows[rows["capability"] == "set"]
-    sets = list(zip(sets["row"], sets["label"], sets["capability"], sets["benchmarks"]))  # the columns' own values
-    known: dict[str, str] = {}
-    for row, label, capability, benchmarks in sets:
-        names, keys = row_display(row, label, capability).rsplit(" [", 1)[0].split(" + "), str(benchmarks).split(",")
-        if "(" in str(label) and len(names) == len(keys):
-            known.update(zip(keys, names))
-    out = {row: row for row in rows["row"]}
-    for row, label, capability, benchmarks in sets:
-        out[row] = (row_display(row, label, capability) if "(" in str(label)
-                    else " + ".join(known.get(k, k.upper()) for k in str(benchmarks).split(",")) + f" [{row}]")
-    return out
-
-
-def displayed(frame: pd.DataFrame, named_by: pd.DataFrame | None = None) -> pd.DataFrame:
-    """``frame`` with its ``row`` (and ``label``) named by :func:`row_names` of ``named_by`` (default ``frame``)."""
-    names = row_names(frame if named_by is None else named_by)
+def displayed(frame: pd.DataFrame, names: dict[str, str]) -> pd.DataFrame:
+    """``frame`` with its ``row`` (and ``label``) named by ``names`` (:func:`densing.present.forest.row_names`)."""
     shown = [names.get(r, r) for r in frame["row"]]
     return frame.assign(row=shown, **({"label": shown} if "label" in frame.columns else {}))
 

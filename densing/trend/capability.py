@@ -6,7 +6,7 @@ ScalingBench); on the public table the doubling time depends far more on the ben
 
 - **Per benchmark** (:data:`CAPABILITY`, in registration order): every benchmark of the table with a chance level and
   an item count, its references every family the reference rule makes eligible on it
-  (:func:`densing.trend.pooling.set_references`), each inverted per benchmark (the paper's eq. 4).
+  (:func:`densing.trend.selection.set_references`), each inverted per benchmark (the paper's eq. 4).
 - **Per set** (the table's sets, :attr:`densing.registry.TrendTable.sets`): a joint inversion
   (:mod:`densing.laws.joint`) over the set's benchmarks a family is eligible on (at least two). The headline set is
   the paper's as far as the table carries it (MMLU, BBH, MATH-hard for MATH, HumanEval); docs/method.md says when and
@@ -34,6 +34,7 @@ from densing.results import presented
 from densing.runtime.memo import per_table
 from densing.states import NoFamilyPasses, NoFamilyScored, ReferenceName, State
 from densing.trend import checks, pooling
+from densing.trend.selection import CommonTargets, common_targets, set_references
 from densing.trend.rules import envelope_index
 from densing.trend.uncertainty import TrendUncertainty, from_row_trend
 
@@ -137,23 +138,23 @@ def row_fits(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, found:
 
 
 def row_targets(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, found: dict[str, tuple[str, ...]], *,
-               since: str | None, epoch: str) -> pooling.CommonTargets:
+               since: str | None, epoch: str) -> CommonTargets:
     """The row's common targets, the lead reference first (the family of lowest mean held-out |z|)."""
     names = sorted(found, key=lambda f: (_held_out(candidates, f, found[f]), f))
     inversions = []
     for family in names:
         chosen = tuple(fits[(family, b)] for b in found[family])
         inversions.append(Joint(chosen) if len(chosen) > 1 else PerBenchmark(chosen[0], chosen[0].d0))
-    return pooling.common_targets(targets, inversions, since=since, epoch=epoch)
+    return common_targets(targets, inversions, since=since, epoch=epoch)
 
 
 def trend_row(name: str, label: str, capability: str, benchmarks: tuple[str, ...], targets: pd.DataFrame,
               candidates: pd.DataFrame, fits: dict, *, since: str | None, epoch: str, n_boot: int, n_boot_share: int,
               seed: int, found: dict[str, tuple[str, ...]] | None = None) -> Row:
-    """One row: its references (:func:`densing.trend.pooling.set_references`; ``found``, family → benchmarks, where a
+    """One row: its references (:func:`densing.trend.selection.set_references`; ``found``, family → benchmarks, where a
     caller holds them fixed, as ``studies/headline_bias.py`` holds a real row's on planted tables), its common targets
     and the pooled trend over them (the censored 0.9 regression quantile), its status."""
-    found = pooling.set_references(candidates, tuple(benchmarks)) if found is None else found
+    found = set_references(candidates, tuple(benchmarks)) if found is None else found
     if not found:
         return Row(name, label, capability, benchmarks, (), None, _why_none(candidates, benchmarks))
     try:
@@ -257,7 +258,7 @@ def headline_set(candidates: pd.DataFrame, sets: dict | None = None
     no set has one."""
     missing: list[tuple[str, str, str]] = []
     for name, (label, benchmarks) in (_tables.leading_table().sets if sets is None else sets).items():
-        found = pooling.set_references(candidates, tuple(benchmarks))
+        found = set_references(candidates, tuple(benchmarks))
         if found:
             return label, benchmarks, found, missing
         missing.append((name, label, _why_none(candidates, benchmarks)))

@@ -21,7 +21,7 @@ from densing.laws import eligibility
 from densing.laws.eligibility import composed_fits
 from densing.laws.inversion import Joint, PerBenchmark, as_inversion
 from densing.laws.reference_fit import ReferenceFit, as_fit, names_a_fit
-from densing.trend import capability, pooling, rules
+from densing.trend import capability, pooling, rules, selection
 from densing.trend.capability import headline_set
 from densing.trend.targets import SCORE_COLUMNS, check_window, with_stderr
 from densing.trend.uncertainty import TrendUncertainty, from_row_trend
@@ -47,7 +47,7 @@ def fit_trend(targets: pd.DataFrame, reference=None, *, benchmarks: tuple[str, .
     ``reference``:
 
     - ``None`` (default): the headline's references, as ``densing trend`` chooses them
-      (:func:`densing.trend.pooling.set_references` on the headline's benchmark set), inverted jointly and pooled;
+      (:func:`densing.trend.selection.set_references` on the headline's benchmark set), inverted jointly and pooled;
     - a family name (``"Llama-3.1"``): that family fitted per benchmark at its own budget on ``benchmarks`` (a tuple
       or list of names, or one string, an empty one an InputError; default: the benchmarks the reference rule makes
       it a reference of the headline's set on) and inverted jointly (one benchmark: the paper's inversion);
@@ -96,7 +96,7 @@ def fit_trend(targets: pd.DataFrame, reference=None, *, benchmarks: tuple[str, .
     else:
         if benchmarks is not None:
             raise InputError("benchmarks: given with a family name only (a fit or an inversion has its own)")
-        chosen = pooling.common_targets(targets, [_inversion(reference, d0)], since=since, epoch=epoch)
+        chosen = selection.common_targets(targets, [_inversion(reference, d0)], since=since, epoch=epoch)
     result = from_row_trend(pooling.pooled_trend(chosen, rule=rule, quantile=quantile, n_boot=n_boot,
                                              n_boot_share=n_boot_share, level=level, seed=seed,
                                              draws_cap=pooling.DRAWS_CAP), epoch=epoch)
@@ -132,13 +132,13 @@ def _inversion(reference, d0: float | None):
 
 
 def _family_targets(targets: pd.DataFrame, family: str | None, benchmarks, *, since, epoch,
-                    seed: int) -> pooling.CommonTargets:
+                    seed: int) -> selection.CommonTargets:
     """The common targets of the headline's references (``family`` None), or of one family's."""
     candidates = eligibility.candidate_table(targets, composed=composed_fits())
     if family is not None and benchmarks is not None:  # fitted as the reference rule fits them (likelihood, pooled dispersion)
         chosen = tuple(eligibility.fit_of(targets, candidates, family, b, eligibility.FAMILY_BOOT, seed) for b in benchmarks)
         inversion = Joint(chosen) if len(chosen) > 1 else PerBenchmark(chosen[0])
-        return pooling.common_targets(targets, [inversion], since=since, epoch=epoch)
+        return selection.common_targets(targets, [inversion], since=since, epoch=epoch)
     label, _, found, _ = headline_set(candidates)
     if family is not None:
         if family not in found:

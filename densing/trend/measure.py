@@ -1,6 +1,6 @@
 """The density trend as a measurement by capability: :func:`measure_trend` is what ``densing trend`` and the report
 show. The references of a benchmark follow the reference rule (:mod:`densing.laws.eligibility`), a set's the set rule
-(:func:`densing.trend.pooling.set_references`); each row's common targets, paired draws, pooling and state are
+(:func:`densing.trend.selection.set_references`); each row's common targets, paired draws, pooling and state are
 :mod:`densing.trend.pooling`'s; the rows, one per benchmark and per set, :mod:`densing.trend.capability`'s; the
 headline is the paper-like set under the censored 0.9 regression quantile, the other frontier rules
 (:mod:`densing.trend.rules`) beside it, with its checks (:mod:`densing.trend.checks`), its sensitivity table (each
@@ -29,12 +29,12 @@ from densing.laws.eligibility import composed_fits
 from densing.laws.family_rows import reference_order_breaks
 from densing.laws.reference_fit import ReferenceFit, as_fit
 from densing.registry import TrendTable
+from densing.results import presented
 from densing.runtime import executor
 from densing.runtime.memo import same_tables
-from densing.results import presented
 from densing.runtime.threads import one_blas_thread
 from densing.states import JudgedInterval
-from densing.trend import capability, plan, pooling
+from densing.trend import capability, plan, selection
 from densing.trend.measurement import TrendMeasurement
 from densing.trend.plan import HEADLINE_RULE, SENSITIVITY_D0, headline_members, reference_frame
 from densing.trend.targets import SCORE_COLUMNS, check_window, with_stderr
@@ -131,7 +131,7 @@ def _candidate_table(targets: pd.DataFrame, fits_dir, profile: TrendTable, shown
     if not {"candidates", "rows", "sensitivity"} & shown:
         first = profile.sets[profile.headline_set][1]
         few = eligibility.candidate_table(targets, composed=composed, benchmarks=tuple(b for b in every if b in first))
-        if pooling.set_references(few, tuple(first)):
+        if selection.set_references(few, tuple(first)):
             return few
     return eligibility.candidate_table(targets, composed=composed, benchmarks=every)
 

@@ -29,7 +29,7 @@ from densing.numbers import format_count
 from densing.registry import TrendTable
 from densing.results import presented
 from densing.states import JudgedInterval, ReferencesBy
-from densing.trend import capability, pooling, rules
+from densing.trend import capability, pooling, rules, selection
 from densing.trend.measurement import Breakpoint, Segment
 from densing.trend.uncertainty import TrendUncertainty, from_row_trend
 
@@ -231,7 +231,7 @@ class Headline:
     label: str
     benchmarks: tuple[str, ...]
     missing: list            # the sets passed over before it, (name, label, why)
-    common: pooling.CommonTargets
+    common: selection.CommonTargets
     references_by: ReferencesBy  # how the references were chosen (densing.states.ReferencesBy)
     rules: dict              # rule → TrendUncertainty
     rule_errors: dict        # rule → why it has no trend
@@ -247,7 +247,7 @@ class Headline:
 
 
 def headline_members(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, profile, *, since: str | None,
-                     epoch: str, seed: int) -> tuple[str, tuple[str, ...], list, pooling.CommonTargets]:
+                     epoch: str, seed: int) -> tuple[str, tuple[str, ...], list, selection.CommonTargets]:
     """The headline's set and its common targets: (label, benchmarks, the sets before it that have no reference, the
     common targets, the lead reference first) — one selection for :func:`measure_headline` and
     :func:`densing.trend.measure.headline_densities`."""
@@ -280,7 +280,7 @@ def _headline_targets(c):
     user's fit alone, else the first set of the table that has references under the common targets."""
     if c.fit is not None:
         inversion = PerBenchmark(c.fit, c.fit.d0 if c.d0 is None else float(c.d0))
-        chosen = pooling.common_targets(c.targets, [inversion], since=c.since, epoch=c.epoch)
+        chosen = selection.common_targets(c.targets, [inversion], since=c.since, epoch=c.epoch)
         label = f"benchmark(s) of the given fit ({', '.join(inversion.benchmarks)})"
         return label, tuple(inversion.benchmarks), [], chosen, ReferencesBy(True, tuple(inversion.benchmarks))
     label, benchmarks, missing, chosen = headline_members(c.targets, c.candidates, c.fits, c.profile, since=c.since,
@@ -292,7 +292,7 @@ def _headline_targets(c):
 SIDE_SHARE_DRAWS = 25
 
 
-def by_rule(chosen: pooling.CommonTargets, *, n_boot: int, n_boot_side: int, seed: int, epoch: str):
+def by_rule(chosen: selection.CommonTargets, *, n_boot: int, n_boot_side: int, seed: int, epoch: str):
     """The headline's pooled trend under every frontier rule: the headline rule with ``n_boot`` draws and
     ``n_boot_side // 2`` of each source alone for the shares, every other rule with the first ``n_boot_side`` of the
     same paired draws and the first :data:`SIDE_SHARE_DRAWS` of each source's (:func:`densing.trend.pooling.paired_draws`:
@@ -317,7 +317,7 @@ def by_rule(chosen: pooling.CommonTargets, *, n_boot: int, n_boot_side: int, see
     return found, errors
 
 
-def sensitivity(head: TrendUncertainty, chosen: pooling.CommonTargets, fit, targets, *, since, epoch: str, n_boot: int,
+def sensitivity(head: TrendUncertainty, chosen: selection.CommonTargets, fit, targets, *, since, epoch: str, n_boot: int,
                 seed: int) -> pd.DataFrame:
     """Each reference's own doubling time with its interval over the paired draws; for a given fit with a data term,
     the same at other D0 (:data:`SENSITIVITY_D0`)."""
@@ -328,7 +328,7 @@ def sensitivity(head: TrendUncertainty, chosen: pooling.CommonTargets, fit, targ
                                                     head.reference_months_high)]
     if fit is not None and fit.has_data_term:
         for value in SENSITIVITY_D0:
-            variant = pooling.common_targets(targets, [PerBenchmark(fit, value)], since=since, epoch=epoch)
+            variant = selection.common_targets(targets, [PerBenchmark(fit, value)], since=since, epoch=epoch)
             r = from_row_trend(pooling.pooled_trend(variant, n_boot=n_boot, n_boot_share=0, seed=seed), epoch=epoch)
             rows.append({"reference": str(variant.names[0]), "inversion": f"D0 {format_count(value)}", "d0": value,
                          "doubling_time_months": r.doubling_time_months, "ci_low": r.doubling_time_months_ci_low,
@@ -336,13 +336,13 @@ def sensitivity(head: TrendUncertainty, chosen: pooling.CommonTargets, fit, targ
     return pd.DataFrame(rows, columns=["reference", "inversion", "d0", "doubling_time_months", "ci_low", "ci_high"])
 
 
-def breakpoint(targets: pd.DataFrame, chosen: pooling.CommonTargets, head: TrendUncertainty, epoch: str, n_boot: int,
+def breakpoint(targets: pd.DataFrame, chosen: selection.CommonTargets, head: TrendUncertainty, epoch: str, n_boot: int,
                seed: int) -> Breakpoint:
     """Slopes before and after ChatGPT, each segment the same common targets on its own window."""
     segments = {}
     for name, lo, hi in (("before", None, CHATGPT_RELEASE), ("after", CHATGPT_RELEASE, None)):
         try:
-            part = pooling.common_targets(targets, chosen.inversions, since=lo, until=hi, epoch=epoch)
+            part = selection.common_targets(targets, chosen.inversions, since=lo, until=hi, epoch=epoch)
             same = set(part.frame["model"].astype(str)) == set(head.models)
             r = head if same else from_row_trend(pooling.pooled_trend(part, n_boot=n_boot, n_boot_share=0, seed=seed),
                                                  epoch=epoch)

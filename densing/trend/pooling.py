@@ -3,11 +3,8 @@
 A row of the Densing Law (one benchmark, or a set of benchmarks) is measured against several reference families;
 docs/method.md ("Common targets per row") gives the reasons for each step.
 
-1. **The targets** are every dated model released since ``since`` with a score and a standard error on *every*
-   benchmark of the row (complete cases: no target is inverted from another mix of benchmarks than another).
-2. **Every reference inverts every target but its own family's models.** An own member's ln ρ_r is the mean over
-   the other references r' of ln ρ_r' − δ_r' + δ_r, δ_r the median of ln ρ_r − ln ρ_lead over the targets both
-   invert exactly (leave-one-family-out), so a frontier family that is itself a reference stays on the frontier.
+1. **The targets** (complete cases on the row's benchmarks) and 2. **each reference's own members**, taken from the
+   other references, like the set rule that picks the row's references: :mod:`densing.trend.selection`.
 3. **Paired draws.** Draw k redraws the targets as families (a one-stage cluster bootstrap: Davison & Hinkley
    1997, §3.8; Cameron, Gelbach & Miller 2008; Ho et al. 2024's family resampling; a model with no family is a family
    of its own), each score's noise (one z per score, for every reference alike) and each reference's own fit (a draw
@@ -49,160 +46,28 @@ Incompressible Knowledge Probes (arXiv 2604.24827) estimate reference uncertaint
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, field, replace
 from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
 
-from densing.constants import (CEILING_STDERRS, DEFAULT_EPOCH, DRAWS_CAP, END_STABILITY, HETEROGENEITY_ALPHA, MIN_POINTS,
+from densing.constants import (CEILING_STDERRS, DRAWS_CAP, END_STABILITY, HETEROGENEITY_ALPHA, MIN_POINTS,
                                PRECISION_DRAWS_CAP, PRECISION_GROWTH)
 from densing.data.labs import lab_of, labs_of
 from densing.errors import FitError, InputError
 from densing.laws.bounds import EXACT, LOWER, UPPER
 from densing.laws.inversion import arrays
-from densing.runtime.memo import per_table
 from densing.trend import rules
 from densing.trend.floors import at_floor, chance_levels, floor_bounds
+from densing.trend.selection import CommonTargets, own_from_others
 # step 7 (influence), steps 4 and 5 (random effects), and the names the package reads here
 from densing.trend.influence import (FamilyInfluence, family_influence, frontier_slopes, influence_items,
                                      most_influential_model, open_draws)
-from densing.states import ReferenceName
 from densing.trend.random_effects import (Pooled, determined_ends, end_range, heterogeneity_check, months_interval,
                                           draws_needed, pool_by_lab, pool_slopes, undecided)
-from densing.trend.targets import family_clusters, own_models, screened_targets, target_labels
+from densing.trend.targets import family_clusters
 from densing.validation import MAX_DRAWS, Interval, validate_params
-
-#: The least number of targets two references must both invert exactly to estimate their offset.
-MIN_SHARED = 3
-
-
-@dataclass(frozen=True)
-class CommonTargets:
-    """A row's common targets: the complete-case targets and, per reference, which of them are its own."""
-
-    inversions: tuple
-    frame: pd.DataFrame = field(repr=False)
-    own: np.ndarray = field(repr=False)  # (references, targets) bool
-    left_out: pd.DataFrame = field(repr=False)
-
-    @property
-    def names(self) -> tuple[ReferenceName, ...]:
-        return tuple(inv.reference for inv in self.inversions)
-
-    @property
-    def benchmarks(self) -> tuple[str, ...]:
-        return tuple(self.inversions[0].benchmarks)
-
-    def members(self) -> list[tuple[object, pd.DataFrame]]:
-        """(inversion, the targets it inverts itself) per reference: the row's checks read these."""
-        return [(inv, self.frame[~self.own[r]].reset_index(drop=True)) for r, inv in enumerate(self.inversions)]
-
-
-def common_targets(targets: pd.DataFrame, inversions, *, since: str | None, epoch: str = DEFAULT_EPOCH,
-                  until: str | None = None) -> CommonTargets:
-    """The row's targets (complete cases on its benchmarks, dated, with standard errors) and each reference's own models.
-
-    Every inversion must invert the same benchmarks (the common targets of a row): an InputError otherwise."""
-    inversions = tuple(inversions)
-    if not inversions:
-        raise InputError("references: a row needs at least one reference")
-    benchmarks = tuple(inversions[0].benchmarks)
-    for inv in inversions[1:]:
-        if tuple(inv.benchmarks) != benchmarks:
-            raise InputError(f"references: {inv.name} inverts {', '.join(inv.benchmarks)}, the row "
-                             f"{', '.join(benchmarks)}; the common targets of a row need the same benchmarks")
-    keys = {(inv.fits[0].metric, inv.require) for inv in inversions}
-    if len(keys) > 1:
-        raise InputError(f"references: {', '.join(inv.name for inv in inversions)} read {', '.join(benchmarks)} under "
-                         "different metrics or completeness rules; the common targets of a row need one")
-    dated, screened = screened_targets(targets, inversions[0], since=since, until=until, epoch=epoch)
-    labels = target_labels(dated)
-    owns = np.array([[m in own for m in labels] for own in map(own_models, inversions)], bool).reshape(len(inversions), -1)
-    # a model left out only as a reference's own model is a target of the row (inverted by the others); each model
-    # comes in the order in which the references' targets list it: by the first reference that does not own it
-    # (every reference owns it: last), then by the table's order
-    first = np.where(owns.all(axis=0), len(inversions), np.argmin(owns, axis=0))
-    passing = np.flatnonzero(screened == "")
-    rows = passing[np.argsort(first[passing], kind="stable")]  # the table's rows of the targets, in that order
-    complete = _complete(dated, benchmarks)[rows]
-    kept = rows[complete]
-    final = kept[np.lexsort((labels[kept], dated["t"].to_numpy(float)[kept]))]  # by date, then name
-    failing = np.flatnonzero((screened != "") & (first < len(inversions)))  # a screened-out model no reference owns
-    failing = failing[np.argsort(first[failing], kind="stable")]
-    return CommonTargets(inversions, dated.iloc[final].reset_index(drop=True), owns[:, final],
-                  _left_out(labels, rows[~complete], failing, screened))
-
-
-@per_table
-def _complete(dated: pd.DataFrame, benchmarks: tuple[str, ...]) -> np.ndarray:
-    """Whether each model of :func:`densing.trend.targets.screened_targets`' table has a score on every one of
-    ``benchmarks`` (complete cases), once per table inside :func:`densing.runtime.memo.same_tables`."""
-    return dated[[f"score:{b}" for b in benchmarks]].notna().all(axis=1).to_numpy()
-
-
-def _left_out(labels: np.ndarray, incomplete: np.ndarray, failing: np.ndarray, screened: np.ndarray) -> pd.DataFrame:
-    """The models a row leaves out, each once with its first reason: the ``incomplete`` rows of the screened table
-    (a score missing), then the screened-out ``failing`` ones with their reasons; ``labels``: the table's models."""
-    names = labels[np.concatenate([incomplete, failing])]
-    reasons = np.concatenate([np.full(incomplete.size, "a score missing on the row's benchmarks", dtype=object),
-                              np.asarray(screened[failing], dtype=object)])
-    at = np.sort(np.unique(names.astype(str), return_index=True)[1])  # each model's first row, in order
-    return pd.DataFrame({"model": names[at], "reason": reasons[at]})
-
-
-def _row_medians(values: np.ndarray, counted: np.ndarray) -> np.ndarray:
-    """Each row's median over its ``counted`` finite values (the rest NaN), as ``np.nanmedian(values, axis=1)``
-    computes it (the mean of the two middle values of the sorted row, (a + b)/2; one middle value for an odd count),
-    without its masked-array pass per call; NaN for a row with none."""
-    ordered = np.sort(values, axis=1)  # NaNs last
-    rows, high = np.arange(len(values)), counted // 2
-    low = np.where(counted % 2 == 1, high, high - 1)  # a row with none: its last value and its first, both NaN
-    return (ordered[rows, low] + ordered[rows, high]) / 2
-
-
-def _scale(y: np.ndarray, kind: np.ndarray, own: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every reference's ln ρ for every target (module docstring, step 2), shapes (R, K, n): own members from the
-    other references on this one's scale; also the offsets δ (R, K). ``y`` and ``kind`` are the caller's own new
-    arrays: their own members' columns are written in place, the only elements that change."""
-    count, draws, _ = y.shape
-    members = [np.flatnonzero(own[r]) for r in range(count)]  # each reference's own members
-    for r, columns in enumerate(members):
-        y[r][:, columns] = np.nan
-        kind[r][:, columns] = np.nan
-    exact = (kind == EXACT) & np.isfinite(y)
-    delta = np.zeros((count, draws))
-    for r in range(1, count):
-        shared = exact[r] & exact[0]
-        diff = np.where(shared, y[r] - y[0], np.nan)
-        counted = shared.sum(axis=1)
-        delta[r] = np.where(counted >= MIN_SHARED, _row_medians(diff, counted), 0.0)
-    on_lead = y - delta[:, :, None]  # every reference's values on the lead's scale
-    exact_lead = np.where(exact, on_lead, np.nan)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # a target no other reference inverts exactly: NaN, filled below
-        mean_exact = np.nanmean(exact_lead, axis=0)  # (K, n): over references that invert it exactly
-    first = np.full(y.shape[1:], np.nan)
-    first_kind = np.full(y.shape[1:], np.nan)
-    for r in range(count - 1, -1, -1):  # the first reference (lead order) with any value or bound
-        has = np.isfinite(on_lead[r]) & np.isfinite(kind[r])
-        first = np.where(has, on_lead[r], first)
-        first_kind = np.where(has, kind[r], first_kind)
-    fill = np.where(np.isfinite(mean_exact), mean_exact, first)
-    fill_kind = np.where(np.isfinite(mean_exact), EXACT, first_kind)
-    for r, columns in enumerate(members):
-        y[r][:, columns] = fill[:, columns] + delta[r][:, None]
-        kind[r][:, columns] = fill_kind[:, columns]
-    return y, kind, delta
-
-
-def reference_targets(inversion, frame: pd.DataFrame) -> CommonTargets:
-    """One reference's common targets, as given (a row per target: ``model``, ``params``, ``t``, optionally
-    ``family``, and the inversion's scores), none of them the reference's own: the targets of
-    :func:`densing.trend.uncertainty.trend_uncertainty` (one reference's targets are common targets too)."""
-    frame = frame.reset_index(drop=True)
-    return CommonTargets((inversion,), frame, np.zeros((1, len(frame)), bool), pd.DataFrame(columns=["model", "reason"]))
 
 
 def _prepared(common: CommonTargets) -> dict:
@@ -361,7 +226,7 @@ def _densities(common: CommonTargets, data: dict, draws: Draws) -> tuple[np.ndar
         y, kind = floor_bounds(y, kind, floor)
         ys.append(np.broadcast_to(y, (count, n)))
         kinds.append(np.broadcast_to(kind, (count, n)))
-    y, kind, _ = _scale(np.array(ys, float), np.array(kinds, float), common.own)
+    y, kind, _ = own_from_others(np.array(ys, float), np.array(kinds, float), common.own)
     return y, kind
 
 
@@ -396,7 +261,7 @@ def _point(common: CommonTargets, data: dict, ceilings: bool = True, floors: boo
         y, kind = floor_bounds(np.asarray(y, float), np.asarray(kind, float), floor)
         ys.append(np.asarray(y, float))
         kinds.append(np.asarray(kind, float))
-    return _scale(np.array(ys)[:, None, :], np.array(kinds)[:, None, :], common.own)
+    return own_from_others(np.array(ys)[:, None, :], np.array(kinds)[:, None, :], common.own)
 
 
 def _target_labs(data: dict) -> tuple:
@@ -616,62 +481,8 @@ def _without_bounds(rule: str, quantile: float, common: CommonTargets, data: dic
     return slope, tuple(int(np.sum((kind0[r, 0] == bound) & (bare_kind[r, 0] == EXACT))) for r in range(len(kind0)))
 
 
-def set_references(candidates: pd.DataFrame, benchmarks: tuple[str, ...], *, strict: bool = False
-                   ) -> dict[str, tuple[str, ...]]:
-    """The reference families of a row under the common targets: family → the row's benchmarks (all of them).
-
-    One benchmark: the families the reference rule makes eligible on it (:mod:`densing.laws.eligibility`). A set of B
-    benchmarks (the joint inversion), a family that on **every** benchmark of the set passes R1, R2, R3 and R2s (one
-    recipe, three sizes with token counts, comparable budgets, a slope that rises beyond its noise), on **at least
-    one** passes R4r and R4s (it reaches the set's frontier on some capability, and the joint size is identified
-    there), and whose largest member the refits without it predict within noise on the set jointly:
-    Σ_b z_b² ≤ χ²(B) at 0.95 (R5z over the set; z_b the held-out test of the reference rule on benchmark b). The joint
-    inversion weighs each benchmark by what it tells (its slope and the fit's spread at the target's size), so a
-    benchmark the family does not reach far enters as a weak term, not as a trend. The reference rule's per-benchmark
-    eligibility on every benchmark of the set is kept as a labelled variant (``strict=True``).
-    """
-    from scipy.special import gammaincinv  # χ²'s quantile 2·P⁻¹(B/2, p) (what scipy.stats.chi2.ppf computes)
-
-    columns = _rule_columns(candidates)
-    chosen = np.flatnonzero(columns["family_row"] & np.isin(columns["benchmark"], list(benchmarks)))
-    out: dict[str, tuple[str, ...]] = {}
-    eligible, benchmark, code = (columns[k][chosen] for k in ("eligible", "benchmark", "code"))
-    z_all = columns["held_out_z"][chosen] if len(benchmarks) > 1 and not strict else None
-    bound = float(2 * gammaincinv(len(benchmarks) / 2, 0.95))
-    groups: dict = {}
-    for i, family in enumerate(columns["family"][chosen]):
-        groups.setdefault(family, []).append(i)
-    for family, at in sorted(groups.items()):
-        at = np.asarray(at)
-        if set(benchmark[at]) != set(benchmarks):
-            continue
-        if len(benchmarks) == 1 or strict:
-            passes = eligible[at].all()
-        else:  # R1, R2, R3, R2s on every benchmark; R4r and R4s on at least one; R5z over the set
-            z = z_all[at]
-            passes = (not np.isin(code[at], ["R1", "R2", "R3", "R2s"]).any() and np.isin(code[at], ["", "R5z"]).any()
-                      and np.all(np.isfinite(z)) and float(np.sum(z ** 2)) <= bound)
-        if passes:
-            out[str(family)] = tuple(benchmarks)
-    return out
-
-
-@per_table
-def _rule_columns(candidates: pd.DataFrame) -> dict[str, np.ndarray]:
-    """What :func:`set_references` reads of a candidate table, as arrays, once per table inside
-    :func:`densing.runtime.memo.same_tables`: which rows are families, each row's family, benchmark, eligibility,
-    held-out z and the first rule it fails (its ``code``: "" when eligible)."""
-    eligible = candidates["eligible"].astype(bool).to_numpy()
-    code = candidates["code"].fillna("").astype(str).to_numpy(object)
-    code[eligible] = ""
-    return {"family_row": (candidates["kind"] == "family").to_numpy(bool), "family": candidates["family"].to_numpy(object),
-            "benchmark": candidates["benchmark"].to_numpy(object), "eligible": eligible, "code": code,
-            "held_out_z": candidates["held_out_z"].to_numpy(float) if "held_out_z" in candidates.columns
-            else np.full(len(candidates), np.nan)}
-
-
-__all__ = ["CEILING_STDERRS", "END_STABILITY", "HETEROGENEITY_ALPHA", "DRAWS_CAP", "CommonTargets", "FamilyInfluence",
-           "PairedDraws", "Pooled", "RowTrend", "at_ceiling", "common_targets", "determined_ends", "end_range",
+__all__ = ["CEILING_STDERRS", "END_STABILITY", "HETEROGENEITY_ALPHA", "DRAWS_CAP", "FamilyInfluence",
+           "PairedDraws", "Pooled", "RowTrend", "at_ceiling", "determined_ends", "end_range",
            "family_clusters", "family_influence", "heterogeneity_check", "influence_items", "months_interval",
            "more_draws", "most_influential_model", "open_draws", "paired_draws", "pool_slopes", "pooled_trend",
-           "reference_caps", "reference_targets", "set_references", "undecided"]
+           "reference_caps", "undecided"]

@@ -18,7 +18,7 @@ from densing.constants import DEFAULT_EPOCH, DEFAULT_N_BOOT, DEFAULT_N_BOOT_SIDE
 from densing.data.schema import DERIVATIONS
 from densing.errors import DensingError, InputError
 from densing.numbers import json_value
-from densing.trend import pooling
+from densing.trend import pooling, selection
 from densing.trend.forecast import forecast_windows
 
 #: The ``derivation`` of a model that continues another's pre-training (``results/swallow/lineage.csv``).
@@ -85,7 +85,7 @@ def _forecast(targets: pd.DataFrame, head, cutoff: str, *, since, epoch: str, se
     densities under the lead reference (own members from the others), an early line at the declared ``cutoff``
     (``declared``: its verdict is the check's) and at every cutoff of the rule's grid (``cutoffs``)."""
     try:
-        chosen = pooling.common_targets(targets, [inv for inv, _ in head.members], since=since, epoch=epoch)
+        chosen = selection.common_targets(targets, [inv for inv, _ in head.members], since=since, epoch=epoch)
         y, kind = pooling.point_densities(chosen)
         frame = pd.DataFrame({"t": chosen.frame["t"].to_numpy(float), "y": y[0], "kind": kind[0],
                               "model": chosen.frame["model"].astype(str).to_numpy(),

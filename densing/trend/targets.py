@@ -82,7 +82,7 @@ def target_labels(dated: pd.DataFrame) -> np.ndarray:
 def screened_targets(targets: pd.DataFrame, reference, *, since: str | None = DEFAULT_EPOCH, until: str | None = None,
                      epoch: str = DEFAULT_EPOCH) -> tuple[pd.DataFrame, np.ndarray]:
     """:func:`_screened` of the reference's benchmarks under its metric: what :func:`trend_targets` and a row's common
-    targets (:func:`densing.trend.pooling.common_targets`) select from. Callers must not change them."""
+    targets (:func:`densing.trend.selection.common_targets`) select from. Callers must not change them."""
     inversion = as_inversion(reference, None)
     return _screened(_filled(targets), tuple(inversion.benchmarks), inversion.fits[0].metric, inversion.require,
                      since, until, epoch)

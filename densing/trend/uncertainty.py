@@ -26,7 +26,8 @@ from densing.laws.bounds import EXACT, LOWER, UPPER
 from densing.laws.inversion import as_inversion
 from densing.results import Result, presented
 from densing.trend.pooling import (RowTrend, determined_ends, influence_items, months_interval, most_influential_model,
-                                   pooled_trend, reference_targets)
+                                   pooled_trend)
+from densing.trend.selection import reference_targets
 from densing.trend.rules import doubling_months, envelope_index, slope_band
 from densing.trend.rules import get as rule_of
 from densing.trend.targets import dates_as_days, parse_epoch
@@ -260,7 +261,7 @@ def trend_uncertainty(models: pd.DataFrame, reference, *, d0: float | None = Non
                       quantile: float = 0.9, n_boot: int = 1000, n_boot_share: int = 300, level: float = 0.95,
                       seed: int = 0, epoch: str = DEFAULT_EPOCH) -> TrendUncertainty:
     """The trend over given targets under one reference, every source of uncertainty carried: the one engine on one
-    reference's common targets (:func:`densing.trend.pooling.reference_targets`). ``models``: one row per target with
+    reference's common targets (:func:`densing.trend.selection.reference_targets`). ``models``: one row per target with
     ``model``, ``params``, ``t`` (days since ``epoch``), optionally ``family``, and the scores of the inversion's
     benchmarks (``score:<b>``, ``stderr:<b>``; or ``score`` and ``stderr`` for one benchmark). ``reference``: an
     inversion (:mod:`densing.laws.inversion`) or a :class:`ReferenceFit` (inverted per benchmark at ``d0``).

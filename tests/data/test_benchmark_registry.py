@@ -146,3 +146,20 @@ def test_a_family_fit_on_a_benchmark_without_an_item_count_is_refused_by_name():
             fit_family(table, "F", "toy_no_items")
     finally:
         BENCHMARKS.unregister("toy_no_items")
+
+
+def test_a_set_row_is_named_by_its_benchmarks_registered_names_as_its_label_lists_them():
+    """A set's reader name comes from its benchmarks' records (never from its label), and every set label that lists
+    its benchmarks in parentheses lists exactly those names, in order: the label and the registry say the same."""
+    from densing.present.forest import row_names, shown_name
+    from densing.registry import tables
+    from densing.trend.capability import Row
+
+    for table in tables().values():
+        for key, (label, members) in table.sets.items():
+            if "(" in label:
+                listed = [p.strip() for p in label[label.find("(") + 1:label.rfind(")")].split(";")[0].split(",")]
+                assert listed == [shown_name(b) for b in members], (table.name, key)
+    rows = [Row("gsm8k", "gsm8k", "reasoning & math", ("gsm8k",), (), None),
+            Row("mine", "my set", "set", ("mmlu", "swallow_bbh", "no_such_benchmark"), (), None)]
+    assert row_names(rows) == {"gsm8k": "gsm8k", "mine": "MMLU + BBH CoT + NO_SUCH_BENCHMARK [mine]"}

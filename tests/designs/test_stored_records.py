@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from densing.designs import LeftOut
 from densing.io import read_stored_record
 
 GOOD = {"rows": [{"row": "v2_native", "months": 5.0}], "n_models": 3, "verdict": "v"}
@@ -41,7 +42,7 @@ def test_plain_trend_names_a_truncated_second_table_record_and_prints_its_headli
     line = record.line()
     assert "cannot be read" in line and "left out" in line
     left = report.section(None, None, 3.3)
-    assert isinstance(left, report.LeftOut) and report.render(left).intro == left.note
+    assert isinstance(left, LeftOut) and report.render(left).intro == left.note
 
 
 def test_the_swallow_section_names_a_foreign_record(tmp_path, monkeypatch):
@@ -50,4 +51,4 @@ def test_the_swallow_section_names_a_foreign_record(tmp_path, monkeypatch):
     (tmp_path / "swallow.json").write_text('{"rows": []}', encoding="utf-8")
     monkeypatch.setattr(report, "PROTOCOL_RECORDS", tmp_path)
     left = report.section(None, None, 3.3)
-    assert isinstance(left, report.LeftOut) and "swallow.json is not a record densing wrote" in left.note
+    assert isinstance(left, LeftOut) and "swallow.json is not a record densing wrote" in left.note

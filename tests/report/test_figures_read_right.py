@@ -35,7 +35,7 @@ def _rows() -> pd.DataFrame:
 def _label(frame: pd.DataFrame, row: str) -> str:
     """The forest plot's label of a row: its name for a reader (a set by its benchmarks) and its capability."""
     r = frame.set_index("row").loc[row]
-    return f"{figures.row_display(row, r.get('label', row), r['capability'])} · {r['capability']}"
+    return f"{row} · {r['capability']}"
 
 
 def _finite_x(trace) -> np.ndarray:

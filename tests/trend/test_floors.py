@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 
 from densing.constants import FLOOR_STDERRS
 from densing.laws.bounds import EXACT, LOWER, UPPER
-from densing.trend import floors, pooling
+from densing.trend import floors, pooling, selection
 
 from studies.heterogeneity_level import planted
 from studies.heterogeneity_level import _joint
@@ -91,12 +91,12 @@ def test_a_rows_floor_bounds_are_counted_per_reference_and_reach_its_json():
     from types import SimpleNamespace
 
     from densing.laws.inversion import arrays
-    from densing.present.verdict import floor_words
+    from densing.present.verdict import saturation_words
     from densing.present.words import row_record
     from densing.trend.uncertainty import from_row_trend
 
     table = planted(5, count=120)
-    chosen = pooling.common_targets(table, [_joint(table, f) for f in ("RefA", "RefB")], since=None)
+    chosen = selection.common_targets(table, [_joint(table, f) for f in ("RefA", "RefB")], since=None)
     scores, sigma = arrays(chosen.frame, chosen.benchmarks)
     near = floors.at_floor(scores, sigma, floors.chance_levels(chosen.benchmarks))
     assert near.sum() >= 3  # the planted world has targets at the floor
@@ -115,6 +115,6 @@ def test_a_rows_floor_bounds_are_counted_per_reference_and_reach_its_json():
                                         chance=0.25, references=("RefA", "RefB"), result=head, error=""))
     assert record["n_floor_bounds"] == head.n_floor_bounds
     assert record["months_without_floors"] == head.months_without_floors
-    words = floor_words(head)
+    words = saturation_words(head, "floor")
     assert f" {head.n_floor_bounds} target inversions sit within 2 standard errors of a benchmark's chance" in words
     assert "enter the frontier fit as upper bounds" in words and "months without." in words

@@ -103,7 +103,7 @@ def test_the_verdict_says_in_words_which_check_failed_or_gives_the_number(shippe
 def test_the_headline_references_are_the_set_rules_references_of_the_measured_set(shipped):
     from densing.registry import leading_table
     from densing.laws.eligibility import MAX_HELD_OUT_Z, REACH_SHARE
-    from densing.trend.pooling import set_references
+    from densing.trend.selection import set_references
 
     table = shipped.candidates
     assert set(table["rule"]) == {"v3"}
@@ -226,7 +226,7 @@ def test_the_notebook_api_is_the_same_engine(shipped, rule):
 
 def test_sensitivity_holds_only_eligible_references_and_d0_only_with_a_data_term(shipped):
     from densing.registry import leading_table
-    from densing.trend.pooling import set_references
+    from densing.trend.selection import set_references
 
     benchmarks = next(b for label, b in leading_table().sets.values() if label == shipped.headline_set)
     families = set(set_references(shipped.candidates, benchmarks))
@@ -244,7 +244,7 @@ def test_rewording_every_reason_leaves_every_reference_set_and_every_no_referenc
     ``why`` reworded (and one rule's sentence put under another's code), each row's references and reasons stay."""
     from densing.registry import leading_table
     from densing.trend.capability import _why_none
-    from densing.trend.pooling import set_references
+    from densing.trend.selection import set_references
 
     table = shipped.candidates
     failing = table[~table["eligible"].astype(bool) & (table["kind"] == "family")]

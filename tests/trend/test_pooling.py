@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from densing.states import ReferenceName
-from densing.trend import pooling
+from densing.trend import pooling, selection
 from densing.trend.rules import doubling_months
 
 from studies.heterogeneity_level import SLOPE, SIZES, planted  # the planted world, documented there
@@ -21,7 +21,7 @@ from studies.heterogeneity_level import joint as _joint  # each family fitted by
 def test_a_benchmark_only_late_models_have_makes_no_trend():
     """math_hard only after day 400, at a level 1.0 above the references' (in ln N̂): complete cases recover the slope."""
     table = planted(1, count=120, late_only=400, level_shift=1.0)
-    chosen = pooling.common_targets(table, [_joint(table, "RefA")], since=None)
+    chosen = selection.common_targets(table, [_joint(table, "RefA")], since=None)
     planted_targets = chosen.frame[chosen.frame["family"].str.startswith("T")]
     assert planted_targets["t"].min() > 400  # the complete cases: every target has both scores
     result = pooling.pooled_trend(chosen, n_boot=200, n_boot_share=0, seed=0)
@@ -32,12 +32,12 @@ def test_a_benchmark_only_late_models_have_makes_no_trend():
 
 def test_every_reference_inverts_the_same_targets_and_benchmarks():
     table = planted(2)
-    chosen = pooling.common_targets(table, [_joint(table, f) for f in ("RefA", "RefB", "RefC")], since=None)
+    chosen = selection.common_targets(table, [_joint(table, f) for f in ("RefA", "RefB", "RefC")], since=None)
     # each reference's own six members are targets of the row, inverted by the others
     assert chosen.own.sum(axis=1).tolist() == [len(SIZES)] * 3
     assert set(chosen.frame["family"]) >= {"RefA", "RefB", "RefC"}
     with pytest.raises(Exception, match="same benchmarks"):
-        pooling.common_targets(table, [_joint(table, "RefA"), _joint(table, "RefB", ("mmlu",))], since=None)
+        selection.common_targets(table, [_joint(table, "RefA"), _joint(table, "RefB", ("mmlu",))], since=None)
 
 
 def test_references_of_one_row_read_its_scores_under_one_metric():
@@ -50,7 +50,7 @@ def test_references_of_one_row_read_its_scores_under_one_metric():
     other = _joint(table, "RefB")
     other = Joint(tuple(replace(f, metric="acc_norm") for f in other.fits))
     with pytest.raises(InputError, match="under different metrics"):
-        pooling.common_targets(table, [_joint(table, "RefA"), other], since=None)
+        selection.common_targets(table, [_joint(table, "RefA"), other], since=None)
 
 
 def test_a_frontier_family_that_is_a_reference_stays_on_the_frontier():
@@ -58,7 +58,7 @@ def test_a_frontier_family_that_is_a_reference_stays_on_the_frontier():
     As a reference its own members get their densities from the others, so the row keeps them."""
     families = {"RefA": (200, 0.0, 1.0), "RefB": (350, 0.3, 1.0), "Front": (725, 1.5, 1.0)}
     table = planted(3, families=families)
-    chosen = pooling.common_targets(table, [_joint(table, f) for f in families], since=None)
+    chosen = selection.common_targets(table, [_joint(table, f) for f in families], since=None)
     result = pooling.pooled_trend(chosen, n_boot=200, n_boot_share=0, seed=0)
     front = chosen.frame["family"].to_numpy() == "Front"
     y = result.y0[2]  # under Front itself: its own members from RefA and RefB on Front's scale
@@ -125,7 +125,7 @@ def test_pooled_estimate_and_tau_on_planted_numbers():
 
 def test_status_names_heterogeneity_and_an_unbounded_interval():
     table = planted(4, families={"RefA": (200, 0.0, 1.0), "Steep": (350, 0.0, 0.5)})
-    chosen = pooling.common_targets(table, [_joint(table, f) for f in ("RefA", "Steep")], since=None)
+    chosen = selection.common_targets(table, [_joint(table, f) for f in ("RefA", "Steep")], since=None)
     from densing.trend.uncertainty import from_row_trend
 
     result = from_row_trend(pooling.pooled_trend(chosen, n_boot=200, n_boot_share=0, seed=0))
@@ -161,10 +161,10 @@ def test_set_references_keeps_the_families_its_rules_name():
             _candidate("E", "b1", True), _candidate("F", "b1", False, "R5z", z=1.5),
             _candidate("F", "b2", True, z=0.5), _candidate("G", "b1", True, z=np.nan), _candidate("G", "b2", True)]
     candidates = pd.DataFrame(rows + [{**_candidate("A", "b1", True), "kind": "paper"}])
-    assert pooling.set_references(candidates, ("b1", "b2")) == {"A": ("b1", "b2"), "F": ("b1", "b2")}
-    assert pooling.set_references(candidates, ("b1", "b2"), strict=True) == {"A": ("b1", "b2"), "G": ("b1", "b2")}
-    assert pooling.set_references(candidates, ("b1",)) == {"A": ("b1",), "B": ("b1",), "E": ("b1",), "G": ("b1",)}
-    assert pooling.set_references(candidates, ("b3",)) == {}
+    assert selection.set_references(candidates, ("b1", "b2")) == {"A": ("b1", "b2"), "F": ("b1", "b2")}
+    assert selection.set_references(candidates, ("b1", "b2"), strict=True) == {"A": ("b1", "b2"), "G": ("b1", "b2")}
+    assert selection.set_references(candidates, ("b1",)) == {"A": ("b1",), "B": ("b1",), "E": ("b1",), "G": ("b1",)}
+    assert selection.set_references(candidates, ("b3",)) == {}
 
 
 def _same_trend(a, b) -> None:
@@ -178,14 +178,14 @@ def _same_trend(a, b) -> None:
 def test_a_rule_reads_the_same_numbers_from_draws_made_before_it():
     """pooled_trend with the common targets' paired_draws passed in is pooled_trend drawing them itself (same counts, seed)."""
     table = planted(2)
-    chosen = pooling.common_targets(table, [_joint(table, f) for f in ("RefA", "RefB", "RefC")], since=None)
+    chosen = selection.common_targets(table, [_joint(table, f) for f in ("RefA", "RefB", "RefC")], since=None)
     made = pooling.paired_draws(chosen, n_boot=60, n_boot_share=20, seed=5)
     for rule in ("quantile", "all", "envelope"):
         _same_trend(pooling.pooled_trend(chosen, rule=rule, n_boot=60, n_boot_share=20, seed=5),
                     pooling.pooled_trend(chosen, rule=rule, n_boot=60, n_boot_share=20, seed=5, draws=made))
     with pytest.raises(ValueError, match="61 draws and 20 of each source asked, 60 and 20 made"):
         pooling.pooled_trend(chosen, n_boot=61, n_boot_share=20, draws=made)
-    other = pooling.common_targets(table, [_joint(table, f) for f in ("RefA", "RefB")], since=None)
+    other = selection.common_targets(table, [_joint(table, f) for f in ("RefA", "RefB")], since=None)
     with pytest.raises(ValueError, match="made for other targets"):
         pooling.pooled_trend(other, n_boot=60, n_boot_share=20, draws=made)
 
@@ -198,7 +198,7 @@ def test_the_headline_rules_share_one_set_of_draws_and_the_headline_its_own_numb
     from densing.trend.uncertainty import from_row_trend
 
     table = planted(2)
-    chosen = pooling.common_targets(table, [_joint(table, f) for f in ("RefA", "RefB", "RefC")], since=None)
+    chosen = selection.common_targets(table, [_joint(table, f) for f in ("RefA", "RefB", "RefC")], since=None)
     found, errors = by_rule(chosen, n_boot=80, n_boot_side=60, seed=3, epoch="2023-02-24")
     assert not errors and set(found) == {"quantile", "all", "envelope"}
     made = pooling.paired_draws(chosen, n_boot=80, n_boot_share=30, seed=3)
@@ -346,12 +346,12 @@ def test_an_end_is_decided_by_the_sign_of_its_quantile_range():
     assert not straddles["high_determined"] and straddles["high_undecided"]
 
 
-def _observed(t: np.ndarray, y: np.ndarray) -> pooling.CommonTargets:
+def _observed(t: np.ndarray, y: np.ndarray) -> selection.CommonTargets:
     from densing.trend.uncertainty import Observed
 
     frame = pd.DataFrame({"model": [f"m{i}" for i in range(t.size)], "params": np.nan, "t": t, "score:y": y,
                           "stderr:y": 0.0, "score:kind": 0.0, "stderr:kind": 0.0})
-    return pooling.reference_targets(Observed(), frame)
+    return selection.reference_targets(Observed(), frame)
 
 
 def test_an_undecided_end_doubles_the_draws_and_keeps_the_first():
@@ -381,7 +381,7 @@ def test_draws_too_many_to_hold_give_the_same_numbers_a_chunk_at_a_time(monkeypa
     chunk of ``per_chunk`` draws at a time: every rule's pooled trend and shares, and a row that doubles its draws,
     are those of the densities held at once, to the bit."""
     table = planted(2)
-    chosen = pooling.common_targets(table, [_joint(table, f) for f in ("RefA", "RefB", "RefC")], since=None)
+    chosen = selection.common_targets(table, [_joint(table, f) for f in ("RefA", "RefB", "RefC")], since=None)
     rng = np.random.default_rng(0)
     t = np.sort(rng.uniform(0, 700, 40))
     y = 0.002 * t + rng.normal(0, 0.8, t.size)
@@ -406,7 +406,7 @@ def test_leaving_a_family_out_is_the_pooled_line_without_its_targets():
     from studies._planted import frontier_line
 
     table = planted(5)
-    chosen = pooling.common_targets(table, [_joint(table, f) for f in ("RefA", "RefB")], since=None)
+    chosen = selection.common_targets(table, [_joint(table, f) for f in ("RefA", "RefB")], since=None)
     row = pooling.pooled_trend(chosen, n_boot=50, n_boot_share=0, seed=0)
     influence = row.influence.set_index("family")
     frame = chosen.frame
@@ -427,7 +427,7 @@ def test_pooled_trend_declares_what_it_takes():
     from densing.errors import InputError
 
     table = planted(6)
-    chosen = pooling.common_targets(table, [_joint(table, "RefA")], since=None)
+    chosen = selection.common_targets(table, [_joint(table, "RefA")], since=None)
     for bad in ({"quantile": 1.5}, {"level": 0.0}, {"n_boot": 10 ** 9}, {"seed": -1}):
         with pytest.raises(InputError, match=next(iter(bad))):
             pooling.pooled_trend(chosen, **bad)
@@ -449,5 +449,5 @@ def test_the_offsets_row_median_is_numpys_nanmedian_to_the_bit(rows, width, miss
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         expected = np.nanmedian(values, axis=1)
-    got = pooling._row_medians(values, np.sum(~np.isnan(values), axis=1))
+    got = selection.row_medians(values, np.sum(~np.isnan(values), axis=1))
     assert np.array_equal(got, expected, equal_nan=True)

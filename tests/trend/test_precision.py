@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from densing.constants import DRAWS_CAP, END_STABILITY, PRECISION_DRAWS_CAP
-from densing.trend import pooling
+from densing.trend import pooling, selection
 from densing.trend.random_effects import determined_ends, draws_needed, precise
 from densing.trend.rules import doubling_months
 
@@ -67,15 +67,15 @@ def test_draws_needed_doubles_to_each_cap(undecided, imprecise, made, expected):
     assert draws_needed(ends, made, draws_cap=4800, precision_cap=2400) == expected
 
 
-def _observed(t: np.ndarray, y: np.ndarray) -> pooling.CommonTargets:
+def _observed(t: np.ndarray, y: np.ndarray) -> selection.CommonTargets:
     from densing.trend.uncertainty import Observed
 
     frame = pd.DataFrame({"model": [f"m{i}" for i in range(t.size)], "params": np.nan, "t": t, "score:y": y,
                           "stderr:y": 0.0, "score:kind": 0.0, "stderr:kind": 0.0})
-    return pooling.reference_targets(Observed(), frame)
+    return selection.reference_targets(Observed(), frame)
 
 
-def _planted(noise: float, slope: float = 0.002, seed: int = 0) -> pooling.CommonTargets:
+def _planted(noise: float, slope: float = 0.002, seed: int = 0) -> selection.CommonTargets:
     rng = np.random.default_rng(seed)
     t = np.sort(rng.uniform(0, 700, 40))
     return _observed(t, slope * t + rng.normal(0, noise, t.size))

@@ -11,6 +11,7 @@ from typing import ClassVar
 import pandas as pd
 
 from densing import paths, registry
+from densing.designs import LeftOut
 from densing.designs.openllm_v2.record import RECORD, RECORD_COMMAND, record_note, stored
 from densing.numbers import format_months
 from densing.present.bias import bias_words
@@ -45,13 +46,6 @@ class SecondTableSection:
     bias: str | None = None
 
 
-@dataclass(frozen=True)
-class LeftOut:
-    """The section where its stored record cannot be read: its title and the one line that says why."""
-
-    title: ClassVar[str] = SecondTableSection.title
-    design: ClassVar[str] = "openllm_v2"
-    note: str
 
 
 def section(result, rows: pd.DataFrame, paper_months: float) -> SecondTableSection | LeftOut:
@@ -59,7 +53,7 @@ def section(result, rows: pd.DataFrame, paper_months: float) -> SecondTableSecti
     is missing, damaged or foreign, the one line that says so (:class:`LeftOut`)."""
     record = stored()
     if record is None:
-        return LeftOut(record_note())
+        return LeftOut(SecondTableSection.title, SecondTableSection.design, record_note())
     public = {r["row"]: r for r in rows.to_dict("records")}
     found, note = curation_sensitivity()
     declared = next((r for r in record["rows"] if r["row"] == "v2_native"), {})

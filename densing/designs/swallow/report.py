@@ -10,6 +10,7 @@ from typing import ClassVar
 import pandas as pd
 
 from densing import paths
+from densing.designs import LeftOut
 from densing.io import read_stored_record
 from densing.present.bias import bias_words
 from densing.report.html import Section, esc, months_words, record_agreement, record_cell, table_html
@@ -41,21 +42,12 @@ class ProtocolSection:
     bias: str | None = None
 
 
-@dataclass(frozen=True)
-class LeftOut:
-    """The section where its stored records cannot be read: the one line that says why."""
-
-    title: ClassVar[str] = ProtocolSection.title
-    design: ClassVar[str] = "swallow"
-    note: str
-
-
 def section(result, rows: pd.DataFrame, paper_months: float) -> ProtocolSection | LeftOut:
     """The section's data from the stored records (``result``: none, the records are read here) and the public table's
     ``rows``; where the 2025-06 record is missing, damaged or foreign, the one line that says so (:class:`LeftOut`)."""
     records, notes = read_records_noted(PROTOCOL_RECORDS)
     if "swallow" not in records:
-        return LeftOut(notes.get("swallow", ""))
+        return LeftOut(ProtocolSection.title, ProtocolSection.design, notes.get("swallow", ""))
     head = next((r for r in records["swallow"]["rows"] if r["row"] == "paper"), {})
     bias = (bias_words(looked_up("swallow", "paper", head["months"]))
             if isinstance(head.get("months"), (int, float)) else None)

@@ -37,7 +37,7 @@ from densing.errors import FitError, InputError
 from densing.laws import fit as _fit
 from densing.laws import problems as _problems
 from densing.laws import forms
-from densing.laws.density import density_at_own_tokens
+from densing.laws.density import density_at_own_tokens, extrapolation_words
 from densing.laws.inversion import conditioning
 from densing.laws.fit_schema import final_points, select_points
 from densing.laws.reference import fit_reference
@@ -174,7 +174,7 @@ def density_table(fits: dict[str, ReferenceFit], targets: pd.DataFrame, level: f
     (:func:`densing.laws.density.density_at_own_tokens`; a censored ρ is its bound), ``conditioning`` κ (the fold
     change of ρ for one standard error: :func:`densing.laws.inversion.conditioning`) and ``ci_fold`` (high / low).
     """
-    out = density_at_own_tokens(targets, list(fits.values()), level=level, aggregate=False)
+    out = extrapolation_words(density_at_own_tokens(targets, list(fits.values()), level=level, aggregate=False))
     out["conditioning"] = [
         float(conditioning(fits[b], [s], [e], d0=d0)[0])
         for b, s, e, d0 in zip(out["benchmark"], out["score"], out["stderr"], out["d0"])
