@@ -67,6 +67,12 @@ def significant(value: float, digits: int = DIGITS, *, html: bool = False) -> st
     return f"{mantissa}e{exponent}"
 
 
+def signed(value: float, digits: int = DIGITS) -> str:
+    """A change to ``digits`` significant figures with its sign, the minus sign (−, U+2212) as the page writes it:
+    "+1.9", "−0.0123"."""
+    return ("+" if float(value) > 0 else "") + significant(value, digits, html=True)
+
+
 def format_months(value) -> str:
     """A doubling time (months) by :func:`format_number`'s rule: a sentence and its table print the same digits."""
     return format_number(value)

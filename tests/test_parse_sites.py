@@ -15,7 +15,7 @@ PATTERN = re.compile(r"split\(|partition\(|re\.(match|search|findall)|str\.extra
 ALLOWED: dict[str, dict[str, str]] = {
     "densing/states.py": {'text.partition(":")': "ReferenceName.parse: a file's or the command line's family:benchmark"},
     "densing/laws/inversion.py": {'.split(",")': "a reference fit's JSON provenance: its families joined by commas"},
-    "densing/designs/openllm_v2/report.py": {'.split(", ")': "a stored trend record's references (its file format)"},
+    "densing/designs/openllm_v2/report.py": {'.split(", ")': "a trend record written before its rows held reference_names (its format then)"},
     "densing/display.py": {'name.partition(":")': "a wide table's column name field:benchmark (the output's format)"},
     "densing/present/forest.py": {'" ".join(str(text).split())': "whitespace folded in a label for a reader",
                                   'text.split(" (", 1)': "a status shortened for a figure's hover text (display)",

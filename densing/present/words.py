@@ -49,7 +49,7 @@ NOT_JUDGED = "not judged"
 #: What each state adds where the report shows a number: in a card, after a stored record's cell, beside the paper's
 #: figure, after the density chart's checks line and in its caption.
 CARD_LABELS = {State.MEASURED: "", State.BOUNDED: " (one end determined)", State.NOT_MEASURED: " (an estimate)"}
-CELL_MARKS = {State.MEASURED: "", State.BOUNDED: " (bounded)", State.NOT_MEASURED: " (estimate)"}
+CELL_MARKS = {State.MEASURED: "", State.BOUNDED: " (bounded)", State.NOT_MEASURED: " (not measured)"}
 PAPER_MARKS = {State.MEASURED: "", State.BOUNDED: " — bounded: one end of the interval is determined",
                State.NOT_MEASURED: " — not a measurement"}
 LINE_NOTES = {State.MEASURED: "", State.BOUNDED: " — one end of the slope's interval is determined (bounded)",

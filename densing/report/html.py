@@ -14,7 +14,7 @@ from plotly.offline import get_plotlyjs
 from densing.display import frame_columns
 from densing.numbers import NumberText, format_months
 from densing.present.words import not_measured, record_as_range, record_end, record_mark, state_words
-from densing.states import recorded_state
+from densing.states import State, recorded_state
 
 _STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1d2330;background:#fafbfc}
@@ -137,8 +137,9 @@ def record_cell(row: dict | None) -> str:
     if not row:
         return "—"
     months, low, high = (row.get(k) for k in ("months", "ci_low", "ci_high"))
-    if low is None and high is None:  # no interval: the row's state in words, as it was judged
-        return state_words(recorded_state(row.get("state"))) or not_measured()
+    state = recorded_state(row.get("state"))
+    if state is State.NOT_MEASURED or (low is None and high is None):  # no doubling time: the state's words alone
+        return state_words(state) or not_measured()
     if low is not None and months is not None and (record_as_range(row, "low") or record_as_range(row, "high")):
         return f"{format_months(months)} [{record_end(row, 'low')}–{record_end(row, 'high')}]" + record_mark(row.get("state"))
     return months_words(months, low, high) + record_mark(row.get("state"))

@@ -57,9 +57,12 @@ def measure_table(targets: pd.DataFrame, table: str, *, continual: bool = True, 
     if not continual:
         targets = without_continual(targets)
     measured = measure_trend(targets, table=profile, since=since, epoch=epoch, n_boot=n_boot, seed=seed)
+    # each row's references as a list of their names (a reader takes them as values, never out of joined text)
+    names = {row.name: [str(name) for name in row.references] for row in (*measured.benchmark_rows, *measured.set_rows)}
     record = {"table": profile.name, "words": profile.words, "continual_pretraining": "kept" if continual else "dropped",
               "n_models": int(targets["model"].nunique()), "verdict": measured.verdict,
-              "rows": measured.by_benchmark().to_dict("records"),
+              "rows": [{**r, "reference_names": names.get(r["row"], [])}
+                       for r in measured.by_benchmark().to_dict("records")],
               "at_budget": measured.by_benchmark_at_budget().to_dict("records"),
               "at_budget_notes": measured.budget_notes, "cross_check": measured.cross_check().to_dict("records")}
     found = declared_forecast(targets, measured, profile.name, since=since, epoch=epoch, seed=seed)

@@ -13,7 +13,7 @@ import pandas as pd
 from densing import paths, registry
 from densing.designs import LeftOut
 from densing.designs.openllm_v2.record import RECORD, RECORD_COMMAND, record_note, stored
-from densing.numbers import format_months
+from densing.numbers import format_months, signed
 from densing.present.bias import bias_words
 from densing.report.html import Section, esc, record_agreement, record_cell, table_html
 from densing.states import ReferenceName
@@ -91,9 +91,12 @@ def declared_words(record: dict) -> str:
 
 
 def recorded_references(row: dict | None) -> list[ReferenceName]:
-    """A stored row's ``references`` (:func:`densing.present.words.row_record`: ``family:benchmark`` names joined by
-    ", ", the record's format) as values."""
-    return [ReferenceName.parse(n) for n in str((row or {}).get("references") or "").split(", ") if n]
+    """A stored row's references as values: its ``reference_names`` list; a record written before rows held that list
+    gives them in ``references``, ``family:benchmark`` names joined by ", " (its format then)."""
+    row = row or {}
+    listed = row.get("reference_names")
+    names = listed if isinstance(listed, list) else str(row.get("references") or "").split(", ")
+    return [ReferenceName.parse(n) for n in names if n]
 
 
 def comparison(record: dict, public: dict) -> pd.DataFrame:
@@ -144,10 +147,9 @@ def render(s: SecondTableSection | LeftOut) -> Section:
              f"openllm-v2 with every row's decision and the ObsScaling cross-check). Its first row, MMLU-Pro + BBH + "
              f"MATH-hard, was declared before the table existed (results/openllm_v2/DECLARATION.md); the same set "
              f"on the public table is a finding, computed after that table's headline was seen. The public table's "
-             f"paper-like row stays the headline; this row is the law through 2025-03 on an independent harness. "
-             f"'estimate': the row has an interval but a check fails.")
+             f"paper-like row stays the headline; this row is the law through 2025-03 on an independent harness.")
     late = s.late.assign(doubling_time_months=s.late["doubling_time_months"].map(format_months),
-                         move_months=s.late["move_months"].map(lambda v: f"{v:+.2f}"))
+                         move_months=s.late["move_months"].map(signed))
     late.columns = ["family", "models", "months without it", "move (months)"]
     parts = [table_html(s.comparison, scroll=False), f'<p class="sub">{esc(s.record["verdict"])}</p>',
              *([f'<p class="sub">The v2-native row. {esc(s.bias)}</p>'] if s.bias else [])]

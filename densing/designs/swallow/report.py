@@ -152,7 +152,7 @@ def render(s: ProtocolSection | LeftOut) -> Section:
              f"table, never pooled: {s.records['swallow']['n_models']} pre-trained models released 2023-12 … 2025-06, "
              f"and the later protocol's {s.records.get('swallow_2026', {}).get('n_models', 0)} released 2024-06 … "
              f"2025-11. The public table's rows stay the headline (densing/registry.py says why); of the two, the "
-             f"Swallow rows are the protocol closest to the paper's. 'estimate': the row has an interval but a check "
-             f"fails (its status in densing trend --table swallow --by benchmark). The paper: {s.paper_months:g} "
+             f"Swallow rows are the protocol closest to the paper's; a row's state is its status in densing trend "
+             f"--table swallow --by benchmark. The paper: {s.paper_months:g} "
              f"months.")
     return Section(s.title, intro, parts)
