@@ -7,6 +7,8 @@ from types import SimpleNamespace
 
 import pandas as pd
 
+from densing.states import State
+
 from densing.display import is_numeric
 from densing.numbers import NumberText
 from densing.present.words import (PRECISION_COLUMNS, determined_words, end_words, ends_shown, interval_words,
@@ -38,10 +40,11 @@ def _row(result):
                             heterogeneity_df=0, heterogeneity_q=math.nan, heterogeneity_p=math.nan, i_squared=math.nan,
                             tau_squared=0.0, heterogeneity_draws=0, share_fit=0.1, share_score=0.1, share_models=0.7,
                             share_reference=0.1, reference_months={}, reference_months_low=(),
-                            reference_months_high=(), state=None, n_ceiling_bounds=0, months_without_ceilings=5.3,
+                            reference_months_high=(), n_ceiling_bounds=0, months_without_ceilings=5.3,
                             n_floor_bounds=0, months_without_floors=5.3, reference_labs=("Lab A",), n_references=1,
                             largest_influence=lambda: None).items():
         setattr(result, name, value)
+    result.state = State.MEASURED if result.high_determined else State.BOUNDED  # the one rule on its ends
     return row_record(row)
 
 
