@@ -37,7 +37,7 @@ def _read(path: Path, model: str | None) -> pd.DataFrame:
             return pd.read_parquet(path)
         except Exception as exc:  # noqa: BLE001 (pyarrow's errors, each its own type)
             raise InputError(f"{path}: cannot read Parquet: {str(exc).splitlines()[0] if str(exc) else exc!r}") from None
-    return read_csv_file(path, dtype=str, keep_default_na=False, na_values=[""])
+    return read_csv_file(path, lines=True, dtype=str, keep_default_na=False, na_values=[""])
 
 
 def read_scores(path: str | Path, *, model: str | None = None, params: float | None = None,
