@@ -36,12 +36,14 @@ MAX_D0_TOKENS = 1e15
 @dataclass(frozen=True)
 class Interval:
     """A finite number of ``kind`` (``numbers.Real`` or ``numbers.Integral``) between ``left`` and ``right`` (None:
-    open-ended); ``closed`` is ``"both"``, ``"left"``, ``"right"`` or ``"neither"``."""
+    open-ended); ``closed`` is ``"both"``, ``"left"``, ``"right"`` or ``"neither"``; ``why``: the bounds' reason, said
+    with them."""
 
     kind: type
     left: float | None
     right: float | None
     closed: str = "both"
+    why: str = ""
 
     def matches(self, value: Any) -> bool:
         if isinstance(value, bool) or not isinstance(value, self.kind):
@@ -58,6 +60,9 @@ class Interval:
         return True
 
     def __str__(self) -> str:
+        return self._bounds() + (f" ({self.why})" if self.why else "")
+
+    def _bounds(self) -> str:
         what = "an integer" if self.kind is Integral else "a number"
         left, right = (_bound(b, self.kind) for b in (self.left, self.right))
         if self.left is not None and self.right is not None:
@@ -178,6 +183,11 @@ DRAWS = Interval(Integral, 1, MAX_DRAWS)
 #: The fewest draws a printed 95% interval is read from: 40 (1/0.025), so that each end has a draw beyond it (from
 #: fewer an end is the most extreme draw, and can fall beyond its estimate): :func:`densing.cli.output.draws_option`.
 MIN_INTERVAL_DRAWS = 40
+
+#: How many draws an interval a person reads is made of, by the API (``fit_trend``, ``measure_trend``, ``place``,
+#: ``densing.trend.cost_halving_time``) as by the command line: :data:`MIN_INTERVAL_DRAWS` to :data:`MAX_DRAWS`.
+INTERVAL_DRAWS = Interval(Integral, MIN_INTERVAL_DRAWS, MAX_DRAWS,
+                          why="each end of a 95% interval needs a draw beyond it; 100,000 is the ceiling")
 
 #: What a D0 may be: a positive number of tokens up to :data:`MAX_D0_TOKENS` (finite: a bound excludes NaN and ∞).
 D0_TOKENS = Interval(Real, 0, MAX_D0_TOKENS, closed="right")
