@@ -155,6 +155,20 @@ def as_path(value: Any, name: str = "path"):
     return Path(value)
 
 
+def comma_items(text: str, name: str, read: Callable[[str], Any] = str) -> list:
+    """The items of a comma-separated option (``--workers 1,2,4``), each read by ``read``: InputError naming ``name``
+    where one is empty (``2,,4``: a slip, not a list of two) or one is given twice (it would be predicted twice)."""
+    items = [item.strip() for item in text.split(",")]
+    if not any(items):
+        raise InputError(f"{name}: expected at least one item, got {text!r}")
+    if not all(items):
+        raise InputError(f"{name}: an empty item in {text!r}; separate the items by single commas")
+    values = [read(item) for item in items]
+    if twice := next((items[i] for i, v in enumerate(values) if v in values[:i]), None):
+        raise InputError(f"{name}: {twice!r} is given twice in {text!r}; give each once")
+    return values
+
+
 def as_names(value: Any, name: str) -> tuple[str, ...]:
     """``value`` as a tuple of names: one string is one name, a list or tuple its names; InputError naming ``name``
     for anything else (an empty tuple, a blank string, a non-string)."""
