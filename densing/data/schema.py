@@ -92,7 +92,7 @@ def validate_results(frame: pd.DataFrame, source: str = "<table>") -> pd.DataFra
     """Check and normalise a tidy results table; return a new DataFrame in canonical form.
 
     Raises :class:`InputError` naming ``source``, the row (a text table's line in its file, the header line 1; else its
-    row, 1-based, the header not counted: :func:`_places`) and the field for: a missing
+    row, 1-based, the header not counted) and the field for: a missing
     required column, an empty table, an empty model/benchmark/metric, a non-numeric or NaN value or loss, a
     params/train_tokens that does not parse or is not positive, an unparseable release date or one outside the date
     domain (:func:`densing.impossible.check_date`: before 2018-06-11 or after today), an impossible value
@@ -131,7 +131,8 @@ def _still_validated(frame: pd.DataFrame) -> bool:
 
 def _validated(frame: pd.DataFrame, source: str) -> pd.DataFrame:
     """:func:`validate_results`' checks a column at a time; where a cell fails, row by row to name the first."""
-    word, places = _places(frame)
+    word, places = "line" if SOURCE_LINE in frame.columns else "row", frame.get(SOURCE_LINE, frame.get(SOURCE_ROW))
+    places = np.arange(1, len(frame) + 1) if places is None else places.to_numpy()  # where each row is in its file
     out = _by_columns(frame)
     if out is None:
         out = {c: [] for c in COLUMNS}
@@ -150,14 +151,6 @@ def _validated(frame: pd.DataFrame, source: str) -> pd.DataFrame:
 
     return _check_name_case(_collapse_duplicates(result, source, both), source, both).reset_index(drop=True)
 
-
-def _places(frame: pd.DataFrame) -> tuple[str, np.ndarray]:
-    """How an error names each row of ``frame``: ("line", its line in a text file, the header line 1) where its reader
-    kept them (:data:`SOURCE_LINE`), else ("row", its row in the file or table, 1-based, the header not counted)."""
-    for column, word in ((SOURCE_LINE, "line"), (SOURCE_ROW, "row")):
-        if column in frame.columns:
-            return word, frame[column].to_numpy()
-    return "row", np.arange(1, len(frame) + 1)
 
 
 #: The canonical table's columns and their dtypes (None: datetime).
