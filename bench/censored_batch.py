@@ -23,7 +23,7 @@ from densing.trend.measure import measure_trend
 
 def problems(draws: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(t, y, kind) of the headline's usable points and the resamples' indices (draws, n)."""
-    models = measure_trend(read_results(RESULTS / "public_models.csv"), n_boot=5, n_boot_side=5).models
+    models = measure_trend(read_results(RESULTS / "public_models.csv"), n_boot=40, n_boot_side=40).models
     t, y, kind = (models[c].to_numpy(float) for c in ("t", "log_density", "bound"))
     keep = np.isfinite(y) & np.isfinite(kind)
     t, y, kind = t[keep], y[keep], kind[keep].astype(int)

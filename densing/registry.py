@@ -51,6 +51,12 @@ def discover(package: str) -> None:
         raise
 
 
+class UnknownName(InputError, KeyError):
+    """A name no registry holds (or no name at all): one line, as an InputError, and the KeyError a mapping raises."""
+
+    __str__ = InputError.__str__
+
+
 class Registry(MutableMapping[str, T], Generic[T]):
     """Named items in registration order. ``what`` names the registry in its errors (``"frontier"``,
     ``"--table"``); ``items``: ``(name, item)`` pairs registered at once; ``check(registry, name, item)``: what an item
@@ -92,29 +98,33 @@ class Registry(MutableMapping[str, T], Generic[T]):
 
     def unregister(self, name: str) -> None:
         """Remove ``name`` (nothing if it is not registered)."""
-        self._found.pop(name, None)
+        if name in self:
+            del self._found[name]
 
     def get(self, name: str, default=_REQUIRED):
         """The item registered as ``name``; an unknown one is ``default`` where given, else :meth:`unknown`'s error."""
         try:
-            return self._found[name]
-        except (KeyError, TypeError):
+            return self[name]
+        except UnknownName:
             if default is not _REQUIRED:
                 return default
-            raise self.unknown(name) from None
+            raise
 
     def unknown(self, name, known: Iterable[str] | None = None, note: str = "") -> InputError:
         """The error of an unknown ``name``: ``"<what>: expected one of <known><note>, got <name>"`` (``known``:
         default every registered name)."""
         listed = ", ".join(self._found if known is None else known)
-        return InputError(f"{self.what}: expected one of {listed}{note}, got {name!r}")
+        return UnknownName(f"{self.what}: expected one of {listed}{note}, got {name!r}")
 
     def names(self) -> tuple[str, ...]:
         """The registered names, in registration order."""
         return tuple(self._found)
 
     def __getitem__(self, name: str) -> T:
-        return self._found[name]
+        try:
+            return self._found[name]
+        except (KeyError, TypeError):  # a name not registered, or no name (a list, None): one line
+            raise self.unknown(name) from None
 
     def __setitem__(self, name: str, item: T) -> None:
         self._found[name] = item
@@ -132,10 +142,11 @@ class Registry(MutableMapping[str, T], Generic[T]):
         return f"Registry({self.what!r}, names={list(self._items)!r})"
 
 
-def check_type(registry: Registry, name: str, item: Any, kind: type) -> None:
-    """A RegistryError unless ``item`` is a ``kind``."""
+def check_type(registry: Registry, name: str | None, item: Any, kind: type) -> None:
+    """A RegistryError unless ``item`` is a ``kind`` (``name``: its name, where it has one)."""
     if not isinstance(item, kind):
-        raise RegistryError(f"{registry.what} {name!r}: expected a {kind.__name__}, got {type(item).__name__}")
+        raise RegistryError(f"{registry.what}{'' if name is None else f' {name!r}'}: expected a {kind.__name__}, "
+                            f"got {type(item).__name__}")
 
 
 def check_callable(registry: Registry, name: str, field: str, value: Any, n_args: int, *, optional: bool = False
@@ -258,6 +269,7 @@ TABLES: Registry[TrendTable] = Registry("--table", check=_check_table, found_in=
 
 def register_table(table: TrendTable) -> TrendTable:
     """Add ``table`` to :data:`TABLES` (a new name), the one that leads ahead of the others."""
+    check_type(TABLES, None, table, TrendTable)
     return TABLES.register(table.name, table, first=table.leads)
 
 
@@ -286,7 +298,9 @@ def table(name: str | TrendTable | None = None) -> TrendTable:
 
 def table_for_path(path: str | Path | None) -> TrendTable:
     """The registered table whose file is ``path``, else the leading table."""
-    resolved = None if path is None else Path(path).resolve()
+    from densing.validation import as_path
+
+    resolved = None if path is None else as_path(path, "results").resolve()
     return next((t for t in tables().values() if resolved is not None and t.path.resolve() == resolved), None) \
         or leading_table()
 

@@ -36,12 +36,14 @@ MAX_D0_TOKENS = 1e15
 @dataclass(frozen=True)
 class Interval:
     """A finite number of ``kind`` (``numbers.Real`` or ``numbers.Integral``) between ``left`` and ``right`` (None:
-    open-ended); ``closed`` is ``"both"``, ``"left"``, ``"right"`` or ``"neither"``."""
+    open-ended); ``closed`` is ``"both"``, ``"left"``, ``"right"`` or ``"neither"``; ``why``: the bounds' reason, said
+    with them."""
 
     kind: type
     left: float | None
     right: float | None
     closed: str = "both"
+    why: str = ""
 
     def matches(self, value: Any) -> bool:
         if isinstance(value, bool) or not isinstance(value, self.kind):
@@ -58,6 +60,9 @@ class Interval:
         return True
 
     def __str__(self) -> str:
+        return self._bounds() + (f" ({self.why})" if self.why else "")
+
+    def _bounds(self) -> str:
         what = "an integer" if self.kind is Integral else "a number"
         left, right = (_bound(b, self.kind) for b in (self.left, self.right))
         if self.left is not None and self.right is not None:
@@ -150,6 +155,20 @@ def as_path(value: Any, name: str = "path"):
     return Path(value)
 
 
+def comma_items(text: str, name: str, read: Callable[[str], Any] = str) -> list:
+    """The items of a comma-separated option (``--workers 1,2,4``), each read by ``read``: InputError naming ``name``
+    where one is empty (``2,,4``: a slip, not a list of two) or one is given twice (it would be predicted twice)."""
+    items = [item.strip() for item in text.split(",")]
+    if not any(items):
+        raise InputError(f"{name}: expected at least one item, got {text!r}")
+    if not all(items):
+        raise InputError(f"{name}: an empty item in {text!r}; separate the items by single commas")
+    values = [read(item) for item in items]
+    if twice := next((items[i] for i, v in enumerate(values) if v in values[:i]), None):
+        raise InputError(f"{name}: {twice!r} is given twice in {text!r}; give each once")
+    return values
+
+
 def as_names(value: Any, name: str) -> tuple[str, ...]:
     """``value`` as a tuple of names: one string is one name, a list or tuple its names; InputError naming ``name``
     for anything else (an empty tuple, a blank string, a non-string)."""
@@ -178,6 +197,11 @@ DRAWS = Interval(Integral, 1, MAX_DRAWS)
 #: The fewest draws a printed 95% interval is read from: 40 (1/0.025), so that each end has a draw beyond it (from
 #: fewer an end is the most extreme draw, and can fall beyond its estimate): :func:`densing.cli.output.draws_option`.
 MIN_INTERVAL_DRAWS = 40
+
+#: How many draws an interval a person reads is made of, by the API (``fit_trend``, ``measure_trend``, ``place``,
+#: ``densing.trend.cost_halving_time``) as by the command line: :data:`MIN_INTERVAL_DRAWS` to :data:`MAX_DRAWS`.
+INTERVAL_DRAWS = Interval(Integral, MIN_INTERVAL_DRAWS, MAX_DRAWS,
+                          why="each end of a 95% interval needs a draw beyond it; 100,000 is the ceiling")
 
 #: What a D0 may be: a positive number of tokens up to :data:`MAX_D0_TOKENS` (finite: a bound excludes NaN and ∞).
 D0_TOKENS = Interval(Real, 0, MAX_D0_TOKENS, closed="right")

@@ -20,6 +20,8 @@ import pandas as pd
 import pytest
 
 import densing
+from densing import registry
+from densing.data import formats
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 PUBLIC = REPO_ROOT / "results" / "public_models.csv"
@@ -106,12 +108,12 @@ SIGNATURES = [
     _sig("ReferenceFit.predict_loss", "train_tokens", "counts", lambda v, c: c["fit"].predict_loss(7e9, v)),
     _sig("compute_density", "targets", "table", lambda v, c: densing.compute_density(v, c["fit"], intervals=False)),
     _sig("compute_density", "fits", "fits", lambda v, c: densing.compute_density(c["tiny"], v, intervals=False)),
-    _sig("fit_trend", "targets", "table", lambda v, c: densing.fit_trend(v, c["fit"], n_boot=2, n_boot_share=0)),
-    _sig("fit_trend", "reference", "fits", lambda v, c: densing.fit_trend(c["tiny"], v, n_boot=2, n_boot_share=0)),
+    _sig("fit_trend", "targets", "table", lambda v, c: densing.fit_trend(v, c["fit"], n_boot=40, n_boot_share=0)),
+    _sig("fit_trend", "reference", "fits", lambda v, c: densing.fit_trend(c["tiny"], v, n_boot=40, n_boot_share=0)),
     _sig("fit_trend", "benchmarks", "names",
-         lambda v, c: densing.fit_trend(c["tiny"], "Llama-3.1", benchmarks=v, n_boot=2, n_boot_share=0)),
-    _sig("measure_trend", "targets", "table", lambda v, c: densing.measure_trend(v, n_boot=2, n_boot_side=2)),
-    _sig("measure_trend", "fit", "fit", lambda v, c: densing.measure_trend(c["tiny"], fit=v, n_boot=2, n_boot_side=2)),
+         lambda v, c: densing.fit_trend(c["tiny"], "Llama-3.1", benchmarks=v, n_boot=40, n_boot_share=0)),
+    _sig("measure_trend", "targets", "table", lambda v, c: densing.measure_trend(v, n_boot=40, n_boot_side=40)),
+    _sig("measure_trend", "fit", "fit", lambda v, c: densing.measure_trend(c["tiny"], fit=v, n_boot=40, n_boot_side=40)),
     _sig("measure_trend", "table", "text", lambda v, c: densing.measure_trend(c["tiny"], table=v)),
     _sig("fit_reference", "frame", "table", lambda v, c: densing.fit_reference(v, "mmlu", n_boot=0)),
     _sig("fit_reference", "benchmark", "names", lambda v, c: densing.fit_reference(c["tiny"], v, n_boot=0)),
@@ -187,8 +189,8 @@ def test_a_short_fit_name_resolves_everywhere(fit, tiny):
 
 
 def test_one_string_is_one_benchmark(public):
-    one = densing.fit_trend(public, "Llama-3.1", benchmarks="mmlu", n_boot=5, n_boot_share=0)
-    same = densing.fit_trend(public, "Llama-3.1", benchmarks=("mmlu",), n_boot=5, n_boot_share=0)
+    one = densing.fit_trend(public, "Llama-3.1", benchmarks="mmlu", n_boot=40, n_boot_share=0)
+    same = densing.fit_trend(public, "Llama-3.1", benchmarks=("mmlu",), n_boot=40, n_boot_share=0)
     assert one.doubling_time_months == same.doubling_time_months
 
 
@@ -220,7 +222,7 @@ def test_numpy_scalars_are_numbers_to_a_constraint(fit):
 def test_a_results_alpha_in_single_precision_is_its_level(public):
     """A result holding 95% intervals answers ``conf_int(np.float32(0.05))`` (0.05 to single precision); another
     level is refused naming both, each written as a number."""
-    trend = densing.fit_trend(public, n_boot=20, n_boot_share=0)
+    trend = densing.fit_trend(public, n_boot=40, n_boot_share=0)
     pd.testing.assert_frame_equal(trend.conf_int(np.float32(0.05)), trend.conf_int(0.05))
     with pytest.raises(densing.InputError, match=r"^alpha: TrendUncertainty holds 0.95 intervals \(alpha = 0.05\), "
                                                  r"got 0.1; refit at level 0.9"):
@@ -276,8 +278,25 @@ def test_candidate_table_and_the_draws_refuse_impossible_values(public):
         with pytest.raises(densing.InputError, match="^targets: expected a DataFrame with column"):
             candidate_table(targets)
     for call in (lambda: densing.measure_trend(public, n_boot=10**20), lambda: densing.fit_trend(public, n_boot=10**20)):
-        with pytest.raises(densing.InputError, match=r"^n_boot: expected an integer in \[1, 100000\]"):
+        with pytest.raises(densing.InputError, match=r"^n_boot: expected an integer in \[40, 100000\] \(.*ceiling\)"):
             call()
+
+
+@pytest.mark.parametrize("draws", [{"n_boot": 39}, {"n_boot": 2}, {"n_boot_side": 39}])
+def test_the_api_gives_an_interval_from_as_many_draws_as_the_command_line(public, draws):
+    """An interval the API gives is read from at least the 40 draws ``--n-boot`` requires (each end of a 95%
+    interval a draw beyond it): fewer are refused in one line naming the argument and the minimum, before any work."""
+    from densing.trend import cost_halving_time
+
+    name = next(iter(draws))
+    calls = [lambda: densing.measure_trend(public, **draws)]
+    if name == "n_boot":
+        calls += [lambda: densing.fit_trend(public, **draws), lambda: cost_halving_time(public, **draws),
+                  lambda: densing.place("tests/placement/fixtures/lm_eval_results.json", **draws)]
+    for call in calls:
+        with pytest.raises(densing.InputError, match=rf"^{name}: .*\b40\b") as refused:
+            call()
+        assert "\n" not in str(refused.value)
 
 
 def test_the_trace_figures_refuse_each_others_arguments(tmp_path):
@@ -304,3 +323,39 @@ def test_the_trace_figures_refuse_each_others_arguments(tmp_path):
             with pytest.raises(densing.InputError) as caught:
                 figure(value)
             assert "\n" not in str(caught.value) and len(str(caught.value)) < 600, (figure.__name__, name)
+
+
+SCORES = REPO_ROOT / "tests" / "placement" / "fixtures" / "lm_eval_results.json"
+#: Values of the wrong type where a path, a name or a count is needed.
+WRONG_TYPES = {"int": 3, "list": ["public"], "none": None, "bytes": b"public", "dict": {"name": "public"}}
+#: The entries that take a path, a table's name or a count: (name, call, whether None is a valid value there).
+TYPED_ENTRIES = {
+    "place(scores)": (lambda v: densing.place(v), False),
+    "place(params)": (lambda v: densing.place(SCORES, params=v), True),
+    "place(table)": (lambda v: densing.place(SCORES, table=v), True),
+    "place(results)": (lambda v: densing.place(SCORES, results=v), True),
+    "measure_trend(targets)": (lambda v: densing.measure_trend(v), False),
+    "measure_trend(table)": (lambda v: densing.measure_trend(pd.DataFrame(), table=v), True),
+    "registry.table": (lambda v: registry.table(v), True),
+    "registry.resolve_table(results)": (lambda v: registry.resolve_table(v), True),
+    "registry.resolve_table(table)": (lambda v: registry.resolve_table(None, v), True),
+    "registry.table_for_path": (lambda v: registry.table_for_path(v), True),
+    "registry.tables()[name]": (lambda v: registry.tables()[v], False),
+    "registry.designs().get": (lambda v: registry.designs().get(v), False),
+    "registry.register_table": (lambda v: registry.register_table(v), False),
+    "data.formats.register_format": (lambda v: formats.register_format(v), False),
+}
+
+
+@pytest.mark.parametrize("entry, kind", [(e, k) for e, (_, none_ok) in TYPED_ENTRIES.items() for k in WRONG_TYPES
+                                         if not (none_ok and k == "none")])
+def test_a_wrong_type_where_a_path_name_or_count_is_needed_is_one_line(entry, kind):
+    """``densing.place``, ``densing.measure_trend`` and the registries given an int, a list, None, bytes or a dict
+    where a path, a name or a count is needed: densing's InputError in one line, never Python's TypeError or
+    AttributeError (an unknown name is also the KeyError a mapping raises)."""
+    call, _ = TYPED_ENTRIES[entry]
+    with pytest.raises(densing.InputError) as refused:
+        call(WRONG_TYPES[kind])
+    assert "\n" not in str(refused.value) and str(refused.value).strip(), refused.value
+    if entry == "registry.tables()[name]":
+        assert isinstance(refused.value, KeyError) and WRONG_TYPES[kind] not in registry.tables()

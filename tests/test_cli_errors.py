@@ -18,7 +18,7 @@ BAD_TABLES = {
     "score_above_range": (CSV_HEADER + "m,arc_easy,acc,1.5,1e9,2024-01-01\n", "outside [0, 1]"),
     "future_date": (CSV_HEADER + "m,arc_easy,acc,0.5,1e9,2099-01-01\n", "in the future"),
     "conflicting_duplicate": (CSV_HEADER + "m,arc_easy,acc,0.5,1e9,2024-01-01\nm,arc_easy,acc,0.6,1e9,2024-01-01\n",
-                              "rows 1 and 2"),
+                              "lines 2 and 3"),  # the file's lines, the header line 1
 }
 
 

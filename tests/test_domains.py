@@ -41,7 +41,7 @@ OUT_OF_DOMAIN_DATES = {"spreadsheet day zero": "1900-01-01", "Unix epoch": "1970
 def test_a_table_date_outside_the_domain_is_one_line_naming_file_row_field_value_and_domain(date, tmp_path, run_cli):
     table = tmp_path / "targets.csv"
     table.write_text(HEADER + GOOD + f"org/b,arc_easy,acc,0.5,1e9,{date}\n")
-    _one_line_exit_2(run_cli("density", "--targets", table), str(table), "row 2", "field 'release_date'", date,
+    _one_line_exit_2(run_cli("density", "--targets", table), str(table), "line 3", "field 'release_date'", date,
                      "[2018-06-11, today")
 
 
@@ -58,7 +58,7 @@ def _public_with(tmp_path, column: str, value: str):
 def test_a_wide_table_date_outside_the_domain_names_its_own_row(tmp_path, run_cli):
     """The public (wide) table with one model dated 1900-01-01 moves the trend by years if read; it is refused."""
     table = _public_with(tmp_path, "release_date", "1900-01-01")
-    _one_line_exit_2(run_cli("trend", "--results", table, "--since", "none"), str(table), "row 3",
+    _one_line_exit_2(run_cli("trend", "--results", table, "--since", "none"), str(table), "line 4",
                      "field 'release_date'", "1900-01-01", "[2018-06-11, today")
 
 
@@ -395,9 +395,10 @@ def test_a_measured_contention_below_zero_is_inside_its_domain():
 
 
 def test_a_wide_tables_refusal_names_the_files_row_and_column(tmp_path, run_cli):
-    """A score in the wide table's row 3 is named there, not by its place in the reshaped long table."""
+    """A score in the wide table's row 3 is named by its line in the file (4: the header is line 1), not by its place
+    in the reshaped long table."""
     table = _public_with(tmp_path, "GSM8K", "1.7")
-    _one_line_exit_2(run_cli("density", "--targets", table), f"{table}: row 3, column 'GSM8K': field 'value': 1.7")
+    _one_line_exit_2(run_cli("density", "--targets", table), f"{table}: line 4, column 'GSM8K': field 'value': 1.7")
 
 
 @pytest.mark.parametrize("model_args,words", [
@@ -431,7 +432,7 @@ def test_a_trend_predicts_at_any_date_its_data_need_not_have():
 
     import densing
 
-    fit = densing.fit_trend(planted_scores(n=30, start_day=0, end_day=700), planted_law(), rule="all", n_boot=20,
+    fit = densing.fit_trend(planted_scores(n=30, start_day=0, end_day=700), planted_law(), rule="all", n_boot=40,
                             n_boot_share=0, since=None)
     assert np.isfinite(fit.predict(["2030-01-01", "1985-06-01"])).all()
 
@@ -717,14 +718,14 @@ def test_a_results_table_with_more_training_tokens_than_text_exists_is_refused(t
     table = tmp_path / "targets.csv"
     table.write_text("model,benchmark,metric,value,params,train_tokens\norg/a,arc_easy,acc,0.6,1e9,2e12\n"
                      "org/b,arc_easy,acc,0.5,1e9,1e30\n")
-    _one_line_exit_2(run_cli("density", "--targets", table), str(table), "row 2", "field 'train_tokens'", "1e+30",
+    _one_line_exit_2(run_cli("density", "--targets", table), str(table), "line 3", "field 'train_tokens'", "1e+30",
                      "(0, 1e+15]")
 
 
 # ---------------------------------------------------------------------------------------------
 # results tables (densing.data.schema.validate_results): every column's domain, one value outside each bound
 
-#: Each column of the tidy table: values outside its domain and words of the refusal (on row 2 of a table whose row 1
+#: Each column of the tidy table: values outside its domain and words of the refusal (on line 3 of a file whose line 2
 #: is inside every domain). source, family, revision and run are free text.
 RESULTS_TABLE_CASES = {
     "model": [("", "field 'model' is empty")], "benchmark": [("", "field 'benchmark' is empty")],
@@ -758,7 +759,7 @@ def test_every_results_table_column_outside_its_domain_is_one_line_naming_file_r
     with pytest.raises(InputError) as raised:
         read_results(table)
     message = str(raised.value)
-    assert "\n" not in message and message.startswith(f"{table}: row 2") and f"field '{column}'" in message, message
+    assert "\n" not in message and message.startswith(f"{table}: line 3") and f"field '{column}'" in message, message
     assert words in message, message
 
 
@@ -791,10 +792,10 @@ def test_a_tz_aware_release_date_column_is_read_in_utc_and_the_trend_runs():
     table = read_results(REPO_ROOT / "results" / "public_models.csv")
     aware = table.copy()
     aware["release_date"] = pd.to_datetime(aware["release_date"]).dt.tz_localize("Asia/Tokyo")
-    got = fit_trend(aware, n_boot=20, n_boot_share=10, seed=1)
+    got = fit_trend(aware, n_boot=40, n_boot_share=10, seed=1)
     naive = table.copy()
     naive["release_date"] = pd.to_datetime(naive["release_date"]) - pd.Timedelta(hours=9)  # the same instants in UTC
-    assert got.doubling_time_months == fit_trend(naive, n_boot=20, n_boot_share=10, seed=1).doubling_time_months
+    assert got.doubling_time_months == fit_trend(naive, n_boot=40, n_boot_share=10, seed=1).doubling_time_months
 
 
 @pytest.mark.parametrize("argument", ["since", "epoch"])

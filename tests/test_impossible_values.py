@@ -27,12 +27,12 @@ def _one_line_exit_2(result, *words: str) -> None:
 
 
 @pytest.mark.parametrize("row,words", [
-    ("org/b,arc_easy,acc,0.5,1e9,2024-01-01,-1.5,0.01\n", ("row 2", "field 'loss'", "-1.5", "−log P is ≥ 0")),
-    ("org/b,arc_easy,acc,0.5,1e9,2024-01-01,1.1,5\n", ("row 2", "field 'stderr'", "5", "above 0.5", "'acc'")),
-    ("org/b,arc_easy,acc,0.5,1e9,2024-01-01,1.1,0.51\n", ("row 2", "field 'stderr'", "0.51", "above 0.5")),
-    ("org/b,arc_easy,acc,0.5,1e9,2024-01-01,1.1,-0.01\n", ("row 2", "field 'stderr'", "negative")),
-    ("org/b,lambada,perplexity,12.5,1e9,2024-01-01,,-2\n", ("row 2", "field 'stderr'", "negative")),
-    ("ORG/A,arc_easy,acc,0.7,1e9,2024-01-01,1.2,0.01\n", ("rows 1 and 2", "field 'model'", "'org/a'", "'ORG/A'",
+    ("org/b,arc_easy,acc,0.5,1e9,2024-01-01,-1.5,0.01\n", ("line 3", "field 'loss'", "-1.5", "−log P is ≥ 0")),
+    ("org/b,arc_easy,acc,0.5,1e9,2024-01-01,1.1,5\n", ("line 3", "field 'stderr'", "5", "above 0.5", "'acc'")),
+    ("org/b,arc_easy,acc,0.5,1e9,2024-01-01,1.1,0.51\n", ("line 3", "field 'stderr'", "0.51", "above 0.5")),
+    ("org/b,arc_easy,acc,0.5,1e9,2024-01-01,1.1,-0.01\n", ("line 3", "field 'stderr'", "negative")),
+    ("org/b,lambada,perplexity,12.5,1e9,2024-01-01,,-2\n", ("line 3", "field 'stderr'", "negative")),
+    ("ORG/A,arc_easy,acc,0.7,1e9,2024-01-01,1.2,0.01\n", ("lines 2 and 3", "field 'model'", "'org/a'", "'ORG/A'",
                                                           "differ only by case", "'value'")),
 ], ids=["negative loss", "stderr 5 on accuracy", "stderr above 0.5", "negative stderr", "negative stderr, any metric",
         "names equal but for case, different scores"])

@@ -76,7 +76,7 @@ def test_percent_score_in_lm_eval_json_is_refused_with_the_fraction(tmp_path, ru
 def test_percent_score_in_tidy_table_names_the_fraction(tmp_path, run_cli):
     table = tmp_path / "t.csv"
     table.write_text("model,benchmark,metric,value,params\nm,arc_easy,acc,65,7e9\n")
-    one_line_exit_2(run_cli("density", "--targets", table), "row 1", "a percentage?", "0.65")
+    one_line_exit_2(run_cli("density", "--targets", table), "t.csv: line 2", "a percentage?", "0.65")
 
 
 def test_params_in_billions_name_the_unit_mistake(tmp_path, run_cli):

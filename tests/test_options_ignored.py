@@ -26,22 +26,22 @@ def test_fit_trend_refuses_benchmarks_it_would_not_use(table):
     from densing import fit_trend
 
     with pytest.raises(InputError, match="^benchmarks: given with a family name only"):
-        fit_trend(table, benchmarks=("nope",), n_boot=20, n_boot_share=0)
+        fit_trend(table, benchmarks=("nope",), n_boot=40, n_boot_share=0)
     with pytest.raises(InputError, match="^benchmarks: given with a family name only"):
-        fit_trend(table, benchmarks=("mmlu",), n_boot=20, n_boot_share=0)
+        fit_trend(table, benchmarks=("mmlu",), n_boot=40, n_boot_share=0)
     with pytest.raises(InputError, match="^benchmarks: 'mmluu' is no benchmark of targets; close: mmlu"):
-        fit_trend(table, "Qwen2", benchmarks=("mmluu",), n_boot=20, n_boot_share=0)
+        fit_trend(table, "Qwen2", benchmarks=("mmluu",), n_boot=40, n_boot_share=0)
 
 
 def test_the_figures_refuse_what_they_would_not_draw(table):
     from densing import fit_trend, measure_trend
 
-    measured = measure_trend(table, n_boot=20, n_boot_side=10)
+    measured = measure_trend(table, n_boot=40, n_boot_side=40)
     for kind in ("size", "benchmarks"):
         with pytest.raises(InputError, match=f"^rule: goes with kind='density' \\(the '{kind}' figure"):
             measured.plot(kind, rule="nope")
     assert measured.plot("size") is not None
-    trend = fit_trend(table, n_boot=20, n_boot_share=0)
+    trend = fit_trend(table, n_boot=40, n_boot_share=0)
     for bad in (math.nan, math.inf, 0, -3.3):
         with pytest.raises(InputError, match="^paper_months: expected"):
             trend.plot(paper_months=bad)

@@ -205,7 +205,7 @@ def test_the_api_answers_bad_arguments_with_densing_errors_only():
     for value in ("", " "):
         with pytest.raises(densing.InputError, match="empty path"):  # the working folder before
             resolve_fit(value)
-    fit = densing.fit_trend(planted_scores(n=30, start_day=0, end_day=700), planted_law(), rule="all", n_boot=20,
+    fit = densing.fit_trend(planted_scores(n=30, start_day=0, end_day=700), planted_law(), rule="all", n_boot=40,
                             n_boot_share=0, since=None)
     for call in (fit.predict, fit.confidence_band):
         for value in ("garbage", None, 42, ["2024-01-01", "later"]):  # pandas' DateParseError, TypeError before

@@ -17,7 +17,7 @@ def measurement():
     from densing.data import read_results
     from densing.trend.measure import measure_trend
 
-    return measure_trend(read_results(paths.RESULTS / "public_models.csv"), n_boot=30, n_boot_side=20, seed=0)
+    return measure_trend(read_results(paths.RESULTS / "public_models.csv"), n_boot=40, n_boot_side=40, seed=0)
 
 
 def _is_interval_frame(frame) -> bool:
@@ -259,7 +259,7 @@ def test_a_trend_holds_the_level_it_was_fitted_at():
     import densing
     from densing.errors import InputError
 
-    fitted = densing.fit_trend(densing.read_results(paths.RESULTS / "public_models.csv"), rule="envelope", n_boot=20,
+    fitted = densing.fit_trend(densing.read_results(paths.RESULTS / "public_models.csv"), rule="envelope", n_boot=40,
                                n_boot_share=0, level=0.9)
     interval = fitted.conf_int(alpha=0.1)
     assert fitted.interval_level() == 0.9 and interval.loc["doubling_time_months", "ci_low"] == \

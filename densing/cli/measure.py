@@ -12,7 +12,7 @@ import typer
 
 from densing import registry
 from densing.cli.layout import browser_lines, closing, command_words
-from densing.cli.output import Format, draws_option, print_frame, print_progress, print_text, size_option
+from densing.cli.output import Format, announced, draws_option, print_frame, print_progress, print_text, size_option
 from densing.errors import InputError
 from densing.paths import default_store
 from densing.present.placement import answer
@@ -148,43 +148,17 @@ def _place_scores(scores: Path, model: Optional[str], params: Optional[str], rel
     print_text_closing(result, shown)
 
 
-#: Draws past which the headline's time is estimated first (a pilot of :data:`PILOT` draws each): below them it takes
-#: seconds (``bench/refusal_time.results.txt`` times the command).
-PILOT_FROM = 2_000
-PILOT = (80, 40)
-
-
 def measure_headline(target, n_boot: int, seed: int, *, report: bool):
     """The headline's :class:`~densing.trend.measurement.TrendMeasurement` on ``target`` with ``n_boot`` draws: every
     section where the report is written (``report``), else the densities alone (the line and the models it inverts,
-    all a placement reads). Past :data:`PILOT_FROM` draws, a pilot at :data:`PILOT` draws first times it as
-    t(n) ≈ a + b·n, and an estimate over a minute is printed on stderr before the work."""
+    all a placement reads); long work announced first (:func:`densing.cli.output.announced`)."""
     from densing.data import read_results
     from densing.trend.measure import measure_trend
 
     rows = read_results(target.path)
-
-    def run(draws: int):
-        return measure_trend(rows, n_boot=draws, seed=seed, table=target.table, sections="all" if report else ("densities",))
-
-    if n_boot > PILOT_FROM:
-        times = []
-        for draws in PILOT:  # the larger first: what the first call warms favours the smaller, so b is not too small
-            clock = time.perf_counter()
-            run(draws)
-            times.append(time.perf_counter() - clock)
-        per_draw = max(times[0] - times[1], 0.0) / (PILOT[0] - PILOT[1])
-        estimate = times[1] - PILOT[1] * per_draw + n_boot * per_draw
-        if estimate > 60:
-            print(f"densing measure: {n_boot:,} draws of the headline will take about {format_duration(estimate)} "
-                  f"(a pilot of {PILOT[0]} and {PILOT[1]} draws: {per_draw * 1e3:.3g} ms a draw); fewer draws "
-                  f"(--n-boot, default 600) are quicker", file=sys.stderr, flush=True)
-    return run(n_boot)
-
-
-def format_duration(seconds: float) -> str:
-    """``seconds`` as people say a wait: 90 s, 4 min, 1.5 h."""
-    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
+    return announced(lambda draws: measure_trend(rows, n_boot=draws, seed=seed, table=target.table,
+                                                 sections="all" if report else ("densities",)),
+                     n_boot, "measure", "the headline")
 
 
 def _write_template(path: Path, table: Optional[str] = None) -> None:

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import math
 import sys
+import time
 from contextlib import contextmanager
 from datetime import date, datetime
-from numbers import Integral
 from enum import Enum
 from typing import Optional
 
@@ -20,7 +20,7 @@ from densing.impossible import check_params
 from densing.numbers import MISSING, parse_count
 from densing.registry import Registry, check_callable
 from densing.errors import InputError
-from densing.validation import BOOTSTRAP_CONSTRAINTS, D0_TOKENS, MAX_DRAWS, MIN_INTERVAL_DRAWS, Interval
+from densing.validation import BOOTSTRAP_CONSTRAINTS, D0_TOKENS, INTERVAL_DRAWS, MAX_DRAWS, MIN_INTERVAL_DRAWS
 from densing.validation import validate as check
 
 
@@ -66,8 +66,38 @@ def draws_option(n_boot: int, seed: int) -> None:
         raise InputError(f"--n-boot: {n_boot:,} draws are above the ceiling of {MAX_DRAWS:,} (there the Monte Carlo "
                          "error of an interval's end is already a few hundredths of a percentile, and beyond it the "
                          "arrays of draws outgrow a workstation's memory)")
-    check({"n_boot": [Interval(Integral, MIN_INTERVAL_DRAWS, MAX_DRAWS)], "seed": BOOTSTRAP_CONSTRAINTS["seed"]},
+    check({"n_boot": [INTERVAL_DRAWS], "seed": BOOTSTRAP_CONSTRAINTS["seed"]},
           n_boot=n_boot, seed=seed)
+
+
+#: Draws past which a command's time is estimated first (a pilot of :data:`PILOT` draws each): below them it takes
+#: seconds (``bench/refusal_time.results.txt`` times ``densing measure``).
+PILOT_FROM = 2_000
+PILOT = (80, 40)
+
+
+def announced(run, n_boot: int, command: str, what: str):
+    """``run(n_boot)``; past :data:`PILOT_FROM` draws, a pilot of ``run`` at :data:`PILOT` draws first times it as
+    t(n) ≈ a + b·n, and an estimate over a minute is printed on stderr before the work (``command`` and ``what`` name
+    the command and what it draws). The ceiling on draws is :func:`draws_option`'s."""
+    if n_boot > PILOT_FROM:
+        times = []
+        for draws in PILOT:  # the larger first: what the first call warms favours the smaller, so b is not too small
+            clock = time.perf_counter()
+            run(draws)
+            times.append(time.perf_counter() - clock)
+        per_draw = max(times[0] - times[1], 0.0) / (PILOT[0] - PILOT[1])
+        estimate = times[1] - PILOT[1] * per_draw + n_boot * per_draw
+        if estimate > 60:
+            print(f"densing {command}: {n_boot:,} draws of {what} will take about {format_duration(estimate)} "
+                  f"(a pilot of {PILOT[0]} and {PILOT[1]} draws: {per_draw * 1e3:.3g} ms a draw); fewer draws "
+                  f"(--n-boot, default 600) are quicker", file=sys.stderr, flush=True)
+    return run(n_boot)
+
+
+def format_duration(seconds: float) -> str:
+    """``seconds`` as people say a wait: 90 s, 4 min, 1.5 h."""
+    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
 
 
 class Format(str, Enum):

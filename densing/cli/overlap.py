@@ -12,7 +12,7 @@ from densing.cli.output import (FORMAT_HELP, Format, command_group, print_frame,
                                size_option, working)
 from densing.errors import InputError
 from densing.overlap_defaults import DEFAULT_BUCKET_MB
-from densing.validation import ExistingPath, Interval
+from densing.validation import ExistingPath, Interval, comma_items
 from densing.validation import validate as check  # `validate` is a command here
 
 overlap_app = command_group("Communication/computation overlap in PyTorch-profiler (Kineto) traces, and what-if models.",
@@ -20,13 +20,14 @@ overlap_app = command_group("Communication/computation overlap in PyTorch-profil
 
 
 def _floats(text: str, field: str) -> list[float]:
-    try:
-        values = [float(v) for v in text.split(",") if v.strip()]
-    except ValueError:
-        raise InputError(f"{field}: expected comma-separated numbers, got {text!r}") from None
-    if not values:
-        raise InputError(f"{field}: expected at least one number")
-    return values
+    """The numbers of a comma-separated option, each once (:func:`densing.validation.comma_items`)."""
+    def number(item: str) -> float:
+        try:
+            return float(item)
+        except ValueError:
+            raise InputError(f"{field}: expected comma-separated numbers, got {text!r}") from None
+
+    return comma_items(text, field, number)
 
 
 _SCHEDULER_HELP = ("Where the ranks' files are decoded and analysed: auto (this process for small sets, local "

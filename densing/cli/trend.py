@@ -9,8 +9,8 @@ import typer
 
 from densing import paths, registry
 from densing.cli.layout import DETAIL_HELP, ROW_TOGETHER, browser_lines, closing, command_words, counted
-from densing.cli.output import (FORMAT_HELP, SEED_HELP, Format, d0_option, draws_option, print_document, print_frame,
-                                print_text, working)
+from densing.cli.output import (FORMAT_HELP, SEED_HELP, Format, announced, d0_option, draws_option, print_document,
+                                print_frame, print_text, working)
 from densing.constants import DEFAULT_EPOCH, PAPER
 from densing.errors import InputError
 from densing.numbers import format_count, parse_date
@@ -22,7 +22,7 @@ RESULTS_HELP = "Target results (default: results/public_models.csv)."
 FIT_HELP = "Reference fit (default: the one the reference rule chooses, see README)."
 D0_HELP = ("Tokens D0 of the inversion: with --fit of a law with a data term, or --design olmes (default 1T); "
            "refused for the reference rule's family references, which have none.")
-N_BOOT_HELP = "Bootstrap draws of the headline rule (fit × score × models)."
+N_BOOT_HELP = "Bootstrap draws of the headline rule (fit × score × models; 40 to 100,000)."
 #: Seconds a command runs before its spinner shows (on a terminal): the shipped table's trend and report finish first.
 PROGRESS_AFTER_S = 5.0
 WIDE_HELP = "Tables: keep the columns with nothing in them (and, where a command has more, every column)."
@@ -64,7 +64,8 @@ def trend(
     d0: Optional[str] = typer.Option(None, "--d0", help=D0_HELP),
     epoch: str = typer.Option(DEFAULT_EPOCH, "--epoch", help=EPOCH_HELP),
     since: Optional[str] = typer.Option(DEFAULT_EPOCH, "--since", help=SINCE_HELP),
-    n_boot: int = typer.Option(600, "--n-boot", help=N_BOOT_HELP),
+    n_boot: int = typer.Option(600, "--n-boot", help=N_BOOT_HELP + " A count whose pilot says it takes over a "
+                               "minute is announced first."),
     seed: int = typer.Option(0, "--seed", help=SEED_HELP),
     by: By = typer.Option(By.headline, "--by", help="'benchmark': one row per benchmark and per benchmark set (the Densing Law by capability)."),
     design: str = typer.Option(LEADERBOARD, "--design", help=DESIGN_HELP),
@@ -91,8 +92,8 @@ def trend(
     shown = "all" if by is By.benchmark else SHOWN[fmt.value if fmt is not Format.table else
                                                    "detail" if detail else "screen"]
     with working(f"measuring the trend of {path.name} …", after=PROGRESS_AFTER_S):
-        result, forecast = _measure(path, profile, fit, d0_tokens, since, epoch, n_boot, seed, by,
-                                    without_continual, shown)
+        result, forecast = announced(lambda draws: _measure(path, profile, fit, d0_tokens, since, epoch, draws, seed, by,
+                                                            without_continual, shown), n_boot, "trend", "the trend")
     benchmark = by is By.benchmark
     if fmt is Format.json:
         document = (dict(rows=result.by_benchmark(), verdict=result.verdict, at_budget=result.by_benchmark_at_budget(),

@@ -74,6 +74,7 @@ FORMATS: Registry[DataFormat] = Registry("data format", check=_check_format, ite
 
 def register_format(data_format: DataFormat) -> DataFormat:
     """Add ``data_format`` ahead of the shipped formats (a name already registered is a ``RegistryError``)."""
+    check_type(FORMATS, None, data_format, DataFormat)
     return FORMATS.register(data_format.name, data_format, first=True)
 
 

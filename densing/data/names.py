@@ -102,11 +102,11 @@ def score_columns(columns, known: dict[str, str] | None = None) -> list[str]:
 def wide_columns(frame: pd.DataFrame, source: str, known: dict[str, str] | None = None) -> dict[str, str]:
     """{a wide table's score column: its benchmark}; a column that is neither a table's nor a benchmark's is refused
     (an InputError naming ``source``, the column and the closest names), as are two columns of one benchmark."""
-    from densing.data.schema import COLUMNS
+    from densing.data.schema import COLUMNS, SOURCE_LINE
 
     known = aliases() if known is None else known
     scores = {column: benchmark_for(column, where=f"{source}: column {str(column)!r}", known=known)
-              for column in frame.columns if str(column) not in COLUMNS and str(column) not in TABLE_COLUMNS}
+              for column in frame.columns if str(column) not in (*COLUMNS, *TABLE_COLUMNS, SOURCE_LINE)}
     twice = pd.Series(list(scores.values()))
     if twice.duplicated().any():
         benchmark = twice[twice.duplicated()].iloc[0]

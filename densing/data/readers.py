@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from densing import paths
-from densing.data.schema import FRACTION_METRICS, validate_results
+from densing.data.schema import FRACTION_METRICS, SOURCE_LINE, validate_results
 from densing.data.wide import require_model_and_params, wide_to_tidy
 from densing.errors import InputError, first_line
 from densing.validation import Options, Text, as_path, validate_params
@@ -20,9 +20,10 @@ from densing.validation import Options, Text, as_path, validate_params
 # tidy tables
 
 
-def read_csv_file(path: Path, **options) -> pd.DataFrame:
+def read_csv_file(path: Path, lines: bool = False, **options) -> pd.DataFrame:
     """pandas.read_csv with every failure as one InputError naming the file, a header that names a column twice or
-    leaves one unnamed among them, named as the file spells it (:func:`check_header`)."""
+    leaves one unnamed among them, named as the file spells it (:func:`check_header`); ``lines``: each row's line in
+    the file in the column :data:`~densing.data.schema.SOURCE_LINE` (:func:`csv_lines`), for the errors."""
     try:
         frame = pd.read_csv(path, **options)
     except pd.errors.EmptyDataError:
@@ -36,7 +37,28 @@ def read_csv_file(path: Path, **options) -> pd.DataFrame:
         raise InputError(f"{path}: cannot read CSV: {first_line(exc)}") from None
     if "header" not in options and "names" not in options:
         check_header(path, frame.columns)
+    if lines and Path(path).is_file() and (found := csv_lines(path, len(frame))) is not None:
+        frame[SOURCE_LINE] = found
     return frame
+
+
+def csv_lines(path: Path, rows: int) -> list[int] | None:
+    """The line of the CSV file ``path`` on which each of its ``rows`` data rows starts, as pandas reads them: blank
+    lines skipped, a quoted cell over several lines one row (None where the file cannot be read so, or its count of rows
+    differs)."""
+    import csv
+
+    starts, last = [], 0
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as handle:
+            reader = csv.reader(handle)
+            for record in reader:
+                if len(record) > 1 or (record and record[0].strip()):
+                    starts.append(last + 1)
+                last = reader.line_num
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return None
+    return starts[1:] if len(starts) == rows + 1 else None
 
 
 def check_header(path: Path, columns) -> None:
@@ -69,7 +91,8 @@ def read_table(path: str | Path) -> pd.DataFrame:
         if suffix in (".parquet", ".pq"):
             frame = pd.read_parquet(path)
         elif suffix in (".csv", ".txt"):
-            frame = read_csv_file(path, dtype={"params": "string", "train_tokens": "string", "active_params": "string"})
+            frame = read_csv_file(path, lines=True, dtype={"params": "string", "train_tokens": "string",
+                                                            "active_params": "string"})
         else:
             raise InputError(f"{path}: unknown table format '{suffix}' (expected .csv or .parquet)")
     except InputError:
@@ -87,7 +110,7 @@ def read_wide_csv(path: str | Path) -> pd.DataFrame:
     from densing.data.names import score_columns, wide_columns
 
     path = Path(path)
-    raw = read_csv_file(path, dtype={"params": "string", "train_tokens": "string", "active_params": "string"})
+    raw = read_csv_file(path, lines=True, dtype={"params": "string", "train_tokens": "string", "active_params": "string"})
     require_model_and_params(raw, score_columns(raw.columns), str(path))  # first: a 'Model' column is no benchmark
     return validate_results(wide_to_tidy(raw, source=str(path), columns=wide_columns(raw, str(path))), source=str(path))
 

@@ -37,9 +37,11 @@ FRACTION_METRICS: frozenset[str] = frozenset(
     {"acc", "acc_norm", "len_norm", "score", "exact_match", "pass@1", "pass_at_1", "f1", "mc1", "mc2",
      "accuracy", "prob", "prob_norm"}
 )
-#: A reshaped table's (a wide one melted by :func:`densing.data.wide.wide_to_tidy`) own row and score column in its
-#: file, carried so that an error names the file's row and column, not the long table's; not kept in the result.
-SOURCE_ROW, SOURCE_COLUMN = "_source_row", "_source_column"
+#: Where a row stands in its file, carried so that an error names the file's place, not the long table's (none is kept
+#: in the result): the line of a text table (the header is line 1; :func:`densing.data.readers.read_csv_file`), else
+#: the row of a reshaped one (:func:`densing.data.wide.wide_to_tidy`; 1-based, the header not counted), and a wide
+#: table's score column.
+SOURCE_LINE, SOURCE_ROW, SOURCE_COLUMN = "_source_line", "_source_row", "_source_column"
 #: The columns that identify one measurement; two rows with the same key are one measurement twice.
 KEY_COLUMNS: tuple[str, ...] = ("model", "benchmark", "metric", "n_shot", "revision")
 
@@ -89,7 +91,8 @@ def _float(value: object, *, field: str, where: str) -> float:
 def validate_results(frame: pd.DataFrame, source: str = "<table>") -> pd.DataFrame:
     """Check and normalise a tidy results table; return a new DataFrame in canonical form.
 
-    Raises :class:`InputError` naming ``source``, the row (1-based, header not counted) and the field for: a missing
+    Raises :class:`InputError` naming ``source``, the row (a text table's line in its file, the header line 1; else its
+    row, 1-based, the header not counted) and the field for: a missing
     required column, an empty table, an empty model/benchmark/metric, a non-numeric or NaN value or loss, a
     params/train_tokens that does not parse or is not positive, an unparseable release date or one outside the date
     domain (:func:`densing.impossible.check_date`: before 2018-06-11 or after today), an impossible value
@@ -128,19 +131,26 @@ def _still_validated(frame: pd.DataFrame) -> bool:
 
 def _validated(frame: pd.DataFrame, source: str) -> pd.DataFrame:
     """:func:`validate_results`' checks a column at a time; where a cell fails, row by row to name the first."""
+    word, places = "line" if SOURCE_LINE in frame.columns else "row", frame.get(SOURCE_LINE, frame.get(SOURCE_ROW))
+    places = np.arange(1, len(frame) + 1) if places is None else places.to_numpy()  # where each row is in its file
     out = _by_columns(frame)
     if out is None:
         out = {c: [] for c in COLUMNS}
-        records = frame.to_dict("records")
-        for i, rec in enumerate(records, start=1):
-            where = f"{source}: row {rec[SOURCE_ROW]}" if SOURCE_ROW in rec else f"{source}: row {i}"
-            _read_row(rec, where, out, f"{where}, column {rec[SOURCE_COLUMN]!r}" if SOURCE_ROW in rec else where)
+        for place, rec in zip(places, frame.to_dict("records")):
+            where = f"{source}: {word} {place}"
+            _read_row(rec, where, out, f"{where}, column {rec[SOURCE_COLUMN]!r}" if SOURCE_COLUMN in rec else where)
     result = pd.DataFrame({column: (pd.to_datetime(pd.Series(out[column], dtype="object")) if dtype is None
                                     else pd.Series(out[column], dtype=dtype)) for column, dtype in _DTYPES.items()})
-    extra = [c for c in frame.columns if c not in COLUMNS and c not in (SOURCE_ROW, SOURCE_COLUMN)]
+    extra = [c for c in frame.columns if c not in COLUMNS and c not in (SOURCE_LINE, SOURCE_ROW, SOURCE_COLUMN)]
     for c in extra:
         result[c] = frame[c].to_numpy()
-    return _check_name_case(_collapse_duplicates(result, source), source)
+
+    def both(first: int, other: int) -> str:  # two rows of the result, by their places in the file
+        one, two = places[first], places[other]
+        return f"{word} {one}" if one == two else f"{word}s {one} and {two}"
+
+    return _check_name_case(_collapse_duplicates(result, source, both), source, both).reset_index(drop=True)
+
 
 
 #: The canonical table's columns and their dtypes (None: datetime).
@@ -289,7 +299,7 @@ def table_argument(frame: object, name: str, columns=REQUIRED_COLUMNS, *, refere
     return checked
 
 
-def _check_name_case(result: pd.DataFrame, source: str) -> pd.DataFrame:
+def _check_name_case(result: pd.DataFrame, source: str, both) -> pd.DataFrame:
     """Refuse two spellings of one (case-insensitive) Hub id with different scores for one measurement."""
     lower = result["model"].str.lower()
     spelled = result.assign(_lower=lower).groupby("_lower", sort=False)["model"].nunique()
@@ -304,7 +314,7 @@ def _check_name_case(result: pd.DataFrame, source: str) -> pd.DataFrame:
         for index, field, first, other in _differing(group[["value", "loss", "stderr"]]):
             if group.at[index, "model"] != group["model"].iloc[0]:
                 raise InputError(
-                    f"{source}: rows {group.index[0] + 1} and {index + 1}: field 'model': {group['model'].iloc[0]!r} and "
+                    f"{source}: {both(group.index[0], index)}: field 'model': {group['model'].iloc[0]!r} and "
                     f"{group.at[index, 'model']!r} differ only by case (one model on the Hub) but give different '{field}' "
                     f"on ({group['benchmark'].iloc[0]}, {group['metric'].iloc[0]}): {float(first[field])!r} vs "
                     f"{float(other[field])!r}; keep one")
@@ -321,8 +331,9 @@ def _differing(rows: pd.DataFrame):
             yield index, differs.idxmax(), first, other
 
 
-def _collapse_duplicates(result: pd.DataFrame, source: str) -> pd.DataFrame:
-    """Identical repeats of one measurement collapse to one row; conflicting ones are an error."""
+def _collapse_duplicates(result: pd.DataFrame, source: str, both) -> pd.DataFrame:
+    """Identical repeats of one measurement collapse to one row (the index kept); conflicting ones are an error naming
+    both rows (``both``: their places in the file)."""
     key = result[list(KEY_COLUMNS)].astype("string").fillna("<NA>")
     repeated = key.duplicated(keep=False)
     if not repeated.any():
@@ -331,12 +342,12 @@ def _collapse_duplicates(result: pd.DataFrame, source: str) -> pd.DataFrame:
     for _, rows in result[repeated].groupby([key.loc[repeated, c] for c in KEY_COLUMNS], sort=False):
         for index, field, first, other in _differing(rows[data_columns]):
             raise InputError(
-                f"{source}: rows {rows.index[0] + 1} and {index + 1}: the same measurement "
+                f"{source}: {both(rows.index[0], index)}: the same measurement "
                 f"({rows['model'].iloc[0]}, {rows['benchmark'].iloc[0]}, {rows['metric'].iloc[0]}) twice with "
                 f"different '{field}' ({float(first[field])!r} vs {float(other[field])!r}); keep one"
             )
     dropped = key.duplicated(keep="first")
-    return result[~dropped].reset_index(drop=True)
+    return result[~dropped]
 
 
 def positive_count(value: str, *, field: str, where: str, integer: bool = False) -> float:

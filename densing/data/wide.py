@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from densing.data.benchmarks import WIDE_COLUMNS, WIDE_SHOTS
-from densing.data.schema import SOURCE_COLUMN, SOURCE_ROW
+from densing.data.schema import SOURCE_COLUMN, SOURCE_LINE, SOURCE_ROW
 from densing.errors import InputError
 
 WIDE_METRIC = "score"
@@ -23,7 +23,8 @@ def wide_to_tidy(frame: pd.DataFrame, source: str = "<table>", columns: dict | N
     if not scores:
         raise InputError(f"{source}: neither a tidy table (model, benchmark, metric, value, params) nor a wide one with score columns")
     require_model_and_params(frame, scores, source)
-    frame = frame.assign(**{SOURCE_ROW: np.arange(1, len(frame) + 1)})  # the file's row, for the errors
+    if SOURCE_LINE not in frame.columns:  # the file's row, for the errors (a text file's reader kept its lines)
+        frame = frame.assign(**{SOURCE_ROW: np.arange(1, len(frame) + 1)})
     keep = [c for c in frame.columns if c not in scores]
     long = frame.melt(id_vars=keep, value_vars=scores, var_name="benchmark", value_name="value")
     long = long[long["value"].notna()].copy()

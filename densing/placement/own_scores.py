@@ -37,7 +37,7 @@ def _read(path: Path, model: str | None) -> pd.DataFrame:
             return pd.read_parquet(path)
         except Exception as exc:  # noqa: BLE001 (pyarrow's errors, each its own type)
             raise InputError(f"{path}: cannot read Parquet: {str(exc).splitlines()[0] if str(exc) else exc!r}") from None
-    return read_csv_file(path, dtype=str, keep_default_na=False, na_values=[""])
+    return read_csv_file(path, lines=True, dtype=str, keep_default_na=False, na_values=[""])
 
 
 def read_scores(path: str | Path, *, model: str | None = None, params: float | None = None,
@@ -64,7 +64,7 @@ def scores_rows(frame: pd.DataFrame, source: str, *, model: str | None = None, p
     InputError naming ``source`` and the field."""
     from densing.data.benchmarks import with_stderr
     from densing.data.names import scores_table
-    from densing.numbers import parse_date
+    from densing.numbers import parse_count, parse_date
 
     frame = frame.copy()
     if model is None and "model" not in frame.columns:
@@ -78,7 +78,7 @@ def scores_rows(frame: pd.DataFrame, source: str, *, model: str | None = None, p
     if model is not None:
         frame["model"] = model
     if params is not None:
-        frame["params"] = float(params)
+        frame["params"] = parse_count(params, field="params", where="params")  # 7e9, or "7B" as on the command line
     if release_date is not None:
         frame["release_date"] = parse_date(release_date, field="release_date", where="--release-date").strftime("%Y-%m-%d")
         frame["release_date_source"] = "given"

@@ -18,7 +18,7 @@ from densing.trend import rules
 from densing.trend.rules import doubling_days, doubling_interval
 from densing.trend.targets import days_since, density_points, parse_epoch, prepare
 from densing.trend.uncertainty import observed_trend
-from densing.validation import DRAWS, Interval, validate_params
+from densing.validation import INTERVAL_DRAWS, Interval, validate_params
 
 
 
@@ -102,7 +102,7 @@ class CostHalvingFit(Result):
 
 
 
-@validate_params({"quantile": [Interval(Real, 0, 1, closed="neither")], "n_boot": [DRAWS],
+@validate_params({"quantile": [Interval(Real, 0, 1, closed="neither")], "n_boot": [INTERVAL_DRAWS],
                   "ci": [Interval(Real, 0, 1, closed="neither")], "seed": [Interval(Integral, 0, None)]})
 def cost_halving_time(prices: pd.DataFrame, *, frontier: str = "envelope", quantile: float = 0.9,
                       epoch: object = DEFAULT_EPOCH, n_boot: int = 1000, seed: int = 0,

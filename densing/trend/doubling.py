@@ -25,12 +25,13 @@ from densing.trend import capability, pooling, rules, selection
 from densing.trend.capability import headline_set
 from densing.trend.targets import SCORE_COLUMNS, check_window, with_stderr
 from densing.trend.uncertainty import TrendUncertainty, from_row_trend
-from densing.validation import D0_TOKENS, DRAWS, Date, Interval, Text, as_names, validate_params
+from densing.validation import D0_TOKENS, INTERVAL_DRAWS, Date, Interval, Text, as_names, validate_params
 
 #: What :func:`fit_trend`'s options may be (``rule`` is checked against the registered frontier rules).
 FIT_TREND_CONSTRAINTS = {
     "rule": [Text()], "quantile": [Interval(Real, 0, 1, closed="neither")], "d0": [D0_TOKENS, None],
-    "since": [Date(), None], "epoch": [Date()], "n_boot": [DRAWS], "n_boot_share": [Interval(Integral, 0, None)],
+    "since": [Date(), None], "epoch": [Date()], "n_boot": [INTERVAL_DRAWS],
+    "n_boot_share": [Interval(Integral, 0, None)],
     "level": [Interval(Real, 0, 1, closed="neither")], "seed": [Interval(Integral, 0, None)]}
 
 

@@ -38,7 +38,7 @@ from densing.trend import capability, plan, selection
 from densing.trend.measurement import TrendMeasurement
 from densing.trend.plan import HEADLINE_RULE, SENSITIVITY_D0, headline_members, reference_frame
 from densing.trend.targets import SCORE_COLUMNS, check_window, with_stderr
-from densing.validation import DRAWS, Date, ExistingPath, Interval, Options, validate_params
+from densing.validation import INTERVAL_DRAWS, Date, ExistingPath, Interval, Options, validate_params
 
 __all__ = ["CANDIDATES_FILE", "HEADLINE_RULE", "PAPER_ANCHORS", "SENSITIVITY_D0", "headline_densities",
            "measure_trend"]
@@ -53,7 +53,7 @@ CANDIDATES_FILE = "trend_reference_candidates.csv"
 
 #: :func:`measure_trend`'s numeric options, checked before anything runs (a worker included).
 TREND_CONSTRAINTS = {
-    "n_boot": [DRAWS], "n_boot_side": [DRAWS], "seed": [Interval(Integral, 0, None)],
+    "n_boot": [INTERVAL_DRAWS], "n_boot_side": [INTERVAL_DRAWS], "seed": [Interval(Integral, 0, None)],
     "d0": [Interval(Real, 0, None, closed="neither"), None], "since": [Date(), None], "epoch": [Date()],
     "fits_dir": [ExistingPath("folder"), None], "sections": [Options(("all",)), plan.Sections()]}
 
@@ -93,7 +93,7 @@ def measure_trend(targets: pd.DataFrame, *, fits_dir: str | Path | None = None, 
     ``sections``: what is computed beside the headline (its every frontier rule, checks and verdict): ``"all"`` or the
     names of those shown, from :data:`densing.trend.plan.SECTIONS` (a section not asked for is not computed: its table
     is empty, its breakpoint or densities None). ``n_boot``: the headline's draws; ``n_boot_side``: every other row's,
-    at most ``n_boot``. ``table``: which registered target table ``targets`` is (:data:`densing.registry.TABLES`);
+    at most ``n_boot``; each at least 40, as on the command line (:data:`densing.validation.INTERVAL_DRAWS`). ``table``: which registered target table ``targets`` is (:data:`densing.registry.TABLES`);
     None: the leading table (:func:`densing.registry.leading_table`).
 
     ``fit`` replaces the headline's references by one fit (inverted per benchmark at ``d0``, default its own D0): a

@@ -26,7 +26,7 @@ def test_reference_fit_repr(reference):
 def test_trend_fit_repr():
     from tests.trend.test_doubling import planted_law, planted_scores
 
-    fit = densing.fit_trend(planted_scores(n=30, start_day=0, end_day=700), planted_law(), rule="all", n_boot=20,
+    fit = densing.fit_trend(planted_scores(n=30, start_day=0, end_day=700), planted_law(), rule="all", n_boot=40,
                             n_boot_share=0, since=None)
     text = repr(fit)
     assert text.startswith(f"TrendUncertainty(all, {state_words(fit.state)}: doubling time") and len(text) < 300 and text.count("\n") == 0
@@ -38,7 +38,7 @@ def test_trend_measurement_repr():
     from densing.paths import DEFAULT_DENSITY_TARGETS as DEFAULT_RESULTS
     from densing.trend.measure import measure_trend
 
-    result = measure_trend(read_results(DEFAULT_RESULTS), n_boot=20, seed=0)
+    result = measure_trend(read_results(DEFAULT_RESULTS), n_boot=40, seed=0)
     text = repr(result)
     assert text.startswith("TrendMeasurement(") and len(text) < 300
     # the slope A with its interval, in the rules' table and in each rule's repr

@@ -40,11 +40,11 @@ GOOD = "model,benchmark,metric,value,params,train_tokens,release_date\nm1,arc_ea
     "body, message",
     [
         ("model,benchmark,metric,value\nm1,arc_easy,acc,0.5\n", "missing required column(s) params"),
-        ("model,benchmark,metric,value,params\nm1,arc_easy,acc,,7B\n", "row 1: field 'value': expected a finite number"),
-        ("model,benchmark,metric,value,params\nm1,arc_easy,acc,0.5,-7B\n", "row 1: field 'params'"),
-        ("model,benchmark,metric,value,params\nm1,arc_easy,acc,0.5,7 billion\n", "row 1: field 'params': cannot parse '7 billion'"),
-        ("model,benchmark,metric,value,params,release_date\nm1,a,acc,0.5,7B,2023-07-18\nm2,a,acc,0.6,7B,July 2023\n", "row 2: field 'release_date': cannot parse 'July 2023'"),
-        ("model,benchmark,metric,value,params,train_tokens\nm1,a,acc,0.5,7B,2 trillion\n", "row 1: field 'train_tokens'"),
+        ("model,benchmark,metric,value,params\nm1,arc_easy,acc,,7B\n", "line 2: field 'value': expected a finite number"),
+        ("model,benchmark,metric,value,params\nm1,arc_easy,acc,0.5,-7B\n", "line 2: field 'params'"),
+        ("model,benchmark,metric,value,params\nm1,arc_easy,acc,0.5,7 billion\n", "line 2: field 'params': cannot parse '7 billion'"),
+        ("model,benchmark,metric,value,params,release_date\nm1,a,acc,0.5,7B,2023-07-18\nm2,a,acc,0.6,7B,July 2023\n", "line 3: field 'release_date': cannot parse 'July 2023'"),
+        ("model,benchmark,metric,value,params,train_tokens\nm1,a,acc,0.5,7B,2 trillion\n", "line 2: field 'train_tokens'"),
         ("model,benchmark,metric,value,params\n", "has no rows"),
     ],
 )
@@ -142,3 +142,22 @@ def test_a_table_read_and_unchanged_is_checked_once_and_a_changed_one_again(monk
     copy = read_results(paths.RESULTS / "public_models.csv").copy()  # a copy is not the table that was checked
     schema.table_argument(copy, "targets")
     assert calls == ["targets", paths.RESULTS.joinpath("public_models.csv").as_posix(), "targets"]
+
+
+@pytest.mark.parametrize("body, where", [
+    ("m1,arc_easy,acc,0.5,7B\nm2,arc_easy,acc,1.5,7B\n", "line 3"),
+    ("m1,arc_easy,acc,0.5,7B\n\n   \nm2,arc_easy,acc,1.5,7B\n", "line 5"),  # blank lines are lines of the file
+    ('"m\n1",arc_easy,acc,0.5,7B\nm2,arc_easy,acc,1.5,7B\n', "line 4"),  # a quoted cell over two lines
+    ("m1,arc_easy,acc,0.5,7B\nm1,arc_easy,acc,0.6,7B\n", "lines 2 and 3"),
+])
+def test_a_text_tables_refusal_names_the_line_of_the_file(tmp_path, body, where):
+    """A CSV's row is named by its line in the file (the header is line 1), blank lines and a cell over several lines
+    counted as a text editor counts them; a Parquet table, which has no lines, by its row (1-based)."""
+    path = tmp_path / "targets.csv"
+    path.write_text("model,benchmark,metric,value,params\n" + body)
+    with pytest.raises(InputError, match=f"targets.csv: {where}: "):
+        read_table(path)
+    parquet = tmp_path / "targets.parquet"
+    pd.read_csv(path).to_parquet(parquet)
+    with pytest.raises(InputError, match=r"targets.parquet: rows? (2|1 and 2): "):
+        read_table(parquet)

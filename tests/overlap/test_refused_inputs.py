@@ -127,6 +127,12 @@ OUT_OF_DOMAIN = [
     (["whatif", "--workers", "inf"], "workers"),
     (["whatif", "--bandwidth-gbps", "-5"], "bandwidth_gbps"),
     (["whatif", "--bandwidth-gbps", "0"], "bandwidth_gbps"),
+    (["whatif", "--workers", "2,,4"], "--workers: an empty item"),  # a slip, not the list 2,4
+    (["whatif", "--workers", "2,4,"], "--workers: an empty item"),
+    (["whatif", "--workers", "1,1.0"], "--workers: '1.0' is given twice"),  # each worker count once: one row each
+    (["whatif", "--bandwidth-gbps", "80,80"], "--bandwidth-gbps: '80' is given twice"),
+    (["whatif", "--strategies", "co2,co2"], "'co2' is given twice"),
+    (["whatif", "--strategies", "co2,,t3"], "an empty item"),
     (["skew", "--threshold-pct", "-5"], "threshold_pct"),
     (["skew", "--threshold-pct", "nan"], "threshold_pct"),
     (["skew", "--threshold-pct", "inf"], "threshold_pct"),

@@ -239,7 +239,7 @@ def test_a_measure_result_plots_its_models_against_the_headline_line():
     from densing.errors import InputError
     from densing.trend.measure import measure_trend
 
-    measured = measure_trend(read_results("results/public_models.csv"), n_boot=30, n_boot_side=20)
+    measured = measure_trend(read_results("results/public_models.csv"), n_boot=40, n_boot_side=40)
     mine = pd.DataFrame({"model": ["mine"], "release_date": [pd.Timestamp("2024-11-01")], "density": [0.5],
                          "density_ci_low": [0.2], "density_ci_high": [0.9], "reading": ["value"], "bound": [""],
                          "words": ["ρ 0.5 (95% CI 0.2–0.9)"]})

@@ -133,7 +133,7 @@ def shipped():
     from densing.data import read_results
     from densing.trend.measure import measure_trend
 
-    return measure_trend(read_results("results/public_models.csv"), n_boot=60, n_boot_side=30)
+    return measure_trend(read_results("results/public_models.csv"), n_boot=60, n_boot_side=40)
 
 
 def test_one_row_per_benchmark_with_a_number_or_its_reason(shipped):

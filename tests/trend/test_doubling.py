@@ -80,7 +80,7 @@ def test_planted_doubling_time_is_recovered(planted, rule):
 
 
 def test_planted_intercept_and_predict(planted):
-    result = fit(planted, "all", n_boot=2)
+    result = fit(planted, "all", n_boot=40)
     # the mean of −u is −gap_scale, so the mean line sits at B = −1 − 0.2
     assert result.intercept == pytest.approx(-1.2, abs=0.1)
     assert result.predict([EPOCH])[0] == pytest.approx(result.intercept)
@@ -89,7 +89,7 @@ def test_planted_intercept_and_predict(planted):
 
 
 def test_upper_frontiers_sit_above_the_mean_line(planted):
-    lines = {rule: fit(planted, rule, n_boot=2) for rule in RULES.names()}
+    lines = {rule: fit(planted, rule, n_boot=40) for rule in RULES.names()}
     assert lines["quantile"].intercept > lines["all"].intercept
     assert lines["envelope"].intercept > lines["all"].intercept
 
@@ -109,9 +109,9 @@ def test_flat_trend_has_an_unbounded_interval_written_as_null():
 @pytest.mark.parametrize("shift", [-1500, 45, 1000])  # an epoch inside the date domain (2018-06-11 to today)
 def test_the_epoch_moves_the_intercept_only(rule, shift):
     table = planted_scores(n=40, seed=11)
-    base = fit(table, rule, n_boot=20, seed=3)
+    base = fit(table, rule, n_boot=40, seed=3)
     epoch = (EPOCH + pd.Timedelta(days=shift)).strftime("%Y-%m-%d")
-    other = fit(table, rule, n_boot=20, seed=3, epoch=epoch)
+    other = fit(table, rule, n_boot=40, seed=3, epoch=epoch)
     for name in ("slope_per_day", "slope_ci_low", "slope_ci_high", "doubling_time_months"):
         assert getattr(other, name) == pytest.approx(getattr(base, name), rel=1e-9), name
     assert other.frontier_models == base.frontier_models
@@ -132,7 +132,7 @@ def test_confidence_band_brackets_the_line_and_widens_away_from_the_centre():
 
 
 def test_since_leaves_earlier_models_out(planted):
-    result = fit(planted, "all", n_boot=2, since="2023-02-24")
+    result = fit(planted, "all", n_boot=40, since="2023-02-24")
     assert result.n_models == int((planted["release_date"] >= EPOCH).sum())
 
 

@@ -78,7 +78,7 @@ def test_cost_halving_time_planted():
         assert fit.halving_time_days_ci_high - fit.halving_time_days_ci_low < 0.2 * halving_days
         assert len(fit.excluded) == 1 and "non-positive" in fit.excluded["reason"].iloc[0]
         json.dumps(fit.to_dict(), allow_nan=False)
-    envelope = cost_halving_time(prices, frontier="envelope", n_boot=20)
+    envelope = cost_halving_time(prices, frontier="envelope", n_boot=40)
     chosen = prices.drop(index=3).reset_index(drop=True)
     running_min = chosen["price_per_million_tokens"].cummin()
     is_record = chosen["price_per_million_tokens"] < running_min.shift(fill_value=np.inf)

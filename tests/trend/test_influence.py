@@ -108,7 +108,7 @@ def test_an_update_is_the_refit_to_the_bit_on_the_shipped_rows(monkeypatch, rule
         return frame
 
     monkeypatch.setattr(pooling, "family_influence", recorded)
-    densing.fit_trend(read_results("results/public_models.csv"), rule=rule, n_boot=5, n_boot_share=0)
+    densing.fit_trend(read_results("results/public_models.csv"), rule=rule, n_boot=40, n_boot_share=0)
     assert {by for *_, by, _ in seen} == {"family", "lab", "model"}
     for rule_, quantile, data, y, kind, w, starts, by, frame in seen:
         clusters = {"family": data["clusters"], "lab": data["lab_clusters"]}.get(by, np.arange(data["n"]))

@@ -39,7 +39,7 @@ def shipped():
     from densing.data import read_results
     from densing.trend.measure import measure_trend
 
-    return measure_trend(read_results("results/public_models.csv"), n_boot=60, n_boot_side=30)
+    return measure_trend(read_results("results/public_models.csv"), n_boot=60, n_boot_side=40)
 
 
 def test_no_reference_inverts_its_own_family_and_every_model_is_a_target(shipped):
@@ -215,7 +215,7 @@ def test_the_notebook_api_is_the_same_engine(shipped, rule):
     import densing
     from densing.data import read_results
 
-    fitted = densing.fit_trend(read_results("results/public_models.csv"), rule=rule, n_boot=5, n_boot_share=0)
+    fitted = densing.fit_trend(read_results("results/public_models.csv"), rule=rule, n_boot=40, n_boot_share=0)
     # each reference's own line is the measurement's (no draws enter it); the pooled point weighs them by the paired
     # draws' covariance, so with other draws it is another weighted mean of the same lines
     assert fitted.reference_slopes == pytest.approx(shipped.rules[rule].reference_slopes, rel=1e-12)
@@ -263,7 +263,7 @@ def test_a_given_composed_fit_is_measured_at_the_given_d0_with_d0_variants():
     from densing.trend.measure import SENSITIVITY_D0, measure_trend
 
     fit = ReferenceFit.load("reference_fits/pile_hellaswag_composed.json")
-    result = measure_trend(read_results("results/public_models.csv"), fit=fit, d0=3e11, n_boot=30, n_boot_side=20)
+    result = measure_trend(read_results("results/public_models.csv"), fit=fit, d0=3e11, n_boot=40, n_boot_side=40)
     assert result.d0 == 3e11 and "(given)" in result.reference
     variants = result.sensitivity[result.sensitivity["inversion"].astype(str).str.startswith("D0")]
     assert sorted(variants["d0"]) == sorted(SENSITIVITY_D0)
@@ -287,7 +287,7 @@ def test_the_measurement_plots_the_reports_own_figures():
     import densing
     from densing.errors import InputError
 
-    measured = densing.measure_trend(densing.read_results(densing.paths.RESULTS / "public_models.csv"), n_boot=20)
+    measured = densing.measure_trend(densing.read_results(densing.paths.RESULTS / "public_models.csv"), n_boot=40)
     density = measured.plot()
     names = [t.name for t in density.data]
     assert any(str(n).startswith("the frontier") for n in names) and any("95% interval" in str(n) for n in names)

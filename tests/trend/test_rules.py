@@ -39,7 +39,7 @@ def test_a_registered_rule_needs_nothing_else(median_rule):
     assert result.slope_per_day == pytest.approx(LN2 / 100.0, rel=0.1)
     # the command line accepts it; the report's legend says it in the rule's own words
     assert rules.get("median").name == "median"  # what the command line's --frontier reads
-    headline = densing.fit_trend(planted_scores(), planted_law(), rule="quantile", n_boot=20, n_boot_share=0, since=None, seed=1)
+    headline = densing.fit_trend(planted_scores(), planted_law(), rule="quantile", n_boot=40, n_boot_share=0, since=None, seed=1)
     frame = pd.DataFrame({"model": ["m"], "release_date": [pd.Timestamp("2024-01-01")], "params": [1e9], "score": [0.5],
                           "log_density": [0.0], "bound": [0]})
     names = [trace.name for trace in figures.density_figure(frame, headline, others=[result], title="t").data]
@@ -50,7 +50,7 @@ def test_an_unknown_rule_is_refused_in_one_line_naming_the_registered_ones():
     with pytest.raises(InputError, match=r"expected one of quantile, all, envelope, got 'nope'"):
         rules.get("nope")
     with pytest.raises(InputError):
-        densing.fit_trend(planted_scores(n=30), planted_law(), rule="nope", n_boot=5)
+        densing.fit_trend(planted_scores(n=30), planted_law(), rule="nope", n_boot=40)
 
 
 def test_a_rule_name_is_registered_once():

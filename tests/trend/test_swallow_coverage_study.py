@@ -116,7 +116,7 @@ def measurement():
     from densing.data import read_results
     from densing.trend.measure import measure_trend
 
-    return measure_trend(read_results(paths.RESULTS / "public_models.csv"), n_boot=30, n_boot_side=20, seed=0)
+    return measure_trend(read_results(paths.RESULTS / "public_models.csv"), n_boot=40, n_boot_side=40, seed=0)
 
 
 def test_the_cutoff_check_is_a_result(measurement):

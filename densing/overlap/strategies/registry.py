@@ -13,6 +13,7 @@ from densing.errors import InputError, RegistryError
 from densing.overlap.strategies import co2, ddp, sync, t3, tp
 from densing.overlap.strategies.base import CAPABILITIES, Strategy, WhatIfPoint
 from densing.registry import Registry, check_callable, check_type
+from densing.validation import comma_items
 
 _BUILT_IN = (sync.STRATEGY, ddp.STRATEGY, co2.STRATEGY, t3.STRATEGY, tp.STRATEGY)
 
@@ -71,11 +72,9 @@ def get(name: str, capability: str | None = None) -> Strategy:
 
 def parse(text: str, capability: str) -> list[Strategy]:
     """The strategies of a comma-separated list (``all``: every one with ``capability``)."""
-    wanted = [s.strip() for s in text.split(",") if s.strip()]
+    wanted = comma_items(text, "strategy")
     if wanted == ["all"]:
         wanted = list(names(capability))
-    if not wanted:
-        raise InputError("strategy: expected at least one name")
     return [get(name, capability) for name in wanted]
 
 
