@@ -282,6 +282,12 @@ def print_text(text: str, *, file=None) -> None:
     _emit(_console(None, file), *(Text(paragraph) for paragraph in str(text).split("\n")))
 
 
+def print_texts(*texts) -> None:
+    """:func:`print_text` of each of ``texts`` that is not None or empty."""
+    for text in filter(None, texts):
+        print_text(text)
+
+
 def _write_json(frame, **_) -> None:
     print_json(_json_ready(frame))
 

@@ -10,7 +10,7 @@ import typer
 from densing import paths, registry
 from densing.cli.layout import DETAIL_HELP, ROW_TOGETHER, browser_lines, closing, command_words, counted
 from densing.cli.output import (FORMAT_HELP, SEED_HELP, Format, announced, d0_option, draws_option, print_document,
-                                print_frame, print_text, working)
+                                print_frame, print_text, print_texts, working)
 from densing.constants import DEFAULT_EPOCH, PAPER
 from densing.errors import InputError
 from densing.numbers import format_count, parse_date
@@ -168,11 +168,7 @@ def _print_by_benchmark_screen(result, forecast) -> None:
     shown = shown[[c for c in ("row", "months", "ci_low", "ci_high") if c in shown.columns]].assign(status=cells)
     print_frame(shown, Format.table, keys=1, together=ROW_TOGETHER,
                 title="doubling time in months per benchmark and benchmark set, with its 95% interval")
-    for line in [*reasons, shown_legend(table)]:
-        if line:
-            print_text(line)
-    if (declared := _declared_line(forecast)) is not None:
-        print_text(declared)
+    print_texts(*reasons, shown_legend(table), _declared_line(forecast))
     sets = table[table["capability"] == "set"] if "capability" in table.columns else table.iloc[0:0]
     if len(sets):  # a set's short id beside its name in words, as the report and the README name it
         print_text("sets: " + "; ".join(f"{r.row} = {r.label}" for r in sets.itertuples()))
@@ -198,9 +194,7 @@ def _print_by_benchmark_detail(result, forecast, wide: bool) -> None:
                 title="doubling time in months per benchmark and benchmark set (common targets per row: every reference "
                       "inverts the same benchmarks for the same targets; pooled by random effects); slope A of ln ρmax "
                       "per day with its 95% interval; each reference's own months with its 95% interval")
-    for line in [shown_legend(pd.concat([rows, budget_rows], ignore_index=True)), *_order_break_lines(result)]:
-        if line:
-            print_text(line)
+    print_texts(shown_legend(pd.concat([rows, budget_rows], ignore_index=True)), *_order_break_lines(result))
     cross = ends_shown(result.cross_check(), keep=wide)
     if len(cross):
         print_frame(cross, wide=wide, keys=1, together=ROW_TOGETHER,
@@ -257,10 +251,7 @@ def _print_headline_screen(result, beside: bool = False, forecast=None) -> None:
     print_frame(table[["rule", "months", "ci_low", "ci_high", "n_models"]], Format.table, keys=1,
                 together=("months", "ci_low", "ci_high"),
                 title=f"doubling time in months by frontier rule (headline: {result.headline_rule}), 95% interval")
-    if legend := rules_legend(result.rules.values()):
-        print_text(legend)
-    if (line := _declared_line(forecast)) is not None:
-        print_text(line)
+    print_texts(rules_legend(result.rules.values()), _declared_line(forecast))
     failed = [c.name for c in result.checks if c.failed]
     notes = [f"{rule}: {error}" for rule, error in result.rule_errors.items()]
     checks = f"{len(result.checks)} checks, {len(failed)} failed" + (f" ({', '.join(failed)})" if failed else "")
@@ -281,19 +272,16 @@ def _print_headline_detail(result, wide: bool, table: str | None = None) -> None
 
     print_text(result.verdict)
     print_text(result.why)
-    if words := result.rests_on:
-        print_text(words)
+    print_texts(result.rests_on)
     if table is not None:
         from densing.present.bias import bias_words
         from densing.trend.bias import measurement_row
 
-        if (words := bias_words(measurement_row(result, table))) is not None:
-            print_text(words)
+        print_texts(bias_words(measurement_row(result, table)))
     print_frame(rule_ends_shown(result.table(), result.rules.values()), keys=1, together=("months", "ci_low", "ci_high"),
                 title=f"doubling time in months and slope A of ln ρmax per day by frontier rule, each with its 95% "
                       f"interval (headline: {result.headline_rule}); shares of the slope variance", wide=wide)
-    if legend := rules_legend(result.rules.values()):
-        print_text(legend)
+    print_texts(rules_legend(result.rules.values()))
     for rule, error in result.rule_errors.items():
         print_text(f"note: {rule} rule not fitted: {error}")
     print_text("note: the envelope row's interval is optimistic (its points are chosen on the response); the headline rule is the censored quantile")

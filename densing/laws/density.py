@@ -46,10 +46,8 @@ def extrapolation_summary(result: pd.DataFrame) -> str | None:
         return None
     parts = [p for note in outside for p in note]
     reasons = sorted({p for p in parts if p.startswith("D0 ")})
-    for side in (BELOW_SMALLEST_N, ABOVE_LARGEST_N):
-        count = sum(side in p for p in parts)
-        if count:
-            reasons.append(f"N̂ {side} in {count} rows")
+    counts = {side: sum(side in p for p in parts) for side in (BELOW_SMALLEST_N, ABOVE_LARGEST_N)}
+    reasons += [f"N̂ {side} in {count} rows" for side, count in counts.items() if count]
     return (f"{len(outside)} of {len(result)} rows extrapolate beyond the reference's data: " + "; ".join(reasons)
             + " (column 'extrapolation' of --format csv/json has each row's)")
 
@@ -331,8 +329,6 @@ def _geomean_rows(result: pd.DataFrame, draws_by_fit: dict, n_fits: int, level: 
            "effective_params_ci_low": low * params, "effective_params_ci_high": high * params,
            "extrapolation": [("a component extrapolates",) if x else None
                              for x in by_model["_extrapolates"].any().loc[models].to_numpy()]}
-    for column in ("train_tokens", "release_date", "family", "d0"):
-        if column in result.columns:
-            out[column] = first[column].to_numpy()
+    out |= {c: first[c].to_numpy() for c in ("train_tokens", "release_date", "family", "d0") if c in result.columns}
     out["reference_fit"] = "geomean"
     return pd.DataFrame(out)

@@ -33,9 +33,7 @@ def fit_stage(problem: Problem, *, loss: str = "soft_l1", f_scale: float = 1.0, 
                                    loss=loss, f_scale=f_scale, x_scale=x_scale)
         except (ValueError, FloatingPointError):
             continue
-        if not np.isfinite(result.cost):
-            continue
-        if best is None or result.cost < best.cost:
+        if np.isfinite(result.cost) and (best is None or result.cost < best.cost):
             best = result
     if best is None:
         raise FitError(f"{problem.law}: least_squares failed from every starting point")
@@ -67,10 +65,8 @@ def stage_problems(data, picks, *, law, irreducible, chance, ceiling, max_score)
     if law == "two-step":
         n, t, _, x = (a[picks[0]] for a in data[0])
         _, _, s2, x2 = (a[picks[1]] for a in data[1])
-        return [
-            _problems.loss_problem(n, t, x, irreducible=irreducible),
-            _problems.performance_problem(x2, s2, chance=chance, ceiling=ceiling, max_score=max_score),
-        ]
+        return [_problems.loss_problem(n, t, x, irreducible=irreducible),
+                _problems.performance_problem(x2, s2, chance=chance, ceiling=ceiling, max_score=max_score)]
     n, t, s, _ = (a[picks[0]] for a in data[0])
     return [_problems.composed_problem(n, t, s, chance=chance, ceiling=ceiling, max_score=max_score)]
 
@@ -80,9 +76,7 @@ def plan(stage_sets: tuple[pd.DataFrame, ...], runs: list[str], *, n_boot: int, 
     """The resampling unit and ``n_boot`` resamples, each the picked rows of each stage's points: ``unit="auto"``
     resamples runs where some run has several checkpoints (fewer runs than points of the last stage), points
     otherwise."""
-    chosen = unit
-    if chosen == "auto":
-        chosen = "series" if len(runs) < len(stage_sets[-1]) else "point"
+    chosen = unit if unit != "auto" else "series" if len(runs) < len(stage_sets[-1]) else "point"
     rng = np.random.default_rng(seed)
     if chosen == "point":
         return chosen, [tuple(rng.integers(0, len(part), len(part)) for part in stage_sets) for _ in range(n_boot)]

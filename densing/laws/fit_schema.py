@@ -231,10 +231,8 @@ def data_hash(frame, columns: list[str] | None = None) -> str:
     """The ``data_hash`` a fit records of the points it was made on: SHA-256 (first 16 hex digits)
     of the given columns' values, row order independent. ``frame``: a DataFrame, or columns by name as arrays of
     64-bit floats or text (the same text, so the same hash, as their frame's)."""
-    cols = columns or [c for c in frame.columns]
-    rows = sorted("\x1f".join(r) for r in zip(*(_as_text(frame[c]) for c in cols)))
-    digest = hashlib.sha256("\x1e".join(rows).encode()).hexdigest()
-    return digest[:16]
+    rows = sorted("\x1f".join(r) for r in zip(*(_as_text(frame[c]) for c in columns or list(frame.columns))))
+    return hashlib.sha256("\x1e".join(rows).encode()).hexdigest()[:16]
 
 
 # -- one fitted stage of a fit file, and the verdicts on a fitted reference --------------------------------------------

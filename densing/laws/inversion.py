@@ -89,9 +89,7 @@ def conditioning(fit: ReferenceFit, scores, stderr, d0: float | None = None) -> 
         up = fit.invert(s + np.nan_to_num(sigma), d0)[1]
         down = fit.invert(s - np.nan_to_num(sigma), d0)[1]
         kappa = np.maximum(up / mid, mid / down)
-    finite_mid = np.isfinite(mid) & (mid > 0)
-    kappa = np.where(finite_mid, kappa, np.nan)
-    return np.where(np.isnan(sigma), np.nan, kappa)
+    return np.where(np.isnan(sigma) | ~(np.isfinite(mid) & (mid > 0)), np.nan, kappa)
 
 
 # -- the protocol: one benchmark, or all jointly -----------------------------------------------------------------------

@@ -130,11 +130,9 @@ def loss_problem(n_params, train_tokens, loss, *, irreducible: bool = False) -> 
     floor_start = [math.log(max(float(y.min()) / 2, 1e-6))] if irreducible else []
     starts = [np.array([math.log(scale / 2), alpha, math.log(scale / 2), beta] + floor_start)
               for alpha in (0.1, 0.3, 0.6) for beta in (0.1, 0.3, 0.6)]
-    return Problem(
-        law="loss", names=("ln_a", "alpha", "ln_b", "beta") + (("ln_E",) if irreducible else ()),
-        centres=centres, to_params=to_params, residual=residual, predict=predict, observed=y,
-        lower=lower, upper=upper, starts=starts, jacobian=jacobian,
-    )
+    return Problem(law="loss", names=("ln_a", "alpha", "ln_b", "beta") + (("ln_E",) if irreducible else ()),
+                   centres=centres, to_params=to_params, residual=residual, predict=predict, observed=y,
+                   lower=lower, upper=upper, starts=starts, jacobian=jacobian)
 
 
 # -- performance law and composed law share the sigmoid's (c, l, d) handling -------------------------------------------
@@ -197,11 +195,9 @@ def performance_problem(loss, score, *, chance: float | None = None, ceiling: fl
     upper = [-1e-3, max(float(x.max()) + 3 * span, 1e-6)] + extra_upper
     starts = [np.array([gamma * 4 / span, float(np.quantile(x, quantile))] + extra_start)
               for gamma in (-0.5, -2.0, -8.0) for quantile in (0.25, 0.5, 0.75)]
-    return Problem(
-        law="performance", names=names, to_params=to_params, residual=residual, predict=predict, observed=y,
-        lower=np.array(lower), upper=np.array(upper), starts=starts, fixed=fixed,
-        max_score=max_score,
-    )
+    return Problem(law="performance", names=names, to_params=to_params, residual=residual, predict=predict,
+                   observed=y, lower=np.array(lower), upper=np.array(upper), starts=starts, fixed=fixed,
+                   max_score=max_score)
 
 
 def composed_problem(n_params, train_tokens, score, *, chance: float | None = None, ceiling: float | None = None,
@@ -253,12 +249,9 @@ def composed_problem(n_params, train_tokens, score, *, chance: float | None = No
     upper = [30.0, 3.0, 30.0, 3.0, 50.0] + extra_upper
     starts = [np.array([math.log(level), alpha, math.log(level), beta, 2 * level] + extra_start)
               for alpha in (0.1, 0.3, 0.6) for beta in (0.1, 0.3, 0.6) for level in (1.0, 3.0)]
-    return Problem(
-        law="composed", names=names, to_params=to_params, residual=residual, predict=predict, observed=y,
-        lower=np.array(lower), upper=np.array(upper), starts=starts,
-        fixed={"gamma": gamma, **fixed}, max_score=max_score, centres=centres,
-        jacobian=jacobian,
-    )
+    return Problem(law="composed", names=names, to_params=to_params, residual=residual, predict=predict,
+                   observed=y, lower=np.array(lower), upper=np.array(upper), starts=starts,
+                   fixed={"gamma": gamma, **fixed}, max_score=max_score, centres=centres, jacobian=jacobian)
 
 
 def theta_from_params(problem: Problem, params: dict[str, float]) -> np.ndarray:
