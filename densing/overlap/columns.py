@@ -164,8 +164,7 @@ class KernelColumns(_Names):
         if not self.has_collectives:
             self.has_collectives = any(u.startswith(COLLECTIVE_PREFIX) for u in uniques)
         useful = (stream != -1) | (correlation >= 0) | isin_codes(local, special)
-        for key, values in (("ts", ts), ("dur", dur), ("stream", stream), ("correlation", correlation),
-                            ("name_code", codes), ("comm_bytes", comm)):
+        for key, values in zip(self.DTYPES, (ts, dur, stream, correlation, codes, comm)):  # (in DTYPES' order)
             self.parts[key].append(values[useful])
 
     def _add_fast(self, events: list, float_ts: bool) -> None:
@@ -299,7 +298,7 @@ class OpColumns(_Names):
         codes, _, _ = self.codes([e.name for e in kept])
         cat = np.fromiter((_CAT_CODES.get(e.cat, CAT_OTHER) for e in kept), dtype=np.int8, count=n)
         self.duration_events += n
-        for key, values in (("ts", ts), ("end", ts + dur), ("tid", tid), ("name_code", codes), ("cat", cat)):
+        for key, values in zip(self.DTYPES, (ts, ts + dur, tid, codes, cat)):  # (in DTYPES' order)
             self.parts[key].append(values)
 
     def _thread_code(self, key: str) -> int:

@@ -286,7 +286,7 @@ def make_engine(scheduler: str, files: list[Path], workers: int | None = None):
     if scheduler in ("processes", "local"):
         return (ProcessEngine if scheduler == "processes" else local_cluster)(workers)
     if scheduler != "auto":
-        if "://" not in scheduler and ":" not in scheduler:
+        if ":" not in scheduler:
             raise InputError(f"--scheduler: expected {', '.join(SCHEDULERS)} or a Dask scheduler address "
                              f"(tcp://host:8786), got {scheduler!r}")
         address = scheduler if "://" in scheduler else f"tcp://{scheduler}"

@@ -30,38 +30,30 @@ def union_length(start: np.ndarray, end: np.ndarray) -> float:
     return float(e.sum() - s.sum())
 
 
-def intersection_length(a_start: np.ndarray, a_end: np.ndarray,
-                        b_start: np.ndarray, b_end: np.ndarray) -> float:
-    """Length of (∪A) ∩ (∪B), by a sweep over the merged boundaries (HTA 0.5.0 ``get_comm_comp_overlap``): each
-    merged A interval adds +1 at its start and −1 at its end, each merged B interval +2/−2; the time where the running
-    sum is 3 is covered by both."""
+def _sweep(a_start, a_end, b_start, b_end) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The boundaries of the merged A and B intervals in time order, and after each how many A and how many B
+    intervals are open (each 0 or 1: merged intervals are disjoint)."""
     as_, ae = merge_intervals(a_start, a_end)
     bs, be = merge_intervals(b_start, b_end)
-    if as_.size == 0 or bs.size == 0:
-        return 0.0
-    times = np.concatenate([as_, ae, bs, be])
-    delta = np.concatenate([np.full(as_.size, 1), np.full(ae.size, -1),
-                            np.full(bs.size, 2), np.full(be.size, -2)]).astype(np.int8)
-    order = np.argsort(times, kind="stable")
-    times, running = times[order], np.cumsum(delta[order])
-    both = running[:-1] == 3
-    return float(np.sum(np.diff(times)[both]))
-
-
-def subtract_intervals(a_start: np.ndarray, a_end: np.ndarray,
-                       b_start: np.ndarray, b_end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(∪A) \\ (∪B) as sorted disjoint ``(start, end)``, by a sweep over the merged boundaries: each merged A
-    interval adds +1/−1 to an A count, each merged B interval +1/−1 to a B count; the non-empty pieces between
-    consecutive boundaries where A > 0 and B = 0 are kept (and re-merged). |result| = |∪A| − |∪A ∩ ∪B|."""
-    as_, ae = merge_intervals(a_start, a_end)
-    bs, be = merge_intervals(b_start, b_end)
-    if as_.size == 0 or bs.size == 0:
-        nonempty = ae > as_
-        return as_[nonempty], ae[nonempty]
     times = np.concatenate([as_, ae, bs, be])
     da = np.concatenate([np.ones(as_.size), -np.ones(ae.size), np.zeros(bs.size + be.size)])
     db = np.concatenate([np.zeros(as_.size + ae.size), np.ones(bs.size), -np.ones(be.size)])
     order = np.argsort(times, kind="stable")
-    t, ca, cb = times[order], np.cumsum(da[order]), np.cumsum(db[order])
+    return times[order], np.cumsum(da[order]), np.cumsum(db[order])
+
+
+def intersection_length(a_start: np.ndarray, a_end: np.ndarray,
+                        b_start: np.ndarray, b_end: np.ndarray) -> float:
+    """Length of (∪A) ∩ (∪B), as HTA 0.5.0 ``get_comm_comp_overlap`` sweeps it: the sum of the gaps between
+    consecutive merged boundaries (:func:`_sweep`) after which both an A and a B interval are open."""
+    t, ca, cb = _sweep(a_start, a_end, b_start, b_end)
+    return float(np.sum(np.diff(t)[(ca[:-1] > 0) & (cb[:-1] > 0)]))
+
+
+def subtract_intervals(a_start: np.ndarray, a_end: np.ndarray,
+                       b_start: np.ndarray, b_end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(∪A) \\ (∪B) as sorted disjoint ``(start, end)``: the non-empty pieces between consecutive merged boundaries
+    (:func:`_sweep`) where an A interval is open and no B interval (re-merged). |result| = |∪A| − |∪A ∩ ∪B|."""
+    t, ca, cb = _sweep(a_start, a_end, b_start, b_end)
     keep = (ca[:-1] > 0) & (cb[:-1] == 0) & (t[1:] > t[:-1])
     return merge_intervals(t[:-1][keep], t[1:][keep])

@@ -28,36 +28,35 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
-def _keys(t: RankTrace) -> tuple[np.ndarray, list[tuple]]:
+_KEY = ["step", "name", "nth"]
+
+
+def _collectives(t: RankTrace) -> "pd.DataFrame":
+    """A rank's collectives by start, keyed by :data:`_KEY`: the ``nth`` of its name in its ProfilerStep."""
+    import pandas as pd
+
     comm = np.flatnonzero(t.kernel_category == COMMUNICATION)
     comm = comm[np.argsort(t.kernel_start_us[comm], kind="stable")]
-    seen: dict[tuple, int] = {}
-    keys = []
-    for i in comm.tolist():
-        base = (int(t.kernel_step[i]), t.kernel_names[t.kernel_name_code[i]])
-        keys.append(base + (seen.get(base, 0),))
-        seen[base] = seen.get(base, 0) + 1
-    return comm, keys
+    names = np.asarray(t.kernel_names, dtype=object)[t.kernel_name_code[comm]]
+    frame = pd.DataFrame({"step": t.kernel_step[comm], "name": names, "start": t.kernel_start_us[comm],
+                          "end": t.kernel_end_us[comm]})
+    return frame.assign(nth=frame.groupby(["step", "name"]).cumcount())
 
 
 def peer_wait_rows(traces: Iterable[RankTrace]) -> list[dict]:
     """One row per rank: comm_us, peer_wait_us, transfer_us, exposed_comm_us, exposed_peer_wait_us,
     exposed_transfer_us, matched and unmatched collectives (see the module docstring)."""
+    import pandas as pd
+
     traces = list(traces)
-    indexed = [_keys(t) for t in traces]
-    latest: dict[tuple, float] = {}
-    count: dict[tuple, int] = {}
-    for t, (idx, keys) in zip(traces, indexed):
-        for i, k in zip(idx.tolist(), keys):
-            latest[k] = max(latest.get(k, -np.inf), float(t.kernel_start_us[i]))
-            count[k] = count.get(k, 0) + 1
+    keyed = [_collectives(t) for t in traces]
+    every = pd.concat(keyed).groupby(_KEY)["start"].agg(latest="max", ranks="size")  # max_r' s_r', and on how many
     rows = []
-    n = len(traces)
-    for t, (idx, keys) in zip(traces, indexed):
-        ok = np.array([count[k] == n for k in keys], dtype=bool)
-        s, e = t.kernel_start_us[idx], t.kernel_end_us[idx]
-        wait = np.array([latest[k] for k in keys]) - s if keys else np.zeros(0)
-        wait = np.clip(wait, 0.0, e - s)
+    for t, frame in zip(traces, keyed):
+        frame = frame.join(every, on=_KEY)
+        ok = (frame["ranks"] == len(traces)).to_numpy()
+        s, e = frame["start"].to_numpy(), frame["end"].to_numpy()
+        wait = np.clip(frame["latest"].to_numpy() - s, 0.0, e - s)
         wait[~ok] = 0.0
         comp = t.kernel_category == COMPUTATION
         comm_total = union_length(s, e)

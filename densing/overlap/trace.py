@@ -1,10 +1,7 @@
 """Reading a set of PyTorch-profiler (Kineto) traces, one file per rank, into one
-:class:`~densing.overlap.model.RankTrace` per rank (:func:`read_traces`). Each file is decoded once
-(:mod:`densing.overlap.kineto`) into the columns its kind of set needs: a GPU job's kernels, launches and steps, read
-with HTA's selection rules (:mod:`densing.overlap.selection`), or a CPU-only (gloo) job's ops
-(:mod:`densing.overlap.cpu_trace`); the kind is chosen by :func:`read_set`. Each file is one job of an engine
-(:mod:`densing.overlap.engine`); with fewer files than workers a large file is cut at event boundaries into jobs of
-its own (:mod:`densing.overlap.parts`).
+:class:`~densing.overlap.model.RankTrace` per rank (:func:`read_traces`): a GPU job's kernels, launches and steps under
+HTA's selection rules (:mod:`densing.overlap.selection`), or a CPU-only (gloo) job's ops
+(:mod:`densing.overlap.cpu_trace`), each file one job of an engine (:func:`run_ranks`).
 """
 from __future__ import annotations
 
