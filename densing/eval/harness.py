@@ -214,7 +214,7 @@ def quiet_expected_lm_eval_warnings() -> None:
 @contextlib.contextmanager
 def without_environment_record():
     """lm-eval's ``simple_evaluate`` inside without its environment record, which densing reads nothing of:
-    ``pretty_env_info`` (torch's ``collect_env`` runs ``pip list`` and more: ~2 s a pair, bench/startup.results.txt),
+    ``pretty_env_info`` (torch's ``collect_env`` runs ``pip list`` and more, bench/startup.results.txt),
     ``git_hash`` and ``upper_git_hash``."""
     from lm_eval import evaluator
 
