@@ -3,10 +3,12 @@ bench/gpu_check.py).
 
 A run is ``python -c PHASES OUT.json eval ...`` in a checkout (``tree``, on ``PYTHONPATH``): the child wraps
 lm-eval's ``Task.build_all_requests`` (contexts), the backends' ``loglikelihood`` and ``generate_until`` (calls,
-outermost call only) and the Llama model's ``forward`` (forward; on CUDA synchronised at its end) with timers, runs
-``densing.cli.main`` and writes the sums. The parent times the whole process (wall): ``rest`` = wall − contexts −
-calls (interpreter, imports, task index, model load, store), ``host`` = wall − forward. Built requests served from
-the store count in ``rest``, not ``contexts``.
+outermost call only) and the Llama model's ``forward`` (forward; on CUDA synchronised at its end) with timers, each
+once the command itself imports its module (an import hook: the child imports nothing the command does not), runs
+the console script ``densing.cli.run`` (its exit handlers, which write the sums, then ``os._exit`` with the
+command's code, as the installed ``densing`` does). The parent times the whole process (wall): ``rest`` = wall −
+contexts − calls (interpreter, imports, task index, model load, store), ``host`` = wall − forward. Built requests
+served from the store count in ``rest``, not ``contexts``.
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ import time
 from pathlib import Path
 
 PHASES = r"""
-import json, sys, time
+import atexit, importlib.machinery, json, sys, time
 out, argv = sys.argv[1], sys.argv[2:]
 sums = {"contexts": 0.0, "calls": 0.0, "forward": 0.0}
 depth = {key: 0 for key in sums}
@@ -38,31 +40,44 @@ def wrap(owner, name, key, sync=None):
                 sums[key] += time.perf_counter() - start
     setattr(owner, name, timed)
 
-import torch
-from lm_eval.api.task import Task
-from lm_eval.models.huggingface import HFLM
-from transformers import LlamaForCausalLM
-from densing.eval.backends.prefix.lm import PrefixCachedHFLM
-
 def sync(model):
     if model.device.type == "cuda":
+        import torch
         torch.cuda.synchronize(model.device)
 
-wrap(Task, "build_all_requests", "contexts")
-for cls in (HFLM, PrefixCachedHFLM):
+def backend(module, cls):
     for name in ("loglikelihood", "generate_until"):
-        if name in cls.__dict__:
-            wrap(cls, name, "calls")
-wrap(LlamaForCausalLM, "forward", "forward", sync)
-from densing.cli import main
-code = 0
-try:
-    main(argv)
-except SystemExit as stop:
-    code = stop.code or 0
-with open(out, "w") as handle:
-    json.dump({**sums, "code": code}, handle)
-sys.exit(code)
+        if name in getattr(module, cls).__dict__:
+            wrap(getattr(module, cls), name, "calls")
+
+# each class wrapped once its module is imported by the command itself, so that the command imports what it imports
+HOOKS = {"lm_eval.api.task": lambda m: wrap(m.Task, "build_all_requests", "contexts"),
+         "lm_eval.models.huggingface": lambda m: backend(m, "HFLM"),
+         "densing.eval.backends.prefix.lm": lambda m: backend(m, "PrefixCachedHFLM"),
+         "transformers.models.llama.modeling_llama": lambda m: wrap(m.LlamaForCausalLM, "forward", "forward", sync)}
+
+class Hooked:
+    @staticmethod
+    def find_spec(name, path, target=None):
+        spec = importlib.machinery.PathFinder.find_spec(name, path, target) if name in HOOKS else None
+        if spec is not None:
+            run = spec.loader.exec_module
+            def exec_module(module):
+                run(module)
+                HOOKS.pop(name)(module)
+            spec.loader.exec_module = exec_module
+        return spec
+
+sys.meta_path.insert(0, Hooked)
+
+def dump():
+    with open(out, "w") as handle:
+        json.dump(sums, handle)
+
+atexit.register(dump)
+sys.argv = ["densing", *argv]
+from densing.cli import run
+run()  # the console script: its exit handlers (dump), then os._exit with the command's code
 """
 
 
@@ -106,7 +121,7 @@ def models_file(folder: Path, model: Path, dtype: str) -> Path:
 
 def cold_command(tree: Path, arguments: list[str], scratch: Path, env: dict | None = None) -> dict:
     """Run ``densing <arguments>`` cold in ``tree`` (its own process, a fresh ``--out`` under ``scratch``); return
-    the phases in seconds (wall, contexts, calls, forward, rest, host) and the exit code."""
+    the phases in seconds (wall, contexts, calls, forward, rest, host)."""
     scratch.mkdir(parents=True, exist_ok=True)
     out = scratch / f"phases-{time.monotonic_ns()}.json"
     store = scratch / f"store-{time.monotonic_ns()}"

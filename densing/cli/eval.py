@@ -2,6 +2,7 @@
 sharded request caches."""
 from __future__ import annotations
 
+import gc
 import importlib.util
 from collections import Counter
 from numbers import Integral
@@ -124,26 +125,33 @@ def sweep(
     if models is None or (benchmarks is None and suite is None):
         raise InputError("densing eval: --models and --benchmarks or --suite are required (or use 'densing eval "
                          "ingest DIR')")
-    from densing.eval.benchmarks import suite_benchmarks
+    gc.disable()  # the checks import torch, transformers and lm-eval (~3,500 modules): objects that live to the end
+    try:
+        from densing.eval.benchmarks import suite_benchmarks
 
-    names, left_out = suite_benchmarks(suite.strip(), local_data=local_data) if suite is not None else ([], [])
-    batch, backend, settings, share = _sweep_options(
-        limit=limit, batch_size=batch_size, output_format=output_format, device=device, trie_tokens=trie_tokens,
-        slots=slots, data_root=data_root, include_path=include_path, backend=backend, prefix_cache=prefix_cache,
-        shard=shard, time_limit=time_limit, out=out)
-    specs = _model_specs(models, backend, model_args)
-    if left_out:  # a note once every input is checked: a refusal above stays one line
-        typer.echo(f"--suite {suite.strip()} --local-data: {', '.join(left_out)} left out (no local split)", err=True)
-    names += [b.strip() for b in (benchmarks or "").split(",") if b.strip() and b.strip() not in names]
-    _check_sources(specs, names, out)
-    from densing.eval.loading import SWEEP_CONSTRAINTS
+        names, left_out = suite_benchmarks(suite.strip(), local_data=local_data) if suite is not None else ([], [])
+        batch, backend, settings, share = _sweep_options(
+            limit=limit, batch_size=batch_size, output_format=output_format, device=device, trie_tokens=trie_tokens,
+            slots=slots, data_root=data_root, include_path=include_path, backend=backend, prefix_cache=prefix_cache,
+            shard=shard, time_limit=time_limit, out=out)
+        specs = _model_specs(models, backend, model_args)
+        if left_out:  # a note once every input is checked: a refusal above stays one line
+            typer.echo(f"--suite {suite.strip()} --local-data: {', '.join(left_out)} left out (no local split)", err=True)
+        names += [b.strip() for b in (benchmarks or "").split(",") if b.strip() and b.strip() not in names]
+        _check_sources(specs, names, out)
+        from densing.eval.loading import SWEEP_CONSTRAINTS
 
-    validate({"backend": SWEEP_CONSTRAINTS["backend"]}, backend=backend)  # lm-eval's names: imports lm-eval (seconds)
-    frame = _sweep_with_progress(specs, names, out, backend=backend, limit=limit, include_paths=include_path,
-                                 device=device, batch_size=batch, allow_unsafe_code=allow_unsafe_code,
-                                 local_data=local_data, data_root=data_root, settings=settings, shard=share,
-                                 time_limit=None if time_limit is None else 60.0 * time_limit, isolate=isolate,
-                                 shard_text=shard)
+        validate({"backend": SWEEP_CONSTRAINTS["backend"]}, backend=backend)  # lm-eval's names: imports lm-eval (seconds)
+        gc.freeze()  # moved out of the collector's reach: no collection scans them again (bench/startup.results.txt)
+        gc.enable()
+        frame = _sweep_with_progress(specs, names, out, backend=backend, limit=limit, include_paths=include_path,
+                                     device=device, batch_size=batch, allow_unsafe_code=allow_unsafe_code,
+                                     local_data=local_data, data_root=data_root, settings=settings, shard=share,
+                                     time_limit=None if time_limit is None else 60.0 * time_limit, isolate=isolate,
+                                     shard_text=shard)
+    finally:
+        gc.enable()
+        gc.unfreeze()  # the process as it was, for a caller that goes on (the CLI ends without another collection)
     if frame.empty:
         return
     _render(frame, output_format, ["model", "benchmark", "metric", "value", "n_shot", "loss", "loss_unit", "loss_per_token", "loss_per_byte"])

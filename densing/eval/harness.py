@@ -3,6 +3,7 @@ tasks, and the config hash that says whether a stored pair is current. torch and
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -209,6 +210,20 @@ def quiet_expected_lm_eval_warnings() -> None:
         if unexpected_warning not in logger.filters:
             logger.addFilter(unexpected_warning)
 
+
+@contextlib.contextmanager
+def without_environment_record():
+    """lm-eval's ``simple_evaluate`` inside without its environment record, which densing reads nothing of:
+    ``pretty_env_info`` (torch's ``collect_env`` runs ``pip list`` and more, bench/startup.results.txt),
+    ``git_hash`` and ``upper_git_hash``."""
+    from lm_eval import evaluator
+
+    saved = evaluator.add_env_info, evaluator.get_git_commit_hash
+    evaluator.add_env_info, evaluator.get_git_commit_hash = (lambda storage: None), (lambda: None)
+    try:
+        yield
+    finally:
+        evaluator.add_env_info, evaluator.get_git_commit_hash = saved
 
 
 def compile_templates_once() -> None:

@@ -4,6 +4,7 @@ the class lm-eval's model registry holds under the backend's name, made as its r
 from __future__ import annotations
 
 import contextlib
+import gc
 import math
 import os
 from numbers import Real
@@ -125,6 +126,8 @@ def load_model(spec: ModelSpec, *, backend: str, device: str | None, batch_size:
     if settings is not None and not record.engine:
         raise InputError(f"settings: only the prefix engine ({backends.engine_names()}) takes them, not {backend!r}")
     model_class = registered_model(backend)
+    thresholds = gc.get_threshold()  # no full collection while transformers imports the model's modules (each scans
+    gc.set_threshold(thresholds[0], thresholds[1], 1 << 30)  # every object; young garbage is still collected)
     try:
         with quiet_loading():
             lm = record.load(model_class, spec, device=device, batch_size=batch_size, settings=settings)
@@ -133,6 +136,8 @@ def load_model(spec: ModelSpec, *, backend: str, device: str | None, batch_size:
         raise
     except Exception as exc:  # transformers / hub / vllm load errors
         raise EvalError(f"model {spec.name!r}: cannot load {spec.model}: {first_line(exc)}") from None
+    finally:
+        gc.set_threshold(*thresholds)
     return lm, counts
 
 

@@ -18,7 +18,8 @@ import pandas as pd
 import densing
 from densing.errors import EvalError, first_line
 from densing.eval.benchmarks import Benchmark
-from densing.eval.harness import compile_templates_once, lm_eval_version, quiet_expected_lm_eval_warnings
+from densing.eval.harness import (compile_templates_once, lm_eval_version, quiet_expected_lm_eval_warnings,
+                                  without_environment_record)
 from densing.eval.loading import ParameterCounts
 from densing.eval.loss import EMPTY, LossTotals, continuation_token_count, log_space_perplexity, task_loss
 from densing.eval.models import ModelSpec
@@ -137,9 +138,11 @@ def _run_harness(lm: Any, manager: Any, spec: ModelSpec, bench: Benchmark, *, li
             serve_built_requests(task, built[0], f"{built[1]}-seed{FEWSHOT_SEED}")
     top = [loaded["groups"].get(name) or loaded["tasks"][name] for name in bench.tasks()]
     started = time.perf_counter()
-    results = lm_eval.simple_evaluate(model=lm, tasks=top, task_manager=manager, num_fewshot=bench.num_fewshot,
-                                      limit=limit, use_cache=use_cache, log_samples=True, bootstrap_iters=0,
-                                      confirm_run_unsafe_code=allow_unsafe_code, fewshot_random_seed=FEWSHOT_SEED)
+    with without_environment_record():
+        results = lm_eval.simple_evaluate(model=lm, tasks=top, task_manager=manager, num_fewshot=bench.num_fewshot,
+                                          limit=limit, use_cache=use_cache, log_samples=True, bootstrap_iters=0,
+                                          confirm_run_unsafe_code=allow_unsafe_code,
+                                          fewshot_random_seed=FEWSHOT_SEED)
     if results is None:
         if getattr(lm, "rank", 0) != 0:  # data parallel (accelerate launch): rank 0 gathers the results and writes
             raise OtherRank(spec.name, bench.name)

@@ -14,7 +14,7 @@ from densing.errors import InputError
 from densing.eval import backends
 from densing.eval.harness import lm_eval_version
 from densing.eval.models import ModelSpec
-from densing.eval.runner import sweep_tasks, as_model_specs, sweep_hashes
+from densing.eval.runner import sweep_tasks, as_model_specs, sweep_keys
 from densing.eval.store import part_path
 
 
@@ -26,9 +26,9 @@ def rekey_store(store: str | Path, models: str | Path | Sequence[ModelSpec | dic
                 *, backend: str = "hf", limit: float | None = None, include_paths: Sequence[str | Path] = (),
                 local_data: bool = False, data_root: str | Path | None = None,
                 prefix_cache: bool = False) -> list[tuple[str, str, str]]:
-    """Give the parts of a sweep (its options: ``densing eval``'s) the config hash it computes now
-    (:func:`sweep_hashes`), rewriting the key and nothing else (:func:`densing.eval.store.rewrite_key`). The caller
-    vouches that each part was evaluated with the task files and local data the sweep reads now.
+    """Give the parts of a sweep (its options: ``densing eval``'s) the config hash it computes now (:func:`sweep_keys`),
+    rewriting the key and nothing else (:func:`densing.eval.store.rewrite_key`). The caller vouches that each part was
+    evaluated with the task files and local data the sweep reads now.
 
     A part is left as it is when it is absent, or when its rows disagree with the sweep on :data:`REKEY_COLUMNS`. No
     model is loaded. Returns ``(model, benchmark, outcome)`` per pair: ``"rekeyed OLD → NEW"``, ``"current"``,
@@ -39,8 +39,8 @@ def rekey_store(store: str | Path, models: str | Path | Sequence[ModelSpec | dic
     root, manager, benches = sweep_tasks(benchmarks, include_paths, local_data=local_data, data_root=data_root,
                                           allow_unsafe_code=True)  # nothing runs
     backend = backends.with_prefix_cache(backend, prefix_cache)
-    hashes = sweep_hashes(specs, benches, manager, backend=backend, limit=limit, include_paths=include_paths,
-                          data_root=root)
+    hashes = sweep_keys(specs, benches, manager, backend=backend, limit=limit, include_paths=include_paths,
+                        data_root=root)[0]
     common = {"limit": limit, "backend": backends.get(backend).recorded_as, "lm_eval_version": lm_eval_version()}
     return [(spec.name, bench.name, _rekey_part(part_path(store, spec.name, bench.name), hashes[spec.name, bench.name],
                                                 {"model_path": spec.model, "revision": spec.revision, **common,

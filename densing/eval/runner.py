@@ -58,18 +58,11 @@ def sweep_data_root(names: Sequence[str], local_data: bool, data_root: str | Pat
     return root
 
 
-def sweep_hashes(specs: Sequence[ModelSpec], benches: Sequence[Benchmark], manager: Any, *, backend: str = "hf",
-                 limit: float | None = None, include_paths: Sequence[str | Path] = (),
-                 data_root: str | Path | None = None) -> dict[tuple[str, str], str]:
-    """The config hash (:func:`~densing.eval.harness.config_hash`) of every pair of a sweep, by (model, benchmark)."""
-    return _sweep_keys(specs, benches, manager, backend=backend, limit=limit, include_paths=include_paths,
-                       data_root=data_root)[0]
-
-
-def _sweep_keys(specs: Sequence[ModelSpec], benches: Sequence[Benchmark], manager: Any, *, backend: str,
-                limit: float | None, include_paths: Sequence[str | Path],
-                data_root: str | Path | None) -> tuple[dict[tuple[str, str], str], dict[str, str]]:
-    """(:func:`sweep_hashes`, each benchmark's :func:`~densing.eval.harness.requests_key`)."""
+def sweep_keys(specs: Sequence[ModelSpec], benches: Sequence[Benchmark], manager: Any, *, backend: str = "hf",
+               limit: float | None = None, include_paths: Sequence[str | Path] = (),
+               data_root: str | Path | None = None) -> tuple[dict[tuple[str, str], str], dict[str, str]]:
+    """(the config hash of every pair of a sweep by (model, benchmark), :func:`~densing.eval.harness.config_hash`;
+    each benchmark's :func:`~densing.eval.harness.requests_key`)."""
     key = backends.get(backend).key()
     roots = [TASKS_DIRECTORY, *map(Path, include_paths)]
     data = data_digest(data_root) if data_root is not None else None
@@ -105,7 +98,7 @@ def run_sweep(
     (``densing-hf``, :func:`load_model`); ``prefix_cache=True`` is the deprecated spelling of ``backend="densing-hf"``.
 
     Everything is checked before anything runs, so bad input leaves the store untouched. Pairs whose part is stored
-    under the same config hash (:func:`sweep_hashes`) are skipped, and only a model with pairs to do has its source
+    under the same config hash (:func:`sweep_keys`) are skipped, and only a model with pairs to do has its source
     checked (``check_source``) and is loaded. ``on_progress(model, benchmark, status)`` gets ``"skipped"``,
     ``"running"``, ``"done"``, ``"sharded"`` or ``"stopped"``.
 
@@ -129,7 +122,7 @@ def run_sweep(
     data_root, manager, benches = sweep_tasks(benchmarks, include_paths, local_data=local_data, data_root=data_root,
                                                allow_unsafe_code=allow_unsafe_code)
     store = check_writable_folder(store)  # a file there or above it, or no right to write: one line, before any model
-    hashes, built = _sweep_keys(specs, benches, manager, backend=backend, limit=limit, include_paths=include_paths,
+    hashes, built = sweep_keys(specs, benches, manager, backend=backend, limit=limit, include_paths=include_paths,
                                 data_root=data_root)
     pending = _pending(store, specs, benches, hashes, check_source, device)
     other_rank = False

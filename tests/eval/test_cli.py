@@ -1,6 +1,7 @@
 """`densing eval` bad inputs: one line on stderr, exit code 2, the store untouched."""
 from __future__ import annotations
 
+import gc
 import shutil
 
 import pytest
@@ -49,6 +50,7 @@ def test_missing_model_path(tmp_path, tiny_models, tiny_tasks, store_copy, capsy
                    "--include-path", str(tiny_tasks), "--out", str(store_copy)], capsys)
     assert "'gone'" in line and "no such model directory" in line
     assert _snapshot(store_copy) == before
+    assert gc.isenabled() and gc.get_freeze_count() == 0  # the start-up's collector settings undone on the way out
 
 
 def test_malformed_models_file_leaves_no_store(tmp_path, capsys):
@@ -125,3 +127,4 @@ def test_stdout_under_format_csv_is_exactly_the_csv(tmp_path, tiny_models, tiny_
     table = pd.read_csv(io.StringIO(out))
     assert len(table) >= 1 and set(table["benchmark"]) == {"tiny_mc"}
     assert "sweep" not in out and "already in the store" in err
+    assert gc.isenabled() and gc.get_freeze_count() == 0

@@ -74,3 +74,23 @@ def test_lm_evals_warnings_about_what_densing_sets_on_purpose_are_dropped_and_no
         logging.getLogger("lm_eval.evaluator").warning("a warning densing does not expect")
         logging.getLogger("lm_eval.api.task").warning("another")
     assert [r.getMessage() for r in caplog.records] == ["a warning densing does not expect", "another"]
+
+
+def test_lm_evals_environment_record_is_left_out_inside_and_put_back_after():
+    """Inside :func:`without_environment_record` lm-eval's ``simple_evaluate`` adds no environment record (no
+    ``pip list``, no ``git``); its own functions are back after, an error or not; it still calls them by these names."""
+    import inspect
+
+    from lm_eval import evaluator
+
+    from densing.eval.harness import without_environment_record
+
+    saved = evaluator.add_env_info, evaluator.get_git_commit_hash
+    storage: dict = {}
+    with pytest.raises(KeyError), without_environment_record():
+        evaluator.add_env_info(storage)
+        assert evaluator.get_git_commit_hash() is None
+        raise KeyError("out")
+    assert storage == {} and (evaluator.add_env_info, evaluator.get_git_commit_hash) == saved
+    source = inspect.getsource(evaluator.simple_evaluate)
+    assert "add_env_info(results)" in source and "get_git_commit_hash()" in source

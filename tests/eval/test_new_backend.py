@@ -69,7 +69,7 @@ def test_the_deprecated_prefix_cache_names_densing_hf_and_keeps_the_store_key(tm
     from densing.eval.backends import with_prefix_cache
     from densing.eval.harness import resolve_benchmarks, task_manager
     from densing.eval.models import model_spec_from_mapping
-    from densing.eval.runner import sweep_hashes
+    from densing.eval.runner import sweep_keys
 
     assert with_prefix_cache("hf", True) == with_prefix_cache("densing-hf", True) == "densing-hf"
     assert with_prefix_cache(NAME, False) == NAME
@@ -78,7 +78,7 @@ def test_the_deprecated_prefix_cache_names_densing_hf_and_keeps_the_store_key(tm
     benches = resolve_benchmarks(["tiny_mc"], manager)
 
     def key(**options):
-        return sweep_hashes([spec], benches, manager, include_paths=[tiny_tasks], **options)["m", "tiny_mc"]
+        return sweep_keys([spec], benches, manager, include_paths=[tiny_tasks], **options)[0]["m", "tiny_mc"]
 
     assert key(backend="densing-hf") == key(backend=with_prefix_cache("hf", True)) != key(backend="hf")
     assert len({key(backend="hf"), key(backend="vllm"), key(backend=NAME)}) == 3

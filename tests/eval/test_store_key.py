@@ -12,7 +12,7 @@ pytest.importorskip("lm_eval")
 from densing.eval.harness import data_digest, resolve_benchmarks, task_manager  # noqa: E402
 from densing.eval.models import model_spec_from_mapping  # noqa: E402
 from densing.eval.rekey import rekey_store  # noqa: E402
-from densing.eval.runner import sweep_hashes  # noqa: E402
+from densing.eval.runner import sweep_keys  # noqa: E402
 from densing.eval.rekey import main  # noqa: E402
 from densing.eval.store import is_done, part_path, read_part_hash, write_part  # noqa: E402
 
@@ -32,8 +32,8 @@ def _data_root(root):
 def _hash(root, include=(), bench="arc_challenge", local_data=True):
     manager = task_manager(include, [bench], data_root=root, local_data=local_data)
     benches = resolve_benchmarks([bench], manager, local_data=local_data)
-    return sweep_hashes([SPEC], benches, manager, limit=20, include_paths=include, data_root=root,
-                        backend="densing-hf")["m", bench]
+    return sweep_keys([SPEC], benches, manager, limit=20, include_paths=include, data_root=root,
+                      backend="densing-hf")[0]["m", bench]
 
 
 def test_the_same_data_at_another_path_has_the_same_digest_and_a_changed_file_another(tmp_path):
