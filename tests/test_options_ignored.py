@@ -67,6 +67,6 @@ def test_pythia_options_on_other_data_are_refused(argv, option, tmp_path, run_cl
 def test_measure_template_refuses_every_option_it_does_not_apply(option, tmp_path, run_cli):
     """--template writes a scores file and stops: an option of placing or evaluating is refused, naming it, and no
     file is written."""
-    out = tmp_path / "t.json"
+    out = tmp_path / "t.csv"
     code, stdout, err = run_cli("measure", "--template", str(out), *option)
     assert code == 2 and err.startswith(f"error: {option[0]}: cannot apply with --template") and not out.exists()

@@ -170,6 +170,8 @@ def _write_template(path: Path, table: Optional[str] = None) -> None:
     if str(path) == "-":
         print(scores_template(table), end="")
         return
+    if path.suffix.lower() != ".csv":  # the one format it writes, which --scores reads back once filled
+        raise InputError(f"{path}: --template writes a CSV scores file; give a name ending in .csv (or - for stdout)")
     if path.exists() or path.is_symlink():
         raise InputError(f"{path}: --template: the file exists; give a new file name (densing never overwrites it)")
     atomic_write_text(check_writable(path), scores_template(table))

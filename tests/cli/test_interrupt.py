@@ -9,28 +9,15 @@ import time
 
 import pytest
 
+from tests.cli_run import importing
 from tests.conftest import REPO_ROOT
-
-
-def _loading(process, limit: float = 120.0) -> None:
-    """Wait until ``process`` runs the script's imports (numpy mapped into it): the interpreter's own start-up, which
-    no script can guard, is over, however loaded the machine."""
-    maps, start = f"/proc/{process.pid}/maps", time.monotonic()
-    while time.monotonic() - start < limit and process.poll() is None:
-        try:
-            with open(maps, encoding="utf-8", errors="replace") as handle:
-                if "numpy" in handle.read():
-                    return
-        except OSError:
-            pass
-        time.sleep(0.01)
 
 
 @pytest.mark.parametrize("after", [0.0, 0.5, 1.5, 4.5])
 def test_ctrl_c_during_report_is_one_line_and_130(after, tmp_path):
     process = subprocess.Popen([sys.executable, str(REPO_ROOT / "cli.py"), "report", "--out", str(tmp_path / "r.html")],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
-    _loading(process)
+    importing(process)
     time.sleep(after)
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=120)

@@ -193,6 +193,12 @@ def test_the_template_is_a_scores_file_to_fill_in(tmp_path, run_cli):
     assert code == 0 and "my-model: ρ = " in out and "N̂ = " in out, err
 
 
+@pytest.mark.parametrize("name", ["t.json", "t.parquet", "t.txt", "t"])
+def test_the_template_is_written_only_in_the_format_scores_reads_back(name, tmp_path, run_cli):
+    code, _, err = run_cli("measure", "--template", str(tmp_path / name))
+    assert code == 2 and "writes a CSV scores file" in err and err.count("\n") == 1 and not list(tmp_path.iterdir())
+
+
 @pytest.mark.parametrize("outputs", [["--out", "{scores}"], ["--csv", "{scores}"], ["--out", "{x}", "--csv", "{x}"]])
 def test_an_output_that_is_an_input_or_another_output_is_refused(outputs, tmp_path, run_cli):
     scores = SPELLINGS["report"](tmp_path / "scores.csv")
