@@ -143,7 +143,7 @@ def _report_figures(page: str) -> dict[str, tuple[list, dict]]:
 def report_figures():
     from densing.report.render import build_report
 
-    page, _, _ = build_report(n_boot=30)
+    page, _, _ = build_report(n_boot=40)
     return _report_figures(page)
 
 

@@ -215,7 +215,7 @@ def test_the_overlap_section_names_panels_and_gives_the_numbers():
     folder = SHARED_DATA / "traces" / "hta" / "ddp_2rank"
     if not folder.exists():
         pytest.skip(f"{folder} is not here")
-    html, _, _ = build_report(n_boot=30, traces=folder)
+    html, _, _ = build_report(n_boot=40, traces=folder)
     section = html.split("Communication/computation overlap")[1]
     assert "overlap %" in section and "exposed comm (ms)" in section
     assert re.search(r"<td[^>]*>ddp_2rank</td>", section)

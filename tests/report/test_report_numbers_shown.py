@@ -47,7 +47,7 @@ def shown():
         # the sections laid out in this process, where the spy is (by workers the page is the same bytes:
         # tests/report/test_report_inputs.py)
         patch.setenv("DENSING_SERIAL", "1")
-        page, _, _ = render.build_report(n_boot=30)
+        page, _, _ = render.build_report(n_boot=40)
     return recorded, page
 
 
