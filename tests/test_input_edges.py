@@ -255,7 +255,7 @@ def test_the_package_docstring_example_runs(monkeypatch):
     monkeypatch.chdir(REPO_ROOT)
     code = densing.__doc__.split("::", 1)[1].split("\n\n", 2)[1]
     code = "\n".join(line[4:] for line in code.splitlines()).replace("../shared/data", str(SHARED))
-    code = code.replace("n_boot=100", "n_boot=20")
+    code = code.replace("n_boot=100", "n_boot=40")
     namespace: dict = {}
     exec(compile(code, "densing.__doc__", "exec"), namespace)
     assert "result" in namespace and namespace["result"].verdict

@@ -25,13 +25,14 @@ ALLOWED: dict[str, dict[str, str]] = {
     "densing/trend/targets.py": {'n.split("@")': "a model name's revision suffix (the table's format)"},
     "densing/report/html.py": {"str(header).split()": "a header's longest word for the layout"},
     "densing/numbers.py": {'.split("e")': "a number's own scientific notation"},
-    "densing/validation.py": {'" ".join(text.split())': "whitespace folded in an error message"},
+    "densing/validation.py": {'" ".join(text.split())': "whitespace folded in an error message",
+                              'text.split(",")': "user input: an option's comma list (validation.comma_items)"},
     "densing/cli/output.py": {'.split("\\n")': "terminal output split into lines",
                               'str(text).split("\\n")': "terminal paragraphs"},
     "densing/cli/laws.py": {'text.split(",")': "user input: --benchmarks", 'families.split(",")': "user input: --families",
                             'benchmarks.split(",")': "user input: --benchmark"},
-    "densing/cli/overlap.py": {'text.split(",")': "user input: a comma list of numbers", "split(path)": "not text: a "
-                               "function named split", 'tp_overlap.split(",")': "user input: --tp-overlap"},
+    "densing/cli/overlap.py": {"split(path)": "not text: a function named split",
+                               'tp_overlap.split(",")': "user input: --tp-overlap"},
     "densing/cli/overlap_fast.py": {'word.partition("=")': "user input: an option's --name=value"},
     "densing/cli/layout.py": {'text.split(" ")': "a cell's words for the terminal layout"},
     "densing/cli/eval.py": {'split("/")': "user input: --shard I/N", '(benchmarks or "").split(",")': "user input: --benchmarks"},
@@ -60,7 +61,6 @@ ALLOWED: dict[str, dict[str, str]] = {
     "densing/overlap/strategies/sync.py": {"flat.split(": "not text: torch.Tensor.split"},
     "densing/overlap/strategies/co2.py": {"self._split(": "not text: a method named _split", "def _split(":
                                           "not text: a method named _split", "flat.split(": "not text: torch.Tensor.split"},
-    "densing/overlap/strategies/registry.py": {'text.split(",")': "user input: a comma list of strategies"},
     "densing/overlap/stream.py": {"np.split(": "not text: numpy.split"},
 }
 #: file → {a piece of the line: the value it still reads out of text}: to become values, never to grow.
