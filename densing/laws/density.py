@@ -67,12 +67,10 @@ def bound_words(kind: np.ndarray) -> np.ndarray:
 
 @dataclass
 class Densities:
-    """What :func:`solve_densities` gives for the rows of ``models``, in their order.
-
-    ``log_density``: ln ρ, or the bound's ln ρ; ``kind``: 0 exact, +1 lower bound, −1 upper bound, NaN dropped;
-    ``low``/``high``: the interval of ρ (NaN without draws); ``draws``: ln ρ of each draw (draws × models) with a bound
-    as −∞ / +∞, or ``None``; ``columns``: the joint inversion's Birge ratio and per-benchmark densities.
-    """
+    """What :func:`solve_densities` gives for the rows of ``models``, in their order: ``log_density`` (ln ρ, or the
+    bound's), ``kind`` (0 exact, +1 lower bound, −1 upper bound, NaN dropped), ``low``/``high`` (ρ's interval, NaN
+    without draws), ``draws`` (ln ρ per draw × model, a bound as −∞ / +∞; or None) and ``columns`` (the joint
+    inversion's Birge ratio and per-benchmark densities)."""
 
     log_density: np.ndarray
     kind: np.ndarray
@@ -93,13 +91,12 @@ def solve_densities(models: pd.DataFrame, inversion, *, seed: int = 0, level: fl
     """ρ of every row of ``models`` (:func:`densing.laws.inversion.score_matrix`'s table) under the inversion, with its
     interval: the one computation behind every per-model density table.
 
-    Point: ln ρ = ln(N̂(S)/N) under the point parameters (eq. 4), a censored score's density as its bound
-    (:func:`densing.laws.bounds.log_density_bounds`). Interval (level ``level``): ``min(n_draws, B)`` draws, each a
-    bootstrap draw of the reference picked at random (seeded) and the scores plus a normal error of their standard error
-    σ; for the joint inversion σ also carries the skill variance (sd √(σ² + S'(x̂)²·s²), :mod:`densing.laws.joint`; with
-    ``skill="none"``, σ scaled by the Birge ratio where it exceeds 1). The ends are the (1 ∓ level)/2 quantiles
-    (``inverted_cdf``: an observed draw) of the draws' ln ρ, a draw on a bound counted as −∞ / +∞: an end among them is
-    open (0 or ∞). ``intervals=False`` or a reference without draws: NaN ends.
+    Point: ln ρ = ln(N̂(S)/N) (eq. 4), a censored score's density as its bound
+    (:func:`densing.laws.bounds.log_density_bounds`). Interval: ``min(n_draws, B)`` draws, each a seeded pick of the
+    reference's bootstrap draws and the scores plus normal noise of sd σ, their standard error (joint inversion: √(σ² +
+    S'(x̂)²·s²), or with ``skill="none"`` σ scaled by a Birge ratio above 1; :mod:`densing.laws.joint`); the ends the (1
+    ∓ level)/2 ``inverted_cdf`` quantiles of the draws' ln ρ, a bound counted as −∞ / +∞ (an end among them is open: 0
+    or ∞). ``intervals=False`` or a reference without draws: NaN ends.
     """
     scores, stderr = arrays(models, inversion.benchmarks)
     params = models["params"].to_numpy(float)
@@ -132,13 +129,11 @@ def solve_densities(models: pd.DataFrame, inversion, *, seed: int = 0, level: fl
 
 
 def density_table(models: pd.DataFrame, inversion, *, seed: int = 0, level: float = 0.95, n_draws: int = N_DRAWS) -> pd.DataFrame:
-    """The trend's and the report's per-model table: :func:`solve_densities` of every target, densest first.
-
-    Columns: model, params, release_date (family), for the joint inversion ``birge_ratio`` and ``density:<b>`` per
-    benchmark with its bound and interval (:func:`per_benchmark_intervals`), then ``density`` (ρ or its bound),
-    ``bound`` (:func:`bound_words`), ``density_ci_low``, ``density_ci_high``, ``near_chance`` (:func:`near_chance`),
-    ``reading`` (:func:`readings`), ``effective_params`` (ρ·N), ``reference`` (the inversion's name) and ``d0``.
-    """
+    """The trend's and the report's per-model table: :func:`solve_densities` of every target, densest first. Columns:
+    model, params, release_date (family), for the joint inversion ``birge_ratio`` and each benchmark's ``density:<b>``,
+    bound and interval (:func:`per_benchmark_intervals`), then ``density`` (ρ or its bound), ``bound``
+    (:func:`bound_words`), ``density_ci_low``/``_high``, ``near_chance``, ``reading`` (:func:`readings`),
+    ``effective_params`` (ρ·N), ``reference`` (the inversion's name) and ``d0``."""
     solved = solve_densities(models, inversion, seed=seed, level=level, n_draws=n_draws)
     density = np.exp(solved.log_density)
     out = models[["model", "params", "release_date"] + [c for c in ("family",) if c in models.columns]].assign(
@@ -153,10 +148,9 @@ def density_table(models: pd.DataFrame, inversion, *, seed: int = 0, level: floa
 
 def per_benchmark_intervals(models: pd.DataFrame, inversion, *, seed: int = 0, level: float = 0.95,
                             n_draws: int = N_DRAWS) -> dict[str, np.ndarray]:
-    """For a joint inversion, each benchmark's density alone (the ``density:<b>`` columns) with its bound and interval:
-    ``bound:<b>``, ``density_ci_low:<b>``, ``density_ci_high:<b>`` from :func:`solve_densities` through
-    ``PerBenchmark(fit)`` of that benchmark's family fit (its bootstrap draws × the score's noise), over the models
-    with a score on it (NaN, "" for the others); {} for any other inversion."""
+    """For a joint inversion, each benchmark's ``bound:<b>``, ``density_ci_low:<b>`` and ``density_ci_high:<b>``
+    (:func:`solve_densities` through ``PerBenchmark`` of its fit) over the models with a score on it (NaN, "" for the
+    others); {} for any other inversion."""
     if not isinstance(inversion, Joint):
         return {}
     out: dict[str, np.ndarray] = {}
@@ -194,18 +188,16 @@ def compute_density(targets: pd.DataFrame, fits: ReferenceFit | Iterable[Referen
                     intervals: bool = True, include_poor_fits: bool = False) -> pd.DataFrame:
     """A table of the effective parameter size and capacity density ρ = N̂/N of every target model (eq. 4).
 
-    ``targets``: a tidy results table, checked as a table file is (an InputError naming ``targets``, the row and the
-    field); each fit picks the rows of its benchmark(s) and metric (a mean fit inverts the mean score), with the
-    numbers of :func:`density_table` through ``PerBenchmark(fit, d0)`` for the same rows, seed and level. A censored
-    density is its bound: ``bound`` says which (:func:`bound_words`), ``censored`` keeps the reason, ``loss_hat`` L̂;
-    ``reading`` reads each row by the one rule (:func:`readings`). With ``aggregate`` and several fits, one more row
-    per model (benchmark ``geomean``) holds ρ_geo = exp(mean_i ln ρ_i), its interval the percentile interval of the
-    per-draw geometric means (a draw mixing −∞ and +∞ left out); a bound where a component is (reason
-    ``component_censored``), dropped where components bound it in opposite directions. ``fits``: a
-    :class:`ReferenceFit`, a fit file or a shipped fit's short name (as the CLI's ``--fit``), or a list or mapping of
-    them. ``intervals=False`` skips the intervals (NaN). A fit with a verdict
-    (:func:`densing.laws.fit_schema.fit_verdict`: R² below 0.5) keeps its rows, the verdict in ``fit_verdict``, but is
-    left out of the geometric mean unless ``include_poor_fits``.
+    ``targets``: a tidy results table, checked as a table file is; each fit of ``fits`` (a :class:`ReferenceFit`, a fit
+    file or a shipped fit's short name, as ``--fit``, or a list or mapping of them) inverts the rows of its benchmark(s)
+    and metric (a mean fit the mean score) with the numbers of :func:`density_table` through ``PerBenchmark(fit, d0)``.
+    A censored density is its bound (``bound``: :func:`bound_words`; ``censored`` the reason; ``loss_hat`` L̂);
+    ``reading`` by the one rule (:func:`readings`). With ``aggregate`` and several fits, a row per model (benchmark
+    ``geomean``) holds ρ_geo = exp(mean_i ln ρ_i) with the percentile interval of the per-draw geometric means (a draw
+    mixing −∞ and +∞ left out): a bound where a component is (``component_censored``), dropped where components bound it
+    in opposite directions. ``intervals=False``: NaN intervals. A fit with a verdict
+    (:func:`densing.laws.fit_schema.fit_verdict`: R² below 0.5) keeps its rows but is left out of the geometric mean
+    unless ``include_poor_fits``.
     """
     fits = as_fits(fits, "fits")
     targets = table_argument(targets, "targets")

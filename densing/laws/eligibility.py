@@ -1,31 +1,17 @@
 """Which references a density trend is measured against: the candidate table of (family, benchmark) pairs and
 the written rule that marks each eligible or says why not.
 
-:func:`candidate_table` fits every family of the target table with at least :data:`MIN_FAMILY_MODELS` models on
-every benchmark of :data:`CANDIDATE_BENCHMARKS` (the others left out, each for its reason there) by
-binomial likelihood (:func:`densing.laws.family.fit_family`, default shape), and applies the reference rule (the third
-of docs/method.md's rules, labelled ``v3`` in the table's ``rule`` column; date-blind). A candidate is eligible iff
-
-- (R1) dense: mixture-of-experts members (an ``active_params`` value) are dropped from the fit;
-- (R2) at least :data:`MIN_SIZES` sizes with a known token count, any score;
-- (R2s) slope: the 95% Wald interval of γ (information scaled by the dispersion φ̂) excludes zero;
-- (R3) one budget: the members' token counts within a factor :data:`MAX_TOKEN_RATIO` (the family's D0 is their
-  geometric mean);
-- (R4r) reach: the best member gets at least :data:`REACH_SHARE` of the way from chance to the benchmark's
-  top-decile score (the :data:`TOP_DECILE_QUANTILE` quantile over the table's models outside the family);
-- (R4s) saturation: no top-decile target within :data:`SATURATION_STDERRS` standard errors of the law's ceiling
-  c + d = 1 (under the power shape a score between its asymptote and the ceiling is a lower bound on N̂, carried by
-  the censored frontier regression);
-- (R5z) held out within noise: refitted without its largest member, z = (Ŝ − S)/√(se(Ŝ)² + φ̂·S(1 − S)/n) of that
-  member within ±:data:`MAX_HELD_OUT_Z`.
-
-φ̂ is the larger of the family's own Pearson dispersion and the benchmark's pooled one
-(:func:`pooled_dispersion`: the median over families with at least :data:`MIN_POOLING_MEMBERS` members, floored
-at 1). The held-out z is computed wherever R1–R2s hold, also where only R4r or R4s fail (a set's joint test reads
-it). A set's references follow the set rule (:func:`densing.trend.selection.set_references`). The fits run as batches of
-Fisher scoring (:func:`densing.laws.family_likelihood.likelihood_fits`). The earlier rules (rows labelled ``v1``,
-``v2``) are computed by ``tools/build_tables.py candidates``; docs/method.md states the three rules and why this one is
-the rule.
+:func:`candidate_table` fits every family with at least :data:`MIN_FAMILY_MODELS` models on every benchmark of
+:data:`CANDIDATE_BENCHMARKS` by binomial likelihood (:func:`densing.laws.family.fit_family`, default shape) and applies
+the reference rule (``v3`` in the ``rule`` column, date-blind; docs/method.md, "Rule v3 of the references", states it
+and why): (R1) dense members only; (R2) ≥ :data:`MIN_SIZES` sizes with a token count; (R2s) the 95% Wald interval of γ
+(information scaled by φ̂) excludes zero; (R3) token counts within :data:`MAX_TOKEN_RATIO` (D0 their geometric mean);
+(R4r) the best member reaches :data:`REACH_SHARE` of the way from chance to the top-decile score; (R4s) no top-decile
+target within :data:`SATURATION_STDERRS` standard errors of the ceiling c + d = 1; (R5z) refitted without its largest
+member, z = (Ŝ − S)/√(se(Ŝ)² + φ̂·S(1 − S)/n) of that member within ±:data:`MAX_HELD_OUT_Z`. φ̂ is the larger of the
+family's own Pearson dispersion and the benchmark's pooled one (:func:`pooled_dispersion`). The held-out z is computed
+also where only R4r or R4s fail (a set's joint test reads it; the set rule:
+:func:`densing.trend.selection.set_references`). The fits run as batches (:func:`likelihood_fits`).
 """
 from __future__ import annotations
 
@@ -200,9 +186,7 @@ def _family_row(row: dict, members: dict, fitted, targets: pd.DataFrame, family:
         row |= dict(size_span=float(sizes.max() / sizes.min()), token_ratio=float(tokens.max() / tokens.min()),
                     d0=float(np.exp(np.mean(np.log(tokens)))), largest_member=str(members["model"][-1]),
                     largest_score=float(np.max(members["score"])))
-    top_scores, top_stderr = top_targets(targets, b, family, top_cache)
-    values = top_cache[b][0][(top_cache[b][2] != family) & ~np.isnan(top_cache[b][0])]
-    top = float(np.quantile(values, TOP_DECILE_QUANTILE)) if values.size else math.nan
+    top, top_scores, top_stderr = _top_targets(targets, b, family, top_cache)
     row["top_decile"] = top
     row["reach_share"] = (row["largest_score"] - chance) / (top - chance) if top > chance else math.nan
     if isinstance(fitted, str) and sizes.size >= 2:
@@ -266,9 +250,11 @@ def _composed_row(name: str, fit: ReferenceFit) -> dict:
             "not used")
 
 
-def top_targets(targets: pd.DataFrame, benchmark: str, family: str, cache: dict) -> tuple[np.ndarray, np.ndarray]:
-    """(scores, standard errors) of the top :data:`TOP_SHARE` of ``benchmark``'s scores over the table's models
-    outside ``family``, any release date (R4s)."""
+def _top_targets(targets: pd.DataFrame, benchmark: str, family: str, cache: dict
+                 ) -> tuple[float, np.ndarray, np.ndarray]:
+    """R4r's top-decile score (the :data:`TOP_DECILE_QUANTILE` quantile of ``benchmark``'s scores over the table's
+    models outside ``family``, any release date; NaN without any) and R4s's (scores, standard errors) of the top
+    :data:`TOP_SHARE` of them."""
     if benchmark not in cache:
         rows = targets[targets["benchmark"] == benchmark]
         fam = rows["family"].fillna("").astype(str).to_numpy() if "family" in rows.columns else np.full(len(rows), "")
@@ -278,10 +264,9 @@ def top_targets(targets: pd.DataFrame, benchmark: str, family: str, cache: dict)
     keep = (fam != family) & ~np.isnan(values)
     values, stderr = values[keep], stderr[keep]
     if not values.size:
-        return values, stderr
-    count = max(1, math.ceil(TOP_SHARE * values.size))
-    order = np.argsort(-values, kind="stable")[:count]
-    return values[order], stderr[order]
+        return math.nan, values, stderr
+    order = np.argsort(-values, kind="stable")[:max(1, math.ceil(TOP_SHARE * values.size))]
+    return float(np.quantile(values, TOP_DECILE_QUANTILE)), values[order], stderr[order]
 
 
 def _first_failure(row: dict, fitted, chance: float, top: float, top_scores: np.ndarray, top_stderr: np.ndarray

@@ -1,34 +1,22 @@
 """Family references: one model family of one recipe, fitted as S(N) at the family's own budget.
 
-The Densing Law paper (Xiao et al. 2024, arXiv 2412.04315, §2.2) fits its loss→score step on strong models of one
-recipe; a public family of one recipe plays that role here, at its own training budget D_f (docs/method.md, "The
-reference"). At fixed D the loss law's data term b·D^-β is a constant, and the paper's two steps
-(L = a·N^-α + b·D^-β, S = c·σ(−γ'·(L − l')) + d) become a sigmoid of a power law of the size. Two shapes
-(``shape=``), both with two free parameters (γ, l):
+The paper's loss→score step is fitted on strong models of one recipe (Xiao et al. 2024, arXiv 2412.04315, §2.2); a
+public family plays that role here at its own budget D_f (docs/method.md, "The reference"). At fixed D the paper's two
+steps become a sigmoid of a power law of the size; two shapes (``shape=``), each with free (γ, l):
 
     power:          S(N) = d + c·σ(γ·(u − l)),   u = −(N / N_unit)^−α      (the paper's eqs. 2 and 3 at fixed D)
     logistic_ln_n:  S(N) = d + c·σ(γ·(ln N − l))                           (Ruan et al. 2024, arXiv 2405.10938, eq. 3)
 
-with d the benchmark's chance level, c + d = 1 and γ > 0. The power shape fixes α = 0.34 from Hoffmann et al. 2022
-(Chinchilla, arXiv 2203.15556, approach 3: :data:`densing.laws.forms.HOFFMANN_2022`) and N_unit = 10⁹
-(:data:`densing.laws.forms.POWER_N_UNIT`); as N → ∞ it flattens toward its asymptote d + c·σ(−γ·l), below the
-ceiling. It is the default, chosen by ``studies/family_law_shape.py`` (held-out binomial log-likelihood of each
-family's largest member: ``studies/family_law_shape.results.txt``); rules v1 and v2 keep the logistic in ln N, fitted
-by least squares on logits (``tools/build_tables.py``).
-
-**The fit is by binomial maximum likelihood** (:mod:`densing.laws.family_likelihood`; each score a share of n_i items,
-:data:`densing.data.benchmarks.ITEM_COUNTS`). Its uncertainty is parametric: (γ, l) drawn from N(θ̂, φ̂·I(θ̂)⁻¹), I the
-Fisher information and φ̂ = max(1, X²/(m − 2)) the Pearson dispersion over the m members (1 when m = 2); draws with
-γ ≤ 0 are redrawn (counted). A bootstrap over 3–7 members has a handful of distinct resamples, so it is not used;
-``studies/capability_coverage.py`` checks the interval on planted families.
-
-The inverse is the effective size at the family's budget:
+with d the chance level, c + d = 1, γ > 0; power (the default, chosen by ``studies/family_law_shape.py``) fixes
+α = 0.34 (Hoffmann et al. 2022, approach 3: :data:`densing.laws.forms.HOFFMANN_2022`) and N_unit = 10⁹, and flattens
+toward its asymptote d + c·σ(−γ·l). The fit is by binomial maximum likelihood (:mod:`densing.laws.family_likelihood`,
+item counts :data:`densing.data.benchmarks.ITEM_COUNTS`); its uncertainty parametric, (γ, l) drawn from
+N(θ̂, φ̂·I(θ̂)⁻¹), φ̂ = max(1, X²/(m − 2)) the Pearson dispersion, draws with γ ≤ 0 redrawn (counted). The inverse,
 
     x̂(S) = l + logit((S − d)/c) / γ,      N̂ = e^x̂ (logistic_ln_n) or N_unit·(−x̂)^(−1/α) (power),   ρ = N̂ / N
 
-(:func:`densing.laws.reference_fit.invert_scores`; under the power shape a score at or above the asymptote has no
-finite N̂: ``above_ceiling``, a lower bound). D0 is D_f, the geometric mean of the fitted members' token counts; the
-law has no data term, so asking for another D0 is an error.
+(:func:`densing.laws.reference_fit.invert_scores`; at or above the power asymptote: ``above_ceiling``, a lower bound),
+is at D0 = D_f, the geometric mean of the members' token counts: the law has no data term, so no other D0.
 """
 from __future__ import annotations
 

@@ -1,17 +1,12 @@
 """A family's members in a results table as plain arrays (what :func:`densing.laws.family.fit_family` fits and the
-reference rule's candidate table reads for every family × benchmark), and the members that break their family's
-order: a larger member scoring below a smaller one beyond noise, which a family law (rising with size within one
-recipe) would bend through (docs/method.md, "Members that break their family's order").
-
-**The rule** (written before it was run on any table). A dense member L (no ``active_params``) breaks the order
-against a smaller dense member s of the same family on a benchmark when
+candidate table reads), and the members that break their family's order (docs/method.md, "Members that break their
+family's order"; the rule written before it was run on any table): a dense member L breaks it against a smaller dense
+member s of its family on a benchmark when
 
     S_s − S_L > 2·√(se_s² + se_L²)
 
-(the difference beyond 2 standard errors; a missing standard error is the binomial one from the benchmark's item
-count, :func:`densing.data.benchmarks.with_stderr`; a benchmark without either is not compared). L is flagged against
-s when that holds on at least :data:`MIN_BENCHMARKS` benchmarks. Example: on the Swallow table (2025-06) Qwen3-14B-Base
-scores below Qwen3-8B-Base on BBH, MATH and GSM8K.
+(a missing standard error is the binomial one, :func:`densing.data.benchmarks.with_stderr`; a benchmark without either
+is not compared), and is flagged against s when that holds on at least :data:`MIN_BENCHMARKS` benchmarks.
 """
 from __future__ import annotations
 

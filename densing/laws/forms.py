@@ -1,28 +1,11 @@
 """The functional forms of the Densing Law's two-step estimation (Xiao et al. 2024, arXiv 2412.04315).
 
-Step 1, the loss law (their eq. 2, the Kaplan/Chinchilla form):
-
-    L(N, D) = a·N^-α + b·D^-β  [+ E]
-
-with N the parameter count, D the training tokens and the optional irreducible term E of Hoffmann et al. 2022
-(Chinchilla). Step 2, the performance law (their eq. 3), mapping conditional loss to a downstream score (a score rises
-as the loss falls, so γ < 0 here):
-
-    S(L) = c / (1 + exp(−γ·(L − l))) + d
-
-Composed for reported scores only (no losses measured); its latent loss has no unit of its own ((a, b, l, 1/γ) scale
-together without changing S), so densing fixes γ = −1 there (the inversion is unaffected):
-
-    S(N, D) = c / (1 + exp(−γ·(a·N^-α + b·D^-β − l))) + d
-
-The inverse (their eq. 4) gives the loss a score needs, then the size a reference model trained on D0 tokens would need
-to reach that loss:
-
-    L̂(S) = l − (1/γ)·ln(c/(S − d) − 1)
-    N̂(S) = ((L̂ − b·D0^-β − E) / a)^(−1/α)
-
-**A family's members brought to one training budget D0** through a stated loss law (:func:`translate_members`, the
-equations there; Hoffmann et al. 2022, arXiv 2203.15556, approach 3).
+The loss law L(N, D) = a·N^-α + b·D^-β [+ E] (their eq. 2; E of Hoffmann et al. 2022), the performance law
+S(L) = c / (1 + exp(−γ·(L − l))) + d (eq. 3; γ < 0: a score rises as the loss falls), the two composed for reported
+scores only (densing fixes γ = −1 there: (a, b, l, 1/γ) scale together without changing S), and their inverse
+(eq. 4: :func:`loss_for_score`, :func:`params_for_loss`); the family law's shapes (:mod:`densing.laws.family`); a
+family's members brought to one training budget D0 through a stated loss law (:func:`translate_members`; Hoffmann et
+al. 2022, arXiv 2203.15556, approach 3).
 """
 from __future__ import annotations
 

@@ -1,34 +1,23 @@
-"""One effective size per model from all of its scores at once (beyond the paper).
+"""One effective size per model from all of its scores at once (beyond the paper; docs/method.md, "One inversion over
+all benchmarks").
 
-The Densing Law paper inverts each benchmark separately and averages the densities. Given one reference law per
-benchmark b, S_b(x) with x = ln N̂ (the family laws of :mod:`densing.laws.family`, fitted on one family at one budget,
-all of one shape: S_b(x) = d_b + c_b·σ(γ_b·(x − l_b)) for logistic_ln_n, S_b(x) = d_b + c_b·σ(γ_b·(u(x) − l_b)) with
-u(x) = −exp(−α·(x − ln N_unit)) for power, u' = −α·u, u'' = α²·u), a model's scores S_b with standard errors σ_b are
-explained jointly by the x̂ that minimises the effective-variance chi-square (Orear 1982, "Least squares when both
-variables have uncertainties", Am. J. Phys. 50)
+Given one family law per benchmark b, S_b(x) = d_b + c_b·σ(γ_b·(v(x) − l_b)) with x = ln N̂ and v(x) = x
+(logistic_ln_n) or u(x) = −exp(−α·(x − ln N_unit)), u' = −α·u, u'' = α²·u (power; :mod:`densing.laws.family`), a
+model's scores S_b with standard errors σ_b are explained jointly by the x̂ minimising the effective-variance chi-square
+(Orear 1982, Am. J. Phys. 50)
 
-    χ²(x) = Σ_b (S_b − S_b(x))² / (σ_b² + τ_b²),          τ_b² = Var_k[S_b^(k)(x₀)]
+    χ²(x) = Σ_b (S_b − S_b(x))² / (σ_b² + τ_b² + S_b'(x₀)²·s²),          τ_b² = Var_k[S_b^(k)(x₀)]
 
-τ_b² being the reference's own uncertainty at the model's size (the variance of the prediction over the fit's
-bootstrap draws k, at the start point x₀), so a benchmark the reference predicts poorly there weighs less: under
-Gaussian errors, the maximum-likelihood x for fixed weights. It is solved by safeguarded Newton steps from x₀ = the
-weighted mean of the per-benchmark inversions, vectorised over models and draws, within [ln 10⁵, ln 10¹⁵]; an x̂ at
-the lower (upper) edge is censored: the scores say only that N̂ is below (above) it.
-
-**Disagreement between benchmarks** (a model stronger at one benchmark than the reference family is, relative to
-another) is a random effect, as in a random-effects meta-analysis (DerSimonian & Laird 1986): each benchmark's size
-x_b = x + δ_b + noise with δ_b ~ N(0, s²), s² the *skill variance* in (ln N)², pooled over the models by the method
-of moments,
+τ_b² the variance of the prediction over the fit's bootstrap draws k at the start point x₀ (the weighted mean of the
+per-benchmark inversions), solved by safeguarded Newton steps within [ln 10⁵, ln 10¹⁵] (an x̂ at an edge is censored).
+The benchmarks' disagreement is a random effect (DerSimonian & Laird 1986): x_b = x + δ_b + noise, δ_b ~ N(0, s²), the
+*skill variance* s² pooled over the models by the method of moments,
 
     s² = max(0, mean over models of [Var_b(x_b) − mean_b (σ_b / S_b'(x_b))²])
 
-(models whose every score lies inside (d + 2σ, c + d − 2σ), so that x_b exists). It enters the weights as
-S_b'(x₀)²·s², so that a benchmark is not trusted beyond what models' skills allow, and the per-model interval draws
-it (score noise of sd √(σ_b² + S_b'(x̂)²·s²)). The Birge ratio √(χ²/(B − 1)) (Birge 1932) per model is kept as a
-diagnostic: ≈ 1 when its benchmarks agree as well as the skill variance allows, ≫ 1 when they disagree more.
-
-``skill="none"`` is the first version (no skill variance, the interval's noise scaled by the Birge ratio where it
-exceeds 1), kept as a variant; its coverage beside the pooled one: docs/method.md ("One inversion over all benchmarks").
+(models whose every score lies inside (d + 2σ, c + d − 2σ)); the per-model interval draws it too (score noise of sd
+√(σ_b² + S_b'(x̂)²·s²)). The Birge ratio √(χ²/(B − 1)) (Birge 1932) is kept as a diagnostic. ``skill="none"`` is the
+first version (no s², the interval's noise scaled by the Birge ratio where it exceeds 1), kept as a variant.
 """
 from __future__ import annotations
 

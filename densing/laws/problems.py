@@ -93,9 +93,7 @@ def _power_terms(n: np.ndarray, t: np.ndarray):
 def loss_problem(n_params, train_tokens, loss, *, irreducible: bool = False) -> Problem:
     """The loss law L = a·N^-α + b·D^-β [+ E] (eq. 2), residual ln L̂ − ln L;
     θ = (ln a − α·m_N, α, ln b − β·m_D, β[, ln E]) (:func:`_power_terms`), α, β ∈ [0.01, 3]."""
-    n = np.asarray(n_params, float)
-    t = np.asarray(train_tokens, float)
-    y = np.asarray(loss, float)
+    n, t, y = (np.asarray(v, float) for v in (n_params, train_tokens, loss))
     if np.any(y <= 0):
         raise FitError("loss law: every loss must be positive to be fitted in log space")
     log_y = np.log(y)
@@ -155,16 +153,11 @@ def _sigmoid_layout(chance: float | None, ceiling: float | None, max_score: floa
 
 
 def _sigmoid_bounds_and_start(free, y, chance, ceiling, max_score):
-    lower, upper, start = [], [], []
+    """(lower, upper, start) of each free sigmoid amplitude: d (a score's floor, 0 ≤ d < c + d ≤ 1) and u."""
     d0 = chance if chance is not None else max(float(y.min()) - 0.01, 0.0)
-    for name in free:
-        if name == "d":  # the floor of a score in [0, 1] (the domain of d: 0 ≤ d < c + d ≤ 1)
-            bounds = (0.0, float(y.min()) + 1e-6 if y.size else 1.0, d0)
-        else:
-            bounds = (1e-4, 1.0, min(1.0, max((float(y.max()) - d0) / (max_score - d0) + 0.02, 0.05)))
-        for column, value in zip((lower, upper, start), bounds):
-            column.append(value)
-    return lower, upper, start
+    columns = [(0.0, float(y.min()) + 1e-6 if y.size else 1.0, d0) if name == "d"
+               else (1e-4, 1.0, min(1.0, max((float(y.max()) - d0) / (max_score - d0) + 0.02, 0.05))) for name in free]
+    return tuple(list(column) for column in zip(*columns)) if columns else ([], [], [])
 
 
 def performance_problem(loss, score, *, chance: float | None = None, ceiling: float | None = None,
@@ -172,8 +165,7 @@ def performance_problem(loss, score, *, chance: float | None = None, ceiling: fl
     """The performance law S = c / (1 + e^{−γ(L − l)}) + d (eq. 3), residual Ŝ − S: θ = (γ, l[, d][, u]) with
     γ ∈ [−200, −1e-3] (score rises as loss falls), l ≥ 0 (a loss) and a free d ≥ 0 (a score's floor); ``chance`` and
     ``ceiling`` fix d and c + d (:func:`_sigmoid_layout`)."""
-    x = np.asarray(loss, float)
-    y = np.asarray(score, float)
+    x, y = np.asarray(loss, float), np.asarray(score, float)
     free, resolve, fixed = _sigmoid_layout(chance, ceiling, max_score)
     names = ("gamma", "l") + tuple(free)
 
@@ -204,9 +196,7 @@ def composed_problem(n_params, train_tokens, score, *, chance: float | None = No
                      max_score: float = 1.0) -> Problem:
     """The composed law S = c / (1 + e^{−γ(a·N^-α + b·D^-β − l)}) + d on (N, D, S), γ = −1;
     θ = (ln a − α·m_N, α, ln b − β·m_D, β, l[, d][, u]) (:func:`_power_terms`); residual Ŝ − S; an analytic Jacobian."""
-    n = np.asarray(n_params, float)
-    t = np.asarray(train_tokens, float)
-    y = np.asarray(score, float)
+    n, t, y = (np.asarray(v, float) for v in (n_params, train_tokens, score))
     centres, ln_n, ln_t, power_terms, amplitudes = _power_terms(n, t)
     free, resolve, fixed = _sigmoid_layout(chance, ceiling, max_score)
     names = ("ln_a", "alpha", "ln_b", "beta", "l") + tuple(free)
@@ -256,16 +246,8 @@ def composed_problem(n_params, train_tokens, score, *, chance: float | None = No
 
 def theta_from_params(problem: Problem, params: dict[str, float]) -> np.ndarray:
     """Map natural parameters back to ``problem``'s internal θ (for warm starts)."""
-    out = []
-    for name in problem.names:
-        if name == "u":
-            out.append(params["c"] / (problem.max_score - params["d"]))
-        elif name == "ln_a":
-            out.append(math.log(params["a"]) - params["alpha"] * problem.centres[0])
-        elif name == "ln_b":
-            out.append(math.log(params["b"]) - params["beta"] * problem.centres[1])
-        elif name.startswith("ln_"):
-            out.append(math.log(params[name[3:]]))
-        else:
-            out.append(params[name])
-    return np.array(out, float)
+    mapped = {"u": lambda: params["c"] / (problem.max_score - params["d"]),
+              "ln_a": lambda: math.log(params["a"]) - params["alpha"] * problem.centres[0],
+              "ln_b": lambda: math.log(params["b"]) - params["beta"] * problem.centres[1]}
+    return np.array([mapped[name]() if name in mapped else math.log(params[name[3:]]) if name.startswith("ln_")
+                     else params[name] for name in problem.names], float)

@@ -1,35 +1,22 @@
 """The paper's two-step reference on AI2's recipe in the multiple-choice (MC) format, and the in-loop → offline offset.
 
-AI2's OLMES table scores 23 open base models on ARC-Challenge, HellaSwag, WinoGrande and MMLU in the OLMES MC format.
-The Densing Law's two steps (Xiao et al. 2024, arXiv 2412.04315, eqs. 2–4) are built for them from AI2's recipe:
+The Densing Law's two steps (Xiao et al. 2024, arXiv 2412.04315, eqs. 2–4) for AI2's OLMES table (ARC-Challenge,
+HellaSwag, WinoGrande and MMLU in the OLMES MC format; results/olmes/README.md states the method and its departures):
+the ladder's loss law L(N, D) = a·N^-α + b·D^-β [+ E] on the correct answer's bits per byte
+(``reference_fits/olmo_<task>_two_step.json``, :mod:`densing.laws.olmo.ladder`), unchanged; an MC score law
+S_MC(L) = c / (1 + e^(−γ(L − l))) + d, d the task's chance level, on the in-loop MC accuracy of the OLMo-2 7B and 13B
+checkpoints past 10% of their runs (``reference_fits/olmo2_mc_<task>_two_step.json``, ``python tools/build_tables.py
+mc-reference``); N̂ at D0 = 10¹² tokens by default (eq. 4).
 
-1. **Loss law** (:mod:`densing.laws.olmo.ladder`, ``reference_fits/olmo_<task>_two_step.json``): the bits per byte of
-   the correct answer, fitted on the ladder's 25 runs, with its bootstrap draws, unchanged::
-
-       L(N, D) = a·N^-α + b·D^-β [+ E]
-
-2. **MC score law** (``reference_fits/olmo2_mc_<task>_two_step.json``, ``python tools/build_tables.py mc-reference``)
-   on the in-loop MC accuracy of the OLMo-2 7B and 13B checkpoints past 10% of their runs (eq. 3), the ceiling c + d
-   free (≤ 1) or fixed at 1, a moving-block bootstrap within each run paired with the ladder's draws::
-
-       S_MC(L) = c / (1 + e^(−γ(L − l))) + d,    d = the task's chance level (fixed)
-
-3. **Inversion at D0** (eq. 4): L̂ = l − (1/γ)·ln(c/(S − d) − 1), then
-   N̂ = ((L̂ − b·D0^-β − E)/a)^(−1/α), D0 = 10¹² tokens (the paper's) by default.
-
-**The in-loop → offline offset** (:func:`measure_offset`). The score law is fitted on AI2's *in-loop* evaluations,
-the targets' scores are AI2's *offline* OLMES evaluations (another harness). The OLMES table's OLMo-2-1124-7B and
--13B rows are the same runs as the checkpoints' (the 13B's in-loop final precedes its anneal, so its offset includes
-the anneal's gain)::
+**The in-loop → offline offset** (:func:`measure_offset`): the score law is fitted on AI2's in-loop evaluations, the
+targets' scores are AI2's offline OLMES ones; the OLMES table's OLMo-2-1124-7B and -13B rows are the checkpoints' runs::
 
     Δ_r = S_offline(r) − S_inloop(r)  for r ∈ {7B, 13B},     Δ = (Δ_7B + Δ_13B) / 2
     σ_Δ² = (Δ_7B − Δ_13B)² / 4 + Σ_r (σ²_offline(r) + σ²_inloop(r)) / 4
 
-(the two runs' spread plus the binomial variances of the four scores). A target's offline score S is inverted as
-the in-loop score S − Δ: :func:`offline_reference` moves the floor, d → d + Δ, and carries Δ's uncertainty as one
-more draw per bootstrap row, Δ_k ~ N(Δ, σ_Δ²) (seeded). The OLMo-2 rows are never targets; OLMo-2-0325-32B is the
-held-out check of the whole chain (:func:`tools.olmes_mc_reference.held_out`). The departures from the paper:
-results/olmes/README.md.
+An offline score S is inverted as the in-loop S − Δ: :func:`offline_reference` moves the floor d → d + Δ and draws
+Δ_k ~ N(Δ, σ_Δ²) per bootstrap row (seeded). The OLMo-2 rows are never targets; OLMo-2-0325-32B is the held-out check
+of the chain (:func:`tools.olmes_mc_reference.held_out`).
 """
 from __future__ import annotations
 

@@ -1,16 +1,11 @@
 """A second, independent Densing Law: the paper's two-step design on AI2's recipe, over AI2's OLMES table.
 
-:func:`measure_olmes` measures the doubling time of the maximum capacity density per task of AI2's OLMES table
-(``results/olmes/``, whose README states the method) with densing's trend engine: each task's MC reference
-(:mod:`densing.designs.olmes.mc_reference`), the paper's eq. 4 at a fixed D0 (10¹² tokens; 3·10¹¹ and 3·10¹²
-beside), every dated model but the OLMo-2 rows as targets, the censored 0.9 regression quantile
-(:func:`densing.trend.uncertainty.trend_uncertainty`) and its checks. A score law with R² < 0.5 on its checkpoints
-is not inverted: its row says so instead of a number.
-
-There is no combined row. The engine's combined inversion is a fit of the *mean* score over benchmarks; the four MC
-references have four loss laws (the ladder's per task), so a mean of them is no two-step law, and a fit of the mean
-would need the ladder refitted on the mean bits per byte and an MC score law on the mean in-loop accuracy — which
-would average in WinoGrande's and HellaSwag's score laws, the two that fail R² ≥ 0.5 on the checkpoints.
+:func:`measure_olmes` measures the doubling time of the maximum capacity density per task of ``results/olmes/`` (whose
+README states the method) with densing's trend engine: each task's MC reference
+(:mod:`densing.designs.olmes.mc_reference`), eq. 4 at D0 = 10¹² tokens (3·10¹¹ and 3·10¹² beside), every dated model but
+the OLMo-2 rows as targets, the censored 0.9 regression quantile (:func:`densing.trend.uncertainty.trend_uncertainty`)
+and its checks; a score law with R² < 0.5 on its checkpoints is not inverted, its row says so. There is no combined
+row: the four MC references have four loss laws, so a mean of them is no two-step law.
 """
 from __future__ import annotations
 

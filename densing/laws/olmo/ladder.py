@@ -1,30 +1,19 @@
 """A model ladder as a reference: the two-step law on runs of one recipe, choices made inside it.
 
-A *ladder* is one training recipe run at several sizes N and token budgets D, each run logging many checkpoints with a
-conditional loss and a score (AI2's OLMo ladder: Bhagia et al. 2024, arXiv 2412.04403; :mod:`densing.data.olmo`).
-:func:`fit_ladder` fits the Densing Law's two steps on it (Xiao et al. 2024, eqs. 2–3)::
+A *ladder* is one recipe run at several sizes N and budgets D, each run logging checkpoints with a conditional loss and
+a score (AI2's OLMo ladder: Bhagia et al. 2024, arXiv 2412.04403). :func:`fit_ladder` fits the Densing Law's two steps
+(Xiao et al. 2024, eqs. 2–3), L(N, D) = a·N^-α + b·D^-β [+ E] and S(L) = c / (1 + e^(−γ(L − l))) + d, by rules that
+look only at the ladder, never at a held-out model (docs/method.md, "The OLMo ladder reference"):
 
-    L(N, D) = a·N^-α + b·D^-β [+ E]          on each run's final point
-    S(L)    = c / (1 + e^(−γ(L − l))) + d    on the checkpoints past 10% of each run
+1. the loss law on each run's final point (the mean of its last 5 checkpoints), the performance law on every checkpoint
+   at or past 10% of its run's tokens (AI2's ``--moving_avg 5``, ``--skip_perc 0.1``, allenai/OLMo-ladder);
+2. E per task where the chained (loss → score) prediction of the largest size's final scores from the smaller runs,
+   floor free, has the lower mean absolute relative error (a tie within 0.1% keeps the law without E; the loss-only
+   error, ``loss_error``, stays in the table and the check's sensitivity);
+3. the sigmoid's floor d, free or at the task's chance level, one choice for the ladder: the lower mean of that error
+   over the tasks (each with its rule-2 E).
 
-with every choice fixed by a rule that looks only at the ladder, never at a held-out model:
-
-1. **Data of each step.** The loss law on one point per run, the mean of its last 5 checkpoints (a run's intermediate
-   checkpoints sit inside its learning-rate schedule); the performance law on every checkpoint at or past 10% of its
-   run's tokens. Both are AI2's (``--moving_avg 5``, ``--skip_perc 0.1`` in allenai/OLMo-ladder
-   ``src/scripts/paper/README.md``).
-2. **The irreducible term E, per task.** Fit the two-step law with and without E on the runs below the ladder's
-   largest size and predict the largest size's final *scores* (the chained prediction: step 1, then step 2, the floor
-   free); keep E where the mean absolute relative score error is lower (a tie within 0.1%, as when the fitted E
-   collapses to zero, keeps the law without E). The score is the criterion because it is what a reference predicts
-   and inverts; the loss-only error is kept in the table (``loss_error``), and as the criterion it is a row of the
-   check's sensitivity table.
-3. **The sigmoid's floor d, one choice for the whole ladder.** Free, or fixed at the task's chance level: the variant
-   with the lower mean absolute relative error of that chained prediction, averaged over the tasks (each with its
-   rule-2 choice of E), is used for every task.
-
-Rules 2–3 (fit N < N_max, predict N_max) mirror what the ladder is for, extrapolating in N; they never see OLMo-2 7B
-or 13B. :func:`select_options` returns the choices and the table they came from.
+:func:`select_options` returns the choices and the table they came from.
 """
 from __future__ import annotations
 
