@@ -205,8 +205,7 @@ def _held_out_rows(held: list, pooled: dict, shape: str) -> None:
     """R5z on each (row, reason, members, dropped) of ``held``: the refits without the largest member
     (:func:`densing.laws.family.held_out_problem`, at the benchmark's pooled dispersion) run together, then each
     row's verdict."""
-    outcomes: list = [None] * len(held)
-    problems, slots = [], []
+    outcomes, problems, slots = [None] * len(held), [], []
     for i, (row, _, members, _) in enumerate(held):
         b = row["benchmark"]
         try:
@@ -216,11 +215,10 @@ def _held_out_rows(held: list, pooled: dict, shape: str) -> None:
         except DensingError as exc:
             outcomes[i] = exc
     refits = likelihood_fits(problems, [pooled[held[i][0]["benchmark"]] for i in slots])
-    for i, found in zip(slots, refits):
-        row, members = held[i][0], held[i][2]
+    for i, found, (_, _, items, _, _) in zip(slots, refits, problems):
+        row, _, members, _ = held[i]
         try:
-            outcomes[i] = held_out_result(found, members, row["family"], row["benchmark"], float(ITEM_COUNTS[row["benchmark"]]),
-                                          shape)
+            outcomes[i] = held_out_result(found, members, row["family"], row["benchmark"], items, shape)
         except DensingError as exc:
             outcomes[i] = exc
     for (row, reason, _, dropped), outcome in zip(held, outcomes):
@@ -280,18 +278,16 @@ def _first_failure(row: dict, fitted, chance: float, top: float, top_scores: np.
     if isinstance(fitted, str):
         return "R2s", f"the likelihood fit fails: {fitted}"
     if not row["slope_ci_low"] > 0:
-        return ("R2s", f"the slope's 95% interval [{format_number(row['slope_ci_low'])}, {format_number(row['slope_ci_high'])}] "
-                "does not lie above "
-                "zero (the scores do not rise with size beyond their noise)")
+        return ("R2s", f"the slope's 95% interval [{format_number(row['slope_ci_low'])}, "
+                f"{format_number(row['slope_ci_high'])}] does not lie above zero (the scores do not rise with size "
+                "beyond their noise)")
     if not row["reach_share"] >= REACH_SHARE:
         return ("R4r", f"its best member ({row['largest_score']:.3f}) reaches {row['reach_share']:.0%} of the way from chance "
                 f"({chance:.3g}) to the top-decile score {top:.3f} (need {REACH_SHARE:.0%})")
-    cap = 1.0
-    saturated = int(np.sum(top_scores >= cap - SATURATION_STDERRS * np.nan_to_num(top_stderr)))
-    row["top_saturated"] = saturated
+    row["top_saturated"] = saturated = int(np.sum(top_scores >= 1.0 - SATURATION_STDERRS * np.nan_to_num(top_stderr)))
     if saturated:
         return ("R4s", f"{saturated} of the {top_scores.size} top-decile targets score within {SATURATION_STDERRS:g} standard "
-                f"errors of the law's ceiling {cap:.3g}")
+                "errors of the law's ceiling 1")
     return None
 
 

@@ -48,12 +48,10 @@ def _finite(value) -> bool:
 
 def _law_domain_error(kind: str, p: dict) -> tuple[str, object] | None:
     """The first parameter of ``p`` (one fit's values) outside :data:`FIT_DOMAIN`, with its value; None if none is."""
-    for name, value in p.items():
-        if not _finite(value):
-            return name, value
-    for name in _POSITIVE_PARAMS:
-        if name in p and p[name] <= 0:
-            return name, p[name]
+    bad = (next((n for n, v in p.items() if not _finite(v)), None)
+           or next((n for n in _POSITIVE_PARAMS if n in p and p[n] <= 0), None))
+    if bad:
+        return bad, p[bad]
     if p.get("E", 0.0) < 0:
         return "E", p["E"]
     if not 0 <= p["d"] < p["c"] + p["d"] <= 1 + _CEILING_TOLERANCE:
@@ -179,14 +177,11 @@ def final_points(points: pd.DataFrame, last: int = 5) -> pd.DataFrame:
     """
     if last < 1:
         raise InputError(f"final checkpoints: expected a positive count, got {last!r}")
-    out = []
-    for run, group in points.groupby("run", sort=True):
-        tail = group.sort_values("train_tokens").tail(last)
-        row = tail.iloc[-1].to_dict()
-        row["score"] = float(tail["score"].mean())
-        row["loss"] = float(tail["loss"].mean()) if tail["loss"].notna().all() else np.nan
-        out.append(row)
-    return pd.DataFrame(out, columns=list(POINT_COLUMNS))
+    tails = [group.sort_values("train_tokens").tail(last) for _, group in points.groupby("run", sort=True)]
+    rows = [tail.iloc[-1].to_dict() | {"score": float(tail["score"].mean()),
+                                       "loss": float(tail["loss"].mean()) if tail["loss"].notna().all() else np.nan}
+            for tail in tails]
+    return pd.DataFrame(rows, columns=list(POINT_COLUMNS))
 
 
 def past_run_fraction(points: pd.DataFrame, fraction: float) -> pd.DataFrame:

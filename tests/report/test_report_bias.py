@@ -51,7 +51,7 @@ def test_the_second_tables_sections_show_their_rows(tmp_path, monkeypatch):
     from densing.designs.openllm_v2 import report as v2
     from densing.designs.swallow import report as swallow
 
-    v2_months = next(r["months"] for r in record.stored()["rows"] if r["row"] == "v2_native")
+    v2_months = next(r["months"] for r in record.read()[0]["rows"] if r["row"] == "v2_native")
     monkeypatch.setattr(bias, "RECORD", _record(tmp_path, [
         _row("openllm_v2", "v2_native", v2_months, bias=-0.01, corrected=False, corrected_months=None)]))
     found = v2.section(None, __import__("pandas").DataFrame(columns=["row"]), 3.3)

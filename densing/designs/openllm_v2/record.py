@@ -13,22 +13,17 @@ RECORD_COMMAND = "python tools/build_tables.py openllm-v2-trend --out results/op
 _KEYS = ("rows", "n_models", "verdict")
 
 
-def stored() -> dict | None:
-    """The stored record, None where it is missing, damaged or foreign (:func:`record_note` says which, in one line)."""
-    return read_stored_record(RECORD, RECORD_COMMAND, keys=_KEYS)[0]
-
-
-def record_note() -> str:
-    """Why the stored record is left out, in one line ("" where it reads)."""
-    return read_stored_record(RECORD, RECORD_COMMAND, keys=_KEYS)[1]
+def read() -> tuple[dict | None, str]:
+    """(the stored record, "") or (None, why it is left out in one line: missing, damaged or foreign)."""
+    return read_stored_record(RECORD, RECORD_COMMAND, keys=_KEYS)
 
 
 def line() -> str | None:
     """The declared row beside the public table's headline at the terminal, from the stored record (None where it is
     not shipped)."""
-    record = stored()
+    record, note = read()
     if record is None:
-        return record_note()
+        return note
     row = next((r for r in record["rows"] if r["row"] == "v2_native"), None)
     if row is None or not isinstance(row.get("months"), (int, float)):
         return None

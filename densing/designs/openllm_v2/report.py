@@ -12,7 +12,7 @@ import pandas as pd
 
 from densing import paths, registry
 from densing.designs import LeftOut
-from densing.designs.openllm_v2.record import RECORD, RECORD_COMMAND, record_note, stored
+from densing.designs.openllm_v2.record import RECORD, RECORD_COMMAND, read
 from densing.numbers import format_months, signed
 from densing.present.bias import bias_words
 from densing.report.html import Section, esc, record_agreement, record_cell, table_html
@@ -46,20 +46,17 @@ class SecondTableSection:
     bias: str | None = None
 
 
-
-
 def section(result, rows: pd.DataFrame, paper_months: float) -> SecondTableSection | LeftOut:
     """The section's data from the stored record (``result``: none) and the public table's ``rows``; where the record
     is missing, damaged or foreign, the one line that says so (:class:`LeftOut`)."""
-    record = stored()
+    record, note = read()
     if record is None:
-        return LeftOut(SecondTableSection.title, SecondTableSection.design, record_note())
-    public = {r["row"]: r for r in rows.to_dict("records")}
-    found, note = curation_sensitivity()
+        return LeftOut(SecondTableSection.title, SecondTableSection.design, note)
     declared = next((r for r in record["rows"] if r["row"] == "v2_native"), {})
     bias = (bias_words(looked_up("openllm_v2", "v2_native", declared["months"]))
             if isinstance(declared.get("months"), (int, float)) else None)
-    return SecondTableSection(record, comparison(record, public), late_families(record), found, note, bias)
+    return SecondTableSection(record, comparison(record, {r["row"]: r for r in rows.to_dict("records")}),
+                              late_families(record), *curation_sensitivity(), bias)
 
 
 def curation_sensitivity() -> tuple[pd.DataFrame | None, str]:
@@ -70,8 +67,7 @@ def curation_sensitivity() -> tuple[pd.DataFrame | None, str]:
         return None, f"The curation sensitivity is left out: {where} is not shipped (made by {SENSITIVITY_COMMAND})."
     try:
         frame = pd.read_csv(SENSITIVITY)
-        missing = [c for c in SENSITIVITY_COLUMNS if c not in frame.columns]
-        if missing or frame.empty:
+        if (missing := [c for c in SENSITIVITY_COLUMNS if c not in frame.columns]) or frame.empty:
             raise ValueError("no rows" if not missing else f"no column {', '.join(missing)}")
         frame[["months", "ci_low", "ci_high"]].astype(float)
     except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as exc:
@@ -93,9 +89,8 @@ def declared_words(record: dict) -> str:
 def recorded_references(row: dict | None) -> list[ReferenceName]:
     """A stored row's references as values: its ``reference_names`` list; a record written before rows held that list
     gives them in ``references``, ``family:benchmark`` names joined by ", " (its format then)."""
-    row = row or {}
-    listed = row.get("reference_names")
-    names = listed if isinstance(listed, list) else str(row.get("references") or "").split(", ")
+    listed = (row or {}).get("reference_names")
+    names = listed if isinstance(listed, list) else str((row or {}).get("references") or "").split(", ")
     return [ReferenceName.parse(n) for n in names if n]
 
 
@@ -126,12 +121,10 @@ def late_families(record: dict, row: str = "v2_native") -> pd.DataFrame:
 
 def late_words(late: pd.DataFrame) -> str:
     """The late frontier in words: every late family whose removal lengthens the doubling time, with its months."""
-    making = late[late["move_months"] > 0]
-    if making.empty:
-        return "No family released after 2024-07-31 lengthens the doubling time when left out."
     listed = "; ".join(f"without {r.family} ({r.n_models} models) {format_months(r.doubling_time_months)} months"
-                       for r in making.itertuples())
-    return f"The families released after 2024-07-31 that make the late frontier (the row without each): {listed}."
+                       for r in late[late["move_months"] > 0].itertuples())
+    return (f"The families released after 2024-07-31 that make the late frontier (the row without each): {listed}."
+            if listed else "No family released after 2024-07-31 lengthens the doubling time when left out.")
 
 
 def render(s: SecondTableSection | LeftOut) -> Section:
@@ -151,14 +144,13 @@ def render(s: SecondTableSection | LeftOut) -> Section:
     late = s.late.assign(doubling_time_months=s.late["doubling_time_months"].map(format_months),
                          move_months=s.late["move_months"].map(signed))
     late.columns = ["family", "models", "months without it", "move (months)"]
-    parts = [table_html(s.comparison, scroll=False), f'<p class="sub">{esc(s.record["verdict"])}</p>',
-             *([f'<p class="sub">The v2-native row. {esc(s.bias)}</p>'] if s.bias else [])]
-    if words := declared_words(s.record):
-        parts.append(f'<p class="sub">{esc(words)}</p>')
-    parts += ["<h3>Curation sensitivity</h3>", *_sensitivity_parts(s)]
-    parts += ["<h3>The late frontier</h3>", f'<p class="sub">{esc(late_words(s.late))}</p>',
-              table_html(late, scroll=False)]
-    return Section(s.title, intro, parts)
+    words = declared_words(s.record)
+    return Section(s.title, intro, [
+        table_html(s.comparison, scroll=False), f'<p class="sub">{esc(s.record["verdict"])}</p>',
+        *([f'<p class="sub">The v2-native row. {esc(s.bias)}</p>'] if s.bias else []),
+        *([f'<p class="sub">{esc(words)}</p>'] if words else []), "<h3>Curation sensitivity</h3>",
+        *_sensitivity_parts(s), "<h3>The late frontier</h3>", f'<p class="sub">{esc(late_words(s.late))}</p>',
+        table_html(late, scroll=False)])
 
 
 def _sensitivity_parts(s: SecondTableSection) -> list[str]:

@@ -148,10 +148,7 @@ def predict_held_out(fit: ReferenceFit, targets: pd.DataFrame, level: float = 0.
     out["relative_error"] = (out["predicted_score"] - out["measured_score"]).abs() / out["measured_score"]
     low = high = np.full(len(out), np.nan)
     if fit.bootstrap:
-        cols = fit.draw_columns()
-        loss = forms.loss_law(n.to_numpy(float)[None, :], t.to_numpy(float)[None, :], cols["a"], cols["alpha"], cols["b"],
-                              cols["beta"], cols.get("E", 0.0))
-        score = forms.performance_law(loss, cols["c"], cols["gamma"], cols["l"], cols["d"])
+        score = forms.composed_law(n.to_numpy(float)[None, :], t.to_numpy(float)[None, :], **fit.draw_columns())
         low, high = np.quantile(score, [(1 - level) / 2, (1 + level) / 2], axis=0)
     out["predicted_score_ci_low"], out["predicted_score_ci_high"] = low, high
     return out
