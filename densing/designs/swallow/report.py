@@ -58,15 +58,10 @@ def section(result, rows: pd.DataFrame, paper_months: float) -> ProtocolSection 
 def read_records_noted(folder: str | Path) -> tuple[dict[str, dict], dict[str, str]]:
     """(the readable records by file stem, why each other one is left out in one line), read with a guard
     (:func:`densing.io.read_stored_record`)."""
-    records, notes = {}, {}
-    for stem, _, _ in VARIANTS:
-        record, note = read_stored_record(Path(folder) / f"{stem}.json", PROTOCOL_COMMAND,
-                                          keys=("rows", "verdict", "continual_pretraining"))
-        if record is not None:
-            records[stem] = record
-        else:
-            notes[stem] = note
-    return records, notes
+    found = {stem: read_stored_record(Path(folder) / f"{stem}.json", PROTOCOL_COMMAND,
+                                      keys=("rows", "verdict", "continual_pretraining")) for stem, _, _ in VARIANTS}
+    return ({stem: record for stem, (record, _) in found.items() if record is not None},
+            {stem: note for stem, (record, note) in found.items() if record is None})
 
 
 #: Each public row and the Swallow row that measures the same capability in the paper's protocol, and its name.
@@ -110,15 +105,10 @@ def _declared_first(found: dict) -> list[dict]:
 
 def forecast_tables(records: dict) -> tuple[tuple[str, str, pd.DataFrame], ...]:
     """(the table's words, the check's summary, one row per cutoff) of each record with a forecast check."""
-    out = []
-    for stem in ("swallow", "swallow_2026"):
-        found = records.get(stem, {}).get("forecast")
-        if found:
-            frame = pd.DataFrame([{header: (months_words(*(r.get(f) for f in fields)) if len(fields) == 3
-                                            else r.get(fields[0])) for header, fields in FORECAST_COLUMNS}
-                                  for r in _declared_first(found)])
-            out.append((records[stem]["words"], found["summary"], frame))
-    return tuple(out)
+    return tuple((records[stem]["words"], found["summary"], pd.DataFrame([
+        {header: months_words(*(r.get(f) for f in fields)) if len(fields) == 3 else r.get(fields[0])
+         for header, fields in FORECAST_COLUMNS} for r in _declared_first(found)]))
+        for stem in ("swallow", "swallow_2026") if (found := records.get(stem, {}).get("forecast")))
 
 
 FORECAST_WORDS = ('<p class="sub">The frontier line fitted on the models released up to the table\'s declared cutoff '
@@ -153,6 +143,5 @@ def render(s: ProtocolSection | LeftOut) -> Section:
              f"and the later protocol's {s.records.get('swallow_2026', {}).get('n_models', 0)} released 2024-06 … "
              f"2025-11. The public table's rows stay the headline (densing/registry.py says why); of the two, the "
              f"Swallow rows are the protocol closest to the paper's; a row's state is its status in densing trend "
-             f"--table swallow --by benchmark. The paper: {s.paper_months:g} "
-             f"months.")
+             f"--table swallow --by benchmark. The paper: {s.paper_months:g} months.")
     return Section(s.title, intro, parts)
