@@ -1,19 +1,11 @@
 """Densities as values or bounds, under one parameter draw of a reference law.
 
-A score inverts to an effective size N̂ (Xiao et al. 2024, eq. 4) unless the reference cannot express it at D0
-(:func:`densing.laws.reference_fit.invert_scores`). Such a density is a bound:
-
-- above what the law reaches (``beyond_data_limit``, ``above_ceiling``): the true score is at least S − 2σ (σ the
-  score's standard error), and the law is monotone, so ρ ≥ ρ(min(S, S_cap) − 2σ), with S_cap the highest score the
-  law expresses at D0 (:func:`score_cap`): a **lower bound**;
-- at or below the floor d (``below_floor``): ρ ≤ ρ(max(S, d) + 2σ): an **upper bound**.
-
-A bound that the law cannot express either (the score's whole 2σ range beyond the cap, or a zero σ at the cap)
-carries no information and is dropped (``kind`` NaN), counted by the caller.
-
-How a per-model density is read, a value or a bound, by the one rule of :func:`densing.display.density_reading`: the
-``reading`` column of the density tables (:mod:`densing.laws.density`), and whether a model's inverted scores are at
-chance (``near_chance``), one of the rule's causes.
+A score the reference cannot express at D0 (:func:`densing.laws.reference_fit.invert_scores`; Xiao et al. 2024,
+eq. 4) gives a bound: above what the law reaches (``beyond_data_limit``, ``above_ceiling``) the true score is at least
+S − 2σ and the law is monotone, so ρ ≥ ρ(min(S, S_cap) − 2σ), S_cap the highest score the law expresses at D0
+(:func:`score_cap`): a **lower bound**; at or below the floor d (``below_floor``), ρ ≤ ρ(max(S, d) + 2σ): an **upper
+bound**. A bound the law cannot express either carries no information and is dropped (``kind`` NaN). How a density is
+read, a value or a bound (``reading``, ``near_chance``): the one rule of :func:`densing.display.density_reading`.
 """
 from __future__ import annotations
 

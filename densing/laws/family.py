@@ -66,13 +66,12 @@ def fit_family(table: pd.DataFrame, family: str, benchmark: str, *, metric: str 
                dispersion_floor: float = 1.0, provenance: dict | None = None,
                shape: str = DEFAULT_SHAPE) -> ReferenceFit:
     """Fit S(N) = c/(1 + e^{−γ(x − l)}) + d on one family at its own budget (module docstring), x = u = −(N/N_unit)^−α
-    (``shape="power"``) or ln N (``shape="logistic_ln_n"``).
+    (``shape="power"``) or ln N (``shape="logistic_ln_n"``); needs two distinct sizes.
 
-    ``table``: a tidy results table with ``family`` (and ``active_params`` for mixtures of experts). ``sizes``
-    replaces members' N (the budget translation of :mod:`densing.laws.forms`; NaN leaves a member out), ``d0`` the
-    budget they stand at. ``dispersion_floor``: the least φ̂ (the reference rule passes the benchmark's pooled one).
-    Needs two distinct sizes. Returns a :class:`ReferenceFit` of kind ``family`` at the family's budget (or ``d0``)
-    whose ``provenance`` lists the dropped members and the likelihood fit's slope test.
+    ``table``: a tidy results table with ``family`` (and ``active_params`` for mixtures of experts). ``sizes`` replaces
+    members' N (:func:`densing.laws.forms.translate_members`; NaN leaves a member out), ``d0`` the budget they stand at;
+    ``dispersion_floor``: the least φ̂. A :class:`ReferenceFit` of kind ``family`` at the family's budget (or ``d0``)
+    whose ``provenance`` lists the dropped members and the slope test.
     """
     fixed = shape_constants(shape)
     metric = metric if metric is not None else table_metric(table, benchmark)
@@ -186,9 +185,9 @@ def held_out_result(found, members: dict, family: str, benchmark: str, items: fl
         z = (Ŝ − S) / √(se(Ŝ)² + φ̂·S(1 − S)/n)
 
     Ŝ the refit's prediction at the held-out size, se(Ŝ) its delta-method standard error from φ̂·I⁻¹, φ̂ = max(1,
-    the dispersion floor, the refit's own), n the item count; |z| ≤ 1.96 with probability about 0.95 for a family
-    that follows the law within its noise. Returns ``held_out``, ``measured``, ``predicted``, ``predicted_stderr``,
-    ``measured_stderr``, ``z``, ``relative_error``, ``dispersion`` (φ̂), ``items`` (n) and ``slope`` (γ).
+    the dispersion floor, the refit's own), n the item count (|z| ≤ 1.96 with probability about 0.95 for a family
+    that follows the law). Returns ``held_out``, ``measured``, ``predicted``, ``predicted_stderr``, ``measured_stderr``,
+    ``z``, ``relative_error``, ``dispersion`` (φ̂), ``items`` (n) and ``slope`` (γ).
     """
     largest_model, largest_params = str(members["model"][-1]), float(members["params"][-1])
     if not found.converged:

@@ -51,8 +51,7 @@ class LikelihoodFit:
 
     def with_dispersion_floor(self, dispersion_floor: float) -> LikelihoodFit:
         """The same maximum at another dispersion floor: φ̂ = max(1, ``dispersion_floor``, X²/(m − 2)) (1 in place
-        of the Pearson term when m = 2) and the covariance φ̂·I(θ̂)⁻¹, I the ``information`` at θ̂
-        (:func:`likelihood_fit`; the reference rule refloors a family's own fit at its benchmark's pooled dispersion)."""
+        of the Pearson term when m = 2) and the covariance φ̂·I(θ̂)⁻¹, I the ``information`` at θ̂."""
         dispersion = max(1.0, float(dispersion_floor), self.own_dispersion if self.n_members > 2 else 1.0)
         try:
             covariance = dispersion * np.linalg.inv(self.information)
@@ -177,13 +176,10 @@ def _scoring(x, s, counts, chance, scale, g, h) -> tuple:
 
 
 def likelihood_fit(log_n, scores, items, chance: float, scale: float, *, dispersion_floor: float = 1.0) -> LikelihoodFit:
-    """The family law by binomial maximum likelihood with its dispersion-scaled covariance (module docstring);
-    ``log_n``: the shape's covariate of the members' sizes (:func:`covariate`).
-
-    φ̂ = max(1, ``dispersion_floor``, X²/(m − 2)), X² = Σ n_i·(S_i − p̂_i)²/(p̂_i·(1 − p̂_i)) the Pearson statistic (its
-    own term left out when m = 2); ``dispersion_floor``: one known from elsewhere (the reference rule pools one per
-    benchmark). Inside :func:`densing.runtime.memo.same_tables` a maximum found for the same inputs (bit for bit) is reused.
-    """
+    """The family law by binomial maximum likelihood (module docstring) on ``log_n``, the shape's covariate of the
+    members' sizes: φ̂ = max(1, ``dispersion_floor``, X²/(m − 2)), X² = Σ n_i·(S_i − p̂_i)²/(p̂_i·(1 − p̂_i)) the
+    Pearson statistic (left out when m = 2). Inside :func:`densing.runtime.memo.same_tables` a maximum is reused for the
+    same inputs (bit for bit)."""
     return likelihood_fits([(log_n, scores, items, chance, scale)], dispersion_floor)[0]
 
 

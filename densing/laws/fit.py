@@ -1,12 +1,9 @@
 """Fitting the Densing Law's forms with ``scipy.optimize.least_squares``, and the bootstrap of a reference fit.
 
-One fitting routine (:func:`fit_stage`) serves every law (:mod:`densing.laws.forms`), each posed as a problem in
-:mod:`densing.laws.problems`: ``least_squares`` with a robust loss from several starts, the lowest cost kept, as a
-frozen :class:`densing.laws.fit_schema.StageFit` with its diagnostics.
-
-The bootstrap of :func:`densing.laws.reference.fit_reference`: :func:`plan` draws the resamples with one seeded
-generator, :func:`run` refits each from the point estimate, stage by stage (:func:`stage_problems`), in one process
-or several (:func:`densing.runtime.processes.process_pool`), the draws in resample order whatever ``jobs``.
+One routine (:func:`fit_stage`: ``least_squares`` with a robust loss from several starts, the lowest cost kept) fits
+every law, each posed as a problem in :mod:`densing.laws.problems`. The bootstrap of
+:func:`densing.laws.reference.fit_reference`: :func:`plan` draws the resamples with one seeded generator, :func:`run`
+refits each from the point estimate, in one process or several, the draws in resample order whatever ``jobs``.
 """
 from __future__ import annotations
 
@@ -73,9 +70,8 @@ def stage_problems(data, picks, *, law, irreducible, chance, ceiling, max_score)
 
 def plan(stage_sets: tuple[pd.DataFrame, ...], runs: list[str], *, n_boot: int, seed: int,
          unit: str = "auto") -> tuple[str, list[tuple[np.ndarray, ...]]]:
-    """The resampling unit and ``n_boot`` resamples, each the picked rows of each stage's points: ``unit="auto"``
-    resamples runs where some run has several checkpoints (fewer runs than points of the last stage), points
-    otherwise."""
+    """The resampling unit and ``n_boot`` resamples (each stage's picked rows): ``unit="auto"`` resamples runs where
+    some run has several checkpoints (fewer runs than points of the last stage), points otherwise."""
     chosen = unit if unit != "auto" else "series" if len(runs) < len(stage_sets[-1]) else "point"
     rng = np.random.default_rng(seed)
     if chosen == "point":
@@ -112,9 +108,8 @@ def refit_chunk(task: RefitTask, resamples) -> list:
 
 
 def run(task: RefitTask, resamples: list, *, jobs: int = 1) -> list:
-    """The refitted parameters of every resample, in resample order (None where a refit failed): with ``jobs`` > 1 (and
-    two resamples a process) dealt round-robin to ``jobs`` processes, the order restored, so the draws are the same for
-    any ``jobs``."""
+    """The refitted parameters of every resample in resample order (None where a refit failed); with ``jobs`` > 1 (and
+    two resamples a process) dealt round-robin to ``jobs`` processes, the order restored: the same for any ``jobs``."""
     n_boot = len(resamples)
     chunks = [resamples[i::jobs] for i in range(jobs)] if jobs > 1 and n_boot >= 2 * jobs else [resamples]
     if len(chunks) == 1:

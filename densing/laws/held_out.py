@@ -59,12 +59,11 @@ def validate_held_out(path: str | Path, benchmark: str | list[str], *, max_param
                       suite: str = "standard") -> tuple[pd.DataFrame, str]:
     """The held-out check of the reference data at ``path``, whatever its format: (table, summary).
 
-    ``min_train_tokens="auto"`` takes the format's default (3e9 on the Pythia folder: its warm-up checkpoints; none
-    otherwise), ``None`` keeps every checkpoint. ``metric`` defaults to ``acc`` (on the OLMo ladder, the task's own).
-    AI2's OLMo ladder is checked by its own rules (:func:`densing.laws.olmo.check.validate_ladder`); any other format by
-    :func:`held_out_validation` without bootstrap, held-out checkpoints below ``min_train_tokens`` left out as from the
-    fit, rows ordered by run, then by tokens, ``final_only`` keeping each held-out run's last checkpoint. The summary
-    gives the number of held-out points, the mean and the largest relative score error |Ŝ − S| / S.
+    AI2's OLMo ladder by its own rules (:func:`densing.laws.olmo.check.validate_ladder`; ``metric`` the task's own);
+    any other format by :func:`held_out_validation` without bootstrap (``metric`` default ``acc``), checkpoints below
+    ``min_train_tokens`` left out of fit and table (``"auto"``: the format's default, 3e9 on the Pythia folder; ``None``
+    keeps all), rows by run, then tokens, ``final_only`` keeping each held-out run's last. The summary gives the count,
+    the mean and the largest relative score error |Ŝ − S| / S.
     """
     path = Path(path)
     data_format = sniff_format(path)

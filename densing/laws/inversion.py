@@ -1,15 +1,12 @@
 """Inversion of a reference fit: score → effective parameter size at D0 → capacity density.
 
-ρ = N̂ / N for a target model with N parameters scoring S, N̂ the size a reference model trained on D0 tokens would
-need to score S (Xiao et al. 2024, eq. 4: :func:`densing.laws.reference_fit.invert_scores`, which gives a score
-without a finite N̂ as *censored*, N̂ = 0 or +inf with a reason, never a silent NaN).
-
-**The inversion protocol**: the targets' scores (models × benchmarks, with standard errors) → ln ρ per model and its
-``kind`` (0 exact, +1 lower bound, −1 upper bound, NaN dropped; :mod:`densing.laws.bounds`), for the point
-parameters or for bootstrap draws of the reference and of the scores. :class:`PerBenchmark` is the paper's
-inversion through one reference fit; :class:`Joint` the joint maximum-likelihood size over several family fits of
-one family (:mod:`densing.laws.joint`). The per-model tables (:mod:`densing.laws.density`), the trend's
-uncertainty and the checks treat both alike.
+ρ = N̂ / N, N̂ the size a reference model trained on D0 tokens would need to score S (Xiao et al. 2024, eq. 4:
+:func:`densing.laws.reference_fit.invert_scores`; a score without a finite N̂ is *censored*, with a reason). **The
+inversion protocol**: the targets' scores (models × benchmarks, with standard errors) → ln ρ per model and its ``kind``
+(0 exact, +1 lower bound, −1 upper bound, NaN dropped; :mod:`densing.laws.bounds`), under the point parameters or
+bootstrap draws. :class:`PerBenchmark` is the paper's inversion through one reference fit, :class:`Joint` the joint
+maximum-likelihood size over one family's fits (:mod:`densing.laws.joint`); the tables, the trend and the checks
+treat both alike.
 """
 from __future__ import annotations
 
@@ -46,11 +43,8 @@ ABOVE_LARGEST_N = "above the reference's largest N"
 
 def extrapolation_notes(fit: ReferenceFit, effective_params, d0: float | None = None) -> list[tuple[str, ...] | None]:
     """Where an inversion leaves the reference's data: per size its reasons in words (D0's first); ``None`` inside.
-
-    N̂ (eq. 4) is an interpolation only while (N̂, D0) lies within the points the law was fitted on: N̂ between their
-    smallest and largest N, and D0 at most their largest D; outside, it rests on the law's form alone. Censored values
-    (N̂ = 0 or ∞) have their own reason and get no note here.
-    """
+    N̂ (eq. 4) interpolates only while N̂ lies between the fitted points' smallest and largest N and D0 is at most
+    their largest D; outside, it rests on the law's form alone. Censored values (N̂ = 0 or ∞) get no note here."""
     sizes = np.asarray(effective_params, float)
     points = fit.loss_points_frame()
     if points.empty:
@@ -82,12 +76,10 @@ def conditioning(fit: ReferenceFit, scores, stderr, d0: float | None = None) -> 
     nears zero for strong models, so a small error in S becomes a large factor in ρ. NaN where σ is unknown or ρ(S) is
     censored.
     """
-    s = np.asarray(scores, float)
-    sigma = np.asarray(stderr, float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        mid = fit.invert(s, d0)[1]  # unchecked: s ± σ may leave [0, 1], where N̂ is censored
-        up = fit.invert(s + np.nan_to_num(sigma), d0)[1]
-        down = fit.invert(s - np.nan_to_num(sigma), d0)[1]
+    s, sigma = np.asarray(scores, float), np.asarray(stderr, float)
+    step = np.nan_to_num(sigma)
+    with np.errstate(divide="ignore", invalid="ignore"):  # unchecked: s ± σ may leave [0, 1], where N̂ is censored
+        mid, up, down = (fit.invert(v, d0)[1] for v in (s, s + step, s - step))
         kappa = np.maximum(up / mid, mid / down)
     return np.where(np.isnan(sigma) | ~(np.isfinite(mid) & (mid > 0)), np.nan, kappa)
 
@@ -245,10 +237,9 @@ class Joint:
     def conditioning(self, scores: np.ndarray, stderr: np.ndarray) -> np.ndarray:
         """How many-fold the joint ρ moves for one standard error: exp of |Δx̂| when every score moves by +σ or −σ,
         the moved score kept in [0, 1] (0.999 + σ is 1, not a score no benchmark gives)."""
-        base = self.solve_point(scores, stderr).log_size
         sigma = np.nan_to_num(stderr)
-        up = self.solve_point(np.clip(scores + sigma, 0, 1), stderr).log_size
-        down = self.solve_point(np.clip(scores - sigma, 0, 1), stderr).log_size
+        base, up, down = (self.solve_point(s, stderr).log_size
+                          for s in (scores, np.clip(scores + sigma, 0, 1), np.clip(scores - sigma, 0, 1)))
         return np.exp(np.maximum(np.abs(up - base), np.abs(base - down)))
 
 

@@ -22,8 +22,7 @@ def _resolve_chance(chance: float | str | None, benchmarks: list[str]) -> float 
     if chance is None or chance == "none":
         return None
     if chance == "auto":
-        missing = [name for name in benchmarks if name not in CHANCE_LEVELS]
-        if missing:
+        if missing := [name for name in benchmarks if name not in CHANCE_LEVELS]:
             raise InputError(f"benchmark {missing[0]!r}: no known chance level; give chance as a number")
         return float(np.mean([CHANCE_LEVELS[name] for name in benchmarks]))
     try:
@@ -56,21 +55,17 @@ def fit_reference(frame: pd.DataFrame, benchmark: str | list[str], *, law: str =
                   provenance: dict | None = None) -> ReferenceFit:
     """A :class:`ReferenceFit`: the Densing Law fitted on reference models, with its bootstrap.
 
-    ``frame``: a tidy table of the reference models (a DataFrame; counts written ``7B`` are parsed). ``benchmark``: one
-    benchmark's name, or a list or tuple of names (their mean is fitted); an empty one is an input error.
-
-    ``law="two-step"`` fits L(N, D) = a·N^-α + b·D^-β [+E] on (N, D, loss) in log space and then
-    S(L) = c/(1 + e^{−γ(L − l)}) + d on (loss, score) (Xiao et al. 2024, eqs. 2–3); ``law="composed"`` fits S(N, D)
-    on (N, D, score), for tables without losses. ``chance`` fixes d ("auto": the benchmark's chance level),
-    ``ceiling`` fixes c + d; otherwise c + d ≤ ``max_score`` (1 for accuracies). ``min_train_tokens`` drops points
-    trained on fewer tokens (e.g. inside the learning-rate warm-up); ``min_run_fraction`` drops checkpoints before that
-    fraction of their run's final tokens. ``loss_points="final"`` fits the loss law on one point per run
-    (:func:`final_points` of its last ``final_checkpoints``) and the performance law on every checkpoint kept;
-    ``"all"`` fits both on the same points. Robust loss ``robust_loss`` with scales ``score_scale`` (score units) and
-    ``loss_scale`` (log-loss units). ``n_boot`` resamples are refitted from the point estimate, their parameters kept
-    for intervals: ``bootstrap_unit="series"`` resamples whole runs (the ``run`` column: checkpoints of one run are not
-    independent), ``"point"`` points, ``"auto"`` runs when some run has several checkpoints. ``jobs`` > 1 spreads them
-    over processes, the draws the same.
+    ``frame``: a tidy table of the reference models (counts written ``7B`` are parsed); ``benchmark``: a name, or a
+    non-empty list or tuple of names (their mean is fitted). ``law="two-step"`` fits L(N, D) = a·N^-α + b·D^-β [+E] on
+    (N, D, loss) in log space, then S(L) = c/(1 + e^{−γ(L − l)}) + d on (loss, score) (Xiao et al. 2024, eqs. 2–3);
+    ``law="composed"`` fits S(N, D) on (N, D, score). ``chance`` fixes d ("auto": the benchmark's chance level),
+    ``ceiling`` c + d; else c + d ≤ ``max_score``. ``min_train_tokens`` drops points trained on fewer tokens,
+    ``min_run_fraction`` checkpoints before that fraction of their run's tokens; ``loss_points="final"`` fits the loss
+    law on one point per run (:func:`final_points` of its last ``final_checkpoints``), ``"all"`` both laws on the same
+    points. Robust loss ``robust_loss`` with scales ``score_scale`` (score units) and ``loss_scale`` (log-loss units).
+    ``n_boot`` resamples are refitted from the point estimate: ``bootstrap_unit="series"`` resamples whole runs (the
+    ``run`` column), ``"point"`` points, ``"auto"`` runs when some run has several checkpoints; ``jobs`` > 1 spreads
+    them over processes, the draws the same.
     """
     names = list(as_names(benchmark, "benchmark"))
     frame = table_argument(frame, "frame", reference=True)

@@ -157,30 +157,17 @@ def read_olmes_targets(scores_path: str | Path, models_path: str | Path) -> pd.D
     extra = sorted(known - set(scores["Model"]))
     if extra:
         raise InputError(f"{models_path}: field 'model': {', '.join(map(repr, extra))} not in {scores_path}")
-    long = scores.drop(columns=["Average"]).melt(
-        id_vars=["Model", "FLOPs"], value_vars=list(OLMES_BENCHMARKS), var_name="column", value_name="percent"
-    )
-    long = long[long["percent"].notna()]
-    long = long.merge(models, left_on="Model", right_on="model", how="left", validate="many_to_one")
-    tidy = pd.DataFrame(
-        {
-            "model": long["Model"],
-            "benchmark": long["column"].map(OLMES_BENCHMARKS),
-            "metric": OLMES_METRIC,
-            "value": long["percent"] / 100.0,
-            "params": long["params"],
-            "train_tokens": long["train_tokens"],
-            "active_params": long["active_params"],
-            "release_date": long["release_date"].replace("", None),
-            "family": long["family"],
-            "source": SOURCE,
-            "flops": long["FLOPs"],
-            **{c: long[c] for c in PROVENANCE_COLUMNS if c != "flops"},
-        }
-    )
+    long = scores.drop(columns=["Average"]).melt(id_vars=["Model", "FLOPs"], value_vars=list(OLMES_BENCHMARKS),
+                                                 var_name="column", value_name="percent")
+    long = long[long["percent"].notna()].merge(models, left_on="Model", right_on="model", how="left",
+                                               validate="many_to_one")
+    tidy = pd.DataFrame({
+        "model": long["Model"], "benchmark": long["column"].map(OLMES_BENCHMARKS), "metric": OLMES_METRIC,
+        "value": long["percent"] / 100.0, **{c: long[c] for c in ("params", "train_tokens", "active_params")},
+        "release_date": long["release_date"].replace("", None), "family": long["family"], "source": SOURCE,
+        "flops": long["FLOPs"], **{c: long[c] for c in PROVENANCE_COLUMNS if c != "flops"}})
     order = {name: k for k, name in enumerate(OLMES_BENCHMARKS.values())}
     model_order = {m: k for k, m in enumerate(scores["Model"])}
-    tidy = tidy.sort_values(
-        ["model", "benchmark"], key=lambda s: s.map(model_order) if s.name == "model" else s.map(order), kind="stable"
-    ).reset_index(drop=True)
+    tidy = tidy.sort_values(["model", "benchmark"], kind="stable",
+                            key=lambda s: s.map(model_order if s.name == "model" else order)).reset_index(drop=True)
     return validate_results(tidy, source=f"{scores_path} + {models_path}")

@@ -10,7 +10,7 @@ from typing import ClassVar
 import pandas as pd
 
 from densing.cli.layout import ROW_TOGETHER, closing, counted
-from densing.cli.output import Format, print_document, print_frame, print_text
+from densing.cli.output import Format, print_document, print_frame, print_text, print_texts
 from densing.constants import PAPER
 from densing.designs.olmes.trend import (D0, beside_leaderboard, failed_and_fired, measure_olmes, row_parts, row_states,
                                          row_statuses)
@@ -93,16 +93,13 @@ def run(options) -> None:
                            epoch=options["epoch"], n_boot=options["n_boot"], seed=options["seed"])
     left_out = result.left_out.drop_duplicates("model")[["model", "reason"]]
     if fmt is Format.json:
-        print_document(result.rows, checks=result.checks, left_out=left_out)
-        return
+        return print_document(result.rows, checks=result.checks, left_out=left_out)
     if fmt is Format.csv:
-        print_frame(result.rows, fmt)
-        return
+        return print_frame(result.rows, fmt)
     print_text("The paper's two-step design on AI2's recipe over AI2's OLMES table: doubling time of the 0.9-quantile "
                "frontier per task, 95% intervals over the ladder's and the score law's fits, the offset, score noise "
                "and models (one row per task: the four MC references have four loss laws, so there is no combined "
                "row).")
-    statuses = row_statuses(result.rows)
     failed, fired = failed_and_fired(result.checks)  # a finding that fires is not a gate
     notes = [*(f"{r.benchmark}: {r.name} check failed — {r.detail}" for r in failed.itertuples()),
              *(f"{r.benchmark}: finding (not a gate): {r.name} {r.detail}" for r in fired.itertuples()),
@@ -110,31 +107,22 @@ def run(options) -> None:
     if detail:
         bases = [c for c in result.rows.columns
                  if c.startswith(("months_d0_", "months_ceiling_1")) and not c.endswith("_ci")]
-        sensitivity = [c for base in bases for c in (base, f"{base}_ci")  # each beside its CI
-                       if c in result.rows.columns]
-        columns = ["benchmark", "months", "ci_low", "ci_high", "n_models", "n_lower", "n_upper", *sensitivity,
-                   "score_r2"]
-        rows = ends_shown(result.rows, keep=wide).assign(status=statuses)
-        print_frame(rows if wide else rows[[*columns[:4], "status", *columns[4:]]], fmt, keys=1, together=ROW_TOGETHER,
+        sensitivity = [c for base in bases for c in (base, f"{base}_ci") if c in result.rows.columns]  # each, its CI
+        columns = ["benchmark", "months", "ci_low", "ci_high", "status", "n_models", "n_lower", "n_upper",
+                   *sensitivity, "score_r2"]
+        rows = ends_shown(result.rows, keep=wide).assign(status=row_statuses(result.rows))
+        print_frame(rows if wide else rows[columns], fmt, keys=1, together=ROW_TOGETHER,
                     title="doubling time in months per OLMES task (D0 sensitivity and the ceiling-1 law beside, each "
                           "with its 95% interval)", wide=wide)
-        if legend := shown_legend(result.rows):
-            print_text(legend)
-        for r in result.rows.itertuples():
-            if r.error:
-                print_text(f"{r.benchmark}: {r.error}")
-        for line in notes:
-            print_text(line)
-        print_text("beside the leaderboard-based rows and the paper's 3.3 months: densing report (its "
-                   "second-measurement section)")
+        errors = (f"{r.benchmark}: {r.error}" for r in result.rows.itertuples() if r.error)
+        print_texts(shown_legend(result.rows), *errors, *notes, "beside the leaderboard-based rows and the paper's "
+                    "3.3 months: densing report (its second-measurement section)")
     else:
         cells, reasons = short_statuses(row_parts(result.rows))
         print_frame(ends_shown(result.rows)[["benchmark", "months", "ci_low", "ci_high"]].assign(status=cells), fmt,
                     keys=1, together=ROW_TOGETHER,
                     title="doubling time in months per OLMES task, with its 95% interval")
-        for line in [*reasons, shown_legend(result.rows)]:
-            if line:
-                print_text(line)
+        print_texts(*reasons, shown_legend(result.rows))
         line = counted(notes, "notes (the failed checks' details, the models left out)", "--detail lists them")
         print_text("--detail: the D0 sensitivity, the ceiling-1 law, the score law's R²"
                    + (f"; {line}" if line else ""))

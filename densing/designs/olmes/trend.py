@@ -116,41 +116,37 @@ def measure_olmes(fits_dir: str | Path | None = None, results_dir: str | Path | 
                "d0": d0, "rule": "quantile", "quantile": 0.9, "since": since or "", "offset": offset.delta,
                "offset_stderr": offset.stderr, "score_r2": ref.stages[-1].r_squared,
                "ceiling": "free" if ref.provenance.get("ceiling") is None else ref.provenance["ceiling"],
-               "months": math.nan, "ci_low": math.nan, "ci_high": math.nan, "n_draws": 0, "low_determined": False,
-               "high_determined": False, "high_undecided": False, **_precision(None), "n_models": 0, "n_exact": 0,
-               "n_lower": 0,
-               "n_upper": 0, "share_fit": math.nan, "share_score": math.nan, "share_models": math.nan,
-               **{_d0_key(x): math.nan for x in SENSITIVITY_D0},
-               "months_ceiling_1": math.nan, "months_ceiling_1_ci": "", "failed_checks": (), "error": ""}
+               **dict.fromkeys(("months", "ci_low", "ci_high"), math.nan), "n_draws": 0,
+               **dict.fromkeys(("low_determined", "high_determined", "high_undecided"), False), **_precision(None),
+               **dict.fromkeys(("n_models", "n_exact", "n_lower", "n_upper"), 0),
+               **dict.fromkeys(("share_fit", "share_score", "share_models", *map(_d0_key, SENSITIVITY_D0),
+                                "months_ceiling_1"), math.nan),
+               "months_ceiling_1_ci": "", "failed_checks": (), "error": ""}
+        rows.append(row)
         inversion = PerBenchmark(ref, d0)
         models, dropped = trend_targets(targets, inversion, since=since, epoch=epoch)
         left.append(dropped.assign(benchmark=ref.benchmark))
-        verdict = fit_verdict(ref)
-        if verdict:
+        if verdict := fit_verdict(ref):
             row["error"] = f"the MC score law is a {verdict} on the OLMo-2 checkpoints (bits per byte does not order MC accuracy)"
             row["n_models"] = len(models)
-            rows.append(row)
             continue
         try:
             result = trend_uncertainty(models, inversion, n_boot=n_boot, n_boot_share=n_boot_share, seed=seed)
         except DensingError as exc:
             row["error"] = str(exc)
-            rows.append(row)
             continue
         row.update(months=result.doubling_time_months, ci_low=result.doubling_time_months_ci_low,
                    ci_high=result.doubling_time_months_ci_high, n_draws=result.n_boot,
                    low_determined=result.low_determined, high_determined=result.high_determined,
                    high_undecided=result.high_undecided, **_precision(result), n_models=result.n_models,
-                   n_exact=result.n_exact,
-                   n_lower=result.n_lower_bounds, n_upper=result.n_upper_bounds, share_fit=result.share_fit,
-                   share_score=result.share_score, share_models=result.share_models)
+                   n_exact=result.n_exact, n_lower=result.n_lower_bounds, n_upper=result.n_upper_bounds,
+                   share_fit=result.share_fit, share_score=result.share_score, share_models=result.share_models)
         for other in SENSITIVITY_D0:
             row.update(_side(_d0_key(other), models, PerBenchmark(ref, other), n_boot=n_boot_side, seed=seed))
         row.update(_ceiling_one(task, ref, targets, models, fits_dir, d0=d0, n_boot=n_boot_side, seed=seed))
         checks = calibrated(inversion_checks(models, inversion))
         found += [{"benchmark": ref.benchmark, **check.to_dict(), "fired": check.fired} for check in checks]
         row["failed_checks"] = tuple(c.name for c in checks if c.failed)
-        rows.append(row)
     return OlmesTrend(pd.DataFrame(rows), pd.DataFrame(found), pd.concat(left, ignore_index=True),
                       pd.concat(offsets, ignore_index=True))
 

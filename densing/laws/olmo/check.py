@@ -121,10 +121,8 @@ def check_ladder(folder: str | Path, fits_dir: str | Path, *, level: float = 0.9
     ladder, targets = split_ladder(read_olmo_ladder(folder))
     held_targets = targets[targets["model"].isin(HELD_OUT)]
     held = pd.concat([predict_held_out(fit, held_targets, level=level) for fit in fits.values()], ignore_index=True)
-    ai2 = pd.read_csv(AI2_TABLE)
-    ai2["benchmark"] = ai2["Task"].map(AI2_TASKS)
-    ai2 = ai2.rename(columns={"Rel Error": "ai2_relative_error", "Pred": "ai2_predicted_score"})
-    ai2 = ai2[["benchmark", "ai2_predicted_score", "ai2_relative_error"]]
+    ai2 = pd.read_csv(AI2_TABLE).rename(columns={"Rel Error": "ai2_relative_error", "Pred": "ai2_predicted_score"})
+    ai2 = ai2.assign(benchmark=ai2["Task"].map(AI2_TASKS))[["benchmark", "ai2_predicted_score", "ai2_relative_error"]]
     held = held.merge(ai2, on="benchmark", how="left")
     held.loc[held["model"] != "olmo-2-13b", ["ai2_predicted_score", "ai2_relative_error"]] = np.nan
     densities = density_table(fits, targets[targets["model"].isin(DENSITY_TARGETS)], level=level)
