@@ -76,10 +76,9 @@ def pooled_dispersion(own: dict[str, float]) -> float:
 
 def _own_fits(targets: pd.DataFrame, families: list[str], benchmarks: list[str], metrics: dict,
               shape: str = DEFAULT_SHAPE) -> dict:
-    """Each (family, benchmark)'s members and dropped members (:func:`densing.laws.family_rows.family_arrays`) and
+    """Each (family, benchmark)'s members, dropped members (:func:`densing.laws.family_rows.family_arrays`) and
     likelihood fit of ``shape`` at dispersion floor 1 ("" with fewer than 2 sizes, a reason where the registry lacks a
-    chance level or an item count), the fits run together (:func:`likelihood_fits`), ``targets`` read within
-    :func:`same_tables`."""
+    chance level or an item count), the fits run together."""
     found: dict[tuple[str, str], tuple] = {}
     problems, fitted_keys = [], []
     counted = item_counts().set_index("benchmark")["items"]
@@ -102,8 +101,8 @@ def _own_fits(targets: pd.DataFrame, families: list[str], benchmarks: list[str],
 
 def pooled_dispersions(targets: pd.DataFrame, benchmarks: tuple[str, ...] | None = None,
                        shape: str = DEFAULT_SHAPE) -> dict[str, float]:
-    """The reference rule's pooled dispersion of each benchmark over the table's families (:func:`pooled_dispersion`), their laws
-    of ``shape``: what ``densing fit --family`` and the trend's references fit with."""
+    """The reference rule's pooled dispersion of each benchmark over the table's families (:func:`pooled_dispersion`),
+    their laws of ``shape``: what ``densing fit --family`` and the trend's references fit with."""
     targets, families, chosen, metrics = _candidates(targets, benchmarks or CANDIDATE_BENCHMARKS)
     return _pool(_own_fits(targets, families, chosen, metrics, shape), chosen)
 
@@ -122,7 +121,8 @@ def _candidates(targets: pd.DataFrame, benchmarks) -> tuple[pd.DataFrame, list[s
 
 
 def _pool(found: dict, benchmarks: list[str]) -> dict[str, float]:
-    """The pooled dispersion of each benchmark from :func:`_own_fits`'s fits (families of ≥ MIN_POOLING_MEMBERS members)."""
+    """The pooled dispersion of each benchmark from :func:`_own_fits`'s fits (families of ≥ MIN_POOLING_MEMBERS
+    members)."""
     own: dict[str, dict[str, float]] = {b: {} for b in benchmarks}
     for (family, b), (_, _, fitted) in found.items():
         if not isinstance(fitted, str) and fitted.converged and fitted.n_members >= MIN_POOLING_MEMBERS:
@@ -134,15 +134,10 @@ def _pool(found: dict, benchmarks: list[str]) -> dict[str, float]:
 def candidate_table(targets: pd.DataFrame, *, composed: dict[str, ReferenceFit] | None = None,
                     benchmarks: tuple[str, ...] | None = None, shape: str = DEFAULT_SHAPE) -> pd.DataFrame:
     """One row per candidate (family × benchmark, and each shipped composed fit): the reference rule (module docstring)
-    applied, in words; date-blind, so the same for every window.
-
-    Columns: ``rule``, ``shape``, ``reference``, ``family``, ``benchmark``, ``kind``, ``n_fitted``, ``sizes``,
-    ``size_span``, ``token_ratio``, ``d0``, ``largest_member``, ``largest_score``, the rule's measurements
-    (``top_decile``, ``reach_share``, the slope and its interval, the dispersions, ``top_saturated``, the held-out
-    member's score, prediction, relative error and z), ``eligible``, ``code`` (the first rule it fails: R2, R3, R2s, R4r,
-    R4s, R5z; "" when eligible) and ``why`` (that rule in words).
-    ``benchmarks``: another target table's candidates (:data:`densing.registry.TABLES`; default
-    :data:`CANDIDATE_BENCHMARKS`). ``shape``: the family law's (:data:`densing.laws.family.SHAPES`).
+    applied, in words; date-blind, so the same for every window. Columns: ``rule``, ``shape``, then :data:`_COLUMNS`:
+    the candidate, its members, the rule's measurements, ``eligible``, ``code`` (the first rule it fails: R2, R3, R2s,
+    R4r, R4s, R5z; "" when eligible) and ``why`` (that rule in words). ``benchmarks``: another target table's
+    candidates (default :data:`CANDIDATE_BENCHMARKS`); ``shape``: the family law's (:data:`densing.laws.family.SHAPES`).
     """
     targets, families, benchmarks, metrics = _candidates(targets, benchmarks or CANDIDATE_BENCHMARKS)
     top_cache: dict = {}
@@ -292,9 +287,8 @@ def _first_failure(row: dict, fitted, chance: float, top: float, top_scores: np.
 
 
 def _held_out_reason(row: dict, reason: tuple[str, str] | None, held: dict | DensingError) -> tuple[str, str] | None:
-    """R5z on a candidate from its held-out test ``held`` (the answer of
-    :func:`densing.laws.family.held_out_result`, or the error it raised): the test's columns filled in ``row``; the
-    (code, words) of the rule it fails (``reason``, an earlier rule's, kept first), or None."""
+    """R5z from the held-out test ``held`` (:func:`densing.laws.family.held_out_result`'s answer, or its error): its
+    columns in ``row``; the (code, words) of the rule it fails (``reason``, an earlier rule's, first), or None."""
     if isinstance(held, DensingError):
         return reason or ("R5z", f"held-out refit impossible: {held}")
     row |= dict(held_out_model=held["held_out"], held_out_measured=held["measured"],

@@ -171,10 +171,8 @@ def select_points(frame: pd.DataFrame, benchmark: str | list[str], *, metric: st
 
 
 def final_points(points: pd.DataFrame, last: int = 5) -> pd.DataFrame:
-    """One point per run: the mean score and loss of its last ``last`` checkpoints, at the last D (a run's earlier
-    checkpoints sit inside its learning-rate schedule; AI2 fits its ladder's step 1 so: allenai/OLMo-ladder
-    ``src/scripts/paper/README.md``, ``--moving_avg 5``).
-    """
+    """One point per run: the mean score and loss of its last ``last`` checkpoints, at the last D (earlier ones sit
+    inside its learning-rate schedule; AI2's ladder step 1: allenai/OLMo-ladder ``--moving_avg 5``)."""
     if last < 1:
         raise InputError(f"final checkpoints: expected a positive count, got {last!r}")
     tails = [group.sort_values("train_tokens").tail(last) for _, group in points.groupby("run", sort=True)]
@@ -223,9 +221,8 @@ def _as_text(column: pd.Series) -> list[str]:
 
 
 def data_hash(frame, columns: list[str] | None = None) -> str:
-    """The ``data_hash`` a fit records of the points it was made on: SHA-256 (first 16 hex digits)
-    of the given columns' values, row order independent. ``frame``: a DataFrame, or columns by name as arrays of
-    64-bit floats or text (the same text, so the same hash, as their frame's)."""
+    """The ``data_hash`` a fit records of its points: SHA-256 (first 16 hex digits) of the given columns' values, row
+    order independent; ``frame`` a DataFrame, or columns by name as arrays of 64-bit floats or text (the same hash)."""
     rows = sorted("\x1f".join(r) for r in zip(*(_as_text(frame[c]) for c in columns or list(frame.columns))))
     return hashlib.sha256("\x1e".join(rows).encode()).hexdigest()[:16]
 
@@ -286,8 +283,7 @@ def fit_verdict(fit) -> str | None:
 
 def interval_notes(fit, level: float = 0.95) -> list[str]:
     """One sentence per parameter whose bootstrap percentile interval misses its point estimate (most refits settle
-    elsewhere: a flat or multi-modal cost surface). Such an interval is reported as it is, with this note.
-    """
+    elsewhere: a flat or multi-modal cost surface); such an interval is reported as it is, with this note."""
     return [f"{row.parameter} = {row.estimate:.4g} lies outside its bootstrap interval "
             f"[{row.ci_low:.4g}, {row.ci_high:.4g}]: the resampled fits settle elsewhere, "
             f"so {row.parameter} is poorly determined by these points"

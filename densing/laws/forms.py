@@ -66,11 +66,9 @@ POWER_N_UNIT = 1e9
 
 
 def family_covariate(n_params, alpha=None, n_unit=POWER_N_UNIT):
-    """The family law's latent covariate: ln N (``alpha`` None: logistic_ln_n), or u = −(N / N_unit)^−α (power).
-
-    S(N) = d + c·σ(γ·(u − l)) is the paper's sigmoid of its loss law at a fixed budget (Xiao et al. 2024, eqs. 2
-    and 3, L = a·N^−α + b·D^−β with b·D^−β a constant), with a, b·D^−β and the performance law's l, γ folded into
-    the two free parameters (γ, l) of a line in u."""
+    """The family law's latent covariate: ln N (``alpha`` None: logistic_ln_n), or u = −(N / N_unit)^−α (power: the
+    paper's sigmoid of its loss law at a fixed budget, Xiao et al. 2024, eqs. 2 and 3, with a, b·D^−β, l and γ folded
+    into the two free parameters (γ, l) of a line in u)."""
     n = np.asarray(n_params, dtype=float)
     if alpha is None:
         return np.log(n)

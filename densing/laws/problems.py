@@ -137,10 +137,9 @@ def loss_problem(n_params, train_tokens, loss, *, irreducible: bool = False) -> 
 
 
 def _sigmoid_layout(chance: float | None, ceiling: float | None, max_score: float):
-    """Which sigmoid amplitudes are free, and how θ maps to (c, d): ``chance`` fixes the floor d, ``ceiling``
-    fixes c + d (both checked: :func:`check_sigmoid_options`); with no ceiling c = (max_score − d)·u, u ∈ (0, 1], so
-    that the law never promises more than ``max_score``: the box-bounded form of c + d ≤ max_score. Also what the user
-    held fixed: the floor d and/or the ceiling c + d."""
+    """Which sigmoid amplitudes are free, how θ maps to (c, d), and what the user held fixed: ``chance`` fixes the
+    floor d, ``ceiling`` fixes c + d (:func:`check_sigmoid_options`); with no ceiling c = (max_score − d)·u, u ∈ (0, 1]
+    (the box-bounded form of c + d ≤ max_score)."""
     check_sigmoid_options(chance, ceiling, max_score)
     free = [name for name, fixed in (("d", chance), ("u", ceiling)) if fixed is None]
 

@@ -1,10 +1,8 @@
 """The reference fit as an object: the fitted two-step (or composed) law of a benchmark, its inversion, its file.
 
-A :class:`ReferenceFit` (made by :func:`densing.laws.reference.fit_reference` or :func:`densing.laws.family.fit_family`,
-or loaded from JSON) predicts scores ``S(N, D)`` (and losses for the two-step law), inverts a score into the effective
-parameter size at D0 tokens (Xiao et al. 2024, eq. 4; :func:`invert_scores`), carries bootstrap draws of its parameters
-for intervals, and serialises to JSON with provenance (:data:`FORMAT`, checked by :func:`check_fit_dict`), loading back
-identically.
+A :class:`ReferenceFit` (:func:`densing.laws.reference.fit_reference`, :func:`densing.laws.family.fit_family`, or a
+JSON file: :data:`FORMAT`, checked by :func:`check_fit_dict`) predicts scores ``S(N, D)``, inverts a score into the
+effective parameter size at D0 tokens (Xiao et al. 2024, eq. 4; :func:`invert_scores`) and carries bootstrap draws.
 """
 from __future__ import annotations
 
@@ -50,13 +48,12 @@ def _counts(values, name: str) -> np.ndarray:
 
 @dataclass(frozen=True)
 class ReferenceFit(Result):
-    """A fitted reference law for one benchmark (or an average of benchmarks).
+    """A fitted reference law for one benchmark (or the per-model mean of several, ``benchmarks``, named ``benchmark``).
 
-    ``kind`` is the law; ``benchmarks`` the benchmark(s) whose score it predicts (several: their per-model mean, named
-    ``benchmark``); ``loss_unit`` the unit of the two-step law's loss (``nats`` or ``bpb``). ``params`` holds the
-    natural parameters a, alpha, b, beta[, E], c, gamma, l, d; ``stages`` the per-stage fits; ``bootstrap`` one row of
-    parameters per resample, columns ``bootstrap_names``. ``points`` are the score stage's points, ``loss_points`` the
-    loss stage's where they differ (e.g. each run's final checkpoints).
+    ``kind`` is the law; ``loss_unit`` the unit of the two-step law's loss (``nats`` or ``bpb``); ``params`` the natural
+    parameters a, alpha, b, beta[, E], c, gamma, l, d; ``stages`` the per-stage fits; ``bootstrap`` one row of
+    parameters per resample (columns ``bootstrap_names``); ``points`` the score stage's points, ``loss_points`` the loss
+    stage's where they differ (e.g. each run's final checkpoints).
     """
     _dict_exclude = ("stages", "bootstrap", "points", "loss_points", "provenance")
 
@@ -134,7 +131,8 @@ class ReferenceFit(Result):
         return check_scores(scores, name=name, metric=self.metric, fraction=self.metric in FRACTION_METRICS)
 
     def draw_columns(self, picks=None) -> dict[str, np.ndarray]:
-        """The bootstrap draws ``picks`` (default: all) as columns of shape (len(picks), 1); fixed parameters broadcast."""
+        """The bootstrap draws ``picks`` (default: all) as columns of shape (len(picks), 1); fixed parameters
+        broadcast."""
         if not self.bootstrap:
             raise FitError(f"{self.benchmark}: the reference fit has no bootstrap draws; its uncertainty cannot be carried")
         draws = np.asarray(self.bootstrap, float)

@@ -39,10 +39,8 @@ GOAL_MEAN_ERROR = 0.023  # the goal: AI2's own 13B mean error over the five task
 @dataclass(frozen=True)
 class LadderCheck(Result):
     """The ladder's check (module docstring): held-out predictions, densities, the sensitivity to the fitting rules.
-    ``to_dict()``: each table as JSON-ready records, AI2's 13B mean error and the level; ``to_frame()``: the held-out
-    predictions; ``summary()``: :meth:`summary_lines`; ``conf_int(alpha)``: one row per held-out prediction
-    (``<model>.<benchmark>.predicted_score``) and per density (``<model>.<benchmark>.density``), at the check's
-    level."""
+    ``to_dict()``: the tables as records, AI2's 13B mean error and the level; ``to_frame()``: the held-out predictions;
+    ``conf_int(alpha)``: ``<model>.<benchmark>.predicted_score`` and ``<model>.<benchmark>.density`` rows."""
 
     held_out: pd.DataFrame
     densities: pd.DataFrame
@@ -157,10 +155,9 @@ def check_ladder(folder: str | Path, fits_dir: str | Path, *, level: float = 0.9
 
 
 def validate_ladder(frame: pd.DataFrame, benchmark: str, metric: str, *, max_params: float) -> tuple[pd.DataFrame, str]:
-    """Fit small, predict large on a ladder table (runs + full runs), by the ladder's rules: the reference is the
-    ladder's runs with N < ``max_params`` (:func:`densing.laws.olmo.ladder.select_options` inside them), held out the
-    ladder runs at or above it (their final point) and every full run there. One row per held-out model, and a
-    summary."""
+    """Fit small, predict large on a ladder table by the ladder's rules (:func:`densing.laws.olmo.ladder.fit_ladder`
+    on the runs with N < ``max_params``); held out, the ladder runs at or above it (their final point) and every full
+    run there: one row per held-out model, and a summary."""
     from densing.data.olmo import split_ladder
 
     ladder, full = split_ladder(frame)

@@ -124,11 +124,9 @@ def fit_ladder(frame: pd.DataFrame, benchmarks: dict[str, str], *, options: Ladd
 
 
 def without_checkpoints(fit: ReferenceFit) -> ReferenceFit:
-    """``fit`` less the points of its performance stage and their residuals: the ladder's checkpoints past 10% of
-    each run (2,928 per task on AI2's ladder), which the ladder table holds and nothing reads from the fit. The laws,
-    the draws, the stage's diagnostics and the loss stage's points (read by :meth:`ReferenceFit.loss_points_frame` and
-    the MC reference) stay; a fit without loss points of its own is returned as it is.
-    """
+    """``fit`` less the points of its performance stage and their residuals (the ladder's checkpoints past 10% of each
+    run, which the ladder table holds and nothing reads from the fit); the laws, the draws, the diagnostics and the loss
+    stage's points stay. A fit without loss points of its own is returned as it is."""
     if not fit.loss_points:
         return fit
     stages = (*fit.stages[:-1], replace(fit.stages[-1], residuals=()))
@@ -155,11 +153,9 @@ def predict_held_out(fit: ReferenceFit, targets: pd.DataFrame, level: float = 0.
 
 
 def density_table(fits: dict[str, ReferenceFit], targets: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
-    """Density of each target at its own token count (Xiao et al. 2024, eq. 4 at D0 = the target's D: ρ ≈ 1 expected
-    of the ladder's recipe), its interval from the fit's draws and the score's binomial standard error
-    (:func:`densing.laws.density.density_at_own_tokens`; a censored ρ is its bound), ``conditioning`` κ (the fold
-    change of ρ for one standard error: :func:`densing.laws.inversion.conditioning`) and ``ci_fold`` (high / low).
-    """
+    """Density of each target at its own token count (Xiao et al. 2024, eq. 4 at D0 = its D: ρ ≈ 1 expected of the
+    ladder's recipe; :func:`densing.laws.density.density_at_own_tokens`), ``conditioning`` κ
+    (:func:`densing.laws.inversion.conditioning`), ``ci_fold`` (high / low), ``ci_contains_1`` and ``why``."""
     out = extrapolation_words(density_at_own_tokens(targets, list(fits.values()), level=level, aggregate=False))
     out["conditioning"] = [
         float(conditioning(fits[b], [s], [e], d0=d0)[0])
