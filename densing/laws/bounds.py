@@ -57,8 +57,7 @@ def log_density_bounds(p, scores, stderr, params, d0: float) -> tuple[np.ndarray
 
 def _bounds_at(p, scores, sigma, params, censored, high, d0: float, shape) -> np.ndarray:
     """ln ρ of the bound at each ``censored`` element (NaN where the law cannot express it): the score moved 2σ inward
-    from the cap where ``high``, from the floor elsewhere, inverted under those elements' parameters in one
-    inversion."""
+    from the cap where ``high``, from the floor elsewhere, inverted under those elements' parameters."""
     def pick(value):
         return np.broadcast_to(np.asarray(value, float), shape)[censored] if np.ndim(value) else value
 
@@ -74,9 +73,8 @@ def _bounds_at(p, scores, sigma, params, censored, high, d0: float, shape) -> np
 # -- how a per-model density is read: a value or a bound ---------------------------------------------------------------
 
 def near_chance(scores: np.ndarray, stderr: np.ndarray, benchmarks) -> np.ndarray:
-    """Per model (rows of ``scores``, ``stderr``: models × benchmarks), whether every score it has is within
-    :data:`densing.display.CHANCE_STDERRS` standard errors of its benchmark's chance level, S − c < 2σ (a benchmark
-    without a known chance level, or a model without a score, is never at chance)."""
+    """Per model (rows of ``scores``, ``stderr``), whether every score it has is within 2σ of its benchmark's chance
+    level c, S − c < 2σ (:data:`densing.display.CHANCE_STDERRS`; a benchmark without c, or no score, is never at it)."""
     from densing.data.benchmarks import CHANCE_LEVELS
     from densing.display import CHANCE_STDERRS
 

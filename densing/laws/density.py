@@ -53,8 +53,7 @@ def extrapolation_summary(result: pd.DataFrame) -> str | None:
 
 
 def extrapolation_words(result: pd.DataFrame) -> pd.DataFrame:
-    """``result`` (:func:`compute_density`'s) with each row's extrapolation reasons joined by "; " for a file or a
-    reader (None where there are none)."""
+    """``result`` (:func:`compute_density`'s) with each row's extrapolation reasons joined by "; " (None where none)."""
     return result.assign(extrapolation=["; ".join(n) if isinstance(n, tuple) else None for n in result["extrapolation"]])
 
 
@@ -149,8 +148,7 @@ def density_table(models: pd.DataFrame, inversion, *, seed: int = 0, level: floa
 def per_benchmark_intervals(models: pd.DataFrame, inversion, *, seed: int = 0, level: float = 0.95,
                             n_draws: int = N_DRAWS) -> dict[str, np.ndarray]:
     """For a joint inversion, each benchmark's ``bound:<b>``, ``density_ci_low:<b>`` and ``density_ci_high:<b>``
-    (:func:`solve_densities` through ``PerBenchmark`` of its fit) over the models with a score on it (NaN, "" for the
-    others); {} for any other inversion."""
+    through ``PerBenchmark`` of its fit, over the models with a score on it (NaN, "" for the others); else {}."""
     if not isinstance(inversion, Joint):
         return {}
     out: dict[str, np.ndarray] = {}
@@ -237,8 +235,7 @@ def compute_density(targets: pd.DataFrame, fits: ReferenceFit | Iterable[Referen
 
 def _fit_table(rows: pd.DataFrame, fit: ReferenceFit, d0: float | None, *, seed: int, level: float,
                intervals: bool) -> tuple[pd.DataFrame, np.ndarray | None]:
-    """One fit's rows of :func:`compute_density` (the targets' ``rows`` of its benchmarks and metric) and the
-    density draws behind their intervals (None without intervals)."""
+    """One fit's rows of :func:`compute_density` and the density draws behind their intervals (None without)."""
     inversion = PerBenchmark(fit, d0)
     params = rows["params"].to_numpy(float)
     solved = solve_densities(rows, inversion, seed=seed, level=level, intervals=intervals)
@@ -263,13 +260,11 @@ def _fit_table(rows: pd.DataFrame, fit: ReferenceFit, d0: float | None, *, seed:
 
 def density_at_own_tokens(targets: pd.DataFrame, fits, *, level: float = 0.95, aggregate: bool = True, seed: int = 0,
                           include_poor_fits: bool = False, source: str = "targets") -> pd.DataFrame:
-    """:func:`compute_density` with D0 = each target's own ``train_tokens`` D (eq. 4 at D0 = D: N̂ is the size a model
-    of the reference's recipe trained on the same number of tokens would need; ρ ≈ 1 for a model of that recipe).
-    One :func:`compute_density` per distinct token count; ``source`` names the table in the error of a missing count."""
+    """:func:`compute_density` with D0 = each target's own ``train_tokens`` D (eq. 4 at D0 = D: ρ ≈ 1 for a model of
+    the reference's recipe), one per token count; ``source`` names the table in the error of a missing count."""
     if "train_tokens" not in targets.columns or targets["train_tokens"].isna().all():
         raise InputError(f"--d0 train_tokens: {source} has no train_tokens column with values")
-    missing = sorted(targets.loc[targets["train_tokens"].isna(), "model"].astype(str).unique())
-    if missing:
+    if missing := sorted(targets.loc[targets["train_tokens"].isna(), "model"].astype(str).unique()):
         raise InputError(f"--d0 train_tokens: {source}: no train_tokens for {', '.join(missing[:5])}"
                          + (f" and {len(missing) - 5} more" if len(missing) > 5 else ""))
     parts = [compute_density(rows, fits, d0=float(tokens), level=level, aggregate=aggregate, seed=seed,

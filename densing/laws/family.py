@@ -117,8 +117,7 @@ def _member_arrays(table, family, benchmark, metric, *, sizes) -> tuple[dict[str
     members, dropped = family_arrays(table, family, benchmark, metric=metric)
     if sizes is not None:
         translated = np.array([sizes.get(m, np.nan) for m in members["model"].tolist()], float)
-        untranslated = sorted(members["model"][np.isnan(translated)].tolist())
-        if untranslated:
+        if untranslated := sorted(members["model"][np.isnan(translated)].tolist()):
             dropped["no_size_at_d0"] = untranslated
         keep = ~np.isnan(translated)
         members = {**{k: v[keep] for k, v in members.items()}, "params": translated[keep]}

@@ -84,11 +84,9 @@ def check_fit_dict(data: dict, *, source: str = "<fit>") -> None:
         raise InputError(f"{source}: field 'format': not a densing reference fit (expected {FORMAT!r})")
     if fmt != FORMAT:
         raise InputError(f"{source}: field 'format': {fmt!r} is not a version this densing reads (expected {FORMAT!r})")
-    kind = data.get("kind")
-    if kind not in KINDS:
+    if (kind := data.get("kind")) not in KINDS:
         raise InputError(f"{source}: field 'kind': expected one of {', '.join(KINDS)}, got {kind!r}")
-    params = data.get("params")
-    if not isinstance(params, dict):
+    if not isinstance(params := data.get("params"), dict):
         raise InputError(f"{source}: field 'params': expected a mapping of parameter names to numbers")
     allowed = set(_REQUIRED_PARAMS[kind]) | ({"E"} if kind != "family" else set(_FAMILY_SHAPE_PARAMS))
     if kind == "family" and len(set(_FAMILY_SHAPE_PARAMS) & set(params)) == 1:
@@ -101,16 +99,14 @@ def check_fit_dict(data: dict, *, source: str = "<fit>") -> None:
     if (bad := _law_domain_error(kind, params)) is not None:
         raise InputError(f"{source}: field 'params.{bad[0]}': {bad[1]!r} is outside the law's domain "
                          f"({_domain_words(kind, bad[0], params)})")
-    d0 = data.get("d0")
-    if not D0_TOKENS.matches(d0):
+    if not D0_TOKENS.matches(d0 := data.get("d0")):
         raise InputError(f"{source}: field 'd0': expected a positive number of tokens up to {MAX_D0_TOKENS:g} "
                          f"(the bound of --d0), got {d0!r}")
     metric = data.get("metric")
     if "metric" in data and metric not in FRACTION_METRICS:
         raise InputError(f"{source}: field 'metric': {metric!r} is not a score the law inverts; expected "
                          f"{FIT_DOMAIN['metric']}: one of {', '.join(sorted(FRACTION_METRICS))}")
-    benchmarks = data.get("benchmarks") or (data.get("provenance") or {}).get("benchmarks")
-    if benchmarks:
+    if benchmarks := data.get("benchmarks") or (data.get("provenance") or {}).get("benchmarks"):
         label = benchmarks[0] if len(benchmarks) == 1 else f"mean({','.join(benchmarks)})"
         if data.get("benchmark") != label:
             raise InputError(f"{source}: field 'benchmark': {data.get('benchmark')!r} does not match the benchmarks "
@@ -198,22 +194,19 @@ def point_tuples(points: pd.DataFrame) -> tuple[tuple, ...]:
 
 def reference_subset(frame: pd.DataFrame, *, max_params: float | None = None, families: list[str] | None = None,
                      source: str = "<data>") -> pd.DataFrame:
-    """The rows of ``frame`` to fit on: models below ``max_params`` and of the given ``families`` (an unknown family is
-    an :class:`InputError` naming ``source``)."""
+    """The rows of ``frame`` below ``max_params`` and of ``families`` (an unknown one: InputError naming ``source``)."""
     if max_params is not None:
         frame = frame[frame["params"] < max_params]
     if families is not None:
-        unknown = sorted(set(families) - set(frame["family"].dropna().unique()))
-        if unknown:
+        if unknown := sorted(set(families) - set(frame["family"].dropna().unique())):
             raise InputError(f"{source}: field 'family': no models of family {', '.join(unknown)}")
         frame = frame[frame["family"].isin(families)]
     return frame
 
 
 def _as_text(column: pd.Series) -> list[str]:
-    """A column's cells as pandas' ``astype("string")`` writes them, missing ones as ``<NA>``: ``str`` of each Python
-    value for 64-bit floats and integers, booleans and strings (the same text, without pandas' string arrays), pandas
-    itself for any other dtype."""
+    """A column's cells as pandas' ``astype("string")`` writes them, missing ones ``<NA>``: ``str`` of each value for
+    64-bit floats and integers, booleans and strings (the same text, faster), pandas itself for any other dtype."""
     kind = column.dtype.kind
     if kind in "fiub" and column.dtype.itemsize in (1, 8) or kind in "OUT" or str(column.dtype) in ("str", "string"):
         return ["<NA>" if v is None or v is pd.NA or (isinstance(v, float) and v != v) else str(v) for v in column.tolist()]

@@ -95,8 +95,7 @@ def family_asymptote(c, gamma, l, d, alpha=None):
 
 
 def family_alpha(p):
-    """The power shape's α of a parameter mapping ``p`` (a family fit's params or draw columns), None for
-    logistic_ln_n (a family fit without ``alpha``: files written before the power shape existed)."""
+    """The power shape's α of a family fit's ``p`` (params or draw columns), None for logistic_ln_n."""
     return p.get("alpha") if "a" not in p else None
 
 # -- a family's members brought to one training budget D0 through a stated loss law ------------------------------------

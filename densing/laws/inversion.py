@@ -100,8 +100,7 @@ def mean_score(scores: np.ndarray, stderr: np.ndarray) -> tuple[np.ndarray, np.n
 
 @dataclass(frozen=True)
 class PerBenchmark:
-    """The paper's inversion through one reference fit at D0 (default the fit's own; a law without a data term has
-    no other)."""
+    """The paper's inversion through one reference fit at D0 (default, and without a data term only, its own)."""
 
     fit: ReferenceFit
     d0: float | None = None
@@ -162,11 +161,9 @@ class Joint:
     solved: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        families = {_family_label(f) for f in self.fits}
-        if len(families) != 1 or any(f.has_data_term for f in self.fits):
+        if len({_family_label(f) for f in self.fits}) != 1 or any(f.has_data_term for f in self.fits):
             raise InputError("fits: the joint inversion takes family references of one family")
-        counts = {len(f.bootstrap) for f in self.fits}
-        if len(counts) != 1:
+        if len({len(f.bootstrap) for f in self.fits}) != 1:
             raise InputError("fits: the family fits of a joint inversion need the same number of bootstrap draws")
 
     @property
@@ -195,9 +192,8 @@ class Joint:
         return len(self.fits[0].bootstrap)
 
     def solve_point(self, scores, stderr):
-        """:func:`densing.laws.joint.invert_joint` of these scores: the same arrays asked again (a row's point
-        densities, its weights and its conditioning ask for one set of scores) get the kept result, whose arrays are
-        read-only."""
+        """:func:`densing.laws.joint.invert_joint` of these scores; the same arrays asked again (a row's densities,
+        weights and conditioning) get the kept result, its arrays read-only."""
         from densing.laws.joint import invert_joint
 
         scores, stderr = np.asarray(scores, float), np.asarray(stderr, float)

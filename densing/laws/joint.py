@@ -226,8 +226,7 @@ def _single(a: np.ndarray) -> np.ndarray:
 
 
 def _inverted(p: dict[str, np.ndarray], u: np.ndarray) -> np.ndarray:
-    """x_b = ln N̂_b of the shares u = (S_b − d_b)/c_b in (0, 1): the covariate l_b + logit(u)/γ_b, as ln N (power:
-    ln N_unit − ln(−v)/α, +inf at or above the asymptote)."""
+    """x_b = ln N̂_b of the shares u = (S_b − d_b)/c_b: v = l_b + logit(u)/γ_b (power: ln N_unit − ln(−v)/α)."""
     v = p["l"] + np.log(u / (1 - u)) / p["gamma"]
     if "alpha" not in p:
         return v

@@ -71,9 +71,8 @@ def check_identifiable(law: str, n_params: np.ndarray, train_tokens: np.ndarray)
 
 
 def _power_terms(n: np.ndarray, t: np.ndarray):
-    """The terms a·N^-α, b·D^-β of θ = (ln a − α·m_N, α, ln b − β·m_D, β, …), m_N and m_D the mean ln N and ln D of the
-    points (centring the amplitudes decorrelates them from the exponents: the optimizer then needs far fewer steps):
-    (m_N, m_D), ln N − m_N, ln D − m_D, θ → (a·N^-α, b·D^-β) and θ → {a, α, b, β}."""
+    """The terms of θ = (ln a − α·m_N, α, ln b − β·m_D, β, …), m_N and m_D the points' mean ln N and ln D (centring
+    decorrelates amplitudes and exponents): (m_N, m_D), ln N − m_N, ln D − m_D, θ → (a·N^-α, b·D^-β), θ → params."""
     centres = float(np.mean(np.log(n))), float(np.mean(np.log(t)))
     ln_n, ln_t = np.log(n) - centres[0], np.log(t) - centres[1]
 

@@ -31,8 +31,7 @@ DEFAULT_D0 = 1e12
 
 
 def _counts(values, name: str) -> np.ndarray:
-    """``values`` (a number or a sequence of numbers) as a float array of counts (parameters, tokens), each positive
-    and finite; an InputError naming ``name`` otherwise."""
+    """``values`` (a count or a sequence of counts) as a float array, each positive and finite, or an InputError."""
     try:
         if isinstance(values, (str, bytes, Mapping)):
             raise TypeError
@@ -131,8 +130,7 @@ class ReferenceFit(Result):
         return check_scores(scores, name=name, metric=self.metric, fraction=self.metric in FRACTION_METRICS)
 
     def draw_columns(self, picks=None) -> dict[str, np.ndarray]:
-        """The bootstrap draws ``picks`` (default: all) as columns of shape (len(picks), 1); fixed parameters
-        broadcast."""
+        """The bootstrap draws ``picks`` (default: all) as (len(picks), 1) columns, fixed parameters repeated."""
         if not self.bootstrap:
             raise FitError(f"{self.benchmark}: the reference fit has no bootstrap draws; its uncertainty cannot be carried")
         draws = np.asarray(self.bootstrap, float)
@@ -143,8 +141,7 @@ class ReferenceFit(Result):
 
     @functools.cached_property
     def bootstrap_columns(self) -> dict[str, np.ndarray]:
-        """:meth:`draw_columns` of every draw, made once per fit and read-only (the joint inversion reads them at
-        every solve)."""
+        """:meth:`draw_columns` of every draw, made once per fit and read-only (the joint inversion's)."""
         columns = self.draw_columns()
         for column in columns.values():
             column.flags.writeable = False
@@ -162,15 +159,11 @@ class ReferenceFit(Result):
 
     def parameter_ci(self, level: float = 0.95) -> pd.DataFrame:
         """Point estimate and bootstrap percentile interval of every parameter."""
-        rows = []
         draws = np.asarray(self.bootstrap, float) if self.bootstrap else None
-        for name, value in self.params.items():
-            low = high = math.nan
-            if draws is not None and name in self.bootstrap_names:
-                column = draws[:, self.bootstrap_names.index(name)]
-                low, high = np.quantile(column, [(1 - level) / 2, (1 + level) / 2])
-            rows.append({"parameter": name, "estimate": value, "ci_low": float(low), "ci_high": float(high)})
-        return pd.DataFrame(rows)
+        ends = {name: np.quantile(draws[:, i], [(1 - level) / 2, (1 + level) / 2])
+                for i, name in enumerate(self.bootstrap_names)} if draws is not None else {}
+        return pd.DataFrame([{"parameter": name, "estimate": value, "ci_low": float(low), "ci_high": float(high)}
+                             for name, value in self.params.items() for low, high in [ends.get(name, (math.nan,) * 2)]])
 
     @validate_params(ALPHA_CONSTRAINTS)
     def conf_int(self, alpha: float = 0.05) -> pd.DataFrame:

@@ -50,8 +50,7 @@ def read_olmes_scores(scores_path: str | Path) -> pd.DataFrame:
     number, an empty or repeated model name, a missing or unknown column."""
     path = Path(scores_path)
     raw = read_text_table(path, SCORE_FILE_COLUMNS, "AI2's OLMES score table")
-    unknown = [c for c in raw.columns if c not in SCORE_FILE_COLUMNS]
-    if unknown:
+    if unknown := [c for c in raw.columns if c not in SCORE_FILE_COLUMNS]:
         raise InputError(f"{path}: unknown column(s) {', '.join(map(str, unknown))}: add them to OLMES_BENCHMARKS with a benchmark name")
     if raw.empty:
         raise InputError(f"{path}: the table has no rows")
@@ -154,8 +153,7 @@ def read_olmes_targets(scores_path: str | Path, models_path: str | Path) -> pd.D
     for i, model in enumerate(scores["Model"], start=1):
         if model not in known:
             raise InputError(f"{scores_path}: row {i}: field 'Model': {model!r} has no row in {models_path}")
-    extra = sorted(known - set(scores["Model"]))
-    if extra:
+    if extra := sorted(known - set(scores["Model"])):
         raise InputError(f"{models_path}: field 'model': {', '.join(map(repr, extra))} not in {scores_path}")
     long = scores.drop(columns=["Average"]).melt(id_vars=["Model", "FLOPs"], value_vars=list(OLMES_BENCHMARKS),
                                                  var_name="column", value_name="percent")

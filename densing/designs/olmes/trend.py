@@ -158,8 +158,12 @@ def failed_and_fired(checks: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     return checks[checks["status"] == FAILED], checks[checks["fired"].astype(bool)]
 
 
-def _interval(months: float, low: float, high: float) -> str:
-    return f"{format_months(months)} [{format_months(low)}–{format_months(high)}]"
+def _interval(rows: pd.DataFrame, key: str) -> str | None:
+    """Row ``key`` of ``rows`` as months [95% interval]; None where it has no finite months."""
+    if key not in rows.index or not np.isfinite(rows.loc[key, "months"]):
+        return None
+    return f"{format_months(rows.loc[key, 'months'])} [{format_months(rows.loc[key, 'ci_low'])}–" \
+           f"{format_months(rows.loc[key, 'ci_high'])}]"
 
 
 def beside_leaderboard(olmes: OlmesTrend, by_benchmark: pd.DataFrame, paper_months: float) -> pd.DataFrame:
@@ -171,28 +175,21 @@ def beside_leaderboard(olmes: OlmesTrend, by_benchmark: pd.DataFrame, paper_mont
     failed, fired = failed_and_fired(olmes.checks)
     out = []
     for task, twin in LEADERBOARD_TWIN.items():
-        if task in mine.index and np.isfinite(mine.loc[task, "months"]):
-            m = mine.loc[task]
-            left, left_ok = _interval(m["months"], m["ci_low"], m["ci_high"]), True
-            words = [f"{r.name} failed: {r.detail}" for r in failed[failed["benchmark"] == m["benchmark"]].itertuples()]
-            words += [f"finding: {r.name} {r.detail}" for r in fired[fired["benchmark"] == m["benchmark"]].itertuples()]
+        left, right, checks = _interval(mine, task), _interval(theirs, twin), ""
+        if left:
+            b = mine.loc[task, "benchmark"]
+            words = [f"{r.name} failed: {r.detail}" for r in failed[failed["benchmark"] == b].itertuples()]
+            words += [f"finding: {r.name} {r.detail}" for r in fired[fired["benchmark"] == b].itertuples()]
             checks = "; ".join(words) if words else "all testable checks pass"
-        else:
-            left_ok, checks = False, ""
-            left = not_measured(mine.loc[task, "error"]) if task in mine.index else NO_REFERENCE[task]
-        if twin in theirs.index and np.isfinite(theirs.loc[twin, "months"]):
-            t = theirs.loc[twin]
-            right, right_ok = _interval(t["months"], t["ci_low"], t["ci_high"]), True
-        else:
-            right_ok = False
-            right = theirs.loc[twin, "error"] if twin in theirs.index else "not in the public table"
-            right = right or state_words(State.NOT_MEASURED)
-        if left_ok and right_ok:
+        if left and right:
             overlap = mine.loc[task, "ci_low"] <= theirs.loc[twin, "ci_high"] and theirs.loc[twin, "ci_low"] <= mine.loc[task, "ci_high"]
             agreement = "consistent: the 95% intervals overlap" if overlap else "they disagree: the 95% intervals are disjoint"
         else:
-            missing = [name for name, ok in (("OLMES design", left_ok), ("leaderboard", right_ok)) if not ok]
+            missing = [name for name, ok in (("OLMES design", left), ("leaderboard", right)) if not ok]
             agreement = "cannot compare: " + " and ".join(missing) + " " + state_words(State.NOT_MEASURED)
+        left = left or (not_measured(mine.loc[task, "error"]) if task in mine.index else NO_REFERENCE[task])
+        right = right or (theirs.loc[twin, "error"] if twin in theirs.index else "not in the public table") \
+            or state_words(State.NOT_MEASURED)
         out.append({"benchmark": task, "olmes": left, "olmes_checks": checks, "leaderboard": right,
                     "agreement": agreement, "paper": f"{paper_months:g} (its set of five)"})
     return pd.DataFrame(out)
@@ -208,8 +205,7 @@ def _ceiling_one(task: str, ref: ReferenceFit, targets: pd.DataFrame, models: pd
     if not (folder / mc.MC_FIT_CEILING_ONE.format(task=task)).exists():
         return {"months_ceiling_1_ci": not_measured(f"{mc.MC_FIT_CEILING_ONE.format(task=task)} not in {folder.name}")}
     fixed, _ = reference(task, targets, fits_dir, seed=seed, name=mc.MC_FIT_CEILING_ONE)
-    verdict = fit_verdict(fixed)
-    if verdict:
+    if verdict := fit_verdict(fixed):
         return {"months_ceiling_1_ci": not_measured(f"the ceiling-1 law is a {verdict}")}
     return _side("months_ceiling_1", models, PerBenchmark(fixed, d0), n_boot=n_boot, seed=seed, checked=True)
 

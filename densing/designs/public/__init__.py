@@ -1,10 +1,8 @@
 """The public table: ObsScaling's open base models with their Open LLM Leaderboard v1 and v2 scores, the leading table.
 
-``results/public_models.csv`` (built by ``python tools/build_tables.py public``) is the table that *leads*: ``densing
-trend`` and the report's headline measure it when no ``--table`` is named. It leads because the rest of the report
-(the density figure, the named models, the checks, the OLMES comparison) is built on its measurement; the Swallow
-tables are shown beside it, and the report says their row is the one *closest to the paper's protocol* wherever the
-two disagree.
+``results/public_models.csv`` (``python tools/build_tables.py public``) leads: ``densing trend`` and the report's
+headline measure it when no ``--table`` is named, and the rest of the report is built on its measurement; the Swallow
+rows beside it are the ones *closest to the paper's protocol* wherever the two disagree.
 """
 from __future__ import annotations
 

@@ -84,12 +84,10 @@ class LadderCheck(Result):
         five = self.held_out[self.held_out["benchmark"].isin(FIVE_TASKS)]
         means = five.groupby("model")["relative_error"].mean()
         lines = [f"{r.model} {r.benchmark}: {r.why}" for r in self.densities.itertuples(index=False) if r.why]
-        for model in HELD_OUT:
-            if model in means:
-                value = means[model]
-                verdict = "meets" if value <= GOAL_MEAN_ERROR else "misses"
-                lines.append(f"{model}: mean relative error over the five tasks {value:.2%} "
-                             f"(AI2's 13B: {self.ai2_mean_13b:.2%}; goal ≤ {GOAL_MEAN_ERROR:.1%}: {verdict})")
+        lines += [f"{model}: mean relative error over the five tasks {means[model]:.2%} (AI2's 13B: "
+                  f"{self.ai2_mean_13b:.2%}; goal ≤ {GOAL_MEAN_ERROR:.1%}: "
+                  f"{'meets' if means[model] <= GOAL_MEAN_ERROR else 'misses'})"
+                  for model in HELD_OUT if model in means]
         d13 = self.densities[(self.densities["model"] == "olmo-2-13b") & self.densities["benchmark"].isin(FIVE_TASKS)]
         narrow = int((d13["ci_fold"] < 5).sum())
         contains = self.densities.groupby("model")["ci_contains_1"].agg(["sum", "size"])
