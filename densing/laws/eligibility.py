@@ -121,8 +121,7 @@ def _candidates(targets: pd.DataFrame, benchmarks) -> tuple[pd.DataFrame, list[s
 
 
 def _pool(found: dict, benchmarks: list[str]) -> dict[str, float]:
-    """The pooled dispersion of each benchmark from :func:`_own_fits`'s fits (families of ≥ MIN_POOLING_MEMBERS
-    members)."""
+    """The pooled dispersion of each benchmark from :func:`_own_fits`'s fits (:func:`pooled_dispersion`)."""
     own: dict[str, dict[str, float]] = {b: {} for b in benchmarks}
     for (family, b), (_, _, fitted) in found.items():
         if not isinstance(fitted, str) and fitted.converged and fitted.n_members >= MIN_POOLING_MEMBERS:
@@ -197,9 +196,8 @@ def _family_row(row: dict, members: dict, fitted, targets: pd.DataFrame, family:
 
 
 def _held_out_rows(held: list, pooled: dict, shape: str) -> None:
-    """R5z on each (row, reason, members, dropped) of ``held``: the refits without the largest member
-    (:func:`densing.laws.family.held_out_problem`, at the benchmark's pooled dispersion) run together, then each
-    row's verdict."""
+    """R5z on each (row, reason, members, dropped) of ``held``: the refits without the largest member at the
+    benchmark's pooled dispersion (:func:`densing.laws.family.held_out_problem`) run together, then each verdict."""
     outcomes, problems, slots = [None] * len(held), [], []
     for i, (row, _, members, _) in enumerate(held):
         b = row["benchmark"]
@@ -229,8 +227,7 @@ def _verdict(row: dict, reason: tuple[str, str] | None, dropped: dict) -> None:
 
 
 def _composed_row(name: str, fit: ReferenceFit) -> dict:
-    """A shipped composed fit's row of the candidate table: shown, never eligible (the rule takes families of one
-    recipe)."""
+    """A shipped composed fit's row of the candidate table: shown, never eligible (the rule takes one recipe)."""
     points = fit.points_frame()
     top = points.sort_values("params").iloc[-1]
     return dict.fromkeys(_COLUMNS, math.nan) | dict(
@@ -264,8 +261,7 @@ def _top_targets(targets: pd.DataFrame, benchmark: str, family: str, cache: dict
 
 def _first_failure(row: dict, fitted, chance: float, top: float, top_scores: np.ndarray, top_stderr: np.ndarray
                    ) -> tuple[str, str] | None:
-    """The first of the rule's R2, R3, R2s, R4r, R4s a candidate fails, as (code, words) (None when it passes them).
-    R4s's ceiling is c + d = 1 under either shape (module docstring)."""
+    """The first of R2, R3, R2s, R4r, R4s a candidate fails, as (code, words), or None (R4s: c + d = 1 either way)."""
     if row["sizes"] < MIN_SIZES:
         return "R2", f"{row['sizes']} sizes with a token count (need {MIN_SIZES})"
     if row["token_ratio"] > MAX_TOKEN_RATIO:

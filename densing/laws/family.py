@@ -54,8 +54,7 @@ def shape_constants(shape: str) -> dict[str, float]:
 
 
 def covariate(sizes, shape: str) -> np.ndarray:
-    """The law's covariate of sizes N under ``shape``: ln N, or u = −(N / N_unit)^−α
-    (:func:`densing.laws.forms.family_covariate`)."""
+    """The law's covariate of sizes N under ``shape``: ln N, or u = −(N / N_unit)^−α (forms.family_covariate)."""
     fixed = shape_constants(shape)
     return forms.family_covariate(sizes, fixed.get("alpha"), fixed.get("n_unit", forms.POWER_N_UNIT))
 
@@ -111,9 +110,8 @@ def fit_family(table: pd.DataFrame, family: str, benchmark: str, *, metric: str 
 
 
 def _member_arrays(table, family, benchmark, metric, *, sizes) -> tuple[dict[str, np.ndarray], dict]:
-    """The members :func:`fit_family` fits (:func:`densing.laws.family_rows.family_arrays`' arrays, by size, then name),
-    at the translated ``sizes`` when given (a member mapped to NaN dropped, listed under ``no_size_at_d0``), and the
-    dropped lists."""
+    """The members :func:`fit_family` fits (:func:`family_arrays`' arrays by size, then name) at the translated
+    ``sizes`` when given (one mapped to NaN dropped, under ``no_size_at_d0``), and the dropped lists."""
     members, dropped = family_arrays(table, family, benchmark, metric=metric)
     if sizes is not None:
         translated = np.array([sizes.get(m, np.nan) for m in members["model"].tolist()], float)

@@ -189,9 +189,8 @@ def _key(log_n, scores, items, chance, scale) -> tuple:
 
 
 def likelihood_fits(problems: list[tuple], dispersion_floors) -> list[LikelihoodFit]:
-    """:func:`likelihood_fit` of each problem (log_n, scores, items, chance, scale) at its dispersion floor: the same
-    fits, bit for bit, the Fisher scoring of problems with the same number of members run as one batch
-    (:func:`_scoring`: each row's arithmetic is its own); maxima kept as :func:`likelihood_fit` keeps them."""
+    """:func:`likelihood_fit` of each problem (log_n, scores, items, chance, scale) at its dispersion floor, the same
+    bit for bit: the Fisher scoring of problems with the same number of members runs as one batch (:func:`_scoring`)."""
     floors = np.broadcast_to(np.asarray(dispersion_floors, float), (len(problems),))
     prepared, maxima = [], {}
     for i, (log_n, scores, items, chance, scale) in enumerate(problems):
@@ -215,8 +214,7 @@ def likelihood_fits(problems: list[tuple], dispersion_floors) -> list[Likelihood
 
 def _finished(log_n, scores, items, chance, scale, g, h, centre, info, converged, log_likelihood,
               dispersion_floor) -> LikelihoodFit:
-    """The :class:`LikelihoodFit` at the maximum (g, h) with information ``info``: φ̂ = max(1, floor, X²/(m − 2)) and
-    the covariance φ̂·I⁻¹ (:func:`likelihood_fit`)."""
+    """The :class:`LikelihoodFit` at the maximum (g, h) with information ``info`` (:func:`likelihood_fit`)."""
     g, h = float(g), float(h)
     x = log_n - centre
     p = np.clip(chance + scale * _expit(g * x + h), 1e-12, 1 - 1e-12)

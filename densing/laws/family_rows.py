@@ -39,8 +39,8 @@ def table_metric(table: pd.DataFrame, benchmark: str) -> str:
 
 @per_table
 def family_columns(table: pd.DataFrame, family: str) -> dict[str, np.ndarray]:
-    """The rows of ``family`` in ``table`` as plain arrays (what :func:`family_arrays` reads), and its members: cut
-    from the whole table's arrays (:func:`_table_columns`, read once) inside :func:`~densing.runtime.memo.same_tables`, else read alone."""
+    """The rows of ``family`` in ``table`` as plain arrays, and its members: cut from the whole table's arrays
+    (:func:`_table_columns`, read once) inside :func:`~densing.runtime.memo.same_tables`, else read alone."""
     if not keeping():
         mine = _columns(table[table["family"].astype(object) == family])
     else:
@@ -142,8 +142,7 @@ def order_breaks(table: pd.DataFrame) -> pd.DataFrame:
 
 @per_table
 def _flagged(table: pd.DataFrame, family: str) -> tuple[str, ...]:
-    """The members of ``family`` that :func:`order_breaks` flags (once per table and family inside
-    :func:`densing.runtime.memo.same_tables`)."""
+    """The members of ``family`` that :func:`order_breaks` flags (once per table and family)."""
     if "family" not in table.columns:
         return ()
     a = _table_arrays(table)

@@ -98,8 +98,7 @@ def offset_from(task: str, pairs: dict[str, tuple[float, float, float, float]]) 
 
 
 def measure_offset(fit: ReferenceFit, targets: pd.DataFrame) -> Offset:
-    """The offset of ``fit``'s task: the OLMES table's OLMo-2 7B/13B rows (``targets``, the tidy
-    table of :func:`densing.designs.olmes.data.read_olmes_targets`) against the in-loop finals the fit carries."""
+    """The offset of ``fit``'s task: the OLMo-2 7B/13B rows of ``targets`` against the fit's in-loop finals."""
     task = check_task(str(fit.provenance.get("offline_benchmark", "")).removeprefix("olmes_").removesuffix("_mc"))
     finals = fit.provenance.get("inloop_final") or {}
     benchmark = OFFLINE_BENCHMARK[task]

@@ -67,8 +67,7 @@ class OlmesTrend(Result):
 
     @validate_params(ALPHA_CONSTRAINTS)
     def conf_int(self, alpha: float = 0.05) -> pd.DataFrame:
-        """Each task's doubling time (months) and 95% interval, as :meth:`densing.results.Result.conf_int` shapes
-        them (another ``alpha``: an InputError)."""
+        """Each task's doubling time (months) and 95% interval (another ``alpha``: an InputError)."""
         self._check_alpha(alpha)
         return interval_frame({f"{r.benchmark}.doubling_time_months": (r.months, r.ci_low, r.ci_high)
                                for r in self.rows.itertuples()})
@@ -197,8 +196,7 @@ def beside_leaderboard(olmes: OlmesTrend, by_benchmark: pd.DataFrame, paper_mont
 
 def _ceiling_one(task: str, ref: ReferenceFit, targets: pd.DataFrame, models: pd.DataFrame, fits_dir, *, d0: float,
                  n_boot: int, seed: int) -> dict:
-    """The ceiling's sensitivity: the doubling time with the MC law's ceiling c + d fixed at 1, or why there is none
-    (the rule's own choice, or no shipped ceiling-1 fit)."""
+    """The doubling time with the MC law's ceiling c + d fixed at 1, or why none (the rule's own choice, no fit)."""
     if ref.provenance.get("ceiling") == 1.0:
         return {"months_ceiling_1_ci": "the rule's own choice"}
     folder = Path(fits_dir) if fits_dir else paths.REFERENCE_FITS

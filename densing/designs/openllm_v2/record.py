@@ -19,8 +19,7 @@ def read() -> tuple[dict | None, str]:
 
 
 def line() -> str | None:
-    """The declared row beside the public table's headline at the terminal, from the stored record (None where it is
-    not shipped)."""
+    """The declared row beside the public table's headline at the terminal, from the stored record (None: no row)."""
     record, note = read()
     if record is None:
         return note

@@ -77,8 +77,7 @@ def curation_sensitivity() -> tuple[pd.DataFrame | None, str]:
 
 
 def declared_words(record: dict) -> str:
-    """The forecast check at the table's declared cutoff in one sentence, from the stored record ("" where the record
-    holds none)."""
+    """The forecast check at the table's declared cutoff in one sentence, from the stored record ("" where none)."""
     from densing.present.findings import cutoff_words
 
     found = (record.get("forecast") or {}).get("declared")
@@ -95,8 +94,7 @@ def recorded_references(row: dict | None) -> list[ReferenceName]:
 
 
 def comparison(record: dict, public: dict) -> pd.DataFrame:
-    """One row per capability of :data:`PAIRS`: the public table's months [95% CI], the second table's, its
-    references, and whether the two intervals overlap."""
+    """Per capability of :data:`PAIRS`: both tables' months [95% CI], its references, whether the intervals overlap."""
     mine = {r["row"]: r for r in record["rows"]}
     return pd.DataFrame([{
         "row": label, "public table (ObsScaling's extract, to 2024-07)": record_cell(public.get(name)),
@@ -128,8 +126,7 @@ def late_words(late: pd.DataFrame) -> str:
 
 
 def render(s: SecondTableSection | LeftOut) -> Section:
-    """The second table's rows beside the public table's, its verdict and its late frontier (or why they are left
-    out)."""
+    """The second table's rows beside the public table's, its verdict and late frontier (or why they are left out)."""
     if isinstance(s, LeftOut):
         return Section(s.title, s.note)
     intro = (f"A stored record, not computed by this command: the second column, the verdict and the families below "

@@ -56,8 +56,7 @@ def section(result, rows: pd.DataFrame, paper_months: float) -> ProtocolSection 
 
 
 def read_records_noted(folder: str | Path) -> tuple[dict[str, dict], dict[str, str]]:
-    """(the readable records by file stem, why each other one is left out in one line), read with a guard
-    (:func:`densing.io.read_stored_record`)."""
+    """(the readable records by file stem, why each other one is left out in one line): :func:`read_stored_record`."""
     found = {stem: read_stored_record(Path(folder) / f"{stem}.json", PROTOCOL_COMMAND,
                                       keys=("rows", "verdict", "continual_pretraining")) for stem, _, _ in VARIANTS}
     return ({stem: record for stem, (record, _) in found.items() if record is not None},
@@ -97,8 +96,7 @@ def protocol_comparison(records: dict, public_rows: pd.DataFrame) -> pd.DataFram
 
 
 def _declared_first(found: dict) -> list[dict]:
-    """The record's cutoffs, the table's declared one first and marked so (a record made before the declared cutoff
-    was checked has none)."""
+    """The record's cutoffs, the table's declared one (where the record has it) first and marked so."""
     declared = found.get("declared")
     return ([dict(declared, cutoff=f"{declared['cutoff']} (declared)")] if declared else []) + list(found["cutoffs"])
 
@@ -119,8 +117,7 @@ FORECAST_WORDS = ('<p class="sub">The frontier line fitted on the models release
 
 
 def render(s: ProtocolSection | LeftOut) -> Section:
-    """The Swallow leaderboard in the paper's protocol beside the public table's rows, and its forecast check (or why
-    they are left out)."""
+    """The Swallow leaderboard beside the public table's rows, and its forecast check (or why they are left out)."""
     if isinstance(s, LeftOut):
         return Section(s.title, s.note)
     verdicts = "".join(f'<p class="sub">{"Without continual pre-training: " if rec["continual_pretraining"] == "dropped" else ""}'

@@ -134,9 +134,8 @@ def without_checkpoints(fit: ReferenceFit) -> ReferenceFit:
 
 
 def predict_held_out(fit: ReferenceFit, targets: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
-    """Chained prediction of held-out models' scores from ``fit``: one row per target model with the fit's benchmark,
-    measured and predicted loss (step 1) and score (steps 1 + 2), the relative score error |Ŝ − S| / S (AI2's figure of
-    merit for its ladder) and the percentile interval of Ŝ over the fit's bootstrap draws."""
+    """Chained prediction of held-out models' scores from ``fit``: per target model, measured and predicted loss (step
+    1) and score (steps 1 + 2), the relative error |Ŝ − S| / S (AI2's) and Ŝ's percentile interval over the draws."""
     _, points = select_points(targets, list(fit.benchmarks), metric=fit.metric)
     n, t = points["params"], points["train_tokens"]
     out = points[["model", "params", "train_tokens"]].assign(
@@ -182,9 +181,8 @@ def _why(row) -> str:
 
 
 def variant_errors(variants: dict[str, tuple[pd.DataFrame, dict]], targets: pd.DataFrame, benchmarks: dict[str, str]) -> pd.DataFrame:
-    """Held-out relative score error of the chained prediction for several ways of fitting a ladder: ``variants`` maps a
-    name to (the ladder table, :func:`fit_reference` options by benchmark); one row per (variant, benchmark, target
-    model); no bootstrap."""
+    """Held-out relative score error of the chained prediction per (variant, benchmark, target model), no bootstrap:
+    ``variants`` maps a name to (the ladder table, :func:`fit_reference` options by benchmark)."""
     rows = [predict_held_out(fit_reference(frame, benchmark, metric=metric, n_boot=0, **options[benchmark]), targets)
             .assign(variant=name) for name, (frame, options) in variants.items() for benchmark, metric in benchmarks.items()]
     out = pd.concat(rows, ignore_index=True)
