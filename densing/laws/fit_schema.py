@@ -144,20 +144,17 @@ def select_points(frame: pd.DataFrame, benchmark: str | list[str], *, metric: st
     if rows.empty:
         have = ", ".join(sorted(frame["benchmark"].unique())[:12])
         raise InputError(f"benchmark {'/'.join(names)!r} with metric {metric!r}: no rows in the data (benchmarks: {have})")
-    missing_tokens = rows[rows["train_tokens"].isna()]
-    if len(missing_tokens):
+    if len(missing_tokens := rows[rows["train_tokens"].isna()]):
         raise InputError(f"model {missing_tokens['model'].iloc[0]!r}: field 'train_tokens' is empty; "
                          "reference points need both params and train_tokens")
     if need_loss and rows["loss"].isna().any():
         bad = rows[rows["loss"].isna()]["model"].iloc[0]
         raise InputError(f"model {bad!r}: field 'loss' is empty; the two-step law needs conditional losses (use --law composed)")
     if "loss_unit" in rows.columns and rows["loss"].notna().any():
-        units = set(rows.loc[rows["loss"].notna(), "loss_unit"].fillna("nats"))
-        if len(units) > 1:
+        if len(units := set(rows.loc[rows["loss"].notna(), "loss_unit"].fillna("nats"))) > 1:
             raise InputError(f"benchmark {'/'.join(names)!r}: losses in several units ({', '.join(sorted(units))}); fit one unit at a time")
-    rows = rows.copy()
     run = rows["run"] if "run" in rows.columns else pd.Series(pd.NA, index=rows.index)
-    rows["run"] = run.astype("string").fillna(rows["model"].astype("string"))
+    rows = rows.assign(run=run.astype("string").fillna(rows["model"].astype("string")))
     grouped = rows.groupby("model", sort=True).agg(
         params=("params", "first"), train_tokens=("train_tokens", "first"), score=("value", "mean"),
         loss=("loss", "mean"), run=("run", "first"), n=("benchmark", "nunique"))
