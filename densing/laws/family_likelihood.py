@@ -87,11 +87,9 @@ class LikelihoodFit:
     def draws(self, count: int, rng: np.random.Generator) -> tuple[list[tuple[float, float]], int]:
         """``count`` draws of (γ, l) from N((g, h), covariance), redrawn while γ ≤ 0: (draws, redraws)."""
         out: list[tuple[float, float]] = []
-        redraws = 0
-        mean = np.array([self.slope, self.offset])
+        redraws, mean = 0, np.array([self.slope, self.offset])
         for _ in range(MAX_REDRAWS):
-            need = count - len(out)
-            if need <= 0:
+            if (need := count - len(out)) <= 0:
                 break
             theta = rng.multivariate_normal(mean, self.covariance, size=need, method="cholesky")
             ok = theta[:, 0] > 0

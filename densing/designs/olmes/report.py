@@ -17,7 +17,7 @@ from densing.designs.olmes.trend import (D0, beside_leaderboard, failed_and_fire
 from densing.errors import InputError
 from densing.numbers import format_count, format_number
 from densing.present import figures as trend_figures
-from densing.present.words import ends_shown, short_statuses, shown_legend, state_words
+from densing.present.words import ends_shown, short_statuses, shown_legend
 from densing.report.html import Section, figure_html, table_html
 from densing.report.render_parts import details
 from densing.results import Result
