@@ -29,11 +29,9 @@ _POSITIVE_PARAMS = ("a", "alpha", "b", "beta", "c", "n_unit")
 #: Tolerance of the bound c + d ≤ 1 (a fitted ceiling at 1 lands a rounding error above it).
 _CEILING_TOLERANCE = 1e-9
 
-#: The domain of a fit's law, checked on the point estimate and on every bootstrap draw. The score law
-#: S = c·σ(−γ(L − l)) + d maps onto scores in [0, 1]; γ < 0 for the loss-based laws (the score rises as the loss
-#: falls), > 0 for the family law (it rises with ln N). l is where the sigmoid is halfway: for the two-step law a loss
-#: (−log P ≥ 0; it may lie below the law's floor E, as the MMLU ladder's draws do); for the composed law (γ fixed at
-#: −1, e^{L − l} = e^{−l}·e^{L}) and the family law (l = ln N at the midpoint) any finite number.
+#: The domain of a fit's law, checked on the point estimate and every bootstrap draw: S = c·σ(−γ(L − l)) + d maps onto
+#: scores in [0, 1]; γ < 0 for the loss-based laws (the score rises as the loss falls), > 0 for the family law; l, the
+#: sigmoid's midpoint, is a loss for the two-step law (−log P ≥ 0, maybe below E), any finite number otherwise.
 FIT_DOMAIN = {
     "a": "positive (> 0)", "alpha": "positive (> 0)", "n_unit": "positive (> 0)", "b": "positive (> 0)", "beta": "positive (> 0)",
     "E": "non-negative (≥ 0)", "c": "in (0, 1]", "d": "0 ≤ d < c + d ≤ 1",

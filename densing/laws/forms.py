@@ -148,17 +148,11 @@ class LossLaw:
         return np.where(reachable, (self.A / np.where(reachable, loss_above_floor, 1.0)) ** (1.0 / self.alpha), np.nan)
 
 
-HOFFMANN_2022 = LossLaw(
-    E=1.69, A=406.4, alpha=0.34, B=410.7, beta=0.28, name="hoffmann_2022",
-    source="Hoffmann et al. 2022, Training Compute-Optimal Large Language Models, arXiv 2203.15556, "
-           "eq. 10 (approach 3)",
-)
+HOFFMANN_2022 = LossLaw(E=1.69, A=406.4, alpha=0.34, B=410.7, beta=0.28, name="hoffmann_2022", source=(
+    "Hoffmann et al. 2022, Training Compute-Optimal Large Language Models, arXiv 2203.15556, eq. 10 (approach 3)"))
 # approach 3 refitted to the data of Hoffmann et al.'s figure 4, five outliers dropped
-BESIROGLU_2024 = LossLaw(
-    E=1.8172, A=482.01, alpha=0.3478, B=2085.43, beta=0.3658, name="besiroglu_2024",
-    source="Besiroglu et al. 2024, Chinchilla Scaling: A replication attempt, arXiv 2404.10102 "
-           "(approach 3 refitted)",
-)
+BESIROGLU_2024 = LossLaw(E=1.8172, A=482.01, alpha=0.3478, B=2085.43, beta=0.3658, name="besiroglu_2024", source=(
+    "Besiroglu et al. 2024, Chinchilla Scaling: A replication attempt, arXiv 2404.10102 (approach 3 refitted)"))
 LOSS_LAWS = {law.name: law for law in (HOFFMANN_2022, BESIROGLU_2024)}
 
 
