@@ -426,3 +426,57 @@ def test_step_width_examples():
     # one sure row among 15 with nothing to draft pays for its columns only when the base cost is large
     assert step_width([[1, 2, 3, 4]] + [[]] * 15, [1.0] * 16, 0.5) == 1
     assert step_width([[1, 2, 3, 4]] + [[]] * 15, [1.0] * 16, 20.0) == 5
+
+
+# ---------------------------------------------------------------------------------------------
+# a model that never stops: every request runs to max_gen_toks (GSM8K's 256 new tokens)
+
+LONG_KWARGS = {"until": ["Question:", "</s>", "<|im_end|>"], "max_gen_toks": 256, "do_sample": False}  # GSM8K's
+
+
+@pytest.fixture(scope="module")
+def long_runs(llama_model):
+    """lm-eval's ``hf`` and densing-hf on the tiny Llama with room for 256 new tokens, five requests (two
+    few-shot-like groups of two, one alone) on which this model meets neither its end-of-sequence token nor a stop
+    string within 256 new tokens (the test asserts it), and hf's strings for them."""
+    from lm_eval.models.huggingface import HFLM
+
+    from densing.eval.backends.prefix.lm import PrefixCachedHFLM
+
+    arguments = dict(pretrained=str(llama_model), device="cpu", batch_size=1, dtype="float32", max_length=320)
+    plain, cached = HFLM(**arguments), PrefixCachedHFLM(**arguments)
+    stems = {"Q: two moo down moo three moo ?\nA: five\n\nQ:": (" and five two two down ?", " cow ?"),
+             "Q: Add two and three. A: five\n\nQ: green cow moo": (" down ?", " and five two two down ?")}
+    requests = _instances([(stem + tail + "\nA:", LONG_KWARGS) for stem, tails in stems.items() for tail in tails]
+                          + [("Q: two two and and ?\nA:", LONG_KWARGS)])
+    return plain, cached, requests, plain.generate_until(requests, disable_tqdm=True)
+
+
+@pytest.mark.parametrize("overrides", [
+    {},  # the defaults: drafts of 4, every request in a slot at once
+    {"rows_per_batch": 3, "slack": 8, "part_cost": 1},  # a slot refilled, compaction every few steps
+    {"fixed_batches": True, "rows_per_batch": 2},
+], ids=["defaults", "refill-compact", "fixed"])
+def test_generation_to_max_gen_toks_equals_plain_generate(long_runs, overrides):
+    """float32, greedy, no row stopping before max_gen_toks: densing-hf's strings are hf's, every row decoded its
+    256 tokens (the stop strings were checked at every one of them); continuous batching read rows of a shared
+    prefix and rows holding their own (a group of one) in the same steps."""
+    from densing.eval.backends.prefix import scheduler
+    from densing.eval.backends.prefix.settings import PrefixSettings
+
+    plain, cached, requests, expected = long_runs
+    lm = cached.with_settings(PrefixSettings(**overrides))
+    seen = set()
+    original = scheduler.ContinuousDecoder._step
+
+    def step(self, live):
+        seen.update(self.cache.row_group[r] is None for r in live)
+        return original(self, live)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(scheduler.ContinuousDecoder, "_step", step)
+        got = lm.generate_until(requests, disable_tqdm=True)
+    assert got == expected
+    assert seen == (set() if lm.settings.fixed_batches else {True, False})
+    assert lm.decode_stats.generated_tokens == len(requests) * LONG_KWARGS["max_gen_toks"]
+    assert all(len(text) > 256 for text in got)  # no stop string cut them short

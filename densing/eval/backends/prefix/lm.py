@@ -36,7 +36,7 @@ from densing.eval.store import ShardFinished, TimeLimitReached, request_shard
 
 #: The decoding path's version: raised whenever a change could alter a generated string or a log-likelihood, so
 #: that the request cache (keyed by :func:`densing.eval.runner.decoding_identity`) never returns an older one.
-DECODER_VERSION = 2
+DECODER_VERSION = 3
 
 
 class PassInputs(NamedTuple):

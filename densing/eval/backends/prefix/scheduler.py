@@ -5,7 +5,10 @@ its own copy of the few-shot block's keys/values. :class:`ContinuousDecoder` kee
 single (Orca's iteration-level scheduling, Yu et al. 2022, OSDI; the prefix held once as in Hydragen):
 
 1. **Groups** (:func:`.grouping.prefix_groups`): sorted requests cut where neighbours share little;
-   a group's prefix keys/values are computed once at batch 1 and held once.
+   a group's prefix keys/values are computed once at batch 1 and held once. A group of one request (lm-eval draws
+   each GSM8K question its own few-shot examples, so every request there is one) shares with no one: its slot holds
+   a copy of its prefix before its suffix, and such rows all read their slots in one attention run (group ``None``)
+   rather than one run each (fewer, larger products: the runs are :func:`.grouping.contiguous_parts`' cut).
 2. **Slots** (:mod:`.slots`, :class:`Slot`): ``rows`` slots each hold one request's own tokens. A stopped request's
    slot is refilled from the queue: the entrants' suffixes are prefilled together (right-aligned, with their true
    positions) and copied into their slots to end at the current column. Columns nobody needs are dropped by moving
@@ -71,7 +74,10 @@ class ContinuousDecoder:
         self.queue = [(g, i) for g, (members, _) in enumerate(self.groups) for i in members]
         self.queue.reverse()  # pop() takes the next one
         self.prefix_of = {g: p for g, (_, p) in enumerate(self.groups)}
-        self.width = max(len(encoded[i]) - self.prefix_of[g] for g, i in self.queue) if self.queue else 1
+        # groups of one request: each slot holds a copy of its prefix (module docstring, 1.)
+        self.alone = {g for g, (members, p) in enumerate(self.groups) if len(members) == 1 and p}
+        held = {g: 0 if g in self.alone else p for g, p in self.prefix_of.items()}  # prefix tokens not in the slot
+        self.width = max(len(encoded[i]) - held[g] for g, i in self.queue) if self.queue else 1
         self.capacity = self.width + max_gen_toks + settings.slack + 2 + settings.draft
         rows = max(1, min(rows, len(self.queue)))
         self.layers = model.config.num_hidden_layers
@@ -174,8 +180,9 @@ class ContinuousDecoder:
             self._prefix(group)
         suffixes = [list(self.encoded[i][self.prefix_of[g] :]) for g, i in entrants]
         span = max(len(s) for s in suffixes)
-        if self.length < span:
-            self._compact(span)
+        need = max(len(s) + (g in self.alone) * self.prefix_of[g] for (g, _), s in zip(entrants, suffixes))
+        if self.length < need:
+            self._compact(need)
         k = len(entrants)
         scratch = self._cache(k, span)
         scratch.row_group = [g for g, _ in entrants]
@@ -199,18 +206,22 @@ class ContinuousDecoder:
         length = self.length
         for j, ((group, index), suffix) in enumerate(zip(entrants, suffixes)):
             r = free[j]
-            for mine, theirs in zip(self.cache.layers, scratch.layers):
+            copied = self.prefix_of[group] if group in self.alone else 0  # its prefix, before its suffix
+            for mine, theirs, prefixes in zip(self.cache.layers, scratch.layers, self.prefixes):
                 mine.allocate(theirs.key_buffer)  # first admission: like the model's own keys
                 mine.key_buffer[r, :, length - span : length] = theirs.key_buffer[j]
                 mine.value_buffer[r, :, length - span : length] = theirs.value_buffer[j]
-            self.cache.row_group[r] = group
+                if copied:
+                    before = slice(length - len(suffix) - copied, length - len(suffix))
+                    mine.key_buffer[r, :, before], mine.value_buffer[r, :, before] = prefixes[group]
+            self.cache.row_group[r] = None if copied else group
             slot = self.slots[r]
-            slot.request, slot.start = index, length - len(suffix)
+            slot.request, slot.start = index, length - len(suffix) - copied
             self.mask[r] = False
             self.mask[r, slot.start : length] = True
             slot.generated, slot.pending = [chosen[j]], chosen[j]
             slot.position = self.prefix_of[group] + len(suffix)
-            slot.own = len(suffix)
+            slot.own = len(suffix) + copied
             draft = self.settings.draft
             slot.history = NgramIndex([*self.encoded[index], chosen[j]], self.settings.ngram) if draft else None
             slot.tried = slot.kept = 0
