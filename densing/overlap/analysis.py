@@ -1,8 +1,8 @@
 """The overlap analysis of a trace set or of read traces: per-rank and per-step rows.
 
-Given a path, each rank's rows are computed where its file is decoded (:mod:`densing.overlap.ranks`, one job per
-file on an engine, :mod:`densing.overlap.engine`) and only rows and a few facts come back; the set's rules are applied
-here, with the same errors, in the same file order, as :func:`densing.overlap.trace.read_traces` raises them.
+Given a path, each rank's rows are computed where its file is decoded (:mod:`densing.overlap.ranks`, one job per file
+on an engine) and only rows and a few facts come back; the set's rules are applied here, with the errors, in the file
+order, that :func:`densing.overlap.trace.read_traces` raises.
 """
 from __future__ import annotations
 
@@ -34,18 +34,17 @@ def _pick(path, outcomes: list[RankOutcome], kind: str) -> tuple[list[dict], lis
             raise o.error
     check_ranks(path, [o.facts for o in outcomes])
     key = filters_last_step(frozenset().union(*(o.facts.step_names for o in outcomes))) if kind == GPU else None
-    rows = [o.rows[key] for o in outcomes]
-    for r in rows:
+    for r in (rows := [o.rows[key] for o in outcomes]):
         if isinstance(r, TraceError):
             raise r
-    chosen = sorted(zip((o.facts.rank for o in outcomes), rows), key=lambda item: item[0])
-    return [r.row for _, r in chosen], [step for _, r in chosen for step in r.steps]
+    chosen = [r for _, r in sorted(zip((o.facts.rank for o in outcomes), rows), key=lambda item: item[0])]
+    return [r.row for r in chosen], [step for r in chosen for step in r.steps]
 
 
 def set_rows(path: str | Path, scheduler="auto", workers: int | None = None,
              rules: str = DEFAULT_KERNEL_RULES, steps: bool = True) -> tuple[list[dict], list[dict]]:
-    """The set's rank rows and step rows (none without ``steps``), sorted by rank; ``scheduler`` and ``rules`` as
-    :func:`densing.overlap.trace.read_traces` takes them (or an engine to use as is)."""
+    """The set's rank rows and step rows (none without ``steps``), sorted by rank; ``scheduler`` (or an engine) and
+    ``rules`` as :func:`densing.overlap.trace.read_traces` takes them."""
     check_rules(rules)
     files = trace_files(path)
     rank_outcome = partial(rank_job, rules=rules, steps=steps)
@@ -84,9 +83,9 @@ ANALYZE_CONSTRAINTS = {"source": [TraceSource()], "workers": [Interval(Integral,
 @validate_params(ANALYZE_CONSTRAINTS)
 def analyze_rows(source: str | Path | Iterable[RankTrace], scheduler: str = "auto", workers: int | None = None,
                  rules: str = DEFAULT_KERNEL_RULES, stream: bool | None = None) -> list[dict]:
-    """:func:`analyze`'s rows as plain dicts (no pandas: the command line's fast path). A set of one GPU trace file
-    is streamed in bounded memory (:mod:`densing.overlap.stream`) as :func:`~densing.overlap.stream.should_stream`
-    says; a file that cannot be streamed (compact JSON, no GPU kernels) is read whole."""
+    """:func:`analyze`'s rows as plain dicts (no pandas: the command line's fast path). A set of one GPU trace file is
+    streamed (:mod:`densing.overlap.stream`) as :func:`~densing.overlap.stream.should_stream` says, unless it cannot be
+    (compact JSON, no GPU kernels)."""
     if isinstance(source, (str, Path)):
         check_rules(rules)
         files = trace_files(source)

@@ -1,13 +1,10 @@
 """Numpy columns built batch by batch from decoded Kineto events (see :mod:`densing.overlap.kineto`).
 
-* :class:`KernelColumns` (GPU traces) keeps, of the duration events (with ``dur`` and a ``cat`` other than
-  ``"Trace"``), only the rows the analysis can use (lossless): GPU-side rows, CPU rows with a correlation id
-  (launches), ProfilerStep annotations and device syncs; plus the smallest timestamp of all duration events, the
-  rank's time origin (HTA aligns ranks on it).
-* :class:`OpColumns` (CPU, gloo traces) keeps time, thread, name and category of the complete events (``ph == "X"``)
-  with numeric ``ts``/``dur``, a string name and a ``cat`` other than ``"Trace"`` (:mod:`densing.overlap.cpu_trace`).
-
-Both hold a file-wide name table (``names``) and extend each other across parts of one file.
+:class:`KernelColumns` (GPU traces) keeps, of the duration events (with ``dur`` and a ``cat`` other than ``"Trace"``),
+the rows the analysis can use: GPU-side rows, CPU rows with a correlation id (launches), ProfilerStep annotations and
+device syncs, plus the smallest timestamp, the rank's time origin (HTA aligns ranks on it). :class:`OpColumns` (CPU,
+gloo traces) keeps time, thread, name and category of the complete events (``ph == "X"``) with numeric ``ts``/``dur``,
+a string name and a ``cat`` other than ``"Trace"``. Both hold a file-wide name table and extend across a file's parts.
 """
 from __future__ import annotations
 
@@ -21,8 +18,7 @@ import numpy as np
 from densing.errors import TraceError
 from densing.impossible import MAX_TRACE_US, first_impossible
 
-# Set membership on integer arrays without NumPy's ``unique``/``isin``, which import
-# ``numpy.ma`` (a part of a command's start-up) to ask whether an array is masked.
+# Set membership on integer arrays without NumPy's ``unique``/``isin``, which import ``numpy.ma`` (start-up time).
 
 
 def sorted_unique(values: np.ndarray) -> np.ndarray:
@@ -99,8 +95,7 @@ class _Names:
 
     def __init__(self) -> None:
         self.lookup: dict = {}
-        self.events = 0
-        self.duration_events = 0
+        self.events = self.duration_events = 0
         self.parts: dict[str, list] = {k: [] for k in self.DTYPES}
 
     @property
@@ -141,18 +136,14 @@ class KernelColumns(_Names):
 
     def __init__(self) -> None:
         super().__init__()
-        self.ts_float = False
+        self.ts_float = self.has_collectives = False  # has_collectives: a gloo:* duration event (a CPU job's trace)
         self.span = None  # (first start, last end) of the duration events, µs
-        self.has_collectives = False  # a gloo:* duration event: a CPU (gloo) job's trace
         self.timeless = 0  # kernels (events with args.stream) without a ts or a dur (absent or null): refused
         self.timeless_name = None  # the first one's name
 
     def add(self, events: list, tolerant: bool, float_ts: bool) -> None:
         self.events += len(events)
-        if tolerant:
-            self._add_tolerant(events)
-        else:
-            self._add_fast(events, float_ts)
+        self._add_tolerant(events) if tolerant else self._add_fast(events, float_ts)
 
     def _append(self, ts, dur, stream, correlation, names: list, comm) -> None:
         refuse_impossible(ts, dur, names)  # an impossible value is an error, not data (it made comm_us negative)
@@ -161,8 +152,7 @@ class KernelColumns(_Names):
             self._span(ts.min().item(), (ts + dur).max().item())
         codes, uniques, local = self.codes(names)
         special = [i for i, u in enumerate(uniques) if "ProfilerStep" in u or u in SYNC_NAMES]
-        if not self.has_collectives:
-            self.has_collectives = any(u.startswith(COLLECTIVE_PREFIX) for u in uniques)
+        self.has_collectives = self.has_collectives or any(u.startswith(COLLECTIVE_PREFIX) for u in uniques)
         useful = (stream != -1) | (correlation >= 0) | isin_codes(local, special)
         for key, values in zip(self.DTYPES, (ts, dur, stream, correlation, codes, comm)):  # (in DTYPES' order)
             self.parts[key].append(values[useful])
@@ -201,17 +191,14 @@ class KernelColumns(_Names):
                      list(map(attrgetter("name"), events)), comm)
 
     def _add_tolerant(self, events: list) -> None:
-        ts_types = set(map(type, map(attrgetter("ts"), events)))
-        self.ts_float |= bool(ts_types - {int})  # a float or an absent ts makes HTA's column float
+        self.ts_float |= any(type(e.ts) is not int for e in events)  # a float or an absent ts makes HTA's float
         self._count_timeless(e for e in events if e.dur is None or e.ts is None)
         kept = [e for e in events
                 if e.dur is not None and e.ts is not None and e.cat is not None and e.cat != "Trace"]
         if not kept:
             return
-        if all(type(e.ts) is int for e in kept):
-            ts = _int_ts((e.ts for e in kept), len(kept))
-        else:
-            ts = np.array([float(e.ts) for e in kept], dtype=np.float64)
+        ts = (_int_ts((e.ts for e in kept), len(kept)) if all(type(e.ts) is int for e in kept)
+              else np.array([float(e.ts) for e in kept], dtype=np.float64))
         args = [e.args for e in kept]
         self._append(
             ts, np.array([float(e.dur) for e in kept], dtype=np.float64),
@@ -221,11 +208,10 @@ class KernelColumns(_Names):
             np.array([comm_bytes(a) for a in args], dtype=np.float64))
 
     def _count_timeless(self, events) -> None:
-        """Count the kernels among ``events`` (dropped for a missing or null ``ts``/``dur``): an event with
-        ``args.stream`` set is work on a GPU stream, which cannot be left out without changing the numbers."""
+        """Count the kernels (``args.stream`` set: GPU work, which cannot be left out without changing the numbers)
+        among ``events``, dropped for a missing or null ``ts``/``dur``."""
         for event in events:
-            args = event.args
-            if args is not None and as_int(args.stream, -1) != -1:
+            if event.args is not None and as_int(event.args.stream, -1) != -1:
                 self.timeless += 1
                 if self.timeless_name is None:
                     self.timeless_name = str(event.name)

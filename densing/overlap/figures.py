@@ -1,9 +1,9 @@
-"""Plotly figures for the overlap section of the HTML report: each function takes the plain data of
-:mod:`densing.overlap` (DataFrames, RankTrace lists) and returns a ``plotly.graph_objects.Figure``; only
-:func:`report_section` and :func:`overlap_table`, which the report calls, read files.
+"""Plotly figures for the overlap section of the HTML report, each of the plain data of :mod:`densing.overlap`
+(DataFrames, RankTrace lists); only :func:`report_section` and :func:`overlap_table` (the report's) read files.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Sequence
 
@@ -26,8 +26,6 @@ class Runs:
     """Runs side by side: a non-empty mapping of a run's name to its :data:`BREAKDOWN` rows."""
 
     def matches(self, value) -> bool:
-        from collections.abc import Mapping
-
         return isinstance(value, Mapping) and bool(value) and all(BREAKDOWN.matches(v) for v in value.values())
 
     def __str__(self) -> str:
@@ -139,15 +137,10 @@ def overlap_table(trace_dir: str | Path) -> pd.DataFrame:
     """One row per run (strategy) and rank: the numbers behind the report's overlap figures
     (:data:`OVERLAP_TABLE_COLUMNS` of ``analyze``)."""
     sets = _run_sets(Path(trace_dir)) or {Path(trace_dir).name: read_traces(trace_dir)}
-    frames = []
-    for name, traces in sets.items():
-        frame = analyze(traces)
-        out = pd.DataFrame({"run": name, "rank": frame["rank"]})
-        for column, title in OVERLAP_TABLE_COLUMNS.items():
-            values = frame[column].to_numpy(float)
-            out[title] = values / 1e3 if column.endswith("_us") else values
-        frames.append(out)
-    return pd.concat(frames, ignore_index=True)
+    frames = {name: analyze(traces) for name, traces in sets.items()}
+    return pd.concat([pd.DataFrame({"run": name, "rank": frame["rank"], **{
+        title: frame[column].to_numpy(float) / (1e3 if column.endswith("_us") else 1.0)
+        for column, title in OVERLAP_TABLE_COLUMNS.items()}}) for name, frame in frames.items()], ignore_index=True)
 
 
 def report_section(trace_dir: str | Path, model_params: float | None = None) -> list[tuple[str, go.Figure]]:

@@ -1,20 +1,14 @@
 """One trace file's events array in parts: each part a task that reads the file itself.
 
-A large file is decoded by ``parts`` independent tasks (:mod:`densing.overlap.engine`) that share nothing but the
-file's path. Part k of n covers the events between two event boundaries (:func:`densing.overlap.kineto.cut_before`):
-the first boundary at or after the target offset t_k = a + k·(L − a)/n of the decompressed stream (a: the ``[`` that
-opens ``traceEvents``; L: the decompressed size, the gzip trailer's ISIZE), which every task computes alike. A task
-inflates the stream from its start (gzip cannot seek; ISA-L inflates several times faster than msgspec decodes) and
-decodes only its own events, batch by batch, so its memory is one batch:
-
-* part 0 is the document's head and its first events, closed with ``]}``;
-* a middle part is ``{"traceEvents": [`` + its events + ``]}``;
-* the last part is the head + ``[`` + its events + the rest of the document (so its
-  :class:`~densing.overlap.kineto.DecodeInfo` is the file's).
-
-Concatenating the parts' columns in order gives the columns of the whole file, row for row. Where a boundary cannot
-be found (compact JSON, a stream shorter than its trailer says) a part raises
-:class:`~densing.overlap.kineto.Unsplittable` and the file is decoded in one task.
+A large file is decoded by ``parts`` independent tasks (:mod:`densing.overlap.engine`) that share only its path. Part
+k of n covers the events from the first event boundary (:func:`densing.overlap.kineto.cut_before`) at or after
+t_k = a + k·(L − a)/n of the decompressed stream (a: the ``[`` that opens ``traceEvents``; L: the decompressed size,
+the gzip trailer's ISIZE). A task inflates the stream from its start (gzip cannot seek; ISA-L inflates several times
+faster than msgspec decodes) and decodes only its own events, batch by batch. Part 0 is the document's head and its
+first events, closed with ``]}``; a middle part ``{"traceEvents": [`` + its events + ``]}``; the last part the head +
+``[`` + its events + the rest of the document (so its DecodeInfo is the file's). The parts' columns concatenated in
+order are the whole file's, row for row; where a boundary cannot be found (compact JSON, a stream shorter than its
+trailer says) a part raises :class:`~densing.overlap.kineto.Unsplittable` and the file is decoded in one task.
 """
 from __future__ import annotations
 

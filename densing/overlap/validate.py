@@ -15,11 +15,10 @@ from the sync run's profiled steps (``ProfilerStep#N``; the trainer's ``record_f
 * all-reduce CPU share u = CPU seconds the process spends during the blocking all-reduce (the collective's threads:
   the training thread is blocked) / T_ar (``metrics.csv``).
 
-Repeats (:func:`validate_repeats`): each repeat ``OUT/r<i>`` of ``run --repeats N`` is validated on its own sync run
-(and T3 on its own tp-none run, :mod:`densing.overlap.sublayers`); :func:`error_summary` gives the error's median,
-min and max across repeats. Every comparison is of *profiled* steps; :func:`profiler_overhead` puts the unprofiled
-step time beside it. Each strategy's validation model is its ``predict_run_s`` (:mod:`densing.overlap.strategies`)
-on the fluid model of :mod:`densing.overlap.strategies.base`; a run's strategy is read from its ``run.yaml``.
+Each repeat ``OUT/r<i>`` of ``run --repeats N`` is validated on its own sync run (and T3 on its own tp-none run,
+:mod:`densing.overlap.sublayers`); :func:`error_summary` sums the errors up across repeats. Every comparison is of
+*profiled* steps (:func:`profiler_overhead` puts the unprofiled step beside it). Each strategy's validation model is
+its ``predict_run_s`` (:mod:`densing.overlap.strategies`); a run's strategy is read from its ``run.yaml``.
 """
 from __future__ import annotations
 
@@ -54,7 +53,6 @@ def calibrate_run(sync_dir: str | Path) -> RunCalibration:
     if cfg.get("strategy") != "sync":
         raise InputError(f"{sync_dir / 'run.yaml'}: config.strategy: expected 'sync' for calibration, "
                          f"got {cfg.get('strategy')!r}")
-    # per (rank, step): the phases' durations and the ProfilerStep's (s); and the collectives
     ann = annotation_frame(sync_dir, PHASES)
     ann = ann[ann["step"] >= 0]
     phases = ann[ann["name"].isin(PHASES)].pivot_table(index=["rank", "step"], columns="name",
@@ -71,14 +69,12 @@ def calibrate_run(sync_dir: str | Path) -> RunCalibration:
     phases["fastest_s"] = phases["step"].map(coll.groupby("step")["duration_s"].min())
     if phases[["collective_s", "fastest_s"]].isna().any().any():
         raise InputError(f"{sync_dir}: a profiled step without its gloo:all_reduce")
-    # means, not medians: a step is the sum of its phases, and means add up
-    mean = phases.mean(numeric_only=True)
+    mean = phases.mean(numeric_only=True)  # means, not medians: a step is the sum of its phases, and means add up
     overhead = float(mean["step_time_us"] - mean[["forward", "backward", "allreduce", "optimizer"]].sum())
     copy = float(mean["allreduce"] - mean["collective_s"])
     allreduce = float(mean["fastest_s"])
     skew = float(mean["collective_s"] - mean["fastest_s"])
-    # CPU share: CPU seconds the process spends in the blocking all-reduce over the transfer time
-    # (fastest rank per step, all steps of the run: unprofiled steps are measured too)
+    # CPU share u: fastest rank per step, all steps of the run (unprofiled steps are measured too)
     m = metrics.dropna(subset=["allreduce_wall_s", "allreduce_cpu_s"])
     if m.empty:
         raise InputError(f"{sync_dir / 'metrics.csv'}: no allreduce_wall_s/allreduce_cpu_s values")
@@ -98,9 +94,8 @@ def calibrate_run(sync_dir: str | Path) -> RunCalibration:
 
 def validate(sync_dir: str | Path, *run_dirs: str | Path) -> tuple[RunCalibration, pd.DataFrame]:
     """Calibrate on ``sync_dir`` and predict the step time of each run in ``run_dirs`` with the validation model of
-    the strategy its ``run.yaml`` names. Returns the calibration and a table: strategy, measured_ms, predicted_ms
-    (with contention), error_pct = 100·(predicted − measured)/measured, and the same without contention; the first
-    row is the sync run itself (its phases add up to its step: error 0)."""
+    the strategy its ``run.yaml`` names: the calibration and a table (:func:`_table`) whose first row is the sync run
+    itself (its phases add up to its step: error 0)."""
     from densing.overlap.strategies.registry import get
 
     cal = calibrate_run(sync_dir)
@@ -121,12 +116,20 @@ def validate(sync_dir: str | Path, *run_dirs: str | Path) -> tuple[RunCalibratio
         pred, free = strategy.predict_run_s(cal, cfg, True), strategy.predict_run_s(cal, cfg, False)
         rows.append({"strategy": strategy.name, "run": str(run_dir), "measured_ms": measured_step_s(run_dir) * 1e3,
                      "predicted_ms": pred * 1e3, "predicted_no_contention_ms": free * 1e3})
+    return cal, _table(rows)
+
+
+_COLUMNS = ["strategy", "measured_ms", "predicted_ms", "error_pct", "predicted_no_contention_ms",
+            "error_no_contention_pct", "run"]
+
+
+def _table(rows: list[dict]) -> pd.DataFrame:
+    """``rows`` with error_pct = 100·(predicted − measured)/measured, with and without contention, in
+    :data:`_COLUMNS`' order (then any other column)."""
     frame = pd.DataFrame(rows)
-    frame["error_pct"] = 100.0 * (frame["predicted_ms"] - frame["measured_ms"]) / frame["measured_ms"]
-    frame["error_no_contention_pct"] = (100.0 * (frame["predicted_no_contention_ms"] - frame["measured_ms"])
-                                        / frame["measured_ms"])
-    return cal, frame[["strategy", "measured_ms", "predicted_ms", "error_pct", "predicted_no_contention_ms",
-                       "error_no_contention_pct", "run"]]
+    for predicted, error in (("predicted_ms", "error_pct"), ("predicted_no_contention_ms", "error_no_contention_pct")):
+        frame[error] = 100.0 * (frame[predicted] - frame["measured_ms"]) / frame["measured_ms"]
+    return frame[_COLUMNS + [c for c in frame.columns if c not in _COLUMNS]]
 
 
 def profiler_overhead(run_dir: str | Path) -> dict:
@@ -182,12 +185,9 @@ def validate_root(root: str | Path, contention: float | None = None) -> "pd.Data
         frames.append(validate(root / "sync", *others)[1])
     if tensor_parallel:
         gamma, predicted_us, free_us = predict_t3(root / "tp-none", root / "tp-chunked", contention)
-        predicted, free, measured = predicted_us / 1e3, free_us / 1e3, measured_step_s(root / "tp-chunked") * 1e3
-        frames.append(pd.DataFrame([{
-            "strategy": "t3", "measured_ms": measured, "predicted_ms": predicted,
-            "error_pct": 100.0 * (predicted - measured) / measured,
-            "predicted_no_contention_ms": free, "error_no_contention_pct": 100.0 * (free - measured) / measured,
-            "run": str(root / "tp-chunked"), "contention": gamma}]))
+        frames.append(_table([{"strategy": "t3", "measured_ms": measured_step_s(root / "tp-chunked") * 1e3,
+                               "predicted_ms": predicted_us / 1e3, "predicted_no_contention_ms": free_us / 1e3,
+                               "run": str(root / "tp-chunked"), "contention": gamma}]))
     if not frames:
         raise InputError(f"{root}: no sync run and no tp-none + tp-chunked pair to validate")
     frame = pd.concat(frames, ignore_index=True)

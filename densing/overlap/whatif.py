@@ -111,16 +111,14 @@ def calibrate(source: str | Path | Iterable[RankTrace], model_params: float | No
 def calibration_warnings(calibration: Calibration) -> list[str]:
     """Why a calibration's predictions should not be read as meaningful (one line each)."""
     c = calibration.compute_time_per_step_us
-    if not c >= MIN_COMPUTE_US:
-        return [f"compute_time_per_step_us: {c:.3g} µs per step is below {MIN_COMPUTE_US:g} µs — the trace "
-                f"holds no real training step; scaling efficiency is not reported (NaN)"]
-    return []
+    return [] if c >= MIN_COMPUTE_US else [f"compute_time_per_step_us: {c:.3g} µs per step is below "
+                                           f"{MIN_COMPUTE_US:g} µs — the trace holds no real training step; scaling "
+                                           "efficiency is not reported (NaN)"]
 
 
 def idle_note(calibration: Calibration) -> str:
-    """What every predicted step leaves out: the measured step's idle time (no kernel running), its share of the
-    step. A prediction is compute and communication alone, as HTA's what-if, so a trace mostly idle (a step of 220 ms,
-    78% idle) is predicted far below its measured step."""
+    """What every predicted step leaves out: the measured step's idle time (no kernel running) and its share of the
+    step (a prediction is compute and communication alone, as HTA's what-if)."""
     from densing.numbers import format_number, time_unit
 
     idle, step = calibration.idle_time_per_step_us, calibration.step_time_us
@@ -151,9 +149,8 @@ def predict(calibration: Calibration, workers: Sequence[int] = (1, 2, 4, 8, 16, 
              bucket_bytes=bucket_bytes, backward_fraction=backward_fraction)
     chosen = [get(s, "whatif") for s in (names("whatif") if strategies is None else strategies)]
     meaningful = not calibration_warnings(calibration)
-    compute_s = calibration.compute_time_per_step_us * 1e-6
+    compute_s, latency_s = calibration.compute_time_per_step_us * 1e-6, latency_us * 1e-6
     nbytes = calibration.comm_bytes_per_step
-    latency_s = latency_us * 1e-6
     rows = []
     for gbps in bandwidths_gbps:
         bw = gbps * 1e9 / 8.0
