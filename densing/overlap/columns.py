@@ -24,12 +24,7 @@ from densing.impossible import MAX_TRACE_US, first_impossible
 def sorted_unique(values: np.ndarray) -> np.ndarray:
     """``np.unique(values)`` for a plain array: sorts and keeps each first occurrence."""
     ordered = np.sort(values, kind="stable")
-    if ordered.size < 2:
-        return ordered
-    keep = np.empty(ordered.size, dtype=bool)
-    keep[0] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
-    return ordered[keep]
+    return ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))] if ordered.size > 1 else ordered
 
 
 def isin_codes(values: np.ndarray, codes) -> np.ndarray:
@@ -103,8 +98,7 @@ class _Names:
         return list(self.lookup)
 
     def codes(self, names: list) -> tuple[np.ndarray, list, np.ndarray]:
-        """Global codes of ``names`` (``None``, an absent name, is ""), the batch's unique names
-        and the local code of each row into them."""
+        """Global codes of ``names`` (``None``, absent, is ""), the batch's unique names and each row's local code."""
         local = {name: i for i, name in enumerate(dict.fromkeys(names))}
         setdefault, lookup = self.lookup.setdefault, self.lookup
         uniques = ["" if u is None else u for u in local]
@@ -256,8 +250,7 @@ _THREAD_CODE_BASE = -(1 << 62)  # codes for thread ids that are not integers (ne
 
 
 class OpColumns(_Names):
-    """CPU-trace rows (see the module docstring): ts and end (µs, float, absolute), thread id,
-    name code and category code (:data:`CAT_CPU_OP`, :data:`CAT_USER_ANNOTATION`, :data:`CAT_OTHER`).
+    """CPU-trace rows: ts and end (µs, float, absolute), thread id, name code and category code (``CAT_*``);
     ``stream_rows`` counts events with an ``args.stream`` (GPU kernels)."""
 
     DTYPES = {"ts": np.float64, "end": np.float64, "tid": np.int64, "name_code": np.int32, "cat": np.int8}

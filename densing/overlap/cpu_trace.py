@@ -76,8 +76,7 @@ def cpu_rank(path, cols: OpColumns, info: DecodeInfo, default_rank: int) -> CpuR
     if cols.events == 0:
         raise TraceError(f"{path}: no traceEvents")
     job = info.checked(path, default_rank)
-    world = 1 if job.world_size is None else job.world_size
-    return CpuRank(str(path), job.rank, world, cols.column("ts"), cols.column("end"), cols.column("tid"),
+    return CpuRank(str(path), job.rank, job.world_size or 1, cols.column("ts"), cols.column("end"), cols.column("tid"),
                    cols.column("name_code"), cols.names, cols.column("cat"), cols.stream_rows, job)
 
 
@@ -89,9 +88,8 @@ def _steps(c: CpuRank):
     """The ProfilerStep annotations, sorted by start: (absolute start, end, number)."""
     sel = (c.cat == CAT_USER_ANNOTATION) & _name_mask(c, lambda n: n.startswith("ProfilerStep#"))
     number = np.array([int(STEP_RE.match(c.names[k]).group(1)) for k in c.name_code[sel].tolist()], dtype=np.int64)
-    st_ts, st_end = c.ts[sel], c.end[sel]
-    o = np.argsort(st_ts, kind="stable")
-    return st_ts[o], st_end[o], number[o]
+    o = np.argsort(c.ts[sel], kind="stable")
+    return c.ts[sel][o], c.end[sel][o], number[o]
 
 
 def to_rank_trace(c: CpuRank, origin: float) -> RankTrace:
@@ -127,17 +125,15 @@ def to_rank_trace(c: CpuRank, origin: float) -> RankTrace:
 
     st_ts, st_end, step_num = _steps(c)
     st_ts, st_end = st_ts - origin, st_end - origin
-    k_step = step_containing(start, st_ts, st_end, step_num)
 
     unique, code = np.unique(label.astype(str), return_inverse=True)
-    return RankTrace(
-        path=c.path, rank=c.rank, world_size=c.world_size, time_origin_us=float(origin),
-        kernel_start_us=start, kernel_end_us=stop, kernel_category=category, kernel_lane=lane,
-        kernel_name_code=code.astype(np.int32), kernel_names=tuple(str(u) for u in unique),
-        kernel_step=k_step, kernel_comm_bytes=np.full(start.shape, math.nan),
-        step_number=step_num, step_start_us=st_ts, step_end_us=st_end,
-        step_names_seen=frozenset(f"ProfilerStep#{n}" for n in step_num), lane_kind=LANE_THREAD,
-    )
+    return RankTrace(path=c.path, rank=c.rank, world_size=c.world_size, time_origin_us=float(origin),
+                     kernel_start_us=start, kernel_end_us=stop, kernel_category=category, kernel_lane=lane,
+                     kernel_name_code=code.astype(np.int32), kernel_names=tuple(str(u) for u in unique),
+                     kernel_step=step_containing(start, st_ts, st_end, step_num),
+                     kernel_comm_bytes=np.full(start.shape, math.nan), step_number=step_num, step_start_us=st_ts,
+                     step_end_us=st_end, step_names_seen=frozenset(f"ProfilerStep#{n}" for n in step_num),
+                     lane_kind=LANE_THREAD)
 
 
 def set_origin(ranks: list[CpuRank]) -> float:
@@ -146,12 +142,10 @@ def set_origin(ranks: list[CpuRank]) -> float:
 
 
 def annotation_rows(c: CpuRank, names: tuple[str, ...], origin: float) -> list[dict]:
-    """One rank's ``user_annotation`` events named in ``names`` and its ``gloo:*`` collectives
-    (see :func:`annotation_frame`)."""
-    st_ts, st_end, step_num = _steps(c)
+    """One rank's ``user_annotation`` events named in ``names`` and ``gloo:*`` collectives (``annotation_frame``)."""
     wanted = set(names)
-    sel = ((c.cat == CAT_USER_ANNOTATION) & _name_mask(c, wanted.__contains__)) | _name_mask(c, is_collective)
-    idx = np.flatnonzero(sel)
-    steps = step_containing(c.ts[idx], st_ts, st_end, step_num)
+    idx = np.flatnonzero(((c.cat == CAT_USER_ANNOTATION) & _name_mask(c, wanted.__contains__))
+                         | _name_mask(c, is_collective))
+    steps = step_containing(c.ts[idx], *_steps(c))
     return [{"rank": c.rank, "step": int(s), "name": c.names[k], "start_us": t - origin, "duration_us": e - t}
             for s, k, t, e in zip(steps.tolist(), c.name_code[idx].tolist(), c.ts[idx].tolist(), c.end[idx].tolist())]

@@ -57,8 +57,7 @@ def breakdown(start_us: np.ndarray, end_us: np.ndarray, category: np.ndarray) ->
     if start_us.size == 0:
         return {k: math.nan for k in RANK_COLUMNS if k not in ("rank", "world_size")} | {"kernel_count": 0}
     ms, me = merge_intervals(start_us, end_us)
-    comm = category == COMMUNICATION
-    comp = category == COMPUTATION
+    comm, comp = category == COMMUNICATION, category == COMPUTATION
     return breakdown_row(int(start_us.size), float(me[-1] - ms[0]), float(me.sum() - ms.sum()),
                          union_length(start_us[comp], end_us[comp]), union_length(start_us[comm], end_us[comm]),
                          intersection_length(start_us[comm], end_us[comm], start_us[comp], end_us[comp]))
@@ -145,18 +144,13 @@ def step_skew(steps: "pd.DataFrame", straggler_threshold_pct: float = 5.0) -> "p
     for step, g in steps.groupby("step", sort=True):
         times = g["step_time_us"].to_numpy()
         median = float(np.median(times))
-        slowest = g.iloc[int(np.argmax(times))]
         excess = 100.0 * (times.max() / median - 1.0) if median > 0 else math.nan
-        out.append({
-            "step": int(step), "ranks": int(len(g)), "min_step_time_us": float(times.min()),
-            "median_step_time_us": median, "max_step_time_us": float(times.max()),
-            "skew_us": float(times.max() - times.min()), "slowest_rank": int(slowest["rank"]),
-            "slowest_excess_pct": excess,
-            "straggler": bool(len(g) > 1 and excess > straggler_threshold_pct),
-        })
-    return pd.DataFrame(out, columns=["step", "ranks", "min_step_time_us", "median_step_time_us",
-                                      "max_step_time_us", "skew_us", "slowest_rank",
-                                      "slowest_excess_pct", "straggler"])
+        out.append({"step": int(step), "ranks": int(len(g)), "min_step_time_us": float(times.min()),
+                    "median_step_time_us": median, "max_step_time_us": float(times.max()),
+                    "skew_us": float(times.max() - times.min()), "slowest_rank": int(g["rank"].iloc[times.argmax()]),
+                    "slowest_excess_pct": excess, "straggler": bool(len(g) > 1 and excess > straggler_threshold_pct)})
+    return pd.DataFrame(out, columns=["step", "ranks", "min_step_time_us", "median_step_time_us", "max_step_time_us",
+                                      "skew_us", "slowest_rank", "slowest_excess_pct", "straggler"])
 
 
 @validate_params(COMPARE_CONSTRAINTS)

@@ -261,7 +261,7 @@ def stream_rank_row(path: str | Path, rules: str = DEFAULT_KERNEL_RULES, batch_b
         sums.window(np.empty(0), np.empty(0), np.empty(0, dtype=np.int8), np.empty(0), math.inf, np.empty(0, np.int64))
         if sums.count == 0:
             raise NoGpuKernelsError(f"{path}: no GPU kernels (events with args.stream) in the analysed steps")
-        return sums.row(job.rank, 1 if job.world_size is None else job.world_size)
+        return sums.row(job.rank, job.world_size or 1)
     except OSError as exc:  # the scratch's disk full or gone; the trace's own read errors keep their words
         if exc.filename is not None and Path(exc.filename) == path:
             raise
