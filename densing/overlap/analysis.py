@@ -43,8 +43,7 @@ def _pick(path, outcomes: list[RankOutcome], kind: str) -> tuple[list[dict], lis
 
 def set_rows(path: str | Path, scheduler="auto", workers: int | None = None,
              rules: str = DEFAULT_KERNEL_RULES, steps: bool = True) -> tuple[list[dict], list[dict]]:
-    """The set's rank rows and step rows (none without ``steps``), sorted by rank; ``scheduler`` (or an engine) and
-    ``rules`` as :func:`densing.overlap.trace.read_traces` takes them."""
+    """The set's rank rows and step rows (none without ``steps``) by rank; arguments as ``read_traces`` takes them."""
     check_rules(rules)
     files = trace_files(path)
     rank_outcome = partial(rank_job, rules=rules, steps=steps)
@@ -112,8 +111,7 @@ def analyze(source: str | Path | Iterable[RankTrace], scheduler: str = "auto", w
 @validate_params(ANALYZE_CONSTRAINTS)
 def analyze_steps(source: str | Path | Iterable[RankTrace], scheduler: str = "auto",
                   workers: int | None = None, rules: str = DEFAULT_KERNEL_RULES) -> "pd.DataFrame":
-    """Per (rank, ProfilerStep) breakdown; a kernel belongs to the step its launch falls in
-    (:func:`densing.overlap.metrics.rank_step_rows`)."""
+    """Per (rank, ProfilerStep) breakdown; a kernel belongs to the step its launch falls in (``rank_step_rows``)."""
     import pandas as pd
 
     rows = (set_rows(source, scheduler, workers, rules)[1] if isinstance(source, (str, Path))

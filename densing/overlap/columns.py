@@ -83,8 +83,7 @@ def indices(items: list, value) -> list[int]:
 
 
 class _Names:
-    """A file-wide name table (codes of names, batch by batch) and the columns' parts (one list per column of
-    ``DTYPES``), with the counts of events both collectors keep."""
+    """A file-wide name table, the parts of each column of ``DTYPES`` and the event counts both collectors keep."""
 
     DTYPES: dict = {}
 
@@ -111,8 +110,7 @@ class _Names:
         return np.concatenate(parts) if parts else np.empty(0, dtype=self.DTYPES[name])
 
     def extend(self, other: "_Names", **mapped) -> None:
-        """Append ``other``'s rows (decoded from a later part of the same file; ``mapped``: a column's parts to
-        append instead of ``other``'s) and its counts."""
+        """Append the rows and counts of a later part of the file (``mapped``: parts to take instead of its own)."""
         setdefault, lookup = self.lookup.setdefault, self.lookup  # each of other's codes → the same name's here
         to_self = np.fromiter((setdefault(name, len(lookup)) for name in other.lookup), dtype=np.int32,
                               count=len(other.lookup))
@@ -293,8 +291,7 @@ class OpColumns(_Names):
 
 
 def refuse_impossible(ts: np.ndarray, dur: np.ndarray, names: list) -> None:
-    """TraceError naming the first event whose timestamp or duration cannot be real
-    (:data:`densing.impossible.IMPOSSIBLE`: NaN, infinite, negative, longer than 10 years, beyond 64 bits)."""
+    """TraceError naming the first event whose ts or dur cannot be real (:data:`densing.impossible.IMPOSSIBLE`)."""
     for field, values in (("ts", ts), ("dur", dur)):
         if (found := first_impossible(field, values)) is not None:
             i, why, count = found

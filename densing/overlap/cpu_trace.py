@@ -71,8 +71,7 @@ class CpuRank:
 
 
 def cpu_rank(path, cols: OpColumns, info: DecodeInfo, default_rank: int) -> CpuRank:
-    """The events of one decoded CPU-trace file; rank and world size from ``distributedInfo``, checked
-    (:meth:`~densing.overlap.kineto.DecodeInfo.checked`)."""
+    """The events of one decoded CPU-trace file; rank and world size from ``distributedInfo`` (checked)."""
     if cols.events == 0:
         raise TraceError(f"{path}: no traceEvents")
     job = info.checked(path, default_rank)

@@ -267,8 +267,7 @@ def borrowed(scheduler, files: list[Path], workers: int | None = None):
 
 
 def make_engine(scheduler: str, files: list[Path], workers: int | None = None):
-    """The engine for ``--scheduler``: ``auto`` (module docstring), ``serial``, ``processes`` (local processes),
-    ``local`` (a local Dask cluster) or a scheduler ADDRESS."""
+    """The engine for ``--scheduler``: ``auto``, ``serial``, ``processes``, ``local`` (Dask) or a scheduler ADDRESS."""
     if scheduler == "serial":
         return SerialEngine()
     if scheduler in ("processes", "local"):

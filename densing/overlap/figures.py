@@ -109,8 +109,7 @@ def whatif_figure(df: pd.DataFrame) -> go.Figure:
 
 @validate_params({"frames": [Runs()]})
 def runs_figure(frames: dict[str, pd.DataFrame]) -> go.Figure:
-    """Several runs side by side (e.g. sync, ddp, co2): per run and rank, stacked compute / non-compute / idle %
-    (hover: :func:`_stacked`)."""
+    """Several runs side by side: per run and rank, stacked compute / non-compute / idle % (:func:`_stacked`)."""
     x = [[name for name, df in frames.items() for _ in range(len(df))],
          [f"rank {r}" for df in frames.values() for r in df["rank"]]]
     fig = _stacked(x, list(frames.values()))
@@ -120,8 +119,7 @@ def runs_figure(frames: dict[str, pd.DataFrame]) -> go.Figure:
 
 
 def _run_sets(trace_dir: Path) -> dict[str, list[RankTrace]]:
-    """The traces of each sub-folder holding trace files (a 'densing overlap run' output), by its name, when
-    ``trace_dir`` has none."""
+    """Each trace-holding sub-folder's traces by name (a 'densing overlap run' output), if ``trace_dir`` has none."""
     if not trace_dir.is_dir() or any(f.name.endswith((".json", ".json.gz")) for f in trace_dir.iterdir()):
         return {}
     return {d.name: read_traces(d) for d in sorted(trace_dir.iterdir())
@@ -134,8 +132,7 @@ OVERLAP_TABLE_COLUMNS = {"comm_comp_overlap_pct": "overlap %", "exposed_comm_us"
 
 
 def overlap_table(trace_dir: str | Path) -> pd.DataFrame:
-    """One row per run (strategy) and rank: the numbers behind the report's overlap figures
-    (:data:`OVERLAP_TABLE_COLUMNS` of ``analyze``)."""
+    """One row per run (strategy) and rank: the report's overlap numbers (:data:`OVERLAP_TABLE_COLUMNS`)."""
     sets = _run_sets(Path(trace_dir)) or {Path(trace_dir).name: read_traces(trace_dir)}
     frames = {name: analyze(traces) for name, traces in sets.items()}
     return pd.concat([pd.DataFrame({"run": name, "rank": frame["rank"], **{

@@ -78,10 +78,9 @@ def read_whole(path: Path) -> bytes:
 
 
 def expected_size(path: Path) -> int:
-    """The file's decompressed size as a hint for planning reads: its size, or for gzip the trailer's ISIZE (mod
-    2**32) — exact for a single-member gzip under 4 GiB, the last member's size for a multi-member one. Callers use
-    it to choose whole or piecewise reads and where to split; the last part always runs to the end of the file, so an
-    underestimate costs memory, never data."""
+    """The file's decompressed size, a hint for planning reads: its size, or a gzip trailer's ISIZE (mod 2**32; a
+    multi-member gzip's last member's). The last part of a split always runs to the end: an underestimate costs
+    memory, never data."""
     with _reading(path):
         size = path.stat().st_size
         if not is_gzip(path) or size < 18:

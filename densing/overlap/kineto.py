@@ -27,10 +27,9 @@ BATCH_BYTES = 8 << 20  # decompressed bytes decoded at a time when a file is str
 
 
 class Unsplittable(Exception):
-    """The events array could not be cut here (compact one-line JSON has no cut points); decode the document whole.
-
-    Kineto writes one event per block: ``},\n`` closes an event and, after whitespace, ``{`` opens the next. A newline
-    cannot occur inside a JSON string, so such a place is always a boundary between two events of the array."""
+    """The events array could not be cut here (compact JSON has no cut points); decode the document whole. Kineto
+    writes ``},\n`` then whitespace and ``{`` between events; a newline cannot occur inside a JSON string, so such a
+    place is always a boundary between two events."""
 
 
 def events_start(buf) -> int:
@@ -182,9 +181,10 @@ def _decode(data, kind: str, mode: int, whole: bool):
     return decoders[last][0 if whole else 1].decode(data), last
 
 
-def _add(cols, events: list, kind: str, mode: int) -> None:
-    _, _, tolerant, float_ts = _DECODERS[kind][mode]
-    cols.add(events, tolerant, float_ts)
+def _add(cols, events: list, kind: str, mode: int):
+    """``cols`` with ``events`` (decoded in ``mode``) added."""
+    cols.add(events, *_DECODERS[kind][mode][2:])
+    return cols
 
 
 def _decode_doc(data, kind: str, path: Path, mode: int = 0):
@@ -217,10 +217,7 @@ def event_batches(pieces: Iterable[bytes], path: Path, kind: str = GPU,
         searched = len(buf)
         if cut < 0:
             continue
-        # decode buf[0:cut + 2] in place as "[ {...}, ... {...} ]": overwrite the "," after the
-        # last event with "]" (buf[0] is "[" or whitespace turned into "[")
-        buf[0] = 0x5B
-        buf[cut + 1] = 0x5D
+        buf[0], buf[cut + 1] = 0x5B, 0x5D  # buf[:cut + 2] decoded in place as "[{...}, … {...}]" ("," → "]")
         try:
             with memoryview(buf) as view:
                 events, mode = _decode(view[:cut + 2], kind, mode, whole=False)
@@ -248,14 +245,11 @@ def decode_stream(pieces: Iterable[bytes], path: Path, kind: str = GPU, batch_by
 
 
 def decode_file(path: Path, kind: str = GPU, batch_bytes: int = BATCH_BYTES):
-    """Columns and info of one trace file: decoded whole up to ``batch_bytes`` decompressed, else streamed in batches
-    of that size (memory bounded by one batch) unless it cannot be."""
+    """Columns and info of one file: decoded whole up to ``batch_bytes`` decompressed, else streamed if it can be."""
     if expected_size(path) > batch_bytes:
         try:
             return decode_stream(read_pieces(path), path, kind, batch_bytes)
         except Unsplittable:
             pass
     doc, mode = _decode_doc(read_whole(path), kind, path)
-    cols = _COLUMNS[kind]()
-    _add(cols, doc.traceEvents or [], kind, mode)
-    return cols, doc.distributedInfo or DecodeInfo()
+    return _add(_COLUMNS[kind](), doc.traceEvents or [], kind, mode), doc.distributedInfo or DecodeInfo()

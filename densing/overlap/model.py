@@ -53,10 +53,9 @@ class NoGpuKernelsError(TraceError):
 
 @functools.cache
 def kernel_category(name: str, rules: str = DEFAULT_KERNEL_RULES) -> int:
-    """Classify a GPU kernel name as HTA 0.5.0 ``get_kernel_type`` does (``rules="hta"``), or as traceinsight
-    0.6.1's does (``rules="traceinsight"``): communication if its communication pattern matches (checked first, so
-    ``hipMemcpy…`` is communication under traceinsight), else memory if its memory pattern matches, else other if its
-    not-computation pattern matches, else computation (the patterns: ``_PATTERNS``). Each answer is kept."""
+    """Classify a GPU kernel name as HTA 0.5.0 ``get_kernel_type`` does (``rules="hta"``), or traceinsight 0.6.1's
+    (``"traceinsight"``): the first of communication, memory and other whose pattern (``_PATTERNS``) matches (so
+    ``hipMemcpy…`` is communication under traceinsight), else computation. Each answer is kept."""
     check_rules(rules)
     return next((c for c, p in zip((COMMUNICATION, MEMORY, OTHER), _PATTERNS[rules]) if p.match(name)), COMPUTATION)
 

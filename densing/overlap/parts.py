@@ -18,23 +18,17 @@ from typing import Iterator
 from densing.overlap.gzipio import expected_size, read_pieces
 from densing.overlap.kineto import GPU, Unsplittable, cut_before, decode_stream, events_start
 
-_OPEN = b'{"traceEvents": ['
-_CLOSE = b"]}"
-
 
 class _Stream:
     """The decompressed file as a growing buffer of which only a window is kept."""
 
     def __init__(self, path: Path):
-        self.pieces = read_pieces(path)
-        self.buf = bytearray()
-        self.offset = 0  # stream position of buf[0]
+        self.pieces, self.buf, self.offset = read_pieces(path), bytearray(), 0  # offset: stream position of buf[0]
 
     def more(self) -> bool:
-        for piece in self.pieces:
+        if (piece := next(self.pieces, None)) is not None:
             self.buf += piece
-            return True
-        return False
+        return piece is not None
 
     def boundary(self, target: int) -> tuple[int, int]:
         """The first event boundary at or after stream position ``target``: ``(cut, nxt)``."""
@@ -58,13 +52,8 @@ def part_pieces(path: Path, part: int, parts: int) -> Iterator[bytes]:
     head = bytes(stream.buf[:bracket + 1])  # up to and including "["
     size = expected_size(path)
     targets = [bracket + k * (size - bracket) // parts for k in range(parts)]  # t_k (module docstring)
-    if part == 0:
-        start = bracket + 1
-        yield head
-    else:
-        _, nxt = stream.boundary(max(targets[part], bracket + 1))
-        start = nxt
-        yield head if part == parts - 1 else _OPEN
+    start = bracket + 1 if part == 0 else stream.boundary(max(targets[part], bracket + 1))[1]
+    yield head if part in (0, parts - 1) else b'{"traceEvents": ['
     del stream.buf[:start - stream.offset]  # (start is never before the buffer's first byte)
     stream.offset = start
     if part == parts - 1:  # to the end of the document
@@ -81,11 +70,10 @@ def part_pieces(path: Path, part: int, parts: int) -> Iterator[bytes]:
         if not stream.more():
             raise Unsplittable
     yield bytes(stream.buf[:cut + 1 - stream.offset])  # up to the "}" that closes the part's last event
-    yield _CLOSE
+    yield b"]}"
 
 
 def decode_part(path: str | Path, part: int, parts: int, kind: str = GPU):
-    """Columns and info of part ``part`` of ``parts`` of one file (the info is None for all parts but the last).
-    Raises Unsplittable when the file cannot be cut so."""
+    """Columns and info (None but for the last part) of part ``part`` of ``parts`` of one file, or Unsplittable."""
     path = Path(path)
     return decode_stream(part_pieces(path, part, parts), path, kind)

@@ -1,12 +1,11 @@
 """Per-rank work, run where a rank's file is decoded (:mod:`densing.overlap.engine`): the file's rows (decode, HTA's
 selection, the metrics) and the few facts the set's rules need; never events.
 
-The set-wide rules need two facts of every rank: its ``ProfilerStep`` names (HTA filters the last step when the set
-has two or more) and its first timestamp (ranks are aligned on the set's earliest event). A rank with two or more
-step names knows the first rule's answer; a rank with fewer computes its rows both ways and the driver picks one.
-The alignment only shifts times, and the metrics are sums and differences of times on the trace's own grid (whole
-µs for GPU traces, the timestamps' float grid for CPU traces), which are exact, so a rank's rows are computed from
-its own first event (``tools/overlap_same_output.py`` and ``tests/overlap/test_engine.py`` check it).
+The set's rules need two facts of every rank: its ``ProfilerStep`` names (HTA filters the last step when the set has
+two or more: a rank with fewer computes its rows both ways and the driver picks one) and its first timestamp. The
+alignment on the set's earliest event only shifts times, and the metrics are sums and differences of times on the
+trace's own grid, which are exact, so a rank's rows are computed from its own first event
+(``tools/overlap_same_output.py`` and ``tests/overlap/test_engine.py`` check it).
 """
 from __future__ import annotations
 

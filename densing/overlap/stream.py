@@ -61,8 +61,7 @@ class _Scratch:
             raise InputError(f"{folder or tempfile.gettempdir()}: cannot make the streaming scratch folder here "
                              f"({exc.strerror or type(exc).__name__}); set DENSING_SCRATCH to a writable "
                              "folder") from None
-        self.window_us, self.pending, self.pending_rows = window_us, {}, 0
-        self.windows: set[int] = set()
+        self.window_us, self.pending, self.pending_rows, self.windows = window_us, {}, 0, set()
         self.cpu = (self.dir / "cpu.bin").open("ab")
 
     def add(self, keys: np.ndarray, rows: np.ndarray) -> None:
@@ -115,8 +114,7 @@ class _Pass:
         t.add_facts(cols)
         if not cols.parts["ts"]:
             return
-        names = cols.names
-        ts = cols.column("ts")
+        names, ts = cols.names, cols.column("ts")
         ts_i = ts if ts.dtype == np.int64 else np.zeros(ts.size, dtype=np.int64)
         ts_f = ts if ts.dtype == np.float64 else np.full(ts.size, np.nan)
         stream, corr, code = cols.column("stream"), cols.column("correlation"), cols.column("name_code")
@@ -232,8 +230,7 @@ def stream_rank_row(path: str | Path, rules: str = DEFAULT_KERNEL_RULES, batch_b
         try:
             info = None
             for events, mode, info in event_batches(read_pieces(path), path, GPU, batch_bytes):
-                cols = KernelColumns()
-                _add(cols, events, GPU, mode)
+                cols = _add(KernelColumns(), events, GPU, mode)
                 del events
                 p.batch(cols)
             p.scratch.flush()

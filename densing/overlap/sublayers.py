@@ -78,8 +78,7 @@ def gemm_contention(gemm_start, gemm_end, coll_start, coll_end) -> dict:
 
 
 def sublayer_table(run_dir: str | Path) -> "pd.DataFrame":
-    """One row per (rank, sublayer) of a tp run: times per step (µs, means over the profiled
-    steps) and the measured contention of its producer GEMM (see the module docstring)."""
+    """Per (rank, sublayer) of a tp run: µs per profiled step and its producer GEMM's contention (module docstring)."""
     import pandas as pd
 
     from densing.overlap.trace import annotation_frame

@@ -41,8 +41,7 @@ def trace_files(path: str | Path) -> list[Path]:
 
 
 def sniff_kind(files: list[Path]) -> str:
-    """CPU when the first file's ``distributedInfo.backend`` (in its first 64 KiB, where Kineto writes it) is
-    ``gloo``, else GPU."""
+    """CPU when the first file's ``distributedInfo.backend`` (in its first 64 KiB) is ``gloo``, else GPU."""
     m = _BACKEND_RE.search(read_head(files[0]))
     return CPU if m and m.group(1) == b"gloo" else GPU
 
@@ -52,11 +51,9 @@ def run_ranks(files: list[Path], kind: str, engine, job=decode_rank, split_min_b
     With fewer files than workers, a file of at least ``split_min_bytes`` (decompressed) is cut into that many part
     jobs (:func:`densing.overlap.ranks.part_columns`) that feed its job."""
     split = engine.workers if len(files) < engine.workers else 1
-    jobs = []
-    for i, f in enumerate(files):
-        parts = split if split > 1 and expected_size(f) >= split_min_bytes else 0
-        jobs.append(Job(job, (f, i, kind, *(Job(part_columns, (f, k, parts, kind)) for k in range(parts)))))
-    return engine.run(jobs)
+    parts = [split if split > 1 and expected_size(f) >= split_min_bytes else 0 for f in files]
+    return engine.run([Job(job, (f, i, kind, *(Job(part_columns, (f, k, n, kind)) for k in range(n))))
+                       for i, (f, n) in enumerate(zip(files, parts))])
 
 
 def decode_ranks(files: list[Path], kind: str, engine) -> list:
@@ -84,8 +81,7 @@ def check_ranks(path, ranks: list) -> None:
 
 def set_traces(path, ranks: list[DecodedRank] | list[CpuRank], kind: str,
                rules: str = DEFAULT_KERNEL_RULES) -> list[RankTrace]:
-    """The set's RankTraces, by rank, times from the set's earliest event, under HTA's rules (GPU) or the CPU-side
-    definitions (:mod:`densing.overlap.cpu_trace`)."""
+    """The set's RankTraces by rank, times from its earliest event, under HTA's rules or :mod:`.cpu_trace`'s."""
     check_ranks(path, ranks)
     if kind == CPU:
         origin = set_origin(ranks)
@@ -101,10 +97,9 @@ def read_traces(path: str | Path, scheduler: str = "auto", workers: int | None =
                 rules: str = DEFAULT_KERNEL_RULES) -> list[RankTrace]:
     """Read one trace file or a directory of per-rank files; one :class:`RankTrace` per rank.
 
-    Ranks come from ``distributedInfo.rank`` (else the file's position); times are µs relative to the earliest kept
-    event of the whole set (HTA ``_align_all_ranks``). ``scheduler`` says where the files are decoded
-    (:func:`densing.overlap.engine.make_engine`); ``rules`` whose kernel categories
-    (:data:`~densing.overlap.model.KERNEL_RULES`).
+    Ranks come from ``distributedInfo.rank`` (else the file's position); times are µs from the earliest kept event of
+    the set (HTA ``_align_all_ranks``). ``scheduler``: where the files are decoded
+    (:func:`densing.overlap.engine.make_engine`); ``rules``: whose kernel categories (:data:`.KERNEL_RULES`).
     """
     check_rules(rules)
     files = trace_files(path)
@@ -114,10 +109,10 @@ def read_traces(path: str | Path, scheduler: str = "auto", workers: int | None =
 
 
 def read_set(files: list[Path], run, facts, finish):
-    """``finish(results, kind)`` of ``results = run(kind)``, the kind the first file's backend says
-    (:func:`sniff_kind`); a CPU set whose files hold GPU kernels, or no collectives, is read again as a GPU set, and a
-    GPU set without GPU kernels whose ranks ran gloo collectives as a CPU set. ``facts(results)``: each rank's
-    ``stream_rows`` and ``has_collectives``, None when a rank could not be read (``finish`` raises its error)."""
+    """``finish(results, kind)`` of ``results = run(kind)``, the kind :func:`sniff_kind` says; a CPU set whose files
+    hold GPU kernels, or no collectives, is read again as a GPU set, and a GPU set without GPU kernels whose ranks ran
+    gloo collectives as a CPU set (``facts(results)``: each rank's ``stream_rows`` and ``has_collectives``, None when a
+    rank could not be read)."""
     kind = sniff_kind(files)
     results = run(kind)
     known = facts(results)
@@ -133,9 +128,8 @@ def read_set(files: list[Path], run, facts, finish):
 
 
 def annotation_frame(path: str | Path, names: tuple[str, ...]):
-    """The ``user_annotation`` events named in ``names`` (``record_function`` labels such as ``forward``) and the
-    ``gloo:*`` collectives of a CPU set, one row each: rank, step (the ProfilerStep they start in, −1 outside), name,
-    start_us and duration_us (µs from the set's first event)."""
+    """A CPU set's ``user_annotation`` events named in ``names`` (``record_function`` labels) and ``gloo:*``
+    collectives: rank, step (its ProfilerStep, −1 outside), name, start_us (from the set's first event), duration_us."""
     import pandas as pd
 
     ranks = decode_ranks(trace_files(path), CPU, SerialEngine())  # a CPU-only (gloo) job's ops, in this process

@@ -36,8 +36,7 @@ TRAIN_BYTES_PER_PARAM = 16
 
 def torchrun_command(run_dir: Path, workers: int, nnodes: int = 1, node_rank: int = 0,
                      rdzv_endpoint: str | None = None) -> list[str]:
-    """The ``python -m torch.distributed.run`` command line that starts the workers of one node (a layout
-    :func:`_check_layout` accepts)."""
+    """The ``python -m torch.distributed.run`` command line that starts one node's workers."""
     cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", str(workers)]
     if nnodes == 1:
         cmd.append("--standalone")

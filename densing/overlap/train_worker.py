@@ -120,8 +120,7 @@ def _batches(text: bytes, config: TrainConfig, rank: int):
 
 
 def worker_main(run_dir: str | Path) -> None:
-    """One rank of a run (started by torchrun through :mod:`densing.overlap.worker`: RANK, WORLD_SIZE, LOCAL_RANK in
-    the environment)."""
+    """One rank of a run, started by torchrun through :mod:`densing.overlap.worker` (``LOCAL_RANK`` in ``environ``)."""
     import torch
     import torch.distributed as dist
     from torch.profiler import ProfilerActivity, profile, record_function, schedule

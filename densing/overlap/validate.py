@@ -162,10 +162,9 @@ def is_run_root(path: str | Path) -> bool:
 
 
 def validate_root(root: str | Path, contention: float | None = None) -> "pd.DataFrame":
-    """Validate one repeat: ddp and co2 predicted from its ``sync`` run; ``tp-chunked`` predicted by T3 from its
-    ``tp-none`` run with the contention measured on the chunked run (or ``contention``,
-    :func:`densing.overlap.sublayers.predict_t3`). Every row compares the *profiled* step (ProfilerStep mean), the
-    unprofiled step time and the profiler's overhead beside it."""
+    """Validate one repeat: ddp and co2 from its ``sync`` run; ``tp-chunked`` by T3 from its ``tp-none`` run with the
+    contention measured on the chunked run or ``contention`` (:func:`~densing.overlap.sublayers.predict_t3`); every row
+    compares the *profiled* step (ProfilerStep mean), with the unprofiled step and the profiler's overhead beside it."""
     from densing.overlap.sublayers import predict_t3
 
     check(RUNS_CONSTRAINTS, sync_dir=root, contention=contention)
@@ -197,8 +196,7 @@ def validate_root(root: str | Path, contention: float | None = None) -> "pd.Data
 
 
 def validate_repeats(path: str | Path, contention: float | None = None) -> "pd.DataFrame":
-    """:func:`validate_root` for every repeat under ``path`` (``r0``, ``r1``, … of ``run --repeats N``, or ``path``
-    itself); a ``repeat`` column first."""
+    """:func:`validate_root` of each repeat (``r0``, ``r1``, … or ``path`` itself), a ``repeat`` column first."""
     check(RUNS_CONSTRAINTS, sync_dir=path, contention=contention)
     path = Path(path)
     roots = sorted((p for p in path.glob("r*") if p.name[1:].isdigit() and is_run_root(p)),
