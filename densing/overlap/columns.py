@@ -192,8 +192,7 @@ class KernelColumns(_Names):
         ts = (_int_ts((e.ts for e in kept), len(kept)) if all(type(e.ts) is int for e in kept)
               else np.array([float(e.ts) for e in kept], dtype=np.float64))
         args = [e.args for e in kept]
-        self._append(
-            ts, np.array([float(e.dur) for e in kept], dtype=np.float64),
+        self._append(ts, np.array([float(e.dur) for e in kept], dtype=np.float64),
             np.array([as_int(a.stream, -1) if a is not None else -1 for a in args], dtype=np.int64),
             np.array([as_int(a.correlation, -1) if a is not None else -1 for a in args], dtype=np.int64),
             [x if isinstance(x, str) or x is None else str(x) for x in (e.name for e in kept)],

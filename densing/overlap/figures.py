@@ -54,9 +54,8 @@ def _stacked(x, frames: list[pd.DataFrame], head: str = "") -> go.Figure:
 def breakdown_figure(df: pd.DataFrame) -> go.Figure:
     """Stacked bars per rank: idle / compute / non-compute % of the GPU kernel span (hover: :func:`_stacked`)."""
     fig = _stacked(df["rank"].astype(str), [df], head="rank %{x}<br>")
-    fig.update_layout(barmode="stack", title="Temporal breakdown of the GPU kernel span per rank",
-                      xaxis_title="rank", yaxis_title="% of kernel span", yaxis_range=[0, 100])
-    return fig
+    return fig.update_layout(barmode="stack", title="Temporal breakdown of the GPU kernel span per rank",
+                             xaxis_title="rank", yaxis_title="% of kernel span", yaxis_range=[0, 100])
 
 
 @validate_params({"traces": [RankTraces()]})
@@ -71,14 +70,12 @@ def timeline_figure(traces: Sequence[RankTrace], step: int | None = None, max_ke
     for t in traces:
         idx = np.flatnonzero(t.kernel_step == step) if step is not None else np.arange(t.kernel_count)
         if idx.size > max_kernels:
-            dur = t.kernel_end_us[idx] - t.kernel_start_us[idx]
-            idx = idx[np.argsort(dur)[-max_kernels:]]
+            idx = idx[np.argsort(t.kernel_end_us[idx] - t.kernel_start_us[idx])[-max_kernels:]]
         for code, name in enumerate(CATEGORY_NAMES):
             k = idx[t.kernel_category[idx] == code]
             if k.size == 0:
                 continue
-            fig.add_bar(
-                base=t.kernel_start_us[k] / 1e3, x=(t.kernel_end_us[k] - t.kernel_start_us[k]) / 1e3,
+            fig.add_bar(base=t.kernel_start_us[k] / 1e3, x=(t.kernel_end_us[k] - t.kernel_start_us[k]) / 1e3,
                 y=[f"rank {t.rank} / {t.lane_kind} {s}" for s in t.kernel_lane[k]], orientation="h",
                 name=name, legendgroup=name, showlegend=name not in shown, marker_color=_COLORS[name],
                 customdata=np.asarray(t.kernel_names, dtype=object)[t.kernel_name_code[k]],
@@ -86,9 +83,8 @@ def timeline_figure(traces: Sequence[RankTrace], step: int | None = None, max_ke
             shown.add(name)
     ranks = ", ".join(str(t.rank) for t in traces[:8]) + (" …" if len(traces) > 8 else "")
     title = f"kernels of ranks {ranks}" + (f", step {step}" if step is not None else "")
-    fig.update_layout(barmode="overlay", title=f"{label}: {title}" if label else title,
-                      xaxis_title="time since first event (ms)", yaxis_title="", bargap=0.2)
-    return fig
+    return fig.update_layout(barmode="overlay", title=f"{label}: {title}" if label else title,
+                             xaxis_title="time since first event (ms)", yaxis_title="", bargap=0.2)
 
 
 @validate_params({"df": [WHATIF]})
@@ -98,13 +94,11 @@ def whatif_figure(df: pd.DataFrame) -> go.Figure:
     for (strategy, gbps), g in df.groupby(["strategy", "bandwidth_gbps"], sort=True):
         g = g.sort_values("workers")
         fig.add_scatter(x=g["workers"], y=g["scaling_efficiency"], mode="lines+markers",
-                        name=f"{strategy}, {gbps:g} Gb/s",
-                        customdata=g["step_time_us"] / 1e3,
+                        name=f"{strategy}, {gbps:g} Gb/s", customdata=g["step_time_us"] / 1e3,
                         hovertemplate="%{x} workers: efficiency %{y:.3f}, step %{customdata:.1f} ms<extra></extra>")
-    fig.update_layout(title="What-if: scaling efficiency by overlap strategy and network",
-                      xaxis_title="workers", xaxis_type="log", yaxis_title="scaling efficiency (compute / step time)",
-                      yaxis_range=[0, 1.05])
-    return fig
+    return fig.update_layout(title="What-if: scaling efficiency by overlap strategy and network", xaxis_title="workers",
+                             xaxis_type="log", yaxis_title="scaling efficiency (compute / step time)",
+                             yaxis_range=[0, 1.05])
 
 
 @validate_params({"frames": [Runs()]})
@@ -113,9 +107,8 @@ def runs_figure(frames: dict[str, pd.DataFrame]) -> go.Figure:
     x = [[name for name, df in frames.items() for _ in range(len(df))],
          [f"rank {r}" for df in frames.values() for r in df["rank"]]]
     fig = _stacked(x, list(frames.values()))
-    fig.update_layout(barmode="stack", title="Runs side by side: temporal breakdown per rank",
-                      yaxis_title="% of span", yaxis_range=[0, 100])
-    return fig
+    return fig.update_layout(barmode="stack", title="Runs side by side: temporal breakdown per rank",
+                             yaxis_title="% of span", yaxis_range=[0, 100])
 
 
 def _run_sets(trace_dir: Path) -> dict[str, list[RankTrace]]:

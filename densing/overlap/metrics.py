@@ -27,11 +27,9 @@ from densing.validation import Frame, Interval, validate_params
 if TYPE_CHECKING:
     import pandas as pd
 
-RANK_COLUMNS = [
-    "rank", "world_size", "kernel_count", "kernel_span_us", "idle_us", "compute_us",
-    "non_compute_us", "comm_us", "overlap_us", "exposed_comm_us", "comm_comp_overlap_pct",
-    "idle_pct", "compute_pct", "non_compute_pct", "comm_bytes", "stream_overlaps",
-]
+RANK_COLUMNS = ["rank", "world_size", "kernel_count", "kernel_span_us", "idle_us", "compute_us", "non_compute_us",
+                "comm_us", "overlap_us", "exposed_comm_us", "comm_comp_overlap_pct", "idle_pct", "compute_pct",
+                "non_compute_pct", "comm_bytes", "stream_overlaps"]
 
 
 def stream_overlaps(start_us: np.ndarray, end_us: np.ndarray, stream: np.ndarray,
@@ -71,13 +69,10 @@ def breakdown_row(count: int, span: float, busy: float, compute: float, comm_tim
     def pct(x: float, total: float) -> float:
         return 100.0 * x / total if total > 0 else math.nan
 
-    return {
-        "kernel_count": count, "kernel_span_us": span, "idle_us": idle,
-        "compute_us": compute, "non_compute_us": non_compute, "comm_us": comm_time,
-        "overlap_us": overlap, "exposed_comm_us": comm_time - overlap,
-        "comm_comp_overlap_pct": pct(overlap, comm_time), "idle_pct": pct(idle, span),
-        "compute_pct": pct(compute, span), "non_compute_pct": pct(non_compute, span),
-    }
+    return {"kernel_count": count, "kernel_span_us": span, "idle_us": idle, "compute_us": compute,
+            "non_compute_us": non_compute, "comm_us": comm_time, "overlap_us": overlap,
+            "exposed_comm_us": comm_time - overlap, "comm_comp_overlap_pct": pct(overlap, comm_time),
+            "idle_pct": pct(idle, span), "compute_pct": pct(compute, span), "non_compute_pct": pct(non_compute, span)}
 
 
 def rank_metrics(trace: RankTrace) -> dict:

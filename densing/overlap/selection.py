@@ -74,10 +74,9 @@ def decoded_rank(path, cols: KernelColumns, info: DecodeInfo, default_rank: int)
         origin = first = int(cols.ts_min)
         start = (ts - origin).astype(np.float64)
         end = start + dur
-    return DecodedRank(str(path), job.rank, job.world_size or 1, start, end,
-                       cols.column("stream"), cols.column("correlation"), cols.column("name_code"), names,
-                       cols.column("comm_bytes"), frozenset(n for n in names if "ProfilerStep" in n), origin, first,
-                       cols.has_collectives, job)
+    return DecodedRank(str(path), job.rank, job.world_size or 1, start, end, cols.column("stream"),
+                       cols.column("correlation"), cols.column("name_code"), names, cols.column("comm_bytes"),
+                       frozenset(n for n in names if "ProfilerStep" in n), origin, first, cols.has_collectives, job)
 
 
 def gpu_side(stream: np.ndarray, correlation: np.ndarray, name_code: np.ndarray, names: list) -> np.ndarray:

@@ -84,8 +84,7 @@ def sublayer_table(run_dir: str | Path) -> "pd.DataFrame":
     from densing.overlap.trace import annotation_frame
 
     run_dir = Path(run_dir)
-    ann = annotation_frame(run_dir, ANNOTATIONS)
-    ann = ann[ann["step"] >= 0]
+    ann = annotation_frame(run_dir, ANNOTATIONS).loc[lambda a: a["step"] >= 0]
     if not ann["name"].str.startswith("tp/").any():
         raise InputError(f"{run_dir}: no tp/* annotations in the profiled steps (not a tp run?)")
     rows = []

@@ -53,8 +53,7 @@ def calibrate_run(sync_dir: str | Path) -> RunCalibration:
     if cfg.get("strategy") != "sync":
         raise InputError(f"{sync_dir / 'run.yaml'}: config.strategy: expected 'sync' for calibration, "
                          f"got {cfg.get('strategy')!r}")
-    ann = annotation_frame(sync_dir, PHASES)
-    ann = ann[ann["step"] >= 0]
+    ann = annotation_frame(sync_dir, PHASES).loc[lambda a: a["step"] >= 0]
     phases = ann[ann["name"].isin(PHASES)].pivot_table(index=["rank", "step"], columns="name",
                                                        values="duration_us", aggfunc="sum", fill_value=0.0)
     steps = analyze_steps(sync_dir).set_index(["rank", "step"])["step_time_us"]
@@ -64,16 +63,13 @@ def calibrate_run(sync_dir: str | Path) -> RunCalibration:
     for name in ("forward", "backward", "allreduce", "optimizer"):
         if name not in phases.columns:
             raise InputError(f"{sync_dir}: no '{name}' annotations in the profiled steps")
-    own = coll.groupby(["rank", "step"])["duration_s"].sum()
-    phases = phases.join(own.rename("collective_s"), on=["rank", "step"])
+    phases = phases.join(coll.groupby(["rank", "step"])["duration_s"].sum().rename("collective_s"), on=["rank", "step"])
     phases["fastest_s"] = phases["step"].map(coll.groupby("step")["duration_s"].min())
     if phases[["collective_s", "fastest_s"]].isna().any().any():
         raise InputError(f"{sync_dir}: a profiled step without its gloo:all_reduce")
     mean = phases.mean(numeric_only=True)  # means, not medians: a step is the sum of its phases, and means add up
     overhead = float(mean["step_time_us"] - mean[["forward", "backward", "allreduce", "optimizer"]].sum())
-    copy = float(mean["allreduce"] - mean["collective_s"])
     allreduce = float(mean["fastest_s"])
-    skew = float(mean["collective_s"] - mean["fastest_s"])
     # CPU share u: fastest rank per step, all steps of the run (unprofiled steps are measured too)
     m = metrics.dropna(subset=["allreduce_wall_s", "allreduce_cpu_s"])
     if m.empty:
@@ -85,11 +81,10 @@ def calibrate_run(sync_dir: str | Path) -> RunCalibration:
     threads = int(cfg.get("threads") or 0) or max(1, int(meta["cpu_count"]) // int(meta["workers_per_node"]))
     return RunCalibration(
         forward_s=float(mean["forward"]), backward_s=float(mean["backward"]), optimizer_s=float(mean["optimizer"]),
-        overhead_s=overhead, copy_s=max(0.0, copy), allreduce_s=allreduce, skew_s=max(0.0, skew),
-        allreduce_cpu_share=share, comm_bytes=nbytes, bandwidth_bytes_per_s=nbytes / allreduce,
-        step_s=float(mean["step_time_us"]), workers=int(meta["workers_per_node"]), cores=int(meta["cpu_count"]),
-        threads=threads, param_numel=numel,
-    )
+        overhead_s=overhead, copy_s=max(0.0, float(mean["allreduce"] - mean["collective_s"])), allreduce_s=allreduce,
+        skew_s=max(0.0, float(mean["collective_s"] - mean["fastest_s"])), allreduce_cpu_share=share, comm_bytes=nbytes,
+        bandwidth_bytes_per_s=nbytes / allreduce, step_s=float(mean["step_time_us"]),
+        workers=int(meta["workers_per_node"]), cores=int(meta["cpu_count"]), threads=threads, param_numel=numel)
 
 
 def validate(sync_dir: str | Path, *run_dirs: str | Path) -> tuple[RunCalibration, pd.DataFrame]:
@@ -113,9 +108,9 @@ def validate(sync_dir: str | Path, *run_dirs: str | Path) -> tuple[RunCalibratio
         if int(meta["workers_per_node"]) != cal.workers:
             raise InputError(f"{Path(run_dir) / 'run.yaml'}: workers_per_node: expected {cal.workers} "
                              f"(as the sync run), got {meta['workers_per_node']}")
-        pred, free = strategy.predict_run_s(cal, cfg, True), strategy.predict_run_s(cal, cfg, False)
         rows.append({"strategy": strategy.name, "run": str(run_dir), "measured_ms": measured_step_s(run_dir) * 1e3,
-                     "predicted_ms": pred * 1e3, "predicted_no_contention_ms": free * 1e3})
+                     "predicted_ms": strategy.predict_run_s(cal, cfg, True) * 1e3,
+                     "predicted_no_contention_ms": strategy.predict_run_s(cal, cfg, False) * 1e3})
     return cal, _table(rows)
 
 

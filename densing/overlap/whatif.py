@@ -104,8 +104,7 @@ def calibrate(source: str | Path | Iterable[RankTrace], model_params: float | No
         compute_time_per_step_us=mean["compute_us"], comm_time_per_step_us=mean["comm_us"],
         exposed_comm_per_step_us=mean["exposed_comm_us"], step_time_us=mean["kernel_span_us"],
         comm_bytes_per_step=per_step_bytes, comm_bytes_source=source_name,
-        world_size=max(t.world_size for t in traces), steps=len(steps), idle_time_per_step_us=mean["idle_us"],
-    )
+        world_size=max(t.world_size for t in traces), steps=len(steps), idle_time_per_step_us=mean["idle_us"])
 
 
 def calibration_warnings(calibration: Calibration) -> list[str]:
@@ -160,12 +159,10 @@ def predict(calibration: Calibration, workers: Sequence[int] = (1, 2, 4, 8, 16, 
                                 bucket_bytes, backward_fraction)
             for strategy in chosen:
                 t = strategy.step_time_s(point)
-                rows.append({
-                    "strategy": strategy.name, "workers": int(p), "bandwidth_gbps": float(gbps),
-                    "compute_us": compute_s * 1e6, "allreduce_us": ar * 1e6,
-                    "step_time_us": t * 1e6, "exposed_comm_us": max(0.0, t - compute_s) * 1e6,
-                    "scaling_efficiency": compute_s / t if t > 0 and meaningful else math.nan,
-                })
+                rows.append({"strategy": strategy.name, "workers": int(p), "bandwidth_gbps": float(gbps),
+                             "compute_us": compute_s * 1e6, "allreduce_us": ar * 1e6, "step_time_us": t * 1e6,
+                             "exposed_comm_us": max(0.0, t - compute_s) * 1e6,
+                             "scaling_efficiency": compute_s / t if t > 0 and meaningful else math.nan})
     import pandas as pd
 
     return pd.DataFrame(rows)

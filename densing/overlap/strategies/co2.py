@@ -61,14 +61,13 @@ def predict_run_s(cal: RunCalibration, config: dict, contention: bool = True) ->
     """CO2 step time (module docstring): round time / τ (the run's ``local_steps``), the last all-reduce under it."""
     local_steps = int(config["local_steps"])
     _check_local_steps(local_steps)
-    rate = contention_rate(cal, contention)
     pass_s = cal.copy_s / SYNC_COPY_PASSES
     local = cal.forward_s + cal.backward_s + cal.optimizer_s + cal.overhead_s
     # the round starts right after the previous outer step launched its all-reduce: 2 passes (Δ, cat)
     # happen before the launch, the other passes after the wait
     segs = [("send", cal.allreduce_s), ("compute", local_steps * local + 2 * pass_s), ("wait",),
             ("compute", (CO2_OUTER_PASSES - 2) * pass_s)]
-    return simulate(segs, rate) / local_steps
+    return simulate(segs, contention_rate(cal, contention)) / local_steps
 
 
 def staleness_penalty(stale_update: Sequence, gap: Sequence) -> list[float]:

@@ -51,7 +51,6 @@ def ddp_buckets(param_numel: tuple, bucket_bytes: float, bytes_per_param: float 
 
 def predict_run_s(cal: RunCalibration, config: dict, contention: bool = True) -> float:
     """DDP step time (see the module docstring), buckets of the run's ``bucket_mb``."""
-    rate = contention_rate(cal, contention)
     buckets = ddp_buckets(cal.param_numel, float(config["bucket_mb"]) * 2**20)
     segs: list[tuple] = [("compute", cal.forward_s)]
     backward = cal.backward_s + cal.copy_s / SYNC_COPY_PASSES
@@ -59,7 +58,7 @@ def predict_run_s(cal: RunCalibration, config: dict, contention: bool = True) ->
         segs += [("compute", backward * b / cal.comm_bytes), ("send", cal.allreduce_s * b / cal.comm_bytes)]
     segs += [("wait",), ("delay", cal.skew_s), ("compute", cal.copy_s * (SYNC_COPY_PASSES - 1) / SYNC_COPY_PASSES
                          + cal.optimizer_s + cal.overhead_s)]
-    return simulate(segs, rate)
+    return simulate(segs, contention_rate(cal, contention))
 
 
 class DdpHooks(TrainHooks):
