@@ -1,31 +1,91 @@
 """The overlap analysis of a trace set or of read traces: per-rank and per-step rows.
 
-Given a path, each rank's rows are computed where its file is decoded (:mod:`densing.overlap.ranks`, one job per file
-on an engine) and only rows and a few facts come back; the set's rules are applied here, with the errors, in the file
-order, that :func:`densing.overlap.trace.read_traces` raises.
+Given a path, each rank's rows are computed where its file is decoded (:func:`rank_outcome`, one job per file on an
+engine) and only rows and the few facts the set's rules need come back; the rules are applied here, with the errors,
+in the file order, that :func:`densing.overlap.trace.read_traces` raises. The rules need each rank's ``ProfilerStep``
+names (HTA filters the last step when the set has two or more: a rank with fewer computes its rows both ways and the
+driver picks one) and its first timestamp: the alignment on the set's earliest event only shifts times, and the
+metrics are sums and differences of times on the trace's own grid, which are exact, so a rank's rows are computed
+from its own first event (``tools/overlap_same_output.py`` and ``tests/overlap/test_engine.py`` check it).
 """
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field
 from functools import partial
 from numbers import Integral
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
 from densing.errors import TraceError
+from densing.overlap.cpu_trace import CpuRank
+from densing.overlap.cpu_trace import to_rank_trace as cpu_rank_trace
 from densing.overlap.engine import borrowed
-from densing.overlap.kineto import GPU, Unsplittable
-from densing.overlap.metrics import RANK_COLUMNS, STEP_COLUMNS, rank_row, rank_step_rows
+from densing.overlap.kineto import GPU, DecodeInfo, Unsplittable
+from densing.overlap.metrics import RANK_COLUMNS, STEP_COLUMNS, rank_metrics, rank_row, rank_step_rows
 from densing.overlap.model import DEFAULT_KERNEL_RULES, NoGpuKernelsError, RankTrace, check_rules
-from densing.overlap.ranks import RankOutcome
-from densing.overlap.ranks import rank_outcome as rank_job
-from densing.overlap.selection import filters_last_step
+from densing.overlap.selection import filters_last_step, to_rank_trace
 from densing.overlap.stream import should_stream, stream_rank_row
-from densing.overlap.trace import check_ranks, read_set, run_ranks, sniff_kind, trace_files
+from densing.overlap.trace import check_ranks, decode_rank, read_set, run_ranks, sniff_kind, trace_files
 from densing.validation import Interval, validate_params
 
 if TYPE_CHECKING:
     import pandas as pd
+
+
+@dataclass(frozen=True)
+class RankFacts:
+    """What the set's rules need of one rank."""
+
+    path: str
+    rank: int
+    step_names: frozenset
+    has_collectives: bool  # gloo:* events: a CPU job's trace (if there are no GPU kernels)
+    stream_rows: int  # CPU reading: events with an args.stream (GPU kernels after all)
+    info: DecodeInfo = DecodeInfo()  # distributedInfo as checked (the set's files must be one job's)
+
+
+@dataclass(frozen=True)
+class RankRows:
+    """One rank's analyze row and its per-step rows."""
+
+    row: dict
+    steps: list
+
+
+@dataclass(frozen=True)
+class RankOutcome:
+    """A rank's facts and rows (keyed by the last-step rule: True, False; None for CPU sets), each a
+    :class:`RankRows` or the TraceError to raise; or the decode ``error``."""
+
+    facts: RankFacts | None = None
+    rows: dict = field(default_factory=dict)
+    error: TraceError | None = None
+
+
+def rank_outcome(path: str | Path, default_rank: int, kind: str = GPU, *parts, rules: str = DEFAULT_KERNEL_RULES,
+                 steps: bool = True) -> RankOutcome:
+    """The per-rank job: one rank's file decoded (or its parts combined), then its facts and rows (see the module
+    docstring); GPU kernels classified by ``rules``; the per-step rows only with ``steps`` (a per-rank answer has no
+    use for them)."""
+    rank = decode_rank(path, default_rank, kind, *parts)
+    if isinstance(rank, TraceError):
+        return RankOutcome(error=rank)
+    if isinstance(rank, CpuRank):
+        facts = RankFacts(rank.path, rank.rank, frozenset(), rank.has_collectives, rank.stream_rows, rank.info)
+        variants = {None: lambda: cpu_rank_trace(rank, rank.first_ts or 0.0)}
+    else:
+        facts = RankFacts(rank.path, rank.rank, rank.step_names, rank.has_collectives, 0, rank.info)
+        keys = (True,) if filters_last_step(rank.step_names) else (True, False)
+        variants = {k: (lambda k=k: to_rank_trace(rank, k, rank.first_ts, rules)) for k in keys}
+    rows = {}
+    for key, make in variants.items():
+        try:
+            trace = make()
+            rows[key] = RankRows(rank_metrics(trace), rank_step_rows(trace) if steps else [])
+        except TraceError as exc:
+            rows[key] = exc
+    return RankOutcome(facts, rows)
 
 
 def _pick(path, outcomes: list[RankOutcome], kind: str) -> tuple[list[dict], list[dict]]:
@@ -46,9 +106,9 @@ def set_rows(path: str | Path, scheduler="auto", workers: int | None = None,
     """The set's rank rows and step rows (none without ``steps``) by rank; arguments as ``read_traces`` takes them."""
     check_rules(rules)
     files = trace_files(path)
-    rank_outcome = partial(rank_job, rules=rules, steps=steps)
+    job = partial(rank_outcome, rules=rules, steps=steps)
     with borrowed(scheduler, files, workers) as engine:
-        return read_set(files, lambda kind: run_ranks(files, kind, engine, rank_outcome),
+        return read_set(files, lambda kind: run_ranks(files, kind, engine, job),
                         lambda outcomes: None if any(o.error for o in outcomes) else [o.facts for o in outcomes],
                         lambda outcomes, kind: _pick(path, outcomes, kind))
 

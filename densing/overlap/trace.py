@@ -1,7 +1,8 @@
 """Reading a set of PyTorch-profiler (Kineto) traces, one file per rank, into one
 :class:`~densing.overlap.model.RankTrace` per rank (:func:`read_traces`): a GPU job's kernels, launches and steps under
 HTA's selection rules (:mod:`densing.overlap.selection`), or a CPU-only (gloo) job's ops
-(:mod:`densing.overlap.cpu_trace`), each file one job of an engine (:func:`run_ranks`).
+(:mod:`densing.overlap.cpu_trace`), each file decoded by one job of an engine (:func:`run_ranks`), a large one from
+parts decoded by jobs of their own (:mod:`densing.overlap.parts`).
 """
 from __future__ import annotations
 
@@ -9,14 +10,14 @@ import re
 from pathlib import Path
 
 from densing.errors import TraceError
-from densing.overlap.cpu_trace import CpuRank, annotation_rows, set_origin
+from densing.overlap.cpu_trace import CpuRank, annotation_rows, cpu_rank, set_origin
 from densing.overlap.cpu_trace import to_rank_trace as cpu_rank_trace
 from densing.overlap.engine import Job, SerialEngine, borrowed
 from densing.overlap.gzipio import expected_size, read_head
-from densing.overlap.kineto import CPU, GPU
+from densing.overlap.kineto import CPU, GPU, Unsplittable, decode_file, prefixed
 from densing.overlap.model import DEFAULT_KERNEL_RULES, NoGpuKernelsError, RankTrace, check_rules
-from densing.overlap.ranks import decode_rank, part_columns
-from densing.overlap.selection import DecodedRank, filters_last_step, to_rank_trace
+from densing.overlap.parts import decode_part
+from densing.overlap.selection import DecodedRank, decoded_rank, filters_last_step, to_rank_trace
 
 SPLIT_MIN_BYTES = 8 << 20  # decompressed size from which one file is cut into parts (when workers are idle)
 
@@ -46,10 +47,42 @@ def sniff_kind(files: list[Path]) -> str:
     return CPU if m and m.group(1) == b"gloo" else GPU
 
 
+def part_columns(path: str | Path, part: int, parts: int, kind: str = GPU):
+    """Part ``part`` of ``parts`` of one file (:mod:`densing.overlap.parts`); an Unsplittable or a TraceError is
+    returned, not raised (the combining job then reads the file whole, or raises the error)."""
+    try:
+        return decode_part(path, part, parts, kind)
+    except (Unsplittable, TraceError) as exc:
+        return exc
+
+
+def combined_columns(path: str | Path, kind: str, *parts):
+    """The parts' columns concatenated in order; the whole file read in one go when there are no parts, or a part
+    could not be cut or its bytes did not decode (the whole read then names the problem)."""
+    if not parts or any(isinstance(p, Unsplittable) for p in parts):
+        return decode_file(Path(path), kind)
+    for p in parts:
+        if isinstance(p, TraceError):
+            raise prefixed(path, p)
+    cols, _ = parts[0]
+    for other, _ in parts[1:]:
+        cols.extend(other)
+    return cols, parts[-1][1]
+
+
+def decode_rank(path: str | Path, default_rank: int, kind: str = GPU, *parts) -> DecodedRank | CpuRank | TraceError:
+    """One rank decoded (from its ``parts`` when given); a TraceError is returned, not raised."""
+    try:
+        cols, info = combined_columns(path, kind, *parts)
+        return (decoded_rank if kind == GPU else cpu_rank)(path, cols, info, default_rank)
+    except TraceError as exc:  # the file named once
+        return prefixed(path, exc)
+
+
 def run_ranks(files: list[Path], kind: str, engine, job=decode_rank, split_min_bytes: int = SPLIT_MIN_BYTES) -> list:
     """One job per file, ``job(path, default_rank, kind, *parts)``, run on ``engine``; their results in file order.
     With fewer files than workers, a file of at least ``split_min_bytes`` (decompressed) is cut into that many part
-    jobs (:func:`densing.overlap.ranks.part_columns`) that feed its job."""
+    jobs (:func:`part_columns`) that feed its job."""
     split = engine.workers if len(files) < engine.workers else 1
     parts = [split if split > 1 and expected_size(f) >= split_min_bytes else 0 for f in files]
     return engine.run([Job(job, (f, i, kind, *(Job(part_columns, (f, k, n, kind)) for k in range(n))))
