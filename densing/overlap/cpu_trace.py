@@ -1,9 +1,8 @@
 """Reader for CPU-side (gloo) PyTorch-profiler traces: the same :class:`RankTrace` as GPU traces.
 
-A data-parallel job on CPUs has no GPU kernels: computation is the ``cpu_op`` events (ATen ops, autograd nodes) of
-the training threads, and a collective is work that ProcessGroupGloo runs on one of its own worker threads, recorded
-as a ``gloo:<collective>`` event. The training thread only dispatches it (``c10d::allreduce_``,
-``record_param_comms``) and later blocks in ``wait()`` (a gap on the thread: no op is recorded while it blocks).
+A data-parallel job on CPUs has no GPU kernels: computation is the training threads' ``cpu_op`` events, and a
+collective runs on a ProcessGroupGloo worker thread as a ``gloo:<collective>`` event, which the training thread only
+dispatches (``c10d::allreduce_``, ``record_param_comms``) and later waits for (a gap on the thread).
 
 Definitions (beside HTA's for GPU traces, :mod:`densing.overlap.metrics`), per rank, with ∪ the union of merged
 intervals and \\ set difference:
@@ -18,11 +17,9 @@ intervals and \\ set difference:
 * comm-comp overlap % = 100·|M ∩ C| / |M|;  exposed communication = |M| − |M ∩ C|.
 
 These are HTA's formulas with "GPU kernels" replaced by "ops of the rank's threads": in the returned
-:class:`RankTrace`, C's disjoint pieces are ``computation``, the ``gloo:*`` events ``communication`` and K's pieces
-``other``, so :func:`densing.overlap.metrics.breakdown` computes every number unchanged; ``kernel_lane`` holds the
-thread id. An interval belongs to the ``ProfilerStep#N`` in which it starts. CPU traces recorded without shapes hold
-no collective sizes: ``kernel_comm_bytes`` is NaN (give the model size to the what-if model). On a CPU, overlap is
-not free: the collective's thread takes cores from the computation (see :mod:`densing.overlap.validate`).
+:class:`RankTrace` C's disjoint pieces are ``computation``, the ``gloo:*`` events ``communication`` and K's pieces
+``other`` (so :func:`densing.overlap.metrics.breakdown` computes every number unchanged), ``kernel_lane`` the thread,
+``kernel_comm_bytes`` NaN (no shapes recorded); an interval belongs to the ``ProfilerStep#N`` it starts in.
 """
 from __future__ import annotations
 
@@ -100,8 +97,7 @@ def to_rank_trace(c: CpuRank, origin: float) -> RankTrace:
     if not collective.any():
         raise TraceError(f"{c.path}: no GPU kernels and no CPU collectives (gloo:* events) in this trace")
     comm_threads = np.unique(tid[collective])
-    cpu_op = c.cat == CAT_CPU_OP
-    on_compute = cpu_op & ~np.isin(tid, comm_threads)
+    on_compute = (c.cat == CAT_CPU_OP) & ~np.isin(tid, comm_threads)
     if not on_compute.any():
         raise TraceError(f"{c.path}: no cpu_op events outside the gloo threads")
     call = on_compute & _name_mask(c, lambda n: n.startswith(_COMM_CALL_PREFIXES))

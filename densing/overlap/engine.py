@@ -254,9 +254,8 @@ def local_cluster(workers: int | None = None) -> DaskEngine:
     import logging
 
     logging.getLogger("distributed").setLevel(logging.ERROR)
-    n = max(1, workers or os.cpu_count() or 1)
-    cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                       dashboard_address=None, silence_logs=logging.ERROR)
+    cluster = distributed.LocalCluster(n_workers=max(1, workers or os.cpu_count() or 1), threads_per_worker=1,
+                                       processes=True, dashboard_address=None, silence_logs=logging.ERROR)
     return DaskEngine(distributed.Client(cluster), cluster)
 
 
@@ -279,10 +278,9 @@ def make_engine(scheduler: str, files: list[Path], workers: int | None = None):
         address = scheduler if "://" in scheduler else f"tcp://{scheduler}"
         distributed = _dask()
         try:  # a client of the running Dask scheduler there
-            client = distributed.Client(address, timeout="20s")
+            return DaskEngine(distributed.Client(address, timeout="20s"))
         except (OSError, TimeoutError) as exc:
             raise InputError(f"--scheduler: cannot reach a Dask scheduler at {address} ({exc})") from None
-        return DaskEngine(client)
     import importlib.util
 
     cpus = workers or os.cpu_count() or 1

@@ -141,10 +141,6 @@ class _FloatTsEvent(_IntTsEvent):
     ts: float = math.nan
 
 
-class _CpuArgs(msgspec.Struct, gc=False, frozen=True):
-    stream: int = -1
-
-
 class _CpuEvent(msgspec.Struct, gc=False):
     ph: Optional[str] = None
     cat: Optional[str] = None
@@ -152,7 +148,7 @@ class _CpuEvent(msgspec.Struct, gc=False):
     ts: float = math.nan
     dur: float = math.nan
     tid: Union[int, str, None] = None
-    args: _CpuArgs = _CpuArgs()
+    args: _FastArgs = _FastArgs()
 
 
 def _doc_type(event_type: type) -> type:

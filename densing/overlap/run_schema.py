@@ -227,8 +227,7 @@ def check_metrics(path: Path, metrics: pd.DataFrame, world: int, steps: int, wor
     for name, column in METRICS_DOMAIN.items():
         raw = metrics[name]
         values = pd.to_numeric(raw.replace({True: 1, False: 0, "True": 1, "False": 0}), errors="coerce").to_numpy(float)
-        nan = np.isnan(values)
-        bad = column.bad(values, run) & ~(nan & column.missing & raw.isna().to_numpy())
+        bad = column.bad(values, run) & ~(np.isnan(values) & column.missing & raw.isna().to_numpy())
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
             raise InputError(f"{path}: row {row + 1}: field '{name}': {raw.iloc[row]!r} is outside its domain "

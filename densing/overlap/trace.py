@@ -167,5 +167,5 @@ def annotation_frame(path: str | Path, names: tuple[str, ...]):
 
     ranks = decode_ranks(trace_files(path), CPU, SerialEngine())  # a CPU-only (gloo) job's ops, in this process
     origin = set_origin(ranks)
-    rows = [row for c in ranks for row in annotation_rows(c, names, origin)]
-    return pd.DataFrame(rows, columns=["rank", "step", "name", "start_us", "duration_us"])
+    return pd.DataFrame([row for c in ranks for row in annotation_rows(c, names, origin)],
+                        columns=["rank", "step", "name", "start_us", "duration_us"])

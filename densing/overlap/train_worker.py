@@ -92,8 +92,7 @@ def build_model(config: TrainConfig):
             x = self.tok(idx) + self.pos(torch.arange(idx.shape[1], device=idx.device))
             for block in self.blocks:
                 x = block(x)
-            logits = self.head(self.ln(x))
-            return F.cross_entropy(logits.view(-1, 256), targets.reshape(-1))
+            return F.cross_entropy(self.head(self.ln(x)).view(-1, 256), targets.reshape(-1))
 
     torch.manual_seed(config.seed)
     return GPT()

@@ -198,15 +198,14 @@ def validate_repeats(path: str | Path, contention: float | None = None) -> "pd.D
                    key=lambda p: int(p.name[1:])) or ([path] if is_run_root(path) else [])
     if not roots:
         raise InputError(f"{path}: expected a 'densing overlap run' output folder (sync/ or tp-none/, or r0/, r1/ …)")
-    frames = [validate_root(root, contention) for root in roots]
-    return pd.concat([f.assign(repeat=i)[["repeat", *f.columns]] for i, f in enumerate(frames)], ignore_index=True)
+    return pd.concat([f.assign(repeat=i)[["repeat", *f.columns]]
+                      for i, f in enumerate(validate_root(root, contention) for root in roots)], ignore_index=True)
 
 
 def error_summary(per_repeat: "pd.DataFrame") -> "pd.DataFrame":
     """Per strategy (in first-seen order) across repeats: n, the prediction error's median, min and max (%), and the
     median profiled step, unprofiled step and profiler overhead."""
-    errors = per_repeat.assign(abs_error=per_repeat["error_pct"].abs()).groupby("strategy", sort=False)
-    return errors.agg(
+    return per_repeat.assign(abs_error=per_repeat["error_pct"].abs()).groupby("strategy", sort=False).agg(
         repeats=("error_pct", "size"), error_median_pct=("error_pct", "median"), error_min_pct=("error_pct", "min"),
         error_max_pct=("error_pct", "max"), abs_error_median_pct=("abs_error", "median"),
         measured_profiled_ms_median=("measured_ms", "median"), predicted_ms_median=("predicted_ms", "median"),
@@ -229,10 +228,9 @@ def convergence(ddp_dir: str | Path, co2_dir: str | Path, window: int = 20) -> p
         if per_step["loss"].notna().sum() == 0:
             raise InputError(f"{Path(run_dir) / METRICS_FILE}: field 'loss': NaN on every one of {len(metrics)} rows "
                              "(a diverged run); nothing to compare")
-        last = per_step.tail(window)
         out.append({"strategy": label, "run": str(run_dir), "steps": int(len(per_step)),
                     "tokens": int(per_step["tokens"].iloc[-1]), "final_loss": float(per_step["loss"].iloc[-1]),
-                    f"mean_loss_last_{window}": float(last["loss"].mean()),
+                    f"mean_loss_last_{window}": float(per_step["loss"].tail(window).mean()),
                     "local_steps": meta["config"].get("local_steps") if label == "co2" else None})
     if out[0]["strategy"] == out[1]["strategy"]:
         raise InputError(f"{co2_dir}: config.strategy: {out[1]['strategy']!r}, the same as {ddp_dir}'s; convergence "
