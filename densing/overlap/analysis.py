@@ -55,8 +55,7 @@ class RankRows:
 
 @dataclass(frozen=True)
 class RankOutcome:
-    """A rank's facts and rows (keyed by the last-step rule: True, False; None for CPU sets), each a
-    :class:`RankRows` or the TraceError to raise; or the decode ``error``."""
+    """A rank's facts and rows (RankRows or a TraceError) by last-step rule (None: CPU), or the decode ``error``."""
 
     facts: RankFacts | None = None
     rows: dict = field(default_factory=dict)

@@ -225,8 +225,7 @@ class KernelColumns(_Names):
         self.add_facts(other)
 
     def add_facts(self, other: "KernelColumns") -> None:
-        """Add what ``other`` (a later batch or part of the same file) says of the file besides its rows and counts:
-        float timestamps, the span (from the smallest one), collectives and the kernels without a time."""
+        """Add what a later batch or part of the file says of it besides rows and counts (float ts, span, …)."""
         self.ts_float |= other.ts_float
         if other.span is not None:
             self._span(*other.span)
@@ -247,8 +246,7 @@ _THREAD_CODE_BASE = -(1 << 62)  # codes for thread ids that are not integers (ne
 
 
 class OpColumns(_Names):
-    """CPU-trace rows: ts and end (µs, float, absolute), thread id, name code and category code (``CAT_*``);
-    ``stream_rows`` counts events with an ``args.stream`` (GPU kernels)."""
+    """CPU-trace rows: ts, end (absolute µs), thread, name and ``CAT_*`` codes; ``stream_rows`` (GPU kernels)."""
 
     DTYPES = {"ts": np.float64, "end": np.float64, "tid": np.int64, "name_code": np.int32, "cat": np.int8}
 

@@ -260,8 +260,7 @@ def local_cluster(workers: int | None = None) -> DaskEngine:
 
 
 def borrowed(scheduler, files: list[Path], workers: int | None = None):
-    """``with borrowed(scheduler, files, workers) as engine``: :func:`make_engine`'s engine for a name (closed after),
-    or an engine given as such (left open)."""
+    """A context: :func:`make_engine`'s engine for a name (closed after), or an engine given (left open)."""
     return closing(make_engine(scheduler, files, workers)) if isinstance(scheduler, str) else nullcontext(scheduler)
 
 

@@ -28,8 +28,7 @@ def _reading(path: Path):
 
 
 def read_pieces(path: Path, piece_bytes: int = PIECE_BYTES) -> Iterator[bytes]:
-    """The decompressed file in pieces of at most ``piece_bytes``, read from the file as they are
-    needed: memory holds one compressed and one decompressed piece, whatever the file's size."""
+    """The decompressed file in pieces of at most ``piece_bytes``, read as needed (memory: one piece of each)."""
     with _reading(path), path.open("rb") as fh:
         if not is_gzip(path):
             while chunk := fh.read(piece_bytes):

@@ -97,8 +97,7 @@ def rank_row(trace: RankTrace) -> dict:
 
 
 def rank_step_rows(trace: RankTrace) -> list[dict]:
-    """Per ProfilerStep of one rank with kernels: ``step_time_us`` (its annotation's duration) and the breakdown of
-    the kernels launched within it."""
+    """Per ProfilerStep with kernels: ``step_time_us`` (its duration) and the breakdown of the kernels it launched."""
     rows, t = [], trace
     order = np.argsort(t.kernel_step, kind="stable")  # each step's kernels once, in trace order (not a scan per step)
     steps = t.kernel_step[order]

@@ -84,8 +84,7 @@ def step_containing(times_us: np.ndarray, step_start_us: np.ndarray, step_end_us
 @dataclass(frozen=True)
 class RankTrace:
     """The timed work and step annotations of one rank (times in µs from ``time_origin_us``): GPU kernels on CUDA
-    streams, or the ops of a CPU (gloo) job's threads (:mod:`densing.overlap.cpu_trace`); ``lane_kind`` says which.
-    """
+    streams, or the ops of a CPU (gloo) job's threads (:mod:`densing.overlap.cpu_trace`); ``lane_kind`` says which."""
 
     path: str
     rank: int

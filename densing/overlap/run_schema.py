@@ -198,8 +198,7 @@ def check_complete(run_dir: Path, meta: Any) -> None:
 
 
 def check_run_file(path: Path, meta: Any):
-    """The :class:`TrainConfig` of ``meta`` (the content of ``path``, a run.yaml), checked against :data:`RUN_DOMAIN`
-    and the configuration's constraints."""
+    """The :class:`TrainConfig` of ``meta`` (``path``'s content), checked against :data:`RUN_DOMAIN` and its own."""
     if not isinstance(meta, dict) or not isinstance(meta.get("config"), dict):
         raise InputError(f"{path}: expected a mapping with a 'config' mapping")
     check_complete(path.parent, meta)

@@ -48,8 +48,7 @@ def sniff_kind(files: list[Path]) -> str:
 
 
 def part_columns(path: str | Path, part: int, parts: int, kind: str = GPU):
-    """Part ``part`` of ``parts`` of one file (:mod:`densing.overlap.parts`); an Unsplittable or a TraceError is
-    returned, not raised (the combining job then reads the file whole, or raises the error)."""
+    """Part ``part`` of ``parts`` of one file (:mod:`densing.overlap.parts`), or its Unsplittable or TraceError."""
     try:
         return decode_part(path, part, parts, kind)
     except (Unsplittable, TraceError) as exc:

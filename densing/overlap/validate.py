@@ -119,8 +119,7 @@ _COLUMNS = ["strategy", "measured_ms", "predicted_ms", "error_pct", "predicted_n
 
 
 def _table(rows: list[dict]) -> pd.DataFrame:
-    """``rows`` with error_pct = 100·(predicted − measured)/measured, with and without contention, in
-    :data:`_COLUMNS`' order (then any other column)."""
+    """``rows`` with error_pct = 100·(predicted − measured)/measured (and without contention), columns in order."""
     frame = pd.DataFrame(rows)
     for predicted, error in (("predicted_ms", "error_pct"), ("predicted_no_contention_ms", "error_no_contention_pct")):
         frame[error] = 100.0 * (frame[predicted] - frame["measured_ms"]) / frame["measured_ms"]

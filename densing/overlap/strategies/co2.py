@@ -119,8 +119,7 @@ class CO2:
                  penalty: str = "constant", gap_penalty: float = 1.0, clip_mode: str = "none"):
         import torch
 
-        self.params = list(params)
-        self.world_size = int(world_size)
+        self.params, self.world_size = list(params), int(world_size)
         self.rule = (outer_lr, outer_momentum, clip, penalty, gap_penalty, clip_mode)  # outer_update's last arguments
         with torch.no_grad():
             self.anchor = [p.detach().clone() for p in self.params]

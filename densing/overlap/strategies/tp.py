@@ -99,8 +99,7 @@ def _functions():
 
 
 def shard_model(model, rank: int, world: int, chunks: int, group=None):
-    """Turn ``model`` (``build_model``'s GPT) into rank ``rank``'s tensor-parallel shard in place (see the module
-    docstring); ``chunks`` = 1 for ``none``. Returns it."""
+    """``model`` (``build_model``'s GPT) made rank ``rank``'s tensor-parallel shard in place (``chunks`` 1: none)."""
     import torch
     from torch import nn
     from torch.nn import functional as F
