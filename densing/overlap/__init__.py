@@ -1,13 +1,9 @@
 """Training-trace profiling: communication/computation overlap in PyTorch-profiler traces.
 
-Plain data flows one way: bytes (:mod:`~densing.overlap.gzipio`) → columns (:mod:`~densing.overlap.kineto`,
-:mod:`~densing.overlap.columns`) → one rank's :class:`RankTrace` (:mod:`~densing.overlap.model`; HTA's rules in
-:mod:`~densing.overlap.selection`, the CPU-side definitions in :mod:`~densing.overlap.cpu_trace`) → rows
-(:mod:`~densing.overlap.intervals`, :mod:`~densing.overlap.metrics`). Per-rank work is a job
-(:mod:`~densing.overlap.ranks`, :mod:`~densing.overlap.parts`) on an engine (:mod:`~densing.overlap.engine`);
-:mod:`~densing.overlap.trace` reads a set into RankTraces and :mod:`~densing.overlap.analysis` into rows. Models:
-:mod:`~densing.overlap.whatif` and one module per strategy (:mod:`~densing.overlap.strategies`); figures:
-:mod:`~densing.overlap.figures`; the trainer: :mod:`~densing.overlap.train`.
+Data flows one way: bytes (``gzipio``) → columns (``kineto``, ``columns``) → one rank's :class:`RankTrace` (``model``;
+HTA's rules in ``selection``, the CPU-side ones in ``cpu_trace``) → rows (``intervals``, ``metrics``). Per-rank work
+is a job (``ranks``, ``parts``) on an ``engine``; ``trace`` reads a set into RankTraces, ``analysis`` into rows.
+Models: ``whatif`` and ``strategies``; figures: ``figures``; the trainer: ``train`` (docs/profiling_internals.md).
 """
 from __future__ import annotations
 

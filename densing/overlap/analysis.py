@@ -1,31 +1,90 @@
 """The overlap analysis of a trace set or of read traces: per-rank and per-step rows.
 
-Given a path, each rank's rows are computed where its file is decoded (:mod:`densing.overlap.ranks`, one job per
-file on an engine, :mod:`densing.overlap.engine`) and only rows and a few facts come back; the set's rules are applied
-here, with the same errors, in the same file order, as :func:`densing.overlap.trace.read_traces` raises them.
+Given a path, each rank's rows are computed where its file is decoded (:func:`rank_outcome`, one job per file on an
+engine) and only rows and the few facts the set's rules need come back; the rules are applied here, with the errors,
+in the file order, that :func:`densing.overlap.trace.read_traces` raises. The rules need each rank's ``ProfilerStep``
+names (HTA filters the last step when the set has two or more: a rank with fewer computes its rows both ways and the
+driver picks one) and its first timestamp: the alignment on the set's earliest event only shifts times, and the
+metrics are sums and differences of times on the trace's own grid, which are exact, so a rank's rows are computed
+from its own first event (``tools/overlap_same_output.py`` and ``tests/overlap/test_engine.py`` check it).
 """
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field
 from functools import partial
 from numbers import Integral
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
 from densing.errors import TraceError
+from densing.overlap.cpu_trace import CpuRank
+from densing.overlap.cpu_trace import to_rank_trace as cpu_rank_trace
 from densing.overlap.engine import borrowed
-from densing.overlap.kineto import GPU, Unsplittable
-from densing.overlap.metrics import RANK_COLUMNS, STEP_COLUMNS, rank_row, rank_step_rows
+from densing.overlap.kineto import GPU, DecodeInfo, Unsplittable
+from densing.overlap.metrics import RANK_COLUMNS, STEP_COLUMNS, rank_metrics, rank_row, rank_step_rows
 from densing.overlap.model import DEFAULT_KERNEL_RULES, NoGpuKernelsError, RankTrace, check_rules
-from densing.overlap.ranks import RankOutcome
-from densing.overlap.ranks import rank_outcome as rank_job
-from densing.overlap.selection import filters_last_step
+from densing.overlap.selection import filters_last_step, to_rank_trace
 from densing.overlap.stream import should_stream, stream_rank_row
-from densing.overlap.trace import check_ranks, read_set, run_ranks, sniff_kind, trace_files
+from densing.overlap.trace import check_ranks, decode_rank, read_set, run_ranks, sniff_kind, trace_files
 from densing.validation import Interval, validate_params
 
 if TYPE_CHECKING:
     import pandas as pd
+
+
+@dataclass(frozen=True)
+class RankFacts:
+    """What the set's rules need of one rank."""
+
+    path: str
+    rank: int
+    step_names: frozenset
+    has_collectives: bool  # gloo:* events: a CPU job's trace (if there are no GPU kernels)
+    stream_rows: int  # CPU reading: events with an args.stream (GPU kernels after all)
+    info: DecodeInfo = DecodeInfo()  # distributedInfo as checked (the set's files must be one job's)
+
+
+@dataclass(frozen=True)
+class RankRows:
+    """One rank's analyze row and its per-step rows."""
+
+    row: dict
+    steps: list
+
+
+@dataclass(frozen=True)
+class RankOutcome:
+    """A rank's facts and rows (RankRows or a TraceError) by last-step rule (None: CPU), or the decode ``error``."""
+
+    facts: RankFacts | None = None
+    rows: dict = field(default_factory=dict)
+    error: TraceError | None = None
+
+
+def rank_outcome(path: str | Path, default_rank: int, kind: str = GPU, *parts, rules: str = DEFAULT_KERNEL_RULES,
+                 steps: bool = True) -> RankOutcome:
+    """The per-rank job: one rank's file decoded (or its parts combined), then its facts and rows (see the module
+    docstring); GPU kernels classified by ``rules``; the per-step rows only with ``steps`` (a per-rank answer has no
+    use for them)."""
+    rank = decode_rank(path, default_rank, kind, *parts)
+    if isinstance(rank, TraceError):
+        return RankOutcome(error=rank)
+    if isinstance(rank, CpuRank):
+        facts = RankFacts(rank.path, rank.rank, frozenset(), rank.has_collectives, rank.stream_rows, rank.info)
+        variants = {None: lambda: cpu_rank_trace(rank, rank.first_ts or 0.0)}
+    else:
+        facts = RankFacts(rank.path, rank.rank, rank.step_names, rank.has_collectives, 0, rank.info)
+        keys = (True,) if filters_last_step(rank.step_names) else (True, False)
+        variants = {k: (lambda k=k: to_rank_trace(rank, k, rank.first_ts, rules)) for k in keys}
+    rows = {}
+    for key, make in variants.items():
+        try:
+            trace = make()
+            rows[key] = RankRows(rank_metrics(trace), rank_step_rows(trace) if steps else [])
+        except TraceError as exc:
+            rows[key] = exc
+    return RankOutcome(facts, rows)
 
 
 def _pick(path, outcomes: list[RankOutcome], kind: str) -> tuple[list[dict], list[dict]]:
@@ -34,23 +93,21 @@ def _pick(path, outcomes: list[RankOutcome], kind: str) -> tuple[list[dict], lis
             raise o.error
     check_ranks(path, [o.facts for o in outcomes])
     key = filters_last_step(frozenset().union(*(o.facts.step_names for o in outcomes))) if kind == GPU else None
-    rows = [o.rows[key] for o in outcomes]
-    for r in rows:
+    for r in (rows := [o.rows[key] for o in outcomes]):
         if isinstance(r, TraceError):
             raise r
-    chosen = sorted(zip((o.facts.rank for o in outcomes), rows), key=lambda item: item[0])
-    return [r.row for _, r in chosen], [step for _, r in chosen for step in r.steps]
+    chosen = [r for _, r in sorted(zip((o.facts.rank for o in outcomes), rows), key=lambda item: item[0])]
+    return [r.row for r in chosen], [step for r in chosen for step in r.steps]
 
 
 def set_rows(path: str | Path, scheduler="auto", workers: int | None = None,
              rules: str = DEFAULT_KERNEL_RULES, steps: bool = True) -> tuple[list[dict], list[dict]]:
-    """The set's rank rows and step rows (none without ``steps``), sorted by rank; ``scheduler`` and ``rules`` as
-    :func:`densing.overlap.trace.read_traces` takes them (or an engine to use as is)."""
+    """The set's rank rows and step rows (none without ``steps``) by rank; arguments as ``read_traces`` takes them."""
     check_rules(rules)
     files = trace_files(path)
-    rank_outcome = partial(rank_job, rules=rules, steps=steps)
+    job = partial(rank_outcome, rules=rules, steps=steps)
     with borrowed(scheduler, files, workers) as engine:
-        return read_set(files, lambda kind: run_ranks(files, kind, engine, rank_outcome),
+        return read_set(files, lambda kind: run_ranks(files, kind, engine, job),
                         lambda outcomes: None if any(o.error for o in outcomes) else [o.facts for o in outcomes],
                         lambda outcomes, kind: _pick(path, outcomes, kind))
 
@@ -84,9 +141,9 @@ ANALYZE_CONSTRAINTS = {"source": [TraceSource()], "workers": [Interval(Integral,
 @validate_params(ANALYZE_CONSTRAINTS)
 def analyze_rows(source: str | Path | Iterable[RankTrace], scheduler: str = "auto", workers: int | None = None,
                  rules: str = DEFAULT_KERNEL_RULES, stream: bool | None = None) -> list[dict]:
-    """:func:`analyze`'s rows as plain dicts (no pandas: the command line's fast path). A set of one GPU trace file
-    is streamed in bounded memory (:mod:`densing.overlap.stream`) as :func:`~densing.overlap.stream.should_stream`
-    says; a file that cannot be streamed (compact JSON, no GPU kernels) is read whole."""
+    """:func:`analyze`'s rows as plain dicts (no pandas: the command line's fast path). A set of one GPU trace file is
+    streamed (:mod:`densing.overlap.stream`) as :func:`~densing.overlap.stream.should_stream` says, unless it cannot be
+    (compact JSON, no GPU kernels)."""
     if isinstance(source, (str, Path)):
         check_rules(rules)
         files = trace_files(source)
@@ -113,8 +170,7 @@ def analyze(source: str | Path | Iterable[RankTrace], scheduler: str = "auto", w
 @validate_params(ANALYZE_CONSTRAINTS)
 def analyze_steps(source: str | Path | Iterable[RankTrace], scheduler: str = "auto",
                   workers: int | None = None, rules: str = DEFAULT_KERNEL_RULES) -> "pd.DataFrame":
-    """Per (rank, ProfilerStep) breakdown; a kernel belongs to the step its launch falls in
-    (:func:`densing.overlap.metrics.rank_step_rows`)."""
+    """Per (rank, ProfilerStep) breakdown; a kernel belongs to the step its launch falls in (``rank_step_rows``)."""
     import pandas as pd
 
     rows = (set_rows(source, scheduler, workers, rules)[1] if isinstance(source, (str, Path))

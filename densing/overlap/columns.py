@@ -1,13 +1,10 @@
 """Numpy columns built batch by batch from decoded Kineto events (see :mod:`densing.overlap.kineto`).
 
-* :class:`KernelColumns` (GPU traces) keeps, of the duration events (with ``dur`` and a ``cat`` other than
-  ``"Trace"``), only the rows the analysis can use (lossless): GPU-side rows, CPU rows with a correlation id
-  (launches), ProfilerStep annotations and device syncs; plus the smallest timestamp of all duration events, the
-  rank's time origin (HTA aligns ranks on it).
-* :class:`OpColumns` (CPU, gloo traces) keeps time, thread, name and category of the complete events (``ph == "X"``)
-  with numeric ``ts``/``dur``, a string name and a ``cat`` other than ``"Trace"`` (:mod:`densing.overlap.cpu_trace`).
-
-Both hold a file-wide name table (``names``) and extend each other across parts of one file.
+:class:`KernelColumns` (GPU traces) keeps, of the duration events (with ``dur`` and a ``cat`` other than ``"Trace"``),
+the rows the analysis can use: GPU-side rows, CPU rows with a correlation id (launches), ProfilerStep annotations and
+device syncs, plus the smallest timestamp, the rank's time origin (HTA aligns ranks on it). :class:`OpColumns` (CPU,
+gloo traces) keeps time, thread, name and category of the complete events (``ph == "X"``) with numeric ``ts``/``dur``,
+a string name and a ``cat`` other than ``"Trace"``. Both hold a file-wide name table and extend across a file's parts.
 """
 from __future__ import annotations
 
@@ -21,19 +18,13 @@ import numpy as np
 from densing.errors import TraceError
 from densing.impossible import MAX_TRACE_US, first_impossible
 
-# Set membership on integer arrays without NumPy's ``unique``/``isin``, which import
-# ``numpy.ma`` (a part of a command's start-up) to ask whether an array is masked.
+# Set membership on integer arrays without NumPy's ``unique``/``isin``, which import ``numpy.ma`` (start-up time).
 
 
 def sorted_unique(values: np.ndarray) -> np.ndarray:
     """``np.unique(values)`` for a plain array: sorts and keeps each first occurrence."""
     ordered = np.sort(values, kind="stable")
-    if ordered.size < 2:
-        return ordered
-    keep = np.empty(ordered.size, dtype=bool)
-    keep[0] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
-    return ordered[keep]
+    return ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))] if ordered.size > 1 else ordered
 
 
 def isin_codes(values: np.ndarray, codes) -> np.ndarray:
@@ -92,15 +83,13 @@ def indices(items: list, value) -> list[int]:
 
 
 class _Names:
-    """A file-wide name table (codes of names, batch by batch) and the columns' parts (one list per column of
-    ``DTYPES``), with the counts of events both collectors keep."""
+    """A file-wide name table, the parts of each column of ``DTYPES`` and the event counts both collectors keep."""
 
     DTYPES: dict = {}
 
     def __init__(self) -> None:
         self.lookup: dict = {}
-        self.events = 0
-        self.duration_events = 0
+        self.events = self.duration_events = 0
         self.parts: dict[str, list] = {k: [] for k in self.DTYPES}
 
     @property
@@ -108,8 +97,7 @@ class _Names:
         return list(self.lookup)
 
     def codes(self, names: list) -> tuple[np.ndarray, list, np.ndarray]:
-        """Global codes of ``names`` (``None``, an absent name, is ""), the batch's unique names
-        and the local code of each row into them."""
+        """Global codes of ``names`` (``None``, absent, is ""), the batch's unique names and each row's local code."""
         local = {name: i for i, name in enumerate(dict.fromkeys(names))}
         setdefault, lookup = self.lookup.setdefault, self.lookup
         uniques = ["" if u is None else u for u in local]
@@ -122,8 +110,7 @@ class _Names:
         return np.concatenate(parts) if parts else np.empty(0, dtype=self.DTYPES[name])
 
     def extend(self, other: "_Names", **mapped) -> None:
-        """Append ``other``'s rows (decoded from a later part of the same file; ``mapped``: a column's parts to
-        append instead of ``other``'s) and its counts."""
+        """Append the rows and counts of a later part of the file (``mapped``: parts to take instead of its own)."""
         setdefault, lookup = self.lookup.setdefault, self.lookup  # each of other's codes → the same name's here
         to_self = np.fromiter((setdefault(name, len(lookup)) for name in other.lookup), dtype=np.int32,
                               count=len(other.lookup))
@@ -141,18 +128,14 @@ class KernelColumns(_Names):
 
     def __init__(self) -> None:
         super().__init__()
-        self.ts_float = False
+        self.ts_float = self.has_collectives = False  # has_collectives: a gloo:* duration event (a CPU job's trace)
         self.span = None  # (first start, last end) of the duration events, µs
-        self.has_collectives = False  # a gloo:* duration event: a CPU (gloo) job's trace
         self.timeless = 0  # kernels (events with args.stream) without a ts or a dur (absent or null): refused
         self.timeless_name = None  # the first one's name
 
     def add(self, events: list, tolerant: bool, float_ts: bool) -> None:
         self.events += len(events)
-        if tolerant:
-            self._add_tolerant(events)
-        else:
-            self._add_fast(events, float_ts)
+        self._add_tolerant(events) if tolerant else self._add_fast(events, float_ts)
 
     def _append(self, ts, dur, stream, correlation, names: list, comm) -> None:
         refuse_impossible(ts, dur, names)  # an impossible value is an error, not data (it made comm_us negative)
@@ -161,8 +144,7 @@ class KernelColumns(_Names):
             self._span(ts.min().item(), (ts + dur).max().item())
         codes, uniques, local = self.codes(names)
         special = [i for i, u in enumerate(uniques) if "ProfilerStep" in u or u in SYNC_NAMES]
-        if not self.has_collectives:
-            self.has_collectives = any(u.startswith(COLLECTIVE_PREFIX) for u in uniques)
+        self.has_collectives = self.has_collectives or any(u.startswith(COLLECTIVE_PREFIX) for u in uniques)
         useful = (stream != -1) | (correlation >= 0) | isin_codes(local, special)
         for key, values in zip(self.DTYPES, (ts, dur, stream, correlation, codes, comm)):  # (in DTYPES' order)
             self.parts[key].append(values[useful])
@@ -201,31 +183,26 @@ class KernelColumns(_Names):
                      list(map(attrgetter("name"), events)), comm)
 
     def _add_tolerant(self, events: list) -> None:
-        ts_types = set(map(type, map(attrgetter("ts"), events)))
-        self.ts_float |= bool(ts_types - {int})  # a float or an absent ts makes HTA's column float
+        self.ts_float |= any(type(e.ts) is not int for e in events)  # a float or an absent ts makes HTA's float
         self._count_timeless(e for e in events if e.dur is None or e.ts is None)
         kept = [e for e in events
                 if e.dur is not None and e.ts is not None and e.cat is not None and e.cat != "Trace"]
         if not kept:
             return
-        if all(type(e.ts) is int for e in kept):
-            ts = _int_ts((e.ts for e in kept), len(kept))
-        else:
-            ts = np.array([float(e.ts) for e in kept], dtype=np.float64)
+        ts = (_int_ts((e.ts for e in kept), len(kept)) if all(type(e.ts) is int for e in kept)
+              else np.array([float(e.ts) for e in kept], dtype=np.float64))
         args = [e.args for e in kept]
-        self._append(
-            ts, np.array([float(e.dur) for e in kept], dtype=np.float64),
+        self._append(ts, np.array([float(e.dur) for e in kept], dtype=np.float64),
             np.array([as_int(a.stream, -1) if a is not None else -1 for a in args], dtype=np.int64),
             np.array([as_int(a.correlation, -1) if a is not None else -1 for a in args], dtype=np.int64),
             [x if isinstance(x, str) or x is None else str(x) for x in (e.name for e in kept)],
             np.array([comm_bytes(a) for a in args], dtype=np.float64))
 
     def _count_timeless(self, events) -> None:
-        """Count the kernels among ``events`` (dropped for a missing or null ``ts``/``dur``): an event with
-        ``args.stream`` set is work on a GPU stream, which cannot be left out without changing the numbers."""
+        """Count the kernels (``args.stream`` set: GPU work, which cannot be left out without changing the numbers)
+        among ``events``, dropped for a missing or null ``ts``/``dur``."""
         for event in events:
-            args = event.args
-            if args is not None and as_int(args.stream, -1) != -1:
+            if event.args is not None and as_int(event.args.stream, -1) != -1:
                 self.timeless += 1
                 if self.timeless_name is None:
                     self.timeless_name = str(event.name)
@@ -248,8 +225,7 @@ class KernelColumns(_Names):
         self.add_facts(other)
 
     def add_facts(self, other: "KernelColumns") -> None:
-        """Add what ``other`` (a later batch or part of the same file) says of the file besides its rows and counts:
-        float timestamps, the span (from the smallest one), collectives and the kernels without a time."""
+        """Add what a later batch or part of the file says of it besides rows and counts (float ts, span, …)."""
         self.ts_float |= other.ts_float
         if other.span is not None:
             self._span(*other.span)
@@ -270,9 +246,7 @@ _THREAD_CODE_BASE = -(1 << 62)  # codes for thread ids that are not integers (ne
 
 
 class OpColumns(_Names):
-    """CPU-trace rows (see the module docstring): ts and end (µs, float, absolute), thread id,
-    name code and category code (:data:`CAT_CPU_OP`, :data:`CAT_USER_ANNOTATION`, :data:`CAT_OTHER`).
-    ``stream_rows`` counts events with an ``args.stream`` (GPU kernels)."""
+    """CPU-trace rows: ts, end (absolute µs), thread, name and ``CAT_*`` codes; ``stream_rows`` (GPU kernels)."""
 
     DTYPES = {"ts": np.float64, "end": np.float64, "tid": np.int64, "name_code": np.int32, "cat": np.int8}
 
@@ -314,8 +288,7 @@ class OpColumns(_Names):
 
 
 def refuse_impossible(ts: np.ndarray, dur: np.ndarray, names: list) -> None:
-    """TraceError naming the first event whose timestamp or duration cannot be real
-    (:data:`densing.impossible.IMPOSSIBLE`: NaN, infinite, negative, longer than 10 years, beyond 64 bits)."""
+    """TraceError naming the first event whose ts or dur cannot be real (:data:`densing.impossible.IMPOSSIBLE`)."""
     for field, values in (("ts", ts), ("dur", dur)):
         if (found := first_impossible(field, values)) is not None:
             i, why, count = found

@@ -1,9 +1,8 @@
 """Reader for CPU-side (gloo) PyTorch-profiler traces: the same :class:`RankTrace` as GPU traces.
 
-A data-parallel job on CPUs has no GPU kernels: computation is the ``cpu_op`` events (ATen ops, autograd nodes) of
-the training threads, and a collective is work that ProcessGroupGloo runs on one of its own worker threads, recorded
-as a ``gloo:<collective>`` event. The training thread only dispatches it (``c10d::allreduce_``,
-``record_param_comms``) and later blocks in ``wait()`` (a gap on the thread: no op is recorded while it blocks).
+A data-parallel job on CPUs has no GPU kernels: computation is the training threads' ``cpu_op`` events, and a
+collective runs on a ProcessGroupGloo worker thread as a ``gloo:<collective>`` event, which the training thread only
+dispatches (``c10d::allreduce_``, ``record_param_comms``) and later waits for (a gap on the thread).
 
 Definitions (beside HTA's for GPU traces, :mod:`densing.overlap.metrics`), per rank, with ∪ the union of merged
 intervals and \\ set difference:
@@ -18,11 +17,9 @@ intervals and \\ set difference:
 * comm-comp overlap % = 100·|M ∩ C| / |M|;  exposed communication = |M| − |M ∩ C|.
 
 These are HTA's formulas with "GPU kernels" replaced by "ops of the rank's threads": in the returned
-:class:`RankTrace`, C's disjoint pieces are ``computation``, the ``gloo:*`` events ``communication`` and K's pieces
-``other``, so :func:`densing.overlap.metrics.breakdown` computes every number unchanged; ``kernel_lane`` holds the
-thread id. An interval belongs to the ``ProfilerStep#N`` in which it starts. CPU traces recorded without shapes hold
-no collective sizes: ``kernel_comm_bytes`` is NaN (give the model size to the what-if model). On a CPU, overlap is
-not free: the collective's thread takes cores from the computation (see :mod:`densing.overlap.validate`).
+:class:`RankTrace` C's disjoint pieces are ``computation``, the ``gloo:*`` events ``communication`` and K's pieces
+``other`` (so :func:`densing.overlap.metrics.breakdown` computes every number unchanged), ``kernel_lane`` the thread,
+``kernel_comm_bytes`` NaN (no shapes recorded); an interval belongs to the ``ProfilerStep#N`` it starts in.
 """
 from __future__ import annotations
 
@@ -71,13 +68,11 @@ class CpuRank:
 
 
 def cpu_rank(path, cols: OpColumns, info: DecodeInfo, default_rank: int) -> CpuRank:
-    """The events of one decoded CPU-trace file; rank and world size from ``distributedInfo``, checked
-    (:meth:`~densing.overlap.kineto.DecodeInfo.checked`)."""
+    """The events of one decoded CPU-trace file; rank and world size from ``distributedInfo`` (checked)."""
     if cols.events == 0:
         raise TraceError(f"{path}: no traceEvents")
     job = info.checked(path, default_rank)
-    world = 1 if job.world_size is None else job.world_size
-    return CpuRank(str(path), job.rank, world, cols.column("ts"), cols.column("end"), cols.column("tid"),
+    return CpuRank(str(path), job.rank, job.world_size or 1, cols.column("ts"), cols.column("end"), cols.column("tid"),
                    cols.column("name_code"), cols.names, cols.column("cat"), cols.stream_rows, job)
 
 
@@ -89,9 +84,8 @@ def _steps(c: CpuRank):
     """The ProfilerStep annotations, sorted by start: (absolute start, end, number)."""
     sel = (c.cat == CAT_USER_ANNOTATION) & _name_mask(c, lambda n: n.startswith("ProfilerStep#"))
     number = np.array([int(STEP_RE.match(c.names[k]).group(1)) for k in c.name_code[sel].tolist()], dtype=np.int64)
-    st_ts, st_end = c.ts[sel], c.end[sel]
-    o = np.argsort(st_ts, kind="stable")
-    return st_ts[o], st_end[o], number[o]
+    o = np.argsort(c.ts[sel], kind="stable")
+    return c.ts[sel][o], c.end[sel][o], number[o]
 
 
 def to_rank_trace(c: CpuRank, origin: float) -> RankTrace:
@@ -103,8 +97,7 @@ def to_rank_trace(c: CpuRank, origin: float) -> RankTrace:
     if not collective.any():
         raise TraceError(f"{c.path}: no GPU kernels and no CPU collectives (gloo:* events) in this trace")
     comm_threads = np.unique(tid[collective])
-    cpu_op = c.cat == CAT_CPU_OP
-    on_compute = cpu_op & ~np.isin(tid, comm_threads)
+    on_compute = (c.cat == CAT_CPU_OP) & ~np.isin(tid, comm_threads)
     if not on_compute.any():
         raise TraceError(f"{c.path}: no cpu_op events outside the gloo threads")
     call = on_compute & _name_mask(c, lambda n: n.startswith(_COMM_CALL_PREFIXES))
@@ -127,17 +120,15 @@ def to_rank_trace(c: CpuRank, origin: float) -> RankTrace:
 
     st_ts, st_end, step_num = _steps(c)
     st_ts, st_end = st_ts - origin, st_end - origin
-    k_step = step_containing(start, st_ts, st_end, step_num)
 
     unique, code = np.unique(label.astype(str), return_inverse=True)
-    return RankTrace(
-        path=c.path, rank=c.rank, world_size=c.world_size, time_origin_us=float(origin),
-        kernel_start_us=start, kernel_end_us=stop, kernel_category=category, kernel_lane=lane,
-        kernel_name_code=code.astype(np.int32), kernel_names=tuple(str(u) for u in unique),
-        kernel_step=k_step, kernel_comm_bytes=np.full(start.shape, math.nan),
-        step_number=step_num, step_start_us=st_ts, step_end_us=st_end,
-        step_names_seen=frozenset(f"ProfilerStep#{n}" for n in step_num), lane_kind=LANE_THREAD,
-    )
+    return RankTrace(path=c.path, rank=c.rank, world_size=c.world_size, time_origin_us=float(origin),
+                     kernel_start_us=start, kernel_end_us=stop, kernel_category=category, kernel_lane=lane,
+                     kernel_name_code=code.astype(np.int32), kernel_names=tuple(str(u) for u in unique),
+                     kernel_step=step_containing(start, st_ts, st_end, step_num),
+                     kernel_comm_bytes=np.full(start.shape, math.nan), step_number=step_num, step_start_us=st_ts,
+                     step_end_us=st_end, step_names_seen=frozenset(f"ProfilerStep#{n}" for n in step_num),
+                     lane_kind=LANE_THREAD)
 
 
 def set_origin(ranks: list[CpuRank]) -> float:
@@ -146,12 +137,10 @@ def set_origin(ranks: list[CpuRank]) -> float:
 
 
 def annotation_rows(c: CpuRank, names: tuple[str, ...], origin: float) -> list[dict]:
-    """One rank's ``user_annotation`` events named in ``names`` and its ``gloo:*`` collectives
-    (see :func:`annotation_frame`)."""
-    st_ts, st_end, step_num = _steps(c)
+    """One rank's ``user_annotation`` events named in ``names`` and ``gloo:*`` collectives (``annotation_frame``)."""
     wanted = set(names)
-    sel = ((c.cat == CAT_USER_ANNOTATION) & _name_mask(c, wanted.__contains__)) | _name_mask(c, is_collective)
-    idx = np.flatnonzero(sel)
-    steps = step_containing(c.ts[idx], st_ts, st_end, step_num)
+    idx = np.flatnonzero(((c.cat == CAT_USER_ANNOTATION) & _name_mask(c, wanted.__contains__))
+                         | _name_mask(c, is_collective))
+    steps = step_containing(c.ts[idx], *_steps(c))
     return [{"rank": c.rank, "step": int(s), "name": c.names[k], "start_us": t - origin, "duration_us": e - t}
             for s, k, t, e in zip(steps.tolist(), c.name_code[idx].tolist(), c.ts[idx].tolist(), c.end[idx].tolist())]

@@ -1,18 +1,11 @@
 """Where per-rank work runs: in this process, in local processes, or on a Dask cluster.
 
-Work is given as :class:`Job` trees: ``Job(fn, args)`` whose args may be Jobs, whose results take their place (a
-large file's parts, :mod:`densing.overlap.parts`, feed the job that combines them). Every engine answers
-``run(jobs)`` with the top jobs' results, in order; an exception raised by a job is raised by ``run``.
-
-* :class:`SerialEngine` — everything in this process, one job after another;
-* :class:`ProcessEngine` — local processes; a combining job runs here once its inputs are back. No more leaves (a
-  file's parts) than workers: one ``os.fork`` child with a pipe each but the last leaf, which runs here (a pool's
-  start-up is a noticeable part of a file's time, ``bench/overlap_scale.py``); more: a ``concurrent.futures``
-  process pool of ``workers`` processes, so this process holds only results;
-* :class:`DaskEngine` — a ``dask.distributed`` client (a ``LocalCluster`` or a running scheduler's address): the
-  whole tree is submitted, dependencies stay on the workers and only the top jobs' results come back. The workers
-  must read the trace files at the same paths (a shared file system).
-
+Work is given as :class:`Job` trees: ``Job(fn, args)`` whose Job args are replaced by their results (a large file's
+parts, :mod:`densing.overlap.parts`, feed the job that combines them). Every engine answers ``run(jobs)`` with the top
+jobs' results, in order, and raises a job's exception. :class:`SerialEngine` runs all here; :class:`ProcessEngine` in
+local processes (no more leaves than workers: one ``os.fork`` child with a pipe each but the last leaf, which runs
+here, as a pool's start-up is a noticeable part of a file's time, ``bench/overlap_scale.py``; more: a process pool);
+:class:`DaskEngine` on a ``dask.distributed`` client, whose workers must read the trace files at the same paths.
 :func:`make_engine` turns ``--scheduler`` into an engine; ``auto`` chooses by the set's size
 (:data:`PARALLEL_MIN_BYTES`, :data:`LOCAL_CLUSTER_MIN_BYTES`; docs/profiling.md says why).
 """
@@ -125,15 +118,13 @@ class ProcessEngine:
 
 
 def _fork(job: Job) -> tuple[int, int]:
-    """Start ``job`` in a child of a plain ``os.fork``, ``SIGINT`` and ``SIGTERM`` held while forking and in the child
-    until :func:`densing.runtime.processes.worker_setup` (as :func:`densing.runtime.processes.fork_context` does). Returns
-    (pid, read end of the pipe that brings the child's pickled ``(ok, value)``)."""
+    """Start ``job`` in a child of a plain ``os.fork``, ``SIGINT`` and ``SIGTERM`` held until the child's
+    :func:`densing.runtime.processes.worker_setup` (as ``fork_context`` does); (pid, the pipe's read end)."""
     import signal
 
-    held = {signal.SIGINT, signal.SIGTERM}
     parent = os.getpid()
     receive, send = os.pipe()
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     try:
         pid = os.fork()
         if pid == 0:
@@ -169,8 +160,7 @@ def _child(job: Job, receive: int, send: int, parent: int) -> None:
 
 
 def _receive(receive: int):
-    """A forked child's result read from its pipe, or a :class:`_Raised` of its exception (a WorkerError when it died
-    before it wrote)."""
+    """A forked child's result read from its pipe, or a :class:`_Raised` of its exception (a WorkerError if it died)."""
     import pickle
 
     with os.fdopen(receive, "rb", closefd=False) as f:
@@ -183,8 +173,7 @@ def _receive(receive: int):
 
 
 def _end_child(pid: int) -> None:
-    """Reap forked child ``pid``: at once when it has exited, else after ``SIGTERM``, then ``SIGKILL`` after
-    :data:`densing.runtime.processes.GRACE_S`."""
+    """Reap forked child ``pid``: at once if it has exited, else after ``SIGTERM``, then ``SIGKILL`` (``GRACE_S``)."""
     import signal
     import time
 
@@ -215,8 +204,7 @@ class DaskEngine:
     """A ``dask.distributed`` client; see the module docstring."""
 
     def __init__(self, client, cluster=None):
-        self.client = client
-        self.cluster = cluster
+        self.client, self.cluster = client, cluster
         self.workers = max(1, len(client.scheduler_info().get("workers", {})))
 
     def run(self, jobs: list[Job]) -> list:
@@ -266,21 +254,18 @@ def local_cluster(workers: int | None = None) -> DaskEngine:
     import logging
 
     logging.getLogger("distributed").setLevel(logging.ERROR)
-    n = max(1, workers or os.cpu_count() or 1)
-    cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                       dashboard_address=None, silence_logs=logging.ERROR)
+    cluster = distributed.LocalCluster(n_workers=max(1, workers or os.cpu_count() or 1), threads_per_worker=1,
+                                       processes=True, dashboard_address=None, silence_logs=logging.ERROR)
     return DaskEngine(distributed.Client(cluster), cluster)
 
 
 def borrowed(scheduler, files: list[Path], workers: int | None = None):
-    """``with borrowed(scheduler, files, workers) as engine``: :func:`make_engine`'s engine for a name (closed at the
-    end), or an engine given as such (left open)."""
+    """A context: :func:`make_engine`'s engine for a name (closed after), or an engine given (left open)."""
     return closing(make_engine(scheduler, files, workers)) if isinstance(scheduler, str) else nullcontext(scheduler)
 
 
 def make_engine(scheduler: str, files: list[Path], workers: int | None = None):
-    """The engine for ``--scheduler``: ``auto`` (module docstring), ``serial``, ``processes`` (local processes),
-    ``local`` (a local Dask cluster) or a scheduler ADDRESS."""
+    """The engine for ``--scheduler``: ``auto``, ``serial``, ``processes``, ``local`` (Dask) or a scheduler ADDRESS."""
     if scheduler == "serial":
         return SerialEngine()
     if scheduler in ("processes", "local"):
@@ -292,10 +277,9 @@ def make_engine(scheduler: str, files: list[Path], workers: int | None = None):
         address = scheduler if "://" in scheduler else f"tcp://{scheduler}"
         distributed = _dask()
         try:  # a client of the running Dask scheduler there
-            client = distributed.Client(address, timeout="20s")
+            return DaskEngine(distributed.Client(address, timeout="20s"))
         except (OSError, TimeoutError) as exc:
             raise InputError(f"--scheduler: cannot reach a Dask scheduler at {address} ({exc})") from None
-        return DaskEngine(client)
     import importlib.util
 
     cpus = workers or os.cpu_count() or 1

@@ -1,9 +1,9 @@
-"""Plotly figures for the overlap section of the HTML report: each function takes the plain data of
-:mod:`densing.overlap` (DataFrames, RankTrace lists) and returns a ``plotly.graph_objects.Figure``; only
-:func:`report_section` and :func:`overlap_table`, which the report calls, read files.
+"""Plotly figures for the overlap section of the HTML report, each of the plain data of :mod:`densing.overlap`
+(DataFrames, RankTrace lists); only :func:`report_section` and :func:`overlap_table` (the report's) read files.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Sequence
 
@@ -26,8 +26,6 @@ class Runs:
     """Runs side by side: a non-empty mapping of a run's name to its :data:`BREAKDOWN` rows."""
 
     def matches(self, value) -> bool:
-        from collections.abc import Mapping
-
         return isinstance(value, Mapping) and bool(value) and all(BREAKDOWN.matches(v) for v in value.values())
 
     def __str__(self) -> str:
@@ -56,9 +54,8 @@ def _stacked(x, frames: list[pd.DataFrame], head: str = "") -> go.Figure:
 def breakdown_figure(df: pd.DataFrame) -> go.Figure:
     """Stacked bars per rank: idle / compute / non-compute % of the GPU kernel span (hover: :func:`_stacked`)."""
     fig = _stacked(df["rank"].astype(str), [df], head="rank %{x}<br>")
-    fig.update_layout(barmode="stack", title="Temporal breakdown of the GPU kernel span per rank",
-                      xaxis_title="rank", yaxis_title="% of kernel span", yaxis_range=[0, 100])
-    return fig
+    return fig.update_layout(barmode="stack", title="Temporal breakdown of the GPU kernel span per rank",
+                             xaxis_title="rank", yaxis_title="% of kernel span", yaxis_range=[0, 100])
 
 
 @validate_params({"traces": [RankTraces()]})
@@ -73,14 +70,12 @@ def timeline_figure(traces: Sequence[RankTrace], step: int | None = None, max_ke
     for t in traces:
         idx = np.flatnonzero(t.kernel_step == step) if step is not None else np.arange(t.kernel_count)
         if idx.size > max_kernels:
-            dur = t.kernel_end_us[idx] - t.kernel_start_us[idx]
-            idx = idx[np.argsort(dur)[-max_kernels:]]
+            idx = idx[np.argsort(t.kernel_end_us[idx] - t.kernel_start_us[idx])[-max_kernels:]]
         for code, name in enumerate(CATEGORY_NAMES):
             k = idx[t.kernel_category[idx] == code]
             if k.size == 0:
                 continue
-            fig.add_bar(
-                base=t.kernel_start_us[k] / 1e3, x=(t.kernel_end_us[k] - t.kernel_start_us[k]) / 1e3,
+            fig.add_bar(base=t.kernel_start_us[k] / 1e3, x=(t.kernel_end_us[k] - t.kernel_start_us[k]) / 1e3,
                 y=[f"rank {t.rank} / {t.lane_kind} {s}" for s in t.kernel_lane[k]], orientation="h",
                 name=name, legendgroup=name, showlegend=name not in shown, marker_color=_COLORS[name],
                 customdata=np.asarray(t.kernel_names, dtype=object)[t.kernel_name_code[k]],
@@ -88,9 +83,8 @@ def timeline_figure(traces: Sequence[RankTrace], step: int | None = None, max_ke
             shown.add(name)
     ranks = ", ".join(str(t.rank) for t in traces[:8]) + (" …" if len(traces) > 8 else "")
     title = f"kernels of ranks {ranks}" + (f", step {step}" if step is not None else "")
-    fig.update_layout(barmode="overlay", title=f"{label}: {title}" if label else title,
-                      xaxis_title="time since first event (ms)", yaxis_title="", bargap=0.2)
-    return fig
+    return fig.update_layout(barmode="overlay", title=f"{label}: {title}" if label else title,
+                             xaxis_title="time since first event (ms)", yaxis_title="", bargap=0.2)
 
 
 @validate_params({"df": [WHATIF]})
@@ -100,30 +94,25 @@ def whatif_figure(df: pd.DataFrame) -> go.Figure:
     for (strategy, gbps), g in df.groupby(["strategy", "bandwidth_gbps"], sort=True):
         g = g.sort_values("workers")
         fig.add_scatter(x=g["workers"], y=g["scaling_efficiency"], mode="lines+markers",
-                        name=f"{strategy}, {gbps:g} Gb/s",
-                        customdata=g["step_time_us"] / 1e3,
+                        name=f"{strategy}, {gbps:g} Gb/s", customdata=g["step_time_us"] / 1e3,
                         hovertemplate="%{x} workers: efficiency %{y:.3f}, step %{customdata:.1f} ms<extra></extra>")
-    fig.update_layout(title="What-if: scaling efficiency by overlap strategy and network",
-                      xaxis_title="workers", xaxis_type="log", yaxis_title="scaling efficiency (compute / step time)",
-                      yaxis_range=[0, 1.05])
-    return fig
+    return fig.update_layout(title="What-if: scaling efficiency by overlap strategy and network", xaxis_title="workers",
+                             xaxis_type="log", yaxis_title="scaling efficiency (compute / step time)",
+                             yaxis_range=[0, 1.05])
 
 
 @validate_params({"frames": [Runs()]})
 def runs_figure(frames: dict[str, pd.DataFrame]) -> go.Figure:
-    """Several runs side by side (e.g. sync, ddp, co2): per run and rank, stacked compute / non-compute / idle %
-    (hover: :func:`_stacked`)."""
+    """Several runs side by side: per run and rank, stacked compute / non-compute / idle % (:func:`_stacked`)."""
     x = [[name for name, df in frames.items() for _ in range(len(df))],
          [f"rank {r}" for df in frames.values() for r in df["rank"]]]
     fig = _stacked(x, list(frames.values()))
-    fig.update_layout(barmode="stack", title="Runs side by side: temporal breakdown per rank",
-                      yaxis_title="% of span", yaxis_range=[0, 100])
-    return fig
+    return fig.update_layout(barmode="stack", title="Runs side by side: temporal breakdown per rank",
+                             yaxis_title="% of span", yaxis_range=[0, 100])
 
 
 def _run_sets(trace_dir: Path) -> dict[str, list[RankTrace]]:
-    """The traces of each sub-folder holding trace files (a 'densing overlap run' output), by its name, when
-    ``trace_dir`` has none."""
+    """Each trace-holding sub-folder's traces by name (a 'densing overlap run' output), if ``trace_dir`` has none."""
     if not trace_dir.is_dir() or any(f.name.endswith((".json", ".json.gz")) for f in trace_dir.iterdir()):
         return {}
     return {d.name: read_traces(d) for d in sorted(trace_dir.iterdir())
@@ -136,18 +125,12 @@ OVERLAP_TABLE_COLUMNS = {"comm_comp_overlap_pct": "overlap %", "exposed_comm_us"
 
 
 def overlap_table(trace_dir: str | Path) -> pd.DataFrame:
-    """One row per run (strategy) and rank: the numbers behind the report's overlap figures
-    (:data:`OVERLAP_TABLE_COLUMNS` of ``analyze``)."""
+    """One row per run (strategy) and rank: the report's overlap numbers (:data:`OVERLAP_TABLE_COLUMNS`)."""
     sets = _run_sets(Path(trace_dir)) or {Path(trace_dir).name: read_traces(trace_dir)}
-    frames = []
-    for name, traces in sets.items():
-        frame = analyze(traces)
-        out = pd.DataFrame({"run": name, "rank": frame["rank"]})
-        for column, title in OVERLAP_TABLE_COLUMNS.items():
-            values = frame[column].to_numpy(float)
-            out[title] = values / 1e3 if column.endswith("_us") else values
-        frames.append(out)
-    return pd.concat(frames, ignore_index=True)
+    frames = {name: analyze(traces) for name, traces in sets.items()}
+    return pd.concat([pd.DataFrame({"run": name, "rank": frame["rank"], **{
+        title: frame[column].to_numpy(float) / (1e3 if column.endswith("_us") else 1.0)
+        for column, title in OVERLAP_TABLE_COLUMNS.items()}}) for name, frame in frames.items()], ignore_index=True)
 
 
 def report_section(trace_dir: str | Path, model_params: float | None = None) -> list[tuple[str, go.Figure]]:

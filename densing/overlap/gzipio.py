@@ -28,8 +28,7 @@ def _reading(path: Path):
 
 
 def read_pieces(path: Path, piece_bytes: int = PIECE_BYTES) -> Iterator[bytes]:
-    """The decompressed file in pieces of at most ``piece_bytes``, read from the file as they are
-    needed: memory holds one compressed and one decompressed piece, whatever the file's size."""
+    """The decompressed file in pieces of at most ``piece_bytes``, read as needed (memory: one piece of each)."""
     with _reading(path), path.open("rb") as fh:
         if not is_gzip(path):
             while chunk := fh.read(piece_bytes):
@@ -78,10 +77,9 @@ def read_whole(path: Path) -> bytes:
 
 
 def expected_size(path: Path) -> int:
-    """The file's decompressed size as a hint for planning reads: its size, or for gzip the trailer's ISIZE (mod
-    2**32) — exact for a single-member gzip under 4 GiB, the last member's size for a multi-member one. Callers use
-    it to choose whole or piecewise reads and where to split; the last part always runs to the end of the file, so an
-    underestimate costs memory, never data."""
+    """The file's decompressed size, a hint for planning reads: its size, or a gzip trailer's ISIZE (mod 2**32; a
+    multi-member gzip's last member's). The last part of a split always runs to the end: an underestimate costs
+    memory, never data."""
     with _reading(path):
         size = path.stat().st_size
         if not is_gzip(path) or size < 18:

@@ -10,17 +10,12 @@ def merge_intervals(start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.
     """Merge overlapping or touching intervals; returns sorted disjoint ``(start, end)``. Same grouping as HTA 0.5.0
     ``merge_kernel_intervals``: after sorting by start, interval i opens a new group iff
     ``start_i > max(end_0 … end_{i-1})``; a group spans ``[min start, max end]``."""
-    start = np.asarray(start, dtype=np.float64)
-    end = np.asarray(end, dtype=np.float64)
+    start, end = np.asarray(start, dtype=np.float64), np.asarray(end, dtype=np.float64)
     if start.size == 0:
         return start.copy(), end.copy()
     order = np.argsort(start, kind="stable")
     s, e = start[order], end[order]
-    running_max_end = np.maximum.accumulate(e)
-    opens = np.empty(s.size, dtype=bool)
-    opens[0] = True
-    opens[1:] = s[1:] > running_max_end[:-1]
-    first = np.flatnonzero(opens)
+    first = np.flatnonzero(np.concatenate(([True], s[1:] > np.maximum.accumulate(e)[:-1])))  # the groups' openers
     return s[first], np.maximum.reduceat(e, first)
 
 

@@ -1,15 +1,10 @@
 """The Kineto (PyTorch-profiler Chrome-trace JSON) decoder: bytes → numpy columns of one file.
 
-Decoding is typed (msgspec): only ``ph, cat, name, ts, dur, tid`` and a few ``args`` fields are materialised, one
-batch of events at a time, each batch reduced at once to the numpy columns of a collector
-(:mod:`densing.overlap.columns`), so a large trace never becomes a large Python object graph. The file's
-``distributedInfo`` is returned beside the columns as a :class:`DecodeInfo`.
-
-Fast paths: the types real Kineto traces use, for GPU traces with integer timestamps (µs traces) or float ones
-(ns-resolution traces, PyTorch ≥ 2.3). ``gc=False`` structs skip garbage-collector tracking (~1.5x faster decoding);
-absent fields take shared sentinel defaults instead of None, so each column is read with one C-level
-``attrgetter``/``np.fromiter`` pass. A batch that fits neither variant (a string stream id, a null dur) is decoded
-with tolerant types.
+Decoding is typed (msgspec): only ``ph, cat, name, ts, dur, tid`` and a few ``args`` fields are read, a batch at a
+time, each batch reduced at once to a collector's numpy columns (:mod:`densing.overlap.columns`); the file's
+``distributedInfo`` comes beside them as a :class:`DecodeInfo`. Fast paths take the types real traces use (integer µs
+or, PyTorch ≥ 2.3, float timestamps): ``gc=False`` structs (~1.5x faster) whose absent fields share sentinel defaults,
+so each column is one C-level ``attrgetter``/``np.fromiter`` pass; a batch that fits neither is decoded tolerantly.
 """
 from __future__ import annotations
 
@@ -32,15 +27,13 @@ BATCH_BYTES = 8 << 20  # decompressed bytes decoded at a time when a file is str
 
 
 class Unsplittable(Exception):
-    """The events array could not be cut here (compact one-line JSON has no cut points); decode the document whole.
-
-    Kineto writes one event per block: ``},\n`` closes an event and, after whitespace, ``{`` opens the next. A newline
-    cannot occur inside a JSON string, so such a place is always a boundary between two events of the array."""
+    """The events array could not be cut here (compact JSON has no cut points); decode the document whole. Kineto
+    writes ``},\n`` then whitespace and ``{`` between events; a newline cannot occur inside a JSON string, so such a
+    place is always a boundary between two events."""
 
 
 def events_start(buf) -> int:
-    """Position of the ``[`` that opens the ``traceEvents`` array; -1 if not (yet) found;
-    raises :class:`Unsplittable` if the key is not followed by ``:`` and ``[``."""
+    """Position of the ``[`` that opens ``traceEvents``; -1 if not (yet) found; Unsplittable if no ``:`` and ``[``."""
     key = buf.find(b'"traceEvents"')
     bracket = buf.find(b"[", key) if key >= 0 else -1
     if bracket >= 0 and buf[key + 13:bracket].strip() != b":":
@@ -49,9 +42,8 @@ def events_start(buf) -> int:
 
 
 def cut_before(buf, lo: int, hi: int, forward: bool = False) -> tuple[int, int]:
-    """The last (or with ``forward`` the first) event boundary in ``buf[lo:hi]``: ``(cut, nxt)``
-    with ``buf[cut:cut + 2] == b"},"`` closing one event and ``buf[nxt] == "{"`` opening the next
-    after a newline and whitespace; ``(-1, -1)`` when there is none."""
+    """The last (with ``forward`` the first) event boundary in ``buf[lo:hi]``: ``(cut, nxt)``, ``buf[cut:cut + 2] ==
+    b"},"`` closing one event and ``buf[nxt] == "{"`` opening the next after a newline; ``(-1, -1)`` if none."""
     while True:
         cut = buf.find(b"},\n", lo, hi) if forward else buf.rfind(b"},\n", lo, hi)
         if cut < 0:
@@ -85,9 +77,8 @@ class DecodeInfo:
     backend: Any = None
 
     def checked(self, path, default_rank: int) -> "DecodeInfo":
-        """Rank and world size as ints (the rank ``default_rank`` where the file states none, the world size None),
-        the backend a string or None; a :class:`TraceError` naming the file and the field otherwise (a negative
-        rank, a world size of 0, a rank not below the world size, a number in words)."""
+        """Rank and world size as ints (``default_rank`` and None where absent), the backend a string or None; else a
+        :class:`TraceError` naming the file and the field (a negative rank, a rank not below the world size, …)."""
         try:
             validate(DISTRIBUTED_CONSTRAINTS, **{f"distributedInfo.{k}": getattr(self, k)
                                                  for k in ("rank", "world_size", "backend")})
@@ -103,8 +94,7 @@ class DecodeInfo:
 
 def prefixed(path, exc: TraceError) -> TraceError:
     """``exc`` as a TraceError whose message starts with ``path`` (added when it does not already)."""
-    msg = str(exc)
-    return TraceError(msg if msg.startswith(str(path)) else f"{path}: {msg}")
+    return TraceError(str(exc) if str(exc).startswith(str(path)) else f"{path}: {exc}")
 
 
 class _Args(msgspec.Struct):
@@ -151,10 +141,6 @@ class _FloatTsEvent(_IntTsEvent):
     ts: float = math.nan
 
 
-class _CpuArgs(msgspec.Struct, gc=False, frozen=True):
-    stream: int = -1
-
-
 class _CpuEvent(msgspec.Struct, gc=False):
     ph: Optional[str] = None
     cat: Optional[str] = None
@@ -162,7 +148,7 @@ class _CpuEvent(msgspec.Struct, gc=False):
     ts: float = math.nan
     dur: float = math.nan
     tid: Union[int, str, None] = None
-    args: _CpuArgs = _CpuArgs()
+    args: _FastArgs = _FastArgs()
 
 
 def _doc_type(event_type: type) -> type:
@@ -191,9 +177,10 @@ def _decode(data, kind: str, mode: int, whole: bool):
     return decoders[last][0 if whole else 1].decode(data), last
 
 
-def _add(cols, events: list, kind: str, mode: int) -> None:
-    _, _, tolerant, float_ts = _DECODERS[kind][mode]
-    cols.add(events, tolerant, float_ts)
+def _add(cols, events: list, kind: str, mode: int):
+    """``cols`` with ``events`` (decoded in ``mode``) added."""
+    cols.add(events, *_DECODERS[kind][mode][2:])
+    return cols
 
 
 def _decode_doc(data, kind: str, path: Path, mode: int = 0):
@@ -207,13 +194,10 @@ def _decode_doc(data, kind: str, path: Path, mode: int = 0):
 
 def event_batches(pieces: Iterable[bytes], path: Path, kind: str = GPU,
                   batch_bytes: int = BATCH_BYTES) -> Iterator[tuple[list, int, Optional[DecodeInfo]]]:
-    """Yield ``(events, mode, info)`` batches of the ``traceEvents`` array of the document whose bytes arrive in
-    ``pieces``, cut at event boundaries (:func:`cut_before`) once at least ``batch_bytes`` are buffered; the last batch
-    is decoded with the document's other keys and alone has an ``info``. Raises :class:`Unsplittable` when the document
-    cannot be read this way (compact one-line JSON, a cut that turns out wrong): decode it whole instead."""
-    buf = bytearray()
-    prefix = None
-    mode = 0
+    """Yield ``(events, mode, info)`` batches of the ``traceEvents`` of the document arriving in ``pieces``, cut at
+    event boundaries (:func:`cut_before`) once ``batch_bytes`` are buffered; the last batch, decoded with the other
+    keys, alone has an ``info``. :class:`Unsplittable` when it cannot be read so (compact JSON, a wrong cut)."""
+    buf, prefix, mode = bytearray(), None, 0
     searched = 0  # buf[:searched] holds no usable cut point
     for piece in pieces:
         buf += piece
@@ -229,10 +213,7 @@ def event_batches(pieces: Iterable[bytes], path: Path, kind: str = GPU,
         searched = len(buf)
         if cut < 0:
             continue
-        # decode buf[0:cut + 2] in place as "[ {...}, ... {...} ]": overwrite the "," after the
-        # last event with "]" (buf[0] is "[" or whitespace turned into "[")
-        buf[0] = 0x5B
-        buf[cut + 1] = 0x5D
+        buf[0], buf[cut + 1] = 0x5B, 0x5D  # buf[:cut + 2] decoded in place as "[{...}, … {...}]" ("," → "]")
         try:
             with memoryview(buf) as view:
                 events, mode = _decode(view[:cut + 2], kind, mode, whole=False)
@@ -260,14 +241,11 @@ def decode_stream(pieces: Iterable[bytes], path: Path, kind: str = GPU, batch_by
 
 
 def decode_file(path: Path, kind: str = GPU, batch_bytes: int = BATCH_BYTES):
-    """Columns and info of one trace file: decoded whole up to ``batch_bytes`` decompressed, else streamed in batches
-    of that size (memory bounded by one batch) unless it cannot be."""
+    """Columns and info of one file: decoded whole up to ``batch_bytes`` decompressed, else streamed if it can be."""
     if expected_size(path) > batch_bytes:
         try:
             return decode_stream(read_pieces(path), path, kind, batch_bytes)
         except Unsplittable:
             pass
     doc, mode = _decode_doc(read_whole(path), kind, path)
-    cols = _COLUMNS[kind]()
-    _add(cols, doc.traceEvents or [], kind, mode)
-    return cols, doc.distributedInfo or DecodeInfo()
+    return _add(_COLUMNS[kind](), doc.traceEvents or [], kind, mode), doc.distributedInfo or DecodeInfo()

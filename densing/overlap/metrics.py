@@ -27,11 +27,9 @@ from densing.validation import Frame, Interval, validate_params
 if TYPE_CHECKING:
     import pandas as pd
 
-RANK_COLUMNS = [
-    "rank", "world_size", "kernel_count", "kernel_span_us", "idle_us", "compute_us",
-    "non_compute_us", "comm_us", "overlap_us", "exposed_comm_us", "comm_comp_overlap_pct",
-    "idle_pct", "compute_pct", "non_compute_pct", "comm_bytes", "stream_overlaps",
-]
+RANK_COLUMNS = ["rank", "world_size", "kernel_count", "kernel_span_us", "idle_us", "compute_us", "non_compute_us",
+                "comm_us", "overlap_us", "exposed_comm_us", "comm_comp_overlap_pct", "idle_pct", "compute_pct",
+                "non_compute_pct", "comm_bytes", "stream_overlaps"]
 
 
 def stream_overlaps(start_us: np.ndarray, end_us: np.ndarray, stream: np.ndarray,
@@ -57,8 +55,7 @@ def breakdown(start_us: np.ndarray, end_us: np.ndarray, category: np.ndarray) ->
     if start_us.size == 0:
         return {k: math.nan for k in RANK_COLUMNS if k not in ("rank", "world_size")} | {"kernel_count": 0}
     ms, me = merge_intervals(start_us, end_us)
-    comm = category == COMMUNICATION
-    comp = category == COMPUTATION
+    comm, comp = category == COMMUNICATION, category == COMPUTATION
     return breakdown_row(int(start_us.size), float(me[-1] - ms[0]), float(me.sum() - ms.sum()),
                          union_length(start_us[comp], end_us[comp]), union_length(start_us[comm], end_us[comm]),
                          intersection_length(start_us[comm], end_us[comm], start_us[comp], end_us[comp]))
@@ -72,13 +69,10 @@ def breakdown_row(count: int, span: float, busy: float, compute: float, comm_tim
     def pct(x: float, total: float) -> float:
         return 100.0 * x / total if total > 0 else math.nan
 
-    return {
-        "kernel_count": count, "kernel_span_us": span, "idle_us": idle,
-        "compute_us": compute, "non_compute_us": non_compute, "comm_us": comm_time,
-        "overlap_us": overlap, "exposed_comm_us": comm_time - overlap,
-        "comm_comp_overlap_pct": pct(overlap, comm_time), "idle_pct": pct(idle, span),
-        "compute_pct": pct(compute, span), "non_compute_pct": pct(non_compute, span),
-    }
+    return {"kernel_count": count, "kernel_span_us": span, "idle_us": idle, "compute_us": compute,
+            "non_compute_us": non_compute, "comm_us": comm_time, "overlap_us": overlap,
+            "exposed_comm_us": comm_time - overlap, "comm_comp_overlap_pct": pct(overlap, comm_time),
+            "idle_pct": pct(idle, span), "compute_pct": pct(compute, span), "non_compute_pct": pct(non_compute, span)}
 
 
 def rank_metrics(trace: RankTrace) -> dict:
@@ -103,8 +97,7 @@ def rank_row(trace: RankTrace) -> dict:
 
 
 def rank_step_rows(trace: RankTrace) -> list[dict]:
-    """Per ProfilerStep of one rank with kernels: ``step_time_us`` (its annotation's duration) and the breakdown of
-    the kernels launched within it."""
+    """Per ProfilerStep with kernels: ``step_time_us`` (its duration) and the breakdown of the kernels it launched."""
     rows, t = [], trace
     order = np.argsort(t.kernel_step, kind="stable")  # each step's kernels once, in trace order (not a scan per step)
     steps = t.kernel_step[order]
@@ -145,18 +138,13 @@ def step_skew(steps: "pd.DataFrame", straggler_threshold_pct: float = 5.0) -> "p
     for step, g in steps.groupby("step", sort=True):
         times = g["step_time_us"].to_numpy()
         median = float(np.median(times))
-        slowest = g.iloc[int(np.argmax(times))]
         excess = 100.0 * (times.max() / median - 1.0) if median > 0 else math.nan
-        out.append({
-            "step": int(step), "ranks": int(len(g)), "min_step_time_us": float(times.min()),
-            "median_step_time_us": median, "max_step_time_us": float(times.max()),
-            "skew_us": float(times.max() - times.min()), "slowest_rank": int(slowest["rank"]),
-            "slowest_excess_pct": excess,
-            "straggler": bool(len(g) > 1 and excess > straggler_threshold_pct),
-        })
-    return pd.DataFrame(out, columns=["step", "ranks", "min_step_time_us", "median_step_time_us",
-                                      "max_step_time_us", "skew_us", "slowest_rank",
-                                      "slowest_excess_pct", "straggler"])
+        out.append({"step": int(step), "ranks": int(len(g)), "min_step_time_us": float(times.min()),
+                    "median_step_time_us": median, "max_step_time_us": float(times.max()),
+                    "skew_us": float(times.max() - times.min()), "slowest_rank": int(g["rank"].iloc[times.argmax()]),
+                    "slowest_excess_pct": excess, "straggler": bool(len(g) > 1 and excess > straggler_threshold_pct)})
+    return pd.DataFrame(out, columns=["step", "ranks", "min_step_time_us", "median_step_time_us", "max_step_time_us",
+                                      "skew_us", "slowest_rank", "slowest_excess_pct", "straggler"])
 
 
 @validate_params(COMPARE_CONSTRAINTS)

@@ -48,23 +48,16 @@ STEP_RE = re.compile(r"ProfilerStep#(\d+)")
 
 
 class NoGpuKernelsError(TraceError):
-    """A trace without GPU kernels: a CPU-only job, read by :mod:`densing.overlap.cpu_trace` when it
-    holds gloo collectives."""
+    """A trace without GPU kernels: a CPU-only job, read by :mod:`densing.overlap.cpu_trace` if it has collectives."""
 
 
 @functools.cache
 def kernel_category(name: str, rules: str = DEFAULT_KERNEL_RULES) -> int:
-    """Classify a GPU kernel name as HTA 0.5.0 ``get_kernel_type`` does (``rules="hta"``), or as traceinsight
-    0.6.1's does (``rules="traceinsight"``): communication if its communication pattern matches (checked first, so
-    ``hipMemcpy…`` is communication under traceinsight), else memory if its memory pattern matches, else other if its
-    not-computation pattern matches, else computation (the patterns: ``_PATTERNS``). Each answer is kept."""
+    """Classify a GPU kernel name as HTA 0.5.0 ``get_kernel_type`` does (``rules="hta"``), or traceinsight 0.6.1's
+    (``"traceinsight"``): the first of communication, memory and other whose pattern (``_PATTERNS``) matches (so
+    ``hipMemcpy…`` is communication under traceinsight), else computation. Each answer is kept."""
     check_rules(rules)
-    communication, memory, not_compute = _PATTERNS[rules]
-    if communication.match(name):
-        return COMMUNICATION
-    if memory.match(name):
-        return MEMORY
-    return OTHER if not_compute.match(name) else COMPUTATION
+    return next((c for c, p in zip((COMMUNICATION, MEMORY, OTHER), _PATTERNS[rules]) if p.match(name)), COMPUTATION)
 
 
 def check_rules(rules: str) -> None:
@@ -91,8 +84,7 @@ def step_containing(times_us: np.ndarray, step_start_us: np.ndarray, step_end_us
 @dataclass(frozen=True)
 class RankTrace:
     """The timed work and step annotations of one rank (times in µs from ``time_origin_us``): GPU kernels on CUDA
-    streams, or the ops of a CPU (gloo) job's threads (:mod:`densing.overlap.cpu_trace`); ``lane_kind`` says which.
-    """
+    streams, or the ops of a CPU (gloo) job's threads (:mod:`densing.overlap.cpu_trace`); ``lane_kind`` says which."""
 
     path: str
     rank: int
@@ -132,18 +124,12 @@ class RankTrace:
         return f"<p>{html.escape(repr(self))}</p>" + self.kernels_frame().head(10).to_html(index=False)
 
     def kernels_frame(self) -> "pd.DataFrame":
-        """The kernels as a tidy DataFrame (one row per kernel; the lane column is named by
-        ``lane_kind``: ``stream`` or ``thread``)."""
+        """The kernels as a tidy DataFrame, one row per kernel (the lane column named by ``lane_kind``)."""
         import pandas as pd
 
-        return pd.DataFrame({
-            "rank": self.rank,
-            "start_us": self.kernel_start_us,
-            "end_us": self.kernel_end_us,
-            "duration_us": self.kernel_end_us - self.kernel_start_us,
-            "category": np.asarray(CATEGORY_NAMES, dtype=object)[self.kernel_category],
-            self.lane_kind: self.kernel_lane,
-            "name": np.asarray(self.kernel_names, dtype=object)[self.kernel_name_code],
-            "step": self.kernel_step,
-            "comm_bytes": self.kernel_comm_bytes,
-        })
+        start, end = self.kernel_start_us, self.kernel_end_us
+        names = np.asarray(self.kernel_names, dtype=object)[self.kernel_name_code]
+        return pd.DataFrame({"rank": self.rank, "start_us": start, "end_us": end, "duration_us": end - start,
+                             "category": np.asarray(CATEGORY_NAMES, dtype=object)[self.kernel_category],
+                             self.lane_kind: self.kernel_lane, "name": names, "step": self.kernel_step,
+                             "comm_bytes": self.kernel_comm_bytes})

@@ -1,20 +1,14 @@
 """One trace file's events array in parts: each part a task that reads the file itself.
 
-A large file is decoded by ``parts`` independent tasks (:mod:`densing.overlap.engine`) that share nothing but the
-file's path. Part k of n covers the events between two event boundaries (:func:`densing.overlap.kineto.cut_before`):
-the first boundary at or after the target offset t_k = a + k·(L − a)/n of the decompressed stream (a: the ``[`` that
-opens ``traceEvents``; L: the decompressed size, the gzip trailer's ISIZE), which every task computes alike. A task
-inflates the stream from its start (gzip cannot seek; ISA-L inflates several times faster than msgspec decodes) and
-decodes only its own events, batch by batch, so its memory is one batch:
-
-* part 0 is the document's head and its first events, closed with ``]}``;
-* a middle part is ``{"traceEvents": [`` + its events + ``]}``;
-* the last part is the head + ``[`` + its events + the rest of the document (so its
-  :class:`~densing.overlap.kineto.DecodeInfo` is the file's).
-
-Concatenating the parts' columns in order gives the columns of the whole file, row for row. Where a boundary cannot
-be found (compact JSON, a stream shorter than its trailer says) a part raises
-:class:`~densing.overlap.kineto.Unsplittable` and the file is decoded in one task.
+A large file is decoded by ``parts`` independent tasks (:mod:`densing.overlap.engine`) that share only its path. Part
+k of n covers the events from the first event boundary (:func:`densing.overlap.kineto.cut_before`) at or after
+t_k = a + k·(L − a)/n of the decompressed stream (a: the ``[`` that opens ``traceEvents``; L: the decompressed size,
+the gzip trailer's ISIZE). A task inflates the stream from its start (gzip cannot seek; ISA-L inflates several times
+faster than msgspec decodes) and decodes only its own events, batch by batch. Part 0 is the document's head and its
+first events, closed with ``]}``; a middle part ``{"traceEvents": [`` + its events + ``]}``; the last part the head +
+``[`` + its events + the rest of the document (so its DecodeInfo is the file's). The parts' columns concatenated in
+order are the whole file's, row for row; where a boundary cannot be found (compact JSON, a stream shorter than its
+trailer says) a part raises :class:`~densing.overlap.kineto.Unsplittable` and the file is decoded in one task.
 """
 from __future__ import annotations
 
@@ -24,23 +18,17 @@ from typing import Iterator
 from densing.overlap.gzipio import expected_size, read_pieces
 from densing.overlap.kineto import GPU, Unsplittable, cut_before, decode_stream, events_start
 
-_OPEN = b'{"traceEvents": ['
-_CLOSE = b"]}"
-
 
 class _Stream:
     """The decompressed file as a growing buffer of which only a window is kept."""
 
     def __init__(self, path: Path):
-        self.pieces = read_pieces(path)
-        self.buf = bytearray()
-        self.offset = 0  # stream position of buf[0]
+        self.pieces, self.buf, self.offset = read_pieces(path), bytearray(), 0  # offset: stream position of buf[0]
 
     def more(self) -> bool:
-        for piece in self.pieces:
+        if (piece := next(self.pieces, None)) is not None:
             self.buf += piece
-            return True
-        return False
+        return piece is not None
 
     def boundary(self, target: int) -> tuple[int, int]:
         """The first event boundary at or after stream position ``target``: ``(cut, nxt)``."""
@@ -64,13 +52,8 @@ def part_pieces(path: Path, part: int, parts: int) -> Iterator[bytes]:
     head = bytes(stream.buf[:bracket + 1])  # up to and including "["
     size = expected_size(path)
     targets = [bracket + k * (size - bracket) // parts for k in range(parts)]  # t_k (module docstring)
-    if part == 0:
-        start = bracket + 1
-        yield head
-    else:
-        _, nxt = stream.boundary(max(targets[part], bracket + 1))
-        start = nxt
-        yield head if part == parts - 1 else _OPEN
+    start = bracket + 1 if part == 0 else stream.boundary(max(targets[part], bracket + 1))[1]
+    yield head if part in (0, parts - 1) else b'{"traceEvents": ['
     del stream.buf[:start - stream.offset]  # (start is never before the buffer's first byte)
     stream.offset = start
     if part == parts - 1:  # to the end of the document
@@ -87,11 +70,10 @@ def part_pieces(path: Path, part: int, parts: int) -> Iterator[bytes]:
         if not stream.more():
             raise Unsplittable
     yield bytes(stream.buf[:cut + 1 - stream.offset])  # up to the "}" that closes the part's last event
-    yield _CLOSE
+    yield b"]}"
 
 
 def decode_part(path: str | Path, part: int, parts: int, kind: str = GPU):
-    """Columns and info of part ``part`` of ``parts`` of one file (the info is None for all parts but the last).
-    Raises Unsplittable when the file cannot be cut so."""
+    """Columns and info (None but for the last part) of part ``part`` of ``parts`` of one file, or Unsplittable."""
     path = Path(path)
     return decode_stream(part_pieces(path, part, parts), path, kind)

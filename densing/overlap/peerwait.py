@@ -77,5 +77,4 @@ def peer_wait(source: str | Path | Iterable[RankTrace]) -> "pd.DataFrame":
 
     from densing.overlap.trace import read_traces
 
-    traces = read_traces(source) if isinstance(source, (str, Path)) else list(source)
-    return pd.DataFrame(peer_wait_rows(traces))
+    return pd.DataFrame(peer_wait_rows(read_traces(source) if isinstance(source, (str, Path)) else list(source)))

@@ -1,10 +1,9 @@
 """The schema of a run folder (one run of ``densing overlap run``): ``run.yaml`` and ``metrics.csv``, checked on read.
 
-``run.yaml`` holds the run's status, its configuration (:class:`TrainConfig`, each field's domain in
-:data:`TRAIN_CONSTRAINTS`) and the machine it ran on (:data:`RUN_DOMAIN`); ``metrics.csv`` one row per (rank, step)
-(:data:`METRICS_DOMAIN`). A folder whose status is not ``complete`` (:data:`STATUSES`) is refused as an incomplete run
-by everything that reads it. A value outside its domain is one :class:`~densing.errors.InputError` naming the file,
-the field (and the row), the value and the domain.
+``run.yaml`` holds the run's status, configuration (:class:`TrainConfig`, :data:`TRAIN_CONSTRAINTS`) and machine
+(:data:`RUN_DOMAIN`); ``metrics.csv`` one row per (rank, step) (:data:`METRICS_DOMAIN`). A folder whose status is not
+``complete`` is refused as an incomplete run; a value outside its domain is an InputError naming the file, the field
+(and the row), the value and the domain.
 """
 from __future__ import annotations
 
@@ -61,8 +60,8 @@ RUN_DOMAIN: dict[str, list] = {
 
 @dataclass(frozen=True)
 class Column:
-    """A column of ``metrics.csv``: ``bad(values, run)`` marks the values outside ``words`` (``run``: world size and
-    steps of the run); NaN is allowed where ``missing`` is."""
+    """A column of ``metrics.csv``: ``bad(values, run)`` marks the values outside ``words`` (``run``: world size,
+    steps); NaN is allowed where ``missing`` is."""
 
     words: str
     bad: Callable[[np.ndarray, dict], np.ndarray]
@@ -143,7 +142,7 @@ class TrainConfig:
     tp_chunks: int = 4  # tp chunked: pieces of the producer GEMM
 
     def check(self) -> "TrainConfig":
-        """Raise InputError naming the first field that is out of range (:data:`TRAIN_CONSTRAINTS`)."""
+        """InputError naming the first field out of range (:data:`TRAIN_CONSTRAINTS`); else ``self``."""
         validate(TRAIN_CONSTRAINTS, **{f.name: getattr(self, f.name) for f in fields(self) if f.name != "strategy"})
         from densing.overlap.strategies.registry import get
 
@@ -166,8 +165,7 @@ class TrainConfig:
 
     @classmethod
     def from_dict(cls, data: dict, where: str = "run.yaml") -> "TrainConfig":
-        """The configuration a run.yaml's ``config`` holds (``where``: the file), checked; InputError naming the file
-        and the field (``config.<name>``)."""
+        """A run.yaml's ``config`` (in file ``where``), checked; InputError naming the file and ``config.<field>``."""
         if unknown := sorted(set(data) - {f.name for f in fields(cls)}):
             raise InputError(f"{where}: config: unknown field {unknown[0]!r}")
         whole = ("steps", "local_steps", "tp_chunks", "batch_size", "seq_len")  # 200.0 is read as 200
@@ -190,8 +188,7 @@ def _load_yaml(path: Path) -> Any:
 
 
 def check_complete(run_dir: Path, meta: Any) -> None:
-    """An InputError naming ``run_dir`` as an incomplete run unless ``meta`` (its run.yaml) says ``status:
-    complete``."""
+    """An InputError naming ``run_dir`` as an incomplete run unless ``meta`` (its run.yaml) says ``complete``."""
     status = meta.get("status") if isinstance(meta, dict) else None
     if status == COMPLETE:
         return
@@ -201,8 +198,7 @@ def check_complete(run_dir: Path, meta: Any) -> None:
 
 
 def check_run_file(path: Path, meta: Any):
-    """``meta`` (the content of ``path``, a run.yaml) against :data:`RUN_DOMAIN` and the configuration's constraints;
-    returns the configuration (a :class:`TrainConfig`)."""
+    """The :class:`TrainConfig` of ``meta`` (``path``'s content), checked against :data:`RUN_DOMAIN` and its own."""
     if not isinstance(meta, dict) or not isinstance(meta.get("config"), dict):
         raise InputError(f"{path}: expected a mapping with a 'config' mapping")
     check_complete(path.parent, meta)
@@ -222,16 +218,15 @@ def check_run_file(path: Path, meta: Any):
 
 
 def check_metrics(path: Path, metrics: pd.DataFrame, world: int, steps: int, workers: int) -> pd.DataFrame:
-    """``metrics`` (read from ``path``) against :data:`METRICS_DOMAIN`: every column there, every value in its
-    domain, and one row per (rank, step) for each of this node's ``workers`` ranks and each of ``steps``."""
+    """``metrics`` (read from ``path``) against :data:`METRICS_DOMAIN`, with one row per (rank, step) for each of this
+    node's ``workers`` ranks and each of ``steps``."""
     if missing := [c for c in METRICS_COLUMNS if c not in metrics.columns]:
         raise InputError(f"{path}: missing column '{missing[0]}'")
     run = {"world": world, "steps": steps}
     for name, column in METRICS_DOMAIN.items():
         raw = metrics[name]
         values = pd.to_numeric(raw.replace({True: 1, False: 0, "True": 1, "False": 0}), errors="coerce").to_numpy(float)
-        nan = np.isnan(values)
-        bad = column.bad(values, run) & ~(nan & column.missing & raw.isna().to_numpy())
+        bad = column.bad(values, run) & ~(np.isnan(values) & column.missing & raw.isna().to_numpy())
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
             raise InputError(f"{path}: row {row + 1}: field '{name}': {raw.iloc[row]!r} is outside its domain "
@@ -244,16 +239,13 @@ def check_metrics(path: Path, metrics: pd.DataFrame, world: int, steps: int, wor
 
 
 def read_run(run_dir: str | Path) -> tuple[dict, pd.DataFrame]:
-    """A run folder's ``run.yaml`` (as a dict) and ``metrics.csv``, each checked against its schema; an InputError
-    naming the folder when the run is incomplete, or the file, field, value and domain."""
+    """A run folder's ``run.yaml`` (as a dict) and ``metrics.csv``, each checked against its schema."""
     from densing.validation import as_path
 
     run_dir = as_path(run_dir, "run_dir")
     if run_dir.exists() and not run_dir.is_dir():
         raise InputError(f"{run_dir}: is a file; expected a 'densing overlap run' directory")
-    path = run_dir / RUN_FILE
-    meta = _load_yaml(path)
-    config = check_run_file(path, meta)
+    config = check_run_file(run_dir / RUN_FILE, meta := _load_yaml(run_dir / RUN_FILE))
     metrics_path = run_dir / METRICS_FILE
     try:
         metrics = pd.read_csv(metrics_path)
@@ -261,13 +253,12 @@ def read_run(run_dir: str | Path) -> tuple[dict, pd.DataFrame]:
         raise InputError(f"{metrics_path}: no such file (the run says it is complete)") from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise InputError(f"{metrics_path}: not a CSV table ({' '.join(str(exc).split())})") from None
-    world = meta["workers_per_node"] * meta["nnodes"]
-    check_metrics(metrics_path, metrics, world, config.steps, meta["workers_per_node"])
+    workers = meta["workers_per_node"]
+    check_metrics(metrics_path, metrics, workers * meta["nnodes"], config.steps, workers)
     return meta, metrics
 
 
 def check_run_folder(folder: Path) -> None:
     """For a reader of a folder's traces: a folder holding a run.yaml is a run folder, refused unless complete."""
-    path = folder / RUN_FILE
-    if path.is_file():
-        check_complete(folder, _load_yaml(path))
+    if (folder / RUN_FILE).is_file():
+        check_complete(folder, _load_yaml(folder / RUN_FILE))

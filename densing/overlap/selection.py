@@ -68,19 +68,15 @@ def decoded_rank(path, cols: KernelColumns, info: DecodeInfo, default_rank: int)
     check_events(path, cols)
     job = info.checked(path, default_rank)
     names, ts, dur = cols.names, cols.column("ts"), cols.column("dur")
-    if cols.ts_float:
-        start, end = np.ceil(ts), np.floor(ts + dur)  # HTA round_down_time_stamps
-        origin: float | int = 0
-        first: float | int = float(math.ceil(float(cols.ts_min)))
-    else:
-        # shift in int64 first so ns-since-epoch timestamps (> 2**53) keep full precision
+    if cols.ts_float:  # HTA round_down_time_stamps
+        start, end, origin, first = np.ceil(ts), np.floor(ts + dur), 0, float(math.ceil(float(cols.ts_min)))
+    else:  # shifted in int64 first, so that ns-since-epoch timestamps (> 2**53) keep full precision
         origin = first = int(cols.ts_min)
         start = (ts - origin).astype(np.float64)
         end = start + dur
-    return DecodedRank(str(path), job.rank, 1 if job.world_size is None else job.world_size, start, end,
-                       cols.column("stream"), cols.column("correlation"), cols.column("name_code"), names,
-                       cols.column("comm_bytes"), frozenset(n for n in names if "ProfilerStep" in n), origin, first,
-                       cols.has_collectives, job)
+    return DecodedRank(str(path), job.rank, job.world_size or 1, start, end, cols.column("stream"),
+                       cols.column("correlation"), cols.column("name_code"), names, cols.column("comm_bytes"),
+                       frozenset(n for n in names if "ProfilerStep" in n), origin, first, cols.has_collectives, job)
 
 
 def gpu_side(stream: np.ndarray, correlation: np.ndarray, name_code: np.ndarray, names: list) -> np.ndarray:
@@ -97,10 +93,8 @@ def filters_last_step(step_names: frozenset) -> bool:
 def to_rank_trace(d: DecodedRank, filter_last_step: bool, set_origin_us: float,
                   rules: str = DEFAULT_KERNEL_RULES) -> RankTrace:
     """The analysed kernels and steps of one rank (module docstring), kernels classified by ``rules``
-    (:func:`~densing.overlap.model.kernel_category`); raises
-    :class:`~densing.overlap.model.NoGpuKernelsError` when none is left."""
-    names = d.names
-    is_gpu = gpu_side(d.stream, d.correlation, d.name_code, names)
+    (:func:`~densing.overlap.model.kernel_category`); NoGpuKernelsError when none is left."""
+    names, is_gpu = d.names, gpu_side(d.stream, d.correlation, d.name_code, d.names)
     is_cpu = ~is_gpu
     step_code_to_number = {i: int(m.group(1)) if (m := STEP_RE.search(n)) else -1
                            for i, n in enumerate(names) if "ProfilerStep" in n}
@@ -115,21 +109,17 @@ def to_rank_trace(d: DecodedRank, filter_last_step: bool, set_origin_us: float,
     if not kernel.any():
         raise NoGpuKernelsError(f"{d.path}: no GPU kernels (events with args.stream) in the analysed steps")
 
-    # steps (CPU annotations), sorted by start
-    st_ts, st_end = d.ts[is_step], d.end[is_step]
-    st_num = np.fromiter((step_code_to_number[c] for c in d.name_code[is_step]), dtype=np.int64,
-                         count=int(is_step.sum()))
-    order = np.argsort(st_ts, kind="stable")
-    st_ts, st_end, st_num = st_ts[order], st_end[order], st_num[order]
+    order = np.argsort(d.ts[is_step], kind="stable")  # the steps (CPU annotations) by start
+    st_ts, st_end = d.ts[is_step][order], d.end[is_step][order]
+    st_num = np.array([step_code_to_number[c] for c in d.name_code[is_step].tolist()], dtype=np.int64)[order]
 
     # the launching CPU event of each kernel (same correlation id) decides its step (HTA add_iteration)
     k_corr = d.correlation[kernel]
     k_step = np.full(k_corr.shape, -1, dtype=np.int64)
     if st_ts.size:
-        launch = is_cpu & (d.correlation >= 0)
+        launch = np.flatnonzero(is_cpu & (d.correlation >= 0))
+        launch = launch[np.argsort(d.correlation[launch], kind="stable")]
         l_corr, l_ts = d.correlation[launch], d.ts[launch]
-        o = np.argsort(l_corr, kind="stable")
-        l_corr, l_ts = l_corr[o], l_ts[o]
         launch_ts = np.full(k_corr.shape, np.nan)
         if l_corr.size:
             pos = np.minimum(np.searchsorted(l_corr, k_corr), l_corr.size - 1)
@@ -141,12 +131,9 @@ def to_rank_trace(d: DecodedRank, filter_last_step: bool, set_origin_us: float,
     k_names = tuple(names[c] for c in used)
     cat_of_name = np.fromiter((kernel_category(n, rules) for n in k_names), dtype=np.int8, count=len(k_names))
     offset = float(d.origin - set_origin_us)  # exact when both are ints
-    return RankTrace(
-        path=d.path, rank=d.rank, world_size=d.world_size, time_origin_us=float(set_origin_us),
-        kernel_start_us=d.ts[kernel] + offset, kernel_end_us=d.end[kernel] + offset,
-        kernel_category=cat_of_name[inverse], kernel_lane=d.stream[kernel],
-        kernel_name_code=inverse.astype(np.int32), kernel_names=k_names, kernel_step=k_step,
-        kernel_comm_bytes=d.comm_bytes[kernel],
-        step_number=st_num, step_start_us=st_ts + offset, step_end_us=st_end + offset,
-        step_names_seen=d.step_names,
-    )
+    return RankTrace(path=d.path, rank=d.rank, world_size=d.world_size, time_origin_us=float(set_origin_us),
+                     kernel_start_us=d.ts[kernel] + offset, kernel_end_us=d.end[kernel] + offset,
+                     kernel_category=cat_of_name[inverse], kernel_lane=d.stream[kernel],
+                     kernel_name_code=inverse.astype(np.int32), kernel_names=k_names, kernel_step=k_step,
+                     kernel_comm_bytes=d.comm_bytes[kernel], step_number=st_num, step_start_us=st_ts + offset,
+                     step_end_us=st_end + offset, step_names_seen=d.step_names)

@@ -1,25 +1,18 @@
 """One large GPU trace file analysed in bounded memory: its per-rank row without holding its kernels.
 
-The whole-file path (:mod:`densing.overlap.ranks`) keeps every usable row as numpy columns (about 44 bytes per
-event). Here the file is decoded batch by batch (:func:`densing.overlap.kineto.event_batches`) and each batch's rows
-leave memory at once, written to a scratch folder:
-
-* every row on a stream (``args.stream != -1``: a possible kernel) to the file of its time window
-  ``k = ⌊start / W⌋`` (W = ``window_us``, 1 s of trace time by default), with its category
-  (:func:`~densing.overlap.model.kernel_category`), correlation id, whether it is GPU-side and its collective bytes;
-* every CPU-side row's ``(correlation, ts)`` to one file (for HTA's last-step filter);
-* the ``ProfilerStep`` annotations stay in memory (a few per step).
-
-After the pass, HTA's last-step rule (:mod:`densing.overlap.selection`) is settled exactly as for the whole file: the
-CPU rows that start before the last ``ProfilerStep`` give the kept correlation ids (one bit per id of their range).
-The windows are then read one at a time, in time order. Union and intersection lengths are additive over a
-partition of time, so with Wₖ = [hi_{k−1}, hi_k) and the carry Cₖ = [hi_{k−1}, max end of the earlier kernels)
+The file is decoded batch by batch (:func:`densing.overlap.kineto.event_batches`) and each batch's rows go at once to
+a scratch folder: every row on a stream (``args.stream != -1``, a possible kernel) to the file of its time window
+``k = ⌊start / W⌋`` (W = ``window_us``, 1 s of trace time by default) with its category, correlation id, GPU side and
+collective bytes; every CPU-side row's ``(correlation, ts)`` to one file; the ``ProfilerStep`` annotations stay in
+memory. HTA's last-step rule (:mod:`densing.overlap.selection`) is then settled as for the whole file (the CPU rows
+that start before the last ``ProfilerStep`` give the kept correlation ids, one bit per id) and the windows are read in
+time order. Union and intersection lengths are additive over a partition of time, so with Wₖ = [hi_{k−1}, hi_k) and
+the carry Cₖ = [hi_{k−1}, max end of the earlier kernels)
 
     |∪ kernels| = Σₖ |(∪ kernels starting in Wₖ ∪ Cₖ) ∩ Wₖ|      (and alike for ∪ comp, ∪ comm, ∪ comm ∩ ∪ comp)
 
-and the span is max end − min start: the breakdown of :func:`densing.overlap.metrics.breakdown`, the same numbers as
-the whole file's (exact on the µs grid of Kineto's times, to rounding otherwise). Memory is one decoded batch, one
-window's rows and the id table; time is one decode plus one read of the scratch.
+and the span is max end − min start: the numbers of :func:`densing.overlap.metrics.breakdown` (exact on the µs grid
+of Kineto's times, to rounding otherwise). Memory is one decoded batch, one window's rows and the id table.
 """
 from __future__ import annotations
 
@@ -48,16 +41,14 @@ READ_ROWS = 1 << 20  # CPU rows read back at a time
 
 
 def should_stream(files: list[Path], stream: bool | None) -> bool:
-    """Whether ``analyze`` streams: ``stream`` when given; else (auto) a set of one file of at least
-    :data:`STREAM_MIN_BYTES` on disk (1 GiB of JSON, 128 MiB of gzip)."""
+    """Whether ``analyze`` streams: ``stream`` when given, else a set of one file of :data:`STREAM_MIN_BYTES`."""
     return len(files) == 1 and (stream if stream is not None
                                 else files[0].stat().st_size >= STREAM_MIN_BYTES[is_gzip(files[0])])
 
 
 class _Scratch:
-    """Rows written out by time window (and CPU rows to one file), in a temporary folder made in ``folder`` (made
-    first where it is missing; the system's temporary folder when None). A folder that cannot be made or written in
-    is an :class:`~densing.errors.InputError` naming it."""
+    """Rows written out by time window (CPU rows to one file) in a temporary folder made in ``folder`` (made where
+    missing; the system's temporary folder when None); an InputError naming a folder that cannot be made."""
 
     def __init__(self, folder: str | None, window_us: int):
         import tempfile  # here: the command line's start-up does not need it
@@ -70,10 +61,7 @@ class _Scratch:
             raise InputError(f"{folder or tempfile.gettempdir()}: cannot make the streaming scratch folder here "
                              f"({exc.strerror or type(exc).__name__}); set DENSING_SCRATCH to a writable "
                              "folder") from None
-        self.window_us = window_us
-        self.pending: dict[int, list] = {}
-        self.pending_rows = 0
-        self.windows: set[int] = set()
+        self.window_us, self.pending, self.pending_rows, self.windows = window_us, {}, 0, set()
         self.cpu = (self.dir / "cpu.bin").open("ab")
 
     def add(self, keys: np.ndarray, rows: np.ndarray) -> None:
@@ -117,8 +105,7 @@ class _Pass:
     def __init__(self, scratch: _Scratch, rules: str):
         self.scratch, self.rules = scratch, rules
         self.total = KernelColumns()  # counters, span and the ts_float flag of the whole file
-        self.step_names: set[str] = set()
-        self.steps: list[tuple] = []  # (ts_i, ts_f) of every ProfilerStep annotation
+        self.step_names, self.steps = set(), []  # the names, and (ts_i, ts_f) of every ProfilerStep annotation
         self.corr_range = [math.inf, -math.inf]  # the CPU rows' correlation ids
 
     def batch(self, cols: KernelColumns) -> None:
@@ -127,8 +114,7 @@ class _Pass:
         t.add_facts(cols)
         if not cols.parts["ts"]:
             return
-        names = cols.names
-        ts = cols.column("ts")
+        names, ts = cols.names, cols.column("ts")
         ts_i = ts if ts.dtype == np.int64 else np.zeros(ts.size, dtype=np.int64)
         ts_f = ts if ts.dtype == np.float64 else np.full(ts.size, np.nan)
         stream, corr, code = cols.column("stream"), cols.column("correlation"), cols.column("name_code")
@@ -159,16 +145,14 @@ class _Pass:
 
 
 def _final_start(ts_i: np.ndarray, ts_f: np.ndarray, ts_float: bool, origin: int) -> np.ndarray:
-    """Start times as :func:`densing.overlap.selection.decoded_rank` makes them: ⌈ts⌉ in a float trace, ts − origin
-    (exact in int64 first) in an integer one."""
+    """Start times as :func:`~densing.overlap.selection.decoded_rank` makes them: ⌈ts⌉ (float trace), ts − origin."""
     if ts_float:
         return np.ceil(np.where(np.isnan(ts_f), ts_i.astype(np.float64), ts_f))
     return (ts_i - origin).astype(np.float64)
 
 
 def _kept_ids(p: _Pass, last_start: float, origin: int) -> tuple[int, np.ndarray]:
-    """HTA's kept correlation ids: those of CPU rows that start before ``last_start``, as a bit table over their
-    range (one bit per id)."""
+    """HTA's kept correlation ids, of the CPU rows that start before ``last_start``: a bit table over their range."""
     low, high = p.corr_range
     if low > high:
         return 0, np.zeros(0, dtype=np.uint8)
@@ -194,13 +178,11 @@ class _Sums:
     """The additive parts of the breakdown, window by window (module docstring)."""
 
     def __init__(self) -> None:
-        self.carry: dict[str, tuple | None] = {"all": None, "comp": None, "comm": None}  # (from, to) past a window
-        self.length = {"all": 0.0, "comp": 0.0, "comm": 0.0}
-        self.overlap = 0.0
-        self.first, self.last = math.inf, -math.inf
-        self.count, self.comm_bytes, self.any_bytes = 0, 0.0, False
+        self.carry: dict[str, tuple | None] = dict.fromkeys(("all", "comp", "comm"))  # (from, to) past a window
+        self.length = dict.fromkeys(("all", "comp", "comm"), 0.0)
+        self.first, self.last, self.overlap = math.inf, -math.inf, 0.0
+        self.count, self.comm_bytes, self.any_bytes, self.stream_overlaps = 0, 0.0, False, 0
         self.stream_ends: dict[int, float] = {}  # each stream's latest kernel end so far
-        self.stream_overlaps = 0
 
     def _clip(self, key: str, start, end, hi: float):
         """Merge a window's intervals with the carry, count their part before ``hi``, carry the rest."""
@@ -239,9 +221,8 @@ class _Sums:
 
 def stream_rank_row(path: str | Path, rules: str = DEFAULT_KERNEL_RULES, batch_bytes: int = BATCH_BYTES,
                     window_us: int = WINDOW_US, scratch_dir: str | None = None) -> dict:
-    """The per-rank row (:data:`~densing.overlap.metrics.RANK_COLUMNS`) of one GPU trace file, in bounded memory
-    (module docstring); scratch files in ``scratch_dir`` (the system's temporary folder by default), removed after.
-    Raises :class:`~densing.overlap.kineto.Unsplittable` for a file that cannot be cut into batches (compact JSON)."""
+    """The per-rank row (:data:`~densing.overlap.metrics.RANK_COLUMNS`) of one GPU trace file in bounded memory
+    (module docstring), scratch in ``scratch_dir`` (removed after); Unsplittable for compact JSON."""
     path = Path(path)
     scratch = _Scratch(scratch_dir or os.environ.get("DENSING_SCRATCH"), window_us)
     try:
@@ -249,8 +230,7 @@ def stream_rank_row(path: str | Path, rules: str = DEFAULT_KERNEL_RULES, batch_b
         try:
             info = None
             for events, mode, info in event_batches(read_pieces(path), path, GPU, batch_bytes):
-                cols = KernelColumns()
-                _add(cols, events, GPU, mode)
+                cols = _add(KernelColumns(), events, GPU, mode)
                 del events
                 p.batch(cols)
             p.scratch.flush()
@@ -278,7 +258,7 @@ def stream_rank_row(path: str | Path, rules: str = DEFAULT_KERNEL_RULES, batch_b
         sums.window(np.empty(0), np.empty(0), np.empty(0, dtype=np.int8), np.empty(0), math.inf, np.empty(0, np.int64))
         if sums.count == 0:
             raise NoGpuKernelsError(f"{path}: no GPU kernels (events with args.stream) in the analysed steps")
-        return sums.row(job.rank, 1 if job.world_size is None else job.world_size)
+        return sums.row(job.rank, job.world_size or 1)
     except OSError as exc:  # the scratch's disk full or gone; the trace's own read errors keep their words
         if exc.filename is not None and Path(exc.filename) == path:
             raise

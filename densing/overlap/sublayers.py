@@ -1,8 +1,8 @@
 """Per-sublayer analysis of tensor-parallel runs (``tp`` strategy), measured contention, and the T3 prediction of
 the chunked run from the serialized one.
 
-The trainer annotates every TP sublayer (:mod:`densing.overlap.strategies.tp`). Per rank, means over the profiled
-steps (µs per step), s ∈ {attn, mlp}:
+Per rank, from the trainer's annotations (:mod:`densing.overlap.strategies.tp`), means over the profiled steps (µs per
+step), s ∈ {attn, mlp}:
 
 * sublayer time      = Σ ``tp/<s>`` durations (forward);
 * producer GEMM      = Σ ``tp/<s>/<gemm>`` durations (``proj``/``fc2``; one annotation per chunk when chunked);
@@ -17,9 +17,8 @@ overlaps in between are left out). With equal-sized GEMMs (a run's chunks split 
     γ = mean(concurrent GEMM time) / mean(alone GEMM time) − 1,
 
 the extra compute time a GEMM pays while a collective runs beside it — T3's contention (Pati et al. 2024, arXiv
-2401.16677, §3: memory bandwidth; on a CPU, gloo's threads also compete for the cores). In a chunked run chunk 1 of
-each sublayer runs alone and chunks 2…k beside the previous chunk's all-reduce; a serialized run has no concurrent
-GEMM (γ: NaN).
+2401.16677, §3: memory bandwidth; on a CPU, gloo's threads also compete for the cores). In a chunked run chunks 2…k
+of a sublayer run beside the previous chunk's all-reduce; a serialized run has none (γ: NaN).
 
 **T3 prediction of the chunked run** (:func:`predict_t3`): from the serialized (``tp-none``) run, per sublayer, C =
 producer GEMM time, A = forward all-reduce time; T3's model replaces C + A by max(C + γ·min(C, A), A)
@@ -78,15 +77,13 @@ def gemm_contention(gemm_start, gemm_end, coll_start, coll_end) -> dict:
 
 
 def sublayer_table(run_dir: str | Path) -> "pd.DataFrame":
-    """One row per (rank, sublayer) of a tp run: times per step (µs, means over the profiled
-    steps) and the measured contention of its producer GEMM (see the module docstring)."""
+    """Per (rank, sublayer) of a tp run: µs per profiled step and its producer GEMM's contention (module docstring)."""
     import pandas as pd
 
     from densing.overlap.trace import annotation_frame
 
     run_dir = Path(run_dir)
-    ann = annotation_frame(run_dir, ANNOTATIONS)
-    ann = ann[ann["step"] >= 0]
+    ann = annotation_frame(run_dir, ANNOTATIONS).loc[lambda a: a["step"] >= 0]
     if not ann["name"].str.startswith("tp/").any():
         raise InputError(f"{run_dir}: no tp/* annotations in the profiled steps (not a tp run?)")
     rows = []

@@ -1,7 +1,8 @@
 """Reading a set of PyTorch-profiler (Kineto) traces, one file per rank, into one
 :class:`~densing.overlap.model.RankTrace` per rank (:func:`read_traces`): a GPU job's kernels, launches and steps under
 HTA's selection rules (:mod:`densing.overlap.selection`), or a CPU-only (gloo) job's ops
-(:mod:`densing.overlap.cpu_trace`), each file one job of an engine (:func:`run_ranks`).
+(:mod:`densing.overlap.cpu_trace`), each file decoded by one job of an engine (:func:`run_ranks`), a large one from
+parts decoded by jobs of their own (:mod:`densing.overlap.parts`).
 """
 from __future__ import annotations
 
@@ -9,14 +10,14 @@ import re
 from pathlib import Path
 
 from densing.errors import TraceError
-from densing.overlap.cpu_trace import CpuRank, annotation_rows, set_origin
+from densing.overlap.cpu_trace import CpuRank, annotation_rows, cpu_rank, set_origin
 from densing.overlap.cpu_trace import to_rank_trace as cpu_rank_trace
 from densing.overlap.engine import Job, SerialEngine, borrowed
 from densing.overlap.gzipio import expected_size, read_head
-from densing.overlap.kineto import CPU, GPU
+from densing.overlap.kineto import CPU, GPU, Unsplittable, decode_file, prefixed
 from densing.overlap.model import DEFAULT_KERNEL_RULES, NoGpuKernelsError, RankTrace, check_rules
-from densing.overlap.ranks import decode_rank, part_columns
-from densing.overlap.selection import DecodedRank, filters_last_step, to_rank_trace
+from densing.overlap.parts import decode_part
+from densing.overlap.selection import DecodedRank, decoded_rank, filters_last_step, to_rank_trace
 
 SPLIT_MIN_BYTES = 8 << 20  # decompressed size from which one file is cut into parts (when workers are idle)
 
@@ -41,22 +42,50 @@ def trace_files(path: str | Path) -> list[Path]:
 
 
 def sniff_kind(files: list[Path]) -> str:
-    """CPU when the first file's ``distributedInfo.backend`` (in its first 64 KiB, where Kineto writes it) is
-    ``gloo``, else GPU."""
+    """CPU when the first file's ``distributedInfo.backend`` (in its first 64 KiB) is ``gloo``, else GPU."""
     m = _BACKEND_RE.search(read_head(files[0]))
     return CPU if m and m.group(1) == b"gloo" else GPU
+
+
+def part_columns(path: str | Path, part: int, parts: int, kind: str = GPU):
+    """Part ``part`` of ``parts`` of one file (:mod:`densing.overlap.parts`), or its Unsplittable or TraceError."""
+    try:
+        return decode_part(path, part, parts, kind)
+    except (Unsplittable, TraceError) as exc:
+        return exc
+
+
+def combined_columns(path: str | Path, kind: str, *parts):
+    """The parts' columns concatenated in order; the whole file read in one go when there are no parts, or a part
+    could not be cut or its bytes did not decode (the whole read then names the problem)."""
+    if not parts or any(isinstance(p, Unsplittable) for p in parts):
+        return decode_file(Path(path), kind)
+    for p in parts:
+        if isinstance(p, TraceError):
+            raise prefixed(path, p)
+    cols, _ = parts[0]
+    for other, _ in parts[1:]:
+        cols.extend(other)
+    return cols, parts[-1][1]
+
+
+def decode_rank(path: str | Path, default_rank: int, kind: str = GPU, *parts) -> DecodedRank | CpuRank | TraceError:
+    """One rank decoded (from its ``parts`` when given); a TraceError is returned, not raised."""
+    try:
+        cols, info = combined_columns(path, kind, *parts)
+        return (decoded_rank if kind == GPU else cpu_rank)(path, cols, info, default_rank)
+    except TraceError as exc:  # the file named once
+        return prefixed(path, exc)
 
 
 def run_ranks(files: list[Path], kind: str, engine, job=decode_rank, split_min_bytes: int = SPLIT_MIN_BYTES) -> list:
     """One job per file, ``job(path, default_rank, kind, *parts)``, run on ``engine``; their results in file order.
     With fewer files than workers, a file of at least ``split_min_bytes`` (decompressed) is cut into that many part
-    jobs (:func:`densing.overlap.ranks.part_columns`) that feed its job."""
+    jobs (:func:`part_columns`) that feed its job."""
     split = engine.workers if len(files) < engine.workers else 1
-    jobs = []
-    for i, f in enumerate(files):
-        parts = split if split > 1 and expected_size(f) >= split_min_bytes else 0
-        jobs.append(Job(job, (f, i, kind, *(Job(part_columns, (f, k, parts, kind)) for k in range(parts)))))
-    return engine.run(jobs)
+    parts = [split if split > 1 and expected_size(f) >= split_min_bytes else 0 for f in files]
+    return engine.run([Job(job, (f, i, kind, *(Job(part_columns, (f, k, n, kind)) for k in range(n))))
+                       for i, (f, n) in enumerate(zip(files, parts))])
 
 
 def decode_ranks(files: list[Path], kind: str, engine) -> list:
@@ -84,8 +113,7 @@ def check_ranks(path, ranks: list) -> None:
 
 def set_traces(path, ranks: list[DecodedRank] | list[CpuRank], kind: str,
                rules: str = DEFAULT_KERNEL_RULES) -> list[RankTrace]:
-    """The set's RankTraces, by rank, times from the set's earliest event, under HTA's rules (GPU) or the CPU-side
-    definitions (:mod:`densing.overlap.cpu_trace`)."""
+    """The set's RankTraces by rank, times from its earliest event, under HTA's rules or :mod:`.cpu_trace`'s."""
     check_ranks(path, ranks)
     if kind == CPU:
         origin = set_origin(ranks)
@@ -101,10 +129,9 @@ def read_traces(path: str | Path, scheduler: str = "auto", workers: int | None =
                 rules: str = DEFAULT_KERNEL_RULES) -> list[RankTrace]:
     """Read one trace file or a directory of per-rank files; one :class:`RankTrace` per rank.
 
-    Ranks come from ``distributedInfo.rank`` (else the file's position); times are µs relative to the earliest kept
-    event of the whole set (HTA ``_align_all_ranks``). ``scheduler`` says where the files are decoded
-    (:func:`densing.overlap.engine.make_engine`); ``rules`` whose kernel categories
-    (:data:`~densing.overlap.model.KERNEL_RULES`).
+    Ranks come from ``distributedInfo.rank`` (else the file's position); times are µs from the earliest kept event of
+    the set (HTA ``_align_all_ranks``). ``scheduler``: where the files are decoded
+    (:func:`densing.overlap.engine.make_engine`); ``rules``: whose kernel categories (:data:`.KERNEL_RULES`).
     """
     check_rules(rules)
     files = trace_files(path)
@@ -114,10 +141,10 @@ def read_traces(path: str | Path, scheduler: str = "auto", workers: int | None =
 
 
 def read_set(files: list[Path], run, facts, finish):
-    """``finish(results, kind)`` of ``results = run(kind)``, the kind the first file's backend says
-    (:func:`sniff_kind`); a CPU set whose files hold GPU kernels, or no collectives, is read again as a GPU set, and a
-    GPU set without GPU kernels whose ranks ran gloo collectives as a CPU set. ``facts(results)``: each rank's
-    ``stream_rows`` and ``has_collectives``, None when a rank could not be read (``finish`` raises its error)."""
+    """``finish(results, kind)`` of ``results = run(kind)``, the kind :func:`sniff_kind` says; a CPU set whose files
+    hold GPU kernels, or no collectives, is read again as a GPU set, and a GPU set without GPU kernels whose ranks ran
+    gloo collectives as a CPU set (``facts(results)``: each rank's ``stream_rows`` and ``has_collectives``, None when a
+    rank could not be read)."""
     kind = sniff_kind(files)
     results = run(kind)
     known = facts(results)
@@ -133,12 +160,11 @@ def read_set(files: list[Path], run, facts, finish):
 
 
 def annotation_frame(path: str | Path, names: tuple[str, ...]):
-    """The ``user_annotation`` events named in ``names`` (``record_function`` labels such as ``forward``) and the
-    ``gloo:*`` collectives of a CPU set, one row each: rank, step (the ProfilerStep they start in, −1 outside), name,
-    start_us and duration_us (µs from the set's first event)."""
+    """A CPU set's ``user_annotation`` events named in ``names`` (``record_function`` labels) and ``gloo:*``
+    collectives: rank, step (its ProfilerStep, −1 outside), name, start_us (from the set's first event), duration_us."""
     import pandas as pd
 
     ranks = decode_ranks(trace_files(path), CPU, SerialEngine())  # a CPU-only (gloo) job's ops, in this process
     origin = set_origin(ranks)
-    rows = [row for c in ranks for row in annotation_rows(c, names, origin)]
-    return pd.DataFrame(rows, columns=["rank", "step", "name", "start_us", "duration_us"])
+    return pd.DataFrame([row for c in ranks for row in annotation_rows(c, names, origin)],
+                        columns=["rank", "step", "name", "start_us", "duration_us"])

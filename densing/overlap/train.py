@@ -1,14 +1,12 @@
 """A small data-parallel trainer, profiled: ``densing overlap run`` (needs the ``train`` extra).
 
-:func:`launch` starts W workers with torch's own launcher (``python -m torch.distributed.run``, gloo on CPU, nccl
-where CUDA is present; several nodes through torchrun's rendezvous flags), each running
-:func:`densing.overlap.train_worker.worker_main`: a GPT-style byte-level language model trained on a real text
-corpus with one of the strategies with training hooks (:mod:`densing.overlap.strategies`: ``sync``, ``ddp``,
-``co2``, ``tp``). ``torch.profiler`` records one Kineto trace per rank (``rank<r>.json.gz``, read by ``densing overlap
-analyze``) with a schedule (skip, wait, warmup, active steps), ``ProfilerStep#N`` annotations and the phases
-``forward``, ``backward``, ``allreduce`` (sync), ``optimizer`` and ``co2_outer`` (record_function), which the
-calibration uses. Every rank writes its step times, tokens and loss to ``metrics-rank<r>.csv``; :func:`launch` merges
-them into ``metrics.csv`` and writes ``run.yaml`` (the configuration and the machine).
+:func:`launch` starts W workers with torch's own launcher (``python -m torch.distributed.run``; gloo on CPU, nccl on
+CUDA; several nodes through torchrun's rendezvous flags), each running
+:func:`densing.overlap.train_worker.worker_main`: a GPT-style byte-level model trained on a text corpus with a
+strategy with training hooks (:mod:`densing.overlap.strategies`). Each rank writes a Kineto trace
+(``rank<r>.json.gz``: ``ProfilerStep#N`` and the phases ``forward``, ``backward``, ``allreduce`` (sync),
+``optimizer``, ``co2_outer``) and ``metrics-rank<r>.csv``, which :func:`launch` merges into ``metrics.csv`` beside
+``run.yaml`` (the configuration and the machine).
 """
 from __future__ import annotations
 
@@ -38,8 +36,7 @@ TRAIN_BYTES_PER_PARAM = 16
 
 def torchrun_command(run_dir: Path, workers: int, nnodes: int = 1, node_rank: int = 0,
                      rdzv_endpoint: str | None = None) -> list[str]:
-    """The ``python -m torch.distributed.run`` command line that starts the workers of one node (a layout
-    :func:`_check_layout` accepts)."""
+    """The ``python -m torch.distributed.run`` command line that starts one node's workers."""
     cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", str(workers)]
     if nnodes == 1:
         cmd.append("--standalone")
@@ -54,8 +51,7 @@ _ENDPOINT = re.compile(r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za
 
 
 def _check_layout(workers, nnodes, node_rank, rdzv_endpoint=None) -> None:
-    """Workers per node ≥ 1, nodes ≥ 1, 0 ≤ node rank < nodes, and several nodes with a HOST:PORT rendezvous;
-    InputError naming the first that is not."""
+    """InputError unless workers per node ≥ 1, nodes ≥ 1, 0 ≤ node rank < nodes, several nodes with a HOST:PORT."""
     validate({"workers": [Interval(Integral, 1, None)], "nnodes": [Interval(Integral, 1, None)]},
              workers=workers, nnodes=nnodes)
     validate({"node_rank": [Interval(Integral, 0, nnodes - 1)]}, node_rank=node_rank)
@@ -74,10 +70,9 @@ def _corpus_size(name: str, max_bytes: int) -> int:
 
 def check_launch(config: TrainConfig, run_dir: str | Path, workers: int = 2, nnodes: int = 1, node_rank: int = 0,
                  rdzv_endpoint: str | None = None) -> None:
-    """Everything a run of ``config`` into ``run_dir`` would fail on once torchrun had started, checked here and
-    writing nothing: torch installed, the configuration, the node layout, tp's split of the model, the output folder,
-    the corpus (there, and longer than a training window) and the memory the node's workers need; InputError naming
-    the first that fails."""
+    """InputError naming the first thing a run of ``config`` into ``run_dir`` would fail on once torchrun had
+    started (torch, the configuration, the node layout, tp's split, the output folder, the corpus, the memory),
+    writing nothing."""
     from importlib.util import find_spec
 
     from densing.io import check_writable_folder
@@ -109,9 +104,8 @@ def check_launch(config: TrainConfig, run_dir: str | Path, workers: int = 2, nno
 
 def launch(config: TrainConfig, run_dir: str | Path, workers: int = 2, nnodes: int = 1,
            node_rank: int = 0, rdzv_endpoint: str | None = None) -> pd.DataFrame:
-    """Train and profile one run; returns the merged per-step metrics. Writes ``run.yaml`` first (``status:
-    running``; the workers read it), runs torchrun, merges the ranks' metrics and marks the run ``complete`` (or
-    ``failed``, ``interrupted``). Raises InputError when a worker fails (its last lines of output named)."""
+    """Train and profile one run; returns the merged per-step metrics. ``run.yaml`` says ``status: running`` (the
+    workers read it), then ``complete`` (or ``failed``, ``interrupted``); InputError naming a failed worker's output."""
     check_launch(config, run_dir, workers, nnodes, node_rank, rdzv_endpoint)  # before anything is written
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -141,8 +135,7 @@ def _write_meta(run_dir: Path, meta: dict) -> None:
 
 def _torchrun(config: TrainConfig, run_dir: Path, workers: int, nnodes: int, node_rank: int,
               rdzv_endpoint: str | None) -> pd.DataFrame:
-    """Run the workers of this node under torchrun and merge their metrics; InputError naming the last lines of its
-    output when torchrun fails."""
+    """Run this node's workers under torchrun and merge their metrics; InputError naming its last lines if it fails."""
     from densing.runtime.processes import end_subprocess
 
     env = dict(os.environ, OMP_NUM_THREADS=str(config.threads or max(1, (os.cpu_count() or 1) // workers)))
@@ -157,20 +150,13 @@ def _torchrun(config: TrainConfig, run_dir: Path, workers: int, nnodes: int, nod
     if proc.returncode != 0:
         tail = " | ".join((stderr or "").strip().splitlines()[-3:])
         raise InputError(f"{run_dir}: torchrun exited with {proc.returncode}: {tail}")
-    return merge_metrics(run_dir)
-
-
-def expand_runs(strategies, base: TrainConfig, tp_overlaps=("none",)) -> list[TrainConfig]:
-    """One configuration per run: each strategy, and ``tp`` once per overlap mode in ``tp_overlaps``."""
-    from dataclasses import replace
-
-    configs = []
-    for strategy in strategies:
-        modes = list(tp_overlaps) if strategy == "tp" else [base.tp_overlap]
-        if strategy == "tp" and not modes:
-            raise InputError("tp_overlap: expected at least one of none, chunked")
-        configs += [replace(base, strategy=strategy, tp_overlap=m).check() for m in modes]
-    return configs
+    if not (parts := sorted(run_dir.glob("metrics-rank*.csv"))):  # merged into metrics.csv (atomic)
+        raise InputError(f"{run_dir}: no metrics-rank*.csv (did the workers run?)")
+    frame = pd.concat([pd.read_csv(p) for p in parts], ignore_index=True).sort_values(["step", "rank"])
+    atomic_write_text(run_dir / METRICS_FILE, frame.to_csv(index=False))
+    for p in parts:
+        p.unlink()
+    return frame.reset_index(drop=True)
 
 
 def run_strategies(out: str | Path, strategies, base: TrainConfig, workers: int = 2, tp_overlaps=("none",),
@@ -179,6 +165,8 @@ def run_strategies(out: str | Path, strategies, base: TrainConfig, workers: int 
     data and seed; ``tp`` once per mode of ``tp_overlaps`` (``tp-none``, ``tp-chunked``). One summary row per run: the
     median wall-clock time of its *unprofiled* steps (``validate`` compares profiled means), tokens/s and the loss.
     ``on_progress(line)``: called as each run starts, with its name and place among the runs."""
+    from dataclasses import replace
+
     from densing.io import check_writable_folder
     from densing.validation import as_path
 
@@ -186,42 +174,28 @@ def run_strategies(out: str | Path, strategies, base: TrainConfig, workers: int 
     out = check_writable_folder(as_path(out, "out"))
     _check_layout(workers, launch_args.get("nnodes", 1), launch_args.get("node_rank", 0),
                   launch_args.get("rdzv_endpoint"))
-    configs = expand_runs(strategies, base, tp_overlaps)
+    configs = []
+    for strategy in strategies:
+        modes = list(tp_overlaps) if strategy == "tp" else [base.tp_overlap]
+        if strategy == "tp" and not modes:
+            raise InputError("tp_overlap: expected at least one of none, chunked")
+        configs += [replace(base, strategy=strategy, tp_overlap=m).check() for m in modes]
     runs = [(r, (out / f"r{r}" if repeats > 1 else out) / config.run_name, config)
             for r in range(repeats) for config in configs]
     for _, run_dir, config in runs:  # all checked before the first starts: nothing written, no process started
         check_launch(config, run_dir, workers=workers, **launch_args)
-    rows = []
-    world = workers * launch_args.get("nnodes", 1)
+    rows, world = [], workers * launch_args.get("nnodes", 1)
     for place, (r, run_dir, config) in enumerate(runs, 1):
         if on_progress is not None:
             on_progress(f"training {run_dir.relative_to(out)} (run {place} of {len(runs)}: {config.steps} steps on "
                         f"{world} workers)")
         metrics = launch(config, run_dir, workers=workers, **launch_args)
-        rows.append({"repeat": r, **summary_row(config, metrics, world), "run": str(run_dir.relative_to(out))})
+        per_step = metrics[~metrics["profiled"].astype(bool)].groupby("step")["step_time_s"].max()
+        tokens_per_step = (1 if config.strategy == "tp" else world) * config.batch_size * config.seq_len
+        loss = metrics.groupby("step")["loss"].mean()
+        rows.append({"repeat": r, "strategy": config.run_name, "steps": config.steps,
+                     "unprofiled_median_step_ms": float(per_step.median() * 1e3),
+                     "tokens_per_s": float(tokens_per_step / per_step.median()), "final_loss": float(loss.iloc[-1]),
+                     "mean_loss_last_20": float(loss.tail(20).mean()), "run": str(run_dir.relative_to(out))})
     frame = pd.DataFrame(rows)
     return frame if repeats > 1 else frame.drop(columns="repeat")
-
-
-def summary_row(config: TrainConfig, metrics: pd.DataFrame, world: int) -> dict:
-    """A run's summary (see :func:`run_strategies`)."""
-    plain = metrics[~metrics["profiled"].astype(bool)]
-    per_step = plain.groupby("step")["step_time_s"].max()
-    tokens_per_step = (1 if config.strategy == "tp" else world) * config.batch_size * config.seq_len
-    loss = metrics.groupby("step")["loss"].mean()
-    return {"strategy": config.run_name, "steps": config.steps,
-            "unprofiled_median_step_ms": float(per_step.median() * 1e3),
-            "tokens_per_s": float(tokens_per_step / per_step.median()),
-            "final_loss": float(loss.iloc[-1]), "mean_loss_last_20": float(loss.tail(20).mean())}
-
-
-def merge_metrics(run_dir: str | Path) -> pd.DataFrame:
-    """Concatenate ``metrics-rank*.csv`` into ``metrics.csv`` (atomic) and return it."""
-    run_dir = Path(run_dir)
-    if not (parts := sorted(run_dir.glob("metrics-rank*.csv"))):
-        raise InputError(f"{run_dir}: no metrics-rank*.csv (did the workers run?)")
-    frame = pd.concat([pd.read_csv(p) for p in parts], ignore_index=True).sort_values(["step", "rank"])
-    atomic_write_text(run_dir / METRICS_FILE, frame.to_csv(index=False))
-    for p in parts:
-        p.unlink()
-    return frame.reset_index(drop=True)

@@ -92,8 +92,7 @@ def build_model(config: TrainConfig):
             x = self.tok(idx) + self.pos(torch.arange(idx.shape[1], device=idx.device))
             for block in self.blocks:
                 x = block(x)
-            logits = self.head(self.ln(x))
-            return F.cross_entropy(logits.view(-1, 256), targets.reshape(-1))
+            return F.cross_entropy(self.head(self.ln(x)).view(-1, 256), targets.reshape(-1))
 
     torch.manual_seed(config.seed)
     return GPT()
@@ -120,8 +119,7 @@ def _batches(text: bytes, config: TrainConfig, rank: int):
 
 
 def worker_main(run_dir: str | Path) -> None:
-    """One rank of a run (started by torchrun through :mod:`densing.overlap.worker`: RANK, WORLD_SIZE, LOCAL_RANK in
-    the environment)."""
+    """One rank of a run, started by torchrun through :mod:`densing.overlap.worker` (``LOCAL_RANK`` in ``environ``)."""
     import torch
     import torch.distributed as dist
     from torch.profiler import ProfilerActivity, profile, record_function, schedule
@@ -139,14 +137,13 @@ def worker_main(run_dir: str | Path) -> None:
 
     model = build_model(config).to(device)
     text = load_corpus(config.corpus, config.corpus_bytes)
-    params = list(model.parameters())
     from densing.overlap.strategies.base import TrainContext
     from densing.overlap.strategies.registry import get
 
-    hooks = get(config.strategy, "training").training(TrainContext(config, model, params, world, cuda, local_rank))
-    net = hooks.wrap(model)
-    params = list(net.parameters())  # tp replaces the blocks' parameters with this rank's shards
-    optimizer = torch.optim.AdamW(params, lr=config.lr, foreach=True)
+    context = TrainContext(config, model, list(model.parameters()), world, cuda, local_rank)
+    hooks = get(config.strategy, "training").training(context)
+    net = hooks.wrap(model)  # (tp replaces the blocks' parameters with this rank's shards)
+    optimizer = torch.optim.AdamW(list(net.parameters()), lr=config.lr, foreach=True)
     shares = hooks.shares_batch
     batches = _batches(text, config, 0 if shares else rank)
 
@@ -163,13 +160,11 @@ def worker_main(run_dir: str | Path) -> None:
     sched = schedule(skip_first=config.profile_skip, wait=config.profile_wait,
                      warmup=config.profile_warmup, active=config.profile_active, repeat=1)
     first_active = config.profile_skip + config.profile_wait + config.profile_warmup
-    rows = []
-    tokens_per_step = (1 if shares else world) * config.batch_size * config.seq_len
+    rows, tokens_per_step = [], (1 if shares else world) * config.batch_size * config.seq_len
     dist.barrier()
     with profile(activities=activities, schedule=sched, on_trace_ready=on_trace_ready) as prof:
         for step in range(config.steps):
-            x, y = next(batches)
-            x, y = x.to(device), y.to(device)
+            x, y = (t.to(device) for t in next(batches))
             t0 = time.perf_counter()
             with record_function("forward"):
                 loss = net(x, y)

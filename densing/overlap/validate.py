@@ -15,11 +15,10 @@ from the sync run's profiled steps (``ProfilerStep#N``; the trainer's ``record_f
 * all-reduce CPU share u = CPU seconds the process spends during the blocking all-reduce (the collective's threads:
   the training thread is blocked) / T_ar (``metrics.csv``).
 
-Repeats (:func:`validate_repeats`): each repeat ``OUT/r<i>`` of ``run --repeats N`` is validated on its own sync run
-(and T3 on its own tp-none run, :mod:`densing.overlap.sublayers`); :func:`error_summary` gives the error's median,
-min and max across repeats. Every comparison is of *profiled* steps; :func:`profiler_overhead` puts the unprofiled
-step time beside it. Each strategy's validation model is its ``predict_run_s`` (:mod:`densing.overlap.strategies`)
-on the fluid model of :mod:`densing.overlap.strategies.base`; a run's strategy is read from its ``run.yaml``.
+Each repeat ``OUT/r<i>`` of ``run --repeats N`` is validated on its own sync run (and T3 on its own tp-none run,
+:mod:`densing.overlap.sublayers`); :func:`error_summary` sums the errors up across repeats. Every comparison is of
+*profiled* steps (:func:`profiler_overhead` puts the unprofiled step beside it). Each strategy's validation model is
+its ``predict_run_s`` (:mod:`densing.overlap.strategies`); a run's strategy is read from its ``run.yaml``.
 """
 from __future__ import annotations
 
@@ -54,9 +53,7 @@ def calibrate_run(sync_dir: str | Path) -> RunCalibration:
     if cfg.get("strategy") != "sync":
         raise InputError(f"{sync_dir / 'run.yaml'}: config.strategy: expected 'sync' for calibration, "
                          f"got {cfg.get('strategy')!r}")
-    # per (rank, step): the phases' durations and the ProfilerStep's (s); and the collectives
-    ann = annotation_frame(sync_dir, PHASES)
-    ann = ann[ann["step"] >= 0]
+    ann = annotation_frame(sync_dir, PHASES).loc[lambda a: a["step"] >= 0]
     phases = ann[ann["name"].isin(PHASES)].pivot_table(index=["rank", "step"], columns="name",
                                                        values="duration_us", aggfunc="sum", fill_value=0.0)
     steps = analyze_steps(sync_dir).set_index(["rank", "step"])["step_time_us"]
@@ -66,19 +63,14 @@ def calibrate_run(sync_dir: str | Path) -> RunCalibration:
     for name in ("forward", "backward", "allreduce", "optimizer"):
         if name not in phases.columns:
             raise InputError(f"{sync_dir}: no '{name}' annotations in the profiled steps")
-    own = coll.groupby(["rank", "step"])["duration_s"].sum()
-    phases = phases.join(own.rename("collective_s"), on=["rank", "step"])
+    phases = phases.join(coll.groupby(["rank", "step"])["duration_s"].sum().rename("collective_s"), on=["rank", "step"])
     phases["fastest_s"] = phases["step"].map(coll.groupby("step")["duration_s"].min())
     if phases[["collective_s", "fastest_s"]].isna().any().any():
         raise InputError(f"{sync_dir}: a profiled step without its gloo:all_reduce")
-    # means, not medians: a step is the sum of its phases, and means add up
-    mean = phases.mean(numeric_only=True)
+    mean = phases.mean(numeric_only=True)  # means, not medians: a step is the sum of its phases, and means add up
     overhead = float(mean["step_time_us"] - mean[["forward", "backward", "allreduce", "optimizer"]].sum())
-    copy = float(mean["allreduce"] - mean["collective_s"])
     allreduce = float(mean["fastest_s"])
-    skew = float(mean["collective_s"] - mean["fastest_s"])
-    # CPU share: CPU seconds the process spends in the blocking all-reduce over the transfer time
-    # (fastest rank per step, all steps of the run: unprofiled steps are measured too)
+    # CPU share u: fastest rank per step, all steps of the run (unprofiled steps are measured too)
     m = metrics.dropna(subset=["allreduce_wall_s", "allreduce_cpu_s"])
     if m.empty:
         raise InputError(f"{sync_dir / 'metrics.csv'}: no allreduce_wall_s/allreduce_cpu_s values")
@@ -89,18 +81,16 @@ def calibrate_run(sync_dir: str | Path) -> RunCalibration:
     threads = int(cfg.get("threads") or 0) or max(1, int(meta["cpu_count"]) // int(meta["workers_per_node"]))
     return RunCalibration(
         forward_s=float(mean["forward"]), backward_s=float(mean["backward"]), optimizer_s=float(mean["optimizer"]),
-        overhead_s=overhead, copy_s=max(0.0, copy), allreduce_s=allreduce, skew_s=max(0.0, skew),
-        allreduce_cpu_share=share, comm_bytes=nbytes, bandwidth_bytes_per_s=nbytes / allreduce,
-        step_s=float(mean["step_time_us"]), workers=int(meta["workers_per_node"]), cores=int(meta["cpu_count"]),
-        threads=threads, param_numel=numel,
-    )
+        overhead_s=overhead, copy_s=max(0.0, float(mean["allreduce"] - mean["collective_s"])), allreduce_s=allreduce,
+        skew_s=max(0.0, float(mean["collective_s"] - mean["fastest_s"])), allreduce_cpu_share=share, comm_bytes=nbytes,
+        bandwidth_bytes_per_s=nbytes / allreduce, step_s=float(mean["step_time_us"]),
+        workers=int(meta["workers_per_node"]), cores=int(meta["cpu_count"]), threads=threads, param_numel=numel)
 
 
 def validate(sync_dir: str | Path, *run_dirs: str | Path) -> tuple[RunCalibration, pd.DataFrame]:
     """Calibrate on ``sync_dir`` and predict the step time of each run in ``run_dirs`` with the validation model of
-    the strategy its ``run.yaml`` names. Returns the calibration and a table: strategy, measured_ms, predicted_ms
-    (with contention), error_pct = 100·(predicted − measured)/measured, and the same without contention; the first
-    row is the sync run itself (its phases add up to its step: error 0)."""
+    the strategy its ``run.yaml`` names: the calibration and a table (:func:`_table`) whose first row is the sync run
+    itself (its phases add up to its step: error 0)."""
     from densing.overlap.strategies.registry import get
 
     cal = calibrate_run(sync_dir)
@@ -118,15 +108,22 @@ def validate(sync_dir: str | Path, *run_dirs: str | Path) -> tuple[RunCalibratio
         if int(meta["workers_per_node"]) != cal.workers:
             raise InputError(f"{Path(run_dir) / 'run.yaml'}: workers_per_node: expected {cal.workers} "
                              f"(as the sync run), got {meta['workers_per_node']}")
-        pred, free = strategy.predict_run_s(cal, cfg, True), strategy.predict_run_s(cal, cfg, False)
         rows.append({"strategy": strategy.name, "run": str(run_dir), "measured_ms": measured_step_s(run_dir) * 1e3,
-                     "predicted_ms": pred * 1e3, "predicted_no_contention_ms": free * 1e3})
+                     "predicted_ms": strategy.predict_run_s(cal, cfg, True) * 1e3,
+                     "predicted_no_contention_ms": strategy.predict_run_s(cal, cfg, False) * 1e3})
+    return cal, _table(rows)
+
+
+_COLUMNS = ["strategy", "measured_ms", "predicted_ms", "error_pct", "predicted_no_contention_ms",
+            "error_no_contention_pct", "run"]
+
+
+def _table(rows: list[dict]) -> pd.DataFrame:
+    """``rows`` with error_pct = 100·(predicted − measured)/measured (and without contention), columns in order."""
     frame = pd.DataFrame(rows)
-    frame["error_pct"] = 100.0 * (frame["predicted_ms"] - frame["measured_ms"]) / frame["measured_ms"]
-    frame["error_no_contention_pct"] = (100.0 * (frame["predicted_no_contention_ms"] - frame["measured_ms"])
-                                        / frame["measured_ms"])
-    return cal, frame[["strategy", "measured_ms", "predicted_ms", "error_pct", "predicted_no_contention_ms",
-                       "error_no_contention_pct", "run"]]
+    for predicted, error in (("predicted_ms", "error_pct"), ("predicted_no_contention_ms", "error_no_contention_pct")):
+        frame[error] = 100.0 * (frame[predicted] - frame["measured_ms"]) / frame["measured_ms"]
+    return frame[_COLUMNS + [c for c in frame.columns if c not in _COLUMNS]]
 
 
 def profiler_overhead(run_dir: str | Path) -> dict:
@@ -159,10 +156,9 @@ def is_run_root(path: str | Path) -> bool:
 
 
 def validate_root(root: str | Path, contention: float | None = None) -> "pd.DataFrame":
-    """Validate one repeat: ddp and co2 predicted from its ``sync`` run; ``tp-chunked`` predicted by T3 from its
-    ``tp-none`` run with the contention measured on the chunked run (or ``contention``,
-    :func:`densing.overlap.sublayers.predict_t3`). Every row compares the *profiled* step (ProfilerStep mean), the
-    unprofiled step time and the profiler's overhead beside it."""
+    """Validate one repeat: ddp and co2 from its ``sync`` run; ``tp-chunked`` by T3 from its ``tp-none`` run with the
+    contention measured on the chunked run or ``contention`` (:func:`~densing.overlap.sublayers.predict_t3`); every row
+    compares the *profiled* step (ProfilerStep mean), with the unprofiled step and the profiler's overhead beside it."""
     from densing.overlap.sublayers import predict_t3
 
     check(RUNS_CONSTRAINTS, sync_dir=root, contention=contention)
@@ -182,12 +178,9 @@ def validate_root(root: str | Path, contention: float | None = None) -> "pd.Data
         frames.append(validate(root / "sync", *others)[1])
     if tensor_parallel:
         gamma, predicted_us, free_us = predict_t3(root / "tp-none", root / "tp-chunked", contention)
-        predicted, free, measured = predicted_us / 1e3, free_us / 1e3, measured_step_s(root / "tp-chunked") * 1e3
-        frames.append(pd.DataFrame([{
-            "strategy": "t3", "measured_ms": measured, "predicted_ms": predicted,
-            "error_pct": 100.0 * (predicted - measured) / measured,
-            "predicted_no_contention_ms": free, "error_no_contention_pct": 100.0 * (free - measured) / measured,
-            "run": str(root / "tp-chunked"), "contention": gamma}]))
+        frames.append(_table([{"strategy": "t3", "measured_ms": measured_step_s(root / "tp-chunked") * 1e3,
+                               "predicted_ms": predicted_us / 1e3, "predicted_no_contention_ms": free_us / 1e3,
+                               "run": str(root / "tp-chunked"), "contention": gamma}]))
     if not frames:
         raise InputError(f"{root}: no sync run and no tp-none + tp-chunked pair to validate")
     frame = pd.concat(frames, ignore_index=True)
@@ -197,23 +190,21 @@ def validate_root(root: str | Path, contention: float | None = None) -> "pd.Data
 
 
 def validate_repeats(path: str | Path, contention: float | None = None) -> "pd.DataFrame":
-    """:func:`validate_root` for every repeat under ``path`` (``r0``, ``r1``, … of ``run --repeats N``, or ``path``
-    itself); a ``repeat`` column first."""
+    """:func:`validate_root` of each repeat (``r0``, ``r1``, … or ``path`` itself), a ``repeat`` column first."""
     check(RUNS_CONSTRAINTS, sync_dir=path, contention=contention)
     path = Path(path)
     roots = sorted((p for p in path.glob("r*") if p.name[1:].isdigit() and is_run_root(p)),
                    key=lambda p: int(p.name[1:])) or ([path] if is_run_root(path) else [])
     if not roots:
         raise InputError(f"{path}: expected a 'densing overlap run' output folder (sync/ or tp-none/, or r0/, r1/ …)")
-    frames = [validate_root(root, contention) for root in roots]
-    return pd.concat([f.assign(repeat=i)[["repeat", *f.columns]] for i, f in enumerate(frames)], ignore_index=True)
+    return pd.concat([f.assign(repeat=i)[["repeat", *f.columns]]
+                      for i, f in enumerate(validate_root(root, contention) for root in roots)], ignore_index=True)
 
 
 def error_summary(per_repeat: "pd.DataFrame") -> "pd.DataFrame":
     """Per strategy (in first-seen order) across repeats: n, the prediction error's median, min and max (%), and the
     median profiled step, unprofiled step and profiler overhead."""
-    errors = per_repeat.assign(abs_error=per_repeat["error_pct"].abs()).groupby("strategy", sort=False)
-    return errors.agg(
+    return per_repeat.assign(abs_error=per_repeat["error_pct"].abs()).groupby("strategy", sort=False).agg(
         repeats=("error_pct", "size"), error_median_pct=("error_pct", "median"), error_min_pct=("error_pct", "min"),
         error_max_pct=("error_pct", "max"), abs_error_median_pct=("abs_error", "median"),
         measured_profiled_ms_median=("measured_ms", "median"), predicted_ms_median=("predicted_ms", "median"),
@@ -236,10 +227,9 @@ def convergence(ddp_dir: str | Path, co2_dir: str | Path, window: int = 20) -> p
         if per_step["loss"].notna().sum() == 0:
             raise InputError(f"{Path(run_dir) / METRICS_FILE}: field 'loss': NaN on every one of {len(metrics)} rows "
                              "(a diverged run); nothing to compare")
-        last = per_step.tail(window)
         out.append({"strategy": label, "run": str(run_dir), "steps": int(len(per_step)),
                     "tokens": int(per_step["tokens"].iloc[-1]), "final_loss": float(per_step["loss"].iloc[-1]),
-                    f"mean_loss_last_{window}": float(last["loss"].mean()),
+                    f"mean_loss_last_{window}": float(per_step["loss"].tail(window).mean()),
                     "local_steps": meta["config"].get("local_steps") if label == "co2" else None})
     if out[0]["strategy"] == out[1]["strategy"]:
         raise InputError(f"{co2_dir}: config.strategy: {out[1]['strategy']!r}, the same as {ddp_dir}'s; convergence "

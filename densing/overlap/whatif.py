@@ -104,23 +104,20 @@ def calibrate(source: str | Path | Iterable[RankTrace], model_params: float | No
         compute_time_per_step_us=mean["compute_us"], comm_time_per_step_us=mean["comm_us"],
         exposed_comm_per_step_us=mean["exposed_comm_us"], step_time_us=mean["kernel_span_us"],
         comm_bytes_per_step=per_step_bytes, comm_bytes_source=source_name,
-        world_size=max(t.world_size for t in traces), steps=len(steps), idle_time_per_step_us=mean["idle_us"],
-    )
+        world_size=max(t.world_size for t in traces), steps=len(steps), idle_time_per_step_us=mean["idle_us"])
 
 
 def calibration_warnings(calibration: Calibration) -> list[str]:
     """Why a calibration's predictions should not be read as meaningful (one line each)."""
     c = calibration.compute_time_per_step_us
-    if not c >= MIN_COMPUTE_US:
-        return [f"compute_time_per_step_us: {c:.3g} µs per step is below {MIN_COMPUTE_US:g} µs — the trace "
-                f"holds no real training step; scaling efficiency is not reported (NaN)"]
-    return []
+    return [] if c >= MIN_COMPUTE_US else [f"compute_time_per_step_us: {c:.3g} µs per step is below "
+                                           f"{MIN_COMPUTE_US:g} µs — the trace holds no real training step; scaling "
+                                           "efficiency is not reported (NaN)"]
 
 
 def idle_note(calibration: Calibration) -> str:
-    """What every predicted step leaves out: the measured step's idle time (no kernel running), its share of the
-    step. A prediction is compute and communication alone, as HTA's what-if, so a trace mostly idle (a step of 220 ms,
-    78% idle) is predicted far below its measured step."""
+    """What every predicted step leaves out: the measured step's idle time (no kernel running) and its share of the
+    step (a prediction is compute and communication alone, as HTA's what-if)."""
     from densing.numbers import format_number, time_unit
 
     idle, step = calibration.idle_time_per_step_us, calibration.step_time_us
@@ -151,9 +148,8 @@ def predict(calibration: Calibration, workers: Sequence[int] = (1, 2, 4, 8, 16, 
              bucket_bytes=bucket_bytes, backward_fraction=backward_fraction)
     chosen = [get(s, "whatif") for s in (names("whatif") if strategies is None else strategies)]
     meaningful = not calibration_warnings(calibration)
-    compute_s = calibration.compute_time_per_step_us * 1e-6
+    compute_s, latency_s = calibration.compute_time_per_step_us * 1e-6, latency_us * 1e-6
     nbytes = calibration.comm_bytes_per_step
-    latency_s = latency_us * 1e-6
     rows = []
     for gbps in bandwidths_gbps:
         bw = gbps * 1e9 / 8.0
@@ -163,12 +159,10 @@ def predict(calibration: Calibration, workers: Sequence[int] = (1, 2, 4, 8, 16, 
                                 bucket_bytes, backward_fraction)
             for strategy in chosen:
                 t = strategy.step_time_s(point)
-                rows.append({
-                    "strategy": strategy.name, "workers": int(p), "bandwidth_gbps": float(gbps),
-                    "compute_us": compute_s * 1e6, "allreduce_us": ar * 1e6,
-                    "step_time_us": t * 1e6, "exposed_comm_us": max(0.0, t - compute_s) * 1e6,
-                    "scaling_efficiency": compute_s / t if t > 0 and meaningful else math.nan,
-                })
+                rows.append({"strategy": strategy.name, "workers": int(p), "bandwidth_gbps": float(gbps),
+                             "compute_us": compute_s * 1e6, "allreduce_us": ar * 1e6, "step_time_us": t * 1e6,
+                             "exposed_comm_us": max(0.0, t - compute_s) * 1e6,
+                             "scaling_efficiency": compute_s / t if t > 0 and meaningful else math.nan})
     import pandas as pd
 
     return pd.DataFrame(rows)

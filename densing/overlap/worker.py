@@ -1,9 +1,7 @@
 """The entry torchrun starts on each rank of ``densing overlap run``: ``python -m densing.overlap.worker RUN_DIR``.
 
-torchrun starts each worker with ``setsid`` (a process group of its own), out of reach of a signal to torchrun's
-group, so before anything heavy is imported the worker ties its life to torchrun's
-(:func:`densing.runtime.processes.worker_setup`) and a torchrun killed before it could end its workers leaves none behind; then
-it runs :func:`densing.overlap.train_worker.worker_main`.
+torchrun starts each worker in a process group of its own, so before anything heavy is imported the worker ties its
+life to torchrun's (:func:`densing.runtime.processes.worker_setup`), then runs ``train_worker.worker_main``.
 """
 from __future__ import annotations
 

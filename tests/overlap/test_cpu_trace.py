@@ -93,14 +93,14 @@ def test_subtract_hand_case():
 
 def test_a_gloo_set_is_decoded_once(tmp_path, monkeypatch):
     """The set's kind is sniffed from distributedInfo.backend: each file is decoded once, as CPU ops."""
-    from densing.overlap import ranks
+    from densing.overlap import trace
     from densing.overlap.kineto import CPU
 
     write(tmp_path / "rank0.json", hand_cpu_trace(shift=1000), rank=0)
     write(tmp_path / "rank1.json", hand_cpu_trace(shift=1010), rank=1)
     calls = []
-    real = ranks.decode_file
-    monkeypatch.setattr(ranks, "decode_file",
+    real = trace.decode_file
+    monkeypatch.setattr(trace, "decode_file",
                         lambda path, kind, *a: calls.append((path.name, kind)) or real(path, kind, *a))
     assert [t.rank for t in read_traces(tmp_path, scheduler="serial")] == [0, 1]
     assert sorted(calls) == [("rank0.json", CPU), ("rank1.json", CPU)]

@@ -223,7 +223,7 @@ def test_part_jobs_report_a_malformed_span_naming_the_file(tmp_path):
 def test_a_part_jobs_error_is_raised_by_the_combining_job(tmp_path):
     from densing.overlap.kineto import GPU
     from densing.overlap.parts import decode_part
-    from densing.overlap.ranks import combined_columns
+    from densing.overlap.trace import combined_columns
 
     path = tmp_path / "r.json"
     path.write_text(_kineto_text(_many_steps()))

@@ -1,13 +1,11 @@
-"""What an overlap strategy is: a name and up to three capabilities, each a plain function.
+"""What an overlap strategy is: a name and up to three capabilities, each a plain function (one module per
+strategy, listed in :mod:`densing.overlap.strategies.registry`):
 
-* ``step_time_s(point)`` — the what-if model (:func:`densing.overlap.whatif.predict`): predicted step time of
+* ``step_time_s(point)`` — the what-if model (:func:`densing.overlap.whatif.predict`): the step time of
   data-parallel training at one :class:`WhatIfPoint` (workers, network, compute);
 * ``predict_run_s(calibration, config, contention)`` — the validation model (:func:`densing.overlap.validate.validate`):
-  step time of a measured run from a sync run's :class:`RunCalibration` and the run's ``run.yaml`` configuration;
+  a measured run's step time from a sync run's :class:`RunCalibration` and the run's ``run.yaml`` configuration;
 * ``training(context)`` — the trainer's hooks (:mod:`densing.overlap.train`): a :class:`TrainHooks` for one rank.
-
-One module per strategy defines its functions and a :class:`Strategy`; :mod:`densing.overlap.strategies.registry`
-lists them.
 
 **The fluid model** of one data-parallel worker on a CPU (:func:`simulate`), calibrated on a ``sync`` run
 (:func:`densing.overlap.validate.calibrate_run`): piecewise-constant rates between events (a compute segment ends, a
@@ -141,9 +139,7 @@ class RunCalibration(Result):
 
 def contention_rate(cal: RunCalibration, contention: bool = True) -> float:
     """Speed (0, 1] of computation and communication while both run: min(1, c/(t + u)), c = N/W."""
-    if not contention:
-        return 1.0
-    return min(1.0, cal.cores / max(1, cal.workers) / (cal.threads + cal.allreduce_cpu_share))
+    return min(1.0, cal.cores / max(1, cal.workers) / (cal.threads + cal.allreduce_cpu_share)) if contention else 1.0
 
 
 def simulate(segments: list[tuple], rate_overlap: float) -> float:

@@ -9,17 +9,14 @@ densing's (adaptive per-tensor penalty, global ℓ2 clip): ``staleness_penalty``
   (T_ar) runs; the outer step waits for it. T = round / τ. The ranks meet once per round, with a round of computation
   as slack, so Σ is not added.
 
-**The outer update**, on torch tensors: the all-reduce of round t runs while the τ local steps of round t + 1
-compute, and its result is applied one round late. Notation: W workers, x_{t,0} the model every worker starts round t
-from, x^{(i)}_{t,τ} worker i's model after its τ local steps, α the outer learning rate, β the outer momentum, c the
-clipping threshold.
-
-Source: the default follows the authors' code, ``weigao266/fairscale-CO2`` (linked from OpenNLPLab/CO2),
-``fairscale/experimental/nn/data_parallel/gossip/co2.py``, ``_perform_local_optimization``:
-``m.mul_(β).sub_(x, alpha=1/λ).add_(x_old, alpha=1/λ)``, then ``if co2_clip: clamp(m, −c, c)``, then
-``x_old −= α·m; x ← x_old``, with the constructor's defaults ``co2_gap_penalty = 1.0``, ``co2_clip = False``,
-``co2_clip_threshold = 1.0``, ``outer_lr = 1.0`` (``outer_momentum = 0.5`` there; the paper's recipes use β = 0 at
-≤ 16 GPUs, τ 20–48, densing's default β). The authors' ``_co2_clip`` discards ``torch.clamp``'s result, so their
+**The outer update**: round t's all-reduce runs under round t + 1's local steps, its result applied one round late.
+W workers, x_{t,0} the model every worker starts round t from, x^{(i)}_{t,τ} worker i's model after its τ local steps,
+α the outer learning rate, β the outer momentum, c the clipping threshold. The default follows the authors' code,
+``weigao266/fairscale-CO2`` (linked from OpenNLPLab/CO2), ``fairscale/experimental/nn/data_parallel/gossip/co2.py``,
+``_perform_local_optimization``: ``m.mul_(β).sub_(x, alpha=1/λ).add_(x_old, alpha=1/λ)``, then ``if co2_clip:
+clamp(m, −c, c)``, then ``x_old −= α·m; x ← x_old``, with its defaults ``co2_gap_penalty = 1.0``, ``co2_clip =
+False``, ``co2_clip_threshold = 1.0``, ``outer_lr = 1.0`` (``outer_momentum = 0.5`` there; the paper's recipes use
+β = 0 at ≤ 16 GPUs, τ 20–48, densing's default β). Their ``_co2_clip`` discards ``torch.clamp``'s result, so their
 clamp has no effect; densing implements the clamp it names.
 
 * local change      Δ^{(i)}_t = x_{t,0} − x^{(i)}_{t,τ};  its mean Δ̄_t = (1/W) Σ_i Δ^{(i)}_t is all-reduced
@@ -33,8 +30,7 @@ clamp has no effect; densing implements the clamp it names.
 * outer update      x_{t+1,0} = x_{t,0} − α·m_t, and every worker restarts from x_{t+1,0}.
 
 In round 0 nothing has arrived yet: x_{1,0} = x_{0,0}. With W = 1, β = 0, α = 1 and no penalty, CO2 is local SGD
-with a one-round delay: x_{t+1,0} = x_{t,0} − Δ_{t−1}. :func:`outer_update` is the pure rule; :class:`CO2` holds the
-state and the asynchronous all-reduce of a training run.
+with a one-round delay. :func:`outer_update` is the pure rule; :class:`CO2` holds a run's state and all-reduce.
 """
 from __future__ import annotations
 
@@ -62,18 +58,16 @@ def step_time_s(point: WhatIfPoint) -> float:
 
 
 def predict_run_s(cal: RunCalibration, config: dict, contention: bool = True) -> float:
-    """CO2 step time (see the module docstring): round time / τ, the previous round's all-reduce under it;
-    τ is the run's ``local_steps``."""
+    """CO2 step time (module docstring): round time / τ (the run's ``local_steps``), the last all-reduce under it."""
     local_steps = int(config["local_steps"])
     _check_local_steps(local_steps)
-    rate = contention_rate(cal, contention)
     pass_s = cal.copy_s / SYNC_COPY_PASSES
     local = cal.forward_s + cal.backward_s + cal.optimizer_s + cal.overhead_s
     # the round starts right after the previous outer step launched its all-reduce: 2 passes (Δ, cat)
     # happen before the launch, the other passes after the wait
     segs = [("send", cal.allreduce_s), ("compute", local_steps * local + 2 * pass_s), ("wait",),
             ("compute", (CO2_OUTER_PASSES - 2) * pass_s)]
-    return simulate(segs, rate) / local_steps
+    return simulate(segs, contention_rate(cal, contention)) / local_steps
 
 
 def staleness_penalty(stale_update: Sequence, gap: Sequence) -> list[float]:
@@ -90,9 +84,9 @@ def outer_update(anchor: Sequence, previous_anchor: Sequence | None, stale_updat
                  momentum: Sequence, outer_lr: float, outer_momentum: float,
                  clip: float = math.inf, penalty: str = "constant", gap_penalty: float = 1.0,
                  clip_mode: str = "none"):
-    """One CO2 outer step on lists of tensors (one per layer); returns (new anchor, new momentum, Λ), the inputs left
-    as they are: m = β·m + Λ ⊙ Δ̄_{t−1};  clip m;  x_{t+1,0} = x_{t,0} − α·m (the module docstring has the
-    ``penalty`` and ``clip_mode`` modes; ``adaptive``'s gap is x_{t,0} − x_{t−1,0}, via :func:`staleness_penalty`)."""
+    """One CO2 outer step on lists of tensors (one per layer), the inputs left as they are; returns (new anchor, new
+    momentum, Λ): m = β·m + Λ ⊙ Δ̄_{t−1};  clip m;  x_{t+1,0} = x_{t,0} − α·m (``penalty``, ``clip_mode``: the module
+    docstring; ``adaptive``'s gap is x_{t,0} − x_{t−1,0}, :func:`staleness_penalty`)."""
     validate({"staleness_penalty": [Options(PENALTY_MODES)], "outer_clip_mode": [Options(CLIP_MODES)]},
              staleness_penalty=penalty, outer_clip_mode=clip_mode)
     if penalty == "adaptive" and previous_anchor is not None:
@@ -125,8 +119,7 @@ class CO2:
                  penalty: str = "constant", gap_penalty: float = 1.0, clip_mode: str = "none"):
         import torch
 
-        self.params = list(params)
-        self.world_size = int(world_size)
+        self.params, self.world_size = list(params), int(world_size)
         self.rule = (outer_lr, outer_momentum, clip, penalty, gap_penalty, clip_mode)  # outer_update's last arguments
         with torch.no_grad():
             self.anchor = [p.detach().clone() for p in self.params]

@@ -28,8 +28,7 @@ def step_time_s(point: WhatIfPoint) -> float:
         return compute_s
     k = max(1, math.ceil(message_bytes / point.bucket_bytes))
     per_bucket = ring_allreduce_time_s(point.workers, message_bytes / k, point.bandwidth_bytes_per_s, point.latency_s)
-    finish = 0.0
-    forward = (1.0 - backward_fraction) * compute_s
+    finish, forward = 0.0, (1.0 - backward_fraction) * compute_s
     for i in range(1, k + 1):
         ready = forward + i * backward_fraction * compute_s / k
         finish = max(ready, finish) + per_bucket
@@ -52,16 +51,14 @@ def ddp_buckets(param_numel: tuple, bucket_bytes: float, bytes_per_param: float 
 
 def predict_run_s(cal: RunCalibration, config: dict, contention: bool = True) -> float:
     """DDP step time (see the module docstring), buckets of the run's ``bucket_mb``."""
-    rate = contention_rate(cal, contention)
     buckets = ddp_buckets(cal.param_numel, float(config["bucket_mb"]) * 2**20)
     segs: list[tuple] = [("compute", cal.forward_s)]
     backward = cal.backward_s + cal.copy_s / SYNC_COPY_PASSES
     for b in buckets:
-        segs.append(("compute", backward * b / cal.comm_bytes))
-        segs.append(("send", cal.allreduce_s * b / cal.comm_bytes))
+        segs += [("compute", backward * b / cal.comm_bytes), ("send", cal.allreduce_s * b / cal.comm_bytes)]
     segs += [("wait",), ("delay", cal.skew_s), ("compute", cal.copy_s * (SYNC_COPY_PASSES - 1) / SYNC_COPY_PASSES
                          + cal.optimizer_s + cal.overhead_s)]
-    return simulate(segs, rate)
+    return simulate(segs, contention_rate(cal, contention))
 
 
 class DdpHooks(TrainHooks):

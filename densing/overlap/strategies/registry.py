@@ -19,9 +19,8 @@ _BUILT_IN = (sync.STRATEGY, ddp.STRATEGY, co2.STRATEGY, t3.STRATEGY, tp.STRATEGY
 
 
 def _check_strategy(registry: Registry, name: str, strategy) -> None:
-    """A strategy is a :class:`Strategy` whose models take what their callers give (``step_time_s`` a what-if point,
-    ``predict_run_s`` a calibration, a config and a contention switch, ``training`` a context), and whose what-if step
-    time at a probe point (a 0.1 s step on 8 workers, 100 MB over 100 Gb/s) is a finite number ≥ 0."""
+    """A strategy is a :class:`Strategy` whose models take what their callers give and whose what-if step time at a
+    probe point (a 0.1 s step on 8 workers, 100 MB over 100 Gb/s) is a finite number ≥ 0."""
     check_type(registry, name, strategy, Strategy)
     check_callable(registry, name, "step_time_s", strategy.step_time_s, 1, optional=True)
     check_callable(registry, name, "predict_run_s", strategy.predict_run_s, 3, optional=True)
@@ -59,8 +58,7 @@ def names(capability: str | None = None) -> tuple[str, ...]:
 
 
 def get(name: str, capability: str | None = None) -> Strategy:
-    """The strategy called ``name``; InputError naming the known ones when there is none (with
-    ``capability``: none that can do it)."""
+    """The strategy called ``name`` (with ``capability``); else an InputError naming the known ones."""
     if capability is None:
         return _REGISTRY.get(name)
     known = names(capability)

@@ -9,17 +9,13 @@ the all-reduce forward / identity backward:
   annotated ``tp/attn`` (the sublayer), ``tp/attn/proj`` (the producer GEMM, each chunk), ``tp/attn/allreduce`` (the
   training thread waiting for the reduce);
 * MLP:        y = x + g(fc2_r(gelu(fc1_r(f(ln2(x))))))      (fc1 column-parallel, fc2 row-parallel), annotated
-  ``tp/mlp``, ``tp/mlp/fc1``, ``tp/mlp/fc2``, ``tp/mlp/allreduce``; the backward all-reduce of ``f`` is
-  ``tp/<sublayer>/grad_allreduce``.
+  ``tp/mlp``, ``tp/mlp/fc1``, ``tp/mlp/fc2``, ``tp/mlp/allreduce``; ``f``'s backward is ``tp/<s>/grad_allreduce``.
 
-``--tp-overlap``: ``none``, the row-parallel GEMM over all N tokens, then one blocking all-reduce (serialized);
-``chunked``, the GEMM split along tokens into k = ``tp_chunks`` equal pieces, piece i's all-reduce launched
-(``async_op=True``) as soon as it is computed, so it runs while piece i + 1 is computed; all are waited for at the end
-(the software decomposition T3, Pati et al. 2024, arXiv 2401.16677, compares its fused hardware against).
-
-Both compute the same sums (each output row is one GEMM row either way), so chunked and unchunked outputs agree to
-float32 rounding. The weights are the full model's (``build_model``, same seed) cut into the ranks' slices, so a tp
-run starts from the same function as the data-parallel runs. gloo on CPU, nccl on CUDA.
+``--tp-overlap``: ``none``, the row-parallel GEMM over all N tokens, then one blocking all-reduce; ``chunked``, the
+GEMM split along tokens into k = ``tp_chunks`` pieces, piece i's all-reduce launched (``async_op=True``) once it is
+computed, so it runs under piece i + 1, all waited for at the end (the software decomposition T3, Pati et al. 2024,
+arXiv 2401.16677, compares its fused hardware against). Both give the same sums, to float32 rounding. The weights are
+the full model's (``build_model``, same seed) cut into the ranks' slices, as the data-parallel runs start from.
 """
 from __future__ import annotations
 
@@ -103,8 +99,7 @@ def _functions():
 
 
 def shard_model(model, rank: int, world: int, chunks: int, group=None):
-    """Turn ``model`` (``build_model``'s GPT) into rank ``rank``'s tensor-parallel shard in place (see the module
-    docstring); ``chunks`` = 1 for ``none``. Returns it."""
+    """``model`` (``build_model``'s GPT) made rank ``rank``'s tensor-parallel shard in place (``chunks`` 1: none)."""
     import torch
     from torch import nn
     from torch.nn import functional as F
