@@ -1,23 +1,16 @@
 """A forecast check of the Densing Law: the frontier line fitted on the models released up to a cutoff, carried to
-the models released after it. A target table that names a ``cutoff`` (:class:`densing.registry.TrendTable`, fixed in
-its declaration before its first result) is checked at that cutoff, and its verdict is the check's
-(:func:`forecast_at`); the rule's grid of cutoffs (:func:`forecast_windows`) is shown beside it as context, never in its
-place. The rule (written before it was run on any table):
+the models released after it (docs/method.md, "The forecast check"; the rule was written before it ran on any table).
 
-- *the declared cutoff*: the table's registered one, whatever the span before or after it (an early line too uncertain or
-  too few later models give no verdict, said so, as at any cutoff);
-- *the grid*: every :data:`STEP_MONTHS` months from :data:`MIN_EARLY_MONTHS` months after the first model to
-  :data:`END_MARGIN_MONTHS` months before the last;
-- *the early line*: the one engine's censored 0.9-quantile frontier of the models released up to the cutoff
-  (:func:`densing.trend.uncertainty.observed_trend`), with the 95% interval of its doubling time; no verdict where that
-  interval is unbounded or its ends are more than :data:`MAX_EARLY_WIDTH`-fold apart (too uncertain to be tested);
-- *the outcome*: the later models against the early line's band (:func:`densing.trend.rules.slope_band`: the lines
-  through the early line at the early models' mean date with the slope at each end of its interval), placed as
-  :func:`place_later` places them. If the law goes on, a share 0.10 of them lies above the carried 0.9-quantile line:
-  ``ahead`` when the Wilson 95% interval of the share above the band's upper edge lies above 0.10, ``behind`` when that
-  of the share above its lower edge lies below 0.10, else ``holds``; fewer than :data:`MIN_LATER` later models → no
-  verdict. The outcome (:class:`Outcome`) is a function of these counts alone and its words of the outcome alone
-  (:data:`densing.present.words.OUTCOME_WORDS`): the same counts read the same under every reference.
+A target table that names a ``cutoff`` (:class:`densing.registry.TrendTable`, fixed in its declaration before its first
+result) is checked there, and its verdict is the check's (:func:`forecast_at`); the rule's grid, every
+:data:`STEP_MONTHS` months from :data:`MIN_EARLY_MONTHS` months after the first model to :data:`END_MARGIN_MONTHS`
+months before the last (:func:`forecast_windows`), is context beside it, never in its place. The early line is the one
+engine's censored 0.9-quantile frontier (:func:`densing.trend.uncertainty.observed_trend`): no verdict where its
+doubling time's 95% interval is unbounded or its ends more than :data:`MAX_EARLY_WIDTH`-fold apart. The later models
+are placed against its band (:func:`densing.trend.rules.slope_band`, :func:`place_later`); if the law goes on, a share
+0.10 of them lies above the carried line: ``ahead`` when the Wilson 95% interval of the share above the band's upper
+edge lies above 0.10, ``behind`` when that of the share above its lower edge lies below 0.10, else ``holds``; fewer
+than :data:`MIN_LATER` later models, no verdict. The outcome (:class:`Outcome`) is a function of these counts alone.
 """
 from __future__ import annotations
 

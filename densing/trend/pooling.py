@@ -1,47 +1,25 @@
 """Common targets for every reference of a row: the same benchmarks, the same targets, paired draws, a pooled slope.
 
-A row of the Densing Law (one benchmark, or a set of benchmarks) is measured against several reference families;
-docs/method.md ("Common targets per row") gives the reasons for each step.
+A row (one benchmark, or a set) is measured against several reference families; docs/method.md ("Common targets per
+row", "Ceilings as bounds", "Floors as bounds") gives each step's equations and reasons. The steps, as cited:
 
-1. **The targets** (complete cases on the row's benchmarks) and 2. **each reference's own members**, taken from the
-   other references, like the set rule that picks the row's references: :mod:`densing.trend.selection`.
-3. **Paired draws.** Draw k redraws the targets as families (a one-stage cluster bootstrap: Davison & Hinkley
-   1997, §3.8; Cameron, Gelbach & Miller 2008; Ho et al. 2024's family resampling; a model with no family is a family
-   of its own), each score's noise (one z per score, for every reference alike) and each reference's own fit (a draw
-   of its bootstrap); each reference's frontier line (the censored 0.9 regression quantile, :mod:`densing.trend.rules`)
-   gives its slope A_r^(k). **Ceilings enter as bounds**: a target with S_b ≥ S_cap,b − 2σ_b under reference r
-   (:data:`CEILING_STDERRS`; the cap :func:`densing.laws.bounds.score_cap`) enters r's line as a lower bound at its
-   value; the estimate without these bounds is reported beside the number. **Floors enter as bounds** too: an
-   exact density of a target with S_b ≤ c_b + 2σ_b on some benchmark b (c_b its chance level; :mod:`densing.trend.floors`)
-   enters as an upper bound at its value, counted and reported beside the number the same way.
-4. **Random-effects pooling** (DerSimonian & Laird 1986; for correlated estimates Gleser & Olkin 2009): with Σ the
-   covariance of the references' slopes over the paired draws and V(τ²) = Σ + τ²·I,
-
-       Q = (A − Â1)ᵀ Σ⁻¹ (A − Â1) ~ T²(R − 1, K − 1) under one common slope (Â the GLS mean, V⁻¹1 weights),
-
-   Hotelling's T², since Σ is estimated from the K paired draws (χ²(R − 1) only while K ≫ R; read through
-   F(R − 1, K − R + 1)), its mean E_Q = (R − 1)(K − 1)/(K − R − 1); τ² the Paule–Mandel value (Q(τ²) = E_Q, 0 when
-   Q(0) ≤ E_Q), I² = max(0, (Q − E_Q) / Q) (:func:`densing.trend.random_effects.pool_slopes`). The pooled slope
-   is wᵀA with w_r ∝ 1/(Σ_rr + τ²) (positive weights), its draws wᵀA^(k) + τ·‖w‖·ε_k, ε ~ N(0, 1): the interval
-   carries fit, score noise, the sampling of families and the between-reference spread. Each source's share of the
-   variance: its draws alone for fit, score and models, τ²‖w‖² for the reference.
-5. **The interval's ends, decided by the data.** An end is finite exactly when the slope's quantile behind it
-   (q = 0.025 for the upper end in months, 0.975 for the lower) is positive. Its 95% Monte Carlo range is the order
-   statistics at ranks K·q ∓ 1.96·√(K·q·(1 − q)) (:func:`end_range`): the whole range > 0, the end is
-   **determined**; ≤ 0, **not determined**; a range that straddles 0 leaves it **undecided**. A determined end is
-   **precise** when its range in months spans at most :data:`END_STABILITY` of it, (b − a)/end ≤ 0.25
-   (:func:`densing.trend.random_effects.precise`). While an end is undecided or a determined end is not precise, a
-   judged row's draws are doubled (600 → … → :data:`DRAWS_CAP`, the draws made so far kept, :func:`more_draws`);
-   still undecided at the cap, not determined; still not precise, printed as its range (a precision, not a state:
-   the state reads the signs alone).
-6. **The row's state** (:func:`densing.trend.uncertainty.state_of`): measured (both ends determined), bounded (one),
-   not measured (neither, or the heterogeneity test rejects one common slope at ``HETEROGENEITY_ALPHA``, the one
-   gate; ``studies/gate_calibration.py`` calibrates it).
-7. **Influence by family** (:func:`family_influence`): every family of the targets left out in turn, the pooled
-   point estimate without it; each removal is an update of the full lines (:mod:`densing.trend.influence`).
-
-Epoch AI's benchmark stitching pools per-reference rates with a hierarchical model (epoch-research/benchmark-stitching);
-Incompressible Knowledge Probes (arXiv 2604.24827) estimate reference uncertainty by leaving one family out.
+1. **The targets**, complete cases on the row's benchmarks, and 2. **each reference's own members**, taken from the
+   other references (:mod:`densing.trend.selection`).
+3. **Paired draws**: the labs, then the families within them (a two-stage cluster bootstrap: Davison & Hinkley 1997,
+   §3.8), each score's noise (one z per score for every reference) and each reference's fit draw; each reference's
+   frontier line (:mod:`densing.trend.rules`) gives its slope A_r^(k). A target at a reference's ceiling
+   (S_b ≥ S_cap,b − 2σ_b, :data:`CEILING_STDERRS`) enters its line as a lower bound, one at a chance level as an upper
+   bound (:mod:`densing.trend.floors`); the estimate without each kind is reported beside the number.
+4. **Random-effects pooling** of the slopes by lab (DerSimonian & Laird 1986; Gleser & Olkin 2009; Q read against
+   Hotelling's T²: :func:`densing.trend.random_effects.pool_slopes`): the pooled draws wᵀA^(k) + τ·‖w‖·ε_k,
+   ε ~ N(0, 1); each source's share of the variance from its draws alone, τ²‖w‖² for the reference.
+5. **The interval's ends**: an end's 95% Monte Carlo range (:func:`end_range`) decides whether it is determined,
+   undecided or precise (:func:`densing.trend.random_effects.determined_ends`); while an end is undecided or not
+   precise, a judged row's draws are doubled up to :data:`DRAWS_CAP` (:func:`more_draws`).
+6. **The row's state** (:func:`densing.trend.uncertainty.state_of`): measured, bounded or not measured; the
+   heterogeneity test at ``HETEROGENEITY_ALPHA`` is the one gate (``studies/gate_calibration.py``).
+7. **Influence**: each family, lab and model left out in turn (:func:`family_influence`,
+   :mod:`densing.trend.influence`).
 """
 from __future__ import annotations
 
@@ -217,13 +195,11 @@ def _densities(common: CommonTargets, data: dict, draws: Draws) -> tuple[np.ndar
     once = "score" not in draws.sources and "fit" not in draws.sources
     ys, kinds = [], []
     inverted = drawn[:1] if once else drawn
-    floor = at_floor(inverted, sigma, chance_levels(common.benchmarks)) if data.get("floors", True) else False
+    floor = at_floor(inverted, sigma, chance_levels(common.benchmarks))
     for inv, caps, picks in zip(common.inversions, data["caps"], draws.picks):
         extra = {"weights": inv.weights(scores, sigma)} if hasattr(inv, "weights") else {}
         y, kind = inv.draws(picks, inverted, sigma, data["params"], **extra)
-        if data.get("ceilings", True):
-            y, kind = _ceiling_bounds(y, kind, at_ceiling(inverted, sigma, caps))
-        y, kind = floor_bounds(y, kind, floor)
+        y, kind = floor_bounds(*_ceiling_bounds(y, kind, at_ceiling(inverted, sigma, caps)), floor)
         ys.append(np.broadcast_to(y, (count, n)))
         kinds.append(np.broadcast_to(kind, (count, n)))
     y, kind, _ = own_from_others(np.array(ys, float), np.array(kinds, float), common.own)
@@ -254,23 +230,19 @@ def _point(common: CommonTargets, data: dict, ceilings: bool = True, floors: boo
     ys, kinds = [], []
     floor = at_floor(data["scores"], data["sigma"], chance_levels(common.benchmarks)) if floors else False
     for inv, caps in zip(common.inversions, data["caps"]):
-        y, kind = inv.point(data["scores"], data["sigma"], data["params"])
+        y, kind = (np.asarray(v, float) for v in inv.point(data["scores"], data["sigma"], data["params"]))
         if ceilings:
-            y, kind = _ceiling_bounds(np.asarray(y, float), np.asarray(kind, float),
-                                      at_ceiling(data["scores"], data["sigma"], caps))
-        y, kind = floor_bounds(np.asarray(y, float), np.asarray(kind, float), floor)
-        ys.append(np.asarray(y, float))
-        kinds.append(np.asarray(kind, float))
+            y, kind = _ceiling_bounds(y, kind, at_ceiling(data["scores"], data["sigma"], caps))
+        ys.append(y)
+        kinds.append(floor_bounds(y, kind, floor)[1])
     return own_from_others(np.array(ys)[:, None, :], np.array(kinds)[:, None, :], common.own)
 
 
 def _target_labs(data: dict) -> tuple:
     """The targets' labs as ((lab, (family, …)), …), labs and families in order of first appearance."""
-    out: dict[str, list[str]] = {}
+    out: dict[str, dict] = {}
     for lab, family in zip(data["labs"], data["families"]):
-        members = out.setdefault(str(lab), [])
-        if str(family) not in members:
-            members.append(str(family))
+        out.setdefault(str(lab), {})[str(family)] = None
     return tuple((lab, tuple(families)) for lab, families in out.items())
 
 

@@ -1,16 +1,10 @@
 """Frontier rules: how a line ln ρmax = A·t + B is drawn through densities some of which are bounds.
 
-One registry, read by the API, the measurement, the CLI and the report. A rule is a name, a description and one
-weighted, batched solver ``solve(t, y, kind, weight, labels, quantile, start) -> lines`` of shape (rows, 2), (A, B) per
-row: ``t`` and ``labels`` (n,) the points, ``y``, ``kind`` and ``weight`` (rows, n), a point counted ``weight`` times;
-``kind`` per point is 0 (exact), +1 (lower bound: the true ln ρ ≥ y) or −1 (upper bound); ``start`` an optional line
-an iterative rule may start from. The registry calls it on fittable rows only (:func:`frontier_lines_weighted`). A new
-rule is one :func:`register` call; the tests hold each shipped solver to a reference implementation.
-
-A rule whose line is decided by a few of its points may declare an exact leave-one-group-out update, ``left_out(data,
-y, kind, quantile, clusters, groups, starts) -> (known, slopes)``, each (rows, groups): which removals of a group of
-points it knows without a refit, and their slopes, equal to the refits' to the bit; the influence tables
-(:mod:`densing.trend.influence`) solve again only the others. A rule without one is solved again for every group.
+One registry, read by the API, the measurement, the CLI and the report. docs/extending.md ("A frontier rule") states
+a rule's contract: one weighted, batched ``solve(t, y, kind, weight, labels, quantile, start) -> lines`` (rows, 2),
+``kind`` per point 0 (exact), +1 (lower bound: the true ln ρ ≥ y) or −1 (upper bound), and, for a rule whose line is
+decided by a few of its points, an exact leave-one-group-out update ``left_out(data, y, kind, quantile, clusters,
+groups, starts) -> (known, slopes)``, equal to the refits to the bit (:mod:`densing.trend.influence`).
 
 - ``quantile`` — Powell's censored q-th regression quantile (q = 0.9), bounds as bounds (:mod:`densing.trend.censored`);
   with no bounds it is Koenker–Bassett's regression quantile. The headline rule.
@@ -53,9 +47,7 @@ class FrontierRule:
 
 
 def _check_rule(registry: Registry, name: str, rule) -> None:
-    """A frontier rule is a :class:`FrontierRule` whose ``solve`` takes (t, y, kind, weight, labels, quantile, start),
-    as :func:`frontier_lines_weighted` calls it, and whose ``left_out``, where given, takes the 7 arguments of the
-    module docstring."""
+    """A frontier rule is a :class:`FrontierRule` whose ``solve`` and ``left_out`` (where given) take 7 arguments."""
     check_type(registry, name, rule, FrontierRule)
     check_callable(registry, name, "solve", rule.solve, 7)
     check_callable(registry, name, "left_out", rule.left_out, 7, optional=True)

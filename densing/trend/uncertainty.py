@@ -180,31 +180,18 @@ class TrendUncertainty(Result):
         "bounded: why" or "not measured: why"; "" where no state is judged."""
         return presented(self, "status")
 
-    def _by_move(self) -> list:
-        """The leave-one-family-out items, the largest move first (a removal that leaves no rising line, an infinite
-        or undefined estimate, moves most; equal moves in the items' order)."""
-        return sorted(self.influence, key=lambda item: -(abs(item.move_months) if not math.isnan(item.move_months)
-                                                         else math.inf))
-
     def largest_influence(self):
         """The first item of :meth:`influence_frame` (the largest move), or None without one."""
-        return self._by_move()[0] if self.influence else None
+        return _by_move(self.influence)[0] if self.influence else None
 
     def influence_frame(self) -> pd.DataFrame:
         """The leave-one-family-out table as a DataFrame, the largest move first."""
-        columns = ["family", "n_models", "doubling_time_months", "move_months"]
-        frame = pd.DataFrame([[getattr(item, c) for c in columns] for item in self._by_move()], columns=columns)
-        return frame.astype({"n_models": int, "doubling_time_months": float, "move_months": float})
+        return _moves_frame(self.influence)
 
     def lab_influence_frame(self) -> pd.DataFrame:
         """Leave one lab out: each lab's targets left out together, the largest move first (columns ``lab``,
         ``n_models``, ``doubling_time_months``, ``move_months``)."""
-        items = sorted(self.lab_influence, key=lambda item: -(abs(item.move_months) if not math.isnan(item.move_months)
-                                                             else math.inf))
-        columns = ["family", "n_models", "doubling_time_months", "move_months"]
-        frame = pd.DataFrame([[getattr(item, c) for c in columns] for item in items], columns=columns)
-        return frame.astype({"n_models": int, "doubling_time_months": float, "move_months": float}).rename(
-            columns={"family": "lab"})
+        return _moves_frame(self.lab_influence).rename(columns={"family": "lab"})
 
     @property
     def labs(self) -> tuple[str, ...]:
@@ -253,6 +240,19 @@ class TrendUncertainty(Result):
         """The band of the slope's interval around the line on ``dates`` (:func:`densing.trend.rules.slope_band`)."""
         centre = self.centre_days if math.isfinite(self.centre_days) else 0.0
         return slope_band(self._days(dates), centre, self.slope_per_day, self.intercept, self.slope_ci_low, self.slope_ci_high)
+
+
+def _by_move(items) -> list:
+    """Leave-one-out items, the largest move first (a removal that leaves no rising line, an infinite or undefined
+    estimate, moves most; equal moves in the items' order)."""
+    return sorted(items, key=lambda item: -(abs(item.move_months) if not math.isnan(item.move_months) else math.inf))
+
+
+def _moves_frame(items) -> pd.DataFrame:
+    """Leave-one-out items as a DataFrame, the largest move first."""
+    columns = ["family", "n_models", "doubling_time_months", "move_months"]
+    frame = pd.DataFrame([[getattr(item, c) for c in columns] for item in _by_move(items)], columns=columns)
+    return frame.astype({"n_models": int, "doubling_time_months": float, "move_months": float})
 
 
 @validate_params({"level": [Interval(Real, 0, 1, closed="neither")], "n_boot": [DRAWS],
