@@ -1,16 +1,10 @@
 """The Densing Law by capability: one doubling time per benchmark, and per benchmark set, each under the reference
-rule of :mod:`densing.laws.eligibility`.
+rule of :mod:`densing.laws.eligibility` (docs/method.md, "The Densing Law by capability").
 
-The paper measures its 3.3 months on five benchmarks (Xiao et al. 2024, §3: MMLU, BBH, MATH, HumanEval, MBPP — its
-ScalingBench); on the public table the doubling time depends far more on the benchmark than on the reference family.
-
-- **Per benchmark** (:data:`CAPABILITY`, in registration order): every benchmark of the table with a chance level and
-  an item count, its references every family the reference rule makes eligible on it
-  (:func:`densing.trend.selection.set_references`), each inverted per benchmark (the paper's eq. 4).
-- **Per set** (the table's sets, :attr:`densing.registry.TrendTable.sets`): a joint inversion
-  (:mod:`densing.laws.joint`) over the set's benchmarks a family is eligible on (at least two). The headline set is
-  the paper's as far as the table carries it (MMLU, BBH, MATH-hard for MATH, HumanEval); docs/method.md says when and
-  why it was chosen, and which sets are kept beside it.
+- **Per benchmark** (:data:`CAPABILITY`, in registration order): its references every family the reference rule makes
+  eligible on it (:func:`densing.trend.selection.set_references`), each inverted per benchmark (the paper's eq. 4).
+- **Per set** (:attr:`densing.registry.TrendTable.sets`): a joint inversion (:mod:`densing.laws.joint`) over the set's
+  benchmarks; the headline set is the paper's (Xiao et al. 2024, §3) as far as the table carries it.
 """
 from __future__ import annotations
 
@@ -192,13 +186,8 @@ def _held_out(candidates: pd.DataFrame, family: str, benchmarks: tuple[str, ...]
     rows = _held_out_columns(candidates)
     at = sorted(i for b in dict.fromkeys(benchmarks) for i in rows["at"].get((family, b), ()))
     z = rows["held_out_z"]
-    return _mean(np.abs(z[at]) if z is not None and not np.isnan(z[at]).all() else rows["held_out_error"][at])
-
-
-def _mean(values: np.ndarray) -> float:
-    """The mean of the values that are not NaN (``np.nanmean``: NaNs as zeros, summed, divided by the count, as pandas'
-    ``Series.mean`` adds them without bottleneck: the same number); NaN, without a warning, where none is."""
-    with warnings.catch_warnings():
+    values = np.abs(z[at]) if z is not None and not np.isnan(z[at]).all() else rows["held_out_error"][at]
+    with warnings.catch_warnings():  # np.nanmean: pandas' Series.mean without bottleneck, the same number
         warnings.simplefilter("ignore", RuntimeWarning)  # no value: the mean of an empty slice is NaN
         return float(np.nanmean(values)) if len(values) else math.nan
 

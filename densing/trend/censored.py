@@ -1,29 +1,20 @@
 """Lines through points some of which are bounds: censored regression for the density trend.
 
-A censored density is a bound, not a missing value: a score the reference cannot reach at D0 says ρ ≥ x, a score at or
-below its floor says ρ ≤ x (:func:`densing.laws.bounds.log_density_bounds`). Each point carries ``kind``: 0 exact,
-+1 a lower bound (the true ln ρ ≥ y), −1 an upper bound (the true ln ρ ≤ y). Two estimators of ln ρ = A·t + B use
-bounds as bounds, and under a location-shift model (ln ρ_i = A·t_i + B + ε_i, ε i.i.d.) both estimate the slope A:
-the Tobit mean line (:mod:`densing.trend.tobit`) and :func:`censored_quantile_lines_weighted`, the q-th regression
-quantile with censoring (Powell 1986, "Censored regression quantiles", J. Econometrics 32:143–155), which minimises
+A censored density is a bound, not a missing value (:func:`densing.laws.bounds.log_density_bounds`): each point carries
+``kind``, 0 exact, +1 a lower bound (the true ln ρ ≥ y), −1 an upper bound. Beside the Tobit mean line
+(:mod:`densing.trend.tobit`), :func:`censored_quantile_lines_weighted` is the q-th regression quantile with censoring
+(Powell 1986, "Censored regression quantiles", J. Econometrics 32:143–155), which minimises
 
     Σ_i w_i·ρ_q(y_i − g_i(A·t_i + B)),   ρ_q(u) = u·(q − 1[u < 0]),
 
-with g = min(y_i, ·) for a lower bound (the true value is ≥ y_i), max(y_i, ·) for an upper bound and the identity for
-an exact point; w_i a point's weight (its count in a bootstrap resample, 1 otherwise).
-
-**The objective is a linear programme.** With r = y − (A·t + B), an exact point costs ρ_q(r), a lower bound
-q·max(r, 0) (only a line below it pays), an upper bound (1 − q)·max(−r, 0): each term is convex and piecewise linear in
-(A, B), with its kink on the line through the point (only exact points would carry a censoring point in Powell's
-general setting, which makes his objective non-convex; here they do not). So the minimum lies at a vertex — a line
-through two points of distinct dates — and a vertex from which neither of its two edges descends is the global
-minimum. The solver walks the vertices (the simplex method of Barrodale & Roberts 1973 for two coefficients): from a
-pivot point p it finds the best line through p exactly (a weighted quantile of the slopes s_i = (y_i − y_p)/(t_i − t_p),
-:func:`_rotate`), then pivots on the point that line reaches, and stops when the rotation about the new pivot no
-longer lowers the objective, or sooner, where the vertex's own optimality condition (its two multipliers inside their
-ranges, the LP's dual) certifies it as the unique minimum (:func:`_cost_and_check`). Every step is one array
-computation over all problems still walking, each row's arithmetic its own. ``tests/trend/test_censored.py`` holds it
-to an exhaustive search (every line through two points) on random and planted problems.
+g = min(y_i, ·) for a lower bound, max(y_i, ·) for an upper bound and the identity for an exact point; w_i a point's
+weight (its count in a bootstrap resample). With r = y − (A·t + B) an exact point costs ρ_q(r), a lower bound
+q·max(r, 0), an upper bound (1 − q)·max(−r, 0): the objective is a linear programme in (A, B) whose minimum lies at a
+vertex, a line through two points of distinct dates. The solver walks the vertices (the simplex method of Barrodale &
+Roberts 1973 for two coefficients): the best line through a pivot p (:func:`_rotate`), then a pivot on the point it
+reaches, until a rotation no longer lowers the objective or the vertex's multipliers certify it as the unique minimum
+(:func:`_cost_and_check`), every problem still walking in one array computation. ``tests/trend/test_censored.py``
+holds it to an exhaustive search (every line through two points).
 """
 from __future__ import annotations
 

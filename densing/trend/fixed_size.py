@@ -7,23 +7,11 @@ chance is linear in ln N + A·t:
     z = logit((S − d)/(1 − d)) = β₀ + β_N·ln N + β_t·t,    A = β_t / β_N,
     doubling time = ln 2 / A = ln 2 · β_N / β_t
 
-d the benchmark's chance level (:data:`densing.data.benchmarks.CHANCE_LEVELS`). Under a law whose logit is not linear in
-ln N (the sigmoid of a power law), β_N is the average local slope over the models' sizes and the ratio still reads the
-shift in ln N that one unit of t buys, to first order. This is the test of the law by a fixed-size time regression of
-the Incompressible Knowledge Probes (arXiv 2604.24827, ``19PINE-AI/ikp``).
-
-**The fit.** One row per dense model (no ``active_params``) and benchmark released on or after ``since``, scores
-strictly inside (d, 1) only (the others have no logit: counted in ``n_at_floor`` / ``n_at_ceiling``); t in years since
-the epoch. OLS with standard errors clustered by family (:func:`densing.trend.checks.cluster_ols`; a model without a
-family is its own cluster). A **set** row stacks its benchmarks with one intercept each and common slopes β_N, β_t, on
-the set's complete cases (the targets of the reference-based row: both estimators measure one sample).
-
-**Its interval.** Two, both reported: the delta method on the clustered covariance of (β_N, β_t),
-D ± t_{G−1}·se(D), se(D)² = gᵀΣg, g = ln 2·(1/β_t, −β_N/β_t²), G the families; and, the row's interval (a ratio's
-delta interval is poor when β_t is near 0), a family cluster bootstrap: the percentile interval of the rate
-A = β_t/β_N over refits on resampled families, mapped through ln 2 / A, a draw with β_N ≤ 0 at the low end.
-**Status**: ``measured`` when that interval of A lies above 0; else ``not measured``, with the reason (a non-positive
-time slope in the interval, fewer than :data:`MIN_FAMILIES` families or :data:`MIN_SCORES` scores, or β̂_N ≤ 0).
+d the benchmark's chance level (:data:`densing.data.benchmarks.CHANCE_LEVELS`); under a law whose logit is not linear
+in ln N, β_N is the average local slope over the models' sizes, to first order. The test of the law by a fixed-size
+time regression of the Incompressible Knowledge Probes (arXiv 2604.24827, ``19PINE-AI/ikp``); docs/method.md ("A
+second estimator") gives the rows it fits and its results. OLS with errors clustered by family
+(:func:`densing.trend.checks.cluster_ols`); its intervals and status are :func:`fit_fixed_size`'s.
 """
 from __future__ import annotations
 
@@ -105,8 +93,9 @@ _NUMBERS = tuple(f.name for f in FixedSizeFit.__dataclass_fields__.values() if f
 def score_rows(table: pd.DataFrame, benchmark: str, since: str | None = DEFAULT_EPOCH,
                epoch: str = DEFAULT_EPOCH) -> tuple[pd.DataFrame, int, int]:
     """(rows, at floor, at ceiling): ``model``, ``family`` (the model where none), ``benchmark``, ``log_params``,
-    ``years`` (since ``epoch``), ``logit`` = logit((S − d)/(1 − d)) of the module docstring's rows on ``benchmark``, and
-    how many scores were at/below d or at 1; once per table, benchmark and window inside ``same_tables`` (shared)."""
+    ``years`` (since ``epoch``), ``logit`` = logit((S − d)/(1 − d)) of each dense model (no ``active_params``)
+    released on or after ``since`` with a score on ``benchmark`` strictly inside (d, 1), and how many scores were at or
+    below d or at 1; once per table, benchmark and window inside ``same_tables`` (shared)."""
     require_columns(table, ("model", "benchmark", "metric", "value", "params", "release_date"), "fixed-size regression")
     chance = CHANCE_LEVELS.get(benchmark)
     if chance is None:
@@ -173,7 +162,12 @@ def _months(rate_per_year: float) -> float:
 def fit_fixed_size(frame: pd.DataFrame, *, row: str | None = None, n_boot: int = 1000, seed: int = 0,
                    level: float = 0.95, n_at_floor: int = 0, n_at_ceiling: int = 0) -> FixedSizeFit:
     """The fixed-size time regression on ``frame`` (:func:`score_rows`' columns, one benchmark or several stacked):
-    z = β₀[benchmark] + β_N·ln N + β_t·t, doubling time = ln 2·β_N/β_t, its intervals and status (module docstring)."""
+    z = β₀[benchmark] + β_N·ln N + β_t·t, doubling time D = ln 2·β_N/β_t (module docstring). Two intervals: the delta
+    method's, D ± t_{G−1}·se(D), se(D)² = gᵀΣg, g = ln 2·(1/β_t, −β_N/β_t²), Σ the clustered covariance of
+    (β_N, β_t) and G the families; and the row's, the percentile interval of A = β_t/β_N over a family cluster
+    bootstrap (:func:`_rates`) mapped through ln 2 / A (a ratio's delta interval is poor when β_t is near 0).
+    ``measured`` when that interval of A lies above 0, ``bounded`` when it reaches 0, else ``not measured`` (a
+    non-positive slope, fewer than :data:`MIN_FAMILIES` families or :data:`MIN_SCORES` scores)."""
     from scipy.special import stdtrit
 
     validate(CONSTRAINTS, n_boot=n_boot, seed=seed, level=level)

@@ -1,14 +1,10 @@
 """The density trend as a measurement by capability: :func:`measure_trend` is what ``densing trend`` and the report
 show. The references of a benchmark follow the reference rule (:mod:`densing.laws.eligibility`), a set's the set rule
-(:func:`densing.trend.selection.set_references`); each row's common targets, paired draws, pooling and state are
-:mod:`densing.trend.pooling`'s; the rows, one per benchmark and per set, :mod:`densing.trend.capability`'s; the
-headline is the paper-like set under the censored 0.9 regression quantile, the other frontier rules
-(:mod:`densing.trend.rules`) beside it, with its checks (:mod:`densing.trend.checks`), its sensitivity table (each
-reference, the other rules, every reference at D0 = 1T, the family law logistic in ln N) and the fixed-size time
-regression as a second estimator (:mod:`densing.trend.fixed_size`).
-
-:func:`densing.runtime.executor.run` computes the jobs of :func:`densing.trend.plan.plan`, one process per core (the
-same numbers either way): the jobs of the sections the caller shows (``sections``, :data:`densing.trend.plan.SECTIONS`).
+(:func:`densing.trend.selection.set_references`); each row is :mod:`densing.trend.pooling`'s one engine on its common
+targets (:mod:`densing.trend.capability`). The headline is the paper-like set under the censored 0.9 regression
+quantile, with the other frontier rules, its checks (:mod:`densing.trend.checks`), its sensitivity table and the
+fixed-size time regression (:mod:`densing.trend.fixed_size`) beside it; :func:`densing.runtime.executor.run` computes
+the jobs of :func:`densing.trend.plan.plan` for the sections the caller shows (:data:`densing.trend.plan.SECTIONS`).
 """
 from __future__ import annotations
 
@@ -44,10 +40,7 @@ __all__ = ["CANDIDATES_FILE", "HEADLINE_RULE", "PAPER_ANCHORS", "SENSITIVITY_D0"
            "measure_trend"]
 
 #: The paper's per-model anchors (Xiao et al. 2024, Fig. 1 and §3), shown beside ours.
-PAPER_ANCHORS = {
-    "google/gemma-2-9b": "≈ 3, denser than Gemma-2-27B",
-    "huggyllama/llama-7b": "< 0.1 (Llama-1 models)",
-}
+PAPER_ANCHORS = {"google/gemma-2-9b": "≈ 3, denser than Gemma-2-27B", "huggyllama/llama-7b": "< 0.1 (Llama-1 models)"}
 CANDIDATES_FILE = "trend_reference_candidates.csv"
 
 
@@ -90,11 +83,10 @@ def measure_trend(targets: pd.DataFrame, *, fits_dir: str | Path | None = None, 
     """A :class:`TrendMeasurement`: the Densing Law by capability on a tidy target table (module docstring): the
     headline on the paper-like set, one row per benchmark and per set, the sensitivity rows. The defaults are the CLI's.
 
-    ``sections``: what is computed beside the headline (its every frontier rule, checks and verdict): ``"all"`` or the
-    names of those shown, from :data:`densing.trend.plan.SECTIONS` (a section not asked for is not computed: its table
-    is empty, its breakpoint or densities None). ``n_boot``: the headline's draws; ``n_boot_side``: every other row's,
-    at most ``n_boot``; each at least 40, as on the command line (:data:`densing.validation.INTERVAL_DRAWS`). ``table``: which registered target table ``targets`` is (:data:`densing.registry.TABLES`);
-    None: the leading table (:func:`densing.registry.leading_table`).
+    ``sections``: ``"all"`` or the names of :data:`densing.trend.plan.SECTIONS` computed beside the headline (one not
+    asked for is not computed: its table is empty, its breakpoint or densities None). ``n_boot``: the headline's draws;
+    ``n_boot_side``: every other row's, at most ``n_boot``; each ≥ 40 (:data:`densing.validation.INTERVAL_DRAWS`).
+    ``table``: the registered table ``targets`` is (:data:`densing.registry.TABLES`; None: the leading table).
 
     ``fit`` replaces the headline's references by one fit (inverted per benchmark at ``d0``, default its own D0): a
     :class:`ReferenceFit`, a fit file or a shipped fit's short name (``"llama-3.1_mmlu"``); the rows per benchmark
@@ -178,21 +170,20 @@ def _with_variants(sensitivity: pd.DataFrame, found_rules: dict, side: dict, hea
     rows = [{**r, "variant": "reference" if not str(r["inversion"]).startswith("D0") else "D0 of the given fit",
              "status": presented(JudgedInterval(r["ci_low"], r["ci_high"], n_draws), "status")}
             for r in sensitivity.to_dict("records")]
-    for rule, result in found_rules.items():
-        if rule != HEADLINE_RULE:
-            note = "; its interval is optimistic (its points are chosen on the response)" if rule == "envelope" else ""
-            rows.append({"variant": "frontier rule", "reference": rule, "inversion": "pooled", "d0": math.nan,
-                         "doubling_time_months": result.doubling_time_months,
-                         "ci_low": result.doubling_time_months_ci_low, "ci_high": result.doubling_time_months_ci_high,
-                         "status": result.status + note})
+    optimistic = "; its interval is optimistic (its points are chosen on the response)"
+    rows += [_pooled("frontier rule", rule, result, result.status + (optimistic if rule == "envelope" else ""))
+             for rule, result in found_rules.items() if rule != HEADLINE_RULE]
     for which, variant in ((plan.BUDGET, "D0 budget (every reference at 1T tokens)"),
                            (plan.LOGISTIC, "family law logistic in ln N")):
         row = side.get(which.row_key(headline)) if headline is not None else None
         if row is not None:
-            r = row.result
-            rows.append({"variant": variant, "reference": ", ".join(x.family for x in row.references),
-                         "inversion": "pooled", "d0": math.nan,
-                         "doubling_time_months": r.doubling_time_months if r else math.nan,
-                         "ci_low": r.doubling_time_months_ci_low if r else math.nan,
-                         "ci_high": r.doubling_time_months_ci_high if r else math.nan, "status": row.status})
+            rows.append(_pooled(variant, ", ".join(x.family for x in row.references), row.result, row.status))
     return pd.DataFrame(rows, columns=SENSITIVITY_COLUMNS)
+
+
+def _pooled(variant: str, reference: str, result, status: str) -> dict:
+    """A sensitivity row pooled over its references: ``result``'s doubling time and interval (NaN without one)."""
+    months = ((result.doubling_time_months, result.doubling_time_months_ci_low, result.doubling_time_months_ci_high)
+              if result is not None else (math.nan,) * 3)
+    return {"variant": variant, "reference": reference, "inversion": "pooled", "d0": math.nan,
+            **dict(zip(("doubling_time_months", "ci_low", "ci_high"), months)), "status": status}

@@ -1,15 +1,11 @@
 """The jobs of one trend measurement, declared: what each computes, from what, under which variant of the fits.
 
-Every row of ``densing trend`` — each benchmark, each set, and the sensitivity rows of the headline set (every
-family law logistic in ln N; every reference brought to D0 = 1T) — is one :class:`RowJob`: the same function
-(:func:`densing.trend.capability.trend_row`) on one :class:`Variant` of the references' fits. The fits of a variant
-other than the default are a :class:`FitsJob` its rows wait for. The headline adds its frontier rules, checks and
-breakpoint (:func:`measure_headline`), the fixed-size estimator needs no reference (:func:`fixed_size_estimate`): each a
-:class:`ContextJob`. :func:`plan` lists the jobs of a :class:`Context`; :func:`densing.runtime.executor.run` computes
-them.
-
-The headline is the first set of the table whose references pass the set rule
-(:func:`densing.trend.capability.headline_set`), or the user's own fit (``--fit``) inverted per benchmark.
+Every row of ``densing trend`` — each benchmark, each set, and the headline set's sensitivity rows (every family law
+logistic in ln N; every reference at D0 = 1T) — is one :class:`RowJob`: :func:`densing.trend.capability.trend_row` on
+one :class:`Variant` of the references' fits, which a :class:`FitsJob` makes where it is not the default. The headline
+(:func:`measure_headline`: the first set of the table whose references pass the set rule, or the user's own fit) and
+the fixed-size estimator (:func:`fixed_size_estimate`) are each a :class:`ContextJob`. :func:`plan` lists the jobs of a
+:class:`Context`; :func:`densing.runtime.executor.run` computes them.
 """
 from __future__ import annotations
 
@@ -64,14 +60,11 @@ LOGISTIC = Variant(shape="logistic_ln_n")
 BUDGET = Variant(d0=capability.BUDGET_D0)
 
 #: The sections of a measurement beside its headline (every frontier rule's trend, the checks, the verdict: always
-#: computed), each computed only where the caller shows it: ``sensitivity`` (each reference's own doubling time, the
-#: other frontier rules, the headline set at one budget and under the family law's other shape, a given fit at other
-#: D0), ``breakpoint`` (the slopes before and after ChatGPT), ``densities`` (the lead reference's per-model densities),
-#: ``rows`` (one row per benchmark and per set, at the references' own budgets and at one, and the fixed-size
-#: estimator), ``order_breaks`` (the members that break their family's order, in the references of every row
-#: computed), ``candidates`` (the reference rule's candidate table over every candidate benchmark of the target
-#: table; without it, and without ``rows`` and ``sensitivity``, which read it, over the headline set's benchmarks:
-#: the rows the headline reads).
+#: computed), each computed only where the caller shows it: ``sensitivity`` (each reference, the other frontier rules,
+#: the headline set at one budget and under the other law shape, a given fit at other D0), ``breakpoint`` (before and
+#: after ChatGPT), ``densities`` (the lead reference's), ``rows`` (every benchmark and set, at own budgets and at one,
+#: and the fixed-size estimator), ``order_breaks`` (members that break their family's order), ``candidates`` (the
+#: candidate table over every candidate benchmark; without it, ``rows`` and ``sensitivity``: the headline set's).
 SECTIONS = ("sensitivity", "breakpoint", "densities", "rows", "order_breaks", "candidates")
 
 

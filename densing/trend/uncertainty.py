@@ -52,17 +52,13 @@ def state_of(result) -> State:
 def reasons_of(result) -> tuple:
     """Why a trend is not measured, as records: the references' disagreement, then each open end (the lower end
     first where both are open and neither is undecided, as the interval reads)."""
-    reasons: list = []
-    if heterogeneous(result):
-        reasons.append(ReferencesDisagree(float(result.heterogeneity_q), int(result.heterogeneity_df),
-                                          float(result.heterogeneity_p),
-                                          tuple((name.family, float(m)) for name, m in result.reference_months.items()),
-                                          int(result.heterogeneity_draws)))
-    for end in ("low", "high"):
-        if not getattr(result, f"{end}_determined"):
-            reasons.append(EndOpen(end, bool(getattr(result, f"{end}_undecided", False)), int(result.n_boot),
-                                   float(getattr(result, f"months_{end}_mc_low"))))
-    return tuple(reasons)
+    disagree = [ReferencesDisagree(float(result.heterogeneity_q), int(result.heterogeneity_df),
+                                   float(result.heterogeneity_p),
+                                   tuple((name.family, float(m)) for name, m in result.reference_months.items()),
+                                   int(result.heterogeneity_draws))] if heterogeneous(result) else []
+    return (*disagree, *(EndOpen(end, bool(getattr(result, f"{end}_undecided", False)), int(result.n_boot),
+                                 float(getattr(result, f"months_{end}_mc_low")))
+                         for end in ("low", "high") if not getattr(result, f"{end}_determined")))
 
 
 @dataclass(frozen=True)
