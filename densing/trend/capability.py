@@ -24,7 +24,7 @@ from densing.laws.family import fit_family
 from densing.laws.forms import LOSS_LAWS, translate_members
 from densing.laws.inversion import Joint, PerBenchmark, arrays
 from densing.laws.reference_fit import ReferenceFit
-from densing.results import presented
+from densing.results import presented_property
 from densing.runtime.memo import per_table
 from densing.states import NoFamilyPasses, NoFamilyScored, ReferenceName, State
 from densing.trend import checks, pooling
@@ -47,20 +47,16 @@ class Row:
     reason: object = None
     members: tuple = field(default=(), repr=False)   # (inversion, targets) per reference
 
-    @property
-    def error(self) -> str:
-        """Why the row has no trend, in words (:func:`densing.present.words.row_reason`); "" where it has one."""
-        return presented(self, "error")
+    error = presented_property("error", 'Why the row has no trend, in words '
+                                        '(:func:`densing.present.words.row_reason`); "" where it has one.')
 
     @property
     def state(self) -> State:
         """This row's :class:`~densing.states.State`: its trend's, or not measured where it has none."""
         return self.result.state if self.result is not None and self.result.state is not None else State.NOT_MEASURED
 
-    @property
-    def status(self) -> str:
-        """The one status of this row wherever it is shown (:func:`densing.present.words.row_status`)."""
-        return presented(self, "status")
+    status = presented_property("status", "The one status of this row wherever it is shown "
+                                          "(:func:`densing.present.words.row_status`).")
 
     @property
     def chance(self) -> float:

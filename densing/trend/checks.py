@@ -19,7 +19,7 @@ import pandas as pd
 from densing.constants import (FAILED, MAX_MEDIAN_CONDITIONING,  # noqa: F401 (the thresholds: public here)
                                MIN_SIZE_FAMILIES, PASSED, REPORTED, SATURATION_STDERRS, SIZE_SLOPE_MARGIN, UNTESTABLE)
 from densing.numbers import json_value
-from densing.results import Result, presented
+from densing.results import Result, presented_property
 from densing.states import (CALIBRATED, SIZE_FINDING, Conditioned, Heterogeneity,  # noqa: F401 (the facts: public here)
                             NoFrontier, Saturated, Slope, TooFew)
 
@@ -51,15 +51,10 @@ class Check(Result):
     def failed(self) -> bool:
         return self.status == FAILED
 
-    @property
-    def threshold(self) -> str:
-        """What the check tests against, in words (:func:`densing.present.findings.check_threshold`)."""
-        return presented(self, "threshold")
+    threshold = presented_property("threshold", "What the check tests against, in words "
+                                                "(:func:`densing.present.findings.check_threshold`).")
 
-    @property
-    def detail(self) -> str:
-        """What it found, in words (:func:`densing.present.findings.check_detail`)."""
-        return presented(self, "detail")
+    detail = presented_property("detail", "What it found, in words (:func:`densing.present.findings.check_detail`).")
 
     def to_dict(self) -> dict:
         return {"name": self.name, "value": json_value(self.value), "threshold": self.threshold, "status": self.status,

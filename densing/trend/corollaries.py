@@ -21,7 +21,6 @@ from densing.trend.uncertainty import observed_trend
 from densing.validation import INTERVAL_DRAWS, Interval, validate_params
 
 
-
 def compression_density(pairs: pd.DataFrame, densities: pd.DataFrame) -> pd.DataFrame:
     """Density of each compressed model against its parent (Xiao et al. 2024, §4.2).
 
@@ -99,7 +98,6 @@ class CostHalvingFit(Result):
 
     def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame([self.to_dict()])
-
 
 
 @validate_params({"quantile": [Interval(Real, 0, 1, closed="neither")], "n_boot": [INTERVAL_DRAWS],

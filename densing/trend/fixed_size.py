@@ -28,7 +28,7 @@ from densing.data.benchmarks import CHANCE_LEVELS
 from densing.data.schema import require_columns
 from densing.errors import InputError
 from densing.laws.family import metric_for
-from densing.results import Result, presented
+from densing.results import Result, presented_property
 from densing.runtime.memo import per_table
 from densing.states import NoRise, RateReachesZero, State, TooFewScores
 from densing.trend.checks import cluster_ols
@@ -79,10 +79,8 @@ class FixedSizeFit(Result):
     _shown_as: ClassVar[dict[str, str]] = {"state": "status"}
     _dict_exclude = ("reason",)
 
-    @property
-    def status(self) -> str:
-        """The state and reason in words (:func:`densing.present.findings.fixed_size_status`)."""
-        return presented(self, "status")
+    status = presented_property("status", "The state and reason in words "
+                                          "(:func:`densing.present.findings.fixed_size_status`).")
 
 
 #: The float fields of :class:`FixedSizeFit` (NaN in a row too thin to fit).

@@ -24,7 +24,7 @@ import pandas as pd
 from densing.constants import DAYS_PER_MONTH, DEFAULT_EPOCH
 from densing.errors import InputError
 from densing.laws.bounds import EXACT, LOWER, UPPER
-from densing.results import Result, presented
+from densing.results import Result, presented_property
 from densing.states import FewLater, Outcome, WideEarlyLine
 from densing.trend.rules import doubling_months, slope_band
 from densing.trend.targets import parse_epoch, to_timestamp
@@ -91,15 +91,11 @@ class ForecastCutoff(Result):
 
     _shown_as: ClassVar[dict[str, str]] = {"state": "outcome", "reason": "verdict"}
 
-    @property
-    def outcome(self) -> str:
-        """The outcome's name: "ahead", "holds", "behind" or "no verdict" (:data:`densing.present.findings.OUTCOME_NAMES`)."""
-        return presented(self, "outcome")
+    outcome = presented_property("outcome", 'The outcome\'s name: "ahead", "holds", "behind" or "no verdict" '
+                                            '(:data:`densing.present.findings.OUTCOME_NAMES`).')
 
-    @property
-    def verdict(self) -> str:
-        """The outcome in a sentence, or why there is none (:func:`densing.present.findings.forecast_verdict`)."""
-        return presented(self, "verdict")
+    verdict = presented_property("verdict", "The outcome in a sentence, or why there is none "
+                                            "(:func:`densing.present.findings.forecast_verdict`).")
 
 
 @dataclass(frozen=True)
@@ -116,7 +112,6 @@ class ForecastWindows(Result):
         found = [c for c in (self.declared,) if c is not None] + list(self.cutoffs)
         frame = pd.DataFrame([c.to_dict() for c in found])
         return frame.assign(declared=[c is self.declared for c in found]) if len(frame) else frame
-
 
 
 def frontier_line(frame: pd.DataFrame, *, n_boot: int = 200, seed: int = 0) -> EarlyLine:

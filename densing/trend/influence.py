@@ -1,18 +1,12 @@
-"""Influence on a row's pooled trend (:mod:`densing.trend.pooling`, step 7): each family, and each model, left out.
+"""Influence on a row's pooled trend (:mod:`densing.trend.pooling`, step 7): each family, lab and model left out.
 
 Refits would be quadratic in the row's models; a removal is an update of the full solution instead, for the rules
-whose line is decided by a few of its points and that declare so (:attr:`densing.trend.rules.FrontierRule.left_out`):
-
-- ``quantile``: the line is a vertex, a line through two points p and q; only the groups that hold p or q, or that
-  push one of its multipliers to its range's edge, are solved again
-  (:func:`densing.trend.censored.quantile_lines_left_out`).
-- ``envelope`` (the paper's record-setters): a model that sets no record changes no record when it leaves; only groups
-  that hold a record-setter are solved again.
-- every rule that declares no update (the Tobit line, whose every point moves the likelihood) is solved again for
-  every group.
-
-A group solved again is solved as the refit solves it (its group at weight 0, started from the full line), so the
-kept and the solved slopes are the refits' numbers to the bit (``tests/trend/test_influence.py``).
+that declare one (:attr:`densing.trend.rules.FrontierRule.left_out`): under ``quantile`` the line is a vertex through
+two points, and only the groups that hold one of them or push one of its multipliers to its range's edge are solved
+again (:func:`densing.trend.censored.quantile_lines_left_out`); under ``envelope`` only the groups that hold a
+record-setter; a rule without an update (the Tobit line) is solved again for every group. A group is solved again as
+the refit solves it (at weight 0, from the full line), so every slope is the refits' to the bit
+(``tests/trend/test_influence.py``).
 """
 from __future__ import annotations
 

@@ -9,7 +9,8 @@ import pandas as pd
 
 from densing.constants import PAPER
 from densing.laws.reference_fit import ReferenceFit
-from densing.results import ALPHA_CONSTRAINTS, Result, frame_records, interval_frame, presented
+from densing.results import (ALPHA_CONSTRAINTS, Result, frame_records, interval_frame, presented,
+                             presented_property)
 from densing.states import ReferencesBy, State
 from densing.trend.uncertainty import TrendUncertainty
 from densing.validation import Options, validate_params
@@ -88,10 +89,8 @@ class TrendMeasurement(Result):
                      "budget_notes", "missing")
     _shown_as: ClassVar[dict[str, str]] = {"references_by": "reference_rule"}
 
-    @property
-    def reference_rule(self) -> str:
-        """How the headline's references were chosen, in words (:func:`densing.present.verdict.references_words`)."""
-        return presented(self, "reference_rule")
+    reference_rule = presented_property("reference_rule", "How the headline's references were chosen, in words "
+                                                          "(:func:`densing.present.verdict.references_words`).")
 
     @validate_params({"by": [Options(("rule", "benchmark"))]})
     def to_frame(self, by: str = "rule") -> pd.DataFrame:
@@ -116,10 +115,8 @@ class TrendMeasurement(Result):
         head = self.rules.get(self.headline_rule)
         return head.conf_int(alpha) if head is not None else interval_frame({})
 
-    @property
-    def status(self) -> str:
-        """The headline's state and reasons in words (:func:`densing.present.verdict.measurement_status`)."""
-        return presented(self, "status")
+    status = presented_property("status", "The headline's state and reasons in words "
+                                          "(:func:`densing.present.verdict.measurement_status`).")
 
     @property
     def state(self) -> State:
@@ -132,15 +129,10 @@ class TrendMeasurement(Result):
         """Whether the headline is measured (both ends of its interval determined, its references agreeing)."""
         return self.state is State.MEASURED
 
-    @property
-    def verdict(self) -> str:
-        """The first sentence a researcher can cite (:func:`densing.present.verdict.headline_verdict`)."""
-        return presented(self, "verdict")
+    verdict = presented_property("verdict", "The first sentence a researcher can cite "
+                                            "(:func:`densing.present.verdict.headline_verdict`).")
 
-    @property
-    def why(self) -> str:
-        """The sentences after the verdict (:func:`densing.present.verdict.why_words`)."""
-        return presented(self, "why")
+    why = presented_property("why", "The sentences after the verdict (:func:`densing.present.verdict.why_words`).")
 
     @property
     def headline(self) -> str:
@@ -226,11 +218,9 @@ class TrendMeasurement(Result):
         return {row.name: frame_records(row.result.influence_frame()) for row in (*self.benchmark_rows, *self.set_rows)
                 if row.result is not None}
 
-    @property
-    def rests_on(self) -> str:
-        """What the headline rests on, one sentence each: its references' labs, the late frontier family, the floor
-        bounds (:func:`densing.present.verdict.rests_on_words`)."""
-        return presented(self, "rests_on")
+    rests_on = presented_property("rests_on", "What the headline rests on, one sentence each: its references' labs, "
+                                              "the late frontier family, the floor bounds "
+                                              "(:func:`densing.present.verdict.rests_on_words`).")
 
     def labs(self) -> dict[str, dict]:
         """Every row's labs (``densing trend --by benchmark --format json``), by row: each reference's lab and weight,

@@ -1,13 +1,8 @@
 """Who measures a row and what: the set rule that picks a row's reference families (:func:`set_references`, from the
 reference rule's candidate table, :mod:`densing.laws.eligibility`), and the row's common targets (steps 1 and 2 of
-:mod:`densing.trend.pooling`): the targets every reference inverts and each reference's own models.
-
-1. **The targets** are every dated model released since ``since`` with a score and a standard error on *every*
-   benchmark of the row (complete cases: no target is inverted from another mix of benchmarks than another).
-2. **Every reference inverts every target but its own family's models.** An own member's ln ρ_r is the mean over
-   the other references r' of ln ρ_r' − δ_r' + δ_r, δ_r the median of ln ρ_r − ln ρ_lead over the targets both
-   invert exactly (leave-one-family-out), so a frontier family that is itself a reference stays on the frontier
-   (:func:`own_from_others`).
+:mod:`densing.trend.pooling`; docs/method.md, "Common targets per row"): the complete-case targets, dated, with a
+standard error on every benchmark of the row, each inverted by every reference but its own family's
+(:func:`own_from_others`).
 """
 from __future__ import annotations
 
@@ -117,10 +112,8 @@ def own_from_others(y: np.ndarray, kind: np.ndarray, own: np.ndarray) -> tuple[n
     other references on this one's scale; also the offsets δ (R, K). ``y`` and ``kind`` are the caller's own new
     arrays: their own members' columns are written in place, the only elements that change."""
     count, draws, _ = y.shape
-    members = [np.flatnonzero(own[r]) for r in range(count)]  # each reference's own members
-    for r, columns in enumerate(members):
-        y[r][:, columns] = np.nan
-        kind[r][:, columns] = np.nan
+    mine = np.broadcast_to(own[:, None, :], y.shape)  # each reference's own members
+    y[mine], kind[mine] = np.nan, np.nan
     exact = (kind == EXACT) & np.isfinite(y)
     delta = np.zeros((count, draws))
     for r in range(1, count):
@@ -141,11 +134,9 @@ def own_from_others(y: np.ndarray, kind: np.ndarray, own: np.ndarray) -> tuple[n
         first_kind = np.where(has, kind[r], first_kind)
     fill = np.where(np.isfinite(mean_exact), mean_exact, first)
     fill_kind = np.where(np.isfinite(mean_exact), EXACT, first_kind)
-    for r, columns in enumerate(members):
-        y[r][:, columns] = fill[:, columns] + delta[r][:, None]
-        kind[r][:, columns] = fill_kind[:, columns]
+    y[mine] = (fill + delta[:, :, None])[mine]
+    kind[mine] = np.broadcast_to(fill_kind, y.shape)[mine]
     return y, kind, delta
-
 
 
 def reference_targets(inversion, frame: pd.DataFrame) -> CommonTargets:
@@ -161,14 +152,10 @@ def set_references(candidates: pd.DataFrame, benchmarks: tuple[str, ...], *, str
     """The reference families of a row under the common targets: family → the row's benchmarks (all of them).
 
     One benchmark: the families the reference rule makes eligible on it (:mod:`densing.laws.eligibility`). A set of B
-    benchmarks (the joint inversion), a family that on **every** benchmark of the set passes R1, R2, R3 and R2s (one
-    recipe, three sizes with token counts, comparable budgets, a slope that rises beyond its noise), on **at least
-    one** passes R4r and R4s (it reaches the set's frontier on some capability, and the joint size is identified
-    there), and whose largest member the refits without it predict within noise on the set jointly:
-    Σ_b z_b² ≤ χ²(B) at 0.95 (R5z over the set; z_b the held-out test of the reference rule on benchmark b). The joint
-    inversion weighs each benchmark by what it tells (its slope and the fit's spread at the target's size), so a
-    benchmark the family does not reach far enters as a weak term, not as a trend. The reference rule's per-benchmark
-    eligibility on every benchmark of the set is kept as a labelled variant (``strict=True``).
+    benchmarks (docs/method.md, "A set's references"): a family that passes R1, R2, R3 and R2s on **every** benchmark
+    of the set, R4r and R4s on **at least one**, and whose largest member the refits without it predict within noise
+    on the set jointly, Σ_b z_b² ≤ χ²(B) at 0.95 (R5z over the set; z_b the reference rule's held-out test on b).
+    ``strict=True``: the reference rule's eligibility on every benchmark of the set (a labelled variant).
     """
     from scipy.special import gammaincinv  # χ²'s quantile 2·P⁻¹(B/2, p) (what scipy.stats.chi2.ppf computes)
 

@@ -190,8 +190,7 @@ def prepare(frame: pd.DataFrame, *, value_column: str, date_column: str, label_c
     if not isinstance(frame, pd.DataFrame):
         raise InputError(f"{source}: expected a pandas DataFrame, got {type(frame).__name__}")
     require_columns(frame, [c for c in (label_column, date_column, value_column) if c is not None], source)
-    has_censored = "censored" in frame.columns
-    has_bound = "bound" in frame.columns
+    has_censored, has_bound = "censored" in frame.columns, "bound" in frame.columns
     kept: list[tuple] = []  # (label, date, value, kind) of each usable row
     excluded: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
@@ -206,18 +205,15 @@ def prepare(frame: pd.DataFrame, *, value_column: str, date_column: str, label_c
                              "benchmark at a time)")
         seen.setdefault(label, i)
         raw_date, raw_value = rec[date_column], rec[value_column]
-        reason = f"censored: {rec['censored']}" if has_censored and not is_missing(rec["censored"]) else None
         stamp = None if is_missing(raw_date) else to_timestamp(raw_date, field=date_column, where=where)
-        if stamp is None:
-            reason = reason or f"missing {date_column}"
         try:
             number = math.nan if is_missing(raw_value) else float(raw_value)
         except (TypeError, ValueError):
             raise InputError(f"{where}: field '{value_column}': expected a number, got {raw_value!r}") from None
-        if reason is None and not math.isfinite(number):
-            reason = f"non-finite {value_column} ({raw_value!r})"
-        if reason is None and number <= 0:
-            reason = f"non-positive {value_column} ({number!r})"
+        reason = (f"censored: {rec['censored']}" if has_censored and not is_missing(rec["censored"])
+                  else f"missing {date_column}" if stamp is None
+                  else f"non-finite {value_column} ({raw_value!r})" if not math.isfinite(number)
+                  else f"non-positive {value_column} ({number!r})" if number <= 0 else None)
         if reason is not None:
             excluded.append({"row": i, "label": label, date_column: raw_date, value_column: raw_value, "reason": reason})
             continue

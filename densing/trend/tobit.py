@@ -100,8 +100,7 @@ def tobit_lines_weighted(t, y, kind, weight, start: tuple[float, float] | None =
     likelihood may have no maximum), or whose steps do not settle in ``max_iter``, falls back to :func:`tobit_line` on
     its repeated points (the reference these rows are tested against).
     """
-    t = np.asarray(t, float)
-    kind = np.asarray(kind, float)
+    t, kind = np.asarray(t, float), np.asarray(kind, float)
     weight = np.where(np.isfinite(kind) & np.isfinite(y), np.asarray(weight, float), 0.0)
     y = np.where(weight > 0, np.asarray(y, float), 0.0)
     kind = np.where(weight > 0, kind, EXACT).astype(int)
@@ -130,16 +129,15 @@ def _olsen_start(u, y, kind, weight, start, centre, scale) -> np.ndarray:
     points, or through all where fewer than 3 are exact), σ the weighted spread of its residuals there (≥ 1e-3)."""
     exact_w = np.where(kind == EXACT, weight, 0.0)
     fit_w = np.where((exact_w.sum(axis=1) >= 3)[:, None], exact_w, weight)
+    sw = fit_w.sum(axis=1)
     if start is not None and np.all(np.isfinite(start)):  # numbers, or one each per row
         slope0 = np.asarray(start[0], float) * scale
         intercept0 = start[1] + start[0] * centre
     else:
-        sw = fit_w.sum(axis=1)
         mu, my = (fit_w * u).sum(axis=1) / sw, (fit_w * y).sum(axis=1) / sw
         slope0 = (fit_w * (u - mu[:, None]) * (y - my[:, None])).sum(axis=1) / (fit_w * (u - mu[:, None]) ** 2).sum(axis=1)
         intercept0 = my - slope0 * mu
     resid = y - slope0[:, None] * u - intercept0[:, None]
-    sw = fit_w.sum(axis=1)
     mean = (fit_w * resid).sum(axis=1) / sw
     sigma0 = np.maximum(np.sqrt((fit_w * (resid - mean[:, None]) ** 2).sum(axis=1) / sw), 1e-3)
     return np.stack([slope0 / sigma0, intercept0 / sigma0, 1.0 / sigma0], axis=1)

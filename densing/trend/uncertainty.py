@@ -24,7 +24,7 @@ from densing.errors import InputError
 from densing.numbers import frame_records
 from densing.laws.bounds import EXACT, LOWER, UPPER
 from densing.laws.inversion import as_inversion
-from densing.results import Result, presented
+from densing.results import Result, presented, presented_property
 from densing.trend.pooling import (RowTrend, determined_ends, influence_items, months_interval, most_influential_model,
                                    pooled_trend)
 from densing.trend.selection import reference_targets
@@ -170,11 +170,9 @@ class TrendUncertainty(Result):
         """Why this trend is bounded or not measured (:func:`reasons_of`); () where it is measured or not judged."""
         return reasons_of(self) if self.judged and self.state is not State.MEASURED else ()
 
-    @property
-    def status(self) -> str:
-        """This trend's state and reasons in words (:func:`densing.present.words.status_words`): "measured, 2.3-fold",
-        "bounded: why" or "not measured: why"; "" where no state is judged."""
-        return presented(self, "status")
+    status = presented_property("status", 'This trend\'s state and reasons in words (:func:`densing.present.words.'
+                                          'status_words`): "measured, 2.3-fold", "bounded: why" or "not measured: '
+                                          'why"; "" where no state is judged.')
 
     def largest_influence(self):
         """The first item of :meth:`influence_frame` (the largest move), or None without one."""
