@@ -86,9 +86,8 @@ def inversion_checks(models: pd.DataFrame, inversion) -> tuple[checks.Check, ...
 
 
 def _nearest_caps(inversion, scores: np.ndarray, stderr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
-    """Per frontier model, the score nearest its own benchmark's cap (:func:`pooling.reference_caps`: a joint
-    inversion's benchmarks have caps of their own) in standard errors: (that score, its standard error, that cap, its
-    benchmark); a missing score is never the nearest."""
+    """Per frontier model, the score nearest its own benchmark's cap (:func:`pooling.reference_caps`) in standard
+    errors: (that score, its standard error, that cap, its benchmark); a missing score is never the nearest."""
     if not scores.size:
         return np.empty(0), np.empty(0), np.empty(0), []
     caps = pooling.reference_caps(inversion, scores.shape[1])
@@ -120,10 +119,9 @@ def row_fits(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, found:
     (family, benchmark) (a set row's reference need not be eligible on each of its benchmarks alone)."""
     # as many draws as the fits already there (a joint inversion draws its fits together)
     boot = len(next(iter(fits.values())).bootstrap) if fits else eligibility.FAMILY_BOOT
-    for family, benchmarks in found.items():
-        for b in benchmarks:
-            if (family, b) not in fits:
-                fits[(family, b)] = eligibility.fit_of(targets, candidates, family, b, boot, seed)
+    for family, b in ((family, b) for family, benchmarks in found.items() for b in benchmarks):
+        if (family, b) not in fits:
+            fits[(family, b)] = eligibility.fit_of(targets, candidates, family, b, boot, seed)
     return fits
 
 
@@ -131,10 +129,8 @@ def row_targets(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, fou
                since: str | None, epoch: str) -> CommonTargets:
     """The row's common targets, the lead reference first (the family of lowest mean held-out |z|)."""
     names = sorted(found, key=lambda f: (_held_out(candidates, f, found[f]), f))
-    inversions = []
-    for family in names:
-        chosen = tuple(fits[(family, b)] for b in found[family])
-        inversions.append(Joint(chosen) if len(chosen) > 1 else PerBenchmark(chosen[0], chosen[0].d0))
+    chosen = [tuple(fits[(family, b)] for b in found[family]) for family in names]
+    inversions = [Joint(fit) if len(fit) > 1 else PerBenchmark(fit[0], fit[0].d0) for fit in chosen]
     return common_targets(targets, inversions, since=since, epoch=epoch)
 
 

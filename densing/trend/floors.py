@@ -1,17 +1,10 @@
 """Targets at a benchmark's chance level: their densities enter a row's frontier lines as upper bounds.
 
-A score at chance says the model is at most as good as guessing: the reference law inverts it on its flat floor,
-where a score's noise moves ln N̂ without limit, so the inverted density says no more than "at most this dense". The
-rule (docs/method.md, "Floors as bounds"), the mirror of the ceiling's (:func:`densing.trend.pooling.at_ceiling`):
-
-    a target is at the floor when, on any benchmark b of the row, S_b ≤ c_b + k·σ_b,
-
-c_b the benchmark's chance level (:data:`densing.data.benchmarks.CHANCE_LEVELS`: 1/k for k-way multiple choice, 0
-for a generated answer scored by exact match), σ_b the score's standard error and k = :data:`FLOOR_STDERRS` (2: the
-score cannot be told from chance at about 95%, one-sided 97.7%). A benchmark without a chance level (IFEval) never
-puts a target at the floor. Its exact density under each reference enters that reference's line as an upper bound at
-its value (ρ ≤ ρ̂); a density that is already a bound stays the bound it is. ``studies/floor_bounds.py`` calibrates
-the rule in planted worlds built like the real rows.
+The rule (docs/method.md, "Floors as bounds"), the mirror of the ceiling's (:func:`densing.trend.pooling.at_ceiling`):
+a target is at the floor when, on any benchmark b of the row, S_b ≤ c_b + k·σ_b, c_b the benchmark's chance level
+(:data:`densing.data.benchmarks.CHANCE_LEVELS`), σ_b the score's standard error and k = :data:`FLOOR_STDERRS` (2). A
+benchmark without a chance level never puts a target at the floor. ``studies/floor_bounds.py`` calibrates the rule in
+planted worlds built like the real rows.
 """
 from __future__ import annotations
 

@@ -365,13 +365,11 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
                  n_boot_share: int = 300, level: float = 0.95, seed: int = 0, draws: PairedDraws | None = None,
                  draws_cap: int | None = None, precision_cap: int | None = None) -> RowTrend:
     """The row's pooled slope with paired draws over every reference (module docstring, steps 3–5). ``draws``: the
-    common targets' :func:`paired_draws` made once for several rules (at least ``n_boot`` and ``n_boot_share`` of each; the
-    first of them are used, and ``seed`` is theirs); without it, they are drawn here. ``draws_cap`` (a judged row's:
-    :data:`DRAWS_CAP`): while an end of the interval is undecided, or a determined end is not precise (step 5,
-    :func:`densing.trend.random_effects.draws_needed`), the draws are doubled, up to the cap (an imprecise end's, up to
-    ``precision_cap``, default :data:`~densing.constants.PRECISION_DRAWS_CAP` or
-    :data:`~densing.constants.PRECISION_GROWTH` times ``n_boot``, the smaller; never past ``draws_cap``); None:
-    ``n_boot`` draws, decided or not. The result's ``n_boot`` is the draws used."""
+    common targets' :func:`paired_draws` made once for several rules (their first ``n_boot`` and ``n_boot_share`` are
+    used, their seed is ``seed``); else drawn here. ``draws_cap`` (a judged row's: :data:`DRAWS_CAP`): the draws are
+    doubled up to it while an end is undecided, up to ``precision_cap`` (default the smaller of
+    :data:`~densing.constants.PRECISION_DRAWS_CAP` and :data:`~densing.constants.PRECISION_GROWTH` × ``n_boot``) while
+    a determined end is not precise (:func:`densing.trend.random_effects.draws_needed`); None: ``n_boot`` draws."""
     if not isinstance(common, CommonTargets):
         raise InputError(f"targets: expected a row's common targets (common_targets), got {common!r}")
     rules.get(rule)
@@ -397,6 +395,7 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
         raise ValueError(f"pooled_trend: {n_boot} draws and {n_boot_share} of each source asked, {draws.n_boot} and "
                          f"{draws.n_boot_share} made")
     tail = (1 - level) / 2
+    precision_cap = min(PRECISION_DRAWS_CAP, PRECISION_GROWTH * n_boot) if precision_cap is None else precision_cap
     slopes = _slopes(rule, quantile, common, data, draws.main.part(0, n_boot), lines0)
     ref_labs = reference_labs(common)
     lab_codes = family_clusters(ref_labs)  # each reference's lab, numbered by first appearance (pool_by_lab)
@@ -413,8 +412,7 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
         made = slopes.shape[1]
         # step 5: an undecided end, twice the draws up to the cap; a decided but imprecise one, up to precision_cap
         more = made if draws_cap is None else draws_needed(determined_ends(ends_mc, low, high), made, draws_cap,
-                                                            min(PRECISION_DRAWS_CAP, PRECISION_GROWTH * n_boot) if precision_cap is None
-                                                            else precision_cap)
+                                                            precision_cap)
         if more <= made:
             break
         draws = more_draws(draws, more)
@@ -453,8 +451,7 @@ def _without_bounds(rule: str, quantile: float, common: CommonTargets, data: dic
     return slope, tuple(int(np.sum((kind0[r, 0] == bound) & (bare_kind[r, 0] == EXACT))) for r in range(len(kind0)))
 
 
-__all__ = ["CEILING_STDERRS", "END_STABILITY", "HETEROGENEITY_ALPHA", "DRAWS_CAP", "FamilyInfluence",
-           "PairedDraws", "Pooled", "RowTrend", "at_ceiling", "determined_ends", "end_range",
-           "family_clusters", "family_influence", "heterogeneity_check", "influence_items", "months_interval",
-           "more_draws", "most_influential_model", "open_draws", "paired_draws", "pool_slopes", "pooled_trend",
-           "reference_caps", "undecided"]
+__all__ = ["CEILING_STDERRS", "END_STABILITY", "HETEROGENEITY_ALPHA", "DRAWS_CAP", "FamilyInfluence", "PairedDraws",
+           "Pooled", "RowTrend", "at_ceiling", "determined_ends", "end_range", "family_clusters", "family_influence",
+           "heterogeneity_check", "influence_items", "months_interval", "more_draws", "most_influential_model",
+           "open_draws", "paired_draws", "pool_slopes", "pooled_trend", "reference_caps", "undecided"]

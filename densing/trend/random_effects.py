@@ -15,9 +15,9 @@ from densing.trend.rules import doubling_interval, doubling_months
 
 
 def end_range(draws: np.ndarray, q: float, level: float = 0.95) -> tuple[float, float]:
-    """The ``level`` Monte Carlo range of the q-quantile of ``draws`` (K of them): the order statistics at ranks
-    K·q ∓ z·√(K·q·(1 − q)) (the binomial distribution of how many draws fall below the quantile; Hyndman & Fan 1996,
-    the distribution-free interval of a quantile), the spread that reseeding the draws gives its end (step 5)."""
+    """The ``level`` Monte Carlo range of the q-quantile of K ``draws``: the order statistics at ranks
+    K·q ∓ z·√(K·q·(1 − q)) (the distribution-free interval of a quantile, from the binomial count of draws below it;
+    Hyndman & Fan 1996), the spread that reseeding the draws gives an end (step 5)."""
     from scipy.special import ndtri
 
     values = np.sort(np.asarray(draws, float))
@@ -48,32 +48,27 @@ def heterogeneity_check(result):
 
 
 def undecided(mc_range: tuple[float, float]) -> bool:
-    """Whether a slope quantile's Monte Carlo range (:func:`end_range`) straddles 0, a < 0 < b or a = 0 < b: the draws
-    do not decide its sign (step 5); NaN decides nothing further."""
-    a, b = mc_range
-    return bool(a <= 0 < b)
+    """Whether a slope quantile's Monte Carlo range (:func:`end_range`) [a, b] has a ≤ 0 < b: the draws do not decide
+    its sign (step 5); NaN decides nothing further."""
+    return bool(mc_range[0] <= 0 < mc_range[1])
 
 
 def precise(mc_low: float, mc_high: float, value: float) -> bool:
-    """Whether an end of the doubling time's interval, ``value`` months, is fixed by the draws within
-    :data:`~densing.constants.END_STABILITY`: its 95% Monte Carlo range in months [``mc_low``, ``mc_high``]
-    (:func:`end_range` mapped through ln 2 / A) spans at most that fraction of it,
+    """Whether an end of the doubling time's interval, ``value`` months, is fixed by the draws: its 95% Monte Carlo
+    range in months [``mc_low``, ``mc_high``] (:func:`end_range` through ln 2 / A, the unit the end is printed in) has
 
-        (mc_high − mc_low) / value ≤ END_STABILITY  (0.25: the range 12.8–150 of an end of 18.4 spans 7.5 of it),
+        (mc_high − mc_low) / value ≤ END_STABILITY  (0.25: the range 12.8–150 of an end of 18.4 spans 7.5 of it)
 
-    in months, the unit the end is printed in (step 5). A range that is not finite, or an end that is not, is not
-    precise."""
+    (step 5). A range that is not finite, or an end that is not, is not precise."""
     width = mc_high - mc_low
     return bool(math.isfinite(width) and math.isfinite(value) and value > 0 and width <= END_STABILITY * value)
 
 
 def determined_ends(ends_mc: tuple, slope_low: float, slope_high: float) -> dict:
     """The doubling time's interval ends' Monte Carlo ranges in months and each end's decision (step 5), from the
-    slope's ends' ranges ``ends_mc`` (:func:`end_range`; the slope's 0.975 quantile ``slope_high`` is behind the lower
-    end, its 0.025 quantile ``slope_low`` behind the upper): ``{end}_determined`` (the whole range above 0),
-    ``{end}_undecided`` (:func:`undecided`) and ``{end}_precise``, a determined end whose months' range spans at most
-    :data:`~densing.constants.END_STABILITY` of it (:func:`precise`; False for an end that is not determined: a
-    precision is a second fact about a determined end, never a state)."""
+    slope's ends' ranges ``ends_mc`` (the slope's high end ``slope_high`` is behind the lower end in months):
+    ``{end}_determined`` (the whole range above 0), ``{end}_undecided`` (:func:`undecided`) and ``{end}_precise``
+    (:func:`precise`; False for an end not determined: a precision is a fact about a determined end, never a state)."""
     (low_a, low_b), (high_a, high_b) = ends_mc  # the slope's low end's range, the slope's high end's
     out = {"months_low_mc_low": doubling_months(high_b), "months_low_mc_high": doubling_months(high_a),
            "months_high_mc_low": doubling_months(low_b), "months_high_mc_high": doubling_months(low_a)}
@@ -87,9 +82,9 @@ def determined_ends(ends_mc: tuple, slope_low: float, slope_high: float) -> dict
 
 
 def draws_needed(ends: dict, made: int, draws_cap: int, precision_cap: int) -> int:
-    """How many draws a judged row asks for (step 5), from its ends' decisions (:func:`determined_ends`' dict) at the
-    ``made`` draws so far: twice as many, at most ``draws_cap``, while an end is undecided; at most ``precision_cap``
-    (≤ ``draws_cap``) while every end is decided but a determined end is not precise; else ``made`` (enough)."""
+    """How many draws a judged row asks for (step 5), from its ends' decisions (:func:`determined_ends`) at ``made``
+    draws: twice as many, at most ``draws_cap``, while an end is undecided; at most ``precision_cap`` while a
+    determined end is not precise; else ``made``."""
     if any(ends[f"{end}_undecided"] for end in ("low", "high")):
         return max(made, min(2 * made, draws_cap))
     if any(ends[f"{end}_determined"] and not ends[f"{end}_precise"] for end in ("low", "high")):
