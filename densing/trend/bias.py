@@ -57,10 +57,9 @@ def corrected_slopes(slope: float, low: float, high: float, bias: float, bias_se
 
 @dataclass(frozen=True)
 class BiasRow:
-    """One headline row's bias in worlds planted from it (module docstring): ``bias`` b and ``bias_se`` s_b as
-    fractions of the planted slope (positive: too steep, a doubling time too short), their median beside them, the
-    95% interval's coverage of the planted slope, and — where |b| > :data:`THRESHOLD` — the corrected doubling time
-    and interval with their coverage (NaN where the row is not corrected)."""
+    """One headline row's bias in worlds planted from it: ``bias`` b and ``bias_se`` s_b as fractions of the planted
+    slope (positive: too steep), their median, the 95% interval's coverage of the planted slope, and, where
+    |b| > :data:`THRESHOLD`, the corrected doubling time and interval with their coverage (else NaN)."""
 
     table: str
     row: str
@@ -173,9 +172,8 @@ def _row(item, where: str) -> BiasRow:
 
 def headline_row(table: str, row: str, point_months: float, path: str | Path | None = None) -> BiasRow | None:
     """The record's row for ``table``'s headline set ``row`` measured at ``point_months`` (the point shown now); None
-    where the record has no such row; an InputError in one line where the record is missing or damaged
-    (:func:`read_bias`) or was measured at another point (the estimator or the table changed since: the study is to be
-    run again)."""
+    where it has none; an InputError in one line where the record is missing or damaged (:func:`read_bias`) or was
+    measured at another point (the estimator or the table changed: the study is to be run again)."""
     record = read_bias(path)
     found = record.row(table, row)
     if found is not None and not found.same_point(point_months):
@@ -195,9 +193,9 @@ def looked_up(table: str, row: str, point_months: float, path: str | Path | None
 
 
 def measurement_row(result, table: str, path: str | Path | None = None) -> BiasRow | InputError | None:
-    """:func:`looked_up` for a :class:`~densing.trend.measurement.TrendMeasurement` of the registered table ``table``:
-    its headline set's row at its headline point; None where the headline is no set row of the table's (a given
-    fit's benchmarks)."""
+    """:func:`looked_up` for a :class:`~densing.trend.measurement.TrendMeasurement` of the registered table ``table``
+    at its headline point; None where the headline is no set row of the table's (a given fit's benchmarks)."""
+
     if not result.set_rows or result.set_rows[0].label != result.headline_set:
         return None
     return looked_up(table, result.set_rows[0].name, result.rules[result.headline_rule].doubling_time_months, path)

@@ -49,14 +49,13 @@ class Row:
 
     error = presented_property("error", 'Why the row has no trend, in words '
                                         '(:func:`densing.present.words.row_reason`); "" where it has one.')
+    status = presented_property("status", "The one status of this row wherever it is shown "
+                                          "(:func:`densing.present.words.row_status`).")
 
     @property
     def state(self) -> State:
         """This row's :class:`~densing.states.State`: its trend's, or not measured where it has none."""
         return self.result.state if self.result is not None and self.result.state is not None else State.NOT_MEASURED
-
-    status = presented_property("status", "The one status of this row wherever it is shown "
-                                          "(:func:`densing.present.words.row_status`).")
 
     @property
     def chance(self) -> float:
@@ -137,9 +136,8 @@ def row_targets(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, fou
 def trend_row(name: str, label: str, capability: str, benchmarks: tuple[str, ...], targets: pd.DataFrame,
               candidates: pd.DataFrame, fits: dict, *, since: str | None, epoch: str, n_boot: int, n_boot_share: int,
               seed: int, found: dict[str, tuple[str, ...]] | None = None) -> Row:
-    """One row: its references (:func:`densing.trend.selection.set_references`; ``found``, family → benchmarks, where a
-    caller holds them fixed, as ``studies/headline_bias.py`` holds a real row's on planted tables), its common targets
-    and the pooled trend over them (the censored 0.9 regression quantile), its status."""
+    """One row: its references (:func:`densing.trend.selection.set_references`, or ``found``, family → benchmarks,
+    held fixed by a caller), its common targets and the pooled trend over them, its status."""
     found = set_references(candidates, tuple(benchmarks)) if found is None else found
     if not found:
         return Row(name, label, capability, benchmarks, (), None, _why_none(candidates, benchmarks))
@@ -202,12 +200,10 @@ BUDGET_D0 = 1e12
 def budget_fits(targets: pd.DataFrame, fits: dict[tuple[str, str], ReferenceFit], *, d0: float = BUDGET_D0,
                 seed: int = 0) -> tuple[dict[tuple[str, str], ReferenceFit], dict[str, str]]:
     """(fits keyed as ``fits``, {reference: what was left out or why it was dropped}): each reference fit refitted
-    over its members' sizes at one budget ``d0`` (the budget sensitivity).
-
-    A member of N parameters trained on D tokens reaches the loss L(N, D) = E + A·N^-α + B·D^-β of a published law
-    (:mod:`densing.laws.forms`: Hoffmann et al. 2022); its size at D0 is the N' with L(N', D0) = L(N, D). The family
-    law S(N') is refitted by likelihood over those sizes (the same pooled dispersion). A member with no such N' is
-    left out and named; a reference left with fewer than 3 sizes is dropped."""
+    at one budget ``d0`` (the budget sensitivity). A member of N parameters trained on D tokens has the size N' with
+    L(N', D0) = L(N, D), L(N, D) = E + A·N^-α + B·D^-β a published law (:mod:`densing.laws.forms`: Hoffmann et al.
+    2022); the family law S(N') is refitted by likelihood over those sizes (the same pooled dispersion). A member with
+    no such N' is left out and named; a reference left with fewer than 3 sizes is dropped."""
     law = LOSS_LAWS["hoffmann_2022"]
     out: dict[tuple[str, str], ReferenceFit] = {}
     notes: dict[str, str] = {}
@@ -234,9 +230,9 @@ def budget_fits(targets: pd.DataFrame, fits: dict[tuple[str, str], ReferenceFit]
 
 def headline_set(candidates: pd.DataFrame, sets: dict | None = None
                  ) -> tuple[str, tuple[str, ...], dict[str, tuple[str, ...]], list[tuple[str, str, str]]]:
-    """(label, benchmarks, references: family → the benchmarks it is eligible on, the sets passed over with why): the
-    first set of ``sets`` (default the leading table's, the paper-like one first) that has a reference; FitError when
-    no set has one."""
+    """(label, benchmarks, references: family → its benchmarks, the sets passed over with why) of the first set of
+    ``sets`` (default the leading table's) that has a reference; FitError when none has one."""
+
     missing: list[tuple[str, str, str]] = []
     for name, (label, benchmarks) in (_tables.leading_table().sets if sets is None else sets).items():
         found = set_references(candidates, tuple(benchmarks))

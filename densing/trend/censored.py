@@ -123,10 +123,9 @@ def _first_pivots(t, y, valid, start) -> np.ndarray:
 
 def censored_quantile_lines_weighted(t, y, kind, weight, quantile: float = 0.9, start=None
                                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(A, B, pivots) of Powell's censored q-th regression quantile of each row of ``y`` (module docstring): ``t``,
-    ``y``, ``kind`` and ``weight`` broadcast to one shape (problems, n); a point with zero weight, or a non-finite value
-    or kind, does not count. ``start``: a line (A, B) near which to begin, numbers or one each per problem. NaNs where
-    no point has a date of its own to pair with."""
+    """(A, B, pivots) of Powell's censored q-th regression quantile of each row of ``y`` (module docstring), ``t``,
+    ``y``, ``kind`` and ``weight`` broadcast to (problems, n); a point of zero weight or a non-finite value does not
+    count. ``start``: a line (A, B) to begin near, one or one per problem. NaNs where no two dates pair."""
     return _walk(t, y, kind, weight, quantile, start)[:3]
 
 
@@ -190,16 +189,14 @@ LEAVE_OUT_MARGIN = 1e-7
 
 def quantile_lines_left_out(t, y, kind, quantile: float, groups: np.ndarray
                             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(A, B, kept): each row's censored quantile line, every point counted once (no start), and for every group of
-    ``groups`` (n,) (integers 0 … G − 1) whether the row's vertex (p, q) stays the unique minimum without the group's
-    points, (rows, G).
+    """(A, B, kept): each row's censored quantile line, every point counted once, and for every group of ``groups``
+    (n,) (0 … G − 1) whether the row's vertex (p, q) stays the unique minimum without the group's points, (rows, G).
 
-    A group that holds neither p nor q changes the sums Σ g_i·(t_i, 1) behind the multipliers (:func:`_cost_and_check`)
-    by its own terms only: λ_q = (flat·t_p − moment)/(t_q − t_p), λ_p = −flat − λ_q with flat and moment less the
-    group's Σ g_i and Σ g_i·t_i. It is kept where both multipliers stay inside their ranges by
-    :data:`LEAVE_OUT_MARGIN` of the full problem's sums and no third point lies on the line within that margin; the
-    walk on the remaining points, started from this line, then certifies the same slope (y_q − y_p)/(t_q − t_p), to
-    the bit. An O(rows·n) pass over the rows' residuals."""
+    A group that holds neither p nor q changes the multipliers' sums (:func:`_cost_and_check`) by its own terms only:
+    λ_q = (flat·t_p − moment)/(t_q − t_p), λ_p = −flat − λ_q, flat and moment less the group's Σ g_i and Σ g_i·t_i.
+    It is kept where both stay inside their ranges by :data:`LEAVE_OUT_MARGIN` of the full sums and no third point
+    lies on the line within that margin: the walk without it, from this line, certifies the same slope, to the bit."""
+
     t, y, kind = np.asarray(t, float), np.asarray(y, float), np.asarray(kind, float)
     groups = np.asarray(groups, np.int64)
     count, n = y.shape

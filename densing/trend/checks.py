@@ -30,10 +30,10 @@ MIN_SIZE_CONFOUNDING_CLUSTERS = 3
 
 @dataclass(frozen=True)
 class Check(Result):
-    """A validity check's result: its ``value``, ``status`` and ``facts`` (one of the records of :mod:`densing.states`);
-    ``across`` holds each candidate reference's own check where it is judged under several, ``finding`` why it is a
-    finding and not a gate ("" for a gate; :data:`CALIBRATED` or :data:`SIZE_FINDING`), and ``fired`` whether a
-    finding fires where it would have failed. Its ``threshold`` and ``detail`` are words (:mod:`densing.present`)."""
+    """A validity check's ``value``, ``status`` and ``facts`` (a record of :mod:`densing.states`); ``across``: each
+    candidate reference's own check, ``finding``: why it is a finding, not a gate ("" for a gate; :data:`CALIBRATED` or
+    :data:`SIZE_FINDING`), ``fired``: whether a finding fires where it would have failed."""
+
 
     name: str
     value: float
@@ -43,6 +43,10 @@ class Check(Result):
     finding: str = ""
     fired: bool = False
 
+    threshold = presented_property("threshold", "What the check tests against, in words "
+                                                "(:func:`densing.present.findings.check_threshold`).")
+    detail = presented_property("detail", "What it found, in words (:func:`densing.present.findings.check_detail`).")
+
     @property
     def passed(self) -> bool:
         return self.status == PASSED
@@ -50,11 +54,6 @@ class Check(Result):
     @property
     def failed(self) -> bool:
         return self.status == FAILED
-
-    threshold = presented_property("threshold", "What the check tests against, in words "
-                                                "(:func:`densing.present.findings.check_threshold`).")
-
-    detail = presented_property("detail", "What it found, in words (:func:`densing.present.findings.check_detail`).")
 
     def to_dict(self) -> dict:
         return {"name": self.name, "value": json_value(self.value), "threshold": self.threshold, "status": self.status,

@@ -21,18 +21,17 @@ def chance_levels(benchmarks) -> np.ndarray:
 
 
 def at_floor(scores: np.ndarray, sigma: np.ndarray, chance: np.ndarray) -> np.ndarray:
-    """Whether any score of a target lies within :data:`FLOOR_STDERRS` standard errors of its benchmark's chance
-    level, S_b ≤ c_b + 2σ_b (module docstring). ``scores`` (..., n, B), ``sigma`` (n, B) (NaN read as 0), ``chance``
-    (B,) (NaN: no chance level, never at the floor); returns (..., n). A missing score is never at the floor."""
+    """Whether any score of a target has S_b ≤ c_b + 2σ_b (module docstring): ``scores`` (..., n, B), ``sigma`` (n, B)
+    (NaN read as 0), ``chance`` (B,) (NaN: never at the floor) → (..., n); a missing score is never at the floor."""
     with np.errstate(invalid="ignore"):
         near = scores <= np.asarray(chance, float) + FLOOR_STDERRS * np.nan_to_num(sigma)
     return np.any(near & np.isfinite(scores), axis=-1)
 
 
 def floor_bounds(y: np.ndarray, kind: np.ndarray, near: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """An exact density of a target at the floor enters as an upper bound at its value (module docstring): the target
-    is at most that dense, and how much less dense its score at chance cannot say. Bounds and dropped densities keep
-    their kind; ``y`` is unchanged."""
+    """An exact density of a target at the floor enters as an upper bound at its value: the target is at most that
+    dense. Bounds and dropped densities keep their kind; ``y`` is unchanged."""
+
     return y, np.where(near & (kind == EXACT), UPPER, kind)
 
 

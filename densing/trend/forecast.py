@@ -93,7 +93,6 @@ class ForecastCutoff(Result):
 
     outcome = presented_property("outcome", 'The outcome\'s name: "ahead", "holds", "behind" or "no verdict" '
                                             '(:data:`densing.present.findings.OUTCOME_NAMES`).')
-
     verdict = presented_property("verdict", "The outcome in a sentence, or why there is none "
                                             "(:func:`densing.present.findings.forecast_verdict`).")
 
@@ -172,9 +171,8 @@ def _usable(frame: pd.DataFrame, row: str) -> pd.DataFrame:
 
 def forecast_at(frame: pd.DataFrame, cutoff: str, *, row: str = "", epoch: str = DEFAULT_EPOCH, fit=None,
                 n_boot: int = 200, seed: int = 0) -> ForecastCutoff:
-    """The forecast check at one declared ``cutoff`` (an ISO date; the models released on it are early): the early
-    line, the later models against its band and the outcome, as at each cutoff of :func:`forecast_windows` (module
-    docstring; ``frame`` and ``fit`` as there). No model released up to the cutoff is an InputError."""
+    """The forecast check at one declared ``cutoff`` (an ISO date; models released on it are early), as at each cutoff
+    of :func:`forecast_windows` (``frame`` and ``fit`` as there); no model up to the cutoff is an InputError."""
     frame = _usable(frame, row)
     start = parse_epoch(epoch)
     cut = float((to_timestamp(cutoff, field="cutoff", where=f"forecast {row!r}") - start) / pd.Timedelta(days=1))
@@ -187,11 +185,10 @@ def forecast_windows(frame: pd.DataFrame, *, row: str = "", epoch: str = DEFAULT
                      n_boot: int = 200, seed: int = 0, declared: str | None = None, grid: bool = True
                      ) -> ForecastWindows:
     """The forecast check at every cutoff of the rule (module docstring): ``frame`` has one row per model with ``t``
-    (days since ``epoch``), ``y`` (ln ρ or its bound) and ``kind`` (0 exact, +1 lower bound, −1 upper bound); ``fit``
-    maps the early models' frame to an :class:`EarlyLine` (default :func:`frontier_line` with ``n_boot`` draws).
-    ``declared``: the table's declared cutoff, checked by :func:`forecast_at` (its verdict is the check's); the grid
-    is then empty where the models span too little for it (or ``grid`` is False), an InputError where nothing is
-    declared."""
+    (days since ``epoch``), ``y`` (ln ρ or its bound) and ``kind``; ``fit`` maps the early models' frame to an
+    :class:`EarlyLine` (default :func:`frontier_line`). ``declared``: the table's cutoff (:func:`forecast_at`); with it
+    the grid may be empty (or skipped: ``grid`` False), without it a grid too short is an InputError."""
+
     frame = _usable(frame, row)
     fit = fit or (lambda early: frontier_line(early, n_boot=n_boot, seed=seed))
     first, last = float(frame["t"].min()), float(frame["t"].max())

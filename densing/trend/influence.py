@@ -61,11 +61,10 @@ def most_influential_model(result) -> dict:
 
 
 def open_draws(data: dict, counts: np.ndarray, combined: np.ndarray) -> tuple:
-    """What the draws with no rising line (a pooled slope ≤ 0: the ones that open the interval's upper end) have in
-    common: ``(n_open, n_draws, lacking, holding)``, ``lacking`` the family the most of them lack beyond the share of
-    all draws that lack it, ``holding`` the family the most of them hold beyond its share of all draws, each as
-    ``(family, share of the open draws, share of all draws)``; ``()`` where no draw is open. ``counts``: each draw's
-    count of every target (K, n), the family-cluster resample (step 3): a family is held by a draw that counts it."""
+    """What the draws with no rising line (a pooled slope ≤ 0, opening the interval's upper end) have in common:
+    ``(n_open, n_draws, lacking, holding)``, the families they lack and hold most beyond all draws' shares, each as
+    ``(family, share of the open draws, share of all draws)``; ``()`` where none is open. ``counts``: each draw's count
+    of every target (K, n) (step 3): a family is held by a draw that counts it."""
     shut = ~(combined > 0) & np.isfinite(combined)
     if not shut.any():
         return ()
@@ -93,12 +92,11 @@ def frontier_slopes(rule: str, quantile: float, data: dict, y: np.ndarray, kind:
 
 def family_influence(rule: str, quantile: float, data: dict, y: np.ndarray, kind: np.ndarray, w: np.ndarray,
                      starts, *, by: str = "family") -> pd.DataFrame:
-    """Leave one family out (Incompressible Knowledge Probes, arXiv 2604.24827): for every family of the targets, the
-    pooled point slope Σ_r w_r·A_r with that family's targets left out of every reference's frontier line (the
-    references and their weights kept); ``by="lab"``: every lab's targets left out together (leave one lab out);
-    ``by="model"``: every target left out alone. ``y``, ``kind`` (R, n) the point
-    densities, ``starts`` (R, 2) each reference's point line; columns ``family`` (the model's name with
-    ``by="model"``), ``n_models``, ``slope_per_day``, each slope the refit's (module docstring)."""
+    """Leave one family out (Incompressible Knowledge Probes, arXiv 2604.24827): per family, the pooled point slope
+    Σ_r w_r·A_r with its targets left out of every reference's line (references and weights kept); ``by="lab"``: each
+    lab's targets together, ``by="model"``: each target alone. ``y``, ``kind`` (R, n) the point densities, ``starts``
+    (R, 2) the point lines; columns ``family`` (the lab or model), ``n_models``, ``slope_per_day`` (the refit's)."""
+
     labels = data["labels"]
     clusters = {"family": data["clusters"], "lab": data.get("lab_clusters")}.get(by)
     clusters = np.arange(len(labels)) if clusters is None else clusters

@@ -56,10 +56,8 @@ TREND_CONSTRAINTS = {
 def headline_densities(targets: pd.DataFrame, *, since: str | None = DEFAULT_EPOCH, epoch: str = DEFAULT_EPOCH,
                        seed: int = 0, level: float = 0.95, table: str | TrendTable | None = None) -> pd.DataFrame:
     """The headline's per-model densities without its trend (``densing density`` with no ``--fit``): the rows of
-    :func:`measure_trend`'s ``densities`` for the same arguments, under the headline set's lead reference, every target
-    released since ``since`` but the family's own models. Columns: :func:`densing.laws.density.density_table`'s; ``attrs``
-    hold the headline set, the sets passed over, the table and the lead ``reference``
-    (:class:`~densing.states.ReferenceName`)."""
+    :func:`measure_trend`'s ``densities`` for the same arguments (:func:`densing.laws.density.density_table`'s columns);
+    ``attrs`` hold the headline set, the sets passed over, the table and the lead ``reference``."""
     profile = registry.table(table)
     targets = with_stderr(table_argument(targets, "targets", SCORE_COLUMNS))
     check_window(targets, since)  # a window that leaves no model is refused, naming the filter
@@ -115,9 +113,8 @@ def measure_trend(targets: pd.DataFrame, *, fits_dir: str | Path | None = None, 
 
 
 def _candidate_table(targets: pd.DataFrame, fits_dir, profile: TrendTable, shown: frozenset) -> pd.DataFrame:
-    """The reference rule's candidate table over the table's candidate benchmarks where a section shown reads them all;
-    else over the headline set's benchmarks (the rule judges each benchmark on its own: the same rows, bit for bit),
-    or over all of them where that set has no reference (the headline is then another set)."""
+    """The reference rule's candidate table over the table's candidate benchmarks where a section shown reads them all,
+    else over the headline set's (the same rows, bit for bit) where that set has a reference."""
     composed = composed_fits(fits_dir)
     every = profile.candidates
     if not {"candidates", "rows", "sensitivity"} & shown:
@@ -165,8 +162,8 @@ SENSITIVITY_COLUMNS = ["variant", "reference", "inversion", "d0", "doubling_time
 def _with_variants(sensitivity: pd.DataFrame, found_rules: dict, side: dict, headline: str | None,
                    n_draws: int) -> pd.DataFrame:
     """The headline's sensitivity table: each reference, the other frontier rules, the budget row, the other shape;
-    every row's status by the one state rule (an interval without Monte Carlo ranges of its ends judged as a
-    :class:`~densing.states.JudgedInterval`)."""
+    each status by the one state rule (:class:`~densing.states.JudgedInterval` for a bare interval)."""
+
     rows = [{**r, "variant": "reference" if not str(r["inversion"]).startswith("D0") else "D0 of the given fit",
              "status": presented(JudgedInterval(r["ci_low"], r["ci_high"], n_draws), "status")}
             for r in sensitivity.to_dict("records")]

@@ -91,6 +91,14 @@ class TrendMeasurement(Result):
 
     reference_rule = presented_property("reference_rule", "How the headline's references were chosen, in words "
                                                           "(:func:`densing.present.verdict.references_words`).")
+    status = presented_property("status", "The headline's state and reasons in words "
+                                          "(:func:`densing.present.verdict.measurement_status`).")
+    verdict = presented_property("verdict", "The first sentence a researcher can cite "
+                                            "(:func:`densing.present.verdict.headline_verdict`).")
+    why = presented_property("why", "The sentences after the verdict (:func:`densing.present.verdict.why_words`).")
+    rests_on = presented_property("rests_on", "What the headline rests on, one sentence each: its references' labs, "
+                                              "the late frontier family, the floor bounds "
+                                              "(:func:`densing.present.verdict.rests_on_words`).")
 
     @validate_params({"by": [Options(("rule", "benchmark"))]})
     def to_frame(self, by: str = "rule") -> pd.DataFrame:
@@ -115,9 +123,6 @@ class TrendMeasurement(Result):
         head = self.rules.get(self.headline_rule)
         return head.conf_int(alpha) if head is not None else interval_frame({})
 
-    status = presented_property("status", "The headline's state and reasons in words "
-                                          "(:func:`densing.present.verdict.measurement_status`).")
-
     @property
     def state(self) -> State:
         """The headline's :class:`~densing.states.State`: not measured where its set has no reference."""
@@ -128,11 +133,6 @@ class TrendMeasurement(Result):
     def measurable(self) -> bool:
         """Whether the headline is measured (both ends of its interval determined, its references agreeing)."""
         return self.state is State.MEASURED
-
-    verdict = presented_property("verdict", "The first sentence a researcher can cite "
-                                            "(:func:`densing.present.verdict.headline_verdict`).")
-
-    why = presented_property("why", "The sentences after the verdict (:func:`densing.present.verdict.why_words`).")
 
     @property
     def headline(self) -> str:
@@ -217,10 +217,6 @@ class TrendMeasurement(Result):
         """Every row's leave-one-family-out table (``densing trend --by benchmark --format json``), by row."""
         return {row.name: frame_records(row.result.influence_frame()) for row in (*self.benchmark_rows, *self.set_rows)
                 if row.result is not None}
-
-    rests_on = presented_property("rests_on", "What the headline rests on, one sentence each: its references' labs, "
-                                              "the late frontier family, the floor bounds "
-                                              "(:func:`densing.present.verdict.rests_on_words`).")
 
     def labs(self) -> dict[str, dict]:
         """Every row's labs (``densing trend --by benchmark --format json``), by row: each reference's lab and weight,

@@ -88,10 +88,8 @@ def sections(value) -> frozenset:
 @dataclass
 class Context:
     """What every job reads: the checked target table, the reference rule's candidates and eligible fits, the options.
-
-    ``fits`` grows as rows fit a set's references on benchmarks they are not eligible on alone (one fit per
-    family and benchmark, the same seed: the same fit wherever it is made); ``eligible`` is the eligible fits as
-    they were before any row ran (the budget variant refits those)."""
+    ``fits`` grows as rows fit a set's references (one fit per family and benchmark, the same wherever it is made);
+    ``eligible`` is the eligible fits before any row ran (the budget variant refits those)."""
 
     targets: pd.DataFrame
     candidates: pd.DataFrame
@@ -114,10 +112,8 @@ class Context:
 
 @dataclass(frozen=True)
 class FitsJob:
-    """The candidates, fits and notes of one :class:`Variant`: the reference rule's candidate table under another law shape
-    (its fits made by the rows that need them), or the eligible fits of the table's budget benchmarks refitted at a D0.
-    ``benchmarks`` (the other shape's job only): its rows' benchmarks, in the table's candidate order, the only rows of
-    its candidate table (the rule judges each benchmark on its own: the same numbers in a table of fewer benchmarks)."""
+    """The candidates, fits and notes of one :class:`Variant`: the candidate table under another law shape (over its
+    rows' ``benchmarks`` only: the same numbers), or the eligible fits of the budget benchmarks refitted at a D0."""
 
     variant: Variant
     benchmarks: tuple[str, ...] = ()
@@ -139,8 +135,7 @@ class FitsJob:
 
 @dataclass(frozen=True)
 class RowJob:
-    """One row: a benchmark or a set, its references under ``variant``, its pooled trend over the headline's number of
-    draws (an end of a row's interval is determined only where the draws pin it: densing.trend.pooling, step 5)
+    """One row, a benchmark or a set, under ``variant``, over the headline's number of draws
     (:func:`densing.trend.capability.trend_row`)."""
 
     name: str
@@ -185,11 +180,10 @@ def fixed_size_estimate(c: Context) -> pd.DataFrame:
 
 
 def plan(c: Context) -> list:
-    """The jobs of the sections the caller asks for (``c.sections``), the longest first (an executor starts them in
-    this order): the headline, the variants' fits (the rows of a variant wait for them), the fixed-size estimator, the
-    sets, the benchmarks, the sensitivity rows. ``rows``: the sets, the benchmarks, each at the references' own budgets
-    and at one, and the fixed-size estimator; ``sensitivity``: the headline set under the other law shape and at one
-    budget, with the fits they need; the headline alone where neither is asked for."""
+    """The jobs of the sections in ``c.sections``, the longest first (an executor starts them in this order): the
+    headline, the variants' fits, the fixed-size estimator, the sets, the benchmarks, the sensitivity rows (``rows``:
+    every set and benchmark at own budgets and at one, and the fixed-size estimator; ``sensitivity``: the headline set
+    under the other law shape and at one budget)."""
     present = set(c.targets["benchmark"].astype(str))
     headline = c.profile.headline_set if c.fit is None else None  # a given fit: the table's headline set is a row
     rows, side = "rows" in c.sections, "sensitivity" in c.sections
@@ -241,9 +235,8 @@ class Headline:
 
 def headline_members(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, profile, *, since: str | None,
                      epoch: str, seed: int) -> tuple[str, tuple[str, ...], list, selection.CommonTargets]:
-    """The headline's set and its common targets: (label, benchmarks, the sets before it that have no reference, the
-    common targets, the lead reference first) — one selection for :func:`measure_headline` and
-    :func:`densing.trend.measure.headline_densities`."""
+    """(label, benchmarks, the sets before it that have no reference, the common targets, the lead reference first)
+    of the headline: one selection for :func:`measure_headline` and :func:`densing.trend.measure.headline_densities`."""
     label, benchmarks, found, missing = capability.headline_set(candidates, profile.sets)
     capability.row_fits(targets, candidates, fits, found, seed=seed)
     return label, benchmarks, missing, capability.row_targets(targets, candidates, fits, found, since=since, epoch=epoch)
@@ -287,10 +280,9 @@ SIDE_SHARE_DRAWS = 25
 
 def by_rule(chosen: selection.CommonTargets, *, n_boot: int, n_boot_side: int, seed: int, epoch: str):
     """The headline's pooled trend under every frontier rule: the headline rule with ``n_boot`` draws and
-    ``n_boot_side // 2`` of each source alone for the shares, every other rule with the first ``n_boot_side`` of the
-    same paired draws and the first :data:`SIDE_SHARE_DRAWS` of each source's (:func:`densing.trend.pooling.paired_draws`:
-    the rules differ by their lines only, not by their draws). ``n_boot_side`` is at most ``n_boot``
-    (:func:`densing.trend.measure.measure_trend` caps it)."""
+    ``n_boot_side // 2`` of each source alone, every other rule with the first ``n_boot_side`` (≤ ``n_boot``) of the
+    same paired draws and :data:`SIDE_SHARE_DRAWS` of each source's: rules differ by their lines, not their draws."""
+
     found: dict[str, TrendUncertainty] = {}
     errors: dict[str, str] = {}
     head_share = n_boot_side // 2

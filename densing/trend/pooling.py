@@ -90,27 +90,24 @@ def reference_caps(inversion, columns: int) -> np.ndarray:
 
 
 def at_ceiling(scores: np.ndarray, sigma: np.ndarray, caps: np.ndarray) -> np.ndarray:
-    """Whether any score of a target lies within :data:`CEILING_STDERRS` standard errors of its benchmark's cap,
-    S_b ≥ S_cap,b − 2σ_b (module docstring, step 3): the reference cannot express that score within noise. ``scores``
-    (..., n, B), ``sigma`` (n, B), ``caps`` (B,); returns (..., n)."""
+    """Whether any score of a target has S_b ≥ S_cap,b − 2σ_b (step 3), a score the reference cannot express within
+    noise: ``scores`` (..., n, B), ``sigma`` (n, B), ``caps`` (B,) → (..., n)."""
     with np.errstate(invalid="ignore"):
         near = scores >= caps - CEILING_STDERRS * np.nan_to_num(sigma)
     return np.any(near & np.isfinite(scores), axis=-1)
 
 
 def _ceiling_bounds(y: np.ndarray, kind: np.ndarray, near: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """An exact density of a target at its reference's ceiling enters as a lower bound at its value (module
-    docstring, step 3): the target is at least that dense, and how much denser the reference cannot say."""
+    """An exact density of a target at its reference's ceiling enters as a lower bound at its value (step 3)."""
     return y, np.where(near & (kind == EXACT), LOWER, kind)
 
 
 def _family_weights(clusters: np.ndarray, count: int, rng: np.random.Generator,
                     labs: np.ndarray | None = None) -> np.ndarray:
-    """``count`` two-stage cluster bootstrap draws as counts per target, (count, n) (step 3): the L labs of the targets
-    drawn with replacement, then, for each time lab l is drawn, its F_l families drawn with replacement from its own
-    (lab l drawn c times: its families' counts ~ Multinomial(c·F_l, 1/F_l)); every member of a drawn family counted
-    once per draw of its family (Davison & Hinkley 1997, §3.8, two-stage sampling with replacement at both stages).
-    ``labs`` None, or every lab one family: the one-stage family bootstrap, the same random numbers and counts."""
+    """``count`` two-stage cluster bootstrap draws as counts per target, (count, n) (step 3; Davison & Hinkley 1997,
+    §3.8): the L labs drawn with replacement, then for each draw of lab l its F_l families (lab l drawn c times: its
+    families' counts ~ Multinomial(c·F_l, 1/F_l)), every member counted once per draw of its family. ``labs`` None,
+    or every lab one family: the one-stage family bootstrap, the same random numbers and counts."""
     groups = int(clusters.max()) + 1 if clusters.size else 0
     labs = np.arange(groups)[clusters] if labs is None else labs
     first = np.unique(clusters, return_index=True)[1]
@@ -142,9 +139,9 @@ DRAW_CELLS = 2 ** 22
 
 @dataclass(frozen=True)
 class Draws:
-    """``len`` paired draws of ``sources`` (module docstring, step 3): their random numbers — the score noise (draws,
-    n, B) or 0, each draw's count of every target ``weight`` (draws, n), each reference's fit draws or None — and their
-    ln ρ and kinds (R, draws, n) where these fit in :data:`DRAW_CELLS` (else None: :func:`_chunks` computes them)."""
+    """``len`` paired draws of ``sources`` (step 3): the score noise (draws, n, B) or 0, each draw's count of every
+    target ``weight`` (draws, n), each reference's fit draws or None, and their ln ρ and kinds (R, draws, n) where
+    these fit in :data:`DRAW_CELLS` (else None: :func:`_chunks` computes them)."""
 
     sources: tuple[str, ...]
     noise: np.ndarray | float = field(repr=False)
@@ -165,9 +162,8 @@ class Draws:
 
 def _random_draws(common: CommonTargets, data: dict, sources: tuple[str, ...], count: int, rng: np.random.Generator
                   ) -> Draws:
-    """``count`` paired draws of ``sources``: the score noise, the family-cluster resample (module docstring, step 3)
-    or every target once, then each reference's fit draws, from ``rng`` in that order; their densities held where they
-    fit (:data:`DRAW_CELLS`)."""
+    """``count`` paired draws of ``sources`` from ``rng`` in this order: the score noise, the cluster resample (or
+    every target once), each reference's fit draws; their densities held where they fit (:data:`DRAW_CELLS`)."""
     scores, sigma, n = data["scores"], data["sigma"], data["n"]
     noise = rng.standard_normal((count, *scores.shape)) * np.nan_to_num(sigma) if "score" in sources else 0.0
     weight = _family_weights(data["clusters"], count, rng, data["lab_clusters"]) if "models" in sources \
@@ -303,10 +299,9 @@ SHARE_SOURCES = ("fit", "score", "models")
 
 @dataclass(frozen=True)
 class PairedDraws:
-    """The common targets' paired draws (module docstring, step 3), made once and read by every frontier rule: the first
-    ``n_boot`` draws of :attr:`main` and of :attr:`normals`, and the first ``n_boot_share`` of each source's draws
-    alone, are a smaller bootstrap of the same kind (draws are independent of each other, and each draw's inversions
-    are its own arithmetic), so the headline's rules share one set of draws: common random numbers across rules."""
+    """The common targets' paired draws (step 3), made once and read by every frontier rule: the first ``n_boot`` of
+    :attr:`main` and :attr:`normals` and the first ``n_boot_share`` of each source's draws are a smaller bootstrap of
+    the same kind (each draw is its own arithmetic), so the rules share common random numbers."""
 
     common: CommonTargets = field(repr=False)
     data: dict = field(repr=False)
@@ -342,9 +337,9 @@ def _drawn(common: CommonTargets, data: dict, point: tuple, n_boot: int, n_boot_
 
 
 def more_draws(draws: PairedDraws, n_boot: int) -> PairedDraws:
-    """``draws`` with paired draws of every source added up to ``n_boot`` (step 5's doubling), the draws made so far
-    kept first: the added ones come from a generator seeded (seed, draws made so far), so a row's 1,200 draws are its
-    600 and 600 more, whatever the rule that asks."""
+    """``draws`` with paired draws added up to ``n_boot`` (step 5), those made so far kept first: the added ones come
+    from a generator seeded (seed, draws made so far), so a row's 1,200 draws are its 600 and 600 more."""
+
     have = draws.n_boot
     if n_boot <= have:
         return draws
