@@ -184,8 +184,7 @@ def headline_row(table: str, row: str, point_months: float, path: str | Path | N
 
 
 def looked_up(table: str, row: str, point_months: float, path: str | Path | None = None) -> BiasRow | InputError | None:
-    """:func:`headline_row`, its InputError returned rather than raised (the caller says it in one line and leaves
-    the sentence out)."""
+    """:func:`headline_row`, its InputError returned rather than raised."""
     try:
         return headline_row(table, row, point_months, path)
     except InputError as exc:
@@ -195,7 +194,6 @@ def looked_up(table: str, row: str, point_months: float, path: str | Path | None
 def measurement_row(result, table: str, path: str | Path | None = None) -> BiasRow | InputError | None:
     """:func:`looked_up` for a :class:`~densing.trend.measurement.TrendMeasurement` of the registered table ``table``
     at its headline point; None where the headline is no set row of the table's (a given fit's benchmarks)."""
-
     if not result.set_rows or result.set_rows[0].label != result.headline_set:
         return None
     return looked_up(table, result.set_rows[0].name, result.rules[result.headline_rule].doubling_time_months, path)

@@ -114,8 +114,7 @@ def _why_none(candidates: pd.DataFrame, benchmarks: tuple[str, ...]):
 
 def row_fits(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, found: dict[str, tuple[str, ...]], *,
              seed: int) -> dict:
-    """``fits`` with every (family, benchmark) of ``found`` fitted, kept there so that every row uses one fit per
-    (family, benchmark) (a set row's reference need not be eligible on each of its benchmarks alone)."""
+    """``fits`` with every (family, benchmark) of ``found`` fitted in it: one fit per pair for every row."""
     # as many draws as the fits already there (a joint inversion draws its fits together)
     boot = len(next(iter(fits.values())).bootstrap) if fits else eligibility.FAMILY_BOOT
     for family, b in ((family, b) for family, benchmarks in found.items() for b in benchmarks):
@@ -153,8 +152,7 @@ def trend_row(name: str, label: str, capability: str, benchmarks: tuple[str, ...
 
 
 def headline_checks(members: list, head: TrendUncertainty) -> tuple:
-    """The headline's checks: each of :func:`inversion_checks` under every reference (:func:`checks.under_references`)
-    and the references' heterogeneity on the common targets."""
+    """Each of :func:`inversion_checks` under every reference, and the references' heterogeneity."""
     per: dict[str, dict] = {}
     for inversion, models in members:
         for check in inversion_checks(models, inversion):
@@ -184,8 +182,7 @@ def _held_out(candidates: pd.DataFrame, family: str, benchmarks: tuple[str, ...]
 
 @per_table
 def _held_out_columns(candidates: pd.DataFrame) -> dict:
-    """The candidate table's held-out columns and the positions of each (family, benchmark)'s rows, once per table
-    inside :func:`densing.runtime.memo.same_tables` (a row's order of references asks for many families)."""
+    """The held-out columns and the rows of each (family, benchmark), once per table inside ``same_tables``."""
     at: dict = {}
     for i, key in enumerate(zip(candidates["family"].tolist(), candidates["benchmark"].tolist())):
         at.setdefault(key, []).append(i)
@@ -232,7 +229,6 @@ def headline_set(candidates: pd.DataFrame, sets: dict | None = None
                  ) -> tuple[str, tuple[str, ...], dict[str, tuple[str, ...]], list[tuple[str, str, str]]]:
     """(label, benchmarks, references: family → its benchmarks, the sets passed over with why) of the first set of
     ``sets`` (default the leading table's) that has a reference; FitError when none has one."""
-
     missing: list[tuple[str, str, str]] = []
     for name, (label, benchmarks) in (_tables.leading_table().sets if sets is None else sets).items():
         found = set_references(candidates, tuple(benchmarks))

@@ -110,8 +110,7 @@ def _rotate(t, y, above, below, out, pivot: np.ndarray) -> tuple[np.ndarray, np.
 
 
 def _first_pivots(t, y, valid, start) -> np.ndarray:
-    """Each row's first pivot: the valid point nearest the ``start`` line (A, B: numbers, or one each per row), or
-    nearest the mean date without one (or where a start is not finite)."""
+    """Each row's first pivot: the valid point nearest the ``start`` line, or the mean date without one."""
     if start is not None and np.all(np.isfinite(start)):
         slope, intercept = (np.asarray(v, float)[..., None] for v in start)
         gap = np.abs(y - (slope * t + intercept))
@@ -196,7 +195,6 @@ def quantile_lines_left_out(t, y, kind, quantile: float, groups: np.ndarray
     λ_q = (flat·t_p − moment)/(t_q − t_p), λ_p = −flat − λ_q, flat and moment less the group's Σ g_i and Σ g_i·t_i.
     It is kept where both stay inside their ranges by :data:`LEAVE_OUT_MARGIN` of the full sums and no third point
     lies on the line within that margin: the walk without it, from this line, certifies the same slope, to the bit."""
-
     t, y, kind = np.asarray(t, float), np.asarray(y, float), np.asarray(kind, float)
     groups = np.asarray(groups, np.int64)
     count, n = y.shape

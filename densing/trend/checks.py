@@ -65,8 +65,7 @@ def _status(ok: bool) -> str:
 
 
 def saturation(scores, stderr, cap, models, benchmarks=None) -> Check:
-    """Frontier models whose score S ≥ S_cap − 2σ (module docstring); ``cap`` one value or one per model (each score's
-    own benchmark's cap, named by ``benchmarks`` where given)."""
+    """Frontier models whose S ≥ S_cap − 2σ; ``cap`` one or one per score (its benchmark in ``benchmarks``)."""
     scores, sigma = np.asarray(scores, float), np.nan_to_num(np.asarray(stderr, float))
     caps = np.broadcast_to(np.asarray(cap, float), scores.shape)
     if scores.size == 0:

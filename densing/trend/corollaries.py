@@ -106,7 +106,6 @@ def cost_halving_time(prices: pd.DataFrame, *, frontier: str = "envelope", quant
     """Halving time of inference price: ln p(t) = A·t + B, halving = ln 2 / (−A) (§4.1; the paper reports GPT-3.5-level
     prices halving about every 2.6 months). ``prices`` has ``date`` and ``price_per_million_tokens`` (> 0), optionally
     ``model`` (a model may appear at several dates). ``quantile``: of −ln price. The draws resample rows."""
-
     rules.get(frontier)
     label_column = "model" if isinstance(prices, pd.DataFrame) and "model" in prices.columns else None
     points, excluded = prepare(prices, value_column="price_per_million_tokens", date_column="date",

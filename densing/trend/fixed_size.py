@@ -38,7 +38,7 @@ from densing.validation import Interval, validate
 DAYS_PER_YEAR = 365.25
 MIN_FAMILIES = 5       # clustered standard errors and a family bootstrap need several clusters
 MIN_SCORES = 10
-#: What :func:`fit_fixed_size` and :func:`fixed_size_trend` take (checked by :func:`densing.validation.validate`).
+#: What :func:`fixed_size_trend` takes (checked by :func:`densing.validation.validate`).
 CONSTRAINTS = {"n_boot": [Interval(Integral, 1, None)], "seed": [Interval(Integral, 0, None)],
                "level": [Interval(Real, 0, 1, closed="neither")]}
 
@@ -168,7 +168,6 @@ def fit_fixed_size(frame: pd.DataFrame, *, row: str | None = None, n_boot: int =
     non-positive slope, fewer than :data:`MIN_FAMILIES` families or :data:`MIN_SCORES` scores)."""
     from scipy.special import stdtrit
 
-    validate(CONSTRAINTS, n_boot=n_boot, seed=seed, level=level)
     benchmarks = tuple(dict.fromkeys(frame["benchmark"].astype(str)))
     name = row if row is not None else "+".join(benchmarks)
     groups = pd.factorize(frame["family"].astype(str))[0]
@@ -192,13 +191,9 @@ def fit_fixed_size(frame: pd.DataFrame, *, row: str | None = None, n_boot: int =
     rates = _rates(x, y, groups, n_boot, seed)
     tail = (1.0 - level) / 2.0
     rate_low, rate_high = (float(v) for v in np.quantile(rates, [tail, 1.0 - tail], method="inverted_cdf"))
-    numbers = {"slope_log_params": float(b_n), "slope_log_params_ci_low": float(n_low),
-               "slope_log_params_ci_high": float(n_high), "slope_per_year": float(b_t),
-               "slope_per_year_ci_low": float(t_low), "slope_per_year_ci_high": float(t_high),
-               "doubling_time_months": months, "doubling_time_months_ci_low": _months(rate_high),
-               "doubling_time_months_ci_high": _months(rate_low),
-               "delta_doubling_time_months_ci_low": months - z * delta_se if math.isfinite(months) else nan,
-               "delta_doubling_time_months_ci_high": months + z * delta_se if math.isfinite(months) else nan}
+    delta = (months - z * delta_se, months + z * delta_se) if math.isfinite(months) else (nan, nan)
+    numbers = dict(zip(_NUMBERS, (float(b_n), float(n_low), float(n_high), float(b_t), float(t_low), float(t_high),
+                                  months, _months(rate_high), _months(rate_low), *delta)))  # in the fields' order
     reason = (NoRise("size", float(b_n)) if b_n <= 0 else NoRise("date", float(b_t)) if b_t <= 0
               else RateReachesZero(level) if rate_low <= 0 else None)
     # the one state rule (densing.states.State): a rising fit whose interval reaches a zero rate has one end determined

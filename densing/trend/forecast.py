@@ -99,8 +99,7 @@ class ForecastCutoff(Result):
 
 @dataclass(frozen=True)
 class ForecastWindows(Result):
-    """The forecast check of a row: at the table's declared cutoff (``declared``, the verdict; None where the table
-    declares none) and at the rule's grid of cutoffs (``cutoffs``: context; module docstring)."""
+    """The forecast check of a row at the declared cutoff (``declared``: the verdict) and the grid (context)."""
 
     row: str
     cutoffs: tuple[ForecastCutoff, ...]
@@ -188,7 +187,6 @@ def forecast_windows(frame: pd.DataFrame, *, row: str = "", epoch: str = DEFAULT
     (days since ``epoch``), ``y`` (ln ρ or its bound) and ``kind``; ``fit`` maps the early models' frame to an
     :class:`EarlyLine` (default :func:`frontier_line`). ``declared``: the table's cutoff (:func:`forecast_at`); with it
     the grid may be empty (or skipped: ``grid`` False), without it a grid too short is an InputError."""
-
     frame = _usable(frame, row)
     fit = fit or (lambda early: frontier_line(early, n_boot=n_boot, seed=seed))
     first, last = float(frame["t"].min()), float(frame["t"].max())

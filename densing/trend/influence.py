@@ -28,8 +28,7 @@ SOLVE_CELLS = 2 ** 21
 
 @dataclass(frozen=True)
 class FamilyInfluence(Result):
-    """One family left out of a row's targets (:func:`densing.trend.pooling.family_influence`): the point doubling
-    time without its models and the move from the row's estimate (months; ∞ where the line no longer rises)."""
+    """One family left out: the point doubling time without its models and the move (months; ∞: no rise)."""
 
     family: str
     n_models: int
@@ -80,8 +79,7 @@ def open_draws(data: dict, counts: np.ndarray, combined: np.ndarray) -> tuple:
 
 def frontier_slopes(rule: str, quantile: float, data: dict, y: np.ndarray, kind: np.ndarray, weight: np.ndarray,
                     start) -> np.ndarray:
-    """Each reference's frontier slope in each draw, (R, K): draw k counts target i ``weight[k, i]`` times, reference
-    r's draws starting from its line ``start[r]`` (A, B), all solved together."""
+    """Each reference's frontier slope in each draw, (R, K), draw k counting target i ``weight[k, i]`` times."""
     count, draws = y.shape[:2]
     starts = np.repeat(np.asarray(start, float), draws, axis=0)
     lines = rules.frontier_lines_weighted(rule, data["t"], y.reshape(count * draws, -1),
@@ -96,7 +94,6 @@ def family_influence(rule: str, quantile: float, data: dict, y: np.ndarray, kind
     Σ_r w_r·A_r with its targets left out of every reference's line (references and weights kept); ``by="lab"``: each
     lab's targets together, ``by="model"``: each target alone. ``y``, ``kind`` (R, n) the point densities, ``starts``
     (R, 2) the point lines; columns ``family`` (the lab or model), ``n_models``, ``slope_per_day`` (the refit's)."""
-
     labels = data["labels"]
     clusters = {"family": data["clusters"], "lab": data.get("lab_clusters")}.get(by)
     clusters = np.arange(len(labels)) if clusters is None else clusters

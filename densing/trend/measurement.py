@@ -53,8 +53,8 @@ class Breakpoint(Result):
 @dataclass(frozen=True)
 class TrendMeasurement(Result):
     """What :func:`densing.trend.measure.measure_trend` returns: every frontier rule's trend, the checks, the
-    breakpoint, the per-benchmark rows and the tables behind them (the command line's JSON is :meth:`document`, its
-    CSV :meth:`to_frame`)."""
+    breakpoint, the rows per benchmark and the tables behind them (JSON: :meth:`document`, CSV: :meth:`to_frame`)."""
+
     reference: str
     references_by: ReferencesBy
     d0: float
@@ -102,10 +102,9 @@ class TrendMeasurement(Result):
 
     @validate_params({"by": [Options(("rule", "benchmark"))]})
     def to_frame(self, by: str = "rule") -> pd.DataFrame:
-        """The measurement as one table, each row standing alone in a file (``densing trend [--by benchmark] --format
-        csv``): ``by="rule"``, :meth:`table` with the headline's set, references, D0, status and verdict on every row;
-        ``by="benchmark"``, :meth:`by_benchmark` and :meth:`by_benchmark_at_budget` (``variant`` says which,
-        ``headline`` marks the headline's row)."""
+        """The measurement as one table (``densing trend [--by benchmark] --format csv``): ``by="rule"``,
+        :meth:`table` with the headline's set, references, D0, status and verdict on every row; ``by="benchmark"``,
+        :meth:`by_benchmark` and :meth:`by_benchmark_at_budget` (``variant`` says which, ``headline`` marks its row)."""
         if by == "rule":
             frame = self.table()
             return frame.assign(headline=frame["rule"] == self.headline_rule, set=self.headline_set,
@@ -153,9 +152,8 @@ class TrendMeasurement(Result):
         return presented(self, "by_benchmark")
 
     def cross_check(self) -> pd.DataFrame:
-        """The two estimators of each row side by side: the frontier of densities under the references (this
-        measurement) and the fixed-size time regression (:mod:`densing.trend.fixed_size`, no reference), each with
-        its months, 95% interval and status; rows the fixed-size estimator has no fit for are left out."""
+        """Each row under both estimators, this measurement and the fixed-size time regression
+        (:mod:`densing.trend.fixed_size`), with months, 95% interval and status (rows of both only)."""
         if self.fixed_size is None or not len(self.fixed_size):
             return pd.DataFrame()
         return presented(self, "cross_check")
@@ -170,8 +168,7 @@ class TrendMeasurement(Result):
         return self.fits[0]
 
     def table(self) -> pd.DataFrame:
-        """The rules side by side, for a terminal: the doubling time in months and the slope A of ln ρmax per day, each
-        with its 95% interval, the models and bounds, the shares of the slope variance."""
+        """The rules side by side: months and slope per day with their 95% intervals, models, bounds, shares."""
         keep = ["rule", "doubling_time_months", "doubling_time_months_ci_low", "doubling_time_months_ci_high",
                 "slope_per_day", "slope_ci_low", "slope_ci_high", "n_models", "n_lower_bounds", "n_upper_bounds",
                 "share_fit", "share_score", "share_models", "share_reference"]
@@ -195,9 +192,8 @@ class TrendMeasurement(Result):
         return presented(self, "repr")
 
     def document(self) -> dict:
-        """What ``densing trend --format json`` prints: ``rows``, one per frontier rule (its result's ``to_dict()`` with
-        the rule, the references, D0, the checks and the paper's figures), then the words, the tables and the rows per
-        benchmark."""
+        """What ``densing trend --format json`` prints: ``rows``, one per frontier rule (its ``to_dict()`` with the
+        references, D0, the checks and the paper's figures), then the words, the tables and the rows per benchmark."""
         rows = [{"frontier": rule, "headline": rule == self.headline_rule, "reference": self.reference, "d0": self.d0,
                  **result.to_dict(), "measurable": self.measurable, "checks": [c.to_dict() for c in self.checks],
                  "paper": PAPER} for rule, result in self.rules.items()]

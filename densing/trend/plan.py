@@ -69,8 +69,7 @@ SECTIONS = ("sensitivity", "breakpoint", "densities", "rows", "order_breaks", "c
 
 
 class Sections:
-    """What a ``sections`` argument may be: a list, tuple or set of names of :data:`SECTIONS` (empty: the headline
-    alone)."""
+    """What a ``sections`` argument may be: a list, tuple or set of names of :data:`SECTIONS`."""
 
     def matches(self, value) -> bool:
         return isinstance(value, (list, tuple, set, frozenset)) and all(
@@ -135,8 +134,7 @@ class FitsJob:
 
 @dataclass(frozen=True)
 class RowJob:
-    """One row, a benchmark or a set, under ``variant``, over the headline's number of draws
-    (:func:`densing.trend.capability.trend_row`)."""
+    """One row, a benchmark or a set, under ``variant`` (:func:`densing.trend.capability.trend_row`)."""
 
     name: str
     label: str
@@ -282,7 +280,6 @@ def by_rule(chosen: selection.CommonTargets, *, n_boot: int, n_boot_side: int, s
     """The headline's pooled trend under every frontier rule: the headline rule with ``n_boot`` draws and
     ``n_boot_side // 2`` of each source alone, every other rule with the first ``n_boot_side`` (≤ ``n_boot``) of the
     same paired draws and :data:`SIDE_SHARE_DRAWS` of each source's: rules differ by their lines, not their draws."""
-
     found: dict[str, TrendUncertainty] = {}
     errors: dict[str, str] = {}
     head_share = n_boot_side // 2
@@ -304,8 +301,7 @@ def by_rule(chosen: selection.CommonTargets, *, n_boot: int, n_boot_side: int, s
 
 def sensitivity(head: TrendUncertainty, chosen: selection.CommonTargets, fit, targets, *, since, epoch: str, n_boot: int,
                 seed: int) -> pd.DataFrame:
-    """Each reference's own doubling time with its interval over the paired draws; for a given fit with a data term,
-    the same at other D0 (:data:`SENSITIVITY_D0`)."""
+    """Each reference's own doubling time and interval; a given fit with a data term at :data:`SENSITIVITY_D0`."""
     rows = [{"reference": str(name), "inversion": inv.kind, "d0": inv.d0, "doubling_time_months": months,
              "ci_low": low, "ci_high": high}
             for inv, name, months, low, high in zip(chosen.inversions, head.reference_names,

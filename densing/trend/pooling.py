@@ -10,16 +10,13 @@ row", "Ceilings as bounds", "Floors as bounds") gives each step's equations and 
    frontier line (:mod:`densing.trend.rules`) gives its slope A_r^(k). A target at a reference's ceiling
    (S_b ≥ S_cap,b − 2σ_b, :data:`CEILING_STDERRS`) enters its line as a lower bound, one at a chance level as an upper
    bound (:mod:`densing.trend.floors`); the estimate without each kind is reported beside the number.
-4. **Random-effects pooling** of the slopes by lab (DerSimonian & Laird 1986; Gleser & Olkin 2009; Q read against
-   Hotelling's T²: :func:`densing.trend.random_effects.pool_slopes`): the pooled draws wᵀA^(k) + τ·‖w‖·ε_k,
+4. **Random-effects pooling** by lab (:mod:`densing.trend.random_effects`): the pooled draws wᵀA^(k) + τ·‖w‖·ε_k,
    ε ~ N(0, 1); each source's share of the variance from its draws alone, τ²‖w‖² for the reference.
-5. **The interval's ends**: an end's 95% Monte Carlo range (:func:`end_range`) decides whether it is determined,
-   undecided or precise (:func:`densing.trend.random_effects.determined_ends`); while an end is undecided or not
-   precise, a judged row's draws are doubled up to :data:`DRAWS_CAP` (:func:`more_draws`).
-6. **The row's state** (:func:`densing.trend.uncertainty.state_of`): measured, bounded or not measured; the
-   heterogeneity test at ``HETEROGENEITY_ALPHA`` is the one gate (``studies/gate_calibration.py``).
-7. **Influence**: each family, lab and model left out in turn (:func:`family_influence`,
-   :mod:`densing.trend.influence`).
+5. **The interval's ends**: each end's 95% Monte Carlo range (:func:`end_range`) says whether it is determined,
+   undecided or precise; a judged row's draws are doubled up to :data:`DRAWS_CAP` until they say (:func:`more_draws`).
+6. **The row's state** (:func:`densing.trend.uncertainty.state_of`); the heterogeneity test is the one gate.
+7. **Influence**: each family, lab and model left out in turn (:mod:`densing.trend.influence`).
+
 """
 from __future__ import annotations
 
@@ -67,8 +64,7 @@ def _prepared(common: CommonTargets) -> dict:
 
 
 def lab_clusters(labs: np.ndarray, clusters: np.ndarray) -> np.ndarray:
-    """Each target's lab code, numbered in order of first appearance; a family's members share its first member's
-    lab (a family lies in one lab), so the labs nest the families (step 3's two stages)."""
+    """Each target's lab code by first appearance, a family in its first member's lab (labs nest families)."""
     first = np.unique(clusters, return_index=True)[1]
     family_lab = np.asarray(labs, dtype=object)[first][clusters] if clusters.size else np.asarray(labs, dtype=object)
     return family_clusters(family_lab)
@@ -162,8 +158,7 @@ class Draws:
 
 def _random_draws(common: CommonTargets, data: dict, sources: tuple[str, ...], count: int, rng: np.random.Generator
                   ) -> Draws:
-    """``count`` paired draws of ``sources`` from ``rng`` in this order: the score noise, the cluster resample (or
-    every target once), each reference's fit draws; their densities held where they fit (:data:`DRAW_CELLS`)."""
+    """``count`` paired draws of ``sources`` from ``rng``, their densities held where they fit."""
     scores, sigma, n = data["scores"], data["sigma"], data["n"]
     noise = rng.standard_normal((count, *scores.shape)) * np.nan_to_num(sigma) if "score" in sources else 0.0
     weight = _family_weights(data["clusters"], count, rng, data["lab_clusters"]) if "models" in sources \
@@ -221,8 +216,7 @@ def _slopes(rule: str, quantile: float, common: CommonTargets, data: dict, draws
 
 def _point(common: CommonTargets, data: dict, ceilings: bool = True, floors: bool = True
            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every reference's point ln ρ and kind (R, 1, n) and offsets; ``ceilings``: targets at a reference's ceiling
-    enter as lower bounds, ``floors``: targets at a benchmark's chance level as upper bounds (step 3)."""
+    """Every reference's point ln ρ and kind (R, 1, n) and offsets, ceilings and floors as bounds where asked."""
     ys, kinds = [], []
     floor = at_floor(data["scores"], data["sigma"], chance_levels(common.benchmarks)) if floors else False
     for inv, caps in zip(common.inversions, data["caps"]):
@@ -271,23 +265,19 @@ class RowTrend:
     y0: np.ndarray = field(repr=False)
     kind0: np.ndarray = field(repr=False)
     offsets: tuple[float, ...]
-    #: the slope's interval ends' 95% Monte Carlo ranges, ((low end's), (high end's)) per day (step 5)
+    #: below, per day, what :class:`densing.trend.uncertainty.TrendUncertainty` says in months: the ends' 95% Monte
+    #: Carlo ranges (step 5), the slope without ceiling and without floor bounds (step 3), leave one family, model and
+    #: lab out (:func:`family_influence`, step 7), the open draws' families (:func:`open_draws`), the labs
     ends_mc: tuple = ((math.nan, math.nan), (math.nan, math.nan))
-    #: the pooled point slope with no target entered as a ceiling bound, and how many targets each reference bounds
     slope_without_ceilings: float = math.nan
     ceiling_bounds: tuple[int, ...] = ()
-    #: the same for the floor bounds (step 3; :mod:`densing.trend.floors`)
     slope_without_floors: float = math.nan
     floor_bounds: tuple[int, ...] = ()
-    #: leave-one-family-out: family, its targets, the pooled point slope without them (step 7)
     influence: pd.DataFrame = field(repr=False, default_factory=pd.DataFrame)
-    #: leave-one-model-out, the same columns (``family`` holds the model)
     model_influence: pd.DataFrame = field(repr=False, default_factory=pd.DataFrame)
-    #: the draws with no rising line and the families they lack and hold most beyond all draws (:func:`open_draws`)
     open_families: tuple = ()
-    #: leave-one-lab-out (the same columns, ``family`` holding the lab), each reference's lab, each lab's pooling
-    #: weight W_l in order of the references' labs' first appearance, and the targets' labs: lab → its families
     lab_influence: pd.DataFrame = field(repr=False, default_factory=pd.DataFrame)
+
     reference_labs: tuple[str, ...] = ()
     lab_weights: tuple[float, ...] = ()
     target_labs: tuple = ()
@@ -322,8 +312,7 @@ class PairedDraws:
 
 @validate_params({"n_boot": [Interval(Integral, 2, None)], "n_boot_share": [Interval(Integral, 0, None)]})
 def paired_draws(common: CommonTargets, *, n_boot: int, n_boot_share: int, seed: int = 0) -> PairedDraws:
-    """``n_boot`` paired draws of every source together, their spread's ε, then ``n_boot_share`` draws of each source
-    alone, from one generator seeded ``seed`` in that order (what :func:`pooled_trend` draws with the same arguments)."""
+    """``n_boot`` paired draws of every source, their spread's ε, then ``n_boot_share`` of each source alone."""
     data = _prepared(common)
     return _drawn(common, data, _point(common, data), n_boot, n_boot_share, seed)
 
@@ -339,7 +328,6 @@ def _drawn(common: CommonTargets, data: dict, point: tuple, n_boot: int, n_boot_
 def more_draws(draws: PairedDraws, n_boot: int) -> PairedDraws:
     """``draws`` with paired draws added up to ``n_boot`` (step 5), those made so far kept first: the added ones come
     from a generator seeded (seed, draws made so far), so a row's 1,200 draws are its 600 and 600 more."""
-
     have = draws.n_boot
     if n_boot <= have:
         return draws

@@ -47,8 +47,7 @@ def _clean(value):
 
 def measure_table(targets: pd.DataFrame, table: str, *, continual: bool = True, since: str | None = DEFAULT_EPOCH,
                   epoch: str = DEFAULT_EPOCH, n_boot: int = DEFAULT_N_BOOT, seed: int = 0):
-    """(the measurement, its record): the trend by benchmark on ``table`` and its forecast check (module docstring),
-    the other rows and the forecast's lines on the CLI's draws (:data:`densing.constants.DEFAULT_N_BOOT_SIDE`)."""
+    """(the measurement, its record): the trend by benchmark on ``table`` and its forecast check (module docstring)."""
     from densing.trend.measure import measure_trend
 
     profile = registry.table(table)

@@ -48,8 +48,7 @@ def heterogeneity_check(result):
 
 
 def undecided(mc_range: tuple[float, float]) -> bool:
-    """Whether a slope quantile's Monte Carlo range (:func:`end_range`) [a, b] has a ≤ 0 < b: the draws do not decide
-    its sign (step 5); NaN decides nothing further."""
+    """Whether a Monte Carlo range [a, b] (:func:`end_range`) has a ≤ 0 < b: the draws do not decide its sign."""
     return bool(mc_range[0] <= 0 < mc_range[1])
 
 

@@ -1,10 +1,9 @@
 """Frontier rules: how a line ln ρmax = A·t + B is drawn through densities some of which are bounds.
 
-One registry, read by the API, the measurement, the CLI and the report. docs/extending.md ("A frontier rule") states
-a rule's contract: one weighted, batched ``solve(t, y, kind, weight, labels, quantile, start) -> lines`` (rows, 2),
-``kind`` per point 0 (exact), +1 (lower bound: the true ln ρ ≥ y) or −1 (upper bound), and, for a rule whose line is
-decided by a few of its points, an exact leave-one-group-out update ``left_out(data, y, kind, quantile, clusters,
-groups, starts) -> (known, slopes)``, equal to the refits to the bit (:mod:`densing.trend.influence`).
+One registry, read by the API, the measurement, the CLI and the report; a rule's contract, one batched ``solve`` and
+an optional exact leave-one-group-out update ``left_out`` (:mod:`densing.trend.influence`), is docs/extending.md's ("A
+frontier rule"). ``kind`` per point: 0 exact, +1 a lower bound (the true ln ρ ≥ y), −1 an upper bound.
+
 
 - ``quantile`` — Powell's censored q-th regression quantile (q = 0.9), bounds as bounds (:mod:`densing.trend.censored`);
   with no bounds it is Koenker–Bassett's regression quantile. The headline rule.
@@ -32,8 +31,7 @@ LeftOut = Callable[..., tuple[np.ndarray, np.ndarray]]
 
 @dataclass(frozen=True)
 class FrontierRule:
-    """A frontier rule: ``solve`` (module docstring), ``legend``, the line in words for the report's figures, and
-    ``left_out``, its exact leave-one-group-out update where it has one (module docstring; None: refits)."""
+    """A frontier rule (module docstring); ``legend``: its line in words for the report's figures."""
 
     name: str
     description: str
@@ -93,16 +91,14 @@ def _bits(values: np.ndarray) -> np.ndarray:
 
 
 def _quantile_left_out(data, y, kind, quantile, clusters, groups, starts):
-    # the line is a vertex through two points: only the groups that hold one of them, or that push one of its
-    # multipliers to its range's edge, are solved again (densing.trend.censored.quantile_lines_left_out); known only
-    # where the full line is the refits' start to the bit
+    # densing.trend.censored.quantile_lines_left_out, known only where the full line is the refits' start to the bit
     slope, intercept, known = quantile_lines_left_out(data["t"], y, kind, quantile, clusters)
     same = (_bits(slope) == _bits(starts[:, 0])) & (_bits(intercept) == _bits(starts[:, 1]))
     return known & same[:, None], np.repeat(slope[:, None], groups, axis=1)
 
 
 def _envelope_left_out(data, y, kind, quantile, clusters, groups, starts):
-    # a model that sets no record changes no record when it leaves: only groups that hold a record-setter are solved
+    # a model that sets no record changes no record when it leaves: groups that hold a record-setter are solved again
     usable = np.isfinite(y) & np.isfinite(kind)
     known = np.zeros((len(y), groups), bool)
     for r in range(len(y)):
@@ -125,10 +121,9 @@ register(FrontierRule("envelope", "the paper's record-setters, OLS (bounds at th
 
 def frontier_lines_weighted(rule: str, t: np.ndarray, y: np.ndarray, kind: np.ndarray, weight: np.ndarray,
                             labels: np.ndarray, quantile: float = 0.9, start: tuple[float, float] | None = None) -> np.ndarray:
-    """The rule's lines (problems, 2) of the rows of ``y`` (problems, n) over the points ``t`` and ``labels`` (n,),
-    each point counted ``weight`` (problems, n) times. A row with fewer than ``MIN_POINTS`` usable points (finite y
-    and kind, weight > 0; counted with their weights) or one date gives NaNs; the rule's ``solve`` the others, from
-    ``start`` (A, B: numbers, or one each per row)."""
+    """The rule's lines (problems, 2) of the rows of ``y`` (problems, n) over ``t`` and ``labels`` (n,), each point
+    counted ``weight`` times: NaNs for a row with fewer than ``MIN_POINTS`` usable points (weights counted) or one
+    date, the rule's ``solve`` for the others, from ``start`` (A, B: one, or one per row)."""
     chosen = get(rule)
     y, kind, weight = np.asarray(y, float), np.asarray(kind, float), np.asarray(weight, float)
     usable = np.isfinite(y) & np.isfinite(kind) & (weight > 0)

@@ -82,8 +82,7 @@ def common_targets(targets: pd.DataFrame, inversions, *, since: str | None, epoc
 
 @per_table
 def _complete(dated: pd.DataFrame, benchmarks: tuple[str, ...]) -> np.ndarray:
-    """Whether each model of :func:`densing.trend.targets.screened_targets`' table has a score on every one of
-    ``benchmarks`` (complete cases), once per table inside :func:`densing.runtime.same_tables`."""
+    """Whether each model has a score on every one of ``benchmarks``, once per table inside ``same_tables``."""
     return dated[[f"score:{b}" for b in benchmarks]].notna().all(axis=1).to_numpy()
 
 
@@ -98,9 +97,8 @@ def _left_out(labels: np.ndarray, incomplete: np.ndarray, failing: np.ndarray, s
 
 
 def row_medians(values: np.ndarray, counted: np.ndarray) -> np.ndarray:
-    """Each row's median over its ``counted`` finite values (the rest NaN), as ``np.nanmedian(values, axis=1)``
-    computes it (the mean of the two middle values of the sorted row, (a + b)/2; one middle value for an odd count),
-    without its masked-array pass per call; NaN for a row with none."""
+    """Each row's median over its ``counted`` finite values (the rest NaN), ``np.nanmedian(values, axis=1)``'s number
+    ((a + b)/2 of the two middle values) without its masked-array pass per call; NaN for a row with none."""
     ordered = np.sort(values, axis=1)  # NaNs last
     rows, high = np.arange(len(values)), counted // 2
     low = np.where(counted % 2 == 1, high, high - 1)  # a row with none: its last value and its first, both NaN
@@ -140,9 +138,7 @@ def own_from_others(y: np.ndarray, kind: np.ndarray, own: np.ndarray) -> tuple[n
 
 
 def reference_targets(inversion, frame: pd.DataFrame) -> CommonTargets:
-    """One reference's common targets, as given (a row per target: ``model``, ``params``, ``t``, optionally
-    ``family``, and the inversion's scores), none of them the reference's own: the targets of
-    :func:`densing.trend.uncertainty.trend_uncertainty` (one reference's targets are common targets too)."""
+    """One reference's common targets as given (``model``, ``params``, ``t``, scores), none of them its own."""
     frame = frame.reset_index(drop=True)
     return CommonTargets((inversion,), frame, np.zeros((1, len(frame)), bool), pd.DataFrame(columns=["model", "reason"]))
 
@@ -185,9 +181,7 @@ def set_references(candidates: pd.DataFrame, benchmarks: tuple[str, ...], *, str
 
 @per_table
 def _rule_columns(candidates: pd.DataFrame) -> dict[str, np.ndarray]:
-    """What :func:`set_references` reads of a candidate table, as arrays, once per table inside
-    :func:`densing.runtime.same_tables`: which rows are families, each row's family, benchmark, eligibility,
-    held-out z and the first rule it fails (its ``code``: "" when eligible)."""
+    """What :func:`set_references` reads of a candidate table as arrays, once per table inside ``same_tables``."""
     eligible = candidates["eligible"].astype(bool).to_numpy()
     code = candidates["code"].fillna("").astype(str).to_numpy(object)
     code[eligible] = ""

@@ -81,8 +81,7 @@ def target_labels(dated: pd.DataFrame) -> np.ndarray:
 
 def screened_targets(targets: pd.DataFrame, reference, *, since: str | None = DEFAULT_EPOCH, until: str | None = None,
                      epoch: str = DEFAULT_EPOCH) -> tuple[pd.DataFrame, np.ndarray]:
-    """:func:`_screened` of the reference's benchmarks under its metric: what :func:`trend_targets` and a row's common
-    targets (:func:`densing.trend.selection.common_targets`) select from. Callers must not change them."""
+    """:func:`_screened` of the reference's benchmarks under its metric (callers must not change them)."""
     inversion = as_inversion(reference, None)
     return _screened(_filled(targets), tuple(inversion.benchmarks), inversion.fits[0].metric, inversion.require,
                      since, until, epoch)
@@ -95,9 +94,7 @@ def own_models(reference) -> set[str]:
 
 def trend_targets(targets: pd.DataFrame, reference, *, since: str | None = DEFAULT_EPOCH,
                   until: str | None = None, epoch: str = DEFAULT_EPOCH) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """One row per target model of an inversion (or a fit) and the left-out ones, with the reason. Rows: model,
-    family, params, release_date, t and every benchmark's ``score:<b>``/``stderr:<b>`` (plain ``score``/``stderr`` for
-    one benchmark). The reference's own models (:func:`reference_models`) are never targets."""
+    """One row per target model of an inversion (or a fit), never its own, and the left-out ones with the reason."""
     dated, screened = screened_targets(targets, reference, since=since, until=until, epoch=epoch)
     own = own_models(reference)
     labels = target_labels(dated)
@@ -109,9 +106,8 @@ def trend_targets(targets: pd.DataFrame, reference, *, since: str | None = DEFAU
 
 
 def family_clusters(families) -> np.ndarray:
-    """Each target's cluster of the family bootstrap: its family's code, numbered in order of first appearance (as
-    :func:`pandas.factorize` numbers them), a model with no family (None, NaN, NA, or the text "", "nan", "None",
-    "<NA>") a cluster of its own."""
+    """Each target's cluster of the family bootstrap: its family's code in order of first appearance (as
+    :func:`pandas.factorize` numbers them); a model with no family (:data:`_NO_FAMILY`, or missing) is its own."""
     codes: dict[str, int] = {}
     clusters = []
     for i, family in enumerate(families):
@@ -182,11 +178,9 @@ def _bound_kind(raw: object, where: str) -> int:
 
 def prepare(frame: pd.DataFrame, *, value_column: str, date_column: str, label_column: str | None, source: str,
             unique_labels: bool, sign: float) -> tuple[Points, pd.DataFrame]:
-    """Validate a frame; split it into usable points and an ``excluded`` frame with reasons.
-
-    Raises InputError for a non-frame, missing columns, an empty table, an unparseable date or a non-numeric value
-    (naming the row, 1-based, and the field). Rows with a missing date, a non-finite or non-positive value, or a
-    non-empty ``censored`` reason come back in the excluded frame with a ``reason``."""
+    """Validate a frame and split it into usable points and an ``excluded`` frame with a ``reason`` per row (a missing
+    date, a non-finite or non-positive value, a ``censored`` reason); an InputError, naming the row (1-based) and the
+    field, for a non-frame, missing columns, an empty table, an unparseable date or a non-numeric value."""
     if not isinstance(frame, pd.DataFrame):
         raise InputError(f"{source}: expected a pandas DataFrame, got {type(frame).__name__}")
     require_columns(frame, [c for c in (label_column, date_column, value_column) if c is not None], source)

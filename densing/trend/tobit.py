@@ -38,8 +38,7 @@ def _mills(s: np.ndarray, log_cdf: np.ndarray) -> np.ndarray:
 
 
 def tobit_line(t, y, kind, start: tuple[float, float] | None = None) -> tuple[float, float, float]:
-    """(A, B, σ) maximising the censored Gaussian likelihood (module docstring). ``start`` (A, B) replaces the OLS
-    start through the exact points (a bootstrap draw starts from the point estimate: the same optimum)."""
+    """(A, B, σ) maximising the censored Gaussian likelihood; ``start`` (A, B) replaces the OLS start."""
     t, y, kind = np.asarray(t, float), np.asarray(y, float), np.asarray(kind, int)
     if t.size < 3 or np.unique(t).size < 2:
         return math.nan, math.nan, math.nan

@@ -1,11 +1,8 @@
 """The doubling time with every source of uncertainty carried: fit, score noise, sampling of models, choice of reference.
 
-:class:`TrendUncertainty` is what every doubling time of the package is: the numbers of one run of the one engine,
-:func:`densing.trend.pooling.pooled_trend`, turned into a result by :func:`from_row_trend`. A draw of the trend
-(ln ρ = A·t + B, Xiao et al. 2024 eq. 5) redraws every source (:mod:`densing.trend.pooling`, steps 3 and 4); the
-percentile interval of A, mapped through ln 2 / A, is the doubling time's; a source's **share** is the slope variance
-of its draws alone over the sum.
-
+:class:`TrendUncertainty` is what every doubling time of the package is: one run of the one engine,
+:func:`densing.trend.pooling.pooled_trend` (ln ρ = A·t + B, Xiao et al. 2024 eq. 5), made a result by
+:func:`from_row_trend`: the percentile interval of A through ln 2 / A, each source's **share** of the slope variance.
 Coverage of the planted slope (``studies/trend_full_coverage.py``, 100 replicates, nominal 0.95): quantile 0.98, all
 (Tobit) 0.98, envelope 0.67 (its points are chosen on the response: its interval is optimistic).
 """
@@ -103,9 +100,8 @@ class TrendUncertainty(Result):
     frontier_models: tuple[str, ...] = field(repr=False, default=())
     centre_days: float = field(repr=False, default=math.nan)
     r_squared: float = field(repr=False, default=math.nan)
-    #: the common targets' heterogeneity test (densing.trend.pooling): Cochran's Q with the paired draws' covariance,
-    #: its degrees of freedom (R − 1; 0 with one reference), the paired draws K that covariance is estimated from and
-    #: the p-value (Q read against Hotelling's T²(R − 1, K − 1)), τ² (per day², Paule–Mandel) and I²
+    #: the heterogeneity test (densing.trend.random_effects.pool_slopes): Q, its df (0 with one reference or lab), the
+    #: K paired draws its covariance is estimated from, its p-value (Hotelling's T²), τ² (per day²) and I²
     heterogeneity_q: float = math.nan
     heterogeneity_df: int = 0
     heterogeneity_p: float = math.nan
@@ -117,9 +113,8 @@ class TrendUncertainty(Result):
     reference_months_high: tuple[float, ...] = field(repr=False, default=())
     #: whether this trend's state is judged (a row's line, a one-reference trend; not a sensitivity variant)
     judged: bool = False
-    #: each end of the doubling time's interval: its 95% Monte Carlo range (months), whether it is determined,
-    #: whether it is undecided at the draws used, ``n_boot``, and whether a determined end is precise (its range spans
-    #: at most END_STABILITY of it; densing.trend.pooling, step 5, densing.trend.random_effects.precise)
+    #: each end of the doubling time's interval: its 95% Monte Carlo range (months), whether it is determined, undecided
+    #: at ``n_boot`` draws, and precise (densing.trend.random_effects.determined_ends)
     months_low_mc_low: float = math.nan
     months_low_mc_high: float = math.nan
     months_high_mc_low: float = math.nan
@@ -144,9 +139,8 @@ class TrendUncertainty(Result):
     months_without_model: float = math.nan
     #: the draws with no rising line and the families they lack and hold most (densing.trend.pooling.open_draws)
     open_families: tuple = ()
-    #: the labs (densing.data.labs): each reference's lab, each lab's pooling weight (labs in order of the references'
-    #: first appearance), leave one lab out (items as ``influence``'s, ``family`` holding the lab), and the targets'
-    #: labs ((lab, (family, …)), …)
+    #: the labs (densing.data.labs): each reference's, each lab's pooling weight (in the references' order), leave one
+    #: lab out (``influence``'s items, ``family`` the lab), and the targets' labs ((lab, (family, …)), …)
     reference_labs: tuple[str, ...] = field(repr=False, default=())
     lab_weights: tuple[float, ...] = field(repr=False, default=())
     lab_influence: tuple = field(repr=False, default=())
@@ -183,8 +177,7 @@ class TrendUncertainty(Result):
         return _moves_frame(self.influence)
 
     def lab_influence_frame(self) -> pd.DataFrame:
-        """Leave one lab out: each lab's targets left out together, the largest move first (columns ``lab``,
-        ``n_models``, ``doubling_time_months``, ``move_months``)."""
+        """Leave one lab out as :meth:`influence_frame`, ``lab`` in place of ``family``."""
         return _moves_frame(self.lab_influence).rename(columns={"family": "lab"})
 
     @property
@@ -193,8 +186,7 @@ class TrendUncertainty(Result):
         return tuple(dict.fromkeys(self.reference_labs))
 
     def labs_record(self) -> dict:
-        """The labs as values (``--format json``): each reference with its family, lab and pooling weight; each lab's
-        weight; the targets' labs with their families; leave one lab out."""
+        """The labs as values (``--format json``): references', labs' weights, targets' labs, leave one lab out."""
         return {"references": [{"reference": str(name), "family": name.family, "lab": lab, "weight": float(w)}
                                for name, lab, w in zip(self.reference_names, self.reference_labs,
                                                        self.reference_weights)],
@@ -218,8 +210,7 @@ class TrendUncertainty(Result):
     @validate_params({"paper_months": [Interval(Real, 0, None, closed="neither"), None]})
     def plot(self, *, paper_months: float | None = None, title: str | None = None):
         """A plotly ``Figure`` (:func:`densing.present.figures.uncertainty_figure`) of the doubling time, its interval
-        and each source's share, beside each reference's own estimate and the paper's 3.3 months (``paper_months``
-        another). The line over the models' points is :meth:`densing.trend.measurement.TrendMeasurement.plot`."""
+        and each source's share, beside each reference's own and the paper's 3.3 months (or ``paper_months``)."""
         return presented(self, "plot", PAPER["doubling_time_months"] if paper_months is None else paper_months,
                          title=title)
 
@@ -254,11 +245,10 @@ def _moves_frame(items) -> pd.DataFrame:
 def trend_uncertainty(models: pd.DataFrame, reference, *, d0: float | None = None, rule: str = "quantile",
                       quantile: float = 0.9, n_boot: int = 1000, n_boot_share: int = 300, level: float = 0.95,
                       seed: int = 0, epoch: str = DEFAULT_EPOCH) -> TrendUncertainty:
-    """The trend over given targets under one reference, every source of uncertainty carried: the one engine on one
-    reference's common targets (:func:`densing.trend.selection.reference_targets`). ``models``: one row per target with
-    ``model``, ``params``, ``t`` (days since ``epoch``), optionally ``family``, and the scores of the inversion's
-    benchmarks (``score:<b>``, ``stderr:<b>``; or ``score`` and ``stderr`` for one benchmark). ``reference``: an
-    inversion (:mod:`densing.laws.inversion`) or a :class:`ReferenceFit` (inverted per benchmark at ``d0``).
+    """The trend over given targets under one reference, every source of uncertainty carried (the one engine on
+    :func:`densing.trend.selection.reference_targets`). ``models``: one row per target with ``model``, ``params``,
+    ``t`` (days since ``epoch``), optionally ``family``, and ``score:<b>``, ``stderr:<b>`` (or ``score`` and ``stderr``
+    for one benchmark). ``reference``: an inversion or a :class:`ReferenceFit` (per benchmark at ``d0``).
     ``n_boot_share = 0`` skips the shares (NaN). The targets' checks are the caller's."""
     inversion = as_inversion(reference, d0)
     benchmarks = inversion.benchmarks
@@ -274,9 +264,9 @@ def trend_uncertainty(models: pd.DataFrame, reference, *, d0: float | None = Non
 
 
 class Observed:
-    """Values already on the trend's scale (ln ρ with its kind, or −ln price) standing where an inversion stands among
-    common targets: no law, no fit draws, no score noise, so their draws are only the families. Its two "benchmarks"
-    are the columns ``score:y`` (the value) and ``score:kind`` (the kind) of the targets' frame."""
+    """Values already on the trend's scale (ln ρ with its kind, or −ln price) standing where an inversion stands: no
+    law, fit draws or score noise, so their draws are only the families; its "benchmarks" are ``score:y`` and
+    ``score:kind``."""
 
     name = "observed values"
     reference = ReferenceName(name)
@@ -295,10 +285,9 @@ class Observed:
 
 def observed_trend(t, y, kind, labels, *, families=None, labs=None, rule: str = "quantile", quantile: float = 0.9,
                    n_boot: int = 1000, level: float = 0.95, seed: int = 0, epoch: str = DEFAULT_EPOCH) -> TrendUncertainty:
-    """The trend of given values (t days since ``epoch``, y, kind per point; ``labels`` their names, ``families`` their
-    families, default each point its own; ``labs`` their labs, default :func:`densing.data.labs.lab_of` each family):
-    the one engine on common targets of :class:`Observed` values, whose draws resample the labs, then the families
-    within them (each point alone by default)."""
+    """The trend of given values (t days since ``epoch``, y, kind; ``labels``, ``families`` (default each point its
+    own), ``labs`` (default :func:`densing.data.labs.lab_of` each family)): the one engine on :class:`Observed` values,
+    whose draws resample the labs, then the families within them."""
     t, y, kind = (np.asarray(a, float) for a in (t, y, kind))
     frame = pd.DataFrame({"model": np.asarray(labels).astype(str), "params": np.nan, "t": t, "score:y": y,
                           "stderr:y": 0.0, "score:kind": kind, "stderr:kind": 0.0})
@@ -348,8 +337,7 @@ def from_row_trend(result: RowTrend, *, epoch: str = DEFAULT_EPOCH) -> TrendUnce
 
 
 def _frontier_points(rule: str, t, y, kind, labels, slope: float, intercept: float) -> tuple[np.ndarray, float]:
-    """The lead reference's points the line goes through (the envelope's record-setters, else every usable model)
-    and, for the envelope, the OLS R² of the line through them."""
+    """The lead reference's points the line goes through and, for the envelope, its OLS R² through them."""
     usable = np.flatnonzero(np.isfinite(y) & np.isfinite(kind))
     if rule != "envelope":
         return usable, math.nan
