@@ -1,9 +1,7 @@
 """The headline rows' bias in planted worlds built like each row, and the bias-corrected figure beside the point.
 
-``studies/headline_bias.py`` plants worlds from each headline row itself and runs the package's row estimator
-(:func:`densing.trend.capability.trend_row`) on each; ``--write`` stores the result per row in :data:`RECORD`
-(:class:`BiasRecord`), which ``densing trend --detail``, the report and the README show beside the headline;
-docs/method.md ("The headline rows' bias") describes the worlds.
+``studies/headline_bias.py`` plants worlds from each headline row (docs/method.md, "The headline rows' bias") and
+runs the row estimator (:func:`densing.trend.capability.trend_row`) on each; ``--write`` stores :data:`RECORD`.
 
 **The bias.** Worlds are planted at A = Â, the real row's point slope (a parametric bootstrap: Efron & Tibshirani
 1993, *An Introduction to the Bootstrap*, §10.2). Over R replicates with points â_r, the relative bias
@@ -17,6 +15,7 @@ import json
 import math
 from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 from scipy.stats import norm
@@ -83,10 +82,7 @@ class BiasRow:
     corrected_coverage: float
     corrected_coverage_se: float
 
-    @property
-    def threshold(self) -> float:
-        """:data:`THRESHOLD`: the |bias| above which a row is corrected."""
-        return THRESHOLD
+    threshold: ClassVar[float] = THRESHOLD  # the |bias| above which a row is corrected
 
     def same_point(self, months: float) -> bool:
         """Whether ``months`` is the point this row's bias was measured at (within :data:`SAME_POINT`)."""

@@ -8,13 +8,10 @@ A censored density is a bound, not a missing value (:func:`densing.laws.bounds.l
     Σ_i w_i·ρ_q(y_i − g_i(A·t_i + B)),   ρ_q(u) = u·(q − 1[u < 0]),
 
 g = min(y_i, ·) for a lower bound, max(y_i, ·) for an upper bound and the identity for an exact point; w_i a point's
-weight (its count in a bootstrap resample). With r = y − (A·t + B) an exact point costs ρ_q(r), a lower bound
-q·max(r, 0), an upper bound (1 − q)·max(−r, 0): the objective is a linear programme in (A, B) whose minimum lies at a
-vertex, a line through two points of distinct dates. The solver walks the vertices (the simplex method of Barrodale &
-Roberts 1973 for two coefficients): the best line through a pivot p (:func:`_rotate`), then a pivot on the point it
-reaches, until a rotation no longer lowers the objective or the vertex's multipliers certify it as the unique minimum
-(:func:`_cost_and_check`), every problem still walking in one array computation. ``tests/trend/test_censored.py``
-holds it to an exhaustive search (every line through two points).
+weight. Each term is convex and piecewise linear in (A, B), so the minimum lies at a vertex, a line through two points
+of distinct dates; the solver walks the vertices (the simplex method of Barrodale & Roberts 1973 for two
+coefficients: :func:`_rotate`, :func:`_cost_and_check`), every problem in one array computation, and
+``tests/trend/test_censored.py`` holds it to an exhaustive search.
 """
 from __future__ import annotations
 

@@ -34,7 +34,6 @@ class Check(Result):
     candidate reference's own check, ``finding``: why it is a finding, not a gate ("" for a gate; :data:`CALIBRATED` or
     :data:`SIZE_FINDING`), ``fired``: whether a finding fires where it would have failed."""
 
-
     name: str
     value: float
     status: str

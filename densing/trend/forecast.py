@@ -1,16 +1,12 @@
 """A forecast check of the Densing Law: the frontier line fitted on the models released up to a cutoff, carried to
 the models released after it (docs/method.md, "The forecast check"; the rule was written before it ran on any table).
 
-A target table that names a ``cutoff`` (:class:`densing.registry.TrendTable`, fixed in its declaration before its first
-result) is checked there, and its verdict is the check's (:func:`forecast_at`); the rule's grid, every
-:data:`STEP_MONTHS` months from :data:`MIN_EARLY_MONTHS` months after the first model to :data:`END_MARGIN_MONTHS`
-months before the last (:func:`forecast_windows`), is context beside it, never in its place. The early line is the one
-engine's censored 0.9-quantile frontier (:func:`densing.trend.uncertainty.observed_trend`): no verdict where its
-doubling time's 95% interval is unbounded or its ends more than :data:`MAX_EARLY_WIDTH`-fold apart. The later models
-are placed against its band (:func:`densing.trend.rules.slope_band`, :func:`place_later`); if the law goes on, a share
-0.10 of them lies above the carried line: ``ahead`` when the Wilson 95% interval of the share above the band's upper
-edge lies above 0.10, ``behind`` when that of the share above its lower edge lies below 0.10, else ``holds``; fewer
-than :data:`MIN_LATER` later models, no verdict. The outcome (:class:`Outcome`) is a function of these counts alone.
+A table's declared ``cutoff`` (:class:`densing.registry.TrendTable`) gives the verdict (:func:`forecast_at`); the
+rule's grid of cutoffs (:func:`forecast_windows`) is context beside it. The early line (:func:`frontier_line`) gives
+no verdict where its 95% interval is unbounded or more than :data:`MAX_EARLY_WIDTH`-fold wide; the later models,
+placed against its band (:func:`place_later`), are ``ahead`` when the Wilson 95% interval of the share above the
+band's upper edge lies above 0.10 (:data:`ABOVE_SHARE`, a 0.9-quantile line's), ``behind`` when that of the share
+above its lower edge lies below 0.10, else ``holds`` (:func:`outcome_of`); fewer than :data:`MIN_LATER`, no verdict.
 """
 from __future__ import annotations
 

@@ -16,7 +16,6 @@ row", "Ceilings as bounds", "Floors as bounds") gives each step's equations and 
    undecided or precise; a judged row's draws are doubled up to :data:`DRAWS_CAP` until they say (:func:`more_draws`).
 6. **The row's state** (:func:`densing.trend.uncertainty.state_of`); the heterogeneity test is the one gate.
 7. **Influence**: each family, lab and model left out in turn (:mod:`densing.trend.influence`).
-
 """
 from __future__ import annotations
 
@@ -277,7 +276,6 @@ class RowTrend:
     model_influence: pd.DataFrame = field(repr=False, default_factory=pd.DataFrame)
     open_families: tuple = ()
     lab_influence: pd.DataFrame = field(repr=False, default_factory=pd.DataFrame)
-
     reference_labs: tuple[str, ...] = ()
     lab_weights: tuple[float, ...] = ()
     target_labs: tuple = ()

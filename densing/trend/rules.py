@@ -4,7 +4,6 @@ One registry, read by the API, the measurement, the CLI and the report; a rule's
 an optional exact leave-one-group-out update ``left_out`` (:mod:`densing.trend.influence`), is docs/extending.md's ("A
 frontier rule"). ``kind`` per point: 0 exact, +1 a lower bound (the true ln ρ ≥ y), −1 an upper bound.
 
-
 - ``quantile`` — Powell's censored q-th regression quantile (q = 0.9), bounds as bounds (:mod:`densing.trend.censored`);
   with no bounds it is Koenker–Bassett's regression quantile. The headline rule.
 - ``all`` — the Tobit (censored Gaussian) mean line over every model (:mod:`densing.trend.tobit`); with no bounds, OLS.
