@@ -56,9 +56,8 @@ def corrected_slopes(slope: float, low: float, high: float, bias: float, bias_se
 
 @dataclass(frozen=True)
 class BiasRow:
-    """One headline row's bias in worlds planted from it: ``bias`` b and ``bias_se`` s_b as fractions of the planted
-    slope (positive: too steep), their median, the 95% interval's coverage of the planted slope, and, where
-    |b| > :data:`THRESHOLD`, the corrected doubling time and interval with their coverage (else NaN)."""
+    """One headline row's bias in worlds planted from it: ``bias`` b and ``bias_se`` s_b relative to the planted slope,
+    their median, the interval's coverage, and where |b| > :data:`THRESHOLD` the corrected figures (else NaN)."""
 
     table: str
     row: str
@@ -105,9 +104,8 @@ class BiasRecord:
 
 def row_from(slope: float, low: float, high: float, *, bias: float, bias_se: float, level: float = 0.95
              ) -> dict[str, float | bool]:
-    """The corrected fields of a :class:`BiasRow` for a row of point slope ``slope`` and interval [``low``, ``high``]
-    (per day): ``corrected`` where |``bias``| > :data:`THRESHOLD`, the corrected months and interval
-    (:func:`corrected_slopes`), NaN where not corrected."""
+    """The corrected fields of a :class:`BiasRow` for point slope ``slope`` and interval [``low``, ``high``] per day
+    (:func:`corrected_slopes` where |``bias``| > :data:`THRESHOLD`, else not corrected: NaN)."""
     if abs(bias) <= THRESHOLD:
         return {"corrected": False, "corrected_months": math.nan, "corrected_months_low": math.nan,
                 "corrected_months_high": math.nan}
@@ -120,8 +118,7 @@ _NUMBERS = {f.name for f in fields(BiasRow)} - {"table", "row", "label", "fronti
 
 
 def read_bias(path: str | Path | None = None) -> BiasRecord:
-    """The record at ``path`` (None: :data:`RECORD`); an InputError naming the file and what is wrong where it is
-    missing or damaged (not JSON, a row without a field, a field of the wrong kind)."""
+    """The record at ``path`` (None: :data:`RECORD`); an InputError naming the file and its fault where damaged."""
     path = Path(RECORD if path is None else path)
     where = f"{path.name} (made by studies/headline_bias.py --write)"
     try:
@@ -188,8 +185,7 @@ def looked_up(table: str, row: str, point_months: float, path: str | Path | None
 
 
 def measurement_row(result, table: str, path: str | Path | None = None) -> BiasRow | InputError | None:
-    """:func:`looked_up` for a :class:`~densing.trend.measurement.TrendMeasurement` of the registered table ``table``
-    at its headline point; None where the headline is no set row of the table's (a given fit's benchmarks)."""
+    """:func:`looked_up` for a measurement of ``table`` at its headline point; None where the headline is no set row."""
     if not result.set_rows or result.set_rows[0].label != result.headline_set:
         return None
     return looked_up(table, result.set_rows[0].name, result.rules[result.headline_rule].doubling_time_months, path)

@@ -1,10 +1,8 @@
-"""The Densing Law by capability: one doubling time per benchmark, and per benchmark set, each under the reference
-rule of :mod:`densing.laws.eligibility` (docs/method.md, "The Densing Law by capability").
-
-- **Per benchmark** (:data:`CAPABILITY`, in registration order): its references every family the reference rule makes
-  eligible on it (:func:`densing.trend.selection.set_references`), each inverted per benchmark (the paper's eq. 4).
-- **Per set** (:attr:`densing.registry.TrendTable.sets`): a joint inversion (:mod:`densing.laws.joint`) over the set's
-  benchmarks; the headline set is the paper's (Xiao et al. 2024, §3) as far as the table carries it.
+"""The Densing Law by capability (docs/method.md, "The Densing Law by capability"): one doubling time per benchmark
+(:data:`CAPABILITY`; each reference inverted per benchmark, the paper's eq. 4) and per benchmark set
+(:attr:`densing.registry.TrendTable.sets`; a joint inversion, :mod:`densing.laws.joint`), the references those of
+:func:`densing.trend.selection.set_references`; the headline set is the paper's (Xiao et al. 2024, §3) as far as the
+table carries it.
 """
 from __future__ import annotations
 
@@ -135,8 +133,7 @@ def row_targets(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, fou
 def trend_row(name: str, label: str, capability: str, benchmarks: tuple[str, ...], targets: pd.DataFrame,
               candidates: pd.DataFrame, fits: dict, *, since: str | None, epoch: str, n_boot: int, n_boot_share: int,
               seed: int, found: dict[str, tuple[str, ...]] | None = None) -> Row:
-    """One row: its references (:func:`densing.trend.selection.set_references`, or ``found``, family → benchmarks,
-    held fixed by a caller), its common targets and the pooled trend over them, its status."""
+    """One row: its references (:func:`densing.trend.selection.set_references`, or ``found``), its pooled trend."""
     found = set_references(candidates, tuple(benchmarks)) if found is None else found
     if not found:
         return Row(name, label, capability, benchmarks, (), None, _why_none(candidates, benchmarks))
@@ -161,16 +158,14 @@ def headline_checks(members: list, head: TrendUncertainty) -> tuple:
 
 
 def calibrated(found) -> tuple:
-    """The checks as the package runs them: every check but the heterogeneity test, the one gate
-    (``studies/gate_calibration.py`` says why), is a finding: status ``reported``, never ``failed``."""
+    """The checks as run: all but the heterogeneity test (the one gate) are findings, ``reported``, never ``failed``."""
     return tuple(c if c.name == "heterogeneity" or c.status not in (checks.PASSED, checks.FAILED)
                  else replace(c, status=checks.REPORTED, finding=checks.CALIBRATED, fired=c.failed)
                  for c in found)
 
 
 def _held_out(candidates: pd.DataFrame, family: str, benchmarks: tuple[str, ...]) -> float:
-    """The family's mean held-out miss over ``benchmarks``: |z| (the held-out test of the reference rule), the relative error
-    where the candidate table has no z (the shipped table's rows of the earlier rules v1 and v2)."""
+    """The family's mean held-out |z| over ``benchmarks``, or its relative error where there is no z (rules v1, v2)."""
     rows = _held_out_columns(candidates)
     at = sorted(i for b in dict.fromkeys(benchmarks) for i in rows["at"].get((family, b), ()))
     z = rows["held_out_z"]
@@ -227,8 +222,7 @@ def budget_fits(targets: pd.DataFrame, fits: dict[tuple[str, str], ReferenceFit]
 
 def headline_set(candidates: pd.DataFrame, sets: dict | None = None
                  ) -> tuple[str, tuple[str, ...], dict[str, tuple[str, ...]], list[tuple[str, str, str]]]:
-    """(label, benchmarks, references: family → its benchmarks, the sets passed over with why) of the first set of
-    ``sets`` (default the leading table's) that has a reference; FitError when none has one."""
+    """(label, benchmarks, references, the sets passed over with why) of the first set of ``sets`` with a reference."""
     missing: list[tuple[str, str, str]] = []
     for name, (label, benchmarks) in (_tables.leading_table().sets if sets is None else sets).items():
         found = set_references(candidates, tuple(benchmarks))

@@ -126,8 +126,7 @@ def censored_quantile_lines_weighted(t, y, kind, weight, quantile: float = 0.9, 
 
 
 def _walk(t, y, kind, weight, quantile: float, start) -> tuple[np.ndarray, ...]:
-    """:func:`censored_quantile_lines_weighted`'s (A, B, pivots), and each row's vertex: the two points its line
-    passes through (the pivot and the point the last accepted rotation reached; 0 and 0 for a row with no line)."""
+    """:func:`censored_quantile_lines_weighted`'s (A, B, pivots) and each row's vertex: the two points of its line."""
     t, y, kind, weight = (np.asarray(a, float) for a in (t, y, kind, weight))
     shape = np.broadcast_shapes(t.shape, y.shape, kind.shape, weight.shape)
     shape = shape if len(shape) == 2 else (1, *shape)

@@ -139,8 +139,7 @@ def size_confounding(t, y, kind, params, families=None) -> Check:
 
 
 def under_references(found: dict[str, Check]) -> Check:
-    """One check over several candidate references: failed if it fails under any, passed if it passes under every
-    one that can test it, untestable if none can; ``across`` holds each reference's own check."""
+    """One check over several references: failed under any, passed under every one that tests it, else untestable."""
     items = list(found.items())
     if len(items) == 1:
         return items[0][1]

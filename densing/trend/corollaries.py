@@ -61,10 +61,9 @@ def compression_density(pairs: pd.DataFrame, densities: pd.DataFrame) -> pd.Data
 
 @dataclass(frozen=True, eq=False)
 class CostHalvingFit(Result):
-    """ln price(t) = A·t + B with A < 0; halving time = ln 2 / (−A) (Xiao et al. 2024, §4.1), fitted as the doubling
-    of 1/price by the one engine (:func:`densing.trend.uncertainty.observed_trend`): the envelope is the running minimum
-    of price, the quantile frontier quantile 1 − q of ln price (the cheap edge), the interval the percentile interval of
-    draws that resample the rows. ``r_squared``: the envelope's OLS R² through its points (NaN for the other rules)."""
+    """ln price(t) = A·t + B, A < 0; halving time = ln 2 / (−A) (Xiao et al. 2024, §4.1): the doubling of 1/price by
+    the one engine (:func:`densing.trend.uncertainty.observed_trend`), draws resampling the rows; ``r_squared``: the
+    envelope's OLS R² through its points (NaN for the other rules)."""
     _dict_exclude = ("excluded",)
     _level_field = "ci"  # conf_int(alpha) gives the intervals of level ``ci``
 

@@ -97,7 +97,7 @@ def fit_trend(targets: pd.DataFrame, reference=None, *, benchmarks: tuple[str, .
 
 
 def _close(name: str, known) -> str:
-    """"; close: " and the names of ``known`` closest to ``name``, or "" where none is close."""
+    """An error's hint: "; close: " and the names of ``known`` nearest ``name``, or "" where none is."""
     close = difflib.get_close_matches(name, sorted(known), n=3, cutoff=0.5)
     return f"; close: {', '.join(close)}" if close else ""
 

@@ -205,9 +205,8 @@ def fit_fixed_size(frame: pd.DataFrame, *, row: str | None = None, n_boot: int =
 def fixed_size_trend(table: pd.DataFrame, benchmarks: str | tuple[str, ...], *, row: str | None = None,
                      since: str | None = DEFAULT_EPOCH, epoch: str = DEFAULT_EPOCH, n_boot: int = 1000,
                      seed: int = 0, level: float = 0.95, complete: bool = True) -> FixedSizeFit:
-    """The fixed-size time regression of one benchmark, or of a set of benchmarks pooled with one intercept each and
-    common slopes (module docstring), on the dense models of ``table`` released on or after ``since``; a set's models
-    are its complete cases (``complete``), or every model with any of its scores (``False``: another estimand)."""
+    """The fixed-size time regression of one benchmark, or of a set pooled with one intercept each and common slopes, on
+    its complete cases (``complete``) or on every model with any of its scores (``False``: another estimand)."""
     validate(CONSTRAINTS, n_boot=n_boot, seed=seed, level=level)
     benchmarks = (benchmarks,) if isinstance(benchmarks, str) else tuple(benchmarks)
     if not benchmarks:

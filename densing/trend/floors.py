@@ -29,8 +29,7 @@ def at_floor(scores: np.ndarray, sigma: np.ndarray, chance: np.ndarray) -> np.nd
 
 
 def floor_bounds(y: np.ndarray, kind: np.ndarray, near: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """An exact density of a target at the floor enters as an upper bound at its value: the target is at most that
-    dense. Bounds and dropped densities keep their kind; ``y`` is unchanged."""
+    """An exact density of a target at the floor enters as an upper bound at its value; ``y`` is unchanged."""
     return y, np.where(near & (kind == EXACT), UPPER, kind)
 
 

@@ -109,8 +109,7 @@ class ForecastWindows(Result):
 
 
 def frontier_line(frame: pd.DataFrame, *, n_boot: int = 200, seed: int = 0) -> EarlyLine:
-    """The default early line of :func:`forecast_windows`: the censored 0.9-quantile line of ``y`` on ``t`` and its
-    slope's 95% interval, by :func:`densing.trend.uncertainty.observed_trend` (draws of the ``family`` where given)."""
+    """The default early line: the censored 0.9-quantile line and its slope's 95% interval (:func:`observed_trend`)."""
     labels = frame["model"] if "model" in frame.columns else frame.index.astype(str)
     found = observed_trend(frame["t"], frame["y"], frame["kind"], labels,
                            families=frame["family"] if "family" in frame.columns else None, n_boot=n_boot, seed=seed)

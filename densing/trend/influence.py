@@ -1,12 +1,9 @@
 """Influence on a row's pooled trend (:mod:`densing.trend.pooling`, step 7): each family, lab and model left out.
 
-Refits would be quadratic in the row's models; a removal is an update of the full solution instead, for the rules
-that declare one (:attr:`densing.trend.rules.FrontierRule.left_out`): under ``quantile`` the line is a vertex through
-two points, and only the groups that hold one of them or push one of its multipliers to its range's edge are solved
-again (:func:`densing.trend.censored.quantile_lines_left_out`); under ``envelope`` only the groups that hold a
-record-setter; a rule without an update (the Tobit line) is solved again for every group. A group is solved again as
-the refit solves it (at weight 0, from the full line), so every slope is the refits' to the bit
-(``tests/trend/test_influence.py``).
+Refits would be quadratic in the row's models; a rule that declares an update
+(:attr:`densing.trend.rules.FrontierRule.left_out`: the quantile line's vertex, the envelope's record-setters) solves
+again only the removals it does not know, a rule without one (the Tobit line) every group, each as the refit solves
+it (at weight 0, from the full line): every slope is the refits' to the bit (``tests/trend/test_influence.py``).
 """
 from __future__ import annotations
 
@@ -46,8 +43,7 @@ def influence_items(result, by: str = "family") -> tuple:
 
 
 def most_influential_model(result) -> dict:
-    """The target whose removal moves a row's point estimate most (leave one model out: a model's date or score that
-    carries the line), and the doubling time without it (months; ∞ where the line no longer rises)."""
+    """The target whose removal moves a row's point most, and the doubling time without it (months; ∞: no rise)."""
     frame = result.model_influence
     if not len(frame):
         return {"most_influential_model": "", "months_without_model": math.nan}

@@ -1,10 +1,8 @@
 """The density trend as a measurement by capability: :func:`measure_trend` is what ``densing trend`` and the report
-show. The references of a benchmark follow the reference rule (:mod:`densing.laws.eligibility`), a set's the set rule
-(:func:`densing.trend.selection.set_references`); each row is :mod:`densing.trend.pooling`'s one engine on its common
-targets (:mod:`densing.trend.capability`). The headline is the paper-like set under the censored 0.9 regression
-quantile, with the other frontier rules, its checks (:mod:`densing.trend.checks`), its sensitivity table and the
-fixed-size time regression (:mod:`densing.trend.fixed_size`) beside it; :func:`densing.runtime.executor.run` computes
-the jobs of :func:`densing.trend.plan.plan` for the sections the caller shows (:data:`densing.trend.plan.SECTIONS`).
+show: the headline (the paper-like set under the censored 0.9 regression quantile) with the other frontier rules, its
+checks (:mod:`densing.trend.checks`), its sensitivity table, the rows per benchmark and set
+(:mod:`densing.trend.capability`) and the fixed-size time regression (:mod:`densing.trend.fixed_size`), computed as
+the jobs of :func:`densing.trend.plan.plan` for the sections the caller shows.
 """
 from __future__ import annotations
 

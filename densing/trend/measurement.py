@@ -181,11 +181,9 @@ class TrendMeasurement(Result):
         return pd.DataFrame([{"check": c.name, "result": c.status, "detail": c.detail} for c in self.checks])
 
     def plot(self, kind: str = "density", *, rule: str | None = None, highlight: pd.DataFrame | None = None):
-        """The report's own figure (a plotly ``Figure``) for a notebook. ``kind``: ``"density"`` — capacity density
-        over release dates with the line ln ρmax = A·t + B of ``rule`` (default the headline rule), its slope's 95% band
-        and each model's 95% interval (Xiao et al. 2024, eq. 5), ``highlight`` a user's models placed against it
-        (``densing measure``'s rows) drawn as labelled stars; ``"size"`` — ρ against N by family; ``"benchmarks"`` —
-        the doubling time per benchmark and set with its interval, the paper's 3.3 months drawn (a forest plot)."""
+        """The report's own figure (a plotly ``Figure``) for a notebook: ``kind`` ``"density"`` (Xiao et al. 2024,
+        eq. 5: the line of ``rule``, its band, ``highlight`` a user's models as stars), ``"size"`` (ρ against N) or
+        ``"benchmarks"`` (a forest plot of the rows beside the paper's 3.3 months)."""
         return presented(self, "plot", kind, rule=rule, highlight=highlight)
 
     def __repr__(self) -> str:
@@ -215,8 +213,7 @@ class TrendMeasurement(Result):
                 if row.result is not None}
 
     def labs(self) -> dict[str, dict]:
-        """Every row's labs (``densing trend --by benchmark --format json``), by row: each reference's lab and weight,
-        each lab's weight, the targets' labs, leave one lab out (:meth:`TrendUncertainty.labs_record`)."""
+        """Every row's labs (``densing trend --by benchmark --format json``), by row: each one's ``labs_record()``."""
         return {row.name: row.result.labs_record() for row in (*self.benchmark_rows, *self.set_rows)
                 if row.result is not None}
 

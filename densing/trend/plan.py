@@ -1,11 +1,9 @@
 """The jobs of one trend measurement, declared: what each computes, from what, under which variant of the fits.
 
-Every row of ``densing trend`` — each benchmark, each set, and the headline set's sensitivity rows (every family law
-logistic in ln N; every reference at D0 = 1T) — is one :class:`RowJob`: :func:`densing.trend.capability.trend_row` on
-one :class:`Variant` of the references' fits, which a :class:`FitsJob` makes where it is not the default. The headline
-(:func:`measure_headline`: the first set of the table whose references pass the set rule, or the user's own fit) and
-the fixed-size estimator (:func:`fixed_size_estimate`) are each a :class:`ContextJob`. :func:`plan` lists the jobs of a
-:class:`Context`; :func:`densing.runtime.executor.run` computes them.
+Every row of ``densing trend`` (each benchmark, each set, and the headline set's sensitivity rows) is one
+:class:`RowJob` on one :class:`Variant` of the references' fits, which a :class:`FitsJob` makes where it is not the
+default; the headline (:func:`measure_headline`) and the fixed-size estimator are each a :class:`ContextJob`.
+:func:`plan` lists the jobs of a :class:`Context`; :func:`densing.runtime.executor.run` computes them.
 """
 from __future__ import annotations
 
@@ -32,9 +30,8 @@ from densing.trend.uncertainty import TrendUncertainty, from_row_trend
 
 @dataclass(frozen=True)
 class Variant:
-    """Which family fits a row's references use: the family law's shape (``power``, the default, or
-    ``logistic_ln_n``) and the budget ``d0`` every reference is brought to (None: each family at its own budget,
-    :func:`densing.trend.capability.budget_fits` otherwise)."""
+    """Which family fits a row's references use: the law's shape (``power`` or ``logistic_ln_n``) and the budget ``d0``
+    every reference is brought to (None: each its own; :func:`densing.trend.capability.budget_fits`)."""
 
     shape: str = "power"
     d0: float | None = None
@@ -59,12 +56,10 @@ DEFAULT = Variant()
 LOGISTIC = Variant(shape="logistic_ln_n")
 BUDGET = Variant(d0=capability.BUDGET_D0)
 
-#: The sections of a measurement beside its headline (every frontier rule's trend, the checks, the verdict: always
-#: computed), each computed only where the caller shows it: ``sensitivity`` (each reference, the other frontier rules,
-#: the headline set at one budget and under the other law shape, a given fit at other D0), ``breakpoint`` (before and
-#: after ChatGPT), ``densities`` (the lead reference's), ``rows`` (every benchmark and set, at own budgets and at one,
-#: and the fixed-size estimator), ``order_breaks`` (members that break their family's order), ``candidates`` (the
-#: candidate table over every candidate benchmark; without it, ``rows`` and ``sensitivity``: the headline set's).
+#: The sections of a measurement beside its headline (its every frontier rule, checks and verdict), each computed only
+#: where the caller shows it: ``sensitivity`` (each reference, the other rules, the other law shape, one budget),
+#: ``breakpoint`` (before and after ChatGPT), ``densities``, ``rows`` (every benchmark and set, and the fixed-size
+#: estimator), ``order_breaks``, ``candidates`` (the candidate table over every candidate benchmark).
 SECTIONS = ("sensitivity", "breakpoint", "densities", "rows", "order_breaks", "candidates")
 
 
@@ -159,8 +154,7 @@ class RowJob:
 
 @dataclass(frozen=True)
 class ContextJob:
-    """A job that reads the context alone: the headline row with its frontier rules, checks, breakpoint and densities
-    (:func:`measure_headline`), or the second estimator (:func:`fixed_size_estimate`)."""
+    """A job that reads the context alone: :func:`measure_headline` or :func:`fixed_size_estimate`."""
 
     key: str
     compute: Callable[[Context], object]
@@ -179,9 +173,7 @@ def fixed_size_estimate(c: Context) -> pd.DataFrame:
 
 def plan(c: Context) -> list:
     """The jobs of the sections in ``c.sections``, the longest first (an executor starts them in this order): the
-    headline, the variants' fits, the fixed-size estimator, the sets, the benchmarks, the sensitivity rows (``rows``:
-    every set and benchmark at own budgets and at one, and the fixed-size estimator; ``sensitivity``: the headline set
-    under the other law shape and at one budget)."""
+    headline, the variants' fits, the fixed-size estimator, the sets, the benchmarks, the sensitivity rows."""
     present = set(c.targets["benchmark"].astype(str))
     headline = c.profile.headline_set if c.fit is None else None  # a given fit: the table's headline set is a row
     rows, side = "rows" in c.sections, "sensitivity" in c.sections
@@ -210,8 +202,7 @@ SENSITIVITY_D0 = (3e11, 1e12, 3e12)
 
 @dataclass(frozen=True)
 class Headline:
-    """What :func:`measure_headline` computes: the set and its common targets, each rule's pooled trend, the checks, the
-    breakpoint, the lead reference's densities and points, each reference's own doubling time."""
+    """What :func:`measure_headline` computes (a section the context does not ask for: None)."""
 
     label: str
     benchmarks: tuple[str, ...]

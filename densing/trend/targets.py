@@ -1,8 +1,6 @@
-"""The targets of a trend: every dated model with a score and its standard error, less the reference's own models.
-
-Each score carries its standard error: the table's, else binomial from the benchmark's item count
-(:func:`densing.data.benchmarks.with_stderr`); a model without one is left out, with the reason. Below them, the dates
-of a trend as days since the epoch and the usable points of a frame of values with the rows left out and why.
+"""The targets of a trend: every dated model with a score and its standard error (the table's, else binomial from the
+item count: :func:`densing.data.benchmarks.with_stderr`), less the reference's own models; the dates of a trend as
+days since the epoch; the usable points of a frame of values, with the rows left out and why.
 """
 from __future__ import annotations
 
@@ -155,7 +153,7 @@ def parse_epoch(epoch: object) -> pd.Timestamp:
 
 @dataclass(frozen=True, eq=False)
 class Points:
-    """Usable rows: labels, release dates, days since the epoch and the fitted response y."""
+    """Usable rows: labels, release dates, values and the fitted response y with its kind."""
 
     labels: np.ndarray  # object array of str
     dates: np.ndarray  # datetime64[ns]
