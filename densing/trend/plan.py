@@ -327,8 +327,7 @@ def breakpoint(targets: pd.DataFrame, chosen: selection.CommonTargets, head: Tre
 
 
 def reference_frame(members: list, head: TrendUncertainty) -> pd.DataFrame:
-    """Each reference of the headline: its benchmarks, pooling weight, own doubling time with its interval and that
-    interval's status by the one state rule (:class:`~densing.states.JudgedInterval`), targets."""
+    """Each reference of the headline: benchmarks, weight, own doubling time and interval (its status), targets, lab."""
     lab_weight = dict(zip(head.labs, head.lab_weights))
     labs = head.reference_labs or ("",) * len(head.reference_names)
     return pd.DataFrame([{"reference": str(name), "benchmarks": ",".join(inv.benchmarks), "weight": weight,

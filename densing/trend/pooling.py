@@ -75,8 +75,7 @@ def reference_labs(common: CommonTargets) -> tuple[str, ...]:
 
 
 def reference_caps(inversion, columns: int) -> np.ndarray:
-    """The highest score each benchmark's law of ``inversion`` expresses (:func:`densing.laws.bounds.score_cap`), one per
-    score column: a joint inversion's benchmarks each their own, one fit's one cap for every column."""
+    """The highest score each benchmark's law of ``inversion`` expresses (:func:`densing.laws.bounds.score_cap`)."""
     from densing.laws.bounds import score_cap
 
     if getattr(inversion, "kind", "") == "joint":
@@ -134,9 +133,8 @@ DRAW_CELLS = 2 ** 22
 
 @dataclass(frozen=True)
 class Draws:
-    """``len`` paired draws of ``sources`` (step 3): the score noise (draws, n, B) or 0, each draw's count of every
-    target ``weight`` (draws, n), each reference's fit draws or None, and their ln ρ and kinds (R, draws, n) where
-    these fit in :data:`DRAW_CELLS` (else None: :func:`_chunks` computes them)."""
+    """``len`` paired draws of ``sources`` (step 3): score noise, counts of every target ``weight``, fit draws, and ln ρ
+    and kinds (R, draws, n) where they fit in :data:`DRAW_CELLS` (else None: :func:`_chunks` computes them)."""
 
     sources: tuple[str, ...]
     noise: np.ndarray | float = field(repr=False)
@@ -287,9 +285,8 @@ SHARE_SOURCES = ("fit", "score", "models")
 
 @dataclass(frozen=True)
 class PairedDraws:
-    """The common targets' paired draws (step 3), made once and read by every frontier rule: the first ``n_boot`` of
-    :attr:`main` and :attr:`normals` and the first ``n_boot_share`` of each source's draws are a smaller bootstrap of
-    the same kind (each draw is its own arithmetic), so the rules share common random numbers."""
+    """The common targets' paired draws (step 3), made once and read by every frontier rule: the first ``n_boot`` and
+    ``n_boot_share`` of them are a smaller bootstrap of the same kind, so the rules share common random numbers."""
 
     common: CommonTargets = field(repr=False)
     data: dict = field(repr=False)
@@ -424,8 +421,8 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
 
 def _without_bounds(rule: str, quantile: float, common: CommonTargets, data: dict, w: np.ndarray, kind0: np.ndarray,
                     bound: int, **which: bool) -> tuple[float, tuple[int, ...]]:
-    """The pooled point slope (weights ``w``) with one kind of bound left out (``ceilings=False`` or ``floors=False``
-    of :func:`_point`), and per reference the targets that this kind makes a ``bound`` (an exact density without it)."""
+    """The pooled point slope with one kind of bound left out (``ceilings=False`` or ``floors=False``), and per
+    reference the targets that kind makes a ``bound``."""
     bare, bare_kind, _ = _point(common, data, **which)
     slope = float(w @ np.ascontiguousarray(rules.frontier_lines_weighted(
         rule, data["t"], bare[:, 0], bare_kind[:, 0], np.ones(bare[:, 0].shape), data["labels"], quantile)[:, 0]))

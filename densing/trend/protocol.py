@@ -70,10 +70,9 @@ def measure_table(targets: pd.DataFrame, table: str, *, continual: bool = True, 
 
 def declared_forecast(targets: pd.DataFrame, measured, table: str, *, since, epoch: str = DEFAULT_EPOCH,
                       seed: int = 0, grid: bool = True) -> dict | None:
-    """The forecast check of ``measured``'s headline set on ``table`` (:func:`densing.trend.forecast.forecast_windows`):
-    its common targets' densities under the lead reference (own members from the others), an early line at the table's
-    declared cutoff (``declared``: its verdict is the check's) and, with ``grid``, at every cutoff of the rule's grid
-    (``cutoffs``); None where the table declares no cutoff or the measurement has no headline set."""
+    """The forecast check of ``measured``'s headline set (:func:`densing.trend.forecast.forecast_windows`) on its lead
+    reference's densities, at the table's declared cutoff (``declared``: the verdict) and, with ``grid``, at the rule's
+    grid (``cutoffs``); None where the table declares no cutoff or the measurement has no headline set."""
     cutoff = registry.table(table).cutoff
     head = measured.set_rows[0] if measured.set_rows else None
     if cutoff is None or head is None or not head.members:

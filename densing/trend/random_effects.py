@@ -81,9 +81,8 @@ def determined_ends(ends_mc: tuple, slope_low: float, slope_high: float) -> dict
 
 
 def draws_needed(ends: dict, made: int, draws_cap: int, precision_cap: int) -> int:
-    """How many draws a judged row asks for (step 5), from its ends' decisions (:func:`determined_ends`) at ``made``
-    draws: twice as many, at most ``draws_cap``, while an end is undecided; at most ``precision_cap`` while a
-    determined end is not precise; else ``made``."""
+    """How many draws a judged row asks for (step 5): twice ``made``, at most ``draws_cap``, while an end is undecided,
+    at most ``precision_cap`` while a determined end is not precise; else ``made``."""
     if any(ends[f"{end}_undecided"] for end in ("low", "high")):
         return max(made, min(2 * made, draws_cap))
     if any(ends[f"{end}_determined"] and not ends[f"{end}_precise"] for end in ("low", "high")):

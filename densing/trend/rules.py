@@ -167,8 +167,7 @@ def doubling_months(slope_per_day: float) -> float:
 
 
 def doubling_interval(slope_low: float, slope_high: float) -> tuple[float, float]:
-    """Map a slope interval [a, b] through ln2/A (decreasing for A > 0): [ln2/b, ln2/a]. a ≤ 0 < b gives an infinite
-    upper bound; b ≤ 0 gives (inf, inf): no doubling at all."""
+    """A slope interval [a, b] through ln 2/A: [ln 2/b, ln 2/a]; a ≤ 0 < b: an infinite upper end; b ≤ 0: (inf, inf)."""
     if not (math.isfinite(slope_low) and math.isfinite(slope_high)):
         return math.nan, math.nan
     return doubling_days(slope_high), doubling_days(slope_low)
@@ -176,9 +175,8 @@ def doubling_interval(slope_low: float, slope_high: float) -> tuple[float, float
 
 def slope_band(days: np.ndarray, centre: float, slope: float, intercept: float, slope_low: float,
                slope_high: float) -> tuple[np.ndarray, np.ndarray]:
-    """The band a slope interval draws around the line A·t + B over ``days``: the lines through (t̄, A·t̄ + B),
-    t̄ = ``centre``, with the slope at each finite end of [``slope_low``, ``slope_high``], their pointwise min and
-    max (the line itself where neither end is finite). It shows the slope's uncertainty, not the intercept's."""
+    """The band of a slope interval around the line A·t + B over ``days``: the pointwise min and max of the lines
+    through (t̄, A·t̄ + B), t̄ = ``centre``, with each finite end's slope (the line itself without one)."""
     level = slope * centre + intercept
     lines = [level + s * (days - centre) for s in (slope_low, slope_high) if math.isfinite(s)]
     if not lines:

@@ -47,9 +47,8 @@ class CommonTargets:
 
 def common_targets(targets: pd.DataFrame, inversions, *, since: str | None, epoch: str = DEFAULT_EPOCH,
                   until: str | None = None) -> CommonTargets:
-    """The row's targets (complete cases on its benchmarks, dated, with standard errors) and each reference's own models.
-
-    Every inversion must invert the same benchmarks (the common targets of a row): an InputError otherwise."""
+    """The row's targets (complete cases on its benchmarks, dated, with standard errors) and each reference's own
+    models; every inversion must invert the same benchmarks (an InputError otherwise)."""
     inversions = tuple(inversions)
     if not inversions:
         raise InputError("references: a row needs at least one reference")
@@ -87,8 +86,7 @@ def _complete(dated: pd.DataFrame, benchmarks: tuple[str, ...]) -> np.ndarray:
 
 
 def _left_out(labels: np.ndarray, incomplete: np.ndarray, failing: np.ndarray, screened: np.ndarray) -> pd.DataFrame:
-    """The models a row leaves out, each once with its first reason: the ``incomplete`` rows of the screened table
-    (a score missing), then the screened-out ``failing`` ones with their reasons; ``labels``: the table's models."""
+    """The models a row leaves out, each once with its first reason: ``incomplete``, then screened-out ``failing``."""
     names = labels[np.concatenate([incomplete, failing])]
     reasons = np.concatenate([np.full(incomplete.size, "a score missing on the row's benchmarks", dtype=object),
                               np.asarray(screened[failing], dtype=object)])

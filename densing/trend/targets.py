@@ -47,8 +47,8 @@ def _score_matrix(targets: pd.DataFrame, benchmarks: tuple[str, ...], metric, re
 @per_table
 def _screened(targets: pd.DataFrame, benchmarks: tuple[str, ...], metric, require: str, since, until, epoch: str
               ) -> tuple[pd.DataFrame, np.ndarray]:
-    """The score matrix dated (``t``) and each row's reason to leave it out other than being a reference's own model
-    ("" where none): once per table, benchmarks and window inside :func:`densing.runtime.memo.same_tables`."""
+    """The score matrix dated (``t``) and each row's reason to leave it out ("" where none), once per table, benchmarks
+    and window inside ``same_tables``."""
     rows = _score_matrix(targets, benchmarks, metric, require)  # read only: the rows kept are a copy
     if rows.empty:
         raise InputError(f"targets: no model has {'a score' if require == 'any' else 'scores'} on "
@@ -232,8 +232,7 @@ def days_since(dates: np.ndarray, epoch: pd.Timestamp) -> np.ndarray:
 
 
 def check_window(targets: pd.DataFrame, since, *, name: str = "targets") -> None:
-    """An InputError naming the filter and how many models it removed when the table ``name`` has no model left once
-    the window is applied: no release date at all, or every dated model released before ``since``."""
+    """An InputError naming the filter and the models it removed where no model of ``name`` is left in the window."""
     models = targets.groupby(targets["model"].astype(str), sort=False)
     dates = pd.to_datetime(models["release_date"].max()) if "release_date" in targets.columns else None
     if dates is None or dates.notna().sum() == 0:

@@ -60,9 +60,8 @@ def reasons_of(result) -> tuple:
 
 @dataclass(frozen=True)
 class TrendUncertainty(Result):
-    """Point line ln ρ = A·t + B (t in days since ``epoch``), the slope's full-uncertainty interval, and each source's
-    share. ``frontier_models``: the points the line goes through under the lead reference (the envelope's
-    record-setters; every usable model for the other rules), ``r_squared`` the envelope's OLS R² through them."""
+    """Point line ln ρ = A·t + B (t in days since ``epoch``), the slope's full-uncertainty interval, each source's
+    share; ``frontier_models``: the lead reference's points the line goes through, ``r_squared`` the envelope's R²."""
 
     rule: str
     inversion: str
@@ -228,8 +227,7 @@ class TrendUncertainty(Result):
 
 
 def _by_move(items) -> list:
-    """Leave-one-out items, the largest move first (a removal that leaves no rising line, an infinite or undefined
-    estimate, moves most; equal moves in the items' order)."""
+    """Leave-one-out items, the largest move first (a removal leaving no rising line moves most; ties in order)."""
     return sorted(items, key=lambda item: -(abs(item.move_months) if not math.isnan(item.move_months) else math.inf))
 
 
@@ -264,9 +262,8 @@ def trend_uncertainty(models: pd.DataFrame, reference, *, d0: float | None = Non
 
 
 class Observed:
-    """Values already on the trend's scale (ln ρ with its kind, or −ln price) standing where an inversion stands: no
-    law, fit draws or score noise, so their draws are only the families; its "benchmarks" are ``score:y`` and
-    ``score:kind``."""
+    """Values already on the trend's scale (ln ρ and kind, or −ln price) standing as an inversion: no law, fit draws or
+    score noise, so their draws are the families only; its "benchmarks" are ``score:y`` and ``score:kind``."""
 
     name = "observed values"
     reference = ReferenceName(name)
