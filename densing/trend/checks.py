@@ -109,10 +109,9 @@ def size_dependence(frame: pd.DataFrame, level: float = 0.95, margin: float = SI
 
 def size_confounding(t, y, kind, params, families=None) -> Check:
     """The size coefficient β_N of ln ρ_i = β₀ + β_t·t_i + β_N·ln N_i + ε_i by OLS on the exact densities
-    (:func:`cluster_ols`, 95% interval on Student's t with G − 1 df): fails only when the interval excludes 0 *and*
-    |β̂_N| > :data:`SIZE_SLOPE_MARGIN`; untestable with fewer than :data:`MIN_SIZE_CONFOUNDING_MODELS` exact densities
-    or one size. ``t`` days, ``y`` ln ρ (or its bound), ``kind`` 0/+1/−1 (NaN dropped), ``params`` N, ``families``
-    (optional) the cluster of each model (each model its own cluster where None: HC-type errors)."""
+    (:func:`cluster_ols` by ``families``, else by model; t on G − 1 df): fails only when its 95% interval excludes 0
+    *and* |β̂_N| > :data:`SIZE_SLOPE_MARGIN`; untestable with fewer than :data:`MIN_SIZE_CONFOUNDING_MODELS` exact
+    densities or one size. ``kind`` 0/+1/−1 (NaN dropped)."""
     t, y, kind, params = (np.asarray(a, float) for a in (t, y, kind, params))
     from densing.trend.targets import family_clusters
 

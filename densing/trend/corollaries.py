@@ -24,8 +24,7 @@ from densing.validation import INTERVAL_DRAWS, Interval, validate_params
 def compression_density(pairs: pd.DataFrame, densities: pd.DataFrame) -> pd.DataFrame:
     """Density of each compressed model against its parent (Xiao et al. 2024, §4.2): ``pairs`` has ``compressed_model,
     parent_model, method``, ``densities`` ``model`` and ``density`` (censored or non-positive: unknown). One row per
-    pair: ``compressed_density``, ``parent_density``, ``density_ratio`` = ρ_compressed / ρ_parent,
-    ``density_increased`` (ratio > 1; missing where a density is unknown) and ``note`` naming a missing density."""
+    pair with both densities, ``density_ratio`` = ρ_compressed / ρ_parent, ``density_increased`` and a ``note``."""
     if not isinstance(pairs, pd.DataFrame):
         raise InputError(f"pairs: expected a pandas DataFrame, got {type(pairs).__name__}")
     needed = ["compressed_model", "parent_model", "method"]

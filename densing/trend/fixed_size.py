@@ -91,9 +91,8 @@ _NUMBERS = tuple(f.name for f in FixedSizeFit.__dataclass_fields__.values() if f
 def score_rows(table: pd.DataFrame, benchmark: str, since: str | None = DEFAULT_EPOCH,
                epoch: str = DEFAULT_EPOCH) -> tuple[pd.DataFrame, int, int]:
     """(rows, at floor, at ceiling): ``model``, ``family`` (the model where none), ``benchmark``, ``log_params``,
-    ``years`` (since ``epoch``), ``logit`` = logit((S − d)/(1 − d)) of each dense model (no ``active_params``)
-    released on or after ``since`` with a score on ``benchmark`` strictly inside (d, 1), and how many scores were at or
-    below d or at 1; once per table, benchmark and window inside ``same_tables`` (shared)."""
+    ``years`` and ``logit`` = logit((S − d)/(1 − d)) of each dense model released since ``since`` with S in (d, 1)
+    on ``benchmark``, and how many scores were at or below d or at 1; once per table inside ``same_tables``."""
     require_columns(table, ("model", "benchmark", "metric", "value", "params", "release_date"), "fixed-size regression")
     chance = CHANCE_LEVELS.get(benchmark)
     if chance is None:
@@ -126,11 +125,9 @@ _CONDITION = 1e10
 
 
 def _rates(x: np.ndarray, y: np.ndarray, groups: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
-    """Family cluster bootstrap of the rate A = β_t/β_N (−inf where a draw's β_N ≤ 0).
-
-    Draw k resamples the G families with replacement, family g c_kg times; its OLS solves the normal equations
-    (Σ_g c_kg·X_gᵀX_g)·β = Σ_g c_kg·X_gᵀy_g, every draw at once, the size and date columns centred; a draw whose
-    equations are ill-conditioned (a benchmark's intercept with no family drawn) by least squares on its rows."""
+    """Family cluster bootstrap of the rate A = β_t/β_N (−inf where a draw's β_N ≤ 0): draw k counts family g c_kg times
+    and solves (Σ_g c_kg·X_gᵀX_g)·β = Σ_g c_kg·X_gᵀy_g, all draws at once (size and date centred); an ill-conditioned
+    draw (a benchmark's intercept with no family drawn) by least squares on its rows."""
     rng = np.random.default_rng(seed)
     count = int(groups.max() + 1)
     members = [np.flatnonzero(groups == g) for g in range(count)]

@@ -125,9 +125,8 @@ def outcome_of(n_later: int, above_band_low: int, above_band_high: int) -> Outco
 
 
 def place_later(y: np.ndarray, kind: np.ndarray, edges: list[np.ndarray]) -> tuple[int, list[int]]:
-    """(later models every edge places, the count of them above each edge): an exact point or a lower bound above an
-    edge is above it, an exact point or an upper bound at or below it is below it; any other bound is undecided, and a
-    model undecided against any edge is counted against none (every count is out of the same models)."""
+    """(later models every edge places, the count above each edge): exact points and lower bounds above an edge are
+    above it, exact points and upper bounds at or below it below; one undecided against any edge counts against none."""
     above_kinds, below_kinds = (kind == EXACT) | (kind == LOWER), (kind == EXACT) | (kind == UPPER)
     aboves = [(y > edge) & above_kinds for edge in edges]
     placed = np.logical_and.reduce([above | ((y <= edge) & below_kinds) for above, edge in zip(aboves, edges)])
@@ -178,10 +177,9 @@ def forecast_at(frame: pd.DataFrame, cutoff: str, *, row: str = "", epoch: str =
 def forecast_windows(frame: pd.DataFrame, *, row: str = "", epoch: str = DEFAULT_EPOCH, fit=None,
                      n_boot: int = 200, seed: int = 0, declared: str | None = None, grid: bool = True
                      ) -> ForecastWindows:
-    """The forecast check at every cutoff of the rule (module docstring): ``frame`` has one row per model with ``t``
-    (days since ``epoch``), ``y`` (ln ρ or its bound) and ``kind``; ``fit`` maps the early models' frame to an
-    :class:`EarlyLine` (default :func:`frontier_line`). ``declared``: the table's cutoff (:func:`forecast_at`); with it
-    the grid may be empty (or skipped: ``grid`` False), without it a grid too short is an InputError."""
+    """The forecast check at every cutoff of the rule: ``frame`` one row per model with ``t`` (days since ``epoch``),
+    ``y`` and ``kind``; ``fit`` the early line (default :func:`frontier_line`); ``declared`` the table's cutoff
+    (:func:`forecast_at`): with it the grid may be empty (``grid`` False: none), without it an empty grid is refused."""
     frame = _usable(frame, row)
     fit = fit or (lambda early: frontier_line(early, n_boot=n_boot, seed=seed))
     first, last = float(frame["t"].min()), float(frame["t"].max())

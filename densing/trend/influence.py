@@ -56,10 +56,9 @@ def most_influential_model(result) -> dict:
 
 
 def open_draws(data: dict, counts: np.ndarray, combined: np.ndarray) -> tuple:
-    """What the draws with no rising line (a pooled slope ≤ 0, opening the interval's upper end) have in common:
-    ``(n_open, n_draws, lacking, holding)``, the families they lack and hold most beyond all draws' shares, each as
-    ``(family, share of the open draws, share of all draws)``; ``()`` where none is open. ``counts``: each draw's count
-    of every target (K, n) (step 3): a family is held by a draw that counts it."""
+    """What the draws with no rising line (opening the interval's upper end) have in common: ``(n_open, n_draws,
+    lacking, holding)``, the families they lack and hold most beyond all draws', each ``(family, share open, share
+    all)``; ``()`` where none is open. ``counts``: each draw's count of every target (K, n)."""
     shut = ~(combined > 0) & np.isfinite(combined)
     if not shut.any():
         return ()
@@ -87,9 +86,8 @@ def frontier_slopes(rule: str, quantile: float, data: dict, y: np.ndarray, kind:
 def family_influence(rule: str, quantile: float, data: dict, y: np.ndarray, kind: np.ndarray, w: np.ndarray,
                      starts, *, by: str = "family") -> pd.DataFrame:
     """Leave one family out (Incompressible Knowledge Probes, arXiv 2604.24827): per family, the pooled point slope
-    Σ_r w_r·A_r with its targets left out of every reference's line (references and weights kept); ``by="lab"``: each
-    lab's targets together, ``by="model"``: each target alone. ``y``, ``kind`` (R, n) the point densities, ``starts``
-    (R, 2) the point lines; columns ``family`` (the lab or model), ``n_models``, ``slope_per_day`` (the refit's)."""
+    Σ_r w_r·A_r without its targets (references and weights kept); ``by="lab"``: each lab's targets, ``by="model"``:
+    each target. ``y``, ``kind`` (R, n) the point densities, ``starts`` (R, 2) the point lines."""
     labels = data["labels"]
     clusters = {"family": data["clusters"], "lab": data.get("lab_clusters")}.get(by)
     clusters = np.arange(len(labels)) if clusters is None else clusters

@@ -102,9 +102,8 @@ class TrendMeasurement(Result):
 
     @validate_params({"by": [Options(("rule", "benchmark"))]})
     def to_frame(self, by: str = "rule") -> pd.DataFrame:
-        """The measurement as one table (``densing trend [--by benchmark] --format csv``): ``by="rule"``,
-        :meth:`table` with the headline's set, references, D0, status and verdict on every row; ``by="benchmark"``,
-        :meth:`by_benchmark` and :meth:`by_benchmark_at_budget` (``variant`` says which, ``headline`` marks its row)."""
+        """The measurement as one table (``--format csv``): ``by="rule"``, :meth:`table` with the headline's fields on
+        every row; ``by="benchmark"``, :meth:`by_benchmark` and :meth:`by_benchmark_at_budget` (``variant``: which)."""
         if by == "rule":
             frame = self.table()
             return frame.assign(headline=frame["rule"] == self.headline_rule, set=self.headline_set,

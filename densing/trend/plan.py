@@ -81,9 +81,8 @@ def sections(value) -> frozenset:
 
 @dataclass
 class Context:
-    """What every job reads: the checked target table, the reference rule's candidates and eligible fits, the options.
-    ``fits`` grows as rows fit a set's references (one fit per family and benchmark, the same wherever it is made);
-    ``eligible`` is the eligible fits before any row ran (the budget variant refits those)."""
+    """What every job reads: the checked table, the candidates and eligible fits, the options; ``fits`` grows as rows
+    fit a set's references (one fit per family and benchmark), ``eligible`` keeps them as they were (the budget's)."""
 
     targets: pd.DataFrame
     candidates: pd.DataFrame
@@ -268,9 +267,8 @@ SIDE_SHARE_DRAWS = 25
 
 
 def by_rule(chosen: selection.CommonTargets, *, n_boot: int, n_boot_side: int, seed: int, epoch: str):
-    """The headline's pooled trend under every frontier rule: the headline rule with ``n_boot`` draws and
-    ``n_boot_side // 2`` of each source alone, every other rule with the first ``n_boot_side`` (≤ ``n_boot``) of the
-    same paired draws and :data:`SIDE_SHARE_DRAWS` of each source's: rules differ by their lines, not their draws."""
+    """The headline's pooled trend under every frontier rule, the others on the first ``n_boot_side`` of the same paired
+    draws and :data:`SIDE_SHARE_DRAWS` of each source's: rules differ by their lines, not their draws."""
     found: dict[str, TrendUncertainty] = {}
     errors: dict[str, str] = {}
     head_share = n_boot_side // 2

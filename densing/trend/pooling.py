@@ -99,9 +99,8 @@ def _ceiling_bounds(y: np.ndarray, kind: np.ndarray, near: np.ndarray) -> tuple[
 def _family_weights(clusters: np.ndarray, count: int, rng: np.random.Generator,
                     labs: np.ndarray | None = None) -> np.ndarray:
     """``count`` two-stage cluster bootstrap draws as counts per target, (count, n) (step 3; Davison & Hinkley 1997,
-    §3.8): the L labs drawn with replacement, then for each draw of lab l its F_l families (lab l drawn c times: its
-    families' counts ~ Multinomial(c·F_l, 1/F_l)), every member counted once per draw of its family. ``labs`` None,
-    or every lab one family: the one-stage family bootstrap, the same random numbers and counts."""
+    §3.8): the L labs with replacement, then for lab l drawn c times its families ~ Multinomial(c·F_l, 1/F_l), every
+    member counted once per draw of its family; ``labs`` None (or one family a lab): the one-stage family bootstrap."""
     groups = int(clusters.max()) + 1 if clusters.size else 0
     labs = np.arange(groups)[clusters] if labs is None else labs
     first = np.unique(clusters, return_index=True)[1]

@@ -158,15 +158,13 @@ def pool_slopes(points: np.ndarray, draws: np.ndarray) -> Pooled:
 
 
 def pool_by_lab(points: np.ndarray, draws: np.ndarray, labs: np.ndarray) -> Pooled:
-    """Pool ``points`` (R,) with paired ``draws`` (R, K) whose references belong to ``labs`` (R,: each reference's lab
-    code, numbered 0 … L − 1 in order of first appearance): labs, not references, are the units the random-effects model pools and tests (step 4).
+    """Pool ``points`` (R,) with paired ``draws`` (R, K) by lab (``labs``: each reference's lab code, 0 … L − 1 by first
+    appearance): labs, not references, are the units the random-effects model pools and tests (step 4).
 
-    Within lab l, its references' slopes are one estimate of that lab's recipes, A_l = Σ_r v_r·A_r with
-    v_r ∝ 1/Σ_rr over the lab's references (inverse variance; the same paired draws give A_l^(k)); their spread is not
-    independent evidence, so no τ enters within a lab. Across the L labs, :func:`pool_slopes` on (A_l, A_l^(k)):
-    Q on L − 1 degrees of freedom (0 with one lab: agreement across labs is not testable), τ² between labs, lab
-    weights W_l ∝ 1/(Σ_ll + τ²). Each reference's weight is W_l·v_r, so the pooled slope is Σ_r W_l·v_r·A_r.
-    With one reference a lab this is :func:`pool_slopes` exactly, to the bit."""
+    Within lab l, A_l = Σ_r v_r·A_r with v_r ∝ 1/Σ_rr over its references (the same paired draws give A_l^(k)); their
+    spread is not independent evidence, so no τ enters within a lab. Across the labs, :func:`pool_slopes` on
+    (A_l, A_l^(k)): Q on L − 1 df (0 with one lab), τ² between labs, W_l ∝ 1/(Σ_ll + τ²); each reference's weight is
+    W_l·v_r, the pooled slope Σ_r W_l·v_r·A_r. With one reference a lab this is :func:`pool_slopes`, to the bit."""
     a = np.asarray(points, float)
     labs = np.asarray(labs, dtype=np.intp)
     count = int(labs.max()) + 1 if labs.size else 0

@@ -143,14 +143,11 @@ def reference_targets(inversion, frame: pd.DataFrame) -> CommonTargets:
 
 def set_references(candidates: pd.DataFrame, benchmarks: tuple[str, ...], *, strict: bool = False
                    ) -> dict[str, tuple[str, ...]]:
-    """The reference families of a row under the common targets: family → the row's benchmarks (all of them).
-
-    One benchmark: the families the reference rule makes eligible on it (:mod:`densing.laws.eligibility`). A set of B
-    benchmarks (docs/method.md, "A set's references"): a family that passes R1, R2, R3 and R2s on **every** benchmark
-    of the set, R4r and R4s on **at least one**, and whose largest member the refits without it predict within noise
-    on the set jointly, Σ_b z_b² ≤ χ²(B) at 0.95 (R5z over the set; z_b the reference rule's held-out test on b).
-    ``strict=True``: the reference rule's eligibility on every benchmark of the set (a labelled variant).
-    """
+    """The reference families of a row under the common targets: family → the row's benchmarks (all of them). One
+    benchmark: the families the reference rule makes eligible on it. A set of B benchmarks (docs/method.md, "A set's
+    references"): a family that passes R1, R2, R3 and R2s on **every** benchmark, R4r and R4s on **at least one**, and
+    whose largest member the refits without it predict within noise jointly, Σ_b z_b² ≤ χ²(B) at 0.95 (R5z over the
+    set); ``strict=True``: the reference rule on every benchmark of the set (a labelled variant)."""
     from scipy.special import gammaincinv  # χ²'s quantile 2·P⁻¹(B/2, p) (what scipy.stats.chi2.ppf computes)
 
     columns = _rule_columns(candidates)

@@ -243,11 +243,10 @@ def _moves_frame(items) -> pd.DataFrame:
 def trend_uncertainty(models: pd.DataFrame, reference, *, d0: float | None = None, rule: str = "quantile",
                       quantile: float = 0.9, n_boot: int = 1000, n_boot_share: int = 300, level: float = 0.95,
                       seed: int = 0, epoch: str = DEFAULT_EPOCH) -> TrendUncertainty:
-    """The trend over given targets under one reference, every source of uncertainty carried (the one engine on
-    :func:`densing.trend.selection.reference_targets`). ``models``: one row per target with ``model``, ``params``,
-    ``t`` (days since ``epoch``), optionally ``family``, and ``score:<b>``, ``stderr:<b>`` (or ``score`` and ``stderr``
-    for one benchmark). ``reference``: an inversion or a :class:`ReferenceFit` (per benchmark at ``d0``).
-    ``n_boot_share = 0`` skips the shares (NaN). The targets' checks are the caller's."""
+    """The trend over given targets under one reference (:func:`densing.trend.selection.reference_targets`): ``models``
+    one row per target with ``model``, ``params``, ``t`` (days since ``epoch``), optionally ``family``, and
+    ``score:<b>``, ``stderr:<b>`` (or ``score``, ``stderr``); ``reference`` an inversion or a :class:`ReferenceFit`
+    (at ``d0``). ``n_boot_share = 0`` skips the shares (NaN). The targets' checks are the caller's."""
     inversion = as_inversion(reference, d0)
     benchmarks = inversion.benchmarks
     if not all(f"score:{b}" in models.columns for b in benchmarks):  # one benchmark's plain score and stderr columns
@@ -282,9 +281,8 @@ class Observed:
 
 def observed_trend(t, y, kind, labels, *, families=None, labs=None, rule: str = "quantile", quantile: float = 0.9,
                    n_boot: int = 1000, level: float = 0.95, seed: int = 0, epoch: str = DEFAULT_EPOCH) -> TrendUncertainty:
-    """The trend of given values (t days since ``epoch``, y, kind; ``labels``, ``families`` (default each point its
-    own), ``labs`` (default :func:`densing.data.labs.lab_of` each family)): the one engine on :class:`Observed` values,
-    whose draws resample the labs, then the families within them."""
+    """The one engine on :class:`Observed` values (t days since ``epoch``, y, kind), draws resampling ``labs`` (default
+    each family's lab), then ``families`` within them (default each point its own)."""
     t, y, kind = (np.asarray(a, float) for a in (t, y, kind))
     frame = pd.DataFrame({"model": np.asarray(labels).astype(str), "params": np.nan, "t": t, "score:y": y,
                           "stderr:y": 0.0, "score:kind": kind, "stderr:kind": 0.0})
