@@ -34,15 +34,13 @@ SAME_POINT = 1e-3
 
 def corrected_slopes(slope: float, low: float, high: float, bias: float, bias_se: float, level: float = 0.95
                      ) -> tuple[float, float, float]:
-    """(Ã, L̃, H̃) per day: the slope ``slope`` = Â and its interval [``low``, ``high``] corrected for the relative bias
-    ``bias`` = b with Monte Carlo standard error ``bias_se`` = s_b (Efron & Tibshirani 1993, §10.6, the bias correction
-    θ̄ = θ̂ − bias in ratio form, the bias taken as proportional to the slope)::
+    """(Ã, L̃, H̃) per day: ``slope`` = Â and its interval [``low``, ``high``] corrected for the relative bias
+    ``bias`` = b of Monte Carlo error ``bias_se`` = s_b (Efron & Tibshirani 1993, §10.6, in ratio form)::
 
-        Ã = Â/(1 + b)  (doubling time (1 + b)·ln 2/Â),   s = s_b/(1 + b)  (the delta method on ln(1 + b)),
-        L̃ = L/(1 + b)·exp(−z·s·sgn L),   H̃ = H/(1 + b)·exp(+z·s·sgn H),
+        Ã = Â/(1 + b),   L̃ = L/(1 + b)·exp(−z·s·sgn L),   H̃ = H/(1 + b)·exp(+z·s·sgn H),   s = s_b/(1 + b)
 
-    z the standard normal quantile of ``level`` (1.96 at 95%): each end moves outward, and an end at or below zero (a
-    doubling time not determined) stays there."""
+    (s by the delta method on ln(1 + b)), z the normal quantile of ``level``: each end moves outward, and an end at or
+    below zero (a doubling time not determined) stays there."""
     if not (math.isfinite(bias) and bias > -1.0 and math.isfinite(bias_se) and bias_se >= 0.0):
         raise InputError(f"bias correction: expected a finite bias above -1 and a finite standard error at or above 0, "
                          f"got bias {bias!r} and standard error {bias_se!r}")

@@ -191,11 +191,10 @@ BUDGET_D0 = 1e12
 
 def budget_fits(targets: pd.DataFrame, fits: dict[tuple[str, str], ReferenceFit], *, d0: float = BUDGET_D0,
                 seed: int = 0) -> tuple[dict[tuple[str, str], ReferenceFit], dict[str, str]]:
-    """(fits keyed as ``fits``, {reference: what was left out or why it was dropped}): each reference fit refitted
-    at one budget ``d0`` (the budget sensitivity). A member of N parameters trained on D tokens has the size N' with
-    L(N', D0) = L(N, D), L(N, D) = E + A·N^-α + B·D^-β a published law (:mod:`densing.laws.forms`: Hoffmann et al.
-    2022); the family law S(N') is refitted by likelihood over those sizes (the same pooled dispersion). A member with
-    no such N' is left out and named; a reference left with fewer than 3 sizes is dropped."""
+    """(fits keyed as ``fits``, {reference: what was left out or why it was dropped}): each reference fit refitted at
+    one budget ``d0``: a member of N parameters on D tokens has the size N' with L(N', D0) = L(N, D) under a published
+    law, L = E + A·N^-α + B·D^-β (:mod:`densing.laws.forms`: Hoffmann et al. 2022), and the family law S(N') is
+    refitted by likelihood (the same dispersion); a reference left with fewer than 3 sizes is dropped."""
     law = LOSS_LAWS["hoffmann_2022"]
     out: dict[tuple[str, str], ReferenceFit] = {}
     notes: dict[str, str] = {}

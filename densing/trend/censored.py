@@ -39,12 +39,10 @@ def _costs(kind: np.ndarray, weight: np.ndarray, quantile: float) -> tuple[np.nd
 
 def _cost_and_check(t, y, above, below, slope, intercept, pivot, other, scale) -> tuple[np.ndarray, np.ndarray]:
     """(value, optimal) of each row's line through its points ``pivot`` (p) and ``other`` (q): Powell's objective
-    Σ_i above_i·max(r_i, 0) + below_i·max(−r_i, 0), r = y − (A·t + B) (``below`` passed negated), and whether the
-    vertex is certified as the unique minimum by its optimality condition: with g_i = above_i where r_i > 0 and
-    −below_i where r_i < 0, 0 is a subgradient iff multipliers λ_p ∈ [−below_p, above_p] and λ_q ∈ [−below_q, above_q]
-    solve Σ_{i≠p,q} g_i·(t_i, 1) + λ_p·(t_p, 1) + λ_q·(t_q, 1) = 0. Certified where both lie inside their ranges by more
-    than the sums' rounding (``scale``: per row Σ_i (above_i + below_i), Σ_i (above_i + below_i)·|t_i| and
-    max_i |y_i|) and no other point lies on the line within rounding."""
+    Σ_i above_i·max(r_i, 0) + below_i·max(−r_i, 0), r = y − (A·t + B) (``below`` negated), and whether the vertex is
+    certified the unique minimum: with g_i = above_i where r_i > 0, −below_i where r_i < 0, 0 is a subgradient iff
+    λ_p ∈ [−below_p, above_p] and λ_q ∈ [−below_q, above_q] solve Σ_{i≠p,q} g_i·(t_i, 1) + λ_p·(t_p, 1) + λ_q·(t_q, 1)
+    = 0; certified where both lie inside by more than the sums' rounding (``scale``) and no other point is on it."""
     rows = np.arange(len(slope))
     residual = y - (slope[:, None] * t + intercept[:, None])
     g = np.where(residual > 0, above, below)
@@ -67,15 +65,11 @@ def _cost_and_check(t, y, above, below, slope, intercept, pivot, other, scale) -
 
 
 def _rotate(t, y, above, below, out, pivot: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The best line through each row's ``pivot`` point: (A, B, the other point it passes through).
-
-    Along the lines through p (slope A), point i's residual is d_i·(s_i − A), d_i = t_i − t_p, so its term is
-    up_i·max(s_i − A, 0) + down_i·max(A − s_i, 0) with (up, down) = |d_i|·(above, below) for d_i > 0 and
-    |d_i|·(below, above) for d_i < 0. The sum's derivative in A, Σ_{s_i < A} down_i − Σ_{s_i > A} up_i, first
-    reaches 0 at the s_(k) where the cumulative (up + down) of the sorted s reaches Σ up: that slope is the best
-    (the smallest such where the minimum is flat). A point that does not count (``out``; its above and below are 0)
-    or has p's date (|d_i| = 0) does not move: its s is +inf, which sorts last, and it weighs nothing. ``t`` is one
-    row of dates (n,) or one per row."""
+    """The best line through each row's ``pivot`` point: (A, B, the other point it passes through). Along the lines
+    through p, point i's term is up_i·max(s_i − A, 0) + down_i·max(A − s_i, 0), s_i = (y_i − y_p)/(t_i − t_p),
+    (up, down) = |d_i|·(above, below) for d_i = t_i − t_p > 0 and |d_i|·(below, above) for d_i < 0; the sum's
+    derivative Σ_{s_i < A} down_i − Σ_{s_i > A} up_i first reaches 0 at the s_(k) where the cumulative (up + down) of
+    the sorted s reaches Σ up. A point that does not count (``out``) or has p's date gets s = +inf and no weight."""
     count, n = y.shape
     rows = np.arange(count)
     flat = rows * n

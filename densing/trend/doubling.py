@@ -43,21 +43,17 @@ def fit_trend(targets: pd.DataFrame, reference=None, *, benchmarks: tuple[str, .
     """→ TrendUncertainty: the doubling time ln 2 / A of ln ρmax = A·t + B over ``targets`` against ``reference``.
 
     ``targets``: a tidy score table (``model, benchmark, metric, value, params, release_date``, optionally ``stderr``
-    and ``family``), such as ``densing.read_results("results/public_models.csv")``, checked as a table file is
-    (:func:`densing.data.schema.table_argument`). ``reference``:
-
-    - ``None`` (default): the headline's references, as ``densing trend`` chooses them, inverted jointly and pooled;
-    - a family name (``"Llama-3.1"``): that family fitted per benchmark at its own budget on ``benchmarks`` (names, or
-      one string; default: those the reference rule makes it a reference of the headline's set on), inverted jointly;
-    - a :class:`~densing.laws.reference_fit.ReferenceFit` (inverted per benchmark at ``d0``, default its own D0), a
-      fit file, or a shipped fit's short name (``"llama-3.1_mmlu"``, as the CLI's ``--fit``), or several family fits
-      of one family (a list or a mapping: inverted jointly);
-    - an inversion (:class:`~densing.laws.inversion.PerBenchmark`, :class:`~densing.laws.inversion.Joint`).
+    and ``family``), such as ``densing.read_results("results/public_models.csv")``, checked as a table file is.
+    ``reference``: ``None`` (default), the headline's references, as ``densing trend`` chooses them, pooled; a family
+    name (``"Llama-3.1"``), that family fitted per benchmark at its own budget on ``benchmarks`` (default those the
+    reference rule makes it a reference of the headline's set on), inverted jointly; a
+    :class:`~densing.laws.reference_fit.ReferenceFit` (per benchmark at ``d0``, default its own D0), a fit file or a
+    shipped fit's short name (``"llama-3.1_mmlu"``), or several fits of one family (a list or a mapping: jointly); an
+    inversion (:class:`~densing.laws.inversion.PerBenchmark`, :class:`~densing.laws.inversion.Joint`).
 
     ``rule``: ``quantile`` (the headline's), ``envelope`` or ``all``. ``n_boot``/``seed``: the draws of the interval;
-    ``n_boot_share``: the draws of each source alone (0 skips the shares). The result's ``status`` ("measured",
-    "bounded: why" or "not measured: why") is the headline's when every argument is the CLI's default.
-    """
+    ``n_boot_share``: the draws of each source alone (0 skips the shares). With the CLI's defaults the result's
+    ``status`` is the headline's."""
     rules.get(rule)
     if benchmarks is not None:
         benchmarks = as_names(benchmarks, "benchmarks")

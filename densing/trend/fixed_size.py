@@ -7,11 +7,9 @@ chance is linear in ln N + A·t:
     z = logit((S − d)/(1 − d)) = β₀ + β_N·ln N + β_t·t,    A = β_t / β_N,
     doubling time = ln 2 / A = ln 2 · β_N / β_t
 
-d the benchmark's chance level (:data:`densing.data.benchmarks.CHANCE_LEVELS`); under a law whose logit is not linear
-in ln N, β_N is the average local slope over the models' sizes, to first order. The test of the law by a fixed-size
-time regression of the Incompressible Knowledge Probes (arXiv 2604.24827, ``19PINE-AI/ikp``); docs/method.md ("A
-second estimator") gives the rows it fits and its results. OLS with errors clustered by family
-(:func:`densing.trend.checks.cluster_ols`); its intervals and status are :func:`fit_fixed_size`'s.
+d the chance level (:data:`densing.data.benchmarks.CHANCE_LEVELS`); under a law whose logit is not linear in ln N,
+β_N is the average local slope, to first order. The test of the law of the Incompressible Knowledge Probes (arXiv
+2604.24827, ``19PINE-AI/ikp``); docs/method.md, "A second estimator", gives its rows and results.
 """
 from __future__ import annotations
 
@@ -156,13 +154,11 @@ def _months(rate_per_year: float) -> float:
 
 def fit_fixed_size(frame: pd.DataFrame, *, row: str | None = None, n_boot: int = 1000, seed: int = 0,
                    level: float = 0.95, n_at_floor: int = 0, n_at_ceiling: int = 0) -> FixedSizeFit:
-    """The fixed-size time regression on ``frame`` (:func:`score_rows`' columns, one benchmark or several stacked):
-    z = β₀[benchmark] + β_N·ln N + β_t·t, doubling time D = ln 2·β_N/β_t (module docstring). Two intervals: the delta
-    method's, D ± t_{G−1}·se(D), se(D)² = gᵀΣg, g = ln 2·(1/β_t, −β_N/β_t²), Σ the clustered covariance of
-    (β_N, β_t) and G the families; and the row's, the percentile interval of A = β_t/β_N over a family cluster
-    bootstrap (:func:`_rates`) mapped through ln 2 / A (a ratio's delta interval is poor when β_t is near 0).
-    ``measured`` when that interval of A lies above 0, ``bounded`` when it reaches 0, else ``not measured`` (a
-    non-positive slope, fewer than :data:`MIN_FAMILIES` families or :data:`MIN_SCORES` scores)."""
+    """The fixed-size time regression on ``frame`` (:func:`score_rows`' columns, benchmarks stacked): z = β₀[benchmark]
+    + β_N·ln N + β_t·t, D = ln 2·β_N/β_t. Intervals: the delta method's, D ± t_{G−1}·se(D), se(D)² = gᵀΣg,
+    g = ln 2·(1/β_t, −β_N/β_t²), Σ the clustered covariance of (β_N, β_t), G the families; and the row's, the family
+    cluster bootstrap's interval of A = β_t/β_N (:func:`_rates`) through ln 2 / A. ``measured`` where it lies above 0,
+    ``bounded`` where it reaches 0, else ``not measured`` (fewer than :data:`MIN_FAMILIES` or :data:`MIN_SCORES`)."""
     from scipy.special import stdtrit
 
     benchmarks = tuple(dict.fromkeys(frame["benchmark"].astype(str)))

@@ -102,8 +102,7 @@ def family_influence(rule: str, quantile: float, data: dict, y: np.ndarray, kind
 
 def left_out_slopes(rule: str, quantile: float, data: dict, y: np.ndarray, kind: np.ndarray, clusters: np.ndarray,
                     groups: int, starts) -> np.ndarray:
-    """Each reference's frontier slope with each group of ``clusters`` left out, (R, groups): the update's slope where
-    it knows it (:func:`updated`), the rest solved with the group at weight 0, from the line ``starts[r]``."""
+    """Each reference's slope with each group of ``clusters`` left out, (R, groups): :func:`updated`'s, else a refit."""
     starts = np.asarray(starts, float)
     known, slopes = updated(rule, quantile, data, y, kind, clusters, groups, starts)
     problems = np.nonzero(~known)
@@ -119,8 +118,7 @@ def left_out_slopes(rule: str, quantile: float, data: dict, y: np.ndarray, kind:
 
 def updated(rule: str, quantile: float, data: dict, y: np.ndarray, kind: np.ndarray, clusters: np.ndarray,
             groups: int, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(known, slopes), (R, groups): which removals the rule's declared update knows (module docstring) and their
-    slopes; none under a rule without an update, nor where too few points remain to fit a line (the refit's NaN)."""
+    """(known, slopes), (R, groups): the removals the rule's update knows, their slopes (none below MIN_POINTS left)."""
     update = rules.get(rule).left_out
     if update is None:
         return np.zeros((len(y), groups), bool), np.full((len(y), groups), np.nan)

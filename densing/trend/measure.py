@@ -53,9 +53,9 @@ TREND_CONSTRAINTS = {
 @same_tables()
 def headline_densities(targets: pd.DataFrame, *, since: str | None = DEFAULT_EPOCH, epoch: str = DEFAULT_EPOCH,
                        seed: int = 0, level: float = 0.95, table: str | TrendTable | None = None) -> pd.DataFrame:
-    """The headline's per-model densities without its trend (``densing density`` with no ``--fit``): the rows of
-    :func:`measure_trend`'s ``densities`` for the same arguments (:func:`densing.laws.density.density_table`'s columns);
-    ``attrs`` hold the headline set, the sets passed over, the table and the lead ``reference``."""
+    """The headline's per-model densities without its trend (``densing density`` with no ``--fit``): the
+    ``densities`` of :func:`measure_trend`; ``attrs`` hold the headline set, the sets passed over, the table and the
+    lead ``reference``."""
     profile = registry.table(table)
     targets = with_stderr(table_argument(targets, "targets", SCORE_COLUMNS))
     check_window(targets, since)  # a window that leaves no model is refused, naming the filter
@@ -76,20 +76,15 @@ def measure_trend(targets: pd.DataFrame, *, fits_dir: str | Path | None = None, 
                   d0: float | None = None, since: str | None = DEFAULT_EPOCH, epoch: str = DEFAULT_EPOCH,
                   n_boot: int = DEFAULT_N_BOOT, n_boot_side: int = DEFAULT_N_BOOT_SIDE, seed: int = 0,
                   table: str | TrendTable | None = None, sections="all") -> TrendMeasurement:
-    """A :class:`TrendMeasurement`: the Densing Law by capability on a tidy target table (module docstring): the
-    headline on the paper-like set, one row per benchmark and per set, the sensitivity rows. The defaults are the CLI's.
-
-    ``sections``: ``"all"`` or the names of :data:`densing.trend.plan.SECTIONS` computed beside the headline (one not
-    asked for is not computed: its table is empty, its breakpoint or densities None). ``n_boot``: the headline's draws;
+    """A :class:`TrendMeasurement`: the Densing Law by capability on a tidy target table (module docstring), the CLI's
+    defaults. ``sections``: ``"all"`` or names of :data:`densing.trend.plan.SECTIONS` computed beside the headline (one
+    not asked for: its table empty, its breakpoint or densities None). ``n_boot``: the headline's draws;
     ``n_boot_side``: every other row's, at most ``n_boot``; each ≥ 40 (:data:`densing.validation.INTERVAL_DRAWS`).
     ``table``: the registered table ``targets`` is (:data:`densing.registry.TABLES`; None: the leading table).
-
-    ``fit`` replaces the headline's references by one fit (inverted per benchmark at ``d0``, default its own D0): a
-    :class:`ReferenceFit`, a fit file or a shipped fit's short name (``"llama-3.1_mmlu"``); the rows per benchmark
-    still use the reference rule's references. ``fits_dir``: the folder of the composed fits (default the shipped
-    ``reference_fits/``; one that does not exist is an InputError). ``targets`` is checked as a table file is
-    (:func:`densing.data.schema.table_argument`).
-    """
+    ``fit`` replaces the headline's references by one fit (per benchmark at ``d0``, default its own D0): a
+    :class:`ReferenceFit`, a fit file or a shipped fit's name (``"llama-3.1_mmlu"``); the rows per benchmark keep the
+    reference rule's. ``fits_dir``: the composed fits' folder (default ``reference_fits/``). ``targets`` is checked as
+    a table file is (:func:`densing.data.schema.table_argument`)."""
     fit = None if fit is None else as_fit(fit, "fit")
     if d0 is not None:  # never ignored in silence: D0 means something only for a given fit with a data term
         if fit is None:

@@ -342,11 +342,10 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
                  n_boot_share: int = 300, level: float = 0.95, seed: int = 0, draws: PairedDraws | None = None,
                  draws_cap: int | None = None, precision_cap: int | None = None) -> RowTrend:
     """The row's pooled slope with paired draws over every reference (module docstring, steps 3–5). ``draws``: the
-    common targets' :func:`paired_draws` made once for several rules (their first ``n_boot`` and ``n_boot_share`` are
-    used, their seed is ``seed``); else drawn here. ``draws_cap`` (a judged row's: :data:`DRAWS_CAP`): the draws are
-    doubled up to it while an end is undecided, up to ``precision_cap`` (default the smaller of
-    :data:`~densing.constants.PRECISION_DRAWS_CAP` and :data:`~densing.constants.PRECISION_GROWTH` × ``n_boot``) while
-    a determined end is not precise (:func:`densing.trend.random_effects.draws_needed`); None: ``n_boot`` draws."""
+    common targets' :func:`paired_draws`, made once for several rules (their first ``n_boot`` and ``n_boot_share``
+    used, their seed ``seed``). ``draws_cap`` (:data:`DRAWS_CAP` for a judged row): the draws double up to it while an
+    end is undecided, up to ``precision_cap`` (default :data:`~densing.constants.PRECISION_DRAWS_CAP` or
+    :data:`~densing.constants.PRECISION_GROWTH` × ``n_boot``, the smaller) while a determined end is not precise."""
     if not isinstance(common, CommonTargets):
         raise InputError(f"targets: expected a row's common targets (common_targets), got {common!r}")
     rules.get(rule)

@@ -53,20 +53,19 @@ def undecided(mc_range: tuple[float, float]) -> bool:
 
 
 def precise(mc_low: float, mc_high: float, value: float) -> bool:
-    """Whether an end of the doubling time's interval, ``value`` months, is fixed by the draws: its 95% Monte Carlo
-    range in months [``mc_low``, ``mc_high``] (:func:`end_range` through ln 2 / A, the unit the end is printed in) has
+    """Whether an end of the doubling time's interval, ``value`` months, is fixed by the draws (step 5): its 95% Monte
+    Carlo range in months (:func:`end_range` through ln 2 / A, the unit it is printed in) has
 
-        (mc_high − mc_low) / value ≤ END_STABILITY  (0.25: the range 12.8–150 of an end of 18.4 spans 7.5 of it)
+        (mc_high − mc_low) / value ≤ END_STABILITY  (0.25: the range 12.8–150 of an end of 18.4 spans 7.5 of it);
 
-    (step 5). A range that is not finite, or an end that is not, is not precise."""
+    a range or an end that is not finite is not precise."""
     width = mc_high - mc_low
     return bool(math.isfinite(width) and math.isfinite(value) and value > 0 and width <= END_STABILITY * value)
 
 
 def determined_ends(ends_mc: tuple, slope_low: float, slope_high: float) -> dict:
-    """The doubling time's interval ends' Monte Carlo ranges in months and each end's decision (step 5), from the
-    slope's ends' ranges ``ends_mc`` (the slope's high end ``slope_high`` is behind the lower end in months):
-    ``{end}_determined`` (the whole range above 0), ``{end}_undecided`` (:func:`undecided`) and ``{end}_precise``
+    """The interval ends' Monte Carlo ranges in months and decisions (step 5) from the slope's ends' ranges ``ends_mc``:
+    ``{end}_determined`` (the whole range above 0), ``{end}_undecided`` (:func:`undecided`), ``{end}_precise``
     (:func:`precise`; False for an end not determined: a precision is a fact about a determined end, never a state)."""
     (low_a, low_b), (high_a, high_b) = ends_mc  # the slope's low end's range, the slope's high end's
     out = {"months_low_mc_low": doubling_months(high_b), "months_low_mc_high": doubling_months(high_a),

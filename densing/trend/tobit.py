@@ -4,10 +4,9 @@ Amemiya 1973).
 
     y* = A·t + B + σ·ε, ε ~ N(0, 1); z = (y − A·t − B)/σ
 
-an exact point (``kind`` 0) adds log φ(z) − log σ, a lower bound (+1: the true ln ρ ≥ y) log(1 − Φ(z)), an upper
-bound (−1) log Φ(z); maximised over (A, B, ln σ). The mean line of the ``all`` frontier rule: :func:`tobit_line` solves
-one problem (L-BFGS-B), :func:`tobit_lines_weighted` a bootstrap's resamples together (Newton's method on every row at
-once; the same optimum to L-BFGS-B's tolerance, its likelihood never lower).
+an exact point (``kind`` 0) adds log φ(z) − log σ, a lower bound (+1) log(1 − Φ(z)), an upper bound (−1) log Φ(z),
+maximised over (A, B, ln σ): the ``all`` frontier rule's line, :func:`tobit_line` one problem (L-BFGS-B),
+:func:`tobit_lines_weighted` a bootstrap's resamples together (Newton; the same optimum, its likelihood never lower).
 """
 from __future__ import annotations
 
