@@ -1,12 +1,9 @@
 """Validity checks of a density trend: can this reference measure the frontier at all?
 
-Each check returns a :class:`Check` whose ``status`` is ``passed``, ``failed``, ``untestable`` (the data cannot decide:
-said so, never counted as a failure nor as a pass) or ``reported`` (a finding, not a gate). The thresholds are fixed
-here; docs/method.md ("Gates and findings") says which were fixed before which results were seen, and why:
-**saturation** (a frontier score within 2 standard errors of the reference's cap at D0,
-:func:`densing.laws.bounds.score_cap`), **conditioning** (the median κ over the frontier models above 2,
-:func:`densing.laws.inversion.conditioning`), **size confounding** (:func:`size_confounding`) and **size dependence**,
-a finding (:func:`size_dependence`).
+Each check returns a :class:`Check` whose ``status`` is ``passed``, ``failed``, ``untestable`` (the data cannot decide,
+said so) or ``reported`` (a finding, not a gate); docs/method.md ("Gates and findings") says when and why each
+threshold was fixed: :func:`saturation` (near the cap, :func:`densing.laws.bounds.score_cap`), :func:`conditioning`
+(:func:`densing.laws.inversion.conditioning`), :func:`size_confounding`, :func:`size_dependence`.
 """
 from __future__ import annotations
 
@@ -64,7 +61,7 @@ def _status(ok: bool) -> str:
 
 
 def saturation(scores, stderr, cap, models, benchmarks=None) -> Check:
-    """Frontier models whose S ≥ S_cap − 2σ; ``cap`` one or one per score (its benchmark in ``benchmarks``)."""
+    """Frontier models with S ≥ S_cap − 2σ (a finding); ``cap`` one or one per score (of ``benchmarks``' caps)."""
     scores, sigma = np.asarray(scores, float), np.nan_to_num(np.asarray(stderr, float))
     caps = np.broadcast_to(np.asarray(cap, float), scores.shape)
     if scores.size == 0:
@@ -77,7 +74,7 @@ def saturation(scores, stderr, cap, models, benchmarks=None) -> Check:
 
 
 def conditioning(kappa, models) -> Check:
-    """Median κ over the frontier models (module docstring); an infinite κ counts as infinite."""
+    """Median κ over the frontier models (fails above :data:`MAX_MEDIAN_CONDITIONING`); an infinite κ stays infinite."""
     kappa = np.asarray(kappa, float)
     if kappa.size == 0:
         return Check("conditioning", math.nan, UNTESTABLE, NoFrontier())

@@ -231,8 +231,7 @@ def headline_members(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict
 
 
 def measure_headline(c: Context) -> Headline:
-    """The headline row of a :class:`Context`: common targets → every frontier rule → checks → breakpoint → densities →
-    each reference's own doubling time (the last three where ``c.sections`` asks for them)."""
+    """The headline row of a :class:`Context`: every frontier rule, checks, and what ``c.sections`` asks for."""
     label, benchmarks, missing, chosen, references_by = _headline_targets(c)
     found, errors = by_rule(chosen, n_boot=c.n_boot, n_boot_side=c.n_boot_side, seed=c.seed, epoch=c.epoch)
     head = found[HEADLINE_RULE]
@@ -250,8 +249,7 @@ def measure_headline(c: Context) -> Headline:
 
 
 def _headline_targets(c):
-    """(label, benchmarks, sets passed over, the common targets, how the references were chosen) of the headline: the
-    user's fit alone, else the first set of the table that has references under the common targets."""
+    """(label, benchmarks, sets passed over, common targets, how the references were chosen) of the headline."""
     if c.fit is not None:
         inversion = PerBenchmark(c.fit, c.fit.d0 if c.d0 is None else float(c.d0))
         chosen = selection.common_targets(c.targets, [inversion], since=c.since, epoch=c.epoch)

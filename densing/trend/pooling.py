@@ -5,11 +5,10 @@ row", "Ceilings as bounds", "Floors as bounds") gives each step's equations and 
 
 1. **The targets**, complete cases on the row's benchmarks, and 2. **each reference's own members**, taken from the
    other references (:mod:`densing.trend.selection`).
-3. **Paired draws**: the labs, then the families within them (a two-stage cluster bootstrap: Davison & Hinkley 1997,
-   §3.8), each score's noise (one z per score for every reference) and each reference's fit draw; each reference's
-   frontier line (:mod:`densing.trend.rules`) gives its slope A_r^(k). A target at a reference's ceiling
-   (S_b ≥ S_cap,b − 2σ_b, :data:`CEILING_STDERRS`) enters its line as a lower bound, one at a chance level as an upper
-   bound (:mod:`densing.trend.floors`); the estimate without each kind is reported beside the number.
+3. **Paired draws** (:func:`_family_weights`): labs, families within them, each score's noise and each reference's
+   fit draw; each reference's frontier line (:mod:`densing.trend.rules`) gives its slope A_r^(k). A target at a
+   reference's ceiling (:func:`at_ceiling`) enters its line as a lower bound, one at a chance level as an upper bound
+   (:mod:`densing.trend.floors`); the estimate without each kind is reported beside the number.
 4. **Random-effects pooling** by lab (:mod:`densing.trend.random_effects`): the pooled draws wᵀA^(k) + τ·‖w‖·ε_k,
    ε ~ N(0, 1); each source's share of the variance from its draws alone, τ²‖w‖² for the reference.
 5. **The interval's ends**: each end's 95% Monte Carlo range (:func:`end_range`) says whether it is determined,

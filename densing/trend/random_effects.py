@@ -15,9 +15,8 @@ from densing.trend.rules import doubling_interval, doubling_months
 
 
 def end_range(draws: np.ndarray, q: float, level: float = 0.95) -> tuple[float, float]:
-    """The ``level`` Monte Carlo range of the q-quantile of K ``draws``: the order statistics at ranks
-    K·q ∓ z·√(K·q·(1 − q)) (the distribution-free interval of a quantile, from the binomial count of draws below it;
-    Hyndman & Fan 1996), the spread that reseeding the draws gives an end (step 5)."""
+    """The ``level`` Monte Carlo range of the q-quantile of K ``draws`` (step 5): the order statistics at ranks
+    K·q ∓ z·√(K·q·(1 − q)), the distribution-free interval of a quantile (Hyndman & Fan 1996)."""
     from scipy.special import ndtri
 
     values = np.sort(np.asarray(draws, float))

@@ -104,9 +104,8 @@ def row_medians(values: np.ndarray, counted: np.ndarray) -> np.ndarray:
 
 
 def own_from_others(y: np.ndarray, kind: np.ndarray, own: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every reference's ln ρ for every target (step 2 of :mod:`densing.trend.pooling`), shapes (R, K, n): own members from the
-    other references on this one's scale; also the offsets δ (R, K). ``y`` and ``kind`` are the caller's own new
-    arrays: their own members' columns are written in place, the only elements that change."""
+    """Every reference's ln ρ for every target (step 2), (R, K, n), its own members from the others on its scale, and
+    the offsets δ (R, K); only the own members' elements of the caller's new arrays ``y`` and ``kind`` are written."""
     count, draws, _ = y.shape
     mine = np.broadcast_to(own[:, None, :], y.shape)  # each reference's own members
     y[mine], kind[mine] = np.nan, np.nan

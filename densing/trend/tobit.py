@@ -24,9 +24,8 @@ HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
 
 
 def _mills(s: np.ndarray, log_cdf: np.ndarray) -> np.ndarray:
-    """λ(s) = φ(s)/Φ(s), the inverse Mills ratio, given ``log_cdf`` = ln Φ(s): e^(ln φ(s) − ln Φ(s)), and below
-    :data:`FAR_TAIL` √(2/π) / erfcx(−s/√2) (Φ(s) = erfc(−s/√2)/2, erfcx(x) = e^(x²)·erfc(x): no difference of large
-    logs; λ(s) → −s there)."""
+    """λ(s) = φ(s)/Φ(s), the inverse Mills ratio, given ``log_cdf`` = ln Φ(s): e^(ln φ − ln Φ), below :data:`FAR_TAIL`
+    √(2/π) / erfcx(−s/√2) (erfcx(x) = e^(x²)·erfc(x): no difference of large logs)."""
     s = np.asarray(s, float)
     with np.errstate(over="ignore", invalid="ignore"):  # s² beyond the doubles only where s is far on either side:
         arg = -0.5 * s * s - HALF_LOG_2PI - log_cdf  # there e^(−∞) is 0 (s → +∞), or erfcx takes over (s → −∞)
