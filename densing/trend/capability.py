@@ -83,8 +83,7 @@ def inversion_checks(models: pd.DataFrame, inversion) -> tuple[checks.Check, ...
 
 
 def _nearest_caps(inversion, scores: np.ndarray, stderr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
-    """Per frontier model, the score nearest its own benchmark's cap (:func:`pooling.reference_caps`) in standard
-    errors: (that score, its standard error, that cap, its benchmark); a missing score is never the nearest."""
+    """Per frontier model, the score nearest its benchmark's cap in standard errors: score, error, cap, benchmark."""
     if not scores.size:
         return np.empty(0), np.empty(0), np.empty(0), []
     caps = pooling.reference_caps(inversion, scores.shape[1])

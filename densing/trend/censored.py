@@ -23,9 +23,8 @@ from densing.laws.bounds import LOWER, UPPER
 
 #: The most pivots of one walk (each strictly lowers the objective; a bootstrap's walks take 1–4).
 MAX_PIVOTS = 500
-#: The most rows one walk solves at once; more are solved in blocks of this many (a row's walk is its own). A block of
-#: 2,048 rows × 109 targets peaks at about 28 MB of temporaries; the 9,600 rows (references × draws) of the public
-#: table's HellaSwag row at once, at 130 MB.
+#: The most rows one walk solves at once, more in blocks of this many (a row's walk is its own): 2,048 rows × 109
+#: targets peak at about 28 MB of temporaries, the public table's HellaSwag row's 9,600 at once at 130 MB.
 BLOCK_ROWS = 2048
 
 

@@ -1,10 +1,8 @@
 """Targets at a benchmark's chance level: their densities enter a row's frontier lines as upper bounds.
 
-The rule (docs/method.md, "Floors as bounds"), the mirror of the ceiling's (:func:`densing.trend.pooling.at_ceiling`):
-a target is at the floor when, on any benchmark b of the row, S_b ≤ c_b + k·σ_b, c_b the benchmark's chance level
-(:data:`densing.data.benchmarks.CHANCE_LEVELS`), σ_b the score's standard error and k = :data:`FLOOR_STDERRS` (2). A
-benchmark without a chance level never puts a target at the floor. ``studies/floor_bounds.py`` calibrates the rule in
-planted worlds built like the real rows.
+The rule (docs/method.md, "Floors as bounds"; the ceiling's mirror): a target is at the floor when, on any benchmark
+b of the row, S_b ≤ c_b + k·σ_b, c_b its chance level (:data:`densing.data.benchmarks.CHANCE_LEVELS`; none: never),
+σ_b the score's standard error, k = :data:`FLOOR_STDERRS` (2); ``studies/floor_bounds.py`` calibrates it.
 """
 from __future__ import annotations
 

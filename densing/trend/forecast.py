@@ -164,8 +164,7 @@ def _usable(frame: pd.DataFrame, row: str) -> pd.DataFrame:
 
 def forecast_at(frame: pd.DataFrame, cutoff: str, *, row: str = "", epoch: str = DEFAULT_EPOCH, fit=None,
                 n_boot: int = 200, seed: int = 0) -> ForecastCutoff:
-    """The forecast check at one declared ``cutoff`` (an ISO date; models released on it are early), as at each cutoff
-    of :func:`forecast_windows` (``frame`` and ``fit`` as there); no model up to the cutoff is an InputError."""
+    """The forecast check at one declared ``cutoff`` (models released on it are early), as :func:`forecast_windows`'."""
     frame = _usable(frame, row)
     start = parse_epoch(epoch)
     cut = float((to_timestamp(cutoff, field="cutoff", where=f"forecast {row!r}") - start) / pd.Timedelta(days=1))

@@ -154,8 +154,7 @@ SENSITIVITY_COLUMNS = ["variant", "reference", "inversion", "d0", "doubling_time
 
 def _with_variants(sensitivity: pd.DataFrame, found_rules: dict, side: dict, headline: str | None,
                    n_draws: int) -> pd.DataFrame:
-    """The headline's sensitivity table: each reference, the other frontier rules, the budget row, the other shape;
-    each status by the one state rule (:class:`~densing.states.JudgedInterval` for a bare interval)."""
+    """The headline's sensitivity table: each reference, other rules, budget, shape; statuses by the one state rule."""
     rows = [{**r, "variant": "reference" if not str(r["inversion"]).startswith("D0") else "D0 of the given fit",
              "status": presented(JudgedInterval(r["ci_low"], r["ci_high"], n_draws), "status")}
             for r in sensitivity.to_dict("records")]

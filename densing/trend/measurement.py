@@ -151,8 +151,7 @@ class TrendMeasurement(Result):
         return presented(self, "by_benchmark")
 
     def cross_check(self) -> pd.DataFrame:
-        """Each row under both estimators, this measurement and the fixed-size time regression
-        (:mod:`densing.trend.fixed_size`), with months, 95% interval and status (rows of both only)."""
+        """Each row under both estimators, this and the fixed-size regression (:mod:`densing.trend.fixed_size`)."""
         if self.fixed_size is None or not len(self.fixed_size):
             return pd.DataFrame()
         return presented(self, "cross_check")

@@ -105,8 +105,7 @@ class Context:
 
 @dataclass(frozen=True)
 class FitsJob:
-    """The candidates, fits and notes of one :class:`Variant`: the candidate table under another law shape (over its
-    rows' ``benchmarks`` only: the same numbers), or the eligible fits of the budget benchmarks refitted at a D0."""
+    """The candidates, fits and notes of one :class:`Variant`: another shape's candidates, or the budget's refits."""
 
     variant: Variant
     benchmarks: tuple[str, ...] = ()
@@ -223,8 +222,7 @@ class Headline:
 
 def headline_members(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, profile, *, since: str | None,
                      epoch: str, seed: int) -> tuple[str, tuple[str, ...], list, selection.CommonTargets]:
-    """(label, benchmarks, the sets before it that have no reference, the common targets, the lead reference first)
-    of the headline: one selection for :func:`measure_headline` and :func:`densing.trend.measure.headline_densities`."""
+    """(label, benchmarks, sets passed over, common targets) of the headline set, as :func:`measure_headline` picks."""
     label, benchmarks, found, missing = capability.headline_set(candidates, profile.sets)
     capability.row_fits(targets, candidates, fits, found, seed=seed)
     return label, benchmarks, missing, capability.row_targets(targets, candidates, fits, found, since=since, epoch=epoch)

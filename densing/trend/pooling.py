@@ -83,8 +83,7 @@ def reference_caps(inversion, columns: int) -> np.ndarray:
 
 
 def at_ceiling(scores: np.ndarray, sigma: np.ndarray, caps: np.ndarray) -> np.ndarray:
-    """Whether any score of a target has S_b ≥ S_cap,b − 2σ_b (step 3), a score the reference cannot express within
-    noise: ``scores`` (..., n, B), ``sigma`` (n, B), ``caps`` (B,) → (..., n)."""
+    """Whether any score of a target has S_b ≥ S_cap,b − 2σ_b (step 3): ``scores`` (..., n, B) → (..., n)."""
     with np.errstate(invalid="ignore"):
         near = scores >= caps - CEILING_STDERRS * np.nan_to_num(sigma)
     return np.any(near & np.isfinite(scores), axis=-1)
@@ -121,11 +120,9 @@ def _family_weights(clusters: np.ndarray, count: int, rng: np.random.Generator,
     return families[:, clusters]
 
 
-#: The most densities (references × draws × targets) a set of paired draws holds at once, about 32 MB an array. A set
-#: with more keeps its random numbers alone and computes its densities again, a chunk of draws at a time, wherever a
-#: rule's lines are asked of them: each draw's inversions and lines are its own arithmetic, so the numbers are the same
-#: and a row's memory grows with its references × targets, not × draws as well (the public table's largest set of
-#: draws, HellaSwag's, holds 1.05 million).
+#: The most densities (references × draws × targets) a set of paired draws holds at once, about 32 MB an array; a set
+#: with more keeps its random numbers alone and computes its densities a chunk of draws at a time wherever they are
+#: read (each draw is its own arithmetic: the same numbers; the public table's HellaSwag draws hold 1.05 million).
 DRAW_CELLS = 2 ** 22
 
 
@@ -319,8 +316,7 @@ def _drawn(common: CommonTargets, data: dict, point: tuple, n_boot: int, n_boot_
 
 
 def more_draws(draws: PairedDraws, n_boot: int) -> PairedDraws:
-    """``draws`` with paired draws added up to ``n_boot`` (step 5), those made so far kept first: the added ones come
-    from a generator seeded (seed, draws made so far), so a row's 1,200 draws are its 600 and 600 more."""
+    """``draws`` grown to ``n_boot`` (step 5) from a generator seeded (seed, draws so far): 1,200 are 600 and 600 more."""
     have = draws.n_boot
     if n_boot <= have:
         return draws

@@ -1,10 +1,9 @@
 """The Densing Law on another target table, as one JSON-able record: ``densing trend --table NAME --by benchmark``.
 
-:func:`measure_table` runs :func:`densing.trend.measure.measure_trend` on a registered table
-(:data:`densing.registry.TABLES`) with the table's forecast check (:func:`declared_forecast`) where it declares a
-cutoff; :func:`without_continual` drops the models marked as continual pre-training of another model (the Swallow
-tables' ``derivation`` column). ``python tools/build_tables.py protocol --out results/swallow/trend`` writes the Swallow
-tables' records, which the report reads and ``tests/trend/test_protocol.py`` holds to a fresh computation.
+:func:`measure_table`: :func:`densing.trend.measure.measure_trend` on a registered table with its forecast check
+(:func:`declared_forecast`); :func:`without_continual` drops the models marked as continual pre-training (the
+``derivation`` column). ``python tools/build_tables.py protocol --out results/swallow/trend`` writes the Swallow
+tables' records, which ``tests/trend/test_protocol.py`` holds to a fresh computation.
 """
 from __future__ import annotations
 

@@ -38,8 +38,7 @@ def heterogeneous(result) -> bool:
 
 
 def state_of(result) -> State:
-    """A trend's state from its numbers (:mod:`densing.trend.pooling`, step 6): not measured when the references
-    disagree or neither end of the interval is determined, measured when both are, bounded when one is."""
+    """A trend's state (step 6): not measured where the references disagree, else by how many ends are determined."""
     if heterogeneous(result):
         return State.NOT_MEASURED
     low, high = result.low_determined, result.high_determined
@@ -47,8 +46,7 @@ def state_of(result) -> State:
 
 
 def reasons_of(result) -> tuple:
-    """Why a trend is not measured, as records: the references' disagreement, then each open end (the lower end
-    first where both are open and neither is undecided, as the interval reads)."""
+    """Why a trend is not measured, as records: the references' disagreement, then each open end, the lower first."""
     disagree = [ReferencesDisagree(float(result.heterogeneity_q), int(result.heterogeneity_df),
                                    float(result.heterogeneity_p),
                                    tuple((name.family, float(m)) for name, m in result.reference_months.items()),
@@ -208,8 +206,8 @@ class TrendUncertainty(Result):
 
     @validate_params({"paper_months": [Interval(Real, 0, None, closed="neither"), None]})
     def plot(self, *, paper_months: float | None = None, title: str | None = None):
-        """A plotly ``Figure`` (:func:`densing.present.figures.uncertainty_figure`) of the doubling time, its interval
-        and each source's share, beside each reference's own and the paper's 3.3 months (or ``paper_months``)."""
+        """A plotly ``Figure`` (:func:`densing.present.figures.uncertainty_figure`) of the doubling time, interval and
+        shares, beside each reference's own and the paper's 3.3 months (or ``paper_months``)."""
         return presented(self, "plot", PAPER["doubling_time_months"] if paper_months is None else paper_months,
                          title=title)
 
