@@ -316,7 +316,7 @@ def _drawn(common: CommonTargets, data: dict, point: tuple, n_boot: int, n_boot_
 
 
 def more_draws(draws: PairedDraws, n_boot: int) -> PairedDraws:
-    """``draws`` grown to ``n_boot`` (step 5), from a generator seeded (seed, draws made): 1,200 are 600 and 600 more."""
+    """``draws`` grown to ``n_boot`` (step 5), by a generator seeded (seed, draws made): 1,200 are 600 and 600 more."""
     have = draws.n_boot
     if n_boot <= have:
         return draws
