@@ -1,8 +1,8 @@
 """Frontier rules: how a line ln ρmax = A·t + B is drawn through densities some of which are bounds.
 
-One registry, read by the API, the measurement, the CLI and the report; a rule's contract, one batched ``solve`` and
-an optional exact leave-one-group-out update ``left_out`` (:mod:`densing.trend.influence`), is docs/extending.md's ("A
-frontier rule"). ``kind`` per point: 0 exact, +1 a lower bound (the true ln ρ ≥ y), −1 an upper bound.
+One registry, read by the API, the measurement, the CLI and the report; docs/extending.md ("A frontier rule") states
+a rule's batched ``solve`` and its optional exact leave-one-group-out update ``left_out``; ``kind`` per point: 0 exact,
++1 a lower bound (the true ln ρ ≥ y), −1 an upper bound.
 
 - ``quantile`` — Powell's censored q-th regression quantile (q = 0.9), bounds as bounds (:mod:`densing.trend.censored`);
   with no bounds it is Koenker–Bassett's regression quantile. The headline rule.

@@ -1,8 +1,6 @@
-"""Who measures a row and what: the set rule that picks a row's reference families (:func:`set_references`, from the
-reference rule's candidate table, :mod:`densing.laws.eligibility`), and the row's common targets (steps 1 and 2 of
-:mod:`densing.trend.pooling`; docs/method.md, "Common targets per row"): the complete-case targets, dated, with a
-standard error on every benchmark of the row, each inverted by every reference but its own family's
-(:func:`own_from_others`).
+"""Who measures a row and what: the set rule that picks a row's reference families (:func:`set_references`), and the
+row's common targets (:mod:`densing.trend.pooling`, steps 1 and 2): the complete cases, dated, with standard errors,
+each inverted by every reference but its own family's (:func:`own_from_others`).
 """
 from __future__ import annotations
 
