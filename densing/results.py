@@ -46,6 +46,11 @@ def presented(result, name: str, *args, **kwargs):
     raise LookupError(f"{type(result).__name__} has no {name!r} rendering")
 
 
+def presented_property(name: str, doc: str) -> property:
+    """A read-only property: its result's ``name`` rendering (:func:`presented`), documented by ``doc``."""
+    return property(lambda self: presented(self, name), doc=doc)
+
+
 def interval_frame(rows: dict[str, tuple[float, float, float]]):
     """The frame :meth:`Result.conf_int` returns: ``quantity`` → (estimate, ci_low, ci_high)."""
     import pandas as pd

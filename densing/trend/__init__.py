@@ -6,14 +6,9 @@ exponentially with release date::
     ln ρmax(t) = A·t + B,        doubling time = ln 2 / A
 
 with t in days since an epoch (default 2023-02-24, the release of Llama-1). The paper reports A ≈ 0.0073/day
-(doubling every ≈ 3.3 months), R² ≈ 0.91.
-
-Two entry points on one uncertainty engine (:mod:`.pooling`, its results :mod:`.uncertainty`'s):
-:func:`densing.fit_trend` (:mod:`.doubling`), the doubling time of a score table against a reference, and
-:func:`densing.measure_trend` (:mod:`.measure`), the measurement ``densing trend`` and the report show; the frontier
-rules are :mod:`.rules`', the second estimator with no reference :mod:`.fixed_size`. Corollaries of §4:
-:func:`compression_density` (does compression raise density?) and :func:`cost_halving_time` (inference price halving
-time, the one engine on the prices).
+(doubling every ≈ 3.3 months), R² ≈ 0.91. Entry points on one engine (:mod:`.pooling`): :func:`densing.fit_trend`
+(:mod:`.doubling`) and :func:`densing.measure_trend` (:mod:`.measure`); the §4 corollaries :func:`compression_density`
+and :func:`cost_halving_time` (:mod:`.corollaries`).
 """
 from __future__ import annotations
 

@@ -1,33 +1,13 @@
 """The headline rows' bias in planted worlds built like each row, and the bias-corrected figure beside the point.
 
-``studies/headline_bias.py`` plants worlds from each headline row itself (its targets' dates, families, sizes and
-scored benchmarks, its references, its late frontier family at the top as in the data, the row's own point slope as
-the planted slope) and runs the package's row estimator (:func:`densing.trend.capability.trend_row`) on each;
-``--write`` stores the result per row in :data:`RECORD` (:class:`BiasRecord`), which ``densing trend --detail``, the
-report and the README show beside the headline.
+``studies/headline_bias.py`` plants worlds from each headline row (docs/method.md, "The headline rows' bias") and
+runs the row estimator (:func:`densing.trend.capability.trend_row`) on each; ``--write`` stores :data:`RECORD`.
 
 **The bias.** Worlds are planted at A = Â, the real row's point slope (a parametric bootstrap: Efron & Tibshirani
-1993, *An Introduction to the Bootstrap*, §10.2, the planted world standing for F̂). Over R replicates with points
-â_r,
-
-    b = mean_r (â_r − A)/A,   s_b = sd_r((â_r − A)/A) / √R,
-
-the relative bias and its Monte Carlo standard error (the median of (â_r − A)/A is stored beside it).
-
-**The correction** (:func:`corrected_slopes`; Efron & Tibshirani 1993, §10.6, bias correction θ̄ = θ̂ − bias, in
-ratio form: the bias taken as proportional to the slope). Where |b| > :data:`THRESHOLD` (the rule written before the
-study was run):
-
-    Ã = Â / (1 + b),   doubling time (1 + b)·ln 2/Â,
-
-and the slope's interval [L, H] is moved by the same factor and widened by the bias's Monte Carlo error on the log
-scale, s = s_b / (1 + b) (the delta method on ln(1 + b)):
-
-    L̃ = L/(1 + b) · exp(−z·s·sgn L),   H̃ = H/(1 + b) · exp(+z·s·sgn H),
-
-z the standard normal quantile of the interval's level (1.96 at 95%): each end moves outward, an end at or below
-zero (a doubling time not determined) stays there. The study checks this interval's coverage of the planted slope on
-the same worlds, each replicate corrected by the bias of the others (leave one out).
+1993, *An Introduction to the Bootstrap*, §10.2). Over R replicates with points â_r, the relative bias
+b = mean_r (â_r − A)/A and its Monte Carlo standard error s_b = sd_r((â_r − A)/A) / √R (the median beside them).
+**The correction** (:func:`corrected_slopes`, §10.6) applies where |b| > :data:`THRESHOLD` (written before the study
+was run); the study checks its interval's coverage, each replicate corrected by the bias of the others.
 """
 from __future__ import annotations
 
@@ -35,7 +15,9 @@ import json
 import math
 from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import ClassVar
 
+import numpy as np
 from scipy.stats import norm
 
 from densing.errors import InputError
@@ -52,9 +34,13 @@ SAME_POINT = 1e-3
 
 def corrected_slopes(slope: float, low: float, high: float, bias: float, bias_se: float, level: float = 0.95
                      ) -> tuple[float, float, float]:
-    """(Ã, L̃, H̃) per day: the slope ``slope`` = Â and its interval [``low``, ``high``] corrected for the relative bias
-    ``bias`` = b with Monte Carlo standard error ``bias_se`` = s_b (module docstring):
-    Ã = Â/(1 + b), L̃ = L/(1 + b)·exp(−z·s·sgn L), H̃ = H/(1 + b)·exp(z·s·sgn H), s = s_b/(1 + b)."""
+    """(Ã, L̃, H̃) per day: ``slope`` = Â and its interval [``low``, ``high``] corrected for the relative bias
+    ``bias`` = b of Monte Carlo error ``bias_se`` = s_b (Efron & Tibshirani 1993, §10.6, in ratio form)::
+
+        Ã = Â/(1 + b),   L̃ = L/(1 + b)·exp(−z·s·sgn L),   H̃ = H/(1 + b)·exp(+z·s·sgn H),   s = s_b/(1 + b)
+
+    (s by the delta method on ln(1 + b)), z the normal quantile of ``level``: each end moves outward, and an end at or
+    below zero (a doubling time not determined) stays there."""
     if not (math.isfinite(bias) and bias > -1.0 and math.isfinite(bias_se) and bias_se >= 0.0):
         raise InputError(f"bias correction: expected a finite bias above -1 and a finite standard error at or above 0, "
                          f"got bias {bias!r} and standard error {bias_se!r}")
@@ -62,20 +48,14 @@ def corrected_slopes(slope: float, low: float, high: float, bias: float, bias_se
         raise InputError(f"bias correction: expected a level between 0 and 1, got {level!r}")
     factor = 1.0 + bias
     spread = norm.ppf(0.5 + level / 2.0) * bias_se / factor
-    return (slope / factor, low / factor * math.exp(-spread * _sign(low)),
-            high / factor * math.exp(spread * _sign(high)))
-
-
-def _sign(value: float) -> float:
-    return 0.0 if value == 0 or math.isnan(value) else math.copysign(1.0, value)
+    return (slope / factor, low / factor * math.exp(-spread * np.sign(low)),
+            high / factor * math.exp(spread * np.sign(high)))
 
 
 @dataclass(frozen=True)
 class BiasRow:
-    """One headline row's bias in worlds planted from it (module docstring): ``bias`` b and ``bias_se`` s_b as
-    fractions of the planted slope (positive: too steep, a doubling time too short), their median beside them, the
-    95% interval's coverage of the planted slope, and — where |b| > :data:`THRESHOLD` — the corrected doubling time
-    and interval with their coverage (NaN where the row is not corrected)."""
+    """One headline row's bias in worlds planted from it: ``bias`` b and ``bias_se`` s_b relative to the planted slope,
+    their median, the interval's coverage, and where |b| > :data:`THRESHOLD` the corrected figures (else NaN)."""
 
     table: str
     row: str
@@ -99,10 +79,7 @@ class BiasRow:
     corrected_coverage: float
     corrected_coverage_se: float
 
-    @property
-    def threshold(self) -> float:
-        """:data:`THRESHOLD`: the |bias| above which a row is corrected."""
-        return THRESHOLD
+    threshold: ClassVar[float] = THRESHOLD  # the |bias| above which a row is corrected
 
     def same_point(self, months: float) -> bool:
         """Whether ``months`` is the point this row's bias was measured at (within :data:`SAME_POINT`)."""
@@ -125,9 +102,8 @@ class BiasRecord:
 
 def row_from(slope: float, low: float, high: float, *, bias: float, bias_se: float, level: float = 0.95
              ) -> dict[str, float | bool]:
-    """The corrected fields of a :class:`BiasRow` for a row of point slope ``slope`` and interval [``low``, ``high``]
-    (per day): ``corrected`` where |``bias``| > :data:`THRESHOLD`, the corrected months and interval
-    (:func:`corrected_slopes`), NaN where not corrected."""
+    """The corrected fields of a :class:`BiasRow` for point slope ``slope`` and interval [``low``, ``high``] per day
+    (:func:`corrected_slopes` where |``bias``| > :data:`THRESHOLD`, else not corrected: NaN)."""
     if abs(bias) <= THRESHOLD:
         return {"corrected": False, "corrected_months": math.nan, "corrected_months_low": math.nan,
                 "corrected_months_high": math.nan}
@@ -140,8 +116,7 @@ _NUMBERS = {f.name for f in fields(BiasRow)} - {"table", "row", "label", "fronti
 
 
 def read_bias(path: str | Path | None = None) -> BiasRecord:
-    """The record at ``path`` (None: :data:`RECORD`); an InputError naming the file and what is wrong where it is
-    missing or damaged (not JSON, a row without a field, a field of the wrong kind)."""
+    """The record at ``path`` (None: :data:`RECORD`); an InputError naming the file and its fault where damaged."""
     path = Path(RECORD if path is None else path)
     where = f"{path.name} (made by studies/headline_bias.py --write)"
     try:
@@ -152,10 +127,8 @@ def read_bias(path: str | Path | None = None) -> BiasRecord:
         raise InputError(f"{where}: not readable as JSON ({type(exc).__name__})") from None
     if not isinstance(data, dict) or not isinstance(data.get("rows"), list) or not isinstance(data.get("commands"), list):
         raise InputError(f"{where}: expected an object with a list 'rows' and a list 'commands'")
-    rows = []
-    for i, item in enumerate(data["rows"]):
-        rows.append(_row(item, f"{where}: row {i + 1}"))
-    return BiasRecord(tuple(rows), tuple(str(c) for c in data["commands"]), path)
+    rows = tuple(_row(item, f"{where}: row {i}") for i, item in enumerate(data["rows"], start=1))
+    return BiasRecord(rows, tuple(str(c) for c in data["commands"]), path)
 
 
 def _row(item, where: str) -> BiasRow:
@@ -166,9 +139,7 @@ def _row(item, where: str) -> BiasRow:
         raise InputError(f"{where}: field {missing[0]!r} is missing")
     values = {}
     for name in _NUMBERS:
-        value = item[name]
-        if value is None:  # NaN is stored as null
-            value = math.nan
+        value = math.nan if item[name] is None else item[name]  # NaN is stored as null
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise InputError(f"{where}: field {name!r}: expected a number, got {value!r}")
         values[name] = float(value) if name not in ("replicates", "failed") else int(value)
@@ -192,9 +163,8 @@ def _row(item, where: str) -> BiasRow:
 
 def headline_row(table: str, row: str, point_months: float, path: str | Path | None = None) -> BiasRow | None:
     """The record's row for ``table``'s headline set ``row`` measured at ``point_months`` (the point shown now); None
-    where the record has no such row; an InputError in one line where the record is missing or damaged
-    (:func:`read_bias`) or was measured at another point (the estimator or the table changed since: the study is to be
-    run again)."""
+    where it has none; an InputError in one line where the record is missing or damaged (:func:`read_bias`) or was
+    measured at another point (the estimator or the table changed: the study is to be run again)."""
     record = read_bias(path)
     found = record.row(table, row)
     if found is not None and not found.same_point(point_months):
@@ -205,8 +175,7 @@ def headline_row(table: str, row: str, point_months: float, path: str | Path | N
 
 
 def looked_up(table: str, row: str, point_months: float, path: str | Path | None = None) -> BiasRow | InputError | None:
-    """:func:`headline_row`, its InputError returned rather than raised (the caller says it in one line and leaves
-    the sentence out)."""
+    """:func:`headline_row`, its InputError returned rather than raised."""
     try:
         return headline_row(table, row, point_months, path)
     except InputError as exc:
@@ -214,9 +183,7 @@ def looked_up(table: str, row: str, point_months: float, path: str | Path | None
 
 
 def measurement_row(result, table: str, path: str | Path | None = None) -> BiasRow | InputError | None:
-    """:func:`looked_up` for a :class:`~densing.trend.measurement.TrendMeasurement` of the registered table ``table``:
-    its headline set's row at its headline point; None where the headline is no set row of the table's (a given
-    fit's benchmarks)."""
+    """:func:`looked_up` for a measurement of ``table`` at its headline point; None where the headline is no set row."""
     if not result.set_rows or result.set_rows[0].label != result.headline_set:
         return None
     return looked_up(table, result.set_rows[0].name, result.rules[result.headline_rule].doubling_time_months, path)

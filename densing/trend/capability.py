@@ -1,16 +1,8 @@
-"""The Densing Law by capability: one doubling time per benchmark, and per benchmark set, each under the reference
-rule of :mod:`densing.laws.eligibility`.
-
-The paper measures its 3.3 months on five benchmarks (Xiao et al. 2024, §3: MMLU, BBH, MATH, HumanEval, MBPP — its
-ScalingBench); on the public table the doubling time depends far more on the benchmark than on the reference family.
-
-- **Per benchmark** (:data:`CAPABILITY`, in registration order): every benchmark of the table with a chance level and
-  an item count, its references every family the reference rule makes eligible on it
-  (:func:`densing.trend.selection.set_references`), each inverted per benchmark (the paper's eq. 4).
-- **Per set** (the table's sets, :attr:`densing.registry.TrendTable.sets`): a joint inversion
-  (:mod:`densing.laws.joint`) over the set's benchmarks a family is eligible on (at least two). The headline set is
-  the paper's as far as the table carries it (MMLU, BBH, MATH-hard for MATH, HumanEval); docs/method.md says when and
-  why it was chosen, and which sets are kept beside it.
+"""The Densing Law by capability (docs/method.md, "The Densing Law by capability"): one doubling time per benchmark
+(:data:`CAPABILITY`; each reference inverted per benchmark, the paper's eq. 4) and per benchmark set
+(:attr:`densing.registry.TrendTable.sets`; a joint inversion, :mod:`densing.laws.joint`), the references those of
+:func:`densing.trend.selection.set_references`; the headline set is the paper's (Xiao et al. 2024, §3) as far as the
+table carries it.
 """
 from __future__ import annotations
 
@@ -30,7 +22,7 @@ from densing.laws.family import fit_family
 from densing.laws.forms import LOSS_LAWS, translate_members
 from densing.laws.inversion import Joint, PerBenchmark, arrays
 from densing.laws.reference_fit import ReferenceFit
-from densing.results import presented
+from densing.results import presented_property
 from densing.runtime.memo import per_table
 from densing.states import NoFamilyPasses, NoFamilyScored, ReferenceName, State
 from densing.trend import checks, pooling
@@ -53,20 +45,15 @@ class Row:
     reason: object = None
     members: tuple = field(default=(), repr=False)   # (inversion, targets) per reference
 
-    @property
-    def error(self) -> str:
-        """Why the row has no trend, in words (:func:`densing.present.words.row_reason`); "" where it has one."""
-        return presented(self, "error")
+    error = presented_property("error", 'Why the row has no trend, in words '
+                                        '(:func:`densing.present.words.row_reason`); "" where it has one.')
+    status = presented_property("status", "The one status of this row wherever it is shown "
+                                          "(:func:`densing.present.words.row_status`).")
 
     @property
     def state(self) -> State:
         """This row's :class:`~densing.states.State`: its trend's, or not measured where it has none."""
         return self.result.state if self.result is not None and self.result.state is not None else State.NOT_MEASURED
-
-    @property
-    def status(self) -> str:
-        """The one status of this row wherever it is shown (:func:`densing.present.words.row_status`)."""
-        return presented(self, "status")
 
     @property
     def chance(self) -> float:
@@ -96,9 +83,7 @@ def inversion_checks(models: pd.DataFrame, inversion) -> tuple[checks.Check, ...
 
 
 def _nearest_caps(inversion, scores: np.ndarray, stderr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
-    """Per frontier model, the score nearest its own benchmark's cap (:func:`pooling.reference_caps`: a joint
-    inversion's benchmarks have caps of their own) in standard errors: (that score, its standard error, that cap, its
-    benchmark); a missing score is never the nearest."""
+    """Per frontier model, the score nearest its benchmark's cap in standard errors: score, error, cap, benchmark."""
     if not scores.size:
         return np.empty(0), np.empty(0), np.empty(0), []
     caps = pooling.reference_caps(inversion, scores.shape[1])
@@ -126,14 +111,12 @@ def _why_none(candidates: pd.DataFrame, benchmarks: tuple[str, ...]):
 
 def row_fits(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, found: dict[str, tuple[str, ...]], *,
              seed: int) -> dict:
-    """``fits`` with every (family, benchmark) of ``found`` fitted, kept there so that every row uses one fit per
-    (family, benchmark) (a set row's reference need not be eligible on each of its benchmarks alone)."""
+    """``fits`` with every (family, benchmark) of ``found`` fitted in it: one fit per pair for every row."""
     # as many draws as the fits already there (a joint inversion draws its fits together)
     boot = len(next(iter(fits.values())).bootstrap) if fits else eligibility.FAMILY_BOOT
-    for family, benchmarks in found.items():
-        for b in benchmarks:
-            if (family, b) not in fits:
-                fits[(family, b)] = eligibility.fit_of(targets, candidates, family, b, boot, seed)
+    for family, b in ((family, b) for family, benchmarks in found.items() for b in benchmarks):
+        if (family, b) not in fits:
+            fits[(family, b)] = eligibility.fit_of(targets, candidates, family, b, boot, seed)
     return fits
 
 
@@ -141,19 +124,15 @@ def row_targets(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, fou
                since: str | None, epoch: str) -> CommonTargets:
     """The row's common targets, the lead reference first (the family of lowest mean held-out |z|)."""
     names = sorted(found, key=lambda f: (_held_out(candidates, f, found[f]), f))
-    inversions = []
-    for family in names:
-        chosen = tuple(fits[(family, b)] for b in found[family])
-        inversions.append(Joint(chosen) if len(chosen) > 1 else PerBenchmark(chosen[0], chosen[0].d0))
+    chosen = [tuple(fits[(family, b)] for b in found[family]) for family in names]
+    inversions = [Joint(fit) if len(fit) > 1 else PerBenchmark(fit[0], fit[0].d0) for fit in chosen]
     return common_targets(targets, inversions, since=since, epoch=epoch)
 
 
 def trend_row(name: str, label: str, capability: str, benchmarks: tuple[str, ...], targets: pd.DataFrame,
               candidates: pd.DataFrame, fits: dict, *, since: str | None, epoch: str, n_boot: int, n_boot_share: int,
               seed: int, found: dict[str, tuple[str, ...]] | None = None) -> Row:
-    """One row: its references (:func:`densing.trend.selection.set_references`; ``found``, family → benchmarks, where a
-    caller holds them fixed, as ``studies/headline_bias.py`` holds a real row's on planted tables), its common targets
-    and the pooled trend over them (the censored 0.9 regression quantile), its status."""
+    """One row: its references (:func:`densing.trend.selection.set_references`, or ``found``), its pooled trend."""
     found = set_references(candidates, tuple(benchmarks)) if found is None else found
     if not found:
         return Row(name, label, capability, benchmarks, (), None, _why_none(candidates, benchmarks))
@@ -169,8 +148,7 @@ def trend_row(name: str, label: str, capability: str, benchmarks: tuple[str, ...
 
 
 def headline_checks(members: list, head: TrendUncertainty) -> tuple:
-    """The headline's checks: each of :func:`inversion_checks` under every reference (:func:`checks.under_references`)
-    and the references' heterogeneity on the common targets."""
+    """Each of :func:`inversion_checks` under every reference, and the references' heterogeneity."""
     per: dict[str, dict] = {}
     for inversion, models in members:
         for check in inversion_checks(models, inversion):
@@ -179,34 +157,26 @@ def headline_checks(members: list, head: TrendUncertainty) -> tuple:
 
 
 def calibrated(found) -> tuple:
-    """The checks as the package runs them: every check but the heterogeneity test, the one gate
-    (``studies/gate_calibration.py`` says why), is a finding: status ``reported``, never ``failed``."""
+    """The checks as run: all but the heterogeneity test (the one gate) are findings, ``reported``, never ``failed``."""
     return tuple(c if c.name == "heterogeneity" or c.status not in (checks.PASSED, checks.FAILED)
                  else replace(c, status=checks.REPORTED, finding=checks.CALIBRATED, fired=c.failed)
                  for c in found)
 
 
 def _held_out(candidates: pd.DataFrame, family: str, benchmarks: tuple[str, ...]) -> float:
-    """The family's mean held-out miss over ``benchmarks``: |z| (the held-out test of the reference rule), the relative error
-    where the candidate table has no z (the shipped table's rows of the earlier rules v1 and v2)."""
+    """The family's mean held-out |z| over ``benchmarks``, or its relative error where there is no z (rules v1, v2)."""
     rows = _held_out_columns(candidates)
     at = sorted(i for b in dict.fromkeys(benchmarks) for i in rows["at"].get((family, b), ()))
     z = rows["held_out_z"]
-    return _mean(np.abs(z[at]) if z is not None and not np.isnan(z[at]).all() else rows["held_out_error"][at])
-
-
-def _mean(values: np.ndarray) -> float:
-    """The mean of the values that are not NaN (``np.nanmean``: NaNs as zeros, summed, divided by the count, as pandas'
-    ``Series.mean`` adds them without bottleneck: the same number); NaN, without a warning, where none is."""
-    with warnings.catch_warnings():
+    values = np.abs(z[at]) if z is not None and not np.isnan(z[at]).all() else rows["held_out_error"][at]
+    with warnings.catch_warnings():  # np.nanmean: pandas' Series.mean without bottleneck, the same number
         warnings.simplefilter("ignore", RuntimeWarning)  # no value: the mean of an empty slice is NaN
         return float(np.nanmean(values)) if len(values) else math.nan
 
 
 @per_table
 def _held_out_columns(candidates: pd.DataFrame) -> dict:
-    """The candidate table's held-out columns and the positions of each (family, benchmark)'s rows, once per table
-    inside :func:`densing.runtime.memo.same_tables` (a row's order of references asks for many families)."""
+    """The held-out columns and the rows of each (family, benchmark), once per table inside ``same_tables``."""
     at: dict = {}
     for i, key in enumerate(zip(candidates["family"].tolist(), candidates["benchmark"].tolist())):
         at.setdefault(key, []).append(i)
@@ -220,13 +190,10 @@ BUDGET_D0 = 1e12
 
 def budget_fits(targets: pd.DataFrame, fits: dict[tuple[str, str], ReferenceFit], *, d0: float = BUDGET_D0,
                 seed: int = 0) -> tuple[dict[tuple[str, str], ReferenceFit], dict[str, str]]:
-    """(fits keyed as ``fits``, {reference: what was left out or why it was dropped}): each reference fit refitted
-    over its members' sizes at one budget ``d0`` (the budget sensitivity).
-
-    A member of N parameters trained on D tokens reaches the loss L(N, D) = E + A·N^-α + B·D^-β of a published law
-    (:mod:`densing.laws.forms`: Hoffmann et al. 2022); its size at D0 is the N' with L(N', D0) = L(N, D). The family
-    law S(N') is refitted by likelihood over those sizes (the same pooled dispersion). A member with no such N' is
-    left out and named; a reference left with fewer than 3 sizes is dropped."""
+    """(fits keyed as ``fits``, {reference: what was left out or why it was dropped}): each reference fit refitted at
+    one budget ``d0``: a member of N parameters on D tokens has the size N' with L(N', D0) = L(N, D) under a published
+    law, L = E + A·N^-α + B·D^-β (:mod:`densing.laws.forms`: Hoffmann et al. 2022), and the family law S(N') is
+    refitted by likelihood (the same dispersion); a reference left with fewer than 3 sizes is dropped."""
     law = LOSS_LAWS["hoffmann_2022"]
     out: dict[tuple[str, str], ReferenceFit] = {}
     notes: dict[str, str] = {}
@@ -253,9 +220,7 @@ def budget_fits(targets: pd.DataFrame, fits: dict[tuple[str, str], ReferenceFit]
 
 def headline_set(candidates: pd.DataFrame, sets: dict | None = None
                  ) -> tuple[str, tuple[str, ...], dict[str, tuple[str, ...]], list[tuple[str, str, str]]]:
-    """(label, benchmarks, references: family → the benchmarks it is eligible on, the sets passed over with why): the
-    first set of ``sets`` (default the leading table's, the paper-like one first) that has a reference; FitError when
-    no set has one."""
+    """(label, benchmarks, references, the sets passed over with why) of the first set of ``sets`` with a reference."""
     missing: list[tuple[str, str, str]] = []
     for name, (label, benchmarks) in (_tables.leading_table().sets if sets is None else sets).items():
         found = set_references(candidates, tuple(benchmarks))

@@ -1,29 +1,17 @@
 """Lines through points some of which are bounds: censored regression for the density trend.
 
-A censored density is a bound, not a missing value: a score the reference cannot reach at D0 says ρ ≥ x, a score at or
-below its floor says ρ ≤ x (:func:`densing.laws.bounds.log_density_bounds`). Each point carries ``kind``: 0 exact,
-+1 a lower bound (the true ln ρ ≥ y), −1 an upper bound (the true ln ρ ≤ y). Two estimators of ln ρ = A·t + B use
-bounds as bounds, and under a location-shift model (ln ρ_i = A·t_i + B + ε_i, ε i.i.d.) both estimate the slope A:
-the Tobit mean line (:mod:`densing.trend.tobit`) and :func:`censored_quantile_lines_weighted`, the q-th regression
-quantile with censoring (Powell 1986, "Censored regression quantiles", J. Econometrics 32:143–155), which minimises
+A censored density is a bound, not a missing value (:func:`densing.laws.bounds.log_density_bounds`): each point carries
+``kind``, 0 exact, +1 a lower bound (the true ln ρ ≥ y), −1 an upper bound. Beside the Tobit mean line
+(:mod:`densing.trend.tobit`), :func:`censored_quantile_lines_weighted` is the q-th regression quantile with censoring
+(Powell 1986, "Censored regression quantiles", J. Econometrics 32:143–155), which minimises
 
     Σ_i w_i·ρ_q(y_i − g_i(A·t_i + B)),   ρ_q(u) = u·(q − 1[u < 0]),
 
-with g = min(y_i, ·) for a lower bound (the true value is ≥ y_i), max(y_i, ·) for an upper bound and the identity for
-an exact point; w_i a point's weight (its count in a bootstrap resample, 1 otherwise).
-
-**The objective is a linear programme.** With r = y − (A·t + B), an exact point costs ρ_q(r), a lower bound
-q·max(r, 0) (only a line below it pays), an upper bound (1 − q)·max(−r, 0): each term is convex and piecewise linear in
-(A, B), with its kink on the line through the point (only exact points would carry a censoring point in Powell's
-general setting, which makes his objective non-convex; here they do not). So the minimum lies at a vertex — a line
-through two points of distinct dates — and a vertex from which neither of its two edges descends is the global
-minimum. The solver walks the vertices (the simplex method of Barrodale & Roberts 1973 for two coefficients): from a
-pivot point p it finds the best line through p exactly (a weighted quantile of the slopes s_i = (y_i − y_p)/(t_i − t_p),
-:func:`_rotate`), then pivots on the point that line reaches, and stops when the rotation about the new pivot no
-longer lowers the objective, or sooner, where the vertex's own optimality condition (its two multipliers inside their
-ranges, the LP's dual) certifies it as the unique minimum (:func:`_cost_and_check`). Every step is one array
-computation over all problems still walking, each row's arithmetic its own. ``tests/trend/test_censored.py`` holds it
-to an exhaustive search (every line through two points) on random and planted problems.
+g = min(y_i, ·) for a lower bound, max(y_i, ·) for an upper bound and the identity for an exact point; w_i a point's
+weight. Each term is convex and piecewise linear in (A, B), so the minimum lies at a vertex, a line through two points
+of distinct dates; the solver walks the vertices (the simplex method of Barrodale & Roberts 1973 for two
+coefficients: :func:`_rotate`, :func:`_cost_and_check`), every problem in one array computation, and
+``tests/trend/test_censored.py`` holds it to an exhaustive search.
 """
 from __future__ import annotations
 
@@ -35,9 +23,8 @@ from densing.laws.bounds import LOWER, UPPER
 
 #: The most pivots of one walk (each strictly lowers the objective; a bootstrap's walks take 1–4).
 MAX_PIVOTS = 500
-#: The most rows one walk solves at once; more are solved in blocks of this many (a row's walk is its own). A block of
-#: 2,048 rows × 109 targets peaks at about 28 MB of temporaries; the 9,600 rows (references × draws) of the public
-#: table's HellaSwag row at once, at 130 MB.
+#: The most rows one walk solves at once, more in blocks of this many (a row's walk is its own): 2,048 rows × 109
+#: targets peak at about 28 MB of temporaries, the public table's HellaSwag row's 9,600 at once at 130 MB.
 BLOCK_ROWS = 2048
 
 
@@ -51,12 +38,10 @@ def _costs(kind: np.ndarray, weight: np.ndarray, quantile: float) -> tuple[np.nd
 
 def _cost_and_check(t, y, above, below, slope, intercept, pivot, other, scale) -> tuple[np.ndarray, np.ndarray]:
     """(value, optimal) of each row's line through its points ``pivot`` (p) and ``other`` (q): Powell's objective
-    Σ_i above_i·max(r_i, 0) + below_i·max(−r_i, 0), r = y − (A·t + B) (``below`` passed negated), and whether the
-    vertex is certified as the unique minimum by its optimality condition: with g_i = above_i where r_i > 0 and
-    −below_i where r_i < 0, 0 is a subgradient iff multipliers λ_p ∈ [−below_p, above_p] and λ_q ∈ [−below_q, above_q]
-    solve Σ_{i≠p,q} g_i·(t_i, 1) + λ_p·(t_p, 1) + λ_q·(t_q, 1) = 0. Certified where both lie inside their ranges by more
-    than the sums' rounding (``scale``: per row Σ_i (above_i + below_i), Σ_i (above_i + below_i)·|t_i| and
-    max_i |y_i|) and no other point lies on the line within rounding."""
+    Σ_i above_i·max(r_i, 0) + below_i·max(−r_i, 0), r = y − (A·t + B) (``below`` negated), and whether the vertex is
+    certified the unique minimum: with g_i = above_i where r_i > 0, −below_i where r_i < 0, 0 is a subgradient iff
+    λ_p ∈ [−below_p, above_p] and λ_q ∈ [−below_q, above_q] solve Σ_{i≠p,q} g_i·(t_i, 1) + λ_p·(t_p, 1) + λ_q·(t_q, 1)
+    = 0; certified where both lie inside by more than the sums' rounding (``scale``) and no other point is on it."""
     rows = np.arange(len(slope))
     residual = y - (slope[:, None] * t + intercept[:, None])
     g = np.where(residual > 0, above, below)
@@ -79,15 +64,11 @@ def _cost_and_check(t, y, above, below, slope, intercept, pivot, other, scale) -
 
 
 def _rotate(t, y, above, below, out, pivot: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The best line through each row's ``pivot`` point: (A, B, the other point it passes through).
-
-    Along the lines through p (slope A), point i's residual is d_i·(s_i − A), d_i = t_i − t_p, so its term is
-    up_i·max(s_i − A, 0) + down_i·max(A − s_i, 0) with (up, down) = |d_i|·(above, below) for d_i > 0 and
-    |d_i|·(below, above) for d_i < 0. The sum's derivative in A, Σ_{s_i < A} down_i − Σ_{s_i > A} up_i, first
-    reaches 0 at the s_(k) where the cumulative (up + down) of the sorted s reaches Σ up: that slope is the best
-    (the smallest such where the minimum is flat). A point that does not count (``out``; its above and below are 0)
-    or has p's date (|d_i| = 0) does not move: its s is +inf, which sorts last, and it weighs nothing. ``t`` is one
-    row of dates (n,) or one per row."""
+    """The best line through each row's ``pivot`` point: (A, B, the other point it passes through). Along the lines
+    through p, point i's term is up_i·max(s_i − A, 0) + down_i·max(A − s_i, 0), s_i = (y_i − y_p)/(t_i − t_p),
+    (up, down) = |d_i|·(above, below) for d_i = t_i − t_p > 0 and |d_i|·(below, above) for d_i < 0; the sum's
+    derivative Σ_{s_i < A} down_i − Σ_{s_i > A} up_i first reaches 0 at the s_(k) where the cumulative (up + down) of
+    the sorted s reaches Σ up. A point that does not count (``out``) or has p's date gets s = +inf and no weight."""
     count, n = y.shape
     rows = np.arange(count)
     flat = rows * n
@@ -119,8 +100,7 @@ def _rotate(t, y, above, below, out, pivot: np.ndarray) -> tuple[np.ndarray, np.
 
 
 def _first_pivots(t, y, valid, start) -> np.ndarray:
-    """Each row's first pivot: the valid point nearest the ``start`` line (A, B: numbers, or one each per row), or
-    nearest the mean date without one (or where a start is not finite)."""
+    """Each row's first pivot: the valid point nearest the ``start`` line, or the mean date without one."""
     if start is not None and np.all(np.isfinite(start)):
         slope, intercept = (np.asarray(v, float)[..., None] for v in start)
         gap = np.abs(y - (slope * t + intercept))
@@ -132,16 +112,14 @@ def _first_pivots(t, y, valid, start) -> np.ndarray:
 
 def censored_quantile_lines_weighted(t, y, kind, weight, quantile: float = 0.9, start=None
                                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(A, B, pivots) of Powell's censored q-th regression quantile of each row of ``y`` (module docstring): ``t``,
-    ``y``, ``kind`` and ``weight`` broadcast to one shape (problems, n); a point with zero weight, or a non-finite value
-    or kind, does not count. ``start``: a line (A, B) near which to begin, numbers or one each per problem. NaNs where
-    no point has a date of its own to pair with."""
+    """(A, B, pivots) of Powell's censored q-th regression quantile of each row of ``y`` (module docstring), ``t``,
+    ``y``, ``kind`` and ``weight`` broadcast to (problems, n); a point of zero weight or a non-finite value does not
+    count. ``start``: a line (A, B) to begin near, one or one per problem. NaNs where no two dates pair."""
     return _walk(t, y, kind, weight, quantile, start)[:3]
 
 
 def _walk(t, y, kind, weight, quantile: float, start) -> tuple[np.ndarray, ...]:
-    """:func:`censored_quantile_lines_weighted`'s (A, B, pivots), and each row's vertex: the two points its line
-    passes through (the pivot and the point the last accepted rotation reached; 0 and 0 for a row with no line)."""
+    """:func:`censored_quantile_lines_weighted`'s (A, B, pivots) and each row's vertex: the two points of its line."""
     t, y, kind, weight = (np.asarray(a, float) for a in (t, y, kind, weight))
     shape = np.broadcast_shapes(t.shape, y.shape, kind.shape, weight.shape)
     shape = shape if len(shape) == 2 else (1, *shape)
@@ -199,16 +177,13 @@ LEAVE_OUT_MARGIN = 1e-7
 
 def quantile_lines_left_out(t, y, kind, quantile: float, groups: np.ndarray
                             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(A, B, kept): each row's censored quantile line, every point counted once (no start), and for every group of
-    ``groups`` (n,) (integers 0 … G − 1) whether the row's vertex (p, q) stays the unique minimum without the group's
-    points, (rows, G).
+    """(A, B, kept): each row's censored quantile line, every point counted once, and for every group of ``groups``
+    (n,) (0 … G − 1) whether the row's vertex (p, q) stays the unique minimum without the group's points, (rows, G).
 
-    A group that holds neither p nor q changes the sums Σ g_i·(t_i, 1) behind the multipliers (:func:`_cost_and_check`)
-    by its own terms only: λ_q = (flat·t_p − moment)/(t_q − t_p), λ_p = −flat − λ_q with flat and moment less the
-    group's Σ g_i and Σ g_i·t_i. It is kept where both multipliers stay inside their ranges by
-    :data:`LEAVE_OUT_MARGIN` of the full problem's sums and no third point lies on the line within that margin; the
-    walk on the remaining points, started from this line, then certifies the same slope (y_q − y_p)/(t_q − t_p), to
-    the bit. An O(rows·n) pass over the rows' residuals."""
+    A group that holds neither p nor q changes the multipliers' sums (:func:`_cost_and_check`) by its own terms only:
+    λ_q = (flat·t_p − moment)/(t_q − t_p), λ_p = −flat − λ_q, flat and moment less the group's Σ g_i and Σ g_i·t_i.
+    It is kept where both stay inside their ranges by :data:`LEAVE_OUT_MARGIN` of the full sums and no third point
+    lies on the line within that margin: the walk without it, from this line, certifies the same slope, to the bit."""
     t, y, kind = np.asarray(t, float), np.asarray(y, float), np.asarray(kind, float)
     groups = np.asarray(groups, np.int64)
     count, n = y.shape

@@ -1,34 +1,9 @@
 """Validity checks of a density trend: can this reference measure the frontier at all?
 
-Each check returns a :class:`Check` whose ``status`` is ``passed``, ``failed``, ``untestable`` (the data cannot decide:
-said so, never counted as a failure nor as a pass) or ``reported`` (a finding, not a gate). The thresholds are fixed
-here; docs/method.md ("Gates and findings") says which were fixed before which results were seen, and why:
-
-- **saturation** — a frontier model whose score is within 2 standard errors of the highest score the reference
-  expresses at D0 (:func:`densing.laws.bounds.score_cap`) has a density set by that cap, not by the model.
-- **conditioning** — κ, how many-fold ρ moves for one standard error of the score
-  (:func:`densing.laws.inversion.conditioning`). Fails if the median κ over the frontier models exceeds 2.
-- **size confounding** — does the targets' size mix (larger models released later, denser or less dense by the
-  reference's shape alone) confound the trend? β_N of ln ρ ~ β₀ + β_t·t + β_N·ln N by OLS on the exact densities,
-  errors clustered by family (by model where no families are named), its 95% interval on Student's t with G − 1
-  degrees of freedom, G the clusters. Fails only when the interval excludes 0 *and* |β̂_N| > :data:`SIZE_SLOPE_MARGIN`
-  (ρ moving more than 2^0.25 ≈ 1.19× per doubling of N at a fixed date; written before this form was run on any
-  table); untestable with fewer than :data:`MIN_SIZE_CONFOUNDING_MODELS` exact densities or one size only. (A ratio
-  of the doubling times with and without ln N would test nothing: a ratio of two slopes near 0 flips on noise.)
-- **size dependence**, a finding: OLS of ln ρ on ln N with one intercept per family (families with ≥ 2 sizes, exact
-  densities), HC3 interval, as an *equivalence* test (two one-sided tests at 2.5% each): passes if the 95% interval
-  lies inside ±:data:`SIZE_SLOPE_MARGIN`; untestable with fewer than :data:`MIN_SIZE_FAMILIES` such families.
-
-:func:`cluster_ols` is OLS with standard errors clustered by group, the numbers of statsmodels'
-``OLS(y, x).fit(cov_type="cluster", cov_kwds={"groups": g}, use_t=True)`` without importing statsmodels (and its
-scipy.stats and scipy.optimize, in each process that runs one)::
-
-    β̂ = X⁺y,   e = y − Xβ̂,   u_g = Σ_{i∈g} x_i e_i,
-    Cov(β̂) = c · (XᵀX)⁻¹ (Σ_g u_g u_gᵀ) (XᵀX)⁻¹,   c = G/(G − 1) · (N − 1)/(N − K)
-
-(the cluster-robust sandwich of Liang & Zeger 1986 with the small-sample factor c of statsmodels'
-``sandwich_covariance.cov_cluster``; (XᵀX)⁻¹ is X⁺X⁺ᵀ), N rows, K columns, G groups; the interval
-β̂_j ± t_{G−1}(1 − α/2)·se_j. ``tests/trend/test_cluster_ols.py`` holds every number to statsmodels on planted data.
+Each check returns a :class:`Check` whose ``status`` is ``passed``, ``failed``, ``untestable`` (the data cannot decide,
+said so) or ``reported`` (a finding, not a gate); docs/method.md ("Gates and findings") says when and why each
+threshold was fixed: :func:`saturation` (near the cap, :func:`densing.laws.bounds.score_cap`), :func:`conditioning`
+(:func:`densing.laws.inversion.conditioning`), :func:`size_confounding`, :func:`size_dependence`.
 """
 from __future__ import annotations
 
@@ -41,7 +16,7 @@ import pandas as pd
 from densing.constants import (FAILED, MAX_MEDIAN_CONDITIONING,  # noqa: F401 (the thresholds: public here)
                                MIN_SIZE_FAMILIES, PASSED, REPORTED, SATURATION_STDERRS, SIZE_SLOPE_MARGIN, UNTESTABLE)
 from densing.numbers import json_value
-from densing.results import Result, presented
+from densing.results import Result, presented_property
 from densing.states import (CALIBRATED, SIZE_FINDING, Conditioned, Heterogeneity,  # noqa: F401 (the facts: public here)
                             NoFrontier, Saturated, Slope, TooFew)
 
@@ -52,10 +27,9 @@ MIN_SIZE_CONFOUNDING_CLUSTERS = 3
 
 @dataclass(frozen=True)
 class Check(Result):
-    """A validity check's result: its ``value``, ``status`` and ``facts`` (one of the records of :mod:`densing.states`);
-    ``across`` holds each candidate reference's own check where it is judged under several, ``finding`` why it is a
-    finding and not a gate ("" for a gate; :data:`CALIBRATED` or :data:`SIZE_FINDING`), and ``fired`` whether a
-    finding fires where it would have failed. Its ``threshold`` and ``detail`` are words (:mod:`densing.present`)."""
+    """A validity check's ``value``, ``status`` and ``facts`` (a record of :mod:`densing.states`); ``across``: each
+    candidate reference's own check, ``finding``: why it is a finding, not a gate ("" for a gate; :data:`CALIBRATED` or
+    :data:`SIZE_FINDING`), ``fired``: whether a finding fires where it would have failed."""
 
     name: str
     value: float
@@ -65,6 +39,10 @@ class Check(Result):
     finding: str = ""
     fired: bool = False
 
+    threshold = presented_property("threshold", "What the check tests against, in words "
+                                                "(:func:`densing.present.findings.check_threshold`).")
+    detail = presented_property("detail", "What it found, in words (:func:`densing.present.findings.check_detail`).")
+
     @property
     def passed(self) -> bool:
         return self.status == PASSED
@@ -72,16 +50,6 @@ class Check(Result):
     @property
     def failed(self) -> bool:
         return self.status == FAILED
-
-    @property
-    def threshold(self) -> str:
-        """What the check tests against, in words (:func:`densing.present.findings.check_threshold`)."""
-        return presented(self, "threshold")
-
-    @property
-    def detail(self) -> str:
-        """What it found, in words (:func:`densing.present.findings.check_detail`)."""
-        return presented(self, "detail")
 
     def to_dict(self) -> dict:
         return {"name": self.name, "value": json_value(self.value), "threshold": self.threshold, "status": self.status,
@@ -93,8 +61,7 @@ def _status(ok: bool) -> str:
 
 
 def saturation(scores, stderr, cap, models, benchmarks=None) -> Check:
-    """Frontier models whose score S ≥ S_cap − 2σ (module docstring); ``cap`` one value or one per model (each score's
-    own benchmark's cap, named by ``benchmarks`` where given)."""
+    """Frontier models with S ≥ S_cap − 2σ (a finding); ``cap`` one or one per score (of ``benchmarks``' caps)."""
     scores, sigma = np.asarray(scores, float), np.nan_to_num(np.asarray(stderr, float))
     caps = np.broadcast_to(np.asarray(cap, float), scores.shape)
     if scores.size == 0:
@@ -107,7 +74,7 @@ def saturation(scores, stderr, cap, models, benchmarks=None) -> Check:
 
 
 def conditioning(kappa, models) -> Check:
-    """Median κ over the frontier models (module docstring); an infinite κ counts as infinite."""
+    """Median κ over the frontier models (fails above :data:`MAX_MEDIAN_CONDITIONING`); an infinite κ stays infinite."""
     kappa = np.asarray(kappa, float)
     if kappa.size == 0:
         return Check("conditioning", math.nan, UNTESTABLE, NoFrontier())
@@ -119,8 +86,9 @@ def conditioning(kappa, models) -> Check:
 
 
 def size_dependence(frame: pd.DataFrame, level: float = 0.95, margin: float = SIZE_SLOPE_MARGIN) -> Check:
-    """Within-family slope of ln ρ on ln N as an equivalence test (module docstring): ``frame`` has ``family``,
-    ``params``, ``log_density`` (exact densities); passes when the ``level`` interval lies inside ±``margin``."""
+    """Within-family slope of ln ρ on ln N (one intercept per family with ≥ 2 sizes, HC3 interval) as an equivalence
+    test: ``frame`` has ``family``, ``params``, ``log_density`` (exact densities); passes when the ``level`` interval
+    lies inside ±``margin``; untestable with fewer than :data:`MIN_SIZE_FAMILIES` such families."""
     data = frame.dropna(subset=["family", "log_density"])
     sizes = data.groupby("family")["params"].nunique()
     data = data[data["family"].isin(sizes[sizes >= 2].index)]
@@ -137,9 +105,10 @@ def size_dependence(frame: pd.DataFrame, level: float = 0.95, margin: float = SI
 
 
 def size_confounding(t, y, kind, params, families=None) -> Check:
-    """The size coefficient β_N of ln ρ_i = β₀ + β_t·t_i + β_N·ln N_i + ε_i and its interval (module docstring): ``t``
-    days, ``y`` ln ρ (or its bound), ``kind`` 0/+1/−1 (NaN dropped), ``params`` N, ``families`` (optional) the
-    cluster of each model (each model its own cluster where None: HC-type errors)."""
+    """The size coefficient β_N of ln ρ_i = β₀ + β_t·t_i + β_N·ln N_i + ε_i by OLS on the exact densities
+    (:func:`cluster_ols` by ``families``, else by model; t on G − 1 df): fails only when its 95% interval excludes 0
+    *and* |β̂_N| > :data:`SIZE_SLOPE_MARGIN`; untestable with fewer than :data:`MIN_SIZE_CONFOUNDING_MODELS` exact
+    densities or one size. ``kind`` 0/+1/−1 (NaN dropped)."""
     t, y, kind, params = (np.asarray(a, float) for a in (t, y, kind, params))
     from densing.trend.targets import family_clusters
 
@@ -166,8 +135,7 @@ def size_confounding(t, y, kind, params, families=None) -> Check:
 
 
 def under_references(found: dict[str, Check]) -> Check:
-    """One check over several candidate references: failed if it fails under any, passed if it passes under every
-    one that can test it, untestable if none can; ``across`` holds each reference's own check."""
+    """One check over several references: failed under any, passed under every one that tests it, else untestable."""
     items = list(found.items())
     if len(items) == 1:
         return items[0][1]
@@ -214,7 +182,15 @@ class ClusterOLS:
 
 
 def cluster_ols(y, x, groups) -> ClusterOLS:
-    """Fit y on the columns of x with errors clustered by ``groups`` (labels, one per row; module docstring)."""
+    """Fit y on the columns of x with errors clustered by ``groups`` (labels, one per row): the numbers of statsmodels'
+    ``OLS(y, x).fit(cov_type="cluster", cov_kwds={"groups": g}, use_t=True)`` without importing statsmodels::
+
+        β̂ = X⁺y,   e = y − Xβ̂,   u_g = Σ_{i∈g} x_i e_i,
+        Cov(β̂) = c · (XᵀX)⁻¹ (Σ_g u_g u_gᵀ) (XᵀX)⁻¹,   c = G/(G − 1) · (N − 1)/(N − K)
+
+    (the cluster-robust sandwich of Liang & Zeger 1986 with the small-sample factor c of statsmodels'
+    ``sandwich_covariance.cov_cluster``; (XᵀX)⁻¹ is X⁺X⁺ᵀ), N rows, K columns, G groups; the interval
+    β̂_j ± t_{G−1}(1 − α/2)·se_j. ``tests/trend/test_cluster_ols.py`` holds every number to statsmodels."""
     y, x = np.asarray(y, float), np.asarray(x, float)
     codes = np.unique(np.asarray(groups), return_inverse=True)[1].ravel()  # integer codes 0..G−1 of the groups
     count = int(codes.max()) + 1 if codes.size else 0

@@ -21,14 +21,10 @@ from densing.trend.uncertainty import observed_trend
 from densing.validation import INTERVAL_DRAWS, Interval, validate_params
 
 
-
 def compression_density(pairs: pd.DataFrame, densities: pd.DataFrame) -> pd.DataFrame:
-    """Density of each compressed model against its parent (Xiao et al. 2024, §4.2).
-
-    ``pairs`` has ``compressed_model, parent_model, method``; ``densities`` has ``model`` and ``density`` (one row per
-    model; censored or non-positive densities count as unknown). Returns one row per pair: ``compressed_density``,
-    ``parent_density``, ``density_ratio`` = ρ_compressed / ρ_parent, ``density_increased`` (ratio > 1; missing when
-    either density is unknown) and ``note`` naming a missing density."""
+    """Density of each compressed model against its parent (Xiao et al. 2024, §4.2): ``pairs`` has ``compressed_model,
+    parent_model, method``, ``densities`` ``model`` and ``density`` (censored or non-positive: unknown). One row per
+    pair with both densities, ``density_ratio`` = ρ_compressed / ρ_parent, ``density_increased`` and a ``note``."""
     if not isinstance(pairs, pd.DataFrame):
         raise InputError(f"pairs: expected a pandas DataFrame, got {type(pairs).__name__}")
     needed = ["compressed_model", "parent_model", "method"]
@@ -64,10 +60,9 @@ def compression_density(pairs: pd.DataFrame, densities: pd.DataFrame) -> pd.Data
 
 @dataclass(frozen=True, eq=False)
 class CostHalvingFit(Result):
-    """ln price(t) = A·t + B with A < 0; halving time = ln 2 / (−A) (Xiao et al. 2024, §4.1), fitted as the doubling
-    of 1/price by the one engine (:func:`densing.trend.uncertainty.observed_trend`): the envelope is the running minimum
-    of price, the quantile frontier quantile 1 − q of ln price (the cheap edge), the interval the percentile interval of
-    draws that resample the rows. ``r_squared``: the envelope's OLS R² through its points (NaN for the other rules)."""
+    """ln price(t) = A·t + B, A < 0; halving time = ln 2 / (−A) (Xiao et al. 2024, §4.1): the doubling of 1/price by
+    the one engine (:func:`densing.trend.uncertainty.observed_trend`), draws resampling the rows; ``r_squared``: the
+    envelope's OLS R² through its points (NaN for the other rules)."""
     _dict_exclude = ("excluded",)
     _level_field = "ci"  # conf_int(alpha) gives the intervals of level ``ci``
 
@@ -101,18 +96,14 @@ class CostHalvingFit(Result):
         return pd.DataFrame([self.to_dict()])
 
 
-
 @validate_params({"quantile": [Interval(Real, 0, 1, closed="neither")], "n_boot": [INTERVAL_DRAWS],
                   "ci": [Interval(Real, 0, 1, closed="neither")], "seed": [Interval(Integral, 0, None)]})
 def cost_halving_time(prices: pd.DataFrame, *, frontier: str = "envelope", quantile: float = 0.9,
                       epoch: object = DEFAULT_EPOCH, n_boot: int = 1000, seed: int = 0,
                       ci: float = 0.95) -> CostHalvingFit:
-    """Halving time of inference price: ln p(t) = A·t + B, halving = ln 2 / (−A) (§4.1).
-
-    ``prices`` has ``date`` and ``price_per_million_tokens`` (> 0), optionally ``model`` (the same model may appear at
-    several dates, e.g. after price cuts). The paper reports the price of GPT-3.5-level models halving roughly every
-    2.6 months. ``quantile`` is the upper quantile of −ln price, i.e. quantile 1 − q of ln price. The draws resample
-    rows."""
+    """Halving time of inference price: ln p(t) = A·t + B, halving = ln 2 / (−A) (§4.1; the paper reports GPT-3.5-level
+    prices halving about every 2.6 months). ``prices`` has ``date`` and ``price_per_million_tokens`` (> 0), optionally
+    ``model`` (a model may appear at several dates). ``quantile``: of −ln price. The draws resample rows."""
     rules.get(frontier)
     label_column = "model" if isinstance(prices, pd.DataFrame) and "model" in prices.columns else None
     points, excluded = prepare(prices, value_column="price_per_million_tokens", date_column="date",

@@ -43,24 +43,17 @@ def fit_trend(targets: pd.DataFrame, reference=None, *, benchmarks: tuple[str, .
     """→ TrendUncertainty: the doubling time ln 2 / A of ln ρmax = A·t + B over ``targets`` against ``reference``.
 
     ``targets``: a tidy score table (``model, benchmark, metric, value, params, release_date``, optionally ``stderr``
-    and ``family``), such as ``densing.read_results("results/public_models.csv")``, checked as a table file is
-    (:func:`densing.data.schema.table_argument`: an InputError naming ``targets``, the row and the field).
-    ``reference``:
-
-    - ``None`` (default): the headline's references, as ``densing trend`` chooses them
-      (:func:`densing.trend.selection.set_references` on the headline's benchmark set), inverted jointly and pooled;
-    - a family name (``"Llama-3.1"``): that family fitted per benchmark at its own budget on ``benchmarks`` (a tuple
-      or list of names, or one string, an empty one an InputError; default: the benchmarks the reference rule makes
-      it a reference of the headline's set on) and inverted jointly (one benchmark: the paper's inversion);
-    - a :class:`~densing.laws.reference_fit.ReferenceFit` (inverted per benchmark at ``d0``, default its own D0), a
-      fit file, or a shipped fit's short name (``"llama-3.1_mmlu"``, as the CLI's ``--fit``), or several family fits
-      of one family (a list or a mapping: inverted jointly);
-    - an inversion (:class:`~densing.laws.inversion.PerBenchmark`, :class:`~densing.laws.inversion.Joint`).
+    and ``family``), such as ``densing.read_results("results/public_models.csv")``, checked as a table file is.
+    ``reference``: ``None`` (default), the headline's references, as ``densing trend`` chooses them, pooled; a family
+    name (``"Llama-3.1"``), that family fitted per benchmark at its own budget on ``benchmarks`` (default those the
+    reference rule makes it a reference of the headline's set on), inverted jointly; a
+    :class:`~densing.laws.reference_fit.ReferenceFit` (per benchmark at ``d0``, default its own D0), a fit file or a
+    shipped fit's short name (``"llama-3.1_mmlu"``), or several fits of one family (a list or a mapping: jointly); an
+    inversion (:class:`~densing.laws.inversion.PerBenchmark`, :class:`~densing.laws.inversion.Joint`).
 
     ``rule``: ``quantile`` (the headline's), ``envelope`` or ``all``. ``n_boot``/``seed``: the draws of the interval;
-    ``n_boot_share``: the draws of each source alone (0 skips the shares). The result's ``status`` ("measured",
-    "bounded: why" or "not measured: why") is the headline's when every argument is the CLI's default.
-    """
+    ``n_boot_share``: the draws of each source alone (0 skips the shares). With the CLI's defaults the result's
+    ``status`` is the headline's."""
     rules.get(rule)
     if benchmarks is not None:
         benchmarks = as_names(benchmarks, "benchmarks")
@@ -74,22 +67,17 @@ def fit_trend(targets: pd.DataFrame, reference=None, *, benchmarks: tuple[str, .
         raise InputError(f"targets: missing column(s) {', '.join(missing)}{hint}")
     targets = with_stderr(table_argument(targets, "targets", SCORE_COLUMNS))
     check_window(targets, since)
-    if isinstance(reference, str) and "family" in targets.columns:
-        families = set(targets["family"].dropna().astype(str))
-        if reference not in families:
-            close = difflib.get_close_matches(reference, sorted(families), n=3, cutoff=0.5)
-            hint = f"; close: {', '.join(close)}" if close else ""
-            raise InputError(f"reference: {reference!r} is neither a family of targets nor a fit file or a shipped "
-                             f"fit's name{hint}")
+    families = set(targets["family"].dropna().astype(str)) if "family" in targets.columns else None
+    if isinstance(reference, str) and families is not None and reference not in families:
+        raise InputError(f"reference: {reference!r} is neither a family of targets nor a fit file or a shipped "
+                         f"fit's name{_close(reference, families)}")
     if reference is None and benchmarks is not None:  # the headline's references come with their benchmark set
         raise InputError("benchmarks: given with a family name only (reference='Llama-3.1'); the headline's "
                          "references (reference=None) invert the headline's set")
     known = set(targets["benchmark"].astype(str))
     unknown = [b for b in benchmarks or () if b not in known]
     if unknown:
-        close = difflib.get_close_matches(unknown[0], sorted(known), n=3, cutoff=0.5)
-        raise InputError(f"benchmarks: {unknown[0]!r} is no benchmark of targets"
-                         f"{'; close: ' + ', '.join(close) if close else ''}")
+        raise InputError(f"benchmarks: {unknown[0]!r} is no benchmark of targets{_close(unknown[0], known)}")
     if reference is None or isinstance(reference, str):
         if d0 is not None:
             raise InputError("d0: a family reference is inverted at its own budget; d0 goes with a ReferenceFit")
@@ -104,9 +92,14 @@ def fit_trend(targets: pd.DataFrame, reference=None, *, benchmarks: tuple[str, .
     return replace(result, judged=True)
 
 
+def _close(name: str, known) -> str:
+    """An error's hint: "; close: " and the names of ``known`` nearest ``name``, or "" where none is."""
+    close = difflib.get_close_matches(name, sorted(known), n=3, cutoff=0.5)
+    return f"; close: {', '.join(close)}" if close else ""
+
+
 def _reference_argument(reference):
-    """A string naming a fit file or a shipped fit (``llama-3.1_mmlu``, as the CLI's ``--fit``) becomes that fit; any
-    other string is a family name; a blank one is refused."""
+    """A fit file or a shipped fit's name becomes that fit, any other string is a family; a blank is refused."""
     if isinstance(reference, str) and not reference.strip():
         raise InputError("reference: expected a family name, a ReferenceFit, a fit file or a shipped fit's name, got ''")
     if isinstance(reference, os.PathLike) or isinstance(reference, str) and names_a_fit(reference, "reference"):

@@ -7,23 +7,9 @@ chance is linear in ln N + A·t:
     z = logit((S − d)/(1 − d)) = β₀ + β_N·ln N + β_t·t,    A = β_t / β_N,
     doubling time = ln 2 / A = ln 2 · β_N / β_t
 
-d the benchmark's chance level (:data:`densing.data.benchmarks.CHANCE_LEVELS`). Under a law whose logit is not linear in
-ln N (the sigmoid of a power law), β_N is the average local slope over the models' sizes and the ratio still reads the
-shift in ln N that one unit of t buys, to first order. This is the test of the law by a fixed-size time regression of
-the Incompressible Knowledge Probes (arXiv 2604.24827, ``19PINE-AI/ikp``).
-
-**The fit.** One row per dense model (no ``active_params``) and benchmark released on or after ``since``, scores
-strictly inside (d, 1) only (the others have no logit: counted in ``n_at_floor`` / ``n_at_ceiling``); t in years since
-the epoch. OLS with standard errors clustered by family (:func:`densing.trend.checks.cluster_ols`; a model without a
-family is its own cluster). A **set** row stacks its benchmarks with one intercept each and common slopes β_N, β_t, on
-the set's complete cases (the targets of the reference-based row: both estimators measure one sample).
-
-**Its interval.** Two, both reported: the delta method on the clustered covariance of (β_N, β_t),
-D ± t_{G−1}·se(D), se(D)² = gᵀΣg, g = ln 2·(1/β_t, −β_N/β_t²), G the families; and, the row's interval (a ratio's
-delta interval is poor when β_t is near 0), a family cluster bootstrap: the percentile interval of the rate
-A = β_t/β_N over refits on resampled families, mapped through ln 2 / A, a draw with β_N ≤ 0 at the low end.
-**Status**: ``measured`` when that interval of A lies above 0; else ``not measured``, with the reason (a non-positive
-time slope in the interval, fewer than :data:`MIN_FAMILIES` families or :data:`MIN_SCORES` scores, or β̂_N ≤ 0).
+d the chance level (:data:`densing.data.benchmarks.CHANCE_LEVELS`); under a law whose logit is not linear in ln N,
+β_N is the average local slope, to first order. The test of the law of the Incompressible Knowledge Probes (arXiv
+2604.24827, ``19PINE-AI/ikp``); docs/method.md, "A second estimator", gives its rows and results.
 """
 from __future__ import annotations
 
@@ -40,7 +26,7 @@ from densing.data.benchmarks import CHANCE_LEVELS
 from densing.data.schema import require_columns
 from densing.errors import InputError
 from densing.laws.family import metric_for
-from densing.results import Result, presented
+from densing.results import Result, presented_property
 from densing.runtime.memo import per_table
 from densing.states import NoRise, RateReachesZero, State, TooFewScores
 from densing.trend.checks import cluster_ols
@@ -50,7 +36,7 @@ from densing.validation import Interval, validate
 DAYS_PER_YEAR = 365.25
 MIN_FAMILIES = 5       # clustered standard errors and a family bootstrap need several clusters
 MIN_SCORES = 10
-#: What :func:`fit_fixed_size` and :func:`fixed_size_trend` take (checked by :func:`densing.validation.validate`).
+#: What :func:`fixed_size_trend` takes (checked by :func:`densing.validation.validate`).
 CONSTRAINTS = {"n_boot": [Interval(Integral, 1, None)], "seed": [Interval(Integral, 0, None)],
                "level": [Interval(Real, 0, 1, closed="neither")]}
 
@@ -91,10 +77,8 @@ class FixedSizeFit(Result):
     _shown_as: ClassVar[dict[str, str]] = {"state": "status"}
     _dict_exclude = ("reason",)
 
-    @property
-    def status(self) -> str:
-        """The state and reason in words (:func:`densing.present.findings.fixed_size_status`)."""
-        return presented(self, "status")
+    status = presented_property("status", "The state and reason in words "
+                                          "(:func:`densing.present.findings.fixed_size_status`).")
 
 
 #: The float fields of :class:`FixedSizeFit` (NaN in a row too thin to fit).
@@ -105,8 +89,8 @@ _NUMBERS = tuple(f.name for f in FixedSizeFit.__dataclass_fields__.values() if f
 def score_rows(table: pd.DataFrame, benchmark: str, since: str | None = DEFAULT_EPOCH,
                epoch: str = DEFAULT_EPOCH) -> tuple[pd.DataFrame, int, int]:
     """(rows, at floor, at ceiling): ``model``, ``family`` (the model where none), ``benchmark``, ``log_params``,
-    ``years`` (since ``epoch``), ``logit`` = logit((S − d)/(1 − d)) of the module docstring's rows on ``benchmark``, and
-    how many scores were at/below d or at 1; once per table, benchmark and window inside ``same_tables`` (shared)."""
+    ``years`` and ``logit`` = logit((S − d)/(1 − d)) of each dense model released since ``since`` with S in (d, 1)
+    on ``benchmark``, and how many scores were at or below d or at 1; once per table inside ``same_tables``."""
     require_columns(table, ("model", "benchmark", "metric", "value", "params", "release_date"), "fixed-size regression")
     chance = CHANCE_LEVELS.get(benchmark)
     if chance is None:
@@ -139,11 +123,9 @@ _CONDITION = 1e10
 
 
 def _rates(x: np.ndarray, y: np.ndarray, groups: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
-    """Family cluster bootstrap of the rate A = β_t/β_N (−inf where a draw's β_N ≤ 0).
-
-    Draw k resamples the G families with replacement, family g c_kg times; its OLS solves the normal equations
-    (Σ_g c_kg·X_gᵀX_g)·β = Σ_g c_kg·X_gᵀy_g, every draw at once, the size and date columns centred; a draw whose
-    equations are ill-conditioned (a benchmark's intercept with no family drawn) by least squares on its rows."""
+    """Family cluster bootstrap of the rate A = β_t/β_N (−inf where a draw's β_N ≤ 0): draw k counts family g c_kg times
+    and solves (Σ_g c_kg·X_gᵀX_g)·β = Σ_g c_kg·X_gᵀy_g, all draws at once (size and date centred); an ill-conditioned
+    draw (a benchmark's intercept with no family drawn) by least squares on its rows."""
     rng = np.random.default_rng(seed)
     count = int(groups.max() + 1)
     members = [np.flatnonzero(groups == g) for g in range(count)]
@@ -172,11 +154,13 @@ def _months(rate_per_year: float) -> float:
 
 def fit_fixed_size(frame: pd.DataFrame, *, row: str | None = None, n_boot: int = 1000, seed: int = 0,
                    level: float = 0.95, n_at_floor: int = 0, n_at_ceiling: int = 0) -> FixedSizeFit:
-    """The fixed-size time regression on ``frame`` (:func:`score_rows`' columns, one benchmark or several stacked):
-    z = β₀[benchmark] + β_N·ln N + β_t·t, doubling time = ln 2·β_N/β_t, its intervals and status (module docstring)."""
+    """The fixed-size time regression on ``frame`` (:func:`score_rows`' columns, benchmarks stacked): z = β₀[benchmark]
+    + β_N·ln N + β_t·t, D = ln 2·β_N/β_t. Intervals: the delta method's, D ± t_{G−1}·se(D), se(D)² = gᵀΣg,
+    g = ln 2·(1/β_t, −β_N/β_t²), Σ the clustered covariance of (β_N, β_t), G the families; and the row's, the family
+    cluster bootstrap's interval of A = β_t/β_N (:func:`_rates`) through ln 2 / A. ``measured`` where it lies above 0,
+    ``bounded`` where it reaches 0, else ``not measured`` (fewer than :data:`MIN_FAMILIES` or :data:`MIN_SCORES`)."""
     from scipy.special import stdtrit
 
-    validate(CONSTRAINTS, n_boot=n_boot, seed=seed, level=level)
     benchmarks = tuple(dict.fromkeys(frame["benchmark"].astype(str)))
     name = row if row is not None else "+".join(benchmarks)
     groups = pd.factorize(frame["family"].astype(str))[0]
@@ -200,13 +184,9 @@ def fit_fixed_size(frame: pd.DataFrame, *, row: str | None = None, n_boot: int =
     rates = _rates(x, y, groups, n_boot, seed)
     tail = (1.0 - level) / 2.0
     rate_low, rate_high = (float(v) for v in np.quantile(rates, [tail, 1.0 - tail], method="inverted_cdf"))
-    numbers = {"slope_log_params": float(b_n), "slope_log_params_ci_low": float(n_low),
-               "slope_log_params_ci_high": float(n_high), "slope_per_year": float(b_t),
-               "slope_per_year_ci_low": float(t_low), "slope_per_year_ci_high": float(t_high),
-               "doubling_time_months": months, "doubling_time_months_ci_low": _months(rate_high),
-               "doubling_time_months_ci_high": _months(rate_low),
-               "delta_doubling_time_months_ci_low": months - z * delta_se if math.isfinite(months) else nan,
-               "delta_doubling_time_months_ci_high": months + z * delta_se if math.isfinite(months) else nan}
+    delta = (months - z * delta_se, months + z * delta_se) if math.isfinite(months) else (nan, nan)
+    numbers = dict(zip(_NUMBERS, (float(b_n), float(n_low), float(n_high), float(b_t), float(t_low), float(t_high),
+                                  months, _months(rate_high), _months(rate_low), *delta)))  # in the fields' order
     reason = (NoRise("size", float(b_n)) if b_n <= 0 else NoRise("date", float(b_t)) if b_t <= 0
               else RateReachesZero(level) if rate_low <= 0 else None)
     # the one state rule (densing.states.State): a rising fit whose interval reaches a zero rate has one end determined
@@ -218,9 +198,8 @@ def fit_fixed_size(frame: pd.DataFrame, *, row: str | None = None, n_boot: int =
 def fixed_size_trend(table: pd.DataFrame, benchmarks: str | tuple[str, ...], *, row: str | None = None,
                      since: str | None = DEFAULT_EPOCH, epoch: str = DEFAULT_EPOCH, n_boot: int = 1000,
                      seed: int = 0, level: float = 0.95, complete: bool = True) -> FixedSizeFit:
-    """The fixed-size time regression of one benchmark, or of a set of benchmarks pooled with one intercept each and
-    common slopes (module docstring), on the dense models of ``table`` released on or after ``since``; a set's models
-    are its complete cases (``complete``), or every model with any of its scores (``False``: another estimand)."""
+    """The fixed-size time regression of one benchmark, or of a set pooled with one intercept each and common slopes, on
+    its complete cases (``complete``) or on every model with any of its scores (``False``: another estimand)."""
     validate(CONSTRAINTS, n_boot=n_boot, seed=seed, level=level)
     benchmarks = (benchmarks,) if isinstance(benchmarks, str) else tuple(benchmarks)
     if not benchmarks:

@@ -1,17 +1,8 @@
 """Targets at a benchmark's chance level: their densities enter a row's frontier lines as upper bounds.
 
-A score at chance says the model is at most as good as guessing: the reference law inverts it on its flat floor,
-where a score's noise moves ln N̂ without limit, so the inverted density says no more than "at most this dense". The
-rule (docs/method.md, "Floors as bounds"), the mirror of the ceiling's (:func:`densing.trend.pooling.at_ceiling`):
-
-    a target is at the floor when, on any benchmark b of the row, S_b ≤ c_b + k·σ_b,
-
-c_b the benchmark's chance level (:data:`densing.data.benchmarks.CHANCE_LEVELS`: 1/k for k-way multiple choice, 0
-for a generated answer scored by exact match), σ_b the score's standard error and k = :data:`FLOOR_STDERRS` (2: the
-score cannot be told from chance at about 95%, one-sided 97.7%). A benchmark without a chance level (IFEval) never
-puts a target at the floor. Its exact density under each reference enters that reference's line as an upper bound at
-its value (ρ ≤ ρ̂); a density that is already a bound stays the bound it is. ``studies/floor_bounds.py`` calibrates
-the rule in planted worlds built like the real rows.
+The rule (docs/method.md, "Floors as bounds"; the ceiling's mirror): a target is at the floor when, on any benchmark
+b of the row, S_b ≤ c_b + k·σ_b, c_b its chance level (:data:`densing.data.benchmarks.CHANCE_LEVELS`; none: never),
+σ_b the score's standard error, k = :data:`FLOOR_STDERRS` (2); ``studies/floor_bounds.py`` calibrates it.
 """
 from __future__ import annotations
 
@@ -28,18 +19,15 @@ def chance_levels(benchmarks) -> np.ndarray:
 
 
 def at_floor(scores: np.ndarray, sigma: np.ndarray, chance: np.ndarray) -> np.ndarray:
-    """Whether any score of a target lies within :data:`FLOOR_STDERRS` standard errors of its benchmark's chance
-    level, S_b ≤ c_b + 2σ_b (module docstring). ``scores`` (..., n, B), ``sigma`` (n, B) (NaN read as 0), ``chance``
-    (B,) (NaN: no chance level, never at the floor); returns (..., n). A missing score is never at the floor."""
+    """Whether any score of a target has S_b ≤ c_b + 2σ_b (module docstring): ``scores`` (..., n, B), ``sigma`` (n, B)
+    (NaN read as 0), ``chance`` (B,) (NaN: never at the floor) → (..., n); a missing score is never at the floor."""
     with np.errstate(invalid="ignore"):
         near = scores <= np.asarray(chance, float) + FLOOR_STDERRS * np.nan_to_num(sigma)
     return np.any(near & np.isfinite(scores), axis=-1)
 
 
 def floor_bounds(y: np.ndarray, kind: np.ndarray, near: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """An exact density of a target at the floor enters as an upper bound at its value (module docstring): the target
-    is at most that dense, and how much less dense its score at chance cannot say. Bounds and dropped densities keep
-    their kind; ``y`` is unchanged."""
+    """An exact density of a target at the floor enters as an upper bound at its value; ``y`` is unchanged."""
     return y, np.where(near & (kind == EXACT), UPPER, kind)
 
 

@@ -1,23 +1,12 @@
 """A forecast check of the Densing Law: the frontier line fitted on the models released up to a cutoff, carried to
-the models released after it. A target table that names a ``cutoff`` (:class:`densing.registry.TrendTable`, fixed in
-its declaration before its first result) is checked at that cutoff, and its verdict is the check's
-(:func:`forecast_at`); the rule's grid of cutoffs (:func:`forecast_windows`) is shown beside it as context, never in its
-place. The rule (written before it was run on any table):
+the models released after it (docs/method.md, "The forecast check"; the rule was written before it ran on any table).
 
-- *the declared cutoff*: the table's registered one, whatever the span before or after it (an early line too uncertain or
-  too few later models give no verdict, said so, as at any cutoff);
-- *the grid*: every :data:`STEP_MONTHS` months from :data:`MIN_EARLY_MONTHS` months after the first model to
-  :data:`END_MARGIN_MONTHS` months before the last;
-- *the early line*: the one engine's censored 0.9-quantile frontier of the models released up to the cutoff
-  (:func:`densing.trend.uncertainty.observed_trend`), with the 95% interval of its doubling time; no verdict where that
-  interval is unbounded or its ends are more than :data:`MAX_EARLY_WIDTH`-fold apart (too uncertain to be tested);
-- *the outcome*: the later models against the early line's band (:func:`densing.trend.rules.slope_band`: the lines
-  through the early line at the early models' mean date with the slope at each end of its interval), placed as
-  :func:`place_later` places them. If the law goes on, a share 0.10 of them lies above the carried 0.9-quantile line:
-  ``ahead`` when the Wilson 95% interval of the share above the band's upper edge lies above 0.10, ``behind`` when that
-  of the share above its lower edge lies below 0.10, else ``holds``; fewer than :data:`MIN_LATER` later models → no
-  verdict. The outcome (:class:`Outcome`) is a function of these counts alone and its words of the outcome alone
-  (:data:`densing.present.words.OUTCOME_WORDS`): the same counts read the same under every reference.
+A table's declared ``cutoff`` (:class:`densing.registry.TrendTable`) gives the verdict (:func:`forecast_at`); the
+rule's grid of cutoffs (:func:`forecast_windows`) is context beside it. The early line (:func:`frontier_line`) gives
+no verdict where its 95% interval is unbounded or more than :data:`MAX_EARLY_WIDTH`-fold wide; the later models,
+placed against its band (:func:`place_later`), are ``ahead`` when the Wilson 95% interval of the share above the
+band's upper edge lies above 0.10 (:data:`ABOVE_SHARE`, a 0.9-quantile line's), ``behind`` when that of the share
+above its lower edge lies below 0.10, else ``holds`` (:func:`outcome_of`); fewer than :data:`MIN_LATER`, no verdict.
 """
 from __future__ import annotations
 
@@ -31,7 +20,7 @@ import pandas as pd
 from densing.constants import DAYS_PER_MONTH, DEFAULT_EPOCH
 from densing.errors import InputError
 from densing.laws.bounds import EXACT, LOWER, UPPER
-from densing.results import Result, presented
+from densing.results import Result, presented_property
 from densing.states import FewLater, Outcome, WideEarlyLine
 from densing.trend.rules import doubling_months, slope_band
 from densing.trend.targets import parse_epoch, to_timestamp
@@ -98,21 +87,15 @@ class ForecastCutoff(Result):
 
     _shown_as: ClassVar[dict[str, str]] = {"state": "outcome", "reason": "verdict"}
 
-    @property
-    def outcome(self) -> str:
-        """The outcome's name: "ahead", "holds", "behind" or "no verdict" (:data:`densing.present.findings.OUTCOME_NAMES`)."""
-        return presented(self, "outcome")
-
-    @property
-    def verdict(self) -> str:
-        """The outcome in a sentence, or why there is none (:func:`densing.present.findings.forecast_verdict`)."""
-        return presented(self, "verdict")
+    outcome = presented_property("outcome", 'The outcome\'s name: "ahead", "holds", "behind" or "no verdict" '
+                                            '(:data:`densing.present.findings.OUTCOME_NAMES`).')
+    verdict = presented_property("verdict", "The outcome in a sentence, or why there is none "
+                                            "(:func:`densing.present.findings.forecast_verdict`).")
 
 
 @dataclass(frozen=True)
 class ForecastWindows(Result):
-    """The forecast check of a row: at the table's declared cutoff (``declared``, the verdict; None where the table
-    declares none) and at the rule's grid of cutoffs (``cutoffs``: context; module docstring)."""
+    """The forecast check of a row at the declared cutoff (``declared``: the verdict) and the grid (context)."""
 
     row: str
     cutoffs: tuple[ForecastCutoff, ...]
@@ -125,10 +108,8 @@ class ForecastWindows(Result):
         return frame.assign(declared=[c is self.declared for c in found]) if len(frame) else frame
 
 
-
 def frontier_line(frame: pd.DataFrame, *, n_boot: int = 200, seed: int = 0) -> EarlyLine:
-    """The default early line of :func:`forecast_windows`: the censored 0.9-quantile line of ``y`` on ``t`` and its
-    slope's 95% interval, by :func:`densing.trend.uncertainty.observed_trend` (draws of the ``family`` where given)."""
+    """The default early line: the censored 0.9-quantile line and its slope's 95% interval (:func:`observed_trend`)."""
     labels = frame["model"] if "model" in frame.columns else frame.index.astype(str)
     found = observed_trend(frame["t"], frame["y"], frame["kind"], labels,
                            families=frame["family"] if "family" in frame.columns else None, n_boot=n_boot, seed=seed)
@@ -144,9 +125,8 @@ def outcome_of(n_later: int, above_band_low: int, above_band_high: int) -> Outco
 
 
 def place_later(y: np.ndarray, kind: np.ndarray, edges: list[np.ndarray]) -> tuple[int, list[int]]:
-    """(later models every edge places, the count of them above each edge): an exact point or a lower bound above an
-    edge is above it, an exact point or an upper bound at or below it is below it; any other bound is undecided, and a
-    model undecided against any edge is counted against none (every count is out of the same models)."""
+    """(later models every edge places, the count above each edge): exact points and lower bounds above an edge are
+    above it, exact points and upper bounds at or below it below; one undecided against any edge counts against none."""
     above_kinds, below_kinds = (kind == EXACT) | (kind == LOWER), (kind == EXACT) | (kind == UPPER)
     aboves = [(y > edge) & above_kinds for edge in edges]
     placed = np.logical_and.reduce([above | ((y <= edge) & below_kinds) for above, edge in zip(aboves, edges)])
@@ -184,9 +164,7 @@ def _usable(frame: pd.DataFrame, row: str) -> pd.DataFrame:
 
 def forecast_at(frame: pd.DataFrame, cutoff: str, *, row: str = "", epoch: str = DEFAULT_EPOCH, fit=None,
                 n_boot: int = 200, seed: int = 0) -> ForecastCutoff:
-    """The forecast check at one declared ``cutoff`` (an ISO date; the models released on it are early): the early
-    line, the later models against its band and the outcome, as at each cutoff of :func:`forecast_windows` (module
-    docstring; ``frame`` and ``fit`` as there). No model released up to the cutoff is an InputError."""
+    """The forecast check at one declared ``cutoff`` (models released on it are early), as :func:`forecast_windows`'."""
     frame = _usable(frame, row)
     start = parse_epoch(epoch)
     cut = float((to_timestamp(cutoff, field="cutoff", where=f"forecast {row!r}") - start) / pd.Timedelta(days=1))
@@ -198,12 +176,9 @@ def forecast_at(frame: pd.DataFrame, cutoff: str, *, row: str = "", epoch: str =
 def forecast_windows(frame: pd.DataFrame, *, row: str = "", epoch: str = DEFAULT_EPOCH, fit=None,
                      n_boot: int = 200, seed: int = 0, declared: str | None = None, grid: bool = True
                      ) -> ForecastWindows:
-    """The forecast check at every cutoff of the rule (module docstring): ``frame`` has one row per model with ``t``
-    (days since ``epoch``), ``y`` (ln ρ or its bound) and ``kind`` (0 exact, +1 lower bound, −1 upper bound); ``fit``
-    maps the early models' frame to an :class:`EarlyLine` (default :func:`frontier_line` with ``n_boot`` draws).
-    ``declared``: the table's declared cutoff, checked by :func:`forecast_at` (its verdict is the check's); the grid
-    is then empty where the models span too little for it (or ``grid`` is False), an InputError where nothing is
-    declared."""
+    """The forecast check at every cutoff of the rule: ``frame`` one row per model with ``t`` (days since ``epoch``),
+    ``y`` and ``kind``; ``fit`` the early line (default :func:`frontier_line`); ``declared`` the table's cutoff
+    (:func:`forecast_at`): with it the grid may be empty (``grid`` False: none), without it an empty grid is refused."""
     frame = _usable(frame, row)
     fit = fit or (lambda early: frontier_line(early, n_boot=n_boot, seed=seed))
     first, last = float(frame["t"].min()), float(frame["t"].max())

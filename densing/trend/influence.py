@@ -1,18 +1,9 @@
-"""Influence on a row's pooled trend (:mod:`densing.trend.pooling`, step 7): each family, and each model, left out.
+"""Influence on a row's pooled trend (:mod:`densing.trend.pooling`, step 7): each family, lab and model left out.
 
-Refits would be quadratic in the row's models; a removal is an update of the full solution instead, for the rules
-whose line is decided by a few of its points and that declare so (:attr:`densing.trend.rules.FrontierRule.left_out`):
-
-- ``quantile``: the line is a vertex, a line through two points p and q; only the groups that hold p or q, or that
-  push one of its multipliers to its range's edge, are solved again
-  (:func:`densing.trend.censored.quantile_lines_left_out`).
-- ``envelope`` (the paper's record-setters): a model that sets no record changes no record when it leaves; only groups
-  that hold a record-setter are solved again.
-- every rule that declares no update (the Tobit line, whose every point moves the likelihood) is solved again for
-  every group.
-
-A group solved again is solved as the refit solves it (its group at weight 0, started from the full line), so the
-kept and the solved slopes are the refits' numbers to the bit (``tests/trend/test_influence.py``).
+Refits would be quadratic in the row's models; a rule that declares an update
+(:attr:`densing.trend.rules.FrontierRule.left_out`: the quantile line's vertex, the envelope's record-setters) solves
+again only the removals it does not know, a rule without one (the Tobit line) every group, each as the refit solves
+it (at weight 0, from the full line): every slope is the refits' to the bit (``tests/trend/test_influence.py``).
 """
 from __future__ import annotations
 
@@ -34,8 +25,7 @@ SOLVE_CELLS = 2 ** 21
 
 @dataclass(frozen=True)
 class FamilyInfluence(Result):
-    """One family left out of a row's targets (:func:`densing.trend.pooling.family_influence`): the point doubling
-    time without its models and the move from the row's estimate (months; ∞ where the line no longer rises)."""
+    """One family left out: the point doubling time without its models and the move (months; ∞: no rise)."""
 
     family: str
     n_models: int
@@ -53,8 +43,7 @@ def influence_items(result, by: str = "family") -> tuple:
 
 
 def most_influential_model(result) -> dict:
-    """The target whose removal moves a row's point estimate most (leave one model out: a model's date or score that
-    carries the line), and the doubling time without it (months; ∞ where the line no longer rises)."""
+    """The target whose removal moves a row's point most, and the doubling time without it (months; ∞: no rise)."""
     frame = result.model_influence
     if not len(frame):
         return {"most_influential_model": "", "months_without_model": math.nan}
@@ -67,11 +56,9 @@ def most_influential_model(result) -> dict:
 
 
 def open_draws(data: dict, counts: np.ndarray, combined: np.ndarray) -> tuple:
-    """What the draws with no rising line (a pooled slope ≤ 0: the ones that open the interval's upper end) have in
-    common: ``(n_open, n_draws, lacking, holding)``, ``lacking`` the family the most of them lack beyond the share of
-    all draws that lack it, ``holding`` the family the most of them hold beyond its share of all draws, each as
-    ``(family, share of the open draws, share of all draws)``; ``()`` where no draw is open. ``counts``: each draw's
-    count of every target (K, n), the family-cluster resample (step 3): a family is held by a draw that counts it."""
+    """What the draws with no rising line (opening the interval's upper end) have in common: ``(n_open, n_draws,
+    lacking, holding)``, the families they lack and hold most beyond all draws', each ``(family, share open, share
+    all)``; ``()`` where none is open. ``counts``: each draw's count of every target (K, n)."""
     shut = ~(combined > 0) & np.isfinite(combined)
     if not shut.any():
         return ()
@@ -87,8 +74,7 @@ def open_draws(data: dict, counts: np.ndarray, combined: np.ndarray) -> tuple:
 
 def frontier_slopes(rule: str, quantile: float, data: dict, y: np.ndarray, kind: np.ndarray, weight: np.ndarray,
                     start) -> np.ndarray:
-    """Each reference's frontier slope in each draw, (R, K): draw k counts target i ``weight[k, i]`` times, reference
-    r's draws starting from its line ``start[r]`` (A, B), all solved together."""
+    """Each reference's frontier slope in each draw, (R, K), draw k counting target i ``weight[k, i]`` times."""
     count, draws = y.shape[:2]
     starts = np.repeat(np.asarray(start, float), draws, axis=0)
     lines = rules.frontier_lines_weighted(rule, data["t"], y.reshape(count * draws, -1),
@@ -99,12 +85,9 @@ def frontier_slopes(rule: str, quantile: float, data: dict, y: np.ndarray, kind:
 
 def family_influence(rule: str, quantile: float, data: dict, y: np.ndarray, kind: np.ndarray, w: np.ndarray,
                      starts, *, by: str = "family") -> pd.DataFrame:
-    """Leave one family out (Incompressible Knowledge Probes, arXiv 2604.24827): for every family of the targets, the
-    pooled point slope Σ_r w_r·A_r with that family's targets left out of every reference's frontier line (the
-    references and their weights kept); ``by="lab"``: every lab's targets left out together (leave one lab out);
-    ``by="model"``: every target left out alone. ``y``, ``kind`` (R, n) the point
-    densities, ``starts`` (R, 2) each reference's point line; columns ``family`` (the model's name with
-    ``by="model"``), ``n_models``, ``slope_per_day``, each slope the refit's (module docstring)."""
+    """Leave one family out (Incompressible Knowledge Probes, arXiv 2604.24827): per family, the pooled point slope
+    Σ_r w_r·A_r without its targets (references and weights kept); ``by="lab"``: each lab's targets, ``by="model"``:
+    each target. ``y``, ``kind`` (R, n) the point densities, ``starts`` (R, 2) the point lines."""
     labels = data["labels"]
     clusters = {"family": data["clusters"], "lab": data.get("lab_clusters")}.get(by)
     clusters = np.arange(len(labels)) if clusters is None else clusters
@@ -119,8 +102,7 @@ def family_influence(rule: str, quantile: float, data: dict, y: np.ndarray, kind
 
 def left_out_slopes(rule: str, quantile: float, data: dict, y: np.ndarray, kind: np.ndarray, clusters: np.ndarray,
                     groups: int, starts) -> np.ndarray:
-    """Each reference's frontier slope with each group of ``clusters`` left out, (R, groups): the update's slope where
-    it knows it (:func:`updated`), the rest solved with the group at weight 0, from the line ``starts[r]``."""
+    """Each reference's slope with each group of ``clusters`` left out, (R, groups): :func:`updated`'s, else a refit."""
     starts = np.asarray(starts, float)
     known, slopes = updated(rule, quantile, data, y, kind, clusters, groups, starts)
     problems = np.nonzero(~known)
@@ -136,8 +118,7 @@ def left_out_slopes(rule: str, quantile: float, data: dict, y: np.ndarray, kind:
 
 def updated(rule: str, quantile: float, data: dict, y: np.ndarray, kind: np.ndarray, clusters: np.ndarray,
             groups: int, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(known, slopes), (R, groups): which removals the rule's declared update knows (module docstring) and their
-    slopes; none under a rule without an update, nor where too few points remain to fit a line (the refit's NaN)."""
+    """(known, slopes), (R, groups): the removals the rule's update knows, their slopes (none below MIN_POINTS left)."""
     update = rules.get(rule).left_out
     if update is None:
         return np.zeros((len(y), groups), bool), np.full((len(y), groups), np.nan)

@@ -1,14 +1,8 @@
 """The density trend as a measurement by capability: :func:`measure_trend` is what ``densing trend`` and the report
-show. The references of a benchmark follow the reference rule (:mod:`densing.laws.eligibility`), a set's the set rule
-(:func:`densing.trend.selection.set_references`); each row's common targets, paired draws, pooling and state are
-:mod:`densing.trend.pooling`'s; the rows, one per benchmark and per set, :mod:`densing.trend.capability`'s; the
-headline is the paper-like set under the censored 0.9 regression quantile, the other frontier rules
-(:mod:`densing.trend.rules`) beside it, with its checks (:mod:`densing.trend.checks`), its sensitivity table (each
-reference, the other rules, every reference at D0 = 1T, the family law logistic in ln N) and the fixed-size time
-regression as a second estimator (:mod:`densing.trend.fixed_size`).
-
-:func:`densing.runtime.executor.run` computes the jobs of :func:`densing.trend.plan.plan`, one process per core (the
-same numbers either way): the jobs of the sections the caller shows (``sections``, :data:`densing.trend.plan.SECTIONS`).
+show: the headline (the paper-like set under the censored 0.9 regression quantile) with the other frontier rules, its
+checks (:mod:`densing.trend.checks`), its sensitivity table, the rows per benchmark and set
+(:mod:`densing.trend.capability`) and the fixed-size time regression (:mod:`densing.trend.fixed_size`), computed as
+the jobs of :func:`densing.trend.plan.plan` for the sections the caller shows.
 """
 from __future__ import annotations
 
@@ -44,10 +38,7 @@ __all__ = ["CANDIDATES_FILE", "HEADLINE_RULE", "PAPER_ANCHORS", "SENSITIVITY_D0"
            "measure_trend"]
 
 #: The paper's per-model anchors (Xiao et al. 2024, Fig. 1 and §3), shown beside ours.
-PAPER_ANCHORS = {
-    "google/gemma-2-9b": "≈ 3, denser than Gemma-2-27B",
-    "huggyllama/llama-7b": "< 0.1 (Llama-1 models)",
-}
+PAPER_ANCHORS = {"google/gemma-2-9b": "≈ 3, denser than Gemma-2-27B", "huggyllama/llama-7b": "< 0.1 (Llama-1 models)"}
 CANDIDATES_FILE = "trend_reference_candidates.csv"
 
 
@@ -62,11 +53,9 @@ TREND_CONSTRAINTS = {
 @same_tables()
 def headline_densities(targets: pd.DataFrame, *, since: str | None = DEFAULT_EPOCH, epoch: str = DEFAULT_EPOCH,
                        seed: int = 0, level: float = 0.95, table: str | TrendTable | None = None) -> pd.DataFrame:
-    """The headline's per-model densities without its trend (``densing density`` with no ``--fit``): the rows of
-    :func:`measure_trend`'s ``densities`` for the same arguments, under the headline set's lead reference, every target
-    released since ``since`` but the family's own models. Columns: :func:`densing.laws.density.density_table`'s; ``attrs``
-    hold the headline set, the sets passed over, the table and the lead ``reference``
-    (:class:`~densing.states.ReferenceName`)."""
+    """The headline's per-model densities without its trend (``densing density`` with no ``--fit``): the
+    ``densities`` of :func:`measure_trend`; ``attrs`` hold the headline set, the sets passed over, the table and the
+    lead ``reference``."""
     profile = registry.table(table)
     targets = with_stderr(table_argument(targets, "targets", SCORE_COLUMNS))
     check_window(targets, since)  # a window that leaves no model is refused, naming the filter
@@ -87,21 +76,15 @@ def measure_trend(targets: pd.DataFrame, *, fits_dir: str | Path | None = None, 
                   d0: float | None = None, since: str | None = DEFAULT_EPOCH, epoch: str = DEFAULT_EPOCH,
                   n_boot: int = DEFAULT_N_BOOT, n_boot_side: int = DEFAULT_N_BOOT_SIDE, seed: int = 0,
                   table: str | TrendTable | None = None, sections="all") -> TrendMeasurement:
-    """A :class:`TrendMeasurement`: the Densing Law by capability on a tidy target table (module docstring): the
-    headline on the paper-like set, one row per benchmark and per set, the sensitivity rows. The defaults are the CLI's.
-
-    ``sections``: what is computed beside the headline (its every frontier rule, checks and verdict): ``"all"`` or the
-    names of those shown, from :data:`densing.trend.plan.SECTIONS` (a section not asked for is not computed: its table
-    is empty, its breakpoint or densities None). ``n_boot``: the headline's draws; ``n_boot_side``: every other row's,
-    at most ``n_boot``; each at least 40, as on the command line (:data:`densing.validation.INTERVAL_DRAWS`). ``table``: which registered target table ``targets`` is (:data:`densing.registry.TABLES`);
-    None: the leading table (:func:`densing.registry.leading_table`).
-
-    ``fit`` replaces the headline's references by one fit (inverted per benchmark at ``d0``, default its own D0): a
-    :class:`ReferenceFit`, a fit file or a shipped fit's short name (``"llama-3.1_mmlu"``); the rows per benchmark
-    still use the reference rule's references. ``fits_dir``: the folder of the composed fits (default the shipped
-    ``reference_fits/``; one that does not exist is an InputError). ``targets`` is checked as a table file is
-    (:func:`densing.data.schema.table_argument`).
-    """
+    """A :class:`TrendMeasurement`: the Densing Law by capability on a tidy target table (module docstring), the CLI's
+    defaults. ``sections``: ``"all"`` or names of :data:`densing.trend.plan.SECTIONS` computed beside the headline (one
+    not asked for: its table empty, its breakpoint or densities None). ``n_boot``: the headline's draws;
+    ``n_boot_side``: every other row's, at most ``n_boot``; each ≥ 40 (:data:`densing.validation.INTERVAL_DRAWS`).
+    ``table``: the registered table ``targets`` is (:data:`densing.registry.TABLES`; None: the leading table).
+    ``fit`` replaces the headline's references by one fit (per benchmark at ``d0``, default its own D0): a
+    :class:`ReferenceFit`, a fit file or a shipped fit's name (``"llama-3.1_mmlu"``); the rows per benchmark keep the
+    reference rule's. ``fits_dir``: the composed fits' folder (default ``reference_fits/``). ``targets`` is checked as
+    a table file is (:func:`densing.data.schema.table_argument`)."""
     fit = None if fit is None else as_fit(fit, "fit")
     if d0 is not None:  # never ignored in silence: D0 means something only for a given fit with a data term
         if fit is None:
@@ -123,9 +106,8 @@ def measure_trend(targets: pd.DataFrame, *, fits_dir: str | Path | None = None, 
 
 
 def _candidate_table(targets: pd.DataFrame, fits_dir, profile: TrendTable, shown: frozenset) -> pd.DataFrame:
-    """The reference rule's candidate table over the table's candidate benchmarks where a section shown reads them all;
-    else over the headline set's benchmarks (the rule judges each benchmark on its own: the same rows, bit for bit),
-    or over all of them where that set has no reference (the headline is then another set)."""
+    """The reference rule's candidate table over the table's candidate benchmarks where a section shown reads them all,
+    else over the headline set's (the same rows, bit for bit) where that set has a reference."""
     composed = composed_fits(fits_dir)
     every = profile.candidates
     if not {"candidates", "rows", "sensitivity"} & shown:
@@ -172,27 +154,24 @@ SENSITIVITY_COLUMNS = ["variant", "reference", "inversion", "d0", "doubling_time
 
 def _with_variants(sensitivity: pd.DataFrame, found_rules: dict, side: dict, headline: str | None,
                    n_draws: int) -> pd.DataFrame:
-    """The headline's sensitivity table: each reference, the other frontier rules, the budget row, the other shape;
-    every row's status by the one state rule (an interval without Monte Carlo ranges of its ends judged as a
-    :class:`~densing.states.JudgedInterval`)."""
+    """The headline's sensitivity table: each reference, other rules, budget, shape; statuses by the one state rule."""
     rows = [{**r, "variant": "reference" if not str(r["inversion"]).startswith("D0") else "D0 of the given fit",
              "status": presented(JudgedInterval(r["ci_low"], r["ci_high"], n_draws), "status")}
             for r in sensitivity.to_dict("records")]
-    for rule, result in found_rules.items():
-        if rule != HEADLINE_RULE:
-            note = "; its interval is optimistic (its points are chosen on the response)" if rule == "envelope" else ""
-            rows.append({"variant": "frontier rule", "reference": rule, "inversion": "pooled", "d0": math.nan,
-                         "doubling_time_months": result.doubling_time_months,
-                         "ci_low": result.doubling_time_months_ci_low, "ci_high": result.doubling_time_months_ci_high,
-                         "status": result.status + note})
+    optimistic = "; its interval is optimistic (its points are chosen on the response)"
+    rows += [_pooled("frontier rule", rule, result, result.status + (optimistic if rule == "envelope" else ""))
+             for rule, result in found_rules.items() if rule != HEADLINE_RULE]
     for which, variant in ((plan.BUDGET, "D0 budget (every reference at 1T tokens)"),
                            (plan.LOGISTIC, "family law logistic in ln N")):
         row = side.get(which.row_key(headline)) if headline is not None else None
         if row is not None:
-            r = row.result
-            rows.append({"variant": variant, "reference": ", ".join(x.family for x in row.references),
-                         "inversion": "pooled", "d0": math.nan,
-                         "doubling_time_months": r.doubling_time_months if r else math.nan,
-                         "ci_low": r.doubling_time_months_ci_low if r else math.nan,
-                         "ci_high": r.doubling_time_months_ci_high if r else math.nan, "status": row.status})
+            rows.append(_pooled(variant, ", ".join(x.family for x in row.references), row.result, row.status))
     return pd.DataFrame(rows, columns=SENSITIVITY_COLUMNS)
+
+
+def _pooled(variant: str, reference: str, result, status: str) -> dict:
+    """A sensitivity row pooled over its references: ``result``'s doubling time and interval (NaN without one)."""
+    months = ((result.doubling_time_months, result.doubling_time_months_ci_low, result.doubling_time_months_ci_high)
+              if result is not None else (math.nan,) * 3)
+    return {"variant": variant, "reference": reference, "inversion": "pooled", "d0": math.nan,
+            **dict(zip(("doubling_time_months", "ci_low", "ci_high"), months)), "status": status}

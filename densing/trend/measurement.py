@@ -9,7 +9,8 @@ import pandas as pd
 
 from densing.constants import PAPER
 from densing.laws.reference_fit import ReferenceFit
-from densing.results import ALPHA_CONSTRAINTS, Result, frame_records, interval_frame, presented
+from densing.results import (ALPHA_CONSTRAINTS, Result, frame_records, interval_frame, presented,
+                             presented_property)
 from densing.states import ReferencesBy, State
 from densing.trend.uncertainty import TrendUncertainty
 from densing.validation import Options, validate_params
@@ -52,8 +53,8 @@ class Breakpoint(Result):
 @dataclass(frozen=True)
 class TrendMeasurement(Result):
     """What :func:`densing.trend.measure.measure_trend` returns: every frontier rule's trend, the checks, the
-    breakpoint, the per-benchmark rows and the tables behind them (the command line's JSON is :meth:`document`, its
-    CSV :meth:`to_frame`)."""
+    breakpoint, the rows per benchmark and the tables behind them (JSON: :meth:`document`, CSV: :meth:`to_frame`)."""
+
     reference: str
     references_by: ReferencesBy
     d0: float
@@ -88,17 +89,21 @@ class TrendMeasurement(Result):
                      "budget_notes", "missing")
     _shown_as: ClassVar[dict[str, str]] = {"references_by": "reference_rule"}
 
-    @property
-    def reference_rule(self) -> str:
-        """How the headline's references were chosen, in words (:func:`densing.present.verdict.references_words`)."""
-        return presented(self, "reference_rule")
+    reference_rule = presented_property("reference_rule", "How the headline's references were chosen, in words "
+                                                          "(:func:`densing.present.verdict.references_words`).")
+    status = presented_property("status", "The headline's state and reasons in words "
+                                          "(:func:`densing.present.verdict.measurement_status`).")
+    verdict = presented_property("verdict", "The first sentence a researcher can cite "
+                                            "(:func:`densing.present.verdict.headline_verdict`).")
+    why = presented_property("why", "The sentences after the verdict (:func:`densing.present.verdict.why_words`).")
+    rests_on = presented_property("rests_on", "What the headline rests on, one sentence each: its references' labs, "
+                                              "the late frontier family, the floor bounds "
+                                              "(:func:`densing.present.verdict.rests_on_words`).")
 
     @validate_params({"by": [Options(("rule", "benchmark"))]})
     def to_frame(self, by: str = "rule") -> pd.DataFrame:
-        """The measurement as one table, each row standing alone in a file (``densing trend [--by benchmark] --format
-        csv``): ``by="rule"``, :meth:`table` with the headline's set, references, D0, status and verdict on every row;
-        ``by="benchmark"``, :meth:`by_benchmark` and :meth:`by_benchmark_at_budget` (``variant`` says which,
-        ``headline`` marks the headline's row)."""
+        """The measurement as one table (``--format csv``): ``by="rule"``, :meth:`table` with the headline's fields on
+        every row; ``by="benchmark"``, :meth:`by_benchmark` and :meth:`by_benchmark_at_budget` (``variant``: which)."""
         if by == "rule":
             frame = self.table()
             return frame.assign(headline=frame["rule"] == self.headline_rule, set=self.headline_set,
@@ -117,11 +122,6 @@ class TrendMeasurement(Result):
         return head.conf_int(alpha) if head is not None else interval_frame({})
 
     @property
-    def status(self) -> str:
-        """The headline's state and reasons in words (:func:`densing.present.verdict.measurement_status`)."""
-        return presented(self, "status")
-
-    @property
     def state(self) -> State:
         """The headline's :class:`~densing.states.State`: not measured where its set has no reference."""
         head = self.rules.get(self.headline_rule)
@@ -131,16 +131,6 @@ class TrendMeasurement(Result):
     def measurable(self) -> bool:
         """Whether the headline is measured (both ends of its interval determined, its references agreeing)."""
         return self.state is State.MEASURED
-
-    @property
-    def verdict(self) -> str:
-        """The first sentence a researcher can cite (:func:`densing.present.verdict.headline_verdict`)."""
-        return presented(self, "verdict")
-
-    @property
-    def why(self) -> str:
-        """The sentences after the verdict (:func:`densing.present.verdict.why_words`)."""
-        return presented(self, "why")
 
     @property
     def headline(self) -> str:
@@ -161,9 +151,7 @@ class TrendMeasurement(Result):
         return presented(self, "by_benchmark")
 
     def cross_check(self) -> pd.DataFrame:
-        """The two estimators of each row side by side: the frontier of densities under the references (this
-        measurement) and the fixed-size time regression (:mod:`densing.trend.fixed_size`, no reference), each with
-        its months, 95% interval and status; rows the fixed-size estimator has no fit for are left out."""
+        """Each row under both estimators, this and the fixed-size regression (:mod:`densing.trend.fixed_size`)."""
         if self.fixed_size is None or not len(self.fixed_size):
             return pd.DataFrame()
         return presented(self, "cross_check")
@@ -178,8 +166,7 @@ class TrendMeasurement(Result):
         return self.fits[0]
 
     def table(self) -> pd.DataFrame:
-        """The rules side by side, for a terminal: the doubling time in months and the slope A of ln ρmax per day, each
-        with its 95% interval, the models and bounds, the shares of the slope variance."""
+        """The rules side by side: months and slope per day with their 95% intervals, models, bounds, shares."""
         keep = ["rule", "doubling_time_months", "doubling_time_months_ci_low", "doubling_time_months_ci_high",
                 "slope_per_day", "slope_ci_low", "slope_ci_high", "n_models", "n_lower_bounds", "n_upper_bounds",
                 "share_fit", "share_score", "share_models", "share_reference"]
@@ -192,20 +179,17 @@ class TrendMeasurement(Result):
         return pd.DataFrame([{"check": c.name, "result": c.status, "detail": c.detail} for c in self.checks])
 
     def plot(self, kind: str = "density", *, rule: str | None = None, highlight: pd.DataFrame | None = None):
-        """The report's own figure (a plotly ``Figure``) for a notebook. ``kind``: ``"density"`` — capacity density
-        over release dates with the line ln ρmax = A·t + B of ``rule`` (default the headline rule), its slope's 95% band
-        and each model's 95% interval (Xiao et al. 2024, eq. 5), ``highlight`` a user's models placed against it
-        (``densing measure``'s rows) drawn as labelled stars; ``"size"`` — ρ against N by family; ``"benchmarks"`` —
-        the doubling time per benchmark and set with its interval, the paper's 3.3 months drawn (a forest plot)."""
+        """The report's own figure (a plotly ``Figure``) for a notebook: ``kind`` ``"density"`` (Xiao et al. 2024,
+        eq. 5: the line of ``rule``, its band, ``highlight`` a user's models as stars), ``"size"`` (ρ against N) or
+        ``"benchmarks"`` (a forest plot of the rows beside the paper's 3.3 months)."""
         return presented(self, "plot", kind, rule=rule, highlight=highlight)
 
     def __repr__(self) -> str:
         return presented(self, "repr")
 
     def document(self) -> dict:
-        """What ``densing trend --format json`` prints: ``rows``, one per frontier rule (its result's ``to_dict()`` with
-        the rule, the references, D0, the checks and the paper's figures), then the words, the tables and the rows per
-        benchmark."""
+        """What ``densing trend --format json`` prints: ``rows``, one per frontier rule (its ``to_dict()`` with the
+        references, D0, the checks and the paper's figures), then the words, the tables and the rows per benchmark."""
         rows = [{"frontier": rule, "headline": rule == self.headline_rule, "reference": self.reference, "d0": self.d0,
                  **result.to_dict(), "measurable": self.measurable, "checks": [c.to_dict() for c in self.checks],
                  "paper": PAPER} for rule, result in self.rules.items()]
@@ -226,15 +210,8 @@ class TrendMeasurement(Result):
         return {row.name: frame_records(row.result.influence_frame()) for row in (*self.benchmark_rows, *self.set_rows)
                 if row.result is not None}
 
-    @property
-    def rests_on(self) -> str:
-        """What the headline rests on, one sentence each: its references' labs, the late frontier family, the floor
-        bounds (:func:`densing.present.verdict.rests_on_words`)."""
-        return presented(self, "rests_on")
-
     def labs(self) -> dict[str, dict]:
-        """Every row's labs (``densing trend --by benchmark --format json``), by row: each reference's lab and weight,
-        each lab's weight, the targets' labs, leave one lab out (:meth:`TrendUncertainty.labs_record`)."""
+        """Every row's labs (``densing trend --by benchmark --format json``), by row: each one's ``labs_record()``."""
         return {row.name: row.result.labs_record() for row in (*self.benchmark_rows, *self.set_rows)
                 if row.result is not None}
 

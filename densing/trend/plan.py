@@ -1,15 +1,9 @@
 """The jobs of one trend measurement, declared: what each computes, from what, under which variant of the fits.
 
-Every row of ``densing trend`` — each benchmark, each set, and the sensitivity rows of the headline set (every
-family law logistic in ln N; every reference brought to D0 = 1T) — is one :class:`RowJob`: the same function
-(:func:`densing.trend.capability.trend_row`) on one :class:`Variant` of the references' fits. The fits of a variant
-other than the default are a :class:`FitsJob` its rows wait for. The headline adds its frontier rules, checks and
-breakpoint (:func:`measure_headline`), the fixed-size estimator needs no reference (:func:`fixed_size_estimate`): each a
-:class:`ContextJob`. :func:`plan` lists the jobs of a :class:`Context`; :func:`densing.runtime.executor.run` computes
-them.
-
-The headline is the first set of the table whose references pass the set rule
-(:func:`densing.trend.capability.headline_set`), or the user's own fit (``--fit``) inverted per benchmark.
+Every row of ``densing trend`` (each benchmark, each set, and the headline set's sensitivity rows) is one
+:class:`RowJob` on one :class:`Variant` of the references' fits, which a :class:`FitsJob` makes where it is not the
+default; the headline (:func:`measure_headline`) and the fixed-size estimator are each a :class:`ContextJob`.
+:func:`plan` lists the jobs of a :class:`Context`; :func:`densing.runtime.executor.run` computes them.
 """
 from __future__ import annotations
 
@@ -36,9 +30,8 @@ from densing.trend.uncertainty import TrendUncertainty, from_row_trend
 
 @dataclass(frozen=True)
 class Variant:
-    """Which family fits a row's references use: the family law's shape (``power``, the default, or
-    ``logistic_ln_n``) and the budget ``d0`` every reference is brought to (None: each family at its own budget,
-    :func:`densing.trend.capability.budget_fits` otherwise)."""
+    """Which family fits a row's references use: the law's shape (``power`` or ``logistic_ln_n``) and the budget ``d0``
+    every reference is brought to (None: each its own; :func:`densing.trend.capability.budget_fits`)."""
 
     shape: str = "power"
     d0: float | None = None
@@ -63,21 +56,15 @@ DEFAULT = Variant()
 LOGISTIC = Variant(shape="logistic_ln_n")
 BUDGET = Variant(d0=capability.BUDGET_D0)
 
-#: The sections of a measurement beside its headline (every frontier rule's trend, the checks, the verdict: always
-#: computed), each computed only where the caller shows it: ``sensitivity`` (each reference's own doubling time, the
-#: other frontier rules, the headline set at one budget and under the family law's other shape, a given fit at other
-#: D0), ``breakpoint`` (the slopes before and after ChatGPT), ``densities`` (the lead reference's per-model densities),
-#: ``rows`` (one row per benchmark and per set, at the references' own budgets and at one, and the fixed-size
-#: estimator), ``order_breaks`` (the members that break their family's order, in the references of every row
-#: computed), ``candidates`` (the reference rule's candidate table over every candidate benchmark of the target
-#: table; without it, and without ``rows`` and ``sensitivity``, which read it, over the headline set's benchmarks:
-#: the rows the headline reads).
+#: The sections of a measurement beside its headline (its every frontier rule, checks and verdict), each computed only
+#: where the caller shows it: ``sensitivity`` (each reference, the other rules, the other law shape, one budget),
+#: ``breakpoint`` (before and after ChatGPT), ``densities``, ``rows`` (every benchmark and set, and the fixed-size
+#: estimator), ``order_breaks``, ``candidates`` (the candidate table over every candidate benchmark).
 SECTIONS = ("sensitivity", "breakpoint", "densities", "rows", "order_breaks", "candidates")
 
 
 class Sections:
-    """What a ``sections`` argument may be: a list, tuple or set of names of :data:`SECTIONS` (empty: the headline
-    alone)."""
+    """What a ``sections`` argument may be: a list, tuple or set of names of :data:`SECTIONS`."""
 
     def matches(self, value) -> bool:
         return isinstance(value, (list, tuple, set, frozenset)) and all(
@@ -94,11 +81,8 @@ def sections(value) -> frozenset:
 
 @dataclass
 class Context:
-    """What every job reads: the checked target table, the reference rule's candidates and eligible fits, the options.
-
-    ``fits`` grows as rows fit a set's references on benchmarks they are not eligible on alone (one fit per
-    family and benchmark, the same seed: the same fit wherever it is made); ``eligible`` is the eligible fits as
-    they were before any row ran (the budget variant refits those)."""
+    """What every job reads: the checked table, the candidates and eligible fits, the options; ``fits`` grows as rows
+    fit a set's references (one fit per family and benchmark), ``eligible`` keeps them as they were (the budget's)."""
 
     targets: pd.DataFrame
     candidates: pd.DataFrame
@@ -121,10 +105,7 @@ class Context:
 
 @dataclass(frozen=True)
 class FitsJob:
-    """The candidates, fits and notes of one :class:`Variant`: the reference rule's candidate table under another law shape
-    (its fits made by the rows that need them), or the eligible fits of the table's budget benchmarks refitted at a D0.
-    ``benchmarks`` (the other shape's job only): its rows' benchmarks, in the table's candidate order, the only rows of
-    its candidate table (the rule judges each benchmark on its own: the same numbers in a table of fewer benchmarks)."""
+    """The candidates, fits and notes of one :class:`Variant`: another shape's candidates, or the budget's refits."""
 
     variant: Variant
     benchmarks: tuple[str, ...] = ()
@@ -146,9 +127,7 @@ class FitsJob:
 
 @dataclass(frozen=True)
 class RowJob:
-    """One row: a benchmark or a set, its references under ``variant``, its pooled trend over the headline's number of
-    draws (an end of a row's interval is determined only where the draws pin it: densing.trend.pooling, step 5)
-    (:func:`densing.trend.capability.trend_row`)."""
+    """One row, a benchmark or a set, under ``variant`` (:func:`densing.trend.capability.trend_row`)."""
 
     name: str
     label: str
@@ -173,8 +152,7 @@ class RowJob:
 
 @dataclass(frozen=True)
 class ContextJob:
-    """A job that reads the context alone: the headline row with its frontier rules, checks, breakpoint and densities
-    (:func:`measure_headline`), or the second estimator (:func:`fixed_size_estimate`)."""
+    """A job that reads the context alone: :func:`measure_headline` or :func:`fixed_size_estimate`."""
 
     key: str
     compute: Callable[[Context], object]
@@ -192,11 +170,8 @@ def fixed_size_estimate(c: Context) -> pd.DataFrame:
 
 
 def plan(c: Context) -> list:
-    """The jobs of the sections the caller asks for (``c.sections``), the longest first (an executor starts them in
-    this order): the headline, the variants' fits (the rows of a variant wait for them), the fixed-size estimator, the
-    sets, the benchmarks, the sensitivity rows. ``rows``: the sets, the benchmarks, each at the references' own budgets
-    and at one, and the fixed-size estimator; ``sensitivity``: the headline set under the other law shape and at one
-    budget, with the fits they need; the headline alone where neither is asked for."""
+    """The jobs of the sections in ``c.sections``, the longest first (an executor starts them in this order): the
+    headline, the variants' fits, the fixed-size estimator, the sets, the benchmarks, the sensitivity rows."""
     present = set(c.targets["benchmark"].astype(str))
     headline = c.profile.headline_set if c.fit is None else None  # a given fit: the table's headline set is a row
     rows, side = "rows" in c.sections, "sensitivity" in c.sections
@@ -225,8 +200,7 @@ SENSITIVITY_D0 = (3e11, 1e12, 3e12)
 
 @dataclass(frozen=True)
 class Headline:
-    """What :func:`measure_headline` computes: the set and its common targets, each rule's pooled trend, the checks, the
-    breakpoint, the lead reference's densities and points, each reference's own doubling time."""
+    """What :func:`measure_headline` computes (a section the context does not ask for: None)."""
 
     label: str
     benchmarks: tuple[str, ...]
@@ -248,17 +222,14 @@ class Headline:
 
 def headline_members(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, profile, *, since: str | None,
                      epoch: str, seed: int) -> tuple[str, tuple[str, ...], list, selection.CommonTargets]:
-    """The headline's set and its common targets: (label, benchmarks, the sets before it that have no reference, the
-    common targets, the lead reference first) — one selection for :func:`measure_headline` and
-    :func:`densing.trend.measure.headline_densities`."""
+    """(label, benchmarks, sets passed over, common targets) of the headline set, as :func:`measure_headline` picks."""
     label, benchmarks, found, missing = capability.headline_set(candidates, profile.sets)
     capability.row_fits(targets, candidates, fits, found, seed=seed)
     return label, benchmarks, missing, capability.row_targets(targets, candidates, fits, found, since=since, epoch=epoch)
 
 
 def measure_headline(c: Context) -> Headline:
-    """The headline row of a :class:`Context`: common targets → every frontier rule → checks → breakpoint → densities →
-    each reference's own doubling time (the last three where ``c.sections`` asks for them)."""
+    """The headline row of a :class:`Context`: every frontier rule, checks, and what ``c.sections`` asks for."""
     label, benchmarks, missing, chosen, references_by = _headline_targets(c)
     found, errors = by_rule(chosen, n_boot=c.n_boot, n_boot_side=c.n_boot_side, seed=c.seed, epoch=c.epoch)
     head = found[HEADLINE_RULE]
@@ -276,8 +247,7 @@ def measure_headline(c: Context) -> Headline:
 
 
 def _headline_targets(c):
-    """(label, benchmarks, sets passed over, the common targets, how the references were chosen) of the headline: the
-    user's fit alone, else the first set of the table that has references under the common targets."""
+    """(label, benchmarks, sets passed over, common targets, how the references were chosen) of the headline."""
     if c.fit is not None:
         inversion = PerBenchmark(c.fit, c.fit.d0 if c.d0 is None else float(c.d0))
         chosen = selection.common_targets(c.targets, [inversion], since=c.since, epoch=c.epoch)
@@ -293,11 +263,8 @@ SIDE_SHARE_DRAWS = 25
 
 
 def by_rule(chosen: selection.CommonTargets, *, n_boot: int, n_boot_side: int, seed: int, epoch: str):
-    """The headline's pooled trend under every frontier rule: the headline rule with ``n_boot`` draws and
-    ``n_boot_side // 2`` of each source alone for the shares, every other rule with the first ``n_boot_side`` of the
-    same paired draws and the first :data:`SIDE_SHARE_DRAWS` of each source's (:func:`densing.trend.pooling.paired_draws`:
-    the rules differ by their lines only, not by their draws). ``n_boot_side`` is at most ``n_boot``
-    (:func:`densing.trend.measure.measure_trend` caps it)."""
+    """The headline's pooled trend under every frontier rule, the others on the first ``n_boot_side`` of the same paired
+    draws and :data:`SIDE_SHARE_DRAWS` of each source's: rules differ by their lines, not their draws."""
     found: dict[str, TrendUncertainty] = {}
     errors: dict[str, str] = {}
     head_share = n_boot_side // 2
@@ -319,8 +286,7 @@ def by_rule(chosen: selection.CommonTargets, *, n_boot: int, n_boot_side: int, s
 
 def sensitivity(head: TrendUncertainty, chosen: selection.CommonTargets, fit, targets, *, since, epoch: str, n_boot: int,
                 seed: int) -> pd.DataFrame:
-    """Each reference's own doubling time with its interval over the paired draws; for a given fit with a data term,
-    the same at other D0 (:data:`SENSITIVITY_D0`)."""
+    """Each reference's own doubling time and interval; a given fit with a data term at :data:`SENSITIVITY_D0`."""
     rows = [{"reference": str(name), "inversion": inv.kind, "d0": inv.d0, "doubling_time_months": months,
              "ci_low": low, "ci_high": high}
             for inv, name, months, low, high in zip(chosen.inversions, head.reference_names,
@@ -355,8 +321,7 @@ def breakpoint(targets: pd.DataFrame, chosen: selection.CommonTargets, head: Tre
 
 
 def reference_frame(members: list, head: TrendUncertainty) -> pd.DataFrame:
-    """Each reference of the headline: its benchmarks, pooling weight, own doubling time with its interval and that
-    interval's status by the one state rule (:class:`~densing.states.JudgedInterval`), targets."""
+    """Each reference of the headline: benchmarks, weight, own doubling time and interval (its status), targets, lab."""
     lab_weight = dict(zip(head.labs, head.lab_weights))
     labs = head.reference_labs or ("",) * len(head.reference_names)
     return pd.DataFrame([{"reference": str(name), "benchmarks": ",".join(inv.benchmarks), "weight": weight,

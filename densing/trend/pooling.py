@@ -1,47 +1,20 @@
 """Common targets for every reference of a row: the same benchmarks, the same targets, paired draws, a pooled slope.
 
-A row of the Densing Law (one benchmark, or a set of benchmarks) is measured against several reference families;
-docs/method.md ("Common targets per row") gives the reasons for each step.
+A row (one benchmark, or a set) is measured against several reference families; docs/method.md ("Common targets per
+row", "Ceilings as bounds", "Floors as bounds") gives each step's equations and reasons. The steps, as cited:
 
-1. **The targets** (complete cases on the row's benchmarks) and 2. **each reference's own members**, taken from the
-   other references, like the set rule that picks the row's references: :mod:`densing.trend.selection`.
-3. **Paired draws.** Draw k redraws the targets as families (a one-stage cluster bootstrap: Davison & Hinkley
-   1997, §3.8; Cameron, Gelbach & Miller 2008; Ho et al. 2024's family resampling; a model with no family is a family
-   of its own), each score's noise (one z per score, for every reference alike) and each reference's own fit (a draw
-   of its bootstrap); each reference's frontier line (the censored 0.9 regression quantile, :mod:`densing.trend.rules`)
-   gives its slope A_r^(k). **Ceilings enter as bounds**: a target with S_b ≥ S_cap,b − 2σ_b under reference r
-   (:data:`CEILING_STDERRS`; the cap :func:`densing.laws.bounds.score_cap`) enters r's line as a lower bound at its
-   value; the estimate without these bounds is reported beside the number. **Floors enter as bounds** too: an
-   exact density of a target with S_b ≤ c_b + 2σ_b on some benchmark b (c_b its chance level; :mod:`densing.trend.floors`)
-   enters as an upper bound at its value, counted and reported beside the number the same way.
-4. **Random-effects pooling** (DerSimonian & Laird 1986; for correlated estimates Gleser & Olkin 2009): with Σ the
-   covariance of the references' slopes over the paired draws and V(τ²) = Σ + τ²·I,
-
-       Q = (A − Â1)ᵀ Σ⁻¹ (A − Â1) ~ T²(R − 1, K − 1) under one common slope (Â the GLS mean, V⁻¹1 weights),
-
-   Hotelling's T², since Σ is estimated from the K paired draws (χ²(R − 1) only while K ≫ R; read through
-   F(R − 1, K − R + 1)), its mean E_Q = (R − 1)(K − 1)/(K − R − 1); τ² the Paule–Mandel value (Q(τ²) = E_Q, 0 when
-   Q(0) ≤ E_Q), I² = max(0, (Q − E_Q) / Q) (:func:`densing.trend.random_effects.pool_slopes`). The pooled slope
-   is wᵀA with w_r ∝ 1/(Σ_rr + τ²) (positive weights), its draws wᵀA^(k) + τ·‖w‖·ε_k, ε ~ N(0, 1): the interval
-   carries fit, score noise, the sampling of families and the between-reference spread. Each source's share of the
-   variance: its draws alone for fit, score and models, τ²‖w‖² for the reference.
-5. **The interval's ends, decided by the data.** An end is finite exactly when the slope's quantile behind it
-   (q = 0.025 for the upper end in months, 0.975 for the lower) is positive. Its 95% Monte Carlo range is the order
-   statistics at ranks K·q ∓ 1.96·√(K·q·(1 − q)) (:func:`end_range`): the whole range > 0, the end is
-   **determined**; ≤ 0, **not determined**; a range that straddles 0 leaves it **undecided**. A determined end is
-   **precise** when its range in months spans at most :data:`END_STABILITY` of it, (b − a)/end ≤ 0.25
-   (:func:`densing.trend.random_effects.precise`). While an end is undecided or a determined end is not precise, a
-   judged row's draws are doubled (600 → … → :data:`DRAWS_CAP`, the draws made so far kept, :func:`more_draws`);
-   still undecided at the cap, not determined; still not precise, printed as its range (a precision, not a state:
-   the state reads the signs alone).
-6. **The row's state** (:func:`densing.trend.uncertainty.state_of`): measured (both ends determined), bounded (one),
-   not measured (neither, or the heterogeneity test rejects one common slope at ``HETEROGENEITY_ALPHA``, the one
-   gate; ``studies/gate_calibration.py`` calibrates it).
-7. **Influence by family** (:func:`family_influence`): every family of the targets left out in turn, the pooled
-   point estimate without it; each removal is an update of the full lines (:mod:`densing.trend.influence`).
-
-Epoch AI's benchmark stitching pools per-reference rates with a hierarchical model (epoch-research/benchmark-stitching);
-Incompressible Knowledge Probes (arXiv 2604.24827) estimate reference uncertainty by leaving one family out.
+1. **The targets**, complete cases on the row's benchmarks, and 2. **each reference's own members**, taken from the
+   other references (:mod:`densing.trend.selection`).
+3. **Paired draws** (:func:`_family_weights`): labs, families within them, each score's noise and each reference's
+   fit draw; each reference's frontier line (:mod:`densing.trend.rules`) gives its slope A_r^(k). A target at a
+   reference's ceiling (:func:`at_ceiling`) enters its line as a lower bound, one at a chance level as an upper bound
+   (:mod:`densing.trend.floors`); the estimate without each kind is reported beside the number.
+4. **Random-effects pooling** by lab (:mod:`densing.trend.random_effects`): the pooled draws wᵀA^(k) + τ·‖w‖·ε_k,
+   ε ~ N(0, 1); each source's share of the variance from its draws alone, τ²‖w‖² for the reference.
+5. **The interval's ends**: each end's 95% Monte Carlo range (:func:`end_range`) says whether it is determined,
+   undecided or precise; a judged row's draws are doubled up to :data:`DRAWS_CAP` until they say (:func:`more_draws`).
+6. **The row's state** (:func:`densing.trend.uncertainty.state_of`); the heterogeneity test is the one gate.
+7. **Influence**: each family, lab and model left out in turn (:mod:`densing.trend.influence`).
 """
 from __future__ import annotations
 
@@ -89,8 +62,7 @@ def _prepared(common: CommonTargets) -> dict:
 
 
 def lab_clusters(labs: np.ndarray, clusters: np.ndarray) -> np.ndarray:
-    """Each target's lab code, numbered in order of first appearance; a family's members share its first member's
-    lab (a family lies in one lab), so the labs nest the families (step 3's two stages)."""
+    """Each target's lab code by first appearance, a family in its first member's lab (labs nest families)."""
     first = np.unique(clusters, return_index=True)[1]
     family_lab = np.asarray(labs, dtype=object)[first][clusters] if clusters.size else np.asarray(labs, dtype=object)
     return family_clusters(family_lab)
@@ -102,8 +74,7 @@ def reference_labs(common: CommonTargets) -> tuple[str, ...]:
 
 
 def reference_caps(inversion, columns: int) -> np.ndarray:
-    """The highest score each benchmark's law of ``inversion`` expresses (:func:`densing.laws.bounds.score_cap`), one per
-    score column: a joint inversion's benchmarks each their own, one fit's one cap for every column."""
+    """The highest score each benchmark's law of ``inversion`` expresses (:func:`densing.laws.bounds.score_cap`)."""
     from densing.laws.bounds import score_cap
 
     if getattr(inversion, "kind", "") == "joint":
@@ -112,27 +83,22 @@ def reference_caps(inversion, columns: int) -> np.ndarray:
 
 
 def at_ceiling(scores: np.ndarray, sigma: np.ndarray, caps: np.ndarray) -> np.ndarray:
-    """Whether any score of a target lies within :data:`CEILING_STDERRS` standard errors of its benchmark's cap,
-    S_b ≥ S_cap,b − 2σ_b (module docstring, step 3): the reference cannot express that score within noise. ``scores``
-    (..., n, B), ``sigma`` (n, B), ``caps`` (B,); returns (..., n)."""
+    """Whether any score of a target has S_b ≥ S_cap,b − 2σ_b (step 3): ``scores`` (..., n, B) → (..., n)."""
     with np.errstate(invalid="ignore"):
         near = scores >= caps - CEILING_STDERRS * np.nan_to_num(sigma)
     return np.any(near & np.isfinite(scores), axis=-1)
 
 
 def _ceiling_bounds(y: np.ndarray, kind: np.ndarray, near: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """An exact density of a target at its reference's ceiling enters as a lower bound at its value (module
-    docstring, step 3): the target is at least that dense, and how much denser the reference cannot say."""
+    """An exact density of a target at its reference's ceiling enters as a lower bound at its value (step 3)."""
     return y, np.where(near & (kind == EXACT), LOWER, kind)
 
 
 def _family_weights(clusters: np.ndarray, count: int, rng: np.random.Generator,
                     labs: np.ndarray | None = None) -> np.ndarray:
-    """``count`` two-stage cluster bootstrap draws as counts per target, (count, n) (step 3): the L labs of the targets
-    drawn with replacement, then, for each time lab l is drawn, its F_l families drawn with replacement from its own
-    (lab l drawn c times: its families' counts ~ Multinomial(c·F_l, 1/F_l)); every member of a drawn family counted
-    once per draw of its family (Davison & Hinkley 1997, §3.8, two-stage sampling with replacement at both stages).
-    ``labs`` None, or every lab one family: the one-stage family bootstrap, the same random numbers and counts."""
+    """``count`` two-stage cluster bootstrap draws as counts per target, (count, n) (step 3; Davison & Hinkley 1997,
+    §3.8): the L labs with replacement, then for lab l drawn c times its families ~ Multinomial(c·F_l, 1/F_l), every
+    member counted once per draw of its family; ``labs`` None (or one family a lab): the one-stage family bootstrap."""
     groups = int(clusters.max()) + 1 if clusters.size else 0
     labs = np.arange(groups)[clusters] if labs is None else labs
     first = np.unique(clusters, return_index=True)[1]
@@ -154,19 +120,16 @@ def _family_weights(clusters: np.ndarray, count: int, rng: np.random.Generator,
     return families[:, clusters]
 
 
-#: The most densities (references × draws × targets) a set of paired draws holds at once, about 32 MB an array. A set
-#: with more keeps its random numbers alone and computes its densities again, a chunk of draws at a time, wherever a
-#: rule's lines are asked of them: each draw's inversions and lines are its own arithmetic, so the numbers are the same
-#: and a row's memory grows with its references × targets, not × draws as well (the public table's largest set of
-#: draws, HellaSwag's, holds 1.05 million).
+#: The most densities (references × draws × targets) a set of paired draws holds at once, about 32 MB an array; a set
+#: with more keeps its random numbers alone and computes its densities a chunk of draws at a time wherever they are
+#: read (each draw is its own arithmetic: the same numbers; the public table's HellaSwag draws hold 1.05 million).
 DRAW_CELLS = 2 ** 22
 
 
 @dataclass(frozen=True)
 class Draws:
-    """``len`` paired draws of ``sources`` (module docstring, step 3): their random numbers — the score noise (draws,
-    n, B) or 0, each draw's count of every target ``weight`` (draws, n), each reference's fit draws or None — and their
-    ln ρ and kinds (R, draws, n) where these fit in :data:`DRAW_CELLS` (else None: :func:`_chunks` computes them)."""
+    """``len`` paired draws of ``sources`` (step 3): score noise, counts of every target ``weight``, fit draws, and ln ρ
+    and kinds (R, draws, n) where they fit in :data:`DRAW_CELLS` (else None: :func:`_chunks` computes them)."""
 
     sources: tuple[str, ...]
     noise: np.ndarray | float = field(repr=False)
@@ -187,9 +150,7 @@ class Draws:
 
 def _random_draws(common: CommonTargets, data: dict, sources: tuple[str, ...], count: int, rng: np.random.Generator
                   ) -> Draws:
-    """``count`` paired draws of ``sources``: the score noise, the family-cluster resample (module docstring, step 3)
-    or every target once, then each reference's fit draws, from ``rng`` in that order; their densities held where they
-    fit (:data:`DRAW_CELLS`)."""
+    """``count`` paired draws of ``sources`` from ``rng``, their densities held where they fit."""
     scores, sigma, n = data["scores"], data["sigma"], data["n"]
     noise = rng.standard_normal((count, *scores.shape)) * np.nan_to_num(sigma) if "score" in sources else 0.0
     weight = _family_weights(data["clusters"], count, rng, data["lab_clusters"]) if "models" in sources \
@@ -217,13 +178,11 @@ def _densities(common: CommonTargets, data: dict, draws: Draws) -> tuple[np.ndar
     once = "score" not in draws.sources and "fit" not in draws.sources
     ys, kinds = [], []
     inverted = drawn[:1] if once else drawn
-    floor = at_floor(inverted, sigma, chance_levels(common.benchmarks)) if data.get("floors", True) else False
+    floor = at_floor(inverted, sigma, chance_levels(common.benchmarks))
     for inv, caps, picks in zip(common.inversions, data["caps"], draws.picks):
         extra = {"weights": inv.weights(scores, sigma)} if hasattr(inv, "weights") else {}
         y, kind = inv.draws(picks, inverted, sigma, data["params"], **extra)
-        if data.get("ceilings", True):
-            y, kind = _ceiling_bounds(y, kind, at_ceiling(inverted, sigma, caps))
-        y, kind = floor_bounds(y, kind, floor)
+        y, kind = floor_bounds(*_ceiling_bounds(y, kind, at_ceiling(inverted, sigma, caps)), floor)
         ys.append(np.broadcast_to(y, (count, n)))
         kinds.append(np.broadcast_to(kind, (count, n)))
     y, kind, _ = own_from_others(np.array(ys, float), np.array(kinds, float), common.own)
@@ -249,28 +208,23 @@ def _slopes(rule: str, quantile: float, common: CommonTargets, data: dict, draws
 
 def _point(common: CommonTargets, data: dict, ceilings: bool = True, floors: bool = True
            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every reference's point ln ρ and kind (R, 1, n) and offsets; ``ceilings``: targets at a reference's ceiling
-    enter as lower bounds, ``floors``: targets at a benchmark's chance level as upper bounds (step 3)."""
+    """Every reference's point ln ρ and kind (R, 1, n) and offsets, ceilings and floors as bounds where asked."""
     ys, kinds = [], []
     floor = at_floor(data["scores"], data["sigma"], chance_levels(common.benchmarks)) if floors else False
     for inv, caps in zip(common.inversions, data["caps"]):
-        y, kind = inv.point(data["scores"], data["sigma"], data["params"])
+        y, kind = (np.asarray(v, float) for v in inv.point(data["scores"], data["sigma"], data["params"]))
         if ceilings:
-            y, kind = _ceiling_bounds(np.asarray(y, float), np.asarray(kind, float),
-                                      at_ceiling(data["scores"], data["sigma"], caps))
-        y, kind = floor_bounds(np.asarray(y, float), np.asarray(kind, float), floor)
-        ys.append(np.asarray(y, float))
-        kinds.append(np.asarray(kind, float))
+            y, kind = _ceiling_bounds(y, kind, at_ceiling(data["scores"], data["sigma"], caps))
+        ys.append(y)
+        kinds.append(floor_bounds(y, kind, floor)[1])
     return own_from_others(np.array(ys)[:, None, :], np.array(kinds)[:, None, :], common.own)
 
 
 def _target_labs(data: dict) -> tuple:
     """The targets' labs as ((lab, (family, …)), …), labs and families in order of first appearance."""
-    out: dict[str, list[str]] = {}
+    out: dict[str, dict] = {}
     for lab, family in zip(data["labs"], data["families"]):
-        members = out.setdefault(str(lab), [])
-        if str(family) not in members:
-            members.append(str(family))
+        out.setdefault(str(lab), {})[str(family)] = None
     return tuple((lab, tuple(families)) for lab, families in out.items())
 
 
@@ -303,22 +257,17 @@ class RowTrend:
     y0: np.ndarray = field(repr=False)
     kind0: np.ndarray = field(repr=False)
     offsets: tuple[float, ...]
-    #: the slope's interval ends' 95% Monte Carlo ranges, ((low end's), (high end's)) per day (step 5)
+    #: below, per day, what :class:`densing.trend.uncertainty.TrendUncertainty` says in months: the ends' 95% Monte
+    #: Carlo ranges (step 5), the slope without ceiling and without floor bounds (step 3), leave one family, model and
+    #: lab out (:func:`family_influence`, step 7), the open draws' families (:func:`open_draws`), the labs
     ends_mc: tuple = ((math.nan, math.nan), (math.nan, math.nan))
-    #: the pooled point slope with no target entered as a ceiling bound, and how many targets each reference bounds
     slope_without_ceilings: float = math.nan
     ceiling_bounds: tuple[int, ...] = ()
-    #: the same for the floor bounds (step 3; :mod:`densing.trend.floors`)
     slope_without_floors: float = math.nan
     floor_bounds: tuple[int, ...] = ()
-    #: leave-one-family-out: family, its targets, the pooled point slope without them (step 7)
     influence: pd.DataFrame = field(repr=False, default_factory=pd.DataFrame)
-    #: leave-one-model-out, the same columns (``family`` holds the model)
     model_influence: pd.DataFrame = field(repr=False, default_factory=pd.DataFrame)
-    #: the draws with no rising line and the families they lack and hold most beyond all draws (:func:`open_draws`)
     open_families: tuple = ()
-    #: leave-one-lab-out (the same columns, ``family`` holding the lab), each reference's lab, each lab's pooling
-    #: weight W_l in order of the references' labs' first appearance, and the targets' labs: lab → its families
     lab_influence: pd.DataFrame = field(repr=False, default_factory=pd.DataFrame)
     reference_labs: tuple[str, ...] = ()
     lab_weights: tuple[float, ...] = ()
@@ -331,10 +280,8 @@ SHARE_SOURCES = ("fit", "score", "models")
 
 @dataclass(frozen=True)
 class PairedDraws:
-    """The common targets' paired draws (module docstring, step 3), made once and read by every frontier rule: the first
-    ``n_boot`` draws of :attr:`main` and of :attr:`normals`, and the first ``n_boot_share`` of each source's draws
-    alone, are a smaller bootstrap of the same kind (draws are independent of each other, and each draw's inversions
-    are its own arithmetic), so the headline's rules share one set of draws: common random numbers across rules."""
+    """The common targets' paired draws (step 3), made once and read by every frontier rule: the first ``n_boot`` and
+    ``n_boot_share`` of them are a smaller bootstrap of the same kind, so the rules share common random numbers."""
 
     common: CommonTargets = field(repr=False)
     data: dict = field(repr=False)
@@ -355,8 +302,7 @@ class PairedDraws:
 
 @validate_params({"n_boot": [Interval(Integral, 2, None)], "n_boot_share": [Interval(Integral, 0, None)]})
 def paired_draws(common: CommonTargets, *, n_boot: int, n_boot_share: int, seed: int = 0) -> PairedDraws:
-    """``n_boot`` paired draws of every source together, their spread's ε, then ``n_boot_share`` draws of each source
-    alone, from one generator seeded ``seed`` in that order (what :func:`pooled_trend` draws with the same arguments)."""
+    """``n_boot`` paired draws of every source, their spread's ε, then ``n_boot_share`` of each source alone."""
     data = _prepared(common)
     return _drawn(common, data, _point(common, data), n_boot, n_boot_share, seed)
 
@@ -370,9 +316,7 @@ def _drawn(common: CommonTargets, data: dict, point: tuple, n_boot: int, n_boot_
 
 
 def more_draws(draws: PairedDraws, n_boot: int) -> PairedDraws:
-    """``draws`` with paired draws of every source added up to ``n_boot`` (step 5's doubling), the draws made so far
-    kept first: the added ones come from a generator seeded (seed, draws made so far), so a row's 1,200 draws are its
-    600 and 600 more, whatever the rule that asks."""
+    """``draws`` grown to ``n_boot`` (step 5), by a generator seeded (seed, draws made): 1,200 are 600 and 600 more."""
     have = draws.n_boot
     if n_boot <= have:
         return draws
@@ -393,13 +337,10 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
                  n_boot_share: int = 300, level: float = 0.95, seed: int = 0, draws: PairedDraws | None = None,
                  draws_cap: int | None = None, precision_cap: int | None = None) -> RowTrend:
     """The row's pooled slope with paired draws over every reference (module docstring, steps 3–5). ``draws``: the
-    common targets' :func:`paired_draws` made once for several rules (at least ``n_boot`` and ``n_boot_share`` of each; the
-    first of them are used, and ``seed`` is theirs); without it, they are drawn here. ``draws_cap`` (a judged row's:
-    :data:`DRAWS_CAP`): while an end of the interval is undecided, or a determined end is not precise (step 5,
-    :func:`densing.trend.random_effects.draws_needed`), the draws are doubled, up to the cap (an imprecise end's, up to
-    ``precision_cap``, default :data:`~densing.constants.PRECISION_DRAWS_CAP` or
-    :data:`~densing.constants.PRECISION_GROWTH` times ``n_boot``, the smaller; never past ``draws_cap``); None:
-    ``n_boot`` draws, decided or not. The result's ``n_boot`` is the draws used."""
+    common targets' :func:`paired_draws`, made once for several rules (their first ``n_boot`` and ``n_boot_share``
+    used, their seed ``seed``). ``draws_cap`` (:data:`DRAWS_CAP` for a judged row): the draws double up to it while an
+    end is undecided, up to ``precision_cap`` (default :data:`~densing.constants.PRECISION_DRAWS_CAP` or
+    :data:`~densing.constants.PRECISION_GROWTH` × ``n_boot``, the smaller) while a determined end is not precise."""
     if not isinstance(common, CommonTargets):
         raise InputError(f"targets: expected a row's common targets (common_targets), got {common!r}")
     rules.get(rule)
@@ -425,6 +366,7 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
         raise ValueError(f"pooled_trend: {n_boot} draws and {n_boot_share} of each source asked, {draws.n_boot} and "
                          f"{draws.n_boot_share} made")
     tail = (1 - level) / 2
+    precision_cap = min(PRECISION_DRAWS_CAP, PRECISION_GROWTH * n_boot) if precision_cap is None else precision_cap
     slopes = _slopes(rule, quantile, common, data, draws.main.part(0, n_boot), lines0)
     ref_labs = reference_labs(common)
     lab_codes = family_clusters(ref_labs)  # each reference's lab, numbered by first appearance (pool_by_lab)
@@ -441,8 +383,7 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
         made = slopes.shape[1]
         # step 5: an undecided end, twice the draws up to the cap; a decided but imprecise one, up to precision_cap
         more = made if draws_cap is None else draws_needed(determined_ends(ends_mc, low, high), made, draws_cap,
-                                                            min(PRECISION_DRAWS_CAP, PRECISION_GROWTH * n_boot) if precision_cap is None
-                                                            else precision_cap)
+                                                            precision_cap)
         if more <= made:
             break
         draws = more_draws(draws, more)
@@ -473,16 +414,15 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
 
 def _without_bounds(rule: str, quantile: float, common: CommonTargets, data: dict, w: np.ndarray, kind0: np.ndarray,
                     bound: int, **which: bool) -> tuple[float, tuple[int, ...]]:
-    """The pooled point slope (weights ``w``) with one kind of bound left out (``ceilings=False`` or ``floors=False``
-    of :func:`_point`), and per reference the targets that this kind makes a ``bound`` (an exact density without it)."""
+    """The pooled point slope with one kind of bound left out (``ceilings=False`` or ``floors=False``), and per
+    reference the targets that kind makes a ``bound``."""
     bare, bare_kind, _ = _point(common, data, **which)
     slope = float(w @ np.ascontiguousarray(rules.frontier_lines_weighted(
         rule, data["t"], bare[:, 0], bare_kind[:, 0], np.ones(bare[:, 0].shape), data["labels"], quantile)[:, 0]))
     return slope, tuple(int(np.sum((kind0[r, 0] == bound) & (bare_kind[r, 0] == EXACT))) for r in range(len(kind0)))
 
 
-__all__ = ["CEILING_STDERRS", "END_STABILITY", "HETEROGENEITY_ALPHA", "DRAWS_CAP", "FamilyInfluence",
-           "PairedDraws", "Pooled", "RowTrend", "at_ceiling", "determined_ends", "end_range",
-           "family_clusters", "family_influence", "heterogeneity_check", "influence_items", "months_interval",
-           "more_draws", "most_influential_model", "open_draws", "paired_draws", "pool_slopes", "pooled_trend",
-           "reference_caps", "undecided"]
+__all__ = ["CEILING_STDERRS", "END_STABILITY", "HETEROGENEITY_ALPHA", "DRAWS_CAP", "FamilyInfluence", "PairedDraws",
+           "Pooled", "RowTrend", "at_ceiling", "determined_ends", "end_range", "family_clusters", "family_influence",
+           "heterogeneity_check", "influence_items", "months_interval", "more_draws", "most_influential_model",
+           "open_draws", "paired_draws", "pool_slopes", "pooled_trend", "reference_caps", "undecided"]

@@ -1,12 +1,9 @@
 """The Densing Law on another target table, as one JSON-able record: ``densing trend --table NAME --by benchmark``.
 
-:func:`measure_table` runs :func:`densing.trend.measure.measure_trend` on a registered table
-(:data:`densing.registry.TABLES`) and adds the table's forecast check (:mod:`densing.trend.forecast`) on its headline
-set where the table has a cutoff: at that declared cutoff (the record's ``forecast.declared``, the verdict shown beside
-the row) and at the rule's grid (``forecast.cutoffs``, context); :func:`without_continual` drops the models marked as continual pre-training of
-another model (the Swallow tables' ``derivation`` column). ``python tools/build_tables.py protocol --out
-results/swallow/trend`` writes the Swallow tables' records, which the report reads
-(:mod:`densing.designs.swallow.report`) and ``tests/trend/test_protocol.py`` holds to a fresh computation.
+:func:`measure_table`: :func:`densing.trend.measure.measure_trend` on a registered table with its forecast check
+(:func:`declared_forecast`); :func:`without_continual` drops the models marked as continual pre-training (the
+``derivation`` column). ``python tools/build_tables.py protocol --out results/swallow/trend`` writes the Swallow
+tables' records, which ``tests/trend/test_protocol.py`` holds to a fresh computation.
 """
 from __future__ import annotations
 
@@ -49,8 +46,7 @@ def _clean(value):
 
 def measure_table(targets: pd.DataFrame, table: str, *, continual: bool = True, since: str | None = DEFAULT_EPOCH,
                   epoch: str = DEFAULT_EPOCH, n_boot: int = DEFAULT_N_BOOT, seed: int = 0):
-    """(the measurement, its record): the trend by benchmark on ``table`` and its forecast check (module docstring),
-    the other rows and the forecast's lines on the CLI's draws (:data:`densing.constants.DEFAULT_N_BOOT_SIDE`)."""
+    """(the measurement, its record): the trend by benchmark on ``table`` and its forecast check (module docstring)."""
     from densing.trend.measure import measure_trend
 
     profile = registry.table(table)
@@ -73,20 +69,13 @@ def measure_table(targets: pd.DataFrame, table: str, *, continual: bool = True, 
 
 def declared_forecast(targets: pd.DataFrame, measured, table: str, *, since, epoch: str = DEFAULT_EPOCH,
                       seed: int = 0, grid: bool = True) -> dict | None:
-    """The forecast check of ``measured``'s headline set on ``table`` at the table's declared cutoff and (``grid``)
-    at the rule's grid (:func:`_forecast`); None where the table declares no cutoff or the measurement has no headline
-    set."""
+    """The forecast check of ``measured``'s headline set (:func:`densing.trend.forecast.forecast_windows`) on its lead
+    reference's densities, at the table's declared cutoff (``declared``: the verdict) and, with ``grid``, at the rule's
+    grid (``cutoffs``); None where the table declares no cutoff or the measurement has no headline set."""
     cutoff = registry.table(table).cutoff
     head = measured.set_rows[0] if measured.set_rows else None
     if cutoff is None or head is None or not head.members:
         return None
-    return _clean(_forecast(targets, head, cutoff, since=since, epoch=epoch, seed=seed, grid=grid))
-
-
-def _forecast(targets: pd.DataFrame, head, cutoff: str, *, since, epoch: str, seed: int, grid: bool = True) -> dict:
-    """The forecast check of the headline row (:func:`densing.trend.forecast.forecast_windows`): its common targets'
-    densities under the lead reference (own members from the others), an early line at the declared ``cutoff``
-    (``declared``: its verdict is the check's) and at every cutoff of the rule's grid (``cutoffs``)."""
     try:
         chosen = selection.common_targets(targets, [inv for inv, _ in head.members], since=since, epoch=epoch)
         y, kind = pooling.point_densities(chosen)
@@ -97,7 +86,7 @@ def _forecast(targets: pd.DataFrame, head, cutoff: str, *, since, epoch: str, se
         found = forecast_windows(frame, row=head.name, epoch=epoch, n_boot=DEFAULT_N_BOOT_SIDE, seed=seed,
                                  declared=cutoff, grid=grid)
     except DensingError as exc:
-        return {"row": head.name, "summary": f"Forecast not computed: {exc}", "declared": None, "cutoffs": []}
-    return {"row": head.name, "summary": str(found.summary()),
-            "declared": found.declared.to_dict() if found.declared is not None else None,
-            "cutoffs": [c.to_dict() for c in found.cutoffs]}
+        return _clean({"row": head.name, "summary": f"Forecast not computed: {exc}", "declared": None, "cutoffs": []})
+    return _clean({"row": head.name, "summary": str(found.summary()),
+                   "declared": found.declared.to_dict() if found.declared is not None else None,
+                   "cutoffs": [c.to_dict() for c in found.cutoffs]})

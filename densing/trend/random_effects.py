@@ -15,9 +15,8 @@ from densing.trend.rules import doubling_interval, doubling_months
 
 
 def end_range(draws: np.ndarray, q: float, level: float = 0.95) -> tuple[float, float]:
-    """The ``level`` Monte Carlo range of the q-quantile of ``draws`` (K of them): the order statistics at ranks
-    K·q ∓ z·√(K·q·(1 − q)) (the binomial distribution of how many draws fall below the quantile; Hyndman & Fan 1996,
-    the distribution-free interval of a quantile), the spread that reseeding the draws gives its end (step 5)."""
+    """The ``level`` Monte Carlo range of the q-quantile of K ``draws`` (step 5): the order statistics at ranks
+    K·q ∓ z·√(K·q·(1 − q)), the distribution-free interval of a quantile (Hyndman & Fan 1996)."""
     from scipy.special import ndtri
 
     values = np.sort(np.asarray(draws, float))
@@ -48,32 +47,25 @@ def heterogeneity_check(result):
 
 
 def undecided(mc_range: tuple[float, float]) -> bool:
-    """Whether a slope quantile's Monte Carlo range (:func:`end_range`) straddles 0, a < 0 < b or a = 0 < b: the draws
-    do not decide its sign (step 5); NaN decides nothing further."""
-    a, b = mc_range
-    return bool(a <= 0 < b)
+    """Whether a Monte Carlo range [a, b] (:func:`end_range`) has a ≤ 0 < b: the draws do not decide its sign."""
+    return bool(mc_range[0] <= 0 < mc_range[1])
 
 
 def precise(mc_low: float, mc_high: float, value: float) -> bool:
-    """Whether an end of the doubling time's interval, ``value`` months, is fixed by the draws within
-    :data:`~densing.constants.END_STABILITY`: its 95% Monte Carlo range in months [``mc_low``, ``mc_high``]
-    (:func:`end_range` mapped through ln 2 / A) spans at most that fraction of it,
+    """Whether an end of the doubling time's interval, ``value`` months, is fixed by the draws (step 5): its 95% Monte
+    Carlo range in months (:func:`end_range` through ln 2 / A, the unit it is printed in) has
 
-        (mc_high − mc_low) / value ≤ END_STABILITY  (0.25: the range 12.8–150 of an end of 18.4 spans 7.5 of it),
+        (mc_high − mc_low) / value ≤ END_STABILITY  (0.25: the range 12.8–150 of an end of 18.4 spans 7.5 of it);
 
-    in months, the unit the end is printed in (step 5). A range that is not finite, or an end that is not, is not
-    precise."""
+    a range or an end that is not finite is not precise."""
     width = mc_high - mc_low
     return bool(math.isfinite(width) and math.isfinite(value) and value > 0 and width <= END_STABILITY * value)
 
 
 def determined_ends(ends_mc: tuple, slope_low: float, slope_high: float) -> dict:
-    """The doubling time's interval ends' Monte Carlo ranges in months and each end's decision (step 5), from the
-    slope's ends' ranges ``ends_mc`` (:func:`end_range`; the slope's 0.975 quantile ``slope_high`` is behind the lower
-    end, its 0.025 quantile ``slope_low`` behind the upper): ``{end}_determined`` (the whole range above 0),
-    ``{end}_undecided`` (:func:`undecided`) and ``{end}_precise``, a determined end whose months' range spans at most
-    :data:`~densing.constants.END_STABILITY` of it (:func:`precise`; False for an end that is not determined: a
-    precision is a second fact about a determined end, never a state)."""
+    """The interval ends' Monte Carlo ranges in months and decisions (step 5) from the slope's ends' ranges ``ends_mc``:
+    ``{end}_determined`` (the whole range above 0), ``{end}_undecided`` (:func:`undecided`), ``{end}_precise``
+    (:func:`precise`; False for an end not determined: a precision is a fact about a determined end, never a state)."""
     (low_a, low_b), (high_a, high_b) = ends_mc  # the slope's low end's range, the slope's high end's
     out = {"months_low_mc_low": doubling_months(high_b), "months_low_mc_high": doubling_months(high_a),
            "months_high_mc_low": doubling_months(low_b), "months_high_mc_high": doubling_months(low_a)}
@@ -87,9 +79,8 @@ def determined_ends(ends_mc: tuple, slope_low: float, slope_high: float) -> dict
 
 
 def draws_needed(ends: dict, made: int, draws_cap: int, precision_cap: int) -> int:
-    """How many draws a judged row asks for (step 5), from its ends' decisions (:func:`determined_ends`' dict) at the
-    ``made`` draws so far: twice as many, at most ``draws_cap``, while an end is undecided; at most ``precision_cap``
-    (≤ ``draws_cap``) while every end is decided but a determined end is not precise; else ``made`` (enough)."""
+    """How many draws a judged row asks for (step 5): twice ``made``, at most ``draws_cap``, while an end is undecided,
+    at most ``precision_cap`` while a determined end is not precise; else ``made``."""
     if any(ends[f"{end}_undecided"] for end in ("low", "high")):
         return max(made, min(2 * made, draws_cap))
     if any(ends[f"{end}_determined"] and not ends[f"{end}_precise"] for end in ("low", "high")):
@@ -165,15 +156,13 @@ def pool_slopes(points: np.ndarray, draws: np.ndarray) -> Pooled:
 
 
 def pool_by_lab(points: np.ndarray, draws: np.ndarray, labs: np.ndarray) -> Pooled:
-    """Pool ``points`` (R,) with paired ``draws`` (R, K) whose references belong to ``labs`` (R,: each reference's lab
-    code, numbered 0 … L − 1 in order of first appearance): labs, not references, are the units the random-effects model pools and tests (step 4).
+    """Pool ``points`` (R,) with paired ``draws`` (R, K) by lab (``labs``: each reference's lab code, 0 … L − 1 by first
+    appearance): labs, not references, are the units the random-effects model pools and tests (step 4).
 
-    Within lab l, its references' slopes are one estimate of that lab's recipes, A_l = Σ_r v_r·A_r with
-    v_r ∝ 1/Σ_rr over the lab's references (inverse variance; the same paired draws give A_l^(k)); their spread is not
-    independent evidence, so no τ enters within a lab. Across the L labs, :func:`pool_slopes` on (A_l, A_l^(k)):
-    Q on L − 1 degrees of freedom (0 with one lab: agreement across labs is not testable), τ² between labs, lab
-    weights W_l ∝ 1/(Σ_ll + τ²). Each reference's weight is W_l·v_r, so the pooled slope is Σ_r W_l·v_r·A_r.
-    With one reference a lab this is :func:`pool_slopes` exactly, to the bit."""
+    Within lab l, A_l = Σ_r v_r·A_r with v_r ∝ 1/Σ_rr over its references (the same paired draws give A_l^(k)); their
+    spread is not independent evidence, so no τ enters within a lab. Across the labs, :func:`pool_slopes` on
+    (A_l, A_l^(k)): Q on L − 1 df (0 with one lab), τ² between labs, W_l ∝ 1/(Σ_ll + τ²); each reference's weight is
+    W_l·v_r, the pooled slope Σ_r W_l·v_r·A_r. With one reference a lab this is :func:`pool_slopes`, to the bit."""
     a = np.asarray(points, float)
     labs = np.asarray(labs, dtype=np.intp)
     count = int(labs.max()) + 1 if labs.size else 0

@@ -1,16 +1,8 @@
 """Frontier rules: how a line ln ρmax = A·t + B is drawn through densities some of which are bounds.
 
-One registry, read by the API, the measurement, the CLI and the report. A rule is a name, a description and one
-weighted, batched solver ``solve(t, y, kind, weight, labels, quantile, start) -> lines`` of shape (rows, 2), (A, B) per
-row: ``t`` and ``labels`` (n,) the points, ``y``, ``kind`` and ``weight`` (rows, n), a point counted ``weight`` times;
-``kind`` per point is 0 (exact), +1 (lower bound: the true ln ρ ≥ y) or −1 (upper bound); ``start`` an optional line
-an iterative rule may start from. The registry calls it on fittable rows only (:func:`frontier_lines_weighted`). A new
-rule is one :func:`register` call; the tests hold each shipped solver to a reference implementation.
-
-A rule whose line is decided by a few of its points may declare an exact leave-one-group-out update, ``left_out(data,
-y, kind, quantile, clusters, groups, starts) -> (known, slopes)``, each (rows, groups): which removals of a group of
-points it knows without a refit, and their slopes, equal to the refits' to the bit; the influence tables
-(:mod:`densing.trend.influence`) solve again only the others. A rule without one is solved again for every group.
+One registry, read by the API, the measurement, the CLI and the report; docs/extending.md ("A frontier rule") states
+a rule's batched ``solve`` and its optional exact leave-one-group-out update ``left_out``; ``kind`` per point: 0 exact,
++1 a lower bound (the true ln ρ ≥ y), −1 an upper bound.
 
 - ``quantile`` — Powell's censored q-th regression quantile (q = 0.9), bounds as bounds (:mod:`densing.trend.censored`);
   with no bounds it is Koenker–Bassett's regression quantile. The headline rule.
@@ -38,8 +30,7 @@ LeftOut = Callable[..., tuple[np.ndarray, np.ndarray]]
 
 @dataclass(frozen=True)
 class FrontierRule:
-    """A frontier rule: ``solve`` (module docstring), ``legend``, the line in words for the report's figures, and
-    ``left_out``, its exact leave-one-group-out update where it has one (module docstring; None: refits)."""
+    """A frontier rule (module docstring); ``legend``: its line in words for the report's figures."""
 
     name: str
     description: str
@@ -53,9 +44,7 @@ class FrontierRule:
 
 
 def _check_rule(registry: Registry, name: str, rule) -> None:
-    """A frontier rule is a :class:`FrontierRule` whose ``solve`` takes (t, y, kind, weight, labels, quantile, start),
-    as :func:`frontier_lines_weighted` calls it, and whose ``left_out``, where given, takes the 7 arguments of the
-    module docstring."""
+    """A frontier rule is a :class:`FrontierRule` whose ``solve`` and ``left_out`` (where given) take 7 arguments."""
     check_type(registry, name, rule, FrontierRule)
     check_callable(registry, name, "solve", rule.solve, 7)
     check_callable(registry, name, "left_out", rule.left_out, 7, optional=True)
@@ -101,16 +90,14 @@ def _bits(values: np.ndarray) -> np.ndarray:
 
 
 def _quantile_left_out(data, y, kind, quantile, clusters, groups, starts):
-    # the line is a vertex through two points: only the groups that hold one of them, or that push one of its
-    # multipliers to its range's edge, are solved again (densing.trend.censored.quantile_lines_left_out); known only
-    # where the full line is the refits' start to the bit
+    # densing.trend.censored.quantile_lines_left_out, known only where the full line is the refits' start to the bit
     slope, intercept, known = quantile_lines_left_out(data["t"], y, kind, quantile, clusters)
     same = (_bits(slope) == _bits(starts[:, 0])) & (_bits(intercept) == _bits(starts[:, 1]))
     return known & same[:, None], np.repeat(slope[:, None], groups, axis=1)
 
 
 def _envelope_left_out(data, y, kind, quantile, clusters, groups, starts):
-    # a model that sets no record changes no record when it leaves: only groups that hold a record-setter are solved
+    # a model that sets no record changes no record when it leaves: groups that hold a record-setter are solved again
     usable = np.isfinite(y) & np.isfinite(kind)
     known = np.zeros((len(y), groups), bool)
     for r in range(len(y)):
@@ -133,10 +120,9 @@ register(FrontierRule("envelope", "the paper's record-setters, OLS (bounds at th
 
 def frontier_lines_weighted(rule: str, t: np.ndarray, y: np.ndarray, kind: np.ndarray, weight: np.ndarray,
                             labels: np.ndarray, quantile: float = 0.9, start: tuple[float, float] | None = None) -> np.ndarray:
-    """The rule's lines (problems, 2) of the rows of ``y`` (problems, n) over the points ``t`` and ``labels`` (n,),
-    each point counted ``weight`` (problems, n) times. A row with fewer than ``MIN_POINTS`` usable points (finite y
-    and kind, weight > 0; counted with their weights) or one date gives NaNs; the rule's ``solve`` the others, from
-    ``start`` (A, B: numbers, or one each per row)."""
+    """The rule's lines (problems, 2) of the rows of ``y`` (problems, n) over ``t`` and ``labels`` (n,), each point
+    counted ``weight`` times: NaNs for a row with fewer than ``MIN_POINTS`` usable points (weights counted) or one
+    date, the rule's ``solve`` for the others, from ``start`` (A, B: one, or one per row)."""
     chosen = get(rule)
     y, kind, weight = np.asarray(y, float), np.asarray(kind, float), np.asarray(weight, float)
     usable = np.isfinite(y) & np.isfinite(kind) & (weight > 0)
@@ -181,8 +167,7 @@ def doubling_months(slope_per_day: float) -> float:
 
 
 def doubling_interval(slope_low: float, slope_high: float) -> tuple[float, float]:
-    """Map a slope interval [a, b] through ln2/A (decreasing for A > 0): [ln2/b, ln2/a]. a ≤ 0 < b gives an infinite
-    upper bound; b ≤ 0 gives (inf, inf): no doubling at all."""
+    """A slope interval [a, b] through ln 2/A: [ln 2/b, ln 2/a]; a ≤ 0 < b: an infinite upper end; b ≤ 0: (inf, inf)."""
     if not (math.isfinite(slope_low) and math.isfinite(slope_high)):
         return math.nan, math.nan
     return doubling_days(slope_high), doubling_days(slope_low)
@@ -190,9 +175,8 @@ def doubling_interval(slope_low: float, slope_high: float) -> tuple[float, float
 
 def slope_band(days: np.ndarray, centre: float, slope: float, intercept: float, slope_low: float,
                slope_high: float) -> tuple[np.ndarray, np.ndarray]:
-    """The band a slope interval draws around the line A·t + B over ``days``: the lines through (t̄, A·t̄ + B),
-    t̄ = ``centre``, with the slope at each finite end of [``slope_low``, ``slope_high``], their pointwise min and
-    max (the line itself where neither end is finite). It shows the slope's uncertainty, not the intercept's."""
+    """The band of a slope interval around the line A·t + B over ``days``: the pointwise min and max of the lines
+    through (t̄, A·t̄ + B), t̄ = ``centre``, with each finite end's slope (the line itself without one)."""
     level = slope * centre + intercept
     lines = [level + s * (days - centre) for s in (slope_low, slope_high) if math.isfinite(s)]
     if not lines:

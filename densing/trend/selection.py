@@ -1,13 +1,6 @@
-"""Who measures a row and what: the set rule that picks a row's reference families (:func:`set_references`, from the
-reference rule's candidate table, :mod:`densing.laws.eligibility`), and the row's common targets (steps 1 and 2 of
-:mod:`densing.trend.pooling`): the targets every reference inverts and each reference's own models.
-
-1. **The targets** are every dated model released since ``since`` with a score and a standard error on *every*
-   benchmark of the row (complete cases: no target is inverted from another mix of benchmarks than another).
-2. **Every reference inverts every target but its own family's models.** An own member's ln ρ_r is the mean over
-   the other references r' of ln ρ_r' − δ_r' + δ_r, δ_r the median of ln ρ_r − ln ρ_lead over the targets both
-   invert exactly (leave-one-family-out), so a frontier family that is itself a reference stays on the frontier
-   (:func:`own_from_others`).
+"""Who measures a row and what: the set rule that picks a row's reference families (:func:`set_references`), and the
+row's common targets (:mod:`densing.trend.pooling`, steps 1 and 2): the complete cases, dated, with standard errors,
+each inverted by every reference but its own family's (:func:`own_from_others`).
 """
 from __future__ import annotations
 
@@ -52,9 +45,8 @@ class CommonTargets:
 
 def common_targets(targets: pd.DataFrame, inversions, *, since: str | None, epoch: str = DEFAULT_EPOCH,
                   until: str | None = None) -> CommonTargets:
-    """The row's targets (complete cases on its benchmarks, dated, with standard errors) and each reference's own models.
-
-    Every inversion must invert the same benchmarks (the common targets of a row): an InputError otherwise."""
+    """The row's targets (complete cases on its benchmarks, dated, with standard errors) and each reference's own
+    models; every inversion must invert the same benchmarks (an InputError otherwise)."""
     inversions = tuple(inversions)
     if not inversions:
         raise InputError("references: a row needs at least one reference")
@@ -87,14 +79,12 @@ def common_targets(targets: pd.DataFrame, inversions, *, since: str | None, epoc
 
 @per_table
 def _complete(dated: pd.DataFrame, benchmarks: tuple[str, ...]) -> np.ndarray:
-    """Whether each model of :func:`densing.trend.targets.screened_targets`' table has a score on every one of
-    ``benchmarks`` (complete cases), once per table inside :func:`densing.runtime.same_tables`."""
+    """Whether each model has a score on every one of ``benchmarks``, once per table inside ``same_tables``."""
     return dated[[f"score:{b}" for b in benchmarks]].notna().all(axis=1).to_numpy()
 
 
 def _left_out(labels: np.ndarray, incomplete: np.ndarray, failing: np.ndarray, screened: np.ndarray) -> pd.DataFrame:
-    """The models a row leaves out, each once with its first reason: the ``incomplete`` rows of the screened table
-    (a score missing), then the screened-out ``failing`` ones with their reasons; ``labels``: the table's models."""
+    """The models a row leaves out, each once with its first reason: ``incomplete``, then screened-out ``failing``."""
     names = labels[np.concatenate([incomplete, failing])]
     reasons = np.concatenate([np.full(incomplete.size, "a score missing on the row's benchmarks", dtype=object),
                               np.asarray(screened[failing], dtype=object)])
@@ -103,9 +93,8 @@ def _left_out(labels: np.ndarray, incomplete: np.ndarray, failing: np.ndarray, s
 
 
 def row_medians(values: np.ndarray, counted: np.ndarray) -> np.ndarray:
-    """Each row's median over its ``counted`` finite values (the rest NaN), as ``np.nanmedian(values, axis=1)``
-    computes it (the mean of the two middle values of the sorted row, (a + b)/2; one middle value for an odd count),
-    without its masked-array pass per call; NaN for a row with none."""
+    """Each row's median over its ``counted`` finite values (the rest NaN), ``np.nanmedian(values, axis=1)``'s number
+    ((a + b)/2 of the two middle values) without its masked-array pass per call; NaN for a row with none."""
     ordered = np.sort(values, axis=1)  # NaNs last
     rows, high = np.arange(len(values)), counted // 2
     low = np.where(counted % 2 == 1, high, high - 1)  # a row with none: its last value and its first, both NaN
@@ -113,14 +102,11 @@ def row_medians(values: np.ndarray, counted: np.ndarray) -> np.ndarray:
 
 
 def own_from_others(y: np.ndarray, kind: np.ndarray, own: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every reference's ln ρ for every target (step 2 of :mod:`densing.trend.pooling`), shapes (R, K, n): own members from the
-    other references on this one's scale; also the offsets δ (R, K). ``y`` and ``kind`` are the caller's own new
-    arrays: their own members' columns are written in place, the only elements that change."""
+    """Every reference's ln ρ for every target (step 2), (R, K, n), its own members from the others on its scale, and
+    the offsets δ (R, K); only the own members' elements of the caller's new arrays ``y`` and ``kind`` are written."""
     count, draws, _ = y.shape
-    members = [np.flatnonzero(own[r]) for r in range(count)]  # each reference's own members
-    for r, columns in enumerate(members):
-        y[r][:, columns] = np.nan
-        kind[r][:, columns] = np.nan
+    mine = np.broadcast_to(own[:, None, :], y.shape)  # each reference's own members
+    y[mine], kind[mine] = np.nan, np.nan
     exact = (kind == EXACT) & np.isfinite(y)
     delta = np.zeros((count, draws))
     for r in range(1, count):
@@ -141,35 +127,24 @@ def own_from_others(y: np.ndarray, kind: np.ndarray, own: np.ndarray) -> tuple[n
         first_kind = np.where(has, kind[r], first_kind)
     fill = np.where(np.isfinite(mean_exact), mean_exact, first)
     fill_kind = np.where(np.isfinite(mean_exact), EXACT, first_kind)
-    for r, columns in enumerate(members):
-        y[r][:, columns] = fill[:, columns] + delta[r][:, None]
-        kind[r][:, columns] = fill_kind[:, columns]
+    y[mine] = (fill + delta[:, :, None])[mine]
+    kind[mine] = np.broadcast_to(fill_kind, y.shape)[mine]
     return y, kind, delta
 
 
-
 def reference_targets(inversion, frame: pd.DataFrame) -> CommonTargets:
-    """One reference's common targets, as given (a row per target: ``model``, ``params``, ``t``, optionally
-    ``family``, and the inversion's scores), none of them the reference's own: the targets of
-    :func:`densing.trend.uncertainty.trend_uncertainty` (one reference's targets are common targets too)."""
+    """One reference's common targets as given (``model``, ``params``, ``t``, scores), none of them its own."""
     frame = frame.reset_index(drop=True)
     return CommonTargets((inversion,), frame, np.zeros((1, len(frame)), bool), pd.DataFrame(columns=["model", "reason"]))
 
 
 def set_references(candidates: pd.DataFrame, benchmarks: tuple[str, ...], *, strict: bool = False
                    ) -> dict[str, tuple[str, ...]]:
-    """The reference families of a row under the common targets: family → the row's benchmarks (all of them).
-
-    One benchmark: the families the reference rule makes eligible on it (:mod:`densing.laws.eligibility`). A set of B
-    benchmarks (the joint inversion), a family that on **every** benchmark of the set passes R1, R2, R3 and R2s (one
-    recipe, three sizes with token counts, comparable budgets, a slope that rises beyond its noise), on **at least
-    one** passes R4r and R4s (it reaches the set's frontier on some capability, and the joint size is identified
-    there), and whose largest member the refits without it predict within noise on the set jointly:
-    Σ_b z_b² ≤ χ²(B) at 0.95 (R5z over the set; z_b the held-out test of the reference rule on benchmark b). The joint
-    inversion weighs each benchmark by what it tells (its slope and the fit's spread at the target's size), so a
-    benchmark the family does not reach far enters as a weak term, not as a trend. The reference rule's per-benchmark
-    eligibility on every benchmark of the set is kept as a labelled variant (``strict=True``).
-    """
+    """The reference families of a row under the common targets: family → the row's benchmarks (all of them). One
+    benchmark: the families the reference rule makes eligible on it. A set of B benchmarks (docs/method.md, "A set's
+    references"): a family that passes R1, R2, R3 and R2s on **every** benchmark, R4r and R4s on **at least one**, and
+    whose largest member the refits without it predict within noise jointly, Σ_b z_b² ≤ χ²(B) at 0.95 (R5z over the
+    set); ``strict=True``: the reference rule on every benchmark of the set (a labelled variant)."""
     from scipy.special import gammaincinv  # χ²'s quantile 2·P⁻¹(B/2, p) (what scipy.stats.chi2.ppf computes)
 
     columns = _rule_columns(candidates)
@@ -198,9 +173,7 @@ def set_references(candidates: pd.DataFrame, benchmarks: tuple[str, ...], *, str
 
 @per_table
 def _rule_columns(candidates: pd.DataFrame) -> dict[str, np.ndarray]:
-    """What :func:`set_references` reads of a candidate table, as arrays, once per table inside
-    :func:`densing.runtime.same_tables`: which rows are families, each row's family, benchmark, eligibility,
-    held-out z and the first rule it fails (its ``code``: "" when eligible)."""
+    """What :func:`set_references` reads of a candidate table as arrays, once per table inside ``same_tables``."""
     eligible = candidates["eligible"].astype(bool).to_numpy()
     code = candidates["code"].fillna("").astype(str).to_numpy(object)
     code[eligible] = ""

@@ -1,8 +1,6 @@
-"""The targets of a trend: every dated model with a score and its standard error, less the reference's own models.
-
-Each score carries its standard error: the table's, else binomial from the benchmark's item count
-(:func:`densing.data.benchmarks.with_stderr`); a model without one is left out, with the reason. Below them, the dates
-of a trend as days since the epoch and the usable points of a frame of values with the rows left out and why.
+"""The targets of a trend: every dated model with a score and its standard error (the table's, else binomial from the
+item count: :func:`densing.data.benchmarks.with_stderr`), less the reference's own models; the dates of a trend as
+days since the epoch; the usable points of a frame of values, with the rows left out and why.
 """
 from __future__ import annotations
 
@@ -49,8 +47,8 @@ def _score_matrix(targets: pd.DataFrame, benchmarks: tuple[str, ...], metric, re
 @per_table
 def _screened(targets: pd.DataFrame, benchmarks: tuple[str, ...], metric, require: str, since, until, epoch: str
               ) -> tuple[pd.DataFrame, np.ndarray]:
-    """The score matrix dated (``t``) and each row's reason to leave it out other than being a reference's own model
-    ("" where none): once per table, benchmarks and window inside :func:`densing.runtime.memo.same_tables`."""
+    """The score matrix dated (``t``) and each row's reason to leave it out ("" where none), once per table, benchmarks
+    and window inside ``same_tables``."""
     rows = _score_matrix(targets, benchmarks, metric, require)  # read only: the rows kept are a copy
     if rows.empty:
         raise InputError(f"targets: no model has {'a score' if require == 'any' else 'scores'} on "
@@ -81,8 +79,7 @@ def target_labels(dated: pd.DataFrame) -> np.ndarray:
 
 def screened_targets(targets: pd.DataFrame, reference, *, since: str | None = DEFAULT_EPOCH, until: str | None = None,
                      epoch: str = DEFAULT_EPOCH) -> tuple[pd.DataFrame, np.ndarray]:
-    """:func:`_screened` of the reference's benchmarks under its metric: what :func:`trend_targets` and a row's common
-    targets (:func:`densing.trend.selection.common_targets`) select from. Callers must not change them."""
+    """:func:`_screened` of the reference's benchmarks under its metric (callers must not change them)."""
     inversion = as_inversion(reference, None)
     return _screened(_filled(targets), tuple(inversion.benchmarks), inversion.fits[0].metric, inversion.require,
                      since, until, epoch)
@@ -95,9 +92,7 @@ def own_models(reference) -> set[str]:
 
 def trend_targets(targets: pd.DataFrame, reference, *, since: str | None = DEFAULT_EPOCH,
                   until: str | None = None, epoch: str = DEFAULT_EPOCH) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """One row per target model of an inversion (or a fit) and the left-out ones, with the reason. Rows: model,
-    family, params, release_date, t and every benchmark's ``score:<b>``/``stderr:<b>`` (plain ``score``/``stderr`` for
-    one benchmark). The reference's own models (:func:`reference_models`) are never targets."""
+    """One row per target model of an inversion (or a fit), never its own, and the left-out ones with the reason."""
     dated, screened = screened_targets(targets, reference, since=since, until=until, epoch=epoch)
     own = own_models(reference)
     labels = target_labels(dated)
@@ -109,9 +104,8 @@ def trend_targets(targets: pd.DataFrame, reference, *, since: str | None = DEFAU
 
 
 def family_clusters(families) -> np.ndarray:
-    """Each target's cluster of the family bootstrap: its family's code, numbered in order of first appearance (as
-    :func:`pandas.factorize` numbers them), a model with no family (None, NaN, NA, or the text "", "nan", "None",
-    "<NA>") a cluster of its own."""
+    """Each target's cluster of the family bootstrap: its family's code in order of first appearance (as
+    :func:`pandas.factorize` numbers them); a model with no family (:data:`_NO_FAMILY`, or missing) is its own."""
     codes: dict[str, int] = {}
     clusters = []
     for i, family in enumerate(families):
@@ -159,7 +153,7 @@ def parse_epoch(epoch: object) -> pd.Timestamp:
 
 @dataclass(frozen=True, eq=False)
 class Points:
-    """Usable rows: labels, release dates, days since the epoch and the fitted response y."""
+    """Usable rows: labels, release dates, values and the fitted response y with its kind."""
 
     labels: np.ndarray  # object array of str
     dates: np.ndarray  # datetime64[ns]
@@ -182,16 +176,13 @@ def _bound_kind(raw: object, where: str) -> int:
 
 def prepare(frame: pd.DataFrame, *, value_column: str, date_column: str, label_column: str | None, source: str,
             unique_labels: bool, sign: float) -> tuple[Points, pd.DataFrame]:
-    """Validate a frame; split it into usable points and an ``excluded`` frame with reasons.
-
-    Raises InputError for a non-frame, missing columns, an empty table, an unparseable date or a non-numeric value
-    (naming the row, 1-based, and the field). Rows with a missing date, a non-finite or non-positive value, or a
-    non-empty ``censored`` reason come back in the excluded frame with a ``reason``."""
+    """Validate a frame and split it into usable points and an ``excluded`` frame with a ``reason`` per row (a missing
+    date, a non-finite or non-positive value, a ``censored`` reason); an InputError, naming the row (1-based) and the
+    field, for a non-frame, missing columns, an empty table, an unparseable date or a non-numeric value."""
     if not isinstance(frame, pd.DataFrame):
         raise InputError(f"{source}: expected a pandas DataFrame, got {type(frame).__name__}")
     require_columns(frame, [c for c in (label_column, date_column, value_column) if c is not None], source)
-    has_censored = "censored" in frame.columns
-    has_bound = "bound" in frame.columns
+    has_censored, has_bound = "censored" in frame.columns, "bound" in frame.columns
     kept: list[tuple] = []  # (label, date, value, kind) of each usable row
     excluded: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
@@ -206,18 +197,15 @@ def prepare(frame: pd.DataFrame, *, value_column: str, date_column: str, label_c
                              "benchmark at a time)")
         seen.setdefault(label, i)
         raw_date, raw_value = rec[date_column], rec[value_column]
-        reason = f"censored: {rec['censored']}" if has_censored and not is_missing(rec["censored"]) else None
         stamp = None if is_missing(raw_date) else to_timestamp(raw_date, field=date_column, where=where)
-        if stamp is None:
-            reason = reason or f"missing {date_column}"
         try:
             number = math.nan if is_missing(raw_value) else float(raw_value)
         except (TypeError, ValueError):
             raise InputError(f"{where}: field '{value_column}': expected a number, got {raw_value!r}") from None
-        if reason is None and not math.isfinite(number):
-            reason = f"non-finite {value_column} ({raw_value!r})"
-        if reason is None and number <= 0:
-            reason = f"non-positive {value_column} ({number!r})"
+        reason = (f"censored: {rec['censored']}" if has_censored and not is_missing(rec["censored"])
+                  else f"missing {date_column}" if stamp is None
+                  else f"non-finite {value_column} ({raw_value!r})" if not math.isfinite(number)
+                  else f"non-positive {value_column} ({number!r})" if number <= 0 else None)
         if reason is not None:
             excluded.append({"row": i, "label": label, date_column: raw_date, value_column: raw_value, "reason": reason})
             continue
@@ -244,8 +232,7 @@ def days_since(dates: np.ndarray, epoch: pd.Timestamp) -> np.ndarray:
 
 
 def check_window(targets: pd.DataFrame, since, *, name: str = "targets") -> None:
-    """An InputError naming the filter and how many models it removed when the table ``name`` has no model left once
-    the window is applied: no release date at all, or every dated model released before ``since``."""
+    """An InputError naming the filter and the models it removed where no model of ``name`` is left in the window."""
     models = targets.groupby(targets["model"].astype(str), sort=False)
     dates = pd.to_datetime(models["release_date"].max()) if "release_date" in targets.columns else None
     if dates is None or dates.notna().sum() == 0:

@@ -4,10 +4,9 @@ Amemiya 1973).
 
     y* = A·t + B + σ·ε, ε ~ N(0, 1); z = (y − A·t − B)/σ
 
-an exact point (``kind`` 0) adds log φ(z) − log σ, a lower bound (+1: the true ln ρ ≥ y) log(1 − Φ(z)), an upper
-bound (−1) log Φ(z); maximised over (A, B, ln σ). The mean line of the ``all`` frontier rule: :func:`tobit_line` solves
-one problem (L-BFGS-B), :func:`tobit_lines_weighted` a bootstrap's resamples together (Newton's method on every row at
-once; the same optimum to L-BFGS-B's tolerance, its likelihood never lower).
+an exact point (``kind`` 0) adds log φ(z) − log σ, a lower bound (+1) log(1 − Φ(z)), an upper bound (−1) log Φ(z),
+maximised over (A, B, ln σ): the ``all`` frontier rule's line, :func:`tobit_line` one problem (L-BFGS-B),
+:func:`tobit_lines_weighted` a bootstrap's resamples together (Newton; the same optimum, its likelihood never lower).
 """
 from __future__ import annotations
 
@@ -25,9 +24,8 @@ HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
 
 
 def _mills(s: np.ndarray, log_cdf: np.ndarray) -> np.ndarray:
-    """λ(s) = φ(s)/Φ(s), the inverse Mills ratio, given ``log_cdf`` = ln Φ(s): e^(ln φ(s) − ln Φ(s)), and below
-    :data:`FAR_TAIL` √(2/π) / erfcx(−s/√2) (Φ(s) = erfc(−s/√2)/2, erfcx(x) = e^(x²)·erfc(x): no difference of large
-    logs; λ(s) → −s there)."""
+    """λ(s) = φ(s)/Φ(s), the inverse Mills ratio, given ``log_cdf`` = ln Φ(s): e^(ln φ − ln Φ), below :data:`FAR_TAIL`
+    √(2/π) / erfcx(−s/√2) (erfcx(x) = e^(x²)·erfc(x): no difference of large logs)."""
     s = np.asarray(s, float)
     with np.errstate(over="ignore", invalid="ignore"):  # s² beyond the doubles only where s is far on either side:
         arg = -0.5 * s * s - HALF_LOG_2PI - log_cdf  # there e^(−∞) is 0 (s → +∞), or erfcx takes over (s → −∞)
@@ -38,8 +36,7 @@ def _mills(s: np.ndarray, log_cdf: np.ndarray) -> np.ndarray:
 
 
 def tobit_line(t, y, kind, start: tuple[float, float] | None = None) -> tuple[float, float, float]:
-    """(A, B, σ) maximising the censored Gaussian likelihood (module docstring). ``start`` (A, B) replaces the OLS
-    start through the exact points (a bootstrap draw starts from the point estimate: the same optimum)."""
+    """(A, B, σ) maximising the censored Gaussian likelihood; ``start`` (A, B) replaces the OLS start."""
     t, y, kind = np.asarray(t, float), np.asarray(y, float), np.asarray(kind, int)
     if t.size < 3 or np.unique(t).size < 2:
         return math.nan, math.nan, math.nan
@@ -100,8 +97,7 @@ def tobit_lines_weighted(t, y, kind, weight, start: tuple[float, float] | None =
     likelihood may have no maximum), or whose steps do not settle in ``max_iter``, falls back to :func:`tobit_line` on
     its repeated points (the reference these rows are tested against).
     """
-    t = np.asarray(t, float)
-    kind = np.asarray(kind, float)
+    t, kind = np.asarray(t, float), np.asarray(kind, float)
     weight = np.where(np.isfinite(kind) & np.isfinite(y), np.asarray(weight, float), 0.0)
     y = np.where(weight > 0, np.asarray(y, float), 0.0)
     kind = np.where(weight > 0, kind, EXACT).astype(int)
@@ -130,16 +126,15 @@ def _olsen_start(u, y, kind, weight, start, centre, scale) -> np.ndarray:
     points, or through all where fewer than 3 are exact), σ the weighted spread of its residuals there (≥ 1e-3)."""
     exact_w = np.where(kind == EXACT, weight, 0.0)
     fit_w = np.where((exact_w.sum(axis=1) >= 3)[:, None], exact_w, weight)
+    sw = fit_w.sum(axis=1)
     if start is not None and np.all(np.isfinite(start)):  # numbers, or one each per row
         slope0 = np.asarray(start[0], float) * scale
         intercept0 = start[1] + start[0] * centre
     else:
-        sw = fit_w.sum(axis=1)
         mu, my = (fit_w * u).sum(axis=1) / sw, (fit_w * y).sum(axis=1) / sw
         slope0 = (fit_w * (u - mu[:, None]) * (y - my[:, None])).sum(axis=1) / (fit_w * (u - mu[:, None]) ** 2).sum(axis=1)
         intercept0 = my - slope0 * mu
     resid = y - slope0[:, None] * u - intercept0[:, None]
-    sw = fit_w.sum(axis=1)
     mean = (fit_w * resid).sum(axis=1) / sw
     sigma0 = np.maximum(np.sqrt((fit_w * (resid - mean[:, None]) ** 2).sum(axis=1) / sw), 1e-3)
     return np.stack([slope0 / sigma0, intercept0 / sigma0, 1.0 / sigma0], axis=1)

@@ -1,11 +1,8 @@
 """The doubling time with every source of uncertainty carried: fit, score noise, sampling of models, choice of reference.
 
-:class:`TrendUncertainty` is what every doubling time of the package is: the numbers of one run of the one engine,
-:func:`densing.trend.pooling.pooled_trend`, turned into a result by :func:`from_row_trend`. A draw of the trend
-(ln ρ = A·t + B, Xiao et al. 2024 eq. 5) redraws every source (:mod:`densing.trend.pooling`, steps 3 and 4); the
-percentile interval of A, mapped through ln 2 / A, is the doubling time's; a source's **share** is the slope variance
-of its draws alone over the sum.
-
+:class:`TrendUncertainty` is what every doubling time of the package is: one run of the one engine,
+:func:`densing.trend.pooling.pooled_trend` (ln ρ = A·t + B, Xiao et al. 2024 eq. 5), made a result by
+:func:`from_row_trend`: the percentile interval of A through ln 2 / A, each source's **share** of the slope variance.
 Coverage of the planted slope (``studies/trend_full_coverage.py``, 100 replicates, nominal 0.95): quantile 0.98, all
 (Tobit) 0.98, envelope 0.67 (its points are chosen on the response: its interval is optimistic).
 """
@@ -24,7 +21,7 @@ from densing.errors import InputError
 from densing.numbers import frame_records
 from densing.laws.bounds import EXACT, LOWER, UPPER
 from densing.laws.inversion import as_inversion
-from densing.results import Result, presented
+from densing.results import Result, presented, presented_property
 from densing.trend.pooling import (RowTrend, determined_ends, influence_items, months_interval, most_influential_model,
                                    pooled_trend)
 from densing.trend.selection import reference_targets
@@ -41,8 +38,7 @@ def heterogeneous(result) -> bool:
 
 
 def state_of(result) -> State:
-    """A trend's state from its numbers (:mod:`densing.trend.pooling`, step 6): not measured when the references
-    disagree or neither end of the interval is determined, measured when both are, bounded when one is."""
+    """A trend's state (step 6): not measured where the references disagree, else by how many ends are determined."""
     if heterogeneous(result):
         return State.NOT_MEASURED
     low, high = result.low_determined, result.high_determined
@@ -50,26 +46,20 @@ def state_of(result) -> State:
 
 
 def reasons_of(result) -> tuple:
-    """Why a trend is not measured, as records: the references' disagreement, then each open end (the lower end
-    first where both are open and neither is undecided, as the interval reads)."""
-    reasons: list = []
-    if heterogeneous(result):
-        reasons.append(ReferencesDisagree(float(result.heterogeneity_q), int(result.heterogeneity_df),
-                                          float(result.heterogeneity_p),
-                                          tuple((name.family, float(m)) for name, m in result.reference_months.items()),
-                                          int(result.heterogeneity_draws)))
-    for end in ("low", "high"):
-        if not getattr(result, f"{end}_determined"):
-            reasons.append(EndOpen(end, bool(getattr(result, f"{end}_undecided", False)), int(result.n_boot),
-                                   float(getattr(result, f"months_{end}_mc_low"))))
-    return tuple(reasons)
+    """Why a trend is not measured, as records: the references' disagreement, then each open end, the lower first."""
+    disagree = [ReferencesDisagree(float(result.heterogeneity_q), int(result.heterogeneity_df),
+                                   float(result.heterogeneity_p),
+                                   tuple((name.family, float(m)) for name, m in result.reference_months.items()),
+                                   int(result.heterogeneity_draws))] if heterogeneous(result) else []
+    return (*disagree, *(EndOpen(end, bool(getattr(result, f"{end}_undecided", False)), int(result.n_boot),
+                                 float(getattr(result, f"months_{end}_mc_low")))
+                         for end in ("low", "high") if not getattr(result, f"{end}_determined")))
 
 
 @dataclass(frozen=True)
 class TrendUncertainty(Result):
-    """Point line ln ρ = A·t + B (t in days since ``epoch``), the slope's full-uncertainty interval, and each source's
-    share. ``frontier_models``: the points the line goes through under the lead reference (the envelope's
-    record-setters; every usable model for the other rules), ``r_squared`` the envelope's OLS R² through them."""
+    """Point line ln ρ = A·t + B (t in days since ``epoch``), the slope's full-uncertainty interval, each source's
+    share; ``frontier_models``: the lead reference's points the line goes through, ``r_squared`` the envelope's R²."""
 
     rule: str
     inversion: str
@@ -107,9 +97,8 @@ class TrendUncertainty(Result):
     frontier_models: tuple[str, ...] = field(repr=False, default=())
     centre_days: float = field(repr=False, default=math.nan)
     r_squared: float = field(repr=False, default=math.nan)
-    #: the common targets' heterogeneity test (densing.trend.pooling): Cochran's Q with the paired draws' covariance,
-    #: its degrees of freedom (R − 1; 0 with one reference), the paired draws K that covariance is estimated from and
-    #: the p-value (Q read against Hotelling's T²(R − 1, K − 1)), τ² (per day², Paule–Mandel) and I²
+    #: the heterogeneity test (densing.trend.random_effects.pool_slopes): Q, its df (0 with one reference or lab), the
+    #: K paired draws its covariance is estimated from, its p-value (Hotelling's T²), τ² (per day²) and I²
     heterogeneity_q: float = math.nan
     heterogeneity_df: int = 0
     heterogeneity_p: float = math.nan
@@ -121,9 +110,8 @@ class TrendUncertainty(Result):
     reference_months_high: tuple[float, ...] = field(repr=False, default=())
     #: whether this trend's state is judged (a row's line, a one-reference trend; not a sensitivity variant)
     judged: bool = False
-    #: each end of the doubling time's interval: its 95% Monte Carlo range (months), whether it is determined,
-    #: whether it is undecided at the draws used, ``n_boot``, and whether a determined end is precise (its range spans
-    #: at most END_STABILITY of it; densing.trend.pooling, step 5, densing.trend.random_effects.precise)
+    #: each end of the doubling time's interval: its 95% Monte Carlo range (months), whether it is determined, undecided
+    #: at ``n_boot`` draws, and precise (densing.trend.random_effects.determined_ends)
     months_low_mc_low: float = math.nan
     months_low_mc_high: float = math.nan
     months_high_mc_low: float = math.nan
@@ -148,9 +136,8 @@ class TrendUncertainty(Result):
     months_without_model: float = math.nan
     #: the draws with no rising line and the families they lack and hold most (densing.trend.pooling.open_draws)
     open_families: tuple = ()
-    #: the labs (densing.data.labs): each reference's lab, each lab's pooling weight (labs in order of the references'
-    #: first appearance), leave one lab out (items as ``influence``'s, ``family`` holding the lab), and the targets'
-    #: labs ((lab, (family, …)), …)
+    #: the labs (densing.data.labs): each reference's, each lab's pooling weight (in the references' order), leave one
+    #: lab out (``influence``'s items, ``family`` the lab), and the targets' labs ((lab, (family, …)), …)
     reference_labs: tuple[str, ...] = field(repr=False, default=())
     lab_weights: tuple[float, ...] = field(repr=False, default=())
     lab_influence: tuple = field(repr=False, default=())
@@ -174,37 +161,21 @@ class TrendUncertainty(Result):
         """Why this trend is bounded or not measured (:func:`reasons_of`); () where it is measured or not judged."""
         return reasons_of(self) if self.judged and self.state is not State.MEASURED else ()
 
-    @property
-    def status(self) -> str:
-        """This trend's state and reasons in words (:func:`densing.present.words.status_words`): "measured, 2.3-fold",
-        "bounded: why" or "not measured: why"; "" where no state is judged."""
-        return presented(self, "status")
-
-    def _by_move(self) -> list:
-        """The leave-one-family-out items, the largest move first (a removal that leaves no rising line, an infinite
-        or undefined estimate, moves most; equal moves in the items' order)."""
-        return sorted(self.influence, key=lambda item: -(abs(item.move_months) if not math.isnan(item.move_months)
-                                                         else math.inf))
+    status = presented_property("status", 'This trend\'s state and reasons in words (:func:`densing.present.words.'
+                                          'status_words`): "measured, 2.3-fold", "bounded: why" or "not measured: '
+                                          'why"; "" where no state is judged.')
 
     def largest_influence(self):
         """The first item of :meth:`influence_frame` (the largest move), or None without one."""
-        return self._by_move()[0] if self.influence else None
+        return _by_move(self.influence)[0] if self.influence else None
 
     def influence_frame(self) -> pd.DataFrame:
         """The leave-one-family-out table as a DataFrame, the largest move first."""
-        columns = ["family", "n_models", "doubling_time_months", "move_months"]
-        frame = pd.DataFrame([[getattr(item, c) for c in columns] for item in self._by_move()], columns=columns)
-        return frame.astype({"n_models": int, "doubling_time_months": float, "move_months": float})
+        return _moves_frame(self.influence)
 
     def lab_influence_frame(self) -> pd.DataFrame:
-        """Leave one lab out: each lab's targets left out together, the largest move first (columns ``lab``,
-        ``n_models``, ``doubling_time_months``, ``move_months``)."""
-        items = sorted(self.lab_influence, key=lambda item: -(abs(item.move_months) if not math.isnan(item.move_months)
-                                                             else math.inf))
-        columns = ["family", "n_models", "doubling_time_months", "move_months"]
-        frame = pd.DataFrame([[getattr(item, c) for c in columns] for item in items], columns=columns)
-        return frame.astype({"n_models": int, "doubling_time_months": float, "move_months": float}).rename(
-            columns={"family": "lab"})
+        """Leave one lab out as :meth:`influence_frame`, ``lab`` in place of ``family``."""
+        return _moves_frame(self.lab_influence).rename(columns={"family": "lab"})
 
     @property
     def labs(self) -> tuple[str, ...]:
@@ -212,8 +183,7 @@ class TrendUncertainty(Result):
         return tuple(dict.fromkeys(self.reference_labs))
 
     def labs_record(self) -> dict:
-        """The labs as values (``--format json``): each reference with its family, lab and pooling weight; each lab's
-        weight; the targets' labs with their families; leave one lab out."""
+        """The labs as values (``--format json``): references', labs' weights, targets' labs, leave one lab out."""
         return {"references": [{"reference": str(name), "family": name.family, "lab": lab, "weight": float(w)}
                                for name, lab, w in zip(self.reference_names, self.reference_labs,
                                                        self.reference_weights)],
@@ -236,9 +206,8 @@ class TrendUncertainty(Result):
 
     @validate_params({"paper_months": [Interval(Real, 0, None, closed="neither"), None]})
     def plot(self, *, paper_months: float | None = None, title: str | None = None):
-        """A plotly ``Figure`` (:func:`densing.present.figures.uncertainty_figure`) of the doubling time, its interval
-        and each source's share, beside each reference's own estimate and the paper's 3.3 months (``paper_months``
-        another). The line over the models' points is :meth:`densing.trend.measurement.TrendMeasurement.plot`."""
+        """A plotly ``Figure`` (:func:`densing.present.figures.uncertainty_figure`) of the doubling time, interval and
+        shares, beside each reference's own and the paper's 3.3 months (or ``paper_months``)."""
         return presented(self, "plot", PAPER["doubling_time_months"] if paper_months is None else paper_months,
                          title=title)
 
@@ -255,17 +224,27 @@ class TrendUncertainty(Result):
         return slope_band(self._days(dates), centre, self.slope_per_day, self.intercept, self.slope_ci_low, self.slope_ci_high)
 
 
+def _by_move(items) -> list:
+    """Leave-one-out items, the largest move first (a removal leaving no rising line moves most; ties in order)."""
+    return sorted(items, key=lambda item: -(abs(item.move_months) if not math.isnan(item.move_months) else math.inf))
+
+
+def _moves_frame(items) -> pd.DataFrame:
+    """Leave-one-out items as a DataFrame, the largest move first."""
+    columns = ["family", "n_models", "doubling_time_months", "move_months"]
+    frame = pd.DataFrame([[getattr(item, c) for c in columns] for item in _by_move(items)], columns=columns)
+    return frame.astype({"n_models": int, "doubling_time_months": float, "move_months": float})
+
+
 @validate_params({"level": [Interval(Real, 0, 1, closed="neither")], "n_boot": [DRAWS],
                   "n_boot_share": [Interval(Integral, 0, None)]})
 def trend_uncertainty(models: pd.DataFrame, reference, *, d0: float | None = None, rule: str = "quantile",
                       quantile: float = 0.9, n_boot: int = 1000, n_boot_share: int = 300, level: float = 0.95,
                       seed: int = 0, epoch: str = DEFAULT_EPOCH) -> TrendUncertainty:
-    """The trend over given targets under one reference, every source of uncertainty carried: the one engine on one
-    reference's common targets (:func:`densing.trend.selection.reference_targets`). ``models``: one row per target with
-    ``model``, ``params``, ``t`` (days since ``epoch``), optionally ``family``, and the scores of the inversion's
-    benchmarks (``score:<b>``, ``stderr:<b>``; or ``score`` and ``stderr`` for one benchmark). ``reference``: an
-    inversion (:mod:`densing.laws.inversion`) or a :class:`ReferenceFit` (inverted per benchmark at ``d0``).
-    ``n_boot_share = 0`` skips the shares (NaN). The targets' checks are the caller's."""
+    """The trend over given targets under one reference (:func:`densing.trend.selection.reference_targets`): ``models``
+    one row per target with ``model``, ``params``, ``t`` (days since ``epoch``), optionally ``family``, and
+    ``score:<b>``, ``stderr:<b>`` (or ``score``, ``stderr``); ``reference`` an inversion or a :class:`ReferenceFit`
+    (at ``d0``). ``n_boot_share = 0`` skips the shares (NaN). The targets' checks are the caller's."""
     inversion = as_inversion(reference, d0)
     benchmarks = inversion.benchmarks
     if not all(f"score:{b}" in models.columns for b in benchmarks):  # one benchmark's plain score and stderr columns
@@ -280,9 +259,8 @@ def trend_uncertainty(models: pd.DataFrame, reference, *, d0: float | None = Non
 
 
 class Observed:
-    """Values already on the trend's scale (ln ρ with its kind, or −ln price) standing where an inversion stands among
-    common targets: no law, no fit draws, no score noise, so their draws are only the families. Its two "benchmarks"
-    are the columns ``score:y`` (the value) and ``score:kind`` (the kind) of the targets' frame."""
+    """Values already on the trend's scale (ln ρ and kind, or −ln price) standing as an inversion: no law, fit draws or
+    score noise, so their draws are the families only; its "benchmarks" are ``score:y`` and ``score:kind``."""
 
     name = "observed values"
     reference = ReferenceName(name)
@@ -301,10 +279,8 @@ class Observed:
 
 def observed_trend(t, y, kind, labels, *, families=None, labs=None, rule: str = "quantile", quantile: float = 0.9,
                    n_boot: int = 1000, level: float = 0.95, seed: int = 0, epoch: str = DEFAULT_EPOCH) -> TrendUncertainty:
-    """The trend of given values (t days since ``epoch``, y, kind per point; ``labels`` their names, ``families`` their
-    families, default each point its own; ``labs`` their labs, default :func:`densing.data.labs.lab_of` each family):
-    the one engine on common targets of :class:`Observed` values, whose draws resample the labs, then the families
-    within them (each point alone by default)."""
+    """The one engine on :class:`Observed` values (t days since ``epoch``, y, kind), draws resampling ``labs`` (default
+    each family's lab), then ``families`` within them (default each point its own)."""
     t, y, kind = (np.asarray(a, float) for a in (t, y, kind))
     frame = pd.DataFrame({"model": np.asarray(labels).astype(str), "params": np.nan, "t": t, "score:y": y,
                           "stderr:y": 0.0, "score:kind": kind, "stderr:kind": 0.0})
@@ -354,8 +330,7 @@ def from_row_trend(result: RowTrend, *, epoch: str = DEFAULT_EPOCH) -> TrendUnce
 
 
 def _frontier_points(rule: str, t, y, kind, labels, slope: float, intercept: float) -> tuple[np.ndarray, float]:
-    """The lead reference's points the line goes through (the envelope's record-setters, else every usable model)
-    and, for the envelope, the OLS R² of the line through them."""
+    """The lead reference's points the line goes through and, for the envelope, its OLS R² through them."""
     usable = np.flatnonzero(np.isfinite(y) & np.isfinite(kind))
     if rule != "envelope":
         return usable, math.nan
