@@ -1,10 +1,7 @@
-"""Numbers as text and as JSON: the one rule every table, sentence and JSON document follows (docs/cli_reference.md).
-
-Text (:func:`format_number`): 3 significant figures, never fixed decimals, so that no non-zero value prints as ``0``:
-positional between 0.001 and 100 000 (``0.00321``, ``12300``), a whole number below a million in full, scientific
-otherwise (``3.2e-5``; ``3.2×10⁻⁵`` in HTML). Missing is ``—``, an infinity ``∞`` or ``−∞``; counts in words
-(``1.42B``, :func:`format_count`); JSON: a non-finite number is ``null``. At the input edge counts and dates are
-parsed as people write them (:func:`parse_count`, :func:`parse_date`) or refused with an InputError naming where.
+"""Numbers as text and as JSON: the one rule every table, sentence and JSON document follows (docs/cli_reference.md):
+3 significant figures (:func:`format_number`), ``—`` for missing, ``∞``, counts in words (:func:`format_count`), a
+non-finite number ``null`` in JSON; counts and dates parsed as people write them (:func:`parse_count`,
+:func:`parse_date`).
 """
 from __future__ import annotations
 

@@ -1,14 +1,7 @@
-"""Declared constraints on arguments, checked in one place (scikit-learn's ``validate_params`` shape).
-
-A public function declares what each argument may be on itself, with :func:`validate_params`::
-
-    @validate_params({"n_boot": [Interval(Integral, 0, None)],
-                      "chance": [Interval(Real, 0, 1, closed="left"), Options({"auto", "none"}), None]})
-    def fit(table, *, n_boot=200, chance=None): ...
-
-and every call checks them before the body runs: a value matching none of its constraints is an
-:class:`~densing.errors.InputError`, ``NAME: expected WHAT, got VALUE``, so every entry point fails the same way on
-the same bad value. The domains of dates and parameter counts are :mod:`densing.impossible`'s.
+"""Declared constraints on arguments, checked in one place (scikit-learn's ``validate_params`` shape): a public
+function declares what each argument may be with :func:`validate_params`, e.g.
+``@validate_params({"n_boot": [Interval(Integral, 0, None)], "chance": [Options({"auto", "none"}), None]})``, and a
+value matching none is an :class:`~densing.errors.InputError` ``NAME: expected WHAT, got VALUE``.
 """
 from __future__ import annotations
 
