@@ -234,20 +234,11 @@ def summary_items(result) -> list[tuple[str, object]]:
     return items
 
 
-def row_status(row) -> str:
-    """A :class:`densing.trend.capability.Row`'s one status: its trend's, or "not measured: " and why it has none."""
-    return joined(*row_parts(row))
-
-
 def row_parts(row) -> tuple[str, tuple[str, ...]]:
     """A :class:`densing.trend.capability.Row`'s status as (head, reasons) (:func:`status_parts`)."""
     if row.result is not None:
         return status_parts(row.result)
     return STATE_WORDS[State.NOT_MEASURED], (row.error,) if row.error else ()
-
-
-def _them(count: int) -> str:
-    return "it" if count == 1 else "two of them" if count == 2 else f"the {count} of them"
 
 
 def row_reason(reason) -> str:
@@ -259,7 +250,9 @@ def row_reason(reason) -> str:
     if isinstance(reason, NoFamilyPasses):
         passing = ("; eligible on one only: " + ", ".join(f"{f} ({b})" for f, b in reason.eligible_on_one)
                    if reason.eligible_on_one else "")
-        return (f"no family passes the reference rule on {_them(reason.n_benchmarks)} ("
+        count = reason.n_benchmarks
+        them = "it" if count == 1 else "two of them" if count == 2 else f"the {count} of them"
+        return (f"no family passes the reference rule on {them} ("
                 + ", ".join(f"{count} fail {code}" for code, count in reason.failures) + passing
                 + "; the candidate table says which)")
     return str(reason)

@@ -65,7 +65,7 @@ class Row:
 
     @property
     def status(self) -> str:
-        """The one status of this row wherever it is shown (:func:`densing.present.words.row_status`)."""
+        """The one status of this row wherever it is shown (:func:`densing.present.words.row_parts`)."""
         return presented(self, "status")
 
     @property
