@@ -42,15 +42,9 @@ class Interval:
         if isinstance(value, bool) or not isinstance(value, self.kind):
             return False
         number = float(value)
-        if not math.isfinite(number):
-            return False
-        if self.left is not None:
-            if number < self.left or (number == self.left and self.closed in ("right", "neither")):
-                return False
-        if self.right is not None:
-            if number > self.right or (number == self.right and self.closed in ("left", "neither")):
-                return False
-        return True
+        above = self.left is None or number > self.left or (number == self.left and self.closed in ("both", "left"))
+        below = self.right is None or number < self.right or (number == self.right and self.closed in ("both", "right"))
+        return math.isfinite(number) and above and below
 
     def __str__(self) -> str:
         return self._bounds() + (f" ({self.why})" if self.why else "")
