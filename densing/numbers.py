@@ -46,8 +46,7 @@ def _special(value) -> str | None:
 
 
 def significant(value: float, digits: int = DIGITS, *, html: bool = False) -> str:
-    """A finite ``value`` to ``digits`` significant figures (the module's rule); ``html``: ``3.2×10⁻⁵`` and the minus
-    sign (−, U+2212) rather than a hyphen."""
+    """A finite ``value`` to ``digits`` significant figures; ``html``: ``3.2×10⁻⁵`` and the minus sign (−, U+2212)."""
     value = float(value)
     if value == 0:
         return "0"
@@ -65,8 +64,7 @@ def significant(value: float, digits: int = DIGITS, *, html: bool = False) -> st
 
 
 def signed(value: float, digits: int = DIGITS) -> str:
-    """A change to ``digits`` significant figures with its sign, the minus sign (−, U+2212) as the page writes it:
-    "+1.9", "−0.0123"."""
+    """A change to ``digits`` significant figures with its sign, as the page writes it: "+1.9", "−0.0123"."""
     return ("+" if float(value) > 0 else "") + significant(value, digits, html=True)
 
 

@@ -76,8 +76,7 @@ class Registry(MutableMapping[str, T], Generic[T]):
         return self._items
 
     def register(self, name: str, item: T, *, first: bool = False) -> T:
-        """Add ``item`` under ``name`` (new, and passing ``check``) and return it; ``first``: ahead of the others (a
-        registry tried in order)."""
+        """Add ``item`` under ``name`` (new, passing ``check``) and return it; ``first``: ahead of the others."""
         if not isinstance(name, str) or not name.strip():
             raise RegistryError(f"{self.what}: a name is a non-empty string, got {name!r}")
         if self.check is not None:
@@ -105,8 +104,7 @@ class Registry(MutableMapping[str, T], Generic[T]):
             raise
 
     def unknown(self, name, known: Iterable[str] | None = None, note: str = "") -> InputError:
-        """The error of an unknown ``name``: ``"<what>: expected one of <known><note>, got <name>"`` (``known``:
-        default every registered name)."""
+        """The error of an unknown ``name``: ``"<what>: expected one of <known><note>, got <name>"``."""
         listed = ", ".join(self._found if known is None else known)
         return UnknownName(f"{self.what}: expected one of {listed}{note}, got {name!r}")
 
@@ -281,8 +279,7 @@ def leading_table() -> TrendTable:
 
 
 def table(name: str | TrendTable | None = None) -> TrendTable:
-    """The registered table ``name`` (a :class:`TrendTable` is returned as it is; None: :func:`leading_table`); an
-    unknown name is an InputError."""
+    """The registered table ``name`` (a :class:`TrendTable` as it is; None: :func:`leading_table`); else InputError."""
     if isinstance(name, TrendTable):
         return name
     return leading_table() if name is None else tables().get(name)
@@ -298,8 +295,7 @@ def table_for_path(path: str | Path | None) -> TrendTable:
 
 
 class Target(NamedTuple):
-    """A target table resolved (:func:`resolve_table`): the registered table whose benchmarks, sets, reference rules
-    and cutoff apply, and the file read."""
+    """A target table resolved (:func:`resolve_table`): the registered table that applies, and the file read."""
 
     table: TrendTable
     path: Path

@@ -26,8 +26,7 @@ _RENDERINGS: dict[tuple[type, str], Callable] = {}
 
 
 def register(result_type: type, **renderings: Callable) -> None:
-    """Each ``name=function`` as the ``name`` rendering of ``result_type`` and its subclasses:
-    ``function(result, *args, **kwargs)``."""
+    """Each ``name=function(result, *args, **kwargs)`` as a rendering of ``result_type`` and its subclasses."""
     for name, function in renderings.items():
         _RENDERINGS[(result_type, name)] = function
 

@@ -89,8 +89,7 @@ class NoRise:
 
 @dataclass(frozen=True)
 class RateReachesZero:
-    """A rising fixed-size regression whose bootstrap interval (at ``level``) of the time slope reaches 0 or below: the
-    upper end open, the row bounded."""
+    """A rising fixed-size regression whose time slope's interval (at ``level``) reaches 0: the row is bounded."""
 
     level: float
 
@@ -104,8 +103,7 @@ class NoFrontier:
 
 @dataclass(frozen=True)
 class Saturated:
-    """Saturation: ``n_near`` of ``n_frontier`` frontier models within 2 standard errors of their cap (the caps'
-    range), each with its benchmark and cap."""
+    """Saturation: ``n_near`` of ``n_frontier`` frontier models within 2 standard errors of their cap (its range)."""
 
     n_near: int
     n_frontier: int
@@ -218,8 +216,7 @@ class NoFamilyPasses:
 
 @dataclass(frozen=True)
 class ReferencesBy:
-    """How a headline's references were chosen: ``given`` by the user (``--fit``), or the set rule over
-    ``benchmarks`` (densing.trend.plan)."""
+    """How a headline's references were chosen: ``given`` (``--fit``), or the set rule over ``benchmarks``."""
 
     given: bool
     benchmarks: tuple[str, ...]

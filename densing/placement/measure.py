@@ -109,8 +109,7 @@ def plan(models, suite: str, *, limit: float | None = None, local_data: bool = F
 
 
 def binomial_items_stderr(score, items) -> np.ndarray:
-    """√(p(1 − p)/n) with p the score held within [0.5/n, 1 − 0.5/n] (docs/measure.md, step 3): a score of 0 or 1 keeps
-    an error of half an item."""
+    """√(p(1 − p)/n), p the score held in [0.5/n, 1 − 0.5/n] (docs/measure.md, step 3): 0 or 1 keeps half an item."""
     n = np.asarray(items, float)
     p = np.clip(np.asarray(score, float), 0.5 / n, 1 - 0.5 / n)
     return np.sqrt(p * (1 - p) / n)

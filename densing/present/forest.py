@@ -58,8 +58,7 @@ def _drawn(rows: pd.DataFrame) -> list[float]:
 
 
 def shown_name(benchmark: str) -> str:
-    """A benchmark's name for a reader: its registered display name (:class:`densing.data.benchmarks.BenchmarkRecord`),
-    else its id in capitals."""
+    """A benchmark's name for a reader: its registered display name, else its id in capitals."""
     record = BENCHMARKS.get(benchmark, None)
     return record.display if record is not None and record.display else benchmark.upper()
 

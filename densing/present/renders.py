@@ -37,8 +37,7 @@ def uncertainty_summary(result: TrendUncertainty) -> Summary:
 
 
 def fit_summary(fit: ReferenceFit) -> Summary:
-    """A reference fit as a reader sees it: its title, the bootstrap, each parameter with its interval and each
-    stage's diagnostics."""
+    """A reference fit as a reader sees it: its title, bootstrap, parameters with intervals, stages' diagnostics."""
     title = f"{fit.kind} reference fit · {fit.benchmark} ({fit.metric}) · D0 = {format_count(fit.d0)} tokens"
     stages = pd.DataFrame([(s.law, s.n_points, s.r_squared, s.rmse, s.converged) for s in fit.stages],
                           columns=["stage", "points", "R²", "RMSE", "converged"])

@@ -243,8 +243,7 @@ def closing_words(m) -> str:
 
 
 def record_phrase(row: dict) -> str:
-    """A stored row (a trend record's ``rows``) as :func:`months_phrase`, each end by
-    :func:`densing.present.words.record_end`."""
+    """A stored row (a trend record's ``rows``) as :func:`months_phrase`, each end by its ``record_end``."""
     state = recorded_state(row.get("state")) or State.NOT_MEASURED
     months = row["months"] if row.get("months") is not None else math.inf
     head = row["status"] if state is State.MEASURED else STATE_WORDS[state]

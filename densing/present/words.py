@@ -91,8 +91,7 @@ def open_end(result, end: str) -> EndOpen:
 
 
 def reason_words(reason, reasons: tuple = ()) -> str:
-    """One reason (:mod:`densing.states`) in words (``reasons``: every reason of the row, so that two open ends read
-    as "neither end")."""
+    """One reason in words (``reasons``: every reason of the row, so that two open ends read as "neither end")."""
     if isinstance(reason, ReferencesDisagree):
         own = ", ".join(f"{family} {months_text(m)}" for family, m in reason.reference_months)
         test = q_words(reason.q, reason.df, reason.p, reason.draws)
@@ -116,8 +115,7 @@ def joined(head: str, reasons: tuple[str, ...]) -> str:
 
 
 def status_parts(result) -> tuple[str, tuple[str, ...]]:
-    """A status as (head, reasons in words): ("measured, 2.3-fold", ()), ("bounded", (why,)), ("not measured",
-    (why, …)); ("", ()) where no state is judged."""
+    """A status as (head, reasons in words): ("measured, 2.3-fold", ()), ("bounded", (why,)), ("", ()) unjudged."""
     state = result.state
     if state is None:
         return "", ()
@@ -358,8 +356,7 @@ def rules_legend(results) -> str:
 
 
 def shown_legend(frame: pd.DataFrame) -> str:
-    """:func:`range_legend` with the draws of the rows an end of which :func:`ends_shown` writes as a range; ""
-    where none is."""
+    """:func:`range_legend` of the rows an end of which :func:`ends_shown` writes as a range; "" where none is."""
     if not len(frame) or not {"ci_low_precise", "ci_high_precise"} <= set(frame.columns):
         return ""
     records = frame.to_dict("records")

@@ -265,8 +265,7 @@ def _g(value) -> str:
 
 
 def _your_cells(r: dict) -> tuple[str, str]:
-    """ρ and N̂ as the one bound rule reads ρ (:func:`densing.present.placement.stated`): a number (N̂ with its
-    interval), ≤ / ≥ a bound, or —."""
+    """ρ and N̂ by :func:`densing.present.placement.stated`: a number (N̂ with its interval), ≤ / ≥ a bound, or —."""
     reading, rho, size = stated(r, _g)
     if reading == VALUE:
         size += f" [{format_count(r['effective_params_ci_low'])}–{format_count(r['effective_params_ci_high'])}]"

@@ -20,8 +20,7 @@ _context = None
 
 
 def _workers(jobs: int) -> int:
-    """How many processes compute :func:`run`'s ``jobs`` jobs, this one among them: one per core, at most one per job;
-    0 where it forks none."""
+    """How many processes compute ``jobs`` jobs, this one among them: one per core and job; 0 where it forks none."""
     cores = os.cpu_count() or 1
     if cores < 2 or jobs < 2 or not hasattr(os, "fork") or os.environ.get("DENSING_SERIAL"):
         return 0

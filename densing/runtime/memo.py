@@ -17,8 +17,7 @@ _OPEN: contextvars.ContextVar[dict | None] = contextvars.ContextVar("densing_tab
 
 @contextlib.contextmanager
 def same_tables():
-    """Within the block, the :func:`per_table` functions keep their values in a new memo; a block inside another one
-    uses the outer block's memo."""
+    """Within the block, the :func:`per_table` functions keep their values in a memo (an outer block's, if any)."""
     memo = _OPEN.get()
     token = _OPEN.set({} if memo is None else memo)
     try:
@@ -46,8 +45,7 @@ def keep(key: tuple, value) -> None:
 
 
 def derived(table, key: tuple, compute):
-    """``compute()``, a value of ``table`` named by ``key``, computed once for this very table object in the open
-    memo; afresh outside :func:`same_tables`."""
+    """``compute()``, ``table``'s value named by ``key``, once per table object in the open memo; afresh outside."""
     memo = _OPEN.get()
     if memo is None:
         return compute()
