@@ -171,22 +171,17 @@ MAX_DRAWS = 100_000
 
 #: What a fit's bootstrap may be asked for (``fit_reference``, ``fit_family``, ``densing fit``, ``densing ladder fit``):
 #: how many draws (0: the point fit alone), on how many processes, from which seed.
-BOOTSTRAP_CONSTRAINTS = MappingProxyType({
-    "n_boot": [Interval(Integral, 0, MAX_DRAWS)],
-    "jobs": [Interval(Integral, 1, None)],
-    "seed": [Interval(Integral, 0, None)],
-})
+BOOTSTRAP_CONSTRAINTS = MappingProxyType({"n_boot": [Interval(Integral, 0, MAX_DRAWS)],
+                                          "jobs": [Interval(Integral, 1, None)], "seed": [Interval(Integral, 0, None)]})
 
-#: How many draws an interval is read from: at least one, at most :data:`MAX_DRAWS` (the trend's bootstrap,
-#: ``densing trend --n-boot``).
+#: How many draws an interval is read from: 1 to :data:`MAX_DRAWS` (``densing trend --n-boot``).
 DRAWS = Interval(Integral, 1, MAX_DRAWS)
 
 #: The fewest draws a printed 95% interval is read from: 40 (1/0.025), so that each end has a draw beyond it (from
 #: fewer an end is the most extreme draw, and can fall beyond its estimate): :func:`densing.cli.output.draws_option`.
 MIN_INTERVAL_DRAWS = 40
 
-#: How many draws an interval a person reads is made of, by the API (``fit_trend``, ``measure_trend``, ``place``,
-#: ``densing.trend.cost_halving_time``) as by the command line: :data:`MIN_INTERVAL_DRAWS` to :data:`MAX_DRAWS`.
+#: How many draws an interval a person reads is made of, by the API as by the command line.
 INTERVAL_DRAWS = Interval(Integral, MIN_INTERVAL_DRAWS, MAX_DRAWS,
                           why="each end of a 95% interval needs a draw beyond it; 100,000 is the ceiling")
 

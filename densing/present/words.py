@@ -318,11 +318,9 @@ PRECISION_COLUMNS = tuple(f"ci_{end}_{what}" for end in ("low", "high") for what
 
 
 def ends_shown(frame: pd.DataFrame, *, keep: bool = False) -> pd.DataFrame:
-    """``frame`` (rows of :func:`row_record`, or any frame with their ``ci_low``/``ci_high`` and
-    :data:`PRECISION_COLUMNS`) for a table a person reads: each end printed as its range (:func:`record_as_range`)
-    written so, "(14.5–20.8)", the other ends keeping their numbers, and the precision columns left out (``keep``:
-    kept, as ``--wide`` keeps every column). A row that is not measured shows no doubling time: "—" for its point and
-    ends, its status saying why. A frame without these columns is returned as it is."""
+    """``frame`` (rows of :func:`row_record`) for a table a person reads: each end printed as its range
+    (:func:`record_as_range`) written so, "(14.5–20.8)", the precision columns left out unless ``keep`` (``--wide``),
+    and "—" for a row not measured (its status says why). A frame without these columns is returned as it is."""
     if "state" in frame.columns and (frame["state"] == State.NOT_MEASURED.value).any():
         gone = frame["state"] == State.NOT_MEASURED.value
         frame = frame.astype({c: object for c in ("months", "ci_low", "ci_high") if c in frame.columns})
