@@ -30,7 +30,7 @@ class Impossible:
 
 
 #: Every impossible value densing refuses where it reads data, by table and field (two rules that span rows are
-#: applied where the rows meet: names equal but for case, ``densing.data.schema``; a trace's span, :data:`MAX_TRACE_US`).
+#: applied where the rows meet: names equal but for case, ``densing.data.schema``; a trace's span).
 IMPOSSIBLE: tuple[Impossible, ...] = (
     Impossible("results", "value", lambda v, fraction: fraction and not 0.0 <= v <= 1.0,
                "is outside [0, 1], the range of metric '{metric}'"),

@@ -92,9 +92,10 @@ def cross_check(m: TrendMeasurement) -> pd.DataFrame:
                          for r in m.fixed_size.itertuples(index=False) if r.row in shown.index])
 
 
-def _figure(name: str):
-    """The figure function ``name`` of :mod:`densing.present.figures`, which loads plotly on the first figure."""
-    return lambda *args, **options: getattr(import_module("densing.present.figures"), name)(*args, **options)
+def _figure(drawn):
+    """A ``plot`` rendering: the function ``drawn(figures)`` picks from :mod:`densing.present.figures`, loaded (and
+    plotly with it) on the first figure."""
+    return lambda *args, **options: drawn(import_module("densing.present.figures"))(*args, **options)
 
 
 register(Result, summary=result_summary)
@@ -116,11 +117,12 @@ def _judged_status(result) -> str:
 
 
 register(TrendUncertainty, status=_judged_status, summary=uncertainty_summary, repr=words.uncertainty_repr,
-         plot=_figure("uncertainty_figure"))
+         plot=_figure(lambda figures: figures.uncertainty_figure))
 register(TrendMeasurement, reference_rule=lambda m: verdict.references_words(m.references_by),
          status=verdict.measurement_status, verdict=verdict.measurement_verdict, why=verdict.measurement_why,
          summary=verdict.measurement_summary, repr=verdict.measurement_repr, headline_summary=verdict.headline_summary,
          rests_on=lambda m: verdict.rests_on_words(m.rules.get(m.headline_rule)),
          by_benchmark=lambda m: words.rows_frame([*m.benchmark_rows, *m.set_rows]),
          by_benchmark_at_budget=lambda m: words.rows_frame(list(m.budget_rows)), cross_check=cross_check,
-         breakpoint_line=lambda m: verdict.breakpoint_words(m.breakpoint), plot=_figure("measurement_figure"))
+         breakpoint_line=lambda m: verdict.breakpoint_words(m.breakpoint),
+         plot=_figure(lambda figures: figures.measurement_figure))
