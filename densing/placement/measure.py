@@ -215,9 +215,10 @@ def measure(models, suite: str = "leaderboard-v1", *, limit: float | None = None
             table: str | TrendTable | None = None, n_boot: int | None = None, seed: int = 0, backend: str = "hf", device: str | None = None,
             batch_size: int | str = 1, prefix_cache: bool = False, on_progress: ProgressCallback | None = None,
             measurement=None, allow_unsafe_code: bool = False) -> MeasureResult:
-    """Evaluate ``models`` (a models file or a list of specs, as ``densing eval``) on ``suite`` and place them on the
-    density chart (module docstring) → :class:`MeasureResult`. ``limit``: at most N items per task; ``store``: the
-    results store (default :func:`densing.paths.default_store`); ``results``, ``table``: the target table
+    """Evaluate ``models`` on ``suite`` and place them on the density chart → :class:`MeasureResult`.
+
+    ``models``: a models file or a list of specs, as ``densing eval``; ``limit``: at most N items per task; ``store``:
+    the results store (default :func:`densing.paths.default_store`); ``results``, ``table``: the target table
     (:func:`densing.registry.resolve_table`; neither: the suite's; ``table="openllm_v2"``: the Open LLM Leaderboard
     v2's); ``n_boot``, ``seed``: the headline's draws (default the CLI's); ``measurement``: a headline already measured
     on that table; ``on_progress(line)``: progress in words; the rest as ``densing eval``'s options."""

@@ -105,8 +105,9 @@ def scores_template(table=None) -> str:
 def place(scores, *, model: str | None = None, params: float | None = None, release_date: str | None = None,
           n_boot: int | None = None, seed: int = 0, measurement=None, table=None, results=None,
           allow_missing: bool = False):
-    """Place the models of ``scores`` (a scores file's path, or a table) against the headline measured on a target
-    table → :class:`~densing.placement.measure.MeasureResult`. ``table``, ``results``: the target table
+    """Place the models of ``scores`` (a path, or a table) → :class:`~densing.placement.measure.MeasureResult`.
+
+    ``table``, ``results``: the target table whose headline they are placed against
     (:func:`densing.registry.resolve_table`; default the shipped public table; ``table="openllm_v2"``: the Open LLM
     Leaderboard v2's); ``n_boot``, ``seed``: the headline's draws (default the CLI's, at least 40); ``measurement``: a
     headline of that table, to reuse. A model without a score on a benchmark the headline inverts is refused
