@@ -215,7 +215,8 @@ def _verdict(r: dict, near_chance: str | None) -> dict:
         span += f" ({r['frontier_note']})" if r.get("frontier_note") else ""
     chance = f"; {near_chance}" if near_chance and why != NEAR_CHANCE else ""
     said = _said(reading, value, why, r, near_chance)
-    placed = band_position(reading, value, r["frontier_density_ci_low"], r["frontier_density_ci_high"])
+    placed = band_position(reading, value, r.get("frontier_density_ci_low", math.nan),
+                           r.get("frontier_density_ci_high", math.nan))
     return {"reading": reading, "frontier": side,
             "words": f"{said}; {verdict}{span}{chance}" + (f"; {placed} the band" if placed != UNDETERMINED else ""),
             "band": placed}
