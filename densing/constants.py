@@ -37,11 +37,9 @@ HETEROGENEITY_ALPHA = 0.05
 END_STABILITY = 0.25
 #: The most draws a judged row doubles to while an end's sign is undecided (600 → 1,200 → 2,400 → 4,800; step 5).
 DRAWS_CAP = 4800
-#: The most draws a judged row doubles to while its ends' signs are decided but a determined end is not precise
-#: (step 5): 4 times the headline's draws, half DRAWS_CAP. A range narrows as 1/√K, so 2,400 draws halve a range of
-#: 600; each doubling doubles a grown row's pooled work, and the last one, to 4,800, would narrow the range by
-#: 1/√2 more for 1.21 times the report's CPU (bench/precision_cap.py; docs/method.md, "Determined ends and the three
-#: states").
+#: The most draws a judged row doubles to while a determined end is not precise (step 5): 2,400 draws halve a range
+#: of 600 (it narrows as 1/√K); 4,800 would narrow it by 1/√2 more for 1.21 times the report's CPU
+#: (bench/precision_cap.py; docs/method.md, "Determined ends and the three states").
 PRECISION_DRAWS_CAP = 2400
 #: Draws grown for precision alone stop at this many times the draws asked as well (600 → 2,400, the CLI's default):
 #: a run that asks for few draws (a test, a quick look) is not grown 60-fold for a precision it did not ask for.

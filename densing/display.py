@@ -1,6 +1,5 @@
-"""A column shown to people (the terminal's tables and the report's; CSV and JSON keep the fields and raw values):
-its header in words with its unit (:func:`header`), its cells by the field's :func:`kind` and
-:mod:`densing.numbers`, each density as :func:`density_reading` reads it, a bound as ``≤ 0.000743`` / ``≥ 2.31``.
+"""A column shown to people (the terminal's tables and the report's): its header in words with its unit
+(:func:`header`), its cells by the field's :func:`kind`, each density as :func:`density_reading` reads it.
 """
 from __future__ import annotations
 

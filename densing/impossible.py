@@ -1,6 +1,5 @@
-"""Impossible values: one registry of the values no measurement can have (:data:`IMPOSSIBLE`), for every reader (the
-results table, the profiler traces), and the checks that apply it; and the domains of a parameter count
-(:func:`check_params`) and of a date (:func:`check_date`).
+"""Impossible values: one registry of the values no measurement can have (:data:`IMPOSSIBLE`) for every reader, the
+checks that apply it, and the domains of a parameter count (:func:`check_params`) and of a date (:func:`check_date`).
 """
 from __future__ import annotations
 
@@ -30,9 +29,8 @@ class Impossible:
     why: str
 
 
-#: Every impossible value densing refuses where it reads data, by table and field. Two rules span rows and are
-#: applied where the rows meet: two model names equal but for case with different scores for one measurement
-#: (``densing.data.schema``: Hub ids are case-insensitive), and trace events spanning more than :data:`MAX_TRACE_US`.
+#: Every impossible value densing refuses where it reads data, by table and field (two rules that span rows are
+#: applied where the rows meet: names equal but for case, ``densing.data.schema``; a trace's span).
 IMPOSSIBLE: tuple[Impossible, ...] = (
     Impossible("results", "value", lambda v, fraction: fraction and not 0.0 <= v <= 1.0,
                "is outside [0, 1], the range of metric '{metric}'"),
@@ -110,9 +108,8 @@ def first_impossible(field: str, values) -> tuple[int, str, int] | None:
 MIN_PARAMS = 1e4
 MAX_PARAMS = 1e13
 
-#: The earliest date of anything densing reads (release dates, ``--since``, ``--epoch``): 2018-06-11, when OpenAI
-#: published GPT-1 ("Improving Language Understanding by Generative Pre-Training", Radford et al.), the first
-#: decoder-only transformer pre-trained as a language model. A date before it is an empty cell read as a day zero
+#: The earliest date of anything densing reads: 2018-06-11, when OpenAI published GPT-1 (Radford et al.), the first
+#: decoder-only transformer pre-trained as a language model; before it, an empty cell read as a day zero
 #: (1899-12-30, 1970-01-01), a typo or a date of something else. The latest is today.
 EARLIEST_DATE = "2018-06-11"
 

@@ -1,7 +1,5 @@
-"""Atomic file writes: a reader never sees a half-written output file, nor one file of a set without the others.
-
-An output path is written only where it names a regular file or nothing (:func:`check_writable`, called before any
-work); a symbolic link is written through, as ``open(path, "w")`` and a shell's ``>`` do.
+"""Atomic file writes: a reader never sees a half-written output file, nor one file of a set without the others; an
+output path is written only where it names a regular file or nothing (:func:`check_writable`), a link written through.
 """
 from __future__ import annotations
 
@@ -75,9 +73,8 @@ def _write_all(files: list[tuple[Path, bytes, Path]]) -> None:
 
 
 def write_file_set(folder: str | Path, texts: dict[str, str]) -> list[Path]:
-    """Write the files ``texts`` (file name → text) into ``folder`` as a set: every one staged first, then each moved
-    into place (``os.replace``) once all are written, so a failure leaves none of them; the paths written. Each file
-    is checked by :func:`check_writable`; ``folder`` '' is refused (it would mean the working folder)."""
+    """Write the files ``texts`` (file name → text) into ``folder`` as a set (each checked by :func:`check_writable`),
+    every one staged before any is moved into place, so a failure leaves none of them; the paths written."""
     folder = check_writable_folder(as_path(folder, "out"))
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -99,9 +96,8 @@ def _file_kind(mode: int) -> str | None:
 
 
 def check_writable(path: str | Path) -> Path:
-    """``path`` as a :class:`~pathlib.Path`; an InputError (one line) where it cannot be written as a regular file:
-    it is (or links to) a directory, a device, a pipe or a socket, a read-only file (no write bit, as root too), a name
-    is too long, a link loops, or its folder may not be written in."""
+    """``path`` as a :class:`~pathlib.Path`; an InputError (one line) where it cannot be written as a regular file (a
+    directory, a device, a pipe, a socket, a read-only file, a name too long, a link loop, a folder not writable)."""
     path = Path(path)
     _check_name_lengths(path)
     target = Path(os.path.realpath(path))
@@ -247,10 +243,9 @@ def command_line() -> str | None:
 
 def read_stored_record(path: str | Path, command: str, *, keys: tuple[str, ...] = ("rows",),
                        rows: str | None = "rows", row_keys: tuple[str, ...] = ("row",)) -> tuple[dict | None, str]:
-    """A stored record the package ships (a trend record: :func:`read_json_object`'s object with ``keys``, its
-    ``rows`` a list of objects with ``row_keys``), read with a guard: (record, "") or (None, one line naming the file,
-    what is wrong with it and the ``command`` that makes it again). A missing, truncated or foreign record is named,
-    never raised, so the command that reads it for one section goes on without that section."""
+    """A stored record the package ships (an object with ``keys``, its ``rows`` a list of objects with ``row_keys``),
+    read with a guard: (record, "") or (None, one line naming the file, what is wrong and the ``command`` that makes it
+    again), never raised, so the command that reads it goes on without that section."""
     path = Path(path)
     where = path.name if not path.is_absolute() else _shown(path)
     if not path.exists():

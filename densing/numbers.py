@@ -1,10 +1,7 @@
-"""Numbers as text and as JSON: the one rule every table, sentence and JSON document follows (docs/cli_reference.md).
-
-Text (:func:`format_number`): 3 significant figures, never fixed decimals, so that no non-zero value prints as ``0``:
-positional between 0.001 and 100 000 (``0.00321``, ``12300``), a whole number below a million in full, scientific
-otherwise (``3.2e-5``; ``3.2×10⁻⁵`` in HTML). Missing is ``—``, an infinity ``∞`` or ``−∞``; counts in words
-(``1.42B``, :func:`format_count`); JSON: a non-finite number is ``null``. At the input edge counts and dates are
-parsed as people write them (:func:`parse_count`, :func:`parse_date`) or refused with an InputError naming where.
+"""Numbers as text and as JSON: the one rule every table, sentence and JSON document follows (docs/cli_reference.md):
+3 significant figures (:func:`format_number`), ``—`` for missing, ``∞``, counts in words (:func:`format_count`), a
+non-finite number ``null`` in JSON; counts and dates parsed as people write them (:func:`parse_count`,
+:func:`parse_date`).
 """
 from __future__ import annotations
 
@@ -49,8 +46,7 @@ def _special(value) -> str | None:
 
 
 def significant(value: float, digits: int = DIGITS, *, html: bool = False) -> str:
-    """A finite ``value`` to ``digits`` significant figures (the module's rule); ``html``: ``3.2×10⁻⁵`` and the minus
-    sign (−, U+2212) rather than a hyphen."""
+    """A finite ``value`` to ``digits`` significant figures; ``html``: ``3.2×10⁻⁵`` and the minus sign (−, U+2212)."""
     value = float(value)
     if value == 0:
         return "0"
@@ -68,8 +64,7 @@ def significant(value: float, digits: int = DIGITS, *, html: bool = False) -> st
 
 
 def signed(value: float, digits: int = DIGITS) -> str:
-    """A change to ``digits`` significant figures with its sign, the minus sign (−, U+2212) as the page writes it:
-    "+1.9", "−0.0123"."""
+    """A change to ``digits`` significant figures with its sign, as the page writes it: "+1.9", "−0.0123"."""
     return ("+" if float(value) > 0 else "") + significant(value, digits, html=True)
 
 

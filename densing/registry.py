@@ -1,17 +1,11 @@
 """One registry of named things: the shape every extension point of densing shares (docs/extending.md, "The registry
 every extension point shares").
 
-A :class:`Registry` maps names to items in registration order; ``check`` (:func:`check_type`, :func:`check_callable`,
-:func:`check_range`) refuses a bad registration with a :class:`densing.errors.RegistryError`, leaving the registry
-unchanged. ``registry[name] = item`` sets an entry without the duplicate check (``monkeypatch.setitem``); ``register``
-is the checked way in. A registry made with ``found_in`` is filled by discovery (:func:`discover`).
-
-**The measurement designs** are the folders of :data:`DESIGN_PACKAGE`, one :class:`Design` each; a design that
-measures target tables registers them too (:func:`register_table`). **The target tables**: a :class:`TrendTable` says
-what :func:`densing.trend.measure.measure_trend` needs to know of a table beyond its rows. One table *leads*
-(:func:`leading_table`): ``densing trend`` measures it when no ``--table`` is named, and a ``--results`` file that no
-table registers is read with its profile. :func:`resolve_table` is the one way from a ``--results`` path or a
-``--table`` name to the table measured, for every command and API entry.
+A :class:`Registry` maps names to items in registration order, ``check`` refusing a bad registration with a
+:class:`densing.errors.RegistryError`; one made with ``found_in`` is filled by discovery (:func:`discover`). The
+measurement designs (:class:`Design`) are the folders of :data:`DESIGN_PACKAGE`, and register the target tables
+(:class:`TrendTable`), one of which leads (:func:`leading_table`); :func:`resolve_table` is the one way from a
+``--results`` path or a ``--table`` name to the table measured.
 """
 from __future__ import annotations
 
@@ -58,10 +52,10 @@ class UnknownName(InputError, KeyError):
 
 
 class Registry(MutableMapping[str, T], Generic[T]):
-    """Named items in registration order. ``what`` names the registry in its errors (``"frontier"``,
-    ``"--table"``); ``items``: ``(name, item)`` pairs registered at once; ``check(registry, name, item)``: what an item
-    must be, run before it is added (a RegistryError refuses it); ``found_in``: the package whose subpackages register
-    the items, imported (:func:`discover`) before the registry is first read or added to."""
+    """Named items in registration order. ``what`` names the registry in its errors (``"--table"``); ``items``:
+    ``(name, item)`` pairs registered at once; ``check(registry, name, item)``: run before an item is added (a
+    RegistryError refuses it); ``found_in``: the package whose subpackages register the items (:func:`discover`).
+    ``registry[name] = item`` sets an entry unchecked (``monkeypatch.setitem``); :meth:`register` is the checked way."""
 
     found_in: str | None = None  # a subclass that sets its own items needs none
 
@@ -82,8 +76,7 @@ class Registry(MutableMapping[str, T], Generic[T]):
         return self._items
 
     def register(self, name: str, item: T, *, first: bool = False) -> T:
-        """Add ``item`` under ``name`` (new, and passing ``check``) and return it; ``first``: ahead of the others (a
-        registry tried in order)."""
+        """Add ``item`` under ``name`` (new, passing ``check``) and return it; ``first``: ahead of the others."""
         if not isinstance(name, str) or not name.strip():
             raise RegistryError(f"{self.what}: a name is a non-empty string, got {name!r}")
         if self.check is not None:
@@ -111,8 +104,7 @@ class Registry(MutableMapping[str, T], Generic[T]):
             raise
 
     def unknown(self, name, known: Iterable[str] | None = None, note: str = "") -> InputError:
-        """The error of an unknown ``name``: ``"<what>: expected one of <known><note>, got <name>"`` (``known``:
-        default every registered name)."""
+        """The error of an unknown ``name``: ``"<what>: expected one of <known><note>, got <name>"``."""
         listed = ", ".join(self._found if known is None else known)
         return UnknownName(f"{self.what}: expected one of {listed}{note}, got {name!r}")
 
@@ -186,11 +178,9 @@ DESIGN_PACKAGE = "densing.designs"
 @dataclass(frozen=True)
 class Design:
     """A measurement design, one folder of :data:`DESIGN_PACKAGE`: ``help`` its words; ``run(options)`` prints
-    ``densing trend --design NAME`` from the command's options (None: no ``--design`` of its own); for the report,
-    ``side(inputs) -> (function, arguments)`` the computation run beside the headline in a worker,
-    ``section(result, rows, paper_months)`` the section's data (None: no section) from that result, the leading
-    table's rows and the paper's doubling time, ``render(section)`` its part of the page, ``rank`` its place among the
-    designs' sections (lower first); any step may be None."""
+    ``densing trend --design NAME``; for the report, ``side(inputs) -> (function, arguments)`` run beside the headline
+    in a worker, ``section(result, rows, paper_months)`` the section's data (None: none), ``render(section)`` its part
+    of the page, ``rank`` its place among the designs' sections (lower first); any step may be None."""
 
     name: str
     help: str
@@ -289,8 +279,7 @@ def leading_table() -> TrendTable:
 
 
 def table(name: str | TrendTable | None = None) -> TrendTable:
-    """The registered table ``name`` (a :class:`TrendTable` is returned as it is; None: :func:`leading_table`); an
-    unknown name is an InputError."""
+    """The registered table ``name`` (a :class:`TrendTable` as it is; None: :func:`leading_table`); else InputError."""
     if isinstance(name, TrendTable):
         return name
     return leading_table() if name is None else tables().get(name)
@@ -306,22 +295,17 @@ def table_for_path(path: str | Path | None) -> TrendTable:
 
 
 class Target(NamedTuple):
-    """A target table resolved (:func:`resolve_table`): the registered table whose benchmarks, sets, reference rules
-    and cutoff apply, and the file read."""
+    """A target table resolved (:func:`resolve_table`): the registered table that applies, and the file read."""
 
     table: TrendTable
     path: Path
 
 
 def resolve_table(results: str | Path | None = None, table: str | TrendTable | None = None) -> Target:
-    """The one way from what a caller names to the table measured: every command's ``--results``/``--table`` (``densing
-    trend``, ``report``, ``density``, ``measure``) and every API entry's ``results=``/``table=`` come here.
-
-    ``table`` (a registered name or a :class:`TrendTable`) names the table; ``results`` the file read (default: the
-    table's own). With ``results`` alone the table is the registered one whose file it is, else the leading table
-    (:func:`table_for_path`: a copy of a table under another path is read with the leading table's benchmarks and
-    sets unless its table is named). Neither: the leading table and its file. An unknown name or a path that is not a
-    path is an InputError naming the option."""
+    """The one way from what a caller names to the table measured (every command's ``--results``/``--table``, every API
+    entry's ``results=``/``table=``): ``table`` (a registered name or a :class:`TrendTable`) names the table,
+    ``results`` the file read (default: the table's own); with ``results`` alone the table is the registered one whose
+    file it is, else the leading table (:func:`table_for_path`). An unknown name or a bad path is an InputError."""
     from densing.validation import as_path
 
     given = None if results is None else as_path(results, "results")

@@ -1,11 +1,7 @@
 """The base of densing's result objects (statsmodels' ``Results`` is the model): a frozen dataclass that inherits
-:class:`Result` gets ``to_dict()``, ``to_frame()``, ``summary()``, ``conf_int(alpha)`` and ``_repr_html_()``, as
-docs/api.md ("Result types") says; a type declares its exceptions in the class attributes of :class:`Result`.
-
-A result holds values; its words, summary and figures come from the presentation layer (:mod:`densing.present`), which
-stands above the results and registers each rendering for the type it renders (:func:`register`). A result's thin
-method asks for one by name (:func:`presented`); the first ask loads the layer by its module's name
-(:data:`PRESENTATION`), as pandas loads its plotting backend, so no result module imports the layer above it.
+:class:`Result` gets ``to_dict()``, ``to_frame()``, ``summary()``, ``conf_int(alpha)`` and ``_repr_html_()``
+(docs/api.md, "Result types"). Its words, summary and figures are the presentation layer's, registered by type
+(:func:`register`) and asked for by name (:func:`presented`), which loads the layer (:data:`PRESENTATION`) on first use.
 """
 from __future__ import annotations
 
@@ -30,8 +26,7 @@ _RENDERINGS: dict[tuple[type, str], Callable] = {}
 
 
 def register(result_type: type, **renderings: Callable) -> None:
-    """Each ``name=function`` as the ``name`` rendering of ``result_type`` and its subclasses:
-    ``function(result, *args, **kwargs)``."""
+    """Each ``name=function(result, *args, **kwargs)`` as a rendering of ``result_type`` and its subclasses."""
     for name, function in renderings.items():
         _RENDERINGS[(result_type, name)] = function
 

@@ -1,7 +1,6 @@
-"""A trend row's :class:`State` and the reasons behind it, as values (densing.trend.pooling, steps 5 and 6), each
-reason a small record with its numbers; also a fixed-size fit's reasons, a validity check's facts and a forecast
-cutoff's :class:`Outcome`. A result carries these; the words are made from them in one place,
-:mod:`densing.present.words`, and nothing reads a state back out of words.
+"""A trend row's :class:`State` and the reasons behind it, as values (densing.trend.pooling, steps 5 and 6); also a
+fixed-size fit's reasons, a validity check's facts and a forecast cutoff's :class:`Outcome`. Their words are
+:mod:`densing.present.words`', and nothing reads a state back out of words.
 """
 from __future__ import annotations
 
@@ -11,9 +10,8 @@ from dataclasses import dataclass
 
 class State(enum.Enum):
     """A row's state: *measured* (both ends of the doubling time's 95% interval determined, the references agreeing),
-    *bounded* (one end determined), *not measured* (neither, or the references disagree); its words are
-    :data:`densing.present.words.STATE_WORDS`. Its value is the code a stored record holds (:func:`recorded_state`
-    reads it back)."""
+    *bounded* (one end determined), *not measured* (neither, or the references disagree); its value is the code a
+    stored record holds (:func:`recorded_state`)."""
 
     MEASURED = "measured"
     BOUNDED = "bounded"
@@ -21,17 +19,15 @@ class State(enum.Enum):
 
 
 def recorded_state(code) -> State | None:
-    """A stored record's ``state`` code (:attr:`State.value`) → its state; None where the record holds none (or no
-    state's code)."""
+    """A stored record's ``state`` code (:attr:`State.value`) → its state; None where it holds no state's code."""
     return State._value2member_map_.get(code) if isinstance(code, str) else None
 
 
 @dataclass(frozen=True)
 class ReferencesDisagree:
     """The heterogeneity test rejects one common slope at :data:`~densing.constants.HETEROGENEITY_ALPHA`: Q on ``df``
-    degrees of freedom, its p-value (Q read against Hotelling's T²(df, ``draws`` − 1)), each reference's (family,
-    point doubling time in months), and the paired draws the references' covariance is estimated from (0 where the
-    trend holds no count)."""
+    degrees of freedom, its p-value (Hotelling's T²(df, ``draws`` − 1); ``draws`` 0: no count), each reference's
+    (family, point doubling time in months)."""
 
     q: float
     df: int
@@ -43,8 +39,8 @@ class ReferencesDisagree:
 @dataclass(frozen=True)
 class EndOpen:
     """An end of the interval (``"low"`` or ``"high"``) that is not determined: its slope quantile's 95% Monte Carlo
-    range reaches 0 (``undecided`` False) or straddles it at ``n_draws`` draws (``undecided`` True); ``beyond_months``
-    is the doubling time the open end lies beyond (its Monte Carlo range's near edge; ∞ where that reaches 0)."""
+    range reaches 0 (``undecided`` False) or straddles it at ``n_draws`` draws; ``beyond_months``: the doubling time
+    the open end lies beyond (∞ where its range reaches 0)."""
 
     end: str
     undecided: bool
@@ -54,9 +50,8 @@ class EndOpen:
 
 @dataclass(frozen=True)
 class JudgedInterval:
-    """A doubling-time interval that carries no Monte Carlo range of its ends (a reference's own interval, a frontier
-    rule beside the headline's), judged by the one state rule from its ends: an end is determined where its draws'
-    slope quantile lies above 0, that is where it is finite. ``state`` and ``reasons`` as a trend row's."""
+    """A doubling-time interval without Monte Carlo ranges of its ends (a reference's own, a frontier rule beside the
+    headline's), judged by the one state rule: an end is determined where it is finite."""
 
     doubling_time_months_ci_low: float
     doubling_time_months_ci_high: float
@@ -94,9 +89,7 @@ class NoRise:
 
 @dataclass(frozen=True)
 class RateReachesZero:
-    """A rising fixed-size regression whose bootstrap interval (at ``level``) of the time slope reaches 0 or below: its
-    doubling time's upper end is open, its lower end determined (the row is bounded, as a trend row with one end
-    determined is)."""
+    """A rising fixed-size regression whose time slope's interval (at ``level``) reaches 0: the row is bounded."""
 
     level: float
 
@@ -110,8 +103,7 @@ class NoFrontier:
 
 @dataclass(frozen=True)
 class Saturated:
-    """Saturation: ``n_near`` of ``n_frontier`` frontier models within 2 standard errors of their cap (the caps'
-    range), each named with its benchmark and cap where given."""
+    """Saturation: ``n_near`` of ``n_frontier`` frontier models within 2 standard errors of their cap (its range)."""
 
     n_near: int
     n_frontier: int
@@ -141,9 +133,8 @@ class TooFew:
 
 @dataclass(frozen=True)
 class Slope:
-    """A size slope with its interval: the within-family slope (size dependence: ``margin``, ``families``,
-    ``n_models``) or the ln N coefficient of ln ρ ~ t + ln N (size confounding: also ``clusters`` by family or model,
-    their count and the bounds dropped)."""
+    """A size slope with its interval: the within-family slope (size dependence) or the ln N coefficient of
+    ln ρ ~ t + ln N (size confounding: also its ``clusters``, their count and the bounds dropped)."""
 
     slope: float
     low: float
@@ -159,9 +150,8 @@ class Slope:
 
 @dataclass(frozen=True)
 class Heterogeneity:
-    """The references' heterogeneity test: Cochran's Q, its degrees of freedom and p-value, I² and τ² (per day²), and
-    the paired draws the references' covariance is estimated from (Q's p reads it against Hotelling's T²(df,
-    ``draws`` − 1); 0 where the trend holds no count)."""
+    """The references' heterogeneity test: Cochran's Q, its degrees of freedom and p-value (Hotelling's T²(df,
+    ``draws`` − 1); ``draws`` 0: no count), I² and τ² (per day²)."""
 
     q: float
     df: int
@@ -216,8 +206,8 @@ class NoFamilyScored:
 
 @dataclass(frozen=True)
 class NoFamilyPasses:
-    """A row with no reference: no family passes the reference rule on its ``n_benchmarks`` benchmarks; each failing
-    clause's code with its count, and the families eligible on one benchmark of a set only (family, benchmark)."""
+    """A row with no reference: no family passes the reference rule on its ``n_benchmarks`` benchmarks (each failing
+    clause's code with its count; the (family, benchmark) eligible on one benchmark of a set only)."""
 
     n_benchmarks: int
     failures: tuple[tuple[str, int], ...]
@@ -226,8 +216,7 @@ class NoFamilyPasses:
 
 @dataclass(frozen=True)
 class ReferencesBy:
-    """How a headline's references were chosen: ``given`` by the user (``--fit``), or the set rule over
-    ``benchmarks`` (densing.trend.plan)."""
+    """How a headline's references were chosen: ``given`` (``--fit``), or the set rule over ``benchmarks``."""
 
     given: bool
     benchmarks: tuple[str, ...]
@@ -235,9 +224,8 @@ class ReferencesBy:
 
 @dataclass(frozen=True, order=True)
 class ReferenceName:
-    """A trend row's reference: its ``family`` and what it inverts (a ``benchmark``, ``joint(b1,b2,…)`` for a joint
-    inversion, "" for a family named alone). Written ``family:benchmark`` (``str``); :meth:`parse` reads that form
-    back where a file or a user gives it."""
+    """A trend row's reference: its ``family`` and what it inverts (a ``benchmark``, ``joint(b1,b2,…)``, "" for a
+    family alone), written ``family:benchmark`` (``str``, read back by :meth:`parse`)."""
 
     family: str
     benchmark: str = ""

@@ -1,14 +1,7 @@
-"""Declared constraints on arguments, checked in one place (scikit-learn's ``validate_params`` shape).
-
-A public function declares what each argument may be on itself, with :func:`validate_params`::
-
-    @validate_params({"n_boot": [Interval(Integral, 0, None)],
-                      "chance": [Interval(Real, 0, 1, closed="left"), Options({"auto", "none"}), None]})
-    def fit(table, *, n_boot=200, chance=None): ...
-
-and every call checks them before the body runs: a value matching none of its constraints is an
-:class:`~densing.errors.InputError`, ``NAME: expected WHAT, got VALUE``, so every entry point fails the same way on
-the same bad value. The domains of dates and parameter counts are :mod:`densing.impossible`'s.
+"""Declared constraints on arguments, checked in one place (scikit-learn's ``validate_params`` shape): a public
+function declares what each argument may be with :func:`validate_params`, e.g.
+``@validate_params({"n_boot": [Interval(Integral, 0, None)], "chance": [Options({"auto", "none"}), None]})``, and a
+value matching none is an :class:`~densing.errors.InputError` ``NAME: expected WHAT, got VALUE``.
 """
 from __future__ import annotations
 
@@ -49,15 +42,9 @@ class Interval:
         if isinstance(value, bool) or not isinstance(value, self.kind):
             return False
         number = float(value)
-        if not math.isfinite(number):
-            return False
-        if self.left is not None:
-            if number < self.left or (number == self.left and self.closed in ("right", "neither")):
-                return False
-        if self.right is not None:
-            if number > self.right or (number == self.right and self.closed in ("left", "neither")):
-                return False
-        return True
+        above = self.left is None or number > self.left or (number == self.left and self.closed in ("both", "left"))
+        below = self.right is None or number < self.right or (number == self.right and self.closed in ("both", "right"))
+        return math.isfinite(number) and above and below
 
     def __str__(self) -> str:
         return self._bounds() + (f" ({self.why})" if self.why else "")
@@ -184,22 +171,17 @@ MAX_DRAWS = 100_000
 
 #: What a fit's bootstrap may be asked for (``fit_reference``, ``fit_family``, ``densing fit``, ``densing ladder fit``):
 #: how many draws (0: the point fit alone), on how many processes, from which seed.
-BOOTSTRAP_CONSTRAINTS = MappingProxyType({
-    "n_boot": [Interval(Integral, 0, MAX_DRAWS)],
-    "jobs": [Interval(Integral, 1, None)],
-    "seed": [Interval(Integral, 0, None)],
-})
+BOOTSTRAP_CONSTRAINTS = MappingProxyType({"n_boot": [Interval(Integral, 0, MAX_DRAWS)],
+                                          "jobs": [Interval(Integral, 1, None)], "seed": [Interval(Integral, 0, None)]})
 
-#: How many draws an interval is read from: at least one, at most :data:`MAX_DRAWS` (the trend's bootstrap,
-#: ``densing trend --n-boot``).
+#: How many draws an interval is read from: 1 to :data:`MAX_DRAWS` (``densing trend --n-boot``).
 DRAWS = Interval(Integral, 1, MAX_DRAWS)
 
 #: The fewest draws a printed 95% interval is read from: 40 (1/0.025), so that each end has a draw beyond it (from
 #: fewer an end is the most extreme draw, and can fall beyond its estimate): :func:`densing.cli.output.draws_option`.
 MIN_INTERVAL_DRAWS = 40
 
-#: How many draws an interval a person reads is made of, by the API (``fit_trend``, ``measure_trend``, ``place``,
-#: ``densing.trend.cost_halving_time``) as by the command line: :data:`MIN_INTERVAL_DRAWS` to :data:`MAX_DRAWS`.
+#: How many draws an interval a person reads is made of, by the API as by the command line.
 INTERVAL_DRAWS = Interval(Integral, MIN_INTERVAL_DRAWS, MAX_DRAWS,
                           why="each end of a 95% interval needs a draw beyond it; 100,000 is the ceiling")
 

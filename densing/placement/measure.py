@@ -1,12 +1,8 @@
-"""Your models on the density chart: ``densing measure`` and :func:`measure` (``densing.measure``).
-
-A user's models are evaluated on a public protocol (:data:`densing.eval.benchmarks.SUITES`) through the eval runner
-and its store, and placed against the headline of ``densing trend`` measured on the suite's target table
-(:data:`densing.eval.benchmarks.SUITE_TABLES`). The steps, each said in full in docs/measure.md: (1) every input
-checked before any evaluation (:func:`plan`); (2) the evaluation (:func:`densing.eval.runner.run_sweep`); (3) each
-suite benchmark's headline metric as the public table's benchmark, with the binomial standard error of the items
-scored (:func:`public_scores`); (4) the headline's own inversion and (5) the model against the headline rule's
-frontier line ln ρmax = A·t + B at its release date (both in :mod:`densing.placement.place`).
+"""Your models on the density chart: ``densing measure`` and :func:`measure` (``densing.measure``), in the steps
+docs/measure.md says in full: (1) every input checked (:func:`plan`); (2) the evaluation on a public suite
+(:func:`densing.eval.runner.run_sweep`); (3) the scores as the public table's, with binomial standard errors
+(:func:`public_scores`); (4) the headline's inversion and (5) the frontier line at each release date
+(:mod:`densing.placement.place`), against ``densing trend``'s headline on the suite's target table.
 """
 from __future__ import annotations
 
@@ -24,7 +20,6 @@ from densing.errors import EvalError, InputError
 from densing.placement.place import line_dates, place_models
 from densing.registry import Target, TrendTable, resolve_table
 from densing.results import Result, presented
-
 
 
 def hub_offline() -> bool:
@@ -70,10 +65,9 @@ def plan(models, suite: str, *, limit: float | None = None, local_data: bool = F
          data_root: str | Path | None = None, backend: str = "hf", device: str | None = None,
          store: str | Path | None = None, results: str | Path | None = None,
          table: str | TrendTable | None = None) -> Plan:
-    """Check every input of :func:`measure` (docs/measure.md, step 1) without evaluating anything. A model with a part
-    in ``store`` for each of the suite's benchmarks has its source checked by the sweep instead, once the parts' config
-    hashes are read: a model whose pairs are all stored need not be installed. ``results``, ``table``: the target table
-    (:func:`densing.registry.resolve_table`; neither: the suite's, :data:`densing.eval.benchmarks.SUITE_TABLES`)."""
+    """Check every input of :func:`measure` (docs/measure.md, step 1) without evaluating anything; a model stored for
+    every benchmark of the suite has its source checked by the sweep instead (it need not be installed).
+    ``results``, ``table``: the target table (:func:`densing.registry.resolve_table`; neither: the suite's)."""
     from densing.eval.benchmarks import PUBLIC_TABLE_BENCHMARKS, suite_benchmarks, suite_table
     from densing.eval.loading import SWEEP_CONSTRAINTS
     from densing.eval.runner import as_model_specs, sweep_data_root
@@ -115,8 +109,7 @@ def plan(models, suite: str, *, limit: float | None = None, local_data: bool = F
 
 
 def binomial_items_stderr(score, items) -> np.ndarray:
-    """√(p(1 − p)/n) with p the score held within [0.5/n, 1 − 0.5/n] (docs/measure.md, step 3): a score of 0 or 1 keeps
-    an error of half an item."""
+    """√(p(1 − p)/n), p the score held in [0.5/n, 1 − 0.5/n] (docs/measure.md, step 3): 0 or 1 keeps half an item."""
     n = np.asarray(items, float)
     p = np.clip(np.asarray(score, float), 0.5 / n, 1 - 0.5 / n)
     return np.sqrt(p * (1 - p) / n)
@@ -153,9 +146,9 @@ def public_scores(rows: pd.DataFrame, specs: Sequence, *, today: str | None = No
 
 @dataclass(frozen=True)
 class MeasureResult(Result):
-    """What :func:`measure` returns: the user's models placed against the headline measurement. ``to_frame()``: one row
-    per model (:func:`place_models`' columns); ``summary()``: the same in words; ``scores``: the suite's scores on the
-    public table's names; ``measurement``: the headline's :class:`~densing.trend.measurement.TrendMeasurement`."""
+    """What :func:`measure` returns: the user's models placed against the headline measurement, one row per model
+    (``to_frame()``, :func:`place_models`' columns; ``summary()`` in words), the suite's ``scores`` on the public
+    table's names and the headline's :class:`~densing.trend.measurement.TrendMeasurement` (``measurement``)."""
 
     suite: str
     limit: float | None
@@ -222,17 +215,13 @@ def measure(models, suite: str = "leaderboard-v1", *, limit: float | None = None
             table: str | TrendTable | None = None, n_boot: int | None = None, seed: int = 0, backend: str = "hf", device: str | None = None,
             batch_size: int | str = 1, prefix_cache: bool = False, on_progress: ProgressCallback | None = None,
             measurement=None, allow_unsafe_code: bool = False) -> MeasureResult:
-    """Evaluate ``models`` on ``suite`` and place them on the density chart (module docstring) → :class:`MeasureResult`.
+    """Evaluate ``models`` on ``suite`` and place them on the density chart → :class:`MeasureResult`.
 
-    ``models``: a models file or a list of model specs / mappings (as ``densing eval``). ``limit``: at most N items per
-    task (the standard errors and the intervals are those of N items). ``store``: the results store, a folder
-    (default :func:`densing.paths.default_store`). ``results``, ``table``: the target table's file and the registered
-    table it is (:func:`densing.registry.resolve_table`; neither: the suite's, :data:`densing.eval.benchmarks.SUITE_TABLES`;
-    ``table="openllm_v2"`` places on the Open LLM Leaderboard v2's own table); ``n_boot`` and ``seed``: the headline's draws (default the CLI's);
-    ``measurement``: a headline :class:`~densing.trend.measurement.TrendMeasurement` already computed on that table.
-    ``on_progress(line)``: progress in words. ``backend``, ``prefix_cache`` (the deprecated spelling of
-    ``densing-hf``) and ``allow_unsafe_code`` (HumanEval runs model-written code) as ``densing eval``'s options.
-    """
+    ``models``: a models file or a list of specs, as ``densing eval``; ``limit``: at most N items per task; ``store``:
+    the results store (default :func:`densing.paths.default_store`); ``results``, ``table``: the target table
+    (:func:`densing.registry.resolve_table`; neither: the suite's; ``table="openllm_v2"``: the Open LLM Leaderboard
+    v2's); ``n_boot``, ``seed``: the headline's draws (default the CLI's); ``measurement``: a headline already measured
+    on that table; ``on_progress(line)``: progress in words; the rest as ``densing eval``'s options."""
     from densing.eval.runner import run_sweep
     from densing.paths import default_store
 
@@ -252,9 +241,8 @@ def measure(models, suite: str = "leaderboard-v1", *, limit: float | None = None
 
 
 def check_draws(n_boot, seed) -> None:
-    """The headline's draws (None: the CLI's default) and seed as the command line takes them: at least 40 draws for a
-    printed 95% interval, at most 100,000 (:data:`~densing.validation.INTERVAL_DRAWS`); a seed ≥ 0. An InputError in
-    one line else."""
+    """The headline's draws (None: the CLI's default; else :data:`~densing.validation.INTERVAL_DRAWS`) and a seed ≥ 0,
+    as the command line takes them; an InputError in one line else."""
     from numbers import Integral
 
     from densing.validation import INTERVAL_DRAWS, Interval, validate
@@ -265,10 +253,9 @@ def check_draws(n_boot, seed) -> None:
 def place_against(results: str | Path | None, scores: pd.DataFrame, measurement, *, n_boot: int | None, seed: int,
                   suite: str, table: str | TrendTable | None = None, say: ProgressCallback | None = None,
                   **fields) -> MeasureResult:
-    """``scores``' models placed against the headline of the target table (``results`` and ``table``, resolved by
-    :func:`densing.registry.resolve_table`; ``measurement``, or ``densing trend``'s headline measured on that table
-    with ``n_boot`` draws), inverted beside the models it inverts (:func:`place_models`' ``population``), as a
-    :class:`MeasureResult` of ``suite``; ``fields``: its other fields."""
+    """``scores``' models placed against the headline of the target table (:func:`densing.registry.resolve_table`;
+    ``measurement``, or one measured there with ``n_boot`` draws), inverted beside the models it inverts
+    (:func:`place_models`' ``population``), as a :class:`MeasureResult` of ``suite`` with ``fields``."""
     from densing.constants import DEFAULT_N_BOOT
     from densing.data import read_results
     from densing.trend.measure import HEADLINE_RULE, measure_trend

@@ -1,12 +1,9 @@
 """Your scores on the chart: a model whose scores you already have, placed against the headline without evaluating
 anything (``densing measure --scores FILE``, :func:`place`, ``densing.place``; docs/measure.md says it in full).
 
-:func:`read_scores` reads a tidy table, a wide one or one lm-eval results JSON by one names contract
-(:mod:`densing.data.names`: a name that maps to nothing is refused, never dropped), each benchmark at its run's headline
-metric, a missing standard error the binomial one (:func:`densing.data.benchmarks.with_stderr`). The headline is
-measured on a registered target table (the shipped public table unless another is named,
-:func:`densing.registry.resolve_table`), never on the scores file, and each model placed by
-:func:`densing.placement.place.place_models`.
+:func:`read_scores` reads a tidy table, a wide one or an lm-eval results JSON by one names contract
+(:mod:`densing.data.names`: a name that maps to nothing is refused, never dropped); the headline is measured on a
+registered target table (:func:`densing.registry.resolve_table`), never on the scores file.
 """
 from __future__ import annotations
 
@@ -16,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from densing.errors import InputError
+
 
 def _read(path: Path, model: str | None) -> pd.DataFrame:
     """The rows of a scores file as written, read once (a pipe too): an lm-eval results JSON by its ``.json`` (its tasks
@@ -42,10 +40,9 @@ def _read(path: Path, model: str | None) -> pd.DataFrame:
 
 def read_scores(path: str | Path, *, model: str | None = None, params: float | None = None,
                 release_date: str | None = None) -> pd.DataFrame:
-    """A scores file as the public table's rows: ``model, benchmark, metric, value, stderr, params, release_date,
-    release_date_source`` (module docstring, step 1). ``model``, ``params`` and ``release_date`` name, size and date a
-    one-model file (overriding the file's); a model left without a size or a date is an
-    :class:`~densing.errors.InputError` naming the file and the field."""
+    """A scores file as the public table's rows (:func:`scores_rows`): ``model, benchmark, metric, value, stderr,
+    params, release_date, release_date_source``; ``model``, ``params`` and ``release_date`` name, size and date a
+    one-model file."""
     from densing.validation import as_path
 
     path = as_path(path, "scores")
@@ -58,10 +55,9 @@ def read_scores(path: str | Path, *, model: str | None = None, params: float | N
 
 def scores_rows(frame: pd.DataFrame, source: str, *, model: str | None = None, params: float | None = None,
                 release_date: str | None = None) -> pd.DataFrame:
-    """A table of scores as written (tidy or wide, a file's or a DataFrame given to :func:`place`) as the public
-    table's checked rows (:func:`read_scores`), by one names contract (:func:`densing.data.names.scores_table`),
-    the model's name, size and date given overriding the file's; a model left without a size or a date is an
-    InputError naming ``source`` and the field."""
+    """A table of scores as written (tidy or wide) as the public table's checked rows
+    (:func:`densing.data.names.scores_table`), the model's name, size and date given overriding the file's; a model
+    left without a size or a date is an InputError naming ``source`` and the field."""
     from densing.data.benchmarks import with_stderr
     from densing.data.names import scores_table
     from densing.numbers import parse_count, parse_date
@@ -83,10 +79,8 @@ def scores_rows(frame: pd.DataFrame, source: str, *, model: str | None = None, p
         frame["release_date"] = parse_date(release_date, field="release_date", where="--release-date").strftime("%Y-%m-%d")
         frame["release_date_source"] = "given"
     for field, option in (("params", "--params"), ("release_date", "--release-date")):
-        if field in frame.columns:
-            missing = frame.loc[frame[field].isna() | (frame[field].astype(str).str.strip() == ""), "model"].unique()
-        else:
-            missing = frame["model"].unique()
+        missing = (frame.loc[frame[field].isna() | (frame[field].astype(str).str.strip() == ""), "model"].unique()
+                   if field in frame.columns else frame["model"].unique())
         if len(missing):
             raise InputError(f"{source}: field '{field}': no value for {', '.join(map(str, missing[:3]))} (give {option} "
                              f"or a '{field}' column)")
@@ -111,15 +105,13 @@ def scores_template(table=None) -> str:
 def place(scores, *, model: str | None = None, params: float | None = None, release_date: str | None = None,
           n_boot: int | None = None, seed: int = 0, measurement=None, table=None, results=None,
           allow_missing: bool = False):
-    """Place the models of ``scores`` (a scores file's path, or a table as :func:`read_scores` returns) against the
-    headline measured on a target table (module docstring) → :class:`~densing.placement.measure.MeasureResult`
-    (:func:`densing.placement.place.place_models`' columns). ``table``, ``results``: the target table, a registered
-    table's name and the file read (:func:`densing.registry.resolve_table`; default the shipped public table;
-    ``table="openllm_v2"`` places MMLU-Pro, BBH and MATH-hard scores on the Open LLM Leaderboard v2's headline).
-    ``n_boot``, ``seed``: the headline's draws (default the CLI's; at least the CLI's 40 for its 95% interval);
-    ``measurement``: a headline :class:`~densing.trend.measurement.TrendMeasurement` of that table, to reuse.
-    A model without a score on a benchmark the headline inverts is refused (:func:`check_complete`) unless
-    ``allow_missing``: it is then placed from the others, and its row's ``missing`` names what was left out."""
+    """Place the models of ``scores`` (a path, or a table) → :class:`~densing.placement.measure.MeasureResult`.
+
+    ``table``, ``results``: the target table whose headline they are placed against
+    (:func:`densing.registry.resolve_table`; default the shipped public table; ``table="openllm_v2"``: the Open LLM
+    Leaderboard v2's); ``n_boot``, ``seed``: the headline's draws (default the CLI's, at least 40); ``measurement``: a
+    headline of that table, to reuse. A model without a score on a benchmark the headline inverts is refused
+    (:func:`check_complete`) unless ``allow_missing``: its row's ``missing`` then names what was left out."""
     from densing.placement.measure import check_draws, place_against
     from densing.registry import resolve_table
     from densing.validation import Options, validate
@@ -145,9 +137,8 @@ def place(scores, *, model: str | None = None, params: float | None = None, rele
 
 def check_complete(scores: pd.DataFrame, benchmarks, source: str, allow_missing: bool = False,
                    shown: dict[str, str] | None = None, option: str = "allow_missing=True") -> None:
-    """An InputError naming ``source``, the model and each benchmark of ``benchmarks`` (those the headline inverts)
-    it has no score on (a column absent, or its cell empty), unless ``allow_missing`` (``option``: how the caller
-    asks for it): a density from fewer benchmarks is another number, never given in silence."""
+    """An InputError naming ``source``, the model and each benchmark of ``benchmarks`` it has no score on, unless
+    ``allow_missing`` (``option``: how the caller asks for it): a density from fewer benchmarks is another number."""
     if allow_missing:
         return
     shown = shown or {}

@@ -1,9 +1,7 @@
 """``densing measure``'s fourth and fifth steps: each model's density under the headline's inversion, read by the one
-rule for bounds (:func:`densing.display.density_reading`), and placed against the frontier line at its date.
-
-The line is ln ρmax = A·t + B (Xiao et al. 2024, eq. 5). At a date t its ρmax comes with the band of the slope's 95%
-interval through the frontier's centre (:meth:`densing.trend.uncertainty.TrendUncertainty.confidence_band`, the band the
-density figure draws) and with the line's range of dates; a date outside it is an extrapolation, and the words say so.
+rule for bounds (:func:`densing.display.density_reading`), and placed against the frontier line ln ρmax = A·t + B
+(Xiao et al. 2024, eq. 5) at its date, with the band of the slope's 95% interval there
+(:meth:`densing.trend.uncertainty.TrendUncertainty.confidence_band`); a date outside the line's is an extrapolation.
 """
 from __future__ import annotations
 
@@ -85,14 +83,12 @@ def frontier_at(line, date: str, span: tuple[str, str] | None) -> dict:
     out.update(frontier_density_ci_low=float(np.exp(low[0])), frontier_density_ci_high=float(np.exp(high[0])))
     first, last = span or (None, None)
     out.update(frontier_first_date=first, frontier_last_date=last, frontier_note="")
-    if span is not None:
-        day = when[0]
-        if day > pd.Timestamp(last):
-            months = (day - pd.Timestamp(last)).days / DAYS_PER_MONTH
-            out["frontier_note"] = f"{date} is {_g(months)} months after the line's last model ({last}): the line is extrapolated"
-        elif day < pd.Timestamp(first):
-            months = (pd.Timestamp(first) - day).days / DAYS_PER_MONTH
-            out["frontier_note"] = f"{date} is {_g(months)} months before the line's first model ({first}): the line is extrapolated"
+    day = when[0]
+    if span is not None and (day > pd.Timestamp(last) or day < pd.Timestamp(first)):
+        after = day > pd.Timestamp(last)
+        days = (day - pd.Timestamp(last) if after else pd.Timestamp(first) - day).days
+        where = f"after the line's last model ({last})" if after else f"before the line's first model ({first})"
+        out["frontier_note"] = f"{date} is {_g(days / DAYS_PER_MONTH)} months {where}: the line is extrapolated"
     return out
 
 
@@ -102,16 +98,14 @@ def place_models(scores: pd.DataFrame, inversion, line, *, seed: int = 0,
     against the frontier ``line`` (the headline's :class:`~densing.trend.uncertainty.TrendUncertainty`: anything with
     ``predict(dates)`` → ln ρmax and ``epoch``); ``span``: the line's range of dates (:func:`line_dates`).
 
-    Columns: the model, its date and where it comes from, its scores and item counts (``score:<b>``, ``items:<b>``), the
-    benchmarks inverted and those of the inversion it has no score on (``missing``), ``reference``, ρ (``density``, a
-    bound where ``bound`` says so) and its 95% interval, N̂ = ρ·N with its interval (``effective_params``, ``_ci_low``,
-    ``_ci_high``), ``reading``
-    (:func:`densing.display.density_reading`), the line at the date (:func:`frontier_at`), ``frontier`` (above, below,
-    undetermined), ``band`` (:func:`band_position`) and ``words``.
+    Columns: the model, its date and its source, ``score:<b>``, ``items:<b>``, the benchmarks ``inverted`` and
+    ``missing``, ``reference``, ρ (``density``, a bound where ``bound`` says so) with its 95% interval, N̂ = ρ·N with
+    its (``effective_params``, ``_ci_low``, ``_ci_high``), ``reading`` (:func:`densing.display.density_reading`), the
+    line at the date (:func:`frontier_at`), ``frontier``, ``words`` and ``band`` (:func:`band_position`).
 
     ``population``: score rows of the models the headline inverts; ``scores``' models are inverted beside them (a row of
-    the same model replaced by ``scores``'), so that what the joint inversion estimates from the models together (the
-    between-benchmark variance s², :mod:`densing.laws.joint`) is the headline's, not that of one model alone.
+    the same model replaced by ``scores``'), so that the joint inversion's between-benchmark variance s²
+    (:mod:`densing.laws.joint`) is the headline's, not that of one model alone.
     """
     from densing.laws.density import density_table
     from densing.trend.targets import trend_targets
@@ -156,12 +150,6 @@ def place_models(scores: pd.DataFrame, inversion, line, *, seed: int = 0,
                        for end in ("", "_ci_low", "_ci_high")})  # N̂ = ρ·N (Xiao et al. 2024, eq. 1)
         record.update(frontier_at(line, record["release_date"], span))
         record.update(_verdict(record, chance.get(model)))
-        _, stated, _ = density_reading(record["density"], record["bound"], record["density_ci_low"],
-                                       record["density_ci_high"], record["near_chance"])
-        record["band"] = band_position(record["reading"], stated, record["frontier_density_ci_low"],
-                                       record["frontier_density_ci_high"])
-        if record["band"] != UNDETERMINED:
-            record["words"] += f"; {record['band']} the band"
         if record["missing"]:
             record["words"] += (f"; no score on {record['missing'].replace(',', ', ')}, which the reference inverts with "
                                 f"{record['inverted'].replace(',', ', ')}")
@@ -177,11 +165,8 @@ def band_position(reading: str, value: float, band_low: float, band_high: float)
         return UNDETERMINED
     if reading == VALUE:
         return ABOVE if value > band_high else BELOW if value < band_low else WITHIN
-    if reading == UPPER_BOUND:
-        return BELOW if value < band_low else UNDETERMINED
-    if reading == LOWER_BOUND:
-        return ABOVE if value > band_high else UNDETERMINED
-    return UNDETERMINED
+    return (ABOVE if reading == LOWER_BOUND and value > band_high else
+            BELOW if reading == UPPER_BOUND and value < band_low else UNDETERMINED)
 
 
 def _said(reading: str, stated: float, why: str, r: dict, chance_words: str | None) -> str:
@@ -201,24 +186,18 @@ def _said(reading: str, stated: float, why: str, r: dict, chance_words: str | No
     return f"ρ = {_g(r['density'])} (95% CI {_g(r['density_ci_low'])}–{_g(r['density_ci_high'])})"
 
 
-def _side(reading: str, value: float, line: float) -> str:
-    if reading == LOWER_BOUND:
-        return ABOVE if value > line else UNDETERMINED
-    if reading == UPPER_BOUND:
-        return BELOW if value < line else UNDETERMINED
-    if reading == VALUE:
-        return ABOVE if value > line else BELOW
-    return UNDETERMINED
-
-
 def _verdict(r: dict, near_chance: str | None) -> dict:
-    """``reading``, ``frontier`` and ``words`` of one placed model (the reading by
+    """``reading``, ``frontier``, ``words`` and ``band`` (:func:`band_position`) of one placed model (the reading by
     :func:`densing.display.density_reading`, at chance where the density table says so; a score near chance noted in
     the words)."""
     reading, value, why = density_reading(r["density"], r["bound"], r["density_ci_low"], r["density_ci_high"],
                                           r.get("near_chance", False))
     line = r["frontier_density"]
-    side = _side(reading, value, line)
+    if reading == VALUE:
+        side = ABOVE if value > line else BELOW
+    else:
+        side = (ABOVE if reading == LOWER_BOUND and value > line else
+                BELOW if reading == UPPER_BOUND and value < line else UNDETERMINED)
     date = f"{r['release_date']}" + (" (today: no release_date given)" if str(r.get("release_date_source", "")).startswith("today") else "")
     band = ""
     if math.isfinite(r.get("frontier_density_ci_low", math.nan)):
@@ -236,4 +215,8 @@ def _verdict(r: dict, near_chance: str | None) -> dict:
         span += f" ({r['frontier_note']})" if r.get("frontier_note") else ""
     chance = f"; {near_chance}" if near_chance and why != NEAR_CHANCE else ""
     said = _said(reading, value, why, r, near_chance)
-    return {"reading": reading, "frontier": side, "words": f"{said}; {verdict}{span}{chance}"}
+    placed = band_position(reading, value, r.get("frontier_density_ci_low", math.nan),
+                           r.get("frontier_density_ci_high", math.nan))
+    return {"reading": reading, "frontier": side,
+            "words": f"{said}; {verdict}{span}{chance}" + (f"; {placed} the band" if placed != UNDETERMINED else ""),
+            "band": placed}

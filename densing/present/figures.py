@@ -195,8 +195,7 @@ def _short(model: str) -> str:
 
 
 def size_figure(points: pd.DataFrame) -> go.Figure:
-    """ln ρ against ln N, one style per family with two or more sizes (what the size check looks at); bounds are
-    ▲/▼ and left out of the family lines."""
+    """ln ρ against ln N, one style per family of two or more sizes (the size check's view); bounds ▲/▼, unjoined."""
     frame = points[np.isfinite(points["log_density"]) & np.isfinite(points["params"])].copy()
     figure = go.Figure()
     families = frame.groupby("family")["params"].nunique() if "family" in frame.columns else pd.Series(dtype=int)

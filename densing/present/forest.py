@@ -58,8 +58,7 @@ def _drawn(rows: pd.DataFrame) -> list[float]:
 
 
 def shown_name(benchmark: str) -> str:
-    """A benchmark's name for a reader: its registered display name (:class:`densing.data.benchmarks.BenchmarkRecord`),
-    else its id in capitals."""
+    """A benchmark's name for a reader: its registered display name, else its id in capitals."""
     record = BENCHMARKS.get(benchmark, None)
     return record.display if record is not None and record.display else benchmark.upper()
 
@@ -76,13 +75,10 @@ def forest_figure(rows: pd.DataFrame, paper_months: float, *, title: str = FORES
                   names: dict[str, str] | None = None) -> go.Figure:
     """Doubling time per benchmark and per benchmark set with its 95% interval (a forest plot), the paper's drawn.
 
-    ``rows``: :meth:`densing.trend.measurement.TrendMeasurement.by_benchmark` (or rows with its ``row``,
-    ``capability``, ``months``, ``ci_low``, ``ci_high`` and ``error`` columns), each labelled by ``names`` (row → its
-    name for a reader, :func:`row_names`; default its ``row``). A row that is not measured says so at
-    its row, its short reason at the plot's left edge (the full one in the hover). The axis is logarithmic in months,
-    from a third below the smallest positive number drawn to 15% past the largest finite one, so no finite interval
-    reaches its edges; an end at ∞ is an arrow off the right edge, labelled ∞. The paper's value is a dashed red line.
-    """
+    ``rows``: :meth:`densing.trend.measurement.TrendMeasurement.by_benchmark`'s columns, each labelled by ``names``
+    (:func:`row_names`; default its ``row``); a row not measured shows its short reason at the left edge. The log axis
+    runs from a third below the smallest positive number drawn to 15% past the largest finite one; an end at ∞ is an
+    arrow off the right edge."""
     rows = rows.iloc[::-1].reset_index(drop=True)  # the first row on top
     labels = [f"{(names or {}).get(r.row, r.row)} · {r.capability}" for r in rows.itertuples()]
     drawn = [paper_months, *_drawn(rows)]

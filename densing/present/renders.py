@@ -1,10 +1,10 @@
 """Every result's words, summary and figures, registered for the type it renders (:func:`densing.results.register`;
 a result's thin method asks by name through :func:`densing.results.presented`, which loads this module on first use).
-
-The presentation layer stands above the results: this module imports the result types; none of them imports it
-(scikit-learn's displays stand so above its estimators). The figures load plotly only when one is drawn.
+This module imports the result types, none of them imports it; the figures load plotly only when one is drawn.
 """
 from __future__ import annotations
+
+from importlib import import_module
 
 import pandas as pd
 
@@ -37,8 +37,7 @@ def uncertainty_summary(result: TrendUncertainty) -> Summary:
 
 
 def fit_summary(fit: ReferenceFit) -> Summary:
-    """A reference fit as a reader sees it: its title, the bootstrap, each parameter with its interval and each
-    stage's diagnostics."""
+    """A reference fit as a reader sees it: its title, bootstrap, parameters with intervals, stages' diagnostics."""
     title = f"{fit.kind} reference fit · {fit.benchmark} ({fit.metric}) · D0 = {format_count(fit.d0)} tokens"
     stages = pd.DataFrame([(s.law, s.n_points, s.r_squared, s.rmse, s.converged) for s in fit.stages],
                           columns=["stage", "points", "R²", "RMSE", "converged"])
@@ -93,18 +92,10 @@ def cross_check(m: TrendMeasurement) -> pd.DataFrame:
                          for r in m.fixed_size.itertuples(index=False) if r.row in shown.index])
 
 
-def uncertainty_plot(result: TrendUncertainty, paper_months: float, *, title: str | None = None):
-    """:func:`densing.present.figures.uncertainty_figure` (plotly loads here, on the first figure)."""
-    from densing.present.figures import uncertainty_figure
-
-    return uncertainty_figure(result, paper_months, title=title)
-
-
-def measurement_plot(m: TrendMeasurement, kind: str, **options):
-    """:func:`densing.present.figures.measurement_figure` (plotly loads here, on the first figure)."""
-    from densing.present.figures import measurement_figure
-
-    return measurement_figure(m, kind, **options)
+def _figure(drawn):
+    """A ``plot`` rendering: the function ``drawn(figures)`` picks from :mod:`densing.present.figures`, loaded (and
+    plotly with it) on the first figure."""
+    return lambda *args, **options: drawn(import_module("densing.present.figures"))(*args, **options)
 
 
 register(Result, summary=result_summary)
@@ -116,7 +107,7 @@ register(ForecastCutoff, outcome=lambda c: findings.OUTCOME_NAMES[c.state], verd
 register(FixedSizeFit, status=findings.fixed_size_status)
 register(JudgedInterval, status=words.status_words)
 register(Check, threshold=findings.check_threshold, detail=findings.check_detail)
-register(Row, error=lambda row: words.row_reason(row.reason), status=words.row_status)
+register(Row, error=lambda row: words.row_reason(row.reason), status=lambda row: words.joined(*words.row_parts(row)))
 def _judged_status(result) -> str:
     """A trend's status; a rule beside the headline's, whose ends carry no Monte Carlo range and no state, judged by
     the one state rule from its ends (:class:`~densing.states.JudgedInterval`)."""
@@ -126,11 +117,12 @@ def _judged_status(result) -> str:
 
 
 register(TrendUncertainty, status=_judged_status, summary=uncertainty_summary, repr=words.uncertainty_repr,
-         plot=uncertainty_plot)
+         plot=_figure(lambda figures: figures.uncertainty_figure))
 register(TrendMeasurement, reference_rule=lambda m: verdict.references_words(m.references_by),
          status=verdict.measurement_status, verdict=verdict.measurement_verdict, why=verdict.measurement_why,
          summary=verdict.measurement_summary, repr=verdict.measurement_repr, headline_summary=verdict.headline_summary,
          rests_on=lambda m: verdict.rests_on_words(m.rules.get(m.headline_rule)),
          by_benchmark=lambda m: words.rows_frame([*m.benchmark_rows, *m.set_rows]),
          by_benchmark_at_budget=lambda m: words.rows_frame(list(m.budget_rows)), cross_check=cross_check,
-         breakpoint_line=lambda m: verdict.breakpoint_words(m.breakpoint), plot=measurement_plot)
+         breakpoint_line=lambda m: verdict.breakpoint_words(m.breakpoint),
+         plot=_figure(lambda figures: figures.measurement_figure))

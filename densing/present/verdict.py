@@ -19,8 +19,8 @@ if TYPE_CHECKING:
     from densing.present.summary import Summary
 
 
-def why_words(head, failed: list, untestable: list, sensitivity, missing: list, *, since,
-         refs: str, reference_rule: str, gates_and_findings: tuple = ()) -> str:
+def why_words(head, failed: list, untestable: list, sensitivity, missing: list, *, since, refs: str,
+              reference_rule: str, gates_and_findings: tuple = ()) -> str:
     """The sentences after the verdict: why not measured (or every check passed), the targets, what the interval carries."""
     labs = len(dict.fromkeys(head.reference_labs)) or head.n_references
     carried = ("the reference fit, each score's standard error, the sampling of labs and of families within them "
@@ -243,8 +243,7 @@ def closing_words(m) -> str:
 
 
 def record_phrase(row: dict) -> str:
-    """A stored row (a trend record's ``rows``) as :func:`months_phrase`, each end by
-    :func:`densing.present.words.record_end`."""
+    """A stored row (a trend record's ``rows``) as :func:`months_phrase`, each end by its ``record_end``."""
     state = recorded_state(row.get("state")) or State.NOT_MEASURED
     months = row["months"] if row.get("months") is not None else math.inf
     head = row["status"] if state is State.MEASURED else STATE_WORDS[state]

@@ -21,9 +21,8 @@ def heterogeneity_words(result) -> str:
 
 
 def q_words(q: float, df: int, p: float, draws: int = 0) -> str:
-    """Q, its degrees of freedom, how its p-value was read and the p-value: Hotelling's T² over the ``draws`` paired
-    draws the references' covariance is estimated from (:func:`densing.trend.random_effects.pool_slopes`); with a
-    count of 0 (facts made without one), Q, its df and p alone."""
+    """Q, its degrees of freedom and p-value, read by Hotelling's T² over ``draws`` paired draws
+    (:func:`densing.trend.random_effects.pool_slopes`; 0: Q, its df and p alone)."""
     read = f", Hotelling's T² over {draws} draws:" if draws else ","
     return f"Q = {format_number(q)} on {df} df{read} p = {format_number(p)}"
 
@@ -74,13 +73,10 @@ def not_measured(why: str = "") -> str:
     return f"{STATE_WORDS[State.NOT_MEASURED]}: {why}" if why else STATE_WORDS[State.NOT_MEASURED]
 
 
-def fold(ratio: float) -> str:
-    """How wide a measured interval is, from its ratio high/low (months high over months low): "2.3-fold"."""
-    return f"{format_number(ratio, '.2g') if ratio < 100 else format_number(ratio, '.0f')}-fold"
-
-
 def fold_of(result) -> str:
-    return fold(result.doubling_time_months_ci_high / result.doubling_time_months_ci_low)
+    """How wide a measured interval is, from its ratio high/low (months high over months low): "2.3-fold"."""
+    ratio = result.doubling_time_months_ci_high / result.doubling_time_months_ci_low
+    return f"{format_number(ratio, '.2g') if ratio < 100 else format_number(ratio, '.0f')}-fold"
 
 
 def open_why(reason: EndOpen) -> str:
@@ -95,8 +91,7 @@ def open_end(result, end: str) -> EndOpen:
 
 
 def reason_words(reason, reasons: tuple = ()) -> str:
-    """One reason (:mod:`densing.states`) in words (``reasons``: every reason of the row, so that two open ends read
-    as "neither end")."""
+    """One reason in words (``reasons``: every reason of the row, so that two open ends read as "neither end")."""
     if isinstance(reason, ReferencesDisagree):
         own = ", ".join(f"{family} {months_text(m)}" for family, m in reason.reference_months)
         test = q_words(reason.q, reason.df, reason.p, reason.draws)
@@ -109,9 +104,8 @@ def reason_words(reason, reasons: tuple = ()) -> str:
 
 
 def status_words(result) -> str:
-    """A row's one status (:func:`status_parts` joined): "measured, 2.3-fold" (the interval's ratio high/low),
-    "bounded: " and which end is not determined and why, or "not measured: " and every reason (the heterogeneity
-    test, the one gate, rejects one common slope, or neither end is determined); "" where no state is judged."""
+    """A row's one status (:func:`status_parts` joined): "measured, 2.3-fold", "bounded: " and which end is open and
+    why, or "not measured: " and every reason; "" where no state is judged."""
     return joined(*status_parts(result))
 
 
@@ -121,8 +115,7 @@ def joined(head: str, reasons: tuple[str, ...]) -> str:
 
 
 def status_parts(result) -> tuple[str, tuple[str, ...]]:
-    """A status as (head, reasons in words): ("measured, 2.3-fold", ()), ("bounded", (why,)), ("not measured",
-    (why, …)); ("", ()) where no state is judged."""
+    """A status as (head, reasons in words): ("measured, 2.3-fold", ()), ("bounded", (why,)), ("", ()) unjudged."""
     state = result.state
     if state is None:
         return "", ()
@@ -161,9 +154,8 @@ def months_text(months: float) -> str:
 
 
 def end_words(months: float, mc_low: float, mc_high: float, as_range: bool) -> str:
-    """An end of a doubling time's interval as every table and sentence prints it (terminal, report, README): its
-    months ("18.4"; "∞" where it is not finite) or, ``as_range``, its 95% Monte Carlo range in parentheses,
-    "(12.8–150)": a determined end that the draws fix no closer than that, its range spanning more than
+    """An end of a doubling time's interval as every table and sentence prints it: its months ("18.4"; "∞" where not
+    finite) or, ``as_range``, its 95% Monte Carlo range "(12.8–150)": a determined end the draws fix no closer than
     :data:`~densing.constants.END_STABILITY` of it at the cap (:func:`densing.trend.random_effects.precise`)."""
     if as_range:
         return f"({months_text(mc_low)}–{months_text(mc_high)})"
@@ -196,19 +188,12 @@ def range_legend(draws) -> str:
             f"{END_STABILITY:.0%} of it")
 
 
-def precision_words(result, end: str) -> str:
-    """A determined end printed as its range (:func:`as_range`): " (Monte Carlo range 9.2–16.8)"; "" otherwise."""
-    if not as_range(result, end):
-        return ""
-    a, b = getattr(result, f"months_{end}_mc_low"), getattr(result, f"months_{end}_mc_high")
-    return f" (Monte Carlo range {months_text(a)}–{months_text(b)})"
-
-
 def ranges_words(result) -> str:
-    """Every end printed as its range named by its end: "the upper end's Monte Carlo range 18.8–31.6 months" (the
-    rows' ``precision``); "" where none is."""
-    return "; ".join(f"the {'lower' if end == 'low' else 'upper'} end's Monte Carlo range"
-                     f"{precision_words(result, end)[len(' (Monte Carlo range'):-1]} months"
+    """Every end printed as its range (:func:`as_range`) named by its end: "the upper end's Monte Carlo range
+    18.8–31.6 months" (the rows' ``precision``); "" where none is."""
+    return "; ".join(f"the {'lower' if end == 'low' else 'upper'} end's Monte Carlo range "
+                     f"{months_text(getattr(result, f'months_{end}_mc_low'))}–"
+                     f"{months_text(getattr(result, f'months_{end}_mc_high'))} months"
                      for end in ("low", "high") if as_range(result, end))
 
 
@@ -247,20 +232,11 @@ def summary_items(result) -> list[tuple[str, object]]:
     return items
 
 
-def row_status(row) -> str:
-    """A :class:`densing.trend.capability.Row`'s one status: its trend's, or "not measured: " and why it has none."""
-    return joined(*row_parts(row))
-
-
 def row_parts(row) -> tuple[str, tuple[str, ...]]:
     """A :class:`densing.trend.capability.Row`'s status as (head, reasons) (:func:`status_parts`)."""
     if row.result is not None:
         return status_parts(row.result)
     return STATE_WORDS[State.NOT_MEASURED], (row.error,) if row.error else ()
-
-
-def _them(count: int) -> str:
-    return "it" if count == 1 else "two of them" if count == 2 else f"the {count} of them"
 
 
 def row_reason(reason) -> str:
@@ -272,7 +248,9 @@ def row_reason(reason) -> str:
     if isinstance(reason, NoFamilyPasses):
         passing = ("; eligible on one only: " + ", ".join(f"{f} ({b})" for f, b in reason.eligible_on_one)
                    if reason.eligible_on_one else "")
-        return (f"no family passes the reference rule on {_them(reason.n_benchmarks)} ("
+        count = reason.n_benchmarks
+        them = "it" if count == 1 else "two of them" if count == 2 else f"the {count} of them"
+        return (f"no family passes the reference rule on {them} ("
                 + ", ".join(f"{count} fail {code}" for code, count in reason.failures) + passing
                 + "; the candidate table says which)")
     return str(reason)
@@ -322,7 +300,7 @@ def rows_frame(rows: list):
 
 def record_as_range(row, end: str) -> bool:
     """Whether a row record's (:func:`row_record`, a stored record's row) ``end`` is printed as its Monte Carlo range:
-    its ``ci_{end}_precise`` is False (None or absent: a number; a record stored before the flag: a number)."""
+    its ``ci_{end}_precise`` is False (None or absent: a number)."""
     flag = row.get(f"ci_{end}_precise")
     return flag is not None and not pd.isna(flag) and not bool(flag)
 
@@ -340,36 +318,33 @@ PRECISION_COLUMNS = tuple(f"ci_{end}_{what}" for end in ("low", "high") for what
 
 
 def ends_shown(frame: pd.DataFrame, *, keep: bool = False) -> pd.DataFrame:
-    """``frame`` (rows of :func:`row_record`, or any frame with their ``ci_low``/``ci_high`` and
-    :data:`PRECISION_COLUMNS`) for a table a person reads: each end printed as its range (:func:`record_as_range`)
-    written so, "(14.5–20.8)", the other ends keeping their numbers, and the precision columns left out (``keep``:
-    kept, as ``--wide`` keeps every column). A row that is not measured shows no doubling time: "—" for its point and
-    ends, its status saying why. A frame without these columns is returned as it is."""
+    """``frame`` (rows of :func:`row_record`) for a table a person reads: each end printed as its range
+    (:func:`record_as_range`) written so, "(14.5–20.8)", the precision columns left out unless ``keep`` (``--wide``),
+    and "—" for a row not measured (its status says why). A frame without these columns is returned as it is."""
     if "state" in frame.columns and (frame["state"] == State.NOT_MEASURED.value).any():
         gone = frame["state"] == State.NOT_MEASURED.value
         frame = frame.astype({c: object for c in ("months", "ci_low", "ci_high") if c in frame.columns})
         frame.loc[gone, [c for c in ("months", "ci_low", "ci_high") if c in frame.columns]] = NumberText("—")
     if not {"ci_low_precise", "ci_high_precise"} <= set(frame.columns):
         return frame
-    records = frame.to_dict("records")
-    out = frame.copy()
-    for end in ("low", "high"):
-        if any(record_as_range(r, end) for r in records):
-            out[f"ci_{end}"] = [NumberText(record_end(r, end)) if record_as_range(r, end) else r[f"ci_{end}"]
-                                for r in records]
+    out = _ranges_written(frame, frame.to_dict("records"), record_as_range, record_end)
     return out if keep else out.drop(columns=[c for c in PRECISION_COLUMNS if c in out.columns])
+
+
+def _ranges_written(table: pd.DataFrame, items: list, is_range, end_text) -> pd.DataFrame:
+    """``table`` with each end of ``items`` (its rows' records or results) that ``is_range`` written as ``end_text``."""
+    out = table.copy()
+    for end in ("low", "high"):
+        if any(is_range(r, end) for r in items):
+            out[f"ci_{end}"] = [NumberText(end_text(r, end)) if is_range(r, end) else v
+                                for r, v in zip(items, table[f"ci_{end}"])]
+    return out
 
 
 def rule_ends_shown(table: pd.DataFrame, results) -> pd.DataFrame:
     """A measurement's rules table (:meth:`densing.trend.measurement.TrendMeasurement.table`, one row per rule in the
     order of ``results``, its rules' trends) with each end printed as its range written so (:func:`result_end`)."""
-    results = list(results)
-    out = table.copy()
-    for end in ("low", "high"):
-        if any(as_range(r, end) for r in results):
-            out[f"ci_{end}"] = [NumberText(result_end(r, end)) if as_range(r, end) else v
-                                for r, v in zip(results, table[f"ci_{end}"])]
-    return out
+    return _ranges_written(table, list(results), as_range, result_end)
 
 
 def rules_legend(results) -> str:
@@ -379,8 +354,7 @@ def rules_legend(results) -> str:
 
 
 def shown_legend(frame: pd.DataFrame) -> str:
-    """:func:`range_legend` with the draws of the rows an end of which :func:`ends_shown` writes as a range; ""
-    where none is."""
+    """:func:`range_legend` of the rows an end of which :func:`ends_shown` writes as a range; "" where none is."""
     if not len(frame) or not {"ci_low_precise", "ci_high_precise"} <= set(frame.columns):
         return ""
     records = frame.to_dict("records")

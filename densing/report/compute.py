@@ -198,24 +198,21 @@ class Report(Result):
 
 @one_blas_thread  # the report's fits are on matrices of a few columns: one BLAS thread per process
 def compute_report(*, results: str | Path | None = None, table: str | TrendTable | None = None,
-                   headline_fit: str | Path | None = None,
-                   fits_dir: str | Path | None = None, d0: float | None = None, frontier: str = "quantile",
+                   headline_fit: str | Path | None = None, fits_dir: str | Path | None = None, d0: float | None = None,
+                   frontier: str = "quantile",
                    epoch: str = DEFAULT_EPOCH, since: str | None = DEFAULT_EPOCH, n_boot: int = 600, seed: int = 0,
                    traces: str | Path | None = None, command: str | None = None, measured=None,
                    yours: pd.DataFrame | None = None, yours_suite: str | None = None,
                    yours_evaluated: bool = True, yours_answers: tuple[str, ...] = ()) -> Report:
     """Every section the report shows, from the command's inputs: ``results`` and ``table`` the target table
-    (:func:`densing.registry.resolve_table`: the file read and the registered table whose sets lead the headline;
-    default the leading table), ``frontier`` the density figure's rule, ``command`` the footer's command line,
-    ``measured`` a headline measurement already computed on ``results``, ``yours`` a user's models placed against it
-    (the first section), ``yours_suite`` their suite in words and ``yours_evaluated`` whether they were evaluated (False:
-    placed from scores), ``yours_answers`` each one's line as the terminal says it. The designs' sections (:class:`densing.registry.Design`)
-    set their tables beside the leading table's rows, so a report led by another table leaves them out."""
+    (:func:`densing.registry.resolve_table`), ``frontier`` the density figure's rule, ``command`` the footer's command
+    line, ``measured`` a headline already measured on ``results``, ``yours`` a user's models placed against it (their
+    ``yours_suite``, whether ``yours_evaluated``, their terminal lines ``yours_answers``). The designs' sections stand
+    beside the leading table's rows only."""
     profile, path = resolve_table(results, table)
-    inputs = Inputs(results=path,
-                      fits_dir=Path(fits_dir) if fits_dir else paths.REFERENCE_FITS, frontier=rules.get(frontier).name,
-                      epoch=epoch, since=since, n_boot=n_boot, seed=seed, command=command,
-                      traces=Path(traces) if traces is not None else None, table=profile)
+    inputs = Inputs(results=path, fits_dir=Path(fits_dir) if fits_dir else paths.REFERENCE_FITS,
+                    frontier=rules.get(frontier).name, epoch=epoch, since=since, n_boot=n_boot, seed=seed,
+                    command=command, traces=Path(traces) if traces is not None else None, table=profile)
     ranked = sorted(designs().values(), key=lambda d: (d.rank, d.name)) if profile.leads else []  # by rank, then name
     second = [d for d in designs().values() if d.side is not None and profile.leads]
     with contextlib.ExitStack() as stack:  # the block owns every side job's worker: each ends on every path

@@ -132,8 +132,7 @@ def months_words(months, low, high) -> str:
 
 
 def record_cell(row: dict | None) -> str:
-    """'months [low–high]' of a stored row and its state's mark (:data:`densing.present.words.CELL_MARKS`); its
-    state's words where it has no interval."""
+    """'months [low–high]' of a stored row and its state's mark; its state's words where it has no interval."""
     if not row:
         return "—"
     months, low, high = (row.get(k) for k in ("months", "ci_low", "ci_high"))

@@ -12,7 +12,7 @@ import pandas as pd
 
 from densing import paths
 from densing.constants import PAPER
-from densing.display import BOUND_SIGNS, NO_READING, density_reading
+from densing.display import VALUE
 from densing.numbers import format_count, format_months, format_number
 from densing.report import compute as m
 from densing.report.html import Section, cards_html, esc, figure_html, page, table_html
@@ -22,7 +22,7 @@ from densing.report.render_parts import (DENSITY_MEANING, breakable, budget_part
                                          density_intro, details, displayed, loss_figure, model_table, named_table,
                                          paper_table, per_benchmark_table, performance_figure, references_table)
 from densing.present import figures as trend_figures
-from densing.present.placement import answer, band_said
+from densing.present.placement import answer, band_said, stated
 from densing.present.words import (CARD_LABELS, LINE_NOTES, ends_shown, interval_words, rule_ends_shown, rules_legend,
                                    shown_legend)
 
@@ -264,25 +264,12 @@ def _g(value) -> str:
     return format_number(value, ".3g")
 
 
-def _your_density(row: dict) -> str:
-    """ρ as the one bound rule reads it (:func:`densing.display.density_reading`): a number, ≤ / ≥ a bound, or —."""
-    reading, number, _ = density_reading(row.get("density"), row.get("bound", ""), row.get("density_ci_low", math.nan),
-                                         row.get("density_ci_high", math.nan), row.get("near_chance", False))
-    if reading == NO_READING:
-        return "—"
-    return BOUND_SIGNS.get(reading, "") + _g(number)
-
-
-def _your_size(row: dict) -> str:
-    """N̂ as the one bound rule reads ρ (N̂ = ρ·N): a number with its interval, ≤ / ≥ a bound, or —."""
-    reading, number, _ = density_reading(row.get("density"), row.get("bound", ""), row.get("density_ci_low", math.nan),
-                                         row.get("density_ci_high", math.nan), row.get("near_chance", False))
-    if reading == NO_READING:
-        return "—"
-    if reading in BOUND_SIGNS:
-        return BOUND_SIGNS[reading] + format_count(row["params"] * number)
-    return (f"{format_count(row['effective_params'])} [{format_count(row['effective_params_ci_low'])}–"
-            f"{format_count(row['effective_params_ci_high'])}]")
+def _your_cells(r: dict) -> tuple[str, str]:
+    """ρ and N̂ by :func:`densing.present.placement.stated`: a number (N̂ with its interval), ≤ / ≥ a bound, or —."""
+    reading, rho, size = stated(r, _g)
+    if reading == VALUE:
+        size += f" [{format_count(r['effective_params_ci_low'])}–{format_count(r['effective_params_ci_high'])}]"
+    return rho or "—", size or "—"
 
 
 def _frontier_at(row: dict) -> str:
@@ -292,9 +279,9 @@ def _frontier_at(row: dict) -> str:
     return _g(row["frontier_density"]) + band
 
 
-def _your_cards(r: dict, interval: str, suite: str | None, reference: str, lead: str) -> str:
-    cards = [("density ρ" + ("" if r.get("reading") == "value" else f" ({r.get('reading')})"), _your_density(r)),
-             ("95% interval", interval), ("effective size N̂", _your_size(r)),
+def _your_cards(r: dict, cells: tuple[str, str], interval: str, suite: str | None, reference: str, lead: str) -> str:
+    cards = [("density ρ" + ("" if r.get("reading") == "value" else f" ({r.get('reading')})"), cells[0]),
+             ("95% interval", interval), ("effective size N̂", cells[1]),
              (f"frontier line's ρmax at {r['release_date']}", _frontier_at(r)),
              ("against the frontier's band", band_said(r).removesuffix(" the frontier's band"))]
     cards += [("suite", suite)] if suite else []
@@ -306,18 +293,19 @@ def _your_cards(r: dict, interval: str, suite: str | None, reference: str, lead:
 def _yours(s: m.YoursSection) -> Section:
     """Your models (``densing measure``): each model's cards and verdict in words, then every model in one table."""
     yours, measured, suite = s.yours, s.measurement, s.suite
+    records = yours.to_dict("records")
+    cells = [_your_cells(r) for r in records]
     # a censored density (a bound) has no interval to show: its draws are bounds too
     intervals = ["— (a bound)" if isinstance(b, str) and b else f"{_g(lo)}–{_g(hi)}"
                  for b, lo, hi in zip(yours["bound"].fillna(""), yours["density_ci_low"], yours["density_ci_high"])]
-    table = yours.assign(**{"95% interval": intervals, "density": [_your_density(r) for r in yours.to_dict("records")],
-                            "frontier_density": [_frontier_at(r) for r in yours.to_dict("records")]})
-    records = yours.to_dict("records")
     said = s.answers or tuple(answer(r) for r in records)
-    leads = [_your_cards(r, interval, suite, measured.inversion.name, lead)
-             for r, interval, lead in zip(records, intervals, said)]
+    leads = [_your_cards(r, cell, interval, suite, measured.inversion.name, lead)
+             for r, cell, interval, lead in zip(records, cells, intervals, said)]
+    table = yours.assign(**{"95% interval": intervals, "density": [rho for rho, _ in cells],
+                            "frontier_density": [_frontier_at(r) for r in records]})
     table = table.rename(columns={"frontier": "frontier line", "frontier_density": "line's ρmax at the date",
                                   "inverted": "inverted on"})
-    table["N̂"] = [_your_size(r) for r in yours.to_dict("records")]
+    table["N̂"] = [size for _, size in cells]
     columns = ["model", "release_date", "inverted on", "density", "95% interval", "N̂", "reading",
                "line's ρmax at the date", "frontier line", "band", "words"]
     done = "Evaluated with densing measure" if s.evaluated else "Placed from scores (densing measure --scores)"

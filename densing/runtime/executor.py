@@ -1,10 +1,9 @@
 """The job executor (:func:`run`): one process per core, or here.
 
 A job is a typed value with a ``key``, the keys it ``needs`` and ``run(context, needed)``. :func:`run` forks one worker
-per core but one (they inherit the context, never pickled) and computes beside them: each process takes the next job
-whose needs are met as it comes free, and every result is returned by key; with one core or one job, no ``fork`` or
-``DENSING_SERIAL`` set, the jobs run here in the same order, with the same numbers. The jobs a dead worker left are
-computed here. :class:`Beside` runs one function in a forked worker while the caller goes on.
+per core but one (they inherit the context) and computes beside them, each process taking the next job whose needs are
+met; with one core or one job, no ``fork`` or ``DENSING_SERIAL`` set, the jobs run here in order, with the same
+numbers, as do the jobs a dead worker left. :class:`Beside` runs one function in a forked worker meanwhile.
 """
 from __future__ import annotations
 
@@ -21,8 +20,7 @@ _context = None
 
 
 def _workers(jobs: int) -> int:
-    """How many processes compute :func:`run`'s ``jobs`` jobs, this one among them: one per core, at most one per job;
-    0 where it forks none."""
+    """How many processes compute ``jobs`` jobs, this one among them: one per core and job; 0 where it forks none."""
     cores = os.cpu_count() or 1
     if cores < 2 or jobs < 2 or not hasattr(os, "fork") or os.environ.get("DENSING_SERIAL"):
         return 0
@@ -32,15 +30,13 @@ def _workers(jobs: int) -> int:
 #: :func:`_run_one`'s context where it is not given: the one the worker inherited (:data:`_context`).
 _INHERITED = object()
 
-#: In a worker of a pool of one: the results it was sent or computed that a later job needs, by key
-#: (:func:`_beside_pool` sends each of them to it once).
+#: In a worker of a pool of one: the results it was sent or computed that a later job needs, by key.
 _kept: dict = {}
 
 
 def _run_one(job, needed: dict, context=_INHERITED, keep: bool = False):
-    """One job in a worker (module level: the pool pickles it by name; the context the one it inherited) or in this
-    process beside them (``context`` given), in the memo open there (:func:`same_tables`). In a worker, a result the
-    job needs and was not sent is one kept before; ``keep``: keep this job's result too."""
+    """One job in a worker (the context the one it inherited; a result it needs and was not sent is one kept before;
+    ``keep``: keep this one's too) or here (``context`` given), in a memo (:func:`same_tables`)."""
     if context is _INHERITED:
         _kept.update(needed)
         needed = {n: _kept[n] for n in job.needs}
@@ -76,9 +72,8 @@ def run(jobs: list, context) -> dict:
 
 
 def _beside_pool(pool, jobs: list, context, workers: int) -> dict:
-    """The results of ``jobs``, computed by ``pool`` (``workers`` processes) and by this process beside it: each takes
-    the first job whose needs are met as it comes free (:class:`_Board`). Where a worker dies, the jobs it held are
-    computed here."""
+    """The results of ``jobs``, computed by ``pool`` (``workers`` processes) and by this process beside it
+    (:class:`_Board`); the jobs a dead worker held are computed here."""
     board = _Board(pool, jobs, workers)
     with board.turn:
         board.feed()
@@ -92,9 +87,8 @@ def _beside_pool(pool, jobs: list, context, workers: int) -> dict:
 
 class _Board:
     """The jobs of one :func:`run`, shared under ``turn`` by this process and the pool's thread: those waiting, those
-    the workers hold, the results. A worker's next job is sent as its last one's result arrives (:meth:`landed`, the
-    pool's callback). A pool of one worker is sent each result a job needs once, and keeps those it computes that a
-    later job needs (:data:`_kept`; ``there``: what it holds, known here only with one worker)."""
+    the workers hold, the results; a worker's next job is sent as its last result arrives (:meth:`landed`). A pool
+    of one worker is sent each needed result once and keeps those a later job needs (:data:`_kept`, ``there``)."""
 
     def __init__(self, pool, jobs: list, workers: int) -> None:
         import threading
@@ -161,8 +155,7 @@ class _Board:
 
     def next_here(self):
         """(job, what it needs) for this process, waiting while the workers hold jobs and none is ready; None when
-        nothing is left here (or nothing left can have its needs met: :func:`run` computes those here); a worker's
-        error raised."""
+        nothing is left that can be started here; a worker's error raised."""
         with self.turn:
             while not self.errors:
                 job = self.ready()

@@ -1,8 +1,6 @@
-"""The memo of values derived from a table.
-
-One measurement asks the same questions of one table many times: :func:`same_tables` opens a memo for a block (a
-:class:`contextvars.ContextVar`, as :mod:`decimal` holds its context) that keeps each answer per (table, key), the table
-weakly referenced; outside a block nothing is kept, so a table changed in place is read afresh.
+"""The memo of values derived from a table: :func:`same_tables` opens one for a block (a
+:class:`contextvars.ContextVar`) that keeps each answer per (table, key), the table weakly referenced; outside a block
+nothing is kept, so a table changed in place is read afresh.
 """
 from __future__ import annotations
 
@@ -13,15 +11,13 @@ import weakref
 
 
 #: The memo open in this context (None outside :func:`same_tables`): (id of the table, key) → (weak reference to the
-#: table, the value) for :func:`derived`; ("value", key) → the value for :func:`keep`. The caller must not change a
-#: value it gets back (copy it where it may).
+#: table, the value) for :func:`derived`; ("value", key) → the value for :func:`keep`. Values are not to be changed.
 _OPEN: contextvars.ContextVar[dict | None] = contextvars.ContextVar("densing_table_memo", default=None)
 
 
 @contextlib.contextmanager
 def same_tables():
-    """Within the block, the :func:`per_table` functions keep their values in a new memo; a block inside another one
-    uses the outer block's memo."""
+    """Within the block, the :func:`per_table` functions keep their values in a memo (an outer block's, if any)."""
     memo = _OPEN.get()
     token = _OPEN.set({} if memo is None else memo)
     try:
@@ -49,8 +45,7 @@ def keep(key: tuple, value) -> None:
 
 
 def derived(table, key: tuple, compute):
-    """``compute()``, a value of ``table`` named by ``key``, computed once for this very table object in the open
-    memo; afresh outside :func:`same_tables`."""
+    """``compute()``, ``table``'s value named by ``key``, once per table object in the open memo; afresh outside."""
     memo = _OPEN.get()
     if memo is None:
         return compute()

@@ -1,10 +1,6 @@
-"""The processes densing starts and how each ends on every path.
-
-Every worker densing starts (the executor's, the bootstrap's, the overlap engine's, ``densing eval --isolate``'s,
-``torchrun``'s) goes through this module: a worker dies with its parent (:func:`worker_setup`), every exit path reaps
-(:func:`end_pool`, :func:`end_process`, :func:`end_children`; a finished pool's workers exit beside the caller's next
-step and are reaped by the exit handlers at the latest, :func:`close_pool`), a signal is an exit path
-(:func:`exits_on_signals`).
+"""The processes densing starts and how each ends on every path: a worker dies with its parent
+(:func:`worker_setup`), every exit path reaps (:func:`end_pool`, :func:`end_process`, :func:`end_children`,
+:func:`close_pool`), a signal is an exit path (:func:`exits_on_signals`).
 """
 from __future__ import annotations
 
@@ -49,9 +45,8 @@ def exits_on_signals() -> None:
 
 def worker_setup(parent: int) -> None:
     """First thing in a worker process: on Linux the kernel sends it ``SIGKILL`` when ``parent`` dies
-    (``prctl(PR_SET_PDEATHSIG)``: no worker is left waiting on a pipe nobody reads); it ignores Ctrl-C (which reaches
-    the whole process group: the parent decides) and takes ``SIGTERM``'s default. It starts with both blocked
-    (:func:`fork_context`), so a Ctrl-C before this runs is dropped rather than printing a start-up traceback."""
+    (``prctl(PR_SET_PDEATHSIG)``); it ignores Ctrl-C (the parent decides) and takes ``SIGTERM``'s default, both
+    blocked until now (:func:`fork_context`), so a Ctrl-C before this is dropped rather than a start-up traceback."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if hasattr(signal, "pthread_sigmask"):
@@ -72,8 +67,7 @@ _CONTEXTS: dict = {}
 
 def fork_context(method: str | None = None):
     """A ``multiprocessing`` context of ``method`` (default: ``fork`` on Linux, else ``spawn``) whose forks hold
-    ``SIGINT`` and ``SIGTERM`` (delivered right after), the worker starting with them blocked until
-    :func:`worker_setup`."""
+    ``SIGINT`` and ``SIGTERM``, the worker starting with them blocked until :func:`worker_setup`."""
     import multiprocessing
 
     method = method or ("fork" if sys.platform.startswith("linux") else "spawn")
@@ -115,8 +109,7 @@ def end_process(process, grace: float = GRACE_S) -> None:
 
 def end_pool(pool, grace: float = GRACE_S) -> None:
     """Stop a ``ProcessPoolExecutor`` now: queued work cancelled, its processes terminated and reaped, its manager
-    thread joined (safe on a finished pool, and more than once). The manager thread notices the ended processes and
-    stops; an error it meets on their closed pipes meanwhile is not reported (:func:`_quiet_ending`)."""
+    thread joined, an error it meets on their closed pipes unreported (:func:`_quiet_ending`); safe more than once."""
     processes = list((getattr(pool, "_processes", None) or {}).values())
     thread = getattr(pool, "_executor_manager_thread", None)  # read before shutdown, which drops it
     if thread is not None:
@@ -132,10 +125,8 @@ def end_pool(pool, grace: float = GRACE_S) -> None:
 
 
 def close_pool(pool) -> None:
-    """Let a finished ``ProcessPoolExecutor``'s workers exit while the caller goes on: ``shutdown`` without waiting
-    sends each its end, and the pool's manager thread reaps them as they exit (the kernel's unmapping of a forked
-    worker's copy of the parent runs on another core beside the caller's next step, not before it). The thread is
-    joined where the process leaves (:func:`join_closed`, an exit handler), so every worker has ended by then."""
+    """Let a finished ``ProcessPoolExecutor``'s workers exit while the caller goes on (``shutdown`` without waiting;
+    the manager thread reaps them), the thread joined where the process leaves (:func:`join_closed`)."""
     thread = getattr(pool, "_executor_manager_thread", None)  # read before shutdown, which drops it
     pool.shutdown(wait=False)
     if thread is not None:
@@ -157,9 +148,8 @@ _ENDING: weakref.WeakSet = weakref.WeakSet()
 
 
 def _quiet_ending(thread) -> None:
-    """Leave an error of ``thread`` unreported (``threading.excepthook``, chained to the hook before it, installed
-    once): a pool's manager thread may fail on a pipe of a worker :func:`end_pool` has just terminated, an error of
-    the ending, not of the work."""
+    """Leave an error of ``thread`` unreported (a chained ``threading.excepthook``, installed once): a pool's manager
+    thread may fail on a pipe of a worker :func:`end_pool` has just terminated, an error of the ending."""
     import threading
 
     if getattr(threading.excepthook, "__name__", "") != "_unless_ending":

@@ -11,7 +11,7 @@ import gc
 @contextlib.contextmanager
 def frozen_heap():
     """Within the block, the garbage collector's objects are frozen (``gc.freeze``): a worker forked in it never walks
-    (nor copies) their pages. Nothing where something else has frozen objects already (its freezing to undo)."""
+    (nor copies) their pages; nothing where objects are frozen already."""
     if gc.get_freeze_count():
         yield
         return
@@ -28,9 +28,8 @@ _M_TRIM_THRESHOLD, _M_TOP_PAD, _M_MMAP_THRESHOLD = -1, -2, -3
 
 @functools.cache
 def keep_freed_memory() -> None:
-    """Ask glibc's allocator to serve arrays up to 256 MiB from the heap and keep what is freed (``mallopt``): the
-    bootstrap's arrays of a few MiB reuse pages the kernel would zero again on every draw (the process holds its peak
-    memory). Once per process, inherited by forked workers; nothing without glibc's ``mallopt``."""
+    """Ask glibc's allocator (``mallopt``) to serve arrays up to 256 MiB from the heap and keep what is freed: the
+    bootstrap reuses pages the kernel would zero again on every draw. Once per process; nothing without glibc."""
     try:
         import ctypes
 

@@ -48,7 +48,7 @@ class Row:
     error = presented_property("error", 'Why the row has no trend, in words '
                                         '(:func:`densing.present.words.row_reason`); "" where it has one.')
     status = presented_property("status", "The one status of this row wherever it is shown "
-                                          "(:func:`densing.present.words.row_status`).")
+                                          "(:func:`densing.present.words.row_parts`).")
 
     @property
     def state(self) -> State:
