@@ -101,7 +101,7 @@ def is_numeric(values) -> bool:
     return bool(values) and all(_is_number(v) or _missing(v) or isinstance(v, NumberText) for v in values)
 
 
-def column(field: str, values, *, html: bool = False) -> tuple[str, list[str]]:
+def column(field: str, values) -> tuple[str, list[str]]:
     """(header, cells) of one column: ``values`` as people read them, by the field's :func:`kind`: a count in words
     (``1.42B``), a fraction as a percentage, a duration in its column's unit, a date as ``YYYY-MM-DD``, a boolean as
     yes/no, a missing value as ``—``, text as it is."""
@@ -124,12 +124,12 @@ def column(field: str, values, *, html: bool = False) -> tuple[str, list[str]]:
         if not _is_number(value):
             return str(value)
         if how == "count":
-            return format_count(value, html=html)
+            return format_count(value)
         if how == "fraction":
-            return format_number(100 * float(value), html=html)
+            return format_number(100 * float(value))
         if how == "microseconds":
-            return format_number(float(value) / scale, html=html)
-        return format_number(value, html=html)
+            return format_number(float(value) / scale)
+        return format_number(value)
 
     return header(field, unit), [one(v) for v in values]
 
@@ -219,33 +219,33 @@ def reading_words(reading: str, why: str) -> str:
     return f"{reading} ({_CAUSES[why]})" if why in _CAUSES else reading
 
 
-def _bounded_cells(frame, suffix: str, readings, html: bool) -> dict[str, list[str]]:
+def _bounded_cells(frame, suffix: str, readings) -> dict[str, list[str]]:
     """The cells of ``density{suffix}`` (and N̂, and ``bound{suffix}``) as :func:`density_reading` reads each row."""
     out = {}
     rho = frame[f"density{suffix}"].tolist()
     fields = [f"density{suffix}"] + (["effective_params"] if not suffix and "effective_params" in frame.columns else [])
     for name in fields:
         values = frame[name].tolist()
-        head, cells = column(name, values, html=html)
+        head, cells = column(name, values)
         for i, (reading, stated, _) in enumerate(readings):
             sign = BOUND_SIGNS.get(reading)
             if reading == NO_READING:
                 cells[i] = MISSING
             elif sign:  # N̂ scales with ρ: ρ's bound times N
                 value = stated if name != "effective_params" else _number(values[i]) * stated / _number(rho[i])
-                cells[i] = sign + column(name, [value], html=html)[1][0]
+                cells[i] = sign + column(name, [value])[1][0]
         out[name] = cells
     if f"bound{suffix}" in frame.columns:
         out[f"bound{suffix}"] = [reading_words(r, why) for r, _, why in readings]
     return out
 
 
-def frame_columns(frame, *, html: bool = False) -> list[tuple[str, list[str]]]:
+def frame_columns(frame) -> list[tuple[str, list[str]]]:
     """(header, cells) of every column of ``frame`` (:func:`column`), each density and N̂ as :func:`density_reading`
     reads its row (a bound as ``≤ x`` / ``≥ x``) and the ``bound`` column saying why."""
     replaced, names = {}, [str(c) for c in frame.columns]
     # "" for density, ":mmlu" for each density:mmlu (a joint inversion's per-benchmark density)
     for suffix in [""] * ("density" in names) + [c[len("density"):] for c in names if c.startswith("density:")]:
-        replaced.update(_bounded_cells(frame, suffix, density_readings(frame, suffix), html))
+        replaced.update(_bounded_cells(frame, suffix, density_readings(frame, suffix)))
     return [(head, replaced.get(str(name), cells))
-            for name in frame.columns for head, cells in [column(name, frame[name].tolist(), html=html)]]
+            for name in frame.columns for head, cells in [column(name, frame[name].tolist())]]

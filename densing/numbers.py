@@ -45,8 +45,9 @@ def _special(value) -> str | None:
     return None
 
 
-def significant(value: float, digits: int = DIGITS, *, html: bool = False) -> str:
-    """A finite ``value`` to ``digits`` significant figures; ``html``: ``3.2×10⁻⁵`` and the minus sign (−, U+2212)."""
+def significant(value: float, digits: int = DIGITS) -> str:
+    """A finite ``value`` to ``digits`` significant figures, ``3.2×10⁻⁵`` outside positional notation's range and a
+    minus sign (−, U+2212) rather than a hyphen, on every surface."""
     value = float(value)
     if value == 0:
         return "0"
@@ -55,17 +56,15 @@ def significant(value: float, digits: int = DIGITS, *, html: bool = False) -> st
     if SMALLEST <= exponent < LARGEST:
         text = f"{float(f'{mantissa}e{exponent}'):.{max(0, digits - 1 - exponent)}f}"
         text = text.rstrip("0").rstrip(".") if "." in text else text
-        return text.replace("-", "−") if html else text  # HTML: the minus sign its superscripts use
+        return text.replace("-", "−")
     if "." in mantissa:
         mantissa = mantissa.rstrip("0").rstrip(".")
-    if html:
-        return f"{mantissa.replace('-', '−')}×10{str(exponent).translate(_SUPERSCRIPT)}"
-    return f"{mantissa}e{exponent}"
+    return f"{mantissa.replace('-', '−')}×10{str(exponent).translate(_SUPERSCRIPT)}"
 
 
 def signed(value: float, digits: int = DIGITS) -> str:
-    """A change to ``digits`` significant figures with its sign, as the page writes it: "+1.9", "−0.0123"."""
-    return ("+" if float(value) > 0 else "") + significant(value, digits, html=True)
+    """A change to ``digits`` significant figures with its sign: "+1.9", "−0.0123"."""
+    return ("+" if float(value) > 0 else "") + significant(value, digits)
 
 
 def format_months(value) -> str:
@@ -84,23 +83,23 @@ def log_ticks(low: float, high: float) -> tuple[list[float], list[str]]:
     return [v for v, _ in ticks], [t for _, t in ticks]
 
 
-def format_number(value, spec: str | None = None, *, digits: int = DIGITS, html: bool = False) -> str:
+def format_number(value, spec: str | None = None, *, digits: int = DIGITS) -> str:
     """``value`` as text by the module's rule, or ``format(value, spec)`` where a sentence asks for a fixed form."""
     special = _special(value)
     if special is not None:
         return special
     if spec is not None:
-        return format(float(value), spec)
+        return re.sub(r"^-", "−", format(float(value), spec))
     if float(value).is_integer() and abs(float(value)) < WHOLE:
-        return str(int(value))
-    return significant(value, digits, html=html)
+        return str(int(value)).replace("-", "−")
+    return significant(value, digits)
 
 
 #: Word suffixes of counts, largest first.
 _SCALES = (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3))
 
 
-def format_count(value, digits: int = DIGITS, *, html: bool = False) -> str:
+def format_count(value, digits: int = DIGITS) -> str:
     """A count (parameters, tokens, FLOPs) as people write it: 6.9e9 → ``6.9B``, 1.5e13 → ``15T``, 7e4 → ``70K``."""
     special = _special(value)
     if special is not None:
@@ -109,8 +108,8 @@ def format_count(value, digits: int = DIGITS, *, html: bool = False) -> str:
     rounded = float(f"{value:.{digits - 1}e}")  # 999.6 is 1K, not 1000
     for suffix, scale in _SCALES:
         if abs(rounded) >= scale:
-            return significant(value / scale, digits, html=html) + suffix
-    return significant(value, digits, html=html)
+            return significant(value / scale, digits) + suffix
+    return significant(value, digits)
 
 
 #: Units of time, largest first: (name, seconds).

@@ -28,7 +28,7 @@ from densing.laws.family import DEFAULT_SHAPE, covariate, fit_family, held_out_p
 from densing.laws.family_likelihood import likelihood_fits
 from densing.laws.family_rows import family_arrays, metric_for
 from densing.laws.reference_fit import ReferenceFit
-from densing.numbers import format_number
+from densing.numbers import format_number, signed
 from densing.runtime.memo import per_table, same_tables
 from densing.validation import Frame, validate_params
 
@@ -290,9 +290,9 @@ def _held_out_reason(row: dict, reason: tuple[str, str] | None, held: dict | Den
     row |= dict(held_out_model=held["held_out"], held_out_measured=held["measured"],
                 held_out_predicted=held["predicted"], held_out_error=held["relative_error"], held_out_z=held["z"])
     if not reason and not abs(held["z"]) <= MAX_HELD_OUT_Z:
-        return ("R5z", f"the held-out {held['held_out']} scores {held['measured']:.3f}, the refit predicts "
-                f"{held['predicted']:.3f} ± {held['predicted_stderr']:.3f}: z = {held['z']:+.2f} "
-                f"(allowed ±{MAX_HELD_OUT_Z:.2f})")
+        return ("R5z", f"the held-out {held['held_out']} scores {format_number(held['measured'])}, the refit predicts "
+                f"{format_number(held['predicted'])} ± {format_number(held['predicted_stderr'])}: z = "
+                f"{signed(held['z'])} (allowed ±{format_number(MAX_HELD_OUT_Z)})")
     return reason
 
 

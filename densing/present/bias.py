@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import math
 
-from densing.numbers import format_months
+from densing.numbers import format_months, format_number, signed
 
 
 def _pct(value: float) -> str:
-    return f"{100 * value:+.1f}%"
+    return f"{signed(100 * value)}%"
 
 
 def interval_words(low: float, high: float) -> str:
@@ -24,13 +24,14 @@ def bias_sentence(row) -> str:
     needed."""
     way = "too steep" if row.bias > 0 else "too shallow"
     said = (f"Bias in {row.replicates} worlds planted from this row ({row.frontier} at the top, as in the data; "
-            f"studies/headline_bias.py): the point is {100 * abs(row.bias):.1f}% ± {100 * row.bias_se:.1f} {way} "
-            f"(median {_pct(row.median_bias)}), its interval covers the planted slope in {row.coverage:.2f}")
+            f"studies/headline_bias.py): the point is {format_number(100 * abs(row.bias))}% ± "
+            f"{format_number(100 * row.bias_se)} {way} (median {_pct(row.median_bias)}), its interval covers the "
+            f"planted slope in {format_number(row.coverage)}")
     if not row.corrected:
-        return f"{said}; within {100 * row.threshold:g}%, no correction."
+        return f"{said}; within {format_number(100 * row.threshold)}%, no correction."
     return (f"{said}; bias-corrected {format_months(row.corrected_months)} months, "
             f"{interval_words(row.corrected_months_low, row.corrected_months_high)} (moved by the same factor, widened "
-            f"by the bias's Monte Carlo error; covers in {row.corrected_coverage:.2f}).")
+            f"by the bias's Monte Carlo error; covers in {format_number(row.corrected_coverage)}).")
 
 
 def bias_words(found) -> str | None:

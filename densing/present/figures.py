@@ -133,8 +133,8 @@ def _hover(frame: pd.DataFrame, has_ci: bool) -> list[str]:
     n_hat = frame["effective_params"] if "effective_params" in frame.columns else frame["density"] * frame["params"]
     return [
         f"<b>{html.escape(str(m))}</b><br>released {pd.Timestamp(t):%Y-%m-%d} · family {html.escape(str(f))}<br>"
-        f"N {format_count(p)} · N̂ {format_count(nh) if np.isfinite(nh) else '—'}<br>{s}<br>{relation[int(b)]} {format_number(d, html=True)}"
-        + (f" (95% CI {format_number(lo, html=True)}–{format_number(hi, html=True)})" if has_ci and b == 0 else "")
+        f"N {format_count(p)} · N̂ {format_count(nh) if np.isfinite(nh) else '—'}<br>{s}<br>{relation[int(b)]} {format_number(d)}"
+        + (f" (95% CI {format_number(lo)}–{format_number(hi)})" if has_ci and b == 0 else "")
         + ("" if b == 0 else " (a bound: the reference cannot say more)")
         for m, t, f, p, nh, s, d, b, lo, hi in zip(
             frame["model"], frame["release_date"], frame.get("family", pd.Series("—", index=frame.index)), frame["params"], n_hat,

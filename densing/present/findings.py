@@ -6,7 +6,7 @@ import math
 
 from densing.constants import (HETEROGENEITY_ALPHA, MAX_MEDIAN_CONDITIONING, MIN_SIZE_FAMILIES, SATURATION_STDERRS,
                                SIZE_SLOPE_MARGIN)
-from densing.numbers import format_number
+from densing.numbers import format_number, signed
 from densing.present.words import STATE_WORDS, heterogeneity_text, not_measured
 from densing.states import (CALIBRATED, SIZE_FINDING, Conditioned, FewLater, Heterogeneity, NoFrontier, Outcome,
                             Saturated, State, TooFew, TooFewScores, WideEarlyLine)
@@ -71,11 +71,13 @@ def _facts_words(check) -> str:
             return (f"{facts.families} target famil{'y' if facts.families == 1 else 'ies'} with two or more sizes "
                     f"(need {MIN_SIZE_FAMILIES}): the within-family slope cannot be estimated")
         inside = -facts.margin <= facts.low and facts.high <= facts.margin
-        return (f"within-family slope of ln ρ on ln N: {facts.slope:+.3f} (95% CI {facts.low:+.3f} to {facts.high:+.3f}, "
+        return (f"within-family slope of ln ρ on ln N: {signed(facts.slope)} (95% CI {signed(facts.low)} to "
+                f"{signed(facts.high)}, "
                 f"{'inside' if inside else 'not inside'} ±{facts.margin:g}; {facts.families} families, "
                 f"{facts.n_models} models, family fixed effects, HC3)")
     excludes, material = facts.low > 0 or facts.high < 0, abs(facts.slope) > facts.margin
-    return (f"ln N coefficient of ln ρ ~ t + ln N: {facts.slope:+.3f} (95% CI {facts.low:+.3f} to {facts.high:+.3f}, "
+    return (f"ln N coefficient of ln ρ ~ t + ln N: {signed(facts.slope)} (95% CI {signed(facts.low)} to "
+            f"{signed(facts.high)}, "
             f"{'excludes' if excludes else 'includes'} 0; {'above' if material else 'within'} ±{facts.margin:g}); "
             f"OLS on {facts.n_models} exact densities clustered by {facts.clusters} ({facts.n_clusters} clusters), "
             f"{facts.bounds} bounds dropped")

@@ -12,10 +12,10 @@ from densing.numbers import format_number, json_value
 TEXT_WIDTH = 100
 
 
-def cell(value, *, html: bool = False) -> str:
+def cell(value) -> str:
     """A value as table text: a float by :func:`densing.numbers.format_number`, a nested result by its type's name."""
     if isinstance(value, float):
-        return format_number(value, html=html)
+        return format_number(value)
     if hasattr(value, "_summary_items"):
         return type(value).__name__
     return str(value)
@@ -25,7 +25,7 @@ def table_html(header: Sequence[str], rows: Iterable[Sequence], caption: str | N
     """``<table>`` with a header row, one row per item and an optional caption (every value escaped)."""
     title = f"<caption style='text-align:left'>{escape(caption)}</caption>" if caption else ""
     head = "".join(f"<th>{escape(str(h))}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{escape(cell(v, html=True))}</td>" for v in row) + "</tr>" for row in rows)
+    body = "".join("<tr>" + "".join(f"<td>{escape(cell(v))}</td>" for v in row) + "</tr>" for row in rows)
     return f"<table>{title}<tr>{head}</tr>{body}</table>"
 
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from densing.constants import CEILING_STDERRS, FLOOR_STDERRS, MAX_SENSITIVITY_RATIO, PAPER, REPORTED, SIZE_SLOPE_MARGIN, UNTESTABLE
-from densing.numbers import format_count, format_months, format_number, frame_records, json_number
+from densing.numbers import format_count, format_months, format_number, frame_records, json_number, signed
 from densing.present.words import (STATE_WORDS, as_range, determined_words, fold_of, row_reason,
                                    heterogeneity_words, interval_words, not_measured, open_end, open_why,
                                    range_legend, reasons_text, record_end, result_end, state_words, status_parts,
@@ -150,20 +150,20 @@ def _model_words(head) -> str:
 def plain_reason(check, sensitivity) -> str:
     """One plain sentence for a failed check (the check's own ``detail`` keeps the numbers in full)."""
     if check.name == "size_dependence":
-        return (f"Within a family, larger models come out denser (ln ρ rises {check.value:+.2f} per unit of ln N; the rule "
+        return (f"Within a family, larger models come out denser (ln ρ rises {signed(check.value)} per unit of ln N; the rule "
                 f"needs a slope shown to lie within ±{SIZE_SLOPE_MARGIN:g}), so the reference's shape in N does not "
                 "match the targets' and density mixes size with release date.")
     if check.name == "sensitivity":
         values = sensitivity["doubling_time_months"].to_numpy(float)
         finite = values[np.isfinite(values)]
-        spread = f"from {finite.min():.1f} to {finite.max():.1f} months" if finite.size else "none finite"
+        spread = f"from {format_months(finite.min())} to {format_months(finite.max())} months" if finite.size else "none finite"
         return (f"The eligible references and inversions disagree: their doubling times run {spread}, more than the factor "
                 f"{MAX_SENSITIVITY_RATIO:g} the rule allows.")
     if check.name == "heterogeneity":
         return (f"The references' own doubling times differ beyond their shared uncertainty on the same targets and "
                 f"benchmarks ({check.detail}), so the row has no one doubling time.")
     if check.name == "size_confounding":
-        return (f"At a fixed release date, ln ρ changes {check.value:+.2f} per unit of ln N, beyond noise and beyond the "
+        return (f"At a fixed release date, ln ρ changes {signed(check.value)} per unit of ln N, beyond noise and beyond the "
                 f"±{SIZE_SLOPE_MARGIN:g} the rule allows, so the targets' size mix confounds the trend.")
     if check.name == "saturation":
         return "Frontier models score at the highest score the reference can express, so their densities are set by that cap."

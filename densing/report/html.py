@@ -74,7 +74,7 @@ def _header_class(header) -> str:
 def table_html(frame: pd.DataFrame, *, scroll: bool = True) -> str:
     """An HTML table of ``frame`` in a horizontally scrollable box (``scroll``: also at most 520 px high): headers
     and cells by :mod:`densing.display`, every cell escaped, numbers right-aligned, long text wraps."""
-    shown = frame_columns(frame, html=True)
+    shown = frame_columns(frame)
     head = "".join(f"<th{_header_class(header)}>{esc(header)}</th>" for header, _ in shown)
     rows = []
     for i, record in enumerate(frame.itertuples(index=False, name=None)):

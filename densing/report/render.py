@@ -309,11 +309,12 @@ def _yours(s: m.YoursSection) -> Section:
     columns = ["model", "release_date", "inverted on", "density", "95% interval", "N̂", "reading",
                "line's ρmax at the date", "frontier line", "band", "words"]
     done = "Evaluated with densing measure" if s.evaluated else "Placed from scores (densing measure --scores)"
-    how = (f"{done}" + (f" ({suite})" if suite else "") + ", inverted by the headline's own reference ({measured.inversion.name}) as the public models are; "
-           f"the frontier line is the headline rule's ({measured.headline_rule}), ln ρmax = A·t + B, at each model's "
-           "release date. A reading other than 'value' is a bound: the score is too close to chance (or beyond the "
-           "reference) for a number. The models are the stars on the density figure below (Capacity density over time); "
-           "the public trend they are placed on follows.")
+    how = (f"{done}" + (f" ({suite})" if suite else "") + f", inverted by the headline's own reference "
+           f"({measured.inversion.name}) as the public models are; the frontier line is the headline rule's "
+           f"({measured.headline_rule}), ln ρmax = A·t + B, at each model's release date. A reading other than 'value' "
+           "is a bound: the score is too close to chance (or beyond the reference) for a number. The models are the "
+           "stars on the density figure below (Capacity density over time); the public trend they are placed on "
+           "follows.")
     return Section(s.title, "", [*leads, f'<p class="sub">{esc(how)}</p>',
                                  details("your models in one table",
                                          table_html(table[[c for c in columns if c in table.columns]], scroll=False))])

@@ -130,8 +130,8 @@ def density_intro(measured, frontier: str, line) -> str:
 
 def _slope(line) -> str:
     """A line's (a rule's, a segment's) slope per day with its 95% interval."""
-    low, high = format_number(line.slope_ci_low, html=True), format_number(line.slope_ci_high, html=True)
-    return f"{format_number(line.slope_per_day, html=True)} (95% CI {low} to {high})"
+    low, high = format_number(line.slope_ci_low), format_number(line.slope_ci_high)
+    return f"{format_number(line.slope_per_day)} (95% CI {low} to {high})"
 
 
 def _months(rule) -> str:

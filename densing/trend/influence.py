@@ -33,13 +33,24 @@ class FamilyInfluence(Result):
     move_months: float
 
 
+#: A move within this share of the estimate is the arithmetic's rounding (a refit without a family whose points do
+#: not touch the line sums its terms in another order), and is 0.
+ROUNDING = 1e-9
+
+
 def influence_items(result, by: str = "family") -> tuple:
-    """A row's leave-one-family-out (``by="lab"``: leave-one-lab-out, ``family`` holding the lab) as items."""
+    """A row's leave-one-family-out (``by="lab"``: leave-one-lab-out, ``family`` holding the lab) as items; a move
+    within :data:`ROUNDING` of the estimate is 0."""
     point = doubling_months(result.slope_per_day)
     frame = result.lab_influence if by == "lab" else result.influence
+
+    def move(months: float) -> float:
+        with np.errstate(invalid="ignore"):
+            change = months - point
+        return 0.0 if math.isfinite(change) and abs(change) <= ROUNDING * abs(point) else change
+
     return tuple(FamilyInfluence(str(r.family), int(r.n_models), doubling_months(r.slope_per_day),
-                                 doubling_months(r.slope_per_day) - point)
-                 for r in frame.itertuples()) if len(frame) else ()
+                                 move(doubling_months(r.slope_per_day))) for r in frame.itertuples()) if len(frame) else ()
 
 
 def most_influential_model(result) -> dict:

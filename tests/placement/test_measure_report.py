@@ -128,6 +128,7 @@ def test_a_page_placed_from_scores_says_so_and_agrees_with_the_terminal(tmp_path
     lead = _html.unescape(first.split('<p class="verdict"><strong>', 1)[1].split("</strong>", 1)[0])
     assert lead == answer(row) and lead in " ".join(printed.split())  # every headline score: nothing left out
     assert "Placed from scores (densing measure --scores)" in first and "Evaluated with" not in first
+    assert "{" not in _html.unescape(first.split("<script", 1)[0]), "a sentence's placeholder printed as written"
     assert esc(row["band"]) in first and "effective size N̂" in first
 
 
