@@ -1,9 +1,6 @@
 """The measurement designs (``public``, ``openllm_v2``, ``olmes``, ``swallow``): one folder each, found by discovery
-(:func:`densing.registry.discover`).
-
-A design's ``__init__`` registers its :class:`densing.registry.Design` and target tables; its readers, references,
-trend, printer and report section live in its folder, and nothing outside names them (removing a folder removes its
-design and tables). What their report sections share is here (:class:`LeftOut`).
+(:func:`densing.registry.discover`); a design's ``__init__`` registers its :class:`densing.registry.Design` and target
+tables, and nothing outside its folder names the rest. What their report sections share is here (:class:`LeftOut`).
 """
 from __future__ import annotations
 

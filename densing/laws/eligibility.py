@@ -2,16 +2,12 @@
 the written rule that marks each eligible or says why not.
 
 :func:`candidate_table` fits every family with at least :data:`MIN_FAMILY_MODELS` models on every benchmark of
-:data:`CANDIDATE_BENCHMARKS` by binomial likelihood (:func:`densing.laws.family.fit_family`, default shape) and applies
-the reference rule (``v3`` in the ``rule`` column, date-blind; docs/method.md, "Rule v3 of the references", states it
-and why): (R1) dense members only; (R2) ≥ :data:`MIN_SIZES` sizes with a token count; (R2s) the 95% Wald interval of γ
-(information scaled by φ̂) excludes zero; (R3) token counts within :data:`MAX_TOKEN_RATIO` (D0 their geometric mean);
-(R4r) the best member reaches :data:`REACH_SHARE` of the way from chance to the top-decile score; (R4s) no top-decile
-target within :data:`SATURATION_STDERRS` standard errors of the ceiling c + d = 1; (R5z) refitted without its largest
-member, z = (Ŝ − S)/√(se(Ŝ)² + φ̂·S(1 − S)/n) of that member within ±:data:`MAX_HELD_OUT_Z`. φ̂ is the larger of the
-family's own Pearson dispersion and the benchmark's pooled one (:func:`pooled_dispersion`). The held-out z is computed
-also where only R4r or R4s fail (a set's joint test reads it; the set rule:
-:func:`densing.trend.selection.set_references`). The fits run as batches (:func:`likelihood_fits`).
+:data:`CANDIDATE_BENCHMARKS` by binomial likelihood (:func:`densing.laws.family.fit_family`, default shape; the fits
+run as batches, :func:`likelihood_fits`) and applies the reference rule, ``v3`` (date-blind): R1, R2, R2s, R3, R4r,
+R4s and R5z, each stated with its reason in docs/method.md ("Rule v3 of the references"), their thresholds the
+constants below; φ̂ is the larger of the family's own Pearson dispersion and the benchmark's pooled one
+(:func:`pooled_dispersion`). The held-out z is computed also where only R4r or R4s fail (a set's joint test reads it:
+:func:`densing.trend.selection.set_references`).
 """
 from __future__ import annotations
 

@@ -1,12 +1,10 @@
 """The paper's two-step reference on AI2's recipe in the multiple-choice (MC) format, and the in-loop → offline offset.
 
-The Densing Law's two steps (Xiao et al. 2024, arXiv 2412.04315, eqs. 2–4) for AI2's OLMES table (ARC-Challenge,
-HellaSwag, WinoGrande and MMLU in the OLMES MC format; results/olmes/README.md states the method and its departures):
-the ladder's loss law L(N, D) = a·N^-α + b·D^-β [+ E] on the correct answer's bits per byte
-(``reference_fits/olmo_<task>_two_step.json``, :mod:`densing.laws.olmo.ladder`), unchanged; an MC score law
-S_MC(L) = c / (1 + e^(−γ(L − l))) + d, d the task's chance level, on the in-loop MC accuracy of the OLMo-2 7B and 13B
-checkpoints past 10% of their runs (``reference_fits/olmo2_mc_<task>_two_step.json``, ``python tools/build_tables.py
-mc-reference``); N̂ at D0 = 10¹² tokens by default (eq. 4).
+The Densing Law's two steps (Xiao et al. 2024, eqs. 2–4) for AI2's OLMES table (results/olmes/README.md states the
+method): the ladder's loss law L(N, D) = a·N^-α + b·D^-β [+ E] on the correct answer's bits per byte
+(:mod:`densing.laws.olmo.ladder`), unchanged; an MC score law S_MC(L) = c / (1 + e^(−γ(L − l))) + d, d the task's
+chance level, on the in-loop MC accuracy of the OLMo-2 7B and 13B checkpoints past 10% of their runs (``python
+tools/build_tables.py mc-reference``); N̂ at D0 = 10¹² tokens by default (eq. 4).
 
 **The in-loop → offline offset** (:func:`measure_offset`): the score law is fitted on AI2's in-loop evaluations, the
 targets' scores are AI2's offline OLMES ones; the OLMES table's OLMo-2-1124-7B and -13B rows are the checkpoints' runs::

@@ -1,11 +1,10 @@
 """A second, independent Densing Law: the paper's two-step design on AI2's recipe, over AI2's OLMES table.
 
-:func:`measure_olmes` measures the doubling time of the maximum capacity density per task of ``results/olmes/`` (whose
-README states the method) with densing's trend engine: each task's MC reference
-(:mod:`densing.designs.olmes.mc_reference`), eq. 4 at D0 = 10¹² tokens (3·10¹¹ and 3·10¹² beside), every dated model but
-the OLMo-2 rows as targets, the censored 0.9 regression quantile (:func:`densing.trend.uncertainty.trend_uncertainty`)
-and its checks; a score law with R² < 0.5 on its checkpoints is not inverted, its row says so. There is no combined
-row: the four MC references have four loss laws, so a mean of them is no two-step law.
+:func:`measure_olmes` measures the doubling time of the maximum capacity density per task of ``results/olmes/`` (its
+README states the method) with densing's trend engine: each task's MC reference (:mod:`.mc_reference`), eq. 4 at
+D0 = 10¹² tokens (3·10¹¹ and 3·10¹² beside), every dated model but the OLMo-2 rows as targets, and the censored 0.9
+regression quantile with its checks; a score law with R² < 0.5 is not inverted. No combined row: the four MC
+references have four loss laws, so a mean of them is no two-step law.
 """
 from __future__ import annotations
 

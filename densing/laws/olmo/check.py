@@ -1,10 +1,9 @@
 """The OLMo ladder's check: held-out OLMo-2 7B/13B predictions beside AI2's, OLMo-2 densities, sensitivity.
 
-AI2 checks its ladder by predicting the final accuracy of OLMo-2 7B and 13B from the ladder alone (Bhagia et al. 2024,
-arXiv 2412.04403; their 13B errors ship in ``results/olmo_ladder/ai2_chained_main.csv``). :func:`check_ladder` does the
-same with the shipped fits, adds the densities of OLMo-2 1B, 7B and 13B at their own token counts (the same recipe: ρ ≈
-1 expected) with their conditioning, and the held-out error under other reasonable ways of fitting the ladder, so that
-the choice of rules is visible.
+:func:`check_ladder` predicts the final accuracy of OLMo-2 7B and 13B from the shipped ladder fits, as AI2 does
+(Bhagia et al. 2024, arXiv 2412.04403; their 13B errors: ``results/olmo_ladder/ai2_chained_main.csv``), adds the
+densities of OLMo-2 1B, 7B and 13B at their own token counts (ρ ≈ 1 expected) with their conditioning, and the
+held-out error under other ways of fitting the ladder (docs/method.md, "The OLMo ladder reference").
 """
 from __future__ import annotations
 

@@ -3,17 +3,12 @@
 A *ladder* is one recipe run at several sizes N and budgets D, each run logging checkpoints with a conditional loss and
 a score (AI2's OLMo ladder: Bhagia et al. 2024, arXiv 2412.04403). :func:`fit_ladder` fits the Densing Law's two steps
 (Xiao et al. 2024, eqs. 2–3), L(N, D) = a·N^-α + b·D^-β [+ E] and S(L) = c / (1 + e^(−γ(L − l))) + d, by rules that
-look only at the ladder, never at a held-out model (docs/method.md, "The OLMo ladder reference"):
-
-1. the loss law on each run's final point (the mean of its last 5 checkpoints), the performance law on every checkpoint
-   at or past 10% of its run's tokens (AI2's ``--moving_avg 5``, ``--skip_perc 0.1``, allenai/OLMo-ladder);
-2. E per task where the chained (loss → score) prediction of the largest size's final scores from the smaller runs,
-   floor free, has the lower mean absolute relative error (a tie within 0.1% keeps the law without E; the loss-only
-   error, ``loss_error``, stays in the table and the check's sensitivity);
-3. the sigmoid's floor d, free or at the task's chance level, one choice for the ladder: the lower mean of that error
-   over the tasks (each with its rule-2 E).
-
-:func:`select_options` returns the choices and the table they came from.
+look only at the ladder, never at a held-out model (docs/method.md, "The OLMo ladder reference"): 1. the loss law on
+each run's final point (the mean of its last 5 checkpoints), the performance law on every checkpoint past 10% of its
+run (allenai/OLMo-ladder's ``--moving_avg 5``, ``--skip_perc 0.1``); 2. E per task where the chained (loss → score)
+error of predicting the largest size's final scores from the smaller runs, floor free, is lower (a tie within 0.1%
+keeps no E; ``loss_error`` stays in the table); 3. one floor d, free or at chance, by the lower mean of that error
+over the tasks (:func:`select_options` returns the choices and their table).
 """
 from __future__ import annotations
 
