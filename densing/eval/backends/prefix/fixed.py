@@ -65,10 +65,9 @@ class ReservedLayer(DynamicLayer):
             self._views()
 
 
-def generate_fixed(
-    model: Any, device: Any, pad: int, encoded: Sequence[Sequence[int]], rows: int, max_gen_toks: int,
-    stops: Callable[[list[int]], bool], finish: Callable[[int, list[int]], None], admit_until: float | None = None,
-) -> DecodeStats:
+def generate_fixed(model: Any, device: Any, pad: int, encoded: Sequence[Sequence[int]], rows: int, max_gen_toks: int,
+                   stops: Callable[[list[int]], bool], finish: Callable[[int, list[int]], None],
+                   admit_until: float | None = None) -> DecodeStats:
     """Greedy-decode ``encoded`` in fixed batches of ``rows`` (as :class:`.scheduler.ContinuousDecoder` decodes)."""
     stats = DecodeStats()
     prefix_tokens: list[int] = []
@@ -96,26 +95,24 @@ def generate_fixed(
         step_ids, step_positions = input_ids, positions
         while live:
             with torch.no_grad():
-                output = model(
-                    input_ids=step_ids.to(device), position_ids=step_positions.to(device),
-                    attention_mask=mask[:, :length].to(device), **cache_kwargs(model, cache), use_cache=True,
-                    logits_to_keep=1,
-                )
+                output = model(input_ids=step_ids.to(device), position_ids=step_positions.to(device),
+                               attention_mask=mask[:, :length].to(device), **cache_kwargs(model, cache), use_cache=True,
+                               logits_to_keep=1)
             chosen = output.logits[:, -1, :].float().argmax(dim=-1).tolist()
-            done_rows = []
+            keep = []  # the rows that go on
             for r, token in enumerate(chosen):
                 row = live[r]
                 generated[row].append(token)
                 stats.generated_tokens += 1
                 if stops(generated[row]):
-                    done_rows.append(r)
                     finish(chunk[row], generated[row])
+                else:
+                    keep.append(r)
             mask[:, length] = 1
             length += 1
-            keep = [r for r in range(len(live)) if r not in set(done_rows)]
             step_ids = torch.tensor([[chosen[r]] for r in keep], dtype=torch.long)
             step_positions = next_position[keep][:, None].clone()
-            if done_rows and keep:
+            if len(keep) < len(live) and keep:
                 index = torch.tensor(keep, dtype=torch.long)
                 for layer in cache.layers:
                     layer.batch_select_indices(index.to(device))
@@ -137,11 +134,9 @@ def _prefix_cache(model: Any, device: Any, cache: DynamicCache | None, tokens: l
         tokens = tokens[:reuse]
     if len(prefix) > reuse:
         with torch.no_grad():
-            model(
-                input_ids=torch.tensor([prefix[reuse:]], dtype=torch.long, device=device),
-                position_ids=torch.arange(reuse, len(prefix), device=device)[None],
-                **cache_kwargs(model, cache), use_cache=True, logits_to_keep=1,
-            )
+            model(input_ids=torch.tensor([prefix[reuse:]], dtype=torch.long, device=device),
+                  position_ids=torch.arange(reuse, len(prefix), device=device)[None], **cache_kwargs(model, cache),
+                  use_cache=True, logits_to_keep=1)
         tokens = prefix
     return cache, tokens
 
