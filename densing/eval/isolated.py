@@ -61,11 +61,10 @@ def run_isolated(model_name: str, arguments: dict[str, Any], on_progress: Callab
                     event = json.loads(line)
                 except ValueError:  # a line cut short by the child's death: the exit status says it
                     continue
-                if event[0] == "progress":
-                    if on_progress is not None:
-                        on_progress(*event[1:])
-                else:
+                if event[0] != "progress":
                     last = event
+                elif on_progress is not None:
+                    on_progress(*event[1:])
         code = process.wait()
     finally:
         for descriptor in (read_end, write_end):

@@ -63,9 +63,7 @@ def evaluate_pair(lm: Any, manager: Any, spec: ModelSpec, bench: Benchmark, coun
     """
     results, loaded, started = _run_harness(lm, manager, spec, bench, limit=limit, use_cache=use_cache,
                                             allow_unsafe_code=allow_unsafe_code, built=built)
-    score = results["results"].get(bench.score_task)
-    metrics = _metric_rows(score or {})
-    params = counts.total
+    metrics, params = _metric_rows(results["results"].get(bench.score_task) or {}), counts.total
     ladder = _olmes_scores(results, loaded, bench) if bench.style == "olmes" else None
     if ladder is not None:
         metrics = [("acc", ladder.acc, ladder.acc_stderr), ("len_norm", ladder.len_norm, ladder.len_norm_stderr)]
@@ -126,8 +124,7 @@ def _run_harness(lm: Any, manager: Any, spec: ModelSpec, bench: Benchmark, *, li
     with without_environment_record():
         results = lm_eval.simple_evaluate(model=lm, tasks=top, task_manager=manager, num_fewshot=bench.num_fewshot,
                                           limit=limit, use_cache=use_cache, log_samples=True, bootstrap_iters=0,
-                                          confirm_run_unsafe_code=allow_unsafe_code,
-                                          fewshot_random_seed=FEWSHOT_SEED)
+                                          confirm_run_unsafe_code=allow_unsafe_code, fewshot_random_seed=FEWSHOT_SEED)
     if results is None:
         if getattr(lm, "rank", 0) != 0:  # data parallel (accelerate launch): rank 0 gathers the results and writes
             raise OtherRank(spec.name, bench.name)
@@ -167,11 +164,10 @@ def _conditional_loss(lm: Any, results: dict, loaded: dict, bench: Benchmark,
                       score_leaves: list[str]) -> tuple[list[str], LossTotals]:
     """(the loss's tasks, their totals): the score task's where it scores continuations, else the companion's."""
     leaf_tasks = loaded["tasks"]
-    loss_leaves: list[str] = []
     if score_leaves and all(leaf_tasks[t].OUTPUT_TYPE in ("multiple_choice", "loglikelihood") for t in score_leaves):
         loss_leaves = score_leaves
-    elif bench.loss_task:
-        loss_leaves = _leaves(loaded, bench.loss_task)
+    else:
+        loss_leaves = _leaves(loaded, bench.loss_task) if bench.loss_task else []
     raw_lm = getattr(lm, "lm", lm)  # behind lm-eval's CachingLM when the request cache is on
     counts_tokens = hasattr(raw_lm, "tok_encode") and hasattr(raw_lm, "_encode_pair")
 
@@ -202,7 +198,7 @@ def _olmes_scores(results: dict, loaded: dict, bench: Benchmark) -> Any:
 
 
 def _leaves(loaded: dict, name: str) -> list[str]:
+    """The leaf tasks of task or group ``name`` as lm-eval loaded them."""
     if name in loaded["tasks"]:
         return [name]
-    group = loaded["groups"].get(name)
-    return [] if group is None else [t.task_name for t in group.get_all_tasks()]
+    return [t.task_name for t in loaded["groups"][name].get_all_tasks()] if name in loaded["groups"] else []

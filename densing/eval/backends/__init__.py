@@ -1,9 +1,8 @@
 """Evaluation backends: any model in lm-eval's model registry, and what densing does with one.
 
 ``densing eval --backend NAME`` takes every name registered with lm-eval, lm-eval's own and those the modules of this
-package register (:func:`ensure_registered`). What densing does with a backend is its :class:`Backend` record in
-:data:`BACKENDS` (docs/extending.md, "An evaluation backend"); ``python -m densing.eval.backends`` runs lm-eval's own
-command line with densing's backends registered.
+package register (:func:`ensure_registered`); what densing does with one is its :class:`Backend` record in
+:data:`BACKENDS` (docs/extending.md, "An evaluation backend").
 """
 from __future__ import annotations
 

@@ -44,12 +44,11 @@ def step_width(drafts: Sequence[Sequence[int]], rates: Sequence[float], base: fl
 
         E(q) = Σ_r (1 + Σ_{j=1}^{min(m_r, q−1)} p_r^j),   cost(q) ∝ base + q
 
-    ``m_r`` the length of row ``r``'s draft (``drafts``, live rows only), ``p_r`` (``rates``) the
-    chance that each next draft token is kept (geometric: a token is kept only if all before it
-    were), ``base`` (:attr:`PrefixSettings.step_base <.settings.PrefixSettings>`) the per-slot cost
-    of a step that does not grow with its columns (weights' and keys' reads, kernel launches), in
-    units of one query column; every slot pays it, live or not, so the number of slots does not
-    change the choice. The first maximum wins (fewer columns on a tie)."""
+    ``m_r`` the length of row ``r``'s draft (``drafts``, live rows only), ``p_r`` (``rates``) the chance that each next
+    draft token is kept (geometric: a token is kept only if all before it were), ``base``
+    (:attr:`PrefixSettings.step_base <.settings.PrefixSettings>`) the per-slot cost of a step that does not grow with
+    its columns (weights' and keys' reads, kernel launches), in units of one query column; every slot pays it, live or
+    not, so the number of slots does not change the choice. The first maximum wins (fewer columns on a tie)."""
     longest = max((len(d) for d in drafts), default=0)
     best_q, best = 1, len(drafts) / (base + 1)
     expected = float(len(drafts))

@@ -1,10 +1,9 @@
 """Greedy decoding in fixed batches over a shared prefix: the path for models continuous batching does not cover.
 
 The requests, sorted by their tokens, are cut into batches of ``rows`` (:func:`.grouping.batches`); a batch's shared
-prefix runs through the model once at batch 1 (and not again when the next batch starts with it), its keys/values
-copied into a preallocated cache of ``rows`` rows (:class:`ReservedLayer`). Each row's own suffix is prefilled
-right-aligned after it, the padding masked out and every token given its true position, so each row sees exactly its
-own context; then greedy steps for all live rows at once until the batch's last row stops.
+prefix runs once at batch 1 (not again when the next batch starts with it), its keys/values copied into a cache of
+``rows`` rows (:class:`ReservedLayer`). Each row's suffix is prefilled right-aligned after it, padding masked and
+every token at its true position; then greedy steps for all live rows until the batch's last row stops.
 """
 from __future__ import annotations
 

@@ -2,9 +2,8 @@
 log-likelihood trie (:mod:`.trie`), fixed-batch decoding (:mod:`.fixed`) and continuous batching
 (:mod:`.scheduler`) stand on. Pure Python, no torch.
 
-Sorting token sequences lexicographically puts a trie's subtrees next to each other, so the prefix
-a range of sorted requests shares is the prefix its first and last share, and the trie's node count
-is ``Σ len_i − Σ lcp(s_{i−1}, s_i)`` over neighbours.
+Sorted lexicographically, a trie's subtrees lie next to each other: the prefix a range of sorted requests shares is
+that of its first and last, and the trie's node count is ``Σ len_i − Σ lcp(s_{i−1}, s_i)`` over neighbours.
 """
 from __future__ import annotations
 

@@ -139,10 +139,8 @@ class PrefixCachedHFLM(HFLM):
         return list(recent[key])
 
     def _tree_attention_supported(self) -> bool:
-        if self.backend != "causal":
-            return False
         implementation = getattr(self.model.config, "_attn_implementation", None) or "eager"
-        if implementation not in ("sdpa", "eager"):
+        if self.backend != "causal" or implementation not in ("sdpa", "eager"):
             return False
         from transformers.cache_utils import DynamicCache, DynamicLayer
 
@@ -153,12 +151,8 @@ class PrefixCachedHFLM(HFLM):
         """New trie nodes per log-likelihood pass: ``settings.tokens_per_batch``, else the device's."""
         return self.settings.tokens_per_batch or self.sizing.tokens_per_batch()
 
-    def _loglikelihood_tokens(
-        self,
-        requests: list[tuple[tuple[str, str], list[int], list[int]]],
-        disable_tqdm: bool = False,
-        override_bs: int | None = None,
-    ) -> list[tuple[float, bool]]:
+    def _loglikelihood_tokens(self, requests: list[tuple[tuple[str, str], list[int], list[int]]],
+                              disable_tqdm: bool = False, override_bs: int | None = None) -> list[tuple[float, bool]]:
         if not self._tree_attention_supported():
             return super()._loglikelihood_tokens(requests, disable_tqdm=disable_tqdm, override_bs=override_bs)
         from transformers import DynamicCache
@@ -185,11 +179,9 @@ class PrefixCachedHFLM(HFLM):
             elif cache.get_seq_length() > forward.keep:
                 cache.crop(forward.keep - cache.get_seq_length())  # transformers 5: minus the tokens to drop
             with torch.no_grad():
-                output = self.model(
-                    input_ids=inputs.tokens, position_ids=inputs.positions, attention_mask=inputs.mask,
-                    **cache_kwargs(self.model, cache), use_cache=True, cache_position=inputs.cache_position,
-                    logits_to_keep=inputs.keep_rows,
-                )
+                output = self.model(input_ids=inputs.tokens, position_ids=inputs.positions, attention_mask=inputs.mask,
+                                    **cache_kwargs(self.model, cache), use_cache=True,
+                                    cache_position=inputs.cache_position, logits_to_keep=inputs.keep_rows)
                 log_probs = F.log_softmax(output.logits[0, :, : self.vocab_size], dim=-1, dtype=self.softmax_dtype)
                 # each token's log-probability and whether it is the argmax, in one transfer to the host
                 scored_on_device = torch.stack([log_probs[inputs.rows, inputs.targets].float(),
@@ -254,14 +246,10 @@ class PrefixCachedHFLM(HFLM):
                 texts = super().generate_until([requests[i] for i in indices], disable_tqdm=True)
                 progress.update(len(indices))
             else:
-                until, max_gen_toks = greedy
                 if self.admit_until is not None and time.monotonic() >= self.admit_until and any(r is not None for r in results):
                     continue  # past the time limit: this group is left for the next run
-                contexts = [requests[i].args[0] for i in indices]
-                texts, stats = generate_greedy(
-                    self, contexts, gen_kwargs, until, max_gen_toks, self.generation_rows(), self.settings, progress,
-                    self.admit_until,
-                )
+                texts, stats = generate_greedy(self, [requests[i].args[0] for i in indices], gen_kwargs, *greedy,
+                                               self.generation_rows(), self.settings, progress, self.admit_until)
                 self.decode_stats.add(stats)
             for i, text in zip(indices, texts):
                 results[i] = text

@@ -94,10 +94,9 @@ class Sizing:
     max_length: int = 2048
 
     def pass_bytes(self, tokens: int) -> int:
-        """Memory of one log-likelihood pass of ``tokens`` new trie nodes, its largest buffers:
-        ``tokens·vocab·(b + 4)`` (kept logits and their float32 log-softmax, at most one row a node)
-        ``+ tokens·(max_length + tokens)·b`` (the additive tree mask) ``+ tokens·hidden·b·ACTIVATION_WIDTHS``
-        (activations), ``b`` = ``dtype_bytes``."""
+        """Memory of one log-likelihood pass of ``tokens`` new trie nodes, its largest buffers: ``tokens·vocab·(b + 4)``
+        (kept logits and their float32 log-softmax, at most one row a node) ``+ tokens·(max_length + tokens)·b`` (the
+        additive tree mask) ``+ tokens·hidden·b·ACTIVATION_WIDTHS`` (activations), ``b`` = ``dtype_bytes``."""
         b = self.dtype_bytes
         return (tokens * self.vocab_size * (b + 4) + tokens * (self.max_length + tokens) * b
                 + tokens * self.hidden_size * b * ACTIVATION_WIDTHS)

@@ -116,12 +116,11 @@ def shared_prefix_attention(module: torch.nn.Module, query: torch.Tensor, key: t
                             densing_slots: SlotCache | None = None, **kwargs: Any) -> tuple[torch.Tensor, None]:
     """Attention of each row over [its group's prefix ; its own columns]:
     ``softmax([q·Kpᵀ, q·Krᵀ + mask]·s) · [Vp ; Vr]`` with ``s = scaling`` (1/√d by default),
-    ``Kp, Vp`` the group prefix's keys/values (one copy for all rows of the group), ``Kr, Vr`` the
-    row's slot columns, ``mask`` the boolean ``attention_mask`` ``[rows, 1, q, columns]`` (False →
-    −∞). Query head ``i`` reads key/value head ``i // (heads / kv_heads)`` (grouped-query). Rows are
-    taken in the parts of ``densing_slots.parts_of_rows()``: a run of one group's rows whose own
-    columns all lie in the last ``width`` columns (:meth:`SlotCache.plan`) reads only those, so a row
-    that has decoded 1,000 tokens does not make every other row read 1,000 columns. Returns
+    ``Kp, Vp`` the group prefix's keys/values (one copy for all rows of the group), ``Kr, Vr`` the row's slot columns,
+    ``mask`` the boolean ``attention_mask`` ``[rows, 1, q, columns]`` (False → −∞). Query head ``i`` reads key/value
+    head ``i // (heads / kv_heads)`` (grouped-query). Rows are taken in the parts of ``densing_slots.parts_of_rows()``:
+    a run of one group's rows whose own columns all lie in the last ``width`` columns (:meth:`SlotCache.plan`) reads
+    only those, so a row that has decoded 1,000 tokens does not make every other row read 1,000 columns. Returns
     ``[rows, q, heads, head_dim]`` as transformers' attention functions do."""
     if densing_slots is None:
         raise RuntimeError("shared_prefix_attention is only used inside densing's continuous decoding")
