@@ -26,8 +26,8 @@ from densing.errors import DensingError, InputError
 from densing.validation import (Date, Device, ExistingPath, Frame, InstanceOf, Interval, Options, Text,
                                 WholeNumber, shown, validate_params)
 
-#: Modules a walk does not import: entry points that run when imported.
-NOT_IMPORTED = ("densing.cli.__main__", "densing.eval.backends.__main__")
+#: Modules a walk does not import: entry points that run when imported, a worker's child process.
+NOT_IMPORTED = ("densing.cli.__main__", "densing.eval.backends.__main__", "densing.eval.isolated_child")
 
 
 @lru_cache(maxsize=1)

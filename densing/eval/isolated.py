@@ -2,10 +2,10 @@
 process per model": vLLM frees its GPU memory only when its process exits). ``run_sweep(..., isolate=True)`` runs
 each model with pairs to do as::
 
-    python -m densing.eval.isolated JOB EVENTS_FD
+    python -m densing.eval.isolated_child JOB EVENTS_FD
 
 in its own process group, dying with its parent. ``JOB`` is a pickle of the child's ``run_sweep`` arguments (that
-model, its pending benchmarks, ``isolate=False``); the child (:func:`child`) writes each event as one JSON line
+model, its pending benchmarks, ``isolate=False``); the child writes each event as one JSON line
 ``["progress", model, benchmark, status]`` to the inherited descriptor ``EVENTS_FD``, its last line ``["done"]`` or
 ``["error", class name, message]``; its stdout goes to the parent's stderr. The parent (:func:`run_isolated`)
 replays the events and raises the child's error again (a silent death: an ``EvalError`` naming the exit status).
@@ -41,7 +41,7 @@ def run_isolated(model_name: str, arguments: dict[str, Any], on_progress: Callab
     try:
         # its own process group, ended with everything it started on any way out of here
         process = subprocess.Popen(
-            [sys.executable, "-m", "densing.eval.isolated", job.name, str(write_end)],
+            [sys.executable, "-m", "densing.eval.isolated_child", job.name, str(write_end)],
             stdout=sys.stderr.fileno() if _has_fileno(sys.stderr) else None, pass_fds=(write_end,),
             preexec_fn=partial(_own_group_dying_with, os.getpid()), env=_child_environment(),
         )
@@ -103,28 +103,3 @@ def _own_group_dying_with(parent: int) -> None:
     """In the child before it runs Python: lead a process group of its own, and :func:`densing.runtime.processes.worker_setup`."""
     os.setpgid(0, 0)
     worker_setup(parent)
-
-
-def child(job_path: str, events_fd: int) -> int:
-    """The child's side: run the job, write its events, return the exit status (2 on a densing error)."""
-    events = os.fdopen(events_fd, "w", encoding="utf-8", buffering=1)
-
-    def send(*event) -> None:
-        events.write(json.dumps(list(event)) + "\n")
-
-    try:
-        with open(job_path, "rb") as handle:
-            arguments = pickle.load(handle)
-        from densing.eval.runner import run_sweep
-
-        run_sweep(**arguments, on_progress=lambda *progress: send("progress", *progress))
-    except (InputError, EvalError) as error:
-        send("error", type(error).__name__, str(error))
-        return 2
-    send("done")
-    events.close()
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(child(sys.argv[1], int(sys.argv[2])))

@@ -267,9 +267,12 @@ def network_file_system(path: Path, mounts: str = "/proc/mounts") -> str | None:
     except OSError:
         return None
     target = Path(path).resolve()
-    mounts = [(fields[1].replace("\\040", " "), fields[2]) for fields in map(str.split, table.splitlines())
-              if len(fields) >= 3]
-    below = [(len(point), order, kind) for order, (point, kind) in enumerate(mounts)
-             if target == Path(point) or Path(point) in target.parents]
-    kind = max(below)[2] if below else None  # the longest mount point, the last listed of equal ones
+    best, kind = "", None
+    for line in table.splitlines():
+        fields = line.split()
+        if len(fields) < 3:
+            continue
+        point = fields[1].replace("\\040", " ")
+        if (target == Path(point) or Path(point) in target.parents) and len(point) >= len(best):
+            best, kind = point, fields[2]
     return kind if kind in NETWORK_FILE_SYSTEMS else None
