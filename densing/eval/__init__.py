@@ -7,13 +7,5 @@ from densing.eval.models import ModelSpec, read_models_file
 from densing.eval.runner import evaluate, run_sweep
 from densing.eval.store import read_store
 
-__all__ = [
-    "KNOWN_BENCHMARKS",
-    "Benchmark",
-    "ModelSpec",
-    "evaluate",
-    "ingest",
-    "read_models_file",
-    "read_store",
-    "run_sweep",
-]
+__all__ = ["KNOWN_BENCHMARKS", "Benchmark", "ModelSpec", "evaluate", "ingest", "read_models_file", "read_store",
+           "run_sweep"]

@@ -1,12 +1,8 @@
 """Benchmarks densing knows by name, in the settings of Xiao et al. 2024 (§3.1), over lm-eval tasks.
 
 A :class:`Benchmark` names the lm-eval task (or group) of the score, the shots, and for a generative task a companion
-``loglikelihood`` task (in ``densing/eval/tasks``) that scores the reference solution after the same prompt: the
-conditional loss −log P(answer | prompt) (§2.2); a multiple-choice task's loss comes from its own requests. The runs
-are part of the records of :data:`densing.data.benchmarks.BENCHMARKS`. :data:`LOCAL_BENCHMARKS`,
-:data:`OLMES_BENCHMARKS` and :data:`OLMO_REQUEST_BENCHMARKS` run on local files (:mod:`densing.eval.tasks.local_data`).
-
-Any other lm-eval task name (built in, or under a user ``--include-path``) is a benchmark too; a generative task
+``loglikelihood`` task (in ``densing/eval/tasks``) scoring the reference solution after the same prompt: the
+conditional loss −log P(answer | prompt) (§2.2). Any other lm-eval task name is a benchmark too; a generative task
 ``T`` gets its loss from a task named ``T_loss`` when one exists.
 """
 from __future__ import annotations
@@ -19,8 +15,7 @@ from densing.registry import Registry
 
 TASKS_DIRECTORY = Path(__file__).parent / "tasks"
 
-#: Every benchmark run densing knows, by name: the benchmark records' runs (:data:`densing.data.benchmarks.RUNS`)
-#: and AI2's request sets (registered below).
+#: Every benchmark run densing knows: the records' runs (:data:`densing.data.benchmarks.RUNS`), AI2's request sets.
 KNOWN_BENCHMARKS: Registry[Benchmark] = RUNS
 #: lm-eval's prompts and metrics on the local splits (``densing eval --local-data``), with the v1 and Swallow
 #: leaderboards' shots. MMLU draws its exemplars from the local dev split; ARC, WinoGrande and GSM8K have no local
@@ -69,9 +64,8 @@ LOCAL_BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (
 OLMES_BENCHMARKS: dict[str, Benchmark] = {name: b for name, b in KNOWN_BENCHMARKS.items() if b.style == "olmes"}
 
 
-#: AI2's own request sets of the ladder (``olmo_<task>_<variant>``, e.g. ``olmo_hellaswag_rc_5shot``), read from
-#: ``<data root>/olmo_ladder/oe_eval_tasks`` and scored as the ladder scores them
-#: (:mod:`densing.eval.tasks.oe_eval_requests`); each is registered here, a record of that run alone.
+#: AI2's own request sets of the ladder (``olmo_<task>_<variant>``), scored as the ladder scores them
+#: (:mod:`densing.eval.tasks.oe_eval_requests`); each registered here, a record of that run alone.
 OLMO_REQUEST_BENCHMARKS: dict[str, Benchmark] = {
     f"olmo_{task}_{variant}": Benchmark(f"olmo_{task}_{variant}", task_name(task, variant), 0, style="olmes",
                                         note=f"AI2's in-loop request set {task}/{variant}, requests verbatim")
@@ -90,12 +84,11 @@ SUITES: dict[str, tuple[str, ...]] = {
                        "leaderboard_mmlu_pro", "leaderboard_musr"),
     "swallow-en": ("swallow_mmlu", "swallow_bbh", "swallow_math", "swallow_gsm8k", "swallow_humaneval"),
 }
-#: The public target table of the Open LLM Leaderboard suites (under ``densing.paths.RESULTS``).
+#: The target tables (under ``densing.paths.RESULTS``) of the Open LLM Leaderboard suites, and of the Swallow LLM
+#: Leaderboard's pre-trained models (2025-06 file).
 PUBLIC_TABLE = "public_models.csv"
-#: The Swallow LLM Leaderboard's table of pre-trained models (2025-06 file), under ``densing.paths.RESULTS``.
 SWALLOW_TABLE = "swallow/swallow_2025-06.csv"
-#: Each suite → the table (under ``densing.paths.RESULTS``) whose models ``densing measure`` places a user's against;
-#: a suite not named here uses :data:`PUBLIC_TABLE`.
+#: Each suite → the table whose models ``densing measure`` places a user's against (else :data:`PUBLIC_TABLE`).
 SUITE_TABLES: dict[str, str] = {"leaderboard-v1": PUBLIC_TABLE, "leaderboard-v2": PUBLIC_TABLE,
                                 "swallow-en": SWALLOW_TABLE}
 #: Each suite benchmark → the benchmark of the same score (metric ``score``) in its suite's target table

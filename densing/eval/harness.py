@@ -32,32 +32,23 @@ def lm_eval_version() -> str:
 
 def task_manager(include_paths: Sequence[str | Path] = (), needed: Sequence[str] = (), *,
                  data_root: str | Path | None = None, local_data: bool = False) -> Any:
-    """An lm-eval ``TaskManager`` that sees densing's shipped tasks and the user's include paths.
-
-    With ``needed`` (benchmark names, :func:`resolve_benchmarks`) it indexes only the folders their tasks are defined
-    in (:func:`densing.eval.task_index.task_folders`; the include paths whole), not lm-eval's ~15,000 built-in configs;
-    an unknown name is :func:`resolve_benchmarks`' error. ``data_root`` reaches the local-data tasks' loaders as the
-    task metadata ``densing_data_root`` (:mod:`densing.eval.tasks.local_data`).
-    """
+    """An lm-eval ``TaskManager`` that sees densing's shipped tasks and the user's include paths; with ``needed``
+    (benchmark names) it indexes only the folders their tasks are defined in (:func:`.task_index.task_folders`; the
+    include paths whole). ``data_root`` reaches the local-data loaders as the task metadata ``densing_data_root``."""
     require_lm_eval()
     from lm_eval.tasks import TaskManager
 
     metadata = {"densing_data_root": str(data_root)} if data_root is not None else None
-
-    paths = [str(TASKS_DIRECTORY)]
     for path in include_paths:
         if not Path(path).is_dir():
             raise InputError(f"{path}: include path is not a directory of lm-eval task YAML files")
-        paths.append(str(path))
+    paths = [str(TASKS_DIRECTORY), *map(str, include_paths)]
     if needed:
         registry = benchmark_registry(local_data)
         names = [task for name in needed for task in (registry[name].tasks() if name in registry else [name])]
         companions = [f"{name}_loss" for name in needed if name not in registry]  # resolve_benchmarks' companion
-
-        def build(folders: list[str]) -> Any:
-            return TaskManager(include_path=folders, include_defaults=False, metadata=metadata)
-
-        found = task_folders(names, [builtin_root(), *paths], len(paths) - 1, build, optional=companions)
+        found = task_folders(names, [builtin_root(), *paths], len(paths) - 1, lambda folders: TaskManager(
+            include_path=folders, include_defaults=False, metadata=metadata), optional=companions)
         if found is not None:
             manager = found[1]
             if not set(names) <= set(manager.all_tasks):
@@ -135,20 +126,14 @@ def tasks_digest(manager: Any, bench: Benchmark, roots: Sequence[str | Path]) ->
     ``<root>/data``. lm-eval's built-in tasks are fixed by lm-eval's version."""
     index = manager.task_index
     yamls: set[Path] = set()
-    for name in reached(index, bench.tasks()):
-        entry = index.get(name)
+    for entry in (index.get(name) for name in reached(index, bench.tasks())):
         if entry is not None and entry.yaml_path:
             _yaml_closure(Path(entry.yaml_path), yamls)
     resolved = [Path(root).resolve() for root in roots]
-    files: dict[str, Path] = {}
-    for i, root in enumerate(resolved):
-        for path in root.rglob("*"):
-            relative = path.relative_to(root)
-            if not path.is_file() or "__pycache__" in relative.parts:
-                continue
-            if path.suffix in (".py", ".json") or relative.parts[0] == "data" or path in yamls:
-                files[f"{i}/{relative.as_posix()}"] = path
-    return _content_digest(files.items())
+    files = [(f"{i}/{path.relative_to(root).as_posix()}", path) for i, root in enumerate(resolved)
+             for path in root.rglob("*") if path.is_file() and "__pycache__" not in path.relative_to(root).parts
+             and (path.suffix in (".py", ".json") or path.relative_to(root).parts[0] == "data" or path in yamls)]
+    return _content_digest(files)
 
 
 def config_hash(spec: ModelSpec, bench: Benchmark, *, backend: Mapping[str, Any], limit: float | None,
@@ -157,30 +142,27 @@ def config_hash(spec: ModelSpec, bench: Benchmark, *, backend: Mapping[str, Any]
     into its rows, the benchmark's tasks and shots, its task files (:func:`tasks_digest`), the limit, the backend's
     key entries (:meth:`densing.eval.backends.Backend.key`), lm-eval's version and the local data (:func:`data_digest`;
     None for the Hub's). No path enters it: a store is found done wherever the repository and the data lie."""
-    payload: dict[str, Any] = {
-        "model": spec.load_identity(),
-        "metadata": {k: getattr(spec, k) for k in ("name", "params", "non_embedding_params", "train_tokens", "release_date", "family")},
-        **_benchmark_payload(bench, limit, tasks_digest, data_digest),
-    }
-    payload.update(backend)
-    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:16]
+    metadata = {k: getattr(spec, k) for k in ("name", "params", "non_embedding_params", "train_tokens", "release_date",
+                                              "family")}
+    return _digest({"model": spec.load_identity(), "metadata": metadata,
+                    **_benchmark_payload(bench, limit, tasks_digest, data_digest), **backend})
 
 
 def requests_key(bench: Benchmark, *, limit: float | None, tasks_digest: str, data_digest: str | None = None) -> str:
     """SHA-256 (16 hex digits) of what a benchmark's built requests depend on: :func:`config_hash`'s entries less the
     model and the backend (lm-eval builds a task's requests without the model where no chat template is applied),
     so that every model of a sweep reuses one build (:func:`densing.eval.store.serve_built_requests`)."""
-    payload = _benchmark_payload(bench, limit, tasks_digest, data_digest)
+    return _digest(_benchmark_payload(bench, limit, tasks_digest, data_digest))
+
+
+def _digest(payload: dict) -> str:
+    """SHA-256 (16 hex digits) of ``payload`` as sorted JSON."""
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
 def _benchmark_payload(bench: Benchmark, limit: float | None, tasks_digest: str, data_digest: str | None) -> dict:
-    payload: dict[str, Any] = {
-        "benchmark": [bench.name, bench.score_task, bench.num_fewshot, bench.loss_task],
-        "limit": limit,
-        "lm_eval": lm_eval_version(),
-        "tasks": tasks_digest,
-    }
+    payload: dict[str, Any] = {"benchmark": [bench.name, bench.score_task, bench.num_fewshot, bench.loss_task],
+                               "limit": limit, "lm_eval": lm_eval_version(), "tasks": tasks_digest}
     if bench.style != "lm-eval":
         payload["style"] = bench.style
     if data_digest is not None:
@@ -227,10 +209,9 @@ def without_environment_record():
 
 
 def compile_templates_once() -> None:
-    """Make lm-eval's ``utils.apply_template`` compile each Jinja template once: lm-eval 0.4 compiles the template
-    string anew for every field of every document (``env.from_string``), which is nearly all the time a few-shot
-    context takes (ARC-Challenge 25-shot: 26 documents × 3 fields a request). The compiled template is lm-eval's own
-    environment's, so every string rendered is the same (``tests/eval/test_request_build.py``). Installed once."""
+    """Make lm-eval's ``utils.apply_template`` compile each Jinja template once (lm-eval 0.4 compiles it for every
+    field of every document, nearly all the time a few-shot context takes), in lm-eval's own environment, so every
+    string rendered is the same (``tests/eval/test_request_build.py``). Installed once."""
     from lm_eval import utils
 
     if getattr(utils.apply_template, "densing_compiled", False):

@@ -1,12 +1,9 @@
 """Ingest existing lm-eval outputs into a results store (``densing eval ingest DIR``), one part per results file (a
-file already ingested with the same content is skipped).
-
-The Pythia suite's published evaluations are read with :func:`densing.data.read_pythia_evals` (the rows the Pythia
-fits use); any other directory of lm-eval results JSON (0.3 or 0.4) with :func:`densing.data.read_lm_eval_json`,
-parameter counts from the JSON (``config.model_num_parameters``) or a models file (``--models``). Where a 0.4
-``samples_<task>_<date>.jsonl`` sits beside a ``results_<date>.json``, the conditional loss −log P(answer | prompt)
-(Xiao et al. 2024, §2.2) is computed from the logged log-likelihoods of the gold continuations: ``loss`` (mean per
-sample), ``loss_per_byte`` and the byte counts (per-token losses need the model's tokenizer).
+file already ingested with the same content is skipped): the Pythia suite's published evaluations
+(:func:`densing.data.read_pythia_evals`), or lm-eval results JSON (0.3 or 0.4), parameter counts from the JSON or a
+models file. Beside a 0.4 ``results_<date>.json``, its ``samples_<task>_<date>.jsonl`` give the conditional loss
+−log P(answer | prompt) (Xiao et al. 2024, §2.2) of the gold continuations: ``loss`` (mean per sample),
+``loss_per_byte`` and the byte counts (per-token losses need the model's tokenizer).
 """
 from __future__ import annotations
 
@@ -28,10 +25,6 @@ from densing.eval.loss import EMPTY, LossTotals, continuation_byte_count
 from densing.eval.store import is_done, write_part
 
 _DATE_SUFFIX = re.compile(r"_(\d{4}-\d{2}-\d{2}T[\d\-.:]+)$")
-
-
-# ---------------------------------------------------------------------------------------------
-# lm-eval 0.4 samples
 
 
 def _response_log_likelihood(response: object) -> float:
@@ -150,7 +143,7 @@ def ingest(directory: str | Path, store: str | Path, *, metadata: pd.DataFrame |
         if not files:
             raise InputError(f"{root}: no lm-eval results JSON files found")
         parts = [(path, _ingest_lm_eval_file(path, metadata)) for path in files]
-    frames, planned = [], []
+    planned = []
     for source, frame in parts:
         models = frame["model"].unique()
         if len(models) != 1:
@@ -176,5 +169,4 @@ def ingest(directory: str | Path, store: str | Path, *, metadata: pd.DataFrame |
             write_part(store, model, key, frame, value, validated=True)
         if on_progress:
             on_progress(str(frame["source"].iloc[0]), "skipped" if done else "written")
-        frames.append(frame)
-    return pd.concat(frames, ignore_index=True)
+    return pd.concat([frame for _, _, frame, _ in planned], ignore_index=True)

@@ -1,22 +1,14 @@
-"""One process per model: each model of a sweep evaluated in a child process of its own.
-
-vLLM holds GPU memory (its engine, CUDA graphs, NCCL communicators, worker processes) until the process that
-created it exits, so the second model of a sweep run in one process finds the GPU full. ``run_sweep(...,
-isolate=True)`` (the ``vllm`` backend's default; ``densing eval --isolate``) runs each model with pairs to do as::
+"""One process per model: each model of a sweep evaluated in a child process of its own (docs/evaluation.md, "One
+process per model": vLLM frees its GPU memory only when its process exits). ``run_sweep(..., isolate=True)`` runs
+each model with pairs to do as::
 
     python -m densing.eval.isolated_child JOB EVENTS_FD
 
-in its own process group. ``JOB`` is a pickle of the child's ``run_sweep`` arguments (that one model, its pending
-benchmarks, the same options, ``isolate=False``); the child writes each progress event as one JSON line
+in its own process group, dying with its parent. ``JOB`` is a pickle of the child's ``run_sweep`` arguments (that
+model, its pending benchmarks, ``isolate=False``); the child writes each event as one JSON line
 ``["progress", model, benchmark, status]`` to the inherited descriptor ``EVENTS_FD``, its last line ``["done"]`` or
-``["error", class name, message]``. Its stdout goes to the parent's stderr, so library chatter never reaches the
-results a CLI prints on stdout.
-
-The parent (:func:`run_isolated`) replays the events into its own ``on_progress``. A child's
-:class:`~densing.errors.InputError` or :class:`~densing.errors.EvalError` is raised again in the parent with the same
-message; a child that dies without saying why is an ``EvalError`` naming the model and the exit status. On every path
-out of the parent the child's whole process group is ended (:func:`densing.runtime.processes.end_subprocess`); the child also
-dies with its parent (``PR_SET_PDEATHSIG``).
+``["error", class name, message]``; its stdout goes to the parent's stderr. The parent (:func:`run_isolated`)
+replays the events and raises the child's error again (a silent death: an ``EvalError`` naming the exit status).
 """
 from __future__ import annotations
 
@@ -69,11 +61,10 @@ def run_isolated(model_name: str, arguments: dict[str, Any], on_progress: Callab
                     event = json.loads(line)
                 except ValueError:  # a line cut short by the child's death: the exit status says it
                     continue
-                if event[0] == "progress":
-                    if on_progress is not None:
-                        on_progress(*event[1:])
-                else:
+                if event[0] != "progress":
                     last = event
+                elif on_progress is not None:
+                    on_progress(*event[1:])
         code = process.wait()
     finally:
         for descriptor in (read_end, write_end):

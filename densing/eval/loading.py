@@ -63,13 +63,10 @@ def _device_count(kind: str) -> int | None:
     """How many devices of ``kind`` torch sees on this machine (None: a kind whose count torch does not tell)."""
     import torch
 
-    if kind == "cuda":
-        return torch.cuda.device_count() if torch.cuda.is_available() else 0
-    if kind == "mps":
-        return int(torch.backends.mps.is_available())
-    if kind == "xpu":
-        return torch.xpu.device_count() if hasattr(torch, "xpu") and torch.xpu.is_available() else 0
-    return None
+    counts = {"cuda": lambda: torch.cuda.device_count() if torch.cuda.is_available() else 0,
+              "mps": lambda: int(torch.backends.mps.is_available()),
+              "xpu": lambda: torch.xpu.device_count() if hasattr(torch, "xpu") and torch.xpu.is_available() else 0}
+    return counts[kind]() if kind in counts else None
 
 
 def check_device_present(device: str | None) -> None:
@@ -123,8 +120,7 @@ def load_model(spec: ModelSpec, *, backend: str, device: str | None, batch_size:
     validate(SWEEP_CONSTRAINTS, device=device, backend=backend)  # the backend's check needs lm-eval (EvalError)
     record = backends.get(backend)
     record.check(spec)
-    if settings is not None and not record.engine:
-        raise InputError(f"settings: only the prefix engine ({backends.engine_names()}) takes them, not {backend!r}")
+    backends.check_settings(record, settings)
     model_class = registered_model(backend)
     thresholds = gc.get_threshold()  # no full collection while transformers imports the model's modules (each scans
     gc.set_threshold(thresholds[0], thresholds[1], 1 << 30)  # every object; young garbage is still collected)
@@ -147,8 +143,7 @@ def quiet_loading():
     from huggingface_hub.utils import are_progress_bars_disabled, disable_progress_bars, enable_progress_bars
     from transformers.utils import logging as transformers_logging
 
-    hub_was_off = are_progress_bars_disabled()
-    transformers_was_on = transformers_logging.is_progress_bar_enabled()
+    hub_was_off, transformers_was_on = are_progress_bars_disabled(), transformers_logging.is_progress_bar_enabled()
     disable_progress_bars()
     transformers_logging.disable_progress_bar()
     try:

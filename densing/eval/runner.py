@@ -4,6 +4,7 @@ part (:mod:`densing.eval.store`). torch and lm_eval are imported inside function
 """
 from __future__ import annotations
 
+import contextlib
 import gc
 import hashlib
 import json
@@ -91,29 +92,25 @@ def run_sweep(
 ) -> pd.DataFrame:
     """Evaluate every model on every benchmark into ``store``; return the rows of the sweep's parts that exist.
 
-    ``local_data`` runs the known benchmarks on local files (:data:`LOCAL_BENCHMARKS`) instead of the Hub (the
-    ``olmes_*`` ones always do), under ``data_root``/benchmarks (default ``$DENSING_SHARED_DATA`` or
-    ``../shared/data``). ``backend``: any name in lm-eval's model registry (:mod:`densing.eval.backends`);
-    ``settings`` (:class:`~densing.eval.backends.prefix.settings.PrefixSettings`) configure the prefix engine
-    (``densing-hf``, :func:`load_model`); ``prefix_cache=True`` is the deprecated spelling of ``backend="densing-hf"``.
+    ``local_data``: the known benchmarks on local files (:data:`LOCAL_BENCHMARKS`) under ``data_root``/benchmarks
+    (default ``$DENSING_SHARED_DATA`` or ``../shared/data``). ``backend``: any name in lm-eval's model registry;
+    ``settings`` (:class:`~densing.eval.backends.prefix.settings.PrefixSettings`) configure the prefix engine;
+    ``prefix_cache=True`` is the deprecated spelling of ``backend="densing-hf"``. ``shard = (k, n)``, ``time_limit``
+    (seconds) and ``isolate`` (default: the backend's :attr:`~densing.eval.backends.Backend.isolate`) are
+    docs/evaluation.md's ``--shard``, ``--time-limit`` and ``--isolate``.
 
-    Everything is checked before anything runs, so bad input leaves the store untouched. Pairs whose part is stored
-    under the same config hash (:func:`sweep_keys`) are skipped, and only a model with pairs to do has its source
-    checked (``check_source``) and is loaded. ``on_progress(model, benchmark, status)`` gets ``"skipped"``,
-    ``"running"``, ``"done"``, ``"sharded"`` or ``"stopped"``.
-
-    ``shard = (k, n)`` and ``time_limit`` (seconds) need the prefix engine (docs/evaluation.md): a shard computes only
-    its share of each pair's uncached requests into the request cache and writes no part (``"sharded"``); past the
-    time limit greedy generation admits no new request and the pair is left unscored (``"stopped"``), to resume by
-    running again. ``isolate`` (default: the backend's :attr:`~densing.eval.backends.Backend.isolate`): each model with
-    pairs to do runs in a child process of its own (:mod:`densing.eval.isolated`).
+    Everything is checked before anything runs. Pairs stored under the same config hash (:func:`sweep_keys`) are
+    skipped; only a model with pairs to do has its source checked (``check_source``) and is loaded.
+    ``on_progress(model, benchmark, status)`` gets ``"skipped"``, ``"running"``, ``"done"``, ``"sharded"`` (a shard's
+    share is in the request cache, no part) or ``"stopped"`` (past the time limit, left to resume).
     """
     # the options as given, for a model's own process (isolate): every parameter but the sweep's own
     options = {name: value for name, value in locals().items() if name not in _SWEEP_OWN}
+    progress = on_progress or (lambda model, benchmark, status: None)
     backend = backends.with_prefix_cache(backend, prefix_cache)
     options.update(backend=backend, prefix_cache=False)
     record = backends.get(backend)
-    isolate = _check_engine_options(record, backend, store, shard=shard, isolate=isolate, time_limit=time_limit,
+    isolate = _check_engine_options(record, store, shard=shard, isolate=isolate, time_limit=time_limit,
                                     settings=settings)
     limit = None if limit is None else float(limit)  # 5 and 5.0 are the same sweep
     specs = as_model_specs(models)
@@ -124,13 +121,19 @@ def run_sweep(
     store = check_writable_folder(store)  # a file there or above it, or no right to write: one line, before any model
     hashes, built = sweep_keys(specs, benches, manager, backend=backend, limit=limit, include_paths=include_paths,
                                 data_root=data_root)
-    pending = _pending(store, specs, benches, hashes, check_source, device)
+    # each model's benchmarks not stored under the sweep's key; before any model loads, the source of each model with
+    # pairs to do is checked, and where any pair is to do, that this machine has the device
+    pending = {spec.name: [b for b in benches if not is_done(store, spec.name, b.name, hashes[spec.name, b.name])]
+               for spec in specs}
+    for spec in (spec for spec in specs if pending[spec.name]):
+        check_source(spec)
+    if any(pending.values()):
+        check_device_present(device)
     other_rank = False
     for spec in specs:
         todo = pending[spec.name]
-        for bench in benches if on_progress else ():
-            if bench not in todo:
-                on_progress(spec.name, bench.name, "skipped")
+        for bench in (bench for bench in benches if bench not in todo):
+            progress(spec.name, bench.name, "skipped")
         if not todo:
             continue
         if isolate:
@@ -146,38 +149,17 @@ def run_sweep(
             lm.admit_until = time.monotonic() + time_limit
         try:
             other_rank |= _evaluate_model(lm, counts, spec, todo, manager, store, hashes, built, record, backend, limit=limit,
-                                          allow_unsafe_code=allow_unsafe_code, on_progress=on_progress)
+                                          allow_unsafe_code=allow_unsafe_code, progress=progress)
         finally:
             del lm
             gc.collect()
     if other_rank:  # a rank ≠ 0 of a data-parallel run returns quietly: rank 0 holds and writes the results
         return pd.DataFrame()
-    return _sweep_rows(store, specs, benches, every_part=shard is None and time_limit is None)
-
-
-def _sweep_rows(store: Path, specs: list[ModelSpec], benches: list[Benchmark], *, every_part: bool) -> pd.DataFrame:
-    """The sweep's rows read back from its parts: every pair's (``every_part``), or those that exist."""
-    frames = []
-    for spec in specs:
-        for bench in benches:
-            path = part_path(store, spec.name, bench.name)
-            if every_part or path.exists():
-                frames.append(validate_results(pd.read_parquet(path), source=str(path)))
+    # the sweep's rows read back from its parts: every pair's, or (a shard, a time limit) those that exist
+    paths = [part_path(store, spec.name, bench.name) for spec in specs for bench in benches]
+    frames = [validate_results(pd.read_parquet(path), source=str(path))
+              for path in paths if (shard is None and time_limit is None) or path.exists()]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-
-
-def _pending(store: Path, specs: list[ModelSpec], benches: list[Benchmark], hashes: dict,
-             check_source: Callable[[ModelSpec], None], device) -> dict[str, list[Benchmark]]:
-    """Each model's benchmarks whose part is not stored under the sweep's key; before any model loads, the source of
-    each model with pairs to do is checked, and where any pair is to do, that this machine has the device."""
-    pending = {spec.name: [b for b in benches if not is_done(store, spec.name, b.name, hashes[spec.name, b.name])]
-               for spec in specs}
-    for spec in specs:
-        if pending[spec.name]:
-            check_source(spec)
-    if any(pending.values()):
-        check_device_present(device)
-    return pending
 
 
 def sweep_tasks(benchmarks: Sequence[str] | str, include_paths, *, local_data: bool, data_root,
@@ -191,13 +173,12 @@ def sweep_tasks(benchmarks: Sequence[str] | str, include_paths, *, local_data: b
     benches = resolve_benchmarks(names, manager, local_data=local_data)
     unsafe = [b.name for b in benches if b.name in UNSAFE_CODE_BENCHMARKS]
     if unsafe and not allow_unsafe_code:
-        raise EvalError(
-            f"benchmark(s) {', '.join(unsafe)} execute model-generated code; pass --allow-unsafe-code to run them"
-        )
+        raise EvalError(f"benchmark(s) {', '.join(unsafe)} execute model-generated code; pass --allow-unsafe-code to "
+                        "run them")
     return data_root, manager, benches
 
 
-def _check_engine_options(record, backend: str, store, *, shard, isolate, time_limit, settings) -> bool:
+def _check_engine_options(record, store, *, shard, isolate, time_limit, settings) -> bool:
     """Check the options that need the prefix engine or one process per model; return whether to isolate."""
     if shard is not None:
         k, n = shard
@@ -209,21 +190,19 @@ def _check_engine_options(record, backend: str, store, *, shard, isolate, time_l
         if network:
             raise InputError(f"shard: {store} is on a network file system ({network}); the shards share one SQLite "
                              "request cache, which is safe on one machine's local disk only")
-    if isolate is None:
-        isolate = record.isolate
+    isolate = record.isolate if isolate is None else isolate
     if isolate and int(os.environ.get("WORLD_SIZE", "1")) > 1:
         raise InputError("isolate: one process per model is for a single launcher process; under accelerate launch "
                          "(WORLD_SIZE > 1) each rank is a process already: pass --no-isolate")
     if time_limit is not None and not record.engine:
         raise InputError(f"time_limit: a time limit needs the prefix engine (--backend {backends.engine_names()})")
-    if settings is not None and not record.engine:
-        raise InputError(f"settings: only the prefix engine ({backends.engine_names()}) takes them, not {backend!r}")
+    backends.check_settings(record, settings)
     return isolate
 
 
 def _evaluate_model(lm, counts, spec: ModelSpec, todo: list, manager, store: Path, hashes: dict, built: dict, record,
                     backend: str, *, limit: float | None, allow_unsafe_code: bool,
-                    on_progress: ProgressCallback | None) -> bool:
+                    progress: ProgressCallback) -> bool:
     """Evaluate one loaded model on its pairs to do into store parts, each benchmark's built requests kept in the
     store under its key in ``built`` (:func:`~densing.eval.store.serve_built_requests`); True on a rank ≠ 0 of a
     data-parallel run."""
@@ -232,8 +211,7 @@ def _evaluate_model(lm, counts, spec: ModelSpec, todo: list, manager, store: Pat
     cache = store / CACHE_DIRECTORY / f"{_slug(spec.name)}-{identity}" / "requests"
     other_rank = False
     for bench in todo:
-        if on_progress:
-            on_progress(spec.name, bench.name, "running")
+        progress(spec.name, bench.name, "running")
         value = hashes[spec.name, bench.name]
         try:
             rows = evaluate_pair(lm, manager, spec, bench, counts, limit=limit, use_cache=str(cache),
@@ -241,15 +219,13 @@ def _evaluate_model(lm, counts, spec: ModelSpec, todo: list, manager, store: Pat
                                  backend=record.recorded_as, source=backend,
                                  built=(store / CACHE_DIRECTORY / BUILT_DIRECTORY, built[bench.name]))
         except CachedOnly as stopped:  # computed requests are in the request cache; no part
-            if on_progress:
-                on_progress(spec.name, bench.name, stopped.status)
+            progress(spec.name, bench.name, stopped.status)
             continue
         except OtherRank:  # rank 0 writes the part
             other_rank = True
             continue
         write_part(store, spec.name, bench.name, rows, value)
-        if on_progress:
-            on_progress(spec.name, bench.name, "done")
+        progress(spec.name, bench.name, "done")
     return other_rank
 
 
@@ -270,12 +246,10 @@ def decoding_identity(lm) -> dict:
     import lm_eval
 
     identity = {"class": f"{type(lm).__module__}.{type(lm).__qualname__}", "lm_eval": lm_eval.__version__}
-    try:
+    with contextlib.suppress(ImportError):  # a backend without transformers (vLLM's own)
         import transformers
 
         identity["transformers"] = transformers.__version__
-    except ImportError:  # a backend without transformers (vLLM's own)
-        pass
     version = getattr(type(lm), "decoder_version", None)  # densing's own decoding path
     if version is not None:
         identity["densing_decoder"] = version

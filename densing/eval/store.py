@@ -1,16 +1,14 @@
 """The results store: one directory of Parquet parts, each a tidy table for one unit of work.
 
-A part holds every row of one (model, benchmark) evaluation, or of one ingested lm-eval results file, and is
-written atomically (a temporary file beside it, then :func:`os.replace`): a kill -9 loses at most the part in flight.
-Several writers may share a store: only the temporary files of writers no longer running are cleared. Each row
-carries the ``config_hash`` of its run; a sweep skips a part stored under the hash it would write.
-:func:`densing.data.read_results` reads the directory whole, but its temporary files and request cache (``.cache/``).
-
-lm-eval caches each request's answer in ``STORE/.cache/MODEL-ID/requests_rank0.db`` (an ``sqlitedict`` table
-``unnamed``: key = ``lm_eval.api.model.hash_args(request type, args)``, value = the pickled answer).
+A part holds every row of one (model, benchmark) evaluation, or of one ingested lm-eval results file, written
+atomically (a kill -9 loses at most the part in flight; several writers may share a store). Each row carries the
+``config_hash`` of its run; a sweep skips a part stored under the hash it would write. lm-eval caches each request's
+answer in ``STORE/.cache/MODEL-ID/requests_rank0.db`` (an ``sqlitedict`` table ``unnamed``: key =
+``lm_eval.api.model.hash_args(request type, args)``, value = the pickled answer).
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -46,13 +44,10 @@ def part_path(store: str | Path, model: str, benchmark: str) -> Path:
 
 def read_part_hash(path: Path) -> str | None:
     """The config hash stored in a part's file metadata, or None if the part is absent/unreadable."""
-    if not path.is_file():
-        return None
     try:
-        meta = pq.read_schema(path).metadata or {}
+        value = (pq.read_schema(path).metadata or {}).get(b"densing.config_hash") if path.is_file() else None
     except Exception:  # a foreign or damaged file: treat as not done, it will be rewritten
         return None
-    value = meta.get(b"densing.config_hash")
     return value.decode() if value else None
 
 
@@ -82,23 +77,28 @@ def rewrite_key(path: Path, config_hash: str) -> None:
 
 def _write_table(path: Path, table: pa.Table, config_hash: str) -> None:
     """Write ``table`` as the part at ``path`` with its key in the file metadata, atomically."""
-    metadata = dict(table.schema.metadata or {})
-    metadata[b"densing.config_hash"] = config_hash.encode()
+    metadata = {**(table.schema.metadata or {}), b"densing.config_hash": config_hash.encode()}
     table = table.replace_schema_metadata(metadata)
     path.parent.mkdir(parents=True, exist_ok=True)
     for stale in path.parent.glob(f".{path.name}.*.tmp"):  # left by a process killed mid-write
         if not _writer_alive(stale):  # (another writer's file in flight is left alone)
             stale.unlink(missing_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with _replacing(path) as temporary, open(temporary, "wb") as handle:
+        pq.write_table(table, handle)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+@contextlib.contextmanager
+def _replacing(path: Path, ending: str = "tmp"):
+    """A temporary file beside ``path`` (``.<name>.<pid>.<ending>``) that replaces ``path`` when the block ends
+    without an error; it is removed on every way out."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{ending}")
     try:
-        with open(temporary, "wb") as handle:
-            pq.write_table(table, handle)
-            handle.flush()
-            os.fsync(handle.fileno())
+        yield temporary
         os.replace(temporary, path)
     finally:
-        if temporary.exists():
-            temporary.unlink()
+        temporary.unlink(missing_ok=True)
 
 
 def serve_built_requests(task: Any, folder: Path, key: str) -> None:
@@ -137,16 +137,12 @@ def serve_built_requests(task: Any, folder: Path, key: str) -> None:
                                                       path, type(exc).__name__, exc)
         build(limit=limit, rank=rank, world_size=world_size, **options)
         folder.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:
-            with open(temporary, "wb") as handle:
+            with _replacing(path) as temporary, open(temporary, "wb") as handle:
                 pickle.dump(list(task.instances), handle, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(temporary, path)
         except Exception as exc:  # requests that do not pickle are built each run
             logging.getLogger("densing.eval").warning("%s: built requests not kept (%s: %s)", path,
                                                       type(exc).__name__, exc)
-        finally:
-            temporary.unlink(missing_ok=True)
         return None
 
     task.build_all_requests = cached
@@ -162,7 +158,7 @@ def _writer_alive(temporary: Path) -> bool:
     except ProcessLookupError:
         return False
     except PermissionError:  # alive, another user's
-        return True
+        pass
     return True
 
 
@@ -228,7 +224,7 @@ def merge_request_caches(sources, into: str | os.PathLike) -> list[MergedCache]:
     stores = [Path(source) for source in sources]
     if not stores:
         raise InputError("merge-cache: no source store given")
-    folders: dict[str, list[tuple[int, Path]]] = {}
+    folders: dict[str, list[tuple[int, Path]]] = {}  # cache folder → (its store's position, a database of it)
     for position, store in enumerate(stores):
         if not store.is_dir():
             raise InputError(f"{store}: not a directory (expected a store written by densing eval --shard)")
@@ -259,19 +255,12 @@ def merge_request_caches(sources, into: str | os.PathLike) -> list[MergedCache]:
                     else:
                         different += 1
         target.parent.mkdir(parents=True, exist_ok=True)
-        temporary = target.with_name(f".{target.name}.{os.getpid()}.partial")
-        try:
-            with SqliteDict(str(temporary), flag="n", autocommit=False) as table:
-                for key, value in answers.items():
-                    table[key] = value
-                table.commit()
-            os.replace(temporary, target)
-        finally:
-            if temporary.exists():
-                temporary.unlink()
-        for stale in target.parent.glob("requests_rank*.db"):
-            if stale != target:
-                stale.unlink()
+        with _replacing(target, "partial") as temporary, SqliteDict(str(temporary), flag="n",
+                                                                    autocommit=False) as table:
+            table.update(answers)
+            table.commit()
+        for stale in (stale for stale in target.parent.glob("requests_rank*.db") if stale != target):
+            stale.unlink()
         merged.append(MergedCache(folder=folder, requests=len(answers), added=tuple(added), same=same,
                                   different=different))
     return merged

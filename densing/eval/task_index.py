@@ -1,25 +1,22 @@
 """The folders of task files that lm-eval's task manager indexes for a run: those its tasks are defined in, not
 lm-eval's ~15,000 built-in configs (which take tens of seconds to index).
 
-lm-eval's ``TaskManager`` indexes the ``*.yaml`` files under each of its roots (its own task folder, then each
-``include_path``): within a root the first file (in path order) to define a name keeps it, and a later root's entry
-replaces an earlier root's. :func:`task_folders` gives roots that index every name a run reaches exactly as the
-whole index does:
+lm-eval's ``TaskManager`` indexes the ``*.yaml`` files under each root (its own task folder, then each
+``include_path``): within a root the first file (in path order) to define a name keeps it, a later root's entry
+replaces an earlier root's. :func:`task_folders` gives roots that index every name a run reaches as the whole index:
 
-- each name is taken from the last root that defines it (by a top-level ``task:``, ``group:`` or ``tag:`` key, each
-  file's keys merged with those of the files it includes, its own over theirs: :class:`TaskFiles`);
-- of that root, the folder indexed for the name is the deepest one holding every file that defines it, so that its
-  entry is built as the whole index builds it; folders inside another chosen folder are left to it;
-- the names a run reaches are its tasks and, recursively, the members of its groups and tags (:func:`reached`, read
-  from the index built so far); the index is built again until no member adds a folder.
+- each name from the last root that defines it (a top-level ``task:``, ``group:`` or ``tag:`` key, each file's keys
+  over those of the files it includes: :class:`TaskFiles`), in the deepest folder holding every file that defines it;
+- the names a run reaches are its tasks and, recursively, its groups' and tags' members (:func:`reached`, read from
+  the index built so far); the index is built again until no member adds a folder.
 
-A task of the run that no file defines but some file mentions (a definition this reading does not see) gives
-``None``: the caller builds the whole index. A group's member that no file defines is left out, as the whole index
-leaves it (lm-eval builds it from the group's own lines). ``tests/eval/test_task_index.py`` checks every name of the
-whole index against the files found for it.
+A task of the run that no file defines but some file mentions gives ``None`` (the caller builds the whole index); a
+group's member that no file defines is left out, as the whole index leaves it. ``tests/eval/test_task_index.py``
+checks every name of the whole index against the files found for it.
 """
 from __future__ import annotations
 
+import functools
 import os
 import re
 from dataclasses import dataclass, field
@@ -114,13 +111,11 @@ class TaskFiles:
         """The keys of ``path``, read on first use (an include named without "yaml" is read when included)."""
         if path not in self._keys:
             try:
-                with open(path, "rb") as handle:
-                    text = handle.read().decode("utf-8", "ignore")
+                self.texts[path] = Path(path).read_bytes().decode("utf-8", "ignore")
             except OSError:
                 self._keys[path] = None
-                return None
-            self.texts[path] = text
-            self._keys[path] = read_keys(path, text)
+            else:
+                self._keys[path] = read_keys(path, self.texts[path])
         return self._keys[path]
 
     def _effective(self, path: str, seen: frozenset[str] = frozenset()) -> dict[str, tuple[str, ...]]:
@@ -140,26 +135,20 @@ class TaskFiles:
     def definitions(self) -> dict[str, list[Path]]:
         """Each name defined under the root, with the ``*.yaml`` files that define it (in path order)."""
         if self._defined is None:
-            defined: dict[str, list[Path]] = {}
+            self._defined = {}
             for path in sorted(path for path in self.texts if path.endswith(".yaml")):
                 for name in {name for names in self._effective(path).values() for name in names}:
-                    defined.setdefault(name, []).append(Path(path))
-            self._defined = defined
+                    self._defined.setdefault(name, []).append(Path(path))
         return self._defined
 
     def folder_of(self, name: str) -> Path | None:
         """The deepest folder holding every file that defines ``name`` (None: no file here defines it)."""
         paths = self.definitions().get(name)
-        if not paths:
-            return None
-        return Path(os.path.commonpath([str(path.parent) for path in paths]))
+        return Path(os.path.commonpath([str(path.parent) for path in paths])) if paths else None
 
     def mentions(self, name: str) -> bool:
         """Whether any file under the root holds ``name`` at all (a superset of those that define it)."""
         return any(name in text for text in self.texts.values())
-
-
-_BUILT_IN: dict[str, TaskFiles] = {}
 
 
 def builtin_root() -> Path:
@@ -171,11 +160,12 @@ def builtin_root() -> Path:
 
 def _files(root: Path) -> TaskFiles:
     """The task files under ``root``, read once per process for lm-eval's own folder, else at each call."""
-    if root != builtin_root():
-        return TaskFiles.scan(root)
-    if str(root) not in _BUILT_IN:
-        _BUILT_IN[str(root)] = TaskFiles.scan(root)
-    return _BUILT_IN[str(root)]
+    return _builtin_files(root) if root == builtin_root() else TaskFiles.scan(root)
+
+
+@functools.lru_cache(maxsize=None)
+def _builtin_files(root: Path) -> TaskFiles:
+    return TaskFiles.scan(root)
 
 
 def reached(index: dict[str, Any], names: Iterable[str]) -> set[str]:
@@ -184,10 +174,8 @@ def reached(index: dict[str, Any], names: Iterable[str]) -> set[str]:
     pending = list(names)
     while pending:
         name = pending.pop()
-        if name in seen:
-            continue
+        entry = None if name in seen else index.get(name)
         seen.add(name)
-        entry = index.get(name)
         if entry is None:
             continue
         kind = getattr(entry.kind, "name", str(entry.kind))

@@ -1,9 +1,8 @@
 """Evaluation backends: any model in lm-eval's model registry, and what densing does with one.
 
 ``densing eval --backend NAME`` takes every name registered with lm-eval, lm-eval's own and those the modules of this
-package register (:func:`ensure_registered`). What densing does with a backend is its :class:`Backend` record in
-:data:`BACKENDS` (docs/extending.md, "An evaluation backend"); ``python -m densing.eval.backends`` runs lm-eval's own
-command line with densing's backends registered.
+package register (:func:`ensure_registered`); what densing does with one is its :class:`Backend` record in
+:data:`BACKENDS` (docs/extending.md, "An evaluation backend").
 """
 from __future__ import annotations
 
@@ -45,8 +44,12 @@ class Backend:
 
     def load(self, model_class: type, spec: ModelSpec, *, device: str | None, batch_size: int | str,
              settings: Any = None) -> Any:
-        """The lm-eval model of ``spec``, made as lm-eval's command line makes it (:func:`model_arg_string`)."""
-        return model_class.create_from_arg_string(model_arg_string(spec), {"batch_size": batch_size, "device": device})
+        """The lm-eval model of ``spec``, made as lm-eval's command line makes it: its ``--model_args`` are
+        :func:`keyword_arguments` but the batch size and a false ``trust_remote_code``."""
+        arguments = {k: v for k, v in keyword_arguments(spec, 0).items()
+                     if k != "batch_size" and (k != "trust_remote_code" or v)}
+        return model_class.create_from_arg_string(",".join(f"{k}={v}" for k, v in arguments.items()),
+                                                  {"batch_size": batch_size, "device": device})
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
@@ -61,15 +64,6 @@ def keyword_arguments(spec: ModelSpec, batch_size: int | str) -> dict[str, Any]:
     if spec.gguf_file is not None:
         arguments["gguf_file"] = spec.gguf_file
     return {**arguments, **dict(spec.model_args)}
-
-
-def model_arg_string(spec: ModelSpec) -> str:
-    """``spec`` as lm-eval's ``--model_args``: :func:`keyword_arguments` but the batch size and a false switch."""
-    arguments = keyword_arguments(spec, 0)
-    del arguments["batch_size"]
-    if not arguments["trust_remote_code"]:
-        del arguments["trust_remote_code"]
-    return ",".join(f"{k}={v}" for k, v in arguments.items())
 
 
 #: densing's records of backends, by their name in lm-eval's model registry (a name without one gets :class:`Backend`).
@@ -132,6 +126,12 @@ def engine_names() -> str:
     """The backends with densing's prefix engine (settings, shards, a time limit), in words."""
     ensure_registered()
     return " or ".join(name for name, record in BACKENDS.items() if record.engine)
+
+
+def check_settings(record: Backend, settings: Any) -> None:
+    """An InputError when prefix-engine ``settings`` are given to a backend without the engine."""
+    if settings is not None and not record.engine:
+        raise InputError(f"settings: only the prefix engine ({engine_names()}) takes them, not {record.name!r}")
 
 
 class BackendName:

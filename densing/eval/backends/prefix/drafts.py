@@ -1,13 +1,10 @@
-"""N-gram drafts for greedy decoding and the number of query columns a drafted step reads.
+"""N-gram drafts for greedy decoding and the number of query columns a drafted step reads. Pure Python, no torch.
 
-Prompt-lookup decoding (Saxena 2023, github.com/apoorvumang/prompt-lookup-decoding; the n-gram
-drafts of Fu et al. 2024, "Break the Sequential Dependency of LLM Inference Using Lookahead
-Decoding", arXiv 2402.02057): a row proposes the tokens that followed the latest earlier occurrence
-of its last ``n … 1`` tokens in its own prompt and continuation (:class:`NgramIndex`). A decoding
-step feeds ``[pending token ; draft]`` and keeps the longest draft prefix equal to the model's own
-greedy choices plus the model's next token: greedy decoding's tokens, several per step when the text
-repeats itself (as small models on BBH do, ``bench/bbh_per_task.py --models``). Every slot computes
-every query column of a step, so the step reads :func:`step_width` columns. Pure Python, no torch.
+Prompt-lookup decoding (Saxena 2023, github.com/apoorvumang/prompt-lookup-decoding; the n-gram drafts of Fu et al.
+2024, arXiv 2402.02057): a row proposes the tokens that followed the latest earlier occurrence of its last ``n … 1``
+tokens in its own prompt and continuation (:class:`NgramIndex`). A step feeds ``[pending token ; draft]`` and keeps
+the longest draft prefix equal to the model's greedy choices plus the model's next token: greedy decoding's tokens,
+several per step where the text repeats itself; it reads :func:`step_width` query columns in every slot.
 """
 from __future__ import annotations
 
@@ -34,9 +31,7 @@ class NgramIndex:
 
     def draft(self, k: int) -> list[int]:
         end = len(self.tokens)
-        if k <= 0:
-            return []
-        for n in range(min(self.longest, end), 0, -1):
+        for n in range(min(self.longest, end) if k > 0 else 0, 0, -1):
             found = self.latest.get(tuple(self.tokens[end - n :]))
             if found is not None:
                 return self.tokens[found : found + k]
@@ -49,12 +44,11 @@ def step_width(drafts: Sequence[Sequence[int]], rates: Sequence[float], base: fl
 
         E(q) = Σ_r (1 + Σ_{j=1}^{min(m_r, q−1)} p_r^j),   cost(q) ∝ base + q
 
-    ``m_r`` the length of row ``r``'s draft (``drafts``, live rows only), ``p_r`` (``rates``) the
-    chance that each next draft token is kept (geometric: a token is kept only if all before it
-    were), ``base`` (:attr:`PrefixSettings.step_base <.settings.PrefixSettings>`) the per-slot cost
-    of a step that does not grow with its columns (weights' and keys' reads, kernel launches), in
-    units of one query column; every slot pays it, live or not, so the number of slots does not
-    change the choice. The first maximum wins (fewer columns on a tie)."""
+    ``m_r`` the length of row ``r``'s draft (``drafts``, live rows only), ``p_r`` (``rates``) the chance that each next
+    draft token is kept (geometric: a token is kept only if all before it were), ``base``
+    (:attr:`PrefixSettings.step_base <.settings.PrefixSettings>`) the per-slot cost of a step that does not grow with
+    its columns (weights' and keys' reads, kernel launches), in units of one query column; every slot pays it, live or
+    not, so the number of slots does not change the choice. The first maximum wins (fewer columns on a tie)."""
     longest = max((len(d) for d in drafts), default=0)
     best_q, best = 1, len(drafts) / (base + 1)
     expected = float(len(drafts))

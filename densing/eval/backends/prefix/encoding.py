@@ -1,11 +1,9 @@
 """The strings of a log-likelihood call encoded in batches: lm-eval's ids, not one string at a time.
 
-lm-eval's ``TemplateLM.loglikelihood`` encodes each request with ``_encode_pair``: the context's trailing spaces moved
-to the continuation, then ``tok_encode(context + continuation)`` and ``tok_encode(context)``, the continuation's ids
-being the whole string's after the context's, one tokenizer call per string. :func:`encode_pairs` makes the same ids
-from every distinct string once, in batches of the fast tokenizer, with the special tokens ``tok_encode`` asks for;
-an empty context takes lm-eval's own rule. A tokenizer that is not a fast one leaves the call to lm-eval
-(:func:`batch_encodable`).
+lm-eval's ``_encode_pair`` moves the context's trailing spaces to the continuation, then encodes ``context +
+continuation`` and ``context`` (the continuation's ids: the whole string's after the context's), one tokenizer call
+per string. :func:`encode_pairs` makes the same ids from every distinct string once, in batches of the fast tokenizer
+(:func:`batch_encodable`), with the special tokens ``tok_encode`` asks for; an empty context takes lm-eval's own rule.
 """
 from __future__ import annotations
 

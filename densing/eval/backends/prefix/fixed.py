@@ -1,10 +1,9 @@
 """Greedy decoding in fixed batches over a shared prefix: the path for models continuous batching does not cover.
 
 The requests, sorted by their tokens, are cut into batches of ``rows`` (:func:`.grouping.batches`); a batch's shared
-prefix runs through the model once at batch 1 (and not again when the next batch starts with it), its keys/values
-copied into a preallocated cache of ``rows`` rows (:class:`ReservedLayer`). Each row's own suffix is prefilled
-right-aligned after it, the padding masked out and every token given its true position, so each row sees exactly its
-own context; then greedy steps for all live rows at once until the batch's last row stops.
+prefix runs once at batch 1 (not again when the next batch starts with it), its keys/values copied into a cache of
+``rows`` rows (:class:`ReservedLayer`). Each row's suffix is prefilled right-aligned after it, padding masked and
+every token at its true position; then greedy steps for all live rows until the batch's last row stops.
 """
 from __future__ import annotations
 
@@ -65,10 +64,9 @@ class ReservedLayer(DynamicLayer):
             self._views()
 
 
-def generate_fixed(
-    model: Any, device: Any, pad: int, encoded: Sequence[Sequence[int]], rows: int, max_gen_toks: int,
-    stops: Callable[[list[int]], bool], finish: Callable[[int, list[int]], None], admit_until: float | None = None,
-) -> DecodeStats:
+def generate_fixed(model: Any, device: Any, pad: int, encoded: Sequence[Sequence[int]], rows: int, max_gen_toks: int,
+                   stops: Callable[[list[int]], bool], finish: Callable[[int, list[int]], None],
+                   admit_until: float | None = None) -> DecodeStats:
     """Greedy-decode ``encoded`` in fixed batches of ``rows`` (as :class:`.scheduler.ContinuousDecoder` decodes)."""
     stats = DecodeStats()
     prefix_tokens: list[int] = []
@@ -96,26 +94,24 @@ def generate_fixed(
         step_ids, step_positions = input_ids, positions
         while live:
             with torch.no_grad():
-                output = model(
-                    input_ids=step_ids.to(device), position_ids=step_positions.to(device),
-                    attention_mask=mask[:, :length].to(device), **cache_kwargs(model, cache), use_cache=True,
-                    logits_to_keep=1,
-                )
+                output = model(input_ids=step_ids.to(device), position_ids=step_positions.to(device),
+                               attention_mask=mask[:, :length].to(device), **cache_kwargs(model, cache), use_cache=True,
+                               logits_to_keep=1)
             chosen = output.logits[:, -1, :].float().argmax(dim=-1).tolist()
-            done_rows = []
+            keep = []  # the rows that go on
             for r, token in enumerate(chosen):
                 row = live[r]
                 generated[row].append(token)
                 stats.generated_tokens += 1
                 if stops(generated[row]):
-                    done_rows.append(r)
                     finish(chunk[row], generated[row])
+                else:
+                    keep.append(r)
             mask[:, length] = 1
             length += 1
-            keep = [r for r in range(len(live)) if r not in set(done_rows)]
             step_ids = torch.tensor([[chosen[r]] for r in keep], dtype=torch.long)
             step_positions = next_position[keep][:, None].clone()
-            if done_rows and keep:
+            if len(keep) < len(live) and keep:
                 index = torch.tensor(keep, dtype=torch.long)
                 for layer in cache.layers:
                     layer.batch_select_indices(index.to(device))
@@ -137,11 +133,9 @@ def _prefix_cache(model: Any, device: Any, cache: DynamicCache | None, tokens: l
         tokens = tokens[:reuse]
     if len(prefix) > reuse:
         with torch.no_grad():
-            model(
-                input_ids=torch.tensor([prefix[reuse:]], dtype=torch.long, device=device),
-                position_ids=torch.arange(reuse, len(prefix), device=device)[None],
-                **cache_kwargs(model, cache), use_cache=True, logits_to_keep=1,
-            )
+            model(input_ids=torch.tensor([prefix[reuse:]], dtype=torch.long, device=device),
+                  position_ids=torch.arange(reuse, len(prefix), device=device)[None], **cache_kwargs(model, cache),
+                  use_cache=True, logits_to_keep=1)
         tokens = prefix
     return cache, tokens
 

@@ -2,9 +2,8 @@
 log-likelihood trie (:mod:`.trie`), fixed-batch decoding (:mod:`.fixed`) and continuous batching
 (:mod:`.scheduler`) stand on. Pure Python, no torch.
 
-Sorting token sequences lexicographically puts a trie's subtrees next to each other, so the prefix
-a range of sorted requests shares is the prefix its first and last share, and the trie's node count
-is ``Σ len_i − Σ lcp(s_{i−1}, s_i)`` over neighbours.
+Sorted lexicographically, a trie's subtrees lie next to each other: the prefix a range of sorted requests shares is
+that of its first and last, and the trie's node count is ``Σ len_i − Σ lcp(s_{i−1}, s_i)`` over neighbours.
 """
 from __future__ import annotations
 
@@ -28,14 +27,10 @@ def batches(encoded: Sequence[Sequence[int]], rows: int) -> list[tuple[list[int]
     """Requests in lexicographic order of their tokens, ``rows`` at a time, each batch with the length of the prefix
     all its requests share (at most the shortest one's length − 1: every row prefills a token of its own)."""
     order = sorted(range(len(encoded)), key=lambda i: list(encoded[i]))
-    out = []
-    for start in range(0, len(order), rows):
-        chunk = order[start : start + rows]
-        first, last = encoded[chunk[0]], encoded[chunk[-1]]
-        shared = shared_prefix_length(first, last)  # sorted: the range's common prefix
-        shared = min(shared, min(len(encoded[i]) for i in chunk) - 1)
-        out.append((chunk, max(shared, 0)))
-    return out
+    chunks = [order[start : start + rows] for start in range(0, len(order), rows)]
+    # sorted: a chunk's common prefix is that of its first and last requests
+    return [(chunk, max(0, min(shared_prefix_length(encoded[chunk[0]], encoded[chunk[-1]]),
+                               min(len(encoded[i]) for i in chunk) - 1))) for chunk in chunks]
 
 
 def prefix_groups(encoded: Sequence[Sequence[int]]) -> list[tuple[list[int], int]]:

@@ -2,21 +2,16 @@
 
 :class:`PrefixCachedHFLM` is lm-eval's ``HFLM`` whose log-likelihood requests run over the trie of their tokens
 (:mod:`.trie`) and whose greedy ``generate_until`` requests decode over shared prefixes (:mod:`.generation`). Tasks,
-prompts, metrics and lm-eval's request cache are untouched; only the arithmetic is regrouped, so results agree with
-the plain backend to float rounding (``tests/eval/test_prefix_cache.py``, ``tests/eval/test_generation.py``,
-``bench/eval_throughput.py``). Models whose cache is not a plain ``DynamicCache`` or whose attention cannot take a
-custom 4-D mask, encoder-decoder models and sampled requests go through lm-eval's plain path.
-
-Its settings are one :class:`~.settings.PrefixSettings`, given whole (``settings=``) or field by field as keyword
-arguments (lm-eval's ``--model_args``); the counts left ``None`` are sized to the device (:func:`device_sizing`), and
-on a CUDA device a model loaded with eager attention runs PyTorch's SDPA instead::
+prompts, metrics and the request cache are untouched, so results agree with the plain backend to float rounding
+(``tests/eval/test_prefix_cache.py``, ``tests/eval/test_generation.py``); models and requests the engine does not
+cover go through lm-eval's plain path. Its settings are one :class:`~.settings.PrefixSettings`, whole (``settings=``)
+or field by field (lm-eval's ``--model_args``)::
 
     lm = get_model("densing-hf").create_from_arg_string("pretrained=HuggingFaceTB/SmolLM2-135M,draft=2")
-
-This module imports lm-eval and torch at module level.
 """
 from __future__ import annotations
 
+import contextlib
 import time
 from itertools import chain
 from typing import Any, NamedTuple
@@ -76,7 +71,6 @@ def device_sizing(model: Any, device: Any, max_length: int) -> Sizing:
 class PrefixCachedHFLM(HFLM):
     """``HFLM`` with the prefix engine (see the module), configured by ``settings`` (or its fields as keyword
     arguments; the rest go to ``HFLM``). After each call, ``trie_stats`` and ``decode_stats`` say what it computed.
-
     With ``shard = (k, n)`` it computes only shard ``k`` of the requests (:func:`request_shard`) into lm-eval's
     request cache and raises :class:`ShardFinished` instead of returning."""
 
@@ -96,10 +90,8 @@ class PrefixCachedHFLM(HFLM):
         super().__init__(*args, **kwargs)
         self.sizing = device_sizing(self.model, self.device, self.max_length)
         if self.sizing.device == "cuda" and getattr(self.model.config, "_attn_implementation", None) == "eager":
-            try:
+            with contextlib.suppress(AttributeError, ValueError, ImportError):  # a model without SDPA keeps eager
                 self.model.set_attn_implementation("sdpa")
-            except (AttributeError, ValueError, ImportError):  # a model without SDPA keeps its eager attention
-                pass
 
     def with_settings(self, settings: PrefixSettings) -> "PrefixCachedHFLM":
         """A copy of this lm (the same model and tokenizer, not reloaded) that runs with ``settings``."""
@@ -116,8 +108,7 @@ class PrefixCachedHFLM(HFLM):
         """``run(requests, disable_tqdm)``, or with a ``shard`` run on its share, then :class:`ShardFinished`."""
         if self.shard is None:
             return run(requests, disable_tqdm)
-        k, n = self.shard
-        mine = [r for r in requests if request_shard(r.args, n) == k]
+        mine = [r for r in requests if request_shard(r.args, self.shard[1]) == self.shard[0]]
         if mine:
             run(mine, disable_tqdm)
         raise ShardFinished(len(mine), len(requests))
@@ -130,9 +121,8 @@ class PrefixCachedHFLM(HFLM):
         if getattr(self, "enable_thinking", False) or not batch_encodable(self):
             return super().loglikelihood(requests, disable_tqdm=disable_tqdm)  # lm-eval's, one string at a time
         pairs = [request.args for request in requests]
-        encoded = encode_pairs(self, pairs)
-        return self._loglikelihood_tokens([(pair, context, continuation) for pair, (context, continuation)
-                                           in zip(pairs, encoded)], disable_tqdm=disable_tqdm)
+        return self._loglikelihood_tokens([(pair, *encoded) for pair, encoded in zip(pairs, encode_pairs(self, pairs))],
+                                          disable_tqdm=disable_tqdm)
 
     def tok_encode(self, string: str, add_special_tokens: bool | None = None, left_truncate_len: int | None = None, **kwargs: Any) -> list[int]:
         """lm-eval's encoding, remembered for the last few strings (a question's choices share a context)."""
@@ -149,28 +139,20 @@ class PrefixCachedHFLM(HFLM):
         return list(recent[key])
 
     def _tree_attention_supported(self) -> bool:
-        if self.backend != "causal":
-            return False
         implementation = getattr(self.model.config, "_attn_implementation", None) or "eager"
-        if implementation not in ("sdpa", "eager"):
+        if self.backend != "causal" or implementation not in ("sdpa", "eager"):
             return False
-        from transformers import DynamicCache
-        from transformers.cache_utils import DynamicLayer
+        from transformers.cache_utils import DynamicCache, DynamicLayer
 
         cache = DynamicCache(config=self.model.config)
         return all(type(layer) is DynamicLayer for layer in getattr(cache, "layers", []))
 
     def token_budget(self) -> int:
         """New trie nodes per log-likelihood pass: ``settings.tokens_per_batch``, else the device's."""
-        given = self.settings.tokens_per_batch
-        return given if given is not None else self.sizing.tokens_per_batch()
+        return self.settings.tokens_per_batch or self.sizing.tokens_per_batch()
 
-    def _loglikelihood_tokens(
-        self,
-        requests: list[tuple[tuple[str, str], list[int], list[int]]],
-        disable_tqdm: bool = False,
-        override_bs: int | None = None,
-    ) -> list[tuple[float, bool]]:
+    def _loglikelihood_tokens(self, requests: list[tuple[tuple[str, str], list[int], list[int]]],
+                              disable_tqdm: bool = False, override_bs: int | None = None) -> list[tuple[float, bool]]:
         if not self._tree_attention_supported():
             return super()._loglikelihood_tokens(requests, disable_tqdm=disable_tqdm, override_bs=override_bs)
         from transformers import DynamicCache
@@ -197,11 +179,9 @@ class PrefixCachedHFLM(HFLM):
             elif cache.get_seq_length() > forward.keep:
                 cache.crop(forward.keep - cache.get_seq_length())  # transformers 5: minus the tokens to drop
             with torch.no_grad():
-                output = self.model(
-                    input_ids=inputs.tokens, position_ids=inputs.positions, attention_mask=inputs.mask,
-                    **cache_kwargs(self.model, cache), use_cache=True, cache_position=inputs.cache_position,
-                    logits_to_keep=inputs.keep_rows,
-                )
+                output = self.model(input_ids=inputs.tokens, position_ids=inputs.positions, attention_mask=inputs.mask,
+                                    **cache_kwargs(self.model, cache), use_cache=True,
+                                    cache_position=inputs.cache_position, logits_to_keep=inputs.keep_rows)
                 log_probs = F.log_softmax(output.logits[0, :, : self.vocab_size], dim=-1, dtype=self.softmax_dtype)
                 # each token's log-probability and whether it is the argmax, in one transfer to the host
                 scored_on_device = torch.stack([log_probs[inputs.rows, inputs.targets].float(),
@@ -213,11 +193,9 @@ class PrefixCachedHFLM(HFLM):
             totals = torch.zeros(len(forward.requests), dtype=torch.float64).index_add_(0, inputs.owners, scored[0].double())
             missed = torch.zeros(len(forward.requests), dtype=torch.float64).index_add_(0, inputs.owners, scored[1].double())
             for index, total, miss in zip(forward.requests, totals.tolist(), missed.tolist()):
-                answer = (float(total), miss == 0)
-                results[index] = answer
-                request_str = requests[index][0]
-                if request_str is not None:
-                    self.cache_hook.add_partial("loglikelihood", request_str, answer)
+                results[index] = answer = (float(total), miss == 0)
+                if requests[index][0] is not None:
+                    self.cache_hook.add_partial("loglikelihood", requests[index][0], answer)
             compact(cache, forward.keep, forward.last_path, len(forward.tokens), self.device)
             progress.update(len(forward.requests))
         progress.close()
@@ -244,8 +222,7 @@ class PrefixCachedHFLM(HFLM):
 
     def generation_rows(self) -> int:
         """Requests decoded together: ``settings.rows_per_batch`` (``--slots``), else the device's."""
-        given = self.settings.rows_per_batch
-        return given if given is not None else self.sizing.rows_per_batch()
+        return self.settings.rows_per_batch or self.sizing.rows_per_batch()
 
     def generate_until(self, requests: list[Any], disable_tqdm: bool = False) -> list[str]:
         """Greedy requests through :func:`.generation.generate_greedy`, others through lm-eval's; sharded."""
@@ -257,7 +234,7 @@ class PrefixCachedHFLM(HFLM):
         self.decode_stats = DecodeStats()
         if not self._tree_attention_supported():
             return super().generate_until(requests, disable_tqdm=disable_tqdm)
-        groups: dict[str, list[int]] = {}
+        groups: dict[str, list[int]] = {}  # the requests of each generation settings
         for index, request in enumerate(requests):
             groups.setdefault(group_key(request.args[1]), []).append(index)
         results: list[str | None] = [None] * len(requests)
@@ -269,14 +246,10 @@ class PrefixCachedHFLM(HFLM):
                 texts = super().generate_until([requests[i] for i in indices], disable_tqdm=True)
                 progress.update(len(indices))
             else:
-                until, max_gen_toks = greedy
                 if self.admit_until is not None and time.monotonic() >= self.admit_until and any(r is not None for r in results):
                     continue  # past the time limit: this group is left for the next run
-                contexts = [requests[i].args[0] for i in indices]
-                texts, stats = generate_greedy(
-                    self, contexts, gen_kwargs, until, max_gen_toks, self.generation_rows(), self.settings, progress,
-                    self.admit_until,
-                )
+                texts, stats = generate_greedy(self, [requests[i].args[0] for i in indices], gen_kwargs, *greedy,
+                                               self.generation_rows(), self.settings, progress, self.admit_until)
                 self.decode_stats.add(stats)
             for i, text in zip(indices, texts):
                 results[i] = text

@@ -1,8 +1,6 @@
-"""Continuous batched greedy decoding over shared few-shot prefixes.
-
-Fixed batches (:mod:`.fixed`) run until their longest row stops (BBH allows 1,024 new tokens), and every row carries
-its own copy of the few-shot block's keys/values. :class:`ContinuousDecoder` keeps the batch full and the prefix
-single (Orca's iteration-level scheduling, Yu et al. 2022, OSDI; the prefix held once as in Hydragen):
+"""Continuous batched greedy decoding over shared few-shot prefixes: :class:`ContinuousDecoder` keeps the batch full
+(Orca's iteration-level scheduling, Yu et al. 2022, OSDI) and each prefix single (as Hydragen), where fixed batches
+(:mod:`.fixed`) run until their longest row stops, each row with its own copy of the few-shot block's keys/values:
 
 1. **Groups** (:func:`.grouping.prefix_groups`): sorted requests cut where neighbours share little;
    a group's prefix keys/values are computed once at batch 1 and held once. A group of one request (lm-eval draws
@@ -19,8 +17,8 @@ single (Orca's iteration-level scheduling, Yu et al. 2022, OSDI; the prefix held
    (the step's width: :func:`.drafts.step_width`); columns of rejected draft tokens stay in the slot, masked
    (*holes*), until compaction squeezes them out.
 
-Rows stop exactly where lm-eval's batch-1 ``generate`` stops them (:mod:`.generation`), with the same strings. Used
-for the models :func:`.slots.supported` names; others take the fixed-batch path.
+Rows stop where lm-eval's batch-1 ``generate`` stops them (:mod:`.generation`), with the same strings. For the models
+:func:`.slots.supported` names; others take the fixed-batch path.
 """
 from __future__ import annotations
 
@@ -30,11 +28,10 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from densing.eval.backends.prefix.slots import cache_kwargs
 from densing.eval.backends.prefix.drafts import NgramIndex, step_width
 from densing.eval.backends.prefix.grouping import prefix_groups
 from densing.eval.backends.prefix.settings import DecodeStats, PrefixSettings
-from densing.eval.backends.prefix.slots import SlotCache
+from densing.eval.backends.prefix.slots import SlotCache, cache_kwargs
 
 
 @dataclass
@@ -64,10 +61,9 @@ class ContinuousDecoder:
     """Greedy decoding of ``encoded`` (token lists) with continuous batching (see the module): ``stops(tokens)``
     says whether a row ends after its new ``tokens``; ``finish(index, tokens)`` receives them when it ends."""
 
-    def __init__(
-        self, model: Any, device: Any, pad: int, encoded: Sequence[Sequence[int]], rows: int, max_gen_toks: int,
-        stops: Callable[[list[int]], bool], finish: Callable[[int, list[int]], None], settings: PrefixSettings,
-    ) -> None:
+    def __init__(self, model: Any, device: Any, pad: int, encoded: Sequence[Sequence[int]], rows: int,
+                 max_gen_toks: int, stops: Callable[[list[int]], bool], finish: Callable[[int, list[int]], None],
+                 settings: PrefixSettings) -> None:
         self.model, self.device, self.pad, self.encoded = model, device, pad, encoded
         self.max_gen_toks, self.stops, self.finish, self.settings = max_gen_toks, stops, finish, settings
         self.groups = prefix_groups(encoded)
@@ -126,11 +122,10 @@ class ContinuousDecoder:
         scratch = self._cache(1, size)  # row group None: no prefix of its own
         causal = torch.tril(torch.ones((size, size), dtype=torch.bool))[None, None]
         with torch.no_grad():
-            self.model(
-                input_ids=torch.tensor([list(self.encoded[members[0]][:size])], dtype=torch.long, device=self.device),
-                position_ids=torch.arange(size, device=self.device)[None], attention_mask=causal.to(self.device),
-                **cache_kwargs(self.model, scratch), use_cache=True, logits_to_keep=1, densing_slots=scratch,
-            )
+            prefix = torch.tensor([list(self.encoded[members[0]][:size])], dtype=torch.long, device=self.device)
+            self.model(input_ids=prefix, position_ids=torch.arange(size, device=self.device)[None],
+                       attention_mask=causal.to(self.device), **cache_kwargs(self.model, scratch), use_cache=True,
+                       logits_to_keep=1, densing_slots=scratch)
         for layer, store in zip(scratch.layers, self.prefixes):
             store[group] = (layer.key_buffer[0].contiguous(), layer.value_buffer[0].contiguous())
 
@@ -197,15 +192,13 @@ class ContinuousDecoder:
             allowed[j, 0, gap:, gap:] = causal[gap:, gap:]
             allowed[j, 0] |= torch.eye(span, dtype=torch.bool)  # padding attends to itself (no NaN)
         with torch.no_grad():
-            output = self.model(
-                input_ids=input_ids.to(self.device), position_ids=positions.to(self.device),
-                attention_mask=allowed.to(self.device), **cache_kwargs(self.model, scratch), use_cache=True, logits_to_keep=1,
-                densing_slots=scratch,
-            )
+            output = self.model(input_ids=input_ids.to(self.device), position_ids=positions.to(self.device),
+                                attention_mask=allowed.to(self.device), **cache_kwargs(self.model, scratch),
+                                use_cache=True, logits_to_keep=1, densing_slots=scratch)
         chosen = output.logits[:, -1, :].float().argmax(dim=-1).tolist()
         length = self.length
         for j, ((group, index), suffix) in enumerate(zip(entrants, suffixes)):
-            r = free[j]
+            r, token = free[j], chosen[j]
             copied = self.prefix_of[group] if group in self.alone else 0  # its prefix, before its suffix
             for mine, theirs, prefixes in zip(self.cache.layers, scratch.layers, self.prefixes):
                 mine.allocate(theirs.key_buffer)  # first admission: like the model's own keys
@@ -215,16 +208,13 @@ class ContinuousDecoder:
                     before = slice(length - len(suffix) - copied, length - len(suffix))
                     mine.key_buffer[r, :, before], mine.value_buffer[r, :, before] = prefixes[group]
             self.cache.row_group[r] = None if copied else group
-            slot = self.slots[r]
-            slot.request, slot.start = index, length - len(suffix) - copied
+            self.slots[r] = slot = Slot(request=index, start=length - len(suffix) - copied, generated=[token],
+                                        pending=token, position=self.prefix_of[group] + len(suffix),
+                                        own=len(suffix) + copied)
+            if self.settings.draft:
+                slot.history = NgramIndex([*self.encoded[index], token], self.settings.ngram)
             self.mask[r] = False
             self.mask[r, slot.start : length] = True
-            slot.generated, slot.pending = [chosen[j]], chosen[j]
-            slot.position = self.prefix_of[group] + len(suffix)
-            slot.own = len(suffix) + copied
-            draft = self.settings.draft
-            slot.history = NgramIndex([*self.encoded[index], chosen[j]], self.settings.ngram) if draft else None
-            slot.tried = slot.kept = 0
             self.stats.generated_tokens += 1
             if self.stops(slot.generated):
                 self._end(slot)
@@ -232,11 +222,8 @@ class ContinuousDecoder:
     def _step(self, live: list[int]) -> None:
         """One decoding step of every slot: the pending token and the drafts the step width allows."""
         slots, cache, settings = self.slots, self.cache, self.settings
-        drafts = [
-            slot.history.draft(min(settings.draft, self.max_gen_toks - len(slot.generated) - 1))
-            if slot.live and slot.history is not None else []
-            for slot in slots
-        ]
+        drafts = [slot.history.draft(min(settings.draft, self.max_gen_toks - len(slot.generated) - 1))
+                  if slot.live and slot.history is not None else [] for slot in slots]
         q = step_width([drafts[r] for r in live], [slots[r].keep_rate() for r in live], settings.step_base)
         drafts = [d[: q - 1] for d in drafts]
         longest = max(slots[r].own for r in live)
@@ -254,11 +241,10 @@ class ContinuousDecoder:
         inputs = [[slot.pending, *d] + [self.pad] * (q - 1 - len(d)) for slot, d in zip(slots, drafts)]
         positions = torch.tensor([slot.position for slot in slots], dtype=torch.long)[:, None] + torch.arange(q)
         with torch.no_grad():
-            output = self.model(
-                input_ids=torch.tensor(inputs, dtype=torch.long, device=self.device),
-                position_ids=positions.to(self.device), attention_mask=allowed.to(self.device),
-                **cache_kwargs(self.model, cache), use_cache=True, logits_to_keep=q, densing_slots=cache,
-            )
+            output = self.model(input_ids=torch.tensor(inputs, dtype=torch.long, device=self.device),
+                                position_ids=positions.to(self.device), attention_mask=allowed.to(self.device),
+                                **cache_kwargs(self.model, cache), use_cache=True, logits_to_keep=q,
+                                densing_slots=cache)
         chosen = output.logits.float().argmax(dim=-1).tolist()
         self.stats.decode_steps += 1
         for r in live:

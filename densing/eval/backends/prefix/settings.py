@@ -20,23 +20,16 @@ _POSITIVE = (Interval(Integral, 1, None),)
 class PrefixSettings:
     """Settings of :class:`densing.eval.backends.prefix.lm.PrefixCachedHFLM`.
 
-    ``rows_per_batch``: requests decoded together (generation slots; ``densing eval --slots``; ``None``:
-    :meth:`Sizing.rows_per_batch` of the device).
+    ``rows_per_batch``: requests decoded together (``densing eval --slots``; ``None``: :meth:`Sizing.rows_per_batch`).
     ``fixed_batches``: decode in fixed batches even where continuous batching applies (a bench's baseline).
-    ``draft``: draft tokens a row may propose per decoding step (0: one token per step, no drafts).
-    ``ngram``: the longest n-gram a row's draft index matches.
-    ``step_base``: a decoding step's cost per slot that does not grow with its query columns, in units
-    of one query column (:func:`densing.eval.backends.prefix.drafts.step_width`); ``inf``: columns are
-    free, every step reads the longest draft. Measured by ``bench/decode_step.py drafts``; the choice barely
-    matters (``tools/bbh_cache_recheck.results.txt``).
+    ``draft``: draft tokens a row may propose per decoding step (0: no drafts); ``ngram``: the longest n-gram matched.
+    ``step_base``: a decoding step's cost per slot that does not grow with its query columns, in query columns
+    (:func:`.drafts.step_width`; ``inf``: columns are free), measured by ``bench/decode_step.py drafts``.
     ``slack``: columns a slot region may waste before the slot buffer is compacted.
-    ``part_cost``: the fixed cost of one more attention run, in row-columns
-    (:func:`densing.eval.backends.prefix.grouping.contiguous_parts`).
-    ``tokens_per_batch``: new trie nodes per log-likelihood forward pass (``densing eval --trie-tokens``;
-    ``None``: :meth:`Sizing.tokens_per_batch` of the device).
-    ``recompute_tolerance``: cached positions a trie pass may run again rather than end early.
-    ``prefetch``: each log-likelihood pass's inputs (tokens, positions, tree mask, scored rows) made while the
-    device computes the pass before, not after its results are read (the same numbers; off: one pass after another).
+    ``part_cost``: the cost of one more attention run, in row-columns (:func:`.grouping.contiguous_parts`).
+    ``tokens_per_batch``: new trie nodes per log-likelihood pass (``--trie-tokens``; ``None``:
+    :meth:`Sizing.tokens_per_batch`); ``recompute_tolerance``: cached positions a pass may run again, not end early.
+    ``prefetch``: each log-likelihood pass's inputs made while the device computes the pass before (the same numbers).
     """
 
     rows_per_batch: int | None = None
@@ -88,10 +81,8 @@ ACTIVATION_WIDTHS = 16
 
 @dataclass(frozen=True)
 class Sizing:
-    """The device and model numbers the engine's device-sized defaults derive from
-    (:func:`densing.eval.backends.prefix.lm.device_sizing` reads them). ``device``: ``"cuda"`` or any other device
-    type (which gets the CPU's sizes); ``kv_bytes_per_token``: keys and values of one position over all layers.
-    """
+    """The device and model numbers the device-sized defaults derive from (:func:`.lm.device_sizing`). ``device``:
+    ``"cuda"``, or another type (the CPU's sizes); ``kv_bytes_per_token``: one position's keys and values."""
 
     device: str
     memory_bytes: int = 0
@@ -103,10 +94,9 @@ class Sizing:
     max_length: int = 2048
 
     def pass_bytes(self, tokens: int) -> int:
-        """Memory of one log-likelihood pass of ``tokens`` new trie nodes, its largest buffers:
-        ``tokens·vocab·(b + 4)`` (kept logits and their float32 log-softmax, at most one row a node)
-        ``+ tokens·(max_length + tokens)·b`` (the additive tree mask) ``+ tokens·hidden·b·ACTIVATION_WIDTHS``
-        (activations), ``b`` = ``dtype_bytes``."""
+        """Memory of one log-likelihood pass of ``tokens`` new trie nodes, its largest buffers: ``tokens·vocab·(b + 4)``
+        (kept logits and their float32 log-softmax, at most one row a node) ``+ tokens·(max_length + tokens)·b`` (the
+        additive tree mask) ``+ tokens·hidden·b·ACTIVATION_WIDTHS`` (activations), ``b`` = ``dtype_bytes``."""
         b = self.dtype_bytes
         return (tokens * self.vocab_size * (b + 4) + tokens * (self.max_length + tokens) * b
                 + tokens * self.hidden_size * b * ACTIVATION_WIDTHS)
@@ -149,7 +139,6 @@ class DecodeStats:
     draft_accepted: int = 0
 
     def add(self, other: DecodeStats) -> None:
-        """Add ``other``'s counts to these."""
         for f in fields(self):
             setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
 

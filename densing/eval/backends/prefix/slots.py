@@ -1,15 +1,12 @@
 """Slot storage of continuous batching and the cascade attention that reads it.
 
-Each group prefix's keys/values (``[kv_heads, P, head_dim]`` per layer and group) are held once, in dictionaries
-shared by every cache of one decode; ``rows`` slots each hold one request's own tokens (its suffix, then its new
-tokens) in columns of a ``[rows, kv_heads, capacity, head_dim]`` buffer per layer, every slot writing a step's tokens
-at the same column (``write_at``); which columns are a slot's own is the scheduler's mask.
-
-Each row attends to [its group's prefix ; its own columns] (:func:`shared_prefix_attention`): the prefix's
-keys/values are read once for all rows of the group, as two matmuls and one joint softmax — the "cascade" split of
-FlashInfer (Ye et al. 2025, arXiv 2501.01005) and Hydragen (Juravsky et al. 2024, arXiv 2402.05099). The function
-goes through transformers' ``AttentionInterface`` under :data:`ATTENTION_NAME`, and a model uses it only inside
-:func:`attention_swapped` (its own attention implementation is restored afterwards).
+Each group prefix's keys/values (``[kv_heads, P, head_dim]`` per layer and group) are held once, shared by every cache
+of one decode; ``rows`` slots each hold one request's own tokens in columns of a ``[rows, kv_heads, capacity,
+head_dim]`` buffer per layer, every slot writing a step's tokens at the same column (``write_at``; which columns are a
+slot's own is the scheduler's mask). Each row attends to [its group's prefix ; its own columns]
+(:func:`shared_prefix_attention`, the "cascade" split of FlashInfer, Ye et al. 2025, arXiv 2501.01005, and Hydragen,
+Juravsky et al. 2024, arXiv 2402.05099), registered with transformers' ``AttentionInterface`` as
+:data:`ATTENTION_NAME` and used only inside :func:`attention_swapped`.
 """
 from __future__ import annotations
 
@@ -63,13 +60,9 @@ class SlotCache(DynamicCache):
 
     def plan(self, widths: Sequence[int] | None) -> None:
         """Row ``r`` reads its last ``widths[r]`` columns in the next forward, in :func:`contiguous_parts`' runs."""
-        if widths is None:
-            self.parts = None
-            return
-        self.parts = [
+        self.parts = None if widths is None else [
             (self.row_group[start], slice(start, stop), width)
-            for start, stop, width in contiguous_parts(widths, self.row_group, self.part_cost)
-        ]
+            for start, stop, width in contiguous_parts(widths, self.row_group, self.part_cost)]
 
     def parts_of_rows(self) -> list[tuple[Any, Any, int | None]]:
         """``[(group, rows, width)]`` for the attention: the plan's, else one part per group over all columns."""
@@ -114,27 +107,20 @@ ATTENTION_NAME = "densing_shared_prefix"
 def supported(model: Any) -> bool:
     """Whether continuous batching can decode ``model``: a :data:`SUPPORTED` decoder without a sliding window."""
     config = getattr(model, "config", None)
-    return (
-        config is not None
-        and getattr(config, "model_type", None) in SUPPORTED
-        and getattr(config, "sliding_window", None) is None
-        and not getattr(config, "is_encoder_decoder", False)
-    )
+    return (config is not None and getattr(config, "model_type", None) in SUPPORTED
+            and getattr(config, "sliding_window", None) is None and not getattr(config, "is_encoder_decoder", False))
 
 
-def shared_prefix_attention(
-    module: torch.nn.Module, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
-    attention_mask: torch.Tensor, scaling: float | None = None, dropout: float = 0.0,
-    densing_slots: SlotCache | None = None, **kwargs: Any,
-) -> tuple[torch.Tensor, None]:
+def shared_prefix_attention(module: torch.nn.Module, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
+                            attention_mask: torch.Tensor, scaling: float | None = None, dropout: float = 0.0,
+                            densing_slots: SlotCache | None = None, **kwargs: Any) -> tuple[torch.Tensor, None]:
     """Attention of each row over [its group's prefix ; its own columns]:
     ``softmax([q·Kpᵀ, q·Krᵀ + mask]·s) · [Vp ; Vr]`` with ``s = scaling`` (1/√d by default),
-    ``Kp, Vp`` the group prefix's keys/values (one copy for all rows of the group), ``Kr, Vr`` the
-    row's slot columns, ``mask`` the boolean ``attention_mask`` ``[rows, 1, q, columns]`` (False →
-    −∞). Query head ``i`` reads key/value head ``i // (heads / kv_heads)`` (grouped-query). Rows are
-    taken in the parts of ``densing_slots.parts_of_rows()``: a run of one group's rows whose own
-    columns all lie in the last ``width`` columns (:meth:`SlotCache.plan`) reads only those, so a row
-    that has decoded 1,000 tokens does not make every other row read 1,000 columns. Returns
+    ``Kp, Vp`` the group prefix's keys/values (one copy for all rows of the group), ``Kr, Vr`` the row's slot columns,
+    ``mask`` the boolean ``attention_mask`` ``[rows, 1, q, columns]`` (False → −∞). Query head ``i`` reads key/value
+    head ``i // (heads / kv_heads)`` (grouped-query). Rows are taken in the parts of ``densing_slots.parts_of_rows()``:
+    a run of one group's rows whose own columns all lie in the last ``width`` columns (:meth:`SlotCache.plan`) reads
+    only those, so a row that has decoded 1,000 tokens does not make every other row read 1,000 columns. Returns
     ``[rows, q, heads, head_dim]`` as transformers' attention functions do."""
     if densing_slots is None:
         raise RuntimeError("shared_prefix_attention is only used inside densing's continuous decoding")
@@ -160,14 +146,12 @@ def shared_prefix_attention(
         prefix_keys, prefix_values = prefix  # [kv_heads, P, dim]
         flat = queries.transpose(0, 1).reshape(kv_heads, n * group * q, dim)
         shared = (torch.matmul(flat, prefix_keys.transpose(-1, -2)) * scale)  # [kv_heads, n·g·q, P]
-        top = torch.maximum(
-            shared.amax(dim=-1).reshape(kv_heads, n, group * q).transpose(0, 1)[..., None], own.amax(dim=-1, keepdim=True)
-        )
+        top = torch.maximum(shared.amax(dim=-1).reshape(kv_heads, n, group * q).transpose(0, 1)[..., None],
+                            own.amax(dim=-1, keepdim=True))
         shared_exp = torch.exp(shared - top.transpose(0, 1).reshape(kv_heads, n * group * q, 1))
         own_exp = torch.exp(own - top)
-        total = shared_exp.sum(dim=-1).reshape(kv_heads, n, group * q).transpose(0, 1)[..., None] + own_exp.sum(
-            dim=-1, keepdim=True
-        )
+        total = (shared_exp.sum(dim=-1).reshape(kv_heads, n, group * q).transpose(0, 1)[..., None]
+                 + own_exp.sum(dim=-1, keepdim=True))
         mixed = torch.matmul(shared_exp, prefix_values).reshape(kv_heads, n, group * q, dim).transpose(0, 1)
         out[chosen] = (mixed + torch.matmul(own_exp, values)) / total
     return out.reshape(rows, heads, q, dim).transpose(1, 2).contiguous(), None

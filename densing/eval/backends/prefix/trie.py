@@ -1,24 +1,17 @@
 """The trie walk that scores log-likelihood requests with every distinct token position run once.
 
-lm-eval scores every (context, continuation) pair with its own forward pass, recomputing the few-shot block of
-every request and each question once per choice. The backend computes exactly the same quantity,
+It computes lm-eval's quantity on the tokens ``HFLM._loglikelihood_tokens`` feeds (``(context +
+continuation)[-(max_length + 1):][:-1]``),
 
     log P(continuation | context) = Σ_t log softmax(f(x_<t))[x_t]   over the continuation tokens,
 
-on exactly the tokens lm-eval's ``HFLM._loglikelihood_tokens`` would feed (``(context +
-continuation)[-(max_length + 1):][:-1]``), but over the *trie* of those token sequences: a token
-position shared by several requests (same tokens up to and including it) is one trie node, and
-each node is run through the model once.
-
-The method (:func:`plan_forwards`): walk the requests' token sequences in lexicographic order (a trie's subtrees are
-then contiguous, :func:`.grouping.distinct_token_count`) in chunks, the key/value cache holding the full path of the
-last request scored. A chunk of consecutive requests reuses the cache up to ``keep`` = the prefix all of them share
-with it (never past the first position whose logits any of them needs), and lays out the rest of its sub-trie as one
-flat sequence of distinct nodes ("tree attention", as in SpecInfer, Miao et al. 2024, arXiv 2305.09781): node *j* sits
-at position ``depth(j)`` and attends, by a 4-D additive mask (:func:`ancestor_mask`), to the ``keep`` cached positions
-and its own ancestors — exactly the tokens before it in every request it belongs to. One forward pass per chunk of up
-to ``token_budget`` new nodes, logits only where some request scores them; then the cache is compacted to ``keep`` +
-the last request's path (:func:`compact`).
+over the *trie* of those sequences: a position shared by several requests (same tokens up to it) is one node, run
+through the model once. :func:`plan_forwards` walks the sequences in lexicographic order (subtrees contiguous) in
+chunks; a chunk reuses the key/value cache up to ``keep``, the prefix all its requests share with the last path
+cached (never past a position whose logits one needs), and lays out the rest of its sub-trie as one flat sequence
+("tree attention", SpecInfer, Miao et al. 2024, arXiv 2305.09781): node *j* at position ``depth(j)`` attends by a
+4-D additive mask (:func:`ancestor_mask`) to the ``keep`` cached positions and its ancestors, exactly the tokens
+before it in each of its requests. The cache is then compacted to ``keep`` + the last request's path (:func:`compact`).
 """
 from __future__ import annotations
 
@@ -50,18 +43,16 @@ class Forward:
     last_path: np.ndarray
 
 
-def plan_forwards(
-    inputs: Sequence[Sequence[int]], first_needed: Sequence[int], token_budget: int,
-    recompute_tolerance: int = PrefixSettings.recompute_tolerance,
-) -> list[Forward]:
+def plan_forwards(inputs: Sequence[Sequence[int]], first_needed: Sequence[int], token_budget: int,
+                  recompute_tolerance: int = PrefixSettings.recompute_tolerance) -> list[Forward]:
     """The forward passes that score every request with each trie node computed once.
 
     ``inputs[i]`` is the token sequence fed for request *i* and ``first_needed[i]`` the first position whose logits it
     scores. A pass takes consecutive requests (in lexicographic order) while its new nodes stay within
     ``token_budget`` (at least one request) and its root ``keep`` within ``recompute_tolerance`` positions of where it
     started; a position runs again only within that tolerance, or where a request's ``first_needed`` lies inside the
-    prefix it shares with the previous request (a question's later choices). The shared prefixes are found and the
-    passes laid out with numpy, a Python step per request rather than per token.
+    prefix it shares with the previous request (a question's later choices). Laid out with numpy: a Python step per
+    request, not per token.
     """
     if token_budget < 1:
         raise ValueError(f"token_budget: expected a positive number, got {token_budget}")
