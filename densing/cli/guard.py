@@ -1,6 +1,7 @@
 """What every command runs inside, typer or not (:func:`guarded`): worker processes ended on every exit path,
-``SIGTERM`` as an exit; :func:`one_line` is the error line; :func:`leave` ends the console script. Only the standard
-library and :mod:`densing.runtime` are imported.
+``SIGTERM`` as an exit; :func:`one_line` is the error line, :func:`refuse` prints it; :func:`print_json` writes every
+JSON output; :func:`leave` ends the console script. Only the standard library and :mod:`densing.runtime` are imported
+(orjson where JSON is written).
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import re
 import signal
 import sys
 from contextlib import contextmanager
+from typing import NoReturn
 
 from densing.runtime import processes
 
@@ -37,12 +39,26 @@ def json_visible(text: str) -> str:
     return _ACTING.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
+def print_json(value) -> None:
+    """Print an already JSON-able value (numpy scalars allowed), indented: every JSON output's writer."""
+    import orjson
+
+    text = orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY).decode()
+    sys.stdout.write(json_visible(text) + "\n")
+
+
 def one_line(message: str) -> str:
     """The first line of ``message`` (:func:`visible`), its middle cut out past :data:`MAX_MESSAGE` characters."""
     line = visible(message.splitlines()[0]) if message else ""
     if len(line) <= MAX_MESSAGE:
         return line
     return f"{line[:MAX_MESSAGE - 100]} … [{len(line) - MAX_MESSAGE + 97:,} characters cut] … {line[-80:]}"
+
+
+def refuse(exc: Exception) -> NoReturn:
+    """A :class:`~densing.errors.DensingError` as the command line says it: one line on stderr, exit code 2."""
+    print(f"error: {one_line(str(exc)) if str(exc) else type(exc).__name__}", file=sys.stderr)
+    sys.exit(2)
 
 
 #: ASCII for the characters densing's output uses most, where the terminal cannot encode them.

@@ -14,6 +14,7 @@ from densing import registry
 from densing.cli.layout import browser_lines, closing, command_words
 from densing.cli.output import Format, announced, draws_option, print_frame, print_progress, print_text, size_option
 from densing.errors import InputError
+from densing.io import atomic_write_text, check_outputs_apart, check_writable, check_writable_folder
 from densing.paths import default_store
 from densing.present.placement import answer
 from densing.validation import Device, ExistingPath, Interval, Options, validate
@@ -120,8 +121,6 @@ def _place_scores(scores: Path, model: Optional[str], params: Optional[str], rel
                   allow_missing: bool = False) -> None:
     """``densing measure --scores``: the scores file placed against the headline of ``target``
     (:func:`densing.registry.resolve_table`; None: the shipped public table)."""
-    from densing.io import check_outputs_apart, check_writable
-
     check_outputs_apart({"--out": out, "--csv": csv}, {"--scores": scores})
     draws_option(n_boot, seed)
     for path in (out, csv):
@@ -164,7 +163,6 @@ def measure_headline(target, n_boot: int, seed: int, *, report: bool):
 def _write_template(path: Path, table: Optional[str] = None) -> None:
     """``densing measure --template FILE``: the scores file to fill in (the headline set's columns of ``table``,
     default the public table's), written to a new file (or stdout for ``-``)."""
-    from densing.io import atomic_write_text, check_writable
     from densing.placement.own_scores import scores_template
 
     if str(path) == "-":
@@ -212,7 +210,6 @@ def _write(result, out: Path | None, csv, words: str, n_boot: int, seed: int, ta
            shown: dict[str, str] | None = None) -> None:
     """The report led by the user's models (with ``out``) on the table ``target`` (None: the leading table), the CSV
     rows, and the placement in words."""
-    from densing.io import atomic_write_text
     from densing.report.render import build_report
 
     if out is not None:
@@ -236,8 +233,6 @@ def _write(result, out: Path | None, csv, words: str, n_boot: int, seed: int, ta
 
 def _checked_options(batch_size: str, n_boot: int, seed: int, device, data_root, store, out: Path, csv):
     """Every option and output path checked before any work → (batch size, store folder)."""
-    from densing.io import check_outputs_apart, check_writable, check_writable_folder
-
     check_outputs_apart({"--out": out, "--csv": csv}, {})
     batch: int | str = int(batch_size) if batch_size.strip().isdigit() else batch_size.strip()
     draws_option(n_boot, seed)
