@@ -24,10 +24,7 @@ DENSITY_TOGETHER = ("density", "density_ci_low", "density_ci_high", "bound")
 DATA_HELP = "Tidy CSV/Parquet, a results store, lm-eval JSON(s), the Pythia evals folder or the OLMo ladder folder."
 
 
-class Law(str, Enum):
-    two_step = "two-step"
-    composed = "composed"
-
+Law = Enum("Law", {"two_step": "two-step", "composed": "composed"}, type=str)  # --law
 
 def _names(text: str) -> str | list[str]:
     """One benchmark name, or several comma-separated (averaged per model)."""

@@ -112,7 +112,7 @@ def _evaluate(models: Path, suite: str, local_data: bool, data_root, limit, out:
                                       "--data-root": data_root, "--limit": limit, "--csv": csv, "--device": device,
                                       "--table": table_name})
     shown = shown_names(checked.target.table)
-    _write(result, out, csv, words, n_boot, seed, checked.target, shown=shown)
+    _write(result, out, csv, words, n_boot, seed, checked.target, shown)
     print_text_closing(result, shown)
 
 
@@ -143,7 +143,7 @@ def _place_scores(scores: Path, model: Optional[str], params: Optional[str], rel
                                       "--model": model, "--params": params, "--release-date": release_date,
                                       "--table": None if target.table.leads else target.table.name,
                                       "--allow-missing": allow_missing})
-    _write(result, out, csv, words, n_boot, seed, target, summary=False, shown=shown)
+    _write(result, out, csv, words, n_boot, seed, target, shown, summary=False)
     print_text_closing(result, shown)
 
 
@@ -206,20 +206,18 @@ def answers(result, shown: dict[str, str] | None = None) -> tuple[str, ...]:
     return tuple(answer(r, *result.benchmarks_of(r["model"]), shown=shown) for r in result.to_frame().to_dict("records"))
 
 
-def _write(result, out: Path | None, csv, words: str, n_boot: int, seed: int, target=None, summary: bool = True,
-           shown: dict[str, str] | None = None) -> None:
-    """The report led by the user's models (with ``out``) on the table ``target`` (None: the leading table), the CSV
-    rows, and the placement in words."""
+def _write(result, out: Path | None, csv, words: str, n_boot: int, seed: int, target, shown: dict[str, str],
+           summary: bool = True) -> None:
+    """The report led by the user's models (with ``out``) on the table ``target`` (a resolved table), the CSV rows, and
+    the placement in words."""
     from densing.report.render import build_report
 
     if out is not None:
         left_out = f"; left out (no local split): {', '.join(result.left_out)}" if result.left_out else ""
-        html, _, _ = build_report(results=None if target is None else target.path,
-                                  table=None if target is None else target.table, n_boot=n_boot, seed=seed,
+        html, _, _ = build_report(results=target.path, table=target.table, n_boot=n_boot, seed=seed,
                                   measured=result.measurement, yours=result.to_frame(),
-                                  yours_suite=result.protocol() + left_out,
-                                  yours_evaluated=result.evaluated, yours_answers=answers(result, shown),
-                                  command=words)
+                                  yours_suite=result.protocol() + left_out, yours_evaluated=result.evaluated,
+                                  yours_answers=answers(result, shown), command=words)
         atomic_write_text(out, html)
     if csv is not None:
         atomic_write_text(csv, result.to_frame().to_csv(index=False, float_format="%.6g"))

@@ -99,12 +99,8 @@ def format_duration(seconds: float) -> str:
     return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
 
 
-class Format(str, Enum):
-    """``--format`` of every command that prints a table."""
-
-    table = "table"
-    json = "json"
-    csv = "csv"
+#: ``--format`` of every command that prints a table.
+Format = Enum("Format", {name: name for name in ("table", "json", "csv")}, type=str)
 
 
 #: ``--format``'s help, the same in every command.
@@ -166,10 +162,7 @@ def columns_of(frame, *, wide: bool = False) -> list[Column]:
     """The columns of ``frame`` as people read them; unless ``wide``, a column with nothing in it is left out."""
     out = [Column(str(name), head, cells, is_numeric(frame[name].tolist()))
            for name, (head, cells) in zip(frame.columns, frame_columns(frame))]
-    if not wide:
-        kept = [c for c in out if any(cell not in (MISSING, "") for cell in c.cells)]
-        out = kept or out[:1]
-    return out
+    return out if wide else [c for c in out if any(cell not in (MISSING, "") for cell in c.cells)] or out[:1]
 
 
 #: Padding of a cell (top, right, bottom, left): one space after it, and the divider (two spaces between columns).
@@ -283,17 +276,10 @@ def print_texts(*texts) -> None:
         print_text(text)
 
 
-def _write_json(frame, **_) -> None:
-    print_json(_json_ready(frame))
-
-
-def _write_csv(frame, **_) -> None:
-    sys.stdout.write(frame_to_csv(frame))
-
-
 #: The output formats, by name: each a writer ``(frame, *, title, keys, wide)`` of stdout (``--format``'s names).
-OUTPUTS: Registry = Registry("--format", [(Format.table.value, render_table), (Format.json.value, _write_json),
-                                          (Format.csv.value, _write_csv)],
+OUTPUTS: Registry = Registry("--format", [(Format.table.value, render_table),
+                                          (Format.json.value, lambda frame, **_: print_json(_json_ready(frame))),
+                                          (Format.csv.value, lambda frame, **_: sys.stdout.write(frame_to_csv(frame)))],
                              check=lambda registry, name, write: check_callable(registry, name, "writer", write, 1))
 
 

@@ -29,10 +29,7 @@ PROGRESS_AFTER_S = 5.0
 WIDE_HELP = "Tables: keep the columns with nothing in them (and, where a command has more, every column)."
 
 
-class By(str, Enum):
-    headline = "headline"
-    benchmark = "benchmark"
-
+By = Enum("By", {name: name for name in ("headline", "benchmark")}, type=str)  # --by
 
 #: The sections of the measurement (:data:`densing.trend.plan.SECTIONS`) each output of the headline shows and
 #: computes; ``--by benchmark`` computes every section.

@@ -1,22 +1,19 @@
-"""Reader for AI2's OLMo model ladder (allenai/OLMo ``scripts/scaling/data/peteish-moreeval/``).
-
-The ladder is one training recipe (OLMo 2 architecture and data) at five sizes × five token budgets (0.5, 1, 2, 5,
-10 × the Chinchilla budget of 20 tokens per parameter), every logged checkpoint evaluated in the OLMES
-*ranked-classification* 5-shot format (Bhagia et al. 2024, *Establishing Task Scaling Laws via Compute-Efficient Model
-Ladders*, arXiv 2412.04403), plus the full OLMo-2 1B, 7B and 13B runs in the same columns. :func:`read_olmo_ladder`
-returns the tidy results table (:mod:`densing.data.schema`), one row per (checkpoint, task):
+"""Reader for AI2's OLMo model ladder (allenai/OLMo ``scripts/scaling/data/peteish-moreeval/``; docs/method.md, "The
+OLMo ladder reference"): one recipe at five sizes × five token budgets (0.5 to 10 × the Chinchilla budget), every
+checkpoint evaluated in the OLMES ranked-classification 5-shot format (Bhagia et al. 2024, arXiv 2412.04403), plus the
+full OLMo-2 1B, 7B and 13B runs in the same columns. :func:`read_olmo_ladder` returns the tidy results table
+(:mod:`densing.data.schema`), one row per (checkpoint, task):
 
 - ``benchmark`` = ``olmes_<task>``, ``metric`` = ``len_norm`` (BoolQ: ``acc``), ``n_shot`` = 5;
 - ``loss`` = the bits per byte of the correct answer given the prompt (the file's
   ``eval/downstream_bpb/<task>_rc_5shot_bpb``), ``loss_unit`` = ``bpb``;
-- ``stderr`` = the binomial standard error √(S(1 − S)/n) with n the split's item count
-  (:mod:`densing.data.benchmarks`);
-- ``run`` names the training run (``olmo-ladder-1B-2xC``), ``model`` the checkpoint
-  (``olmo-ladder-1B-2xC@step32547``), ``revision`` the step;
-- ``params`` = N as the ladder's own fits count it (the input embedding excluded, the
-  100,352 × d output head included), read from the ladder's ``configs/*.json`` (``n``);
-- ``train_tokens`` = ``throughput/total_tokens``, or ``_step`` × ``batch_size_in_tokens`` where the
-  file has no token counter (the OLMo-2 1B and 13B files).
+- ``stderr`` = the binomial √(S(1 − S)/n), n the split's item count (:mod:`densing.data.benchmarks`);
+- ``run`` names the training run (``olmo-ladder-1B-2xC``), ``model`` the checkpoint (``olmo-ladder-1B-2xC@step32547``),
+  ``revision`` the step;
+- ``params`` = N as the ladder's own fits count it (the input embedding excluded, the 100,352 × d output head
+  included), read from the ladder's ``configs/*.json`` (``n``);
+- ``train_tokens`` = ``throughput/total_tokens``, or ``_step`` × ``batch_size_in_tokens`` where the file has no token
+  counter (the OLMo-2 1B and 13B files).
 
 Splits follow AI2's own task keys (``src/scripts/paper/figures/chained_main.csv`` in allenai/OLMo-ladder): MMLU,
 ARC-Easy, ARC-Challenge and OpenBookQA use the test split, the rest the validation split; MMLU is the average of its

@@ -121,12 +121,6 @@ def _fingerprint(frame: pd.DataFrame) -> bytes | None:
     return digest.digest()
 
 
-def _still_validated(frame: pd.DataFrame) -> bool:
-    """Whether ``frame`` is a table :func:`validate_results` returned, unchanged since."""
-    kept = _VALIDATED.get(id(frame))
-    return kept is not None and kept[0]() is frame and kept[1] is not None and kept[1] == _fingerprint(frame)
-
-
 def _validated(frame: pd.DataFrame, source: str) -> pd.DataFrame:
     """:func:`validate_results`' checks a column at a time; where a cell fails, row by row to name the first."""
     word, places = "line" if SOURCE_LINE in frame.columns else "row", frame.get(SOURCE_LINE, frame.get(SOURCE_ROW))
@@ -261,8 +255,9 @@ def table_argument(frame: object, name: str, columns=REQUIRED_COLUMNS, *, refere
         raise InputError(f"{name}: expected a pandas DataFrame (a tidy table, such as densing.read_results(path)), "
                          f"got {type(frame).__name__}")
     require_columns(frame, columns, name)
-    if _still_validated(frame):
-        return frame  # read by densing's readers and unchanged since: checked already
+    kept = _VALIDATED.get(id(frame))  # read by densing's readers and unchanged since: checked already
+    if kept is not None and kept[0]() is frame and kept[1] is not None and kept[1] == _fingerprint(frame):
+        return frame
     numeric = ("value", "params", "train_tokens", "loss", "stderr", "active_params")
     if reference and all(pd.api.types.is_numeric_dtype(frame[c]) for c in numeric if c in frame.columns):
         value = frame["value"].to_numpy(float)
