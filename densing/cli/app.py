@@ -25,11 +25,9 @@ from densing.errors import DensingError, InputError
 
 @dataclass(frozen=True)
 class Given:
-    """An option ``param`` given on the command line (with ``value``: holding that value; with ``other_than``:
-    holding another)."""
+    """An option ``param`` given on the command line (with ``other_than``: holding another value than that)."""
 
     param: str
-    value: str | None = None
     other_than: str | None = None
 
     def holds(self, ctx: click.Context) -> bool:
@@ -37,14 +35,12 @@ class Given:
         if source not in (click.core.ParameterSource.COMMANDLINE, click.core.ParameterSource.ENVIRONMENT):
             return False
         value = str(getattr(ctx.params.get(self.param), "value", ctx.params.get(self.param)))
-        return value != self.other_than if self.other_than is not None else self.value in (None, value)
+        return self.other_than is None or value != self.other_than
 
     def flag(self, ctx: click.Context) -> str:
         option = next((p for p in ctx.command.params if p.name == self.param), None)
         name = max(option.opts, key=len) if option is not None and option.opts else self.param
-        if self.other_than is not None:
-            return f"{name} {ctx.params.get(self.param)}"
-        return name if self.value is None else f"{name} {self.value}"
+        return name if self.other_than is None else f"{name} {ctx.params.get(self.param)}"
 
 
 _FAMILY = "the family law S(N) = c/(1+e^(-γ(ln N - l))) + d is fitted on one family at its own budget, with d = chance " \
@@ -205,8 +201,7 @@ def print_help(argv: list[str]) -> bool:
     command = typer.main.get_command(app)
     context = command.context_class(command, info_name="densing", **command.context_settings)
     for name in argv[:-1]:
-        sub = command.get_command(context, name) if hasattr(command, "get_command") else None
-        if sub is None:
+        if (sub := command.get_command(context, name) if hasattr(command, "get_command") else None) is None:
             return False
         command, context = sub, sub.context_class(sub, info_name=name, parent=context)
     typer.echo(command.get_help(context))

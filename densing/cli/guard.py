@@ -11,7 +11,7 @@ import os
 import re
 import signal
 import sys
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import NoReturn
 
 from densing.runtime import processes
@@ -85,10 +85,8 @@ def plain_terminal() -> None:
     for stream in (sys.stdout, sys.stderr):
         encoding = (getattr(stream, "encoding", None) or "utf-8").lower().replace("-", "").replace("_", "")
         if encoding not in ("utf8", "utf8sig") and hasattr(stream, "reconfigure"):
-            try:
+            with suppress(ValueError, OSError):  # a closed or detached stream
                 stream.reconfigure(errors="densing-ascii")
-            except (ValueError, OSError):  # a closed or detached stream
-                pass
 
 
 @contextmanager
@@ -122,11 +120,8 @@ BROKEN_PIPE_EXIT = 1
 
 def _quiet_stdout() -> None:
     """Point standard output at ``/dev/null``: what is buffered for a reader that went away is dropped at exit."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (AttributeError, ValueError, OSError):  # no stdout, or one without a file descriptor
-        pass
+    with suppress(AttributeError, ValueError, OSError):  # no stdout, or one without a file descriptor
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def _exit_code(main) -> int:

@@ -119,8 +119,7 @@ def _shrink_names(columns: list[Column], names: list[Column], excess) -> None:
         if not shrinkable:
             return
         widest = max(shrinkable, key=lambda c: c.width)
-        others = [c.width for c in names if c is not widest]
-        floor = max(MIN_NAME_WIDTH, widest.least_header(), max(others, default=0))
+        floor = max(MIN_NAME_WIDTH, widest.least_header(), *(c.width for c in names if c is not widest))
         widest.set_width(max(floor, widest.width - excess()) if floor < widest.width else widest.width - 1)
 
 
@@ -199,9 +198,7 @@ def plan(columns: list[Column], limit: int, keys_given: int | None = None, toget
             key.update(shortened)
     return blocks, key
 
-# --------------------------------------------------------------------------------------------------------------------
-# One screen (module docstring)
-# --------------------------------------------------------------------------------------------------------------------
+# ------------------------------------------ One screen (module docstring) -------------------------------------------
 
 #: A row's number, interval and status: kept beside its name in one block at any terminal width.
 ROW_TOGETHER = ("months", "ci_low", "ci_high", "status")

@@ -182,8 +182,7 @@ def _emit(console, *renderables, whole=()) -> None:
             console.print(renderable)
         for line in whole:
             console.print(line, soft_wrap=True)
-    text = "\n".join(line.rstrip() for line in captured.get().split("\n"))
-    console.file.write(visible(text))
+    console.file.write(visible("\n".join(line.rstrip() for line in captured.get().split("\n"))))
     console.file.flush()
 
 

@@ -81,9 +81,9 @@ def metric_rank(benchmark: str, metric: str) -> int | None:
     return 3 + METRIC_PREFERENCE.index(metric) if metric in METRIC_PREFERENCE else None
 
 
-def score_columns(columns, known: dict[str, str] | None = None) -> list[str]:
+def score_columns(columns) -> list[str]:
     """The columns of ``columns`` that name a benchmark (:func:`aliases`), neither a tidy table's nor a table's own."""
-    known = aliases() if known is None else known
+    known = aliases()
     return [c for c in columns if str(c) not in COLUMNS and str(c) not in TABLE_COLUMNS
             and str(c).strip().lower() in known]
 

@@ -79,8 +79,7 @@ def _opened(folder: str | Path, tasks: list[str] | None, known: dict, unknown_wo
 
 def _sizes(folder: Path) -> tuple[dict[str, float], dict[str, float]]:
     """N per ladder size label ('190M', '1B', …) and per full-run config label, from configs/*.json."""
-    by_file: dict[str, float] = {}
-    by_label: dict[str, float] = {}
+    by_file, by_label = {}, {}  # N by file name and by config label
     configs = sorted((folder / "configs").glob("*.json"))
     if not configs:
         raise InputError(f"{folder}: no configs/*.json with the ladder's parameter counts")
@@ -143,9 +142,8 @@ def read_olmo_ladder(folder: str | Path, *, rerun: bool = True) -> pd.DataFrame:
         if size not in per_size:
             raise InputError(f"{path}: size {size} has no parameter count in configs/*.json")
         frame = _read_csv(path)
-        for column in ("_step", "throughput/total_tokens"):
-            if column not in frame.columns:
-                raise InputError(f"{path}: missing column {column!r}")
+        if missing := [c for c in ("_step", "throughput/total_tokens") if c not in frame.columns]:
+            raise InputError(f"{path}: missing column {missing[0]!r}")
         rows += _rows(frame, run=f"olmo-ladder-{size}-{mult}xC", params=per_size[size],
                       tokens=frame["throughput/total_tokens"].to_numpy(float), steps=frame["_step"].to_numpy(float),
                       source=path.name, tasks=tasks)

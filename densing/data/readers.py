@@ -214,8 +214,7 @@ def read_lm_eval_results(path: str | Path, *, model: str | None = None) -> tuple
                     continue  # a field lm-eval writes beside the metrics (a name, a version)
                 raise InputError(f"{path}: field 'results.{task}.{key}': expected a number, got {val!r}")
             metric, _, filt = key.partition(",")  # 0.4 keys carry a filter (acc,none); 0.3 keys none
-            if filt and filt != "none":
-                metric = f"{metric},{filt}"
+            metric = f"{metric},{filt}" if filt and filt != "none" else metric
             if metric.endswith("_stderr") or "_stderr," in metric:
                 errors[metric.replace("_stderr", "")] = float(val)
             else:
@@ -320,8 +319,7 @@ def read_pythia_evals(root: str | Path, *, suite: str = "deduped", shots: str = 
         raise InputError(f"{root}: not a directory of Pythia evaluations")
     frames = []
     for model_dir, size in pythia_runs(root, suite=suite, shots=shots):
-        shot_dir = model_dir / shots
-        for path in sorted(shot_dir.glob("*.json")):
+        for path in sorted((model_dir / shots).glob("*.json")):
             step = int(found.group(1)) if (found := _STEP.search(path.stem)) else 0
             if step == 0 or final_only and step != 143000:  # no step, or step 0 (D = 0)
                 continue
@@ -331,8 +329,7 @@ def read_pythia_evals(root: str | Path, *, suite: str = "deduped", shots: str = 
                 revision=f"step{step}", run=model_dir.name))
     if not frames:
         raise InputError(f"{root}: no Pythia {suite} {shots} result files found")
-    frame = pd.concat(frames, ignore_index=True)
-    return validate_results(frame, source=str(root))
+    return validate_results(pd.concat(frames, ignore_index=True), source=str(root))
 
 
 def read_text_table(path: Path, columns, what: str) -> pd.DataFrame:

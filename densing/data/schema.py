@@ -133,9 +133,8 @@ def _validated(frame: pd.DataFrame, source: str) -> pd.DataFrame:
             _read_row(rec, where, out, f"{where}, column {rec[SOURCE_COLUMN]!r}" if SOURCE_COLUMN in rec else where)
     result = pd.DataFrame({column: (pd.to_datetime(pd.Series(out[column], dtype="object")) if dtype is None
                                     else pd.Series(out[column], dtype=dtype)) for column, dtype in _DTYPES.items()})
-    extra = [c for c in frame.columns if c not in COLUMNS and c not in (SOURCE_LINE, SOURCE_ROW, SOURCE_COLUMN)]
-    for c in extra:
-        result[c] = frame[c].to_numpy()
+    for c in [c for c in frame.columns if c not in COLUMNS and c not in (SOURCE_LINE, SOURCE_ROW, SOURCE_COLUMN)]:
+        result[c] = frame[c].to_numpy()  # a column of the table's own, kept as it is
 
     def both(first: int, other: int) -> str:  # two rows of the result, by their places in the file
         one, two = places[first], places[other]
@@ -323,8 +322,7 @@ def _collapse_duplicates(result: pd.DataFrame, source: str, both) -> pd.DataFram
                 f"({rows['model'].iloc[0]}, {rows['benchmark'].iloc[0]}, {rows['metric'].iloc[0]}) twice with "
                 f"different '{field}' ({float(first[field])!r} vs {float(other[field])!r}); keep one"
             )
-    dropped = key.duplicated(keep="first")
-    return result[~dropped]
+    return result[~key.duplicated(keep="first")]
 
 
 def positive_count(value: str, *, field: str, where: str, integer: bool = False) -> float:
