@@ -24,8 +24,7 @@ def main(argv: list[str] | None = None) -> None:
     words = sys.argv[1:] if argv is None else list(argv)
     if words and words[0] in TABLE_COMMANDS:
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    options = overlap_fast.parse(words)
-    if options is not None:
+    if (options := overlap_fast.parse(words)) is not None:
         overlap_fast.run(options)
         return
     from densing.cli.app import main as typer_main

@@ -17,7 +17,7 @@ from typer.core import TyperCommand
 from densing import registry
 from densing.cli import laws, measure, trend
 from densing.cli.eval import eval_app
-from densing.cli.guard import guarded, leave, one_line, plain_terminal
+from densing.cli.guard import guarded, leave, one_line, plain_terminal, refuse
 from densing.cli.ladder import ladder_app
 from densing.cli.output import command_group
 from densing.cli.overlap import overlap_app
@@ -25,11 +25,9 @@ from densing.errors import DensingError, InputError
 
 @dataclass(frozen=True)
 class Given:
-    """An option ``param`` given on the command line (with ``value``: holding that value; with ``other_than``:
-    holding another)."""
+    """An option ``param`` given on the command line (with ``other_than``: holding another value than that)."""
 
     param: str
-    value: str | None = None
     other_than: str | None = None
 
     def holds(self, ctx: click.Context) -> bool:
@@ -37,16 +35,12 @@ class Given:
         if source not in (click.core.ParameterSource.COMMANDLINE, click.core.ParameterSource.ENVIRONMENT):
             return False
         value = str(getattr(ctx.params.get(self.param), "value", ctx.params.get(self.param)))
-        if self.other_than is not None:
-            return value != self.other_than
-        return self.value is None or value == self.value
+        return self.other_than is None or value != self.other_than
 
     def flag(self, ctx: click.Context) -> str:
         option = next((p for p in ctx.command.params if p.name == self.param), None)
         name = max(option.opts, key=len) if option is not None and option.opts else self.param
-        if self.other_than is not None:
-            return f"{name} {ctx.params.get(self.param)}"
-        return name if self.value is None else f"{name} {self.value}"
+        return name if self.other_than is None else f"{name} {ctx.params.get(self.param)}"
 
 
 _FAMILY = "the family law S(N) = c/(1+e^(-γ(ln N - l))) + d is fitted on one family at its own budget, with d = chance " \
@@ -207,8 +201,7 @@ def print_help(argv: list[str]) -> bool:
     command = typer.main.get_command(app)
     context = command.context_class(command, info_name="densing", **command.context_settings)
     for name in argv[:-1]:
-        sub = command.get_command(context, name) if hasattr(command, "get_command") else None
-        if sub is None:
+        if (sub := command.get_command(context, name) if hasattr(command, "get_command") else None) is None:
             return False
         command, context = sub, sub.context_class(sub, info_name=name, parent=context)
     typer.echo(command.get_help(context))
@@ -245,22 +238,18 @@ def _argument_name(args: list[str], index: int) -> str:
     command = typer.main.get_command(app)
     context = command.context_class(command, info_name="densing")
     position = 0
-    skip = False
-    for i, word in enumerate(args[:index]):
-        if skip:
-            skip = False
-            continue
+    words = iter(args[:index])
+    for word in words:
         if word.startswith("-"):
             option = next((p for p in command.params if word.split("=", 1)[0] in p.opts), None)
-            skip = "=" not in word and option is not None and not getattr(option, "is_flag", False)
+            if "=" not in word and option is not None and not getattr(option, "is_flag", False):
+                next(words, None)  # its value
             continue
-        sub = command.get_command(context, word) if isinstance(command, click.Group) else None
-        if sub is not None:
+        if isinstance(command, click.Group) and (sub := command.get_command(context, word)) is not None:
             command, context = sub, sub.context_class(sub, info_name=word, parent=context)
             continue
         position += 1
-    arguments = [p for p in command.params if isinstance(p, click.Argument)]
-    for argument in arguments:
+    for argument in (p for p in command.params if isinstance(p, click.Argument)):
         if position < argument.nargs or argument.nargs == -1:
             return argument.human_readable_name
         position -= argument.nargs
@@ -269,8 +258,7 @@ def _argument_name(args: list[str], index: int) -> str:
 
 def _dispatch(args: list[str]) -> None:
     """Run the command line ``args`` through typer, errors as :func:`main` describes."""
-    empty = _empty_option(args)
-    if empty is not None:  # refused before any work: an empty path is the working folder, an empty number nothing
+    if (empty := _empty_option(args)) is not None:  # refused first: an empty path is the working folder, a number none
         print(f"error: {empty}: an empty value (an unset shell variable?); give one", file=sys.stderr)
         sys.exit(2)
 
@@ -288,9 +276,7 @@ def _dispatch(args: list[str]) -> None:
     except click.exceptions.Abort:  # Ctrl-C while click was prompting or parsing
         code = 130
     except DensingError as exc:
-        message = one_line(str(exc)) if str(exc) else type(exc).__name__
-        print(f"error: {message}", file=sys.stderr)
-        sys.exit(2)
+        refuse(exc)
     if code == 130:  # typer's answer to Ctrl-C (KeyboardInterrupt) in a command, and click's Abort
         print("error: interrupted", file=sys.stderr)
     if isinstance(code, int) and code:  # a command's typer.Exit(code)

@@ -13,19 +13,12 @@ import typer
 
 from densing.cli.output import FORMAT_HELP, OUTPUTS, command_group, print_frame
 from densing.errors import EvalError, InputError
+from densing.io import check_writable_folder
 from densing.paths import default_store
 from densing.validation import ExistingPath, Interval, Options, validate
 
 eval_app = command_group("Run benchmarks through lm-eval, recording score and conditional loss, into a results store.",
                          invoke_without_command=True, no_args_is_help=False)
-
-
-def _render(frame, output_format: str, columns: list[str]) -> None:
-    if output_format == "table" and "metric" in columns and "value" in columns:  # the score beside its pair's name
-        columns = [c for c in columns if c != "metric"]
-        columns.insert(columns.index("value") + 1, "metric")
-    print_frame(frame[[c for c in columns if c in frame.columns]], output_format, title=_loss_title(frame), keys=2,
-                identifiers=("metric",), together=("value", "metric"))  # a metric's name shortened with a key, never broken
 
 
 def _loss_title(frame) -> str:
@@ -69,8 +62,7 @@ def _prefix_settings(backend: str, trie_tokens: int | None, slots: int | None):
 
 def _parse_shard(text: str) -> tuple[int, int]:
     """``"K/N"`` (1 ≤ K ≤ N) → ``(K − 1, N)``; anything else is an :class:`InputError`."""
-    parts = text.strip().split("/")
-    if len(parts) == 2 and all(p.strip().isdigit() for p in parts):
+    if len(parts := text.strip().split("/")) == 2 and all(p.strip().isdigit() for p in parts):
         k, n = (int(p) for p in parts)
         if 1 <= k <= n:
             return k - 1, n
@@ -154,7 +146,12 @@ def sweep(
         gc.unfreeze()  # the process as it was, for a caller that goes on (the CLI ends without another collection)
     if frame.empty:
         return
-    _render(frame, output_format, ["model", "benchmark", "metric", "value", "n_shot", "loss", "loss_unit", "loss_per_token", "loss_per_byte"])
+    columns = ["model", "benchmark", "metric", "value", "n_shot", "loss", "loss_unit", "loss_per_token",
+               "loss_per_byte"]
+    if output_format == "table":  # the score beside its pair's name, a metric's name shortened with a key, never broken
+        columns[2:4] = ["value", "metric"]
+    print_frame(frame[[c for c in columns if c in frame.columns]], output_format, title=_loss_title(frame), keys=2,
+                identifiers=("metric",), together=("value", "metric"))
 
 
 def _check_sources(specs: list, names: list[str], out: Path) -> None:
@@ -199,7 +196,6 @@ def _sweep_options(*, limit, batch_size: str, output_format, device, trie_tokens
     read (but the backend's name)."""
     from densing.eval import backends
     from densing.eval.loading import SWEEP_CONSTRAINTS
-    from densing.io import check_writable_folder
 
     batch: int | str = int(batch_size) if batch_size.strip().isdigit() else batch_size.strip()
     validate({**SWEEP_CONSTRAINTS, **OPTION_CONSTRAINTS}, limit=limit, batch_size=batch, output_format=output_format,

@@ -1,6 +1,7 @@
 """What every command runs inside, typer or not (:func:`guarded`): worker processes ended on every exit path,
-``SIGTERM`` as an exit; :func:`one_line` is the error line; :func:`leave` ends the console script. Only the standard
-library and :mod:`densing.runtime` are imported.
+``SIGTERM`` as an exit; :func:`one_line` is the error line, :func:`refuse` prints it; :func:`print_json` writes every
+JSON output; :func:`leave` ends the console script. Only the standard library and :mod:`densing.runtime` are imported
+(orjson where JSON is written).
 """
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import os
 import re
 import signal
 import sys
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
+from typing import NoReturn
 
 from densing.runtime import processes
 
@@ -37,12 +39,26 @@ def json_visible(text: str) -> str:
     return _ACTING.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
+def print_json(value) -> None:
+    """Print an already JSON-able value (numpy scalars allowed), indented: every JSON output's writer."""
+    import orjson
+
+    text = orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY).decode()
+    sys.stdout.write(json_visible(text) + "\n")
+
+
 def one_line(message: str) -> str:
     """The first line of ``message`` (:func:`visible`), its middle cut out past :data:`MAX_MESSAGE` characters."""
     line = visible(message.splitlines()[0]) if message else ""
     if len(line) <= MAX_MESSAGE:
         return line
     return f"{line[:MAX_MESSAGE - 100]} … [{len(line) - MAX_MESSAGE + 97:,} characters cut] … {line[-80:]}"
+
+
+def refuse(exc: Exception) -> NoReturn:
+    """A :class:`~densing.errors.DensingError` as the command line says it: one line on stderr, exit code 2."""
+    print(f"error: {one_line(str(exc)) if str(exc) else type(exc).__name__}", file=sys.stderr)
+    sys.exit(2)
 
 
 #: ASCII for the characters densing's output uses most, where the terminal cannot encode them.
@@ -69,10 +85,8 @@ def plain_terminal() -> None:
     for stream in (sys.stdout, sys.stderr):
         encoding = (getattr(stream, "encoding", None) or "utf-8").lower().replace("-", "").replace("_", "")
         if encoding not in ("utf8", "utf8sig") and hasattr(stream, "reconfigure"):
-            try:
+            with suppress(ValueError, OSError):  # a closed or detached stream
                 stream.reconfigure(errors="densing-ascii")
-            except (ValueError, OSError):  # a closed or detached stream
-                pass
 
 
 @contextmanager
@@ -106,11 +120,8 @@ BROKEN_PIPE_EXIT = 1
 
 def _quiet_stdout() -> None:
     """Point standard output at ``/dev/null``: what is buffered for a reader that went away is dropped at exit."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (AttributeError, ValueError, OSError):  # no stdout, or one without a file descriptor
-        pass
+    with suppress(AttributeError, ValueError, OSError):  # no stdout, or one without a file descriptor
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def _exit_code(main) -> int:

@@ -9,6 +9,7 @@ import typer
 
 from densing.cli.output import (FORMAT_HELP, SEED_HELP, Format, command_group, print_document, print_frame,
                                 print_progress, working)
+from densing.io import check_writable, check_writable_folder, write_file_set
 from densing.numbers import format_number
 from densing.validation import BOOTSTRAP_CONSTRAINTS, ExistingPath, validate_params
 
@@ -30,7 +31,6 @@ def fit_command(
 ) -> None:
     """Choose the law's options inside the ladder, fit every task, write the fits."""
     from densing.data.olmo import ladder_benchmarks, read_olmo_ladder, split_ladder
-    from densing.io import check_writable, check_writable_folder, write_file_set
     from densing.laws.olmo.ladder import fit_ladder
 
     if out_dir is not None:
@@ -70,7 +70,6 @@ def check_command(
     fmt: Format = typer.Option(Format.table, "--format", help=FORMAT_HELP),
 ) -> None:
     """Held-out 7B/13B predictions beside AI2's, OLMo-2 1B/7B/13B densities with κ, and sensitivity."""
-    from densing.io import check_writable_folder
     from densing.laws.olmo.check import check_ladder
 
     if out_dir is not None:

@@ -14,6 +14,7 @@ from densing.cli.output import (FORMAT_HELP, SEED_HELP, Format, count_option, d0
                                 print_text, size_option)
 from densing.constants import DEFAULT_EPOCH
 from densing.errors import FitError, InputError
+from densing.io import check_writable, command_line
 from densing.numbers import format_count, format_number
 from densing.validation import BOOTSTRAP_CONSTRAINTS, validate_params
 from densing.validation import validate as check  # `validate` is a command here
@@ -23,10 +24,7 @@ DENSITY_TOGETHER = ("density", "density_ci_low", "density_ci_high", "bound")
 DATA_HELP = "Tidy CSV/Parquet, a results store, lm-eval JSON(s), the Pythia evals folder or the OLMo ladder folder."
 
 
-class Law(str, Enum):
-    two_step = "two-step"
-    composed = "composed"
-
+Law = Enum("Law", {"two_step": "two-step", "composed": "composed"}, type=str)  # --law
 
 def _names(text: str) -> str | list[str]:
     """One benchmark name, or several comma-separated (averaged per model)."""
@@ -34,16 +32,16 @@ def _names(text: str) -> str | list[str]:
     return names[0] if len(names) == 1 else names
 
 
-def _read(data: Path, *, suite: str | None = None, final_only: bool = False):
-    """:func:`densing.data.read_reference_data`, saying on stderr that a folder is being read; ``--suite`` and
-    ``--final-only`` only on the Pythia evals folder (:func:`densing.data.formats.pythia_only`)."""
+def _read(data: Path, *, suite: str | None = None, final_only: bool = False, read: bool = True):
+    """:func:`densing.data.read_reference_data` (``read=False``: its checks alone), saying on stderr that a folder is
+    read; ``--suite`` and ``--final-only`` on the Pythia evals folder alone (``densing.data.formats.pythia_only``)."""
     from densing.data import read_reference_data
     from densing.data.formats import pythia_only
 
     pythia_only(data, suite, final_only)
     if data.is_dir():
         print_progress(f"reading {data} …")
-    return read_reference_data(data, suite=suite or "standard", final_only=final_only)
+    return read_reference_data(data, suite=suite or "standard", final_only=final_only) if read else None
 
 
 @validate_params(BOOTSTRAP_CONSTRAINTS)
@@ -74,14 +72,11 @@ def fit(
 ) -> None:
     """Fit the two-step (or composed) Densing Law on reference models, or the family law on one family (--family)."""
     from densing.data.formats import sniff_format
-    from densing.io import command_line
     from densing.laws.fit_schema import reference_subset
     from densing.laws.reference import fit_reference
 
     d0_tokens = d0_option(d0)  # before the data is read
     if out is not None:
-        from densing.io import check_writable
-
         check_writable(out)
     if family is not None:
         result = _fit_family(data, benchmark, family, family_shape, metric=metric, d0_tokens=d0_tokens, suite=suite,
@@ -109,7 +104,6 @@ def fit(
 def _fit_family(data: Path, benchmark: str, family: str, shape: str, *, metric: str, d0_tokens: float, suite: str | None,
                 n_boot: int, seed: int):
     """``densing fit --family``: the family law on one family, with the trend's pooled dispersion of the benchmark."""
-    from densing.io import command_line
     from densing.laws.eligibility import pooled_dispersions
     from densing.laws.family import fit_family, shape_constants
     from densing.laws.reference_fit import DEFAULT_D0
@@ -147,8 +141,7 @@ def _show_fit(result, out: Optional[Path], fmt: Format) -> None:
         frame["ci_contains_estimate"] = inside.astype(object).where(frame["ci_low"].notna(), None)
         frame["fit_verdict"] = fit_verdict(result)
         print_frame(frame, fmt)
-    verdict = fit_verdict(result)
-    if verdict is not None:
+    if (verdict := fit_verdict(result)) is not None:
         print(f"warning: {result.benchmark}: {verdict}; do not invert through it "
               "(densing density leaves it out of the geometric mean)", file=sys.stderr)
 
@@ -162,7 +155,6 @@ def convert(
 ) -> None:
     """Convert results into one validated tidy table (CSV or Parquet)."""
     from densing.data import write_table
-    from densing.io import check_writable
 
     if str(out) != "-":  # standard output: the table as CSV, and nothing else
         check_writable(out)  # before the data is read
@@ -193,12 +185,9 @@ def validate(
     fmt: Format = typer.Option(Format.table, "--format", help=FORMAT_HELP),
 ) -> None:
     """Held-out check: fit on small reference models, predict the large ones (paper Fig. 2b)."""
-    from densing.data.formats import pythia_only
     from densing.laws.held_out import validate_held_out
 
-    pythia_only(data, suite)
-    if data.is_dir():
-        print_progress(f"reading {data} …")
+    _read(data, suite=suite, read=False)  # validate_held_out reads it
     tokens = "auto" if min_train_tokens is None else None if min_train_tokens == "none" else count_option(min_train_tokens, "--min-train-tokens")
     table, summary = validate_held_out(
         data, _names(benchmark), max_params=size_option(max_params, "--max-params"), law=law.value, metric=metric,
@@ -246,14 +235,12 @@ def density(
     table = read_results(source)
     if len(table) > 20_000:
         print_progress(f"inverting {len(table)} rows through {len(fits)} fit(s) with their bootstrap draws …")
-    if own_tokens:
-        result = density_at_own_tokens(table, fits, level=level, include_poor_fits=include_poor_fits, source=str(source))
-    else:
-        result = compute_density(table, fits, d0=d0_tokens, level=level, include_poor_fits=include_poor_fits)
+    options = {"level": level, "include_poor_fits": include_poor_fits}
+    result = (density_at_own_tokens(table, fits, **options, source=str(source)) if own_tokens
+              else compute_density(table, fits, d0=d0_tokens, **options))
     poor = [f"{f.benchmark} ({fit_verdict(f)})" for f in fits if fit_verdict(f) and f.benchmark in set(result["benchmark"])]
     if poor and len(fits) > 1:
-        action = "kept in" if include_poor_fits else "left out of"
-        hint = "" if include_poor_fits else " (--include-poor-fits keeps them)"
+        action, hint = ("kept in", "") if include_poor_fits else ("left out of", " (--include-poor-fits keeps them)")
         print(f"note: {action} the geometric mean: {', '.join(poor)}{hint}", file=sys.stderr)  # one line, unfolded
     elif poor:
         print(f"warning: {', '.join(poor)}: do not rely on these densities", file=sys.stderr)
@@ -264,8 +251,7 @@ def density(
         print_frame(extrapolation_words(result) if wide else result[columns], fmt,
                     title=f"capacity density under {references} (D0 = {format_count(result['d0'].iloc[0])} tokens)",
                     wide=wide, together=DENSITY_TOGETHER, identifiers=("benchmark",))
-        summary = extrapolation_summary(result)
-        if summary is not None:
+        if (summary := extrapolation_summary(result)) is not None:
             print_text(f"note: {summary}")
     else:
         print_frame(extrapolation_words(result), fmt)

@@ -5,6 +5,7 @@ answer first, one compact table, the notes counted, a last line that repeats the
 """
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from pathlib import Path
@@ -118,8 +119,7 @@ def _shrink_names(columns: list[Column], names: list[Column], excess) -> None:
         if not shrinkable:
             return
         widest = max(shrinkable, key=lambda c: c.width)
-        others = [c.width for c in names if c is not widest]
-        floor = max(MIN_NAME_WIDTH, widest.least_header(), max(others, default=0))
+        floor = max(MIN_NAME_WIDTH, widest.least_header(), *(c.width for c in names if c is not widest))
         widest.set_width(max(floor, widest.width - excess()) if floor < widest.width else widest.width - 1)
 
 
@@ -127,22 +127,19 @@ def _fit_first_block(columns: list[Column], first: list[int], keys: list[int], l
     """Widths for the first block's columns so that it fits ``limit``: text folds at :data:`MIN_TOGETHER_TEXT`, names
     are shortened until the block fits and the keys leave room for a later block's widest number, then the room left
     goes to the folding text."""
-    for p in first:
-        c = columns[p]
+    for c in [columns[p] for p in first]:
         whole = c.numeric or c.identifier
         c.set_width(c.narrowest() if whole else max(min(c.widest_cell(), MIN_TOGETHER_TEXT), c.least_header()))
     _shrink_names(columns, [columns[p] for p in first if columns[p].identifier],
                   lambda: table_width(columns, first) - limit)
-    for p in first:  # still too wide: its text folds down to its longest word
-        c = columns[p]
+    for c in [columns[p] for p in first]:  # still too wide: its text folds down to its longest word
         if table_width(columns, first) > limit and not (c.numeric or c.identifier):
             c.set_width(max(c.least_header(), *(_longest_word(cell) for cell in c.cells)))
     later = max((c.narrowest() if c.numeric else MIN_NAME_WIDTH for p, c in enumerate(columns) if p not in first),
                 default=0)
     _shrink_names(columns, [columns[p] for p in keys if columns[p].identifier],
                   lambda: table_width(columns, keys) + later + 2 - limit)
-    for p in first:
-        c = columns[p]
+    for c in [columns[p] for p in first]:
         if not (c.numeric or c.identifier):
             room = limit - table_width(columns, first)
             c.set_width(min(c.widest_cell(), c.width + max(room, 0)) if room > 0 else c.width)
@@ -201,9 +198,7 @@ def plan(columns: list[Column], limit: int, keys_given: int | None = None, toget
             key.update(shortened)
     return blocks, key
 
-# --------------------------------------------------------------------------------------------------------------------
-# One screen (module docstring)
-# --------------------------------------------------------------------------------------------------------------------
+# ------------------------------------------ One screen (module docstring) -------------------------------------------
 
 #: A row's number, interval and status: kept beside its name in one block at any terminal width.
 ROW_TOGETHER = ("months", "ci_low", "ci_high", "status")
@@ -241,8 +236,6 @@ def browser_lines(path: Path) -> list[str]:
 
 def command_words(command: str, options: dict) -> str:
     """The command line that makes a written page again, for its footer (a flag where its value is True)."""
-    import shlex
-
     words = ["densing", command]
     for option, value in options.items():
         if value is True:

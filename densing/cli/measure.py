@@ -14,6 +14,7 @@ from densing import registry
 from densing.cli.layout import browser_lines, closing, command_words
 from densing.cli.output import Format, announced, draws_option, print_frame, print_progress, print_text, size_option
 from densing.errors import InputError
+from densing.io import atomic_write_text, check_outputs_apart, check_writable, check_writable_folder
 from densing.paths import default_store
 from densing.present.placement import answer
 from densing.validation import Device, ExistingPath, Interval, Options, validate
@@ -111,7 +112,7 @@ def _evaluate(models: Path, suite: str, local_data: bool, data_root, limit, out:
                                       "--data-root": data_root, "--limit": limit, "--csv": csv, "--device": device,
                                       "--table": table_name})
     shown = shown_names(checked.target.table)
-    _write(result, out, csv, words, n_boot, seed, checked.target, shown=shown)
+    _write(result, out, csv, words, n_boot, seed, checked.target, shown)
     print_text_closing(result, shown)
 
 
@@ -120,8 +121,6 @@ def _place_scores(scores: Path, model: Optional[str], params: Optional[str], rel
                   allow_missing: bool = False) -> None:
     """``densing measure --scores``: the scores file placed against the headline of ``target``
     (:func:`densing.registry.resolve_table`; None: the shipped public table)."""
-    from densing.io import check_outputs_apart, check_writable
-
     check_outputs_apart({"--out": out, "--csv": csv}, {"--scores": scores})
     draws_option(n_boot, seed)
     for path in (out, csv):
@@ -144,7 +143,7 @@ def _place_scores(scores: Path, model: Optional[str], params: Optional[str], rel
                                       "--model": model, "--params": params, "--release-date": release_date,
                                       "--table": None if target.table.leads else target.table.name,
                                       "--allow-missing": allow_missing})
-    _write(result, out, csv, words, n_boot, seed, target, summary=False, shown=shown)
+    _write(result, out, csv, words, n_boot, seed, target, shown, summary=False)
     print_text_closing(result, shown)
 
 
@@ -164,7 +163,6 @@ def measure_headline(target, n_boot: int, seed: int, *, report: bool):
 def _write_template(path: Path, table: Optional[str] = None) -> None:
     """``densing measure --template FILE``: the scores file to fill in (the headline set's columns of ``table``,
     default the public table's), written to a new file (or stdout for ``-``)."""
-    from densing.io import atomic_write_text, check_writable
     from densing.placement.own_scores import scores_template
 
     if str(path) == "-":
@@ -208,21 +206,18 @@ def answers(result, shown: dict[str, str] | None = None) -> tuple[str, ...]:
     return tuple(answer(r, *result.benchmarks_of(r["model"]), shown=shown) for r in result.to_frame().to_dict("records"))
 
 
-def _write(result, out: Path | None, csv, words: str, n_boot: int, seed: int, target=None, summary: bool = True,
-           shown: dict[str, str] | None = None) -> None:
-    """The report led by the user's models (with ``out``) on the table ``target`` (None: the leading table), the CSV
-    rows, and the placement in words."""
-    from densing.io import atomic_write_text
+def _write(result, out: Path | None, csv, words: str, n_boot: int, seed: int, target, shown: dict[str, str],
+           summary: bool = True) -> None:
+    """The report led by the user's models (with ``out``) on the table ``target`` (a resolved table), the CSV rows, and
+    the placement in words."""
     from densing.report.render import build_report
 
     if out is not None:
         left_out = f"; left out (no local split): {', '.join(result.left_out)}" if result.left_out else ""
-        html, _, _ = build_report(results=None if target is None else target.path,
-                                  table=None if target is None else target.table, n_boot=n_boot, seed=seed,
+        html, _, _ = build_report(results=target.path, table=target.table, n_boot=n_boot, seed=seed,
                                   measured=result.measurement, yours=result.to_frame(),
-                                  yours_suite=result.protocol() + left_out,
-                                  yours_evaluated=result.evaluated, yours_answers=answers(result, shown),
-                                  command=words)
+                                  yours_suite=result.protocol() + left_out, yours_evaluated=result.evaluated,
+                                  yours_answers=answers(result, shown), command=words)
         atomic_write_text(out, html)
     if csv is not None:
         atomic_write_text(csv, result.to_frame().to_csv(index=False, float_format="%.6g"))
@@ -236,8 +231,6 @@ def _write(result, out: Path | None, csv, words: str, n_boot: int, seed: int, ta
 
 def _checked_options(batch_size: str, n_boot: int, seed: int, device, data_root, store, out: Path, csv):
     """Every option and output path checked before any work → (batch size, store folder)."""
-    from densing.io import check_outputs_apart, check_writable, check_writable_folder
-
     check_outputs_apart({"--out": out, "--csv": csv}, {})
     batch: int | str = int(batch_size) if batch_size.strip().isdigit() else batch_size.strip()
     draws_option(n_boot, seed)

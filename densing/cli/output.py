@@ -13,10 +13,11 @@ from datetime import date, datetime
 from enum import Enum
 from typing import Optional
 
-from densing.cli.guard import json_visible, visible
+from densing.cli.guard import print_json, visible
 from densing.cli.layout import Column, plan, table_width
 from densing.display import frame_columns, is_numeric
 from densing.impossible import check_params
+from densing.io import frame_to_csv
 from densing.numbers import MISSING, parse_count
 from densing.registry import Registry, check_callable
 from densing.errors import InputError
@@ -66,8 +67,7 @@ def draws_option(n_boot: int, seed: int) -> None:
         raise InputError(f"--n-boot: {n_boot:,} draws are above the ceiling of {MAX_DRAWS:,} (there the Monte Carlo "
                          "error of an interval's end is already a few hundredths of a percentile, and beyond it the "
                          "arrays of draws outgrow a workstation's memory)")
-    check({"n_boot": [INTERVAL_DRAWS], "seed": BOOTSTRAP_CONSTRAINTS["seed"]},
-          n_boot=n_boot, seed=seed)
+    check({"n_boot": [INTERVAL_DRAWS], "seed": BOOTSTRAP_CONSTRAINTS["seed"]}, n_boot=n_boot, seed=seed)
 
 
 #: Draws past which a command's time is estimated first (a pilot of :data:`PILOT` draws each): below them it takes
@@ -87,8 +87,7 @@ def announced(run, n_boot: int, command: str, what: str):
             run(draws)
             times.append(time.perf_counter() - clock)
         per_draw = max(times[0] - times[1], 0.0) / (PILOT[0] - PILOT[1])
-        estimate = times[1] - PILOT[1] * per_draw + n_boot * per_draw
-        if estimate > 60:
+        if (estimate := times[1] - PILOT[1] * per_draw + n_boot * per_draw) > 60:
             print(f"densing {command}: {n_boot:,} draws of {what} will take about {format_duration(estimate)} "
                   f"(a pilot of {PILOT[0]} and {PILOT[1]} draws: {per_draw * 1e3:.3g} ms a draw); fewer draws "
                   f"(--n-boot, default 600) are quicker", file=sys.stderr, flush=True)
@@ -100,12 +99,8 @@ def format_duration(seconds: float) -> str:
     return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
 
 
-class Format(str, Enum):
-    """``--format`` of every command that prints a table."""
-
-    table = "table"
-    json = "json"
-    csv = "csv"
+#: ``--format`` of every command that prints a table.
+Format = Enum("Format", {name: name for name in ("table", "json", "csv")}, type=str)
 
 
 #: ``--format``'s help, the same in every command.
@@ -124,10 +119,8 @@ def _plain(value):
     if isinstance(value, (np.floating, float)):
         value = float(value)
         return value if math.isfinite(value) else None
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, np.bool_):
-        return bool(value)
+    if isinstance(value, (np.integer, np.bool_)):
+        return value.item()  # int, bool
     if isinstance(value, (pd.Timestamp, datetime, date)):
         return value.strftime("%Y-%m-%d")
     return value
@@ -169,10 +162,7 @@ def columns_of(frame, *, wide: bool = False) -> list[Column]:
     """The columns of ``frame`` as people read them; unless ``wide``, a column with nothing in it is left out."""
     out = [Column(str(name), head, cells, is_numeric(frame[name].tolist()))
            for name, (head, cells) in zip(frame.columns, frame_columns(frame))]
-    if not wide:
-        kept = [c for c in out if any(cell not in (MISSING, "") for cell in c.cells)]
-        out = kept or out[:1]
-    return out
+    return out if wide else [c for c in out if any(cell not in (MISSING, "") for cell in c.cells)] or out[:1]
 
 
 #: Padding of a cell (top, right, bottom, left): one space after it, and the divider (two spaces between columns).
@@ -192,18 +182,25 @@ def _emit(console, *renderables, whole=()) -> None:
             console.print(renderable)
         for line in whole:
             console.print(line, soft_wrap=True)
-    text = "\n".join(line.rstrip() for line in captured.get().split("\n"))
-    console.file.write(visible(text))
+    console.file.write(visible("\n".join(line.rstrip() for line in captured.get().split("\n"))))
     console.file.flush()
 
 
-def _render_one_row(columns: list[Column], console, title: str | None) -> None:
-    """A one-row result as a key/value table: one line per field, the value beside its header."""
+def _table(caption: str | None = None):
+    """An edgeless rich table with a rule under its header and :data:`PADDING`; ``caption`` below it, on the left."""
     from rich import box
     from rich.table import Table
     from rich.text import Text
 
-    table = Table(box=box.SIMPLE_HEAD, show_edge=False, show_lines=False, padding=PADDING)
+    return Table(caption=None if caption is None else Text(caption), box=box.SIMPLE_HEAD, show_edge=False,
+                 show_lines=False, caption_justify="left", padding=PADDING)
+
+
+def _render_one_row(columns: list[Column], console, title: str | None) -> None:
+    """A one-row result as a key/value table: one line per field, the value beside its header."""
+    from rich.text import Text
+
+    table = _table()
     table.add_column(Text("field"), no_wrap=True)
     table.add_column(Text("value"), overflow="fold")
     for c in columns:
@@ -212,12 +209,9 @@ def _render_one_row(columns: list[Column], console, title: str | None) -> None:
 
 
 def _block_table(frame, columns: list[Column], block: list[int], caption: str | None):
-    from rich import box
-    from rich.table import Table
     from rich.text import Text
 
-    table = Table(caption=None if caption is None else Text(caption), box=box.SIMPLE_HEAD, show_edge=False,
-                  show_lines=False, caption_justify="left", padding=PADDING)
+    table = _table(caption)
     for c in block:
         column = columns[c]
         if column.numeric:  # numbers keep their full width: the table may fold text, never a number
@@ -244,19 +238,12 @@ def render_table(frame, *, title: str | None = None, width: int | None = None, f
         return
     blocks, key = plan(columns, console.width, keys, together, identifiers)
     terminal = console.width
-    for number, block in enumerate(blocks):
-        printed = []
-        heading, caption = title, None
-        if len(blocks) > 1:  # say that the table goes on, and where the one-line-a-row forms are
-            if number:
-                heading = f"{title}, continued ({number + 1} of {len(blocks)})" if title else f"continued ({number + 1} of {len(blocks)})"
-            else:
-                caption = f"{len(blocks)} blocks of columns; --format csv or json: one line a row"
-        if number:
-            printed.append(Text(""))
-        if heading is not None:  # above the table at the terminal's width, not folded to the table's
-            printed.append(Text(heading))
-        _emit(console, *printed)
+    for number, block in enumerate(blocks):  # several: say that the table goes on, and where one line a row is
+        heading = ", ".join(filter(None, [title, f"continued ({number + 1} of {len(blocks)})"])) if number else title
+        caption = f"{len(blocks)} blocks of columns; --format csv or json: one line a row" \
+            if len(blocks) > 1 and not number else None
+        # the heading above the table at the terminal's width, not folded to the table's
+        _emit(console, *([Text("")] if number else []), *([] if heading is None else [Text(heading)]))
         console.width = max(terminal, table_width(columns, block))  # one column wider than the terminal: grow
         _emit(console, _block_table(frame, columns, block, caption))
         console.width = terminal
@@ -275,11 +262,11 @@ def _key_lines(key: dict[str, str], width: int) -> list:
     return [Text(line) for line in lines]
 
 
-def print_text(text: str, *, file=None) -> None:
+def print_text(text: str) -> None:
     """Print prose folded at word boundaries to the terminal's width (80 off a terminal), markup off."""
     from rich.text import Text
 
-    _emit(_console(None, file), *(Text(paragraph) for paragraph in str(text).split("\n")))
+    _emit(_console(None, None), *(Text(paragraph) for paragraph in str(text).split("\n")))
 
 
 def print_texts(*texts) -> None:
@@ -288,19 +275,10 @@ def print_texts(*texts) -> None:
         print_text(text)
 
 
-def _write_json(frame, **_) -> None:
-    print_json(_json_ready(frame))
-
-
-def _write_csv(frame, **_) -> None:
-    from densing.io import frame_to_csv
-
-    sys.stdout.write(frame_to_csv(frame))
-
-
 #: The output formats, by name: each a writer ``(frame, *, title, keys, wide)`` of stdout (``--format``'s names).
-OUTPUTS: Registry = Registry("--format", [(Format.table.value, render_table), (Format.json.value, _write_json),
-                                          (Format.csv.value, _write_csv)],
+OUTPUTS: Registry = Registry("--format", [(Format.table.value, render_table),
+                                          (Format.json.value, lambda frame, **_: print_json(_json_ready(frame))),
+                                          (Format.csv.value, lambda frame, **_: sys.stdout.write(frame_to_csv(frame)))],
                              check=lambda registry, name, write: check_callable(registry, name, "writer", write, 1))
 
 
@@ -313,20 +291,11 @@ def print_frame(frame, fmt: Format | str = Format.table, *, title: str | None = 
                                                               together=together, identifiers=identifiers)
 
 
-def print_json(value) -> None:
-    """Print an already JSON-able value (numpy scalars allowed), indented: every JSON output's writer."""
-    import orjson
-
-    text = orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY).decode()
-    sys.stdout.write(json_visible(text) + "\n")
-
-
 @contextmanager
 def working(message: str, *, after: float = 0.0):
     """While the block runs, a transient spinner on stderr (a terminal only) with ``message`` and the time taken,
     shown after ``after`` seconds; yields ``say(text)``, which replaces the words."""
-    stream = sys.stderr
-    if not getattr(stream, "isatty", lambda: False)():
+    if not getattr(sys.stderr, "isatty", lambda: False)():
         yield lambda text: None
         return
     import threading
@@ -350,6 +319,5 @@ def working(message: str, *, after: float = 0.0):
 
 def print_progress(message: str) -> None:
     """Say on stderr what a long step is doing, only on a terminal (a captured stderr keeps one error line)."""
-    stream = sys.stderr
-    if getattr(stream, "isatty", lambda: False)():
-        print(message, file=stream, flush=True)
+    if getattr(sys.stderr, "isatty", lambda: False)():
+        print(message, file=sys.stderr, flush=True)

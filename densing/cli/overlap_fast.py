@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from densing.cli.guard import guarded, one_line
+from densing.cli.guard import guarded, print_json, refuse
 from densing.errors import DensingError
 
 _VALUED = {"--format": "fmt", "--kernel-rules": "rules", "--scheduler": "scheduler", "--workers": "workers"}
@@ -39,8 +39,7 @@ def parse(argv: list[str]) -> dict | None:
         if word in _FLAGS:
             key, value = "stream", _FLAGS[word]
         elif name in _VALUED:
-            key = _VALUED[name]
-            value = _value(key, inline if eq else next(words, ""))
+            value = _value(key := _VALUED[name], inline if eq else next(words, ""))
         elif word and not word.startswith("-"):
             key, value = "path", word
         else:
@@ -48,9 +47,7 @@ def parse(argv: list[str]) -> dict | None:
         if value is None or key in found:
             return None
         found[key] = value
-    if "path" not in found or found.pop("fmt", None) != "json":
-        return None
-    return found
+    return found if "path" in found and found.pop("fmt", None) == "json" else None
 
 
 def run(options: dict) -> None:
@@ -58,19 +55,12 @@ def run(options: dict) -> None:
     :class:`~densing.errors.DensingError` is one line on stderr and exit code 2, Ctrl-C exit code 130."""
     with guarded():
         try:  # what densing.cli.overlap.analyze does with --format json (its option checks hold by construction here)
-            import orjson
-
             from densing.overlap.analysis import analyze_rows
 
-            rows = analyze_rows(Path(options["path"]), options.get("scheduler", "auto"), options.get("workers"),
-                                options.get("rules", "hta"), options.get("stream"))
-            # printed as densing.cli.output.print_json prints
-            out = orjson.dumps(rows, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY)
-            sys.stdout.write(out.decode() + "\n")
+            print_json(analyze_rows(Path(options["path"]), options.get("scheduler", "auto"), options.get("workers"),
+                                    options.get("rules", "hta"), options.get("stream")))
         except DensingError as exc:
-            message = one_line(str(exc)) if str(exc) else type(exc).__name__
-            print(f"error: {message}", file=sys.stderr)
-            sys.exit(2)
+            refuse(exc)
         except KeyboardInterrupt:
             print("error: interrupted", file=sys.stderr)
             sys.exit(130)

@@ -13,6 +13,7 @@ from densing.cli.output import (FORMAT_HELP, SEED_HELP, Format, announced, d0_op
                                 print_frame, print_text, print_texts, working)
 from densing.constants import DEFAULT_EPOCH, PAPER
 from densing.errors import InputError
+from densing.io import atomic_write_text, check_writable
 from densing.numbers import format_count, parse_date
 from densing.validation import ExistingPath, validate
 
@@ -28,10 +29,7 @@ PROGRESS_AFTER_S = 5.0
 WIDE_HELP = "Tables: keep the columns with nothing in them (and, where a command has more, every column)."
 
 
-class By(str, Enum):
-    headline = "headline"
-    benchmark = "benchmark"
-
+By = Enum("By", {name: name for name in ("headline", "benchmark")}, type=str)  # --by
 
 #: The sections of the measurement (:data:`densing.trend.plan.SECTIONS`) each output of the headline shows and
 #: computes; ``--by benchmark`` computes every section.
@@ -111,13 +109,11 @@ def trend(
     elif benchmark:
         _print_by_benchmark_screen(result, forecast)
     else:
-        shipped = path.resolve() == profile.path.resolve()
+        shipped = path.resolve() == profile.path.resolve() and fit is None and d0_tokens is None  # measured as shipped
         if detail:
-            _print_headline_detail(result, wide, table=profile.name if shipped and fit is None and d0_tokens is None
-                                   else None)
+            _print_headline_detail(result, wide, table=profile.name if shipped else None)
         else:
-            _print_headline_screen(result, beside=profile.leads and shipped and fit is None and d0_tokens is None,
-                                   forecast=forecast)
+            _print_headline_screen(result, beside=profile.leads and shipped, forecast=forecast)
     print_text(_closing(result))
 
 
@@ -195,8 +191,7 @@ def _print_by_benchmark_detail(result, forecast, wide: bool) -> None:
                       "inverts the same benchmarks for the same targets; pooled by random effects); slope A of ln ρmax "
                       "per day with its 95% interval; each reference's own months with its 95% interval")
     print_texts(shown_legend(pd.concat([rows, budget_rows], ignore_index=True)), *_order_break_lines(result))
-    cross = ends_shown(result.cross_check(), keep=wide)
-    if len(cross):
+    if len(cross := ends_shown(result.cross_check(), keep=wide)):
         print_frame(cross, wide=wide, keys=1, together=ROW_TOGETHER,
                     title="two estimators of the same law: the frontier of densities under the references, and the "
                           "fixed-size time regression (logit of the score above chance ~ ln N + t, clustered by "
@@ -225,11 +220,9 @@ def _closing(result) -> str:
 
 
 def _order_break_lines(result) -> list[str]:
-    if result.order_breaks is None or not len(result.order_breaks):
-        return []
+    breaks = () if result.order_breaks is None else result.order_breaks.itertuples(index=False)
     return [f"order break in a reference family: {r.model} scores below the smaller {r.smaller_model} on "
-            f"{r.benchmarks} beyond 2 standard errors ({r.in_fit} in {r.family}'s fits)"
-            for r in result.order_breaks.itertuples(index=False)]
+            f"{r.benchmarks} beyond 2 standard errors ({r.in_fit} in {r.family}'s fits)" for r in breaks]
 
 
 def _declared_line(forecast) -> str | None:
@@ -289,8 +282,7 @@ def _print_headline_detail(result, wide: bool, table: str | None = None) -> None
     print_frame(result.references, keys=1, together=("months", "ci_low", "ci_high"), identifiers=("benchmarks",),
                 title="the headline's references (pooling weight; months: its own doubling time with its 95% interval "
                       "over the same paired draws)", wide=wide)
-    head = result.rules.get(result.headline_rule)
-    if head is not None and len(head.lab_influence):
+    if (head := result.rules.get(result.headline_rule)) is not None and len(head.lab_influence):
         print_frame(head.lab_influence_frame(), keys=1, title="leave one lab out: the headline without each lab's "
                     "targets (the references and their weights kept), the largest move first", wide=wide)
     print_frame(result.sensitivity, keys=2, together=("months", "doubling_time_months", "ci_low", "ci_high", "status"),
@@ -315,8 +307,6 @@ def report(
     table_name: Optional[str] = typer.Option(None, "--table", help=TABLE_HELP),
 ) -> None:
     """Write the self-contained HTML report and print its headline."""
-    from densing.io import atomic_write_text, check_writable
-
     check_writable(out)  # first: an output that cannot be written is said before anything is imported or computed
     draws_option(n_boot, seed)
     d0_tokens = d0_option(d0)

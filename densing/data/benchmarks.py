@@ -481,17 +481,13 @@ def binomial_stderr(score, benchmark: str) -> np.ndarray:
 
 def with_stderr(targets: pd.DataFrame) -> pd.DataFrame:
     """Fill a missing score standard error with the binomial √(S(1 − S)/n), n the benchmark's item count."""
-    known = set(ITEM_COUNTS)
-    if "stderr" in targets.columns and not (targets["stderr"].isna() & targets["benchmark"].isin(known)).any():
+    given = targets["stderr"] if "stderr" in targets.columns else pd.Series(np.nan, index=targets.index)
+    missing = (given.isna() & targets["benchmark"].isin(set(ITEM_COUNTS))).to_numpy()
+    if "stderr" in targets.columns and not missing.any():
         return targets  # nothing to fill (a table this function already filled, say): no copy
-    out = targets.copy()
-    if "stderr" not in out.columns:
-        out["stderr"] = np.nan
-    missing = (out["stderr"].isna() & out["benchmark"].isin(known)).to_numpy()
-    stderr = out["stderr"].to_numpy(float).copy()
-    values, names = out["value"].to_numpy(float), out["benchmark"].astype(str).to_numpy()
+    stderr = given.to_numpy(float).copy()
+    values, names = targets["value"].to_numpy(float), targets["benchmark"].astype(str).to_numpy()
     for benchmark in np.unique(names[missing]):  # by position: a table's index need not be unique
         rows = missing & (names == benchmark)
         stderr[rows] = binomial_stderr(values[rows], str(benchmark))
-    out["stderr"] = stderr
-    return out
+    return targets.assign(stderr=stderr)

@@ -108,7 +108,6 @@ def pythia_only(data: Path, suite: str | None, final_only: bool = False) -> None
     """An InputError when ``--suite`` (or ``--final-only``) is given with data not the Pythia evals folder."""
     if (suite is None and not final_only) or not data.exists():
         return
-    found = sniff_format(data)
-    if found.name != "pythia_evals":
+    if (found := sniff_format(data)).name != "pythia_evals":
         option = "--suite" if suite is not None else "--final-only"
         raise InputError(f"{option}: applies to the Pythia evals folder only; {data} is {found.description}")

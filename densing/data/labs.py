@@ -2,15 +2,10 @@
 
 **The rule.** A family's lab is the organisation that trained its recipe; a family derived from another (continued
 pre-training, pruning, distillation, depth up-scaling, a code or long-context continuation) is in its parent's lab,
-whoever derived it: its recipe starts from the parent's weights, so its scores share the parent's data and choices.
-``labs.csv`` beside this module holds every family of the shipped tables with its lab, the family it derives from
-(empty where none) and a source. A table may carry its own ``lab`` column, which wins over the file; a family in
-neither is a lab of its own, and a model with no family a lab of its own (the family bootstrap's unit, unchanged).
-
-Families of one lab are not independent draws of the frontier: one lab's recipes share data, tokenizer and
-training practice, and their densities move together over time. The trend's draws therefore resample labs, then
-families within each drawn lab (a two-stage cluster bootstrap: Davison & Hinkley 1997, §3.8; Field & Welsh 2007;
-the nested resampling of Ho et al. 2024 and METR's time-horizon estimates).
+whoever derived it. ``labs.csv`` beside this module holds every family of the shipped tables with its lab, the family it
+derives from (empty where none) and a source. A table's own ``lab`` column wins over the file; a family in neither, and
+a model with no family, is a lab of its own. Why labs, and the two-stage cluster bootstrap over them (Davison & Hinkley
+1997, §3.8; Field & Welsh 2007): docs/method.md, "Paired draws and random-effects pooling".
 """
 from __future__ import annotations
 
@@ -48,13 +43,8 @@ def labs_of(families, labs=None) -> np.ndarray:
     ``families``), else :func:`lab_of` its family; "" where it has no family and no lab (a lab of its own)."""
     families = list(families)
     given = [None] * len(families) if labs is None else list(labs)
-    out = []
-    for family, lab in zip(families, given):
-        if lab is not None and not (not isinstance(lab, str) and is_missing(lab)) and str(lab).strip() not in NO_FAMILY:
-            out.append(str(lab).strip())
-        else:
-            out.append(lab_of(family))
-    return np.asarray(out, dtype=object)
+    return np.asarray([str(lab).strip() if not is_missing(lab) and str(lab).strip() not in NO_FAMILY else lab_of(family)
+                       for family, lab in zip(families, given)], dtype=object)
 
 
 __all__ = ["LABS_FILE", "lab_of", "lab_table", "labs_of"]

@@ -1,19 +1,12 @@
 """The names scores come under, one contract for every way they come in (a wide or tidy table, an lm-eval results
-JSON, a DataFrame given to ``densing.place``): :func:`scores_table` turns any of them into the public table's rows,
-one ``score`` per model and benchmark, or refuses the name it cannot read.
+JSON, a DataFrame given to ``densing.place``): :func:`scores_table` turns any of them into the public table's rows, one
+``score`` per model and benchmark, or refuses the name it cannot read; a wide results table's columns are read by the
+same contract (:func:`wide_columns`: a misspelt score column is refused naming it). The names: docs/measure.md, "The
+names a scores file may use" (:func:`aliases`).
 
-The same contract reads a wide results table (``densing trend --results``, :func:`densing.data.readers.read_wide_csv`,
-:func:`wide_columns`): each column is a tidy table's, a table's own (:data:`TABLE_COLUMNS`) or a benchmark's, and a
-misspelt score column is refused naming it, never kept as a column of no meaning.
-
-**Benchmarks** (docs/measure.md, "The names a scores file may use"; :func:`aliases`). Where two benchmarks answer to
-one name, a benchmark of a table (one with wide columns) comes first, in registration order: ``mmlu`` is the public
-table's MMLU, not Swallow's. A name that maps to no benchmark is an :class:`~densing.errors.InputError` naming it, with
-the closest names (difflib).
-
-**Metrics.** A score is read at the metric of its benchmark's run, else at the first of :data:`METRIC_PREFERENCE` the
-benchmark has; lm-eval's filter after the comma names the same metric, and ``score`` is any benchmark's score. A
-benchmark with rows at other metrics only is refused naming them; its other metrics beside the score are not scores.
+Where two benchmarks answer to one name, a benchmark of a table (one with wide columns) comes first, in registration
+order: ``mmlu`` is the public table's MMLU, not Swallow's. A score is read at the metric of its benchmark's run, else at
+the first of :data:`METRIC_PREFERENCE` the benchmark has; ``score`` is any benchmark's score.
 """
 from __future__ import annotations
 
@@ -21,6 +14,9 @@ import difflib
 
 import pandas as pd
 
+from densing.data.benchmarks import BENCHMARKS
+from densing.data.schema import COLUMNS, SOURCE_COLUMN, SOURCE_LINE, require_columns, validate_results
+from densing.data.wide import wide_to_tidy
 from densing.errors import InputError, quoted
 
 #: The metric a benchmark's score is read at where its run names none, in this order of preference.
@@ -38,8 +34,6 @@ TABLE_COLUMNS = ("date_confidence", "date_source", "derivation", "release_date_s
 def aliases() -> dict[str, str]:
     """{a name in lower case: the benchmark it names}: its id in the benchmark registry, a wide table's column of its
     scores, a ``densing eval`` run or the lm-eval task it runs, or the name the report displays it by."""
-    from densing.data.benchmarks import BENCHMARKS
-
     records = list(BENCHMARKS.values())
     tabled = [r for r in records if r.columns]
     found: dict[str, str] = {}
@@ -73,8 +67,6 @@ def benchmark_for(name: object, *, where: str, known: dict[str, str] | None = No
 
 def score_metric(benchmark: str) -> str | None:
     """The metric ``benchmark``'s score is read at: its first run's that names one, else None."""
-    from densing.data.benchmarks import BENCHMARKS
-
     record = BENCHMARKS.get(benchmark, None)
     return next((run.metric for run in (record.runs if record else ()) if run.metric), None)
 
@@ -84,17 +76,14 @@ def metric_rank(benchmark: str, metric: str) -> int | None:
     metric = str(metric).strip().removesuffix(",none")  # lm-eval's ``none`` filter: ``acc,none`` is ``acc``
     if metric == SCORE:
         return 0
-    wanted = score_metric(benchmark)
-    if wanted is not None:
+    if (wanted := score_metric(benchmark)) is not None:
         return 1 if metric == wanted else 2 if metric.partition(",")[0] == wanted.partition(",")[0] else None
     return 3 + METRIC_PREFERENCE.index(metric) if metric in METRIC_PREFERENCE else None
 
 
-def score_columns(columns, known: dict[str, str] | None = None) -> list[str]:
+def score_columns(columns) -> list[str]:
     """The columns of ``columns`` that name a benchmark (:func:`aliases`), neither a tidy table's nor a table's own."""
-    from densing.data.schema import COLUMNS
-
-    known = aliases() if known is None else known
+    known = aliases()
     return [c for c in columns if str(c) not in COLUMNS and str(c) not in TABLE_COLUMNS
             and str(c).strip().lower() in known]
 
@@ -102,8 +91,6 @@ def score_columns(columns, known: dict[str, str] | None = None) -> list[str]:
 def wide_columns(frame: pd.DataFrame, source: str, known: dict[str, str] | None = None) -> dict[str, str]:
     """{a wide table's score column: its benchmark}; a column that is neither a table's nor a benchmark's is refused
     (an InputError naming ``source``, the column and the closest names), as are two columns of one benchmark."""
-    from densing.data.schema import COLUMNS, SOURCE_LINE
-
     known = aliases() if known is None else known
     scores = {column: benchmark_for(column, where=f"{source}: column {str(column)!r}", known=known)
               for column in frame.columns if str(column) not in (*COLUMNS, *TABLE_COLUMNS, SOURCE_LINE)}
@@ -121,9 +108,6 @@ def wide_columns(frame: pd.DataFrame, source: str, known: dict[str, str] | None 
 
 def scores_table(frame: pd.DataFrame, source: str) -> pd.DataFrame:
     """``frame``, a tidy or a wide table, as validated rows of one ``score`` per model and benchmark (module doc)."""
-    from densing.data.wide import wide_to_tidy
-    from densing.data.schema import SOURCE_COLUMN, require_columns, validate_results
-
     known = aliases()
     if "benchmark" not in frame.columns:
         frame = wide_to_tidy(frame, source=source, columns=wide_columns(frame, source, known))

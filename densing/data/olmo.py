@@ -1,22 +1,19 @@
-"""Reader for AI2's OLMo model ladder (allenai/OLMo ``scripts/scaling/data/peteish-moreeval/``).
-
-The ladder is one training recipe (OLMo 2 architecture and data) at five sizes × five token budgets (0.5, 1, 2, 5,
-10 × the Chinchilla budget of 20 tokens per parameter), every logged checkpoint evaluated in the OLMES
-*ranked-classification* 5-shot format (Bhagia et al. 2024, *Establishing Task Scaling Laws via Compute-Efficient Model
-Ladders*, arXiv 2412.04403), plus the full OLMo-2 1B, 7B and 13B runs in the same columns. :func:`read_olmo_ladder`
-returns the tidy results table (:mod:`densing.data.schema`), one row per (checkpoint, task):
+"""Reader for AI2's OLMo model ladder (allenai/OLMo ``scripts/scaling/data/peteish-moreeval/``; docs/method.md, "The
+OLMo ladder reference"): one recipe at five sizes × five token budgets (0.5 to 10 × the Chinchilla budget), every
+checkpoint evaluated in the OLMES ranked-classification 5-shot format (Bhagia et al. 2024, arXiv 2412.04403), plus the
+full OLMo-2 1B, 7B and 13B runs in the same columns. :func:`read_olmo_ladder` returns the tidy results table
+(:mod:`densing.data.schema`), one row per (checkpoint, task):
 
 - ``benchmark`` = ``olmes_<task>``, ``metric`` = ``len_norm`` (BoolQ: ``acc``), ``n_shot`` = 5;
 - ``loss`` = the bits per byte of the correct answer given the prompt (the file's
   ``eval/downstream_bpb/<task>_rc_5shot_bpb``), ``loss_unit`` = ``bpb``;
-- ``stderr`` = the binomial standard error √(S(1 − S)/n) with n the split's item count
-  (:mod:`densing.data.benchmarks`);
-- ``run`` names the training run (``olmo-ladder-1B-2xC``), ``model`` the checkpoint
-  (``olmo-ladder-1B-2xC@step32547``), ``revision`` the step;
-- ``params`` = N as the ladder's own fits count it (the input embedding excluded, the
-  100,352 × d output head included), read from the ladder's ``configs/*.json`` (``n``);
-- ``train_tokens`` = ``throughput/total_tokens``, or ``_step`` × ``batch_size_in_tokens`` where the
-  file has no token counter (the OLMo-2 1B and 13B files).
+- ``stderr`` = the binomial √(S(1 − S)/n), n the split's item count (:mod:`densing.data.benchmarks`);
+- ``run`` names the training run (``olmo-ladder-1B-2xC``), ``model`` the checkpoint (``olmo-ladder-1B-2xC@step32547``),
+  ``revision`` the step;
+- ``params`` = N as the ladder's own fits count it (the input embedding excluded, the 100,352 × d output head
+  included), read from the ladder's ``configs/*.json`` (``n``);
+- ``train_tokens`` = ``throughput/total_tokens``, or ``_step`` × ``batch_size_in_tokens`` where the file has no token
+  counter (the OLMo-2 1B and 13B files).
 
 Splits follow AI2's own task keys (``src/scripts/paper/figures/chained_main.csv`` in allenai/OLMo-ladder): MMLU,
 ARC-Easy, ARC-Challenge and OpenBookQA use the test split, the rest the validation split; MMLU is the average of its
@@ -37,17 +34,10 @@ from densing.errors import InputError
 
 #: task -> (split, accuracy metric of the ladder files)
 TASKS: dict[str, tuple[str, str]] = {
-    "mmlu": ("test", "len_norm"),
-    "hellaswag": ("val", "len_norm"),
-    "arc_easy": ("test", "len_norm"),
-    "arc_challenge": ("test", "len_norm"),
-    "piqa": ("val", "len_norm"),
-    "socialiqa": ("val", "len_norm"),
-    "csqa": ("val", "len_norm"),
-    "openbookqa": ("test", "len_norm"),
-    "boolq": ("val", "acc"),
-    "winogrande": ("val", "len_norm"),
-}
+    "mmlu": ("test", "len_norm"), "hellaswag": ("val", "len_norm"), "arc_easy": ("test", "len_norm"),
+    "arc_challenge": ("test", "len_norm"), "piqa": ("val", "len_norm"), "socialiqa": ("val", "len_norm"),
+    "csqa": ("val", "len_norm"), "openbookqa": ("test", "len_norm"), "boolq": ("val", "acc"),
+    "winogrande": ("val", "len_norm")}
 #: MMLU groups and their share of MMLU's 14,042 test questions (AI2's weights).
 MMLU_GROUPS: dict[str, float] = {"stem": 0.215, "humanities": 0.335, "social_sciences": 0.219, "other": 0.231}
 PREFIX = "olmes_"
@@ -82,16 +72,14 @@ def _opened(folder: str | Path, tasks: list[str] | None, known: dict, unknown_wo
     if not folder.is_dir():
         raise InputError(f"{folder}: not a folder (expected the OLMo ladder data)")
     tasks = list(known) if tasks is None else list(tasks)
-    unknown = [t for t in tasks if t not in known]
-    if unknown:
+    if unknown := [t for t in tasks if t not in known]:
         raise InputError(f"tasks: {unknown_words} {', '.join(unknown)} (known: {', '.join(known)})")
     return (folder, tasks, *_sizes(folder))
 
 
 def _sizes(folder: Path) -> tuple[dict[str, float], dict[str, float]]:
     """N per ladder size label ('190M', '1B', …) and per full-run config label, from configs/*.json."""
-    by_file: dict[str, float] = {}
-    by_label: dict[str, float] = {}
+    by_file, by_label = {}, {}  # N by file name and by config label
     configs = sorted((folder / "configs").glob("*.json"))
     if not configs:
         raise InputError(f"{folder}: no configs/*.json with the ladder's parameter counts")
@@ -111,25 +99,26 @@ def _sizes(folder: Path) -> tuple[dict[str, float], dict[str, float]]:
 
 
 def _rows(frame: pd.DataFrame, *, run: str, params: float, tokens: np.ndarray, steps: np.ndarray, source: str,
-          tasks) -> list[dict]:
+          tasks, form: str = "rc", extra=None) -> list[dict]:
+    """One checkpoint's tidy row per task (the module docstring's columns) for each row of a ladder file with a score
+    and a loss; ``form="mc"``: the MC accuracy as ``olmes_<task>_mc_inloop`` (checkpoints with tokens only: the
+    initialisation, step 0, has none), with the columns ``extra(row)`` gives."""
+    mc = form == "mc"
     out = []
     for task in tasks:
-        score, loss = _task_values(frame, task, source)
-        split, metric = TASKS[task]
+        score, loss = _task_values(frame, task, source, form)
+        split, metric = TASKS[task] if not mc else MC_TASKS[task]
         n_items = item_count(PREFIX + task)
-        for i in np.flatnonzero(np.isfinite(score) & np.isfinite(loss)):
-            out.append(_row(run, int(steps[i]), PREFIX + task, metric, score[i], loss[i], n_items, params, tokens[i],
-                            f"allenai/OLMo peteish-moreeval/{source} ({split} split, OLMES RC 5-shot)"))
+        what = "OLMES MC 5-shot, in-loop" if mc else f"{split} split, OLMES RC 5-shot"
+        for i in np.flatnonzero(np.isfinite(score) & np.isfinite(loss) & (tokens > 0 if mc else True)):
+            step, value = int(steps[i]), score[i]
+            out.append({"model": f"{run}@step{step}", "benchmark": PREFIX + task + (MC_SUFFIX if mc else ""),
+                        "metric": "acc" if mc else metric, "value": float(value),
+                        "stderr": float(np.sqrt(max(value * (1 - value), 0.0) / n_items)), "loss": float(loss[i]),
+                        "loss_unit": "bpb", "params": params, "train_tokens": float(tokens[i]), "n_shot": 5,
+                        "run": run, "revision": f"step{step}", "family": "olmo-2",
+                        "source": f"allenai/OLMo peteish-moreeval/{source} ({what})", **(extra(i) if extra else {})})
     return out
-
-
-def _row(run: str, step: int, benchmark: str, metric: str, score: float, loss: float, n_items: int, params: float,
-         tokens: float, source: str) -> dict:
-    """One checkpoint's tidy row on one task (the module docstring's columns)."""
-    return {"model": f"{run}@step{step}", "benchmark": benchmark, "metric": metric, "value": float(score),
-            "stderr": float(np.sqrt(max(score * (1 - score), 0.0) / n_items)), "loss": float(loss), "loss_unit": "bpb",
-            "params": params, "train_tokens": float(tokens), "n_shot": 5, "run": run, "revision": f"step{step}",
-            "family": "olmo-2", "source": source}
 
 
 def read_olmo_ladder(folder: str | Path, *, rerun: bool = True) -> pd.DataFrame:
@@ -153,9 +142,8 @@ def read_olmo_ladder(folder: str | Path, *, rerun: bool = True) -> pd.DataFrame:
         if size not in per_size:
             raise InputError(f"{path}: size {size} has no parameter count in configs/*.json")
         frame = _read_csv(path)
-        for column in ("_step", "throughput/total_tokens"):
-            if column not in frame.columns:
-                raise InputError(f"{path}: missing column {column!r}")
+        if missing := [c for c in ("_step", "throughput/total_tokens") if c not in frame.columns]:
+            raise InputError(f"{path}: missing column {missing[0]!r}")
         rows += _rows(frame, run=f"olmo-ladder-{size}-{mult}xC", params=per_size[size],
                       tokens=frame["throughput/total_tokens"].to_numpy(float), steps=frame["_step"].to_numpy(float),
                       source=path.name, tasks=tasks)
@@ -230,12 +218,8 @@ def is_olmo_ladder(path: str | Path) -> bool:
 #: task -> (split, the file's MC accuracy metric): the OLMES multiple-choice format of the tasks
 #: AI2's OLMES table reports in MC (:mod:`densing.designs.olmes.data`); MMLU's MC accuracy is per group
 #: (``mmlu_<group>_test_mc_5shot_len_norm``), weighted by :data:`MMLU_GROUPS` as its loss is.
-MC_TASKS: dict[str, tuple[str, str]] = {
-    "arc_challenge": ("test", "acc"),
-    "hellaswag": ("val", "acc"),
-    "winogrande": ("val", "acc"),
-    "mmlu": ("test", "len_norm"),
-}
+MC_TASKS: dict[str, tuple[str, str]] = {"arc_challenge": ("test", "acc"), "hellaswag": ("val", "acc"),
+                                        "winogrande": ("val", "acc"), "mmlu": ("test", "len_norm")}
 #: The in-loop MC rows' benchmark names: ``olmes_<task>_mc_inloop`` (the offline OLMES table's are
 #: ``olmes_<task>_mc``: same items and format, another evaluation harness, :mod:`densing.designs.olmes.mc_reference`).
 MC_SUFFIX = "_mc_inloop"
@@ -275,14 +259,7 @@ def read_olmo_mc_runs(folder: str | Path, *, tasks: list[str] | None = None) -> 
         count = sum(len(p[0]) for p in parts)
         position = 0
         for frame, tokens, steps, name in parts:
-            for task in tasks:
-                score, loss = _task_values(frame, task, name, "mc")
-                n_items = item_count(PREFIX + task)
-                for i in range(len(frame)):
-                    if not (np.isfinite(score[i]) and np.isfinite(loss[i]) and tokens[i] > 0):
-                        continue  # the initialisation checkpoint (step 0) has no tokens
-                    rows.append({**_row(run, int(steps[i]), PREFIX + task + MC_SUFFIX, "acc", score[i], loss[i], n_items,
-                                        params, tokens[i], f"allenai/OLMo peteish-moreeval/{name} (OLMES MC 5-shot, in-loop)"),
-                                 "final": position + i >= count - spec["final_rows"]})
+            rows += _rows(frame, run=run, params=params, tokens=tokens, steps=steps, source=name, tasks=tasks,
+                          form="mc", extra=lambda i: {"final": position + i >= count - spec["final_rows"]})
             position += len(frame)
     return validate_results(pd.DataFrame(rows), source=str(folder))

@@ -4,20 +4,28 @@ published evaluations. What they return has passed :func:`validate_results`, unl
 """
 from __future__ import annotations
 
+import csv
+import json
 import math
 import re
+import sys
 from pathlib import Path
 
 import pandas as pd
 
 from densing import paths
+from densing.data.names import score_columns, wide_columns
 from densing.data.schema import FRACTION_METRICS, SOURCE_LINE, validate_results
 from densing.data.wide import require_model_and_params, wide_to_tidy
 from densing.errors import InputError, first_line
+from densing.io import atomic_write_bytes, check_writable, frame_to_csv, read_json_object
 from densing.validation import Options, Text, as_path, validate_params
 
 # ---------------------------------------------------------------------------------------------
 # tidy tables
+
+#: The count columns read as text, so that "7B" is parsed by the schema and a large count keeps its digits.
+_COUNTS_AS_TEXT = {"params": "string", "train_tokens": "string", "active_params": "string"}
 
 
 def read_csv_file(path: Path, lines: bool = False, **options) -> pd.DataFrame:
@@ -46,8 +54,6 @@ def csv_lines(path: Path, rows: int) -> list[int] | None:
     """The line of the CSV file ``path`` on which each of its ``rows`` data rows starts, as pandas reads them: blank
     lines skipped, a quoted cell over several lines one row (None where the file cannot be read so, or its count of rows
     differs)."""
-    import csv
-
     starts, last = [], 0
     try:
         with open(path, encoding="utf-8-sig", newline="") as handle:
@@ -65,8 +71,6 @@ def check_header(path: Path, columns) -> None:
     """An InputError where the header of the CSV file ``path`` names a column twice or leaves one unnamed, by the
     names and places the file has (pandas renames them ``MMLU.1`` and ``Unnamed: 3``); read again only where pandas'
     names say it renamed one."""
-    import csv
-
     names = [str(c) for c in columns]
     renamed = [n for n in names if re.fullmatch(r"Unnamed: \d+", n) or re.sub(r"\.\d+$", "", n) in set(names) - {n}]
     if not renamed or not Path(path).is_file():
@@ -75,8 +79,7 @@ def check_header(path: Path, columns) -> None:
         header = next(csv.reader(handle), [])
     if empty := [i + 1 for i, n in enumerate(header) if not n.strip()]:
         raise InputError(f"{path}: line 1 (the header): column {empty[0]} has no name; name it or remove the column")
-    twice = next((n for i, n in enumerate(header) if n in header[:i]), None)
-    if twice is not None:
+    if (twice := next((n for i, n in enumerate(header) if n in header[:i]), None)) is not None:
         places = [str(i + 1) for i, n in enumerate(header) if n == twice]
         raise InputError(f"{path}: line 1 (the header): {twice!r} names columns {' and '.join(places)}; keep one")
 
@@ -91,8 +94,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
         if suffix in (".parquet", ".pq"):
             frame = pd.read_parquet(path)
         elif suffix in (".csv", ".txt"):
-            frame = read_csv_file(path, lines=True, dtype={"params": "string", "train_tokens": "string",
-                                                            "active_params": "string"})
+            frame = read_csv_file(path, lines=True, dtype=_COUNTS_AS_TEXT)
         else:
             raise InputError(f"{path}: unknown table format '{suffix}' (expected .csv or .parquet)")
     except InputError:
@@ -107,10 +109,8 @@ def read_wide_csv(path: str | Path) -> pd.DataFrame:
     read by the names contract of scores files (:func:`densing.data.names.wide_columns`): a score column under any
     name of its benchmark, a column that is neither a tidy table's, a table's own nor a benchmark's refused, naming
     it and the closest names."""
-    from densing.data.names import score_columns, wide_columns
-
     path = Path(path)
-    raw = read_csv_file(path, lines=True, dtype={"params": "string", "train_tokens": "string", "active_params": "string"})
+    raw = read_csv_file(path, lines=True, dtype=_COUNTS_AS_TEXT)
     require_model_and_params(raw, score_columns(raw.columns), str(path))  # first: a 'Model' column is no benchmark
     return validate_results(wide_to_tidy(raw, source=str(path), columns=wide_columns(raw, str(path))), source=str(path))
 
@@ -118,8 +118,6 @@ def read_wide_csv(path: str | Path) -> pd.DataFrame:
 def is_wide_csv(path: str | Path) -> bool:
     """True for an existing CSV without a ``benchmark`` column but with a column that names a benchmark
     (:func:`densing.data.names.score_columns`)."""
-    from densing.data.names import score_columns
-
     path = Path(path)
     if path.suffix.lower() != ".csv" or not path.exists():
         return False
@@ -141,10 +139,6 @@ def read_lm_eval_file(path: str | Path) -> pd.DataFrame:
 def write_table(frame: pd.DataFrame, path: str | Path) -> Path:
     """Write a tidy table as CSV or Parquet (by suffix), atomically, or as CSV to standard output for ``-``; rows
     sorted for stable diffs."""
-    import sys
-
-    from densing.io import atomic_write_bytes, check_writable, frame_to_csv
-
     ordered = frame.sort_values(["model", "benchmark", "metric"], kind="stable").reset_index(drop=True)
     if str(path) == "-":
         sys.stdout.write(frame_to_csv(ordered))
@@ -164,10 +158,6 @@ _LOSS_FROM_PERPLEXITY = ("ppl", "perplexity")
 
 
 def _load_json(path: Path) -> dict:
-    import json
-
-    from densing.io import read_json_object
-
     data = read_json_object(path)
 
     def once(pairs: list) -> dict:  # orjson keeps the last of a key written twice, without a word
@@ -210,15 +200,12 @@ def read_lm_eval_results(path: str | Path, *, model: str | None = None) -> tuple
         pairs = (part.partition("=") for part in str(args or "").split(","))
         args = {key.strip(): value.strip() for key, sep, value in pairs if sep}
     name = model or data.get("model_name") or args.get("pretrained") or path.stem
-    revision = args.get("revision")
-    default_shot = config.get("num_fewshot")
-    n_shots = data.get("n-shot") or {}
     rows = []
     for task, metrics in data["results"].items():
         if not isinstance(metrics, dict):
             raise InputError(f"{path}: field 'results.{task}': expected a mapping of metrics")
         values: dict[str, float] = {}
-        errors: dict[str, float] = {}
+        errors: dict[str, float] = {}  # the standard errors, by metric
         for key, val in metrics.items():
             if key == "alias" or val is None or val == "N/A" or isinstance(val, (dict, list)):
                 continue  # lm-eval writes N/A for a group's standard error it does not compute
@@ -227,25 +214,21 @@ def read_lm_eval_results(path: str | Path, *, model: str | None = None) -> tuple
                     continue  # a field lm-eval writes beside the metrics (a name, a version)
                 raise InputError(f"{path}: field 'results.{task}.{key}': expected a number, got {val!r}")
             metric, _, filt = key.partition(",")  # 0.4 keys carry a filter (acc,none); 0.3 keys none
-            if filt and filt != "none":
-                metric = f"{metric},{filt}"
+            metric = f"{metric},{filt}" if filt and filt != "none" else metric
             if metric.endswith("_stderr") or "_stderr," in metric:
                 errors[metric.replace("_stderr", "")] = float(val)
             else:
                 values[metric] = float(val)
-        loss = math.nan
-        for ppl_key in _LOSS_FROM_PERPLEXITY:
-            if ppl_key in values and values[ppl_key] > 0:
-                loss = math.log(values[ppl_key])
-        shot = n_shots.get(task, default_shot)
+        loss = next((math.log(values[k]) for k in reversed(_LOSS_FROM_PERPLEXITY) if values.get(k, 0) > 0), math.nan)
+        shot = (data.get("n-shot") or {}).get(task, config.get("num_fewshot"))
         for metric, val in values.items():
             if metric.partition(",")[0] in FRACTION_METRICS and not 0.0 <= val <= 1.0:
                 percent = f" (a percentage? lm-eval writes {val / 100:g} for {val:g}%)" if 1.0 < val <= 100.0 else ""
                 raise InputError(f"{path}: field 'results.{task}.{metric}': {val:g} is outside [0, 1]{percent}")
             rows.append({"model": name, "benchmark": task, "metric": metric, "value": val,
                          "stderr": errors.get(metric, math.nan), "n_shot": shot,
-                         "loss": math.nan if metric in _LOSS_FROM_PERPLEXITY else loss, "revision": revision,
-                         "source": str(path)})
+                         "loss": math.nan if metric in _LOSS_FROM_PERPLEXITY else loss,
+                         "revision": args.get("revision"), "source": str(path)})
     if not rows:
         raise InputError(f"{path}: field 'results': no metrics found")
     frame = pd.DataFrame(rows)
@@ -289,16 +272,9 @@ def attach_metadata(frame: pd.DataFrame, metadata: pd.DataFrame, *, source: str 
 
 #: Total parameter counts, embeddings included (Biderman et al. 2023, Pythia, Table 1 and the
 #: model cards), as listed in ../shared/data/README.md.
-PYTHIA_PARAMS: dict[str, int] = {
-    "70m": 70_426_624,
-    "160m": 162_322_944,
-    "410m": 405_334_016,
-    "1b": 1_011_781_632,
-    "1.4b": 1_414_647_808,
-    "2.8b": 2_775_208_960,
-    "6.9b": 6_857_302_016,
-    "12b": 11_846_072_320,
-}
+PYTHIA_PARAMS: dict[str, int] = {"70m": 70_426_624, "160m": 162_322_944, "410m": 405_334_016, "1b": 1_011_781_632,
+                                  "1.4b": 1_414_647_808, "2.8b": 2_775_208_960, "6.9b": 6_857_302_016,
+                                  "12b": 11_846_072_320}
 #: Tokens per optimizer step: 1024 sequences × 2048 tokens (Pythia paper, §2).
 PYTHIA_TOKENS_PER_STEP = 2_097_152
 #: Release of the Pythia suite's weights (arXiv 2304.01373, 2023-04-03; weights public on the Hub
@@ -343,8 +319,7 @@ def read_pythia_evals(root: str | Path, *, suite: str = "deduped", shots: str = 
         raise InputError(f"{root}: not a directory of Pythia evaluations")
     frames = []
     for model_dir, size in pythia_runs(root, suite=suite, shots=shots):
-        shot_dir = model_dir / shots
-        for path in sorted(shot_dir.glob("*.json")):
+        for path in sorted((model_dir / shots).glob("*.json")):
             step = int(found.group(1)) if (found := _STEP.search(path.stem)) else 0
             if step == 0 or final_only and step != 143000:  # no step, or step 0 (D = 0)
                 continue
@@ -354,8 +329,7 @@ def read_pythia_evals(root: str | Path, *, suite: str = "deduped", shots: str = 
                 revision=f"step{step}", run=model_dir.name))
     if not frames:
         raise InputError(f"{root}: no Pythia {suite} {shots} result files found")
-    frame = pd.concat(frames, ignore_index=True)
-    return validate_results(frame, source=str(root))
+    return validate_results(pd.concat(frames, ignore_index=True), source=str(root))
 
 
 def read_text_table(path: Path, columns, what: str) -> pd.DataFrame:

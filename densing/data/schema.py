@@ -70,8 +70,7 @@ def require_columns(frame: pd.DataFrame, columns, source: str) -> None:
     if len(twice):  # which of two ``model`` columns is meant cannot be known
         raise InputError(f"{source}: column {str(twice[0])!r} appears {int((frame.columns == twice[0]).sum())} times; "
                          "a table names each column once")
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
+    if missing := [c for c in columns if c not in frame.columns]:
         raise InputError(f"{source}: missing required column(s) {', '.join(missing)} "
                          f"(have: {', '.join(map(str, frame.columns)) or 'none'})")
     if len(frame) == 0:
@@ -92,12 +91,11 @@ def validate_results(frame: pd.DataFrame, source: str = "<table>") -> pd.DataFra
     """Check and normalise a tidy results table; return a new DataFrame in canonical form.
 
     Raises :class:`InputError` naming ``source``, the row (a text table's line in its file, the header line 1; else its
-    row, 1-based, the header not counted) and the field for: a missing
-    required column, an empty table, an empty model/benchmark/metric, a non-numeric or NaN value or loss, a
-    params/train_tokens that does not parse or is not positive, an unparseable release date or one outside the date
-    domain (:func:`densing.impossible.check_date`: before 2018-06-11 or after today), an impossible value
-    (:data:`densing.impossible.IMPOSSIBLE`: a fraction outside [0, 1], a negative loss, a standard error below 0 or,
-    for a fraction, above 0.5) and two model names equal but for case with different scores for one measurement.
+    row, 1-based, the header not counted) and the field for: a missing required column, an empty table, an empty
+    model/benchmark/metric, a non-numeric or NaN value or loss, a params/train_tokens that does not parse or is not
+    positive, an unparseable release date or one outside the date domain (:func:`densing.impossible.check_date`), an
+    impossible value (:data:`densing.impossible.IMPOSSIBLE`) and two model names equal but for case with different
+    scores for one measurement: docs/cli_reference.md's table of domains.
     """
     require_columns(frame, REQUIRED_COLUMNS, source)
     result = _validated(frame, source)
@@ -123,12 +121,6 @@ def _fingerprint(frame: pd.DataFrame) -> bytes | None:
     return digest.digest()
 
 
-def _still_validated(frame: pd.DataFrame) -> bool:
-    """Whether ``frame`` is a table :func:`validate_results` returned, unchanged since."""
-    kept = _VALIDATED.get(id(frame))
-    return kept is not None and kept[0]() is frame and kept[1] is not None and kept[1] == _fingerprint(frame)
-
-
 def _validated(frame: pd.DataFrame, source: str) -> pd.DataFrame:
     """:func:`validate_results`' checks a column at a time; where a cell fails, row by row to name the first."""
     word, places = "line" if SOURCE_LINE in frame.columns else "row", frame.get(SOURCE_LINE, frame.get(SOURCE_ROW))
@@ -141,9 +133,8 @@ def _validated(frame: pd.DataFrame, source: str) -> pd.DataFrame:
             _read_row(rec, where, out, f"{where}, column {rec[SOURCE_COLUMN]!r}" if SOURCE_COLUMN in rec else where)
     result = pd.DataFrame({column: (pd.to_datetime(pd.Series(out[column], dtype="object")) if dtype is None
                                     else pd.Series(out[column], dtype=dtype)) for column, dtype in _DTYPES.items()})
-    extra = [c for c in frame.columns if c not in COLUMNS and c not in (SOURCE_LINE, SOURCE_ROW, SOURCE_COLUMN)]
-    for c in extra:
-        result[c] = frame[c].to_numpy()
+    for c in [c for c in frame.columns if c not in COLUMNS and c not in (SOURCE_LINE, SOURCE_ROW, SOURCE_COLUMN)]:
+        result[c] = frame[c].to_numpy()  # a column of the table's own, kept as it is
 
     def both(first: int, other: int) -> str:  # two rows of the result, by their places in the file
         one, two = places[first], places[other]
@@ -166,8 +157,12 @@ def _name(value: object, field: str, where: str) -> str:
     return str(value).strip()
 
 
-def _value(value: object, field: str, where: str, metric: str, fraction: bool) -> float:
-    return check_impossible("value", _float(value, field="value", where=where), where=where, metric=metric,
+def _number(value: object, field: str, where: str, metric: str = "", fraction: bool = False) -> float:
+    """A ``value``, ``loss`` or ``stderr`` cell checked against :data:`densing.impossible.IMPOSSIBLE` (an empty loss or
+    standard error: NaN)."""
+    if field != "value" and is_missing(value):
+        return np.nan
+    return check_impossible(field, _float(value, field=field, where=where), where=where, metric=metric,
                             fraction=fraction)
 
 
@@ -185,24 +180,12 @@ def _count(value: object, field: str, where: str) -> float:
         check_tokens(count, field=field, where=where)
 
 
-def _loss(value: object, field: str, where: str) -> float:
-    return np.nan if is_missing(value) else check_impossible("loss", _float(value, field="loss", where=where),
-                                                              where=where)
-
-
 def _loss_unit(value: object, field: str, where: str) -> str | None:
     if is_missing(value):
         return None
     if str(value).strip() not in LOSS_UNITS:
         raise InputError(f"{where}: field 'loss_unit': expected one of {', '.join(LOSS_UNITS)}, got {value!r}")
     return str(value).strip()
-
-
-def _stderr(value: object, field: str, where: str, metric: str, fraction: bool) -> float:
-    if is_missing(value):
-        return np.nan
-    return check_impossible("stderr", _float(value, field="stderr", where=where), where=where, metric=metric,
-                            fraction=fraction)
 
 
 def _n_shot(value: object, field: str, where: str):
@@ -224,9 +207,9 @@ def _text(value: object, field: str, where: str) -> str | None:
 
 #: Each field in the order :func:`_read_row` reads it, the function that checks its cell, and whether it takes the
 #: row's metric: the one definition of a cell's check for both readings.
-_FIELDS = (("model", _name, False), ("benchmark", _name, False), ("metric", _name, False), ("value", _value, True),
+_FIELDS = (("model", _name, False), ("benchmark", _name, False), ("metric", _name, False), ("value", _number, True),
            ("params", _params, False), ("train_tokens", _count, False), ("active_params", _count, False),
-           ("loss", _loss, False), ("loss_unit", _loss_unit, False), ("stderr", _stderr, True),
+           ("loss", _number, False), ("loss_unit", _loss_unit, False), ("stderr", _number, True),
            ("n_shot", _n_shot, False), ("release_date", _date, False), ("source", _text, False),
            ("family", _text, False), ("revision", _text, False), ("run", _text, False))
 
@@ -254,16 +237,9 @@ def _by_columns(frame: pd.DataFrame) -> dict[str, list] | None:
             if by_metric:
                 out[field] = [read(v, field, "", m, m in FRACTION_METRICS) for v, m in zip(cells, out["metric"])]
                 continue
-            seen: dict[str, object] = {}  # text cells only: equal texts read alike (1 and 1.0 are equal keys, not texts)
-            column = []
-            for v in cells:
-                if type(v) is not str:
-                    column.append(read(v, field, ""))
-                    continue
-                if v not in seen:
-                    seen[v] = read(v, field, "")
-                column.append(seen[v])
-            out[field] = column
+            # each distinct text read once (text cells only: 1 and 1.0 are equal keys, not equal texts)
+            texts = {v: read(v, field, "") for v in dict.fromkeys(v for v in cells if type(v) is str)}
+            out[field] = [texts[v] if type(v) is str else read(v, field, "") for v in cells]
     except InputError:
         return None
     return out
@@ -278,8 +254,9 @@ def table_argument(frame: object, name: str, columns=REQUIRED_COLUMNS, *, refere
         raise InputError(f"{name}: expected a pandas DataFrame (a tidy table, such as densing.read_results(path)), "
                          f"got {type(frame).__name__}")
     require_columns(frame, columns, name)
-    if _still_validated(frame):
-        return frame  # read by densing's readers and unchanged since: checked already
+    kept = _VALIDATED.get(id(frame))  # read by densing's readers and unchanged since: checked already
+    if kept is not None and kept[0]() is frame and kept[1] is not None and kept[1] == _fingerprint(frame):
+        return frame
     numeric = ("value", "params", "train_tokens", "loss", "stderr", "active_params")
     if reference and all(pd.api.types.is_numeric_dtype(frame[c]) for c in numeric if c in frame.columns):
         value = frame["value"].to_numpy(float)
@@ -326,8 +303,7 @@ def _differing(rows: pd.DataFrame):
     values = rows.astype("float64")
     first = values.iloc[0]
     for index, other in values.iloc[1:].iterrows():
-        differs = ~((other == first) | (other.isna() & first.isna()))
-        if differs.any():
+        if (differs := ~((other == first) | (other.isna() & first.isna()))).any():
             yield index, differs.idxmax(), first, other
 
 
@@ -346,8 +322,7 @@ def _collapse_duplicates(result: pd.DataFrame, source: str, both) -> pd.DataFram
                 f"({rows['model'].iloc[0]}, {rows['benchmark'].iloc[0]}, {rows['metric'].iloc[0]}) twice with "
                 f"different '{field}' ({float(first[field])!r} vs {float(other[field])!r}); keep one"
             )
-    dropped = key.duplicated(keep="first")
-    return result[~dropped]
+    return result[~key.duplicated(keep="first")]
 
 
 def positive_count(value: str, *, field: str, where: str, integer: bool = False) -> float:

@@ -39,13 +39,11 @@ def wide_to_tidy(frame: pd.DataFrame, source: str = "<table>", columns: dict | N
 def require_model_and_params(frame: pd.DataFrame, scores: list, source: str) -> None:
     """An InputError naming ``source`` where a wide table with the score columns ``scores`` lacks ``model`` or
     ``params``, with the column that looks like it."""
-    for needed in ("model", "params"):
+    looks_like = {"model": (lambda c: c.strip().lower() == "model", "names are lower case"),
+                  "params": (lambda c: "size" in c.lower() or "param" in c.lower(), "give plain counts, 7e9 for 7B")}
+    for needed, (like, why) in looks_like.items():
         if needed not in frame.columns:
-            if needed == "model":
-                near = [str(c) for c in frame.columns if str(c).strip().lower() == "model"]
-                hint = f" (found {near[0]!r}: names are lower case)" if near else ""
-            else:
-                near = [str(c) for c in frame.columns if "size" in str(c).lower() or "param" in str(c).lower()]
-                hint = f" (found {near[0]!r}: give plain counts, 7e9 for 7B)" if near else ""
+            near = [str(c) for c in frame.columns if like(str(c))]
+            hint = f" (found {near[0]!r}: {why})" if near else ""
             raise InputError(f"{source}: a wide table with score columns ({', '.join(scores[:3])}, …) needs a column "
                              f"'{needed}'{hint}; the shipped results/public_models.csv is this table in that form")
