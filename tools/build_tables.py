@@ -286,7 +286,7 @@ def _top_decile_reasons(row: dict, own, targets, family: str, benchmark: str, me
     from densing.laws.eligibility import SATURATION_STDERRS, top_targets
     from densing.laws.inversion import conditioning
 
-    scores, stderr = top_targets(targets, benchmark, family, cache)
+    _, scores, stderr = top_targets(targets, benchmark, family, cache)
     if not scores.size or np.isnan(stderr).all():
         return "R4c", f"R4c: no target of {benchmark} has a standard error (no item count), so conditioning cannot be judged"
     try:

@@ -176,7 +176,7 @@ def _family_row(row: dict, members: dict, fitted, targets: pd.DataFrame, family:
         row |= dict(size_span=float(sizes.max() / sizes.min()), token_ratio=float(tokens.max() / tokens.min()),
                     d0=float(np.exp(np.mean(np.log(tokens)))), largest_member=str(members["model"][-1]),
                     largest_score=float(np.max(members["score"])))
-    top, top_scores, top_stderr = _top_targets(targets, b, family, top_cache)
+    top, top_scores, top_stderr = top_targets(targets, b, family, top_cache)
     row["top_decile"] = top
     row["reach_share"] = (row["largest_score"] - chance) / (top - chance) if top > chance else math.nan
     if isinstance(fitted, str) and sizes.size >= 2:
@@ -236,7 +236,7 @@ def _composed_row(name: str, fit: ReferenceFit) -> dict:
             "not used")
 
 
-def _top_targets(targets: pd.DataFrame, benchmark: str, family: str, cache: dict
+def top_targets(targets: pd.DataFrame, benchmark: str, family: str, cache: dict
                  ) -> tuple[float, np.ndarray, np.ndarray]:
     """R4r's top-decile score (the :data:`TOP_DECILE_QUANTILE` quantile of ``benchmark``'s scores over the table's
     models outside ``family``, any release date; NaN without any) and R4s's (scores, standard errors) of the top
