@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy.special import ndtri, stdtrit  # the normal and t quantiles, without importing scipy.stats
 
 from densing.constants import (FAILED, MAX_MEDIAN_CONDITIONING,  # noqa: F401 (the thresholds: public here)
                                MIN_SIZE_FAMILIES, PASSED, REPORTED, SATURATION_STDERRS, SIZE_SLOPE_MARGIN, UNTESTABLE)
@@ -19,6 +20,7 @@ from densing.numbers import json_value
 from densing.results import Result, presented_property
 from densing.states import (CALIBRATED, SIZE_FINDING, Conditioned, Heterogeneity,  # noqa: F401 (the facts: public here)
                             NoFrontier, Saturated, Slope, TooFew)
+from densing.trend.targets import family_clusters
 
 MIN_SIZE_CONFOUNDING_MODELS = 10
 #: Clustered errors need several clusters (their degrees of freedom are the clusters less one).
@@ -110,8 +112,6 @@ def size_confounding(t, y, kind, params, families=None) -> Check:
     *and* |β̂_N| > :data:`SIZE_SLOPE_MARGIN`; untestable with fewer than :data:`MIN_SIZE_CONFOUNDING_MODELS` exact
     densities or one size. ``kind`` 0/+1/−1 (NaN dropped)."""
     t, y, kind, params = (np.asarray(a, float) for a in (t, y, kind, params))
-    from densing.trend.targets import family_clusters
-
     groups = np.arange(t.size) if families is None else family_clusters(families)
     use = np.isfinite(y) & (kind == 0) & np.isfinite(t) & np.isfinite(params) & (params > 0)
     bounds = int((np.isfinite(y) & np.isfinite(kind) & (kind != 0)).sum())
@@ -152,8 +152,6 @@ def ols_hc3_first(x: np.ndarray, y: np.ndarray, level: float) -> tuple[float, fl
     """OLS coefficient of the first column of ``x`` and its normal-theory interval with HC3 errors (MacKinnon & White
     1985): β̂ = (XᵀX)⁻¹Xᵀy, Cov_HC3 = (XᵀX)⁻¹ Xᵀ diag(e_i² / (1 − h_ii)²) X (XᵀX)⁻¹; the numbers of statsmodels'
     ``OLS(y, x).fit(cov_type="HC3")`` (tested against it), without importing statsmodels."""
-    from scipy.special import ndtri  # the normal quantile (scipy.stats.norm.ppf's), without importing scipy.stats
-
     xtx_inv = np.linalg.pinv(x.T @ x)
     beta = xtx_inv @ x.T @ y
     resid = y - x @ beta
@@ -175,8 +173,6 @@ class ClusterOLS:
 
     def conf_int(self, alpha: float = 0.05) -> np.ndarray:
         """(K, 2): β̂ ± t_{G−1}(1 − α/2)·se, as statsmodels' ``conf_int(alpha)`` of the same fit."""
-        from scipy.special import stdtrit  # Student's t quantile (scipy.stats.t.ppf's), without scipy.stats
-
         half = float(stdtrit(self.df, 1 - alpha / 2)) * np.sqrt(np.diag(self.cov))
         return np.column_stack([self.params - half, self.params + half])
 

@@ -16,6 +16,7 @@ from typing import ClassVar
 
 import numpy as np
 import pandas as pd
+from scipy.special import ndtri  # the normal quantile (scipy.stats.norm.ppf's), without importing scipy.stats
 
 from densing.constants import DAYS_PER_MONTH, DEFAULT_EPOCH
 from densing.errors import InputError
@@ -37,8 +38,6 @@ MIN_LATER = 10
 def wilson_interval(count: int, total: int, level: float = 0.95) -> tuple[float, float]:
     """Wilson's score interval of a binomial proportion count/total (Wilson 1927):
     (p̂ + z²/2n ± z·√(p̂(1 − p̂)/n + z²/4n²)) / (1 + z²/n); (nan, nan) for total 0."""
-    from scipy.special import ndtri  # the normal quantile (scipy.stats.norm.ppf's), without importing scipy.stats
-
     if total <= 0:
         return math.nan, math.nan
     z = float(ndtri(0.5 + level / 2))

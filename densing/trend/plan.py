@@ -24,6 +24,7 @@ from densing.registry import TrendTable
 from densing.results import presented
 from densing.states import JudgedInterval, ReferencesBy
 from densing.trend import capability, pooling, rules, selection
+from densing.trend.fixed_size import fixed_size_rows
 from densing.trend.measurement import Breakpoint, Segment
 from densing.trend.uncertainty import TrendUncertainty, from_row_trend
 
@@ -164,8 +165,6 @@ class ContextJob:
 
 def fixed_size_estimate(c: Context) -> pd.DataFrame:
     """The fixed-size time regression on the same table (:mod:`densing.trend.fixed_size`)."""
-    from densing.trend.fixed_size import fixed_size_rows
-
     return fixed_size_rows(c.targets, c.profile, since=c.since, epoch=c.epoch, n_boot=c.n_boot_side, seed=c.seed)
 
 

@@ -29,10 +29,10 @@ from densing.constants import (CEILING_STDERRS, DRAWS_CAP, END_STABILITY, HETERO
                                PRECISION_DRAWS_CAP, PRECISION_GROWTH)
 from densing.data.labs import lab_of, labs_of
 from densing.errors import FitError, InputError
-from densing.laws.bounds import EXACT, LOWER, UPPER
+from densing.laws.bounds import EXACT, LOWER, UPPER, score_cap
 from densing.laws.inversion import arrays
 from densing.trend import rules
-from densing.trend.floors import at_floor, chance_levels, floor_bounds
+from densing.trend.floors import at_floor, bounded_kind, chance_levels
 from densing.trend.selection import CommonTargets, own_from_others
 # step 7 (influence), steps 4 and 5 (random effects), and the names the package reads here
 from densing.trend.influence import (FamilyInfluence, family_influence, frontier_slopes, influence_items,
@@ -75,8 +75,6 @@ def reference_labs(common: CommonTargets) -> tuple[str, ...]:
 
 def reference_caps(inversion, columns: int) -> np.ndarray:
     """The highest score each benchmark's law of ``inversion`` expresses (:func:`densing.laws.bounds.score_cap`)."""
-    from densing.laws.bounds import score_cap
-
     if getattr(inversion, "kind", "") == "joint":
         return np.array([float(score_cap({k: float(v) for k, v in f.params.items()}, f.d0)) for f in inversion.fits])
     return np.full(columns, float(inversion.cap()))
@@ -87,11 +85,6 @@ def at_ceiling(scores: np.ndarray, sigma: np.ndarray, caps: np.ndarray) -> np.nd
     with np.errstate(invalid="ignore"):
         near = scores >= caps - CEILING_STDERRS * np.nan_to_num(sigma)
     return np.any(near & np.isfinite(scores), axis=-1)
-
-
-def _ceiling_bounds(y: np.ndarray, kind: np.ndarray, near: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """An exact density of a target at its reference's ceiling enters as a lower bound at its value (step 3)."""
-    return y, np.where(near & (kind == EXACT), LOWER, kind)
 
 
 def _family_weights(clusters: np.ndarray, count: int, rng: np.random.Generator,
@@ -182,7 +175,7 @@ def _densities(common: CommonTargets, data: dict, draws: Draws) -> tuple[np.ndar
     for inv, caps, picks in zip(common.inversions, data["caps"], draws.picks):
         extra = {"weights": inv.weights(scores, sigma)} if hasattr(inv, "weights") else {}
         y, kind = inv.draws(picks, inverted, sigma, data["params"], **extra)
-        y, kind = floor_bounds(*_ceiling_bounds(y, kind, at_ceiling(inverted, sigma, caps)), floor)
+        kind = bounded_kind(bounded_kind(kind, at_ceiling(inverted, sigma, caps), LOWER), floor, UPPER)  # step 3
         ys.append(np.broadcast_to(y, (count, n)))
         kinds.append(np.broadcast_to(kind, (count, n)))
     y, kind, _ = own_from_others(np.array(ys, float), np.array(kinds, float), common.own)
@@ -214,18 +207,16 @@ def _point(common: CommonTargets, data: dict, ceilings: bool = True, floors: boo
     for inv, caps in zip(common.inversions, data["caps"]):
         y, kind = (np.asarray(v, float) for v in inv.point(data["scores"], data["sigma"], data["params"]))
         if ceilings:
-            y, kind = _ceiling_bounds(y, kind, at_ceiling(data["scores"], data["sigma"], caps))
+            kind = bounded_kind(kind, at_ceiling(data["scores"], data["sigma"], caps), LOWER)
         ys.append(y)
-        kinds.append(floor_bounds(y, kind, floor)[1])
+        kinds.append(bounded_kind(kind, floor, UPPER))
     return own_from_others(np.array(ys)[:, None, :], np.array(kinds)[:, None, :], common.own)
 
 
 def _target_labs(data: dict) -> tuple:
     """The targets' labs as ((lab, (family, …)), …), labs and families in order of first appearance."""
-    out: dict[str, dict] = {}
-    for lab, family in zip(data["labs"], data["families"]):
-        out.setdefault(str(lab), {})[str(family)] = None
-    return tuple((lab, tuple(families)) for lab, families in out.items())
+    pairs = dict.fromkeys(zip(map(str, data["labs"]), map(str, data["families"])))
+    return tuple((lab, tuple(f for at, f in pairs if at == lab)) for lab in dict.fromkeys(at for at, _ in pairs))
 
 
 def point_densities(common: CommonTargets) -> tuple[np.ndarray, np.ndarray]:

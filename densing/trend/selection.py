@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from scipy.special import gammaincinv  # χ²'s quantile 2·P⁻¹(B/2, p) (what scipy.stats.chi2.ppf computes)
 
 from densing.constants import DEFAULT_EPOCH
 from densing.errors import InputError
@@ -145,8 +146,6 @@ def set_references(candidates: pd.DataFrame, benchmarks: tuple[str, ...], *, str
     references"): a family that passes R1, R2, R3 and R2s on **every** benchmark, R4r and R4s on **at least one**, and
     whose largest member the refits without it predict within noise jointly, Σ_b z_b² ≤ χ²(B) at 0.95 (R5z over the
     set); ``strict=True``: the reference rule on every benchmark of the set (a labelled variant)."""
-    from scipy.special import gammaincinv  # χ²'s quantile 2·P⁻¹(B/2, p) (what scipy.stats.chi2.ppf computes)
-
     columns = _rule_columns(candidates)
     chosen = np.flatnonzero(columns["family_row"] & np.isin(columns["benchmark"], list(benchmarks)))
     out: dict[str, tuple[str, ...]] = {}
