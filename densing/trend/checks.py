@@ -58,10 +58,6 @@ class Check(Result):
                 "detail": self.detail, "passed": self.passed}
 
 
-def _status(ok: bool) -> str:
-    return PASSED if ok else FAILED
-
-
 def saturation(scores, stderr, cap, models, benchmarks=None) -> Check:
     """Frontier models with S ≥ S_cap − 2σ (a finding); ``cap`` one or one per score (of ``benchmarks``' caps)."""
     scores, sigma = np.asarray(scores, float), np.nan_to_num(np.asarray(stderr, float))
@@ -83,7 +79,7 @@ def conditioning(kappa, models) -> Check:
     kappa = np.where(np.isnan(kappa), np.inf, kappa)
     median = float(np.median(kappa))
     worst = int(np.argmax(kappa))
-    return Check("conditioning", median, _status(median <= MAX_MEDIAN_CONDITIONING),
+    return Check("conditioning", median, PASSED if median <= MAX_MEDIAN_CONDITIONING else FAILED,
                  Conditioned(median, int(kappa.size), str(models[worst]), float(kappa[worst])))
 
 
@@ -101,8 +97,7 @@ def size_dependence(frame: pd.DataFrame, level: float = 0.95, margin: float = SI
     regressors = pd.get_dummies(data["family"].astype(str), dtype=float)
     regressors.insert(0, "log_params", np.log(data["params"].to_numpy(float)))
     slope, low, high = ols_hc3_first(regressors.to_numpy(float), data["log_density"].to_numpy(float), level)
-    inside = -margin <= low and high <= margin
-    return Check("size_dependence", slope, _status(inside),
+    return Check("size_dependence", slope, PASSED if -margin <= low and high <= margin else FAILED,
                  Slope(slope, low, high, level, margin, len(data), families=int(families)))
 
 
@@ -126,9 +121,8 @@ def size_confounding(t, y, kind, params, families=None) -> Check:
     fit = cluster_ols(y, x, groups)  # statsmodels' OLS(...).fit(cov_type="cluster", use_t=True), tested against it
     coefficient = float(fit.params[2])
     low, high = (float(v) for v in fit.conf_int(0.05)[2])
-    excludes = low > 0 or high < 0
-    material = abs(coefficient) > SIZE_SLOPE_MARGIN
-    return Check("size_confounding", coefficient, _status(not (excludes and material)),
+    excludes, material = low > 0 or high < 0, abs(coefficient) > SIZE_SLOPE_MARGIN
+    return Check("size_confounding", coefficient, FAILED if excludes and material else PASSED,
                  Slope(coefficient, low, high, 0.95, SIZE_SLOPE_MARGIN, int(t.size),
                        clusters="family" if families is not None else "model", n_clusters=int(groups.max() + 1),
                        bounds=bounds))
