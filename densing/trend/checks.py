@@ -131,9 +131,9 @@ def size_confounding(t, y, kind, params, families=None) -> Check:
 def under_references(found: dict[str, Check]) -> Check:
     """One check over several references: failed under any, passed under every one that tests it, else untestable."""
     items = list(found.items())
-    if len(items) == 1:
-        return items[0][1]
     first = items[0][1]
+    if len(items) == 1:
+        return first
     statuses = [c.status for _, c in items]
     status = FAILED if FAILED in statuses else (UNTESTABLE if all(s == UNTESTABLE for s in statuses) else
                                                 (REPORTED if REPORTED in statuses else PASSED))

@@ -68,11 +68,6 @@ def lab_clusters(labs: np.ndarray, clusters: np.ndarray) -> np.ndarray:
     return family_clusters(family_lab)
 
 
-def reference_labs(common: CommonTargets) -> tuple[str, ...]:
-    """Each reference's lab (:func:`densing.data.labs.lab_of` its family), in the order of ``common.names``."""
-    return tuple(lab_of(name.family) or name.family for name in common.names)
-
-
 def reference_caps(inversion, columns: int) -> np.ndarray:
     """The highest score each benchmark's law of ``inversion`` expresses (:func:`densing.laws.bounds.score_cap`)."""
     if getattr(inversion, "kind", "") == "joint":
@@ -211,12 +206,6 @@ def _point(common: CommonTargets, data: dict, ceilings: bool = True, floors: boo
         ys.append(y)
         kinds.append(bounded_kind(kind, floor, UPPER))
     return own_from_others(np.array(ys)[:, None, :], np.array(kinds)[:, None, :], common.own)
-
-
-def _target_labs(data: dict) -> tuple:
-    """The targets' labs as ((lab, (family, …)), …), labs and families in order of first appearance."""
-    pairs = dict.fromkeys(zip(map(str, data["labs"]), map(str, data["families"])))
-    return tuple((lab, tuple(f for at, f in pairs if at == lab)) for lab in dict.fromkeys(at for at, _ in pairs))
 
 
 def point_densities(common: CommonTargets) -> tuple[np.ndarray, np.ndarray]:
@@ -359,7 +348,7 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
     tail = (1 - level) / 2
     precision_cap = min(PRECISION_DRAWS_CAP, PRECISION_GROWTH * n_boot) if precision_cap is None else precision_cap
     slopes = _slopes(rule, quantile, common, data, draws.main.part(0, n_boot), lines0)
-    ref_labs = reference_labs(common)
+    ref_labs = tuple(lab_of(name.family) or name.family for name in common.names)  # each reference's lab
     lab_codes = family_clusters(ref_labs)  # each reference's lab, numbered by first appearance (pool_by_lab)
     while True:
         pooled = pool_by_lab(points, slopes, lab_codes)
@@ -391,6 +380,7 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
     without, bounded = _without_bounds(rule, quantile, common, data, w, kind0, LOWER, ceilings=False)
     without_floors, floored = _without_bounds(rule, quantile, common, data, w, kind0, UPPER, floors=False)
     at_point = (rule, quantile, data, y0[:, 0], kind0[:, 0], w, lines0)  # step 7: removals from the point lines
+    pairs = dict.fromkeys(zip(map(str, data["labs"]), map(str, data["families"])))  # (lab, family) in order
     return RowTrend(common, rule, pooled.slope, intercept, float(low), float(high), tuple(float(v) for v in points),
                     per_ref, tuple(float(v) for v in w), pooled, shares, sds, combined, int(n_boot - ok.size), n_boot,
                     level, y0[:, 0], kind0[:, 0], tuple(float(v) for v in delta0[:, 0]), ends_mc=ends_mc,
@@ -399,7 +389,8 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
                     model_influence=family_influence(*at_point, by="model"),
                     lab_influence=family_influence(*at_point, by="lab"), reference_labs=ref_labs,
                     lab_weights=tuple(float(v) for v in pooled.lab_weights),
-                    target_labs=_target_labs(data),
+                    target_labs=tuple((lab, tuple(f for at, f in pairs if at == lab))
+                                      for lab in dict.fromkeys(at for at, _ in pairs)),
                     open_families=open_draws(data, draws.main.weight[:n_boot], combined))
 
 

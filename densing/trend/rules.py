@@ -84,15 +84,11 @@ def _envelope(t, y, kind, weight, labels, quantile, start=None):
     return out
 
 
-def _bits(values: np.ndarray) -> np.ndarray:
-    """Each float's bits, to compare two arrays to the bit (NaN included)."""
-    return np.ascontiguousarray(values, dtype=float).view(np.int64)
-
-
 def _quantile_left_out(data, y, kind, quantile, clusters, groups, starts):
     # densing.trend.censored.quantile_lines_left_out, known only where the full line is the refits' start to the bit
     slope, intercept, known = quantile_lines_left_out(data["t"], y, kind, quantile, clusters)
-    same = (_bits(slope) == _bits(starts[:, 0])) & (_bits(intercept) == _bits(starts[:, 1]))
+    found = np.stack([slope, intercept], axis=1).astype(float)
+    same = np.all(found.view(np.int64) == np.ascontiguousarray(starts[:, :2], dtype=float).view(np.int64), axis=1)
     return known & same[:, None], np.repeat(slope[:, None], groups, axis=1)
 
 
@@ -168,9 +164,8 @@ def doubling_months(slope_per_day: float) -> float:
 
 def doubling_interval(slope_low: float, slope_high: float) -> tuple[float, float]:
     """A slope interval [a, b] through ln 2/A: [ln 2/b, ln 2/a]; a ≤ 0 < b: an infinite upper end; b ≤ 0: (inf, inf)."""
-    if not (math.isfinite(slope_low) and math.isfinite(slope_high)):
-        return math.nan, math.nan
-    return doubling_days(slope_high), doubling_days(slope_low)
+    finite = math.isfinite(slope_low) and math.isfinite(slope_high)
+    return (doubling_days(slope_high), doubling_days(slope_low)) if finite else (math.nan, math.nan)
 
 
 def slope_band(days: np.ndarray, centre: float, slope: float, intercept: float, slope_low: float,
