@@ -228,7 +228,15 @@ def headline_members(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict
 
 def measure_headline(c: Context) -> Headline:
     """The headline row of a :class:`Context`: every frontier rule, checks, and what ``c.sections`` asks for."""
-    label, benchmarks, missing, chosen, references_by = _headline_targets(c)
+    if c.fit is not None:  # the given fit's benchmarks, inverted at its D0 (or --d0)
+        inversion = PerBenchmark(c.fit, c.fit.d0 if c.d0 is None else float(c.d0))
+        chosen = selection.common_targets(c.targets, [inversion], since=c.since, epoch=c.epoch)
+        benchmarks, missing = tuple(inversion.benchmarks), []
+        label = f"benchmark(s) of the given fit ({', '.join(benchmarks)})"
+    else:
+        label, benchmarks, missing, chosen = headline_members(c.targets, c.candidates, c.fits, c.profile, since=c.since,
+                                                              epoch=c.epoch, seed=c.seed)
+    references_by = ReferencesBy(c.fit is not None, tuple(benchmarks))
     found, errors = by_rule(chosen, n_boot=c.n_boot, n_boot_side=c.n_boot_side, seed=c.seed, epoch=c.epoch)
     head = found[HEADLINE_RULE]
     members = chosen.members()
@@ -244,18 +252,6 @@ def measure_headline(c: Context) -> Headline:
                                 seed=c.seed) if "sensitivity" in c.sections else None)
 
 
-def _headline_targets(c):
-    """(label, benchmarks, sets passed over, common targets, how the references were chosen) of the headline."""
-    if c.fit is not None:
-        inversion = PerBenchmark(c.fit, c.fit.d0 if c.d0 is None else float(c.d0))
-        chosen = selection.common_targets(c.targets, [inversion], since=c.since, epoch=c.epoch)
-        label = f"benchmark(s) of the given fit ({', '.join(inversion.benchmarks)})"
-        return label, tuple(inversion.benchmarks), [], chosen, ReferencesBy(True, tuple(inversion.benchmarks))
-    label, benchmarks, missing, chosen = headline_members(c.targets, c.candidates, c.fits, c.profile, since=c.since,
-                                                          epoch=c.epoch, seed=c.seed)
-    return label, benchmarks, missing, chosen, ReferencesBy(False, tuple(benchmarks))
-
-
 #: The draws of each source alone behind another rule's shares (at most the headline's).
 SIDE_SHARE_DRAWS = 25
 
@@ -263,8 +259,7 @@ SIDE_SHARE_DRAWS = 25
 def by_rule(chosen: selection.CommonTargets, *, n_boot: int, n_boot_side: int, seed: int, epoch: str):
     """The headline's pooled trend under every frontier rule, the others on the first ``n_boot_side`` of the same paired
     draws and :data:`SIDE_SHARE_DRAWS` of each source's: rules differ by their lines, not their draws."""
-    found: dict[str, TrendUncertainty] = {}
-    errors: dict[str, str] = {}
+    found, errors = {}, {}  # rule → TrendUncertainty, rule → why it has no trend
     head_share = n_boot_side // 2
     draws = pooling.paired_draws(chosen, n_boot=n_boot, n_boot_share=head_share, seed=seed)
     for rule in rules.RULES:

@@ -4,12 +4,10 @@ One registry, read by the API, the measurement, the CLI and the report; docs/ext
 a rule's batched ``solve`` and its optional exact leave-one-group-out update ``left_out``; ``kind`` per point: 0 exact,
 +1 a lower bound (the true ln ρ ≥ y), −1 an upper bound.
 
-- ``quantile`` — Powell's censored q-th regression quantile (q = 0.9), bounds as bounds (:mod:`densing.trend.censored`);
-  with no bounds it is Koenker–Bassett's regression quantile. The headline rule.
-- ``all`` — the Tobit (censored Gaussian) mean line over every model (:mod:`densing.trend.tobit`); with no bounds, OLS.
-- ``envelope`` — the paper's record-setters (Xiao et al. 2024, §3: a model is on the envelope if it is denser than every
-  model released before it), OLS through them, bounds at their values; its points are chosen on the response, so its
-  bootstrap interval is optimistic.
+- ``quantile`` — Powell's censored 0.9 regression quantile (:mod:`densing.trend.censored`; Koenker–Bassett's without
+  bounds), the headline rule; ``all`` — the Tobit mean line (:mod:`densing.trend.tobit`; OLS without bounds);
+- ``envelope`` — OLS through the paper's record-setters (:func:`envelope_index`; Xiao et al. 2024, §3), bounds at their
+  values: its points are chosen on the response, so its bootstrap interval is optimistic.
 """
 from __future__ import annotations
 
