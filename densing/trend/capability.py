@@ -114,9 +114,8 @@ def row_fits(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, found:
     """``fits`` with every (family, benchmark) of ``found`` fitted in it: one fit per pair for every row."""
     # as many draws as the fits already there (a joint inversion draws its fits together)
     boot = len(next(iter(fits.values())).bootstrap) if fits else eligibility.FAMILY_BOOT
-    for family, b in ((family, b) for family, benchmarks in found.items() for b in benchmarks):
-        if (family, b) not in fits:
-            fits[(family, b)] = eligibility.fit_of(targets, candidates, family, b, boot, seed)
+    for family, b in ((f, b) for f, benchmarks in found.items() for b in benchmarks if (f, b) not in fits):
+        fits[(family, b)] = eligibility.fit_of(targets, candidates, family, b, boot, seed)
     return fits
 
 

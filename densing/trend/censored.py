@@ -50,17 +50,25 @@ def _cost_and_check(t, y, above, below, slope, intercept, pivot, other, scale) -
     g_p, g_q = g[rows, pivot], g[rows, other]
     flat = g.sum(axis=1) - g_p - g_q
     moment = (g * t).sum(axis=1) - g_p * t_p - g_q * t_q
-    gap = t_q - t_p
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lam_q = (flat * t_p - moment) / gap
-        margin = 1e-9 * (scale[0] * (1 + np.abs(t_p) / np.abs(gap)) + scale[1] / np.abs(gap))
-    lam_p = -flat - lam_q
-    optimal = ((lam_p > below[rows, pivot] + margin) & (lam_p < above[rows, pivot] - margin)
-               & (lam_q > below[rows, other] + margin) & (lam_q < above[rows, other] - margin))
+    optimal = _inside(flat, moment, t_p, t_q, 1e-9, scale[:2], (below[rows, pivot], above[rows, pivot]),
+                      (below[rows, other], above[rows, other]))
     size = scale[2] + np.abs(slope) * np.max(np.abs(t), axis=-1) + np.abs(intercept)
     near = np.abs(residual) <= 1e-9 * size[:, None]
     near[rows, pivot] = near[rows, other] = False
     return value, optimal & ~near.any(axis=1)
+
+
+def _inside(flat, moment, t_p, t_q, factor: float, sums, range_p, range_q) -> np.ndarray:
+    """Whether λ_q = (flat·t_p − moment)/(t_q − t_p) and λ_p = −flat − λ_q lie inside ``range_q`` and ``range_p`` by
+    more than factor·(Σ(above + below)·(1 + |t_p|/|t_q − t_p|) + Σ(above + below)·|t|/|t_q − t_p|), the two sums
+    ``sums`` (:func:`_cost_and_check`'s certificate)."""
+    gap = t_q - t_p
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lam_q = (flat * t_p - moment) / gap
+        margin = factor * (sums[0] * (1 + np.abs(t_p) / np.abs(gap)) + sums[1] / np.abs(gap))
+    lam_p = -flat - lam_q
+    return ((lam_p > range_p[0] + margin) & (lam_p < range_p[1] - margin)
+            & (lam_q > range_q[0] + margin) & (lam_q < range_q[1] - margin))
 
 
 def _rotate(t, y, above, below, out, pivot: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -198,16 +206,11 @@ def quantile_lines_left_out(t, y, kind, quantile: float, groups: np.ndarray
     g[rows, p] = g[rows, q] = 0.0
     flat = g.sum(axis=1)[:, None] - _group_sums(g, groups, width)
     moment = (g * t).sum(axis=1)[:, None] - _group_sums(g * t, groups, width)
-    t_p, t_q = t[p][:, None], t[q][:, None]
     total = above + below
-    gap = t_q - t_p
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lam_q = (flat * t_p - moment) / gap
-        margin = LEAVE_OUT_MARGIN * (total.sum(axis=1)[:, None] * (1 + np.abs(t_p) / np.abs(gap))
-                                     + (total * np.abs(t)).sum(axis=1)[:, None] / np.abs(gap))
-    lam_p = -flat - lam_q
-    inside = ((lam_p > -below[rows, p][:, None] + margin) & (lam_p < above[rows, p][:, None] - margin)
-              & (lam_q > -below[rows, q][:, None] + margin) & (lam_q < above[rows, q][:, None] - margin))
+    inside = _inside(flat, moment, t[p][:, None], t[q][:, None], LEAVE_OUT_MARGIN,
+                     (total.sum(axis=1)[:, None], (total * np.abs(t)).sum(axis=1)[:, None]),
+                     (-below[rows, p][:, None], above[rows, p][:, None]),
+                     (-below[rows, q][:, None], above[rows, q][:, None]))
     with np.errstate(invalid="ignore"):
         size = np.max(np.where(valid, np.abs(y), 0.0), axis=1) + np.abs(slope) * np.max(np.abs(t)) + np.abs(intercept)
         near = valid & (np.abs(residual) <= LEAVE_OUT_MARGIN * size[:, None])

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy.special import ndtri, stdtrit  # the normal and t quantiles, without importing scipy.stats
 
 from densing.constants import (FAILED, MAX_MEDIAN_CONDITIONING,  # noqa: F401 (the thresholds: public here)
                                MIN_SIZE_FAMILIES, PASSED, REPORTED, SATURATION_STDERRS, SIZE_SLOPE_MARGIN, UNTESTABLE)
@@ -19,6 +20,7 @@ from densing.numbers import json_value
 from densing.results import Result, presented_property
 from densing.states import (CALIBRATED, SIZE_FINDING, Conditioned, Heterogeneity,  # noqa: F401 (the facts: public here)
                             NoFrontier, Saturated, Slope, TooFew)
+from densing.trend.targets import family_clusters
 
 MIN_SIZE_CONFOUNDING_MODELS = 10
 #: Clustered errors need several clusters (their degrees of freedom are the clusters less one).
@@ -56,10 +58,6 @@ class Check(Result):
                 "detail": self.detail, "passed": self.passed}
 
 
-def _status(ok: bool) -> str:
-    return PASSED if ok else FAILED
-
-
 def saturation(scores, stderr, cap, models, benchmarks=None) -> Check:
     """Frontier models with S ≥ S_cap − 2σ (a finding); ``cap`` one or one per score (of ``benchmarks``' caps)."""
     scores, sigma = np.asarray(scores, float), np.nan_to_num(np.asarray(stderr, float))
@@ -81,7 +79,7 @@ def conditioning(kappa, models) -> Check:
     kappa = np.where(np.isnan(kappa), np.inf, kappa)
     median = float(np.median(kappa))
     worst = int(np.argmax(kappa))
-    return Check("conditioning", median, _status(median <= MAX_MEDIAN_CONDITIONING),
+    return Check("conditioning", median, PASSED if median <= MAX_MEDIAN_CONDITIONING else FAILED,
                  Conditioned(median, int(kappa.size), str(models[worst]), float(kappa[worst])))
 
 
@@ -99,8 +97,7 @@ def size_dependence(frame: pd.DataFrame, level: float = 0.95, margin: float = SI
     regressors = pd.get_dummies(data["family"].astype(str), dtype=float)
     regressors.insert(0, "log_params", np.log(data["params"].to_numpy(float)))
     slope, low, high = ols_hc3_first(regressors.to_numpy(float), data["log_density"].to_numpy(float), level)
-    inside = -margin <= low and high <= margin
-    return Check("size_dependence", slope, _status(inside),
+    return Check("size_dependence", slope, PASSED if -margin <= low and high <= margin else FAILED,
                  Slope(slope, low, high, level, margin, len(data), families=int(families)))
 
 
@@ -110,8 +107,6 @@ def size_confounding(t, y, kind, params, families=None) -> Check:
     *and* |β̂_N| > :data:`SIZE_SLOPE_MARGIN`; untestable with fewer than :data:`MIN_SIZE_CONFOUNDING_MODELS` exact
     densities or one size. ``kind`` 0/+1/−1 (NaN dropped)."""
     t, y, kind, params = (np.asarray(a, float) for a in (t, y, kind, params))
-    from densing.trend.targets import family_clusters
-
     groups = np.arange(t.size) if families is None else family_clusters(families)
     use = np.isfinite(y) & (kind == 0) & np.isfinite(t) & np.isfinite(params) & (params > 0)
     bounds = int((np.isfinite(y) & np.isfinite(kind) & (kind != 0)).sum())
@@ -126,9 +121,8 @@ def size_confounding(t, y, kind, params, families=None) -> Check:
     fit = cluster_ols(y, x, groups)  # statsmodels' OLS(...).fit(cov_type="cluster", use_t=True), tested against it
     coefficient = float(fit.params[2])
     low, high = (float(v) for v in fit.conf_int(0.05)[2])
-    excludes = low > 0 or high < 0
-    material = abs(coefficient) > SIZE_SLOPE_MARGIN
-    return Check("size_confounding", coefficient, _status(not (excludes and material)),
+    excludes, material = low > 0 or high < 0, abs(coefficient) > SIZE_SLOPE_MARGIN
+    return Check("size_confounding", coefficient, FAILED if excludes and material else PASSED,
                  Slope(coefficient, low, high, 0.95, SIZE_SLOPE_MARGIN, int(t.size),
                        clusters="family" if families is not None else "model", n_clusters=int(groups.max() + 1),
                        bounds=bounds))
@@ -137,9 +131,9 @@ def size_confounding(t, y, kind, params, families=None) -> Check:
 def under_references(found: dict[str, Check]) -> Check:
     """One check over several references: failed under any, passed under every one that tests it, else untestable."""
     items = list(found.items())
-    if len(items) == 1:
-        return items[0][1]
     first = items[0][1]
+    if len(items) == 1:
+        return first
     statuses = [c.status for _, c in items]
     status = FAILED if FAILED in statuses else (UNTESTABLE if all(s == UNTESTABLE for s in statuses) else
                                                 (REPORTED if REPORTED in statuses else PASSED))
@@ -152,8 +146,6 @@ def ols_hc3_first(x: np.ndarray, y: np.ndarray, level: float) -> tuple[float, fl
     """OLS coefficient of the first column of ``x`` and its normal-theory interval with HC3 errors (MacKinnon & White
     1985): β̂ = (XᵀX)⁻¹Xᵀy, Cov_HC3 = (XᵀX)⁻¹ Xᵀ diag(e_i² / (1 − h_ii)²) X (XᵀX)⁻¹; the numbers of statsmodels'
     ``OLS(y, x).fit(cov_type="HC3")`` (tested against it), without importing statsmodels."""
-    from scipy.special import ndtri  # the normal quantile (scipy.stats.norm.ppf's), without importing scipy.stats
-
     xtx_inv = np.linalg.pinv(x.T @ x)
     beta = xtx_inv @ x.T @ y
     resid = y - x @ beta
@@ -175,8 +167,6 @@ class ClusterOLS:
 
     def conf_int(self, alpha: float = 0.05) -> np.ndarray:
         """(K, 2): β̂ ± t_{G−1}(1 − α/2)·se, as statsmodels' ``conf_int(alpha)`` of the same fit."""
-        from scipy.special import stdtrit  # Student's t quantile (scipy.stats.t.ppf's), without scipy.stats
-
         half = float(stdtrit(self.df, 1 - alpha / 2)) * np.sqrt(np.diag(self.cov))
         return np.column_stack([self.params - half, self.params + half])
 

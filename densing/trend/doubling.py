@@ -55,8 +55,7 @@ def fit_trend(targets: pd.DataFrame, reference=None, *, benchmarks: tuple[str, .
     ``n_boot_share``: the draws of each source alone (0 skips the shares). With the CLI's defaults the result's
     ``status`` is the headline's."""
     rules.get(rule)
-    if benchmarks is not None:
-        benchmarks = as_names(benchmarks, "benchmarks")
+    benchmarks = None if benchmarks is None else as_names(benchmarks, "benchmarks")
     reference = _reference_argument(reference)
     if not isinstance(targets, pd.DataFrame):
         raise InputError(f"targets: expected a pandas DataFrame of scores, got {type(targets).__name__}")

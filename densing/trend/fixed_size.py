@@ -20,7 +20,9 @@ from typing import ClassVar
 
 import numpy as np
 import pandas as pd
+from scipy.special import stdtrit
 
+from densing import registry
 from densing.constants import DEFAULT_EPOCH, LN2
 from densing.data.benchmarks import CHANCE_LEVELS
 from densing.data.schema import require_columns
@@ -159,8 +161,6 @@ def fit_fixed_size(frame: pd.DataFrame, *, row: str | None = None, n_boot: int =
     g = ln 2·(1/β_t, −β_N/β_t²), Σ the clustered covariance of (β_N, β_t), G the families; and the row's, the family
     cluster bootstrap's interval of A = β_t/β_N (:func:`_rates`) through ln 2 / A. ``measured`` where it lies above 0,
     ``bounded`` where it reaches 0, else ``not measured`` (fewer than :data:`MIN_FAMILIES` or :data:`MIN_SCORES`)."""
-    from scipy.special import stdtrit
-
     benchmarks = tuple(dict.fromkeys(frame["benchmark"].astype(str)))
     name = row if row is not None else "+".join(benchmarks)
     groups = pd.factorize(frame["family"].astype(str))[0]
@@ -216,8 +216,6 @@ def fixed_size_trend(table: pd.DataFrame, benchmarks: str | tuple[str, ...], *, 
 def fixed_size_rows(table: pd.DataFrame, profile=None, *, since: str | None = DEFAULT_EPOCH,
                     epoch: str = DEFAULT_EPOCH, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
     """The cross-check rows of a target table: one per benchmark of its profile's sets, then one per set."""
-    from densing import registry
-
     profile = registry.table(profile)
     singles = tuple(dict.fromkeys(b for _, members in profile.sets.values() for b in members))
     fits = [fixed_size_trend(table, b, since=since, epoch=epoch, n_boot=n_boot, seed=seed) for b in singles]

@@ -26,9 +26,10 @@ def at_floor(scores: np.ndarray, sigma: np.ndarray, chance: np.ndarray) -> np.nd
     return np.any(near & np.isfinite(scores), axis=-1)
 
 
-def floor_bounds(y: np.ndarray, kind: np.ndarray, near: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """An exact density of a target at the floor enters as an upper bound at its value; ``y`` is unchanged."""
-    return y, np.where(near & (kind == EXACT), UPPER, kind)
+def bounded_kind(kind: np.ndarray, near: np.ndarray, bound: int = UPPER) -> np.ndarray:
+    """The kinds with an exact density of a target ``near`` a bound entering as that ``bound`` at its value: at the
+    floor an upper bound, at a reference's ceiling (:func:`densing.trend.pooling.at_ceiling`) a lower one."""
+    return np.where(near & (kind == EXACT), bound, kind)
 
 
-__all__ = ["FLOOR_STDERRS", "at_floor", "chance_levels", "floor_bounds"]
+__all__ = ["FLOOR_STDERRS", "at_floor", "bounded_kind", "chance_levels"]

@@ -1,12 +1,9 @@
 """A forecast check of the Densing Law: the frontier line fitted on the models released up to a cutoff, carried to
 the models released after it (docs/method.md, "The forecast check"; the rule was written before it ran on any table).
 
-A table's declared ``cutoff`` (:class:`densing.registry.TrendTable`) gives the verdict (:func:`forecast_at`); the
-rule's grid of cutoffs (:func:`forecast_windows`) is context beside it. The early line (:func:`frontier_line`) gives
-no verdict where its 95% interval is unbounded or more than :data:`MAX_EARLY_WIDTH`-fold wide; the later models,
-placed against its band (:func:`place_later`), are ``ahead`` when the Wilson 95% interval of the share above the
-band's upper edge lies above 0.10 (:data:`ABOVE_SHARE`, a 0.9-quantile line's), ``behind`` when that of the share
-above its lower edge lies below 0.10, else ``holds`` (:func:`outcome_of`); fewer than :data:`MIN_LATER`, no verdict.
+A table's declared ``cutoff`` gives the verdict (:func:`forecast_at`), the rule's grid (:func:`forecast_windows`)
+context; :func:`_one_cutoff` applies the rule: the early line's width (:data:`MAX_EARLY_WIDTH`), the later models
+placed against its band (:func:`place_later`, :data:`MIN_LATER`) and the outcome (:func:`outcome_of`).
 """
 from __future__ import annotations
 
@@ -16,6 +13,7 @@ from typing import ClassVar
 
 import numpy as np
 import pandas as pd
+from scipy.special import ndtri  # the normal quantile (scipy.stats.norm.ppf's), without importing scipy.stats
 
 from densing.constants import DAYS_PER_MONTH, DEFAULT_EPOCH
 from densing.errors import InputError
@@ -37,8 +35,6 @@ MIN_LATER = 10
 def wilson_interval(count: int, total: int, level: float = 0.95) -> tuple[float, float]:
     """Wilson's score interval of a binomial proportion count/total (Wilson 1927):
     (p̂ + z²/2n ± z·√(p̂(1 − p̂)/n + z²/4n²)) / (1 + z²/n); (nan, nan) for total 0."""
-    from scipy.special import ndtri  # the normal quantile (scipy.stats.norm.ppf's), without importing scipy.stats
-
     if total <= 0:
         return math.nan, math.nan
     z = float(ndtri(0.5 + level / 2))
@@ -118,10 +114,11 @@ def frontier_line(frame: pd.DataFrame, *, n_boot: int = 200, seed: int = 0) -> E
 
 
 def outcome_of(n_later: int, above_band_low: int, above_band_high: int) -> Outcome:
-    """Ahead, holds or behind from the later models above the band's edges alone (module docstring)."""
-    if wilson_interval(above_band_high, n_later)[0] > ABOVE_SHARE:
-        return Outcome.AHEAD
-    return Outcome.BEHIND if wilson_interval(above_band_low, n_later)[1] < ABOVE_SHARE else Outcome.HOLDS
+    """Ahead, holds or behind from the later models above the band's edges alone: ``ahead`` when the Wilson 95%
+    interval of the share above the upper edge lies above :data:`ABOVE_SHARE` (0.10, a 0.9-quantile line's),
+    ``behind`` when that of the share above the lower edge lies below it, else ``holds``."""
+    return (Outcome.AHEAD if wilson_interval(above_band_high, n_later)[0] > ABOVE_SHARE
+            else Outcome.BEHIND if wilson_interval(above_band_low, n_later)[1] < ABOVE_SHARE else Outcome.HOLDS)
 
 
 def place_later(y: np.ndarray, kind: np.ndarray, edges: list[np.ndarray]) -> tuple[int, list[int]]:

@@ -152,9 +152,8 @@ class TrendMeasurement(Result):
 
     def cross_check(self) -> pd.DataFrame:
         """Each row under both estimators, this and the fixed-size regression (:mod:`densing.trend.fixed_size`)."""
-        if self.fixed_size is None or not len(self.fixed_size):
-            return pd.DataFrame()
-        return presented(self, "cross_check")
+        shown = self.fixed_size is not None and len(self.fixed_size)
+        return presented(self, "cross_check") if shown else pd.DataFrame()
 
     def by_benchmark_at_budget(self) -> pd.DataFrame:
         """The budget sensitivity: the paper-like rows with every reference brought to one D0 (empty without it)."""

@@ -24,6 +24,7 @@ from densing.registry import TrendTable
 from densing.results import presented
 from densing.states import JudgedInterval, ReferencesBy
 from densing.trend import capability, pooling, rules, selection
+from densing.trend.fixed_size import fixed_size_rows
 from densing.trend.measurement import Breakpoint, Segment
 from densing.trend.uncertainty import TrendUncertainty, from_row_trend
 
@@ -43,9 +44,8 @@ class Variant:
 
     def label(self, label: str) -> str:
         """A row's label under this variant."""
-        if self.d0 is not None:
-            return f"{label} at D0 = {format_count(self.d0)}"
-        return label if self.shape == DEFAULT.shape else f"{label}, family law logistic in ln N"
+        return (f"{label} at D0 = {format_count(self.d0)}" if self.d0 is not None
+                else label if self.shape == DEFAULT.shape else f"{label}, family law logistic in ln N")
 
     def row_key(self, name: str) -> str:
         """A row's key under this variant (its name for the default)."""
@@ -164,8 +164,6 @@ class ContextJob:
 
 def fixed_size_estimate(c: Context) -> pd.DataFrame:
     """The fixed-size time regression on the same table (:mod:`densing.trend.fixed_size`)."""
-    from densing.trend.fixed_size import fixed_size_rows
-
     return fixed_size_rows(c.targets, c.profile, since=c.since, epoch=c.epoch, n_boot=c.n_boot_side, seed=c.seed)
 
 
@@ -230,7 +228,15 @@ def headline_members(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict
 
 def measure_headline(c: Context) -> Headline:
     """The headline row of a :class:`Context`: every frontier rule, checks, and what ``c.sections`` asks for."""
-    label, benchmarks, missing, chosen, references_by = _headline_targets(c)
+    if c.fit is not None:  # the given fit's benchmarks, inverted at its D0 (or --d0)
+        inversion = PerBenchmark(c.fit, c.fit.d0 if c.d0 is None else float(c.d0))
+        chosen = selection.common_targets(c.targets, [inversion], since=c.since, epoch=c.epoch)
+        benchmarks, missing = tuple(inversion.benchmarks), []
+        label = f"benchmark(s) of the given fit ({', '.join(benchmarks)})"
+    else:
+        label, benchmarks, missing, chosen = headline_members(c.targets, c.candidates, c.fits, c.profile, since=c.since,
+                                                              epoch=c.epoch, seed=c.seed)
+    references_by = ReferencesBy(c.fit is not None, tuple(benchmarks))
     found, errors = by_rule(chosen, n_boot=c.n_boot, n_boot_side=c.n_boot_side, seed=c.seed, epoch=c.epoch)
     head = found[HEADLINE_RULE]
     members = chosen.members()
@@ -246,18 +252,6 @@ def measure_headline(c: Context) -> Headline:
                                 seed=c.seed) if "sensitivity" in c.sections else None)
 
 
-def _headline_targets(c):
-    """(label, benchmarks, sets passed over, common targets, how the references were chosen) of the headline."""
-    if c.fit is not None:
-        inversion = PerBenchmark(c.fit, c.fit.d0 if c.d0 is None else float(c.d0))
-        chosen = selection.common_targets(c.targets, [inversion], since=c.since, epoch=c.epoch)
-        label = f"benchmark(s) of the given fit ({', '.join(inversion.benchmarks)})"
-        return label, tuple(inversion.benchmarks), [], chosen, ReferencesBy(True, tuple(inversion.benchmarks))
-    label, benchmarks, missing, chosen = headline_members(c.targets, c.candidates, c.fits, c.profile, since=c.since,
-                                                          epoch=c.epoch, seed=c.seed)
-    return label, benchmarks, missing, chosen, ReferencesBy(False, tuple(benchmarks))
-
-
 #: The draws of each source alone behind another rule's shares (at most the headline's).
 SIDE_SHARE_DRAWS = 25
 
@@ -265,8 +259,7 @@ SIDE_SHARE_DRAWS = 25
 def by_rule(chosen: selection.CommonTargets, *, n_boot: int, n_boot_side: int, seed: int, epoch: str):
     """The headline's pooled trend under every frontier rule, the others on the first ``n_boot_side`` of the same paired
     draws and :data:`SIDE_SHARE_DRAWS` of each source's: rules differ by their lines, not their draws."""
-    found: dict[str, TrendUncertainty] = {}
-    errors: dict[str, str] = {}
+    found, errors = {}, {}  # rule → TrendUncertainty, rule → why it has no trend
     head_share = n_boot_side // 2
     draws = pooling.paired_draws(chosen, n_boot=n_boot, n_boot_share=head_share, seed=seed)
     for rule in rules.RULES:

@@ -29,10 +29,10 @@ from densing.constants import (CEILING_STDERRS, DRAWS_CAP, END_STABILITY, HETERO
                                PRECISION_DRAWS_CAP, PRECISION_GROWTH)
 from densing.data.labs import lab_of, labs_of
 from densing.errors import FitError, InputError
-from densing.laws.bounds import EXACT, LOWER, UPPER
+from densing.laws.bounds import EXACT, LOWER, UPPER, score_cap
 from densing.laws.inversion import arrays
 from densing.trend import rules
-from densing.trend.floors import at_floor, chance_levels, floor_bounds
+from densing.trend.floors import at_floor, bounded_kind, chance_levels
 from densing.trend.selection import CommonTargets, own_from_others
 # step 7 (influence), steps 4 and 5 (random effects), and the names the package reads here
 from densing.trend.influence import (FamilyInfluence, family_influence, frontier_slopes, influence_items,
@@ -68,15 +68,8 @@ def lab_clusters(labs: np.ndarray, clusters: np.ndarray) -> np.ndarray:
     return family_clusters(family_lab)
 
 
-def reference_labs(common: CommonTargets) -> tuple[str, ...]:
-    """Each reference's lab (:func:`densing.data.labs.lab_of` its family), in the order of ``common.names``."""
-    return tuple(lab_of(name.family) or name.family for name in common.names)
-
-
 def reference_caps(inversion, columns: int) -> np.ndarray:
     """The highest score each benchmark's law of ``inversion`` expresses (:func:`densing.laws.bounds.score_cap`)."""
-    from densing.laws.bounds import score_cap
-
     if getattr(inversion, "kind", "") == "joint":
         return np.array([float(score_cap({k: float(v) for k, v in f.params.items()}, f.d0)) for f in inversion.fits])
     return np.full(columns, float(inversion.cap()))
@@ -87,11 +80,6 @@ def at_ceiling(scores: np.ndarray, sigma: np.ndarray, caps: np.ndarray) -> np.nd
     with np.errstate(invalid="ignore"):
         near = scores >= caps - CEILING_STDERRS * np.nan_to_num(sigma)
     return np.any(near & np.isfinite(scores), axis=-1)
-
-
-def _ceiling_bounds(y: np.ndarray, kind: np.ndarray, near: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """An exact density of a target at its reference's ceiling enters as a lower bound at its value (step 3)."""
-    return y, np.where(near & (kind == EXACT), LOWER, kind)
 
 
 def _family_weights(clusters: np.ndarray, count: int, rng: np.random.Generator,
@@ -182,7 +170,7 @@ def _densities(common: CommonTargets, data: dict, draws: Draws) -> tuple[np.ndar
     for inv, caps, picks in zip(common.inversions, data["caps"], draws.picks):
         extra = {"weights": inv.weights(scores, sigma)} if hasattr(inv, "weights") else {}
         y, kind = inv.draws(picks, inverted, sigma, data["params"], **extra)
-        y, kind = floor_bounds(*_ceiling_bounds(y, kind, at_ceiling(inverted, sigma, caps)), floor)
+        kind = bounded_kind(bounded_kind(kind, at_ceiling(inverted, sigma, caps), LOWER), floor, UPPER)  # step 3
         ys.append(np.broadcast_to(y, (count, n)))
         kinds.append(np.broadcast_to(kind, (count, n)))
     y, kind, _ = own_from_others(np.array(ys, float), np.array(kinds, float), common.own)
@@ -214,18 +202,10 @@ def _point(common: CommonTargets, data: dict, ceilings: bool = True, floors: boo
     for inv, caps in zip(common.inversions, data["caps"]):
         y, kind = (np.asarray(v, float) for v in inv.point(data["scores"], data["sigma"], data["params"]))
         if ceilings:
-            y, kind = _ceiling_bounds(y, kind, at_ceiling(data["scores"], data["sigma"], caps))
+            kind = bounded_kind(kind, at_ceiling(data["scores"], data["sigma"], caps), LOWER)
         ys.append(y)
-        kinds.append(floor_bounds(y, kind, floor)[1])
+        kinds.append(bounded_kind(kind, floor, UPPER))
     return own_from_others(np.array(ys)[:, None, :], np.array(kinds)[:, None, :], common.own)
-
-
-def _target_labs(data: dict) -> tuple:
-    """The targets' labs as ((lab, (family, …)), …), labs and families in order of first appearance."""
-    out: dict[str, dict] = {}
-    for lab, family in zip(data["labs"], data["families"]):
-        out.setdefault(str(lab), {})[str(family)] = None
-    return tuple((lab, tuple(families)) for lab, families in out.items())
 
 
 def point_densities(common: CommonTargets) -> tuple[np.ndarray, np.ndarray]:
@@ -368,7 +348,7 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
     tail = (1 - level) / 2
     precision_cap = min(PRECISION_DRAWS_CAP, PRECISION_GROWTH * n_boot) if precision_cap is None else precision_cap
     slopes = _slopes(rule, quantile, common, data, draws.main.part(0, n_boot), lines0)
-    ref_labs = reference_labs(common)
+    ref_labs = tuple(lab_of(name.family) or name.family for name in common.names)  # each reference's lab
     lab_codes = family_clusters(ref_labs)  # each reference's lab, numbered by first appearance (pool_by_lab)
     while True:
         pooled = pool_by_lab(points, slopes, lab_codes)
@@ -400,6 +380,7 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
     without, bounded = _without_bounds(rule, quantile, common, data, w, kind0, LOWER, ceilings=False)
     without_floors, floored = _without_bounds(rule, quantile, common, data, w, kind0, UPPER, floors=False)
     at_point = (rule, quantile, data, y0[:, 0], kind0[:, 0], w, lines0)  # step 7: removals from the point lines
+    pairs = dict.fromkeys(zip(map(str, data["labs"]), map(str, data["families"])))  # (lab, family) in order
     return RowTrend(common, rule, pooled.slope, intercept, float(low), float(high), tuple(float(v) for v in points),
                     per_ref, tuple(float(v) for v in w), pooled, shares, sds, combined, int(n_boot - ok.size), n_boot,
                     level, y0[:, 0], kind0[:, 0], tuple(float(v) for v in delta0[:, 0]), ends_mc=ends_mc,
@@ -408,7 +389,8 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
                     model_influence=family_influence(*at_point, by="model"),
                     lab_influence=family_influence(*at_point, by="lab"), reference_labs=ref_labs,
                     lab_weights=tuple(float(v) for v in pooled.lab_weights),
-                    target_labs=_target_labs(data),
+                    target_labs=tuple((lab, tuple(f for at, f in pairs if at == lab))
+                                      for lab in dict.fromkeys(at for at, _ in pairs)),
                     open_families=open_draws(data, draws.main.weight[:n_boot], combined))
 
 

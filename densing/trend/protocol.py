@@ -39,9 +39,7 @@ def _clean(value):
     """:func:`densing.numbers.json_value` of every value in nested dicts and lists (NaN as None, numpy as Python)."""
     if isinstance(value, dict):
         return {k: _clean(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_clean(v) for v in value]
-    return json_value(value)
+    return [_clean(v) for v in value] if isinstance(value, (list, tuple)) else json_value(value)
 
 
 def measure_table(targets: pd.DataFrame, table: str, *, continual: bool = True, since: str | None = DEFAULT_EPOCH,

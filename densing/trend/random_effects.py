@@ -7,6 +7,7 @@ import math
 from dataclasses import dataclass, replace
 
 import numpy as np
+from scipy.special import fdtrc, ndtri  # F's survival function, the normal quantile (no scipy.stats)
 
 from densing.constants import DAYS_PER_MONTH, END_STABILITY, HETEROGENEITY_ALPHA
 from densing.errors import FitError
@@ -17,8 +18,6 @@ from densing.trend.rules import doubling_interval, doubling_months
 def end_range(draws: np.ndarray, q: float, level: float = 0.95) -> tuple[float, float]:
     """The ``level`` Monte Carlo range of the q-quantile of K ``draws`` (step 5): the order statistics at ranks
     K·q ∓ z·√(K·q·(1 − q)), the distribution-free interval of a quantile (Hyndman & Fan 1996)."""
-    from scipy.special import ndtri
-
     values = np.sort(np.asarray(draws, float))
     k = values.size
     if k < 2:
@@ -115,8 +114,6 @@ def pool_slopes(points: np.ndarray, draws: np.ndarray) -> Pooled:
     E_Q = p·m/(m − p − 1) (χ²'s p as K → ∞; with χ² the test rejects a true common slope in about half the rows at
     R = 56 and K = 200, ``tests/trend/test_pooling.py``). τ² is Paule–Mandel's, Q(τ²) = E_Q (0 where Q(0) ≤ E_Q),
     I² = max(0, (Q − E_Q)/Q); the pooled slope wᵀA with w_r ∝ 1/(Σ_rr + τ²)."""
-    from scipy.special import fdtrc  # F's survival function (scipy.stats.f.sf's), without scipy.stats
-
     a = np.asarray(points, float)
     count = a.size
     if count == 1:

@@ -4,12 +4,10 @@ One registry, read by the API, the measurement, the CLI and the report; docs/ext
 a rule's batched ``solve`` and its optional exact leave-one-group-out update ``left_out``; ``kind`` per point: 0 exact,
 +1 a lower bound (the true ln ρ ≥ y), −1 an upper bound.
 
-- ``quantile`` — Powell's censored q-th regression quantile (q = 0.9), bounds as bounds (:mod:`densing.trend.censored`);
-  with no bounds it is Koenker–Bassett's regression quantile. The headline rule.
-- ``all`` — the Tobit (censored Gaussian) mean line over every model (:mod:`densing.trend.tobit`); with no bounds, OLS.
-- ``envelope`` — the paper's record-setters (Xiao et al. 2024, §3: a model is on the envelope if it is denser than every
-  model released before it), OLS through them, bounds at their values; its points are chosen on the response, so its
-  bootstrap interval is optimistic.
+- ``quantile`` — Powell's censored 0.9 regression quantile (:mod:`densing.trend.censored`; Koenker–Bassett's without
+  bounds), the headline rule; ``all`` — the Tobit mean line (:mod:`densing.trend.tobit`; OLS without bounds);
+- ``envelope`` — OLS through the paper's record-setters (:func:`envelope_index`; Xiao et al. 2024, §3), bounds at their
+  values: its points are chosen on the response, so its bootstrap interval is optimistic.
 """
 from __future__ import annotations
 
@@ -84,15 +82,11 @@ def _envelope(t, y, kind, weight, labels, quantile, start=None):
     return out
 
 
-def _bits(values: np.ndarray) -> np.ndarray:
-    """Each float's bits, to compare two arrays to the bit (NaN included)."""
-    return np.ascontiguousarray(values, dtype=float).view(np.int64)
-
-
 def _quantile_left_out(data, y, kind, quantile, clusters, groups, starts):
     # densing.trend.censored.quantile_lines_left_out, known only where the full line is the refits' start to the bit
     slope, intercept, known = quantile_lines_left_out(data["t"], y, kind, quantile, clusters)
-    same = (_bits(slope) == _bits(starts[:, 0])) & (_bits(intercept) == _bits(starts[:, 1]))
+    found = np.stack([slope, intercept], axis=1).astype(float)
+    same = np.all(found.view(np.int64) == np.ascontiguousarray(starts[:, :2], dtype=float).view(np.int64), axis=1)
     return known & same[:, None], np.repeat(slope[:, None], groups, axis=1)
 
 
@@ -168,9 +162,8 @@ def doubling_months(slope_per_day: float) -> float:
 
 def doubling_interval(slope_low: float, slope_high: float) -> tuple[float, float]:
     """A slope interval [a, b] through ln 2/A: [ln 2/b, ln 2/a]; a ≤ 0 < b: an infinite upper end; b ≤ 0: (inf, inf)."""
-    if not (math.isfinite(slope_low) and math.isfinite(slope_high)):
-        return math.nan, math.nan
-    return doubling_days(slope_high), doubling_days(slope_low)
+    finite = math.isfinite(slope_low) and math.isfinite(slope_high)
+    return (doubling_days(slope_high), doubling_days(slope_low)) if finite else (math.nan, math.nan)
 
 
 def slope_band(days: np.ndarray, centre: float, slope: float, intercept: float, slope_low: float,

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from scipy.special import gammaincinv  # χ²'s quantile 2·P⁻¹(B/2, p) (what scipy.stats.chi2.ppf computes)
 
 from densing.constants import DEFAULT_EPOCH
 from densing.errors import InputError
@@ -73,23 +74,18 @@ def common_targets(targets: pd.DataFrame, inversions, *, since: str | None, epoc
     final = kept[np.lexsort((labels[kept], dated["t"].to_numpy(float)[kept]))]  # by date, then name
     failing = np.flatnonzero((screened != "") & (first < len(inversions)))  # a screened-out model no reference owns
     failing = failing[np.argsort(first[failing], kind="stable")]
+    names = labels[np.concatenate([rows[~complete], failing])]  # the models left out, the incomplete ones first
+    missing = np.full(names.size - failing.size, "a score missing on the row's benchmarks", dtype=object)
+    reasons = np.concatenate([missing, np.asarray(screened[failing], dtype=object)])
+    at = np.sort(np.unique(names.astype(str), return_index=True)[1])  # each once, with its first reason, in order
     return CommonTargets(inversions, dated.iloc[final].reset_index(drop=True), owns[:, final],
-                  _left_out(labels, rows[~complete], failing, screened))
+                         pd.DataFrame({"model": names[at], "reason": reasons[at]}))
 
 
 @per_table
 def _complete(dated: pd.DataFrame, benchmarks: tuple[str, ...]) -> np.ndarray:
     """Whether each model has a score on every one of ``benchmarks``, once per table inside ``same_tables``."""
     return dated[[f"score:{b}" for b in benchmarks]].notna().all(axis=1).to_numpy()
-
-
-def _left_out(labels: np.ndarray, incomplete: np.ndarray, failing: np.ndarray, screened: np.ndarray) -> pd.DataFrame:
-    """The models a row leaves out, each once with its first reason: ``incomplete``, then screened-out ``failing``."""
-    names = labels[np.concatenate([incomplete, failing])]
-    reasons = np.concatenate([np.full(incomplete.size, "a score missing on the row's benchmarks", dtype=object),
-                              np.asarray(screened[failing], dtype=object)])
-    at = np.sort(np.unique(names.astype(str), return_index=True)[1])  # each model's first row, in order
-    return pd.DataFrame({"model": names[at], "reason": reasons[at]})
 
 
 def row_medians(values: np.ndarray, counted: np.ndarray) -> np.ndarray:
@@ -145,8 +141,6 @@ def set_references(candidates: pd.DataFrame, benchmarks: tuple[str, ...], *, str
     references"): a family that passes R1, R2, R3 and R2s on **every** benchmark, R4r and R4s on **at least one**, and
     whose largest member the refits without it predict within noise jointly, Σ_b z_b² ≤ χ²(B) at 0.95 (R5z over the
     set); ``strict=True``: the reference rule on every benchmark of the set (a labelled variant)."""
-    from scipy.special import gammaincinv  # χ²'s quantile 2·P⁻¹(B/2, p) (what scipy.stats.chi2.ppf computes)
-
     columns = _rule_columns(candidates)
     chosen = np.flatnonzero(columns["family_row"] & np.isin(columns["benchmark"], list(benchmarks)))
     out: dict[str, tuple[str, ...]] = {}

@@ -106,14 +106,9 @@ def trend_targets(targets: pd.DataFrame, reference, *, since: str | None = DEFAU
 def family_clusters(families) -> np.ndarray:
     """Each target's cluster of the family bootstrap: its family's code in order of first appearance (as
     :func:`pandas.factorize` numbers them); a model with no family (:data:`_NO_FAMILY`, or missing) is its own."""
-    codes: dict[str, int] = {}
-    clusters = []
-    for i, family in enumerate(families):
-        name = str(family)
-        if name in _NO_FAMILY or (not isinstance(family, str) and is_missing(family)):  # a blank text is a name
-            name = f"\x00model {i}"
-        clusters.append(codes.setdefault(name, len(codes)))
-    return np.array(clusters, dtype=np.intp)
+    names = [f"\x00model {i}" if str(family) in _NO_FAMILY or (not isinstance(family, str) and is_missing(family))
+             else str(family) for i, family in enumerate(families)]  # a blank text is a name
+    return pd.factorize(np.array(names, dtype=object))[0].astype(np.intp)
 
 
 #: Family cells that name no family: a model with one of these is a cluster of its own.
@@ -185,6 +180,7 @@ def prepare(frame: pd.DataFrame, *, value_column: str, date_column: str, label_c
     has_censored, has_bound = "censored" in frame.columns, "bound" in frame.columns
     kept: list[tuple] = []  # (label, date, value, kind) of each usable row
     excluded: list[dict[str, Any]] = []
+    named = "label" if label_column is None else label_column
     seen: dict[str, int] = {}
     for i, rec in enumerate(frame.to_dict("records"), start=1):
         where = f"{source}: row {i}"
@@ -207,18 +203,14 @@ def prepare(frame: pd.DataFrame, *, value_column: str, date_column: str, label_c
                   else f"non-finite {value_column} ({raw_value!r})" if not math.isfinite(number)
                   else f"non-positive {value_column} ({number!r})" if number <= 0 else None)
         if reason is not None:
-            excluded.append({"row": i, "label": label, date_column: raw_date, value_column: raw_value, "reason": reason})
+            excluded.append({"row": i, named: label, date_column: raw_date, value_column: raw_value, "reason": reason})
             continue
         kept.append((label, stamp, number, _bound_kind(rec["bound"], where) if has_bound else 0))
-    excluded_frame = pd.DataFrame(excluded, columns=["row", "label", date_column, value_column, "reason"])
-    if label_column is not None:
-        excluded_frame = excluded_frame.rename(columns={"label": label_column})
     labels, dates, values, kinds = zip(*kept) if kept else ((), (), (), ())
     values = np.asarray(values, dtype=float)
-    dates = np.asarray(pd.DatetimeIndex(dates), dtype="datetime64[ns]")
-    points = Points(labels=np.asarray(labels, dtype=object), dates=dates, values=values, y=sign * np.log(values),
-                    kind=np.asarray(kinds, int))
-    return points, excluded_frame
+    return (Points(np.asarray(labels, dtype=object), np.asarray(pd.DatetimeIndex(dates), dtype="datetime64[ns]"),
+                   values, sign * np.log(values), np.asarray(kinds, int)),
+            pd.DataFrame(excluded, columns=["row", named, date_column, value_column, "reason"]))
 
 
 def density_points(frame: pd.DataFrame) -> tuple[Points, pd.DataFrame]:

@@ -297,9 +297,14 @@ def from_row_trend(result: RowTrend, *, epoch: str = DEFAULT_EPOCH) -> TrendUnce
     """A :class:`TrendUncertainty` of a row's pooled trend over its common targets (:func:`densing.trend.pooling.pooled_trend`)."""
     common = result.common
     labels = common.frame["model"].astype(str).to_numpy()
-    t, kind = common.frame["t"].to_numpy(float), result.kind0[0]
-    usable, r_squared = _frontier_points(result.rule, t, result.y0[0], kind, labels, result.slope_per_day,
-                                         result.intercept)
+    t, y, kind = common.frame["t"].to_numpy(float), result.y0[0], result.kind0[0]
+    usable = np.flatnonzero(np.isfinite(y) & np.isfinite(kind))  # the lead reference's points the line goes through
+    r_squared = math.nan
+    if result.rule == "envelope":  # its record-setters alone, and the OLS R² through them
+        usable = usable[envelope_index(t[usable], y[usable], labels[usable])]
+        total = float(np.sum((y[usable] - y[usable].mean()) ** 2))
+        fitted = result.slope_per_day * t[usable] + result.intercept
+        r_squared = 1 - float(np.sum((y[usable] - fitted) ** 2)) / total if total > 0 else math.nan
     dt_low, dt_high = months_interval(result.slope_ci_low, result.slope_ci_high)
     own = [months_interval(lo, hi) for lo, hi in result.reference_ci]
     ok = result.draws[np.isfinite(result.draws)]
@@ -327,17 +332,6 @@ def from_row_trend(result: RowTrend, *, epoch: str = DEFAULT_EPOCH) -> TrendUnce
         reference_labs=result.reference_labs, lab_weights=result.lab_weights,
         lab_influence=influence_items(result, by="lab"), target_labs=result.target_labs,
     )
-
-
-def _frontier_points(rule: str, t, y, kind, labels, slope: float, intercept: float) -> tuple[np.ndarray, float]:
-    """The lead reference's points the line goes through and, for the envelope, its OLS R² through them."""
-    usable = np.flatnonzero(np.isfinite(y) & np.isfinite(kind))
-    if rule != "envelope":
-        return usable, math.nan
-    index = usable[envelope_index(t[usable], y[usable], labels[usable])]
-    total = float(np.sum((y[index] - y[index].mean()) ** 2))
-    fitted = slope * t[index] + intercept
-    return index, (1 - float(np.sum((y[index] - fitted) ** 2)) / total if total > 0 else math.nan)
 
 
 __all__ = ["Observed", "TrendUncertainty", "from_row_trend", "observed_trend", "trend_uncertainty"]

@@ -279,14 +279,15 @@ def test_the_family_bootstrap_covers_a_planted_slope_that_resampling_models_miss
 
 def test_a_target_at_a_references_ceiling_enters_as_a_lower_bound():
     from densing.laws.bounds import EXACT, LOWER
+    from densing.trend.floors import bounded_kind
 
     scores = np.array([[0.50, 0.30], [0.50, 0.565], [0.70, 0.20]])
     sigma = np.full((3, 2), 0.01)
     caps = np.array([0.80, 0.571])
     near = pooling.at_ceiling(scores, sigma, caps)  # 0.565 ≥ 0.571 − 0.02; 0.70 < 0.78
     assert near.tolist() == [False, True, False]
-    y, kind = pooling._ceiling_bounds(np.array([0.1, 0.2, 0.3]), np.array([EXACT, EXACT, LOWER]), near)
-    assert kind.tolist() == [EXACT, LOWER, LOWER] and y.tolist() == [0.1, 0.2, 0.3]
+    kind = bounded_kind(np.array([EXACT, EXACT, LOWER]), near, LOWER)
+    assert kind.tolist() == [EXACT, LOWER, LOWER]
 
 
 def test_an_end_is_determined_where_the_order_statistics_pin_it():
