@@ -86,14 +86,13 @@ def rank_outcome(path: str | Path, default_rank: int, kind: str = GPU, *parts, r
 
 
 def _pick(path, outcomes: list[RankOutcome], kind: str) -> tuple[list[dict], list[dict]]:
-    for o in outcomes:
-        if o.error is not None:
-            raise o.error
+    if (error := next((o.error for o in outcomes if o.error is not None), None)) is not None:
+        raise error
     check_ranks(path, [o.facts for o in outcomes])
     key = filters_last_step(frozenset().union(*(o.facts.step_names for o in outcomes))) if kind == GPU else None
-    for r in (rows := [o.rows[key] for o in outcomes]):
-        if isinstance(r, TraceError):
-            raise r
+    rows = [o.rows[key] for o in outcomes]
+    if (error := next((r for r in rows if isinstance(r, TraceError)), None)) is not None:
+        raise error
     chosen = [r for _, r in sorted(zip((o.facts.rank for o in outcomes), rows), key=lambda item: item[0])]
     return [r.row for r in chosen], [step for r in chosen for step in r.steps]
 

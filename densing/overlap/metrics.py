@@ -168,21 +168,6 @@ def compare(base: "pd.DataFrame", candidate: "pd.DataFrame", base_steps: "pd.Dat
     return pd.DataFrame(rows, columns=["metric", "base", "candidate", "delta", "ratio"])
 
 
-_KEY = ["step", "name", "nth"]
-
-
-def _collectives(t: RankTrace) -> "pd.DataFrame":
-    """A rank's collectives by start, keyed by :data:`_KEY`: the ``nth`` of its name in its ProfilerStep."""
-    import pandas as pd
-
-    comm = np.flatnonzero(t.kernel_category == COMMUNICATION)
-    comm = comm[np.argsort(t.kernel_start_us[comm], kind="stable")]
-    names = np.asarray(t.kernel_names, dtype=object)[t.kernel_name_code[comm]]
-    frame = pd.DataFrame({"step": t.kernel_step[comm], "name": names, "start": t.kernel_start_us[comm],
-                          "end": t.kernel_end_us[comm]})
-    return frame.assign(nth=frame.groupby(["step", "name"]).cumcount())
-
-
 def peer_wait_rows(traces: Iterable[RankTrace]) -> list[dict]:
     """One row per rank: exposed communication split into transfer and peer wait (skew), across the ranks of a set.
 
@@ -203,12 +188,18 @@ def peer_wait_rows(traces: Iterable[RankTrace]) -> list[dict]:
     """
     import pandas as pd
 
-    traces = list(traces)
-    keyed = [_collectives(t) for t in traces]
-    every = pd.concat(keyed).groupby(_KEY)["start"].agg(latest="max", ranks="size")  # max_r' s_r', and on how many
+    traces, keyed, key = list(traces), [], ["step", "name", "nth"]
+    for t in traces:  # each rank's collectives by start, keyed by step, name and the nth of that name in the step
+        comm = np.flatnonzero(t.kernel_category == COMMUNICATION)
+        comm = comm[np.argsort(t.kernel_start_us[comm], kind="stable")]
+        frame = pd.DataFrame({"step": t.kernel_step[comm], "start": t.kernel_start_us[comm],
+                              "name": np.asarray(t.kernel_names, dtype=object)[t.kernel_name_code[comm]],
+                              "end": t.kernel_end_us[comm]})
+        keyed.append(frame.assign(nth=frame.groupby(["step", "name"]).cumcount()))
+    every = pd.concat(keyed).groupby(key)["start"].agg(latest="max", ranks="size")  # max_r' s_r', and on how many
     rows = []
     for t, frame in zip(traces, keyed):
-        frame = frame.join(every, on=_KEY)
+        frame = frame.join(every, on=key)
         ok = (frame["ranks"] == len(traces)).to_numpy()
         s, e = frame["start"].to_numpy(), frame["end"].to_numpy()
         wait = np.clip(frame["latest"].to_numpy() - s, 0.0, e - s)

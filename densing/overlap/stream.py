@@ -80,9 +80,6 @@ class _Scratch:
             self.windows.add(key)
         self.pending, self.pending_rows = {}, 0
 
-    def window(self, key: int) -> np.ndarray:
-        return np.fromfile(self.dir / f"w{key}.bin", dtype=ROW)
-
     def cpu_rows(self):
         self.cpu.close()
         with (self.dir / "cpu.bin").open("rb") as fh:
@@ -244,7 +241,7 @@ def stream_rank_row(path: str | Path, rules: str = DEFAULT_KERNEL_RULES, batch_b
             low, kept_ids = _kept_ids(p, last_start, origin)
         sums = _Sums()
         for key in sorted(scratch.windows):
-            rows = scratch.window(key)
+            rows = np.fromfile(scratch.dir / f"w{key}.bin", dtype=ROW)
             start = _final_start(rows["ts_i"], rows["ts_f"], t.ts_float, origin)
             end = (np.floor(np.where(np.isnan(rows["ts_f"]), rows["ts_i"].astype(np.float64), rows["ts_f"])
                             + rows["dur"]) if t.ts_float else start + rows["dur"])

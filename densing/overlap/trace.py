@@ -90,9 +90,8 @@ def run_ranks(files: list[Path], kind: str, engine, job=decode_rank, split_min_b
 def decode_ranks(files: list[Path], kind: str, engine) -> list:
     """Decoded ranks, in file order; the first decode error (in file order) is raised."""
     ranks = run_ranks(files, kind, engine, decode_rank)
-    for r in ranks:
-        if isinstance(r, TraceError):
-            raise r
+    if (error := next((r for r in ranks if isinstance(r, TraceError)), None)) is not None:
+        raise error
     return ranks
 
 
