@@ -68,7 +68,7 @@ def analyze(
             raise InputError("--kernel-rules: --peer-wait reads HTA 0.5.0's categories only (--kernel-rules hta)")
         if steps:
             raise InputError("--peer-wait: per rank only (without --steps)")
-        from densing.overlap.peerwait import peer_wait as split
+        from densing.overlap.metrics import peer_wait as split
 
         print_frame(split(path), fmt, title=f"exposed communication: transfer vs peer wait, {path}", keys=1, wide=wide)
         return

@@ -2,7 +2,7 @@
 
 Data flows one way: bytes (``gzipio``) → columns (``kineto``, ``columns``) → one rank's :class:`RankTrace` (``model``;
 HTA's rules in ``selection``, the CPU-side ones in ``cpu_trace``) → rows (``intervals``, ``metrics``). Per-rank work
-is a job (``ranks``, ``parts``) on an ``engine``; ``trace`` reads a set into RankTraces, ``analysis`` into rows.
+is a job (a large file's parts too) on an ``engine``; ``trace`` reads a set into RankTraces, ``analysis`` into rows.
 Models: ``whatif`` and ``strategies``; figures: ``figures``; the trainer: ``train`` (docs/profiling_internals.md).
 """
 from __future__ import annotations

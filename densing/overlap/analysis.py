@@ -1,12 +1,10 @@
 """The overlap analysis of a trace set or of read traces: per-rank and per-step rows.
 
-Given a path, each rank's rows are computed where its file is decoded (:func:`rank_outcome`, one job per file on an
-engine) and only rows and the few facts the set's rules need come back; the rules are applied here, with the errors,
-in the file order, that :func:`densing.overlap.trace.read_traces` raises. The rules need each rank's ``ProfilerStep``
-names (HTA filters the last step when the set has two or more: a rank with fewer computes its rows both ways and the
-driver picks one) and its first timestamp: the alignment on the set's earliest event only shifts times, and the
-metrics are sums and differences of times on the trace's own grid, which are exact, so a rank's rows are computed
-from its own first event (``tools/overlap_same_output.py`` and ``tests/overlap/test_engine.py`` check it).
+Given a path, each rank's rows are computed where its file is decoded (:func:`rank_outcome`, one job per file) and
+only rows and the facts the set's rules need come back; the rules and errors are those of
+:func:`densing.overlap.trace.read_traces`. A rank computes its rows both with and without HTA's last-step filter when
+it cannot tell which applies, and from its own first event: aligning on the set's earliest event only shifts times,
+and the metrics are exact differences of them (``tools/overlap_same_output.py``, ``tests/overlap/test_engine.py``).
 """
 from __future__ import annotations
 
@@ -88,14 +86,13 @@ def rank_outcome(path: str | Path, default_rank: int, kind: str = GPU, *parts, r
 
 
 def _pick(path, outcomes: list[RankOutcome], kind: str) -> tuple[list[dict], list[dict]]:
-    for o in outcomes:
-        if o.error is not None:
-            raise o.error
+    if (error := next((o.error for o in outcomes if o.error is not None), None)) is not None:
+        raise error
     check_ranks(path, [o.facts for o in outcomes])
     key = filters_last_step(frozenset().union(*(o.facts.step_names for o in outcomes))) if kind == GPU else None
-    for r in (rows := [o.rows[key] for o in outcomes]):
-        if isinstance(r, TraceError):
-            raise r
+    rows = [o.rows[key] for o in outcomes]
+    if (error := next((r for r in rows if isinstance(r, TraceError)), None)) is not None:
+        raise error
     chosen = [r for _, r in sorted(zip((o.facts.rank for o in outcomes), rows), key=lambda item: item[0])]
     return [r.row for r in chosen], [step for r in chosen for step in r.steps]
 

@@ -1,11 +1,9 @@
 """Reader for CPU-side (gloo) PyTorch-profiler traces: the same :class:`RankTrace` as GPU traces.
 
-A data-parallel job on CPUs has no GPU kernels: computation is the training threads' ``cpu_op`` events, and a
-collective runs on a ProcessGroupGloo worker thread as a ``gloo:<collective>`` event, which the training thread only
-dispatches (``c10d::allreduce_``, ``record_param_comms``) and later waits for (a gap on the thread).
-
-Definitions (beside HTA's for GPU traces, :mod:`densing.overlap.metrics`), per rank, with ∪ the union of merged
-intervals and \\ set difference:
+A collective of a CPU job runs on a ProcessGroupGloo worker thread as a ``gloo:<collective>`` event, which the
+training thread only dispatches (``c10d::allreduce_``, ``record_param_comms``) and waits for. Definitions (beside
+HTA's for GPU traces, :mod:`densing.overlap.metrics`), per rank, with ∪ the union of merged intervals and \\ set
+difference:
 
 * communication threads: the threads with a ``gloo:*`` event; compute threads: the other threads with ``cpu_op``s;
 * communication  M = ∪ ``gloo:*`` events (the collectives' execution, on their own threads);

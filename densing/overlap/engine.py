@@ -1,13 +1,10 @@
 """Where per-rank work runs: in this process, in local processes, or on a Dask cluster.
 
-Work is given as :class:`Job` trees: ``Job(fn, args)`` whose Job args are replaced by their results (a large file's
-parts, :mod:`densing.overlap.parts`, feed the job that combines them). Every engine answers ``run(jobs)`` with the top
-jobs' results, in order, and raises a job's exception. :class:`SerialEngine` runs all here; :class:`ProcessEngine` in
-local processes (no more leaves than workers: one ``os.fork`` child with a pipe each but the last leaf, which runs
-here, as a pool's start-up is a noticeable part of a file's time, ``bench/overlap_scale.py``; more: a process pool);
-:class:`DaskEngine` on a ``dask.distributed`` client, whose workers must read the trace files at the same paths.
-:func:`make_engine` turns ``--scheduler`` into an engine; ``auto`` chooses by the set's size
-(:data:`PARALLEL_MIN_BYTES`, :data:`LOCAL_CLUSTER_MIN_BYTES`; docs/profiling.md says why).
+Work is given as :class:`Job` trees (a large file's parts, :func:`densing.overlap.kineto.decode_part`, feed the job
+that combines them); every engine answers ``run(jobs)`` with the top jobs' results, in order, and raises a job's
+exception. :class:`ProcessEngine` forks one child per leaf but the last (a pool's start-up is a noticeable part of a
+file's time, ``bench/overlap_scale.py``) and uses a process pool for more leaves than workers. :func:`make_engine`
+turns ``--scheduler`` into an engine (docs/profiling.md says how ``auto`` chooses).
 """
 from __future__ import annotations
 

@@ -197,11 +197,19 @@ def check_complete(run_dir: Path, meta: Any) -> None:
                      "rank's metrics are written); run it again with 'densing overlap run'")
 
 
-def check_run_file(path: Path, meta: Any):
-    """The :class:`TrainConfig` of ``meta`` (``path``'s content), checked against :data:`RUN_DOMAIN` and its own."""
+def read_run(run_dir: str | Path) -> tuple[dict, pd.DataFrame]:
+    """A run folder's ``run.yaml`` (as a dict) and ``metrics.csv``, each checked against its schema: the run file
+    against :data:`RUN_DOMAIN` and :class:`TrainConfig`, the metrics against :data:`METRICS_DOMAIN`, with one row per
+    (rank, step) for each of this node's ranks and each step."""
+    from densing.validation import as_path
+
+    run_dir = as_path(run_dir, "run_dir")
+    if run_dir.exists() and not run_dir.is_dir():
+        raise InputError(f"{run_dir}: is a file; expected a 'densing overlap run' directory")
+    path, meta = run_dir / RUN_FILE, _load_yaml(run_dir / RUN_FILE)
     if not isinstance(meta, dict) or not isinstance(meta.get("config"), dict):
         raise InputError(f"{path}: expected a mapping with a 'config' mapping")
-    check_complete(path.parent, meta)
+    check_complete(run_dir, meta)
     if unknown := [name for name in meta if name not in RUN_DOMAIN and name != "config"]:
         raise InputError(f"{path}: unknown field {unknown[0]!r}; a run.yaml holds config, {', '.join(RUN_DOMAIN)} and "
                          "no other field")
@@ -214,15 +222,17 @@ def check_run_file(path: Path, meta: Any):
     if sum(meta["param_numel"]) != meta["n_params"]:
         raise InputError(f"{path}: n_params: {meta['n_params']!r} is not the sum of param_numel "
                          f"({sum(meta['param_numel'])})")
-    return TrainConfig.from_dict(meta["config"], where=str(path))
-
-
-def check_metrics(path: Path, metrics: pd.DataFrame, world: int, steps: int, workers: int) -> pd.DataFrame:
-    """``metrics`` (read from ``path``) against :data:`METRICS_DOMAIN`, with one row per (rank, step) for each of this
-    node's ``workers`` ranks and each of ``steps``."""
+    steps, workers = TrainConfig.from_dict(meta["config"], where=str(path)).steps, meta["workers_per_node"]
+    path = run_dir / METRICS_FILE
+    try:
+        metrics = pd.read_csv(path)
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file (the run says it is complete)") from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: not a CSV table ({' '.join(str(exc).split())})") from None
     if missing := [c for c in METRICS_COLUMNS if c not in metrics.columns]:
         raise InputError(f"{path}: missing column '{missing[0]}'")
-    run = {"world": world, "steps": steps}
+    run = {"world": workers * meta["nnodes"], "steps": steps}
     for name, column in METRICS_DOMAIN.items():
         raw = metrics[name]
         values = pd.to_numeric(raw.replace({True: 1, False: 0, "True": 1, "False": 0}), errors="coerce").to_numpy(float)
@@ -235,26 +245,6 @@ def check_metrics(path: Path, metrics: pd.DataFrame, world: int, steps: int, wor
     if len(pairs) != len(metrics) or len(metrics) != workers * steps:
         raise InputError(f"{path}: {len(metrics)} rows for {workers} rank(s) × {steps} steps "
                          f"({len(pairs)} distinct rank and step); expected one row per rank and step")
-    return metrics
-
-
-def read_run(run_dir: str | Path) -> tuple[dict, pd.DataFrame]:
-    """A run folder's ``run.yaml`` (as a dict) and ``metrics.csv``, each checked against its schema."""
-    from densing.validation import as_path
-
-    run_dir = as_path(run_dir, "run_dir")
-    if run_dir.exists() and not run_dir.is_dir():
-        raise InputError(f"{run_dir}: is a file; expected a 'densing overlap run' directory")
-    config = check_run_file(run_dir / RUN_FILE, meta := _load_yaml(run_dir / RUN_FILE))
-    metrics_path = run_dir / METRICS_FILE
-    try:
-        metrics = pd.read_csv(metrics_path)
-    except FileNotFoundError:
-        raise InputError(f"{metrics_path}: no such file (the run says it is complete)") from None
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        raise InputError(f"{metrics_path}: not a CSV table ({' '.join(str(exc).split())})") from None
-    workers = meta["workers_per_node"]
-    check_metrics(metrics_path, metrics, workers * meta["nnodes"], config.steps, workers)
     return meta, metrics
 
 

@@ -1,13 +1,10 @@
 """One large GPU trace file analysed in bounded memory: its per-rank row without holding its kernels.
 
-The file is decoded batch by batch (:func:`densing.overlap.kineto.event_batches`) and each batch's rows go at once to
-a scratch folder: every row on a stream (``args.stream != -1``, a possible kernel) to the file of its time window
-``k = ⌊start / W⌋`` (W = ``window_us``, 1 s of trace time by default) with its category, correlation id, GPU side and
-collective bytes; every CPU-side row's ``(correlation, ts)`` to one file; the ``ProfilerStep`` annotations stay in
-memory. HTA's last-step rule (:mod:`densing.overlap.selection`) is then settled as for the whole file (the CPU rows
-that start before the last ``ProfilerStep`` give the kept correlation ids, one bit per id) and the windows are read in
-time order. Union and intersection lengths are additive over a partition of time, so with Wₖ = [hi_{k−1}, hi_k) and
-the carry Cₖ = [hi_{k−1}, max end of the earlier kernels)
+Each decoded batch's rows go at once to scratch files (docs/profiling.md): a row on a stream to the file of its time
+window ``k = ⌊start / W⌋`` (W = ``window_us``), a CPU-side row's ``(correlation, ts)`` to one file. HTA's last-step
+rule (:mod:`densing.overlap.selection`) is settled as for the whole file (one bit per kept correlation id), then the
+windows are read in time order. Union and intersection lengths are additive over a partition of time, so with
+Wₖ = [hi_{k−1}, hi_k) and the carry Cₖ = [hi_{k−1}, max end of the earlier kernels)
 
     |∪ kernels| = Σₖ |(∪ kernels starting in Wₖ ∪ Cₖ) ∩ Wₖ|      (and alike for ∪ comp, ∪ comm, ∪ comm ∩ ∪ comp)
 
@@ -82,9 +79,6 @@ class _Scratch:
                     chunk.tofile(fh)
             self.windows.add(key)
         self.pending, self.pending_rows = {}, 0
-
-    def window(self, key: int) -> np.ndarray:
-        return np.fromfile(self.dir / f"w{key}.bin", dtype=ROW)
 
     def cpu_rows(self):
         self.cpu.close()
@@ -247,7 +241,7 @@ def stream_rank_row(path: str | Path, rules: str = DEFAULT_KERNEL_RULES, batch_b
             low, kept_ids = _kept_ids(p, last_start, origin)
         sums = _Sums()
         for key in sorted(scratch.windows):
-            rows = scratch.window(key)
+            rows = np.fromfile(scratch.dir / f"w{key}.bin", dtype=ROW)
             start = _final_start(rows["ts_i"], rows["ts_f"], t.ts_float, origin)
             end = (np.floor(np.where(np.isnan(rows["ts_f"]), rows["ts_i"].astype(np.float64), rows["ts_f"])
                             + rows["dur"]) if t.ts_float else start + rows["dur"])

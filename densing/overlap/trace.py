@@ -2,7 +2,7 @@
 :class:`~densing.overlap.model.RankTrace` per rank (:func:`read_traces`): a GPU job's kernels, launches and steps under
 HTA's selection rules (:mod:`densing.overlap.selection`), or a CPU-only (gloo) job's ops
 (:mod:`densing.overlap.cpu_trace`), each file decoded by one job of an engine (:func:`run_ranks`), a large one from
-parts decoded by jobs of their own (:mod:`densing.overlap.parts`).
+parts decoded by jobs of their own (:func:`densing.overlap.kineto.decode_part`).
 """
 from __future__ import annotations
 
@@ -14,9 +14,8 @@ from densing.overlap.cpu_trace import CpuRank, annotation_rows, cpu_rank, set_or
 from densing.overlap.cpu_trace import to_rank_trace as cpu_rank_trace
 from densing.overlap.engine import Job, SerialEngine, borrowed
 from densing.overlap.gzipio import expected_size, read_head
-from densing.overlap.kineto import CPU, GPU, Unsplittable, decode_file, prefixed
+from densing.overlap.kineto import CPU, GPU, Unsplittable, decode_file, decode_part, prefixed
 from densing.overlap.model import DEFAULT_KERNEL_RULES, NoGpuKernelsError, RankTrace, check_rules
-from densing.overlap.parts import decode_part
 from densing.overlap.selection import DecodedRank, decoded_rank, filters_last_step, to_rank_trace
 
 SPLIT_MIN_BYTES = 8 << 20  # decompressed size from which one file is cut into parts (when workers are idle)
@@ -48,7 +47,7 @@ def sniff_kind(files: list[Path]) -> str:
 
 
 def part_columns(path: str | Path, part: int, parts: int, kind: str = GPU):
-    """Part ``part`` of ``parts`` of one file (:mod:`densing.overlap.parts`), or its Unsplittable or TraceError."""
+    """Part ``part`` of ``parts`` of one file (:func:`.kineto.decode_part`), or its Unsplittable or TraceError."""
     try:
         return decode_part(path, part, parts, kind)
     except (Unsplittable, TraceError) as exc:
@@ -91,9 +90,8 @@ def run_ranks(files: list[Path], kind: str, engine, job=decode_rank, split_min_b
 def decode_ranks(files: list[Path], kind: str, engine) -> list:
     """Decoded ranks, in file order; the first decode error (in file order) is raised."""
     ranks = run_ranks(files, kind, engine, decode_rank)
-    for r in ranks:
-        if isinstance(r, TraceError):
-            raise r
+    if (error := next((r for r in ranks if isinstance(r, TraceError)), None)) is not None:
+        raise error
     return ranks
 
 

@@ -104,8 +104,11 @@ def check_launch(config: TrainConfig, run_dir: str | Path, workers: int = 2, nno
 
 def launch(config: TrainConfig, run_dir: str | Path, workers: int = 2, nnodes: int = 1,
            node_rank: int = 0, rdzv_endpoint: str | None = None) -> pd.DataFrame:
-    """Train and profile one run; returns the merged per-step metrics. ``run.yaml`` says ``status: running`` (the
-    workers read it), then ``complete`` (or ``failed``, ``interrupted``); InputError naming a failed worker's output."""
+    """Train and profile one run under torchrun; returns the merged per-step metrics. ``run.yaml`` says ``status:
+    running`` (the workers read it), then ``complete`` (or ``failed``, ``interrupted``); InputError naming the last
+    lines of a failed torchrun."""
+    from densing.runtime.processes import end_subprocess
+
     check_launch(config, run_dir, workers, nnodes, node_rank, rdzv_endpoint)  # before anything is written
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -115,48 +118,39 @@ def launch(config: TrainConfig, run_dir: str | Path, workers: int = 2, nnodes: i
     meta = {"status": "running", "config": asdict(config), "workers_per_node": workers, "nnodes": nnodes,
             "cpu_count": os.cpu_count(), "launcher": LAUNCHER, "n_params": sum(numel), "param_numel": numel}
     _write_meta(run_dir, meta)
+    env = dict(os.environ, OMP_NUM_THREADS=str(config.threads or max(1, (os.cpu_count() or 1) // workers)))
+    # its own process group: an error, Ctrl-C or SIGTERM here ends torchrun and its workers together
+    group = {"process_group": 0} if sys.version_info >= (3, 11) else {"start_new_session": True}
     status = "failed"
     try:
-        metrics = _torchrun(config, run_dir, workers, nnodes, node_rank, rdzv_endpoint)
+        proc = subprocess.Popen(torchrun_command(run_dir, workers, nnodes, node_rank, rdzv_endpoint), env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **group)
+        try:
+            _, stderr = proc.communicate()
+        finally:
+            end_subprocess(proc)  # torchrun's workers too, should torchrun end before them
+        if proc.returncode != 0:
+            tail = " | ".join((stderr or "").strip().splitlines()[-3:])
+            raise InputError(f"{run_dir}: torchrun exited with {proc.returncode}: {tail}")
+        if not (parts := sorted(run_dir.glob("metrics-rank*.csv"))):  # merged into metrics.csv (atomic)
+            raise InputError(f"{run_dir}: no metrics-rank*.csv (did the workers run?)")
+        metrics = pd.concat([pd.read_csv(p) for p in parts], ignore_index=True).sort_values(["step", "rank"])
+        atomic_write_text(run_dir / METRICS_FILE, metrics.to_csv(index=False))
+        for p in parts:
+            p.unlink()
         status = COMPLETE
     except (KeyboardInterrupt, SystemExit):  # Ctrl-C; SIGTERM (densing.runtime.processes.Terminated)
         status = "interrupted"
         raise
     finally:  # complete only once every rank's metrics are merged (densing.overlap.run_schema)
         _write_meta(run_dir, {**meta, "status": status})
-    return metrics
+    return metrics.reset_index(drop=True)
 
 
 def _write_meta(run_dir: Path, meta: dict) -> None:
     import yaml
 
     atomic_write_text(run_dir / RUN_FILE, yaml.safe_dump(meta, sort_keys=False, allow_unicode=True))
-
-
-def _torchrun(config: TrainConfig, run_dir: Path, workers: int, nnodes: int, node_rank: int,
-              rdzv_endpoint: str | None) -> pd.DataFrame:
-    """Run this node's workers under torchrun and merge their metrics; InputError naming its last lines if it fails."""
-    from densing.runtime.processes import end_subprocess
-
-    env = dict(os.environ, OMP_NUM_THREADS=str(config.threads or max(1, (os.cpu_count() or 1) // workers)))
-    # its own process group: an error, Ctrl-C or SIGTERM here ends torchrun and its workers together
-    group = {"process_group": 0} if sys.version_info >= (3, 11) else {"start_new_session": True}
-    proc = subprocess.Popen(torchrun_command(run_dir, workers, nnodes, node_rank, rdzv_endpoint), env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **group)
-    try:
-        _, stderr = proc.communicate()
-    finally:
-        end_subprocess(proc)  # torchrun's workers too, should torchrun end before them
-    if proc.returncode != 0:
-        tail = " | ".join((stderr or "").strip().splitlines()[-3:])
-        raise InputError(f"{run_dir}: torchrun exited with {proc.returncode}: {tail}")
-    if not (parts := sorted(run_dir.glob("metrics-rank*.csv"))):  # merged into metrics.csv (atomic)
-        raise InputError(f"{run_dir}: no metrics-rank*.csv (did the workers run?)")
-    frame = pd.concat([pd.read_csv(p) for p in parts], ignore_index=True).sort_values(["step", "rank"])
-    atomic_write_text(run_dir / METRICS_FILE, frame.to_csv(index=False))
-    for p in parts:
-        p.unlink()
-    return frame.reset_index(drop=True)
 
 
 def run_strategies(out: str | Path, strategies, base: TrainConfig, workers: int = 2, tp_overlaps=("none",),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import time
+from contextlib import suppress
 from pathlib import Path
 
 import pandas as pd
@@ -42,12 +43,9 @@ def load_corpus(name: str, max_bytes: int) -> bytes:
             raise InputError(f"corpus: {name}: expected 'stdlib', 'shakespeare', a text file or a directory")
     parts, size = [], 0
     for f in files:
-        try:
-            data = f.read_bytes()
-        except OSError:
-            continue
-        parts.append(data)
-        size += len(data)
+        with suppress(OSError):  # an unreadable file is left out
+            parts.append(f.read_bytes())
+            size += len(parts[-1])
         if size >= max_bytes:
             break
     text = b"".join(parts)[:max_bytes]

@@ -1,8 +1,7 @@
 """What-if predictions checked against measured runs (``densing overlap validate``).
 
-The model is calibrated on a ``sync`` run (no overlap: every phase is measured alone) and predicts the step time of
-``ddp`` and ``co2`` runs at the same worker count and machine, compared with their measured step times. Calibrated
-from the sync run's profiled steps (``ProfilerStep#N``; the trainer's ``record_function`` phases), one rank's view:
+The model is calibrated on a ``sync`` run's profiled steps (no overlap: every phase, a ``record_function``
+annotation, is measured alone) and predicts ddp's and co2's step time on the same workers and machine:
 
 * forward F, backward B, optimizer O: mean durations of their annotations; loop overhead o = step − (F + B + A + O)
   with A the ``allreduce`` annotation (means, which add up: F + B + A + O + o is the sync step exactly, the table's
@@ -15,10 +14,8 @@ from the sync run's profiled steps (``ProfilerStep#N``; the trainer's ``record_f
 * all-reduce CPU share u = CPU seconds the process spends during the blocking all-reduce (the collective's threads:
   the training thread is blocked) / T_ar (``metrics.csv``).
 
-Each repeat ``OUT/r<i>`` of ``run --repeats N`` is validated on its own sync run (and T3 on its own tp-none run,
-:mod:`densing.overlap.sublayers`); :func:`error_summary` sums the errors up across repeats. Every comparison is of
-*profiled* steps (:func:`profiler_overhead` puts the unprofiled step beside it). Each strategy's validation model is
-its ``predict_run_s`` (:mod:`densing.overlap.strategies`); a run's strategy is read from its ``run.yaml``.
+Each strategy's validation model is its ``predict_run_s`` (:mod:`densing.overlap.strategies`); each repeat of ``run
+--repeats N`` is validated on its own sync run (T3 on its tp-none run, :mod:`densing.overlap.sublayers`).
 """
 from __future__ import annotations
 

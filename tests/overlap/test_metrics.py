@@ -187,7 +187,7 @@ def test_a_file_cut_into_part_jobs_reads_like_one_job(tmp_path, parts):
 
     from densing.overlap.engine import ProcessEngine, SerialEngine
     from densing.overlap.kineto import GPU, decode_file
-    from densing.overlap.parts import decode_part
+    from densing.overlap.kineto import decode_part
     from densing.overlap.trace import run_ranks, set_traces
 
     path = tmp_path / "r.json.gz"
@@ -222,7 +222,7 @@ def test_part_jobs_report_a_malformed_span_naming_the_file(tmp_path):
 
 def test_a_part_jobs_error_is_raised_by_the_combining_job(tmp_path):
     from densing.overlap.kineto import GPU
-    from densing.overlap.parts import decode_part
+    from densing.overlap.kineto import decode_part
     from densing.overlap.trace import combined_columns
 
     path = tmp_path / "r.json"

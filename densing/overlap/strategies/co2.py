@@ -35,7 +35,6 @@ with a one-round delay. :func:`outer_update` is the pure rule; :class:`CO2` hold
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Sequence
 
 from densing.errors import InputError
@@ -103,13 +102,6 @@ def outer_update(anchor: Sequence, previous_anchor: Sequence | None, stale_updat
     return [a - outer_lr * m for a, m in zip(anchor, new_m)], new_m, lambdas
 
 
-@dataclass
-class _Pending:
-    work: object
-    buffer: object
-    previous_anchor: list
-
-
 class CO2:
     """CO2's outer loop around a model trained by any inner optimizer: :meth:`outer_step`, after every τ-th local
     step, starts the asynchronous all-reduce of this round's change, waits for the previous round's, and moves the
@@ -124,7 +116,7 @@ class CO2:
         with torch.no_grad():
             self.anchor = [p.detach().clone() for p in self.params]
         self.momentum = [torch.zeros_like(p) for p in self.anchor]
-        self.pending: _Pending | None = None
+        self.pending: tuple | None = None  # (the all-reduce in flight or None, its buffer, the anchor it left)
 
     def outer_step(self) -> None:
         import torch
@@ -136,20 +128,19 @@ class CO2:
             if self.pending is None:
                 new_anchor = self.anchor  # round 0: nothing has arrived yet
             else:
-                if self.pending.work is not None:
-                    self.pending.work.wait()
-                stale = self._split(self.pending.buffer / self.world_size)
-                new_anchor, self.momentum, _ = outer_update(self.anchor, self.pending.previous_anchor, stale,
-                                                            self.momentum, *self.rule)
+                self.settle()
+                stale = self._split(self.pending[1] / self.world_size)
+                new_anchor, self.momentum, _ = outer_update(self.anchor, self.pending[2], stale, self.momentum,
+                                                            *self.rule)
             for p, a in zip(self.params, new_anchor):
                 p.copy_(a)
-            self.pending = _Pending(work, delta, self.anchor)
+            self.pending = (work, delta, self.anchor)
             self.anchor = [a.clone() for a in new_anchor] if new_anchor is self.anchor else list(new_anchor)
 
     def settle(self) -> None:
         """Wait for the outer all-reduce in flight and keep it pending (the next round applies it as usual)."""
-        if self.pending is not None and self.pending.work is not None:
-            self.pending.work.wait()
+        if self.pending is not None and self.pending[0] is not None:
+            self.pending[0].wait()
 
     def finish(self) -> None:
         """Wait for the all-reduce still in flight (end of training) without applying it."""

@@ -11,11 +11,9 @@ the all-reduce forward / identity backward:
 * MLP:        y = x + g(fc2_r(gelu(fc1_r(f(ln2(x))))))      (fc1 column-parallel, fc2 row-parallel), annotated
   ``tp/mlp``, ``tp/mlp/fc1``, ``tp/mlp/fc2``, ``tp/mlp/allreduce``; ``f``'s backward is ``tp/<s>/grad_allreduce``.
 
-``--tp-overlap``: ``none``, the row-parallel GEMM over all N tokens, then one blocking all-reduce; ``chunked``, the
-GEMM split along tokens into k = ``tp_chunks`` pieces, piece i's all-reduce launched (``async_op=True``) once it is
-computed, so it runs under piece i + 1, all waited for at the end (the software decomposition T3, Pati et al. 2024,
-arXiv 2401.16677, compares its fused hardware against). Both give the same sums, to float32 rounding. The weights are
-the full model's (``build_model``, same seed) cut into the ranks' slices, as the data-parallel runs start from.
+``--tp-overlap`` (docs/profiling.md): ``chunked`` is the software decomposition T3 (Pati et al. 2024, arXiv
+2401.16677) compares its fused hardware against; both modes give the same sums, to float32 rounding. The weights are
+the full model's (``build_model``, same seed) cut into the ranks' slices.
 """
 from __future__ import annotations
 
