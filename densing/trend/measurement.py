@@ -103,11 +103,12 @@ class TrendMeasurement(Result):
     @validate_params({"by": [Options(("rule", "benchmark"))]})
     def to_frame(self, by: str = "rule") -> pd.DataFrame:
         """The measurement as one table (``--format csv``): ``by="rule"``, :meth:`table` with the headline's fields on
-        every row; ``by="benchmark"``, :meth:`by_benchmark` and :meth:`by_benchmark_at_budget` (``variant``: which)."""
+        every row and each rule's own status, as the JSON's rows; ``by="benchmark"``, :meth:`by_benchmark` and :meth:`by_benchmark_at_budget` (``variant``: which)."""
         if by == "rule":
             frame = self.table()
             return frame.assign(headline=frame["rule"] == self.headline_rule, set=self.headline_set,
-                                reference=self.reference, d0=self.d0, status=self.status, verdict=self.verdict)
+                                reference=self.reference, d0=self.d0, status=[r.status for r in self.rules.values()],
+                                verdict=self.verdict)
         rows = self.by_benchmark().assign(variant="own budgets")
         rows = rows.assign(headline=rows["label"] == self.headline_set)
         budget = self.by_benchmark_at_budget()

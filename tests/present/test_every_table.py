@@ -121,6 +121,11 @@ def test_every_row_of_every_table_says_one_state_and_one_number_on_every_surface
         if ":" not in r["status"]:  # a state without a reason is the rule's reading of the row's ends
             assert state == _rule(r, "ci_low", "ci_high"), (table, r["row"], r["status"])
 
+    # the frontier rules: each row's own state in the notebook's frame and CSV, as in the JSON's rows
+    rules = measurement.to_frame()
+    said = [r["status"] for r in measurement.document()["rows"]]
+    assert list(rules["status"]) == said and all(_head(s) for s in said), (table, said)
+
     # one number format on every surface a person reads
     summary = str(measurement.summary())
     for surface, text in (("terminal", terminal), ("page", _visible(page)), ("summary", summary)):
