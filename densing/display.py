@@ -47,13 +47,8 @@ def kind(field: str) -> str:
     name = str(field)
     if name in COUNTS or name.endswith(("_params", "_tokens", "_flops")):
         return "count"
-    if name in FRACTIONS:
-        return "fraction"
-    if name.endswith("_pct"):
-        return "percent"
-    if name.endswith("_us"):
-        return "microseconds"
-    return "other"
+    return ("fraction" if name in FRACTIONS else "percent" if name.endswith("_pct")
+            else "microseconds" if name.endswith("_us") else "other")
 
 
 def header(field: str, unit: str | None = None) -> str:
@@ -106,13 +101,13 @@ def column(field: str, values) -> tuple[str, list[str]]:
     (``1.42B``), a fraction as a percentage, a duration in its column's unit, a date as ``YYYY-MM-DD``, a boolean as
     yes/no, a missing value as ``—``, text as it is."""
     values = list(values)
-    how = kind(field)
-    unit = None
-    scale = 1.0
+    how, unit, scale = kind(field), None, 1.0
     if how == "microseconds":
         finite = sorted(abs(float(v)) for v in values if _is_number(v) and math.isfinite(float(v)) and float(v) != 0)
         unit, seconds = time_unit(finite[len(finite) // 2] / 1e6 if finite else 1e-3)
         scale = seconds * 1e6
+    number = {"count": format_count, "fraction": lambda v: format_number(100 * float(v)),
+              "microseconds": lambda v: format_number(float(v) / scale)}.get(how, format_number)
 
     def one(value) -> str:
         if _missing(value):
@@ -121,15 +116,7 @@ def column(field: str, values) -> tuple[str, list[str]]:
             return "yes" if value else "no"
         if isinstance(value, (datetime, date)):
             return value.strftime("%Y-%m-%d")
-        if not _is_number(value):
-            return str(value)
-        if how == "count":
-            return format_count(value)
-        if how == "fraction":
-            return format_number(100 * float(value))
-        if how == "microseconds":
-            return format_number(float(value) / scale)
-        return format_number(value)
+        return number(value) if _is_number(value) else str(value)
 
     return header(field, unit), [one(v) for v in values]
 

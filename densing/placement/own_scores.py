@@ -1,9 +1,5 @@
 """Your scores on the chart: a model whose scores you already have, placed against the headline without evaluating
 anything (``densing measure --scores FILE``, :func:`place`, ``densing.place``; docs/measure.md says it in full).
-
-:func:`read_scores` reads a tidy table, a wide one or an lm-eval results JSON by one names contract
-(:mod:`densing.data.names`: a name that maps to nothing is refused, never dropped); the headline is measured on a
-registered target table (:func:`densing.registry.resolve_table`), never on the scores file.
 """
 from __future__ import annotations
 

@@ -1,12 +1,10 @@
-"""The job executor (:func:`run`): one process per core, or here.
-
-A job is a typed value with a ``key``, the keys it ``needs`` and ``run(context, needed)``. :func:`run` forks one worker
-per core but one (they inherit the context) and computes beside them, each process taking the next job whose needs are
-met; with one core or one job, no ``fork`` or ``DENSING_SERIAL`` set, the jobs run here in order, with the same
-numbers, as do the jobs a dead worker left. :class:`Beside` runs one function in a forked worker meanwhile.
+"""The job executor (:func:`run`): one process per core, or here (one core or job, no ``fork``, ``DENSING_SERIAL``
+set), the same numbers either way; a job has a ``key``, the keys it ``needs`` and ``run(context, needed)``
+(docs/extending.md). :class:`Beside` runs one function in a forked worker meanwhile.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 from typing import Self
 
@@ -203,16 +201,11 @@ class Beside:
         if self._future is not None:
             from concurrent.futures.process import BrokenProcessPool
 
-            try:
+            with contextlib.suppress(BrokenProcessPool):  # the worker died: computed here
                 return self._future.result()
-            except BrokenProcessPool:
-                pass
         return self.function(**self.arguments)
 
     def __exit__(self, kind, value, traceback) -> None:
         if self._pool is not None:
-            if kind is None:
-                close_pool(self._pool)
-            else:
-                end_pool(self._pool)
+            (close_pool if kind is None else end_pool)(self._pool)
             self._pool = None
