@@ -143,20 +143,10 @@ NEAR_CHANCE = f"every inverted score within {CHANCE_STDERRS:g} standard errors o
 
 
 def density_reading(density, bound="", low=math.nan, high=math.nan, near_chance=False) -> tuple[str, float, str]:
-    """The one rule for when a density is a bound → (reading, the number it states, why).
-
-    1. **Censored** (``bound`` "upper bound" / "lower bound": the score is at or beyond what the reference law
-       resolves, :func:`densing.laws.bounds.log_density_bounds`): the density is that bound, ρ ≤ ``density`` or
-       ρ ≥ ``density``; "dropped" (the law cannot express even the bound) or no density: reading ``none``.
-    2. **At chance** (``near_chance``: every inverted score within :data:`CHANCE_STDERRS` standard errors of its
-       benchmark's chance level, :func:`densing.laws.density.near_chance`): the score cannot tell the model from
-       guessing, so the interval's upper end is a bound, ρ ≤ ``high``.
-    3. **An interval that reaches 0 or ∞** (more than (1 − level)/2 of the draws land on a bound or leave the size
-       range): the other end is the bound — ρ ≤ ``high`` where ``low`` is 0, ρ ≥ ``low`` where ``high`` is ∞; both
-       (0 to ∞): reading ``none``, the data say nothing about ρ.
-    4. Otherwise a ``value``: ρ = ``density`` within [``low``, ``high``] (no interval computed: a value too).
-
-    Every command, table and per-model frame reads a density by this function (docs/measure.md)."""
+    """The one rule for when a density is a bound → (reading, the number it states, why), as docs/measure.md (step 6)
+    says it: a censored ``bound`` (:func:`densing.laws.bounds.log_density_bounds`) is that bound ("dropped" or no
+    density: ``none``); ``near_chance`` (:func:`densing.laws.density.near_chance`) makes ``high`` an upper bound; an
+    interval reaching 0 or ∞ is a bound at its other end (0 to ∞: ``none``); else a ``value``, ρ = ``density``."""
     bound = "" if bound is None or (isinstance(bound, float) and math.isnan(bound)) else str(bound)
     rho, low, high = _number(density), _number(low), _number(high)
     if bound in BOUND_SIGNS:

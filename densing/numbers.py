@@ -57,8 +57,7 @@ def significant(value: float, digits: int = DIGITS) -> str:
         text = f"{float(f'{mantissa}e{exponent}'):.{max(0, digits - 1 - exponent)}f}"
         text = text.rstrip("0").rstrip(".") if "." in text else text
         return text.replace("-", "−")
-    if "." in mantissa:
-        mantissa = mantissa.rstrip("0").rstrip(".")
+    mantissa = mantissa.rstrip("0").rstrip(".") if "." in mantissa else mantissa
     return f"{mantissa.replace('-', '−')}×10{str(exponent).translate(_SUPERSCRIPT)}"
 
 
@@ -85,8 +84,7 @@ def log_ticks(low: float, high: float) -> tuple[list[float], list[str]]:
 
 def format_number(value, spec: str | None = None, *, digits: int = DIGITS) -> str:
     """``value`` as text by the module's rule, or ``format(value, spec)`` where a sentence asks for a fixed form."""
-    special = _special(value)
-    if special is not None:
+    if (special := _special(value)) is not None:
         return special
     if spec is not None:
         return re.sub(r"^-", "−", format(float(value), spec))
@@ -101,8 +99,7 @@ _SCALES = (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3))
 
 def format_count(value, digits: int = DIGITS) -> str:
     """A count (parameters, tokens, FLOPs) as people write it: 6.9e9 → ``6.9B``, 1.5e13 → ``15T``, 7e4 → ``70K``."""
-    special = _special(value)
-    if special is not None:
+    if (special := _special(value)) is not None:
         return special
     value = float(value)
     rounded = float(f"{value:.{digits - 1}e}")  # 999.6 is 1K, not 1000

@@ -101,12 +101,9 @@ def forest_figure(rows: pd.DataFrame, paper_months: float, *, title: str = FORES
             low, high = float(rows.at[i, "ci_low"]), float(rows.at[i, "ci_high"])
             if not np.isfinite(low) or np.isnan(high):  # no interval: the point alone
                 continue
-            if np.isfinite(high):
-                segments_x += [low, high, None]
-                segments_y += [labels[i], labels[i], None]
-            else:  # +∞: the arrow's shaft to the edge
-                arrows_x += [low, edge, None]
-                arrows_y += [labels[i], labels[i], None]
+            xs, ys = (segments_x, segments_y) if np.isfinite(high) else (arrows_x, arrows_y)
+            xs += [low, high if np.isfinite(high) else edge, None]  # +∞: the arrow's shaft to the edge
+            ys += [labels[i], labels[i], None]
         if segments_x:
             figure.add_trace(go.Scatter(x=segments_x, y=segments_y, mode="lines", line=dict(color=color, width=2),
                                         name=f"{name}: interval", legendgroup=name, showlegend=False, hoverinfo="skip"))

@@ -81,9 +81,7 @@ def fold_of(result) -> str:
 
 def open_why(reason: EndOpen) -> str:
     """Why an end is not determined (step 5): undecided at the draws used, or its interval reaches a zero slope."""
-    if reason.undecided:
-        return f"undecided at {reason.n_draws:,} draws"
-    return "its interval reaches a zero slope"
+    return f"undecided at {reason.n_draws:,} draws" if reason.undecided else "its interval reaches a zero slope"
 
 
 def open_end(result, end: str) -> EndOpen:
@@ -200,16 +198,13 @@ def ranges_words(result) -> str:
 def determined_words(result) -> str:
     """What the draws determine: "3.61 months [95% CI 2.59–5.1]" (both ends), "3.61 months, at least 2.59 at 95%; the
     upper end not determined" (one), or the interval and "neither end determined"; each end by :func:`result_end`."""
-    est = result.doubling_time_months
-    level = f"{result.level:.0%}"
+    est, level = months_text(result.doubling_time_months), f"{result.level:.0%}"
     lo, hi = result_end(result, "low"), result_end(result, "high")
-    if result.low_determined and result.high_determined:
-        return f"{months_text(est)} months [{level} CI {lo}–{hi}]"
-    if result.low_determined:
-        return f"{months_text(est)} months, at least {lo} at {level}; the upper end not determined"
-    if result.high_determined:
-        return f"{months_text(est)} months, at most {hi} at {level}; the lower end not determined"
-    return f"{months_text(est)} months [{level} CI {lo}–{hi}]; neither end determined"
+    return {(True, True): f"{est} months [{level} CI {lo}–{hi}]",
+            (True, False): f"{est} months, at least {lo} at {level}; the upper end not determined",
+            (False, True): f"{est} months, at most {hi} at {level}; the lower end not determined",
+            (False, False): f"{est} months [{level} CI {lo}–{hi}]; neither end determined"}[
+        (bool(result.low_determined), bool(result.high_determined))]
 
 
 def uncertainty_repr(result) -> str:
