@@ -99,9 +99,7 @@ def first_impossible(field: str, values) -> tuple[int, str, int] | None:
     return None
 
 
-# --------------------------------------------------------------------------------------------------------------------
-# The domains of a parameter count and of a date (module docstring)
-# --------------------------------------------------------------------------------------------------------------------
+# -- The domains of a parameter count and of a date (module docstring) -------------------------------------------------
 
 #: Plausible parameter counts of a language model: outside them a unit mistake (``7`` for 7B). 1e4, not the 1e6 of the
 #: smallest published models: densing's evaluation runs tiny test models (about 43,000 parameters).

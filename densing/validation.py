@@ -258,9 +258,7 @@ def check_tokens(value: float, *, field: str = "train_tokens", where: str | None
                      "exists (counts are plain numbers, 2e12 for 2T)")
 
 
-# --------------------------------------------------------------------------------------------------------------------
-# The value kinds that look at a value's type or shape: a DataFrame, an instance, a whole number, a device, text
-# --------------------------------------------------------------------------------------------------------------------
+# -- The value kinds that look at a value's type or shape: a DataFrame, an instance, a whole number, a device, text ----
 
 @dataclass(frozen=True)
 class Frame:

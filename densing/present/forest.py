@@ -208,9 +208,7 @@ def uncertainty_figure(result, paper_months: float, *, title: str | None = None)
         legend=dict(orientation="h", x=0, y=0, yanchor="bottom", yref="container"))
     return figure
 
-# --------------------------------------------------------------------------------------------------------------------
-# What the trend's figures share: the palette, each family's style, text made safe for plotly
-# --------------------------------------------------------------------------------------------------------------------
+# -- What the trend's figures share: the palette, each family's style, text made safe for plotly -----------------------
 
 #: The figures' colours (plotly's default ten).
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]
@@ -231,9 +229,7 @@ def family_style(index: int) -> tuple[str, str, str]:
     return PALETTE[index % len(PALETTE)], symbol, dash
 
 
-# --------------------------------------------------------------------------------------------------------------------
-# Where a figure's labels go (module docstring)
-# --------------------------------------------------------------------------------------------------------------------
+# -- Where a figure's labels go (module docstring) ---------------------------------------------------------------------
 
 #: The density figure's plot area's height (px): six decades and more of density.
 PLOT_HEIGHT = 620

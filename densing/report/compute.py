@@ -31,6 +31,8 @@ from densing.trend.measurement import TrendMeasurement
 
 #: The reference law plots (Pythia) shown in the report's "Reference laws" section.
 DEFAULT_LAW_FITS = "pythia_*.json"
+
+
 @dataclass(frozen=True)
 class Inputs:
     """The command's inputs, as the footer cites them: ``results`` the file read, ``table`` the registered table

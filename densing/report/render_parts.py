@@ -194,9 +194,7 @@ def caveats_html(dens: pd.DataFrame, left: pd.DataFrame, corrections: pd.DataFra
     return '<ul class="caveats">' + "".join(f"<li>{i}</li>" for i in items or ["none"]) + "</ul>"
 
 
-# --------------------------------------------------------------------------------------------------------------------
-# The reference laws' figures
-# --------------------------------------------------------------------------------------------------------------------
+# -- The reference laws' figures ---------------------------------------------------------------------------------------
 
 def loss_figure(fit: ReferenceFit) -> go.Figure:
     """Loss estimation: measured conditional loss vs training tokens per model size (the loss stage's points), with
