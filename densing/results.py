@@ -27,8 +27,7 @@ _RENDERINGS: dict[tuple[type, str], Callable] = {}
 
 def register(result_type: type, **renderings: Callable) -> None:
     """Each ``name=function(result, *args, **kwargs)`` as a rendering of ``result_type`` and its subclasses."""
-    for name, function in renderings.items():
-        _RENDERINGS[(result_type, name)] = function
+    _RENDERINGS.update({(result_type, name): function for name, function in renderings.items()})
 
 
 def presented(result, name: str, *args, **kwargs):

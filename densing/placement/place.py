@@ -193,15 +193,12 @@ def _verdict(r: dict, near_chance: str | None) -> dict:
     reading, value, why = density_reading(r["density"], r["bound"], r["density_ci_low"], r["density_ci_high"],
                                           r.get("near_chance", False))
     line = r["frontier_density"]
-    if reading == VALUE:
-        side = ABOVE if value > line else BELOW
-    else:
-        side = (ABOVE if reading == LOWER_BOUND and value > line else
-                BELOW if reading == UPPER_BOUND and value < line else UNDETERMINED)
+    side = ((ABOVE if value > line else BELOW) if reading == VALUE else
+            ABOVE if reading == LOWER_BOUND and value > line else BELOW if reading == UPPER_BOUND and value < line
+            else UNDETERMINED)
     date = f"{r['release_date']}" + (" (today: no release_date given)" if str(r.get("release_date_source", "")).startswith("today") else "")
-    band = ""
-    if math.isfinite(r.get("frontier_density_ci_low", math.nan)):
-        band = f" (its slope's 95% band {_g(r['frontier_density_ci_low'])}–{_g(r['frontier_density_ci_high'])})"
+    band = (f" (its slope's 95% band {_g(r['frontier_density_ci_low'])}–{_g(r['frontier_density_ci_high'])})"
+            if math.isfinite(r.get("frontier_density_ci_low", math.nan)) else "")
     against = f"the frontier line's ρmax {_g(line)}{band} at {date}"
     if side == UNDETERMINED:
         verdict = f"undetermined against {against} (" + ("no reading)" if reading == NO_READING else "a bound on the line's far side)")
@@ -209,10 +206,8 @@ def _verdict(r: dict, near_chance: str | None) -> dict:
         verdict = f"{side} {against}, though the 95% interval includes the line"
     else:
         verdict = f"{side} {against}"
-    span = ""
-    if r.get("frontier_first_date"):
-        span = f"; the line spans {r['frontier_first_date']} to {r['frontier_last_date']}"
-        span += f" ({r['frontier_note']})" if r.get("frontier_note") else ""
+    span = (f"; the line spans {r['frontier_first_date']} to {r['frontier_last_date']}"
+            + (f" ({r['frontier_note']})" if r.get("frontier_note") else "") if r.get("frontier_first_date") else "")
     chance = f"; {near_chance}" if near_chance and why != NEAR_CHANCE else ""
     said = _said(reading, value, why, r, near_chance)
     placed = band_position(reading, value, r.get("frontier_density_ci_low", math.nan),

@@ -303,8 +303,7 @@ def measurement_figure(m, kind: str = "density", *, rule: str | None = None, hig
     if highlight is not None:
         if not isinstance(highlight, pd.DataFrame):
             raise InputError(f"highlight: expected a DataFrame of densing measure's rows, got {type(highlight).__name__}")
-        missing = [c for c in HIGHLIGHT_COLUMNS if c not in highlight.columns]
-        if missing:
+        if missing := [c for c in HIGHLIGHT_COLUMNS if c not in highlight.columns]:
             raise InputError(f"highlight: missing column(s) {', '.join(missing)} (densing measure's rows have them)")
     if kind in ("size", "benchmarks") and (rule is not None or highlight is not None):  # drawn by nothing
         raise InputError(f"{'rule' if rule is not None else 'highlight'}: goes with kind='density' (the {kind!r} "
