@@ -97,9 +97,8 @@ def is_numeric(values) -> bool:
 
 
 def column(field: str, values) -> tuple[str, list[str]]:
-    """(header, cells) of one column: ``values`` as people read them, by the field's :func:`kind`: a count in words
-    (``1.42B``), a fraction as a percentage, a duration in its column's unit, a date as ``YYYY-MM-DD``, a boolean as
-    yes/no, a missing value as ``—``, text as it is."""
+    """(header, cells) of one column, by the field's :func:`kind`: a count in words (``1.42B``), a fraction as a
+    percentage, a duration in its column's unit, a date ``YYYY-MM-DD``, a boolean yes/no, missing ``—``, text."""
     values = list(values)
     how, unit, scale = kind(field), None, 1.0
     if how == "microseconds":

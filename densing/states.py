@@ -38,9 +38,8 @@ class ReferencesDisagree:
 
 @dataclass(frozen=True)
 class EndOpen:
-    """An end of the interval (``"low"`` or ``"high"``) that is not determined: its slope quantile's 95% Monte Carlo
-    range reaches 0 (``undecided`` False) or straddles it at ``n_draws`` draws; ``beyond_months``: the doubling time
-    the open end lies beyond (∞ where its range reaches 0)."""
+    """An end (``"low"``, ``"high"``) not determined: its slope quantile's 95% Monte Carlo range reaches 0
+    (``undecided`` False) or straddles it at ``n_draws`` draws; ``beyond_months``: the months it lies beyond (or ∞)."""
 
     end: str
     undecided: bool

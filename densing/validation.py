@@ -28,9 +28,8 @@ MAX_D0_TOKENS = 1e15
 
 @dataclass(frozen=True)
 class Interval:
-    """A finite number of ``kind`` (``numbers.Real`` or ``numbers.Integral``) between ``left`` and ``right`` (None:
-    open-ended); ``closed`` is ``"both"``, ``"left"``, ``"right"`` or ``"neither"``; ``why``: the bounds' reason, said
-    with them."""
+    """A finite number of ``kind`` (``numbers.Real`` or ``Integral``) between ``left`` and ``right`` (None: open);
+    ``closed``: ``"both"``, ``"left"``, ``"right"`` or ``"neither"``; ``why``: the bounds' reason, said with them."""
 
     kind: type
     left: float | None

@@ -36,9 +36,8 @@ def _read(path: Path, model: str | None) -> pd.DataFrame:
 
 def read_scores(path: str | Path, *, model: str | None = None, params: float | None = None,
                 release_date: str | None = None) -> pd.DataFrame:
-    """A scores file as the public table's rows (:func:`scores_rows`): ``model, benchmark, metric, value, stderr,
-    params, release_date, release_date_source``; ``model``, ``params`` and ``release_date`` name, size and date a
-    one-model file."""
+    """A scores file as the public table's rows (:func:`scores_rows`: ``model, benchmark, metric, value, stderr,
+    params, release_date, release_date_source``); ``model``, ``params``, ``release_date``: a one-model file's."""
     from densing.validation import as_path
 
     path = as_path(path, "scores")

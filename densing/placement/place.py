@@ -187,9 +187,8 @@ def _said(reading: str, stated: float, why: str, r: dict, chance_words: str | No
 
 
 def _verdict(r: dict, near_chance: str | None) -> dict:
-    """``reading``, ``frontier``, ``words`` and ``band`` (:func:`band_position`) of one placed model (the reading by
-    :func:`densing.display.density_reading`, at chance where the density table says so; a score near chance noted in
-    the words)."""
+    """``reading``, ``frontier``, ``words`` and ``band`` (:func:`band_position`) of one placed model, the reading by
+    :func:`densing.display.density_reading` (a score near chance noted in the words)."""
     reading, value, why = density_reading(r["density"], r["bound"], r["density_ci_low"], r["density_ci_high"],
                                           r.get("near_chance", False))
     line = r["frontier_density"]

@@ -20,8 +20,7 @@ def interval_words(low: float, high: float) -> str:
 
 def bias_sentence(row) -> str:
     """One sentence: the point's bias in worlds planted from the row (mean ± its Monte Carlo error, the median), the
-    interval's coverage, and the bias-corrected doubling time with its interval where |bias| > 5%, or that none is
-    needed."""
+    interval's coverage, the bias-corrected doubling time with its interval where |bias| > 5% (else no correction)."""
     way = "too steep" if row.bias > 0 else "too shallow"
     said = (f"Bias in {row.replicates} worlds planted from this row ({row.frontier} at the top, as in the data; "
             f"studies/headline_bias.py): the point is {format_number(100 * abs(row.bias))}% ± "

@@ -33,9 +33,8 @@ def _short_reason(text: str, limit: int = 90) -> str:
 
 
 def row_state(row) -> State:
-    """A row's :class:`~densing.states.State`: its ``state`` column (the one state rule's, as the row was judged);
-    a row that carries none (a design's frame without it) is not measured where it has an error or no doubling
-    time."""
+    """A row's :class:`~densing.states.State`: its ``state`` column (as the row was judged); a row without one (a
+    design's frame) is not measured where it has an error or no doubling time."""
     state = recorded_state(getattr(row, "state", None))
     if state is not None:
         return state

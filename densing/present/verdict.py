@@ -215,9 +215,8 @@ def measurement_why(m) -> str:
 
 def months_phrase(months: float, low: str, high: str, state: State, head: str, *, low_determined: bool,
                   high_determined: bool) -> str:
-    """A row's doubling time as one clause by its state (its interval, or its one determined end where it is
-    bounded), then its status's ``head`` ("measured, 2.3-fold", "bounded"); ``low`` and ``high`` are its ends as
-    printed (:func:`densing.present.words.end_words`)."""
+    """A row's doubling time as one clause by its state (its interval, or where bounded its determined end), then its
+    status's ``head`` ("measured, 2.3-fold"); ``low``, ``high``: its ends as printed (:func:`~.words.end_words`)."""
     if state is State.BOUNDED and low_determined:
         phrase = f"{format_months(months)} months, at least {low} at 95%"
     elif state is State.BOUNDED and high_determined:
