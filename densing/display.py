@@ -190,9 +190,7 @@ def reading_words(reading: str, why: str) -> str:
     "upper bound (chance)", "" for a value."""
     if reading == VALUE:
         return ""
-    if reading == NO_READING:
-        return why
-    return f"{reading} ({_CAUSES[why]})" if why in _CAUSES else reading
+    return why if reading == NO_READING else f"{reading} ({_CAUSES[why]})" if why in _CAUSES else reading
 
 
 def _bounded_cells(frame, suffix: str, readings) -> dict[str, list[str]]:

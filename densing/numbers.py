@@ -40,9 +40,7 @@ def _special(value) -> str | None:
     number = math.nan if value is None else float(value)
     if math.isnan(number):
         return MISSING
-    if math.isinf(number):
-        return INFINITY if number > 0 else MINUS_INFINITY
-    return None
+    return (INFINITY if number > 0 else MINUS_INFINITY) if math.isinf(number) else None
 
 
 def significant(value: float, digits: int = DIGITS) -> str:

@@ -270,9 +270,7 @@ def leading_table() -> TrendTable:
 
 def table(name: str | TrendTable | None = None) -> TrendTable:
     """The registered table ``name`` (a :class:`TrendTable` as it is; None: :func:`leading_table`); else InputError."""
-    if isinstance(name, TrendTable):
-        return name
-    return leading_table() if name is None else tables().get(name)
+    return name if isinstance(name, TrendTable) else leading_table() if name is None else tables().get(name)
 
 
 def table_for_path(path: str | Path | None) -> TrendTable:

@@ -64,9 +64,7 @@ class Interval:
 
 def _bound(bound: float | None, kind: type) -> str:
     """A bound as a refusal writes it: an integer's in full (2147483647), a number's in ``g`` form (1e+15)."""
-    if bound is None:
-        return ""
-    return str(int(bound)) if kind is Integral and float(bound).is_integer() else f"{bound:g}"
+    return "" if bound is None else str(int(bound)) if kind is Integral and float(bound).is_integer() else f"{bound:g}"
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ import pandas as pd
 from densing.errors import EvalError, InputError
 from densing.placement.place import line_dates, place_models
 from densing.registry import Target, TrendTable, resolve_table
-from densing.results import Result, presented
+from densing.results import Result
 
 
 def hub_offline() -> bool:
@@ -198,10 +198,6 @@ class MeasureResult(Result):
             return self.suite
         limit = "the full splits" if self.limit is None else f"at most {self.limit:g} items per task (--limit)"
         return f"{self.suite} on {limit}"
-
-    def summary(self):
-        """The placement in words, one paragraph per model (:func:`densing.present.renders.placement_summary`)."""
-        return presented(self, "summary")
 
     def __str__(self) -> str:
         return str(self.summary())

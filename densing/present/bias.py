@@ -39,6 +39,4 @@ def bias_words(found) -> str | None:
     sentence left out), or None (no row: nothing to say)."""
     if found is None:
         return None
-    if isinstance(found, Exception):
-        return f"bias in planted worlds not shown: {found}"
-    return bias_sentence(found)
+    return f"bias in planted worlds not shown: {found}" if isinstance(found, Exception) else bias_sentence(found)

@@ -88,9 +88,7 @@ def check_detail(check) -> str:
     facts; a calibrated finding says first whether it fires."""
     text = ("; ".join(f"under {name}: {c.status}, {check_detail(c)}" for name, c in check.across) if check.across
             else _facts_words(check))
-    if check.finding == CALIBRATED:
-        return ("fires: " if check.fired else "does not fire: ") + text
-    return text
+    return ("fires: " if check.fired else "does not fire: ") + text if check.finding == CALIBRATED else text
 
 
 #: A forecast cutoff's outcome (:class:`densing.states.Outcome`): its name, and its sentence.
