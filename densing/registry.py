@@ -88,12 +88,7 @@ class Registry(MutableMapping[str, T], Generic[T]):
 
     def get(self, name: str, default=_REQUIRED):
         """The item registered as ``name``; an unknown one is ``default`` where given, else :meth:`unknown`'s error."""
-        try:
-            return self[name]
-        except UnknownName:
-            if default is not _REQUIRED:
-                return default
-            raise
+        return self[name] if default is _REQUIRED or name in self else default
 
     def unknown(self, name, known: Iterable[str] | None = None, note: str = "") -> InputError:
         """The error of an unknown ``name``: ``"<what>: expected one of <known><note>, got <name>"``."""
