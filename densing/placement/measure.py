@@ -239,11 +239,9 @@ def measure(models, suite: str = "leaderboard-v1", *, limit: float | None = None
 def check_draws(n_boot, seed) -> None:
     """The headline's draws (None: the CLI's default; else :data:`~densing.validation.INTERVAL_DRAWS`) and a seed ≥ 0,
     as the command line takes them; an InputError in one line else."""
-    from numbers import Integral
+    from densing.validation import BOOTSTRAP_CONSTRAINTS, INTERVAL_DRAWS, validate
 
-    from densing.validation import INTERVAL_DRAWS, Interval, validate
-
-    validate({"n_boot": [INTERVAL_DRAWS, None], "seed": [Interval(Integral, 0, None)]}, n_boot=n_boot, seed=seed)
+    validate({"n_boot": [INTERVAL_DRAWS, None], "seed": BOOTSTRAP_CONSTRAINTS["seed"]}, n_boot=n_boot, seed=seed)
 
 
 def place_against(results: str | Path | None, scores: pd.DataFrame, measurement, *, n_boot: int | None, seed: int,

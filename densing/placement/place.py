@@ -95,17 +95,12 @@ def frontier_at(line, date: str, span: tuple[str, str] | None) -> dict:
 def place_models(scores: pd.DataFrame, inversion, line, *, seed: int = 0,
                  span: tuple[str, str] | None = None, population: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per model of ``scores`` (:func:`densing.placement.measure.public_scores`' table) under ``inversion``,
-    against the frontier ``line`` (the headline's :class:`~densing.trend.uncertainty.TrendUncertainty`: anything with
-    ``predict(dates)`` → ln ρmax and ``epoch``); ``span``: the line's range of dates (:func:`line_dates`).
-
-    Columns: the model, its date and its source, ``score:<b>``, ``items:<b>``, the benchmarks ``inverted`` and
-    ``missing``, ``reference``, ρ (``density``, a bound where ``bound`` says so) with its 95% interval, N̂ = ρ·N with
-    its (``effective_params``, ``_ci_low``, ``_ci_high``), ``reading`` (:func:`densing.display.density_reading`), the
-    line at the date (:func:`frontier_at`), ``frontier``, ``words`` and ``band`` (:func:`band_position`).
-
-    ``population``: score rows of the models the headline inverts; ``scores``' models are inverted beside them (a row of
-    the same model replaced by ``scores``'), so that the joint inversion's between-benchmark variance s²
-    (:mod:`densing.laws.joint`) is the headline's, not that of one model alone.
+    against the frontier ``line`` (anything with ``predict(dates)`` → ln ρmax and ``epoch``); ``span``: the line's
+    dates (:func:`line_dates`). Columns: the model, its date, ``score:<b>``, ``items:<b>``, ``inverted``, ``missing``,
+    ``reference``, ρ and N̂ = ρ·N with their 95% intervals, ``reading`` (:func:`densing.display.density_reading`),
+    the line at the date (:func:`frontier_at`), ``frontier``, ``words``, ``band`` (:func:`band_position`).
+    ``population``: score rows of the models the headline inverts, inverted beside ``scores``' (which replace a row of
+    the same model), so that the joint inversion's s² (:mod:`densing.laws.joint`) is the headline's, not one model's.
     """
     from densing.laws.density import density_table
     from densing.trend.targets import trend_targets

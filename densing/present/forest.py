@@ -74,10 +74,8 @@ def forest_figure(rows: pd.DataFrame, paper_months: float, *, title: str = FORES
                   names: dict[str, str] | None = None) -> go.Figure:
     """Doubling time per benchmark and per benchmark set with its 95% interval (a forest plot), the paper's drawn.
 
-    ``rows``: :meth:`densing.trend.measurement.TrendMeasurement.by_benchmark`'s columns, each labelled by ``names``
-    (:func:`row_names`; default its ``row``); a row not measured shows its short reason at the left edge. The log axis
-    runs from a third below the smallest positive number drawn to 15% past the largest finite one; an end at ∞ is an
-    arrow off the right edge."""
+    ``rows``: :meth:`densing.trend.measurement.TrendMeasurement.by_benchmark`'s, labelled by ``names``
+    (:func:`row_names`; default its ``row``); a row not measured shows its short reason; an end at ∞ is an arrow."""
     rows = rows.iloc[::-1].reset_index(drop=True)  # the first row on top
     labels = [f"{(names or {}).get(r.row, r.row)} · {r.capability}" for r in rows.itertuples()]
     drawn = [paper_months, *_drawn(rows)]
