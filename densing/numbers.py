@@ -1,7 +1,5 @@
-"""Numbers as text and as JSON: the one rule every table, sentence and JSON document follows (docs/cli_reference.md):
-3 significant figures (:func:`format_number`), ``—`` for missing, ``∞``, counts in words (:func:`format_count`), a
-non-finite number ``null`` in JSON; counts and dates parsed as people write them (:func:`parse_count`,
-:func:`parse_date`).
+"""Numbers as text and as JSON: the one rule every table, sentence and JSON document follows (docs/cli_reference.md),
+and counts and dates parsed as people write them (:func:`parse_count`, :func:`parse_date`).
 """
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
 """Your models on the density chart: ``densing measure`` and :func:`measure` (``densing.measure``), in the steps
-docs/measure.md says in full: (1) every input checked (:func:`plan`); (2) the evaluation on a public suite
-(:func:`densing.eval.runner.run_sweep`); (3) the scores as the public table's, with binomial standard errors
-(:func:`public_scores`); (4) the headline's inversion and (5) the frontier line at each release date
-(:mod:`densing.placement.place`), against ``densing trend``'s headline on the suite's target table.
+docs/measure.md says in full: inputs checked (:func:`plan`), evaluated (:func:`densing.eval.runner.run_sweep`),
+scored as the public table (:func:`public_scores`), then inverted and placed (:mod:`densing.placement.place`).
 """
 from __future__ import annotations
 

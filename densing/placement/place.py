@@ -1,7 +1,6 @@
-"""``densing measure``'s fourth and fifth steps: each model's density under the headline's inversion, read by the one
-rule for bounds (:func:`densing.display.density_reading`), and placed against the frontier line ln ρmax = A·t + B
-(Xiao et al. 2024, eq. 5) at its date, with the band of the slope's 95% interval there
-(:meth:`densing.trend.uncertainty.TrendUncertainty.confidence_band`); a date outside the line's is an extrapolation.
+"""``densing measure``'s fourth and fifth steps (docs/measure.md): each model's density under the headline's
+inversion, read by the one rule for bounds (:func:`densing.display.density_reading`), placed against the frontier
+line ln ρmax = A·t + B (Xiao et al. 2024, eq. 5) at its date, with the band of the slope's 95% interval there.
 """
 from __future__ import annotations
 

@@ -82,7 +82,7 @@ def headline_verdict(head, label: str, refs: str, status: str, *, table_words: s
     low, high = head.doubling_time_months_ci_low, head.doubling_time_months_ci_high
     interval = f"95% CI {interval_words(head)}"
     where = f"on the {label} of {table_words}, against {refs}"
-    legend = ranges_note(head)
+    legend = f"; {note}" if (note := ranges_note(head)) else ""
     state = head.state
     if missing:
         return (f"Doubling time not measured on the {missing[0][1]}: {row_reason(missing[0][2])}. On the {label} of {table_words}, "
@@ -90,7 +90,7 @@ def headline_verdict(head, label: str, refs: str, status: str, *, table_words: s
     if state is State.MEASURED:
         inside = "inside" if low <= paper <= high else "outside"
         return (f"Capacity density doubles every {est} months ({interval}, {fold_of(head)}"
-                f"{'; ' + legend if legend else ''}) {where}; the paper's {paper} months lies {inside} the interval."
+                f"{legend}) {where}; the paper's {paper} months lies {inside} the interval."
                 + _influence_words(head, always=False))
     if state is State.BOUNDED:
         if head.low_determined:
@@ -99,10 +99,9 @@ def headline_verdict(head, label: str, refs: str, status: str, *, table_words: s
             upper = ("the upper end is not determined"
                      + (f" (beyond {format_months(beyond)} months; {open_why(end)})" if math.isfinite(beyond)
                         else " (the draws reach a zero slope)"))
-            ends = f"at least {result_end(head, 'low')} months at 95%{'; ' + legend if legend else ''}; {upper}"
+            ends = f"at least {result_end(head, 'low')} months at 95%{legend}; {upper}"
         else:
-            ends = (f"at most {result_end(head, 'high')} months at 95%{'; ' + legend if legend else ''}; the lower end "
-                    "is not determined")
+            ends = f"at most {result_end(head, 'high')} months at 95%{legend}; the lower end is not determined"
         return (f"Capacity density doubles every {est} months {where}: {ends}." + _influence_words(head, always=True)
                 + f" The paper reports {paper} months.")
     return (f"Doubling time not measured {where}: {reasons_text(head)}. The estimate, {est} months "

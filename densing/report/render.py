@@ -282,9 +282,8 @@ def _your_cards(r: dict, cells: tuple[str, str], interval: str, suite: str | Non
     cards = [("density ρ" + ("" if r.get("reading") == "value" else f" ({r.get('reading')})"), cells[0]),
              ("95% interval", interval), ("effective size N̂", cells[1]),
              (f"frontier line's ρmax at {r['release_date']}", _frontier_at(r)),
-             ("against the frontier's band", band_said(r).removesuffix(" the frontier's band"))]
-    cards += [("suite", suite)] if suite else []
-    cards += [("reference", str(r.get("reference") or reference))]
+             ("against the frontier's band", band_said(r).removesuffix(" the frontier's band")),
+             *([("suite", suite)] if suite else []), ("reference", str(r.get("reference") or reference))]
     return (f'<p class="verdict"><strong>{esc(lead)}</strong></p>' + cards_html(cards)
             + f'<p class="sub">{esc(r["words"])}.</p>')
 

@@ -103,11 +103,10 @@ class _Board:
 
     def ready(self):
         """The first waiting job whose needs are met, taken off the list (under ``turn``)."""
-        for job in self.waiting:
-            if all(n in self.done for n in job.needs):
-                self.waiting.remove(job)
-                return job
-        return None
+        job = next((job for job in self.waiting if all(n in self.done for n in job.needs)), None)
+        if job is not None:
+            self.waiting.remove(job)
+        return job
 
     def feed(self) -> None:
         """A job for each idle worker (under ``turn``)."""
