@@ -3,6 +3,7 @@ and counts and dates parsed as people write them (:func:`parse_count`, :func:`pa
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 from datetime import date, datetime
@@ -192,10 +193,8 @@ def _parse_date(value: object, *, field: str, where: str | None) -> pd.Timestamp
         return (stamp.tz_convert("UTC").tz_localize(None) if stamp.tzinfo is not None else stamp).normalize()
     text = "" if value is None else str(value).strip()
     for fmt in ("%Y-%m-%d", "%Y-%m"):
-        try:
+        with contextlib.suppress(ValueError):
             return pd.Timestamp(datetime.strptime(text, fmt))
-        except ValueError:
-            continue
     try:  # an ISO date-time with its zone (2023-02-25T01:00+09:00, …Z): its day in UTC
         stamp = datetime.fromisoformat(text) if len(text) > 10 and text[10] in "T " else None
     except ValueError:

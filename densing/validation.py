@@ -5,6 +5,7 @@ value matching none is an :class:`~densing.errors.InputError` ``NAME: expected W
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import math
@@ -118,11 +119,9 @@ class Date:
             day = value.date() if isinstance(value, datetime) else value
         elif isinstance(value, str):
             for fmt in ("%Y-%m-%d", "%Y-%m"):
-                try:
+                with contextlib.suppress(ValueError):
                     day = datetime.strptime(value.strip(), fmt).date()
                     break
-                except ValueError:
-                    continue
         return day is not None and in_date_domain(day)
 
     def __str__(self) -> str:

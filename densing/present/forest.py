@@ -27,18 +27,14 @@ def _short_reason(text: str, limit: int = 90) -> str:
     """A not-measured row's status up to its first parenthesis, cut at a word past ``limit`` characters."""
     text = " ".join(str(text).split())
     text = text.split(" (", 1)[0].rstrip(" :;,")
-    if len(text) > limit:
-        text = text[:limit].rsplit(" ", 1)[0].rstrip(" :;,") + "…"
-    return text
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0].rstrip(" :;,") + "…"
 
 
 def row_state(row) -> State:
     """A row's :class:`~densing.states.State`: its ``state`` column (as the row was judged); a row without one (a
     design's frame) is not measured where it has an error or no doubling time."""
-    state = recorded_state(getattr(row, "state", None))
-    if state is not None:
-        return state
-    return State.NOT_MEASURED if str(getattr(row, "error", "") or "") or not np.isfinite(row.months) else State.MEASURED
+    return recorded_state(getattr(row, "state", None)) or (
+        State.NOT_MEASURED if str(getattr(row, "error", "") or "") or not np.isfinite(row.months) else State.MEASURED)
 
 
 #: The forest plot's legend: one entry per state that occurs (name, filled, colour, marker).

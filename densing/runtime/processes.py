@@ -171,11 +171,9 @@ def end_subprocess(process, grace: float = GRACE_S) -> None:
         for sig in (signal.SIGTERM, signal.SIGKILL):
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(process.pid, sig)
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(grace)
                 break
-            except subprocess.TimeoutExpired:
-                continue
     _end_group(process.pid, grace)
 
 
