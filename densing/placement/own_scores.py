@@ -50,9 +50,8 @@ def read_scores(path: str | Path, *, model: str | None = None, params: float | N
 
 def scores_rows(frame: pd.DataFrame, source: str, *, model: str | None = None, params: float | None = None,
                 release_date: str | None = None) -> pd.DataFrame:
-    """A table of scores as written (tidy or wide) as the public table's checked rows
-    (:func:`densing.data.names.scores_table`), the model's name, size and date given overriding the file's; a model
-    left without a size or a date is an InputError naming ``source`` and the field."""
+    """A table of scores (tidy or wide) as the public table's checked rows (:func:`densing.data.names.scores_table`),
+    the name, size and date given overriding the file's; a model without a size or date is an InputError."""
     from densing.data.benchmarks import with_stderr
     from densing.data.names import scores_table
     from densing.numbers import parse_count, parse_date
@@ -85,9 +84,8 @@ def scores_rows(frame: pd.DataFrame, source: str, *, model: str | None = None, p
 
 
 def scores_template(table=None) -> str:
-    """A scores file to fill in, as CSV text: one row per model (``model``, ``params``, ``release_date``) and a column
-    per benchmark of the headline's set of ``table`` (a registered table's name; default the leading table), under the
-    tables' column names, the cells to fill left empty."""
+    """A scores file to fill in, as CSV text: ``model``, ``params``, ``release_date`` and a column per benchmark of
+    the headline's set of ``table`` (a registered name; default the leading table), the cells left empty."""
     from densing.data.benchmarks import BENCHMARKS
     from densing.registry import resolve_table
 

@@ -39,12 +39,11 @@ def _chance_note(scores: pd.DataFrame, benchmarks: Sequence[str]) -> dict[str, s
         if len(need) != counts[model]:
             continue  # else every inverted score is at chance: the benchmark that needs the fewest items to leave it
         needed, benchmark, items = min(need)
-        if not (math.isfinite(needed) and math.isfinite(items) and items > 0):
-            notes[model].append("more items cannot make it a number: no score is above chance")
-        else:
-            notes[model].append(f"too few items for a number: {benchmark}'s standard error is that of about "
-                                f"{items:,.0f} items, and about {math.ceil(needed):,} would take its score "
-                                f"{CHANCE_STDERRS:g} standard errors clear of chance")
+        clear = math.isfinite(needed) and math.isfinite(items) and items > 0
+        notes[model].append(f"too few items for a number: {benchmark}'s standard error is that of about {items:,.0f} "
+                            f"items, and about {math.ceil(needed):,} would take its score {CHANCE_STDERRS:g} standard "
+                            "errors clear of chance" if clear else "more items cannot make it a number: no score is "
+                            "above chance")
     return {m: "; ".join(v) for m, v in notes.items()}
 
 

@@ -34,9 +34,8 @@ def bias_sentence(row) -> str:
 
 
 def bias_words(found) -> str | None:
-    """The sentence of a record's row (:func:`bias_sentence`), given :func:`densing.trend.bias.looked_up`'s answer:
-    a row, the record's trouble (an error: missing, damaged or measured at another point, said in one line, the
-    sentence left out), or None (no row: nothing to say)."""
+    """The sentence of :func:`densing.trend.bias.looked_up`'s answer: a row's (:func:`bias_sentence`), the record's
+    trouble in one line (an error: missing, damaged or measured at another point), or None (no row)."""
     if found is None:
         return None
     return f"bias in planted worlds not shown: {found}" if isinstance(found, Exception) else bias_sentence(found)
