@@ -19,9 +19,8 @@ MAX_TIMESTAMP_US = float(2**63)
 
 @dataclass(frozen=True)
 class Impossible:
-    """A value no measurement can have: ``field``'s value ``v`` is refused when ``test(v, fraction)`` holds
-    (``fraction``: the row's metric is a fraction; a trace rule gets numpy arrays). A results rule's ``why`` completes
-    "field 'F': V …" and may name ``{metric}``; a trace rule's names what V is."""
+    """A value no measurement can have: ``field``'s ``v`` is refused where ``test(v, fraction)`` (``fraction``: the
+    metric is one; a trace rule gets arrays); ``why`` completes "field 'F': V …" (results; may name ``{metric}``)."""
 
     table: str  # "results" (one row of the tidy table) or "trace" (a profiler trace's events)
     field: str

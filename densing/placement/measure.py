@@ -245,9 +245,8 @@ def check_draws(n_boot, seed) -> None:
 def place_against(results: str | Path | None, scores: pd.DataFrame, measurement, *, n_boot: int | None, seed: int,
                   suite: str, table: str | TrendTable | None = None, say: ProgressCallback | None = None,
                   **fields) -> MeasureResult:
-    """``scores``' models placed against the headline of the target table (:func:`densing.registry.resolve_table`;
-    ``measurement``, or one measured there with ``n_boot`` draws), inverted beside the models it inverts
-    (:func:`place_models`' ``population``), as a :class:`MeasureResult` of ``suite`` with ``fields``."""
+    """``scores``' models placed against the headline of the target table (:func:`densing.registry.resolve_table`):
+    ``measurement``, or one measured with ``n_boot`` draws; a :class:`MeasureResult` of ``suite`` with ``fields``."""
     from densing.constants import DEFAULT_N_BOOT
     from densing.data import read_results
     from densing.trend.measure import HEADLINE_RULE, measure_trend

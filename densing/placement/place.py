@@ -72,9 +72,8 @@ def line_dates(measurement, rule: str) -> tuple[str, str] | None:
 
 
 def frontier_at(line, date: str, span: tuple[str, str] | None) -> dict:
-    """ρmax of ``line`` at ``date`` (``frontier_density``), the band of its slope's 95% interval there
-    (``frontier_density_ci_low``/``_high``), the line's range of dates (``frontier_first_date``, ``frontier_last_date``)
-    and ``frontier_note``: where ``date`` lies outside the range, how far (the line is extrapolated there)."""
+    """ρmax of ``line`` at ``date`` (``frontier_density``), its slope's 95% band there (``frontier_density_ci_*``), the
+    line's dates (``frontier_first_date``, ``_last_date``) and ``frontier_note``: how far outside them ``date`` lies."""
     when = pd.to_datetime([date])
     out = {"frontier_density": float(np.exp(line.predict(when)[0]))}
     low, high = line.confidence_band(when) if hasattr(line, "confidence_band") else ([math.nan], [math.nan])
