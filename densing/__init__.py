@@ -85,7 +85,6 @@ __all__ = ["DensingError", "EvalError", "FitError", "InputError", "TraceError", 
 
 
 def __dir__() -> list[str]:
-    """The public names, loaded or not (``__all__``), and the submodules already imported, for ``dir()`` and tab
-    completion: nothing the module uses inside (``import_module``, ``functools``)."""
+    """``__all__`` and the submodules already imported (``dir()``, tab completion): nothing the module uses inside."""
     loaded = {name for name, value in globals().items() if type(value).__name__ == "module" and not name.startswith("_")}
     return sorted(set(__all__) | loaded)
