@@ -100,10 +100,8 @@ def format_count(value, digits: int = DIGITS) -> str:
         return special
     value = float(value)
     rounded = float(f"{value:.{digits - 1}e}")  # 999.6 is 1K, not 1000
-    for suffix, scale in _SCALES:
-        if abs(rounded) >= scale:
-            return significant(value / scale, digits) + suffix
-    return significant(value, digits)
+    suffix, scale = next(((suffix, scale) for suffix, scale in _SCALES if abs(rounded) >= scale), ("", 1.0))
+    return significant(value / scale, digits) + suffix
 
 
 #: Units of time, largest first: (name, seconds).
@@ -112,14 +110,9 @@ _TIME_UNITS = (("h", 3600.0), ("min", 60.0), ("s", 1.0), ("ms", 1e-3), ("µs", 1
 
 def time_unit(seconds) -> tuple[str, float]:
     """(unit, seconds per unit) for durations of about ``seconds``: the largest unit it is at least one of."""
-    special = _special(seconds)
-    if special is not None or float(seconds) == 0:
+    if _special(seconds) is not None or float(seconds) == 0:
         return "s", 1.0
-    size = abs(float(seconds))
-    for name, scale in _TIME_UNITS:
-        if size >= scale:
-            return name, scale
-    return _TIME_UNITS[-1]
+    return next((unit for unit in _TIME_UNITS if abs(float(seconds)) >= unit[1]), _TIME_UNITS[-1])
 
 
 def json_number(value) -> float | None:
