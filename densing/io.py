@@ -88,11 +88,9 @@ def write_file_set(folder: str | Path, texts: dict[str, str]) -> list[Path]:
 
 def _file_kind(mode: int) -> str | None:
     """What a non-regular file is, in words; None for a regular file."""
-    for test, words in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe"), (stat.S_ISSOCK, "a socket"),
-                        (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device")):
-        if test(mode):
-            return words
-    return None if stat.S_ISREG(mode) else "not a regular file"
+    kinds = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe"), (stat.S_ISSOCK, "a socket"),
+             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+    return next((words for test, words in kinds if test(mode)), None if stat.S_ISREG(mode) else "not a regular file")
 
 
 def check_writable(path: str | Path) -> Path:

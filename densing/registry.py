@@ -256,11 +256,10 @@ def tables() -> Registry[TrendTable]:
 
 def leading_table() -> TrendTable:
     """The registered table that leads (:attr:`TrendTable.leads`); an InputError when no registered table does."""
-    for found in tables().values():
-        if found.leads:
-            return found
-    raise InputError(f"{TABLES.what}: no registered table leads, so a table must be named: one of "
-                     f"{', '.join(TABLES) or '(none registered)'}")
+    if (found := next((t for t in tables().values() if t.leads), None)) is None:
+        raise InputError(f"{TABLES.what}: no registered table leads, so a table must be named: one of "
+                         f"{', '.join(TABLES) or '(none registered)'}")
+    return found
 
 
 def table(name: str | TrendTable | None = None) -> TrendTable:

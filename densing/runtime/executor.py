@@ -20,9 +20,8 @@ _context = None
 def _workers(jobs: int) -> int:
     """How many processes compute ``jobs`` jobs, this one among them: one per core and job; 0 where it forks none."""
     cores = os.cpu_count() or 1
-    if cores < 2 or jobs < 2 or not hasattr(os, "fork") or os.environ.get("DENSING_SERIAL"):
-        return 0
-    return min(cores, jobs)
+    serial = cores < 2 or jobs < 2 or not hasattr(os, "fork") or os.environ.get("DENSING_SERIAL")
+    return 0 if serial else min(cores, jobs)
 
 
 #: :func:`_run_one`'s context where it is not given: the one the worker inherited (:data:`_context`).
