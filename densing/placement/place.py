@@ -105,10 +105,8 @@ def place_models(scores: pd.DataFrame, inversion, line, *, seed: int = 0,
     if not any(b in set(scores["benchmark"]) for b in inversion.benchmarks):
         raise InputError(f"scores: none of the inversion's benchmarks ({', '.join(inversion.benchmarks)}) has a score")
     epoch = getattr(line, "epoch", None)
-    inverted = scores
-    if population is not None and len(population):
-        beside = population[~population["model"].isin(set(scores["model"]))]
-        inverted = pd.concat([beside, scores], ignore_index=True)
+    inverted = (pd.concat([population[~population["model"].isin(set(scores["model"]))], scores], ignore_index=True)
+                if population is not None and len(population) else scores)
     models, left = trend_targets(inverted, inversion, since=None, **({"epoch": epoch} if epoch else {}))
     table = density_table(models, inversion, seed=seed) if len(models) else pd.DataFrame(columns=["model"])
     chance = _chance_note(scores, inversion.benchmarks)

@@ -91,11 +91,8 @@ class _Board:
         import threading
 
         self.pool, self.workers = pool, workers
-        self.done: dict = {}
         self.waiting = list(jobs)
-        self.held: dict = {}  # future → the job a worker computes
-        self.errors: list = []
-        self.broken = False
+        self.done, self.held, self.errors, self.broken = {}, {}, [], False  # held: future → the job a worker computes
         self.turn = threading.Condition(threading.RLock())  # the callback may run at once, in the thread that adds it
         self.needs = {n for job in jobs for n in job.needs}
         self.there: set = set()
