@@ -136,8 +136,7 @@ def check_complete(scores: pd.DataFrame, benchmarks, source: str, allow_missing:
         return
     shown = shown or {}
     for model, own in scores.groupby("model", sort=False):
-        missing = [b for b in benchmarks if b not in set(own["benchmark"])]
-        if missing:
+        if missing := [b for b in benchmarks if b not in set(own["benchmark"])]:
             names = ", ".join(shown.get(b, b) for b in missing)
             raise InputError(f"{source}: {model}: no score on {names} (a column absent, or its cell empty), which the "
                              f"headline inverts with {', '.join(shown.get(b, b) for b in benchmarks if b not in missing)}"

@@ -122,12 +122,9 @@ def ranges_note(head) -> str:
 def _influence_words(head, *, always: bool) -> str:
     """The family whose removal moves the estimate most, where that moves it beyond the interval (or ``always``)."""
     top = head.largest_influence()
-    if top is None:
-        return _model_words(head)
-    months = float(top.doubling_time_months)
-    low, high = head.doubling_time_months_ci_low, head.doubling_time_months_ci_high
-    beyond = not (low <= months <= high)
-    if not (beyond or always):
+    months = math.nan if top is None else float(top.doubling_time_months)
+    beyond = top is not None and not (head.doubling_time_months_ci_low <= months <= head.doubling_time_months_ci_high)
+    if top is None or not (beyond or always):
         return _model_words(head)
     shown = (f"the estimate is {format_months(months)} months" if math.isfinite(months) else
              "the frontier line no longer rises (no doubling time)")
