@@ -241,9 +241,8 @@ def command_line() -> str | None:
 
 def read_stored_record(path: str | Path, command: str, *, keys: tuple[str, ...] = ("rows",),
                        rows: str | None = "rows", row_keys: tuple[str, ...] = ("row",)) -> tuple[dict | None, str]:
-    """A stored record the package ships (an object with ``keys``, its ``rows`` a list of objects with ``row_keys``),
-    read with a guard: (record, "") or (None, one line naming the file, what is wrong and the ``command`` that makes it
-    again), never raised, so the command that reads it goes on without that section."""
+    """A stored record the package ships (``keys``; its ``rows`` objects with ``row_keys``) → (record, "") or (None,
+    one line naming the file, what is wrong and the ``command`` that makes it again): never raised."""
     path = Path(path)
     where = path.name if not path.is_absolute() else _shown(path)
     if not path.exists():

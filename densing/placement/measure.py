@@ -144,9 +144,8 @@ def public_scores(rows: pd.DataFrame, specs: Sequence, *, today: str | None = No
 
 @dataclass(frozen=True)
 class MeasureResult(Result):
-    """What :func:`measure` returns: the user's models placed against the headline measurement, one row per model
-    (``to_frame()``, :func:`place_models`' columns; ``summary()`` in words), the suite's ``scores`` on the public
-    table's names and the headline's :class:`~densing.trend.measurement.TrendMeasurement` (``measurement``)."""
+    """What :func:`measure` returns: the models placed against the headline, a row each (``to_frame()``: the columns of
+    :func:`place_models`), the suite's ``scores`` under the public table's names, the headline (``measurement``)."""
 
     suite: str
     limit: float | None

@@ -309,9 +309,8 @@ def measurement_summary(m) -> Summary:
 
 
 def rests_on_words(head) -> str:
-    """What a headline rests on, one sentence each: its references' labs and the weight each carries, the late frontier
-    family (the family whose removal moves the estimate most), and the targets at a benchmark's chance level that
-    enter as upper bounds (:class:`densing.trend.uncertainty.TrendUncertainty`'s values; "" for None)."""
+    """What a headline rests on, one sentence each: its labs and their weights, the late frontier family (whose removal
+    moves the estimate most) and the targets at chance that enter as upper bounds ("" for None)."""
     if head is None:
         return ""
     labs = head.labs

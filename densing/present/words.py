@@ -313,9 +313,8 @@ PRECISION_COLUMNS = tuple(f"ci_{end}_{what}" for end in ("low", "high") for what
 
 
 def ends_shown(frame: pd.DataFrame, *, keep: bool = False) -> pd.DataFrame:
-    """``frame`` (rows of :func:`row_record`) for a table a person reads: each end printed as its range
-    (:func:`record_as_range`) written so, "(14.5–20.8)", the precision columns left out unless ``keep`` (``--wide``),
-    and "—" for a row not measured (its status says why). A frame without these columns is returned as it is."""
+    """``frame`` (rows of :func:`row_record`) as a person reads it: an end printed as its range "(14.5–20.8)"
+    (:func:`record_as_range`), "—" for a row not measured, the precision columns left out unless ``keep``."""
     if "state" in frame.columns and (frame["state"] == State.NOT_MEASURED.value).any():
         gone = frame["state"] == State.NOT_MEASURED.value
         frame = frame.astype({c: object for c in ("months", "ci_low", "ci_high") if c in frame.columns})
