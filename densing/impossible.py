@@ -62,9 +62,8 @@ def check_impossible(field: str, value: float, *, where: str, metric: str = "", 
 
 
 def check_scores(scores: Any, *, name: str = "scores", metric: str = "", fraction: bool = False):
-    """``scores`` (a number or a sequence of numbers) as a float array, or InputError naming ``name``: not numbers, none,
-    NaN or infinite, or impossible by :data:`IMPOSSIBLE`'s rules for a results table's ``value`` (``fraction``: the
-    metric is a fraction, so a score outside [0, 1] is refused, as the table readers refuse it)."""
+    """``scores`` (a number or a sequence) as a float array, or InputError naming ``name``: not numbers, none, NaN or
+    infinite, or impossible by :data:`IMPOSSIBLE`'s rules for a ``value`` (``fraction``: outside [0, 1] refused)."""
     import numpy as np
 
     if isinstance(scores, (str, bytes, Mapping)):
