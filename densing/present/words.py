@@ -152,8 +152,8 @@ def months_text(months: float) -> str:
 
 
 def end_words(months: float, mc_low: float, mc_high: float, as_range: bool) -> str:
-    """An end of a doubling time's interval as every table and sentence prints it: its months ("18.4", "∞") or, where
-    the draws fix it no closer than :data:`~densing.constants.END_STABILITY` (``as_range``), its range "(12.8–150)"."""
+    """An end of an interval as every table and sentence prints it: its months ("18.4", "∞") or, ``as_range`` (the
+    draws fix it no closer than :data:`~densing.constants.END_STABILITY`), its Monte Carlo range "(12.8–150)"."""
     if as_range:
         return f"({months_text(mc_low)}–{months_text(mc_high)})"
     return format_months(months) if math.isnan(months) else months_text(months)

@@ -83,8 +83,8 @@ def _beside_pool(pool, jobs: list, context, workers: int) -> dict:
 
 
 class _Board:
-    """The jobs of one :func:`run` (waiting, held by workers, done), shared under ``turn`` with the pool's thread; a pool
-    of one worker is sent each needed result once and keeps those a later job needs (:data:`_kept`, ``there``)."""
+    """The jobs of one :func:`run` (waiting, held by workers, done), shared under ``turn`` with the pool's thread; a
+    pool of one worker is sent each needed result once and keeps those a later job needs (:data:`_kept`, ``there``)."""
 
     def __init__(self, pool, jobs: list, workers: int) -> None:
         import threading
