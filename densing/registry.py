@@ -282,10 +282,9 @@ class Target(NamedTuple):
 
 
 def resolve_table(results: str | Path | None = None, table: str | TrendTable | None = None) -> Target:
-    """The one way from what a caller names to the table measured (every command's ``--results``/``--table``, every API
-    entry's ``results=``/``table=``): ``table`` (a registered name or a :class:`TrendTable`) names the table,
-    ``results`` the file read (default: the table's own); with ``results`` alone the table is the registered one whose
-    file it is, else the leading table (:func:`table_for_path`). An unknown name or a bad path is an InputError."""
+    """The one way from what a caller names to the table measured (every ``--results``/``--table``, every API entry's
+    ``results=``/``table=``): ``table`` names it (a registered name or a :class:`TrendTable`), ``results`` the file read
+    (default its own; alone: the registered table whose file it is, else the leading one); else an InputError."""
     given = None if results is None else as_path(results, "results")
     if table is not None and not isinstance(table, (str, TrendTable)):
         raise InputError(f"{TABLES.what}: expected a table's name, one of {', '.join(tables())}, got {table!r}")
