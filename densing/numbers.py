@@ -167,9 +167,8 @@ def parse_count(value: object, *, field: str = "params", where: str | None = Non
 
 def parse_date(value: object, *, field: str = "release_date", where: str | None = None,
                in_domain: bool = True) -> pd.Timestamp:
-    """Parse an ISO date (``2023-02-24``; also ``2023-02`` meaning the first of the month) in the domain of dates,
-    [:data:`densing.impossible.EARLIEST_DATE`, today]: a date outside it is an InputError naming ``where``, ``field``,
-    the date and the domain. ``in_domain=False``: any date (for a check that reports its own range as a finding)."""
+    """An ISO date (``2023-02-24``; ``2023-02``: the first of the month) in [:data:`~densing.impossible.EARLIEST_DATE`,
+    today], else an InputError naming ``where``, ``field``, the date and the domain; ``in_domain=False``: any date."""
     from densing.impossible import check_date
 
     parsed = _parse_date(value, field=field, where=where)

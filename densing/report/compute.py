@@ -206,11 +206,10 @@ def compute_report(*, results: str | Path | None = None, table: str | TrendTable
                    traces: str | Path | None = None, command: str | None = None, measured=None,
                    yours: pd.DataFrame | None = None, yours_suite: str | None = None,
                    yours_evaluated: bool = True, yours_answers: tuple[str, ...] = ()) -> Report:
-    """Every section the report shows, from the command's inputs: ``results`` and ``table`` the target table
-    (:func:`densing.registry.resolve_table`), ``frontier`` the density figure's rule, ``command`` the footer's command
-    line, ``measured`` a headline already measured on ``results``, ``yours`` a user's models placed against it (their
-    ``yours_suite``, whether ``yours_evaluated``, their terminal lines ``yours_answers``). The designs' sections stand
-    beside the leading table's rows only."""
+    """Every section the report shows: ``results``, ``table`` the target table (:func:`densing.registry.resolve_table`),
+    ``frontier`` the density figure's rule, ``command`` the footer's, ``measured`` a headline already measured there,
+    ``yours`` a user's models placed against it (with their ``yours_suite``, ``yours_evaluated``, ``yours_answers``,
+    the terminal's lines). The designs' sections stand beside the leading table's rows only."""
     profile, path = resolve_table(results, table)
     inputs = Inputs(results=path, fits_dir=Path(fits_dir) if fits_dir else paths.REFERENCE_FITS,
                     frontier=rules.get(frontier).name, epoch=epoch, since=since, n_boot=n_boot, seed=seed,
@@ -286,8 +285,7 @@ def _named(measured, densities: pd.DataFrame, reference: str, seed: int) -> Name
 
 def per_benchmark_densities(models: pd.DataFrame, inversion, *, seed: int = 0) -> pd.DataFrame:
     """Each model's density under each benchmark of ``inversion`` inverted alone (the paper's eq. 4 at the fit's own
-    D0, :class:`densing.laws.inversion.PerBenchmark`) with its 95% interval
-    (:func:`densing.laws.density.density_table`); one row per model and benchmark, none for one benchmark."""
+    D0, :class:`~densing.laws.inversion.PerBenchmark`) with its 95% interval; a row per model and benchmark."""
     columns = ["model", "density", "bound", "density_ci_low", "density_ci_high"]
     frames = [density_table(models, PerBenchmark(fit), seed=seed)[columns].assign(benchmark=fit.benchmark)
               for fit in (inversion.fits if len(inversion.fits) > 1 and len(models) else ())]
