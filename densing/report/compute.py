@@ -284,8 +284,8 @@ def _named(measured, densities: pd.DataFrame, reference: str, seed: int) -> Name
 
 
 def per_benchmark_densities(models: pd.DataFrame, inversion, *, seed: int = 0) -> pd.DataFrame:
-    """Each model's density under each benchmark of ``inversion`` inverted alone (the paper's eq. 4 at the fit's own
-    D0, :class:`~densing.laws.inversion.PerBenchmark`), its 95% interval; a row per model and benchmark, none for one."""
+    """Each model's density under each benchmark of ``inversion`` inverted alone (the paper's eq. 4 at the fit's D0,
+    :class:`~densing.laws.inversion.PerBenchmark`), its 95% interval; a row per model and benchmark, none for one."""
     columns = ["model", "density", "bound", "density_ci_low", "density_ci_high"]
     frames = [density_table(models, PerBenchmark(fit), seed=seed)[columns].assign(benchmark=fit.benchmark)
               for fit in (inversion.fits if len(inversion.fits) > 1 and len(models) else ())]
