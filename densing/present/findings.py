@@ -39,9 +39,8 @@ def check_threshold(check) -> str:
     """A :class:`densing.trend.checks.Check`'s threshold in words: what it tests against, "under every candidate
     reference" where it is judged under several, and, for a calibrated finding, why it is no gate."""
     text = _threshold_of(check) + (" under every candidate reference" if check.across else "")
-    if check.finding == CALIBRATED:
-        return f"a finding, not a gate ({FINDING_WORDS}); it fires where it fails: {text}"
-    return text
+    return (f"a finding, not a gate ({FINDING_WORDS}); it fires where it fails: {text}" if check.finding == CALIBRATED
+            else text)
 
 
 def _facts_words(check) -> str:

@@ -18,14 +18,16 @@ from densing.data import read_results
 from densing.laws.density import density_table
 from densing.laws.inversion import PerBenchmark
 from densing.laws.reference_fit import ReferenceFit
+from densing.present.bias import bias_words
 from densing.present.figures import with_intervals
 from densing.present.forest import row_names
 from densing.present.summary import Summary, Table
-from densing.registry import TrendTable, designs, resolve_table
+from densing.registry import TrendTable, designs, leading_table, resolve_table
 from densing.results import Result
 from densing.runtime.executor import Beside
 from densing.runtime.threads import one_blas_thread
 from densing.trend import rules
+from densing.trend.bias import measurement_row
 from densing.trend.measure import PAPER_ANCHORS, measure_trend
 from densing.trend.measurement import TrendMeasurement
 
@@ -243,10 +245,6 @@ def compute_report(*, results: str | Path | None = None, table: str | TrendTable
 def _bias(measured, results: Path, headline_fit, d0) -> str | None:
     """The headline row's bias sentence (:func:`densing.present.bias.bias_words`) where the page measures the leading
     table as shipped (no other file, no given fit or D0); None otherwise."""
-    from densing.present.bias import bias_words
-    from densing.registry import leading_table
-    from densing.trend.bias import measurement_row
-
     leading = leading_table()
     if headline_fit is not None or d0 is not None or Path(results).resolve() != leading.path.resolve():
         return None

@@ -50,8 +50,7 @@ def derived(table, key: tuple, compute):
     if memo is None:
         return compute()
     slot = (id(table), key)
-    found = memo.get(slot)
-    if found is not None and found[0]() is table:
+    if (found := memo.get(slot)) is not None and found[0]() is table:
         return found[1]
     value = compute()
     memo[slot] = (weakref.ref(table), value)
