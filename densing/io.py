@@ -115,9 +115,8 @@ def check_writable(path: str | Path) -> Path:
         raise InputError(f"{where}: the file is read-only; densing does not replace it (make it writable, or give "
                          "another name)")
     _check_name_lengths(target)
-    parent = target.parent
-    if _writable_ancestor(parent) is None:
-        raise InputError(f"{where}: cannot write here (no writable folder {parent})")
+    if _writable_ancestor(target.parent) is None:
+        raise InputError(f"{where}: cannot write here (no writable folder {target.parent})")
     return path
 
 

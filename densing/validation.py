@@ -267,8 +267,7 @@ class Frame:
         pandas = sys.modules.get("pandas")
         if pandas is None or not isinstance(value, pandas.DataFrame) or len(value) < self.min_rows:
             return False
-        names = list(value.columns)
-        return all(names.count(c) == 1 for c in self.columns)
+        return all(list(value.columns).count(c) == 1 for c in self.columns)
 
     def __str__(self) -> str:
         rows = f" and at least {self.min_rows} row{'s' if self.min_rows != 1 else ''}" if self.min_rows else ""

@@ -203,10 +203,9 @@ class Report(Result):
 @one_blas_thread  # the report's fits are on matrices of a few columns: one BLAS thread per process
 def compute_report(*, results: str | Path | None = None, table: str | TrendTable | None = None,
                    headline_fit: str | Path | None = None, fits_dir: str | Path | None = None, d0: float | None = None,
-                   frontier: str = "quantile",
-                   epoch: str = DEFAULT_EPOCH, since: str | None = DEFAULT_EPOCH, n_boot: int = 600, seed: int = 0,
-                   traces: str | Path | None = None, command: str | None = None, measured=None,
-                   yours: pd.DataFrame | None = None, yours_suite: str | None = None,
+                   frontier: str = "quantile", epoch: str = DEFAULT_EPOCH, since: str | None = DEFAULT_EPOCH,
+                   n_boot: int = 600, seed: int = 0, traces: str | Path | None = None, command: str | None = None,
+                   measured=None, yours: pd.DataFrame | None = None, yours_suite: str | None = None,
                    yours_evaluated: bool = True, yours_answers: tuple[str, ...] = ()) -> Report:
     """Every section the report shows: ``results``, ``table`` the target table (:func:`densing.registry.resolve_table`),
     ``frontier`` the density figure's rule, ``command`` the footer's, ``measured`` a headline already measured there,
