@@ -89,11 +89,10 @@ def first_impossible(field: str, values) -> tuple[int, str, int] | None:
     import numpy as np
 
     values = np.asarray(values, dtype=np.float64)
-    for rule in IMPOSSIBLE:
-        if rule.table == "trace" and rule.field == field:
-            bad = np.flatnonzero(rule.test(values, False))
-            if bad.size:
-                return int(bad[0]), rule.why, int(bad.size)
+    for rule in (r for r in IMPOSSIBLE if r.table == "trace" and r.field == field):
+        bad = np.flatnonzero(rule.test(values, False))
+        if bad.size:
+            return int(bad[0]), rule.why, int(bad.size)
     return None
 
 

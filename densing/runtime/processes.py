@@ -114,9 +114,8 @@ def end_pool(pool, grace: float = GRACE_S) -> None:
     if thread is not None:
         _quiet_ending(thread)
     pool.shutdown(wait=False, cancel_futures=True)
-    for process in processes:
-        if process.is_alive():
-            process.terminate()
+    for process in [p for p in processes if p.is_alive()]:
+        process.terminate()
     for process in processes:
         end_process(process, grace)
     if thread is not None:
