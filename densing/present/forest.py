@@ -54,7 +54,7 @@ def _drawn(rows: pd.DataFrame) -> list[float]:
 
 def shown_name(benchmark: str) -> str:
     """A benchmark's name for a reader: its registered display name, else its id in capitals."""
-    return getattr(BENCHMARKS.get(benchmark), "display", None) or benchmark.upper()
+    return getattr(BENCHMARKS.get(benchmark, None), "display", None) or benchmark.upper()
 
 
 def row_names(rows) -> dict[str, str]:
