@@ -74,9 +74,8 @@ def _beside_pool(pool, jobs: list, context, workers: int) -> dict:
     board = _Board(pool, jobs, workers)
     with board.turn:
         board.feed()
-    while (taken := board.next_here()) is not None:
-        job, needed = taken
-        board.finished(job, _run_one(job, needed, context))  # as a worker computes it
+    while (taken := board.next_here()) is not None:  # (job, what it needs)
+        board.finished(taken[0], _run_one(*taken, context))  # as a worker computes it
     if board.broken:
         end_pool(pool)
     return board.done
