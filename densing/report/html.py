@@ -71,8 +71,8 @@ def table_html(frame: pd.DataFrame, *, scroll: bool = True) -> str:
     and cells by :mod:`densing.display`, every cell escaped, numbers right-aligned, long text wraps."""
     shown = frame_columns(frame)
     wide = ' class="w"'  # a header with a word longer than LONG_HEADER_WORD
-    head = "".join(f"<th{wide if max(map(len, str(h).split()), default=0) > LONG_HEADER_WORD else ''}>{esc(h)}</th>"
-                   for h, _ in shown)
+    head = "".join(f"<th{wide if max(map(len, str(header).split()), default=0) > LONG_HEADER_WORD else ''}>"
+                   f"{esc(header)}</th>" for header, _ in shown)
     rows = []
     for i, record in enumerate(frame.itertuples(index=False, name=None)):
         cells = []
