@@ -13,7 +13,6 @@ The pandas API, for notebooks::
     print(result.verdict)
 
 Heavy modules load on first use, so ``import densing`` (and ``densing --help``) stays quick.
-``densing.compute_density`` is the function; ``densing.density`` is its module (:mod:`densing.laws.density`).
 
 The public names (``densing.__all__``; ``dir(densing)`` lists them before they load)::
 
@@ -26,7 +25,7 @@ The public names (``densing.__all__``; ``dir(densing)`` lists them before they l
     ReferenceFit                        a fitted reference law (load, save, invert, predict)
     invert(fit, scores)              -> DataFrame: effective parameter size of each score
     compute_density(targets, fit)    -> DataFrame: effective size and capacity density per model
-    density                             the density module (compute_density's home)
+    density                             compute_density's module (:mod:`densing.laws.density`)
     fit_trend(targets, reference)    -> TrendUncertainty: ln ρmax = A·t + B, the doubling time, fit × score × models × reference
     measure_trend(targets)           -> TrendMeasurement: the headline, rows per benchmark, checks
     overlap                             the training-trace profiler's package (read_traces, metrics, what-if)
@@ -85,7 +84,6 @@ __all__ = ["DensingError", "EvalError", "FitError", "InputError", "TraceError", 
 
 
 def __dir__() -> list[str]:
-    """The public names, loaded or not (``__all__``), and the submodules already imported, for ``dir()`` and tab
-    completion: nothing the module uses inside (``import_module``, ``functools``)."""
+    """``__all__`` and the submodules already imported (``dir()``, tab completion): nothing the module uses inside."""
     loaded = {name for name, value in globals().items() if type(value).__name__ == "module" and not name.startswith("_")}
     return sorted(set(__all__) | loaded)

@@ -47,13 +47,8 @@ def kind(field: str) -> str:
     name = str(field)
     if name in COUNTS or name.endswith(("_params", "_tokens", "_flops")):
         return "count"
-    if name in FRACTIONS:
-        return "fraction"
-    if name.endswith("_pct"):
-        return "percent"
-    if name.endswith("_us"):
-        return "microseconds"
-    return "other"
+    return ("fraction" if name in FRACTIONS else "percent" if name.endswith("_pct")
+            else "microseconds" if name.endswith("_us") else "other")
 
 
 def header(field: str, unit: str | None = None) -> str:
@@ -102,17 +97,16 @@ def is_numeric(values) -> bool:
 
 
 def column(field: str, values) -> tuple[str, list[str]]:
-    """(header, cells) of one column: ``values`` as people read them, by the field's :func:`kind`: a count in words
-    (``1.42B``), a fraction as a percentage, a duration in its column's unit, a date as ``YYYY-MM-DD``, a boolean as
-    yes/no, a missing value as ``—``, text as it is."""
+    """(header, cells) of one column, by the field's :func:`kind`: a count in words (``1.42B``), a fraction as a
+    percentage, a duration in its column's unit, a date ``YYYY-MM-DD``, a boolean yes/no, missing ``—``, text."""
     values = list(values)
-    how = kind(field)
-    unit = None
-    scale = 1.0
+    how, unit, scale = kind(field), None, 1.0
     if how == "microseconds":
         finite = sorted(abs(float(v)) for v in values if _is_number(v) and math.isfinite(float(v)) and float(v) != 0)
         unit, seconds = time_unit(finite[len(finite) // 2] / 1e6 if finite else 1e-3)
         scale = seconds * 1e6
+    number = {"count": format_count, "fraction": lambda v: format_number(100 * float(v)),
+              "microseconds": lambda v: format_number(float(v) / scale)}.get(how, format_number)
 
     def one(value) -> str:
         if _missing(value):
@@ -121,15 +115,7 @@ def column(field: str, values) -> tuple[str, list[str]]:
             return "yes" if value else "no"
         if isinstance(value, (datetime, date)):
             return value.strftime("%Y-%m-%d")
-        if not _is_number(value):
-            return str(value)
-        if how == "count":
-            return format_count(value)
-        if how == "fraction":
-            return format_number(100 * float(value))
-        if how == "microseconds":
-            return format_number(float(value) / scale)
-        return format_number(value)
+        return number(value) if _is_number(value) else str(value)
 
     return header(field, unit), [one(v) for v in values]
 
@@ -156,20 +142,10 @@ NEAR_CHANCE = f"every inverted score within {CHANCE_STDERRS:g} standard errors o
 
 
 def density_reading(density, bound="", low=math.nan, high=math.nan, near_chance=False) -> tuple[str, float, str]:
-    """The one rule for when a density is a bound → (reading, the number it states, why).
-
-    1. **Censored** (``bound`` "upper bound" / "lower bound": the score is at or beyond what the reference law
-       resolves, :func:`densing.laws.bounds.log_density_bounds`): the density is that bound, ρ ≤ ``density`` or
-       ρ ≥ ``density``; "dropped" (the law cannot express even the bound) or no density: reading ``none``.
-    2. **At chance** (``near_chance``: every inverted score within :data:`CHANCE_STDERRS` standard errors of its
-       benchmark's chance level, :func:`densing.laws.density.near_chance`): the score cannot tell the model from
-       guessing, so the interval's upper end is a bound, ρ ≤ ``high``.
-    3. **An interval that reaches 0 or ∞** (more than (1 − level)/2 of the draws land on a bound or leave the size
-       range): the other end is the bound — ρ ≤ ``high`` where ``low`` is 0, ρ ≥ ``low`` where ``high`` is ∞; both
-       (0 to ∞): reading ``none``, the data say nothing about ρ.
-    4. Otherwise a ``value``: ρ = ``density`` within [``low``, ``high``] (no interval computed: a value too).
-
-    Every command, table and per-model frame reads a density by this function (docs/measure.md)."""
+    """The one rule for when a density is a bound → (reading, the number it states, why), as docs/measure.md (step 6)
+    says it: a censored ``bound`` (:func:`densing.laws.bounds.log_density_bounds`) is that bound ("dropped" or no
+    density: ``none``); ``near_chance`` (:func:`densing.laws.density.near_chance`) makes ``high`` an upper bound; an
+    interval reaching 0 or ∞ is a bound at its other end (0 to ∞: ``none``); else a ``value``, ρ = ``density``."""
     bound = "" if bound is None or (isinstance(bound, float) and math.isnan(bound)) else str(bound)
     rho, low, high = _number(density), _number(low), _number(high)
     if bound in BOUND_SIGNS:
@@ -214,9 +190,7 @@ def reading_words(reading: str, why: str) -> str:
     "upper bound (chance)", "" for a value."""
     if reading == VALUE:
         return ""
-    if reading == NO_READING:
-        return why
-    return f"{reading} ({_CAUSES[why]})" if why in _CAUSES else reading
+    return why if reading == NO_READING else f"{reading} ({_CAUSES[why]})" if why in _CAUSES else reading
 
 
 def _bounded_cells(frame, suffix: str, readings) -> dict[str, list[str]]:

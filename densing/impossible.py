@@ -19,9 +19,8 @@ MAX_TIMESTAMP_US = float(2**63)
 
 @dataclass(frozen=True)
 class Impossible:
-    """A value no measurement can have: ``field``'s value ``v`` is refused when ``test(v, fraction)`` holds
-    (``fraction``: the row's metric is a fraction; a trace rule gets numpy arrays). A results rule's ``why`` completes
-    "field 'F': V …" and may name ``{metric}``; a trace rule's names what V is."""
+    """A value no measurement can have: ``field``'s ``v`` is refused where ``test(v, fraction)`` (``fraction``: the
+    metric is one; a trace rule gets arrays); ``why`` completes "field 'F': V …" (results; may name ``{metric}``)."""
 
     table: str  # "results" (one row of the tidy table) or "trace" (a profiler trace's events)
     field: str
@@ -63,9 +62,8 @@ def check_impossible(field: str, value: float, *, where: str, metric: str = "", 
 
 
 def check_scores(scores: Any, *, name: str = "scores", metric: str = "", fraction: bool = False):
-    """``scores`` (a number or a sequence of numbers) as a float array, or InputError naming ``name``: not numbers, none,
-    NaN or infinite, or impossible by :data:`IMPOSSIBLE`'s rules for a results table's ``value`` (``fraction``: the
-    metric is a fraction, so a score outside [0, 1] is refused, as the table readers refuse it)."""
+    """``scores`` (a number or a sequence) as a float array, or InputError naming ``name``: not numbers, none, NaN or
+    infinite, or impossible by :data:`IMPOSSIBLE`'s rules for a ``value`` (``fraction``: outside [0, 1] refused)."""
     import numpy as np
 
     if isinstance(scores, (str, bytes, Mapping)):
@@ -91,17 +89,14 @@ def first_impossible(field: str, values) -> tuple[int, str, int] | None:
     import numpy as np
 
     values = np.asarray(values, dtype=np.float64)
-    for rule in IMPOSSIBLE:
-        if rule.table == "trace" and rule.field == field:
-            bad = np.flatnonzero(rule.test(values, False))
-            if bad.size:
-                return int(bad[0]), rule.why, int(bad.size)
+    for rule in (r for r in IMPOSSIBLE if r.table == "trace" and r.field == field):
+        bad = np.flatnonzero(rule.test(values, False))
+        if bad.size:
+            return int(bad[0]), rule.why, int(bad.size)
     return None
 
 
-# --------------------------------------------------------------------------------------------------------------------
-# The domains of a parameter count and of a date (module docstring)
-# --------------------------------------------------------------------------------------------------------------------
+# -- The domains of a parameter count and of a date (module docstring) -------------------------------------------------
 
 #: Plausible parameter counts of a language model: outside them a unit mistake (``7`` for 7B). 1e4, not the 1e6 of the
 #: smallest published models: densing's evaluation runs tiny test models (about 43,000 parameters).

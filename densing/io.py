@@ -88,11 +88,9 @@ def write_file_set(folder: str | Path, texts: dict[str, str]) -> list[Path]:
 
 def _file_kind(mode: int) -> str | None:
     """What a non-regular file is, in words; None for a regular file."""
-    for test, words in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe"), (stat.S_ISSOCK, "a socket"),
-                        (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device")):
-        if test(mode):
-            return words
-    return None if stat.S_ISREG(mode) else "not a regular file"
+    kinds = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe"), (stat.S_ISSOCK, "a socket"),
+             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+    return next((words for test, words in kinds if test(mode)), None if stat.S_ISREG(mode) else "not a regular file")
 
 
 def check_writable(path: str | Path) -> Path:
@@ -117,9 +115,8 @@ def check_writable(path: str | Path) -> Path:
         raise InputError(f"{where}: the file is read-only; densing does not replace it (make it writable, or give "
                          "another name)")
     _check_name_lengths(target)
-    parent = target.parent
-    if _writable_ancestor(parent) is None:
-        raise InputError(f"{where}: cannot write here (no writable folder {parent})")
+    if _writable_ancestor(target.parent) is None:
+        raise InputError(f"{where}: cannot write here (no writable folder {target.parent})")
     return path
 
 
@@ -243,9 +240,8 @@ def command_line() -> str | None:
 
 def read_stored_record(path: str | Path, command: str, *, keys: tuple[str, ...] = ("rows",),
                        rows: str | None = "rows", row_keys: tuple[str, ...] = ("row",)) -> tuple[dict | None, str]:
-    """A stored record the package ships (an object with ``keys``, its ``rows`` a list of objects with ``row_keys``),
-    read with a guard: (record, "") or (None, one line naming the file, what is wrong and the ``command`` that makes it
-    again), never raised, so the command that reads it goes on without that section."""
+    """A stored record the package ships (``keys``; its ``rows`` objects with ``row_keys``) → (record, "") or (None,
+    one line naming the file, what is wrong and the ``command`` that makes it again): never raised."""
     path = Path(path)
     where = path.name if not path.is_absolute() else _shown(path)
     if not path.exists():

@@ -1,10 +1,9 @@
-"""Numbers as text and as JSON: the one rule every table, sentence and JSON document follows (docs/cli_reference.md):
-3 significant figures (:func:`format_number`), ``—`` for missing, ``∞``, counts in words (:func:`format_count`), a
-non-finite number ``null`` in JSON; counts and dates parsed as people write them (:func:`parse_count`,
-:func:`parse_date`).
+"""Numbers as text and as JSON: the one rule every table, sentence and JSON document follows (docs/cli_reference.md),
+and counts and dates parsed as people write them (:func:`parse_count`, :func:`parse_date`).
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 from datetime import date, datetime
@@ -40,9 +39,7 @@ def _special(value) -> str | None:
     number = math.nan if value is None else float(value)
     if math.isnan(number):
         return MISSING
-    if math.isinf(number):
-        return INFINITY if number > 0 else MINUS_INFINITY
-    return None
+    return (INFINITY if number > 0 else MINUS_INFINITY) if math.isinf(number) else None
 
 
 def significant(value: float, digits: int = DIGITS) -> str:
@@ -57,8 +54,7 @@ def significant(value: float, digits: int = DIGITS) -> str:
         text = f"{float(f'{mantissa}e{exponent}'):.{max(0, digits - 1 - exponent)}f}"
         text = text.rstrip("0").rstrip(".") if "." in text else text
         return text.replace("-", "−")
-    if "." in mantissa:
-        mantissa = mantissa.rstrip("0").rstrip(".")
+    mantissa = mantissa.rstrip("0").rstrip(".") if "." in mantissa else mantissa
     return f"{mantissa.replace('-', '−')}×10{str(exponent).translate(_SUPERSCRIPT)}"
 
 
@@ -85,8 +81,7 @@ def log_ticks(low: float, high: float) -> tuple[list[float], list[str]]:
 
 def format_number(value, spec: str | None = None, *, digits: int = DIGITS) -> str:
     """``value`` as text by the module's rule, or ``format(value, spec)`` where a sentence asks for a fixed form."""
-    special = _special(value)
-    if special is not None:
+    if (special := _special(value)) is not None:
         return special
     if spec is not None:
         return re.sub(r"^-", "−", format(float(value), spec))
@@ -101,15 +96,12 @@ _SCALES = (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3))
 
 def format_count(value, digits: int = DIGITS) -> str:
     """A count (parameters, tokens, FLOPs) as people write it: 6.9e9 → ``6.9B``, 1.5e13 → ``15T``, 7e4 → ``70K``."""
-    special = _special(value)
-    if special is not None:
+    if (special := _special(value)) is not None:
         return special
     value = float(value)
     rounded = float(f"{value:.{digits - 1}e}")  # 999.6 is 1K, not 1000
-    for suffix, scale in _SCALES:
-        if abs(rounded) >= scale:
-            return significant(value / scale, digits) + suffix
-    return significant(value, digits)
+    suffix, scale = next(((suffix, scale) for suffix, scale in _SCALES if abs(rounded) >= scale), ("", 1.0))
+    return significant(value / scale, digits) + suffix
 
 
 #: Units of time, largest first: (name, seconds).
@@ -118,14 +110,9 @@ _TIME_UNITS = (("h", 3600.0), ("min", 60.0), ("s", 1.0), ("ms", 1e-3), ("µs", 1
 
 def time_unit(seconds) -> tuple[str, float]:
     """(unit, seconds per unit) for durations of about ``seconds``: the largest unit it is at least one of."""
-    special = _special(seconds)
-    if special is not None or float(seconds) == 0:
+    if _special(seconds) is not None or float(seconds) == 0:
         return "s", 1.0
-    size = abs(float(seconds))
-    for name, scale in _TIME_UNITS:
-        if size >= scale:
-            return name, scale
-    return _TIME_UNITS[-1]
+    return next((unit for unit in _TIME_UNITS if abs(float(seconds)) >= unit[1]), _TIME_UNITS[-1])
 
 
 def json_number(value) -> float | None:
@@ -149,9 +136,7 @@ def json_value(value):
     return value
 
 
-# --------------------------------------------------------------------------------------------------------------------
-# Counts and dates as people write them, parsed at the input edge ("7B", "1.1b", "350M", "2T", "7e9"; "2023-02")
-# --------------------------------------------------------------------------------------------------------------------
+# -- Counts and dates as people write them, parsed at the input edge ("7B", "1.1b", "350M", "2T", "7e9"; "2023-02") ----
 
 _SUFFIX = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
 _SIZE_RE = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([kKmMbBgGtT]?)\s*$")
@@ -182,9 +167,8 @@ def parse_count(value: object, *, field: str = "params", where: str | None = Non
 
 def parse_date(value: object, *, field: str = "release_date", where: str | None = None,
                in_domain: bool = True) -> pd.Timestamp:
-    """Parse an ISO date (``2023-02-24``; also ``2023-02`` meaning the first of the month) in the domain of dates,
-    [:data:`densing.impossible.EARLIEST_DATE`, today]: a date outside it is an InputError naming ``where``, ``field``,
-    the date and the domain. ``in_domain=False``: any date (for a check that reports its own range as a finding)."""
+    """An ISO date (``2023-02-24``; ``2023-02``: the first of the month) in [:data:`~densing.impossible.EARLIEST_DATE`,
+    today], else an InputError naming ``where``, ``field``, the date and the domain; ``in_domain=False``: any date."""
     from densing.impossible import check_date
 
     parsed = _parse_date(value, field=field, where=where)
@@ -201,10 +185,8 @@ def _parse_date(value: object, *, field: str, where: str | None) -> pd.Timestamp
         return (stamp.tz_convert("UTC").tz_localize(None) if stamp.tzinfo is not None else stamp).normalize()
     text = "" if value is None else str(value).strip()
     for fmt in ("%Y-%m-%d", "%Y-%m"):
-        try:
+        with contextlib.suppress(ValueError):
             return pd.Timestamp(datetime.strptime(text, fmt))
-        except ValueError:
-            continue
     try:  # an ISO date-time with its zone (2023-02-25T01:00+09:00, …Z): its day in UTC
         stamp = datetime.fromisoformat(text) if len(text) > 10 and text[10] in "T " else None
     except ValueError:

@@ -1,11 +1,6 @@
 """One registry of named things: the shape every extension point of densing shares (docs/extending.md, "The registry
-every extension point shares").
-
-A :class:`Registry` maps names to items in registration order, ``check`` refusing a bad registration with a
-:class:`densing.errors.RegistryError`; one made with ``found_in`` is filled by discovery (:func:`discover`). The
-measurement designs (:class:`Design`) are the folders of :data:`DESIGN_PACKAGE`, and register the target tables
-(:class:`TrendTable`), one of which leads (:func:`leading_table`); :func:`resolve_table` is the one way from a
-``--results`` path or a ``--table`` name to the table measured.
+every extension point shares"): the designs (:class:`Design`), the target tables they register (:class:`TrendTable`),
+and :func:`resolve_table`, the one way from a ``--results`` path or a ``--table`` name to the table measured.
 """
 from __future__ import annotations
 
@@ -19,7 +14,7 @@ from pathlib import Path
 from typing import Any, Generic, NamedTuple, TypeVar
 
 from densing.errors import InputError, RegistryError
-from densing.validation import Interval
+from densing.validation import Interval, as_path
 
 T = TypeVar("T")
 _REQUIRED = object()
@@ -83,10 +78,7 @@ class Registry(MutableMapping[str, T], Generic[T]):
             self.check(self, name, item)
         if name in self._found:
             raise RegistryError(f"{self.what}: {name!r} is already registered")
-        if first:
-            self._items = {name: item, **self._items}
-        else:
-            self._items[name] = item
+        self._items = {name: item, **self._items} if first else {**self._items, name: item}
         return item
 
     def unregister(self, name: str) -> None:
@@ -96,12 +88,7 @@ class Registry(MutableMapping[str, T], Generic[T]):
 
     def get(self, name: str, default=_REQUIRED):
         """The item registered as ``name``; an unknown one is ``default`` where given, else :meth:`unknown`'s error."""
-        try:
-            return self[name]
-        except UnknownName:
-            if default is not _REQUIRED:
-                return default
-            raise
+        return self[name] if default is _REQUIRED or name in self else default
 
     def unknown(self, name, known: Iterable[str] | None = None, note: str = "") -> InputError:
         """The error of an unknown ``name``: ``"<what>: expected one of <known><note>, got <name>"``."""
@@ -220,9 +207,7 @@ def designs() -> Registry[Design]:
     return DESIGNS
 
 
-# --------------------------------------------------------------------------------------------------------------------
-# The target tables (module docstring)
-# --------------------------------------------------------------------------------------------------------------------
+# -- The target tables (module docstring) ------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
 class TrendTable:
@@ -271,24 +256,19 @@ def tables() -> Registry[TrendTable]:
 
 def leading_table() -> TrendTable:
     """The registered table that leads (:attr:`TrendTable.leads`); an InputError when no registered table does."""
-    for found in tables().values():
-        if found.leads:
-            return found
-    raise InputError(f"{TABLES.what}: no registered table leads, so a table must be named: one of "
-                     f"{', '.join(TABLES) or '(none registered)'}")
+    if (found := next((t for t in tables().values() if t.leads), None)) is None:
+        raise InputError(f"{TABLES.what}: no registered table leads, so a table must be named: one of "
+                         f"{', '.join(TABLES) or '(none registered)'}")
+    return found
 
 
 def table(name: str | TrendTable | None = None) -> TrendTable:
     """The registered table ``name`` (a :class:`TrendTable` as it is; None: :func:`leading_table`); else InputError."""
-    if isinstance(name, TrendTable):
-        return name
-    return leading_table() if name is None else tables().get(name)
+    return name if isinstance(name, TrendTable) else leading_table() if name is None else tables().get(name)
 
 
 def table_for_path(path: str | Path | None) -> TrendTable:
     """The registered table whose file is ``path``, else the leading table."""
-    from densing.validation import as_path
-
     resolved = None if path is None else as_path(path, "results").resolve()
     return next((t for t in tables().values() if resolved is not None and t.path.resolve() == resolved), None) \
         or leading_table()
@@ -302,12 +282,9 @@ class Target(NamedTuple):
 
 
 def resolve_table(results: str | Path | None = None, table: str | TrendTable | None = None) -> Target:
-    """The one way from what a caller names to the table measured (every command's ``--results``/``--table``, every API
-    entry's ``results=``/``table=``): ``table`` (a registered name or a :class:`TrendTable`) names the table,
-    ``results`` the file read (default: the table's own); with ``results`` alone the table is the registered one whose
-    file it is, else the leading table (:func:`table_for_path`). An unknown name or a bad path is an InputError."""
-    from densing.validation import as_path
-
+    """The one way from what a caller names to the table measured (every ``--results``/``--table``, every API entry's
+    ``results=``/``table=``): ``table`` names it (a registered name or a :class:`TrendTable`), ``results`` the file read
+    (default its own; alone: the registered table whose file it is, else the leading one); else an InputError."""
     given = None if results is None else as_path(results, "results")
     if table is not None and not isinstance(table, (str, TrendTable)):
         raise InputError(f"{TABLES.what}: expected a table's name, one of {', '.join(tables())}, got {table!r}")

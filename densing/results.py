@@ -1,7 +1,6 @@
-"""The base of densing's result objects (statsmodels' ``Results`` is the model): a frozen dataclass that inherits
-:class:`Result` gets ``to_dict()``, ``to_frame()``, ``summary()``, ``conf_int(alpha)`` and ``_repr_html_()``
-(docs/api.md, "Result types"). Its words, summary and figures are the presentation layer's, registered by type
-(:func:`register`) and asked for by name (:func:`presented`), which loads the layer (:data:`PRESENTATION`) on first use.
+"""The base of densing's result objects (statsmodels' ``Results`` is the model): ``to_dict``, ``to_frame``,
+``summary``, ``conf_int`` and ``_repr_html_`` (docs/api.md, "Result types"); words, summaries and figures registered by
+type (:func:`register`), asked for by name (:func:`presented`), which loads :data:`PRESENTATION` on first use.
 """
 from __future__ import annotations
 
@@ -27,8 +26,7 @@ _RENDERINGS: dict[tuple[type, str], Callable] = {}
 
 def register(result_type: type, **renderings: Callable) -> None:
     """Each ``name=function(result, *args, **kwargs)`` as a rendering of ``result_type`` and its subclasses."""
-    for name, function in renderings.items():
-        _RENDERINGS[(result_type, name)] = function
+    _RENDERINGS.update({(result_type, name): function for name, function in renderings.items()})
 
 
 def presented(result, name: str, *args, **kwargs):

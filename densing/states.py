@@ -9,9 +9,8 @@ from dataclasses import dataclass
 
 
 class State(enum.Enum):
-    """A row's state: *measured* (both ends of the doubling time's 95% interval determined, the references agreeing),
-    *bounded* (one end determined), *not measured* (neither, or the references disagree); its value is the code a
-    stored record holds (:func:`recorded_state`)."""
+    """A row's state: *measured* (both ends of the 95% interval determined, the references agreeing), *bounded* (one
+    end), *not measured* (neither, or the references disagree); its value is a stored record's code."""
 
     MEASURED = "measured"
     BOUNDED = "bounded"
@@ -25,9 +24,8 @@ def recorded_state(code) -> State | None:
 
 @dataclass(frozen=True)
 class ReferencesDisagree:
-    """The heterogeneity test rejects one common slope at :data:`~densing.constants.HETEROGENEITY_ALPHA`: Q on ``df``
-    degrees of freedom, its p-value (Hotelling's T²(df, ``draws`` − 1); ``draws`` 0: no count), each reference's
-    (family, point doubling time in months)."""
+    """The heterogeneity test rejects one common slope at :data:`~densing.constants.HETEROGENEITY_ALPHA`: Q, ``df``, its
+    p-value (Hotelling's T²(df, ``draws`` − 1); ``draws`` 0: no count), each reference's (family, point months)."""
 
     q: float
     df: int
@@ -38,9 +36,8 @@ class ReferencesDisagree:
 
 @dataclass(frozen=True)
 class EndOpen:
-    """An end of the interval (``"low"`` or ``"high"``) that is not determined: its slope quantile's 95% Monte Carlo
-    range reaches 0 (``undecided`` False) or straddles it at ``n_draws`` draws; ``beyond_months``: the doubling time
-    the open end lies beyond (∞ where its range reaches 0)."""
+    """An end (``"low"``, ``"high"``) not determined: its slope quantile's 95% Monte Carlo range reaches 0
+    (``undecided`` False) or straddles it at ``n_draws`` draws; ``beyond_months``: the months it lies beyond (or ∞)."""
 
     end: str
     undecided: bool

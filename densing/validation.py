@@ -5,6 +5,7 @@ value matching none is an :class:`~densing.errors.InputError` ``NAME: expected W
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import math
@@ -28,9 +29,8 @@ MAX_D0_TOKENS = 1e15
 
 @dataclass(frozen=True)
 class Interval:
-    """A finite number of ``kind`` (``numbers.Real`` or ``numbers.Integral``) between ``left`` and ``right`` (None:
-    open-ended); ``closed`` is ``"both"``, ``"left"``, ``"right"`` or ``"neither"``; ``why``: the bounds' reason, said
-    with them."""
+    """A finite number of ``kind`` (``numbers.Real`` or ``Integral``) between ``left`` and ``right`` (None: open);
+    ``closed``: ``"both"``, ``"left"``, ``"right"`` or ``"neither"``; ``why``: the bounds' reason, said with them."""
 
     kind: type
     left: float | None
@@ -65,9 +65,7 @@ class Interval:
 
 def _bound(bound: float | None, kind: type) -> str:
     """A bound as a refusal writes it: an integer's in full (2147483647), a number's in ``g`` form (1e+15)."""
-    if bound is None:
-        return ""
-    return str(int(bound)) if kind is Integral and float(bound).is_integer() else f"{bound:g}"
+    return "" if bound is None else str(int(bound)) if kind is Integral and float(bound).is_integer() else f"{bound:g}"
 
 
 @dataclass(frozen=True)
@@ -121,11 +119,9 @@ class Date:
             day = value.date() if isinstance(value, datetime) else value
         elif isinstance(value, str):
             for fmt in ("%Y-%m-%d", "%Y-%m"):
-                try:
+                with contextlib.suppress(ValueError):
                     day = datetime.strptime(value.strip(), fmt).date()
                     break
-                except ValueError:
-                    continue
         return day is not None and in_date_domain(day)
 
     def __str__(self) -> str:
@@ -258,9 +254,7 @@ def check_tokens(value: float, *, field: str = "train_tokens", where: str | None
                      "exists (counts are plain numbers, 2e12 for 2T)")
 
 
-# --------------------------------------------------------------------------------------------------------------------
-# The value kinds that look at a value's type or shape: a DataFrame, an instance, a whole number, a device, text
-# --------------------------------------------------------------------------------------------------------------------
+# -- The value kinds that look at a value's type or shape: a DataFrame, an instance, a whole number, a device, text ----
 
 @dataclass(frozen=True)
 class Frame:
@@ -273,8 +267,7 @@ class Frame:
         pandas = sys.modules.get("pandas")
         if pandas is None or not isinstance(value, pandas.DataFrame) or len(value) < self.min_rows:
             return False
-        names = list(value.columns)
-        return all(names.count(c) == 1 for c in self.columns)
+        return all(list(value.columns).count(c) == 1 for c in self.columns)
 
     def __str__(self) -> str:
         rows = f" and at least {self.min_rows} row{'s' if self.min_rows != 1 else ''}" if self.min_rows else ""

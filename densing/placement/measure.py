@@ -1,8 +1,6 @@
 """Your models on the density chart: ``densing measure`` and :func:`measure` (``densing.measure``), in the steps
-docs/measure.md says in full: (1) every input checked (:func:`plan`); (2) the evaluation on a public suite
-(:func:`densing.eval.runner.run_sweep`); (3) the scores as the public table's, with binomial standard errors
-(:func:`public_scores`); (4) the headline's inversion and (5) the frontier line at each release date
-(:mod:`densing.placement.place`), against ``densing trend``'s headline on the suite's target table.
+docs/measure.md says in full: inputs checked (:func:`plan`), evaluated (:func:`densing.eval.runner.run_sweep`),
+scored as the public table (:func:`public_scores`), then inverted and placed (:mod:`densing.placement.place`).
 """
 from __future__ import annotations
 
@@ -19,7 +17,7 @@ import pandas as pd
 from densing.errors import EvalError, InputError
 from densing.placement.place import line_dates, place_models
 from densing.registry import Target, TrendTable, resolve_table
-from densing.results import Result, presented
+from densing.results import Result
 
 
 def hub_offline() -> bool:
@@ -146,9 +144,8 @@ def public_scores(rows: pd.DataFrame, specs: Sequence, *, today: str | None = No
 
 @dataclass(frozen=True)
 class MeasureResult(Result):
-    """What :func:`measure` returns: the user's models placed against the headline measurement, one row per model
-    (``to_frame()``, :func:`place_models`' columns; ``summary()`` in words), the suite's ``scores`` on the public
-    table's names and the headline's :class:`~densing.trend.measurement.TrendMeasurement` (``measurement``)."""
+    """What :func:`measure` returns: the models placed against the headline, a row each (``to_frame()``: the columns of
+    :func:`place_models`), the suite's ``scores`` under the public table's names, the headline (``measurement``)."""
 
     suite: str
     limit: float | None
@@ -199,10 +196,6 @@ class MeasureResult(Result):
         limit = "the full splits" if self.limit is None else f"at most {self.limit:g} items per task (--limit)"
         return f"{self.suite} on {limit}"
 
-    def summary(self):
-        """The placement in words, one paragraph per model (:func:`densing.present.renders.placement_summary`)."""
-        return presented(self, "summary")
-
     def __str__(self) -> str:
         return str(self.summary())
 
@@ -243,19 +236,16 @@ def measure(models, suite: str = "leaderboard-v1", *, limit: float | None = None
 def check_draws(n_boot, seed) -> None:
     """The headline's draws (None: the CLI's default; else :data:`~densing.validation.INTERVAL_DRAWS`) and a seed ≥ 0,
     as the command line takes them; an InputError in one line else."""
-    from numbers import Integral
+    from densing.validation import BOOTSTRAP_CONSTRAINTS, INTERVAL_DRAWS, validate
 
-    from densing.validation import INTERVAL_DRAWS, Interval, validate
-
-    validate({"n_boot": [INTERVAL_DRAWS, None], "seed": [Interval(Integral, 0, None)]}, n_boot=n_boot, seed=seed)
+    validate({"n_boot": [INTERVAL_DRAWS, None], "seed": BOOTSTRAP_CONSTRAINTS["seed"]}, n_boot=n_boot, seed=seed)
 
 
 def place_against(results: str | Path | None, scores: pd.DataFrame, measurement, *, n_boot: int | None, seed: int,
                   suite: str, table: str | TrendTable | None = None, say: ProgressCallback | None = None,
                   **fields) -> MeasureResult:
-    """``scores``' models placed against the headline of the target table (:func:`densing.registry.resolve_table`;
-    ``measurement``, or one measured there with ``n_boot`` draws), inverted beside the models it inverts
-    (:func:`place_models`' ``population``), as a :class:`MeasureResult` of ``suite`` with ``fields``."""
+    """``scores``' models placed against the headline of the target table (:func:`densing.registry.resolve_table`):
+    ``measurement``, or one measured with ``n_boot`` draws; a :class:`MeasureResult` of ``suite`` with ``fields``."""
     from densing.constants import DEFAULT_N_BOOT
     from densing.data import read_results
     from densing.trend.measure import HEADLINE_RULE, measure_trend

@@ -1,9 +1,5 @@
 """Your scores on the chart: a model whose scores you already have, placed against the headline without evaluating
 anything (``densing measure --scores FILE``, :func:`place`, ``densing.place``; docs/measure.md says it in full).
-
-:func:`read_scores` reads a tidy table, a wide one or an lm-eval results JSON by one names contract
-(:mod:`densing.data.names`: a name that maps to nothing is refused, never dropped); the headline is measured on a
-registered target table (:func:`densing.registry.resolve_table`), never on the scores file.
 """
 from __future__ import annotations
 
@@ -40,9 +36,8 @@ def _read(path: Path, model: str | None) -> pd.DataFrame:
 
 def read_scores(path: str | Path, *, model: str | None = None, params: float | None = None,
                 release_date: str | None = None) -> pd.DataFrame:
-    """A scores file as the public table's rows (:func:`scores_rows`): ``model, benchmark, metric, value, stderr,
-    params, release_date, release_date_source``; ``model``, ``params`` and ``release_date`` name, size and date a
-    one-model file."""
+    """A scores file as the public table's rows (:func:`scores_rows`: ``model, benchmark, metric, value, stderr,
+    params, release_date, release_date_source``); ``model``, ``params``, ``release_date``: a one-model file's."""
     from densing.validation import as_path
 
     path = as_path(path, "scores")
@@ -55,9 +50,8 @@ def read_scores(path: str | Path, *, model: str | None = None, params: float | N
 
 def scores_rows(frame: pd.DataFrame, source: str, *, model: str | None = None, params: float | None = None,
                 release_date: str | None = None) -> pd.DataFrame:
-    """A table of scores as written (tidy or wide) as the public table's checked rows
-    (:func:`densing.data.names.scores_table`), the model's name, size and date given overriding the file's; a model
-    left without a size or a date is an InputError naming ``source`` and the field."""
+    """A table of scores (tidy or wide) as the public table's checked rows (:func:`densing.data.names.scores_table`),
+    the name, size and date given overriding the file's; a model without a size or date is an InputError."""
     from densing.data.benchmarks import with_stderr
     from densing.data.names import scores_table
     from densing.numbers import parse_count, parse_date
@@ -90,9 +84,8 @@ def scores_rows(frame: pd.DataFrame, source: str, *, model: str | None = None, p
 
 
 def scores_template(table=None) -> str:
-    """A scores file to fill in, as CSV text: one row per model (``model``, ``params``, ``release_date``) and a column
-    per benchmark of the headline's set of ``table`` (a registered table's name; default the leading table), under the
-    tables' column names, the cells to fill left empty."""
+    """A scores file to fill in, as CSV text: ``model``, ``params``, ``release_date`` and a column per benchmark of
+    the headline's set of ``table`` (a registered name; default the leading table), the cells left empty."""
     from densing.data.benchmarks import BENCHMARKS
     from densing.registry import resolve_table
 
@@ -143,8 +136,7 @@ def check_complete(scores: pd.DataFrame, benchmarks, source: str, allow_missing:
         return
     shown = shown or {}
     for model, own in scores.groupby("model", sort=False):
-        missing = [b for b in benchmarks if b not in set(own["benchmark"])]
-        if missing:
+        if missing := [b for b in benchmarks if b not in set(own["benchmark"])]:
             names = ", ".join(shown.get(b, b) for b in missing)
             raise InputError(f"{source}: {model}: no score on {names} (a column absent, or its cell empty), which the "
                              f"headline inverts with {', '.join(shown.get(b, b) for b in benchmarks if b not in missing)}"

@@ -1,7 +1,6 @@
-"""``densing measure``'s fourth and fifth steps: each model's density under the headline's inversion, read by the one
-rule for bounds (:func:`densing.display.density_reading`), and placed against the frontier line ln ρmax = A·t + B
-(Xiao et al. 2024, eq. 5) at its date, with the band of the slope's 95% interval there
-(:meth:`densing.trend.uncertainty.TrendUncertainty.confidence_band`); a date outside the line's is an extrapolation.
+"""``densing measure``'s fourth and fifth steps (docs/measure.md): each model's density under the headline's
+inversion, read by the one rule for bounds (:func:`densing.display.density_reading`), placed against the frontier
+line ln ρmax = A·t + B (Xiao et al. 2024, eq. 5) at its date, with the band of the slope's 95% interval there.
 """
 from __future__ import annotations
 
@@ -40,12 +39,11 @@ def _chance_note(scores: pd.DataFrame, benchmarks: Sequence[str]) -> dict[str, s
         if len(need) != counts[model]:
             continue  # else every inverted score is at chance: the benchmark that needs the fewest items to leave it
         needed, benchmark, items = min(need)
-        if not (math.isfinite(needed) and math.isfinite(items) and items > 0):
-            notes[model].append("more items cannot make it a number: no score is above chance")
-        else:
-            notes[model].append(f"too few items for a number: {benchmark}'s standard error is that of about "
-                                f"{items:,.0f} items, and about {math.ceil(needed):,} would take its score "
-                                f"{CHANCE_STDERRS:g} standard errors clear of chance")
+        clear = math.isfinite(needed) and math.isfinite(items) and items > 0
+        notes[model].append(f"too few items for a number: {benchmark}'s standard error is that of about {items:,.0f} "
+                            f"items, and about {math.ceil(needed):,} would take its score {CHANCE_STDERRS:g} standard "
+                            "errors clear of chance" if clear else "more items cannot make it a number: no score is "
+                            "above chance")
     return {m: "; ".join(v) for m, v in notes.items()}
 
 
@@ -74,9 +72,8 @@ def line_dates(measurement, rule: str) -> tuple[str, str] | None:
 
 
 def frontier_at(line, date: str, span: tuple[str, str] | None) -> dict:
-    """ρmax of ``line`` at ``date`` (``frontier_density``), the band of its slope's 95% interval there
-    (``frontier_density_ci_low``/``_high``), the line's range of dates (``frontier_first_date``, ``frontier_last_date``)
-    and ``frontier_note``: where ``date`` lies outside the range, how far (the line is extrapolated there)."""
+    """ρmax of ``line`` at ``date`` (``frontier_density``), its slope's 95% band there (``frontier_density_ci_*``), the
+    line's dates (``frontier_first_date``, ``_last_date``) and ``frontier_note``: how far outside them ``date`` lies."""
     when = pd.to_datetime([date])
     out = {"frontier_density": float(np.exp(line.predict(when)[0]))}
     low, high = line.confidence_band(when) if hasattr(line, "confidence_band") else ([math.nan], [math.nan])
@@ -95,17 +92,12 @@ def frontier_at(line, date: str, span: tuple[str, str] | None) -> dict:
 def place_models(scores: pd.DataFrame, inversion, line, *, seed: int = 0,
                  span: tuple[str, str] | None = None, population: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per model of ``scores`` (:func:`densing.placement.measure.public_scores`' table) under ``inversion``,
-    against the frontier ``line`` (the headline's :class:`~densing.trend.uncertainty.TrendUncertainty`: anything with
-    ``predict(dates)`` → ln ρmax and ``epoch``); ``span``: the line's range of dates (:func:`line_dates`).
-
-    Columns: the model, its date and its source, ``score:<b>``, ``items:<b>``, the benchmarks ``inverted`` and
-    ``missing``, ``reference``, ρ (``density``, a bound where ``bound`` says so) with its 95% interval, N̂ = ρ·N with
-    its (``effective_params``, ``_ci_low``, ``_ci_high``), ``reading`` (:func:`densing.display.density_reading`), the
-    line at the date (:func:`frontier_at`), ``frontier``, ``words`` and ``band`` (:func:`band_position`).
-
-    ``population``: score rows of the models the headline inverts; ``scores``' models are inverted beside them (a row of
-    the same model replaced by ``scores``'), so that the joint inversion's between-benchmark variance s²
-    (:mod:`densing.laws.joint`) is the headline's, not that of one model alone.
+    against the frontier ``line`` (anything with ``predict(dates)`` → ln ρmax and ``epoch``); ``span``: the line's
+    dates (:func:`line_dates`). Columns: the model, its date, ``score:<b>``, ``items:<b>``, ``inverted``, ``missing``,
+    ``reference``, ρ and N̂ = ρ·N with their 95% intervals, ``reading`` (:func:`densing.display.density_reading`),
+    the line at the date (:func:`frontier_at`), ``frontier``, ``words``, ``band`` (:func:`band_position`).
+    ``population``: score rows of the models the headline inverts, inverted beside ``scores``' (which replace a row of
+    the same model), so that the joint inversion's s² (:mod:`densing.laws.joint`) is the headline's, not one model's.
     """
     from densing.laws.density import density_table
     from densing.trend.targets import trend_targets
@@ -113,10 +105,8 @@ def place_models(scores: pd.DataFrame, inversion, line, *, seed: int = 0,
     if not any(b in set(scores["benchmark"]) for b in inversion.benchmarks):
         raise InputError(f"scores: none of the inversion's benchmarks ({', '.join(inversion.benchmarks)}) has a score")
     epoch = getattr(line, "epoch", None)
-    inverted = scores
-    if population is not None and len(population):
-        beside = population[~population["model"].isin(set(scores["model"]))]
-        inverted = pd.concat([beside, scores], ignore_index=True)
+    inverted = (pd.concat([population[~population["model"].isin(set(scores["model"]))], scores], ignore_index=True)
+                if population is not None and len(population) else scores)
     models, left = trend_targets(inverted, inversion, since=None, **({"epoch": epoch} if epoch else {}))
     table = density_table(models, inversion, seed=seed) if len(models) else pd.DataFrame(columns=["model"])
     chance = _chance_note(scores, inversion.benchmarks)
@@ -187,21 +177,17 @@ def _said(reading: str, stated: float, why: str, r: dict, chance_words: str | No
 
 
 def _verdict(r: dict, near_chance: str | None) -> dict:
-    """``reading``, ``frontier``, ``words`` and ``band`` (:func:`band_position`) of one placed model (the reading by
-    :func:`densing.display.density_reading`, at chance where the density table says so; a score near chance noted in
-    the words)."""
+    """``reading``, ``frontier``, ``words`` and ``band`` (:func:`band_position`) of one placed model, the reading by
+    :func:`densing.display.density_reading` (a score near chance noted in the words)."""
     reading, value, why = density_reading(r["density"], r["bound"], r["density_ci_low"], r["density_ci_high"],
                                           r.get("near_chance", False))
     line = r["frontier_density"]
-    if reading == VALUE:
-        side = ABOVE if value > line else BELOW
-    else:
-        side = (ABOVE if reading == LOWER_BOUND and value > line else
-                BELOW if reading == UPPER_BOUND and value < line else UNDETERMINED)
+    side = ((ABOVE if value > line else BELOW) if reading == VALUE else
+            ABOVE if reading == LOWER_BOUND and value > line else BELOW if reading == UPPER_BOUND and value < line
+            else UNDETERMINED)
     date = f"{r['release_date']}" + (" (today: no release_date given)" if str(r.get("release_date_source", "")).startswith("today") else "")
-    band = ""
-    if math.isfinite(r.get("frontier_density_ci_low", math.nan)):
-        band = f" (its slope's 95% band {_g(r['frontier_density_ci_low'])}–{_g(r['frontier_density_ci_high'])})"
+    band = (f" (its slope's 95% band {_g(r['frontier_density_ci_low'])}–{_g(r['frontier_density_ci_high'])})"
+            if math.isfinite(r.get("frontier_density_ci_low", math.nan)) else "")
     against = f"the frontier line's ρmax {_g(line)}{band} at {date}"
     if side == UNDETERMINED:
         verdict = f"undetermined against {against} (" + ("no reading)" if reading == NO_READING else "a bound on the line's far side)")
@@ -209,10 +195,8 @@ def _verdict(r: dict, near_chance: str | None) -> dict:
         verdict = f"{side} {against}, though the 95% interval includes the line"
     else:
         verdict = f"{side} {against}"
-    span = ""
-    if r.get("frontier_first_date"):
-        span = f"; the line spans {r['frontier_first_date']} to {r['frontier_last_date']}"
-        span += f" ({r['frontier_note']})" if r.get("frontier_note") else ""
+    span = (f"; the line spans {r['frontier_first_date']} to {r['frontier_last_date']}"
+            + (f" ({r['frontier_note']})" if r.get("frontier_note") else "") if r.get("frontier_first_date") else "")
     chance = f"; {near_chance}" if near_chance and why != NEAR_CHANCE else ""
     said = _said(reading, value, why, r, near_chance)
     placed = band_position(reading, value, r.get("frontier_density_ci_low", math.nan),

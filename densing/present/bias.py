@@ -20,8 +20,7 @@ def interval_words(low: float, high: float) -> str:
 
 def bias_sentence(row) -> str:
     """One sentence: the point's bias in worlds planted from the row (mean ± its Monte Carlo error, the median), the
-    interval's coverage, and the bias-corrected doubling time with its interval where |bias| > 5%, or that none is
-    needed."""
+    interval's coverage, the bias-corrected doubling time with its interval where |bias| > 5% (else no correction)."""
     way = "too steep" if row.bias > 0 else "too shallow"
     said = (f"Bias in {row.replicates} worlds planted from this row ({row.frontier} at the top, as in the data; "
             f"studies/headline_bias.py): the point is {format_number(100 * abs(row.bias))}% ± "
@@ -35,11 +34,8 @@ def bias_sentence(row) -> str:
 
 
 def bias_words(found) -> str | None:
-    """The sentence of a record's row (:func:`bias_sentence`), given :func:`densing.trend.bias.looked_up`'s answer:
-    a row, the record's trouble (an error: missing, damaged or measured at another point, said in one line, the
-    sentence left out), or None (no row: nothing to say)."""
+    """The sentence of :func:`densing.trend.bias.looked_up`'s answer: a row's (:func:`bias_sentence`), the record's
+    trouble in one line (an error: missing, damaged or measured at another point), or None (no row)."""
     if found is None:
         return None
-    if isinstance(found, Exception):
-        return f"bias in planted worlds not shown: {found}"
-    return bias_sentence(found)
+    return f"bias in planted worlds not shown: {found}" if isinstance(found, Exception) else bias_sentence(found)

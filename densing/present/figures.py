@@ -41,11 +41,10 @@ def _packed(text: str, width: int) -> list[str]:
 def density_figure(points: pd.DataFrame, line, *, title: str, others=(), checks_text: str | None = None,
                    highlight: pd.DataFrame | None = None) -> go.Figure:
     """Capacity density over release dates on a log axis: every model the trend uses (a censored density at its
-    bound, ▲ lower, ▼ upper), the frontier's points, and a rule's line ln ρ = A·t + B with its slope's 95% band
-    (Xiao et al. 2024, eq. 5). ``points``: ``model``, ``release_date``, ``params``, ``score``, ``log_density`` and
-    ``bound`` (0 exact, +1 lower bound, −1 upper bound); ``line``: a
-    :class:`densing.trend.uncertainty.TrendUncertainty` or None (the points alone); ``highlight``: a user's models
-    (:data:`HIGHLIGHT_COLUMNS`), labelled stars with their intervals, the line drawn out to their dates."""
+    bound, ▲ lower, ▼ upper), the frontier's points and a rule's line ln ρ = A·t + B with its slope's 95% band
+    (Xiao et al. 2024, eq. 5). ``points``: ``model``, ``release_date``, ``params``, ``score``, ``log_density``,
+    ``bound`` (0 exact, +1 a lower bound, −1 an upper); ``line``: a TrendUncertainty or None; ``highlight``: a user's
+    models (:data:`HIGHLIGHT_COLUMNS`), labelled stars with their intervals, the line drawn out to their dates."""
     frame = points[np.isfinite(points["log_density"]) & np.isfinite(points["bound"])].copy()
     frame["release_date"] = pd.to_datetime(frame["release_date"])
     frame["density"] = np.exp(frame["log_density"])
@@ -303,8 +302,7 @@ def measurement_figure(m, kind: str = "density", *, rule: str | None = None, hig
     if highlight is not None:
         if not isinstance(highlight, pd.DataFrame):
             raise InputError(f"highlight: expected a DataFrame of densing measure's rows, got {type(highlight).__name__}")
-        missing = [c for c in HIGHLIGHT_COLUMNS if c not in highlight.columns]
-        if missing:
+        if missing := [c for c in HIGHLIGHT_COLUMNS if c not in highlight.columns]:
             raise InputError(f"highlight: missing column(s) {', '.join(missing)} (densing measure's rows have them)")
     if kind in ("size", "benchmarks") and (rule is not None or highlight is not None):  # drawn by nothing
         raise InputError(f"{'rule' if rule is not None else 'highlight'}: goes with kind='density' (the {kind!r} "

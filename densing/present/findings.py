@@ -39,9 +39,8 @@ def check_threshold(check) -> str:
     """A :class:`densing.trend.checks.Check`'s threshold in words: what it tests against, "under every candidate
     reference" where it is judged under several, and, for a calibrated finding, why it is no gate."""
     text = _threshold_of(check) + (" under every candidate reference" if check.across else "")
-    if check.finding == CALIBRATED:
-        return f"a finding, not a gate ({FINDING_WORDS}); it fires where it fails: {text}"
-    return text
+    return (f"a finding, not a gate ({FINDING_WORDS}); it fires where it fails: {text}" if check.finding == CALIBRATED
+            else text)
 
 
 def _facts_words(check) -> str:
@@ -88,9 +87,7 @@ def check_detail(check) -> str:
     facts; a calibrated finding says first whether it fires."""
     text = ("; ".join(f"under {name}: {c.status}, {check_detail(c)}" for name, c in check.across) if check.across
             else _facts_words(check))
-    if check.finding == CALIBRATED:
-        return ("fires: " if check.fired else "does not fire: ") + text
-    return text
+    return ("fires: " if check.fired else "does not fire: ") + text if check.finding == CALIBRATED else text
 
 
 #: A forecast cutoff's outcome (:class:`densing.states.Outcome`): its name, and its sentence.

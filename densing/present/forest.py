@@ -27,19 +27,14 @@ def _short_reason(text: str, limit: int = 90) -> str:
     """A not-measured row's status up to its first parenthesis, cut at a word past ``limit`` characters."""
     text = " ".join(str(text).split())
     text = text.split(" (", 1)[0].rstrip(" :;,")
-    if len(text) > limit:
-        text = text[:limit].rsplit(" ", 1)[0].rstrip(" :;,") + "…"
-    return text
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0].rstrip(" :;,") + "…"
 
 
 def row_state(row) -> State:
-    """A row's :class:`~densing.states.State`: its ``state`` column (the one state rule's, as the row was judged);
-    a row that carries none (a design's frame without it) is not measured where it has an error or no doubling
-    time."""
-    state = recorded_state(getattr(row, "state", None))
-    if state is not None:
-        return state
-    return State.NOT_MEASURED if str(getattr(row, "error", "") or "") or not np.isfinite(row.months) else State.MEASURED
+    """A row's :class:`~densing.states.State`: its ``state`` column (as the row was judged); a row without one (a
+    design's frame) is not measured where it has an error or no doubling time."""
+    return recorded_state(getattr(row, "state", None)) or (
+        State.NOT_MEASURED if str(getattr(row, "error", "") or "") or not np.isfinite(row.months) else State.MEASURED)
 
 
 #: The forest plot's legend: one entry per state that occurs (name, filled, colour, marker).
@@ -59,8 +54,7 @@ def _drawn(rows: pd.DataFrame) -> list[float]:
 
 def shown_name(benchmark: str) -> str:
     """A benchmark's name for a reader: its registered display name, else its id in capitals."""
-    record = BENCHMARKS.get(benchmark, None)
-    return record.display if record is not None and record.display else benchmark.upper()
+    return getattr(BENCHMARKS.get(benchmark, None), "display", None) or benchmark.upper()
 
 
 def row_names(rows) -> dict[str, str]:
@@ -75,10 +69,8 @@ def forest_figure(rows: pd.DataFrame, paper_months: float, *, title: str = FORES
                   names: dict[str, str] | None = None) -> go.Figure:
     """Doubling time per benchmark and per benchmark set with its 95% interval (a forest plot), the paper's drawn.
 
-    ``rows``: :meth:`densing.trend.measurement.TrendMeasurement.by_benchmark`'s columns, each labelled by ``names``
-    (:func:`row_names`; default its ``row``); a row not measured shows its short reason at the left edge. The log axis
-    runs from a third below the smallest positive number drawn to 15% past the largest finite one; an end at ∞ is an
-    arrow off the right edge."""
+    ``rows``: :meth:`densing.trend.measurement.TrendMeasurement.by_benchmark`'s, labelled by ``names``
+    (:func:`row_names`; default its ``row``); a row not measured shows its short reason; an end at ∞ is an arrow."""
     rows = rows.iloc[::-1].reset_index(drop=True)  # the first row on top
     labels = [f"{(names or {}).get(r.row, r.row)} · {r.capability}" for r in rows.itertuples()]
     drawn = [paper_months, *_drawn(rows)]
@@ -101,12 +93,9 @@ def forest_figure(rows: pd.DataFrame, paper_months: float, *, title: str = FORES
             low, high = float(rows.at[i, "ci_low"]), float(rows.at[i, "ci_high"])
             if not np.isfinite(low) or np.isnan(high):  # no interval: the point alone
                 continue
-            if np.isfinite(high):
-                segments_x += [low, high, None]
-                segments_y += [labels[i], labels[i], None]
-            else:  # +∞: the arrow's shaft to the edge
-                arrows_x += [low, edge, None]
-                arrows_y += [labels[i], labels[i], None]
+            xs, ys = (segments_x, segments_y) if np.isfinite(high) else (arrows_x, arrows_y)
+            xs += [low, high if np.isfinite(high) else edge, None]  # +∞: the arrow's shaft to the edge
+            ys += [labels[i], labels[i], None]
         if segments_x:
             figure.add_trace(go.Scatter(x=segments_x, y=segments_y, mode="lines", line=dict(color=color, width=2),
                                         name=f"{name}: interval", legendgroup=name, showlegend=False, hoverinfo="skip"))
@@ -211,9 +200,7 @@ def uncertainty_figure(result, paper_months: float, *, title: str | None = None)
         legend=dict(orientation="h", x=0, y=0, yanchor="bottom", yref="container"))
     return figure
 
-# --------------------------------------------------------------------------------------------------------------------
-# What the trend's figures share: the palette, each family's style, text made safe for plotly
-# --------------------------------------------------------------------------------------------------------------------
+# -- What the trend's figures share: the palette, each family's style, text made safe for plotly -----------------------
 
 #: The figures' colours (plotly's default ten).
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]
@@ -234,9 +221,7 @@ def family_style(index: int) -> tuple[str, str, str]:
     return PALETTE[index % len(PALETTE)], symbol, dash
 
 
-# --------------------------------------------------------------------------------------------------------------------
-# Where a figure's labels go (module docstring)
-# --------------------------------------------------------------------------------------------------------------------
+# -- Where a figure's labels go (module docstring) ---------------------------------------------------------------------
 
 #: The density figure's plot area's height (px): six decades and more of density.
 PLOT_HEIGHT = 620

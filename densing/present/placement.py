@@ -41,8 +41,7 @@ def band_said(r: Mapping) -> str:
 def answer(r: Mapping, inverted: tuple[str, ...] = (), missing: tuple[str, ...] = (),
            shown: Mapping[str, str] | None = None) -> str:
     """One placed model (a row of :meth:`densing.placement.measure.MeasureResult.to_frame`) in one line; with
-    ``missing`` (the headline's benchmarks it has no score on, placed with ``--allow-missing``) the benchmarks left out
-    and those it was placed from, by the names ``shown``."""
+    ``missing`` (``--allow-missing``) the benchmarks left out and ``inverted`` those placed from, named by ``shown``."""
     names = shown or {}
     left = (f" without {', '.join(names.get(b, b) for b in missing)} (no score; placed from "
             f"{', '.join(names.get(b, b) for b in inverted)})" if missing else "")

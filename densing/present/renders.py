@@ -108,6 +108,8 @@ register(FixedSizeFit, status=findings.fixed_size_status)
 register(JudgedInterval, status=words.status_words)
 register(Check, threshold=findings.check_threshold, detail=findings.check_detail)
 register(Row, error=lambda row: words.row_reason(row.reason), status=lambda row: words.joined(*words.row_parts(row)))
+
+
 def _judged_status(result) -> str:
     """A trend's status; a rule beside the headline's, whose ends carry no Monte Carlo range and no state, judged by
     the one state rule from its ends (:class:`~densing.states.JudgedInterval`)."""

@@ -16,9 +16,7 @@ def cell(value) -> str:
     """A value as table text: a float by :func:`densing.numbers.format_number`, a nested result by its type's name."""
     if isinstance(value, float):
         return format_number(value)
-    if hasattr(value, "_summary_items"):
-        return type(value).__name__
-    return str(value)
+    return type(value).__name__ if hasattr(value, "_summary_items") else str(value)
 
 
 def table_html(header: Sequence[str], rows: Iterable[Sequence], caption: str | None = None) -> str:

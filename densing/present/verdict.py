@@ -82,7 +82,7 @@ def headline_verdict(head, label: str, refs: str, status: str, *, table_words: s
     low, high = head.doubling_time_months_ci_low, head.doubling_time_months_ci_high
     interval = f"95% CI {interval_words(head)}"
     where = f"on the {label} of {table_words}, against {refs}"
-    legend = ranges_note(head)
+    legend = f"; {note}" if (note := ranges_note(head)) else ""
     state = head.state
     if missing:
         return (f"Doubling time not measured on the {missing[0][1]}: {row_reason(missing[0][2])}. On the {label} of {table_words}, "
@@ -90,7 +90,7 @@ def headline_verdict(head, label: str, refs: str, status: str, *, table_words: s
     if state is State.MEASURED:
         inside = "inside" if low <= paper <= high else "outside"
         return (f"Capacity density doubles every {est} months ({interval}, {fold_of(head)}"
-                f"{'; ' + legend if legend else ''}) {where}; the paper's {paper} months lies {inside} the interval."
+                f"{legend}) {where}; the paper's {paper} months lies {inside} the interval."
                 + _influence_words(head, always=False))
     if state is State.BOUNDED:
         if head.low_determined:
@@ -99,10 +99,9 @@ def headline_verdict(head, label: str, refs: str, status: str, *, table_words: s
             upper = ("the upper end is not determined"
                      + (f" (beyond {format_months(beyond)} months; {open_why(end)})" if math.isfinite(beyond)
                         else " (the draws reach a zero slope)"))
-            ends = f"at least {result_end(head, 'low')} months at 95%{'; ' + legend if legend else ''}; {upper}"
+            ends = f"at least {result_end(head, 'low')} months at 95%{legend}; {upper}"
         else:
-            ends = (f"at most {result_end(head, 'high')} months at 95%{'; ' + legend if legend else ''}; the lower end "
-                    "is not determined")
+            ends = f"at most {result_end(head, 'high')} months at 95%{legend}; the lower end is not determined"
         return (f"Capacity density doubles every {est} months {where}: {ends}." + _influence_words(head, always=True)
                 + f" The paper reports {paper} months.")
     return (f"Doubling time not measured {where}: {reasons_text(head)}. The estimate, {est} months "
@@ -123,12 +122,9 @@ def ranges_note(head) -> str:
 def _influence_words(head, *, always: bool) -> str:
     """The family whose removal moves the estimate most, where that moves it beyond the interval (or ``always``)."""
     top = head.largest_influence()
-    if top is None:
-        return _model_words(head)
-    months = float(top.doubling_time_months)
-    low, high = head.doubling_time_months_ci_low, head.doubling_time_months_ci_high
-    beyond = not (low <= months <= high)
-    if not (beyond or always):
+    months = math.nan if top is None else float(top.doubling_time_months)
+    beyond = top is not None and not (head.doubling_time_months_ci_low <= months <= head.doubling_time_months_ci_high)
+    if top is None or not (beyond or always):
         return _model_words(head)
     shown = (f"the estimate is {format_months(months)} months" if math.isfinite(months) else
              "the frontier line no longer rises (no doubling time)")
@@ -215,9 +211,8 @@ def measurement_why(m) -> str:
 
 def months_phrase(months: float, low: str, high: str, state: State, head: str, *, low_determined: bool,
                   high_determined: bool) -> str:
-    """A row's doubling time as one clause by its state (its interval, or its one determined end where it is
-    bounded), then its status's ``head`` ("measured, 2.3-fold", "bounded"); ``low`` and ``high`` are its ends as
-    printed (:func:`densing.present.words.end_words`)."""
+    """A row's doubling time as one clause by its state (its interval, or where bounded its determined end), then its
+    status's ``head`` ("measured, 2.3-fold"); ``low``, ``high``: its ends as printed (:func:`~.words.end_words`)."""
     if state is State.BOUNDED and low_determined:
         phrase = f"{format_months(months)} months, at least {low} at 95%"
     elif state is State.BOUNDED and high_determined:
@@ -314,9 +309,8 @@ def measurement_summary(m) -> Summary:
 
 
 def rests_on_words(head) -> str:
-    """What a headline rests on, one sentence each: its references' labs and the weight each carries, the late frontier
-    family (the family whose removal moves the estimate most), and the targets at a benchmark's chance level that
-    enter as upper bounds (:class:`densing.trend.uncertainty.TrendUncertainty`'s values; "" for None)."""
+    """What a headline rests on, one sentence each: its labs and their weights, the late frontier family (whose removal
+    moves the estimate most) and the targets at chance that enter as upper bounds ("" for None)."""
     if head is None:
         return ""
     labs = head.labs

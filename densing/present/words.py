@@ -81,9 +81,7 @@ def fold_of(result) -> str:
 
 def open_why(reason: EndOpen) -> str:
     """Why an end is not determined (step 5): undecided at the draws used, or its interval reaches a zero slope."""
-    if reason.undecided:
-        return f"undecided at {reason.n_draws:,} draws"
-    return "its interval reaches a zero slope"
+    return f"undecided at {reason.n_draws:,} draws" if reason.undecided else "its interval reaches a zero slope"
 
 
 def open_end(result, end: str) -> EndOpen:
@@ -154,9 +152,8 @@ def months_text(months: float) -> str:
 
 
 def end_words(months: float, mc_low: float, mc_high: float, as_range: bool) -> str:
-    """An end of a doubling time's interval as every table and sentence prints it: its months ("18.4"; "∞" where not
-    finite) or, ``as_range``, its 95% Monte Carlo range "(12.8–150)": a determined end the draws fix no closer than
-    :data:`~densing.constants.END_STABILITY` of it at the cap (:func:`densing.trend.random_effects.precise`)."""
+    """An end of an interval as every table and sentence prints it: its months ("18.4", "∞") or, ``as_range`` (the
+    draws fix it no closer than :data:`~densing.constants.END_STABILITY`), its Monte Carlo range "(12.8–150)"."""
     if as_range:
         return f"({months_text(mc_low)}–{months_text(mc_high)})"
     return format_months(months) if math.isnan(months) else months_text(months)
@@ -200,16 +197,13 @@ def ranges_words(result) -> str:
 def determined_words(result) -> str:
     """What the draws determine: "3.61 months [95% CI 2.59–5.1]" (both ends), "3.61 months, at least 2.59 at 95%; the
     upper end not determined" (one), or the interval and "neither end determined"; each end by :func:`result_end`."""
-    est = result.doubling_time_months
-    level = f"{result.level:.0%}"
+    est, level = months_text(result.doubling_time_months), f"{result.level:.0%}"
     lo, hi = result_end(result, "low"), result_end(result, "high")
-    if result.low_determined and result.high_determined:
-        return f"{months_text(est)} months [{level} CI {lo}–{hi}]"
-    if result.low_determined:
-        return f"{months_text(est)} months, at least {lo} at {level}; the upper end not determined"
-    if result.high_determined:
-        return f"{months_text(est)} months, at most {hi} at {level}; the lower end not determined"
-    return f"{months_text(est)} months [{level} CI {lo}–{hi}]; neither end determined"
+    return {(True, True): f"{est} months [{level} CI {lo}–{hi}]",
+            (True, False): f"{est} months, at least {lo} at {level}; the upper end not determined",
+            (False, True): f"{est} months, at most {hi} at {level}; the lower end not determined",
+            (False, False): f"{est} months [{level} CI {lo}–{hi}]; neither end determined"}[
+        (bool(result.low_determined), bool(result.high_determined))]
 
 
 def uncertainty_repr(result) -> str:
@@ -318,9 +312,8 @@ PRECISION_COLUMNS = tuple(f"ci_{end}_{what}" for end in ("low", "high") for what
 
 
 def ends_shown(frame: pd.DataFrame, *, keep: bool = False) -> pd.DataFrame:
-    """``frame`` (rows of :func:`row_record`) for a table a person reads: each end printed as its range
-    (:func:`record_as_range`) written so, "(14.5–20.8)", the precision columns left out unless ``keep`` (``--wide``),
-    and "—" for a row not measured (its status says why). A frame without these columns is returned as it is."""
+    """``frame`` (rows of :func:`row_record`) as a person reads it: an end printed as its range "(14.5–20.8)"
+    (:func:`record_as_range`), "—" for a row not measured, the precision columns left out unless ``keep``."""
     if "state" in frame.columns and (frame["state"] == State.NOT_MEASURED.value).any():
         gone = frame["state"] == State.NOT_MEASURED.value
         frame = frame.astype({c: object for c in ("months", "ci_low", "ci_high") if c in frame.columns})

@@ -18,19 +18,23 @@ from densing.data import read_results
 from densing.laws.density import density_table
 from densing.laws.inversion import PerBenchmark
 from densing.laws.reference_fit import ReferenceFit
+from densing.present.bias import bias_words
 from densing.present.figures import with_intervals
 from densing.present.forest import row_names
 from densing.present.summary import Summary, Table
-from densing.registry import TrendTable, designs, resolve_table
+from densing.registry import TrendTable, designs, leading_table, resolve_table
 from densing.results import Result
 from densing.runtime.executor import Beside
 from densing.runtime.threads import one_blas_thread
 from densing.trend import rules
+from densing.trend.bias import measurement_row
 from densing.trend.measure import PAPER_ANCHORS, measure_trend
 from densing.trend.measurement import TrendMeasurement
 
 #: The reference law plots (Pythia) shown in the report's "Reference laws" section.
 DEFAULT_LAW_FITS = "pythia_*.json"
+
+
 @dataclass(frozen=True)
 class Inputs:
     """The command's inputs, as the footer cites them: ``results`` the file read, ``table`` the registered table
@@ -199,16 +203,14 @@ class Report(Result):
 @one_blas_thread  # the report's fits are on matrices of a few columns: one BLAS thread per process
 def compute_report(*, results: str | Path | None = None, table: str | TrendTable | None = None,
                    headline_fit: str | Path | None = None, fits_dir: str | Path | None = None, d0: float | None = None,
-                   frontier: str = "quantile",
-                   epoch: str = DEFAULT_EPOCH, since: str | None = DEFAULT_EPOCH, n_boot: int = 600, seed: int = 0,
-                   traces: str | Path | None = None, command: str | None = None, measured=None,
-                   yours: pd.DataFrame | None = None, yours_suite: str | None = None,
+                   frontier: str = "quantile", epoch: str = DEFAULT_EPOCH, since: str | None = DEFAULT_EPOCH,
+                   n_boot: int = 600, seed: int = 0, traces: str | Path | None = None, command: str | None = None,
+                   measured=None, yours: pd.DataFrame | None = None, yours_suite: str | None = None,
                    yours_evaluated: bool = True, yours_answers: tuple[str, ...] = ()) -> Report:
-    """Every section the report shows, from the command's inputs: ``results`` and ``table`` the target table
-    (:func:`densing.registry.resolve_table`), ``frontier`` the density figure's rule, ``command`` the footer's command
-    line, ``measured`` a headline already measured on ``results``, ``yours`` a user's models placed against it (their
-    ``yours_suite``, whether ``yours_evaluated``, their terminal lines ``yours_answers``). The designs' sections stand
-    beside the leading table's rows only."""
+    """Every section the report shows: ``results``, ``table`` the target table (:func:`densing.registry.resolve_table`),
+    ``frontier`` the density figure's rule, ``command`` the footer's, ``measured`` a headline already measured there,
+    ``yours`` a user's models placed against it (with their ``yours_suite``, ``yours_evaluated``, ``yours_answers``,
+    the terminal's lines). The designs' sections stand beside the leading table's rows only."""
     profile, path = resolve_table(results, table)
     inputs = Inputs(results=path, fits_dir=Path(fits_dir) if fits_dir else paths.REFERENCE_FITS,
                     frontier=rules.get(frontier).name, epoch=epoch, since=since, n_boot=n_boot, seed=seed,
@@ -242,10 +244,6 @@ def compute_report(*, results: str | Path | None = None, table: str | TrendTable
 def _bias(measured, results: Path, headline_fit, d0) -> str | None:
     """The headline row's bias sentence (:func:`densing.present.bias.bias_words`) where the page measures the leading
     table as shipped (no other file, no given fit or D0); None otherwise."""
-    from densing.present.bias import bias_words
-    from densing.registry import leading_table
-    from densing.trend.bias import measurement_row
-
     leading = leading_table()
     if headline_fit is not None or d0 is not None or Path(results).resolve() != leading.path.resolve():
         return None
@@ -283,9 +281,8 @@ def _named(measured, densities: pd.DataFrame, reference: str, seed: int) -> Name
 
 
 def per_benchmark_densities(models: pd.DataFrame, inversion, *, seed: int = 0) -> pd.DataFrame:
-    """Each model's density under each benchmark of ``inversion`` inverted alone (the paper's eq. 4 at the fit's own
-    D0, :class:`densing.laws.inversion.PerBenchmark`) with its 95% interval
-    (:func:`densing.laws.density.density_table`); one row per model and benchmark, none for one benchmark."""
+    """Each model's density under each benchmark of ``inversion`` inverted alone (the paper's eq. 4 at the fit's D0,
+    :class:`~densing.laws.inversion.PerBenchmark`), its 95% interval; a row per model and benchmark, none for one."""
     columns = ["model", "density", "bound", "density_ci_low", "density_ci_high"]
     frames = [density_table(models, PerBenchmark(fit), seed=seed)[columns].assign(benchmark=fit.benchmark)
               for fit in (inversion.fits if len(inversion.fits) > 1 and len(models) else ())]

@@ -66,16 +66,13 @@ LONG_HEADER_WORD = 6
 LONG_CARD = 32
 
 
-def _header_class(header) -> str:
-    """' class="w"' for a header with a word longer than :data:`LONG_HEADER_WORD`, else ''."""
-    return ' class="w"' if max(map(len, str(header).split()), default=0) > LONG_HEADER_WORD else ""
-
-
 def table_html(frame: pd.DataFrame, *, scroll: bool = True) -> str:
     """An HTML table of ``frame`` in a horizontally scrollable box (``scroll``: also at most 520 px high): headers
     and cells by :mod:`densing.display`, every cell escaped, numbers right-aligned, long text wraps."""
     shown = frame_columns(frame)
-    head = "".join(f"<th{_header_class(header)}>{esc(header)}</th>" for header, _ in shown)
+    wide = ' class="w"'  # a header with a word longer than LONG_HEADER_WORD
+    head = "".join(f"<th{wide if max(map(len, str(header).split()), default=0) > LONG_HEADER_WORD else ''}>"
+                   f"{esc(header)}</th>" for header, _ in shown)
     rows = []
     for i, record in enumerate(frame.itertuples(index=False, name=None)):
         cells = []

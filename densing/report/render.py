@@ -182,11 +182,10 @@ def _named(s: m.NamedModelsSection) -> Section:
              "noise × the benchmarks' pooled disagreement; an end of 0 or ∞: more than 2.5% of draws left the size "
              "range), the Birge ratio (benchmarks' disagreement beyond that) and the paper's anchors; below, each "
              "benchmark inverted alone under the same reference, with its own 95% interval (fit draws × score noise).")
-    parts = [table_html(named_table(s.densities, s.missing, s.anchors), scroll=False)]
-    if len(s.per_benchmark):
-        parts.append(details("each benchmark inverted alone: ρ per benchmark with its 95% interval",
-                             table_html(per_benchmark_table(s.per_benchmark, s.densities), scroll=False)))
-    return Section(s.title, intro, parts)
+    per_benchmark = details("each benchmark inverted alone: ρ per benchmark with its 95% interval",
+                            table_html(per_benchmark_table(s.per_benchmark, s.densities), scroll=False))
+    return Section(s.title, intro, [table_html(named_table(s.densities, s.missing, s.anchors), scroll=False),
+                                    *([per_benchmark] if len(s.per_benchmark) else [])])
 
 
 def _references(s: m.ReferencesSection) -> Section:
@@ -237,8 +236,8 @@ def _caveats(s: m.CaveatsSection) -> Section:
 
 
 def _overlap(s: m.OverlapSection) -> Section:
-    parts = [table_html(s.numbers, scroll=False)]
-    parts += [figure_html(fig, f"overlap-{i}", title) for i, (title, fig) in enumerate(s.figures)]
+    parts = [table_html(s.numbers, scroll=False), *(figure_html(fig, f"overlap-{i}", title)
+                                                    for i, (title, fig) in enumerate(s.figures))]
     return Section(s.title, f"PyTorch-profiler traces in {s.traces}: per run (strategy) and rank, the share of "
                    "communication hidden behind computation (overlap %) and the communication left exposed, then the "
                    "figures.", parts)
@@ -283,9 +282,8 @@ def _your_cards(r: dict, cells: tuple[str, str], interval: str, suite: str | Non
     cards = [("density ρ" + ("" if r.get("reading") == "value" else f" ({r.get('reading')})"), cells[0]),
              ("95% interval", interval), ("effective size N̂", cells[1]),
              (f"frontier line's ρmax at {r['release_date']}", _frontier_at(r)),
-             ("against the frontier's band", band_said(r).removesuffix(" the frontier's band"))]
-    cards += [("suite", suite)] if suite else []
-    cards += [("reference", str(r.get("reference") or reference))]
+             ("against the frontier's band", band_said(r).removesuffix(" the frontier's band")),
+             *([("suite", suite)] if suite else []), ("reference", str(r.get("reference") or reference))]
     return (f'<p class="verdict"><strong>{esc(lead)}</strong></p>' + cards_html(cards)
             + f'<p class="sub">{esc(r["words"])}.</p>')
 
@@ -302,10 +300,9 @@ def _yours(s: m.YoursSection) -> Section:
     leads = [_your_cards(r, cell, interval, suite, measured.inversion.name, lead)
              for r, cell, interval, lead in zip(records, cells, intervals, said)]
     table = yours.assign(**{"95% interval": intervals, "density": [rho for rho, _ in cells],
-                            "frontier_density": [_frontier_at(r) for r in records]})
+                            "frontier_density": [_frontier_at(r) for r in records], "N̂": [size for _, size in cells]})
     table = table.rename(columns={"frontier": "frontier line", "frontier_density": "line's ρmax at the date",
                                   "inverted": "inverted on"})
-    table["N̂"] = [size for _, size in cells]
     columns = ["model", "release_date", "inverted on", "density", "95% interval", "N̂", "reading",
                "line's ρmax at the date", "frontier line", "band", "words"]
     done = "Evaluated with densing measure" if s.evaluated else "Placed from scores (densing measure --scores)"

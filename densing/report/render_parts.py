@@ -194,9 +194,7 @@ def caveats_html(dens: pd.DataFrame, left: pd.DataFrame, corrections: pd.DataFra
     return '<ul class="caveats">' + "".join(f"<li>{i}</li>" for i in items or ["none"]) + "</ul>"
 
 
-# --------------------------------------------------------------------------------------------------------------------
-# The reference laws' figures
-# --------------------------------------------------------------------------------------------------------------------
+# -- The reference laws' figures ---------------------------------------------------------------------------------------
 
 def loss_figure(fit: ReferenceFit) -> go.Figure:
     """Loss estimation: measured conditional loss vs training tokens per model size (the loss stage's points), with
@@ -255,10 +253,8 @@ def performance_figure(fits: list[ReferenceFit]) -> go.Figure:
         points = fit.points_frame()  # the panel's numbers first (the points' losses, the law's curve), then its drawing
         if points.empty:  # a ladder fit keeps each run's final point, not its checkpoints
             points = fit.loss_points_frame()
-        if fit.kind == "two-step":
-            loss = points["loss"].to_numpy(float)
-        else:
-            loss = fit.predict_loss(points["params"], points["train_tokens"])
+        loss = (points["loss"].to_numpy(float) if fit.kind == "two-step"
+                else fit.predict_loss(points["params"], points["train_tokens"]))
         positive = loss[np.isfinite(loss) & (loss > 0)]
         spread = bool(positive.size and positive.max() / positive.min() > 20)
         grid = np.geomspace(positive.min(), positive.max(), 200) if spread else np.linspace(np.nanmin(loss), np.nanmax(loss), 100)

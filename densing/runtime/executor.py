@@ -1,12 +1,10 @@
-"""The job executor (:func:`run`): one process per core, or here.
-
-A job is a typed value with a ``key``, the keys it ``needs`` and ``run(context, needed)``. :func:`run` forks one worker
-per core but one (they inherit the context) and computes beside them, each process taking the next job whose needs are
-met; with one core or one job, no ``fork`` or ``DENSING_SERIAL`` set, the jobs run here in order, with the same
-numbers, as do the jobs a dead worker left. :class:`Beside` runs one function in a forked worker meanwhile.
+"""The job executor (:func:`run`): one process per core, or here (one core or job, no ``fork``, ``DENSING_SERIAL``
+set), the same numbers either way; a job has a ``key``, the keys it ``needs`` and ``run(context, needed)``
+(docs/extending.md). :class:`Beside` runs one function in a forked worker meanwhile.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 from typing import Self
 
@@ -22,9 +20,8 @@ _context = None
 def _workers(jobs: int) -> int:
     """How many processes compute ``jobs`` jobs, this one among them: one per core and job; 0 where it forks none."""
     cores = os.cpu_count() or 1
-    if cores < 2 or jobs < 2 or not hasattr(os, "fork") or os.environ.get("DENSING_SERIAL"):
-        return 0
-    return min(cores, jobs)
+    serial = cores < 2 or jobs < 2 or not hasattr(os, "fork") or os.environ.get("DENSING_SERIAL")
+    return 0 if serial else min(cores, jobs)
 
 
 #: :func:`_run_one`'s context where it is not given: the one the worker inherited (:data:`_context`).
@@ -77,39 +74,33 @@ def _beside_pool(pool, jobs: list, context, workers: int) -> dict:
     board = _Board(pool, jobs, workers)
     with board.turn:
         board.feed()
-    while (taken := board.next_here()) is not None:
-        job, needed = taken
-        board.finished(job, _run_one(job, needed, context))  # as a worker computes it
+    while (taken := board.next_here()) is not None:  # (job, what it needs)
+        board.finished(taken[0], _run_one(*taken, context))  # as a worker computes it
     if board.broken:
         end_pool(pool)
     return board.done
 
 
 class _Board:
-    """The jobs of one :func:`run`, shared under ``turn`` by this process and the pool's thread: those waiting, those
-    the workers hold, the results; a worker's next job is sent as its last result arrives (:meth:`landed`). A pool
-    of one worker is sent each needed result once and keeps those a later job needs (:data:`_kept`, ``there``)."""
+    """The jobs of one :func:`run` (waiting, held by workers, done), shared under ``turn`` with the pool's thread; a
+    pool of one worker is sent each needed result once and keeps those a later job needs (:data:`_kept`, ``there``)."""
 
     def __init__(self, pool, jobs: list, workers: int) -> None:
         import threading
 
         self.pool, self.workers = pool, workers
-        self.done: dict = {}
         self.waiting = list(jobs)
-        self.held: dict = {}  # future → the job a worker computes
-        self.errors: list = []
-        self.broken = False
+        self.done, self.held, self.errors, self.broken = {}, {}, [], False  # held: future → the job a worker computes
         self.turn = threading.Condition(threading.RLock())  # the callback may run at once, in the thread that adds it
         self.needs = {n for job in jobs for n in job.needs}
         self.there: set = set()
 
     def ready(self):
         """The first waiting job whose needs are met, taken off the list (under ``turn``)."""
-        for job in self.waiting:
-            if all(n in self.done for n in job.needs):
-                self.waiting.remove(job)
-                return job
-        return None
+        job = next((job for job in self.waiting if all(n in self.done for n in job.needs)), None)
+        if job is not None:
+            self.waiting.remove(job)
+        return job
 
     def feed(self) -> None:
         """A job for each idle worker (under ``turn``)."""
@@ -203,16 +194,11 @@ class Beside:
         if self._future is not None:
             from concurrent.futures.process import BrokenProcessPool
 
-            try:
+            with contextlib.suppress(BrokenProcessPool):  # the worker died: computed here
                 return self._future.result()
-            except BrokenProcessPool:
-                pass
         return self.function(**self.arguments)
 
     def __exit__(self, kind, value, traceback) -> None:
         if self._pool is not None:
-            if kind is None:
-                close_pool(self._pool)
-            else:
-                end_pool(self._pool)
+            (close_pool if kind is None else end_pool)(self._pool)
             self._pool = None

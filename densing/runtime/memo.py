@@ -18,8 +18,7 @@ _OPEN: contextvars.ContextVar[dict | None] = contextvars.ContextVar("densing_tab
 @contextlib.contextmanager
 def same_tables():
     """Within the block, the :func:`per_table` functions keep their values in a memo (an outer block's, if any)."""
-    memo = _OPEN.get()
-    token = _OPEN.set({} if memo is None else memo)
+    token = _OPEN.set({} if (memo := _OPEN.get()) is None else memo)
     try:
         yield
     finally:
@@ -33,8 +32,7 @@ def keeping() -> bool:
 
 def recall(key: tuple):
     """The value :func:`keep` put under ``key`` (plain inputs named in full) in the open memo, or None."""
-    memo = _OPEN.get()
-    return None if memo is None else memo.get(("value", key))
+    return None if (memo := _OPEN.get()) is None else memo.get(("value", key))
 
 
 def keep(key: tuple, value) -> None:
@@ -50,8 +48,7 @@ def derived(table, key: tuple, compute):
     if memo is None:
         return compute()
     slot = (id(table), key)
-    found = memo.get(slot)
-    if found is not None and found[0]() is table:
+    if (found := memo.get(slot)) is not None and found[0]() is table:
         return found[1]
     value = compute()
     memo[slot] = (weakref.ref(table), value)

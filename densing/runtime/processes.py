@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import signal
 import sys
@@ -52,12 +53,10 @@ def worker_setup(parent: int) -> None:
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
     if sys.platform.startswith("linux"):
-        try:
+        with contextlib.suppress(OSError, AttributeError):  # no libc symbol: the parent's finally blocks still reap
             import ctypes
 
             ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
-        except (OSError, AttributeError):  # no libc symbol: the parent's finally blocks still reap
-            pass
     if os.getppid() != parent:  # the parent died before the death signal was armed
         os._exit(1)
 
@@ -115,9 +114,8 @@ def end_pool(pool, grace: float = GRACE_S) -> None:
     if thread is not None:
         _quiet_ending(thread)
     pool.shutdown(wait=False, cancel_futures=True)
-    for process in processes:
-        if process.is_alive():
-            process.terminate()
+    for process in [p for p in processes if p.is_alive()]:
+        process.terminate()
     for process in processes:
         end_process(process, grace)
     if thread is not None:
@@ -170,15 +168,11 @@ def end_subprocess(process, grace: float = GRACE_S) -> None:
 
     if process.poll() is None:
         for sig in (signal.SIGTERM, signal.SIGKILL):
-            try:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(process.pid, sig)
-            except (ProcessLookupError, PermissionError):
-                pass
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(grace)
                 break
-            except subprocess.TimeoutExpired:
-                continue
     _end_group(process.pid, grace)
 
 

@@ -30,14 +30,12 @@ _M_TRIM_THRESHOLD, _M_TOP_PAD, _M_MMAP_THRESHOLD = -1, -2, -3
 def keep_freed_memory() -> None:
     """Ask glibc's allocator (``mallopt``) to serve arrays up to 256 MiB from the heap and keep what is freed: the
     bootstrap reuses pages the kernel would zero again on every draw. Once per process; nothing without glibc."""
-    try:
+    with contextlib.suppress(OSError, AttributeError):
         import ctypes
 
         libc = ctypes.CDLL(None)
         for option, value in ((_M_MMAP_THRESHOLD, 256 << 20), (_M_TRIM_THRESHOLD, 1 << 30), (_M_TOP_PAD, 64 << 20)):
             libc.mallopt(option, value)
-    except (OSError, AttributeError):
-        pass
 
 
 def one_blas_thread(function):
