@@ -60,7 +60,7 @@ def test_density_the_report_and_the_api_flag_the_same_rows(headline, run_cli):
 
     api = [BOUND_SIGNS.get(r, "").strip() for r in headline["reading"]]
     assert "≤" in api  # the public table has a density whose interval reaches 0 (a plain number before)
-    report = dict(frame_columns(_model_table(headline), html=True))["ρ"]
+    report = dict(frame_columns(_model_table(headline)))["ρ"]
     code, out, err = run_cli("density", "--format", "json")
     assert code == 0, err
     cli = pd.DataFrame(json.loads(out)["rows"] if out.lstrip().startswith("{") else json.loads(out))
