@@ -43,7 +43,7 @@ def test_the_verdict_shows_the_corrected_figure_for_the_shipped_table_only(tmp_p
     assert compute._bias(measured, tmp_path / "other.csv", None, None) is None
     assert compute._bias(measured, paths.DEFAULT_DENSITY_TARGETS, "some_fit.json", None) is None
     html = verdict_html(measured, PAPER, bias=words)
-    assert "bias-corrected" in html and "10.0% ± 2.0 too steep" in html
+    assert "bias-corrected" in html and "10% ± 2 too steep" in html
 
 
 def test_the_second_tables_sections_show_their_rows(tmp_path, monkeypatch):
@@ -55,7 +55,7 @@ def test_the_second_tables_sections_show_their_rows(tmp_path, monkeypatch):
     monkeypatch.setattr(bias, "RECORD", _record(tmp_path, [
         _row("openllm_v2", "v2_native", v2_months, bias=-0.01, corrected=False, corrected_months=None)]))
     found = v2.section(None, __import__("pandas").DataFrame(columns=["row"]), 3.3)
-    assert "1.0% ± 2.0 too shallow" in found.bias and "no correction" in found.bias
+    assert "1% ± 2 too shallow" in found.bias and "no correction" in found.bias
     assert "The v2-native row. Bias in 200 worlds" in v2.render(found).parts[2]
     missing = swallow.section(None, __import__("pandas").DataFrame(columns=["row"]), 3.3)
     assert missing.bias is None  # the record has no Swallow row: nothing said

@@ -130,8 +130,8 @@ def test_a_record_measured_at_another_point_is_not_shown(tmp_path):
 def test_the_sentence_gives_the_corrected_figure_beyond_five_percent_and_none_within(tmp_path):
     row = bias.read_bias(_write(tmp_path, [_row()])).row("public", "paper")
     words = bias_sentence(row)
-    assert "9.0% ± 1.5 too steep" in words and f"bias-corrected {POINT * 1.09:.2f} months" in words
+    assert "9% ± 1.5 too steep" in words and f"bias-corrected {POINT * 1.09:.2f} months" in words
     assert "at least 2.71 at 95%" in words
     small = bias.read_bias(_write(tmp_path, [_row(bias=-0.02, corrected=False, corrected_months=None)])).rows[0]
-    assert "2.0% ± 1.5 too shallow" in bias_sentence(small) and "no correction" in bias_sentence(small)
+    assert "2% ± 1.5 too shallow" in bias_sentence(small) and "no correction" in bias_sentence(small)
     assert "bias-corrected" not in bias_sentence(small)
