@@ -67,6 +67,9 @@ ASCII_FOR = {"≤": "<=", "≥": ">=", "∞": "inf", "ρ": "rho", "±": "+/-", "
              "α": "alpha", "β": "beta", "γ": "gamma", "σ": "sigma", "τ": "tau", "Δ": "Delta", "μ": "u", "µ": "u",
              "²": "^2", "³": "^3", "√": "sqrt", "•": "*", "✓": "ok", "✗": "x"}
 
+_SUPERSCRIPTS = "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"
+_FROM_SUPERSCRIPT = str.maketrans(_SUPERSCRIPTS, "-0123456789")
+
 
 def _to_ascii(exc: UnicodeError):
     """The codec error handler ``densing-ascii``: a character the stream cannot encode in ASCII (:data:`ASCII_FOR`,
@@ -75,8 +78,11 @@ def _to_ascii(exc: UnicodeError):
 
     if not isinstance(exc, UnicodeEncodeError):
         raise exc
+    text = exc.object[exc.start:exc.end]
+    if all(c in _SUPERSCRIPTS for c in text):  # an exponent, 10⁻⁴: 10^-4
+        return "^" + text.translate(_FROM_SUPERSCRIPT), exc.end
     return "".join(ASCII_FOR.get(c) or unicodedata.normalize("NFKD", c).encode("ascii", "ignore").decode()
-                   or c.encode("ascii", "backslashreplace").decode() for c in exc.object[exc.start:exc.end]), exc.end
+                   or c.encode("ascii", "backslashreplace").decode() for c in text), exc.end
 
 
 def plain_terminal() -> None:

@@ -20,6 +20,7 @@ def test_the_ascii_spelling_of_what_densing_prints():
     text = "ρ ≤ 2 ± 0.1, ≥ ∞ – é ✓ 中"
     assert codecs.encode(text, "ascii", "densing-ascii") == b"rho <= 2 +/- 0.1, >= inf - e ok \\u4e2d"
     assert codecs.encode("± ≤", "latin-1", "densing-ascii") == "± <=".encode("latin-1")
+    assert codecs.encode("−5.88×10⁻⁴, 1.2×10⁶", "ascii", "densing-ascii") == b"-5.88x10^-4, 1.2x10^6"  # numbers
 
 
 @pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
