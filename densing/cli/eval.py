@@ -144,11 +144,16 @@ def sweep(
     finally:
         gc.enable()
         gc.unfreeze()  # the process as it was, for a caller that goes on (the CLI ends without another collection)
-    if frame.empty:
-        return
+    if not frame.empty:
+        _render(frame, output_format)
+
+
+def _render(frame, output_format: str) -> None:
+    """The sweep's scores and losses; in a table the score beside its pair's name, a metric's name shortened with a
+    key, never broken."""
     columns = ["model", "benchmark", "metric", "value", "n_shot", "loss", "loss_unit", "loss_per_token",
                "loss_per_byte"]
-    if output_format == "table":  # the score beside its pair's name, a metric's name shortened with a key, never broken
+    if output_format == "table":
         columns[2:4] = ["value", "metric"]
     print_frame(frame[[c for c in columns if c in frame.columns]], output_format, title=_loss_title(frame), keys=2,
                 identifiers=("metric",), together=("value", "metric"))
