@@ -20,7 +20,7 @@ def test_the_base_gives_json_a_row_text_and_html_without_the_bulky_fields():
     assert result.to_dict() == {"name": "quantile", "months": None, "params": 7.0e9}
     assert list(result.to_frame().columns) == ["name", "months", "params"] and math.isnan(result.to_frame()["months"][0])
     text = str(result.summary())
-    assert text.splitlines() == ["_Planted", "  name    quantile", "  months  —", "  params  7e9"]
+    assert text.splitlines() == ["_Planted", "  name    quantile", "  months  —", "  params  7×10⁹"]
     assert "draws" not in text and "draws" not in result._repr_html_()
 
 
