@@ -27,10 +27,10 @@ def loaded() -> None:
     go.Figure()
 
 
-def _packed(text: str, width: int) -> list[str]:
-    """``text``'s items (separated by " · ") packed into lines of at most ``width`` characters, none broken."""
+def _packed(items, width: int) -> list[str]:
+    """``items`` joined by " · " into lines of at most ``width`` characters, none broken."""
     lines: list[str] = []
-    for item in text.split(" · "):
+    for item in items:
         if lines and len(lines[-1]) + 3 + len(item) <= width:
             lines[-1] += " · " + item
         else:
@@ -38,12 +38,13 @@ def _packed(text: str, width: int) -> list[str]:
     return lines
 
 
-def density_figure(points: pd.DataFrame, line, *, title: str, others=(), checks_text: str | None = None,
+def density_figure(points: pd.DataFrame, line, *, title: str, others=(), checks=(), failed=False,
                    highlight: pd.DataFrame | None = None) -> go.Figure:
     """Capacity density over release dates on a log axis: every model the trend uses (a censored density at its
     bound, ▲ lower, ▼ upper), the frontier's points and a rule's line ln ρ = A·t + B with its slope's 95% band
     (Xiao et al. 2024, eq. 5). ``points``: ``model``, ``release_date``, ``params``, ``score``, ``log_density``,
-    ``bound`` (0 exact, +1 a lower bound, −1 an upper); ``line``: a TrendUncertainty or None; ``highlight``: a user's
+    ``bound`` (0 exact, +1 a lower bound, −1 an upper); ``line``: a TrendUncertainty or None; ``checks``: the validity
+    checks' words, written above the plot (red where one ``failed``); ``highlight``: a user's
     models (:data:`HIGHLIGHT_COLUMNS`), labelled stars with their intervals, the line drawn out to their dates."""
     frame = points[np.isfinite(points["log_density"]) & np.isfinite(points["bound"])].copy()
     frame["release_date"] = pd.to_datetime(frame["release_date"])
@@ -74,11 +75,11 @@ def density_figure(points: pd.DataFrame, line, *, title: str, others=(), checks_
     if line is not None or others:
         dates = pd.date_range(frame["release_date"].min(), last, periods=80)
         low_y, high_y = _line_traces(figure, line, others, dates, low_y, high_y)
-    check_lines = _packed(checks_text, CHECK_LINE) if checks_text else []
+    check_lines = _packed(checks, CHECK_LINE)
     if check_lines:  # the validity checks, on the figure itself, wrapped to the plot's width: read with the verdict
         figure.add_annotation(text="<br>".join(html.escape(line) for line in check_lines), xref="paper", yref="paper", x=0,
                               y=1.0, xanchor="left", yanchor="bottom", showarrow=False, align="left",
-                              font=dict(size=12, color="#8a1c1c" if "failed" in checks_text else "#1c6b2a"))
+                              font=dict(size=12, color="#8a1c1c" if failed else "#1c6b2a"))
     top = DENSITY_MARGIN_TOP + CHECK_LINE_HEIGHT * max(len(check_lines) - 1, 0)
     pad = 0.1 * (high_y - low_y) + 0.2  # the band may run off the plot: the axis follows the points and the line
     y_range = [low_y - pad, high_y + pad]

@@ -106,11 +106,13 @@ def _verdict(s: m.VerdictSection) -> Section:
 def _density(s: m.DensitySection) -> Section:
     measured, frontier = s.measurement, s.frontier
     line = measured.rules.get(frontier)  # the measurement's own line (slope, intercept, interval, frontier points)
-    checks = ("checks: " + " · ".join(f"{c.name.replace('_', ' ')} {c.status}" for c in measured.checks)
-              + LINE_NOTES[measured.state])
+    checks = [f"{c.name.replace('_', ' ')} {c.status}" for c in measured.checks]
+    checks[:1] = [f"checks: {c}" for c in checks[:1]]
+    checks[-1:] = [c + LINE_NOTES[measured.state] for c in checks[-1:]]
     trend = trend_figures.density_figure(
         s.points, line, others=[r for rule, r in measured.rules.items() if rule != frontier],
-        title=f"Capacity density vs release date · {frontier} rule", checks_text=checks, highlight=s.highlight)
+        title=f"Capacity density vs release date · {frontier} rule", checks=checks,
+        failed=any(c.status == "failed" for c in measured.checks), highlight=s.highlight)
     size = figure_html(trend_figures.size_figure(measured.models), "density-size",
                        "The size check's view: within a family of one recipe, density should not depend on size if the "
                        "reference's shape in N is the targets'. A family whose line slopes says the reference does not fit it.")
