@@ -8,11 +8,13 @@ one process of ``densing eval --local-data --device cpu`` into a fresh store (no
 generation to lm-eval's ``max_gen_toks`` of 256 new tokens, a random model rarely stopping earlier, and the loss
 task) at ``--gen-limit``. Every round runs each (tree, backend, command) once, in an order rotated between rounds;
 printed: the median and range of each phase over ``--rounds``, and per round the ratios densing-hf / hf and this
-tree / baseline, as medians and ranges; ``--commands arc+wino`` (or ``gsm8k``) runs that command alone.
+tree / baseline, as medians and ranges; ``--commands arc+wino`` (or ``gsm8k``) runs that command alone,
+``--backends densing-hf`` (or ``hf``) that backend alone.
 ``--threads`` sets ``OMP_NUM_THREADS`` in the runs (1 by default: on a shared machine more threads wait on each
 other).
 
     python bench/cold_eval.py [--baseline 464b678] [--limit 100] [--gen-limit 8] [--rounds 3] [--commands arc+wino,gsm8k]
+                              [--backends hf,densing-hf]
                               [--data-root DIR]
 """
 from __future__ import annotations
@@ -44,8 +46,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--threads", default="1")
     parser.add_argument("--commands", default=",".join(COMMANDS), help="which of " + ", ".join(COMMANDS))
+    parser.add_argument("--backends", default="hf,densing-hf", help="which of hf, densing-hf")
     parser.add_argument("--data-root", type=Path, default=None)
     options = parser.parse_args()
+    options.backends = [name for name in options.backends.split(",") if name]
+    if not options.backends or not set(options.backends) <= {"hf", "densing-hf"}:
+        parser.error("--backends: a comma-separated list of hf, densing-hf")
     options.commands = [name for name in options.commands.split(",") if name]
     if not options.commands or not set(options.commands) <= set(COMMANDS):
         parser.error(f"--commands: a comma-separated list of {', '.join(COMMANDS)}")
@@ -68,7 +74,7 @@ def run(options, scratch: Path, baseline: Path, data_root: Path) -> None:
     models = models_file(scratch, model, "float32")
     trees = {"this": TREE, "base": baseline}
     runs = [(tree, backend, command) for command in options.commands for tree in trees
-            for backend in ("hf", "densing-hf")]
+            for backend in options.backends]
     results: dict = {key: [] for key in runs}
     for round_ in range(options.rounds):
         shift = round_ % len(runs)
@@ -87,13 +93,13 @@ def run(options, scratch: Path, baseline: Path, data_root: Path) -> None:
         print(f"{key[0]:4} {key[1]:10} {key[2]:8} " + "  ".join(f"{k} {spread([v[k] for v in values])}" for k in PHASES))
     print("\nratios per round, median [range]")
     for command in options.commands:
-        for tree in trees:
+        for tree in trees if len(options.backends) == 2 else ():
             for phase in ("wall", "contexts", "calls", "rest", "host"):
                 ratio = [d[phase] / h[phase] for d, h in zip(results[tree, "densing-hf", command],
                                                              results[tree, "hf", command]) if h[phase] > 0]
                 if ratio:
                     print(f"{command:8} {tree:4} densing-hf / hf   {phase:8} {spread(ratio)}")
-        for backend in ("hf", "densing-hf"):
+        for backend in options.backends:
             for phase in ("wall", "contexts", "calls", "rest", "host"):
                 ratio = [t[phase] / b[phase] for t, b in zip(results["this", backend, command],
                                                              results["base", backend, command]) if b[phase] > 0]

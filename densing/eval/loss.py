@@ -61,15 +61,22 @@ def log_space_perplexity(items) -> float:
     return math.exp(mean_loss) if mean_loss <= LOG_FLOAT_MAX else math.inf
 
 
-def continuation_token_count(lm: Any, context: str, continuation: str) -> int:
-    """Number of continuation tokens lm-eval's ``TemplateLM.loglikelihood`` scores for (context, continuation)."""
-    if context == "":
-        encoded = lm.tok_encode(continuation, add_special_tokens=False)
-        if encoded and lm.prefix_token_id == encoded[0]:
-            return len(encoded) - 1
-        return len(encoded)
-    _, continuation_encoded = lm._encode_pair(context, continuation)
-    return len(continuation_encoded)
+def continuation_token_counts(lm: Any, pairs: list[tuple[str, str]]) -> list[int]:
+    """Number of continuation tokens lm-eval's ``TemplateLM.loglikelihood`` scores for each (context, continuation):
+    its ids from batches of the fast tokenizer where ``lm`` has one (:func:`.backends.prefix.encoding.encode_pairs`,
+    the ids lm-eval makes), else lm-eval's own encoding, one pair at a time."""
+    from densing.eval.backends.prefix.encoding import batch_encodable, encode_pairs
+
+    if batch_encodable(lm):
+        return [len(continuation) for _, continuation in encode_pairs(lm, pairs)]
+    counts = []
+    for context, continuation in pairs:
+        if context == "":
+            encoded = lm.tok_encode(continuation, add_special_tokens=False)
+            counts.append(len(encoded) - 1 if encoded and lm.prefix_token_id == encoded[0] else len(encoded))
+        else:
+            counts.append(len(lm._encode_pair(context, continuation)[1]))
+    return counts
 
 
 def continuation_byte_count(context: str, continuation: str) -> int:
@@ -94,9 +101,11 @@ def gold_index(task: Any, doc: dict) -> int:
     return gold
 
 
-def task_loss(samples: list[dict], output_type: str, token_count: Callable[[str, str], int], task: Any = None) -> LossTotals:
-    """The conditional loss summed over the gold requests (:func:`gold_index`) of a task's logged lm-eval samples."""
-    total = EMPTY
+def task_loss(samples: list[dict], output_type: str, token_counts: Callable[[list[tuple[str, str]]], list[int]],
+              task: Any = None) -> LossTotals:
+    """The conditional loss summed over the gold requests (:func:`gold_index`) of a task's logged lm-eval samples;
+    ``token_counts``: the scored tokens of each (context, continuation), all counted in one call."""
+    pairs, log_likelihoods = [], []
     for sample in samples:
         if output_type == "multiple_choice":
             index = gold_index(task, sample["doc"])
@@ -104,9 +113,10 @@ def task_loss(samples: list[dict], output_type: str, token_count: Callable[[str,
             index = 0
         else:
             raise EvalError(f"conditional loss needs a multiple_choice or loglikelihood task, got {output_type!r}")
-        context, continuation = str(sample["arguments"][index][0]), str(sample["arguments"][index][1])
+        pairs.append((str(sample["arguments"][index][0]), str(sample["arguments"][index][1])))
         response = sample["filtered_resps"][index]
-        log_likelihood = float(response[0] if isinstance(response, (list, tuple)) else response)
-        total = total + LossTotals(-log_likelihood, token_count(context, continuation),
-                                   continuation_byte_count(context, continuation), 1)
+        log_likelihoods.append(float(response[0] if isinstance(response, (list, tuple)) else response))
+    total, counts = EMPTY, token_counts(pairs) if pairs else []
+    for (context, continuation), log_likelihood, count in zip(pairs, log_likelihoods, counts):
+        total = total + LossTotals(-log_likelihood, count, continuation_byte_count(context, continuation), 1)
     return total

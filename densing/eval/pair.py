@@ -21,7 +21,7 @@ from densing.eval.benchmarks import Benchmark
 from densing.eval.harness import (compile_templates_once, lm_eval_version, quiet_expected_lm_eval_warnings,
                                   without_environment_record)
 from densing.eval.loading import ParameterCounts
-from densing.eval.loss import EMPTY, LossTotals, continuation_token_count, log_space_perplexity, task_loss
+from densing.eval.loss import EMPTY, LossTotals, continuation_token_counts, log_space_perplexity, task_loss
 from densing.eval.models import ModelSpec
 from densing.eval.store import serve_built_requests
 
@@ -171,8 +171,8 @@ def _conditional_loss(lm: Any, results: dict, loaded: dict, bench: Benchmark,
     raw_lm = getattr(lm, "lm", lm)  # behind lm-eval's CachingLM when the request cache is on
     counts_tokens = hasattr(raw_lm, "tok_encode") and hasattr(raw_lm, "_encode_pair")
 
-    def tokens(context: str, continuation: str) -> int:
-        return continuation_token_count(raw_lm, context, continuation) if counts_tokens else 0
+    def tokens(pairs: list[tuple[str, str]]) -> list[int]:
+        return continuation_token_counts(raw_lm, pairs) if counts_tokens else [0] * len(pairs)
 
     samples = results.get("samples", {})
     return loss_leaves, sum((task_loss(samples.get(name, []), leaf_tasks[name].OUTPUT_TYPE, tokens, leaf_tasks[name])
