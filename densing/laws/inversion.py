@@ -296,9 +296,7 @@ def _by_model(targets: pd.DataFrame, metric: str | None) -> dict:
 
 def arrays(models: pd.DataFrame, benchmarks: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
     """(scores, stderr) of shape (models, B) from :func:`score_matrix`'s columns."""
-    scores = np.column_stack([models[f"score:{b}"].to_numpy(float) for b in benchmarks])
-    stderr = np.column_stack([models[f"stderr:{b}"].to_numpy(float) for b in benchmarks])
-    return scores, stderr
+    return tuple(np.column_stack([models[f"{k}:{b}"].to_numpy(float) for b in benchmarks]) for k in ("score", "stderr"))
 
 
 def as_inversion(reference, d0: float | None = None):

@@ -52,13 +52,8 @@ def family_columns(fits: list[ReferenceFit], picks: np.ndarray | None = None) ->
     names = ("c", "gamma", "l", "d") + (("alpha", "n_unit") if shapes == {True} else ())
     if picks is None:
         return {k: np.array([[[float(f.params[k]) for f in fits]]]) for k in names}
-    out = {k: np.empty((len(picks), 1, len(fits))) for k in names}
     picks = np.asarray(picks)
-    for j, fit in enumerate(fits):
-        p = fit.bootstrap_columns
-        for k, column in out.items():
-            column[:, 0, j] = p[k][picks].reshape(-1)
-    return out
+    return {k: np.stack([f.bootstrap_columns[k][picks].reshape(-1) for f in fits], axis=-1)[:, None, :] for k in names}
 
 
 def _constants(p: dict[str, np.ndarray]) -> dict[str, np.ndarray]:

@@ -2,13 +2,9 @@
 
 A *ladder* is one recipe run at several sizes N and budgets D, each run logging checkpoints with a conditional loss and
 a score (AI2's OLMo ladder: Bhagia et al. 2024, arXiv 2412.04403). :func:`fit_ladder` fits the Densing Law's two steps
-(Xiao et al. 2024, eqs. 2–3), L(N, D) = a·N^-α + b·D^-β [+ E] and S(L) = c / (1 + e^(−γ(L − l))) + d, by rules that
-look only at the ladder, never at a held-out model (docs/method.md, "The OLMo ladder reference"): 1. the loss law on
-each run's final point (the mean of its last 5 checkpoints), the performance law on every checkpoint past 10% of its
-run (allenai/OLMo-ladder's ``--moving_avg 5``, ``--skip_perc 0.1``); 2. E per task where the chained (loss → score)
-error of predicting the largest size's final scores from the smaller runs, floor free, is lower (a tie within 0.1%
-keeps no E; ``loss_error`` stays in the table); 3. one floor d, free or at chance, by the lower mean of that error
-over the tasks (:func:`select_options` returns the choices and their table).
+(Xiao et al. 2024, eqs. 2–3) by rules that look only at the ladder, never at a held-out model (docs/method.md, "The
+OLMo ladder reference": the loss law on each run's final point, E per task and one floor d by the chained extrapolation
+error to the largest size; :func:`select_options` returns the choices and their table).
 """
 from __future__ import annotations
 
@@ -48,7 +44,7 @@ class LadderOptions:
 
 
 def choose_irreducible(table: pd.DataFrame, criterion: str) -> dict[str, bool]:
-    """Rule 2: E where its extrapolation error (``score_error`` with the floor free, or ``loss_error``) is lower."""
+    """E where its extrapolation error (``score_error`` with the floor free, or ``loss_error``) is lower by > 0.1%."""
     column = f"{criterion}_error"
     rows = table[table["floor"] == "free"].pivot(index="benchmark", columns="irreducible", values=column)
     return {
@@ -58,7 +54,7 @@ def choose_irreducible(table: pd.DataFrame, criterion: str) -> dict[str, bool]:
 
 
 def select_options(frame: pd.DataFrame, benchmarks: dict[str, str]) -> LadderOptions:
-    """Rules 2 and 3 of the module docstring on the ladder ``frame``; ``benchmarks`` maps name → metric."""
+    """The choices of E and the floor (module docstring) on the ladder ``frame``; ``benchmarks`` maps name → metric."""
     sizes = np.sort(frame["params"].unique())
     if sizes.size < 3:
         raise InputError(f"ladder: {sizes.size} model size(s); choosing the law's options needs at least 3")
