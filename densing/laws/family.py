@@ -94,8 +94,7 @@ def fit_family(table: pd.DataFrame, family: str, benchmark: str, *, metric: str 
                       if n_boot and np.all(np.isfinite(found.covariance)) else ([], 0))
     if len(draws) < n_boot:
         raise FitError(f"{where}: the fit's uncertainty cannot be drawn (no rising line)")
-    tokens = points["train_tokens"]
-    budget = float(np.exp(np.mean(np.log(tokens)))) if d0 is None else float(d0)
+    budget = float(np.exp(np.mean(np.log(points["train_tokens"])))) if d0 is None else float(d0)
     record = _record(table, family, benchmark, metric, points, dropped, found, fixed, shape=shape, d0=d0,
                      n_boot=n_boot, redraws=redraws, seed=seed, dispersion_floor=dispersion_floor)
     record.update(provenance or {})

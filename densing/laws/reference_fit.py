@@ -73,8 +73,7 @@ class ReferenceFit(Result):
 
     def __post_init__(self) -> None:
         if not self.benchmarks:  # fits written before the field existed kept it in provenance
-            names = tuple(self.provenance.get("benchmarks") or (self.benchmark,))
-            object.__setattr__(self, "benchmarks", names)
+            object.__setattr__(self, "benchmarks", tuple(self.provenance.get("benchmarks") or (self.benchmark,)))
 
     @property
     def has_data_term(self) -> bool:
