@@ -131,10 +131,9 @@ def candidate_table(targets: pd.DataFrame, *, composed: dict[str, ReferenceFit] 
     candidates (default :data:`CANDIDATE_BENCHMARKS`); ``shape``: the family law's (:data:`densing.laws.family.SHAPES`).
     """
     targets, families, benchmarks, metrics = _candidates(targets, benchmarks or CANDIDATE_BENCHMARKS)
-    top_cache: dict = {}
     found = _own_fits(targets, families, benchmarks, metrics, shape)
     pooled = _pool(found, benchmarks)
-    rows, held = [], []
+    rows, held, top_cache = [], [], {}
     for family in families:
         for b in benchmarks:
             members, dropped, fitted = found[(family, b)]

@@ -101,11 +101,9 @@ def fit_family(table: pd.DataFrame, family: str, benchmark: str, *, metric: str 
     return ReferenceFit(
         kind=KIND, benchmark=benchmark, metric=metric, params=dict(stage.params), stages=(stage,), d0=budget,
         data_hash=data_hash(points, list(POINT_COLUMNS[:4])), provenance=record,
-        bootstrap_names=("gamma", "l"), bootstrap=tuple(draws),
+        bootstrap_names=("gamma", "l"), bootstrap=tuple(draws), benchmarks=(benchmark,),
         points=tuple((model, params, tokens, score, None, model) for model, params, tokens, score in zip(
-            *(points[c].tolist() for c in ("model", "params", "train_tokens", "score")))),
-        benchmarks=(benchmark,),
-    )
+            *(points[c].tolist() for c in ("model", "params", "train_tokens", "score")))))
 
 
 def _member_arrays(table, family, benchmark, metric, *, sizes) -> tuple[dict[str, np.ndarray], dict]:

@@ -169,6 +169,5 @@ def translate_members(params, tokens, d0, law: LossLaw = HOFFMANN_2022) -> tuple
         f"member {i} (N = {format_count(params[i])}, D = {format_count(tokens[i])}): its loss "
         f"{format_number(losses[i], digits=4)} is below what any size reaches at D0 = {format_count(float(d0))} "
         f"(every size stays above {format_number(floor, digits=4)})"
-        for i in np.flatnonzero(np.isnan(sizes))
-    ]
+        for i in np.flatnonzero(np.isnan(sizes))]
     return sizes, reasons
