@@ -46,29 +46,22 @@ def log_density_bounds(p, scores, stderr, params, d0: float) -> tuple[np.ndarray
     kind = np.where(exact, float(EXACT), np.nan)
     np.copyto(y, np.nan, where=~exact)
     censored = code != 0
-    if censored.any():
-        censored = np.nonzero(censored) if censored.ndim else censored  # the censored elements, in order
-        above = code[censored] != 3  # the reasons but below_floor: beyond_data_limit, above_ceiling
-        at = _bounds_at(p, scores, sigma, params, censored, above, d0, shape)
-        kind[censored] = np.where(np.isfinite(at), np.where(above, LOWER, UPPER), np.nan)
-        y[censored] = np.where(np.isfinite(at), at, np.nan)
+    if censored.any():  # the bound's score: 2σ inward from the cap (above), from the floor (below), then inverted
+        at = np.nonzero(censored) if censored.ndim else censored  # the censored elements, in order
+
+        def pick(value):  # ``value`` at the censored elements (a number stays a number)
+            return np.broadcast_to(np.asarray(value, float), shape)[at] if np.ndim(value) else value
+
+        above = code[at] != 3  # the reasons but below_floor: beyond_data_limit, above_ceiling
+        sub, s, se = {k: pick(v) for k, v in p.items()}, pick(scores), np.broadcast_to(sigma, shape)[at]
+        moved = np.where(above, np.minimum(s, np.asarray(score_cap(sub, d0))) - MARGIN_STDERRS * se,
+                         np.maximum(s, np.asarray(sub["d"])) + MARGIN_STDERRS * se)
+        _, size, moved_code = censored_inversion(sub, moved, d0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            bound = np.where(moved_code == 0, np.log(size / np.broadcast_to(params, shape)[at]), np.nan)
+        kind[at] = np.where(np.isfinite(bound), np.where(above, LOWER, UPPER), np.nan)
+        y[at] = np.where(np.isfinite(bound), bound, np.nan)
     return y, kind
-
-
-def _bounds_at(p, scores, sigma, params, censored, high, d0: float, shape) -> np.ndarray:
-    """ln ρ of the bound at each ``censored`` element (NaN where the law cannot express it): the score moved 2σ inward
-    from the cap where ``high``, from the floor elsewhere, inverted under those elements' parameters."""
-    def pick(value):
-        return np.broadcast_to(np.asarray(value, float), shape)[censored] if np.ndim(value) else value
-
-    sub = {k: pick(v) for k, v in p.items()}
-    s, se = pick(scores), np.broadcast_to(sigma, shape)[censored]
-    moved = np.where(high, np.minimum(s, np.asarray(score_cap(sub, d0))) - MARGIN_STDERRS * se,
-                     np.maximum(s, np.asarray(sub["d"])) + MARGIN_STDERRS * se)
-    _, size, code = censored_inversion(sub, moved, d0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        y = np.log(size / np.broadcast_to(params, shape)[censored])
-    return np.where(code == 0, y, np.nan)
 
 # -- how a per-model density is read: a value or a bound ---------------------------------------------------------------
 

@@ -1,10 +1,8 @@
 """Per-model densities under an inversion (:mod:`densing.laws.inversion`), for the CLI, the trend and the report.
 
-:func:`solve_densities` is the one engine (ln ρ of every target, a censored density as its bound, and a percentile
-interval over bootstrap draws of the reference and normal draws of the scores); :func:`density_table` (the trend's and
-the report's per-model table) and :func:`compute_density` (``densing density``: one row per model × reference fit, and a
-geometric-mean row per model; :func:`density_at_own_tokens` at D0 = each target's own token count) show it. A score
-without a standard error gets the binomial √(S(1 − S)/n) (:func:`densing.data.benchmarks.with_stderr`).
+:func:`solve_densities` is the one engine; :func:`density_table` (the trend's and the report's per-model table) and
+:func:`compute_density` (``densing density``) show it. A score without a standard error gets the binomial
+√(S(1 − S)/n) (:func:`densing.data.benchmarks.with_stderr`).
 """
 from __future__ import annotations
 
@@ -100,9 +98,7 @@ def solve_densities(models: pd.DataFrame, inversion, *, seed: int = 0, level: fl
     scores, stderr = arrays(models, inversion.benchmarks)
     params = models["params"].to_numpy(float)
     y, kind = inversion.point(scores, stderr, params)
-    columns: dict = {}
-    extra = {}
-    noise_sd = np.nan_to_num(stderr)
+    columns, extra, noise_sd = {}, {}, np.nan_to_num(stderr)
     if isinstance(inversion, Joint):
         solved = inversion.solve_point(scores, stderr)
         if inversion.skill == "none":

@@ -2,12 +2,8 @@
 the written rule that marks each eligible or says why not.
 
 :func:`candidate_table` fits every family with at least :data:`MIN_FAMILY_MODELS` models on every benchmark of
-:data:`CANDIDATE_BENCHMARKS` by binomial likelihood (:func:`densing.laws.family.fit_family`, default shape; the fits
-run as batches, :func:`likelihood_fits`) and applies the reference rule, ``v3`` (date-blind): R1, R2, R2s, R3, R4r,
-R4s and R5z, each stated with its reason in docs/method.md ("Rule v3 of the references"), their thresholds the
-constants below; φ̂ is the larger of the family's own Pearson dispersion and the benchmark's pooled one
-(:func:`pooled_dispersion`). The held-out z is computed also where only R4r or R4s fail (a set's joint test reads it:
-:func:`densing.trend.selection.set_references`).
+:data:`CANDIDATE_BENCHMARKS` by binomial likelihood (:func:`densing.laws.family.fit_family`) and applies the reference
+rule ``v3`` (date-blind; docs/method.md, "Rule v3 of the references"; its thresholds the constants below).
 """
 from __future__ import annotations
 
@@ -135,10 +131,9 @@ def candidate_table(targets: pd.DataFrame, *, composed: dict[str, ReferenceFit] 
     candidates (default :data:`CANDIDATE_BENCHMARKS`); ``shape``: the family law's (:data:`densing.laws.family.SHAPES`).
     """
     targets, families, benchmarks, metrics = _candidates(targets, benchmarks or CANDIDATE_BENCHMARKS)
-    top_cache: dict = {}
     found = _own_fits(targets, families, benchmarks, metrics, shape)
     pooled = _pool(found, benchmarks)
-    rows, held = [], []
+    rows, held, top_cache = [], [], {}
     for family in families:
         for b in benchmarks:
             members, dropped, fitted = found[(family, b)]

@@ -94,19 +94,16 @@ def fit_family(table: pd.DataFrame, family: str, benchmark: str, *, metric: str 
                       if n_boot and np.all(np.isfinite(found.covariance)) else ([], 0))
     if len(draws) < n_boot:
         raise FitError(f"{where}: the fit's uncertainty cannot be drawn (no rising line)")
-    tokens = points["train_tokens"]
-    budget = float(np.exp(np.mean(np.log(tokens)))) if d0 is None else float(d0)
+    budget = float(np.exp(np.mean(np.log(points["train_tokens"])))) if d0 is None else float(d0)
     record = _record(table, family, benchmark, metric, points, dropped, found, fixed, shape=shape, d0=d0,
                      n_boot=n_boot, redraws=redraws, seed=seed, dispersion_floor=dispersion_floor)
     record.update(provenance or {})
     return ReferenceFit(
         kind=KIND, benchmark=benchmark, metric=metric, params=dict(stage.params), stages=(stage,), d0=budget,
         data_hash=data_hash(points, list(POINT_COLUMNS[:4])), provenance=record,
-        bootstrap_names=("gamma", "l"), bootstrap=tuple(draws),
+        bootstrap_names=("gamma", "l"), bootstrap=tuple(draws), benchmarks=(benchmark,),
         points=tuple((model, params, tokens, score, None, model) for model, params, tokens, score in zip(
-            *(points[c].tolist() for c in ("model", "params", "train_tokens", "score")))),
-        benchmarks=(benchmark,),
-    )
+            *(points[c].tolist() for c in ("model", "params", "train_tokens", "score")))))
 
 
 def _member_arrays(table, family, benchmark, metric, *, sizes) -> tuple[dict[str, np.ndarray], dict]:

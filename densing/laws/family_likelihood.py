@@ -18,8 +18,6 @@ from densing.runtime.memo import keep, recall
 
 #: Redraws of a parametric draw whose γ is not positive, at most (in rounds).
 MAX_REDRAWS = 100
-
-
 #: Fisher-scoring iterations of the likelihood fit, and step halvings per iteration.
 MAX_SCORING_STEPS = 200
 MAX_HALVINGS = 40

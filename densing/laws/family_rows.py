@@ -147,8 +147,6 @@ def _flagged(table: pd.DataFrame, family: str) -> tuple[str, ...]:
         return ()
     a = _table_arrays(table)
     mine = a["family"] == str(family)
-    if not mine.any():
-        return ()
     return tuple(dict.fromkeys(row[1] for row in _breaks({k: v[mine] for k, v in a.items()})))
 
 

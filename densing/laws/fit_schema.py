@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from dataclasses import dataclass, fields
+from dataclasses import asdict, dataclass
 
 import numpy as np
 import pandas as pd
@@ -242,8 +242,7 @@ class StageFit(Result):
     cost: float
 
     def to_dict(self) -> dict:
-        values = {f.name: getattr(self, f.name) for f in fields(self)}
-        return {**values, "params": dict(self.params), "fixed": dict(self.fixed), "residuals": list(self.residuals)}
+        return {**asdict(self), "residuals": list(self.residuals)}
 
     @classmethod
     def from_dict(cls, data: dict) -> StageFit:
@@ -264,9 +263,7 @@ POOR_FIT_R2 = 0.5
 def fit_verdict(fit) -> str | None:
     """'poor fit: R² … < 0.5' when the score stage of ``fit`` (a ReferenceFit) explains too little, else None."""
     r2 = fit.stages[-1].r_squared if fit.stages else math.nan
-    if math.isnan(r2) or r2 < POOR_FIT_R2:
-        return f"poor fit: R² {r2:.3f} < {POOR_FIT_R2}"
-    return None
+    return f"poor fit: R² {r2:.3f} < {POOR_FIT_R2}" if math.isnan(r2) or r2 < POOR_FIT_R2 else None
 
 
 def interval_notes(fit, level: float = 0.95) -> list[str]:

@@ -19,15 +19,12 @@ from densing.numbers import format_count, format_number
 
 def loss_law(n_params, train_tokens, a, alpha, b, beta, E=0.0):
     """L(N, D) = a·N^-α + b·D^-β + E  (Xiao et al. 2024, eq. 2; E from Hoffmann et al. 2022)."""
-    n = np.asarray(n_params, dtype=float)
-    t = np.asarray(train_tokens, dtype=float)
-    return a * n ** (-alpha) + b * t ** (-beta) + E
+    return a * np.asarray(n_params, dtype=float) ** (-alpha) + b * np.asarray(train_tokens, dtype=float) ** (-beta) + E
 
 
 def performance_law(loss, c, gamma, l, d):
     """S(L) = c / (1 + exp(−γ·(L − l))) + d  (Xiao et al. 2024, eq. 3)."""
-    x = np.asarray(loss, dtype=float)
-    z = np.clip(-gamma * (x - l), -700.0, 700.0)
+    z = np.clip(-gamma * (np.asarray(loss, dtype=float) - l), -700.0, 700.0)
     return c / (1.0 + np.exp(z)) + d
 
 
@@ -172,6 +169,5 @@ def translate_members(params, tokens, d0, law: LossLaw = HOFFMANN_2022) -> tuple
         f"member {i} (N = {format_count(params[i])}, D = {format_count(tokens[i])}): its loss "
         f"{format_number(losses[i], digits=4)} is below what any size reaches at D0 = {format_count(float(d0))} "
         f"(every size stays above {format_number(floor, digits=4)})"
-        for i in np.flatnonzero(np.isnan(sizes))
-    ]
+        for i in np.flatnonzero(np.isnan(sizes))]
     return sizes, reasons

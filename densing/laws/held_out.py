@@ -83,9 +83,6 @@ def validate_held_out(path: str | Path, benchmark: str | list[str], *, max_param
         table = table.loc[table.groupby("run")["train_tokens"].idxmax()]
     table = table.sort_values(["params", "run", "train_tokens"], kind="stable").reset_index(drop=True)
     worst = table.loc[table["relative_error"].idxmax()]
-    summary = (
-        f"{len(table)} held-out point(s) from {table['run'].nunique()} run(s) with N ≥ {max_params:.3g} "
-        f"({table['benchmark'].iloc[0]}): mean relative error {table['relative_error'].mean():.2%}, "
-        f"largest {worst['relative_error']:.2%} ({worst['model']})"
-    )
-    return table, summary
+    return table, (f"{len(table)} held-out point(s) from {table['run'].nunique()} run(s) with N ≥ {max_params:.3g} "
+                   f"({table['benchmark'].iloc[0]}): mean relative error {table['relative_error'].mean():.2%}, "
+                   f"largest {worst['relative_error']:.2%} ({worst['model']})")

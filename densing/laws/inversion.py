@@ -133,22 +133,19 @@ class PerBenchmark:
         return len(self.fit.bootstrap)
 
     def point(self, scores: np.ndarray, stderr: np.ndarray, params: np.ndarray):
-        p = {k: float(v) for k, v in self.fit.params.items()}
         s, se = mean_score(scores, stderr)
-        return log_density_bounds(p, s, se, params, self.d0)
+        return log_density_bounds({k: float(v) for k, v in self.fit.params.items()}, s, se, params, self.d0)
 
     def draws(self, picks, scores: np.ndarray, stderr: np.ndarray, params: np.ndarray):
         """``scores`` (draws, models, 1): ln ρ and kind of shape (draws, models)."""
         p = self.fit.draw_columns(picks) if picks is not None else self.fit.point_columns(scores.shape[0])
-        s, _ = mean_score(scores, stderr)
-        return log_density_bounds(p, s, mean_score(stderr, stderr)[1], params, self.d0)
+        return log_density_bounds(p, mean_score(scores, stderr)[0], mean_score(stderr, stderr)[1], params, self.d0)
 
     def cap(self) -> float:
         return float(score_cap({k: float(v) for k, v in self.fit.params.items()}, self.d0))
 
     def conditioning(self, scores: np.ndarray, stderr: np.ndarray) -> np.ndarray:
-        s, se = mean_score(scores, stderr)
-        return conditioning(self.fit, s, se, self.d0)
+        return conditioning(self.fit, *mean_score(scores, stderr), self.d0)
 
 
 @dataclass(frozen=True)
@@ -208,10 +205,9 @@ class Joint:
         return self.solved[key]
 
     def point(self, scores: np.ndarray, stderr: np.ndarray, params: np.ndarray):
-        result = self.solve_point(scores, stderr)
-        y = result.log_size - np.log(params)
-        kind = np.where(result.censored == "below_range", UPPER, np.where(result.censored == "above_range", LOWER, EXACT)).astype(float)
-        return y, kind
+        found = self.solve_point(scores, stderr)
+        kind = np.select([found.censored == "below_range", found.censored == "above_range"], [UPPER, LOWER], EXACT)
+        return found.log_size - np.log(params), kind.astype(float)
 
     def weights(self, scores, stderr) -> np.ndarray:
         return self.solve_point(scores, stderr).weights
@@ -296,9 +292,7 @@ def _by_model(targets: pd.DataFrame, metric: str | None) -> dict:
 
 def arrays(models: pd.DataFrame, benchmarks: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
     """(scores, stderr) of shape (models, B) from :func:`score_matrix`'s columns."""
-    scores = np.column_stack([models[f"score:{b}"].to_numpy(float) for b in benchmarks])
-    stderr = np.column_stack([models[f"stderr:{b}"].to_numpy(float) for b in benchmarks])
-    return scores, stderr
+    return tuple(np.column_stack([models[f"{k}:{b}"].to_numpy(float) for b in benchmarks]) for k in ("score", "stderr"))
 
 
 def as_inversion(reference, d0: float | None = None):

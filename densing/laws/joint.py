@@ -52,13 +52,8 @@ def family_columns(fits: list[ReferenceFit], picks: np.ndarray | None = None) ->
     names = ("c", "gamma", "l", "d") + (("alpha", "n_unit") if shapes == {True} else ())
     if picks is None:
         return {k: np.array([[[float(f.params[k]) for f in fits]]]) for k in names}
-    out = {k: np.empty((len(picks), 1, len(fits))) for k in names}
     picks = np.asarray(picks)
-    for j, fit in enumerate(fits):
-        p = fit.bootstrap_columns
-        for k, column in out.items():
-            column[:, 0, j] = p[k][picks].reshape(-1)
-    return out
+    return {k: np.stack([f.bootstrap_columns[k][picks].reshape(-1) for f in fits], axis=-1)[:, None, :] for k in names}
 
 
 def _constants(p: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -120,19 +115,13 @@ def prediction_variance(fits: list[ReferenceFit], x: np.ndarray) -> np.ndarray:
         if not fit.bootstrap:
             continue
         p = fit.bootstrap_columns
-        alpha, unit = forms.family_alpha(p), p.get("n_unit", forms.POWER_N_UNIT)
-        if alpha is not None and _constant(alpha) and _constant(unit):  # α fixed (not drawn): one covariate per model
-            alpha, unit = alpha[:1], (unit[:1] if np.ndim(unit) else unit)  # a fit without n_unit: the default number
+        alpha, unit = forms.family_alpha(p), p.get("n_unit", forms.POWER_N_UNIT)  # without n_unit: the default
+        if alpha is not None:  # α fixed (not drawn): one covariate per model
+            alpha, unit = _single(np.asarray(alpha, float)), _single(np.asarray(unit, float))
         v = forms.family_covariate(np.exp(np.asarray(x, float))[None, :], alpha, unit)
         pred = forms.performance_law(v, p["c"], p["gamma"], p["l"], p["d"])
         out[:, j] = np.var(pred, axis=0)
     return out
-
-
-def _constant(column) -> bool:
-    """Whether a draw column (or a number) holds one value in every draw."""
-    column = np.asarray(column, float)
-    return column.size <= 1 or bool(np.all(column == column.flat[0]))
 
 
 def _nansum(terms: np.ndarray) -> np.ndarray:

@@ -142,10 +142,10 @@ def _sigmoid_layout(chance: float | None, ceiling: float | None, max_score: floa
     check_sigmoid_options(chance, ceiling, max_score)
     free = [name for name, fixed in (("d", chance), ("u", ceiling)) if fixed is None]
 
-    def resolve(values: dict[str, float]) -> tuple[float, float]:
+    def resolve(names: tuple[str, ...], theta) -> dict[str, float]:  # θ's values by name, c and d among them
+        values = dict(zip(names, map(float, theta)))
         d = chance if chance is not None else values["d"]
-        c = ceiling - d if ceiling is not None else (max_score - d) * values["u"]
-        return c, d
+        return {**values, "c": ceiling - d if ceiling is not None else (max_score - d) * values["u"], "d": d}
 
     return free, resolve, {name: value for name, value in (("d", chance), ("ceiling", ceiling)) if value is not None}
 
@@ -168,9 +168,8 @@ def performance_problem(loss, score, *, chance: float | None = None, ceiling: fl
     names = ("gamma", "l") + tuple(free)
 
     def to_params(theta):
-        values = dict(zip(names, map(float, theta)))
-        c, d = resolve(values)
-        return {"c": c, "gamma": values["gamma"], "l": values["l"], "d": d}
+        v = resolve(names, theta)
+        return {"c": v["c"], "gamma": v["gamma"], "l": v["l"], "d": v["d"]}
 
     def predict(p):
         return forms.performance_law(x, p["c"], p["gamma"], p["l"], p["d"])
@@ -202,9 +201,8 @@ def composed_problem(n_params, train_tokens, score, *, chance: float | None = No
     check_identifiable("composed law", n, t)
 
     def to_params(theta):
-        values = dict(zip(names, map(float, theta)))
-        c, d = resolve(values)
-        return {**amplitudes(theta), "c": c, "gamma": gamma, "l": values["l"], "d": d}
+        v = resolve(names, theta)
+        return {**amplitudes(theta), "c": v["c"], "gamma": gamma, "l": v["l"], "d": v["d"]}
 
     def parts(theta):
         term_n, term_t = power_terms(theta)

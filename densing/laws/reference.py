@@ -107,5 +107,4 @@ def fit_reference(frame: pd.DataFrame, benchmark: str | list[str], *, law: str =
         data_hash=data_hash(pd.concat(list(stage_sets), ignore_index=True), list(POINT_COLUMNS[:5])),
         provenance=record, bootstrap_names=boot_names, bootstrap=tuple(draws), points=point_tuples(points),
         benchmarks=tuple(names), loss_unit=loss_unit if law == "two-step" else None,
-        loss_points=point_tuples(loss_set) if law == "two-step" and loss_points == "final" else (),
-    )
+        loss_points=point_tuples(loss_set) if law == "two-step" and loss_points == "final" else ())

@@ -73,8 +73,7 @@ class ReferenceFit(Result):
 
     def __post_init__(self) -> None:
         if not self.benchmarks:  # fits written before the field existed kept it in provenance
-            names = tuple(self.provenance.get("benchmarks") or (self.benchmark,))
-            object.__setattr__(self, "benchmarks", names)
+            object.__setattr__(self, "benchmarks", tuple(self.provenance.get("benchmarks") or (self.benchmark,)))
 
     @property
     def has_data_term(self) -> bool:
@@ -217,8 +216,7 @@ class ReferenceFit(Result):
                 bootstrap_names=tuple(data.get("bootstrap_names", ())),
                 bootstrap=tuple(tuple(float(v) for v in r) for r in data.get("bootstrap", ())),
                 points=_points_from_json(data.get("points", ())), benchmarks=tuple(data.get("benchmarks") or ()),
-                loss_unit=data.get("loss_unit"), loss_points=_points_from_json(data.get("loss_points", ())),
-            )
+                loss_unit=data.get("loss_unit"), loss_points=_points_from_json(data.get("loss_points", ())))
         except KeyError as exc:
             raise InputError(f"{source}: field {exc.args[0]!r} is missing") from None
         except (TypeError, ValueError, AttributeError, IndexError) as exc:

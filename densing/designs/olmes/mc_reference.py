@@ -19,7 +19,7 @@ of the chain (:func:`tools.olmes_mc_reference.held_out`).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -118,18 +118,12 @@ def offline_reference(fit: ReferenceFit, offset: Offset, *, seed: int = 0) -> Re
     its benchmark the OLMES table's name, metric ``score``: inverting S through it inverts S − Δ through ``fit``."""
     if "d" not in fit.params or not fit.bootstrap:
         raise FitError(f"{fit.benchmark}: a two-step fit with bootstrap draws is needed to carry the offset")
-    params = dict(fit.params)
-    params["d"] = fit.params["d"] + offset.delta
     draws = np.asarray(fit.bootstrap, float)
-    column = fit.bootstrap_names.index("d")
-    shifts = offset.delta + offset.stderr * np.random.default_rng(seed).standard_normal(len(draws))
-    draws[:, column] += shifts
+    draws[:, fit.bootstrap_names.index("d")] += (
+        offset.delta + offset.stderr * np.random.default_rng(seed).standard_normal(len(draws)))
     provenance = {**fit.provenance, "benchmarks": [offset.benchmark], "metric": "score",
                   "offset": {"delta": offset.delta, "stderr": offset.stderr, "seed": seed, "runs": list(offset.runs)},
                   "inloop_d": fit.params["d"]}
-    return ReferenceFit(
-        kind=fit.kind, benchmark=offset.benchmark, metric="score", params=params, stages=fit.stages, d0=fit.d0,
-        data_hash=fit.data_hash, provenance=provenance, bootstrap_names=fit.bootstrap_names,
-        bootstrap=tuple(tuple(float(v) for v in r) for r in draws), points=fit.points, benchmarks=(offset.benchmark,),
-        loss_unit=fit.loss_unit, loss_points=fit.loss_points,
-    )
+    return replace(fit, benchmark=offset.benchmark, metric="score", provenance=provenance,
+                   params={**fit.params, "d": fit.params["d"] + offset.delta}, benchmarks=(offset.benchmark,),
+                   bootstrap=tuple(tuple(float(v) for v in r) for r in draws))

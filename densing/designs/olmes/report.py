@@ -126,14 +126,9 @@ def run(options) -> None:
         line = counted(notes, "notes (the failed checks' details, the models left out)", "--detail lists them")
         print_text("--detail: the D0 sensitivity, the ceiling-1 law, the score law's R²"
                    + (f"; {line}" if line else ""))
-    print_text(_olmes_closing(result.rows, row_states(result.rows)))
-
-
-def _olmes_closing(rows, states: list) -> str:
-    """The last line of ``--design olmes``: the measured tasks' doubling times, else how many have an estimate."""
-    measured = [f"{r.benchmark} {format_number(r.months)}" for r, s in zip(rows.itertuples(), states)
-                if s is State.MEASURED]
-    estimated = int(rows["months"].notna().sum())
-    answer = (f"OLMES doubling time in months: {', '.join(measured)}" if measured else
-              f"OLMES: no task measured ({estimated} of {len(rows)} with an estimate)")
-    return closing([answer, f"paper: {PAPER['doubling_time_months']} months"])
+    measured = [f"{r.benchmark} {format_number(r.months)}"  # the last line: else how many have an estimate
+                for r, s in zip(result.rows.itertuples(), row_states(result.rows)) if s is State.MEASURED]
+    estimated = int(result.rows["months"].notna().sum())
+    print_text(closing([f"OLMES doubling time in months: {', '.join(measured)}" if measured else
+                        f"OLMES: no task measured ({estimated} of {len(result.rows)} with an estimate)",
+                        f"paper: {PAPER['doubling_time_months']} months"]))

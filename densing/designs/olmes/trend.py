@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -72,12 +73,8 @@ class OlmesTrend(Result):
                                for r in self.rows.itertuples()})
 
     def _summary_items(self) -> list[tuple[str, object]]:
-        def words(r) -> str:
-            if r.error:
-                return r.error
-            return f"{r.months:.3g} months ({r.ci_low:.3g} to {r.ci_high:.3g}), {int(r.n_models)} models"
-
-        return [(r.benchmark, words(r)) for r in self.rows.itertuples()] + [
+        return [(r.benchmark, r.error or f"{r.months:.3g} months ({r.ci_low:.3g} to {r.ci_high:.3g}), "
+                              f"{int(r.n_models)} models") for r in self.rows.itertuples()] + [
             ("models left out", len(self.left_out)),
             ("failed checks", int((self.checks["status"] == FAILED).sum()) if len(self.checks) else 0)]
 
@@ -227,29 +224,18 @@ def row_statuses(rows: pd.DataFrame) -> list[str]:
 
 
 def row_states(rows: pd.DataFrame) -> list[State]:
-    """Each OLMES row's :class:`~densing.states.State` by the one state rule (:func:`_judged`)."""
-    return [_judged(r).state for r in rows.itertuples()]
+    """Each OLMES row's :class:`~densing.states.State` by the one state rule (:func:`_judged`; an error: unmeasured)."""
+    return [State.NOT_MEASURED if str(r.error or "") else _judged(r).state for r in rows.itertuples()]
 
 
-@dataclass(frozen=True)
-class _Judged:
-    """An OLMES row as the one state rule reads a trend row: its state from its ends (an error: not measured), the
-    open ends as reasons; the validity checks are findings beside it, as on every row."""
-
-    state: State
-    reasons: tuple
-    doubling_time_months_ci_low: float
-    doubling_time_months_ci_high: float
-
-
-def _judged(r) -> _Judged:
-    if str(r.error or ""):
-        return _Judged(State.NOT_MEASURED, (), math.nan, math.nan)
+def _judged(r) -> SimpleNamespace:
+    """An OLMES row without an error as the one state rule reads a trend row: its state from its ends, the open ends
+    as reasons; the validity checks are findings beside it, as on every row."""
     draws = int(r.n_draws) if r.n_draws == r.n_draws else 0
     ends = tuple(EndOpen(end, bool(end == "high" and r.high_undecided), draws, math.inf)
                  for end, determined in (("low", r.low_determined), ("high", r.high_determined)) if not determined)
-    state = (State.MEASURED, State.BOUNDED, State.NOT_MEASURED)[len(ends)]
-    return _Judged(state, ends, r.ci_low, r.ci_high)
+    return SimpleNamespace(state=(State.MEASURED, State.BOUNDED, State.NOT_MEASURED)[len(ends)], reasons=ends,
+                           doubling_time_months_ci_low=r.ci_low, doubling_time_months_ci_high=r.ci_high)
 
 
 def _precision(result) -> dict:

@@ -1,9 +1,8 @@
 """The Open LLM Leaderboard v2's official pretrained base models as a second, independent target table.
 
-The table (``results/openllm_v2/``, built by ``python tools/build_tables.py openllm-v2``) holds every official
-provider's pretrained base model, scored by one harness until the leaderboard closed in March 2025. Its first set,
-the v2-native row (MMLU-Pro + BBH + MATH-hard), was declared in ``results/openllm_v2/DECLARATION.md`` before the table
-existed. The report shows its stored record beside the public table's headline (:mod:`.report`).
+``results/openllm_v2/`` (docs/method.md, "A second, independent table through 2025-03"): its first set, the v2-native
+row (MMLU-Pro + BBH + MATH-hard), was declared in ``results/openllm_v2/DECLARATION.md`` before the table existed. The
+report shows its stored record beside the public table's headline (:mod:`.report`).
 """
 from __future__ import annotations
 

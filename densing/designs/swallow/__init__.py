@@ -1,9 +1,8 @@
 """The Swallow LLM Leaderboard (CC-BY 4.0, Swallow LLM team) as target tables in the paper's own protocol.
 
-The leaderboard's pre-trained models (``results/swallow``, built by ``python tools/build_tables.py swallow``) are two
-target tables, never pooled: ``swallow`` (lm-evaluation-harness 0.4.2; MMLU 5-shot, BBH 3-shot chain of thought,
-MATH-500 4-shot, GSM8K 4-shot, HumanEval 0-shot: the paper's benchmarks and shots but MBPP) and ``swallow_2026`` (the
-leaderboard's later protocol, models of 2024-06 … 2025-11). The report shows their stored records (:mod:`.report`).
+Two target tables of its pre-trained models (``results/swallow``), never pooled: ``swallow`` (lm-evaluation-harness
+0.4.2, the paper's benchmarks and shots but MBPP) and ``swallow_2026`` (the leaderboard's later protocol); see
+docs/method.md, "The paper's protocol". The report shows their stored records (:mod:`.report`).
 """
 from __future__ import annotations
 

@@ -178,10 +178,7 @@ def validate_ladder(frame: pd.DataFrame, benchmark: str, metric: str, *, max_par
         raise InputError(f"max_params {max_params:.3g}: no model is that large; nothing is held out")
     held = pd.concat(pieces, ignore_index=True)
     table = predict_held_out(fit, held).sort_values(["params", "train_tokens"]).reset_index(drop=True)
-    summary = (
-        f"{len(table)} held-out model(s) with N ≥ {max_params:.3g} ({benchmark}): mean relative error "
-        f"{table['relative_error'].mean():.2%}, largest {table['relative_error'].max():.2%} "
-        f"({table.loc[table['relative_error'].idxmax(), 'model']}); fit on {train['run'].nunique()} runs below, "
-        f"E {'on' if options.irreducible[benchmark] else 'off'}, floor {options.floor}"
-    )
-    return table, summary
+    return table, (f"{len(table)} held-out model(s) with N ≥ {max_params:.3g} ({benchmark}): mean relative error "
+                   f"{table['relative_error'].mean():.2%}, largest {table['relative_error'].max():.2%} "
+                   f"({table.loc[table['relative_error'].idxmax(), 'model']}); fit on {train['run'].nunique()} runs "
+                   f"below, E {'on' if options.irreducible[benchmark] else 'off'}, floor {options.floor}")

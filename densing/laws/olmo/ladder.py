@@ -2,13 +2,9 @@
 
 A *ladder* is one recipe run at several sizes N and budgets D, each run logging checkpoints with a conditional loss and
 a score (AI2's OLMo ladder: Bhagia et al. 2024, arXiv 2412.04403). :func:`fit_ladder` fits the Densing Law's two steps
-(Xiao et al. 2024, eqs. 2–3), L(N, D) = a·N^-α + b·D^-β [+ E] and S(L) = c / (1 + e^(−γ(L − l))) + d, by rules that
-look only at the ladder, never at a held-out model (docs/method.md, "The OLMo ladder reference"): 1. the loss law on
-each run's final point (the mean of its last 5 checkpoints), the performance law on every checkpoint past 10% of its
-run (allenai/OLMo-ladder's ``--moving_avg 5``, ``--skip_perc 0.1``); 2. E per task where the chained (loss → score)
-error of predicting the largest size's final scores from the smaller runs, floor free, is lower (a tie within 0.1%
-keeps no E; ``loss_error`` stays in the table); 3. one floor d, free or at chance, by the lower mean of that error
-over the tasks (:func:`select_options` returns the choices and their table).
+(Xiao et al. 2024, eqs. 2–3) by rules that look only at the ladder, never at a held-out model (docs/method.md, "The
+OLMo ladder reference": the loss law on each run's final point, E per task and one floor d by the chained extrapolation
+error to the largest size; :func:`select_options` returns the choices and their table).
 """
 from __future__ import annotations
 
@@ -48,17 +44,14 @@ class LadderOptions:
 
 
 def choose_irreducible(table: pd.DataFrame, criterion: str) -> dict[str, bool]:
-    """Rule 2: E where its extrapolation error (``score_error`` with the floor free, or ``loss_error``) is lower."""
-    column = f"{criterion}_error"
-    rows = table[table["floor"] == "free"].pivot(index="benchmark", columns="irreducible", values=column)
-    return {
-        b: bool(rows.loc[b, True] < rows.loc[b, False] and not np.isclose(rows.loc[b, True], rows.loc[b, False], rtol=1e-3, atol=0))
-        for b in rows.index
-    }
+    """E where its extrapolation error (``score_error`` with the floor free, or ``loss_error``) is lower by > 0.1%."""
+    rows = table[table["floor"] == "free"].pivot(index="benchmark", columns="irreducible", values=f"{criterion}_error")
+    return {b: bool(rows.loc[b, True] < rows.loc[b, False]
+                    and not np.isclose(rows.loc[b, True], rows.loc[b, False], rtol=1e-3, atol=0)) for b in rows.index}
 
 
 def select_options(frame: pd.DataFrame, benchmarks: dict[str, str]) -> LadderOptions:
-    """Rules 2 and 3 of the module docstring on the ladder ``frame``; ``benchmarks`` maps name → metric."""
+    """The choices of E and the floor (module docstring) on the ladder ``frame``; ``benchmarks`` maps name → metric."""
     sizes = np.sort(frame["params"].unique())
     if sizes.size < 3:
         raise InputError(f"ladder: {sizes.size} model size(s); choosing the law's options needs at least 3")
@@ -66,10 +59,8 @@ def select_options(frame: pd.DataFrame, benchmarks: dict[str, str]) -> LadderOpt
     small, large = frame[frame["params"] < largest], frame[frame["params"] >= largest]
     rows = []
     for benchmark, metric in benchmarks.items():
-        _, held = select_points(large, benchmark, metric=metric, need_loss=True)
-        target = final_points(held, FINAL_CHECKPOINTS)
-        _, train = select_points(small, benchmark, metric=metric, need_loss=True)
-        train_final = final_points(train, FINAL_CHECKPOINTS)
+        target, train_final = (final_points(select_points(part, benchmark, metric=metric, need_loss=True)[1],
+                                            FINAL_CHECKPOINTS) for part in (large, small))
         for irreducible in (False, True):
             stage = _fit.fit_stage(_problems.loss_problem(train_final["params"], train_final["train_tokens"],
                                                           train_final["loss"], irreducible=irreducible),
@@ -80,8 +71,7 @@ def select_options(frame: pd.DataFrame, benchmarks: dict[str, str]) -> LadderOpt
                 fit = fit_reference(
                     small, benchmark, metric=metric, law="two-step", irreducible=irreducible,
                     chance="auto" if floor == "chance" else None, loss_points="final",
-                    final_checkpoints=FINAL_CHECKPOINTS, min_run_fraction=MIN_RUN_FRACTION, n_boot=0,
-                )
+                    final_checkpoints=FINAL_CHECKPOINTS, min_run_fraction=MIN_RUN_FRACTION, n_boot=0)
                 predicted = fit.predict_score(target["params"], target["train_tokens"])
                 rows.append({"benchmark": benchmark, "irreducible": irreducible, "floor": floor,
                              "loss_error": loss_error,
@@ -105,14 +95,12 @@ def fit_ladder(frame: pd.DataFrame, benchmarks: dict[str, str], *, options: Ladd
     record = {
         "ladder_rules": "densing.laws.ladder (final points for the loss law, checkpoints past 10% for the performance "
         "law; E and floor chosen by the chained score error of extrapolating to the ladder's largest size)",
-        "ladder_held_size": options.held_size, "ladder_floor": options.floor, **(provenance or {}),
-    }
+        "ladder_held_size": options.held_size, "ladder_floor": options.floor, **(provenance or {})}
     for benchmark, metric in benchmarks.items():
         try:
             fits[benchmark] = without_checkpoints(fit_reference(
                 frame, benchmark, metric=metric, n_boot=n_boot, seed=seed, jobs=jobs,
-                provenance=record, **options.fit_options(benchmark),
-            ))
+                provenance=record, **options.fit_options(benchmark)))
         except FitError as exc:
             raise FitError(f"{benchmark}: {exc}") from None
     return fits, options
@@ -151,10 +139,8 @@ def density_table(fits: dict[str, ReferenceFit], targets: pd.DataFrame, level: f
     ladder's recipe; :func:`densing.laws.density.density_at_own_tokens`), ``conditioning`` κ
     (:func:`densing.laws.inversion.conditioning`), ``ci_fold`` (high / low), ``ci_contains_1`` and ``why``."""
     out = extrapolation_words(density_at_own_tokens(targets, list(fits.values()), level=level, aggregate=False))
-    out["conditioning"] = [
-        float(conditioning(fits[b], [s], [e], d0=d0)[0])
-        for b, s, e, d0 in zip(out["benchmark"], out["score"], out["stderr"], out["d0"])
-    ]
+    out["conditioning"] = [float(conditioning(fits[b], [s], [e], d0=d0)[0])
+                           for b, s, e, d0 in zip(out["benchmark"], out["score"], out["stderr"], out["d0"])]
     with np.errstate(divide="ignore", invalid="ignore"):
         out["ci_fold"] = out["density_ci_high"] / out["density_ci_low"]
     out["ci_contains_1"] = (out["density_ci_low"] <= 1) & (out["density_ci_high"] >= 1)
