@@ -44,16 +44,8 @@ class RankFacts:
 
 
 @dataclass(frozen=True)
-class RankRows:
-    """One rank's analyze row and its per-step rows."""
-
-    row: dict
-    steps: list
-
-
-@dataclass(frozen=True)
 class RankOutcome:
-    """A rank's facts and rows (RankRows or a TraceError) by last-step rule (None: CPU), or the decode ``error``."""
+    """A rank's facts, its (row, step rows) or TraceError by last-step rule (None: CPU), or the decode ``error``."""
 
     facts: RankFacts | None = None
     rows: dict = field(default_factory=dict)
@@ -79,7 +71,7 @@ def rank_outcome(path: str | Path, default_rank: int, kind: str = GPU, *parts, r
     for key, make in variants.items():
         try:
             trace = make()
-            rows[key] = RankRows(rank_metrics(trace), rank_step_rows(trace) if steps else [])
+            rows[key] = (rank_metrics(trace), rank_step_rows(trace) if steps else [])
         except TraceError as exc:
             rows[key] = exc
     return RankOutcome(facts, rows)
@@ -94,7 +86,7 @@ def _pick(path, outcomes: list[RankOutcome], kind: str) -> tuple[list[dict], lis
     if (error := next((r for r in rows if isinstance(r, TraceError)), None)) is not None:
         raise error
     chosen = [r for _, r in sorted(zip((o.facts.rank for o in outcomes), rows), key=lambda item: item[0])]
-    return [r.row for r in chosen], [step for r in chosen for step in r.steps]
+    return [row for row, _ in chosen], [step for _, steps in chosen for step in steps]
 
 
 def set_rows(path: str | Path, scheduler="auto", workers: int | None = None,
