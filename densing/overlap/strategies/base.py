@@ -29,7 +29,8 @@ CAPABILITIES = ("whatif", "validation", "training")
 
 def ring_allreduce_time_s(workers: int, message_bytes: float, bandwidth_bytes_per_s: float,
                           latency_s: float = 0.0) -> float:
-    """Ring all-reduce time  T = 2(p−1)/p · S/B + 2(p−1)·α  (Thakur et al. 2005; Patarasuk & Yuan 2009)."""
+    """Ring all-reduce time  T_ar(p, S) = 2(p−1)/p · S/B + 2(p−1)·α,  T_ar(1, S) = 0  (Thakur, Rabenseifner & Gropp
+    2005, IJHPCA 19(1); Patarasuk & Yuan 2009, JPDC 69(2)); S bytes, B bytes/s, α s per message."""
     if workers < 1:
         raise InputError(f"workers: expected ≥ 1, got {workers}")
     if bandwidth_bytes_per_s <= 0:
