@@ -22,9 +22,8 @@ def _check_strategy(registry: Registry, name: str, strategy) -> None:
     """A strategy is a :class:`Strategy` whose models take what their callers give and whose what-if step time at a
     probe point (a 0.1 s step on 8 workers, 100 MB over 100 Gb/s) is a finite number ≥ 0."""
     check_type(registry, name, strategy, Strategy)
-    check_callable(registry, name, "step_time_s", strategy.step_time_s, 1, optional=True)
-    check_callable(registry, name, "predict_run_s", strategy.predict_run_s, 3, optional=True)
-    check_callable(registry, name, "training", strategy.training, 1, optional=True)
+    for field, arity in (("step_time_s", 1), ("predict_run_s", 3), ("training", 1)):
+        check_callable(registry, name, field, getattr(strategy, field), arity, optional=True)
     if strategy.step_time_s is not None:
         probe = WhatIfPoint(compute_s=0.1, workers=8, message_bytes=1e8, bandwidth_bytes_per_s=1.25e10, latency_s=1e-5,
                             allreduce_s=0.02)
