@@ -50,7 +50,7 @@ def torchrun_command(run_dir: Path, workers: int, nnodes: int = 1, node_rank: in
 _ENDPOINT = re.compile(r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?):([0-9]{1,5})")
 
 
-def _check_layout(workers, nnodes, node_rank, rdzv_endpoint=None) -> None:
+def _check_layout(workers, nnodes=1, node_rank=0, rdzv_endpoint=None) -> None:
     """InputError unless workers per node ≥ 1, nodes ≥ 1, 0 ≤ node rank < nodes, several nodes with a HOST:PORT."""
     validate({"workers": [Interval(Integral, 1, None)], "nnodes": [Interval(Integral, 1, None)]},
              workers=workers, nnodes=nnodes)
@@ -166,8 +166,7 @@ def run_strategies(out: str | Path, strategies, base: TrainConfig, workers: int 
 
     validate({"repeats": [Interval(Integral, 1, None)]}, repeats=repeats)
     out = check_writable_folder(as_path(out, "out"))
-    _check_layout(workers, launch_args.get("nnodes", 1), launch_args.get("node_rank", 0),
-                  launch_args.get("rdzv_endpoint"))
+    _check_layout(workers, **launch_args)
     configs = []
     for strategy in strategies:
         modes = list(tp_overlaps) if strategy == "tp" else [base.tp_overlap]
