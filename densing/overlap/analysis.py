@@ -1,10 +1,10 @@
 """The overlap analysis of a trace set or of read traces: per-rank and per-step rows.
 
-Given a path, each rank's rows are computed where its file is decoded (:func:`rank_outcome`, one job per file) and
-only rows and the facts the set's rules need come back; the rules and errors are those of
-:func:`densing.overlap.trace.read_traces`. A rank computes its rows both with and without HTA's last-step filter when
-it cannot tell which applies, and from its own first event: aligning on the set's earliest event only shifts times,
-and the metrics are exact differences of them (``tools/overlap_same_output.py``, ``tests/overlap/test_engine.py``).
+Given a path, each rank's rows are computed where its file is decoded (:func:`rank_outcome`, one job per file); only
+rows and the facts the set's rules need come back (rules and errors: :func:`.trace.read_traces`'s). A rank that cannot
+tell whether HTA's last-step filter applies computes its rows both ways, from its own first event: aligning on the set's
+earliest event only shifts times, of which the metrics are exact differences (``tools/overlap_same_output.py``,
+``tests/overlap/test_engine.py``).
 """
 from __future__ import annotations
 
@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Iterable
 from densing.errors import TraceError
 from densing.overlap.cpu_trace import CpuRank
 from densing.overlap.cpu_trace import to_rank_trace as cpu_rank_trace
-from densing.overlap.engine import borrowed
 from densing.overlap.kineto import GPU, DecodeInfo, Unsplittable
 from densing.overlap.metrics import RANK_COLUMNS, STEP_COLUMNS, rank_metrics, rank_row, rank_step_rows
 from densing.overlap.model import DEFAULT_KERNEL_RULES, NoGpuKernelsError, RankTrace, check_rules
@@ -92,13 +91,10 @@ def _pick(path, outcomes: list[RankOutcome], kind: str) -> tuple[list[dict], lis
 def set_rows(path: str | Path, scheduler="auto", workers: int | None = None,
              rules: str = DEFAULT_KERNEL_RULES, steps: bool = True) -> tuple[list[dict], list[dict]]:
     """The set's rank rows and step rows (none without ``steps``) by rank; arguments as ``read_traces`` takes them."""
-    check_rules(rules)
-    files = trace_files(path)
     job = partial(rank_outcome, rules=rules, steps=steps)
-    with borrowed(scheduler, files, workers) as engine:
-        return read_set(files, lambda kind: run_ranks(files, kind, engine, job),
-                        lambda outcomes: None if any(o.error for o in outcomes) else [o.facts for o in outcomes],
-                        lambda outcomes, kind: _pick(path, outcomes, kind))
+    return read_set(path, scheduler, workers, rules, partial(run_ranks, job=job),
+                    lambda outcomes: None if any(o.error for o in outcomes) else [o.facts for o in outcomes],
+                    lambda outcomes, kind: _pick(path, outcomes, kind))
 
 
 class RankTraces:
