@@ -305,10 +305,9 @@ def part_pieces(path: Path, part: int, parts: int) -> Iterator[bytes]:
         return
     cut, _ = stream.boundary(max(targets[part + 1], start))
     while stream.offset + len(stream.buf) < cut + 1:
-        head_bytes = bytes(stream.buf)
+        yield bytes(stream.buf)
         stream.offset += len(stream.buf)
         stream.buf.clear()
-        yield head_bytes
         if not stream.more():
             raise Unsplittable
     yield bytes(stream.buf[:cut + 1 - stream.offset])  # up to the "}" that closes the part's last event

@@ -1,12 +1,11 @@
 """A small data-parallel trainer, profiled: ``densing overlap run`` (needs the ``train`` extra).
 
 :func:`launch` starts W workers with torch's own launcher (``python -m torch.distributed.run``; gloo on CPU, nccl on
-CUDA; several nodes through torchrun's rendezvous flags), each running
-:func:`densing.overlap.train_worker.worker_main`: a GPT-style byte-level model trained on a text corpus with a
-strategy with training hooks (:mod:`densing.overlap.strategies`). Each rank writes a Kineto trace
-(``rank<r>.json.gz``: ``ProfilerStep#N`` and the phases ``forward``, ``backward``, ``allreduce`` (sync),
-``optimizer``, ``co2_outer``) and ``metrics-rank<r>.csv``, which :func:`launch` merges into ``metrics.csv`` beside
-``run.yaml`` (the configuration and the machine).
+CUDA; several nodes through torchrun's rendezvous flags), each running :func:`.train_worker.worker_main`: a GPT-style
+byte-level model trained on a text corpus with a strategy's training hooks (:mod:`densing.overlap.strategies`). Each
+rank writes a Kineto trace (``rank<r>.json.gz``: ``ProfilerStep#N`` and the phases ``forward``, ``backward``,
+``allreduce`` (sync), ``optimizer``, ``co2_outer``) and ``metrics-rank<r>.csv``, which :func:`launch` merges into
+``metrics.csv`` beside ``run.yaml`` (the configuration and the machine).
 """
 from __future__ import annotations
 
