@@ -124,12 +124,10 @@ class _Event(msgspec.Struct):  # tolerant CPU types
     args: Optional[_Args] = None
 
 
-class _GpuEvent(msgspec.Struct):  # tolerant GPU types: ts/dur numbers or absent
+class _GpuEvent(_Event):  # tolerant GPU types: cat a string, ts/dur numbers, or absent
     cat: Optional[str] = None
-    name: Any = None
     ts: Union[int, float, None] = None
     dur: Union[int, float, None] = None
-    args: Optional[_Args] = None
 
 
 class _FastArgs(msgspec.Struct, gc=False, frozen=True):
