@@ -49,9 +49,7 @@ _COUNT = [Interval(Integral, 1, None)]
 #: The domain of each top-level field of ``run.yaml`` (``config``'s fields: :data:`TRAIN_CONSTRAINTS`).
 RUN_DOMAIN: dict[str, list] = {
     "status": [Options(STATUSES)],
-    "workers_per_node": _COUNT,
-    "nnodes": _COUNT,
-    "cpu_count": _COUNT,
+    **dict.fromkeys(("workers_per_node", "nnodes", "cpu_count"), _COUNT),
     "launcher": [Options({LAUNCHER})],
     "n_params": _COUNT,  # and the sum of param_numel
     "param_numel": [Counts()],

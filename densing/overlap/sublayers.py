@@ -1,8 +1,7 @@
 """Per-sublayer analysis of tensor-parallel runs (``tp`` strategy), measured contention, and the T3 prediction of
 the chunked run from the serialized one.
 
-Per rank, from the trainer's annotations (:mod:`densing.overlap.strategies.tp`), means over the profiled steps (µs per
-step), s ∈ {attn, mlp}:
+Per rank, from the annotations (:mod:`.strategies.tp`), means over the profiled steps (µs per step), s ∈ {attn, mlp}:
 
 * sublayer time      = Σ ``tp/<s>`` durations (forward);
 * producer GEMM      = Σ ``tp/<s>/<gemm>`` durations (``proj``/``fc2``; one annotation per chunk when chunked);

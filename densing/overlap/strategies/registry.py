@@ -1,9 +1,8 @@
 """The overlap strategies densing knows: one module each, one line here.
 
 To add a strategy, write ``densing/overlap/strategies/<name>.py`` defining its functions and a ``STRATEGY =
-Strategy(...)`` (:mod:`densing.overlap.strategies.base`), and add it to ``_BUILT_IN`` below — the trainer, the
-what-if model, the validation and the command line iterate over this registry. :func:`register` adds one at run
-time (a plug-in, or a test).
+Strategy(...)`` (:mod:`.base`), and add it to ``_BUILT_IN`` below — the trainer, the what-if model, the validation and
+the command line iterate over this registry. :func:`register` adds one at run time (a plug-in, or a test).
 """
 from __future__ import annotations
 
