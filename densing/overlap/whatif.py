@@ -42,8 +42,7 @@ DEFAULT_BANDWIDTHS_GBPS = (800.0, 80.0)
 #: checks its options against the same constraints before any trace is read.
 WHATIF_CONSTRAINTS = {
     "model_params": [Interval(Real, 0, None, closed="neither"), None],
-    # bytes all-reduced per parameter: 0.5 (4-bit) to 8 (fp64 gradients); above 64 (several tensors per parameter) a
-    # unit slip
+    # bytes all-reduced per parameter: 0.5 (4-bit) to 8 (fp64 gradients); above 64 (many tensors each) a unit slip
     "bytes_per_param": [Interval(Real, 0, 64, closed="right")],
     "workers": [Interval(Integral, 1, MAX_WORKERS)],
     "bandwidths_gbps": [Interval(Real, 0, None, closed="neither")],

@@ -1,18 +1,16 @@
 """What an overlap strategy is: a name and up to three capabilities, each a plain function (one module per
 strategy, listed in :mod:`densing.overlap.strategies.registry`):
 
-* ``step_time_s(point)`` — the what-if model (:func:`densing.overlap.whatif.predict`): the step time of
-  data-parallel training at one :class:`WhatIfPoint` (workers, network, compute);
-* ``predict_run_s(calibration, config, contention)`` — the validation model (:func:`densing.overlap.validate.validate`):
-  a measured run's step time from a sync run's :class:`RunCalibration` and the run's ``run.yaml`` configuration;
+* ``step_time_s(point)`` — the what-if model (:func:`.whatif.predict`): the step time at a :class:`WhatIfPoint`;
+* ``predict_run_s(calibration, config, contention)`` — the validation model (:func:`.validate.validate`): a measured
+  run's step time from a sync run's :class:`RunCalibration` and the run's ``run.yaml`` configuration;
 * ``training(context)`` — the trainer's hooks (:mod:`densing.overlap.train`): a :class:`TrainHooks` for one rank.
 
 **The fluid model** of one data-parallel worker on a CPU (:func:`simulate`), calibrated on a ``sync`` run
-(:func:`densing.overlap.validate.calibrate_run`): piecewise-constant rates between events (a compute segment ends, a
-bucket is enqueued, an all-reduce finishes). Contention (the effect T3, Pati et al. 2024, is built around): the
-collective and the computation share the cores. Processor sharing: each worker has c = N/W cores; computing needs t,
-an all-reduce u (measured); while both run and t + u > c, both progress at c/(t + u) of their speed alone. Without
-contention (``contention=False``) overlap is free.
+(:func:`.validate.calibrate_run`): piecewise-constant rates between events (a compute segment ends, a bucket is
+enqueued, an all-reduce finishes). Contention (T3's premise, Pati et al. 2024): the collective and the computation share
+the cores. Processor sharing: each worker has c = N/W cores; computing needs t, an all-reduce u (measured); while both
+run and t + u > c, both progress at c/(t + u) of their speed alone. With ``contention=False`` overlap is free.
 """
 from __future__ import annotations
 

@@ -128,7 +128,8 @@ class CO2:
                 new_anchor = self.anchor  # round 0: nothing has arrived yet
             else:
                 self.settle()
-                stale = self._split(self.pending[1] / self.world_size)
+                flat = self.pending[1] / self.world_size  # Δ̄ split back into the layers
+                stale = [p.view_as(a) for p, a in zip(flat.split([a.numel() for a in self.anchor]), self.anchor)]
                 new_anchor, self.momentum, _ = outer_update(self.anchor, self.pending[2], stale, self.momentum,
                                                             *self.rule)
             for p, a in zip(self.params, new_anchor):
@@ -145,9 +146,6 @@ class CO2:
         """Wait for the all-reduce still in flight (end of training) without applying it."""
         self.settle()
         self.pending = None
-
-    def _split(self, flat):
-        return [piece.view_as(a) for piece, a in zip(flat.split([a.numel() for a in self.anchor]), self.anchor)]
 
 
 class Co2Hooks(TrainHooks):
