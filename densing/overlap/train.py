@@ -36,13 +36,10 @@ TRAIN_BYTES_PER_PARAM = 16
 def torchrun_command(run_dir: Path, workers: int, nnodes: int = 1, node_rank: int = 0,
                      rdzv_endpoint: str | None = None) -> list[str]:
     """The ``python -m torch.distributed.run`` command line that starts one node's workers."""
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", str(workers)]
-    if nnodes == 1:
-        cmd.append("--standalone")
-    else:
-        cmd += ["--nnodes", str(nnodes), "--node-rank", str(node_rank), "--rdzv-backend", "c10d",
-                "--rdzv-endpoint", rdzv_endpoint]
-    return cmd + ["-m", "densing.overlap.worker", str(run_dir)]
+    layout = ["--standalone"] if nnodes == 1 else ["--nnodes", str(nnodes), "--node-rank", str(node_rank),
+                                                   "--rdzv-backend", "c10d", "--rdzv-endpoint", rdzv_endpoint]
+    return [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", str(workers), *layout,
+            "-m", "densing.overlap.worker", str(run_dir)]
 
 
 #: ``--rdzv-endpoint``: HOST:PORT (a name or an IPv4 address, or a bracketed IPv6 one), the port in 1-65535.

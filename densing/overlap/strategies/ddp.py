@@ -43,9 +43,7 @@ def ddp_buckets(param_numel: tuple, bucket_bytes: float, bytes_per_param: float 
         if current >= bucket_bytes:
             buckets.append(current)
             current = 0.0
-    if current > 0:
-        buckets.append(current)
-    return buckets
+    return buckets + [current] if current > 0 else buckets
 
 
 def predict_run_s(cal: RunCalibration, config: dict, contention: bool = True) -> float:
