@@ -1,10 +1,10 @@
 """The overlap analysis of a trace set or of read traces: per-rank and per-step rows.
 
-Given a path, each rank's rows are computed where its file is decoded (:func:`rank_outcome`, one job per file) and
-only rows and the facts the set's rules need come back; the rules and errors are those of
-:func:`densing.overlap.trace.read_traces`. A rank computes its rows both with and without HTA's last-step filter when
-it cannot tell which applies, and from its own first event: aligning on the set's earliest event only shifts times,
-and the metrics are exact differences of them (``tools/overlap_same_output.py``, ``tests/overlap/test_engine.py``).
+Given a path, each rank's rows are computed where its file is decoded (:func:`rank_outcome`, one job per file); only
+rows and the facts the set's rules need come back (rules and errors: :func:`.trace.read_traces`'s). A rank that cannot
+tell whether HTA's last-step filter applies computes its rows both ways, from its own first event: aligning on the set's
+earliest event only shifts times, of which the metrics are exact differences (``tools/overlap_same_output.py``,
+``tests/overlap/test_engine.py``).
 """
 from __future__ import annotations
 
@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Iterable
 from densing.errors import TraceError
 from densing.overlap.cpu_trace import CpuRank
 from densing.overlap.cpu_trace import to_rank_trace as cpu_rank_trace
-from densing.overlap.engine import borrowed
 from densing.overlap.kineto import GPU, DecodeInfo, Unsplittable
 from densing.overlap.metrics import RANK_COLUMNS, STEP_COLUMNS, rank_metrics, rank_row, rank_step_rows
 from densing.overlap.model import DEFAULT_KERNEL_RULES, NoGpuKernelsError, RankTrace, check_rules
@@ -44,16 +43,8 @@ class RankFacts:
 
 
 @dataclass(frozen=True)
-class RankRows:
-    """One rank's analyze row and its per-step rows."""
-
-    row: dict
-    steps: list
-
-
-@dataclass(frozen=True)
 class RankOutcome:
-    """A rank's facts and rows (RankRows or a TraceError) by last-step rule (None: CPU), or the decode ``error``."""
+    """A rank's facts, its (row, step rows) or TraceError by last-step rule (None: CPU), or the decode ``error``."""
 
     facts: RankFacts | None = None
     rows: dict = field(default_factory=dict)
@@ -79,7 +70,7 @@ def rank_outcome(path: str | Path, default_rank: int, kind: str = GPU, *parts, r
     for key, make in variants.items():
         try:
             trace = make()
-            rows[key] = RankRows(rank_metrics(trace), rank_step_rows(trace) if steps else [])
+            rows[key] = (rank_metrics(trace), rank_step_rows(trace) if steps else [])
         except TraceError as exc:
             rows[key] = exc
     return RankOutcome(facts, rows)
@@ -94,19 +85,16 @@ def _pick(path, outcomes: list[RankOutcome], kind: str) -> tuple[list[dict], lis
     if (error := next((r for r in rows if isinstance(r, TraceError)), None)) is not None:
         raise error
     chosen = [r for _, r in sorted(zip((o.facts.rank for o in outcomes), rows), key=lambda item: item[0])]
-    return [r.row for r in chosen], [step for r in chosen for step in r.steps]
+    return [row for row, _ in chosen], [step for _, steps in chosen for step in steps]
 
 
 def set_rows(path: str | Path, scheduler="auto", workers: int | None = None,
              rules: str = DEFAULT_KERNEL_RULES, steps: bool = True) -> tuple[list[dict], list[dict]]:
     """The set's rank rows and step rows (none without ``steps``) by rank; arguments as ``read_traces`` takes them."""
-    check_rules(rules)
-    files = trace_files(path)
     job = partial(rank_outcome, rules=rules, steps=steps)
-    with borrowed(scheduler, files, workers) as engine:
-        return read_set(files, lambda kind: run_ranks(files, kind, engine, job),
-                        lambda outcomes: None if any(o.error for o in outcomes) else [o.facts for o in outcomes],
-                        lambda outcomes, kind: _pick(path, outcomes, kind))
+    return read_set(path, scheduler, workers, rules, partial(run_ranks, job=job),
+                    lambda outcomes: None if any(o.error for o in outcomes) else [o.facts for o in outcomes],
+                    lambda outcomes, kind: _pick(path, outcomes, kind))
 
 
 class RankTraces:

@@ -61,13 +61,11 @@ def as_int(value: Any, default: int) -> int:
 
 def comm_bytes(args) -> float:
     """Collective message bytes: ``In msg nelems`` × the dtype's size; NaN when not given."""
-    if args is None or args.in_nelems is None:
-        return math.nan
     try:
-        nelems = float(args.in_nelems)
+        nelems = float(getattr(args, "in_nelems", None))  # (no args, or no nelems: None, a TypeError)
     except (TypeError, ValueError):
         return math.nan
-    size = _DTYPE_BYTES.get(str(args.dtype).lower()) if args.dtype is not None else None
+    size = _DTYPE_BYTES.get(str(args.dtype).lower())  # (no dtype: "none", no size)
     return nelems * size if size else math.nan
 
 
@@ -185,8 +183,7 @@ class KernelColumns(_Names):
     def _add_tolerant(self, events: list) -> None:
         self.ts_float |= any(type(e.ts) is not int for e in events)  # a float or an absent ts makes HTA's float
         self._count_timeless(e for e in events if e.dur is None or e.ts is None)
-        kept = [e for e in events
-                if e.dur is not None and e.ts is not None and e.cat is not None and e.cat != "Trace"]
+        kept = [e for e in events if e.dur is not None and e.ts is not None and e.cat is not None and e.cat != "Trace"]
         if not kept:
             return
         ts = (_int_ts((e.ts for e in kept), len(kept)) if all(type(e.ts) is int for e in kept)

@@ -10,13 +10,11 @@ difference:
 * communication calls  K = ∪ ``cpu_op`` events on compute threads named ``c10d::*``, ``record_param_comms`` or
   ``gloo:*``/``nccl:*`` (dispatch, copies into/out of the collective's buffers done inside them);
 * computation  C = (∪ ``cpu_op`` events on compute threads) \\ K;
-* span T = max(end) − min(start) over M ∪ K ∪ C; idle I = T − |M ∪ K ∪ C|  (no thread of the rank runs an op);
-* compute % = 100·|C|/T, non-compute % = 100·(T − |C| − I)/T, idle % = 100·I/T;
-* comm-comp overlap % = 100·|M ∩ C| / |M|;  exposed communication = |M| − |M ∩ C|.
+* span T = max(end) − min(start) over M ∪ K ∪ C; idle I = T − |M ∪ K ∪ C|  (no thread of the rank runs an op).
 
-These are HTA's formulas with "GPU kernels" replaced by "ops of the rank's threads": in the returned
-:class:`RankTrace` C's disjoint pieces are ``computation``, the ``gloo:*`` events ``communication`` and K's pieces
-``other`` (so :func:`densing.overlap.metrics.breakdown` computes every number unchanged), ``kernel_lane`` the thread,
+The percentages, overlap and exposed communication are HTA's formulas with "GPU kernels" replaced by "ops of the rank's
+threads": in the :class:`RankTrace` C's disjoint pieces are ``computation``, the ``gloo:*`` events ``communication`` and
+K's pieces ``other`` (so :func:`.metrics.breakdown` computes every number), ``kernel_lane`` the thread,
 ``kernel_comm_bytes`` NaN (no shapes recorded); an interval belongs to the ``ProfilerStep#N`` it starts in.
 """
 from __future__ import annotations
@@ -107,8 +105,7 @@ def to_rank_trace(c: CpuRank, origin: float) -> RankTrace:
         cs, ce = subtract_intervals(ts[sel & ~call], end[sel & ~call], ks, ke)
         pieces += [(cs, ce, COMPUTATION, thread), (ks, ke, OTHER, thread)]
     pieces.append((ts[collective], end[collective], COMMUNICATION, tid[collective]))
-    start = np.concatenate([p[0] for p in pieces])
-    stop = np.concatenate([p[1] for p in pieces])
+    start, stop = (np.concatenate([p[i] for p in pieces]) for i in (0, 1))
     category = np.concatenate([np.full(p[0].size, p[2], dtype=np.int8) for p in pieces])
     lane = np.concatenate([np.broadcast_to(np.asarray(p[3], dtype=np.int64), p[0].shape) for p in pieces])
     label = np.where(category == COMPUTATION, "computation", "communication call").astype(object)

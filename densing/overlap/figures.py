@@ -140,11 +140,9 @@ def report_section(trace_dir: str | Path, model_params: float | None = None) -> 
     from densing.errors import InputError
     from densing.overlap.whatif import calibrate, predict
 
-    read = _run_sets(Path(trace_dir))
-    if read:
-        parts = [("Runs side by side", runs_figure({name: analyze(t) for name, t in read.items()}))]
-        parts += [(f"{name}: one step's timeline per rank", timeline_figure(t, label=name)) for name, t in read.items()]
-        return parts
+    if read := _run_sets(Path(trace_dir)):
+        return [("Runs side by side", runs_figure({name: analyze(t) for name, t in read.items()}))] + [
+            (f"{name}: one step's timeline per rank", timeline_figure(t, label=name)) for name, t in read.items()]
     traces = read_traces(trace_dir)
     parts = [("Temporal breakdown per rank", breakdown_figure(analyze(traces))),
              ("One step's GPU timeline per rank", timeline_figure(traces, label=Path(trace_dir).name))]

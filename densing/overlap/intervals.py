@@ -37,8 +37,7 @@ def _sweep(a_start, a_end, b_start, b_end) -> tuple[np.ndarray, np.ndarray, np.n
     return times[order], np.cumsum(da[order]), np.cumsum(db[order])
 
 
-def intersection_length(a_start: np.ndarray, a_end: np.ndarray,
-                        b_start: np.ndarray, b_end: np.ndarray) -> float:
+def intersection_length(a_start: np.ndarray, a_end: np.ndarray, b_start: np.ndarray, b_end: np.ndarray) -> float:
     """Length of (∪A) ∩ (∪B), as HTA 0.5.0 ``get_comm_comp_overlap`` sweeps it: the sum of the gaps between
     consecutive merged boundaries (:func:`_sweep`) after which both an A and a B interval are open."""
     t, ca, cb = _sweep(a_start, a_end, b_start, b_end)

@@ -124,12 +124,10 @@ class _Event(msgspec.Struct):  # tolerant CPU types
     args: Optional[_Args] = None
 
 
-class _GpuEvent(msgspec.Struct):  # tolerant GPU types: ts/dur numbers or absent
+class _GpuEvent(_Event):  # tolerant GPU types: cat a string, ts/dur numbers, or absent
     cat: Optional[str] = None
-    name: Any = None
     ts: Union[int, float, None] = None
     dur: Union[int, float, None] = None
-    args: Optional[_Args] = None
 
 
 class _FastArgs(msgspec.Struct, gc=False, frozen=True):
@@ -305,10 +303,9 @@ def part_pieces(path: Path, part: int, parts: int) -> Iterator[bytes]:
         return
     cut, _ = stream.boundary(max(targets[part + 1], start))
     while stream.offset + len(stream.buf) < cut + 1:
-        head_bytes = bytes(stream.buf)
+        yield bytes(stream.buf)
         stream.offset += len(stream.buf)
         stream.buf.clear()
-        yield head_bytes
         if not stream.more():
             raise Unsplittable
     yield bytes(stream.buf[:cut + 1 - stream.offset])  # up to the "}" that closes the part's last event

@@ -34,8 +34,7 @@ RANK_COLUMNS = ["rank", "world_size", "kernel_count", "kernel_span_us", "idle_us
                 "non_compute_pct", "comm_bytes", "stream_overlaps"]
 
 
-def stream_overlaps(start_us: np.ndarray, end_us: np.ndarray, stream: np.ndarray,
-                    carry: dict | None = None) -> int:
+def stream_overlaps(start_us: np.ndarray, end_us: np.ndarray, stream: np.ndarray, carry: dict | None = None) -> int:
     """How many kernels start before an earlier kernel of their CUDA stream has ended: each is a fault of the trace
     (clocks, a dropped or merged event; HTA's test trace ``diff_test`` has 30), counted, not corrected. ``carry``
     (stream → latest end so far, updated) continues a count over kernels given in time windows."""

@@ -49,9 +49,7 @@ _COUNT = [Interval(Integral, 1, None)]
 #: The domain of each top-level field of ``run.yaml`` (``config``'s fields: :data:`TRAIN_CONSTRAINTS`).
 RUN_DOMAIN: dict[str, list] = {
     "status": [Options(STATUSES)],
-    "workers_per_node": _COUNT,
-    "nnodes": _COUNT,
-    "cpu_count": _COUNT,
+    **dict.fromkeys(("workers_per_node", "nnodes", "cpu_count"), _COUNT),
     "launcher": [Options({LAUNCHER})],
     "n_params": _COUNT,  # and the sum of param_numel
     "param_numel": [Counts()],
@@ -100,8 +98,7 @@ TRAIN_CONSTRAINTS: dict = {
                                   "profile_active", "local_steps", "tp_chunks")},
     **{name: _NATURAL for name in ("profile_skip", "profile_wait", "profile_warmup", "threads")},
     **{name: _POSITIVE for name in ("lr", "outer_lr", "outer_clip", "gap_penalty")},
-    # DDP's bucket_cap_mb: above 0, at most MAX_BUCKET_MB
-    "bucket_mb": [Interval(Real, 0, MAX_BUCKET_MB, closed="right")],
+    "bucket_mb": [Interval(Real, 0, MAX_BUCKET_MB, closed="right")],  # DDP's bucket_cap_mb
     "outer_momentum": [Interval(Real, 0, 1, closed="left")],
     "seed": [Interval(Integral, 0, MAX_SEED)],
     "staleness_penalty": [Options(PENALTY_MODES)],

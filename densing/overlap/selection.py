@@ -1,10 +1,8 @@
 """HTA 0.5.0's selection rules: which decoded GPU-trace rows are analysed, and when.
 
-To give HTA 0.5.0's numbers, the reader reproduces its event selection (``hta/common/trace_parser.py`` and
-``hta/common/trace.py``):
+The reader reproduces HTA 0.5.0's event selection (``hta/common/trace_parser.py``, ``hta/common/trace.py``):
 
-* events without ``dur`` or ``cat`` and the ``cat == "Trace"`` event are dropped
-  (:class:`densing.overlap.columns.KernelColumns`);
+* events without ``dur`` or ``cat`` and the ``cat == "Trace"`` event are dropped (:class:`.columns.KernelColumns`);
 * if any timestamp in the file is fractional (ns-resolution traces, PyTorch ≥ 2.3) times are rounded inwards:
   ``ts ← ceil(ts)``, ``end ← floor(ts + dur)`` (HTA ``round_down_time_stamps``, see pytorch/pytorch#122425);
   integer traces keep ``end = ts + dur``;

@@ -80,12 +80,6 @@ class _Scratch:
             self.windows.add(key)
         self.pending, self.pending_rows = {}, 0
 
-    def cpu_rows(self):
-        self.cpu.close()
-        with (self.dir / "cpu.bin").open("rb") as fh:
-            while (rows := np.fromfile(fh, dtype=CPU_ROW, count=READ_ROWS)).size:
-                yield rows
-
     def close(self) -> None:
         self.cpu.close()
         import shutil
@@ -151,10 +145,12 @@ def _kept_ids(p: _Pass, last_start: float, origin: int) -> tuple[int, np.ndarray
     if low > high:
         return 0, np.zeros(0, dtype=np.uint8)
     bits = np.zeros((high - low) // 8 + 1, dtype=np.uint8)
-    for rows in p.scratch.cpu_rows():
-        before = _final_start(rows["ts_i"], rows["ts_f"], p.total.ts_float, origin) < last_start
-        index = np.unique(rows["corr"][before] - low)
-        np.bitwise_or.at(bits, index >> 3, (1 << (index & 7)).astype(np.uint8))
+    p.scratch.cpu.close()
+    with (p.scratch.dir / "cpu.bin").open("rb") as fh:
+        while (rows := np.fromfile(fh, dtype=CPU_ROW, count=READ_ROWS)).size:
+            before = _final_start(rows["ts_i"], rows["ts_f"], p.total.ts_float, origin) < last_start
+            index = np.unique(rows["corr"][before] - low)
+            np.bitwise_or.at(bits, index >> 3, (1 << (index & 7)).astype(np.uint8))
     return low, bits
 
 

@@ -1,8 +1,7 @@
 """Per-sublayer analysis of tensor-parallel runs (``tp`` strategy), measured contention, and the T3 prediction of
 the chunked run from the serialized one.
 
-Per rank, from the trainer's annotations (:mod:`densing.overlap.strategies.tp`), means over the profiled steps (µs per
-step), s ∈ {attn, mlp}:
+Per rank, from the annotations (:mod:`.strategies.tp`), means over the profiled steps (µs per step), s ∈ {attn, mlp}:
 
 * sublayer time      = Σ ``tp/<s>`` durations (forward);
 * producer GEMM      = Σ ``tp/<s>/<gemm>`` durations (``proj``/``fc2``; one annotation per chunk when chunked);
@@ -20,11 +19,10 @@ the extra compute time a GEMM pays while a collective runs beside it — T3's co
 2401.16677, §3: memory bandwidth; on a CPU, gloo's threads also compete for the cores). In a chunked run chunks 2…k
 of a sublayer run beside the previous chunk's all-reduce; a serialized run has none (γ: NaN).
 
-**T3 prediction of the chunked run** (:func:`predict_t3`): from the serialized (``tp-none``) run, per sublayer, C =
-producer GEMM time, A = forward all-reduce time; T3's model replaces C + A by max(C + γ·min(C, A), A)
-(:func:`~densing.overlap.strategies.t3.t3_step_time_s`), so the predicted chunked step is
-step_none − Σ_s (C_s + A_s) + Σ_s max(C_s + γ·min(C_s, A_s), A_s), γ measured on the chunked run (or given). Step
-times are ProfilerStep means.
+**T3 prediction of the chunked run** (:func:`predict_t3`): per sublayer of the serialized (``tp-none``) run, C =
+producer GEMM time and A = forward all-reduce time; T3's model (:func:`.t3.t3_step_time_s`) replaces C + A by
+max(C + γ·min(C, A), A), so the chunked step is step_none − Σ_s (C_s + A_s) + Σ_s max(C_s + γ·min(C_s, A_s), A_s), γ
+measured on the chunked run (or given). Step times are ProfilerStep means.
 """
 from __future__ import annotations
 
@@ -70,8 +68,7 @@ def gemm_contention(gemm_start, gemm_end, coll_start, coll_end) -> dict:
     frac = covered_fraction(gemm_start, gemm_end, coll_start, coll_end)
     dur = gemm_end - gemm_start
     alone, concurrent = dur[frac <= 0.0], dur[frac >= CONCURRENT_MIN]
-    a = float(alone.mean()) if alone.size else math.nan
-    c = float(concurrent.mean()) if concurrent.size else math.nan
+    a, c = (float(d.mean()) if d.size else math.nan for d in (alone, concurrent))
     return {"gemm_alone_n": int(alone.size), "gemm_alone_us": a, "gemm_concurrent_n": int(concurrent.size),
             "gemm_concurrent_us": c, "contention": c / a - 1.0 if a > 0 else math.nan}  # NaN: a side is empty
 

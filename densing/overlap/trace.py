@@ -1,8 +1,7 @@
 """Reading a set of PyTorch-profiler (Kineto) traces, one file per rank, into one
 :class:`~densing.overlap.model.RankTrace` per rank (:func:`read_traces`): a GPU job's kernels, launches and steps under
-HTA's selection rules (:mod:`densing.overlap.selection`), or a CPU-only (gloo) job's ops
-(:mod:`densing.overlap.cpu_trace`), each file decoded by one job of an engine (:func:`run_ranks`), a large one from
-parts decoded by jobs of their own (:func:`densing.overlap.kineto.decode_part`).
+HTA's selection rules (:mod:`.selection`), or a CPU-only (gloo) job's ops (:mod:`.cpu_trace`), each file decoded by one
+job of an engine (:func:`run_ranks`), a large one from parts decoded by jobs of their own (:func:`.kineto.decode_part`).
 """
 from __future__ import annotations
 
@@ -131,30 +130,30 @@ def read_traces(path: str | Path, scheduler: str = "auto", workers: int | None =
     the set (HTA ``_align_all_ranks``). ``scheduler``: where the files are decoded
     (:func:`densing.overlap.engine.make_engine`); ``rules``: whose kernel categories (:data:`.KERNEL_RULES`).
     """
+    return read_set(path, scheduler, workers, rules, decode_ranks, lambda ranks: ranks,
+                    lambda ranks, kind: set_traces(path, ranks, kind, rules))
+
+
+def read_set(path: str | Path, scheduler, workers: int | None, rules: str, run, facts, finish):
+    """``finish(results, kind)`` of ``results = run(files, kind, engine)``: ``path``'s files (``rules`` checked first)
+    on ``scheduler``'s engine, of the kind :func:`sniff_kind` says; a CPU set whose files hold GPU kernels, or no
+    collectives, is read again as a GPU set, and a GPU set without GPU kernels whose ranks ran gloo collectives as a
+    CPU set (``facts(results)``: each rank's ``stream_rows`` and ``has_collectives``, None if a rank was unread)."""
     check_rules(rules)
     files = trace_files(path)
     with borrowed(scheduler, files, workers) as engine:
-        return read_set(files, lambda kind: decode_ranks(files, kind, engine), lambda ranks: ranks,
-                        lambda ranks, kind: set_traces(path, ranks, kind, rules))
-
-
-def read_set(files: list[Path], run, facts, finish):
-    """``finish(results, kind)`` of ``results = run(kind)``, the kind :func:`sniff_kind` says; a CPU set whose files
-    hold GPU kernels, or no collectives, is read again as a GPU set, and a GPU set without GPU kernels whose ranks ran
-    gloo collectives as a CPU set (``facts(results)``: each rank's ``stream_rows`` and ``has_collectives``, None when a
-    rank could not be read)."""
-    kind = sniff_kind(files)
-    results = run(kind)
-    known = facts(results)
-    if kind == CPU and known is not None and (
-            any(f.stream_rows for f in known) or not any(f.has_collectives for f in known)):
-        kind, results = GPU, run(GPU)
-    try:
-        return finish(results, kind)
-    except NoGpuKernelsError:
-        if kind == GPU and any(f.has_collectives for f in facts(results) or ()):
-            return finish(run(CPU), CPU)
-        raise
+        kind = sniff_kind(files)
+        results = run(files, kind, engine)
+        known = facts(results)
+        if kind == CPU and known is not None and (
+                any(f.stream_rows for f in known) or not any(f.has_collectives for f in known)):
+            kind, results = GPU, run(files, GPU, engine)
+        try:
+            return finish(results, kind)
+        except NoGpuKernelsError:
+            if kind == GPU and any(f.has_collectives for f in facts(results) or ()):
+                return finish(run(files, CPU, engine), CPU)
+            raise
 
 
 def annotation_frame(path: str | Path, names: tuple[str, ...]):

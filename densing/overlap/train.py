@@ -1,12 +1,11 @@
 """A small data-parallel trainer, profiled: ``densing overlap run`` (needs the ``train`` extra).
 
 :func:`launch` starts W workers with torch's own launcher (``python -m torch.distributed.run``; gloo on CPU, nccl on
-CUDA; several nodes through torchrun's rendezvous flags), each running
-:func:`densing.overlap.train_worker.worker_main`: a GPT-style byte-level model trained on a text corpus with a
-strategy with training hooks (:mod:`densing.overlap.strategies`). Each rank writes a Kineto trace
-(``rank<r>.json.gz``: ``ProfilerStep#N`` and the phases ``forward``, ``backward``, ``allreduce`` (sync),
-``optimizer``, ``co2_outer``) and ``metrics-rank<r>.csv``, which :func:`launch` merges into ``metrics.csv`` beside
-``run.yaml`` (the configuration and the machine).
+CUDA; several nodes through torchrun's rendezvous flags), each running :func:`.train_worker.worker_main`: a GPT-style
+byte-level model trained on a text corpus with a strategy's training hooks (:mod:`densing.overlap.strategies`). Each
+rank writes a Kineto trace (``rank<r>.json.gz``: ``ProfilerStep#N`` and the phases ``forward``, ``backward``,
+``allreduce`` (sync), ``optimizer``, ``co2_outer``) and ``metrics-rank<r>.csv``, which :func:`launch` merges into
+``metrics.csv`` beside ``run.yaml`` (the configuration and the machine).
 """
 from __future__ import annotations
 
@@ -37,20 +36,17 @@ TRAIN_BYTES_PER_PARAM = 16
 def torchrun_command(run_dir: Path, workers: int, nnodes: int = 1, node_rank: int = 0,
                      rdzv_endpoint: str | None = None) -> list[str]:
     """The ``python -m torch.distributed.run`` command line that starts one node's workers."""
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", str(workers)]
-    if nnodes == 1:
-        cmd.append("--standalone")
-    else:
-        cmd += ["--nnodes", str(nnodes), "--node-rank", str(node_rank), "--rdzv-backend", "c10d",
-                "--rdzv-endpoint", rdzv_endpoint]
-    return cmd + ["-m", "densing.overlap.worker", str(run_dir)]
+    layout = ["--standalone"] if nnodes == 1 else ["--nnodes", str(nnodes), "--node-rank", str(node_rank),
+                                                   "--rdzv-backend", "c10d", "--rdzv-endpoint", rdzv_endpoint]
+    return [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", str(workers), *layout,
+            "-m", "densing.overlap.worker", str(run_dir)]
 
 
 #: ``--rdzv-endpoint``: HOST:PORT (a name or an IPv4 address, or a bracketed IPv6 one), the port in 1-65535.
 _ENDPOINT = re.compile(r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?):([0-9]{1,5})")
 
 
-def _check_layout(workers, nnodes, node_rank, rdzv_endpoint=None) -> None:
+def _check_layout(workers, nnodes=1, node_rank=0, rdzv_endpoint=None) -> None:
     """InputError unless workers per node ≥ 1, nodes ≥ 1, 0 ≤ node rank < nodes, several nodes with a HOST:PORT."""
     validate({"workers": [Interval(Integral, 1, None)], "nnodes": [Interval(Integral, 1, None)]},
              workers=workers, nnodes=nnodes)
@@ -166,8 +162,7 @@ def run_strategies(out: str | Path, strategies, base: TrainConfig, workers: int 
 
     validate({"repeats": [Interval(Integral, 1, None)]}, repeats=repeats)
     out = check_writable_folder(as_path(out, "out"))
-    _check_layout(workers, launch_args.get("nnodes", 1), launch_args.get("node_rank", 0),
-                  launch_args.get("rdzv_endpoint"))
+    _check_layout(workers, **launch_args)
     configs = []
     for strategy in strategies:
         modes = list(tp_overlaps) if strategy == "tp" else [base.tp_overlap]

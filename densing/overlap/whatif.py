@@ -1,13 +1,8 @@
 """What-if models: step time and scaling efficiency of data-parallel training under other overlap strategies, worker
-counts and networks, calibrated from a trace.
-
-Notation: p workers, S bytes all-reduced per step (gradients), B link bandwidth in bytes/s, α per-message latency
-(s), C compute time per step, f_bwd the backward share of C.
-
-* Ring all-reduce (Thakur, Rabenseifner & Gropp 2005, IJHPCA 19(1); Patarasuk & Yuan 2009, JPDC 69(2)):
-  T_ar(p, S) = 2(p−1)/p · S/B + 2(p−1)·α,  T_ar(1, S) = 0.
-* one model per strategy with a what-if model (:mod:`densing.overlap.strategies.registry`): its ``step_time_s``.
-Scaling efficiency (weak scaling, fixed per-worker batch):  E = C / T  (1 = perfect).
+counts and networks, calibrated from a trace: each strategy's ``step_time_s`` (:mod:`densing.overlap.strategies`) at a
+:class:`~densing.overlap.strategies.base.WhatIfPoint` (its fields name the notation), the all-reduce timed by
+:func:`~densing.overlap.strategies.base.ring_allreduce_time_s`. Scaling efficiency (weak scaling, fixed per-worker
+batch):  E = C / T  (1 = perfect).
 """
 from __future__ import annotations
 
@@ -47,8 +42,7 @@ DEFAULT_BANDWIDTHS_GBPS = (800.0, 80.0)
 #: checks its options against the same constraints before any trace is read.
 WHATIF_CONSTRAINTS = {
     "model_params": [Interval(Real, 0, None, closed="neither"), None],
-    # bytes all-reduced per parameter: 0.5 (4-bit) to 8 (fp64 gradients); above 64 (several tensors per parameter) a
-    # unit slip
+    # bytes all-reduced per parameter: 0.5 (4-bit) to 8 (fp64 gradients); above 64 (many tensors each) a unit slip
     "bytes_per_param": [Interval(Real, 0, 64, closed="right")],
     "workers": [Interval(Integral, 1, MAX_WORKERS)],
     "bandwidths_gbps": [Interval(Real, 0, None, closed="neither")],
@@ -140,10 +134,9 @@ def predict(calibration: Calibration, workers: Sequence[int] = (1, 2, 4, 8, 16, 
     ``contention`` (γ, T3), ``latency_us`` (α) and ``bucket_bytes`` (default: the bucket ``densing overlap run``
     trains with) are model inputs, not measured from the trace. Bandwidths are link rates in Gb/s (10⁹ bit/s).
     """
-    for w in workers:
-        validate(WHATIF_CONSTRAINTS, workers=w)
-    for gbps in bandwidths_gbps:
-        validate(WHATIF_CONSTRAINTS, bandwidths_gbps=gbps)
+    for name, values in (("workers", workers), ("bandwidths_gbps", bandwidths_gbps)):
+        for value in values:
+            validate(WHATIF_CONSTRAINTS, **{name: value})
     validate(WHATIF_CONSTRAINTS, local_steps=local_steps, contention=contention, latency_us=latency_us,
              bucket_bytes=bucket_bytes, backward_fraction=backward_fraction)
     chosen = [get(s, "whatif") for s in (names("whatif") if strategies is None else strategies)]

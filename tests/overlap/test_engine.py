@@ -74,8 +74,8 @@ def test_a_file_split_into_part_jobs_on_dask_workers(sets, cluster):
     (serial,) = run_ranks([path], GPU, SerialEngine(), rank_outcome)
     (split,) = run_ranks([path], GPU, cluster, rank_outcome, split_min_bytes=0)
     assert split.facts == serial.facts
-    assert _text(split.rows[True].row) == _text(serial.rows[True].row)
-    assert _text(split.rows[True].steps) == _text(serial.rows[True].steps)
+    assert _text(split.rows[True][0]) == _text(serial.rows[True][0])  # (row, step rows)
+    assert _text(split.rows[True][1]) == _text(serial.rows[True][1])
 
 
 def test_errors_are_the_same_wherever_the_jobs_run(tmp_path, cluster):

@@ -1,18 +1,16 @@
 """What an overlap strategy is: a name and up to three capabilities, each a plain function (one module per
 strategy, listed in :mod:`densing.overlap.strategies.registry`):
 
-* ``step_time_s(point)`` — the what-if model (:func:`densing.overlap.whatif.predict`): the step time of
-  data-parallel training at one :class:`WhatIfPoint` (workers, network, compute);
-* ``predict_run_s(calibration, config, contention)`` — the validation model (:func:`densing.overlap.validate.validate`):
-  a measured run's step time from a sync run's :class:`RunCalibration` and the run's ``run.yaml`` configuration;
+* ``step_time_s(point)`` — the what-if model (:func:`.whatif.predict`): the step time at a :class:`WhatIfPoint`;
+* ``predict_run_s(calibration, config, contention)`` — the validation model (:func:`.validate.validate`): a measured
+  run's step time from a sync run's :class:`RunCalibration` and the run's ``run.yaml`` configuration;
 * ``training(context)`` — the trainer's hooks (:mod:`densing.overlap.train`): a :class:`TrainHooks` for one rank.
 
 **The fluid model** of one data-parallel worker on a CPU (:func:`simulate`), calibrated on a ``sync`` run
-(:func:`densing.overlap.validate.calibrate_run`): piecewise-constant rates between events (a compute segment ends, a
-bucket is enqueued, an all-reduce finishes). Contention (the effect T3, Pati et al. 2024, is built around): the
-collective and the computation share the cores. Processor sharing: each worker has c = N/W cores; computing needs t,
-an all-reduce u (measured); while both run and t + u > c, both progress at c/(t + u) of their speed alone. Without
-contention (``contention=False``) overlap is free.
+(:func:`.validate.calibrate_run`): piecewise-constant rates between events (a compute segment ends, a bucket is
+enqueued, an all-reduce finishes). Contention (T3's premise, Pati et al. 2024): the collective and the computation share
+the cores. Processor sharing: each worker has c = N/W cores; computing needs t, an all-reduce u (measured); while both
+run and t + u > c, both progress at c/(t + u) of their speed alone. With ``contention=False`` overlap is free.
 """
 from __future__ import annotations
 
@@ -29,7 +27,8 @@ CAPABILITIES = ("whatif", "validation", "training")
 
 def ring_allreduce_time_s(workers: int, message_bytes: float, bandwidth_bytes_per_s: float,
                           latency_s: float = 0.0) -> float:
-    """Ring all-reduce time  T = 2(p−1)/p · S/B + 2(p−1)·α  (Thakur et al. 2005; Patarasuk & Yuan 2009)."""
+    """Ring all-reduce time  T_ar(p, S) = 2(p−1)/p · S/B + 2(p−1)·α,  T_ar(1, S) = 0  (Thakur, Rabenseifner & Gropp
+    2005, IJHPCA 19(1); Patarasuk & Yuan 2009, JPDC 69(2)); S bytes, B bytes/s, α s per message."""
     if workers < 1:
         raise InputError(f"workers: expected ≥ 1, got {workers}")
     if bandwidth_bytes_per_s <= 0:

@@ -3,11 +3,10 @@ optimizer, then an asynchronous all-reduce of the model change that runs under t
 staleness gap penalty and outer momentum clipping in the authors' form by default (constant penalty, no clipping) or
 densing's (adaptive per-tensor penalty, global ℓ2 clip): ``staleness_penalty``/``outer_clip_mode``.
 
-* what-if (steady state, per local step):  T = max(C, T_ar(p, S)/τ);
-* validation (the fluid model, :mod:`densing.overlap.strategies.base`): one round is τ local steps τ·(F + B + O + o)
-  plus the outer step (12 passes over S bytes: :meth:`CO2.outer_step`), during which the previous round's all-reduce
-  (T_ar) runs; the outer step waits for it. T = round / τ. The ranks meet once per round, with a round of computation
-  as slack, so Σ is not added.
+Validation (the fluid model, :mod:`densing.overlap.strategies.base`; what-if: :func:`step_time_s`): one round is τ
+local steps τ·(F + B + O + o) plus the outer step (12 passes over S bytes: :meth:`CO2.outer_step`), during which the
+previous round's all-reduce (T_ar) runs; the outer step waits for it. T = round / τ. The ranks meet once per round,
+with a round of computation as slack, so Σ is not added.
 
 **The outer update**: round t's all-reduce runs under round t + 1's local steps, its result applied one round late.
 W workers, x_{t,0} the model every worker starts round t from, x^{(i)}_{t,τ} worker i's model after its τ local steps,
@@ -51,7 +50,7 @@ def _check_local_steps(local_steps: int) -> None:
 
 
 def step_time_s(point: WhatIfPoint) -> float:
-    """CO2 (Sun et al. 2024): outer all-reduce hidden behind τ local steps:  T = max(C, T_ar/τ)."""
+    """CO2 (Sun et al. 2024), per local step in steady state, the all-reduce under τ steps:  T = max(C, T_ar/τ)."""
     _check_local_steps(point.local_steps)
     return max(point.compute_s, point.allreduce_s / point.local_steps)
 
@@ -129,7 +128,8 @@ class CO2:
                 new_anchor = self.anchor  # round 0: nothing has arrived yet
             else:
                 self.settle()
-                stale = self._split(self.pending[1] / self.world_size)
+                flat = self.pending[1] / self.world_size  # Δ̄ split back into the layers
+                stale = [p.view_as(a) for p, a in zip(flat.split([a.numel() for a in self.anchor]), self.anchor)]
                 new_anchor, self.momentum, _ = outer_update(self.anchor, self.pending[2], stale, self.momentum,
                                                             *self.rule)
             for p, a in zip(self.params, new_anchor):
@@ -146,9 +146,6 @@ class CO2:
         """Wait for the all-reduce still in flight (end of training) without applying it."""
         self.settle()
         self.pending = None
-
-    def _split(self, flat):
-        return [piece.view_as(a) for piece, a in zip(flat.split([a.numel() for a in self.anchor]), self.anchor)]
 
 
 class Co2Hooks(TrainHooks):

@@ -1,13 +1,12 @@
 """``ddp``: bucketed DDP overlap (Li et al. 2020, "PyTorch Distributed", VLDB 13(12)) —
 ``torch.nn.parallel.DistributedDataParallel`` with its gradient buckets (``bucket_cap_mb``):
-bucket all-reduces overlap the rest of the backward pass.
+bucket all-reduces overlap the rest of the backward pass (what-if: :func:`step_time_s`).
 
-* what-if (:func:`step_time_s`): k = ⌈S / bucket⌉ buckets all-reduced on one stream as backward produces them;
-* validation (the fluid model, :mod:`densing.overlap.strategies.base`): backward produces the gradients in reverse
-  registration order; bucket i (DDP's greedy assignment) is ready at r_i = F + B·(bytes ready)/S and its all-reduce
-  takes T_ar·S_i/S, FIFO on the collective thread; DDP copies the gradients into the buckets during backward (P/3)
-  and back after the wait (2P/3); the last bucket waits for the slower peer like sync's all-reduce (Σ);
-  T = F + B + P/3 + wait + Σ + 2P/3 + O + o.
+Validation (the fluid model, :mod:`densing.overlap.strategies.base`): backward produces the gradients in reverse
+registration order; bucket i (DDP's greedy assignment) is ready at r_i = F + B·(bytes ready)/S and its all-reduce takes
+T_ar·S_i/S, FIFO on the collective thread; DDP copies the gradients into the buckets during backward (P/3) and back
+after the wait (2P/3); the last bucket waits for the slower peer like sync's all-reduce (Σ);
+T = F + B + P/3 + wait + Σ + 2P/3 + O + o.
 """
 from __future__ import annotations
 
@@ -44,9 +43,7 @@ def ddp_buckets(param_numel: tuple, bucket_bytes: float, bytes_per_param: float 
         if current >= bucket_bytes:
             buckets.append(current)
             current = 0.0
-    if current > 0:
-        buckets.append(current)
-    return buckets
+    return buckets + [current] if current > 0 else buckets
 
 
 def predict_run_s(cal: RunCalibration, config: dict, contention: bool = True) -> float:

@@ -1,9 +1,8 @@
 """The overlap strategies densing knows: one module each, one line here.
 
 To add a strategy, write ``densing/overlap/strategies/<name>.py`` defining its functions and a ``STRATEGY =
-Strategy(...)`` (:mod:`densing.overlap.strategies.base`), and add it to ``_BUILT_IN`` below — the trainer, the
-what-if model, the validation and the command line iterate over this registry. :func:`register` adds one at run
-time (a plug-in, or a test).
+Strategy(...)`` (:mod:`.base`), and add it to ``_BUILT_IN`` below — the trainer, the what-if model, the validation and
+the command line iterate over this registry. :func:`register` adds one at run time (a plug-in, or a test).
 """
 from __future__ import annotations
 
@@ -22,9 +21,8 @@ def _check_strategy(registry: Registry, name: str, strategy) -> None:
     """A strategy is a :class:`Strategy` whose models take what their callers give and whose what-if step time at a
     probe point (a 0.1 s step on 8 workers, 100 MB over 100 Gb/s) is a finite number ≥ 0."""
     check_type(registry, name, strategy, Strategy)
-    check_callable(registry, name, "step_time_s", strategy.step_time_s, 1, optional=True)
-    check_callable(registry, name, "predict_run_s", strategy.predict_run_s, 3, optional=True)
-    check_callable(registry, name, "training", strategy.training, 1, optional=True)
+    for field, arity in (("step_time_s", 1), ("predict_run_s", 3), ("training", 1)):
+        check_callable(registry, name, field, getattr(strategy, field), arity, optional=True)
     if strategy.step_time_s is not None:
         probe = WhatIfPoint(compute_s=0.1, workers=8, message_bytes=1e8, bandwidth_bytes_per_s=1.25e10, latency_s=1e-5,
                             allreduce_s=0.02)

@@ -1,9 +1,7 @@
-"""``sync``: synchronous data parallel, no overlap — forward, backward, one blocking all-reduce of
-all gradients (flattened into one buffer, averaged), then the optimizer step.
-
-* what-if:  T = C + T_ar(p, S);
-* validation: the sync run is the calibration; its prediction is the sum of its measured phases
-  F + B + P + T_ar + Σ + O + o (:mod:`densing.overlap.validate`), exact by construction.
+"""``sync``: synchronous data parallel, no overlap — forward, backward, one blocking all-reduce of all gradients
+(flattened into one buffer, averaged), then the optimizer step (what-if: :func:`step_time_s`). Validation: the sync run
+is the calibration; its prediction is the sum of its measured phases F + B + P + T_ar + Σ + O + o
+(:mod:`densing.overlap.validate`), exact by construction.
 """
 from __future__ import annotations
 
@@ -18,8 +16,7 @@ def step_time_s(point: WhatIfPoint) -> float:
 
 
 def predict_run_s(cal, config: dict, contention: bool) -> float:
-    return (cal.forward_s + cal.backward_s + cal.copy_s + cal.allreduce_s + cal.skew_s
-            + cal.optimizer_s + cal.overhead_s)
+    return cal.forward_s + cal.backward_s + cal.copy_s + cal.allreduce_s + cal.skew_s + cal.optimizer_s + cal.overhead_s
 
 
 class SyncHooks(TrainHooks):

@@ -1,6 +1,5 @@
-"""``t3``: T3-style fine-grained producer/collective fusion (Pati et al. 2024, arXiv 2401.16677):
-the collective streams out of its producer GEMM, which slows by the compute-contention factor γ
-while they overlap:  T = max(C + γ·min(C, T_ar), T_ar). A what-if model only (no trainer hooks)."""
+"""``t3``: T3-style fine-grained producer/collective fusion (Pati et al. 2024, arXiv 2401.16677): the collective
+streams out of its producer GEMM, slowed by γ while they overlap (:func:`t3_step_time_s`); what-if only, no hooks."""
 from __future__ import annotations
 
 from densing.errors import InputError

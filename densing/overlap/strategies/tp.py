@@ -150,8 +150,7 @@ class TpHooks(TrainHooks):
     def __init__(self, context: TrainContext):
         super().__init__(context)
         cfg = context.config
-        check_tp(cfg.d_model, cfg.n_head, context.world, cfg.batch_size * cfg.seq_len, cfg.tp_chunks,
-                 cfg.tp_overlap)
+        check_tp(cfg.d_model, cfg.n_head, context.world, cfg.batch_size * cfg.seq_len, cfg.tp_chunks, cfg.tp_overlap)
 
     def wrap(self, model):
         import torch.distributed as dist
