@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import math
 from contextlib import contextmanager
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -114,7 +113,7 @@ def run_replicate(r: int, name: str, seed: int, n_boot: int) -> dict:
     scores, sigma = arrays(common.frame, common.benchmarks)
     flagged = at_floor(scores, sigma, chance_levels(common.benchmarks))
     truly, z = true_distance(spec, frame, common)
-    state = lambda t: STATE_WORDS[replace(from_row_trend(t, epoch=EPOCH), judged=True).state]  # noqa: E731
+    state = lambda t: STATE_WORDS[from_row_trend(t, epoch=EPOCH, judged=True).state]  # noqa: E731
     record.update({
         "n_targets": len(common.frame), "flagged": int(flagged.sum()), "truly": int(truly.sum()),
         "flagged_truly": int((flagged & truly).sum()), "false": int((flagged & ~truly).sum()),

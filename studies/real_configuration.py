@@ -335,7 +335,7 @@ def run_replicate(r: int, variant: Variant, seed: int, n_boot: int) -> dict:
     except (DensingError, ValueError, FloatingPointError) as exc:
         record["error"] = f"{type(exc).__name__}: {exc}"
         return record
-    result = replace(from_row_trend(trend, epoch=EPOCH), judged=True)
+    result = from_row_trend(trend, epoch=EPOCH, judged=True)
     models = common.frame["model"].astype(str).str.replace("·target", "", regex=False)
     influence = trend.influence.set_index("family")["slope_per_day"]
     frontier_name = spec.frontier + ("·target" if variant.own_law else "")

@@ -139,11 +139,10 @@ def trend_row(name: str, label: str, capability: str, benchmarks: tuple[str, ...
         row_fits(targets, candidates, fits, found, seed=seed)
         chosen = row_targets(targets, candidates, fits, found, since=since, epoch=epoch)
         result = from_row_trend(pooling.pooled_trend(chosen, n_boot=n_boot, n_boot_share=n_boot_share, seed=seed,
-                                                     draws_cap=pooling.DRAWS_CAP), epoch=epoch)
+                                                     draws_cap=pooling.DRAWS_CAP), epoch=epoch, judged=True)
     except DensingError as exc:
         return Row(name, label, capability, benchmarks, tuple(map(ReferenceName, found)), None, exc)
-    return Row(name, label, capability, benchmarks, chosen.names, replace(result, judged=True),
-               members=tuple(chosen.members()))
+    return Row(name, label, capability, benchmarks, chosen.names, result, members=tuple(chosen.members()))
 
 
 def headline_checks(members: list, head: TrendUncertainty) -> tuple:

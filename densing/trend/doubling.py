@@ -9,7 +9,6 @@ from __future__ import annotations
 import difflib
 import os
 from collections.abc import Mapping
-from dataclasses import replace
 from numbers import Integral, Real
 
 import pandas as pd
@@ -56,7 +55,11 @@ def fit_trend(targets: pd.DataFrame, reference=None, *, benchmarks: tuple[str, .
     ``status`` is the headline's."""
     rules.get(rule)
     benchmarks = None if benchmarks is None else as_names(benchmarks, "benchmarks")
-    reference = _reference_argument(reference)
+    if isinstance(reference, str) and not reference.strip():
+        raise InputError("reference: expected a family name, a ReferenceFit, a fit file or a shipped fit's name, "
+                         "got ''")
+    if isinstance(reference, os.PathLike) or isinstance(reference, str) and names_a_fit(reference, "reference"):
+        reference = as_fit(reference, "reference")  # a fit file or a shipped fit's name; any other text is a family
     if not isinstance(targets, pd.DataFrame):
         raise InputError(f"targets: expected a pandas DataFrame of scores, got {type(targets).__name__}")
     missing = [c for c in SCORE_COLUMNS if c not in targets.columns]
@@ -85,25 +88,15 @@ def fit_trend(targets: pd.DataFrame, reference=None, *, benchmarks: tuple[str, .
         if benchmarks is not None:
             raise InputError("benchmarks: given with a family name only (a fit or an inversion has its own)")
         chosen = selection.common_targets(targets, [_inversion(reference, d0)], since=since, epoch=epoch)
-    result = from_row_trend(pooling.pooled_trend(chosen, rule=rule, quantile=quantile, n_boot=n_boot,
-                                             n_boot_share=n_boot_share, level=level, seed=seed,
-                                             draws_cap=pooling.DRAWS_CAP), epoch=epoch)
-    return replace(result, judged=True)
+    return from_row_trend(pooling.pooled_trend(chosen, rule=rule, quantile=quantile, n_boot=n_boot,
+                                               n_boot_share=n_boot_share, level=level, seed=seed,
+                                               draws_cap=pooling.DRAWS_CAP), epoch=epoch, judged=True)
 
 
 def _close(name: str, known) -> str:
     """An error's hint: "; close: " and the names of ``known`` nearest ``name``, or "" where none is."""
     close = difflib.get_close_matches(name, sorted(known), n=3, cutoff=0.5)
     return f"; close: {', '.join(close)}" if close else ""
-
-
-def _reference_argument(reference):
-    """A fit file or a shipped fit's name becomes that fit, any other string is a family; a blank is refused."""
-    if isinstance(reference, str) and not reference.strip():
-        raise InputError("reference: expected a family name, a ReferenceFit, a fit file or a shipped fit's name, got ''")
-    if isinstance(reference, os.PathLike) or isinstance(reference, str) and names_a_fit(reference, "reference"):
-        return as_fit(reference, "reference")
-    return reference
 
 
 def _inversion(reference, d0: float | None):

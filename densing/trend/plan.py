@@ -244,12 +244,10 @@ def measure_headline(c: Context) -> Headline:
     y, kind = pooling.point_densities(chosen)  # the lead's points its line is fitted on, its own members from the others
     return Headline(label, benchmarks, missing, chosen, references_by, found, errors,
                     capability.calibrated(capability.headline_checks(members, head)),
-                    breakpoint(c.targets, chosen, head, c.epoch, c.n_boot_side, c.seed)
-                    if "breakpoint" in c.sections else None,
+                    breakpoint(chosen, head, c) if "breakpoint" in c.sections else None,
                     density_table(lead_models, lead_inversion, seed=c.seed) if "densities" in c.sections else None,
                     chosen.frame.assign(log_density=y[0], bound=kind[0]),
-                    sensitivity(head, chosen, c.fit, c.targets, since=c.since, epoch=c.epoch, n_boot=c.n_boot_side,
-                                seed=c.seed) if "sensitivity" in c.sections else None)
+                    sensitivity(head, chosen, c) if "sensitivity" in c.sections else None)
 
 
 #: The draws of each source alone behind another rule's shares (at most the headline's).
@@ -265,11 +263,10 @@ def by_rule(chosen: selection.CommonTargets, *, n_boot: int, n_boot_side: int, s
     for rule in rules.RULES:
         head = rule == HEADLINE_RULE
         try:
-            found[rule] = from_row_trend(pooling.pooled_trend(chosen, rule=rule, n_boot=n_boot if head else n_boot_side,
-                                                          n_boot_share=head_share if head else min(SIDE_SHARE_DRAWS, head_share),
-                                                          seed=seed, draws=draws,
-                                                          draws_cap=pooling.DRAWS_CAP if head else None),
-                                      epoch=epoch)
+            found[rule] = from_row_trend(pooling.pooled_trend(
+                chosen, rule=rule, n_boot=n_boot if head else n_boot_side, seed=seed, draws=draws,
+                n_boot_share=head_share if head else min(SIDE_SHARE_DRAWS, head_share),
+                draws_cap=pooling.DRAWS_CAP if head else None), epoch=epoch)
         except DensingError as exc:
             if head:
                 raise
@@ -277,34 +274,33 @@ def by_rule(chosen: selection.CommonTargets, *, n_boot: int, n_boot_side: int, s
     return found, errors
 
 
-def sensitivity(head: TrendUncertainty, chosen: selection.CommonTargets, fit, targets, *, since, epoch: str, n_boot: int,
-                seed: int) -> pd.DataFrame:
+def sensitivity(head: TrendUncertainty, chosen: selection.CommonTargets, c: Context) -> pd.DataFrame:
     """Each reference's own doubling time and interval; a given fit with a data term at :data:`SENSITIVITY_D0`."""
     rows = [{"reference": str(name), "inversion": inv.kind, "d0": inv.d0, "doubling_time_months": months,
              "ci_low": low, "ci_high": high}
             for inv, name, months, low, high in zip(chosen.inversions, head.reference_names,
                                                     head.reference_months.values(), head.reference_months_low,
                                                     head.reference_months_high)]
-    if fit is not None and fit.has_data_term:
+    if c.fit is not None and c.fit.has_data_term:
         for value in SENSITIVITY_D0:
-            variant = selection.common_targets(targets, [PerBenchmark(fit, value)], since=since, epoch=epoch)
-            r = from_row_trend(pooling.pooled_trend(variant, n_boot=n_boot, n_boot_share=0, seed=seed), epoch=epoch)
+            variant = selection.common_targets(c.targets, [PerBenchmark(c.fit, value)], since=c.since, epoch=c.epoch)
+            r = from_row_trend(pooling.pooled_trend(variant, n_boot=c.n_boot_side, n_boot_share=0, seed=c.seed),
+                               epoch=c.epoch)
             rows.append({"reference": str(variant.names[0]), "inversion": f"D0 {format_count(value)}", "d0": value,
                          "doubling_time_months": r.doubling_time_months, "ci_low": r.doubling_time_months_ci_low,
                          "ci_high": r.doubling_time_months_ci_high})
     return pd.DataFrame(rows, columns=["reference", "inversion", "d0", "doubling_time_months", "ci_low", "ci_high"])
 
 
-def breakpoint(targets: pd.DataFrame, chosen: selection.CommonTargets, head: TrendUncertainty, epoch: str, n_boot: int,
-               seed: int) -> Breakpoint:
+def breakpoint(chosen: selection.CommonTargets, head: TrendUncertainty, c: Context) -> Breakpoint:
     """Slopes before and after ChatGPT, each segment the same common targets on its own window."""
     segments = {}
     for name, lo, hi in (("before", None, CHATGPT_RELEASE), ("after", CHATGPT_RELEASE, None)):
         try:
-            part = selection.common_targets(targets, chosen.inversions, since=lo, until=hi, epoch=epoch)
+            part = selection.common_targets(c.targets, chosen.inversions, since=lo, until=hi, epoch=c.epoch)
             same = set(part.frame["model"].astype(str)) == set(head.models)
-            r = head if same else from_row_trend(pooling.pooled_trend(part, n_boot=n_boot, n_boot_share=0, seed=seed),
-                                                 epoch=epoch)
+            r = head if same else from_row_trend(
+                pooling.pooled_trend(part, n_boot=c.n_boot_side, n_boot_share=0, seed=c.seed), epoch=c.epoch)
             segments[name] = Segment(name, r.n_models, r.slope_per_day, r.intercept, r.slope_ci_low, r.slope_ci_high,
                                      same_as_headline=same)
         except DensingError as exc:

@@ -117,7 +117,7 @@ DRAW_CELLS = 2 ** 22
 @dataclass(frozen=True)
 class Draws:
     """``len`` paired draws of ``sources`` (step 3): score noise, counts of every target ``weight``, fit draws, and ln ρ
-    and kinds (R, draws, n) where they fit in :data:`DRAW_CELLS` (else None: :func:`_chunks` computes them)."""
+    and kinds (R, draws, n) where they fit in :data:`DRAW_CELLS` (else None: :func:`_slopes` computes them)."""
 
     sources: tuple[str, ...]
     noise: np.ndarray | float = field(repr=False)
@@ -177,21 +177,15 @@ def _densities(common: CommonTargets, data: dict, draws: Draws) -> tuple[np.ndar
     return y, kind
 
 
-def _chunks(common: CommonTargets, data: dict, draws: Draws):
-    """(ln ρ, kinds, counts) of ``draws``: the held densities at once, else a chunk of draws at a time."""
-    if draws.y is not None:
-        yield draws.y, draws.kind, draws.weight
-        return
-    step = max(1, _held_draws(common, data))
-    for low in range(0, len(draws), step):
-        part = draws.part(low, low + step)
-        yield *_densities(common, data, part), part.weight
-
-
 def _slopes(rule: str, quantile: float, common: CommonTargets, data: dict, draws: Draws, start) -> np.ndarray:
-    """Each reference's frontier slope in each of ``draws``, (R, K) (:func:`densing.trend.influence.frontier_slopes`)."""
-    return np.concatenate([frontier_slopes(rule, quantile, data, y, kind, weight, start)
-                           for y, kind, weight in _chunks(common, data, draws)], axis=1)
+    """Each reference's frontier slope in each of ``draws``, (R, K) (:func:`densing.trend.influence.frontier_slopes`),
+    from their held densities at once, else a chunk of draws at a time."""
+    if draws.y is not None:
+        return frontier_slopes(rule, quantile, data, draws.y, draws.kind, draws.weight, start)
+    step = max(1, _held_draws(common, data))
+    parts = [draws.part(low, low + step) for low in range(0, len(draws), step)]
+    return np.concatenate([frontier_slopes(rule, quantile, data, *_densities(common, data, part), part.weight, start)
+                           for part in parts], axis=1)
 
 
 def _point(common: CommonTargets, data: dict, ceilings: bool = True, floors: bool = True
@@ -381,14 +375,13 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
     without_floors, floored = _without_bounds(rule, quantile, common, data, w, kind0, UPPER, floors=False)
     at_point = (rule, quantile, data, y0[:, 0], kind0[:, 0], w, lines0)  # step 7: removals from the point lines
     pairs = dict.fromkeys(zip(map(str, data["labs"]), map(str, data["families"])))  # (lab, family) in order
-    return RowTrend(common, rule, pooled.slope, intercept, float(low), float(high), tuple(float(v) for v in points),
-                    per_ref, tuple(float(v) for v in w), pooled, shares, sds, combined, int(n_boot - ok.size), n_boot,
-                    level, y0[:, 0], kind0[:, 0], tuple(float(v) for v in delta0[:, 0]), ends_mc=ends_mc,
-                    slope_without_ceilings=without, ceiling_bounds=bounded, slope_without_floors=without_floors,
-                    floor_bounds=floored, influence=family_influence(*at_point),
-                    model_influence=family_influence(*at_point, by="model"),
+    return RowTrend(common, rule, pooled.slope, intercept, float(low), float(high), tuple(map(float, points)), per_ref,
+                    tuple(map(float, w)), pooled, shares, sds, combined, int(n_boot - ok.size), n_boot, level, y0[:, 0],
+                    kind0[:, 0], tuple(map(float, delta0[:, 0])), ends_mc=ends_mc, slope_without_ceilings=without,
+                    ceiling_bounds=bounded, slope_without_floors=without_floors, floor_bounds=floored,
+                    influence=family_influence(*at_point), model_influence=family_influence(*at_point, by="model"),
                     lab_influence=family_influence(*at_point, by="lab"), reference_labs=ref_labs,
-                    lab_weights=tuple(float(v) for v in pooled.lab_weights),
+                    lab_weights=tuple(map(float, pooled.lab_weights)),
                     target_labs=tuple((lab, tuple(f for at, f in pairs if at == lab))
                                       for lab in dict.fromkeys(at for at, _ in pairs)),
                     open_families=open_draws(data, draws.main.weight[:n_boot], combined))

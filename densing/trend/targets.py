@@ -32,16 +32,9 @@ def reference_models(fit: ReferenceFit) -> set[str]:
     return names | {n.split("@")[0] for n in names}
 
 
-@per_table
-def _filled(targets: pd.DataFrame) -> pd.DataFrame:
-    """:func:`densing.data.benchmarks.with_stderr`, once per table inside ``same_tables`` (not to be changed)."""
-    return with_stderr(targets)
-
-
-@per_table
-def _score_matrix(targets: pd.DataFrame, benchmarks: tuple[str, ...], metric, require: str) -> pd.DataFrame:
-    """:func:`densing.laws.inversion.score_matrix`, once per table and benchmarks inside ``same_tables`` (shared)."""
-    return score_matrix(targets, benchmarks, metric, require=require)
+#: :func:`densing.data.benchmarks.with_stderr` and :func:`densing.laws.inversion.score_matrix` (``targets``,
+#: ``benchmarks``, ``metric``, ``require``), once per table and arguments inside ``same_tables`` (not to be changed)
+_filled, _score_matrix = per_table(with_stderr), per_table(score_matrix)
 
 
 @per_table

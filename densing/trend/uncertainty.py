@@ -9,7 +9,7 @@ Coverage of the planted slope (``studies/trend_full_coverage.py``, 100 replicate
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from numbers import Integral, Real
 from typing import ClassVar
 
@@ -253,9 +253,8 @@ def trend_uncertainty(models: pd.DataFrame, reference, *, d0: float | None = Non
         stderr = models["stderr"] if "stderr" in models.columns else np.nan
         models = models.assign(**{f"score:{benchmarks[0]}": models["score"], f"stderr:{benchmarks[0]}": stderr})
     chosen = reference_targets(inversion, models)
-    result = from_row_trend(pooled_trend(chosen, rule=rule, quantile=quantile, n_boot=n_boot, n_boot_share=n_boot_share,
-                                      level=level, seed=seed, draws_cap=DRAWS_CAP), epoch=epoch)
-    return replace(result, judged=True)
+    return from_row_trend(pooled_trend(chosen, rule=rule, quantile=quantile, n_boot=n_boot, n_boot_share=n_boot_share,
+                                       level=level, seed=seed, draws_cap=DRAWS_CAP), epoch=epoch, judged=True)
 
 
 class Observed:
@@ -283,18 +282,17 @@ def observed_trend(t, y, kind, labels, *, families=None, labs=None, rule: str = 
     each family's lab), then ``families`` within them (default each point its own)."""
     t, y, kind = (np.asarray(a, float) for a in (t, y, kind))
     frame = pd.DataFrame({"model": np.asarray(labels).astype(str), "params": np.nan, "t": t, "score:y": y,
-                          "stderr:y": 0.0, "score:kind": kind, "stderr:kind": 0.0})
-    if families is not None:
-        frame["family"] = np.asarray(families, dtype=object)
-    if labs is not None:
-        frame["lab"] = np.asarray(labs, dtype=object)
+                          "stderr:y": 0.0, "score:kind": kind, "stderr:kind": 0.0,
+                          **{c: np.asarray(v, dtype=object) for c, v in (("family", families), ("lab", labs))
+                             if v is not None}})
     chosen = reference_targets(Observed(), frame)
     return from_row_trend(pooled_trend(chosen, rule=rule, quantile=quantile, n_boot=n_boot, n_boot_share=0, level=level,
                                     seed=seed), epoch=epoch)
 
 
-def from_row_trend(result: RowTrend, *, epoch: str = DEFAULT_EPOCH) -> TrendUncertainty:
-    """A :class:`TrendUncertainty` of a row's pooled trend over its common targets (:func:`densing.trend.pooling.pooled_trend`)."""
+def from_row_trend(result: RowTrend, *, epoch: str = DEFAULT_EPOCH, judged: bool = False) -> TrendUncertainty:
+    """A :class:`TrendUncertainty` of a row's pooled trend over its common targets
+    (:func:`densing.trend.pooling.pooled_trend`), its state ``judged`` (a row's line) or not (a sensitivity variant)."""
     common = result.common
     labels = common.frame["model"].astype(str).to_numpy()
     t, y, kind = common.frame["t"].to_numpy(float), result.y0[0], result.kind0[0]
@@ -307,31 +305,27 @@ def from_row_trend(result: RowTrend, *, epoch: str = DEFAULT_EPOCH) -> TrendUnce
         r_squared = 1 - float(np.sum((y[usable] - fitted) ** 2)) / total if total > 0 else math.nan
     dt_low, dt_high = months_interval(result.slope_ci_low, result.slope_ci_high)
     own = [months_interval(lo, hi) for lo, hi in result.reference_ci]
-    ok = result.draws[np.isfinite(result.draws)]
-    pooled = result.pooled
+    ok, pooled = result.draws[np.isfinite(result.draws)], result.pooled
     return TrendUncertainty(
-        rule=result.rule, inversion=" | ".join(map(str, common.names)), slope_per_day=result.slope_per_day,
-        intercept=result.intercept, slope_ci_low=result.slope_ci_low, slope_ci_high=result.slope_ci_high,
+        **{name: getattr(result, name) for name in (  # the fields of the row's trend as they are
+            "rule", "slope_per_day", "intercept", "slope_ci_low", "slope_ci_high", "n_boot", "level", "failed_draws",
+            "draws", "reference_slopes", "ceiling_bounds", "floor_bounds", "open_families", "reference_labs",
+            "lab_weights", "target_labs")}, inversion=" | ".join(map(str, common.names)),
         doubling_time_months=doubling_months(result.slope_per_day), doubling_time_months_ci_low=dt_low,
         doubling_time_months_ci_high=dt_high, n_models=len(labels), n_exact=int((kind == EXACT).sum()),
         n_lower_bounds=int((kind == LOWER).sum()), n_upper_bounds=int((kind == UPPER).sum()),
-        n_dropped=int((~np.isfinite(kind)).sum()), n_boot=result.n_boot, level=result.level,
-        **{f"share_{s}": v for s, v in result.shares.items()}, **{f"slope_sd_{s}": v for s, v in result.sds.items()},
-        slope_sd_all=float(np.std(ok)), failed_draws=result.failed_draws, models=tuple(labels), draws=result.draws,
-        n_references=len(common.names), reference_names=common.names, reference_weights=result.weights,
-        reference_slopes=result.reference_slopes, epoch=epoch, frontier_models=tuple(labels[usable]),
-        centre_days=float(np.mean(t[usable])) if usable.size else math.nan, r_squared=r_squared,
-        heterogeneity_q=pooled.q, heterogeneity_df=pooled.df, heterogeneity_p=pooled.p_value, heterogeneity_draws=pooled.draws,
-        tau_squared=pooled.tau_squared, i_squared=pooled.i_squared,
+        n_dropped=int((~np.isfinite(kind)).sum()), **{f"share_{s}": v for s, v in result.shares.items()},
+        **{f"slope_sd_{s}": v for s, v in result.sds.items()}, slope_sd_all=float(np.std(ok)), models=tuple(labels),
+        n_references=len(common.names), reference_names=common.names, reference_weights=result.weights, epoch=epoch,
+        frontier_models=tuple(labels[usable]), centre_days=float(np.mean(t[usable])) if usable.size else math.nan,
+        r_squared=r_squared, heterogeneity_q=pooled.q, heterogeneity_df=pooled.df, heterogeneity_p=pooled.p_value,
+        heterogeneity_draws=pooled.draws, tau_squared=pooled.tau_squared, i_squared=pooled.i_squared, judged=judged,
         reference_months_low=tuple(lo for lo, _ in own), reference_months_high=tuple(hi for _, hi in own),
         **determined_ends(result.ends_mc, result.slope_ci_low, result.slope_ci_high),
-        months_without_ceilings=doubling_months(result.slope_without_ceilings), ceiling_bounds=result.ceiling_bounds,
-        n_ceiling_bounds=int(sum(result.ceiling_bounds)), months_without_floors=doubling_months(result.slope_without_floors),
-        floor_bounds=result.floor_bounds, n_floor_bounds=int(sum(result.floor_bounds)), influence=influence_items(result),
-        **most_influential_model(result), open_families=result.open_families,
-        reference_labs=result.reference_labs, lab_weights=result.lab_weights,
-        lab_influence=influence_items(result, by="lab"), target_labs=result.target_labs,
-    )
+        months_without_ceilings=doubling_months(result.slope_without_ceilings),
+        months_without_floors=doubling_months(result.slope_without_floors), influence=influence_items(result),
+        n_ceiling_bounds=int(sum(result.ceiling_bounds)), n_floor_bounds=int(sum(result.floor_bounds)),
+        **most_influential_model(result), lab_influence=influence_items(result, by="lab"))
 
 
 __all__ = ["Observed", "TrendUncertainty", "from_row_trend", "observed_trend", "trend_uncertainty"]
