@@ -35,21 +35,13 @@ def aliases() -> dict[str, str]:
     """{a name in lower case: the benchmark it names}: its id in the benchmark registry, a wide table's column of its
     scores, a ``densing eval`` run or the lm-eval task it runs, or the name the report displays it by."""
     records = list(BENCHMARKS.values())
-    tabled = [r for r in records if r.columns]
+    runs = {r.name: [n for run in r.runs for n in (run.name, run.score_task)] for r in records}
     found: dict[str, str] = {}
-
-    def add(name: str, benchmark: str) -> None:
-        found.setdefault(name.strip().lower(), benchmark)
-
-    for record in tabled:
-        for name in (record.name, *record.columns, *(n for run in record.runs for n in (run.name, run.score_task))):
-            add(name, record.name)
-    for record in records:
-        if record.display:
-            add(record.display, record.name)
-    for record in records:
-        for name in (record.name, *(n for run in record.runs for n in (run.name, run.score_task))):
-            add(name, record.name)
+    for record, names in [*((r, [r.name, *r.columns, *runs[r.name]]) for r in records if r.columns),
+                          *((r, [r.display]) for r in records if r.display),
+                          *((r, [r.name, *runs[r.name]]) for r in records)]:
+        for name in names:
+            found.setdefault(name.strip().lower(), record.name)
     return found
 
 
