@@ -85,14 +85,6 @@ def _widen_headers(columns: list[Column], limit: int) -> None:
                 c.set_width(wanted)
 
 
-def key_positions(columns: list[Column], keys_given: int | None = None) -> list[int]:
-    """Positions of the columns that name a row: ``keys_given`` leading ones, else the leading text columns."""
-    if keys_given is not None:
-        return list(range(min(keys_given, len(columns))))
-    leading = columns[:MAX_KEY_COLUMNS]
-    return list(range(next((i for i, c in enumerate(leading) if c.numeric), len(leading))))
-
-
 def shorten(cells: list[str], width: int) -> tuple[list[str], dict[str, str]]:
     """Each cell longer than ``width`` cut to it, its middle as ``…`` (``Qwen/Qwe…1.5-110B``; numbered, ``…2``, where
     two names would read alike) → (the cells as shown, {shortened: full name})."""
@@ -168,7 +160,9 @@ def plan(columns: list[Column], limit: int, keys_given: int | None = None, toget
          identifiers=()) -> tuple[list[list[int]], dict[str, str]]:
     """Lay ``columns`` out within ``limit`` characters (module docstring) → (the column positions of each block,
     {shortened name: full name} for the key below the table). Sets each column's ``width``, ``lines`` and ``shown``."""
-    keys = key_positions(columns, keys_given)
+    leading = columns[:MAX_KEY_COLUMNS]  # the row's name: the first keys_given columns, else the leading text ones
+    keys = list(range(min(keys_given, len(columns)) if keys_given is not None
+                      else next((i for i, c in enumerate(leading) if c.numeric), len(leading))))
     for position, c in enumerate(columns):
         c.identifier = (position in keys and not c.numeric) or c.field in identifiers
         c.shown = list(c.cells)

@@ -1,10 +1,9 @@
 """Every benchmark densing knows, one :class:`BenchmarkRecord` each, in one registry (:data:`BENCHMARKS`).
 
-A record holds what densing asks of a benchmark (docs/extending.md, "A benchmark"), each fact with its source. A new
-benchmark is one :func:`register` call; :data:`CHANCE_LEVELS`, :data:`ITEM_COUNTS`, :data:`CAPABILITY`,
-:data:`WIDE_COLUMNS`, :data:`WIDE_SHOTS`, :data:`PROTOCOL_MAPPING` (name → one field) and :data:`RUNS` (the runs by run
-name: ``densing.eval.benchmarks.KNOWN_BENCHMARKS``) are views of the registry, read at each access. Which tables and
-suites include a benchmark is theirs to say (:mod:`densing.registry`, :data:`densing.eval.benchmarks.SUITES`).
+A record holds what densing asks of a benchmark, each fact with its source; a new benchmark is one :func:`register`
+call (docs/extending.md, "A benchmark"). :data:`CHANCE_LEVELS`, :data:`ITEM_COUNTS`, :data:`CAPABILITY`,
+:data:`WIDE_COLUMNS`, :data:`WIDE_SHOTS`, :data:`PROTOCOL_MAPPING` and :data:`RUNS` are views of the registry, read
+at each access; which tables and suites include a benchmark is theirs to say (:mod:`densing.registry`).
 
 The chance level of a leaderboard-v2 benchmark with subtasks is Σ nᵢ/kᵢ / Σ nᵢ over its subtasks (nᵢ items, kᵢ
 options; ``leaderboard_v2_subtasks.csv`` beside this module, held exactly by ``tests/data/test_benchmark_facts.py``).

@@ -89,14 +89,11 @@ def read_table(path: str | Path) -> pd.DataFrame:
     path = as_path(path)
     if not path.exists():
         raise InputError(f"{path}: no such file{paths.shipped_hint(path)}")
-    suffix = path.suffix.lower()
+    if (suffix := path.suffix.lower()) not in (".parquet", ".pq", ".csv", ".txt"):
+        raise InputError(f"{path}: unknown table format '{suffix}' (expected .csv or .parquet)")
     try:
-        if suffix in (".parquet", ".pq"):
-            frame = pd.read_parquet(path)
-        elif suffix in (".csv", ".txt"):
-            frame = read_csv_file(path, lines=True, dtype=_COUNTS_AS_TEXT)
-        else:
-            raise InputError(f"{path}: unknown table format '{suffix}' (expected .csv or .parquet)")
+        parquet = suffix in (".parquet", ".pq")
+        frame = pd.read_parquet(path) if parquet else read_csv_file(path, lines=True, dtype=_COUNTS_AS_TEXT)
     except InputError:
         raise
     except Exception as exc:  # noqa: BLE001 (pandas / pyarrow parse errors, each its own type)
