@@ -69,18 +69,14 @@ def table_width(columns: list[Column], positions) -> int:
     return sum(columns[p].width + 2 for p in positions) - 1
 
 
-def _lines_at(text: str, width: int) -> int:
-    return header_lines(text, width).count("\n") + 1
-
-
 def _widen_headers(columns: list[Column], limit: int) -> None:
     """Spend the room left within ``limit`` on headers: each column as wide as puts its header on two lines, then on
     one, where the table still fits."""
     for most in (2, 1):
         for c in columns:
-            if _lines_at(c.header, c.width) <= most:
+            if header_lines(c.header, c.width).count("\n") < most:
                 continue
-            wanted = next(w for w in range(c.width, len(c.header) + 1) if _lines_at(c.header, w) <= most)
+            wanted = next(w for w in range(c.width, len(c.header) + 1) if header_lines(c.header, w).count("\n") < most)
             if table_width(columns, range(len(columns))) + wanted - c.width <= limit:
                 c.set_width(wanted)
 

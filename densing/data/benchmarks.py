@@ -78,12 +78,10 @@ BENCHMARKS: Registry[BenchmarkRecord] = Registry("benchmark", check=_check_recor
 def register(record: BenchmarkRecord) -> BenchmarkRecord:
     """Add ``record`` to :data:`BENCHMARKS`; a name, column or run name already there is a ``RegistryError``."""
     columns, runs = WIDE_COLUMNS._columns(), set(RUNS.names())  # each view read once, not once per name it holds
-    for column in record.columns:
-        if column in columns:
-            raise RegistryError(f"benchmark {record.name!r}: column {column!r} is already {columns[column]!r}'s")
-    for run in record.runs:
-        if run.name in runs:
-            raise RegistryError(f"benchmark {record.name!r}: run {run.name!r} is already registered")
+    if (column := next((c for c in record.columns if c in columns), None)) is not None:
+        raise RegistryError(f"benchmark {record.name!r}: column {column!r} is already {columns[column]!r}'s")
+    if (run := next((r.name for r in record.runs if r.name in runs), None)) is not None:
+        raise RegistryError(f"benchmark {record.name!r}: run {run!r} is already registered")
     return BENCHMARKS.register(record.name, record)
 
 

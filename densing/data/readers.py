@@ -127,12 +127,6 @@ def read_results_store(path: str | Path) -> pd.DataFrame:
     return pd.concat([read_table(p) for p in sorted(Path(path).rglob("*.parquet"))], ignore_index=True)
 
 
-def read_lm_eval_file(path: str | Path) -> pd.DataFrame:
-    """One lm-eval results JSON as a validated tidy table (parameter counts required)."""
-    path = Path(path)
-    return _validated_with_params(read_lm_eval_json(path), str(path))
-
-
 def write_table(frame: pd.DataFrame, path: str | Path) -> Path:
     """Write a tidy table as CSV or Parquet (by suffix), atomically, or as CSV to standard output for ``-``; rows
     sorted for stable diffs."""
@@ -233,22 +227,19 @@ def read_lm_eval_results(path: str | Path, *, model: str | None = None) -> tuple
     return frame, data
 
 
-def read_lm_eval_dir(path: str | Path) -> pd.DataFrame:
-    """Read every ``*.json`` lm-eval results file below ``path`` and validate (parameter counts required)."""
+def read_lm_eval(path: str | Path) -> pd.DataFrame:
+    """One lm-eval results JSON, or every one below a folder (``samples_*`` left out), as a validated tidy table;
+    lm-eval outputs carry no parameter counts, said once instead of 'row 1: params is empty'."""
     path = Path(path)
-    files = sorted(p for p in path.rglob("*.json") if not p.name.startswith("samples_"))
+    files = sorted(p for p in path.rglob("*.json") if not p.name.startswith("samples_")) if path.is_dir() else [path]
     if not files:
         raise InputError(f"{path}: no lm-eval results JSON files found")
-    return _validated_with_params(pd.concat([read_lm_eval_json(p) for p in files], ignore_index=True), str(path))
-
-
-def _validated_with_params(frame: pd.DataFrame, source: str) -> pd.DataFrame:
-    """``frame`` validated; lm-eval outputs carry no parameter counts, said once instead of 'row 1: params is empty'."""
+    frame = pd.concat([read_lm_eval_json(p) for p in files], ignore_index=True)
     if "params" not in frame.columns or frame["params"].isna().all():
-        raise InputError(f"{source}: field 'params': lm-eval results carry no parameter counts; use a tidy CSV with a "
+        raise InputError(f"{path}: field 'params': lm-eval results carry no parameter counts; use a tidy CSV with a "
                          "params column (model, benchmark, metric, value, params[, train_tokens]) or `densing eval "
                          "ingest DIR --models FILE`")
-    return validate_results(frame, source=source)
+    return validate_results(frame, source=str(path))
 
 
 def attach_metadata(frame: pd.DataFrame, metadata: pd.DataFrame, *, source: str = "<metadata>") -> pd.DataFrame:
