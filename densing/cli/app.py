@@ -226,10 +226,9 @@ def _empty_option(args: list[str]) -> str | None:
     for i, word in enumerate(args):
         if word.startswith("--") and "=" in word and word.split("=", 1)[1] == "":
             return word.split("=", 1)[0]
-        if word == "" and i > 0 and args[i - 1].startswith("--") and "=" not in args[i - 1]:
-            return args[i - 1]
         if word == "":
-            return _argument_name(args, i)
+            named = i > 0 and args[i - 1].startswith("--") and "=" not in args[i - 1]  # --out ""
+            return args[i - 1] if named else _argument_name(args, i)
     return None
 
 

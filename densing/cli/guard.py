@@ -33,18 +33,14 @@ def visible(text: str) -> str:
                        text)
 
 
-def json_visible(text: str) -> str:
-    """JSON text with every character :func:`visible` escapes written as its JSON escape (``\\u202e``): the same JSON
-    value, read back unchanged, that no terminal acts on (orjson already escapes C0 controls)."""
-    return _ACTING.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-
-
 def print_json(value) -> None:
-    """Print an already JSON-able value (numpy scalars allowed), indented: every JSON output's writer."""
+    """Print an already JSON-able value (numpy scalars allowed), indented: every JSON output's writer. Each character
+    :func:`visible` escapes is written as its JSON escape (``\\u202e``): the same JSON value, read back unchanged, that
+    no terminal acts on (orjson already escapes C0 controls)."""
     import orjson
 
     text = orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY).decode()
-    sys.stdout.write(json_visible(text) + "\n")
+    sys.stdout.write(_ACTING.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n")
 
 
 def one_line(message: str) -> str:

@@ -52,11 +52,9 @@ def fit_command(
         print(f"{'wrote ' + str(path) if path else benchmark}  (E: {'yes' if options.irreducible[benchmark] else 'no'}, "
               f"floor: {options.floor}, R² loss {format_number(fit.stages[0].r_squared)}, "
               f"score {format_number(fit.stages[1].r_squared)}, {len(fit.bootstrap)} draws)")
-    if out_dir is not None:
-        table_path = out_dir / "olmo_ladder_selection.csv"
-        print(f"wrote {table_path}  (floor chosen: {options.floor}; held-out size for the choice: {options.held_size:.4g})")
-    else:
-        print(f"floor chosen: {options.floor}; held-out size for the choice: {options.held_size:.4g}")
+    chosen = f"floor chosen: {options.floor}; held-out size for the choice: {options.held_size:.4g}"
+    print(chosen if out_dir is None else f"wrote {out_dir / 'olmo_ladder_selection.csv'}  ({chosen})")
+    if out_dir is None:
         print("note: nothing written (--out-dir reference_fits replaces the shipped fits)", file=sys.stderr)
 
 

@@ -69,28 +69,16 @@ def table_width(columns: list[Column], positions) -> int:
     return sum(columns[p].width + 2 for p in positions) - 1
 
 
-def _lines_at(text: str, width: int) -> int:
-    return header_lines(text, width).count("\n") + 1
-
-
 def _widen_headers(columns: list[Column], limit: int) -> None:
     """Spend the room left within ``limit`` on headers: each column as wide as puts its header on two lines, then on
     one, where the table still fits."""
     for most in (2, 1):
         for c in columns:
-            if _lines_at(c.header, c.width) <= most:
+            if header_lines(c.header, c.width).count("\n") < most:
                 continue
-            wanted = next(w for w in range(c.width, len(c.header) + 1) if _lines_at(c.header, w) <= most)
+            wanted = next(w for w in range(c.width, len(c.header) + 1) if header_lines(c.header, w).count("\n") < most)
             if table_width(columns, range(len(columns))) + wanted - c.width <= limit:
                 c.set_width(wanted)
-
-
-def key_positions(columns: list[Column], keys_given: int | None = None) -> list[int]:
-    """Positions of the columns that name a row: ``keys_given`` leading ones, else the leading text columns."""
-    if keys_given is not None:
-        return list(range(min(keys_given, len(columns))))
-    leading = columns[:MAX_KEY_COLUMNS]
-    return list(range(next((i for i, c in enumerate(leading) if c.numeric), len(leading))))
 
 
 def shorten(cells: list[str], width: int) -> tuple[list[str], dict[str, str]]:
@@ -168,7 +156,9 @@ def plan(columns: list[Column], limit: int, keys_given: int | None = None, toget
          identifiers=()) -> tuple[list[list[int]], dict[str, str]]:
     """Lay ``columns`` out within ``limit`` characters (module docstring) → (the column positions of each block,
     {shortened name: full name} for the key below the table). Sets each column's ``width``, ``lines`` and ``shown``."""
-    keys = key_positions(columns, keys_given)
+    leading = columns[:MAX_KEY_COLUMNS]  # the row's name: the first keys_given columns, else the leading text ones
+    keys = list(range(min(keys_given, len(columns)) if keys_given is not None
+                      else next((i for i, c in enumerate(leading) if c.numeric), len(leading))))
     for position, c in enumerate(columns):
         c.identifier = (position in keys and not c.numeric) or c.field in identifiers
         c.shown = list(c.cells)

@@ -138,7 +138,14 @@ def _place_scores(scores: Path, model: Optional[str], params: Optional[str], rel
     headline = measure_headline(target, n_boot, seed, report=out is not None)
     result = replace(place(table, n_boot=n_boot, seed=seed, table=target.table, results=target.path,
                            measurement=headline, allow_missing=allow_missing), suite=f"scores from {scores}")
-    _print_placement(result)
+    print_text(result.summary())  # the placement in words (one paragraph per model) and one table
+    frame = result.to_frame()
+    columns = [c for c in ("model", "density", "density_ci_low", "density_ci_high", "bound", "effective_params",
+                           "effective_params_ci_low", "effective_params_ci_high", "release_date",
+                           "frontier_density_ci_low", "frontier_density_ci_high", "band") if c in frame.columns]
+    print_frame(frame[columns].rename(columns={"frontier_density_ci_low": "band_low",
+                                               "frontier_density_ci_high": "band_high"}), Format.table, keys=1,
+                together=("density", "density_ci_low", "density_ci_high", "bound", "effective_params", "band"))
     words = command_words("measure", {"--scores": scores, "--out": out, "--n-boot": n_boot, "--seed": seed,
                                       "--model": model, "--params": params, "--release-date": release_date,
                                       "--table": None if target.table.leads else target.table.name,
@@ -176,18 +183,6 @@ def _write_template(path: Path, table: Optional[str] = None) -> None:
     given = f" --table {table}" if table is not None else ""
     print(f"wrote {path}: fill in params (7e9 or 7B), release_date (YYYY-MM-DD) and the scores (fractions in [0, 1]), "
           f"then run densing measure --scores {path}{given}")
-
-
-def _print_placement(result) -> None:
-    """The placement in words (one paragraph per model) and one table."""
-    print_text(result.summary())
-    frame = result.to_frame()
-    columns = [c for c in ("model", "density", "density_ci_low", "density_ci_high", "bound", "effective_params",
-                           "effective_params_ci_low", "effective_params_ci_high", "release_date",
-                           "frontier_density_ci_low", "frontier_density_ci_high", "band") if c in frame.columns]
-    print_frame(frame[columns].rename(columns={"frontier_density_ci_low": "band_low",
-                                               "frontier_density_ci_high": "band_high"}), Format.table, keys=1,
-                together=("density", "density_ci_low", "density_ci_high", "bound", "effective_params", "band"))
 
 
 def print_text_closing(result, shown: dict[str, str] | None = None) -> None:

@@ -196,18 +196,6 @@ def _table(caption: str | None = None):
                  show_lines=False, caption_justify="left", padding=PADDING)
 
 
-def _render_one_row(columns: list[Column], console, title: str | None) -> None:
-    """A one-row result as a key/value table: one line per field, the value beside its header."""
-    from rich.text import Text
-
-    table = _table()
-    table.add_column(Text("field"), no_wrap=True)
-    table.add_column(Text("value"), overflow="fold")
-    for c in columns:
-        table.add_row(Text(c.header), Text(c.cells[0]))  # Text: user data is never parsed as markup
-    _emit(console, *([] if title is None else [Text(title)]), table)
-
-
 def _block_table(frame, columns: list[Column], block: list[int], caption: str | None):
     from rich.text import Text
 
@@ -233,8 +221,13 @@ def render_table(frame, *, title: str | None = None, width: int | None = None, f
 
     console = _console(width, file)
     columns = columns_of(frame, wide=wide)
-    if len(frame) == 1 and len(columns) > 2:
-        _render_one_row(columns, console, title)
+    if len(frame) == 1 and len(columns) > 2:  # one row: a key/value table, the value beside its header
+        table = _table()
+        table.add_column(Text("field"), no_wrap=True)
+        table.add_column(Text("value"), overflow="fold")
+        for c in columns:
+            table.add_row(Text(c.header), Text(c.cells[0]))  # Text: user data is never parsed as markup
+        _emit(console, *([] if title is None else [Text(title)]), table)
         return
     blocks, key = plan(columns, console.width, keys, together, identifiers)
     terminal = console.width
@@ -247,19 +240,10 @@ def render_table(frame, *, title: str | None = None, width: int | None = None, f
         console.width = max(terminal, table_width(columns, block))  # one column wider than the terminal: grow
         _emit(console, _block_table(frame, columns, block, caption))
         console.width = terminal
-    _emit(console, whole=_key_lines(key, terminal))
-
-
-def _key_lines(key: dict[str, str], width: int) -> list:
-    """The key below a table of shortened names: ``short  full name`` a line, within ``width``."""
-    from rich.text import Text
-
-    if not key:
-        return []
-    lines = ["names shortened above (…), in full:"]
+    lines = ["names shortened above (…), in full:"] if key else []  # the key: `short  full name` a line
     for short, full in key.items():
-        lines += [f"  {short}  {full}"] if len(short) + len(full) + 4 <= width else [f"  {short}", f"    {full}"]
-    return [Text(line) for line in lines]
+        lines += [f"  {short}  {full}"] if len(short) + len(full) + 4 <= terminal else [f"  {short}", f"    {full}"]
+    _emit(console, whole=[Text(line) for line in lines])
 
 
 def print_text(text: str) -> None:

@@ -1,9 +1,7 @@
 """``densing overlap analyze PATH --format json``, parsed without building the typer app (whose start-up costs a
-small set as much CPU as its decoding: docs/profiling_internals.md).
-
-:func:`parse` recognises that command line (with ``--kernel-rules``, ``--stream``/``--no-stream``, ``--scheduler``
-and ``--workers``, each at most once) and :func:`run` answers it as :func:`densing.cli.overlap.analyze` does; any
-other command line goes to typer unchanged, so usage errors keep typer's words.
+small set as much CPU as its decoding: docs/profiling_internals.md): :func:`parse` recognises that command line (with
+``--kernel-rules``, ``--stream``/``--no-stream``, ``--scheduler`` and ``--workers``, each at most once) and :func:`run`
+answers it as :func:`densing.cli.overlap.analyze` does; any other goes to typer unchanged (usage errors in its words).
 """
 from __future__ import annotations
 

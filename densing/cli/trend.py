@@ -125,11 +125,11 @@ def _measure(path, profile, fit, d0_tokens, since, epoch, n_boot, seed, by, with
     from densing.trend.measure import measure_trend
 
     targets = read_results(path)
-    start = _since(epoch, "--epoch") or DEFAULT_EPOCH
+    start, since = _since(epoch, "--epoch") or DEFAULT_EPOCH, _since(since)
     if by is By.benchmark and fit is None and d0_tokens is None and profile.cutoff is not None:
         from densing.trend.protocol import measure_table
 
-        result, record = measure_table(targets, profile.name, continual=not without_continual, since=_since(since),
+        result, record = measure_table(targets, profile.name, continual=not without_continual, since=since,
                                        epoch=start, n_boot=n_boot, seed=seed)
         return result, record.get("forecast")
     if without_continual:
@@ -137,13 +137,12 @@ def _measure(path, profile, fit, d0_tokens, since, epoch, n_boot, seed, by, with
 
         targets = drop_continual(targets)
     result = measure_trend(targets, fit=None if fit is None else ReferenceFit.load(paths.resolve_fit(fit)),
-                           d0=d0_tokens, since=_since(since), epoch=start, n_boot=n_boot, seed=seed, table=profile,
+                           d0=d0_tokens, since=since, epoch=start, n_boot=n_boot, seed=seed, table=profile,
                            sections=shown)
     if fit is None and d0_tokens is None and profile.cutoff is not None:  # the declared check beside the headline
         from densing.trend.protocol import declared_forecast
 
-        return result, declared_forecast(targets, result, profile.name, since=_since(since), epoch=start, seed=seed,
-                                         grid=False)
+        return result, declared_forecast(targets, result, profile.name, since=since, epoch=start, seed=seed, grid=False)
     return result, None
 
 

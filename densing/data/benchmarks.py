@@ -1,10 +1,9 @@
 """Every benchmark densing knows, one :class:`BenchmarkRecord` each, in one registry (:data:`BENCHMARKS`).
 
-A record holds what densing asks of a benchmark (docs/extending.md, "A benchmark"), each fact with its source. A new
-benchmark is one :func:`register` call; :data:`CHANCE_LEVELS`, :data:`ITEM_COUNTS`, :data:`CAPABILITY`,
-:data:`WIDE_COLUMNS`, :data:`WIDE_SHOTS`, :data:`PROTOCOL_MAPPING` (name → one field) and :data:`RUNS` (the runs by run
-name: ``densing.eval.benchmarks.KNOWN_BENCHMARKS``) are views of the registry, read at each access. Which tables and
-suites include a benchmark is theirs to say (:mod:`densing.registry`, :data:`densing.eval.benchmarks.SUITES`).
+A record holds what densing asks of a benchmark, each fact with its source; a new benchmark is one :func:`register`
+call (docs/extending.md, "A benchmark"). :data:`CHANCE_LEVELS`, :data:`ITEM_COUNTS`, :data:`CAPABILITY`,
+:data:`WIDE_COLUMNS`, :data:`WIDE_SHOTS`, :data:`PROTOCOL_MAPPING` and :data:`RUNS` are views of the registry, read
+at each access; which tables and suites include a benchmark is theirs to say (:mod:`densing.registry`).
 
 The chance level of a leaderboard-v2 benchmark with subtasks is Σ nᵢ/kᵢ / Σ nᵢ over its subtasks (nᵢ items, kᵢ
 options; ``leaderboard_v2_subtasks.csv`` beside this module, held exactly by ``tests/data/test_benchmark_facts.py``).
@@ -79,12 +78,10 @@ BENCHMARKS: Registry[BenchmarkRecord] = Registry("benchmark", check=_check_recor
 def register(record: BenchmarkRecord) -> BenchmarkRecord:
     """Add ``record`` to :data:`BENCHMARKS`; a name, column or run name already there is a ``RegistryError``."""
     columns, runs = WIDE_COLUMNS._columns(), set(RUNS.names())  # each view read once, not once per name it holds
-    for column in record.columns:
-        if column in columns:
-            raise RegistryError(f"benchmark {record.name!r}: column {column!r} is already {columns[column]!r}'s")
-    for run in record.runs:
-        if run.name in runs:
-            raise RegistryError(f"benchmark {record.name!r}: run {run.name!r} is already registered")
+    if (column := next((c for c in record.columns if c in columns), None)) is not None:
+        raise RegistryError(f"benchmark {record.name!r}: column {column!r} is already {columns[column]!r}'s")
+    if (run := next((r.name for r in record.runs if r.name in runs), None)) is not None:
+        raise RegistryError(f"benchmark {record.name!r}: run {run!r} is already registered")
     return BENCHMARKS.register(record.name, record)
 
 

@@ -1,12 +1,8 @@
 """The names scores come under, one contract for every way they come in (a wide or tidy table, an lm-eval results
-JSON, a DataFrame given to ``densing.place``): :func:`scores_table` turns any of them into the public table's rows, one
-``score`` per model and benchmark, or refuses the name it cannot read; a wide results table's columns are read by the
-same contract (:func:`wide_columns`: a misspelt score column is refused naming it). The names: docs/measure.md, "The
-names a scores file may use" (:func:`aliases`).
-
-Where two benchmarks answer to one name, a benchmark of a table (one with wide columns) comes first, in registration
-order: ``mmlu`` is the public table's MMLU, not Swallow's. A score is read at the metric of its benchmark's run, else at
-the first of :data:`METRIC_PREFERENCE` the benchmark has; ``score`` is any benchmark's score.
+JSON, a DataFrame given to ``densing.place``; docs/measure.md, "The names a scores file may use"): :func:`scores_table`
+turns any of them into one ``score`` per model and benchmark, or refuses the name it cannot read, and
+:func:`wide_columns` reads a wide results table's columns by the same contract. Where two benchmarks answer to one
+name, a table's benchmark (one with wide columns) comes first: ``mmlu`` is the public table's MMLU, not Swallow's.
 """
 from __future__ import annotations
 
@@ -35,21 +31,13 @@ def aliases() -> dict[str, str]:
     """{a name in lower case: the benchmark it names}: its id in the benchmark registry, a wide table's column of its
     scores, a ``densing eval`` run or the lm-eval task it runs, or the name the report displays it by."""
     records = list(BENCHMARKS.values())
-    tabled = [r for r in records if r.columns]
+    runs = {r.name: [n for run in r.runs for n in (run.name, run.score_task)] for r in records}
     found: dict[str, str] = {}
-
-    def add(name: str, benchmark: str) -> None:
-        found.setdefault(name.strip().lower(), benchmark)
-
-    for record in tabled:
-        for name in (record.name, *record.columns, *(n for run in record.runs for n in (run.name, run.score_task))):
-            add(name, record.name)
-    for record in records:
-        if record.display:
-            add(record.display, record.name)
-    for record in records:
-        for name in (record.name, *(n for run in record.runs for n in (run.name, run.score_task))):
-            add(name, record.name)
+    for record, names in [*((r, [r.name, *r.columns, *runs[r.name]]) for r in records if r.columns),
+                          *((r, [r.display]) for r in records if r.display),
+                          *((r, [r.name, *runs[r.name]]) for r in records)]:
+        for name in names:
+            found.setdefault(name.strip().lower(), record.name)
     return found
 
 

@@ -1,22 +1,13 @@
 """Reader for AI2's OLMo model ladder (allenai/OLMo ``scripts/scaling/data/peteish-moreeval/``; docs/method.md, "The
 OLMo ladder reference"): one recipe at five sizes × five token budgets (0.5 to 10 × the Chinchilla budget), every
 checkpoint evaluated in the OLMES ranked-classification 5-shot format (Bhagia et al. 2024, arXiv 2412.04403), plus the
-full OLMo-2 1B, 7B and 13B runs in the same columns. :func:`read_olmo_ladder` returns the tidy results table
-(:mod:`densing.data.schema`), one row per (checkpoint, task):
-
-- ``benchmark`` = ``olmes_<task>``, ``metric`` = ``len_norm`` (BoolQ: ``acc``), ``n_shot`` = 5;
-- ``loss`` = the bits per byte of the correct answer given the prompt (the file's
-  ``eval/downstream_bpb/<task>_rc_5shot_bpb``), ``loss_unit`` = ``bpb``;
-- ``stderr`` = the binomial √(S(1 − S)/n), n the split's item count (:mod:`densing.data.benchmarks`);
-- ``run`` names the training run (``olmo-ladder-1B-2xC``), ``model`` the checkpoint (``olmo-ladder-1B-2xC@step32547``),
-  ``revision`` the step;
-- ``params`` = N as the ladder's own fits count it (the input embedding excluded, the 100,352 × d output head
-  included), read from the ladder's ``configs/*.json`` (``n``);
-- ``train_tokens`` = ``throughput/total_tokens``, or ``_step`` × ``batch_size_in_tokens`` where the file has no token
-  counter (the OLMo-2 1B and 13B files).
-
-Splits follow AI2's own task keys (``src/scripts/paper/figures/chained_main.csv`` in allenai/OLMo-ladder): MMLU,
-ARC-Easy, ARC-Challenge and OpenBookQA use the test split, the rest the validation split; MMLU is the average of its
+full OLMo-2 1B, 7B and 13B runs in the same columns. :func:`read_olmo_ladder` gives one tidy row per (checkpoint,
+task): ``benchmark`` = ``olmes_<task>``, ``metric`` = ``len_norm`` (BoolQ: ``acc``), ``n_shot`` = 5, ``loss`` = the
+bits per byte of the correct answer (``eval/downstream_bpb/<task>_rc_5shot_bpb``, ``loss_unit`` = ``bpb``), ``stderr``
+binomial on the split's item count, ``model`` = ``<run>@step<N>``, ``params`` = N as the ladder's own fits count it
+(``configs/*.json``: the output head counted, the input embedding not), ``train_tokens`` = ``throughput/total_tokens``
+or ``_step`` × ``batch_size_in_tokens``. Splits follow AI2's task keys (``src/scripts/paper/figures/chained_main.csv``
+in allenai/OLMo-ladder): MMLU, ARC-Easy, ARC-Challenge and OpenBookQA the test split, the rest validation; MMLU is its
 four groups weighted by their test-question shares (:data:`MMLU_GROUPS`), for accuracy and loss alike.
 """
 from __future__ import annotations
@@ -151,26 +142,16 @@ def read_olmo_ladder(folder: str | Path, *, rerun: bool = True) -> pd.DataFrame:
         path = folder / spec["file"]
         if not path.exists():
             continue
-        frame = _read_csv(path)
+        tail = _read_csv(path).tail(last := spec["last_rows"])  # one averaged row per task from the file's last rows
         params = per_size.get(spec["like"]) if "like" in spec else per_label.get(spec["config"])
         if params is None:
             raise InputError(f"{path}: no parameter count for {run} in configs/*.json")
-        rows += _full_run_rows(frame, run=run, params=params, last=spec["last_rows"], source=path.name, tasks=tasks)
+        steps = tail["_step"].to_numpy(float) if "_step" in tail.columns else np.zeros(len(tail))
+        averaged = _rows(tail.mean(numeric_only=True).to_frame().T, run=run, params=params, source=path.name,
+                         tokens=_tokens(tail, path.name)[-1:], steps=steps[-1:], tasks=tasks)
+        suffix = f", mean of the last {last} rows" if last > 1 else ""
+        rows += [{**row, "model": run, "source": row["source"] + suffix} for row in averaged]
     return validate_results(pd.DataFrame(rows), source=str(folder))
-
-
-def _full_run_rows(frame: pd.DataFrame, *, run: str, params: float, last: int, source: str, tasks) -> list[dict]:
-    """One averaged row per task from the last ``last`` rows of a full run's file."""
-    tail = frame.tail(last)
-    tokens = _tokens(tail, source)
-    steps = tail["_step"].to_numpy(float) if "_step" in tail.columns else np.zeros(len(tail))
-    mean = tail.mean(numeric_only=True).to_frame().T
-    rows = _rows(mean, run=run, params=params, tokens=tokens[-1:], steps=steps[-1:], source=source, tasks=tasks)
-    for row in rows:
-        row["model"] = run
-        if last > 1:
-            row["source"] += f", mean of the last {last} rows"
-    return rows
 
 
 def _tokens(frame: pd.DataFrame, source: str) -> np.ndarray:

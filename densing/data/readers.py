@@ -89,14 +89,11 @@ def read_table(path: str | Path) -> pd.DataFrame:
     path = as_path(path)
     if not path.exists():
         raise InputError(f"{path}: no such file{paths.shipped_hint(path)}")
-    suffix = path.suffix.lower()
+    if (suffix := path.suffix.lower()) not in (".parquet", ".pq", ".csv", ".txt"):
+        raise InputError(f"{path}: unknown table format '{suffix}' (expected .csv or .parquet)")
     try:
-        if suffix in (".parquet", ".pq"):
-            frame = pd.read_parquet(path)
-        elif suffix in (".csv", ".txt"):
-            frame = read_csv_file(path, lines=True, dtype=_COUNTS_AS_TEXT)
-        else:
-            raise InputError(f"{path}: unknown table format '{suffix}' (expected .csv or .parquet)")
+        parquet = suffix in (".parquet", ".pq")
+        frame = pd.read_parquet(path) if parquet else read_csv_file(path, lines=True, dtype=_COUNTS_AS_TEXT)
     except InputError:
         raise
     except Exception as exc:  # noqa: BLE001 (pandas / pyarrow parse errors, each its own type)
@@ -128,12 +125,6 @@ def is_wide_csv(path: str | Path) -> bool:
 def read_results_store(path: str | Path) -> pd.DataFrame:
     """Every Parquet part below a results-store directory, concatenated (each part validated on read)."""
     return pd.concat([read_table(p) for p in sorted(Path(path).rglob("*.parquet"))], ignore_index=True)
-
-
-def read_lm_eval_file(path: str | Path) -> pd.DataFrame:
-    """One lm-eval results JSON as a validated tidy table (parameter counts required)."""
-    path = Path(path)
-    return _validated_with_params(read_lm_eval_json(path), str(path))
 
 
 def write_table(frame: pd.DataFrame, path: str | Path) -> Path:
@@ -236,22 +227,19 @@ def read_lm_eval_results(path: str | Path, *, model: str | None = None) -> tuple
     return frame, data
 
 
-def read_lm_eval_dir(path: str | Path) -> pd.DataFrame:
-    """Read every ``*.json`` lm-eval results file below ``path`` and validate (parameter counts required)."""
+def read_lm_eval(path: str | Path) -> pd.DataFrame:
+    """One lm-eval results JSON, or every one below a folder (``samples_*`` left out), as a validated tidy table;
+    lm-eval outputs carry no parameter counts, said once instead of 'row 1: params is empty'."""
     path = Path(path)
-    files = sorted(p for p in path.rglob("*.json") if not p.name.startswith("samples_"))
+    files = sorted(p for p in path.rglob("*.json") if not p.name.startswith("samples_")) if path.is_dir() else [path]
     if not files:
         raise InputError(f"{path}: no lm-eval results JSON files found")
-    return _validated_with_params(pd.concat([read_lm_eval_json(p) for p in files], ignore_index=True), str(path))
-
-
-def _validated_with_params(frame: pd.DataFrame, source: str) -> pd.DataFrame:
-    """``frame`` validated; lm-eval outputs carry no parameter counts, said once instead of 'row 1: params is empty'."""
+    frame = pd.concat([read_lm_eval_json(p) for p in files], ignore_index=True)
     if "params" not in frame.columns or frame["params"].isna().all():
-        raise InputError(f"{source}: field 'params': lm-eval results carry no parameter counts; use a tidy CSV with a "
+        raise InputError(f"{path}: field 'params': lm-eval results carry no parameter counts; use a tidy CSV with a "
                          "params column (model, benchmark, metric, value, params[, train_tokens]) or `densing eval "
                          "ingest DIR --models FILE`")
-    return validate_results(frame, source=source)
+    return validate_results(frame, source=str(path))
 
 
 def attach_metadata(frame: pd.DataFrame, metadata: pd.DataFrame, *, source: str = "<metadata>") -> pd.DataFrame:

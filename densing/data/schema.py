@@ -91,11 +91,9 @@ def validate_results(frame: pd.DataFrame, source: str = "<table>") -> pd.DataFra
     """Check and normalise a tidy results table; return a new DataFrame in canonical form.
 
     Raises :class:`InputError` naming ``source``, the row (a text table's line in its file, the header line 1; else its
-    row, 1-based, the header not counted) and the field for: a missing required column, an empty table, an empty
-    model/benchmark/metric, a non-numeric or NaN value or loss, a params/train_tokens that does not parse or is not
-    positive, an unparseable release date or one outside the date domain (:func:`densing.impossible.check_date`), an
-    impossible value (:data:`densing.impossible.IMPOSSIBLE`) and two model names equal but for case with different
-    scores for one measurement: docs/cli_reference.md's table of domains.
+    row, 1-based, the header not counted) and the field for a missing required column, an empty table, a cell outside
+    its domain (docs/cli_reference.md's table of domains; :data:`densing.impossible.IMPOSSIBLE`) and two model names
+    equal but for case with different scores for one measurement.
     """
     require_columns(frame, REQUIRED_COLUMNS, source)
     result = _validated(frame, source)
