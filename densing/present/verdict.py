@@ -3,20 +3,17 @@ sentences after it, the closing line, the JSON's ``headline``, the breakpoint's 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from densing.constants import CEILING_STDERRS, FLOOR_STDERRS, MAX_SENSITIVITY_RATIO, PAPER, REPORTED, SIZE_SLOPE_MARGIN, UNTESTABLE
 from densing.numbers import format_count, format_months, format_number, frame_records, json_number, signed
+from densing.present.summary import Summary, Table
 from densing.present.words import (STATE_WORDS, as_range, determined_words, fold_of, row_reason,
                                    heterogeneity_words, interval_words, not_measured, open_end, open_why,
                                    range_legend, reasons_text, record_end, result_end, state_words, status_parts,
                                    status_words)
 from densing.states import State, recorded_state
-
-if TYPE_CHECKING:
-    from densing.present.summary import Summary
 
 
 def why_words(head, failed: list, untestable: list, sensitivity, missing: list, *, since, refs: str,
@@ -277,13 +274,12 @@ def headline_summary(m) -> dict:
                 "monte_carlo_range": [json_number(getattr(head, f"months_{name}_mc_low")),
                                       json_number(getattr(head, f"months_{name}_mc_high"))]}
 
-    return {"state": state_words(m.state), "status": m.status,
-            "months": json_number(head.doubling_time_months), "n_draws": head.n_boot, "low": end("low"),
-            "high": end("high"),
-            "ceiling": {"bounds": head.n_ceiling_bounds, "months_with_bounds": json_number(head.doubling_time_months),
-                        "months_without_bounds": json_number(head.months_without_ceilings)},
-            "floor": {"bounds": head.n_floor_bounds, "months_with_bounds": json_number(head.doubling_time_months),
-                      "months_without_bounds": json_number(head.months_without_floors)},
+    months = json_number(head.doubling_time_months)
+    return {"state": state_words(m.state), "status": m.status, "months": months, "n_draws": head.n_boot,
+            "low": end("low"), "high": end("high"),
+            **{kind: {"bounds": getattr(head, f"n_{kind}_bounds"), "months_with_bounds": months,
+                      "months_without_bounds": json_number(getattr(head, f"months_without_{kind}s"))}
+               for kind in ("ceiling", "floor")},
             "leave_one_family_out": frame_records(head.influence_frame()), "labs": head.labs_record()}
 
 
@@ -300,8 +296,6 @@ def measurement_summary(m) -> Summary:
                                         f"{format_number(head.slope_ci_low)} to {format_number(head.slope_ci_high)})"),
                   ("models", head.n_models)]
     checks = [(c.name, c.status, c.detail) for c in m.checks]
-    from densing.present.summary import Summary, Table
-
     return Summary("TrendMeasurement", lines=(m.headline,), items=tuple(items),
                    tables=(Table.of(m.table(), f"doubling time (months) by frontier rule; reference {m.reference}, "
                                                f"D0 = {format_count(m.d0)} tokens"),
