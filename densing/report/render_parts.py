@@ -89,11 +89,8 @@ def model_table(dens: pd.DataFrame) -> pd.DataFrame:
     """Per-model rows, the columns that explain a row first."""
     columns = [c for c in ("model", "density", "bound", "density_ci_low", "density_ci_high", "params", "effective_params",
                            "release_date", "family", "date_confidence") if c in dens.columns]
-    table = dens[columns].copy()
-    for c in ("params", "effective_params"):
-        if c in table.columns:
-            table[c] = [format_count(v) if np.isfinite(v) else "" for v in table[c]]
-    return table
+    return dens[columns].assign(**{c: [format_count(v) if np.isfinite(v) else "" for v in dens[c]]
+                                   for c in ("params", "effective_params") if c in columns})
 
 
 def budget_parts(table: pd.DataFrame, budget_notes: dict) -> list[str]:
