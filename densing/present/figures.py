@@ -182,11 +182,9 @@ def _point_traces(figure: go.Figure, frame: pd.DataFrame, marked: pd.Series, has
 INTERVALS_NAME = "each model's 95% interval (grey bars)"
 FRONTIER_NAME = "the frontier: models at or above the line (named where a label fits; every name on hover)"
 #: The density figure's margins (px): the legend sits in the bottom one, never taking height from the plot area.
-DENSITY_MARGIN_TOP = 80
-DENSITY_MARGIN_BOTTOM = 240
+DENSITY_MARGIN_TOP, DENSITY_MARGIN_BOTTOM = 80, 240
 #: The checks' line above the plot wraps at this many characters, each line after the first adding this many px.
-CHECK_LINE = 100
-CHECK_LINE_HEIGHT = 16
+CHECK_LINE, CHECK_LINE_HEIGHT = 100, 16
 
 
 def _short(model: str) -> str:
@@ -229,8 +227,7 @@ def size_figure(points: pd.DataFrame) -> go.Figure:
 
 
 #: A legend under a figure: entries a line holds in a 900 px window, and a line's height (px): no legend scrolls.
-LEGEND_PER_LINE = 5
-LEGEND_LINE = 22
+LEGEND_PER_LINE, LEGEND_LINE = 5, 22
 
 
 #: The columns a highlight (a user's models: ``densing measure``'s rows) needs.

@@ -228,9 +228,7 @@ PLOT_HEIGHT = 620
 #: The width (px) the frontier's labels are placed for: a 900 px window's plot area or less (names stay on hover).
 PLOT_WIDTH = 740
 #: A label's font size (px), the width of one of its characters and its height (px), generous for plotly's sans-serif.
-LABEL_FONT = 10
-CHAR_WIDTH = 6.2
-LABEL_HEIGHT = 13.0
+LABEL_FONT, CHAR_WIDTH, LABEL_HEIGHT = 10, 6.2, 13.0
 #: A frontier marker's size (px): plotly sets a label ``size / 1.6 + 1`` px away from its point.
 FRONTIER_MARKER = 11
 #: The label positions tried, in order; a label that fits none is left to the hover.

@@ -226,8 +226,7 @@ def _panel_title(fit: ReferenceFit) -> str:
 
 
 #: Pixels per row of panels and between rows (room for the x-axis title and a three-line panel title).
-PANEL_HEIGHT = 300
-PANEL_GAP = 120
+PANEL_HEIGHT, PANEL_GAP = 300, 120
 
 
 def performance_figure(fits: list[ReferenceFit]) -> go.Figure:
