@@ -90,8 +90,7 @@ def first_impossible(field: str, values) -> tuple[int, str, int] | None:
 
     values = np.asarray(values, dtype=np.float64)
     for rule in (r for r in IMPOSSIBLE if r.table == "trace" and r.field == field):
-        bad = np.flatnonzero(rule.test(values, False))
-        if bad.size:
+        if (bad := np.flatnonzero(rule.test(values, False))).size:
             return int(bad[0]), rule.why, int(bad.size)
     return None
 

@@ -172,15 +172,13 @@ def caveats_html(dens: pd.DataFrame, left: pd.DataFrame, corrections: pd.DataFra
     """The models left out and why, the bounds, the uncertain dates, the corrections to the source table."""
     items = [f"{len(rows)} models left out of the trend ({esc(reason)}): {esc(', '.join(rows['model'].astype(str)))}"
              for reason, rows in left.groupby("reason")] if len(left) else []
-    censored = dens[dens["bound"].astype(str) != ""]
-    if len(censored):
+    if len(censored := dens[dens["bound"].astype(str) != ""]):
         counts = ", ".join(f"{k}: {v}" for k, v in censored["bound"].value_counts().items())
         items.append(f"{len(censored)} densities are bounds ({esc(counts)}), used by the trend as bounds: "
                      f"{esc(', '.join(censored['model'].astype(str)))}")
-    if "date_confidence" in dens.columns:
-        low = dens[dens["date_confidence"].isin(["low", "none"])]
-        if len(low):
-            items.append(f"{len(low)} models with low-confidence or missing release dates: {esc(', '.join(low['model'].astype(str)))}")
+    if "date_confidence" in dens.columns and len(low := dens[dens["date_confidence"].isin(["low", "none"])]):
+        items.append(f"{len(low)} models with low-confidence or missing release dates: "
+                     f"{esc(', '.join(low['model'].astype(str)))}")
     if corrections is not None and len(corrections):
         table = pd.DataFrame({"model": corrections["model"], "field": corrections["field"],
                               "source": [_count(v) if isinstance(v, str) or np.isfinite(v) else "— (none given)"
