@@ -246,10 +246,6 @@ def label_box(x: float, y: float, text: str, position: str) -> tuple[float, floa
     return left, bottom, left + width, bottom + LABEL_HEIGHT
 
 
-def _overlap(a, b) -> bool:
-    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
-
-
 def place_labels(x, y, texts, x_range, y_range, *, width: float = PLOT_WIDTH, height: float = PLOT_HEIGHT) -> list[str | None]:
     """Each point's label position (a plotly ``textposition``), or None where none fits: greedy, the densest point
     first, the first of :data:`LABEL_POSITIONS` whose box stays inside the plot area (``width``×``height`` px) and
@@ -264,10 +260,9 @@ def place_labels(x, y, texts, x_range, y_range, *, width: float = PLOT_WIDTH, he
         if not (np.isfinite(px[i]) and np.isfinite(py[i])):
             continue
         for position in LABEL_POSITIONS:
-            box = label_box(px[i], py[i], texts[i], position)
-            if box[0] < 0 or box[2] > width or box[1] < 0 or box[3] > height:
-                continue
-            if not any(_overlap(box, other) for other in taken):
+            left, bottom, right, top = box = label_box(px[i], py[i], texts[i], position)
+            if (left >= 0 and right <= width and bottom >= 0 and top <= height  # inside, and overlapping no box taken
+                    and not any(left < o[2] and o[0] < right and bottom < o[3] and o[1] < top for o in taken)):
                 positions[i] = position
                 taken.append(box)
                 break
