@@ -80,10 +80,10 @@ def write_file_set(folder: str | Path, texts: dict[str, str]) -> list[Path]:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise _cannot(folder, exc) from None
-    paths = [check_writable(folder / name) for name in texts]
-    targets = [Path(os.path.realpath(path)) for path in paths]
+    written = [check_writable(folder / name) for name in texts]
+    targets = [Path(os.path.realpath(path)) for path in written]
     _write_all([(target, text.encode("utf-8"), target) for target, text in zip(targets, texts.values())])
-    return paths
+    return written
 
 
 def check_writable(path: str | Path) -> Path:
