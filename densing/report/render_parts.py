@@ -49,9 +49,8 @@ def displayed(frame: pd.DataFrame, names: dict[str, str]) -> pd.DataFrame:
 
 def references_table(references: pd.DataFrame) -> pd.DataFrame:
     keep = ["reference", "months", "ci_low", "ci_high", "size_dependence"]
-    table = references[[c for c in keep if c in references.columns]].copy()
-    table["reference"] = [str(r).replace(":", ": ", 1).replace(",", ", ") for r in table["reference"]]
-    return table
+    table = references[[c for c in keep if c in references.columns]]
+    return table.assign(reference=[str(r).replace(":", ": ", 1).replace(",", ", ") for r in table["reference"]])
 
 
 def named_table(rows: pd.DataFrame, missing: tuple[str, ...], anchors: dict) -> pd.DataFrame:
