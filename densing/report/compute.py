@@ -229,11 +229,8 @@ def compute_report(*, results: str | Path | None = None, table: str | TrendTable
     densities = measured.densities
     densities = densities.join(targets.drop_duplicates("model").set_index("model")[meta], on="model") if meta else densities
     rows, cross = measured.by_benchmark(), measured.cross_check()
-    leading = leading_table()  # the headline row's bias in words where the page measures the leading table as shipped
-    bias = (bias_words(measurement_row(measured, leading.name)) if headline_fit is None and d0 is None
-            and inputs.results.resolve() == leading.path.resolve() else None)
     sections = [*([YoursSection(yours, measured, yours_suite, yours_evaluated, tuple(yours_answers))] if yours is not None else []),
-                VerdictSection(measured, cross, bias),
+                VerdictSection(measured, cross, _bias(measured, inputs.results, headline_fit, d0)),
                 DensitySection(measured, inputs.frontier, with_intervals(measured.models, measured.densities), yours),
                 CapabilitySection(rows, cross, measured.sensitivity, measured.by_benchmark_at_budget(),
                                   dict(measured.budget_notes), row_names([*measured.benchmark_rows, *measured.set_rows]),
@@ -242,6 +239,15 @@ def compute_report(*, results: str | Path | None = None, table: str | TrendTable
                                          for design in ranked if design.section is not None) if section is not None]
     sections += _appendices(measured, densities, inputs)
     return Report(measured, densities, tuple(sections), inputs)
+
+
+def _bias(measured, results: Path, headline_fit, d0) -> str | None:
+    """The headline row's bias sentence (:func:`densing.present.bias.bias_words`) where the page measures the leading
+    table as shipped (no other file, no given fit or D0); None otherwise."""
+    leading = leading_table()
+    if headline_fit is not None or d0 is not None or Path(results).resolve() != leading.path.resolve():
+        return None
+    return bias_words(measurement_row(measured, leading.name))
 
 
 def _appendices(measured, densities: pd.DataFrame, inputs: Inputs) -> list:
