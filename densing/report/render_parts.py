@@ -222,6 +222,12 @@ def _panel_title(fit: ReferenceFit) -> str:
     return title
 
 
+def _grid(count: int) -> tuple[int, int]:
+    """(rows, columns): three columns only when they fill every row, else two (one for one panel)."""
+    cols = 1 if count <= 1 else 3 if count % 3 == 0 else 2
+    return int(np.ceil(count / cols)), cols
+
+
 #: Pixels per row of panels and between rows (room for the x-axis title and a three-line panel title).
 PANEL_HEIGHT, PANEL_GAP = 300, 120
 
@@ -229,8 +235,7 @@ PANEL_HEIGHT, PANEL_GAP = 300, 120
 def performance_figure(fits: list[ReferenceFit]) -> go.Figure:
     """Performance estimation: score vs (latent) loss of the reference points, with the fitted
     S(L) = c / (1 + e^{−γ(L − l)}) + d (eq. 3), one panel per benchmark."""
-    cols = 1 if len(fits) <= 1 else 3 if len(fits) % 3 == 0 else 2  # three only when they fill every row
-    rows = int(np.ceil(len(fits) / cols))
+    rows, cols = _grid(len(fits))
     top = 70 if any(f.r_squared < POOR_FIT_R2 for f in fits) else 55
     height = rows * PANEL_HEIGHT + (rows - 1) * PANEL_GAP + top + 50
     plot = height - top - 50
