@@ -27,17 +27,6 @@ def loaded() -> None:
     go.Figure()
 
 
-def _packed(items, width: int) -> list[str]:
-    """``items`` joined by " · " into lines of at most ``width`` characters, none broken."""
-    lines: list[str] = []
-    for item in items:
-        if lines and len(lines[-1]) + 3 + len(item) <= width:
-            lines[-1] += " · " + item
-        else:
-            lines.extend(textwrap.wrap(item, width) or [""])
-    return lines
-
-
 def density_figure(points: pd.DataFrame, line, *, title: str, others=(), checks=(), failed=False,
                    highlight: pd.DataFrame | None = None) -> go.Figure:
     """Capacity density over release dates on a log axis: every model the trend uses (a censored density at its
@@ -75,7 +64,12 @@ def density_figure(points: pd.DataFrame, line, *, title: str, others=(), checks=
     if line is not None or others:
         dates = pd.date_range(frame["release_date"].min(), last, periods=80)
         low_y, high_y = _line_traces(figure, line, others, dates, low_y, high_y)
-    check_lines = _packed(checks, CHECK_LINE)
+    check_lines: list[str] = []  # the checks joined by " · " into lines of at most CHECK_LINE characters, none broken
+    for item in checks:
+        if check_lines and len(check_lines[-1]) + 3 + len(item) <= CHECK_LINE:
+            check_lines[-1] += " · " + item
+        else:
+            check_lines.extend(textwrap.wrap(item, CHECK_LINE) or [""])
     if check_lines:  # the validity checks, on the figure itself, wrapped to the plot's width: read with the verdict
         figure.add_annotation(text="<br>".join(html.escape(line) for line in check_lines), xref="paper", yref="paper", x=0,
                               y=1.0, xanchor="left", yanchor="bottom", showarrow=False, align="left",

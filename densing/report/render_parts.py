@@ -118,10 +118,9 @@ def density_intro(measured, frontier: str, line) -> str:
             f"{measured.headline_rule}") + CAPTION_CLAUSES[measured.state]
     if line is None:
         return f"{points} The {frontier} rule has no line: {measured.rule_errors.get(frontier, 'it could not be fitted')}."
-    return (f"{points} The solid line is the {frontier} rule exactly as in the tables (slope A = "
-            f"{_slope(line)}/day, doubling "
-            f"{_months(line)} months); its band is that slope's 95% interval (fit + score + models) — {role}. The other "
-            "rules are in the legend: click to show them.")
+    return (f"{points} The solid line is the {frontier} rule exactly as in the tables (slope A = {_slope(line)}/day, "
+            f"doubling {_months(line)} months); its band is that slope's 95% interval (fit + score + models) — "
+            f"{role}. The other rules are in the legend: click to show them.")
 
 
 def _slope(line) -> str:
