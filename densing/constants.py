@@ -14,8 +14,7 @@ PAPER = {
 }
 DAYS_PER_MONTH = 365.25 / 12
 #: Draws of the headline (``densing trend``, ``densing report`` and the API share these defaults), and of each side row.
-DEFAULT_N_BOOT = 600
-DEFAULT_N_BOOT_SIDE = 200
+DEFAULT_N_BOOT, DEFAULT_N_BOOT_SIDE = 600, 200
 MIN_POINTS = 3  # a line with a t-interval needs n - 2 ≥ 1 residual degrees of freedom
 LN2 = math.log(2.0)
 #: Models whose densities the measurement lists (the paper's anchors and the models its figures name).
@@ -27,9 +26,7 @@ NAMED_MODELS = (
 
 #: The validity checks' thresholds (densing.trend.checks): a frontier score within this many standard errors of its
 #: cap is saturated; the median κ conditioning allows; the families with two or more sizes the size slope needs.
-SATURATION_STDERRS = 2.0
-MAX_MEDIAN_CONDITIONING = 2.0
-MIN_SIZE_FAMILIES = 2
+SATURATION_STDERRS, MAX_MEDIAN_CONDITIONING, MIN_SIZE_FAMILIES = 2.0, 2.0, 2
 #: The level of the heterogeneity test, the one gate: references "disagree" when Cochran's Q's p-value is below it.
 HETEROGENEITY_ALPHA = 0.05
 #: A determined interval end whose 95% Monte Carlo range spans more than this fraction of it is reported with that

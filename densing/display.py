@@ -170,15 +170,10 @@ def density_readings(frame, suffix: str = "") -> list[tuple[str, float, str]] | 
     columns = getattr(frame, "columns", ())
     if f"density{suffix}" not in columns:
         return None
-    n = len(frame)
-
-    def get(name, default):
-        return frame[name].tolist() if name in columns else [default] * n
-
-    return [density_reading(*row) for row in zip(get(f"density{suffix}", math.nan), get(f"bound{suffix}", ""),
-                                                   get(f"density_ci_low{suffix}", math.nan),
-                                                   get(f"density_ci_high{suffix}", math.nan),
-                                                   get(f"near_chance{suffix}", False))]
+    defaults = {"density": math.nan, "bound": "", "density_ci_low": math.nan, "density_ci_high": math.nan,
+                "near_chance": False}
+    return [density_reading(*row) for row in zip(*(frame[f"{name}{suffix}"].tolist() if f"{name}{suffix}" in columns
+                                                   else [default] * len(frame) for name, default in defaults.items()))]
 
 
 #: A bound's cause as a table's ``bound`` cell says it (short: the cell sits in the row's first block).

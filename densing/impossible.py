@@ -90,8 +90,7 @@ def first_impossible(field: str, values) -> tuple[int, str, int] | None:
 
     values = np.asarray(values, dtype=np.float64)
     for rule in (r for r in IMPOSSIBLE if r.table == "trace" and r.field == field):
-        bad = np.flatnonzero(rule.test(values, False))
-        if bad.size:
+        if (bad := np.flatnonzero(rule.test(values, False))).size:
             return int(bad[0]), rule.why, int(bad.size)
     return None
 
@@ -100,8 +99,7 @@ def first_impossible(field: str, values) -> tuple[int, str, int] | None:
 
 #: Plausible parameter counts of a language model: outside them a unit mistake (``7`` for 7B). 1e4, not the 1e6 of the
 #: smallest published models: densing's evaluation runs tiny test models (about 43,000 parameters).
-MIN_PARAMS = 1e4
-MAX_PARAMS = 1e13
+MIN_PARAMS, MAX_PARAMS = 1e4, 1e13
 
 #: The earliest date of anything densing reads: 2018-06-11, when OpenAI published GPT-1 (Radford et al.), the first
 #: decoder-only transformer pre-trained as a language model; before it, an empty cell read as a day zero

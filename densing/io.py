@@ -10,8 +10,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from densing import paths
 from densing.errors import InputError
-from densing.paths import shipped_hint
 from densing.validation import as_path
 
 #: The longest file name (bytes) most file systems take (ext4, XFS, btrfs, tmpfs, APFS, NTFS in UTF-16 units).
@@ -80,17 +80,10 @@ def write_file_set(folder: str | Path, texts: dict[str, str]) -> list[Path]:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise _cannot(folder, exc) from None
-    paths = [check_writable(folder / name) for name in texts]
-    targets = [Path(os.path.realpath(path)) for path in paths]
+    written = [check_writable(folder / name) for name in texts]
+    targets = [Path(os.path.realpath(path)) for path in written]
     _write_all([(target, text.encode("utf-8"), target) for target, text in zip(targets, texts.values())])
-    return paths
-
-
-def _file_kind(mode: int) -> str | None:
-    """What a non-regular file is, in words; None for a regular file."""
-    kinds = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe"), (stat.S_ISSOCK, "a socket"),
-             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
-    return next((words for test, words in kinds if test(mode)), None if stat.S_ISREG(mode) else "not a regular file")
+    return written
 
 
 def check_writable(path: str | Path) -> Path:
@@ -106,7 +99,10 @@ def check_writable(path: str | Path) -> Path:
         mode = None
     except OSError as exc:  # a link loop, a file where a folder should be, a name too long
         raise _cannot(where, exc) from None
-    kind = None if mode is None else _file_kind(mode)
+    kinds = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe"), (stat.S_ISSOCK, "a socket"),
+             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+    kind = (None if mode is None or stat.S_ISREG(mode)  # what a file other than a regular one is, in words
+            else next((words for test, words in kinds if test(mode)), "not a regular file"))
     if kind == "a directory":
         raise InputError(f"{where}: is a directory; give a file name to write")
     if kind is not None:
@@ -124,7 +120,7 @@ def check_outputs_apart(outputs: dict[str, object], inputs: dict[str, object]) -
     """InputError when two of ``outputs`` ({option: path or None}), or an output and one of ``inputs``, are one file:
     an output never replaces an input nor another output."""
     seen: dict[str, str] = {}
-    for role, given in [*((k, v) for k, v in inputs.items()), *((k, v) for k, v in outputs.items())]:
+    for role, given in [*inputs.items(), *outputs.items()]:
         if given is None or str(given) == "-":
             continue
         key = os.path.realpath(str(given))
@@ -136,16 +132,14 @@ def check_outputs_apart(outputs: dict[str, object], inputs: dict[str, object]) -
 def _check_name_lengths(path: Path) -> None:
     """InputError when a name in ``path`` is longer than :data:`NAME_MAX` bytes or the whole than the path limit."""
     for part in path.parts:
-        size = len(os.fsencode(part))
-        if size > NAME_MAX:
+        if (size := len(os.fsencode(part))) > NAME_MAX:
             raise InputError(f"{part[:40]}…: a file or folder name of {size} bytes; the file system takes at most "
                              f"{NAME_MAX}")
     try:
         limit = os.pathconf("/", "PC_PATH_MAX")
     except (OSError, ValueError):
         limit = None
-    size = len(os.fsencode(str(path.absolute())))
-    if limit and size >= limit:
+    if limit and (size := len(os.fsencode(str(path.absolute())))) >= limit:
         raise InputError(f"{str(path)[:40]}…: a path of {size} bytes; the system takes at most {limit - 1}")
 
 
@@ -207,7 +201,7 @@ def read_json_object(path: str | Path) -> dict:
     try:
         data = orjson.loads(path.read_bytes())
     except FileNotFoundError:
-        raise InputError(f"{path}: no such file{shipped_hint(path)}") from None
+        raise InputError(f"{path}: no such file{paths.shipped_hint(path)}") from None
     except IsADirectoryError:
         raise InputError(f"{path}: is a directory, not a JSON file") from None
     except orjson.JSONDecodeError as exc:
@@ -243,7 +237,8 @@ def read_stored_record(path: str | Path, command: str, *, keys: tuple[str, ...] 
     """A stored record the package ships (``keys``; its ``rows`` objects with ``row_keys``) → (record, "") or (None,
     one line naming the file, what is wrong and the ``command`` that makes it again): never raised."""
     path = Path(path)
-    where = path.name if not path.is_absolute() else _shown(path)
+    root = paths.RESULTS.parent  # a shipped file's path from the repository root where it lies in it, else as given
+    where = path.name if not path.is_absolute() else str(path.relative_to(root) if path.is_relative_to(root) else path)
     if not path.exists():
         return None, f"{where} is not there (made by {command}); its section is left out."
     try:
@@ -261,13 +256,3 @@ def read_stored_record(path: str | Path, command: str, *, keys: tuple[str, ...] 
         return None, (f"{where} is not a record densing wrote (no {', '.join(missing)}); {command} makes it again; "
                       "its section is left out.")
     return record, ""
-
-
-def _shown(path: Path) -> str:
-    """A shipped file's path from the repository root where it lies in it, else as given."""
-    from densing import paths
-
-    try:
-        return str(path.relative_to(paths.RESULTS.parent))
-    except ValueError:
-        return str(path)

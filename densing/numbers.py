@@ -14,15 +14,13 @@ from densing.errors import InputError
 if TYPE_CHECKING:
     import pandas as pd
 
-MISSING = "—"
-INFINITY = "∞"
+MISSING, INFINITY, MINUS_INFINITY = "—", "∞", "−∞"
 
 
 class NumberText(str):
     """The text of a number that a table places as a number (right-aligned, never folded), though it is not one
     value: an interval end printed as its Monte Carlo range, "(12.8–150)" (:func:`densing.present.words.ends_shown`)."""
 
-MINUS_INFINITY = "−∞"
 
 #: Significant figures of a number shown to people.
 DIGITS = 3

@@ -65,11 +65,10 @@ def source_commit() -> str:
     root = Path(__file__).resolve().parents[1]
     if not (root / ".git").exists():
         return "not a git checkout"
+    git, run = ["git", "-C", str(root)], {"capture_output": True, "text": True, "timeout": 5, "check": True}
     try:
-        head = subprocess.run(["git", "-C", str(root), "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True,
-                              timeout=5, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"], capture_output=True,
-                               text=True, timeout=5, check=True).stdout.strip()
+        head = subprocess.run([*git, "rev-parse", "--short=12", "HEAD"], **run).stdout.strip()
+        dirty = subprocess.run([*git, "status", "--porcelain", "--untracked-files=no"], **run).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return "unknown"
     return head + (" with changes" if dirty else "")

@@ -56,9 +56,7 @@ class Registry(MutableMapping[str, T], Generic[T]):
 
     def __init__(self, what: str, items: Iterable[tuple[str, T]] = (),
                  check: Callable[["Registry", str, Any], None] | None = None, found_in: str | None = None) -> None:
-        self.what = what
-        self.check = check
-        self.found_in = found_in
+        self.what, self.check, self.found_in = what, check, found_in
         self._items: dict[str, T] = {}
         for name, item in items:
             self.register(name, item)

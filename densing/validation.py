@@ -47,20 +47,18 @@ class Interval:
         return math.isfinite(number) and above and below
 
     def __str__(self) -> str:
-        return self._bounds() + (f" ({self.why})" if self.why else "")
-
-    def _bounds(self) -> str:
         what = "an integer" if self.kind is Integral else "a number"
         left, right = (_bound(b, self.kind) for b in (self.left, self.right))
+        shut_left, shut_right = self.closed in ("both", "left"), self.closed in ("both", "right")
         if self.left is not None and self.right is not None:
-            low = "[" if self.closed in ("both", "left") else "("
-            high = "]" if self.closed in ("both", "right") else ")"
-            return f"{what} in {low}{left}, {right}{high}"
-        if self.left is not None:
-            return f"{what} {'≥' if self.closed in ('both', 'left') else '>'} {left}"
-        if self.right is not None:
-            return f"{what} {'≤' if self.closed in ('both', 'right') else '<'} {right}"
-        return f"any finite {'integer' if self.kind is Integral else 'number'}"
+            text = f"{what} in {'[' if shut_left else '('}{left}, {right}{']' if shut_right else ')'}"
+        elif self.left is not None:
+            text = f"{what} {'≥' if shut_left else '>'} {left}"
+        elif self.right is not None:
+            text = f"{what} {'≤' if shut_right else '<'} {right}"
+        else:
+            text = f"any finite {'integer' if self.kind is Integral else 'number'}"
+        return text + (f" ({self.why})" if self.why else "")
 
 
 def _bound(bound: float | None, kind: type) -> str:

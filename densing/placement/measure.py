@@ -69,6 +69,7 @@ def plan(models, suite: str, *, limit: float | None = None, local_data: bool = F
     from densing.eval.benchmarks import PUBLIC_TABLE_BENCHMARKS, suite_benchmarks, suite_table
     from densing.eval.loading import SWEEP_CONSTRAINTS
     from densing.eval.runner import as_model_specs, sweep_data_root
+    from densing.eval.store import part_path
     from densing.paths import RESULTS
     from densing.validation import validate
 
@@ -82,8 +83,6 @@ def plan(models, suite: str, *, limit: float | None = None, local_data: bool = F
     suite = suite.strip()
     names, left_out = suite_benchmarks(suite, local_data=local_data)
     validate({k: SWEEP_CONSTRAINTS[k] for k in ("limit", "device")}, limit=limit, device=device)
-    from densing.eval.store import part_path
-
     for spec in specs:  # before the backend's name, which imports lm-eval (seconds) to read its registry
         if store is None or not all(part_path(store, spec.name, name).is_file() for name in names):
             check_offline_source(spec)

@@ -7,10 +7,6 @@ import math
 from densing.numbers import format_months, format_number, signed
 
 
-def _pct(value: float) -> str:
-    return f"{signed(100 * value)}%"
-
-
 def interval_words(low: float, high: float) -> str:
     """A doubling time's 95% interval as a clause: "[low–high]", or "at least low" where the upper end is open."""
     if math.isfinite(high):
@@ -24,8 +20,8 @@ def bias_sentence(row) -> str:
     way = "too steep" if row.bias > 0 else "too shallow"
     said = (f"Bias in {row.replicates} worlds planted from this row ({row.frontier} at the top, as in the data; "
             f"studies/headline_bias.py): the point is {format_number(100 * abs(row.bias))}% ± "
-            f"{format_number(100 * row.bias_se)} {way} (median {_pct(row.median_bias)}), its interval covers the "
-            f"planted slope in {format_number(row.coverage)}")
+            f"{format_number(100 * row.bias_se)} {way} (median {signed(100 * row.median_bias)}%), "
+            f"its interval covers the planted slope in {format_number(row.coverage)}")
     if not row.corrected:
         return f"{said}; within {format_number(100 * row.threshold)}%, no correction."
     return (f"{said}; bias-corrected {format_months(row.corrected_months)} months, "

@@ -27,17 +27,6 @@ def loaded() -> None:
     go.Figure()
 
 
-def _packed(items, width: int) -> list[str]:
-    """``items`` joined by " · " into lines of at most ``width`` characters, none broken."""
-    lines: list[str] = []
-    for item in items:
-        if lines and len(lines[-1]) + 3 + len(item) <= width:
-            lines[-1] += " · " + item
-        else:
-            lines.extend(textwrap.wrap(item, width) or [""])
-    return lines
-
-
 def density_figure(points: pd.DataFrame, line, *, title: str, others=(), checks=(), failed=False,
                    highlight: pd.DataFrame | None = None) -> go.Figure:
     """Capacity density over release dates on a log axis: every model the trend uses (a censored density at its
@@ -75,7 +64,12 @@ def density_figure(points: pd.DataFrame, line, *, title: str, others=(), checks=
     if line is not None or others:
         dates = pd.date_range(frame["release_date"].min(), last, periods=80)
         low_y, high_y = _line_traces(figure, line, others, dates, low_y, high_y)
-    check_lines = _packed(checks, CHECK_LINE)
+    check_lines: list[str] = []  # the checks joined by " · " into lines of at most CHECK_LINE characters, none broken
+    for item in checks:
+        if check_lines and len(check_lines[-1]) + 3 + len(item) <= CHECK_LINE:
+            check_lines[-1] += " · " + item
+        else:
+            check_lines.extend(textwrap.wrap(item, CHECK_LINE) or [""])
     if check_lines:  # the validity checks, on the figure itself, wrapped to the plot's width: read with the verdict
         figure.add_annotation(text="<br>".join(html.escape(line) for line in check_lines), xref="paper", yref="paper", x=0,
                               y=1.0, xanchor="left", yanchor="bottom", showarrow=False, align="left",
@@ -182,11 +176,9 @@ def _point_traces(figure: go.Figure, frame: pd.DataFrame, marked: pd.Series, has
 INTERVALS_NAME = "each model's 95% interval (grey bars)"
 FRONTIER_NAME = "the frontier: models at or above the line (named where a label fits; every name on hover)"
 #: The density figure's margins (px): the legend sits in the bottom one, never taking height from the plot area.
-DENSITY_MARGIN_TOP = 80
-DENSITY_MARGIN_BOTTOM = 240
+DENSITY_MARGIN_TOP, DENSITY_MARGIN_BOTTOM = 80, 240
 #: The checks' line above the plot wraps at this many characters, each line after the first adding this many px.
-CHECK_LINE = 100
-CHECK_LINE_HEIGHT = 16
+CHECK_LINE, CHECK_LINE_HEIGHT = 100, 16
 
 
 def _short(model: str) -> str:
@@ -229,8 +221,7 @@ def size_figure(points: pd.DataFrame) -> go.Figure:
 
 
 #: A legend under a figure: entries a line holds in a 900 px window, and a line's height (px): no legend scrolls.
-LEGEND_PER_LINE = 5
-LEGEND_LINE = 22
+LEGEND_PER_LINE, LEGEND_LINE = 5, 22
 
 
 #: The columns a highlight (a user's models: ``densing measure``'s rows) needs.

@@ -228,9 +228,7 @@ PLOT_HEIGHT = 620
 #: The width (px) the frontier's labels are placed for: a 900 px window's plot area or less (names stay on hover).
 PLOT_WIDTH = 740
 #: A label's font size (px), the width of one of its characters and its height (px), generous for plotly's sans-serif.
-LABEL_FONT = 10
-CHAR_WIDTH = 6.2
-LABEL_HEIGHT = 13.0
+LABEL_FONT, CHAR_WIDTH, LABEL_HEIGHT = 10, 6.2, 13.0
 #: A frontier marker's size (px): plotly sets a label ``size / 1.6 + 1`` px away from its point.
 FRONTIER_MARKER = 11
 #: The label positions tried, in order; a label that fits none is left to the hover.
@@ -248,10 +246,6 @@ def label_box(x: float, y: float, text: str, position: str) -> tuple[float, floa
     return left, bottom, left + width, bottom + LABEL_HEIGHT
 
 
-def _overlap(a, b) -> bool:
-    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
-
-
 def place_labels(x, y, texts, x_range, y_range, *, width: float = PLOT_WIDTH, height: float = PLOT_HEIGHT) -> list[str | None]:
     """Each point's label position (a plotly ``textposition``), or None where none fits: greedy, the densest point
     first, the first of :data:`LABEL_POSITIONS` whose box stays inside the plot area (``width``×``height`` px) and
@@ -266,10 +260,9 @@ def place_labels(x, y, texts, x_range, y_range, *, width: float = PLOT_WIDTH, he
         if not (np.isfinite(px[i]) and np.isfinite(py[i])):
             continue
         for position in LABEL_POSITIONS:
-            box = label_box(px[i], py[i], texts[i], position)
-            if box[0] < 0 or box[2] > width or box[1] < 0 or box[3] > height:
-                continue
-            if not any(_overlap(box, other) for other in taken):
+            left, bottom, right, top = box = label_box(px[i], py[i], texts[i], position)
+            if (left >= 0 and right <= width and bottom >= 0 and top <= height  # inside, and overlapping no box taken
+                    and not any(left < o[2] and o[0] < right and bottom < o[3] and o[1] < top for o in taken)):
                 positions[i] = position
                 taken.append(box)
                 break

@@ -3,31 +3,31 @@ sentences after it, the closing line, the JSON's ``headline``, the breakpoint's 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from densing.constants import CEILING_STDERRS, FLOOR_STDERRS, MAX_SENSITIVITY_RATIO, PAPER, REPORTED, SIZE_SLOPE_MARGIN, UNTESTABLE
 from densing.numbers import format_count, format_months, format_number, frame_records, json_number, signed
+from densing.present.summary import Summary, Table
 from densing.present.words import (STATE_WORDS, as_range, determined_words, fold_of, row_reason,
                                    heterogeneity_words, interval_words, not_measured, open_end, open_why,
                                    range_legend, reasons_text, record_end, result_end, state_words, status_parts,
                                    status_words)
 from densing.states import State, recorded_state
 
-if TYPE_CHECKING:
-    from densing.present.summary import Summary
 
-
-def why_words(head, failed: list, untestable: list, sensitivity, missing: list, *, since, refs: str,
-              reference_rule: str, gates_and_findings: tuple = ()) -> str:
-    """The sentences after the verdict: why not measured (or every check passed), the targets, what the interval carries."""
+def measurement_why(m) -> str:
+    """The sentences after a :class:`densing.trend.measurement.TrendMeasurement`'s verdict: why not measured (or every
+    check passed), the targets, what the interval carries."""
+    head, sensitivity = m.rules[m.headline_rule], m.sensitivity
+    gates = [x for x in m.checks if x.status != REPORTED]
+    failed, untestable = [x for x in gates if x.failed], [x for x in gates if x.status == UNTESTABLE]
     labs = len(dict.fromkeys(head.reference_labs)) or head.n_references
     carried = ("the reference fit, each score's standard error, the sampling of labs and of families within them "
                "(a two-stage cluster bootstrap)"
                + (f" and the spread among the references' {labs} labs (τ)" if labs > 1 else ""))
     # the findings that fire (densing.trend.capability.calibrated); saturation's effect on the estimate: saturation_words
-    fired = [c for c in gates_and_findings if c.status == REPORTED and c.fired]
+    fired = [c for c in m.checks if c.status == REPORTED and c.fired]
     why = (" ".join(plain_reason(c, sensitivity) for c in failed)
            + ((" The gate (whether the references' labs agree) is not testable: " + heterogeneity_words(head) + "."
                if any(c.name == "heterogeneity" for c in untestable) else
@@ -37,11 +37,11 @@ def why_words(head, failed: list, untestable: list, sensitivity, missing: list, 
            + (" Findings beside the number, not gates (they fire in more than 10% of planted worlds where the "
               "estimate is right): " + " ".join(plain_reason(c, sensitivity) for c in fired) if fired else "")
            + saturation_words(head, "ceiling") + saturation_words(head, "floor") + open_end_words(head)
-           + f" {head.n_models} models released since {since or 'any date'} with every score of the set, against {refs} "
-             f"(each family at its own budget; {heterogeneity_words(head)}); the interval carries {carried}. "
-             f"References by {reference_rule}.")
-    if missing:
-        why = " ".join(f"The {lab} has no reference: {row_reason(reason)}." for _, lab, reason in missing) + " " + why
+           + f" {head.n_models} models released since {m.since or 'any date'} with every score of the set, against "
+             f"{_families(head.reference_names)} (each family at its own budget; {heterogeneity_words(head)}); the "
+             f"interval carries {carried}. References by {references_words(m.references_by)}.")
+    if m.missing:
+        why = " ".join(f"The {lab} has no reference: {row_reason(reason)}." for _, lab, reason in m.missing) + " " + why
     return why.strip()
 
 
@@ -73,11 +73,11 @@ def saturation_words(head, kind: str) -> str:
             f"{format_months(getattr(head, without))} months without.")
 
 
-def headline_verdict(head, label: str, refs: str, status: str, *, table_words: str,
-                     missing: list | None = None) -> str:
-    """The first sentence a researcher can cite, by the row's state: the estimate and its determined ends, the
-    benchmarks, table and references, the most influential family where it matters, and the paper's figure."""
-    paper = PAPER["doubling_time_months"]
+def measurement_verdict(m) -> str:
+    """A measurement's first sentence, one a researcher can cite, by its headline row's state: the estimate and its
+    determined ends, the benchmarks, table and references, the most influential family where it matters, the paper's."""
+    head, label, table_words, missing = m.rules[m.headline_rule], m.headline_set, m.table_words, m.missing
+    refs, paper = _families(head.reference_names), PAPER["doubling_time_months"]
     est = format_months(head.doubling_time_months)
     low, high = head.doubling_time_months_ci_low, head.doubling_time_months_ci_high
     interval = f"95% CI {interval_words(head)}"
@@ -86,7 +86,7 @@ def headline_verdict(head, label: str, refs: str, status: str, *, table_words: s
     state = head.state
     if missing:
         return (f"Doubling time not measured on the {missing[0][1]}: {row_reason(missing[0][2])}. On the {label} of {table_words}, "
-                f"against {refs}: {est} months ({interval}), {status}; the paper reports {paper} months.")
+                f"against {refs}: {est} months ({interval}), {status_words(head)}; the paper reports {paper} months.")
     if state is State.MEASURED:
         inside = "inside" if low <= paper <= high else "outside"
         return (f"Capacity density doubles every {est} months ({interval}, {fold_of(head)}"
@@ -193,22 +193,6 @@ def measurement_status(m) -> str:
     return status_words(head) if head is not None else state_words(State.NOT_MEASURED)
 
 
-def measurement_verdict(m) -> str:
-    """The measurement's first sentence (:func:`headline_verdict` of its headline row)."""
-    head = m.rules[m.headline_rule]
-    return headline_verdict(head, m.headline_set, _families(head.reference_names), status_words(head),
-                            table_words=m.table_words, missing=list(m.missing))
-
-
-def measurement_why(m) -> str:
-    """The sentences after the measurement's verdict (:func:`why_words`)."""
-    head = m.rules[m.headline_rule]
-    gates = [x for x in m.checks if x.status != REPORTED]
-    return why_words(head, [x for x in gates if x.failed], [x for x in gates if x.status == UNTESTABLE],
-                     m.sensitivity, list(m.missing), since=m.since, refs=_families(head.reference_names),
-                     reference_rule=references_words(m.references_by), gates_and_findings=m.checks)
-
-
 def months_phrase(months: float, low: str, high: str, state: State, head: str, *, low_determined: bool,
                   high_determined: bool) -> str:
     """A row's doubling time as one clause by its state (its interval, or where bounded its determined end), then its
@@ -277,13 +261,12 @@ def headline_summary(m) -> dict:
                 "monte_carlo_range": [json_number(getattr(head, f"months_{name}_mc_low")),
                                       json_number(getattr(head, f"months_{name}_mc_high"))]}
 
-    return {"state": state_words(m.state), "status": m.status,
-            "months": json_number(head.doubling_time_months), "n_draws": head.n_boot, "low": end("low"),
-            "high": end("high"),
-            "ceiling": {"bounds": head.n_ceiling_bounds, "months_with_bounds": json_number(head.doubling_time_months),
-                        "months_without_bounds": json_number(head.months_without_ceilings)},
-            "floor": {"bounds": head.n_floor_bounds, "months_with_bounds": json_number(head.doubling_time_months),
-                      "months_without_bounds": json_number(head.months_without_floors)},
+    months = json_number(head.doubling_time_months)
+    return {"state": state_words(m.state), "status": m.status, "months": months, "n_draws": head.n_boot,
+            "low": end("low"), "high": end("high"),
+            **{kind: {"bounds": getattr(head, f"n_{kind}_bounds"), "months_with_bounds": months,
+                      "months_without_bounds": json_number(getattr(head, f"months_without_{kind}s"))}
+               for kind in ("ceiling", "floor")},
             "leave_one_family_out": frame_records(head.influence_frame()), "labs": head.labs_record()}
 
 
@@ -300,8 +283,6 @@ def measurement_summary(m) -> Summary:
                                         f"{format_number(head.slope_ci_low)} to {format_number(head.slope_ci_high)})"),
                   ("models", head.n_models)]
     checks = [(c.name, c.status, c.detail) for c in m.checks]
-    from densing.present.summary import Summary, Table
-
     return Summary("TrendMeasurement", lines=(m.headline,), items=tuple(items),
                    tables=(Table.of(m.table(), f"doubling time (months) by frontier rule; reference {m.reference}, "
                                                f"D0 = {format_count(m.d0)} tokens"),

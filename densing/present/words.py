@@ -219,8 +219,7 @@ def uncertainty_repr(result) -> str:
 def summary_items(result) -> list[tuple[str, object]]:
     """The first lines of a result's ``summary()``: its state, what is determined, the largest family move."""
     items = [("state", state_words(result.state) or NOT_JUDGED), ("doubling time", determined_words(result))]
-    top = result.largest_influence()
-    if top is not None:
+    if (top := result.largest_influence()) is not None:
         items.append(("leave one family out", f"without {top.family} ({int(top.n_models)} models): "
                       f"{float(top.doubling_time_months):.3g} months (the largest move; every family: influence_frame())"))
     return items

@@ -254,14 +254,12 @@ def _appendices(measured, densities: pd.DataFrame, inputs: Inputs) -> list:
     """The measurement in detail, the named models, then the appendices, the caveats and the overlap section."""
     corrections = inputs.results.parent / "corrections.csv"
     reference = str(densities["reference"].iloc[0]) if len(densities) else measured.reference
+    laws = tuple(ReferenceFit.load(p) for p in sorted(glob.glob(str(inputs.fits_dir / DEFAULT_LAW_FITS))))
     sections = [DetailSection(measured), _named(measured, densities, reference, inputs.seed),
-                ReferencesSection(measured.references),
-                LawsSection(tuple(measured.fits), tuple(ReferenceFit.load(p) for p in
-                                                         sorted(glob.glob(str(inputs.fits_dir / DEFAULT_LAW_FITS))))),
-                CandidatesSection(measured.candidates),
-                PerModelSection(densities, reference, measured.d0),
-                CaveatsSection(densities, measured.left_out,
-                                 pd.read_csv(corrections) if corrections.exists() else None, inputs.results)]
+                ReferencesSection(measured.references), LawsSection(tuple(measured.fits), laws),
+                CandidatesSection(measured.candidates), PerModelSection(densities, reference, measured.d0),
+                CaveatsSection(densities, measured.left_out, pd.read_csv(corrections) if corrections.exists() else None,
+                               inputs.results)]
     if inputs.traces is not None:
         from densing.overlap.figures import overlap_table, report_section
 

@@ -144,9 +144,8 @@ def record_cell(row: dict | None) -> str:
 def record_agreement(a: dict | None, b: dict | None) -> str:
     """Whether two rows' 95% intervals overlap, in words."""
     def ends(row):
-        if not row or row.get("ci_low") is None:
-            return None
-        return (row.get("ci_low") or 0.0, row.get("ci_high") if row.get("ci_high") is not None else math.inf)
+        return None if not row or row.get("ci_low") is None else (
+            row["ci_low"] or 0.0, math.inf if row.get("ci_high") is None else row["ci_high"])
     x, y = ends(a), ends(b)
     if x is None or y is None:
         return "cannot be compared (a row has no interval)"

@@ -78,17 +78,15 @@ def verdict_html(measured, paper: dict, cross: pd.DataFrame | None = None, bias:
     the headline row's bias in planted worlds built like it, in one sentence below the cards."""
     head = measured.rules[measured.headline_rule]
     ours = f"{format_months(head.doubling_time_months)} months [{interval_words(head)}]"
-    status, label = measured.status, CARD_LABELS[measured.state]
     cross = measured.cross_check() if cross is None else cross
     row = cross[cross["row"] == (measured.set_rows[0].name if measured.set_rows else "")] if len(cross) else cross
     fixed = (f"{format_months(row['fixed_size_months'].iloc[0])} months [{format_months(row['fixed_size_ci_low'].iloc[0])}–"
              f"{format_months(row['fixed_size_ci_high'].iloc[0])}], {row['fixed_size_status'].iloc[0]}" if len(row) else "—")
-    cards = cards_html([
-        ("densing: doubling time, 95% CI" + label, ours),
-        ("status", status),
-        ("cross-check: fixed-size regression on the same models, no reference", fixed),
-        ("for comparison: the paper (Xiao et al. 2024)", f"{paper['doubling_time_months']} months"),
-    ], lead=True)
+    label = "densing: doubling time, 95% CI" + CARD_LABELS[measured.state]
+    cards = cards_html([(label, ours), ("status", measured.status),
+                        ("cross-check: fixed-size regression on the same models, no reference", fixed),
+                        ("for comparison: the paper (Xiao et al. 2024)", f"{paper['doubling_time_months']} months")],
+                       lead=True)
     influence = head.influence_frame()
     lofo = (details("leave one family out: the estimate without each family's models (largest move first)",
                     table_html(influence, scroll=False)) if len(influence) else "")
@@ -160,23 +158,19 @@ def _capability(s: m.CapabilitySection) -> Section:
 
 
 def _detail(s: m.DetailSection) -> Section:
-    table = s.measurement.table()
+    measured = s.measurement
+    table, rules = measured.table(), measured.rules.values()
+    columns = ["rule", "months", "ci_low", "ci_high", "n_models", "lower_bounds", "upper_bounds"]
+    parts = [table_html(rule_ends_shown(table, rules)[columns], scroll=False),
+             *([f'<p class="sub">{esc(legend)}.</p>'] if (legend := rules_legend(rules)) else []),
+             details("shares of the slope variance (fit, score, models, reference) per rule", table_html(
+                 table[["rule", "share_fit", "share_score", "share_models", "share_reference"]], scroll=False)),
+             "<h3>Validity checks of the headline inversion</h3>", table_html(measured.checks_table(), scroll=False),
+             "<h3>The paper's numbers beside ours</h3>", table_html(paper_table(measured, PAPER), scroll=False),
+             '<p class="sub">' + esc(DENSITY_MEANING) + "</p>"]
     return Section(s.title, "Intervals carry the reference fit's bootstrap, each score's standard error and resampling "
                    "of models; the shares say which dominates. Each check is passed, failed or untestable (the data "
-                   "cannot decide).", [
-                       table_html(rule_ends_shown(table, s.measurement.rules.values())[
-                           ["rule", "months", "ci_low", "ci_high", "n_models", "lower_bounds", "upper_bounds"]],
-                                  scroll=False),
-                       *([f'<p class="sub">{esc(legend)}.</p>'] if (legend := rules_legend(s.measurement.rules.values()))
-                         else []),
-                       details("shares of the slope variance (fit, score, models, reference) per rule",
-                               table_html(table[["rule", "share_fit", "share_score", "share_models", "share_reference"]],
-                                          scroll=False)),
-                       "<h3>Validity checks of the headline inversion</h3>",
-                       table_html(s.measurement.checks_table(), scroll=False),
-                       "<h3>The paper's numbers beside ours</h3>",
-                       table_html(paper_table(s.measurement, PAPER), scroll=False),
-                       '<p class="sub">' + esc(DENSITY_MEANING) + "</p>"])
+                   "cannot decide).", parts)
 
 
 def _named(s: m.NamedModelsSection) -> Section:

@@ -49,9 +49,8 @@ def displayed(frame: pd.DataFrame, names: dict[str, str]) -> pd.DataFrame:
 
 def references_table(references: pd.DataFrame) -> pd.DataFrame:
     keep = ["reference", "months", "ci_low", "ci_high", "size_dependence"]
-    table = references[[c for c in keep if c in references.columns]].copy()
-    table["reference"] = [str(r).replace(":", ": ", 1).replace(",", ", ") for r in table["reference"]]
-    return table
+    table = references[[c for c in keep if c in references.columns]]
+    return table.assign(reference=[str(r).replace(":", ": ", 1).replace(",", ", ") for r in table["reference"]])
 
 
 def named_table(rows: pd.DataFrame, missing: tuple[str, ...], anchors: dict) -> pd.DataFrame:
@@ -89,11 +88,8 @@ def model_table(dens: pd.DataFrame) -> pd.DataFrame:
     """Per-model rows, the columns that explain a row first."""
     columns = [c for c in ("model", "density", "bound", "density_ci_low", "density_ci_high", "params", "effective_params",
                            "release_date", "family", "date_confidence") if c in dens.columns]
-    table = dens[columns].copy()
-    for c in ("params", "effective_params"):
-        if c in table.columns:
-            table[c] = [format_count(v) if np.isfinite(v) else "" for v in table[c]]
-    return table
+    return dens[columns].assign(**{c: [format_count(v) if np.isfinite(v) else "" for v in dens[c]]
+                                   for c in ("params", "effective_params") if c in columns})
 
 
 def budget_parts(table: pd.DataFrame, budget_notes: dict) -> list[str]:
@@ -122,10 +118,9 @@ def density_intro(measured, frontier: str, line) -> str:
             f"{measured.headline_rule}") + CAPTION_CLAUSES[measured.state]
     if line is None:
         return f"{points} The {frontier} rule has no line: {measured.rule_errors.get(frontier, 'it could not be fitted')}."
-    return (f"{points} The solid line is the {frontier} rule exactly as in the tables (slope A = "
-            f"{_slope(line)}/day, doubling "
-            f"{_months(line)} months); its band is that slope's 95% interval (fit + score + models) — {role}. The other "
-            "rules are in the legend: click to show them.")
+    return (f"{points} The solid line is the {frontier} rule exactly as in the tables (slope A = {_slope(line)}/day, "
+            f"doubling {_months(line)} months); its band is that slope's 95% interval (fit + score + models) — "
+            f"{role}. The other rules are in the legend: click to show them.")
 
 
 def _slope(line) -> str:
@@ -175,15 +170,13 @@ def caveats_html(dens: pd.DataFrame, left: pd.DataFrame, corrections: pd.DataFra
     """The models left out and why, the bounds, the uncertain dates, the corrections to the source table."""
     items = [f"{len(rows)} models left out of the trend ({esc(reason)}): {esc(', '.join(rows['model'].astype(str)))}"
              for reason, rows in left.groupby("reason")] if len(left) else []
-    censored = dens[dens["bound"].astype(str) != ""]
-    if len(censored):
+    if len(censored := dens[dens["bound"].astype(str) != ""]):
         counts = ", ".join(f"{k}: {v}" for k, v in censored["bound"].value_counts().items())
         items.append(f"{len(censored)} densities are bounds ({esc(counts)}), used by the trend as bounds: "
                      f"{esc(', '.join(censored['model'].astype(str)))}")
-    if "date_confidence" in dens.columns:
-        low = dens[dens["date_confidence"].isin(["low", "none"])]
-        if len(low):
-            items.append(f"{len(low)} models with low-confidence or missing release dates: {esc(', '.join(low['model'].astype(str)))}")
+    if "date_confidence" in dens.columns and len(low := dens[dens["date_confidence"].isin(["low", "none"])]):
+        items.append(f"{len(low)} models with low-confidence or missing release dates: "
+                     f"{esc(', '.join(low['model'].astype(str)))}")
     if corrections is not None and len(corrections):
         table = pd.DataFrame({"model": corrections["model"], "field": corrections["field"],
                               "source": [_count(v) if isinstance(v, str) or np.isfinite(v) else "— (none given)"
@@ -235,8 +228,7 @@ def _grid(count: int) -> tuple[int, int]:
 
 
 #: Pixels per row of panels and between rows (room for the x-axis title and a three-line panel title).
-PANEL_HEIGHT = 300
-PANEL_GAP = 120
+PANEL_HEIGHT, PANEL_GAP = 300, 120
 
 
 def performance_figure(fits: list[ReferenceFit]) -> go.Figure:

@@ -107,8 +107,7 @@ class _Board:
         from concurrent.futures.process import BrokenProcessPool
 
         while not self.broken and not self.errors and len(self.held) < self.workers:
-            job = self.ready()
-            if job is None:
+            if (job := self.ready()) is None:
                 return
             keep = self.workers == 1 and job.key in self.needs
             try:
@@ -133,8 +132,7 @@ class _Board:
         from concurrent.futures.process import BrokenProcessPool
 
         with self.turn:
-            job = self.held.pop(future, None)
-            if job is not None:
+            if (job := self.held.pop(future, None)) is not None:
                 try:
                     self.done[job.key] = future.result()
                 except BrokenProcessPool:  # a worker died: its jobs are computed here

@@ -37,15 +37,13 @@ def recall(key: tuple):
 
 def keep(key: tuple, value) -> None:
     """Keep ``value`` under ``key`` in the open memo; nothing is kept outside :func:`same_tables`."""
-    memo = _OPEN.get()
-    if memo is not None:
+    if (memo := _OPEN.get()) is not None:
         memo[("value", key)] = value
 
 
 def derived(table, key: tuple, compute):
     """``compute()``, ``table``'s value named by ``key``, once per table object in the open memo; afresh outside."""
-    memo = _OPEN.get()
-    if memo is None:
+    if (memo := _OPEN.get()) is None:
         return compute()
     slot = (id(table), key)
     if (found := memo.get(slot)) is not None and found[0]() is table:

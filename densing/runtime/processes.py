@@ -165,6 +165,7 @@ def end_subprocess(process, grace: float = GRACE_S) -> None:
     """Terminate a ``subprocess.Popen`` that leads its own process group (``process_group=0``) and the group (kill
     after ``grace``), the group also where its leader has exited (torchrun's workers after torchrun)."""
     import subprocess
+    import time
 
     if process.poll() is None:
         for sig in (signal.SIGTERM, signal.SIGKILL):
@@ -173,22 +174,15 @@ def end_subprocess(process, grace: float = GRACE_S) -> None:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(grace)
                 break
-    _end_group(process.pid, grace)
-
-
-def _end_group(pgid: int, grace: float) -> None:
-    """``SIGTERM`` to what is left of process group ``pgid``, ``SIGKILL`` to what is still there after ``grace``."""
-    import time
-
-    for sig in (signal.SIGTERM, signal.SIGKILL):
+    for sig in (signal.SIGTERM, signal.SIGKILL):  # what is left of the group: SIGKILL to what is there after grace
         try:
-            os.killpg(pgid, sig)
+            os.killpg(process.pid, sig)
         except (ProcessLookupError, PermissionError):
             return  # no member left
         deadline = time.monotonic() + grace
         while time.monotonic() < deadline:
             try:
-                os.killpg(pgid, 0)
+                os.killpg(process.pid, 0)
             except (ProcessLookupError, PermissionError):
                 return
             time.sleep(0.05)
