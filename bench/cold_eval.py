@@ -9,7 +9,7 @@ generation to lm-eval's ``max_gen_toks`` of 256 new tokens, a random model rarel
 task) at ``--gen-limit``. Every round runs each (tree, backend, command) once, in an order rotated between rounds;
 printed: the median and range of each phase over ``--rounds``, and per round the ratios densing-hf / hf and this
 tree / baseline, as medians and ranges; ``--commands arc+wino`` (or ``gsm8k``) runs that command alone,
-``--backends densing-hf`` (or ``hf``) that backend alone.
+``--backends densing-hf`` (or ``hf``) that backend alone, ``--baseline none`` this tree alone.
 ``--threads`` sets ``OMP_NUM_THREADS`` in the runs (1 by default: on a shared machine more threads wait on each
 other).
 
@@ -40,7 +40,8 @@ def spread(values: list[float]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--baseline", default="464b678", help="baseline commit, run from a git worktree of it")
+    parser.add_argument("--baseline", default="464b678", help="baseline commit, run from a git worktree of it "
+                        "(none: this tree alone)")
     parser.add_argument("--limit", type=int, default=100)
     parser.add_argument("--gen-limit", type=int, default=8)
     parser.add_argument("--rounds", type=int, default=3)
@@ -60,6 +61,9 @@ def main() -> None:
     data_root = options.data_root or Path(SHARED_DATA)
     with tempfile.TemporaryDirectory(prefix="cold-eval-") as temporary:
         scratch = Path(temporary)
+        if options.baseline == "none":
+            run(options, scratch, None, data_root)
+            return
         baseline = scratch / "baseline"
         subprocess.run(["git", "-C", str(TREE), "worktree", "add", "--detach", str(baseline), options.baseline],
                        check=True, capture_output=True)
@@ -69,10 +73,10 @@ def main() -> None:
             subprocess.run(["git", "-C", str(TREE), "worktree", "remove", "--force", str(baseline)], check=False)
 
 
-def run(options, scratch: Path, baseline: Path, data_root: Path) -> None:
+def run(options, scratch: Path, baseline: Path | None, data_root: Path) -> None:
     model = save_tiny_model(scratch / "tiny", data_root)
     models = models_file(scratch, model, "float32")
-    trees = {"this": TREE, "base": baseline}
+    trees = {"this": TREE, "base": baseline} if baseline is not None else {"this": TREE}
     runs = [(tree, backend, command) for command in options.commands for tree in trees
             for backend in options.backends]
     results: dict = {key: [] for key in runs}
@@ -86,7 +90,8 @@ def run(options, scratch: Path, baseline: Path, data_root: Path) -> None:
             results[tree, backend, command].append(phases)
             print(f"round {round_ + 1} {tree:4} {backend:10} {command:8} "
                   + " ".join(f"{k} {phases[k]:.2f}" for k in PHASES), flush=True)
-    print(f"\nphases, seconds: median [range] over {options.rounds} rounds (this tree and {options.baseline}; "
+    trees_run = "this tree" if baseline is None else f"this tree and {options.baseline}"
+    print(f"\nphases, seconds: median [range] over {options.rounds} rounds ({trees_run}; "
           f"--limit {options.limit}{f', GSM8K --limit {options.gen_limit}' if 'gsm8k' in options.commands else ''}, "
           f"OMP_NUM_THREADS={options.threads})")
     for key, values in results.items():
@@ -99,7 +104,7 @@ def run(options, scratch: Path, baseline: Path, data_root: Path) -> None:
                                                              results[tree, "hf", command]) if h[phase] > 0]
                 if ratio:
                     print(f"{command:8} {tree:4} densing-hf / hf   {phase:8} {spread(ratio)}")
-        for backend in options.backends:
+        for backend in options.backends if baseline is not None else ():
             for phase in ("wall", "contexts", "calls", "rest", "host"):
                 ratio = [t[phase] / b[phase] for t, b in zip(results["this", backend, command],
                                                              results["base", backend, command]) if b[phase] > 0]
