@@ -2,9 +2,10 @@
 
 A *ladder* is one recipe run at several sizes N and budgets D, each run logging checkpoints with a conditional loss and
 a score (AI2's OLMo ladder: Bhagia et al. 2024, arXiv 2412.04403). :func:`fit_ladder` fits the Densing Law's two steps
-(Xiao et al. 2024, eqs. 2–3) by rules that look only at the ladder, never at a held-out model (docs/method.md, "The
-OLMo ladder reference": the loss law on each run's final point, E per task and one floor d by the chained extrapolation
-error to the largest size; :func:`select_options` returns the choices and their table).
+(Xiao et al. 2024, eqs. 2–3), L(N, D) = a·N^-α + b·D^-β [+ E] and S(L) = c / (1 + e^(−γ(L − l))) + d, by rules that
+look only at the ladder, never at a held-out model (docs/method.md, "The OLMo ladder reference": the loss law on each
+run's final point, E per task and one floor d by the chained extrapolation error to the largest size;
+:func:`select_options` returns the choices and their table).
 """
 from __future__ import annotations
 
