@@ -63,12 +63,16 @@ def log_space_perplexity(items) -> float:
 
 def continuation_token_counts(lm: Any, pairs: list[tuple[str, str]]) -> list[int]:
     """Number of continuation tokens lm-eval's ``TemplateLM.loglikelihood`` scores for each (context, continuation):
-    its ids from batches of the fast tokenizer where ``lm`` has one (:func:`.backends.prefix.encoding.encode_pairs`,
-    the ids lm-eval makes), else lm-eval's own encoding, one pair at a time."""
+    the counts ``densing-hf`` kept of its last call's pairs (``continuation_tokens``), the others' ids from batches of
+    the fast tokenizer where ``lm`` has one (:func:`.backends.prefix.encoding.encode_pairs`, the ids lm-eval makes),
+    else lm-eval's own encoding, one pair at a time."""
     from densing.eval.backends.prefix.encoding import batch_encodable, encode_pairs
 
+    known = getattr(lm, "continuation_tokens", None) or {}
     if batch_encodable(lm):
-        return [len(continuation) for _, continuation in encode_pairs(lm, pairs)]
+        missing = list(dict.fromkeys(pair for pair in pairs if pair not in known))
+        counted = {**known, **{pair: len(ids[1]) for pair, ids in zip(missing, encode_pairs(lm, missing))}}
+        return [counted[pair] for pair in pairs]
     counts = []
     for context, continuation in pairs:
         if context == "":

@@ -23,7 +23,7 @@ from densing.eval.harness import (compile_templates_once, lm_eval_version, quiet
 from densing.eval.loading import ParameterCounts
 from densing.eval.loss import EMPTY, LossTotals, continuation_token_counts, log_space_perplexity, task_loss
 from densing.eval.models import ModelSpec
-from densing.eval.store import serve_built_requests
+from densing.eval.store import request_cache_in_transactions, serve_built_requests
 
 #: the few-shot sampler's seed (lm-eval's default ``fewshot_random_seed``), part of the built requests' key
 FEWSHOT_SEED = 1234
@@ -121,7 +121,7 @@ def _run_harness(lm: Any, manager: Any, spec: ModelSpec, bench: Benchmark, *, li
             serve_built_requests(task, built[0], f"{built[1]}-seed{FEWSHOT_SEED}")
     top = [loaded["groups"].get(name) or loaded["tasks"][name] for name in bench.tasks()]
     started = time.perf_counter()
-    with without_environment_record():
+    with without_environment_record(), request_cache_in_transactions():
         results = lm_eval.simple_evaluate(model=lm, tasks=top, task_manager=manager, num_fewshot=bench.num_fewshot,
                                           limit=limit, use_cache=use_cache, log_samples=True, bootstrap_iters=0,
                                           confirm_run_unsafe_code=allow_unsafe_code, fewshot_random_seed=FEWSHOT_SEED)

@@ -229,6 +229,12 @@ def test_loglikelihood_of_batch_encoded_requests_equals_lm_evals_encoding(backen
     expected = plain.loglikelihood(requests, disable_tqdm=True)
     assert [greedy for _, greedy in got] == [greedy for _, greedy in expected]
     assert [ll for ll, _ in got] == pytest.approx([ll for ll, _ in expected], abs=1e-4)
+    # the continuation token counts the call kept are those lm-eval's encoding gives, and the loss reads them back
+    from densing.eval.loss import continuation_token_counts
+
+    counts = continuation_token_counts(plain, pairs)  # plain keeps none: encoded again
+    assert cached.continuation_tokens == dict(zip(pairs, counts))
+    assert continuation_token_counts(cached, pairs) == counts
 
 
 @pytest.mark.parametrize("budget", [7, 64, 4096])

@@ -117,3 +117,54 @@ def test_a_source_that_is_no_sharded_store_is_one_line_and_nothing_is_written(tm
         merge_request_caches([good], tmp_path / "file")
     with pytest.raises(InputError, match="no source store"):
         merge_request_caches([], tmp_path / "into")
+
+
+class _Request:
+    def __init__(self, args):
+        self.args = args
+
+
+def test_the_request_cache_in_transactions_writes_lm_evals_table_and_keeps_a_stopped_calls_answers(tmp_path):
+    """Inside ``request_cache_in_transactions`` lm-eval's ``CachingLM`` writes the same keys and answers, every answer
+    of a call that returns, those its partial hook saw when the call raises, and serves them from the file after."""
+    pytest.importorskip("lm_eval")
+    from lm_eval.api import model
+    from lm_eval.api.model import LM, hash_args
+
+    from densing.eval.store import request_cache_in_transactions
+
+    class Scored(LM):
+        calls = 0
+
+        def loglikelihood(self, requests):
+            Scored.calls += 1
+            answers = []
+            for request in requests:
+                if request.args[1] == "stop":
+                    raise RuntimeError("time limit")
+                answers.append((-float(len(request.args[1])), True))
+                self.cache_hook.add_partial("loglikelihood", request.args, answers[-1])
+            return answers
+
+        def loglikelihood_rolling(self, requests):
+            raise NotImplementedError
+
+        def generate_until(self, requests):
+            raise NotImplementedError
+
+    path = tmp_path / ".cache" / "m" / "requests_rank0.db"
+    done = [_Request(("q", " a")), _Request(("q", " bb"))]
+    with request_cache_in_transactions():
+        lm = model.CachingLM(Scored(), str(path))
+        assert lm.loglikelihood(done) == [(-2.0, True), (-3.0, True)]
+        with pytest.raises(RuntimeError, match="time limit"):
+            lm.loglikelihood([_Request(("r", " ccc")), _Request(("r", "stop"))])
+    assert model.CachingLM.__name__ == "CachingLM" and model.CachingLM.__module__ == "lm_eval.api.model"
+    with sqlite3.connect(path) as db:  # read by another connection: committed
+        table = {key: pickle.loads(value) for key, value in db.execute("select key, value from unnamed")}
+    assert table == {hash_args("loglikelihood", ("q", " a")): (-2.0, True),
+                     hash_args("loglikelihood", ("q", " bb")): (-3.0, True),
+                     hash_args("loglikelihood", ("r", " ccc")): (-4.0, True)}
+    before = Scored.calls
+    assert model.CachingLM(Scored(), str(path)).loglikelihood(done) == [(-2.0, True), (-3.0, True)]
+    assert Scored.calls == before  # every answer from the file

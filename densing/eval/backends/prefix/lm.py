@@ -121,8 +121,10 @@ class PrefixCachedHFLM(HFLM):
         if getattr(self, "enable_thinking", False) or not batch_encodable(self):
             return super().loglikelihood(requests, disable_tqdm=disable_tqdm)  # lm-eval's, one string at a time
         pairs = [request.args for request in requests]
-        return self._loglikelihood_tokens([(pair, *encoded) for pair, encoded in zip(pairs, encode_pairs(self, pairs))],
-                                          disable_tqdm=disable_tqdm)
+        encoded = encode_pairs(self, pairs)
+        # the continuation's token count of each pair of the last call (the conditional loss reads them back)
+        self.continuation_tokens = {pair: len(ids[1]) for pair, ids in zip(pairs, encoded)}
+        return self._loglikelihood_tokens([(pair, *ids) for pair, ids in zip(pairs, encoded)], disable_tqdm=disable_tqdm)
 
     def tok_encode(self, string: str, add_special_tokens: bool | None = None, left_truncate_len: int | None = None, **kwargs: Any) -> list[int]:
         """lm-eval's encoding, remembered for the last few strings (a question's choices share a context)."""
@@ -204,8 +206,10 @@ class PrefixCachedHFLM(HFLM):
     def _pass_inputs(self, forward: Forward, requests: list[Any], dtype: torch.dtype) -> PassInputs:
         """The tensors of one trie pass (:class:`PassInputs`), on the model's device but the owners'."""
         n = len(forward.tokens)
-        mask = torch.zeros((1, 1, n, forward.keep + n), dtype=dtype, device=self.device)
-        mask[0, 0, :, forward.keep:].masked_fill_(~ancestor_mask(forward.positions, self.device), torch.finfo(dtype).min)
+        mask = torch.empty((1, 1, n, forward.keep + n), dtype=dtype, device=self.device)
+        mask[0, 0, :, :forward.keep] = 0
+        torch.where(ancestor_mask(forward.positions, self.device), torch.zeros((), dtype=dtype, device=self.device),
+                    torch.full((), torch.finfo(dtype).min, dtype=dtype, device=self.device), out=mask[0, 0, :, forward.keep:])
         needed = np.concatenate(forward.needed)
         keep_rows, rows = np.unique(needed, return_inverse=True)  # the rows whose logits are kept, and each one's
         targets = np.fromiter(chain.from_iterable(requests[index][2] for index in forward.requests), np.int64, len(needed))

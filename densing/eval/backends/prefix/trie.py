@@ -119,12 +119,15 @@ def ancestor_mask(positions: Sequence[int], device: Any = None) -> torch.Tensor:
     The nodes of a pass are laid out in depth-first pre-order (:func:`_layout`: parents precede their children, a
     subtree's nodes are consecutive, a child one position below its parent, every root at ``keep``), so *i* is an
     ancestor-or-self of *j* exactly when ``i ≤ j < end[i]``, with ``end[i]`` the first node after *i* at *i*'s
-    position or above (n where none): the end of *i*'s subtree. Both n×n comparisons run on the device."""
+    position or above (n where none): the end of *i*'s subtree. Such a node starts a chain of the layout (a node at
+    or above the one before it), so ``end`` compares the n nodes with the chains' starts only (n × chains), and the
+    one n×n comparison runs on the device."""
     position = torch.as_tensor(np.asarray(positions, dtype=np.int64)).to(device)
     n = len(position)
     index = torch.arange(n, device=device)
-    after = (index[None, :] > index[:, None]) & (position[None, :] <= position[:, None])  # [i, k]
-    end = torch.where(after.any(dim=1), after.to(torch.uint8).argmax(dim=1), n)  # argmax: the first True
+    starts = torch.cat([index[:1], index[1:][position[1:] <= position[:-1]]])
+    later = (starts[None, :] > index[:, None]) & (position[starts][None, :] <= position[:, None])  # [i, chain]
+    end = torch.where(later.any(dim=1), starts[later.to(torch.uint8).argmax(dim=1)], n)  # argmax: the first True
     return (index[None, :] <= index[:, None]) & (index[:, None] < end[None, :])
 
 
