@@ -267,32 +267,39 @@ def merge_request_caches(sources, into: str | os.PathLike) -> list[MergedCache]:
     return merged
 
 
-#: the longest a computed answer waits in an open transaction of the request cache before it is committed
+#: the longest a computed answer waits in memory before it is written to the request cache
 COMMIT_SECONDS = 1.0
 
 
 @contextlib.contextmanager
 def request_cache_in_transactions():
-    """lm-eval's request cache (``CachingLM``: the same file, keys and answers) inside, written in transactions.
+    """lm-eval's request cache (``CachingLM``: the same file, keys and answers) inside, written in short transactions.
 
     lm-eval opens its ``SqliteDict`` with ``autocommit=True``: every answer is written twice (the backend's partial
-    hook, then the wrapper), each write its own transaction the caller waits on, and each statement records the
-    caller's stack (``outer_stack``) — 0.8 ms of the host's time per answer (bench/cold_eval.py). Here the answers
-    are committed together: at most :data:`COMMIT_SECONDS` after the first one waiting (a kill -9 loses at most
-    that much work), and whenever a call returns or raises (a time limit or a shard's end keeps all it computed)."""
+    hook, then the wrapper), each write a transaction of its own that the caller waits on, each statement recording
+    the caller's stack (``outer_stack``). Here the partial hook keeps answers in memory and writes those it holds in one
+    transaction once :data:`COMMIT_SECONDS` have passed since the last (a kill -9 loses at most that much work) and
+    when a call raises (a time limit or a shard's end keeps all it computed); lm-eval's own writes of every answer
+    after a call go in one transaction. A transaction is open only while its writes run: processes sharing the file
+    (``--shard``) hold its lock no longer than that."""
     from lm_eval.api import model
 
     class TransactionHook(model.CacheHook):
         def __init__(self, owner: Any) -> None:
             super().__init__(owner)
-            self.since: float | None = None
+            self.held: dict = {}
+            self.written = time.monotonic()
 
         def add_partial(self, attr: str, req: Any, res: Any) -> None:
-            super().add_partial(attr, req, res)
-            self.since = self.since or time.monotonic()
-            if time.monotonic() - self.since >= COMMIT_SECONDS:
-                self.dbdict.commit(blocking=False)
-                self.since = None
+            self.held[model.hash_args(attr, req)] = res
+            if time.monotonic() - self.written >= COMMIT_SECONDS:
+                self.write(blocking=False)
+
+        def write(self, blocking: bool) -> None:
+            for key, answer in self.held.items():
+                self.dbdict[key] = answer
+            self.dbdict.commit(blocking=blocking)
+            self.held, self.written = {}, time.monotonic()
 
     class TransactionCachingLM(model.CachingLM):
         def __init__(self, lm: Any, cache_db: str) -> None:  # lm-eval's, with the table opened for transactions
@@ -309,14 +316,16 @@ def request_cache_in_transactions():
             if attr not in ("loglikelihood", "loglikelihood_rolling", "generate_until"):
                 return run
 
-            def committed(requests: list) -> list:
+            def written(requests: list) -> list:
                 try:
-                    return run(requests)
-                finally:
-                    self.dbdict.commit()
-                    self.hook.since = None
+                    answers = run(requests)
+                except BaseException:
+                    self.hook.write(blocking=True)
+                    raise
+                self.hook.held = {}  # lm-eval's wrapper has written every answer
+                return answers
 
-            return committed
+            return written
 
     saved = model.CachingLM
     model.CachingLM = TransactionCachingLM

@@ -136,7 +136,8 @@ def test_plan_runs_every_needed_position_once_per_pass(requests, budget):
     """Every request's scored positions map to nodes of its own path (right tokens, right
     positions, parents chained), the passes keep no more than they share, and the ancestor mask
     built from the positions is the relation the parents chain."""
-    from densing.eval.backends.prefix.trie import ancestor_mask, plan_forwards
+    from densing.eval.backends.prefix.settings import PrefixSettings
+    from densing.eval.backends.prefix.trie import ancestor_mask, causal, plan_forwards
 
     inputs = [(c + x)[:-1] for c, x in requests]
     first = [len(i) - len(x) for i, (_, x) in zip(inputs, requests)]
@@ -160,6 +161,12 @@ def test_plan_runs_every_needed_position_once_per_pass(requests, budget):
                 chain.add(node)
                 node = forward.parents[node]
             assert set(np.flatnonzero(mask[j])) == chain
+        # a pass of one request re-runs a cached prefix within the tolerance: one causal sequence, no mask needed
+        if len(forward.requests) == 1:
+            assert forward.keep == 0 or forward.keep > PrefixSettings.recompute_tolerance
+            assert causal(forward) == (forward.keep == 0)
+        if causal(forward):
+            assert (mask == np.tril(np.ones_like(mask))).all()
 
 
 # ---------------------------------------------------------------------------------------------

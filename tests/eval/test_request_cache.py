@@ -2,6 +2,7 @@
 (studies/bbh_per_task.py), and caches merged (densing.eval.store)."""
 import pickle
 import sqlite3
+import time
 
 import pytest
 
@@ -124,14 +125,24 @@ class _Request:
         self.args = args
 
 
-def test_the_request_cache_in_transactions_writes_lm_evals_table_and_keeps_a_stopped_calls_answers(tmp_path):
+def _cached(path) -> dict:
+    with sqlite3.connect(path) as db:  # another connection: what is committed
+        return {key: pickle.loads(value) for key, value in db.execute("select key, value from unnamed")}
+
+
+def test_the_request_cache_in_transactions_writes_lm_evals_table_and_keeps_a_stopped_calls_answers(tmp_path,
+                                                                                                    monkeypatch):
     """Inside ``request_cache_in_transactions`` lm-eval's ``CachingLM`` writes the same keys and answers, every answer
-    of a call that returns, those its partial hook saw when the call raises, and serves them from the file after."""
+    of a call that returns, those its partial hook saw when the call raises, and serves them from the file after;
+    with ``COMMIT_SECONDS`` 0 an answer is in the file while its call still runs (what a kill -9 would keep)."""
     pytest.importorskip("lm_eval")
     from lm_eval.api import model
     from lm_eval.api.model import LM, hash_args
 
+    import densing.eval.store
     from densing.eval.store import request_cache_in_transactions
+
+    seen_during_call = []
 
     class Scored(LM):
         calls = 0
@@ -144,6 +155,13 @@ def test_the_request_cache_in_transactions_writes_lm_evals_table_and_keeps_a_sto
                     raise RuntimeError("time limit")
                 answers.append((-float(len(request.args[1])), True))
                 self.cache_hook.add_partial("loglikelihood", request.args, answers[-1])
+                if request.args == ("q", " bb"):  # the answer before it, written without waiting: poll for it
+                    key = hash_args("loglikelihood", ("q", " a"))
+                    for _ in range(200):
+                        if key in _cached(path):
+                            seen_during_call.append(key)
+                            break
+                        time.sleep(0.01)
             return answers
 
         def loglikelihood_rolling(self, requests):
@@ -154,15 +172,15 @@ def test_the_request_cache_in_transactions_writes_lm_evals_table_and_keeps_a_sto
 
     path = tmp_path / ".cache" / "m" / "requests_rank0.db"
     done = [_Request(("q", " a")), _Request(("q", " bb"))]
+    monkeypatch.setattr(densing.eval.store, "COMMIT_SECONDS", 0.0)
     with request_cache_in_transactions():
         lm = model.CachingLM(Scored(), str(path))
         assert lm.loglikelihood(done) == [(-2.0, True), (-3.0, True)]
         with pytest.raises(RuntimeError, match="time limit"):
             lm.loglikelihood([_Request(("r", " ccc")), _Request(("r", "stop"))])
     assert model.CachingLM.__name__ == "CachingLM" and model.CachingLM.__module__ == "lm_eval.api.model"
-    with sqlite3.connect(path) as db:  # read by another connection: committed
-        table = {key: pickle.loads(value) for key, value in db.execute("select key, value from unnamed")}
-    assert table == {hash_args("loglikelihood", ("q", " a")): (-2.0, True),
+    assert seen_during_call == [hash_args("loglikelihood", ("q", " a"))]
+    assert _cached(path) == {hash_args("loglikelihood", ("q", " a")): (-2.0, True),
                      hash_args("loglikelihood", ("q", " bb")): (-3.0, True),
                      hash_args("loglikelihood", ("r", " ccc")): (-4.0, True)}
     before = Scored.calls

@@ -26,12 +26,12 @@ from densing.errors import InputError
 from densing.eval.backends.prefix.encoding import batch_encodable, encode_pairs
 from densing.eval.backends.prefix.slots import cache_kwargs
 from densing.eval.backends.prefix.settings import SETTING_NAMES, DecodeStats, PrefixSettings, Sizing, TrieStats
-from densing.eval.backends.prefix.trie import Forward, ancestor_mask, compact, plan_forwards
+from densing.eval.backends.prefix.trie import Forward, ancestor_mask, causal, compact, plan_forwards
 from densing.eval.store import ShardFinished, TimeLimitReached, request_shard
 
 #: The decoding path's version: raised whenever a change could alter a generated string or a log-likelihood, so
 #: that the request cache (keyed by :func:`densing.eval.runner.decoding_identity`) never returns an older one.
-DECODER_VERSION = 3
+DECODER_VERSION = 4
 
 
 class PassInputs(NamedTuple):
@@ -39,7 +39,7 @@ class PassInputs(NamedTuple):
 
     tokens: torch.Tensor
     positions: torch.Tensor
-    mask: torch.Tensor
+    mask: torch.Tensor | None
     cache_position: torch.Tensor
     keep_rows: torch.Tensor
     rows: torch.Tensor
@@ -205,11 +205,13 @@ class PrefixCachedHFLM(HFLM):
 
     def _pass_inputs(self, forward: Forward, requests: list[Any], dtype: torch.dtype) -> PassInputs:
         """The tensors of one trie pass (:class:`PassInputs`), on the model's device but the owners'."""
-        n = len(forward.tokens)
-        mask = torch.empty((1, 1, n, forward.keep + n), dtype=dtype, device=self.device)
-        mask[0, 0, :, :forward.keep] = 0
-        torch.where(ancestor_mask(forward.positions, self.device), torch.zeros((), dtype=dtype, device=self.device),
-                    torch.full((), torch.finfo(dtype).min, dtype=dtype, device=self.device), out=mask[0, 0, :, forward.keep:])
+        n, mask = len(forward.tokens), None  # one causal sequence: the model's own causal attention, no mask
+        if not causal(forward):
+            mask = torch.empty((1, 1, n, forward.keep + n), dtype=dtype, device=self.device)
+            mask[0, 0, :, :forward.keep] = 0
+            torch.where(ancestor_mask(forward.positions, self.device), torch.zeros((), dtype=dtype, device=self.device),
+                        torch.full((), torch.finfo(dtype).min, dtype=dtype, device=self.device),
+                        out=mask[0, 0, :, forward.keep:])
         needed = np.concatenate(forward.needed)
         keep_rows, rows = np.unique(needed, return_inverse=True)  # the rows whose logits are kept, and each one's
         targets = np.fromiter(chain.from_iterable(requests[index][2] for index in forward.requests), np.int64, len(needed))

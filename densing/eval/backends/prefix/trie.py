@@ -51,8 +51,10 @@ def plan_forwards(inputs: Sequence[Sequence[int]], first_needed: Sequence[int], 
     scores. A pass takes consecutive requests (in lexicographic order) while its new nodes stay within
     ``token_budget`` (at least one request) and its root ``keep`` within ``recompute_tolerance`` positions of where it
     started; a position runs again only within that tolerance, or where a request's ``first_needed`` lies inside the
-    prefix it shares with the previous request (a question's later choices). Laid out with numpy: a Python step per
-    request, not per token.
+    prefix it shares with the previous request (a question's later choices). A pass of one request whose ``keep`` is
+    within the tolerance runs from position 0: its nodes are then one causal sequence (:func:`causal`), which the
+    attention kernels compute without a mask, skipping the blocks above the diagonal. Laid out with numpy: a Python
+    step per request, not per token.
     """
     if token_budget < 1:
         raise ValueError(f"token_budget: expected a positive number, got {token_budget}")
@@ -80,6 +82,8 @@ def plan_forwards(inputs: Sequence[Sequence[int]], first_needed: Sequence[int], 
             if candidate > token_budget:
                 break
             keep, nodes, end = candidate_keep, candidate, end + 1
+        if end == start + 1 and keep <= recompute_tolerance:
+            keep = 0  # one request from its first position: a causal pass (no mask), its few cached positions again
         forwards.append(_layout(arrays[start:end], first_needed, order[start:end], lcp[start:end], keep))
         start = end
     return forwards
@@ -111,6 +115,11 @@ def _layout(arrays: Sequence[np.ndarray], first_needed: Sequence[int], requests:
             path[begin - keep:length - keep] = np.arange(offset, offsets[k + 1])
         needed.append(path[first_needed[index] - keep:length - keep].copy())
     return Forward(keep, tuple(requests), tokens, positions, parents, tuple(needed), path[:lengths[-1] - keep].copy())
+
+
+def causal(forward: Forward) -> bool:
+    """Whether ``forward`` is one sequence from position 0 (node *j* at position *j*): plain causal attention."""
+    return forward.keep == 0 and bool((forward.positions == np.arange(len(forward.positions))).all())
 
 
 def ancestor_mask(positions: Sequence[int], device: Any = None) -> torch.Tensor:
