@@ -267,7 +267,21 @@ def headline_summary(m) -> dict:
             **{kind: {"bounds": getattr(head, f"n_{kind}_bounds"), "months_with_bounds": months,
                       "months_without_bounds": json_number(getattr(head, f"months_without_{kind}s"))}
                for kind in ("ceiling", "floor")},
-            "leave_one_family_out": frame_records(head.influence_frame()), "labs": head.labs_record()}
+            "region": {"bounds": head.n_region_bounds, "months_with_bounds": months,
+                       "months_without_bounds": json_number(head.months_without_region)},
+            "leave_one_family_out": frame_records(head.influence_frame()), "labs": head.labs_record(),
+            "targets": readings_records(head.readings)}
+
+
+def readings_records(readings) -> list[dict]:
+    """Every target's reading under every reference (:func:`densing.trend.pooling.point_readings`) as JSON records:
+    kind ``exact``/``lower``/``upper``, the reason in words and the benchmark that decided it."""
+    from densing.laws.region import REASON_WORDS, Reason
+
+    return [{"model": model, "reference": family, "kind": kind,
+             "reason": "its own family's model, from the other references" if reason is None
+             else REASON_WORDS[Reason(reason)], "benchmark": benchmark}
+            for model, family, kind, reason, benchmark in readings]
 
 
 def measurement_summary(m) -> Summary:

@@ -32,7 +32,8 @@ from densing.errors import FitError, InputError
 from densing.laws.bounds import EXACT, LOWER, UPPER, score_cap
 from densing.laws.inversion import arrays
 from densing.trend import rules
-from densing.trend.floors import at_floor, bounded_kind, chance_levels
+from densing.laws.region import Reason, member_log_sizes, within_members
+from densing.trend.floors import at_floor, chance_caps, chance_levels, floor_plan, floor_scores
 from densing.trend.selection import CommonTargets, own_from_others
 # step 7 (influence), steps 4 and 5 (random effects), and the names the package reads here
 from densing.trend.influence import (FamilyInfluence, family_influence, frontier_slopes, influence_items,
@@ -58,7 +59,58 @@ def _prepared(common: CommonTargets) -> dict:
     return {"t": frame["t"].to_numpy(float), "scores": scores, "sigma": sigma, "params": frame["params"].to_numpy(float),
             "labels": frame["model"].astype(str).to_numpy(), "n": len(frame), "clusters": clusters,
             "families": named, "labs": labs, "lab_clusters": lab_clusters(labs, clusters),
-            "caps": [reference_caps(inv, scores.shape[1]) for inv in common.inversions]}
+            "caps": [reference_caps(inv, scores.shape[1]) for inv in common.inversions],
+            **_floor_data(common, scores, sigma, frame["params"].to_numpy(float))}
+
+
+def _floor_data(common: CommonTargets, scores: np.ndarray, sigma: np.ndarray, params: np.ndarray) -> dict:
+    """What the identified region and the chance floors need (docs/method.md, "The identified region", "Direction by
+    what the score does"): each reference's region in ln N (``regions``), the observed scores that leave a joint
+    inversion (``dropped``, (n, B)), and per reference the ln N̂ cap those scores set and the benchmark that sets it
+    (``chance_caps``, ``chance_cap_benchmark``, (R, n))."""
+    chance = chance_levels(common.benchmarks)
+    joint = all(getattr(inv, "kind", "") == "joint" for inv in common.inversions)
+    dropped = floor_plan(scores, sigma, chance, joint)
+    regions = [member_log_sizes(inv) for inv in common.inversions]
+    caps = [chance_caps(inv.fits, scores, sigma, dropped, low) if dropped.any()
+            else (np.full(len(params), np.inf), np.full(len(params), -1)) for inv, (low, _) in zip(common.inversions, regions)]
+    return {"regions": regions, "dropped": dropped, "multi_floor": not joint and scores.shape[1] > 1,
+            "chance_caps": np.array([c for c, _ in caps], float).reshape(len(regions), -1),
+            "chance_cap_benchmark": np.array([b for _, b in caps], int).reshape(len(regions), -1),
+            "masked_scores": np.where(dropped, np.nan, scores)}
+
+
+def _floored(scores: np.ndarray, sigma: np.ndarray, benchmarks, data: dict) -> np.ndarray:
+    """Which targets are at the floor on every benchmark of their inversion (:func:`densing.trend.floors.at_floor`);
+    a per-benchmark mean inversion over several benchmarks, which can leave no score out, on any of them."""
+    chance = chance_levels(benchmarks)
+    if data["multi_floor"]:
+        return floor_scores(scores, sigma, chance).any(axis=-1)
+    return at_floor(scores, sigma, chance)
+
+
+def _bounded(data: dict, r: int, y: np.ndarray, kind: np.ndarray, scores: np.ndarray, floor, ceilings: bool = True,
+             floors: bool = True, region: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Reference r's densities ``y`` and kinds with every rule of bounds applied, in order (docs/method.md): the
+    identified region, the cap a left-out floor score sets (``floors``), the ceiling (lower bound at its value;
+    ``ceilings``), every score at the floor (upper bound at its value: ``floor``, per target); ``region=False`` leaves
+    the identified region out (the estimate without it). Returns (y, kind, reason)
+    (:class:`densing.laws.region.Reason`)."""
+    log_params = np.log(data["params"])
+    y, kind, reason = within_members(y, kind, log_params, data["regions"][r] if region else (-np.inf, np.inf))
+    cap = (data["chance_caps"][r] if floors else np.inf) - log_params  # ln ρ at the cap, +∞ where no score is left out
+    capped = (kind == EXACT) & (y > cap)
+    y = np.where(capped, cap, y)
+    kind = np.where(capped, UPPER, kind)
+    reason = np.where(capped, int(Reason.CHANCE_CAP), reason)
+    if ceilings:
+        top = at_ceiling(scores, data["sigma"], data["caps"][r]) & (kind == EXACT)
+        kind = np.where(top, LOWER, kind)
+        reason = np.where(top, int(Reason.AT_CEILING), reason)
+    chance = np.asarray(floor, bool) & (kind == EXACT)
+    kind = np.where(chance, UPPER, kind)
+    reason = np.where(chance, int(Reason.AT_CHANCE), reason)
+    return y, kind, reason
 
 
 def lab_clusters(labs: np.ndarray, clusters: np.ndarray) -> np.ndarray:
@@ -166,11 +218,13 @@ def _densities(common: CommonTargets, data: dict, draws: Draws) -> tuple[np.ndar
     once = "score" not in draws.sources and "fit" not in draws.sources
     ys, kinds = [], []
     inverted = drawn[:1] if once else drawn
-    floor = at_floor(inverted, sigma, chance_levels(common.benchmarks))
-    for inv, caps, picks in zip(common.inversions, data["caps"], draws.picks):
-        extra = {"weights": inv.weights(scores, sigma)} if hasattr(inv, "weights") else {}
+    if data["dropped"].any():  # the scores a joint inversion leaves out (the floor's direction rule)
+        inverted = np.where(data["dropped"], np.nan, inverted)
+    floor = _floored(inverted, sigma, common.benchmarks, data)
+    for r, (inv, picks) in enumerate(zip(common.inversions, draws.picks)):
+        extra = {"weights": inv.weights(data["masked_scores"], sigma)} if hasattr(inv, "weights") else {}
         y, kind = inv.draws(picks, inverted, sigma, data["params"], **extra)
-        kind = bounded_kind(bounded_kind(kind, at_ceiling(inverted, sigma, caps), LOWER), floor, UPPER)  # step 3
+        y, kind, _ = _bounded(data, r, y, kind, inverted, floor)  # step 3
         ys.append(np.broadcast_to(y, (count, n)))
         kinds.append(np.broadcast_to(kind, (count, n)))
     y, kind, _ = own_from_others(np.array(ys, float), np.array(kinds, float), common.own)
@@ -188,18 +242,57 @@ def _slopes(rule: str, quantile: float, common: CommonTargets, data: dict, draws
                            for part in parts], axis=1)
 
 
-def _point(common: CommonTargets, data: dict, ceilings: bool = True, floors: bool = True
+def _point(common: CommonTargets, data: dict, ceilings: bool = True, floors: bool = True, region: bool = True
            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every reference's point ln ρ and kind (R, 1, n) and offsets, ceilings and floors as bounds where asked."""
-    ys, kinds = [], []
-    floor = at_floor(data["scores"], data["sigma"], chance_levels(common.benchmarks)) if floors else False
-    for inv, caps in zip(common.inversions, data["caps"]):
-        y, kind = (np.asarray(v, float) for v in inv.point(data["scores"], data["sigma"], data["params"]))
-        if ceilings:
-            kind = bounded_kind(kind, at_ceiling(data["scores"], data["sigma"], caps), LOWER)
-        ys.append(y)
-        kinds.append(bounded_kind(kind, floor, UPPER))
+    """Every reference's point ln ρ and kind (R, 1, n) and offsets, the region, ceilings and floors as bounds where
+    asked."""
+    ys, kinds, _ = _point_readings(common, data, ceilings, floors, region)
     return own_from_others(np.array(ys)[:, None, :], np.array(kinds)[:, None, :], common.own)
+
+
+def _point_readings(common: CommonTargets, data: dict, ceilings: bool = True, floors: bool = True,
+                    region: bool = True) -> tuple:
+    """Every reference's point ln ρ, kind and reason (:class:`densing.laws.region.Reason`) per target, before its own
+    members are taken from the others: three lists of (n,) arrays."""
+    scores = data["masked_scores"] if floors else data["scores"]  # without floors no score leaves an inversion
+    floor = _floored(scores, data["sigma"], common.benchmarks, data) if floors else np.zeros(data["n"], bool)
+    ys, kinds, reasons = [], [], []
+    for r, inv in enumerate(common.inversions):
+        y, kind = (np.asarray(v, float) for v in inv.point(scores, data["sigma"], data["params"]))
+        y, kind, reason = _bounded(data, r, y, kind, scores, floor, ceilings, floors, region)
+        ys.append(y)
+        kinds.append(kind)
+        reasons.append(reason)
+    return ys, kinds, reasons
+
+
+def point_readings(common: CommonTargets, data: dict | None = None) -> tuple:
+    """How each target is read under each reference at the point (docs/method.md, "The identified region"): one
+    (model, reference family, kind, reason, benchmark) per target and reference, kind ``exact``, ``lower`` or
+    ``upper`` (``dropped`` where the law gives nothing), reason a :class:`densing.laws.region.Reason` code (an own
+    member: ``None``, its density taken from the other references), benchmark the one that decided it or ""."""
+    data = _prepared(common) if data is None else data
+    _, kinds, reasons = _point_readings(common, data)
+    benchmarks = common.benchmarks
+    words = {EXACT: "exact", LOWER: "lower", UPPER: "upper"}
+    floor = floor_scores(data["masked_scores"], data["sigma"], chance_levels(benchmarks))
+    ceiling = [data["scores"] >= caps - CEILING_STDERRS * np.nan_to_num(data["sigma"]) for caps in data["caps"]]
+    found = []
+    for i, model in enumerate(data["labels"]):
+        for r, name in enumerate(common.names):
+            if common.own[r, i]:
+                found.append((str(model), name.family, "from the others", None, ""))
+                continue
+            kind, reason = kinds[r][i], Reason(int(reasons[r][i]))
+            decided = ""
+            if reason is Reason.CHANCE_CAP:
+                decided = benchmarks[int(data["chance_cap_benchmark"][r, i])]
+            elif reason is Reason.AT_CHANCE:
+                decided = ",".join(b for b, near in zip(benchmarks, floor[i]) if near)
+            elif reason is Reason.AT_CEILING:
+                decided = ",".join(b for b, near in zip(benchmarks, ceiling[r][i]) if near)
+            found.append((str(model), name.family, words.get(float(kind), "dropped"), int(reason), decided))
+    return tuple(found)
 
 
 def point_densities(common: CommonTargets) -> tuple[np.ndarray, np.ndarray]:
@@ -246,6 +339,11 @@ class RowTrend:
     reference_labs: tuple[str, ...] = ()
     lab_weights: tuple[float, ...] = ()
     target_labs: tuple = ()
+    #: the identified region (docs/method.md): the slope without it, per reference the targets it bounds, and every
+    #: target's reading under every reference (:func:`point_readings`)
+    slope_without_region: float = math.nan
+    region_bounds: tuple[int, ...] = ()
+    readings: tuple = ()
 
 
 #: The sources each drawn alone for the shares of the pooled slope's variance (module docstring, step 4).
@@ -373,6 +471,11 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
     intercept = float(w @ np.ascontiguousarray(lines0[:, 1]))
     without, bounded = _without_bounds(rule, quantile, common, data, w, kind0, LOWER, ceilings=False)
     without_floors, floored = _without_bounds(rule, quantile, common, data, w, kind0, UPPER, floors=False)
+    without_region, _ = _without_bounds(rule, quantile, common, data, w, kind0, UPPER, region=False)
+    readings = point_readings(common, data)
+    outside = (int(Reason.BELOW_SMALLEST), int(Reason.ABOVE_TOP))
+    region_bounds = tuple(sum(1 for _, family, _, why, _ in readings if family == name.family and why in outside)
+                          for name in common.names)
     at_point = (rule, quantile, data, y0[:, 0], kind0[:, 0], w, lines0)  # step 7: removals from the point lines
     pairs = dict.fromkeys(zip(map(str, data["labs"]), map(str, data["families"])))  # (lab, family) in order
     return RowTrend(common, rule, pooled.slope, intercept, float(low), float(high), tuple(map(float, points)), per_ref,
@@ -384,7 +487,8 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
                     lab_weights=tuple(map(float, pooled.lab_weights)),
                     target_labs=tuple((lab, tuple(f for at, f in pairs if at == lab))
                                       for lab in dict.fromkeys(at for at, _ in pairs)),
-                    open_families=open_draws(data, draws.main.weight[:n_boot], combined))
+                    open_families=open_draws(data, draws.main.weight[:n_boot], combined),
+                    slope_without_region=without_region, region_bounds=region_bounds, readings=readings)
 
 
 def _without_bounds(rule: str, quantile: float, common: CommonTargets, data: dict, w: np.ndarray, kind0: np.ndarray,
@@ -400,4 +504,4 @@ def _without_bounds(rule: str, quantile: float, common: CommonTargets, data: dic
 __all__ = ["CEILING_STDERRS", "END_STABILITY", "HETEROGENEITY_ALPHA", "DRAWS_CAP", "FamilyInfluence", "PairedDraws",
            "Pooled", "RowTrend", "at_ceiling", "determined_ends", "end_range", "family_clusters", "family_influence",
            "heterogeneity_check", "influence_items", "months_interval", "more_draws", "most_influential_model",
-           "open_draws", "paired_draws", "pool_slopes", "pooled_trend", "reference_caps", "undecided"]
+           "open_draws", "paired_draws", "point_readings", "pool_slopes", "pooled_trend", "reference_caps", "undecided"]

@@ -142,12 +142,19 @@ class TrendUncertainty(Result):
     lab_weights: tuple[float, ...] = field(repr=False, default=())
     lab_influence: tuple = field(repr=False, default=())
     target_labs: tuple = field(repr=False, default=())
+    #: the identified region (docs/method.md, "The identified region"): the point doubling time without it, the
+    #: targets it bounds (per reference and in all), and every target's reading under every reference
+    #: ((model, family, kind, reason code, benchmark), :func:`densing.trend.pooling.point_readings`)
+    months_without_region: float = math.nan
+    region_bounds: tuple[int, ...] = field(repr=False, default=())
+    n_region_bounds: int = 0
+    readings: tuple = field(repr=False, default=())
 
     # the bulky per-model names and per-draw slopes, and the line's drawing aids, stay out of JSON
     _dict_exclude = ("models", "draws", "reference_names", "reference_weights", "reference_slopes", "epoch",
                      "frontier_models", "centre_days", "r_squared", "reference_months_low", "reference_months_high",
                      "ceiling_bounds", "floor_bounds", "open_families", "reference_labs", "lab_weights", "lab_influence",
-                     "target_labs")
+                     "target_labs", "region_bounds", "readings")
     _ci_estimates: ClassVar[dict[str, str]] = {"slope": "slope_per_day"}
     _shown_as: ClassVar[dict[str, str]] = {"judged": "status"}
 
@@ -310,7 +317,7 @@ def from_row_trend(result: RowTrend, *, epoch: str = DEFAULT_EPOCH, judged: bool
         **{name: getattr(result, name) for name in (  # the fields of the row's trend as they are
             "rule", "slope_per_day", "intercept", "slope_ci_low", "slope_ci_high", "n_boot", "level", "failed_draws",
             "draws", "reference_slopes", "ceiling_bounds", "floor_bounds", "open_families", "reference_labs",
-            "lab_weights", "target_labs")}, inversion=" | ".join(map(str, common.names)),
+            "lab_weights", "target_labs", "region_bounds", "readings")}, inversion=" | ".join(map(str, common.names)),
         doubling_time_months=doubling_months(result.slope_per_day), doubling_time_months_ci_low=dt_low,
         doubling_time_months_ci_high=dt_high, n_models=len(labels), n_exact=int((kind == EXACT).sum()),
         n_lower_bounds=int((kind == LOWER).sum()), n_upper_bounds=int((kind == UPPER).sum()),
@@ -325,7 +332,8 @@ def from_row_trend(result: RowTrend, *, epoch: str = DEFAULT_EPOCH, judged: bool
         months_without_ceilings=doubling_months(result.slope_without_ceilings),
         months_without_floors=doubling_months(result.slope_without_floors), influence=influence_items(result),
         n_ceiling_bounds=int(sum(result.ceiling_bounds)), n_floor_bounds=int(sum(result.floor_bounds)),
-        **most_influential_model(result), lab_influence=influence_items(result, by="lab"))
+        **most_influential_model(result), lab_influence=influence_items(result, by="lab"),
+        months_without_region=doubling_months(result.slope_without_region), n_region_bounds=int(sum(result.region_bounds)))
 
 
 __all__ = ["Observed", "TrendUncertainty", "from_row_trend", "observed_trend", "trend_uncertainty"]
