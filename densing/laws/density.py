@@ -17,6 +17,8 @@ import pandas as pd
 from densing.data.benchmarks import with_stderr
 from densing.data.schema import table_argument
 from densing.errors import InputError
+from densing.laws.region import (ABOVE_TOP_MEMBER, BELOW_SMALLEST_MEMBER, Reason, member_log_sizes,
+                                 within_members)
 from densing.laws.bounds import EXACT, LOWER, UPPER, near_chance, readings
 from densing.laws.fit_schema import fit_verdict
 from densing.laws.inversion import (ABOVE_LARGEST_N, BELOW_SMALLEST_N, Joint, PerBenchmark, arrays, extrapolation_notes,
@@ -89,7 +91,8 @@ def solve_densities(models: pd.DataFrame, inversion, *, seed: int = 0, level: fl
     interval: the one computation behind every per-model density table.
 
     Point: ln ρ = ln(N̂(S)/N) (eq. 4), a censored score's density as its bound
-    (:func:`densing.laws.bounds.log_density_bounds`). Interval: ``min(n_draws, B)`` draws, each a seeded pick of the
+    (:func:`densing.laws.bounds.log_density_bounds`), an N̂ outside the reference's members a bound at their edge
+    (:func:`densing.laws.region.within_members`; ``columns["below_members"]`` and ``["above_members"]`` mark them). Interval: ``min(n_draws, B)`` draws, each a seeded pick of the
     reference's bootstrap draws and the scores plus normal noise of sd σ, their standard error (joint inversion: √(σ² +
     S'(x̂)²·s²), or with ``skill="none"`` σ scaled by a Birge ratio above 1; :mod:`densing.laws.joint`); the ends the (1
     ∓ level)/2 ``inverted_cdf`` quantiles of the draws' ln ρ, a bound counted as −∞ / +∞ (an end among them is open: 0
@@ -97,8 +100,10 @@ def solve_densities(models: pd.DataFrame, inversion, *, seed: int = 0, level: fl
     """
     scores, stderr = arrays(models, inversion.benchmarks)
     params = models["params"].to_numpy(float)
-    y, kind = inversion.point(scores, stderr, params)
-    columns, extra, noise_sd = {}, {}, np.nan_to_num(stderr)
+    region = member_log_sizes(inversion)  # the identified region (docs/method.md): below the smallest member a bound
+    y, kind, reason = within_members(*inversion.point(scores, stderr, params), np.log(params), region)
+    columns = {"below_members": reason == Reason.BELOW_SMALLEST, "above_members": reason == Reason.ABOVE_TOP}
+    extra, noise_sd = {}, np.nan_to_num(stderr)
     if isinstance(inversion, Joint):
         solved = inversion.solve_point(scores, stderr)
         if inversion.skill == "none":
@@ -118,8 +123,11 @@ def solve_densities(models: pd.DataFrame, inversion, *, seed: int = 0, level: fl
     picks = rng.integers(inversion.n_draws, size=count)
     noise = rng.standard_normal((count, *scores.shape)) * noise_sd[None]
     drawn_y, drawn_kind = inversion.draws(picks, scores[None] + noise, stderr, params, **extra)
+    drawn_y, drawn_kind, _ = within_members(drawn_y, drawn_kind, np.log(params)[None], region)
     open_y = np.where(drawn_kind == EXACT, drawn_y, np.where(drawn_kind > 0, np.inf, -np.inf))
     low, high = np.quantile(open_y, [(1 - level) / 2, (1 + level) / 2], axis=0, method=_CI_QUANTILE_METHOD)
+    below = columns["below_members"]  # an upper bound at the smallest member: its interval is [0, the bound]
+    low, high = np.where(below, -np.inf, low), np.where(below, np.maximum(high, y), high)
     return Densities(y, kind, np.exp(low), np.exp(high), open_y, columns)
 
 
@@ -236,6 +244,8 @@ def _fit_table(rows: pd.DataFrame, fit: ReferenceFit, d0: float | None, *, seed:
     params = rows["params"].to_numpy(float)
     solved = solve_densities(rows, inversion, seed=seed, level=level, intervals=intervals)
     loss_hat, size, reasons = fit.invert(rows["score"].to_numpy(float), inversion.d0)
+    reasons = np.where(solved.columns["below_members"], BELOW_SMALLEST_MEMBER,
+                       np.where(solved.columns["above_members"], ABOVE_TOP_MEMBER, reasons))
     density = np.exp(solved.log_density)
     out = rows[["model"]].assign(
         benchmark=fit.benchmark, params=params, score=rows["score"].to_numpy(float), loss_hat=loss_hat,

@@ -45,6 +45,10 @@ class Reason(IntEnum):
     LAW_RANGE = 6  # beyond what the law itself expresses (its own censoring)
 
 
+#: The ``censored`` reasons of a per-model density table (:func:`densing.laws.density.compute_density`) for a size
+#: outside the members, beside the law's own (:data:`densing.laws.reference_fit.REASONS`).
+BELOW_SMALLEST_MEMBER, ABOVE_TOP_MEMBER = "below_smallest_member", "above_top_member"
+
 #: The words of each reason, as the JSON and the detail print them.
 REASON_WORDS = {
     Reason.EXACT: "exact",
@@ -95,4 +99,4 @@ def within_members(y: np.ndarray, kind: np.ndarray, log_params: np.ndarray, regi
     return y, kind, reason
 
 
-__all__ = ["REASON_WORDS", "Reason", "TOP_REACH", "member_log_sizes", "within_members"]
+__all__ = ["ABOVE_TOP_MEMBER", "BELOW_SMALLEST_MEMBER", "REASON_WORDS", "Reason", "TOP_REACH", "member_log_sizes", "within_members"]

@@ -12,6 +12,8 @@ import pandas as pd
 
 from densing.constants import DAYS_PER_MONTH
 from densing.errors import InputError
+from densing.laws.region import member_log_sizes
+from densing.numbers import format_count
 from densing.numbers import format_number as _g
 from densing.display import CHANCE_STDERRS, LOWER_BOUND, NEAR_CHANCE, NO_READING, UPPER_BOUND, VALUE, density_reading
 
@@ -111,6 +113,7 @@ def place_models(scores: pd.DataFrame, inversion, line, *, seed: int = 0,
     table = density_table(models, inversion, seed=seed) if len(models) else pd.DataFrame(columns=["model"])
     chance = _chance_note(scores, inversion.benchmarks)
     first = scores.drop_duplicates("model").set_index("model")
+    smallest = math.exp(member_log_sizes(inversion)[0])  # the reference's smallest member (the identified region)
     rows = []
     for model in first.index:
         meta, own = first.loc[model], scores[scores["model"] == model]
@@ -135,7 +138,8 @@ def place_models(scores: pd.DataFrame, inversion, line, *, seed: int = 0,
             continue
         d = found.iloc[0]
         record.update(density=float(d["density"]), bound=str(d["bound"]), density_ci_low=float(d["density_ci_low"]),
-                      density_ci_high=float(d["density_ci_high"]), near_chance=bool(d["near_chance"]))
+                      density_ci_high=float(d["density_ci_high"]), near_chance=bool(d["near_chance"]),
+                      below_members=bool(d.get("below_members", False)), smallest_member=smallest)
         record.update({f"effective_params{end}": record[f"density{end}"] * record["params"]
                        for end in ("", "_ci_low", "_ci_high")})  # N̂ = ρ·N (Xiao et al. 2024, eq. 1)
         record.update(frontier_at(line, record["release_date"], span))
@@ -162,6 +166,11 @@ def band_position(reading: str, value: float, band_low: float, band_high: float)
 def _said(reading: str, stated: float, why: str, r: dict, chance_words: str | None) -> str:
     """The density in words, as the rule reads it."""
     sign = "≤" if reading == UPPER_BOUND else "≥"
+    if reading == UPPER_BOUND and r.get("below_members"):
+        smallest = r.get("smallest_member", math.nan)
+        size = f" ({format_count(smallest)} parameters)" if math.isfinite(smallest) else ""
+        return (f"ρ ≤ {_g(stated)}: its scores lie below the reference's smallest member{size}, where the law "
+                "identifies no size, so the density is a bound, not a number")
     if why == NEAR_CHANCE:
         return (f"ρ ≤ {_g(stated)} (the 95% interval's upper end; {chance_words or why}, so the density is a bound, "
                 "not a number)")

@@ -114,3 +114,26 @@ def test_a_measurement_of_another_table_is_refused_in_one_line():
                                                  r"Open LLM Leaderboard v2's official base models"):
         densing.place(FIXTURES / "v2_scores.csv", table="openllm_v2",
                       measurement=SimpleNamespace(table_words="the public table"))
+
+
+def test_a_model_below_the_references_smallest_member_is_placed_as_a_bound(tmp_path, measurement, capsys):
+    """SmolLM-135M's scores under a new name: the headline's reference has no member that small, its law identifies no
+    size there (docs/method.md, "The identified region"), so the placed density is an upper bound at the smallest
+    member's size, said in one line by ``densing.place`` and by ``densing measure``."""
+    import densing
+    from densing.laws.region import member_log_sizes
+    from tests.cli_run import run
+
+    table = pd.read_csv(REPO_ROOT / "results" / "public_models.csv", dtype=str)
+    path = tmp_path / "tiny.csv"
+    table[table["model"] == "HuggingFaceTB/SmolLM-135M"].assign(model="my-org/tiny-135m", family="Tiny").to_csv(
+        path, index=False)
+    r = densing.place(path, measurement=measurement).to_frame().iloc[0]
+    smallest = math.exp(member_log_sizes(measurement.inversion)[0])
+    assert r["reading"] == "upper bound" and r["below_members"]
+    assert math.isclose(r["density"], smallest / 135e6, rel_tol=1e-9)
+    assert "lie below the reference's smallest member" in r["words"]
+    code, out, _ = run(["measure", "--scores", str(path), "--n-boot", "40"], capsys)
+    assert code == 0
+    lines = [line for line in out.splitlines() if "smallest member" in line]
+    assert lines and "ρ ≤" in " ".join(lines)

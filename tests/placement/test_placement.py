@@ -143,23 +143,23 @@ def inversion():
 
 def _planted(score: float, items: int, model: str = "mine") -> pd.DataFrame:
     return pd.DataFrame([{"model": model, "benchmark": "mmlu", "metric": "score", "value": score,
-                          "stderr": float(binomial_items_stderr(score, items)), "items": items, "params": 1e9,
+                          "stderr": float(binomial_items_stderr(score, items)), "items": items, "params": 1e10,
                           "release_date": "2024-06-01", "release_date_source": "models file", "family": model}])
 
 
 def test_fewer_items_give_a_wider_interval(inversion):
-    full = place_models(_planted(0.6, 14042), inversion, FlatLine(0.0)).iloc[0]
-    limited = place_models(_planted(0.6, 57 * 5), inversion, FlatLine(0.0)).iloc[0]
+    full = place_models(_planted(0.7, 14042), inversion, FlatLine(0.0)).iloc[0]
+    limited = place_models(_planted(0.7, 57 * 5), inversion, FlatLine(0.0)).iloc[0]
     assert full["density"] == pytest.approx(limited["density"])  # same score, same point
     assert limited["density_ci_low"] < full["density_ci_low"] and limited["density_ci_high"] > full["density_ci_high"]
     assert full["items:mmlu"] == 14042 and limited["items:mmlu"] == 285
 
 
 def test_above_and_below_the_frontier(inversion):
-    point = place_models(_planted(0.6, 14042), inversion, FlatLine(0.0)).iloc[0]
+    point = place_models(_planted(0.7, 14042), inversion, FlatLine(0.0)).iloc[0]
     rho = point["density"]
-    above = place_models(_planted(0.6, 14042), inversion, FlatLine(np.log(rho) - 2)).iloc[0]
-    below = place_models(_planted(0.6, 14042), inversion, FlatLine(np.log(rho) + 2)).iloc[0]
+    above = place_models(_planted(0.7, 14042), inversion, FlatLine(np.log(rho) - 2)).iloc[0]
+    below = place_models(_planted(0.7, 14042), inversion, FlatLine(np.log(rho) + 2)).iloc[0]
     assert (above["reading"], above["frontier"]) == ("value", "above") and above["words"].startswith("ρ = ")
     assert below["frontier"] == "below" and "below the frontier line" in below["words"]
 
