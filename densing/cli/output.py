@@ -6,6 +6,7 @@ quick).
 from __future__ import annotations
 
 import math
+import re
 import sys
 import time
 from contextlib import contextmanager
@@ -159,8 +160,10 @@ def print_document(rows, /, **sections) -> None:
 
 
 def columns_of(frame, *, wide: bool = False) -> list[Column]:
-    """The columns of ``frame`` as people read them; unless ``wide``, a column with nothing in it is left out."""
-    out = [Column(str(name), head, cells, is_numeric(frame[name].tolist()))
+    """The columns of ``frame`` as people read them, header and cells :func:`~densing.cli.guard.visible` (a name's
+    escape sequence is shown, never acted on, and the layout measures it as shown); unless ``wide``, a column with
+    nothing in it is left out."""
+    out = [Column(str(name), visible(head), [visible(cell) for cell in cells], is_numeric(frame[name].tolist()))
            for name, (head, cells) in zip(frame.columns, frame_columns(frame))]
     return out if wide else [c for c in out if any(cell not in (MISSING, "") for cell in c.cells)] or out[:1]
 
@@ -170,19 +173,43 @@ PADDING = (0, 1, 0, 0)
 
 
 def _console(width: int | None, file):
+    """The rich console of a table or of prose, markup off. rich decides what reaches the file: on a terminal the
+    tables' styles (a bold header) as escape codes; on a pipe or a file, ``TERM=dumb``, or with ``NO_COLOR`` set to
+    any non-empty value (no-color.org) plain text with no escape code at all (rich's own ``NO_COLOR`` drops colours
+    but keeps bold, so there densing turns every style off)."""
     from rich.console import Console
 
-    return Console(markup=False, highlight=False, emoji=False, width=width, file=file or sys.stdout)
+    settings = {"markup": False, "highlight": False, "emoji": False, "width": width, "file": file or sys.stdout}
+    console = Console(**settings)
+    if console.no_color:
+        return Console(**settings, color_system=None)
+    return console
+
+
+#: The end of a line after its last visible character: spaces and tabs, and the style codes (SGR) among them.
+_LINE_END = re.compile(r"(?:[ \t]|\x1b\[[0-9;]*m)+$")
+#: One style code (SGR: ``ESC [ … m``).
+_STYLE_CODE = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _without_trailing_spaces(line: str) -> str:
+    """``line`` with no space or tab at its end; the style codes among them stay (a bold header cell still ends)."""
+    end = _LINE_END.search(line)
+    if end is None:
+        return line
+    return line[:end.start()] + "".join(_STYLE_CODE.findall(end.group()))
 
 
 def _emit(console, *renderables, whole=()) -> None:
-    """Print ``renderables`` on ``console``, then the lines ``whole`` unbroken, with no space at the end of a line."""
+    """Print ``renderables`` on ``console``, then the lines ``whole`` unbroken, with no space at the end of a line.
+    What they hold from user data is already :func:`~densing.cli.guard.visible` (:func:`columns_of`,
+    :func:`render_table`, :func:`print_text`): every escape code written here is rich's own style."""
     with console.capture() as captured:
         for renderable in renderables:
             console.print(renderable)
         for line in whole:
             console.print(line, soft_wrap=True)
-    console.file.write(visible("\n".join(line.rstrip() for line in captured.get().split("\n"))))
+    console.file.write("\n".join(_without_trailing_spaces(line) for line in captured.get().split("\n")))
     console.file.flush()
 
 
@@ -220,6 +247,7 @@ def render_table(frame, *, title: str | None = None, width: int | None = None, f
     from rich.text import Text
 
     console = _console(width, file)
+    title = None if title is None else visible(title)  # a title may quote a name (a file, a model)
     columns = columns_of(frame, wide=wide)
     if len(frame) == 1 and len(columns) > 2:  # one row: a key/value table, the value beside its header
         table = _table()
@@ -250,7 +278,7 @@ def print_text(text: str) -> None:
     """Print prose folded at word boundaries to the terminal's width (80 off a terminal), markup off."""
     from rich.text import Text
 
-    _emit(_console(None, None), *(Text(paragraph) for paragraph in str(text).split("\n")))
+    _emit(_console(None, None), *(Text(visible(paragraph)) for paragraph in str(text).split("\n")))
 
 
 def print_texts(*texts) -> None:
@@ -275,30 +303,80 @@ def print_frame(frame, fmt: Format | str = Format.table, *, title: str | None = 
                                                               together=together, identifiers=identifiers)
 
 
+class _PlainWorking:
+    """What :func:`working` shows where a spinner would be a style (``NO_COLOR``, ``TERM=dumb``): its words as a line
+    on stderr once the delay is over, and each new word said after that as a line of its own: no animation, no escape
+    code."""
+
+    def __init__(self, message: str):
+        import threading
+
+        self.words = message
+        self.shown = False
+        self.lock = threading.Lock()
+
+    def start(self) -> None:
+        """The delay is over: the current words as a line."""
+        with self.lock:
+            self.shown = True
+            print(self.words, file=sys.stderr, flush=True)
+
+    def say(self, text: str) -> None:
+        """New words: kept, and printed as a line once the first has been."""
+        with self.lock:
+            self.words = visible(text)
+            if self.shown:
+                print(self.words, file=sys.stderr, flush=True)
+
+
+def _spinner(console, message: str):
+    """A transient rich spinner on ``console`` with ``message`` and the time taken → (its start, its ``say``, its
+    stop); the words are text, never markup."""
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    progress = Progress(SpinnerColumn(), TextColumn("{task.description}", markup=False), TimeElapsedColumn(),
+                        console=console, transient=True)
+    task = progress.add_task(message, total=None)
+
+    def say(text: str) -> None:
+        progress.update(task, description=visible(text))
+
+    return progress.start, say, progress.stop
+
+
+def _ignore(text: str) -> None:
+    """``say`` off a terminal: nothing is shown."""
+
+
 @contextmanager
 def working(message: str, *, after: float = 0.0):
     """While the block runs, a transient spinner on stderr (a terminal only) with ``message`` and the time taken,
-    shown after ``after`` seconds; yields ``say(text)``, which replaces the words."""
+    shown after ``after`` seconds; yields ``say(text)``, which replaces the words. With ``NO_COLOR`` or on a dumb
+    terminal the words are plain lines instead (:class:`_PlainWorking`); a name in them is shown
+    :func:`~densing.cli.guard.visible`."""
     if not getattr(sys.stderr, "isatty", lambda: False)():
-        yield lambda text: None
+        yield _ignore
         return
     import threading
 
     from rich.console import Console
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-                        console=Console(stderr=True), transient=True)
-    task = progress.add_task(message, total=None)
-    timer = threading.Timer(after, progress.start)
+    console = Console(stderr=True)
+    if console.no_color or not console.is_interactive:
+        plain = _PlainWorking(visible(message))
+        start, say, stop = plain.start, plain.say, None
+    else:
+        start, say, stop = _spinner(console, visible(message))
+    timer = threading.Timer(after, start)
     timer.daemon = True
     timer.start()
     try:
-        yield lambda text: progress.update(task, description=text)
+        yield say
     finally:
         timer.cancel()
         timer.join()
-        progress.stop()
+        if stop is not None:
+            stop()
 
 
 def print_progress(message: str) -> None:
