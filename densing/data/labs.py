@@ -74,5 +74,4 @@ def family_lab(family: object, by_family: dict[str, str]) -> str:
     return by_family.get(str(family), name) if name else ""
 
 
-__all__ = ["LABS_FILE", "NO_FAMILY", "family_lab", "given_lab", "lab_of", "lab_table", "labs_of",
-           "table_labs"]
+__all__ = ["LABS_FILE", "family_lab", "given_lab", "lab_of", "lab_table", "labs_of", "table_labs"]
