@@ -38,13 +38,40 @@ def lab_of(family: object) -> str:
     return lab_table().get(name, (name, ""))[0]
 
 
-def labs_of(families, labs=None) -> np.ndarray:
+def given_lab(lab: object) -> str:
+    """A table's ``lab`` cell as a lab's name, "" for an empty cell (None, NaN, blank, or a :data:`NO_FAMILY` word)."""
+    if lab is None or (not isinstance(lab, str) and is_missing(lab)):
+        return ""
+    name = str(lab).strip()
+    return "" if name in NO_FAMILY else name
+
+
+def table_labs(families, labs) -> dict[str, str]:
+    """family → the lab a table's own ``lab`` column gives its rows (``labs``, aligned with ``families``): the first
+    non-empty cell of the family's rows; a family whose rows give none is not listed (its lab is ``labs.csv``'s)."""
+    found: dict[str, str] = {}
+    for family, lab in zip(families, labs):
+        name = given_lab(lab)
+        if name and lab_of(family):
+            found.setdefault(str(family), name)
+    return found
+
+
+def labs_of(families, labs=None, by_family: dict[str, str] | None = None) -> np.ndarray:
     """Each model's lab, object array: its table's ``lab`` cell where one is given (``labs``, aligned with
-    ``families``), else :func:`lab_of` its family; "" where it has no family and no lab (a lab of its own)."""
+    ``families``), else the lab the table gives its family (``by_family``; default :func:`table_labs` of these rows),
+    else :func:`lab_of` its family; "" where it has no family and no lab (a lab of its own)."""
     families = list(families)
-    given = [None] * len(families) if labs is None else list(labs)
-    return np.asarray([str(lab).strip() if not is_missing(lab) and str(lab).strip() not in NO_FAMILY else lab_of(family)
-                       for family, lab in zip(families, given)], dtype=object)
+    cells = [None] * len(families) if labs is None else list(labs)
+    by_family = table_labs(families, cells) if by_family is None else by_family
+    return np.asarray([given_lab(lab) or family_lab(family, by_family) for family, lab in zip(families, cells)],
+                      dtype=object)
 
 
-__all__ = ["LABS_FILE", "lab_of", "lab_table", "labs_of"]
+def family_lab(family: object, by_family: dict[str, str]) -> str:
+    """The lab of ``family`` where a table gives its own (``by_family``, :func:`table_labs`), else :func:`lab_of`."""
+    name = lab_of(family)
+    return by_family.get(str(family), name) if name else ""
+
+
+__all__ = ["LABS_FILE", "family_lab", "given_lab", "lab_of", "lab_table", "labs_of", "table_labs"]

@@ -11,7 +11,8 @@ import difflib
 import pandas as pd
 
 from densing.data.benchmarks import BENCHMARKS
-from densing.data.schema import COLUMNS, SOURCE_COLUMN, SOURCE_LINE, require_columns, validate_results
+from densing.data.schema import (COLUMNS, LAB_COLUMN, SOURCE_COLUMN, SOURCE_LINE, require_columns,
+                                  validate_results)
 from densing.data.wide import wide_to_tidy
 from densing.errors import InputError, quoted
 
@@ -22,9 +23,10 @@ METRIC_PREFERENCE = ("acc_norm", "acc", "exact_match,strict-match", "exact_match
 SCORE = "score"
 #: A wide table's columns that are no scores, beside the tidy table's (:data:`densing.data.schema.COLUMNS`): the
 #: shipped target tables' own (the public table's dates; the Open LLM Leaderboard v2's and the Swallow tables' lineage,
-#: precision, upload date and sources) and a scores file's date source.
+#: precision, upload date and sources), a scores file's date source, and any table's lab of each model
+#: (:data:`densing.data.schema.LAB_COLUMN`).
 TABLE_COLUMNS = ("date_confidence", "date_source", "derivation", "release_date_source", "parent", "parent_tokens",
-                 "derivation_tokens", "tokens_source", "precision", "upload_date", "params_basis")
+                 "derivation_tokens", "tokens_source", "precision", "upload_date", "params_basis", LAB_COLUMN)
 
 
 def aliases() -> dict[str, str]:

@@ -15,7 +15,7 @@ import pandas as pd
 
 from densing import paths
 from densing.data.names import score_columns, wide_columns
-from densing.data.schema import FRACTION_METRICS, SOURCE_LINE, validate_results
+from densing.data.schema import FRACTION_METRICS, LAB_COLUMN, SOURCE_LINE, validate_results
 from densing.data.wide import require_model_and_params, wide_to_tidy
 from densing.errors import InputError, first_line
 from densing.io import atomic_write_bytes, check_writable, frame_to_csv, read_json_object
@@ -24,8 +24,9 @@ from densing.validation import Options, Text, as_path, validate_params
 # ---------------------------------------------------------------------------------------------
 # tidy tables
 
-#: The count columns read as text, so that "7B" is parsed by the schema and a large count keeps its digits.
-_COUNTS_AS_TEXT = {"params": "string", "train_tokens": "string", "active_params": "string"}
+#: The count columns read as text, so that "7B" is parsed by the schema and a large count keeps its digits, and the
+#: lab column, so that a lab's name is the file's text (never a number pandas made of it).
+_COUNTS_AS_TEXT = {"params": "string", "train_tokens": "string", "active_params": "string", LAB_COLUMN: "string"}
 
 
 def read_csv_file(path: Path, lines: bool = False, **options) -> pd.DataFrame:

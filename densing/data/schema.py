@@ -46,6 +46,10 @@ SOURCE_LINE, SOURCE_ROW, SOURCE_COLUMN = "_source_line", "_source_row", "_source
 KEY_COLUMNS: tuple[str, ...] = ("model", "benchmark", "metric", "n_shot", "revision")
 
 
+#: A table's optional column naming the lab that trained each model (text; an empty cell: its family's lab by
+#: :mod:`densing.data.labs`), kept beside the tidy columns and carried to the trend's draws and pooling.
+LAB_COLUMN = "lab"
+
 #: The words of a table's optional ``derivation`` column: how a model was made from another (``results/swallow``'s
 #: lineage; ``densing trend --without-continual`` drops ``continual_pretraining``).
 DERIVATIONS: tuple[str, ...] = ("from_scratch", "continual_pretraining", "pruning_distillation", "depth_upscaling",
@@ -138,6 +142,9 @@ def _validated(frame: pd.DataFrame, source: str) -> pd.DataFrame:
         one, two = places[first], places[other]
         return f"{word} {one}" if one == two else f"{word}s {one} and {two}"
 
+    if LAB_COLUMN in frame.columns:
+        result[LAB_COLUMN] = _lab_cells(frame[LAB_COLUMN], [f"{source}: {word} {place}" for place in places])
+        _check_one_lab_a_family(result, source, both)
     return _check_name_case(_collapse_duplicates(result, source, both), source, both).reset_index(drop=True)
 
 
@@ -147,6 +154,36 @@ _DTYPES = {"model": "string", "benchmark": "string", "metric": "string", "value"
            "n_shot": "Int64", "train_tokens": "float64", "release_date": None, "source": "string", "loss": "float64",
            "loss_unit": "string", "stderr": "float64", "active_params": "float64", "family": "string",
            "revision": "string", "run": "string"}
+
+
+def _lab_cells(cells: pd.Series, wheres: list[str]) -> pd.Series:
+    """A table's ``lab`` column (:data:`LAB_COLUMN`) as text: each cell stripped, an empty one (None, NaN, blank) NA,
+    so that its model's lab is the one :mod:`densing.data.labs` gives its family; a cell that is no text (a number, a
+    truth value) is an InputError naming its row (``wheres``, one per cell)."""
+    names = []
+    for value, where in zip(cells.tolist(), wheres):
+        if is_missing(value):
+            names.append(pd.NA)
+        elif isinstance(value, str):
+            names.append(value.strip())
+        else:
+            raise InputError(f"{where}: field '{LAB_COLUMN}': expected the name of the lab that trained the model "
+                             f"(text), got {value!r}")
+    return pd.Series(names, index=cells.index, dtype="string")
+
+
+def _check_one_lab_a_family(result: pd.DataFrame, source: str, both) -> None:
+    """An InputError naming both rows where two rows of one family give it two labs: a family's recipe is one lab's
+    (:mod:`densing.data.labs`), and which of the two is meant cannot be known."""
+    if "family" not in result.columns:
+        return
+    named = result[result["family"].notna() & result[LAB_COLUMN].notna()]
+    for family, rows in named.groupby("family", sort=False):
+        labs = rows[LAB_COLUMN]
+        if labs.nunique() > 1:
+            other = labs.index[labs != labs.iloc[0]][0]
+            raise InputError(f"{source}: {both(labs.index[0], other)}: field '{LAB_COLUMN}': family {family!r} is given "
+                             f"labs {labs.iloc[0]!r} and {labs[other]!r}; a family is one lab's, keep one")
 
 
 def _name(value: object, field: str, where: str) -> str:

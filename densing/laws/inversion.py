@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from densing.data.schema import LAB_COLUMN
 from densing.errors import InputError
 from densing.laws.bounds import EXACT, LOWER, UPPER, log_density_bounds, score_cap
 from densing.laws.reference_fit import ABOVE_CEILING, BELOW_FLOOR, BEYOND_DATA_LIMIT, ReferenceFit  # noqa: F401
@@ -254,7 +255,7 @@ def score_matrix(targets: pd.DataFrame, benchmarks: tuple[str, ...], metric: str
     for b, j, score in zip(keep, at, scores.T):
         columns[f"score:{b}"] = score[kept]
         columns[f"stderr:{b}"] = _column(found["errors"], j, count)[kept] if found["errors"] is not None else math.nan
-    # each model's first row on any of the benchmarks carries its size, family, date and tokens
+    # each model's first row on any of the benchmarks carries its size, family, date, tokens and lab
     first = np.column_stack([_column(found["first"], j, count) for j in at])[kept]
     first_row = np.nanmin(first, axis=1).astype(np.int64) if first.size else np.zeros(0, np.int64)
     for column, values in found["carried"].items():
@@ -275,7 +276,7 @@ def _by_model(targets: pd.DataFrame, metric: str | None) -> dict:
     under ``metric``, sorted, as text), ``column`` (benchmark → its column), ``scores`` and ``errors`` (models ×
     benchmarks: mean score and mean standard error, NaN where no row; ``errors`` None without standard errors),
     ``first`` (the position of each model's first row on each benchmark) and ``carried`` (each row's size, family,
-    date, tokens). Once per table and metric inside :func:`densing.runtime.memo.same_tables` (callers must not change it)."""
+    date, tokens, lab). Once per table and metric inside :func:`densing.runtime.memo.same_tables` (callers must not change it)."""
     rows = targets if metric is None else targets[targets["metric"] == metric]
     grouped = rows.groupby(["model", "benchmark"], sort=True)  # the mean of a model's rows on a benchmark
     scores = grouped["value"].mean().unstack("benchmark")
@@ -284,7 +285,8 @@ def _by_model(targets: pd.DataFrame, metric: str | None) -> dict:
     keys = [rows[c].reset_index(drop=True) for c in ("model", "benchmark")]  # by position: the table's index may repeat
     first = pd.Series(np.arange(len(rows))).groupby(keys, sort=True).min().unstack("benchmark")
     first = first.reindex(index=scores.index, columns=scores.columns)
-    carried = [c for c in ("params", "family", "release_date", "active_params", "train_tokens") if c in rows.columns]
+    carried = [c for c in ("params", "family", "release_date", "active_params", "train_tokens", LAB_COLUMN)
+               if c in rows.columns]
     return {"models": scores.index.astype(str), "column": {b: j for j, b in enumerate(scores.columns)},
             "scores": scores.to_numpy(float), "errors": None if errors is None else errors.to_numpy(float),
             "first": first.to_numpy(float), "carried": {c: rows[c].to_numpy() for c in carried}}

@@ -27,7 +27,8 @@ import pandas as pd
 
 from densing.constants import (CEILING_STDERRS, DRAWS_CAP, END_STABILITY, HETEROGENEITY_ALPHA, MIN_POINTS,
                                PRECISION_DRAWS_CAP, PRECISION_GROWTH)
-from densing.data.labs import lab_of, labs_of
+from densing.data.labs import family_lab, labs_of
+from densing.data.schema import LAB_COLUMN
 from densing.errors import FitError, InputError
 from densing.laws.bounds import EXACT, LOWER, UPPER, score_cap
 from densing.laws.inversion import arrays
@@ -54,7 +55,8 @@ def _prepared(common: CommonTargets) -> dict:
     clusters = family_clusters(families)
     named = np.where(pd.isna(pd.Series(list(families), dtype=object)), frame["model"].astype(str).to_numpy(),
                      np.asarray(list(families), dtype=object))
-    labs = labs_of(families, frame["lab"].to_numpy(object) if "lab" in frame.columns else None)
+    cells = frame[LAB_COLUMN].to_numpy(object) if LAB_COLUMN in frame.columns else None  # the table's own labs
+    labs = labs_of(families, cells, common.family_labs or None)
     labs = np.where(labs == "", named, labs)  # a model with no family and no lab: a lab of its own
     return {"t": frame["t"].to_numpy(float), "scores": scores, "sigma": sigma, "params": frame["params"].to_numpy(float),
             "labels": frame["model"].astype(str).to_numpy(), "n": len(frame), "clusters": clusters,
@@ -111,6 +113,13 @@ def _bounded(data: dict, r: int, y: np.ndarray, kind: np.ndarray, scores: np.nda
     kind = np.where(chance, UPPER, kind)
     reason = np.where(chance, int(Reason.AT_CHANCE), reason)
     return y, kind, reason
+
+
+def reference_labs(common: CommonTargets) -> tuple[str, ...]:
+    """Each reference's lab (step 4): the lab the table's own ``lab`` column gives the rows of its family
+    (``common.family_labs``), else ``labs.csv``'s (:func:`densing.data.labs.lab_of`), else its family, a lab of its
+    own."""
+    return tuple(family_lab(name.family, common.family_labs) or name.family for name in common.names)
 
 
 def lab_clusters(labs: np.ndarray, clusters: np.ndarray) -> np.ndarray:
@@ -440,7 +449,7 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
     tail = (1 - level) / 2
     precision_cap = min(PRECISION_DRAWS_CAP, PRECISION_GROWTH * n_boot) if precision_cap is None else precision_cap
     slopes = _slopes(rule, quantile, common, data, draws.main.part(0, n_boot), lines0)
-    ref_labs = tuple(lab_of(name.family) or name.family for name in common.names)  # each reference's lab
+    ref_labs = reference_labs(common)
     lab_codes = family_clusters(ref_labs)  # each reference's lab, numbered by first appearance (pool_by_lab)
     while True:
         pooled = pool_by_lab(points, slopes, lab_codes)

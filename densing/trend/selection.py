@@ -12,6 +12,8 @@ import pandas as pd
 from scipy.special import gammaincinv  # χ²'s quantile 2·P⁻¹(B/2, p) (what scipy.stats.chi2.ppf computes)
 
 from densing.constants import DEFAULT_EPOCH
+from densing.data.labs import table_labs
+from densing.data.schema import LAB_COLUMN
 from densing.errors import InputError
 from densing.laws.bounds import EXACT
 from densing.runtime.memo import per_table
@@ -30,6 +32,9 @@ class CommonTargets:
     frame: pd.DataFrame = field(repr=False)
     own: np.ndarray = field(repr=False)  # (references, targets) bool
     left_out: pd.DataFrame = field(repr=False)
+    #: family → the lab the whole table's own ``lab`` column gives it (:func:`densing.data.labs.table_labs`; empty
+    #: without that column): the labs of the references' families and of the targets' (step 3 and 4 of pooling).
+    family_labs: dict = field(repr=False, default_factory=dict)
 
     @property
     def names(self) -> tuple[ReferenceName, ...]:
@@ -79,7 +84,16 @@ def common_targets(targets: pd.DataFrame, inversions, *, since: str | None, epoc
     reasons = np.concatenate([missing, np.asarray(screened[failing], dtype=object)])
     at = np.sort(np.unique(names.astype(str), return_index=True)[1])  # each once, with its first reason, in order
     return CommonTargets(inversions, dated.iloc[final].reset_index(drop=True), owns[:, final],
-                         pd.DataFrame({"model": names[at], "reason": reasons[at]}))
+                         pd.DataFrame({"model": names[at], "reason": reasons[at]}), _table_labs(targets))
+
+
+@per_table
+def _table_labs(targets: pd.DataFrame) -> dict[str, str]:
+    """family → the lab the table's own ``lab`` column gives its rows (:func:`densing.data.labs.table_labs`), {}
+    where the table has no ``lab`` or no ``family`` column; once per table inside ``same_tables``."""
+    if LAB_COLUMN not in targets.columns or "family" not in targets.columns:
+        return {}
+    return table_labs(targets["family"].tolist(), targets[LAB_COLUMN].tolist())
 
 
 @per_table

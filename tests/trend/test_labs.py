@@ -35,8 +35,10 @@ def test_the_lab_of_a_family():
     assert lab_of("Llama-3-Swallow-v0.1") == lab_of("Llama-3") != lab_of("Qwen2")
     assert lab_of("a family no table holds") == "a family no table holds"  # a lab of its own
     assert lab_of(None) == lab_of(float("nan")) == lab_of("") == ""
-    # a table's own lab column wins; a blank cell falls back to the file
-    assert labs_of(["Qwen2", "Qwen2", None], ["Elsewhere", None, None]).tolist() == ["Elsewhere", lab_of("Qwen2"), ""]
+    # a table's own lab column wins; a blank cell takes the lab the table gives its family (a family is one lab's),
+    # else the file's
+    assert labs_of(["Qwen2", "Qwen2", None], ["Elsewhere", None, None]).tolist() == ["Elsewhere", "Elsewhere", ""]
+    assert labs_of(["Qwen2", "Llama-3", None], ["Elsewhere", " ", None]).tolist() == ["Elsewhere", lab_of("Llama-3"), ""]
 
 
 def _reference(rng, count, draws=400):
