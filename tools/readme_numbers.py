@@ -12,13 +12,13 @@ The mapping, ``tools/readme_numbers.map``, ties each number of those parts, in t
 one record field: under a line ``[DOCUMENT]``, one line a number, ``AS PRINTED | RECORD#FIELD [| FORM]``, where
 
 * RECORD is a file of the repository, or ``FILE@COMMIT`` as that commit holds it (``.json``: FIELD is a JSON pointer, RFC 6901; ``.csv``: ``/ROW/COLUMN``; a
-  ``.results.txt``: ``/LINE`` where LINE is the first line that holds that text) or ``densing.constants`` (FIELD is
+  ``.results.txt``: ``/TEXT`` the first line that holds TEXT, ``/TEXT/K`` the K-th) or ``densing.constants`` (FIELD is
   ``/NAME`` or ``/NAME/KEY``); a step into a list is an index or ``key=value`` (``&`` joins two): the first item with
   that value (``/rows/row=v2_native/months``);
 * FORM is how the field is printed: ``rounded`` (the default: the field rounded to the decimals the document shows,
   thousands' commas and a sign aside: 4.8761 prints "4.88", 2400 prints "2,400"), ``percent`` (a share, ×100 then
-  rounded: 0.0971 prints "9.7%") or ``in text`` (a text field that holds the number as printed, "5.7" in "measured,
-  5.7-fold");
+  rounded: 0.0971 prints "9.7%"), ``rounded in text`` or ``percent in text`` (a text field, a CSV's cell or a text
+  file's line with a number that prints so: "5.7" in "measured, 5.7-fold", "48%" in "0.48 ± 0.05");
 * a number that is not a result (the method's fixed settings, a count that no record holds) is ``AS PRINTED | not a
   result: WHY``.
 
@@ -63,7 +63,7 @@ NOT_RESULTS = re.compile(r"`[^`]*`|<!--.*?-->|\]\([^)]*\)|\b\d{4}-\d{2}(?:-\d{2}
                          r"\d{4}\.\d{5}|\b[Dd]0 = \d+[TB]\b", re.S)
 #: a number in a record's text
 ANY = re.compile(r"[+\-]?\d+(?:\.\d+)?(?:[eE][+\-]?\d+)?")
-FORMS = ("rounded", "percent", "in text")
+FORMS = ("rounded", "percent", "rounded in text", "percent in text")
 NOT_A_RESULT = "not a result:"
 
 
@@ -197,13 +197,15 @@ def _load(record: str):
 
 
 def field_value(line: Line, cache: dict):
-    """The value of ``line``'s field (a text file's field is the first line holding its text); raises KeyError."""
+    """The value of ``line``'s field (a text file's field is a line holding its text); raises KeyError, IndexError."""
     if line.record not in cache:
         cache[line.record] = _load(line.record)
     value = cache[line.record]
     if isinstance(value, list) and value and isinstance(value[0], str):  # a text file's lines
-        wanted = line.field[1:]
-        return next(text for text in value if wanted in text)
+        wanted, _, nth = line.field[1:].rpartition("/")
+        if not (nth.isdigit() and wanted):
+            wanted, nth = line.field[1:], "1"
+        return [text for text in value if wanted in text][int(nth) - 1]
     for key in line.field[1:].split("/"):
         value = _step(value, key)
     return value
@@ -212,8 +214,9 @@ def field_value(line: Line, cache: dict):
 def prints(value, printed: str, form: str) -> bool:
     """Whether ``value`` printed in ``form`` is ``printed`` (module docstring: the forms)."""
     digits = printed.lstrip("+-−").rstrip("%").replace(",", "")
-    if form == "in text":
-        return digits in {n.lstrip("+-") for n in ANY.findall(str(value))}
+    if form.endswith("in text"):
+        kind = form.removesuffix(" in text")
+        return any(prints(float(n), printed, kind) for n in ANY.findall(str(value)))
     try:
         number = float(value)
     except (TypeError, ValueError):
@@ -327,7 +330,8 @@ def _candidates(printed: str, leaves: list[tuple[str, str, object]]) -> list[tup
                if _is_number(v) and prints(v, printed, form)]
     if numeric:
         return numeric
-    return [(f"{r}#{f}", "in text") for r, f, v in leaves if isinstance(v, str) and prints(v, printed, "in text")]
+    form = "percent in text" if printed.endswith("%") else "rounded in text"
+    return [(f"{r}#{f}", form) for r, f, v in leaves if isinstance(v, str) and prints(v, printed, form)]
 
 
 def _is_number(value) -> bool:
