@@ -18,7 +18,9 @@ one record field: under a line ``[DOCUMENT]``, one line a number, ``AS PRINTED |
 * FORM is how the field is printed: ``rounded`` (the default: the field rounded to the decimals the document shows,
   thousands' commas and a sign aside: 4.8761 prints "4.88", 2400 prints "2,400"), ``percent`` (a share, ×100 then
   rounded: 0.0971 prints "9.7%"), ``rounded in text`` or ``percent in text`` (a text field, a CSV's cell or a text
-  file's line with a number that prints so: "5.7" in "measured, 5.7-fold", "48%" in "0.48 ± 0.05");
+  file's line with a number that prints so: "5.7" in "measured, 5.7-fold", "48%" in "0.48 ± 0.05") or ``count``
+  (how many items of the list before the field's last step that step selects: ``models.csv#/decision=kept``,
+  ``*`` every item);
 * a number that is not a result (the method's fixed settings, a count that no record holds) is ``AS PRINTED | not a
   result: WHY``.
 
@@ -63,7 +65,7 @@ NOT_RESULTS = re.compile(r"`[^`]*`|<!--.*?-->|\]\([^)]*\)|\b\d{4}-\d{2}(?:-\d{2}
                          r"\d{4}\.\d{5}|\b[Dd]0 = \d+[TB]\b", re.S)
 #: a number in a record's text
 ANY = re.compile(r"[+\-]?\d+(?:\.\d+)?(?:[eE][+\-]?\d+)?")
-FORMS = ("rounded", "percent", "rounded in text", "percent in text")
+FORMS = ("rounded", "percent", "rounded in text", "percent in text", "count")
 NOT_A_RESULT = "not a result:"
 
 
@@ -164,14 +166,12 @@ def read_map(path: Path = MAP) -> dict[str, list[Line]]:
 
 def _step(value, key: str):
     """One step of a field path: a dict's key, a list's index or first item with ``key=value`` (``&`` joins)."""
-    key = key.replace("~1", "/").replace("~0", "~")
     if isinstance(value, dict):
-        return value[key]
+        return value[key.replace("~1", "/").replace("~0", "~")]
     if key.isdigit():
         return value[int(key)]
-    wanted = dict(pair.split("=", 1) for pair in key.split("&"))
     for item in value:
-        if isinstance(item, dict) and all(str(item.get(k)) == v for k, v in wanted.items()):
+        if _matches(item, key):
             return item
     raise KeyError(key)
 
@@ -196,6 +196,14 @@ def _load(record: str):
     return text.splitlines()
 
 
+def _matches(item, selector: str) -> bool:
+    """Whether a list's item has every ``key=value`` of ``selector`` (``&`` joins them; ``*``: every item)."""
+    if selector == "*":
+        return True
+    wanted = dict(pair.split("=", 1) for pair in selector.replace("~1", "/").replace("~0", "~").split("&"))
+    return isinstance(item, dict) and all(str(item.get(k)) == v for k, v in wanted.items())
+
+
 def field_value(line: Line, cache: dict):
     """The value of ``line``'s field (a text file's field is a line holding its text); raises KeyError, IndexError."""
     if line.record not in cache:
@@ -206,7 +214,12 @@ def field_value(line: Line, cache: dict):
         if not (nth.isdigit() and wanted):
             wanted, nth = line.field[1:], "1"
         return [text for text in value if wanted in text][int(nth) - 1]
-    for key in line.field[1:].split("/"):
+    steps = line.field[1:].split("/")
+    if line.form == "count":  # the items of the list the path leads to that its last step selects
+        for key in steps[:-1]:
+            value = _step(value, key)
+        return sum(1 for item in value if _matches(item, steps[-1]))
+    for key in steps:
         value = _step(value, key)
     return value
 
@@ -240,6 +253,18 @@ def _field_problem(line: Line, cache: dict) -> str | None:
             f"({MAP.name} line {line.number})")
 
 
+def _differs(document: str, said: Stated, line: Line, cache: dict) -> str:
+    """The words for a number printed where its mapping line has another."""
+    where = f"{MAP.name} line {line.number} prints {line.printed}"
+    if line.form.startswith(NOT_A_RESULT):
+        return f"{document} line {said.line}: {said.printed} stands where {where}, {line.form}"
+    try:
+        held = f"which holds {field_value(line, cache)!r}"
+    except (KeyError, IndexError, StopIteration, OSError, ValueError, TypeError, subprocess.CalledProcessError):
+        held = "which does not exist"
+    return f"{document} line {said.line}: {said.printed} differs from {line.target}, {held} ({where})"
+
+
 def _compare(document: str, numbers: list[Stated], lines: list[Line], cache: dict) -> list[str]:
     """The differences between a document's numbers and its mapping lines, aligned in order."""
     found = []
@@ -250,9 +275,8 @@ def _compare(document: str, numbers: list[Stated], lines: list[Line], cache: dic
             found += [problem for problem in problems if problem]
             continue
         paired = min(i2 - i1, j2 - j1) if op == "replace" else 0
-        for said, line in zip(numbers[i1:i1 + paired], lines[j1:j1 + paired]):
-            found.append(f"{document} line {said.line}: {said.printed} differs from {line.target}, which prints "
-                         f"{line.printed} ({MAP.name} line {line.number})")
+        found += [_differs(document, said, line, cache) for said, line in zip(numbers[i1:i1 + paired],
+                                                                             lines[j1:j1 + paired])]
         found += [f"{document} line {s.line}: {s.printed} has no line in {MAP.name} (map it to a record's field, or "
                   f"as not a result)" for s in numbers[i1 + paired:i2]]
         found += [f"{MAP.name} line {m.number}: {document}'s {m.printed} ({m.target}) is not printed there"
@@ -288,12 +312,14 @@ def records() -> list[str]:
     named = [*sorted(PUBLIC.glob("*.json")), results / "openllm_v2" / "trend.json",
              results / "openllm_v2" / "trend_first.json", results / "openllm_v2" / "curation_sensitivity.csv",
              *sorted((results / "swallow" / "trend").glob("*.json")), results / "olmes" / "trend.csv",
-             results / "fixed_size.csv", results / "headline_bias.json"]
+             results / "fixed_size.csv", results / "headline_bias.json", results / "openllm_v2" / "draw_counts.json",
+             results / "olmes" / "mc_offsets.csv", results / "overlap_runs" / "co2_ablation.csv",
+             results / "smollm2" / "scores.csv"]
     return [str(p.relative_to(REPO)) for p in named if p.is_file()]
 
 
 #: the keys a list's item is named by in a field path, first the most telling
-NAMING_KEYS = ("row", "choice", "name", "task", "benchmark", "label", "table")
+NAMING_KEYS = ("row", "choice", "name", "task", "benchmark", "variant", "format", "label", "table", "local_steps")
 
 
 def _item_key(items: list, index: int) -> str:
