@@ -7,6 +7,7 @@
     python tools/build_tables.py openllm-v2 --out results/openllm_v2
     python tools/build_tables.py openllm-v2-trend --out results/openllm_v2/trend.json
     python tools/build_tables.py openllm-v2-sensitivity --out results/openllm_v2/curation_sensitivity.csv
+    python tools/build_tables.py openllm-v2-draws --out results/openllm_v2/draw_counts.json
     python tools/build_tables.py candidates --results results/public_models.csv --fits-dir reference_fits
     python tools/build_tables.py protocol --out results/swallow/trend
     python tools/build_tables.py mc-reference --data ../shared/data/olmo_ladder --fits-dir reference_fits \\
@@ -114,6 +115,27 @@ def openllm_v2_trend(args) -> int:
     record["influence"] = _clean(measured.influence())
     atomic_write_text(Path(args.out), json.dumps(record, indent=1, ensure_ascii=False, sort_keys=True) + "\n")
     print(f"wrote {args.out}: {record['verdict']}")
+    return 0
+
+
+def openllm_v2_draws(args) -> int:
+    """The Open LLM Leaderboard v2 table's declared row and forecast check at each starting draw count (``densing
+    trend --table openllm_v2 --by benchmark --format json --n-boot N``, seed 0), as JSON: the row's point moves with
+    the draws, because its references' pooling weights come from them."""
+    from densing import registry
+    from densing.data import read_results
+    from densing.trend.protocol import _clean, measure_table
+
+    targets = read_results(registry.table("openllm_v2").path)
+    found = []
+    for n_boot in args.n_boot:
+        measured, record = measure_table(targets, "openllm_v2", n_boot=n_boot, seed=0)
+        row = next(r for r in record["rows"] if r["row"] == record["forecast"]["row"])
+        found.append({"n_boot": n_boot, "row": {k: row[k] for k in ("row", "months", "ci_low", "ci_high", "n_draws", "state", "status")},
+                      "lab_weights": measured.labs()[row["row"]]["lab_weights"], "forecast": record["forecast"]["declared"]})
+        print(f"--n-boot {n_boot}: {row['months']:.3f} months on {row['n_draws']} draws", file=sys.stderr)
+    atomic_write_text(Path(args.out), json.dumps(_clean({"runs": found}), indent=1, ensure_ascii=False,
+                                                 sort_keys=True) + "\n")
     return 0
 
 
@@ -581,6 +603,10 @@ def parser() -> argparse.ArgumentParser:
 
     p = command("openllm-v2-trend", openllm_v2_trend)
     p.add_argument("--out", default=str(paths.RESULTS / "openllm_v2" / "trend.json"))
+
+    p = command("openllm-v2-draws", openllm_v2_draws)
+    p.add_argument("--n-boot", type=int, nargs="+", default=[200, 600, 2400], help="the starting draw counts")
+    p.add_argument("--out", default=str(paths.RESULTS / "openllm_v2" / "draw_counts.json"))
 
     p = command("openllm-v2-sensitivity", openllm_v2_sensitivity)
     p.add_argument("--table", default=str(paths.RESULTS / "openllm_v2"), help="the table's folder (with curated.csv)")

@@ -232,6 +232,20 @@ def test_the_curation_sensitivity_is_shipped_and_its_first_row_is_the_shipped_ro
     assert "curation sensitivity" in readme.lower() and "openllm-v2-sensitivity" in readme
 
 
+def test_the_draw_counts_record_holds_the_shipped_row_at_600_draws():
+    """draw_counts.json (python tools/build_tables.py openllm-v2-draws): the declared row from 200, 600 and 2,400
+    starting draws; from 600 it is trend.json's row, and the forecast check's early line is the shipped one."""
+    shipped = json.loads((SHIPPED / "trend.json").read_text(encoding="utf-8"))
+    head = next(r for r in shipped["rows"] if r["row"] == "v2_native")
+    runs = {run["n_boot"]: run for run in json.loads((SHIPPED / "draw_counts.json").read_text(encoding="utf-8"))["runs"]}
+    assert sorted(runs) == [200, 600, 2400]
+    for key in ("months", "ci_low", "ci_high", "n_draws"):
+        assert runs[600]["row"][key] == pytest.approx(head[key], rel=1e-9)
+    assert runs[600]["row"]["status"] == head["status"]
+    assert all(run["forecast"] == shipped["forecast"]["declared"] for run in runs.values())
+    assert len({round(run["row"]["months"], 2) for run in runs.values()}) == 3  # the point moves with the draws
+
+
 def test_each_sensitivity_choice_changes_what_it_names_and_nothing_else(built):
     from tools.openllm_v2_table.sensitivity import choices
 

@@ -1,4 +1,5 @@
-"""The README's results section states only numbers its records hold (``tools/readme_numbers.py``), and the public
+"""Every number of the checked documents (README.md's results section, DEVIATIONS.md, the results READMEs' marked
+parts) is the record field ``tools/readme_numbers.map`` names for it (``tools/readme_numbers.py``), and the public
 table's records are what the commands print."""
 from __future__ import annotations
 
@@ -12,25 +13,98 @@ from tests.conftest import REPO_ROOT
 from tools import readme_numbers
 
 
-def test_every_number_of_the_results_section_is_in_a_record():
+def test_the_shipped_documents_say_what_their_records_say():
     assert readme_numbers.differences() == []
 
 
-@pytest.mark.parametrize("old,new,named", [("4.88 months [3.46", "4.98 months [3.46", "4.98"),
-                                           ("MATH-hard 5.66 [3.30", "MATH-hard 5.76 [3.30", "5.76"),
-                                           ("3.96 months, at least 2.78", "3.96 months, at least 2.68", "2.68")])
-def test_a_number_no_record_holds_is_named(old, new, named, tmp_path):
+def test_every_results_readme_has_a_checked_part():
+    readmes = sorted(str(p.relative_to(REPO_ROOT)) for p in (REPO_ROOT / "results").glob("*/README.md"))
+    assert readmes and set(readmes) <= set(readme_numbers.documents())
+    mapped = readme_numbers.read_map()
+    assert all(mapped.get(name) for name in readme_numbers.documents())
+
+
+@pytest.mark.parametrize("document,old,new,field", [
+    ("README.md", "4.88 months [3.46", "4.98 months [3.46", "results/openllm_v2/trend.json#/rows/row=v2_native/months"),
+    ("README.md", "MATH-hard 5.66 [3.30", "MATH-hard 5.66 [3.40", "results/openllm_v2/trend.json#/rows/row=math_hard/ci_low"),
+    ("results/openllm_v2/DEVIATIONS.md", "early line of 4.88 months [3.75–∞]", "early line of 4.88 months [3.76–∞]",
+     "results/openllm_v2/trend.json#/forecast/declared/early_doubling_time_months_ci_low"),
+    ("results/openllm_v2/DEVIATIONS.md", "on 94 models, 1 of 22 above it", "on 94 models, 2 of 22 above it",
+     "results/openllm_v2/trend.json#/forecast/declared/above_line"),
+    ("results/openllm_v2/README.md", "| upload dates | 4.84 [3.43–19.2]", "| upload dates | 4.84 [3.43–18.2]",
+     "results/openllm_v2/curation_sensitivity.csv#/choice=upload dates/ci_high"),
+    ("results/overlap_runs/README.md", "| 2.5305 (+0.142) |", "| 2.5305 (+0.152) |",
+     "results/overlap_runs/co2_ablation.csv#/variant=adaptive penalty&local_steps=4/delta_vs_ddp"),
+])
+def test_a_changed_number_is_named_with_its_document_and_field(document, old, new, field):
+    text = (REPO_ROOT / document).read_text(encoding="utf-8")
+    assert text.count(old) == 1
+    planted = _changed_number(old, new)
+    found = readme_numbers.differences({document: text.replace(old, new)})
+    assert len(found) == 1, found
+    assert found[0].startswith(f"{document} line ") and f" {planted} differs from {field}," in found[0]
+
+
+def _changed_number(old: str, new: str) -> str:
+    """The number of ``new`` that ``old`` does not print."""
+    before = [s.printed for s in readme_numbers.stated(old)]
+    after = [s.printed for s in readme_numbers.stated(new)]
+    return next(n for n, o in zip(after, before) if n != o)
+
+
+def test_a_number_without_a_mapping_line_is_named():
+    document = "results/openllm_v2/DEVIATIONS.md"
+    text = (REPO_ROOT / document).read_text(encoding="utf-8")
+    found = readme_numbers.differences({document: text.replace("on 94 models, 1 of 22", "on 94 models (7.25), 1 of 22")})
+    assert len(found) == 1 and "7.25 has no line in readme_numbers.map" in found[0] and found[0].startswith(document)
+
+
+def test_a_mapping_line_its_document_no_longer_prints_is_named():
     text = readme_numbers.README.read_text(encoding="utf-8")
-    assert old in text
-    changed = tmp_path / "README.md"
-    changed.write_text(text.replace(old, new), encoding="utf-8")
-    assert any(named in line for line in readme_numbers.differences(changed))
+    found = readme_numbers.differences({"README.md": text.replace(" (6.85 months without them)", "")})
+    assert found == [line for line in found if "is not printed there" in line] and any("6.85" in f for f in found)
+
+
+def test_a_field_that_no_longer_prints_its_number_is_named(tmp_path):
+    """A regenerated record that moved a number: the mapping line's field, read anew, prints another."""
+    mapping = readme_numbers.MAP.read_text(encoding="utf-8")
+    line = "4.88 | results/openllm_v2/trend.json#/rows/row=v2_native/months"
+    assert line in mapping
+    moved = tmp_path / "readme_numbers.map"
+    moved.write_text(mapping.replace(line, "4.88 | results/openllm_v2/trend.json#/rows/row=mmlu_pro/months"),
+                     encoding="utf-8")
+    found = readme_numbers.differences(mapping=moved)
+    assert found and all("4.88 is results/openllm_v2/trend.json#/rows/row=mmlu_pro/months" in f for f in found)
+
+
+def test_a_results_readme_without_a_checked_part_is_named():
+    document = "results/olmo_ladder/README.md"
+    text = (REPO_ROOT / document).read_text(encoding="utf-8")
+    unmarked = text.replace(readme_numbers.MARK_START, "").replace(readme_numbers.MARK_END, "")
+    assert readme_numbers.differences({document: unmarked}) == [
+        f"{document}: no part between {readme_numbers.MARK_START} and {readme_numbers.MARK_END}"]
 
 
 def test_what_is_read_as_a_number():
-    said = {(w, v) for w, v, _ in readme_numbers.stated("3.61 months; 2,400 draws; +9.7% ± 0.8; 2024-09-30; Q = 2.5 "
-                                                        "on 3 df; arXiv 2604.24827; `--n-boot 600`")}
-    assert said == {("3.61", 3.61), ("2,400", 2400.0), ("+9.7%", 9.7), ("+9.7%", 9.7 / 100), ("0.8", 0.8), ("2.5", 2.5)}
+    said = [s.printed for s in readme_numbers.stated(
+        "3.61 months; 2,400 draws; +9.7% ± 0.8; 2024-09-30; Q = 2.5 on 3 df; arXiv 2604.24827; `--n-boot 600`; "
+        "[method](docs/v2.md) <!-- 7 --> D0 = 1T; Qwen2.5-Coder, Falcon3-10B (14T)")]
+    assert said == ["3.61", "2,400", "+9.7%", "0.8", "2.5", "3"]
+
+
+@pytest.mark.parametrize("value,printed,form,prints", [
+    (4.876, "4.88", "rounded", True), (4.876, "4.87", "rounded", False), (2400, "2,400", "rounded", True),
+    (0.0971, "9.7%", "percent", True), (0.004, "+0.4%", "percent", True), (-20.01, "−20.0", "rounded", True),
+    ("measured, 5.7-fold", "5.7", "rounded in text", True), ("measured, 5.7-fold", "5.8", "rounded in text", False),
+    ("0.48 ± 0.05", "48%", "percent in text", True), ("4.001", "4", "rounded", True), ("free", "1", "rounded", False),
+])
+def test_how_a_field_prints(value, printed, form, prints):
+    assert readme_numbers.prints(value, printed, form) is prints
+
+
+def test_a_count_field_counts_the_selected_items():
+    line = readme_numbers.Line("x", "72", "results/swallow/models.csv", "/file=2025-06&decision=kept", "count", 0)
+    assert readme_numbers.field_value(line, {}) == 72
 
 
 @pytest.mark.slow
