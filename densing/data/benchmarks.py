@@ -7,6 +7,9 @@ at each access; which tables and suites include a benchmark is theirs to say (:m
 
 The chance level of a leaderboard-v2 benchmark with subtasks is Σ nᵢ/kᵢ / Σ nᵢ over its subtasks (nᵢ items, kᵢ
 options; ``leaderboard_v2_subtasks.csv`` beside this module, held exactly by ``tests/data/test_benchmark_facts.py``).
+The chance levels of MMLU-Pro (1/k averaged over items of 3 to 10 options), the leaderboard's BBH and TruthfulQA mc2
+(equal probability on every answer) are computed from their items by ``python tools/chance_levels.py`` and
+recomputed by ``tests/data/test_chance_levels.py``.
 A score S on n independent items has the binomial standard error √(S(1 − S)/n) (:func:`with_stderr`).
 """
 from __future__ import annotations
@@ -220,9 +223,13 @@ register(BenchmarkRecord(
           Benchmark("openllm_v1_mmlu", "mmlu", 5, metric="acc", note="5-shot, acc, dev-split exemplars")),
 ))
 register(BenchmarkRecord(
-    "mmlu_pro", chance=0.1,
-    chance_source=("10 options (Wang et al. 2024, arXiv 2406.01574; up to 10: an item with fewer options puts its own "
-                   "chance a little higher)"),
+    # lm-eval offers one letter per option of the item, and 17% of the items have 3 to 9 options: the chance level is
+    # the mean of 1/k over the items, not the 1/10 of the paper's (and the leaderboard's normalisation's) ten options
+    "mmlu_pro", chance=186749 / 1684480,
+    chance_source=("(1/n) Σ 1/k over the 12,032 test items: 9,982 with 10 options, 2,050 with 3 to 9 "
+                   "(results/benchmark_items/mmlu_pro_options.csv, from the test split as TIGER-AI-Lab/MMLU-Pro's "
+                   "evaluation read it; python tools/chance_levels.py). 0.10 under the paper's 10 options "
+                   "(Wang et al. 2024, arXiv 2406.01574)"),
     items=12032, split="test", items_source="MMLU-Pro test split (Wang et al. 2024, arXiv 2406.01574; lm-eval leaderboard_mmlu_pro)",
     capability="knowledge", columns=("leaderboard_mmlu_pro",), display="MMLU-Pro",
     runs=(Benchmark("leaderboard_mmlu_pro", "leaderboard_mmlu_pro", 5, metric="acc", note="5-shot, acc"),),
@@ -246,10 +253,15 @@ register(BenchmarkRecord(
 register(BenchmarkRecord(
     # lm-eval's group score (acc_norm, `aggregation: mean, weight_by_size: true`) is the mean over all items, so the
     # chance level is the item-weighted mean of 1/k over subtasks (the leaderboard's 0-100 scores normalise each
-    # subtask instead). "bbh" is densing eval's chain-of-thought exact match, whose floor is 0.
+    # subtask instead). The chance level is what a model with no knowledge of the item scores: a uniform guess among
+    # the item's options, 1/k. Answering each subtask's most frequent target scores more (0.3345), but a model can
+    # only do so by knowing the test split's label counts, which its 3 exemplars do not give; that rate is the
+    # sensitivity figure of the source text. "bbh" is densing eval's chain-of-thought exact match, whose floor is 0.
     "leaderboard_bbh", chance=109422332 / 379275435,
-    chance_source=("multiple choice with 2 to 7 options per subtask: the item-weighted mean of 1/k over its 24 "
-                   "subtasks, 5,761 items (leaderboard_v2_subtasks.csv)"),
+    chance_source=("multiple choice with 2 to 19 options per subtask: Σ n/k / Σ n, a uniform guess among each item's "
+                   "k options, over its 24 subtasks' 5,761 items (k: leaderboard_v2_subtasks.csv; n: the "
+                   "BIG-Bench-Hard task files; python tools/chance_levels.py). Sensitivity: each subtask answered "
+                   "with its most frequent target scores 1927/5761 = 0.3345"),
     items=5761, split="test",
     items_source=("Open LLM Leaderboard v2 BBH (lm-eval leaderboard_bbh, multiple choice): 24 BIG-Bench-Hard tasks "
                   "(Suzgun et al. 2022), per task in leaderboard_v2_subtasks.csv"),
@@ -367,7 +379,12 @@ register(BenchmarkRecord(
 
 # the public table's benchmarks without a capability row
 register(BenchmarkRecord(
-    "truthfulqa_mc2", chance=0.0, chance_source="mc2 is the probability mass on the true answers: no chance floor",
+    # mc2 is the probability mass on the true answers (Lin et al. 2022): equal probability on every answer of an item
+    # with t true and f false answers scores t/(t + f), averaged over the items
+    "truthfulqa_mc2", chance=0.4484092570815877,
+    chance_source=("(1/n) Σ t/(t + f) over the 817 items and their 5,882 mc2 answers, the MC2 score of equal "
+                   "probability on every answer (results/benchmark_items/truthfulqa_mc2_answers.csv, from "
+                   "TruthfulQA's original data/v0/mc_task.json; python tools/chance_levels.py)"),
     items=817, split="validation", items_source="TruthfulQA validation split (Lin et al. 2022)",
     columns=("TruthfulQA",),
     runs=(Benchmark("openllm_v1_truthfulqa_mc2", "truthfulqa_mc2", 0, metric="acc", note="0-shot, mc2 (lm-eval's acc)"),),

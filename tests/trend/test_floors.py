@@ -20,13 +20,14 @@ from studies.heterogeneity_level import _joint
 
 def test_the_registry_gives_each_benchmark_its_chance_level_and_none_where_it_has_none():
     chance = floors.chance_levels(("mmlu_pro", "math_hard", "ifeval", "not_a_benchmark"))
-    assert chance[:2].tolist() == [0.1, 0.0] and np.isnan(chance[2:]).all()
+    assert chance[:2].tolist() == [186749 / 1684480, 0.0] and np.isnan(chance[2:]).all()  # MMLU-Pro: 1/k over items
 
 
 def test_scores_at_near_and_above_chance():
-    """MMLU-Pro (chance 0.1) and MATH-hard (chance 0), σ 0.003 on both: a score is at the floor when it lies at most
-    2σ = 0.006 above its chance level, and only then; a target is at the floor when every score it has is, and one at
-    the floor on one benchmark of a joint inversion only leaves that score out (floor_plan)."""
+    """A planted benchmark of chance 0.1 (ten options, MMLU-Pro's kind) and MATH-hard (chance 0), σ 0.003 on both: a
+    score is at the floor when it lies at most 2σ = 0.006 above its chance level, and only then; a target is at the
+    floor when every score it has is, and one at the floor on one benchmark of a joint inversion only leaves that
+    score out (floor_plan)."""
     chance = np.array([0.1, 0.0])
     sigma = np.full((6, 2), 0.003)
     scores = np.array([[0.100, 0.30],    # at chance on MMLU-Pro
