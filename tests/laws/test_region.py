@@ -83,6 +83,10 @@ def test_the_smallest_models_of_the_second_table_are_bounds_under_every_referenc
     for model in ("HuggingFaceTB/SmolLM-135M", "HuggingFaceTB/SmolLM2-135M", "amd/AMD-Llama-135m"):
         mine = [r for r in head["targets"] if r["model"] == model]
         assert {r["reference"] for r in mine} == references
-        assert all(r["kind"] == "upper" and r["reason"] == "below the smallest member" for r in mine), mine
+        assert all(r["kind"] == "upper" for r in mine), mine
+        # below the smallest member, or (its informative scores inside the region) capped by a score at chance
+        assert all(r["reason"] in ("below the smallest member", "at chance") for r in mine), mine
+        assert all(r["benchmark"] for r in mine if r["reason"] == "at chance")
+        assert sum(r["reason"] == "below the smallest member" for r in mine) >= len(references) - 1
     assert head["region"]["bounds"] > 0 and head["region"]["months_without_bounds"] is not None
     assert {r["kind"] for r in head["targets"]} >= {"exact", "upper", "lower"}
