@@ -275,13 +275,14 @@ def headline_summary(m) -> dict:
 
 def readings_records(readings) -> list[dict]:
     """Every target's reading under every reference (:func:`densing.trend.pooling.point_readings`) as JSON records:
-    kind ``exact``/``lower``/``upper``, the reason in words and the benchmark that decided it."""
+    kind ``exact``/``lower``/``upper``, the reason in words, the benchmark that decided it and ln ρ (the value or the
+    bound's; null for an own family's model)."""
     from densing.laws.region import REASON_WORDS, Reason
 
     return [{"model": model, "reference": family, "kind": kind,
              "reason": "its own family's model, from the other references" if reason is None
-             else REASON_WORDS[Reason(reason)], "benchmark": benchmark}
-            for model, family, kind, reason, benchmark in readings]
+             else REASON_WORDS[Reason(reason)], "benchmark": benchmark, "log_density": json_number(log_density)}
+            for model, family, kind, reason, benchmark, log_density in readings]
 
 
 def measurement_summary(m) -> Summary:

@@ -58,10 +58,10 @@ def _prepared(common: CommonTargets) -> dict:
     cells = frame[LAB_COLUMN].to_numpy(object) if LAB_COLUMN in frame.columns else None  # the table's own labs
     labs = labs_of(families, cells, common.family_labs or None)
     labs = np.where(labs == "", named, labs)  # a model with no family and no lab: a lab of its own
+    caps = [reference_caps(inv, scores.shape[1]) for inv in common.inversions]
     return {"t": frame["t"].to_numpy(float), "scores": scores, "sigma": sigma, "params": frame["params"].to_numpy(float),
             "labels": frame["model"].astype(str).to_numpy(), "n": len(frame), "clusters": clusters,
-            "families": named, "labs": labs, "lab_clusters": lab_clusters(labs, clusters),
-            "caps": [reference_caps(inv, scores.shape[1]) for inv in common.inversions],
+            "families": named, "labs": labs, "lab_clusters": lab_clusters(labs, clusters), "caps": caps,
             **_floor_data(common, scores, sigma, frame["params"].to_numpy(float))}
 
 
@@ -277,11 +277,12 @@ def _point_readings(common: CommonTargets, data: dict, ceilings: bool = True, fl
 
 def point_readings(common: CommonTargets, data: dict | None = None) -> tuple:
     """How each target is read under each reference at the point (docs/method.md, "The identified region"): one
-    (model, reference family, kind, reason, benchmark) per target and reference, kind ``exact``, ``lower`` or
+    (model, reference family, kind, reason, benchmark, ln ρ) per target and reference, kind ``exact``, ``lower`` or
     ``upper`` (``dropped`` where the law gives nothing), reason a :class:`densing.laws.region.Reason` code (an own
-    member: ``None``, its density taken from the other references), benchmark the one that decided it or ""."""
+    member: ``None``, its density taken from the other references), benchmark the one that decided it or "", ln ρ the
+    value or the bound's (NaN for an own member or a dropped density)."""
     data = _prepared(common) if data is None else data
-    _, kinds, reasons = _point_readings(common, data)
+    ys, kinds, reasons = _point_readings(common, data)
     benchmarks = common.benchmarks
     words = {EXACT: "exact", LOWER: "lower", UPPER: "upper"}
     floor = floor_scores(data["masked_scores"], data["sigma"], chance_levels(benchmarks))
@@ -290,7 +291,7 @@ def point_readings(common: CommonTargets, data: dict | None = None) -> tuple:
     for i, model in enumerate(data["labels"]):
         for r, name in enumerate(common.names):
             if common.own[r, i]:
-                found.append((str(model), name.family, "from the others", None, ""))
+                found.append((str(model), name.family, "from the others", None, "", math.nan))
                 continue
             kind, reason = kinds[r][i], Reason(int(reasons[r][i]))
             decided = ""
@@ -300,7 +301,8 @@ def point_readings(common: CommonTargets, data: dict | None = None) -> tuple:
                 decided = ",".join(b for b, near in zip(benchmarks, floor[i]) if near)
             elif reason is Reason.AT_CEILING:
                 decided = ",".join(b for b, near in zip(benchmarks, ceiling[r][i]) if near)
-            found.append((str(model), name.family, words.get(float(kind), "dropped"), int(reason), decided))
+            found.append((str(model), name.family, words.get(float(kind), "dropped"), int(reason), decided,
+                          float(ys[r][i])))
     return tuple(found)
 
 
@@ -483,7 +485,7 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
     without_region, _ = _without_bounds(rule, quantile, common, data, w, kind0, UPPER, region=False)
     readings = point_readings(common, data)
     outside = (int(Reason.BELOW_SMALLEST), int(Reason.ABOVE_TOP))
-    region_bounds = tuple(sum(1 for _, family, _, why, _ in readings if family == name.family and why in outside)
+    region_bounds = tuple(sum(1 for _, family, _, why, *_ in readings if family == name.family and why in outside)
                           for name in common.names)
     at_point = (rule, quantile, data, y0[:, 0], kind0[:, 0], w, lines0)  # step 7: removals from the point lines
     pairs = dict.fromkeys(zip(map(str, data["labs"]), map(str, data["families"])))  # (lab, family) in order

@@ -152,7 +152,7 @@ def test_a_target_at_chance_on_one_benchmark_of_a_set_is_read_from_the_others_an
     capped = [r for r in readings if r[3] == Reason.CHANCE_CAP]
     labels = list(data["labels"])
     assert capped and all(r[2] == "upper" for r in capped)
-    for model, _, _, _, benchmark in capped:  # the benchmark named is one the target is at chance on
+    for model, _, _, _, benchmark, _ in capped:  # the benchmark named is one the target is at chance on
         assert data["dropped"][labels.index(model), list(chosen.benchmarks).index(benchmark)]
     assert "math_hard" in {r[4] for r in capped}
     y, kind, reason = pooling._point_readings(chosen, data)
