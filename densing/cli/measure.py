@@ -61,7 +61,8 @@ def measure(
                                              "the Open LLM Leaderboard v2's own headline."),
     n_boot: int = typer.Option(600, "--n-boot", help="Bootstrap draws of the headline trend (its default; at most "
                                "100,000; a count whose pilot says it takes over a minute is announced first)."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the headline's random draws (bootstrap, sampling): the same seed, the same numbers."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the headline's random draws (bootstrap, sampling) and, with each "
+                      "model's own numbers, of that model's interval draws: the same seed, the same numbers."),
     allow_missing: bool = typer.Option(False, "--allow-missing", help="With --scores: place a model from the benchmarks "
                                        "it has where it lacks a score the headline inverts (refused otherwise); the "
                                        "last line names what was left out."),
