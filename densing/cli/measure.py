@@ -213,7 +213,7 @@ def models_counted(result, table: str) -> str:
     if undetermined:
         counted += f"{', ' if counted else ''}{undetermined} undetermined against"
     short = sum(bool(result.benchmarks_of(model)[1]) for model in frame["model"])
-    without = f"; {short} without a score the headline inverts (placed from the others)" if short else ""
+    without = f"; {short} of them placed without a score the headline inverts" if short else ""
     return (f"{len(frame)} models placed ({counted} the frontier's band{without}): each one's ρ, N̂ and band are in "
             f"{table}")
 

@@ -115,3 +115,16 @@ def test_past_five_models_the_closing_line_counts_them_and_says_where_the_table_
     band = pd.read_csv(rows)["band"].iloc[0]
     assert last == (f"7 models placed (7 {band} the frontier's band): each one's ρ, N̂ and band are in the table above "
                     f"and in {rows}."), last
+
+
+@pytest.mark.slow
+def test_past_five_models_with_allow_missing_the_closing_line_counts_those_placed_without_a_score(tmp_path, run_cli,
+                                                                                                 monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    path = tmp_path / "six.csv"
+    path.write_text(HEADER + _copies(4) + "".join(f"short/m-{i},7e9,2024-06-07,0.71,0.52,0.2,\n" for i in (1, 2)))
+    code, out, err = run_cli("measure", "--scores", path, "--n-boot", "40", "--allow-missing")
+    assert code == 0, err
+    last = _closing(out, 1)[0]
+    assert last.startswith("6 models placed (") and "; 2 of them placed without a score the headline inverts): " in last
+    assert last.endswith("are in the table above."), last
