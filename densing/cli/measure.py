@@ -61,7 +61,8 @@ def measure(
                                              "the Open LLM Leaderboard v2's own headline."),
     n_boot: int = typer.Option(600, "--n-boot", help="Bootstrap draws of the headline trend (its default; at most "
                                "100,000; a count whose pilot says it takes over a minute is announced first)."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the headline's random draws (bootstrap, sampling): the same seed, the same numbers."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the headline's random draws (bootstrap, sampling) and, with each "
+                      "model's own numbers, of that model's interval draws: the same seed, the same numbers."),
     allow_missing: bool = typer.Option(False, "--allow-missing", help="With --scores: place a model from the benchmarks "
                                        "it has where it lacks a score the headline inverts (refused otherwise); the "
                                        "last line names what was left out."),
@@ -113,7 +114,7 @@ def _evaluate(models: Path, suite: str, local_data: bool, data_root, limit, out:
                                       "--table": table_name})
     shown = shown_names(checked.target.table)
     _write(result, out, csv, words, n_boot, seed, checked.target, shown)
-    print_text_closing(result, shown)
+    print_text_closing(result, shown, f"{out}'s table" + (f" and in {csv}" if csv is not None else ""))
 
 
 def _place_scores(scores: Path, model: Optional[str], params: Optional[str], release_date: Optional[str],
@@ -151,7 +152,7 @@ def _place_scores(scores: Path, model: Optional[str], params: Optional[str], rel
                                       "--table": None if target.table.leads else target.table.name,
                                       "--allow-missing": allow_missing})
     _write(result, out, csv, words, n_boot, seed, target, shown, summary=False)
-    print_text_closing(result, shown)
+    print_text_closing(result, shown, "the table above" + (f" and in {csv}" if csv is not None else ""))
 
 
 def measure_headline(target, n_boot: int, seed: int, *, report: bool):
@@ -185,15 +186,36 @@ def _write_template(path: Path, table: Optional[str] = None) -> None:
           f"then run densing measure --scores {path}{given}")
 
 
-def print_text_closing(result, shown: dict[str, str] | None = None) -> None:
-    """The last line: the first model's density (or bound), where it sits against the frontier's band, and the
-    benchmarks the headline inverts that it has no score on (``--allow-missing``; by the names ``shown``)."""
+#: Up to this many placed models, the closing lines give each its own line; past it, one line counts them.
+CLOSING_MODELS = 5
+
+
+def print_text_closing(result, shown: dict[str, str] | None = None, table: str = "the table above") -> None:
+    """The closing lines: up to :data:`CLOSING_MODELS` models, one line each — its density (or bound), N̂, where it
+    sits against the frontier's band, and the benchmarks the headline inverts that it has no score on
+    (``--allow-missing``; by the names ``shown``); past that, one line counting them and naming ``table``, where each
+    one's row is."""
     frame = result.to_frame()
-    if not len(frame):
+    if len(frame) > CLOSING_MODELS:
+        print_text(closing([models_counted(result, table)]))
         return
-    r = frame.iloc[0]
-    more = f"{len(frame) - 1} more model(s) in the table above" if len(frame) > 1 else ""
-    print_text(closing([answers(result, shown)[0], f"released {r['release_date']}", more]))
+    for said, date in zip(answers(result, shown), frame["release_date"]):
+        print_text(closing([said, f"released {date}"]))
+
+
+def models_counted(result, table: str) -> str:
+    """The closing line of many placed models: how many, how many lie above, within and below the frontier's band,
+    how many were placed without a score the headline inverts (``--allow-missing``), and ``table``, where each is."""
+    frame = result.to_frame()
+    places = frame["band"].value_counts()
+    counted = ", ".join(f"{places[place]} {place}" for place in ("above", "within", "below") if place in places)
+    undetermined = len(frame) - sum(places.get(place, 0) for place in ("above", "within", "below"))
+    if undetermined:
+        counted += f"{', ' if counted else ''}{undetermined} undetermined against"
+    short = sum(bool(result.benchmarks_of(model)[1]) for model in frame["model"])
+    without = f"; {short} of them placed without a score the headline inverts" if short else ""
+    return (f"{len(frame)} models placed ({counted} the frontier's band{without}): each one's ρ, N̂ and band are in "
+            f"{table}")
 
 
 def answers(result, shown: dict[str, str] | None = None) -> tuple[str, ...]:

@@ -6,6 +6,7 @@
 """
 from __future__ import annotations
 
+import hashlib
 import warnings
 from dataclasses import dataclass, field
 from numbers import Integral, Real
@@ -86,7 +87,7 @@ def point_densities(models: pd.DataFrame, inversion) -> tuple[np.ndarray, np.nda
 
 
 def solve_densities(models: pd.DataFrame, inversion, *, seed: int = 0, level: float = 0.95, n_draws: int = N_DRAWS,
-                    intervals: bool = True) -> Densities:
+                    intervals: bool = True, own_draws: bool = False) -> Densities:
     """ρ of every row of ``models`` (:func:`densing.laws.inversion.score_matrix`'s table) under the inversion, with its
     interval: the one computation behind every per-model density table.
 
@@ -96,7 +97,10 @@ def solve_densities(models: pd.DataFrame, inversion, *, seed: int = 0, level: fl
     reference's bootstrap draws and the scores plus normal noise of sd σ, their standard error (joint inversion: √(σ² +
     S'(x̂)²·s²), or with ``skill="none"`` σ scaled by a Birge ratio above 1; :mod:`densing.laws.joint`); the ends the (1
     ∓ level)/2 ``inverted_cdf`` quantiles of the draws' ln ρ, a bound counted as −∞ / +∞ (an end among them is open: 0
-    or ∞). ``intervals=False`` or a reference without draws: NaN ends.
+    or ∞). ``intervals=False`` or a reference without draws: NaN ends. The draws come from one generator of ``seed``,
+    the rows' together (a draw is one pick for every row: the trend's joint draws), or with ``own_draws`` from a
+    generator per row (:func:`model_seed`: ``seed`` and the row's own numbers), so that a row's interval is the same
+    whatever rows stand beside it (a placed model's).
     """
     scores, stderr = arrays(models, inversion.benchmarks)
     params = models["params"].to_numpy(float)
@@ -119,10 +123,13 @@ def solve_densities(models: pd.DataFrame, inversion, *, seed: int = 0, level: fl
     if not intervals or count == 0 or not len(params):
         nan = np.full(len(params), np.nan)
         return Densities(y, kind, nan, nan.copy(), None, columns)
-    rng = np.random.default_rng(seed)
-    picks = rng.integers(inversion.n_draws, size=count)
-    noise = rng.standard_normal((count, *scores.shape)) * noise_sd[None]
-    drawn_y, drawn_kind = inversion.draws(picks, scores[None] + noise, stderr, params, **extra)
+    if own_draws:
+        drawn_y, drawn_kind = _own_draws(inversion, scores, stderr, params, noise_sd, extra, seed=seed, count=count)
+    else:
+        rng = np.random.default_rng(seed)
+        picks = rng.integers(inversion.n_draws, size=count)
+        noise = rng.standard_normal((count, *scores.shape)) * noise_sd[None]
+        drawn_y, drawn_kind = inversion.draws(picks, scores[None] + noise, stderr, params, **extra)
     drawn_y, drawn_kind, _ = within_members(drawn_y, drawn_kind, np.log(params)[None], region)
     open_y = np.where(drawn_kind == EXACT, drawn_y, np.where(drawn_kind > 0, np.inf, -np.inf))
     low, high = np.quantile(open_y, [(1 - level) / 2, (1 + level) / 2], axis=0, method=_CI_QUANTILE_METHOD)
@@ -131,16 +138,45 @@ def solve_densities(models: pd.DataFrame, inversion, *, seed: int = 0, level: fl
     return Densities(y, kind, np.exp(low), np.exp(high), open_y, columns)
 
 
-def density_table(models: pd.DataFrame, inversion, *, seed: int = 0, level: float = 0.95, n_draws: int = N_DRAWS) -> pd.DataFrame:
+def model_seed(seed: int, benchmarks, scores: np.ndarray, stderr: np.ndarray, params: float) -> np.random.SeedSequence:
+    """The seed of one model's own draws: ``SeedSequence([seed, *w])``, w the eight 32-bit words of the SHA-256 of the
+    model's numbers as the inversion reads them — the benchmarks' names, then its scores, their standard errors and its
+    size as little-endian float64 (a missing number as one NaN, −0 as 0). The name is not part of it: two rows of the
+    same numbers draw the same, whatever they are called, and a model draws the same alone or beside others."""
+    numbers = np.concatenate([np.ravel(scores), np.ravel(stderr), [params]]).astype("<f8") + 0.0  # −0 → 0
+    numbers[np.isnan(numbers)] = np.nan
+    digest = hashlib.sha256("\x1f".join(benchmarks).encode() + b"\x00" + numbers.tobytes()).digest()
+    return np.random.SeedSequence([int(seed), *np.frombuffer(digest, "<u4").tolist()])
+
+
+def _own_draws(inversion, scores: np.ndarray, stderr: np.ndarray, params: np.ndarray, noise_sd: np.ndarray,
+               extra: dict, *, seed: int, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """ln ρ and kind per draw × row (:func:`solve_densities`'s draws), each row from its own generator
+    (:func:`model_seed`): ``count`` picks of the reference's draws, then the score noise of sd ``noise_sd``."""
+    drawn_y, drawn_kind = np.empty((count, len(params))), np.empty((count, len(params)))
+    for row in range(len(params)):
+        rng = np.random.default_rng(model_seed(seed, inversion.benchmarks, scores[row], stderr[row], params[row]))
+        picks = rng.integers(inversion.n_draws, size=count)
+        noise = rng.standard_normal((count, 1, scores.shape[1])) * noise_sd[None, row:row + 1]
+        own = {name: value[row:row + 1] for name, value in extra.items()}  # the row's weights
+        drawn_y[:, row:row + 1], drawn_kind[:, row:row + 1] = inversion.draws(
+            picks, scores[None, row:row + 1] + noise, stderr[row:row + 1], params[row:row + 1], **own)
+    return drawn_y, drawn_kind
+
+
+def density_table(models: pd.DataFrame, inversion, *, seed: int = 0, level: float = 0.95, n_draws: int = N_DRAWS,
+                  own_draws: bool = False) -> pd.DataFrame:
     """The trend's and the report's per-model table: :func:`solve_densities` of every target, densest first. Columns:
     model, params, release_date (family), for the joint inversion ``birge_ratio`` and each benchmark's ``density:<b>``,
     bound and interval (:func:`per_benchmark_intervals`), then ``density`` (ρ or its bound), ``bound``
     (:func:`bound_words`), ``density_ci_low``/``_high``, ``near_chance``, ``reading`` (:func:`readings`),
-    ``effective_params`` (ρ·N), ``reference`` (the inversion's name) and ``d0``."""
-    solved = solve_densities(models, inversion, seed=seed, level=level, n_draws=n_draws)
+    ``effective_params`` (ρ·N), ``reference`` (the inversion's name) and ``d0``. ``own_draws``: each row's intervals
+    from its own draws (:func:`solve_densities`)."""
+    solved = solve_densities(models, inversion, seed=seed, level=level, n_draws=n_draws, own_draws=own_draws)
     density = np.exp(solved.log_density)
     out = models[["model", "params", "release_date"] + [c for c in ("family",) if c in models.columns]].assign(
-        **solved.columns, **per_benchmark_intervals(models, inversion, seed=seed, level=level, n_draws=n_draws),
+        **solved.columns,
+        **per_benchmark_intervals(models, inversion, seed=seed, level=level, n_draws=n_draws, own_draws=own_draws),
         density=density, bound=bound_words(solved.kind), density_ci_low=solved.low, density_ci_high=solved.high,
         near_chance=near_chance(*arrays(models, inversion.benchmarks), inversion.benchmarks))
     out["reading"] = readings(out)
@@ -150,7 +186,7 @@ def density_table(models: pd.DataFrame, inversion, *, seed: int = 0, level: floa
 
 
 def per_benchmark_intervals(models: pd.DataFrame, inversion, *, seed: int = 0, level: float = 0.95,
-                            n_draws: int = N_DRAWS) -> dict[str, np.ndarray]:
+                            n_draws: int = N_DRAWS, own_draws: bool = False) -> dict[str, np.ndarray]:
     """For a joint inversion, each benchmark's ``bound:<b>``, ``density_ci_low:<b>`` and ``density_ci_high:<b>``
     through ``PerBenchmark`` of its fit, over the models with a score on it (NaN, "" for the others); else {}."""
     if not isinstance(inversion, Joint):
@@ -162,7 +198,8 @@ def per_benchmark_intervals(models: pd.DataFrame, inversion, *, seed: int = 0, l
         low, high = np.full(len(models), np.nan), np.full(len(models), np.nan)
         words = np.full(len(models), "", dtype=object)
         if scored.any():
-            solved = solve_densities(models[scored], PerBenchmark(fit), seed=seed, level=level, n_draws=n_draws)
+            solved = solve_densities(models[scored], PerBenchmark(fit), seed=seed, level=level, n_draws=n_draws,
+                                     own_draws=own_draws)
             low[scored], high[scored], words[scored] = solved.low, solved.high, bound_words(solved.kind)
         out[f"bound:{b}"], out[f"density_ci_low:{b}"], out[f"density_ci_high:{b}"] = words, low, high
     return out

@@ -155,6 +155,9 @@ class Joint:
 
     fits: tuple[ReferenceFit, ...]
     skill: str = "pooled"  # the between-benchmark variance (densing.laws.joint): "pooled" or "none"
+    #: With ``skill="pooled"``: s² held fixed (a placement's: the headline's, :func:`densing.placement.place.
+    #: place_models`), so a model's density does not move with the rows solved beside it; None: s² pooled over them.
+    skill2: float | None = None
     #: The last 64 joint inversions of point scores, by (shape, scores, stderr): :meth:`solve_point`'s.
     solved: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
@@ -199,7 +202,7 @@ class Joint:
         if key not in self.solved:
             if len(self.solved) >= 64:
                 self.solved.pop(next(iter(self.solved)))
-            self.solved[key] = found = invert_joint(list(self.fits), scores, stderr, skill=self.skill)
+            self.solved[key] = found = invert_joint(list(self.fits), scores, stderr, skill=self.skill, skill2=self.skill2)
             for value in vars(found).values():
                 if isinstance(value, np.ndarray):
                     value.flags.writeable = False

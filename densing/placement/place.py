@@ -5,6 +5,7 @@ line ln ρmax = A·t + B (Xiao et al. 2024, eq. 5) at its date, with the band of
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Sequence
 
 import numpy as np
@@ -98,19 +99,23 @@ def place_models(scores: pd.DataFrame, inversion, line, *, seed: int = 0,
     dates (:func:`line_dates`). Columns: the model, its date, ``score:<b>``, ``items:<b>``, ``inverted``, ``missing``,
     ``reference``, ρ and N̂ = ρ·N with their 95% intervals, ``reading`` (:func:`densing.display.density_reading`),
     the line at the date (:func:`frontier_at`), ``frontier``, ``words``, ``band`` (:func:`band_position`).
-    ``population``: score rows of the models the headline inverts, inverted beside ``scores``' (which replace a row of
-    the same model), so that the joint inversion's s² (:mod:`densing.laws.joint`) is the headline's, not one model's.
+    ``population``: score rows of the models the headline inverts, whose pooled s² (the joint inversion's
+    between-benchmark variance, :mod:`densing.laws.joint`) every model is inverted with (:func:`headline_skill`): the
+    headline's, not one model's, nor moved by the other rows of ``scores`` (without it: pooled over ``scores``' models).
+    Each model's interval comes from its own draws, seeded by ``seed`` and its own numbers
+    (:func:`densing.laws.density.model_seed`; not its name): a model gets the same interval alone or beside others.
     """
     from densing.laws.density import density_table
     from densing.trend.targets import trend_targets
 
     if not any(b in set(scores["benchmark"]) for b in inversion.benchmarks):
         raise InputError(f"scores: none of the inversion's benchmarks ({', '.join(inversion.benchmarks)}) has a score")
-    epoch = getattr(line, "epoch", None)
-    inverted = (pd.concat([population[~population["model"].isin(set(scores["model"]))], scores], ignore_index=True)
-                if population is not None and len(population) else scores)
-    models, left = trend_targets(inverted, inversion, since=None, **({"epoch": epoch} if epoch else {}))
-    table = density_table(models, inversion, seed=seed) if len(models) else pd.DataFrame(columns=["model"])
+    epoch = {"epoch": line.epoch} if getattr(line, "epoch", None) else {}
+    if population is not None and len(population):
+        inversion = headline_skill(inversion, trend_targets(population, inversion, since=None, **epoch)[0])
+    models, left = trend_targets(scores, inversion, since=None, **epoch)
+    table = (density_table(models, inversion, seed=seed, own_draws=True) if len(models)
+             else pd.DataFrame(columns=["model"]))
     chance = _chance_note(scores, inversion.benchmarks)
     first = scores.drop_duplicates("model").set_index("model")
     smallest = math.exp(member_log_sizes(inversion)[0])  # the reference's smallest member (the identified region)
@@ -149,6 +154,18 @@ def place_models(scores: pd.DataFrame, inversion, line, *, seed: int = 0,
                                 f"{record['inverted'].replace(',', ', ')}")
         rows.append(record)
     return pd.DataFrame(rows)
+
+
+def headline_skill(inversion, targets: pd.DataFrame):
+    """``inversion`` with the joint inversion's s² held at the value pooled over ``targets`` (the headline's inverted
+    models, :func:`densing.trend.targets.trend_targets`' rows): s² = max(0, mean over models of [Var_b(x_b) −
+    mean_b (σ_b / S_b'(x_b))²]) (DerSimonian & Laird 1986; :mod:`densing.laws.joint`). A per-benchmark inversion, or a
+    joint one without a pooled s², is returned as it is."""
+    from densing.laws.inversion import Joint, arrays
+
+    if not isinstance(inversion, Joint) or inversion.skill != "pooled" or not len(targets):
+        return inversion
+    return replace(inversion, skill2=inversion.solve_point(*arrays(targets, inversion.benchmarks)).skill2)
 
 
 def band_position(reading: str, value: float, band_low: float, band_high: float) -> str:

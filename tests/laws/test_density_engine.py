@@ -86,3 +86,19 @@ def test_the_headline_default_refuses_what_needs_a_fit(option, run_cli):
     geometric mean to fold a poor fit into — refused in one line, never ignored."""
     code, out, err = run_cli("density", *option)
     assert code == 2 and out == "" and err.count("\n") == 1 and option[0] in err and "--fit" in err
+
+
+def test_own_draws_give_a_row_the_same_interval_whatever_rows_stand_beside_it():
+    """``own_draws``: a row's interval from a generator of the run's seed and its own numbers, not its name nor its
+    place among the rows; another seed draws another interval (the row's numbers do not fix it alone)."""
+    from densing.laws.density import solve_densities
+
+    fit = ReferenceFit.load(ROOT / "reference_fits" / "family_llama-3.1_mmlu.json")
+    inversion = PerBenchmark(fit, fit.d0)
+    models, _ = trend_targets(with_stderr(read_results(PUBLIC)), inversion)
+    one = models.iloc[[3]]
+    alone = solve_densities(one, inversion, own_draws=True)
+    beside = solve_densities(pd.concat([models.iloc[:3], one.assign(model="renamed")]), inversion, own_draws=True)
+    assert (beside.low[-1], beside.high[-1]) == (alone.low[0], alone.high[0])
+    other = solve_densities(one, inversion, seed=1, own_draws=True)
+    assert other.log_density[0] == alone.log_density[0] and (other.low[0], other.high[0]) != (alone.low[0], alone.high[0])
