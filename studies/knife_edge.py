@@ -51,6 +51,7 @@ from __future__ import annotations
 import argparse
 import math
 import time
+from operator import attrgetter
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -345,7 +346,7 @@ def row_lines(table: str, seeds: int, shown: int) -> list[str]:
     error = float(np.std(months, ddof=1)) if len(months) > 1 else math.nan
     near = sorted({m.crossing.model for m in moves})
     by_boundary = pd.Series([m.crossing.boundary for m in moves]).value_counts()
-    ranked = sorted(moves, key=lambda m: m.size, reverse=True)
+    ranked = sorted(moves, key=attrgetter("size"), reverse=True)
     out = [f"## {table}: {words}, `{command}`; references {', '.join(n.family for n in common.names)} "
            f"(weights {', '.join(f'{w:.3f}' for w in trend.weights)}); {len(common.frame)} targets; point "
            f"{_months(doubling_months(trend.slope_per_day))} months at {trend.n_boot} draws",
