@@ -281,9 +281,14 @@ def _print_headline_detail(result, wide: bool, table: str | None = None) -> None
     print_frame(result.references, keys=1, together=("months", "ci_low", "ci_high"), identifiers=("benchmarks",),
                 title="the headline's references (pooling weight; months: its own doubling time with its 95% interval "
                       "over the same paired draws)", wide=wide)
-    if (head := result.rules.get(result.headline_rule)) is not None and len(head.lab_influence):
+    head = result.rules.get(result.headline_rule)
+    if head is not None and len(head.lab_influence):
         print_frame(head.lab_influence_frame(), keys=1, title="leave one lab out: the headline without each lab's "
                     "targets (the references and their weights kept), the largest move first", wide=wide)
+    if head is not None:
+        from densing.present.verdict import influential_target_words
+
+        print_texts(influential_target_words(head))
     print_frame(result.sensitivity, keys=2, together=("months", "doubling_time_months", "ci_low", "ci_high", "status"),
                 title="sensitivity of the headline, one engine: each reference, the other frontier rules, every "
                       "reference at one budget, the family law's other shape", wide=wide)

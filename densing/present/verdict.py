@@ -269,8 +269,40 @@ def headline_summary(m) -> dict:
                for kind in ("ceiling", "floor")},
             "region": {"bounds": head.n_region_bounds, "months_with_bounds": months,
                        "months_without_bounds": json_number(head.months_without_region)},
-            "leave_one_family_out": frame_records(head.influence_frame()), "labs": head.labs_record(),
+            "leave_one_family_out": frame_records(head.influence_frame()),
+            "most_influential_target": influential_target_record(head), "labs": head.labs_record(),
             "targets": readings_records(head.readings)}
+
+
+def _target_move(head) -> float:
+    """The doubling time without the most influential target less the estimate (months; NaN where either is not
+    finite: the line rises without it in neither, or no longer rises)."""
+    with np.errstate(invalid="ignore"):
+        return float(head.months_without_model - head.doubling_time_months)
+
+
+def influential_target_record(head) -> dict:
+    """The single target whose removal moves the headline's point most (leave one model out,
+    :func:`densing.trend.influence.most_influential_model`; the references and their weights kept), as values:
+    ``model`` (null where no target was left out), ``months_without`` (the doubling time without it; null where the
+    line no longer rises) and ``move_months`` (that less the estimate)."""
+    return {"model": head.most_influential_model or None, "months_without": json_number(head.months_without_model),
+            "move_months": json_number(_target_move(head))}
+
+
+def influential_target_words(head) -> str:
+    """``densing trend --detail``'s line on the single most influential target, printed whether or not its move leaves
+    the interval: "leave one target out: without M the estimate is 4.12 months (+0.37 months), the largest move of
+    any single target …"; "" where no target was left out."""
+    model, months = head.most_influential_model, head.months_without_model
+    if not model:
+        return ""
+    move = _target_move(head)
+    shown = (f"the estimate is {format_months(months)} months ({signed(move)} months)" if math.isfinite(move)
+             else "the frontier line no longer rises (no doubling time)")
+    return (f"leave one target out: without {model} {shown}, the largest move of any single target (the references "
+            "and their weights kept); one target moved across a censoring boundary: docs/method.md, \"The "
+            "knife-edge\"")
 
 
 def readings_records(readings) -> list[dict]:
