@@ -33,11 +33,11 @@ target below the knee scores above what that law gives at its true effective siz
 once per family from its own stream (``SeedSequence([seed, r, 1])``), so replicate r's planted ln ρ are
 real_configuration's replicate r's.
 
-**Two worlds.** ``v2`` and ``public`` (the slow approach to chance) are the world above, written first. On them the
-canonical curve of an exact-match benchmark (MATH-hard, c_b = 0) leaves every model under an effective 0.5 B with
-about 0–4 of 1,324 items right, at chance by the 2-SE margin, so there the old rule bounds each tiny target through
-MATH-hard, where on the real v2 table SmolLM-135M (0.014), SmolLM2-135M (0.012) and AMD-Llama-135m (0.008) are above
-chance on every benchmark and invert where the fitted curves flatten. ``v2_floor`` and ``public_floor`` add that
+**Two worlds.** ``v2`` and ``public`` (the slow approach to chance) are the world above. On them the canonical curve
+of an exact-match benchmark (MATH-hard, c_b = 0) leaves every model under an effective 0.5 B with about 0–4 of 1,324
+items right, at chance by the 2-SE margin, so there the 2-SE rule bounds each tiny target through MATH-hard, where on
+the real v2 table SmolLM-135M (0.014), SmolLM2-135M (0.012) and AMD-Llama-135m (0.008) are above chance on every
+benchmark and invert where the fitted curves flatten. ``v2_floor`` and ``public_floor`` add that
 departure, the second the real tables show: the curves approach an effective floor e_b above the registered chance,
 
     p_{m,b} = e_b + (1 − e_b)·σ(γ_b·(u_f(x) − l_b)),    e_b = c_b + max(0, median_b − c_b),
@@ -52,14 +52,17 @@ the common targets, :func:`densing.trend.pooling.pooled_trend`, the state by
 :func:`densing.trend.uncertainty.from_row_trend`), made twice on the same targets and the same draws (paired):
 
 - **the new rule**, the package as it is: the identified region, the direction of a set's chance scores;
-- **today's rule** (the 2-SE rule before the region): no region (pooling's ``within_members`` given the whole line,
-  so it changes nothing), no score left out of a joint inversion (``floor_plan`` all False), and a target with any
-  benchmark at chance an upper bound at its value (``_floored`` = ``floor_scores(...).any(-1)``).
+- **the 2-SE rule** (the floor rule without the region, docs/method.md "Floors as bounds"): no region (pooling's
+  ``within_members`` given the whole line, so it changes nothing), no score left out of a joint inversion
+  (``floor_plan`` all False), and a target with any benchmark at chance an upper bound at its value (``_floored`` =
+  ``floor_scores(...).any(-1)``).
 
 **Recorded per replicate**: each rule's pooled point slope, 95% interval and state; the new rule's region bounds and
-its point without the region; the targets below every reference's smallest member; and, under today's rule, the
+its point without the region; the targets below every reference's smallest member; and, under the 2-SE rule, the
 mean error of the exact point readings (inverted ln ρ − planted ln ρ, mean over the row's benchmarks) of the targets
-whose planted effective size lies below the knee on every benchmark, and of the others.
+whose planted effective size lies below the knee on every benchmark, and of the others. The summary adds the
+*oracle*, real_configuration's: the censored 0.9 quantile line of the planted ln ρ over the row's targets, with no
+inversion, what either rule would give if every density were read exactly.
 
 Run (resumable; one JSON line per replicate in ``STORE/<variant>.jsonl``; :data:`ROWS` names the variants)::
 
@@ -143,7 +146,8 @@ ROWS = {
 
 
 def log_size_of_u(u: np.ndarray) -> np.ndarray:
-    """The inverse of u(x) = −(e^x / 10⁹)^−α: x = ln 10⁹ − ln(−u)/α (α = 0.34, :func:`studies._power_world.power_u`)."""
+    """The inverse of u(x) = −(e^x / 10⁹)^−α: x = ln 10⁹ − ln(−u)/α (α = 0.34,
+    :func:`studies._power_world.power_u`)."""
     return math.log(W.POWER_N_UNIT) - np.log(-np.asarray(u, float)) / W.POWER_ALPHA
 
 
@@ -215,21 +219,22 @@ def replicate_table(row: Row, r: int, seed: int) -> tuple[pd.DataFrame, pd.DataF
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# today's rule
+# the 2-SE rule
 
 
 def _whole_line(y, kind, log_params, region):
-    """``within_members`` with the region the whole line: no density becomes a bound (today's rule had no region)."""
+    """``within_members`` with the region the whole line: no density becomes a bound (the 2-SE rule has no region)."""
     return _WITHIN_MEMBERS(y, kind, log_params, (-np.inf, np.inf))
 
 
 def _any_benchmark(scores, sigma, benchmarks, data) -> np.ndarray:
-    """Today's floor: a target with any benchmark at chance (S_b ≤ c_b + 2σ_b) is an upper bound at its value."""
+    """The 2-SE rule's floor: a target with any benchmark at chance (S_b ≤ c_b + 2σ_b) is an upper bound at its
+    value."""
     return floor_scores(scores, sigma, chance_levels(benchmarks)).any(axis=-1)
 
 
 def _none_left_out(scores, sigma, chance, joint) -> np.ndarray:
-    """Today's joint inversion: every score stays in it (no score leaves for being at chance)."""
+    """The 2-SE rule's joint inversion: every score stays in it (no score leaves for being at chance)."""
     return np.zeros(np.shape(scores), bool)
 
 
@@ -237,7 +242,7 @@ _WITHIN_MEMBERS = pooling.within_members
 
 
 @contextmanager
-def todays_rule():
+def two_se_rule():
     """:mod:`densing.trend.pooling` under the rule the identified region replaces (module docstring), restored after."""
     kept = (pooling.within_members, pooling._floored, pooling.floor_plan)
     pooling.within_members, pooling._floored, pooling.floor_plan = _whole_line, _any_benchmark, _none_left_out
@@ -300,20 +305,37 @@ def run_replicate(r: int, name: str, seed: int, n_boot: int) -> dict:
     try:
         common = capability.row_targets(table, candidates, fits, found, since=EPOCH, epoch=EPOCH)
         new = pooling.pooled_trend(common, n_boot=n_boot, n_boot_share=0, seed=r)
-        with todays_rule():
-            today = pooling.pooled_trend(common, n_boot=n_boot, n_boot_share=0, seed=r)
+        with two_se_rule():
+            two_se = pooling.pooled_trend(common, n_boot=n_boot, n_boot_share=0, seed=r)
     except (DensingError, ValueError, FloatingPointError) as exc:
         return {**record, "error": f"{type(exc).__name__}: {exc}"}
     smallest = min(float(np.min(table.loc[table["family"] == f, "params"])) for f in found)
-    tiny_error, rest_error, below_knee = reading_errors(today, common, frame, benchmarks)
+    tiny_error, rest_error, below_knee = reading_errors(two_se, common, frame, benchmarks)
     record.update({
-        **_row_record("", new), **_row_record("today_", today), "dropped": dropped, "references": list(found),
+        **_row_record("", new), **_row_record("two_se_", two_se), "dropped": dropped, "references": list(found),
         "n_targets": len(common.frame), "region_bounds": int(sum(new.region_bounds)),
         "without_region": new.slope_without_region,
         "below_every_reference": int((common.frame["params"].to_numpy(float) < smallest).sum()),
-        "below_knee": below_knee, "today_error_below_knee": tiny_error, "today_error_others": rest_error,
+        "below_knee": below_knee, "two_se_error_below_knee": tiny_error, "two_se_error_others": rest_error,
     })
     return record
+
+
+def row_models(row: Row) -> pd.Series:
+    """The row's targets: the table's models dated on or after the epoch with a score on every benchmark of the row
+    (the common targets of every replicate: every planted score is there where the real one is)."""
+    frame = RC.table_frame(row.table)
+    scored = frame[[f"present:{b}" for b in row.spec.benchmarks]].all(axis=1)
+    return frame.loc[(frame["t"] >= 0) & scored, "model"]
+
+
+def oracle_of(record: dict, row: Row, seed: int) -> float:
+    """The record's oracle slope (:func:`studies.real_configuration.oracle_slope`: the censored 0.9 quantile line of
+    the planted ln ρ over the row's targets, no inversion), from replicate r's planted densities drawn again (the
+    same stream as :func:`replicate_table`'s)."""
+    rng = np.random.default_rng(np.random.SeedSequence([seed, record["replicate"]]))
+    frame = RC.densities(RC.table_frame(row.table), row, rng)
+    return RC.oracle_slope(frame, row_models(row), row.spec.benchmarks)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -323,6 +345,15 @@ def run_replicate(r: int, name: str, seed: int, n_boot: int) -> dict:
 def _share(hits) -> str:
     p, se = _planted.coverage(list(hits))
     return f"{p:.3f} ± {se:.3f}"
+
+
+def _mean_error(values: list[float]) -> str:
+    """The mean of the replicates' finite values ± its standard error, or why there is none."""
+    found = np.array(values, float)
+    found = found[np.isfinite(found)]
+    if found.size < 2:
+        return "no exact reading"
+    return f"{np.mean(found):+.2f} ± {np.std(found, ddof=1) / math.sqrt(found.size):.2f} ({found.size} replicates)"
 
 
 def _rule_lines(label: str, prefix: str, good: list[dict], latent: float) -> tuple[list[str], bool]:
@@ -339,7 +370,7 @@ def _rule_lines(label: str, prefix: str, good: list[dict], latent: float) -> tup
     return lines, met
 
 
-def summary(name: str, records: list[dict]) -> list[str]:
+def summary(name: str, records: list[dict], seed: int = 0) -> list[str]:
     row = ROWS[name]
     good = [x for x in records if "error" not in x]
     bad = [x for x in records if "error" in x]
@@ -354,41 +385,42 @@ def summary(name: str, records: list[dict]) -> list[str]:
                f"knee on every benchmark {np.mean([x['below_knee'] for x in good]):.1f}; references left out (their "
                "planted law does not fit), share of replicates: "
                + (", ".join(f"{f} {n / len(good):.2f}" for f, n in dropped.items()) if len(dropped) else "none"))
-    tiny = np.array([x["today_error_below_knee"] for x in good], float)
-    rest = np.array([x["today_error_others"] for x in good], float)
-    out.append(f"  today's rule, exact point readings' error (inverted − planted ln ρ), mean over replicates: below "
-               f"the knee {np.nanmean(tiny):+.2f} ± {np.nanstd(tiny, ddof=1) / math.sqrt(np.isfinite(tiny).sum()):.2f}, "
-               f"the others {np.nanmean(rest):+.2f} ± {np.nanstd(rest, ddof=1) / math.sqrt(np.isfinite(rest).sum()):.2f}")
+    tiny = _mean_error([x["two_se_error_below_knee"] for x in good])
+    rest = _mean_error([x["two_se_error_others"] for x in good])
+    out.append(f"  the 2-SE rule, exact point readings' error (inverted − planted ln ρ), mean over replicates: below "
+               f"the knee {tiny}, the others {rest}")
     new_lines, new_met = _rule_lines("the new rule (the package)", "", good, latent)
-    today_lines, today_met = _rule_lines("today's rule (no region, any benchmark at chance an upper bound)", "today_",
+    two_se_lines, two_se_met = _rule_lines("the 2-SE rule (no region, any benchmark at chance an upper bound)", "two_se_",
                                          good, latent)
-    out += new_lines + today_lines
+    out += new_lines + two_se_lines
+    out.append(f"  the oracle (the planted ln ρ's own frontier line over the row's targets, no inversion): "
+               f"{RC._bias(np.array([oracle_of(x, row, seed) for x in good]), latent)}")
     out.append(f"  the new rule's region bounds per row (target inversions over the references) "
                f"{np.mean([x['region_bounds'] for x in good]):.1f}; its point without the region "
                f"{RC._bias(np.array([x['without_region'] for x in good]), latent)}")
-    change = np.array([100 * (x["point"] - x["today_point"]) / latent for x in good])
-    out.append(f"  paired, the new rule's point − today's, in % of A: median {np.median(change):+.1f}% ± "
+    change = np.array([100 * (x["point"] - x["two_se_point"]) / latent for x in good])
+    out.append(f"  paired, the new rule's point − the 2-SE rule's, in % of A: median {np.median(change):+.1f}% ± "
                f"{RC._median_se(change):.1f}, mean {np.mean(change):+.1f}% ± "
                f"{np.std(change, ddof=1) / math.sqrt(change.size):.1f}")
     out.append(f"  done-when (coverage ≥ 0.90, |median and mean bias| ≤ 5%): the new rule "
-               f"{'meets it' if new_met else 'does not meet it'}; today's rule {'meets it' if today_met else 'does not'}")
+               f"{'meets it' if new_met else 'does not meet it'}; the 2-SE rule {'meets it' if two_se_met else 'does not'}")
     return out
 
 
-def report(store: Path) -> list[str]:
+def report(store: Path, seed: int = 0) -> list[str]:
     out = ["# PYTHONPATH=. OMP_NUM_THREADS=1 nice -n 10 python studies/floor_region.py --variant NAME --replicates R "
-           "--n-boot K --store STORE   (each row below, R and K as printed)",
+           "--store STORE   (each variant below, R as printed; 600 draws a row, the CLI's)",
            "# PYTHONPATH=. python studies/floor_region.py --summary --store STORE > studies/floor_region.results.txt",
            f"The world's departure: below an effective size of 0.5 B each family's curve has its own steepness "
-           f"κ_f·γ_b in u, κ_f ~ Uniform({KAPPA_LOW:g}, {KAPPA_HIGH:g}). Monte Carlo standard errors: √(p(1 − p)/R) "
+           f"κ_f·γ_b in u, κ_f ~ Uniform({KAPPA_LOW:g}, {KAPPA_HIGH:g}); the *_floor variants' curves approach the "
+           "real table's effective floors e_b (the median score of its dated models under 0.5 B) in place of chance. "
+           "Monte Carlo standard errors: √(p(1 − p)/R) "
            "for shares; the median's by resampling the replicates; bias in % of the planted slope A (positive: too "
            "steep). Both rules on the same replicates and draws."]
     for name in ROWS:
         records = read_store(store / f"{name}.jsonl")
         if records:
-            draws = sorted({x["config"].rsplit("n_boot=", 1)[-1] for x in records})
-            out.append(f"# {name}: --replicates {len(records)} --n-boot {', '.join(draws)}")
-            out.extend(summary(name, records))
+            out.extend(summary(name, records, seed))
     return out
 
 
@@ -398,7 +430,7 @@ def main() -> None:
     args = parser.parse_args()
     store = Path(args.store)
     if args.summary:
-        print("\n".join(report(store)))
+        print("\n".join(report(store, args.seed)))
         return
     if args.variant is None:
         parser.error("--variant or --summary")
@@ -409,7 +441,7 @@ def main() -> None:
                                                                                     args.n_boot),
                                           config, str(store / f"{args.variant}.jsonl"), seconds=seconds)
     print(f"{fresh} replicates run in {elapsed:.0f} s, {len(done) - fresh} read from the store")
-    print("\n".join(summary(args.variant, done)))
+    print("\n".join(summary(args.variant, done, args.seed)))
 
 
 if __name__ == "__main__":
