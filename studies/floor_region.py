@@ -103,7 +103,7 @@ KNEE = math.log(0.5e9)
 KAPPA_LOW, KAPPA_HIGH = 0.3, 1.0
 #: Models smaller than this (parameters) set a table's effective floors (:func:`effective_floors`).
 SMALL_PARAMS = 0.5e9
-#: The v2-native row's references as ``densing trend --table openllm_v2`` declares them.
+#: The v2-native row's references as ``densing trend --table openllm_v2`` measures it (``results/openllm_v2/trend.json``).
 V2_REFERENCES = ("Falcon3", "Qwen2", "Qwen2.5", "Qwen1.5", "Llama-2", "StableLM")
 
 
