@@ -2,8 +2,6 @@
 screen (80 × 40) ending with its doubling time, or as JSON (``--format json``) or CSV (the tables' rows)."""
 from __future__ import annotations
 
-import pandas as pd
-
 from densing.cli.layout import closing
 from densing.cli.output import Format, print_document, print_frame, print_text, working
 from densing.errors import InputError
@@ -31,8 +29,11 @@ def interval_words(record: dict) -> str:
             f"{format_months(record['ci_high'])})")
 
 
-def _tables_frame(found: dict) -> pd.DataFrame:
-    """One row per table: its own doubling time on the common scale, its points, a_T and s_T with s_T's interval."""
+def _tables_frame(found: dict):
+    """One row per table (a DataFrame): its own doubling time on the common scale, its points, a_T and s_T with s_T's
+    interval."""
+    import pandas as pd
+
     scales = {s["table"]: s for s in found["scales"]}
     rows = []
     for table in found["tables"]:
