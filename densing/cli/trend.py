@@ -9,6 +9,7 @@ import typer
 
 from densing import paths, registry
 from densing.cli.layout import DETAIL_HELP, ROW_TOGETHER, browser_lines, closing, command_words, counted
+from densing.cli.pooled import ALL_HELP, ALL_TABLES
 from densing.cli.output import (FORMAT_HELP, SEED_HELP, Format, announced, d0_option, draws_option, print_document,
                                 print_frame, print_text, print_texts, working)
 from densing.constants import DEFAULT_EPOCH, PAPER
@@ -53,7 +54,7 @@ def _since(text: Optional[str], option: str = "--since") -> Optional[str]:
 
 TABLE_HELP = ("Target table by name (the default: the public table, results/public_models.csv): "
               + "; ".join(f"'{name}': {table.words}" for name, table in registry.tables().items())
-              + ". With --results, the table's benchmarks and sets applied to that file.")
+              + f"; {ALL_HELP}. With --results, the table's benchmarks and sets applied to that file.")
 
 
 def trend(
@@ -75,6 +76,9 @@ def trend(
     detail: bool = typer.Option(False, "--detail", help=DETAIL_HELP),
 ) -> None:
     """Density trend ln ρmax = A·t + B with fit, score and model uncertainty, validity checks, and the headline (or why it is withheld)."""
+    if table_name == ALL_TABLES:  # the three tables' pooled law (densing.cli.pooled)
+        _pooled(results, fit, d0, epoch, since, n_boot, seed, by, without_continual, fmt)
+        return
     profile, path = registry.resolve_table(results, table_name)  # the table's sets and rules, the file read
     d0_tokens = d0_option(d0)  # before any work, for either design
     if design != LEADERBOARD:  # --table with it is refused by densing.cli.app.EXCLUSIVE
@@ -115,6 +119,17 @@ def trend(
         else:
             _print_headline_screen(result, beside=profile.leads and shipped, forecast=forecast)
     print_text(_closing(result))
+
+
+def _pooled(results, fit, d0, epoch, since, n_boot, seed, by, without_continual, fmt) -> None:
+    """``densing trend --table all`` (:func:`densing.cli.pooled.run`), once every option it does not take is refused."""
+    from densing.cli import pooled
+
+    pooled.refuse_options({"--results": results is not None, "--fit": fit is not None, "--d0": d0 is not None,
+                           "--epoch": epoch != DEFAULT_EPOCH, "--since": since != DEFAULT_EPOCH,
+                           "--by": by is not By.headline, "--without-continual": without_continual})
+    draws_option(n_boot, seed)
+    pooled.run(n_boot=n_boot, seed=seed, fmt=fmt)
 
 
 def _measure(path, profile, fit, d0_tokens, since, epoch, n_boot, seed, by, without_continual, shown):
