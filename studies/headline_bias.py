@@ -367,10 +367,16 @@ def summary(store: Path, seed: int, n_boot: int) -> tuple[list[str], list[dict]]
         drawn = read_store(store_of(store, table, "drawn"), config_of(table, seed, n_boot, "drawn"))
         if len(drawn) > 2:
             other = measured(drawn, real.slope)
+            months_drawn = bias_record.corrected_months(real.slope, real.low, real.high, bias=other["bias"],
+                                                        bias_se=other["bias_se"], level=LEVEL)
+            record.update(bias_drawn=other["bias"], bias_drawn_se=other["bias_se"],
+                          replicates_drawn=other["replicates"], corrected_months_drawn=months_drawn[0],
+                          corrected_months_drawn_low=months_drawn[1], corrected_months_drawn_high=months_drawn[2])
             out.append(f"  sensitivity, the frontier family's gap drawn like every other family's ({other['replicates']} "
                        f"replicates): mean bias {_pct(other['bias'], other['bias_se'])}, median "
                        f"{_pct(other['median_bias'], other['median_bias_se'])}, coverage {other['coverage']:.3f} ± "
-                       f"{other['coverage_se']:.3f}")
+                       f"{other['coverage_se']:.3f}; corrected by it {format_months(months_drawn[0])} months "
+                       f"[{format_months(months_drawn[1])}–{format_months(months_drawn[2])}]")
         rows.append({**record, "command": ROW_COMMAND.format(row=table, count=len(records))})
     return out, rows
 

@@ -78,8 +78,28 @@ class BiasRow:
     corrected_months_high: float
     corrected_coverage: float
     corrected_coverage_se: float
+    #: the sensitivity world: the frontier family's place drawn like every other family's (``--gap drawn``): its bias,
+    #: the bias's Monte Carlo error and its replicates (NaN, NaN, 0 where it was not run)
+    bias_drawn: float = math.nan
+    bias_drawn_se: float = math.nan
+    replicates_drawn: int = 0
+    #: the real row corrected by the sensitivity world's bias (:func:`corrected_slopes`, whatever its size)
+    corrected_months_drawn: float = math.nan
+    corrected_months_drawn_low: float = math.nan
+    corrected_months_drawn_high: float = math.nan
 
     threshold: ClassVar[float] = THRESHOLD  # the |bias| above which a row is corrected
+
+    def corrected_range(self) -> tuple[tuple[float, float], ...] | None:
+        """The corrected figure as the range the two worlds give (the frontier family's place fixed at the top, and
+        drawn): ((point, point), (low end, low end), (high end, high end)) in months, each pair in increasing order;
+        None where the row is not corrected or the sensitivity world was not run."""
+        if not self.corrected or self.replicates_drawn < 3 or not math.isfinite(self.corrected_months_drawn):
+            return None
+        pairs = ((self.corrected_months, self.corrected_months_drawn),
+                 (self.corrected_months_low, self.corrected_months_drawn_low),
+                 (self.corrected_months_high, self.corrected_months_drawn_high))
+        return tuple((min(pair), max(pair)) for pair in pairs)
 
     def same_point(self, months: float) -> bool:
         """Whether ``months`` is the point this row's bias was measured at (within :data:`SAME_POINT`)."""
@@ -100,6 +120,14 @@ class BiasRecord:
         return next((r for r in self.rows if r.table == table and r.row == row), None)
 
 
+def corrected_months(slope: float, low: float, high: float, *, bias: float, bias_se: float, level: float = 0.95
+                     ) -> tuple[float, float, float]:
+    """(point, low end, high end) in months of the slope ``slope`` and its interval [``low``, ``high``] per day
+    corrected for ``bias`` (:func:`corrected_slopes`), whatever its size."""
+    fixed, fixed_low, fixed_high = corrected_slopes(slope, low, high, bias, bias_se, level)
+    return doubling_months(fixed), doubling_months(fixed_high), doubling_months(fixed_low)
+
+
 def row_from(slope: float, low: float, high: float, *, bias: float, bias_se: float, level: float = 0.95
              ) -> dict[str, float | bool]:
     """The corrected fields of a :class:`BiasRow` for point slope ``slope`` and interval [``low``, ``high``] per day
@@ -107,12 +135,15 @@ def row_from(slope: float, low: float, high: float, *, bias: float, bias_se: flo
     if abs(bias) <= THRESHOLD:
         return {"corrected": False, "corrected_months": math.nan, "corrected_months_low": math.nan,
                 "corrected_months_high": math.nan}
-    fixed, fixed_low, fixed_high = corrected_slopes(slope, low, high, bias, bias_se, level)
-    return {"corrected": True, "corrected_months": doubling_months(fixed),
-            "corrected_months_low": doubling_months(fixed_high), "corrected_months_high": doubling_months(fixed_low)}
+    months, low_end, high_end = corrected_months(slope, low, high, bias=bias, bias_se=bias_se, level=level)
+    return {"corrected": True, "corrected_months": months, "corrected_months_low": low_end,
+            "corrected_months_high": high_end}
 
 
 _NUMBERS = {f.name for f in fields(BiasRow)} - {"table", "row", "label", "frontier", "references", "corrected"}
+#: The fields a record may lack (the sensitivity world's): their defaults stand.
+_OPTIONAL = {"bias_drawn", "bias_drawn_se", "replicates_drawn", "corrected_months_drawn", "corrected_months_drawn_low",
+             "corrected_months_drawn_high"}
 
 
 def read_bias(path: str | Path | None = None) -> BiasRecord:
@@ -134,15 +165,17 @@ def read_bias(path: str | Path | None = None) -> BiasRecord:
 def _row(item, where: str) -> BiasRow:
     if not isinstance(item, dict):
         raise InputError(f"{where}: expected an object, got {type(item).__name__}")
-    missing = [f.name for f in fields(BiasRow) if f.name not in item]
+    missing = [f.name for f in fields(BiasRow) if f.name not in item and f.name not in _OPTIONAL]
     if missing:
         raise InputError(f"{where}: field {missing[0]!r} is missing")
     values = {}
     for name in _NUMBERS:
+        if name in _OPTIONAL and name not in item:  # a record written without the sensitivity world
+            continue
         value = math.nan if item[name] is None else item[name]  # NaN is stored as null
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise InputError(f"{where}: field {name!r}: expected a number, got {value!r}")
-        values[name] = float(value) if name not in ("replicates", "failed") else int(value)
+        values[name] = float(value) if name not in ("replicates", "failed", "replicates_drawn") else int(value)
     for name in ("table", "row", "label", "frontier"):
         if not isinstance(item[name], str) or not item[name]:
             raise InputError(f"{where}: field {name!r}: expected a non-empty string, got {item[name]!r}")

@@ -135,3 +135,23 @@ def test_the_sentence_gives_the_corrected_figure_beyond_five_percent_and_none_wi
     small = bias.read_bias(_write(tmp_path, [_row(bias=-0.02, corrected=False, corrected_months=None)])).rows[0]
     assert "2% ± 1.5 too shallow" in bias_sentence(small) and "no correction" in bias_sentence(small)
     assert "bias-corrected" not in bias_sentence(small)
+
+
+def test_with_the_frontier_familys_place_drawn_too_the_corrected_figure_is_the_range_of_the_two_worlds(tmp_path):
+    """The sensitivity world (the frontier family's place drawn, --gap drawn) corrects the row by its own bias; the
+    sentence gives the corrected point and ends as the range the two worlds span, and a record without that world
+    reads as before."""
+    slope = math.log(2) / (POINT * 365.25 / 12)
+    drawn = bias.corrected_months(slope, 0.0, slope * 1.4, bias=0.016, bias_se=0.013)  # the upper end open
+    assert drawn[0] == pytest.approx(POINT * 1.016) and math.isinf(drawn[2])
+    row = bias.read_bias(_write(tmp_path, [_row(bias_drawn=0.016, bias_drawn_se=0.013, replicates_drawn=150,
+                                                corrected_months_drawn=drawn[0], corrected_months_drawn_low=2.6,
+                                                corrected_months_drawn_high=None)])).rows[0]
+    (point_low, point_high), (low_low, low_high), _ = row.corrected_range()
+    assert (point_low, point_high) == (pytest.approx(drawn[0]), pytest.approx(POINT * 1.09))
+    assert (low_low, low_high) == (2.6, 2.71)
+    words = bias_sentence(row)
+    assert f"bias-corrected by the two worlds, {drawn[0]:.2f}–{POINT * 1.09:.2f} months" in words
+    assert "at least 2.6–2.71 at 95%" in words and "1.6% ± 1.3 too steep" in words
+    alone = bias.read_bias(_write(tmp_path, [_row()])).rows[0]
+    assert alone.corrected_range() is None and "by the two worlds" not in bias_sentence(alone)
