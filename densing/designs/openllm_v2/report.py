@@ -13,7 +13,7 @@ import pandas as pd
 from densing import paths, registry
 from densing.designs import LeftOut
 from densing.designs.openllm_v2.record import RECORD, RECORD_COMMAND, read
-from densing.numbers import format_months, signed
+from densing.numbers import counted_noun, format_months, signed
 from densing.present.bias import bias_words
 from densing.report.html import Section, esc, record_agreement, record_cell, table_html
 from densing.states import ReferenceName
@@ -121,8 +121,8 @@ def late_families(record: dict, row: str = "v2_native") -> pd.DataFrame:
 
 def late_words(late: pd.DataFrame) -> str:
     """The late frontier in words: every late family whose removal lengthens the doubling time, with its months."""
-    listed = "; ".join(f"without {r.family} ({r.n_models} models) {format_months(r.doubling_time_months)} months"
-                       for r in late[late["move_months"] > 0].itertuples())
+    listed = "; ".join(f"without {r.family} ({counted_noun(r.n_models, 'model')}) "
+                       f"{format_months(r.doubling_time_months)} months" for r in late[late["move_months"] > 0].itertuples())
     return (f"The families released after 2024-07-31 that make the late frontier (the row without each): {listed}."
             if listed else "No family released after 2024-07-31 lengthens the doubling time when left out.")
 
