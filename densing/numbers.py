@@ -102,6 +102,16 @@ def format_count(value, digits: int = DIGITS) -> str:
     return significant(value / scale, digits) + suffix
 
 
+def counted_noun(count, singular: str, plural: str | None = None) -> str:
+    """A whole ``count`` and its noun in the number the count takes: ``1 cutoff``, ``3 cutoffs``, ``0 cutoffs``.
+
+    ``plural`` is the noun's plural where adding "s" does not make it (``counted_noun(2, "family", "families")``).
+    """
+    whole = int(count)
+    noun = singular if whole == 1 else (plural or f"{singular}s")
+    return f"{whole} {noun}"
+
+
 #: Units of time, largest first: (name, seconds).
 _TIME_UNITS = (("h", 3600.0), ("min", 60.0), ("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9))
 

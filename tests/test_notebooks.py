@@ -57,3 +57,16 @@ def test_each_notebook_runs_and_draws_its_figures(path, monkeypatch):
     assert len(figures) == FIGURES[path.name], f"{path.name}: {len(figures)} figures drawn"
     for figure in figures:  # a figure with something in it: traces with points
         assert figure["data"] and any(len(t.get("x", t.get("base", []))) for t in figure["data"]), path.name
+
+
+def test_a_notebook_that_lists_the_statuses_names_every_state():
+    """Where a notebook's words list a row's statuses in code font (`measured`, `not measured: …`), every state of
+    :data:`densing.present.words.STATE_WORDS` is among them."""
+    from densing.present.words import STATE_WORDS
+
+    for path in NOTEBOOKS:
+        notebook = nbformat.read(path, as_version=4)
+        for cell in (c for c in notebook.cells if c.cell_type == "markdown"):
+            if "`not measured" in cell.source:
+                missing = [w for w in STATE_WORDS.values() if f"`{w}" not in cell.source]
+                assert missing == [], f"{path.name}: a list of statuses without {', '.join(missing)}"

@@ -140,3 +140,11 @@ def test_a_tokyo_zoned_date_column_gives_the_doubling_time_of_its_utc_dates(tmp_
         assert code == 0, err
         rows[name] = out
     assert rows["tokyo"] == rows["utc"]
+
+
+def test_a_count_of_one_takes_the_singular_and_every_other_count_the_plural():
+    from densing.numbers import counted_noun
+
+    assert counted_noun(1, "cutoff") == "1 cutoff" and counted_noun(3, "cutoff") == "3 cutoffs"
+    assert counted_noun(0, "cutoff") == "0 cutoffs" and counted_noun(1.0, "model") == "1 model"
+    assert counted_noun(1, "family", "families") == "1 family" and counted_noun(2, "family", "families") == "2 families"

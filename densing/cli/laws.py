@@ -15,7 +15,7 @@ from densing.cli.output import (FORMAT_HELP, SEED_HELP, Format, count_option, d0
 from densing.constants import DEFAULT_EPOCH
 from densing.errors import FitError, InputError
 from densing.io import check_writable, command_line
-from densing.numbers import format_count, format_number
+from densing.numbers import counted_noun, format_count, format_number
 from densing.validation import BOOTSTRAP_CONSTRAINTS, validate_params
 from densing.validation import validate as check  # `validate` is a command here
 
@@ -166,7 +166,7 @@ def convert(
             raise InputError(f"--benchmarks: none of {', '.join(keep)} is in {data}")
     write_table(frame, out)
     if str(out) != "-":
-        print(f"wrote {len(frame)} rows to {out}")
+        print(f"wrote {counted_noun(len(frame), 'row')} to {out}")
 
 
 def validate(
@@ -288,12 +288,13 @@ def _headline_density(profile, source: Path, d0: Optional[str], level: float, in
     bounded = result["reading"].isin(["upper bound", "lower bound"]).sum()
     censored = result["bound"].astype(str).isin(["upper bound", "lower bound"]).sum()
     if detail:
+        models = counted_noun(len(result), "model")
         print_frame(result if wide else result[columns], fmt, wide=wide, together=DENSITY_TOGETHER,
-                    title=f"capacity density of the headline's targets ({len(result)} models released since "
+                    title=f"capacity density of the headline's targets ({models} released since "
                           f"{DEFAULT_EPOCH}, densest first) under its reference {reference} (the family's own budget, "
                           f"D0 = {format_count(result['d0'].iloc[0])} tokens)")
         print_text(f"note: the report's per-model densities ({result.attrs.get('headline_set', 'the headline set')}); "
-                   f"{bounded} are bounds ({censored} censored — ρ ≤ x: the score is at or below what the reference "
+                   f"{bounded} {'is a bound' if bounded == 1 else 'are bounds'} ({censored} censored — ρ ≤ x: the score is at or below what the reference "
                    f"resolves; ρ ≥ x: above it — and {bounded - censored} by their 95% interval, which reaches 0 or ∞, "
                    "or by a score at chance: the interval's other end is the bound); another reference: --fit NAME")
     else:
@@ -305,7 +306,8 @@ def _density_screen(result, family: str, bounded: int, wide: bool) -> None:
     """``densing density`` on one screen: the densest :data:`~densing.cli.layout.DENSITY_ROWS` models."""
     print_text(f"Capacity density ρ = N̂/N under the headline's lead reference, {family} at its own budget: one of the "
                f"references the headline pools, over the targets it inverts (its own family's models are not among "
-               f"them), densest first; {result.attrs.get('headline_set', 'the headline set')}, {len(result)} models.")
+               f"them), densest first; {result.attrs.get('headline_set', 'the headline set')}, "
+               f"{counted_noun(len(result), 'model')}.")
     columns = [c for c in ("model", "density", "density_ci_low", "density_ci_high", "bound", "release_date")
                if c in result.columns]
     print_frame(result[columns].head(DENSITY_ROWS), Format.table, wide=wide, together=DENSITY_TOGETHER)
@@ -322,4 +324,4 @@ def _density_closing(result) -> str:
     median = format_number(float(result["density"].median()))
     return closing([f"Densest: {top['model']}, ρ = {format_number(float(top['density']))} (95% CI "
                     f"{format_number(float(top['density_ci_low']))}–{format_number(float(top['density_ci_high']))})",
-                    f"median ρ {median} over {len(result)} models"])
+                    f"median ρ {median} over {counted_noun(len(result), 'model')}"])

@@ -127,7 +127,7 @@ def _place_scores(scores: Path, model: Optional[str], params: Optional[str], rel
     for path in (out, csv):
         if path is not None:
             check_writable(path)
-    from densing.placement.own_scores import check_complete, place, read_scores, shown_names
+    from densing.placement.own_scores import check_complete, place, read_scores, scores_suite, shown_names
 
     size = size_option(params, "--params")
     table = read_scores(scores, model=model, params=size, release_date=release_date)  # a bad file: said before the fit
@@ -138,7 +138,7 @@ def _place_scores(scores: Path, model: Optional[str], params: Optional[str], rel
     print_progress(f"measuring the headline on {target.table.words} …")
     headline = measure_headline(target, n_boot, seed, report=out is not None)
     result = replace(place(table, n_boot=n_boot, seed=seed, table=target.table, results=target.path,
-                           measurement=headline, allow_missing=allow_missing), suite=f"scores from {scores}")
+                           measurement=headline, allow_missing=allow_missing), suite=scores_suite(scores))
     print_text(result.summary())  # the placement in words (one paragraph per model) and one table
     frame = result.to_frame()
     columns = [c for c in ("model", "density", "density_ci_low", "density_ci_high", "bound", "effective_params",

@@ -11,6 +11,7 @@ import typer
 from densing.cli.output import (FORMAT_HELP, Format, command_group, print_frame, print_json, print_text,
                                size_option, working)
 from densing.errors import InputError
+from densing.numbers import counted_noun
 from densing.overlap_defaults import DEFAULT_BUCKET_MB
 from densing.validation import ExistingPath, Interval, comma_items
 from densing.validation import validate as check  # `validate` is a command here
@@ -210,7 +211,8 @@ def run(
     names = [s.name for s in parse(strategies, "training")]
     modes = [m.strip() for m in tp_overlap.split(",") if m.strip()]
     base = TrainConfig(**fields | {"tp_overlap": modes[0] if modes else ""})  # each option a field of the same name
-    with working(f"checking {len(names)} strategies' runs before torchrun starts …") as say:
+    strategies = counted_noun(len(names), "strategy", "strategies")
+    with working(f"checking the runs of {strategies} before torchrun starts …") as say:
         summary = run_strategies(out, names, base, workers=workers, tp_overlaps=modes, repeats=repeats,
                                  nnodes=nnodes, node_rank=node_rank, rdzv_endpoint=rdzv_endpoint, on_progress=say)
     print_frame(summary, fmt, title=f"runs in {out} (step time: median of the unprofiled steps)")

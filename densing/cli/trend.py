@@ -264,7 +264,8 @@ def _print_headline_screen(result, beside: bool = False, forecast=None) -> None:
     checks = f"{len(result.checks)} checks, {len(failed)} failed" + (f" ({', '.join(failed)})" if failed else "")
     line = counted(notes, "notes", "listed there")
     print_text(f"--detail: why, {checks}, the references, the sensitivity, the breakpoint"
-               + (f"; {line}" if line else "") + "; per benchmark: --by benchmark")
+               + (f"; {line}" if line else "") + "; per benchmark: --by benchmark"
+               + "; every family left out: --format json")
     if beside:  # the second tables' stored rows beside the public table's headline
         for design in registry.designs().values():
             if design.line is not None and (words := design.line()):
@@ -308,7 +309,7 @@ def _print_headline_detail(result, wide: bool, table: str | None = None) -> None
                 title="sensitivity of the headline, one engine: each reference, the other frontier rules, every "
                       "reference at one budget, the family law's other shape", wide=wide)
     print_text(result.breakpoint_line())
-    print_text("per benchmark: densing trend --by benchmark")
+    print_text("per benchmark: densing trend --by benchmark; every family left out: densing trend --format json")
 
 
 def report(

@@ -18,6 +18,7 @@ import pandas as pd
 from densing.data.benchmarks import with_stderr
 from densing.data.schema import table_argument
 from densing.errors import InputError
+from densing.numbers import counted_noun
 from densing.laws.region import (ABOVE_TOP_MEMBER, BELOW_SMALLEST_MEMBER, Reason, member_log_sizes,
                                  within_members)
 from densing.laws.bounds import EXACT, LOWER, UPPER, near_chance, readings
@@ -48,7 +49,7 @@ def extrapolation_summary(result: pd.DataFrame) -> str | None:
     parts = [p for note in outside for p in note]
     reasons = sorted({p for p in parts if p.startswith("D0 ")})
     counts = {side: sum(side in p for p in parts) for side in (BELOW_SMALLEST_N, ABOVE_LARGEST_N)}
-    reasons += [f"N̂ {side} in {count} rows" for side, count in counts.items() if count]
+    reasons += [f"N̂ {side} in {counted_noun(count, 'row')}" for side, count in counts.items() if count]
     return (f"{len(outside)} of {len(result)} rows extrapolate beyond the reference's data: " + "; ".join(reasons)
             + " (column 'extrapolation' of --format csv/json has each row's)")
 

@@ -20,7 +20,7 @@ from densing.laws.family import DEFAULT_SHAPE, covariate, fit_family, held_out_p
 from densing.laws.family_likelihood import likelihood_fits
 from densing.laws.family_rows import family_arrays, metric_for
 from densing.laws.reference_fit import ReferenceFit
-from densing.numbers import format_number, signed
+from densing.numbers import counted_noun, format_number, signed
 from densing.runtime.memo import per_table, same_tables
 from densing.validation import Frame, validate_params
 
@@ -254,7 +254,7 @@ def _first_failure(row: dict, fitted, chance: float, top: float, top_scores: np.
                    ) -> tuple[str, str] | None:
     """The first of R2, R3, R2s, R4r, R4s a candidate fails, as (code, words), or None (R4s: c + d = 1 either way)."""
     if row["sizes"] < MIN_SIZES:
-        return "R2", f"{row['sizes']} sizes with a token count (need {MIN_SIZES})"
+        return "R2", f"{counted_noun(row['sizes'], 'size')} with a token count (need {MIN_SIZES})"
     if row["token_ratio"] > MAX_TOKEN_RATIO:
         return "R3", f"token counts differ {row['token_ratio']:.3g}× (allowed {MAX_TOKEN_RATIO:g}×)"
     if isinstance(fitted, str):

@@ -95,6 +95,13 @@ def scores_template(table=None) -> str:
     return ",".join(header) + "\n" + ",".join(["my-org/my-model", "", ""] + [""] * len(benchmarks)) + "\n"
 
 
+def scores_suite(scores) -> str:
+    """What a placement from a scores file was scored on, for the report's "suite" card: the file's name (never the
+    folders of the machine it was read on), or "a table" for scores given as a DataFrame."""
+    source = Path(scores).name if isinstance(scores, (str, Path)) else "a table"
+    return f"scores from {source}"
+
+
 def place(scores, *, model: str | None = None, params: float | None = None, release_date: str | None = None,
           n_boot: int | None = None, seed: int = 0, measurement=None, table=None, results=None,
           allow_missing: bool = False):
@@ -113,7 +120,7 @@ def place(scores, *, model: str | None = None, params: float | None = None, rele
     validate({"allow_missing": [Options({True, False})]}, allow_missing=allow_missing)
     target = resolve_table(results, table)  # a bad name, before the scores are read
 
-    source = "a table"
+    given, source = scores, "a table"
     if isinstance(scores, (str, Path)):
         source = str(scores)
         scores = read_scores(scores, model=model, params=params, release_date=release_date)
@@ -125,7 +132,7 @@ def place(scores, *, model: str | None = None, params: float | None = None, rele
     check_complete(scores, inverted or target.table.sets[target.table.headline_set][1], source, allow_missing,
                    shown=shown_names(target.table))
     return place_against(target.path, scores, measurement, table=target.table, n_boot=n_boot, seed=seed,
-                         suite=f"scores from {source}", limit=None, evaluated=False)
+                         suite=scores_suite(given), limit=None, evaluated=False)
 
 
 def check_complete(scores: pd.DataFrame, benchmarks, source: str, allow_missing: bool = False,

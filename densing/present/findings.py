@@ -6,7 +6,7 @@ import math
 
 from densing.constants import (HETEROGENEITY_ALPHA, MAX_MEDIAN_CONDITIONING, MIN_SIZE_FAMILIES, SATURATION_STDERRS,
                                SIZE_SLOPE_MARGIN)
-from densing.numbers import format_number, signed
+from densing.numbers import counted_noun, format_number, signed
 from densing.present.words import STATE_WORDS, heterogeneity_text, not_measured
 from densing.states import (CALIBRATED, SIZE_FINDING, Conditioned, FewLater, Heterogeneity, NoFrontier, Outcome,
                             Saturated, State, TooFew, TooFewScores, WideEarlyLine)
@@ -60,26 +60,28 @@ def _facts_words(check) -> str:
                 f"{g(facts.median)}-fold (worst {facts.worst_model}: {g(facts.worst)}-fold)")
     if isinstance(facts, TooFew):
         if facts.what == "exact densities":
-            return f"{facts.count} exact densities (need {facts.needed}) or one size only"
-        return f"{facts.count} clusters of exact densities (need {facts.needed})"
+            densities = counted_noun(facts.count, "exact density", "exact densities")
+            return f"{densities} (need {facts.needed}) or one size only"
+        return f"{counted_noun(facts.count, 'cluster')} of exact densities (need {facts.needed})"
     if isinstance(facts, Heterogeneity):
         return heterogeneity_text(facts.q, facts.df, facts.p, facts.i_squared, facts.tau_squared, facts.draws,
                                   facts.labs, facts.references or facts.df + 1)
     if check.name == "size_dependence":
         if not math.isfinite(facts.slope):
-            return (f"{facts.families} target famil{'y' if facts.families == 1 else 'ies'} with two or more sizes "
+            return (f"{counted_noun(facts.families, 'target family', 'target families')} with two or more sizes "
                     f"(need {MIN_SIZE_FAMILIES}): the within-family slope cannot be estimated")
         inside = -facts.margin <= facts.low and facts.high <= facts.margin
         return (f"within-family slope of ln ρ on ln N: {signed(facts.slope)} (95% CI {signed(facts.low)} to "
                 f"{signed(facts.high)}, "
-                f"{'inside' if inside else 'not inside'} ±{facts.margin:g}; {facts.families} families, "
-                f"{facts.n_models} models, family fixed effects, HC3)")
+                f"{'inside' if inside else 'not inside'} ±{facts.margin:g}; "
+                f"{counted_noun(facts.families, 'family', 'families')}, {counted_noun(facts.n_models, 'model')}, "
+                f"family fixed effects, HC3)")
     excludes, material = facts.low > 0 or facts.high < 0, abs(facts.slope) > facts.margin
     return (f"ln N coefficient of ln ρ ~ t + ln N: {signed(facts.slope)} (95% CI {signed(facts.low)} to "
             f"{signed(facts.high)}, "
             f"{'excludes' if excludes else 'includes'} 0; {'above' if material else 'within'} ±{facts.margin:g}); "
-            f"OLS on {facts.n_models} exact densities clustered by {facts.clusters} ({facts.n_clusters} clusters), "
-            f"{facts.bounds} bounds dropped")
+            f"OLS on {counted_noun(facts.n_models, 'exact density', 'exact densities')} clustered by {facts.clusters} "
+            f"({counted_noun(facts.n_clusters, 'cluster')}), {counted_noun(facts.bounds, 'bound')} dropped")
 
 
 def check_detail(check) -> str:
@@ -120,7 +122,8 @@ def cutoff_words(c) -> str:
     get = (lambda k: c[k]) if isinstance(c, dict) else (lambda k: getattr(c, k))
     months = [format_number(math.inf if get(k) is None else get(k)) for k in (
         "early_doubling_time_months", "early_doubling_time_months_ci_low", "early_doubling_time_months_ci_high")]
-    return (f"{get('cutoff')}: early line {months[0]} months [{months[1]}–{months[2]}] on {get('n_early')} models; "
+    return (f"{get('cutoff')}: early line {months[0]} months [{months[1]}–{months[2]}] on "
+            f"{counted_noun(get('n_early'), 'model')}; "
             f"{get('above_line')} of {get('n_later')} later models above it ({get('above_band_high')} above its band) "
             f"— {get('verdict')}")
 
@@ -132,7 +135,8 @@ def fixed_size_status(fit) -> str:
     if fit.state is not State.NOT_MEASURED:
         return STATE_WORDS[fit.state]
     if isinstance(reason, TooFewScores):
-        why = (f"{reason.n_scores} scores from {reason.n_families} families (needs {reason.min_scores} and "
+        why = (f"{counted_noun(reason.n_scores, 'score')} from "
+               f"{counted_noun(reason.n_families, 'family', 'families')} (needs {reason.min_scores} and "
                f"{reason.min_families})")
     elif reason.variable == "size":
         why = f"the score does not rise with size at a fixed date (β_N = {reason.slope:.3g})"

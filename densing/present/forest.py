@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from densing.data.benchmarks import BENCHMARKS
-from densing.numbers import format_months, format_number
+from densing.numbers import counted_noun, format_months, format_number
 from densing.present.words import STATE_WORDS, not_measured, record_end
 from densing.states import State, recorded_state
 
@@ -167,7 +167,8 @@ def uncertainty_figure(result, paper_months: float, *, title: str | None = None)
             row=1, col=1)
     figure.add_trace(go.Scatter(
         x=[months] if np.isfinite(months) else [], y=[row] if np.isfinite(months) else [], mode="markers",
-        name=f"doubling time ({result.rule} rule, {result.n_models} models)", marker=dict(size=11, color=PALETTE[0]),
+        name=f"doubling time ({result.rule} rule, {counted_noun(result.n_models, 'model')})",
+        marker=dict(size=11, color=PALETTE[0]),
         hovertemplate=f"{format_months(months)} months (A = {result.slope_per_day:.4g}/day)<extra></extra>"), row=1, col=1)
     if own:
         names = [name.family for name in own]

@@ -9,7 +9,7 @@ from importlib import import_module
 import pandas as pd
 
 from densing.laws.reference_fit import ReferenceFit
-from densing.numbers import format_count, format_number
+from densing.numbers import counted_noun, format_count, format_number
 from densing.placement.measure import MeasureResult
 from densing.present import findings, verdict, words
 from densing.present.summary import Summary, Table
@@ -57,10 +57,11 @@ def halving_summary(fit: CostHalvingFit) -> Summary:
 def windows_summary(windows: ForecastWindows) -> Summary:
     """The forecast check: the declared cutoff's verdict first (where the table declares one), then the rule's grid."""
     lines = tuple(f"  {findings.cutoff_words(c)}" for c in windows.cutoffs)
+    cutoffs = counted_noun(len(windows.cutoffs), "cutoff")
     if windows.declared is None:
-        return Summary(f"Forecast windows of {windows.row}: {len(windows.cutoffs)} cutoffs", lines=lines)
+        return Summary(f"Forecast windows of {windows.row}: {cutoffs}", lines=lines)
     head = f"Forecast check of {windows.row} at its declared cutoff {findings.cutoff_words(windows.declared)}"
-    more = (f"  the rule's grid, not declared ({len(windows.cutoffs)} cutoffs):",) + lines if lines else ()
+    more = (f"  the rule's grid, not declared ({cutoffs}):",) + lines if lines else ()
     return Summary(head, lines=more)
 
 

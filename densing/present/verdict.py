@@ -7,7 +7,8 @@ import math
 import numpy as np
 
 from densing.constants import CEILING_STDERRS, FLOOR_STDERRS, MAX_SENSITIVITY_RATIO, PAPER, REPORTED, SIZE_SLOPE_MARGIN, UNTESTABLE
-from densing.numbers import format_count, format_months, format_number, frame_records, json_number, signed
+from densing.numbers import (counted_noun, format_count, format_months, format_number, frame_records, json_number,
+                             signed)
 from densing.present.summary import Summary, Table
 from densing.present.words import (STATE_WORDS, as_range, determined_words, fold_of, row_reason,
                                    heterogeneity_words, interval_words, not_measured, open_end, open_why,
@@ -37,8 +38,9 @@ def measurement_why(m) -> str:
            + (" Findings beside the number, not gates (they fire in more than 10% of planted worlds where the "
               "estimate is right): " + " ".join(plain_reason(c, sensitivity) for c in fired) if fired else "")
            + saturation_words(head, "ceiling") + saturation_words(head, "floor") + open_end_words(head)
-           + f" {head.n_models} models released since {m.since or 'any date'} with every score of the set, against "
-             f"{_families(head.reference_names)} (each family at its own budget; {heterogeneity_words(head)}); the "
+           + f" {counted_noun(head.n_models, 'model')} released since {m.since or 'any date'} with every score of the "
+             f"set, against {_families(head.reference_names)} (each family at its own budget; "
+             f"{heterogeneity_words(head)}); the "
              f"interval carries {carried}. References by {references_words(m.references_by)}.")
     if m.missing:
         why = " ".join(f"The {lab} has no reference: {row_reason(reason)}." for _, lab, reason in m.missing) + " " + why
@@ -68,8 +70,11 @@ def saturation_words(head, kind: str) -> str:
     if not bounds:
         return ""
     each = ", ".join(f"{name.family} {count}" for name, count in zip(head.reference_names, getattr(head, counts)))
-    return (f" {bounds} target inversions sit within {stderrs:g} standard errors of {near} ({each}) and enter the "
-            f"frontier fit as {side} bounds: {format_months(head.doubling_time_months)} months with them, "
+    article = "an" if side == "upper" else "a"
+    sit, enter, them = (("sits", f"enters the frontier fit as {article} {side} bound", "it") if bounds == 1 else
+                        ("sit", f"enter the frontier fit as {side} bounds", "them"))
+    return (f" {counted_noun(bounds, 'target inversion')} {sit} within {stderrs:g} standard errors of {near} ({each}) "
+            f"and {enter}: {format_months(head.doubling_time_months)} months with {them}, "
             f"{format_months(getattr(head, without))} months without.")
 
 
@@ -129,8 +134,8 @@ def _influence_words(head, *, always: bool) -> str:
     shown = (f"the estimate is {format_months(months)} months" if math.isfinite(months) else
              "the frontier line no longer rises (no doubling time)")
     words = ", beyond the interval" if beyond else ", the largest move of any family"
-    return (f" Leave one family out: without {top.family} ({int(top.n_models)} models) {shown}{words} "
-            "(every family: --format json)." + _model_words(head))
+    return (f" Leave one family out: without {top.family} ({counted_noun(top.n_models, 'model')}) {shown}{words}."
+            + _model_words(head))
 
 
 def _model_words(head) -> str:
@@ -175,7 +180,7 @@ def breakpoint_words(bp) -> str:
             return f"not fitted ({seg.note})"
         same = ", the same models and interval as the headline" if seg.same_as_headline else ""
         return (f"{format_number(seg.slope_per_day)}/day (95% CI {format_number(seg.slope_ci_low)} to "
-                f"{format_number(seg.slope_ci_high)}, {seg.n_models} models{same})")
+                f"{format_number(seg.slope_ci_high)}, {counted_noun(seg.n_models, 'model')}{same})")
 
     return (f"breakpoint {bp.date}: slope before {words(bp.before)}, after {words(bp.after)} "
             f"(paper: {bp.paper_before_per_day}/day → {bp.paper_after_per_day}/day)")
@@ -351,11 +356,12 @@ def rests_on_words(head) -> str:
         first = f"Labs: its references come from {len(labs)} labs, weighted {weights}."
     top = head.largest_influence()
     second = ("" if top is None else
-              f" The late frontier family: without {top.family} ({int(top.n_models)} models) the estimate is "
-              f"{format_months(top.doubling_time_months)} months, the largest move of any family.")
+              f" The late frontier family: without {top.family} ({counted_noun(top.n_models, 'model')}) the "
+              f"estimate is {format_months(top.doubling_time_months)} months, the largest move of any family.")
     bounds = int(getattr(head, "n_floor_bounds", 0))
-    third = (f" Floor bounds: {bounds} target inversion{'s' if bounds != 1 else ''} at a benchmark's chance level "
-             f"enter{'s' if bounds == 1 else ''} as upper bounds ({format_months(head.doubling_time_months)} months with "
-             f"them, {format_months(head.months_without_floors)} without)." if bounds else
+    enter, them = ("enters as an upper bound", "it") if bounds == 1 else ("enter as upper bounds", "them")
+    third = (f" Floor bounds: {counted_noun(bounds, 'target inversion')} at a benchmark's chance level {enter} "
+             f"({format_months(head.doubling_time_months)} months with {them}, "
+             f"{format_months(head.months_without_floors)} without)." if bounds else
              " Floor bounds: no target sits at a benchmark's chance level.")
     return "What the headline rests on. " + first + second + third

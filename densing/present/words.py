@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from densing.constants import END_STABILITY
-from densing.numbers import NumberText, format_months, format_number
+from densing.numbers import NumberText, counted_noun, format_months, format_number
 from densing.states import EndOpen, NoFamilyPasses, NoFamilyScored, ReferencesDisagree, State, recorded_state
 
 
@@ -211,7 +211,8 @@ def uncertainty_repr(result) -> str:
     reasons = reasons_text(result) if result.state not in (None, State.MEASURED) else ""
     return (f"TrendUncertainty({result.rule}, {state_words(result.state) or 'state not judged'}: doubling time "
             f"{determined_words(result)}, A = {result.slope_per_day:.3g}/day [{result.slope_ci_low:.3g}, "
-            f"{result.slope_ci_high:.3g}], {result.n_models} models, {result.n_references} reference(s)"
+            f"{result.slope_ci_high:.3g}], {counted_noun(result.n_models, 'model')}, "
+            f"{counted_noun(result.n_references, 'reference')}"
             + (f"; Q p = {result.heterogeneity_p:.2g}, I² = {result.i_squared:.0%}" if result.heterogeneity_df else "")
             + (f"; {status_words(result)}" if reasons else "") + ")")
 
@@ -220,7 +221,7 @@ def summary_items(result) -> list[tuple[str, object]]:
     """The first lines of a result's ``summary()``: its state, what is determined, the largest family move."""
     items = [("state", state_words(result.state) or NOT_JUDGED), ("doubling time", determined_words(result))]
     if (top := result.largest_influence()) is not None:
-        items.append(("leave one family out", f"without {top.family} ({int(top.n_models)} models): "
+        items.append(("leave one family out", f"without {top.family} ({counted_noun(top.n_models, 'model')}): "
                       f"{float(top.doubling_time_months):.3g} months (the largest move; every family: influence_frame())"))
     return items
 

@@ -18,6 +18,7 @@ from densing.data import read_results
 from densing.laws.density import density_table
 from densing.laws.inversion import PerBenchmark
 from densing.laws.reference_fit import ReferenceFit
+from densing.numbers import counted_noun
 from densing.present.bias import bias_words
 from densing.present.figures import with_intervals
 from densing.present.forest import row_names
@@ -193,7 +194,7 @@ class Report(Result):
         return replace(own, tables=(*own.tables, sections))
 
     def __repr__(self) -> str:
-        return f"Report({self.measurement!r}; {len(self.sections)} sections)"
+        return f"Report({self.measurement!r}; {counted_noun(len(self.sections), 'section')})"
 
     def section(self, kind: type):
         """The section of type ``kind``, or None."""

@@ -11,7 +11,7 @@ from plotly.subplots import make_subplots
 
 from densing.laws.fit_schema import POOR_FIT_R2  # one threshold: the fit summary and the figure agree
 from densing.laws.reference_fit import ReferenceFit
-from densing.numbers import format_count, format_months, format_number
+from densing.numbers import counted_noun, format_count, format_months, format_number
 from densing.present.forest import PALETTE, escaped
 from densing.present.words import CAPTION_CLAUSES, PAPER_MARKS, ends_shown, interval_words, shown_legend
 from densing.report.html import esc, table_html
@@ -168,21 +168,25 @@ def _count(value) -> str:
 
 def caveats_html(dens: pd.DataFrame, left: pd.DataFrame, corrections: pd.DataFrame | None, results: Path) -> str:
     """The models left out and why, the bounds, the uncertain dates, the corrections to the source table."""
-    items = [f"{len(rows)} models left out of the trend ({esc(reason)}): {esc(', '.join(rows['model'].astype(str)))}"
+    items = [f"{counted_noun(len(rows), 'model')} left out of the trend ({esc(reason)}): "
+             f"{esc(', '.join(rows['model'].astype(str)))}"
              for reason, rows in left.groupby("reason")] if len(left) else []
     if len(censored := dens[dens["bound"].astype(str) != ""]):
         counts = ", ".join(f"{k}: {v}" for k, v in censored["bound"].value_counts().items())
-        items.append(f"{len(censored)} densities are bounds ({esc(counts)}), used by the trend as bounds: "
+        are = "is a bound" if len(censored) == 1 else "are bounds"
+        items.append(f"{counted_noun(len(censored), 'density', 'densities')} {are} ({esc(counts)}), used by the trend "
+                     f"as bounds: "
                      f"{esc(', '.join(censored['model'].astype(str)))}")
     if "date_confidence" in dens.columns and len(low := dens[dens["date_confidence"].isin(["low", "none"])]):
-        items.append(f"{len(low)} models with low-confidence or missing release dates: "
+        items.append(f"{counted_noun(len(low), 'model')} with low-confidence or missing release dates: "
                      f"{esc(', '.join(low['model'].astype(str)))}")
     if corrections is not None and len(corrections):
         table = pd.DataFrame({"model": corrections["model"], "field": corrections["field"],
                               "source": [_count(v) if isinstance(v, str) or np.isfinite(v) else "— (none given)"
                                          for v in corrections["source_value"]],
                               "corrected": [_count(v) for v in corrections["corrected_value"]], "reason": corrections["reason"]})
-        items.append(f"{len(corrections)} corrections to the source data ({esc(results.parent.name)}/corrections.csv, each with "
+        items.append(f"{counted_noun(len(corrections), 'correction')} to the source data "
+                     f"({esc(results.parent.name)}/corrections.csv, each with "
                      "its evidence): " + details("the corrections", table_html(table, scroll=False)))
     return '<ul class="caveats">' + "".join(f"<li>{i}</li>" for i in items or ["none"]) + "</ul>"
 

@@ -12,7 +12,7 @@ import pandas as pd
 from densing.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, MIN_POINTS
 from densing.data.schema import is_missing
 from densing.errors import FitError, InputError
-from densing.numbers import json_number
+from densing.numbers import counted_noun, json_number
 from densing.results import Result
 from densing.trend import rules
 from densing.trend.rules import doubling_days, doubling_interval
@@ -111,7 +111,8 @@ def cost_halving_time(prices: pd.DataFrame, *, frontier: str = "envelope", quant
     start = parse_epoch(epoch)
     t = days_since(points.dates, start)
     if t.size < MIN_POINTS or np.ptp(t) == 0:
-        raise FitError(f"prices: {t.size} usable rows over {np.unique(t).size} dates; a line needs {MIN_POINTS} rows "
+        raise FitError(f"prices: {counted_noun(t.size, 'usable row')} over {counted_noun(np.unique(t).size, 'date')}; "
+                       f"a line needs {MIN_POINTS} rows "
                        "on two dates at least")
     # no families: each row is its own (a model priced at several dates is several rows), so the draws resample rows
     found = observed_trend(t, points.y, points.kind, points.labels, rule=frontier, quantile=quantile, n_boot=n_boot,

@@ -18,7 +18,7 @@ from densing.data.schema import is_missing, require_columns
 from densing.errors import InputError
 from densing.laws.inversion import as_inversion, score_matrix
 from densing.laws.reference_fit import ReferenceFit
-from densing.numbers import parse_date
+from densing.numbers import counted_noun, parse_date
 from densing.runtime.memo import per_table
 
 #: The columns a score table needs (one row per model × benchmark × metric).
@@ -221,7 +221,8 @@ def check_window(targets: pd.DataFrame, since, *, name: str = "targets") -> None
     models = targets.groupby(targets["model"].astype(str), sort=False)
     dates = pd.to_datetime(models["release_date"].max()) if "release_date" in targets.columns else None
     if dates is None or dates.notna().sum() == 0:
-        raise InputError(f"{name}: no release date on any of its {models.ngroups} models (no 'release_date' column, or "
+        raise InputError(f"{name}: no release date on any of its {counted_noun(models.ngroups, 'model')} (no "
+                         f"'release_date' column, or "
                          f"every cell empty); a trend keeps dated models only, so that filter removes all "
                          f"{models.ngroups}")
     if since is None:

@@ -277,3 +277,18 @@ def test_a_missing_or_damaged_sensitivity_file_is_named_in_one_line_and_left_out
     assert found is None and "cannot be read" in note and "ci_low" in note
     shipped = report.curation_sensitivity.__globals__["SENSITIVITY"]
     assert shipped.exists()
+
+
+def test_the_sections_intro_names_the_column_that_holds_the_stored_record():
+    """The intro names the record's column by its heading, and that heading is the comparison's column of the
+    record's months (not the public table's)."""
+    import re
+
+    from densing.designs.openllm_v2 import report
+
+    found = report.section(None, pd.DataFrame(columns=["row"]), 3.3)
+    intro = report.render(found).intro
+    named = re.search(r'the column "([^"]+)"', intro).group(1)
+    declared = next(r for r in found.record["rows"] if r["row"] == "v2_native")
+    assert named in found.comparison.columns
+    assert found.comparison.loc[0, named] == report.record_cell(declared) != found.comparison.loc[0, "row"]

@@ -57,6 +57,14 @@ def test_a_one_row_table_gets_the_density_the_headline_gives_its_scores(one_row,
     assert f"{r['band']} the band" in r["words"]
 
 
+def test_the_suite_names_the_scores_file_not_its_folders(one_row, measurement):
+    """The report's "suite" card shows what the placement was scored on: the file's name, no path of the machine."""
+    import densing
+
+    placed = densing.place(one_row, measurement=measurement)
+    assert placed.suite == "scores from my_model.csv" and str(one_row.parent) not in placed.protocol()
+
+
 def test_lm_eval_results_json_is_placed_like_the_table(one_row, measurement):
     import densing
 

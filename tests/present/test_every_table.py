@@ -53,9 +53,11 @@ def _page_rows(page: str) -> list[str]:
 
 
 def _terminal_blocks(text: str, names: set[str]) -> dict[str, str]:
-    """The first table's block of each row on the terminal: its line and the wrapped lines under it."""
+    """The first table's block of each row on the terminal: its line and the wrapped lines under it. The verdict's
+    wrapped lines above the table are not rows, though one may start with a row's name ("paper reports …")."""
     blocks: dict[str, str] = {}
     current = None
+    text = text.split("\n─", 1)[1] if "\n─" in text else text  # from the first table's rule on
     for line in text.splitlines():
         first = line.split(" ", 1)[0]
         if first in names and first not in blocks:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -156,3 +157,19 @@ def test_the_bootstraps_normal_equations_are_least_squares_on_each_resample(seed
     assert np.array_equal(np.isinf(found), np.isinf(expected))
     finite = np.isfinite(expected)
     np.testing.assert_allclose(found[finite], expected[finite], rtol=1e-9)
+
+
+def test_docs_results_names_the_draws_behind_each_fixed_size_number():
+    """The README's fixed-size intervals are fields of the trend records (tools/readme_numbers.map), made at the
+    trend's side draws; results/fixed_size.csv is the same regression at 1,000. docs/results.md says which is which."""
+    from densing.constants import DEFAULT_N_BOOT_SIDE
+
+    root = Path(__file__).resolve().parents[2]
+    mapped = [line.split(" | ")[1] for line in (root / "tools" / "readme_numbers.map").read_text().splitlines()
+              if "/fixed_size_ci_" in line]
+    assert mapped and all(field.startswith(("results/public/", "results/openllm_v2/trend.json")) for field in mapped)
+    rows = [line for line in (root / "docs" / "results.md").read_text().splitlines() if line.startswith("| ")]
+    csv_row = next(r for r in rows if "`results/fixed_size.csv`" in r)
+    records_row = next(r for r in rows if "`results/public/trend.json`" in r)
+    assert "at 1,000 draws" in csv_row and "--n-boot 1000 --seed 0" in csv_row
+    assert "fixed-size cross-check" in records_row and f"at the trend's {DEFAULT_N_BOOT_SIDE} draws" in records_row

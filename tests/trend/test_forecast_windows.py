@@ -106,3 +106,13 @@ def test_the_declared_cutoff_is_checked_as_any_cutoff_and_without_a_grid():
     assert short.cutoffs == () and short.declared.n_early > 0
     with pytest.raises(InputError, match="no model released up to the declared cutoff 2020-01-01"):
         forecast_at(points, "2020-01-01", n_boot=20)
+
+
+def test_a_grid_of_one_cutoff_is_counted_in_the_singular():
+    from dataclasses import replace
+
+    grid = forecast_windows(_points(), row="planted", n_boot=40)
+    one = replace(grid, cutoffs=grid.cutoffs[:1])
+    assert one.summary().title == "Forecast windows of planted: 1 cutoff"
+    assert replace(one, declared=grid.cutoffs[0]).summary().lines[0] == "  the rule's grid, not declared (1 cutoff):"
+    assert grid.summary().title.endswith(f": {len(grid.cutoffs)} cutoffs")

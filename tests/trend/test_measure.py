@@ -87,6 +87,8 @@ def test_the_verdict_says_in_words_which_check_failed_or_gives_the_number(shippe
         assert shipped.status.removeprefix("not measured: ") in shipped.verdict  # the same words everywhere
         assert "is not a measurement" in shipped.verdict
     assert "R2" not in shipped.verdict and "rule v" not in shipped.verdict  # rule codes stay behind "why, in full"
+    # the verdict is read in the report, the JSON and Python too, where a command-line flag means nothing
+    assert "--format" not in shipped.verdict
     if failed:
         from densing.present.verdict import plain_reason  # one plain sentence per failed check, in the why
 

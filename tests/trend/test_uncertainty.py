@@ -238,7 +238,7 @@ def test_the_text_and_the_dict_leave_the_bulk_out():
     from densing.present.words import state_words
 
     assert text.startswith(f"TrendUncertainty(quantile, {state_words(result.state)}: doubling time") and "\n" not in text
-    assert "1 reference(s)" in text and result.state is not None
+    assert f"{result.n_models} models, 1 reference)" in text and result.state is not None
     record = result.to_dict()
     assert "draws" not in record and "models" not in record and "epoch" not in record
     assert record["n_boot"] == result.n_boot >= 30 and record["slope_per_day"] == result.slope_per_day

@@ -23,7 +23,7 @@ from densing.errors import DensingError
 from densing.laws.fit_schema import fit_verdict
 from densing.laws.inversion import PerBenchmark
 from densing.laws.reference_fit import ReferenceFit
-from densing.numbers import format_months
+from densing.numbers import counted_noun, format_months
 from densing.results import ALPHA_CONSTRAINTS, Result, frame_records, interval_frame
 from densing.trend.capability import calibrated, inversion_checks
 from densing.trend.checks import FAILED
@@ -74,7 +74,7 @@ class OlmesTrend(Result):
 
     def _summary_items(self) -> list[tuple[str, object]]:
         return [(r.benchmark, r.error or f"{r.months:.3g} months ({r.ci_low:.3g} to {r.ci_high:.3g}), "
-                              f"{int(r.n_models)} models") for r in self.rows.itertuples()] + [
+                              f"{counted_noun(r.n_models, 'model')}") for r in self.rows.itertuples()] + [
             ("models left out", len(self.left_out)),
             ("failed checks", int((self.checks["status"] == FAILED).sum()) if len(self.checks) else 0)]
 

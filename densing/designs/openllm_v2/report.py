@@ -13,7 +13,7 @@ import pandas as pd
 from densing import paths, registry
 from densing.designs import LeftOut
 from densing.designs.openllm_v2.record import RECORD, RECORD_COMMAND, read
-from densing.numbers import format_months, signed
+from densing.numbers import counted_noun, format_months, signed
 from densing.present.bias import bias_words
 from densing.report.html import Section, esc, record_agreement, record_cell, table_html
 from densing.states import ReferenceName
@@ -29,6 +29,9 @@ PUBLIC_TABLE_END = "2024-07-31"
 PAIRS = (("v2_native", "MMLU-Pro + BBH + MATH-hard (the declared v2-native row)"),
          ("leaderboard_bbh", "BBH (3-shot, multiple choice)"), ("math_hard", "MATH level 5 (4-shot)"),
          ("mmlu_pro", "MMLU-Pro (5-shot)"), ("gpqa", "GPQA"), ("musr", "MuSR"))
+#: The comparison's column of the public table's rows, and the column of this table's stored record.
+PUBLIC_COLUMN = "public table (ObsScaling's extract, to 2024-07)"
+RECORDED_COLUMN = "Open LLM Leaderboard v2 (to 2025-03)"
 
 
 @dataclass(frozen=True)
@@ -97,8 +100,7 @@ def comparison(record: dict, public: dict) -> pd.DataFrame:
     """Per capability of :data:`PAIRS`: both tables' months [95% CI], its references, whether the intervals overlap."""
     mine = {r["row"]: r for r in record["rows"]}
     return pd.DataFrame([{
-        "row": label, "public table (ObsScaling's extract, to 2024-07)": record_cell(public.get(name)),
-        "Open LLM Leaderboard v2 (to 2025-03)": record_cell(mine.get(name)),
+        "row": label, PUBLIC_COLUMN: record_cell(public.get(name)), RECORDED_COLUMN: record_cell(mine.get(name)),
         "its references": ", ".join(r.family for r in recorded_references(mine.get(name))),
         "the two tables": record_agreement(public.get(name), mine.get(name))} for name, label in PAIRS])
 
@@ -119,8 +121,8 @@ def late_families(record: dict, row: str = "v2_native") -> pd.DataFrame:
 
 def late_words(late: pd.DataFrame) -> str:
     """The late frontier in words: every late family whose removal lengthens the doubling time, with its months."""
-    listed = "; ".join(f"without {r.family} ({r.n_models} models) {format_months(r.doubling_time_months)} months"
-                       for r in late[late["move_months"] > 0].itertuples())
+    listed = "; ".join(f"without {r.family} ({counted_noun(r.n_models, 'model')}) "
+                       f"{format_months(r.doubling_time_months)} months" for r in late[late["move_months"] > 0].itertuples())
     return (f"The families released after 2024-07-31 that make the late frontier (the row without each): {listed}."
             if listed else "No family released after 2024-07-31 lengthens the doubling time when left out.")
 
@@ -129,15 +131,16 @@ def render(s: SecondTableSection | LeftOut) -> Section:
     """The second table's rows beside the public table's, its verdict and late frontier (or why they are left out)."""
     if isinstance(s, LeftOut):
         return Section(s.title, s.note)
-    intro = (f"A stored record, not computed by this command: the second column, the verdict and the families below "
-             f"are {RECORD.relative_to(paths.RESULTS.parent)}, made by {RECORD_COMMAND}. The Open LLM Leaderboard v2 "
-             f"(Hugging Face) scored every model in one harness — BBH 3-shot, MATH level 5 4-shot, MMLU-Pro 5-shot, "
-             f"GPQA, MuSR — until it closed in March 2025; results/openllm_v2/ holds its official providers' "
-             f"pretrained base models ({s.record['n_models']} models, built by python tools/build_tables.py "
-             f"openllm-v2 with every row's decision and the ObsScaling cross-check). Its first row, MMLU-Pro + BBH + "
-             f"MATH-hard, was declared before the table existed (results/openllm_v2/DECLARATION.md); the same set "
-             f"on the public table is a finding, computed after that table's headline was seen. The public table's "
-             f"paper-like row stays the headline; this row is the law through 2025-03 on an independent harness.")
+    intro = (f"A stored record, not computed by this command: the column \"{RECORDED_COLUMN}\" and its references, "
+             f"the verdict and the families below are {RECORD.relative_to(paths.RESULTS.parent)}, made by "
+             f"{RECORD_COMMAND}. The Open LLM Leaderboard v2 (Hugging Face) scored every model in one harness — "
+             f"BBH 3-shot, MATH level 5 4-shot, MMLU-Pro 5-shot, GPQA, MuSR — until it closed in March 2025; "
+             f"results/openllm_v2/ holds its official providers' pretrained base models ({s.record['n_models']} "
+             f"models, built by python tools/build_tables.py openllm-v2 with every row's decision and the ObsScaling "
+             f"cross-check). Its first row, MMLU-Pro + BBH + MATH-hard, was declared before the table existed "
+             f"(results/openllm_v2/DECLARATION.md); the same set on the public table is a finding, computed after "
+             f"that table's headline was seen. The public table's paper-like row stays the headline; this row is the "
+             f"law through 2025-03 on an independent harness.")
     late = s.late.assign(doubling_time_months=s.late["doubling_time_months"].map(format_months),
                          move_months=s.late["move_months"].map(signed))
     late.columns = ["family", "models", "months without it", "move (months)"]
