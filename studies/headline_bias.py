@@ -377,7 +377,10 @@ def summary(store: Path, seed: int, n_boot: int) -> tuple[list[str], list[dict]]
                        f"{_pct(other['median_bias'], other['median_bias_se'])}, coverage {other['coverage']:.3f} ± "
                        f"{other['coverage_se']:.3f}; corrected by it {format_months(months_drawn[0])} months "
                        f"[{format_months(months_drawn[1])}–{format_months(months_drawn[2])}]")
-        rows.append({**record, "command": ROW_COMMAND.format(row=table, count=len(records))})
+        commands = [ROW_COMMAND.format(row=table, count=len(records))]
+        if len(drawn) > 2:  # the sensitivity world's own run
+            commands.append(ROW_COMMAND.format(row=table, count=len(drawn)) + " --gap drawn")
+        rows.append({**record, "commands": commands})
     return out, rows
 
 
@@ -399,7 +402,8 @@ def main() -> None:
         lines, rows = summary(store, args.seed, args.n_boot)
         print("\n".join(lines))
         if args.write:
-            document = {"study": "studies/headline_bias.py", "commands": [r.pop("command") for r in rows] + [SUMMARY_COMMAND],
+            commands = [line for r in rows for line in r.pop("commands")]
+            document = {"study": "studies/headline_bias.py", "commands": commands + [SUMMARY_COMMAND],
                         "rows": [{k: json_value(v) for k, v in r.items()} for r in rows]}
             bias_record.RECORD.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         return
