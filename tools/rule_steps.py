@@ -31,7 +31,7 @@ TABLES = ("public", "openllm_v2", "swallow")
 STEPS = ("two_se_ten_options", "two_se_items", "region")
 #: The fields of a row kept in the record.
 FIELDS = ("row", "months", "ci_low", "ci_high", "ci_high_mc_low", "ci_high_mc_high", "n_draws", "state", "status",
-          "n_floor_bounds", "n_ceiling_bounds")
+          "n_floor_bounds", "n_ceiling_bounds", "n_region_bounds", "months_without_region")
 
 
 def one_step(step: str) -> dict:

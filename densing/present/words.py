@@ -281,7 +281,8 @@ def row_record(row) -> dict:
            for end in ("low", "high")},
         "precision": ranges_words(r) if r is not None else "", "n_ceiling_bounds": of("n_ceiling_bounds", 0),
         "months_without_ceilings": of("months_without_ceilings"), "n_floor_bounds": of("n_floor_bounds", 0),
-        "months_without_floors": of("months_without_floors"),
+        "months_without_floors": of("months_without_floors"), "n_region_bounds": of("n_region_bounds", 0),
+        "months_without_region": of("months_without_region"),
         "most_influential_family": str(top.family) if top is not None else "",
         "months_without_it": float(top.doubling_time_months) if top is not None else math.nan, "error": row.error,
     }

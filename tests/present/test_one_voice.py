@@ -36,7 +36,7 @@ def _result(heterogeneous: bool, low: bool, high: bool, low_undecided: bool, hig
         slope_per_day=0.0067, slope_ci_low=0.0038, slope_ci_high=0.009, n_models=40, n_references=2,
         i_squared=0.8, tau_squared=1e-6, influence=(), most_influential_model="", months_without_model=float("nan"),
         share_fit=0.2, share_score=0.1, share_models=0.6, share_reference=0.1, n_ceiling_bounds=0,
-        months_without_ceilings=3.4, n_floor_bounds=0, months_without_floors=3.4, reference_labs=("Lab A", "Lab B"))
+        months_without_ceilings=3.4, n_floor_bounds=0, months_without_floors=3.4, n_region_bounds=0, months_without_region=3.4, reference_labs=("Lab A", "Lab B"))
     result.state = state_of(result)
     result.reasons = reasons_of(result) if result.state is not State.MEASURED else ()
     result.largest_influence = lambda: None
