@@ -99,10 +99,7 @@ def check_writable(path: str | Path) -> Path:
         mode = None
     except OSError as exc:  # a link loop, a file where a folder should be, a name too long
         raise _cannot(where, exc) from None
-    kinds = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe"), (stat.S_ISSOCK, "a socket"),
-             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
-    kind = (None if mode is None or stat.S_ISREG(mode)  # what a file other than a regular one is, in words
-            else next((words for test, words in kinds if test(mode)), "not a regular file"))
+    kind = None if mode is None else kind_of_file(mode)
     if kind == "a directory":
         raise InputError(f"{where}: is a directory; give a file name to write")
     if kind is not None:
@@ -114,6 +111,18 @@ def check_writable(path: str | Path) -> Path:
     if _writable_ancestor(target.parent) is None:
         raise InputError(f"{where}: cannot write here (no writable folder {target.parent})")
     return path
+
+
+#: The kinds of file other than a regular one, in words.
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe"), (stat.S_ISSOCK, "a socket"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+
+
+def kind_of_file(mode: int) -> str | None:
+    """What a file of ``mode`` (``os.stat``'s ``st_mode``) is, in words, where it is not a regular file; else None."""
+    if stat.S_ISREG(mode):
+        return None
+    return next((words for test, words in _KINDS if test(mode)), "not a regular file")
 
 
 def check_outputs_apart(outputs: dict[str, object], inputs: dict[str, object]) -> None:
@@ -193,21 +202,34 @@ def read_text(path: str | Path) -> str:
         raise InputError(f"{path}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})") from None
 
 
-def read_json_object(path: str | Path) -> dict:
-    """Parse a JSON file whose top level is an object; InputError naming the file otherwise."""
-    import orjson
-
+def read_input_bytes(path: str | Path, what: str = "file") -> bytes:
+    """The bytes of the input file ``path``, read once (a named pipe gives its stream once: a reader that opened it
+    twice would wait for a second writer); an InputError naming the file where it cannot be read (``what`` names the
+    kind of file expected, for a folder given instead)."""
     path = Path(path)
     try:
-        data = orjson.loads(path.read_bytes())
+        return path.read_bytes()
     except FileNotFoundError:
         raise InputError(f"{path}: no such file{paths.shipped_hint(path)}") from None
     except IsADirectoryError:
-        raise InputError(f"{path}: is a directory, not a JSON file") from None
-    except orjson.JSONDecodeError as exc:
-        raise InputError(f"{path}: malformed JSON ({exc})") from None
+        raise InputError(f"{path}: is a directory, not a {what}") from None
     except OSError as exc:  # a symlink loop, a permission, a name too long
         raise InputError(f"{path}: cannot read ({exc.strerror or type(exc).__name__})") from None
+
+
+def read_json_object(path: str | Path) -> dict:
+    """Parse a JSON file whose top level is an object; InputError naming the file otherwise."""
+    return parse_json_object(read_input_bytes(path, "JSON file"), path)
+
+
+def parse_json_object(raw: bytes, path: str | Path) -> dict:
+    """The JSON object in ``raw``, the bytes of the file ``path`` (named in the InputError where they are not one)."""
+    import orjson
+
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise InputError(f"{path}: malformed JSON ({exc})") from None
     if not isinstance(data, dict):
         raise InputError(f"{path}: expected a JSON object at the top level")
     return data

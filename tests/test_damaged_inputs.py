@@ -1,0 +1,128 @@
+"""Damaged inputs end well: a file cut mid-row, a JSON of 200,000 tasks with a key written twice, a named pipe given
+as an input, … each ends in one line on stderr naming the file and exit code 2 (or in the right result), with nothing
+half-written and no process left waiting."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from densing.data.readers import read_lm_eval_json, read_table
+from densing.errors import InputError
+from tests.conftest import REPO_ROOT
+
+SECOND_TABLE = REPO_ROOT / "results" / "openllm_v2" / "openllm_v2_2025-03.csv"
+TIDY = "model,benchmark,metric,value,params\nm1,arc_easy,acc,0.5,7B\nm2,arc_easy,acc,0.6,13B\n"
+
+
+def _cli(*argv, cwd, timeout: float = 60) -> subprocess.CompletedProcess:
+    """``python cli.py ARGV`` in its own process, ended by ``timeout`` (a hang fails the test, never the suite)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    return subprocess.run([sys.executable, str(REPO_ROOT / "cli.py"), *map(str, argv)], capture_output=True,
+                          text=True, timeout=timeout, cwd=cwd, env=env)
+
+
+# ---------------------------------------------------------------------------------------------
+# a CSV cut mid-row
+
+
+def test_a_table_cut_mid_row_is_refused_naming_its_file_and_line(tmp_path):
+    path = tmp_path / "cut.csv"
+    path.write_text(TIDY + "m3,arc_easy,acc\n")
+    with pytest.raises(InputError, match=r"line 4: 3 field\(s\) where the header names 5") as info:
+        read_table(path)
+    assert str(path) in str(info.value) and "\n" not in str(info.value)
+
+
+def test_the_second_table_cut_in_half_ends_in_one_line_not_a_measurement(tmp_path, run_cli):
+    text = SECOND_TABLE.read_text(encoding="utf-8")
+    cut = tmp_path / "cut.csv"
+    cut.write_text(text[: len(text) // 2], encoding="utf-8")
+    line = text[: len(text) // 2].count("\n") + 1
+    code, out, err = run_cli("trend", "--results", cut)
+    assert code == 2 and err.count("\n") == 1 and "Doubling time" not in out, (out, err)
+    assert err.startswith(f"error: {cut}: line {line}: ") and "cut short" in err, err
+
+
+def test_a_row_cut_short_in_a_scores_file_is_refused(tmp_path, run_cli):
+    scores = tmp_path / "scores.csv"
+    scores.write_text("model,params,release_date,MMLU,leaderboard_bbh\nmine,7B,2024-05-01,0.6\n")
+    code, out, err = run_cli("measure", "--scores", scores)
+    assert code == 2 and err == f"error: {scores}: line 2: 4 field(s) where the header names 5 (the row is cut " \
+                                "short: a file cut mid-row?); complete the row or remove it\n", err
+
+
+def test_a_table_with_every_row_whole_is_read_as_before(tmp_path):
+    path = tmp_path / "whole.csv"
+    path.write_text(TIDY + "\n")  # a blank line at the end is no row
+    assert list(read_table(path)["model"]) == ["m1", "m2"]
+
+
+# ---------------------------------------------------------------------------------------------
+# a key written twice in a large lm-eval JSON
+
+
+def test_a_key_written_twice_among_200000_tasks_is_found_in_linear_time(tmp_path):
+    """200,000 tasks, the last name written twice: a check that compared each key with every earlier one would take
+    hours here (2e10 comparisons); a set takes a moment."""
+    tasks = ",".join(f'"task_{i}": {{"acc,none": 0.5}}' for i in range(200_000))
+    path = tmp_path / "results.json"
+    path.write_text('{"results": {' + tasks + ', "task_199999": {"acc,none": 0.25}}}')
+    with pytest.raises(InputError, match=r"key 'task_199999' appears twice in one object") as info:
+        read_lm_eval_json(path)
+    assert str(path) in str(info.value)
+
+
+# ---------------------------------------------------------------------------------------------
+# a named pipe as an input
+
+
+def _feed(pipe, text: str) -> threading.Thread:
+    """A thread that writes ``text`` into the named pipe ``pipe`` once (opening it waits for a reader)."""
+
+    def write() -> None:
+        with open(pipe, "w", encoding="utf-8") as handle:
+            handle.write(text)
+
+    thread = threading.Thread(target=write, daemon=True)
+    thread.start()
+    return thread
+
+
+def _release(pipe, thread: threading.Thread) -> None:
+    """End the writer of ``pipe`` where nobody read it: a reader opened and closed at once lets its open return."""
+    if thread.is_alive():
+        fd = os.open(pipe, os.O_RDONLY | os.O_NONBLOCK)
+        os.close(fd)
+    thread.join(timeout=10)
+
+
+def test_an_lm_eval_json_through_a_named_pipe_is_read_once(tmp_path):
+    pipe = tmp_path / "scores.json"
+    os.mkfifo(pipe)
+    thread = _feed(pipe, json.dumps({"results": {"mmlu": {"acc,none": 0.6}}}))
+    try:
+        done = _cli("measure", "--scores", pipe, "--model", "mine", cwd=tmp_path, timeout=60)
+    finally:
+        _release(pipe, thread)
+    # the file was read through to its content: the refusal is about what it lacks, not a wait for a second writer
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith(f"error: {pipe}: field 'params'"), done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["scores.json"]
+
+
+def test_a_named_pipe_as_data_is_refused_in_one_line_not_waited_on(tmp_path):
+    pipe = tmp_path / "data.csv"
+    os.mkfifo(pipe)
+    thread = _feed(pipe, TIDY)
+    try:
+        done = _cli("convert", "--data", pipe, "--out", tmp_path / "out.csv", cwd=tmp_path, timeout=60)
+    finally:
+        _release(pipe, thread)
+    assert done.returncode == 2 and done.stderr == f"error: {pipe}: is a named pipe; results are read from a regular " \
+                                                   "file or a folder (save the stream to a file first)\n", done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv"]
