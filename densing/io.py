@@ -132,10 +132,20 @@ def check_outputs_apart(outputs: dict[str, object], inputs: dict[str, object]) -
     for role, given in [*inputs.items(), *outputs.items()]:
         if given is None or str(given) == "-":
             continue
-        key = os.path.realpath(str(given))
+        key = _file_identity(given)
         if key in seen and role in outputs:
             raise InputError(f"{given}: {role} is also {seen[key]}; give {role} a file of its own")
         seen.setdefault(key, role)
+
+
+def _file_identity(path: object) -> object:
+    """What names one file whatever the path: its device and inode where it exists (a hard link is the file it links
+    to), else its resolved path (a file not yet made)."""
+    try:
+        found = os.stat(str(path))
+    except OSError:
+        return os.path.realpath(str(path))
+    return (found.st_dev, found.st_ino)
 
 
 def _check_name_lengths(path: Path) -> None:

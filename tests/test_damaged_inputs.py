@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -126,3 +127,31 @@ def test_a_named_pipe_as_data_is_refused_in_one_line_not_waited_on(tmp_path):
     assert done.returncode == 2 and done.stderr == f"error: {pipe}: is a named pipe; results are read from a regular " \
                                                    "file or a folder (save the stream to a file first)\n", done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv"]
+
+
+# ---------------------------------------------------------------------------------------------
+# an output onto its own input
+
+
+@pytest.mark.parametrize("spelling", ["same", "dotted", "hard link"])
+def test_convert_never_writes_over_its_own_data(spelling, tmp_path, run_cli, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    data = tmp_path / "table.csv"
+    data.write_text(TIDY)
+    out = {"same": "table.csv", "dotted": "./sub/../table.csv", "hard link": "linked.csv"}[spelling]
+    (tmp_path / "sub").mkdir()
+    if spelling == "hard link":
+        os.link(data, tmp_path / out)
+    code, _, err = run_cli("convert", "--data", "table.csv", "--out", out)
+    assert code == 2 and err == f"error: {Path(out)}: --out is also --data; give --out a file of its own\n", err
+    assert data.read_text() == TIDY
+
+
+def test_fit_and_report_never_write_over_their_input(tmp_path, run_cli):
+    data = tmp_path / "table.csv"
+    data.write_text(TIDY)
+    code, _, err = run_cli("fit", "--data", data, "--benchmark", "arc_easy", "--out", data)
+    assert code == 2 and err == f"error: {data}: --out is also --data; give --out a file of its own\n", err
+    code, _, err = run_cli("report", "--results", data, "--out", data)
+    assert code == 2 and err == f"error: {data}: --out is also --results; give --out a file of its own\n", err
+    assert data.read_text() == TIDY

@@ -13,7 +13,7 @@ from densing.cli.output import (FORMAT_HELP, SEED_HELP, Format, announced, d0_op
                                 print_frame, print_text, print_texts, working)
 from densing.constants import DEFAULT_EPOCH, PAPER
 from densing.errors import InputError
-from densing.io import atomic_write_text, check_writable
+from densing.io import atomic_write_text, check_outputs_apart, check_writable
 from densing.numbers import format_count, parse_date
 from densing.validation import ExistingPath, validate
 
@@ -306,6 +306,7 @@ def report(
     table_name: Optional[str] = typer.Option(None, "--table", help=TABLE_HELP),
 ) -> None:
     """Write the self-contained HTML report and print its headline."""
+    check_outputs_apart({"--out": out}, {"--results": results, "--fit": fit, "--traces": traces})  # never an input
     check_writable(out)  # first: an output that cannot be written is said before anything is imported or computed
     draws_option(n_boot, seed)
     d0_tokens = d0_option(d0)
