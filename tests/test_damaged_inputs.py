@@ -155,3 +155,89 @@ def test_fit_and_report_never_write_over_their_input(tmp_path, run_cli):
     code, _, err = run_cli("report", "--results", data, "--out", data)
     assert code == 2 and err == f"error: {data}: --out is also --results; give --out a file of its own\n", err
     assert data.read_text() == TIDY
+
+
+# ---------------------------------------------------------------------------------------------
+# a damaged request cache or built-requests folder of `densing eval`
+
+
+class _Request:
+    def __init__(self, args):
+        self.args = args
+
+
+def _damage(path, kind: str) -> None:
+    """Make ``path`` a request database damaged as ``kind``: garbage, a database cut mid-write, or a folder."""
+    import sqlite3
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if kind == "folder":
+        path.mkdir()
+        return
+    if kind == "garbage":
+        path.write_bytes(b"\x00garbage, no SQLite header\n" * 64)
+        return
+    with sqlite3.connect(path) as database:
+        database.execute("create table unnamed (key text primary key, value blob)")
+        database.executemany("insert into unnamed values (?, ?)", [(str(i), bytes(3000)) for i in range(300)])
+    whole = path.read_bytes()
+    path.write_bytes(whole[: len(whole) // 2])
+
+
+@pytest.mark.parametrize("kind", ["garbage", "half-written", "folder"])
+def test_a_damaged_request_database_is_set_aside_and_built_again(kind, tmp_path, caplog):
+    pytest.importorskip("lm_eval")
+    import logging
+
+    from lm_eval.api import model
+    from lm_eval.api.model import LM
+
+    from densing.eval.store import request_cache_in_transactions
+
+    class Scored(LM):
+        def loglikelihood(self, requests):
+            return [(-float(len(request.args[1])), True) for request in requests]
+
+        def loglikelihood_rolling(self, requests):
+            raise NotImplementedError
+
+        def generate_until(self, requests):
+            raise NotImplementedError
+
+    path = tmp_path / ".cache" / "m" / "requests_rank0.db"
+    _damage(path, kind)
+    with caplog.at_level(logging.WARNING, logger="densing.eval"), request_cache_in_transactions():
+        answers = model.CachingLM(Scored(), str(path)).loglikelihood([_Request(("q", " a"))])
+    assert answers == [(-2.0, True)] and path.is_file()
+    assert [p.name for p in path.parent.iterdir() if p.name.endswith(".damaged")] == ["requests_rank0.db.damaged"]
+    warning = [r.getMessage() for r in caplog.records if r.name == "densing.eval"]
+    assert len(warning) == 1 and warning[0].startswith(f"{path}: the request database is "), warning
+    assert "set aside as requests_rank0.db.damaged" in warning[0]
+
+
+def test_a_built_requests_folder_that_is_a_file_is_set_aside_and_made(tmp_path, caplog):
+    pytest.importorskip("lm_eval")
+    import logging
+    from types import SimpleNamespace
+
+    from lm_eval.api.instance import Instance
+
+    from densing.eval.store import serve_built_requests
+
+    class Task:
+        config = SimpleNamespace(task="t", num_fewshot=0)
+        instances: list = []
+
+        def build_all_requests(self, *, limit=None, rank=0, world_size=1, **options):
+            self.instances = [Instance("loglikelihood", {}, ("Q", " a"), k, ("t", k, 1)) for k in range(limit)]
+
+    folder = tmp_path / ".cache" / "built"
+    folder.parent.mkdir()
+    folder.write_text("not a folder")
+    task = Task()
+    serve_built_requests(task, folder, "key")
+    with caplog.at_level(logging.WARNING, logger="densing.eval"):
+        task.build_all_requests(limit=2, rank=0, world_size=1)
+    assert len(task.instances) == 2 and len(list(folder.glob("t-*.pickle"))) == 1
+    assert (tmp_path / ".cache" / "built.damaged").read_text() == "not a folder"
+    assert f"{folder}: the built-requests folder is a file, not a folder; set aside as built.damaged" in caplog.text
