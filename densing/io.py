@@ -125,6 +125,15 @@ def kind_of_file(mode: int) -> str | None:
     return next((words for test, words in _KINDS if test(mode)), "not a regular file")
 
 
+def output_file(value: str, default_name: str) -> str:
+    """The file an output option names: ``value`` as given, or, where it ends in a path separator (``DIR/``: a folder,
+    made where missing), the file ``default_name`` in that folder; the one rule of densing's commands and the
+    repository's tools. ``/`` alone is left as it is, and refused as a directory where it is written."""
+    if value.endswith(("/", os.sep)) and value.strip("/" + os.sep):
+        return value + default_name
+    return value
+
+
 def check_outputs_apart(outputs: dict[str, object], inputs: dict[str, object]) -> None:
     """InputError when two of ``outputs`` ({option: path or None}), or an output and one of ``inputs``, are one file:
     an output never replaces an input nor another output."""

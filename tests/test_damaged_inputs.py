@@ -241,3 +241,33 @@ def test_a_built_requests_folder_that_is_a_file_is_set_aside_and_made(tmp_path, 
     assert len(task.instances) == 2 and len(list(folder.glob("t-*.pickle"))) == 1
     assert (tmp_path / ".cache" / "built.damaged").read_text() == "not a folder"
     assert f"{folder}: the built-requests folder is a file, not a folder; set aside as built.damaged" in caplog.text
+
+
+# ---------------------------------------------------------------------------------------------
+# a tool's --out DIR/: a folder, as the commands read it
+
+
+#: Each file output of tools/build_tables.py (subcommand, its other arguments) and the name it takes in a folder.
+TOOL_FILE_OUTPUTS = [(["public", "--obsscaling", "o", "--dates", "d", "--corrections", "c"], "public_models.csv"),
+                     (["openllm-v2-contents", "--raw", "r"], "openllm_v2_contents.csv"),
+                     (["openllm-v2-trend"], "trend.json"), (["openllm-v2-sensitivity"], "curation_sensitivity.csv"),
+                     (["olmes"], "trend.csv"), (["fixed-size"], "fixed_size.csv")]
+
+
+@pytest.mark.parametrize("argv, name", TOOL_FILE_OUTPUTS)
+def test_every_file_output_of_build_tables_reads_dir_slash_as_a_folder(argv, name):
+    from tools.build_tables import parser
+
+    assert parser().parse_args([*argv, "--out", "tables/"]).out == f"tables/{name}"
+    assert parser().parse_args([*argv, "--out", "tables/mine.csv"]).out == "tables/mine.csv"
+
+
+def test_build_tables_public_out_dir_slash_writes_into_the_folder(tmp_path):
+    from tools.build_tables import main
+
+    results = REPO_ROOT / "results"
+    code = main(["public", "--obsscaling", str(results / "obsscaling"), "--dates", str(results / "release_dates.csv"),
+                 "--corrections", str(results / "corrections.csv"), "--active-params",
+                 str(results / "active_params.csv"), "--out", f"{tmp_path / 'tables'}/"])
+    assert code == 0 and (tmp_path / "tables").is_dir()
+    assert (tmp_path / "tables" / "public_models.csv").read_bytes() == (results / "public_models.csv").read_bytes()
