@@ -122,9 +122,11 @@ def _measure(path, profile, fit, d0_tokens, since, epoch, n_boot, seed, by, with
     benchmark`` on a registered table with no --fit or --d0) → (measurement, forecast or None)."""
     from densing.data import read_results
     from densing.laws.reference_fit import ReferenceFit
-    from densing.trend.measure import measure_trend
+    from densing.trend.measure import measure_trend, require_set_benchmarks
 
     targets = read_results(path)
+    if fit is None:  # a given fit brings its own benchmarks
+        require_set_benchmarks(targets, profile, path)
     start, since = _since(epoch, "--epoch") or DEFAULT_EPOCH, _since(since)
     if by is By.benchmark and fit is None and d0_tokens is None and profile.cutoff is not None:
         from densing.trend.protocol import measure_table
