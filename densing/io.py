@@ -56,6 +56,26 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
     return path
 
 
+def create_new_text(path: str | Path, text: str, option: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` only where no file has that name, atomically and exclusively: staged in a
+    temporary file beside it, then hard-linked to the name (a link refuses a name taken, in one step), so that of
+    processes racing for one new name exactly one writes and each other is told the file exists (an InputError
+    naming ``option``); ``path`` is checked first (:func:`check_writable`)."""
+    path = check_writable(path)
+    target = Path(os.path.realpath(path))
+    temporary = _stage(target, text.encode("utf-8"))
+    try:
+        os.link(temporary, target)
+    except FileExistsError:
+        raise InputError(f"{path}: {option}: the file exists; give a new file name (densing never overwrites it)"
+                         ) from None
+    except OSError as exc:
+        raise _cannot(path, exc) from None
+    finally:
+        Path(temporary).unlink(missing_ok=True)
+    return path
+
+
 def _write_all(files: list[tuple[Path, bytes, Path]]) -> None:
     """Each (target, data, name shown in an error) staged (:func:`_stage`), then all moved into place."""
     staged: list[tuple[str, Path, Path]] = []
