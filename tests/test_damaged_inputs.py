@@ -86,8 +86,11 @@ def _feed(pipe, text: str) -> threading.Thread:
     """A thread that writes ``text`` into the named pipe ``pipe`` once (opening it waits for a reader)."""
 
     def write() -> None:
-        with open(pipe, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        try:
+            with open(pipe, "w", encoding="utf-8") as handle:
+                handle.write(text)
+        except BrokenPipeError:  # the reader went away unread: the command refused the pipe, or _release opened it
+            pass
 
     thread = threading.Thread(target=write, daemon=True)
     thread.start()
@@ -271,3 +274,110 @@ def test_build_tables_public_out_dir_slash_writes_into_the_folder(tmp_path):
                  str(results / "active_params.csv"), "--out", f"{tmp_path / 'tables'}/"])
     assert code == 0 and (tmp_path / "tables").is_dir()
     assert (tmp_path / "tables" / "public_models.csv").read_bytes() == (results / "public_models.csv").read_bytes()
+
+
+# ---------------------------------------------------------------------------------------------
+# a refusal names the input that is wrong
+
+
+def test_a_v2_table_without_mmlu_pro_is_named_not_the_reference_rule(tmp_path, run_cli):
+    import pandas as pd
+
+    table = pd.read_csv(SECOND_TABLE, dtype=str, keep_default_na=False)
+    without = tmp_path / "v2.csv"
+    table.drop(columns=["leaderboard_mmlu_pro"]).to_csv(without, index=False)
+    code, out, err = run_cli("trend", "--table", "openllm_v2", "--results", without)
+    assert code == 2 and err == f"error: {without}: no scores of MMLU-Pro (column leaderboard_mmlu_pro), which the " \
+                                "v2-native set (MMLU-Pro, BBH, MATH-hard) needs\n", err
+
+
+# ---------------------------------------------------------------------------------------------
+# the GPU check's output: an empty OUT, an exit hook that cannot write
+
+
+def test_the_gpu_check_refuses_an_empty_out_and_writes_nothing(tmp_path):
+    done = subprocess.run([sys.executable, str(REPO_ROOT / "bench" / "gpu_check.py"), "", "--dry-run"],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 2 and done.stderr == "error: OUT: an empty path (an unset variable?) would mean the " \
+                                                   "working folder; give a folder\n", done.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("out", ["", "missing/phases.json"])
+def test_the_cold_commands_exit_hook_never_raises_nor_leaves_a_file(out, tmp_path):
+    sys.path.insert(0, str(REPO_ROOT / "bench"))
+    try:
+        from _cold import PHASES
+    finally:
+        sys.path.remove(str(REPO_ROOT / "bench"))
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    done = subprocess.run([sys.executable, "-c", PHASES, out, "--version"], capture_output=True, text=True,
+                          timeout=120, cwd=tmp_path, env=env)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.startswith(f"error: {out}: cannot write the phases (") and done.stderr.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []
+
+
+# ---------------------------------------------------------------------------------------------
+# three `densing measure --template` to one new file at once
+
+
+def test_a_template_that_another_process_writes_first_is_not_replaced(tmp_path, run_cli, monkeypatch):
+    """Another process writes the name between the check that it is free and the write: that write is kept and this
+    command says the file exists (deterministic: the other write is made as this one stages its file)."""
+    import densing.io
+
+    target = tmp_path / "scores.csv"
+    stage = densing.io._stage
+
+    def raced(where, data):
+        target.write_text("the other process's\n")
+        return stage(where, data)
+
+    monkeypatch.setattr(densing.io, "_stage", raced)
+    code, out, err = run_cli("measure", "--template", target)
+    assert code == 2 and out == "" and err == f"error: {target}: --template: the file exists; give a new file name " \
+                                              "(densing never overwrites it)\n", err
+    assert target.read_text() == "the other process's\n" and sorted(p.name for p in tmp_path.iterdir()) == ["scores.csv"]
+
+
+def test_three_templates_to_one_new_file_at_once_report_one_write(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    runs = [subprocess.Popen([sys.executable, str(REPO_ROOT / "cli.py"), "measure", "--template", "scores.csv"],
+                             cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for _ in range(3)]
+    ended = [(run.wait(timeout=120), *run.communicate()) for run in runs]
+    wrote = [out for code, out, err in ended if code == 0 and out.startswith("wrote scores.csv")]
+    refused = [err for code, out, err in ended if code == 2 and "the file exists" in err]
+    assert len(wrote) == 1 and len(refused) == 2, ended
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["scores.csv"]
+
+
+# ---------------------------------------------------------------------------------------------
+# a family name holding a line feed, a model name holding a right-to-left override
+
+
+@pytest.fixture(scope="module")
+def hostile_names(tmp_path_factory):
+    import pandas as pd
+
+    table = pd.read_csv(REPO_ROOT / "results" / "public_models.csv", dtype=str, keep_default_na=False)
+    table.loc[table["family"] == "Pythia", "family"] = "Pythia\nFAKE LINE"
+    table.loc[table["model"] == "01-ai/Yi-1.5-34B", "model"] = "evil\u202emodel"
+    path = tmp_path_factory.mktemp("hostile") / "table.csv"
+    table.to_csv(path, index=False)
+    return path
+
+
+def test_a_family_name_holding_a_line_feed_stays_on_its_line(hostile_names, run_cli):
+    code, out, err = run_cli("trend", "--by", "benchmark", "--detail", "--results", hostile_names, "--n-boot", "40")
+    assert code == 0, err
+    assert "Pythia\\nFAKE" in out, out
+    assert not any(line.lstrip().startswith("FAKE LINE") for line in out.splitlines()), out
+
+
+def test_a_right_to_left_override_in_a_model_name_is_escaped_in_csv_on_a_terminal(hostile_names, run_cli,
+                                                                                   monkeypatch):
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True, raising=False)
+    code, out, err = run_cli("density", "--targets", hostile_names, "--format", "csv")
+    assert code == 0 and "\u202e" not in out and "evil\\u202emodel," in out, err
