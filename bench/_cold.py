@@ -71,8 +71,23 @@ class Hooked:
 sys.meta_path.insert(0, Hooked)
 
 def dump():
-    with open(out, "w") as handle:
-        json.dump(sums, handle)
+    # an exit handler never raises (its traceback would follow the command's own last line): the sums are written
+    # to a temporary file beside OUT and renamed into place, else one line says why and nothing is left
+    import os, tempfile
+    try:
+        fd, temporary = tempfile.mkstemp(dir=os.path.dirname(out) or ".", suffix=".tmp")
+    except OSError as exc:
+        print(f"error: {out}: cannot write the phases ({exc.strerror})", file=sys.stderr)
+        return
+    try:
+        with os.fdopen(fd, "w") as handle:
+            json.dump(sums, handle)
+        os.replace(temporary, out)
+    except OSError as exc:
+        print(f"error: {out}: cannot write the phases ({exc.strerror})", file=sys.stderr)
+    finally:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
 
 atexit.register(dump)
 sys.argv = ["densing", *argv]

@@ -331,7 +331,7 @@ def _options() -> SimpleNamespace:
     """The command line, each count at its full or its dry-run default where not given; a bad value, or an OUT that
     cannot be a folder written here, refused before any work."""
     parser = _Parser(description=__doc__.splitlines()[0])
-    parser.add_argument("out", type=Path, help="folder for gpu_check.json and gpu_check.txt (made if missing)")
+    parser.add_argument("out", help="folder for gpu_check.json and gpu_check.txt (made if missing)")
     parser.add_argument("--dry-run", action="store_true", help="CPU, tiny float32 model, few items, no training run")
     parser.add_argument("--data-root", type=Path, default=None, help="folder holding benchmarks/ (default: densing's)")
     parser.add_argument("--items", type=_count(1), default=None, help="items of each task (default 200; dry run 3)")
@@ -353,8 +353,10 @@ def _options() -> SimpleNamespace:
         parser.error(f"--data-root {arguments.data_root}: no benchmarks/ folder in it")
     from densing.io import check_writable_folder
 
+    if not arguments.out.strip():  # Path("") is ".": the run would write its files into the working folder
+        parser.error("OUT: an empty path (an unset variable?) would mean the working folder; give a folder")
     try:
-        check_writable_folder(arguments.out)
+        arguments.out = check_writable_folder(Path(arguments.out))
     except ValueError as exc:  # the InputError it raises (densing.errors: an InputError is a ValueError)
         parser.error(f"OUT {exc}")
 

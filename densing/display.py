@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 from datetime import date, datetime
 
 from densing.numbers import MISSING, NumberText, format_count, format_number, time_unit
@@ -40,6 +41,29 @@ FRACTIONS = frozenset({"held_out_error", "share_fit", "share_score", "share_mode
 #: Fields holding a count (parameters, tokens, FLOPs), written in words.
 COUNTS = frozenset({"params", "effective_params", "effective_params_ci_low", "effective_params_ci_high", "train_tokens",
                     "d0", "tokens", "flops", "max_params", "min_params"})
+
+
+#: What a name never carries raw into a line of text: the control characters (a line feed and a tab too: in a name they
+#: are no layout, and a name that breaks the line forges the next one) and the bidirectional controls, which a
+#: terminal acts on (a right-to-left override reverses the rest of the line).
+_NAME_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+#: The escapes a reader knows for the commonest of them; any other is written by its code point.
+_NAMED_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def _escape(match: re.Match) -> str:
+    """The visible escape of one character :data:`_NAME_CONTROLS` matched."""
+    character = match.group()
+    if character in _NAMED_ESCAPES:
+        return _NAMED_ESCAPES[character]
+    return f"\\x{ord(character):02x}" if ord(character) < 0x100 else f"\\u{ord(character):04x}"
+
+
+def name_text(name: object) -> str:
+    """A family's or a model's name as it enters a line of text: each character of :data:`_NAME_CONTROLS` written as
+    its visible escape (``\\n``, ``\\x1b``, ``\\u202e``), as :func:`densing.cli.guard.visible` writes what a terminal
+    acts on, so that the name reads as one name on one line."""
+    return _NAME_CONTROLS.sub(_escape, str(name))
 
 
 def kind(field: str) -> str:

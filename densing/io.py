@@ -56,6 +56,26 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
     return path
 
 
+def create_new_text(path: str | Path, text: str, option: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` only where no file has that name, atomically and exclusively: staged in a
+    temporary file beside it, then hard-linked to the name (a link refuses a name taken, in one step), so that of
+    processes racing for one new name exactly one writes and each other is told the file exists (an InputError
+    naming ``option``); ``path`` is checked first (:func:`check_writable`)."""
+    path = check_writable(path)
+    target = Path(os.path.realpath(path))
+    temporary = _stage(target, text.encode("utf-8"))
+    try:
+        os.link(temporary, target)
+    except FileExistsError:
+        raise InputError(f"{path}: {option}: the file exists; give a new file name (densing never overwrites it)"
+                         ) from None
+    except OSError as exc:
+        raise _cannot(path, exc) from None
+    finally:
+        Path(temporary).unlink(missing_ok=True)
+    return path
+
+
 def _write_all(files: list[tuple[Path, bytes, Path]]) -> None:
     """Each (target, data, name shown in an error) staged (:func:`_stage`), then all moved into place."""
     staged: list[tuple[str, Path, Path]] = []
@@ -99,10 +119,7 @@ def check_writable(path: str | Path) -> Path:
         mode = None
     except OSError as exc:  # a link loop, a file where a folder should be, a name too long
         raise _cannot(where, exc) from None
-    kinds = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe"), (stat.S_ISSOCK, "a socket"),
-             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
-    kind = (None if mode is None or stat.S_ISREG(mode)  # what a file other than a regular one is, in words
-            else next((words for test, words in kinds if test(mode)), "not a regular file"))
+    kind = None if mode is None else kind_of_file(mode)
     if kind == "a directory":
         raise InputError(f"{where}: is a directory; give a file name to write")
     if kind is not None:
@@ -116,6 +133,27 @@ def check_writable(path: str | Path) -> Path:
     return path
 
 
+#: The kinds of file other than a regular one, in words.
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe"), (stat.S_ISSOCK, "a socket"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+
+
+def kind_of_file(mode: int) -> str | None:
+    """What a file of ``mode`` (``os.stat``'s ``st_mode``) is, in words, where it is not a regular file; else None."""
+    if stat.S_ISREG(mode):
+        return None
+    return next((words for test, words in _KINDS if test(mode)), "not a regular file")
+
+
+def output_file(value: str, default_name: str) -> str:
+    """The file an output option names: ``value`` as given, or, where it ends in a path separator (``DIR/``: a folder,
+    made where missing), the file ``default_name`` in that folder; the one rule of densing's commands and the
+    repository's tools. ``/`` alone is left as it is, and refused as a directory where it is written."""
+    if value.endswith(("/", os.sep)) and value.strip("/" + os.sep):
+        return value + default_name
+    return value
+
+
 def check_outputs_apart(outputs: dict[str, object], inputs: dict[str, object]) -> None:
     """InputError when two of ``outputs`` ({option: path or None}), or an output and one of ``inputs``, are one file:
     an output never replaces an input nor another output."""
@@ -123,10 +161,20 @@ def check_outputs_apart(outputs: dict[str, object], inputs: dict[str, object]) -
     for role, given in [*inputs.items(), *outputs.items()]:
         if given is None or str(given) == "-":
             continue
-        key = os.path.realpath(str(given))
+        key = _file_identity(given)
         if key in seen and role in outputs:
             raise InputError(f"{given}: {role} is also {seen[key]}; give {role} a file of its own")
         seen.setdefault(key, role)
+
+
+def _file_identity(path: object) -> object:
+    """What names one file whatever the path: its device and inode where it exists (a hard link is the file it links
+    to), else its resolved path (a file not yet made)."""
+    try:
+        found = os.stat(str(path))
+    except OSError:
+        return os.path.realpath(str(path))
+    return (found.st_dev, found.st_ino)
 
 
 def _check_name_lengths(path: Path) -> None:
@@ -193,21 +241,34 @@ def read_text(path: str | Path) -> str:
         raise InputError(f"{path}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})") from None
 
 
-def read_json_object(path: str | Path) -> dict:
-    """Parse a JSON file whose top level is an object; InputError naming the file otherwise."""
-    import orjson
-
+def read_input_bytes(path: str | Path, what: str = "file") -> bytes:
+    """The bytes of the input file ``path``, read once (a named pipe gives its stream once: a reader that opened it
+    twice would wait for a second writer); an InputError naming the file where it cannot be read (``what`` names the
+    kind of file expected, for a folder given instead)."""
     path = Path(path)
     try:
-        data = orjson.loads(path.read_bytes())
+        return path.read_bytes()
     except FileNotFoundError:
         raise InputError(f"{path}: no such file{paths.shipped_hint(path)}") from None
     except IsADirectoryError:
-        raise InputError(f"{path}: is a directory, not a JSON file") from None
-    except orjson.JSONDecodeError as exc:
-        raise InputError(f"{path}: malformed JSON ({exc})") from None
+        raise InputError(f"{path}: is a directory, not a {what}") from None
     except OSError as exc:  # a symlink loop, a permission, a name too long
         raise InputError(f"{path}: cannot read ({exc.strerror or type(exc).__name__})") from None
+
+
+def read_json_object(path: str | Path) -> dict:
+    """Parse a JSON file whose top level is an object; InputError naming the file otherwise."""
+    return parse_json_object(read_input_bytes(path, "JSON file"), path)
+
+
+def parse_json_object(raw: bytes, path: str | Path) -> dict:
+    """The JSON object in ``raw``, the bytes of the file ``path`` (named in the InputError where they are not one)."""
+    import orjson
+
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise InputError(f"{path}: malformed JSON ({exc})") from None
     if not isinstance(data, dict):
         raise InputError(f"{path}: expected a JSON object at the top level")
     return data

@@ -562,6 +562,18 @@ def fixed_size(args) -> int:
     return 0
 
 
+def file_out(default_name: str):
+    """An argparse ``type`` for a file output: ``DIR/`` (a path ending in a separator) is ``DIR/<default_name>``, as
+    densing's commands read ``--out DIR/`` (:func:`densing.io.output_file`), never a file named ``DIR``."""
+    from densing.io import output_file
+
+    def as_file(value: str) -> str:
+        return output_file(value, default_name)
+
+    as_file.__name__ = "file"  # argparse names the type in its own errors
+    return as_file
+
+
 def parser() -> argparse.ArgumentParser:
     from densing.constants import DEFAULT_EPOCH
     from densing.designs.olmes.trend import D0
@@ -580,7 +592,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--dates", required=True, help="release_dates.csv")
     p.add_argument("--corrections", required=True, help="corrections.csv")
     p.add_argument("--active-params", default=None, help="active_params.csv (mixture-of-experts models)")
-    p.add_argument("--out", required=True, help="output CSV (written atomically)")
+    p.add_argument("--out", required=True, type=file_out("public_models.csv"),
+                   help="output CSV (written atomically; DIR/: DIR/public_models.csv)")
 
     p = command("swallow", swallow)
     p.add_argument("--source", required=True, help="folder with the leaderboard's model_2025-06.yml and model_2026-05.yml")
@@ -599,10 +612,12 @@ def parser() -> argparse.ArgumentParser:
     p = command("openllm-v2-contents", openllm_v2_contents)
     p.add_argument("--raw", required=True, help="the whole csv/huggingface_v2.csv (checked by its SHA-256)")
     p.add_argument("--public", default=str(paths.RESULTS / "public_models.csv"))
-    p.add_argument("--out", required=True, help="the table's CSV (its refusals beside it, <out>.refused.csv)")
+    p.add_argument("--out", required=True, type=file_out("openllm_v2_contents.csv"),
+                   help="the table's CSV (its refusals beside it, <out>.refused.csv; DIR/: DIR/openllm_v2_contents.csv)")
 
     p = command("openllm-v2-trend", openllm_v2_trend)
-    p.add_argument("--out", default=str(paths.RESULTS / "openllm_v2" / "trend.json"))
+    p.add_argument("--out", default=str(paths.RESULTS / "openllm_v2" / "trend.json"), type=file_out("trend.json"),
+                   help="the trend record (JSON; DIR/: DIR/trend.json)")
 
     p = command("openllm-v2-draws", openllm_v2_draws)
     p.add_argument("--n-boot", type=int, nargs="+", default=[200, 600, 2400], help="the starting draw counts")
@@ -612,7 +627,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--table", default=str(paths.RESULTS / "openllm_v2"), help="the table's folder (with curated.csv)")
     p.add_argument("--n-boot", type=int, default=600)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", default=str(paths.RESULTS / "openllm_v2" / "curation_sensitivity.csv"))
+    p.add_argument("--out", default=str(paths.RESULTS / "openllm_v2" / "curation_sensitivity.csv"),
+                   type=file_out("curation_sensitivity.csv"), help="the rows (CSV; DIR/: DIR/curation_sensitivity.csv)")
 
     p = command("candidates", candidates)
     p.add_argument("--results", default=str(paths.RESULTS / "public_models.csv"))
@@ -636,12 +652,14 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--d0", type=float, default=D0)
     p.add_argument("--n-boot", type=int, default=600)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", default=None, help="write the rows here (CSV) and the checks beside it (<stem>_checks.csv)")
+    p.add_argument("--out", default=None, type=file_out("trend.csv"),
+                   help="write the rows here (CSV) and the checks beside it (<stem>_checks.csv; DIR/: DIR/trend.csv)")
 
     p = command("fixed-size", fixed_size)
     p.add_argument("--n-boot", type=int, default=1000)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", default=None, help="write the rows of every table here (CSV)")
+    p.add_argument("--out", default=None, type=file_out("fixed_size.csv"),
+                   help="write the rows of every table here (CSV; DIR/: DIR/fixed_size.csv)")
     return top
 
 

@@ -22,6 +22,7 @@ from densing.cli.ladder import ladder_app
 from densing.cli.output import command_group
 from densing.cli.overlap import overlap_app
 from densing.errors import DensingError, InputError
+from densing.io import output_file
 
 @dataclass(frozen=True)
 class Given:
@@ -120,8 +121,7 @@ def as_written(args: list[str]) -> list[str]:
             if value == "-" and not streams:
                 raise InputError(f"{option} -: {holds} is a file beside what densing {args[0]} prints on standard "
                                  "output, so it cannot be standard output; give a file name")
-            if value.endswith(("/", os.sep)) and value.strip("/" + os.sep):
-                value += name
+            value = output_file(value, name)
             out[at] = f"{option}={value}" if equals else value
         i = at + 1 if option in outputs else i + 1
     return out

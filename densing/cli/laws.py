@@ -14,7 +14,7 @@ from densing.cli.output import (FORMAT_HELP, SEED_HELP, Format, count_option, d0
                                 print_text, size_option)
 from densing.constants import DEFAULT_EPOCH
 from densing.errors import FitError, InputError
-from densing.io import check_writable, command_line
+from densing.io import check_outputs_apart, check_writable, command_line
 from densing.numbers import counted_noun, format_count, format_number
 from densing.validation import BOOTSTRAP_CONSTRAINTS, validate_params
 from densing.validation import validate as check  # `validate` is a command here
@@ -76,6 +76,7 @@ def fit(
     from densing.laws.reference import fit_reference
 
     d0_tokens = d0_option(d0)  # before the data is read
+    check_outputs_apart({"--out": out}, {"--data": data})  # an output never replaces an input
     if out is not None:
         check_writable(out)
     if family is not None:
@@ -156,6 +157,7 @@ def convert(
     """Convert results into one validated tidy table (CSV or Parquet)."""
     from densing.data import write_table
 
+    check_outputs_apart({"--out": out}, {"--data": data})  # an output never replaces an input
     if str(out) != "-":  # standard output: the table as CSV, and nothing else
         check_writable(out)  # before the data is read
     frame = _read(data, suite=suite, final_only=final_only)

@@ -14,7 +14,8 @@ from densing import registry
 from densing.cli.layout import browser_lines, closing, command_words
 from densing.cli.output import Format, announced, draws_option, print_frame, print_progress, print_text, size_option
 from densing.errors import InputError
-from densing.io import atomic_write_text, check_outputs_apart, check_writable, check_writable_folder
+from densing.io import (atomic_write_text, check_outputs_apart, check_writable, check_writable_folder,
+                        create_new_text)
 from densing.paths import default_store
 from densing.present.placement import answer
 from densing.validation import Device, ExistingPath, Interval, Options, validate
@@ -178,9 +179,9 @@ def _write_template(path: Path, table: Optional[str] = None) -> None:
         return
     if path.suffix.lower() != ".csv":  # the one format it writes, which --scores reads back once filled
         raise InputError(f"{path}: --template writes a CSV scores file; give a name ending in .csv (or - for stdout)")
-    if path.exists() or path.is_symlink():
+    if path.exists() or path.is_symlink():  # said before the template is made; create_new_text is what decides
         raise InputError(f"{path}: --template: the file exists; give a new file name (densing never overwrites it)")
-    atomic_write_text(check_writable(path), scores_template(table))
+    create_new_text(path, scores_template(table), "--template")  # of processes racing for one name, one writes
     given = f" --table {table}" if table is not None else ""
     print(f"wrote {path}: fill in params (7e9 or 7B), release_date (YYYY-MM-DD) and the scores (fractions in [0, 1]), "
           f"then run densing measure --scores {path}{given}")

@@ -287,10 +287,18 @@ def print_texts(*texts) -> None:
         print_text(text)
 
 
+def print_csv(frame) -> None:
+    """``frame`` as CSV on standard output: on a terminal each character a terminal acts on (a name's escape sequence,
+    a right-to-left override) written as its visible escape (:func:`~densing.cli.guard.visible`), as ``ls`` shows a
+    name on a terminal; into a file or a pipe, the values as they are."""
+    text = frame_to_csv(frame)
+    sys.stdout.write(visible(text) if sys.stdout.isatty() else text)
+
+
 #: The output formats, by name: each a writer ``(frame, *, title, keys, wide)`` of stdout (``--format``'s names).
 OUTPUTS: Registry = Registry("--format", [(Format.table.value, render_table),
                                           (Format.json.value, lambda frame, **_: print_json(_json_ready(frame))),
-                                          (Format.csv.value, lambda frame, **_: sys.stdout.write(frame_to_csv(frame)))],
+                                          (Format.csv.value, lambda frame, **_: print_csv(frame))],
                              check=lambda registry, name, write: check_callable(registry, name, "writer", write, 1))
 
 

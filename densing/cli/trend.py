@@ -14,7 +14,7 @@ from densing.cli.output import (FORMAT_HELP, SEED_HELP, Format, announced, d0_op
                                 print_frame, print_text, print_texts, working)
 from densing.constants import DEFAULT_EPOCH, PAPER
 from densing.errors import InputError
-from densing.io import atomic_write_text, check_writable
+from densing.io import atomic_write_text, check_outputs_apart, check_writable
 from densing.numbers import format_count, parse_date
 from densing.validation import ExistingPath, validate
 
@@ -137,9 +137,11 @@ def _measure(path, profile, fit, d0_tokens, since, epoch, n_boot, seed, by, with
     benchmark`` on a registered table with no --fit or --d0) → (measurement, forecast or None)."""
     from densing.data import read_results
     from densing.laws.reference_fit import ReferenceFit
-    from densing.trend.measure import measure_trend
+    from densing.trend.measure import measure_trend, require_set_benchmarks
 
     targets = read_results(path)
+    if fit is None:  # a given fit brings its own benchmarks
+        require_set_benchmarks(targets, profile, path)
     start, since = _since(epoch, "--epoch") or DEFAULT_EPOCH, _since(since)
     if by is By.benchmark and fit is None and d0_tokens is None and profile.cutoff is not None:
         from densing.trend.protocol import measure_table
@@ -327,6 +329,7 @@ def report(
     table_name: Optional[str] = typer.Option(None, "--table", help=TABLE_HELP),
 ) -> None:
     """Write the self-contained HTML report and print its headline."""
+    check_outputs_apart({"--out": out}, {"--results": results, "--fit": fit, "--traces": traces})  # never an input
     check_writable(out)  # first: an output that cannot be written is said before anything is imported or computed
     draws_option(n_boot, seed)
     d0_tokens = d0_option(d0)

@@ -4,6 +4,7 @@ ones (docs/extending.md).
 """
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +14,7 @@ import pandas as pd
 from densing import paths
 from densing.data import olmo, readers
 from densing.errors import InputError
+from densing.io import kind_of_file
 from densing.registry import Registry, check_callable, check_range, check_type
 from densing.validation import as_path
 
@@ -78,9 +80,23 @@ def register_format(data_format: DataFormat) -> DataFormat:
     return FORMATS.register(data_format.name, data_format, first=True)
 
 
+def _refuse_a_stream(path: Path) -> None:
+    """An InputError where ``path`` is a named pipe, a socket or a device: a format is found by reading the file, and
+    a stream gives its contents once, so the reader after the sniff would wait for a writer that never comes."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return  # missing, or unreadable: the reader names it
+    kind = kind_of_file(mode)
+    if kind is not None and kind != "a directory":
+        raise InputError(f"{path}: is {kind}; results are read from a regular file or a folder (save the stream to a "
+                         "file first)")
+
+
 def sniff_format(path: str | Path, *, reference: bool = True) -> DataFormat:
     """The first format whose sniff accepts ``path`` (``reference=False``: leaving out reference layouts)."""
     path = Path(path)
+    _refuse_a_stream(path)
     for data_format in FORMATS.values():
         if (reference or not data_format.reference_only) and data_format.sniff(path):
             return data_format

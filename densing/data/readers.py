@@ -5,6 +5,7 @@ published evaluations. What they return has passed :func:`validate_results`, unl
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 import re
@@ -18,8 +19,8 @@ from densing.data.names import score_columns, wide_columns
 from densing.data.schema import FRACTION_METRICS, LAB_COLUMN, SOURCE_LINE, validate_results
 from densing.data.wide import require_model_and_params, wide_to_tidy
 from densing.errors import InputError, first_line
-from densing.io import atomic_write_bytes, check_writable, frame_to_csv, read_json_object
-from densing.validation import Options, Text, as_path, validate_params
+from densing.io import atomic_write_bytes, check_writable, frame_to_csv, parse_json_object, read_input_bytes
+from densing.validation import Options, Text, as_path, first_repeated, validate_params
 
 # ---------------------------------------------------------------------------------------------
 # tidy tables
@@ -30,57 +31,86 @@ _COUNTS_AS_TEXT = {"params": "string", "train_tokens": "string", "active_params"
 
 
 def read_csv_file(path: Path, lines: bool = False, **options) -> pd.DataFrame:
-    """pandas.read_csv with every failure as one InputError naming the file, a header that names a column twice or
-    leaves one unnamed among them, named as the file spells it (:func:`check_header`); ``lines``: each row's line in
-    the file in the column :data:`~densing.data.schema.SOURCE_LINE` (:func:`csv_lines`), for the errors."""
+    """pandas.read_csv of the file's bytes, read once (:func:`densing.io.read_input_bytes`: a named pipe too), with
+    every failure as one InputError naming the file: a header that names a column twice or leaves one unnamed among
+    them, named as the file spells it (:func:`check_header`), a row with fewer fields than the header (a file cut
+    mid-row, which pandas would fill with empty cells: :func:`check_row_lengths`); ``lines``: each row's line in the
+    file in the column :data:`~densing.data.schema.SOURCE_LINE` (:func:`csv_lines`), for the errors."""
+    text = _csv_text(path, read_input_bytes(path, "CSV file"))
     try:
-        frame = pd.read_csv(path, **options)
+        frame = pd.read_csv(io.StringIO(text), **options)
     except pd.errors.EmptyDataError:
         raise InputError(f"{path}: the file is empty (no header row)") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); "
-                         "save the table as UTF-8 CSV") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a directory, not a CSV file") from None
-    except (pd.errors.ParserError, ValueError, OSError) as exc:
+    except (pd.errors.ParserError, ValueError) as exc:
         raise InputError(f"{path}: cannot read CSV: {first_line(exc)}") from None
-    if "header" not in options and "names" not in options:
-        check_header(path, frame.columns)
-    if lines and Path(path).is_file() and (found := csv_lines(path, len(frame))) is not None:
+    own_header = "header" not in options and "names" not in options
+    records = csv_records(text) if own_header or lines else None
+    if own_header:
+        check_header(path, frame.columns, records)
+        if options.get("nrows") != 0:
+            check_row_lengths(path, records)
+    if lines and (found := csv_lines(records, len(frame))) is not None:
         frame[SOURCE_LINE] = found
     return frame
 
 
-def csv_lines(path: Path, rows: int) -> list[int] | None:
-    """The line of the CSV file ``path`` on which each of its ``rows`` data rows starts, as pandas reads them: blank
-    lines skipped, a quoted cell over several lines one row (None where the file cannot be read so, or its count of rows
-    differs)."""
-    starts, last = [], 0
+def _csv_text(path: Path, raw: bytes) -> str:
+    """The bytes of the CSV file ``path`` as UTF-8 text (a leading byte-order mark dropped, as pandas drops it)."""
     try:
-        with open(path, encoding="utf-8-sig", newline="") as handle:
-            reader = csv.reader(handle)
-            for record in reader:
-                if len(record) > 1 or (record and record[0].strip()):
-                    starts.append(last + 1)
-                last = reader.line_num
-    except (OSError, UnicodeDecodeError, csv.Error):
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); "
+                         "save the table as UTF-8 CSV") from None
+
+
+def csv_records(text: str) -> list[tuple[int, list[str]]] | None:
+    """(the line it starts on, its fields) of each record of the CSV ``text`` that pandas reads as a row or the header:
+    blank lines skipped, a quoted cell over several lines one record (None where the csv module cannot read it)."""
+    records, last = [], 0
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        for record in reader:
+            if len(record) > 1 or (record and record[0].strip()):
+                records.append((last + 1, record))
+            last = reader.line_num
+    except csv.Error:
         return None
-    return starts[1:] if len(starts) == rows + 1 else None
+    return records
 
 
-def check_header(path: Path, columns) -> None:
-    """An InputError where the header of the CSV file ``path`` names a column twice or leaves one unnamed, by the
-    names and places the file has (pandas renames them ``MMLU.1`` and ``Unnamed: 3``); read again only where pandas'
-    names say it renamed one."""
+def csv_lines(records: list[tuple[int, list[str]]] | None, rows: int) -> list[int] | None:
+    """The line on which each of the ``rows`` data rows of a CSV file starts, from its :func:`csv_records` (None where
+    they could not be read or their count of rows differs from pandas')."""
+    if records is None or len(records) != rows + 1:
+        return None
+    return [line for line, _ in records[1:]]
+
+
+def check_row_lengths(path: Path, records: list[tuple[int, list[str]]] | None) -> None:
+    """An InputError naming the file and line of the first row with fewer fields than the header: a file cut mid-row
+    (pandas would read the missing cells as empty, without a word)."""
+    if not records:
+        return
+    width = len(records[0][1])
+    for line, fields in records[1:]:
+        if len(fields) < width:
+            raise InputError(f"{path}: line {line}: {len(fields)} field(s) where the header names {width} (the row is "
+                             "cut short: a file cut mid-row?); complete the row or remove it")
+
+
+def check_header(path: Path, columns, records: list[tuple[int, list[str]]] | None) -> None:
+    """An InputError where the header of the CSV file ``path`` (the first of its :func:`csv_records`) names a column
+    twice or leaves one unnamed, by the names and places the file has (pandas renames them ``MMLU.1`` and
+    ``Unnamed: 3``); looked at only where pandas' names say it renamed one."""
     names = [str(c) for c in columns]
     renamed = [n for n in names if re.fullmatch(r"Unnamed: \d+", n) or re.sub(r"\.\d+$", "", n) in set(names) - {n}]
-    if not renamed or not Path(path).is_file():
+    if not renamed or not records:
         return
-    with open(path, encoding="utf-8", newline="") as handle:
-        header = next(csv.reader(handle), [])
+    header = records[0][1]
     if empty := [i + 1 for i, n in enumerate(header) if not n.strip()]:
         raise InputError(f"{path}: line 1 (the header): column {empty[0]} has no name; name it or remove the column")
-    if (twice := next((n for i, n in enumerate(header) if n in header[:i]), None)) is not None:
+    twice = first_repeated(header)
+    if twice is not None:
         places = [str(i + 1) for i, n in enumerate(header) if n == twice]
         raise InputError(f"{path}: line 1 (the header): {twice!r} names columns {' and '.join(places)}; keep one")
 
@@ -150,21 +180,30 @@ _LOSS_FROM_PERPLEXITY = ("ppl", "perplexity")
 
 
 def _load_json(path: Path) -> dict:
-    data = read_json_object(path)
-
-    def once(pairs: list) -> dict:  # orjson keeps the last of a key written twice, without a word
-        keys = [k for k, _ in pairs]
-        if twice := next((k for i, k in enumerate(keys) if k in keys[:i]), None):
-            raise InputError(f"{path}: key {twice!r} appears twice in one object (two values; keep one)")
-        return dict(pairs)
-
-    json.loads(path.read_bytes(), object_pairs_hook=once)
+    """The lm-eval results JSON object of ``path``, its bytes read once (a named pipe too), a key written twice in one
+    object refused (orjson keeps the last of them without a word: :func:`_refuse_repeated_keys`)."""
+    raw = read_input_bytes(path, "JSON file")
+    data = parse_json_object(raw, path)
+    _refuse_repeated_keys(raw, path)
     if not isinstance(data.get("results"), dict):
         raise InputError(f"{path}: field 'results': not an lm-eval results JSON (no 'results' mapping)")
     for field in ("config", "n-shot", "configs"):
         if data.get(field) is not None and not isinstance(data[field], dict):
             raise InputError(f"{path}: field '{field}': expected an object, got {type(data[field]).__name__}")
     return data
+
+
+def _refuse_repeated_keys(raw: bytes, path: Path) -> None:
+    """An InputError naming the first key that ``raw``, the JSON bytes of ``path``, writes twice in one object: each
+    object's keys looked up in a set as they come (linear in the keys, for a file of 200,000 tasks too)."""
+
+    def once(pairs: list) -> dict:
+        twice = first_repeated(key for key, _ in pairs)
+        if twice is not None:
+            raise InputError(f"{path}: key {twice!r} appears twice in one object (two values; keep one)")
+        return dict(pairs)
+
+    json.loads(raw, object_pairs_hook=once)
 
 
 @validate_params({"model": [Text(), None]})

@@ -137,7 +137,7 @@ def serve_built_requests(task: Any, folder: Path, key: str) -> None:
             logging.getLogger("densing.eval").warning("%s: built requests unreadable (%s: %s); built again",
                                                       path, type(exc).__name__, exc)
         build(limit=limit, rank=rank, world_size=world_size, **options)
-        folder.mkdir(parents=True, exist_ok=True)
+        usable_folder(folder, "built-requests folder")
         try:
             with _replacing(path) as temporary, open(temporary, "wb") as handle:
                 pickle.dump(list(task.instances), handle, protocol=pickle.HIGHEST_PROTOCOL)
@@ -147,6 +147,56 @@ def serve_built_requests(task: Any, folder: Path, key: str) -> None:
         return None
 
     task.build_all_requests = cached
+
+
+def set_aside(path: Path, damage: str) -> Path:
+    """Rename the damaged ``path`` (a cache densing rebuilds) to ``<name>.damaged`` beside it (``.damaged-2``, … where
+    that is taken), kept for a look rather than deleted, with a one-line warning naming it and ``damage``; the new
+    name."""
+    import logging
+
+    aside, count = path.with_name(f"{path.name}.damaged"), 1
+    while os.path.lexists(aside):
+        count += 1
+        aside = path.with_name(f"{path.name}.damaged-{count}")
+    os.replace(path, aside)
+    logging.getLogger("densing.eval").warning("%s: %s; set aside as %s and built again", path, damage, aside.name)
+    return aside
+
+
+def usable_folder(folder: Path, what: str) -> None:
+    """Make the cache folder ``folder`` (``what``, for the warning), a file of its name set aside first
+    (:func:`set_aside`)."""
+    if os.path.lexists(folder) and not folder.is_dir():
+        set_aside(folder, f"the {what} is a file, not a folder")
+    folder.mkdir(parents=True, exist_ok=True)
+
+
+#: How long the check of a request database waits for another shard's transaction to end (they last milliseconds).
+LOCK_WAIT_SECONDS = 60.0
+
+
+def usable_request_cache(path: Path) -> None:
+    """Set aside (:func:`set_aside`) lm-eval's request database ``path`` where it is no SQLite database that reads
+    whole: a folder of its name, garbage, a file cut mid-write. SQLite's ``PRAGMA quick_check`` reads every page of it
+    once; a missing or empty file is a new database."""
+    import sqlite3
+
+    if not os.path.lexists(path):
+        return
+    if path.is_dir():
+        set_aside(path, "the request database is a folder, not a file")
+        return
+    try:
+        with contextlib.closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
+                                                timeout=LOCK_WAIT_SECONDS)) as database:
+            verdict = database.execute("PRAGMA quick_check").fetchone()
+    except sqlite3.DatabaseError as exc:
+        if getattr(exc, "sqlite_errorcode", None) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+            return  # another shard writing it: in use, not damaged
+        verdict = (str(exc),)
+    if verdict != ("ok",):
+        set_aside(path, f"the request database is damaged ({verdict[0]})")
 
 
 def _writer_alive(temporary: Path) -> bool:
@@ -306,7 +356,8 @@ def request_cache_in_transactions():
             from sqlitedict import SqliteDict
 
             self.lm, self.cache_db = lm, cache_db
-            os.makedirs(os.path.dirname(cache_db) or ".", exist_ok=True)
+            usable_folder(Path(cache_db).parent, "request cache folder")
+            usable_request_cache(Path(cache_db))
             self.dbdict = SqliteDict(cache_db, autocommit=False, outer_stack=False)
             self.hook = TransactionHook(self)
             lm.set_cache_hook(self.hook)

@@ -9,6 +9,7 @@ import numpy as np
 from densing.constants import CEILING_STDERRS, FLOOR_STDERRS, MAX_SENSITIVITY_RATIO, PAPER, REPORTED, SIZE_SLOPE_MARGIN, UNTESTABLE
 from densing.numbers import (counted_noun, format_count, format_months, format_number, frame_records, json_number,
                              signed)
+from densing.display import name_text
 from densing.present.summary import Summary, Table
 from densing.present.words import (STATE_WORDS, as_range, determined_words, fold_of, row_reason,
                                    heterogeneity_words, interval_words, not_measured, open_end, open_why,
@@ -134,7 +135,7 @@ def _influence_words(head, *, always: bool) -> str:
     shown = (f"the estimate is {format_months(months)} months" if math.isfinite(months) else
              "the frontier line no longer rises (no doubling time)")
     words = ", beyond the interval" if beyond else ", the largest move of any family"
-    return (f" Leave one family out: without {top.family} ({counted_noun(top.n_models, 'model')}) {shown}{words}."
+    return (f" Leave one family out: without {name_text(top.family)} ({counted_noun(top.n_models, 'model')}) {shown}{words}."
             + _model_words(head))
 
 
@@ -356,7 +357,7 @@ def rests_on_words(head) -> str:
         first = f"Labs: its references come from {len(labs)} labs, weighted {weights}."
     top = head.largest_influence()
     second = ("" if top is None else
-              f" The late frontier family: without {top.family} ({counted_noun(top.n_models, 'model')}) the "
+              f" The late frontier family: without {name_text(top.family)} ({counted_noun(top.n_models, 'model')}) the "
               f"estimate is {format_months(top.doubling_time_months)} months, the largest move of any family.")
     bounds = int(getattr(head, "n_floor_bounds", 0))
     enter, them = ("enters as an upper bound", "it") if bounds == 1 else ("enter as upper bounds", "them")

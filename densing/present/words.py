@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from densing.constants import END_STABILITY
+from densing.display import name_text
 from densing.numbers import NumberText, counted_noun, format_months, format_number
 from densing.states import EndOpen, NoFamilyPasses, NoFamilyScored, ReferencesDisagree, State, recorded_state
 
@@ -221,7 +222,7 @@ def summary_items(result) -> list[tuple[str, object]]:
     """The first lines of a result's ``summary()``: its state, what is determined, the largest family move."""
     items = [("state", state_words(result.state) or NOT_JUDGED), ("doubling time", determined_words(result))]
     if (top := result.largest_influence()) is not None:
-        items.append(("leave one family out", f"without {top.family} ({counted_noun(top.n_models, 'model')}): "
+        items.append(("leave one family out", f"without {name_text(top.family)} ({counted_noun(top.n_models, 'model')}): "
                       f"{float(top.doubling_time_months):.3g} months (the largest move; every family: influence_frame())"))
     return items
 
@@ -270,7 +271,7 @@ def row_record(row) -> dict:
         **{name: of(name) for name in ("heterogeneity_q", "heterogeneity_p", "i_squared", "share_fit", "share_score",
                                        "share_models", "share_reference")},
         "each_reference_months": "; ".join(
-            f"{k.family} {months_text(v)} [{months_text(lo)}–{months_text(hi)}]"
+            f"{name_text(k.family)} {months_text(v)} [{months_text(lo)}–{months_text(hi)}]"
             for (k, v), lo, hi in zip(own.items(), r.reference_months_low or [math.nan] * len(own),
                                       r.reference_months_high or [math.nan] * len(own))) if r is not None else "",
         "state": (r.state if r is not None and r.state is not None else State.NOT_MEASURED).value,

@@ -105,6 +105,27 @@ def measure_trend(targets: pd.DataFrame, *, fits_dir: str | Path | None = None, 
     return _measurement(context, jobs, executor.run(jobs, context))
 
 
+def require_set_benchmarks(targets: pd.DataFrame, table: TrendTable, source: str | Path) -> None:
+    """An InputError naming ``source``, the file ``targets`` were read from, and the benchmarks it lacks where every
+    benchmark set of ``table`` needs one that ``targets`` holds no score of: the table is what is wrong, not the
+    reference rule, which would otherwise find no family to pass it. Names the headline set's missing benchmarks, each
+    with the columns a wide table holds it in."""
+    from densing.data.benchmarks import BENCHMARKS
+
+    held = set(targets["benchmark"].astype(str)) if "benchmark" in targets.columns else set()
+    lacking = [[b for b in benchmarks if b not in held] for _, benchmarks in table.sets.values()]
+    if not lacking or not all(lacking):
+        return
+    label = next(iter(table.sets.values()))[0]
+    named = []
+    for benchmark in lacking[0]:
+        record = BENCHMARKS.get(benchmark)
+        columns = " or ".join(record.columns) if record is not None and record.columns else benchmark
+        named.append(f"{record.display if record is not None and record.display else benchmark} (column {columns})")
+    others = "; each other set of the table lacks one too" if len(lacking) > 1 else ""
+    raise InputError(f"{source}: no scores of {', '.join(named)}, which the {label} needs{others}")
+
+
 def _candidate_table(targets: pd.DataFrame, fits_dir, profile: TrendTable, shown: frozenset) -> pd.DataFrame:
     """The reference rule's candidate table over the table's candidate benchmarks where a section shown reads them all,
     else over the headline set's (the same rows, bit for bit) where that set has a reference."""

@@ -39,7 +39,7 @@ DAMAGE = {
     "missing column": (lambda rows, head, at: [[c for j, c in enumerate(r) if j != head.index(
         "features_is_official_provider")] for r in rows], "missing column(s) features_is_official_provider"),
     "damaged row": (lambda rows, head, at: rows[:at] + [rows[at][:5]] + rows[at + 1:],
-                    f"5 fields where the header has"),
+                    "5 field(s) where the header names"),
     "duplicated model": (lambda rows, head, at: rows + [rows[at]], f"model {KEPT[0]} ({KEPT[1]}) appears on more"),
     "size 0": (_set("metadata_params_billions", "0"), "field 'metadata_params_billions': expected a positive number"),
     "date 2099": (_set("metadata_upload_date", "2099-01-01"), "field 'metadata_upload_date': 2099-01-01 is in the future"),
@@ -94,3 +94,31 @@ def test_ctrl_c_ends_the_build_with_one_line_and_130(after, tmp_path):
         pytest.skip(f"the build ended before {after} s")
     assert process.returncode == 130 and err.strip() == "error: interrupted", err
     assert not [p for p in out.rglob("*") if p.name.startswith(".") or p.suffix == ".tmp"]
+
+
+def test_an_obsscaling_extract_without_its_model_column_is_named_in_one_line(tmp_path, capsys):
+    from tools.build_tables import main
+
+    out = _folder(tmp_path, _rows()[0])
+    theirs = tmp_path / "obsscaling_v2.csv"
+    text = (REPO_ROOT / "results" / "obsscaling" / "base_llm_leaderboard_v2_eval.csv").read_text(encoding="utf-8")
+    theirs.write_text(text.replace("Model,", "Name,", 1), encoding="utf-8")
+    code = main(["openllm-v2", "--out", str(out), "--obsscaling-v2", str(theirs)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and err.startswith(f"error: {theirs}: missing column(s) Model "), err
+    assert sorted(p.name for p in out.iterdir()) == ["curated.csv", "source"]
+
+
+@pytest.mark.parametrize("cut", ["mid-row", "at a line"])
+def test_a_cut_public_table_is_blamed_not_curated_csv(cut, tmp_path, capsys):
+    from tools.build_tables import main
+
+    out = _folder(tmp_path, _rows()[0])
+    text = (REPO_ROOT / "results" / "public_models.csv").read_text(encoding="utf-8")
+    half = text[: len(text) // 2]
+    public = tmp_path / "public.csv"
+    public.write_text(half if cut == "mid-row" else half[: half.rindex("\n") + 1], encoding="utf-8")
+    code = main(["openllm-v2", "--out", str(out), "--public", str(public)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and err.startswith(f"error: {public}: "), err
+    assert sorted(p.name for p in out.iterdir()) == ["curated.csv", "source"]

@@ -39,7 +39,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from densing.data.readers import read_text_table
+from densing.data.readers import read_csv_file, read_text_table
 from densing.data.schema import is_missing, positive_count
 from densing.errors import InputError
 from densing.numbers import parse_date
@@ -213,6 +213,11 @@ CONTENTS_COLUMNS: tuple[str, ...] = ("model_name", "model_precision", "model_typ
                                      "metadata_upload_date", "metadata_params_billions", *SCORE_FIELDS)
 
 
+#: The public table's columns a kept model's row takes (the house's names, dates and counts).
+PUBLIC_COLUMNS: tuple[str, ...] = ("model", "family", "active_params", "train_tokens", "release_date", "date_confidence",
+                                   "date_source")
+
+
 def read_contents(source: Path) -> pd.DataFrame:
     """The extract of the contents table as text cells: an InputError in one line naming what is damaged (a column
     missing, a row with fewer or more fields than the header, by its line; a model at one precision twice)."""
@@ -263,7 +268,7 @@ def build_openllm_v2(source: str | Path, curated_csv: str | Path, public_csv: st
     stale = sorted(set(curated) - set(rows["model_name"]))
     if stale:
         raise InputError(f"{curated_csv}: rows for models the contents table does not hold: {stale}")
-    public = pd.read_csv(public_csv, dtype=str, keep_default_na=False).set_index("model")
+    public = read_text_table(Path(public_csv), PUBLIC_COLUMNS, "the public table").set_index("model")
     decided = _decide(rows, curated)
     kept = decided[decided["decision"] == "kept"]
     by_key = {(r["model_name"], r["model_precision"]): r for r in rows.to_dict("records")}
@@ -274,7 +279,8 @@ def build_openllm_v2(source: str | Path, curated_csv: str | Path, public_csv: st
         name = cure.get("public_name") or model
         house = public.loc[name].to_dict() if name in public.index else None
         if house is None and not cure:
-            raise InputError(f"{curated_csv}: no row for kept model {model!r}, which the public table does not hold")
+            raise InputError(f"{public_csv}: no row for kept model {model!r}, nor has {curated_csv} (one of them names "
+                             "its family, size and date)")
         params = _count(cure.get("params")) if not is_missing(cure.get("params", "")) \
             else positive_count(record["metadata_params_billions"], field="metadata_params_billions", where=where) * 1e9
         pick = (lambda column: cure[column] if not is_missing(cure.get(column, "")) else
@@ -315,7 +321,12 @@ def build_openllm_v2(source: str | Path, curated_csv: str | Path, public_csv: st
 
 def _overlap(frame: pd.DataFrame, curated: dict, obsscaling_v2: str | Path) -> pd.DataFrame:
     """Each score of every kept model that ObsScaling's extract also holds, both values and their difference."""
-    theirs = pd.read_csv(obsscaling_v2).set_index("Model")
+    theirs = read_csv_file(Path(obsscaling_v2))
+    missing = [column for column in ("Model", *SCORE_FIELDS.values()) if column not in theirs.columns]
+    if missing:
+        raise InputError(f"{obsscaling_v2}: missing column(s) {', '.join(missing)} (ObsScaling's leaderboard-v2 "
+                         "extract: Model and the six scores)")
+    theirs = theirs.set_index("Model")
     rows = []
     for record in frame.to_dict("records"):
         name = curated.get(record["model"], {}).get("public_name") or record["model"]

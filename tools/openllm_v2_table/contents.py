@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from densing.data.readers import read_text_table
 from densing.errors import InputError
 from tools.openllm_v2_table.build import IMPLAUSIBLE_UPLOADS, PRECISION_ORDER, RAW_SHA256, SCORE_FIELDS
 
@@ -33,7 +34,7 @@ def contents_table(raw: str | Path, public_csv: str | Path, *, check_hash: bool 
     if check_hash and hashlib.sha256(raw.read_bytes()).hexdigest() != RAW_SHA256:
         raise InputError(f"{raw}: not csv/huggingface_v2.csv at the pinned commit (its SHA-256 differs)")
     rows = pd.read_csv(raw, dtype=str, keep_default_na=False)
-    public = pd.read_csv(public_csv, dtype=str, keep_default_na=False)
+    public = read_text_table(Path(public_csv), ("model",), "the public table")
     rank = rows["model_precision"].map({p: i for i, p in enumerate(PRECISION_ORDER)}).fillna(len(PRECISION_ORDER))
     first = rows.assign(_rank=rank).sort_values(["model_name", "_rank"], kind="stable").drop_duplicates("model_name")
     others = first[~first["model_name"].isin(set(public["model"]))]
