@@ -1,0 +1,81 @@
+"""The pooled law of the three tables in words (``densing trend --table all``'s screen, :class:`densing.trend.
+pooled_trend.PooledTrend`'s summary, the report's section "One law from three harnesses"): each sentence made here from
+the record's values (:func:`densing.trend.pooled_tables.pooled_law`), once for every surface."""
+from __future__ import annotations
+
+from densing.numbers import format_months
+from densing.present.summary import Summary, Table
+
+
+def interval_words(record: dict) -> str:
+    """``"5.35 months (95% CI 2.63–47.1)"`` of an estimate's record (an infinite end as ∞)."""
+    return (f"{format_months(record['doubling_time_months'])} months (95% CI {format_months(record['ci_low'])}–"
+            f"{format_months(record['ci_high'])})")
+
+
+def test_words(test: dict) -> str:
+    """The common-slope test in one sentence."""
+    if test["rejected"]:
+        verdict = "one slope across tables rejected: the tables disagree"
+    else:
+        verdict = "one slope across tables not rejected"
+    return (f"common slope: Cochran's Q = {test['q']:.2f} on {test['df']} df (Hotelling's T², {test['draws']} draws), "
+            f"p = {test['p_value']:.2g}: {verdict}")
+
+
+def lab_words(found: dict) -> str:
+    """Leave one lab out: the first lab's move and the largest of the others'."""
+    labs = found["leave_one_lab_out"]
+    first = labs[0]
+    words = (f"leave one lab out: without {first['lab']} ({first['n_points']} points) "
+             f"{format_months(first['doubling_time_months'])} months")
+    if len(labs) > 1:
+        other = labs[1]
+        words += f"; the largest other move: without {other['lab']} {format_months(other['doubling_time_months'])}"
+    return words
+
+
+def late_words(late: dict) -> str:
+    """The late frontier's labs in words (one lab said so)."""
+    if late["n_labs"] == 0:
+        return f"late frontier after {late['after']}: no exact point at or above the pooled line"
+    if late["n_labs"] == 1:
+        return f"late frontier after {late['after']}: it has one lab, {late['labs'][0]}"
+    return f"late frontier after {late['after']}: {late['n_labs']} labs ({', '.join(late['labs'])})"
+
+
+def table_out_words(found: dict) -> str:
+    """Leave one table out, each removal's doubling time."""
+    without = "; ".join(f"{r['table']} {format_months(r['doubling_time_months'])}" for r in found["leave_one_table_out"])
+    return f"leave one table out: without {without} months"
+
+
+def headline_words(found: dict) -> str:
+    """The pooled law's first sentence: its doubling time, interval and state, and what it pools."""
+    pooled = found["pooled"]
+    return (f"One Densing Law from three harnesses, on the public table's scale: {interval_words(pooled)}, "
+            f"{pooled['state']}; {pooled['n_points']} points of {pooled['n_models']} models from {pooled['n_labs']} "
+            f"labs, {pooled['n_boot']} draws of labs, families, noise and scales.")
+
+
+def side_lines(found: dict) -> list[str]:
+    """The sentences beside the pooled figure: the test, leave one table out, leave one lab out, the late frontier,
+    the sensitivity with no common scale and the forecast check's verdict."""
+    forecast = found["forecast"]
+    return [test_words(found["common_slope"]), table_out_words(found), lab_words(found),
+            late_words(found["late_frontier"]),
+            f"no common scale (the tables' own slopes by random effects): {interval_words(found['no_common_scale'])}",
+            f"forecast check at {forecast['cutoff']}: {forecast['verdict']}"]
+
+
+def pooled_summary(result) -> Summary:
+    """A :class:`~densing.trend.pooled_trend.PooledTrend`'s summary: the headline sentence and the sides, its fields,
+    and one table row per table (its own doubling time on the common scale, a and s with their intervals)."""
+    return Summary("PooledTrend: one Densing Law from three harnesses",
+                   lines=(headline_words(result.record), *side_lines(result.record)),
+                   items=tuple(result._summary_items()),
+                   tables=(Table.of(result.to_frame(), "each table on the common scale y_public = a + s·y_table"),))
+
+
+__all__ = ["headline_words", "interval_words", "lab_words", "late_words", "pooled_summary", "side_lines",
+           "table_out_words", "test_words"]
