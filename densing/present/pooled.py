@@ -77,5 +77,57 @@ def pooled_summary(result) -> Summary:
                    tables=(Table.of(result.to_frame(), "each table on the common scale y_public = a + s·y_table"),))
 
 
-__all__ = ["headline_words", "interval_words", "lab_words", "late_words", "pooled_summary", "side_lines",
-           "table_out_words", "test_words"]
+
+
+#: Each table's colour on the pooled chart (:data:`densing.present.forest.PALETTE`'s first three).
+TABLE_COLOURS = {"public": "#1f77b4", "openllm_v2": "#ff7f0e", "swallow": "#2ca02c"}
+#: A point's marker by its kind, as the report's density chart draws them: (bound, symbol, words).
+KIND_MARKERS = ((0.0, "circle", "exact"), (1.0, "triangle-up", "a lower bound (▲: at least this)"),
+                (-1.0, "triangle-down", "an upper bound (▼: at most this)"))
+
+
+def pooled_figure(result):
+    """The three tables' points on the common scale over release dates (a colour per table; exact ●, a lower bound ▲,
+    an upper bound ▼, as the density chart draws them) with the pooled line ln ρmax = A·t + B and its slope's 95% band
+    (:meth:`densing.trend.pooled_trend.PooledTrend.confidence_band`), ρ on a log axis."""
+    import numpy as np
+    import pandas as pd
+    import plotly.graph_objects as go
+
+    from densing.numbers import log_ticks
+
+    points = result.points.assign(release_date=pd.to_datetime(result.points["release_date"]))
+    points = points.assign(density=np.exp(points["log_density"]))
+    figure = go.Figure()
+    for table in result.names:
+        own = points[points["table"] == table]
+        for bound, symbol, words in KIND_MARKERS:
+            rows = own[own["bound"] == bound]
+            if len(rows):
+                figure.add_trace(go.Scatter(
+                    x=rows["release_date"], y=rows["density"], mode="markers", name=f"{table}: {words}",
+                    legendgroup=table, text=rows["model"], hovertemplate="%{text}<br>%{x|%Y-%m-%d}, ρ %{y:.3g}<extra></extra>",
+                    marker=dict(color=TABLE_COLOURS.get(table, "#7f7f7f"), symbol=symbol, size=8, opacity=0.8)))
+    dates = pd.date_range(points["release_date"].min(), points["release_date"].max(), periods=80)
+    low, high = result.confidence_band(dates)
+    figure.add_trace(go.Scatter(x=list(dates) + list(dates[::-1]), y=list(np.exp(high)) + list(np.exp(low)[::-1]),
+                                fill="toself", fillcolor="rgba(214,39,40,0.12)", line=dict(width=0), hoverinfo="skip",
+                                name="95% CI of the pooled slope (labs, families, noise, scales)"))
+    figure.add_trace(go.Scatter(x=dates, y=np.exp(result.predict(dates)), mode="lines", hoverinfo="skip",
+                                line=dict(color="#d62728", width=2),
+                                name=f"pooled line: {interval_words(result.record['pooled'])}"))
+    shown = np.log10(points["density"].to_numpy(float))
+    y_range = [float(shown.min()) - 0.3, float(shown.max()) + 0.3]
+    tickvals, ticktext = log_ticks(*y_range)
+    figure.update_layout(
+        title="Three tables on the public table's scale, one pooled line",
+        xaxis=dict(title="release date"),
+        yaxis=dict(title="capacity density ρ on the common scale", type="log", range=y_range, tickvals=tickvals,
+                   ticktext=ticktext),
+        height=620, margin=dict(l=60, r=20, t=60, b=200),
+        legend=dict(orientation="h", x=0, y=0, yanchor="bottom", yref="container"))
+    return figure
+
+
+__all__ = ["KIND_MARKERS", "TABLE_COLOURS", "headline_words", "interval_words", "lab_words", "late_words",
+           "pooled_figure", "pooled_summary", "side_lines", "table_out_words", "test_words"]
