@@ -129,5 +129,21 @@ def pooled_figure(result):
     return figure
 
 
+def placed_answer(row: dict) -> str:
+    """One placed model against the pooled law (:func:`densing.placement.pooled_place.place_pooled`'s row) in words:
+    its ρ on the common scale (a value or a bound), the protocol it was read in, where it sits against the band."""
+    from densing.display import BOUND_SIGNS
+    from densing.numbers import format_number
+
+    if row["reading"] == "none":
+        density = "no density"
+    else:
+        density = f"ρ {BOUND_SIGNS.get(row['reading'], '= ')}{format_number(row['density'], '.3g')}"
+    return (f"{row['model']}: {density} on the common scale (read in the {row['protocol']} protocol, mapped by "
+            f"a = {format_number(row['a'], '.3g')}, s = {format_number(row['s'], '.3g')}), {row['band']} the pooled "
+            f"band at {row['release_date']} ({format_number(row['band_low'], '.3g')}–"
+            f"{format_number(row['band_high'], '.3g')})")
+
+
 __all__ = ["KIND_MARKERS", "TABLE_COLOURS", "headline_words", "interval_words", "lab_words", "late_words",
-           "pooled_figure", "pooled_summary", "side_lines", "table_out_words", "test_words"]
+           "placed_answer", "pooled_figure", "pooled_summary", "side_lines", "table_out_words", "test_words"]
