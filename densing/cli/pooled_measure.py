@@ -59,7 +59,7 @@ def place_on_pooled(*, scores: Path | None, protocol: str | None, models: Path |
                    table=protocol, allow_missing=allow_missing)
     frame = place_pooled(pooled, protocol=protocol, placed=placed)
     print_frame(frame[list(SHOWN_COLUMNS)], Format.table, keys=1,
-                title=f"placed against the pooled law ({pooled.state}; ρ on the public table's scale, the "
+                title=f"placed against the pooled law ({pooled.state.value}; ρ on the public table's scale, the "
                       f"{protocol} table's ln ρ mapped by its a and s)")
     if csv is not None:
         atomic_write_text(csv, frame.to_csv(index=False, float_format="%.6g"))

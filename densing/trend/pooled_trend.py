@@ -21,6 +21,7 @@ import pandas as pd
 from densing.constants import DEFAULT_EPOCH
 from densing.errors import InputError
 from densing.laws.bounds import EXACT
+from densing.states import State
 from densing.results import ALPHA_CONSTRAINTS, Result, interval_frame, presented
 from densing.trend import rules
 from densing.trend.pooled_tables import LEVEL, TABLES, pooled_frame, pooled_law, pooled_points
@@ -49,7 +50,7 @@ class PooledTrend(Result):
     doubling_time_months: float
     doubling_time_months_ci_low: float
     doubling_time_months_ci_high: float
-    state: str
+    state: State
     slope_per_day: float
     slope_per_day_ci_low: float
     slope_per_day_ci_high: float
@@ -162,15 +163,15 @@ def pooled_result(rows: list[TableRow], record: dict, epoch: str = DEFAULT_EPOCH
     points = common_scale_points(rows)
     return PooledTrend(
         _number(pooled["doubling_time_months"]), _number(pooled["ci_low"]), _number(pooled["ci_high"]),
-        pooled["state"], pooled["slope_per_day"], pooled["slope_ci_low"], pooled["slope_ci_high"],
+        State(pooled["state"]), pooled["slope_per_day"], pooled["slope_ci_low"], pooled["slope_ci_high"],
         pooled["intercept"], float(points["t"].mean()), bool(record["common_slope"]["rejected"]), pooled["n_points"],
         pooled["n_models"], pooled["n_labs"], pooled["n_boot"], epoch, record, points)
 
 
 @validate_params({"n_boot": [INTERVAL_DRAWS], "seed": [Interval(Integral, 0, None)]})
 def pooled_trend(*, n_boot: int = 600, seed: int = 0) -> PooledTrend:
-    """One Densing Law from the three tables (results/three_tables/DECLARATION.md), ``densing trend --table all``'s
-    measurement as a :class:`PooledTrend`: each table's headline row (:func:`densing.trend.table_rows.table_row`, its
+    """The three tables' pooled law → :class:`PooledTrend` (results/three_tables/DECLARATION.md; ``densing trend
+    --table all``'s measurement): each table's headline row (:func:`densing.trend.table_rows.table_row`, its
     points' noise from ``n_boot`` of its draws) and their pooled law (``n_boot`` draws, doubled as the state rule asks;
     ``seed`` their seed)."""
     rows = [table_row(name, n_boot=n_boot, seed=seed, epoch=DEFAULT_EPOCH) for name in TABLES]

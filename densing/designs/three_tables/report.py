@@ -104,7 +104,7 @@ def _cards(pooled: PooledTrend, paper_months: float) -> str:
     test = record["common_slope"]
     said = "rejected: the tables disagree" if test["rejected"] else "not rejected"
     return cards_html([("pooled doubling time, 95% CI", words.interval_words(record["pooled"])),
-                       ("state", "not measured: the tables disagree" if pooled.tables_disagree else pooled.state),
+                       ("state", "not measured: the tables disagree" if pooled.tables_disagree else pooled.state.value),
                        ("one slope across tables", f"p = {test['p_value']:.2g}, {said}"),
                        (f"forecast check at {record['forecast']['cutoff']}", record["forecast"]["outcome"]),
                        ("for comparison: the paper", f"{paper_months:g} months")])
