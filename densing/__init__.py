@@ -28,6 +28,7 @@ The public names (``densing.__all__``; ``dir(densing)`` lists them before they l
     density                             compute_density's module (:mod:`densing.laws.density`)
     fit_trend(targets, reference)    -> TrendUncertainty: ln ρmax = A·t + B, the doubling time, fit × score × models × reference
     measure_trend(targets)           -> TrendMeasurement: the headline, rows per benchmark, checks
+    pooled_trend()                   -> PooledTrend: one Densing Law from the three tables (densing trend --table all)
     overlap                             the training-trace profiler's package (read_traces, metrics, what-if)
     paths                               where the shipped data is: paths.RESULTS / "public_models.csv", paths.REFERENCE_FITS
     measure(models, suite=...)       -> MeasureResult: your models evaluated and placed against the headline's frontier
@@ -52,6 +53,7 @@ _LAZY = {
     "density": ("densing.laws.density", None),  # the per-model density tables' module
     "fit_trend": ("densing.trend.doubling", "fit_trend"),
     "measure_trend": ("densing.trend.measure", "measure_trend"),
+    "pooled_trend": ("densing.trend.pooled_trend", "pooled_trend"),
     "overlap": ("densing.overlap", None),  # the training-trace profiler (read_traces, metrics, what-if)
     "paths": ("densing.paths", None),  # where the shipped tables and fits are: paths.RESULTS, paths.REFERENCE_FITS
     "measure": ("densing.placement.measure", "measure"),

@@ -39,7 +39,7 @@ STRING_FIELDS = {
     ("TrendMeasurement", "since"): "a date",
     ("FamilyInfluence", "family"): "a family name",
     ("TrendUncertainty", "rule"): "a rule's name", ("TrendUncertainty", "inversion"): "an inversion's name",
-    ("TrendUncertainty", "epoch"): "a date", ("TrendUncertainty", "most_influential_model"): "a model's name",
+    ("TrendUncertainty", "epoch"): "a date", ("PooledTrend", "epoch"): "a date", ("TrendUncertainty", "most_influential_model"): "a model's name",
 }
 
 

@@ -12,6 +12,7 @@ import typer
 
 from densing import registry
 from densing.cli.layout import browser_lines, closing, command_words
+from densing.cli.pooled import ALL_TABLES
 from densing.cli.output import Format, announced, draws_option, print_frame, print_progress, print_text, size_option
 from densing.errors import InputError
 from densing.io import (atomic_write_text, check_outputs_apart, check_writable, check_writable_folder,
@@ -57,7 +58,8 @@ def measure(
                                            "(HumanEval, as densing eval)."),
     table_name: Optional[str] = typer.Option(None, "--table", help="The target table placed against, by name ("
                                              + ", ".join(registry.tables()) + "; default: the public table with "
-                                             "--scores, the suite's with --models); with --template, its headline set's "
+                                             "--scores, the suite's with --models; 'all': the three tables' pooled law, "
+                                             "with --scores and --protocol); with --template, its headline set's "
                                              "columns. --table openllm_v2 places MMLU-Pro, BBH and MATH-hard scores on "
                                              "the Open LLM Leaderboard v2's own headline."),
     n_boot: int = typer.Option(600, "--n-boot", help="Bootstrap draws of the headline trend (its default; at most "
@@ -67,10 +69,24 @@ def measure(
     allow_missing: bool = typer.Option(False, "--allow-missing", help="With --scores: place a model from the benchmarks "
                                        "it has where it lacks a score the headline inverts (refused otherwise); the "
                                        "last line names what was left out."),
+    protocol: Optional[str] = typer.Option(None, "--protocol", help="With --table all: the table whose harness scored "
+                                           "--scores (public, openllm_v2 or swallow); its ln ρ is computed there and "
+                                           "mapped to the pooled law's common scale. Default: the one table whose "
+                                           "headline benchmarks the file holds, refused where it cannot be told."),
 ) -> None:
     """Place your models on the density chart — evaluated on a public protocol (--models), or from scores you already
     have (--scores): density with its 95% interval or bound, above, within or below the frontier's band at its date;
     writes the report with them highlighted."""
+    if table_name == ALL_TABLES:  # the three tables' pooled law (densing.cli.pooled_measure)
+        from densing.cli.pooled_measure import place_on_pooled
+
+        place_on_pooled(scores=scores, protocol=protocol, models=models, template=template, model=model_name,
+                        params=params, release_date=release_date, out=out, csv=csv, n_boot=n_boot, seed=seed,
+                        allow_missing=allow_missing)
+        return
+    if protocol is not None:
+        raise InputError("--protocol: names the protocol of --scores placed against the pooled law (--table all); "
+                         "one table's placement reads its own")
     target = registry.resolve_table(table=table_name) if table_name is not None else None  # a bad name, first
     if template is not None:
         _write_template(template, table_name)

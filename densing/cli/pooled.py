@@ -5,7 +5,7 @@ from __future__ import annotations
 from densing.cli.layout import closing
 from densing.cli.output import Format, print_document, print_frame, print_text, working
 from densing.errors import InputError
-from densing.numbers import format_months
+from densing.present.pooled import headline_words, interval_words, side_lines
 
 #: The ``--table`` name of the pooled law.
 ALL_TABLES = "all"
@@ -23,12 +23,6 @@ def refuse_options(given: dict[str, bool]) -> None:
                              f"applies to one table")
 
 
-def interval_words(record: dict) -> str:
-    """``"5.35 months (95% CI 2.63–47.1)"`` of an estimate's record (an infinite end as ∞)."""
-    return (f"{format_months(record['doubling_time_months'])} months (95% CI {format_months(record['ci_low'])}–"
-            f"{format_months(record['ci_high'])})")
-
-
 def _tables_frame(found: dict):
     """One row per table (a DataFrame): its own doubling time on the common scale, its points, a_T and s_T with s_T's
     interval."""
@@ -44,35 +38,6 @@ def _tables_frame(found: dict):
     return pd.DataFrame(rows)
 
 
-def _test_words(test: dict) -> str:
-    """The common-slope test in one sentence."""
-    verdict = "one slope across tables rejected: the tables disagree" if test["rejected"] else \
-        "one slope across tables not rejected"
-    return (f"common slope: Cochran's Q = {test['q']:.2f} on {test['df']} df (Hotelling's T², {test['draws']} draws), "
-            f"p = {test['p_value']:.2g}: {verdict}")
-
-
-def _lab_words(found: dict) -> str:
-    """Leave one lab out: the first lab's move and the largest of the others'."""
-    labs = found["leave_one_lab_out"]
-    first = labs[0]
-    words = (f"leave one lab out: without {first['lab']} ({first['n_points']} points) "
-             f"{format_months(first['doubling_time_months'])} months")
-    if len(labs) > 1:
-        other = labs[1]
-        words += f"; the largest other move: without {other['lab']} {format_months(other['doubling_time_months'])}"
-    return words
-
-
-def _late_words(late: dict) -> str:
-    """The late frontier's labs in words (one lab said so)."""
-    if late["n_labs"] == 0:
-        return f"late frontier after {late['after']}: no exact point at or above the pooled line"
-    if late["n_labs"] == 1:
-        return f"late frontier after {late['after']}: it has one lab, {late['labs'][0]}"
-    return f"late frontier after {late['after']}: {late['n_labs']} labs ({', '.join(late['labs'])})"
-
-
 def closing_line(found: dict) -> str:
     """The last line: the pooled doubling time, its interval and state."""
     pooled = found["pooled"]
@@ -83,21 +48,12 @@ def closing_line(found: dict) -> str:
 
 def print_screen(found: dict) -> None:
     """The pooled law on one screen: the answer, the tables' own slopes and scales, the test, the sides, the line."""
-    pooled = found["pooled"]
-    print_text(f"One Densing Law from three harnesses, on the public table's scale: {interval_words(pooled)}, "
-               f"{pooled['state']}; {pooled['n_points']} points of {pooled['n_models']} models from {pooled['n_labs']} "
-               f"labs, {pooled['n_boot']} draws of labs, families, noise and scales.")
+    print_text(headline_words(found))
     print_frame(_tables_frame(found), Format.table, keys=1,
                 title="each table's own doubling time on the common scale (months, 95% CI) and its scale "
                 "y_public = a + s·y_table (s with its 95% CI)")
-    print_text(_test_words(found["common_slope"]))
-    without = "; ".join(f"{r['table']} {format_months(r['doubling_time_months'])}" for r in found["leave_one_table_out"])
-    print_text(f"leave one table out: without {without} months")
-    print_text(_lab_words(found))
-    print_text(_late_words(found["late_frontier"]))
-    print_text(f"no common scale (the tables' own slopes by random effects): {interval_words(found['no_common_scale'])}")
-    forecast = found["forecast"]
-    print_text(f"forecast check at {forecast['cutoff']}: {forecast['verdict']}")
+    for line in side_lines(found):
+        print_text(line)
     print_text(closing_line(found))
 
 

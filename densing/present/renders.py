@@ -11,7 +11,7 @@ import pandas as pd
 from densing.laws.reference_fit import ReferenceFit
 from densing.numbers import counted_noun, format_count, format_number
 from densing.placement.measure import MeasureResult
-from densing.present import findings, verdict, words
+from densing.present import findings, pooled, verdict, words
 from densing.present.summary import Summary, Table
 from densing.results import Result, register
 from densing.states import JudgedInterval
@@ -21,6 +21,7 @@ from densing.trend.corollaries import CostHalvingFit
 from densing.trend.fixed_size import FixedSizeFit
 from densing.trend.forecast import ForecastCutoff, ForecastWindows
 from densing.trend.measurement import TrendMeasurement
+from densing.trend.pooled_trend import PooledTrend
 from densing.trend.uncertainty import TrendUncertainty
 
 
@@ -103,6 +104,7 @@ register(Result, summary=result_summary)
 register(ReferenceFit, summary=fit_summary)
 register(MeasureResult, summary=placement_summary)
 register(CostHalvingFit, summary=halving_summary)
+register(PooledTrend, summary=pooled.pooled_summary, plot=pooled.pooled_figure)
 register(ForecastWindows, summary=windows_summary)
 register(ForecastCutoff, outcome=lambda c: findings.OUTCOME_NAMES[c.state], verdict=findings.forecast_verdict)
 register(FixedSizeFit, status=findings.fixed_size_status)

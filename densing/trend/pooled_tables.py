@@ -77,10 +77,16 @@ class Points:
                       self.noise[keep], clusters, lab_clusters(labs, clusters))
 
 
+def pooled_frame(rows: list[TableRow]) -> pd.DataFrame:
+    """The rows' points (:attr:`TableRow.points` with a ``table`` column) that have a density, exact or a bound, in
+    the rows' order: the points :func:`pooled_points` reads."""
+    frame = pd.concat([row.points.assign(table=row.table) for row in rows], ignore_index=True)
+    return frame[np.isfinite(frame["y"].to_numpy(float)) & np.isfinite(frame["kind"].to_numpy(float))]
+
+
 def pooled_points(rows: list[TableRow]) -> Points:
     """The rows' points with a date and a density (exact or a bound), in the rows' order (:class:`Points`)."""
-    frame = pd.concat([row.points.assign(table=row.table) for row in rows], ignore_index=True)
-    frame = frame[np.isfinite(frame["y"].to_numpy(float)) & np.isfinite(frame["kind"].to_numpy(float))]
+    frame = pooled_frame(rows)
     models = frame["model"].astype(str).to_numpy()
     families = frame["family"].to_numpy(object)
     keys = np.array([f"model {m}" if pd.isna(f) or str(f) == "" else str(f) for f, m in zip(families, models)], object)

@@ -121,7 +121,7 @@ def test_a_removed_design_folder_leaves_a_working_package(tmp_path, removed):
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout)
     assert set(found["designs"]) == set(designs()) - set(removed)
-    kept = {"olmes": set(), "openllm_v2": {"openllm_v2"}, "public": {"public"}, "swallow": {"swallow", "swallow_2026"}}
+    kept = {"olmes": set(), "three_tables": set(), "openllm_v2": {"openllm_v2"}, "public": {"public"}, "swallow": {"swallow", "swallow_2026"}}
     assert set(found["tables"]) == set().union(*(kept[d] for d in found["designs"]))
     if "public" in removed:
         assert found["lead"].startswith("--table: no registered table leads") and "swallow" in found["lead"]

@@ -16,7 +16,8 @@ def report():
 
 #: The sections of ``densing report``, in order; ``densing measure`` puts "Your models" before them and keeps them so.
 REPORT_SECTIONS = ["Verdict", "Capacity density over time", "The Densing Law by capability",
-                   "A second table through 2025-03: the Open LLM Leaderboard v2", "The paper's protocol, 2023–2025", "A second measurement: the paper's design on AI2's recipe",
+                   "A second table through 2025-03: the Open LLM Leaderboard v2", "The paper's protocol, 2023–2025",
+                   "One law from three harnesses", "A second measurement: the paper's design on AI2's recipe",
                    "The measurement in detail", "Named models", "Every eligible reference", "Reference laws",
                    "Reference candidates", "Per-model densities", "Data caveats"]
 

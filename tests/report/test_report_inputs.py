@@ -16,10 +16,11 @@ READ_BY_ALL = {"Verdict", "Capacity density over time", "The Densing Law by capa
                "Every eligible reference"}
 STORED = "The paper's protocol, 2023–2025"
 OLMES = "A second measurement: the paper's design on AI2's recipe"
+POOLED = "One law from three harnesses"
 EXPECTED = {
     "results": READ_BY_ALL | {"Per-model densities", "Data caveats", STORED, OLMES},  # the two designs: the public rows beside
     "since": READ_BY_ALL | {"Per-model densities", OLMES},
-    "seed": READ_BY_ALL | {"Named models", "Per-model densities", OLMES},
+    "seed": READ_BY_ALL | {"Named models", "Per-model densities", OLMES, POOLED},
 }
 #: The columns of the designs' tables that show the public table's rows (computed from --results and its options).
 PUBLIC_COLUMNS = ("public table (leaderboard protocol)", "public vs Swallow 2025-06", "leaderboard-based, months [95% CI]",

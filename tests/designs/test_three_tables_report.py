@@ -1,0 +1,81 @@
+"""The report's section "One law from three harnesses" (densing/designs/three_tables): computed beside the headline,
+its chart of the three tables' points on the common scale with the pooled line and band, its tables and sentences."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import densing
+from densing.designs import LeftOut
+from densing.designs.three_tables import report as pooled_report
+from densing.errors import InputError
+from densing.registry import designs
+from densing.report.render import renderer
+
+
+@pytest.fixture(scope="module")
+def pooled():
+    """The pooled law of the shipped tables at 40 draws, computed once for the module."""
+    return densing.pooled_trend(n_boot=40, seed=0)
+
+
+@pytest.fixture(scope="module")
+def page(pooled):
+    """The section laid out, as the report lays it out (its registered design's renderer)."""
+    section = pooled_report.section(pooled, None, 3.3)
+    return renderer(section)(section)
+
+
+def test_the_design_runs_beside_the_headline_on_the_reports_draws():
+    design = designs()["three_tables"]
+    assert design.run is None  # no --design of its own: densing trend --table all measures it
+    inputs = type("Inputs", (), {"n_boot": 40, "seed": 3})()
+    function, arguments = design.side(inputs)
+    assert function is pooled_report.measured and arguments == {"n_boot": 40, "seed": 3}
+    assert designs()["swallow"].rank < design.rank < designs()["olmes"].rank
+
+
+def test_the_chart_draws_each_table_its_colour_and_bounds_as_bounds(pooled):
+    figure = pooled.plot()
+    names = [trace.name for trace in figure.data]
+    for table in ("public", "openllm_v2", "swallow"):
+        assert f"{table}: exact" in names
+    symbols = {trace.marker.symbol for trace in figure.data if trace.mode == "markers"}
+    assert symbols == {"circle", "triangle-up", "triangle-down"}
+    colours = {trace.name.split(":")[0]: trace.marker.color for trace in figure.data if trace.mode == "markers"}
+    assert len(set(colours.values())) == 3
+    assert any(trace.fill == "toself" for trace in figure.data)  # the band
+    assert any(trace.name.startswith("pooled line: ") for trace in figure.data)
+    drawn = sum(len(trace.x) for trace in figure.data if trace.mode == "markers")
+    assert drawn == pooled.n_points
+
+
+def test_the_section_shows_scales_tests_leave_outs_late_labs_and_the_forecast(page, pooled):
+    body = " ".join(page.parts)
+    assert page.title == "One law from three harnesses"
+    assert 'id="three-tables"' in body
+    for words in ("offset a [95% CI]", "scale s [95% CI]", "common slope: Cochran", "Leave one table out",
+                  "Leave one lab out", "late frontier after 2024-07-31", "forecast check at 2024-09-30",
+                  "through openllm_v2"):
+        assert words in body, words
+    lead = pooled.record["leave_one_lab_out"][0]["lab"]
+    assert body.index(lead) < body.index("Mistral AI")  # the public lead reference's lab first
+
+
+def test_a_pooled_law_that_cannot_be_measured_is_one_line(monkeypatch):
+    def refused(**options):
+        raise InputError("table 'swallow': the Deming line onto the common scale has a slope s ≤ 0 or none")
+
+    monkeypatch.setattr(pooled_report, "pooled_trend", refused)
+    note = pooled_report.measured(40, 0)
+    section = pooled_report.section(note, None, 3.3)
+    assert isinstance(section, LeftOut) and "s ≤ 0" in section.note
+    assert renderer(section)(section).title == "One law from three harnesses"
+
+
+def test_the_scales_table_is_one_row_per_table(pooled):
+    table = pooled_report.scales_table(pooled)
+    assert list(table["table"]) == ["public", "openllm_v2", "swallow"]
+    assert table["mapped"].iloc[0] == "the common scale" and table["mapped"].iloc[2].startswith("through openllm_v2")
+    json.dumps(table.to_dict("records"))  # plain cells
