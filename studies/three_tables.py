@@ -33,7 +33,8 @@ swallow k = 0.7, o = −0.7 (its differences compressed to 0.7 of the public tab
 s_T = 1/0.7 = 1.43). An exact point is read as y = z + σ_i·ξ, ξ ~ N(0, 1); an upper bound as y = z + d and a lower
 bound as y = z − d, d ~ Exponential(mean 0.5) (a bound never excludes the planted value), each with its real σ_i as
 its noise. **Worlds** (:data:`WORLDS`): ``common``, one slope A_T = A (4 months) in every table; ``steeper_v2`` and
-``steeper_swallow``, that table's slope 1.5·A (the test's power).
+``steeper_swallow``, that table's slope 1.5·A (the test's power); ``no_late_frontier``, one slope with every
+family's gap drawn, no family held on the frontier (what the late frontier families add to the bias).
 
 **The measurement** is the package's, unchanged: :func:`densing.trend.pooled_tables.pooled_law` on the planted rows
 with 200 draws (doubled as the state rule asks, to at most 800) and seed r, the scales refitted by Deming regression
@@ -50,6 +51,7 @@ Run (resumable; one JSON line per replicate in ``STORE/<world>.jsonl``)::
     PYTHONPATH=. OMP_NUM_THREADS=1 nice -n 10 python studies/three_tables.py --world common --replicates 150 --store STORE
     PYTHONPATH=. OMP_NUM_THREADS=1 nice -n 10 python studies/three_tables.py --world steeper_v2 --replicates 150 --store STORE
     PYTHONPATH=. OMP_NUM_THREADS=1 nice -n 10 python studies/three_tables.py --world steeper_swallow --replicates 100 --store STORE
+    PYTHONPATH=. OMP_NUM_THREADS=1 nice -n 10 python studies/three_tables.py --world no_late_frontier --replicates 100 --store STORE
     PYTHONPATH=. python studies/three_tables.py --summary --store STORE > studies/three_tables.results.txt
 """
 from __future__ import annotations
@@ -70,6 +72,7 @@ from densing.trend import pooled_tables
 from densing.trend.table_rows import TableRow, table_row
 from densing.trend.targets import dates_as_days, parse_epoch
 from studies._planted import coverage, frontier_line
+from studies._planted import months as months_words
 from studies.replicates import read_store, run_replicates
 
 #: t_ref: the day the frontier line passes B (Qwen1.5's release).
@@ -93,6 +96,7 @@ class World:
     model_sd: float = 0.15
     harness_sd: float = 0.1
     bound_gap: float = 0.5
+    late_frontier: bool = True
 
     @property
     def slope(self) -> float:
@@ -108,7 +112,11 @@ WORLDS = {
     "common": World("one slope in every table"),
     "steeper_v2": World("openllm_v2's slope 1.5·A, the others A", ratios={"openllm_v2": 1.5}),
     "steeper_swallow": World("swallow's slope 1.5·A, the others A", ratios={"swallow": 1.5}),
+    "no_late_frontier": World("one slope, no family held at gap 0 (every gap drawn)", late_frontier=False),
 }
+
+#: The replicates of each world's shipped run (the module docstring's commands).
+RUN_REPLICATES = {"common": 150, "steeper_v2": 150, "steeper_swallow": 100, "no_late_frontier": 100}
 
 
 @lru_cache(maxsize=1)
@@ -129,13 +137,15 @@ def usable(row: TableRow) -> pd.DataFrame:
 
 def effects(rows: list[TableRow], world: World, rng: np.random.Generator) -> dict[str, dict[str, float]]:
     """The shared draws of every table's points, in sorted order of the names: each family's gap g_f (0 for the late
-    frontier families), each lab's offset c_l and each model's departure ε_m (module docstring)."""
+    frontier families, unless the world draws
+    every gap), each lab's offset c_l and each model's departure ε_m (module docstring)."""
     frames = [usable(row) for row in rows]
     families = sorted(set().union(*(frame["cluster"] for frame in frames)))
     labs = sorted(set().union(*(frame["lab"].astype(str) for frame in frames)))
     models = sorted(set().union(*(frame["model"].astype(str) for frame in frames)))
     gaps = dict(zip(families, rng.exponential(world.gap_mean, len(families))))
-    for family in FRONTIER_FAMILIES.values():
+    held = FRONTIER_FAMILIES.values() if world.late_frontier else ()
+    for family in held:
         if family in gaps:
             gaps[family] = 0.0
     return {"gap": gaps, "lab": dict(zip(labs, world.lab_sd * rng.standard_normal(len(labs)))),
@@ -238,14 +248,19 @@ def summary(world_name: str, records: list[dict], seed: int) -> list[str]:
     states = pd.Series([rec["state"] for rec in done]).value_counts().to_dict()
     out.append(f"  pooled slope: coverage of A by the 95% interval {share_words((low <= truth) & (truth <= high))} "
                f"(misses with A above the interval {np.mean(high < truth):.3f}, below it {np.mean(low > truth):.3f}); "
-               f"median width {np.median(high - low):.3g}/day; median draws {np.median([rec['draws'] for rec in done]):.0f}")
+               f"median width {np.median(high - low):.3g}/day (median ends {months_words(np.median(high))}–"
+               f"{months_words(np.median(low))} months); median draws {np.median([rec['draws'] for rec in done]):.0f}")
+    out.append(f"  spread: the pooled slope's sd over the replicates {np.std(slope, ddof=1):.3g}/day, the intervals' median "
+               f"width over 2·1.96 {np.median(high - low) / 3.92:.3g}/day (the draws resample which families and labs "
+               f"there are; the world keeps the real design fixed)")
     out.append(f"  bias of the pooled slope over A: median {percent(np.median(ratio))} ± "
                f"{100 * median_error(ratio, seed):.1f}%, mean {percent(np.mean(ratio))} ± "
                f"{100 * np.std(ratio, ddof=1) / math.sqrt(ratio.size):.1f}%; median doubling time "
                f"{LN2 / np.median(slope) / DAYS_PER_MONTH:.2f} months; states {states}")
     out.append(f"  oracle (the 0.9-quantile line through every point's planted y*): median {percent(np.median(oracle))}, "
                f"mean {percent(np.mean(oracle))} of A")
-    out.append(f"  common-slope test rejected at 0.05: {share_words([rec['rejected'] for rec in done])}")
+    out.append(f"  common-slope test rejected at 0.05: {share_words([rec['rejected'] for rec in done])}; median p "
+               f"{np.median([rec['p_value'] for rec in done]):.2f}")
     for table in pooled_tables.TABLES[1:]:
         compression, offset = TABLE_SCALES[table]
         a = np.array([rec["scales"][table][0] for rec in done])
@@ -257,8 +272,9 @@ def summary(world_name: str, records: list[dict], seed: int) -> list[str]:
 
 def report(store: Path, seed: int, n_boot: int) -> list[str]:
     """Every world's summary from the stores."""
-    lines = ["# PYTHONPATH=. python studies/three_tables.py --summary --store STORE > studies/three_tables.results.txt",
-             "# (each world run first: the module docstring's commands)",
+    runs = [f"# PYTHONPATH=. OMP_NUM_THREADS=1 nice -n 10 python studies/three_tables.py --world {name} "
+            f"--replicates {count} --store STORE" for name, count in RUN_REPLICATES.items()]
+    lines = [*runs, "# PYTHONPATH=. python studies/three_tables.py --summary --store STORE > studies/three_tables.results.txt",
              f"The pooled law of the three tables on planted worlds (module docstring); {n_boot} draws a replicate "
              f"(the CLI starts at 600), doubled as the state rule asks."]
     lines += design_lines(list(real_rows(n_boot)))

@@ -89,6 +89,9 @@ def test_the_late_frontier_family_sits_on_the_frontier(study):
     gap = world.slope * (t - t_ref) + world.frontier - truth
     assert np.allclose(gap[models == "qwen2-7b"], 0.0)
     assert np.all(gap[models != "qwen2-7b"] > 0)
+    drawn = _still(study, gap_mean=5.0, late_frontier=False)
+    planted, truth = study.planted_rows(_rows(), drawn, np.random.default_rng(1))
+    assert np.all((world.slope * (t - t_ref) + world.frontier - truth)[models == "qwen2-7b"] > 0)
 
 
 def test_bounds_keep_their_kind_and_side_of_the_planted_value(study):
