@@ -33,18 +33,19 @@ swallow k = 0.7, o = −0.7 (its differences compressed to 0.7 of the public tab
 s_T = 1/0.7 = 1.43). An exact point is read as y = z + σ_i·ξ, ξ ~ N(0, 1); an upper bound as y = z + d and a lower
 bound as y = z − d, d ~ Exponential(mean 0.5) (a bound never excludes the planted value), each with its real σ_i as
 its noise. **Worlds** (:data:`WORLDS`): ``common``, one slope A_T = A (4 months) in every table; ``steeper_v2`` and
-``steeper_swallow``, that table's slope 1.5·A (the test's power); ``no_late_frontier``, one slope with every
-family's gap drawn, no family held on the frontier (what the late frontier families add to the bias).
+``steeper_swallow``, that table's slope 1.5·A (the test's power), and ``steeper_v2_2x`` at 2·A; ``no_late_frontier``,
+one slope with every family's gap drawn, no family held on the frontier (what the late frontier families add to the
+bias).
 
 **The measurement** is the package's, unchanged: :func:`densing.trend.pooled_tables.pooled_law` on the planted rows
 with 200 draws (doubled as the state rule asks, to at most 800) and seed r, the scales refitted by Deming regression
 in every draw; the CLI starts at 600 draws, reduced here to 200 to keep the study within half an hour of CPU on a
-shared machine (``--n-boot 600`` runs the CLI's). Recorded per replicate: the pooled slope, its 95% interval and state, the common-slope test (Cochran's
-Q on 2 df, rejected at 0.05), each table's a_T and s_T, and the *oracle*: the censored 0.9-quantile line through
-every point's planted y* (exact, no noise, no bound), what the estimator would give if every point were read exactly
-on the common scale. Coverage is the share of replicates whose interval holds A, with its Monte Carlo standard error
-√(p(1 − p)/R); the bias is the pooled slope over A, its median (Monte Carlo error by a bootstrap over replicates)
-and mean (error sd/√R).
+shared machine; the common world is run at the CLI's 600 as well (``--n-boot 600``). Recorded per replicate: the
+pooled slope, its 95% interval and state, the common-slope test (Cochran's Q on 2 df, rejected at 0.05), each table's
+a_T and s_T, and the *oracle*: the censored 0.9-quantile line through every point's planted y* (exact, no noise, no
+bound), what the estimator would give if every point were read exactly on the common scale. Coverage is the share
+of replicates whose interval holds A, with its Monte Carlo standard error √(p(1 − p)/R); the bias is the pooled
+slope over A, its median (Monte Carlo error by a bootstrap over replicates) and mean (error sd/√R).
 
 Run (resumable; one JSON line per replicate in ``STORE/<world>.jsonl``)::
 
@@ -52,6 +53,8 @@ Run (resumable; one JSON line per replicate in ``STORE/<world>.jsonl``)::
     PYTHONPATH=. OMP_NUM_THREADS=1 nice -n 10 python studies/three_tables.py --world steeper_v2 --replicates 150 --store STORE
     PYTHONPATH=. OMP_NUM_THREADS=1 nice -n 10 python studies/three_tables.py --world steeper_swallow --replicates 100 --store STORE
     PYTHONPATH=. OMP_NUM_THREADS=1 nice -n 10 python studies/three_tables.py --world no_late_frontier --replicates 100 --store STORE
+    PYTHONPATH=. OMP_NUM_THREADS=1 nice -n 10 python studies/three_tables.py --world steeper_v2_2x --replicates 100 --store STORE
+    PYTHONPATH=. OMP_NUM_THREADS=1 nice -n 10 python studies/three_tables.py --world common --replicates 100 --n-boot 600 --store STORE
     PYTHONPATH=. python studies/three_tables.py --summary --store STORE > studies/three_tables.results.txt
 """
 from __future__ import annotations
@@ -113,10 +116,13 @@ WORLDS = {
     "steeper_v2": World("openllm_v2's slope 1.5·A, the others A", ratios={"openllm_v2": 1.5}),
     "steeper_swallow": World("swallow's slope 1.5·A, the others A", ratios={"swallow": 1.5}),
     "no_late_frontier": World("one slope, no family held at gap 0 (every gap drawn)", late_frontier=False),
+    "steeper_v2_2x": World("openllm_v2's slope 2·A, the others A", ratios={"openllm_v2": 2.0}),
 }
 
-#: The replicates of each world's shipped run (the module docstring's commands).
-RUN_REPLICATES = {"common": 150, "steeper_v2": 150, "steeper_swallow": 100, "no_late_frontier": 100}
+#: The shipped runs (the module docstring's commands): the draws a replicate, and each world's replicates at them.
+RUNS = ((200, {"common": 150, "steeper_v2": 150, "steeper_swallow": 100, "no_late_frontier": 100,
+               "steeper_v2_2x": 100}),
+        (600, {"common": 100}))
 
 
 @lru_cache(maxsize=1)
@@ -250,15 +256,15 @@ def summary(world_name: str, records: list[dict], seed: int) -> list[str]:
                f"(misses with A above the interval {np.mean(high < truth):.3f}, below it {np.mean(low > truth):.3f}); "
                f"median width {np.median(high - low):.3g}/day (median ends {months_words(np.median(high))}–"
                f"{months_words(np.median(low))} months); median draws {np.median([rec['draws'] for rec in done]):.0f}")
-    out.append(f"  spread: the pooled slope's sd over the replicates {np.std(slope, ddof=1):.3g}/day, the intervals' median "
-               f"width over 2·1.96 {np.median(high - low) / 3.92:.3g}/day (the draws resample which families and labs "
-               f"there are; the world keeps the real design fixed)")
+    out.append(f"  spread: the pooled slope's sd over the replicates {np.std(slope, ddof=1):.3g}/day, the intervals' "
+               f"median width over 2·1.96 {np.median(high - low) / 3.92:.3g}/day (the draws resample which families "
+               f"and labs there are; the world keeps the real design fixed)")
     out.append(f"  bias of the pooled slope over A: median {percent(np.median(ratio))} ± "
                f"{100 * median_error(ratio, seed):.1f}%, mean {percent(np.mean(ratio))} ± "
                f"{100 * np.std(ratio, ddof=1) / math.sqrt(ratio.size):.1f}%; median doubling time "
                f"{LN2 / np.median(slope) / DAYS_PER_MONTH:.2f} months; states {states}")
-    out.append(f"  oracle (the 0.9-quantile line through every point's planted y*): median {percent(np.median(oracle))}, "
-               f"mean {percent(np.mean(oracle))} of A")
+    out.append(f"  oracle (the 0.9-quantile line through every point's planted y*): median "
+               f"{percent(np.median(oracle))}, mean {percent(np.mean(oracle))} of A")
     out.append(f"  common-slope test rejected at 0.05: {share_words([rec['rejected'] for rec in done])}; median p "
                f"{np.median([rec['p_value'] for rec in done]):.2f}")
     for table in pooled_tables.TABLES[1:]:
@@ -270,18 +276,21 @@ def summary(world_name: str, records: list[dict], seed: int) -> list[str]:
     return out
 
 
-def report(store: Path, seed: int, n_boot: int) -> list[str]:
-    """Every world's summary from the stores."""
-    runs = [f"# PYTHONPATH=. OMP_NUM_THREADS=1 nice -n 10 python studies/three_tables.py --world {name} "
-            f"--replicates {count} --store STORE" for name, count in RUN_REPLICATES.items()]
-    lines = [*runs, "# PYTHONPATH=. python studies/three_tables.py --summary --store STORE > studies/three_tables.results.txt",
-             f"The pooled law of the three tables on planted worlds (module docstring); {n_boot} draws a replicate "
-             f"(the CLI starts at 600), doubled as the state rule asks."]
-    lines += design_lines(list(real_rows(n_boot)))
-    for name in WORLDS:
-        records = read_store(store / f"{name}.jsonl", config_of(name, seed, n_boot))
-        if records:
-            lines += summary(name, records, seed)
+def report(store: Path, seed: int) -> list[str]:
+    """Every shipped run's summary (:data:`RUNS`) from the stores, the commands first."""
+    lines = [f"# PYTHONPATH=. OMP_NUM_THREADS=1 nice -n 10 python studies/three_tables.py --world {name} "
+             f"--replicates {count} --n-boot {draws} --store STORE"
+             for draws, worlds in RUNS for name, count in worlds.items()]
+    lines.append("# PYTHONPATH=. python studies/three_tables.py --summary --store STORE "
+                 "> studies/three_tables.results.txt")
+    lines.append("The pooled law of the three tables on planted worlds (module docstring), on the real rows' design:")
+    lines += design_lines(list(real_rows(RUNS[0][0])))
+    for draws, worlds in RUNS:
+        lines.append(f"{draws} draws a replicate (the CLI starts at 600), doubled as the state rule asks:")
+        for name in worlds:
+            records = read_store(store / f"{name}.jsonl", config_of(name, seed, draws))
+            if records:
+                lines += summary(name, records, seed)
     return lines
 
 
@@ -316,7 +325,7 @@ def main() -> None:
     args = parser.parse_args()
     store = Path(args.store)
     if args.summary:
-        print("\n".join(report(store, args.seed, args.n_boot)))
+        print("\n".join(report(store, args.seed)))
         return
     if args.world is None:
         parser.error("--world or --summary")
