@@ -23,7 +23,7 @@ from densing.report.render_parts import (DENSITY_MEANING, breakable, budget_part
                                          paper_table, per_benchmark_table, performance_figure, references_table)
 from densing.present import figures as trend_figures
 from densing.present.placement import answer, band_said, stated
-from densing.present.words import (CARD_LABELS, LINE_NOTES, ends_shown, interval_words, rule_ends_shown, rules_legend,
+from densing.present.words import (CARD_LABELS, LINE_NOTES, ends_shown, result_interval, rule_ends_shown, rules_legend,
                                    shown_legend)
 
 TITLE = {False: "densing report", True: "densing measure"}
@@ -77,7 +77,7 @@ def verdict_html(measured, paper: dict, cross: pd.DataFrame | None = None, bias:
     """The block a reader sees first: the verdict, densing's doubling time, the ``cross`` check, the paper's; ``bias``:
     the headline row's bias in planted worlds built like it, in one sentence below the cards."""
     head = measured.rules[measured.headline_rule]
-    ours = f"{format_months(head.doubling_time_months)} months [{interval_words(head)}]"
+    ours = f"{format_months(head.doubling_time_months)} months{result_interval(head)}"
     cross = measured.cross_check() if cross is None else cross
     row = cross[cross["row"] == (measured.set_rows[0].name if measured.set_rows else "")] if len(cross) else cross
     fixed = (f"{format_months(row['fixed_size_months'].iloc[0])} months [{format_months(row['fixed_size_ci_low'].iloc[0])}–"
