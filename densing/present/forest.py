@@ -19,6 +19,8 @@ from densing.states import State, recorded_state
 
 #: The forest plot's default title (the public table's rows); the OLMES design's plot passes its own.
 FOREST_TITLE = "Doubling time by benchmark and benchmark set · the public leaderboard table"
+#: What the forest plot draws for an end printed as its Monte Carlo range (:func:`drawn_ends`), said under it.
+RANGE_DRAWN = "in the plot such an end is the shaded segment a–b at its bar's end, not a point"
 #: Pixels per row of the forest plot: room under a not-measured estimate's bar for its status line.
 FOREST_ROW = 34
 

@@ -74,8 +74,8 @@ def not_measured(why: str = "") -> str:
 
 
 #: What "-fold" is, said under every table and beside every sentence that prints one (:func:`fold_of`).
-FOLD_LEGEND = ("n-fold: the 95% interval's upper end over its lower end, as printed; \"a range of a–b-fold\" where an "
-               "end is printed as its Monte Carlo range (a–b), each end of that range over the other end")
+FOLD_LEGEND = ("n-fold: the 95% interval's upper end over its lower end, as printed; a–b-fold, a range of ratios, "
+               "where an end is printed as its Monte Carlo range (a–b): each end of that range over the other end")
 
 
 def printed_span(result, end: str) -> tuple[float, float]:
@@ -96,13 +96,13 @@ def fold_of(result) -> str:
     """How wide a measured interval is, the ratio of its printed ends (:data:`FOLD_LEGEND`): high / low, "2.3-fold";
     where an end is printed as its Monte Carlo range, the ratios of the printed numbers' extremes,
 
-        (high_a / low_b) to (high_b / low_a)  ("a range of 11–80-fold": 33.2 / 2.96 to 237 / 2.96),
+        (high_a / low_b) to (high_b / low_a)  ("11–80-fold", a range: 33.2 / 2.96 to 237 / 2.96),
 
     so that the fold is never a ratio of a number no table shows."""
     low_a, low_b = printed_span(result, "low")
     high_a, high_b = printed_span(result, "high")
     least, most = _fold_number(high_a / low_b), _fold_number(high_b / low_a)
-    return f"{least}-fold" if least == most else f"a range of {least}–{most}-fold"
+    return f"{least}-fold" if least == most else f"{least}–{most}-fold"
 
 
 def fold_legend(results) -> str:
@@ -416,6 +416,13 @@ def rules_legend(results) -> str:
     """:func:`range_legend` where an end of ``results`` is printed as its range (with their draws); "" else."""
     draws = [int(r.n_boot) for r in results if as_range(r, "low") or as_range(r, "high")]
     return range_legend(draws) if draws else ""
+
+
+def frame_fold_legend(frame: pd.DataFrame) -> str:
+    """:data:`FOLD_LEGEND` where a row of ``frame`` (rows of :func:`row_record`) is measured (its status says
+    "-fold"); "" else."""
+    measured = "state" in frame.columns and (frame["state"] == State.MEASURED.value).any()
+    return FOLD_LEGEND if measured else ""
 
 
 def shown_legend(frame: pd.DataFrame) -> str:

@@ -22,9 +22,10 @@ from densing.report.render_parts import (DENSITY_MEANING, breakable, budget_part
                                          density_intro, details, displayed, loss_figure, model_table, named_table,
                                          paper_table, per_benchmark_table, performance_figure, references_table)
 from densing.present import figures as trend_figures
+from densing.present.forest import RANGE_DRAWN
 from densing.present.placement import answer, band_said, stated
-from densing.present.words import (CARD_LABELS, LINE_NOTES, ends_shown, result_interval, rule_ends_shown, rules_legend,
-                                   shown_legend)
+from densing.present.words import (CARD_LABELS, FOLD_LEGEND, LINE_NOTES, ends_shown, fold_legend, frame_fold_legend, result_interval,
+                                   rule_ends_shown, rules_legend, shown_legend)
 
 TITLE = {False: "densing report", True: "densing measure"}
 SUBTITLE = {
@@ -90,7 +91,9 @@ def verdict_html(measured, paper: dict, cross: pd.DataFrame | None = None, bias:
     influence = head.influence_frame()
     lofo = (details("leave one family out: the estimate without each family's models (largest move first)",
                     table_html(influence, scroll=False)) if len(influence) else "")
+    fold = fold_legend([head])
     return (f'<p class="verdict"><strong>{esc(measured.verdict)}</strong></p>' + cards
+            + (f'<p class="sub">{esc(fold)}.</p>' if fold else "")
             + (f'<p class="sub">{esc(measured.rests_on)}</p>' if measured.rests_on else "")
             + (f'<p class="sub">{esc(bias)}</p>' if bias else "")
             + details("why, in full (the reference, the models, what each check found)", f'<p class="why">{esc(measured.why)}</p>')
@@ -144,7 +147,8 @@ def _capability(s: m.CapabilitySection) -> Section:
     parts = [figure_html(trend_figures.forest_figure(rows, PAPER["doubling_time_months"]), "by-benchmark"),
              table_html(ends_shown(rows)[["row", "capability", "status", "months", "ci_low", "ci_high", "n_models"]],
                         scroll=False),
-             *([f'<p class="sub">{esc(legend)}.</p>'] if (legend := shown_legend(s.rows)) else []),
+             *([f'<p class="sub">{esc(legend)}; {esc(RANGE_DRAWN)}.</p>'] if (legend := shown_legend(s.rows)) else []),
+             *([f'<p class="sub">{esc(fold)}.</p>'] if (fold := frame_fold_legend(s.rows)) else []),
              details("the references of each row, and each reference's own doubling time [95% CI]",
                      table_html(rows[["row", "references", "each_reference_months"]], scroll=False)),
              details("two estimators of the same law: the frontier under the references, and the fixed-size time "
@@ -160,9 +164,12 @@ def _capability(s: m.CapabilitySection) -> Section:
 def _detail(s: m.DetailSection) -> Section:
     measured = s.measurement
     table, rules = measured.table(), measured.rules.values()
-    columns = ["rule", "months", "ci_low", "ci_high", "n_models", "lower_bounds", "upper_bounds"]
+    columns = ["rule", "months", "ci_low", "ci_high", "n_models", "draws", "lower_bounds", "upper_bounds"]
     parts = [table_html(rule_ends_shown(table, rules)[columns], scroll=False),
+             '<p class="sub">Each rule\'s interval rests on its own draws (the column draws); the same rule at other '
+             "draws, as in the sensitivity table, has its own ends.</p>",
              *([f'<p class="sub">{esc(legend)}.</p>'] if (legend := rules_legend(rules)) else []),
+             f'<p class="sub">{esc(FOLD_LEGEND)}.</p>',
              details("shares of the slope variance (fit, score, models, reference) per rule", table_html(
                  table[["rule", "share_fit", "share_score", "share_models", "share_reference"]], scroll=False)),
              "<h3>Validity checks of the headline inversion</h3>", table_html(measured.checks_table(), scroll=False),
