@@ -122,7 +122,7 @@ def cutoff_words(c) -> str:
     get = (lambda k: c[k]) if isinstance(c, dict) else (lambda k: getattr(c, k))
     months = [format_number(math.inf if get(k) is None else get(k)) for k in (
         "early_doubling_time_months", "early_doubling_time_months_ci_low", "early_doubling_time_months_ci_high")]
-    return (f"{get('cutoff')}: early line (fit to the {get('n_early')} models up to {get('cutoff')}): {months[0]} months "
+    return (f"{get('cutoff')}: early line (fit to the {get('n_early')} models up to it) {months[0]} months "
             f"[{months[1]}–{months[2]}]; "
             f"{get('above_line')} of {get('n_later')} later models above it ({get('above_band_high')} above its band) "
             f"— {get('verdict')}")
