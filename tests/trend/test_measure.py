@@ -180,9 +180,9 @@ def test_verdict_rows_repr_and_json_agree_on_status_and_interval(shipped):
 
     html = verdict_html(shipped, PAPER)
 
-    from densing.present.words import interval_words
+    from densing.present.words import result_interval
 
-    assert interval_words(head) in html  # each end as printed: its number, or its Monte Carlo range where wide
+    assert result_interval(head) in html  # each end as printed: its number, or its Monte Carlo range where wide
     assert shipped.status in html and ("not measured" in html) == shipped.status.startswith("not measured")
     assert "leave one family out" in html
     # the CSV files stand alone: the headline rule and row flagged, with the set, references, D0, status and verdict
