@@ -148,7 +148,9 @@ class TrendMeasurement(Result):
         return presented(self, "summary")
 
     def by_benchmark(self) -> pd.DataFrame:
-        """One row per benchmark, then one per set, the headline's first (``densing trend --by benchmark``)."""
+        """One row per benchmark, then one per set, the headline's first (``densing trend --by benchmark``); each end
+        in the form every surface prints it: ``ci_high_form`` "range" where it is its Monte Carlo range
+        ``ci_high_mc_low``–``ci_high_mc_high`` (not ``ci_high``, its quantile), ``ci_high_printed`` the text shown."""
         return presented(self, "by_benchmark")
 
     def cross_check(self) -> pd.DataFrame:

@@ -314,7 +314,9 @@ def test_the_json_says_what_the_data_determine(shipped):
     assert summary["state"] == STATE_WORDS[shipped.state] == STATE_WORDS[head.state]
     assert summary["n_draws"] == head.n_boot >= 2
     for end in ("low", "high"):
-        assert set(summary[end]) == {"months", "determined", "undecided", "precise", "monte_carlo_range"}
+        assert set(summary[end]) == {"months", "determined", "undecided", "precise", "monte_carlo_range", "form",
+                                     "printed"}
+        assert summary[end]["form"] == ("range" if summary[end]["precise"] is False else "number")
         assert summary[end]["determined"] == getattr(head, f"{end}_determined")
         assert not (summary[end]["determined"] and summary[end]["undecided"])
         if summary[end]["determined"]:  # precise: its range spans at most END_STABILITY of it, in months
