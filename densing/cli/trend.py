@@ -166,8 +166,8 @@ def _print_by_benchmark_screen(result, forecast) -> None:
     shown = shown[[c for c in ("row", "months", "ci_low", "ci_high") if c in shown.columns]].assign(status=cells)
     print_frame(shown, Format.table, keys=1, together=ROW_TOGETHER,
                 title="doubling time in months per benchmark and benchmark set, with its 95% interval")
-    print_texts(*reasons, shown_legend(table), fold_legend(r.result for r in (*result.benchmark_rows, *result.set_rows)),
-                _declared_line(forecast))
+    results = [r.result for r in (*result.benchmark_rows, *result.set_rows)]
+    print_texts(*reasons, shown_legend(table), fold_legend(results), _declared_line(forecast))
     sets = table[table["capability"] == "set"] if "capability" in table.columns else table.iloc[0:0]
     if len(sets):  # a set's short id beside its name in words, as the report and the README name it
         print_text("sets: " + "; ".join(f"{r.row} = {r.label}" for r in sets.itertuples()))

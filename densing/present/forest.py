@@ -49,17 +49,19 @@ STATE_STYLES = {
 
 
 def _drawn(rows: pd.DataFrame) -> list[float]:
-    """The finite doubling times and interval ends the forest plot draws for ``rows`` (an end's Monte Carlo range too)."""
-    names = ("months", "ci_low", "ci_high", *(f"ci_{end}_mc_{edge}" for end in ("low", "high") for edge in ("low", "high")))
+    """The finite doubling times and interval ends the forest plot draws for ``rows`` (an end's Monte Carlo range
+    too)."""
+    ranges = tuple(f"ci_{end}_mc_{edge}" for end in ("low", "high") for edge in ("low", "high"))
+    names = ("months", "ci_low", "ci_high", *ranges)
     columns = [pd.to_numeric(rows[c], errors="coerce").to_numpy(float) for c in names if c in rows.columns]
     return [v for data in columns for v in data[np.isfinite(data)]]
 
 
 def drawn_ends(row: dict) -> tuple[float, float, list[tuple[float, float]]]:
     """A row record's interval as the forest plot draws it, each end in the form every surface prints
-    (:func:`~densing.present.words.record_as_range`) → (the solid line's start and end, the shaded ranges): an end printed
-    as its Monte Carlo range (a–b) ends the line at the range's inner edge and is drawn as the shaded segment a–b, never
-    as its single quantile."""
+    (:func:`~densing.present.words.record_as_range`) → (the solid line's start and end, the shaded ranges): an end
+    printed as its Monte Carlo range (a–b) ends the line at the range's inner edge and is drawn as the shaded segment
+    a–b, never as its single quantile."""
     low, high = float(row["ci_low"]), float(row["ci_high"])
     ranges = []
     if record_as_range(row, "low"):

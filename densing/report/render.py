@@ -24,8 +24,8 @@ from densing.report.render_parts import (DENSITY_MEANING, breakable, budget_part
 from densing.present import figures as trend_figures
 from densing.present.forest import RANGE_DRAWN
 from densing.present.placement import answer, band_said, stated
-from densing.present.words import (CARD_LABELS, FOLD_LEGEND, LINE_NOTES, ends_shown, fold_legend, frame_fold_legend, result_interval,
-                                   rule_ends_shown, rules_legend, shown_legend)
+from densing.present.words import (CARD_LABELS, FOLD_LEGEND, LINE_NOTES, ends_shown, fold_legend, frame_fold_legend,
+                                   result_interval, rule_ends_shown, rules_legend, shown_legend)
 
 TITLE = {False: "densing report", True: "densing measure"}
 SUBTITLE = {
@@ -161,13 +161,23 @@ def _capability(s: m.CapabilitySection) -> Section:
     return Section(s.title, CAPABILITY_INTRO, parts)
 
 
+def _draws_named(table: pd.DataFrame, head_draws: int) -> pd.DataFrame:
+    """The rules table (:meth:`~densing.trend.measurement.TrendMeasurement.table`) with each rule whose draws differ
+    from the headline rule's ``head_draws`` named with its count, "all (200 draws)": its ends are those draws' own."""
+    names = [rule if draws == head_draws else f"{rule} ({draws:,} draws)"
+             for rule, draws in zip(table["rule"], table["draws"])]
+    return table.assign(rule=names)
+
+
 def _detail(s: m.DetailSection) -> Section:
     measured = s.measurement
     table, rules = measured.table(), measured.rules.values()
-    columns = ["rule", "months", "ci_low", "ci_high", "n_models", "draws", "lower_bounds", "upper_bounds"]
-    parts = [table_html(rule_ends_shown(table, rules)[columns], scroll=False),
-             '<p class="sub">Each rule\'s interval rests on its own draws (the column draws); the same rule at other '
-             "draws, as in the sensitivity table, has its own ends.</p>",
+    columns = ["rule", "months", "ci_low", "ci_high", "n_models", "lower_bounds", "upper_bounds"]
+    head_draws = measured.rules[measured.headline_rule].n_boot
+    parts = [table_html(_draws_named(rule_ends_shown(table, rules), head_draws)[columns], scroll=False),
+             f'<p class="sub">Each rule\'s interval rests on its own draws: the headline rule\'s {head_draws:,}, a '
+             "rule at other draws names its count beside it; the same rule at other draws, as in the sensitivity "
+             "table, has its own ends.</p>",
              *([f'<p class="sub">{esc(legend)}.</p>'] if (legend := rules_legend(rules)) else []),
              f'<p class="sub">{esc(FOLD_LEGEND)}.</p>',
              details("shares of the slope variance (fit, score, models, reference) per rule", table_html(
