@@ -98,7 +98,10 @@ def trend(
                                                             without_continual, shown), n_boot, "trend", "the trend")
     benchmark = by is By.benchmark
     if fmt is Format.json:
-        document = (dict(rows=result.by_benchmark(), verdict=result.verdict, at_budget=result.by_benchmark_at_budget(),
+        from densing.present.words import FOLD_LEGEND
+
+        document = (dict(rows=result.by_benchmark(), fold=FOLD_LEGEND, verdict=result.verdict,
+                         at_budget=result.by_benchmark_at_budget(),
                          at_budget_notes=result.budget_notes, cross_check=result.cross_check(),
                          influence=result.influence(), labs=result.labs(),
                          **({"forecast": forecast} if forecast else {}))
@@ -172,7 +175,7 @@ def _print_by_benchmark_screen(result, forecast) -> None:
     """``densing trend --by benchmark``, one screen: the verdict, each row's months, interval and state (the reasons
     numbered below), what ``--detail`` adds."""
     print_text(result.verdict)
-    from densing.present.words import ends_shown, row_parts, short_statuses, shown_legend
+    from densing.present.words import ends_shown, fold_legend, row_parts, short_statuses, shown_legend
 
     table = result.by_benchmark()
     cells, reasons = short_statuses([row_parts(r) for r in (*result.benchmark_rows, *result.set_rows)])
@@ -180,7 +183,8 @@ def _print_by_benchmark_screen(result, forecast) -> None:
     shown = shown[[c for c in ("row", "months", "ci_low", "ci_high") if c in shown.columns]].assign(status=cells)
     print_frame(shown, Format.table, keys=1, together=ROW_TOGETHER,
                 title="doubling time in months per benchmark and benchmark set, with its 95% interval")
-    print_texts(*reasons, shown_legend(table), _declared_line(forecast))
+    results = [r.result for r in (*result.benchmark_rows, *result.set_rows)]
+    print_texts(*reasons, shown_legend(table), fold_legend(results), _declared_line(forecast))
     sets = table[table["capability"] == "set"] if "capability" in table.columns else table.iloc[0:0]
     if len(sets):  # a set's short id beside its name in words, as the report and the README name it
         print_text("sets: " + "; ".join(f"{r.row} = {r.label}" for r in sets.itertuples()))
@@ -195,7 +199,7 @@ def _print_by_benchmark_detail(result, forecast, wide: bool) -> None:
     """``--by benchmark --detail``: every column, the cross-check, the budget rows, the forecast check."""
     import pandas as pd
 
-    from densing.present.words import ends_shown, shown_legend
+    from densing.present.words import ends_shown, fold_legend, shown_legend
     from densing.trend.capability import BUDGET_D0
 
     rows, budget_rows = result.by_benchmark(), result.by_benchmark_at_budget()
@@ -206,7 +210,9 @@ def _print_by_benchmark_detail(result, forecast, wide: bool) -> None:
                 title="doubling time in months per benchmark and benchmark set (common targets per row: every reference "
                       "inverts the same benchmarks for the same targets; pooled by random effects); slope A of ln ρmax "
                       "per day with its 95% interval; each reference's own months with its 95% interval")
-    print_texts(shown_legend(pd.concat([rows, budget_rows], ignore_index=True)), *_order_break_lines(result))
+    print_texts(shown_legend(pd.concat([rows, budget_rows], ignore_index=True)),
+                fold_legend(r.result for r in (*result.benchmark_rows, *result.set_rows, *result.budget_rows)),
+                *_order_break_lines(result))
     if len(cross := ends_shown(result.cross_check(), keep=wide)):
         print_frame(cross, wide=wide, keys=1, together=ROW_TOGETHER,
                     title="two estimators of the same law: the frontier of densities under the references, and the "
@@ -253,13 +259,14 @@ def _declared_line(forecast) -> str | None:
 def _print_headline_screen(result, beside: bool = False, forecast=None) -> None:
     """``densing trend``, one screen: the verdict, the rules' months, the forecast check at the table's declared
     cutoff, the checks and notes counted; ``beside``: each design's line after them."""
-    from densing.present.words import rule_ends_shown, rules_legend
+    from densing.present.words import FOLD_LEGEND, fold_legend, rule_ends_shown, rules_legend
 
     print_text(result.verdict)
     table = rule_ends_shown(result.table(), result.rules.values())
-    print_frame(table[["rule", "months", "ci_low", "ci_high", "n_models"]], Format.table, keys=1,
+    print_frame(table[["rule", "months", "ci_low", "ci_high", "n_models", "draws"]], Format.table, keys=1,
                 together=("months", "ci_low", "ci_high"),
-                title=f"doubling time in months by frontier rule (headline: {result.headline_rule}), 95% interval")
+                title=f"doubling time in months by frontier rule (headline: {result.headline_rule}), 95% interval, "
+                      f"at each rule's draws")
     print_texts(rules_legend(result.rules.values()), _declared_line(forecast))
     failed = [c.name for c in result.checks if c.failed]
     notes = [f"{rule}: {error}" for rule, error in result.rule_errors.items()]
@@ -268,17 +275,29 @@ def _print_headline_screen(result, beside: bool = False, forecast=None) -> None:
     print_text(f"--detail: why, {checks}, the references, the sensitivity, the breakpoint"
                + (f"; {line}" if line else "") + "; per benchmark: --by benchmark"
                + "; every family left out: --format json")
-    if beside:  # the second tables' stored rows beside the public table's headline
-        for design in registry.designs().values():
-            if design.line is not None and (words := design.line()):
-                print_text(words)
+    lines = _design_lines() if beside else []
+    print_texts(*lines)
+    if lines:  # a stored row's status may say "-fold": said once under them
+        print_text(FOLD_LEGEND)
+    else:
+        print_texts(fold_legend([result.rules.get(result.headline_rule)]))
+
+
+def _design_lines() -> list[str]:
+    """Each design's line beside the public table's headline (its stored row), for the designs that have one."""
+    lines = []
+    for design in registry.designs().values():
+        words = design.line() if design.line is not None else None
+        if words:
+            lines.append(words)
+    return lines
 
 
 def _print_headline_detail(result, wide: bool, table: str | None = None) -> None:
     """``densing trend --detail``: the why, every table and the breakpoint; ``table``, a registered table measured as
     shipped: the headline row's bias in planted worlds built like it, and its corrected figure where the bias exceeds
-    5% (:mod:`densing.present.bias`)."""
-    from densing.present.words import rule_ends_shown, rules_legend
+    5% (:mod:`densing.present.bias`); what "-fold" is, once (the sensitivity's statuses say it)."""
+    from densing.present.words import FOLD_LEGEND, rule_ends_shown, rules_legend
 
     print_text(result.verdict)
     print_text(result.why)
@@ -290,8 +309,9 @@ def _print_headline_detail(result, wide: bool, table: str | None = None) -> None
         print_texts(bias_words(measurement_row(result, table)))
     print_frame(rule_ends_shown(result.table(), result.rules.values()), keys=1, together=("months", "ci_low", "ci_high"),
                 title=f"doubling time in months and slope A of ln ρmax per day by frontier rule, each with its 95% "
-                      f"interval (headline: {result.headline_rule}); shares of the slope variance", wide=wide)
-    print_texts(rules_legend(result.rules.values()))
+                      f"interval at the rule's draws (headline: {result.headline_rule}); shares of the slope variance",
+                wide=wide)
+    print_texts(rules_legend(result.rules.values()), FOLD_LEGEND)
     for rule, error in result.rule_errors.items():
         print_text(f"note: {rule} rule not fitted: {error}")
     print_text("note: the envelope row's interval is optimistic (its points are chosen on the response); the headline rule is the censored quantile")

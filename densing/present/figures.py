@@ -18,7 +18,7 @@ from densing.numbers import format_count, format_months, format_number, log_tick
 from densing.present.forest import (  # noqa: F401 (public here)
     PALETTE, escaped, family_style, FRONTIER_MARKER, LABEL_FONT, PLOT_HEIGHT, forest_figure, place_labels, row_names,
     uncertainty_figure)
-from densing.present.words import interval_words
+from densing.present.words import result_interval
 
 
 def loaded() -> None:
@@ -104,16 +104,16 @@ def _line_traces(figure: go.Figure, line, others, dates, low_y: float, high_y: f
         figure.add_trace(go.Scatter(x=list(dates) + list(dates[::-1]), y=list(np.exp(high)) + list(np.exp(low)[::-1]), fill="toself",
                                     fillcolor="rgba(214,39,40,0.12)", line=dict(width=0), name="95% CI of the slope (fit + score + models)", hoverinfo="skip"))
         r2 = f", R² {line.r_squared:.3f}" if np.isfinite(line.r_squared) else ""
-        name = (f"{line.rule} line: doubling {format_months(line.doubling_time_months)} months "
-                f"(95% CI {interval_words(line)}{r2})")
+        name = (f"{line.rule} line: doubling {format_months(line.doubling_time_months)} months"
+                + result_interval(line, brackets="()", level="95% CI ", more=r2))
         fitted = np.exp(line.predict(dates))
         figure.add_trace(go.Scatter(x=dates, y=fitted, mode="lines", line=dict(color=PALETTE[3], width=2), name=name, hoverinfo="skip"))
         low_y, high_y = min(low_y, float(np.log10(fitted.min()))), max(high_y, float(np.log10(fitted.max())))
     for other in others:  # the other rules: toggles (click the legend), off at first
         figure.add_trace(go.Scatter(
             x=dates, y=np.exp(other.predict(dates)), mode="lines", visible="legendonly", line=dict(dash="dash", width=1.5),
-            name=(f"{other.legend} (click to show or hide): doubling {format_months(other.doubling_time_months)} months "
-                  f"(95% CI {interval_words(other)})"),
+            name=(f"{other.legend} (click to show or hide): doubling {format_months(other.doubling_time_months)} months"
+                  + result_interval(other, brackets="()", level="95% CI ")),
             hoverinfo="skip"))
     return low_y, high_y
 

@@ -118,12 +118,14 @@ def forecast_verdict(cutoff) -> str:
 
 def cutoff_words(c) -> str:
     """One cutoff's early line, its count of later models above it and its verdict, in one line (a
-    :class:`densing.trend.forecast.ForecastCutoff` or its stored dict)."""
+    :class:`densing.trend.forecast.ForecastCutoff` or its stored dict); the early line is named as the fit to the models
+    up to the cutoff, so that its months never read as the headline's (the declared cutoff's early line of the second
+    table prints 4.88 beside the headline's 4.88)."""
     get = (lambda k: c[k]) if isinstance(c, dict) else (lambda k: getattr(c, k))
     months = [format_number(math.inf if get(k) is None else get(k)) for k in (
         "early_doubling_time_months", "early_doubling_time_months_ci_low", "early_doubling_time_months_ci_high")]
-    return (f"{get('cutoff')}: early line {months[0]} months [{months[1]}–{months[2]}] on "
-            f"{counted_noun(get('n_early'), 'model')}; "
+    return (f"{get('cutoff')}: early line (fit to the {counted_noun(get('n_early'), 'model')} up to it) {months[0]} months "
+            f"[{months[1]}–{months[2]}]; "
             f"{get('above_line')} of {get('n_later')} later models above it ({get('above_band_high')} above its band) "
             f"— {get('verdict')}")
 

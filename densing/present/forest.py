@@ -14,11 +14,13 @@ from plotly.subplots import make_subplots
 
 from densing.data.benchmarks import BENCHMARKS
 from densing.numbers import counted_noun, format_months, format_number
-from densing.present.words import STATE_WORDS, not_measured, record_end
+from densing.present.words import STATE_WORDS, not_measured, record_as_range, record_interval
 from densing.states import State, recorded_state
 
 #: The forest plot's default title (the public table's rows); the OLMES design's plot passes its own.
 FOREST_TITLE = "Doubling time by benchmark and benchmark set · the public leaderboard table"
+#: What the forest plot draws for an end printed as its Monte Carlo range (:func:`drawn_ends`), said under it.
+RANGE_DRAWN = "in the plot such an end is the shaded segment a–b at its bar's end, not a point"
 #: Pixels per row of the forest plot: room under a not-measured estimate's bar for its status line.
 FOREST_ROW = 34
 
@@ -47,9 +49,28 @@ STATE_STYLES = {
 
 
 def _drawn(rows: pd.DataFrame) -> list[float]:
-    """The finite doubling times and interval ends the forest plot draws for ``rows``."""
-    columns = [pd.to_numeric(rows[c], errors="coerce").to_numpy(float) for c in ("months", "ci_low", "ci_high")]
+    """The finite doubling times and interval ends the forest plot draws for ``rows`` (an end's Monte Carlo range
+    too)."""
+    ranges = tuple(f"ci_{end}_mc_{edge}" for end in ("low", "high") for edge in ("low", "high"))
+    names = ("months", "ci_low", "ci_high", *ranges)
+    columns = [pd.to_numeric(rows[c], errors="coerce").to_numpy(float) for c in names if c in rows.columns]
     return [v for data in columns for v in data[np.isfinite(data)]]
+
+
+def drawn_ends(row: dict) -> tuple[float, float, list[tuple[float, float]]]:
+    """A row record's interval as the forest plot draws it, each end in the form every surface prints
+    (:func:`~densing.present.words.record_as_range`) → (the solid line's start and end, the shaded ranges): an end
+    printed as its Monte Carlo range (a–b) ends the line at the range's inner edge and is drawn as the shaded segment
+    a–b, never as its single quantile."""
+    low, high = float(row["ci_low"]), float(row["ci_high"])
+    ranges = []
+    if record_as_range(row, "low"):
+        ranges.append((float(row["ci_low_mc_low"]), float(row["ci_low_mc_high"])))
+        low = ranges[-1][1]
+    if record_as_range(row, "high"):
+        ranges.append((float(row["ci_high_mc_low"]), float(row["ci_high_mc_high"])))
+        high = ranges[-1][0]
+    return low, high, ranges
 
 
 def shown_name(benchmark: str) -> str:
@@ -74,13 +95,15 @@ def forest_figure(rows: pd.DataFrame, paper_months: float, *, title: str = FORES
     rows = rows.iloc[::-1].reset_index(drop=True)  # the first row on top
     labels = [f"{(names or {}).get(r.row, r.row)} · {r.capability}" for r in rows.itertuples()]
     drawn = [paper_months, *_drawn(rows)]
+    records = rows.to_dict("records")
     edge = float(max(drawn) * 1.15)
     states = [row_state(r) for r in rows.itertuples()]
     reasons = [(str(getattr(r, "status", "") or "") or not_measured(str(getattr(r, "error", "") or "")))
                if state is State.NOT_MEASURED else "" for r, state in zip(rows.itertuples(), states)]  # its status
     hover = [html.escape(f"{r.row}: " + (
-        f"{'' if not why else 'estimate '}{format_months(r.months)} months (95% CI {record_end(row, 'low')}–"
-        f"{record_end(row, 'high')}); references {r.references}; each: {r.each_reference_months}"
+        f"{'' if not why else 'estimate '}{format_months(r.months)} months"
+        f"{record_interval(row, brackets='()', level='95% CI ')}; references {r.references}; each: "
+        f"{r.each_reference_months}"
         + (f"; {why}" if why else "") if np.isfinite(r.months) else why))
         for r, row, why in zip(rows.itertuples(), rows.to_dict("records"), reasons)]
     figure = go.Figure()
@@ -88,17 +111,24 @@ def forest_figure(rows: pd.DataFrame, paper_months: float, *, title: str = FORES
         mine = [i for i, own in enumerate(states) if own is state and np.isfinite(rows.at[i, "months"])]
         if not mine:
             continue
-        segments_x, segments_y, arrows_x, arrows_y = [], [], [], []
+        segments_x, segments_y, arrows_x, arrows_y, ranges_x, ranges_y = [], [], [], [], [], []
         for i in mine:
-            low, high = float(rows.at[i, "ci_low"]), float(rows.at[i, "ci_high"])
+            low, high, ranges = drawn_ends(records[i])
             if not np.isfinite(low) or np.isnan(high):  # no interval: the point alone
                 continue
+            for a, b in ranges:
+                ranges_x += [a, b, None]
+                ranges_y += [labels[i], labels[i], None]
             xs, ys = (segments_x, segments_y) if np.isfinite(high) else (arrows_x, arrows_y)
             xs += [low, high if np.isfinite(high) else edge, None]  # +∞: the arrow's shaft to the edge
             ys += [labels[i], labels[i], None]
         if segments_x:
             figure.add_trace(go.Scatter(x=segments_x, y=segments_y, mode="lines", line=dict(color=color, width=2),
                                         name=f"{name}: interval", legendgroup=name, showlegend=False, hoverinfo="skip"))
+        if ranges_x:  # an end printed as its Monte Carlo range: a shaded segment over it
+            figure.add_trace(go.Scatter(x=ranges_x, y=ranges_y, mode="lines", line=dict(color=color, width=9),
+                                        opacity=0.35, name=f"{name}: an end's 95% Monte Carlo range (a–b)",
+                                        legendgroup=name, showlegend=False, hoverinfo="skip"))
         if arrows_x:  # the shaft, its head at the edge (not clipped) and ∞ beside it, outside the axis
             count = len(arrows_x) // 3
             figure.add_trace(go.Scatter(

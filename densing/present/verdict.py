@@ -11,10 +11,10 @@ from densing.numbers import (counted_noun, format_count, format_months, format_n
                              signed)
 from densing.display import name_text
 from densing.present.summary import Summary, Table
-from densing.present.words import (STATE_WORDS, as_range, determined_words, fold_of, row_reason,
-                                   heterogeneity_words, interval_words, not_measured, open_end, open_why,
-                                   range_legend, reasons_text, record_end, result_end, state_words, status_parts,
-                                   status_words)
+from densing.present.words import (FOLD_LEGEND, STATE_WORDS, as_range, end_form, determined_words, fold_of, row_reason,
+                                   heterogeneity_words, interval_after, not_measured, open_end, open_why,
+                                   range_legend, reasons_text, record_as_range, record_end, result_end,
+                                   result_interval, state_words, status_parts, status_words)
 from densing.states import State, recorded_state
 
 
@@ -86,17 +86,19 @@ def measurement_verdict(m) -> str:
     refs, paper = _families(head.reference_names), PAPER["doubling_time_months"]
     est = format_months(head.doubling_time_months)
     low, high = head.doubling_time_months_ci_low, head.doubling_time_months_ci_high
-    interval = f"95% CI {interval_words(head)}"
+    interval = result_interval(head, brackets="()", level="95% CI ")
     where = f"on the {label} of {table_words}, against {refs}"
     legend = f"; {note}" if (note := ranges_note(head)) else ""
     state = head.state
     if missing:
         return (f"Doubling time not measured on the {missing[0][1]}: {row_reason(missing[0][2])}. On the {label} of {table_words}, "
-                f"against {refs}: {est} months ({interval}), {status_words(head)}; the paper reports {paper} months.")
+                f"against {refs}: {est} months{interval}, {status_words(head)}; the paper reports {paper} months.")
     if state is State.MEASURED:
         inside = "inside" if low <= paper <= high else "outside"
-        return (f"Capacity density doubles every {est} months ({interval}, {fold_of(head)}"
-                f"{legend}) {where}; the paper's {paper} months lies {inside} the interval."
+        measured = result_interval(head, brackets="()", level="95% CI ", more=f", {fold_of(head)}{legend}")
+        after = "," if as_range(head, "low") or as_range(head, "high") else ""  # the ranged form has no bracket to close
+        return (f"Capacity density doubles every {est} months{measured}{after} {where}; the paper's {paper} months lies "
+                f"{inside} the interval."
                 + _influence_words(head, always=False))
     if state is State.BOUNDED:
         if head.low_determined:
@@ -110,8 +112,8 @@ def measurement_verdict(m) -> str:
             ends = f"at most {result_end(head, 'high')} months at 95%{legend}; the lower end is not determined"
         return (f"Capacity density doubles every {est} months {where}: {ends}." + _influence_words(head, always=True)
                 + f" The paper reports {paper} months.")
-    return (f"Doubling time not measured {where}: {reasons_text(head)}. The estimate, {est} months "
-            f"({interval}), is not a measurement; the paper reports {paper} months." + _influence_words(head, always=False))
+    return (f"Doubling time not measured {where}: {reasons_text(head)}. The estimate, {est} months"
+            f"{interval}, is not a measurement; the paper reports {paper} months." + _influence_words(head, always=False))
 
 
 def ranges_note(head) -> str:
@@ -200,15 +202,16 @@ def measurement_status(m) -> str:
 
 
 def months_phrase(months: float, low: str, high: str, state: State, head: str, *, low_determined: bool,
-                  high_determined: bool) -> str:
+                  high_determined: bool, ranged: bool = False) -> str:
     """A row's doubling time as one clause by its state (its interval, or where bounded its determined end), then its
-    status's ``head`` ("measured, 2.3-fold"); ``low``, ``high``: its ends as printed (:func:`~.words.end_words`)."""
+    status's ``head`` ("measured, 2.3-fold"); ``low``, ``high``: its ends as printed (:func:`~.words.end_words`),
+    ``ranged`` where one is printed as its range (the interval then by :func:`~.words.interval_after`)."""
     if state is State.BOUNDED and low_determined:
         phrase = f"{format_months(months)} months, at least {low} at 95%"
     elif state is State.BOUNDED and high_determined:
         phrase = f"{format_months(months)} months, at most {high} at 95%"
     elif math.isfinite(months):
-        phrase = f"{format_months(months)} months (95% CI {low}–{high})"
+        phrase = f"{format_months(months)} months{interval_after(low, high, ranged, brackets='()', level='95% CI ')}"
     else:
         phrase = "no estimate"
     return f"{phrase}, {head}"
@@ -224,7 +227,8 @@ def closing_words(m) -> str:
     shown = status_parts(head)[0] if state is State.MEASURED else state_words(state)
     return "Doubling time: " + months_phrase(head.doubling_time_months, result_end(head, "low"),
                                              result_end(head, "high"), state, shown,
-                                             low_determined=head.low_determined, high_determined=head.high_determined)
+                                             low_determined=head.low_determined, high_determined=head.high_determined,
+                                             ranged=as_range(head, "low") or as_range(head, "high"))
 
 
 def record_phrase(row: dict) -> str:
@@ -233,7 +237,8 @@ def record_phrase(row: dict) -> str:
     months = row["months"] if row.get("months") is not None else math.inf
     head = row["status"] if state is State.MEASURED else STATE_WORDS[state]
     return months_phrase(months, record_end(row, "low"), record_end(row, "high"), state, head,
-                         low_determined=bool(row.get("low_determined")), high_determined=bool(row.get("high_determined")))
+                         low_determined=bool(row.get("low_determined")), high_determined=bool(row.get("high_determined")),
+                         ranged=record_as_range(row, "low") or record_as_range(row, "high"))
 
 
 def references_words(by) -> str:
@@ -254,8 +259,10 @@ def measurement_repr(m) -> str:
 
 
 def headline_summary(m) -> dict:
-    """``densing trend --format json``'s ``headline``: the state, the estimate, each end with its Monte Carlo range
-    and whether it is determined, the ceiling bounds' effect, and the leave-one-family-out table."""
+    """``densing trend --format json``'s ``headline``: the state, the estimate, each end with its Monte Carlo range,
+    whether it is determined and its form (:func:`~.words.end_form`: "range" where every surface prints the range in
+    place of ``months``, and ``printed``, the text they print), the ceiling bounds' effect, the leave-one-family-out
+    table, and ``fold``, what "-fold" in ``status`` is (:data:`~.words.FOLD_LEGEND`)."""
     head = m.rules.get(m.headline_rule)
     if head is None:
         return {"state": state_words(State.NOT_MEASURED)}
@@ -265,10 +272,12 @@ def headline_summary(m) -> dict:
                 "determined": getattr(head, f"{name}_determined"), "undecided": getattr(head, f"{name}_undecided"),
                 "precise": getattr(head, f"{name}_precise") if getattr(head, f"{name}_determined") else None,
                 "monte_carlo_range": [json_number(getattr(head, f"months_{name}_mc_low")),
-                                      json_number(getattr(head, f"months_{name}_mc_high"))]}
+                                      json_number(getattr(head, f"months_{name}_mc_high"))],
+                "form": end_form(as_range(head, name)), "printed": result_end(head, name)}
 
     months = json_number(head.doubling_time_months)
-    return {"state": state_words(m.state), "status": m.status, "months": months, "n_draws": head.n_boot,
+    return {"state": state_words(m.state), "status": m.status, "fold": FOLD_LEGEND, "months": months,
+            "n_draws": head.n_boot,
             "low": end("low"), "high": end("high"),
             **{kind: {"bounds": getattr(head, f"n_{kind}_bounds"), "months_with_bounds": months,
                       "months_without_bounds": json_number(getattr(head, f"months_without_{kind}s"))}
@@ -331,7 +340,7 @@ def measurement_summary(m) -> Summary:
     if head is not None:
         items += [("what is determined", determined_words(head)), ("doubling time (months)", head.doubling_time_months),
                   (f"{head.level:.0%} interval (months)",
-                   f"{result_end(head, 'low')} to {result_end(head, 'high')}"),
+                   f"from {result_end(head, 'low')} to {result_end(head, 'high')}"),
                   ("slope A (per day)", f"{format_number(head.slope_per_day)} ({head.level:.0%} interval "
                                         f"{format_number(head.slope_ci_low)} to {format_number(head.slope_ci_high)})"),
                   ("models", head.n_models)]

@@ -74,10 +74,42 @@ def not_measured(why: str = "") -> str:
     return f"{STATE_WORDS[State.NOT_MEASURED]}: {why}" if why else STATE_WORDS[State.NOT_MEASURED]
 
 
+#: What "-fold" is, said under every table and beside every sentence that prints one (:func:`fold_of`).
+FOLD_LEGEND = ("n-fold: the 95% interval's upper end over its lower end, as printed; a–b-fold, a range of ratios, "
+               "where an end is printed as its Monte Carlo range (a–b): each end of that range over the other end")
+
+
+def printed_span(result, end: str) -> tuple[float, float]:
+    """An end of a result's interval as printed (:func:`result_end`): its Monte Carlo range (a, b) where it is printed
+    so (:func:`as_range`), else its months twice (a number is a range of one value)."""
+    if as_range(result, end):
+        return getattr(result, f"months_{end}_mc_low"), getattr(result, f"months_{end}_mc_high")
+    value = result.doubling_time_months_ci_low if end == "low" else result.doubling_time_months_ci_high
+    return value, value
+
+
+def _fold_number(ratio: float) -> str:
+    """A ratio as "-fold" prints it: two figures below 100, whole above."""
+    return format_number(ratio, ".2g") if ratio < 100 else format_number(ratio, ".0f")
+
+
 def fold_of(result) -> str:
-    """How wide a measured interval is, from its ratio high/low (months high over months low): "2.3-fold"."""
-    ratio = result.doubling_time_months_ci_high / result.doubling_time_months_ci_low
-    return f"{format_number(ratio, '.2g') if ratio < 100 else format_number(ratio, '.0f')}-fold"
+    """How wide a measured interval is, the ratio of its printed ends (:data:`FOLD_LEGEND`): high / low, "2.3-fold";
+    where an end is printed as its Monte Carlo range, the ratios of the printed numbers' extremes,
+
+        (high_a / low_b) to (high_b / low_a)  ("11–80-fold", a range: 33.2 / 2.96 to 237 / 2.96),
+
+    so that the fold is never a ratio of a number no table shows."""
+    low_a, low_b = printed_span(result, "low")
+    high_a, high_b = printed_span(result, "high")
+    least, most = _fold_number(high_a / low_b), _fold_number(high_b / low_a)
+    return f"{least}-fold" if least == most else f"{least}–{most}-fold"
+
+
+def fold_legend(results) -> str:
+    """:data:`FOLD_LEGEND` where one of ``results`` (trends or rows' results; None skipped) is measured (its status
+    says "-fold"); "" else."""
+    return FOLD_LEGEND if any(r is not None and r.state is State.MEASURED for r in results) else ""
 
 
 def open_why(reason: EndOpen) -> str:
@@ -160,6 +192,16 @@ def end_words(months: float, mc_low: float, mc_high: float, as_range: bool) -> s
     return format_months(months) if math.isnan(months) else months_text(months)
 
 
+#: How an end is printed (:func:`end_form`): the number of the record's ``ci_{end}``, or its Monte Carlo range.
+END_FORMS = {False: "number", True: "range"}
+
+
+def end_form(ranged: bool) -> str:
+    """An end's form in a record: "range" where every surface prints its Monte Carlo range ``ci_{end}_mc_low``–
+    ``ci_{end}_mc_high`` in place of its months (:func:`as_range`), "number" where it prints ``ci_{end}``."""
+    return END_FORMS[bool(ranged)]
+
+
 def as_range(result, end: str) -> bool:
     """Whether a result's ``end`` ("low" or "high") is printed as its Monte Carlo range: determined and not precise."""
     return bool(getattr(result, f"{end}_determined", False)) and not getattr(result, f"{end}_precise", True)
@@ -172,9 +214,27 @@ def result_end(result, end: str) -> str:
                      getattr(result, f"months_{end}_mc_high", math.nan), as_range(result, end))
 
 
-def interval_words(result) -> str:
-    """A result's interval's two ends joined, "2.96–17.1" or "3.57–(14.5–20.8)" (:func:`result_end`)."""
-    return f"{result_end(result, 'low')}–{result_end(result, 'high')}"
+def interval_after(low: str, high: str, ranged: bool, *, brackets: str = "[]", level: str = "", more: str = "") -> str:
+    """An interval as it follows its number, one notation on every surface: " [2.96–17.1]" (in ``brackets``, after
+    ``level`` words such as "95% CI ", before ``more`` such as ", 5.7-fold"), or, where an end is printed as its Monte
+    Carlo range (``ranged``), ", 95% CI from 2.96 to (33.2–237)" and ``more``: a range's parentheses never sit inside
+    an interval's brackets, and no dash joins a range to the other end."""
+    if ranged:
+        return f", 95% CI from {low} to {high}{more}"
+    return f" {brackets[0]}{level}{low}–{high}{more}{brackets[1]}"
+
+
+def result_interval(result, *, brackets: str = "[]", level: str = "", more: str = "") -> str:
+    """A result's interval after its number by :func:`interval_after`, each end by :func:`result_end`."""
+    ranged = as_range(result, "low") or as_range(result, "high")
+    return interval_after(result_end(result, "low"), result_end(result, "high"), ranged, brackets=brackets,
+                          level=level, more=more)
+
+
+def record_interval(row, *, brackets: str = "[]", level: str = "") -> str:
+    """A row record's interval after its number by :func:`interval_after`, each end by :func:`record_end`."""
+    ranged = record_as_range(row, "low") or record_as_range(row, "high")
+    return interval_after(record_end(row, "low"), record_end(row, "high"), ranged, brackets=brackets, level=level)
 
 
 def range_legend(draws) -> str:
@@ -196,14 +256,15 @@ def ranges_words(result) -> str:
 
 
 def determined_words(result) -> str:
-    """What the draws determine: "3.61 months [95% CI 2.59–5.1]" (both ends), "3.61 months, at least 2.59 at 95%; the
-    upper end not determined" (one), or the interval and "neither end determined"; each end by :func:`result_end`."""
+    """What the draws determine: "3.61 months [95% CI 2.59–5.1]" (both ends; :func:`result_interval`), "3.61 months,
+    at least 2.59 at 95%; the upper end not determined" (one), or the interval and "neither end determined"."""
     est, level = months_text(result.doubling_time_months), f"{result.level:.0%}"
     lo, hi = result_end(result, "low"), result_end(result, "high")
-    return {(True, True): f"{est} months [{level} CI {lo}–{hi}]",
+    interval = result_interval(result, level=f"{level} CI ")
+    return {(True, True): f"{est} months{interval}",
             (True, False): f"{est} months, at least {lo} at {level}; the upper end not determined",
             (False, True): f"{est} months, at most {hi} at {level}; the lower end not determined",
-            (False, False): f"{est} months [{level} CI {lo}–{hi}]; neither end determined"}[
+            (False, False): f"{est} months{interval}; neither end determined"}[
         (bool(result.low_determined), bool(result.high_determined))]
 
 
@@ -280,6 +341,7 @@ def row_record(row) -> dict:
         **{f"ci_{end}_{edge}": of(f"months_{end}_{edge}") for end in ("low", "high") for edge in ("mc_low", "mc_high")},
         **{f"ci_{end}_precise": (not as_range(r, end) if of(f"{end}_determined", False) else None)
            for end in ("low", "high")},
+        **ends_printed(r),
         "precision": ranges_words(r) if r is not None else "", "n_ceiling_bounds": of("n_ceiling_bounds", 0),
         "months_without_ceilings": of("months_without_ceilings"), "n_floor_bounds": of("n_floor_bounds", 0),
         "months_without_floors": of("months_without_floors"), "n_region_bounds": of("n_region_bounds", 0),
@@ -287,6 +349,15 @@ def row_record(row) -> dict:
         "most_influential_family": str(top.family) if top is not None else "",
         "months_without_it": float(top.doubling_time_months) if top is not None else math.nan, "error": row.error,
     }
+
+
+def ends_printed(result) -> dict:
+    """A row record's ends as every surface prints them: ``ci_{end}_form`` (:func:`end_form`: "range", where the end is
+    its Monte Carlo range ``ci_{end}_mc_low``–``ci_{end}_mc_high`` and not ``ci_{end}``) and ``ci_{end}_printed``, the
+    text the terminal, the report and the JSON give ("2.96", "(33.2–237)", "∞"; "—" for a row not measured)."""
+    shown = result is not None and result.state is not State.NOT_MEASURED
+    return {**{f"ci_{end}_form": end_form(shown and as_range(result, end)) for end in ("low", "high")},
+            **{f"ci_{end}_printed": result_end(result, end) if shown else "—" for end in ("low", "high")}}
 
 
 def rows_frame(rows: list):
@@ -309,8 +380,10 @@ def record_end(row, end: str) -> str:
                      record_as_range(row, end))
 
 
-#: The columns of a row record (:func:`row_record`) that say each end's precision: its Monte Carlo range, its flag.
-PRECISION_COLUMNS = tuple(f"ci_{end}_{what}" for end in ("low", "high") for what in ("mc_low", "mc_high", "precise"))
+#: The columns of a row record (:func:`row_record`) that say each end's precision: its Monte Carlo range, its flag,
+#: its form and its printed text (:func:`ends_printed`).
+PRECISION_COLUMNS = tuple(f"ci_{end}_{what}" for end in ("low", "high")
+                          for what in ("mc_low", "mc_high", "precise", "form", "printed"))
 
 
 def ends_shown(frame: pd.DataFrame, *, keep: bool = False) -> pd.DataFrame:
@@ -346,6 +419,13 @@ def rules_legend(results) -> str:
     """:func:`range_legend` where an end of ``results`` is printed as its range (with their draws); "" else."""
     draws = [int(r.n_boot) for r in results if as_range(r, "low") or as_range(r, "high")]
     return range_legend(draws) if draws else ""
+
+
+def frame_fold_legend(frame: pd.DataFrame) -> str:
+    """:data:`FOLD_LEGEND` where a row of ``frame`` (rows of :func:`row_record`) is measured (its status says
+    "-fold"); "" else."""
+    measured = "state" in frame.columns and (frame["state"] == State.MEASURED.value).any()
+    return FOLD_LEGEND if measured else ""
 
 
 def shown_legend(frame: pd.DataFrame) -> str:

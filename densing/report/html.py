@@ -13,7 +13,7 @@ from plotly.offline import get_plotlyjs
 
 from densing.display import frame_columns
 from densing.numbers import NumberText, format_months
-from densing.present.words import not_measured, record_as_range, record_end, record_mark, state_words
+from densing.present.words import not_measured, record_as_range, record_interval, record_mark, state_words
 from densing.states import State, recorded_state
 
 _STYLE = """
@@ -137,7 +137,7 @@ def record_cell(row: dict | None) -> str:
     if state is State.NOT_MEASURED or (low is None and high is None):  # no doubling time: the state's words alone
         return state_words(state) or not_measured()
     if low is not None and months is not None and (record_as_range(row, "low") or record_as_range(row, "high")):
-        return f"{format_months(months)} [{record_end(row, 'low')}–{record_end(row, 'high')}]" + record_mark(row.get("state"))
+        return f"{format_months(months)}{record_interval(row)}" + record_mark(row.get("state"))
     return months_words(months, low, high) + record_mark(row.get("state"))
 
 

@@ -22,9 +22,10 @@ from densing.report.render_parts import (DENSITY_MEANING, breakable, budget_part
                                          density_intro, details, displayed, loss_figure, model_table, named_table,
                                          paper_table, per_benchmark_table, performance_figure, references_table)
 from densing.present import figures as trend_figures
+from densing.present.forest import RANGE_DRAWN
 from densing.present.placement import answer, band_said, stated
-from densing.present.words import (CARD_LABELS, LINE_NOTES, ends_shown, interval_words, rule_ends_shown, rules_legend,
-                                   shown_legend)
+from densing.present.words import (CARD_LABELS, FOLD_LEGEND, LINE_NOTES, ends_shown, fold_legend, frame_fold_legend,
+                                   result_interval, rule_ends_shown, rules_legend, shown_legend)
 
 TITLE = {False: "densing report", True: "densing measure"}
 SUBTITLE = {
@@ -77,7 +78,7 @@ def verdict_html(measured, paper: dict, cross: pd.DataFrame | None = None, bias:
     """The block a reader sees first: the verdict, densing's doubling time, the ``cross`` check, the paper's; ``bias``:
     the headline row's bias in planted worlds built like it, in one sentence below the cards."""
     head = measured.rules[measured.headline_rule]
-    ours = f"{format_months(head.doubling_time_months)} months [{interval_words(head)}]"
+    ours = f"{format_months(head.doubling_time_months)} months{result_interval(head)}"
     cross = measured.cross_check() if cross is None else cross
     row = cross[cross["row"] == (measured.set_rows[0].name if measured.set_rows else "")] if len(cross) else cross
     fixed = (f"{format_months(row['fixed_size_months'].iloc[0])} months [{format_months(row['fixed_size_ci_low'].iloc[0])}–"
@@ -90,7 +91,9 @@ def verdict_html(measured, paper: dict, cross: pd.DataFrame | None = None, bias:
     influence = head.influence_frame()
     lofo = (details("leave one family out: the estimate without each family's models (largest move first)",
                     table_html(influence, scroll=False)) if len(influence) else "")
+    fold = fold_legend([head])
     return (f'<p class="verdict"><strong>{esc(measured.verdict)}</strong></p>' + cards
+            + (f'<p class="sub">{esc(fold)}.</p>' if fold else "")
             + (f'<p class="sub">{esc(measured.rests_on)}</p>' if measured.rests_on else "")
             + (f'<p class="sub">{esc(bias)}</p>' if bias else "")
             + details("why, in full (the reference, the models, what each check found)", f'<p class="why">{esc(measured.why)}</p>')
@@ -144,7 +147,8 @@ def _capability(s: m.CapabilitySection) -> Section:
     parts = [figure_html(trend_figures.forest_figure(rows, PAPER["doubling_time_months"]), "by-benchmark"),
              table_html(ends_shown(rows)[["row", "capability", "status", "months", "ci_low", "ci_high", "n_models"]],
                         scroll=False),
-             *([f'<p class="sub">{esc(legend)}.</p>'] if (legend := shown_legend(s.rows)) else []),
+             *([f'<p class="sub">{esc(legend)}; {esc(RANGE_DRAWN)}.</p>'] if (legend := shown_legend(s.rows)) else []),
+             *([f'<p class="sub">{esc(fold)}.</p>'] if (fold := frame_fold_legend(s.rows)) else []),
              details("the references of each row, and each reference's own doubling time [95% CI]",
                      table_html(rows[["row", "references", "each_reference_months"]], scroll=False)),
              details("two estimators of the same law: the frontier under the references, and the fixed-size time "
@@ -157,12 +161,25 @@ def _capability(s: m.CapabilitySection) -> Section:
     return Section(s.title, CAPABILITY_INTRO, parts)
 
 
+def _draws_named(table: pd.DataFrame, head_draws: int) -> pd.DataFrame:
+    """The rules table (:meth:`~densing.trend.measurement.TrendMeasurement.table`) with each rule whose draws differ
+    from the headline rule's ``head_draws`` named with its count, "all (200 draws)": its ends are those draws' own."""
+    names = [rule if draws == head_draws else f"{rule} ({draws:,} draws)"
+             for rule, draws in zip(table["rule"], table["draws"])]
+    return table.assign(rule=names)
+
+
 def _detail(s: m.DetailSection) -> Section:
     measured = s.measurement
     table, rules = measured.table(), measured.rules.values()
     columns = ["rule", "months", "ci_low", "ci_high", "n_models", "lower_bounds", "upper_bounds"]
-    parts = [table_html(rule_ends_shown(table, rules)[columns], scroll=False),
+    head_draws = measured.rules[measured.headline_rule].n_boot
+    parts = [table_html(_draws_named(rule_ends_shown(table, rules), head_draws)[columns], scroll=False),
+             f'<p class="sub">Each rule\'s interval rests on its own draws: the headline rule\'s {head_draws:,}, a '
+             "rule at other draws names its count beside it; the same rule at other draws, as in the sensitivity "
+             "table, has its own ends.</p>",
              *([f'<p class="sub">{esc(legend)}.</p>'] if (legend := rules_legend(rules)) else []),
+             f'<p class="sub">{esc(FOLD_LEGEND)}.</p>',
              details("shares of the slope variance (fit, score, models, reference) per rule", table_html(
                  table[["rule", "share_fit", "share_score", "share_models", "share_reference"]], scroll=False)),
              "<h3>Validity checks of the headline inversion</h3>", table_html(measured.checks_table(), scroll=False),

@@ -13,7 +13,7 @@ from densing.laws.fit_schema import POOR_FIT_R2  # one threshold: the fit summar
 from densing.laws.reference_fit import ReferenceFit
 from densing.numbers import counted_noun, format_count, format_months, format_number
 from densing.present.forest import PALETTE, escaped
-from densing.present.words import CAPTION_CLAUSES, PAPER_MARKS, ends_shown, interval_words, shown_legend
+from densing.present.words import CAPTION_CLAUSES, PAPER_MARKS, ends_shown, result_interval, shown_legend
 from densing.report.html import esc, table_html
 from densing.trend.capability import BUDGET_D0
 
@@ -130,7 +130,7 @@ def _slope(line) -> str:
 
 
 def _months(rule) -> str:
-    return f"{format_months(rule.doubling_time_months)} ({interval_words(rule)})"
+    return f"{format_months(rule.doubling_time_months)}{result_interval(rule, brackets='()')}"
 
 
 def paper_table(measured, paper: dict) -> pd.DataFrame:

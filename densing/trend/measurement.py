@@ -148,7 +148,9 @@ class TrendMeasurement(Result):
         return presented(self, "summary")
 
     def by_benchmark(self) -> pd.DataFrame:
-        """One row per benchmark, then one per set, the headline's first (``densing trend --by benchmark``)."""
+        """One row per benchmark, then one per set, the headline's first (``densing trend --by benchmark``); each end
+        in the form every surface prints it: ``ci_high_form`` "range" where it is its Monte Carlo range
+        ``ci_high_mc_low``–``ci_high_mc_high`` (not ``ci_high``, its quantile), ``ci_high_printed`` the text shown."""
         return presented(self, "by_benchmark")
 
     def cross_check(self) -> pd.DataFrame:
@@ -166,13 +168,16 @@ class TrendMeasurement(Result):
         return self.fits[0]
 
     def table(self) -> pd.DataFrame:
-        """The rules side by side: months and slope per day with their 95% intervals, models, bounds, shares."""
+        """The rules side by side: months and slope per day with their 95% intervals, models, the draws each rule's
+        interval rests on (``draws``: the headline rule's grow, the others' do not, so one row's ends are only those
+        of another table's row at the same draws), bounds, shares."""
         keep = ["rule", "doubling_time_months", "doubling_time_months_ci_low", "doubling_time_months_ci_high",
-                "slope_per_day", "slope_ci_low", "slope_ci_high", "n_models", "n_lower_bounds", "n_upper_bounds",
-                "share_fit", "share_score", "share_models", "share_reference"]
+                "slope_per_day", "slope_ci_low", "slope_ci_high", "n_models", "n_boot", "n_lower_bounds",
+                "n_upper_bounds", "share_fit", "share_score", "share_models", "share_reference"]
         frame = pd.DataFrame([{k: getattr(r, k) for k in keep} for r in self.rules.values()], columns=keep)
         return frame.rename(columns={"doubling_time_months": "months", "doubling_time_months_ci_low": "ci_low",
-                                     "doubling_time_months_ci_high": "ci_high", "n_lower_bounds": "lower_bounds",
+                                     "doubling_time_months_ci_high": "ci_high", "n_boot": "draws",
+                                     "n_lower_bounds": "lower_bounds",
                                      "n_upper_bounds": "upper_bounds"})
 
     def checks_table(self) -> pd.DataFrame:

@@ -148,3 +148,133 @@ def test_the_forest_legend_has_one_entry_per_state_shown(report):
     for state, (name, _, _) in STATE_STYLES.items():
         if state in shown:
             assert json.dumps(name)[1:-1] in html, name
+
+
+# -- one form for every number: an end printed as its Monte Carlo range is a range on every surface ------------------
+
+#: The second tables' rows the test reads at the terminal, in the JSON, the notebook's frame and the report's cells
+#: (None: every row of the table).
+SECOND_TABLES = {"openllm_v2": ("v2_native",), "swallow": None}
+#: Few draws: the ends' Monte Carlo ranges are wide, so ends printed as ranges occur on every table.
+FEW_DRAWS = "60"
+
+
+def _range_text(record: dict, end: str) -> str:
+    from densing.present.words import months_text
+
+    return f"({months_text(record[f'ci_{end}_mc_low'])}–{months_text(record[f'ci_{end}_mc_high'])})"
+
+
+def _assert_one_form(record: dict, where: str) -> None:
+    """A row record's ends: "range" printed as its Monte Carlo range and nothing else, "number" printed as a number;
+    its "-fold" a range of ratios exactly where an end is a range."""
+    ranged = False
+    for end in ("low", "high"):
+        form, printed = record[f"ci_{end}_form"], record[f"ci_{end}_printed"]
+        assert form in ("range", "number"), (where, record["row"], end, form)
+        if form == "range":
+            ranged = True
+            assert printed == _range_text(record, end), (where, record["row"], end, printed)
+        else:
+            assert "(" not in printed, (where, record["row"], end, printed)
+    if record["state"] == "measured":
+        fold = record["status"].split(", ", 1)[1]
+        assert ("–" in fold) == ranged, (where, record["row"], record["status"])
+
+
+def _assert_terminal_line(text: str, record: dict, where: str) -> None:
+    """The terminal's table line of a row holds each end as the record prints it."""
+    line = next(line for line in text.splitlines() if line.split()[:1] == [record["row"]])
+    for end in ("low", "high"):
+        assert record[f"ci_{end}_printed"] in line, (where, record["row"], end, line)
+
+
+def _assert_report_cell(record: dict, where: str) -> None:
+    """The report's cell of a stored row (its months and interval) and its forest bar give each end in its form: a range
+    end's range, in the one notation ("from a to (b–c)", never a bracket around a range), drawn as its range."""
+    from densing.present.forest import drawn_ends
+    from densing.report.html import record_cell
+
+    if record["state"] == "not measured":
+        return
+    cell = record_cell(record)
+    ranges = [_range_text(record, end) for end in ("low", "high") if record[f"ci_{end}_form"] == "range"]
+    assert all(r in cell for r in ranges) and "[(" not in cell and ")]" not in cell, (where, record["row"], cell)
+    assert ("95% CI from" in cell) == bool(ranges), (where, record["row"], cell)
+    if math.isfinite(record["ci_low"] or math.nan) and record["ci_high"] is not None:
+        drawn = drawn_ends(record)[2]
+        assert drawn == [(record[f"ci_{end}_mc_low"], record[f"ci_{end}_mc_high"]) for end in ("low", "high")
+                         if record[f"ci_{end}_form"] == "range"], (where, record["row"], drawn)
+
+
+def test_the_public_headline_and_rows_print_each_end_in_one_form_on_every_surface(report):
+    """The public table: the notebook's ``by_benchmark()``, the JSON, the terminal's rows table and the report's page
+    give every end of every row, and the headline's, in one form; an end printed as its range is a range in each."""
+    from html import unescape
+
+    from densing.cli.output import document
+    from densing.present.forest import row_names
+    from densing.present.words import ends_shown
+
+    html, measurement = report
+    names = row_names(_rows(measurement))
+    notebook = measurement.by_benchmark()
+    records = json.loads(json.dumps(document(notebook)))["rows"]
+    terminal = ends_shown(notebook)
+    page = unescape(html)
+    for record, (_, frame_row), (_, shown) in zip(records, notebook.iterrows(), terminal.iterrows()):
+        _assert_one_form(record, "public")
+        for end in ("low", "high"):
+            assert (frame_row[f"ci_{end}_form"], frame_row[f"ci_{end}_printed"]) == (
+                record[f"ci_{end}_form"], record[f"ci_{end}_printed"]), (record["row"], end)
+            if record[f"ci_{end}_form"] == "range":  # the terminal's cell is the range, placed as a number
+                assert str(shown[f"ci_{end}"]) == record[f"ci_{end}_printed"], (record["row"], end)
+        label = names[record["row"]]  # the page names a set by its benchmarks (densing.present.forest.row_names)
+        row_html = next(text for text in map(unescape, _visible_rows(html)) if label in text)
+        assert all(record[f"ci_{end}_printed"] in row_html for end in ("low", "high")), (record["row"], row_html)
+    head = measurement.document()["headline"]
+    for end in ("low", "high"):
+        printed, (low, high) = head[end]["printed"], head[end]["monte_carlo_range"]
+        ranged = {"low": measurement.rules[measurement.headline_rule].low_precise,
+                  "high": measurement.rules[measurement.headline_rule].high_precise}[end] is False
+        assert head[end]["form"] == ("range" if ranged and head[end]["determined"] else "number"), head[end]
+        if head[end]["form"] == "range":
+            assert printed == _range_text({"ci_x_mc_low": low, "ci_x_mc_high": high}, "x"), head[end]
+        if head[end]["determined"]:
+            assert printed in measurement.verdict and printed in page, (end, printed)
+    # the headline's own sentences, summary and chart legend: no range inside an interval's brackets, none joined by a
+    # dash to the other end (the stored records' sentences on the page are written by the command that makes them)
+    said = [measurement.verdict, closing_words(measurement), str(measurement.summary()),
+            *(trace.name for trace in measurement.plot().data if trace.name)]
+    assert not [text for text in said if "[(" in text or "–(" in text], said
+
+
+@pytest.mark.parametrize("table", sorted(SECOND_TABLES))
+def test_a_second_tables_rows_print_each_end_in_one_form_on_every_surface(table, capsys):
+    """The second table's declared row and Swallow's rows: ``densing trend --table T --by benchmark`` at the
+    terminal and in ``--format json``, the notebook's frame of the same measurement, and the report's cells and forest
+    bars of those records: a range-printed end is a range on each, and some end of the table is one."""
+    from tests.cli_run import run
+    from densing.registry import resolve_table
+    from densing.data import read_results
+    from densing.trend.protocol import measure_table
+
+    argv = ["trend", "--table", table, "--by", "benchmark", "--n-boot", FEW_DRAWS]
+    code, text, _ = run(argv, capsys)
+    assert code == 0
+    code, out, _ = run([*argv, "--format", "json"], capsys)
+    assert code == 0
+    wanted = SECOND_TABLES[table]
+    records = [r for r in json.loads(out)["rows"] if wanted is None or r["row"] in wanted]
+    profile, path = resolve_table(None, table)
+    notebook = measure_table(read_results(path), profile.name, n_boot=int(FEW_DRAWS))[0].by_benchmark()
+    by_row = {r.row: r for r in notebook.itertuples()}
+    assert records and any("range" in (r["ci_low_form"], r["ci_high_form"]) for r in records), table
+    for record in records:
+        _assert_one_form(record, table)
+        if record["state"] != "not measured":
+            _assert_terminal_line(text, record, table)
+        _assert_report_cell(record, table)
+        frame_row = by_row[record["row"]]
+        assert (frame_row.ci_low_printed, frame_row.ci_high_printed) == (record["ci_low_printed"],
+                                                                         record["ci_high_printed"]), record["row"]

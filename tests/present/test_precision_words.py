@@ -11,7 +11,7 @@ from densing.states import State
 
 from densing.display import is_numeric
 from densing.numbers import NumberText
-from densing.present.words import (PRECISION_COLUMNS, determined_words, end_words, ends_shown, interval_words,
+from densing.present.words import (PRECISION_COLUMNS, determined_words, end_words, ends_shown, fold_of, result_interval,
                                    record_end, row_record, shown_legend)
 
 
@@ -26,11 +26,18 @@ def test_an_imprecise_end_is_its_range_everywhere_and_a_precise_one_its_number()
     wide, narrow = _result(False), _result(True)
     assert end_words(16.2, 13.4, 19.7, True) == "(13.4–19.7)" and end_words(16.2, 13.4, 19.7, False) == "16.2"
     assert end_words(math.inf, math.nan, math.nan, False) == "∞"
-    assert interval_words(wide) == "3.53–(13.4–19.7)" and interval_words(narrow) == "3.53–16.2"
-    assert determined_words(wide) == "5.32 months [95% CI 3.53–(13.4–19.7)]"
+    assert result_interval(wide) == ", 95% CI from 3.53 to (13.4–19.7)" and result_interval(narrow) == " [3.53–16.2]"
+    assert determined_words(wide) == "5.32 months, 95% CI from 3.53 to (13.4–19.7)"  # no range inside brackets
     assert "16.2" not in determined_words(wide)
     open_end = _result(False, high_determined=False)
-    assert interval_words(open_end) == "3.53–16.2"  # an end not determined is no range: its state says why
+    assert result_interval(open_end) == " [3.53–16.2]"  # an end not determined is no range: its state says why
+
+
+def test_a_fold_is_a_ratio_of_printed_numbers_and_a_range_where_an_end_is_one():
+    """"-fold" never divides by a number no surface prints: 16.2 / 3.53 where both ends are numbers, the range
+    13.4 / 3.53 to 19.7 / 3.53 where the upper end is printed as its Monte Carlo range."""
+    assert fold_of(_result(True)) == "4.6-fold"
+    assert fold_of(_result(False)) == "3.8–5.6-fold"
 
 
 def _row(result):
@@ -52,6 +59,9 @@ def test_the_rows_carry_the_range_and_the_flag_as_values_and_a_table_prints_the_
     wide, narrow, open_end = (_row(_result(False)), _row(_result(True)), _row(_result(False, high_determined=False)))
     assert (wide["ci_high_precise"], narrow["ci_high_precise"], open_end["ci_high_precise"]) == (False, True, None)
     assert (wide["ci_high_mc_low"], wide["ci_high_mc_high"]) == (13.4, 19.7) and wide["ci_high"] == 16.2
+    assert (wide["ci_high_form"], wide["ci_high_printed"]) == ("range", "(13.4–19.7)")
+    assert (narrow["ci_high_form"], narrow["ci_high_printed"]) == ("number", "16.2")
+    assert (open_end["ci_high_form"], wide["ci_low_form"], wide["ci_low_printed"]) == ("number", "number", "3.53")
     assert record_end(wide, "high") == "(13.4–19.7)" and record_end(narrow, "high") == "16.2"
     frame = pd.DataFrame([wide, narrow, open_end])
     shown = ends_shown(frame)

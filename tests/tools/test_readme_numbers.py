@@ -26,7 +26,8 @@ def test_every_results_readme_has_a_checked_part():
 
 @pytest.mark.parametrize("document,old,new,field", [
     ("README.md", "4.88 months [3.46", "4.98 months [3.46", "results/openllm_v2/trend.json#/rows/row=v2_native/months"),
-    ("README.md", "MATH-hard 5.66 [3.30", "MATH-hard 5.66 [3.40", "results/openllm_v2/trend.json#/rows/row=math_hard/ci_low"),
+    ("README.md", "MATH-hard 5.66, 95% CI from 3.30", "MATH-hard 5.66, 95% CI from 3.40",
+     "results/openllm_v2/trend.json#/rows/row=math_hard/ci_low"),
     ("results/openllm_v2/DEVIATIONS.md", "early line of 4.88 months [3.75–∞]", "early line of 4.88 months [3.76–∞]",
      "results/openllm_v2/trend.json#/forecast/declared/early_doubling_time_months_ci_low"),
     ("results/openllm_v2/DEVIATIONS.md", "on 94 models, 1 of 22 above it", "on 94 models, 2 of 22 above it",

@@ -182,9 +182,9 @@ def test_verdict_rows_repr_and_json_agree_on_status_and_interval(shipped):
 
     html = verdict_html(shipped, PAPER)
 
-    from densing.present.words import interval_words
+    from densing.present.words import result_interval
 
-    assert interval_words(head) in html  # each end as printed: its number, or its Monte Carlo range where wide
+    assert result_interval(head) in html  # each end as printed: its number, or its Monte Carlo range where wide
     assert shipped.status in html and ("not measured" in html) == shipped.status.startswith("not measured")
     assert "leave one family out" in html
     # the CSV files stand alone: the headline rule and row flagged, with the set, references, D0, status and verdict
@@ -316,7 +316,9 @@ def test_the_json_says_what_the_data_determine(shipped):
     assert summary["state"] == STATE_WORDS[shipped.state] == STATE_WORDS[head.state]
     assert summary["n_draws"] == head.n_boot >= 2
     for end in ("low", "high"):
-        assert set(summary[end]) == {"months", "determined", "undecided", "precise", "monte_carlo_range"}
+        assert set(summary[end]) == {"months", "determined", "undecided", "precise", "monte_carlo_range", "form",
+                                     "printed"}
+        assert summary[end]["form"] == ("range" if summary[end]["precise"] is False else "number")
         assert summary[end]["determined"] == getattr(head, f"{end}_determined")
         assert not (summary[end]["determined"] and summary[end]["undecided"])
         if summary[end]["determined"]:  # precise: its range spans at most END_STABILITY of it, in months

@@ -73,7 +73,8 @@ PROTOCOL_PAIRS = (("mmlu", "swallow_mmlu", "MMLU (5-shot in both)"),
                   ("paper_gsm8k", "paper_gsm8k", "MMLU + BBH + GSM8K + HumanEval"))
 #: The forecast check's columns as the report shows them: (header, record fields).
 FORECAST_COLUMNS = (("cutoff", ("cutoff",)), ("early months", ("early_window_months",)), ("models before", ("n_early",)),
-                    ("months before [95% CI]", ("early_doubling_time_months", "early_doubling_time_months_ci_low",
+                    ("early line's months (fit to the models before) [95% CI]",
+                     ("early_doubling_time_months", "early_doubling_time_months_ci_low",
                                                 "early_doubling_time_months_ci_high")),
                     ("later models", ("n_later",)), ("above the carried line", ("above_line",)),
                     ("above the band's lower edge", ("above_band_low",)),
