@@ -48,7 +48,7 @@ def _row(result):
                             tau_squared=0.0, heterogeneity_draws=0, share_fit=0.1, share_score=0.1, share_models=0.7,
                             share_reference=0.1, reference_months={}, reference_months_low=(),
                             reference_months_high=(), n_ceiling_bounds=0, months_without_ceilings=5.3,
-                            n_floor_bounds=0, months_without_floors=5.3, reference_labs=("Lab A",), n_references=1,
+                            n_floor_bounds=0, months_without_floors=5.3, n_region_bounds=0, months_without_region=5.3, reference_labs=("Lab A",), n_references=1,
                             largest_influence=lambda: None).items():
         setattr(result, name, value)
     result.state = State.MEASURED if result.high_determined else State.BOUNDED  # the one rule on its ends
