@@ -29,7 +29,7 @@ Printed: median [min–max] seconds of each over ``--runs`` rounds, and each bas
 paired by round (median [min–max]). ``--index-runs N`` adds the index alone for a benchmark of lm-eval's own tasks
 (``--hub-benchmark``, default ``openllm_v1_arc_challenge`` without ``--local-data``: lm-eval's ``arc_challenge``,
 whose data is on the Hub, so no request is made offline): ``densing.eval.harness.task_manager`` in a fresh
-interpreter, this tree against the whole index.
+interpreter, this tree against the whole index (``--runs 0``: that alone).
 
     python bench/eval_first_request.py [--runs 5] [--benchmark openllm_v1_arc_challenge] [--baseline main]
                                        [--index-runs 3] [--worked-example]
@@ -51,38 +51,51 @@ sys.path.insert(0, str(ROOT))  # the checkout's densing and tests/ (the tiny mod
 from _baseline import baseline_tree  # noqa: E402
 from _timing import environment, spread  # noqa: E402
 
-#: The child: the backend's request methods replaced by a probe that prints the clock and ends the process, then the
-#: command line (``WHOLE_INDEX`` set: ``task_folders`` answers None, so the task manager indexes everything).
+#: The child: the backend's request methods replaced by a probe that prints the clock and ends the process, installed
+#: once the command itself imports the prefix engine's module (an import hook: the child imports nothing before the
+#: command does, so its first line comes as the command's would), then the command line (``WHOLE_INDEX`` set:
+#: ``task_folders`` answers None, so the task manager indexes everything).
 CHILD = r"""
-import os, sys, time
-import densing.eval.backends as backends
-if os.environ.get("WHOLE_INDEX"):
-    import densing.eval.task_index as task_index
-    task_index.task_folders = lambda *args, **kwargs: None
-registered = backends.ensure_registered
+import importlib.machinery, os, sys, time
 
 def probe(self, requests, *args, **kwargs):
     print(f"FIRST_REQUEST {time.time():.6f} {len(requests)}", file=sys.stderr, flush=True)
     os._exit(0)
 
-def ensure_registered():
-    registered()
-    from densing.eval.backends.prefix.lm import PrefixCachedHFLM
+def with_probe(module):
     for method in ("loglikelihood", "loglikelihood_rolling", "generate_until"):
-        setattr(PrefixCachedHFLM, method, probe)
+        setattr(module.PrefixCachedHFLM, method, probe)
 
-backends.ensure_registered = ensure_registered
+def whole_index(module):
+    module.task_folders = lambda *args, **kwargs: None
+
+HOOKS = {"densing.eval.backends.prefix.lm": with_probe}
+if os.environ.get("WHOLE_INDEX"):
+    HOOKS["densing.eval.task_index"] = whole_index
+
+class Hooked:
+    @staticmethod
+    def find_spec(name, path, target=None):
+        spec = importlib.machinery.PathFinder.find_spec(name, path, target) if name in HOOKS else None
+        if spec is not None:
+            run = spec.loader.exec_module
+            def exec_module(module):
+                run(module)
+                HOOKS.pop(name)(module)
+            spec.loader.exec_module = exec_module
+        return spec
+
+sys.meta_path.insert(0, Hooked)
 from densing.cli import main
 main(sys.argv[1:])
 """
 
 INDEX_CHILD = r"""
 import os, sys
+import densing.eval.harness as harness
 if os.environ.get("WHOLE_INDEX"):
-    import densing.eval.task_index as task_index
-    task_index.task_folders = lambda *args, **kwargs: None
-from densing.eval.harness import task_manager
-manager = task_manager((), [sys.argv[1]])
+    harness.task_folders = lambda *args, **kwargs: None
+manager = harness.task_manager((), [sys.argv[1]])
 print(len(manager.task_index))
 """
 
@@ -160,19 +173,27 @@ def main() -> None:
         else:
             command, shown = _tiny_command(tmp, args.benchmark, args.limit)
             variants = {"this tree": this, "whole index": {**this, "WHOLE_INDEX": "1"}}
-        with baseline_tree(args.baseline) if args.baseline != "none" else contextlib.nullcontext() as baseline:
-            if baseline is not None:
-                _, commit, package = baseline
-                variants[f"baseline {commit}"] = environment(package)
-            for env in variants.values():  # warm-up: each tree's bytecode written, the files in the page cache
-                first_request(command, {**base_env, **env}, tmp / "warm")
-            print(f"{shown}  (a fresh store each run; stderr a pipe)")
-            print(f"{os.cpu_count()} CPUs; load average before: {_load()}")
-            runs = _rounds(command, base_env, variants, args.runs, tmp)
-            _report(runs, args.runs)
-            print(f"load average after: {_load()}")
+        if args.runs:
+            _first_requests(command, shown, variants, base_env, args.baseline, args.runs, tmp)
         if args.index_runs:
             _index_alone(args.hub_benchmark, args.index_runs, base_env, variants)
+
+
+def _first_requests(command: list[str], shown: str, variants: dict[str, dict], base_env: dict, baseline_rev: str,
+                    rounds: int, tmp: Path) -> None:
+    """The cold runs of ``command`` in each variant and the baseline (``baseline_rev``; ``none``: without), after a
+    warm-up each, and their report."""
+    with baseline_tree(baseline_rev) if baseline_rev != "none" else contextlib.nullcontext() as baseline:
+        variants = dict(variants)
+        if baseline is not None:
+            _, commit, package = baseline
+            variants[f"baseline {commit}"] = environment(package)
+        for env in variants.values():  # warm-up: each tree's bytecode written, the files in the page cache
+            first_request(command, {**base_env, **env}, tmp / "warm")
+        print(f"{shown}  (a fresh store each run; stderr a pipe)")
+        print(f"{os.cpu_count()} CPUs; load average before: {_load()}")
+        _report(_rounds(command, base_env, variants, rounds, tmp), rounds)
+        print(f"load average after: {_load()}")
 
 
 def _tiny_command(tmp: Path, benchmark: str, limit: int) -> tuple[list[str], str]:
