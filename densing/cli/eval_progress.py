@@ -220,7 +220,7 @@ class BarShow(SweepShow):
 
     def show_line(self, text: str) -> None:
         self._started()
-        self.progress.console.print(text, markup=False, highlight=False)
+        self.progress.console.print(text, markup=False, highlight=False, soft_wrap=True)  # a path is never broken
 
     def show_finished(self, model: str, benchmark: str, status: str) -> None:
         self._started()
