@@ -11,6 +11,7 @@ from typing import Optional
 
 import typer
 
+from densing.cli.eval_progress import BarShow, PlainLines, PlainShow
 from densing.cli.output import FORMAT_HELP, OUTPUTS, command_group, print_frame
 from densing.errors import EvalError, InputError
 from densing.io import check_writable_folder
@@ -118,7 +119,11 @@ def sweep(
         raise InputError("densing eval: --models and --benchmarks or --suite are required (or use 'densing eval "
                          "ingest DIR')")
     gc.disable()  # the checks import torch, transformers and lm-eval (~3,500 modules): objects that live to the end
+    lines = PlainLines.for_stderr()  # on a pipe or a file: plain lines from the first slow step on
     try:
+        if lines is not None and backend not in QUICK_BACKENDS:  # its check imports lm-eval (seconds) at once
+            lines.step(f"checking the options and --backend {backend} in lm-eval's model registry (imports "
+                       "lm-eval, torch and transformers)")
         from densing.eval.benchmarks import suite_benchmarks
 
         names, left_out = suite_benchmarks(suite.strip(), local_data=local_data) if suite is not None else ([], [])
@@ -131,6 +136,8 @@ def sweep(
             typer.echo(f"--suite {suite.strip()} --local-data: {', '.join(left_out)} left out (no local split)", err=True)
         names += [b.strip() for b in (benchmarks or "").split(",") if b.strip() and b.strip() not in names]
         _check_sources(specs, names, out)
+        if lines is not None and backend in QUICK_BACKENDS:
+            lines.step("importing lm-eval, torch and transformers")
         from densing.eval.loading import SWEEP_CONSTRAINTS
 
         validate({"backend": SWEEP_CONSTRAINTS["backend"]}, backend=backend)  # lm-eval's names: imports lm-eval (seconds)
@@ -140,8 +147,10 @@ def sweep(
                                      device=device, batch_size=batch, allow_unsafe_code=allow_unsafe_code,
                                      local_data=local_data, data_root=data_root, settings=settings, shard=share,
                                      time_limit=None if time_limit is None else 60.0 * time_limit, isolate=isolate,
-                                     shard_text=shard)
+                                     shard_text=shard, lines=lines)
     finally:
+        if lines is not None:
+            lines.close()
         gc.enable()
         gc.unfreeze()  # the process as it was, for a caller that goes on (the CLI ends without another collection)
     if not frame.empty:
@@ -218,43 +227,27 @@ def _sweep_options(*, limit, batch_size: str, output_format, device, trie_tokens
     return batch, backend, settings, share
 
 
-def _sweep_with_progress(specs: list, names: list[str], out, *, shard, shard_text: str | None, **options):
-    """:func:`densing.eval.runner.run_sweep` with a progress bar on stderr, then what was done, stopped or sharded."""
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
+def _sweep_with_progress(specs: list, names: list[str], out, *, shard, shard_text: str | None,
+                         lines: PlainLines | None, **options):
+    """:func:`densing.eval.runner.run_sweep` with its progress on stderr (a bar on a terminal, ``lines`` on a pipe:
+    :mod:`densing.cli.eval_progress`), then what was done, stopped or sharded."""
     from densing.eval.runner import run_sweep
     from densing.eval.store import CACHE_DIRECTORY
 
-    counts = {"skipped": 0, "done": 0, "sharded": 0, "stopped": 0}
-    progress = Progress(  # on stderr: stdout carries only the results (--format csv > scores.csv)
-        TextColumn("[bold]sweep"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-        console=Console(stderr=True),
-    )
-    bar = progress.add_task("", total=len(specs) * len(names))
-    if progress.console.is_terminal:  # at once on a terminal: the imports and lm-eval's task index take seconds
-        progress.update(bar, description="reading lm-eval's task index …")
-        progress.start()
-
-    def on_progress(model: str, benchmark: str, status: str) -> None:
-        if not progress.live.is_started:  # shown once the inputs are checked and work begins
-            progress.start()
-        if status == "running":
-            progress.update(bar, description=f"{model} / {benchmark}")
-        else:
-            counts[status] += 1
-            progress.advance(bar)
-
+    total = len(specs) * len(names)
+    show = BarShow(total) if lines is None else PlainShow(total, lines)
+    if lines is not None:
+        lines.step("reading lm-eval's task index and the store")
+    counts = show.counts
     try:
-        frame = run_sweep(specs, names, out, on_progress=on_progress, shard=shard, **options)
+        frame = run_sweep(specs, names, out, on_progress=show.on_progress, on_reuse=show.on_reuse, shard=shard,
+                          **options)
     except KeyboardInterrupt:
-        if progress.live.is_started:
-            progress.stop()
+        show.stop()
         typer.echo(f"interrupted: {counts['done']} pair(s) were written to {out}; run the same command to resume", err=True)
         raise
     finally:
-        if progress.live.is_started:  # a bar never shown leaves no blank line before an error
-            progress.stop()
+        show.stop()
     typer.echo(f"{counts['done']} pair(s) evaluated, {counts['skipped']} already in the store: {out}", err=True)
     cache = f"their computed requests are in the request cache ({out}/{CACHE_DIRECTORY})"
     if counts["stopped"]:

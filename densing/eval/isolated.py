@@ -6,7 +6,8 @@ each model with pairs to do as::
 
 in its own process group, dying with its parent. ``JOB`` is a pickle of the child's ``run_sweep`` arguments (that
 model, its pending benchmarks, ``isolate=False``); the child writes each event as one JSON line
-``["progress", model, benchmark, status]`` to the inherited descriptor ``EVENTS_FD``, its last line ``["done"]`` or
+``["progress", model, benchmark, status]`` (a reuse of kept requests ``["reuse", model, benchmark, file, requests]``)
+to the inherited descriptor ``EVENTS_FD``, its last line ``["done"]`` or
 ``["error", class name, message]``; its stdout goes to the parent's stderr. The parent (:func:`run_isolated`)
 replays the events and raises the child's error again (a silent death: an ``EvalError`` naming the exit status).
 """
@@ -28,8 +29,10 @@ from densing.runtime.processes import worker_setup
 ERRORS = {"InputError": InputError, "EvalError": EvalError}
 
 
-def run_isolated(model_name: str, arguments: dict[str, Any], on_progress: Callable | None = None) -> None:
-    """Run ``run_sweep(**arguments)`` for one model in a child process; replay its progress; raise its error."""
+def run_isolated(model_name: str, arguments: dict[str, Any], on_progress: Callable | None = None,
+                 on_reuse: Callable | None = None) -> None:
+    """Run ``run_sweep(**arguments)`` for one model in a child process; replay its progress and reuses; raise its
+    error."""
     from functools import partial
 
     from densing.runtime.processes import end_subprocess
@@ -61,10 +64,9 @@ def run_isolated(model_name: str, arguments: dict[str, Any], on_progress: Callab
                     event = json.loads(line)
                 except ValueError:  # a line cut short by the child's death: the exit status says it
                     continue
-                if event[0] != "progress":
+                _replay(event, on_progress, on_reuse)
+                if event[0] not in ("progress", "reuse"):
                     last = event
-                elif on_progress is not None:
-                    on_progress(*event[1:])
         code = process.wait()
     finally:
         for descriptor in (read_end, write_end):
@@ -78,6 +80,17 @@ def run_isolated(model_name: str, arguments: dict[str, Any], on_progress: Callab
     if code != 0 or last != ["done"]:
         raise EvalError(f"model {model_name!r}: its evaluation process ended with exit status {code} before "
                         "finishing (killed, or out of memory?); the pairs it wrote are kept, run again to resume")
+
+
+def _replay(event: list, on_progress: Callable | None, on_reuse: Callable | None) -> None:
+    """Call ``on_progress`` with a child's progress event, ``on_reuse`` with its reuse event (the file as a path)."""
+    from pathlib import Path
+
+    if event[0] == "progress" and on_progress is not None:
+        on_progress(*event[1:])
+    elif event[0] == "reuse" and on_reuse is not None:
+        model, benchmark, file, requests = event[1:]
+        on_reuse(model, benchmark, Path(file), requests)
 
 
 def _child_environment() -> dict:

@@ -22,7 +22,8 @@ def child(job_path: str, events_fd: int) -> int:
             arguments = pickle.load(handle)
         from densing.eval.runner import run_sweep
 
-        run_sweep(**arguments, on_progress=lambda *progress: send("progress", *progress))
+        run_sweep(**arguments, on_progress=lambda *progress: send("progress", *progress),
+                  on_reuse=lambda model, benchmark, file, requests: send("reuse", model, benchmark, str(file), requests))
     except (InputError, EvalError) as error:
         send("error", type(error).__name__, str(error))
         return 2

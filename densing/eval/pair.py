@@ -11,7 +11,7 @@ import math
 import os
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import pandas as pd
 
@@ -53,16 +53,18 @@ class OtherRank(Exception):
 def evaluate_pair(lm: Any, manager: Any, spec: ModelSpec, bench: Benchmark, counts: ParameterCounts, *,
                   limit: float | None, use_cache: str | None, allow_unsafe_code: bool = False,
                   config_hash_value: str = "", backend: str = "hf", source: str | None = None,
-                  built: tuple[Path, str] | None = None) -> pd.DataFrame:
+                  built: tuple[Path, str] | None = None,
+                  on_reuse: Callable[[Path, int], None] | None = None) -> pd.DataFrame:
     """Run one benchmark on a loaded model through ``lm_eval.simple_evaluate``; return tidy rows. ``counts``: the
     model's parameters as loaded, where the models file gives none; ``backend``, ``source``: the rows' ``backend``
     column and the name in their ``source`` column (default ``backend``); ``built``: (a folder, the requests key) where
-    each task's built requests are kept (:func:`~densing.eval.store.serve_built_requests`). An OLMES-style benchmark
+    each task's built requests are kept (:func:`~densing.eval.store.serve_built_requests`), ``on_reuse(file,
+    requests)`` told of each task whose kept requests are read instead of built. An OLMES-style benchmark
     is scored as the OLMo ladder scores it (:mod:`densing.eval.olmes`): metrics ``acc`` and ``len_norm``, ``loss`` in
     bits per byte of the correct answer, ``params`` the ladder's count unless the models file gives one.
     """
     results, loaded, started = _run_harness(lm, manager, spec, bench, limit=limit, use_cache=use_cache,
-                                            allow_unsafe_code=allow_unsafe_code, built=built)
+                                            allow_unsafe_code=allow_unsafe_code, built=built, on_reuse=on_reuse)
     metrics, params = _metric_rows(results["results"].get(bench.score_task) or {}), counts.total
     ladder = _olmes_scores(results, loaded, bench) if bench.style == "olmes" else None
     if ladder is not None:
@@ -102,7 +104,8 @@ def evaluate_pair(lm: Any, manager: Any, spec: ModelSpec, bench: Benchmark, coun
 
 
 def _run_harness(lm: Any, manager: Any, spec: ModelSpec, bench: Benchmark, *, limit: float | None,
-                 use_cache: str | None, allow_unsafe_code: bool, built: tuple[Path, str] | None) -> tuple[dict, dict, float]:
+                 use_cache: str | None, allow_unsafe_code: bool, built: tuple[Path, str] | None,
+                 on_reuse: Callable[[Path, int], None] | None = None) -> tuple[dict, dict, float]:
     """(lm-eval's results, the loaded tasks, the ``time.perf_counter()`` it started at) of ``bench``'s tasks, samples
     logged. A task that does not load, or no results, is an EvalError (:class:`OtherRank` on a rank ≠ 0)."""
     import lm_eval
@@ -118,7 +121,7 @@ def _run_harness(lm: Any, manager: Any, spec: ModelSpec, bench: Benchmark, *, li
     for task in loaded["tasks"].values():
         guard_aggregations(task, f"{spec.name} / {bench.name}")
         if built is not None:
-            serve_built_requests(task, built[0], f"{built[1]}-seed{FEWSHOT_SEED}")
+            serve_built_requests(task, built[0], f"{built[1]}-seed{FEWSHOT_SEED}", on_reuse)
     top = [loaded["groups"].get(name) or loaded["tasks"][name] for name in bench.tasks()]
     started = time.perf_counter()
     with without_environment_record(), request_cache_in_transactions():

@@ -5,6 +5,7 @@ part (:mod:`densing.eval.store`). torch and lm_eval are imported inside function
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import hashlib
 import json
@@ -30,6 +31,8 @@ from densing.eval.store import BUILT_DIRECTORY, CACHE_DIRECTORY, CachedOnly, _sl
 from densing.validation import validate_params
 
 ProgressCallback = Callable[[str, str, str], None]
+#: ``on_reuse(model, benchmark, file, requests)``: a task's requests read from the store's kept build, not built.
+ReuseCallback = Callable[[str, str, Path, int], None]
 
 
 def as_model_specs(models: str | Path | Sequence[ModelSpec | dict]) -> list[ModelSpec]:
@@ -78,7 +81,7 @@ def sweep_keys(specs: Sequence[ModelSpec], benches: Sequence[Benchmark], manager
 
 
 #: :func:`run_sweep`'s arguments that are the sweep's own, not options a model's own process is given.
-_SWEEP_OWN = ("models", "benchmarks", "store", "on_progress", "isolate", "check_source")
+_SWEEP_OWN = ("models", "benchmarks", "store", "on_progress", "on_reuse", "isolate", "check_source")
 
 
 @validate_params({k: SWEEP_CONSTRAINTS[k] for k in ("limit", "time_limit", "device", "backend")})  # backend last: it imports lm-eval
@@ -88,7 +91,7 @@ def run_sweep(
     batch_size: int | str = 1, allow_unsafe_code: bool = False, on_progress: ProgressCallback | None = None,
     local_data: bool = False, data_root: str | Path | None = None, prefix_cache: bool = False, settings=None,
     shard: tuple[int, int] | None = None, time_limit: float | None = None, isolate: bool | None = None,
-    check_source: Callable[[ModelSpec], None] = check_model_source,
+    check_source: Callable[[ModelSpec], None] = check_model_source, on_reuse: ReuseCallback | None = None,
 ) -> pd.DataFrame:
     """Evaluate every model on every benchmark into ``store``; return the rows of the sweep's parts that exist.
 
@@ -101,8 +104,10 @@ def run_sweep(
 
     Everything is checked before anything runs. Pairs stored under the same config hash (:func:`sweep_keys`) are
     skipped; only a model with pairs to do has its source checked (``check_source``) and is loaded.
-    ``on_progress(model, benchmark, status)`` gets ``"skipped"``, ``"running"``, ``"done"``, ``"sharded"`` (a shard's
-    share is in the request cache, no part) or ``"stopped"`` (past the time limit, left to resume).
+    ``on_progress(model, benchmark, status)`` gets ``"skipped"``, ``"loading"`` (the model loads for its first
+    pair to do), ``"running"``, ``"done"``, ``"sharded"`` (a shard's share is in the request cache, no part) or
+    ``"stopped"`` (past the time limit, left to resume); ``on_reuse(model, benchmark, file, requests)`` each task
+    whose requests are read from the store's kept build (:func:`~densing.eval.store.serve_built_requests`).
     """
     # the options as given, for a model's own process (isolate): every parameter but the sweep's own
     options = {name: value for name, value in locals().items() if name not in _SWEEP_OWN}
@@ -140,8 +145,9 @@ def run_sweep(
             from densing.eval.isolated import run_isolated
 
             run_isolated(spec.name, {**options, "models": [spec], "benchmarks": [bench.name for bench in todo],
-                                     "store": store}, on_progress)
+                                     "store": store}, on_progress, on_reuse)
             continue
+        progress(spec.name, todo[0].name, "loading")
         lm, counts = load_model(spec, backend=backend, device=device, batch_size=batch_size, settings=settings)
         if shard is not None:  # the prefix engine's share and the time limit's end
             lm.shard = shard
@@ -149,7 +155,7 @@ def run_sweep(
             lm.admit_until = time.monotonic() + time_limit
         try:
             other_rank |= _evaluate_model(lm, counts, spec, todo, manager, store, hashes, built, record, backend, limit=limit,
-                                          allow_unsafe_code=allow_unsafe_code, progress=progress)
+                                          allow_unsafe_code=allow_unsafe_code, progress=progress, on_reuse=on_reuse)
         finally:
             del lm
             gc.collect()
@@ -202,10 +208,10 @@ def _check_engine_options(record, store, *, shard, isolate, time_limit, settings
 
 def _evaluate_model(lm, counts, spec: ModelSpec, todo: list, manager, store: Path, hashes: dict, built: dict, record,
                     backend: str, *, limit: float | None, allow_unsafe_code: bool,
-                    progress: ProgressCallback) -> bool:
+                    progress: ProgressCallback, on_reuse: ReuseCallback | None = None) -> bool:
     """Evaluate one loaded model on its pairs to do into store parts, each benchmark's built requests kept in the
     store under its key in ``built`` (:func:`~densing.eval.store.serve_built_requests`); True on a rank ≠ 0 of a
-    data-parallel run."""
+    data-parallel run. ``on_reuse``: :func:`run_sweep`'s."""
     identity = hashlib.sha256(json.dumps([spec.load_identity(), record.recorded_as, decoding_identity(lm)],
                                          sort_keys=True).encode()).hexdigest()[:12]
     cache = store / CACHE_DIRECTORY / f"{_slug(spec.name)}-{identity}" / "requests"
@@ -213,11 +219,12 @@ def _evaluate_model(lm, counts, spec: ModelSpec, todo: list, manager, store: Pat
     for bench in todo:
         progress(spec.name, bench.name, "running")
         value = hashes[spec.name, bench.name]
+        reused = None if on_reuse is None else functools.partial(on_reuse, spec.name, bench.name)
         try:
             rows = evaluate_pair(lm, manager, spec, bench, counts, limit=limit, use_cache=str(cache),
                                  allow_unsafe_code=allow_unsafe_code, config_hash_value=value,
                                  backend=record.recorded_as, source=backend,
-                                 built=(store / CACHE_DIRECTORY / BUILT_DIRECTORY, built[bench.name]))
+                                 built=(store / CACHE_DIRECTORY / BUILT_DIRECTORY, built[bench.name]), on_reuse=reused)
         except CachedOnly as stopped:  # computed requests are in the request cache; no part
             progress(spec.name, bench.name, stopped.status)
             continue

@@ -17,7 +17,7 @@ import time
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import pandas as pd
 import pyarrow as pa
@@ -102,8 +102,10 @@ def _replacing(path: Path, ending: str = "tmp"):
         temporary.unlink(missing_ok=True)
 
 
-def serve_built_requests(task: Any, folder: Path, key: str) -> None:
-    """Make ``task.build_all_requests`` (lm-eval's) keep its requests in ``folder`` and reuse them.
+def serve_built_requests(task: Any, folder: Path, key: str,
+                         on_reuse: Callable[[Path, int], None] | None = None) -> None:
+    """Make ``task.build_all_requests`` (lm-eval's) keep its requests in ``folder`` and reuse them;
+    ``on_reuse(file, requests)`` is told each time a kept file is read instead of a build.
 
     The file is ``<task>-<digest>.pickle``, the digest of ``key`` (the benchmark's
     :func:`~densing.eval.harness.requests_key` and the few-shot seed), the task's shots, the limit and the rank among
@@ -129,6 +131,8 @@ def serve_built_requests(task: Any, folder: Path, key: str) -> None:
                 instances = pickle.load(handle)
             if isinstance(instances, list) and instances and all(isinstance(i, Instance) for i in instances):
                 task._instances = instances
+                if on_reuse is not None:
+                    on_reuse(path, len(instances))
                 return None
             raise ValueError("not a list of lm-eval requests")
         except FileNotFoundError:

@@ -222,7 +222,7 @@ def measure(models, suite: str = "leaderboard-v1", *, limit: float | None = None
     store = default_store() if store is None else store
     checked = plan(models, suite, limit=limit, local_data=local_data, data_root=data_root, backend=backend, device=device,
                    store=store, results=results, table=table)
-    words = {"skipped": "in the store, reused", "running": "evaluating …"}  # the sweep's progress, per pair
+    words = {"skipped": "in the store, reused", "loading": "loading the model …", "running": "evaluating …"}
     rows = run_sweep(list(checked.specs), list(checked.benchmarks), store, backend=backend, limit=checked.limit,
                      device=device, batch_size=batch_size, local_data=local_data, data_root=checked.data_root,
                      on_progress=lambda model, bench, status: say(f"{model} / {bench}: " + words.get(status, status)),

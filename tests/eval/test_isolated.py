@@ -47,8 +47,10 @@ def test_models_in_processes_of_their_own_give_the_same_rows_and_progress(tmp_pa
     run_sweep(models_entries(tiny_models)[:1], ["tiny_mc"], tmp_path / "in-process", include_paths=[tiny_tasks],
               device="cpu")
     assert loaded == ["tiny-0"]  # the watch sees a model loaded in this process
-    assert events == [(f"tiny-{i}", bench, status) for i in (0, 1) for bench in ("tiny_mc", "tiny_gen")
-                      for status in ("running", "done")]
+    assert events == [event for i in (0, 1) for event in
+                      [(f"tiny-{i}", "tiny_mc", "loading")] + [(f"tiny-{i}", bench, status)
+                                                               for bench in ("tiny_mc", "tiny_gen")
+                                                               for status in ("running", "done")]]
     events.clear()
     run_sweep(models_entries(tiny_models), ["tiny_mc", "tiny_gen"], store, include_paths=[tiny_tasks], device="cpu",
               isolate=True, on_progress=lambda *event: events.append(event))

@@ -120,3 +120,35 @@ def test_an_include_paths_task_replaces_densings_of_the_same_name(tmp_path, tiny
         "task: tiny_mc", "task: densing_local_arc_challenge"))
     manager = task_manager([tmp_path], ["openllm_v1_arc_challenge"], data_root=SHARED_DATA, local_data=True)
     assert manager.task_index["densing_local_arc_challenge"].yaml_path == tmp_path / "mine.yaml"
+
+
+#: The worked examples' benchmarks (docs/evaluation.md's quick look on SmolLM2, docs/measure.md's leaderboard-v1 on
+#: the local splits) as ``densing eval`` resolves them: (names, --local-data).
+WORKED_EXAMPLES = {
+    "olmes quick look": (["olmes_arc_easy", "olmes_arc_challenge", "olmes_piqa", "olmes_winogrande"], False),
+    "leaderboard-v1 local": (["openllm_v1_arc_challenge", "openllm_v1_mmlu", "openllm_v1_winogrande",
+                              "openllm_v1_gsm8k"], True),
+}
+
+
+@pytest.mark.parametrize("example", list(WORKED_EXAMPLES))
+def test_the_worked_examples_never_build_lm_evals_whole_index(monkeypatch, example):
+    """A sweep of the worked examples' benchmarks builds lm-eval's ``TaskManager`` only over the folders their tasks
+    are defined in (``include_defaults=False``): never over lm-eval's whole task folder, which takes tens of
+    seconds (bench/eval_first_request.py)."""
+    import lm_eval.tasks
+
+    from densing.eval.runner import sweep_tasks
+
+    built: list[bool] = []
+
+    class Watched(lm_eval.tasks.TaskManager):
+        def __init__(self, *args, include_defaults: bool = True, **kwargs):
+            built.append(include_defaults)
+            super().__init__(*args, include_defaults=include_defaults, **kwargs)
+
+    monkeypatch.setattr(lm_eval.tasks, "TaskManager", Watched)
+    names, local_data = WORKED_EXAMPLES[example]
+    _, manager, benches = sweep_tasks(names, (), local_data=local_data, data_root=SHARED_DATA, allow_unsafe_code=False)
+    assert [bench.name for bench in benches] == names
+    assert built and not any(built), f"lm-eval's whole index built {built.count(True)} time(s)"
