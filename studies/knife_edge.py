@@ -166,7 +166,7 @@ def moved(common: selection.CommonTargets, index: int, scores: np.ndarray) -> se
 def readings_of(common: selection.CommonTargets, model: str) -> tuple[str, ...]:
     """``model``'s point readings under each reference that reads it itself: "family: kind (reason)"."""
     found = []
-    for name, family, kind, reason, benchmark in pooling.point_readings(common):
+    for name, family, kind, reason, benchmark, _ in pooling.point_readings(common):
         if name != model or reason is None:
             continue
         words = REASON_WORDS[Reason(reason)] + (f" on {benchmark}" if benchmark else "")

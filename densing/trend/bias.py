@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
-from scipy.stats import norm
+from scipy.special import ndtri  # the normal quantile (scipy.stats.norm.ppf's, to the bit), without importing scipy.stats
 
 from densing.errors import InputError
 from densing.paths import RESULTS
@@ -47,7 +47,7 @@ def corrected_slopes(slope: float, low: float, high: float, bias: float, bias_se
     if not 0.0 < level < 1.0:
         raise InputError(f"bias correction: expected a level between 0 and 1, got {level!r}")
     factor = 1.0 + bias
-    spread = norm.ppf(0.5 + level / 2.0) * bias_se / factor
+    spread = ndtri(0.5 + level / 2.0) * bias_se / factor
     return (slope / factor, low / factor * math.exp(-spread * np.sign(low)),
             high / factor * math.exp(spread * np.sign(high)))
 

@@ -169,10 +169,12 @@ def _family_weights(clusters: np.ndarray, count: int, rng: np.random.Generator,
     return families[:, clusters]
 
 
-#: The most densities (references × draws × targets) a set of paired draws holds at once, about 32 MB an array; a set
+#: The most densities (references × draws × targets) a set of paired draws holds at once, about 8 MB an array; a set
 #: with more keeps its random numbers alone and computes its densities a chunk of draws at a time wherever they are
-#: read (each draw is its own arithmetic: the same numbers; the public table's HellaSwag draws hold 1.05 million).
-DRAW_CELLS = 2 ** 22
+#: read (each draw is its own arithmetic: the same numbers). Every shipped row's first 600 draws fit (the public
+#: table's HellaSwag row's hold 1.05 million); a row grown past it keeps the densities of the draws it adds for their
+#: slopes (:func:`_grown`), so that no draw's are computed twice.
+DRAW_CELLS = 2 ** 20
 
 
 @dataclass(frozen=True)
@@ -400,16 +402,24 @@ def _drawn(common: CommonTargets, data: dict, point: tuple, n_boot: int, n_boot_
 
 def more_draws(draws: PairedDraws, n_boot: int) -> PairedDraws:
     """``draws`` grown to ``n_boot`` (step 5), by a generator seeded (seed, draws made): 1,200 are 600 and 600 more."""
+    return _grown(draws, n_boot, draws.n_boot)[0]
+
+
+def _grown(draws: PairedDraws, n_boot: int, start: int) -> tuple[PairedDraws, Draws]:
+    """(:func:`more_draws`' draws, their draws ``start`` to ``n_boot``). Where ``start`` is where the added draws begin,
+    the second is the added draws themselves, their densities held where they fit in :data:`DRAW_CELLS` whether or
+    not the whole set's do: a row that grows past what it can hold computes each new draw's densities once."""
     have = draws.n_boot
     if n_boot <= have:
-        return draws
+        return draws, draws.main.part(start, n_boot)
     rng = np.random.default_rng([draws.seed, have])
     old, added = draws.main, _random_draws(draws.common, draws.data, SHARE_SOURCES, n_boot - have, rng)
     main = Draws(old.sources, np.concatenate([old.noise, added.noise]), np.concatenate([old.weight, added.weight]),
                  tuple(np.concatenate(pair) for pair in zip(old.picks, added.picks)))
     if n_boot <= _held_draws(draws.common, draws.data):  # the densities of both parts are held
         main = replace(main, y=np.concatenate([old.y, added.y], axis=1), kind=np.concatenate([old.kind, added.kind], axis=1))
-    return replace(draws, main=main, normals=np.concatenate([draws.normals, rng.standard_normal(n_boot - have)]))
+    grown = replace(draws, main=main, normals=np.concatenate([draws.normals, rng.standard_normal(n_boot - have)]))
+    return grown, added if start == have else grown.main.part(start, n_boot)
 
 
 @validate_params({"n_boot": [Interval(Integral, 2, MAX_DRAWS)], "n_boot_share": [Interval(Integral, 0, MAX_DRAWS)],
@@ -469,8 +479,8 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
                                                             precision_cap)
         if more <= made:
             break
-        draws = more_draws(draws, more)
-        slopes = np.concatenate([slopes, _slopes(rule, quantile, common, data, draws.main.part(made, more), lines0)], axis=1)
+        draws, added = _grown(draws, more, made)
+        slopes = np.concatenate([slopes, _slopes(rule, quantile, common, data, added, lines0)], axis=1)
     n_boot = slopes.shape[1]
     per_ref = tuple((float(np.nanquantile(slopes[r], tail)), float(np.nanquantile(slopes[r], 1 - tail))) for r in range(count))
     sds = {source: float(np.nanstd(w @ _slopes(rule, quantile, common, data, draws.shares[source].part(0, n_boot_share),

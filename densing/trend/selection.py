@@ -124,22 +124,33 @@ def own_from_others(y: np.ndarray, kind: np.ndarray, own: np.ndarray) -> tuple[n
         diff = np.where(shared, y[r] - y[0], np.nan)
         counted = shared.sum(axis=1)
         delta[r] = np.where(counted >= MIN_SHARED, row_medians(diff, counted), 0.0)
+    columns = np.flatnonzero(own.any(axis=0))  # the targets some reference takes from the others: theirs alone
+    fill, fill_kind = _from_others(y[:, :, columns], kind[:, :, columns], exact[:, :, columns], delta)
+    reference, target = np.nonzero(own)  # each own member (r, i), its column in the fill
+    at = np.searchsorted(columns, target)
+    y[reference, :, target] = fill[:, at].T + delta[reference]
+    kind[reference, :, target] = fill_kind[:, at].T
+    return y, kind, delta
+
+
+def _from_others(y: np.ndarray, kind: np.ndarray, exact: np.ndarray, delta: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """(fill, kind) (K, m) of :func:`own_from_others` for m targets, on the lead's scale: the mean of the references
+    that invert a target exactly, y_r − δ_r, else the first reference (lead order) with any value or bound. Each
+    target's numbers are its own arithmetic: the same for any set of targets given."""
     on_lead = y - delta[:, :, None]  # every reference's values on the lead's scale
     exact_lead = np.where(exact, on_lead, np.nan)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a target no other reference inverts exactly: NaN, filled below
-        mean_exact = np.nanmean(exact_lead, axis=0)  # (K, n): over references that invert it exactly
+        mean_exact = np.nanmean(exact_lead, axis=0)  # (K, m): over references that invert it exactly
     first = np.full(y.shape[1:], np.nan)
     first_kind = np.full(y.shape[1:], np.nan)
-    for r in range(count - 1, -1, -1):  # the first reference (lead order) with any value or bound
+    for r in range(len(y) - 1, -1, -1):  # the first reference (lead order) with any value or bound
         has = np.isfinite(on_lead[r]) & np.isfinite(kind[r])
         first = np.where(has, on_lead[r], first)
         first_kind = np.where(has, kind[r], first_kind)
     fill = np.where(np.isfinite(mean_exact), mean_exact, first)
-    fill_kind = np.where(np.isfinite(mean_exact), EXACT, first_kind)
-    y[mine] = (fill + delta[:, :, None])[mine]
-    kind[mine] = np.broadcast_to(fill_kind, y.shape)[mine]
-    return y, kind, delta
+    return fill, np.where(np.isfinite(mean_exact), EXACT, first_kind)
 
 
 def reference_targets(inversion, frame: pd.DataFrame) -> CommonTargets:

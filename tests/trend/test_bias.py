@@ -155,3 +155,19 @@ def test_with_the_frontier_familys_place_drawn_too_the_corrected_figure_is_the_r
     assert "at least 2.6–2.71 at 95%" in words and "1.6% ± 1.3 too steep" in words
     alone = bias.read_bias(_write(tmp_path, [_row()])).rows[0]
     assert alone.corrected_range() is None and "by the two worlds" not in bias_sentence(alone)
+
+
+def test_the_report_and_the_trend_load_without_scipy_stats():
+    """scipy.stats costs about half a CPU-second and 40 MiB to import: the bias correction takes the normal quantile
+    from scipy.special (ndtri, norm.ppf's own, to the bit), and the report's and the trend's modules never load it."""
+    import subprocess
+    import sys
+
+    from scipy.special import ndtri
+    from scipy.stats import norm
+
+    assert all(float(ndtri(0.5 + level / 2)).hex() == float(norm.ppf(0.5 + level / 2)).hex() for level in (0.8, 0.9, 0.95))
+    code = ("import sys, densing.trend.bias, densing.trend.measure, densing.report.compute, densing.report.render\n"
+            "print('scipy.stats' in sys.modules)")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert loaded == "False"

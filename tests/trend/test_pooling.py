@@ -452,3 +452,27 @@ def test_the_offsets_row_median_is_numpys_nanmedian_to_the_bit(rows, width, miss
         expected = np.nanmedian(values, axis=1)
     got = selection.row_medians(values, np.sum(~np.isnan(values), axis=1))
     assert np.array_equal(got, expected, equal_nan=True)
+
+
+def test_a_row_grown_past_what_it_holds_computes_each_draws_densities_once(monkeypatch):
+    """A row that doubles its draws past DRAW_CELLS computes the densities of each draw once: the draws it adds keep
+    theirs for their slopes (pooling._grown), and its numbers are those of the densities held at once."""
+    rng = np.random.default_rng(0)
+    t = np.sort(rng.uniform(0, 700, 40))
+    y = 0.002 * t + rng.normal(0, 0.8, t.size)
+    base = pooling.pooled_trend(_observed(t, y), n_boot=100, n_boot_share=0, seed=4)
+    tilted = _observed(t, y - float(np.quantile(base.draws, 0.025)) * t)  # undecided at 100 draws: it doubles
+    held = pooling.pooled_trend(tilted, n_boot=100, n_boot_share=0, seed=4, draws_cap=800)
+    assert held.n_boot > 100
+    monkeypatch.setattr(pooling, "DRAW_CELLS", 150 * len(tilted.frame))  # the first 100 held, no doubled set
+    computed = []
+    densities = pooling._densities
+
+    def counted(common, data, draws):
+        computed.append(len(draws))
+        return densities(common, data, draws)
+
+    monkeypatch.setattr(pooling, "_densities", counted)
+    grown = pooling.pooled_trend(tilted, n_boot=100, n_boot_share=0, seed=4, draws_cap=800)
+    _same_trend(held, grown)
+    assert sum(computed) == grown.n_boot
