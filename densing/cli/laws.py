@@ -310,7 +310,8 @@ def _density_screen(result, family: str, bounded: int, wide: bool) -> None:
                f"references the headline pools, over the targets it inverts (its own family's models are not among "
                f"them), densest first; {result.attrs.get('headline_set', 'the headline set')}, "
                f"{counted_noun(len(result), 'model')}.")
-    columns = [c for c in ("model", "density", "density_ci_low", "density_ci_high", "bound", "release_date")
+    # a bound's sign is in its ρ cell and the line below says what it means; its cause is in --detail
+    columns = [c for c in ("model", "density", "density_ci_low", "density_ci_high", "release_date")
                if c in result.columns]
     print_frame(result[columns].head(DENSITY_ROWS), Format.table, wide=wide, together=DENSITY_TOGETHER)
     rest = len(result) - DENSITY_ROWS

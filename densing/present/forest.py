@@ -86,6 +86,23 @@ def row_names(rows) -> dict[str, str]:
             for r in rows}
 
 
+def _interval_lines(records: list[dict], labels: list[str], mine: list[int], edge: float) -> tuple[list, ...]:
+    """The x and y of the rows ``mine``'s intervals, as plotly lines broken by None: finite segments, arrows (an upper
+    end at ∞, its shaft to ``edge``) and the ends printed as their Monte Carlo ranges (:func:`drawn_ends`)."""
+    segments_x, segments_y, arrows_x, arrows_y, ranges_x, ranges_y = [], [], [], [], [], []
+    for i in mine:
+        low, high, ranges = drawn_ends(records[i])
+        if not np.isfinite(low) or np.isnan(high):  # no interval: the point alone
+            continue
+        for a, b in ranges:
+            ranges_x += [a, b, None]
+            ranges_y += [labels[i], labels[i], None]
+        xs, ys = (segments_x, segments_y) if np.isfinite(high) else (arrows_x, arrows_y)
+        xs += [low, high if np.isfinite(high) else edge, None]  # +∞: the arrow's shaft to the edge
+        ys += [labels[i], labels[i], None]
+    return segments_x, segments_y, arrows_x, arrows_y, ranges_x, ranges_y
+
+
 def forest_figure(rows: pd.DataFrame, paper_months: float, *, title: str = FOREST_TITLE,
                   names: dict[str, str] | None = None) -> go.Figure:
     """Doubling time per benchmark and per benchmark set with its 95% interval (a forest plot), the paper's drawn.
@@ -111,17 +128,7 @@ def forest_figure(rows: pd.DataFrame, paper_months: float, *, title: str = FORES
         mine = [i for i, own in enumerate(states) if own is state and np.isfinite(rows.at[i, "months"])]
         if not mine:
             continue
-        segments_x, segments_y, arrows_x, arrows_y, ranges_x, ranges_y = [], [], [], [], [], []
-        for i in mine:
-            low, high, ranges = drawn_ends(records[i])
-            if not np.isfinite(low) or np.isnan(high):  # no interval: the point alone
-                continue
-            for a, b in ranges:
-                ranges_x += [a, b, None]
-                ranges_y += [labels[i], labels[i], None]
-            xs, ys = (segments_x, segments_y) if np.isfinite(high) else (arrows_x, arrows_y)
-            xs += [low, high if np.isfinite(high) else edge, None]  # +∞: the arrow's shaft to the edge
-            ys += [labels[i], labels[i], None]
+        segments_x, segments_y, arrows_x, arrows_y, ranges_x, ranges_y = _interval_lines(records, labels, mine, edge)
         if segments_x:
             figure.add_trace(go.Scatter(x=segments_x, y=segments_y, mode="lines", line=dict(color=color, width=2),
                                         name=f"{name}: interval", legendgroup=name, showlegend=False, hoverinfo="skip"))

@@ -492,11 +492,7 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
     intercept = float(w @ np.ascontiguousarray(lines0[:, 1]))
     without, bounded = _without_bounds(rule, quantile, common, data, w, kind0, LOWER, ceilings=False)
     without_floors, floored = _without_bounds(rule, quantile, common, data, w, kind0, UPPER, floors=False)
-    without_region, _ = _without_bounds(rule, quantile, common, data, w, kind0, UPPER, region=False)
-    readings = point_readings(common, data)
-    outside = (int(Reason.BELOW_SMALLEST), int(Reason.ABOVE_TOP))
-    region_bounds = tuple(sum(1 for _, family, _, why, *_ in readings if family == name.family and why in outside)
-                          for name in common.names)
+    region = _region_fields(rule, quantile, common, data, w, kind0)
     at_point = (rule, quantile, data, y0[:, 0], kind0[:, 0], w, lines0)  # step 7: removals from the point lines
     pairs = dict.fromkeys(zip(map(str, data["labs"]), map(str, data["families"])))  # (lab, family) in order
     return RowTrend(common, rule, pooled.slope, intercept, float(low), float(high), tuple(map(float, points)), per_ref,
@@ -508,8 +504,20 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
                     lab_weights=tuple(map(float, pooled.lab_weights)),
                     target_labs=tuple((lab, tuple(f for at, f in pairs if at == lab))
                                       for lab in dict.fromkeys(at for at, _ in pairs)),
-                    open_families=open_draws(data, draws.main.weight[:n_boot], combined),
-                    slope_without_region=without_region, region_bounds=region_bounds, readings=readings)
+                    open_families=open_draws(data, draws.main.weight[:n_boot], combined), **region)
+
+
+def _region_fields(rule: str, quantile: float, common: CommonTargets, data: dict, w: np.ndarray, kind0: np.ndarray
+                   ) -> dict:
+    """The identified region's fields of a :class:`RowTrend`: the pooled point slope without the region, the targets
+    it bounds under each reference (below the smallest member or above the top one), and every target's reading
+    (:func:`point_readings`)."""
+    without_region, _ = _without_bounds(rule, quantile, common, data, w, kind0, UPPER, region=False)
+    readings = point_readings(common, data)
+    outside = (int(Reason.BELOW_SMALLEST), int(Reason.ABOVE_TOP))
+    region_bounds = tuple(sum(1 for _, family, _, why, *_ in readings if family == name.family and why in outside)
+                          for name in common.names)
+    return {"slope_without_region": without_region, "region_bounds": region_bounds, "readings": readings}
 
 
 def _without_bounds(rule: str, quantile: float, common: CommonTargets, data: dict, w: np.ndarray, kind0: np.ndarray,

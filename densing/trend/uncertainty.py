@@ -144,7 +144,7 @@ class TrendUncertainty(Result):
     target_labs: tuple = field(repr=False, default=())
     #: the identified region (docs/method.md, "The identified region"): the point doubling time without it, the
     #: targets it bounds (per reference and in all), and every target's reading under every reference
-    #: ((model, family, kind, reason code, benchmark), :func:`densing.trend.pooling.point_readings`)
+    #: ((model, family, kind, reason code, benchmark, ln ρ), :func:`densing.trend.pooling.point_readings`)
     months_without_region: float = math.nan
     region_bounds: tuple[int, ...] = field(repr=False, default=())
     n_region_bounds: int = 0
@@ -311,6 +311,10 @@ def from_row_trend(result: RowTrend, *, epoch: str = DEFAULT_EPOCH, judged: bool
         fitted = result.slope_per_day * t[usable] + result.intercept
         r_squared = 1 - float(np.sum((y[usable] - fitted) ** 2)) / total if total > 0 else math.nan
     dt_low, dt_high = months_interval(result.slope_ci_low, result.slope_ci_high)
+    ends = determined_ends(result.ends_mc, result.slope_ci_low, result.slope_ci_high)
+    # an end the draws leave undecided is no determined number (step 5): every surface reads it as open
+    dt_low = math.inf if ends["low_undecided"] else dt_low
+    dt_high = math.inf if ends["high_undecided"] else dt_high
     own = [months_interval(lo, hi) for lo, hi in result.reference_ci]
     ok, pooled = result.draws[np.isfinite(result.draws)], result.pooled
     return TrendUncertainty(
@@ -328,7 +332,7 @@ def from_row_trend(result: RowTrend, *, epoch: str = DEFAULT_EPOCH, judged: bool
         r_squared=r_squared, heterogeneity_q=pooled.q, heterogeneity_df=pooled.df, heterogeneity_p=pooled.p_value,
         heterogeneity_draws=pooled.draws, tau_squared=pooled.tau_squared, i_squared=pooled.i_squared, judged=judged,
         reference_months_low=tuple(lo for lo, _ in own), reference_months_high=tuple(hi for _, hi in own),
-        **determined_ends(result.ends_mc, result.slope_ci_low, result.slope_ci_high),
+        **ends,
         months_without_ceilings=doubling_months(result.slope_without_ceilings),
         months_without_floors=doubling_months(result.slope_without_floors), influence=influence_items(result),
         n_ceiling_bounds=int(sum(result.ceiling_bounds)), n_floor_bounds=int(sum(result.floor_bounds)),
