@@ -19,6 +19,24 @@ import sys
 import time
 from pathlib import Path
 
+#: A child script's import hook: each module named in the script's ``HOOKS`` (name → function of the module) is handed
+#: to its function once the command itself has imported it, so the child imports what the command imports, no more.
+IMPORT_HOOK = r"""
+class Hooked:
+    @staticmethod
+    def find_spec(name, path, target=None):
+        spec = importlib.machinery.PathFinder.find_spec(name, path, target) if name in HOOKS else None
+        if spec is not None:
+            run = spec.loader.exec_module
+            def exec_module(module):
+                run(module)
+                HOOKS.pop(name)(module)
+            spec.loader.exec_module = exec_module
+        return spec
+
+sys.meta_path.insert(0, Hooked)
+"""
+
 PHASES = r"""
 import atexit, importlib.machinery, json, sys, time
 out, argv = sys.argv[1], sys.argv[2:]
@@ -56,19 +74,7 @@ HOOKS = {"lm_eval.api.task": lambda m: wrap(m.Task, "build_all_requests", "conte
          "densing.eval.backends.prefix.lm": lambda m: backend(m, "PrefixCachedHFLM"),
          "transformers.models.llama.modeling_llama": lambda m: wrap(m.LlamaForCausalLM, "forward", "forward", sync)}
 
-class Hooked:
-    @staticmethod
-    def find_spec(name, path, target=None):
-        spec = importlib.machinery.PathFinder.find_spec(name, path, target) if name in HOOKS else None
-        if spec is not None:
-            run = spec.loader.exec_module
-            def exec_module(module):
-                run(module)
-                HOOKS.pop(name)(module)
-            spec.loader.exec_module = exec_module
-        return spec
-
-sys.meta_path.insert(0, Hooked)
+""" + IMPORT_HOOK + r"""
 
 def dump():
     # an exit handler never raises (its traceback would follow the command's own last line): the sums are written

@@ -48,6 +48,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the checkout's densing and tests/ (the tiny model)
+sys.path.insert(0, str(ROOT / "bench"))
+
+from _cold import IMPORT_HOOK  # noqa: E402  (bench/'s shared helpers, found through the path above)
 from _baseline import baseline_tree  # noqa: E402
 from _timing import environment, spread  # noqa: E402
 
@@ -73,19 +76,7 @@ HOOKS = {"densing.eval.backends.prefix.lm": with_probe}
 if os.environ.get("WHOLE_INDEX"):
     HOOKS["densing.eval.task_index"] = whole_index
 
-class Hooked:
-    @staticmethod
-    def find_spec(name, path, target=None):
-        spec = importlib.machinery.PathFinder.find_spec(name, path, target) if name in HOOKS else None
-        if spec is not None:
-            run = spec.loader.exec_module
-            def exec_module(module):
-                run(module)
-                HOOKS.pop(name)(module)
-            spec.loader.exec_module = exec_module
-        return spec
-
-sys.meta_path.insert(0, Hooked)
+""" + IMPORT_HOOK + r"""
 from densing.cli import main
 main(sys.argv[1:])
 """

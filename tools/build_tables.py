@@ -575,19 +575,26 @@ def file_out(default_name: str):
 
 
 def parser() -> argparse.ArgumentParser:
-    from densing.constants import DEFAULT_EPOCH
-    from densing.designs.olmes.trend import D0
-
+    """The command line: one subcommand a table or record, each declared with the others of its kind."""
     top = argparse.ArgumentParser(prog="python tools/build_tables.py", description=__doc__.splitlines()[0])
     sub = top.add_subparsers(dest="table", required=True)
+    _table_commands(sub)
+    _record_commands(sub)
+    _design_commands(sub)
+    return top
 
-    def command(name: str, run) -> argparse.ArgumentParser:
-        words = " ".join(run.__doc__.split())
-        found = sub.add_parser(name, help=words.split(" (")[0].split(":")[0], description=words)
-        found.set_defaults(run=run)
-        return found
 
-    p = command("public", public)
+def _command(sub, name: str, run) -> argparse.ArgumentParser:
+    """Subcommand ``name`` running ``run``, its help the first clause of ``run``'s docstring."""
+    words = " ".join(run.__doc__.split())
+    found = sub.add_parser(name, help=words.split(" (")[0].split(":")[0], description=words)
+    found.set_defaults(run=run)
+    return found
+
+
+def _table_commands(sub) -> None:
+    """The target tables built from their sources: the public table, Swallow's, the Open LLM Leaderboard v2's."""
+    p = _command(sub, "public", public)
     p.add_argument("--obsscaling", required=True, help="folder with the ObsScaling CSVs and SOURCE_COMMIT")
     p.add_argument("--dates", required=True, help="release_dates.csv")
     p.add_argument("--corrections", required=True, help="corrections.csv")
@@ -595,13 +602,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, type=file_out("public_models.csv"),
                    help="output CSV (written atomically; DIR/: DIR/public_models.csv)")
 
-    p = command("swallow", swallow)
+    p = _command(sub, "swallow", swallow)
     p.add_argument("--source", required=True, help="folder with the leaderboard's model_2025-06.yml and model_2026-05.yml")
     p.add_argument("--curated", required=True, help="folder with lineage.csv, params.csv, tokens.csv")
     p.add_argument("--dates", required=True, help="the house's release_dates.csv")
     p.add_argument("--out", required=True, help="output folder (files written atomically)")
 
-    p = command("openllm-v2", openllm_v2)
+    p = _command(sub, "openllm-v2", openllm_v2)
     p.add_argument("--out", default=str(paths.RESULTS / "openllm_v2"),
                    help="the table's folder: curated.csv and the extract are read there, the outputs written there")
     p.add_argument("--raw", default=None, help="the whole csv/huggingface_v2.csv (checked by its SHA-256): make the "
@@ -609,36 +616,49 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--public", default=str(paths.RESULTS / "public_models.csv"))
     p.add_argument("--obsscaling-v2", default=str(paths.RESULTS / "obsscaling" / "base_llm_leaderboard_v2_eval.csv"))
 
-    p = command("openllm-v2-contents", openllm_v2_contents)
+    p = _command(sub, "openllm-v2-contents", openllm_v2_contents)
     p.add_argument("--raw", required=True, help="the whole csv/huggingface_v2.csv (checked by its SHA-256)")
     p.add_argument("--public", default=str(paths.RESULTS / "public_models.csv"))
     p.add_argument("--out", required=True, type=file_out("openllm_v2_contents.csv"),
                    help="the table's CSV (its refusals beside it, <out>.refused.csv; DIR/: DIR/openllm_v2_contents.csv)")
 
-    p = command("openllm-v2-trend", openllm_v2_trend)
+
+
+def _record_commands(sub) -> None:
+    """The records computed on the tables: the second table's trend, draws and curation sensitivity, the reference
+    candidates, Swallow's protocol rows."""
+    from densing.constants import DEFAULT_EPOCH
+
+    p = _command(sub, "openllm-v2-trend", openllm_v2_trend)
     p.add_argument("--out", default=str(paths.RESULTS / "openllm_v2" / "trend.json"), type=file_out("trend.json"),
                    help="the trend record (JSON; DIR/: DIR/trend.json)")
 
-    p = command("openllm-v2-draws", openllm_v2_draws)
+    p = _command(sub, "openllm-v2-draws", openllm_v2_draws)
     p.add_argument("--n-boot", type=int, nargs="+", default=[200, 600, 2400], help="the starting draw counts")
     p.add_argument("--out", default=str(paths.RESULTS / "openllm_v2" / "draw_counts.json"))
 
-    p = command("openllm-v2-sensitivity", openllm_v2_sensitivity)
+    p = _command(sub, "openllm-v2-sensitivity", openllm_v2_sensitivity)
     p.add_argument("--table", default=str(paths.RESULTS / "openllm_v2"), help="the table's folder (with curated.csv)")
     p.add_argument("--n-boot", type=int, default=600)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=str(paths.RESULTS / "openllm_v2" / "curation_sensitivity.csv"),
                    type=file_out("curation_sensitivity.csv"), help="the rows (CSV; DIR/: DIR/curation_sensitivity.csv)")
 
-    p = command("candidates", candidates)
+    p = _command(sub, "candidates", candidates)
     p.add_argument("--results", default=str(paths.RESULTS / "public_models.csv"))
     p.add_argument("--fits-dir", default=str(paths.REFERENCE_FITS))
     p.add_argument("--since", default=DEFAULT_EPOCH)
 
-    p = command("protocol", protocol)
+    p = _command(sub, "protocol", protocol)
     p.add_argument("--out", required=True)
 
-    p = command("mc-reference", mc_reference)
+
+
+def _design_commands(sub) -> None:
+    """The OLMES design's MC references and trend, and the fixed-size regression of every table."""
+    from densing.designs.olmes.trend import D0
+
+    p = _command(sub, "mc-reference", mc_reference)
     p.add_argument("--data", default=str(paths.SHARED_DATA / "olmo_ladder"), help="the OLMo ladder folder")
     p.add_argument("--fits-dir", default=str(paths.REFERENCE_FITS), help="where the ladder's fits are and the MC fits go")
     p.add_argument("--results-dir", default=str(paths.RESULTS / "olmes"),
@@ -646,7 +666,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--n-boot", type=int, default=200)
     p.add_argument("--seed", type=int, default=0)
 
-    p = command("olmes", olmes)
+    p = _command(sub, "olmes", olmes)
     p.add_argument("--fits-dir", default=str(paths.REFERENCE_FITS))
     p.add_argument("--results-dir", default=str(paths.RESULTS / "olmes"))
     p.add_argument("--d0", type=float, default=D0)
@@ -655,12 +675,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, type=file_out("trend.csv"),
                    help="write the rows here (CSV) and the checks beside it (<stem>_checks.csv; DIR/: DIR/trend.csv)")
 
-    p = command("fixed-size", fixed_size)
+    p = _command(sub, "fixed-size", fixed_size)
     p.add_argument("--n-boot", type=int, default=1000)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=None, type=file_out("fixed_size.csv"),
                    help="write the rows of every table here (CSV; DIR/: DIR/fixed_size.csv)")
-    return top
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -124,9 +124,7 @@ def sweep(
         if lines is not None and backend not in QUICK_BACKENDS:  # its check imports lm-eval (seconds) at once
             lines.step(f"checking the options and --backend {backend} in lm-eval's model registry (imports "
                        "lm-eval, torch and transformers)")
-        from densing.eval.benchmarks import suite_benchmarks
-
-        names, left_out = suite_benchmarks(suite.strip(), local_data=local_data) if suite is not None else ([], [])
+        names, left_out = _benchmark_names(suite, benchmarks, local_data)
         batch, backend, settings, share = _sweep_options(
             limit=limit, batch_size=batch_size, output_format=output_format, device=device, trie_tokens=trie_tokens,
             slots=slots, data_root=data_root, include_path=include_path, backend=backend, prefix_cache=prefix_cache,
@@ -134,7 +132,6 @@ def sweep(
         specs = _model_specs(models, backend, model_args)
         if left_out:  # a note once every input is checked: a refusal above stays one line
             typer.echo(f"--suite {suite.strip()} --local-data: {', '.join(left_out)} left out (no local split)", err=True)
-        names += [b.strip() for b in (benchmarks or "").split(",") if b.strip() and b.strip() not in names]
         _check_sources(specs, names, out)
         if lines is not None and backend in QUICK_BACKENDS:
             lines.step("importing lm-eval, torch and transformers")
@@ -149,12 +146,28 @@ def sweep(
                                      time_limit=None if time_limit is None else 60.0 * time_limit, isolate=isolate,
                                      shard_text=shard, lines=lines)
     finally:
-        if lines is not None:
-            lines.close()
-        gc.enable()
-        gc.unfreeze()  # the process as it was, for a caller that goes on (the CLI ends without another collection)
+        _after_sweep(lines)
     if not frame.empty:
         _render(frame, output_format)
+
+
+def _benchmark_names(suite: str | None, benchmarks: str | None, local_data: bool) -> tuple[list[str], list[str]]:
+    """(the benchmarks to run, the suite's left out for want of a local split): ``--suite``'s, then each of
+    ``--benchmarks`` not among them, in the order given."""
+    from densing.eval.benchmarks import suite_benchmarks
+
+    names, left_out = suite_benchmarks(suite.strip(), local_data=local_data) if suite is not None else ([], [])
+    names += [b.strip() for b in (benchmarks or "").split(",") if b.strip() and b.strip() not in names]
+    return names, left_out
+
+
+def _after_sweep(lines) -> None:
+    """The process as it was before the sweep, on every path: the plain progress lines closed, the collector on and
+    nothing frozen out of its reach (for a caller that goes on; the CLI ends without another collection)."""
+    if lines is not None:
+        lines.close()
+    gc.enable()
+    gc.unfreeze()
 
 
 def _render(frame, output_format: str) -> None:

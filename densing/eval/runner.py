@@ -161,10 +161,15 @@ def run_sweep(
             gc.collect()
     if other_rank:  # a rank ≠ 0 of a data-parallel run returns quietly: rank 0 holds and writes the results
         return pd.DataFrame()
-    # the sweep's rows read back from its parts: every pair's, or (a shard, a time limit) those that exist
+    return _sweep_rows(store, specs, benches, every_pair=shard is None and time_limit is None)
+
+
+def _sweep_rows(store: Path, specs: Sequence[ModelSpec], benches: Sequence[Benchmark], *, every_pair: bool
+                ) -> pd.DataFrame:
+    """The sweep's rows read back from its parts: every pair's (``every_pair``), or, where a shard or a time limit
+    leaves some pairs unscored, those whose part exists."""
     paths = [part_path(store, spec.name, bench.name) for spec in specs for bench in benches]
-    frames = [validate_results(pd.read_parquet(path), source=str(path))
-              for path in paths if (shard is None and time_limit is None) or path.exists()]
+    frames = [validate_results(pd.read_parquet(path), source=str(path)) for path in paths if every_pair or path.exists()]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
