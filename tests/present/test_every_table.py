@@ -24,8 +24,8 @@ DRAWS = "40"
 #: The words of a state in running text, the longest first ("not measured" holds "measured").
 STATE_PATTERN = re.compile(r"not measured|bounded|(?<![a-z] )(?<![a-z])measured")
 #: A number written in another format than :mod:`densing.numbers`': a hyphen-minus as its sign (not a date's or a
-#: name's hyphen, nor an exponent's in a formula), or Python's exponent form.
-OTHER_FORMAT = re.compile(r"(?<![\w.)\]^/])-(?=\d)|\d(?:\.\d+)?e[-+]?\d+\b")
+#: name's hyphen, nor an exponent's in a formula), or Python's exponent form (a number's, not a commit hash's "…6e9").
+OTHER_FORMAT = re.compile(r"(?<![\w.)\]^/])-(?=\d)|(?<![\w.])\d(?:\.\d+)?e[-+]?\d+\b")
 TABLES = sorted(registry.tables())
 
 
