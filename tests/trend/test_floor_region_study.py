@@ -45,3 +45,15 @@ def test_the_two_se_rule_is_in_place_only_within_its_block(study):
                                             (math.log(5e8), math.log(7e11)))
         assert y[0] == -3.0 and kind[0] == 0.0  # no region: the exact density stays exact
     assert (pooling.within_members, pooling._floored, pooling.floor_plan) == kept
+
+
+def test_the_printed_correction_divides_the_point_by_one_plus_the_rows_bias(study, monkeypatch):
+    record = {"table": "public", "corrected": True, "bias": 0.10, "bias_se": 0.01, "bias_drawn": None}
+    monkeypatch.setattr(study, "_bias_record", lambda table: record)
+    row = study.ROWS["public"]
+    good = [{"point": row.slope * 1.10 * f} for f in (0.98, 1.0, 1.02)]  # points 10% too steep on average
+    (line,) = study.corrected_lines(row, good, row.slope)
+    assert "median +0.0%" in line and "mean +0.0%" in line and line.endswith("yes")
+    record["corrected"] = False
+    (line,) = study.corrected_lines(row, good, row.slope)
+    assert line.startswith("  the row's printed correction: none")
