@@ -170,30 +170,44 @@ def common_values(points: pd.DataFrame, table: str, world: World, drawn: dict, r
 
 
 def read_points(z: np.ndarray, kind: np.ndarray, noise: np.ndarray, world: World,
-                rng: np.random.Generator) -> np.ndarray:
+                rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """The row's y from the table-scale planted values ``z``: an exact point with its noise, an upper bound a gap
-    d ~ Exponential(``world.bound_gap``) above, a lower bound d below."""
+    d ~ Exponential(``world.bound_gap``) above, a lower bound d below; and the same reading with no noise (an exact
+    point at z, each bound at its own gap), which the stages of the bias read (:func:`stage_slopes`)."""
     reading = rng.standard_normal(len(z)) * noise
     gap = rng.exponential(world.bound_gap, len(z))
-    return np.where(kind == UPPER, z + gap, np.where(kind == LOWER, z - gap, z + reading))
+    bounded = np.where(kind == UPPER, z + gap, np.where(kind == LOWER, z - gap, z))
+    return np.where(kind == EXACT, z + reading, bounded), bounded
+
+
+@dataclass(frozen=True)
+class Planted:
+    """One replicate's planted rows (``rows``, what the estimator reads) and, in the pooled points' order, every
+    point's y* on the common scale (``truth``) and its reading with no noise on its table's scale (``bounded``: an
+    exact point at its planted value, a bound at its gap)."""
+
+    rows: list[TableRow]
+    truth: np.ndarray
+    bounded: np.ndarray
 
 
 def planted_rows(rows: list[TableRow], world: World, rng: np.random.Generator,
-                 epoch: str = DEFAULT_EPOCH) -> tuple[list[TableRow], np.ndarray]:
+                 epoch: str = DEFAULT_EPOCH) -> Planted:
     """One replicate's rows: every usable point of ``rows`` with its planted y (module docstring) and its real kind,
-    noise, model, family, lab and date; and every point's y* on the common scale, in the pooled points' order."""
+    noise, model, family, lab and date (:class:`Planted`)."""
     t_ref = float(dates_as_days([T_REF], parse_epoch(epoch))[0])
     drawn = effects(rows, world, rng)
-    planted, truth = [], []
+    planted, truth, bounded = [], [], []
     for row in rows:
         points = usable(row)
         common = common_values(points, row.table, world, drawn, rng, t_ref)
         compression, offset = TABLE_SCALES[row.table]
         kind = points["kind"].to_numpy(float)
-        y = read_points(compression * common + offset, kind, points["noise"].to_numpy(float), world, rng)
+        y, quiet = read_points(compression * common + offset, kind, points["noise"].to_numpy(float), world, rng)
         planted.append(replace(row, points=points.drop(columns="cluster").assign(y=y)))
         truth.append(common)
-    return planted, np.concatenate(truth)
+        bounded.append(quiet)
+    return Planted(planted, np.concatenate(truth), np.concatenate(bounded))
 
 
 def oracle_slope(rows: list[TableRow], truth: np.ndarray) -> float:
@@ -204,20 +218,55 @@ def oracle_slope(rows: list[TableRow], truth: np.ndarray) -> float:
     return slope
 
 
+def table_oracles(rows: list[TableRow], truth: np.ndarray) -> dict[str, float]:
+    """Each table's own oracle: the censored 0.9-quantile line's slope through that table's points' planted y* alone
+    (exact, no noise, no bound), the frontier rule on one table's targets."""
+    frame = pd.concat([usable(row).assign(table=row.table) for row in rows], ignore_index=True)
+    labels = np.array([f"{i}" for i in range(len(frame))])
+    t, tables = frame["t"].to_numpy(float), frame["table"].to_numpy(object)
+    return {row.table: frontier_line("quantile", t[tables == row.table], truth[tables == row.table],
+                                     np.full(int((tables == row.table).sum()), EXACT), labels[tables == row.table])[0]
+            for row in rows}
+
+
+def planted_scale(points: pooled_tables.Points, values: np.ndarray) -> np.ndarray:
+    """``values`` (n,) on their tables' own scales put on the common scale by the planted mapping, y* = (z − o_T)/k_T
+    (module docstring), not a fitted one."""
+    compression = np.array([TABLE_SCALES[str(table)][0] for table in points.tables])
+    offset = np.array([TABLE_SCALES[str(table)][1] for table in points.tables])
+    return (values - offset) / compression
+
+
+def stage_slopes(planted: Planted) -> dict[str, float]:
+    """The pooled frontier line's slope at the stages between the oracle and the estimator (the scales the planted
+    ones, no draws; :func:`densing.trend.pooled_tables.line_through`): ``bounds``, every point read as the estimator
+    reads it (its kind, a bound at its gap) but an exact point at its planted value, no noise; ``read``, the points as
+    the estimator reads them, noise and bounds. The estimator's point line differs from ``read`` only by its fitted
+    scales; ``bounds`` from the oracle only by the bounds; ``read`` from ``bounds`` only by the points' noise."""
+    points = pooled_tables.pooled_points(planted.rows)
+    every = np.ones((1, len(points)))
+    return {"bounds": pooled_tables.line_through(points, planted_scale(points, planted.bounded)[None], every)[0],
+            "read": pooled_tables.line_through(points, planted_scale(points, points.y)[None], every)[0]}
+
+
 def run_replicate(r: int, world_name: str, seed: int, n_boot: int) -> dict:
-    """One replicate: the planted rows, the package's pooled law on them, the oracle."""
+    """One replicate: the planted rows, the package's pooled law on them, the oracles and the stages between."""
     world = WORLDS[world_name]
     rows = list(real_rows(n_boot))
-    planted, truth = planted_rows(rows, world, np.random.default_rng([seed, r]))
-    record = {"replicate": r, "oracle": oracle_slope(planted, truth)}
+    planted = planted_rows(rows, world, np.random.default_rng([seed, r]))
+    record = {"replicate": r, "oracle": oracle_slope(planted.rows, planted.truth),
+              "oracle_tables": table_oracles(planted.rows, planted.truth), **stage_slopes(planted)}
     try:
-        found = pooled_tables.pooled_law(planted, n_boot=n_boot, seed=r)
+        found = pooled_tables.pooled_law(planted.rows, n_boot=n_boot, seed=r)
     except DensingError as error:
         return {**record, "error": str(error)}
     pooled, test = found["pooled"], found["common_slope"]
     return {**record, "slope": pooled["slope_per_day"], "low": pooled["slope_ci_low"], "high": pooled["slope_ci_high"],
             "state": pooled["state"], "draws": pooled["n_boot"], "p_value": test["p_value"],
-            "rejected": test["rejected"],
+            "rejected": test["rejected"], "q": test["q"],
+            "detectable": dict(zip(pooled_tables.TABLES, test["detectable_per_day"])),
+            "tables": {item["table"]: [item["slope_per_day"], item["slope_ci_low"], item["slope_ci_high"]]
+                       for item in found["tables"]},
             "scales": {item["table"]: [item["a"], item["s"]] for item in found["scales"]}}
 
 
