@@ -3,7 +3,9 @@ pooled_trend.PooledTrend`'s summary, the report's section "One law from three ha
 the record's values (:func:`densing.trend.pooled_tables.pooled_law`), once for every surface."""
 from __future__ import annotations
 
-from densing.numbers import format_months
+import math
+
+from densing.numbers import format_months, format_number
 from densing.present.summary import Summary, Table
 
 
@@ -13,14 +15,31 @@ def interval_words(record: dict) -> str:
             f"{format_months(record['ci_high'])})")
 
 
-def test_words(test: dict) -> str:
-    """The common-slope test in one sentence."""
+def test_words(test: dict, names: list[str], slope: float) -> str:
+    """The common-slope test in one sentence; not rejected, with the smallest slope ratio between tables it detects
+    (``test["detectable_per_day"]``, one per table of ``names``, over the pooled ``slope``), and in words that a
+    p-value is no evidence of one slope where that ratio exceeds the declaration's 1.5× (:data:`densing.trend.
+    pooled_tables.DECLARED_RATIO`)."""
+    from densing.trend.pooled_tables import DECLARED_RATIO
+
+    start = (f"common slope: Cochran's Q = {test['q']:.2f} on {test['df']} df (Hotelling's T², {test['draws']} "
+             f"draws), p = {test['p_value']:.2g}: ")
     if test["rejected"]:
-        verdict = "one slope across tables rejected: the tables disagree"
-    else:
-        verdict = "one slope across tables not rejected"
-    return (f"common slope: Cochran's Q = {test['q']:.2f} on {test['df']} df (Hotelling's T², {test['draws']} draws), "
-            f"p = {test['p_value']:.2g}: {verdict}")
+        return start + "one slope across tables rejected: the tables disagree"
+    detectable = [(d, name) for d, name in zip(test["detectable_per_day"], names) if math.isfinite(d)]
+    if not detectable or not slope > 0:
+        return start + ("one slope across tables not rejected; the draws do not say what slope difference the test "
+                        "could detect, so the p-value is no evidence that the tables share one slope")
+    difference, easiest = min(detectable)
+    ratio = 1 + difference / slope
+    power = f"{100 * test['power']:.0f}% power at {test['alpha']:g}"
+    if ratio <= DECLARED_RATIO:
+        return start + (f"one slope across tables not rejected; the test detects a table whose slope is "
+                        f"{format_number(ratio, '.2g')}× the others' ({easiest}; {power})")
+    return start + (f"one slope across tables not rejected, which is no evidence that they share one: the test detects "
+                    f"only a table whose slope is at least {format_number(ratio, '.2g')}× the others' ({easiest}, the "
+                    f"most detectable; {power}), not the {DECLARED_RATIO:g}× difference the declaration sizes it at, "
+                    f"and the scales absorb part of a steeper table's slope")
 
 
 def lab_words(found: dict) -> str:
@@ -62,7 +81,8 @@ def side_lines(found: dict) -> list[str]:
     """The sentences beside the pooled figure: the test, leave one table out, leave one lab out, the late frontier,
     the sensitivity with no common scale and the forecast check's verdict."""
     forecast = found["forecast"]
-    return [test_words(found["common_slope"]), table_out_words(found), lab_words(found),
+    names = [table["table"] for table in found["tables"]]
+    return [test_words(found["common_slope"], names, found["pooled"]["slope_per_day"]), table_out_words(found), lab_words(found),
             late_words(found["late_frontier"]),
             f"no common scale (the tables' own slopes by random effects): {interval_words(found['no_common_scale'])}",
             f"forecast check at {forecast['cutoff']}: {forecast['verdict']}"]

@@ -1,6 +1,7 @@
 """studies/three_tables.py's world builder: every table's points read back onto the common scale give the planted
 line; a model's, a family's and a lab's draws are one across tables; bounds keep their kind and never exclude the
-planted value; the late frontier families sit on the frontier; a steeper table has its own slope."""
+planted value; the late frontier families sit on the frontier; a steeper table has its own slope; the stages of the
+bias between the oracle and the estimator read what they say."""
 from __future__ import annotations
 
 import math
@@ -54,7 +55,8 @@ def _on_common_scale(study, rows: list[TableRow]) -> dict[str, np.ndarray]:
 def test_with_no_spread_every_exact_point_maps_back_onto_the_planted_line(study):
     world = _still(study)
     rows = _rows()
-    planted, truth = study.planted_rows(rows, world, np.random.default_rng(0))
+    found = study.planted_rows(rows, world, np.random.default_rng(0))
+    planted, truth = found.rows, found.truth
     t_ref = float(study.dates_as_days([study.T_REF], study.parse_epoch(study.DEFAULT_EPOCH))[0])
     for row in planted:
         back = _on_common_scale(study, [row])[row.table]
@@ -69,20 +71,22 @@ def test_with_no_spread_every_exact_point_maps_back_onto_the_planted_line(study)
 
 def test_a_model_family_and_lab_are_one_draw_in_every_table(study):
     world = _still(study, lab_sd=0.3, model_sd=0.15, gap_mean=1.0)
-    planted, truth = study.planted_rows(_rows(), world, np.random.default_rng(3))
+    found = study.planted_rows(_rows(), world, np.random.default_rng(3))
+    planted, truth = found.rows, found.truth
     models = np.concatenate([row.points["model"].to_numpy(object) for row in planted])
     t = np.concatenate([row.points["t"].to_numpy(float) for row in planted])
     departure = truth - world.slope * t
     for model in ("m1", "m2", "m3"):
         assert np.ptp(departure[models == model]) == pytest.approx(0.0, abs=1e-12)
     assert np.ptp(departure[models != "qwen2-7b"]) > 0.05  # other families draw their own gaps
-    harness = study.planted_rows(_rows(), _still(study, harness_sd=0.1), np.random.default_rng(3))[1]
+    harness = study.planted_rows(_rows(), _still(study, harness_sd=0.1), np.random.default_rng(3)).truth
     assert np.ptp((harness - world.slope * t)[models == "m1"]) > 0  # the harness's departure is the table's own
 
 
 def test_the_late_frontier_family_sits_on_the_frontier(study):
     world = _still(study, gap_mean=5.0)
-    planted, truth = study.planted_rows(_rows(), world, np.random.default_rng(1))
+    found = study.planted_rows(_rows(), world, np.random.default_rng(1))
+    planted, truth = found.rows, found.truth
     models = np.concatenate([row.points["model"].to_numpy(object) for row in planted])
     t = np.concatenate([row.points["t"].to_numpy(float) for row in planted])
     t_ref = float(study.dates_as_days([study.T_REF], study.parse_epoch(study.DEFAULT_EPOCH))[0])
@@ -90,14 +94,15 @@ def test_the_late_frontier_family_sits_on_the_frontier(study):
     assert np.allclose(gap[models == "qwen2-7b"], 0.0)
     assert np.all(gap[models != "qwen2-7b"] > 0)
     drawn = _still(study, gap_mean=5.0, late_frontier=False)
-    planted, truth = study.planted_rows(_rows(), drawn, np.random.default_rng(1))
+    truth = study.planted_rows(_rows(), drawn, np.random.default_rng(1)).truth
     assert np.all((world.slope * (t - t_ref) + world.frontier - truth)[models == "qwen2-7b"] > 0)
 
 
 def test_bounds_keep_their_kind_and_side_of_the_planted_value(study):
     world = _still(study, bound_gap=0.5)
     rows = _rows()
-    planted, truth = study.planted_rows(rows, world, np.random.default_rng(2))
+    found = study.planted_rows(rows, world, np.random.default_rng(2))
+    planted, truth = found.rows, found.truth
     back = np.concatenate(list(_on_common_scale(study, planted).values()))
     kinds = np.concatenate([row.points["kind"].to_numpy(float) for row in planted])
     assert list(kinds) == [EXACT, EXACT, EXACT, UPPER, EXACT, EXACT, EXACT, LOWER, EXACT, EXACT, EXACT]
@@ -110,7 +115,8 @@ def test_a_steeper_table_has_its_own_slope(study):
     assert world.table_slope("openllm_v2") == pytest.approx(1.5 * world.slope)
     assert world.table_slope("public") == world.table_slope("swallow") == world.slope
     flat = replace_spreads(study, world)
-    planted, truth = study.planted_rows(_rows(), flat, np.random.default_rng(0))
+    found = study.planted_rows(_rows(), flat, np.random.default_rng(0))
+    planted, truth = found.rows, found.truth
     tables = np.concatenate([[row.table] * len(row.points) for row in planted])
     t = np.concatenate([row.points["t"].to_numpy(float) for row in planted])
     v2 = tables == "openllm_v2"
@@ -121,3 +127,37 @@ def test_a_steeper_table_has_its_own_slope(study):
 def replace_spreads(study, world):
     """``world`` with no spread."""
     return _still(study, ratios=world.ratios, months=world.months)
+
+
+def test_the_quiet_reading_is_the_reading_less_the_exact_points_noise(study):
+    world = _still(study, bound_gap=0.5)
+    found = study.planted_rows(_rows(), world, np.random.default_rng(4))
+    y = np.concatenate([row.points["y"].to_numpy(float) for row in found.rows])
+    kinds = np.concatenate([row.points["kind"].to_numpy(float) for row in found.rows])
+    tables = np.concatenate([[row.table] * len(row.points) for row in found.rows])
+    compression = np.array([study.TABLE_SCALES[table][0] for table in tables])
+    offset = np.array([study.TABLE_SCALES[table][1] for table in tables])
+    exact = kinds == EXACT
+    assert np.allclose(found.bounded[~exact], y[~exact])  # a bound keeps its gap
+    assert np.allclose(found.bounded[exact], compression[exact] * found.truth[exact] + offset[exact])  # no noise
+    assert np.all(found.bounded[exact] != y[exact])  # the estimator's reading carries it
+
+
+def test_the_stages_part_the_bias_into_bounds_noise_and_scales(study):
+    world = _still(study)
+    rows = [replace_noise(row, 0.0) for row in _rows()]
+    found = study.planted_rows(rows, world, np.random.default_rng(5))
+    stages = study.stage_slopes(found)
+    assert stages["read"] == pytest.approx(stages["bounds"], abs=1e-12)  # no noise: reading adds nothing
+    noisy = study.planted_rows(_rows(), world, np.random.default_rng(5))
+    assert study.stage_slopes(noisy)["bounds"] == pytest.approx(stages["bounds"], abs=1e-12)  # bounds alone
+    oracles = study.table_oracles(found.rows, found.truth)
+    assert set(oracles) == {"public", "openllm_v2", "swallow"}
+    assert oracles["openllm_v2"] == pytest.approx(world.slope)  # a table's own still points lie on the line
+
+
+def replace_noise(row: TableRow, noise: float) -> TableRow:
+    """``row`` with every point's noise ``noise``."""
+    from dataclasses import replace
+
+    return replace(row, points=row.points.assign(noise=noise))
