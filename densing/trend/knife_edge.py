@@ -289,18 +289,20 @@ def _edge_roots(inv, scores: np.ndarray, sigma: np.ndarray, step: np.ndarray, ed
     spread = np.broadcast_to(sigma[:, None, :], grid.shape)
     log_size, exact = _log_sizes(inv, grid.reshape(-1, width), spread.reshape(-1, width), skill2)
     gaps = np.where(exact, log_size - edge, np.nan).reshape(count, len(EDGE_GRID))
+    finite = np.isfinite(gaps)
+    changes = finite[:, :-1] & finite[:, 1:] & (np.sign(gaps[:, :-1]) != np.sign(gaps[:, 1:]))  # (m, G − 1)
     here = int(np.argmin(np.abs(EDGE_GRID)))  # s = 0: where the target is
-    return [_edge_root(inv, scores[i], sigma[i], step[i], edge, skill2, gaps[i]) if np.isfinite(gaps[i, here])
-            else None for i in range(count)]
+    roots: list[float | None] = [None] * count
+    for i in np.flatnonzero(finite[:, here] & changes.any(axis=1)):
+        change = np.flatnonzero(changes[i])
+        k = change[np.argmin(np.abs(EDGE_GRID[change]))]  # the sign change nearest the target
+        roots[i] = _edge_root(inv, scores[i], sigma[i], step[i], edge, skill2, k)
+    return roots
 
 
-def _edge_root(inv, scores: np.ndarray, sigma: np.ndarray, step: np.ndarray, edge: float, skill2, gap: np.ndarray
-               ) -> float | None:
-    """One target's s* (:func:`_edge_roots`) from its ``gap`` = ln N̂ − edge on :data:`EDGE_GRID`."""
-    change = np.flatnonzero(np.isfinite(gap[:-1]) & np.isfinite(gap[1:]) & (np.sign(gap[:-1]) != np.sign(gap[1:])))
-    if not change.size:
-        return None
-    k = change[np.argmin(np.abs(EDGE_GRID[change]))]  # the sign change nearest the target
+def _edge_root(inv, scores: np.ndarray, sigma: np.ndarray, step: np.ndarray, edge: float, skill2, k: int) -> float:
+    """One target's s* (:func:`_edge_roots`) between :data:`EDGE_GRID`'s points ``k`` and ``k`` + 1, where its
+    ln N̂ − edge changes sign (Brent's method, to 10⁻⁶ σ)."""
     from scipy.optimize import brentq  # loaded where an edge is solved for, not by the words that import this module
 
     def gap_at(s: float) -> float:
