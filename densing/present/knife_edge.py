@@ -68,7 +68,7 @@ def knife_edge_words(edges) -> str:
             f"censoring boundary ({counted_noun(len(edges.moves), 'crossing')})")
     largest = edges.largest()
     if not largest:
-        return f"{head} ({METHOD})"
+        return f"{head}; {'no crossing moves the point' if edges.moves else 'none'} ({METHOD})"
     which = "the largest move" if len(largest) == 1 else f"the {len(largest)} largest moves"
     lines = [f"{head}; {which} of the point when one target crosses one boundary ({CROSS:g} SE past it, the row's "
              f"weights kept; at most {SHOWN_MOVES} moves, each at least {SHOWN_SHARE:.0%} of the largest; {METHOD}):"]
@@ -103,5 +103,5 @@ def knife_edges_record(edges) -> dict | None:
     return {"window_stderrs": WINDOW, "cross_stderrs": CROSS, "n_targets": edges.n_targets,
             "n_crossings": len(edges.moves), "months": json_number(edges.months),
             "largest_rule": f"the largest moves by |move_months|, at most {SHOWN_MOVES}, each at least "
-                            f"{SHOWN_SHARE:g} of the largest",
+                            f"{SHOWN_SHARE:g} of the largest; none where no crossing moves the point",
             "largest": [move_record(m) for m in edges.largest()]}

@@ -35,7 +35,8 @@ the point a little where a score enters or leaves a joint inversion, through the
 every target's inversion reads (:mod:`densing.laws.joint`).
 
 **What a row's detail names** (:meth:`KnifeEdges.largest`): the number of targets within reach and the largest moves
-by |move|, at most :data:`SHOWN_MOVES`, each at least :data:`SHOWN_SHARE` of the largest (of its order).
+by |move|, at most :data:`SHOWN_MOVES`, each at least :data:`SHOWN_SHARE` of the largest (of its order); none where no
+crossing moves the point.
 ``studies/knife_edge.py`` sets each row's largest move beside the point's Monte Carlo error over seeds.
 """
 from __future__ import annotations
@@ -154,9 +155,10 @@ class KnifeEdges:
 
     def largest(self) -> tuple[Move, ...]:
         """The moves a row's detail names (module docstring): the largest, then the next largest, at most
-        :data:`SHOWN_MOVES`, each at least :data:`SHOWN_SHARE` of the largest's |move|."""
+        :data:`SHOWN_MOVES`, each at least :data:`SHOWN_SHARE` of the largest's |move|; none where no crossing moves
+        the point."""
         ranked = self.ranked()
-        if not ranked:
+        if not ranked or ranked[0].size == 0:
             return ()
         least = SHOWN_SHARE * ranked[0].size
         return tuple(m for m in ranked[:SHOWN_MOVES] if m.size >= least)

@@ -145,4 +145,4 @@ def test_the_detail_names_at_most_three_moves_each_of_the_largests_order():
     assert [round(m.move, 4) for m in few.largest()] == [-0.045]
     open_line = K.KnifeEdges(4.0, (_move(0.01), _move(math.inf)))
     assert open_line.largest()[0].size == math.inf and math.isnan(open_line.largest()[0].move)
-    assert K.KnifeEdges(4.0, ()).largest() == ()
+    assert K.KnifeEdges(4.0, ()).largest() == () and K.KnifeEdges(4.0, (_move(0.0), _move(0.0))).largest() == ()
