@@ -66,9 +66,11 @@ def knife_edge_words(edges) -> str:
         return ""
     head = (f"knife edges: {counted_noun(edges.n_targets, 'target')} within ±{WINDOW:g} standard errors of a "
             f"censoring boundary ({counted_noun(len(edges.moves), 'crossing')})")
+    if not edges.moves:
+        return f"{head}; {METHOD}"
     largest = edges.largest()
     if not largest:
-        return f"{head}; {'no crossing moves the point' if edges.moves else 'none'} ({METHOD})"
+        return f"{head}; no crossing moves the point; {METHOD}"
     which = "the largest move" if len(largest) == 1 else f"the {len(largest)} largest moves"
     lines = [f"{head}; {which} of the point when one target crosses one boundary ({CROSS:g} SE past it, the row's "
              f"weights kept; at most {SHOWN_MOVES} moves, each at least {SHOWN_SHARE:.0%} of the largest; {METHOD}):"]
