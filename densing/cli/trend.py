@@ -296,7 +296,8 @@ def _design_lines() -> list[str]:
 def _print_headline_detail(result, wide: bool, table: str | None = None) -> None:
     """``densing trend --detail``: the why, every table and the breakpoint; ``table``, a registered table measured as
     shipped: the headline row's bias in planted worlds built like it, and its corrected figure where the bias exceeds
-    5% (:mod:`densing.present.bias`); what "-fold" is, once (the sensitivity's statuses say it)."""
+    5% (:mod:`densing.present.bias`); what "-fold" is, once (the sensitivity's statuses say it); the single most
+    influential target and the headline row's knife edges (:mod:`densing.present.knife_edge`)."""
     from densing.present.words import FOLD_LEGEND, rule_ends_shown, rules_legend
 
     print_text(result.verdict)
@@ -324,9 +325,10 @@ def _print_headline_detail(result, wide: bool, table: str | None = None) -> None
         print_frame(head.lab_influence_frame(), keys=1, title="leave one lab out: the headline without each lab's "
                     "targets (the references and their weights kept), the largest move first", wide=wide)
     if head is not None:
+        from densing.present.knife_edge import knife_edge_words
         from densing.present.verdict import influential_target_words
 
-        print_texts(influential_target_words(head))
+        print_texts(influential_target_words(head), knife_edge_words(result.knife_edges()))
     print_frame(result.sensitivity, keys=2, together=("months", "doubling_time_months", "ci_low", "ci_high", "status"),
                 title="sensitivity of the headline, one engine: each reference, the other frontier rules, every "
                       "reference at one budget, the family law's other shape", wide=wide)

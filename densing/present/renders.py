@@ -11,7 +11,7 @@ import pandas as pd
 from densing.laws.reference_fit import ReferenceFit
 from densing.numbers import counted_noun, format_count, format_number
 from densing.placement.measure import MeasureResult
-from densing.present import findings, pooled, verdict, words
+from densing.present import findings, knife_edge, pooled, verdict, words
 from densing.present.summary import Summary, Table
 from densing.results import Result, register
 from densing.states import JudgedInterval
@@ -130,4 +130,5 @@ register(TrendMeasurement, reference_rule=lambda m: verdict.references_words(m.r
          by_benchmark=lambda m: words.rows_frame([*m.benchmark_rows, *m.set_rows]),
          by_benchmark_at_budget=lambda m: words.rows_frame(list(m.budget_rows)), cross_check=cross_check,
          breakpoint_line=lambda m: verdict.breakpoint_words(m.breakpoint),
+         knife_edges_record=lambda m: knife_edge.knife_edges_record(m.knife_edges()),
          plot=_figure(lambda figures: figures.measurement_figure))

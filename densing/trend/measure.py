@@ -165,7 +165,7 @@ def _measurement(c: plan.Context, jobs: list, done: dict) -> TrendMeasurement:
         order_breaks=reference_order_breaks(c.targets, {name.family for row in [*singles, *sets]
                                                         for name in row.references})
         if "order_breaks" in c.sections else None, table_words=c.profile.words, missing=tuple(h.missing),
-        since=c.since,
+        since=c.since, common=h.common,
     )
 
 

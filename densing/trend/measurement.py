@@ -83,10 +83,13 @@ class TrendMeasurement(Result):
     table_words: str = ""                                   # the table in words ("the Open LLM Leaderboard v2 table")
     missing: tuple = ()                                     # the sets passed over before the headline's: (name, label, why)
     since: str | None = None                                # the targets' window
+    #: the headline row's common targets (densing.trend.selection.CommonTargets; None where it has none), kept for
+    #: what is computed from them on demand (:meth:`knife_edges`)
+    common: object = field(default=None, repr=False)
 
     _dict_exclude = ("sensitivity", "candidates", "references", "densities", "models", "left_out", "fits",
                      "inversion", "benchmark_rows", "set_rows", "budget_rows", "fixed_size", "order_breaks",
-                     "budget_notes", "missing")
+                     "budget_notes", "missing", "common")
     _shown_as: ClassVar[dict[str, str]] = {"references_by": "reference_rule"}
 
     reference_rule = presented_property("reference_rule", "How the headline's references were chosen, in words "
@@ -194,12 +197,14 @@ class TrendMeasurement(Result):
 
     def document(self) -> dict:
         """What ``densing trend --format json`` prints: ``rows``, one per frontier rule (its ``to_dict()`` with the
-        references, D0, the checks and the paper's figures), then the words, the tables and the rows per benchmark."""
+        references, D0, the checks and the paper's figures), then the words, the headline with its knife edges
+        (:meth:`knife_edges`, computed here), the tables and the rows per benchmark."""
         rows = [{"frontier": rule, "headline": rule == self.headline_rule, "reference": self.reference, "d0": self.d0,
                  **result.to_dict(), "measurable": self.measurable, "checks": [c.to_dict() for c in self.checks],
                  "paper": PAPER} for rule, result in self.rules.items()]
+        headline = {**self.headline_summary(), "knife_edges": presented(self, "knife_edges_record")}
         return {"rows": rows, "verdict": self.verdict, "why": self.why, "status": self.status,
-                "headline": self.headline_summary(),
+                "headline": headline,
                 "sensitivity": frame_records(self.sensitivity), "references": frame_records(self.references),
                 "breakpoint": self.breakpoint.to_dict() if self.breakpoint is not None else None, "by_benchmark": frame_records(self.by_benchmark()),
                 "by_benchmark_at_budget": frame_records(self.by_benchmark_at_budget()),
@@ -209,6 +214,14 @@ class TrendMeasurement(Result):
     def headline_summary(self) -> dict:
         """The JSON's ``headline``: what the data determine (:func:`densing.present.verdict.headline_summary`)."""
         return presented(self, "headline_summary")
+
+    def knife_edges(self):
+        """The headline row's knife edges: each target within ±0.5 standard errors of a censoring boundary moved just
+        across it, one at a time, and the point's move (:func:`densing.trend.knife_edge.headline_knife_edges`,
+        computed on each call); None where the measurement has no headline row."""
+        from densing.trend.knife_edge import headline_knife_edges
+
+        return headline_knife_edges(self)
 
     def influence(self) -> dict[str, list[dict]]:
         """Every row's leave-one-family-out table (``densing trend --by benchmark --format json``), by row."""

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from densing.numbers import format_months, signed
+from densing.trend.knife_edge import point_slope
 from densing.trend.rules import doubling_months
 from studies import knife_edge
 from tests.cli_run import run
@@ -37,7 +38,7 @@ def test_the_headline_json_names_the_most_influential_target_and_its_move(capsys
     for i, model in enumerate(labels):
         kept = replace(common, frame=common.frame.drop(index=common.frame.index[i]).reset_index(drop=True),
                        own=np.delete(common.own, i, axis=1))
-        moves[model] = doubling_months(knife_edge.point_slope(kept, trend.weights, trend.rule))
+        moves[model] = doubling_months(point_slope(kept, trend.weights, trend.rule))
     assert record["months_without"] == pytest.approx(moves[record["model"]], rel=1e-9)
     largest = max(abs(months - headline["months"]) for months in moves.values())
     assert abs(record["move_months"]) == pytest.approx(largest, rel=1e-9)
