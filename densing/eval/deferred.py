@@ -88,11 +88,6 @@ class LoadsOnFirstRequest(LM):
         self.on_event: Callable[[str, HandedRequests | None], None] = ignore_event
 
     @property
-    def is_loaded(self) -> bool:
-        """Whether the model has been loaded."""
-        return self._loaded is not None
-
-    @property
     def lm(self) -> Any:
         """The loaded lm-eval model (loaded now where it is not yet; the name is lm-eval's ``CachingLM.lm``)."""
         return self._load_once()[0]
