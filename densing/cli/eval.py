@@ -253,8 +253,8 @@ def _sweep_with_progress(specs: list, names: list[str], out, *, shard, shard_tex
         lines.step("reading lm-eval's task index and the store")
     counts = show.counts
     try:
-        frame = run_sweep(specs, names, out, on_progress=show.on_progress, on_reuse=show.on_reuse, shard=shard,
-                          **options)
+        frame = run_sweep(specs, names, out, on_progress=show.on_progress, on_reuse=show.on_reuse,
+                          on_requests=show.on_requests, shard=shard, **options)
     except KeyboardInterrupt:
         show.stop()
         typer.echo(f"interrupted: {counts['done']} pair(s) were written to {out}; run the same command to resume", err=True)

@@ -7,11 +7,13 @@ shows what is being loaded from the first slow step on. A stream without a file 
 captured one) gets the bar, which draws nothing until the end there.
 
 Both say when a pair's requests are read from the store's kept build instead of built (:class:`PairReuse`): the
-first such task of a pair in one line as it happens, the pair's count when it is done.
+first such task of a pair in one line as it happens, the pair's count when it is done. Both say the first request
+each pair hands its model (:func:`first_request_line`): for a model's first pair, before its weights load.
 """
 from __future__ import annotations
 
 import abc
+import json
 import sys
 import threading
 import time
@@ -116,6 +118,20 @@ def reuse_line(model: str, benchmark: str, file: Path, requests: int) -> str:
     return f"{model} / {benchmark}: reusing the built requests in {file} ({requests:,} requests)"
 
 
+#: Characters of a request's context shown in its line: its end, where the question is.
+CONTEXT_SHOWN = 80
+
+
+def first_request_line(model: str, benchmark: str, handed) -> str:
+    """The line said as a pair hands its model its first requests (a :class:`densing.eval.deferred.HandedRequests`):
+    how many and of which kind, the end of the first one's context and its continuation, as JSON strings."""
+    context = handed.context if len(handed.context) <= CONTEXT_SHOWN else "…" + handed.context[-CONTEXT_SHOWN:]
+    shown = json.dumps(context, ensure_ascii=False)
+    if handed.continuation is not None:
+        shown += " → " + json.dumps(handed.continuation, ensure_ascii=False)
+    return f"{model} / {benchmark}: {handed.count:,} {handed.request_type} requests, the first: {shown}"
+
+
 def done_line(model: str, benchmark: str, finished: int, total: int, reuse: PairReuse | None) -> str:
     """The line said as a pair is done: its place among the pairs, and its kept builds where it read several."""
     reused = "" if reuse is None or reuse.tasks < 2 else \
@@ -131,11 +147,14 @@ class SweepShow(abc.ABC):
         self.total = total
         self.counts = {"skipped": 0, "done": 0, "sharded": 0, "stopped": 0}
         self.reuse: dict[tuple[str, str], PairReuse] = {}
+        self.requests_said: set[tuple[str, str]] = set()
 
     def on_progress(self, model: str, benchmark: str, status: str) -> None:
-        """``run_sweep``'s progress: a model's load, a pair begun, or a pair finished (counted)."""
+        """``run_sweep``'s progress: a pair begun, a model's load in it, or a pair finished (counted)."""
         if status == "loading":
             self.show_step(f"loading model {model}")
+        elif status == "loaded":
+            self.show_step(f"{model} / {benchmark}: evaluating")
         elif status == "running":
             self.show_step(f"{model} / {benchmark}: building the requests and evaluating")
         else:
@@ -146,6 +165,12 @@ class SweepShow(abc.ABC):
         """``run_sweep``'s reuse of a task's kept build: the pair's first said at once, the rest counted."""
         if self.reuse.setdefault((model, benchmark), PairReuse()).add(file, requests):
             self.show_line(reuse_line(model, benchmark, file, requests))
+
+    def on_requests(self, model: str, benchmark: str, handed) -> None:
+        """``run_sweep``'s requests handed to a model: the pair's first call said at once, the rest not."""
+        if (model, benchmark) not in self.requests_said:
+            self.requests_said.add((model, benchmark))
+            self.show_line(first_request_line(model, benchmark, handed))
 
     def finished(self) -> int:
         """The pairs finished so far, whatever their status."""

@@ -6,8 +6,9 @@ each model with pairs to do as::
 
 in its own process group, dying with its parent. ``JOB`` is a pickle of the child's ``run_sweep`` arguments (that
 model, its pending benchmarks, ``isolate=False``); the child writes each event as one JSON line
-``["progress", model, benchmark, status]`` (a reuse of kept requests ``["reuse", model, benchmark, file, requests]``)
-to the inherited descriptor ``EVENTS_FD``, its last line ``["done"]`` or
+``["progress", model, benchmark, status]`` (a reuse of kept requests ``["reuse", model, benchmark, file, requests]``,
+requests handed to the model ``["requests", model, benchmark, {HandedRequests' fields}]``) to the inherited descriptor
+``EVENTS_FD``, its last line ``["done"]`` or
 ``["error", class name, message]``; its stdout goes to the parent's stderr. The parent (:func:`run_isolated`)
 replays the events and raises the child's error again (a silent death: an ``EvalError`` naming the exit status).
 """
@@ -30,9 +31,9 @@ ERRORS = {"InputError": InputError, "EvalError": EvalError}
 
 
 def run_isolated(model_name: str, arguments: dict[str, Any], on_progress: Callable | None = None,
-                 on_reuse: Callable | None = None) -> None:
-    """Run ``run_sweep(**arguments)`` for one model in a child process; replay its progress and reuses; raise its
-    error."""
+                 on_reuse: Callable | None = None, on_requests: Callable | None = None) -> None:
+    """Run ``run_sweep(**arguments)`` for one model in a child process; replay its progress, reuses and requests
+    handed to the model; raise its error."""
     from functools import partial
 
     from densing.runtime.processes import end_subprocess
@@ -64,8 +65,8 @@ def run_isolated(model_name: str, arguments: dict[str, Any], on_progress: Callab
                     event = json.loads(line)
                 except ValueError:  # a line cut short by the child's death: the exit status says it
                     continue
-                _replay(event, on_progress, on_reuse)
-                if event[0] not in ("progress", "reuse"):
+                _replay(event, on_progress, on_reuse, on_requests)
+                if event[0] not in ("progress", "reuse", "requests"):
                     last = event
         code = process.wait()
     finally:
@@ -82,8 +83,10 @@ def run_isolated(model_name: str, arguments: dict[str, Any], on_progress: Callab
                         "finishing (killed, or out of memory?); the pairs it wrote are kept, run again to resume")
 
 
-def _replay(event: list, on_progress: Callable | None, on_reuse: Callable | None) -> None:
-    """Call ``on_progress`` with a child's progress event, ``on_reuse`` with its reuse event (the file as a path)."""
+def _replay(event: list, on_progress: Callable | None, on_reuse: Callable | None,
+            on_requests: Callable | None) -> None:
+    """Call ``on_progress`` with a child's progress event, ``on_reuse`` with its reuse event (the file as a path),
+    ``on_requests`` with its requests event (a :class:`~densing.eval.deferred.HandedRequests`)."""
     from pathlib import Path
 
     if event[0] == "progress" and on_progress is not None:
@@ -91,6 +94,11 @@ def _replay(event: list, on_progress: Callable | None, on_reuse: Callable | None
     elif event[0] == "reuse" and on_reuse is not None:
         model, benchmark, file, requests = event[1:]
         on_reuse(model, benchmark, Path(file), requests)
+    elif event[0] == "requests" and on_requests is not None:
+        from densing.eval.deferred import HandedRequests
+
+        model, benchmark, handed = event[1:]
+        on_requests(model, benchmark, HandedRequests(**handed))
 
 
 def _child_environment() -> dict:

@@ -6,6 +6,7 @@ import json
 import os
 import pickle
 import sys
+from dataclasses import asdict
 
 from densing.errors import EvalError, InputError
 
@@ -23,7 +24,8 @@ def child(job_path: str, events_fd: int) -> int:
         from densing.eval.runner import run_sweep
 
         run_sweep(**arguments, on_progress=lambda *progress: send("progress", *progress),
-                  on_reuse=lambda model, benchmark, file, requests: send("reuse", model, benchmark, str(file), requests))
+                  on_reuse=lambda model, benchmark, file, requests: send("reuse", model, benchmark, str(file), requests),
+                  on_requests=lambda model, benchmark, handed: send("requests", model, benchmark, asdict(handed)))
     except (InputError, EvalError) as error:
         send("error", type(error).__name__, str(error))
         return 2

@@ -50,13 +50,14 @@ class OtherRank(Exception):
     """lm-eval returned no results because this process is a rank ≠ 0 of a data-parallel run: it writes nothing."""
 
 
-def evaluate_pair(lm: Any, manager: Any, spec: ModelSpec, bench: Benchmark, counts: ParameterCounts, *,
+def evaluate_pair(lm: Any, manager: Any, spec: ModelSpec, bench: Benchmark, counts: Callable[[], ParameterCounts], *,
                   limit: float | None, use_cache: str | None, allow_unsafe_code: bool = False,
                   config_hash_value: str = "", backend: str = "hf", source: str | None = None,
                   built: tuple[Path, str] | None = None,
                   on_reuse: Callable[[Path, int], None] | None = None) -> pd.DataFrame:
-    """Run one benchmark on a loaded model through ``lm_eval.simple_evaluate``; return tidy rows. ``counts``: the
-    model's parameters as loaded, where the models file gives none; ``backend``, ``source``: the rows' ``backend``
+    """Run one benchmark on a model through ``lm_eval.simple_evaluate``; return tidy rows. ``counts()``: the
+    model's parameters as loaded, where the models file gives none (asked once lm-eval has answered: a model that
+    loads on its first request knows them only then); ``backend``, ``source``: the rows' ``backend``
     column and the name in their ``source`` column (default ``backend``); ``built``: (a folder, the requests key) where
     each task's built requests are kept (:func:`~densing.eval.store.serve_built_requests`), ``on_reuse(file,
     requests)`` told of each task whose kept requests are read instead of built. An OLMES-style benchmark
@@ -65,11 +66,12 @@ def evaluate_pair(lm: Any, manager: Any, spec: ModelSpec, bench: Benchmark, coun
     """
     results, loaded, started = _run_harness(lm, manager, spec, bench, limit=limit, use_cache=use_cache,
                                             allow_unsafe_code=allow_unsafe_code, built=built, on_reuse=on_reuse)
-    metrics, params = _metric_rows(results["results"].get(bench.score_task) or {}), counts.total
+    model_counts = counts()
+    metrics, params = _metric_rows(results["results"].get(bench.score_task) or {}), model_counts.total
     ladder = _olmes_scores(results, loaded, bench) if bench.style == "olmes" else None
     if ladder is not None:
         metrics = [("acc", ladder.acc, ladder.acc_stderr), ("len_norm", ladder.len_norm, ladder.len_norm_stderr)]
-        params = counts.ladder
+        params = model_counts.ladder
     if not metrics:
         raise EvalError(f"{spec.name} / {bench.name}: lm-eval reported no metric for task {bench.score_task!r}")
     score_leaves = _leaves(loaded, bench.score_task)
@@ -84,7 +86,7 @@ def evaluate_pair(lm: Any, manager: Any, spec: ModelSpec, bench: Benchmark, coun
     version = lm_eval_version()
     common = {
         "n_shot": shot, "params": spec.params if spec.params is not None else params,
-        "non_embedding_params": spec.non_embedding_params if spec.non_embedding_params is not None else counts.non_embedding,
+        "non_embedding_params": spec.non_embedding_params if spec.non_embedding_params is not None else model_counts.non_embedding,
         "train_tokens": spec.train_tokens, "release_date": spec.release_date, "family": spec.family,
         "revision": spec.revision,
         "source": f"densing {densing.__version__} eval via lm-eval {version} ({source or backend})",

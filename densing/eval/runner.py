@@ -33,6 +33,9 @@ from densing.validation import validate_params
 ProgressCallback = Callable[[str, str, str], None]
 #: ``on_reuse(model, benchmark, file, requests)``: a task's requests read from the store's kept build, not built.
 ReuseCallback = Callable[[str, str, Path, int], None]
+#: ``on_requests(model, benchmark, handed)``: requests handed to the model (a
+#: :class:`~densing.eval.deferred.HandedRequests`), before a model that loads on its first request loads.
+RequestsCallback = Callable[[str, str, Any], None]
 
 
 def as_model_specs(models: str | Path | Sequence[ModelSpec | dict]) -> list[ModelSpec]:
@@ -81,7 +84,7 @@ def sweep_keys(specs: Sequence[ModelSpec], benches: Sequence[Benchmark], manager
 
 
 #: :func:`run_sweep`'s arguments that are the sweep's own, not options a model's own process is given.
-_SWEEP_OWN = ("models", "benchmarks", "store", "on_progress", "on_reuse", "isolate", "check_source")
+_SWEEP_OWN = ("models", "benchmarks", "store", "on_progress", "on_reuse", "on_requests", "isolate", "check_source")
 
 
 @validate_params({k: SWEEP_CONSTRAINTS[k] for k in ("limit", "time_limit", "device", "backend")})  # backend last: it imports lm-eval
@@ -92,6 +95,7 @@ def run_sweep(
     local_data: bool = False, data_root: str | Path | None = None, prefix_cache: bool = False, settings=None,
     shard: tuple[int, int] | None = None, time_limit: float | None = None, isolate: bool | None = None,
     check_source: Callable[[ModelSpec], None] = check_model_source, on_reuse: ReuseCallback | None = None,
+    on_requests: RequestsCallback | None = None,
 ) -> pd.DataFrame:
     """Evaluate every model on every benchmark into ``store``; return the rows of the sweep's parts that exist.
 
@@ -103,11 +107,15 @@ def run_sweep(
     docs/evaluation.md's ``--shard``, ``--time-limit`` and ``--isolate``.
 
     Everything is checked before anything runs. Pairs stored under the same config hash (:func:`sweep_keys`) are
-    skipped; only a model with pairs to do has its source checked (``check_source``) and is loaded.
-    ``on_progress(model, benchmark, status)`` gets ``"skipped"``, ``"loading"`` (the model loads for its first
-    pair to do), ``"running"``, ``"done"``, ``"sharded"`` (a shard's share is in the request cache, no part) or
-    ``"stopped"`` (past the time limit, left to resume); ``on_reuse(model, benchmark, file, requests)`` each task
-    whose requests are read from the store's kept build (:func:`~densing.eval.store.serve_built_requests`).
+    skipped; only a model with pairs to do has its source checked (``check_source``) and is loaded. In a single
+    process (``WORLD_SIZE`` unset or 1) a model loads on its first request (:mod:`densing.eval.deferred`): its first
+    pair's requests are built before its weights load; in a run of several processes it loads before its first pair.
+    ``on_progress(model, benchmark, status)`` gets ``"skipped"``, ``"running"`` (a pair begins: its requests are
+    built), ``"loading"`` and ``"loaded"`` (around the model's load, in the pair under way), ``"done"``,
+    ``"sharded"`` (a shard's share is in the request cache, no part) or ``"stopped"`` (past the time limit, left to
+    resume); ``on_reuse(model, benchmark, file, requests)`` each task whose requests are read from the store's kept
+    build (:func:`~densing.eval.store.serve_built_requests`); ``on_requests(model, benchmark, handed)`` each call
+    that hands requests to the model (:class:`~densing.eval.deferred.HandedRequests`), before the model loads on it.
     """
     # the options as given, for a model's own process (isolate): every parameter but the sweep's own
     options = {name: value for name, value in locals().items() if name not in _SWEEP_OWN}
@@ -145,23 +153,56 @@ def run_sweep(
             from densing.eval.isolated import run_isolated
 
             run_isolated(spec.name, {**options, "models": [spec], "benchmarks": [bench.name for bench in todo],
-                                     "store": store}, on_progress, on_reuse)
+                                     "store": store}, on_progress, on_reuse, on_requests)
             continue
-        progress(spec.name, todo[0].name, "loading")
-        lm, counts = load_model(spec, backend=backend, device=device, batch_size=batch_size, settings=settings)
-        if shard is not None:  # the prefix engine's share and the time limit's end
-            lm.shard = shard
-        if time_limit is not None:
-            lm.admit_until = time.monotonic() + time_limit
+        lm = _model_on_first_request(spec, backend=backend, device=device, batch_size=batch_size, settings=settings,
+                                     shard=shard, time_limit=time_limit)
+        if int(os.environ.get("WORLD_SIZE", "1")) > 1:  # a rank's share of the requests: the loaded model's rank's
+            lm.on_event = _pair_events(spec.name, todo[0].name, progress, on_requests)
+            lm.load_now()
         try:
-            other_rank |= _evaluate_model(lm, counts, spec, todo, manager, store, hashes, built, record, backend, limit=limit,
-                                          allow_unsafe_code=allow_unsafe_code, progress=progress, on_reuse=on_reuse)
+            other_rank |= _evaluate_model(lm, spec, todo, manager, store, hashes, built, record, backend, limit=limit,
+                                          allow_unsafe_code=allow_unsafe_code, progress=progress, on_reuse=on_reuse,
+                                          on_requests=on_requests)
         finally:
             del lm
             gc.collect()
     if other_rank:  # a rank ≠ 0 of a data-parallel run returns quietly: rank 0 holds and writes the results
         return pd.DataFrame()
     return _sweep_rows(store, specs, benches, every_pair=shard is None and time_limit is None)
+
+
+def _model_on_first_request(spec: ModelSpec, *, backend: str, device: str | None, batch_size: int | str, settings,
+                            shard: tuple[int, int] | None, time_limit: float | None):
+    """``spec``'s model as :func:`~densing.eval.loading.load_model` makes it, loaded on its first request
+    (:class:`~densing.eval.deferred.LoadsOnFirstRequest`); a shard or a time limit (``time_limit`` seconds from the
+    load) set on it once loaded."""
+    from densing.eval.deferred import LoadsOnFirstRequest
+    from densing.eval.loading import registered_model
+
+    def load():
+        lm, counts = load_model(spec, backend=backend, device=device, batch_size=batch_size, settings=settings)
+        if shard is not None:  # the prefix engine's share and the time limit's end
+            lm.shard = shard
+        if time_limit is not None:
+            lm.admit_until = time.monotonic() + time_limit
+        return lm, counts
+
+    return LoadsOnFirstRequest(load, registered_model(backend))
+
+
+def _pair_events(model: str, benchmark: str, progress: ProgressCallback, on_requests: RequestsCallback | None):
+    """A :class:`~densing.eval.deferred.LoadsOnFirstRequest`'s ``on_event`` while pair (``model``, ``benchmark``)
+    runs: its load as the pair's progress (``"loading"``, ``"loaded"``), its requests to ``on_requests``."""
+
+    def on_event(event: str, handed) -> None:
+        if event == "requests":
+            if on_requests is not None:
+                on_requests(model, benchmark, handed)
+        else:
+            progress(model, benchmark, event)
+
+    return on_event
 
 
 def _sweep_rows(store: Path, specs: Sequence[ModelSpec], benches: Sequence[Benchmark], *, every_pair: bool
@@ -211,22 +252,25 @@ def _check_engine_options(record, store, *, shard, isolate, time_limit, settings
     return isolate
 
 
-def _evaluate_model(lm, counts, spec: ModelSpec, todo: list, manager, store: Path, hashes: dict, built: dict, record,
+def _evaluate_model(lm, spec: ModelSpec, todo: list, manager, store: Path, hashes: dict, built: dict, record,
                     backend: str, *, limit: float | None, allow_unsafe_code: bool,
-                    progress: ProgressCallback, on_reuse: ReuseCallback | None = None) -> bool:
-    """Evaluate one loaded model on its pairs to do into store parts, each benchmark's built requests kept in the
-    store under its key in ``built`` (:func:`~densing.eval.store.serve_built_requests`); True on a rank ≠ 0 of a
-    data-parallel run. ``on_reuse``: :func:`run_sweep`'s."""
-    identity = hashlib.sha256(json.dumps([spec.load_identity(), record.recorded_as, decoding_identity(lm)],
+                    progress: ProgressCallback, on_reuse: ReuseCallback | None = None,
+                    on_requests: RequestsCallback | None = None) -> bool:
+    """Evaluate one model (a :class:`~densing.eval.deferred.LoadsOnFirstRequest`) on its pairs to do into store
+    parts, each benchmark's built requests kept in the store under its key in ``built``
+    (:func:`~densing.eval.store.serve_built_requests`); True on a rank ≠ 0 of a data-parallel run. ``on_reuse``,
+    ``on_requests``: :func:`run_sweep`'s."""
+    identity = hashlib.sha256(json.dumps([spec.load_identity(), record.recorded_as, decoding_identity(lm.model_class)],
                                          sort_keys=True).encode()).hexdigest()[:12]
     cache = store / CACHE_DIRECTORY / f"{_slug(spec.name)}-{identity}" / "requests"
     other_rank = False
     for bench in todo:
         progress(spec.name, bench.name, "running")
+        lm.on_event = _pair_events(spec.name, bench.name, progress, on_requests)
         value = hashes[spec.name, bench.name]
         reused = None if on_reuse is None else functools.partial(on_reuse, spec.name, bench.name)
         try:
-            rows = evaluate_pair(lm, manager, spec, bench, counts, limit=limit, use_cache=str(cache),
+            rows = evaluate_pair(lm, manager, spec, bench, lambda: lm.counts, limit=limit, use_cache=str(cache),
                                  allow_unsafe_code=allow_unsafe_code, config_hash_value=value,
                                  backend=record.recorded_as, source=backend,
                                  built=(store / CACHE_DIRECTORY / BUILT_DIRECTORY, built[bench.name]), on_reuse=reused)
@@ -252,17 +296,18 @@ def evaluate(models: str | Path | Sequence[ModelSpec | dict], benchmarks: Sequen
         return run_sweep(models, benchmarks, temporary, **options)
 
 
-def decoding_identity(lm) -> dict:
-    """What produced a cached answer, for the request cache's key: the backend class, densing's decoder version
-    where it decodes (:data:`densing.eval.backends.prefix.lm.DECODER_VERSION`), lm-eval's and transformers'."""
+def decoding_identity(model_class: type) -> dict:
+    """What produced a cached answer, for the request cache's key: the backend's class (``model_class``), densing's
+    decoder version where it decodes (:data:`densing.eval.backends.prefix.lm.DECODER_VERSION`), lm-eval's and
+    transformers'."""
     import lm_eval
 
-    identity = {"class": f"{type(lm).__module__}.{type(lm).__qualname__}", "lm_eval": lm_eval.__version__}
+    identity = {"class": f"{model_class.__module__}.{model_class.__qualname__}", "lm_eval": lm_eval.__version__}
     with contextlib.suppress(ImportError):  # a backend without transformers (vLLM's own)
         import transformers
 
         identity["transformers"] = transformers.__version__
-    version = getattr(type(lm), "decoder_version", None)  # densing's own decoding path
+    version = getattr(model_class, "decoder_version", None)  # densing's own decoding path
     if version is not None:
         identity["densing_decoder"] = version
     return identity

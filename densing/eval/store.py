@@ -335,7 +335,8 @@ def request_cache_in_transactions():
     transaction once :data:`COMMIT_SECONDS` have passed since the last (a kill -9 loses at most that much work) and
     when a call raises (a time limit or a shard's end keeps all it computed); lm-eval's own writes of every answer
     after a call go in one transaction. A transaction is open only while its writes run: processes sharing the file
-    (``--shard``) hold its lock no longer than that."""
+    (``--shard``) hold its lock no longer than that. Each cache opened inside is closed when the block is left, on
+    every path (its writer thread ends: a model that fails to load on its first request leaves none running)."""
     from lm_eval.api import model
 
     class TransactionHook(model.CacheHook):
@@ -363,6 +364,7 @@ def request_cache_in_transactions():
             usable_folder(Path(cache_db).parent, "request cache folder")
             usable_request_cache(Path(cache_db))
             self.dbdict = SqliteDict(cache_db, autocommit=False, outer_stack=False)
+            opened.append(self.dbdict)
             self.hook = TransactionHook(self)
             lm.set_cache_hook(self.hook)
 
@@ -382,9 +384,12 @@ def request_cache_in_transactions():
 
             return written
 
+    opened: list = []  # each SqliteDict opened inside, closed on leaving
     saved = model.CachingLM
     model.CachingLM = TransactionCachingLM
     try:
         yield
     finally:
         model.CachingLM = saved
+        for table in opened:
+            table.close()

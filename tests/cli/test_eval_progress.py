@@ -1,6 +1,6 @@
 """What ``densing eval`` shows while it works on a stream that is not a terminal (densing/cli/eval_progress.py):
-plain lines from the first slow step on, a line while a step lasts, and a line when a pair's requests are read from
-the store's kept build instead of built."""
+plain lines from the first slow step on, a line while a step lasts, a line when a pair's requests are read from
+the store's kept build instead of built, and the first request a pair hands its model (before the model loads)."""
 from __future__ import annotations
 
 import io
@@ -62,8 +62,12 @@ def test_a_pipe_gets_plain_lines_and_a_second_run_says_it_reuses_the_built_reque
     first = _eval_on_a_pipe(tmp_path, tiny_tasks, "fake", "tiny_group")
     assert first[0].startswith("densing eval: checking the options and --backend densing-test-fake")
     assert "densing eval: reading lm-eval's task index and the store …" in first
-    assert first.index("densing eval: loading model fake …") < \
-        first.index("densing eval: fake / tiny_group: building the requests and evaluating …")
+    # the first pair's requests are built and the first of them said before the model loads, its newline escaped
+    handed = ('densing eval: fake / tiny_group: 30 loglikelihood requests, the first: "Question: What colour is the '
+              'sky on a clear day?\\nAnswer:" → " blue"')
+    assert first.index("densing eval: fake / tiny_group: building the requests and evaluating …") < \
+        first.index(handed) < first.index("densing eval: loading model fake …") < \
+        first.index("densing eval: fake / tiny_group: evaluating …")
     assert first[-1] == "densing eval: fake / tiny_group: done (1 of 1 pairs)"
     assert not any("reusing" in line for line in first)
     # another model of the same sweep: the same built requests (their key has no model), read from the store

@@ -39,18 +39,23 @@ def test_models_in_processes_of_their_own_give_the_same_rows_and_progress(tmp_pa
 
     monkeypatch.setattr(runner, "load_model", watched)
     store = tmp_path / "store"
+    handed: list[tuple] = []
     rows = run_sweep(models_entries(tiny_models), ["tiny_mc", "tiny_gen"], store, include_paths=[tiny_tasks],
-                     device="cpu", isolate=True, on_progress=lambda *event: events.append(event))
+                     device="cpu", isolate=True, on_progress=lambda *event: events.append(event),
+                     on_requests=lambda model, bench, requests: handed.append((model, bench, requests)))
     pd.testing.assert_frame_equal(_sorted(rows), _sorted(run_sweep(
         models_entries(tiny_models), ["tiny_mc", "tiny_gen"], reference_store, include_paths=[tiny_tasks], device="cpu")))
     assert loaded == []
+    assert [(model, bench, requests.request_type, requests.count) for model, bench, requests in handed] == \
+        [(f"tiny-{i}", bench, kind, count) for i in (0, 1)
+         for bench, kind, count in (("tiny_mc", "loglikelihood", 15), ("tiny_gen", "generate_until", 4),
+                                    ("tiny_gen", "loglikelihood", 4))]  # tiny_gen's generations, then its loss
     run_sweep(models_entries(tiny_models)[:1], ["tiny_mc"], tmp_path / "in-process", include_paths=[tiny_tasks],
               device="cpu")
     assert loaded == ["tiny-0"]  # the watch sees a model loaded in this process
-    assert events == [event for i in (0, 1) for event in
-                      [(f"tiny-{i}", "tiny_mc", "loading")] + [(f"tiny-{i}", bench, status)
-                                                               for bench in ("tiny_mc", "tiny_gen")
-                                                               for status in ("running", "done")]]
+    assert events == [(f"tiny-{i}", bench, status) for i in (0, 1) for bench, statuses in
+                      (("tiny_mc", ("running", "loading", "loaded", "done")), ("tiny_gen", ("running", "done")))
+                      for status in statuses]
     events.clear()
     run_sweep(models_entries(tiny_models), ["tiny_mc", "tiny_gen"], store, include_paths=[tiny_tasks], device="cpu",
               isolate=True, on_progress=lambda *event: events.append(event))

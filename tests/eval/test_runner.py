@@ -206,9 +206,9 @@ def test_the_request_cache_is_keyed_by_what_decodes():
     class Plain:
         pass
 
-    plain = runner.decoding_identity(Plain())
-    assert plain["class"].endswith("Plain") and "densing_decoder" not in plain and plain == runner.decoding_identity(Plain())
-    first = runner.decoding_identity(object.__new__(prefix_lm.PrefixCachedHFLM))
+    plain = runner.decoding_identity(Plain)
+    assert plain["class"].endswith("Plain") and "densing_decoder" not in plain and plain == runner.decoding_identity(Plain)
+    first = runner.decoding_identity(prefix_lm.PrefixCachedHFLM)
     assert first["densing_decoder"] == prefix_lm.DECODER_VERSION and first != plain
 
     class Changed(prefix_lm.PrefixCachedHFLM):  # the same class after a decoder change
@@ -216,7 +216,7 @@ def test_the_request_cache_is_keyed_by_what_decodes():
 
     Changed.__qualname__ = prefix_lm.PrefixCachedHFLM.__qualname__
     Changed.__module__ = prefix_lm.PrefixCachedHFLM.__module__
-    changed = runner.decoding_identity(object.__new__(Changed))
+    changed = runner.decoding_identity(Changed)
     assert changed["class"] == first["class"] and changed != first
 
 
@@ -244,7 +244,7 @@ def test_no_results_is_quiet_on_a_rank_other_than_zero_and_an_error_on_rank_zero
     spec = model_spec_from_mapping({"name": "m", "model": "gpt2"}, where="test")
     expected = runner.OtherRank if rank else EvalError
     with pytest.raises(expected):
-        runner.evaluate_pair(lm, Manager(), spec, Benchmark("b", "b"), ParameterCounts(1.0, 1.0, 1.0), limit=None,
+        runner.evaluate_pair(lm, Manager(), spec, Benchmark("b", "b"), lambda: ParameterCounts(1.0, 1.0, 1.0), limit=None,
                              use_cache=None, allow_unsafe_code=False,
                              config_hash_value="x", backend="hf")
 
