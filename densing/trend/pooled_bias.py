@@ -24,6 +24,7 @@ import json
 import math
 from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import ClassVar
 
 from densing.errors import InputError
 from densing.paths import RESULTS
@@ -31,12 +32,20 @@ from densing.trend.bias import THRESHOLD, corrected_months, is_same_point
 
 #: The record ``studies/three_tables.py --summary --write`` makes, beside the first pooled result.
 RECORD = RESULTS / "three_tables" / "bias.json"
+#: :data:`RECORD` as the documents and the output name it.
+RECORD_WORDS = "results/three_tables/bias.json"
 #: The study that makes :data:`RECORD`.
 STUDY = "studies/three_tables.py"
 
 
 class StaleBias(InputError):
-    """The record's bias was measured beside another pooled point than the one shown: the study is to be run again."""
+    """The record's bias was measured beside another pooled point than the one shown: the study is to be run again.
+    ``measured_at`` is the record's point and ``shown`` the one shown (months; NaN where none)."""
+
+    def __init__(self, message: str, measured_at: float, shown: float):
+        super().__init__(message)
+        self.measured_at = measured_at
+        self.shown = shown
 
 
 @dataclass(frozen=True)
@@ -89,6 +98,8 @@ class PooledCorrection:
     record: PooledBias
     corrections: tuple[WorldCorrection, ...]
 
+    threshold: ClassVar[float] = THRESHOLD  # the |bias| above which a world corrects the point
+
     def corrected_range(self) -> tuple[tuple[float, float], tuple[float, float], tuple[float, float]] | None:
         """((point, point), (low end, low end), (high end, high end)) in months, each pair the smallest and largest of
         the worlds' corrections; None where no world corrects the point."""
@@ -111,8 +122,8 @@ class PooledCorrection:
                            "doubling_time_months": found.months if found else None,
                            "ci_low": found.months_low if found else None,
                            "ci_high": found.months_high if found else None})
-        return {"shown": True, "stale": False, "record": f"{RECORD.parent.name}/{RECORD.name}", "study": STUDY,
-                "threshold": THRESHOLD, "corrected": both is not None,
+        return {"shown": True, "stale": False, "record": RECORD_WORDS, "study": STUDY,
+                "threshold": self.threshold, "corrected": both is not None,
                 "doubling_time_months": list(both[0]) if both else None, "ci_low": list(both[1]) if both else None,
                 "ci_high": list(both[2]) if both else None, "worlds": worlds}
 
@@ -186,12 +197,12 @@ def pooled_correction(pooled: dict, path: str | Path | None = None) -> PooledCor
     :data:`RECORD`): an InputError in one line where the record is missing or damaged (:func:`read_pooled_bias`), a
     :class:`StaleBias` where it was written beside another point."""
     record = read_pooled_bias(path)
-    months = pooled["doubling_time_months"]
-    if months is None or not is_same_point(float(months), record.point_months):
-        shown = "none" if months is None else f"{float(months):.3g} months"
+    months = math.nan if pooled["doubling_time_months"] is None else float(pooled["doubling_time_months"])
+    if not is_same_point(months, record.point_months):
         raise StaleBias(f"{record.path.name}: the pooled law's bias was measured beside its point "
                         f"{record.point_months:.3g} months under the CLI's default draws and seed, and this point is "
-                        f"{shown} (a changed table or estimator: run {STUDY} again)")
+                        f"{months:.3g} months (a changed table or estimator: run {STUDY} again)",
+                        record.point_months, months)
     return corrected(record, pooled)
 
 
@@ -214,6 +225,6 @@ def correction_field(found: PooledCorrection | InputError) -> dict:
     return not_shown(found) if isinstance(found, InputError) else found.to_dict()
 
 
-__all__ = ["PooledBias", "PooledCorrection", "RECORD", "STUDY", "StaleBias", "WorldBias", "WorldCorrection",
+__all__ = ["PooledBias", "PooledCorrection", "RECORD", "RECORD_WORDS", "STUDY", "StaleBias", "WorldBias", "WorldCorrection",
            "correction_field", "corrected", "looked_up", "not_shown", "pooled_correction", "read_pooled_bias",
            "world_correction"]
