@@ -98,6 +98,13 @@ def corrected_words(correction) -> str:
     return f"{_range_words(point)} months, 95% CI from {low_words} to {high_words}"
 
 
+def _worlds_words(count: int) -> str:
+    """``"one planted world"`` or ``"3 planted worlds"``."""
+    if count == 1:
+        return "one planted world"
+    return f"{count} planted worlds"
+
+
 def correction_clauses(found) -> list[str]:
     """The bias correction's line on ``densing trend --table all``'s screen as clauses, the first the answer (the
     screen drops trailing ones that do not fit its width): ``found`` is :func:`densing.trend.pooled_bias.looked_up`'s
@@ -112,7 +119,7 @@ def correction_clauses(found) -> list[str]:
         return [f"bias correction not shown: {found}"]
     if not found.corrections:
         return [f"bias in planted worlds within {format_number(100 * found.threshold)}%: no correction"]
-    return [f"bias-corrected: {corrected_words(found)}", f"{len(found.corrections)} planted worlds", STUDY]
+    return [f"bias-corrected: {corrected_words(found)}", _worlds_words(len(found.corrections)), STUDY]
 
 
 def correction_sentence(found) -> str:
@@ -132,7 +139,7 @@ def correction_sentence(found) -> str:
             f"over replicates): {worlds}")
     if not found.corrections:
         return f"{said}; each within {format_number(100 * found.threshold)}%, no correction."
-    return (f"{said}; bias-corrected by the {len(found.corrections)} worlds beyond "
+    return (f"{said}; bias-corrected by the {_worlds_words(len(found.corrections))} beyond "
             f"{format_number(100 * found.threshold)}%, {corrected_words(found)} (moved by each world's "
             f"factor, widened by its bias's Monte Carlo error).")
 
