@@ -204,8 +204,8 @@ def counted(lines: list[str], what: str, where: str) -> str | None:
 
 
 def closing(clauses: list[str], width: int | None = None) -> str:
-    """The last line: ``clauses`` joined by ``"; "`` with a full stop, trailing clauses dropped until it fits ``width``
-    (default: the terminal's; the first clause, the answer, is always kept)."""
+    """The last line (or any one line of clauses): ``clauses`` joined by ``"; "`` with a full stop, trailing clauses
+    dropped until it fits ``width`` (default: the terminal's; the first clause, the answer, is always kept)."""
     if width is None:
         from rich.console import Console
 

@@ -1,11 +1,12 @@
 """``densing trend --table all``: one Densing Law from the three tables (:mod:`densing.trend.pooled_tables`), on one
-screen (80 × 40) ending with its doubling time, or as JSON (``--format json``) or CSV (the tables' rows)."""
+screen (80 × 40) ending with its doubling time, or as JSON (``--format json``) or CSV (the tables' rows); the screen
+and the JSON give beside it the figure corrected for its bias in planted worlds (:mod:`densing.trend.pooled_bias`)."""
 from __future__ import annotations
 
 from densing.cli.layout import closing
 from densing.cli.output import Format, print_document, print_frame, print_text, working
 from densing.errors import InputError
-from densing.present.pooled import headline_words, interval_words, side_lines
+from densing.present.pooled import correction_clauses, headline_words, interval_words, side_lines
 
 #: The ``--table`` name of the pooled law.
 ALL_TABLES = "all"
@@ -46,9 +47,12 @@ def closing_line(found: dict) -> str:
     return closing([f"Doubling time: {interval_words(pooled)}, {pooled['state']}", "three tables pooled"])
 
 
-def print_screen(found: dict) -> None:
-    """The pooled law on one screen: the answer, the tables' own slopes and scales, the test, the sides, the line."""
+def print_screen(found: dict, correction) -> None:
+    """The pooled law on one screen: the answer, its bias correction in one line (``correction``:
+    :func:`densing.trend.pooled_bias.looked_up`'s answer), the tables' own slopes and scales, the test, the sides, the
+    line."""
     print_text(headline_words(found))
+    print_text(closing(correction_clauses(correction)))
     print_frame(_tables_frame(found), Format.table, keys=1,
                 title="each table's own doubling time on the common scale (months, 95% CI) and its scale "
                 "y_public = a + s·y_table (s with its 95% CI)")
@@ -59,18 +63,20 @@ def print_screen(found: dict) -> None:
 
 def run(*, n_boot: int, seed: int, fmt: Format) -> None:
     """``densing trend --table all`` in ``fmt``."""
+    from densing.trend.pooled_bias import correction_field, looked_up
     from densing.trend.pooled_tables import measure_tables
 
     with working("measuring the three tables' pooled law …", after=5.0):
         found = measure_tables(n_boot=n_boot, seed=seed)
-    if fmt is Format.json:
-        tables = found.pop("tables")
-        print_document(tables, **found)
-        return
     if fmt is Format.csv:
         print_frame(_tables_frame(found), fmt)
         return
-    print_screen(found)
+    correction = looked_up(found["pooled"])
+    if fmt is Format.json:
+        tables = found.pop("tables")
+        print_document(tables, **found, bias_correction=correction_field(correction))
+        return
+    print_screen(found, correction)
 
 
 __all__ = ["ALL_HELP", "ALL_TABLES", "closing_line", "print_screen", "refuse_options", "run"]

@@ -77,6 +77,73 @@ def headline_words(found: dict) -> str:
             f"labs, {pooled['n_boot']} draws of labs, families, noise and scales.")
 
 
+def _range_words(pair: tuple[float, float]) -> str:
+    """A corrected figure's range over the worlds: ``"5.85–6.15"``, or one number where both print alike."""
+    low, high = format_months(pair[0]), format_months(pair[1])
+    return low if low == high else f"{low}–{high}"
+
+
+def corrected_words(correction) -> str:
+    """The bias-corrected pooled figure of a :class:`densing.trend.pooled_bias.PooledCorrection` that corrects:
+    ``"5.85–6.15 months, 95% CI from (2.65–2.87) to (61.9–63)"``, each a range over the worlds (an end's range in
+    parentheses; an open high end "at least …")."""
+    point, low, high = correction.corrected_range()
+    low_words, high_words = _range_words(low), _range_words(high)
+    if "–" in low_words:
+        low_words = f"({low_words})"
+    if not math.isfinite(high[0]):
+        return f"{_range_words(point)} months, at least {low_words} at 95%"
+    if "–" in high_words:
+        high_words = f"({high_words})"
+    return f"{_range_words(point)} months, 95% CI from {low_words} to {high_words}"
+
+
+def _worlds_words(count: int) -> str:
+    """``"one planted world"`` or ``"3 planted worlds"``."""
+    if count == 1:
+        return "one planted world"
+    return f"{count} planted worlds"
+
+
+def correction_clauses(found) -> list[str]:
+    """The bias correction's line on ``densing trend --table all``'s screen as clauses, the first the answer (the
+    screen drops trailing ones that do not fit its width): ``found`` is :func:`densing.trend.pooled_bias.looked_up`'s
+    answer, a correction (its range over the worlds, or none within the threshold), a stale record (measured beside
+    another point: not shown, said so) or a missing or damaged one (its fault)."""
+    from densing.trend.pooled_bias import STUDY, StaleBias
+
+    if isinstance(found, StaleBias):
+        return [f"bias correction stale, not shown: measured at {format_months(found.measured_at)} months, not "
+                f"{format_months(found.shown)}", f"run {STUDY} again"]
+    if isinstance(found, Exception):
+        return [f"bias correction not shown: {found}"]
+    if not found.corrections:
+        return [f"bias in planted worlds within {format_number(100 * found.threshold)}%: no correction"]
+    return [f"bias-corrected: {corrected_words(found)}", _worlds_words(len(found.corrections)), STUDY]
+
+
+def correction_sentence(found) -> str:
+    """The bias correction in one sentence for the report: each world's bias of the pooled point (median ± its Monte
+    Carlo error, its replicates and draws) and the corrected figure as the range over the worlds beyond the threshold;
+    or that the record is stale (measured beside another point) or missing or damaged, and so not shown."""
+    from densing.trend.pooled_bias import RECORD_WORDS, STUDY, StaleBias
+
+    if isinstance(found, StaleBias):
+        return f"The bias correction is stale and not shown: {found}"
+    if isinstance(found, Exception):
+        return f"The bias correction is not shown: {found}"
+    worlds = "; ".join(f"{w.words}, {w.replicates} replicates of {w.draws} draws: "
+                       f"{format_number(100 * abs(w.bias))}% ± {format_number(100 * w.bias_se)} "
+                       f"{'too steep' if w.bias > 0 else 'too shallow'}" for w in found.record.worlds)
+    said = (f"Bias of the pooled point in worlds planted from the three rows ({STUDY}, {RECORD_WORDS}; the median "
+            f"over replicates): {worlds}")
+    if not found.corrections:
+        return f"{said}; each within {format_number(100 * found.threshold)}%, no correction."
+    return (f"{said}; bias-corrected by the {_worlds_words(len(found.corrections))} beyond "
+            f"{format_number(100 * found.threshold)}%, {corrected_words(found)} (moved by each world's "
+            f"factor, widened by its bias's Monte Carlo error).")
+
+
 def side_lines(found: dict) -> list[str]:
     """The sentences beside the pooled figure: the test, leave one table out, leave one lab out, the late frontier,
     the sensitivity with no common scale and the forecast check's verdict."""

@@ -103,8 +103,14 @@ class BiasRow:
 
     def same_point(self, months: float) -> bool:
         """Whether ``months`` is the point this row's bias was measured at (within :data:`SAME_POINT`)."""
-        return (math.isfinite(months) and math.isfinite(self.point_months)
-                and abs(months / self.point_months - 1.0) <= SAME_POINT)
+        return is_same_point(months, self.point_months)
+
+
+def is_same_point(months: float, measured_at: float) -> bool:
+    """Whether the point ``months`` is the point ``measured_at`` a bias was measured at: both finite and
+    |months/measured_at − 1| ≤ :data:`SAME_POINT`."""
+    return (math.isfinite(months) and math.isfinite(measured_at)
+            and abs(months / measured_at - 1.0) <= SAME_POINT)
 
 
 @dataclass(frozen=True)

@@ -79,3 +79,20 @@ def test_the_scales_table_is_one_row_per_table(pooled):
     assert list(table["table"]) == ["public", "openllm_v2", "swallow"]
     assert table["mapped"].iloc[0] == "the common scale" and table["mapped"].iloc[2].startswith("through openllm_v2")
     json.dumps(table.to_dict("records"))  # plain cells
+
+
+def test_the_section_gives_the_bias_corrected_range_and_refuses_a_stale_record(pooled, monkeypatch, tmp_path):
+    from densing.trend import pooled_bias
+
+    point = pooled.doubling_time_months
+    world = {"world": "common", "words": "one slope in every table", "draws": 200, "planted_months": 4.0,
+             "replicates": 100, "failed": 0, "bias": 0.2, "bias_se": 0.01}
+    path = tmp_path / "bias.json"
+    for at, says in ((point, f"bias-corrected by the one planted world beyond 5%, {point * 1.2:.2f} months"),
+                     (point * 1.1, "The bias correction is stale and not shown")):
+        path.write_text(json.dumps({"study": "x", "commands": [], "point_months": at, "worlds": [world]}))
+        monkeypatch.setattr(pooled_bias, "RECORD", path)
+        section = pooled_report.section(pooled, None, 3.3)
+        body = " ".join(renderer(section)(section).parts)
+        assert says in body
+    assert "bias-corrected" not in body

@@ -2,7 +2,8 @@
 (:func:`densing.trend.pooled_trend.pooled_trend`, ``densing trend --table all``'s measurement), computed by the report
 beside its headline in a forked worker (:func:`side`), laid out by :func:`render`: the three tables' points on one
 chart on the common scale with the pooled line and its band, each table's offset and scale, the common-slope test,
-leave one table out, leave one lab out, the late frontier's labs and the forecast verdict.
+leave one table out, leave one lab out, the late frontier's labs and the forecast verdict; below the headline, the
+pooled figure corrected for its bias in planted worlds (:mod:`densing.trend.pooled_bias`), or why it is not shown.
 """
 from __future__ import annotations
 
@@ -12,10 +13,11 @@ from typing import ClassVar
 import pandas as pd
 
 from densing.designs import LeftOut
-from densing.errors import DensingError
+from densing.errors import DensingError, InputError
 from densing.numbers import format_months, format_number
 from densing.present import pooled as words
 from densing.report.html import Section, cards_html, esc, figure_html, months_words, table_html
+from densing.trend.pooled_bias import PooledCorrection, looked_up
 from densing.trend.pooled_trend import PooledTrend, pooled_trend
 
 TITLE = "One law from three harnesses"
@@ -24,12 +26,15 @@ DESIGN = "three_tables"
 
 @dataclass(frozen=True)
 class PooledSection:
-    """The pooled law of the three tables (:class:`~densing.trend.pooled_trend.PooledTrend`) and the paper's months."""
+    """The pooled law of the three tables (:class:`~densing.trend.pooled_trend.PooledTrend`), the paper's months and
+    the pooled figure's bias correction (:func:`densing.trend.pooled_bias.looked_up`'s answer: the correction, or the
+    InputError of a stale, missing or damaged record)."""
 
     title: ClassVar[str] = TITLE
     design: ClassVar[str] = DESIGN  # the registered design that renders it
     pooled: PooledTrend
     paper_months: float
+    correction: PooledCorrection | InputError
 
 
 def measured(n_boot: int, seed: int) -> PooledTrend | str:
@@ -49,10 +54,11 @@ def side(inputs) -> tuple:
 
 def section(result, rows: pd.DataFrame, paper_months: float) -> PooledSection | LeftOut:
     """The section's data from the side job's ``result`` (the public table's ``rows`` are not needed: the public
-    table is one of the three); a note where it could not be measured (:class:`LeftOut`)."""
+    table is one of the three) with its bias correction read from the record; a note where it could not be measured
+    (:class:`LeftOut`)."""
     if isinstance(result, str):
         return LeftOut(TITLE, DESIGN, result)
-    return PooledSection(result, paper_months)
+    return PooledSection(result, paper_months, looked_up(result.record["pooled"]))
 
 
 def scales_table(pooled: PooledTrend) -> pd.DataFrame:
@@ -118,6 +124,7 @@ def render(s: PooledSection | LeftOut) -> Section:
     tables, labs = leave_one_out_tables(record)
     sides = [f'<p class="sub">{esc(line)}.</p>' for line in words.side_lines(record)]
     parts = [f'<p class="verdict"><strong>{esc(words.headline_words(record))}</strong></p>',
+             f'<p class="sub">{esc(words.correction_sentence(s.correction))}</p>',
              _cards(pooled, s.paper_months),
              figure_html(pooled.plot(), "three-tables",
                          "Each table's points on the public table's scale (y_public = a + s·y_table), a colour per "
