@@ -33,9 +33,10 @@ WIDE_HELP = "Tables: keep the columns with nothing in them (and, where a command
 By = Enum("By", {name: name for name in ("headline", "benchmark")}, type=str)  # --by
 
 #: The sections of the measurement (:data:`densing.trend.plan.SECTIONS`) each output of the headline shows and
-#: computes; ``--by benchmark`` computes every section.
+#: computes; ``--by benchmark`` computes every section, but on its screen (the rows, their notes and the order
+#: breaks; not the rows at one budget, the sensitivity, the breakpoint or the densities: ``--detail`` shows those).
 SHOWN = {"screen": (), "csv": (), "detail": ("sensitivity", "breakpoint"),
-         "json": ("sensitivity", "breakpoint", "order_breaks")}
+         "json": ("sensitivity", "breakpoint", "order_breaks"), "by benchmark screen": ("rows", "order_breaks")}
 
 
 #: The main design: the leaderboard-based measurement of a target table (every other name is a registered design).
@@ -91,8 +92,11 @@ def trend(
                                "fmt": fmt, "wide": wide, "detail": detail})
         return
     draws_option(n_boot, seed)
-    shown = "all" if by is By.benchmark else SHOWN[fmt.value if fmt is not Format.table else
-                                                   "detail" if detail else "screen"]
+    output = fmt.value if fmt is not Format.table else "detail" if detail else "screen"
+    if by is By.benchmark:
+        shown = SHOWN["by benchmark screen"] if output == "screen" else "all"
+    else:
+        shown = SHOWN[output]
     with working(f"measuring the trend of {path.name} …", after=PROGRESS_AFTER_S):
         result, forecast = announced(lambda draws: _measure(path, profile, fit, d0_tokens, since, epoch, draws, seed, by,
                                                             without_continual, shown), n_boot, "trend", "the trend")

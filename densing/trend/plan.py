@@ -58,9 +58,10 @@ BUDGET = Variant(d0=capability.BUDGET_D0)
 
 #: The sections of a measurement beside its headline (its every frontier rule, checks and verdict), each computed only
 #: where the caller shows it: ``sensitivity`` (each reference, the other rules, the other law shape, one budget),
-#: ``breakpoint`` (before and after ChatGPT), ``densities``, ``rows`` (every benchmark and set, and the fixed-size
-#: estimator), ``order_breaks``, ``candidates`` (the candidate table over every candidate benchmark).
-SECTIONS = ("sensitivity", "breakpoint", "densities", "rows", "order_breaks", "candidates")
+#: ``breakpoint`` (before and after ChatGPT), ``densities``, ``rows`` (every benchmark and set, the fixed-size
+#: estimator, and the notes of the rows at one budget), ``budget`` (with ``rows``: those rows at one budget),
+#: ``order_breaks``, ``candidates`` (the candidate table over every candidate benchmark).
+SECTIONS = ("sensitivity", "breakpoint", "densities", "rows", "budget", "order_breaks", "candidates")
 
 
 class Sections:
@@ -181,11 +182,13 @@ def plan(c: Context) -> list:
     budget += [RowJob(name, c.profile.sets[name][0], "set", c.profile.sets[name][1], BUDGET)
                for name in c.profile.budget_sets]
     budget = [job for job in budget if rows or (side and job.name == headline)]
+    noted = bool(budget)  # the budget's fits: their notes (members with no size at D0) stand beside the rows
+    budget = [job for job in budget if "budget" in c.sections or (side and job.name == headline)]
     shape = [] if headline is None or not side else [RowJob(headline, c.profile.sets[headline][0], "set",
                                                               c.profile.sets[headline][1], LOGISTIC)]
     read = {b for job in shape for b in job.benchmarks}  # what the other shape's candidate table is needed for
     fits = [FitsJob(LOGISTIC, tuple(b for b in c.profile.candidates if b in read) or c.profile.candidates)] if shape else []
-    fits += [FitsJob(BUDGET)] if budget else []
+    fits += [FitsJob(BUDGET)] if noted else []
     return [ContextJob("headline", measure_headline), *fits,
             *([ContextJob("fixed_size", fixed_size_estimate)] if rows else []), *sets, *singles, *shape, *budget]
 

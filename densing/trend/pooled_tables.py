@@ -36,7 +36,7 @@ from densing.laws.bounds import EXACT
 from densing.states import State
 from densing.trend import rules
 from densing.trend.forecast import EarlyLine, forecast_at
-from densing.trend.pooling import _family_weights, lab_clusters
+from densing.trend.pooling import DRAW_CELLS, _family_weights, lab_clusters
 from densing.trend.random_effects import determined_ends, draws_needed, end_range, months_interval, pool_slopes
 from densing.trend.table_rows import TableRow, table_row
 from densing.trend.table_scale import ScalePlan, check_positive, mapped, scale_plan
@@ -135,13 +135,23 @@ def _one_batch(points: Points, plan: ScalePlan, names: tuple[str, ...], count: i
     noisy = points.y + rng.standard_normal((count, len(points))) * points.noise
     scaled, scales = mapped(plan, points.tables, noisy, weight)
     masks = [points.tables == name for name in names]
-    problems = [scaled] + [scaled] * len(names) * 2 + [noisy] * len(names)
-    weights = [weight] + [weight * m for m in masks] + [weight * ~m for m in masks] + [weight * m for m in masks]
-    slopes = frontier_slopes(points.t, np.concatenate(problems), points.kind, np.concatenate(weights), points.models,
-                             start).reshape(len(problems), count)
     tables = len(names)
+    lines = 1 + 3 * tables  # the pooled line, each table's, the others', each table's on its own scale
+    step = max(1, DRAW_CELLS // (lines * max(len(points), 1)))  # draws solved at once (each row's line is its own)
+    slopes = np.concatenate([_batch_slopes(points, masks, scaled[low:low + step], noisy[low:low + step],
+                                           weight[low:low + step], start) for low in range(0, count, step)], axis=1)
     return PooledDraws(slopes[0], slopes[1:1 + tables], slopes[1 + tables:1 + 2 * tables], slopes[1 + 2 * tables:],
                        scales)
+
+
+def _batch_slopes(points: Points, masks: list, scaled: np.ndarray, noisy: np.ndarray, weight: np.ndarray, start
+                  ) -> np.ndarray:
+    """The slopes of :func:`_one_batch`'s lines in K of its draws, (1 + 3·T, K): the pooled line, each table's and
+    the others' on the common scale, each table's on its own scale."""
+    problems = [scaled] + [scaled] * len(masks) * 2 + [noisy] * len(masks)
+    weights = [weight] + [weight * m for m in masks] + [weight * ~m for m in masks] + [weight * m for m in masks]
+    return frontier_slopes(points.t, np.concatenate(problems), points.kind, np.concatenate(weights), points.models,
+                           start).reshape(len(problems), len(weight))
 
 
 def _joined(first: PooledDraws, second: PooledDraws) -> PooledDraws:

@@ -23,6 +23,7 @@ from densing.errors import InputError
 from densing.laws.bounds import EXACT
 from densing.states import State
 from densing.results import ALPHA_CONSTRAINTS, Result, interval_frame, presented
+from densing.runtime.memo import same_tables
 from densing.trend import rules
 from densing.trend.pooled_tables import LEVEL, TABLES, pooled_frame, pooled_law, pooled_points
 from densing.trend.table_rows import TableRow, table_row
@@ -168,6 +169,7 @@ def pooled_result(rows: list[TableRow], record: dict, epoch: str = DEFAULT_EPOCH
         pooled["n_models"], pooled["n_labs"], pooled["n_boot"], epoch, record, points)
 
 
+@same_tables()  # each table's score matrices, selections and family rows computed once within the call
 @validate_params({"n_boot": [INTERVAL_DRAWS], "seed": [Interval(Integral, 0, None)]})
 def pooled_trend(*, n_boot: int = 600, seed: int = 0) -> PooledTrend:
     """The three tables' pooled law → :class:`PooledTrend` (results/three_tables/DECLARATION.md; ``densing trend

@@ -46,3 +46,19 @@ def test_each_output_is_the_same_as_from_a_measurement_of_more_sections(output, 
 def test_by_benchmark_computes_every_section(run_cli, monkeypatch):
     _, asked = _printed(run_cli, monkeypatch, ("--by", "benchmark", "--format", "csv"))
     assert asked == ["all"]
+
+
+@pytest.mark.slow
+def test_the_by_benchmark_screen_is_the_same_as_from_every_section(run_cli, monkeypatch):
+    """``--by benchmark``'s screen computes its rows, their notes and the order breaks alone (not the rows at one
+    budget, the sensitivity, the breakpoint or the densities, which ``--detail`` shows): the same bytes as from a
+    measurement of every section."""
+    from densing.cli import trend as command
+
+    shown, asked = _printed(run_cli, monkeypatch, ("--by", "benchmark"))
+    assert asked == [command.SHOWN["by benchmark screen"]]
+    assert set(command.SHOWN["by benchmark screen"]) < set(SECTIONS)
+    monkeypatch.setitem(command.SHOWN, "by benchmark screen", "all")
+    everything, asked = _printed(run_cli, monkeypatch, ("--by", "benchmark"))
+    assert asked == ["all"]
+    assert everything == shown

@@ -169,8 +169,9 @@ def test_the_plan_holds_one_job_per_row_and_variant():
 
 def test_the_plan_holds_the_jobs_of_the_sections_asked_for():
     """No section beside the headline: the headline's job alone (computed here: no worker for one job);
-    ``sensitivity``: the headline set under the other shape and at one budget, with their fits; ``rows``: every row
-    and the fixed-size estimator, no other shape."""
+    ``sensitivity``: the headline set under the other shape and at one budget, with their fits; ``rows``: every row,
+    the fixed-size estimator and the budget's fits (their notes), no other shape; ``budget`` with ``rows``: the rows at
+    one budget too."""
     import pandas as pd
 
     from densing import registry
@@ -184,13 +185,17 @@ def test_the_plan_holds_the_jobs_of_the_sections_asked_for():
         return [job.key for job in plan.plan(context)]
 
     headline = profile.headline_set
-    assert keys(()) == ["headline"] and keys(("breakpoint", "densities", "order_breaks", "candidates")) == ["headline"]
+    assert keys(()) == ["headline"]
+    assert keys(("breakpoint", "densities", "budget", "order_breaks", "candidates")) == ["headline"]
     assert keys(("sensitivity",)) == ["headline", plan.LOGISTIC.key, plan.BUDGET.key, f"shape:{headline}",
                                       f"budget:{headline}"]
     rows = keys(("rows",))
-    assert "fixed_size" in rows and "mmlu" in rows and f"budget:{headline}" in rows
-    assert not any(k.startswith("shape:") for k in rows) and plan.LOGISTIC.key not in rows
-    assert set(keys("all")) == set(keys(("rows",))) | set(keys(("sensitivity",)))
+    assert "fixed_size" in rows and "mmlu" in rows and plan.BUDGET.key in rows
+    assert not any(k.startswith(("shape:", "budget:")) for k in rows) and plan.LOGISTIC.key not in rows
+    at_budget = keys(("rows", "budget"))
+    assert f"budget:{headline}" in at_budget
+    assert set(at_budget) - set(rows) == {k for k in at_budget if k.startswith("budget:")}
+    assert set(keys("all")) == set(at_budget) | set(keys(("sensitivity",)))
     assert executor._workers(1) == 0
 
 
