@@ -57,7 +57,7 @@ table's own oracle* (:func:`table_oracles`, the frontier rule on one table's pla
 bias on each table's targets without the pooling. **Why the test sees what it sees**: each table's own slope on the
 common scale over its planted slope (the estimator's point and its oracle: a steeper table's fitted scale absorbs
 part of its slope), and the smallest slope ratio the test detects at 80% power from the replicate's own draws
-(:func:`densing.trend.pooled_tables.detectable_differences`, the most detectable table's). **The declared point,
+(:func:`densing.trend.slope_test.detectable_differences`, the most detectable table's). **The declared point,
 corrected**: first.json's point slope divided by each one-slope world's median bias, Â/(1 + b), printed as a
 range over the worlds (the estimator itself is not changed; :func:`corrected_lines`). ``--summary --write`` stores
 each one-slope world's median bias with its Monte Carlo error in results/three_tables/bias.json

@@ -27,19 +27,25 @@ def move_words(value: float) -> str:
     return format_number(value, "+.3f") if math.isfinite(value) else "no rise"
 
 
-def reading_words(reading) -> str:
-    """One :class:`~densing.trend.knife_edge.Reading`: "Qwen1.5: lower (at the ceiling on humaneval)", "Qwen2:
-    exact"."""
+def kind_words(reading) -> str:
+    """A :class:`~densing.trend.knife_edge.Reading`'s kind and, for a bound, its reason: "lower (at the ceiling on
+    humaneval)", "exact"."""
     if reading.reason == Reason.EXACT:
-        return f"{reading.reference}: {reading.kind}"
+        return reading.kind
     why = REASON_WORDS[Reason(reading.reason)] + (f" on {reading.benchmark}" if reading.benchmark else "")
-    return f"{reading.reference}: {reading.kind} ({why})"
+    return f"{reading.kind} ({why})"
+
+
+def reading_words(reading) -> str:
+    """One :class:`~densing.trend.knife_edge.Reading` under its reference: "Qwen1.5: lower (at the ceiling on
+    humaneval)", "Qwen2: exact"."""
+    return f"{reading.reference}: {kind_words(reading)}"
 
 
 def reading_change_words(move) -> str:
     """What a crossing changed in the target's readings: "Qwen1.5: lower (at the ceiling on humaneval) → exact" per
     reference whose reading changed, or "readings unchanged"."""
-    changed = [f"{reading_words(before)} → {reading_words(after).split(': ', 1)[1]}"
+    changed = [f"{reading_words(before)} → {kind_words(after)}"
                for before, after in zip(move.readings_before, move.readings_after) if before != after]
     return "; ".join(changed) if changed else "readings unchanged"
 

@@ -19,8 +19,8 @@ def test_words(test: dict, names: list[str], slope: float) -> str:
     """The common-slope test in one sentence; not rejected, with the smallest slope ratio between tables it detects
     (``test["detectable_per_day"]``, one per table of ``names``, over the pooled ``slope``), and in words that a
     p-value is no evidence of one slope where that ratio exceeds the declaration's 1.5× (:data:`densing.trend.
-    pooled_tables.DECLARED_RATIO`)."""
-    from densing.trend.pooled_tables import DECLARED_RATIO
+    slope_test.DECLARED_RATIO`)."""
+    from densing.trend.slope_test import DECLARED_RATIO
 
     start = (f"common slope: Cochran's Q = {test['q']:.2f} on {test['df']} df (Hotelling's T², {test['draws']} "
              f"draws), p = {test['p_value']:.2g}: ")

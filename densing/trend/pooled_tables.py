@@ -12,8 +12,7 @@
    every point's noise, and refits every a_T and s_T on the drawn shared models. The draws start at ``n_boot`` and
    double as the package's state rule asks (:func:`densing.trend.random_effects.draws_needed`).
 4. **One slope across tables**: each table's own frontier slope on the common scale in the same draws, tested by
-   Cochran's Q on 2 df with the draws' covariance, read as Hotelling's T² (:func:`densing.trend.random_effects.
-   pool_slopes`) at 0.05: rejected, the pooled law is not measured ("the tables disagree").
+   Cochran's Q on 2 df with the draws' covariance, read as Hotelling's T² (:mod:`densing.trend.slope_test`) at 0.05: rejected, the pooled law is not measured ("the tables disagree").
 5. **Beside it**: leave one table out, leave one lab out (the common table's lead reference's lab first), the late
    frontier's labs, each a_T and s_T with its interval, the sensitivity with no common scale (the tables' own slopes
    pooled by random effects, Paule–Mandel τ²), and the forecast check at :data:`FORECAST_CUTOFF`
@@ -27,17 +26,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy.special import fdtri, ncfdtrinc
 
-from densing.constants import DEFAULT_EPOCH, DEFAULT_N_BOOT_SIDE, DRAWS_CAP, HETEROGENEITY_ALPHA, PRECISION_DRAWS_CAP
+from densing.constants import DEFAULT_EPOCH, DEFAULT_N_BOOT_SIDE, DRAWS_CAP, PRECISION_DRAWS_CAP
 from densing.constants import PRECISION_GROWTH
-from densing.data.labs import lab_of
 from densing.laws.bounds import EXACT
 from densing.states import State
 from densing.trend import rules
 from densing.trend.forecast import EarlyLine, forecast_at
 from densing.trend.pooling import DRAW_CELLS, _family_weights, lab_clusters
 from densing.trend.random_effects import determined_ends, draws_needed, end_range, months_interval, pool_slopes
+from densing.trend.slope_test import common_slope_test
 from densing.trend.table_rows import TableRow, table_row
 from densing.trend.table_scale import ScalePlan, check_positive, mapped, scale_plan
 from densing.trend.targets import dates_as_days, family_clusters, parse_epoch
@@ -50,10 +48,6 @@ FORECAST_CUTOFF = "2024-09-30"
 #: The frontier rule and its quantile.
 RULE, QUANTILE = "quantile", 0.9
 LEVEL = 0.95
-#: The power at which the common-slope test's detectable slope difference is stated (:func:`detectable_differences`).
-DETECT_POWER = 0.8
-#: The slope ratio between tables the declaration sizes the test's power at ("Calibration": a 1.5× slope).
-DECLARED_RATIO = 1.5
 
 
 @dataclass(frozen=True)
@@ -239,42 +233,6 @@ def line_through(points: Points, scaled: np.ndarray, weight: np.ndarray) -> tupl
     line = rules.frontier_lines_weighted(RULE, points.t, np.where(finite, scaled, np.nan), points.kind[None],
                                          np.where(finite, weight, 0.0), points.models, QUANTILE)[0]
     return float(line[0]), float(line[1])
-
-
-def common_slope_test(points: np.ndarray, draws: np.ndarray) -> dict:
-    """Cochran's Q of the tables' own slopes on the common scale with their draws' covariance, on T − 1 df, read as
-    Hotelling's T² (:func:`densing.trend.random_effects.pool_slopes`), rejected at :data:`HETEROGENEITY_ALPHA`; with
-    each table's smallest slope difference the test detects at :data:`DETECT_POWER` (:func:`detectable_differences`)."""
-    pooled = pool_slopes(points, draws)
-    return {"q": pooled.q, "df": pooled.df, "p_value": pooled.p_value, "alpha": HETEROGENEITY_ALPHA,
-            "rejected": bool(pooled.df > 0 and pooled.p_value < HETEROGENEITY_ALPHA), "draws": pooled.draws,
-            "tau_squared": pooled.tau_squared, "i_squared": pooled.i_squared, "power": DETECT_POWER,
-            "detectable_per_day": detectable_differences(draws)}
-
-
-def detectable_differences(draws: np.ndarray) -> list[float]:
-    """Each table's smallest slope difference δ_T (per day) the common-slope test rejects with probability
-    :data:`DETECT_POWER` at :data:`HETEROGENEITY_ALPHA`: table T's slope δ above the others' common one, A + δ·e_T.
-
-    With Σ the draws' covariance of the T slopes (finite draws, K of them, m = K − 1) and M = Σ⁻¹ − Σ⁻¹11ᵀΣ⁻¹ /
-    (1ᵀΣ⁻¹1) (Q's form about the GLS mean, :func:`densing.trend.random_effects.pool_slopes`), the shift δ·e_T gives Q
-    the noncentrality λ = δ²·M_TT; Hotelling's T²(p, m) with p = T − 1 then reads as a noncentral F(p, m − p + 1, λ)
-    (Anderson 2003, §5.4), so δ_T = √(λ*/M_TT) with λ* the noncentrality at which that F exceeds its central
-    1 − α quantile with probability :data:`DETECT_POWER`. Σ is the draws' own: where the draws are wider than the
-    slopes' spread, δ_T is as wide as the test. NaN where the draws do not identify Σ."""
-    drawn = np.asarray(draws, float)
-    ok = np.all(np.isfinite(drawn), axis=0)
-    count = drawn.shape[0]
-    if count < 2 or ok.sum() < count + 2:
-        return [math.nan] * count
-    sigma = np.atleast_2d(np.cov(drawn[:, ok]))
-    inverse = np.linalg.inv(sigma + np.eye(count) * 1e-9 * max(float(np.trace(sigma)) / count, 1e-300))
-    ones = np.ones(count)
-    form = inverse - np.outer(inverse @ ones, ones @ inverse) / float(ones @ inverse @ ones)
-    df, m = count - 1, int(ok.sum()) - 1
-    critical = float(fdtri(df, m - df + 1, 1 - HETEROGENEITY_ALPHA))
-    noncentrality = float(ncfdtrinc(df, m - df + 1, 1 - DETECT_POWER, critical))
-    return [float(math.sqrt(noncentrality / form[i, i])) if form[i, i] > 0 else math.nan for i in range(count)]
 
 
 def no_common_scale(points: np.ndarray, draws: np.ndarray, seed: int) -> dict:

@@ -1,4 +1,4 @@
-"""The common-slope test's detectable difference (densing.trend.pooled_tables.detectable_differences) and its words
+"""The common-slope test's detectable difference (densing.trend.slope_test.detectable_differences) and its words
 (densing.present.pooled.test_words): the stated difference is rejected at the stated power, and a test that cannot
 see the declaration's 1.5× says its p-value is no evidence of one slope."""
 from __future__ import annotations
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from densing.present.pooled import test_words as words_of_test
-from densing.trend.pooled_tables import DECLARED_RATIO, DETECT_POWER, common_slope_test, detectable_differences
+from densing.trend.slope_test import DECLARED_RATIO, DETECT_POWER, common_slope_test, detectable_differences
 
 
 def _draws(rng: np.random.Generator, sigma: np.ndarray, count: int) -> np.ndarray:
