@@ -2,6 +2,7 @@
 
 It runs the console script's entry (:func:`densing.cli.run`), which leaves without tearing the interpreter down; Ctrl-C
 at any moment, the imports included, ends with one line and exit status 130."""
+
 import os
 import sys
 

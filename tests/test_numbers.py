@@ -1,4 +1,5 @@
 """densing.numbers: the one number-to-text rule (missing, infinities); the benches' distributions (bench/_timing)."""
+
 import math
 import statistics
 
@@ -106,10 +107,14 @@ def test_a_doubling_time_in_words_has_the_digits_of_the_table_beside_it():
 
     for value in (3.4554965997922316, 18.528, 0.5681, 150.2, 1.5, 4.0):
         assert format_months(value) == column("months", [value])[1][0]
-    assert [format_months(v) for v in (3.4554965997922316, 1.3675788532500162, 18.528, 0.5681, 4.0)] == \
-        ["3.46", "1.37", "18.5", "0.568", "4"]
+    assert [format_months(v) for v in (3.4554965997922316, 1.3675788532500162, 18.528, 0.5681, 4.0)] == [
+        "3.46",
+        "1.37",
+        "18.5",
+        "0.568",
+        "4",
+    ]
     assert (format_months(float("inf")), format_months(None), format_months(float("nan"))) == ("∞", "—", "—")
-
 
 
 def test_a_date_time_with_its_zone_counts_as_its_day_in_utc():

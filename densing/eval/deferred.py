@@ -15,6 +15,7 @@ loaded model's to say, and it loads at once.
 The load leaves Python's, numpy's and torch's random generators as it found them (:func:`random_states_kept`):
 lm-eval seeds them before it builds the requests, and a model loaded after the seeding must not move them.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -109,8 +110,10 @@ class LoadsOnFirstRequest(LM):
             with random_states_kept():
                 model, counts = self._load()
             if self._answered_for_it and (model.rank, model.world_size) != (0, 1):
-                raise EvalError(f"the model loaded as rank {model.rank} of {model.world_size} processes after its "
-                                "requests were built for one process; a run of several processes sets WORLD_SIZE")
+                raise EvalError(
+                    f"the model loaded as rank {model.rank} of {model.world_size} processes after its "
+                    "requests were built for one process; a run of several processes sets WORLD_SIZE"
+                )
             model.set_cache_hook(self.cache_hook)
             self._loaded = (model, counts)
             self.on_event("loaded", None)

@@ -9,6 +9,7 @@ companion task scoring a reference solution), is log P(answer | prompt) (Xiao et
 with the continuation's token counts from lm-eval's ``_encode_pair``. The results table's ``loss`` is
 ``loss_per_sample``, the convention of lm-eval's ``perplexity`` (ln ppl) and so of the Pythia LAMBADA losses.
 """
+
 from __future__ import annotations
 
 import math
@@ -105,8 +106,9 @@ def gold_index(task: Any, doc: dict) -> int:
     return gold
 
 
-def task_loss(samples: list[dict], output_type: str, token_counts: Callable[[list[tuple[str, str]]], list[int]],
-              task: Any = None) -> LossTotals:
+def task_loss(
+    samples: list[dict], output_type: str, token_counts: Callable[[list[tuple[str, str]]], list[int]], task: Any = None
+) -> LossTotals:
     """The conditional loss summed over the gold requests (:func:`gold_index`) of a task's logged lm-eval samples;
     ``token_counts``: the scored tokens of each (context, continuation), all counted in one call."""
     pairs, log_likelihoods = [], []

@@ -14,6 +14,7 @@ A task of the run that no file defines but some file mentions gives ``None`` (th
 group's member that no file defines is left out, as the whole index leaves it. ``tests/eval/test_task_index.py``
 checks every name of the whole index against the files found for it.
 """
+
 from __future__ import annotations
 
 import functools
@@ -190,8 +191,13 @@ def reached(index: dict[str, Any], names: Iterable[str]) -> set[str]:
     return seen
 
 
-def task_folders(names: Sequence[str], roots: Sequence[str | Path], whole: int,
-                 build: Callable[[list[str]], Any], optional: Sequence[str] = ()) -> tuple[list[str], Any] | None:
+def task_folders(
+    names: Sequence[str],
+    roots: Sequence[str | Path],
+    whole: int,
+    build: Callable[[list[str]], Any],
+    optional: Sequence[str] = (),
+) -> tuple[list[str], Any] | None:
     """(the folders to index, the index ``build`` makes of them) for a run of the tasks ``names`` and, where some
     file defines them, ``optional``; None to index everything (module docstring). ``roots`` are in lm-eval's order;
     the last ``whole`` of them (the user's include paths) are indexed whole. A root is read only once a name is

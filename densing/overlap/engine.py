@@ -6,6 +6,7 @@ exception. :class:`ProcessEngine` forks one child per leaf but the last (a pool'
 file's time, ``bench/overlap_scale.py``) and uses a process pool for more leaves than workers. :func:`make_engine`
 turns ``--scheduler`` into an engine (docs/profiling.md says how ``auto`` chooses).
 """
+
 from __future__ import annotations
 
 import os
@@ -72,8 +73,10 @@ class ProcessEngine:
                     try:
                         results[id(leaf)] = future.result()
                     except BrokenProcessPool:
-                        raise WorkerError("a trace worker process died (out of memory or killed); "
-                                          "try --scheduler serial or fewer --workers") from None
+                        raise WorkerError(
+                            "a trace worker process died (out of memory or killed); "
+                            "try --scheduler serial or fewer --workers"
+                        ) from None
                     except Exception as exc:  # noqa: BLE001 - raised in job order below
                         results[id(leaf)] = _Raised(exc)
             finally:
@@ -87,8 +90,9 @@ class ProcessEngine:
             for d in deps or [job]:
                 if isinstance(results[id(d)], _Raised):
                     raise results[id(d)].exc
-            out.append(job.fn(*(results[id(a)] if isinstance(a, Job) else a for a in job.args)) if deps
-                       else results[id(job)])
+            out.append(
+                job.fn(*(results[id(a)] if isinstance(a, Job) else a for a in job.args)) if deps else results[id(job)]
+            )
         return out
 
     @staticmethod
@@ -217,13 +221,17 @@ class DaskEngine:
 
         plain = [i for i, job in enumerate(jobs) if not _deps(job)]
         size = max(1, -(-len(plain) // (self.workers * TASKS_PER_WORKER)))
-        chunks = [plain[k:k + size] for k in range(0, len(plain), size)]
-        chunk_futures = [self.client.submit(SerialEngine().run, [jobs[i] for i in chunk], pure=False)
-                         for chunk in chunks]
+        chunks = [plain[k : k + size] for k in range(0, len(plain), size)]
+        chunk_futures = [
+            self.client.submit(SerialEngine().run, [jobs[i] for i in chunk], pure=False) for chunk in chunks
+        ]
         graph = {i: submit(job) for i, job in enumerate(jobs) if _deps(job)}
         try:
-            done = {i: value for chunk, values in zip(chunks, self.client.gather(chunk_futures))
-                    for i, value in zip(chunk, values)}
+            done = {
+                i: value
+                for chunk, values in zip(chunks, self.client.gather(chunk_futures))
+                for i, value in zip(chunk, values)
+            }
             done.update(zip(graph, self.client.gather(list(graph.values()))))
             return [done[i] for i in range(len(jobs))]
         finally:
@@ -240,8 +248,7 @@ def _dask():
     try:
         from dask import distributed
     except ImportError:
-        raise InputError("--scheduler: a Dask cluster needs dask.distributed "
-                         "(pip install 'densing[scale]')") from None
+        raise InputError("--scheduler: a Dask cluster needs dask.distributed (pip install 'densing[scale]')") from None
     return distributed
 
 
@@ -251,8 +258,13 @@ def local_cluster(workers: int | None = None) -> DaskEngine:
     import logging
 
     logging.getLogger("distributed").setLevel(logging.ERROR)
-    cluster = distributed.LocalCluster(n_workers=max(1, workers or os.cpu_count() or 1), threads_per_worker=1,
-                                       processes=True, dashboard_address=None, silence_logs=logging.ERROR)
+    cluster = distributed.LocalCluster(
+        n_workers=max(1, workers or os.cpu_count() or 1),
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        silence_logs=logging.ERROR,
+    )
     return DaskEngine(distributed.Client(cluster), cluster)
 
 
@@ -269,8 +281,10 @@ def make_engine(scheduler: str, files: list[Path], workers: int | None = None):
         return (ProcessEngine if scheduler == "processes" else local_cluster)(workers)
     if scheduler != "auto":
         if ":" not in scheduler:
-            raise InputError(f"--scheduler: expected {', '.join(SCHEDULERS)} or a Dask scheduler address "
-                             f"(tcp://host:8786), got {scheduler!r}")
+            raise InputError(
+                f"--scheduler: expected {', '.join(SCHEDULERS)} or a Dask scheduler address "
+                f"(tcp://host:8786), got {scheduler!r}"
+            )
         address = scheduler if "://" in scheduler else f"tcp://{scheduler}"
         distributed = _dask()
         try:  # a client of the running Dask scheduler there

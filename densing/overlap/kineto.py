@@ -16,6 +16,7 @@ events + the rest of the document (so its DecodeInfo is the file's). The parts' 
 whole file's, row for row; where a boundary cannot be found (compact JSON, a stream shorter than its trailer says) a
 part raises :class:`Unsplittable` and the file is decoded in one task.
 """
+
 from __future__ import annotations
 
 import math
@@ -46,7 +47,7 @@ def events_start(buf) -> int:
     """Position of the ``[`` that opens ``traceEvents``; -1 if not (yet) found; Unsplittable if no ``:`` and ``[``."""
     key = buf.find(b'"traceEvents"')
     bracket = buf.find(b"[", key) if key >= 0 else -1
-    if bracket >= 0 and buf[key + 13:bracket].strip() != b":":
+    if bracket >= 0 and buf[key + 13 : bracket].strip() != b":":
         raise Unsplittable
     return bracket
 
@@ -90,15 +91,19 @@ class DecodeInfo:
         """Rank and world size as ints (``default_rank`` and None where absent), the backend a string or None; else a
         :class:`TraceError` naming the file and the field (a negative rank, a rank not below the world size, …)."""
         try:
-            validate(DISTRIBUTED_CONSTRAINTS, **{f"distributedInfo.{k}": getattr(self, k)
-                                                 for k in ("rank", "world_size", "backend")})
+            validate(
+                DISTRIBUTED_CONSTRAINTS,
+                **{f"distributedInfo.{k}": getattr(self, k) for k in ("rank", "world_size", "backend")},
+            )
         except InputError as exc:
             raise TraceError(f"{path}: {exc}") from None
         rank = default_rank if self.rank is None else int(self.rank)
         world_size = None if self.world_size is None else int(self.world_size)
         if world_size is not None and rank >= world_size:
-            raise TraceError(f"{path}: distributedInfo.rank: {rank} is not below distributedInfo.world_size "
-                             f"{world_size} (a job's ranks run from 0 to world_size − 1)")
+            raise TraceError(
+                f"{path}: distributedInfo.rank: {rank} is not below distributedInfo.world_size "
+                f"{world_size} (a job's ranks run from 0 to world_size − 1)"
+            )
         return DecodeInfo(rank, world_size, self.backend)
 
 
@@ -160,8 +165,11 @@ class _CpuEvent(msgspec.Struct, gc=False):
 
 
 def _doc_type(event_type: type) -> type:
-    return msgspec.defstruct("_Doc", [("traceEvents", Optional[list[event_type]], None),
-                                      ("distributedInfo", Optional[DecodeInfo], None)], gc=False)
+    return msgspec.defstruct(
+        "_Doc",
+        [("traceEvents", Optional[list[event_type]], None), ("distributedInfo", Optional[DecodeInfo], None)],
+        gc=False,
+    )
 
 
 # per kind, the decode modes tried in order: (event type, tolerant, float timestamps); the last one is tolerant
@@ -170,8 +178,13 @@ _MODES = {
     GPU: [(_IntTsEvent, False, False), (_FloatTsEvent, False, True), (_GpuEvent, True, True)],
     CPU: [(_CpuEvent, False, True), (_Event, True, True)],
 }
-_DECODERS = {kind: [(msgspec.json.Decoder(_doc_type(t)), msgspec.json.Decoder(list[t]), tolerant, float_ts)
-                    for t, tolerant, float_ts in modes] for kind, modes in _MODES.items()}
+_DECODERS = {
+    kind: [
+        (msgspec.json.Decoder(_doc_type(t)), msgspec.json.Decoder(list[t]), tolerant, float_ts)
+        for t, tolerant, float_ts in modes
+    ]
+    for kind, modes in _MODES.items()
+}
 
 
 def _decode(data, kind: str, mode: int, whole: bool):
@@ -200,8 +213,9 @@ def _decode_doc(data, kind: str, path: Path, mode: int = 0):
         raise TraceError(f"{path}: malformed JSON ({exc})") from None
 
 
-def event_batches(pieces: Iterable[bytes], path: Path, kind: str = GPU,
-                  batch_bytes: int = BATCH_BYTES) -> Iterator[tuple[list, int, Optional[DecodeInfo]]]:
+def event_batches(
+    pieces: Iterable[bytes], path: Path, kind: str = GPU, batch_bytes: int = BATCH_BYTES
+) -> Iterator[tuple[list, int, Optional[DecodeInfo]]]:
     """Yield ``(events, mode, info)`` batches of the ``traceEvents`` of the document arriving in ``pieces``, cut at
     event boundaries (:func:`cut_before`) once ``batch_bytes`` are buffered; the last batch, decoded with the other
     keys, alone has an ``info``. :class:`Unsplittable` when it cannot be read so (compact JSON, a wrong cut)."""
@@ -224,10 +238,10 @@ def event_batches(pieces: Iterable[bytes], path: Path, kind: str = GPU,
         buf[0], buf[cut + 1] = 0x5B, 0x5D  # buf[:cut + 2] decoded in place as "[{...}, … {...}]" ("," → "]")
         try:
             with memoryview(buf) as view:
-                events, mode = _decode(view[:cut + 2], kind, mode, whole=False)
+                events, mode = _decode(view[: cut + 2], kind, mode, whole=False)
         except (msgspec.DecodeError, msgspec.ValidationError):
             raise Unsplittable from None
-        del buf[:nxt - 1]  # keep one byte before the next "{" to hold the next "["
+        del buf[: nxt - 1]  # keep one byte before the next "{" to hold the next "["
         searched = 0
         yield events, mode, None
     if prefix is None:
@@ -289,12 +303,12 @@ def part_pieces(path: Path, part: int, parts: int) -> Iterator[bytes]:
         if not stream.more():
             raise Unsplittable
         bracket = events_start(stream.buf)
-    head = bytes(stream.buf[:bracket + 1])  # up to and including "["
+    head = bytes(stream.buf[: bracket + 1])  # up to and including "["
     size = expected_size(path)
     targets = [bracket + k * (size - bracket) // parts for k in range(parts)]  # t_k (module docstring)
     start = bracket + 1 if part == 0 else stream.boundary(max(targets[part], bracket + 1))[1]
     yield head if part in (0, parts - 1) else b'{"traceEvents": ['
-    del stream.buf[:start - stream.offset]  # (start is never before the buffer's first byte)
+    del stream.buf[: start - stream.offset]  # (start is never before the buffer's first byte)
     stream.offset = start
     if part == parts - 1:  # to the end of the document
         yield bytes(stream.buf)
@@ -308,7 +322,7 @@ def part_pieces(path: Path, part: int, parts: int) -> Iterator[bytes]:
         stream.buf.clear()
         if not stream.more():
             raise Unsplittable
-    yield bytes(stream.buf[:cut + 1 - stream.offset])  # up to the "}" that closes the part's last event
+    yield bytes(stream.buf[: cut + 1 - stream.offset])  # up to the "}" that closes the part's last event
     yield b"]}"
 
 

@@ -2,6 +2,7 @@
 set), the same numbers either way; a job has a ``key``, the keys it ``needs`` and ``run(context, needed)``
 (docs/extending.md). :class:`Beside` runs one function in a forked worker meanwhile.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -111,8 +112,9 @@ class _Board:
                 return
             keep = self.workers == 1 and job.key in self.needs
             try:
-                future = self.pool.submit(_run_one, job, {n: self.done[n] for n in job.needs if n not in self.there},
-                                          keep=keep)
+                future = self.pool.submit(
+                    _run_one, job, {n: self.done[n] for n in job.needs if n not in self.there}, keep=keep
+                )
             except (BrokenProcessPool, RuntimeError):
                 self.lost(job)
                 return

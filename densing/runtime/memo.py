@@ -2,6 +2,7 @@
 :class:`contextvars.ContextVar`) that keeps each answer per (table, key), the table weakly referenced; outside a block
 nothing is kept, so a table changed in place is read afresh.
 """
+
 from __future__ import annotations
 
 import contextlib

@@ -1,5 +1,6 @@
 """studies/olmes_coverage.py: the planted frontier's 0.9 quantile has the planted slope, and the planted checkpoints'
 errors have the real residuals' spread and within-run correlation."""
+
 from __future__ import annotations
 
 import importlib.util

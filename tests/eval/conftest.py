@@ -1,4 +1,5 @@
 """Fixtures for the eval tests: a tiny random causal LM and tiny local lm-eval tasks, all offline."""
+
 from __future__ import annotations
 
 import json
@@ -94,7 +95,9 @@ def tiny_tasks(tmp_path_factory) -> Path:
     (root / "tiny_gen.yaml").write_text(GEN_YAML.format(data=root / "gen.jsonl"))
     (root / "tiny_gen_loss.yaml").write_text(GEN_LOSS_YAML.format(data=root / "gen.jsonl"))
     # a group of two copies of tiny_mc, to check group benchmarks (MMLU-style)
-    (root / "tiny_mc_copy.yaml").write_text(MC_YAML.format(data=root / "mc.jsonl").replace("task: tiny_mc", "task: tiny_mc_copy"))
+    (root / "tiny_mc_copy.yaml").write_text(
+        MC_YAML.format(data=root / "mc.jsonl").replace("task: tiny_mc", "task: tiny_mc_copy")
+    )
     (root / "tiny_group.yaml").write_text(
         "group: tiny_group\ntask:\n  - tiny_mc\n  - tiny_mc_copy\naggregate_metric_list:\n"
         "  - metric: acc\n    weight_by_size: true\nmetadata:\n  version: 1.0\n"
@@ -127,8 +130,13 @@ def build_tiny_model(directory: Path, seed: int = 0) -> Path:
     )
     torch.manual_seed(seed)
     config = GPT2Config(
-        vocab_size=len(fast), n_positions=256, n_embd=32, n_layer=2, n_head=2,
-        bos_token_id=fast.eos_token_id, eos_token_id=fast.eos_token_id,
+        vocab_size=len(fast),
+        n_positions=256,
+        n_embd=32,
+        n_layer=2,
+        n_head=2,
+        bos_token_id=fast.eos_token_id,
+        eos_token_id=fast.eos_token_id,
     )
     model = GPT2LMHeadModel(config)
     model.eval()

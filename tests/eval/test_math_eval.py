@@ -1,4 +1,5 @@
 """densing.eval.tasks.math_eval: lm-eval's Minerva answer extraction and normalisation, read from lm-eval's source."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,5 +1,6 @@
 """Loss tasks survive weak models: the conditional loss is aggregated in log space (no OverflowError from lm-eval's
 ``math.exp(-mean)``), and a metric whose aggregation fails never takes the (model, benchmark) pair's other results."""
+
 from __future__ import annotations
 
 import math
@@ -73,9 +74,24 @@ def test_a_failing_aggregation_is_nan_for_its_metric_alone(caplog):
 def test_a_model_whose_answers_cost_thousands_of_nats_evaluates_gsm8k_end_to_end(tmp_path, capsys, fake_source):
     store = tmp_path / "store"
     models = fake_models_file(tmp_path, "{answer_nats: 2000}")  # every answer costs 2,000 nats and more
-    argv = ["eval", "--models", str(models), "--benchmarks", "gsm8k", "--local-data",
-            "--data-root", str(SHARED_DATA), "--limit", "4", "--backend", NAME, "--out", str(store),
-            "--format", "csv"]
+    argv = [
+        "eval",
+        "--models",
+        str(models),
+        "--benchmarks",
+        "gsm8k",
+        "--local-data",
+        "--data-root",
+        str(SHARED_DATA),
+        "--limit",
+        "4",
+        "--backend",
+        NAME,
+        "--out",
+        str(store),
+        "--format",
+        "csv",
+    ]
     code, _, err = _run(argv, capsys)
     assert code == 0, err
     rows = pd.read_parquet(part_path(store, "fake", "gsm8k"))

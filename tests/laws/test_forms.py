@@ -1,4 +1,5 @@
 """Invariants of the law forms and their inversion (Xiao et al. 2024, eqs. 2–4)."""
+
 import math
 
 import numpy as np
@@ -53,7 +54,7 @@ def test_effective_params_monotone_in_score(scores):
     assert np.all(np.diff(sizes[finite]) > 0)  # … and a larger model
     # once a score is beyond the data limit, every higher score is too
     if (~finite).any():
-        assert np.all(~finite[np.argmax(~finite):])
+        assert np.all(~finite[np.argmax(~finite) :])
 
 
 def test_inversion_outside_the_sigmoid_is_nan_and_below_data_floor_is_inf():

@@ -6,6 +6,7 @@ words outside them, and the numbers it prints. Used by the tests that compare tw
 prints, per section title, the numbers the old page prints that the new one does not (a restructuring of the page
 that keeps its numbers prints nothing but the section titles), and exits 1 where any is missing.
 """
+
 from __future__ import annotations
 
 import html as html_mod
@@ -36,7 +37,9 @@ def tables(fragment: str) -> list[list[list[str]]]:
     out = []
     for table in re.findall(r"<table>(.*?)</table>", fragment, flags=re.S):
         rows = re.findall(r"<tr>(.*?)</tr>", table, flags=re.S)
-        out.append([[_unescape_text(c) for c in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, flags=re.S)] for row in rows])
+        out.append(
+            [[_unescape_text(c) for c in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, flags=re.S)] for row in rows]
+        )
     return out
 
 

@@ -12,6 +12,7 @@ enqueued, an all-reduce finishes). Contention (T3's premise, Pati et al. 2024): 
 the cores. Processor sharing: each worker has c = N/W cores; computing needs t, an all-reduce u (measured); while both
 run and t + u > c, both progress at c/(t + u) of their speed alone. With ``contention=False`` overlap is free.
 """
+
 from __future__ import annotations
 
 import math
@@ -25,8 +26,9 @@ from densing.results import Result
 CAPABILITIES = ("whatif", "validation", "training")
 
 
-def ring_allreduce_time_s(workers: int, message_bytes: float, bandwidth_bytes_per_s: float,
-                          latency_s: float = 0.0) -> float:
+def ring_allreduce_time_s(
+    workers: int, message_bytes: float, bandwidth_bytes_per_s: float, latency_s: float = 0.0
+) -> float:
     """Ring all-reduce time  T_ar(p, S) = 2(p−1)/p · S/B + 2(p−1)·α,  T_ar(1, S) = 0  (Thakur, Rabenseifner & Gropp
     2005, IJHPCA 19(1); Patarasuk & Yuan 2009, JPDC 69(2)); S bytes, B bytes/s, α s per message."""
     if workers < 1:
@@ -110,7 +112,7 @@ class Strategy:
         return getattr(self, attr) is not None
 
 
-SYNC_COPY_PASSES = 3   # flatten, average, unflatten: the passes over S bytes of the sync all-reduce
+SYNC_COPY_PASSES = 3  # flatten, average, unflatten: the passes over S bytes of the sync all-reduce
 
 
 @dataclass(frozen=True)
