@@ -9,7 +9,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 try:
-    from densing.cli import run  # noqa: E402
+    from densing.cli import run
 except KeyboardInterrupt:  # Ctrl-C while the package loads: the command's own line and status (densing.cli.guard)
     print("error: interrupted", file=sys.stderr)
     raise SystemExit(130) from None

@@ -23,7 +23,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from _baseline import ROOT, baseline_tree, package_root  # noqa: E402 (bench/ is the script's folder)
+from _baseline import ROOT, baseline_tree, package_root
 
 #: Run in each tree: the timings (JSON on the first line) and the outputs' digest (the second).
 INNER = """

@@ -28,7 +28,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _cold import cold_command, models_file, save_tiny_model  # noqa: E402
+from _cold import cold_command, models_file, save_tiny_model
 
 TREE = Path(__file__).resolve().parents[1]
 COMMANDS = {"arc+wino": "openllm_v1_arc_challenge,openllm_v1_winogrande", "gsm8k": "openllm_v1_gsm8k"}

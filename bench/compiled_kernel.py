@@ -33,7 +33,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _timing import BYTECODE, environment, seconds  # noqa: E402 (bench/ is the script's folder)
+from _timing import BYTECODE, environment, seconds
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = Path(__file__).resolve().parent

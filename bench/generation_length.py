@@ -38,8 +38,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout's densing and tools/
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _cold import models_file, save_tiny_model  # noqa: E402
-from _timing import spread  # noqa: E402
+from _cold import models_file, save_tiny_model
+from _timing import spread
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")

@@ -62,7 +62,7 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout's densing and tools/
-from _timing import spread  # noqa: E402
+from _timing import spread
 
 TASKS = (("densing_local_arc_challenge", 25), ("densing_local_winogrande", 5))
 GENERATION_TASK = ("densing_local_gsm8k_cot", 8)

@@ -26,8 +26,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from _timing import exponent, spread  # noqa: E402 (bench/ is the script's folder)
-from table_size import SHAPES, replicated  # noqa: E402
+from _timing import exponent, spread
+from table_size import SHAPES, replicated
 
 
 def recorded(table: Path) -> list[tuple]:

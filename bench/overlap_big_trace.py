@@ -36,8 +36,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(REPO))
-from tools.overlap_baselines import HTA_CODE, METRICS, tree_rss_bytes  # noqa: E402
-from tools.overlap_repeat_trace import write_repeated  # noqa: E402
+from tools.overlap_baselines import HTA_CODE, METRICS, tree_rss_bytes
+from tools.overlap_repeat_trace import write_repeated
 
 SHARED = Path(os.environ.get("DENSING_SHARED_DATA", REPO.parent / "shared" / "data"))
 SOURCE = SHARED / "traces" / "hta" / "ddp_2rank" / "rank-0.json.gz"

@@ -50,8 +50,8 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 DEFAULT_SETS = Path(os.environ.get("DENSING_SHARED_DATA", REPO.parent / "shared" / "data")) / "traces" / "hta"
 sys.path.insert(0, str(REPO))
-from tests.overlap.overlap_tracegen import rules_trace  # noqa: E402
-from tools.overlap_baselines import HTA_CODE, METRICS, tree_rss_bytes  # noqa: E402
+from tests.overlap.overlap_tracegen import rules_trace
+from tools.overlap_baselines import HTA_CODE, METRICS, tree_rss_bytes
 
 
 def peak_rss(cmd: list[str]) -> int:

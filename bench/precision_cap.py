@@ -21,7 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _timing import BYTECODE, environment, seconds  # noqa: E402 (bench/ is the script's folder)
+from _timing import BYTECODE, environment, seconds
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMANDS = {"report": "['report', '--out', {out!r}]", "trend": "['trend', '--by', 'benchmark', '--format', 'json']"}

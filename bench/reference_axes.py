@@ -35,7 +35,7 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from _timing import exponent, spread  # noqa: E402 (bench/ is the script's folder)
+from _timing import exponent, spread
 
 AXES = ("references", "targets", "both")
 N_BOOT, N_BOOT_SHARE = 600, 300

@@ -21,9 +21,9 @@ import os
 import statistics
 import sys
 
-from _baseline import ROOT, baseline_tree, package_root  # noqa: E402 (bench/ is the script's folder)
-from _timing import BYTECODE, environment, seconds  # noqa: E402
-from densing.trend.random_effects import end_range  # noqa: E402
+from _baseline import ROOT, baseline_tree, package_root
+from _timing import BYTECODE, environment, seconds
+from densing.trend.random_effects import end_range
 
 COMMANDS = {
     "report": ["report", "--out", "{out}"],

@@ -33,7 +33,7 @@ from pathlib import Path
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parent.parent
-from _timing import BYTECODE, environment, exponent, seconds, spread  # noqa: E402 (bench/ is the script's folder)
+from _timing import BYTECODE, environment, exponent, seconds, spread
 
 TABLE = ROOT / "results" / "public_models.csv"
 COMMANDS = {

@@ -41,8 +41,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from densing.errors import DensingError  # noqa: E402
-from tools.lm_eval_requests import BBH_PREFIX, bbh_task_names, read_request_cache  # noqa: E402
+from densing.errors import DensingError  # noqa: E402  (the offline switches above come first)
+from tools.lm_eval_requests import BBH_PREFIX, bbh_task_names, read_request_cache  # noqa: E402  (as above)
 
 
 def fill_from_cache(task, cache: dict) -> list:

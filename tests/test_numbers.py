@@ -32,9 +32,9 @@ def test_spread_of_one_repeat_names_it_three_times():
 # ---------------------------------------------------------------------------------------------
 # the one rule of numbers shown to people: significant figures, never 0 for a non-zero value
 
-from decimal import Decimal  # noqa: E402
+from decimal import Decimal
 
-from densing.numbers import format_count, log_ticks, significant, time_unit  # noqa: E402
+from densing.numbers import format_count, log_ticks, significant, time_unit
 
 nonzero = st.floats(allow_nan=False, allow_infinity=False).filter(lambda x: x != 0)
 ZERO_TEXTS = {"0", "0.0", "0.00", "-0", "-0.0"}

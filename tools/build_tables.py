@@ -39,9 +39,9 @@ if (ROOT / "densing").is_dir() and str(ROOT) not in sys.path:
 INTERRUPTED, INTERRUPTED_EXIT = "error: interrupted", 130
 
 try:
-    from densing import paths  # noqa: E402
-    from densing.errors import DensingError  # noqa: E402
-    from densing.io import atomic_write_text  # noqa: E402
+    from densing import paths
+    from densing.errors import DensingError
+    from densing.io import atomic_write_text
 except KeyboardInterrupt:  # Ctrl-C while the package loads
     print(INTERRUPTED, file=sys.stderr)
     raise SystemExit(INTERRUPTED_EXIT) from None

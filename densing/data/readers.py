@@ -132,7 +132,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
         frame = pd.read_parquet(path) if parquet else read_csv_file(path, lines=True, dtype=_COUNTS_AS_TEXT)
     except InputError:
         raise
-    except Exception as exc:  # noqa: BLE001 (pandas / pyarrow parse errors, each its own type)
+    except Exception as exc:  # any exception: pandas / pyarrow parse errors, each its own type
         raise InputError(f"{path}: cannot read table: {first_line(exc)}") from None
     return validate_results(frame, source=str(path))
 

@@ -77,7 +77,7 @@ class ProcessEngine:
                             "a trace worker process died (out of memory or killed); "
                             "try --scheduler serial or fewer --workers"
                         ) from None
-                    except Exception as exc:  # noqa: BLE001 - raised in job order below
+                    except Exception as exc:  # any exception: raised in job order below
                         results[id(leaf)] = _Raised(exc)
             finally:
                 end_pool(pool)
@@ -104,7 +104,7 @@ class ProcessEngine:
                 started.append((leaf, *_fork(leaf)))
             try:
                 results[id(leaves[-1])] = _evaluate(leaves[-1])
-            except Exception as exc:  # noqa: BLE001 - raised in job order
+            except Exception as exc:  # any exception: raised in job order
                 results[id(leaves[-1])] = _Raised(exc)
             for leaf, pid, receive in started:  # every child is heard
                 results[id(leaf)] = _receive(receive)
@@ -151,7 +151,7 @@ def _child(job: Job, receive: int, send: int, parent: int) -> None:
         worker_setup(parent)
         try:
             payload = (True, _evaluate(job))
-        except BaseException as exc:  # noqa: BLE001 - handed to the parent
+        except BaseException as exc:  # any exception: handed to the parent
             payload = (False, exc)
         with os.fdopen(send, "wb", closefd=False) as out:
             out.write(pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL))
@@ -168,7 +168,7 @@ def _receive(receive: int):
         data = f.read()
     try:
         ok, value = pickle.loads(data)
-    except Exception:  # noqa: BLE001 - nothing or a cut stream: the child died
+    except Exception:  # any exception (nothing or a cut stream): the child died
         return _Raised(WorkerError("a trace worker process died (out of memory or killed); try --scheduler serial"))
     return value if ok else _Raised(value)
 

@@ -34,7 +34,7 @@ def _read(path: Path, model: str | None) -> pd.DataFrame:
     if suffix in (".parquet", ".pq"):
         try:
             return pd.read_parquet(path)
-        except Exception as exc:  # noqa: BLE001 (pyarrow's errors, each its own type)
+        except Exception as exc:  # any exception: pyarrow's errors, each its own type
             raise InputError(
                 f"{path}: cannot read Parquet: {str(exc).splitlines()[0] if str(exc) else exc!r}"
             ) from None

@@ -139,7 +139,7 @@ class _Board:
                     self.done[job.key] = future.result()
                 except BrokenProcessPool:  # a worker died: its jobs are computed here
                     self.lost(job)
-                except BaseException as error:  # noqa: BLE001 - raised in the caller's thread
+                except BaseException as error:  # any exception: raised in the caller's thread
                     self.errors.append(error)
                 self.feed()
             self.turn.notify_all()

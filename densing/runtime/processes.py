@@ -29,7 +29,7 @@ class Terminated(SystemExit):
 terminated = False
 
 
-def _raise_terminated(signum, frame) -> None:  # noqa: ARG001 - signal handler signature
+def _raise_terminated(signum, frame) -> None:  # a signal handler's signature (signum, frame)
     global terminated
     terminated = True
     raise Terminated()

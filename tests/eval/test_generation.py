@@ -15,8 +15,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("lm_eval")
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 
 pytestmark = pytest.mark.eval

@@ -6,7 +6,7 @@ import pytest
 
 pytest.importorskip("lm_eval")
 
-from densing.eval.tasks import math_eval  # noqa: E402
+from densing.eval.tasks import math_eval
 
 SOLUTION = "So the domain is $\\boxed{[2,5)}$.\nFinal Answer: The final answer is $[2,5)$. I hope it is correct."
 

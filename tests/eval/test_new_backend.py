@@ -10,9 +10,9 @@ import pytest
 pytest.importorskip("lm_eval")
 pytestmark = pytest.mark.eval
 
-from densing.eval.store import part_path  # noqa: E402
-from tests.cli_run import run as _run  # noqa: E402
-from tests.eval.fake_backend import NAME, FakeLM, fake_models_file as _models  # noqa: E402
+from densing.eval.store import part_path
+from tests.cli_run import run as _run
+from tests.eval.fake_backend import NAME, FakeLM, fake_models_file as _models
 
 
 def test_a_registered_lm_eval_model_runs_a_sweep_with_nothing_else(tmp_path, tiny_tasks, capsys, fake_source):

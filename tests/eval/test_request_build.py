@@ -15,7 +15,7 @@ pytest.importorskip("lm_eval")
 pytest.importorskip("datasets")
 pytestmark = pytest.mark.eval
 
-from densing.eval.benchmarks import benchmark_registry  # noqa: E402
+from densing.eval.benchmarks import benchmark_registry
 
 HAS_SPLITS = (SHARED_DATA / "benchmarks").is_dir() and (SHARED_DATA / "olmo_ladder" / "oe_eval_tasks").is_dir()
 #: every benchmark that runs on local files (--local-data, OLMES, AI2's request sets), by its tasks and shots: those

@@ -10,12 +10,12 @@ import pytest
 
 pytest.importorskip("lm_eval")
 
-from densing.eval.harness import data_digest, resolve_benchmarks, task_manager  # noqa: E402
-from densing.eval.models import model_spec_from_mapping  # noqa: E402
-from densing.eval.rekey import rekey_store  # noqa: E402
-from densing.eval.runner import sweep_keys  # noqa: E402
-from densing.eval.rekey import main  # noqa: E402
-from densing.eval.store import is_done, part_path, read_part_hash, write_part  # noqa: E402
+from densing.eval.harness import data_digest, resolve_benchmarks, task_manager
+from densing.eval.models import model_spec_from_mapping
+from densing.eval.rekey import rekey_store
+from densing.eval.runner import sweep_keys
+from densing.eval.rekey import main
+from densing.eval.store import is_done, part_path, read_part_hash, write_part
 
 SPEC = model_spec_from_mapping({"name": "m", "model": "no/such/model", "params": 1e8}, where="test")
 

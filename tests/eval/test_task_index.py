@@ -13,9 +13,9 @@ from tests.conftest import SHARED_DATA
 pytest.importorskip("lm_eval")
 pytestmark = pytest.mark.eval
 
-from densing.eval.benchmarks import KNOWN_BENCHMARKS, LOCAL_BENCHMARKS, TASKS_DIRECTORY, benchmark_registry  # noqa: E402
-from densing.eval.harness import task_manager, tasks_digest  # noqa: E402
-from densing.eval.task_index import TaskFiles, builtin_root, reached, read_keys  # noqa: E402
+from densing.eval.benchmarks import KNOWN_BENCHMARKS, LOCAL_BENCHMARKS, TASKS_DIRECTORY, benchmark_registry
+from densing.eval.harness import task_manager, tasks_digest
+from densing.eval.task_index import TaskFiles, builtin_root, reached, read_keys
 
 
 @pytest.fixture(scope="module")

@@ -11,11 +11,11 @@ import pytest
 pytest.importorskip("lm_eval")
 pytestmark = pytest.mark.eval
 
-from densing.eval.store import part_path  # noqa: E402
-from densing.eval.loss import LOG_FLOAT_MAX, log_space_perplexity  # noqa: E402
-from tests.cli_run import run as _run  # noqa: E402
-from tests.conftest import SHARED_DATA  # noqa: E402
-from tests.eval.fake_backend import NAME, fake_models_file  # noqa: E402
+from densing.eval.store import part_path
+from densing.eval.loss import LOG_FLOAT_MAX, log_space_perplexity
+from tests.cli_run import run as _run
+from tests.conftest import SHARED_DATA
+from tests.eval.fake_backend import NAME, fake_models_file
 
 
 def test_log_space_perplexity_is_lm_evals_where_it_fits_and_inf_past_it():

@@ -6,7 +6,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from densing.overlap.strategies.co2 import outer_update, staleness_penalty  # noqa: E402
+from densing.overlap.strategies.co2 import outer_update, staleness_penalty
 
 
 def t(*values):

@@ -7,12 +7,12 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from densing.errors import InputError  # noqa: E402
-from densing.overlap.strategies.tp import _functions, check_tp  # noqa: E402
-from densing.overlap.sublayers import sublayer_table  # noqa: E402
-from densing.overlap.run_schema import read_run  # noqa: E402
-from densing.overlap.train import TrainConfig, run_strategies  # noqa: E402
-from densing.overlap.validate import validate_root  # noqa: E402
+from densing.errors import InputError
+from densing.overlap.strategies.tp import _functions, check_tp
+from densing.overlap.sublayers import sublayer_table
+from densing.overlap.run_schema import read_run
+from densing.overlap.train import TrainConfig, run_strategies
+from densing.overlap.validate import validate_root
 
 TINY = TrainConfig(
     steps=6,

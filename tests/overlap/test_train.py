@@ -4,11 +4,11 @@ import pytest
 
 pytest.importorskip("torch")
 
-from densing.errors import InputError  # noqa: E402
-from densing.overlap import analyze, analyze_steps  # noqa: E402
-from densing.overlap.run_schema import read_run  # noqa: E402
-from densing.overlap.train import TrainConfig, run_strategies, torchrun_command  # noqa: E402
-from densing.overlap.validate import convergence, validate  # noqa: E402
+from densing.errors import InputError
+from densing.overlap import analyze, analyze_steps
+from densing.overlap.run_schema import read_run
+from densing.overlap.train import TrainConfig, run_strategies, torchrun_command
+from densing.overlap.validate import convergence, validate
 
 TINY = TrainConfig(
     steps=6,

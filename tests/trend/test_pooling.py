@@ -261,7 +261,7 @@ def test_the_headline_rules_share_one_set_of_draws_and_the_headline_its_own_numb
 
 # --- the verdict's design: families as the unit of sampling, ceilings as bounds, determined ends, influence --------
 
-from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis import given, settings, strategies as st
 
 
 @settings(max_examples=100, deadline=None)
