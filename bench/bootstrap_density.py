@@ -24,10 +24,9 @@ import numpy as np
 import pandas as pd
 
 from densing.data import read_pythia_evals
-from densing.laws.density import compute_density
-from densing.laws import fit as lawfit
-from densing.laws import problems
 from densing.data.benchmarks import CHANCE_LEVELS
+from densing.laws import fit as lawfit, problems
+from densing.laws.density import compute_density
 from densing.laws.fit_schema import select_points
 from densing.laws.reference import fit_reference
 

@@ -44,8 +44,8 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 def smollm2_model():
     """SmolLM2-135M-Instruct as ``densing eval`` loads it (``results/smollm2/models.yaml``)."""
-    from densing.eval.models import read_models_file
     from densing.eval.loading import load_model
+    from densing.eval.models import read_models_file
     from densing.paths import RESULTS
 
     spec = read_models_file(RESULTS / "smollm2" / "models.yaml")[0]
@@ -77,9 +77,9 @@ def random_slot_cache(model, rows: int, capacity: int, prefix: int):
 def time_runs(arguments) -> int:
     import torch
 
-    from densing.eval.backends.prefix.slots import attention_swapped
     from densing.eval.backends.prefix.grouping import contiguous_parts
     from densing.eval.backends.prefix.settings import PrefixSettings
+    from densing.eval.backends.prefix.slots import attention_swapped
 
     torch.set_num_threads(arguments.threads)
     model = smollm2_model()

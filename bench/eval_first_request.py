@@ -55,8 +55,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the checkout's densing and tests/ (the tiny model)
 sys.path.insert(0, str(ROOT / "bench"))
 
-from _cold import IMPORT_HOOK  # bench/'s shared helpers, found through the path above
 from _baseline import baseline_tree
+from _cold import IMPORT_HOOK  # bench/'s shared helpers, found through the path above
 from _timing import environment, spread
 
 #: The child: the backend's request methods replaced by a probe that prints the clock and ends the process, installed

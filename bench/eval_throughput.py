@@ -100,11 +100,11 @@ def main() -> int:
     import torch
 
     torch.set_num_threads(arguments.threads)
-    from densing.eval.models import read_models_file
     from densing.eval.backends.prefix.grouping import distinct_token_count
-    from tools.lm_eval_requests import build_instances
+    from densing.eval.models import read_models_file
     from densing.eval.runner import load_model
     from densing.paths import RESULTS, SHARED_DATA
+    from tools.lm_eval_requests import build_instances
 
     spec = read_models_file(RESULTS / "smollm2" / "models.yaml")[0]
     trie, counts = load_model(spec, backend="densing-hf", device="cpu", batch_size=arguments.batch_size)

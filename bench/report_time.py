@@ -23,6 +23,7 @@ import sys
 
 from _baseline import ROOT, baseline_tree, package_root
 from _timing import BYTECODE, environment, seconds
+
 from densing.trend.random_effects import end_range
 
 COMMANDS = {

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import fields
-from numbers import Real
 from importlib import import_module
+from numbers import Real
 from typing import Callable, ClassVar
 
 from densing.errors import InputError

@@ -17,9 +17,9 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
+from densing.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, LN2
 from densing.data.benchmarks import CHANCE_LEVELS
 from densing.trend.capability import BUDGET_D0
-from densing.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, LN2
 from studies import _planted
 
 #: The shape of the planted families' true curves (their noise-free fits, the claimed estimand, use it).

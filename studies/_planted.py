@@ -19,10 +19,10 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from densing.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, LN2
 from densing.data.benchmarks import item_count
 from densing.laws.inversion import arrays
 from densing.trend import rules
-from densing.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, LN2
 from densing.trend.targets import trend_targets, with_stderr
 
 BLOCK = 2000  # targets per block of a population slope

@@ -45,11 +45,11 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit
 
+from densing.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, LN2
 from densing.data.benchmarks import CHANCE_LEVELS
 from densing.laws.family import POWER_ALPHA
 from densing.laws.forms import POWER_N_UNIT
 from densing.paths import RESULTS
-from densing.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, LN2
 from densing.trend.targets import with_stderr
 from studies import _planted
 

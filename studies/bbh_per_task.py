@@ -64,8 +64,8 @@ def fill_from_cache(task, cache: dict) -> list:
 
 def _tokenizer(models_file: str):
     """The tokenizer of the first model in MODELS_FILE, loaded as ``densing eval`` loads it."""
-    from densing.eval.models import read_models_file
     from densing.eval.loading import load_model
+    from densing.eval.models import read_models_file
 
     spec = read_models_file(models_file)[0]
     return load_model(spec, backend="densing-hf", device="cpu", batch_size=1)[0].tokenizer

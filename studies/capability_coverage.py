@@ -62,12 +62,12 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from densing.errors import DensingError
-from densing.laws.family import fit_family
-from densing.laws import eligibility
-from densing.trend import capability
 from densing.constants import DEFAULT_EPOCH, DEFAULT_N_BOOT, DEFAULT_N_BOOT_SIDE
+from densing.errors import DensingError
+from densing.laws import eligibility
+from densing.laws.family import fit_family
 from densing.laws.inversion import Joint, PerBenchmark
+from densing.trend import capability
 from densing.trend.targets import with_stderr
 from studies import _logistic_world, _power_world
 from studies._planted import coverage as _coverage, family_of as _family_of, months as _months, population_slope

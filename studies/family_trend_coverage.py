@@ -43,9 +43,9 @@ import numpy as np
 import pandas as pd
 
 from densing.laws import forms
+from densing.laws.density import density_table
 from densing.laws.family import fit_family
 from densing.laws.inversion import Joint
-from densing.laws.density import density_table
 from densing.trend.uncertainty import trend_uncertainty
 
 #: The shipped Llama-3.1 family laws (reference_fits/family_llama-3.1_*.json), rounded: (chance, γ, l, items).

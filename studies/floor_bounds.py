@@ -48,8 +48,7 @@ from densing.present.words import STATE_WORDS
 from densing.trend import capability, pooling
 from densing.trend.floors import at_floor, chance_levels
 from densing.trend.uncertainty import from_row_trend
-from studies import _planted
-from studies import real_configuration as RC
+from studies import _planted, real_configuration as RC
 from studies.replicates import read_store, run_replicates, variant_parser
 
 EPOCH = RC.EPOCH

@@ -81,6 +81,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy.special import expit
 
 from densing.constants import DAYS_PER_MONTH, DEFAULT_N_BOOT, LN2
 from densing.data.benchmarks import CHANCE_LEVELS
@@ -92,10 +93,7 @@ from densing.trend import capability, pooling
 from densing.trend.floors import chance_levels, floor_scores
 from densing.trend.targets import with_stderr
 from densing.trend.uncertainty import from_row_trend
-from scipy.special import expit
-from studies import _planted
-from studies import _power_world as W
-from studies import real_configuration as RC
+from studies import _planted, _power_world as W, real_configuration as RC
 from studies.replicates import read_store, run_replicates, variant_parser
 
 EPOCH = RC.EPOCH

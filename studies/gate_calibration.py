@@ -41,8 +41,7 @@ import math
 from pathlib import Path
 
 from densing.trend import checks
-from studies import _power_world as W
-from studies import capability_coverage as C
+from studies import _power_world as W, capability_coverage as C
 
 #: The threat worlds' planted departures (module docstring).
 CEILING_SHIFT = 1.5

@@ -77,12 +77,10 @@ from densing.errors import DensingError
 from densing.laws import eligibility
 from densing.laws.bounds import EXACT
 from densing.numbers import format_months, json_value
-from densing.trend import bias as bias_record
-from densing.trend import capability, selection
+from densing.trend import bias as bias_record, capability, selection
 from densing.trend.rules import doubling_months
 from densing.trend.targets import with_stderr
-from studies import _planted
-from studies import _power_world as W
+from studies import _planted, _power_world as W
 from studies.replicates import read_store, run_replicates
 
 EPOCH = DEFAULT_EPOCH

@@ -79,22 +79,20 @@ import numpy as np
 import pandas as pd
 
 from densing import paths
+from densing.constants import DAYS_PER_MONTH, LN2
 from densing.data.benchmarks import item_count
 from densing.data.olmo import read_olmo_mc_runs
+from densing.designs.olmes import mc_reference as mc
+from densing.designs.olmes.trend import D0
 from densing.errors import DensingError
-from densing.laws import fit as _fit
-from densing.laws import problems as _problems
-from densing.laws import forms
+from densing.laws import fit as _fit, forms, problems as _problems
 from densing.laws.fit_schema import fit_verdict
 from densing.laws.inversion import PerBenchmark
-from densing.designs.olmes import mc_reference as mc
-from tools import olmes_mc_reference as build
 from densing.laws.reference_fit import ReferenceFit
-from densing.constants import DAYS_PER_MONTH, LN2
-from densing.designs.olmes.trend import D0
 from densing.trend.targets import trend_targets
 from densing.trend.uncertainty import trend_uncertainty
 from studies.replicates import run_replicates
+from tools import olmes_mc_reference as build
 
 TASKS = ("arc_challenge", "mmlu")
 WORLDS = ("model", "departs")

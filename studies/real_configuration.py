@@ -60,6 +60,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy.special import expit
 
 from densing.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, DEFAULT_N_BOOT, LN2
 from densing.data.benchmarks import CHANCE_LEVELS
@@ -73,9 +74,7 @@ from densing.present.words import STATE_WORDS
 from densing.trend import capability, pooling, rules, selection
 from densing.trend.targets import with_stderr
 from densing.trend.uncertainty import from_row_trend
-from scipy.special import expit
-from studies import _planted
-from studies import _power_world as W
+from studies import _planted, _power_world as W
 from studies.replicates import read_store, run_replicates, variant_parser
 
 EPOCH = DEFAULT_EPOCH

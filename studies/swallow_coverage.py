@@ -83,20 +83,17 @@ import numpy as np
 import pandas as pd
 
 from densing import registry
+from densing.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, LN2
 from densing.data.benchmarks import CHANCE_LEVELS
 from densing.errors import DensingError
 from densing.laws import eligibility
 from densing.laws.family import fit_family
 from densing.laws.inversion import Joint, PerBenchmark
 from densing.trend import capability
-from densing.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, LN2
 from densing.trend.targets import with_stderr
 from studies import _planted
 from studies._forecast_check import _counts, forecast_check
-from studies._planted import coverage as _coverage
-from studies._planted import family_of as _family_of
-from studies._planted import months as _months
-from studies._planted import population_slope
+from studies._planted import coverage as _coverage, family_of as _family_of, months as _months, population_slope
 from studies.replicates import run_replicates
 
 EPOCH = DEFAULT_EPOCH  # since and epoch of the measurement, as ``densing trend`` uses them

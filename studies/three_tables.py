@@ -94,8 +94,7 @@ from densing.numbers import json_value
 from densing.trend import pooled_bias, pooled_tables
 from densing.trend.table_rows import TableRow, table_row
 from densing.trend.targets import dates_as_days, parse_epoch
-from studies._planted import coverage, frontier_line
-from studies._planted import months as months_words
+from studies._planted import coverage, frontier_line, months as months_words
 from studies.replicates import read_store, run_replicates
 
 #: t_ref: the day the frontier line passes B (Qwen1.5's release).

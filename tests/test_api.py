@@ -83,8 +83,9 @@ def test_first_docstring_line_says_what_it_returns(name):
 
 
 def test_the_overlap_package_is_an_attribute_and_a_rank_trace_repr_is_one_line():
-    import densing
     from conftest import SHARED_DATA
+
+    import densing
 
     assert densing.overlap.__name__ == "densing.overlap" and "overlap" in dir(densing)
     traces = SHARED_DATA / "traces" / "hta" / "ddp_2rank"

@@ -14,9 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from densing.paths import SHARED_DATA
-
 from densing.errors import InputError
+from densing.paths import SHARED_DATA
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 HEADER = "model,benchmark,metric,value,params,release_date\n"
@@ -517,9 +516,8 @@ def test_model_args_outside_their_domain_are_refused_before_lm_eval_reads_them(m
 
 def test_a_trend_predicts_at_any_date_its_data_need_not_have():
     """The domain bounds what is read (release dates, since); a prediction may extrapolate past today."""
-    from tests.trend.test_doubling import planted_law, planted_scores
-
     import densing
+    from tests.trend.test_doubling import planted_law, planted_scores
 
     fit = densing.fit_trend(
         planted_scores(n=30, start_day=0, end_day=700), planted_law(), rule="all", n_boot=40, n_boot_share=0, since=None
@@ -646,8 +644,7 @@ def _walk(domain: dict) -> list[tuple[str, object]]:
 
 
 def _run_file_cases() -> list:
-    from densing.overlap.run_schema import RUN_DOMAIN
-    from densing.overlap.run_schema import TRAIN_CONSTRAINTS
+    from densing.overlap.run_schema import RUN_DOMAIN, TRAIN_CONSTRAINTS
 
     cases = [pytest.param({name: value}, name, value, id=f"{name}={value!r}") for name, value in _walk(RUN_DOMAIN)]
     cases += [
@@ -678,8 +675,7 @@ def test_every_run_file_field_outside_its_domain_is_one_line_naming_file_field_v
 
 
 def test_the_run_file_walk_covers_every_declared_field():
-    from densing.overlap.run_schema import RUN_DOMAIN
-    from densing.overlap.run_schema import TRAIN_CONSTRAINTS
+    from densing.overlap.run_schema import RUN_DOMAIN, TRAIN_CONSTRAINTS
 
     walked = {case.values[1] for case in RUN_FILE_CASES}
     assert walked == set(RUN_DOMAIN) | {f"config.{name}" for name in TRAIN_CONSTRAINTS}

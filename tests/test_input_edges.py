@@ -419,7 +419,6 @@ def test_density_takes_d0_from_each_targets_train_tokens(run_cli, tmp_path):
     import io
 
     import pandas as pd
-
     from conftest import REPO_ROOT
 
     code, out, err = run_cli(

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 
 import pytest
-
 from conftest import REPO_ROOT, SHARED_DATA
 
 nbformat = pytest.importorskip("nbformat")

@@ -102,8 +102,8 @@ def test_log_axis_ticks_are_powers_of_ten():
 
 def test_a_doubling_time_in_words_has_the_digits_of_the_table_beside_it():
     """format_months is the tables' rule (three significant figures), so a sentence and its table agree."""
-    from densing.numbers import format_months
     from densing.display import column
+    from densing.numbers import format_months
 
     for value in (3.4554965997922316, 18.528, 0.5681, 150.2, 1.5, 4.0):
         assert format_months(value) == column("months", [value])[1][0]

@@ -13,7 +13,6 @@ import pytest
 from densing.errors import InputError
 from tests.test_domains import REPO_ROOT, _one_line_exit_2, write_run_folder
 
-
 # ---------------------------------------------------------------------------------------------
 # labels from the data: a run is named by its own run.yaml
 
@@ -116,8 +115,7 @@ def _declared_pairs():
 def test_the_declared_pairs_name_options_of_their_commands():
     import typer.main
 
-    from densing.cli.app import app
-    from densing.cli.app import EXCLUSIVE
+    from densing.cli.app import EXCLUSIVE, app
 
     pairs = _declared_pairs()
     assert len(pairs) >= 10 and set(EXCLUSIVE) >= {"fit", "trend", "overlap validate"}
@@ -167,11 +165,11 @@ def test_contention_without_a_tensor_parallel_run_is_refused(tmp_path, run_cli):
 def _bad_registrations():
     from dataclasses import replace
 
+    from densing import registry
     from densing.cli import output
     from densing.data import benchmarks, formats
     from densing.eval.backends import BACKENDS
     from densing.overlap.strategies import registry as strategies
-    from densing import registry
     from densing.trend import rules
 
     rule = rules.RULES["quantile"]
@@ -269,10 +267,9 @@ def test_a_bad_registration_is_refused_and_leaves_the_registry_unchanged(case):
 
 
 def test_the_api_answers_bad_arguments_with_densing_errors_only():
-    from tests.trend.test_doubling import planted_law, planted_scores
-
     import densing
     from densing.paths import resolve_fit
+    from tests.trend.test_doubling import planted_law, planted_scores
 
     table = densing.read_results(REPO_ROOT / "results" / "pythia_final.csv")
     with pytest.raises(densing.InputError, match="no 'loss' column"):  # a KeyError 'loss' before

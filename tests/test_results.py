@@ -28,12 +28,12 @@ def test_the_base_gives_json_a_row_text_and_html_without_the_bulky_fields():
 
 
 def test_every_fit_and_trend_result_type_stands_on_the_base():
+    from densing.designs.olmes.trend import OlmesTrend
     from densing.laws.fit_schema import StageFit
+    from densing.laws.joint import JointInversion
     from densing.laws.reference_fit import ReferenceFit
     from densing.trend.corollaries import CostHalvingFit
-    from densing.laws.joint import JointInversion
     from densing.trend.measurement import Breakpoint, Segment, TrendMeasurement
-    from densing.designs.olmes.trend import OlmesTrend
     from densing.trend.uncertainty import TrendUncertainty
 
     for kind in (

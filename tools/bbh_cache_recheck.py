@@ -79,8 +79,8 @@ def main() -> int:
 
     from densing.eval.backends.prefix.settings import PrefixSettings
     from densing.eval.backends.prefix.slots import SlotCache
-    from densing.eval.models import read_models_file
     from densing.eval.loading import load_model
+    from densing.eval.models import read_models_file
     from densing.paths import RESULTS
 
     torch.set_num_threads(1)

@@ -224,8 +224,7 @@ def earlier_candidate_table(targets, *, since: str | None, composed: dict | None
     import numpy as np
     import pandas as pd
 
-    from densing.data.benchmarks import CHANCE_LEVELS
-    from densing.data.benchmarks import item_counts
+    from densing.data.benchmarks import CHANCE_LEVELS, item_counts
     from densing.laws.eligibility import CANDIDATE_BENCHMARKS, MIN_FAMILY_MODELS
     from densing.laws.family import metric_for
 
@@ -586,8 +585,8 @@ def eligible_families(candidates):
 def protocol(args) -> int:
     """The Swallow tables' trend records (:data:`densing.designs.swallow.report.VARIANTS`, one JSON file each) into
     ``--out``."""
-    from densing.data import read_results
     from densing import registry
+    from densing.data import read_results
     from densing.designs.swallow.report import VARIANTS
     from densing.trend.protocol import measure_table
 
@@ -696,8 +695,8 @@ def fixed_size(args) -> int:
     target table: print them; with --out, write them as one CSV."""
     import pandas as pd
 
-    from densing.data import read_results
     from densing import registry
+    from densing.data import read_results
     from densing.trend.fixed_size import fixed_size_rows
 
     found = []

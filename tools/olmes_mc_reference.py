@@ -41,9 +41,7 @@ from densing.designs.olmes.mc_reference import (
     check_task,
 )
 from densing.errors import FitError, InputError
-from densing.laws import fit as _fit
-from densing.laws import forms
-from densing.laws import problems as _problems
+from densing.laws import fit as _fit, forms, problems as _problems
 from densing.laws.fit_schema import data_hash, past_run_fraction, point_tuples, select_points
 from densing.laws.reference_fit import ReferenceFit
 

@@ -42,9 +42,9 @@ import io
 import json
 import re
 import subprocess
-from functools import partial
 import sys
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent

@@ -26,8 +26,11 @@ from densing.constants import DEFAULT_EPOCH
 from densing.errors import FitError, InputError
 from densing.io import check_outputs_apart, check_writable, command_line
 from densing.numbers import counted_noun, format_count, format_number
-from densing.validation import BOOTSTRAP_CONSTRAINTS, validate_params
-from densing.validation import validate as check  # `validate` is a command here
+from densing.validation import (
+    BOOTSTRAP_CONSTRAINTS,
+    validate as check,  # `validate` is a command here
+    validate_params,
+)
 
 #: A density, its interval and whether it is a bound: kept beside the model's name in one block at any width.
 DENSITY_TOGETHER = ("density", "density_ci_low", "density_ci_high", "bound")

@@ -7,8 +7,7 @@ answer first, one compact table, the notes counted, a last line that repeats the
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass
-from dataclasses import field as dataclass_field
+from dataclasses import dataclass, field as dataclass_field
 from pathlib import Path
 
 #: Text columns fold down to this many characters, no further; numbers never fold.

@@ -13,8 +13,8 @@ import typer
 
 from densing import registry
 from densing.cli.layout import browser_lines, closing, command_words
-from densing.cli.pooled import ALL_TABLES
 from densing.cli.output import Format, announced, draws_option, print_frame, print_progress, print_text, size_option
+from densing.cli.pooled import ALL_TABLES
 from densing.errors import InputError
 from densing.io import atomic_write_text, check_outputs_apart, check_writable, check_writable_folder, create_new_text
 from densing.paths import default_store

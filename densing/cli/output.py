@@ -18,13 +18,19 @@ from typing import Optional
 from densing.cli.guard import print_json, visible
 from densing.cli.layout import Column, plan, table_width
 from densing.display import frame_columns, is_numeric
+from densing.errors import InputError
 from densing.impossible import check_params
 from densing.io import frame_to_csv
 from densing.numbers import MISSING, parse_count
 from densing.registry import Registry, check_callable
-from densing.errors import InputError
-from densing.validation import BOOTSTRAP_CONSTRAINTS, D0_TOKENS, INTERVAL_DRAWS, MAX_DRAWS, MIN_INTERVAL_DRAWS
-from densing.validation import validate as check
+from densing.validation import (
+    BOOTSTRAP_CONSTRAINTS,
+    D0_TOKENS,
+    INTERVAL_DRAWS,
+    MAX_DRAWS,
+    MIN_INTERVAL_DRAWS,
+    validate as check,
+)
 
 
 def command_group(help: str, **settings):

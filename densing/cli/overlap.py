@@ -22,8 +22,12 @@ from densing.cli.output import (
 from densing.errors import InputError
 from densing.numbers import counted_noun
 from densing.overlap_defaults import DEFAULT_BUCKET_MB
-from densing.validation import ExistingPath, Interval, comma_items
-from densing.validation import validate as check  # `validate` is a command here
+from densing.validation import (
+    ExistingPath,
+    Interval,
+    comma_items,
+    validate as check,  # `validate` is a command here
+)
 
 overlap_app = command_group(
     "Communication/computation overlap in PyTorch-profiler (Kineto) traces, and what-if models.", name="overlap"

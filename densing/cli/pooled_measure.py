@@ -69,10 +69,10 @@ def place_on_pooled(
 ) -> None:
     """``densing measure --table all --scores FILE [--protocol NAME]``: every input checked before any work, the
     protocol's table's headline and the pooled law measured, each model placed; its line, and the CSV rows."""
+    from densing import registry
     from densing.placement.own_scores import check_complete, place, read_scores, shown_names
     from densing.placement.pooled_place import headline_benchmarks, place_pooled, protocol_of
     from densing.present.pooled import placed_answer
-    from densing import registry
     from densing.trend.pooled_trend import pooled_trend
 
     refuse_other_inputs(scores, models, template, out)

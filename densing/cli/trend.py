@@ -10,7 +10,6 @@ import typer
 
 from densing import paths, registry
 from densing.cli.layout import DETAIL_HELP, ROW_TOGETHER, browser_lines, closing, command_words, counted
-from densing.cli.pooled import ALL_HELP, ALL_TABLES
 from densing.cli.output import (
     FORMAT_HELP,
     SEED_HELP,
@@ -24,6 +23,7 @@ from densing.cli.output import (
     print_texts,
     working,
 )
+from densing.cli.pooled import ALL_HELP, ALL_TABLES
 from densing.constants import DEFAULT_EPOCH, PAPER
 from densing.errors import InputError
 from densing.io import atomic_write_text, check_outputs_apart, check_writable

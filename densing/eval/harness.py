@@ -14,7 +14,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from densing.errors import EvalError, InputError
 from densing.eval.benchmarks import KNOWN_BENCHMARKS, TASKS_DIRECTORY, Benchmark, benchmark_registry
 from densing.eval.models import ModelSpec
-from densing.eval.task_index import builtin_root, read_keys, reached, task_folders
+from densing.eval.task_index import builtin_root, reached, read_keys, task_folders
 
 
 def require_lm_eval() -> None:

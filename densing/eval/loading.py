@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from densing.errors import EvalError, InputError, first_line
 from densing.eval import backends
 from densing.eval.models import ModelSpec
-from densing.validation import Device, WholeNumber, Interval, validate
+from densing.validation import Device, Interval, WholeNumber, validate
 
 if TYPE_CHECKING:
     from densing.eval.backends.prefix.settings import PrefixSettings

@@ -16,9 +16,8 @@ from densing.eval import backends
 from densing.eval.benchmarks import suite_benchmarks
 from densing.eval.harness import lm_eval_version
 from densing.eval.models import ModelSpec
-from densing.eval.runner import sweep_tasks, as_model_specs, sweep_keys
+from densing.eval.runner import as_model_specs, sweep_keys, sweep_tasks
 from densing.eval.store import part_path
-
 
 #: The row columns a part must agree on with a sweep before :func:`rekey_store` gives it the sweep's key.
 REKEY_COLUMNS = ("model_path", "revision", "score_task", "limit", "backend", "lm_eval_version")

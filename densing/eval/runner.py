@@ -19,6 +19,7 @@ import pandas as pd
 
 from densing.data.schema import validate_results
 from densing.errors import EvalError, InputError
+from densing.eval import backends
 from densing.eval.benchmarks import (
     OLMES_BENCHMARKS,
     OLMO_REQUEST_BENCHMARKS,
@@ -27,12 +28,11 @@ from densing.eval.benchmarks import (
     Benchmark,
 )
 from densing.eval.harness import config_hash, data_digest, requests_key, resolve_benchmarks, task_manager, tasks_digest
-from densing.eval import backends
 from densing.eval.loading import SWEEP_CONSTRAINTS, check_device_present, check_model_source, load_model
-from densing.eval.pair import OtherRank, evaluate_pair
 from densing.eval.models import ModelSpec, model_spec_from_mapping, read_models_file
-from densing.io import check_writable_folder
+from densing.eval.pair import OtherRank, evaluate_pair
 from densing.eval.store import BUILT_DIRECTORY, CACHE_DIRECTORY, CachedOnly, _slug, is_done, part_path, write_part
+from densing.io import check_writable_folder
 from densing.validation import validate_params
 
 ProgressCallback = Callable[[str, str, str], None]

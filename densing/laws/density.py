@@ -19,8 +19,6 @@ import pandas as pd
 from densing.data.benchmarks import with_stderr
 from densing.data.schema import table_argument
 from densing.errors import InputError
-from densing.numbers import counted_noun
-from densing.laws.region import ABOVE_TOP_MEMBER, BELOW_SMALLEST_MEMBER, Reason, member_log_sizes, within_members
 from densing.laws.bounds import EXACT, LOWER, UPPER, near_chance, readings
 from densing.laws.fit_schema import fit_verdict
 from densing.laws.inversion import (
@@ -34,6 +32,8 @@ from densing.laws.inversion import (
     score_matrix,
 )
 from densing.laws.reference_fit import ReferenceFit, as_fits
+from densing.laws.region import ABOVE_TOP_MEMBER, BELOW_SMALLEST_MEMBER, Reason, member_log_sizes, within_members
+from densing.numbers import counted_noun
 from densing.validation import D0_TOKENS, Interval, Options, validate_params
 
 COMPONENT_CENSORED = "component_censored"

@@ -29,10 +29,10 @@ import pandas as pd
 from densing.data.benchmarks import CHANCE_LEVELS, ITEM_COUNTS
 from densing.errors import FitError, InputError
 from densing.laws import forms
-from densing.laws.forms import HOFFMANN_2022
 from densing.laws.family_likelihood import Z_95, LikelihoodFit, likelihood_fit  # noqa: F401 (re-exported)
 from densing.laws.family_rows import family_arrays, family_columns, family_order_note, metric_for, table_metric  # noqa: F401 (public here)
 from densing.laws.fit_schema import POINT_COLUMNS, StageFit, data_hash, r_squared
+from densing.laws.forms import HOFFMANN_2022
 from densing.laws.reference_fit import ReferenceFit
 from densing.validation import BOOTSTRAP_CONSTRAINTS, validate_params
 

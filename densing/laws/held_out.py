@@ -13,8 +13,8 @@ from densing.data.formats import read_reference_data, sniff_format
 from densing.data.olmo import ladder_benchmarks, read_olmo_ladder
 from densing.data.schema import table_argument
 from densing.errors import InputError
-from densing.laws.olmo.check import validate_ladder
 from densing.laws.fit_schema import select_points
+from densing.laws.olmo.check import validate_ladder
 from densing.laws.reference import fit_reference
 from densing.laws.reference_fit import ReferenceFit
 from densing.validation import Interval, as_names, validate_params

@@ -20,8 +20,7 @@ import pandas as pd
 from densing.data.schema import LAB_COLUMN
 from densing.errors import InputError
 from densing.laws.bounds import EXACT, LOWER, UPPER, log_density_bounds, score_cap
-from densing.laws.reference_fit import ABOVE_CEILING, BELOW_FLOOR, BEYOND_DATA_LIMIT, ReferenceFit  # noqa: F401
-from densing.laws.reference_fit import as_fit
+from densing.laws.reference_fit import ABOVE_CEILING, BELOW_FLOOR, BEYOND_DATA_LIMIT, ReferenceFit, as_fit  # noqa: F401
 from densing.runtime.memo import per_table
 from densing.states import ReferenceName
 

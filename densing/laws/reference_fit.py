@@ -27,7 +27,6 @@ from densing.numbers import format_count
 from densing.results import ALPHA_CONSTRAINTS, Result, interval_frame, presented
 from densing.validation import D0_TOKENS, MAX_D0_TOKENS, validate_params
 
-
 DEFAULT_D0 = 1e12
 
 

@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
 from densing.errors import TraceError
-from densing.overlap.cpu_trace import CpuRank
-from densing.overlap.cpu_trace import to_rank_trace as cpu_rank_trace
+from densing.overlap.cpu_trace import CpuRank, to_rank_trace as cpu_rank_trace
 from densing.overlap.kineto import GPU, DecodeInfo, Unsplittable
 from densing.overlap.metrics import RANK_COLUMNS, STEP_COLUMNS, rank_metrics, rank_row, rank_step_rows
 from densing.overlap.model import DEFAULT_KERNEL_RULES, NoGpuKernelsError, RankTrace, check_rules

@@ -10,8 +10,7 @@ import re
 from pathlib import Path
 
 from densing.errors import TraceError
-from densing.overlap.cpu_trace import CpuRank, annotation_rows, cpu_rank, set_origin
-from densing.overlap.cpu_trace import to_rank_trace as cpu_rank_trace
+from densing.overlap.cpu_trace import CpuRank, annotation_rows, cpu_rank, set_origin, to_rank_trace as cpu_rank_trace
 from densing.overlap.engine import Job, SerialEngine, borrowed
 from densing.overlap.gzipio import expected_size, read_head
 from densing.overlap.kineto import CPU, GPU, Unsplittable, decode_file, decode_part, prefixed

@@ -9,21 +9,21 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from pathlib import Path
 from numbers import Integral, Real
+from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 import numpy as np
 
 from densing.errors import InputError
-from densing.overlap_defaults import DEFAULT_BUCKET_MB, MAX_BUCKET_MB
-from densing.results import Result
 from densing.overlap.analysis import ANALYZE_CONSTRAINTS
 from densing.overlap.metrics import breakdown
 from densing.overlap.model import COMMUNICATION, RankTrace
 from densing.overlap.strategies.base import WhatIfPoint, ring_allreduce_time_s
 from densing.overlap.strategies.registry import get, names
 from densing.overlap.trace import read_traces
+from densing.overlap_defaults import DEFAULT_BUCKET_MB, MAX_BUCKET_MB
+from densing.results import Result
 from densing.validation import CONTENTION, InstanceOf, Interval, validate, validate_params
 
 if TYPE_CHECKING:

@@ -13,11 +13,10 @@ import numpy as np
 import pandas as pd
 
 from densing.constants import DAYS_PER_MONTH
+from densing.display import CHANCE_STDERRS, LOWER_BOUND, NEAR_CHANCE, NO_READING, UPPER_BOUND, VALUE, density_reading
 from densing.errors import InputError
 from densing.laws.region import member_log_sizes
-from densing.numbers import format_count
-from densing.numbers import format_number as _g
-from densing.display import CHANCE_STDERRS, LOWER_BOUND, NEAR_CHANCE, NO_READING, UPPER_BOUND, VALUE, density_reading
+from densing.numbers import format_count, format_number as _g
 
 #: The verdicts against the frontier line, and against the band of its slope interval at a date (``within`` it).
 ABOVE, BELOW, UNDETERMINED, WITHIN = "above", "below", "undetermined", "within"

@@ -17,12 +17,12 @@ from densing.constants import NAMED_MODELS, PAPER
 from densing.errors import InputError
 from densing.numbers import format_count, format_months, format_number, log_ticks
 from densing.present.forest import (  # noqa: F401 (public here)
-    PALETTE,
-    escaped,
-    family_style,
     FRONTIER_MARKER,
     LABEL_FONT,
+    PALETTE,
     PLOT_HEIGHT,
+    escaped,
+    family_style,
     forest_figure,
     place_labels,
     row_names,

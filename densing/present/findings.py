@@ -29,7 +29,6 @@ from densing.states import (
     WideEarlyLine,
 )
 
-
 #: Why a calibrated check is a finding: its false-alarm rate where its threat is absent (docs/method.md, "Gates and
 #: findings").
 FINDING_WORDS = "it fires in more than 10% of planted worlds where the estimate is right: studies/gate_calibration.py"

@@ -16,17 +16,16 @@ from densing.constants import (
     SIZE_SLOPE_MARGIN,
     UNTESTABLE,
 )
-from densing.numbers import counted_noun, format_count, format_months, format_number, frame_records, json_number, signed
 from densing.display import name_text
+from densing.numbers import counted_noun, format_count, format_months, format_number, frame_records, json_number, signed
 from densing.present.summary import Summary, Table
 from densing.present.words import (
     FOLD_LEGEND,
     STATE_WORDS,
     as_range,
-    end_form,
     determined_words,
+    end_form,
     fold_of,
-    row_reason,
     heterogeneity_words,
     interval_after,
     not_measured,
@@ -38,6 +37,7 @@ from densing.present.words import (
     record_end,
     result_end,
     result_interval,
+    row_reason,
     state_words,
     status_parts,
     status_words,

@@ -15,10 +15,24 @@ from densing import paths
 from densing.constants import PAPER
 from densing.display import VALUE
 from densing.numbers import format_count, format_months, format_number
+from densing.present import figures as trend_figures
+from densing.present.forest import RANGE_DRAWN
+from densing.present.placement import answer, band_said, stated
+from densing.present.words import (
+    CARD_LABELS,
+    FOLD_LEGEND,
+    LINE_NOTES,
+    ends_shown,
+    fold_legend,
+    frame_fold_legend,
+    result_interval,
+    rule_ends_shown,
+    rules_legend,
+    shown_legend,
+)
+from densing.registry import designs
 from densing.report import compute as m
 from densing.report.html import Section, cards_html, esc, figure_html, page, table_html
-from densing.registry import designs
-from densing.runtime import executor
 from densing.report.render_parts import (
     DENSITY_MEANING,
     breakable,
@@ -36,21 +50,7 @@ from densing.report.render_parts import (
     performance_figure,
     references_table,
 )
-from densing.present import figures as trend_figures
-from densing.present.forest import RANGE_DRAWN
-from densing.present.placement import answer, band_said, stated
-from densing.present.words import (
-    CARD_LABELS,
-    FOLD_LEGEND,
-    LINE_NOTES,
-    ends_shown,
-    fold_legend,
-    frame_fold_legend,
-    result_interval,
-    rule_ends_shown,
-    rules_legend,
-    shown_legend,
-)
+from densing.runtime import executor
 
 TITLE = {False: "densing report", True: "densing measure"}
 SUBTITLE = {

@@ -13,7 +13,6 @@ from densing.runtime.memo import same_tables
 from densing.runtime.processes import close_pool, end_pool, fork_context, process_pool
 from densing.runtime.threads import frozen_heap
 
-
 #: The context of the :func:`run` in progress; forked workers inherit it.
 _context = None
 

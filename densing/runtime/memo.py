@@ -10,7 +10,6 @@ import contextvars
 import functools
 import weakref
 
-
 #: The memo open in this context (None outside :func:`same_tables`): (id of the table, key) → (weak reference to the
 #: table, the value) for :func:`derived`; ("value", key) → the value for :func:`keep`. Values are not to be changed.
 _OPEN: contextvars.ContextVar[dict | None] = contextvars.ContextVar("densing_table_memo", default=None)

@@ -27,8 +27,8 @@ from densing.results import presented_property
 from densing.runtime.memo import per_table
 from densing.states import NoFamilyPasses, NoFamilyScored, ReferenceName, State
 from densing.trend import checks, pooling
-from densing.trend.selection import CommonTargets, common_targets, set_references
 from densing.trend.rules import envelope_index
+from densing.trend.selection import CommonTargets, common_targets, set_references
 from densing.trend.uncertainty import TrendUncertainty, from_row_trend
 
 

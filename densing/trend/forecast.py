@@ -25,7 +25,6 @@ from densing.trend.rules import doubling_months, slope_band
 from densing.trend.targets import parse_epoch, to_timestamp
 from densing.trend.uncertainty import observed_trend
 
-
 #: The share of models above a 0.9-quantile line.
 ABOVE_SHARE = 0.10
 #: Fewer later models than this leave the check untestable, said so (a share of 10% needs tens of models to be

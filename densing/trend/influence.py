@@ -19,7 +19,6 @@ from densing.results import Result
 from densing.trend import rules
 from densing.trend.rules import doubling_months
 
-
 #: The most points (problems × targets) of the removals solved again in one call: about 16 MB an array.
 SOLVE_CELLS = 2**21
 

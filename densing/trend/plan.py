@@ -9,7 +9,6 @@ default; the headline (:func:`measure_headline`) and the fixed-size estimator ar
 from __future__ import annotations
 
 import math
-
 from collections.abc import Callable
 from dataclasses import dataclass, field
 

@@ -30,8 +30,14 @@ import numpy as np
 import pandas as pd
 from scipy.special import fdtri, ncfdtrinc
 
-from densing.constants import DEFAULT_EPOCH, DEFAULT_N_BOOT_SIDE, DRAWS_CAP, HETEROGENEITY_ALPHA, PRECISION_DRAWS_CAP
-from densing.constants import PRECISION_GROWTH
+from densing.constants import (
+    DEFAULT_EPOCH,
+    DEFAULT_N_BOOT_SIDE,
+    DRAWS_CAP,
+    HETEROGENEITY_ALPHA,
+    PRECISION_DRAWS_CAP,
+    PRECISION_GROWTH,
+)
 from densing.data.labs import lab_of
 from densing.laws.bounds import EXACT
 from densing.states import State

@@ -12,8 +12,8 @@ censored 0.9 regression quantile ln ρmax = A·t + B through them (Xiao et al. 2
 from __future__ import annotations
 
 import math
-from numbers import Integral
 from dataclasses import dataclass, field
+from numbers import Integral
 from typing import ClassVar
 
 import numpy as np
@@ -22,9 +22,9 @@ import pandas as pd
 from densing.constants import DEFAULT_EPOCH
 from densing.errors import InputError
 from densing.laws.bounds import EXACT
-from densing.states import State
 from densing.results import ALPHA_CONSTRAINTS, Result, interval_frame, presented
 from densing.runtime.memo import same_tables
+from densing.states import State
 from densing.trend import rules
 from densing.trend.pooled_tables import LEVEL, TABLES, pooled_frame, pooled_law, pooled_points
 from densing.trend.table_rows import TableRow, table_row

@@ -40,10 +40,9 @@ from densing.data.schema import LAB_COLUMN
 from densing.errors import FitError, InputError
 from densing.laws.bounds import EXACT, LOWER, UPPER, score_cap
 from densing.laws.inversion import arrays
-from densing.trend import rules
 from densing.laws.region import Reason, member_log_sizes, within_members
+from densing.trend import rules
 from densing.trend.floors import at_floor, chance_caps, chance_levels, floor_plan, floor_scores
-from densing.trend.selection import CommonTargets, own_from_others
 
 # step 7 (influence), steps 4 and 5 (random effects), and the names the package reads here
 from densing.trend.influence import (
@@ -57,14 +56,15 @@ from densing.trend.influence import (
 from densing.trend.random_effects import (
     Pooled,
     determined_ends,
+    draws_needed,
     end_range,
     heterogeneity_check,
     months_interval,
-    draws_needed,
     pool_by_lab,
     pool_slopes,
     undecided,
 )
+from densing.trend.selection import CommonTargets, own_from_others
 from densing.trend.targets import family_clusters
 from densing.validation import MAX_DRAWS, Interval, validate_params
 

@@ -19,10 +19,11 @@ import pandas as pd
 
 from densing.constants import DEFAULT_EPOCH, DRAWS_CAP, HETEROGENEITY_ALPHA, PAPER
 from densing.errors import InputError
-from densing.numbers import frame_records
 from densing.laws.bounds import EXACT, LOWER, UPPER
 from densing.laws.inversion import as_inversion
+from densing.numbers import frame_records
 from densing.results import Result, presented, presented_property
+from densing.states import EndOpen, ReferenceName, ReferencesDisagree, State
 from densing.trend.pooling import (
     RowTrend,
     determined_ends,
@@ -31,12 +32,10 @@ from densing.trend.pooling import (
     most_influential_model,
     pooled_trend,
 )
+from densing.trend.rules import doubling_months, envelope_index, get as rule_of, slope_band
 from densing.trend.selection import reference_targets
-from densing.trend.rules import doubling_months, envelope_index, slope_band
-from densing.trend.rules import get as rule_of
 from densing.trend.targets import dates_as_days, parse_epoch
 from densing.validation import DRAWS, Interval, validate_params
-from densing.states import EndOpen, ReferenceName, ReferencesDisagree, State
 
 
 def heterogeneous(result) -> bool:

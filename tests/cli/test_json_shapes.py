@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-
 HERE = Path(__file__).resolve().parent
 
 

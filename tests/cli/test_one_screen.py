@@ -9,8 +9,8 @@ import json
 import pytest
 
 from densing.cli.layout import closing
-from densing.present.words import short_statuses
 from densing.numbers import format_number
+from densing.present.words import short_statuses
 
 
 def _run(run_cli, monkeypatch, *args: str) -> str:

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
 from cli_run import run
 from conftest import REPO_ROOT
 

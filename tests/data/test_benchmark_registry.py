@@ -40,8 +40,7 @@ def toy():
 
 
 def _known_everywhere(name: str) -> dict[str, bool]:
-    from densing.data.benchmarks import item_counts
-    from densing.data.benchmarks import WIDE_COLUMNS, WIDE_SHOTS
+    from densing.data.benchmarks import WIDE_COLUMNS, WIDE_SHOTS, item_counts
     from densing.eval import benchmarks as eval_benchmarks
     from densing.laws.reference import _resolve_chance
     from densing.trend import capability

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-
 from cli_run import run
+
 from densing.data import read_results
 from densing.errors import InputError
 from tests.conftest import REPO_ROOT

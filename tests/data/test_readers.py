@@ -6,8 +6,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from densing.data import parse_count, read_lm_eval_json, read_pythia_evals, read_table, validate_results
 from densing.errors import InputError

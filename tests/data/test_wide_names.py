@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-
 from conftest import REPO_ROOT
+
 from densing import registry
 from densing.data import read_results
 from densing.errors import InputError

@@ -6,12 +6,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tests.conftest import OLMO_LADDER, REPO_ROOT, needs_olmo
+from densing.designs.olmes import mc_reference as mc
 from densing.errors import FitError, InputError
 from densing.laws import forms
-from densing.designs.olmes import mc_reference as mc
-from tools import olmes_mc_reference as build
 from densing.laws.reference_fit import ReferenceFit, invert_scores
+from tests.conftest import OLMO_LADDER, REPO_ROOT, needs_olmo
+from tools import olmes_mc_reference as build
 
 PLANTED = {"c": 0.6, "gamma": -18.0, "l": 0.80, "d": 0.25}
 LOSS = {"a": 40.0, "alpha": 0.3, "b": 300.0, "beta": 0.28, "E": 0.45}

@@ -13,9 +13,8 @@ import pytest
 from densing.designs.olmes import mc_reference as mc
 from densing.laws.bounds import EXACT
 from studies._planted import frontier_line
-from tools import olmes_mc_reference as build
-
 from tests.conftest import needs_olmo
+from tools import olmes_mc_reference as build
 
 ROOT = Path(__file__).resolve().parents[2]
 

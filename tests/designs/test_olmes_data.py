@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from densing.data.benchmarks import WIDE_COLUMNS
 from densing.designs.olmes.data import (
     OLMES_BENCHMARKS,
     TOKEN_DERIVATIONS,
@@ -14,7 +15,6 @@ from densing.designs.olmes.data import (
     read_olmes_scores,
     read_olmes_targets,
 )
-from densing.data.benchmarks import WIDE_COLUMNS
 from densing.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[2]

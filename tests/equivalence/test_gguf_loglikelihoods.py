@@ -151,9 +151,9 @@ class NumpyLlama:
 def test_log_likelihoods_match_a_numpy_forward_pass():
     import torch
 
-    from tools.lm_eval_requests import build_instances
-    from densing.eval.models import model_spec_from_mapping
     from densing.eval.loading import load_model
+    from densing.eval.models import model_spec_from_mapping
+    from tools.lm_eval_requests import build_instances
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)

@@ -108,7 +108,7 @@ def tiny_tasks(tmp_path_factory) -> Path:
 def build_tiny_model(directory: Path, seed: int = 0) -> Path:
     """A GPT-2 with 2 layers, hidden 32 and a BPE tokenizer trained on the task text; random weights."""
     import torch
-    from tokenizers import Tokenizer, models, pre_tokenizers, trainers, decoders
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
 
     text = []

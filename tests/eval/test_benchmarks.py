@@ -23,12 +23,11 @@ def test_paper_benchmarks_in_paper_settings():
 @pytest.mark.eval
 def test_shipped_companion_tasks_are_indexed_by_lm_eval():
     pytest.importorskip("lm_eval")
-    from lm_eval.tasks import TaskManager
-
     import re
     from pathlib import Path
 
     import lm_eval
+    from lm_eval.tasks import TaskManager
 
     manager = TaskManager(include_path=[str(TASKS_DIRECTORY)], include_defaults=False)
     indexed = set(manager.all_tasks)

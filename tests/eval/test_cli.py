@@ -98,8 +98,8 @@ def test_trust_remote_code_is_passed_as_given(monkeypatch):
     pytest.importorskip("lm_eval.models.huggingface")
 
     import densing.eval.loading as loading
-    from densing.eval.models import ModelSpec
     from densing.eval.loading import load_model
+    from densing.eval.models import ModelSpec
 
     seen = []
 

@@ -15,9 +15,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("lm_eval")
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 pytestmark = pytest.mark.eval
 
@@ -181,9 +179,9 @@ def test_smollm2_generation_equals_plain_generate():
         )
     if not (SHARED_DATA / "benchmarks").is_dir():
         pytest.skip(f"{SHARED_DATA / 'benchmarks'}: no local benchmark splits")
-    from densing.eval.models import read_models_file
     from densing.eval.harness import task_manager
     from densing.eval.loading import load_model
+    from densing.eval.models import read_models_file
     from densing.paths import RESULTS
 
     spec = read_models_file(RESULTS / "smollm2" / "models.yaml")[0]

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import pandas as pd
-
 import gzip
 import json
 import math
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from densing.errors import InputError

@@ -71,8 +71,7 @@ def test_ladder_count_includes_the_head_once():
 # ---------------------------------------------------------------------------------------------
 # the trie walk: every distinct token position once, the same numbers as the plain backend
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 tokens = st.lists(st.integers(min_value=3, max_value=40), min_size=0, max_size=12)
 

@@ -12,9 +12,8 @@ pytest.importorskip("lm_eval")
 
 from densing.eval.harness import data_digest, resolve_benchmarks, task_manager
 from densing.eval.models import model_spec_from_mapping
-from densing.eval.rekey import rekey_store
+from densing.eval.rekey import main, rekey_store
 from densing.eval.runner import sweep_keys
-from densing.eval.rekey import main
 from densing.eval.store import is_done, part_path, read_part_hash, write_part
 
 SPEC = model_spec_from_mapping({"name": "m", "model": "no/such/model", "params": 1e8}, where="test")
@@ -154,8 +153,8 @@ def test_two_checkouts_at_different_paths_share_one_store_and_the_second_evaluat
     """What two clones of the repository are to one store: the same local split under two data roots at different
     paths. The first sweep evaluates (through a registered lm-eval model); the second, from the other root, finds its
     pair done, loads no model and sends no request."""
-    from tests.conftest import SHARED_DATA
     from tests.cli_run import run as _run
+    from tests.conftest import SHARED_DATA
     from tests.eval.fake_backend import NAME, FakeLM, fake_models_file as _models
 
     split = SHARED_DATA / "benchmarks" / "arc" / "ARC-Challenge-test.jsonl"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from densing.errors import InputError
 from densing.eval.benchmarks import (
     KNOWN_BENCHMARKS,
     LOCAL_BENCHMARKS,
@@ -12,8 +13,6 @@ from densing.eval.benchmarks import (
     SUITES,
     suite_benchmarks,
 )
-from densing.errors import InputError
-
 from tests.conftest import SHARED_DATA
 
 # benchmark: (lm-eval task or group, shots, headline metric as the store writes it, evaluated split)

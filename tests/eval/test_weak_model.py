@@ -11,8 +11,8 @@ import pytest
 pytest.importorskip("lm_eval")
 pytestmark = pytest.mark.eval
 
-from densing.eval.store import part_path
 from densing.eval.loss import LOG_FLOAT_MAX, log_space_perplexity
+from densing.eval.store import part_path
 from tests.cli_run import run as _run
 from tests.conftest import SHARED_DATA
 from tests.eval.fake_backend import NAME, fake_models_file

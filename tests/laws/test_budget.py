@@ -4,8 +4,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from densing.errors import InputError
 from densing.laws.forms import BESIROGLU_2024, HOFFMANN_2022, LOSS_LAWS, translate_members

@@ -7,14 +7,13 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from densing.errors import FitError, InputError
 from densing.laws import forms
 from densing.laws.family import fit_family
-from tools.build_tables import family_points, held_out_error, ols_family_fit
 from densing.laws.reference_fit import ReferenceFit
+from tools.build_tables import family_points, held_out_error, ols_family_fit
 
 
 def planted_family(
@@ -185,8 +184,8 @@ def test_held_out_z_rejects_calibrated_families_at_about_the_nominal_rate():
 def test_held_out_z_carries_the_dispersion_of_families_off_their_curve():
     """Members off the law by more than their binomial noise: the test with only the refit's own dispersion rejects
     too often, and with a dispersion pooled over families of the same world (rule v3's) at about the nominal rate."""
-    from studies.family_law_shape import held_out_test
     from densing.laws.family_likelihood import likelihood_fit
+    from studies.family_law_shape import held_out_test
 
     sizes = (0.5e9, 1.8e9, 4e9, 7e9, 14e9, 32e9)
     rng = np.random.default_rng(5)

@@ -8,16 +8,15 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from densing.errors import InputError
 from densing.laws import forms
 from densing.laws.bounds import LOWER, log_density_bounds, score_cap
 from densing.laws.family import POWER_ALPHA, fit_family
-from studies.family_law_shape import held_out_test
 from densing.laws.joint import _predict, family_columns, invert_joint
 from densing.laws.reference_fit import ABOVE_CEILING, ReferenceFit
+from studies.family_law_shape import held_out_test
 
 SIZES = (0.5e9, 1.8e9, 4e9, 7e9, 14e9, 32e9, 72e9)
 # (γ, l, chance) per benchmark of the planted power-shaped family

@@ -5,9 +5,7 @@ import pandas as pd
 import pytest
 
 from densing.errors import FitError, InputError
-from densing.laws import fit as lawfit
-from densing.laws import problems
-from densing.laws import forms
+from densing.laws import fit as lawfit, forms, problems
 from densing.laws.reference import fit_reference
 
 LAW = dict(a=400.0, alpha=0.34, b=410.0, beta=0.28)

@@ -8,10 +8,10 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from densing.laws.density import compute_density
-from densing.laws.inversion import ABOVE_CEILING, BELOW_FLOOR, BEYOND_DATA_LIMIT, invert
 from densing.laws import forms
+from densing.laws.density import compute_density
 from densing.laws.fit_schema import StageFit
+from densing.laws.inversion import ABOVE_CEILING, BELOW_FLOOR, BEYOND_DATA_LIMIT, invert
 from densing.laws.reference_fit import ReferenceFit
 from tests.conftest import needs_pythia
 

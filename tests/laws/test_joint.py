@@ -5,18 +5,15 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
+from densing.errors import InputError
 from densing.laws import forms
 from densing.laws.family import fit_family
-from densing.errors import InputError
 from densing.laws.joint import LOG_SIZE_LOW, invert_joint
-
 from tests.laws.test_family import planted_family
-
-import pandas as pd
 
 PLANT = {"mmlu": (0.45, 22.0), "hellaswag": (0.30, 19.0), "winogrande": (0.35, 21.0)}
 

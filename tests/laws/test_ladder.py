@@ -6,8 +6,8 @@ import pytest
 
 from densing.data import validate_results
 from densing.laws import forms
-from densing.laws.olmo.ladder import fit_ladder, select_options
 from densing.laws.fit_schema import final_points, past_run_fraction
+from densing.laws.olmo.ladder import fit_ladder, select_options
 from densing.laws.reference import fit_reference
 
 LOSS = dict(a=30.0, alpha=0.3, b=60.0, beta=0.28, E=0.5)

@@ -4,8 +4,8 @@ import json
 
 import numpy as np
 import pytest
-
 from conftest import OLMO_LADDER, REPO_ROOT, needs_olmo
+
 from densing.laws.reference_fit import ReferenceFit
 
 FITS = sorted((REPO_ROOT / "reference_fits").glob("olmo_*_two_step.json"))

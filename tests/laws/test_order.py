@@ -115,8 +115,7 @@ def test_the_pairs_found_as_arrays_are_the_pair_by_pair_loops_in_its_order():
     """_breaks on random families (ties in size and score, missing standard errors, repeated models) gives the rows,
     the bits and the order of the loop over each benchmark's (i, j) pairs."""
     import numpy as np
-    from hypothesis import given, settings
-    from hypothesis import strategies as st
+    from hypothesis import given, settings, strategies as st
 
     from densing.laws.family_rows import _breaks
 

@@ -12,13 +12,11 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from densing.errors import FitError, InputError
 from densing.laws import forms
-from densing.laws.fit_schema import StageFit
-from densing.laws.fit_schema import POINT_COLUMNS
+from densing.laws.fit_schema import POINT_COLUMNS, StageFit, data_hash
 from densing.laws.reference import fit_reference
 from densing.laws.reference_fit import (
     ABOVE_CEILING,
@@ -29,7 +27,6 @@ from densing.laws.reference_fit import (
     check_fit_dict,
     invert_scores,
 )
-from densing.laws.fit_schema import data_hash
 from tests.conftest import REPO_ROOT
 
 PARAMS = dict(a=400.0, alpha=0.34, b=410.0, beta=0.28, c=0.7, gamma=-4.0, l=1.0, d=0.25)

@@ -7,10 +7,10 @@ import pytest
 
 from densing.errors import TraceError
 from densing.overlap import analyze, analyze_steps, read_traces
-from densing.overlap.intervals import subtract_intervals
-from densing.overlap.model import COMMUNICATION, COMPUTATION, LANE_THREAD, OTHER
 from densing.overlap.engine import SerialEngine
+from densing.overlap.intervals import subtract_intervals
 from densing.overlap.kineto import CPU
+from densing.overlap.model import COMMUNICATION, COMPUTATION, LANE_THREAD, OTHER
 from densing.overlap.trace import annotation_frame, decode_ranks, set_traces, trace_files
 
 

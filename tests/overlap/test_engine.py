@@ -9,10 +9,9 @@ from pathlib import Path
 import pytest
 
 from densing.errors import InputError, TraceError, WorkerError
-from densing.overlap.analysis import set_rows
+from densing.overlap.analysis import rank_outcome, set_rows
 from densing.overlap.engine import Job, ProcessEngine, SerialEngine, make_engine
 from densing.overlap.kineto import GPU
-from densing.overlap.analysis import rank_outcome
 from densing.overlap.trace import run_ranks
 from overlap.overlap_tracegen import hand_trace, write_trace
 from overlap.test_cpu_trace import hand_cpu_trace, write

@@ -7,8 +7,7 @@ import gzip
 import os
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from densing.errors import TraceError
 from densing.overlap import gzipio

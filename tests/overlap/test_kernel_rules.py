@@ -14,7 +14,6 @@ from densing.overlap import analyze
 from densing.overlap.model import COMMUNICATION, COMPUTATION, MEMORY, OTHER, kernel_category
 from tests.overlap.overlap_tracegen import rules_trace
 
-
 EXPECTED = {
     "hta": {"kernel_span_us": 40, "idle_us": 5, "compute_us": 28, "comm_us": 10, "overlap_us": 5, "non_compute_us": 7},
     "traceinsight": {

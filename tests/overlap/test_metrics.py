@@ -1,8 +1,7 @@
 """Metrics on hand-built traces whose numbers are computed by hand in the docstrings."""
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from densing.errors import TraceError
 from densing.overlap import analyze, analyze_steps, read_traces, step_skew
@@ -207,8 +206,7 @@ def test_a_file_cut_into_part_jobs_reads_like_one_job(tmp_path, parts):
     import numpy as np
 
     from densing.overlap.engine import ProcessEngine, SerialEngine
-    from densing.overlap.kineto import GPU, decode_file
-    from densing.overlap.kineto import decode_part
+    from densing.overlap.kineto import GPU, decode_file, decode_part
     from densing.overlap.trace import run_ranks, set_traces
 
     path = tmp_path / "r.json.gz"
@@ -242,8 +240,7 @@ def test_part_jobs_report_a_malformed_span_naming_the_file(tmp_path):
 
 
 def test_a_part_jobs_error_is_raised_by_the_combining_job(tmp_path):
-    from densing.overlap.kineto import GPU
-    from densing.overlap.kineto import decode_part
+    from densing.overlap.kineto import GPU, decode_part
     from densing.overlap.trace import combined_columns
 
     path = tmp_path / "r.json"
@@ -296,8 +293,7 @@ def test_isin_sorted_equals_numpy_isin(values, pool):
 def test_sorted_unique_and_isin_match_numpy():
     """The numpy.ma-free helpers of the trace reader agree with np.unique / np.isin."""
     import numpy as np
-    from hypothesis import given, settings
-    from hypothesis import strategies as st
+    from hypothesis import given, settings, strategies as st
 
     from densing.overlap.columns import isin_codes, sorted_unique
 

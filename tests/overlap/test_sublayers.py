@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from densing.overlap.model import COMMUNICATION, COMPUTATION, RankTrace
 from densing.overlap.metrics import peer_wait_rows
+from densing.overlap.model import COMMUNICATION, COMPUTATION, RankTrace
 from densing.overlap.sublayers import covered_fraction, gemm_contention
 from densing.overlap.validate import error_summary
 

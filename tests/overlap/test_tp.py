@@ -8,9 +8,9 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from densing.errors import InputError
+from densing.overlap.run_schema import read_run
 from densing.overlap.strategies.tp import _functions, check_tp
 from densing.overlap.sublayers import sublayer_table
-from densing.overlap.run_schema import read_run
 from densing.overlap.train import TrainConfig, run_strategies
 from densing.overlap.validate import validate_root
 

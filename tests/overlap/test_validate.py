@@ -3,8 +3,8 @@
 import pytest
 
 from densing.errors import InputError
-from densing.overlap.strategies.base import RunCalibration, contention_rate, simulate
 from densing.overlap.strategies import co2, ddp
+from densing.overlap.strategies.base import RunCalibration, contention_rate, simulate
 from densing.overlap.strategies.ddp import ddp_buckets
 
 

@@ -76,8 +76,8 @@ def test_a_trace_without_real_compute_warns_and_reports_no_efficiency(tmp_path):
 def test_whatif_and_run_share_the_bucket_default():
     import inspect
 
-    from densing.overlap_defaults import DEFAULT_BUCKET_MB
     from densing.overlap.train import TrainConfig
+    from densing.overlap_defaults import DEFAULT_BUCKET_MB
 
     assert TrainConfig().bucket_mb == DEFAULT_BUCKET_MB
     assert inspect.signature(predict).parameters["bucket_bytes"].default == DEFAULT_BUCKET_MB * 2**20

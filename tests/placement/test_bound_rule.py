@@ -66,8 +66,8 @@ def _signs(cells):
 
 
 def test_density_the_report_and_the_api_flag_the_same_rows(headline, run_cli):
-    from densing.report.render_parts import model_table as _model_table
     from densing.display import BOUND_SIGNS
+    from densing.report.render_parts import model_table as _model_table
 
     api = [BOUND_SIGNS.get(r, "").strip() for r in headline["reading"]]
     assert "≤" in api  # the public table has a density whose interval reaches 0 (a plain number before)
@@ -126,8 +126,8 @@ def test_the_frontier_at_a_date_has_its_band_and_says_when_the_date_is_outside_t
 
 
 def test_every_trend_row_has_the_slope_with_its_interval():
-    from densing.trend.capability import Row
     from densing.present.words import row_record
+    from densing.trend.capability import Row
 
     record = row_record(Row("mmlu", "MMLU", "knowledge", ("mmlu",), (), None))
     assert {"slope_per_day", "slope_ci_low", "slope_ci_high"} <= set(record)

@@ -10,11 +10,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from densing.numbers import format_number
-
 import densing
 from densing import paths
 from densing.errors import InputError
+from densing.numbers import format_number
 from densing.placement import measure as placement
 from densing.present.placement import answer
 from densing.report.html import esc

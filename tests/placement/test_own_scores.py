@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
 from conftest import REPO_ROOT
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -22,8 +21,8 @@ NEW = "my-org/my-model-7b"
 def measurement():
     from densing import paths
     from densing.data import read_results
-    from densing.trend.measure import measure_trend
     from densing.registry import table_for_path as for_path
+    from densing.trend.measure import measure_trend
 
     return measure_trend(
         read_results(paths.DEFAULT_DENSITY_TARGETS), n_boot=40, table=for_path(paths.DEFAULT_DENSITY_TARGETS)

@@ -13,7 +13,6 @@ from densing.laws.reference_fit import ReferenceFit
 from densing.paths import REFERENCE_FITS
 from densing.placement import measure as placement
 from densing.placement.measure import MeasureResult, binomial_items_stderr, place_models, public_scores
-
 from tests.conftest import SHARED_DATA
 
 

@@ -5,8 +5,8 @@ reads the row's :class:`~densing.states.State` and :mod:`densing.present.words` 
 from __future__ import annotations
 
 import itertools
-import math
 import json
+import math
 import re
 from types import SimpleNamespace
 
@@ -322,10 +322,10 @@ def test_a_second_tables_rows_print_each_end_in_one_form_on_every_surface(table,
     """The second table's declared row and Swallow's rows: ``densing trend --table T --by benchmark`` at the
     terminal and in ``--format json``, the notebook's frame of the same measurement, and the report's cells and forest
     bars of those records: a range-printed end is a range on each, and some end of the table is one."""
-    from tests.cli_run import run
-    from densing.registry import resolve_table
     from densing.data import read_results
+    from densing.registry import resolve_table
     from densing.trend.protocol import measure_table
+    from tests.cli_run import run
 
     argv = ["trend", "--table", table, "--by", "benchmark", "--n-boot", FEW_DRAWS]
     code, text, _ = run(argv, capsys)

@@ -8,8 +8,6 @@ from types import SimpleNamespace
 
 import pandas as pd
 
-from densing.states import State
-
 from densing.display import is_numeric
 from densing.numbers import NumberText
 from densing.present.words import (
@@ -18,11 +16,12 @@ from densing.present.words import (
     end_words,
     ends_shown,
     fold_of,
-    result_interval,
     record_end,
+    result_interval,
     row_record,
     shown_legend,
 )
+from densing.states import State
 
 
 def _result(high_precise: bool, high_determined: bool = True):

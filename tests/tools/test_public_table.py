@@ -8,10 +8,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from densing.errors import InputError
 from tools.public_table.build import build_public_models, write_public_models
 from tools.public_table.checks import sizes_from_name, validate_public_models
 from tools.public_table.read import OUTPUT_COLUMNS, read_obsscaling
-from densing.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "results"

@@ -8,14 +8,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from densing.data.benchmarks import CHANCE_LEVELS, PROTOCOL_MAPPING
+from densing.data.benchmarks import CHANCE_LEVELS, PROTOCOL_MAPPING, item_count
 from densing.data.formats import read_results
-from densing.data.benchmarks import item_count
+from densing.errors import InputError
+from tests.conftest import SHARED_DATA
 from tools.swallow_table import build as swallow
 from tools.swallow_table.build import build_swallow, write_swallow
 from tools.swallow_table.rule import decide, read_model_file
-from densing.errors import InputError
-from tests.conftest import SHARED_DATA
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ROOT / "results" / "swallow"

@@ -7,8 +7,7 @@ import json
 import math
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from densing.errors import InputError
 from densing.present.bias import bias_sentence, bias_words

@@ -4,26 +4,25 @@ References drawn in the bootstrap (the uncertainty engine) are tested in test_un
 
 from __future__ import annotations
 
-import math
-
 import json
+import math
 import subprocess
 import sys
 
 import numpy as np
 import pandas as pd
-from hypothesis import given, settings, strategies as st
 import pytest
+from hypothesis import given, settings, strategies as st
+from planted_families import family_table
 
 from densing.errors import DensingError
-from densing.laws.family import fit_family
-from densing.laws.joint import invert_joint
 from densing.laws import eligibility
-from densing.trend import capability, checks
 from densing.laws.bounds import EXACT, LOWER
+from densing.laws.family import fit_family
 from densing.laws.inversion import Joint
+from densing.laws.joint import invert_joint
+from densing.trend import capability, checks
 from densing.trend.uncertainty import trend_uncertainty
-from planted_families import family_table
 from tools.build_tables import MAX_TOP_CONDITIONING, earlier_candidate_table, eligible_families
 
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from densing.laws.bounds import EXACT, LOWER, UPPER
 from densing.trend.censored import censored_quantile_lines_weighted
@@ -146,9 +145,9 @@ def test_tobit_without_censoring_is_ordinary_least_squares(slope, intercept, see
 def test_the_audit_cases_reach_the_global_optimum():
     """pile_hellaswag and pile_mean at D0 = 0.3T: the solver stopped early before (not finite; 9.85 vs ~11.9 months)."""
     from densing.data import read_results
-    from densing.laws.reference_fit import ReferenceFit
     from densing.laws.density import point_densities
     from densing.laws.inversion import PerBenchmark
+    from densing.laws.reference_fit import ReferenceFit
     from densing.trend.rules import doubling_days
     from densing.trend.targets import trend_targets
 

@@ -113,9 +113,8 @@ def test_the_intervals_cover_the_planted_doubling_time_near_their_nominal_rate()
 
 def test_the_shipped_rows_are_a_fresh_computation():
     """results/fixed_size.csv (python tools/build_tables.py fixed-size --n-boot 1000 --seed 0) equals a fresh run."""
-    from densing import paths
+    from densing import paths, registry
     from densing.data import read_results
-    from densing import registry
     from densing.trend.fixed_size import fixed_size_rows
 
     shipped = pd.read_csv(paths.RESULTS / "fixed_size.csv")

@@ -14,9 +14,7 @@ from hypothesis import given, settings, strategies as st
 from densing.constants import FLOOR_STDERRS
 from densing.laws.bounds import EXACT, LOWER, UPPER
 from densing.trend import floors, pooling, selection
-
-from studies.heterogeneity_level import planted
-from studies.heterogeneity_level import _joint
+from studies.heterogeneity_level import _joint, planted
 
 
 def test_the_registry_gives_each_benchmark_its_chance_level_and_none_where_it_has_none():

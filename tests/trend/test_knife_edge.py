@@ -14,8 +14,7 @@ import pytest
 from densing.laws.inversion import arrays
 from densing.laws.region import Reason
 from densing.present.knife_edge import reading_words
-from densing.trend import floors, pooling, selection
-from densing.trend import knife_edge as K
+from densing.trend import floors, knife_edge as K, pooling, selection
 from densing.trend.rules import doubling_months
 from studies.heterogeneity_level import _joint, planted
 

@@ -4,9 +4,8 @@ The uncertainty sources and their shares are tested in test_uncertainty.py."""
 
 from __future__ import annotations
 
-import math
-
 import json
+import math
 
 import numpy as np
 import pandas as pd
@@ -14,9 +13,9 @@ import pytest
 
 from densing.constants import END_STABILITY
 from densing.laws import forms
-from densing.states import State
-from densing.laws.reference_fit import ReferenceFit
 from densing.laws.bounds import EXACT, LOWER, UPPER, log_density_bounds, score_cap
+from densing.laws.reference_fit import ReferenceFit
+from densing.states import State
 
 P = {"a": 400.0, "alpha": 0.3, "b": 400.0, "beta": 0.3, "c": 0.75, "gamma": -1.0, "l": 2.5, "d": 0.25}
 
@@ -119,8 +118,8 @@ def test_the_verdict_says_in_words_which_check_failed_or_gives_the_number(shippe
 
 
 def test_the_headline_references_are_the_set_rules_references_of_the_measured_set(shipped):
-    from densing.registry import leading_table
     from densing.laws.eligibility import MAX_HELD_OUT_Z, REACH_SHARE
+    from densing.registry import leading_table
     from densing.trend.selection import set_references
 
     table = shipped.candidates
@@ -141,10 +140,9 @@ def test_the_headline_references_are_the_set_rules_references_of_the_measured_se
 
 def test_the_shipped_candidate_table_is_the_rules_output():
     from densing.data import read_results
+    from densing.laws.eligibility import candidate_table, composed_fits
     from densing.trend.measure import CANDIDATES_FILE
-    from densing.laws.eligibility import composed_fits
     from densing.trend.targets import with_stderr
-    from densing.laws.eligibility import candidate_table
 
     targets = with_stderr(read_results("results/public_models.csv"))
     from tools.build_tables import earlier_candidate_table
@@ -320,9 +318,9 @@ def test_trend_since_must_be_a_date_and_fit_family_checks_its_bootstrap():
     import subprocess
     import sys
 
+    from densing.data import read_results
     from densing.errors import InputError
     from densing.laws.family import fit_family
-    from densing.data import read_results
 
     run = subprocess.run([sys.executable, "cli.py", "trend", "--since", "yesterday"], capture_output=True, text=True)
     assert run.returncode == 2 and run.stderr.strip().count("\n") == 0 and "since" in run.stderr
@@ -407,9 +405,9 @@ def test_a_single_model_that_carries_the_line_is_named():
     where its removal puts the estimate beyond the interval (a date or a score that carries the line alone)."""
     from types import SimpleNamespace
 
-    from densing.trend.rules import doubling_months
     from densing.present.verdict import _model_words
     from densing.trend.pooling import most_influential_model
+    from densing.trend.rules import doubling_months
 
     slope = math.log(2) / (3.6 * 365.25 / 12)
     frame = pd.DataFrame(

@@ -14,9 +14,12 @@ import pytest
 from densing.states import ReferenceName
 from densing.trend import pooling, selection
 from densing.trend.rules import doubling_months
-
-from studies.heterogeneity_level import SLOPE, SIZES, planted  # the planted world, documented there
-from studies.heterogeneity_level import joint as _joint  # each family fitted by the planted law
+from studies.heterogeneity_level import (  # the planted world, documented there
+    SIZES,
+    SLOPE,
+    joint as _joint,  # each family fitted by the planted law
+    planted,
+)
 
 
 def test_a_benchmark_only_late_models_have_makes_no_trend():

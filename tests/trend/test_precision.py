@@ -9,8 +9,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from densing.constants import DRAWS_CAP, END_STABILITY, PRECISION_DRAWS_CAP
 from densing.trend import pooling, selection

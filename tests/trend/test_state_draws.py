@@ -15,8 +15,8 @@ ROWS = ("math_hard", "winogrande", "gpqa")
 @pytest.fixture(scope="module")
 def public():
     from densing.data import read_results
-    from densing.laws import eligibility
     from densing.data.benchmarks import with_stderr
+    from densing.laws import eligibility
 
     targets = with_stderr(read_results("results/public_models.csv"))
     candidates = eligibility.candidate_table(targets)

@@ -10,9 +10,9 @@ import json
 
 import pandas as pd
 import pytest
+from cli_run import run
 
 import densing
-from cli_run import run
 from densing.data.labs import lab_of
 from densing.errors import InputError
 from tests.conftest import REPO_ROOT

@@ -15,13 +15,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from densing.constants import DAYS_PER_MONTH
 from densing.errors import FitError, InputError
 from densing.laws import forms
-from densing.laws.reference_fit import ReferenceFit
-from studies._planted import frontier_line
 from densing.laws.bounds import EXACT
-from densing.constants import DAYS_PER_MONTH
+from densing.laws.reference_fit import ReferenceFit
 from densing.trend.uncertainty import TrendUncertainty, observed_trend, trend_uncertainty
+from studies._planted import frontier_line
 
 SOURCES = ("fit", "score", "models")
 ALL_SOURCES = SOURCES + ("reference",)

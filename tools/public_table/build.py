@@ -31,6 +31,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from densing.data.schema import is_missing
+from densing.errors import InputError
+from densing.numbers import parse_count
 from tools.public_table.read import (
     COUNT_COLUMNS,
     OUTPUT_COLUMNS,
@@ -39,10 +42,6 @@ from tools.public_table.read import (
     read_obsscaling,
     read_release_dates,
 )
-from densing.data.schema import is_missing
-from densing.numbers import parse_count
-from densing.errors import InputError
-
 
 # ---------------------------------------------------------------------------------------------
 # corrections and build

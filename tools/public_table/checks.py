@@ -12,12 +12,11 @@ from datetime import date
 
 import pandas as pd
 
-from tools.public_table.read import BENCHMARK_COLUMNS, CONFIDENCE_LEVELS, ISSUE_COLUMNS, SCORE_COLUMNS
 from densing.data.schema import is_missing
-from densing.numbers import parse_count, parse_date
 from densing.errors import InputError
 from densing.impossible import EARLIEST_DATE
-
+from densing.numbers import parse_count, parse_date
+from tools.public_table.read import BENCHMARK_COLUMNS, CONFIDENCE_LEVELS, ISSUE_COLUMNS, SCORE_COLUMNS
 
 #: wrong unit (billions read as trillions or the reverse: a factor of 1000).
 MIN_TOKENS_PER_PARAM = 1.0

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from densing.numbers import parse_date
 from densing.errors import InputError
+from densing.numbers import parse_date
 
 BENCHMARK_FILE = "base_llm_benchmark_eval.csv"
 LEADERBOARD_FILE = "base_llm_leaderboard_v2_eval.csv"

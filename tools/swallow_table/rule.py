@@ -26,8 +26,8 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from densing.numbers import parse_date
 from densing.errors import InputError
+from densing.numbers import parse_date
 
 #: Hub-id patterns of post-trained checkpoints (case-insensitive, matched on the part after the owner).
 POST_TRAINING_NAME = re.compile(

@@ -25,13 +25,13 @@ from densing.laws.fit_schema import fit_verdict
 from densing.laws.inversion import PerBenchmark
 from densing.laws.reference_fit import ReferenceFit
 from densing.numbers import counted_noun, format_months
+from densing.present.words import joined, not_measured, state_words, status_parts
 from densing.results import ALPHA_CONSTRAINTS, Result, frame_records, interval_frame
+from densing.states import EndOpen, State
 from densing.trend.capability import calibrated, inversion_checks
 from densing.trend.checks import FAILED
 from densing.trend.targets import trend_targets
 from densing.trend.uncertainty import trend_uncertainty
-from densing.present.words import joined, not_measured, state_words, status_parts
-from densing.states import EndOpen, State
 from densing.validation import validate_params
 
 #: The paper's D0 and the sensitivity's.

@@ -16,12 +16,10 @@ import numpy as np
 import pandas as pd
 
 from densing.errors import FitError, InputError
-from densing.laws import fit as _fit
-from densing.laws import problems as _problems
-from densing.laws import forms
+from densing.laws import fit as _fit, forms, problems as _problems
 from densing.laws.density import density_at_own_tokens, extrapolation_words
-from densing.laws.inversion import conditioning
 from densing.laws.fit_schema import final_points, select_points
+from densing.laws.inversion import conditioning
 from densing.laws.reference import fit_reference
 from densing.laws.reference_fit import ReferenceFit
 

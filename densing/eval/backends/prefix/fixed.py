@@ -14,9 +14,9 @@ from typing import Any, Callable, Sequence
 import torch
 from transformers.cache_utils import DynamicCache, DynamicLayer
 
-from densing.eval.backends.prefix.slots import cache_kwargs
 from densing.eval.backends.prefix.grouping import batches, shared_prefix_length
 from densing.eval.backends.prefix.settings import DecodeStats
+from densing.eval.backends.prefix.slots import cache_kwargs
 
 
 class ReservedLayer(DynamicLayer):

@@ -25,8 +25,8 @@ from tqdm import tqdm
 
 from densing.errors import InputError
 from densing.eval.backends.prefix.encoding import batch_encodable, encode_pairs
-from densing.eval.backends.prefix.slots import cache_kwargs
 from densing.eval.backends.prefix.settings import SETTING_NAMES, DecodeStats, PrefixSettings, Sizing, TrieStats
+from densing.eval.backends.prefix.slots import cache_kwargs
 from densing.eval.backends.prefix.trie import Forward, ancestor_mask, causal, compact, plan_forwards
 from densing.eval.store import ShardFinished, TimeLimitReached, request_shard
 

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields
-from types import MappingProxyType
 from numbers import Integral, Real
+from types import MappingProxyType
 
 from densing.validation import InstanceOf, Interval, Options, validate
-
 
 _COUNT = (Interval(Integral, 0, None),)
 _POSITIVE = (Interval(Integral, 1, None),)
