@@ -97,7 +97,7 @@ class Utilisation:
                 subprocess.run(query, capture_output=True, text=True, check=True).stdout.split()[0]
             )
 
-    def __enter__(self) -> "Utilisation":
+    def __enter__(self) -> Utilisation:
         self.samples, self._stop = [], threading.Event()
         if self.read is not None:
             self._thread = threading.Thread(target=self._run, daemon=True)

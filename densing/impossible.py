@@ -5,9 +5,10 @@ checks that apply it, and the domains of a parameter count (:func:`check_params`
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any, Mapping
+from typing import Any
 
 from densing.errors import InputError
 

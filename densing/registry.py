@@ -59,7 +59,7 @@ class Registry(MutableMapping[str, T], Generic[T]):
         self,
         what: str,
         items: Iterable[tuple[str, T]] = (),
-        check: Callable[["Registry", str, Any], None] | None = None,
+        check: Callable[[Registry, str, Any], None] | None = None,
         found_in: str | None = None,
     ) -> None:
         self.what, self.check, self.found_in = what, check, found_in

@@ -6,10 +6,11 @@ type (:func:`register`), asked for by name (:func:`presented`), which loads :dat
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import fields
 from importlib import import_module
 from numbers import Real
-from typing import Callable, ClassVar
+from typing import ClassVar
 
 from densing.errors import InputError
 from densing.numbers import frame_records, json_value  # noqa: F401 (frame_records: public here)

@@ -13,12 +13,13 @@ import math
 import os
 import re
 import sys
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
 from numbers import Integral, Real
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Callable, Hashable, Iterable, Mapping
+from typing import Any
 
 from densing.errors import InputError
 from densing.impossible import date_domain, in_date_domain

@@ -57,7 +57,7 @@ from __future__ import annotations
 
 import argparse
 import math
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import numpy as np
 import pandas as pd
@@ -81,7 +81,7 @@ W = _power_world  # the world of this run (``--world``; :func:`use_world` sets i
 # the estimands
 
 
-@lru_cache(maxsize=None)
+@cache
 def true_fit(name: str, benchmark: str, budget: bool = False):
     """The family's true law as densing's family law: fit_family in the world's shape on its members' noise-free scores
     (``budget``: over its members' sizes at D0, as :func:`densing.trend.capability.budget_fits` refits it)."""

@@ -76,7 +76,7 @@ import json
 import math
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -177,7 +177,7 @@ def family_kappas(frame: pd.DataFrame, r: int, seed: int) -> np.ndarray:
     return rng.uniform(KAPPA_LOW, KAPPA_HIGH, len(names))[codes]
 
 
-@lru_cache(maxsize=None)
+@cache
 def effective_floors(table: str, benchmarks: tuple[str, ...]) -> tuple[float, ...]:
     """e_b = c_b + max(0, median S_b − c_b) over the real table's dated models smaller than 0.5 B that have a score on
     b: the level the real table's tiny models score at (module docstring)."""

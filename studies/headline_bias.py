@@ -62,7 +62,7 @@ import argparse
 import json
 import math
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -187,7 +187,7 @@ def _trend_row(row: str, label: str, benchmarks, table: pd.DataFrame, seed: int,
     return result, dropped
 
 
-@lru_cache(maxsize=None)
+@cache
 def real_row(table: str, n_boot: int = DEFAULT_N_BOOT) -> Real:
     profile = registry.table(table)
     row = profile.headline_set

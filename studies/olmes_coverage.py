@@ -73,7 +73,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import math
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import numpy as np
 import pandas as pd
@@ -105,12 +105,12 @@ FRONTIER: dict[str, tuple[float, float]] = {"arc_challenge": (4.3, 1.5), "mmlu":
 # the planted world, from the real data
 
 
-@lru_cache(maxsize=None)
+@cache
 def ladder_fit(task: str) -> ReferenceFit:
     return ReferenceFit.load(paths.REFERENCE_FITS / mc.LADDER_FIT.format(task=task))
 
 
-@lru_cache(maxsize=None)
+@cache
 def mc_fit(task: str) -> ReferenceFit:
     return ReferenceFit.load(paths.REFERENCE_FITS / mc.MC_FIT.format(task=task))
 
@@ -119,7 +119,7 @@ def loss_names(task: str) -> list[str]:
     return [k for k in ("a", "alpha", "b", "beta", "E") if k in ladder_fit(task).params]
 
 
-@lru_cache(maxsize=None)
+@cache
 def world_loss(task: str, world: str) -> dict[str, float]:
     """The planted loss law: the shipped one; in ``departs``, refitted on the real ladder without E (no floor)."""
     shipped = {k: float(ladder_fit(task).params[k]) for k in loss_names(task)}
@@ -138,7 +138,7 @@ def true_loss(task: str, n, d, world: str = "model") -> np.ndarray:
     )
 
 
-@lru_cache(maxsize=None)
+@cache
 def ladder_grid(task: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The real ladder's 25 final points: N, D and the measured L."""
     frame = pd.DataFrame(
@@ -147,7 +147,7 @@ def ladder_grid(task: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return (frame["params"].to_numpy(float), frame["train_tokens"].to_numpy(float), frame["loss"].to_numpy(float))
 
 
-@lru_cache(maxsize=None)
+@cache
 def ladder_noise(task: str) -> float:
     """σ_L: the real ladder's residual sd in ln L around the shipped law (degrees of freedom: 25 − parameters)."""
     n, d, loss = ladder_grid(task)
@@ -160,7 +160,7 @@ def real_runs() -> pd.DataFrame:
     return read_olmo_mc_runs(paths.SHARED_DATA / "olmo_ladder", tasks=list(TASKS))
 
 
-@lru_cache(maxsize=None)
+@cache
 def world_law(task: str, world: str) -> tuple[float, float, float, float]:
     """(c, γ, l, d) of the planted in-loop score law S*: the shipped one, or the ceiling-1 refit on the real checkpoints."""
     if world == "model":
@@ -176,7 +176,7 @@ def true_score(task: str, world: str, loss) -> np.ndarray:
     return forms.performance_law(np.asarray(loss, float), c, gamma, l, d)
 
 
-@lru_cache(maxsize=None)
+@cache
 def checkpoint_noise(task: str) -> tuple[float, float]:
     """(φ, s): lag-one autocorrelation within runs and sd of the real checkpoints' residuals around the shipped law."""
     points = build.score_points(real_runs(), task)
@@ -189,12 +189,12 @@ def checkpoint_noise(task: str) -> tuple[float, float]:
     return phi, float(residual.std(ddof=1))
 
 
-@lru_cache(maxsize=None)
+@cache
 def real_offset(task: str) -> mc.Offset:
     return mc.measure_offset(mc_fit(task), mc.read_olmes_table())
 
 
-@lru_cache(maxsize=None)
+@cache
 def real_targets() -> pd.DataFrame:
     """The real run's 18 dated targets (model, params, release date, t): those of :func:`measure_olmes`."""
     table = mc.read_olmes_table()
@@ -203,7 +203,7 @@ def real_targets() -> pd.DataFrame:
     return models[["model", "family", "params", "release_date", "t"]].reset_index(drop=True)
 
 
-@lru_cache(maxsize=None)
+@cache
 def shipped_reference(task: str) -> ReferenceFit:
     """The real run's reference (offline scale): what the real table's lower bounds are counted against."""
     return mc.offline_reference(mc_fit(task), real_offset(task))

@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -174,7 +174,7 @@ VARIANTS = {
 # the world
 
 
-@lru_cache(maxsize=None)
+@cache
 def table_frame(table: str) -> pd.DataFrame:
     """The table's dated models: model, family, params, active_params, train_tokens, release_date, t (days since the
     epoch), t_ref (days since t_ref) and ``present:b`` where the table has a score on b."""
@@ -262,7 +262,7 @@ def replicate_table(variant: Variant, r: int, seed: int) -> tuple[pd.DataFrame, 
 # the frontier reference's population slope (the ratio the power rows plant)
 
 
-@lru_cache(maxsize=None)
+@cache
 def population_ratio(table: str, ratio: float) -> tuple[float, float]:
     """(population slope of the frontier reference at k = ``ratio`` over the planted A, its standard error over
     blocks): its true law fitted on its members' noise-free scores (gap, skill and departures 0), inverted jointly
@@ -515,7 +515,7 @@ def paired(base: list[dict], other: list[dict], latent: float) -> str:
     return f"{np.median(diff):+.1f}% ± {_median_se(diff):.1f} (mean {np.mean(diff):+.1f}%, {len(both)} pairs)"
 
 
-@lru_cache(maxsize=None)
+@cache
 def real_row(table: str, seed: int = 0, n_boot: int = DEFAULT_N_BOOT) -> dict:
     """The real table's row measured as a replicate is (its real references, the same path), for comparison."""
     from densing.data.readers import read_wide_csv

@@ -77,7 +77,7 @@ import argparse
 import math
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import numpy as np
 import pandas as pd
@@ -209,7 +209,7 @@ def replicate_table(rng: np.random.Generator, count: int) -> tuple[pd.DataFrame,
 # the estimands
 
 
-@lru_cache(maxsize=None)
+@cache
 def true_fit(name: str, benchmark: str):
     family = CANONICAL if name == "canonical" else FAMILIES[name]
     # the planted curves are sigmoids in ln N: their own shape recovers them exactly

@@ -8,7 +8,6 @@ import importlib.util
 from collections import Counter
 from numbers import Integral
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -86,9 +85,9 @@ def _parse_shard(text: str) -> tuple[int, int]:
 @eval_app.callback()
 def sweep(
     context: typer.Context,
-    models: Optional[Path] = typer.Option(None, "--models", help="Models file (.yaml or .csv)."),
-    benchmarks: Optional[str] = typer.Option(None, "--benchmarks", help="Comma-separated benchmark names."),
-    suite: Optional[str] = typer.Option(
+    models: Path | None = typer.Option(None, "--models", help="Models file (.yaml or .csv)."),
+    benchmarks: str | None = typer.Option(None, "--benchmarks", help="Comma-separated benchmark names."),
+    suite: str | None = typer.Option(
         None,
         "--suite",
         help="A protocol's benchmarks: leaderboard-v1 (Open LLM Leaderboard v1), leaderboard-v2 or swallow-en "
@@ -100,28 +99,28 @@ def sweep(
         help="Any name in lm-eval's model registry (hf, vllm and others) "
         "or densing-hf (densing's prefix engine: hf's numbers, shared prompt prefixes computed once).",
     ),
-    limit: Optional[float] = typer.Option(
+    limit: float | None = typer.Option(
         None,
         "--limit",
         metavar="N",
         help="At most N items per task, a whole number (MMLU: N in each of its subjects; a quick look, not the protocol).",
     ),
-    out: Optional[Path] = typer.Option(None, "--out", help=STORE_HELP),
+    out: Path | None = typer.Option(None, "--out", help=STORE_HELP),
     include_path: list[Path] = typer.Option([], "--include-path", help="Extra directory of lm-eval task YAML."),
-    device: Optional[str] = typer.Option(None, "--device", help="torch device (default: cuda if available, else cpu)."),
-    model_args: Optional[str] = typer.Option(
+    device: str | None = typer.Option(None, "--device", help="torch device (default: cuda if available, else cpu)."),
+    model_args: str | None = typer.Option(
         None,
         "--model-args",
         help="k=v,k=v passed to the lm-eval backend for every model (vllm: tensor_parallel_size=2,"
         "gpu_memory_utilization=0.85,max_model_len=4096); a models file's own model_args win.",
     ),
     batch_size: str = typer.Option("1", "--batch-size", help="The backend's batch size, or 'auto' (vllm: auto)."),
-    trie_tokens: Optional[int] = typer.Option(
+    trie_tokens: int | None = typer.Option(
         None,
         "--trie-tokens",
         help="densing-hf: new trie tokens per log-likelihood pass (default: sized to the device; 512 on a CPU).",
     ),
-    slots: Optional[int] = typer.Option(
+    slots: int | None = typer.Option(
         None,
         "--slots",
         help="densing-hf: requests decoded together in greedy generation (default: sized to the device; 16 on a CPU).",
@@ -131,25 +130,25 @@ def sweep(
     ),
     output_format: str = typer.Option("table", "--format", metavar="[table|json|csv]", help=FORMAT_HELP),
     local_data: bool = typer.Option(False, "--local-data", help="Run the known benchmarks on local splits (no Hub)."),
-    data_root: Optional[Path] = typer.Option(
+    data_root: Path | None = typer.Option(
         None, "--data-root", help="Folder holding benchmarks/ (default: $DENSING_SHARED_DATA or ../shared/data)."
     ),
     prefix_cache: bool = typer.Option(
         False, "--prefix-cache", hidden=True, help="Deprecated: the same as --backend densing-hf."
     ),
-    shard: Optional[str] = typer.Option(
+    shard: str | None = typer.Option(
         None,
         "--shard",
         help="K/N: compute only shard K of N of the requests into the request cache, write no result "
         "(run N such processes, then the same command without --shard to score); needs --backend densing-hf.",
     ),
-    time_limit: Optional[float] = typer.Option(
+    time_limit: float | None = typer.Option(
         None,
         "--time-limit",
         help="Minutes: greedy generation admits no new request after this, lets the ones in flight "
         "finish into the request cache and stops without scoring (run again to resume); needs --backend densing-hf.",
     ),
-    isolate: Optional[bool] = typer.Option(
+    isolate: bool | None = typer.Option(
         None,
         "--isolate/--no-isolate",
         help="Each model in a process of its own, so its GPU memory is returned before "
@@ -424,8 +423,8 @@ def _sweep_with_progress(
 @eval_app.command("ingest")
 def ingest_command(
     directory: Path = typer.Argument(..., help="Directory of lm-eval outputs (results JSON, samples JSONL)."),
-    out: Optional[Path] = typer.Option(None, "--out", help=STORE_HELP),
-    models: Optional[Path] = typer.Option(None, "--models", help="Models file giving params/train_tokens by name."),
+    out: Path | None = typer.Option(None, "--out", help=STORE_HELP),
+    models: Path | None = typer.Option(None, "--models", help="Models file giving params/train_tokens by name."),
 ) -> None:
     """Read existing lm-eval outputs (0.3 and 0.4 formats) into the results store."""
     from densing.eval.ingest import ingest

@@ -18,9 +18,10 @@ import json
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import TextIO
 
 #: Seconds between two plain lines while one step lasts.
 HEARTBEAT_SECONDS = 10.0
@@ -55,7 +56,7 @@ class PlainLines:
         self._thread: threading.Thread | None = None
 
     @classmethod
-    def for_stderr(cls) -> "PlainLines | None":
+    def for_stderr(cls) -> PlainLines | None:
         """Plain lines on ``sys.stderr`` where it is a pipe or a file (:func:`stream_is_plain`), else None."""
         return cls(sys.stderr) if stream_is_plain(sys.stderr) else None
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -65,33 +64,33 @@ def fit(
         ..., "--benchmark", help="Benchmark name; several comma-separated are averaged per model."
     ),
     law: Law = typer.Option(Law.two_step, "--law", help="two-step needs losses; composed uses scores only."),
-    out: Optional[Path] = typer.Option(
+    out: Path | None = typer.Option(
         None, "--out", help="Write the fit as JSON here (atomically; missing folders are made)."
     ),
     metric: str = typer.Option(
         "acc", "--metric", help="Score metric of the rows to fit (acc, acc_norm, len_norm or another the table has)."
     ),
-    n_shot: Optional[int] = typer.Option(
+    n_shot: int | None = typer.Option(
         None, "--n-shot", help="Only the rows with this many shots (default: every row)."
     ),
     chance: str = typer.Option(
         "none", "--chance", help="Fix the floor d: 'auto' (benchmark's chance level), a number, or 'none'."
     ),
-    ceiling: Optional[float] = typer.Option(None, "--ceiling", help="Fix the ceiling c + d."),
+    ceiling: float | None = typer.Option(None, "--ceiling", help="Fix the ceiling c + d."),
     irreducible: bool = typer.Option(False, "--irreducible", help="Add the Chinchilla irreducible loss term E."),
-    min_train_tokens: Optional[str] = typer.Option(
+    min_train_tokens: str | None = typer.Option(
         None,
         "--min-train-tokens",
         help="Drop points trained on fewer tokens (e.g. 3e9). Default: 3e9 on the Pythia folder (drops the warm-up "
         "checkpoints, steps 1 to 1000, as `validate` does; 'none' keeps them), none otherwise.",
     ),
-    max_params: Optional[str] = typer.Option(
+    max_params: str | None = typer.Option(
         None, "--max-params", help="Fit only models below this size (held-out checks)."
     ),
-    families: Optional[str] = typer.Option(
+    families: str | None = typer.Option(
         None, "--families", help="Use only models of these families (comma-separated) as the reference."
     ),
-    family: Optional[str] = typer.Option(
+    family: str | None = typer.Option(
         None,
         "--family",
         help="Fit the family law on this one family at its own budget: S(N) = c/(1+e^(-γ(u - l))) + d, u = -(N/1e9)^-0.34, d = chance, c + d = 1 (replaces --law; --family-shape).",
@@ -102,7 +101,7 @@ def fit(
         help="The family law's shape: power (the paper's sigmoid of a power law) or logistic_ln_n (a sigmoid of ln N).",
     ),
     d0: str = typer.Option("1e12", "--d0", help="Default D0 tokens stored with the fit."),
-    suite: Optional[str] = typer.Option(
+    suite: str | None = typer.Option(
         None,
         "--suite",
         help="Pythia suite when --data is the Pythia evals folder (default standard; refused on other data).",
@@ -220,7 +219,7 @@ def _fit_family(
     )
 
 
-def _show_fit(result, out: Optional[Path], fmt: Format) -> None:
+def _show_fit(result, out: Path | None, fmt: Format) -> None:
     from densing.laws.fit_schema import fit_verdict, interval_notes
 
     if out is not None:
@@ -253,7 +252,7 @@ def convert(
         "--out",
         help="Tidy CSV or Parquet to write (atomically; missing folders are made; DIR/: DIR/results.csv; '-': CSV on stdout).",
     ),
-    suite: Optional[str] = typer.Option(
+    suite: str | None = typer.Option(
         None,
         "--suite",
         help="Pythia suite when --data is the Pythia evals folder (default standard; refused on other data).",
@@ -261,9 +260,7 @@ def convert(
     final_only: bool = typer.Option(
         False, "--final-only", help="Pythia: keep only the final checkpoint (step 143000)."
     ),
-    benchmarks: Optional[str] = typer.Option(
-        None, "--benchmarks", help="Keep only these benchmarks (comma-separated)."
-    ),
+    benchmarks: str | None = typer.Option(None, "--benchmarks", help="Keep only these benchmarks (comma-separated)."),
 ) -> None:
     """Convert results into one validated tidy table (CSV or Parquet)."""
     from densing.data import write_table
@@ -289,20 +286,20 @@ def validate(
     ),
     max_params: str = typer.Option(..., "--max-params", help="Fit below this size, predict the models at or above it."),
     law: Law = typer.Option(Law.two_step, "--law", help="two-step needs losses; composed uses scores only."),
-    metric: Optional[str] = typer.Option(
+    metric: str | None = typer.Option(
         None, "--metric", help="Score metric (default: acc; on the OLMo ladder the task's own, len_norm or acc)."
     ),
     chance: str = typer.Option(
         "none", "--chance", help="Fix the floor d: 'auto' (benchmark's chance level), a number, or 'none'."
     ),
-    min_train_tokens: Optional[str] = typer.Option(
+    min_train_tokens: str | None = typer.Option(
         None,
         "--min-train-tokens",
         help="Leave out checkpoints trained on fewer tokens, from the fit and the held-out rows. "
         "Default: 3e9 on the Pythia folder (drops the warm-up checkpoints, steps 1 to 1000), none otherwise.",
     ),
     final_only: bool = typer.Option(False, "--final-only", help="Report only each held-out run's last checkpoint."),
-    suite: Optional[str] = typer.Option(
+    suite: str | None = typer.Option(
         None,
         "--suite",
         help="Pythia suite when --data is the Pythia evals folder (default standard; refused on other data).",
@@ -337,18 +334,18 @@ def validate(
 
 
 def density(
-    fit: Optional[list[Path]] = typer.Option(
+    fit: list[Path] | None = typer.Option(
         None,
         "--fit",
         help="Reference fit JSON, or a shipped fit's short name (llama-3.1_mmlu); "
         "repeatable. Default: the headline's reference (as densing trend and report).",
     ),
-    targets: Optional[Path] = typer.Option(
+    targets: Path | None = typer.Option(
         None,
         "--targets",
         help="Tidy results of target models. Default: the --table's file, results/public_models.csv without one.",
     ),
-    table_name: Optional[str] = typer.Option(
+    table_name: str | None = typer.Option(
         None,
         "--table",
         help="Target table by name ("
@@ -356,7 +353,7 @@ def density(
         + "; default: the one whose file --targets is, else the public table): "
         "the file read and, without --fit, the headline set and references.",
     ),
-    d0: Optional[str] = typer.Option(
+    d0: str | None = typer.Option(
         None,
         "--d0",
         help="With --fit: tokens D0 of the reference model (default: the fit's, "
@@ -438,7 +435,7 @@ def density(
 def _headline_density(
     profile,
     source: Path,
-    d0: Optional[str],
+    d0: str | None,
     level: float,
     include_poor_fits: bool,
     fmt: Format,

@@ -7,7 +7,6 @@ import time
 from dataclasses import replace
 from numbers import Integral
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -23,10 +22,10 @@ from densing.validation import Device, ExistingPath, Interval, Options, validate
 
 
 def measure(
-    models: Optional[Path] = typer.Option(
+    models: Path | None = typer.Option(
         None, "--models", help="Models file (.yaml or .csv), as for 'densing eval': evaluate them, then place them."
     ),
-    scores: Optional[Path] = typer.Option(
+    scores: Path | None = typer.Option(
         None,
         "--scores",
         help="Scores you already have: a table (tidy, or one row per "
@@ -34,48 +33,46 @@ def measure(
         "without evaluating (with a model's size and date: its columns, or --params "
         "and --release-date).",
     ),
-    template: Optional[Path] = typer.Option(
+    template: Path | None = typer.Option(
         None,
         "--template",
         help="Write a scores file to fill in (one row per "
         "model, a column per headline benchmark) to this new file ('-': stdout; missing folders are made), "
         "and stop; an existing file is refused.",
     ),
-    model_name: Optional[str] = typer.Option(
+    model_name: str | None = typer.Option(
         None, "--model", help="With --scores: the model's name (an lm-eval JSON's own, else its file's)."
     ),
-    params: Optional[str] = typer.Option(
-        None, "--params", help="With --scores: the model's parameter count (7e9, 7B)."
-    ),
-    release_date: Optional[str] = typer.Option(
+    params: str | None = typer.Option(None, "--params", help="With --scores: the model's parameter count (7e9, 7B)."),
+    release_date: str | None = typer.Option(
         None, "--release-date", help="With --scores: the model's release date (YYYY-MM-DD)."
     ),
     suite: str = typer.Option(
         "leaderboard-v1", "--suite", help="The public protocol: leaderboard-v1, leaderboard-v2 or swallow-en."
     ),
     local_data: bool = typer.Option(False, "--local-data", help="Run the suite's benchmarks on local splits (no Hub)."),
-    data_root: Optional[Path] = typer.Option(
+    data_root: Path | None = typer.Option(
         None, "--data-root", help="Folder holding benchmarks/ (default: $DENSING_SHARED_DATA or ../shared/data)."
     ),
-    limit: Optional[float] = typer.Option(
+    limit: float | None = typer.Option(
         None,
         "--limit",
         metavar="N",
         help="At most N items per task, a whole number (MMLU: N in each of its subjects); the intervals are those of the items scored.",
     ),
-    out: Optional[Path] = typer.Option(
+    out: Path | None = typer.Option(
         None,
         "--out",
         help="HTML report to write (atomically; missing folders are made; default report.html with "
         "--models, none with --scores).",
     ),
-    store: Optional[Path] = typer.Option(
+    store: Path | None = typer.Option(
         None,
         "--store",
         help="Results store, a folder (a rerun reuses its pairs; default: $XDG_CACHE_HOME/densing/store, "
         "else ~/.cache/densing/store).",
     ),
-    csv: Optional[Path] = typer.Option(
+    csv: Path | None = typer.Option(
         None, "--csv", help="Also write one row per model (scores, density, verdict) as CSV (missing folders are made)."
     ),
     backend: str = typer.Option(
@@ -84,7 +81,7 @@ def measure(
         help="Any name in lm-eval's model registry (hf, vllm and others) "
         "or densing-hf (densing's prefix engine: hf's numbers, shared prompt prefixes computed once).",
     ),
-    device: Optional[str] = typer.Option(None, "--device", help="torch device (default: cuda if available, else cpu)."),
+    device: str | None = typer.Option(None, "--device", help="torch device (default: cuda if available, else cpu)."),
     batch_size: str = typer.Option("1", "--batch-size", help="Batch size, or 'auto'."),
     prefix_cache: bool = typer.Option(
         False, "--prefix-cache", hidden=True, help="Deprecated: the same as --backend densing-hf."
@@ -92,7 +89,7 @@ def measure(
     allow_unsafe_code: bool = typer.Option(
         False, "--allow-unsafe-code", help="Allow tasks that run model-written code (HumanEval, as densing eval)."
     ),
-    table_name: Optional[str] = typer.Option(
+    table_name: str | None = typer.Option(
         None,
         "--table",
         help="The target table placed against, by name ("
@@ -122,7 +119,7 @@ def measure(
         "it has where it lacks a score the headline inverts (refused otherwise); the "
         "last line names what was left out.",
     ),
-    protocol: Optional[str] = typer.Option(
+    protocol: str | None = typer.Option(
         None,
         "--protocol",
         help="With --table all: the table whose harness scored "
@@ -277,11 +274,11 @@ def _evaluate(
 
 def _place_scores(
     scores: Path,
-    model: Optional[str],
-    params: Optional[str],
-    release_date: Optional[str],
-    out: Optional[Path],
-    csv: Optional[Path],
+    model: str | None,
+    params: str | None,
+    release_date: str | None,
+    out: Path | None,
+    csv: Path | None,
     n_boot: int,
     seed: int,
     target=None,
@@ -379,7 +376,7 @@ def measure_headline(target, n_boot: int, seed: int, *, report: bool):
     )
 
 
-def _write_template(path: Path, table: Optional[str] = None) -> None:
+def _write_template(path: Path, table: str | None = None) -> None:
     """``densing measure --template FILE``: the scores file to fill in (the headline set's columns of ``table``,
     default the public table's), written to a new file (or stdout for ``-``)."""
     from densing.placement.own_scores import scores_template

@@ -13,7 +13,6 @@ import time
 from contextlib import contextmanager
 from datetime import date, datetime
 from enum import Enum
-from typing import Optional
 
 from densing.cli.guard import print_json, visible
 from densing.cli.layout import Column, plan, table_width
@@ -47,7 +46,7 @@ def command_group(help: str, **settings):
     )
 
 
-def count_option(text: Optional[str], option: str) -> Optional[float]:
+def count_option(text: str | None, option: str) -> float | None:
     """A count option (``--d0``, ``--min-train-tokens``, a size): parsed, with the option named in its error."""
     if text is None:
         return None
@@ -57,14 +56,14 @@ def count_option(text: Optional[str], option: str) -> Optional[float]:
     return count
 
 
-def d0_option(text: Optional[str]) -> Optional[float]:
+def d0_option(text: str | None) -> float | None:
     """``--d0``: a count of tokens, positive and at most ``densing.validation.MAX_D0_TOKENS`` (why: there)."""
     d0 = count_option(text, "--d0")
     check({"d0": [D0_TOKENS, None]}, d0=d0)
     return d0
 
 
-def size_option(text: Optional[str], option: str) -> Optional[float]:
+def size_option(text: str | None, option: str) -> float | None:
     """A parameter count option: parsed, and plausible for a language model (unit mistakes named)."""
     count = count_option(text, option)
     return None if count is None else check_params(count, field=option.lstrip("-").replace("-", "_"), where=option)

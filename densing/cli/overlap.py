@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 from numbers import Integral
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -71,14 +70,14 @@ def analyze(
         help="Split each rank's exposed communication into transfer and peer wait (skew: waiting for the slower rank to join the matching collective).",
     ),
     scheduler: str = typer.Option("auto", "--scheduler", help=_SCHEDULER_HELP),
-    workers: Optional[int] = typer.Option(
+    workers: int | None = typer.Option(
         None, "--workers", help="Local processes or local Dask workers (default: one per CPU)."
     ),
     fmt: Format = typer.Option(Format.table, "--format", help=FORMAT_HELP),
     wide: bool = typer.Option(
         False, "--wide", help="Tables: keep the columns with nothing in them (comm bytes of a trace without them)."
     ),
-    stream: Optional[bool] = typer.Option(
+    stream: bool | None = typer.Option(
         None,
         "--stream/--no-stream",
         help="One trace file in bounded memory (decoded batch by batch, kernels kept on disk by time window; per rank only). Default: from 1 GiB of JSON or 128 MiB of gzip.",
@@ -132,7 +131,7 @@ def skew(
     path: Path = typer.Argument(..., help="A directory with one trace file per rank."),
     threshold_pct: float = typer.Option(5.0, "--threshold-pct", help="Flag a straggler above this % over the median."),
     scheduler: str = typer.Option("auto", "--scheduler", help=_SCHEDULER_HELP),
-    workers: Optional[int] = typer.Option(
+    workers: int | None = typer.Option(
         None, "--workers", help="Local processes or local Dask workers (default: one per CPU)."
     ),
     fmt: Format = typer.Option(Format.table, "--format", help=FORMAT_HELP),
@@ -166,7 +165,7 @@ def compare(
 @overlap_app.command()
 def whatif(
     path: Path = typer.Argument(..., help="Trace file or directory to calibrate compute time and bytes per step."),
-    model_params: Optional[str] = typer.Option(
+    model_params: str | None = typer.Option(
         None,
         "--model-params",
         help="Model size (e.g. 7B); all-reduced bytes = params × --bytes-per-param. Default: bytes from the trace's collectives.",
@@ -187,7 +186,7 @@ def whatif(
     ),
     local_steps: int = typer.Option(4, "--local-steps", help="CO2's τ."),
     contention: float = typer.Option(0.1, "--contention", help="T3's compute-contention factor γ."),
-    contention_from: Optional[Path] = typer.Option(
+    contention_from: Path | None = typer.Option(
         None,
         "--contention-from",
         help="A 'densing overlap run' tp-chunked folder: T3's γ measured there (producer GEMM time beside a collective vs alone) instead of --contention.",
@@ -300,7 +299,7 @@ def run(
     seed: int = typer.Option(0, "--seed", help="Seed of the model's initialisation and the data order."),
     nnodes: int = typer.Option(1, "--nnodes", help="torchrun --nnodes (several nodes need --rdzv-endpoint)."),
     node_rank: int = typer.Option(0, "--node-rank", help="torchrun --node-rank: this node's index among --nnodes."),
-    rdzv_endpoint: Optional[str] = typer.Option(None, "--rdzv-endpoint", help="torchrun --rdzv-endpoint HOST:PORT."),
+    rdzv_endpoint: str | None = typer.Option(None, "--rdzv-endpoint", help="torchrun --rdzv-endpoint HOST:PORT."),
     fmt: Format = typer.Option(Format.table, "--format", help=FORMAT_HELP),
 ) -> None:
     """Train a small GPT with data parallelism (torchrun; gloo on CPU, nccl on GPUs) and profile it."""
@@ -334,7 +333,7 @@ def validate(
         ...,
         help="A 'densing overlap run' folder of the sync strategy (calibration), or a whole 'run' output (OUT: sync/, ddp/, co2/, tp-none/, tp-chunked/; or its repeats OUT/r0, OUT/r1 and so on).",
     ),
-    runs: Optional[list[Path]] = typer.Argument(
+    runs: list[Path] | None = typer.Argument(
         None, help="Runs to predict (e.g. the ddp and co2 folders); each run's strategy is read from its run.yaml."
     ),
     calibration: bool = typer.Option(
@@ -345,7 +344,7 @@ def validate(
         "--per-repeat",
         help="With a run output: one row per (repeat, strategy) instead of the summary across repeats.",
     ),
-    contention: Optional[float] = typer.Option(
+    contention: float | None = typer.Option(
         None, "--contention", help="T3's γ for the tp-chunked prediction (default: measured on the chunked run)."
     ),
     fmt: Format = typer.Option(Format.table, "--format", help=FORMAT_HELP),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -67,7 +66,7 @@ DESIGN_HELP = (
 )
 
 
-def _since(text: Optional[str], option: str = "--since") -> Optional[str]:
+def _since(text: str | None, option: str = "--since") -> str | None:
     """'none' or an ISO date (one line naming the option otherwise)."""
     if text in (None, "none"):
         return None
@@ -82,11 +81,11 @@ TABLE_HELP = (
 
 
 def trend(
-    results: Optional[Path] = typer.Option(None, "--results", help=RESULTS_HELP),
-    fit: Optional[Path] = typer.Option(None, "--fit", help=FIT_HELP),
-    d0: Optional[str] = typer.Option(None, "--d0", help=D0_HELP),
+    results: Path | None = typer.Option(None, "--results", help=RESULTS_HELP),
+    fit: Path | None = typer.Option(None, "--fit", help=FIT_HELP),
+    d0: str | None = typer.Option(None, "--d0", help=D0_HELP),
     epoch: str = typer.Option(DEFAULT_EPOCH, "--epoch", help=EPOCH_HELP),
-    since: Optional[str] = typer.Option(DEFAULT_EPOCH, "--since", help=SINCE_HELP),
+    since: str | None = typer.Option(DEFAULT_EPOCH, "--since", help=SINCE_HELP),
     n_boot: int = typer.Option(
         600, "--n-boot", help=N_BOOT_HELP + " A count whose pilot says it takes over a minute is announced first."
     ),
@@ -97,7 +96,7 @@ def trend(
         help="'benchmark': one row per benchmark and per benchmark set (the Densing Law by capability).",
     ),
     design: str = typer.Option(LEADERBOARD, "--design", help=DESIGN_HELP),
-    table_name: Optional[str] = typer.Option(None, "--table", help=TABLE_HELP),
+    table_name: str | None = typer.Option(None, "--table", help=TABLE_HELP),
     without_continual: bool = typer.Option(
         False,
         "--without-continual",
@@ -488,9 +487,9 @@ def report(
     out: Path = typer.Option(
         Path("report.html"), "--out", help="HTML file to write (atomically; missing folders are made)."
     ),
-    results: Optional[Path] = typer.Option(None, "--results", help=RESULTS_HELP),
-    fit: Optional[Path] = typer.Option(None, "--fit", help=FIT_HELP),
-    d0: Optional[str] = typer.Option(None, "--d0", help=D0_HELP),
+    results: Path | None = typer.Option(None, "--results", help=RESULTS_HELP),
+    fit: Path | None = typer.Option(None, "--fit", help=FIT_HELP),
+    d0: str | None = typer.Option(None, "--d0", help=D0_HELP),
     frontier: str = typer.Option(
         "quantile",
         "--frontier",
@@ -498,13 +497,13 @@ def report(
         "registered in densing.trend.rules (built in: quantile, the headline rule; all; envelope).",
     ),
     epoch: str = typer.Option(DEFAULT_EPOCH, "--epoch", help=EPOCH_HELP),
-    since: Optional[str] = typer.Option(DEFAULT_EPOCH, "--since", help=SINCE_HELP),
+    since: str | None = typer.Option(DEFAULT_EPOCH, "--since", help=SINCE_HELP),
     n_boot: int = typer.Option(600, "--n-boot", help=N_BOOT_HELP),
     seed: int = typer.Option(0, "--seed", help=SEED_HELP),
-    traces: Optional[Path] = typer.Option(
+    traces: Path | None = typer.Option(
         None, "--traces", help="Add an overlap section from PyTorch-profiler traces in this folder."
     ),
-    table_name: Optional[str] = typer.Option(None, "--table", help=TABLE_HELP),
+    table_name: str | None = typer.Option(None, "--table", help=TABLE_HELP),
 ) -> None:
     """Write the self-contained HTML report and print its headline."""
     check_outputs_apart({"--out": out}, {"--results": results, "--fit": fit, "--traces": traces})  # never an input

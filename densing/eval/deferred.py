@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import contextlib
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from lm_eval.api.model import LM
 
@@ -43,7 +44,7 @@ class HandedRequests:
     continuation: str | None
 
     @classmethod
-    def of(cls, request_type: str, requests: list[Any]) -> "HandedRequests":
+    def of(cls, request_type: str, requests: list[Any]) -> HandedRequests:
         """The call of ``request_type`` with lm-eval's ``requests`` (``Instance`` objects; ``args`` are (context,
         continuation) for a log-likelihood, (context, generation settings) for a generation, (text,) for a rolling
         log-likelihood)."""

@@ -8,8 +8,9 @@ import contextlib
 import functools
 import hashlib
 import json
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from densing.errors import EvalError, InputError
 from densing.eval.benchmarks import KNOWN_BENCHMARKS, TASKS_DIRECTORY, Benchmark, benchmark_registry

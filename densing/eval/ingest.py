@@ -12,8 +12,8 @@ import ast
 import hashlib
 import math
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import orjson
 import pandas as pd

@@ -22,7 +22,8 @@ import signal
 import subprocess
 import sys
 import tempfile
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from densing.errors import EvalError, InputError
 from densing.runtime.processes import worker_setup

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import Any, Callable
+from typing import Any
 
 from densing.errors import EvalError
 
@@ -41,7 +42,7 @@ class LossTotals:
     def loss_per_sample(self) -> float:
         return self.loss_total / self.samples if self.samples else math.nan
 
-    def __add__(self, other: "LossTotals") -> "LossTotals":
+    def __add__(self, other: LossTotals) -> LossTotals:
         return LossTotals(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
 
 

@@ -6,8 +6,9 @@ python -m densing.eval.rekey STORE --models M (--benchmarks B | --suite S) [--lo
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import pandas as pd
 

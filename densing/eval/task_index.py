@@ -20,9 +20,10 @@ from __future__ import annotations
 import functools
 import os
 import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 #: A top-level key of a task file (quoted or not) and the rest of its line.
 _TOP_LEVEL = re.compile(r"""^["']?(task|group|tag|include)["']?[ \t]*:[ \t]*(.*)$""", re.M)
@@ -98,7 +99,7 @@ class TaskFiles:
     _defined: dict[str, list[Path]] | None = None
 
     @classmethod
-    def scan(cls, root: str | Path) -> "TaskFiles":
+    def scan(cls, root: str | Path) -> TaskFiles:
         """Read every file under ``root`` whose name says YAML, skipping the folders lm-eval's index skips."""
         files = cls(Path(root))
         for folder, folders, names in os.walk(files.root):
@@ -164,7 +165,7 @@ def _files(root: Path) -> TaskFiles:
     return _builtin_files(root) if root == builtin_root() else TaskFiles.scan(root)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _builtin_files(root: Path) -> TaskFiles:
     return TaskFiles.scan(root)
 

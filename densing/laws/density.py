@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import warnings
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from numbers import Integral, Real
-from typing import Iterable, Mapping
 
 import numpy as np
 import pandas as pd

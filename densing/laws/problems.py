@@ -7,9 +7,9 @@ scores, residual Ŝ − S.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from numbers import Real
-from typing import Callable
 
 import numpy as np
 

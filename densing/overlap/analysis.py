@@ -10,11 +10,12 @@ earliest event only shifts times, of which the metrics are exact differences (``
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import partial
 from numbers import Integral
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
 from densing.errors import TraceError
 from densing.overlap.cpu_trace import CpuRank, to_rank_trace as cpu_rank_trace
@@ -165,7 +166,7 @@ def analyze(
     workers: int | None = None,
     rules: str = DEFAULT_KERNEL_RULES,
     stream: bool | None = None,
-) -> "pd.DataFrame":
+) -> pd.DataFrame:
     """Per-rank overlap and temporal breakdown of a trace file, directory, or read traces; a path's
     kernels are classified by ``rules`` (``hta``: HTA 0.5.0's categories, ``traceinsight``: 0.6.1's;
     read traces keep the categories they were read with); ``stream``: see :func:`analyze_rows`."""
@@ -180,7 +181,7 @@ def analyze_steps(
     scheduler: str = "auto",
     workers: int | None = None,
     rules: str = DEFAULT_KERNEL_RULES,
-) -> "pd.DataFrame":
+) -> pd.DataFrame:
     """Per (rank, ProfilerStep) breakdown; a kernel belongs to the step its launch falls in (``rank_step_rows``)."""
     import pandas as pd
 

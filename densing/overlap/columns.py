@@ -128,7 +128,7 @@ class _Names:
         parts = self.parts[name]
         return np.concatenate(parts) if parts else np.empty(0, dtype=self.DTYPES[name])
 
-    def extend(self, other: "_Names", **mapped) -> None:
+    def extend(self, other: _Names, **mapped) -> None:
         """Append the rows and counts of a later part of the file (``mapped``: parts to take instead of its own)."""
         setdefault, lookup = self.lookup.setdefault, self.lookup  # each of other's codes → the same name's here
         to_self = np.fromiter(
@@ -258,11 +258,11 @@ class KernelColumns(_Names):
                 "(timestamps in another unit, or overflowed)"
             )
 
-    def extend(self, other: "KernelColumns") -> None:
+    def extend(self, other: KernelColumns) -> None:
         super().extend(other)
         self.add_facts(other)
 
-    def add_facts(self, other: "KernelColumns") -> None:
+    def add_facts(self, other: KernelColumns) -> None:
         """Add what a later batch or part of the file says of it besides rows and counts (float ts, span, …)."""
         self.ts_float |= other.ts_float
         if other.span is not None:
@@ -324,7 +324,7 @@ class OpColumns(_Names):
         """The code of a thread id that is not an integer (``key``: its repr)."""
         return self.threads.setdefault(key, _THREAD_CODE_BASE + len(self.threads))
 
-    def extend(self, other: "OpColumns") -> None:
+    def extend(self, other: OpColumns) -> None:
         thread_map = {code: self._thread_code(key) for key, code in other.threads.items()}
         mapped = (
             {"tid": [np.array([thread_map.get(t, t) for t in p.tolist()], dtype=np.int64) for p in other.parts["tid"]]}

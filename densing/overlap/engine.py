@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from contextlib import closing, nullcontext, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from densing.errors import InputError, WorkerError
 

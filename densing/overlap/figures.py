@@ -4,9 +4,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 import pandas as pd

@@ -4,9 +4,9 @@ zlib's inflate), whole or piece by piece. Every failure is a :class:`~densing.er
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from isal import isal_zlib
 

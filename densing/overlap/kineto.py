@@ -20,10 +20,11 @@ part raises :class:`Unsplittable` and the file is decoded in one task.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Iterator
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Optional, Union
+from typing import Any
 
 import msgspec
 
@@ -87,7 +88,7 @@ class DecodeInfo:
     world_size: Any = None
     backend: Any = None
 
-    def checked(self, path, default_rank: int) -> "DecodeInfo":
+    def checked(self, path, default_rank: int) -> DecodeInfo:
         """Rank and world size as ints (``default_rank`` and None where absent), the backend a string or None; else a
         :class:`TraceError` naming the file and the field (a negative rank, a rank not below the world size, …)."""
         try:
@@ -126,26 +127,26 @@ class _Event(msgspec.Struct):  # tolerant CPU types
     ts: Any = None
     dur: Any = None
     tid: Any = None
-    args: Optional[_Args] = None
+    args: _Args | None = None
 
 
 class _GpuEvent(_Event):  # tolerant GPU types: cat a string, ts/dur numbers, or absent
-    cat: Optional[str] = None
-    ts: Union[int, float, None] = None
-    dur: Union[int, float, None] = None
+    cat: str | None = None
+    ts: int | float | None = None
+    dur: int | float | None = None
 
 
 class _FastArgs(msgspec.Struct, gc=False, frozen=True):
     stream: int = -1
     correlation: int = -1
     in_nelems: int = msgspec.field(default=-1, name="In msg nelems")
-    dtype: Optional[str] = None
+    dtype: str | None = None
 
 
 class _IntTsEvent(msgspec.Struct, gc=False):
     ts: int  # required: an absent ts makes HTA's ts column float (so rounded), as the float variant does
     cat: str = NO_CAT
-    name: Optional[str] = None
+    name: str | None = None
     dur: float = math.nan  # absent: not a duration event, dropped
     args: _FastArgs = _FastArgs()  # one shared instance for every event without args
 
@@ -155,19 +156,19 @@ class _FloatTsEvent(_IntTsEvent):
 
 
 class _CpuEvent(msgspec.Struct, gc=False):
-    ph: Optional[str] = None
-    cat: Optional[str] = None
+    ph: str | None = None
+    cat: str | None = None
     name: Any = None
     ts: float = math.nan
     dur: float = math.nan
-    tid: Union[int, str, None] = None
+    tid: int | str | None = None
     args: _FastArgs = _FastArgs()
 
 
 def _doc_type(event_type: type) -> type:
     return msgspec.defstruct(
         "_Doc",
-        [("traceEvents", Optional[list[event_type]], None), ("distributedInfo", Optional[DecodeInfo], None)],
+        [("traceEvents", list[event_type] | None, None), ("distributedInfo", DecodeInfo | None, None)],
         gc=False,
     )
 
@@ -215,7 +216,7 @@ def _decode_doc(data, kind: str, path: Path, mode: int = 0):
 
 def event_batches(
     pieces: Iterable[bytes], path: Path, kind: str = GPU, batch_bytes: int = BATCH_BYTES
-) -> Iterator[tuple[list, int, Optional[DecodeInfo]]]:
+) -> Iterator[tuple[list, int, DecodeInfo | None]]:
     """Yield ``(events, mode, info)`` batches of the ``traceEvents`` of the document arriving in ``pieces``, cut at
     event boundaries (:func:`cut_before`) once ``batch_bytes`` are buffered; the last batch, decoded with the other
     keys, alone has an ``info``. :class:`Unsplittable` when it cannot be read so (compact JSON, a wrong cut)."""

@@ -17,9 +17,10 @@ communication into transfer and peer wait (skew) across the ranks of a set.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from numbers import Real
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -178,7 +179,7 @@ COMPARE_CONSTRAINTS = {
 
 
 @validate_params(SKEW_CONSTRAINTS)
-def step_skew(steps: "pd.DataFrame", straggler_threshold_pct: float = 5.0) -> "pd.DataFrame":
+def step_skew(steps: pd.DataFrame, straggler_threshold_pct: float = 5.0) -> pd.DataFrame:
     """Across ranks, per step: fastest/median/slowest step time, skew and the slowest rank.
 
     skew_us = max_r t_r − min_r t_r;  slowest_excess_pct = 100 · (max_r t_r / median_r t_r − 1);
@@ -222,11 +223,11 @@ def step_skew(steps: "pd.DataFrame", straggler_threshold_pct: float = 5.0) -> "p
 
 @validate_params(COMPARE_CONSTRAINTS)
 def compare(
-    base: "pd.DataFrame",
-    candidate: "pd.DataFrame",
-    base_steps: "pd.DataFrame | None" = None,
-    candidate_steps: "pd.DataFrame | None" = None,
-) -> "pd.DataFrame":
+    base: pd.DataFrame,
+    candidate: pd.DataFrame,
+    base_steps: pd.DataFrame | None = None,
+    candidate_steps: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """Per-metric deltas, candidate − base, of the rank-mean metrics; plus step-time speedup.
 
     speedup = mean step time(base) / mean step time(candidate) (> 1: the candidate is faster).
@@ -306,7 +307,7 @@ def peer_wait_rows(traces: Iterable[RankTrace]) -> list[dict]:
     return rows
 
 
-def peer_wait(source: str | Path | Iterable[RankTrace]) -> "pd.DataFrame":
+def peer_wait(source: str | Path | Iterable[RankTrace]) -> pd.DataFrame:
     """:func:`peer_wait_rows` of a trace directory (or read traces) as a DataFrame."""
     import pandas as pd
 

@@ -134,7 +134,7 @@ class RankTrace:
 
         return f"<p>{html.escape(repr(self))}</p>" + self.kernels_frame().head(10).to_html(index=False)
 
-    def kernels_frame(self) -> "pd.DataFrame":
+    def kernels_frame(self) -> pd.DataFrame:
         """The kernels as a tidy DataFrame, one row per kernel (the lane column named by ``lane_kind``)."""
         import pandas as pd
 

@@ -8,10 +8,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from numbers import Integral, Real
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -157,7 +158,7 @@ class TrainConfig:
     tp_overlap: str = "none"  # tp: none (serialized all-reduce) | chunked
     tp_chunks: int = 4  # tp chunked: pieces of the producer GEMM
 
-    def check(self) -> "TrainConfig":
+    def check(self) -> TrainConfig:
         """InputError naming the first field out of range (:data:`TRAIN_CONSTRAINTS`); else ``self``."""
         validate(TRAIN_CONSTRAINTS, **{f.name: getattr(self, f.name) for f in fields(self) if f.name != "strategy"})
         from densing.overlap.strategies.registry import get
@@ -182,7 +183,7 @@ class TrainConfig:
         return self.profile_skip + self.profile_wait + self.profile_warmup + self.profile_active
 
     @classmethod
-    def from_dict(cls, data: dict, where: str = "run.yaml") -> "TrainConfig":
+    def from_dict(cls, data: dict, where: str = "run.yaml") -> TrainConfig:
         """A run.yaml's ``config`` (in file ``where``), checked; InputError naming the file and ``config.<field>``."""
         if unknown := sorted(set(data) - {f.name for f in fields(cls)}):
             raise InputError(f"{where}: config: unknown field {unknown[0]!r}")

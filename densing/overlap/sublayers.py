@@ -80,7 +80,7 @@ def gemm_contention(gemm_start, gemm_end, coll_start, coll_end) -> dict:
     }  # NaN: a side is empty
 
 
-def sublayer_table(run_dir: str | Path) -> "pd.DataFrame":
+def sublayer_table(run_dir: str | Path) -> pd.DataFrame:
     """Per (rank, sublayer) of a tp run: µs per profiled step and its producer GEMM's contention (module docstring)."""
     import pandas as pd
 

@@ -187,7 +187,7 @@ def is_run_root(path: str | Path) -> bool:
     )
 
 
-def validate_root(root: str | Path, contention: float | None = None) -> "pd.DataFrame":
+def validate_root(root: str | Path, contention: float | None = None) -> pd.DataFrame:
     """Validate one repeat: ddp and co2 from its ``sync`` run; ``tp-chunked`` by T3 from its ``tp-none`` run with the
     contention measured on the chunked run or ``contention`` (:func:`~densing.overlap.sublayers.predict_t3`); every row
     compares the *profiled* step (ProfilerStep mean), with the unprofiled step and the profiler's overhead beside it."""
@@ -236,7 +236,7 @@ def validate_root(root: str | Path, contention: float | None = None) -> "pd.Data
     return frame
 
 
-def validate_repeats(path: str | Path, contention: float | None = None) -> "pd.DataFrame":
+def validate_repeats(path: str | Path, contention: float | None = None) -> pd.DataFrame:
     """:func:`validate_root` of each repeat (``r0``, ``r1``, … or ``path`` itself), a ``repeat`` column first."""
     check(RUNS_CONSTRAINTS, sync_dir=path, contention=contention)
     path = Path(path)
@@ -254,7 +254,7 @@ def validate_repeats(path: str | Path, contention: float | None = None) -> "pd.D
     )
 
 
-def error_summary(per_repeat: "pd.DataFrame") -> "pd.DataFrame":
+def error_summary(per_repeat: pd.DataFrame) -> pd.DataFrame:
     """Per strategy (in first-seen order) across repeats: n, the prediction error's median, min and max (%), and the
     median profiled step, unprofiled step and profiler overhead."""
     return (

@@ -8,10 +8,11 @@ batch):  E = C / T  (1 = perfect).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from numbers import Integral, Real
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -157,7 +158,7 @@ def predict(
     latency_us: float = 5.0,
     bucket_bytes: float = DEFAULT_BUCKET_MB * 2**20,
     backward_fraction: float = 2 / 3,
-) -> "pd.DataFrame":
+) -> pd.DataFrame:
     """Predicted step time and scaling efficiency per (strategy, workers, bandwidth).
 
     ``strategies``: names in the registry with a what-if model (default: all of them). ``local_steps`` (τ, CO2),

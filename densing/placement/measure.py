@@ -8,9 +8,9 @@ from __future__ import annotations
 import datetime as _datetime
 import math
 import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd

@@ -6,8 +6,8 @@ line ln ρmax = A·t + B (Xiao et al. 2024, eq. 5) at its date, with the band of
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Sequence
 
 import numpy as np
 import pandas as pd

@@ -162,7 +162,7 @@ def tiny_models(tmp_path_factory) -> list[Path]:
 
 def models_entries(paths: list[Path]) -> list[dict]:
     return [
-        {"name": f"tiny-{i}", "model": str(p), "train_tokens": "2M", "release_date": "2024-0{}-01".format(i + 1)}
+        {"name": f"tiny-{i}", "model": str(p), "train_tokens": "2M", "release_date": f"2024-0{i + 1}-01"}
         for i, p in enumerate(paths)
     ]
 

@@ -25,8 +25,8 @@ same rules as that metric (the HumanEval protocol of Chen et al. 2021, arXiv:210
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Sequence
 
 import numpy as np
 

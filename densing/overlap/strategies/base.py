@@ -16,8 +16,9 @@ run and t + u > c, both progress at c/(t + u) of their speed alone. With ``conte
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any
 
 from densing.errors import InputError
 from densing.overlap_defaults import DEFAULT_BUCKET_MB
@@ -103,9 +104,9 @@ class Strategy:
 
     name: str
     summary: str
-    step_time_s: Optional[Callable[[WhatIfPoint], float]] = None
-    predict_run_s: Optional[Callable[[Any, dict, bool], float]] = None
-    training: Optional[Callable[[TrainContext], TrainHooks]] = None
+    step_time_s: Callable[[WhatIfPoint], float] | None = None
+    predict_run_s: Callable[[Any, dict, bool], float] | None = None
+    training: Callable[[TrainContext], TrainHooks] | None = None
 
     def can(self, capability: str) -> bool:
         attr = {"whatif": "step_time_s", "validation": "predict_run_s", "training": "training"}[capability]

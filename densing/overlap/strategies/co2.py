@@ -35,7 +35,7 @@ with a one-round delay. :func:`outer_update` is the pure rule; :class:`CO2` hold
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 from densing.errors import InputError
 from densing.overlap.strategies.base import (

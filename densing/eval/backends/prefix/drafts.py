@@ -10,7 +10,7 @@ several per step where the text repeats itself; it reads :func:`step_width` quer
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 
 class NgramIndex:

@@ -8,7 +8,8 @@ per string. :func:`encode_pairs` makes the same ids from every distinct string o
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 #: Strings per call of the fast tokenizer.
 BATCH = 1024

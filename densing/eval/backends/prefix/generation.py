@@ -21,8 +21,9 @@ generation keyword, and a generation config that adds logits processors, goes to
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from types import MappingProxyType
-from typing import Any, Sequence
+from typing import Any
 
 from densing.eval.backends.prefix import fixed, scheduler, slots
 from densing.eval.backends.prefix.settings import DecodeStats, PrefixSettings

@@ -8,7 +8,8 @@ that of its first and last, and the trie's node count is ``Σ len_i − Σ lcp(s
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 
 def shared_prefix_length(a: Sequence[int], b: Sequence[int]) -> int:

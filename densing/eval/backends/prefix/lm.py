@@ -99,7 +99,7 @@ class PrefixCachedHFLM(HFLM):
             with contextlib.suppress(AttributeError, ValueError, ImportError):  # a model without SDPA keeps eager
                 self.model.set_attn_implementation("sdpa")
 
-    def with_settings(self, settings: PrefixSettings) -> "PrefixCachedHFLM":
+    def with_settings(self, settings: PrefixSettings) -> PrefixCachedHFLM:
         """A copy of this lm (the same model and tokenizer, not reloaded) that runs with ``settings``."""
         import copy
 

@@ -24,8 +24,9 @@ Rows stop where lm-eval's batch-1 ``generate`` stops them (:mod:`.generation`), 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import torch
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 import torch
 from transformers.cache_utils import DynamicCache, DynamicLayer
@@ -99,7 +100,7 @@ def cache_kwargs(model, cache) -> dict:
     return {_cache_keyword(type(model)): cache}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _cache_keyword(model_class: type) -> str:
     import inspect
 

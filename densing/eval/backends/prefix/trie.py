@@ -16,8 +16,9 @@ before it in each of its requests. The cache is then compacted to ``keep`` + the
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import torch
