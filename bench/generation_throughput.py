@@ -68,7 +68,6 @@ def main() -> int:
     from densing.paths import RESULTS, SHARED_DATA
     from tools.lm_eval_requests import build_instances
 
-    settings = PrefixSettings(rows_per_batch=arguments.rows)  # densing at --batch-size 1 decodes --rows rows
     spec = read_models_file(RESULTS / "smollm2" / "models.yaml")[0]
     wanted = arguments.backends.split(",")
     unknown = set(wanted) - {"plain-1", "plain-B", "fixed", "densing"}
@@ -79,6 +78,7 @@ def main() -> int:
         name: load_model(
             spec,
             backend="densing-hf" if sizes[name][1] else "hf",
+            # densing at --batch-size 1 decodes --rows rows
             device="cpu",
             batch_size=sizes[name][0],
             settings=PrefixSettings(rows_per_batch=arguments.rows, fixed_batches=name == "fixed")

@@ -13,7 +13,9 @@ from numbers import Real
 from typing import ClassVar
 
 from densing.errors import InputError
-from densing.numbers import frame_records, json_value  # noqa: F401 (frame_records: public here)
+
+# frame_records is public here too (`name as name` marks a re-export)
+from densing.numbers import frame_records as frame_records, json_value
 from densing.validation import Interval, validate_params
 
 CONF_INT_COLUMNS = ("estimate", "ci_low", "ci_high")

@@ -47,7 +47,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import pandas as pd
 from scipy.special import xlogy
 

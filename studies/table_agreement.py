@@ -26,7 +26,6 @@ Run::
 from __future__ import annotations
 
 import json
-import math
 import subprocess
 import sys
 from collections import defaultdict

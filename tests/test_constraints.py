@@ -14,7 +14,6 @@ from __future__ import annotations
 import importlib
 import inspect
 import math
-import os
 import pkgutil
 from functools import lru_cache
 from numbers import Real

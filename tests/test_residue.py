@@ -33,4 +33,4 @@ def test_whatif_refuses_a_worker_count_beyond_any_world_size(workers, shown, tmp
     for fmt in ("table", "json", "csv"):
         code, out, err = run_cli("overlap", "whatif", trace, "--workers", workers, "--format", fmt)
         assert code == 2 and out == "" and err.count("\n") == 1, err
-        assert err.startswith(f"error: workers: expected an integer in [1, ") and err.rstrip().endswith(shown), err
+        assert err.startswith("error: workers: expected an integer in [1, ") and err.rstrip().endswith(shown), err

@@ -5,7 +5,6 @@ ignored in silence.
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 from dataclasses import dataclass

@@ -20,8 +20,8 @@ from densing.eval.task_index import builtin_root, reached, read_keys, task_folde
 
 def require_lm_eval() -> None:
     try:
-        import lm_eval  # noqa: F401
-        import torch  # noqa: F401
+        import lm_eval  # noqa: F401  (importing is the check: the eval extra is installed and loads)
+        import torch  # noqa: F401  (as above)
     except ImportError as exc:
         raise EvalError(f"densing eval needs the 'eval' extra (pip install 'densing[eval]'): {exc}") from None
 

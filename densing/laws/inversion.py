@@ -20,7 +20,15 @@ import pandas as pd
 from densing.data.schema import LAB_COLUMN
 from densing.errors import InputError
 from densing.laws.bounds import EXACT, LOWER, UPPER, log_density_bounds, score_cap
-from densing.laws.reference_fit import ABOVE_CEILING, BELOW_FLOOR, BEYOND_DATA_LIMIT, ReferenceFit, as_fit  # noqa: F401
+
+# the reference's limits are public here too (`name as name` marks a re-export)
+from densing.laws.reference_fit import (
+    ABOVE_CEILING as ABOVE_CEILING,
+    BELOW_FLOOR as BELOW_FLOOR,
+    BEYOND_DATA_LIMIT as BEYOND_DATA_LIMIT,
+    ReferenceFit,
+    as_fit,
+)
 from densing.runtime.memo import per_table
 from densing.states import ReferenceName
 

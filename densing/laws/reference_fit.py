@@ -22,7 +22,17 @@ from densing.errors import FitError, InputError
 from densing.impossible import check_scores
 from densing.io import atomic_write_bytes, read_json_object
 from densing.laws import forms
-from densing.laws.fit_schema import FIT_DOMAIN, FORMAT, KINDS, LAWS, POINT_COLUMNS, StageFit, check_fit_dict  # noqa: F401 (the file's schema)
+
+# the file's schema is public here too (`name as name` marks a re-export)
+from densing.laws.fit_schema import (
+    FIT_DOMAIN as FIT_DOMAIN,
+    FORMAT,
+    KINDS as KINDS,
+    LAWS as LAWS,
+    POINT_COLUMNS,
+    StageFit,
+    check_fit_dict,
+)
 from densing.numbers import format_count
 from densing.results import ALPHA_CONSTRAINTS, Result, interval_frame, presented
 from densing.validation import D0_TOKENS, MAX_D0_TOKENS, validate_params

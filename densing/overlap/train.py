@@ -24,7 +24,14 @@ import pandas as pd
 from densing.errors import InputError
 from densing.io import atomic_write_text
 from densing.overlap.run_schema import COMPLETE, LAUNCHER, METRICS_FILE, RUN_FILE, TrainConfig
-from densing.overlap.train_worker import build_model, load_corpus, param_numel, worker_main  # noqa: F401
+
+# the worker's model and entry point are public here too (`name as name` marks a re-export)
+from densing.overlap.train_worker import (
+    build_model as build_model,
+    load_corpus,
+    param_numel,
+    worker_main as worker_main,
+)
 from densing.validation import Interval, validate
 
 #: Host memory one worker process takes besides its model: the interpreter with torch loaded.

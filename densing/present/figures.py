@@ -16,7 +16,9 @@ import plotly.graph_objects as go
 from densing.constants import NAMED_MODELS, PAPER
 from densing.errors import InputError
 from densing.numbers import format_count, format_months, format_number, log_ticks
-from densing.present.forest import (  # noqa: F401 (public here)
+
+# uncertainty_figure is public here too (`name as name` marks a re-export)
+from densing.present.forest import (
     FRONTIER_MARKER,
     LABEL_FONT,
     PALETTE,
@@ -26,7 +28,7 @@ from densing.present.forest import (  # noqa: F401 (public here)
     forest_figure,
     place_labels,
     row_names,
-    uncertainty_figure,
+    uncertainty_figure as uncertainty_figure,
 )
 from densing.present.words import result_interval
 

@@ -17,7 +17,7 @@ from scipy.special import ndtri, stdtrit  # the normal and t quantiles, without 
 
 from densing.constants import (
     FAILED,
-    MAX_MEDIAN_CONDITIONING,  # noqa: F401 (the thresholds: public here)
+    MAX_MEDIAN_CONDITIONING,
     MIN_SIZE_FAMILIES,
     PASSED,
     REPORTED,
@@ -27,11 +27,13 @@ from densing.constants import (
 )
 from densing.numbers import json_value
 from densing.results import Result, presented_property
+
+# the facts CALIBRATED, SIZE_FINDING and Heterogeneity are public here too (`name as name` marks a re-export)
 from densing.states import (
-    CALIBRATED,
-    SIZE_FINDING,
+    CALIBRATED as CALIBRATED,
+    SIZE_FINDING as SIZE_FINDING,
     Conditioned,
-    Heterogeneity,  # noqa: F401 (the facts: public here)
+    Heterogeneity as Heterogeneity,
     NoFrontier,
     Saturated,
     Slope,

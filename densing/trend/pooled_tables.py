@@ -38,7 +38,6 @@ from densing.constants import (
     PRECISION_DRAWS_CAP,
     PRECISION_GROWTH,
 )
-from densing.data.labs import lab_of
 from densing.laws.bounds import EXACT
 from densing.states import State
 from densing.trend import rules

@@ -14,14 +14,20 @@ from pathlib import Path
 import pytest
 
 from densing.cli.eval_progress import PlainLines, stream_is_plain
-from tests.eval.conftest import tiny_tasks  # noqa: F401  (the fixture: lm-eval task files of the tests)
+from tests.eval.conftest import write_tiny_tasks
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.fixture(scope="module")
+def tiny_tasks(tmp_path_factory) -> Path:
+    """The eval tests' lm-eval task files (tests/eval/conftest.py)."""
+    return write_tiny_tasks(tmp_path_factory.mktemp("tasks"))
+
+
 def test_a_pipe_is_plain_and_a_captured_stream_is_not():
     read, write = os.pipe()
-    with os.fdopen(read) as reader, os.fdopen(write, "w") as writer:
+    with os.fdopen(read), os.fdopen(write, "w") as writer:
         assert stream_is_plain(writer)
         assert not stream_is_plain(io.StringIO())
 

@@ -5,7 +5,6 @@ misspelt score column named in one line."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pandas as pd
 import pytest

@@ -10,7 +10,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from densing.designs.olmes import mc_reference as mc
 from densing.laws.bounds import EXACT
 from studies._planted import frontier_line
 from tests.conftest import needs_olmo

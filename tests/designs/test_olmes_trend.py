@@ -2,6 +2,7 @@
 
 import math
 
+import pandas as pd
 import pytest
 
 from densing.designs.olmes import mc_reference as mc
@@ -46,9 +47,7 @@ def test_the_entry_point_prints_the_table(capsys):
     assert "olmes_mmlu_mc" in out and "not measured" in out and "defines the reference" in out
 
 
-def _planted(months_low_high: dict, error: str = "") -> "pd.DataFrame":
-    import pandas as pd
-
+def _planted(months_low_high: dict, error: str = "") -> pd.DataFrame:
     return pd.DataFrame(
         [
             {"row": b, "months": m, "ci_low": lo, "ci_high": hi, "error": error if m != m else ""}

@@ -87,8 +87,13 @@ def _write_jsonl(path: Path, docs: list[dict]) -> None:
 
 @pytest.fixture(scope="session")
 def tiny_tasks(tmp_path_factory) -> Path:
-    """A directory of lm-eval task YAMLs: tiny_mc (multiple choice), tiny_gen (+ tiny_gen_loss)."""
-    root = tmp_path_factory.mktemp("tasks")
+    """A directory of lm-eval task YAMLs (:func:`write_tiny_tasks`)."""
+    return write_tiny_tasks(tmp_path_factory.mktemp("tasks"))
+
+
+def write_tiny_tasks(root: Path) -> Path:
+    """Writes lm-eval task YAMLs into ``root``: tiny_mc (multiple choice), tiny_gen (+ tiny_gen_loss), and
+    tiny_group (two copies of tiny_mc); returns ``root``."""
     _write_jsonl(root / "mc.jsonl", MC_DOCS)
     _write_jsonl(root / "gen.jsonl", GEN_DOCS)
     (root / "tiny_mc.yaml").write_text(MC_YAML.format(data=root / "mc.jsonl"))

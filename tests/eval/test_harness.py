@@ -12,7 +12,7 @@ pytestmark = pytest.mark.eval
 
 
 def test_build_instances_of_an_included_task(tiny_tasks):
-    from tools.lm_eval_requests import FEWSHOT_SEED, build_instances
+    from tools.lm_eval_requests import build_instances
 
     instances = build_instances(["tiny_mc"], limit=2, include_paths=[tiny_tasks])
     assert len(instances) == 6  # 2 docs x 3 choices
@@ -25,7 +25,7 @@ def test_build_instances_of_an_included_task(tiny_tasks):
     not (SHARED_DATA / "benchmarks").is_dir(), reason=f"{SHARED_DATA / 'benchmarks'}: no local benchmark splits"
 )
 def test_build_instances_of_a_local_task_with_shots():
-    from tools.lm_eval_requests import FEWSHOT_SEED, build_instances
+    from tools.lm_eval_requests import build_instances
 
     zero = build_instances(["densing_local_arc_easy"], limit=2, data_root=SHARED_DATA)
     two = build_instances(["densing_local_arc_easy"], limit=2, num_fewshot=2, data_root=SHARED_DATA)

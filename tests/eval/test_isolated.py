@@ -3,8 +3,6 @@ the hf backend with tiny models (no GPU)."""
 
 from __future__ import annotations
 
-import os
-
 import pandas as pd
 import pytest
 

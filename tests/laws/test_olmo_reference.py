@@ -1,7 +1,5 @@
 """The shipped OLMo-ladder fits on the real ladder data (../shared/data/olmo_ladder)."""
 
-import json
-
 import numpy as np
 import pytest
 from conftest import OLMO_LADDER, REPO_ROOT, needs_olmo

@@ -21,7 +21,7 @@ from densing.laws.bounds import EXACT, LOWER
 from densing.laws.family import fit_family
 from densing.laws.inversion import Joint
 from densing.laws.joint import invert_joint
-from densing.trend import capability, checks
+from densing.trend import checks
 from densing.trend.uncertainty import trend_uncertainty
 from tools.build_tables import MAX_TOP_CONDITIONING, earlier_candidate_table, eligible_families
 
