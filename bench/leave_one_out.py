@@ -71,9 +71,19 @@ def cpu(call) -> tuple[float, object]:
     return time.process_time() - start, out
 
 
-def main() -> None:
+def update_and_refit(rule, quantile, data, y, kind, starts, tables) -> tuple[float, float, bool]:
+    """CPU seconds of the leave-one-out tables of each clustering in ``tables``, by update and by refit, and whether
+    the two give the same slopes."""
     from densing.trend.influence import left_out_slopes
 
+    update_took, new = cpu(
+        lambda: [left_out_slopes(rule, quantile, data, y, kind, c, int(c.max()) + 1, starts) for c in tables]
+    )
+    refit_took, old = cpu(lambda: [refit(rule, quantile, data, y, kind, c, starts) for c in tables])
+    return update_took, refit_took, all(np.array_equal(a, b, equal_nan=True) for a, b in zip(new, old))
+
+
+def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1, 3, 7, 15])
     parser.add_argument("--shapes", nargs="+", choices=SHAPES, default=["same", "unlabeled"])
@@ -93,16 +103,10 @@ def main() -> None:
                     tables = [data["clusters"], np.arange(data["n"])]
                     updates, refits, same = [], [], True
                     for _ in range(args.repeats):
-                        took, new = cpu(
-                            lambda: [
-                                left_out_slopes(rule, quantile, data, y, kind, c, int(c.max()) + 1, starts)
-                                for c in tables
-                            ]
-                        )
-                        updates.append(took)
-                        took, old = cpu(lambda: [refit(rule, quantile, data, y, kind, c, starts) for c in tables])
-                        refits.append(took)
-                        same &= all(np.array_equal(a, b, equal_nan=True) for a, b in zip(new, old))
+                        update_took, refit_took, agree = update_and_refit(rule, quantile, data, y, kind, starts, tables)
+                        updates.append(update_took)
+                        refits.append(refit_took)
+                        same &= agree
                     up, re = statistics.median(updates), statistics.median(refits)
                     totals.setdefault(rule, []).append((up, re))
                     print(

@@ -17,6 +17,7 @@ in the steps and the ratio bounded as they grow.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import statistics
 import tempfile
@@ -100,8 +101,8 @@ def main() -> None:
         print("steps  MB  whole s (median, min-max)  streamed s (median, min-max)  whole/streamed")
         for steps in (int(s) for s in args.steps.split(",")):
             path = synthesise(Path(scratch) / str(steps) / "rank0.json", steps)
-            whole = timed(lambda: analyze(path, stream=False, scheduler="serial"), args.repeats)
-            streamed = timed(lambda: analyze(path, stream=True, scheduler="serial"), args.repeats)
+            whole = timed(functools.partial(analyze, path, stream=False, scheduler="serial"), args.repeats)
+            streamed = timed(functools.partial(analyze, path, stream=True, scheduler="serial"), args.repeats)
             w, s = statistics.median(whole), statistics.median(streamed)
             print(
                 f"{steps:>6} {path.stat().st_size / 1e6:4.0f}  {w:6.2f} ({min(whole):.2f}-{max(whole):.2f})"

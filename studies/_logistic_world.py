@@ -112,7 +112,9 @@ def effective(family: Family, benchmark: str, log_n) -> np.ndarray:
     if family.law:
         from densing.laws.forms import HOFFMANN_2022
 
-        at = lambda n: np.log(HOFFMANN_2022.size_at(n, family.tokens, BUDGET_D0))  # noqa: E731
+        def at(n):
+            return np.log(HOFFMANN_2022.size_at(n, family.tokens, BUDGET_D0))
+
         return pivot + family.offset(benchmark) + at(np.exp(log_n)) - at(np.asarray(family.pivot))
     slope = family.shape if family.kink is None else np.where(log_n < pivot, family.shape, family.kink)
     return pivot + family.offset(benchmark) + slope * (log_n - pivot)

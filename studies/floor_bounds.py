@@ -113,7 +113,10 @@ def run_replicate(r: int, name: str, seed: int, n_boot: int) -> dict:
     scores, sigma = arrays(common.frame, common.benchmarks)
     flagged = at_floor(scores, sigma, chance_levels(common.benchmarks))
     truly, z = true_distance(spec, frame, common)
-    state = lambda t: STATE_WORDS[from_row_trend(t, epoch=EPOCH, judged=True).state]  # noqa: E731
+
+    def state(t):
+        return STATE_WORDS[from_row_trend(t, epoch=EPOCH, judged=True).state]
+
     record.update(
         {
             "n_targets": len(common.frame),

@@ -106,8 +106,18 @@ def shipped_states(n_boot: int, *, seed: int = 0) -> pd.DataFrame:
 
 
 def _interval(r) -> str:
-    words = lambda v: "∞" if not math.isfinite(v) else f"{v:.3g}"  # noqa: E731
+    def words(v):
+        return "∞" if not math.isfinite(v) else f"{v:.3g}"
+
     return "—" if math.isnan(r["months"]) else f"{words(r['months'])} [{words(r['ci_low'])}–{words(r['ci_high'])}]"
+
+
+def _cell(r: dict, side: str) -> str:
+    """One start's state, interval and draws of a merged row (``side``: its columns' suffix, ``_a`` or ``_b``)."""
+    return (
+        f"{r['state' + side]}, {_interval({k: r[k + side] for k in ('months', 'ci_low', 'ci_high')})}, "
+        f"{r['n_draws' + side]:,} draws"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -122,11 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"{'table':<28} {'row':<34} {f'from {STARTS[0]}':<42} {f'from {STARTS[1]}':<42}")
     for r in both.to_dict("records"):
-        cell = lambda s: (
-            f"{r['state' + s]}, {_interval({k: r[k + s] for k in ('months', 'ci_low', 'ci_high')})}, "  # noqa: E731
-            f"{r['n_draws' + s]:,} draws"
-        )
-        print(f"{r['table']:<28} {r['row']:<34} {cell('_a'):<42} {cell('_b'):<42}")
+        print(f"{r['table']:<28} {r['row']:<34} {_cell(r, '_a'):<42} {_cell(r, '_b'):<42}")
     moved = both[both["state_a"] != both["state_b"]]
     print(
         f"\n{len(both) - len(moved)} of {len(both)} rows keep their state; "

@@ -359,7 +359,10 @@ def score_quantiles(seed: int, count: int = 20000) -> list[str]:
     for b in BENCHMARKS:
         mine = planted.loc[planted["benchmark"] == b, "value"].to_numpy(float)
         theirs = real[b].to_numpy(float)
-        fmt = lambda v: " ".join(f"{x:.3f}" for x in v)  # noqa: E731
+
+        def fmt(v):
+            return " ".join(f"{x:.3f}" for x in v)
+
         out.append(
             f"  {b:<18} real {fmt(np.quantile(theirs, QUANTILES))} ({theirs.min():.3f}, {theirs.max():.3f})"
             f"   planted {fmt(np.quantile(mine, QUANTILES))} ({mine.min():.3f}, {mine.max():.3f})"
@@ -392,8 +395,13 @@ def summarise(records: list[dict], args) -> list[str]:
         good = [x for x in rows if "error" not in x]
         measured = [x for x in good if x["status"] == "measured"]
         disagree = [x for x in good if "its references disagree" in x["status"]]
-        cover = lambda xs, key: _coverage([x["low"] <= x[key] <= x["high"] for x in xs])  # noqa: E731
-        cell = lambda p: f"{p[0]:.3f} ± {p[1]:.3f}" if math.isfinite(p[0]) else "—"  # noqa: E731
+
+        def cover(xs, key):
+            return _coverage([x["low"] <= x[key] <= x["high"] for x in xs])
+
+        def cell(p):
+            return f"{p[0]:.3f} ± {p[1]:.3f}" if math.isfinite(p[0]) else "—"
+
         planted = "joint" if len(benchmarks) > 1 else f"{BENCHMARKS[benchmarks[0]].months:g} mo"
         width = float(np.median([x["high"] - x["low"] for x in good])) if good else math.nan
         claimed = float(np.median([x["claimed"] for x in good])) if good else math.nan
@@ -465,10 +473,10 @@ def forecast_summary(records: list[dict]) -> list[str]:
     for reference, checks in sorted(found.items()):
         verdicts = [c["verdict"] if not c["verdict"].startswith("untestable") else "untestable" for c in checks]
         counts = pd.Series(verdicts).value_counts()
-        p = lambda v: _coverage([x == v for x in verdicts])  # noqa: E731
+        shares = {why: _coverage([x == why for x in verdicts]) for why in counts.index}
         out.append(
             f"  {reference:<13} {len(checks)} replicates: "
-            + "; ".join(f"{why} {p(why)[0]:.3f} ± {p(why)[1]:.3f}" for why in counts.index)
+            + "; ".join(f"{why} {share:.3f} ± {se:.3f}" for why, (share, se) in shares.items())
         )
         n_later = [c.get("n_later", 0) for c in checks]
         shares = [c["above_line"] / c["n_later"] for c in checks if c.get("n_later")]

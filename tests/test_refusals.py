@@ -138,9 +138,10 @@ def test_every_declared_exclusive_pair_is_refused_in_one_line(command, first, se
     for given in (first, second):
         words += [w.format(folder=folder) for w in OPTION_WORDS[given.param]]
     code, out, err = run_cli(*words)
-    flag = lambda given: (
-        next(w for w in OPTION_WORDS[given.param] if w.startswith("--")) if given.param != "runs" else "runs"
-    )
+
+    def flag(given):
+        return next(w for w in OPTION_WORDS[given.param] if w.startswith("--")) if given.param != "runs" else "runs"
+
     _one_line_exit_2((code, out, err), "cannot apply with", flag(first))
     assert flag(second) in err
 

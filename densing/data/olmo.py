@@ -265,6 +265,16 @@ MC_RUNS: dict[str, dict] = {
 }
 
 
+def _final_marker(first_row: int, final_from: int):
+    """``extra`` of :func:`_rows` for a part of a run whose rows start at ``first_row`` of the run: ``final`` where a
+    row's place in the run is ``final_from`` or later."""
+
+    def final(i: int) -> dict:
+        return {"final": first_row + i >= final_from}
+
+    return final
+
+
 def read_olmo_mc_runs(folder: str | Path, *, tasks: list[str] | None = None) -> pd.DataFrame:
     """The OLMo-2 1B, 7B and 13B runs' checkpoints with their in-loop MC accuracies, in the tidy table.
 
@@ -301,7 +311,7 @@ def read_olmo_mc_runs(folder: str | Path, *, tasks: list[str] | None = None) -> 
                 source=name,
                 tasks=tasks,
                 form="mc",
-                extra=lambda i: {"final": position + i >= count - spec["final_rows"]},
+                extra=_final_marker(position, count - spec["final_rows"]),
             )
             position += len(frame)
     return validate_results(pd.DataFrame(rows), source=str(folder))

@@ -80,6 +80,11 @@ def gemm_contention(gemm_start, gemm_end, coll_start, coll_end) -> dict:
     }  # NaN: a side is empty
 
 
+def _per_step_us(annotations: pd.DataFrame, name: str, steps: int) -> float:
+    """µs per profiled step of the annotations named ``name`` (their durations summed over the steps)."""
+    return float(annotations.loc[annotations["name"] == name, "duration_us"].sum() / steps)
+
+
 def sublayer_table(run_dir: str | Path) -> pd.DataFrame:
     """Per (rank, sublayer) of a tp run: µs per profiled step and its producer GEMM's contention (module docstring)."""
     import pandas as pd
@@ -95,10 +100,6 @@ def sublayer_table(run_dir: str | Path) -> pd.DataFrame:
         coll = r[r["name"].str.startswith("gloo:")]
         steps = r["step"].nunique()
         for s, gemm in SUBLAYERS.items():
-
-            def per_step(name):
-                return float(r.loc[r["name"] == name, "duration_us"].sum() / steps)
-
             g = r[r["name"] == f"tp/{s}/{gemm}"]
             cont = gemm_contention(
                 g["start_us"],
@@ -111,10 +112,10 @@ def sublayer_table(run_dir: str | Path) -> pd.DataFrame:
                     "rank": int(rank),
                     "sublayer": s,
                     "steps": steps,
-                    "sublayer_us": per_step(f"tp/{s}"),
-                    "producer_gemm_us": per_step(f"tp/{s}/{gemm}"),
-                    "exposed_comm_us": per_step(f"tp/{s}/allreduce"),
-                    "backward_comm_us": per_step(f"tp/{s}/grad_allreduce"),
+                    "sublayer_us": _per_step_us(r, f"tp/{s}", steps),
+                    "producer_gemm_us": _per_step_us(r, f"tp/{s}/{gemm}", steps),
+                    "exposed_comm_us": _per_step_us(r, f"tp/{s}/allreduce", steps),
+                    "backward_comm_us": _per_step_us(r, f"tp/{s}/grad_allreduce", steps),
                     **cont,
                 }
             )

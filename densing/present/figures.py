@@ -302,7 +302,10 @@ def size_figure(points: pd.DataFrame) -> go.Figure:
     families = frame.groupby("family")["params"].nunique() if "family" in frame.columns else pd.Series(dtype=int)
     multi = [f for f, n in families.items() if n >= 2]
     rest = frame[~frame.get("family", pd.Series("", index=frame.index)).isin(multi)]
-    symbol = lambda b: np.where(b == 1, "triangle-up", np.where(b == -1, "triangle-down", "circle"))  # noqa: E731
+
+    def symbol(b):
+        return np.where(b == 1, "triangle-up", np.where(b == -1, "triangle-down", "circle"))
+
     if len(rest):
         figure.add_trace(
             go.Scatter(

@@ -145,7 +145,10 @@ def months_words(months, low, high) -> str:
     """'months [low–high]' of a record (JSON writes an infinite doubling time, no trend, as null): '∞' for null."""
     if months is None and low is None and high is None:
         return "—"  # no line was fitted
-    words = lambda v: "∞" if v is None else format_months(v)  # noqa: E731
+
+    def words(v):
+        return "∞" if v is None else format_months(v)
+
     return f"{words(months)} [{words(low) if low is not None else '0'}–{words(high)}]"
 
 

@@ -249,7 +249,10 @@ class Draws:
 
     def part(self, low: int, high: int) -> Draws:
         """Draws ``low`` to ``high`` (their densities, where held, as views)."""
-        cut = lambda a: None if a is None else a[:, low:high]
+
+        def cut(a):
+            return None if a is None else a[:, low:high]
+
         return Draws(
             self.sources,
             self.noise[low:high] if np.ndim(self.noise) else self.noise,

@@ -32,7 +32,10 @@ def _ladder(path):
 
 def test_the_format_default_cut_applies_unless_given(tmp_path):
     path = _ladder(tmp_path / "ladder.toy")
-    read = lambda p, **_: validate_results(pd.read_csv(p), source=str(p))  # noqa: E731
+
+    def read(p, **_):
+        return validate_results(pd.read_csv(p), source=str(p))
+
     register_format(DataFormat("toy", sniff=lambda p: p.suffix == ".toy", read=read, min_train_tokens=1e10))
     try:
         table, summary = held_out.validate_held_out(path, "toy", max_params=5e9, law="composed")

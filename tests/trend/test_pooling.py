@@ -401,7 +401,10 @@ def test_the_three_states_and_their_words():
     ):
         result = judged(**{**base, **k})
         assert STATE_WORDS[result.state] == state and status_words(result).startswith(state)
-    words = lambda **k: status_words(judged(**{**base, "low_determined": True, **k}))  # noqa: E731
+
+    def words(**k):
+        return status_words(judged(**{**base, "low_determined": True, **k}))
+
     assert words(high_determined=True) == "measured, 2.3-fold"  # the interval's ratio high/low beside the state
     assert (
         words(high_determined=False) == "bounded: the upper end is not determined (its interval reaches a zero slope)"
@@ -414,7 +417,10 @@ def test_the_three_states_and_their_words():
 def test_an_end_is_decided_by_the_sign_of_its_quantile_range():
     """Step 5: the slope's 0.025 quantile wholly above 0 over its Monte Carlo range, the upper end is determined; wholly
     at or below 0, not determined; straddling 0, undecided — whatever the range's width."""
-    ends = lambda low: pooling.determined_ends((low, (0.01, 0.011)), 0.001, 0.0105)  # noqa: E731
+
+    def ends(low):
+        return pooling.determined_ends((low, (0.01, 0.011)), 0.001, 0.0105)
+
     wide = ends((1e-5, 0.002))  # its months range spans far more than 25% of the end: determined all the same
     assert wide["high_determined"] and not wide["high_undecided"] and wide["low_determined"]
     assert wide["months_high_mc_high"] > 4 * wide["months_high_mc_low"]

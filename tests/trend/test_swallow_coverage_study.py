@@ -74,7 +74,10 @@ def _planted_members(jump: float, seed: int = 0):
     from densing.trend.targets import trend_targets
 
     rng = np.random.default_rng(seed)
-    curve = lambda x: 0.25 + 0.75 / (1 + np.exp(-0.45 * (x - 23.0)))  # noqa: E731
+
+    def curve(x):
+        return 0.25 + 0.75 / (1 + np.exp(-0.45 * (x - 23.0)))
+
     sizes = np.array([1e9, 3e9, 8e9, 2e10, 7e10])
     rows = [
         {

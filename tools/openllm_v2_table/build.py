@@ -311,6 +311,13 @@ def check_table(frame: pd.DataFrame, source: Path) -> None:
     validate_results(wide_to_tidy(frame, source=shown, columns=wide_columns(frame, shown)), source=shown)
 
 
+def _picked(cure: dict, house: dict | None, column: str):
+    """A kept model's ``column``: the curated row's where it gives one, else the public table's row's, else ""."""
+    if not is_missing(cure.get(column, "")):
+        return cure[column]
+    return house[column] if house is not None else ""
+
+
 def build_openllm_v2(
     source: str | Path, curated_csv: str | Path, public_csv: str | Path, obsscaling_v2: str | Path
 ) -> dict[str, pd.DataFrame]:
@@ -348,9 +355,6 @@ def build_openllm_v2(
             if not is_missing(cure.get("params", ""))
             else positive_count(record["metadata_params_billions"], field="metadata_params_billions", where=where) * 1e9
         )
-        pick = lambda column: (
-            cure[column] if not is_missing(cure.get(column, "")) else (house[column] if house is not None else "")
-        )
         upload = record["metadata_upload_date"]
         parse_date(upload, field="metadata_upload_date", where=where)  # a date of no day, or after today: refused
         if not is_missing(cure.get("release_date", "")):
@@ -362,7 +366,7 @@ def build_openllm_v2(
         else:
             date, confidence, date_source = upload, "low", "the contents table's upload date"
         derived = not is_missing(cure.get("parent", ""))
-        tokens = "" if derived else pick("train_tokens")
+        tokens = "" if derived else _picked(cure, house, "train_tokens")
         tokens_source = (
             cure["source_url"]
             if derived or not is_missing(cure.get("train_tokens", ""))
@@ -373,9 +377,9 @@ def build_openllm_v2(
         table.append(
             {
                 "model": model,
-                "family": pick("family") or model.split("/")[-1],
+                "family": _picked(cure, house, "family") or model.split("/")[-1],
                 "params": round(params),
-                "active_params": _count(pick("active_params")),
+                "active_params": _count(_picked(cure, house, "active_params")),
                 "train_tokens": _count(tokens),
                 "release_date": date,
                 "date_confidence": confidence,
