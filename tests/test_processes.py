@@ -226,7 +226,7 @@ def test_an_error_while_the_workers_run_ends_them(command, tmp_path):
     args = [command, "--n-boot", "50", "--since", "2024-07-30"] + (
         ["--out", tmp_path / "r.html"] if command == "report" else ["--detail"]
     )
-    for attempt in range(3):  # the error comes at a different moment of the worker's life each time
+    for _ in range(3):  # the error comes at a different moment of the worker's life each time
         process = _start(args, tmp_path)
         seen = _workers(process, 1)
         code, err = _ended(process, seen, tmp_path)

@@ -43,7 +43,7 @@ def write_rank(path: Path, rank: int, world_size: int, events: int, seed: int) -
     for s in range(steps):
         step_start = t_cpu
         step_events = []
-        for k in range(per_step):
+        for _ in range(per_step):
             kind = rng.random()
             launch_ts = t_cpu + rng.uniform(1.0, 3.0)
             op_dur = rng.uniform(4.0, 12.0)

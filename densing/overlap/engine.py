@@ -107,7 +107,7 @@ class ProcessEngine:
                 results[id(leaves[-1])] = _evaluate(leaves[-1])
             except Exception as exc:  # any exception: raised in job order
                 results[id(leaves[-1])] = _Raised(exc)
-            for leaf, pid, receive in started:  # every child is heard
+            for leaf, _, receive in started:  # every child is heard
                 results[id(leaf)] = _receive(receive)
         finally:  # after an error, Ctrl-C or SIGTERM a child still running is ended, not waited for
             for _, pid, receive in started:

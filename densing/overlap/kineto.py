@@ -258,8 +258,9 @@ def event_batches(
 def decode_stream(pieces: Iterable[bytes], path: Path, kind: str = GPU, batch_bytes: int = BATCH_BYTES):
     """Columns and info of a document streamed batch by batch (:func:`event_batches`)."""
     cols, info = _COLUMNS[kind](), None
-    for events, mode, info in event_batches(pieces, path, kind, batch_bytes):
+    for events, mode, batch_info in event_batches(pieces, path, kind, batch_bytes):
         _add(cols, events, kind, mode)
+        info = batch_info  # the last batch alone has one
     return cols, info
 
 

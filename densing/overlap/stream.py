@@ -251,7 +251,8 @@ def stream_rank_row(
         p = _Pass(scratch, rules)
         try:
             info = None
-            for events, mode, info in event_batches(read_pieces(path), path, GPU, batch_bytes):
+            for events, mode, batch_info in event_batches(read_pieces(path), path, GPU, batch_bytes):
+                info = batch_info  # the last batch alone has one
                 cols = _add(KernelColumns(), events, GPU, mode)
                 del events
                 p.batch(cols)

@@ -22,10 +22,13 @@ def planted_table(
     seed: int = 0,
     families: int = 30,
     slope_log_params: float = 0.7,
-    benchmarks: dict[str, tuple[float, float]] = {"mmlu": (0.25, -14.0)},
+    benchmarks: dict[str, tuple[float, float]] | None = None,
 ) -> pd.DataFrame:
     """Scores S = d + (1 − d)·σ(z), z = β₀ + β_N·ln N + β_t·t + family effect + noise, β_t = 12·ln 2·β_N / months
-    per year: a table whose doubling time is ``months``."""
+    per year: a table whose doubling time is ``months``; ``benchmarks``: name → (chance d, intercept β₀), MMLU alone
+    unless given."""
+    if benchmarks is None:
+        benchmarks = {"mmlu": (0.25, -14.0)}
     rng = np.random.default_rng(seed)
     rate = 12 * math.log(2) * slope_log_params / months
     rows = []

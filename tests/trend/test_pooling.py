@@ -318,7 +318,7 @@ def test_the_family_bootstrap_covers_a_planted_slope_that_resampling_models_miss
     points, families = [], []
     for f in range(14):
         start, gap = rng.uniform(0, 500), rng.exponential(1.0)
-        for m in range(4):
+        for _ in range(4):
             t = start + rng.uniform(0, 60)
             points.append((t, slope * t - gap + rng.normal(0, 0.1)))
             families.append(f"F{f}")
