@@ -115,7 +115,7 @@ def main() -> int:
         f"model {spec.name}: {counts.total:,.0f} parameters, {counts.non_embedding:,.0f} non-embedding; "
         f"torch {torch.__version__}, {arguments.threads} thread(s), batch size {arguments.batch_size}"
     )
-    print(f"load average at start: {open('/proc/loadavg').read().split()[:3]}")
+    print(f"load average at start: {Path('/proc/loadavg').read_text().split()[:3]}")
 
     workloads = {
         "mmlu": ([f"densing_local_mmlu_{s}" for s in SUBJECTS[: arguments.subjects]], arguments.questions, 5),
@@ -164,7 +164,7 @@ def main() -> int:
             f" lower bound: {bound:.1f} s at {_spread(gflops, 1)} GFLOP/s matmul; trie time / bound: "
             f"{_spread([t / bound for t in times['trie']])}"
         )
-    print(f"\nload average at end: {open('/proc/loadavg').read().split()[:3]}")
+    print(f"\nload average at end: {Path('/proc/loadavg').read_text().split()[:3]}")
     return 0
 
 

@@ -175,7 +175,7 @@ def main() -> int:
         f"{min(prompt_tokens)}-{max(prompt_tokens)} tokens, until {kwargs.get('until')}, max_gen_toks {longest}; "
         f"densing-hf rows {settings.rows_per_batch}, draft {settings.draft}"
     )
-    print(f"load average at start: {' '.join(open('/proc/loadavg').read().split()[:3])}")
+    print(f"load average at start: {' '.join(Path('/proc/loadavg').read_text().split()[:3])}")
 
     names = list(lms)
     rates: dict[str, list[list[float]]] = {name: [] for name in names}
@@ -235,7 +235,7 @@ def main() -> int:
         f"strings identical densing-hf vs hf: {sum(a == b for a, b in zip(outputs['hf'], outputs['densing-hf']))}"
         f"/{len(instances)}"
     )
-    print(f"load average at end: {' '.join(open('/proc/loadavg').read().split()[:3])}")
+    print(f"load average at end: {' '.join(Path('/proc/loadavg').read_text().split()[:3])}")
     return 0
 
 

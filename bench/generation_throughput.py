@@ -103,7 +103,7 @@ def main() -> int:
         f"model {spec.name}; torch {torch.__version__}, {arguments.threads} thread(s); {label}, "
         f"{len(instances)} questions, prompts {min(prompt_tokens)}-{max(prompt_tokens)} tokens; rows {arguments.rows}"
     )
-    print(f"load average at start: {' '.join(open('/proc/loadavg').read().split()[:3])}")
+    print(f"load average at start: {' '.join(Path('/proc/loadavg').read_text().split()[:3])}")
 
     names = list(backends)
     seconds: dict[str, list[float]] = {n: [] for n in names}
@@ -129,7 +129,7 @@ def main() -> int:
     for base in [n for n in names if n != "densing"]:
         ratios = [a / b for a, b in zip(seconds[base], seconds["densing"])]
         print(f"densing / {base}: {_spread(ratios)}x (median [min, max] over {arguments.rounds} paired rounds)")
-    print(f"load average at end: {' '.join(open('/proc/loadavg').read().split()[:3])}")
+    print(f"load average at end: {' '.join(Path('/proc/loadavg').read_text().split()[:3])}")
     return 0
 
 

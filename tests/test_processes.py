@@ -14,6 +14,7 @@ and ``overlap run`` (torchrun and its workers).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -70,10 +71,8 @@ def _alive(process: subprocess.Popen, seen: dict[int, str]) -> list[int]:
 
 def _kill(pids) -> None:
     for pid in pids:
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
 
 
 def _start(args: list, where: Path, sigint=signal.SIG_DFL) -> subprocess.Popen:

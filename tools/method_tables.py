@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+from pathlib import Path
 
 from densing.numbers import format_months, format_number
 
@@ -76,7 +77,7 @@ def named_table() -> list[str]:
 
 
 def main() -> int:
-    document = json.loads(open(sys.argv[1], encoding="utf-8").read())
+    document = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
     print("\n".join(rows_table(document)))
     print()
     print("\n".join(named_table()))

@@ -14,6 +14,7 @@ each pair hands its model (:func:`first_request_line`): for a model's first pair
 from __future__ import annotations
 
 import abc
+import contextlib
 import json
 import sys
 import threading
@@ -92,10 +93,9 @@ class PlainLines:
     def _write(self, text: str) -> None:
         """Print one line (the lock held) and note its time for the heartbeat."""
         self._last_line = self.clock()
-        try:
+        # the reader went away (a closed pipe): progress is not worth an error
+        with contextlib.suppress(OSError, ValueError):
             print(text, file=self.stream, flush=True)
-        except (OSError, ValueError):  # the reader went away (a closed pipe): progress is not worth an error
-            pass
 
 
 @dataclass

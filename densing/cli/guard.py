@@ -186,7 +186,7 @@ def leave(main) -> None:
     freeing every module's objects at shutdown gives nothing back. A closed stderr takes the error line nowhere, a
     closed stdout is refused (exit 2), a reader that goes away ends the command with :data:`BROKEN_PIPE_EXIT`."""
     if sys.stderr is None:  # print(file=None) would write to stdout
-        sys.stderr = open(os.devnull, "w")
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115  (the process's stderr from here on: never closed)
     if sys.stdout is None:
         print(
             "error: standard output is closed; densing prints its answer there (redirect it to a file or "

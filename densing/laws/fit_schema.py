@@ -187,7 +187,8 @@ def select_points(
             f"model {bad!r}: field 'loss' is empty; the two-step law needs conditional losses (use --law composed)"
         )
     if "loss_unit" in rows.columns and rows["loss"].notna().any():
-        if len(units := set(rows.loc[rows["loss"].notna(), "loss_unit"].fillna("nats"))) > 1:
+        units = set(rows.loc[rows["loss"].notna(), "loss_unit"].fillna("nats"))
+        if len(units) > 1:
             raise InputError(
                 f"benchmark {'/'.join(names)!r}: losses in several units ({', '.join(sorted(units))}); fit one unit at a time"
             )

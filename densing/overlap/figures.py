@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -219,13 +220,11 @@ def report_section(trace_dir: str | Path, model_params: float | None = None) -> 
         ("Temporal breakdown per rank", breakdown_figure(analyze(traces))),
         ("One step's GPU timeline per rank", timeline_figure(traces, label=Path(trace_dir).name)),
     ]
-    try:
+    with contextlib.suppress(InputError):  # no message sizes in the trace and no model size: no what-if curves
         parts.append(
             (
                 "What-if: overlap strategies, workers and networks",
                 whatif_figure(predict(calibrate(traces, model_params=model_params))),
             )
         )
-    except InputError:
-        pass  # no message sizes in the trace and no model size: no what-if curves
     return parts
