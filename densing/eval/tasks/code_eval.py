@@ -21,12 +21,11 @@ same rules as that metric (the HumanEval protocol of Chen et al. 2021, arXiv:210
 :func:`pass_at_1` what its ``mbpp/utils.py`` exposes (same names, so the metric keys are the same:
 ``pass@1`` for HumanEval, ``pass_at_1`` for MBPP).
 """
-
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import Sequence
 
 import numpy as np
 
@@ -47,24 +46,15 @@ def check_program(program: str, timeout: float = TIMEOUT_S) -> bool:
     return bool(check_correctness(problem, "", timeout)["passed"])
 
 
-def compute(
-    predictions: Sequence[Sequence[str]],
-    references: Sequence[str],
-    k: Sequence[int] = (1, 10, 100),
-    timeout: float = TIMEOUT_S,
-    num_workers: int = WORKERS,
-) -> dict[str, float]:
+def compute(predictions: Sequence[Sequence[str]], references: Sequence[str], k: Sequence[int] = (1, 10, 100),
+            timeout: float = TIMEOUT_S, num_workers: int = WORKERS) -> dict[str, float]:
     """``{"pass@k": …}`` for candidates ``predictions[i]`` against the test code ``references[i]``."""
     if os.getenv("HF_ALLOW_CODE_EVAL", "0") != "1":
         raise ValueError(
             "pass@k executes model-generated code: set HF_ALLOW_CODE_EVAL=1 "
             "(densing eval --allow-unsafe-code) to allow it"
         )
-    jobs = [
-        (i, candidate + "\n" + test)
-        for i, (candidates, test) in enumerate(zip(predictions, references))
-        for candidate in candidates
-    ]
+    jobs = [(i, candidate + "\n" + test) for i, (candidates, test) in enumerate(zip(predictions, references)) for candidate in candidates]
     with ThreadPoolExecutor(max_workers=num_workers) as pool:
         passed = list(pool.map(lambda job: check_program(job[1], timeout), jobs))
     total = np.zeros(len(predictions), dtype=int)

@@ -51,7 +51,6 @@ OLMES takes the first ``num_shots`` (5) of each list. They are training-split it
 (CC BY-SA 4.0), PIQA (AFL-3.0) and WinoGrande (CC-BY). MMLU's OLMES few-shot examples are the five
 dev-split questions of the same subject, read from the data folder.
 """
-
 from __future__ import annotations
 
 import copy
@@ -61,7 +60,6 @@ import json
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
-
 
 def data_root(metadata: dict[str, Any]) -> Path:
     """The task metadata's ``densing_data_root``, else ``$DENSING_SHARED_DATA``, else ``../shared/data``."""
@@ -179,32 +177,13 @@ def load_mbpp(**metadata: Any) -> Any:
 
 #: The 27 BIG-Bench Hard tasks (the files ``bbh/bbh/<task>.json``; lm-eval's ``bbh_cot_fewshot_<task>``).
 BBH_TASKS = (
-    "boolean_expressions",
-    "causal_judgement",
-    "date_understanding",
-    "disambiguation_qa",
-    "dyck_languages",
-    "formal_fallacies",
-    "geometric_shapes",
-    "hyperbaton",
-    "logical_deduction_five_objects",
-    "logical_deduction_seven_objects",
-    "logical_deduction_three_objects",
-    "movie_recommendation",
-    "multistep_arithmetic_two",
-    "navigate",
-    "object_counting",
-    "penguins_in_a_table",
-    "reasoning_about_colored_objects",
-    "ruin_names",
-    "salient_translation_error_detection",
-    "snarks",
-    "sports_understanding",
-    "temporal_sequences",
-    "tracking_shuffled_objects_five_objects",
-    "tracking_shuffled_objects_seven_objects",
-    "tracking_shuffled_objects_three_objects",
-    "web_of_lies",
+    "boolean_expressions", "causal_judgement", "date_understanding", "disambiguation_qa", "dyck_languages",
+    "formal_fallacies", "geometric_shapes", "hyperbaton", "logical_deduction_five_objects",
+    "logical_deduction_seven_objects", "logical_deduction_three_objects", "movie_recommendation",
+    "multistep_arithmetic_two", "navigate", "object_counting", "penguins_in_a_table",
+    "reasoning_about_colored_objects", "ruin_names", "salient_translation_error_detection", "snarks",
+    "sports_understanding", "temporal_sequences", "tracking_shuffled_objects_five_objects",
+    "tracking_shuffled_objects_seven_objects", "tracking_shuffled_objects_three_objects", "web_of_lies",
     "word_sorting",
 )
 
@@ -241,13 +220,8 @@ def load_math500(**metadata: Any) -> Any:
     subject, unique_id), in its order, from the shipped MATH test split."""
     rows = math_test_rows()
     test = [
-        {
-            "problem": rows[i]["problem"],
-            "solution": rows[i]["solution"],
-            "subject": rows[i]["type"],
-            "level": int(rows[i]["level"].removeprefix("Level ")),
-            "unique_id": uid,
-        }
+        {"problem": rows[i]["problem"], "solution": rows[i]["solution"], "subject": rows[i]["type"],
+         "level": int(rows[i]["level"].removeprefix("Level ")), "unique_id": uid}
         for uid, i in math500_ids()
     ]
     return _dataset(test=test)
@@ -303,7 +277,7 @@ def olmes_winogrande_fewshot() -> list[dict]:
         rows.append(
             {
                 "context_options": [sentence[:blank] + example["option1"], sentence[:blank] + example["option2"]],
-                "continuation": sentence[blank + 1 :].strip(),
+                "continuation": sentence[blank + 1:].strip(),
                 "gold": int(example["answer"]) - 1,
             }
         )

@@ -11,7 +11,6 @@ lm-eval's ``is_equiv`` also accepts a different string that sympy's LaTeX parser
 ``\\frac{1}{2}``), and its ``math_verify`` metric needs the ``math_verify`` package; neither runs here, so this
 ``exact_match`` is at most lm-eval's.
 """
-
 from __future__ import annotations
 
 import ast
@@ -22,12 +21,8 @@ from typing import Any
 
 #: What is read from lm-eval's ``minerva_math/utils.py``.
 MINERVA_NAMES = (
-    "last_boxed_only_string",
-    "remove_boxed",
-    "get_unnormalized_answer",
-    "normalize_final_answer",
-    "SUBSTITUTIONS",
-    "REMOVED_EXPRESSIONS",
+    "last_boxed_only_string", "remove_boxed", "get_unnormalized_answer", "normalize_final_answer",
+    "SUBSTITUTIONS", "REMOVED_EXPRESSIONS",
 )
 
 
@@ -46,9 +41,7 @@ def minerva() -> dict[str, Any]:
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name in MINERVA_NAMES:
             kept.append(node)
-        elif isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id in MINERVA_NAMES for t in node.targets
-        ):
+        elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id in MINERVA_NAMES for t in node.targets):
             kept.append(node)
     namespace: dict[str, Any] = {"re": re, "__name__": "lm_eval_minerva_math_utils"}
     exec(compile(ast.Module(body=kept, type_ignores=[]), str(path), "exec"), namespace)
@@ -72,11 +65,7 @@ def reference_answer(solution: str) -> str:
 def process_docs(dataset):
     """lm-eval's ``process_docs``: keep problem and solution, add the normalised reference ``answer``."""
     return dataset.map(
-        lambda doc: {
-            "problem": doc["problem"],
-            "solution": doc["solution"],
-            "answer": reference_answer(doc["solution"]),
-        },
+        lambda doc: {"problem": doc["problem"], "solution": doc["solution"], "answer": reference_answer(doc["solution"])},
         remove_columns=[c for c in dataset.column_names if c not in ("problem", "solution")],
     )
 

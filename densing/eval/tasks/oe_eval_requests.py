@@ -17,7 +17,6 @@ characters of the continuation less its leading space, bits per byte of the gold
 ``root`` is the task metadata key ``densing_data_root`` (``densing eval --data-root``), else
 ``$DENSING_SHARED_DATA``, else ``../shared/data``.
 """
-
 from __future__ import annotations
 
 import gzip
@@ -32,21 +31,12 @@ from densing.errors import InputError
 REQUEST_SETS: tuple[tuple[str, str], ...] = tuple(
     (task, variant)
     for task, variants in (
-        (
-            "arc_challenge",
-            ("rc_5shot", "mc_5shot", "rc_0shot", "val_rc_5shot", "val_mc_5shot", "test_rc_5shot", "test_mc_5shot"),
-        ),
-        (
-            "arc_easy",
-            ("rc_5shot", "mc_5shot", "rc_0shot", "val_rc_5shot", "val_mc_5shot", "test_rc_5shot", "test_mc_5shot"),
-        ),
+        ("arc_challenge", ("rc_5shot", "mc_5shot", "rc_0shot", "val_rc_5shot", "val_mc_5shot", "test_rc_5shot", "test_mc_5shot")),
+        ("arc_easy", ("rc_5shot", "mc_5shot", "rc_0shot", "val_rc_5shot", "val_mc_5shot", "test_rc_5shot", "test_mc_5shot")),
         ("boolq", ("rc_5shot", "mc_5shot", "rc_0shot", "val_rc_5shot", "val_mc_5shot")),
         ("csqa", ("rc_5shot", "mc_5shot", "rc_0shot", "val_rc_5shot", "val_mc_5shot")),
         ("hellaswag", ("rc_5shot", "mc_5shot")),
-        (
-            "openbookqa",
-            ("rc_5shot", "mc_5shot", "rc_0shot", "val_rc_5shot", "val_mc_5shot", "test_rc_5shot", "test_mc_5shot"),
-        ),
+        ("openbookqa", ("rc_5shot", "mc_5shot", "rc_0shot", "val_rc_5shot", "val_mc_5shot", "test_rc_5shot", "test_mc_5shot")),
         ("piqa", ("rc_5shot", "mc_5shot", "rc_0shot", "val_rc_5shot", "val_mc_5shot")),
         ("socialiqa", ("rc_5shot", "mc_5shot", "rc_0shot", "val_rc_5shot", "val_mc_5shot")),
         ("winogrande", ("rc_5shot", "mc_5shot", "rc_0shot", "val_rc_5shot", "val_mc_5shot")),
@@ -84,9 +74,7 @@ def read_request_set(path: str | Path, unconditioned_from: int | None = None) ->
     """
     path = Path(path)
     if not path.is_file():
-        raise InputError(
-            f"{path}: request set not found (set --data-root or DENSING_SHARED_DATA to the folder holding olmo_ladder/)"
-        )
+        raise InputError(f"{path}: request set not found (set --data-root or DENSING_SHARED_DATA to the folder holding olmo_ladder/)")
     items: dict[Any, dict[int, tuple[str, str, int, int]]] = {}
     with gzip.open(path, "rt", encoding="utf-8") as handle:
         for number, line in enumerate(handle, 1):
@@ -99,9 +87,7 @@ def read_request_set(path: str | Path, unconditioned_from: int | None = None) ->
                 if unconditioned_from is not None and int(key) >= unconditioned_from:
                     continue
             except (KeyError, TypeError, ValueError) as exc:
-                raise InputError(
-                    f"{path}: line {number}: expected doc_id, idx, label and request.context/continuation ({exc})"
-                ) from None
+                raise InputError(f"{path}: line {number}: expected doc_id, idx, label and request.context/continuation ({exc})") from None
             choices = items.setdefault(key, {})
             if choice in choices:
                 raise InputError(f"{path}: line {number}: item {key!r} has choice {choice} twice")
@@ -113,9 +99,7 @@ def read_request_set(path: str | Path, unconditioned_from: int | None = None) ->
         ordered = [choices[i] for i in range(len(choices))]
         labels = {label for _, _, label, _ in ordered}
         if len(labels) != 1 or not 0 <= next(iter(labels)) < len(ordered):
-            raise InputError(
-                f"{path}: line {ordered[0][3]}: item {key!r}: gold labels {sorted(labels)} for {len(ordered)} choices"
-            )
+            raise InputError(f"{path}: line {ordered[0][3]}: item {key!r}: gold labels {sorted(labels)} for {len(ordered)} choices")
         docs.append(
             {
                 "doc_id": str(key),

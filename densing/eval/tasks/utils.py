@@ -7,7 +7,6 @@ They are read, not imported, because importing those modules needs the network (
 ``code_eval`` metric from the Hub) or optional packages (minerva_math and leaderboard/math need sympy
 and math-verify), which the loss does not need.
 """
-
 import ast
 import re
 from pathlib import Path
