@@ -5,6 +5,7 @@ runs), checks it out with ``git worktree add --detach`` in a temporary folder, a
 the folder's package root for ``PYTHONPATH``: its ``src/`` where the package lived there); the worktree is removed
 when the block is left, on every path.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -23,14 +24,23 @@ def package_root(tree: Path) -> Path:
 @contextlib.contextmanager
 def baseline_tree(rev: str):
     """(folder, short commit, package root) of ``rev`` checked out in a temporary worktree (module docstring)."""
-    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", rev], capture_output=True,
-                            text=True).stdout.strip()
+    commit = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short", rev], capture_output=True, text=True
+    ).stdout.strip()
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp) / "baseline"
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(base), commit], check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(
+            ["git", "-C", str(ROOT), "worktree", "add", "--detach", str(base), commit],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         try:
             yield base, commit, package_root(base)
         finally:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)], check=False,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            subprocess.run(
+                ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)],
+                check=False,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )

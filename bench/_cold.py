@@ -10,6 +10,7 @@ command's code, as the installed ``densing`` does). The parent times the whole p
 contexts − calls (interpreter, imports, task index, model load, store), ``host`` = wall − forward. Built requests
 served from the store count in ``rest``, not ``contexts``.
 """
+
 from __future__ import annotations
 
 import json
@@ -37,7 +38,8 @@ class Hooked:
 sys.meta_path.insert(0, Hooked)
 """
 
-PHASES = r"""
+PHASES = (
+    r"""
 import atexit, importlib.machinery, json, sys, time
 out, argv = sys.argv[1], sys.argv[2:]
 sums = {"contexts": 0.0, "calls": 0.0, "forward": 0.0}
@@ -74,7 +76,9 @@ HOOKS = {"lm_eval.api.task": lambda m: wrap(m.Task, "build_all_requests", "conte
          "densing.eval.backends.prefix.lm": lambda m: backend(m, "PrefixCachedHFLM"),
          "transformers.models.llama.modeling_llama": lambda m: wrap(m.LlamaForCausalLM, "forward", "forward", sync)}
 
-""" + IMPORT_HOOK + r"""
+"""
+    + IMPORT_HOOK
+    + r"""
 
 def dump():
     # an exit handler never raises (its traceback would follow the command's own last line): the sums are written
@@ -100,6 +104,7 @@ sys.argv = ["densing", *argv]
 from densing.cli import run
 run()  # the console script: its exit handlers (dump), then os._exit with the command's code
 """
+)
 
 
 def save_tiny_model(folder: Path, data_root: Path, vocab: int = 8192, seed: int = 0) -> Path:
@@ -117,13 +122,29 @@ def save_tiny_model(folder: Path, data_root: Path, vocab: int = 8192, seed: int 
     tokenizer = Tokenizer(models.BPE())
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tokenizer.decoder = decoders.ByteLevel()
-    tokenizer.train_from_iterator(texts, trainer=trainers.BpeTrainer(
-        vocab_size=vocab, special_tokens=["<s>", "</s>"], initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        show_progress=False))
+    tokenizer.train_from_iterator(
+        texts,
+        trainer=trainers.BpeTrainer(
+            vocab_size=vocab,
+            special_tokens=["<s>", "</s>"],
+            initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+            show_progress=False,
+        ),
+    )
     fast = PreTrainedTokenizerFast(tokenizer_object=tokenizer, bos_token="<s>", eos_token="</s>", pad_token="</s>")
-    config = LlamaConfig(vocab_size=len(fast), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=2048, bos_token_id=0,
-                         eos_token_id=1, pad_token_id=1, tie_word_embeddings=False)
+    config = LlamaConfig(
+        vocab_size=len(fast),
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=2048,
+        bos_token_id=0,
+        eos_token_id=1,
+        pad_token_id=1,
+        tie_word_embeddings=False,
+    )
     torch.manual_seed(seed)
     model = LlamaForCausalLM(config).eval()
     folder.mkdir(parents=True, exist_ok=True)
@@ -135,8 +156,10 @@ def save_tiny_model(folder: Path, data_root: Path, vocab: int = 8192, seed: int 
 def models_file(folder: Path, model: Path, dtype: str) -> Path:
     """A models file naming ``model`` (dtype ``dtype``) as ``tiny``, written into ``folder``."""
     path = folder / "models.yaml"
-    path.write_text(f"models:\n  - name: tiny\n    model: {model}\n    dtype: {dtype}\n    train_tokens: 1e9\n"
-                    "    release_date: 2024-01-01\n")
+    path.write_text(
+        f"models:\n  - name: tiny\n    model: {model}\n    dtype: {dtype}\n    train_tokens: 1e9\n"
+        "    release_date: 2024-01-01\n"
+    )
     return path
 
 
@@ -148,11 +171,22 @@ def cold_command(tree: Path, arguments: list[str], scratch: Path, env: dict | No
     store = scratch / f"store-{time.monotonic_ns()}"
     environment = {**os.environ, **(env or {}), "PYTHONPATH": str(tree)}
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", PHASES, str(out), *arguments, "--out", str(store)], cwd=tree,
-                          env=environment, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-c", PHASES, str(out), *arguments, "--out", str(store)],
+        cwd=tree,
+        env=environment,
+        capture_output=True,
+        text=True,
+    )
     wall = time.perf_counter() - start
     if done.returncode != 0 or not out.is_file():
         raise RuntimeError(f"cold command failed ({done.returncode}) in {tree}: {done.stderr[-2000:]}")
     sums = json.loads(out.read_text())
-    return {"wall": wall, "contexts": sums["contexts"], "calls": sums["calls"], "forward": sums["forward"],
-            "rest": wall - sums["contexts"] - sums["calls"], "host": wall - sums["forward"]}
+    return {
+        "wall": wall,
+        "contexts": sums["contexts"],
+        "calls": sums["calls"],
+        "forward": sums["forward"],
+        "rest": wall - sums["contexts"] - sums["calls"],
+        "host": wall - sums["forward"],
+    }

@@ -1,6 +1,7 @@
 """Whole-process timing shared by the benches that run densing as a command (``report_time.py``, ``table_size.py``;
 ``report_phases.py`` runs its children in :func:`environment`), and the form every bench prints a distribution in
 (:func:`spread`), and the exponent of a cost over sizes (:func:`exponent`)."""
+
 from __future__ import annotations
 
 import os
@@ -10,8 +11,10 @@ import time
 from pathlib import Path
 
 #: What the timed commands' environment says of bytecode (printed in each bench's header).
-BYTECODE = ("compiled bytecode cached (PYTHONDONTWRITEBYTECODE unset for the commands: the warm-up writes each "
-            "tree's __pycache__, as an installed package has its modules compiled by pip)")
+BYTECODE = (
+    "compiled bytecode cached (PYTHONDONTWRITEBYTECODE unset for the commands: the warm-up writes each "
+    "tree's __pycache__, as an installed package has its modules compiled by pip)"
+)
 
 
 def environment(package: Path) -> dict:

@@ -11,6 +11,7 @@ starts of the point fit (on 20 resamples, scaled per resample). Prints times and
 
     python bench/bootstrap_density.py [--n-boot 1000] [--jobs 2] [--benchmark arc_easy]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,14 +24,17 @@ import numpy as np
 import pandas as pd
 
 from densing.data import read_pythia_evals
-from densing.laws.density import compute_density
-from densing.laws import fit as lawfit
-from densing.laws import problems
 from densing.data.benchmarks import CHANCE_LEVELS
+from densing.laws import fit as lawfit, problems
+from densing.laws.density import compute_density
 from densing.laws.fit_schema import select_points
 from densing.laws.reference import fit_reference
 
-PYTHIA = Path(os.environ.get("DENSING_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")) / "pythia_evals" / "pythia-v1"
+PYTHIA = (
+    Path(os.environ.get("DENSING_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
+    / "pythia_evals"
+    / "pythia-v1"
+)
 
 
 def main() -> None:
@@ -45,7 +49,9 @@ def main() -> None:
     chance = CHANCE_LEVELS[args.benchmark]
 
     start = time.perf_counter()
-    fit = fit_reference(frame, args.benchmark, law="composed", chance=chance, n_boot=args.n_boot, seed=0, jobs=args.jobs)
+    fit = fit_reference(
+        frame, args.benchmark, law="composed", chance=chance, n_boot=args.n_boot, seed=0, jobs=args.jobs
+    )
     fit_seconds = time.perf_counter() - start
 
     rng = np.random.default_rng(0)
@@ -54,7 +60,14 @@ def main() -> None:
     low, high = fit.params["d"] + 0.02, fit.params["d"] + fit.params["c"] - 0.02
     targets = pd.DataFrame(
         [
-            {"model": f"m{m}", "benchmark": b, "metric": "acc", "value": rng.uniform(low, high), "params": 10 ** rng.uniform(8, 11), "stderr": 0.01}
+            {
+                "model": f"m{m}",
+                "benchmark": b,
+                "metric": "acc",
+                "value": rng.uniform(low, high),
+                "params": 10 ** rng.uniform(8, 11),
+                "stderr": 0.01,
+            }
             for m in range(args.models)
             for b in names
         ]
@@ -77,11 +90,17 @@ def main() -> None:
     baseline_per_resample = (time.perf_counter() - start) / baseline_resamples
     ours_per_resample = fit_seconds / max(args.n_boot, 1)
 
-    print(f"workload: composed fit on Pythia {args.benchmark} ({len(points)} points), {args.n_boot} resamples, jobs={args.jobs}")
-    print(f"  bootstrap fit           {fit_seconds:7.2f} s   ({len(fit.bootstrap)} draws kept, {fit.provenance['n_boot_failed']} failed)")
+    print(
+        f"workload: composed fit on Pythia {args.benchmark} ({len(points)} points), {args.n_boot} resamples, jobs={args.jobs}"
+    )
+    print(
+        f"  bootstrap fit           {fit_seconds:7.2f} s   ({len(fit.bootstrap)} draws kept, {fit.provenance['n_boot_failed']} failed)"
+    )
     print(f"  densities {args.models}×5 + CI    {density_seconds:7.2f} s   ({len(table)} rows)")
     print(f"  total                   {total:7.2f} s   goal ≤ 10 s: {'met' if total <= 10 else 'NOT met'}")
-    print(f"baseline (cold 18-start refit per resample, {baseline_resamples} resamples): {baseline_per_resample * 1000:.1f} ms/resample")
+    print(
+        f"baseline (cold 18-start refit per resample, {baseline_resamples} resamples): {baseline_per_resample * 1000:.1f} ms/resample"
+    )
     print(f"densing warm-start refit: {ours_per_resample * 1000:.1f} ms/resample (wall, {args.jobs} jobs)")
     print(f"ratio baseline/densing per resample: {baseline_per_resample / ours_per_resample:.1f}x")
 

@@ -12,6 +12,7 @@ points by ``repr``). It asserts nothing.
 
     python bench/candidate_tables.py [--runs 5] [--baseline main]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,7 +23,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from _baseline import ROOT, baseline_tree, package_root  # noqa: E402 (bench/ is the script's folder)
+from _baseline import ROOT, baseline_tree, package_root
 
 #: Run in each tree: the timings (JSON on the first line) and the outputs' digest (the second).
 INNER = """
@@ -61,8 +62,13 @@ print(hashlib.sha256((power.to_csv() + logistic.to_csv() + repr(laws)).encode())
 def run_tree(tree: Path, runs: int) -> tuple[dict, str]:
     """(step → CPU seconds of each run, digest of the outputs) of one tree."""
     source = package_root(tree)
-    done = subprocess.run([sys.executable, "-c", INNER, str(runs)], capture_output=True, text=True, cwd=tree,
-                          env={**os.environ, "PYTHONPATH": str(source), "OMP_NUM_THREADS": "1"})
+    done = subprocess.run(
+        [sys.executable, "-c", INNER, str(runs)],
+        capture_output=True,
+        text=True,
+        cwd=tree,
+        env={**os.environ, "PYTHONPATH": str(source), "OMP_NUM_THREADS": "1"},
+    )
     if done.returncode != 0:
         raise SystemExit(f"{tree}: exit {done.returncode}: {done.stderr[-400:]}")
     lines = done.stdout.strip().splitlines()
@@ -79,13 +85,17 @@ def main() -> None:
         current, current_digest = run_tree(ROOT, args.runs)
         baseline, baseline_digest = run_tree(base, args.runs)
         load_after = os.getloadavg()
-    print(f"the reference rule's candidate tables and eligible fits on the public table: {args.runs} runs each, CPU seconds; "
-          f"{os.cpu_count()} CPUs; load average {load_before[0]:.2f} before, {load_after[0]:.2f} after")
+    print(
+        f"the reference rule's candidate tables and eligible fits on the public table: {args.runs} runs each, CPU seconds; "
+        f"{os.cpu_count()} CPUs; load average {load_before[0]:.2f} before, {load_after[0]:.2f} after"
+    )
     for step in current:
         now, before = statistics.median(current[step]), statistics.median(baseline[step])
-        print(f"{step:<27} current {now:6.3f} s ({min(current[step]):.3f}–{max(current[step]):.3f})  "
-              f"baseline {args.baseline} ({commit}) {before:6.3f} s ({min(baseline[step]):.3f}–{max(baseline[step]):.3f})  "
-              f"ratio {now / before:.2f}")
+        print(
+            f"{step:<27} current {now:6.3f} s ({min(current[step]):.3f}–{max(current[step]):.3f})  "
+            f"baseline {args.baseline} ({commit}) {before:6.3f} s ({min(baseline[step]):.3f}–{max(baseline[step]):.3f})  "
+            f"ratio {now / before:.2f}"
+        )
     print(f"same output as the baseline, to the byte: {'yes' if current_digest == baseline_digest else 'NO'}")
 
 

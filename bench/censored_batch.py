@@ -8,6 +8,7 @@ one problem at a time, its resampled points listed (the baseline), and every res
 
     python bench/censored_batch.py [--draws 300] [--repeats 5]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -48,18 +49,25 @@ def main() -> None:
     t, y, kind, picks = problems(args.draws)
     work = [(t[p], y[p], kind[p]) for p in picks]
     counts = np.stack([np.bincount(p, minlength=t.size) for p in picks])
-    print(f"{len(work)} resamples of {t.size} points ({int((kind != 0).sum())} bounds); {args.repeats} repeats; "
-          f"seconds: median [min, max]")
+    print(
+        f"{len(work)} resamples of {t.size} points ({int((kind != 0).sum())} bounds); {args.repeats} repeats; "
+        f"seconds: median [min, max]"
+    )
+
     def one_at_a_time() -> np.ndarray:
         lines = [censored.censored_quantile_lines_weighted(tt, yy[None], kk, 1.0) for tt, yy, kk in work]
         return np.array([[line[0][0], line[1][0]] for line in lines], float)
 
     alone_s, alone = timed(one_at_a_time, args.repeats)
     print(f"one at a time        {np.median(alone_s):7.3f} [{min(alone_s):.3f}, {max(alone_s):.3f}]")
-    counted_s, counted = timed(lambda: censored.censored_quantile_lines_weighted(t, y[None], kind, counts), args.repeats)
+    counted_s, counted = timed(
+        lambda: censored.censored_quantile_lines_weighted(t, y[None], kind, counts), args.repeats
+    )
     close = np.allclose(np.stack(counted[:2], axis=1), alone, rtol=1e-9, atol=1e-12, equal_nan=True)
-    print(f"as counts            {np.median(counted_s):7.3f} [{min(counted_s):.3f}, {max(counted_s):.3f}]  "
-          f"ratio {np.median(alone_s) / np.median(counted_s):5.2f}  same lines (to 1e-9): {close}")
+    print(
+        f"as counts            {np.median(counted_s):7.3f} [{min(counted_s):.3f}, {max(counted_s):.3f}]  "
+        f"ratio {np.median(alone_s) / np.median(counted_s):5.2f}  same lines (to 1e-9): {close}"
+    )
 
 
 if __name__ == "__main__":

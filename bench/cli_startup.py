@@ -7,6 +7,7 @@ beside two baselines measured in the same run: ``python -c pass`` (the interpret
 
     python bench/cli_startup.py [--runs 10]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -20,11 +21,25 @@ from pathlib import Path
 
 COMMANDS = [
     [],
-    ["fit"], ["convert"], ["validate"], ["density"], ["trend"], ["report"],
-    ["eval"], ["eval", "ingest"],
-    ["overlap"], ["overlap", "analyze"], ["overlap", "skew"], ["overlap", "compare"], ["overlap", "whatif"],
-    ["overlap", "run"], ["overlap", "validate"], ["overlap", "convergence"],
-    ["ladder"], ["ladder", "fit"], ["ladder", "check"],
+    ["fit"],
+    ["convert"],
+    ["validate"],
+    ["density"],
+    ["trend"],
+    ["report"],
+    ["eval"],
+    ["eval", "ingest"],
+    ["overlap"],
+    ["overlap", "analyze"],
+    ["overlap", "skew"],
+    ["overlap", "compare"],
+    ["overlap", "whatif"],
+    ["overlap", "run"],
+    ["overlap", "validate"],
+    ["overlap", "convergence"],
+    ["ladder"],
+    ["ladder", "fit"],
+    ["ladder", "check"],
 ]
 
 
@@ -54,10 +69,14 @@ def main() -> None:
     args = parser.parse_args()
 
     densing = densing_command()
-    rows = [("python -c pass", median_seconds([sys.executable, "-c", "pass"], args.runs)),
-            ('python -c "import typer"', median_seconds([sys.executable, "-c", "import typer"], args.runs))]
+    rows = [
+        ("python -c pass", median_seconds([sys.executable, "-c", "pass"], args.runs)),
+        ('python -c "import typer"', median_seconds([sys.executable, "-c", "import typer"], args.runs)),
+    ]
     for command in COMMANDS:
-        rows.append((" ".join(["densing", *command, "--help"]), median_seconds([*densing, *command, "--help"], args.runs)))
+        rows.append(
+            (" ".join(["densing", *command, "--help"]), median_seconds([*densing, *command, "--help"], args.runs))
+        )
     base = rows[0][1]
     typer_time = rows[1][1]
     load = " ".join(f"{v:.2f}" for v in os.getloadavg())

@@ -17,6 +17,7 @@ other).
                               [--backends hf,densing-hf]
                               [--data-root DIR]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,7 +28,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _cold import cold_command, models_file, save_tiny_model  # noqa: E402
+from _cold import cold_command, models_file, save_tiny_model
 
 TREE = Path(__file__).resolve().parents[1]
 COMMANDS = {"arc+wino": "openllm_v1_arc_challenge,openllm_v1_winogrande", "gsm8k": "openllm_v1_gsm8k"}
@@ -40,8 +41,9 @@ def spread(values: list[float]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--baseline", default="464b678", help="baseline commit, run from a git worktree of it "
-                        "(none: this tree alone)")
+    parser.add_argument(
+        "--baseline", default="464b678", help="baseline commit, run from a git worktree of it (none: this tree alone)"
+    )
     parser.add_argument("--limit", type=int, default=100)
     parser.add_argument("--gen-limit", type=int, default=8)
     parser.add_argument("--rounds", type=int, default=3)
@@ -65,8 +67,11 @@ def main() -> None:
             run(options, scratch, None, data_root)
             return
         baseline = scratch / "baseline"
-        subprocess.run(["git", "-C", str(TREE), "worktree", "add", "--detach", str(baseline), options.baseline],
-                       check=True, capture_output=True)
+        subprocess.run(
+            ["git", "-C", str(TREE), "worktree", "add", "--detach", str(baseline), options.baseline],
+            check=True,
+            capture_output=True,
+        )
         try:
             run(options, scratch, baseline, data_root)
         finally:
@@ -77,37 +82,63 @@ def run(options, scratch: Path, baseline: Path | None, data_root: Path) -> None:
     model = save_tiny_model(scratch / "tiny", data_root)
     models = models_file(scratch, model, "float32")
     trees = {"this": TREE, "base": baseline} if baseline is not None else {"this": TREE}
-    runs = [(tree, backend, command) for command in options.commands for tree in trees
-            for backend in options.backends]
+    runs = [(tree, backend, command) for command in options.commands for tree in trees for backend in options.backends]
     results: dict = {key: [] for key in runs}
     for round_ in range(options.rounds):
         shift = round_ % len(runs)
         for tree, backend, command in runs[shift:] + runs[:shift]:
             limit = options.limit if command == "arc+wino" else options.gen_limit
-            arguments = ["eval", "--models", str(models), "--benchmarks", COMMANDS[command], "--local-data",
-                         "--data-root", str(data_root), "--backend", backend, "--device", "cpu", "--limit", str(limit)]
+            arguments = [
+                "eval",
+                "--models",
+                str(models),
+                "--benchmarks",
+                COMMANDS[command],
+                "--local-data",
+                "--data-root",
+                str(data_root),
+                "--backend",
+                backend,
+                "--device",
+                "cpu",
+                "--limit",
+                str(limit),
+            ]
             phases = cold_command(trees[tree], arguments, scratch / "runs", env={"OMP_NUM_THREADS": options.threads})
             results[tree, backend, command].append(phases)
-            print(f"round {round_ + 1} {tree:4} {backend:10} {command:8} "
-                  + " ".join(f"{k} {phases[k]:.2f}" for k in PHASES), flush=True)
+            print(
+                f"round {round_ + 1} {tree:4} {backend:10} {command:8} "
+                + " ".join(f"{k} {phases[k]:.2f}" for k in PHASES),
+                flush=True,
+            )
     trees_run = "this tree" if baseline is None else f"this tree and {options.baseline}"
-    print(f"\nphases, seconds: median [range] over {options.rounds} rounds ({trees_run}; "
-          f"--limit {options.limit}{f', GSM8K --limit {options.gen_limit}' if 'gsm8k' in options.commands else ''}, "
-          f"OMP_NUM_THREADS={options.threads})")
+    print(
+        f"\nphases, seconds: median [range] over {options.rounds} rounds ({trees_run}; "
+        f"--limit {options.limit}{f', GSM8K --limit {options.gen_limit}' if 'gsm8k' in options.commands else ''}, "
+        f"OMP_NUM_THREADS={options.threads})"
+    )
     for key, values in results.items():
-        print(f"{key[0]:4} {key[1]:10} {key[2]:8} " + "  ".join(f"{k} {spread([v[k] for v in values])}" for k in PHASES))
+        print(
+            f"{key[0]:4} {key[1]:10} {key[2]:8} " + "  ".join(f"{k} {spread([v[k] for v in values])}" for k in PHASES)
+        )
     print("\nratios per round, median [range]")
     for command in options.commands:
         for tree in trees if len(options.backends) == 2 else ():
             for phase in ("wall", "contexts", "calls", "rest", "host"):
-                ratio = [d[phase] / h[phase] for d, h in zip(results[tree, "densing-hf", command],
-                                                             results[tree, "hf", command]) if h[phase] > 0]
+                ratio = [
+                    d[phase] / h[phase]
+                    for d, h in zip(results[tree, "densing-hf", command], results[tree, "hf", command])
+                    if h[phase] > 0
+                ]
                 if ratio:
                     print(f"{command:8} {tree:4} densing-hf / hf   {phase:8} {spread(ratio)}")
         for backend in options.backends if baseline is not None else ():
             for phase in ("wall", "contexts", "calls", "rest", "host"):
-                ratio = [t[phase] / b[phase] for t, b in zip(results["this", backend, command],
-                                                             results["base", backend, command]) if b[phase] > 0]
+                ratio = [
+                    t[phase] / b[phase]
+                    for t, b in zip(results["this", backend, command], results["base", backend, command])
+                    if b[phase] > 0
+                ]
                 if ratio:
                     print(f"{command:8} {backend:10} this / {options.baseline} {phase:8} {spread(ratio)}")
 

@@ -20,6 +20,7 @@ another numba). It asserts nothing; without numba it says so and exits with stat
 
     pip install numba && python bench/compiled_kernel.py [--runs 5]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -32,7 +33,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _timing import BYTECODE, environment, seconds  # noqa: E402 (bench/ is the script's folder)
+from _timing import BYTECODE, environment, seconds
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = Path(__file__).resolve().parent
@@ -108,15 +109,29 @@ def kernel_solve(p, scores, weights, start):
     rows = math.prod(shape[:-1])
 
     def flat(a):  # (rows, B), contiguous
-        return np.ascontiguousarray(np.broadcast_to(a, shape[:-1] + (np.shape(a)[-1],)).reshape(rows, -1)
-                                    .repeat(shape[-1] if np.shape(a)[-1] == 1 else 1, axis=1), dtype=float)
+        return np.ascontiguousarray(
+            np.broadcast_to(a, shape[:-1] + (np.shape(a)[-1],))
+            .reshape(rows, -1)
+            .repeat(shape[-1] if np.shape(a)[-1] == 1 else 1, axis=1),
+            dtype=float,
+        )
 
     q = joint._constants(p)
     power = "-alpha" in q
     law = [flat(q[k]) for k in ("l", "d", "c", "gamma")]
     law += [flat(q[k]) for k in ("-alpha", "ln n_unit", "alpha²")] if power else [law[0]] * 3
-    return _KERNEL(*law, power, flat(scores), flat(weights), flat(x)[:, 0].copy(), joint.ITERATIONS, joint.TOLERANCE,
-                   joint.MAX_STEP, joint.LOG_SIZE_LOW, joint.LOG_SIZE_HIGH).reshape(shape[:-1])
+    return _KERNEL(
+        *law,
+        power,
+        flat(scores),
+        flat(weights),
+        flat(x)[:, 0].copy(),
+        joint.ITERATIONS,
+        joint.TOLERANCE,
+        joint.MAX_STEP,
+        joint.LOG_SIZE_LOW,
+        joint.LOG_SIZE_HIGH,
+    ).reshape(shape[:-1])
 
 
 def install() -> None:
@@ -153,11 +168,15 @@ def _recorded_solves() -> list:
 
 def _start_seconds(runs: int, env: dict) -> list[tuple[float, float]]:
     """(import numba, the cached kernel's first call) in CPU seconds of a fresh process, ``runs`` times."""
-    code = ("import time, numpy, densing.laws.joint; t = time.process_time(); import compiled_kernel; "
-            "u = time.process_time(); compiled_kernel.install(); print(u - t, time.process_time() - u)")
+    code = (
+        "import time, numpy, densing.laws.joint; t = time.process_time(); import compiled_kernel; "
+        "u = time.process_time(); compiled_kernel.install(); print(u - t, time.process_time() - u)"
+    )
     found = []
     for _ in range(runs):
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env, cwd=ROOT)
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env, cwd=ROOT
+        )
         found.append(tuple(float(v) for v in done.stdout.split()))
     return found
 
@@ -196,10 +215,14 @@ def main() -> None:
         out = Path(folder) / "report.html"
         plain = environment(ROOT)
         with_kernel = {**plain, "PYTHONPATH": os.pathsep.join([str(ROOT), str(BENCH)])}
-        code = ("import sys; import compiled_kernel; compiled_kernel.install(); from densing.cli.app import main; "
-                f"sys.argv = ['densing', 'report', '--out', {str(out)!r}]; main()")
-        commands = {"numpy solve": ([sys.executable, "-m", "densing.cli.app", "report", "--out", str(out)], plain, ROOT),
-                    "numba kernel": ([sys.executable, "-c", code], with_kernel, ROOT)}
+        code = (
+            "import sys; import compiled_kernel; compiled_kernel.install(); from densing.cli.app import main; "
+            f"sys.argv = ['densing', 'report', '--out', {str(out)!r}]; main()"
+        )
+        commands = {
+            "numpy solve": ([sys.executable, "-m", "densing.cli.app", "report", "--out", str(out)], plain, ROOT),
+            "numba kernel": ([sys.executable, "-c", code], with_kernel, ROOT),
+        }
         for command in commands.values():  # one warm-up each: bytecode, file caches, the kernel compiled and cached
             seconds(*command)
         starts = _start_seconds(args.runs, with_kernel)
@@ -214,8 +237,10 @@ def main() -> None:
     for i, what in enumerate(("import numba", "the kernel's first call, loaded from the cache")):
         values = [start[i] for start in starts]
         print(f"  {what:<48} median {statistics.median(values):.3f}  range {min(values):.3f}–{max(values):.3f}")
-    print(f"the measurement's {len(calls)} solves ({rows} rows of (draw, model)), {args.runs} alternating runs; "
-          f"identical to the bit: {same} of {len(calls)}")
+    print(
+        f"the measurement's {len(calls)} solves ({rows} rows of (draw, model)), {args.runs} alternating runs; "
+        f"identical to the bit: {same} of {len(calls)}"
+    )
     for name, values in cpu.items():
         print(f"  {name:<7} median {statistics.median(values):.3f} CPU-s  range {min(values):.3f}–{max(values):.3f}")
     ratios = [a / b for a, b in zip(cpu["kernel"], cpu["numpy"])]
@@ -224,9 +249,13 @@ def main() -> None:
     for column, what in ((0, "wall"), (1, "CPU")):
         for name, values in whole.items():
             found = [run[column] for run in values]
-            print(f"  {what:<4} {name:<13} median {statistics.median(found):5.2f} s  range {min(found):5.2f}–{max(found):5.2f} s")
+            print(
+                f"  {what:<4} {name:<13} median {statistics.median(found):5.2f} s  range {min(found):5.2f}–{max(found):5.2f} s"
+            )
         ratios = [a[column] / b[column] for a, b in zip(whole["numba kernel"], whole["numpy solve"])]
-        print(f"  {what:<4} ratio kernel/numpy median {statistics.median(ratios):.2f}  range {min(ratios):.2f}–{max(ratios):.2f}")
+        print(
+            f"  {what:<4} ratio kernel/numpy median {statistics.median(ratios):.2f}  range {min(ratios):.2f}–{max(ratios):.2f}"
+        )
 
 
 if __name__ == "__main__":

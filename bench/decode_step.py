@@ -27,6 +27,7 @@ production sees.
     OMP_NUM_THREADS=1 python bench/decode_step.py runs [--rows 16,32,64 --rounds 7]
     OMP_NUM_THREADS=1 python bench/decode_step.py drafts [--rows 64 --columns 1,2,3,5,9 --rounds 5]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,8 +44,8 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 def smollm2_model():
     """SmolLM2-135M-Instruct as ``densing eval`` loads it (``results/smollm2/models.yaml``)."""
-    from densing.eval.models import read_models_file
     from densing.eval.loading import load_model
+    from densing.eval.models import read_models_file
     from densing.paths import RESULTS
 
     spec = read_models_file(RESULTS / "smollm2" / "models.yaml")[0]
@@ -76,41 +77,52 @@ def random_slot_cache(model, rows: int, capacity: int, prefix: int):
 def time_runs(arguments) -> int:
     import torch
 
-    from densing.eval.backends.prefix.slots import attention_swapped
     from densing.eval.backends.prefix.grouping import contiguous_parts
     from densing.eval.backends.prefix.settings import PrefixSettings
+    from densing.eval.backends.prefix.slots import attention_swapped
 
     torch.set_num_threads(arguments.threads)
     model = smollm2_model()
     columns = arguments.runaway
     generator = random.Random(0)
-    print(f"SmolLM2-135M, one decoding step, prefix {arguments.prefix}, rows-1 at 40-300 columns + one at {columns}, "
-          f"{arguments.threads} thread(s), {arguments.rounds} rounds")
+    print(
+        f"SmolLM2-135M, one decoding step, prefix {arguments.prefix}, rows-1 at 40-300 columns + one at {columns}, "
+        f"{arguments.threads} thread(s), {arguments.rounds} rounds"
+    )
     for rows in [int(r) for r in arguments.rows.split(",")]:
         widths = [generator.randint(40, 300) for _ in range(rows - 1)] + [columns]
         generator.shuffle(widths)
         cache = random_slot_cache(model, rows, columns + 1, arguments.prefix)
         mask = torch.zeros((rows, columns), dtype=torch.bool)
         for r, w in enumerate(widths):
-            mask[r, columns - w:] = True
+            mask[r, columns - w :] = True
         times: dict[str, list[float]] = {"one run": [], "runs": []}
         with attention_swapped(model), torch.no_grad():
             for round_ in range(arguments.rounds + 1):
-                for mode in (("one run", "runs") if round_ % 2 else ("runs", "one run")):
+                for mode in ("one run", "runs") if round_ % 2 else ("runs", "one run"):
                     cache.write_at = columns - 1
                     cache.plan(None if mode == "one run" else widths)
                     started = time.perf_counter()
-                    model(input_ids=torch.arange(rows)[:, None] + 100, position_ids=torch.full((rows, 1), arguments.prefix + columns),
-                          attention_mask=mask[:, None, None, :], past_key_values=cache, use_cache=True, logits_to_keep=1,
-                          densing_slots=cache)
+                    model(
+                        input_ids=torch.arange(rows)[:, None] + 100,
+                        position_ids=torch.full((rows, 1), arguments.prefix + columns),
+                        attention_mask=mask[:, None, None, :],
+                        past_key_values=cache,
+                        use_cache=True,
+                        logits_to_keep=1,
+                        densing_slots=cache,
+                    )
                     if round_:  # the first round warms up
                         times[mode].append(time.perf_counter() - started)
         ratios = [a / b for a, b in zip(times["one run"], times["runs"])]
         runs = len(contiguous_parts(widths, [0] * rows, PrefixSettings().part_cost))
-        print(f"rows {rows:3d} ({runs} runs): one run {spread([1e3 * t for t in times['one run']], '.0f', ', ')} ms "
-              f"({spread([rows / t for t in times['one run']], '.0f', ', ')} tok/s), runs "
-              f"{spread([1e3 * t for t in times['runs']], '.0f', ', ')} ms ({spread([rows / t for t in times['runs']], '.0f', ', ')} tok/s); "
-              f"runs are {spread(ratios, '.2f', ', ')}x faster", flush=True)
+        print(
+            f"rows {rows:3d} ({runs} runs): one run {spread([1e3 * t for t in times['one run']], '.0f', ', ')} ms "
+            f"({spread([rows / t for t in times['one run']], '.0f', ', ')} tok/s), runs "
+            f"{spread([1e3 * t for t in times['runs']], '.0f', ', ')} ms ({spread([rows / t for t in times['runs']], '.0f', ', ')} tok/s); "
+            f"runs are {spread(ratios, '.2f', ', ')}x faster",
+            flush=True,
+        )
     return 0
 
 
@@ -131,26 +143,36 @@ def time_drafts(arguments) -> int:
     mask = torch.zeros((rows, length + max(columns)), dtype=torch.bool)
     for r, w in enumerate(widths):
         mask[r, length - w : length] = True
-    print(f"SmolLM2-135M, one decoding step at {rows} slots, prefix {arguments.prefix}, own columns uniform in "
-          f"{low}-{high}, {arguments.rounds} rounds")
+    print(
+        f"SmolLM2-135M, one decoding step at {rows} slots, prefix {arguments.prefix}, own columns uniform in "
+        f"{low}-{high}, {arguments.rounds} rounds"
+    )
     times: dict[int, list[float]] = {q: [] for q in columns}
     with attention_swapped(model), torch.no_grad():
         for round_ in range(arguments.rounds + 1):
-            for q in (columns if round_ % 2 else columns[::-1]):
+            for q in columns if round_ % 2 else columns[::-1]:
                 allowed = mask[:, None, None, : length + q].expand(rows, 1, q, length + q).clone()
                 allowed[:, 0, :, length:] = torch.tril(torch.ones((q, q), dtype=torch.bool))
                 cache.write_at = length
                 cache.plan([w + q for w in widths])
                 started = time.perf_counter()
-                model(input_ids=torch.randint(100, 1000, (rows, q)),
-                      position_ids=torch.full((rows, q), arguments.prefix + length) + torch.arange(q),
-                      attention_mask=allowed, past_key_values=cache, use_cache=True, logits_to_keep=q,
-                      densing_slots=cache)
+                model(
+                    input_ids=torch.randint(100, 1000, (rows, q)),
+                    position_ids=torch.full((rows, q), arguments.prefix + length) + torch.arange(q),
+                    attention_mask=allowed,
+                    past_key_values=cache,
+                    use_cache=True,
+                    logits_to_keep=q,
+                    densing_slots=cache,
+                )
                 if round_:  # the first round warms up
                     times[q].append(time.perf_counter() - started)
     for q in columns:
-        print(f"q {q}: step {spread([1e3 * t for t in times[q]], '.0f', ', ')} ms, "
-              f"{1e3 * statistics.median(times[q]) / rows / q:.2f} ms per slot and query column", flush=True)
+        print(
+            f"q {q}: step {spread([1e3 * t for t in times[q]], '.0f', ', ')} ms, "
+            f"{1e3 * statistics.median(times[q]) / rows / q:.2f} ms per slot and query column",
+            flush=True,
+        )
     x = np.array(columns, dtype=float)
     per_slot = np.array([statistics.median(times[q]) / rows for q in columns])
     b, a = np.polyfit(x, per_slot, 1)
@@ -158,8 +180,10 @@ def time_drafts(arguments) -> int:
     for round_ in range(arguments.rounds):  # the same fit round by round: the ratio's spread
         slope, intercept = np.polyfit(x, np.array([times[q][round_] / rows for q in columns]), 1)
         ratios.append(intercept / slope)
-    print(f"least squares over the medians: step = slots x ({1e3 * a:.2f} + {1e3 * b:.2f} q) ms; a/b = {a / b:.2f}; "
-          f"round by round a/b {spread(ratios, '.2f', ', ')}")
+    print(
+        f"least squares over the medians: step = slots x ({1e3 * a:.2f} + {1e3 * b:.2f} q) ms; a/b = {a / b:.2f}; "
+        f"round by round a/b {spread(ratios, '.2f', ', ')}"
+    )
     return 0
 
 

@@ -38,6 +38,7 @@ interpreter, this tree against the whole index (``--runs 0``: that alone).
     python bench/eval_first_request.py [--runs 5] [--benchmark openllm_v1_arc_challenge] [--baseline main]
                                        [--index-runs 3] [--worked-example]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -54,15 +55,16 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the checkout's densing and tests/ (the tiny model)
 sys.path.insert(0, str(ROOT / "bench"))
 
-from _cold import IMPORT_HOOK  # noqa: E402  (bench/'s shared helpers, found through the path above)
-from _baseline import baseline_tree  # noqa: E402
-from _timing import environment, spread  # noqa: E402
+from _baseline import baseline_tree
+from _cold import IMPORT_HOOK  # bench/'s shared helpers, found through the path above
+from _timing import environment, spread
 
 #: The child: the backend's request methods replaced by a probe that prints the clock and ends the process, installed
 #: once the command itself imports the prefix engine's module (an import hook: the child imports nothing before the
 #: command does, so its first line comes as the command's would), then the command line (``WHOLE_INDEX`` set:
 #: ``task_folders`` answers None, so the task manager indexes everything).
-CHILD = r"""
+CHILD = (
+    r"""
 import importlib.machinery, os, sys, time
 
 def probe(self, requests, *args, **kwargs):
@@ -80,10 +82,13 @@ HOOKS = {"densing.eval.backends.prefix.lm": with_probe}
 if os.environ.get("WHOLE_INDEX"):
     HOOKS["densing.eval.task_index"] = whole_index
 
-""" + IMPORT_HOOK + r"""
+"""
+    + IMPORT_HOOK
+    + r"""
 from densing.cli import main
 main(sys.argv[1:])
 """
+)
 
 INDEX_CHILD = r"""
 import os, sys
@@ -96,9 +101,19 @@ print(len(manager.task_index))
 
 
 #: The worked example's command (docs/evaluation.md's quick look), run from the tree's root.
-WORKED_EXAMPLE = ["eval", "--models", "results/smollm2/models.yaml", "--benchmarks",
-                  "olmes_arc_easy,olmes_arc_challenge,olmes_piqa,olmes_winogrande", "--backend", "densing-hf",
-                  "--device", "cpu", "--limit", "20"]
+WORKED_EXAMPLE = [
+    "eval",
+    "--models",
+    "results/smollm2/models.yaml",
+    "--benchmarks",
+    "olmes_arc_easy,olmes_arc_challenge,olmes_piqa,olmes_winogrande",
+    "--backend",
+    "densing-hf",
+    "--device",
+    "cpu",
+    "--limit",
+    "20",
+]
 
 
 #: What a line of this tree's stderr says where it says a pair's first requests (densing.cli.eval_progress).
@@ -120,8 +135,14 @@ class Run:
 def first_request(command: list[str], env: dict, store: Path) -> Run:
     """One cold run of ``command`` (:class:`Run`), its stderr a pipe read line by line as it comes."""
     start = time.time()
-    process = subprocess.Popen([sys.executable, "-c", CHILD, *command, "--out", str(store)], env=env,
-                               cwd=env["PYTHONPATH"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-c", CHILD, *command, "--out", str(store)],
+        env=env,
+        cwd=env["PYTHONPATH"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     first_line, request_said, line, said = None, None, "", []
     for text in process.stderr:  # universal newlines: a progress bar's carriage return ends a line too
         if first_line is None and text.strip():
@@ -141,8 +162,9 @@ def first_request(command: list[str], env: dict, store: Path) -> Run:
 def index_seconds(benchmark: str, env: dict) -> tuple[float, int]:
     """(wall seconds of a fresh interpreter that builds the task manager for ``benchmark``, its index's entries)."""
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", INDEX_CHILD, benchmark], env=env, cwd=env["PYTHONPATH"], capture_output=True,
-                          text=True)
+    done = subprocess.run(
+        [sys.executable, "-c", INDEX_CHILD, benchmark], env=env, cwd=env["PYTHONPATH"], capture_output=True, text=True
+    )
     took = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"task index of {benchmark}: exit {done.returncode}: {done.stderr[-600:]}")
@@ -164,8 +186,14 @@ def main() -> None:
 
     # the data root named: a baseline's worktree lies elsewhere; each child runs in its own tree (python -c puts the
     # working folder first on the path)
-    base_env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-                "TOKENIZERS_PARALLELISM": "false", "DENSING_SHARED_DATA": str(SHARED_DATA)}
+    base_env = {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "HF_DATASETS_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "TOKENIZERS_PARALLELISM": "false",
+        "DENSING_SHARED_DATA": str(SHARED_DATA),
+    }
     this = environment(ROOT)
     with tempfile.TemporaryDirectory(prefix="densing-first-request-") as tmp:
         tmp = Path(tmp)
@@ -182,8 +210,9 @@ def main() -> None:
             _index_alone(args.hub_benchmark, args.index_runs, base_env, variants)
 
 
-def _first_requests(command: list[str], shown: str, variants: dict[str, dict], base_env: dict, baseline_rev: str,
-                    rounds: int, tmp: Path) -> None:
+def _first_requests(
+    command: list[str], shown: str, variants: dict[str, dict], base_env: dict, baseline_rev: str, rounds: int, tmp: Path
+) -> None:
     """The cold runs of ``command`` in each variant and the baseline (``baseline_rev``; ``none``: without), after a
     warm-up each, and their report."""
     with baseline_tree(baseline_rev) if baseline_rev != "none" else contextlib.nullcontext() as baseline:
@@ -206,19 +235,32 @@ def _tiny_command(tmp: Path, benchmark: str, limit: int) -> tuple[list[str], str
     model = build_tiny_model(tmp / "tiny")
     models = tmp / "models.yaml"
     models.write_text(f"models:\n  - name: tiny\n    model: {model}\n")
-    command = ["eval", "--models", str(models), "--benchmarks", benchmark, "--local-data", "--limit", str(limit),
-               "--backend", "densing-hf", "--device", "cpu"]
+    command = [
+        "eval",
+        "--models",
+        str(models),
+        "--benchmarks",
+        benchmark,
+        "--local-data",
+        "--limit",
+        str(limit),
+        "--backend",
+        "densing-hf",
+        "--device",
+        "cpu",
+    ]
     shown = "densing " + " ".join(command).replace(str(models), "MODELS")
     return command, shown + "  (MODELS: the tiny random GPT-2 of tests/eval/conftest.py)"
 
 
-def _rounds(command: list[str], base_env: dict, variants: dict[str, dict], rounds: int,
-            tmp: Path) -> dict[str, list[Run]]:
+def _rounds(
+    command: list[str], base_env: dict, variants: dict[str, dict], rounds: int, tmp: Path
+) -> dict[str, list[Run]]:
     """Each variant's runs, the variants in turn within a round, the order rotating between rounds."""
     runs: dict[str, list[Run]] = {name: [] for name in variants}
     names = list(variants)
     for round_ in range(rounds):
-        for name in names[round_ % len(names):] + names[:round_ % len(names)]:
+        for name in names[round_ % len(names) :] + names[: round_ % len(names)]:
             store = tmp / f"store-{round_}-{names.index(name)}"
             runs[name].append(first_request(command, {**base_env, **variants[name]}, store))
     return runs
@@ -229,16 +271,24 @@ def _report(runs: dict[str, list[Run]], rounds: int) -> None:
     on stderr, each against this tree's, paired by round; each variant's first line as its last run said it."""
     mine = runs["this tree"]
     requests = mine[-1].requests
-    titles = (("first request said on stderr (a tree that says none: at the backend)", "request_said"),
-              ("first request at the backend (the model loaded)", "first_request"),
-              ("first line on stderr", "first_line"))
+    titles = (
+        ("first request said on stderr (a tree that says none: at the backend)", "request_said"),
+        ("first request at the backend (the model loaded)", "first_request"),
+        ("first line on stderr", "first_line"),
+    )
     for title, field in titles:
-        print(f"{title} after, seconds, median [min–max] of {rounds} runs" +
-              (f" ({requests} requests):" if field == "first_request" else ":"))
+        print(
+            f"{title} after, seconds, median [min–max] of {rounds} runs"
+            + (f" ({requests} requests):" if field == "first_request" else ":")
+        )
         for name, values in runs.items():
             seconds = [getattr(run, field) for run in values]
-            ratio = "" if name == "this tree" else f"   {name} / this tree: " + \
-                spread([getattr(other, field) / getattr(own, field) for other, own in zip(values, mine)])
+            ratio = (
+                ""
+                if name == "this tree"
+                else f"   {name} / this tree: "
+                + spread([getattr(other, field) / getattr(own, field) for other, own in zip(values, mine)])
+            )
             print(f"  {name:<18} {spread(seconds)}{ratio}")
     print("the first line on stderr:")
     for name, values in runs.items():
@@ -247,13 +297,15 @@ def _report(runs: dict[str, list[Run]], rounds: int) -> None:
 
 def _index_alone(benchmark: str, rounds: int, base_env: dict, variants: dict[str, dict]) -> None:
     """The task index alone for ``benchmark`` (lm-eval's own tasks): this tree against the whole index."""
-    print(f"\ntask index alone for --benchmarks {benchmark} (lm-eval's own tasks), a fresh interpreter each, "
-          f"median [min–max] of {rounds}:")
+    print(
+        f"\ntask index alone for --benchmarks {benchmark} (lm-eval's own tasks), a fresh interpreter each, "
+        f"median [min–max] of {rounds}:"
+    )
     whole = {**variants["this tree"], "WHOLE_INDEX": "1"}
     index: dict[str, list[float]] = {"this tree": [], "whole index": []}
     entries = {}
     for round_ in range(rounds):
-        for name in (("this tree", "whole index") if round_ % 2 == 0 else ("whole index", "this tree")):
+        for name in ("this tree", "whole index") if round_ % 2 == 0 else ("whole index", "this tree"):
             env = variants["this tree"] if name == "this tree" else whole
             took, entries[name] = index_seconds(benchmark, {**base_env, **env})
             index[name].append(took)

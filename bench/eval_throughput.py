@@ -22,6 +22,7 @@ Attention scores (∝ context length) are left out of the bound, so it is optimi
 
     python bench/eval_throughput.py [--subjects 1 --questions 40 --items 8 --repeats 3 --threads 1]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -99,20 +100,22 @@ def main() -> int:
     import torch
 
     torch.set_num_threads(arguments.threads)
-    from densing.eval.models import read_models_file
     from densing.eval.backends.prefix.grouping import distinct_token_count
-    from tools.lm_eval_requests import build_instances
+    from densing.eval.models import read_models_file
     from densing.eval.runner import load_model
     from densing.paths import RESULTS, SHARED_DATA
+    from tools.lm_eval_requests import build_instances
 
     spec = read_models_file(RESULTS / "smollm2" / "models.yaml")[0]
     trie, counts = load_model(spec, backend="densing-hf", device="cpu", batch_size=arguments.batch_size)
     plain, _ = load_model(spec, backend="hf", device="cpu", batch_size=arguments.batch_size)
     config = trie.model.config
     width, vocab = config.hidden_size, config.vocab_size
-    print(f"model {spec.name}: {counts.total:,.0f} parameters, {counts.non_embedding:,.0f} non-embedding; "
-          f"torch {torch.__version__}, {arguments.threads} thread(s), batch size {arguments.batch_size}")
-    print(f"load average at start: {open('/proc/loadavg').read().split()[:3]}")
+    print(
+        f"model {spec.name}: {counts.total:,.0f} parameters, {counts.non_embedding:,.0f} non-embedding; "
+        f"torch {torch.__version__}, {arguments.threads} thread(s), batch size {arguments.batch_size}"
+    )
+    print(f"load average at start: {Path('/proc/loadavg').read_text().split()[:3]}")
 
     workloads = {
         "mmlu": ([f"densing_local_mmlu_{s}" for s in SUBJECTS[: arguments.subjects]], arguments.questions, 5),
@@ -122,7 +125,7 @@ def main() -> int:
         tasks, limit, shots = workloads[name]
         instances = build_instances(tasks, limit, shots, SHARED_DATA)
         encoded = [trie._encode_pair(*instance.args) for instance in instances]
-        inputs = [(c + x)[-(trie.max_length + 1):][:-1] for c, x in encoded]
+        inputs = [(c + x)[-(trie.max_length + 1) :][:-1] for c, x in encoded]
         distinct = distinct_token_count(inputs)
         scored = sum(len(x) for _, x in encoded)
         total = sum(len(i) for i in inputs)
@@ -142,18 +145,26 @@ def main() -> int:
         delta = max(abs(a[0] - b[0]) for a, b in zip(answers["trie"], answers["plain"]))
         greedy_same = all(a[1] == b[1] for a, b in zip(answers["trie"], answers["plain"]))
         ratios = [p / t for p, t in zip(times["plain"], times["trie"])]
-        print(f"\n== {name}: {', '.join(tasks)} (limit {limit}): {n} requests, {total:,} input tokens, "
-              f"{distinct:,} distinct positions ({total / distinct:.1f}x fewer), trie computed {trie.trie_stats.computed_tokens:,}")
+        print(
+            f"\n== {name}: {', '.join(tasks)} (limit {limit}): {n} requests, {total:,} input tokens, "
+            f"{distinct:,} distinct positions ({total / distinct:.1f}x fewer), trie computed {trie.trie_stats.computed_tokens:,}"
+        )
         for which in ("plain", "trie"):
             rates = [n / t for t in times[which]]
-            print(f"{which:>6}: {_spread(times[which], 1)} s   {_spread(rates)} requests/s   "
-                  f"{_spread([distinct / t for t in times[which]], 0)} distinct tokens/s")
+            print(
+                f"{which:>6}: {_spread(times[which], 1)} s   {_spread(rates)} requests/s   "
+                f"{_spread([distinct / t for t in times[which]], 0)} distinct tokens/s"
+            )
         print(f" ratio trie/plain requests/s (paired per round): {_spread(ratios)}")
-        print(f" max |Δ ll| per request {delta:.2e} nats; greedy flags identical: {greedy_same}; "
-              f"accuracy plain {_accuracy(instances, answers['plain']):.4f}, trie {_accuracy(instances, answers['trie']):.4f}")
-        print(f" lower bound: {bound:.1f} s at {_spread(gflops, 1)} GFLOP/s matmul; trie time / bound: "
-              f"{_spread([t / bound for t in times['trie']])}")
-    print(f"\nload average at end: {open('/proc/loadavg').read().split()[:3]}")
+        print(
+            f" max |Δ ll| per request {delta:.2e} nats; greedy flags identical: {greedy_same}; "
+            f"accuracy plain {_accuracy(instances, answers['plain']):.4f}, trie {_accuracy(instances, answers['trie']):.4f}"
+        )
+        print(
+            f" lower bound: {bound:.1f} s at {_spread(gflops, 1)} GFLOP/s matmul; trie time / bound: "
+            f"{_spread([t / bound for t in times['trie']])}"
+        )
+    print(f"\nload average at end: {Path('/proc/loadavg').read_text().split()[:3]}")
     return 0
 
 

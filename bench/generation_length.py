@@ -26,6 +26,7 @@ ms/step ratio; the share of requests that ran to ``max_gen_toks``; densing-hf's 
 
     OMP_NUM_THREADS=1 python bench/generation_length.py [--questions 16 --rows 16 --rounds 3 --window 32 --draft 0]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,8 +38,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout's densing and tools/
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _cold import models_file, save_tiny_model  # noqa: E402
-from _timing import spread  # noqa: E402
+from _cold import models_file, save_tiny_model
+from _timing import spread
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
@@ -117,6 +118,7 @@ def instrument_densing(log: StepLog):
         def step(self, *args, **kwargs):
             current["numbers"] = log.start()
             return method(self, *args, **kwargs)
+
         return step
 
     def run(self, *args, **kwargs):
@@ -158,8 +160,7 @@ def main() -> int:
         spec = read_models_file(models_file(folder, save_tiny_model(folder / "tiny", data_root), "float32"))[0]
         lms = {
             "hf": load_model(spec, backend="hf", device="cpu", batch_size=1)[0],
-            "densing-hf": load_model(spec, backend="densing-hf", device="cpu", batch_size=1,
-                                     settings=settings)[0],
+            "densing-hf": load_model(spec, backend="densing-hf", device="cpu", batch_size=1, settings=settings)[0],
         }
     logs = {name: StepLog() for name in lms}
     instrument_hf(lms["hf"], logs["hf"])
@@ -168,11 +169,13 @@ def main() -> int:
     kwargs = instances[0].args[1]
     longest = int(kwargs.get("max_gen_toks", lms["hf"].max_gen_toks))
     prompt_tokens = [len(lms["hf"].tok_encode(i.args[0])) for i in instances]
-    print(f"tiny Llama (2 layers, width 64, vocabulary 8,192, float32, random); torch {torch.__version__}, "
-          f"{arguments.threads} thread(s); GSM8K 5-shot, {len(instances)} questions, prompts "
-          f"{min(prompt_tokens)}-{max(prompt_tokens)} tokens, until {kwargs.get('until')}, max_gen_toks {longest}; "
-          f"densing-hf rows {settings.rows_per_batch}, draft {settings.draft}")
-    print(f"load average at start: {' '.join(open('/proc/loadavg').read().split()[:3])}")
+    print(
+        f"tiny Llama (2 layers, width 64, vocabulary 8,192, float32, random); torch {torch.__version__}, "
+        f"{arguments.threads} thread(s); GSM8K 5-shot, {len(instances)} questions, prompts "
+        f"{min(prompt_tokens)}-{max(prompt_tokens)} tokens, until {kwargs.get('until')}, max_gen_toks {longest}; "
+        f"densing-hf rows {settings.rows_per_batch}, draft {settings.draft}"
+    )
+    print(f"load average at start: {' '.join(Path('/proc/loadavg').read_text().split()[:3])}")
 
     names = list(lms)
     rates: dict[str, list[list[float]]] = {name: [] for name in names}
@@ -195,15 +198,22 @@ def main() -> int:
                 step_ms.append([1000 * took / steps for _, took, steps in windows])
                 per_step.append([tokens / steps for tokens, _, steps in windows])
             full[name] = sum(n == longest for _, numbers in log.steps for n in numbers)
-        print(f"round {round_index + 1} ({', '.join(order)}): "
-              + ", ".join(f"{n} {seconds[n][-1]:.2f} s" for n in names), flush=True)
+        print(
+            f"round {round_index + 1} ({', '.join(order)}): " + ", ".join(f"{n} {seconds[n][-1]:.2f} s" for n in names),
+            flush=True,
+        )
 
     count = len(rates[names[0]][0])
     edges = [(max(2, 1 + k * arguments.window), min((k + 1) * arguments.window, longest)) for k in range(count)]
-    print(f"\nnew tokens/s per window of new tokens (token 1, the prefill, left out): median [min–max] over "
-          f"{arguments.rounds} rounds")
-    print(f"{'window':>9s}  " + "  ".join(f"{n:>20s}" for n in names)
-          + f"  {'densing-hf ms/step':>20s}  {'tokens/step':>20s}")
+    print(
+        f"\nnew tokens/s per window of new tokens (token 1, the prefill, left out): median [min–max] over "
+        f"{arguments.rounds} rounds"
+    )
+    print(
+        f"{'window':>9s}  "
+        + "  ".join(f"{n:>20s}" for n in names)
+        + f"  {'densing-hf ms/step':>20s}  {'tokens/step':>20s}"
+    )
     for k, (low, high) in enumerate(edges):
         cells = [spread([r[k] for r in rates[n]], ".0f") for n in names]
         cells += [spread([r[k] for r in step_ms], ".1f"), spread([r[k] for r in per_step], ".1f")]
@@ -211,15 +221,21 @@ def main() -> int:
     print()
     for name in names:
         ratios = [r[-1] / r[0] for r in rates[name]]
-        print(f"{name:10s} tokens/s window {edges[-1][0]}-{edges[-1][1]} / window {edges[0][0]}-{edges[0][1]}: "
-              f"{spread(ratios)}; requests run to max_gen_toks {full[name]}/{len(instances)}")
-    print(f"densing-hf ms/step window {edges[-1][0]}-{edges[-1][1]} / window {edges[0][0]}-{edges[0][1]}: "
-          f"{spread([r[-1] / r[0] for r in step_ms])}")
+        print(
+            f"{name:10s} tokens/s window {edges[-1][0]}-{edges[-1][1]} / window {edges[0][0]}-{edges[0][1]}: "
+            f"{spread(ratios)}; requests run to max_gen_toks {full[name]}/{len(instances)}"
+        )
+    print(
+        f"densing-hf ms/step window {edges[-1][0]}-{edges[-1][1]} / window {edges[0][0]}-{edges[0][1]}: "
+        f"{spread([r[-1] / r[0] for r in step_ms])}"
+    )
     paired = [d / h for d, h in zip(seconds["densing-hf"], seconds["hf"])]
     print(f"whole generate_until, densing-hf / hf seconds: {spread(paired)} (paired rounds)")
-    print(f"strings identical densing-hf vs hf: {sum(a == b for a, b in zip(outputs['hf'], outputs['densing-hf']))}"
-          f"/{len(instances)}")
-    print(f"load average at end: {' '.join(open('/proc/loadavg').read().split()[:3])}")
+    print(
+        f"strings identical densing-hf vs hf: {sum(a == b for a, b in zip(outputs['hf'], outputs['densing-hf']))}"
+        f"/{len(instances)}"
+    )
+    print(f"load average at end: {' '.join(Path('/proc/loadavg').read_text().split()[:3])}")
     return 0
 
 

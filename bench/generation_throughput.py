@@ -23,6 +23,7 @@ strings equal the first backend's.
 
     OMP_NUM_THREADS=1 python bench/generation_throughput.py [--questions 16 --rows 16 --rounds 3]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -50,8 +51,11 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--workload", choices=["gsm8k", "bbh"], default="gsm8k")
-    parser.add_argument("--tasks", default="date_understanding,boolean_expressions,navigate",
-                        help="BBH tasks (--workload bbh), comma-separated")
+    parser.add_argument(
+        "--tasks",
+        default="date_understanding,boolean_expressions,navigate",
+        help="BBH tasks (--workload bbh), comma-separated",
+    )
     parser.add_argument("--backends", default="plain-1,plain-B,fixed,densing")
     arguments = parser.parse_args()
 
@@ -64,7 +68,6 @@ def main() -> int:
     from densing.paths import RESULTS, SHARED_DATA
     from tools.lm_eval_requests import build_instances
 
-    settings = PrefixSettings(rows_per_batch=arguments.rows)  # densing at --batch-size 1 decodes --rows rows
     spec = read_models_file(RESULTS / "smollm2" / "models.yaml")[0]
     wanted = arguments.backends.split(",")
     unknown = set(wanted) - {"plain-1", "plain-B", "fixed", "densing"}
@@ -73,34 +76,52 @@ def main() -> int:
     sizes = {"plain-1": (1, False), "plain-B": (arguments.rows, False), "fixed": (1, True), "densing": (1, True)}
     backends = {
         name: load_model(
-            spec, backend="densing-hf" if sizes[name][1] else "hf", device="cpu", batch_size=sizes[name][0],
-            settings=PrefixSettings(rows_per_batch=arguments.rows, fixed_batches=name == "fixed") if sizes[name][1] else None,
+            spec,
+            backend="densing-hf" if sizes[name][1] else "hf",
+            # densing at --batch-size 1 decodes --rows rows
+            device="cpu",
+            batch_size=sizes[name][0],
+            settings=PrefixSettings(rows_per_batch=arguments.rows, fixed_batches=name == "fixed")
+            if sizes[name][1]
+            else None,
         )[0]
         for name in wanted
     }
     if arguments.workload == "gsm8k":
-        instances, label = build_instances(["densing_local_gsm8k_cot"], arguments.questions, 8, SHARED_DATA), "GSM8K 8-shot CoT"
+        instances, label = (
+            build_instances(["densing_local_gsm8k_cot"], arguments.questions, 8, SHARED_DATA),
+            "GSM8K 8-shot CoT",
+        )
     else:
         tasks = [f"densing_local_bbh_cot_fewshot_{t}" for t in arguments.tasks.split(",")]
-        instances, label = build_instances(tasks, arguments.questions, 3, SHARED_DATA), f"BBH 3-shot CoT ({arguments.tasks})"
+        instances, label = (
+            build_instances(tasks, arguments.questions, 3, SHARED_DATA),
+            f"BBH 3-shot CoT ({arguments.tasks})",
+        )
     prompt_tokens = [len(backends["densing"].tok_encode(i.args[0])) for i in instances]
-    print(f"model {spec.name}; torch {torch.__version__}, {arguments.threads} thread(s); {label}, "
-          f"{len(instances)} questions, prompts {min(prompt_tokens)}-{max(prompt_tokens)} tokens; rows {arguments.rows}")
-    print(f"load average at start: {' '.join(open('/proc/loadavg').read().split()[:3])}")
+    print(
+        f"model {spec.name}; torch {torch.__version__}, {arguments.threads} thread(s); {label}, "
+        f"{len(instances)} questions, prompts {min(prompt_tokens)}-{max(prompt_tokens)} tokens; rows {arguments.rows}"
+    )
+    print(f"load average at start: {' '.join(Path('/proc/loadavg').read_text().split()[:3])}")
 
     names = list(backends)
     seconds: dict[str, list[float]] = {n: [] for n in names}
     outputs: dict[str, list[str]] = {}
     useful = None
     for round_index in range(arguments.rounds):
-        order = names[round_index % len(names):] + names[: round_index % len(names)]
+        order = names[round_index % len(names) :] + names[: round_index % len(names)]
         for name in order:
             started = time.perf_counter()
             outputs[name] = backends[name].generate_until(instances, disable_tqdm=True)
             seconds[name].append(time.perf_counter() - started)
         useful = backends["densing"].decode_stats.generated_tokens
-        print(f"round {round_index + 1} ({', '.join(order)}): " + ", ".join(
-            f"{n} {seconds[n][-1]:.1f} s" for n in names) + f"; {useful} useful new tokens", flush=True)
+        print(
+            f"round {round_index + 1} ({', '.join(order)}): "
+            + ", ".join(f"{n} {seconds[n][-1]:.1f} s" for n in names)
+            + f"; {useful} useful new tokens",
+            flush=True,
+        )
     rate = {n: [useful / s for s in seconds[n]] for n in names}
     for name in names:
         same = outputs[name] == outputs[names[0]]
@@ -108,7 +129,7 @@ def main() -> int:
     for base in [n for n in names if n != "densing"]:
         ratios = [a / b for a, b in zip(seconds[base], seconds["densing"])]
         print(f"densing / {base}: {_spread(ratios)}x (median [min, max] over {arguments.rounds} paired rounds)")
-    print(f"load average at end: {' '.join(open('/proc/loadavg').read().split()[:3])}")
+    print(f"load average at end: {' '.join(Path('/proc/loadavg').read_text().split()[:3])}")
     return 0
 
 

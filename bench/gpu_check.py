@@ -42,6 +42,7 @@ OUT/gpu_check.txt (the summary it prints), both atomically.
     python bench/gpu_check.py OUT [--data-root DIR] [--items 200 --repeats 3] [--real-model FILE.gguf]   # on a CUDA GPU
     python bench/gpu_check.py OUT --dry-run                                      # the CPU check of the script
 """
+
 from __future__ import annotations
 
 import argparse
@@ -61,7 +62,7 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout's densing and tools/
-from _timing import spread  # noqa: E402
+from _timing import spread
 
 TASKS = (("densing_local_arc_challenge", 25), ("densing_local_winogrande", 5))
 GENERATION_TASK = ("densing_local_gsm8k_cot", 8)
@@ -86,10 +87,17 @@ class Utilisation:
             handle = pynvml.nvmlDeviceGetHandleByIndex(device.index or 0)
             self.read = lambda: float(pynvml.nvmlDeviceGetUtilizationRates(handle).gpu)
         except Exception:  # no NVML binding: the command-line tool
-            query = ["nvidia-smi", f"--id={device.index or 0}", "--query-gpu=utilization.gpu", "--format=csv,noheader,nounits"]
-            self.read = lambda: float(subprocess.run(query, capture_output=True, text=True, check=True).stdout.split()[0])
+            query = [
+                "nvidia-smi",
+                f"--id={device.index or 0}",
+                "--query-gpu=utilization.gpu",
+                "--format=csv,noheader,nounits",
+            ]
+            self.read = lambda: float(
+                subprocess.run(query, capture_output=True, text=True, check=True).stdout.split()[0]
+            )
 
-    def __enter__(self) -> "Utilisation":
+    def __enter__(self) -> Utilisation:
         self.samples, self._stop = [], threading.Event()
         if self.read is not None:
             self._thread = threading.Thread(target=self._run, daemon=True)
@@ -120,8 +128,12 @@ def train_tokenizer(texts: list[str], vocab: int):
     tokenizer = Tokenizer(models.BPE())
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tokenizer.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=vocab, special_tokens=["<s>", "</s>"],
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab,
+        special_tokens=["<s>", "</s>"],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
     tokenizer.train_from_iterator(texts, trainer=trainer)
     return PreTrainedTokenizerFast(tokenizer_object=tokenizer, bos_token="<s>", eos_token="</s>", pad_token="</s>")
 
@@ -132,9 +144,19 @@ def build_model(shape: str, vocab: int, dtype, device, seed: int = 0):
     from transformers import LlamaConfig, LlamaForCausalLM
 
     layers, width, heads, kv_heads, mlp = SHAPES[shape]
-    config = LlamaConfig(vocab_size=vocab, hidden_size=width, intermediate_size=mlp, num_hidden_layers=layers,
-                         num_attention_heads=heads, num_key_value_heads=kv_heads, max_position_embeddings=2048,
-                         bos_token_id=0, eos_token_id=1, pad_token_id=1, tie_word_embeddings=False)
+    config = LlamaConfig(
+        vocab_size=vocab,
+        hidden_size=width,
+        intermediate_size=mlp,
+        num_hidden_layers=layers,
+        num_attention_heads=heads,
+        num_key_value_heads=kv_heads,
+        max_position_embeddings=2048,
+        bos_token_id=0,
+        eos_token_id=1,
+        pad_token_id=1,
+        tie_word_embeddings=False,
+    )
     config._attn_implementation = "sdpa"
     torch.manual_seed(seed)
     with torch.device(device):
@@ -159,7 +181,9 @@ def load_gguf(path: Path, dtype, device):
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name)
-    model = AutoModelForCausalLM.from_pretrained(path.parent, gguf_file=path.name, dtype=dtype, attn_implementation="sdpa")
+    model = AutoModelForCausalLM.from_pretrained(
+        path.parent, gguf_file=path.name, dtype=dtype, attn_implementation="sdpa"
+    )
     return tokenizer, model.to(device).eval()
 
 
@@ -186,8 +210,11 @@ def accuracy(instances, answers, gold: dict) -> dict:
     result = {}
     for task in sorted({task for task, _ in chosen}):
         keys = [key for key in chosen if key[0] == task]
-        result[task] = {"accuracy": statistics.fmean(chosen[k] == gold[k][0] for k in keys),
-                        "chance": statistics.fmean(1 / gold[k][1] for k in keys), "docs": len(keys)}
+        result[task] = {
+            "accuracy": statistics.fmean(chosen[k] == gold[k][0] for k in keys),
+            "chance": statistics.fmean(1 / gold[k][1] for k in keys),
+            "docs": len(keys),
+        }
     return result
 
 
@@ -203,7 +230,7 @@ def matmul_peak(device, dtype, size: int, rounds: int = 10) -> float:
         torch.matmul(a, b)
         sync(device)
         if k >= 3:
-            samples.append(2 * size ** 3 / (time.perf_counter() - start))
+            samples.append(2 * size**3 / (time.perf_counter() - start))
     return statistics.median(samples)
 
 
@@ -230,8 +257,13 @@ def agreement(instances, reference, other) -> dict:
     first, second = by_doc(instances, reference), by_doc(instances, other)
     tasks = sorted({task for task, _ in first})
     same = {task: statistics.fmean(first[k] == second[k] for k in first if k[0] == task) for task in tasks}
-    return {"max_abs_nats": max(deltas), "median_abs_nats": statistics.median(deltas), "max_relative": max(relative),
-            "argmax_agreement": same, "greedy_flags_same": sum(a[1] == b[1] for a, b in zip(other, reference)) / len(other)}
+    return {
+        "max_abs_nats": max(deltas),
+        "median_abs_nats": statistics.median(deltas),
+        "max_relative": max(relative),
+        "argmax_agreement": same,
+        "greedy_flags_same": sum(a[1] == b[1] for a, b in zip(other, reference)) / len(other),
+    }
 
 
 def timed(lm, method: str, requests, device, utilisation: Utilisation):
@@ -266,8 +298,14 @@ def profile_call(lm, requests, device, top: int = 15) -> dict:
         if name in PROFILED_STEPS:
             host["steps"][name] = host["steps"].get(name, 0.0) + cumulative
     for (file, line, name), (_, calls, own, cumulative, _) in ranked[:top]:
-        host["functions"].append({"function": f"{Path(file).name}:{line}:{name}", "calls": calls,
-                                  "own_seconds": own, "cumulative_seconds": cumulative})
+        host["functions"].append(
+            {
+                "function": f"{Path(file).name}:{line}:{name}",
+                "calls": calls,
+                "own_seconds": own,
+                "cumulative_seconds": cumulative,
+            }
+        )
     on_device = device.type == "cuda"
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if on_device else [])
     key = "self_device_time_total" if on_device else "self_cpu_time_total"
@@ -279,10 +317,20 @@ def profile_call(lm, requests, device, top: int = 15) -> dict:
     wall = time.perf_counter() - start
     events = trace.key_averages()
     busy = sum(getattr(e, key) for e in events) / 1e6
-    operators = [{"name": e.key[:120], "count": e.count, "self_seconds": getattr(e, key) / 1e6}
-                 for e in sorted(events, key=lambda e: getattr(e, key), reverse=True)[:top]]
-    return {"host": host, "device": {"clock": "device" if on_device else "cpu", "wall_seconds": wall,
-                                      "busy_seconds": busy, "busy_share": busy / wall, "operators": operators}}
+    operators = [
+        {"name": e.key[:120], "count": e.count, "self_seconds": getattr(e, key) / 1e6}
+        for e in sorted(events, key=lambda e: getattr(e, key), reverse=True)[:top]
+    ]
+    return {
+        "host": host,
+        "device": {
+            "clock": "device" if on_device else "cpu",
+            "wall_seconds": wall,
+            "busy_seconds": busy,
+            "busy_share": busy / wall,
+            "operators": operators,
+        },
+    }
 
 
 def training_run(device) -> dict:
@@ -291,11 +339,34 @@ def training_run(device) -> dict:
     import tempfile
 
     folder = Path(tempfile.mkdtemp(prefix="gpu_check_overlap_"))
-    run = [sys.executable, "-m", "densing.cli", "overlap", "run", str(folder), "--strategies", "ddp", "--workers", "1",
-           "--steps", "60", "--profile-skip", "20", "--profile-active", "10", "--format", "json"]
+    run = [
+        sys.executable,
+        "-m",
+        "densing.cli",
+        "overlap",
+        "run",
+        str(folder),
+        "--strategies",
+        "ddp",
+        "--workers",
+        "1",
+        "--steps",
+        "60",
+        "--profile-skip",
+        "20",
+        "--profile-active",
+        "10",
+        "--format",
+        "json",
+    ]
     result: dict = {"backend": "nccl" if device.type == "cuda" else "gloo", "command": " ".join(run[2:])}
-    for name, argv in (("run", run), ("analyze", [sys.executable, "-m", "densing.cli", "overlap", "analyze",
-                                                  str(folder / "ddp"), "--format", "json"])):
+    for name, argv in (
+        ("run", run),
+        (
+            "analyze",
+            [sys.executable, "-m", "densing.cli", "overlap", "analyze", str(folder / "ddp"), "--format", "json"],
+        ),
+    ):
         start = time.perf_counter()
         done = subprocess.run(argv, capture_output=True, text=True, timeout=240)
         result[f"{name}_seconds"] = time.perf_counter() - start
@@ -316,6 +387,7 @@ class _Parser(argparse.ArgumentParser):
 
 def _count(least: int, why: str = ""):
     """An argparse type: a whole number ≥ ``least`` (``why``: the reason for the bound, where it is not 1)."""
+
     def parse(text: str) -> int:
         try:
             value = int(text)
@@ -324,6 +396,7 @@ def _count(least: int, why: str = ""):
         if value is None or value < least:
             raise argparse.ArgumentTypeError(f"expected a whole number ≥ {least}{why}, got {text!r}")
         return value
+
     return parse
 
 
@@ -335,16 +408,31 @@ def _options() -> SimpleNamespace:
     parser.add_argument("--dry-run", action="store_true", help="CPU, tiny float32 model, few items, no training run")
     parser.add_argument("--data-root", type=Path, default=None, help="folder holding benchmarks/ (default: densing's)")
     parser.add_argument("--items", type=_count(1), default=None, help="items of each task (default 200; dry run 3)")
-    parser.add_argument("--agreement-items", type=_count(1), default=None, help="float32 items of each task (default 50; dry run 3)")
+    parser.add_argument(
+        "--agreement-items", type=_count(1), default=None, help="float32 items of each task (default 50; dry run 3)"
+    )
     parser.add_argument("--repeats", type=_count(1), default=None, help="timing rounds (default 3; dry run 1)")
     parser.add_argument("--batch-size", type=_count(1), default=32, help="hf's batch size")
-    parser.add_argument("--vocab", type=_count(258, " (the 256 bytes and the two special tokens)"), default=None,
-                        help="BPE vocabulary (default 32000; dry run 4000)")
-    parser.add_argument("--gen-requests", type=_count(1), default=None, help="GSM8K requests generated (default 16; dry run 2)")
-    parser.add_argument("--gen-tokens", type=_count(1), default=None, help="new tokens per request at most (default 64; dry run 8)")
+    parser.add_argument(
+        "--vocab",
+        type=_count(258, " (the 256 bytes and the two special tokens)"),
+        default=None,
+        help="BPE vocabulary (default 32000; dry run 4000)",
+    )
+    parser.add_argument(
+        "--gen-requests", type=_count(1), default=None, help="GSM8K requests generated (default 16; dry run 2)"
+    )
+    parser.add_argument(
+        "--gen-tokens", type=_count(1), default=None, help="new tokens per request at most (default 64; dry run 8)"
+    )
     parser.add_argument("--no-train", action="store_true", help="leave the profiled training run out")
-    parser.add_argument("--real-model", type=Path, default=None, metavar="FILE.gguf",
-                        help="a pretrained causal LM in one GGUF file: its agreement in float32 and bfloat16 and its accuracy")
+    parser.add_argument(
+        "--real-model",
+        type=Path,
+        default=None,
+        metavar="FILE.gguf",
+        help="a pretrained causal LM in one GGUF file: its agreement in float32 and bfloat16 and its accuracy",
+    )
     arguments = parser.parse_args()
     dry = arguments.dry_run
     if arguments.real_model is not None and not arguments.real_model.is_file():
@@ -363,11 +451,20 @@ def _options() -> SimpleNamespace:
     def pick(value, full, small):
         return value if value is not None else (small if dry else full)
 
-    return SimpleNamespace(out=arguments.out, dry=dry, data_root=arguments.data_root, batch_size=arguments.batch_size,
-                           no_train=arguments.no_train, real_model=arguments.real_model, items=pick(arguments.items, 200, 3),
-                           agreement_items=pick(arguments.agreement_items, 50, 3), repeats=pick(arguments.repeats, 3, 1),
-                           vocab=pick(arguments.vocab, 32000, 4000), gen_requests=pick(arguments.gen_requests, 16, 2),
-                           gen_tokens=pick(arguments.gen_tokens, 64, 8))
+    return SimpleNamespace(
+        out=arguments.out,
+        dry=dry,
+        data_root=arguments.data_root,
+        batch_size=arguments.batch_size,
+        no_train=arguments.no_train,
+        real_model=arguments.real_model,
+        items=pick(arguments.items, 200, 3),
+        agreement_items=pick(arguments.agreement_items, 50, 3),
+        repeats=pick(arguments.repeats, 3, 1),
+        vocab=pick(arguments.vocab, 32000, 4000),
+        gen_requests=pick(arguments.gen_requests, 16, 2),
+        gen_tokens=pick(arguments.gen_tokens, 64, 8),
+    )
 
 
 def _requests(options: SimpleNamespace) -> tuple[list, list, list[str]]:
@@ -380,13 +477,27 @@ def _requests(options: SimpleNamespace) -> tuple[list, list, list[str]]:
     generation = build_instances([GENERATION_TASK[0]], options.gen_requests, GENERATION_TASK[1], options.data_root)
     for instance in generation:  # a bounded number of new tokens (a random model rarely stops on its own)
         instance.arguments = (instance.args[0], {**instance.args[1], "max_gen_toks": options.gen_tokens})
-    texts = sorted({text for instance in instances + generation for text in instance.args[:1] + instance.args[1:2]
-                    if isinstance(text, str)})
+    texts = sorted(
+        {
+            text
+            for instance in instances + generation
+            for text in instance.args[:1] + instance.args[1:2]
+            if isinstance(text, str)
+        }
+    )
     return instances, generation, texts
 
 
-def _throughput(report: dict, configurations: dict, instances: list, device, utilisation, repeats: int, total: int,
-                limit_seconds: float) -> dict:
+def _throughput(
+    report: dict,
+    configurations: dict,
+    instances: list,
+    device,
+    utilisation,
+    repeats: int,
+    total: int,
+    limit_seconds: float,
+) -> dict:
     """Each configuration timed in rotating order, round after round, into ``report``; the last answers by name."""
     names = list(configurations)
     runs: dict = {name: [] for name in names}
@@ -394,14 +505,17 @@ def _throughput(report: dict, configurations: dict, instances: list, device, uti
     configurations["hf"].loglikelihood(instances[:8], disable_tqdm=True)  # warm-up: kernels, allocator
     configurations["densing-hf"].loglikelihood(instances[:8], disable_tqdm=True)
     for round_ in range(repeats):
-        for name in names[round_ % len(names):] + names[: round_ % len(names)]:
+        for name in names[round_ % len(names) :] + names[: round_ % len(names)]:
             answers[name], seconds, used = timed(configurations[name], "loglikelihood", instances, device, utilisation)
             runs[name].append({"seconds": seconds, "utilisation": used})
     throughput = {}
     for name in names:
         seconds = [r["seconds"] for r in runs[name]]
-        throughput[name] = {"seconds": seconds, "request_tokens_per_second": [total / s for s in seconds],
-                            "utilisation": [r["utilisation"] for r in runs[name]]}
+        throughput[name] = {
+            "seconds": seconds,
+            "request_tokens_per_second": [total / s for s in seconds],
+            "utilisation": [r["utilisation"] for r in runs[name]],
+        }
     for name in names[1:]:
         throughput[name]["ratio_to_hf"] = [h["seconds"] / d["seconds"] for h, d in zip(runs["hf"], runs[name])]
         throughput[name]["seconds_over_limit"] = [r["seconds"] / limit_seconds for r in runs[name]]
@@ -417,9 +531,12 @@ def _generation(report: dict, common: dict, densing, generation: list, device, u
     for name, lm in (("hf", HFLM(batch_size=len(generation), **common)), ("densing-hf", densing)):
         texts_by[name], seconds, used = timed(lm, "generate_until", generation, device, utilisation)
         report.setdefault("generation", {})[name] = {"seconds": seconds, "utilisation": used}
-    report["generation"].update(requests=len(generation), max_gen_toks=gen_tokens,
-                                identical_strings=sum(a == b for a, b in zip(texts_by["hf"], texts_by["densing-hf"])),
-                                new_tokens_densing=densing.decode_stats.generated_tokens)
+    report["generation"].update(
+        requests=len(generation),
+        max_gen_toks=gen_tokens,
+        identical_strings=sum(a == b for a, b in zip(texts_by["hf"], texts_by["densing-hf"])),
+        new_tokens_densing=densing.decode_stats.generated_tokens,
+    )
 
 
 def _float32_agreement(report: dict, model, hf, densing, instances: list, agreement_items: int) -> None:
@@ -429,9 +546,14 @@ def _float32_agreement(report: dict, model, hf, densing, instances: list, agreem
     if next(model.parameters()).dtype != torch.float32:
         model.float()
     subset = [i for i in instances if i.doc_id < agreement_items]
-    fp32 = agreement(subset, hf.loglikelihood(subset, disable_tqdm=True), densing.loglikelihood(subset, disable_tqdm=True))
-    fp32.update(requests=len(subset), within_1e4_relative=fp32["max_relative"] <= 1e-4,
-                argmax_identical=all(v == 1 for v in fp32["argmax_agreement"].values()))
+    fp32 = agreement(
+        subset, hf.loglikelihood(subset, disable_tqdm=True), densing.loglikelihood(subset, disable_tqdm=True)
+    )
+    fp32.update(
+        requests=len(subset),
+        within_1e4_relative=fp32["max_relative"] <= 1e-4,
+        argmax_identical=all(v == 1 for v in fp32["argmax_agreement"].values()),
+    )
     report["agreement_float32"] = fp32
 
 
@@ -460,18 +582,29 @@ def _real_model(report: dict, options: SimpleNamespace, instances: list, device)
         if device.type == "cuda":
             torch.cuda.empty_cache()
     fp32 = agreement(subset, answers["hf", "float32"], answers["densing-hf", "float32"])
-    fp32.update(within_1e4_relative=fp32["max_relative"] <= 1e-4,
-                argmax_identical=all(v == 1 for v in fp32["argmax_agreement"].values()))
+    fp32.update(
+        within_1e4_relative=fp32["max_relative"] <= 1e-4,
+        argmax_identical=all(v == 1 for v in fp32["argmax_agreement"].values()),
+    )
     gold = gold_answers(subset, options.data_root)
     report["real_model"] = {
-        "file": options.real_model.name, "params": params, "tokenizer_vocab": len(tokenizer),
-        "items_per_task": options.agreement_items, "requests": len(subset), "load_seconds": loading, "seconds": seconds,
+        "file": options.real_model.name,
+        "params": params,
+        "tokenizer_vocab": len(tokenizer),
+        "items_per_task": options.agreement_items,
+        "requests": len(subset),
+        "load_seconds": loading,
+        "seconds": seconds,
         "float32_hf_vs_densing": fp32,
-        "bfloat16_vs_float32": {backend: agreement(subset, answers[backend, "float32"], answers[backend, "bfloat16"])
-                                for backend in ("hf", "densing-hf")},
+        "bfloat16_vs_float32": {
+            backend: agreement(subset, answers[backend, "float32"], answers[backend, "bfloat16"])
+            for backend in ("hf", "densing-hf")
+        },
         "bfloat16_hf_vs_densing": agreement(subset, answers["hf", "bfloat16"], answers["densing-hf", "bfloat16"]),
-        "accuracy_float32": {backend: accuracy(subset, answers[backend, "float32"], gold)
-                             for backend in ("hf", "densing-hf")}}
+        "accuracy_float32": {
+            backend: accuracy(subset, answers[backend, "float32"], gold) for backend in ("hf", "densing-hf")
+        },
+    }
 
 
 def _tokenizer_and_model(report: dict, texts: list[str], options: SimpleNamespace, dtype, device):
@@ -486,9 +619,13 @@ def _tokenizer_and_model(report: dict, texts: list[str], options: SimpleNamespac
     sync(device)
     embedding = model.get_input_embeddings().weight.numel()
     params = sum(p.numel() for p in model.parameters())
-    report["model"] = {"shape": dict(zip(("layers", "width", "heads", "kv_heads", "mlp"), SHAPES[shape])),
-                       "params": params, "params_less_input_embedding": params - embedding, "dtype": str(dtype),
-                       "build_seconds": time.perf_counter() - clock}
+    report["model"] = {
+        "shape": dict(zip(("layers", "width", "heads", "kv_heads", "mlp"), SHAPES[shape])),
+        "params": params,
+        "params_less_input_embedding": params - embedding,
+        "dtype": str(dtype),
+        "build_seconds": time.perf_counter() - clock,
+    }
     peak = matmul_peak(device, dtype, 512 if options.dry else 8192)
     report["matmul_peak_flops"] = peak
     return tokenizer, model, params, embedding, peak
@@ -511,8 +648,13 @@ def main() -> int:
     device = torch.device("cpu" if dry else "cuda:0")
     dtype = torch.float32 if dry else torch.bfloat16
     out = options.out  # made, with both files, once the run has ended (a run that fails writes nothing)
-    report: dict = {"device": torch.cuda.get_device_name(device) if device.type == "cuda" else platform.processor() or "cpu",
-                    "dry_run": dry, "torch": torch.__version__, "cuda": torch.version.cuda, "python": platform.python_version()}
+    report: dict = {
+        "device": torch.cuda.get_device_name(device) if device.type == "cuda" else platform.processor() or "cpu",
+        "dry_run": dry,
+        "torch": torch.__version__,
+        "cuda": torch.version.cuda,
+        "python": platform.python_version(),
+    }
     import lm_eval
     import transformers
 
@@ -525,19 +667,29 @@ def main() -> int:
     half = densing.with_settings(PrefixSettings(tokens_per_batch=max(sized // 2, 1)))
     wider = densing.with_settings(PrefixSettings(tokens_per_batch=2 * sized))
     encoded = [densing._encode_pair(*instance.args) for instance in instances]
-    inputs = [(c + x)[-(densing.max_length + 1):][:-1] for c, x in encoded]
+    inputs = [(c + x)[-(densing.max_length + 1) :][:-1] for c, x in encoded]
     distinct, total = distinct_token_count(inputs), sum(len(i) for i in inputs)
-    report["requests"] = {"tasks": {t: s for t, s in TASKS}, "items_per_task": options.items, "requests": len(instances),
-                          "tokens": total, "distinct_prefix_tokens": distinct,
-                          "densing_sizing": {"tokens_per_batch": sized, "rows_per_batch": densing.generation_rows()}}
+    report["requests"] = {
+        "tasks": {t: s for t, s in TASKS},
+        "items_per_task": options.items,
+        "requests": len(instances),
+        "tokens": total,
+        "distinct_prefix_tokens": distinct,
+        "densing_sizing": {"tokens_per_batch": sized, "rows_per_batch": densing.generation_rows()},
+    }
     limit_seconds = distinct * 2 * (params - embedding) / peak
     utilisation = Utilisation(device)
 
     configurations = {"hf": hf, "densing-hf": densing, "densing-hf 1/2 tokens": half, "densing-hf 2x tokens": wider}
     answers = _throughput(report, configurations, instances, device, utilisation, options.repeats, total, limit_seconds)
-    report["limit"] = {"seconds": limit_seconds, "flop": distinct * 2 * (params - embedding),
-                       "rule": "distinct prefix tokens x 2 x (parameters less the input embedding) / matmul peak"}
-    report["agreement_" + ("float32" if dry else "bfloat16") + "_timing_runs"] = agreement(instances, answers["hf"], answers["densing-hf"])
+    report["limit"] = {
+        "seconds": limit_seconds,
+        "flop": distinct * 2 * (params - embedding),
+        "rule": "distinct prefix tokens x 2 x (parameters less the input embedding) / matmul peak",
+    }
+    report["agreement_" + ("float32" if dry else "bfloat16") + "_timing_runs"] = agreement(
+        instances, answers["hf"], answers["densing-hf"]
+    )
     report["profile_densing_hf"] = profile_call(densing, instances, device)
     _generation(report, common, densing, generation, device, utilisation, options.gen_tokens)
     _float32_agreement(report, model, hf, densing, instances, options.agreement_items)
@@ -571,13 +723,28 @@ def _cold_commands(report: dict, options: SimpleNamespace, model, tokenizer, dev
     models = models_file(folder, (folder / "model").resolve(), str(model.dtype).removeprefix("torch."))
     data_root = options.data_root or Path(__import__("densing.paths", fromlist=["SHARED_DATA"]).SHARED_DATA)
     cold: dict = {}
-    for name, benchmarks, limit in (("arc+wino", "openllm_v1_arc_challenge,openllm_v1_winogrande", options.items),
-                                    ("gsm8k", "openllm_v1_gsm8k", options.gen_requests)):
+    for name, benchmarks, limit in (
+        ("arc+wino", "openllm_v1_arc_challenge,openllm_v1_winogrande", options.items),
+        ("gsm8k", "openllm_v1_gsm8k", options.gen_requests),
+    ):
         for round_ in range(options.repeats):
             for backend in ("hf", "densing-hf") if round_ % 2 == 0 else ("densing-hf", "hf"):
-                arguments = ["eval", "--models", str(models), "--benchmarks", benchmarks, "--local-data", "--data-root",
-                             str(Path(data_root).resolve()), "--backend", backend, "--device", str(device),
-                             "--limit", str(limit)] + (["--batch-size", str(options.batch_size)] if backend == "hf" else [])
+                arguments = [
+                    "eval",
+                    "--models",
+                    str(models),
+                    "--benchmarks",
+                    benchmarks,
+                    "--local-data",
+                    "--data-root",
+                    str(Path(data_root).resolve()),
+                    "--backend",
+                    backend,
+                    "--device",
+                    str(device),
+                    "--limit",
+                    str(limit),
+                ] + (["--batch-size", str(options.batch_size)] if backend == "hf" else [])
                 phases = cold_command(Path(__file__).resolve().parents[1], arguments, folder / "runs")
                 cold.setdefault(name, {"limit": limit}).setdefault(backend, []).append(phases)
     for row in cold.values():
@@ -589,58 +756,83 @@ def _cold_commands(report: dict, options: SimpleNamespace, model, tokenizer, dev
 def render(report: dict) -> str:
     """The summary of a report: throughput ratios, utilisation, the limit, agreement, generation, training."""
     t, r = report["throughput"], report["requests"]
-    lines = [f"gpu_check on {report['device']}{' (dry run)' if report['dry_run'] else ''}: torch {report['torch']}, "
-             f"CUDA {report['cuda']}, lm-eval {report['lm_eval']}, transformers {report['transformers']}",
-             f"model: random Llama, {report['model']['params']:,} parameters, {report['model']['dtype']}; "
-             f"BPE tokenizer of {report['tokenizer']['vocab']:,} tokens trained in {report['tokenizer']['seconds']:.1f} s",
-             f"requests: {', '.join(f'{k} {v}-shot' for k, v in r['tasks'].items())}, {r['items_per_task']} items each: "
-             f"{r['requests']:,} requests, {r['tokens']:,} tokens, {r['distinct_prefix_tokens']:,} distinct prefix tokens; "
-             f"densing-hf sized to the device: {r['densing_sizing']['tokens_per_batch']} trie tokens a pass, "
-             f"{r['densing_sizing']['rows_per_batch']} slots",
-             f"matmul peak {report['matmul_peak_flops'] / 1e12:.1f} TFLOP/s; limit (distinct tokens x 2N at the peak) "
-             f"{report['limit']['seconds']:.3f} s", "",
-             "backend                seconds (median [range])   request tokens/s         ratio to hf          "
-             "time / limit    GPU util mean / max"]
+    lines = [
+        f"gpu_check on {report['device']}{' (dry run)' if report['dry_run'] else ''}: torch {report['torch']}, "
+        f"CUDA {report['cuda']}, lm-eval {report['lm_eval']}, transformers {report['transformers']}",
+        f"model: random Llama, {report['model']['params']:,} parameters, {report['model']['dtype']}; "
+        f"BPE tokenizer of {report['tokenizer']['vocab']:,} tokens trained in {report['tokenizer']['seconds']:.1f} s",
+        f"requests: {', '.join(f'{k} {v}-shot' for k, v in r['tasks'].items())}, {r['items_per_task']} items each: "
+        f"{r['requests']:,} requests, {r['tokens']:,} tokens, {r['distinct_prefix_tokens']:,} distinct prefix tokens; "
+        f"densing-hf sized to the device: {r['densing_sizing']['tokens_per_batch']} trie tokens a pass, "
+        f"{r['densing_sizing']['rows_per_batch']} slots",
+        f"matmul peak {report['matmul_peak_flops'] / 1e12:.1f} TFLOP/s; limit (distinct tokens x 2N at the peak) "
+        f"{report['limit']['seconds']:.3f} s",
+        "",
+        "backend                seconds (median [range])   request tokens/s         ratio to hf          "
+        "time / limit    GPU util mean / max",
+    ]
     for name, row in t.items():
         used = [u for u in row["utilisation"] if u]
-        util = (f"{statistics.median(u['mean_pct'] for u in used):.0f}% / {max(u['max_pct'] for u in used):.0f}%"
-                if used else "n/a")
+        util = (
+            f"{statistics.median(u['mean_pct'] for u in used):.0f}% / {max(u['max_pct'] for u in used):.0f}%"
+            if used
+            else "n/a"
+        )
         ratio = spread(row["ratio_to_hf"], ".2f") if "ratio_to_hf" in row else "1"
         over = spread(row["seconds_over_limit"], ".1f") if "seconds_over_limit" in row else "-"
-        lines.append(f"{name:<22} {spread(row['seconds'], '.2f'):<26} {spread(row['request_tokens_per_second'], ',.0f'):<24} "
-                     f"{ratio:<20} {over:<15} {util}")
+        lines.append(
+            f"{name:<22} {spread(row['seconds'], '.2f'):<26} {spread(row['request_tokens_per_second'], ',.0f'):<24} "
+            f"{ratio:<20} {over:<15} {util}"
+        )
     timing = next(v for k, v in report.items() if k.endswith("_timing_runs"))
     dtype_name = next(k for k in report if k.endswith("_timing_runs")).split("_")[1]
-    lines += ["", f"agreement in {dtype_name} (timing runs, hf vs densing-hf): max |d ll| {timing['max_abs_nats']:.3g} nats, "
-              f"median {timing['median_abs_nats']:.3g}, max relative {timing['max_relative']:.2e}; argmax agreement "
-              + ", ".join(f"{k} {v:.3f}" for k, v in timing["argmax_agreement"].items())]
+    lines += [
+        "",
+        f"agreement in {dtype_name} (timing runs, hf vs densing-hf): max |d ll| {timing['max_abs_nats']:.3g} nats, "
+        f"median {timing['median_abs_nats']:.3g}, max relative {timing['max_relative']:.2e}; argmax agreement "
+        + ", ".join(f"{k} {v:.3f}" for k, v in timing["argmax_agreement"].items()),
+    ]
     fp32 = report["agreement_float32"]
-    lines.append(f"agreement in float32 ({fp32['requests']} requests): max relative {fp32['max_relative']:.2e} "
-                 f"(within 1e-4: {fp32['within_1e4_relative']}), argmax identical: {fp32['argmax_identical']}")
+    lines.append(
+        f"agreement in float32 ({fp32['requests']} requests): max relative {fp32['max_relative']:.2e} "
+        f"(within 1e-4: {fp32['within_1e4_relative']}), argmax identical: {fp32['argmax_identical']}"
+    )
     if "profile_densing_hf" in report:
         host, busy = report["profile_densing_hf"]["host"], report["profile_densing_hf"]["device"]
         ops = ", ".join(f"{o['name'][:40]} {o['self_seconds']:.2f} s" for o in busy["operators"][:4])
         steps = ", ".join(f"{name} {seconds:.2f} s" for name, seconds in host["steps"].items())
-        lines.append(f"densing-hf profiled: {busy['clock']} busy {busy['busy_seconds']:.2f} s of {busy['wall_seconds']:.2f} s "
-                     f"({100 * busy['busy_share']:.0f}%): {ops}; host (cProfile, {host['wall_seconds']:.2f} s): {steps}")
+        lines.append(
+            f"densing-hf profiled: {busy['clock']} busy {busy['busy_seconds']:.2f} s of {busy['wall_seconds']:.2f} s "
+            f"({100 * busy['busy_share']:.0f}%): {ops}; host (cProfile, {host['wall_seconds']:.2f} s): {steps}"
+        )
     for name, row in report.get("cold_command", {}).items():
         for backend in ("hf", "densing-hf"):
             runs = row[backend]
-            lines.append(f"cold densing eval, {name} at --limit {row['limit']}, {backend}: "
-                         + ", ".join(f"{k} {spread([r[k] for r in runs], '.2f')} s" for k in ("wall", "contexts", "calls",
-                                                                                            "forward", "rest", "host")))
-        lines.append(f"cold densing eval, {name}: densing-hf / hf wall {spread(row['wall_ratio_densing_to_hf'], '.2f')}, "
-                     f"host {spread(row['host_ratio_densing_to_hf'], '.2f')}")
+            lines.append(
+                f"cold densing eval, {name} at --limit {row['limit']}, {backend}: "
+                + ", ".join(
+                    f"{k} {spread([r[k] for r in runs], '.2f')} s"
+                    for k in ("wall", "contexts", "calls", "forward", "rest", "host")
+                )
+            )
+        lines.append(
+            f"cold densing eval, {name}: densing-hf / hf wall {spread(row['wall_ratio_densing_to_hf'], '.2f')}, "
+            f"host {spread(row['host_ratio_densing_to_hf'], '.2f')}"
+        )
     g = report["generation"]
-    lines.append(f"greedy generation, {g['requests']} GSM8K CoT requests, <= {g['max_gen_toks']} new tokens: "
-                 f"hf {g['hf']['seconds']:.2f} s, densing-hf {g['densing-hf']['seconds']:.2f} s "
-                 f"(ratio {g['hf']['seconds'] / g['densing-hf']['seconds']:.2f}); identical strings "
-                 f"{g['identical_strings']}/{g['requests']}")
+    lines.append(
+        f"greedy generation, {g['requests']} GSM8K CoT requests, <= {g['max_gen_toks']} new tokens: "
+        f"hf {g['hf']['seconds']:.2f} s, densing-hf {g['densing-hf']['seconds']:.2f} s "
+        f"(ratio {g['hf']['seconds'] / g['densing-hf']['seconds']:.2f}); identical strings "
+        f"{g['identical_strings']}/{g['requests']}"
+    )
     if "training" in report:
         tr = report["training"]
-        lines.append(f"training: densing overlap run (ddp, 1 rank, {tr['backend']}) exit {tr['run_exit']} in "
-                     f"{tr['run_seconds']:.1f} s; analyze exit {tr.get('analyze_exit', '-')} in "
-                     f"{tr.get('analyze_seconds', float('nan')):.1f} s")
+        lines.append(
+            f"training: densing overlap run (ddp, 1 rank, {tr['backend']}) exit {tr['run_exit']} in "
+            f"{tr['run_seconds']:.1f} s; analyze exit {tr.get('analyze_exit', '-')} in "
+            f"{tr.get('analyze_seconds', float('nan')):.1f} s"
+        )
     if "real_model" in report:
         lines.append(render_real_model(report["real_model"]))
     lines.append(f"wall {report['wall_seconds']:.0f} s")
@@ -649,6 +841,7 @@ def render(report: dict) -> str:
 
 def render_real_model(real: dict) -> str:
     """The summary line of the real model's step: agreement between backends and dtypes, float32 accuracy."""
+
     def per_task(values: dict) -> str:
         return " / ".join(f"{v:.3f}" for v in values.values())
 
@@ -656,13 +849,15 @@ def render_real_model(real: dict) -> str:
         return f"max |d ll| {a['max_abs_nats']:.3g}, median {a['median_abs_nats']:.3g} nats, argmax {per_task(a['argmax_agreement'])}"
 
     fp32, tasks = real["float32_hf_vs_densing"], real["accuracy_float32"]["hf"]
-    return (f"real model {real['file']} ({real['params']:,} parameters, {real['items_per_task']} items of each of "
-            f"{', '.join(t.removeprefix('densing_local_') for t in tasks)}: {real['requests']} requests): float32 hf vs "
-            f"densing-hf max relative {fp32['max_relative']:.2e}, argmax identical {fp32['argmax_identical']}; bfloat16 vs "
-            f"float32: hf {spread_of(real['bfloat16_vs_float32']['hf'])}; densing-hf "
-            f"{spread_of(real['bfloat16_vs_float32']['densing-hf'])}; bfloat16 hf vs densing-hf argmax "
-            f"{per_task(real['bfloat16_hf_vs_densing']['argmax_agreement'])}; float32 accuracy "
-            + ", ".join(f"{v['accuracy']:.3f} (chance {v['chance']:.3f})" for v in tasks.values()))
+    return (
+        f"real model {real['file']} ({real['params']:,} parameters, {real['items_per_task']} items of each of "
+        f"{', '.join(t.removeprefix('densing_local_') for t in tasks)}: {real['requests']} requests): float32 hf vs "
+        f"densing-hf max relative {fp32['max_relative']:.2e}, argmax identical {fp32['argmax_identical']}; bfloat16 vs "
+        f"float32: hf {spread_of(real['bfloat16_vs_float32']['hf'])}; densing-hf "
+        f"{spread_of(real['bfloat16_vs_float32']['densing-hf'])}; bfloat16 hf vs densing-hf argmax "
+        f"{per_task(real['bfloat16_hf_vs_densing']['argmax_agreement'])}; float32 accuracy "
+        + ", ".join(f"{v['accuracy']:.3f} (chance {v['chance']:.3f})" for v in tasks.values())
+    )
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ same slopes to the bit, and per shape the least-squares exponent of each over th
 
     python bench/leave_one_out.py [--sizes 1 3 7 15] [--shapes same unlabeled] [--repeats 5]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,8 +26,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from _timing import exponent, spread  # noqa: E402 (bench/ is the script's folder)
-from table_size import SHAPES, replicated  # noqa: E402
+from _timing import exponent, spread
+from table_size import SHAPES, replicated
 
 
 def recorded(table: Path) -> list[tuple]:
@@ -59,8 +60,9 @@ def refit(rule, quantile, data, y, kind, clusters, starts) -> np.ndarray:
     groups = int(clusters.max()) + 1
     weight = (clusters[None, :] != np.arange(groups)[:, None]).astype(float)
     shape = (len(y), groups, y.shape[1])
-    return frontier_slopes(rule, quantile, data, np.broadcast_to(y[:, None], shape),
-                           np.broadcast_to(kind[:, None], shape), weight, starts)
+    return frontier_slopes(
+        rule, quantile, data, np.broadcast_to(y[:, None], shape), np.broadcast_to(kind[:, None], shape), weight, starts
+    )
 
 
 def cpu(call) -> tuple[float, object]:
@@ -69,16 +71,28 @@ def cpu(call) -> tuple[float, object]:
     return time.process_time() - start, out
 
 
-def main() -> None:
+def update_and_refit(rule, quantile, data, y, kind, starts, tables) -> tuple[float, float, bool]:
+    """CPU seconds of the leave-one-out tables of each clustering in ``tables``, by update and by refit, and whether
+    the two give the same slopes."""
     from densing.trend.influence import left_out_slopes
 
+    update_took, new = cpu(
+        lambda: [left_out_slopes(rule, quantile, data, y, kind, c, int(c.max()) + 1, starts) for c in tables]
+    )
+    refit_took, old = cpu(lambda: [refit(rule, quantile, data, y, kind, c, starts) for c in tables])
+    return update_took, refit_took, all(np.array_equal(a, b, equal_nan=True) for a, b in zip(new, old))
+
+
+def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1, 3, 7, 15])
     parser.add_argument("--shapes", nargs="+", choices=SHAPES, default=["same", "unlabeled"])
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
-    print(f"{args.repeats} runs each, alternating update and refit; CPU seconds of the families' and the models' tables "
-          "together, median [min–max]")
+    print(
+        f"{args.repeats} runs each, alternating update and refit; CPU seconds of the families' and the models' tables "
+        "together, median [min–max]"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         for shape in args.shapes:
             totals: dict[str, list[tuple[float, float]]] = {}
@@ -89,23 +103,26 @@ def main() -> None:
                     tables = [data["clusters"], np.arange(data["n"])]
                     updates, refits, same = [], [], True
                     for _ in range(args.repeats):
-                        took, new = cpu(lambda: [left_out_slopes(rule, quantile, data, y, kind, c, int(c.max()) + 1,
-                                                                 starts) for c in tables])
-                        updates.append(took)
-                        took, old = cpu(lambda: [refit(rule, quantile, data, y, kind, c, starts) for c in tables])
-                        refits.append(took)
-                        same &= all(np.array_equal(a, b, equal_nan=True) for a, b in zip(new, old))
+                        update_took, refit_took, agree = update_and_refit(rule, quantile, data, y, kind, starts, tables)
+                        updates.append(update_took)
+                        refits.append(refit_took)
+                        same &= agree
                     up, re = statistics.median(updates), statistics.median(refits)
                     totals.setdefault(rule, []).append((up, re))
-                    print(f"{shape:>9} {k:>2}x {rule:>8}: {data['n']:>5} models, {int(data['clusters'].max()) + 1:>4} "
-                          f"families, {len(y)} references  update {spread(updates, '.3f')}  refit "
-                          f"{spread(refits, '.3f')}  refit / update {re / up if up > 0 else math.inf:6.1f}  "
-                          f"same to the bit: {same}", flush=True)
+                    print(
+                        f"{shape:>9} {k:>2}x {rule:>8}: {data['n']:>5} models, {int(data['clusters'].max()) + 1:>4} "
+                        f"families, {len(y)} references  update {spread(updates, '.3f')}  refit "
+                        f"{spread(refits, '.3f')}  refit / update {re / up if up > 0 else math.inf:6.1f}  "
+                        f"same to the bit: {same}",
+                        flush=True,
+                    )
             for rule, pairs in totals.items():
                 if len(pairs) == len(args.sizes):
-                    print(f"{shape:>9} {rule:>8}: exponent over {len(args.sizes)} sizes: update "
-                          f"{exponent(args.sizes, [u for u, _ in pairs]):.2f}, refit "
-                          f"{exponent(args.sizes, [r for _, r in pairs]):.2f}")
+                    print(
+                        f"{shape:>9} {rule:>8}: exponent over {len(args.sizes)} sizes: update "
+                        f"{exponent(args.sizes, [u for u, _ in pairs]):.2f}, refit "
+                        f"{exponent(args.sizes, [r for _, r in pairs]):.2f}"
+                    )
 
 
 if __name__ == "__main__":

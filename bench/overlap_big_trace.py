@@ -20,6 +20,7 @@ vary far less than the wall seconds. The sizes run first,
 the baseline last. With ``--log FILE`` every printed line is appended to FILE as well, and a run whose line FILE
 already holds (same run label and size) is not run again, so an interrupted invocation resumes where it stopped.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,8 +36,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(REPO))
-from tools.overlap_baselines import HTA_CODE, METRICS, tree_rss_bytes  # noqa: E402
-from tools.overlap_repeat_trace import write_repeated  # noqa: E402
+from tools.overlap_baselines import HTA_CODE, METRICS, tree_rss_bytes
+from tools.overlap_repeat_trace import write_repeated
 
 SHARED = Path(os.environ.get("DENSING_SHARED_DATA", REPO.parent / "shared" / "data"))
 SOURCE = SHARED / "traces" / "hta" / "ddp_2rank" / "rank-0.json.gz"
@@ -97,8 +98,10 @@ def line(label: str, path: Path, size: int, measured: tuple, note: str = "") -> 
     """One printed run: ``measured`` is (wall s, CPU s, peak bytes)."""
     gib = size / 2**30
     seconds, cpu, peak = measured
-    say(f"{label:<34}{gib:>8.2f}{path.stat().st_size / 2**20:>10.0f}{seconds:>10.1f}{seconds / gib:>10.1f}"
-        f"{cpu:>10.1f}{cpu / gib:>10.1f}{peak / 2**20:>10.0f}  {note}")
+    say(
+        f"{label:<34}{gib:>8.2f}{path.stat().st_size / 2**20:>10.0f}{seconds:>10.1f}{seconds / gib:>10.1f}"
+        f"{cpu:>10.1f}{cpu / gib:>10.1f}{peak / 2**20:>10.0f}  {note}"
+    )
 
 
 def baseline(args, scratch: Path) -> None:
@@ -110,8 +113,10 @@ def baseline(args, scratch: Path) -> None:
         *measured, out = run([str(args.traceinsight_python), "-c", HTA_CODE, str(path.parent)], poll=0.2)
         theirs = json.loads(out.strip().splitlines()[-1])
         line("traceinsight 0.6.1", path, size, measured)
-        for label, flags in (("densing streamed (traceinsight rules)", ("--stream",)),
-                             ("densing whole (traceinsight rules)", ("--no-stream",))):
+        for label, flags in (
+            ("densing streamed (traceinsight rules)", ("--stream",)),
+            ("densing whole (traceinsight rules)", ("--no-stream",)),
+        ):
             *measured, out = run(densing(path, "--kernel-rules", "traceinsight", *flags))
             ours = rows(out)
             diff = max(abs(float(ours[r][k]) - theirs[r][k]) for r in theirs for k in METRICS)
@@ -126,8 +131,12 @@ def main() -> None:
     parser.add_argument("--formats", default="json,json.gz")
     parser.add_argument("--baseline-gigabytes", type=float, default=0.125)
     parser.add_argument("--whole-max-gigabytes", type=float, default=1.0)
-    parser.add_argument("--scratch", type=Path, default=Path(tempfile.gettempdir()),
-                        help="where the traces and scratch files go (the system's temporary folder by default)")
+    parser.add_argument(
+        "--scratch",
+        type=Path,
+        default=Path(tempfile.gettempdir()),
+        help="where the traces and scratch files go (the system's temporary folder by default)",
+    )
     parser.add_argument("--traceinsight-python", type=Path, default=Path(sys.executable))
     parser.add_argument("--log", type=Path, help="append every line here; skip the runs it already holds")
     args = parser.parse_args()
@@ -136,15 +145,20 @@ def main() -> None:
     scratch = args.scratch / f"densing-big-trace-{os.getpid()}"
     scratch.mkdir(parents=True)
     os.environ["DENSING_SCRATCH"] = str(scratch)  # the streamed runs' window files go there too
-    say(f"source: {SOURCE.relative_to(SHARED)} repeated; densing: cli.py ({Path(sys.executable).name}); "
-        f"{os.cpu_count()} CPUs; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    say(f"{'run':<34}{'GiB':>8}{'disk MiB':>10}{'wall s':>10}{'s/GiB':>10}{'CPU s':>10}{'CPU s/GiB':>10}"
-        f"{'peak MiB':>10}")
+    say(
+        f"source: {SOURCE.relative_to(SHARED)} repeated; densing: cli.py ({Path(sys.executable).name}); "
+        f"{os.cpu_count()} CPUs; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
+    )
+    say(
+        f"{'run':<34}{'GiB':>8}{'disk MiB':>10}{'wall s':>10}{'s/GiB':>10}{'CPU s':>10}{'CPU s/GiB':>10}"
+        f"{'peak MiB':>10}"
+    )
     try:
         for fmt in args.formats.split(","):
             for gigabytes in (float(g) for g in args.gigabytes.split(",") if g):
                 if done(f"densing ({fmt}, --stream)", gigabytes) and (
-                        gigabytes > args.whole_max_gigabytes or done(f"densing ({fmt}, --no-stream)", gigabytes)):
+                    gigabytes > args.whole_max_gigabytes or done(f"densing ({fmt}, --no-stream)", gigabytes)
+                ):
                     continue
                 path = scratch / f"trace-{gigabytes:g}.{fmt}"
                 _, size = write_repeated(SOURCE, path, int(gigabytes * 2**30))
@@ -154,8 +168,13 @@ def main() -> None:
                     if gigabytes <= args.whole_max_gigabytes:
                         *measured, whole = run(densing(path, "--no-stream"))
                         same = rows(streamed) == rows(whole)
-                        line(f"densing ({fmt}, --no-stream)", path, size, measured,
-                             "numbers equal the streamed run's" if same else "NUMBERS DIFFER from the streamed run's")
+                        line(
+                            f"densing ({fmt}, --no-stream)",
+                            path,
+                            size,
+                            measured,
+                            "numbers equal the streamed run's" if same else "NUMBERS DIFFER from the streamed run's",
+                        )
                 finally:
                     path.unlink(missing_ok=True)
         if args.baseline_gigabytes > 0:

@@ -13,9 +13,11 @@ ratio whole / streamed of the medians. The per-rank answer builds no per-step ro
 with one sort of the kernels by step (:func:`densing.overlap.metrics.rank_step_rows`), so the whole path stays linear
 in the steps and the ratio bounded as they grow.
 """
+
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import statistics
 import tempfile
@@ -28,17 +30,49 @@ def synthesise(path: Path, steps: int) -> Path:
     events = []
     for k in range(steps):
         base = k * 100
-        events.append({"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{k}", "pid": 1, "tid": 1,
-                       "ts": base, "dur": 100, "args": {}})
+        events.append(
+            {
+                "ph": "X",
+                "cat": "user_annotation",
+                "name": f"ProfilerStep#{k}",
+                "pid": 1,
+                "tid": 1,
+                "ts": base,
+                "dur": 100,
+                "args": {},
+            }
+        )
         for j in range(3):
             corr = k * 3 + j
-            events.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
-                           "ts": base + j, "dur": 1, "args": {"correlation": corr}})
-            events.append({"ph": "X", "cat": "kernel", "name": "sgemm", "pid": 0, "tid": 7 + j % 2,
-                           "ts": base + 10 + j * 20, "dur": 15,
-                           "args": {"device": 0, "stream": 7 + j % 2, "correlation": corr}})
-    doc = {"schemaVersion": 1, "distributedInfo": {"backend": "nccl", "rank": 0, "world_size": 1},
-           "traceEvents": events}
+            events.append(
+                {
+                    "ph": "X",
+                    "cat": "cuda_runtime",
+                    "name": "cudaLaunchKernel",
+                    "pid": 1,
+                    "tid": 1,
+                    "ts": base + j,
+                    "dur": 1,
+                    "args": {"correlation": corr},
+                }
+            )
+            events.append(
+                {
+                    "ph": "X",
+                    "cat": "kernel",
+                    "name": "sgemm",
+                    "pid": 0,
+                    "tid": 7 + j % 2,
+                    "ts": base + 10 + j * 20,
+                    "dur": 15,
+                    "args": {"device": 0, "stream": 7 + j % 2, "correlation": corr},
+                }
+            )
+    doc = {
+        "schemaVersion": 1,
+        "distributedInfo": {"backend": "nccl", "rank": 0, "world_size": 1},
+        "traceEvents": events,
+    }
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(doc))
     return path
@@ -67,11 +101,13 @@ def main() -> None:
         print("steps  MB  whole s (median, min-max)  streamed s (median, min-max)  whole/streamed")
         for steps in (int(s) for s in args.steps.split(",")):
             path = synthesise(Path(scratch) / str(steps) / "rank0.json", steps)
-            whole = timed(lambda: analyze(path, stream=False, scheduler="serial"), args.repeats)
-            streamed = timed(lambda: analyze(path, stream=True, scheduler="serial"), args.repeats)
+            whole = timed(functools.partial(analyze, path, stream=False, scheduler="serial"), args.repeats)
+            streamed = timed(functools.partial(analyze, path, stream=True, scheduler="serial"), args.repeats)
             w, s = statistics.median(whole), statistics.median(streamed)
-            print(f"{steps:>6} {path.stat().st_size / 1e6:4.0f}  {w:6.2f} ({min(whole):.2f}-{max(whole):.2f})"
-                  f"            {s:6.2f} ({min(streamed):.2f}-{max(streamed):.2f})              {w / s:5.1f}")
+            print(
+                f"{steps:>6} {path.stat().st_size / 1e6:4.0f}  {w:6.2f} ({min(whole):.2f}-{max(whole):.2f})"
+                f"            {s:6.2f} ({min(streamed):.2f}-{max(streamed):.2f})              {w / s:5.1f}"
+            )
             path.unlink()
 
 

@@ -21,6 +21,7 @@ The baseline: HTA 0.5.0 (``TraceAnalysis(trace_dir).get_comm_comp_overlap()`` an
 ``get_temporal_breakdown()``) on the first ``--hta-ranks`` ranks, against densing's in-process
 path on the same ranks, paired; HTA's per-rank memory and time give its projection too.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -81,12 +82,18 @@ def make_sets(data: Path, events: int, big_events: int) -> dict[str, Path]:
     gen = [sys.executable, str(REPO / "tools" / "overlap_synthetic.py")]
     full = data / "r1024"
     if not (full / "rank-1023.json.gz").exists():
-        subprocess.run(gen + [str(full), "--ranks", "1024", "--events", str(events), "--seed", "11"],
-                       check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            gen + [str(full), "--ranks", "1024", "--events", str(events), "--seed", "11"],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
     big = data / "r64_big"
     if not (big / "rank-63.json.gz").exists():
-        subprocess.run(gen + [str(big), "--ranks", "64", "--events", str(big_events), "--seed", "12"],
-                       check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            gen + [str(big), "--ranks", "64", "--events", str(big_events), "--seed", "12"],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
     sets = {}
     for n in (64, 256):
         sub = data / f"r{n}"
@@ -119,8 +126,10 @@ def set_bytes(path: Path) -> tuple[int, int]:
 def grid(args, sets: dict, schedulers: list[str]) -> dict:
     """Every set under every engine, ``--repeat`` times in turn: prints a row per (set, engine) and returns the runs'
     wall times, driver and worker memory by (set, engine)."""
-    print(f"{'set':<8} {'ranks':>5} {'events/rank':>11} {'engine':<9} {'wall s':>20} {'driver MiB':>20} "
-          f"{'worker MiB (max)':>20} {'driver KiB/rank':>15}")
+    print(
+        f"{'set':<8} {'ranks':>5} {'events/rank':>11} {'engine':<9} {'wall s':>20} {'driver MiB':>20} "
+        f"{'worker MiB (max)':>20} {'driver KiB/rank':>15}"
+    )
     results: dict = {}
     for name in args.sets.split(","):
         path = sets[name]
@@ -135,10 +144,18 @@ def grid(args, sets: dict, schedulers: list[str]) -> dict:
             assert all(x["ranks"] == ranks for x in r), (name, s)
             driver = [x["driver_mib"] for x in r]
             worker = [max(x["worker_mib"] or [0]) for x in r]
-            results[(name, s)] = {"wall": [x["wall_s"] for x in r], "driver": driver, "worker": worker,
-                                  "startup": [x["startup_s"] for x in r], "ranks": ranks, "events": events}
-            print(f"{name:<8} {ranks:>5} {events:>11} {s:<9} {spread([x['wall_s'] for x in r], '.2f'):>20} "
-                  f"{spread(driver, '.1f'):>20} {spread(worker, '.1f'):>20} {statistics.median(driver) * 1024 / ranks:>15.0f}")
+            results[(name, s)] = {
+                "wall": [x["wall_s"] for x in r],
+                "driver": driver,
+                "worker": worker,
+                "startup": [x["startup_s"] for x in r],
+                "ranks": ranks,
+                "events": events,
+            }
+            print(
+                f"{name:<8} {ranks:>5} {events:>11} {s:<9} {spread([x['wall_s'] for x in r], '.2f'):>20} "
+                f"{spread(driver, '.1f'):>20} {spread(worker, '.1f'):>20} {statistics.median(driver) * 1024 / ranks:>15.0f}"
+            )
     return results
 
 
@@ -174,12 +191,16 @@ def hta_baseline(args, sets: dict) -> dict:
             b = measure([str(args.hta_python), "-c", HTA, str(sub)])
             pairs.append((a, b))
         ratio = [b["wall_s"] / a["wall_s"] for a, b in pairs]
-        hta[n] = {"wall": statistics.median(b["wall_s"] for _, b in pairs),
-                  "mib": statistics.median(b["driver_mib"] for _, b in pairs)}
-        print(f"  {n:>3} ranks: HTA {hta[n]['wall']:.2f} s, {hta[n]['mib']:.0f} MiB; densing "
-              f"{statistics.median(a['wall_s'] for a, _ in pairs):.2f} s, "
-              f"{statistics.median(a['driver_mib'] for a, _ in pairs):.0f} MiB; HTA/densing wall "
-              f"{spread(ratio, '.1f')}x")
+        hta[n] = {
+            "wall": statistics.median(b["wall_s"] for _, b in pairs),
+            "mib": statistics.median(b["driver_mib"] for _, b in pairs),
+        }
+        print(
+            f"  {n:>3} ranks: HTA {hta[n]['wall']:.2f} s, {hta[n]['mib']:.0f} MiB; densing "
+            f"{statistics.median(a['wall_s'] for a, _ in pairs):.2f} s, "
+            f"{statistics.median(a['driver_mib'] for a, _ in pairs):.0f} MiB; HTA/densing wall "
+            f"{spread(ratio, '.1f')}x"
+        )
     return hta
 
 
@@ -189,8 +210,10 @@ def projection(sets: dict, results: dict, schedulers: list[str], hta: dict) -> N
     comp, raw = set_bytes(sets["r1024"])
     per_rank_raw = raw / 1024
     ranks_200 = HTA_200GB / per_rank_raw
-    print(f"\nProjection to HTA #250's 200 GB (decompressed JSON), from r1024: {per_rank_raw / 1e6:.2f} MB "
-          f"decompressed per rank ({comp / 1024 / 1e6:.2f} MB gzip) → {ranks_200:,.0f} ranks of this size")
+    print(
+        f"\nProjection to HTA #250's 200 GB (decompressed JSON), from r1024: {per_rank_raw / 1e6:.2f} MB "
+        f"decompressed per rank ({comp / 1024 / 1e6:.2f} MB gzip) → {ranks_200:,.0f} ranks of this size"
+    )
     for s in schedulers:
         if ("r1024", s) not in results or ("r256", s) not in results:
             continue
@@ -198,17 +221,21 @@ def projection(sets: dict, results: dict, schedulers: list[str], hta: dict) -> N
         slope_mib = (statistics.median(r1024["driver"]) - statistics.median(r256["driver"])) / 768
         driver_200 = statistics.median(r256["driver"]) + slope_mib * (ranks_200 - 256)
         rate = raw / statistics.median(r1024["wall"])  # decompressed bytes per second, this machine
-        print(f"  {s:<9} driver {slope_mib * 1024:.1f} KiB/rank → {driver_200 / 1024:.1f} GiB at 200 GB; worker peak "
-              f"{statistics.median(r1024['worker']):.0f} MiB (per worker, whatever the set); "
-              f"{rate / 1e6:.0f} MB/s here → {HTA_200GB / rate / 3600:.1f} h on {os.cpu_count()} CPUs, "
-              f"÷ machines for a cluster")
+        print(
+            f"  {s:<9} driver {slope_mib * 1024:.1f} KiB/rank → {driver_200 / 1024:.1f} GiB at 200 GB; worker peak "
+            f"{statistics.median(r1024['worker']):.0f} MiB (per worker, whatever the set); "
+            f"{rate / 1e6:.0f} MB/s here → {HTA_200GB / rate / 3600:.1f} h on {os.cpu_count()} CPUs, "
+            f"÷ machines for a cluster"
+        )
     if len(hta) == 2:
         small, large = sorted(hta)
         per_rank = (hta[large]["mib"] - hta[small]["mib"]) / (large - small)
         per_mb = per_rank / (per_rank_raw / 1e6)
-        print(f"  HTA 0.5.0: {per_rank:.0f} MiB per extra rank = {per_mb:.1f} MiB per MB of trace → "
-              f"{per_mb * HTA_200GB / 1e6 / 2**10:,.0f} GiB at 200 GB in one process (#250 reports 950 GB); "
-              f"{(hta[large]['wall'] - hta[small]['wall']) / (large - small):.2f} s per rank")
+        print(
+            f"  HTA 0.5.0: {per_rank:.0f} MiB per extra rank = {per_mb:.1f} MiB per MB of trace → "
+            f"{per_mb * HTA_200GB / 1e6 / 2**10:,.0f} GiB at 200 GB in one process (#250 reports 950 GB); "
+            f"{(hta[large]['wall'] - hta[small]['wall']) / (large - small):.2f} s per rank"
+        )
 
 
 def main() -> None:
@@ -226,8 +253,10 @@ def main() -> None:
     sets = make_sets(args.data, args.events, args.big_events)
     schedulers = args.schedulers.split(",")
     load = os.getloadavg()
-    print(f"{os.cpu_count()} CPUs; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; "
-          f"{args.repeat} runs per cell, engines in turn; median [min–max]")
+    print(
+        f"{os.cpu_count()} CPUs; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; "
+        f"{args.repeat} runs per cell, engines in turn; median [min–max]"
+    )
     results = grid(args, sets, schedulers)
     memory_growth(args, results, schedulers)
     projection(sets, results, schedulers, hta_baseline(args, sets))

@@ -30,6 +30,7 @@ so up to 0.005 pp is its rounding); then the geometric mean of the median ratios
 A synthesised set whose kernels the two rules classify differently (``ncclDev*``, ``hccl*``, ``hip*``;
 tests/overlap/overlap_tracegen.py ``rules_trace``) is checked for parity too, outside the geometric mean.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -49,8 +50,8 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 DEFAULT_SETS = Path(os.environ.get("DENSING_SHARED_DATA", REPO.parent / "shared" / "data")) / "traces" / "hta"
 sys.path.insert(0, str(REPO))
-from tests.overlap.overlap_tracegen import rules_trace  # noqa: E402
-from tools.overlap_baselines import HTA_CODE, METRICS, tree_rss_bytes  # noqa: E402
+from tests.overlap.overlap_tracegen import rules_trace
+from tools.overlap_baselines import HTA_CODE, METRICS, tree_rss_bytes
 
 
 def peak_rss(cmd: list[str]) -> int:
@@ -106,10 +107,12 @@ def ensure_hta(python: Path) -> Path:
 
 def commands(trace_set: Path, args) -> dict[str, list[str]]:
     densing = [str(args.densing_python), str(REPO / "cli.py"), "overlap", "analyze", str(trace_set), "--format", "json"]
-    return {"densing_hta": densing + ["--kernel-rules", "hta"],
-            "hta": [str(args.hta_python), "-c", HTA_CODE, str(trace_set)],
-            "densing_ti": densing + ["--kernel-rules", "traceinsight"],
-            "traceinsight": [str(args.traceinsight_python), "-c", HTA_CODE, str(trace_set)]}
+    return {
+        "densing_hta": densing + ["--kernel-rules", "hta"],
+        "hta": [str(args.hta_python), "-c", HTA_CODE, str(trace_set)],
+        "densing_ti": densing + ["--kernel-rules", "traceinsight"],
+        "traceinsight": [str(args.traceinsight_python), "-c", HTA_CODE, str(trace_set)],
+    }
 
 
 def measure_set(trace_set: Path, args, repeat: int) -> dict:
@@ -123,9 +126,13 @@ def measure_set(trace_set: Path, args, repeat: int) -> dict:
             times[name].append(wall)
             cpus[name].append(cpu)
     peaks = {name: peak_rss(cmd) for name, cmd in cmds.items()} if repeat else {}
-    return {"times": times, "cpus": cpus, "peaks": peaks,
-            "diff_hta": max_diff(densing_rows(outputs["densing_hta"]), hta_rows(outputs["hta"])),
-            "diff_ti": max_diff(densing_rows(outputs["densing_ti"]), hta_rows(outputs["traceinsight"]))}
+    return {
+        "times": times,
+        "cpus": cpus,
+        "peaks": peaks,
+        "diff_hta": max_diff(densing_rows(outputs["densing_hta"]), hta_rows(outputs["hta"])),
+        "diff_ti": max_diff(densing_rows(outputs["densing_ti"]), hta_rows(outputs["traceinsight"])),
+    }
 
 
 def _ratios(times: dict, base: str, ours: str) -> list[float]:
@@ -160,12 +167,16 @@ def main() -> None:
     sets = [] if args.no_default_sets else sorted(p for p in DEFAULT_SETS.iterdir() if p.is_dir())
     sets += args.sets
 
-    print(f"densing: cli.py ({_shown(args.densing_python)}); baselines: HolisticTraceAnalysis 0.5.0 "
-          f"({_shown(args.hta_python)}), traceinsight 0.6.1 ({_shown(args.traceinsight_python)}); {args.repeat} paired rounds after "
-          f"one warm-up; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    print(f"{'set':<18}{'densing s':>10}{'HTA0.5 s':>10}{'TI0.6.1 s':>10}{'HTA0.5/densing':>22}"
-          f"{'TI0.6.1/densing':>22}{'CPU HTA0.5/d':>14}{'CPU TI/d':>10}{'MiB d/HTA/TI':>16}{'|Δ| pp HTA':>12}"
-          f"{'|Δ| pp TI':>11}")
+    print(
+        f"densing: cli.py ({_shown(args.densing_python)}); baselines: HolisticTraceAnalysis 0.5.0 "
+        f"({_shown(args.hta_python)}), traceinsight 0.6.1 ({_shown(args.traceinsight_python)}); {args.repeat} paired rounds after "
+        f"one warm-up; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
+    )
+    print(
+        f"{'set':<18}{'densing s':>10}{'HTA0.5 s':>10}{'TI0.6.1 s':>10}{'HTA0.5/densing':>22}"
+        f"{'TI0.6.1/densing':>22}{'CPU HTA0.5/d':>14}{'CPU TI/d':>10}{'MiB d/HTA/TI':>16}{'|Δ| pp HTA':>12}"
+        f"{'|Δ| pp TI':>11}"
+    )
     medians = {"hta": [], "traceinsight": []}
     cpu_medians = {"hta": [], "traceinsight": []}
     for trace_set in sets:
@@ -178,22 +189,28 @@ def main() -> None:
             cpu_medians[base].append(statistics.median(_ratios(c, base, ours)))
             cells.append(f"{statistics.median(ratios):.1f}x ({min(ratios):.1f}-{max(ratios):.1f})")
         mib = f"{p['densing_hta'] / 2**20:.0f}/{p['hta'] / 2**20:.0f}/{p['traceinsight'] / 2**20:.0f}"
-        print(f"{trace_set.name:<18}{statistics.median(t['densing_hta']):>10.3f}{statistics.median(t['hta']):>10.3f}"
-              f"{statistics.median(t['traceinsight']):>10.3f}{cells[0]:>22}{cells[1]:>22}"
-              f"{cpu_medians['hta'][-1]:>13.1f}x{cpu_medians['traceinsight'][-1]:>9.1f}x{mib:>16}"
-              f"{r['diff_hta']:>12.2g}{r['diff_ti']:>11.2g}")
+        print(
+            f"{trace_set.name:<18}{statistics.median(t['densing_hta']):>10.3f}{statistics.median(t['hta']):>10.3f}"
+            f"{statistics.median(t['traceinsight']):>10.3f}{cells[0]:>22}{cells[1]:>22}"
+            f"{cpu_medians['hta'][-1]:>13.1f}x{cpu_medians['traceinsight'][-1]:>9.1f}x{mib:>16}"
+            f"{r['diff_hta']:>12.2g}{r['diff_ti']:>11.2g}"
+        )
     if medians["hta"]:
-        print(f"geometric mean of the median paired ratios over {len(medians['hta'])} sets: wall "
-              f"{_geomean(medians['hta']):.1f}x vs HTA 0.5.0, {_geomean(medians['traceinsight']):.1f}x vs traceinsight "
-              f"0.6.1; CPU {_geomean(cpu_medians['hta']):.1f}x vs HTA 0.5.0, "
-              f"{_geomean(cpu_medians['traceinsight']):.1f}x vs traceinsight 0.6.1")
+        print(
+            f"geometric mean of the median paired ratios over {len(medians['hta'])} sets: wall "
+            f"{_geomean(medians['hta']):.1f}x vs HTA 0.5.0, {_geomean(medians['traceinsight']):.1f}x vs traceinsight "
+            f"0.6.1; CPU {_geomean(cpu_medians['hta']):.1f}x vs HTA 0.5.0, "
+            f"{_geomean(cpu_medians['traceinsight']):.1f}x vs traceinsight 0.6.1"
+        )
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     with tempfile.TemporaryDirectory() as tmp:
         rules_trace(Path(tmp) / "rank0.json")
         r = measure_set(Path(tmp), args, 0)
-        print(f"parity on the synthesised ncclDev/hccl/hip set (tests/overlap/overlap_tracegen.py rules_trace): "
-              f"max |Δ| {r['diff_hta']:.2g} pp vs HTA 0.5.0 (--kernel-rules hta), "
-              f"{r['diff_ti']:.2g} pp vs traceinsight 0.6.1 (--kernel-rules traceinsight)")
+        print(
+            f"parity on the synthesised ncclDev/hccl/hip set (tests/overlap/overlap_tracegen.py rules_trace): "
+            f"max |Δ| {r['diff_hta']:.2g} pp vs HTA 0.5.0 (--kernel-rules hta), "
+            f"{r['diff_ti']:.2g} pp vs traceinsight 0.6.1 (--kernel-rules traceinsight)"
+        )
 
 
 if __name__ == "__main__":

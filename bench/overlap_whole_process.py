@@ -18,6 +18,7 @@ them, but an editable install of densing leaves its modules as sources, and wher
 every run (about 50 ms of densing's start-up). The script therefore runs ``compileall`` over the
 ``densing`` package first, which is what a regular ``pip install`` does.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -70,8 +71,10 @@ def main() -> None:
 
     compileall.compile_dir(Path(densing.__file__).parent, quiet=1)  # what a regular pip install does
     load = os.getloadavg()
-    print(f"densing: {args.densing}; baseline: HolisticTraceAnalysis 0.5.0 script ({args.hta_python.relative_to(REPO) if args.hta_python.is_relative_to(REPO) else args.hta_python}); "
-          f"{args.repeat} paired runs after one warm-up; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    print(
+        f"densing: {args.densing}; baseline: HolisticTraceAnalysis 0.5.0 script ({args.hta_python.relative_to(REPO) if args.hta_python.is_relative_to(REPO) else args.hta_python}); "
+        f"{args.repeat} paired runs after one warm-up; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
+    )
     print(f"{'set':<18} {'densing s':>10} {'HTA s':>8} {'HTA/densing (paired median)':>28}")
     ratios = []
     for trace_set in sets:

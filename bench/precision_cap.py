@@ -10,6 +10,7 @@ It asserts nothing.
 
     python bench/precision_cap.py [--caps 600 1200 2400 4800] [--runs 3] [--command report|trend]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -20,7 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _timing import BYTECODE, environment, seconds  # noqa: E402 (bench/ is the script's folder)
+from _timing import BYTECODE, environment, seconds
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMANDS = {"report": "['report', '--out', {out!r}]", "trend": "['trend', '--by', 'benchmark', '--format', 'json']"}
@@ -29,15 +30,21 @@ COMMANDS = {"report": "['report', '--out', {out!r}]", "trend": "['trend', '--by'
 def _code(cap: int, command: str, folder: Path) -> str:
     """The run: the cap set in the imported package, then the command, its standard output to a file."""
     argv = COMMANDS[command].format(out=str(folder / "report.html"))
-    return (f"import sys; import densing.trend.pooling as p; p.PRECISION_DRAWS_CAP = {cap}; "
-            f"from densing.cli import main; sys.stdout = open({str(folder / f'{cap}.json')!r}, 'w'); main({argv})")
+    return (
+        f"import sys; import densing.trend.pooling as p; p.PRECISION_DRAWS_CAP = {cap}; "
+        f"from densing.cli import main; sys.stdout = open({str(folder / f'{cap}.json')!r}, 'w'); main({argv})"
+    )
 
 
 def _wide(path: Path) -> list[str]:
     """The ends of a ``trend --format json`` document's rows printed as their ranges, with the row's draws."""
     rows = json.loads(path.read_text())["rows"]
-    return [f"{r['row']} {end} ({r[f'ci_{end}_mc_low']:.3g}–{r[f'ci_{end}_mc_high']:.3g}, {r['n_draws']} draws)"
-            for r in rows for end in ("low", "high") if r.get(f"ci_{end}_precise") is False]
+    return [
+        f"{r['row']} {end} ({r[f'ci_{end}_mc_low']:.3g}–{r[f'ci_{end}_mc_high']:.3g}, {r['n_draws']} draws)"
+        for r in rows
+        for end in ("low", "high")
+        if r.get(f"ci_{end}_precise") is False
+    ]
 
 
 def main() -> None:
@@ -57,14 +64,18 @@ def main() -> None:
                 if run:
                     times[cap].append(took)
         wide = {cap: _wide(folder / f"{cap}.json") for cap in args.caps} if args.command == "trend" else {}
-    print(f"densing {args.command} under each precision cap: {args.runs} runs of each after one warm-up, in turn; "
-          f"{os.cpu_count()} CPUs; load average {load_before[0]:.2f} before, {os.getloadavg()[0]:.2f} after; {BYTECODE}")
+    print(
+        f"densing {args.command} under each precision cap: {args.runs} runs of each after one warm-up, in turn; "
+        f"{os.cpu_count()} CPUs; load average {load_before[0]:.2f} before, {os.getloadavg()[0]:.2f} after; {BYTECODE}"
+    )
     first = statistics.median(cpu for _, cpu in times[args.caps[0]])
     for cap in args.caps:
         wall, cpu = [w for w, _ in times[cap]], [c for _, c in times[cap]]
-        print(f"cap {cap:5d}: wall median {statistics.median(wall):6.2f} s, range {min(wall):.2f}–{max(wall):.2f}; "
-              f"CPU median {statistics.median(cpu):6.2f} s, range {min(cpu):.2f}–{max(cpu):.2f}; "
-              f"CPU {statistics.median(cpu) / first:.2f} times cap {args.caps[0]}'s")
+        print(
+            f"cap {cap:5d}: wall median {statistics.median(wall):6.2f} s, range {min(wall):.2f}–{max(wall):.2f}; "
+            f"CPU median {statistics.median(cpu):6.2f} s, range {min(cpu):.2f}–{max(cpu):.2f}; "
+            f"CPU {statistics.median(cpu) / first:.2f} times cap {args.caps[0]}'s"
+        )
         if cap in wide:
             print(f"  wider than 25% at this cap ({len(wide[cap])}): " + "; ".join(wide[cap]))
 

@@ -20,6 +20,7 @@ nothing.
 
     python bench/reference_axes.py [--sizes 1 3 7 15] [--repeats 5] [--axes references targets both]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,7 +35,7 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from _timing import exponent, spread  # noqa: E402 (bench/ is the script's folder)
+from _timing import exponent, spread
 
 AXES = ("references", "targets", "both")
 N_BOOT, N_BOOT_SHARE = 600, 300
@@ -76,7 +77,9 @@ def grown(common, m: int, axis: str):
     """``common`` grown ``m`` times along ``axis`` (module docstring)."""
     inversions, frame, own = common.inversions, common.frame, common.own
     if axis in ("references", "both") and m > 1:
-        inversions = inversions + tuple(Renamed(inv, f"{inv.name}~{c}") for c in range(1, m) for inv in common.inversions)
+        inversions = inversions + tuple(
+            Renamed(inv, f"{inv.name}~{c}") for c in range(1, m) for inv in common.inversions
+        )
         own = np.concatenate([own] * m, axis=0)
     if axis in ("targets", "both") and m > 1:
         copies = []
@@ -121,10 +124,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--axes", nargs="+", choices=AXES, default=list(AXES))
     args = parser.parse_args(argv)
     base = headline_row()
-    print(f"# python bench/reference_axes.py --sizes {' '.join(map(str, args.sizes))} --repeats {args.repeats} "
-          f"--axes {' '.join(args.axes)}")
-    print(f"headline row of the public table: {len(base.inversions)} references, {len(base.frame)} targets; "
-          f"{N_BOOT} draws; CPU seconds of one pooled trend, median [min–max] of {args.repeats}")
+    print(
+        f"# python bench/reference_axes.py --sizes {' '.join(map(str, args.sizes))} --repeats {args.repeats} "
+        f"--axes {' '.join(args.axes)}"
+    )
+    print(
+        f"headline row of the public table: {len(base.inversions)} references, {len(base.frame)} targets; "
+        f"{N_BOOT} draws; CPU seconds of one pooled trend, median [min–max] of {args.repeats}"
+    )
     for axis in args.axes:
         rows = {m: grown(base, m, axis) for m in args.sizes}
         timed(rows[args.sizes[0]])  # warm-up
@@ -138,9 +145,11 @@ def main(argv: list[str] | None = None) -> int:
         first = statistics.median(cpu[args.sizes[0]])
         for m in args.sizes:
             median = statistics.median(cpu[m])
-            print(f"{axis:>10} {m:>3}x ({len(rows[m].inversions):>3} references, {len(rows[m].frame):>5} targets)  "
-                  f"CPU {spread(cpu[m])}  / 1x {median / first:6.2f}  pooling the slopes "
-                  f"{statistics.median(pooling[m]):.4f} s")
+            print(
+                f"{axis:>10} {m:>3}x ({len(rows[m].inversions):>3} references, {len(rows[m].frame):>5} targets)  "
+                f"CPU {spread(cpu[m])}  / 1x {median / first:6.2f}  pooling the slopes "
+                f"{statistics.median(pooling[m]):.4f} s"
+            )
         b = exponent(args.sizes, [statistics.median(cpu[m]) for m in args.sizes])
         print(f"{axis:>10} exponent over {len(args.sizes)} sizes: {b:.2f}")
     return 0

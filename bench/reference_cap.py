@@ -14,6 +14,7 @@ smallest cap that leaves every shipped number as it is is the largest r of the s
 
     python bench/reference_cap.py [--sizes 1 3 7 15]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -32,8 +33,12 @@ def shipped_rows() -> list[tuple[str, int, int]]:
 
     measured = measure_trend(read_results(paths.RESULTS / "public_models.csv"))
     groups = [("", measured.benchmark_rows), ("", measured.set_rows), (" (one budget)", measured.budget_rows)]
-    return [(f"{row.name}{tag}", len(row.references), int(row.result.n_models)) for tag, rows in groups for row in rows
-            if row.result is not None and row.references]
+    return [
+        (f"{row.name}{tag}", len(row.references), int(row.result.n_models))
+        for tag, rows in groups
+        for row in rows
+        if row.result is not None and row.references
+    ]
 
 
 def work(rows, m: int, cap: int | None) -> float:

@@ -8,6 +8,7 @@ runs first). Ratios are the index's median over each refusal's; the goal is a re
 
     python bench/refusal_time.py [--runs 5]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -44,13 +45,42 @@ def main() -> None:
         models = Path(tmp) / "models.yaml"
         models.write_text(MODELS)
         rows = {
-            "densing eval (refusal)": timed([*script, "eval", "--models", str(models), "--benchmarks",
-                                             "mmlu,arc_challenge", "--out", f"{tmp}/store"], env, args.runs, 2),
-            "densing measure (refusal)": timed([*script, "measure", "--models", str(models), "--suite",
-                                                "leaderboard-v1", "--store", f"{tmp}/store", "--out",
-                                                f"{tmp}/report.html"], env, args.runs, 2),
+            "densing eval (refusal)": timed(
+                [
+                    *script,
+                    "eval",
+                    "--models",
+                    str(models),
+                    "--benchmarks",
+                    "mmlu,arc_challenge",
+                    "--out",
+                    f"{tmp}/store",
+                ],
+                env,
+                args.runs,
+                2,
+            ),
+            "densing measure (refusal)": timed(
+                [
+                    *script,
+                    "measure",
+                    "--models",
+                    str(models),
+                    "--suite",
+                    "leaderboard-v1",
+                    "--store",
+                    f"{tmp}/store",
+                    "--out",
+                    f"{tmp}/report.html",
+                ],
+                env,
+                args.runs,
+                2,
+            ),
         }
-        index = timed([sys.executable, "-c", "import lm_eval.tasks as t; t.TaskManager()"], env, max(1, args.runs // 2), 0)
+        index = timed(
+            [sys.executable, "-c", "import lm_eval.tasks as t; t.TaskManager()"], env, max(1, args.runs // 2), 0
+        )
     print(f"{'command':28} {'median s':>9} {'spread s':>9} {'index / it':>11}")
     for name, (median, spread) in rows.items():
         print(f"{name:28} {median:9.2f} {spread:9.2f} {index[0] / median:11.1f}")

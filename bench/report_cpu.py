@@ -12,6 +12,7 @@ peak resident memory cover the process and every worker it waited for, as ``/usr
 Prints each run, then per command and tree the median and range of CPU seconds, wall seconds and peak MiB, and the
 ratios of the medians (this tree / baseline). It asserts nothing.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -38,8 +39,13 @@ def measured_run(source: Path, arguments: list[str]) -> tuple[float, float, floa
     ends the bench with its exit status."""
     env = {**environment(source), "DENSING_HOME": str(source)}
     start = time.perf_counter()
-    child = subprocess.Popen([sys.executable, "-c", "from densing.cli import run; run()", *arguments], cwd=source,
-                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    child = subprocess.Popen(
+        [sys.executable, "-c", "from densing.cli import run; run()", *arguments],
+        cwd=source,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     _, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - start
     child.returncode = os.waitstatus_to_exitcode(status)
@@ -73,12 +79,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline", required=True, help="the commit to compare with")
     parser.add_argument("--runs", type=int, default=5, help="alternated pairs per command (default 5)")
-    parser.add_argument("--command", action="append", choices=sorted(COMMANDS),
-                        help="a command to time (repeatable; default both)")
+    parser.add_argument(
+        "--command", action="append", choices=sorted(COMMANDS), help="a command to time (repeatable; default both)"
+    )
     args = parser.parse_args()
     names = args.command or list(COMMANDS)
-    revision = subprocess.run(["git", "rev-parse", "--short", args.baseline], capture_output=True, text=True,
-                              check=True, cwd=REPO).stdout.strip()
+    revision = subprocess.run(
+        ["git", "rev-parse", "--short", args.baseline], capture_output=True, text=True, check=True, cwd=REPO
+    ).stdout.strip()
     load_before = os.getloadavg()[0]
     results: dict[str, dict[str, list]] = {}
     with tempfile.TemporaryDirectory() as folder:
@@ -93,18 +101,26 @@ def main() -> int:
                 for tree, source in order:
                     cpu, wall, mib = measured_run(source, arguments)
                     found[tree].append((cpu, wall, mib))
-                    print(f"{name} pair {pair + 1} {tree:<9} CPU {cpu:.2f} s, wall {wall:.2f} s, peak {mib:.0f} MiB",
-                          flush=True)
+                    print(
+                        f"{name} pair {pair + 1} {tree:<9} CPU {cpu:.2f} s, wall {wall:.2f} s, peak {mib:.0f} MiB",
+                        flush=True,
+                    )
             results[name] = found
-    print(f"{args.runs} alternated pairs per command after one warm-up each, baseline {args.baseline} ({revision}); "
-          f"{os.cpu_count()} CPUs; load average {load_before:.2f} before, {os.getloadavg()[0]:.2f} after; {BYTECODE}")
+    print(
+        f"{args.runs} alternated pairs per command after one warm-up each, baseline {args.baseline} ({revision}); "
+        f"{os.cpu_count()} CPUs; load average {load_before:.2f} before, {os.getloadavg()[0]:.2f} after; {BYTECODE}"
+    )
     for name, found in results.items():
         print(f"densing {' '.join(COMMANDS[name]).format(out='OUT')}:")
         for tree, runs in found.items():
-            print(f"  {tree:<9} CPU s {spread(r[0] for r in runs)}; wall s {spread(r[1] for r in runs)}; "
-                  f"peak MiB {spread((r[2] for r in runs), '.0f')}")
-        print(f"  ratio of the medians (this tree / baseline): CPU {_median_ratio(found, 0):.2f}, "
-              f"wall {_median_ratio(found, 1):.2f}, peak memory {_median_ratio(found, 2):.2f}")
+            print(
+                f"  {tree:<9} CPU s {spread(r[0] for r in runs)}; wall s {spread(r[1] for r in runs)}; "
+                f"peak MiB {spread((r[2] for r in runs), '.0f')}"
+            )
+        print(
+            f"  ratio of the medians (this tree / baseline): CPU {_median_ratio(found, 0):.2f}, "
+            f"wall {_median_ratio(found, 1):.2f}, peak memory {_median_ratio(found, 2):.2f}"
+        )
     return 0
 
 

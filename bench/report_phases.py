@@ -14,6 +14,7 @@ asserts nothing.
 
     python bench/report_phases.py [--runs 5] [--timeline]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -145,8 +146,10 @@ def _print_timeline(found: dict) -> None:
     """One run's marks, by start: the process (0 the command's own), start and end (s since it started), CPU s."""
     marks = sorted(found["marks"], key=lambda m: (m[2], m[3]))
     order = [found["main"], *dict.fromkeys(m[0] for m in marks if m[0] != found["main"])]
-    print("one run as densing report runs it: process (0: the command's own; workers numbered as they appear), "
-          "start–end s, CPU s")
+    print(
+        "one run as densing report runs it: process (0: the command's own; workers numbered as they appear), "
+        "start–end s, CPU s"
+    )
     for pid, what, start, end, cpu in marks:
         print(f"  {order.index(pid):2d}  {start:5.2f}–{end:5.2f}  {'' if cpu is None else f'{cpu:5.2f}':5s}  {what}")
     runs = [m for m in marks if m[0] == found["main"] and m[1].endswith(" jobs")]
@@ -154,9 +157,11 @@ def _print_timeline(found: dict) -> None:
     end = max(m[3] for m in marks)
     alone = end - sum(m[3] - m[2] for m in runs)
     cpu = sum(m[4] for m in worked if m[1] != "the OLMES design")
-    print(f"  the run {end:.2f} s: {alone:.2f} s outside the executor's runs (in one process, the OLMES design's worker "
-          f"beside it), {cpu:.2f} CPU-s of jobs in its runs; on {found['cores']} cores those jobs take at least "
-          f"{cpu / found['cores']:.2f} s, so the run at least {alone + cpu / found['cores']:.2f} s")
+    print(
+        f"  the run {end:.2f} s: {alone:.2f} s outside the executor's runs (in one process, the OLMES design's worker "
+        f"beside it), {cpu:.2f} CPU-s of jobs in its runs; on {found['cores']} cores those jobs take at least "
+        f"{cpu / found['cores']:.2f} s, so the run at least {alone + cpu / found['cores']:.2f} s"
+    )
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ load average before and after. It asserts nothing.
 
     python bench/report_time.py [--runs 5] [--baseline main] [--command report|trend]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -20,9 +21,11 @@ import os
 import statistics
 import sys
 
-from _baseline import ROOT, baseline_tree, package_root  # noqa: E402 (bench/ is the script's folder)
-from _timing import BYTECODE, environment, seconds  # noqa: E402
-from densing.trend.random_effects import end_range  # noqa: E402
+from _baseline import ROOT, baseline_tree, package_root
+from _timing import BYTECODE, environment, seconds
+
+from densing.trend.random_effects import end_range
+
 COMMANDS = {
     "report": ["report", "--out", "{out}"],
     "trend": ["trend", "--by", "benchmark"],
@@ -50,19 +53,27 @@ def main() -> None:
             for name in runs:
                 times[name].append(seconds(*runs[name]))
         load_after = os.getloadavg()
-    print(f"densing {' '.join(COMMANDS[args.command]).format(out='OUT')}: {args.runs} paired whole-process runs after one "
-          f"warm-up each; {os.cpu_count()} CPUs; load average {load_before[0]:.2f} before, {load_after[0]:.2f} after; "
-          f"{BYTECODE}")
+    print(
+        f"densing {' '.join(COMMANDS[args.command]).format(out='OUT')}: {args.runs} paired whole-process runs after one "
+        f"warm-up each; {os.cpu_count()} CPUs; load average {load_before[0]:.2f} before, {load_after[0]:.2f} after; "
+        f"{BYTECODE}"
+    )
     for column, what in ((0, "wall"), (1, "CPU")):
         found = {name: [run[column] for run in runs_of] for name, runs_of in times.items()}
         ratios = [a / b for a, b in zip(found["current"], found["baseline"])]
         for name, values in found.items():
             label = "current tree" if name == "current" else f"baseline {args.baseline} ({commit})"
-            print(f"{what:<4} {label:<28} median {statistics.median(values):6.2f} s  range {min(values):6.2f}–{max(values):6.2f} s")
-        print(f"{what:<4} {'ratio current/base':<28} median {statistics.median(ratios):6.2f}    range {min(ratios):6.2f}–{max(ratios):6.2f}")
+            print(
+                f"{what:<4} {label:<28} median {statistics.median(values):6.2f} s  range {min(values):6.2f}–{max(values):6.2f} s"
+            )
+        print(
+            f"{what:<4} {'ratio current/base':<28} median {statistics.median(ratios):6.2f}    range {min(ratios):6.2f}–{max(ratios):6.2f}"
+        )
         low, high = end_range(ratios, 0.5)
-        print(f"{what:<4} {'ratio: the median within':<28}        {low:6.2f}–{high:6.2f}  (95%, order statistics: an "
-              f"interval holding 1 is within the runs' noise)")
+        print(
+            f"{what:<4} {'ratio: the median within':<28}        {low:6.2f}–{high:6.2f}  (95%, order statistics: an "
+            f"interval holding 1 is within the runs' noise)"
+        )
 
 
 if __name__ == "__main__":

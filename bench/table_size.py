@@ -20,6 +20,7 @@ seconds"): b ≤ 1.1 in CPU seconds, and the 7× table of new families at most 7
     python bench/table_size.py [--sizes 1 3 7 15] [--shapes same unlabeled new] [--repeats 3] [--long 1]
                                [--long-above 7] [--commands report trend]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -32,7 +33,8 @@ from pathlib import Path
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parent.parent
-from _timing import BYTECODE, environment, exponent, seconds, spread  # noqa: E402 (bench/ is the script's folder)
+from _timing import BYTECODE, environment, exponent, seconds, spread
+
 TABLE = ROOT / "results" / "public_models.csv"
 COMMANDS = {
     "report": ["report", "--results", "{table}", "--out", "{out}"],
@@ -82,40 +84,53 @@ def main() -> None:
             for shape in args.shapes:
                 for k in args.sizes:
                     table = replicated(k, shape, Path(tmp))
-                    argv = [sys.executable, "-m", "densing.cli",
-                            *(w.format(table=table, out=Path(tmp) / "report.html") for w in COMMANDS[command])]
+                    argv = [
+                        sys.executable,
+                        "-m",
+                        "densing.cli",
+                        *(w.format(table=table, out=Path(tmp) / "report.html") for w in COMMANDS[command]),
+                    ]
                     if k == args.sizes[0]:
                         run(argv)  # warm-up: file caches, compiled bytecode
                     repeats = args.long if args.long is not None and k > args.long_above else args.repeats
                     results[command, shape, k] = [run(argv) for _ in range(repeats)]
-                    print(f"# {command} {shape} {k}x: {spread(c for _, c in results[command, shape, k])} CPU-s",
-                          file=sys.stderr, flush=True)
+                    print(
+                        f"# {command} {shape} {k}x: {spread(c for _, c in results[command, shape, k])} CPU-s",
+                        file=sys.stderr,
+                        flush=True,
+                    )
     load_after = os.getloadavg()
     models = len(pd.read_csv(TABLE))
     long = args.long if args.long is not None else args.repeats
-    print(f"{args.repeats} whole-process runs per size after one warm-up ({long} above {args.long_above}x); "
-          f"{os.cpu_count()} CPUs; "
-          f"load average {load_before[0]:.2f} before, {load_after[0]:.2f} after; {BYTECODE}; seconds: median [min–max]")
+    print(
+        f"{args.repeats} whole-process runs per size after one warm-up ({long} above {args.long_above}x); "
+        f"{os.cpu_count()} CPUs; "
+        f"load average {load_before[0]:.2f} before, {load_after[0]:.2f} after; {BYTECODE}; seconds: median [min–max]"
+    )
     for command in args.commands:
         for shape in args.shapes:
             first = args.sizes[0]
             base_wall = statistics.median(w for w, _ in results[command, shape, first])
             base_cpu = statistics.median(c for _, c in results[command, shape, first])
             words = COMMANDS[command]
-            print(f"densing {' '.join(words[:words.index('--results')])} — {shape}")
+            print(f"densing {' '.join(words[: words.index('--results')])} — {shape}")
             walls, cpus = [], []
             for k in args.sizes:
                 wall = statistics.median(w for w, _ in results[command, shape, k])
                 cpu = statistics.median(c for _, c in results[command, shape, k])
                 walls.append(wall)
                 cpus.append(cpu)
-                print(f"  {k:>2}x ({k * models:>5} models, {len(results[command, shape, k])} runs)  "
-                      f"wall {spread((w for w, _ in results[command, shape, k]), '7.2f')}  "
-                      f"CPU {spread((c for _, c in results[command, shape, k]), '7.2f')}  "
-                      f"wall / {first}x {wall / base_wall:5.2f}  CPU / {first}x {cpu / base_cpu:5.2f}  "
-                      f"(size / {first}x {k / first:g})")
-            print(f"  exponent (least squares over {len(args.sizes)} sizes): wall {exponent(args.sizes, walls):.2f}, "
-                  f"CPU {exponent(args.sizes, cpus):.2f}")
+                print(
+                    f"  {k:>2}x ({k * models:>5} models, {len(results[command, shape, k])} runs)  "
+                    f"wall {spread((w for w, _ in results[command, shape, k]), '7.2f')}  "
+                    f"CPU {spread((c for _, c in results[command, shape, k]), '7.2f')}  "
+                    f"wall / {first}x {wall / base_wall:5.2f}  CPU / {first}x {cpu / base_cpu:5.2f}  "
+                    f"(size / {first}x {k / first:g})"
+                )
+            print(
+                f"  exponent (least squares over {len(args.sizes)} sizes): wall {exponent(args.sizes, walls):.2f}, "
+                f"CPU {exponent(args.sizes, cpus):.2f}"
+            )
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ CPU is the user + system time of the command and every process it waited for (``
 around each run: the forked workers included). Both run with compiled bytecode cached (:data:`_timing.BYTECODE`).
 Prints each run, then per tree the median, minimum and maximum, and the ratio of the medians (this tree / baseline).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,8 +32,14 @@ def run_once(source: Path, args: list[str]) -> tuple[float, float]:
     env = {**environment(source), "DENSING_HOME": str(source)}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "from densing.cli import run; run()", *args], cwd=source, env=env,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    subprocess.run(
+        [sys.executable, "-c", "from densing.cli import run; run()", *args],
+        cwd=source,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=True,
+    )
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall
@@ -56,10 +63,10 @@ def main() -> int:
             tar.extractall(folder, filter="data")
         trees = {"baseline": Path(folder), "this tree": REPO}
         found: dict[str, list[tuple[float, float]]] = {name: [] for name in trees}
-        for name, source in trees.items():  # one warm-up run each (imports, file caches), not counted
+        for source in trees.values():  # one warm-up run each (imports, file caches), not counted
             run_once(source, command)
         for i in range(args.runs):
-            for name, source in (trees.items() if i % 2 == 0 else reversed(list(trees.items()))):
+            for name, source in trees.items() if i % 2 == 0 else reversed(list(trees.items())):
                 cpu, wall = run_once(source, command)
                 found[name].append((cpu, wall))
                 print(f"run {i + 1} {name:<9} CPU {cpu:.2f} s, wall {wall:.2f} s", flush=True)
@@ -67,7 +74,9 @@ def main() -> int:
     for name, values in found.items():
         print(f"  {name:<9} CPU s {_stats([c for c, _ in values])}; wall s {_stats([w for _, w in values])}")
     ratio_cpu = statistics.median(c for c, _ in found["this tree"]) / statistics.median(c for c, _ in found["baseline"])
-    ratio_wall = statistics.median(w for _, w in found["this tree"]) / statistics.median(w for _, w in found["baseline"])
+    ratio_wall = statistics.median(w for _, w in found["this tree"]) / statistics.median(
+        w for _, w in found["baseline"]
+    )
     print(f"  ratio (this tree / baseline): CPU {ratio_cpu:.2f}, wall {ratio_wall:.2f}")
     return 0
 

@@ -35,6 +35,7 @@ The public names (``densing.__all__``; ``dir(densing)`` lists them before they l
     place(scores)                    -> MeasureResult: a scores file (table or lm-eval JSON) placed against the headline
     DensingError, InputError, FitError, TraceError, EvalError, WorkerError: the errors densing raises
 """
+
 import functools as _functools
 from importlib import import_module as _import_module
 
@@ -87,5 +88,7 @@ __all__ = ["DensingError", "EvalError", "FitError", "InputError", "TraceError", 
 
 def __dir__() -> list[str]:
     """``__all__`` and the submodules already imported (``dir()``, tab completion): nothing the module uses inside."""
-    loaded = {name for name, value in globals().items() if type(value).__name__ == "module" and not name.startswith("_")}
+    loaded = {
+        name for name, value in globals().items() if type(value).__name__ == "module" and not name.startswith("_")
+    }
     return sorted(set(__all__) | loaded)

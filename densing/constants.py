@@ -1,5 +1,6 @@
 """Constants of the density trend: the epoch, time units, the paper's numbers, the thresholds of its states (the frontier rules are
 :mod:`densing.trend.rules`' registry)."""
+
 from __future__ import annotations
 
 import math
@@ -9,7 +10,10 @@ DEFAULT_EPOCH = "2023-02-24"
 CHATGPT_RELEASE = "2022-11-30"
 #: The paper's numbers (Xiao et al. 2024, §3 and Fig. 1/3), shown beside ours.
 PAPER = {
-    "doubling_time_months": 3.3, "slope_per_day": 0.0073, "r_squared": 0.91, "slope_before_chatgpt_per_day": 0.0048,
+    "doubling_time_months": 3.3,
+    "slope_per_day": 0.0073,
+    "r_squared": 0.91,
+    "slope_before_chatgpt_per_day": 0.0048,
     "slope_after_chatgpt_per_day": 0.0073,
 }
 DAYS_PER_MONTH = 365.25 / 12
@@ -19,9 +23,18 @@ MIN_POINTS = 3  # a line with a t-interval needs n - 2 ≥ 1 residual degrees of
 LN2 = math.log(2.0)
 #: Models whose densities the measurement lists (the paper's anchors and the models its figures name).
 NAMED_MODELS = (
-    "huggyllama/llama-7b", "meta-llama/Llama-2-7b-hf", "meta-llama/Llama-2-13b-hf", "meta-llama/Llama-2-70b-hf",
-    "mistralai/Mistral-7B-v0.1", "google/gemma-2-2b", "google/gemma-2-9b", "google/gemma-2-27b", "Qwen/Qwen2-7B",
-    "meta-llama/Meta-Llama-3.1-8B", "meta-llama/Meta-Llama-3.1-70B", "meta-llama/Meta-Llama-3.1-405B-FP8",
+    "huggyllama/llama-7b",
+    "meta-llama/Llama-2-7b-hf",
+    "meta-llama/Llama-2-13b-hf",
+    "meta-llama/Llama-2-70b-hf",
+    "mistralai/Mistral-7B-v0.1",
+    "google/gemma-2-2b",
+    "google/gemma-2-9b",
+    "google/gemma-2-27b",
+    "Qwen/Qwen2-7B",
+    "meta-llama/Meta-Llama-3.1-8B",
+    "meta-llama/Meta-Llama-3.1-70B",
+    "meta-llama/Meta-Llama-3.1-405B-FP8",
 )
 
 #: The validity checks' thresholds (densing.trend.checks): a frontier score within this many standard errors of its

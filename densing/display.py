@@ -1,6 +1,7 @@
 """A column shown to people (the terminal's tables and the report's): its header in words with its unit
 (:func:`header`), its cells by the field's :func:`kind`, each density as :func:`density_reading` reads it.
 """
+
 from __future__ import annotations
 
 import math
@@ -13,34 +14,83 @@ from densing.numbers import MISSING, NumberText, format_count, format_number, ti
 #: Field name → header, where it is not the field with ``_`` read as a space (a few short words).
 HEADERS = {
     # trend
-    "row": "benchmark or set", "ci_low": "95% CI low", "ci_high": "95% CI high", "n_models": "models",
-    "n_references": "references", "each_reference_months": "months per reference", "error": "why not measured",
-    "n_lower": "lower bounds", "n_upper": "upper bounds", "share_fit": "fit share", "share_score": "score share",
-    "share_models": "models share", "share_reference": "reference share", "fixed_size_months": "fixed-size months",
-    "fixed_size_ci_low": "fixed-size 95% low", "fixed_size_ci_high": "fixed-size 95% high",
-    "fixed_size_status": "fixed-size status", "heterogeneity_q": "Q", "heterogeneity_p": "Q p-value",
-    "heterogeneity_draws": "Q draws", "i_squared": "I²",
-    "slope_per_day": "slope A (per day)", "slope_ci_low": "A 95% low", "slope_ci_high": "A 95% high",
-    "months_ceiling_1": "months, ceiling 1", "score_r2": "score R²", "offset_stderr": "offset SE",
+    "row": "benchmark or set",
+    "ci_low": "95% CI low",
+    "ci_high": "95% CI high",
+    "n_models": "models",
+    "n_references": "references",
+    "each_reference_months": "months per reference",
+    "error": "why not measured",
+    "n_lower": "lower bounds",
+    "n_upper": "upper bounds",
+    "share_fit": "fit share",
+    "share_score": "score share",
+    "share_models": "models share",
+    "share_reference": "reference share",
+    "fixed_size_months": "fixed-size months",
+    "fixed_size_ci_low": "fixed-size 95% low",
+    "fixed_size_ci_high": "fixed-size 95% high",
+    "fixed_size_status": "fixed-size status",
+    "heterogeneity_q": "Q",
+    "heterogeneity_p": "Q p-value",
+    "heterogeneity_draws": "Q draws",
+    "i_squared": "I²",
+    "slope_per_day": "slope A (per day)",
+    "slope_ci_low": "A 95% low",
+    "slope_ci_high": "A 95% high",
+    "months_ceiling_1": "months, ceiling 1",
+    "score_r2": "score R²",
+    "offset_stderr": "offset SE",
     # density
-    "params": "N (params)", "effective_params": "N̂ (params)", "effective_params_ci_low": "N̂ 95% low",
-    "effective_params_ci_high": "N̂ 95% high", "density": "ρ", "density_ci_low": "ρ 95% low",
-    "density_ci_high": "ρ 95% high", "near_chance": "at chance", "reference_fit": "reference", "log_density": "ln ρ",
-    "release_date": "released", "train_tokens": "D (tokens)", "d0": "D0 (tokens)", "birge_ratio": "Birge ratio",
+    "params": "N (params)",
+    "effective_params": "N̂ (params)",
+    "effective_params_ci_low": "N̂ 95% low",
+    "effective_params_ci_high": "N̂ 95% high",
+    "density": "ρ",
+    "density_ci_low": "ρ 95% low",
+    "density_ci_high": "ρ 95% high",
+    "near_chance": "at chance",
+    "reference_fit": "reference",
+    "log_density": "ln ρ",
+    "release_date": "released",
+    "train_tokens": "D (tokens)",
+    "d0": "D0 (tokens)",
+    "birge_ratio": "Birge ratio",
     # reference candidates
-    "held_out_error": "held-out error", "held_out_predicted": "held-out predicted", "size_span": "size span (×)",
-    "token_ratio": "token ratio (×)", "top_kappa": "top-decile κ",
+    "held_out_error": "held-out error",
+    "held_out_predicted": "held-out predicted",
+    "size_span": "size span (×)",
+    "token_ratio": "token ratio (×)",
+    "top_kappa": "top-decile κ",
     # overlap
-    "world_size": "ranks", "kernel_count": "kernels", "non_compute_us": "non-compute", "overlap_us": "overlapped comm",
-    "comm_comp_overlap_pct": "comm-comp overlap", "idle_pct": "idle", "compute_pct": "compute",
-    "non_compute_pct": "non-compute", "stream_overlaps": "kernels overlapping on their stream",
+    "world_size": "ranks",
+    "kernel_count": "kernels",
+    "non_compute_us": "non-compute",
+    "overlap_us": "overlapped comm",
+    "comm_comp_overlap_pct": "comm-comp overlap",
+    "idle_pct": "idle",
+    "compute_pct": "compute",
+    "non_compute_pct": "non-compute",
+    "stream_overlaps": "kernels overlapping on their stream",
 }
 
 #: Fields holding a fraction that a table shows as a percentage (one representation per quantity).
 FRACTIONS = frozenset({"held_out_error", "share_fit", "share_score", "share_models", "share_reference", "i_squared"})
 #: Fields holding a count (parameters, tokens, FLOPs), written in words.
-COUNTS = frozenset({"params", "effective_params", "effective_params_ci_low", "effective_params_ci_high", "train_tokens",
-                    "d0", "tokens", "flops", "max_params", "min_params"})
+COUNTS = frozenset(
+    {
+        "params",
+        "effective_params",
+        "effective_params_ci_low",
+        "effective_params_ci_high",
+        "train_tokens",
+        "d0",
+        "tokens",
+        "flops",
+        "max_params",
+        "min_params",
+    }
+)
 
 
 #: What a name never carries raw into a line of text: the control characters (a line feed and a tab too: in a name they
@@ -71,8 +121,15 @@ def kind(field: str) -> str:
     name = str(field)
     if name in COUNTS or name.endswith(("_params", "_tokens", "_flops")):
         return "count"
-    return ("fraction" if name in FRACTIONS else "percent" if name.endswith("_pct")
-            else "microseconds" if name.endswith("_us") else "other")
+    return (
+        "fraction"
+        if name in FRACTIONS
+        else "percent"
+        if name.endswith("_pct")
+        else "microseconds"
+        if name.endswith("_us")
+        else "other"
+    )
 
 
 def header(field: str, unit: str | None = None) -> str:
@@ -129,8 +186,11 @@ def column(field: str, values) -> tuple[str, list[str]]:
         finite = sorted(abs(float(v)) for v in values if _is_number(v) and math.isfinite(float(v)) and float(v) != 0)
         unit, seconds = time_unit(finite[len(finite) // 2] / 1e6 if finite else 1e-3)
         scale = seconds * 1e6
-    number = {"count": format_count, "fraction": lambda v: format_number(100 * float(v)),
-              "microseconds": lambda v: format_number(float(v) / scale)}.get(how, format_number)
+    number = {
+        "count": format_count,
+        "fraction": lambda v: format_number(100 * float(v)),
+        "microseconds": lambda v: format_number(float(v) / scale),
+    }.get(how, format_number)
 
     def one(value) -> str:
         if _missing(value):
@@ -194,10 +254,22 @@ def density_readings(frame, suffix: str = "") -> list[tuple[str, float, str]] | 
     columns = getattr(frame, "columns", ())
     if f"density{suffix}" not in columns:
         return None
-    defaults = {"density": math.nan, "bound": "", "density_ci_low": math.nan, "density_ci_high": math.nan,
-                "near_chance": False}
-    return [density_reading(*row) for row in zip(*(frame[f"{name}{suffix}"].tolist() if f"{name}{suffix}" in columns
-                                                   else [default] * len(frame) for name, default in defaults.items()))]
+    defaults = {
+        "density": math.nan,
+        "bound": "",
+        "density_ci_low": math.nan,
+        "density_ci_high": math.nan,
+        "near_chance": False,
+    }
+    return [
+        density_reading(*row)
+        for row in zip(
+            *(
+                frame[f"{name}{suffix}"].tolist() if f"{name}{suffix}" in columns else [default] * len(frame)
+                for name, default in defaults.items()
+            )
+        )
+    ]
 
 
 #: A bound's cause as a table's ``bound`` cell says it (short: the cell sits in the row's first block).
@@ -238,7 +310,10 @@ def frame_columns(frame) -> list[tuple[str, list[str]]]:
     reads its row (a bound as ``≤ x`` / ``≥ x``) and the ``bound`` column saying why."""
     replaced, names = {}, [str(c) for c in frame.columns]
     # "" for density, ":mmlu" for each density:mmlu (a joint inversion's per-benchmark density)
-    for suffix in [""] * ("density" in names) + [c[len("density"):] for c in names if c.startswith("density:")]:
+    for suffix in [""] * ("density" in names) + [c[len("density") :] for c in names if c.startswith("density:")]:
         replaced.update(_bounded_cells(frame, suffix, density_readings(frame, suffix)))
-    return [(head, replaced.get(str(name), cells))
-            for name in frame.columns for head, cells in [column(name, frame[name].tolist())]]
+    return [
+        (head, replaced.get(str(name), cells))
+        for name in frame.columns
+        for head, cells in [column(name, frame[name].tolist())]
+    ]

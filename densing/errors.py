@@ -1,6 +1,7 @@
 """One error hierarchy for densing: library code raises a :class:`DensingError` whose message names the file, row or
 field and what was expected; the CLI turns it into one line on stderr and exit code 2.
 """
+
 from __future__ import annotations
 
 

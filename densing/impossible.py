@@ -1,12 +1,14 @@
 """Impossible values: one registry of the values no measurement can have (:data:`IMPOSSIBLE`) for every reader, the
 checks that apply it, and the domains of a parameter count (:func:`check_params`) and of a date (:func:`check_date`).
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any, Mapping
+from typing import Any
 
 from densing.errors import InputError
 
@@ -31,16 +33,32 @@ class Impossible:
 #: Every impossible value densing refuses where it reads data, by table and field (two rules that span rows are
 #: applied where the rows meet: names equal but for case, ``densing.data.schema``; a trace's span).
 IMPOSSIBLE: tuple[Impossible, ...] = (
-    Impossible("results", "value", lambda v, fraction: fraction and not 0.0 <= v <= 1.0,
-               "is outside [0, 1], the range of metric '{metric}'"),
+    Impossible(
+        "results",
+        "value",
+        lambda v, fraction: fraction and not 0.0 <= v <= 1.0,
+        "is outside [0, 1], the range of metric '{metric}'",
+    ),
     Impossible("results", "loss", lambda v, fraction: v < 0, "is negative; a conditional loss −log P is ≥ 0"),
     Impossible("results", "stderr", lambda v, fraction: v < 0, "is negative; a standard error is ≥ 0"),
-    Impossible("results", "stderr", lambda v, fraction: fraction and v > 0.5,
-               "is above 0.5, the largest standard error of a fraction (metric '{metric}')"),
-    Impossible("trace", "ts", lambda v, fraction: ~(abs(v) <= MAX_TIMESTAMP_US),
-               "impossible timestamp (NaN, infinite, or beyond the 64-bit range)"),
-    Impossible("trace", "dur", lambda v, fraction: ~(v <= MAX_TRACE_US),
-               "impossible duration (NaN, infinite, or longer than 10 years)"),
+    Impossible(
+        "results",
+        "stderr",
+        lambda v, fraction: fraction and v > 0.5,
+        "is above 0.5, the largest standard error of a fraction (metric '{metric}')",
+    ),
+    Impossible(
+        "trace",
+        "ts",
+        lambda v, fraction: ~(abs(v) <= MAX_TIMESTAMP_US),
+        "impossible timestamp (NaN, infinite, or beyond the 64-bit range)",
+    ),
+    Impossible(
+        "trace",
+        "dur",
+        lambda v, fraction: ~(v <= MAX_TRACE_US),
+        "impossible duration (NaN, infinite, or longer than 10 years)",
+    ),
     Impossible("trace", "dur", lambda v, fraction: v < 0, "negative duration"),
 )
 
@@ -49,7 +67,11 @@ def _refusal(field: str, value: float, metric: str, fraction: bool) -> str | Non
     """``"V why (hint)"`` of the first results rule ``value`` breaks, None where it breaks none."""
     for rule in IMPOSSIBLE:
         if rule.table == "results" and rule.field == field and rule.test(value, fraction):
-            hint = f" (a percentage? write {value / 100:g} for {value:g}%)" if field == "value" and 1.0 < value <= 100.0 else ""
+            hint = (
+                f" (a percentage? write {value / 100:g} for {value:g}%)"
+                if field == "value" and 1.0 < value <= 100.0
+                else ""
+            )
             return f"{value:g} {rule.why.format(metric=metric)}{hint}"
     return None
 
@@ -78,7 +100,9 @@ def check_scores(scores: Any, *, name: str = "scores", metric: str = "", fractio
     for i, value in enumerate(flat):
         where = name if array.ndim == 0 else f"{name}[{i}]"
         if not math.isfinite(value):
-            raise InputError(f"{where}: {'NaN' if math.isnan(value) else value} score cannot be inverted (expected a finite number)")
+            raise InputError(
+                f"{where}: {'NaN' if math.isnan(value) else value} score cannot be inverted (expected a finite number)"
+            )
         if (refusal := _refusal("value", value, metric, fraction)) is not None:
             raise InputError(f"{where}: {refusal}")
     return array
@@ -121,8 +145,12 @@ def check_date(value: Any, *, field: str = "release_date", where: str | None = N
     day = value.date() if isinstance(value, datetime) else value
     if in_date_domain(day):
         return value
-    why = (f"before {EARLIEST_DATE} (GPT-1), the first release of a generatively pre-trained language model (an "
-           "empty cell read as a spreadsheet's or Unix's day zero? a typo?)" if day < date.fromisoformat(EARLIEST_DATE) else "in the future")
+    why = (
+        f"before {EARLIEST_DATE} (GPT-1), the first release of a generatively pre-trained language model (an "
+        "empty cell read as a spreadsheet's or Unix's day zero? a typo?)"
+        if day < date.fromisoformat(EARLIEST_DATE)
+        else "in the future"
+    )
     prefix = f"{where}: " if where else ""
     raise InputError(f"{prefix}field '{field}': {day.isoformat()} is {why}; expected a date in {date_domain()}")
 
@@ -131,12 +159,19 @@ def check_params(value: float, *, field: str = "params", where: str | None = Non
     """A parameter count within [MIN_PARAMS, MAX_PARAMS]; an InputError naming the likely unit mistake otherwise."""
     prefix = f"{where}: " if where else ""
     if value < MIN_PARAMS:
-        guesses = [f"{value * scale:.3g} for {value:g} {unit}" for unit, scale in (("billion", 1e9), ("million", 1e6))
-                   if 1e6 <= value * scale <= MAX_PARAMS]
+        guesses = [
+            f"{value * scale:.3g} for {value:g} {unit}"
+            for unit, scale in (("billion", 1e9), ("million", 1e6))
+            if 1e6 <= value * scale <= MAX_PARAMS
+        ]
         guess = f"; write {' or '.join(guesses)}" if guesses else ""
-        raise InputError(f"{prefix}field '{field}': {value:g} parameters is below {MIN_PARAMS:g}, "
-                         f"not a language model's size (counts are plain numbers, 7e9 for 7B{guess})")
+        raise InputError(
+            f"{prefix}field '{field}': {value:g} parameters is below {MIN_PARAMS:g}, "
+            f"not a language model's size (counts are plain numbers, 7e9 for 7B{guess})"
+        )
     if value > MAX_PARAMS:
-        raise InputError(f"{prefix}field '{field}': {value:.3g} parameters is above {MAX_PARAMS:g}, "
-                         "not a language model's size (counts are plain numbers, 7e9 for 7B)")
+        raise InputError(
+            f"{prefix}field '{field}': {value:.3g} parameters is above {MAX_PARAMS:g}, "
+            "not a language model's size (counts are plain numbers, 7e9 for 7B)"
+        )
     return value

@@ -1,6 +1,7 @@
 """Atomic file writes: a reader never sees a half-written output file, nor one file of a set without the others; an
 output path is written only where it names a regular file or nothing (:func:`check_writable`), a link written through.
 """
+
 from __future__ import annotations
 
 import errno
@@ -67,8 +68,9 @@ def create_new_text(path: str | Path, text: str, option: str) -> Path:
     try:
         os.link(temporary, target)
     except FileExistsError:
-        raise InputError(f"{path}: {option}: the file exists; give a new file name (densing never overwrites it)"
-                         ) from None
+        raise InputError(
+            f"{path}: {option}: the file exists; give a new file name (densing never overwrites it)"
+        ) from None
     except OSError as exc:
         raise _cannot(path, exc) from None
     finally:
@@ -125,8 +127,9 @@ def check_writable(path: str | Path) -> Path:
     if kind is not None:
         raise InputError(f"{where}: is {kind}; densing writes only regular files (give a file name)")
     if mode is not None and (not mode & 0o222 or not os.access(path, os.W_OK)):  # a shell's > refuses it too
-        raise InputError(f"{where}: the file is read-only; densing does not replace it (make it writable, or give "
-                         "another name)")
+        raise InputError(
+            f"{where}: the file is read-only; densing does not replace it (make it writable, or give another name)"
+        )
     _check_name_lengths(target)
     if _writable_ancestor(target.parent) is None:
         raise InputError(f"{where}: cannot write here (no writable folder {target.parent})")
@@ -134,8 +137,13 @@ def check_writable(path: str | Path) -> Path:
 
 
 #: The kinds of file other than a regular one, in words.
-_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe"), (stat.S_ISSOCK, "a socket"),
-          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a named pipe"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
 
 
 def kind_of_file(mode: int) -> str | None:
@@ -181,8 +189,9 @@ def _check_name_lengths(path: Path) -> None:
     """InputError when a name in ``path`` is longer than :data:`NAME_MAX` bytes or the whole than the path limit."""
     for part in path.parts:
         if (size := len(os.fsencode(part))) > NAME_MAX:
-            raise InputError(f"{part[:40]}…: a file or folder name of {size} bytes; the file system takes at most "
-                             f"{NAME_MAX}")
+            raise InputError(
+                f"{part[:40]}…: a file or folder name of {size} bytes; the file system takes at most {NAME_MAX}"
+            )
     try:
         limit = os.pathconf("/", "PC_PATH_MAX")
     except (OSError, ValueError):
@@ -293,8 +302,14 @@ def command_line() -> str | None:
     return "densing " + " ".join(argv[1:])
 
 
-def read_stored_record(path: str | Path, command: str, *, keys: tuple[str, ...] = ("rows",),
-                       rows: str | None = "rows", row_keys: tuple[str, ...] = ("row",)) -> tuple[dict | None, str]:
+def read_stored_record(
+    path: str | Path,
+    command: str,
+    *,
+    keys: tuple[str, ...] = ("rows",),
+    rows: str | None = "rows",
+    row_keys: tuple[str, ...] = ("row",),
+) -> tuple[dict | None, str]:
     """A stored record the package ships (``keys``; its ``rows`` objects with ``row_keys``) → (record, "") or (None,
     one line naming the file, what is wrong and the ``command`` that makes it again): never raised."""
     path = Path(path)
@@ -309,11 +324,19 @@ def read_stored_record(path: str | Path, command: str, *, keys: tuple[str, ...] 
         return None, f"{where} cannot be read ({reason}); {command} makes it again; its section is left out."
     missing = [k for k in keys if k not in record]
     found = record.get(rows) if rows is not None else None
-    if not missing and rows is not None and not (isinstance(found, list) and found
-                                                 and all(isinstance(r, dict) and all(k in r for k in row_keys)
-                                                         for r in found)):
+    if (
+        not missing
+        and rows is not None
+        and not (
+            isinstance(found, list)
+            and found
+            and all(isinstance(r, dict) and all(k in r for k in row_keys) for r in found)
+        )
+    ):
         missing = [f"{rows} (a list of rows with {', '.join(row_keys)})"]
     if missing:
-        return None, (f"{where} is not a record densing wrote (no {', '.join(missing)}); {command} makes it again; "
-                      "its section is left out.")
+        return None, (
+            f"{where} is not a record densing wrote (no {', '.join(missing)}); {command} makes it again; "
+            "its section is left out."
+        )
     return record, ""

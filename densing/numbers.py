@@ -1,6 +1,7 @@
 """Numbers as text and as JSON: the one rule every table, sentence and JSON document follows (docs/cli_reference.md),
 and counts and dates parsed as people write them (:func:`parse_count`, :func:`parse_date`).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -72,8 +73,12 @@ def log_ticks(low: float, high: float) -> tuple[list[float], list[str]]:
     exponents = range(math.floor(low), math.ceil(high) + 1)
     mantissas = (1,) if sum(low <= e <= high for e in exponents) >= 3 else (1, 2, 5)
     powers = {e: f"10{str(e).translate(_SUPERSCRIPT)}" for e in exponents}  # 10⁻⁴ and 2×10⁻⁴, never SI's 100μ
-    ticks = [(m * 10.0**e, powers[e] if m == 1 else f"{m}×{powers[e]}") for e in exponents for m in mantissas
-             if low <= math.log10(m) + e <= high]
+    ticks = [
+        (m * 10.0**e, powers[e] if m == 1 else f"{m}×{powers[e]}")
+        for e in exponents
+        for m in mantissas
+        if low <= math.log10(m) + e <= high
+    ]
     return [v for v, _ in ticks], [t for _, t in ticks]
 
 
@@ -165,16 +170,19 @@ def parse_count(value: object, *, field: str = "params", where: str | None = Non
         text = "" if value is None else str(value)
         match = _SIZE_RE.match(text)
         if not match:
-            raise InputError(f"{_where(where)}field '{field}': cannot parse {text!r} as a count "
-                             "(expected e.g. 7e9, 7B, 1.1b, 350M, 2T)")
+            raise InputError(
+                f"{_where(where)}field '{field}': cannot parse {text!r} as a count "
+                "(expected e.g. 7e9, 7B, 1.1b, 350M, 2T)"
+            )
         number = float(match.group(1)) * _SUFFIX[match.group(2).lower()]
     if not math.isfinite(number) or number <= 0:
         raise InputError(f"{_where(where)}field '{field}': expected a positive finite count, got {value!r}")
     return number
 
 
-def parse_date(value: object, *, field: str = "release_date", where: str | None = None,
-               in_domain: bool = True) -> pd.Timestamp:
+def parse_date(
+    value: object, *, field: str = "release_date", where: str | None = None, in_domain: bool = True
+) -> pd.Timestamp:
     """An ISO date (``2023-02-24``; ``2023-02``: the first of the month) in [:data:`~densing.impossible.EARLIEST_DATE`,
     today], else an InputError naming ``where``, ``field``, the date and the domain; ``in_domain=False``: any date."""
     from densing.impossible import check_date
@@ -201,8 +209,10 @@ def _parse_date(value: object, *, field: str, where: str | None) -> pd.Timestamp
         stamp = None
     if stamp is not None and stamp.tzinfo is not None:
         return _parse_date(stamp, field=field, where=where)
-    raise InputError(f"{_where(where)}field '{field}': cannot parse {text!r} as a date (expected YYYY-MM-DD, YYYY-MM "
-                     "for the first of the month, or a date-time with its zone for its day in UTC)")
+    raise InputError(
+        f"{_where(where)}field '{field}': cannot parse {text!r} as a date (expected YYYY-MM-DD, YYYY-MM "
+        "for the first of the month, or a date-time with its zone for its day in UTC)"
+    )
 
 
 def frame_records(frame) -> list[dict]:

@@ -1,4 +1,5 @@
 """Where the shipped reference fits and results live (the repository's top-level folders)."""
+
 from __future__ import annotations
 
 import os
@@ -36,7 +37,9 @@ def default_store() -> Path:
     try:
         home = Path.home()
     except RuntimeError:  # no HOME and no user entry to read it from
-        raise InputError("no home folder and no XDG_CACHE_HOME to hold the default results store; give --store DIR") from None
+        raise InputError(
+            "no home folder and no XDG_CACHE_HOME to hold the default results store; give --store DIR"
+        ) from None
     return home / ".cache" / "densing" / "store"
 
 
@@ -85,14 +88,17 @@ def resolve_fit(text: str | os.PathLike, *, what: str | None = None) -> Path:
     if path.exists() or path.is_symlink():  # a broken link or a loop: the reader says which
         return path
     if path.parent != Path(".") or path.suffix == ".json":  # a path, never a shipped fit's name
-        raise InputError(f"{given}: no such file (a path is read as given; a shipped fit is named without a folder "
-                         "or .json)")
+        raise InputError(
+            f"{given}: no such file (a path is read as given; a shipped fit is named without a folder or .json)"
+        )
     name = path.name.removesuffix(".json")
     for candidate in (name, f"family_{name}", f"{name}_two_step", f"{name}_composed"):
         found = REFERENCE_FITS / f"{candidate}.json"
         if found.is_file():
             return found
     shipped = sorted(p.stem for p in REFERENCE_FITS.glob("*.json"))
-    close = difflib.get_close_matches(name, shipped, n=3, cutoff=0.5) or difflib.get_close_matches(f"family_{name}", shipped, n=3, cutoff=0.5)
+    close = difflib.get_close_matches(name, shipped, n=3, cutoff=0.5) or difflib.get_close_matches(
+        f"family_{name}", shipped, n=3, cutoff=0.5
+    )
     hint = f"; close: {', '.join(close)}" if close else f"; the shipped fits are in {REFERENCE_FITS}"
     raise InputError(f"{given}: no such file, nor a shipped fit of that name{hint}")

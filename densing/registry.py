@@ -2,6 +2,7 @@
 every extension point shares"): the designs (:class:`Design`), the target tables they register (:class:`TrendTable`),
 and :func:`resolve_table`, the one way from a ``--results`` path or a ``--table`` name to the table measured.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -54,8 +55,13 @@ class Registry(MutableMapping[str, T], Generic[T]):
 
     found_in: str | None = None  # a subclass that sets its own items needs none
 
-    def __init__(self, what: str, items: Iterable[tuple[str, T]] = (),
-                 check: Callable[["Registry", str, Any], None] | None = None, found_in: str | None = None) -> None:
+    def __init__(
+        self,
+        what: str,
+        items: Iterable[tuple[str, T]] = (),
+        check: Callable[[Registry, str, Any], None] | None = None,
+        found_in: str | None = None,
+    ) -> None:
         self.what, self.check, self.found_in = what, check, found_in
         self._items: dict[str, T] = {}
         for name, item in items:
@@ -122,30 +128,46 @@ class Registry(MutableMapping[str, T], Generic[T]):
 def check_type(registry: Registry, name: str | None, item: Any, kind: type) -> None:
     """A RegistryError unless ``item`` is a ``kind`` (``name``: its name, where it has one)."""
     if not isinstance(item, kind):
-        raise RegistryError(f"{registry.what}{'' if name is None else f' {name!r}'}: expected a {kind.__name__}, "
-                            f"got {type(item).__name__}")
+        raise RegistryError(
+            f"{registry.what}{'' if name is None else f' {name!r}'}: expected a {kind.__name__}, "
+            f"got {type(item).__name__}"
+        )
 
 
-def check_callable(registry: Registry, name: str, field: str, value: Any, n_args: int, *, optional: bool = False
-                   ) -> None:
+def check_callable(
+    registry: Registry, name: str, field: str, value: Any, n_args: int, *, optional: bool = False
+) -> None:
     """A RegistryError unless ``value`` (``field`` of the item) is a callable that takes ``n_args`` positional
     arguments (:func:`inspect.signature`); ``optional``: None is allowed."""
     if value is None and optional:
         return
     if not callable(value):
-        raise RegistryError(f"{registry.what} {name!r}: field {field!r}: expected a callable of {n_args} argument(s), "
-                            f"got {value!r}")
+        raise RegistryError(
+            f"{registry.what} {name!r}: field {field!r}: expected a callable of {n_args} argument(s), got {value!r}"
+        )
     try:
         inspect.signature(value).bind(*([None] * n_args))
     except TypeError:
-        raise RegistryError(f"{registry.what} {name!r}: field {field!r}: {getattr(value, '__name__', value)!r} does not "
-                            f"take {n_args} positional argument(s) (signature {inspect.signature(value)})") from None
+        raise RegistryError(
+            f"{registry.what} {name!r}: field {field!r}: {getattr(value, '__name__', value)!r} does not "
+            f"take {n_args} positional argument(s) (signature {inspect.signature(value)})"
+        ) from None
     except ValueError:  # a builtin without a signature: nothing to check
         return
 
 
-def check_range(registry: Registry, name: str, field: str, value: Any, low: float | None, high: float | None, *,
-                closed: str = "both", integer: bool = False, optional: bool = True) -> None:
+def check_range(
+    registry: Registry,
+    name: str,
+    field: str,
+    value: Any,
+    low: float | None,
+    high: float | None,
+    *,
+    closed: str = "both",
+    integer: bool = False,
+    optional: bool = True,
+) -> None:
     """A RegistryError unless ``value`` (``field`` of the item) is a finite number (an integer with ``integer``) in the
     interval from ``low`` to ``high`` (``closed``: ``"both"``, ``"left"``, ``"right"``, ``"neither"``; None: open)."""
     if value is None and optional:
@@ -190,12 +212,14 @@ DESIGNS: Registry[Design] = Registry("--design", check=_check_design, found_in=D
 def lazy(module: str, attribute: str, count: int) -> Callable:
     """A function of ``count`` positional arguments that imports ``module`` and calls its ``attribute`` with them: a
     design's step registered without loading it (the registry checks the count)."""
+
     def call(*args):
         return getattr(importlib.import_module(module), attribute)(*args)
 
     call.__name__ = attribute
-    call.__signature__ = inspect.Signature([inspect.Parameter(f"arg{i}", inspect.Parameter.POSITIONAL_ONLY)
-                                            for i in range(count)])
+    call.__signature__ = inspect.Signature(
+        [inspect.Parameter(f"arg{i}", inspect.Parameter.POSITIONAL_ONLY) for i in range(count)]
+    )
     return call
 
 
@@ -207,6 +231,7 @@ def designs() -> Registry[Design]:
 
 # -- The target tables (module docstring) ------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class TrendTable:
     """One target table: its words, the benchmarks the reference rule may fit a family on, the sets inverted jointly,
@@ -214,8 +239,8 @@ class TrendTable:
 
     name: str
     path: Path
-    words: str                                   # how a verdict names the table: "the public table"
-    candidates: tuple[str, ...]                  # benchmarks the reference rule may fit a family on
+    words: str  # how a verdict names the table: "the public table"
+    candidates: tuple[str, ...]  # benchmarks the reference rule may fit a family on
     sets: dict[str, tuple[str, tuple[str, ...]]]  # name → (label, benchmarks); the first is the headline's
     budget_benchmarks: tuple[str, ...] = ()
     budget_sets: tuple[str, ...] = ()
@@ -232,8 +257,9 @@ def _check_table(registry: Registry, name: str, item: Any) -> None:
     check_type(registry, name, item, TrendTable)
     leading = [other.name for other in registry.values() if other.leads]
     if item.leads and leading:
-        raise RegistryError(f"{registry.what} {name!r}: field 'leads': expected one leading table, and "
-                            f"{leading[0]!r} leads already")
+        raise RegistryError(
+            f"{registry.what} {name!r}: field 'leads': expected one leading table, and {leading[0]!r} leads already"
+        )
 
 
 #: The registered target tables, by name (a :class:`Registry` filled by the designs' folders).
@@ -255,8 +281,10 @@ def tables() -> Registry[TrendTable]:
 def leading_table() -> TrendTable:
     """The registered table that leads (:attr:`TrendTable.leads`); an InputError when no registered table does."""
     if (found := next((t for t in tables().values() if t.leads), None)) is None:
-        raise InputError(f"{TABLES.what}: no registered table leads, so a table must be named: one of "
-                         f"{', '.join(TABLES) or '(none registered)'}")
+        raise InputError(
+            f"{TABLES.what}: no registered table leads, so a table must be named: one of "
+            f"{', '.join(TABLES) or '(none registered)'}"
+        )
     return found
 
 
@@ -268,8 +296,10 @@ def table(name: str | TrendTable | None = None) -> TrendTable:
 def table_for_path(path: str | Path | None) -> TrendTable:
     """The registered table whose file is ``path``, else the leading table."""
     resolved = None if path is None else as_path(path, "results").resolve()
-    return next((t for t in tables().values() if resolved is not None and t.path.resolve() == resolved), None) \
+    return (
+        next((t for t in tables().values() if resolved is not None and t.path.resolve() == resolved), None)
         or leading_table()
+    )
 
 
 class Target(NamedTuple):
@@ -286,6 +316,7 @@ def resolve_table(results: str | Path | None = None, table: str | TrendTable | N
     given = None if results is None else as_path(results, "results")
     if table is not None and not isinstance(table, (str, TrendTable)):
         raise InputError(f"{TABLES.what}: expected a table's name, one of {', '.join(tables())}, got {table!r}")
-    found = (table if isinstance(table, TrendTable) else tables().get(table) if table is not None
-             else table_for_path(given))
+    found = (
+        table if isinstance(table, TrendTable) else tables().get(table) if table is not None else table_for_path(given)
+    )
     return Target(found, found.path if given is None else given)

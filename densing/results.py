@@ -2,16 +2,20 @@
 ``summary``, ``conf_int`` and ``_repr_html_`` (docs/api.md, "Result types"); words, summaries and figures registered by
 type (:func:`register`), asked for by name (:func:`presented`), which loads :data:`PRESENTATION` on first use.
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import fields
-from numbers import Real
 from importlib import import_module
-from typing import Callable, ClassVar
+from numbers import Real
+from typing import ClassVar
 
 from densing.errors import InputError
-from densing.numbers import frame_records, json_value  # noqa: F401 (frame_records: public here)
+
+# frame_records is public here too (`name as name` marks a re-export)
+from densing.numbers import frame_records as frame_records, json_value
 from densing.validation import Interval, validate_params
 
 CONF_INT_COLUMNS = ("estimate", "ci_low", "ci_high")
@@ -48,7 +52,9 @@ def interval_frame(rows: dict[str, tuple[float, float, float]]):
     """The frame :meth:`Result.conf_int` returns: ``quantity`` → (estimate, ci_low, ci_high)."""
     import pandas as pd
 
-    frame = pd.DataFrame([list(v) for v in rows.values()], columns=list(CONF_INT_COLUMNS), index=list(rows), dtype=float)
+    frame = pd.DataFrame(
+        [list(v) for v in rows.values()], columns=list(CONF_INT_COLUMNS), index=list(rows), dtype=float
+    )
     frame.index.name = "quantity"
     return frame
 
@@ -57,9 +63,9 @@ class Result:
     """Mixin for frozen dataclasses of results: ``to_dict``, ``to_frame``, ``_repr_html_``."""
 
     _dict_exclude: ClassVar[tuple[str, ...]] = ()  # bulky fields left out of the dict, the frame and the summary
-    _ci_estimates: ClassVar[dict[str, str]] = {}   # interval X → the field of its estimate, where it is not X
-    _level_field: ClassVar[str] = "level"          # the field holding its intervals' level (else DEFAULT_LEVEL)
-    _shown_as: ClassVar[dict[str, str]] = {}      # a field → the property shown in its place (a state → its words)
+    _ci_estimates: ClassVar[dict[str, str]] = {}  # interval X → the field of its estimate, where it is not X
+    _level_field: ClassVar[str] = "level"  # the field holding its intervals' level (else DEFAULT_LEVEL)
+    _shown_as: ClassVar[dict[str, str]] = {}  # a field → the property shown in its place (a state → its words)
 
     def _fields(self) -> list[str]:
         return [self._shown_as.get(f.name, f.name) for f in fields(self) if f.name not in self._dict_exclude]
@@ -92,8 +98,10 @@ class Result:
         level = self.interval_level()
         alpha = float(alpha)  # np.float32(0.05) is 0.05 to single precision, as its user means
         if not math.isclose(1.0 - alpha, level, abs_tol=1e-6):
-            raise InputError(f"alpha: {type(self).__name__} holds {level:.4g} intervals (alpha = {1.0 - level:.4g}), "
-                             f"got {alpha:.6g}; refit at level {1.0 - alpha:.4g} for those")
+            raise InputError(
+                f"alpha: {type(self).__name__} holds {level:.4g} intervals (alpha = {1.0 - level:.4g}), "
+                f"got {alpha:.6g}; refit at level {1.0 - alpha:.4g} for those"
+            )
 
     @validate_params(ALPHA_CONSTRAINTS)
     def conf_int(self, alpha: float = 0.05):
@@ -108,8 +116,11 @@ class Result:
                 self._check_alpha(alpha)
                 quantity = name.removesuffix("_ci_low")
                 estimate = quantity if quantity in names else self._ci_estimates.get(quantity)
-                rows[quantity] = (math.nan if estimate is None else getattr(self, estimate), value,
-                                  getattr(self, quantity + "_ci_high"))
+                rows[quantity] = (
+                    math.nan if estimate is None else getattr(self, estimate),
+                    value,
+                    getattr(self, quantity + "_ci_high"),
+                )
             elif isinstance(value, Result) and name not in self._dict_exclude:
                 rows.update({f"{name}.{quantity}": tuple(row) for quantity, row in value.conf_int(alpha).iterrows()})
         return interval_frame(rows)

@@ -2,6 +2,7 @@
 fixed-size fit's reasons, a validity check's facts and a forecast cutoff's :class:`Outcome`. Their words are
 :mod:`densing.present.words`', and nothing reads a state back out of words.
 """
+
 from __future__ import annotations
 
 import enum
@@ -57,8 +58,11 @@ class JudgedInterval:
     @property
     def reasons(self) -> tuple[EndOpen, ...]:
         ends = {"low": self.doubling_time_months_ci_low, "high": self.doubling_time_months_ci_high}
-        return tuple(EndOpen(end, False, self.n_draws, float("inf")) for end, months in ends.items()
-                     if not (months == months and 0 < months < float("inf")))
+        return tuple(
+            EndOpen(end, False, self.n_draws, float("inf"))
+            for end, months in ends.items()
+            if not (months == months and 0 < months < float("inf"))
+        )
 
     @property
     def state(self) -> State:

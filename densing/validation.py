@@ -3,6 +3,7 @@ function declares what each argument may be with :func:`validate_params`, e.g.
 ``@validate_params({"n_boot": [Interval(Integral, 0, None)], "chance": [Options({"auto", "none"}), None]})``, and a
 value matching none is an :class:`~densing.errors.InputError` ``NAME: expected WHAT, got VALUE``.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -12,12 +13,13 @@ import math
 import os
 import re
 import sys
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
 from numbers import Integral, Real
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Callable, Hashable, Iterable, Mapping
+from typing import Any
 
 from densing.errors import InputError
 from densing.impossible import date_domain, in_date_domain
@@ -130,7 +132,9 @@ def as_path(value: Any, name: str = "path"):
     """``value`` as a ``pathlib.Path``, or an InputError naming ``name``: not a string or ``os.PathLike``, or a blank
     string (``Path("")`` is the working folder: an unset variable, most likely)."""
     if isinstance(value, str) and not value.strip():
-        raise InputError(f"{name}: an empty path (an unset variable?) would mean the working folder; give a file or folder")
+        raise InputError(
+            f"{name}: an empty path (an unset variable?) would mean the working folder; give a file or folder"
+        )
     if not isinstance(value, (str, os.PathLike)):
         raise InputError(f"{name}: expected a path (a string or a pathlib.Path), got {value!r}")
     return Path(value)
@@ -176,8 +180,13 @@ MAX_DRAWS = 100_000
 
 #: What a fit's bootstrap may be asked for (``fit_reference``, ``fit_family``, ``densing fit``, ``densing ladder fit``):
 #: how many draws (0: the point fit alone), on how many processes, from which seed.
-BOOTSTRAP_CONSTRAINTS = MappingProxyType({"n_boot": [Interval(Integral, 0, MAX_DRAWS)],
-                                          "jobs": [Interval(Integral, 1, None)], "seed": [Interval(Integral, 0, None)]})
+BOOTSTRAP_CONSTRAINTS = MappingProxyType(
+    {
+        "n_boot": [Interval(Integral, 0, MAX_DRAWS)],
+        "jobs": [Interval(Integral, 1, None)],
+        "seed": [Interval(Integral, 0, None)],
+    }
+)
 
 #: How many draws an interval is read from: 1 to :data:`MAX_DRAWS` (``densing trend --n-boot``).
 DRAWS = Interval(Integral, 1, MAX_DRAWS)
@@ -187,8 +196,12 @@ DRAWS = Interval(Integral, 1, MAX_DRAWS)
 MIN_INTERVAL_DRAWS = 40
 
 #: How many draws an interval a person reads is made of, by the API as by the command line.
-INTERVAL_DRAWS = Interval(Integral, MIN_INTERVAL_DRAWS, MAX_DRAWS,
-                          why="each end of a 95% interval needs a draw beyond it; 100,000 is the ceiling")
+INTERVAL_DRAWS = Interval(
+    Integral,
+    MIN_INTERVAL_DRAWS,
+    MAX_DRAWS,
+    why="each end of a 95% interval needs a draw beyond it; 100,000 is the ceiling",
+)
 
 #: What a D0 may be: a positive number of tokens up to :data:`MAX_D0_TOKENS` (finite: a bound excludes NaN and ∞).
 D0_TOKENS = Interval(Real, 0, MAX_D0_TOKENS, closed="right")
@@ -231,6 +244,7 @@ def validate_params(constraints: Mapping[str, list]) -> Callable:
     """A decorator: :func:`validate` a function's arguments, defaults filled in, in the order declared, before its body
     runs; a call that does not bind reaches the function (Python's own TypeError). The constraints stay on the
     function as ``parameter_constraints``; one on an argument it does not take is a TypeError at import."""
+
     def attach(function: Callable) -> Callable:
         signature = inspect.signature(function)
         unknown = sorted(set(constraints) - set(signature.parameters))
@@ -259,11 +273,14 @@ def check_tokens(value: float, *, field: str = "train_tokens", where: str | None
     if D0_TOKENS.matches(value):
         return value
     prefix = f"{where}: " if where else ""
-    raise InputError(f"{prefix}field '{field}': {value:g} tokens is outside (0, {MAX_D0_TOKENS:g}], more text than "
-                     "exists (counts are plain numbers, 2e12 for 2T)")
+    raise InputError(
+        f"{prefix}field '{field}': {value:g} tokens is outside (0, {MAX_D0_TOKENS:g}], more text than "
+        "exists (counts are plain numbers, 2e12 for 2T)"
+    )
 
 
 # -- The value kinds that look at a value's type or shape: a DataFrame, an instance, a whole number, a device, text ----
+
 
 @dataclass(frozen=True)
 class Frame:

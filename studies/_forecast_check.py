@@ -18,6 +18,7 @@ The rule (written before any forecast was computed), per reference of a row (inv
 
 The package's own forecast check is :func:`densing.trend.forecast.forecast_windows` (the same test at every cutoff).
 """
+
 from __future__ import annotations
 
 import math
@@ -60,17 +61,27 @@ class ReferenceForecast(Result):
     def to_frame(self) -> pd.DataFrame:
         """One flat row: the months and intervals before and after the cutoff, the counts, the verdict."""
         b, a = self.before, self.after
-        return pd.DataFrame([{"reference": self.reference.split(":")[0], "cutoff": self.cutoff,
-                "n_before": b.n_models if b else 0,
-                "months_before": b.doubling_time_months if b else math.nan,
-                "ci_low_before": b.doubling_time_months_ci_low if b else math.nan,
-                "ci_high_before": b.doubling_time_months_ci_high if b else math.nan,
-                "n_later": self.n_later, "above_forecast_line": self.above_line,
-                "above_band_low": self.above_low, "above_band_high": self.above_high,
-                "months_after": a.doubling_time_months if a else math.nan,
-                "ci_low_after": a.doubling_time_months_ci_low if a else math.nan,
-                "ci_high_after": a.doubling_time_months_ci_high if a else math.nan,
-                "verdict": self.verdict, "note": self.note}])
+        return pd.DataFrame(
+            [
+                {
+                    "reference": self.reference.split(":")[0],
+                    "cutoff": self.cutoff,
+                    "n_before": b.n_models if b else 0,
+                    "months_before": b.doubling_time_months if b else math.nan,
+                    "ci_low_before": b.doubling_time_months_ci_low if b else math.nan,
+                    "ci_high_before": b.doubling_time_months_ci_high if b else math.nan,
+                    "n_later": self.n_later,
+                    "above_forecast_line": self.above_line,
+                    "above_band_low": self.above_low,
+                    "above_band_high": self.above_high,
+                    "months_after": a.doubling_time_months if a else math.nan,
+                    "ci_low_after": a.doubling_time_months_ci_low if a else math.nan,
+                    "ci_high_after": a.doubling_time_months_ci_high if a else math.nan,
+                    "verdict": self.verdict,
+                    "note": self.note,
+                }
+            ]
+        )
 
 
 @dataclass(frozen=True)
@@ -93,8 +104,11 @@ class Forecast(Result):
 
     @validate_params(ALPHA_CONSTRAINTS)
     def conf_int(self, alpha: float = 0.05) -> pd.DataFrame:
-        rows = {f"{r.reference}.{quantity}": tuple(row) for r in self.references
-                for quantity, row in r.conf_int(alpha).iterrows()}
+        rows = {
+            f"{r.reference}.{quantity}": tuple(row)
+            for r in self.references
+            for quantity, row in r.conf_int(alpha).iterrows()
+        }
         return interval_frame(rows)
 
     def summary(self) -> Summary:
@@ -104,8 +118,10 @@ class Forecast(Result):
             if r.before is None:
                 parts.append(f"{r.reference.split(':')[0]}: {r.note}")
                 continue
-            parts.append(f"{r.reference.split(':')[0]}: {r.above_line} of {r.n_later} later models lie above the carried "
-                         f"line (10% expected), {r.above_high} above its band — {r.verdict}")
+            parts.append(
+                f"{r.reference.split(':')[0]}: {r.above_line} of {r.n_later} later models lie above the carried "
+                f"line (10% expected), {r.above_high} above its band — {r.verdict}"
+            )
         return Summary(f"Forecast from models released up to {self.cutoff}: " + "; ".join(parts) + ".")
 
 
@@ -117,8 +133,11 @@ def _counts(frame: pd.DataFrame, inversion, fit: TrendUncertainty) -> tuple[int,
     return placed, *above
 
 
-VERDICTS = {Outcome.AHEAD: "the later models run ahead of the forecast",
-            Outcome.BEHIND: "the later models fall behind the forecast", Outcome.HOLDS: "the forecast holds"}
+VERDICTS = {
+    Outcome.AHEAD: "the later models run ahead of the forecast",
+    Outcome.BEHIND: "the later models fall behind the forecast",
+    Outcome.HOLDS: "the forecast holds",
+}
 
 
 def _verdict(n: int, above_low: int, above_high: int) -> str:
@@ -127,8 +146,15 @@ def _verdict(n: int, above_low: int, above_high: int) -> str:
     return VERDICTS[outcome_of(n, above_low, above_high)]
 
 
-def forecast_check(row: str, members: list[tuple[object, pd.DataFrame]], cutoff: str, *, n_boot: int = 200,
-                   seed: int = 0, epoch: str = DEFAULT_EPOCH) -> Forecast:
+def forecast_check(
+    row: str,
+    members: list[tuple[object, pd.DataFrame]],
+    cutoff: str,
+    *,
+    n_boot: int = 200,
+    seed: int = 0,
+    epoch: str = DEFAULT_EPOCH,
+) -> Forecast:
     """The forecast check of one row (module docstring): per reference, the line fitted up to ``cutoff`` carried to
     the later models, and the doubling time before and after."""
     cut = days_since(np.asarray([np.datetime64(pd.Timestamp(cutoff).date(), "ns")]), parse_epoch(epoch))[0]
@@ -141,8 +167,16 @@ def forecast_check(row: str, members: list[tuple[object, pd.DataFrame]], cutoff:
         try:
             before = trend_uncertainty(early, inversion, n_boot=n_boot, n_boot_share=0, seed=seed, epoch=epoch)
         except DensingError as exc:
-            out.append(ReferenceForecast(name, cutoff, None, None, n_later=len(late),
-                                         note=f"{len(early)} models up to the cutoff: no line ({exc})"))
+            out.append(
+                ReferenceForecast(
+                    name,
+                    cutoff,
+                    None,
+                    None,
+                    n_later=len(late),
+                    note=f"{len(early)} models up to the cutoff: no line ({exc})",
+                )
+            )
             continue
         try:
             after = trend_uncertainty(late, inversion, n_boot=n_boot, n_boot_share=0, seed=seed, epoch=epoch)

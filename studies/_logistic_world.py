@@ -7,6 +7,7 @@ It is kept so that the misspecification result stays reproducible: densing's def
 S_b(x) = d_b + (1 − d_b)·σ(γ_b·(x − l_b)) in x = ln N̂) is described in ``studies/capability_coverage.py``'s
 docstring, section *the logistic world*.
 """
+
 from __future__ import annotations
 
 import math
@@ -16,19 +17,19 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
+from densing.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, LN2
 from densing.data.benchmarks import CHANCE_LEVELS
 from densing.trend.capability import BUDGET_D0
-from densing.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, LN2
 from studies import _planted
 
 #: The shape of the planted families' true curves (their noise-free fits, the claimed estimand, use it).
 SHAPE = "logistic_ln_n"
 EPOCH = DEFAULT_EPOCH
 WINDOW_DAYS = 800.0
-FRONTIER_END = 0.5      # B: the frontier's level (ln ρ on the canonical scale) at the window's end
-GAP_MEAN = 1.0          # u ~ Exponential(mean 1): the gap below the frontier
-SKILL_SD = 0.3          # δ ~ N(0, 0.3²): a target's benchmark-specific skill, in ln N
-MEMBER_SD = 0.15        # ε ~ N(0, 0.15²): a family member's deviation from its family's smooth curve, in ln N
+FRONTIER_END = 0.5  # B: the frontier's level (ln ρ on the canonical scale) at the window's end
+GAP_MEAN = 1.0  # u ~ Exponential(mean 1): the gap below the frontier
+SKILL_SD = 0.3  # δ ~ N(0, 0.3²): a target's benchmark-specific skill, in ln N
+MEMBER_SD = 0.15  # ε ~ N(0, 0.15²): a family member's deviation from its family's smooth curve, in ln N
 SIZE_MEAN, SIZE_SD, SIZE_DATE_CORR, SIZE_RANGE = 9.85, 0.75, 0.2, (7.85, 11.6)  # log10 N of the targets
 V2_PRESENT = (0.2, 0.65)  # P(MATH-hard present) = 0.2 + 0.65·t/800
 HUMANEVAL_PRESENT = 0.9
@@ -36,10 +37,10 @@ HUMANEVAL_PRESENT = 0.9
 
 @dataclass(frozen=True)
 class Benchmark:
-    months: float   # planted doubling time ln 2 / A_b, months
-    gamma: float    # γ_b of the canonical curve, per unit ln N
-    level: float    # l_b: the canonical ln N̂ at the curve's midpoint
-    v2: bool        # a leaderboard-v2 benchmark: present for about half the targets
+    months: float  # planted doubling time ln 2 / A_b, months
+    gamma: float  # γ_b of the canonical curve, per unit ln N
+    level: float  # l_b: the canonical ln N̂ at the curve's midpoint
+    v2: bool  # a leaderboard-v2 benchmark: present for about half the targets
 
     @property
     def slope(self) -> float:
@@ -62,9 +63,9 @@ class Family:
     sizes: tuple[float, ...]
     tokens: float
     released: float  # t_f: days since the epoch (its models are targets of the other references, dated so)
-    gap: float       # g_f: how far its pivot member sits below the frontier of its date, in ln ρ
-    shape: float     # k_f: d h_f / d ln N (1: the targets' shape); below the pivot where ``kink`` is set
-    pivot: float     # N_f*
+    gap: float  # g_f: how far its pivot member sits below the frontier of its date, in ln ρ
+    shape: float  # k_f: d h_f / d ln N (1: the targets' shape); below the pivot where ``kink`` is set
+    pivot: float  # N_f*
     kink: float | None = None  # d h_f / d ln N above the pivot: a law of another shape (misspecified)
     law: bool = False  # planted through the loss law: h_f = ln N_f* + c_{f,b} + ln N'(N) − ln N'(N_f*), N' at D0
 
@@ -111,7 +112,9 @@ def effective(family: Family, benchmark: str, log_n) -> np.ndarray:
     if family.law:
         from densing.laws.forms import HOFFMANN_2022
 
-        at = lambda n: np.log(HOFFMANN_2022.size_at(n, family.tokens, BUDGET_D0))  # noqa: E731
+        def at(n):
+            return np.log(HOFFMANN_2022.size_at(n, family.tokens, BUDGET_D0))
+
         return pivot + family.offset(benchmark) + at(np.exp(log_n)) - at(np.asarray(family.pivot))
     slope = family.shape if family.kink is None else np.where(log_n < pivot, family.shape, family.kink)
     return pivot + family.offset(benchmark) + slope * (log_n - pivot)
@@ -124,15 +127,25 @@ def draw_targets(rng: np.random.Generator, count: int, prefix: str = "m") -> pd.
     """``count`` targets (module docstring): model, params, t, release date, latent ln ρ_b and whether b is scored."""
     t = np.floor(rng.uniform(0, WINDOW_DAYS, count))
     z_t = (t - WINDOW_DAYS / 2) / (WINDOW_DAYS / math.sqrt(12))
-    log10_n = SIZE_MEAN + SIZE_SD * (SIZE_DATE_CORR * z_t + math.sqrt(1 - SIZE_DATE_CORR ** 2) * rng.standard_normal(count))
+    log10_n = SIZE_MEAN + SIZE_SD * (
+        SIZE_DATE_CORR * z_t + math.sqrt(1 - SIZE_DATE_CORR**2) * rng.standard_normal(count)
+    )
     params = 10.0 ** np.clip(log10_n, *SIZE_RANGE)
     gap = rng.exponential(GAP_MEAN, count)
-    frame = pd.DataFrame({"model": [f"{prefix}{i}" for i in range(count)], "params": params, "t": t,
-                          "release_date": pd.Timestamp(EPOCH) + pd.to_timedelta(t, unit="D")})
+    frame = pd.DataFrame(
+        {
+            "model": [f"{prefix}{i}" for i in range(count)],
+            "params": params,
+            "t": t,
+            "release_date": pd.Timestamp(EPOCH) + pd.to_timedelta(t, unit="D"),
+        }
+    )
     v2 = rng.uniform(size=count) < V2_PRESENT[0] + V2_PRESENT[1] * t / WINDOW_DAYS
     humaneval = rng.uniform(size=count) < HUMANEVAL_PRESENT
     for name, b in BENCHMARKS.items():
-        frame[f"log_rho:{name}"] = b.slope * (t - WINDOW_DAYS) + FRONTIER_END - gap + SKILL_SD * rng.standard_normal(count)
+        frame[f"log_rho:{name}"] = (
+            b.slope * (t - WINDOW_DAYS) + FRONTIER_END - gap + SKILL_SD * rng.standard_normal(count)
+        )
         frame[f"present:{name}"] = v2 if b.v2 else (humaneval if name == "humaneval" else np.ones(count, bool))
     return frame
 

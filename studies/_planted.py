@@ -9,19 +9,20 @@ states both). From it:
 - a family member's score is S_b(h_{f,b}(ln N) + ε), ε ~ N(0, member_sd²) (none for ``rng=None``);
 - a score is binomial on the benchmark's item count (:func:`score`); ``rng=None`` gives the probability itself.
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import pandas as pd
 
+from densing.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, LN2
 from densing.data.benchmarks import item_count
 from densing.laws.inversion import arrays
 from densing.trend import rules
-from densing.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, LN2
 from densing.trend.targets import trend_targets, with_stderr
 
 BLOCK = 2000  # targets per block of a population slope
@@ -30,11 +31,11 @@ BLOCK = 2000  # targets per block of a population slope
 @dataclass(frozen=True)
 class World:
     benchmarks: tuple[str, ...]
-    families: dict            # name -> the study's Family (sizes, tokens, released: days after ``start``, …)
-    curve: Callable           # curve(benchmark, x) -> S_b(x)
-    effective: Callable       # effective(family, benchmark, ln N) -> h_{f,b}(ln N)
-    start: str                # day 0 of a family's ``released``
-    member_sd: float          # sd of ε, a member's deviation from its family's smooth curve, in ln N
+    families: dict  # name -> the study's Family (sizes, tokens, released: days after ``start``, …)
+    curve: Callable  # curve(benchmark, x) -> S_b(x)
+    effective: Callable  # effective(family, benchmark, ln N) -> h_{f,b}(ln N)
+    start: str  # day 0 of a family's ``released``
+    member_sd: float  # sd of ε, a member's deviation from its family's smooth curve, in ln N
 
 
 def score(rng: np.random.Generator | None, benchmark: str, p: np.ndarray) -> np.ndarray:
@@ -54,9 +55,21 @@ def target_rows(world: World, frame: pd.DataFrame, rng: np.random.Generator | No
         p = world.curve(name, np.log(sub["params"].to_numpy(float)) + sub[f"log_rho:{name}"].to_numpy(float))
         family = sub["family"] if "family" in sub.columns else sub["model"]
         tokens = sub["train_tokens"] if "train_tokens" in sub.columns else np.nan
-        parts.append(pd.DataFrame({"model": sub["model"], "family": family, "benchmark": name, "metric": "acc",
-                                   "value": score(rng, name, p), "params": sub["params"], "train_tokens": tokens,
-                                   "active_params": np.nan, "release_date": sub["release_date"]}))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "model": sub["model"],
+                    "family": family,
+                    "benchmark": name,
+                    "metric": "acc",
+                    "value": score(rng, name, p),
+                    "params": sub["params"],
+                    "train_tokens": tokens,
+                    "active_params": np.nan,
+                    "release_date": sub["release_date"],
+                }
+            )
+        )
     return pd.concat(parts, ignore_index=True)
 
 
@@ -69,17 +82,30 @@ def family_rows(world: World, name: str, family, rng: np.random.Generator | None
         x = world.effective(family, bench, np.log(sizes))
         if rng is not None:
             x = x + world.member_sd * rng.standard_normal(sizes.size)
-        parts.append(pd.DataFrame({"model": [f"{name}-{n / 1e9:g}B" for n in sizes], "family": name, "benchmark": bench,
-                                   "metric": "acc", "value": score(rng, bench, world.curve(bench, x)), "params": sizes,
-                                   "train_tokens": family.tokens, "active_params": np.nan,
-                                   "release_date": pd.Timestamp(world.start) + pd.Timedelta(days=family.released)}))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "model": [f"{name}-{n / 1e9:g}B" for n in sizes],
+                    "family": name,
+                    "benchmark": bench,
+                    "metric": "acc",
+                    "value": score(rng, bench, world.curve(bench, x)),
+                    "params": sizes,
+                    "train_tokens": family.tokens,
+                    "active_params": np.nan,
+                    "release_date": pd.Timestamp(world.start) + pd.Timedelta(days=family.released),
+                }
+            )
+        )
     return pd.concat(parts, ignore_index=True)
 
 
 def replicate_table(world: World, frame: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
     """One replicate's tidy table: every family, then the targets of ``frame``, binomial scores, stderr from the item
     counts (the families' draws come first, in the order of ``world.families``)."""
-    parts = [family_rows(world, name, family, rng) for name, family in world.families.items()] + [target_rows(world, frame, rng)]
+    parts = [family_rows(world, name, family, rng) for name, family in world.families.items()] + [
+        target_rows(world, frame, rng)
+    ]
     table = pd.concat(parts, ignore_index=True)
     table["stderr"] = np.nan
     return with_stderr(table)
@@ -90,7 +116,9 @@ def frontier_line(rule: str, t, y, kind, labels, quantile: float = 0.9) -> tuple
     :func:`densing.trend.rules.frontier_lines_weighted`; NaNs if unfittable (fewer than ``MIN_POINTS`` usable points,
     or one date)."""
     t, y, kind = np.asarray(t, float), np.asarray(y, float), np.asarray(kind, float)
-    line = rules.frontier_lines_weighted(rule, t, y[None], kind[None], np.ones((1, t.size)), np.asarray(labels), quantile)
+    line = rules.frontier_lines_weighted(
+        rule, t, y[None], kind[None], np.ones((1, t.size)), np.asarray(labels), quantile
+    )
     return float(line[0, 0]), float(line[0, 1])
 
 
@@ -102,8 +130,12 @@ def population_slope(inversion, table: pd.DataFrame, epoch: str = DEFAULT_EPOCH)
     y, kind = inversion.point(scores, sigma, models["params"].to_numpy(float))
     t, labels = models["t"].to_numpy(float), models["model"].astype(str).to_numpy()
     blocks = max(1, len(models) // BLOCK)
-    slopes = np.array([frontier_line("quantile", t[i::blocks], y[i::blocks], kind[i::blocks], labels[i::blocks])[0]
-                       for i in range(blocks)])
+    slopes = np.array(
+        [
+            frontier_line("quantile", t[i::blocks], y[i::blocks], kind[i::blocks], labels[i::blocks])[0]
+            for i in range(blocks)
+        ]
+    )
     return float(np.mean(slopes)), float(np.std(slopes, ddof=1) / math.sqrt(blocks)) if blocks > 1 else math.nan
 
 

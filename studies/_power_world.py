@@ -34,6 +34,7 @@ CodeLlama-70B, H2O-Danube 1–3, …) has its later members denser by A_b·(t_m 
 sit at every distance from the frontier (some on its floor); the latest families (Qwen2, Llama-3.1, Gemma-2) are
 references whose members are the frontier's targets, inverted by the other references (leave-one-family-out).
 """
+
 from __future__ import annotations
 
 import math
@@ -44,21 +45,21 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit
 
+from densing.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, LN2
 from densing.data.benchmarks import CHANCE_LEVELS
 from densing.laws.family import POWER_ALPHA
 from densing.laws.forms import POWER_N_UNIT
 from densing.paths import RESULTS
-from densing.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, LN2
 from densing.trend.targets import with_stderr
 from studies import _planted
 
 SHAPE = "power"
 EPOCH = DEFAULT_EPOCH
-T_REF = "2024-02-05"   # t_ref: Qwen1.5's release, where the frontier's ln ρ is B
-FRONTIER = 0.5         # B
-GAP_MEAN = 1.0         # g_f ~ Exponential(mean 1)
-SKILL_SD = 0.3         # δ_{f,b} ~ N(0, 0.3²)
-MEMBER_SD = 0.15       # ε_{m,b} ~ N(0, 0.15²)
+T_REF = "2024-02-05"  # t_ref: Qwen1.5's release, where the frontier's ln ρ is B
+FRONTIER = 0.5  # B
+GAP_MEAN = 1.0  # g_f ~ Exponential(mean 1)
+SKILL_SD = 0.3  # δ_{f,b} ~ N(0, 0.3²)
+MEMBER_SD = 0.15  # ε_{m,b} ~ N(0, 0.15²)
 #: Planted threats (``studies/gate_calibration.py``; 0 and 1 in the coverage study): a size term
 #: SIZE_SLOPE·(ln N − ln 7·10⁹) added to every ln ρ (density that depends on size at a fixed date), and every γ_b
 #: scaled by GAMMA_SCALE (flatter curves: a score moves less with density, the inversion is ill-conditioned).
@@ -69,10 +70,10 @@ SIZE_CENTRE = math.log(7e9)
 
 @dataclass(frozen=True)
 class Benchmark:
-    months: float   # planted doubling time ln 2 / A_b, months
-    gamma: float    # γ_b of the canonical curve, per unit of u
-    level: float    # l_b: the canonical u at the curve's midpoint
-    column: str     # the public table's column
+    months: float  # planted doubling time ln 2 / A_b, months
+    gamma: float  # γ_b of the canonical curve, per unit of u
+    level: float  # l_b: the canonical u at the curve's midpoint
+    column: str  # the public table's column
 
     @property
     def slope(self) -> float:
@@ -115,10 +116,17 @@ def public_frame() -> pd.DataFrame:
     wide = pd.read_csv(RESULTS / "public_models.csv")
     wide = wide[wide["release_date"].notna()].reset_index(drop=True)
     date = pd.to_datetime(wide["release_date"])
-    frame = pd.DataFrame({"model": wide["model"].astype(str), "family": wide["family"].astype(str),
-                          "params": wide["params"].astype(float), "train_tokens": wide["train_tokens"].astype(float),
-                          "release_date": date, "t": (date - pd.Timestamp(EPOCH)).dt.days.astype(float),
-                          "t_ref": (date - pd.Timestamp(T_REF)).dt.days.astype(float)})
+    frame = pd.DataFrame(
+        {
+            "model": wide["model"].astype(str),
+            "family": wide["family"].astype(str),
+            "params": wide["params"].astype(float),
+            "train_tokens": wide["train_tokens"].astype(float),
+            "release_date": date,
+            "t": (date - pd.Timestamp(EPOCH)).dt.days.astype(float),
+            "t_ref": (date - pd.Timestamp(T_REF)).dt.days.astype(float),
+        }
+    )
     for name, b in BENCHMARKS.items():
         frame[f"present:{name}"] = wide[b.column].notna().to_numpy()
     return frame
@@ -132,9 +140,14 @@ def with_densities(frame: pd.DataFrame, rng: np.random.Generator, *, own_family:
     gap = rng.exponential(GAP_MEAN, len(names))[codes]
     for name, b in BENCHMARKS.items():
         skill = SKILL_SD * rng.standard_normal(len(names))[codes]
-        out[f"log_rho:{name}"] = (b.slope * out["t_ref"].to_numpy(float) + FRONTIER - gap + skill
-                                  + MEMBER_SD * rng.standard_normal(len(out))
-                                  + SIZE_SLOPE * (np.log(out["params"].to_numpy(float)) - SIZE_CENTRE))
+        out[f"log_rho:{name}"] = (
+            b.slope * out["t_ref"].to_numpy(float)
+            + FRONTIER
+            - gap
+            + skill
+            + MEMBER_SD * rng.standard_normal(len(out))
+            + SIZE_SLOPE * (np.log(out["params"].to_numpy(float)) - SIZE_CENTRE)
+        )
     return out
 
 
@@ -188,4 +201,6 @@ def missing_share(frame: pd.DataFrame) -> float:
 
 
 #: The families whose verdicts the study lists: every family of the table with three dated models.
-FAMILY_NAMES: tuple[str, ...] = tuple(sorted(name for name, n in public_frame()["family"].value_counts().items() if n >= 3))
+FAMILY_NAMES: tuple[str, ...] = tuple(
+    sorted(name for name, n in public_frame()["family"].value_counts().items() if n >= 3)
+)

@@ -27,6 +27,7 @@ complete run (the check that this script scores as lm-eval does).
 
     python studies/bbh_per_task.py STORE [--markdown] [--models results/smollm2/models.yaml]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -40,8 +41,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from densing.errors import DensingError  # noqa: E402
-from tools.lm_eval_requests import BBH_PREFIX, bbh_task_names, read_request_cache  # noqa: E402
+from densing.errors import DensingError  # noqa: E402  (the offline switches above come first)
+from tools.lm_eval_requests import BBH_PREFIX, bbh_task_names, read_request_cache  # noqa: E402  (as above)
 
 
 def fill_from_cache(task, cache: dict) -> list:
@@ -63,8 +64,8 @@ def fill_from_cache(task, cache: dict) -> list:
 
 def _tokenizer(models_file: str):
     """The tokenizer of the first model in MODELS_FILE, loaded as ``densing eval`` loads it."""
-    from densing.eval.models import read_models_file
     from densing.eval.loading import load_model
+    from densing.eval.models import read_models_file
 
     spec = read_models_file(models_file)[0]
     return load_model(spec, backend="densing-hf", device="cpu", batch_size=1)[0].tokenizer
@@ -107,13 +108,21 @@ def per_task(store: str, models_file: str | None = None) -> list[dict] | None:
         n = len(scores)
         mean = sum(scores) / n if n else math.nan
         sd = math.sqrt(sum((s - mean) ** 2 for s in scores) / (n - 1)) if n > 1 else math.nan
-        rows.append({
-            "task": name[len(BBH_PREFIX):], "n": n, "split": split, "exact_match": mean, "stderr": sd / math.sqrt(n) if n else math.nan,
-            "no_answer": invalid / n if n else math.nan, "constant": max(targets.values()) / split,
-            "mean_chars": length / n if n else math.nan,
-            "ran_to_limit": full / n if n and tokenizer is not None else math.nan,
-            "new_tokens": new_tokens, "prompt_tokens": prompt_tokens,
-        })
+        rows.append(
+            {
+                "task": name[len(BBH_PREFIX) :],
+                "n": n,
+                "split": split,
+                "exact_match": mean,
+                "stderr": sd / math.sqrt(n) if n else math.nan,
+                "no_answer": invalid / n if n else math.nan,
+                "constant": max(targets.values()) / split,
+                "mean_chars": length / n if n else math.nan,
+                "ran_to_limit": full / n if n and tokenizer is not None else math.nan,
+                "new_tokens": new_tokens,
+                "prompt_tokens": prompt_tokens,
+            }
+        )
     return rows
 
 
@@ -121,23 +130,31 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("store")
     parser.add_argument("--markdown", action="store_true", help="print a markdown table")
-    parser.add_argument("--models", help="the run's models file: count strings that ran to max_gen_toks with its tokenizer")
+    parser.add_argument(
+        "--models", help="the run's models file: count strings that ran to max_gen_toks with its tokenizer"
+    )
     args = parser.parse_args()
     rows = per_task(args.store, args.models)
     if rows is None:
         return 2
     if args.markdown:
-        print("| task | items | exact match | no answer extracted | constant answer | mean string (chars) | ran to the token limit |")
+        print(
+            "| task | items | exact match | no answer extracted | constant answer | mean string (chars) | ran to the token limit |"
+        )
         print("|---|---|---|---|---|---|---|")
     for r in rows:
         partial = "" if r["n"] == r["split"] else " (partial)"
         if args.markdown:
-            print(f"| {r['task']}{partial} | {r['n']} / {r['split']} | {r['exact_match']:.3f} ± {r['stderr']:.3f} | "
-                  f"{r['no_answer']:.2f} | {r['constant']:.3f} | {r['mean_chars']:.0f} | {r['ran_to_limit']:.2f} |")
+            print(
+                f"| {r['task']}{partial} | {r['n']} / {r['split']} | {r['exact_match']:.3f} ± {r['stderr']:.3f} | "
+                f"{r['no_answer']:.2f} | {r['constant']:.3f} | {r['mean_chars']:.0f} | {r['ran_to_limit']:.2f} |"
+            )
         else:
-            print(f"{r['task']:<45} {r['n']:>4}/{r['split']:<4} exact match {r['exact_match']:.3f} ± {r['stderr']:.3f}  "
-                  f"no answer {r['no_answer']:.2f}  constant {r['constant']:.3f}  {r['mean_chars']:.0f} chars  "
-                  f"ran to the limit {r['ran_to_limit']:.2f}{partial}")
+            print(
+                f"{r['task']:<45} {r['n']:>4}/{r['split']:<4} exact match {r['exact_match']:.3f} ± {r['stderr']:.3f}  "
+                f"no answer {r['no_answer']:.2f}  constant {r['constant']:.3f}  {r['mean_chars']:.0f} chars  "
+                f"ran to the limit {r['ran_to_limit']:.2f}{partial}"
+            )
     complete = [r for r in rows if r["n"] == r["split"]]
     items = sum(r["n"] for r in complete)
     if items:
@@ -147,13 +164,17 @@ def main() -> int:
         full = sum(r["ran_to_limit"] * r["n"] for r in complete) / items
         answered = sum((1 - r["no_answer"]) * r["n"] for r in complete)
         strata = math.sqrt(sum((r["n"] * r["stderr"]) ** 2 for r in complete)) / items
-        print(f"{len(complete)} of {len(rows)} tasks complete, {items} items: size-weighted exact match {weighted:.4f} "
-              f"(± {strata:.4f} over tasks as strata), no answer extracted {no_answer:.3f}, exact match of the "
-              f"{answered:.0f} with an answer {weighted * items / answered:.4f}, constant answer {constant:.4f}, "
-              f"ran to the token limit {full:.3f}")
+        print(
+            f"{len(complete)} of {len(rows)} tasks complete, {items} items: size-weighted exact match {weighted:.4f} "
+            f"(± {strata:.4f} over tasks as strata), no answer extracted {no_answer:.3f}, exact match of the "
+            f"{answered:.0f} with an answer {weighted * items / answered:.4f}, constant answer {constant:.4f}, "
+            f"ran to the token limit {full:.3f}"
+        )
         if args.models:
-            print(f"re-tokenised: {sum(r['new_tokens'] for r in complete):,} new tokens after "
-                  f"{sum(r['prompt_tokens'] for r in complete):,} prompt tokens (every item, repeated prompts counted again)")
+            print(
+                f"re-tokenised: {sum(r['new_tokens'] for r in complete):,} new tokens after "
+                f"{sum(r['prompt_tokens'] for r in complete):,} prompt tokens (every item, repeated prompts counted again)"
+            )
     return 0
 
 

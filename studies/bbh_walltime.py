@@ -8,6 +8,7 @@ request cache (``kind`` = ``scoring``) are counted apart.
 
     python studies/bbh_walltime.py [results/smollm2/bbh_runs.csv]
 """
+
 from __future__ import annotations
 
 import csv
@@ -44,9 +45,11 @@ def main() -> int:
     compute, scoring = intervals(path)
     process = sum(b - a for a, b in compute)
     span = max(b for _, b in compute) - min(a for a, _ in compute)
-    print(f"{len(compute)} BBH runs computing requests over {span / 3600:.2f} h from the first start to the last end: "
-          f"wall {union_seconds(compute) / 3600:.2f} h, process time {process / 3600:.2f} h; "
-          f"{len(scoring)} scoring run(s) from the cache: " + ", ".join(f"{b - a:.0f} s" for a, b in scoring))
+    print(
+        f"{len(compute)} BBH runs computing requests over {span / 3600:.2f} h from the first start to the last end: "
+        f"wall {union_seconds(compute) / 3600:.2f} h, process time {process / 3600:.2f} h; "
+        f"{len(scoring)} scoring run(s) from the cache: " + ", ".join(f"{b - a:.0f} s" for a, b in scoring)
+    )
     return 0
 
 

@@ -52,21 +52,22 @@ references used, and each planted candidate's verdict under the rule. Replicate 
 ``--no-limits`` prints the table from a store at once (it skips the limits from binomial scores, which recompute every
 reference's population slope).
 """
+
 from __future__ import annotations
 
 import argparse
 import math
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import numpy as np
 import pandas as pd
 
-from densing.errors import DensingError
-from densing.laws.family import fit_family
-from densing.laws import eligibility
-from densing.trend import capability
 from densing.constants import DEFAULT_EPOCH, DEFAULT_N_BOOT, DEFAULT_N_BOOT_SIDE
+from densing.errors import DensingError
+from densing.laws import eligibility
+from densing.laws.family import fit_family
 from densing.laws.inversion import Joint, PerBenchmark
+from densing.trend import capability
 from densing.trend.targets import with_stderr
 from studies import _logistic_world, _power_world
 from studies._planted import coverage as _coverage, family_of as _family_of, months as _months, population_slope
@@ -80,7 +81,7 @@ W = _power_world  # the world of this run (``--world``; :func:`use_world` sets i
 # the estimands
 
 
-@lru_cache(maxsize=None)
+@cache
 def true_fit(name: str, benchmark: str, budget: bool = False):
     """The family's true law as densing's family law: fit_family in the world's shape on its members' noise-free scores
     (``budget``: over its members' sizes at D0, as :func:`densing.trend.capability.budget_fits` refits it)."""
@@ -98,8 +99,8 @@ def true_fit(name: str, benchmark: str, budget: bool = False):
 def population(seed: int, count: int, noisy: bool = False) -> pd.DataFrame:
     """``count`` targets of the world's design with noise-free scores (``noisy``: the same targets' binomial scores)
     and binomial standard errors at them."""
-    frame = W.population_frame(np.random.default_rng(np.random.SeedSequence([seed, 2 ** 31 - 1])), count)
-    table = W.target_rows(frame, np.random.default_rng(np.random.SeedSequence([seed, 2 ** 31 - 1, 1])) if noisy else None)
+    frame = W.population_frame(np.random.default_rng(np.random.SeedSequence([seed, 2**31 - 1])), count)
+    table = W.target_rows(frame, np.random.default_rng(np.random.SeedSequence([seed, 2**31 - 1, 1])) if noisy else None)
     table["stderr"] = np.nan
     return with_stderr(table)
 
@@ -107,8 +108,15 @@ def population(seed: int, count: int, noisy: bool = False) -> pd.DataFrame:
 _SLOPES: dict = {}
 
 
-def reference_slope(family: str, benchmarks: tuple[str, ...], joint: bool, seed: int, count: int,
-                    noisy: bool = False, budget: bool = False) -> tuple[float, float]:
+def reference_slope(
+    family: str,
+    benchmarks: tuple[str, ...],
+    joint: bool,
+    seed: int,
+    count: int,
+    noisy: bool = False,
+    budget: bool = False,
+) -> tuple[float, float]:
     """A reference's population slope (cached): its true curves, inverted per benchmark or jointly; ``noisy``: from
     binomial scores, the limit of the point estimator itself (a diagnostic, not an estimand); ``budget``: its true
     curves refitted over its members' sizes at D0 (the budget rows' estimand)."""
@@ -135,8 +143,11 @@ def noisy_claimed(row: dict, args) -> float:
     for ref in row["references"]:
         family, benchmarks = ref.split(":")
         found = tuple(benchmarks.split(","))
-        slopes.append(reference_slope(family, found, len(found) > 1, args.seed, args.population,
-                                      noisy=True, budget=row.get("budget", False))[0])
+        slopes.append(
+            reference_slope(
+                family, found, len(found) > 1, args.seed, args.population, noisy=True, budget=row.get("budget", False)
+            )[0]
+        )
     return float(np.mean(slopes))
 
 
@@ -146,8 +157,11 @@ def noisy_claimed(row: dict, args) -> float:
 
 def rows_measured() -> list[tuple[str, tuple[str, ...]]]:
     """(row name, benchmarks): the headline set, one row per benchmark, then the budget rows (``budget:<b>``)."""
-    return ([("headline", W.HEADLINE_SET)] + [(b, (b,)) for b in W.BENCHMARKS]
-            + [(f"budget:{b}", (b,)) for b in W.BUDGET_ROWS])
+    return (
+        [("headline", W.HEADLINE_SET)]
+        + [(b, (b,)) for b in W.BENCHMARKS]
+        + [(f"budget:{b}", (b,)) for b in W.BUDGET_ROWS]
+    )
 
 
 def _candidate_record(candidates: pd.DataFrame) -> dict:
@@ -155,8 +169,11 @@ def _candidate_record(candidates: pd.DataFrame) -> dict:
     out = {}
     for row in candidates[candidates["kind"] == "family"].itertuples(index=False):
         code = str(row.code) if not row.eligible else ""
-        out[f"{row.family}:{row.benchmark}"] = {"eligible": bool(row.eligible), "code": code,
-                                                "reach": float(getattr(row, "reach_share", math.nan))}
+        out[f"{row.family}:{row.benchmark}"] = {
+            "eligible": bool(row.eligible),
+            "code": code,
+            "reach": float(getattr(row, "reach_share", math.nan)),
+        }
     return out
 
 
@@ -165,9 +182,12 @@ def run_replicate(r: int, args) -> dict:
     row."""
     rng = np.random.default_rng(np.random.SeedSequence([args.seed, r]))
     table, frame = W.replicate_table(rng, args.targets)
-    record = {"replicate": r, "rows": {},
-              "missing_share": W.missing_share(frame),
-              "targets": int((frame["t"] >= 0).sum())}
+    record = {
+        "replicate": r,
+        "rows": {},
+        "missing_share": W.missing_share(frame),
+        "targets": int((frame["t"] >= 0).sum()),
+    }
     try:
         candidates = eligibility.candidate_table(table)
         fits = eligibility.eligible_fits(table, candidates, seed=r, family_boot=args.ref_boot)
@@ -183,9 +203,20 @@ def run_replicate(r: int, args) -> dict:
     for name, benchmarks in rows_measured():
         budget = name.startswith("budget:")
         try:
-            row = capability.trend_row(name, name, "planted", benchmarks, table, candidates, budget_fits if budget else fits,
-                                       since=EPOCH, epoch=EPOCH, n_boot=args.n_boot if name == "headline" else args.n_side,
-                                       n_boot_share=args.n_share if name == "headline" else 0, seed=r)
+            row = capability.trend_row(
+                name,
+                name,
+                "planted",
+                benchmarks,
+                table,
+                candidates,
+                budget_fits if budget else fits,
+                since=EPOCH,
+                epoch=EPOCH,
+                n_boot=args.n_boot if name == "headline" else args.n_side,
+                n_boot_share=args.n_share if name == "headline" else 0,
+                seed=r,
+            )
         except (DensingError, ValueError, FloatingPointError) as exc:  # counted with its reason, never hidden
             record["rows"][name] = {"error": f"{type(exc).__name__}: {exc}"}
             continue
@@ -203,15 +234,27 @@ def run_replicate(r: int, args) -> dict:
         if latent is None:  # the logistic world's set: the population slope under the canonical curves
             latent = reference_slope("canonical", benchmarks, True, args.seed, args.population)[0]
         record["rows"][name] = {
-            "references": [f"{f}:{','.join(bs)}" for f, bs in own], "point": res.slope_per_day,
-            "low": res.slope_ci_low, "high": res.slope_ci_high, "claimed": claimed, "claimed_se": claimed_se,
+            "references": [f"{f}:{','.join(bs)}" for f, bs in own],
+            "point": res.slope_per_day,
+            "low": res.slope_ci_low,
+            "high": res.slope_ci_high,
+            "claimed": claimed,
+            "claimed_se": claimed_se,
             "reference_slopes": [p[0] for p in pop],
-            "latent": latent, "n_models": res.n_models, "failed_draws": res.failed_draws,
-            "sd_all": res.slope_sd_all, "sd": {s: getattr(res, f"slope_sd_{s}") for s in ("fit", "score", "models", "reference")},
+            "latent": latent,
+            "n_models": res.n_models,
+            "failed_draws": res.failed_draws,
+            "sd_all": res.slope_sd_all,
+            "sd": {s: getattr(res, f"slope_sd_{s}") for s in ("fit", "score", "models", "reference")},
             "share": {s: getattr(res, f"share_{s}") for s in ("fit", "score", "models", "reference")},
-            "n_lower": res.n_lower_bounds, "n_upper": res.n_upper_bounds, "n_dropped": res.n_dropped,
-            "budget": budget, "status": row.status, "low_determined": res.low_determined,
-            "high_determined": res.high_determined, "ceiling_bounds": res.n_ceiling_bounds,
+            "n_lower": res.n_lower_bounds,
+            "n_upper": res.n_upper_bounds,
+            "n_dropped": res.n_dropped,
+            "budget": budget,
+            "status": row.status,
+            "low_determined": res.low_determined,
+            "high_determined": res.high_determined,
+            "ceiling_bounds": res.n_ceiling_bounds,
             "checks": {c.name: [c.status, c.value] for c in capability.headline_checks(list(row.members), res)},
         }
     return record
@@ -242,8 +285,14 @@ def states_table(records: list[dict]) -> list[str]:
     (replicates recorded before the states existed are left out)."""
     out = ["the rows' states (densing.trend.pooling, step 6) and the latent coverage within each (± MC SE):"]
     for name, _ in rows_measured():
-        good = [r["rows"][name] for r in records if "rows" in r and name in r["rows"] and "error" not in r["rows"][name]
-                and "low_determined" in r["rows"][name]]
+        good = [
+            r["rows"][name]
+            for r in records
+            if "rows" in r
+            and name in r["rows"]
+            and "error" not in r["rows"][name]
+            and "low_determined" in r["rows"][name]
+        ]
         if not good:
             continue
         cells = []
@@ -259,14 +308,19 @@ def summarise(records: list[dict], args) -> list[str]:
     out = []
     total = len(records)
     whole = [r for r in records if "error" in r]
-    out.append(f"{total} replicates ({len(whole)} with no candidate table: "
-               + ("; ".join(sorted({r['error'] for r in whole})) if whole else "none") + "); "
-               f"world {args.world}, {np.mean([r['targets'] for r in records]):.0f} targets each, MATH-hard missing for {np.mean([r['missing_share'] for r in records]):.2f} "
-               f"of them (mean), n_boot {args.n_boot} (headline) and {args.n_side} (rows), shares from {args.n_share} draws per source, "
-               f"reference bootstrap {args.ref_boot}, population {args.population}")
-    head = (f"{'row':<10} {'planted':>7} {'fitted':>6} {'failed':>6}  {'cover claimed':>13} {'± MC SE':>7}  "
-            f"{'cover latent':>12} {'± MC SE':>7}  {'cover each ref':>14} {'± MC SE':>7}  {'median width':>12}  "
-            f"{'claimed (mo)':>12} {'latent (mo)':>11}")
+    out.append(
+        f"{total} replicates ({len(whole)} with no candidate table: "
+        + ("; ".join(sorted({r["error"] for r in whole})) if whole else "none")
+        + "); "
+        f"world {args.world}, {np.mean([r['targets'] for r in records]):.0f} targets each, MATH-hard missing for {np.mean([r['missing_share'] for r in records]):.2f} "
+        f"of them (mean), n_boot {args.n_boot} (headline) and {args.n_side} (rows), shares from {args.n_share} draws per source, "
+        f"reference bootstrap {args.ref_boot}, population {args.population}"
+    )
+    head = (
+        f"{'row':<10} {'planted':>7} {'fitted':>6} {'failed':>6}  {'cover claimed':>13} {'± MC SE':>7}  "
+        f"{'cover latent':>12} {'± MC SE':>7}  {'cover each ref':>14} {'± MC SE':>7}  {'median width':>12}  "
+        f"{'claimed (mo)':>12} {'latent (mo)':>11}"
+    )
     out.append("coverage at nominal 0.95 (slopes per day; doubling times in months)")
     out.append(head)
     diagnostics = []
@@ -284,18 +338,31 @@ def summarise(records: list[dict], args) -> list[str]:
         width = float(np.median([x["high"] - x["low"] for x in good])) if good else math.nan
         claimed = float(np.median([x["claimed"] for x in good])) if good else math.nan
         latent = float(np.median([x["latent"] for x in good])) if good else math.nan
-        planted = "joint" if len(set(W.BENCHMARKS[b].months for b in benchmarks)) > 1 else f"{W.BENCHMARKS[benchmarks[0]].months:g} mo"
-        out.append(f"{name:<10} {planted:>7} {len(good):>6} {len(bad) + total - len(rows):>6}  {pc:>13.3f} {sc:>7.3f}  "
-                   f"{pl:>12.3f} {sl:>7.3f}  {pa:>14.3f} {sa:>7.3f}  {width:>12.5f}  {_months(claimed):>12} {_months(latent):>11}")
+        planted = (
+            "joint"
+            if len(set(W.BENCHMARKS[b].months for b in benchmarks)) > 1
+            else f"{W.BENCHMARKS[benchmarks[0]].months:g} mo"
+        )
+        out.append(
+            f"{name:<10} {planted:>7} {len(good):>6} {len(bad) + total - len(rows):>6}  {pc:>13.3f} {sc:>7.3f}  "
+            f"{pl:>12.3f} {sl:>7.3f}  {pa:>14.3f} {sa:>7.3f}  {width:>12.5f}  {_months(claimed):>12} {_months(latent):>11}"
+        )
         if bad:
-            counts = pd.Series([x["error"].split(":")[0] if not x.get("no_reference") else "no reference passes the reference rule"
-                                for x in bad]).value_counts()
+            counts = pd.Series(
+                [
+                    x["error"].split(":")[0] if not x.get("no_reference") else "no reference passes the reference rule"
+                    for x in bad
+                ]
+            ).value_counts()
             reasons_out.append(f"  {name}: " + ", ".join(f"{n} × {why}" for why, n in counts.items()))
         if good:
             point = np.array([x["point"] for x in good])
             target = np.array([x["claimed"] for x in good])
-            noise_bias = (np.array([noisy_claimed(x, args) for x in good]) - target if args.limits
-                          else np.full(len(good), math.nan))
+            noise_bias = (
+                np.array([noisy_claimed(x, args) for x in good]) - target
+                if args.limits
+                else np.full(len(good), math.nan)
+            )
             refs = pd.Series([len(x["references"]) for x in good]).value_counts().sort_index()
             uses = pd.Series([ref.split(":")[0] for x in good for ref in x["references"]]).value_counts()
             shares = {s: _mean_finite([x["share"][s] for x in good]) for s in ("fit", "score", "models", "reference")}
@@ -306,19 +373,28 @@ def summarise(records: list[dict], args) -> list[str]:
                 f"  estimand se {np.median([x['claimed_se'] for x in good]):.6f}"
                 f"  score-noise bias {np.mean(noise_bias):+.5f}"
                 f"  shares fit {shares['fit']:.2f} score {shares['score']:.2f} models {shares['models']:.2f}"
-                f" reference {shares['reference']:.2f}")
-            diagnostics.append(f"{'':<10} references per replicate " + ", ".join(f"{k}: {v}" for k, v in refs.items())
-                               + "; used " + ", ".join(f"{k} {v}" for k, v in uses.items())
-                               + f"; bounds per replicate (lead reference) lower {np.mean([x['n_lower'] for x in good]):.1f}"
-                               f" upper {np.mean([x['n_upper'] for x in good]):.1f}")
-    out.append("claimed: the pooled weights' mean of the row's references' population slopes; latent: the planted A of the row "
-               "(logistic world's set: its population slope under the canonical curves); each ref: the interval holds every one of the row's "
-               "references' population slopes; failed: not measured")
+                f" reference {shares['reference']:.2f}"
+            )
+            diagnostics.append(
+                f"{'':<10} references per replicate "
+                + ", ".join(f"{k}: {v}" for k, v in refs.items())
+                + "; used "
+                + ", ".join(f"{k} {v}" for k, v in uses.items())
+                + f"; bounds per replicate (lead reference) lower {np.mean([x['n_lower'] for x in good]):.1f}"
+                f" upper {np.mean([x['n_upper'] for x in good]):.1f}"
+            )
+    out.append(
+        "claimed: the pooled weights' mean of the row's references' population slopes; latent: the planted A of the row "
+        "(logistic world's set: its population slope under the canonical curves); each ref: the interval holds every one of the row's "
+        "references' population slopes; failed: not measured"
+    )
     if reasons_out:
         out.append("not measured, and why:")
         out.extend(reasons_out)
-    out.append("where the interval's width comes from (mean over fitted replicates; bias and sd of the point slope"
-               " against the claimed estimand):")
+    out.append(
+        "where the interval's width comes from (mean over fitted replicates; bias and sd of the point slope"
+        " against the claimed estimand):"
+    )
     out.extend(diagnostics)
     out.extend(states_table(records))
     out.extend(acceptance(records))
@@ -332,14 +408,18 @@ def limits_table(args) -> list[str]:
     out: list[str] = []
     pops = sorted({k[:3] for k in _SLOPES if not k[5] and not k[6]})
     if pops:
-        out.append("population slopes (per day; doubling months) under each true reference curve, from noise-free scores "
-                   "(the estimand) and, beside it, from binomial scores (the point estimator's limit):")
+        out.append(
+            "population slopes (per day; doubling months) under each true reference curve, from noise-free scores "
+            "(the estimand) and, beside it, from binomial scores (the point estimator's limit):"
+        )
         for family, benchmarks, joint in pops:
             kind = "joint" if joint else "per-benchmark"
             slope, se = reference_slope(family, benchmarks, joint, args.seed, args.population)
             noisy, noisy_se = reference_slope(family, benchmarks, joint, args.seed, args.population, noisy=True)
-            out.append(f"  {family:<11} {kind:<13} {','.join(benchmarks):<25} {slope:.5f} ± {se:.5f} ({_months(slope):>5} mo)"
-                       f"   binomial scores {noisy:.5f} ± {noisy_se:.5f} ({_months(noisy):>5} mo)")
+            out.append(
+                f"  {family:<11} {kind:<13} {','.join(benchmarks):<25} {slope:.5f} ± {se:.5f} ({_months(slope):>5} mo)"
+                f"   binomial scores {noisy:.5f} ± {noisy_se:.5f} ({_months(noisy):>5} mo)"
+            )
     return out
 
 
@@ -351,9 +431,13 @@ def stored_slopes(records: list[dict]) -> list[str]:
         for name, row in rec.get("rows", {}).items():
             for ref, slope in zip(row.get("references", []), row.get("reference_slopes", [])):
                 found[(ref, "budget" if name.startswith("budget:") else "own budget")] = slope
-    out = ["population slopes (per day; doubling months) under each true reference curve, from noise-free scores (the "
-           "estimand; as the replicates' records hold them; the limits from binomial scores not computed: --no-limits):"]
-    out += [f"  {ref:<40} {kind:<10} {slope:.5f} ({_months(slope):>5} mo)" for (ref, kind), slope in sorted(found.items())]
+    out = [
+        "population slopes (per day; doubling months) under each true reference curve, from noise-free scores (the "
+        "estimand; as the replicates' records hold them; the limits from binomial scores not computed: --no-limits):"
+    ]
+    out += [
+        f"  {ref:<40} {kind:<10} {slope:.5f} ({_months(slope):>5} mo)" for (ref, kind), slope in sorted(found.items())
+    ]
     return out
 
 
@@ -366,8 +450,10 @@ def acceptance(records: list[dict]) -> list[str]:
             found.setdefault(name, []).append(verdict)
     if not found:
         return []
-    out = ["the rule's verdict on each planted candidate (share of replicates eligible ± MC SE; median reach share, the "
-           "best member's way from chance to the top decile; commonest refusal)"]
+    out = [
+        "the rule's verdict on each planted candidate (share of replicates eligible ± MC SE; median reach share, the "
+        "best member's way from chance to the top decile; commonest refusal)"
+    ]
     for family in W.FAMILY_NAMES:
         cells = []
         for bench in W.BENCHMARKS:
@@ -386,40 +472,71 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--world", choices=tuple(WORLDS), default="power", help="the planted world (module docstring)")
     parser.add_argument("--replicates", type=int, default=40)
-    parser.add_argument("--targets", type=int, default=120, help="targets per replicate (the logistic world's; the "
-                        "power world has the public table's models)")
-    parser.add_argument("--n-boot", type=int, default=DEFAULT_N_BOOT, help="draws of the headline's interval (shipped: 600)")
-    parser.add_argument("--n-side", type=int, default=DEFAULT_N_BOOT_SIDE, help="draws of every other row's (shipped: 200)")
-    parser.add_argument("--n-share", type=int, default=DEFAULT_N_BOOT_SIDE // 2,
-                        help="draws of each source alone for the headline's variance shares (shipped: 100)")
+    parser.add_argument(
+        "--targets",
+        type=int,
+        default=120,
+        help="targets per replicate (the logistic world's; the power world has the public table's models)",
+    )
+    parser.add_argument(
+        "--n-boot", type=int, default=DEFAULT_N_BOOT, help="draws of the headline's interval (shipped: 600)"
+    )
+    parser.add_argument(
+        "--n-side", type=int, default=DEFAULT_N_BOOT_SIDE, help="draws of every other row's (shipped: 200)"
+    )
+    parser.add_argument(
+        "--n-share",
+        type=int,
+        default=DEFAULT_N_BOOT_SIDE // 2,
+        help="draws of each source alone for the headline's variance shares (shipped: 100)",
+    )
     parser.add_argument("--ref-boot", type=int, default=1000, help="bootstrap draws of each family fit")
     parser.add_argument("--population", type=int, default=20000, help="targets of the population slopes")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--no-limits", dest="limits", action="store_false",
-                        help="skip the limits from binomial scores (the score-noise bias and its column of population "
-                        "slopes), which recompute every reference's population slope; list the stored slopes instead")
-    parser.add_argument("--store", default=None, help="JSON lines, one per replicate: a rerun skips those already there")
-    parser.add_argument("--shard", default="0/1", help="I/K: run only the replicates r with r mod K = I (K processes, "
-                        "each with its own store; concatenate the stores and summarise with --no-limits)")
+    parser.add_argument(
+        "--no-limits",
+        dest="limits",
+        action="store_false",
+        help="skip the limits from binomial scores (the score-noise bias and its column of population "
+        "slopes), which recompute every reference's population slope; list the stored slopes instead",
+    )
+    parser.add_argument(
+        "--store", default=None, help="JSON lines, one per replicate: a rerun skips those already there"
+    )
+    parser.add_argument(
+        "--shard",
+        default="0/1",
+        help="I/K: run only the replicates r with r mod K = I (K processes, "
+        "each with its own store; concatenate the stores and summarise with --no-limits)",
+    )
     args = parser.parse_args()
     use_world(args.world)
     shard = tuple(int(v) for v in args.shard.split("/"))
-    chosen, fresh, elapsed = run_replicates(args.replicates, lambda r: run_replicate(r, args), _config(args), args.store,
-                                            shard=shard)
+    chosen, fresh, elapsed = run_replicates(
+        args.replicates, lambda r: run_replicate(r, args), _config(args), args.store, shard=shard
+    )
     for name, benchmarks in rows_measured() if args.limits else ():  # every population slope the table lists
         for rec in chosen:
             for ref in rec.get("rows", {}).get(name, {}).get("references", []):
                 family, bs = ref.split(":")
-                reference_slope(family, tuple(bs.split(",")), len(benchmarks) > 1, args.seed, args.population,
-                                budget=name.startswith("budget:"))
+                reference_slope(
+                    family,
+                    tuple(bs.split(",")),
+                    len(benchmarks) > 1,
+                    args.seed,
+                    args.population,
+                    budget=name.startswith("budget:"),
+                )
     print(f"{fresh} replicates run in {elapsed:.0f} s, {len(chosen) - fresh} read from the store")
     print("\n".join(summarise(chosen, args)))
 
 
 def _config(args) -> str:
-    return (f"world={args.world} seed={args.seed} targets={args.targets} n_boot={args.n_boot} n_side={args.n_side} "
-            f"n_share={args.n_share} ref_boot={args.ref_boot} population={args.population} "
-            f"families={','.join(W.FAMILY_NAMES)}")
+    return (
+        f"world={args.world} seed={args.seed} targets={args.targets} n_boot={args.n_boot} n_side={args.n_side} "
+        f"n_share={args.n_share} ref_boot={args.ref_boot} population={args.population} "
+        f"families={','.join(W.FAMILY_NAMES)}"
+    )
 
 
 if __name__ == "__main__":

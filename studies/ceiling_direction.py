@@ -25,6 +25,7 @@ Run (a few CPU-s)::
 
     PYTHONPATH=. OMP_NUM_THREADS=1 nice -n 10 python studies/ceiling_direction.py > studies/ceiling_direction.results.txt
 """
+
 from __future__ import annotations
 
 import math
@@ -42,13 +43,17 @@ from densing.trend import capability, pooling, selection
 from densing.trend.targets import with_stderr
 
 #: The shipped headline rows: table → its words.
-ROWS = {"public": "the public table's headline (paper-like set)",
-        "openllm_v2": "the second table's declared row (v2-native set)",
-        "swallow": "Swallow's paper-like row"}
+ROWS = {
+    "public": "the public table's headline (paper-like set)",
+    "openllm_v2": "the second table's declared row (v2-native set)",
+    "swallow": "Swallow's paper-like row",
+}
 #: Standard errors outside the ceiling's margin within which a score counts as near it (module docstring).
 NEAR = 1.0
-COMMAND = ("PYTHONPATH=. OMP_NUM_THREADS=1 nice -n 10 python studies/ceiling_direction.py > "
-           "studies/ceiling_direction.results.txt")
+COMMAND = (
+    "PYTHONPATH=. OMP_NUM_THREADS=1 nice -n 10 python studies/ceiling_direction.py > "
+    "studies/ceiling_direction.results.txt"
+)
 
 
 def headline_targets(table: str) -> selection.CommonTargets:
@@ -94,7 +99,9 @@ def row_lines(table: str) -> list[str]:
     raises = []
     for r, inv in enumerate(common.inversions):
         if getattr(inv, "kind", "") != "joint":
-            lines.append(f"  {common.names[r].family}: not a joint inversion; the ceiling makes its reading a lower bound")
+            lines.append(
+                f"  {common.names[r].family}: not a joint inversion; the ceiling makes its reading a lower bound"
+            )
             continue
         caps = pooling.reference_caps(inv, scores.shape[1])
         with np.errstate(invalid="ignore"):
@@ -107,30 +114,43 @@ def row_lines(table: str) -> list[str]:
             close = ~near & (scores >= caps - (CEILING_STDERRS + NEAR) * np.nan_to_num(sigma)) & np.isfinite(scores)
         without_close = inv.point(np.where((near | close) & partial[:, None], np.nan, scores), sigma, params)[0]
         top = member_log_sizes(inv)[1]
-        lines.append(f"  {common.names[r].family}: s = {math.sqrt(skill):.2f} in ln N; caps "
-                     + ", ".join(f"{b} {c:.3f}" for b, c in zip(common.benchmarks, caps)))
+        lines.append(
+            f"  {common.names[r].family}: s = {math.sqrt(skill):.2f} in ln N; caps "
+            + ", ".join(f"{b} {c:.3f}" for b, c in zip(common.benchmarks, caps))
+        )
         for i in np.flatnonzero(partial):
-            bounds = {common.benchmarks[b]: ceiling_log_size(inv.fits[b], caps[b] - CEILING_STDERRS * sigma[i, b], top)
-                      - log_params[i] for b in np.flatnonzero(near[i])}
+            bounds = {
+                common.benchmarks[b]: ceiling_log_size(inv.fits[b], caps[b] - CEILING_STDERRS * sigma[i, b], top)
+                - log_params[i]
+                for b in np.flatnonzero(near[i])
+            }
             floor = max(bounds.values())
             kind, value = shipped[(labels[i], common.names[r].family)]
             mirror = ("exact", rest[i]) if rest[i] >= floor else ("lower", floor)
             counts["targets"] += 1
             counts[mirror[0]] += 1
             raises.append(mirror[1] - value)
-            solo = ", ".join(f"{b} {solo_log_density(inv.fits[j], scores[i, j], log_params[i])}"
-                             for j, b in enumerate(common.benchmarks))
-            lines.append(f"    {labels[i]}: shipped {kind} {value:+.2f}; rest {rest[i]:+.2f}; ceiling bound "
-                         + ", ".join(f"{b} {x:+.2f} (− 2s: {x - 2 * math.sqrt(skill):+.2f})" for b, x in bounds.items())
-                         + f"; mirror {mirror[0]} {mirror[1]:+.2f}; each benchmark alone: {solo}")
+            solo = ", ".join(
+                f"{b} {solo_log_density(inv.fits[j], scores[i, j], log_params[i])}"
+                for j, b in enumerate(common.benchmarks)
+            )
+            lines.append(
+                f"    {labels[i]}: shipped {kind} {value:+.2f}; rest {rest[i]:+.2f}; ceiling bound "
+                + ", ".join(f"{b} {x:+.2f} (− 2s: {x - 2 * math.sqrt(skill):+.2f})" for b, x in bounds.items())
+                + f"; mirror {mirror[0]} {mirror[1]:+.2f}; each benchmark alone: {solo}"
+            )
             for b in np.flatnonzero(close[i]):
                 distance = (caps[b] - scores[i, b]) / sigma[i, b]
-                lines.append(f"      {common.benchmarks[b]} {scores[i, b]:.3f} is {distance:.2f} standard errors below "
-                             f"its cap (near the ceiling's margin); the rest without it {without_close[i]:+.2f}")
+                lines.append(
+                    f"      {common.benchmarks[b]} {scores[i, b]:.3f} is {distance:.2f} standard errors below "
+                    f"its cap (near the ceiling's margin); the rest without it {without_close[i]:+.2f}"
+                )
     if counts["targets"]:
-        lines.append(f"  targets at a ceiling on some benchmarks and not all: {counts['targets']}; under the mirror "
-                     f"{counts['exact']} exact, {counts['lower']} lower bounds; mirror − shipped ln ρ: median "
-                     f"{np.median(raises):+.2f}, range {min(raises):+.2f} to {max(raises):+.2f}")
+        lines.append(
+            f"  targets at a ceiling on some benchmarks and not all: {counts['targets']}; under the mirror "
+            f"{counts['exact']} exact, {counts['lower']} lower bounds; mirror − shipped ln ρ: median "
+            f"{np.median(raises):+.2f}, range {min(raises):+.2f} to {max(raises):+.2f}"
+        )
     else:
         lines.append("  no target at a ceiling on some benchmarks and not all")
     return lines
@@ -138,9 +158,11 @@ def row_lines(table: str) -> list[str]:
 
 def main() -> int:
     print(f"# {COMMAND}")
-    print("Targets at a reference's ceiling on some benchmarks of a joint inversion: the shipped reading (lower bound "
-          "at the joint value) beside the chance rule's mirror (studies/ceiling_direction.py's docstring); ln ρ on "
-          "each reference's own scale.")
+    print(
+        "Targets at a reference's ceiling on some benchmarks of a joint inversion: the shipped reading (lower bound "
+        "at the joint value) beside the chance rule's mirror (studies/ceiling_direction.py's docstring); ln ρ on "
+        "each reference's own scale."
+    )
     for table in ROWS:
         print("\n".join(row_lines(table)))
     return 0

@@ -8,6 +8,7 @@ one. Checks: every writer exits 0, the file is one whole page (a single ``<html`
 it equals one writer's output (run alone it is the same bytes: the report is deterministic for a
 seed), and no ``.same.html.*.tmp`` is left beside it.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -30,8 +31,10 @@ def main() -> int:
         alone, out = Path(folder) / "alone.html", Path(folder) / "same.html"
         subprocess.run([*cli, "--out", str(alone)], env=env, check=True, capture_output=True)
         start = time.monotonic()
-        runs = [subprocess.Popen([*cli, "--out", str(out)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-                for _ in range(args.writers)]
+        runs = [
+            subprocess.Popen([*cli, "--out", str(out)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            for _ in range(args.writers)
+        ]
         codes = [run.wait() for run in runs]
         wall = time.monotonic() - start
         text = out.read_text()

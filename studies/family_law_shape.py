@@ -42,11 +42,11 @@ the totals. The command, from the repository root:
 
     PYTHONPATH=src python studies/family_law_shape.py > studies/family_law_shape.results.txt
 """
+
 from __future__ import annotations
 
 import math
 
-import numpy as np
 import pandas as pd
 from scipy.special import xlogy
 
@@ -65,8 +65,15 @@ SHAPES = ("logistic_ln_n", "power")
 WEIGHT_SHAPE = "logistic_ln_n"
 
 
-def held_out_test(table: pd.DataFrame, family: str, benchmark: str, *, metric: str | None = None,
-                  dispersion_floor: float = 1.0, shape: str = DEFAULT_SHAPE) -> dict:
+def held_out_test(
+    table: pd.DataFrame,
+    family: str,
+    benchmark: str,
+    *,
+    metric: str | None = None,
+    dispersion_floor: float = 1.0,
+    shape: str = DEFAULT_SHAPE,
+) -> dict:
     """Rule v3's R5z on one family alone: refit without the largest member by likelihood under ``shape`` at
     ``dispersion_floor`` (:func:`densing.laws.family.held_out_problem`) and test its score within noise
     (:func:`densing.laws.family.held_out_result`: its z and the columns it returns)."""
@@ -89,8 +96,11 @@ def held_out_deviance(measured: float, predicted: float, items: float, dispersio
 def table_rows(name: str) -> list[dict]:
     """Every family × benchmark row of one table (module docstring) under both shapes."""
     table = read_results(str(registry.table(name).path))
-    benchmarks = tuple(b for b in registry.table(name).candidates
-                       if b in set(table["benchmark"].astype(str)) and b in CHANCE_LEVELS and b in ITEM_COUNTS)
+    benchmarks = tuple(
+        b
+        for b in registry.table(name).candidates
+        if b in set(table["benchmark"].astype(str)) and b in CHANCE_LEVELS and b in ITEM_COUNTS
+    )
     pooled = {shape: eligibility.pooled_dispersions(table, benchmarks, shape=shape) for shape in SHAPES}
     families = sorted(str(f) for f in table["family"].dropna().unique())
     rows = []
@@ -128,12 +138,26 @@ def score_rows(rows: list[dict]) -> pd.DataFrame:
             if "error" in held:
                 line |= {f"p_{s}": math.nan, f"z_{s}": math.nan, f"l_{s}": math.nan, f"why_{s}": held["error"]}
                 continue
-            line |= {f"p_{s}": held["predicted"], f"z_{s}": held["z"], f"why_{s}": "" if ok[s] else "the refit does not rise"}
-            line[f"l_{s}"] = (held_out_deviance(held["measured"], held["predicted"], held["items"], line["phi"])
-                              if ok[s] and math.isfinite(line["phi"]) else math.nan)
+            line |= {
+                f"p_{s}": held["predicted"],
+                f"z_{s}": held["z"],
+                f"why_{s}": "" if ok[s] else "the refit does not rise",
+            }
+            line[f"l_{s}"] = (
+                held_out_deviance(held["measured"], held["predicted"], held["items"], line["phi"])
+                if ok[s] and math.isfinite(line["phi"])
+                else math.nan
+            )
         line["compared"] = all(ok.values()) and math.isfinite(line["phi"])
-        line["winner"] = ("" if not line["compared"] else "power" if line["l_power"] > line["l_logistic_ln_n"]
-                          else "logistic_ln_n" if line["l_logistic_ln_n"] > line["l_power"] else "tie")
+        line["winner"] = (
+            ""
+            if not line["compared"]
+            else "power"
+            if line["l_power"] > line["l_logistic_ln_n"]
+            else "logistic_ln_n"
+            if line["l_logistic_ln_n"] > line["l_power"]
+            else "tie"
+        )
         out.append(line)
     return pd.DataFrame(out)
 
@@ -152,19 +176,34 @@ def totals(frame: pd.DataFrame, label: str) -> dict:
 def main() -> None:
     pd.set_option("display.width", 250, "display.max_rows", 1000, "display.max_columns", 40, "display.max_colwidth", 60)
     print("PYTHONPATH=src python studies/family_law_shape.py > studies/family_law_shape.results.txt")
-    print(f"power shape: alpha = {shape_constants('power')['alpha']}, N_unit = {shape_constants('power')['n_unit']:g}; "
-          f"ℓ weighted by n/φ, φ of {WEIGHT_SHAPE} (module docstring)\n")
+    print(
+        f"power shape: alpha = {shape_constants('power')['alpha']}, N_unit = {shape_constants('power')['n_unit']:g}; "
+        f"ℓ weighted by n/φ, φ of {WEIGHT_SHAPE} (module docstring)\n"
+    )
     frame = score_rows([r for name in TABLES for r in table_rows(name)])
-    shown = frame[["table", "family", "benchmark", "held_out", "S", "n", "phi",
-                   *(f"{k}_{s}" for s in SHAPES for k in ("p", "z", "l")), "winner"]]
+    shown = frame[
+        [
+            "table",
+            "family",
+            "benchmark",
+            "held_out",
+            "S",
+            "n",
+            "phi",
+            *(f"{k}_{s}" for s in SHAPES for k in ("p", "z", "l")),
+            "winner",
+        ]
+    ]
     print("Per family × benchmark (p: predicted score of the held-out member, z: R5z's z, l: held-out log-likelihood):")
     print(shown.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     failed = frame[~frame["compared"]]
     if len(failed):
         print("\nLeft out (a shape's refit fails):")
         for r in failed.itertuples(index=False):
-            print(f"  {r.table} {r.family} {r.benchmark}: " + "; ".join(
-                f"{s}: {getattr(r, 'why_' + s)}" for s in SHAPES if getattr(r, "why_" + s)))
+            print(
+                f"  {r.table} {r.family} {r.benchmark}: "
+                + "; ".join(f"{s}: {getattr(r, 'why_' + s)}" for s in SHAPES if getattr(r, "why_" + s))
+            )
     summary = pd.DataFrame([totals(frame, "all")] + [totals(frame[frame["table"] == t], t) for t in TABLES])
     print("\nTotals (sum_l: Σ held-out log-likelihood; the larger decides):")
     print(summary.to_string(index=False, float_format=lambda v: f"{v:.1f}"))
@@ -174,7 +213,9 @@ def main() -> None:
     print(per_family.to_string())
     sums = {s: summary.loc[0, f"sum_l_{s}"] for s in SHAPES}
     winner = "power" if sums["power"] > sums["logistic_ln_n"] else "logistic_ln_n"
-    print(f"\nWinner by the criterion: {winner} (Σℓ power {sums['power']:.1f}, logistic_ln_n {sums['logistic_ln_n']:.1f})")
+    print(
+        f"\nWinner by the criterion: {winner} (Σℓ power {sums['power']:.1f}, logistic_ln_n {sums['logistic_ln_n']:.1f})"
+    )
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ Run (resumable; one JSON line per replicate in ``STORE/<variant>.jsonl``)::
     PYTHONPATH=. OMP_NUM_THREADS=1 nice -n 10 python studies/floor_bounds.py --variant v2 --replicates R --store STORE
     PYTHONPATH=. python studies/floor_bounds.py --summary --store STORE > studies/floor_bounds.results.txt
 """
+
 from __future__ import annotations
 
 import math
@@ -47,8 +48,7 @@ from densing.present.words import STATE_WORDS
 from densing.trend import capability, pooling
 from densing.trend.floors import at_floor, chance_levels
 from densing.trend.uncertainty import from_row_trend
-from studies import _planted
-from studies import real_configuration as RC
+from studies import _planted, real_configuration as RC
 from studies.replicates import read_store, run_replicates, variant_parser
 
 EPOCH = RC.EPOCH
@@ -113,17 +113,34 @@ def run_replicate(r: int, name: str, seed: int, n_boot: int) -> dict:
     scores, sigma = arrays(common.frame, common.benchmarks)
     flagged = at_floor(scores, sigma, chance_levels(common.benchmarks))
     truly, z = true_distance(spec, frame, common)
-    state = lambda t: STATE_WORDS[from_row_trend(t, epoch=EPOCH, judged=True).state]  # noqa: E731
-    record.update({
-        "n_targets": len(common.frame), "flagged": int(flagged.sum()), "truly": int(truly.sum()),
-        "flagged_truly": int((flagged & truly).sum()), "false": int((flagged & ~truly).sum()),
-        "clearly": int((z > CLEARLY).sum()), "flagged_clearly": int((flagged & (z > CLEARLY)).sum()),
-        "flagged_models": [str(m) for m in common.frame["model"][flagged]],
-        "false_z": [float(v) for v in z[flagged & ~truly]], "floor_bounds": int(sum(trend.floor_bounds)),
-        "point": trend.slope_per_day, "low": trend.slope_ci_low, "high": trend.slope_ci_high, "state": state(trend),
-        "without_floors": trend.slope_without_floors, "bare_point": bare.slope_per_day, "bare_low": bare.slope_ci_low,
-        "bare_high": bare.slope_ci_high, "bare_state": state(bare), "references": list(found),
-    })
+
+    def state(t):
+        return STATE_WORDS[from_row_trend(t, epoch=EPOCH, judged=True).state]
+
+    record.update(
+        {
+            "n_targets": len(common.frame),
+            "flagged": int(flagged.sum()),
+            "truly": int(truly.sum()),
+            "flagged_truly": int((flagged & truly).sum()),
+            "false": int((flagged & ~truly).sum()),
+            "clearly": int((z > CLEARLY).sum()),
+            "flagged_clearly": int((flagged & (z > CLEARLY)).sum()),
+            "flagged_models": [str(m) for m in common.frame["model"][flagged]],
+            "false_z": [float(v) for v in z[flagged & ~truly]],
+            "floor_bounds": int(sum(trend.floor_bounds)),
+            "point": trend.slope_per_day,
+            "low": trend.slope_ci_low,
+            "high": trend.slope_ci_high,
+            "state": state(trend),
+            "without_floors": trend.slope_without_floors,
+            "bare_point": bare.slope_per_day,
+            "bare_low": bare.slope_ci_low,
+            "bare_high": bare.slope_ci_high,
+            "bare_state": state(bare),
+            "references": list(found),
+        }
+    )
     return record
 
 
@@ -151,58 +168,80 @@ def summary(name: str, records: list[dict]) -> list[str]:
     good = [x for x in records if "error" not in x]
     bad = [x for x in records if "error" in x]
     latent = variant.slope
-    out = [f"## {name}: {variant.words} (planted {variant.months:g} months; {len(records)} replicates, {len(bad)} "
-           "without a row" + (": " + "; ".join(sorted({x['error'][:80] for x in bad})) if bad else "") + ")"]
+    out = [
+        f"## {name}: {variant.words} (planted {variant.months:g} months; {len(records)} replicates, {len(bad)} "
+        "without a row" + (": " + "; ".join(sorted({x["error"][:80] for x in bad})) if bad else "") + ")"
+    ]
     if not good:
         return out
     flagged = sum(x["flagged"] for x in good)
-    out.append(f"  targets per row {np.mean([x['n_targets'] for x in good]):.1f}; flagged at the floor per row "
-               f"{np.mean([x['flagged'] for x in good]):.2f} (floor bounds, target inversions over the references, "
-               f"{np.mean([x['floor_bounds'] for x in good]):.1f}); truly at the floor per row "
-               f"{np.mean([x['truly'] for x in good]):.2f}")
-    out.append("  false bounds (flagged, true scores beyond the margin on every benchmark), of the flagged: "
-               + _ratio(sum(x["false"] for x in good), flagged, [(x["false"], x["flagged"]) for x in good]))
+    out.append(
+        f"  targets per row {np.mean([x['n_targets'] for x in good]):.1f}; flagged at the floor per row "
+        f"{np.mean([x['flagged'] for x in good]):.2f} (floor bounds, target inversions over the references, "
+        f"{np.mean([x['floor_bounds'] for x in good]):.1f}); truly at the floor per row "
+        f"{np.mean([x['truly'] for x in good]):.2f}"
+    )
+    out.append(
+        "  false bounds (flagged, true scores beyond the margin on every benchmark), of the flagged: "
+        + _ratio(sum(x["false"] for x in good), flagged, [(x["false"], x["flagged"]) for x in good])
+    )
     not_truly = [(x["false"], x["n_targets"] - x["truly"]) for x in good]
-    out.append("  flagged among the targets not truly at the floor: "
-               + _ratio(sum(a for a, _ in not_truly), sum(b for _, b in not_truly), not_truly))
+    out.append(
+        "  flagged among the targets not truly at the floor: "
+        + _ratio(sum(a for a, _ in not_truly), sum(b for _, b in not_truly), not_truly)
+    )
     clearly = [(x["flagged_clearly"], x["clearly"]) for x in good]
-    out.append(f"  flagged among the targets clearly above chance (> {CLEARLY:g} true standard errors on every "
-               "benchmark): " + _ratio(sum(a for a, _ in clearly), sum(b for _, b in clearly), clearly))
+    out.append(
+        f"  flagged among the targets clearly above chance (> {CLEARLY:g} true standard errors on every "
+        "benchmark): " + _ratio(sum(a for a, _ in clearly), sum(b for _, b in clearly), clearly)
+    )
     truly = [(x["flagged_truly"], x["truly"]) for x in good]
-    out.append("  flagged among the targets truly at the floor: "
-               + _ratio(sum(a for a, _ in truly), sum(b for _, b in truly), truly))
+    out.append(
+        "  flagged among the targets truly at the floor: "
+        + _ratio(sum(a for a, _ in truly), sum(b for _, b in truly), truly)
+    )
     false_z = np.concatenate([x["false_z"] for x in good]) if any(x["false_z"] for x in good) else np.array([])
     if false_z.size:
-        out.append(f"  the false bounds' least true distance from chance (true standard errors): median "
-                   f"{np.median(false_z):.2f}, largest {np.max(false_z):.2f}")
+        out.append(
+            f"  the false bounds' least true distance from chance (true standard errors): median "
+            f"{np.median(false_z):.2f}, largest {np.max(false_z):.2f}"
+        )
     names: dict[str, int] = {}
     for x in good:
         for m in x["flagged_models"]:
             names[m] = names.get(m, 0) + 1
     top = sorted(names.items(), key=lambda kv: -kv[1])[:8]
     out.append("  the models flagged most often (replicates): " + ", ".join(f"{m} {c}" for m, c in top))
-    for label, point, low, high, state in (("with floor bounds (the package)", "point", "low", "high", "state"),
-                                           ("without floor bounds", "bare_point", "bare_low", "bare_high", "bare_state")):
+    for label, point, low, high, state in (
+        ("with floor bounds (the package)", "point", "low", "high", "state"),
+        ("without floor bounds", "bare_point", "bare_low", "bare_high", "bare_state"),
+    ):
         hits = [x[low] <= latent <= x[high] for x in good]
         states = [x[state] for x in good]
-        out.append(f"  {label}: coverage of the planted slope {_share(hits)}; point "
-                   f"{RC._bias(np.array([x[point] for x in good]), latent)}; median doubling time "
-                   f"{_planted.months(float(np.median([x[point] for x in good])))} months; states: "
-                   + ", ".join(f"{w} {_share([s == w for s in states])}" for w in ("measured", "bounded", "not measured")))
+        out.append(
+            f"  {label}: coverage of the planted slope {_share(hits)}; point "
+            f"{RC._bias(np.array([x[point] for x in good]), latent)}; median doubling time "
+            f"{_planted.months(float(np.median([x[point] for x in good])))} months; states: "
+            + ", ".join(f"{w} {_share([s == w for s in states])}" for w in ("measured", "bounded", "not measured"))
+        )
     change = np.array([100 * (x["point"] - x["bare_point"]) / latent for x in good])
-    out.append(f"  paired, the point with floor bounds − without, in % of A: median {np.median(change):+.1f}% ± "
-               f"{RC._median_se(change):.1f}, mean {np.mean(change):+.1f}% ± {np.std(change, ddof=1) / math.sqrt(change.size):.1f}")
+    out.append(
+        f"  paired, the point with floor bounds − without, in % of A: median {np.median(change):+.1f}% ± "
+        f"{RC._median_se(change):.1f}, mean {np.mean(change):+.1f}% ± {np.std(change, ddof=1) / math.sqrt(change.size):.1f}"
+    )
     return out
 
 
 def report(store: Path) -> list[str]:
-    out = ["# PYTHONPATH=. OMP_NUM_THREADS=1 nice -n 10 python studies/floor_bounds.py --variant NAME --replicates R "
-           "--store STORE   (each variant below, R as printed)",
-           "# PYTHONPATH=. python studies/floor_bounds.py --summary --store STORE > studies/floor_bounds.results.txt",
-           f"The rule: a target is at the floor when S_b ≤ c_b + {FLOOR_STDERRS:g}σ_b on some benchmark b of the row. "
-           "Monte Carlo standard errors: √(p(1 − p)/R) for shares of replicates; for a share of targets pooled over "
-           "replicates, the ratio estimator's with the replicates as clusters; the median's by resampling the "
-           "replicates; bias in % of the planted slope A (positive: too steep)."]
+    out = [
+        "# PYTHONPATH=. OMP_NUM_THREADS=1 nice -n 10 python studies/floor_bounds.py --variant NAME --replicates R "
+        "--store STORE   (each variant below, R as printed)",
+        "# PYTHONPATH=. python studies/floor_bounds.py --summary --store STORE > studies/floor_bounds.results.txt",
+        f"The rule: a target is at the floor when S_b ≤ c_b + {FLOOR_STDERRS:g}σ_b on some benchmark b of the row. "
+        "Monte Carlo standard errors: √(p(1 − p)/R) for shares of replicates; for a share of targets pooled over "
+        "replicates, the ratio estimator's with the replicates as clusters; the median's by resampling the "
+        "replicates; bias in % of the planted slope A (positive: too steep).",
+    ]
     for name in VARIANTS:
         path = store / f"{name}.jsonl"
         if path.exists():
@@ -223,9 +262,12 @@ def main() -> None:
         parser.error("--variant or --summary")
     store.mkdir(parents=True, exist_ok=True)
     config = f"floor_bounds {args.variant} seed={args.seed} n_boot={args.n_boot}"
-    done, fresh, elapsed = run_replicates(args.replicates, lambda r: run_replicate(r, args.variant, args.seed,
-                                                                                    args.n_boot),
-                                          config, str(store / f"{args.variant}.jsonl"))
+    done, fresh, elapsed = run_replicates(
+        args.replicates,
+        lambda r: run_replicate(r, args.variant, args.seed, args.n_boot),
+        config,
+        str(store / f"{args.variant}.jsonl"),
+    )
     print(f"{fresh} replicates run in {elapsed:.0f} s, {len(done) - fresh} read from the store")
     print("\n".join(summary(args.variant, done)))
 

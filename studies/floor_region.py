@@ -69,17 +69,19 @@ Run (resumable; one JSON line per replicate in ``STORE/<variant>.jsonl``; :data:
     PYTHONPATH=. OMP_NUM_THREADS=1 nice -n 10 python studies/floor_region.py --variant v2_floor --replicates R --store STORE
     PYTHONPATH=. python studies/floor_region.py --summary --store STORE > studies/floor_region.results.txt
 """
+
 from __future__ import annotations
 
 import json
 import math
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy.special import expit
 
 from densing.constants import DAYS_PER_MONTH, DEFAULT_N_BOOT, LN2
 from densing.data.benchmarks import CHANCE_LEVELS
@@ -91,10 +93,7 @@ from densing.trend import capability, pooling
 from densing.trend.floors import chance_levels, floor_scores
 from densing.trend.targets import with_stderr
 from densing.trend.uncertainty import from_row_trend
-from scipy.special import expit
-from studies import _planted
-from studies import _power_world as W
-from studies import real_configuration as RC
+from studies import _planted, _power_world as W, real_configuration as RC
 from studies.replicates import read_store, run_replicates, variant_parser
 
 EPOCH = RC.EPOCH
@@ -128,17 +127,26 @@ class Row:
         return LN2 / (self.months * DAYS_PER_MONTH)
 
 
-_V2 = RC.Spec(RC.SPECS["openllm_v2"].path, RC.SPECS["openllm_v2"].columns, RC.SPECS["openllm_v2"].curves,
-              V2_REFERENCES, "Qwen2.5")
+_V2 = RC.Spec(
+    RC.SPECS["openllm_v2"].path, RC.SPECS["openllm_v2"].columns, RC.SPECS["openllm_v2"].curves, V2_REFERENCES, "Qwen2.5"
+)
 _V2_WORDS = "the v2-native row: six references (Falcon3, Qwen2, Qwen2.5, Qwen1.5, Llama-2, StableLM), Qwen2.5 the late "
 _PUBLIC_WORDS = "the public table's paper-like row: Qwen1.5 and Qwen2, Qwen2 the late "
 ROWS = {
     "v2": Row(_V2, "openllm_v2", words=_V2_WORDS + "frontier at gap 0; the slow approach to chance"),
     "public": Row(RC.SPECS["public"], "public", words=_PUBLIC_WORDS + "frontier at gap 0; the slow approach to chance"),
-    "v2_floor": Row(_V2, "openllm_v2", floor=True,
-                    words=_V2_WORDS + "frontier at gap 0; the slow approach to the real table's effective floors"),
-    "public_floor": Row(RC.SPECS["public"], "public", floor=True,
-                        words=_PUBLIC_WORDS + "frontier at gap 0; the slow approach to the real table's effective floors"),
+    "v2_floor": Row(
+        _V2,
+        "openllm_v2",
+        floor=True,
+        words=_V2_WORDS + "frontier at gap 0; the slow approach to the real table's effective floors",
+    ),
+    "public_floor": Row(
+        RC.SPECS["public"],
+        "public",
+        floor=True,
+        words=_PUBLIC_WORDS + "frontier at gap 0; the slow approach to the real table's effective floors",
+    ),
 }
 
 
@@ -169,7 +177,7 @@ def family_kappas(frame: pd.DataFrame, r: int, seed: int) -> np.ndarray:
     return rng.uniform(KAPPA_LOW, KAPPA_HIGH, len(names))[codes]
 
 
-@lru_cache(maxsize=None)
+@cache
 def effective_floors(table: str, benchmarks: tuple[str, ...]) -> tuple[float, ...]:
     """e_b = c_b + max(0, median S_b − c_b) over the real table's dated models smaller than 0.5 B that have a score on
     b: the level the real table's tiny models score at (module docstring)."""
@@ -185,10 +193,12 @@ def effective_floors(table: str, benchmarks: tuple[str, ...]) -> tuple[float, ..
 
 def curve_with_floors(spec: RC.Spec, floors: dict):
     """S_b(x) = e_b + (1 − e_b)·σ(γ_b·(u(x) − l_b)), e_b from ``floors`` (benchmark → e_b)."""
+
     def curve(benchmark: str, x) -> np.ndarray:
         gamma, level = spec.curves[benchmark]
         low = floors[benchmark]
         return low + (1.0 - low) * expit(gamma * (W.power_u(x) - level))
+
     return curve
 
 
@@ -287,8 +297,12 @@ def _fitted(table, candidates, found: dict, r: int) -> tuple[dict, dict, list[st
 
 def _row_record(prefix: str, trend) -> dict:
     state = STATE_WORDS[from_row_trend(trend, epoch=EPOCH, judged=True).state]
-    return {f"{prefix}point": trend.slope_per_day, f"{prefix}low": trend.slope_ci_low,
-            f"{prefix}high": trend.slope_ci_high, f"{prefix}state": state}
+    return {
+        f"{prefix}point": trend.slope_per_day,
+        f"{prefix}low": trend.slope_ci_low,
+        f"{prefix}high": trend.slope_ci_high,
+        f"{prefix}state": state,
+    }
 
 
 def run_replicate(r: int, name: str, seed: int, n_boot: int) -> dict:
@@ -312,13 +326,21 @@ def run_replicate(r: int, name: str, seed: int, n_boot: int) -> dict:
         return {**record, "error": f"{type(exc).__name__}: {exc}"}
     smallest = min(float(np.min(table.loc[table["family"] == f, "params"])) for f in found)
     tiny_error, rest_error, below_knee = reading_errors(two_se, common, frame, benchmarks)
-    record.update({
-        **_row_record("", new), **_row_record("two_se_", two_se), "dropped": dropped, "references": list(found),
-        "n_targets": len(common.frame), "region_bounds": int(sum(new.region_bounds)),
-        "without_region": new.slope_without_region,
-        "below_every_reference": int((common.frame["params"].to_numpy(float) < smallest).sum()),
-        "below_knee": below_knee, "two_se_error_below_knee": tiny_error, "two_se_error_others": rest_error,
-    })
+    record.update(
+        {
+            **_row_record("", new),
+            **_row_record("two_se_", two_se),
+            "dropped": dropped,
+            "references": list(found),
+            "n_targets": len(common.frame),
+            "region_bounds": int(sum(new.region_bounds)),
+            "without_region": new.slope_without_region,
+            "below_every_reference": int((common.frame["params"].to_numpy(float) < smallest).sum()),
+            "below_knee": below_knee,
+            "two_se_error_below_knee": tiny_error,
+            "two_se_error_others": rest_error,
+        }
+    )
     return record
 
 
@@ -364,9 +386,11 @@ def _rule_lines(label: str, prefix: str, good: list[dict], latent: float) -> tup
     point = np.array([x[f"{prefix}point"] for x in good])
     rel = 100 * (point - latent) / latent
     states = [x[f"{prefix}state"] for x in good]
-    lines = [f"  {label}: coverage of the planted slope {_share(hits)}; point {RC._bias(point, latent)}; median "
-             f"doubling time {_planted.months(float(np.median(point)))} months; states: "
-             + ", ".join(f"{w} {_share([s == w for s in states])}" for w in ("measured", "bounded", "not measured"))]
+    lines = [
+        f"  {label}: coverage of the planted slope {_share(hits)}; point {RC._bias(point, latent)}; median "
+        f"doubling time {_planted.months(float(np.median(point)))} months; states: "
+        + ", ".join(f"{w} {_share([s == w for s in states])}" for w in ("measured", "bounded", "not measured"))
+    ]
     met = bool(np.mean(hits) >= 0.90 and abs(np.median(rel)) <= 5 and abs(np.mean(rel)) <= 5)
     return lines, met
 
@@ -388,8 +412,10 @@ def corrected_lines(row: Row, good: list[dict], latent: float) -> list[str]:
     if record is None:
         return [f"  the row's printed correction: none (the headline-bias study has no row of {row.table})"]
     if not record["corrected"]:
-        return [f"  the row's printed correction: none (the headline-bias study's b = {100 * record['bias']:+.1f}% ± "
-                f"{100 * record['bias_se']:.1f}, within 5%)"]
+        return [
+            f"  the row's printed correction: none (the headline-bias study's b = {100 * record['bias']:+.1f}% ± "
+            f"{100 * record['bias_se']:.1f}, within 5%)"
+        ]
     point = np.array([x["point"] for x in good])
     out = []
     for world, key in (("the frontier's place fixed", "bias"), ("the frontier's place drawn", "bias_drawn")):
@@ -401,10 +427,12 @@ def corrected_lines(row: Row, good: list[dict], latent: float) -> list[str]:
         median_se = math.hypot(RC._median_se(rel), float(np.median(spread)))
         mean_se = math.hypot(np.std(rel, ddof=1) / math.sqrt(rel.size), float(np.mean(spread)))
         met = abs(np.median(rel)) <= 5 and abs(np.mean(rel)) <= 5
-        out.append(f"  the new rule's point with the row's printed correction (÷ (1 + b), b = {100 * b:+.1f}% ± "
-                   f"{100 * b_se:.1f} from the headline-bias world with {world}): median {np.median(rel):+.1f}% ± "
-                   f"{median_se:.1f}, mean {np.mean(rel):+.1f}% ± {mean_se:.1f}; |median and mean bias| ≤ 5%: "
-                   f"{'yes' if met else 'no'}")
+        out.append(
+            f"  the new rule's point with the row's printed correction (÷ (1 + b), b = {100 * b:+.1f}% ± "
+            f"{100 * b_se:.1f} from the headline-bias world with {world}): median {np.median(rel):+.1f}% ± "
+            f"{median_se:.1f}, mean {np.mean(rel):+.1f}% ± {mean_se:.1f}; |median and mean bias| ≤ 5%: "
+            f"{'yes' if met else 'no'}"
+        )
     return out
 
 
@@ -412,50 +440,67 @@ def summary(name: str, records: list[dict], seed: int = 0) -> list[str]:
     row = ROWS[name]
     good = [x for x in records if "error" not in x]
     bad = [x for x in records if "error" in x]
-    out = [f"## {name}: {row.words} (planted {row.months:g} months; {len(records)} replicates, {len(bad)} without a "
-           "row" + (": " + "; ".join(sorted({x['error'][:80] for x in bad})) if bad else "") + ")"]
+    out = [
+        f"## {name}: {row.words} (planted {row.months:g} months; {len(records)} replicates, {len(bad)} without a "
+        "row" + (": " + "; ".join(sorted({x["error"][:80] for x in bad})) if bad else "") + ")"
+    ]
     if not good:
         return out
     latent = row.slope
     dropped = pd.Series([f for x in good for f in x["dropped"]]).value_counts()
-    out.append(f"  targets per row {np.mean([x['n_targets'] for x in good]):.1f}; below every reference's smallest "
-               f"member {np.mean([x['below_every_reference'] for x in good]):.1f}; planted effective size below the "
-               f"knee on every benchmark {np.mean([x['below_knee'] for x in good]):.1f}; references left out (their "
-               "planted law does not fit), share of replicates: "
-               + (", ".join(f"{f} {n / len(good):.2f}" for f, n in dropped.items()) if len(dropped) else "none"))
+    out.append(
+        f"  targets per row {np.mean([x['n_targets'] for x in good]):.1f}; below every reference's smallest "
+        f"member {np.mean([x['below_every_reference'] for x in good]):.1f}; planted effective size below the "
+        f"knee on every benchmark {np.mean([x['below_knee'] for x in good]):.1f}; references left out (their "
+        "planted law does not fit), share of replicates: "
+        + (", ".join(f"{f} {n / len(good):.2f}" for f, n in dropped.items()) if len(dropped) else "none")
+    )
     tiny = _mean_error([x["two_se_error_below_knee"] for x in good])
     rest = _mean_error([x["two_se_error_others"] for x in good])
-    out.append(f"  the 2-SE rule, exact point readings' error (inverted − planted ln ρ), mean over replicates: below "
-               f"the knee {tiny}, the others {rest}")
+    out.append(
+        f"  the 2-SE rule, exact point readings' error (inverted − planted ln ρ), mean over replicates: below "
+        f"the knee {tiny}, the others {rest}"
+    )
     new_lines, new_met = _rule_lines("the new rule (the package)", "", good, latent)
-    two_se_lines, two_se_met = _rule_lines("the 2-SE rule (no region, any benchmark at chance an upper bound)", "two_se_",
-                                         good, latent)
+    two_se_lines, two_se_met = _rule_lines(
+        "the 2-SE rule (no region, any benchmark at chance an upper bound)", "two_se_", good, latent
+    )
     out += new_lines + two_se_lines
-    out.append(f"  the oracle (the planted ln ρ's own frontier line over the row's targets, no inversion): "
-               f"{RC._bias(np.array([oracle_of(x, row, seed) for x in good]), latent)}")
-    out.append(f"  the new rule's region bounds per row (target inversions over the references) "
-               f"{np.mean([x['region_bounds'] for x in good]):.1f}; its point without the region "
-               f"{RC._bias(np.array([x['without_region'] for x in good]), latent)}")
+    out.append(
+        f"  the oracle (the planted ln ρ's own frontier line over the row's targets, no inversion): "
+        f"{RC._bias(np.array([oracle_of(x, row, seed) for x in good]), latent)}"
+    )
+    out.append(
+        f"  the new rule's region bounds per row (target inversions over the references) "
+        f"{np.mean([x['region_bounds'] for x in good]):.1f}; its point without the region "
+        f"{RC._bias(np.array([x['without_region'] for x in good]), latent)}"
+    )
     change = np.array([100 * (x["point"] - x["two_se_point"]) / latent for x in good])
-    out.append(f"  paired, the new rule's point − the 2-SE rule's, in % of A: median {np.median(change):+.1f}% ± "
-               f"{RC._median_se(change):.1f}, mean {np.mean(change):+.1f}% ± "
-               f"{np.std(change, ddof=1) / math.sqrt(change.size):.1f}")
+    out.append(
+        f"  paired, the new rule's point − the 2-SE rule's, in % of A: median {np.median(change):+.1f}% ± "
+        f"{RC._median_se(change):.1f}, mean {np.mean(change):+.1f}% ± "
+        f"{np.std(change, ddof=1) / math.sqrt(change.size):.1f}"
+    )
     out.extend(corrected_lines(row, good, latent))
-    out.append(f"  done-when (coverage ≥ 0.90, |median and mean bias| ≤ 5%): the new rule "
-               f"{'meets it' if new_met else 'does not meet it'}; the 2-SE rule {'meets it' if two_se_met else 'does not'}")
+    out.append(
+        f"  done-when (coverage ≥ 0.90, |median and mean bias| ≤ 5%): the new rule "
+        f"{'meets it' if new_met else 'does not meet it'}; the 2-SE rule {'meets it' if two_se_met else 'does not'}"
+    )
     return out
 
 
 def report(store: Path, seed: int = 0) -> list[str]:
-    out = ["# PYTHONPATH=. OMP_NUM_THREADS=1 nice -n 10 python studies/floor_region.py --variant NAME --replicates R "
-           "--store STORE   (each variant below, R as printed; 600 draws a row, the CLI's)",
-           "# PYTHONPATH=. python studies/floor_region.py --summary --store STORE > studies/floor_region.results.txt",
-           f"The world's departure: below an effective size of 0.5 B each family's curve has its own steepness "
-           f"κ_f·γ_b in u, κ_f ~ Uniform({KAPPA_LOW:g}, {KAPPA_HIGH:g}); the *_floor variants' curves approach the "
-           "real table's effective floors e_b (the median score of its dated models under 0.5 B) in place of chance. "
-           "Monte Carlo standard errors: √(p(1 − p)/R) "
-           "for shares; the median's by resampling the replicates; bias in % of the planted slope A (positive: too "
-           "steep). Both rules on the same replicates and draws."]
+    out = [
+        "# PYTHONPATH=. OMP_NUM_THREADS=1 nice -n 10 python studies/floor_region.py --variant NAME --replicates R "
+        "--store STORE   (each variant below, R as printed; 600 draws a row, the CLI's)",
+        "# PYTHONPATH=. python studies/floor_region.py --summary --store STORE > studies/floor_region.results.txt",
+        f"The world's departure: below an effective size of 0.5 B each family's curve has its own steepness "
+        f"κ_f·γ_b in u, κ_f ~ Uniform({KAPPA_LOW:g}, {KAPPA_HIGH:g}); the *_floor variants' curves approach the "
+        "real table's effective floors e_b (the median score of its dated models under 0.5 B) in place of chance. "
+        "Monte Carlo standard errors: √(p(1 − p)/R) "
+        "for shares; the median's by resampling the replicates; bias in % of the planted slope A (positive: too "
+        "steep). Both rules on the same replicates and draws.",
+    ]
     for name in ROWS:
         records = read_store(store / f"{name}.jsonl")
         if records:
@@ -476,9 +521,13 @@ def main() -> None:
     store.mkdir(parents=True, exist_ok=True)
     config = f"floor_region {args.variant} seed={args.seed} n_boot={args.n_boot}"
     seconds = None if args.minutes is None else 60 * args.minutes
-    done, fresh, elapsed = run_replicates(args.replicates, lambda r: run_replicate(r, args.variant, args.seed,
-                                                                                    args.n_boot),
-                                          config, str(store / f"{args.variant}.jsonl"), seconds=seconds)
+    done, fresh, elapsed = run_replicates(
+        args.replicates,
+        lambda r: run_replicate(r, args.variant, args.seed, args.n_boot),
+        config,
+        str(store / f"{args.variant}.jsonl"),
+        seconds=seconds,
+    )
     print(f"{fresh} replicates run in {elapsed:.0f} s, {len(done) - fresh} read from the store")
     print("\n".join(summary(args.variant, done, args.seed)))
 

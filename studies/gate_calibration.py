@@ -32,6 +32,7 @@ Run (resumable, one JSON line per replicate; each threat world's headline row on
     PYTHONPATH=. python studies/gate_calibration.py --table --none STORE_none --ceiling S_ceiling \\
         --conditioning S_conditioning --size S_size
 """
+
 from __future__ import annotations
 
 import argparse
@@ -40,8 +41,7 @@ import math
 from pathlib import Path
 
 from densing.trend import checks
-from studies import _power_world as W
-from studies import capability_coverage as C
+from studies import _power_world as W, capability_coverage as C
 
 #: The threat worlds' planted departures (module docstring).
 CEILING_SHIFT = 1.5
@@ -51,10 +51,12 @@ SIZE_SLOPE = 0.5
 MAX_FALSE_ALARM = 0.10
 #: check → (the threat it names, the world that plants it (None: planted elsewhere), whether it runs on every row or
 #: on the headline row only, as ``densing trend`` runs it)
-GATES = {"saturation": ("a frontier at the reference's asymptote", "ceiling", True),
-         "conditioning": ("ill-conditioned inversions", "conditioning", True),
-         "size_confounding": ("density that depends on size at a fixed date", "size", False),
-         "heterogeneity": ("references with different slopes", None, True)}
+GATES = {
+    "saturation": ("a frontier at the reference's asymptote", "ceiling", True),
+    "conditioning": ("ill-conditioned inversions", "conditioning", True),
+    "size_confounding": ("density that depends on size at a fixed date", "size", False),
+    "heterogeneity": ("references with different slopes", None, True),
+}
 #: The heterogeneity test's power from its own study (one reference at about twice the others' slope).
 HETEROGENEITY_STUDY = Path(__file__).with_name("heterogeneity_level.results.txt")
 
@@ -125,33 +127,47 @@ def table(args) -> list[str]:
     rows = sorted({name for rec in none for name in rec.get("rows", {})} - {"headline"})
     worlds = {w: _read(getattr(args, w)) for w in ("ceiling", "conditioning", "size")}
     cover, k = coverage(none, "headline")
-    out = [f"false alarm: the power world as planted ({len(none)} replicates, every row as run; the headline's interval "
-           f"holds the planted slope in {cover:.2f} ± {_se(cover, k):.2f} of them); power: the headline row (the "
-           "paper-like set) in the world that plants the threat, and how often its interval still holds the planted "
-           "slope there; ± the Monte Carlo SE √(p(1 − p)/n)",
-           "gate | threat | false alarm, headline | false alarm, worst row | power | replicates (none / threat) | verdict"]
+    out = [
+        f"false alarm: the power world as planted ({len(none)} replicates, every row as run; the headline's interval "
+        f"holds the planted slope in {cover:.2f} ± {_se(cover, k):.2f} of them); power: the headline row (the "
+        "paper-like set) in the world that plants the threat, and how often its interval still holds the planted "
+        "slope there; ± the Monte Carlo SE √(p(1 − p)/n)",
+        "gate | threat | false alarm, headline | false alarm, worst row | power | replicates (none / threat) | verdict",
+    ]
     head = rates(none, "headline")
     per_row = {row: rates(none, row) for row in rows}
     for name, (threat, world, every_row) in GATES.items():
         fa, n = head.get(name, (math.nan, 0))
-        worst = max(((per_row[row][name][0], per_row[row][name][1], row) for row in rows
-                     if every_row and name in per_row[row]), default=(math.nan, 0, "—"))
+        worst = max(
+            ((per_row[row][name][0], per_row[row][name][1], row) for row in rows if every_row and name in per_row[row]),
+            default=(math.nan, 0, "—"),
+        )
         if world is not None:
             pw, m = rates(worlds[world], "headline").get(name, (math.nan, 0))
             cover, k = coverage(worlds[world], "headline")
             power = (f"{pw:.2f} ± {_se(pw, m):.2f}" if m else "not run") + (
-                f"; the planted slope covered in {cover:.2f} ± {_se(cover, k):.2f}" if k else "")
+                f"; the planted slope covered in {cover:.2f} ± {_se(cover, k):.2f}" if k else ""
+            )
         else:
             found = heterogeneity_power()
             pw, m = (found[0], found[2]) if found else (math.nan, 0)
             power = f"{found[0]:.2f} ± {found[1]:.2f} (heterogeneity_level.py)" if found else "not measured"
-        gate = (n > 0 and m > 0 and fa <= MAX_FALSE_ALARM and (not math.isfinite(worst[0]) or worst[0] <= MAX_FALSE_ALARM))
+        gate = (
+            n > 0 and m > 0 and fa <= MAX_FALSE_ALARM and (not math.isfinite(worst[0]) or worst[0] <= MAX_FALSE_ALARM)
+        )
         verdict = "gate" if gate else "finding (not a gate)"
-        worst_words = (f"{worst[0]:.2f} ± {_se(worst[0], worst[1]):.2f} ({worst[2]})" if worst[1] else
-                       "headline row only" if not every_row else "not run")
+        worst_words = (
+            f"{worst[0]:.2f} ± {_se(worst[0], worst[1]):.2f} ({worst[2]})"
+            if worst[1]
+            else "headline row only"
+            if not every_row
+            else "not run"
+        )
         out.append(f"{name} | {threat} | {fa:.2f} ± {_se(fa, n):.2f} | {worst_words} | {power} | {n} / {m} | {verdict}")
-    out.append("gates of the package (densing.trend.capability.calibrated): heterogeneity; every other check is a "
-               "finding beside the number")
+    out.append(
+        "gates of the package (densing.trend.capability.calibrated): heterogeneity; every other check is a "
+        "finding beside the number"
+    )
     return out
 
 
@@ -173,12 +189,21 @@ def main() -> None:
         parser.error("--threat or --table")
     plant(args.threat)
     C.rows_measured = lambda: [("headline", W.HEADLINE_SET)]
-    run_args = argparse.Namespace(seed=0, targets=120, n_boot=C.DEFAULT_N_BOOT, n_side=C.DEFAULT_N_BOOT_SIDE,
-                                  n_share=0, ref_boot=1000, population=args.population, rule="v3")
+    run_args = argparse.Namespace(
+        seed=0,
+        targets=120,
+        n_boot=C.DEFAULT_N_BOOT,
+        n_side=C.DEFAULT_N_BOOT_SIDE,
+        n_share=0,
+        ref_boot=1000,
+        population=args.population,
+        rule="v3",
+    )
     config = f"threat={args.threat} population={args.population} families={','.join(W.FAMILY_NAMES)}"
     shard = tuple(int(v) for v in args.shard.split("/"))
-    done, fresh, elapsed = C.run_replicates(args.replicates, lambda r: C.run_replicate(r, run_args), config,
-                                            args.store, shard=shard)
+    done, fresh, elapsed = C.run_replicates(
+        args.replicates, lambda r: C.run_replicate(r, run_args), config, args.store, shard=shard
+    )
     print(f"{fresh} replicates run in {elapsed:.0f} s, {len(done) - fresh} read from the store")
     for name, (rate, n) in sorted(rates(done, "headline").items()):
         print(f"{name}: fires in {rate:.2f} ± {_se(rate, n):.2f} of {n}")

@@ -55,13 +55,14 @@ time, and a rerun goes on)::
     (the same for --row openllm_v2 and --row swallow; --gap drawn for the sensitivity)
     PYTHONPATH=. python studies/headline_bias.py --summary --store STORE --write > studies/headline_bias.results.txt
 """
+
 from __future__ import annotations
 
 import argparse
 import json
 import math
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -76,20 +77,21 @@ from densing.errors import DensingError
 from densing.laws import eligibility
 from densing.laws.bounds import EXACT
 from densing.numbers import format_months, json_value
-from densing.trend import bias as bias_record
-from densing.trend import capability, selection
+from densing.trend import bias as bias_record, capability, selection
 from densing.trend.rules import doubling_months
 from densing.trend.targets import with_stderr
-from studies import _planted
-from studies import _power_world as W
+from studies import _planted, _power_world as W
 from studies.replicates import read_store, run_replicates
 
 EPOCH = DEFAULT_EPOCH
 LEVEL = 0.95
-ROW_COMMAND = ("PYTHONPATH=. OMP_NUM_THREADS=1 nice -n 10 python studies/headline_bias.py --row {row} --replicates {count} "
-               "--minutes 14 --store STORE")
-SUMMARY_COMMAND = ("PYTHONPATH=. python studies/headline_bias.py --summary --store STORE --write "
-                   "> studies/headline_bias.results.txt")
+ROW_COMMAND = (
+    "PYTHONPATH=. OMP_NUM_THREADS=1 nice -n 10 python studies/headline_bias.py --row {row} --replicates {count} "
+    "--minutes 14 --store STORE"
+)
+SUMMARY_COMMAND = (
+    "PYTHONPATH=. python studies/headline_bias.py --summary --store STORE --write > studies/headline_bias.results.txt"
+)
 
 
 @dataclass(frozen=True)
@@ -104,13 +106,29 @@ class World:
 
 
 WORLDS = {
-    "public": World("public", "Qwen1.5", W.T_REF,
-                    {name: (W.BENCHMARKS[name].gamma, W.BENCHMARKS[name].level) for name in W.HEADLINE_SET}),
-    "openllm_v2": World("openllm_v2", "Qwen1.5", W.T_REF,
-                        {"mmlu_pro": (3.5, -0.16), "leaderboard_bbh": (3.8, -0.19), "math_hard": (5.0, -0.11)}),
-    "swallow": World("swallow", "Qwen2.5", "2024-09-19",
-                     {"swallow_mmlu": (2.2, -0.83), "swallow_bbh": (2.0, -0.70), "swallow_math": (2.1, -0.50),
-                      "swallow_humaneval": (1.2, -0.46)}),
+    "public": World(
+        "public",
+        "Qwen1.5",
+        W.T_REF,
+        {name: (W.BENCHMARKS[name].gamma, W.BENCHMARKS[name].level) for name in W.HEADLINE_SET},
+    ),
+    "openllm_v2": World(
+        "openllm_v2",
+        "Qwen1.5",
+        W.T_REF,
+        {"mmlu_pro": (3.5, -0.16), "leaderboard_bbh": (3.8, -0.19), "math_hard": (5.0, -0.11)},
+    ),
+    "swallow": World(
+        "swallow",
+        "Qwen2.5",
+        "2024-09-19",
+        {
+            "swallow_mmlu": (2.2, -0.83),
+            "swallow_bbh": (2.0, -0.70),
+            "swallow_math": (2.1, -0.50),
+            "swallow_humaneval": (1.2, -0.46),
+        },
+    ),
 }
 
 
@@ -151,12 +169,25 @@ def _trend_row(row: str, label: str, benchmarks, table: pd.DataFrame, seed: int,
             return None, dropped
     else:
         dropped = []
-    result = capability.trend_row(row, label, "set", benchmarks, table, candidates, fits, since=EPOCH, epoch=EPOCH,
-                                  n_boot=n_boot, n_boot_share=0, seed=seed, found=found)
+    result = capability.trend_row(
+        row,
+        label,
+        "set",
+        benchmarks,
+        table,
+        candidates,
+        fits,
+        since=EPOCH,
+        epoch=EPOCH,
+        n_boot=n_boot,
+        n_boot_share=0,
+        seed=seed,
+        found=found,
+    )
     return result, dropped
 
 
-@lru_cache(maxsize=None)
+@cache
 def real_row(table: str, n_boot: int = DEFAULT_N_BOOT) -> Real:
     profile = registry.table(table)
     row = profile.headline_set
@@ -167,16 +198,27 @@ def real_row(table: str, n_boot: int = DEFAULT_N_BOOT) -> Real:
     measured, _ = _trend_row(row, label, benchmarks, tidy, 0, n_boot)
     result = measured.result
     frame = tidy[tidy["benchmark"].isin(benchmarks) & tidy["release_date"].notna()].reset_index(drop=True)
-    return Real(table, row, label, benchmarks, dict(found), result.largest_influence().family, result.slope_per_day,
-                result.slope_ci_low, result.slope_ci_high, frame)
+    return Real(
+        table,
+        row,
+        label,
+        benchmarks,
+        dict(found),
+        result.largest_influence().family,
+        result.slope_per_day,
+        result.slope_ci_low,
+        result.slope_ci_high,
+        frame,
+    )
 
 
 # ---------------------------------------------------------------------------------------------------------------
 # the planted world and one replicate
 
 
-def planted_table(real: Real, world: World, rng: np.random.Generator, gap: str = "zero"
-                  ) -> tuple[pd.DataFrame, pd.Series]:
+def planted_table(
+    real: Real, world: World, rng: np.random.Generator, gap: str = "zero"
+) -> tuple[pd.DataFrame, pd.Series]:
     """(the planted tidy table, each model's planted ln ρ averaged over the row's benchmarks): gaps, then each
     benchmark's skills and member departures, then the scores, in that order; the frontier family's gap 0 (``gap``
     ``"zero"``) or drawn like every other family's (``"drawn"``)."""
@@ -192,8 +234,9 @@ def planted_table(real: Real, world: World, rng: np.random.Generator, gap: str =
     log_rho = {}
     for b in real.benchmarks:
         skill = pd.Series(W.SKILL_SD * rng.standard_normal(len(names)), index=names)
-        log_rho[b] = pd.Series(base + skill[families].to_numpy() + W.MEMBER_SD * rng.standard_normal(len(models)),
-                               index=models.index)
+        log_rho[b] = pd.Series(
+            base + skill[families].to_numpy() + W.MEMBER_SD * rng.standard_normal(len(models)), index=models.index
+        )
     out = frame.copy()
     values = np.empty(len(out))
     for b in real.benchmarks:
@@ -233,18 +276,27 @@ def run_replicate(r: int, table: str, seed: int, n_boot: int, gap: str = "zero")
         record["error"] = "no reference fits" if row is None else f"no trend: {row.error[:200]}"
         return record
     result = row.result
-    record.update({"point": result.slope_per_day, "low": result.slope_ci_low, "high": result.slope_ci_high,
-                   "state": result.state.name, "n_models": result.n_models,
-                   "references": [name.family for name in row.references],
-                   "oracle": oracle_slope(truth, real, result.models)})
+    record.update(
+        {
+            "point": result.slope_per_day,
+            "low": result.slope_ci_low,
+            "high": result.slope_ci_high,
+            "state": result.state.name,
+            "n_models": result.n_models,
+            "references": [name.family for name in row.references],
+            "oracle": oracle_slope(truth, real, result.models),
+        }
+    )
     return record
 
 
 def config_of(table: str, seed: int, n_boot: int, gap: str = "zero") -> str:
     """What a stored replicate must match to be reused: the world, the real row's references, frontier and point."""
     real, world = real_row(table), WORLDS[table]
-    return (f"{world!r} references={sorted((f, tuple(b)) for f, b in real.found.items())} frontier={real.frontier} "
-            f"slope={real.slope:.12g} seed={seed} n_boot={n_boot}" + ("" if gap == "zero" else f" gap={gap}"))
+    return (
+        f"{world!r} references={sorted((f, tuple(b)) for f, b in real.found.items())} frontier={real.frontier} "
+        f"slope={real.slope:.12g} seed={seed} n_boot={n_boot}" + ("" if gap == "zero" else f" gap={gap}")
+    )
 
 
 def store_of(store: Path, table: str, gap: str = "zero") -> Path:
@@ -275,19 +327,29 @@ def measured(records: list[dict], latent: float) -> dict:
     out = {"replicates": count, "failed": len(records) - count}
     if count < 2:
         return out
-    out.update(bias=float(rel.mean()), bias_se=float(rel.std(ddof=1) / math.sqrt(count)),
-               median_bias=float(np.median(rel)), median_bias_se=_median_se(rel))
+    out.update(
+        bias=float(rel.mean()),
+        bias_se=float(rel.std(ddof=1) / math.sqrt(count)),
+        median_bias=float(np.median(rel)),
+        median_bias_se=_median_se(rel),
+    )
     hits = [x["low"] <= latent <= x["high"] for x in good]
     out["coverage"], out["coverage_se"] = _planted.coverage(hits)
     oracle = np.array([(x["oracle"] - latent) / latent for x in good])
     out["oracle"] = (float(oracle.mean()), float(oracle.std(ddof=1) / math.sqrt(count)))
     others = (rel.sum() - rel) / (count - 1)  # each replicate's leave-one-out bias and its Monte Carlo error
-    spread = np.sqrt(((rel ** 2).sum() - rel ** 2 - (count - 1) * others ** 2) / (count - 2) / (count - 1)) \
-        if count > 2 else np.full(count, out["bias_se"])
-    fixed = [bias_record.corrected_slopes(x["point"], x["low"], x["high"], b, s, LEVEL)
-             for x, b, s in zip(good, others, spread)]
-    out["corrected_coverage"], out["corrected_coverage_se"] = _planted.coverage([lo <= latent <= hi
-                                                                                 for _, lo, hi in fixed])
+    spread = (
+        np.sqrt(((rel**2).sum() - rel**2 - (count - 1) * others**2) / (count - 2) / (count - 1))
+        if count > 2
+        else np.full(count, out["bias_se"])
+    )
+    fixed = [
+        bias_record.corrected_slopes(x["point"], x["low"], x["high"], b, s, LEVEL)
+        for x, b, s in zip(good, others, spread)
+    ]
+    out["corrected_coverage"], out["corrected_coverage_se"] = _planted.coverage(
+        [lo <= latent <= hi for _, lo, hi in fixed]
+    )
     out["states"] = pd.Series([x["state"] for x in good]).value_counts().to_dict()
     dropped = pd.Series([f for x in good for f in x.get("dropped", [])], dtype=object).value_counts()
     out["dropped"] = {f: n / count for f, n in dropped.items()}
@@ -297,17 +359,33 @@ def measured(records: list[dict], latent: float) -> dict:
 def row_record(real: Real, found: dict, count_run: int) -> dict:
     """The record's row (:class:`densing.trend.bias.BiasRow`'s fields)."""
     months = doubling_months(real.slope)
-    base = {"table": real.table, "row": real.row, "label": real.label, "frontier": real.frontier,
-            "references": sorted(real.found), "planted_months": months, "point_months": months,
-            "replicates": found["replicates"], "failed": found["failed"], "bias": found["bias"],
-            "bias_se": found["bias_se"], "median_bias": found["median_bias"],
-            "median_bias_se": found["median_bias_se"], "coverage": found["coverage"],
-            "coverage_se": found["coverage_se"]}
-    fixed = bias_record.row_from(real.slope, real.low, real.high, bias=found["bias"], bias_se=found["bias_se"],
-                                 level=LEVEL)
+    base = {
+        "table": real.table,
+        "row": real.row,
+        "label": real.label,
+        "frontier": real.frontier,
+        "references": sorted(real.found),
+        "planted_months": months,
+        "point_months": months,
+        "replicates": found["replicates"],
+        "failed": found["failed"],
+        "bias": found["bias"],
+        "bias_se": found["bias_se"],
+        "median_bias": found["median_bias"],
+        "median_bias_se": found["median_bias_se"],
+        "coverage": found["coverage"],
+        "coverage_se": found["coverage_se"],
+    }
+    fixed = bias_record.row_from(
+        real.slope, real.low, real.high, bias=found["bias"], bias_se=found["bias_se"], level=LEVEL
+    )
     shown = fixed["corrected"]
-    return {**base, **fixed, "corrected_coverage": found["corrected_coverage"] if shown else math.nan,
-            "corrected_coverage_se": found["corrected_coverage_se"] if shown else math.nan}
+    return {
+        **base,
+        **fixed,
+        "corrected_coverage": found["corrected_coverage"] if shown else math.nan,
+        "corrected_coverage_se": found["corrected_coverage_se"] if shown else math.nan,
+    }
 
 
 def score_quantiles(real: Real, seed: int) -> str:
@@ -316,67 +394,98 @@ def score_quantiles(real: Real, seed: int) -> str:
     planted, _ = planted_table(real, WORLDS[real.table], np.random.default_rng(np.random.SeedSequence([seed, 0])))
     said = []
     for b in real.benchmarks:
-        one, two = (frame.loc[frame["benchmark"] == b, "value"].quantile([0.1, 0.5, 0.9]) for frame in (real.frame, planted))
+        one, two = (
+            frame.loc[frame["benchmark"] == b, "value"].quantile([0.1, 0.5, 0.9]) for frame in (real.frame, planted)
+        )
         said.append(f"{b} {'/'.join(f'{v:.2f}' for v in one)} vs {'/'.join(f'{v:.2f}' for v in two)}")
     return "; ".join(said)
 
 
 def summary(store: Path, seed: int, n_boot: int) -> tuple[list[str], list[dict]]:
-    out = ["# " + ROW_COMMAND.format(row="NAME", count="R") + "   (each row below, R as printed)",
-           "# " + SUMMARY_COMMAND,
-           "Bias: (point − A)/A over the replicates, A the planted slope (the real row's own point); positive: too "
-           "steep, a doubling time too short. Monte Carlo standard errors: sd/√R for the mean, resampled replicates "
-           "for the median, √(p(1 − p)/R) for a share. A row whose |mean bias| exceeds "
-           f"{100 * bias_record.THRESHOLD:g}% shows the corrected figure (densing.trend.bias)."]
+    out = [
+        "# " + ROW_COMMAND.format(row="NAME", count="R") + "   (each row below, R as printed)",
+        "# " + SUMMARY_COMMAND,
+        "Bias: (point − A)/A over the replicates, A the planted slope (the real row's own point); positive: too "
+        "steep, a doubling time too short. Monte Carlo standard errors: sd/√R for the mean, resampled replicates "
+        "for the median, √(p(1 − p)/R) for a share. A row whose |mean bias| exceeds "
+        f"{100 * bias_record.THRESHOLD:g}% shows the corrected figure (densing.trend.bias).",
+    ]
     rows = []
     for table in WORLDS:
         real = real_row(table)
         records = read_store(store_of(store, table), config_of(table, seed, n_boot))
         months = doubling_months(real.slope)
-        out.append(f"## {table}: {real.label}, references {', '.join(real.found)}, frontier family {real.frontier} "
-                   f"at the top (gap 0); the real row {format_months(months)} months [{format_months(doubling_months(real.high))}–"
-                   f"{format_months(doubling_months(real.low))}], planted at the same slope")
-        out.append("  scores, real vs planted (replicate 0's draw), quantiles 0.1 / 0.5 / 0.9: " + score_quantiles(real, seed))
+        out.append(
+            f"## {table}: {real.label}, references {', '.join(real.found)}, frontier family {real.frontier} "
+            f"at the top (gap 0); the real row {format_months(months)} months [{format_months(doubling_months(real.high))}–"
+            f"{format_months(doubling_months(real.low))}], planted at the same slope"
+        )
+        out.append(
+            "  scores, real vs planted (replicate 0's draw), quantiles 0.1 / 0.5 / 0.9: " + score_quantiles(real, seed)
+        )
         if not records:
             out.append("  no replicate in the store")
             continue
         found = measured(records, real.slope)
         errors = sorted({x["error"][:100] for x in records if "error" in x})
-        out.append(f"  {found['replicates']} replicates with a row, {found['failed']} without"
-                   + (": " + "; ".join(errors) if errors else ""))
+        out.append(
+            f"  {found['replicates']} replicates with a row, {found['failed']} without"
+            + (": " + "; ".join(errors) if errors else "")
+        )
         if found["replicates"] < 2:
             continue
-        out.append(f"  point slope's bias: mean {_pct(found['bias'], found['bias_se'])}, median "
-                   f"{_pct(found['median_bias'], found['median_bias_se'])}")
+        out.append(
+            f"  point slope's bias: mean {_pct(found['bias'], found['bias_se'])}, median "
+            f"{_pct(found['median_bias'], found['median_bias_se'])}"
+        )
         out.append(f"  oracle (the planted ln ρ, no inversion): mean {_pct(*found['oracle'])}")
-        out.append(f"  coverage of the planted slope by the 95% interval: {found['coverage']:.3f} ± "
-                   f"{found['coverage_se']:.3f}")
-        out.append("  states: " + ", ".join(f"{k.lower().replace('_', ' ')} {v / found['replicates']:.3f}"
-                                             for k, v in found["states"].items()))
-        out.append("  real references left out because their planted law does not fit (share of replicates): "
-                   + (", ".join(f"{f} {v:.3f}" for f, v in found["dropped"].items()) or "none"))
+        out.append(
+            f"  coverage of the planted slope by the 95% interval: {found['coverage']:.3f} ± {found['coverage_se']:.3f}"
+        )
+        out.append(
+            "  states: "
+            + ", ".join(
+                f"{k.lower().replace('_', ' ')} {v / found['replicates']:.3f}" for k, v in found["states"].items()
+            )
+        )
+        out.append(
+            "  real references left out because their planted law does not fit (share of replicates): "
+            + (", ".join(f"{f} {v:.3f}" for f, v in found["dropped"].items()) or "none")
+        )
         record = row_record(real, found, len(records))
-        out.append(f"  corrected interval (each replicate by the others' bias) covers the planted slope: "
-                   f"{found['corrected_coverage']:.3f} ± {found['corrected_coverage_se']:.3f}")
+        out.append(
+            f"  corrected interval (each replicate by the others' bias) covers the planted slope: "
+            f"{found['corrected_coverage']:.3f} ± {found['corrected_coverage_se']:.3f}"
+        )
         if record["corrected"]:
-            out.append(f"  |bias| > {100 * bias_record.THRESHOLD:g}%: corrected {format_months(months)} → "
-                       f"{format_months(record['corrected_months'])} months "
-                       f"[{format_months(record['corrected_months_low'])}–{format_months(record['corrected_months_high'])}]")
+            out.append(
+                f"  |bias| > {100 * bias_record.THRESHOLD:g}%: corrected {format_months(months)} → "
+                f"{format_months(record['corrected_months'])} months "
+                f"[{format_months(record['corrected_months_low'])}–{format_months(record['corrected_months_high'])}]"
+            )
         else:
             out.append(f"  |bias| ≤ {100 * bias_record.THRESHOLD:g}%: no correction")
         drawn = read_store(store_of(store, table, "drawn"), config_of(table, seed, n_boot, "drawn"))
         if len(drawn) > 2:
             other = measured(drawn, real.slope)
-            months_drawn = bias_record.corrected_months(real.slope, real.low, real.high, bias=other["bias"],
-                                                        bias_se=other["bias_se"], level=LEVEL)
-            record.update(bias_drawn=other["bias"], bias_drawn_se=other["bias_se"],
-                          replicates_drawn=other["replicates"], corrected_months_drawn=months_drawn[0],
-                          corrected_months_drawn_low=months_drawn[1], corrected_months_drawn_high=months_drawn[2])
-            out.append(f"  sensitivity, the frontier family's gap drawn like every other family's ({other['replicates']} "
-                       f"replicates): mean bias {_pct(other['bias'], other['bias_se'])}, median "
-                       f"{_pct(other['median_bias'], other['median_bias_se'])}, coverage {other['coverage']:.3f} ± "
-                       f"{other['coverage_se']:.3f}; corrected by it {format_months(months_drawn[0])} months "
-                       f"[{format_months(months_drawn[1])}–{format_months(months_drawn[2])}]")
+            months_drawn = bias_record.corrected_months(
+                real.slope, real.low, real.high, bias=other["bias"], bias_se=other["bias_se"], level=LEVEL
+            )
+            record.update(
+                bias_drawn=other["bias"],
+                bias_drawn_se=other["bias_se"],
+                replicates_drawn=other["replicates"],
+                corrected_months_drawn=months_drawn[0],
+                corrected_months_drawn_low=months_drawn[1],
+                corrected_months_drawn_high=months_drawn[2],
+            )
+            out.append(
+                f"  sensitivity, the frontier family's gap drawn like every other family's ({other['replicates']} "
+                f"replicates): mean bias {_pct(other['bias'], other['bias_se'])}, median "
+                f"{_pct(other['median_bias'], other['median_bias_se'])}, coverage {other['coverage']:.3f} ± "
+                f"{other['coverage_se']:.3f}; corrected by it {format_months(months_drawn[0])} months "
+                f"[{format_months(months_drawn[1])}–{format_months(months_drawn[2])}]"
+            )
         commands = [ROW_COMMAND.format(row=table, count=len(records))]
         if len(drawn) > 2:  # the sensitivity world's own run
             commands.append(ROW_COMMAND.format(row=table, count=len(drawn)) + " --gap drawn")
@@ -391,8 +500,12 @@ def main() -> None:
     parser.add_argument("--minutes", type=float, default=None, help="start no replicate after this many minutes")
     parser.add_argument("--n-boot", type=int, default=DEFAULT_N_BOOT, help="draws of the row (the CLI's: 600)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--gap", choices=("zero", "drawn"), default="zero",
-                        help="the frontier family's gap: 0 (the study's world) or drawn (a sensitivity)")
+    parser.add_argument(
+        "--gap",
+        choices=("zero", "drawn"),
+        default="zero",
+        help="the frontier family's gap: 0 (the study's world) or drawn (a sensitivity)",
+    )
     parser.add_argument("--store", required=True, help="a folder: one JSON-lines store per row (resumable)")
     parser.add_argument("--summary", action="store_true", help="print every row's summary from the stores")
     parser.add_argument("--write", action="store_true", help="with --summary: write results/headline_bias.json")
@@ -403,17 +516,23 @@ def main() -> None:
         print("\n".join(lines))
         if args.write:
             commands = [line for r in rows for line in r.pop("commands")]
-            document = {"study": "studies/headline_bias.py", "commands": commands + [SUMMARY_COMMAND],
-                        "rows": [{k: json_value(v) for k, v in r.items()} for r in rows]}
+            document = {
+                "study": "studies/headline_bias.py",
+                "commands": commands + [SUMMARY_COMMAND],
+                "rows": [{k: json_value(v) for k, v in r.items()} for r in rows],
+            }
             bias_record.RECORD.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         return
     if args.row is None:
         parser.error("--row or --summary")
     store.mkdir(parents=True, exist_ok=True)
     done, fresh, elapsed = run_replicates(
-        args.replicates, lambda r: run_replicate(r, args.row, args.seed, args.n_boot, args.gap),
-        config_of(args.row, args.seed, args.n_boot, args.gap), str(store_of(store, args.row, args.gap)),
-        seconds=None if args.minutes is None else 60 * args.minutes)
+        args.replicates,
+        lambda r: run_replicate(r, args.row, args.seed, args.n_boot, args.gap),
+        config_of(args.row, args.seed, args.n_boot, args.gap),
+        str(store_of(store, args.row, args.gap)),
+        seconds=None if args.minutes is None else 60 * args.minutes,
+    )
     print(f"{fresh} replicates run in {elapsed:.0f} s, {len(done) - fresh} read from the store")
 
 

@@ -23,6 +23,7 @@ models), beside the spread over replicates of the point contrasts that Σ's cont
 
     PYTHONPATH=. python studies/heterogeneity_level.py --replicates 30 --sources > studies/heterogeneity_level.sources.results.txt
 """
+
 from __future__ import annotations
 
 import argparse
@@ -51,13 +52,26 @@ def _score(rng, benchmark: str, x) -> np.ndarray:
 
 
 def _rows(model, family, params, day, benchmark, value) -> dict:
-    return {"model": model, "family": family, "params": float(params), "train_tokens": 2e12,
-            "release_date": (EPOCH + pd.Timedelta(days=int(day))).strftime("%Y-%m-%d"), "benchmark": benchmark,
-            "metric": "score", "value": float(value)}
+    return {
+        "model": model,
+        "family": family,
+        "params": float(params),
+        "train_tokens": 2e12,
+        "release_date": (EPOCH + pd.Timedelta(days=int(day))).strftime("%Y-%m-%d"),
+        "benchmark": benchmark,
+        "metric": "score",
+        "value": float(value),
+    }
 
 
-def planted(seed: int, *, count: int = 90, late_only: float | None = None, level_shift: float = 0.0,
-            families: dict | None = None) -> pd.DataFrame:
+def planted(
+    seed: int,
+    *,
+    count: int = 90,
+    late_only: float | None = None,
+    level_shift: float = 0.0,
+    families: dict | None = None,
+) -> pd.DataFrame:
     """A tidy table: ``count`` targets (their own families) and reference families {name: (day, offset c_f, k_f)}.
 
     ``late_only``: math_hard is scored only for targets released after that day, at a level ``level_shift`` above
@@ -73,7 +87,9 @@ def planted(seed: int, *, count: int = 90, late_only: float | None = None, level
         rows.append(_rows(f"t{i}", f"T{i}", math.exp(log_n[i]), days[i], "mmlu", _score(rng, "mmlu", x)))
         if late_only is None or days[i] > late_only:
             shift = level_shift if late_only is not None else 0.0
-            rows.append(_rows(f"t{i}", f"T{i}", math.exp(log_n[i]), days[i], "math_hard", _score(rng, "math_hard", x + shift)))
+            rows.append(
+                _rows(f"t{i}", f"T{i}", math.exp(log_n[i]), days[i], "math_hard", _score(rng, "math_hard", x + shift))
+            )
     for name, (day, offset, shape) in families.items():
         pivot = math.log(1e10)
         for size in SIZES:
@@ -85,8 +101,6 @@ def planted(seed: int, *, count: int = 90, late_only: float | None = None, level
 
 def _joint(table: pd.DataFrame, family: str, benchmarks=("mmlu", "math_hard")) -> Joint:
     return Joint(tuple(fit_family(table, family, b, n_boot=100, seed=0) for b in benchmarks))
-
-
 
 
 def joint(table: pd.DataFrame, family: str, benchmarks=("mmlu", "math_hard"), n_boot: int = 100) -> Joint:
@@ -110,8 +124,12 @@ def rejected(seed: int, families: dict, n_boot: int) -> tuple[bool, float]:
 
 
 #: ``--sources``: the draw sources whose paired draws give Σ, each compared with the test as shipped (all three).
-SOURCE_SETS = {"fit, score, models (shipped)": ("fit", "score", "models"), "fit, score (models fixed)": ("fit", "score"),
-               "fit": ("fit",), "models": ("models",)}
+SOURCE_SETS = {
+    "fit, score, models (shipped)": ("fit", "score", "models"),
+    "fit, score (models fixed)": ("fit", "score"),
+    "fit": ("fit",),
+    "models": ("models",),
+}
 
 
 def by_sources(seed: int, families: dict, n_boot: int) -> dict:
@@ -125,14 +143,16 @@ def by_sources(seed: int, families: dict, n_boot: int) -> dict:
     chosen = selection.common_targets(table, [joint(table, f) for f in families], since=None)
     data = pooling._prepared(chosen)
     y0, k0, _ = pooling._point(chosen, data)
-    lines = [frontier_line("quantile", data["t"], y0[r, 0], k0[r, 0], data["labels"], 0.9)
-             for r in range(len(families))]
+    lines = [
+        frontier_line("quantile", data["t"], y0[r, 0], k0[r, 0], data["labels"], 0.9) for r in range(len(families))
+    ]
     points = np.array([line[0] for line in lines])
     rng = np.random.default_rng(seed)
     out = {"points": points}
     for name, sources in SOURCE_SETS.items():
-        draws = pooling._slopes("quantile", 0.9, chosen, data, pooling._random_draws(chosen, data, sources, n_boot, rng),
-                                lines)
+        draws = pooling._slopes(
+            "quantile", 0.9, chosen, data, pooling._random_draws(chosen, data, sources, n_boot, rng), lines
+        )
         pooled = pooling.pool_slopes(points, draws)
         out[name] = (pooled.p_value, np.nanstd(draws[1:] - draws[:1], axis=1))
     return out
@@ -143,14 +163,18 @@ def sources_report(replicates: int, n_boot: int) -> list[str]:
     the point contrasts over the replicates (the sampling spread Σ's contrasts should match)."""
     found = [by_sources(1000 + r, SAME, n_boot) for r in range(replicates)]
     points = np.array([f["points"] for f in found])
-    out = ["one common slope: sd over replicates of each reference's point slope less the first's "
-           + ", ".join(f"{v:.3g}" for v in np.std(points[:, 1:] - points[:, :1], axis=0, ddof=1))]
+    out = [
+        "one common slope: sd over replicates of each reference's point slope less the first's "
+        + ", ".join(f"{v:.3g}" for v in np.std(points[:, 1:] - points[:, :1], axis=0, ddof=1))
+    ]
     for name in SOURCE_SETS:
         p = np.array([f[name][0] for f in found])
         sd = np.median([f[name][1] for f in found], axis=0)
         share = float(np.mean(p < 0.05))
-        out.append(f"  Σ from {name}: Q rejects at 5% in {share:.3f} ± {math.sqrt(share * (1 - share) / len(p)):.3f}; "
-                   f"median p {np.median(p):.3g}; the draws' contrast sd (median) " + ", ".join(f"{v:.3g}" for v in sd))
+        out.append(
+            f"  Σ from {name}: Q rejects at 5% in {share:.3f} ± {math.sqrt(share * (1 - share) / len(p)):.3f}; "
+            f"median p {np.median(p):.3g}; the draws' contrast sd (median) " + ", ".join(f"{v:.3g}" for v in sd)
+        )
     return out
 
 
@@ -158,24 +182,33 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--replicates", type=int, default=40)
     parser.add_argument("--n-boot", type=int, default=200)
-    parser.add_argument("--sources", action="store_true", help="Σ from each set of draw sources (a diagnostic of the "
-                        "test's level; the shipped test takes all three)")
+    parser.add_argument(
+        "--sources",
+        action="store_true",
+        help="Σ from each set of draw sources (a diagnostic of the test's level; the shipped test takes all three)",
+    )
     args = parser.parse_args()
     start = time.perf_counter()
     if args.sources:
-        print(f"# PYTHONPATH=. python studies/heterogeneity_level.py --replicates {args.replicates} --n-boot {args.n_boot} --sources")
+        print(
+            f"# PYTHONPATH=. python studies/heterogeneity_level.py --replicates {args.replicates} --n-boot {args.n_boot} --sources"
+        )
         print("\n".join(sources_report(args.replicates, args.n_boot)))
         print(f"{time.perf_counter() - start:.0f} s")
         return 0
     print(f"# PYTHONPATH=. python studies/heterogeneity_level.py --replicates {args.replicates} --n-boot {args.n_boot}")
-    for name, families in (("one common slope (three references of the targets' shape)", SAME),
-                           ("one reference at about twice the slope (shape 0.5)", STEEP)):
+    for name, families in (
+        ("one common slope (three references of the targets' shape)", SAME),
+        ("one reference at about twice the slope (shape 0.5)", STEEP),
+    ):
         found = [rejected(1000 + r, families, args.n_boot) for r in range(args.replicates)]
         share = float(np.mean([f[0] for f in found]))
         se = math.sqrt(share * (1 - share) / len(found))
         p = np.array([f[1] for f in found])
-        print(f"{name}: Q rejects at 5% in {share:.3f} ± {se:.3f} of {len(found)} replicates; "
-              f"median p {np.median(p):.3g}, p-value quartiles {np.quantile(p, 0.25):.3g}–{np.quantile(p, 0.75):.3g}")
+        print(
+            f"{name}: Q rejects at 5% in {share:.3f} ± {se:.3f} of {len(found)} replicates; "
+            f"median p {np.median(p):.3g}, p-value quartiles {np.quantile(p, 0.25):.3g}–{np.quantile(p, 0.75):.3g}"
+        )
     print(f"{time.perf_counter() - start:.0f} s")
     return 0
 

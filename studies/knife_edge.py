@@ -24,6 +24,7 @@ Run (about 20 CPU-s, 75 s on a shared host; no store is needed)::
 
     PYTHONPATH=. OMP_NUM_THREADS=1 nice -n 10 python studies/knife_edge.py > studies/knife_edge.results.txt
 """
+
 from __future__ import annotations
 
 import argparse
@@ -44,9 +45,11 @@ from densing.trend.rules import doubling_months
 from densing.trend.targets import with_stderr
 
 #: The shipped rows: table → (the command that prints it, its words).
-ROWS = {"public": ("densing trend", "the public table's headline (paper-like set)"),
-        "openllm_v2": ("densing trend --table openllm_v2", "the second table's declared row (v2-native set)"),
-        "swallow": ("densing trend --table swallow", "Swallow's paper-like row")}
+ROWS = {
+    "public": ("densing trend", "the public table's headline (paper-like set)"),
+    "openllm_v2": ("densing trend --table openllm_v2", "the second table's declared row (v2-native set)"),
+    "swallow": ("densing trend --table swallow", "Swallow's paper-like row"),
+}
 #: Seeds of the Monte Carlo error of the point.
 SEEDS = 5
 COMMAND = "PYTHONPATH=. OMP_NUM_THREADS=1 nice -n 10 python studies/knife_edge.py > studies/knife_edge.results.txt"
@@ -67,8 +70,7 @@ def row_of(table: str, seed: int = 0) -> tuple[selection.CommonTargets, pooling.
     fits: dict = {}
     capability.row_fits(tidy, candidates, fits, found, seed=seed)
     common = capability.row_targets(tidy, candidates, fits, found, since=DEFAULT_EPOCH, epoch=DEFAULT_EPOCH)
-    trend = pooling.pooled_trend(common, n_boot=DEFAULT_N_BOOT, n_boot_share=0, seed=seed,
-                                 draws_cap=pooling.DRAWS_CAP)
+    trend = pooling.pooled_trend(common, n_boot=DEFAULT_N_BOOT, n_boot_share=0, seed=seed, draws_cap=pooling.DRAWS_CAP)
     return common, trend
 
 
@@ -91,8 +93,10 @@ def _months(value: float) -> str:
 
 def _move_words(move: Move) -> str:
     """A crossing, its distance z and its move, to the thousandth of a month, with what it changed in the readings."""
-    return (f"{crossing_words(move.crossing)} (z = {move.crossing.distance:+.3f}): {_months(move.months_before)} → "
-            f"{_months(move.months_after)} months ({move.move:+.3f}); {reading_change_words(move)}")
+    return (
+        f"{crossing_words(move.crossing)} (z = {move.crossing.distance:+.3f}): {_months(move.months_before)} → "
+        f"{_months(move.months_after)} months ({move.move:+.3f}); {reading_change_words(move)}"
+    )
 
 
 def row_lines(table: str, seeds: int, shown: int) -> list[str]:
@@ -106,25 +110,32 @@ def row_lines(table: str, seeds: int, shown: int) -> list[str]:
     error = float(np.std(months, ddof=1)) if len(months) > 1 else math.nan
     by_boundary = pd.Series([BOUNDARY_WORDS[m.crossing.boundary] for m in moves]).value_counts()
     ranked = edges.ranked()
-    out = [f"## {table}: {words}, `{command}`; references {', '.join(n.family for n in common.names)} "
-           f"(weights {', '.join(f'{w:.3f}' for w in trend.weights)}); {len(common.frame)} targets; point "
-           f"{_months(doubling_months(trend.slope_per_day))} months at {trend.n_boot} draws",
-           f"  targets within ±{WINDOW:g} SE of a boundary: {edges.n_targets} ({len(moves)} crossings: "
-           + ", ".join(f"{name} {count}" for name, count in by_boundary.items()) + ")",
-           f"  the point over seeds 0–{seeds - 1} (`{command} --seed S --format json`): "
-           + ", ".join(f"{m:.3f} ({k} draws)" for _, m, k in points) + f"; Monte Carlo error (sd) {error:.3f} months"]
+    out = [
+        f"## {table}: {words}, `{command}`; references {', '.join(n.family for n in common.names)} "
+        f"(weights {', '.join(f'{w:.3f}' for w in trend.weights)}); {len(common.frame)} targets; point "
+        f"{_months(doubling_months(trend.slope_per_day))} months at {trend.n_boot} draws",
+        f"  targets within ±{WINDOW:g} SE of a boundary: {edges.n_targets} ({len(moves)} crossings: "
+        + ", ".join(f"{name} {count}" for name, count in by_boundary.items())
+        + ")",
+        f"  the point over seeds 0–{seeds - 1} (`{command} --seed S --format json`): "
+        + ", ".join(f"{m:.3f} ({k} draws)" for _, m, k in points)
+        + f"; Monte Carlo error (sd) {error:.3f} months",
+    ]
     if not ranked:
         out.append("  no target within reach of a boundary")
         return out
     top = ranked[0]
     below = "below" if top.size < error else "not below"
-    out.append(f"  largest move: {_move_words(top)}; |move| {top.size:.3f} is {below} the Monte Carlo error "
-               f"{error:.3f}")
+    out.append(
+        f"  largest move: {_move_words(top)}; |move| {top.size:.3f} is {below} the Monte Carlo error {error:.3f}"
+    )
     named = ", ".join(f"{m.crossing.model} ({m.move:+.3f})" for m in edges.largest())
     out.append(f"  `{command} --detail` names the largest moves (densing.trend.knife_edge.KnifeEdges.largest): {named}")
     changed = sum(1 for m in moves if m.changes_reading)  # the others move through s² alone
-    out.append(f"  crossings that change the target's reading: {changed} of {len(moves)}; moves above the Monte "
-               f"Carlo error: {sum(1 for m in moves if m.size >= error)}")
+    out.append(
+        f"  crossings that change the target's reading: {changed} of {len(moves)}; moves above the Monte "
+        f"Carlo error: {sum(1 for m in moves if m.size >= error)}"
+    )
     out += [f"  {rank}. {_move_words(m)}" for rank, m in enumerate(ranked[:shown], 1)]
     return out
 
@@ -137,10 +148,12 @@ def main() -> int:
     args = parser.parse_args()
     start = time.process_time()
     print(f"# {COMMAND}")
-    print(f"A crossing sets one target's score {CROSS:g} SE past a boundary it lies within ±{WINDOW:g} SE of (an "
-          "edge: all its scores moved by the same fraction of their σ); the row's point recomputed with its own "
-          "pooling weights; z: the signed distance before the move, in SE (floor: at it for z ≤ 0; ceiling: at it "
-          "for z ≥ 0; edge: the joint move s* that reaches the edge, negated).")
+    print(
+        f"A crossing sets one target's score {CROSS:g} SE past a boundary it lies within ±{WINDOW:g} SE of (an "
+        "edge: all its scores moved by the same fraction of their σ); the row's point recomputed with its own "
+        "pooling weights; z: the signed distance before the move, in SE (floor: at it for z ≤ 0; ceiling: at it "
+        "for z ≥ 0; edge: the joint move s* that reaches the edge, negated)."
+    )
     for table in args.rows:
         print("\n".join(row_lines(table, args.seeds, args.shown)))
     print(f"{time.process_time() - start:.0f} CPU-s")

@@ -20,6 +20,7 @@ Coverage is the share of replicates whose interval holds it, with its Monte Carl
 
     PYTHONPATH=. python studies/lab_resampling.py --replicates 300 > studies/lab_resampling.results.txt
 """
+
 from __future__ import annotations
 
 import argparse
@@ -51,8 +52,14 @@ def row_targets(table: str) -> pd.DataFrame:
     wide = wide.set_index("model").loc[list(head.models)].reset_index()
     dates = pd.to_datetime(wide["release_date"]).to_numpy("datetime64[ns]")
     family = wide["family"].where(wide["family"].notna(), wide["model"]).astype(str).to_numpy(object)
-    return pd.DataFrame({"model": wide["model"].astype(str), "t": days_since(dates, parse_epoch(EPOCH)),
-                         "family": family, "lab": labs_of(family)})
+    return pd.DataFrame(
+        {
+            "model": wide["model"].astype(str),
+            "t": days_since(dates, parse_epoch(EPOCH)),
+            "family": family,
+            "lab": labs_of(family),
+        }
+    )
 
 
 def planted(targets: pd.DataFrame, rng: np.random.Generator, args) -> np.ndarray:
@@ -74,8 +81,9 @@ def population_slope(targets: pd.DataFrame, args) -> float:
     t = np.tile(targets["t"].to_numpy(float), args.population)
     y = np.concatenate([planted(targets, rng, args) for _ in range(args.population)])
     labels = np.arange(t.size).astype(str)
-    line = rules.frontier_lines_weighted("quantile", t, y[None], np.zeros((1, t.size)), np.ones((1, t.size)),
-                                         labels, 0.9)
+    line = rules.frontier_lines_weighted(
+        "quantile", t, y[None], np.zeros((1, t.size)), np.ones((1, t.size)), labels, 0.9
+    )
     return float(line[0, 0])
 
 
@@ -86,8 +94,17 @@ def replicate(targets: pd.DataFrame, r: int, args) -> dict:
     kind = np.zeros(t.size)
     out = {}
     for unit, labs in (("labs", targets["lab"].to_numpy(object)), ("families", targets["family"].to_numpy(object))):
-        found = observed_trend(t, y, kind, labels, families=targets["family"].to_numpy(object), labs=labs,
-                               n_boot=args.n_boot, seed=r, epoch=EPOCH)
+        found = observed_trend(
+            t,
+            y,
+            kind,
+            labels,
+            families=targets["family"].to_numpy(object),
+            labs=labs,
+            n_boot=args.n_boot,
+            seed=r,
+            epoch=EPOCH,
+        )
         out[unit] = (found.slope_per_day, found.slope_ci_low, found.slope_ci_high)
     return out
 
@@ -115,24 +132,32 @@ def main() -> None:
     targets = row_targets(args.table)
     truth = population_slope(targets, args)
     found = [replicate(targets, r, args) for r in range(args.replicates)]
-    within = args.lab_sd ** 2 / (args.lab_sd ** 2 + args.family_sd ** 2)
-    print(f"# PYTHONPATH=. python studies/lab_resampling.py --table {args.table} --replicates {args.replicates} "
-          f"--lab-sd {args.lab_sd:g} --family-sd {args.family_sd:g}")
-    print(f"{args.replicates} replicates in {time.perf_counter() - start:.0f} s; the {args.table} headline row's "
-          f"{len(targets)} targets, {targets['family'].nunique()} families in {targets['lab'].nunique()} labs; planted "
-          f"A = {args.slope_per_day:.3g}/day ({args.months:g} months); lab slope sd {args.lab_sd:g}·A, family slope sd "
-          f"{args.family_sd:g}·A (families' slopes correlate {within:.2f} within a lab), offset sd {args.offset_sd:g}, "
-          f"model sd {args.model_sd:g}; {args.n_boot} draws a replicate")
-    print(f"super-population 0.9-quantile slope over {args.population} pooled replicates: {truth:.4g}/day "
-          f"({LN2 / truth / DAYS_PER_MONTH:.3g} months)")
+    within = args.lab_sd**2 / (args.lab_sd**2 + args.family_sd**2)
+    print(
+        f"# PYTHONPATH=. python studies/lab_resampling.py --table {args.table} --replicates {args.replicates} "
+        f"--lab-sd {args.lab_sd:g} --family-sd {args.family_sd:g}"
+    )
+    print(
+        f"{args.replicates} replicates in {time.perf_counter() - start:.0f} s; the {args.table} headline row's "
+        f"{len(targets)} targets, {targets['family'].nunique()} families in {targets['lab'].nunique()} labs; planted "
+        f"A = {args.slope_per_day:.3g}/day ({args.months:g} months); lab slope sd {args.lab_sd:g}·A, family slope sd "
+        f"{args.family_sd:g}·A (families' slopes correlate {within:.2f} within a lab), offset sd {args.offset_sd:g}, "
+        f"model sd {args.model_sd:g}; {args.n_boot} draws a replicate"
+    )
+    print(
+        f"super-population 0.9-quantile slope over {args.population} pooled replicates: {truth:.4g}/day "
+        f"({LN2 / truth / DAYS_PER_MONTH:.3g} months)"
+    )
     for unit in ("labs", "families"):
         point = np.array([f[unit][0] for f in found])
         low = np.array([f[unit][1] for f in found])
         high = np.array([f[unit][2] for f in found])
         hits = (low <= truth) & (truth <= high)
-        print(f"resampling {unit}: coverage of the 95% interval {_share(hits)}; median width "
-              f"{np.median(high - low):.3g}/day; point median {100 * (np.median(point) / truth - 1):+.1f}% of the "
-              f"estimand; misses below {np.mean(high < truth):.3f}, above {np.mean(low > truth):.3f}")
+        print(
+            f"resampling {unit}: coverage of the 95% interval {_share(hits)}; median width "
+            f"{np.median(high - low):.3g}/day; point median {100 * (np.median(point) / truth - 1):+.1f}% of the "
+            f"estimand; misses below {np.mean(high < truth):.3f}, above {np.mean(low > truth):.3f}"
+        )
 
 
 if __name__ == "__main__":

@@ -67,33 +67,32 @@ already there.
 
     PYTHONPATH=. OMP_NUM_THREADS=1 python studies/olmes_coverage.py --store STORE
 """
+
 from __future__ import annotations
 
 import argparse
 import dataclasses
 import math
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import numpy as np
 import pandas as pd
 
 from densing import paths
+from densing.constants import DAYS_PER_MONTH, LN2
 from densing.data.benchmarks import item_count
 from densing.data.olmo import read_olmo_mc_runs
+from densing.designs.olmes import mc_reference as mc
+from densing.designs.olmes.trend import D0
 from densing.errors import DensingError
-from densing.laws import fit as _fit
-from densing.laws import problems as _problems
-from densing.laws import forms
+from densing.laws import fit as _fit, forms, problems as _problems
 from densing.laws.fit_schema import fit_verdict
 from densing.laws.inversion import PerBenchmark
-from densing.designs.olmes import mc_reference as mc
-from tools import olmes_mc_reference as build
 from densing.laws.reference_fit import ReferenceFit
-from densing.constants import DAYS_PER_MONTH, LN2
-from densing.designs.olmes.trend import D0
 from densing.trend.targets import trend_targets
 from densing.trend.uncertainty import trend_uncertainty
 from studies.replicates import run_replicates
+from tools import olmes_mc_reference as build
 
 TASKS = ("arc_challenge", "mmlu")
 WORLDS = ("model", "departs")
@@ -106,12 +105,12 @@ FRONTIER: dict[str, tuple[float, float]] = {"arc_challenge": (4.3, 1.5), "mmlu":
 # the planted world, from the real data
 
 
-@lru_cache(maxsize=None)
+@cache
 def ladder_fit(task: str) -> ReferenceFit:
     return ReferenceFit.load(paths.REFERENCE_FITS / mc.LADDER_FIT.format(task=task))
 
 
-@lru_cache(maxsize=None)
+@cache
 def mc_fit(task: str) -> ReferenceFit:
     return ReferenceFit.load(paths.REFERENCE_FITS / mc.MC_FIT.format(task=task))
 
@@ -120,7 +119,7 @@ def loss_names(task: str) -> list[str]:
     return [k for k in ("a", "alpha", "b", "beta", "E") if k in ladder_fit(task).params]
 
 
-@lru_cache(maxsize=None)
+@cache
 def world_loss(task: str, world: str) -> dict[str, float]:
     """The planted loss law: the shipped one; in ``departs``, refitted on the real ladder without E (no floor)."""
     shipped = {k: float(ladder_fit(task).params[k]) for k in loss_names(task)}
@@ -134,22 +133,26 @@ def world_loss(task: str, world: str) -> dict[str, float]:
 def true_loss(task: str, n, d, world: str = "model") -> np.ndarray:
     """L*(N, D) of the world (bits per byte of the correct answer)."""
     p = world_loss(task, world)
-    return forms.loss_law(np.asarray(n, float), np.asarray(d, float), p["a"], p["alpha"], p["b"], p["beta"], p.get("E", 0.0))
+    return forms.loss_law(
+        np.asarray(n, float), np.asarray(d, float), p["a"], p["alpha"], p["b"], p["beta"], p.get("E", 0.0)
+    )
 
 
-@lru_cache(maxsize=None)
+@cache
 def ladder_grid(task: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The real ladder's 25 final points: N, D and the measured L."""
-    frame = pd.DataFrame(list(ladder_fit(task).loss_points), columns=["model", "params", "train_tokens", "score", "loss", "run"])
+    frame = pd.DataFrame(
+        list(ladder_fit(task).loss_points), columns=["model", "params", "train_tokens", "score", "loss", "run"]
+    )
     return (frame["params"].to_numpy(float), frame["train_tokens"].to_numpy(float), frame["loss"].to_numpy(float))
 
 
-@lru_cache(maxsize=None)
+@cache
 def ladder_noise(task: str) -> float:
     """σ_L: the real ladder's residual sd in ln L around the shipped law (degrees of freedom: 25 − parameters)."""
     n, d, loss = ladder_grid(task)
     residual = np.log(loss) - np.log(true_loss(task, n, d))
-    return float(np.sqrt(np.sum(residual ** 2) / (len(loss) - len(loss_names(task)))))
+    return float(np.sqrt(np.sum(residual**2) / (len(loss) - len(loss_names(task)))))
 
 
 @lru_cache(maxsize=1)
@@ -157,7 +160,7 @@ def real_runs() -> pd.DataFrame:
     return read_olmo_mc_runs(paths.SHARED_DATA / "olmo_ladder", tasks=list(TASKS))
 
 
-@lru_cache(maxsize=None)
+@cache
 def world_law(task: str, world: str) -> tuple[float, float, float, float]:
     """(c, γ, l, d) of the planted in-loop score law S*: the shipped one, or the ceiling-1 refit on the real checkpoints."""
     if world == "model":
@@ -173,7 +176,7 @@ def true_score(task: str, world: str, loss) -> np.ndarray:
     return forms.performance_law(np.asarray(loss, float), c, gamma, l, d)
 
 
-@lru_cache(maxsize=None)
+@cache
 def checkpoint_noise(task: str) -> tuple[float, float]:
     """(φ, s): lag-one autocorrelation within runs and sd of the real checkpoints' residuals around the shipped law."""
     points = build.score_points(real_runs(), task)
@@ -182,16 +185,16 @@ def checkpoint_noise(task: str) -> tuple[float, float]:
     pairs = [(residual[i], residual[i + 1]) for i in range(len(residual) - 1) if runs[i] == runs[i + 1]]
     x, y = np.array(pairs).T
     centred = residual - residual.mean()
-    phi = float(np.sum((x - residual.mean()) * (y - residual.mean())) / np.sum(centred ** 2))
+    phi = float(np.sum((x - residual.mean()) * (y - residual.mean())) / np.sum(centred**2))
     return phi, float(residual.std(ddof=1))
 
 
-@lru_cache(maxsize=None)
+@cache
 def real_offset(task: str) -> mc.Offset:
     return mc.measure_offset(mc_fit(task), mc.read_olmes_table())
 
 
-@lru_cache(maxsize=None)
+@cache
 def real_targets() -> pd.DataFrame:
     """The real run's 18 dated targets (model, params, release date, t): those of :func:`measure_olmes`."""
     table = mc.read_olmes_table()
@@ -200,7 +203,7 @@ def real_targets() -> pd.DataFrame:
     return models[["model", "family", "params", "release_date", "t"]].reset_index(drop=True)
 
 
-@lru_cache(maxsize=None)
+@cache
 def shipped_reference(task: str) -> ReferenceFit:
     """The real run's reference (offline scale): what the real table's lower bounds are counted against."""
     return mc.offline_reference(mc_fit(task), real_offset(task))
@@ -225,15 +228,27 @@ def target_table(rng: np.random.Generator, task: str, world: str, months: float)
     benchmark = mc.OFFLINE_BENCHMARK[task]
     items = item_count(benchmark)
     value = rng.binomial(items, np.clip(truth, 0.0, 1.0)) / items
-    return pd.DataFrame({"model": frame["model"], "family": frame["family"], "benchmark": benchmark, "metric": "score",
-                         "value": value, "params": params, "train_tokens": np.nan, "active_params": np.nan,
-                         "release_date": frame["release_date"]})
+    return pd.DataFrame(
+        {
+            "model": frame["model"],
+            "family": frame["family"],
+            "benchmark": benchmark,
+            "metric": "score",
+            "value": value,
+            "params": params,
+            "train_tokens": np.nan,
+            "active_params": np.nan,
+            "release_date": frame["release_date"],
+        }
+    )
 
 
 def planted_runs(rng: np.random.Generator, task: str, world: str) -> pd.DataFrame:
     """The OLMo-2 runs' rows of the task with planted in-loop accuracies (AR(1) errors along each run)."""
     runs = real_runs()
-    rows = runs[runs["benchmark"] == mc.INLOOP_BENCHMARK[task]].sort_values(["run", "train_tokens"], kind="stable").copy()
+    rows = (
+        runs[runs["benchmark"] == mc.INLOOP_BENCHMARK[task]].sort_values(["run", "train_tokens"], kind="stable").copy()
+    )
     phi, sd = checkpoint_noise(task)
     error = np.empty(len(rows))
     start = 0
@@ -241,10 +256,10 @@ def planted_runs(rng: np.random.Generator, task: str, world: str) -> pd.DataFram
         k = len(group)
         e = np.empty(k)
         e[0] = sd * rng.standard_normal()
-        innovations = sd * math.sqrt(1 - phi ** 2) * rng.standard_normal(k)
+        innovations = sd * math.sqrt(1 - phi**2) * rng.standard_normal(k)
         for i in range(1, k):
             e[i] = phi * e[i - 1] + innovations[i]
-        error[start:start + k] = e
+        error[start : start + k] = e
         start += k
     rows["value"] = np.clip(true_score(task, world, rows["loss"]) + error, 0.0, 1.0)
     return rows
@@ -259,15 +274,21 @@ def refit_ladder(rng: np.random.Generator, task: str, world: str, n_boot: int, s
     n, d, _ = ladder_grid(task)
     loss = true_loss(task, n, d, world) * np.exp(ladder_noise(task) * rng.standard_normal(n.size))
     irreducible = "E" in ladder_fit(task).params
-    stage = _fit.fit_stage(_problems.loss_problem(n, d, loss, irreducible=irreducible), loss="soft_l1", f_scale=LOSS_SCALE)
+    stage = _fit.fit_stage(
+        _problems.loss_problem(n, d, loss, irreducible=irreducible), loss="soft_l1", f_scale=LOSS_SCALE
+    )
     names = loss_names(task)
     boot = np.random.default_rng(seed)
     draws = []
     for _ in range(n_boot):
         picks = boot.integers(0, n.size, n.size)
         try:
-            refit = _fit.refit_from(_problems.loss_problem(n[picks], d[picks], loss[picks], irreducible=irreducible),
-                                    stage.params, loss="soft_l1", f_scale=LOSS_SCALE)
+            refit = _fit.refit_from(
+                _problems.loss_problem(n[picks], d[picks], loss[picks], irreducible=irreducible),
+                stage.params,
+                loss="soft_l1",
+                f_scale=LOSS_SCALE,
+            )
         except DensingError:
             continue
         draws.append(tuple(float(refit.params[k]) for k in names))
@@ -275,9 +296,13 @@ def refit_ladder(rng: np.random.Generator, task: str, world: str, n_boot: int, s
     score_stage = shipped.stages[-1]  # the ladder's RC score stage: carried along, never used by the MC reference
     params = {**{k: float(stage.params[k]) for k in names}, **score_stage.params}
     fill = tuple(float(score_stage.params[k]) for k in ("c", "gamma", "l", "d"))
-    return dataclasses.replace(shipped, params=params, stages=(stage, score_stage),
-                               bootstrap_names=tuple(names) + ("c", "gamma", "l", "d"),
-                               bootstrap=tuple(row + fill for row in draws))
+    return dataclasses.replace(
+        shipped,
+        params=params,
+        stages=(stage, score_stage),
+        bootstrap_names=tuple(names) + ("c", "gamma", "l", "d"),
+        bootstrap=tuple(row + fill for row in draws),
+    )
 
 
 def measure(rng: np.random.Generator, task: str, world: str, months_list: tuple[float, ...], args, seed: int) -> dict:
@@ -303,17 +328,30 @@ def measure(rng: np.random.Generator, task: str, world: str, months_list: tuple[
     inversion = PerBenchmark(ref, D0)
     for months, table in tables.items():
         models, _ = trend_targets(table, inversion, since=None)
-        rec: dict = {"beyond_shipped": int(np.isinf(shipped_reference(task).effective_params(models["score"].to_numpy(float), D0)).sum())}
+        rec: dict = {
+            "beyond_shipped": int(
+                np.isinf(shipped_reference(task).effective_params(models["score"].to_numpy(float), D0)).sum()
+            )
+        }
         try:
-            result = trend_uncertainty(models, inversion, rule="quantile", quantile=0.9, n_boot=args.n_boot,
-                                       n_boot_share=0, seed=seed)
+            result = trend_uncertainty(
+                models, inversion, rule="quantile", quantile=0.9, n_boot=args.n_boot, n_boot_share=0, seed=seed
+            )
         except DensingError as exc:
             rec["error"] = str(exc).split(":")[0][:80]
         else:
-            rec.update(slope=result.slope_per_day, low=result.slope_ci_low, high=result.slope_ci_high,
-                       months=result.doubling_time_months, months_low=result.doubling_time_months_ci_low,
-                       months_high=result.doubling_time_months_ci_high, n_lower=result.n_lower_bounds,
-                       n_upper=result.n_upper_bounds, n_exact=result.n_exact, failed_draws=result.failed_draws)
+            rec.update(
+                slope=result.slope_per_day,
+                low=result.slope_ci_low,
+                high=result.slope_ci_high,
+                months=result.doubling_time_months,
+                months_low=result.doubling_time_months_ci_low,
+                months_high=result.doubling_time_months_ci_high,
+                n_lower=result.n_lower_bounds,
+                n_upper=result.n_upper_bounds,
+                n_exact=result.n_exact,
+                failed_draws=result.failed_draws,
+            )
         out["trends"][f"{months:g}"] = rec
     return out
 
@@ -338,9 +376,11 @@ def _mc_se(p: float, n: int) -> float:
 
 def summarise(records: list[dict], args) -> list[str]:
     lines = []
-    head = (f"{'task':<14}{'world':<10}{'months':>6} {'meas':>5} {'fail':>5}  {'cover':>6} {'± MC SE':>7}  "
-            f"{'miss lo':>7} {'miss hi':>7}  {'med width/day':>13} {'med CI (mo)':>13}  {'med bias/day':>12} "
-            f"{'med bias mo':>11}  {'lower':>5} {'upper':>5} {'beyond':>6}  {'free ceil':>9}")
+    head = (
+        f"{'task':<14}{'world':<10}{'months':>6} {'meas':>5} {'fail':>5}  {'cover':>6} {'± MC SE':>7}  "
+        f"{'miss lo':>7} {'miss hi':>7}  {'med width/day':>13} {'med CI (mo)':>13}  {'med bias/day':>12} "
+        f"{'med bias mo':>11}  {'lower':>5} {'upper':>5} {'beyond':>6}  {'free ceil':>9}"
+    )
     lines.append(head)
     reasons: list[str] = []
     for task in TASKS:
@@ -367,17 +407,23 @@ def summarise(records: list[dict], args) -> list[str]:
                 upper = float(np.mean([r["n_upper"] for _, r in good])) if n else math.nan
                 beyond = float(np.mean([r["beyond_shipped"] for _, r in good])) if n else math.nan
                 free = float(np.mean([c.get("ceiling") == "free" for c, _ in good])) if n else math.nan
-                lines.append(f"{task:<14}{world:<10}{months:>6g} {n:>5} {len(bad):>5}  {p:>6.3f} {_mc_se(p, n):>7.3f}  "
-                             f"{lo:>7.3f} {hi:>7.3f}  {width:>13.5f} {f'{ci_lo:.2g}–{ci_hi:.2g}':>13}  {bias:>+12.5f} "
-                             f"{bias_mo:>+11.2f}  {lower:>5.1f} {upper:>5.1f} {beyond:>6.1f}  {free:>9.2f}")
+                lines.append(
+                    f"{task:<14}{world:<10}{months:>6g} {n:>5} {len(bad):>5}  {p:>6.3f} {_mc_se(p, n):>7.3f}  "
+                    f"{lo:>7.3f} {hi:>7.3f}  {width:>13.5f} {f'{ci_lo:.2g}–{ci_hi:.2g}':>13}  {bias:>+12.5f} "
+                    f"{bias_mo:>+11.2f}  {lower:>5.1f} {upper:>5.1f} {beyond:>6.1f}  {free:>9.2f}"
+                )
                 if bad:
                     counts = pd.Series([r["error"] for _, r in bad]).value_counts()
-                    reasons.append(f"  {task} {world} {months:g} mo: " + ", ".join(f"{k} × {why}" for why, k in counts.items()))
-    lines.append("cover: share of measured replicates whose 95% slope interval holds the planted slope ln 2/(months·30.44 d), "
-                 "± its Monte-Carlo SE √(p(1−p)/R); miss lo/hi: the planted slope below / above the interval; med CI: "
-                 "median ends of the doubling time's interval (months; inf where the slope's interval reaches 0); bias: "
-                 "median of point − planted; lower/upper: mean bounds per replicate (real run: ARC-C 9 lower, MMLU 11 lower, "
-                 "2 upper); beyond: mean targets per replicate whose score the shipped reference cannot reach at D0 (real: 9, 11); free ceil: share of replicates whose ceiling rule keeps the free ceiling")
+                    reasons.append(
+                        f"  {task} {world} {months:g} mo: " + ", ".join(f"{k} × {why}" for why, k in counts.items())
+                    )
+    lines.append(
+        "cover: share of measured replicates whose 95% slope interval holds the planted slope ln 2/(months·30.44 d), "
+        "± its Monte-Carlo SE √(p(1−p)/R); miss lo/hi: the planted slope below / above the interval; med CI: "
+        "median ends of the doubling time's interval (months; inf where the slope's interval reaches 0); bias: "
+        "median of point − planted; lower/upper: mean bounds per replicate (real run: ARC-C 9 lower, MMLU 11 lower, "
+        "2 upper); beyond: mean targets per replicate whose score the shipped reference cannot reach at D0 (real: 9, 11); free ceil: share of replicates whose ceiling rule keeps the free ceiling"
+    )
     lines.append("not measured, and why:" if reasons else "not measured: none")
     lines.extend(reasons)
     return lines
@@ -388,21 +434,30 @@ def describe_world() -> list[str]:
     for task in TASKS:
         phi, sd = checkpoint_noise(task)
         off = real_offset(task)
-        laws = "; ".join(f"{w}: c {world_law(task, w)[0]:.3f} γ {world_law(task, w)[1]:.2f} l {world_law(task, w)[2]:.3f} "
-                         f"d {world_law(task, w)[3]:g}" for w in WORLDS)
-        lines.append(f"  {task}: ladder σ_L {ladder_noise(task):.4f} (ln L), loss law {', '.join(loss_names(task))}; "
-                     f"checkpoints φ {phi:.2f} s {sd:.4f}; Δ {off.delta:+.4f} ± {off.stderr:.4f}; "
-                     f"items {item_count(mc.OFFLINE_BENCHMARK[task])}; frontier B {FRONTIER[task][0]:g} G {FRONTIER[task][1]:g}")
+        laws = "; ".join(
+            f"{w}: c {world_law(task, w)[0]:.3f} γ {world_law(task, w)[1]:.2f} l {world_law(task, w)[2]:.3f} "
+            f"d {world_law(task, w)[3]:g}"
+            for w in WORLDS
+        )
+        lines.append(
+            f"  {task}: ladder σ_L {ladder_noise(task):.4f} (ln L), loss law {', '.join(loss_names(task))}; "
+            f"checkpoints φ {phi:.2f} s {sd:.4f}; Δ {off.delta:+.4f} ± {off.stderr:.4f}; "
+            f"items {item_count(mc.OFFLINE_BENCHMARK[task])}; frontier B {FRONTIER[task][0]:g} G {FRONTIER[task][1]:g}"
+        )
         lines.append(f"    in-loop score law {laws}")
     t = real_targets()
-    lines.append(f"  targets: {len(t)} (N {t['params'].min() / 1e9:.3g}B–{t['params'].max() / 1e9:.3g}B, "
-                 f"{t['release_date'].min().date()} to {t['release_date'].max().date()}), D0 {D0:.0e}")
+    lines.append(
+        f"  targets: {len(t)} (N {t['params'].min() / 1e9:.3g}B–{t['params'].max() / 1e9:.3g}B, "
+        f"{t['release_date'].min().date()} to {t['release_date'].max().date()}), D0 {D0:.0e}"
+    )
     return lines
 
 
 def _config(args) -> str:
-    return (f"seed={args.seed} months={','.join(f'{m:g}' for m in args.months)} n_boot={args.n_boot} "
-            f"ladder_boot={args.ladder_boot} score_boot={args.score_boot}")
+    return (
+        f"seed={args.seed} months={','.join(f'{m:g}' for m in args.months)} n_boot={args.n_boot} "
+        f"ladder_boot={args.ladder_boot} score_boot={args.score_boot}"
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -413,7 +468,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--ladder-boot", type=int, default=100, help="bootstrap draws of each ladder refit")
     parser.add_argument("--score-boot", type=int, default=100, help="block-bootstrap draws of each MC score law refit")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--store", default=None, help="JSON lines, one per replicate: a rerun skips those already there")
+    parser.add_argument(
+        "--store", default=None, help="JSON lines, one per replicate: a rerun skips those already there"
+    )
     args = parser.parse_args(argv)
     records, fresh, elapsed = run_replicates(args.reps, lambda r: run_replicate(r, args), _config(args), args.store)
     print(f"{fresh} replicates run in {elapsed:.0f} s, {args.reps - fresh} read from the store; {_config(args)}")

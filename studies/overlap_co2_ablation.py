@@ -9,6 +9,7 @@ adaptive per-tensor penalty, densing's global ℓ2 clip (c = 1), and the three t
 
 writes OUT/co2_ablation.csv and OUT/co2_ablation.md (traces and metrics stay in RUNS).
 """
+
 from __future__ import annotations
 
 import sys
@@ -25,8 +26,7 @@ VARIANTS = {
     "authors + elementwise clamp c=1": {"outer_clip_mode": "elementwise"},
     "adaptive penalty": {"staleness_penalty": "adaptive"},
     "l2 clip c=1": {"outer_clip_mode": "l2"},
-    "adaptive + l2 clip + β=0.5": {"staleness_penalty": "adaptive", "outer_clip_mode": "l2",
-                                               "outer_momentum": 0.5},
+    "adaptive + l2 clip + β=0.5": {"staleness_penalty": "adaptive", "outer_clip_mode": "l2", "outer_momentum": 0.5},
 }
 WINDOW = 20
 
@@ -34,7 +34,10 @@ WINDOW = 20
 def loss_row(run_dir: Path) -> dict:
     _, metrics = read_run(run_dir)
     per_step = metrics.groupby("step").agg(tokens=("tokens", "first"), loss=("loss", "mean"))
-    return {"tokens": int(per_step["tokens"].iloc[-1]), f"mean_loss_last_{WINDOW}": float(per_step["loss"].tail(WINDOW).mean())}
+    return {
+        "tokens": int(per_step["tokens"].iloc[-1]),
+        f"mean_loss_last_{WINDOW}": float(per_step["loss"].tail(WINDOW).mean()),
+    }
 
 
 def main(out: str, runs: str, steps: int = 200) -> None:
@@ -50,20 +53,33 @@ def main(out: str, runs: str, steps: int = 200) -> None:
             r = loss_row(run / "co2")
             if r["tokens"] != ddp["tokens"]:
                 raise SystemExit(f"{run}: tokens {r['tokens']} ≠ ddp's {ddp['tokens']}")
-            rows.append({"variant": name, "local_steps": tau, **r,
-                         "delta_vs_ddp": r[f"mean_loss_last_{WINDOW}"] - ddp[f"mean_loss_last_{WINDOW}"]})
+            rows.append(
+                {
+                    "variant": name,
+                    "local_steps": tau,
+                    **r,
+                    "delta_vs_ddp": r[f"mean_loss_last_{WINDOW}"] - ddp[f"mean_loss_last_{WINDOW}"],
+                }
+            )
     frame = pd.DataFrame(rows)
     frame["local_steps"] = frame["local_steps"].astype("Int64")
     out_dir.mkdir(parents=True, exist_ok=True)
     frame.to_csv(out_dir / "co2_ablation.csv", index=False)
-    lines = [f"# CO2 ablation: training loss at equal tokens vs DDP ({steps} steps, 2 gloo workers)", "",
-             f"Command: `python studies/overlap_co2_ablation.py {out} RUNS {steps}`; loss = mean of the last "
-             f"{WINDOW} steps (rank mean); delta = CO2 − DDP (lower is better).", "",
-             "| variant | τ | tokens | loss | Δ vs DDP |", "|---|---|---|---|---|"]
+    lines = [
+        f"# CO2 ablation: training loss at equal tokens vs DDP ({steps} steps, 2 gloo workers)",
+        "",
+        f"Command: `python studies/overlap_co2_ablation.py {out} RUNS {steps}`; loss = mean of the last "
+        f"{WINDOW} steps (rank mean); delta = CO2 − DDP (lower is better).",
+        "",
+        "| variant | τ | tokens | loss | Δ vs DDP |",
+        "|---|---|---|---|---|",
+    ]
     for r in rows:
         tau = "—" if r["local_steps"] is None else r["local_steps"]
-        lines.append(f"| {r['variant']} | {tau} | {r['tokens']} | {r[f'mean_loss_last_{WINDOW}']:.4f} | "
-                     f"{r['delta_vs_ddp']:+.4f} |")
+        lines.append(
+            f"| {r['variant']} | {tau} | {r['tokens']} | {r[f'mean_loss_last_{WINDOW}']:.4f} | "
+            f"{r['delta_vs_ddp']:+.4f} |"
+        )
     lines.append("")
     (out_dir / "co2_ablation.md").write_text("\n".join(lines))
     print("\n".join(lines))

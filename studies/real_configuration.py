@@ -50,15 +50,17 @@ Run (resumable; one JSON line per replicate in ``STORE/<variant>.jsonl``; :data:
     PYTHONPATH=. OMP_NUM_THREADS=1 python studies/real_configuration.py --variant v2 --replicates 200 --store STORE
     PYTHONPATH=. python studies/real_configuration.py --summary --store STORE > studies/real_configuration.results.txt
 """
+
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy.special import expit
 
 from densing.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, DEFAULT_N_BOOT, LN2
 from densing.data.benchmarks import CHANCE_LEVELS
@@ -72,9 +74,7 @@ from densing.present.words import STATE_WORDS
 from densing.trend import capability, pooling, rules, selection
 from densing.trend.targets import with_stderr
 from densing.trend.uncertainty import from_row_trend
-from scipy.special import expit
-from studies import _planted
-from studies import _power_world as W
+from studies import _planted, _power_world as W
 from studies.replicates import read_store, run_replicates, variant_parser
 
 EPOCH = DEFAULT_EPOCH
@@ -103,12 +103,24 @@ CURVES = {
     "public": {name: (W.BENCHMARKS[name].gamma, W.BENCHMARKS[name].level) for name in W.HEADLINE_SET},
 }
 SPECS = {
-    "openllm_v2": Spec(RESULTS / "openllm_v2" / "openllm_v2_2025-03.csv",
-                       {"mmlu_pro": "leaderboard_mmlu_pro", "leaderboard_bbh": "leaderboard_bbh",
-                        "math_hard": "leaderboard_math_hard"},
-                       CURVES["openllm_v2"], ("Qwen2", "Qwen2.5", "Qwen1.5", "Llama-2", "StableLM"), "Qwen2.5"),
-    "public": Spec(RESULTS / "public_models.csv", {name: W.BENCHMARKS[name].column for name in W.HEADLINE_SET},
-                   CURVES["public"], ("Qwen1.5", "Qwen2"), "Qwen2"),
+    "openllm_v2": Spec(
+        RESULTS / "openllm_v2" / "openllm_v2_2025-03.csv",
+        {
+            "mmlu_pro": "leaderboard_mmlu_pro",
+            "leaderboard_bbh": "leaderboard_bbh",
+            "math_hard": "leaderboard_math_hard",
+        },
+        CURVES["openllm_v2"],
+        ("Qwen2", "Qwen2.5", "Qwen1.5", "Llama-2", "StableLM"),
+        "Qwen2.5",
+    ),
+    "public": Spec(
+        RESULTS / "public_models.csv",
+        {name: W.BENCHMARKS[name].column for name in W.HEADLINE_SET},
+        CURVES["public"],
+        ("Qwen1.5", "Qwen2"),
+        "Qwen2",
+    ),
 }
 
 
@@ -144,11 +156,17 @@ VARIANTS = {
     "v2_rule": Variant(references="rule", words="the references the set rule admits on the planted table"),
     "v2_steep15": Variant(ratio=0.615, words="the frontier reference's law at k = 0.615 (1.5× the others' slope)"),
     "v2_steep2": Variant(ratio=0.46, words="the frontier reference's law at k = 0.46 (2× the others' slope)"),
-    "public": Variant(table="public", words="the paper-like row of the public table: Qwen1.5 and Qwen2, Qwen2 the "
-                      "late frontier at gap 0"),
+    "public": Variant(
+        table="public",
+        words="the paper-like row of the public table: Qwen1.5 and Qwen2, Qwen2 the late frontier at gap 0",
+    ),
     "public_drawn": Variant(table="public", gap="drawn", words="the same, Qwen2's gap drawn"),
-    "public_no_frontier": Variant(table="public", references="no-frontier", words="the same, Qwen1.5 the one reference"),
-    "public_own_law": Variant(table="public", own_law=True, words="the same, Qwen2's members inverted by its own law too"),
+    "public_no_frontier": Variant(
+        table="public", references="no-frontier", words="the same, Qwen1.5 the one reference"
+    ),
+    "public_own_law": Variant(
+        table="public", own_law=True, words="the same, Qwen2's members inverted by its own law too"
+    ),
 }
 
 
@@ -156,7 +174,7 @@ VARIANTS = {
 # the world
 
 
-@lru_cache(maxsize=None)
+@cache
 def table_frame(table: str) -> pd.DataFrame:
     """The table's dated models: model, family, params, active_params, train_tokens, release_date, t (days since the
     epoch), t_ref (days since t_ref) and ``present:b`` where the table has a score on b."""
@@ -165,11 +183,18 @@ def table_frame(table: str) -> pd.DataFrame:
     wide = wide[wide["release_date"].notna()].reset_index(drop=True)
     date = pd.to_datetime(wide["release_date"])
     active = wide["active_params"].astype(float) if "active_params" in wide.columns else np.nan
-    frame = pd.DataFrame({"model": wide["model"].astype(str), "family": wide["family"].astype(str),
-                          "params": wide["params"].astype(float), "active_params": active,
-                          "train_tokens": wide["train_tokens"].astype(float), "release_date": date,
-                          "t": (date - pd.Timestamp(EPOCH)).dt.days.astype(float),
-                          "t_ref": (date - pd.Timestamp(W.T_REF)).dt.days.astype(float)})
+    frame = pd.DataFrame(
+        {
+            "model": wide["model"].astype(str),
+            "family": wide["family"].astype(str),
+            "params": wide["params"].astype(float),
+            "active_params": active,
+            "train_tokens": wide["train_tokens"].astype(float),
+            "release_date": date,
+            "t": (date - pd.Timestamp(EPOCH)).dt.days.astype(float),
+            "t_ref": (date - pd.Timestamp(W.T_REF)).dt.days.astype(float),
+        }
+    )
     for name, column in spec.columns.items():
         frame[f"present:{name}"] = wide[column].notna().to_numpy()
     return frame
@@ -178,10 +203,12 @@ def table_frame(table: str) -> pd.DataFrame:
 def curve_of(spec: Spec):
     """S_b(x) = d_b + (1 − d_b)·σ(γ_b·(u(x) − l_b)) of x = ln N̂ (:func:`studies._power_world.curve` with the spec's
     (γ_b, l_b))."""
+
     def curve(benchmark: str, x) -> np.ndarray:
         gamma, level = spec.curves[benchmark]
         d = CHANCE_LEVELS[benchmark]
         return d + (1.0 - d) * expit(gamma * (W.power_u(x) - level))
+
     return curve
 
 
@@ -205,8 +232,14 @@ def densities(frame: pd.DataFrame, variant: Variant, rng: np.random.Generator) -
     tilt = np.where(mine, (variant.ratio - 1.0) * (log_n - log_n[mine].mean()), 0.0)
     for name in spec.benchmarks:
         skill = W.SKILL_SD * rng.standard_normal(len(names))[codes]
-        out[f"log_rho:{name}"] = (variant.slope * out["t_ref"].to_numpy(float) + W.FRONTIER - gap + skill
-                                  + W.MEMBER_SD * rng.standard_normal(len(out)) + tilt)
+        out[f"log_rho:{name}"] = (
+            variant.slope * out["t_ref"].to_numpy(float)
+            + W.FRONTIER
+            - gap
+            + skill
+            + W.MEMBER_SD * rng.standard_normal(len(out))
+            + tilt
+        )
     return out
 
 
@@ -229,7 +262,7 @@ def replicate_table(variant: Variant, r: int, seed: int) -> tuple[pd.DataFrame, 
 # the frontier reference's population slope (the ratio the power rows plant)
 
 
-@lru_cache(maxsize=None)
+@cache
 def population_ratio(table: str, ratio: float) -> tuple[float, float]:
     """(population slope of the frontier reference at k = ``ratio`` over the planted A, its standard error over
     blocks): its true law fitted on its members' noise-free scores (gap, skill and departures 0), inverted jointly
@@ -240,13 +273,16 @@ def population_ratio(table: str, ratio: float) -> tuple[float, float]:
     members = frame[frame["family"] == spec.frontier].copy()
     log_n = np.log(members["params"].to_numpy(float))
     for name in spec.benchmarks:
-        members[f"log_rho:{name}"] = (variant.slope * members["t_ref"].to_numpy(float) + W.FRONTIER
-                                      + (ratio - 1.0) * (log_n - log_n.mean()))
+        members[f"log_rho:{name}"] = (
+            variant.slope * members["t_ref"].to_numpy(float) + W.FRONTIER + (ratio - 1.0) * (log_n - log_n.mean())
+        )
         members[f"present:{name}"] = True
     rows = tidy(spec, members, None)
     fits = tuple(fit_family(rows, spec.frontier, b, n_boot=0, shape="power") for b in spec.benchmarks)
-    rng = np.random.default_rng(np.random.SeedSequence([0, 2 ** 31 - 1]))
-    window = frame[(frame["t"] >= 0) & frame[[f"present:{b}" for b in spec.benchmarks]].all(axis=1)].reset_index(drop=True)
+    rng = np.random.default_rng(np.random.SeedSequence([0, 2**31 - 1]))
+    window = frame[(frame["t"] >= 0) & frame[[f"present:{b}" for b in spec.benchmarks]].all(axis=1)].reset_index(
+        drop=True
+    )
     picked = window.iloc[rng.integers(len(window), size=POPULATION)].reset_index(drop=True)
     picked["model"] = [f"p{i}" for i in range(POPULATION)]
     picked["family"] = picked["model"]
@@ -320,7 +356,7 @@ def run_replicate(r: int, variant: Variant, seed: int, n_boot: int) -> dict:
         return record
     fits: dict = {}
     for family in list(found):  # a real reference whose law the planted scores do not determine is left out, as the
-        try:                    # set rule would leave it (R2s), and named
+        try:  # set rule would leave it (R2s), and named
             capability.row_fits(table, candidates, fits, {family: found[family]}, seed=r)
         except DensingError:
             record.setdefault("dropped", []).append(family)
@@ -345,16 +381,26 @@ def run_replicate(r: int, variant: Variant, seed: int, n_boot: int) -> dict:
     chosen = frame.set_index("model").loc[list(models)]
     truth = chosen[[f"log_rho:{b}" for b in benchmarks]].to_numpy(float).mean(axis=1)
     oracle_weighted = float(family_weighted(t, truth[None], np.zeros((1, len(t))), labels, families)[0])
-    record.update({
-        "family_weighted": weighted, "oracle_family_weighted": oracle_weighted,
-        "residuals": residuals(t, trend.y0, trend.kind0, labels, families, spec.frontier),
-        "references": [name.family for name in common.names], "point": trend.slope_per_day,
-        "low": trend.slope_ci_low, "high": trend.slope_ci_high, "state": STATE_WORDS[result.state],
-        "p": trend.pooled.p_value, "reference_slopes": list(trend.reference_slopes), "weights": list(trend.weights),
-        "without_ceilings": trend.slope_without_ceilings, "ceiling_bounds": int(sum(trend.ceiling_bounds)),
-        "without_frontier": float(influence.get(frontier_name, math.nan)), "n_models": len(common.frame),
-        "oracle": oracle_slope(frame, models, benchmarks),
-    })
+    record.update(
+        {
+            "family_weighted": weighted,
+            "oracle_family_weighted": oracle_weighted,
+            "residuals": residuals(t, trend.y0, trend.kind0, labels, families, spec.frontier),
+            "references": [name.family for name in common.names],
+            "point": trend.slope_per_day,
+            "low": trend.slope_ci_low,
+            "high": trend.slope_ci_high,
+            "state": STATE_WORDS[result.state],
+            "p": trend.pooled.p_value,
+            "reference_slopes": list(trend.reference_slopes),
+            "weights": list(trend.weights),
+            "without_ceilings": trend.slope_without_ceilings,
+            "ceiling_bounds": int(sum(trend.ceiling_bounds)),
+            "without_frontier": float(influence.get(frontier_name, math.nan)),
+            "n_models": len(common.frame),
+            "oracle": oracle_slope(frame, models, benchmarks),
+        }
+    )
     return record
 
 
@@ -380,8 +426,10 @@ def _bias(values: np.ndarray, latent: float) -> str:
     rel = rel[np.isfinite(rel)]
     if not rel.size:
         return "—"
-    return (f"median {np.median(rel):+.1f}% ± {_median_se(rel):.1f}, mean {np.mean(rel):+.1f}% ± "
-            f"{np.std(rel, ddof=1) / math.sqrt(rel.size):.1f}")
+    return (
+        f"median {np.median(rel):+.1f}% ± {_median_se(rel):.1f}, mean {np.mean(rel):+.1f}% ± "
+        f"{np.std(rel, ddof=1) / math.sqrt(rel.size):.1f}"
+    )
 
 
 def _months(slope: float) -> str:
@@ -392,47 +440,67 @@ def summary(name: str, records: list[dict]) -> list[str]:
     variant = VARIANTS[name]
     good = [x for x in records if "error" not in x]
     bad = [x for x in records if "error" in x]
-    out = [f"## {name}: {variant.words} (planted {variant.months:g} months; {len(records)} replicates, "
-           f"{len(bad)} without a row" + (": " + "; ".join(sorted({x['error'][:80] for x in bad})) if bad else "") + ")"]
+    out = [
+        f"## {name}: {variant.words} (planted {variant.months:g} months; {len(records)} replicates, "
+        f"{len(bad)} without a row" + (": " + "; ".join(sorted({x["error"][:80] for x in bad})) if bad else "") + ")"
+    ]
     if not good:
         return out
     latent = variant.slope
     point = np.array([x["point"] for x in good])
-    out.append(f"  coverage of the planted slope by the 95% interval: {_share(x['low'] <= latent <= x['high'] for x in good)}")
+    out.append(
+        f"  coverage of the planted slope by the 95% interval: {_share(x['low'] <= latent <= x['high'] for x in good)}"
+    )
     out.append(f"  point slope: {_bias(point, latent)}; median doubling time {_months(float(np.median(point)))} months")
     out.append(f"  oracle (the planted ln ρ, no inversion): {_bias(np.array([x['oracle'] for x in good]), latent)}")
-    out.append(f"  family-weighted frontier line (each family once; not the package's): point "
-               f"{_bias(np.array([x['family_weighted'] for x in good]), latent)}; oracle "
-               f"{_bias(np.array([x['oracle_family_weighted'] for x in good]), latent)}")
-    out.append(f"  point slope with no ceiling bound: {_bias(np.array([x['without_ceilings'] for x in good]), latent)}; "
-               f"ceiling bounds per replicate {np.mean([x['ceiling_bounds'] for x in good]):.1f}")
-    out.append(f"  without the frontier family (leave one family out): "
-               f"{_bias(np.array([x['without_frontier'] for x in good]), latent)}")
+    out.append(
+        f"  family-weighted frontier line (each family once; not the package's): point "
+        f"{_bias(np.array([x['family_weighted'] for x in good]), latent)}; oracle "
+        f"{_bias(np.array([x['oracle_family_weighted'] for x in good]), latent)}"
+    )
+    out.append(
+        f"  point slope with no ceiling bound: {_bias(np.array([x['without_ceilings'] for x in good]), latent)}; "
+        f"ceiling bounds per replicate {np.mean([x['ceiling_bounds'] for x in good]):.1f}"
+    )
+    out.append(
+        f"  without the frontier family (leave one family out): "
+        f"{_bias(np.array([x['without_frontier'] for x in good]), latent)}"
+    )
     resid = np.array([x["residuals"] for x in good], float)
-    out.append(f"  the frontier family's mean ln ρ residual from the references' lines: median {np.nanmedian(resid[:, 0]):+.2f} "
-               f"(the best other family of two or more targets: {np.nanmedian(resid[:, 1]):+.2f})")
+    out.append(
+        f"  the frontier family's mean ln ρ residual from the references' lines: median {np.nanmedian(resid[:, 0]):+.2f} "
+        f"(the best other family of two or more targets: {np.nanmedian(resid[:, 1]):+.2f})"
+    )
     dropped = pd.Series([f for x in good for f in x.get("dropped", [])]).value_counts()
-    out.append("  real references left out because their planted law does not fit (share of replicates): "
-               + (", ".join(f"{f} {n / len(good):.2f}" for f, n in dropped.items()) if len(dropped) else "none"))
+    out.append(
+        "  real references left out because their planted law does not fit (share of replicates): "
+        + (", ".join(f"{f} {n / len(good):.2f}" for f, n in dropped.items()) if len(dropped) else "none")
+    )
     states = pd.Series([x["state"] for x in good])
     out.append("  states: " + ", ".join(f"{s} {_share(states == s)}" for s in ("measured", "bounded", "not measured")))
     p = np.array([x["p"] for x in good])
     if np.isfinite(p).any():
-        out.append(f"  Q rejects one common slope at 5%: {_share(p < pooling.HETEROGENEITY_ALPHA)} "
-                   f"(median p {np.nanmedian(p):.3g})")
+        out.append(
+            f"  Q rejects one common slope at 5%: {_share(p < pooling.HETEROGENEITY_ALPHA)} "
+            f"(median p {np.nanmedian(p):.3g})"
+        )
     slopes: dict[str, list[float]] = {}
     weights: dict[str, list[float]] = {}
     for x in good:
         for ref, slope, weight in zip(x["references"], x["reference_slopes"], x["weights"]):
             slopes.setdefault(ref, []).append(100 * (slope - latent) / latent)
             weights.setdefault(ref, []).append(weight)
-    out.append("  each reference's point slope, median bias (mean weight): " + "; ".join(
-        f"{ref} {np.median(v):+.1f}% ({np.mean(weights[ref]):.2f})" for ref, v in slopes.items()))
+    out.append(
+        "  each reference's point slope, median bias (mean weight): "
+        + "; ".join(f"{ref} {np.median(v):+.1f}% ({np.mean(weights[ref]):.2f})" for ref, v in slopes.items())
+    )
     admitted = pd.Series([a for x in good for a in x["admitted"]]).value_counts()
     real = set(variant.spec.references)
     exact = np.mean([set(x["admitted"]) == real for x in good])
-    out.append(f"  the set rule on the planted table admits the real references exactly in {exact:.2f}; each family "
-               "admitted in: " + ", ".join(f"{f} {n / len(good):.2f}" for f, n in admitted.items()))
+    out.append(
+        f"  the set rule on the planted table admits the real references exactly in {exact:.2f}; each family "
+        "admitted in: " + ", ".join(f"{f} {n / len(good):.2f}" for f, n in admitted.items())
+    )
     return out
 
 
@@ -447,7 +515,7 @@ def paired(base: list[dict], other: list[dict], latent: float) -> str:
     return f"{np.median(diff):+.1f}% ± {_median_se(diff):.1f} (mean {np.mean(diff):+.1f}%, {len(both)} pairs)"
 
 
-@lru_cache(maxsize=None)
+@cache
 def real_row(table: str, seed: int = 0, n_boot: int = DEFAULT_N_BOOT) -> dict:
     """The real table's row measured as a replicate is (its real references, the same path), for comparison."""
     from densing.data.readers import read_wide_csv
@@ -463,21 +531,28 @@ def real_row(table: str, seed: int = 0, n_boot: int = DEFAULT_N_BOOT) -> dict:
     t, labels = common.frame["t"].to_numpy(float), common.frame["model"].astype(str).to_numpy()
     families = common.frame["family"].astype(str).to_numpy(object)
     influence = trend.influence.set_index("family")["slope_per_day"]
-    return {"point": trend.slope_per_day, "low": trend.slope_ci_low, "high": trend.slope_ci_high,
-            "residuals": residuals(t, trend.y0, trend.kind0, labels, families, spec.frontier),
-            "without_frontier": float(influence.get(spec.frontier, math.nan)),
-            "family_weighted": float(np.asarray(trend.weights) @ family_weighted(t, trend.y0, trend.kind0, labels,
-                                                                                  families)),
-            "references": [name.family for name in common.names]}
+    return {
+        "point": trend.slope_per_day,
+        "low": trend.slope_ci_low,
+        "high": trend.slope_ci_high,
+        "residuals": residuals(t, trend.y0, trend.kind0, labels, families, spec.frontier),
+        "without_frontier": float(influence.get(spec.frontier, math.nan)),
+        "family_weighted": float(
+            np.asarray(trend.weights) @ family_weighted(t, trend.y0, trend.kind0, labels, families)
+        ),
+        "references": [name.family for name in common.names],
+    }
 
 
 def real_words(table: str) -> str:
     row = real_row(table)
-    return (f"the real row ({table}, references {', '.join(row['references'])}; draws as the CLI's, seed 0): "
-            f"{_months(row['point'])} months [{_months(row['high'])}–{_months(row['low'])}]; without "
-            f"{SPECS[table].frontier} {_months(row['without_frontier'])}; family-weighted line "
-            f"{_months(row['family_weighted'])}; {SPECS[table].frontier}'s mean residual {row['residuals'][0]:+.2f} "
-            f"(the best other family of two or more targets: {row['residuals'][1]:+.2f})")
+    return (
+        f"the real row ({table}, references {', '.join(row['references'])}; draws as the CLI's, seed 0): "
+        f"{_months(row['point'])} months [{_months(row['high'])}–{_months(row['low'])}]; without "
+        f"{SPECS[table].frontier} {_months(row['without_frontier'])}; family-weighted line "
+        f"{_months(row['family_weighted'])}; {SPECS[table].frontier}'s mean residual {row['residuals'][0]:+.2f} "
+        f"(the best other family of two or more targets: {row['residuals'][1]:+.2f})"
+    )
 
 
 def main() -> None:
@@ -492,27 +567,35 @@ def main() -> None:
     store.mkdir(parents=True, exist_ok=True)
     variant = VARIANTS[args.variant]
     config = f"{variant!r} seed={args.seed} n_boot={args.n_boot}"
-    done, fresh, elapsed = run_replicates(args.replicates, lambda r: run_replicate(r, variant, args.seed, args.n_boot),
-                                          config, str(store / f"{args.variant}.jsonl"))
+    done, fresh, elapsed = run_replicates(
+        args.replicates,
+        lambda r: run_replicate(r, variant, args.seed, args.n_boot),
+        config,
+        str(store / f"{args.variant}.jsonl"),
+    )
     print(f"{fresh} replicates run in {elapsed:.0f} s, {len(done) - fresh} read from the store")
     print("\n".join(summary(args.variant, done)))
 
 
 def report(store: Path, args) -> list[str]:
-    out = ["# PYTHONPATH=. OMP_NUM_THREADS=1 python studies/real_configuration.py --variant NAME --replicates R "
-           "--store STORE   (each variant below, R as printed)",
-           "# PYTHONPATH=. python studies/real_configuration.py --summary --store STORE "
-           "> studies/real_configuration.results.txt",
-           "Monte Carlo standard errors: √(p(1 − p)/R) for shares; the median's by resampling the replicates; bias in % "
-           "of the planted slope A (positive: too steep, a doubling time too short)."]
+    out = [
+        "# PYTHONPATH=. OMP_NUM_THREADS=1 python studies/real_configuration.py --variant NAME --replicates R "
+        "--store STORE   (each variant below, R as printed)",
+        "# PYTHONPATH=. python studies/real_configuration.py --summary --store STORE "
+        "> studies/real_configuration.results.txt",
+        "Monte Carlo standard errors: √(p(1 − p)/R) for shares; the median's by resampling the replicates; bias in % "
+        "of the planted slope A (positive: too steep, a doubling time too short).",
+    ]
     out += [real_words(table) for table in SPECS]
     found = {name: read_store(store / f"{name}.jsonl") for name in VARIANTS}
     for name, records in found.items():
         if records:
             out.extend(summary(name, records))
     out.append("paired by replicate (the same draws), the point slope's change from the base variant in % of A:")
-    for base, others in (("v2", ("v2_drawn", "v2_no_frontier", "v2_own_law", "v2_rule")),
-                         ("public", ("public_drawn", "public_no_frontier", "public_own_law"))):
+    for base, others in (
+        ("v2", ("v2_drawn", "v2_no_frontier", "v2_own_law", "v2_rule")),
+        ("public", ("public_drawn", "public_no_frontier", "public_own_law")),
+    ):
         for other in others:
             if found.get(base) and found.get(other):
                 out.append(f"  {other} − {base}: {paired(found[base], found[other], VARIANTS[base].slope)}")
@@ -520,8 +603,10 @@ def report(store: Path, args) -> list[str]:
         if found.get(name):
             ratio, se = population_ratio(VARIANTS[name].table, VARIANTS[name].ratio)
             base, _ = population_ratio(VARIANTS[name].table, 1.0)
-            out.append(f"{name}: the frontier reference's population slope is {ratio:.2f} ± {se:.2f} × the planted A "
-                       f"(at k = 1: {base:.2f}); {ratio / base:.2f}× the others'")
+            out.append(
+                f"{name}: the frontier reference's population slope is {ratio:.2f} ± {se:.2f} × the planted A "
+                f"(at k = 1: {base:.2f}); {ratio / base:.2f}× the others'"
+            )
     return out
 
 

@@ -1,17 +1,24 @@
 """Resumable replicates of a coverage study: one JSON line per replicate in a store, reused on a rerun.
 
 Used by ``capability_coverage.py``, ``olmes_coverage.py`` and ``swallow_coverage.py`` (run with ``PYTHONPATH=.``)."""
+
 from __future__ import annotations
 
 import argparse
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 
-def run_replicates(count: int, run: Callable[[int], dict], config: dict, store: str | None,
-                   shard: tuple[int, int] = (0, 1), seconds: float | None = None) -> tuple[list[dict], int, float]:
+def run_replicates(
+    count: int,
+    run: Callable[[int], dict],
+    config: dict,
+    store: str | None,
+    shard: tuple[int, int] = (0, 1),
+    seconds: float | None = None,
+) -> tuple[list[dict], int, float]:
     """Replicates ``0 … count−1``: those the JSON-lines ``store`` holds with the same ``config`` are read back, the
     others computed by ``run(r)``, tagged with ``config`` and appended to the store as each finishes (so an
     interrupted run resumes). ``shard`` (i, k): compute only the replicates r with r mod k = i (k processes, each its

@@ -13,6 +13,7 @@ then the rows whose state differs. It asserts nothing; ``tests/trend/test_state_
 
     PYTHONPATH=. OMP_NUM_THREADS=1 python studies/state_draws.py > studies/state_draws.results.txt
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,9 +25,19 @@ STARTS = (600, 4000)
 
 
 def _rows(frame: pd.DataFrame, table: str, prefix: str = "") -> list[dict]:
-    return [{"table": table, "row": prefix + str(r["row"]), "state": r["state"], "status": r["status"],
-             "months": r["months"], "ci_low": r["ci_low"], "ci_high": r["ci_high"], "n_draws": int(r["n_draws"])}
-            for r in frame.to_dict("records")]
+    return [
+        {
+            "table": table,
+            "row": prefix + str(r["row"]),
+            "state": r["state"],
+            "status": r["status"],
+            "months": r["months"],
+            "ci_low": r["ci_low"],
+            "ci_high": r["ci_high"],
+            "n_draws": int(r["n_draws"]),
+        }
+        for r in frame.to_dict("records")
+    ]
 
 
 def leaderboard_states(table: str, n_boot: int, *, continual: bool = True, seed: int = 0) -> list[dict]:
@@ -46,9 +57,18 @@ def leaderboard_states(table: str, n_boot: int, *, continual: bool = True, seed:
         measured, _ = measure_table(targets, table, continual=continual, n_boot=n_boot, seed=seed)
     name = table if continual else f"{table} without continual"
     head = measured.rules[measured.headline_rule]
-    out = [{"table": name, "row": "headline", "state": state_words(measured.state), "status": measured.status,
-            "months": head.doubling_time_months, "ci_low": head.doubling_time_months_ci_low,
-            "ci_high": head.doubling_time_months_ci_high, "n_draws": head.n_boot}]
+    out = [
+        {
+            "table": name,
+            "row": "headline",
+            "state": state_words(measured.state),
+            "status": measured.status,
+            "months": head.doubling_time_months,
+            "ci_low": head.doubling_time_months_ci_low,
+            "ci_high": head.doubling_time_months_ci_high,
+            "n_draws": head.n_boot,
+        }
+    ]
     out += _rows(measured.by_benchmark(), name)
     budget = measured.by_benchmark_at_budget()
     return out + (_rows(budget, name, "at one budget: ") if len(budget) else [])
@@ -60,9 +80,19 @@ def olmes_states(n_boot: int, *, seed: int = 0) -> list[dict]:
     from densing.present.words import state_words
 
     rows = measure_olmes(n_boot=n_boot, seed=seed).rows
-    return [{"table": "olmes", "row": r["benchmark"], "state": state_words(state), "status": status,
-             "months": r["months"], "ci_low": r["ci_low"], "ci_high": r["ci_high"], "n_draws": int(r["n_draws"])}
-            for r, status, state in zip(rows.to_dict("records"), row_statuses(rows), row_states(rows))]
+    return [
+        {
+            "table": "olmes",
+            "row": r["benchmark"],
+            "state": state_words(state),
+            "status": status,
+            "months": r["months"],
+            "ci_low": r["ci_low"],
+            "ci_high": r["ci_high"],
+            "n_draws": int(r["n_draws"]),
+        }
+        for r, status, state in zip(rows.to_dict("records"), row_statuses(rows), row_states(rows))
+    ]
 
 
 def shipped_states(n_boot: int, *, seed: int = 0) -> pd.DataFrame:
@@ -76,8 +106,18 @@ def shipped_states(n_boot: int, *, seed: int = 0) -> pd.DataFrame:
 
 
 def _interval(r) -> str:
-    words = lambda v: "∞" if not math.isfinite(v) else f"{v:.3g}"  # noqa: E731
+    def words(v):
+        return "∞" if not math.isfinite(v) else f"{v:.3g}"
+
     return "—" if math.isnan(r["months"]) else f"{words(r['months'])} [{words(r['ci_low'])}–{words(r['ci_high'])}]"
+
+
+def _cell(r: dict, side: str) -> str:
+    """One start's state, interval and draws of a merged row (``side``: its columns' suffix, ``_a`` or ``_b``)."""
+    return (
+        f"{r['state' + side]}, {_interval({k: r[k + side] for k in ('months', 'ci_low', 'ci_high')})}, "
+        f"{r['n_draws' + side]:,} draws"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -86,16 +126,18 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     first, second = (shipped_states(n, seed=args.seed) for n in STARTS)
     both = first.merge(second, on=["table", "row"], suffixes=("_a", "_b"), how="outer")
-    print(f"Every shipped row's state starting from {STARTS[0]:,} and from {STARTS[1]:,} draws (seed {args.seed}); "
-          "an undecided end doubles the draws up to the cap (the draws used)")
+    print(
+        f"Every shipped row's state starting from {STARTS[0]:,} and from {STARTS[1]:,} draws (seed {args.seed}); "
+        "an undecided end doubles the draws up to the cap (the draws used)"
+    )
     print(f"{'table':<28} {'row':<34} {f'from {STARTS[0]}':<42} {f'from {STARTS[1]}':<42}")
     for r in both.to_dict("records"):
-        cell = lambda s: (f"{r['state' + s]}, {_interval({k: r[k + s] for k in ('months', 'ci_low', 'ci_high')})}, "  # noqa: E731
-                          f"{r['n_draws' + s]:,} draws")
-        print(f"{r['table']:<28} {r['row']:<34} {cell('_a'):<42} {cell('_b'):<42}")
+        print(f"{r['table']:<28} {r['row']:<34} {_cell(r, '_a'):<42} {_cell(r, '_b'):<42}")
     moved = both[both["state_a"] != both["state_b"]]
-    print(f"\n{len(both) - len(moved)} of {len(both)} rows keep their state; "
-          f"{int((both['n_draws_a'] > STARTS[0]).sum())} of them draw more than {STARTS[0]:,} from {STARTS[0]:,}.")
+    print(
+        f"\n{len(both) - len(moved)} of {len(both)} rows keep their state; "
+        f"{int((both['n_draws_a'] > STARTS[0]).sum())} of them draw more than {STARTS[0]:,} from {STARTS[0]:,}."
+    )
     for r in moved.to_dict("records"):
         print(f"moves: {r['table']} {r['row']}: {r['status_a']} → {r['status_b']}")
     return 0

@@ -70,44 +70,42 @@ already there.
 
     PYTHONPATH=. OMP_NUM_THREADS=1 python studies/swallow_coverage.py --replicates 200 --store STORE
 """
+
 from __future__ import annotations
 
 import argparse
 import math
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import numpy as np
 import pandas as pd
 
 from densing import registry
+from densing.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, LN2
 from densing.data.benchmarks import CHANCE_LEVELS
 from densing.errors import DensingError
 from densing.laws import eligibility
 from densing.laws.family import fit_family
 from densing.laws.inversion import Joint, PerBenchmark
 from densing.trend import capability
-from densing.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, LN2
 from densing.trend.targets import with_stderr
 from studies import _planted
 from studies._forecast_check import _counts, forecast_check
-from studies._planted import coverage as _coverage
-from studies._planted import family_of as _family_of
-from studies._planted import months as _months
-from studies._planted import population_slope
+from studies._planted import coverage as _coverage, family_of as _family_of, months as _months, population_slope
 from studies.replicates import run_replicates
 
-EPOCH = DEFAULT_EPOCH          # since and epoch of the measurement, as ``densing trend`` uses them
-START = "2023-12-19"           # the window's first release date (day 0)
-WINDOW_DAYS = 554.0            # to 2025-06-25
-CUTOFF_DAY = 185               # the forecast's cutoff: the window's first third
+EPOCH = DEFAULT_EPOCH  # since and epoch of the measurement, as ``densing trend`` uses them
+START = "2023-12-19"  # the window's first release date (day 0)
+WINDOW_DAYS = 554.0  # to 2025-06-25
+CUTOFF_DAY = 185  # the forecast's cutoff: the window's first third
 CUTOFF = str((pd.Timestamp(START) + pd.Timedelta(days=CUTOFF_DAY)).date())
 CUTOFF_T = (pd.Timestamp(CUTOFF) - pd.Timestamp(EPOCH)).days  # the cutoff in the measurement's t (days since EPOCH)
-FRONTIER_END = 0.5             # B
-GAP_MEAN = 1.0                 # u ~ Exponential(mean 1)
-SKILL_SD = 0.3                 # δ ~ N(0, 0.3²)
-MEMBER_SD = 0.15               # ε ~ N(0, 0.15²)
+FRONTIER_END = 0.5  # B
+GAP_MEAN = 1.0  # u ~ Exponential(mean 1)
+SKILL_SD = 0.3  # δ ~ N(0, 0.3²)
+MEMBER_SD = 0.15  # ε ~ N(0, 0.15²)
 #: log10 N of the real table's 72 models (module docstring): mean, sd (ddof 1), correlation with the date, range.
 SIZE_MEAN, SIZE_SD, SIZE_DATE_CORR, SIZE_RANGE = 9.967, 0.605, -0.338, (8.69, 11.15)
 BLOCK = 2000
@@ -116,9 +114,9 @@ QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
 
 @dataclass(frozen=True)
 class Benchmark:
-    months: float   # planted doubling time ln 2 / A_b, months
-    gamma: float    # γ_b
-    level: float    # l_b
+    months: float  # planted doubling time ln 2 / A_b, months
+    gamma: float  # γ_b
+    level: float  # l_b
 
     @property
     def slope(self) -> float:
@@ -141,9 +139,9 @@ class Family:
     sizes: tuple[float, ...]
     tokens: float
     released: float  # t_f, days since the window's start
-    gap: float       # g_f
-    shape: float     # k_f
-    pivot: float     # N_f*
+    gap: float  # g_f
+    shape: float  # k_f
+    pivot: float  # N_f*
 
     def offset(self, benchmark: str) -> float:
         return BENCHMARKS[benchmark].slope * (self.released - WINDOW_DAYS) + FRONTIER_END - self.gap
@@ -178,13 +176,16 @@ def draw_targets(rng: np.random.Generator, count: int, prefix: str = "m") -> pd.
     """``count`` targets (module docstring): model, params, t (days since the window's start), date, latent ln ρ_b."""
     t = np.floor(rng.uniform(0, WINDOW_DAYS + 1, count))
     z_t = (t - WINDOW_DAYS / 2) / (WINDOW_DAYS / math.sqrt(12))
-    z = SIZE_DATE_CORR * z_t + math.sqrt(1 - SIZE_DATE_CORR ** 2) * rng.standard_normal(count)
+    z = SIZE_DATE_CORR * z_t + math.sqrt(1 - SIZE_DATE_CORR**2) * rng.standard_normal(count)
     params = 10.0 ** np.clip(SIZE_MEAN + SIZE_SD * z, *SIZE_RANGE)
     gap = rng.exponential(GAP_MEAN, count)
-    frame = pd.DataFrame({"model": [f"{prefix}{i}" for i in range(count)], "params": params, "t": t,
-                          "release_date": _date(t)})
+    frame = pd.DataFrame(
+        {"model": [f"{prefix}{i}" for i in range(count)], "params": params, "t": t, "release_date": _date(t)}
+    )
     for name, b in BENCHMARKS.items():
-        frame[f"log_rho:{name}"] = b.slope * (t - WINDOW_DAYS) + FRONTIER_END - gap + SKILL_SD * rng.standard_normal(count)
+        frame[f"log_rho:{name}"] = (
+            b.slope * (t - WINDOW_DAYS) + FRONTIER_END - gap + SKILL_SD * rng.standard_normal(count)
+        )
     return frame
 
 
@@ -208,7 +209,7 @@ def replicate_table(rng: np.random.Generator, count: int) -> tuple[pd.DataFrame,
 # the estimands
 
 
-@lru_cache(maxsize=None)
+@cache
 def true_fit(name: str, benchmark: str):
     family = CANONICAL if name == "canonical" else FAMILIES[name]
     # the planted curves are sigmoids in ln N: their own shape recovers them exactly
@@ -217,7 +218,7 @@ def true_fit(name: str, benchmark: str):
 
 @lru_cache(maxsize=2)
 def population(seed: int, count: int) -> pd.DataFrame:
-    frame = draw_targets(np.random.default_rng(np.random.SeedSequence([seed, 2 ** 31 - 1])), count, prefix="p")
+    frame = draw_targets(np.random.default_rng(np.random.SeedSequence([seed, 2**31 - 1])), count, prefix="p")
     table = target_rows(frame, None)
     table["stderr"] = np.nan
     return with_stderr(table)
@@ -226,7 +227,9 @@ def population(seed: int, count: int) -> pd.DataFrame:
 _SLOPES: dict = {}
 
 
-def reference_slope(family: str, benchmarks: tuple[str, ...], joint: bool, seed: int, count: int) -> tuple[float, float]:
+def reference_slope(
+    family: str, benchmarks: tuple[str, ...], joint: bool, seed: int, count: int
+) -> tuple[float, float]:
     key = (family, benchmarks, joint, seed, count)
     if key not in _SLOPES:
         fits = tuple(true_fit(family, b) for b in benchmarks)
@@ -265,13 +268,27 @@ def run_replicate(r: int, args) -> dict:
         record["error"] = f"candidate table: {exc}"
         return record
     record["eligible"] = sorted(f"{f}:{b}" for f, b in fits)
-    record["candidates"] = {f"{x.family}:{x.benchmark}": (str(x.code) if not x.eligible else "")
-                            for x in candidates[candidates["kind"] == "family"].itertuples(index=False)}
+    record["candidates"] = {
+        f"{x.family}:{x.benchmark}": (str(x.code) if not x.eligible else "")
+        for x in candidates[candidates["kind"] == "family"].itertuples(index=False)
+    }
     paper = None
     for name, benchmarks in rows_measured():
         try:
-            row = capability.trend_row(name, name, "planted", benchmarks, table, candidates, fits, since=EPOCH,
-                                       epoch=EPOCH, n_boot=args.n_boot, n_boot_share=0, seed=r)
+            row = capability.trend_row(
+                name,
+                name,
+                "planted",
+                benchmarks,
+                table,
+                candidates,
+                fits,
+                since=EPOCH,
+                epoch=EPOCH,
+                n_boot=args.n_boot,
+                n_boot_share=0,
+                seed=r,
+            )
         except (DensingError, ValueError, FloatingPointError) as exc:
             record["rows"][name] = {"error": f"{type(exc).__name__}: {exc}", "status": f"not measured: {exc}"}
             continue
@@ -285,23 +302,38 @@ def run_replicate(r: int, args) -> dict:
         own = [(_family_of(inv), tuple(inv.benchmarks)) for inv, _ in row.members]
         pop = [reference_slope(f, bs, joint, args.seed, args.population) for f, bs in own]
         weights = np.asarray(res.reference_weights, float)
-        latent = (reference_slope("canonical", benchmarks, True, args.seed, args.population)[0] if joint
-                  else BENCHMARKS[benchmarks[0]].slope)
+        latent = (
+            reference_slope("canonical", benchmarks, True, args.seed, args.population)[0]
+            if joint
+            else BENCHMARKS[benchmarks[0]].slope
+        )
         record["rows"][name] = {
-            "status": row.status, "references": [f"{f}:{','.join(bs)}" for f, bs in own],
-            "point": res.slope_per_day, "low": res.slope_ci_low, "high": res.slope_ci_high,
-            "claimed": float(weights @ np.array([p[0] for p in pop])), "reference_slopes": [p[0] for p in pop],
+            "status": row.status,
+            "references": [f"{f}:{','.join(bs)}" for f, bs in own],
+            "point": res.slope_per_day,
+            "low": res.slope_ci_low,
+            "high": res.slope_ci_high,
+            "claimed": float(weights @ np.array([p[0] for p in pop])),
+            "reference_slopes": [p[0] for p in pop],
             "own_months": {k.family: v for k, v in res.reference_months.items()},
-            "latent": latent, "n_models": res.n_models, "sd_all": res.slope_sd_all,
+            "latent": latent,
+            "n_models": res.n_models,
+            "sd_all": res.slope_sd_all,
         }
     if paper is not None and paper.members:
         try:
             found = forecast_check("paper", list(paper.members), CUTOFF, n_boot=args.n_boot, seed=r, epoch=EPOCH)
             record["forecast"] = []
             for (inversion, models), f in zip(paper.members, found.references):
-                entry = {"reference": f.reference.split(":")[0], "verdict": f.verdict or f.note, "n_later": f.n_later,
-                         "above_line": f.above_line, "above_low": f.above_low, "above_high": f.above_high,
-                         "n_before": f.before.n_models if f.before is not None else 0}
+                entry = {
+                    "reference": f.reference.split(":")[0],
+                    "verdict": f.verdict or f.note,
+                    "n_later": f.n_later,
+                    "above_line": f.above_line,
+                    "above_low": f.above_low,
+                    "above_high": f.above_high,
+                    "n_before": f.before.n_models if f.before is not None else 0,
+                }
                 if f.before is not None:  # the same count over the later planted targets alone (no reference member)
                     late = models[(models["t"] > CUTOFF_T) & ~models["family"].isin(list(FAMILIES))]
                     entry["targets_later"], entry["targets_above_line"] = _counts(late, inversion, f.before)[:2]
@@ -317,50 +349,72 @@ def run_replicate(r: int, args) -> dict:
 
 def score_quantiles(seed: int, count: int = 20000) -> list[str]:
     """The planted targets' binomial score quantiles beside the real table's (the levels' check)."""
-    rng = np.random.default_rng(np.random.SeedSequence([seed, 2 ** 31 - 2]))
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 2**31 - 2]))
     planted = target_rows(draw_targets(rng, count), rng)
     real = pd.read_csv(registry.table("swallow").path)
-    out = [f"score quantiles {', '.join(f'{q:g}' for q in QUANTILES)} (and min, max): the real table's 72 models beside "
-           f"{count} planted targets"]
+    out = [
+        f"score quantiles {', '.join(f'{q:g}' for q in QUANTILES)} (and min, max): the real table's 72 models beside "
+        f"{count} planted targets"
+    ]
     for b in BENCHMARKS:
         mine = planted.loc[planted["benchmark"] == b, "value"].to_numpy(float)
         theirs = real[b].to_numpy(float)
-        fmt = lambda v: " ".join(f"{x:.3f}" for x in v)  # noqa: E731
-        out.append(f"  {b:<18} real {fmt(np.quantile(theirs, QUANTILES))} ({theirs.min():.3f}, {theirs.max():.3f})"
-                   f"   planted {fmt(np.quantile(mine, QUANTILES))} ({mine.min():.3f}, {mine.max():.3f})")
-    drawn = draw_targets(np.random.default_rng(np.random.SeedSequence([seed, 2 ** 31 - 3])), count)
+
+        def fmt(v):
+            return " ".join(f"{x:.3f}" for x in v)
+
+        out.append(
+            f"  {b:<18} real {fmt(np.quantile(theirs, QUANTILES))} ({theirs.min():.3f}, {theirs.max():.3f})"
+            f"   planted {fmt(np.quantile(mine, QUANTILES))} ({mine.min():.3f}, {mine.max():.3f})"
+        )
+    drawn = draw_targets(np.random.default_rng(np.random.SeedSequence([seed, 2**31 - 3])), count)
     size = np.log10(drawn["params"].to_numpy(float))
-    out.append(f"  log10 N: real mean {SIZE_MEAN:.3f} sd {SIZE_SD:.3f} correlation with the date {SIZE_DATE_CORR:+.3f}; "
-               f"planted mean {size.mean():.3f} sd {size.std(ddof=1):.3f} correlation "
-               f"{np.corrcoef(drawn['t'].to_numpy(float), size)[0, 1]:+.3f} (after the clip)")
+    out.append(
+        f"  log10 N: real mean {SIZE_MEAN:.3f} sd {SIZE_SD:.3f} correlation with the date {SIZE_DATE_CORR:+.3f}; "
+        f"planted mean {size.mean():.3f} sd {size.std(ddof=1):.3f} correlation "
+        f"{np.corrcoef(drawn['t'].to_numpy(float), size)[0, 1]:+.3f} (after the clip)"
+    )
     return out
 
 
 def summarise(records: list[dict], args) -> list[str]:
     total = len(records)
     whole = [r for r in records if "error" in r]
-    out = [f"{total} replicates ({len(whole)} with no candidate table); {args.targets} targets each, no missing score, "
-           f"n_boot {args.n_boot}, reference bootstrap {args.ref_boot}, population {args.population}, seed {args.seed}"]
+    out = [
+        f"{total} replicates ({len(whole)} with no candidate table); {args.targets} targets each, no missing score, "
+        f"n_boot {args.n_boot}, reference bootstrap {args.ref_boot}, population {args.population}, seed {args.seed}"
+    ]
     out.append("coverage at nominal 0.95 (slopes per day; doubling times in months; ± the Monte Carlo SE)")
-    out.append(f"{'row':<18} {'planted':>7} {'fitted':>6} {'measured':>8}  {'cover claimed':>15}  {'cover latent':>15}  "
-               f"{'latent | measured':>17}  {'latent | disagree':>17}  {'median width':>12}  {'claimed':>7} {'latent':>6}")
+    out.append(
+        f"{'row':<18} {'planted':>7} {'fitted':>6} {'measured':>8}  {'cover claimed':>15}  {'cover latent':>15}  "
+        f"{'latent | measured':>17}  {'latent | disagree':>17}  {'median width':>12}  {'claimed':>7} {'latent':>6}"
+    )
     statuses, diagnostics = [], []
     for name, benchmarks in rows_measured():
         rows = [r["rows"][name] for r in records if name in r.get("rows", {})]
         good = [x for x in rows if "error" not in x]
         measured = [x for x in good if x["status"] == "measured"]
         disagree = [x for x in good if "its references disagree" in x["status"]]
-        cover = lambda xs, key: _coverage([x["low"] <= x[key] <= x["high"] for x in xs])  # noqa: E731
-        cell = lambda p: f"{p[0]:.3f} ± {p[1]:.3f}" if math.isfinite(p[0]) else "—"  # noqa: E731
+
+        def cover(xs, key):
+            return _coverage([x["low"] <= x[key] <= x["high"] for x in xs])
+
+        def cell(p):
+            return f"{p[0]:.3f} ± {p[1]:.3f}" if math.isfinite(p[0]) else "—"
+
         planted = "joint" if len(benchmarks) > 1 else f"{BENCHMARKS[benchmarks[0]].months:g} mo"
         width = float(np.median([x["high"] - x["low"] for x in good])) if good else math.nan
         claimed = float(np.median([x["claimed"] for x in good])) if good else math.nan
         latent = float(np.median([x["latent"] for x in good])) if good else math.nan
-        out.append(f"{name:<18} {planted:>7} {len(good):>6} {len(measured):>8}  {cell(cover(good, 'claimed')):>15}  "
-                   f"{cell(cover(good, 'latent')):>15}  {cell(cover(measured, 'latent')):>17}  "
-                   f"{cell(cover(disagree, 'latent')):>17}  {width:>12.5f}  {_months(claimed):>7} {_months(latent):>6}")
+        out.append(
+            f"{name:<18} {planted:>7} {len(good):>6} {len(measured):>8}  {cell(cover(good, 'claimed')):>15}  "
+            f"{cell(cover(good, 'latent')):>15}  {cell(cover(measured, 'latent')):>17}  "
+            f"{cell(cover(disagree, 'latent')):>17}  {width:>12.5f}  {_months(claimed):>7} {_months(latent):>6}"
+        )
         counts = pd.Series([status_kind(x["status"]) for x in rows]).value_counts()
-        statuses.append(f"  {name:<18} " + "; ".join(f"{n} ({n / max(total, 1):.2f}) {why}" for why, n in counts.items()))
+        statuses.append(
+            f"  {name:<18} " + "; ".join(f"{n} ({n / max(total, 1):.2f}) {why}" for why, n in counts.items())
+        )
         if good:
             point = np.array([x["point"] for x in good])
             target = np.array([x["claimed"] for x in good])
@@ -373,12 +427,16 @@ def summarise(records: list[dict], args) -> list[str]:
                 f"  {name:<18} bias {np.mean(point - target):+.5f}  sd(point − claimed) "
                 f"{np.std(point - target, ddof=1) if len(good) > 1 else math.nan:.5f}  median bootstrap sd "
                 f"{np.median([x['sd_all'] for x in good]):.5f}  references used: "
-                + ", ".join(f"{k} {v}" for k, v in refs.items()) + "; median own doubling time: "
-                + ", ".join(f"{k} {np.median(v):.1f} mo" for k, v in own.items()))
-    out.append("claimed: the equal-weight mean of the row's references' population slopes; latent: the planted A_b "
-               "(paper: the set's population slope under the canonical curves); latent | measured, latent | disagree: "
-               "coverage of the latent slope among the replicates whose row is 'measured', and 'not measured: its "
-               "references disagree'")
+                + ", ".join(f"{k} {v}" for k, v in refs.items())
+                + "; median own doubling time: "
+                + ", ".join(f"{k} {np.median(v):.1f} mo" for k, v in own.items())
+            )
+    out.append(
+        "claimed: the equal-weight mean of the row's references' population slopes; latent: the planted A_b "
+        "(paper: the set's population slope under the canonical curves); latent | measured, latent | disagree: "
+        "coverage of the latent slope among the replicates whose row is 'measured', and 'not measured: its "
+        "references disagree'"
+    )
     out.append("each row's status over the replicates (count, share):")
     out.extend(statuses)
     out.append("the point slope against the claimed estimand, and the references:")
@@ -387,11 +445,15 @@ def summarise(records: list[dict], args) -> list[str]:
     out.extend(candidate_summary(records))
     pops = sorted(k[:3] for k in _SLOPES)
     if pops:
-        out.append("population slopes (per day; doubling months) under each true reference curve, from noise-free scores:")
+        out.append(
+            "population slopes (per day; doubling months) under each true reference curve, from noise-free scores:"
+        )
         for family, benchmarks, joint in pops:
             slope, se = reference_slope(family, benchmarks, joint, args.seed, args.population)
-            out.append(f"  {family:<13} {'joint' if joint else 'per-benchmark':<13} {','.join(benchmarks):<60} "
-                       f"{slope:.5f} ± {se:.5f} ({_months(slope):>5} mo)")
+            out.append(
+                f"  {family:<13} {'joint' if joint else 'per-benchmark':<13} {','.join(benchmarks):<60} "
+                f"{slope:.5f} ± {se:.5f} ({_months(slope):>5} mo)"
+            )
     out.extend(score_quantiles(args.seed))
     return out
 
@@ -404,21 +466,27 @@ def forecast_summary(records: list[dict]) -> list[str]:
             found.setdefault(f["reference"], []).append(f)
     if not found:
         return []
-    out = [f"forecast check on the paper-like row (cutoff {CUTOFF}, the window's first third; the planted law goes on "
-           "unchanged, so any verdict but 'holds' is a false alarm): share of replicates ± MC SE"]
+    out = [
+        f"forecast check on the paper-like row (cutoff {CUTOFF}, the window's first third; the planted law goes on "
+        "unchanged, so any verdict but 'holds' is a false alarm): share of replicates ± MC SE"
+    ]
     for reference, checks in sorted(found.items()):
         verdicts = [c["verdict"] if not c["verdict"].startswith("untestable") else "untestable" for c in checks]
         counts = pd.Series(verdicts).value_counts()
-        p = lambda v: _coverage([x == v for x in verdicts])  # noqa: E731
-        out.append(f"  {reference:<13} {len(checks)} replicates: " + "; ".join(
-            f"{why} {p(why)[0]:.3f} ± {p(why)[1]:.3f}" for why in counts.index))
+        shares = {why: _coverage([x == why for x in verdicts]) for why in counts.index}
+        out.append(
+            f"  {reference:<13} {len(checks)} replicates: "
+            + "; ".join(f"{why} {share:.3f} ± {se:.3f}" for why, (share, se) in shares.items())
+        )
         n_later = [c.get("n_later", 0) for c in checks]
         shares = [c["above_line"] / c["n_later"] for c in checks if c.get("n_later")]
         alone = [c["targets_above_line"] / c["targets_later"] for c in checks if c.get("targets_later")]
-        out.append(f"  {'':<13} models before the cutoff {np.median([c.get('n_before', 0) for c in checks]):.0f}, later "
-                   f"{np.median(n_later):.0f} (medians); share of later models above the carried line: mean "
-                   f"{np.mean(shares) if shares else math.nan:.3f} (0.10 expected), of the later planted targets alone "
-                   f"(the other reference's members left out) {np.mean(alone) if alone else math.nan:.3f}")
+        out.append(
+            f"  {'':<13} models before the cutoff {np.median([c.get('n_before', 0) for c in checks]):.0f}, later "
+            f"{np.median(n_later):.0f} (medians); share of later models above the carried line: mean "
+            f"{np.mean(shares) if shares else math.nan:.3f} (0.10 expected), of the later planted targets alone "
+            f"(the other reference's members left out) {np.mean(alone) if alone else math.nan:.3f}"
+        )
     return out
 
 
@@ -437,15 +505,19 @@ def candidate_summary(records: list[dict]) -> list[str]:
             codes = found.get(f"{family}:{bench}", [])
             if codes:
                 refused = pd.Series([c for c in codes if c])
-                cells.append(f"{bench.removeprefix('swallow_')} {np.mean([not c for c in codes]):.2f}"
-                             + (f" ({refused.value_counts().index[0]})" if len(refused) else ""))
+                cells.append(
+                    f"{bench.removeprefix('swallow_')} {np.mean([not c for c in codes]):.2f}"
+                    + (f" ({refused.value_counts().index[0]})" if len(refused) else "")
+                )
         out.append(f"  {family:<13} " + "; ".join(cells))
     return out
 
 
 def _config(args) -> str:
-    return (f"seed={args.seed} targets={args.targets} n_boot={args.n_boot} ref_boot={args.ref_boot} "
-            f"population={args.population} families={','.join(FAMILIES)}")
+    return (
+        f"seed={args.seed} targets={args.targets} n_boot={args.n_boot} ref_boot={args.ref_boot} "
+        f"population={args.population} families={','.join(FAMILIES)}"
+    )
 
 
 def main() -> None:
@@ -456,9 +528,13 @@ def main() -> None:
     parser.add_argument("--ref-boot", type=int, default=1000, help="draws of each family fit")
     parser.add_argument("--population", type=int, default=20000, help="targets of the population slopes")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--store", default=None, help="JSON lines, one per replicate: a rerun skips those already there")
+    parser.add_argument(
+        "--store", default=None, help="JSON lines, one per replicate: a rerun skips those already there"
+    )
     args = parser.parse_args()
-    chosen, fresh, elapsed = run_replicates(args.replicates, lambda r: run_replicate(r, args), _config(args), args.store)
+    chosen, fresh, elapsed = run_replicates(
+        args.replicates, lambda r: run_replicate(r, args), _config(args), args.store
+    )
     print(f"{fresh} replicates run in {elapsed:.0f} s, {len(chosen) - fresh} read from the store")
     print("\n".join(summarise(chosen, args)))
 

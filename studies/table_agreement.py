@@ -22,10 +22,10 @@ Run::
 
     PYTHONPATH=. python studies/table_agreement.py > studies/table_agreement.results.txt
 """
+
 from __future__ import annotations
 
 import json
-import math
 import subprocess
 import sys
 from collections import defaultdict
@@ -103,12 +103,16 @@ def main() -> int:
     b = np.array([second[m][1] for m in both])
     shift = float(np.median(b - a)) if both else 0.0
     noise = 2 * float(np.std(b - a, ddof=1)) if len(both) >= 3 else 0.0
-    print("The public table's headline row (paper-like set) and the second table's (v2-native set): each model's ln ρ "
-          "on its table's lead reference's scale (studies/table_agreement.py's docstring).")
+    print(
+        "The public table's headline row (paper-like set) and the second table's (v2-native set): each model's ln ρ "
+        "on its table's lead reference's scale (studies/table_agreement.py's docstring)."
+    )
     print(f"models in both rows: {len(shared)}; exact in both: {len(both)}")
     if len(both) >= 3:
-        print(f"  correlation over the models exact in both: {np.corrcoef(a, b)[0, 1]:.3f}; mean difference (second − "
-              f"public) {np.mean(b - a):+.3f}, sd {np.std(b - a, ddof=1):.3f}; median {shift:+.3f}")
+        print(
+            f"  correlation over the models exact in both: {np.corrcoef(a, b)[0, 1]:.3f}; mean difference (second − "
+            f"public) {np.mean(b - a):+.3f}, sd {np.std(b - a, ddof=1):.3f}; median {shift:+.3f}"
+        )
     mixed = [m for m in shared if (public[m][0] == "exact") != (second[m][0] == "exact")]
     agree = within = 0
     for model in mixed:
@@ -124,10 +128,14 @@ def main() -> int:
         agree += held
         within += near
         side = "on the bound's side" if held else "within the tables' noise" if near else "NOT on the bound's side"
-        print(f"  {model}: {where} {kind} bound; exact {exact:+.2f} vs bound {bound:+.2f} (aligned): {side}; "
-              f"bounded by {bound_reasons(readings[bounding], model)}")
-    print(f"exact in one table and a bound in the other: {len(mixed)}; exact value on the bound's side: {agree} of "
-          f"{len(mixed)}; within the tables' noise (2 sd = {noise:.2f} in ln ρ): {within} of {len(mixed)}")
+        print(
+            f"  {model}: {where} {kind} bound; exact {exact:+.2f} vs bound {bound:+.2f} (aligned): {side}; "
+            f"bounded by {bound_reasons(readings[bounding], model)}"
+        )
+    print(
+        f"exact in one table and a bound in the other: {len(mixed)}; exact value on the bound's side: {agree} of "
+        f"{len(mixed)}; within the tables' noise (2 sd = {noise:.2f} in ln ρ): {within} of {len(mixed)}"
+    )
     bounded_both = [m for m in shared if public[m][0] != "exact" and second[m][0] != "exact"]
     print(f"a bound in both: {len(bounded_both)} ({', '.join(bounded_both) if bounded_both else 'none'})")
     return 0

@@ -74,6 +74,7 @@ Run (resumable; one JSON line per replicate in ``STORE/<world>.jsonl``)::
     PYTHONPATH=. OMP_NUM_THREADS=1 nice -n 10 python studies/three_tables.py --world common --replicates 100 --n-boot 600 --store STORE
     PYTHONPATH=. python studies/three_tables.py --summary --store STORE --write > studies/three_tables.results.txt
 """
+
 from __future__ import annotations
 
 import argparse
@@ -93,8 +94,7 @@ from densing.numbers import json_value
 from densing.trend import pooled_bias, pooled_tables
 from densing.trend.table_rows import TableRow, table_row
 from densing.trend.targets import dates_as_days, parse_epoch
-from studies._planted import coverage, frontier_line
-from studies._planted import months as months_words
+from studies._planted import coverage, frontier_line, months as months_words
 from studies.replicates import read_store, run_replicates
 
 #: t_ref: the day the frontier line passes B (Qwen1.5's release).
@@ -139,18 +139,22 @@ WORLDS = {
 }
 
 #: The shipped runs (the module docstring's commands): the draws a replicate, and each world's replicates at them.
-RUNS = ((200, {"common": 150, "steeper_v2": 150, "steeper_swallow": 100, "no_late_frontier": 100,
-               "steeper_v2_2x": 100}),
-        (600, {"common": 100}))
+RUNS = (
+    (200, {"common": 150, "steeper_v2": 150, "steeper_swallow": 100, "no_late_frontier": 100, "steeper_v2_2x": 100}),
+    (600, {"common": 100}),
+)
 #: The command that prints the summary and writes results/three_tables/bias.json.
-SUMMARY_COMMAND = ("PYTHONPATH=. python studies/three_tables.py --summary --store STORE --write "
-                   "> studies/three_tables.results.txt")
+SUMMARY_COMMAND = (
+    "PYTHONPATH=. python studies/three_tables.py --summary --store STORE --write > studies/three_tables.results.txt"
+)
 
 
 def run_command(world_name: str, count: int, draws: int) -> str:
     """The command that runs ``count`` replicates of a world at ``draws`` draws into the store."""
-    return (f"PYTHONPATH=. OMP_NUM_THREADS=1 nice -n 10 python studies/three_tables.py --world {world_name} "
-            f"--replicates {count} --n-boot {draws} --store STORE")
+    return (
+        f"PYTHONPATH=. OMP_NUM_THREADS=1 nice -n 10 python studies/three_tables.py --world {world_name} "
+        f"--replicates {count} --n-boot {draws} --store STORE"
+    )
 
 
 @lru_cache(maxsize=1)
@@ -182,23 +186,32 @@ def effects(rows: list[TableRow], world: World, rng: np.random.Generator) -> dic
     for family in held:
         if family in gaps:
             gaps[family] = 0.0
-    return {"gap": gaps, "lab": dict(zip(labs, world.lab_sd * rng.standard_normal(len(labs)))),
-            "model": dict(zip(models, world.model_sd * rng.standard_normal(len(models))))}
+    return {
+        "gap": gaps,
+        "lab": dict(zip(labs, world.lab_sd * rng.standard_normal(len(labs)))),
+        "model": dict(zip(models, world.model_sd * rng.standard_normal(len(models)))),
+    }
 
 
-def common_values(points: pd.DataFrame, table: str, world: World, drawn: dict, rng: np.random.Generator,
-                  t_ref: float) -> np.ndarray:
+def common_values(
+    points: pd.DataFrame, table: str, world: World, drawn: dict, rng: np.random.Generator, t_ref: float
+) -> np.ndarray:
     """y*_{m,T} of a table's points (module docstring): the planted line, the family's gap, the lab's offset, the
     model's departure and a fresh harness departure."""
     t = points["t"].to_numpy(float)
-    shared = np.array([drawn["lab"][str(lab)] + drawn["model"][str(model)] - drawn["gap"][cluster]
-                       for lab, model, cluster in zip(points["lab"], points["model"], points["cluster"])])
+    shared = np.array(
+        [
+            drawn["lab"][str(lab)] + drawn["model"][str(model)] - drawn["gap"][cluster]
+            for lab, model, cluster in zip(points["lab"], points["model"], points["cluster"])
+        ]
+    )
     harness = world.harness_sd * rng.standard_normal(len(points))
     return world.table_slope(table) * (t - t_ref) + world.frontier + shared + harness
 
 
-def read_points(z: np.ndarray, kind: np.ndarray, noise: np.ndarray, world: World,
-                rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def read_points(
+    z: np.ndarray, kind: np.ndarray, noise: np.ndarray, world: World, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
     """The row's y from the table-scale planted values ``z``: an exact point with its noise, an upper bound a gap
     d ~ Exponential(``world.bound_gap``) above, a lower bound d below; and the same reading with no noise (an exact
     point at z, each bound at its own gap), which the stages of the bias read (:func:`stage_slopes`)."""
@@ -219,8 +232,7 @@ class Planted:
     bounded: np.ndarray
 
 
-def planted_rows(rows: list[TableRow], world: World, rng: np.random.Generator,
-                 epoch: str = DEFAULT_EPOCH) -> Planted:
+def planted_rows(rows: list[TableRow], world: World, rng: np.random.Generator, epoch: str = DEFAULT_EPOCH) -> Planted:
     """One replicate's rows: every usable point of ``rows`` with its planted y (module docstring) and its real kind,
     noise, model, family, lab and date (:class:`Planted`)."""
     t_ref = float(dates_as_days([T_REF], parse_epoch(epoch))[0])
@@ -252,9 +264,16 @@ def table_oracles(rows: list[TableRow], truth: np.ndarray) -> dict[str, float]:
     frame = pd.concat([usable(row).assign(table=row.table) for row in rows], ignore_index=True)
     labels = np.array([f"{i}" for i in range(len(frame))])
     t, tables = frame["t"].to_numpy(float), frame["table"].to_numpy(object)
-    return {row.table: frontier_line("quantile", t[tables == row.table], truth[tables == row.table],
-                                     np.full(int((tables == row.table).sum()), EXACT), labels[tables == row.table])[0]
-            for row in rows}
+    return {
+        row.table: frontier_line(
+            "quantile",
+            t[tables == row.table],
+            truth[tables == row.table],
+            np.full(int((tables == row.table).sum()), EXACT),
+            labels[tables == row.table],
+        )[0]
+        for row in rows
+    }
 
 
 def planted_scale(points: pooled_tables.Points, values: np.ndarray) -> np.ndarray:
@@ -273,8 +292,10 @@ def stage_slopes(planted: Planted) -> dict[str, float]:
     scales; ``bounds`` from the oracle only by the bounds; ``read`` from ``bounds`` only by the points' noise."""
     points = pooled_tables.pooled_points(planted.rows)
     every = np.ones((1, len(points)))
-    return {"bounds": pooled_tables.line_through(points, planted_scale(points, planted.bounded)[None], every)[0],
-            "read": pooled_tables.line_through(points, planted_scale(points, points.y)[None], every)[0]}
+    return {
+        "bounds": pooled_tables.line_through(points, planted_scale(points, planted.bounded)[None], every)[0],
+        "read": pooled_tables.line_through(points, planted_scale(points, points.y)[None], every)[0],
+    }
 
 
 def run_replicate(r: int, world_name: str, seed: int, n_boot: int) -> dict:
@@ -282,20 +303,34 @@ def run_replicate(r: int, world_name: str, seed: int, n_boot: int) -> dict:
     world = WORLDS[world_name]
     rows = list(real_rows(n_boot))
     planted = planted_rows(rows, world, np.random.default_rng([seed, r]))
-    record = {"replicate": r, "oracle": oracle_slope(planted.rows, planted.truth),
-              "oracle_tables": table_oracles(planted.rows, planted.truth), **stage_slopes(planted)}
+    record = {
+        "replicate": r,
+        "oracle": oracle_slope(planted.rows, planted.truth),
+        "oracle_tables": table_oracles(planted.rows, planted.truth),
+        **stage_slopes(planted),
+    }
     try:
         found = pooled_tables.pooled_law(planted.rows, n_boot=n_boot, seed=r)
     except DensingError as error:
         return {**record, "error": str(error)}
     pooled, test = found["pooled"], found["common_slope"]
-    return {**record, "slope": pooled["slope_per_day"], "low": pooled["slope_ci_low"], "high": pooled["slope_ci_high"],
-            "state": pooled["state"], "draws": pooled["n_boot"], "p_value": test["p_value"],
-            "rejected": test["rejected"], "q": test["q"],
-            "detectable": dict(zip(pooled_tables.TABLES, test["detectable_per_day"])),
-            "tables": {item["table"]: [item["slope_per_day"], item["slope_ci_low"], item["slope_ci_high"]]
-                       for item in found["tables"]},
-            "scales": {item["table"]: [item["a"], item["s"]] for item in found["scales"]}}
+    return {
+        **record,
+        "slope": pooled["slope_per_day"],
+        "low": pooled["slope_ci_low"],
+        "high": pooled["slope_ci_high"],
+        "state": pooled["state"],
+        "draws": pooled["n_boot"],
+        "p_value": test["p_value"],
+        "rejected": test["rejected"],
+        "q": test["q"],
+        "detectable": dict(zip(pooled_tables.TABLES, test["detectable_per_day"])),
+        "tables": {
+            item["table"]: [item["slope_per_day"], item["slope_ci_low"], item["slope_ci_high"]]
+            for item in found["tables"]
+        },
+        "scales": {item["table"]: [item["a"], item["s"]] for item in found["scales"]},
+    }
 
 
 def median_error(values: np.ndarray, seed: int) -> float:
@@ -320,8 +355,10 @@ def summary(world_name: str, records: list[dict], seed: int) -> list[str]:
     world = WORLDS[world_name]
     truth = world.slope
     done = [rec for rec in records if "error" not in rec]
-    out = [f"{world_name}: {world.words}; planted A = {truth:.4g}/day ({world.months:g} months); "
-           f"{len(records)} replicates, {len(records) - len(done)} refused by the estimator"]
+    out = [
+        f"{world_name}: {world.words}; planted A = {truth:.4g}/day ({world.months:g} months); "
+        f"{len(records)} replicates, {len(records) - len(done)} refused by the estimator"
+    ]
     if not done:
         return out
     slope = np.array([rec["slope"] for rec in done])
@@ -329,31 +366,43 @@ def summary(world_name: str, records: list[dict], seed: int) -> list[str]:
     ratio = slope / truth - 1
     oracle = np.array([rec["oracle"] for rec in done]) / truth - 1
     states = pd.Series([rec["state"] for rec in done]).value_counts().to_dict()
-    out.append(f"  pooled slope: coverage of A by the 95% interval {share_words((low <= truth) & (truth <= high))} "
-               f"(misses with A above the interval {np.mean(high < truth):.3f}, below it {np.mean(low > truth):.3f}); "
-               f"median width {np.median(high - low):.3g}/day (median ends {months_words(np.median(high))}–"
-               f"{months_words(np.median(low))} months); median draws {np.median([rec['draws'] for rec in done]):.0f}")
-    out.append(f"  spread: the pooled slope's sd over the replicates {np.std(slope, ddof=1):.3g}/day, the intervals' "
-               f"median width over 2·1.96 {np.median(high - low) / 3.92:.3g}/day (the draws resample which families "
-               f"and labs there are; the world keeps the real design fixed)")
-    out.append(f"  bias of the pooled slope over A: median {percent(np.median(ratio))} ± "
-               f"{100 * median_error(ratio, seed):.1f}%, mean {percent(np.mean(ratio))} ± "
-               f"{100 * np.std(ratio, ddof=1) / math.sqrt(ratio.size):.1f}%; median doubling time "
-               f"{LN2 / np.median(slope) / DAYS_PER_MONTH:.2f} months; states {states}")
-    out.append(f"  oracle (the 0.9-quantile line through every point's planted y*): median "
-               f"{percent(np.median(oracle))}, mean {percent(np.mean(oracle))} of A")
+    out.append(
+        f"  pooled slope: coverage of A by the 95% interval {share_words((low <= truth) & (truth <= high))} "
+        f"(misses with A above the interval {np.mean(high < truth):.3f}, below it {np.mean(low > truth):.3f}); "
+        f"median width {np.median(high - low):.3g}/day (median ends {months_words(np.median(high))}–"
+        f"{months_words(np.median(low))} months); median draws {np.median([rec['draws'] for rec in done]):.0f}"
+    )
+    out.append(
+        f"  spread: the pooled slope's sd over the replicates {np.std(slope, ddof=1):.3g}/day, the intervals' "
+        f"median width over 2·1.96 {np.median(high - low) / 3.92:.3g}/day (the draws resample which families "
+        f"and labs there are; the world keeps the real design fixed)"
+    )
+    out.append(
+        f"  bias of the pooled slope over A: median {percent(np.median(ratio))} ± "
+        f"{100 * median_error(ratio, seed):.1f}%, mean {percent(np.mean(ratio))} ± "
+        f"{100 * np.std(ratio, ddof=1) / math.sqrt(ratio.size):.1f}%; median doubling time "
+        f"{LN2 / np.median(slope) / DAYS_PER_MONTH:.2f} months; states {states}"
+    )
+    out.append(
+        f"  oracle (the 0.9-quantile line through every point's planted y*): median "
+        f"{percent(np.median(oracle))}, mean {percent(np.mean(oracle))} of A"
+    )
     if all("read" in rec for rec in done):
         out += stage_lines(world, done, seed)
-    out.append(f"  common-slope test rejected at 0.05: {share_words([rec['rejected'] for rec in done])}; median p "
-               f"{np.median([rec['p_value'] for rec in done]):.2f}")
+    out.append(
+        f"  common-slope test rejected at 0.05: {share_words([rec['rejected'] for rec in done])}; median p "
+        f"{np.median([rec['p_value'] for rec in done]):.2f}"
+    )
     if all("detectable" in rec for rec in done):
         out += power_lines(world, done)
     for table in pooled_tables.TABLES[1:]:
         compression, offset = TABLE_SCALES[table]
         a = np.array([rec["scales"][table][0] for rec in done])
         s = np.array([rec["scales"][table][1] for rec in done])
-        out.append(f"  {table}: a_T median {np.nanmedian(a):.2f} (planted {-offset / compression:.2f}), s_T median "
-                   f"{np.nanmedian(s):.2f} (planted {1 / compression:.2f})")
+        out.append(
+            f"  {table}: a_T median {np.nanmedian(a):.2f} (planted {-offset / compression:.2f}), s_T median "
+            f"{np.nanmedian(s):.2f} (planted {1 / compression:.2f})"
+        )
     return out
 
 
@@ -366,22 +415,30 @@ def stage_lines(world: World, done: list[dict], seed: int) -> list[str]:
     """Where the bias comes from (:func:`stage_slopes`): each stage's slope over A (median, Monte Carlo error), each
     step's paired change, and each table's own oracle."""
     truth = world.slope
-    stages = [("the frontier rule on the pooled targets (oracle)", "oracle"),
-              ("+ the bounds (the kinds and gaps read, the planted scales, no noise)", "bounds"),
-              ("+ the points' noise (the estimator's reading, the planted scales)", "read"),
-              ("+ the fitted scales (the estimator's point)", "slope")]
+    stages = [
+        ("the frontier rule on the pooled targets (oracle)", "oracle"),
+        ("+ the bounds (the kinds and gaps read, the planted scales, no noise)", "bounds"),
+        ("+ the points' noise (the estimator's reading, the planted scales)", "read"),
+        ("+ the fitted scales (the estimator's point)", "slope"),
+    ]
     values = {key: np.array([rec[key] for rec in done]) / truth - 1 for _, key in stages}
-    out = ["  where the bias comes from, each stage's pooled slope over A (median) and its step from the one before "
-           "(the median of the paired differences):"]
+    out = [
+        "  where the bias comes from, each stage's pooled slope over A (median) and its step from the one before "
+        "(the median of the paired differences):"
+    ]
     before = None
     for words, key in stages:
         step = "" if before is None else f"; step {with_error(values[key] - values[before], seed)}"
         out.append(f"    {words}: {with_error(values[key], seed)}{step}")
         before = key
-    own = {table: np.array([rec["oracle_tables"][table] for rec in done]) / world.table_slope(table) - 1
-           for table in pooled_tables.TABLES}
-    out.append("    each table's own oracle (its targets alone, over its planted slope): "
-               + ", ".join(f"{table} {with_error(values, seed)}" for table, values in own.items()))
+    own = {
+        table: np.array([rec["oracle_tables"][table] for rec in done]) / world.table_slope(table) - 1
+        for table in pooled_tables.TABLES
+    }
+    out.append(
+        "    each table's own oracle (its targets alone, over its planted slope): "
+        + ", ".join(f"{table} {with_error(values, seed)}" for table, values in own.items())
+    )
     return out
 
 
@@ -391,13 +448,17 @@ def power_lines(world: World, done: list[dict]) -> list[str]:
     own = ", ".join(
         f"{table} {np.median([rec['tables'][table][0] for rec in done]) / world.table_slope(table):.2f} "
         f"(oracle {np.median([rec['oracle_tables'][table] for rec in done]) / world.table_slope(table):.2f})"
-        for table in pooled_tables.TABLES)
-    ratios = np.array([1 + min(rec["detectable"].values()) / rec["slope"] if rec["slope"] > 0 else math.nan
-                       for rec in done])
+        for table in pooled_tables.TABLES
+    )
+    ratios = np.array(
+        [1 + min(rec["detectable"].values()) / rec["slope"] if rec["slope"] > 0 else math.nan for rec in done]
+    )
     low, high = np.nanquantile(ratios, [0.1, 0.9])
-    return [f"  each table's own slope on the common scale over its planted slope, median: {own}",
-            f"  the smallest slope ratio the test detects at 80% power (its most detectable table, from the draws): "
-            f"median {np.nanmedian(ratios):.2f}× (10–90%: {low:.2f}–{high:.2f}×)"]
+    return [
+        f"  each table's own slope on the common scale over its planted slope, median: {own}",
+        f"  the smallest slope ratio the test detects at 80% power (its most detectable table, from the draws): "
+        f"median {np.nanmedian(ratios):.2f}× (10–90%: {low:.2f}–{high:.2f}×)",
+    ]
 
 
 def stored_runs(store: Path, seed: int) -> dict[tuple[str, int], list[dict]]:
@@ -434,9 +495,16 @@ def world_bias(world_name: str, draws: int, records: list[dict], seed: int) -> d
     world = WORLDS[world_name]
     done = [rec for rec in records if "error" not in rec]
     ratio = np.array([rec["slope"] for rec in done]) / world.slope - 1
-    return {"world": world_name, "words": world.words, "draws": draws, "planted_months": world.months,
-            "replicates": len(done), "failed": len(records) - len(done), "bias": float(np.median(ratio)),
-            "bias_se": median_error(ratio, seed)}
+    return {
+        "world": world_name,
+        "words": world.words,
+        "draws": draws,
+        "planted_months": world.months,
+        "replicates": len(done),
+        "failed": len(records) - len(done),
+        "bias": float(np.median(ratio)),
+        "bias_se": median_error(ratio, seed),
+    }
 
 
 def bias_document(read: dict[tuple[str, int], list[dict]], seed: int) -> dict:
@@ -448,27 +516,43 @@ def bias_document(read: dict[tuple[str, int], list[dict]], seed: int) -> dict:
     runs = {draws: worlds for draws, worlds in RUNS}
     kept = [(name, draws) for name, draws in read if not WORLDS[name].ratios]
     worlds = [world_bias(name, draws, read[(name, draws)], seed) for name, draws in kept]
-    record = pooled_bias.PooledBias(tuple(pooled_bias.WorldBias(**world) for world in worlds), (),
-                                    pooled["doubling_time_months"], pooled_bias.RECORD)
+    record = pooled_bias.PooledBias(
+        tuple(pooled_bias.WorldBias(**world) for world in worlds),
+        (),
+        pooled["doubling_time_months"],
+        pooled_bias.RECORD,
+    )
     correction = pooled_bias.corrected(record, pooled)
     by_run = {(c.world.world, c.world.draws): c for c in correction.corrections}
     for world in worlds:
         found = by_run.get((world["world"], world["draws"]))
-        world.update({"corrected": found is not None,
-                      "corrected_months": found.months if found else None,
-                      "corrected_months_low": found.months_low if found else None,
-                      "corrected_months_high": found.months_high if found else None})
+        world.update(
+            {
+                "corrected": found is not None,
+                "corrected_months": found.months if found else None,
+                "corrected_months_low": found.months_low if found else None,
+                "corrected_months_high": found.months_high if found else None,
+            }
+        )
     both = correction.corrected_range()
-    return {"study": pooled_bias.STUDY,
-            "commands": [run_command(name, runs[draws][name], draws) for name, draws in kept] + [SUMMARY_COMMAND],
-            "statistic": "median", "threshold": pooled_bias.THRESHOLD,
-            "point_months": pooled["doubling_time_months"], "ci_low": pooled["ci_low"], "ci_high": pooled["ci_high"],
-            "slope_per_day": pooled["slope_per_day"], "slope_ci_low": pooled["slope_ci_low"],
-            "slope_ci_high": pooled["slope_ci_high"], "n_boot": pooled["n_boot"], "worlds": worlds,
-            "corrected": both is not None,
-            "corrected_months": list(both[0]) if both else None,
-            "corrected_months_low": list(both[1]) if both else None,
-            "corrected_months_high": list(both[2]) if both else None}
+    return {
+        "study": pooled_bias.STUDY,
+        "commands": [run_command(name, runs[draws][name], draws) for name, draws in kept] + [SUMMARY_COMMAND],
+        "statistic": "median",
+        "threshold": pooled_bias.THRESHOLD,
+        "point_months": pooled["doubling_time_months"],
+        "ci_low": pooled["ci_low"],
+        "ci_high": pooled["ci_high"],
+        "slope_per_day": pooled["slope_per_day"],
+        "slope_ci_low": pooled["slope_ci_low"],
+        "slope_ci_high": pooled["slope_ci_high"],
+        "n_boot": pooled["n_boot"],
+        "worlds": worlds,
+        "corrected": both is not None,
+        "corrected_months": list(both[0]) if both else None,
+        "corrected_months_low": list(both[1]) if both else None,
+        "corrected_months_high": list(both[2]) if both else None,
+    }
 
 
 #: The first pooled result (results/three_tables/first.json), read, never written.
@@ -481,8 +565,10 @@ def corrected_lines(read: dict) -> list[str]:
     headline row): which world is nearer the data is a choice of the worlds, so the corrections are a range."""
     first = json.loads(FIRST.read_text())["pooled"]
     slope = first["slope_per_day"]
-    out = [f"the declared estimator's point ({FIRST.parent.name}/{FIRST.name}): {first['doubling_time_months']:.2f} "
-           f"months; divided by each one-slope world's median bias:"]
+    out = [
+        f"the declared estimator's point ({FIRST.parent.name}/{FIRST.name}): {first['doubling_time_months']:.2f} "
+        f"months; divided by each one-slope world's median bias:"
+    ]
     for (name, draws), records in read.items():
         if WORLDS[name].ratios:
             continue
@@ -498,11 +584,15 @@ def design_lines(rows: list[TableRow]) -> list[str]:
     out = []
     for row, frame in zip(rows, frames):
         kind = frame["kind"].to_numpy(float)
-        out.append(f"  {row.table}: {len(frame)} points, {int((kind == EXACT).sum())} exact, "
-                   f"{int((kind == UPPER).sum())} upper bounds, {int((kind == LOWER).sum())} lower bounds")
+        out.append(
+            f"  {row.table}: {len(frame)} points, {int((kind == EXACT).sum())} exact, "
+            f"{int((kind == UPPER).sum())} upper bounds, {int((kind == LOWER).sum())} lower bounds"
+        )
     held = pd.Series(np.concatenate([frame["model"].astype(str).unique() for frame in frames])).value_counts()
-    out.append(f"  {held.size} models, {int((held == 2).sum())} in two tables' points, {int((held == 3).sum())} in all "
-               f"three; {len(set(np.concatenate([frame['lab'].astype(str) for frame in frames])))} labs")
+    out.append(
+        f"  {held.size} models, {int((held == 2).sum())} in two tables' points, {int((held == 3).sum())} in all "
+        f"three; {len(set(np.concatenate([frame['lab'].astype(str) for frame in frames])))} labs"
+    )
     return out
 
 
@@ -520,8 +610,11 @@ def main() -> None:
     parser.add_argument("--store", required=True, help="a folder: one JSON-lines store per world (resumable)")
     parser.add_argument("--summary", action="store_true", help="print every world's summary from the stores")
     parser.add_argument("--minutes", type=float, default=None, help="start no replicate after this many minutes")
-    parser.add_argument("--write", action="store_true",
-                        help="with --summary: write results/three_tables/bias.json (densing.trend.pooled_bias)")
+    parser.add_argument(
+        "--write",
+        action="store_true",
+        help="with --summary: write results/three_tables/bias.json (densing.trend.pooled_bias)",
+    )
     args = parser.parse_args()
     store = Path(args.store)
     if args.summary:
@@ -529,8 +622,7 @@ def main() -> None:
         print("\n".join(report(read, args.seed)))
         if args.write:
             document = json_value(bias_document(read, args.seed))
-            pooled_bias.RECORD.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n",
-                                          encoding="utf-8")
+            pooled_bias.RECORD.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         return
     if args.world is None:
         parser.error("--world or --summary")
@@ -541,8 +633,13 @@ def main() -> None:
         return run_replicate(r, args.world, args.seed, args.n_boot)
 
     seconds = None if args.minutes is None else 60 * args.minutes
-    done, fresh, elapsed = run_replicates(args.replicates, run, config_of(args.world, args.seed, args.n_boot),
-                                          str(store / f"{args.world}.jsonl"), seconds=seconds)
+    done, fresh, elapsed = run_replicates(
+        args.replicates,
+        run,
+        config_of(args.world, args.seed, args.n_boot),
+        str(store / f"{args.world}.jsonl"),
+        seconds=seconds,
+    )
     print(f"{fresh} replicates run in {elapsed:.0f} s, {len(done) - fresh} read from the store")
     print("\n".join(summary(args.world, done, args.seed)))
 

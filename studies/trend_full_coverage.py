@@ -17,6 +17,7 @@ carrying the fit and score uncertainty buys.
 
     PYTHONPATH=. python studies/trend_full_coverage.py --replicates 40
 """
+
 from __future__ import annotations
 
 import argparse
@@ -44,8 +45,18 @@ def reference_table(rng, n_ref: int, items: int) -> pd.DataFrame:
     n = 10 ** rng.uniform(8, 10.3, n_ref)
     d = 10 ** rng.uniform(10.3, 11.8, n_ref)
     score = rng.binomial(items, true_score(n, d)) / items
-    return pd.DataFrame({"model": [f"ref{i}" for i in range(n_ref)], "benchmark": "toy", "metric": "acc", "value": score,
-                         "params": n, "train_tokens": d, "loss": np.nan, "run": None})
+    return pd.DataFrame(
+        {
+            "model": [f"ref{i}" for i in range(n_ref)],
+            "benchmark": "toy",
+            "metric": "acc",
+            "value": score,
+            "params": n,
+            "train_tokens": d,
+            "loss": np.nan,
+            "run": None,
+        }
+    )
 
 
 def targets(rng, n_models: int, gap: float, items: int) -> pd.DataFrame:
@@ -54,8 +65,15 @@ def targets(rng, n_models: int, gap: float, items: int) -> pd.DataFrame:
     log_rho = TRUE_SLOPE * t - 2.5 - rng.exponential(gap, n_models)
     p = true_score(n * np.exp(log_rho), D0)
     score = rng.binomial(items, p) / items
-    return pd.DataFrame({"model": [f"m{i}" for i in range(n_models)], "params": n, "t": t, "score": score,
-                         "stderr": np.sqrt(np.clip(score * (1 - score), 1e-6, None) / items)})
+    return pd.DataFrame(
+        {
+            "model": [f"m{i}" for i in range(n_models)],
+            "params": n,
+            "t": t,
+            "score": score,
+            "stderr": np.sqrt(np.clip(score * (1 - score), 1e-6, None) / items),
+        }
+    )
 
 
 def main() -> None:
@@ -76,11 +94,21 @@ def main() -> None:
     start = time.perf_counter()
     for r in range(args.replicates):
         ref = reference_table(rng, args.n_ref, args.items)
-        fit = fit_reference(ref, "toy", law="composed", chance=LAW["d"], ceiling=LAW["c"] + LAW["d"], n_boot=args.ref_boot,
-                            seed=r, d0=D0)
+        fit = fit_reference(
+            ref,
+            "toy",
+            law="composed",
+            chance=LAW["d"],
+            ceiling=LAW["c"] + LAW["d"],
+            n_boot=args.ref_boot,
+            seed=r,
+            d0=D0,
+        )
         models = targets(rng, args.n_models, args.gap, args.items)
         try:
-            result = trend_uncertainty(models, fit, d0=D0, rule=args.rule, n_boot=args.n_boot, n_boot_share=args.n_boot, seed=r)
+            result = trend_uncertainty(
+                models, fit, d0=D0, rule=args.rule, n_boot=args.n_boot, n_boot_share=args.n_boot, seed=r
+            )
         except Exception as exc:  # a replicate the pipeline cannot fit counts as not covered, and is said
             print(f"replicate {r}: {exc}")
             continue
@@ -95,11 +123,17 @@ def main() -> None:
         shares.append((result.share_fit, result.share_score, result.share_models))
     elapsed = time.perf_counter() - start
     mean_shares = np.nanmean(np.asarray(shares), axis=0) if shares else [math.nan] * 3
-    print(f"rule {args.rule}, planted slope {TRUE_SLOPE:.5f}/day, {done} of {args.replicates} replicates fitted, "
-          f"{elapsed:.0f} s")
+    print(
+        f"rule {args.rule}, planted slope {TRUE_SLOPE:.5f}/day, {done} of {args.replicates} replicates fitted, "
+        f"{elapsed:.0f} s"
+    )
     print("interval                          coverage (nominal 0.95)  median width (per day)")
-    print(f"fit + score + models (percentile)  {covered_full / max(done, 1):.3f}                    {np.median(widths_full):.5f}")
-    print(f"models only (normal, ±1.96 sd)     {covered_models / max(done, 1):.3f}                    {np.median(widths_models):.5f}")
+    print(
+        f"fit + score + models (percentile)  {covered_full / max(done, 1):.3f}                    {np.median(widths_full):.5f}"
+    )
+    print(
+        f"models only (normal, ±1.96 sd)     {covered_models / max(done, 1):.3f}                    {np.median(widths_models):.5f}"
+    )
     print(f"mean variance shares: fit {mean_shares[0]:.2f}, score {mean_shares[1]:.2f}, models {mean_shares[2]:.2f}")
 
 

@@ -1,5 +1,6 @@
 """One way for tests to run the command line in-process: ``run(argv, capsys)`` → (exit code, stdout, stderr); and
 :func:`importing`, the moment a script started in a process of its own runs its imports."""
+
 from __future__ import annotations
 
 import time

@@ -1,4 +1,5 @@
 """Shared test helpers: run the CLI in-process and capture its exit code and output."""
+
 from __future__ import annotations
 
 import os

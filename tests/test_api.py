@@ -1,6 +1,7 @@
 """The public API is discoverable from a notebook: ``dir(densing)`` and ``densing.__all__`` list it
 before anything heavy loads, ``help(densing)`` opens with a map of it, and each public function's
 first docstring line says what it returns."""
+
 from __future__ import annotations
 
 import inspect
@@ -17,10 +18,12 @@ ACTION_FIRST_LINES: set[str] = set()
 
 
 def test_dir_lists_the_public_api_without_loading_it():
-    code = ("import sys, densing\nnames = dir(densing)\n"
-            "missing = [n for n in densing.__all__ if n not in names]\n"
-            "heavy = [m for m in ('pandas', 'numpy', 'scipy', 'densing.laws', 'densing.trend') if m in sys.modules]\n"
-            "print(missing, heavy)\n")
+    code = (
+        "import sys, densing\nnames = dir(densing)\n"
+        "missing = [n for n in densing.__all__ if n not in names]\n"
+        "heavy = [m for m in ('pandas', 'numpy', 'scipy', 'densing.laws', 'densing.trend') if m in sys.modules]\n"
+        "print(missing, heavy)\n"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stdout.strip() == "[] []", done.stdout + done.stderr
 
@@ -30,8 +33,15 @@ def test_dir_holds_no_name_the_module_uses_inside():
 
 
 def test_all_holds_the_lazy_names_and_each_resolves():
-    for name in ("fit_reference", "compute_density", "read_results", "measure_trend", "fit_trend", "ReferenceFit",
-                 "WorkerError"):
+    for name in (
+        "fit_reference",
+        "compute_density",
+        "read_results",
+        "measure_trend",
+        "fit_trend",
+        "ReferenceFit",
+        "WorkerError",
+    ):
         assert name in densing.__all__ and name in dir(densing)
     for name in densing.__all__:
         assert getattr(densing, name) is not None, name
@@ -51,21 +61,31 @@ def _names_its_result(function) -> bool:
     first = inspect.getdoc(function).splitlines()[0]
     annotation = inspect.signature(function).return_annotation
     named = str(getattr(annotation, "__name__", annotation)).split("[")[0].split(".")[-1].split(" ")[0]
-    words = {named, "→", "return"} | ({"table", "frame"} if named == "DataFrame" else set()) | (
-        {"(fit, table)"} if named == "tuple" else set())
+    words = (
+        {named, "→", "return"}
+        | ({"table", "frame"} if named == "DataFrame" else set())
+        | ({"(fit, table)"} if named == "tuple" else set())
+    )
     return any(w in first for w in words)
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="the first line names the action")) if n in ACTION_FIRST_LINES
-    else n for n in PUBLIC_FUNCTIONS])
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="the first line names the action"))
+        if n in ACTION_FIRST_LINES
+        else n
+        for n in PUBLIC_FUNCTIONS
+    ],
+)
 def test_first_docstring_line_says_what_it_returns(name):
     assert _names_its_result(getattr(densing, name)), inspect.getdoc(getattr(densing, name)).splitlines()[0]
 
 
 def test_the_overlap_package_is_an_attribute_and_a_rank_trace_repr_is_one_line():
-    import densing
     from conftest import SHARED_DATA
+
+    import densing
 
     assert densing.overlap.__name__ == "densing.overlap" and "overlap" in dir(densing)
     traces = SHARED_DATA / "traces" / "hta" / "ddp_2rank"

@@ -10,6 +10,7 @@ bad values per kind of such argument; :data:`SIGNATURES` names each data argumen
 is named as given (the file-level message the CLI prints too). The few good cases at the end check that the checks
 let real use through.
 """
+
 from __future__ import annotations
 
 import math
@@ -46,6 +47,7 @@ def tiny(public) -> pd.DataFrame:
 
 # -- the catalogue: bad values by kind (each a function of the good table, for the table kind) ------------------
 
+
 def _bad_tables(table: pd.DataFrame) -> dict[str, object]:
     return {
         "not-a-frame": "results/public_models.csv",
@@ -64,25 +66,57 @@ def _bad_tables(table: pd.DataFrame) -> dict[str, object]:
 
 
 CATALOGUE: dict[str, dict[str, object]] = {
-    "fit": {"int": 3, "empty-string": "", "blank": "  ", "unknown-name": "no-such-fit_mmlu",
-            "missing-file": "nowhere/fit.json", "a-dict": {"kind": "two-step"}},
-    "fits": {"int": 3, "empty-string": "", "empty-tuple": (), "empty-list": [], "unknown-name": "no-such-fit_mmlu",
-             "list-with-int": [3]},
-    "names": {"int": 3, "empty-string": "", "empty-tuple": (), "tuple-with-blank": ("mmlu", ""),
-              "tuple-with-int": ("mmlu", 3)},
+    "fit": {
+        "int": 3,
+        "empty-string": "",
+        "blank": "  ",
+        "unknown-name": "no-such-fit_mmlu",
+        "missing-file": "nowhere/fit.json",
+        "a-dict": {"kind": "two-step"},
+    },
+    "fits": {
+        "int": 3,
+        "empty-string": "",
+        "empty-tuple": (),
+        "empty-list": [],
+        "unknown-name": "no-such-fit_mmlu",
+        "list-with-int": [3],
+    },
+    "names": {
+        "int": 3,
+        "empty-string": "",
+        "empty-tuple": (),
+        "tuple-with-blank": ("mmlu", ""),
+        "tuple-with-int": ("mmlu", 3),
+    },
     "path": {"int": 3, "none": None, "empty-string": "", "blank": "   "},
     "missing-path": {"missing-file": "no/such/file.csv"},
     "tokens": {"negative": -1.0, "zero": 0.0, "nan": math.nan, "inf": math.inf, "string": "3e11", "huge": 1e30},
-    "scores": {"string": "0.5", "empty-tuple": (), "score-55": [55.0], "score-negative": [-1.0], "nan": [math.nan],
-               "inf": [math.inf], "a-dict": {"a": 0.5}},
+    "scores": {
+        "string": "0.5",
+        "empty-tuple": (),
+        "score-55": [55.0],
+        "score-negative": [-1.0],
+        "nan": [math.nan],
+        "inf": [math.inf],
+        "a-dict": {"a": 0.5},
+    },
     "text": {"int": 3, "empty-string": "", "none": None},
-    "counts": {"negative": -5, "zero": 0, "nan": math.nan, "inf": math.inf, "word": "seven", "empty": [],
-               "a-dict": {"n": 7e9}},
+    "counts": {
+        "negative": -5,
+        "zero": 0,
+        "nan": math.nan,
+        "inf": math.inf,
+        "word": "seven",
+        "empty": [],
+        "a-dict": {"n": 7e9},
+    },
 }
 
 
 # -- which argument of which function is of which kind ----------------------------------------------------------
 # Each entry: (function name, argument, kind, call(value, ctx)); ctx holds the good table, the fit and the tiny table.
+
 
 def _sig(function: str, argument: str, kind: str, call):
     return (function, argument, kind, call)
@@ -110,17 +144,31 @@ SIGNATURES = [
     _sig("compute_density", "fits", "fits", lambda v, c: densing.compute_density(c["tiny"], v, intervals=False)),
     _sig("fit_trend", "targets", "table", lambda v, c: densing.fit_trend(v, c["fit"], n_boot=40, n_boot_share=0)),
     _sig("fit_trend", "reference", "fits", lambda v, c: densing.fit_trend(c["tiny"], v, n_boot=40, n_boot_share=0)),
-    _sig("fit_trend", "benchmarks", "names",
-         lambda v, c: densing.fit_trend(c["tiny"], "Llama-3.1", benchmarks=v, n_boot=40, n_boot_share=0)),
+    _sig(
+        "fit_trend",
+        "benchmarks",
+        "names",
+        lambda v, c: densing.fit_trend(c["tiny"], "Llama-3.1", benchmarks=v, n_boot=40, n_boot_share=0),
+    ),
     _sig("measure_trend", "targets", "table", lambda v, c: densing.measure_trend(v, n_boot=40, n_boot_side=40)),
-    _sig("measure_trend", "fit", "fit", lambda v, c: densing.measure_trend(c["tiny"], fit=v, n_boot=40, n_boot_side=40)),
+    _sig(
+        "measure_trend", "fit", "fit", lambda v, c: densing.measure_trend(c["tiny"], fit=v, n_boot=40, n_boot_side=40)
+    ),
     _sig("measure_trend", "table", "text", lambda v, c: densing.measure_trend(c["tiny"], table=v)),
     _sig("fit_reference", "frame", "table", lambda v, c: densing.fit_reference(v, "mmlu", n_boot=0)),
     _sig("fit_reference", "benchmark", "names", lambda v, c: densing.fit_reference(c["tiny"], v, n_boot=0)),
-    _sig("held_out_validation", "frame", "table",
-         lambda v, c: densing.held_out_validation(v, "mmlu", max_params=1e10, n_boot=0)),
-    _sig("held_out_validation", "benchmark", "names",
-         lambda v, c: densing.held_out_validation(c["tiny"], v, max_params=1e10, n_boot=0)),
+    _sig(
+        "held_out_validation",
+        "frame",
+        "table",
+        lambda v, c: densing.held_out_validation(v, "mmlu", max_params=1e10, n_boot=0),
+    ),
+    _sig(
+        "held_out_validation",
+        "benchmark",
+        "names",
+        lambda v, c: densing.held_out_validation(c["tiny"], v, max_params=1e10, n_boot=0),
+    ),
     _sig("measure", "models", "names", lambda v, c: densing.measure(v)),
     _sig("measure", "suite", "text", lambda v, c: densing.measure([{"model": "hf-internal-testing/tiny"}], suite=v)),
 ]
@@ -162,8 +210,19 @@ def test_bad_argument_is_a_densing_error_naming_it(function, argument, kind, cas
 def test_every_public_function_taking_data_is_in_the_catalogue():
     """A function added to densing.__all__ joins SIGNATURES or declares its constraints (or is named here as taking
     no data)."""
-    without_data = {"DensingError", "EvalError", "FitError", "InputError", "TraceError", "WorkerError", "__version__",
-                    "density", "overlap", "paths", "ReferenceFit"}
+    without_data = {
+        "DensingError",
+        "EvalError",
+        "FitError",
+        "InputError",
+        "TraceError",
+        "WorkerError",
+        "__version__",
+        "density",
+        "overlap",
+        "paths",
+        "ReferenceFit",
+    }
     covered = {f for f, *_ in SIGNATURES}
     covered |= {name for name in densing.__all__ if hasattr(getattr(densing, name), "parameter_constraints")}
     assert set(densing.__all__) - without_data <= covered, set(densing.__all__) - without_data - covered
@@ -178,6 +237,7 @@ def test_no_data_argument_here_is_a_declared_option():
 
 
 # -- good arguments still work --------------------------------------------------------------------------------
+
 
 def test_a_short_fit_name_resolves_everywhere(fit, tiny):
     by_name = densing.invert(FIT_NAME, [0.5, 0.6])
@@ -196,8 +256,10 @@ def test_one_string_is_one_benchmark(public):
 
 def test_counts_written_as_text_are_parsed(tiny, fit):
     written = tiny.assign(params=[f"{p / 1e9:g}B" for p in tiny["params"]])
-    assert np.allclose(densing.compute_density(written, fit, intervals=False)["density"],
-                       densing.compute_density(tiny, fit, intervals=False)["density"])
+    assert np.allclose(
+        densing.compute_density(written, fit, intervals=False)["density"],
+        densing.compute_density(tiny, fit, intervals=False)["density"],
+    )
 
 
 def test_a_scalar_score_and_the_bounds_invert(fit):
@@ -207,6 +269,7 @@ def test_a_scalar_score_and_the_bounds_invert(fit):
 
 
 # -- module-level functions the documentation reaches, and numpy's numbers --------------------------------------
+
 
 def test_numpy_scalars_are_numbers_to_a_constraint(fit):
     """``conf_int(np.float32(0.05))`` is the 0.05 it holds; ``np.float32(1.5)`` is refused as 1.5 is, in words that
@@ -224,8 +287,11 @@ def test_a_results_alpha_in_single_precision_is_its_level(public):
     level is refused naming both, each written as a number."""
     trend = densing.fit_trend(public, n_boot=40, n_boot_share=0)
     pd.testing.assert_frame_equal(trend.conf_int(np.float32(0.05)), trend.conf_int(0.05))
-    with pytest.raises(densing.InputError, match=r"^alpha: TrendUncertainty holds 0.95 intervals \(alpha = 0.05\), "
-                                                 r"got 0.1; refit at level 0.9"):
+    with pytest.raises(
+        densing.InputError,
+        match=r"^alpha: TrendUncertainty holds 0.95 intervals \(alpha = 0.05\), "
+        r"got 0.1; refit at level 0.9",
+    ):
         trend.conf_int(np.float32(0.1))
 
 
@@ -236,7 +302,9 @@ def test_invert_joint_refuses_what_is_no_fit_list_or_no_score(fit):
         with pytest.raises(densing.InputError, match="^fits: expected a non-empty list of ReferenceFit"):
             invert_joint(fits, [[0.5]], [[0.01]])
     for scores, stderr in (([[1.5]], [[0.01]]), ([[0.5]], [[-0.01]]), ([["x"]], [[0.01]]), ([[math.inf]], [[0.0]])):
-        with pytest.raises(densing.InputError, match=r"^(scores, stderr|(scores|stderr) \(model 0, benchmark \w+\)): expected"):
+        with pytest.raises(
+            densing.InputError, match=r"^(scores, stderr|(scores|stderr) \(model 0, benchmark \w+\)): expected"
+        ):
             invert_joint([fit], scores, stderr)
     assert np.isfinite(invert_joint([fit], [[0.5]], [[0.01]]).log_size).all()
 
@@ -252,15 +320,18 @@ def test_the_overlap_api_refuses_strings_empty_frames_and_wrong_types(tmp_path):
     trace = write_trace(tmp_path / "rank0.json", hand_trace(shift=1000))
     rows, steps = overlap.analyze(trace), overlap.analyze_steps(trace)
     calls = {
-        "analyze(5)": lambda: overlap.analyze(5), "analyze([])": lambda: overlap.analyze([]),
+        "analyze(5)": lambda: overlap.analyze(5),
+        "analyze([])": lambda: overlap.analyze([]),
         "analyze(workers=0)": lambda: overlap.analyze(trace, workers=0),
         "analyze_steps('  ')": lambda: overlap.analyze_steps("  "),
         "compare('a', 'b')": lambda: overlap.compare("a", "b"),
         "compare(empty)": lambda: overlap.compare(pd.DataFrame(), rows),
         "compare(rows, rows, rows)": lambda: overlap.compare(rows, rows, rows),
-        "step_skew('x')": lambda: overlap.step_skew("x"), "step_skew(empty)": lambda: overlap.step_skew(pd.DataFrame()),
+        "step_skew('x')": lambda: overlap.step_skew("x"),
+        "step_skew(empty)": lambda: overlap.step_skew(pd.DataFrame()),
         "step_skew(rows)": lambda: overlap.step_skew(rows),
-        "predict('x')": lambda: overlap.predict("x"), "predict(rows)": lambda: overlap.predict(rows),
+        "predict('x')": lambda: overlap.predict("x"),
+        "predict(rows)": lambda: overlap.predict(rows),
         "calibrate(3)": lambda: overlap.calibrate(3),
     }
     for name, call in calls.items():
@@ -277,7 +348,10 @@ def test_candidate_table_and_the_draws_refuse_impossible_values(public):
     for targets in ("targets", pd.DataFrame(), public.drop(columns="value")):
         with pytest.raises(densing.InputError, match="^targets: expected a DataFrame with column"):
             candidate_table(targets)
-    for call in (lambda: densing.measure_trend(public, n_boot=10**20), lambda: densing.fit_trend(public, n_boot=10**20)):
+    for call in (
+        lambda: densing.measure_trend(public, n_boot=10**20),
+        lambda: densing.fit_trend(public, n_boot=10**20),
+    ):
         with pytest.raises(densing.InputError, match=r"^n_boot: expected an integer in \[40, 100000\] \(.*ceiling\)"):
             call()
 
@@ -291,8 +365,11 @@ def test_the_api_gives_an_interval_from_as_many_draws_as_the_command_line(public
     name = next(iter(draws))
     calls = [lambda: densing.measure_trend(public, **draws)]
     if name == "n_boot":
-        calls += [lambda: densing.fit_trend(public, **draws), lambda: cost_halving_time(public, **draws),
-                  lambda: densing.place("tests/placement/fixtures/lm_eval_results.json", **draws)]
+        calls += [
+            lambda: densing.fit_trend(public, **draws),
+            lambda: cost_halving_time(public, **draws),
+            lambda: densing.place("tests/placement/fixtures/lm_eval_results.json", **draws),
+        ]
     for call in calls:
         with pytest.raises(densing.InputError, match=rf"^{name}: .*\b40\b") as refused:
             call()
@@ -311,10 +388,20 @@ def test_the_trace_figures_refuse_each_others_arguments(tmp_path):
     trace = write_trace(tmp_path / "rank0.json", hand_trace(shift=1000))
     traces, rows = overlap.read_traces(trace), overlap.analyze(trace)
     what_if = overlap.predict(overlap.calibrate(trace), workers=[1, 2])
-    given = {"traces": traces, "rows": rows, "runs": {"a": rows}, "what-if rows": what_if, "text": "x",
-             "empty": pd.DataFrame()}
-    takes = {figures.breakdown_figure: "rows", figures.timeline_figure: "traces", figures.runs_figure: "runs",
-             figures.whatif_figure: "what-if rows"}
+    given = {
+        "traces": traces,
+        "rows": rows,
+        "runs": {"a": rows},
+        "what-if rows": what_if,
+        "text": "x",
+        "empty": pd.DataFrame(),
+    }
+    takes = {
+        figures.breakdown_figure: "rows",
+        figures.timeline_figure: "traces",
+        figures.runs_figure: "runs",
+        figures.whatif_figure: "what-if rows",
+    }
     for figure, own in takes.items():
         assert figure(given[own]) is not None
         for name, value in given.items():
@@ -347,8 +434,10 @@ TYPED_ENTRIES = {
 }
 
 
-@pytest.mark.parametrize("entry, kind", [(e, k) for e, (_, none_ok) in TYPED_ENTRIES.items() for k in WRONG_TYPES
-                                         if not (none_ok and k == "none")])
+@pytest.mark.parametrize(
+    "entry, kind",
+    [(e, k) for e, (_, none_ok) in TYPED_ENTRIES.items() for k in WRONG_TYPES if not (none_ok and k == "none")],
+)
 def test_a_wrong_type_where_a_path_name_or_count_is_needed_is_one_line(entry, kind):
     """``densing.place``, ``densing.measure_trend`` and the registries given an int, a list, None, bytes or a dict
     where a path, a name or a count is needed: densing's InputError in one line, never Python's TypeError or

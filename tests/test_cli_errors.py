@@ -1,4 +1,5 @@
 """Bad input through the CLI: one line on stderr, exit code 2, no traceback, no partial output file."""
+
 from __future__ import annotations
 
 import pytest
@@ -17,8 +18,10 @@ BAD_TABLES = {
     "binary": (bytes([0xEB, 0x9C, 0x00, 0x41]) * 75, "not UTF-8 text"),
     "score_above_range": (CSV_HEADER + "m,arc_easy,acc,1.5,1e9,2024-01-01\n", "outside [0, 1]"),
     "future_date": (CSV_HEADER + "m,arc_easy,acc,0.5,1e9,2099-01-01\n", "in the future"),
-    "conflicting_duplicate": (CSV_HEADER + "m,arc_easy,acc,0.5,1e9,2024-01-01\nm,arc_easy,acc,0.6,1e9,2024-01-01\n",
-                              "lines 2 and 3"),  # the file's lines, the header line 1
+    "conflicting_duplicate": (
+        CSV_HEADER + "m,arc_easy,acc,0.5,1e9,2024-01-01\nm,arc_easy,acc,0.6,1e9,2024-01-01\n",
+        "lines 2 and 3",
+    ),  # the file's lines, the header line 1
 }
 
 
@@ -41,7 +44,9 @@ def test_bad_tables_give_one_line_and_exit_2(tmp_path, run_cli, case, command):
 def test_identical_duplicates_collapse(tmp_path):
     from densing.data import read_results
 
-    table = _write(tmp_path / "dup.csv", CSV_HEADER + "m,arc_easy,acc,0.5,1e9,2024-01-01\nm,arc_easy,acc,0.5,1e9,2024-01-01\n")
+    table = _write(
+        tmp_path / "dup.csv", CSV_HEADER + "m,arc_easy,acc,0.5,1e9,2024-01-01\nm,arc_easy,acc,0.5,1e9,2024-01-01\n"
+    )
     frame = read_results(table)
     assert len(frame) == 1 and frame["value"].iloc[0] == 0.5
 
@@ -78,28 +83,36 @@ def test_report_into_proc_is_one_line(run_cli):
     assert code == 2 and "cannot write here" in err and err.count("\n") == 1
 
 
-@pytest.mark.parametrize("args, expected", [
-    (["trend", "--breakpoint", "2022-11-30"], "No such option '--breakpoint'"),
-    (["trend", "--n-boot", "x"], "'x' is not a valid integer"),
-    (["density", "--format", "xml"], "'xml' is not one of"),
-    (["overlap", "analyze"], "Missing argument 'PATH'"),
-    (["no-such-command"], "No such command"),
-])
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        (["trend", "--breakpoint", "2022-11-30"], "No such option '--breakpoint'"),
+        (["trend", "--n-boot", "x"], "'x' is not a valid integer"),
+        (["density", "--format", "xml"], "'xml' is not one of"),
+        (["overlap", "analyze"], "Missing argument 'PATH'"),
+        (["no-such-command"], "No such command"),
+    ],
+)
 def test_usage_errors_are_one_line(run_cli, args, expected):
     code, out, err = run_cli(*args)
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("error: ") and expected in err and "--help" in err
 
 
-@pytest.mark.parametrize("args, expected", [
-    (["--shard", "3/2"], "--shard: expected K/N"),
-    (["--shard", "0/2"], "--shard: expected K/N"),
-    (["--shard", "half"], "--shard: expected K/N"),
-    (["--time-limit", "-1"], "--time-limit: expected a positive number of minutes"),
-    (["--time-limit", "0"], "--time-limit: expected a positive number of minutes"),
-])
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        (["--shard", "3/2"], "--shard: expected K/N"),
+        (["--shard", "0/2"], "--shard: expected K/N"),
+        (["--shard", "half"], "--shard: expected K/N"),
+        (["--time-limit", "-1"], "--time-limit: expected a positive number of minutes"),
+        (["--time-limit", "0"], "--time-limit: expected a positive number of minutes"),
+    ],
+)
 def test_eval_shard_and_time_limit_errors_are_one_line(run_cli, args, expected):
-    code, out, err = run_cli("eval", "--models", "nowhere.yaml", "--benchmarks", "bbh", "--backend", "densing-hf", *args)
+    code, out, err = run_cli(
+        "eval", "--models", "nowhere.yaml", "--benchmarks", "bbh", "--backend", "densing-hf", *args
+    )
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and expected in err
 
@@ -119,8 +132,15 @@ def test_d0_with_a_family_fit_is_refused_in_one_line(run_cli):
     assert code == 2 and err.count("\n") == 1 and "no data term" in err
 
 
-@pytest.mark.parametrize("args", [("density", "--targets", ""), ("report", "--out="), ("trend", "--results", ""),
-                                  ("fit", "--data", "", "--benchmark", "mmlu", "--out", "x.json")])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("density", "--targets", ""),
+        ("report", "--out="),
+        ("trend", "--results", ""),
+        ("fit", "--data", "", "--benchmark", "mmlu", "--out", "x.json"),
+    ],
+)
 def test_an_empty_value_is_refused_not_read_as_the_working_folder(tmp_path, monkeypatch, run_cli, args):
     monkeypatch.chdir(tmp_path)
     code, _, err = run_cli(*args)
@@ -151,9 +171,14 @@ def test_a_value_echoed_in_an_error_is_cut_to_one_readable_line(tmp_path, run_cl
     assert not (tmp_path / "store").exists()
 
 
-@pytest.mark.parametrize("command", [("trend",), ("report", "--out", "{tmp}/r.html"),
-                                     ("measure", "--scores", "tests/placement/fixtures/lm_eval_results.json",
-                                      "--release-date", "2024-06-07")])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("trend",),
+        ("report", "--out", "{tmp}/r.html"),
+        ("measure", "--scores", "tests/placement/fixtures/lm_eval_results.json", "--release-date", "2024-06-07"),
+    ],
+)
 def test_too_few_draws_for_a_95_percent_interval_are_refused(tmp_path, run_cli, command):
     """From 10 draws an interval's end is the most extreme draw, and once read "3.63 months, at least 4.03"."""
     args = [a.format(tmp=tmp_path) for a in command]
@@ -163,10 +188,14 @@ def test_too_few_draws_for_a_95_percent_interval_are_refused(tmp_path, run_cli, 
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize("header,words", [
-    ("model,params,release_date,MMLU,MMLU,BBH", "line 1 (the header): 'MMLU' names columns 4 and 5; keep one"),
-    ("model,params,release_date,MMLU,,BBH", "line 1 (the header): column 5 has no name"),
-], ids=["twice", "empty"])
+@pytest.mark.parametrize(
+    "header,words",
+    [
+        ("model,params,release_date,MMLU,MMLU,BBH", "line 1 (the header): 'MMLU' names columns 4 and 5; keep one"),
+        ("model,params,release_date,MMLU,,BBH", "line 1 (the header): column 5 has no name"),
+    ],
+    ids=["twice", "empty"],
+)
 def test_a_header_is_named_as_the_file_spells_it(header, words, tmp_path, run_cli):
     """Not by pandas' renaming (``MMLU.1``, ``Unnamed: 4``)."""
     path = _write(tmp_path / "s.csv", header + "\nm,1.5e9,2025-01-15,0.6,0.5,0.42\n")

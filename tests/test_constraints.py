@@ -8,12 +8,12 @@ declared argument a valid value, and expects an :class:`~densing.errors.InputErr
 ``NAME: expected WHAT, got VALUE``, WHAT the argument's constraints joined by "or". A function that declares a new
 argument is checked by declaring it; no table of argument kinds is kept here.
 """
+
 from __future__ import annotations
 
 import importlib
 import inspect
 import math
-import os
 import pkgutil
 from functools import lru_cache
 from numbers import Real
@@ -23,8 +23,19 @@ import pytest
 
 import densing
 from densing.errors import DensingError, InputError
-from densing.validation import (Date, Device, ExistingPath, Frame, InstanceOf, Interval, Options, Text,
-                                WholeNumber, shown, validate_params)
+from densing.validation import (
+    Date,
+    Device,
+    ExistingPath,
+    Frame,
+    InstanceOf,
+    Interval,
+    Options,
+    Text,
+    WholeNumber,
+    shown,
+    validate_params,
+)
 
 #: Modules a walk does not import: entry points that run when imported, a worker's child process.
 NOT_IMPORTED = ("densing.cli.__main__", "densing.eval.backends.__main__", "densing.eval.isolated_child")
@@ -57,7 +68,11 @@ def _outside(constraint) -> list:
     if isinstance(constraint, Interval):
         values = ["seven", math.nan, math.inf, True]
         if constraint.left is not None:
-            values += [constraint.left - 1, constraint.left] if constraint.closed in ("right", "neither") else [constraint.left - 1]
+            values += (
+                [constraint.left - 1, constraint.left]
+                if constraint.closed in ("right", "neither")
+                else [constraint.left - 1]
+            )
         if constraint.right is not None:
             values += [constraint.right + 1] + ([constraint.right] if constraint.closed in ("left", "neither") else [])
         if constraint.kind is not Real and constraint.left is not None:
@@ -78,8 +93,12 @@ def _outside(constraint) -> list:
     if isinstance(constraint, Frame):
         import pandas as pd
 
-        return ["table", pd.DataFrame(), _frame(constraint.columns[1:]),
-                _frame(constraint.columns).rename(columns={constraint.columns[-1]: constraint.columns[0]})]
+        return [
+            "table",
+            pd.DataFrame(),
+            _frame(constraint.columns[1:]),
+            _frame(constraint.columns).rename(columns={constraint.columns[-1]: constraint.columns[0]}),
+        ]
     if isinstance(constraint, InstanceOf):
         return [None, "object", 3.5]
     if type(constraint).__name__ == "TraceSource":
@@ -133,8 +152,14 @@ def _cases():
             for constraint in allowed:
                 bad = [v for v in _outside(constraint) if not any(_accepts(c, v) for c in allowed)]
                 for value in bad:
-                    cases.append(pytest.param(qualified, argument, value,
-                                              id=f"{qualified}-{argument}-{type(constraint).__name__}-{value!r}"))
+                    cases.append(
+                        pytest.param(
+                            qualified,
+                            argument,
+                            value,
+                            id=f"{qualified}-{argument}-{type(constraint).__name__}-{value!r}",
+                        )
+                    )
     return cases
 
 
@@ -173,8 +198,15 @@ def test_a_value_outside_a_declared_constraint_is_refused_with_its_kinds_message
 def test_the_walk_finds_the_public_functions_that_take_options():
     """``densing.__all__``'s estimators and every result's ``conf_int`` carry their constraints."""
     names = set(declared())
-    for public in ("fit_reference", "held_out_validation", "compute_density", "fit_trend", "measure_trend",
-                   "read_pythia_evals", "read_lm_eval_json"):
+    for public in (
+        "fit_reference",
+        "held_out_validation",
+        "compute_density",
+        "fit_trend",
+        "measure_trend",
+        "read_pythia_evals",
+        "read_lm_eval_json",
+    ):
         assert hasattr(getattr(densing, public), "parameter_constraints"), public
     assert "densing.results.Result.conf_int" in names
     assert sum(n.endswith(".conf_int") for n in names) >= 5
@@ -207,12 +239,15 @@ def test_a_constraint_on_an_argument_the_function_lacks_is_refused_at_import():
         validate_params({"nope": [Text()]})(lambda n: n)
 
 
-@pytest.mark.parametrize("argv", [
-    ["fit", "--data", "results/public_models.csv", "--benchmark", "mmlu", "--n-boot", "-1"],
-    ["fit", "--data", "results/public_models.csv", "--benchmark", "mmlu", "--jobs", "0"],
-    ["ladder", "fit", "--data", "results", "--seed", "-3"],
-    ["ladder", "check", "--data", "no/such/folder"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["fit", "--data", "results/public_models.csv", "--benchmark", "mmlu", "--n-boot", "-1"],
+        ["fit", "--data", "results/public_models.csv", "--benchmark", "mmlu", "--jobs", "0"],
+        ["ladder", "fit", "--data", "results", "--seed", "-3"],
+        ["ladder", "check", "--data", "no/such/folder"],
+    ],
+)
 def test_a_refusal_at_the_cli_is_one_line_and_exit_2(argv, capsys):
     from densing.cli import main
 

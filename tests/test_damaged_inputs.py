@@ -1,6 +1,7 @@
 """Damaged inputs end well: a file cut mid-row, a JSON of 200,000 tasks with a key written twice, a named pipe given
 as an input, … each ends in one line on stderr naming the file and exit code 2 (or in the right result), with nothing
 half-written and no process left waiting."""
+
 from __future__ import annotations
 
 import json
@@ -23,8 +24,14 @@ TIDY = "model,benchmark,metric,value,params\nm1,arc_easy,acc,0.5,7B\nm2,arc_easy
 def _cli(*argv, cwd, timeout: float = 60) -> subprocess.CompletedProcess:
     """``python cli.py ARGV`` in its own process, ended by ``timeout`` (a hang fails the test, never the suite)."""
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
-    return subprocess.run([sys.executable, str(REPO_ROOT / "cli.py"), *map(str, argv)], capture_output=True,
-                          text=True, timeout=timeout, cwd=cwd, env=env)
+    return subprocess.run(
+        [sys.executable, str(REPO_ROOT / "cli.py"), *map(str, argv)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=cwd,
+        env=env,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -53,8 +60,12 @@ def test_a_row_cut_short_in_a_scores_file_is_refused(tmp_path, run_cli):
     scores = tmp_path / "scores.csv"
     scores.write_text("model,params,release_date,MMLU,leaderboard_bbh\nmine,7B,2024-05-01,0.6\n")
     code, out, err = run_cli("measure", "--scores", scores)
-    assert code == 2 and err == f"error: {scores}: line 2: 4 field(s) where the header names 5 (the row is cut " \
-                                "short: a file cut mid-row?); complete the row or remove it\n", err
+    assert (
+        code == 2
+        and err
+        == f"error: {scores}: line 2: 4 field(s) where the header names 5 (the row is cut "
+        "short: a file cut mid-row?); complete the row or remove it\n"
+    ), err
 
 
 def test_a_table_with_every_row_whole_is_read_as_before(tmp_path):
@@ -127,8 +138,12 @@ def test_a_named_pipe_as_data_is_refused_in_one_line_not_waited_on(tmp_path):
         done = _cli("convert", "--data", pipe, "--out", tmp_path / "out.csv", cwd=tmp_path, timeout=60)
     finally:
         _release(pipe, thread)
-    assert done.returncode == 2 and done.stderr == f"error: {pipe}: is a named pipe; results are read from a regular " \
-                                                   "file or a folder (save the stream to a file first)\n", done.stderr
+    assert (
+        done.returncode == 2
+        and done.stderr
+        == f"error: {pipe}: is a named pipe; results are read from a regular "
+        "file or a folder (save the stream to a file first)\n"
+    ), done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv"]
 
 
@@ -251,10 +266,14 @@ def test_a_built_requests_folder_that_is_a_file_is_set_aside_and_made(tmp_path, 
 
 
 #: Each file output of tools/build_tables.py (subcommand, its other arguments) and the name it takes in a folder.
-TOOL_FILE_OUTPUTS = [(["public", "--obsscaling", "o", "--dates", "d", "--corrections", "c"], "public_models.csv"),
-                     (["openllm-v2-contents", "--raw", "r"], "openllm_v2_contents.csv"),
-                     (["openllm-v2-trend"], "trend.json"), (["openllm-v2-sensitivity"], "curation_sensitivity.csv"),
-                     (["olmes"], "trend.csv"), (["fixed-size"], "fixed_size.csv")]
+TOOL_FILE_OUTPUTS = [
+    (["public", "--obsscaling", "o", "--dates", "d", "--corrections", "c"], "public_models.csv"),
+    (["openllm-v2-contents", "--raw", "r"], "openllm_v2_contents.csv"),
+    (["openllm-v2-trend"], "trend.json"),
+    (["openllm-v2-sensitivity"], "curation_sensitivity.csv"),
+    (["olmes"], "trend.csv"),
+    (["fixed-size"], "fixed_size.csv"),
+]
 
 
 @pytest.mark.parametrize("argv, name", TOOL_FILE_OUTPUTS)
@@ -269,9 +288,21 @@ def test_build_tables_public_out_dir_slash_writes_into_the_folder(tmp_path):
     from tools.build_tables import main
 
     results = REPO_ROOT / "results"
-    code = main(["public", "--obsscaling", str(results / "obsscaling"), "--dates", str(results / "release_dates.csv"),
-                 "--corrections", str(results / "corrections.csv"), "--active-params",
-                 str(results / "active_params.csv"), "--out", f"{tmp_path / 'tables'}/"])
+    code = main(
+        [
+            "public",
+            "--obsscaling",
+            str(results / "obsscaling"),
+            "--dates",
+            str(results / "release_dates.csv"),
+            "--corrections",
+            str(results / "corrections.csv"),
+            "--active-params",
+            str(results / "active_params.csv"),
+            "--out",
+            f"{tmp_path / 'tables'}/",
+        ]
+    )
     assert code == 0 and (tmp_path / "tables").is_dir()
     assert (tmp_path / "tables" / "public_models.csv").read_bytes() == (results / "public_models.csv").read_bytes()
 
@@ -287,8 +318,12 @@ def test_a_v2_table_without_mmlu_pro_is_named_not_the_reference_rule(tmp_path, r
     without = tmp_path / "v2.csv"
     table.drop(columns=["leaderboard_mmlu_pro"]).to_csv(without, index=False)
     code, out, err = run_cli("trend", "--table", "openllm_v2", "--results", without)
-    assert code == 2 and err == f"error: {without}: no scores of MMLU-Pro (column leaderboard_mmlu_pro), which the " \
-                                "v2-native set (MMLU-Pro, BBH, MATH-hard) needs\n", err
+    assert (
+        code == 2
+        and err
+        == f"error: {without}: no scores of MMLU-Pro (column leaderboard_mmlu_pro), which the "
+        "v2-native set (MMLU-Pro, BBH, MATH-hard) needs\n"
+    ), err
 
 
 # ---------------------------------------------------------------------------------------------
@@ -296,10 +331,18 @@ def test_a_v2_table_without_mmlu_pro_is_named_not_the_reference_rule(tmp_path, r
 
 
 def test_the_gpu_check_refuses_an_empty_out_and_writes_nothing(tmp_path):
-    done = subprocess.run([sys.executable, str(REPO_ROOT / "bench" / "gpu_check.py"), "", "--dry-run"],
-                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
-    assert done.returncode == 2 and done.stderr == "error: OUT: an empty path (an unset variable?) would mean the " \
-                                                   "working folder; give a folder\n", done.stderr
+    done = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "bench" / "gpu_check.py"), "", "--dry-run"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert (
+        done.returncode == 2
+        and done.stderr
+        == "error: OUT: an empty path (an unset variable?) would mean the working folder; give a folder\n"
+    ), done.stderr
     assert list(tmp_path.iterdir()) == []
 
 
@@ -311,8 +354,14 @@ def test_the_cold_commands_exit_hook_never_raises_nor_leaves_a_file(out, tmp_pat
     finally:
         sys.path.remove(str(REPO_ROOT / "bench"))
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
-    done = subprocess.run([sys.executable, "-c", PHASES, out, "--version"], capture_output=True, text=True,
-                          timeout=120, cwd=tmp_path, env=env)
+    done = subprocess.run(
+        [sys.executable, "-c", PHASES, out, "--version"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env=env,
+    )
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     assert done.stderr.startswith(f"error: {out}: cannot write the phases (") and done.stderr.count("\n") == 1
     assert list(tmp_path.iterdir()) == []
@@ -336,16 +385,29 @@ def test_a_template_that_another_process_writes_first_is_not_replaced(tmp_path, 
 
     monkeypatch.setattr(densing.io, "_stage", raced)
     code, out, err = run_cli("measure", "--template", target)
-    assert code == 2 and out == "" and err == f"error: {target}: --template: the file exists; give a new file name " \
-                                              "(densing never overwrites it)\n", err
-    assert target.read_text() == "the other process's\n" and sorted(p.name for p in tmp_path.iterdir()) == ["scores.csv"]
+    assert (
+        code == 2
+        and out == ""
+        and err == f"error: {target}: --template: the file exists; give a new file name (densing never overwrites it)\n"
+    ), err
+    assert target.read_text() == "the other process's\n" and sorted(p.name for p in tmp_path.iterdir()) == [
+        "scores.csv"
+    ]
 
 
 def test_three_templates_to_one_new_file_at_once_report_one_write(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
-    runs = [subprocess.Popen([sys.executable, str(REPO_ROOT / "cli.py"), "measure", "--template", "scores.csv"],
-                             cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            for _ in range(3)]
+    runs = [
+        subprocess.Popen(
+            [sys.executable, str(REPO_ROOT / "cli.py"), "measure", "--template", "scores.csv"],
+            cwd=tmp_path,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(3)
+    ]
     ended = [(run.wait(timeout=120), *run.communicate()) for run in runs]
     wrote = [out for code, out, err in ended if code == 0 and out.startswith("wrote scores.csv")]
     refused = [err for code, out, err in ended if code == 2 and "the file exists" in err]
@@ -376,8 +438,7 @@ def test_a_family_name_holding_a_line_feed_stays_on_its_line(hostile_names, run_
     assert not any(line.lstrip().startswith("FAKE LINE") for line in out.splitlines()), out
 
 
-def test_a_right_to_left_override_in_a_model_name_is_escaped_in_csv_on_a_terminal(hostile_names, run_cli,
-                                                                                   monkeypatch):
+def test_a_right_to_left_override_in_a_model_name_is_escaped_in_csv_on_a_terminal(hostile_names, run_cli, monkeypatch):
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True, raising=False)
     code, out, err = run_cli("density", "--targets", hostile_names, "--format", "csv")
     assert code == 0 and "\u202e" not in out and "evil\\u202emodel," in out, err

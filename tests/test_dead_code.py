@@ -6,6 +6,7 @@ that other files hand over by string (lm-eval task configs' ``!function module.n
 deleted or, if something vulture cannot read calls it, listed with that caller in tests/dead_code_allowlist.py.
 Typer's commands (``@app.command``, ``@app.callback``) are called by the command line and never reported.
 """
+
 from __future__ import annotations
 
 import json
@@ -50,12 +51,16 @@ def unused_code() -> list[str]:
     finder.scan(_texts_calling_by_name(), filename="<names called by string>")
     for filename, code in _documented_code():
         # IPython's lines (%magic, !shell) are not Python: blank them so that the rest of the cell is read
-        finder.scan("\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in code.splitlines()),
-                    filename=filename)
+        finder.scan(
+            "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in code.splitlines()),
+            filename=filename,
+        )
     package = REPO_ROOT / "densing"
-    return [f"{item.filename.relative_to(REPO_ROOT)}:{item.first_lineno}: {item.typ} {item.name!r}"
-            for item in finder.get_unused_code(min_confidence=60)
-            if item.typ in KINDS and package in Path(item.filename).parents]
+    return [
+        f"{item.filename.relative_to(REPO_ROOT)}:{item.first_lineno}: {item.typ} {item.name!r}"
+        for item in finder.get_unused_code(min_confidence=60)
+        if item.typ in KINDS and package in Path(item.filename).parents
+    ]
 
 
 def test_every_function_and_class_of_the_package_has_a_caller_outside_the_tests():
@@ -66,7 +71,10 @@ def test_the_allowlist_names_only_what_is_still_defined():
     """An entry of the allow-list whose name the package no longer defines is itself dead."""
     finder = Vulture()
     finder.scavenge([str(REPO_ROOT / "densing")])
-    defined = {item.name for kind in ("defined_funcs", "defined_methods", "defined_classes", "defined_props")
-               for item in getattr(finder, kind)}
+    defined = {
+        item.name
+        for kind in ("defined_funcs", "defined_methods", "defined_classes", "defined_props")
+        for item in getattr(finder, kind)
+    }
     listed = set(re.findall(r"^(\w+)\s+#", ALLOWLIST.read_text(encoding="utf-8"), re.M))
     assert listed and listed <= defined, sorted(listed - defined)

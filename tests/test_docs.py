@@ -6,6 +6,7 @@ Which command runs is decided by one rule, :data:`SKIPPED`: a command is left ou
 (it installs packages, it is a synopsis with placeholders, it evaluates a model or trains one, it reads what such a
 command writes, it starts a server); every other line runs, and each that runs has its expected output in
 :data:`EXPECTED` (a command that runs without one fails the test, so a new example cannot run unchecked)."""
+
 from __future__ import annotations
 
 import json
@@ -16,7 +17,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO_ROOT, SHARED_DATA
 
 PAGES = [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").glob("*.md"))]
@@ -64,7 +64,6 @@ def test_each_command_and_its_options_exist(page, command, run_cli):
     assert not unknown, f"{page}: `{command}`: {unknown} not in `densing {' '.join(path)} --help`"
 
 
-
 def _command_paths() -> list[str]:
     """Every command of the app as typed after ``densing`` (``trend``, ``overlap analyze``), groups' own included."""
     import click
@@ -101,13 +100,20 @@ SKIPPED = [
     (r"^(python3? -m venv|pip install|\.venv/)", "installs packages (network)"),
     (r"^python3? -m pytest", "runs the test suite itself"),
     (r"^dask ", "starts a Dask scheduler or worker that runs until stopped"),
-    (r"\[|\$|\bpath/to/|(?<![\w.-])[A-Z]+(?:[-_][A-Z0-9]+)*(?![\w.])",
-     "a synopsis or a template: [optional] parts, $variables or upper-case placeholders (PATH, TRACES, M)"),
-    (r"^densing eval --models(?!.*--out results/smollm2/store)", "evaluates models: their weights and minutes to hours of CPU"),
+    (
+        r"\[|\$|\bpath/to/|(?<![\w.-])[A-Z]+(?:[-_][A-Z0-9]+)*(?![\w.])",
+        "a synopsis or a template: [optional] parts, $variables or upper-case placeholders (PATH, TRACES, M)",
+    ),
+    (
+        r"^densing eval --models(?!.*--out results/smollm2/store)",
+        "evaluates models: their weights and minutes to hours of CPU",
+    ),
     (r"^densing overlap run ", "trains a model in profiled processes (the train extra, minutes)"),
     (r"^densing ladder fit ", "refits the ladder's shipped references: minutes on 2 cores"),
-    (r"(^|\s)(runs|tpruns|reps|stores)/|(^|\s)(runs|tpruns|reps)(\s|$)|\bstore-\d|--into store\b|\s--out store(\s|$)",
-     "reads or writes what a command left out above writes (a training run, an evaluation store)"),
+    (
+        r"(^|\s)(runs|tpruns|reps|stores)/|(^|\s)(runs|tpruns|reps)(\s|$)|\bstore-\d|--into store\b|\s--out store(\s|$)",
+        "reads or writes what a command left out above writes (a training run, an evaluation store)",
+    ),
 ]
 
 #: What each command that runs prints (a pattern over its stdout) and the files it writes: by the longest prefix.
@@ -128,8 +134,10 @@ EXPECTED = {
     "densing eval --list": (r"\nmmlu\s+mmlu\s+5", ()),
     "densing report": (r"wrote report\.html", ("report.html",)),
     "densing eval --models": (r"smollm2-\S*\s+openllm_v1_mmlu\s+0\.\d+", ()),
-    "densing measure --scores tests/placement/fixtures/v2_scores.csv --table openllm_v2":
-        (r"inverted on\s+mmlu_pro,\s+leaderboard_bbh,\s+math_hard.*my-org/my-model-7b: ρ = \d", ()),
+    "densing measure --scores tests/placement/fixtures/v2_scores.csv --table openllm_v2": (
+        r"inverted on\s+mmlu_pro,\s+leaderboard_bbh,\s+math_hard.*my-org/my-model-7b: ρ = \d",
+        (),
+    ),
     "densing measure --scores": (r"my-org/my-model-7b: ρ = \d[\d.]* \(95% CI .*the frontier's band", ()),
     "densing measure": (r"smollm2-135m-instruct-q4_1: arc_challenge \d", ("report.html",)),
     "densing overlap analyze ../shared/data/traces/hta/ddp_2rank --format json": (r'"comm_comp_overlap_pct": \d', ()),
@@ -154,8 +162,14 @@ RUNNABLE = [(p, c) for p, c in LINES if _skipped(c) is None]
 def test_the_rule_runs_the_main_examples_and_skips_with_a_reason():
     assert all(c.startswith("densing ") for _, c in RUNNABLE), [c for _, c in RUNNABLE if not c.startswith("densing ")]
     ran = {c.split(" --", 1)[0] for _, c in RUNNABLE}
-    assert {"densing trend", "densing density", "densing report", "densing eval", "densing measure",
-            "densing overlap analyze ../shared/data/traces/hta/ddp_2rank"} <= ran
+    assert {
+        "densing trend",
+        "densing density",
+        "densing report",
+        "densing eval",
+        "densing measure",
+        "densing overlap analyze ../shared/data/traces/hta/ddp_2rank",
+    } <= ran
     assert _skipped("densing overlap skew TRACES") and _skipped("densing fit --data PATH --out reference_fits/X.json")
     assert _skipped("densing eval --models results/smollm2/models.yaml --benchmarks mmlu --out runs/store")
 
@@ -165,8 +179,16 @@ def fresh_clone(tmp_path_factory) -> Path:
     """The checkout's files as a fresh clone has them (tracked and untracked, not ignored) in a scratch folder, with
     ``../shared/data`` beside it pointing at the public data."""
     root = tmp_path_factory.mktemp("clone")
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=REPO_ROOT,
-                            capture_output=True, check=True).stdout.decode().split("\0")
+    listed = (
+        subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=REPO_ROOT,
+            capture_output=True,
+            check=True,
+        )
+        .stdout.decode()
+        .split("\0")
+    )
     clone = root / "densing"
     for name in filter(None, listed):
         source = REPO_ROOT / name

@@ -5,6 +5,7 @@ results table and in the API's ``since``; fit files (:data:`densing.laws.fit_sch
 sizes and budgets a law needs; a window of release dates; the Swallow builder's inputs and its set of outputs; T3's γ,
 a wide table's rows, lm-eval's model_args. Combinations and labels: ``tests/test_refusals.py``.
 """
+
 from __future__ import annotations
 
 import csv
@@ -13,9 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from densing.paths import SHARED_DATA
-
 from densing.errors import InputError
+from densing.paths import SHARED_DATA
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 HEADER = "model,benchmark,metric,value,params,release_date\n"
@@ -33,16 +33,23 @@ def _one_line_exit_2(result, *words: str) -> None:
 # ---------------------------------------------------------------------------------------------
 # dates
 
-OUT_OF_DOMAIN_DATES = {"spreadsheet day zero": "1900-01-01", "Unix epoch": "1970-01-01", "1990": "1990-01-01",
-                       "a typo for 2021": "2001-03-01", "day before GPT-1": "2018-06-10", "future": "2999-01-01"}
+OUT_OF_DOMAIN_DATES = {
+    "spreadsheet day zero": "1900-01-01",
+    "Unix epoch": "1970-01-01",
+    "1990": "1990-01-01",
+    "a typo for 2021": "2001-03-01",
+    "day before GPT-1": "2018-06-10",
+    "future": "2999-01-01",
+}
 
 
 @pytest.mark.parametrize("date", OUT_OF_DOMAIN_DATES.values(), ids=OUT_OF_DOMAIN_DATES.keys())
 def test_a_table_date_outside_the_domain_is_one_line_naming_file_row_field_value_and_domain(date, tmp_path, run_cli):
     table = tmp_path / "targets.csv"
     table.write_text(HEADER + GOOD + f"org/b,arc_easy,acc,0.5,1e9,{date}\n")
-    _one_line_exit_2(run_cli("density", "--targets", table), str(table), "line 3", "field 'release_date'", date,
-                     "[2018-06-11, today")
+    _one_line_exit_2(
+        run_cli("density", "--targets", table), str(table), "line 3", "field 'release_date'", date, "[2018-06-11, today"
+    )
 
 
 def _public_with(tmp_path, column: str, value: str):
@@ -58,8 +65,14 @@ def _public_with(tmp_path, column: str, value: str):
 def test_a_wide_table_date_outside_the_domain_names_its_own_row(tmp_path, run_cli):
     """The public (wide) table with one model dated 1900-01-01 moves the trend by years if read; it is refused."""
     table = _public_with(tmp_path, "release_date", "1900-01-01")
-    _one_line_exit_2(run_cli("trend", "--results", table, "--since", "none"), str(table), "line 4",
-                     "field 'release_date'", "1900-01-01", "[2018-06-11, today")
+    _one_line_exit_2(
+        run_cli("trend", "--results", table, "--since", "none"),
+        str(table),
+        "line 4",
+        "field 'release_date'",
+        "1900-01-01",
+        "[2018-06-11, today",
+    )
 
 
 @pytest.mark.parametrize("date", OUT_OF_DOMAIN_DATES.values(), ids=OUT_OF_DOMAIN_DATES.keys())
@@ -163,8 +176,12 @@ def test_a_composed_and_a_family_fit_outside_the_domain_are_refused():
     from densing.laws.reference_fit import check_fit_dict
 
     composed, family = _fit_data("pile_hellaswag_composed.json"), _fit_data("family_llama-3.1_mmlu.json")
-    for data, edit, field in [(composed, {"d": -0.01}, "'params.d'"), (composed, {"c": 0.76}, "'params.c'"),
-                              (family, {"d": 1.0}, "'params.d'"), (family, {"c": 0.8}, "'params.c'")]:
+    for data, edit, field in [
+        (composed, {"d": -0.01}, "'params.d'"),
+        (composed, {"c": 0.76}, "'params.c'"),
+        (family, {"d": 1.0}, "'params.d'"),
+        (family, {"c": 0.8}, "'params.c'"),
+    ]:
         bad = {**data, "params": {**data["params"], **edit}}
         with pytest.raises(InputError, match=field):
             check_fit_dict(bad, source="f.json")
@@ -201,10 +218,20 @@ def _one_size_table(sizes=(1e9,), budgets=(1e10, 2e10, 5e10, 1e11, 2e11, 5e11)):
     rows = []
     for n in sizes:
         for t in budgets:
-            loss = 40 * n ** -0.15 + 300 * t ** -0.25
+            loss = 40 * n**-0.15 + 300 * t**-0.25
             score = 0.5 / (1 + np.exp(6 * (loss - 2.6))) + 0.25
-            rows.append({"model": f"m{n:g}@{t:g}", "benchmark": "arc_easy", "metric": "acc", "value": score,
-                         "params": n, "train_tokens": t, "loss": loss, "run": f"m{n:g}"})
+            rows.append(
+                {
+                    "model": f"m{n:g}@{t:g}",
+                    "benchmark": "arc_easy",
+                    "metric": "acc",
+                    "value": score,
+                    "params": n,
+                    "train_tokens": t,
+                    "loss": loss,
+                    "run": f"m{n:g}",
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -214,8 +241,11 @@ def test_a_fit_on_one_size_or_one_budget_is_refused(law, shape):
     from densing import fit_reference
     from densing.errors import FitError
 
-    table = _one_size_table() if shape == "one size" else _one_size_table(sizes=(1e8, 3e8, 1e9, 3e9, 1e10, 3e10),
-                                                                          budgets=(3e11,))
+    table = (
+        _one_size_table()
+        if shape == "one size"
+        else _one_size_table(sizes=(1e8, 3e8, 1e9, 3e9, 1e10, 3e10), budgets=(3e11,))
+    )
     with pytest.raises(FitError, match=f"one {'model size' if shape == 'one size' else 'training budget'}") as raised:
         fit_reference(table, "arc_easy", law=law, n_boot=5)
     assert "\n" not in str(raised.value)
@@ -224,8 +254,11 @@ def test_a_fit_on_one_size_or_one_budget_is_refused(law, shape):
 def test_a_fit_on_one_size_is_one_line_exit_2_from_the_command_line(tmp_path, run_cli):
     table = tmp_path / "one_size.csv"
     _one_size_table().to_csv(table, index=False)
-    _one_line_exit_2(run_cli("fit", "--data", table, "--benchmark", "arc_easy", "--law", "two-step", "--n-boot", "5"),
-                     "one model size", "two or more")
+    _one_line_exit_2(
+        run_cli("fit", "--data", table, "--benchmark", "arc_easy", "--law", "two-step", "--n-boot", "5"),
+        "one model size",
+        "two or more",
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -238,29 +271,45 @@ def _public_rows(tmp_path, keep, drop_column: str | None = None) -> Path:
     kept = [rows[0]] + [r for r in rows[1:] if keep(r[i])]
     if drop_column:
         j = rows[0].index(drop_column)
-        kept = [r[:j] + r[j + 1:] for r in kept]
+        kept = [r[:j] + r[j + 1 :] for r in kept]
     path = tmp_path / "table.csv"
     with path.open("w", newline="") as handle:
         csv.writer(handle).writerows(kept)
     return path
 
 
-@pytest.mark.parametrize("argv,words", [
-    (("density", "--targets", "{old}"), ("since: 2023-02-24", "removes every dated model", "of ")),
-    (("density", "--targets", "{old}", "--format", "csv"), ("since: 2023-02-24", "removes every dated model")),
-    (("trend", "--results", "{all}", "--since", "2024-08-01"), ("since: 2024-08-01", "removes every dated model",
-                                                                 "latest released 2024-07-31")),
-    (("trend", "--results", "{nodate}"), ("no release date", "'release_date' column", "removes all")),
-    (("report", "--results", "{nodate}", "--out", "{out}"), ("no release date", "removes all")),
-    (("report", "--results", "{all}", "--since", "2024-08-01", "--out", "{out}"), ("since: 2024-08-01",
-                                                                                  "removes every dated model")),
-], ids=["density, all before the window", "density csv", "trend --since after every model", "trend, no date column",
-        "report, no date column", "report --since after every model"])
+@pytest.mark.parametrize(
+    "argv,words",
+    [
+        (("density", "--targets", "{old}"), ("since: 2023-02-24", "removes every dated model", "of ")),
+        (("density", "--targets", "{old}", "--format", "csv"), ("since: 2023-02-24", "removes every dated model")),
+        (
+            ("trend", "--results", "{all}", "--since", "2024-08-01"),
+            ("since: 2024-08-01", "removes every dated model", "latest released 2024-07-31"),
+        ),
+        (("trend", "--results", "{nodate}"), ("no release date", "'release_date' column", "removes all")),
+        (("report", "--results", "{nodate}", "--out", "{out}"), ("no release date", "removes all")),
+        (
+            ("report", "--results", "{all}", "--since", "2024-08-01", "--out", "{out}"),
+            ("since: 2024-08-01", "removes every dated model"),
+        ),
+    ],
+    ids=[
+        "density, all before the window",
+        "density csv",
+        "trend --since after every model",
+        "trend, no date column",
+        "report, no date column",
+        "report --since after every model",
+    ],
+)
 def test_a_window_that_leaves_no_model_is_refused_naming_the_filter_and_the_count(argv, words, tmp_path, run_cli):
-    files = {"old": _public_rows(tmp_path, lambda d: bool(d) and d < "2023-02-24"),
-             "all": REPO_ROOT / "results" / "public_models.csv",
-             "nodate": _public_rows(tmp_path / "..", lambda d: True, drop_column="release_date"),
-             "out": tmp_path / "report.html"}
+    files = {
+        "old": _public_rows(tmp_path, lambda d: bool(d) and d < "2023-02-24"),
+        "all": REPO_ROOT / "results" / "public_models.csv",
+        "nodate": _public_rows(tmp_path / "..", lambda d: True, drop_column="release_date"),
+        "out": tmp_path / "report.html",
+    }
     result = run_cli(*[a.format(**files) for a in argv])
     _one_line_exit_2(result, *words)
     assert not (tmp_path / "report.html").exists()
@@ -273,8 +322,11 @@ def test_the_api_refuses_an_empty_window_naming_the_filter():
     from densing.trend.measure import headline_densities
 
     table = read_results(REPO_ROOT / "results" / "public_models.csv")
-    for call in (lambda: fit_trend(table, since="2024-08-01"), lambda: measure_trend(table, since="2024-08-01"),
-                 lambda: headline_densities(table, since="2024-08-01")):
+    for call in (
+        lambda: fit_trend(table, since="2024-08-01"),
+        lambda: measure_trend(table, since="2024-08-01"),
+        lambda: headline_densities(table, since="2024-08-01"),
+    ):
         with pytest.raises(InputError, match=r"since: 2024-08-01 removes every dated model \(\d+ of \d+"):
             call()
     undated = table.assign(release_date=pd.NaT)
@@ -299,8 +351,10 @@ def test_a_set_of_outputs_is_written_whole_or_not_at_all(tmp_path):
         write_file_set(tmp_path, {"a.csv": "x\n", "b.csv": "y\n"})
     assert sorted(p.name for p in tmp_path.iterdir()) == ["b.csv"]
     written = write_file_set(tmp_path / "out", {"a.csv": "x\n", "c.csv": "y\n"})
-    assert [p.name for p in written] == ["a.csv", "c.csv"] and sorted(p.name for p in (tmp_path / "out").iterdir()) \
-        == ["a.csv", "c.csv"]
+    assert [p.name for p in written] == ["a.csv", "c.csv"] and sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "a.csv",
+        "c.csv",
+    ]
     with pytest.raises(InputError, match="empty path"):
         write_file_set("", {"a.csv": "x"})
 
@@ -317,12 +371,16 @@ def _swallow_copy(tmp_path, old: str, new: str, file: str = "model_2025-06.yml")
 
 
 @pytest.mark.skipif(not SWALLOW.is_dir(), reason="the Swallow leaderboard copy (shared data) is not here")
-@pytest.mark.parametrize("old,new,words", [
-    ("date: '2024-10-24'", "date: '1900-01-01'", ("field 'date'", "1900-01-01", "[2018-06-11, today")),
-    ("date: '2024-10-24'", "date: '2999-01-01'", ("field 'date'", "2999-01-01", "in the future")),
-    ("date: '2024-10-24'", "date: soon", ("field 'date'", "cannot parse 'soon'")),
-    ("date: '2024-10-24'", "date: null", ("field 'date'", "cannot parse")),
-], ids=["1900", "2999", "soon", "null"])
+@pytest.mark.parametrize(
+    "old,new,words",
+    [
+        ("date: '2024-10-24'", "date: '1900-01-01'", ("field 'date'", "1900-01-01", "[2018-06-11, today")),
+        ("date: '2024-10-24'", "date: '2999-01-01'", ("field 'date'", "2999-01-01", "in the future")),
+        ("date: '2024-10-24'", "date: soon", ("field 'date'", "cannot parse 'soon'")),
+        ("date: '2024-10-24'", "date: null", ("field 'date'", "cannot parse")),
+    ],
+    ids=["1900", "2999", "soon", "null"],
+)
 def test_the_swallow_builder_refuses_an_impossible_leaderboard_date(old, new, words, tmp_path):
     from tools.swallow_table.build import build_swallow
 
@@ -369,15 +427,32 @@ def test_the_swallow_builder_refuses_an_empty_out(tmp_path):
     import sys
 
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
-    empty = subprocess.run([sys.executable, str(REPO_ROOT / "tools" / "build_tables.py"), "swallow", "--source",
-                            str(SWALLOW), "--curated", str(REPO_ROOT / "results" / "swallow"), "--dates",
-                            str(REPO_ROOT / "results" / "release_dates.csv"), "--out", ""], capture_output=True,
-                           text=True, env=env, cwd=tmp_path, timeout=120)
+    empty = subprocess.run(
+        [
+            sys.executable,
+            str(REPO_ROOT / "tools" / "build_tables.py"),
+            "swallow",
+            "--source",
+            str(SWALLOW),
+            "--curated",
+            str(REPO_ROOT / "results" / "swallow"),
+            "--dates",
+            str(REPO_ROOT / "results" / "release_dates.csv"),
+            "--out",
+            "",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert empty.returncode == 2 and "empty path" in empty.stderr and list(tmp_path.iterdir()) == [], empty.stderr
 
 
 # ---------------------------------------------------------------------------------------------
 # values of the overlap models, the wide tables and lm-eval's model_args
+
 
 def test_a_measured_contention_below_zero_is_inside_its_domain():
     """γ = concurrent/alone − 1 > −1: a measured −0.19 (GEMMs faster beside the collective) is data, not an error."""
@@ -401,13 +476,17 @@ def test_a_wide_tables_refusal_names_the_files_row_and_column(tmp_path, run_cli)
     _one_line_exit_2(run_cli("density", "--targets", table), f"{table}: line 4, column 'GSM8K': field 'value': 1.7")
 
 
-@pytest.mark.parametrize("model_args,words", [
-    ("max_length=abc", "max_length: expected a whole number ≥ 1, got 'abc'"),
-    ("max_length=0", "max_length: expected a whole number ≥ 1, got 0"),
-    ("max_length=2.5", "max_length: expected a whole number ≥ 1, got 2.5"),
-    ("max_batch_size=-1", "max_batch_size: expected a whole number ≥ 1"),
-    ("parallelize=maybe", "parallelize: expected true or false"),
-], ids=["word", "zero", "fraction", "negative", "not a switch"])
+@pytest.mark.parametrize(
+    "model_args,words",
+    [
+        ("max_length=abc", "max_length: expected a whole number ≥ 1, got 'abc'"),
+        ("max_length=0", "max_length: expected a whole number ≥ 1, got 0"),
+        ("max_length=2.5", "max_length: expected a whole number ≥ 1, got 2.5"),
+        ("max_batch_size=-1", "max_batch_size: expected a whole number ≥ 1"),
+        ("parallelize=maybe", "parallelize: expected true or false"),
+    ],
+    ids=["word", "zero", "fraction", "negative", "not a switch"],
+)
 def test_model_args_outside_their_domain_are_refused_before_lm_eval_reads_them(model_args, words, tmp_path, run_cli):
     import os
 
@@ -418,8 +497,17 @@ def test_model_args_outside_their_domain_are_refused_before_lm_eval_reads_them(m
     before = os.getcwd()
     os.chdir(work)
     try:
-        result = run_cli("eval", "--benchmarks", "arc_easy", "--models", models, "--model-args", model_args,
-                         "--out", tmp_path / "store")
+        result = run_cli(
+            "eval",
+            "--benchmarks",
+            "arc_easy",
+            "--models",
+            models,
+            "--model-args",
+            model_args,
+            "--out",
+            tmp_path / "store",
+        )
     finally:
         os.chdir(before)
     _one_line_exit_2(result, "--model-args", words)
@@ -428,12 +516,12 @@ def test_model_args_outside_their_domain_are_refused_before_lm_eval_reads_them(m
 
 def test_a_trend_predicts_at_any_date_its_data_need_not_have():
     """The domain bounds what is read (release dates, since); a prediction may extrapolate past today."""
+    import densing
     from tests.trend.test_doubling import planted_law, planted_scores
 
-    import densing
-
-    fit = densing.fit_trend(planted_scores(n=30, start_day=0, end_day=700), planted_law(), rule="all", n_boot=40,
-                            n_boot_share=0, since=None)
+    fit = densing.fit_trend(
+        planted_scores(n=30, start_day=0, end_day=700), planted_law(), rule="all", n_boot=40, n_boot_share=0, since=None
+    )
     assert np.isfinite(fit.predict(["2030-01-01", "1985-06-01"])).all()
 
 
@@ -467,18 +555,40 @@ def write_run_folder(folder: Path, strategy: str = "ddp", loss: str = "2.5", **e
     from densing.overlap.run_schema import LAUNCHER
     from densing.overlap.train import TrainConfig, param_numel
 
-    config = TrainConfig(strategy=strategy, steps=RUN_STEPS, d_model=32, n_layer=1, n_head=2, seq_len=16,
-                         profile_skip=0, profile_wait=0, profile_warmup=1, profile_active=4, local_steps=4)
+    config = TrainConfig(
+        strategy=strategy,
+        steps=RUN_STEPS,
+        d_model=32,
+        n_layer=1,
+        n_head=2,
+        seq_len=16,
+        profile_skip=0,
+        profile_wait=0,
+        profile_warmup=1,
+        profile_active=4,
+        local_steps=4,
+    )
     numel = param_numel(config)
-    meta = {"status": "complete", "config": asdict(config), "workers_per_node": RUN_RANKS, "nnodes": 1,
-            "cpu_count": 2, "launcher": LAUNCHER, "n_params": sum(numel), "param_numel": numel}
+    meta = {
+        "status": "complete",
+        "config": asdict(config),
+        "workers_per_node": RUN_RANKS,
+        "nnodes": 1,
+        "cpu_count": 2,
+        "launcher": LAUNCHER,
+        "n_params": sum(numel),
+        "param_numel": numel,
+    }
     meta.update({k: v for k, v in edits.items() if k != "config"})
     meta["config"].update(edits.get("config", {}))
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "run.yaml").write_text(yaml.safe_dump({k: v for k, v in meta.items() if v is not _ABSENT}))
     rows = ["rank,step,step_time_s,tokens,loss,profiled,allreduce_wall_s,allreduce_cpu_s"]
-    rows += [f"{rank},{step},0.1,{(step + 1) * 64},{loss},{int(1 <= step)},0.01,0.01" for step in range(RUN_STEPS)
-             for rank in range(RUN_RANKS)]
+    rows += [
+        f"{rank},{step},0.1,{(step + 1) * 64},{loss},{int(1 <= step)},0.01,0.01"
+        for step in range(RUN_STEPS)
+        for rank in range(RUN_RANKS)
+    ]
     (folder / "metrics.csv").write_text("\n".join(rows) + "\n")
     return folder
 
@@ -497,11 +607,17 @@ def outside(constraint) -> list:
     if isinstance(constraint, Interval):
         values = ["many"]
         if constraint.left is not None:
-            values.append(constraint.left - (1 if constraint.kind is Integral else 0.5)
-                          if constraint.closed in ("both", "left") else constraint.left)
+            values.append(
+                constraint.left - (1 if constraint.kind is Integral else 0.5)
+                if constraint.closed in ("both", "left")
+                else constraint.left
+            )
         if constraint.right is not None:
-            values.append(constraint.right + (1 if constraint.kind is Integral else 0.5)
-                          if constraint.closed in ("both", "right") else constraint.right)
+            values.append(
+                constraint.right + (1 if constraint.kind is Integral else 0.5)
+                if constraint.closed in ("both", "right")
+                else constraint.right
+            )
         if constraint.kind is Integral:
             values.append((constraint.left or 0) + 1.5)
         return values
@@ -517,20 +633,24 @@ def outside(constraint) -> list:
 
 
 def _walk(domain: dict) -> list[tuple[str, object]]:
-    cases = [(name, value) for name, forms in domain.items() for form in forms if form is not None
-             for value in outside(form)]
-    return [(name, value) for name, value in cases
-            if not any(form is None and value is None or form is not None and form.matches(value)
-                       for form in domain[name])]
+    cases = [
+        (name, value) for name, forms in domain.items() for form in forms if form is not None for value in outside(form)
+    ]
+    return [
+        (name, value)
+        for name, value in cases
+        if not any(form is None and value is None or form is not None and form.matches(value) for form in domain[name])
+    ]
 
 
 def _run_file_cases() -> list:
-    from densing.overlap.run_schema import RUN_DOMAIN
-    from densing.overlap.run_schema import TRAIN_CONSTRAINTS
+    from densing.overlap.run_schema import RUN_DOMAIN, TRAIN_CONSTRAINTS
 
     cases = [pytest.param({name: value}, name, value, id=f"{name}={value!r}") for name, value in _walk(RUN_DOMAIN)]
-    cases += [pytest.param({"config": {name: value}}, f"config.{name}", value, id=f"config.{name}={value!r}")
-              for name, value in _walk(TRAIN_CONSTRAINTS)]
+    cases += [
+        pytest.param({"config": {name: value}}, f"config.{name}", value, id=f"config.{name}={value!r}")
+        for name, value in _walk(TRAIN_CONSTRAINTS)
+    ]
     return cases
 
 
@@ -538,8 +658,9 @@ RUN_FILE_CASES = _run_file_cases()
 
 
 @pytest.mark.parametrize("edit,field,value", RUN_FILE_CASES)
-def test_every_run_file_field_outside_its_domain_is_one_line_naming_file_field_value_and_domain(edit, field, value,
-                                                                                                 tmp_path):
+def test_every_run_file_field_outside_its_domain_is_one_line_naming_file_field_value_and_domain(
+    edit, field, value, tmp_path
+):
     from densing.overlap.run_schema import read_run
 
     read_run(write_run_folder(tmp_path / "good"))  # the folder as written is inside every domain
@@ -554,23 +675,33 @@ def test_every_run_file_field_outside_its_domain_is_one_line_naming_file_field_v
 
 
 def test_the_run_file_walk_covers_every_declared_field():
-    from densing.overlap.run_schema import RUN_DOMAIN
-    from densing.overlap.run_schema import TRAIN_CONSTRAINTS
+    from densing.overlap.run_schema import RUN_DOMAIN, TRAIN_CONSTRAINTS
 
     walked = {case.values[1] for case in RUN_FILE_CASES}
     assert walked == set(RUN_DOMAIN) | {f"config.{name}" for name in TRAIN_CONSTRAINTS}
 
 
-@pytest.mark.parametrize("edit,words", [
-    ({"n_params": 12}, ("n_params: 12 is not the sum of param_numel",)),
-    ({"config": {"strategy": "zero"}}, ("config.strategy", "'zero'")),
-    ({"config": {"d_model": 33}}, ("config.d_model", "multiple of n_head")),
-    ({"config": {"steps": 4}}, ("config.steps", "profiler schedule needs 5")),
-    ({"config": {"bogus": 1}}, ("config: unknown field 'bogus'",)),
-    ({"workers_per_node": _ABSENT}, ("missing field 'workers_per_node'",)),
-    ({"gpu_model": "H100"}, ("unknown field 'gpu_model'", "no other field")),
-], ids=["n_params not the sum", "unknown strategy", "width", "schedule past the steps", "unknown field",
-        "missing field", "unknown top-level field"])
+@pytest.mark.parametrize(
+    "edit,words",
+    [
+        ({"n_params": 12}, ("n_params: 12 is not the sum of param_numel",)),
+        ({"config": {"strategy": "zero"}}, ("config.strategy", "'zero'")),
+        ({"config": {"d_model": 33}}, ("config.d_model", "multiple of n_head")),
+        ({"config": {"steps": 4}}, ("config.steps", "profiler schedule needs 5")),
+        ({"config": {"bogus": 1}}, ("config: unknown field 'bogus'",)),
+        ({"workers_per_node": _ABSENT}, ("missing field 'workers_per_node'",)),
+        ({"gpu_model": "H100"}, ("unknown field 'gpu_model'", "no other field")),
+    ],
+    ids=[
+        "n_params not the sum",
+        "unknown strategy",
+        "width",
+        "schedule past the steps",
+        "unknown field",
+        "missing field",
+        "unknown top-level field",
+    ],
+)
 def test_a_run_file_inconsistent_with_itself_is_refused(edit, words, tmp_path):
     from densing.overlap.run_schema import read_run
 
@@ -601,18 +732,26 @@ def test_validate_refuses_an_unknown_top_level_field(tmp_path, run_cli):
 def _metrics_cases() -> list:
     from densing.overlap.run_schema import METRICS_DOMAIN
 
-    outside_values = {"rank": ["-1", str(RUN_RANKS), "0.5", "one"], "step": ["-1", str(RUN_STEPS), "1.5"],
-                      "step_time_s": ["0", "-0.1", "inf", "nan", ""], "tokens": ["0", "64.5", "-64"],
-                      "loss": ["-0.5", "inf", "low"], "profiled": ["2", "maybe"],
-                      "allreduce_wall_s": ["-0.01", "inf"], "allreduce_cpu_s": ["-0.01", "inf"]}
+    outside_values = {
+        "rank": ["-1", str(RUN_RANKS), "0.5", "one"],
+        "step": ["-1", str(RUN_STEPS), "1.5"],
+        "step_time_s": ["0", "-0.1", "inf", "nan", ""],
+        "tokens": ["0", "64.5", "-64"],
+        "loss": ["-0.5", "inf", "low"],
+        "profiled": ["2", "maybe"],
+        "allreduce_wall_s": ["-0.01", "inf"],
+        "allreduce_cpu_s": ["-0.01", "inf"],
+    }
     assert set(outside_values) == set(METRICS_DOMAIN)  # every declared column is walked
-    return [pytest.param(name, value, id=f"{name}={value!r}") for name, values in outside_values.items()
-            for value in values]
+    return [
+        pytest.param(name, value, id=f"{name}={value!r}") for name, values in outside_values.items() for value in values
+    ]
 
 
 @pytest.mark.parametrize("column,value", _metrics_cases())
-def test_every_metrics_column_outside_its_domain_is_one_line_naming_file_row_field_and_domain(column, value, tmp_path,
-                                                                                              run_cli):
+def test_every_metrics_column_outside_its_domain_is_one_line_naming_file_row_field_and_domain(
+    column, value, tmp_path, run_cli
+):
     from densing.overlap.run_schema import METRICS_DOMAIN
 
     run = write_run_folder(tmp_path / "run")
@@ -622,8 +761,13 @@ def test_every_metrics_column_outside_its_domain_is_one_line_naming_file_row_fie
     row[header.index(column)] = value
     lines[3] = ",".join(row)
     (run / "metrics.csv").write_text("\n".join(lines) + "\n")
-    _one_line_exit_2(run_cli("overlap", "convergence", run, write_run_folder(tmp_path / "co2", "co2")),
-                     str(run / "metrics.csv"), "row 3", f"field '{column}'", METRICS_DOMAIN[column].words)
+    _one_line_exit_2(
+        run_cli("overlap", "convergence", run, write_run_folder(tmp_path / "co2", "co2")),
+        str(run / "metrics.csv"),
+        "row 3",
+        f"field '{column}'",
+        METRICS_DOMAIN[column].words,
+    )
 
 
 def test_metrics_missing_a_row_or_holding_one_twice_are_refused(tmp_path, run_cli):
@@ -641,8 +785,13 @@ def test_a_run_that_did_not_complete_is_refused_as_incomplete_by_every_reader(st
     run = write_run_folder(tmp_path / "run", status=_ABSENT if status is None else status)
     co2 = write_run_folder(tmp_path / "co2", "co2")
     said = "has no 'status' field" if status is None else f"status: {status}"
-    for argv in (("overlap", "validate", run), ("overlap", "convergence", run, co2), ("overlap", "whatif", run),
-                 ("overlap", "analyze", run), ("overlap", "sublayers", run)):
+    for argv in (
+        ("overlap", "validate", run),
+        ("overlap", "convergence", run, co2),
+        ("overlap", "whatif", run),
+        ("overlap", "analyze", run),
+        ("overlap", "sublayers", run),
+    ):
         _one_line_exit_2(run_cli(*argv), f"{run}: an incomplete run", said)
 
 
@@ -655,9 +804,9 @@ def _trace_metadata_cases() -> list:
 
 
 @pytest.mark.parametrize("field,value", _trace_metadata_cases())
-def test_every_trace_metadata_field_outside_its_domain_is_one_line_naming_file_field_value_and_domain(field, value,
-                                                                                                      tmp_path,
-                                                                                                      run_cli):
+def test_every_trace_metadata_field_outside_its_domain_is_one_line_naming_file_field_value_and_domain(
+    field, value, tmp_path, run_cli
+):
     import json
     import sys
 
@@ -667,8 +816,9 @@ def test_every_trace_metadata_field_outside_its_domain_is_one_line_naming_file_f
     trace = tmp_path / "rank0.json"
     info = {"rank": 0, "world_size": 2, "backend": "nccl", field: value}
     trace.write_text(json.dumps({"schemaVersion": 1, "distributedInfo": info, "traceEvents": hand_trace()}))
-    _one_line_exit_2(run_cli("overlap", "analyze", trace), str(trace), f"distributedInfo.{field}", repr(value),
-                     "expected")
+    _one_line_exit_2(
+        run_cli("overlap", "analyze", trace), str(trace), f"distributedInfo.{field}", repr(value), "expected"
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -682,20 +832,29 @@ MODELS_FILE_CASES = {
     "params": [("7", "below 10000"), ("1e30", "above 1e+13"), ("seven", "cannot parse 'seven'"), ("0", "positive")],
     "non_embedding_params": [("5", "below 10000"), ("2e9", "above params")],
     "train_tokens": [("0", "positive"), ("1e30", "outside (0, 1e+15]"), ("lots", "cannot parse 'lots'")],
-    "release_date": [("'2018-06-10'", "not between 2018-06-11 and today"), ("'2999-01-01'", "not between"),
-                     ("soon", "cannot parse 'soon'")],
+    "release_date": [
+        ("'2018-06-10'", "not between 2018-06-11 and today"),
+        ("'2999-01-01'", "not between"),
+        ("soon", "cannot parse 'soon'"),
+    ],
     "trust_remote_code": [("maybe", "expected true or false")],
     "gguf_file": [("weights.bin", "ending .gguf")],
-    "model_args": [("'max_length=abc'", "max_length: expected a whole number ≥ 1"),
-                   ("'pretrained=x'", "set by densing")],
+    "model_args": [
+        ("'max_length=abc'", "max_length: expected a whole number ≥ 1"),
+        ("'pretrained=x'", "set by densing"),
+    ],
     "size": [("7B", "unknown field(s) size")],
 }
 
 
-@pytest.mark.parametrize("field,value,words", [(f, v, w) for f, cases in MODELS_FILE_CASES.items() for v, w in cases],
-                         ids=[f"{f}={v}" for f, cases in MODELS_FILE_CASES.items() for v, _ in cases])
-def test_every_models_file_field_outside_its_domain_is_one_line_naming_file_entry_and_field(field, value, words,
-                                                                                             tmp_path):
+@pytest.mark.parametrize(
+    "field,value,words",
+    [(f, v, w) for f, cases in MODELS_FILE_CASES.items() for v, w in cases],
+    ids=[f"{f}={v}" for f, cases in MODELS_FILE_CASES.items() for v, _ in cases],
+)
+def test_every_models_file_field_outside_its_domain_is_one_line_naming_file_entry_and_field(
+    field, value, words, tmp_path
+):
     from densing.eval.models import read_models_file
 
     base = {"model": "EleutherAI/pythia-160m", "params": "1.6e8", "train_tokens": "3e11", "gguf_file": "''"}
@@ -716,10 +875,13 @@ def test_the_models_file_walk_covers_every_field():
 
 def test_a_results_table_with_more_training_tokens_than_text_exists_is_refused(tmp_path, run_cli):
     table = tmp_path / "targets.csv"
-    table.write_text("model,benchmark,metric,value,params,train_tokens\norg/a,arc_easy,acc,0.6,1e9,2e12\n"
-                     "org/b,arc_easy,acc,0.5,1e9,1e30\n")
-    _one_line_exit_2(run_cli("density", "--targets", table), str(table), "line 3", "field 'train_tokens'", "1e+30",
-                     "(0, 1e+15]")
+    table.write_text(
+        "model,benchmark,metric,value,params,train_tokens\norg/a,arc_easy,acc,0.6,1e9,2e12\n"
+        "org/b,arc_easy,acc,0.5,1e9,1e30\n"
+    )
+    _one_line_exit_2(
+        run_cli("density", "--targets", table), str(table), "line 3", "field 'train_tokens'", "1e+30", "(0, 1e+15]"
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -728,10 +890,15 @@ def test_a_results_table_with_more_training_tokens_than_text_exists_is_refused(t
 #: Each column of the tidy table: values outside its domain and words of the refusal (on line 3 of a file whose line 2
 #: is inside every domain). source, family, revision and run are free text.
 RESULTS_TABLE_CASES = {
-    "model": [("", "field 'model' is empty")], "benchmark": [("", "field 'benchmark' is empty")],
+    "model": [("", "field 'model' is empty")],
+    "benchmark": [("", "field 'benchmark' is empty")],
     "metric": [("", "field 'metric' is empty")],
-    "value": [("-0.1", "outside [0, 1]"), ("1.5", "outside [0, 1]"), ("high", "expected a number"),
-              ("nan", "expected a finite number")],
+    "value": [
+        ("-0.1", "outside [0, 1]"),
+        ("1.5", "outside [0, 1]"),
+        ("high", "expected a number"),
+        ("nan", "expected a finite number"),
+    ],
     "params": [("7", "below 10000"), ("1e14", "above 1e+13"), ("big", "cannot parse 'big'"), ("0", "positive")],
     "train_tokens": [("0", "positive"), ("1e30", "outside (0, 1e+15]"), ("lots", "cannot parse 'lots'")],
     "active_params": [("7", "below 10000"), ("1e14", "above 1e+13")],
@@ -743,19 +910,39 @@ RESULTS_TABLE_CASES = {
 }
 
 
-@pytest.mark.parametrize("column,value,words",
-                         [(c, v, w) for c, cases in RESULTS_TABLE_CASES.items() for v, w in cases],
-                         ids=[f"{c}={v!r}" for c, cases in RESULTS_TABLE_CASES.items() for v, _ in cases])
-def test_every_results_table_column_outside_its_domain_is_one_line_naming_file_row_and_field(column, value, words,
-                                                                                            tmp_path):
+@pytest.mark.parametrize(
+    "column,value,words",
+    [(c, v, w) for c, cases in RESULTS_TABLE_CASES.items() for v, w in cases],
+    ids=[f"{c}={v!r}" for c, cases in RESULTS_TABLE_CASES.items() for v, _ in cases],
+)
+def test_every_results_table_column_outside_its_domain_is_one_line_naming_file_row_and_field(
+    column, value, words, tmp_path
+):
     from densing import read_results
 
-    good = {"model": "org/a", "benchmark": "arc_easy", "metric": "acc", "value": "0.6", "params": "1e9",
-            "train_tokens": "2e12", "active_params": "5e8", "loss": "1.2", "loss_unit": "nats", "stderr": "0.01",
-            "n_shot": "0", "release_date": "2024-01-01"}
+    good = {
+        "model": "org/a",
+        "benchmark": "arc_easy",
+        "metric": "acc",
+        "value": "0.6",
+        "params": "1e9",
+        "train_tokens": "2e12",
+        "active_params": "5e8",
+        "loss": "1.2",
+        "loss_unit": "nats",
+        "stderr": "0.01",
+        "n_shot": "0",
+        "release_date": "2024-01-01",
+    }
     table = tmp_path / "targets.csv"
-    table.write_text(",".join(good) + "\n" + ",".join(good.values()) + "\n"
-                     + ",".join(value if c == column else v for c, v in {**good, "model": "org/b"}.items()) + "\n")
+    table.write_text(
+        ",".join(good)
+        + "\n"
+        + ",".join(good.values())
+        + "\n"
+        + ",".join(value if c == column else v for c, v in {**good, "model": "org/b"}.items())
+        + "\n"
+    )
     with pytest.raises(InputError) as raised:
         read_results(table)
     message = str(raised.value)

@@ -1,6 +1,7 @@
 """The house's shape (tools/import_graph.py): no import circle, nothing pointing back up the
 pipeline (data → laws → trend → report; eval and overlap beside it; cli on top), and no private
 name imported across packages."""
+
 from pathlib import Path
 
 import pytest
@@ -30,7 +31,7 @@ def test_no_private_name_is_imported_across_packages(graph):
 def test_the_checker_sees_what_it_looks_for(tmp_path):
     """A planted circle, upward import and private import are found (the checks above are not vacuous)."""
     module = import_graph
-    for package, text in {"data": "from densing.laws.a import _hidden\n", "laws": "from densing.data.b import x\n"}.items():
+    for package in ("data", "laws"):
         (tmp_path / "densing" / package).mkdir(parents=True)
         (tmp_path / "densing" / package / "__init__.py").write_text("")
     (tmp_path / "densing" / "__init__.py").write_text("")

@@ -19,6 +19,7 @@ stderr that names the option (or the bad path), nothing on stdout, no traceback,
 the working folder, and no process started. A value valid for one option (0 is a seed) is listed
 in :data:`VALID`, with the reason, and not run: it would start the command's work.
 """
+
 from __future__ import annotations
 
 import signal
@@ -40,37 +41,74 @@ NUMBER_TEXT = {"d0", "max_params", "min_train_tokens", "model_params", "bandwidt
 #: Options that hold a date.
 DATE_NAMES = {"epoch", "since"}
 
-NUMBER_VALUES = {"nan": "nan", "inf": "inf", "-inf": "-inf", "negative": "-1", "zero": "0", "huge": "1e30",
-                 "word": "many"}
-DATE_VALUES = {"word": "someday", "impossible": "2023-13-45", "nan": "nan", "before-gpt-1": "1900-01-01",
-               "future": "2999-01-01"}
+NUMBER_VALUES = {
+    "nan": "nan",
+    "inf": "inf",
+    "-inf": "-inf",
+    "negative": "-1",
+    "zero": "0",
+    "huge": "1e30",
+    "word": "many",
+}
+DATE_VALUES = {
+    "word": "someday",
+    "impossible": "2023-13-45",
+    "nan": "nan",
+    "before-gpt-1": "1900-01-01",
+    "future": "2999-01-01",
+}
 PATH_CASES = ("empty", "missing", "wrong-kind")
 #: Bytes that are no UTF-8 text (a lone continuation byte, an invalid start byte, a NUL), inside a shape of the
 #: file's kind so that a reader gets as far as decoding them.
-NOT_TEXT = {".csv": b"model,benchmark,value\n\xff\xfe\x81,arc_easy,0.5\n", ".yaml": b"models:\n  - model: \xff\xfe\x81\n",
-            ".json": b'{"schemaVersion": 1, "x": "\xff\xfe\x81\x00"}\n'}
+NOT_TEXT = {
+    ".csv": b"model,benchmark,value\n\xff\xfe\x81,arc_easy,0.5\n",
+    ".yaml": b"models:\n  - model: \xff\xfe\x81\n",
+    ".json": b'{"schemaVersion": 1, "x": "\xff\xfe\x81\x00"}\n',
+}
 #: The file kind an input reads (by parameter name); others are tables (``.csv``).
 SUFFIXES = {"models": ".yaml", "fit": ".json", "path": ".json", "base": ".json", "candidate": ".json"}
 
 #: Outputs, by (command, parameter): what is written there. An output's "missing" case is a path under a file.
 OUTPUT_KINDS = {
-    ("fit", "out"): "file", ("convert", "out"): "file", ("report", "out"): "file", ("measure", "out"): "file",
-    ("measure", "csv"): "file", ("measure", "store"): "folder", ("eval", "out"): "folder",
-    ("eval ingest", "out"): "folder", ("eval merge-cache", "into"): "folder", ("ladder fit", "out_dir"): "folder",
-    ("ladder check", "out_dir"): "folder", ("overlap run", "out"): "folder",
+    ("fit", "out"): "file",
+    ("convert", "out"): "file",
+    ("report", "out"): "file",
+    ("measure", "out"): "file",
+    ("measure", "csv"): "file",
+    ("measure", "store"): "folder",
+    ("eval", "out"): "folder",
+    ("eval ingest", "out"): "folder",
+    ("eval merge-cache", "into"): "folder",
+    ("ladder fit", "out_dir"): "folder",
+    ("ladder check", "out_dir"): "folder",
+    ("overlap run", "out"): "folder",
 }
 #: Inputs that are a file or a folder only (either is given a wrong kind); an input not listed may be either.
 INPUT_KINDS = {
-    ("density", "fit"): "file", ("density", "targets"): "file", ("trend", "results"): "file",
-    ("trend", "fit"): "file", ("report", "results"): "file", ("report", "fit"): "file",
-    ("report", "traces"): "folder", ("measure", "models"): "file", ("measure", "data_root"): "folder",
-    ("eval", "models"): "file", ("eval", "data_root"): "folder", ("eval", "include_path"): "folder",
-    ("eval ingest", "directory"): "folder", ("eval ingest", "models"): "file",
-    ("eval merge-cache", "sources"): "folder", ("overlap whatif", "contention_from"): "folder",
-    ("overlap validate", "sync_dir"): "folder", ("overlap validate", "runs"): "folder",
-    ("overlap sublayers", "run_dir"): "folder", ("overlap convergence", "ddp_dir"): "folder",
-    ("overlap convergence", "co2_dir"): "folder", ("ladder fit", "data"): "folder",
-    ("ladder check", "data"): "folder", ("ladder check", "fits_dir"): "folder",
+    ("density", "fit"): "file",
+    ("density", "targets"): "file",
+    ("trend", "results"): "file",
+    ("trend", "fit"): "file",
+    ("report", "results"): "file",
+    ("report", "fit"): "file",
+    ("report", "traces"): "folder",
+    ("measure", "models"): "file",
+    ("measure", "data_root"): "folder",
+    ("eval", "models"): "file",
+    ("eval", "data_root"): "folder",
+    ("eval", "include_path"): "folder",
+    ("eval ingest", "directory"): "folder",
+    ("eval ingest", "models"): "file",
+    ("eval merge-cache", "sources"): "folder",
+    ("overlap whatif", "contention_from"): "folder",
+    ("overlap validate", "sync_dir"): "folder",
+    ("overlap validate", "runs"): "folder",
+    ("overlap sublayers", "run_dir"): "folder",
+    ("overlap convergence", "ddp_dir"): "folder",
+    ("overlap convergence", "co2_dir"): "folder",
+    ("ladder fit", "data"): "folder",
+    ("ladder check", "data"): "folder",
+    ("ladder check", "fits_dir"): "folder",
 }
 
 #: Ordinary values of each command's required inputs (by parameter name), so that one bad value is the only
@@ -165,9 +203,14 @@ def _cases():
             values = {"number": NUMBER_VALUES, "date": DATE_VALUES, "path": dict.fromkeys(PATH_CASES)}[kind]
             for case in values:  # an integer option's "1e30", "nan": no integer, refused by the parser
                 cases.append(pytest.param(command, param.name, kind, case, id=f"{command}:{param.name}:{case}"))
-            if kind == "path" and (command, param.name) not in OUTPUT_KINDS and INPUT_KINDS.get((command, param.name)) != "folder":
-                cases.append(pytest.param(command, param.name, "encoding", "not-text",
-                                          id=f"{command}:{param.name}:not-text"))
+            if (
+                kind == "path"
+                and (command, param.name) not in OUTPUT_KINDS
+                and INPUT_KINDS.get((command, param.name)) != "folder"
+            ):
+                cases.append(
+                    pytest.param(command, param.name, "encoding", "not-text", id=f"{command}:{param.name}:not-text")
+                )
     return cases
 
 
@@ -181,13 +224,21 @@ def inputs(tmp_path_factory):
     write_trace(root / "trace.json", hand_trace())
     (root / "run").mkdir()
     (root / "run" / "run.yaml").write_text("config: {strategy: sync}\n")
-    (root / "run" / "metrics.csv").write_text("rank,step,step_time_s,tokens,loss,profiled,allreduce_wall_s,allreduce_cpu_s\n")
+    (root / "run" / "metrics.csv").write_text(
+        "rank,step,step_time_s,tokens,loss,profiled,allreduce_wall_s,allreduce_cpu_s\n"
+    )
     (root / "folder").mkdir()
     (root / "models.yaml").write_text("models:\n  - model: org/model\n    params: 1e9\n    train_tokens: 1e12\n")
     (root / "a_file.txt").write_text("not a folder\n")
-    return {"trace": root / "trace.json", "run": root / "run", "folder": root / "folder",
-            "models": root / "models.yaml", "results": REPO_ROOT / "results" / "pythia_final.csv",
-            "file": root / "a_file.txt", "root": root}
+    return {
+        "trace": root / "trace.json",
+        "run": root / "run",
+        "folder": root / "folder",
+        "models": root / "models.yaml",
+        "results": REPO_ROOT / "results" / "pythia_final.csv",
+        "file": root / "a_file.txt",
+        "root": root,
+    }
 
 
 def _path_value(command: str, name: str, case: str, work: Path, inputs) -> str | None:
@@ -207,8 +258,10 @@ def _path_value(command: str, name: str, case: str, work: Path, inputs) -> str |
 
 def _argv(command: str, click_command: click.Command, name: str, value: str, work: Path, inputs) -> list[str]:
     """``command`` with its baseline inputs and ``name`` set to ``value``: arguments in order, options after."""
-    given = {k: v.format(work=work, **{key: str(p) for key, p in inputs.items()})
-             for k, v in BASELINE.get(command, {}).items()}
+    given = {
+        k: v.format(work=work, **{key: str(p) for key, p in inputs.items()})
+        for k, v in BASELINE.get(command, {}).items()
+    }
     given[name] = value
     argv = command.split()
     options = []

@@ -3,6 +3,7 @@
 One test per kind of malformed or edge-case input (files, flags, values), run through the CLI
 (``densing.cli.main``).
 """
+
 from __future__ import annotations
 
 import json
@@ -48,6 +49,7 @@ def _scaled_params(tmp_path: Path, params: str) -> Path:
 
 # -- nonsense accepted before: now one line, exit 2 ----------------------------------------------
 
+
 def test_lm_eval_json_as_targets_says_it_has_no_params(tmp_path, run_cli):
     """Before: rows with empty params and density, exit 0."""
     one_line_exit_2(run_cli("density", "--targets", _json(tmp_path / "r.json", LM_EVAL_04)), "no parameter counts")
@@ -56,14 +58,20 @@ def test_lm_eval_json_as_targets_says_it_has_no_params(tmp_path, run_cli):
 def test_convert_writes_no_table_from_lm_eval_json_without_params(tmp_path, run_cli):
     """Before: convert wrote a table its own reader then rejected."""
     out = tmp_path / "out.csv"
-    one_line_exit_2(run_cli("convert", "--data", _json(tmp_path / "r.json", LM_EVAL_04), "--out", out), "no parameter counts")
+    one_line_exit_2(
+        run_cli("convert", "--data", _json(tmp_path / "r.json", LM_EVAL_04), "--out", out), "no parameter counts"
+    )
     assert not out.exists()
 
 
 def test_fit_on_lm_eval_json_is_one_line(tmp_path, run_cli):
     """Before: KeyError: 'train_tokens' traceback."""
-    one_line_exit_2(run_cli("fit", "--data", _json(tmp_path / "r.json", LM_EVAL_04), "--benchmark", "arc_easy",
-                            "--law", "composed"), "no parameter counts")
+    one_line_exit_2(
+        run_cli(
+            "fit", "--data", _json(tmp_path / "r.json", LM_EVAL_04), "--benchmark", "arc_easy", "--law", "composed"
+        ),
+        "no parameter counts",
+    )
 
 
 def test_percent_score_in_lm_eval_json_is_refused_with_the_fraction(tmp_path, run_cli):
@@ -91,14 +99,31 @@ def test_params_above_any_model_are_refused(tmp_path, run_cli):
 
 def test_fit_chance_above_the_highest_score_is_refused(run_cli):
     """Before: c = −1, d = 2, R² −14, exit 0."""
-    one_line_exit_2(run_cli("fit", "--data", PYTHIA_FINAL, "--benchmark", "arc_easy", "--law", "composed",
-                            "--chance", "2", "--n-boot", "0"), "chance:")
+    one_line_exit_2(
+        run_cli(
+            "fit",
+            "--data",
+            PYTHIA_FINAL,
+            "--benchmark",
+            "arc_easy",
+            "--law",
+            "composed",
+            "--chance",
+            "2",
+            "--n-boot",
+            "0",
+        ),
+        "chance:",
+    )
 
 
 def test_fit_negative_n_boot_is_refused(run_cli):
     """Before: exit 0 with no draws."""
-    one_line_exit_2(run_cli("fit", "--data", PYTHIA_FINAL, "--benchmark", "arc_easy", "--law", "composed",
-                            "--n-boot", "-5"), "n_boot:", "-5")
+    one_line_exit_2(
+        run_cli("fit", "--data", PYTHIA_FINAL, "--benchmark", "arc_easy", "--law", "composed", "--n-boot", "-5"),
+        "n_boot:",
+        "-5",
+    )
 
 
 def _edited_fit(tmp_path: Path, edit) -> Path:
@@ -107,15 +132,27 @@ def _edited_fit(tmp_path: Path, edit) -> Path:
     return _json(tmp_path / "edited.json", data)
 
 
-@pytest.mark.parametrize("edit, words", [
-    (lambda d: d["params"].update(alpha=-0.3), ("params.alpha", "positive")),
-    (lambda d: d.update(benchmark="hellaswag"), ("field 'benchmark'", "arc_easy")),
-    (lambda d: d.update(kind="three-step"), ("field 'kind'", "three-step")),
-    (lambda d: d.update(format="densing.reference_fit/2"), ("field 'format'", "version")),
-    (lambda d: d["params"].update(gamma=1.0), ("params.gamma", "negative")),
-    (lambda d: d["params"].pop("b"), ("field 'params'", "b")),
-    (lambda d: d["bootstrap"][0].pop(), ("field 'bootstrap'", "draw 1")),
-], ids=["negative-alpha", "renamed-benchmark", "unknown-kind", "format-version", "gamma-sign", "missing-b", "ragged-draw"])
+@pytest.mark.parametrize(
+    "edit, words",
+    [
+        (lambda d: d["params"].update(alpha=-0.3), ("params.alpha", "positive")),
+        (lambda d: d.update(benchmark="hellaswag"), ("field 'benchmark'", "arc_easy")),
+        (lambda d: d.update(kind="three-step"), ("field 'kind'", "three-step")),
+        (lambda d: d.update(format="densing.reference_fit/2"), ("field 'format'", "version")),
+        (lambda d: d["params"].update(gamma=1.0), ("params.gamma", "negative")),
+        (lambda d: d["params"].pop("b"), ("field 'params'", "b")),
+        (lambda d: d["bootstrap"][0].pop(), ("field 'bootstrap'", "draw 1")),
+    ],
+    ids=[
+        "negative-alpha",
+        "renamed-benchmark",
+        "unknown-kind",
+        "format-version",
+        "gamma-sign",
+        "missing-b",
+        "ragged-draw",
+    ],
+)
 def test_hand_edited_fit_is_refused_on_load(tmp_path, run_cli, edit, words):
     """Before: used as is."""
     one_line_exit_2(run_cli("density", "--fit", _edited_fit(tmp_path, edit), "--targets", PYTHIA_FINAL), *words)
@@ -142,10 +179,14 @@ def test_out_folder_says_it_is_a_folder(tmp_path, run_cli):
 
 # -- fits that should warn ------------------------------------------------------------------------
 
+
 def test_density_leaves_a_poor_fit_out_of_the_geometric_mean(run_cli):
     """Before: pythia_arc_challenge_composed (R² −0.108) folded into the geometric mean with no note."""
-    fits = [FITS / "pythia_arc_challenge_composed.json", FITS / "pythia_arc_easy_composed.json",
-            FITS / "pythia_sciq_composed.json"]
+    fits = [
+        FITS / "pythia_arc_challenge_composed.json",
+        FITS / "pythia_arc_easy_composed.json",
+        FITS / "pythia_sciq_composed.json",
+    ]
     args = [a for f in fits for a in ("--fit", f)] + ["--targets", PYTHIA_FINAL, "--format", "json"]
     code, out, err = run_cli("density", *args)
     assert code == 0
@@ -160,7 +201,9 @@ def test_density_leaves_a_poor_fit_out_of_the_geometric_mean(run_cli):
     code, out, err = run_cli("density", *args, "--include-poor-fits")
     geo_all = {r["model"]: r["density"] for r in json.loads(out) if r["benchmark"] == "geomean"}
     assert code == 0 and "kept in the geometric mean" in err
-    assert geo_all[model] == pytest.approx((by[model, "arc_easy"] * by[model, "sciq"] * by[model, "arc_challenge"]) ** (1 / 3))
+    assert geo_all[model] == pytest.approx(
+        (by[model, "arc_easy"] * by[model, "sciq"] * by[model, "arc_challenge"]) ** (1 / 3)
+    )
 
 
 def test_fit_on_random_scores_warns(tmp_path, run_cli):
@@ -170,10 +213,20 @@ def test_fit_on_random_scores_warns(tmp_path, run_cli):
 
     rng = np.random.default_rng(1)
     n = np.repeat([7e7, 1.6e8, 4e8, 1e9, 1.4e9, 2.8e9, 6.9e9], 3)
-    table = pd.DataFrame({"model": [f"m{i}" for i in range(21)], "benchmark": "toy", "metric": "acc",
-                          "value": rng.uniform(0.3, 0.6, 21), "params": n, "train_tokens": np.tile([1e10, 1e11, 3e11], 7)})
+    table = pd.DataFrame(
+        {
+            "model": [f"m{i}" for i in range(21)],
+            "benchmark": "toy",
+            "metric": "acc",
+            "value": rng.uniform(0.3, 0.6, 21),
+            "params": n,
+            "train_tokens": np.tile([1e10, 1e11, 3e11], 7),
+        }
+    )
     table.to_csv(tmp_path / "random.csv", index=False)
-    code, _, err = run_cli("fit", "--data", tmp_path / "random.csv", "--benchmark", "toy", "--law", "composed", "--n-boot", "0")
+    code, _, err = run_cli(
+        "fit", "--data", tmp_path / "random.csv", "--benchmark", "toy", "--law", "composed", "--n-boot", "0"
+    )
     assert code == 0 and "poor fit: R²" in err and "do not invert" in err
 
 
@@ -185,12 +238,15 @@ def test_interval_notes_name_a_parameter_outside_its_interval():
 
     fit = ReferenceFit.load(FITS / "pythia_arc_easy_composed.json")
     assert all(note.split(" = ")[0] != "a" for note in interval_notes(fit))
-    moved = replace(fit, params={**fit.params, "a": 1e6 * max(r[fit.bootstrap_names.index("a")] for r in fit.bootstrap)})
+    moved = replace(
+        fit, params={**fit.params, "a": 1e6 * max(r[fit.bootstrap_names.index("a")] for r in fit.bootstrap)}
+    )
     notes = interval_notes(moved)
     assert any(note.startswith("a = ") and "outside its bootstrap interval" in note for note in notes)
 
 
 # -- the command line itself ----------------------------------------------------------------------
+
 
 def test_version_and_short_help(run_cli):
     from densing import __version__
@@ -227,8 +283,11 @@ PYTHIA = SHARED / "pythia_evals" / "pythia-v1"
 @pytest.mark.skipif(not PYTHIA.is_dir(), reason="public Pythia evals not found")
 def test_fit_on_the_pythia_folder_drops_the_warm_up_like_validate(run_cli):
     """Before: `fit` kept the warm-up checkpoints `validate` drops (loss R² 0.57)."""
+
     def points(*extra):
-        code, out, err = run_cli("fit", "--data", PYTHIA, "--benchmark", "lambada_openai", "--n-boot", "0", "--format", "json", *extra)
+        code, out, err = run_cli(
+            "fit", "--data", PYTHIA, "--benchmark", "lambada_openai", "--n-boot", "0", "--format", "json", *extra
+        )
         assert code == 0, err
         rows = json.loads(out)
         return rows[0]["n_points"]
@@ -261,20 +320,28 @@ def test_the_package_docstring_example_runs(monkeypatch):
     assert "result" in namespace and namespace["result"].verdict
 
 
-@pytest.mark.parametrize("option, words", [
-    (("--limit", "-3"), "limit: expected a whole number in [1, 10,000,000]"),
-    (("--batch-size", "0"), "batch_size: expected an integer ≥ 1"),
-    (("--backend", "tpu"), "backend: expected one of "),
-    (("--format", "xml"), "output_format: expected one of"),
-])
+@pytest.mark.parametrize(
+    "option, words",
+    [
+        (("--limit", "-3"), "limit: expected a whole number in [1, 10,000,000]"),
+        (("--batch-size", "0"), "batch_size: expected an integer ≥ 1"),
+        (("--backend", "tpu"), "backend: expected one of "),
+        (("--format", "xml"), "output_format: expected one of"),
+    ],
+)
 def test_eval_sweep_options_are_checked_before_anything_loads(tmp_path, run_cli, option, words):
     one_line_exit_2(run_cli("eval", "--models", tmp_path / "absent.yaml", "--benchmarks", "arc_easy", *option), words)
 
 
 def test_max_params_in_billions_names_the_unit_mistake(run_cli):
     """Before: "max_params 7: no reference model is smaller; nothing to fit"."""
-    one_line_exit_2(run_cli("validate", "--data", PYTHIA_FINAL, "--benchmark", "arc_easy", "--max-params", "7",
-                            "--law", "composed"), "max_params", "7e+09 for 7 billion")
+    one_line_exit_2(
+        run_cli(
+            "validate", "--data", PYTHIA_FINAL, "--benchmark", "arc_easy", "--max-params", "7", "--law", "composed"
+        ),
+        "max_params",
+        "7e+09 for 7 billion",
+    )
 
 
 def test_fit_json_carries_the_verdict_and_whether_each_interval_holds_its_estimate(tmp_path, run_cli):
@@ -283,11 +350,29 @@ def test_fit_json_carries_the_verdict_and_whether_each_interval_holds_its_estima
 
     rng = np.random.default_rng(1)
     n = np.repeat([7e7, 1.6e8, 4e8, 1e9, 1.4e9, 2.8e9, 6.9e9], 3)
-    pd.DataFrame({"model": [f"m{i}" for i in range(21)], "benchmark": "toy", "metric": "acc",
-                  "value": rng.uniform(0.3, 0.6, 21), "params": n, "train_tokens": np.tile([1e10, 1e11, 3e11], 7)}
-                 ).to_csv(tmp_path / "random.csv", index=False)
-    code, out, _ = run_cli("fit", "--data", tmp_path / "random.csv", "--benchmark", "toy", "--law", "composed",
-                           "--n-boot", "40", "--format", "json")
+    pd.DataFrame(
+        {
+            "model": [f"m{i}" for i in range(21)],
+            "benchmark": "toy",
+            "metric": "acc",
+            "value": rng.uniform(0.3, 0.6, 21),
+            "params": n,
+            "train_tokens": np.tile([1e10, 1e11, 3e11], 7),
+        }
+    ).to_csv(tmp_path / "random.csv", index=False)
+    code, out, _ = run_cli(
+        "fit",
+        "--data",
+        tmp_path / "random.csv",
+        "--benchmark",
+        "toy",
+        "--law",
+        "composed",
+        "--n-boot",
+        "40",
+        "--format",
+        "json",
+    )
     rows = json.loads(out)
     assert code == 0 and {r["fit_verdict"] for r in rows} == {"poor fit: R² -0.022 < 0.5"}
     for r in rows:
@@ -300,7 +385,10 @@ def test_progress_lines_go_to_a_terminal_only(tmp_path, run_cli, monkeypatch):
 
     table = tmp_path / "many.csv"
     base = PYTHIA_FINAL.read_text().splitlines()
-    table.write_text("\n".join([base[0]] + [line.replace("@step143000", f"@copy{i}") for i in range(265) for line in base[1:]]) + "\n")
+    table.write_text(
+        "\n".join([base[0]] + [line.replace("@step143000", f"@copy{i}") for i in range(265) for line in base[1:]])
+        + "\n"
+    )
     code, _, err = run_cli("density", "--targets", table, "--fit", FITS / "pythia_arc_easy_composed.json")
     assert code == 0 and "inverting" not in err
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
@@ -309,8 +397,11 @@ def test_progress_lines_go_to_a_terminal_only(tmp_path, run_cli, monkeypatch):
 
 
 def test_a_fit_on_another_metric_names_the_targets_metrics(run_cli):
-    one_line_exit_2(run_cli("density", "--fit", FITS / "pile_arc_challenge_composed.json", "--targets", PYTHIA_FINAL),
-                    "metric 'score'", "the targets score them as acc, acc_norm")
+    one_line_exit_2(
+        run_cli("density", "--fit", FITS / "pile_arc_challenge_composed.json", "--targets", PYTHIA_FINAL),
+        "metric 'score'",
+        "the targets score them as acc, acc_norm",
+    )
 
 
 def test_the_eval_table_title_names_the_loss_unit():
@@ -328,18 +419,32 @@ def test_density_takes_d0_from_each_targets_train_tokens(run_cli, tmp_path):
     import io
 
     import pandas as pd
-
     from conftest import REPO_ROOT
 
-    code, out, err = run_cli("density", "--fit", REPO_ROOT / "reference_fits" / "pythia_lambada_openai_two_step.json", "--targets",
-                             REPO_ROOT / "results" / "pythia_final.csv", "--d0", "train_tokens", "--format", "csv")
+    code, out, err = run_cli(
+        "density",
+        "--fit",
+        REPO_ROOT / "reference_fits" / "pythia_lambada_openai_two_step.json",
+        "--targets",
+        REPO_ROOT / "results" / "pythia_final.csv",
+        "--d0",
+        "train_tokens",
+        "--format",
+        "csv",
+    )
     assert code == 0, err
     table = pd.read_csv(io.StringIO(out))
-    tokens = pd.read_csv(REPO_ROOT / "results" / "pythia_final.csv").drop_duplicates("model").set_index("model")["train_tokens"]
+    tokens = (
+        pd.read_csv(REPO_ROOT / "results" / "pythia_final.csv")
+        .drop_duplicates("model")
+        .set_index("model")["train_tokens"]
+    )
     assert (table["d0"].to_numpy() == tokens.loc[table["model"]].to_numpy()).all()
     bare = tmp_path / "t.csv"
     pd.read_csv(REPO_ROOT / "results" / "pythia_final.csv").drop(columns=["train_tokens"]).to_csv(bare, index=False)
-    code, out, err = run_cli("density", "--fit", "pythia_lambada_openai_two_step", "--targets", bare, "--d0", "train_tokens")
+    code, out, err = run_cli(
+        "density", "--fit", "pythia_lambada_openai_two_step", "--targets", bare, "--d0", "train_tokens"
+    )
     assert code == 2 and out == "" and "--d0 train_tokens" in err and "no train_tokens column" in err
 
 

@@ -2,6 +2,7 @@
 
 A browser the report's tests need is installed by ``.ci/run`` (or by the command ``tests/report/browser.py`` names);
 without it those tests skip with that one line."""
+
 import re
 
 from tests.conftest import REPO_ROOT
@@ -29,8 +30,11 @@ def test_no_test_runs_a_package_manager():
 
 def test_the_pattern_finds_an_install_step():
     manager = "apt-get"  # the samples are built, so that no line of this file spells a package manager's call
-    for line in (f'subprocess.run([{manager!r}, "install", "-y", "chromium"])', "os.system('pip install foo')",
-                 f'subprocess.check_call([{manager!r}, "-qq", "install", "x"])'):
+    for line in (
+        f'subprocess.run([{manager!r}, "install", "-y", "chromium"])',
+        "os.system('pip install foo')",
+        f'subprocess.check_call([{manager!r}, "-qq", "install", "x"])',
+    ):
         assert STARTS.search(line) and INSTALLING.search(line)
     assert not INSTALLING.search('subprocess.run(["chromium", "--headless"])')
     assert not STARTS.search('pytest.skip("x is not installed (pip install x)")')

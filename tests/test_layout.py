@@ -2,6 +2,7 @@
 cli.py, pyproject.toml and README.md. The editable install puts the project root on sys.path (hatchling's .pth file),
 so a folder named ``densing`` in a working directory (an empty one, or the clone seen from its parent folder) cannot
 shadow the package, and a wheel carries the shipped data."""
+
 from __future__ import annotations
 
 import shutil
@@ -13,8 +14,19 @@ from pathlib import Path
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-CARD = ["densing", "reference_fits", "results", "tests", "cli.py", "pyproject.toml", "README.md", "docs", "bench",
-        "studies", "tools"]
+CARD = [
+    "densing",
+    "reference_fits",
+    "results",
+    "tests",
+    "cli.py",
+    "pyproject.toml",
+    "README.md",
+    "docs",
+    "bench",
+    "studies",
+    "tools",
+]
 
 
 def _imported_from(cwd: Path) -> Path:
@@ -43,8 +55,23 @@ def test_the_clone_seen_from_its_parent_folder_gives_the_real_package():
 @pytest.mark.skipif(shutil.which("git") is None, reason="the wheel is built from a git checkout's files")
 def test_a_wheel_carries_the_package_and_the_shipped_data(tmp_path):
     pytest.importorskip("hatchling")
-    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
-                           str(tmp_path), str(REPO_ROOT)], capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path),
+            str(REPO_ROOT),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-1000:]
     (wheel,) = tmp_path.glob("densing-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())

@@ -1,11 +1,11 @@
 """The example notebooks of docs/notebooks/ run offline as written (nbclient, a fresh kernel each, from their own
 folder) and each draws its figures; in git they carry no outputs."""
+
 from __future__ import annotations
 
 import os
 
 import pytest
-
 from conftest import REPO_ROOT, SHARED_DATA
 
 nbformat = pytest.importorskip("nbformat")
@@ -36,8 +36,13 @@ def test_docs_link_each_notebook():
 
 
 def _figures(notebook) -> list[dict]:
-    return [o["data"][PLOTLY] for c in notebook.cells if c.cell_type == "code" for o in c.outputs
-            if o.get("output_type") in ("display_data", "execute_result") and PLOTLY in o.get("data", {})]
+    return [
+        o["data"][PLOTLY]
+        for c in notebook.cells
+        if c.cell_type == "code"
+        for o in c.outputs
+        if o.get("output_type") in ("display_data", "execute_result") and PLOTLY in o.get("data", {})
+    ]
 
 
 @pytest.mark.slow
@@ -49,8 +54,9 @@ def test_each_notebook_runs_and_draws_its_figures(path, monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(REPO_ROOT), os.environ.get("PYTHONPATH", "")]))
     notebook = nbformat.read(path, as_version=4)
-    nbclient.NotebookClient(notebook, timeout=300, kernel_name="python3",
-                            resources={"metadata": {"path": str(path.parent)}}).execute()
+    nbclient.NotebookClient(
+        notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+    ).execute()
     errors = [o for c in notebook.cells if c.cell_type == "code" for o in c.outputs if o.get("output_type") == "error"]
     assert not errors, f"{path.name}: {errors[0]['ename']}: {errors[0]['evalue']}"
     figures = _figures(notebook)

@@ -1,4 +1,5 @@
 """densing.numbers: the one number-to-text rule (missing, infinities); the benches' distributions (bench/_timing)."""
+
 import math
 import statistics
 
@@ -31,9 +32,9 @@ def test_spread_of_one_repeat_names_it_three_times():
 # ---------------------------------------------------------------------------------------------
 # the one rule of numbers shown to people: significant figures, never 0 for a non-zero value
 
-from decimal import Decimal  # noqa: E402
+from decimal import Decimal
 
-from densing.numbers import format_count, log_ticks, significant, time_unit  # noqa: E402
+from densing.numbers import format_count, log_ticks, significant, time_unit
 
 nonzero = st.floats(allow_nan=False, allow_infinity=False).filter(lambda x: x != 0)
 ZERO_TEXTS = {"0", "0.0", "0.00", "-0", "-0.0"}
@@ -101,15 +102,19 @@ def test_log_axis_ticks_are_powers_of_ten():
 
 def test_a_doubling_time_in_words_has_the_digits_of_the_table_beside_it():
     """format_months is the tables' rule (three significant figures), so a sentence and its table agree."""
-    from densing.numbers import format_months
     from densing.display import column
+    from densing.numbers import format_months
 
     for value in (3.4554965997922316, 18.528, 0.5681, 150.2, 1.5, 4.0):
         assert format_months(value) == column("months", [value])[1][0]
-    assert [format_months(v) for v in (3.4554965997922316, 1.3675788532500162, 18.528, 0.5681, 4.0)] == \
-        ["3.46", "1.37", "18.5", "0.568", "4"]
+    assert [format_months(v) for v in (3.4554965997922316, 1.3675788532500162, 18.528, 0.5681, 4.0)] == [
+        "3.46",
+        "1.37",
+        "18.5",
+        "0.568",
+        "4",
+    ]
     assert (format_months(float("inf")), format_months(None), format_months(float("nan"))) == ("∞", "—", "—")
-
 
 
 def test_a_date_time_with_its_zone_counts_as_its_day_in_utc():

@@ -2,6 +2,7 @@
 headline, rows, sensitivity, references and budget rows, the fixed-size cross-checks, the second table's and Swallow's
 records, the fixed-size table and the OLMES rows — starts with one state's words, and that state is the one rule's
 reading of the row's ends: measured with both ends, bounded with one, not measured otherwise (or with a reason)."""
+
 from __future__ import annotations
 
 import json
@@ -15,8 +16,13 @@ from tests.conftest import REPO_ROOT
 
 RESULTS = REPO_ROOT / "results"
 STATES = ("not measured", "measured", "bounded")  # "not measured" first: it holds "measured"
-RECORDS = sorted([*(RESULTS / "public").glob("*.json"), RESULTS / "openllm_v2" / "trend.json",
-                  *(RESULTS / "swallow" / "trend").glob("*.json")])
+RECORDS = sorted(
+    [
+        *(RESULTS / "public").glob("*.json"),
+        RESULTS / "openllm_v2" / "trend.json",
+        *(RESULTS / "swallow" / "trend").glob("*.json"),
+    ]
+)
 
 
 def _head(status: str) -> str:
@@ -31,8 +37,11 @@ def _statuses(value, found: list) -> list:
     """(row, status key) of every object in a record that has an interval's status (a validity check's status, beside
     its threshold, is a check's: reported, passed or failed)."""
     if isinstance(value, dict):
-        found += [(value, key) for key in ("status", "fixed_size_status") if isinstance(value.get(key), str)
-                  and "threshold" not in value]
+        found += [
+            (value, key)
+            for key in ("status", "fixed_size_status")
+            if isinstance(value.get(key), str) and "threshold" not in value
+        ]
         for v in value.values():
             _statuses(v, found)
     elif isinstance(value, list):
@@ -41,8 +50,10 @@ def _statuses(value, found: list) -> list:
     return found
 
 
-ENDS = {"status": [("ci_low", "ci_high"), ("doubling_time_months_ci_low", "doubling_time_months_ci_high")],
-        "fixed_size_status": [("fixed_size_ci_low", "fixed_size_ci_high")]}
+ENDS = {
+    "status": [("ci_low", "ci_high"), ("doubling_time_months_ci_low", "doubling_time_months_ci_high")],
+    "fixed_size_status": [("fixed_size_ci_low", "fixed_size_ci_high")],
+}
 
 
 @pytest.mark.parametrize("record", RECORDS, ids=lambda p: p.relative_to(RESULTS).as_posix())
@@ -69,5 +80,10 @@ def test_the_fixed_size_and_olmes_tables_speak_the_same_states():
         assert head == "not measured" or finite == {"measured": 2, "bounded": 1}[head], r
     olmes = pd.read_csv(RESULTS / "olmes" / "trend.csv")
     for r, status in zip(olmes.to_dict("records"), row_statuses(olmes.assign(error=olmes["error"].fillna("")))):
-        assert _head(status) == ("measured" if r["low_determined"] and r["high_determined"] else
-                                 "bounded" if r["low_determined"] or r["high_determined"] else "not measured"), status
+        assert _head(status) == (
+            "measured"
+            if r["low_determined"] and r["high_determined"]
+            else "bounded"
+            if r["low_determined"] or r["high_determined"]
+            else "not measured"
+        ), status

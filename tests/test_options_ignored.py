@@ -3,6 +3,7 @@
 on a figure that draws no line, ``TrendUncertainty.plot``'s ``paper_months`` NaN, ``--suite`` (and ``convert
 --final-only``) on data that is not the Pythia evals folder. ``whatif --contention`` with ``--contention-from``:
 the declared pairs of ``tests/test_refusals.py``."""
+
 from __future__ import annotations
 
 import math
@@ -48,12 +49,19 @@ def test_the_figures_refuse_what_they_would_not_draw(table):
     assert trend.plot(paper_months=2) is not None
 
 
-@pytest.mark.parametrize("argv,option", [
-    (["fit", "--data", PUBLIC, "--benchmark", "mmlu", "--suite", "deduped"], "--suite"),
-    (["convert", "--data", PUBLIC, "--out", "{out}", "--suite", "deduped"], "--suite"),
-    (["convert", "--data", PUBLIC, "--out", "{out}", "--final-only"], "--final-only"),
-    (["validate", "--data", PUBLIC, "--benchmark", "mmlu", "--max-params", "1e10", "--suite", "deduped"], "--suite"),
-], ids=["fit", "convert --suite", "convert --final-only", "validate"])
+@pytest.mark.parametrize(
+    "argv,option",
+    [
+        (["fit", "--data", PUBLIC, "--benchmark", "mmlu", "--suite", "deduped"], "--suite"),
+        (["convert", "--data", PUBLIC, "--out", "{out}", "--suite", "deduped"], "--suite"),
+        (["convert", "--data", PUBLIC, "--out", "{out}", "--final-only"], "--final-only"),
+        (
+            ["validate", "--data", PUBLIC, "--benchmark", "mmlu", "--max-params", "1e10", "--suite", "deduped"],
+            "--suite",
+        ),
+    ],
+    ids=["fit", "convert --suite", "convert --final-only", "validate"],
+)
 def test_pythia_options_on_other_data_are_refused(argv, option, tmp_path, run_cli):
     out = tmp_path / "t.csv"
     code, stdout, err = run_cli(*[str(a).format(out=out) for a in argv])
@@ -62,8 +70,17 @@ def test_pythia_options_on_other_data_are_refused(argv, option, tmp_path, run_cl
     assert not out.exists()
 
 
-@pytest.mark.parametrize("option", [["--params", "7B"], ["--n-boot", "5"], ["--suite", "swallow-en"], ["--seed", "3"],
-                                    ["--release-date", "2024-01-01"], ["--model", "m"]])
+@pytest.mark.parametrize(
+    "option",
+    [
+        ["--params", "7B"],
+        ["--n-boot", "5"],
+        ["--suite", "swallow-en"],
+        ["--seed", "3"],
+        ["--release-date", "2024-01-01"],
+        ["--model", "m"],
+    ],
+)
 def test_measure_template_refuses_every_option_it_does_not_apply(option, tmp_path, run_cli):
     """--template writes a scores file and stops: an option of placing or evaluating is refused, naming it, and no
     file is written."""

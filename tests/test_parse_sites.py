@@ -2,6 +2,7 @@
 partitions or matches text is one of :data:`ALLOWED`, each with why it may (a file's or a tool's format, the user's
 input, text laid out for a reader), or one of :data:`LEFT`, the places that still read a value out of text (each with
 what it reads), which this list holds from growing."""
+
 from __future__ import annotations
 
 import re
@@ -13,47 +14,74 @@ PATTERN = re.compile(r"split\(|partition\(|re\.(match|search|findall)|str\.extra
 
 #: file → {a piece of the line: why the text may be read there}.
 ALLOWED: dict[str, dict[str, str]] = {
-    "densing/states.py": {'text.partition(":")': "ReferenceName.parse: a file's or the command line's family:benchmark"},
+    "densing/states.py": {
+        'text.partition(":")': "ReferenceName.parse: a file's or the command line's family:benchmark"
+    },
     "densing/laws/inversion.py": {'.split(",")': "a reference fit's JSON provenance: its families joined by commas"},
-    "densing/designs/openllm_v2/report.py": {'.split(", ")': "a trend record written before its rows held reference_names (its format then)"},
+    "densing/designs/openllm_v2/report.py": {
+        '.split(", ")': "a trend record written before its rows held reference_names (its format then)"
+    },
     "densing/display.py": {'name.partition(":")': "a wide table's column name field:benchmark (the output's format)"},
-    "densing/present/forest.py": {'" ".join(str(text).split())': "whitespace folded in a label for a reader",
-                                  'text.split(" (", 1)': "a status shortened for a figure's hover text (display)",
-                                  'rsplit(" ", 1)': "a label cut at a word for a figure (display)"},
+    "densing/present/forest.py": {
+        '" ".join(str(text).split())': "whitespace folded in a label for a reader",
+        'text.split(" (", 1)': "a status shortened for a figure's hover text (display)",
+        'rsplit(" ", 1)': "a label cut at a word for a figure (display)",
+    },
     "densing/present/figures.py": {'rsplit("/", 1)': "a Hugging Face model id's last part for a figure (display)"},
     "densing/trend/targets.py": {'n.split("@")': "a model name's revision suffix (the table's format)"},
     "densing/report/html.py": {"str(header).split()": "a header's longest word for the layout"},
     "densing/numbers.py": {'.split("e")': "a number's own scientific notation"},
-    "densing/validation.py": {'" ".join(text.split())': "whitespace folded in an error message",
-                              'text.split(",")': "user input: an option's comma list (validation.comma_items)"},
-    "densing/cli/output.py": {'.split("\\n")': "terminal output split into lines",
-                              'str(text).split("\\n")': "terminal paragraphs"},
-    "densing/cli/laws.py": {'text.split(",")': "user input: --benchmarks", 'families.split(",")': "user input: --families",
-                            'benchmarks.split(",")': "user input: --benchmark"},
-    "densing/cli/overlap.py": {"split(path)": "not text: a function named split",
-                               'tp_overlap.split(",")': "user input: --tp-overlap"},
+    "densing/validation.py": {
+        '" ".join(text.split())': "whitespace folded in an error message",
+        'text.split(",")': "user input: an option's comma list (validation.comma_items)",
+    },
+    "densing/cli/output.py": {
+        '.split("\\n")': "terminal output split into lines",
+        'str(text).split("\\n")': "terminal paragraphs",
+    },
+    "densing/cli/laws.py": {
+        'text.split(",")': "user input: --benchmarks",
+        'families.split(",")': "user input: --families",
+        'benchmarks.split(",")': "user input: --benchmark",
+    },
+    "densing/cli/overlap.py": {
+        "split(path)": "not text: a function named split",
+        'tp_overlap.split(",")': "user input: --tp-overlap",
+    },
     "densing/cli/overlap_fast.py": {'word.partition("=")': "user input: an option's --name=value"},
     "densing/cli/layout.py": {'text.split(" ")': "a cell's words for the terminal layout"},
-    "densing/cli/eval.py": {'split("/")': "user input: --shard I/N", '(benchmarks or "").split(",")': "user input: --benchmarks"},
-    "densing/cli/app.py": {"command_path.split": "click's command path", 'split("\\n\\n", 1)': "a help text's first "
-                           "paragraph", "re.split": "a help text's first sentence", 'word.split("=", 1)': "user input: "
-                           "--name=value on the command line", 'out[i].partition("=")': "user input: an output option "
-                           "written --out=PATH"},
+    "densing/cli/eval.py": {
+        'split("/")': "user input: --shard I/N",
+        '(benchmarks or "").split(",")': "user input: --benchmarks",
+    },
+    "densing/cli/app.py": {
+        "command_path.split": "click's command path",
+        'split("\\n\\n", 1)': "a help text's first paragraph",
+        "re.split": "a help text's first sentence",
+        'word.split("=", 1)': "user input: --name=value on the command line",
+        'out[i].partition("=")': "user input: an output option written --out=PATH",
+    },
     "densing/data/names.py": {'metric.partition(",")': "lm-eval's metric,filter key (its file format)"},
-    "densing/data/readers.py": {'part.partition("=")': "lm-eval's model_args string (its file format)",
-                                'key.partition("_stderr")': "lm-eval's results keys (its file format)",
-                                'key.partition(",")': "lm-eval's metric,filter key (its file format)",
-                                'metric.partition(",")': "lm-eval's metric,filter key (its file format)"},
+    "densing/data/readers.py": {
+        'part.partition("=")': "lm-eval's model_args string (its file format)",
+        'key.partition("_stderr")': "lm-eval's results keys (its file format)",
+        'key.partition(",")': "lm-eval's metric,filter key (its file format)",
+        'metric.partition(",")': "lm-eval's metric,filter key (its file format)",
+    },
     "densing/eval/tasks/local_data.py": {".split()": "a dataset's label file"},
     "densing/eval/tasks/utils.py": {'rpartition("####")': "GSM8K's answer format"},
     "densing/eval/ingest.py": {'rsplit("_", 1)': "lm-eval's arg_0, arg_1 keys (its file format)"},
     "densing/eval/runner.py": {"line.split()": "nvidia-smi's output"},
-    "densing/eval/models.py": {'value.split(",")': "user input: --model-args", 'item.partition("=")': "user input: "
-                               "--model-args key=value"},
+    "densing/eval/models.py": {
+        'value.split(",")': "user input: --model-args",
+        'item.partition("=")': "user input: --model-args key=value",
+    },
     "densing/eval/loading.py": {'device.partition(":")': "user input: --device cuda:N"},
     "densing/eval/store.py": {'rsplit(".", 2)': "the store's temporary file name (its own format)"},
-    "densing/eval/task_index.py": {'text[start:].split("\\n")': "an lm-eval task YAML", 'first.strip("[]").split(",")':
-                                   "an lm-eval task YAML's inline list"},
+    "densing/eval/task_index.py": {
+        'text[start:].split("\\n")': "an lm-eval task YAML",
+        'first.strip("[]").split(",")': "an lm-eval task YAML's inline list",
+    },
     "densing/eval/pair.py": {'key.partition(",")': "lm-eval's metric,filter key (its file format)"},
     "densing/eval/benchmarks.py": {'text.split(",")': "user input: a comma list of benchmarks"},
     "densing/overlap/run_schema.py": {"str(exc).split()": "whitespace folded in a parser's error message"},
@@ -85,19 +113,32 @@ def test_every_text_read_in_the_package_is_allowed_with_its_reason():
 
 def test_every_listed_site_is_still_there():
     sites = _sites()
-    stale = [f"{path}: {piece}" for table in (ALLOWED, LEFT) for path, pieces in table.items() for piece in pieces
-             if not any(p == path and piece in line for p, line in sites)]
+    stale = [
+        f"{path}: {piece}"
+        for table in (ALLOWED, LEFT)
+        for path, pieces in table.items()
+        for piece in pieces
+        if not any(p == path and piece in line for p, line in sites)
+    ]
     assert not stale, "listed but no longer in the package (take it off the list):\n" + "\n".join(stale)
 
 
 def test_no_identifier_rule_code_or_state_is_read_from_text_where_it_was():
     """The places issue 96 named: references, rule codes, states and check lists are values there now."""
-    text = {p: (ROOT / p).read_text(encoding="utf-8") for p in (
-        "densing/trend/pooling.py", "densing/trend/capability.py", "densing/laws/eligibility.py",
-        "densing/present/verdict.py", "densing/present/words.py", "densing/present/forest.py",
-        "densing/designs/olmes/trend.py")}
+    text = {
+        p: (ROOT / p).read_text(encoding="utf-8")
+        for p in (
+            "densing/trend/pooling.py",
+            "densing/trend/capability.py",
+            "densing/laws/eligibility.py",
+            "densing/present/verdict.py",
+            "densing/present/words.py",
+            "densing/present/forest.py",
+            "densing/designs/olmes/trend.py",
+        )
+    }
     assert not any("STATE_OF_WORDS" in t or "family_of" in t for t in text.values())
     assert not any(re.search(r'\["why"\]\.[^\n]*(extract|startswith|split)', t) for t in text.values())
     assert 'split(" | ")' not in text["densing/present/verdict.py"]
-    assert "failed_checks or \"\").split" not in text["densing/designs/olmes/trend.py"]
+    assert 'failed_checks or "").split' not in text["densing/designs/olmes/trend.py"]
     assert sum(len(v) for v in LEFT.values()) <= 0

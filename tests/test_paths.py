@@ -1,4 +1,5 @@
 """The shipped data is found with or without a source tree (a non-editable install has none)."""
+
 from __future__ import annotations
 
 import subprocess
@@ -16,8 +17,23 @@ def wheel(tmp_path_factory):
     """The wheel a non-editable `pip install .` installs (built once for this module)."""
     pytest.importorskip("hatchling")
     out = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", str(REPO_ROOT), "--no-deps", "--no-build-isolation", "-q",
-                    "-w", str(out)], check=True, capture_output=True, timeout=600)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            str(REPO_ROOT),
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(out),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
     (found,) = out.glob("densing-*.whl")
     return found
 
@@ -27,11 +43,19 @@ def test_shipped_folders_fall_back_to_the_package_copy(wheel, tmp_path):
     """Installed from the wheel, with no source tree beside the package, densing finds the copies under _shipped/."""
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)
-    code = ("import densing, densing.paths as p; print(densing.__file__); print(p.REFERENCE_FITS); "
-            "print(len(list(p.REFERENCE_FITS.glob('*.json')))); print((p.RESULTS / 'public_models.csv').is_file())")
+    code = (
+        "import densing, densing.paths as p; print(densing.__file__); print(p.REFERENCE_FITS); "
+        "print(len(list(p.REFERENCE_FITS.glob('*.json')))); print((p.RESULTS / 'public_models.csv').is_file())"
+    )
     env = {k: v for k, v in __import__("os").environ.items() if k != "DENSING_HOME"}
-    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120,
-                          env={**env, "PYTHONPATH": str(site)})
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**env, "PYTHONPATH": str(site)},
+    )
     assert done.returncode == 0, done.stderr[-500:]
     module, fits, count, table = done.stdout.split("\n")[:4]
     assert Path(module).resolve().is_relative_to(site.resolve())
@@ -44,8 +68,11 @@ def test_the_wheel_carries_the_shipped_data(wheel):
     """What a non-editable `pip install .` installs: every shipped fit and result file."""
     names = set(zipfile.ZipFile(wheel).namelist())
     for folder in ("reference_fits", "results"):
-        shipped = {f"densing/_shipped/{folder}/{p.relative_to(REPO_ROOT / folder).as_posix()}"
-                   for p in (REPO_ROOT / folder).rglob("*") if p.is_file()}
+        shipped = {
+            f"densing/_shipped/{folder}/{p.relative_to(REPO_ROOT / folder).as_posix()}"
+            for p in (REPO_ROOT / folder).rglob("*")
+            if p.is_file()
+        }
         assert shipped <= names, sorted(shipped - names)[:5]
 
 
@@ -60,7 +87,10 @@ def test_a_missed_relative_path_to_a_shipped_table_says_where_it_is(tmp_path, mo
     assert "\n" not in message and "densing.paths.RESULTS / 'public_models.csv'" in message
     assert str(paths.RESULTS / "public_models.csv") in message
     assert densing.read_results(paths.RESULTS / "public_models.csv").shape[0] > 100  # the hint's path reads
-    assert paths.shipped_hint("results/no_such_table.csv") == "" and paths.shipped_hint(tmp_path / "public_models.csv") == ""
+    assert (
+        paths.shipped_hint("results/no_such_table.csv") == ""
+        and paths.shipped_hint(tmp_path / "public_models.csv") == ""
+    )
 
 
 def test_a_fit_by_its_short_name_resolves_to_the_shipped_file_and_a_miss_names_close_ones(tmp_path):
@@ -74,8 +104,11 @@ def test_a_fit_by_its_short_name_resolves_to_the_shipped_file_and_a_miss_names_c
     assert paths.resolve_fit(given) == given  # a path that exists is taken as given
     with pytest.raises(densing.InputError, match=r"--fit lama-3.1_mmlu: no such file.*close: family_llama-3.1_mmlu"):
         paths.resolve_fit("lama-3.1_mmlu")
-    for missing in (tmp_path / "no_folder" / "family_llama-3.1_mmlu.json", tmp_path / "llama-3.1_mmlu",
-                    "family_llama-3.1_mmlu.json"):
+    for missing in (
+        tmp_path / "no_folder" / "family_llama-3.1_mmlu.json",
+        tmp_path / "llama-3.1_mmlu",
+        "family_llama-3.1_mmlu.json",
+    ):
         with pytest.raises(densing.InputError, match=r"no such file \(a path is read as given"):
             paths.resolve_fit(missing)
 

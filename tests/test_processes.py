@@ -11,8 +11,10 @@ row), ``fit --jobs`` and ``ladder fit --jobs`` (the
 bootstrap's processes), ``overlap analyze --scheduler processes`` (a process per file, or a pool)
 and ``overlap run`` (torchrun and its workers).
 """
+
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -41,7 +43,7 @@ def _table() -> dict[int, tuple[int, int, str, str]]:
             stat = Path(f"/proc/{name}/stat").read_text()
         except OSError:
             continue
-        fields = stat[stat.rindex(")") + 2:].split()
+        fields = stat[stat.rindex(")") + 2 :].split()
         found[int(name)] = (int(fields[1]), int(fields[3]), fields[0], fields[19])
     return found
 
@@ -69,10 +71,8 @@ def _alive(process: subprocess.Popen, seen: dict[int, str]) -> list[int]:
 
 def _kill(pids) -> None:
     for pid in pids:
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
 
 
 def _start(args: list, where: Path, sigint=signal.SIG_DFL) -> subprocess.Popen:
@@ -81,8 +81,14 @@ def _start(args: list, where: Path, sigint=signal.SIG_DFL) -> subprocess.Popen:
     env = dict(os.environ, OMP_NUM_THREADS="1")
     env.pop("DENSING_SERIAL", None)
     with open(where / "stdout", "w") as out, open(where / "stderr", "w") as err:
-        return subprocess.Popen([*CLI, *map(str, args)], stdout=out, stderr=err, env=env, start_new_session=True,
-                                preexec_fn=lambda: signal.signal(signal.SIGINT, sigint))
+        return subprocess.Popen(
+            [*CLI, *map(str, args)],
+            stdout=out,
+            stderr=err,
+            env=env,
+            start_new_session=True,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, sigint),
+        )
 
 
 def _workers(process: subprocess.Popen, count: int, timeout: float = 90) -> dict[int, str]:
@@ -132,13 +138,35 @@ WORKLOADS = {
     # every row of the table: jobs enough that a signal sent once a worker is seen lands mid-run on a loaded machine
     "trend": (lambda tmp, tr: ["trend", "--n-boot", "400", "--by", "benchmark"], 1),
     "report": (lambda tmp, tr: ["report", "--n-boot", "400", "--out", tmp / "r.html"], 1),
-    "fit --jobs": (lambda tmp, tr: ["fit", "--data", PYTHIA, "--benchmark", "lambada_openai", "--n-boot", "2000",
-                                    "--jobs", "2"], 2),
-    "analyze, a process per file": (lambda tmp, tr: ["overlap", "analyze", tr, "--scheduler", "processes",
-                                                     "--workers", "3"], 2),
+    "fit --jobs": (
+        lambda tmp, tr: ["fit", "--data", PYTHIA, "--benchmark", "lambada_openai", "--n-boot", "2000", "--jobs", "2"],
+        2,
+    ),
+    "analyze, a process per file": (
+        lambda tmp, tr: ["overlap", "analyze", tr, "--scheduler", "processes", "--workers", "3"],
+        2,
+    ),
     "analyze, a pool": (lambda tmp, tr: ["overlap", "analyze", tr, "--scheduler", "processes", "--workers", "2"], 2),
-    "overlap run": (lambda tmp, tr: ["overlap", "run", tmp / "run", "--strategies", "ddp", "--steps", "2000",
-                                     "--d-model", "32", "--n-layer", "1", "--seq-len", "16", "--batch-size", "2"], 3),
+    "overlap run": (
+        lambda tmp, tr: [
+            "overlap",
+            "run",
+            tmp / "run",
+            "--strategies",
+            "ddp",
+            "--steps",
+            "2000",
+            "--d-model",
+            "32",
+            "--n-layer",
+            "1",
+            "--seq-len",
+            "16",
+            "--batch-size",
+            "2",
+        ],
+        3,
+    ),
 }
 
 
@@ -163,13 +191,16 @@ def test_a_signal_mid_run_ends_every_worker(name, how, tmp_path, traces):
     assert not (tmp_path / "r.html").exists()  # the report is written whole or not at all
 
 
-@pytest.mark.parametrize("name", ["trend", "report", "analyze, a process per file", "analyze, a pool",
-                                  "analyze --format json"])
+@pytest.mark.parametrize(
+    "name", ["trend", "report", "analyze, a process per file", "analyze, a pool", "analyze --format json"]
+)
 def test_sigint_to_the_process_alone_is_ctrl_c_even_when_started_with_it_ignored(name, tmp_path, traces):
     """``kill -INT PID`` from a script or a supervisor whose child inherits SIGINT ignored: exit 130, one line, no
     worker left, no partial report (``--format json``: the typer-free path)."""
-    build, count = WORKLOADS.get(name) or (lambda tmp, tr: ["overlap", "analyze", tr, "--scheduler", "processes",
-                                                            "--workers", "2", "--format", "json"], 2)
+    build, count = WORKLOADS.get(name) or (
+        lambda tmp, tr: ["overlap", "analyze", tr, "--scheduler", "processes", "--workers", "2", "--format", "json"],
+        2,
+    )
     process = _start(build(tmp_path, traces), tmp_path, sigint=signal.SIG_IGN)
     seen = _workers(process, count)
     os.kill(process.pid, signal.SIGINT)
@@ -191,9 +222,10 @@ def test_ctrl_c_in_a_terminal_reaches_the_workers_too(tmp_path, traces):
 def test_an_error_while_the_workers_run_ends_them(command, tmp_path):
     """One model released since 2024-07-30 (a window with none is refused before any worker starts): too few to draw
     a trend through, so the headline fails while the workers run."""
-    args = [command, "--n-boot", "50", "--since", "2024-07-30"] + (["--out", tmp_path / "r.html"] if command == "report"
-                                                                   else ["--detail"])
-    for attempt in range(3):  # the error comes at a different moment of the worker's life each time
+    args = [command, "--n-boot", "50", "--since", "2024-07-30"] + (
+        ["--out", tmp_path / "r.html"] if command == "report" else ["--detail"]
+    )
+    for _ in range(3):  # the error comes at a different moment of the worker's life each time
         process = _start(args, tmp_path)
         seen = _workers(process, 1)
         code, err = _ended(process, seen, tmp_path)
@@ -203,8 +235,12 @@ def test_an_error_while_the_workers_run_ends_them(command, tmp_path):
 
 #: A bad option of each command that starts workers; report's is repeated (it hung in most runs once).
 BAD_OPTIONS = [
-    ["report", "--n-boot", "0"], ["report", "--n-boot", "-5"], ["report", "--n-boot", "0"], ["report", "--seed", "-1"],
-    ["trend", "--n-boot", "0"], ["trend", "--seed", "-3"],
+    ["report", "--n-boot", "0"],
+    ["report", "--n-boot", "-5"],
+    ["report", "--n-boot", "0"],
+    ["report", "--seed", "-1"],
+    ["trend", "--n-boot", "0"],
+    ["trend", "--seed", "-3"],
     ["fit", "--data", PYTHIA, "--benchmark", "lambada_openai", "--jobs", "0"],
     ["ladder", "fit", "--data", OLMO_LADDER, "--jobs", "0"],
     ["overlap", "analyze", "{traces}", "--scheduler", "nowhere"],
@@ -219,7 +255,9 @@ def test_a_bad_option_exits_2_with_one_line_and_no_process(tmp_path, traces):
         where = tmp_path / str(k)
         where.mkdir()
         args = [str(a).format(traces=traces, tmp=where / "run") for a in args]
-        started.append((args, where, _start(args + (["--out", where / "r.html"] if args[0] == "report" else []), where)))
+        started.append(
+            (args, where, _start(args + (["--out", where / "r.html"] if args[0] == "report" else []), where))
+        )
     for args, where, process in started:
         code, err = _ended(process, {}, where)
         assert code == 2 and err.count("\n") == 1 and err.startswith("error: "), (args, err)
@@ -239,11 +277,28 @@ def tiny_sweep(tmp_path_factory) -> list[str]:
     (root / "mc.jsonl").write_text("".join(__import__("json").dumps(d) + "\n" for d in MC_DOCS))
     (root / "tiny_mc.yaml").write_text(MC_YAML.format(data=root / "mc.jsonl"))
     model = build_tiny_model(root / "tiny")
-    (root / "models.yaml").write_text(yaml.safe_dump({"models": [
-        {"name": f"tiny-{i}", "model": str(model), "train_tokens": "2M", "release_date": "2024-01-01"}
-        for i in range(3)]}))
-    return ["eval", "--models", root / "models.yaml", "--benchmarks", "tiny_mc", "--include-path", root,
-            "--device", "cpu", "--isolate"]
+    (root / "models.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "models": [
+                    {"name": f"tiny-{i}", "model": str(model), "train_tokens": "2M", "release_date": "2024-01-01"}
+                    for i in range(3)
+                ]
+            }
+        )
+    )
+    return [
+        "eval",
+        "--models",
+        root / "models.yaml",
+        "--benchmarks",
+        "tiny_mc",
+        "--include-path",
+        root,
+        "--device",
+        "cpu",
+        "--isolate",
+    ]
 
 
 @pytest.mark.parametrize("how", ["SIGINT", "SIGTERM"])
@@ -272,8 +327,13 @@ def test_torchrun_killed_outright_takes_its_workers_with_it(tmp_path, traces):
     assert workers, seen
     os.kill(torchrun[0], signal.SIGKILL)
     deadline = time.monotonic() + GONE_S
-    while (left := [pid for pid, start in workers.items() if pid in (now := _table()) and now[pid][3] == start
-                    and now[pid][2] != "Z"]) and time.monotonic() < deadline:
+    while (
+        left := [
+            pid
+            for pid, start in workers.items()
+            if pid in (now := _table()) and now[pid][3] == start and now[pid][2] != "Z"
+        ]
+    ) and time.monotonic() < deadline:
         time.sleep(0.05)
     _kill(left)
     assert not left, f"workers left behind by a killed torchrun: {left}"
@@ -281,8 +341,9 @@ def test_torchrun_killed_outright_takes_its_workers_with_it(tmp_path, traces):
     assert code == 2 and err.strip().splitlines()[-1].startswith("error: "), err
 
 
-def test_a_run_ended_by_sigterm_leaves_no_process_and_a_folder_every_reader_refuses_as_incomplete(tmp_path, traces,
-                                                                                                   run_cli):
+def test_a_run_ended_by_sigterm_leaves_no_process_and_a_folder_every_reader_refuses_as_incomplete(
+    tmp_path, traces, run_cli
+):
     """SIGTERM while torchrun's workers train: the command exits 143 leaving no process, and the run folder it leaves
     (run.yaml written, no metrics.csv) says ``status: interrupted``, so validate, convergence and whatif refuse it
     in one line as an incomplete run rather than as a file or a column missing."""
@@ -295,8 +356,12 @@ def test_a_run_ended_by_sigterm_leaves_no_process_and_a_folder_every_reader_refu
     assert code == 143 and err.strip().splitlines()[-1] == "error: terminated", err
     run = tmp_path / "run" / "ddp"
     assert "status: interrupted" in (run / "run.yaml").read_text() and not (run / "metrics.csv").exists()
-    for argv in (("overlap", "validate", run), ("overlap", "validate", tmp_path / "run"),
-                 ("overlap", "convergence", run, run), ("overlap", "whatif", run)):
+    for argv in (
+        ("overlap", "validate", run),
+        ("overlap", "validate", tmp_path / "run"),
+        ("overlap", "convergence", run, run),
+        ("overlap", "whatif", run),
+    ):
         code, out, err = run_cli(*argv)
         assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err, (argv, err)
         assert f"{run}: an incomplete run (run.yaml says status: interrupted" in err, (argv, err)

@@ -1,5 +1,6 @@
 """The README is read in five minutes: what densing does, the two commands and the answer come before the first
 example in at most 700 words; the method, its rules and its studies are one link away."""
+
 from __future__ import annotations
 
 import re

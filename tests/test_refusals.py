@@ -1,6 +1,7 @@
 """Refusals where the input is a combination or a label: options that cannot apply together (every declared pair of
 :data:`densing.cli.app.EXCLUSIVE`), runs named by their own ``run.yaml``, registrations outside what a registry
 holds, the API's bad arguments (DensingError subclasses only), a suite's note never before a refusal."""
+
 from __future__ import annotations
 
 import re
@@ -11,7 +12,6 @@ import pytest
 
 from densing.errors import InputError
 from tests.test_domains import REPO_ROOT, _one_line_exit_2, write_run_folder
-
 
 # ---------------------------------------------------------------------------------------------
 # labels from the data: a run is named by its own run.yaml
@@ -32,11 +32,15 @@ def test_convergence_names_each_run_by_its_own_strategy(tmp_path, run_cli):
     assert code == 0 and out.splitlines()[1].startswith("ddp,") and out.splitlines()[2].startswith("co2,"), (out, err)
 
 
-@pytest.mark.parametrize("first,second,words", [
-    ("ddp", "ddp", ("config.strategy", "'ddp', the same as")),
-    ("co2", "co2", ("config.strategy", "'co2', the same as")),
-    ("ddp", "sync", ("neither run is a co2 run",)),
-], ids=["two ddp runs", "two co2 runs", "no co2 run"])
+@pytest.mark.parametrize(
+    "first,second,words",
+    [
+        ("ddp", "ddp", ("config.strategy", "'ddp', the same as")),
+        ("co2", "co2", ("config.strategy", "'co2', the same as")),
+        ("ddp", "sync", ("neither run is a co2 run",)),
+    ],
+    ids=["two ddp runs", "two co2 runs", "no co2 run"],
+)
 def test_convergence_refuses_runs_that_are_not_two_strategies(first, second, words, tmp_path, run_cli):
     a, b = _run(tmp_path / "a", first), _run(tmp_path / "b", second)
     _one_line_exit_2(run_cli("overlap", "convergence", a, b), str(b), *words)
@@ -44,31 +48,62 @@ def test_convergence_refuses_runs_that_are_not_two_strategies(first, second, wor
 
 def test_convergence_refuses_a_run_whose_losses_are_all_nan(tmp_path, run_cli):
     ddp, co2 = _run(tmp_path / "a", "ddp"), _run(tmp_path / "b", "co2", loss="nan")
-    _one_line_exit_2(run_cli("overlap", "convergence", ddp, co2), str(co2 / "metrics.csv"), "field 'loss'",
-                     "NaN on every one of 10 rows")
+    _one_line_exit_2(
+        run_cli("overlap", "convergence", ddp, co2),
+        str(co2 / "metrics.csv"),
+        "field 'loss'",
+        "NaN on every one of 10 rows",
+    )
 
 
 # ---------------------------------------------------------------------------------------------
 # options that cannot apply together: every declared pair of densing.cli.app.EXCLUSIVE is refused
 
 #: Each command's ordinary required inputs, and the words that give one option (``{folder}``: an empty folder).
-COMMAND_LINE = {"fit": ["fit", "--data", str(REPO_ROOT / "results" / "pythia_final.csv"), "--benchmark", "arc_easy"],
-                "trend": ["trend"], "overlap validate": ["overlap", "validate", "{folder}"], "measure": ["measure"],
-                "overlap whatif": ["overlap", "whatif", "{folder}"]}
-OPTION_WORDS = {"family": ["--family", "pythia"], "law": ["--law", "two-step"], "irreducible": ["--irreducible"],
-                "chance": ["--chance", "auto"], "ceiling": ["--ceiling", "1.0"], "max_params": ["--max-params", "1e9"],
-                "families": ["--families", "pythia"], "design": ["--design", "olmes"],
-                "without_continual": ["--without-continual"], "table_name": ["--table", "swallow"],
-                "contention": ["--contention", "0.1"], "calibration": ["--calibration"], "runs": ["{folder}"],
-                "scores": ["--scores", "{folder}/scores.csv"], "models": ["--models", "{folder}/models.yaml"],
-                "local_data": ["--local-data"], "model_name": ["--model", "x"], "params": ["--params", "7B"],
-                "release_date": ["--release-date", "2024-06-01"], "suite": ["--suite", "swallow-en"],
-                "limit": ["--limit", "5"], "store": ["--store", "{folder}"], "backend": ["--backend", "vllm"],
-                "device": ["--device", "cpu"], "batch_size": ["--batch-size", "4"], "data_root": ["--data-root", "{folder}"],
-                "allow_unsafe_code": ["--allow-unsafe-code"], "prefix_cache": ["--prefix-cache"],
-                "template": ["--template", "{folder}/template.csv"], "out": ["--out", "{folder}/report.html"],
-                "csv": ["--csv", "{folder}/rows.csv"], "n_boot": ["--n-boot", "40"], "seed": ["--seed", "3"],
-                "contention_from": ["--contention-from", "{folder}"], "allow_missing": ["--allow-missing"]}
+COMMAND_LINE = {
+    "fit": ["fit", "--data", str(REPO_ROOT / "results" / "pythia_final.csv"), "--benchmark", "arc_easy"],
+    "trend": ["trend"],
+    "overlap validate": ["overlap", "validate", "{folder}"],
+    "measure": ["measure"],
+    "overlap whatif": ["overlap", "whatif", "{folder}"],
+}
+OPTION_WORDS = {
+    "family": ["--family", "pythia"],
+    "law": ["--law", "two-step"],
+    "irreducible": ["--irreducible"],
+    "chance": ["--chance", "auto"],
+    "ceiling": ["--ceiling", "1.0"],
+    "max_params": ["--max-params", "1e9"],
+    "families": ["--families", "pythia"],
+    "design": ["--design", "olmes"],
+    "without_continual": ["--without-continual"],
+    "table_name": ["--table", "swallow"],
+    "contention": ["--contention", "0.1"],
+    "calibration": ["--calibration"],
+    "runs": ["{folder}"],
+    "scores": ["--scores", "{folder}/scores.csv"],
+    "models": ["--models", "{folder}/models.yaml"],
+    "local_data": ["--local-data"],
+    "model_name": ["--model", "x"],
+    "params": ["--params", "7B"],
+    "release_date": ["--release-date", "2024-06-01"],
+    "suite": ["--suite", "swallow-en"],
+    "limit": ["--limit", "5"],
+    "store": ["--store", "{folder}"],
+    "backend": ["--backend", "vllm"],
+    "device": ["--device", "cpu"],
+    "batch_size": ["--batch-size", "4"],
+    "data_root": ["--data-root", "{folder}"],
+    "allow_unsafe_code": ["--allow-unsafe-code"],
+    "prefix_cache": ["--prefix-cache"],
+    "template": ["--template", "{folder}/template.csv"],
+    "out": ["--out", "{folder}/report.html"],
+    "csv": ["--csv", "{folder}/rows.csv"],
+    "n_boot": ["--n-boot", "40"],
+    "seed": ["--seed", "3"],
+    "contention_from": ["--contention-from", "{folder}"],
+    "allow_missing": ["--allow-missing"],
+}
 
 
 def _declared_pairs():
@@ -80,8 +115,7 @@ def _declared_pairs():
 def test_the_declared_pairs_name_options_of_their_commands():
     import typer.main
 
-    from densing.cli.app import app
-    from densing.cli.app import EXCLUSIVE
+    from densing.cli.app import EXCLUSIVE, app
 
     pairs = _declared_pairs()
     assert len(pairs) >= 10 and set(EXCLUSIVE) >= {"fit", "trend", "overlap validate"}
@@ -94,8 +128,9 @@ def test_the_declared_pairs_name_options_of_their_commands():
         assert first.param in names and second.param in names, (command, first, second)
 
 
-@pytest.mark.parametrize("command,first,second", _declared_pairs(),
-                         ids=[f"{c}: {a.param}+{b.param}" for c, a, b in _declared_pairs()])
+@pytest.mark.parametrize(
+    "command,first,second", _declared_pairs(), ids=[f"{c}: {a.param}+{b.param}" for c, a, b in _declared_pairs()]
+)
 def test_every_declared_exclusive_pair_is_refused_in_one_line(command, first, second, tmp_path, run_cli):
     folder = tmp_path / "run"
     folder.mkdir()
@@ -103,8 +138,10 @@ def test_every_declared_exclusive_pair_is_refused_in_one_line(command, first, se
     for given in (first, second):
         words += [w.format(folder=folder) for w in OPTION_WORDS[given.param]]
     code, out, err = run_cli(*words)
-    flag = lambda given: next(w for w in OPTION_WORDS[given.param] if w.startswith("--")) if given.param != "runs" \
-        else "runs"
+
+    def flag(given):
+        return next(w for w in OPTION_WORDS[given.param] if w.startswith("--")) if given.param != "runs" else "runs"
+
     _one_line_exit_2((code, out, err), "cannot apply with", flag(first))
     assert flag(second) in err
 
@@ -117,8 +154,9 @@ def test_contention_without_a_tensor_parallel_run_is_refused(tmp_path, run_cli):
     with pytest.raises(InputError, match="no tensor-parallel run"):
         validate_root(tmp_path / "out", contention=0.2)
     _one_line_exit_2(run_cli("overlap", "validate", tmp_path / "out", "--contention", "0.2"), "no tensor-parallel run")
-    _one_line_exit_2(run_cli("overlap", "validate", tmp_path / "out" / "sync", "--contention", "0.2"), "--contention",
-                     "is one run")
+    _one_line_exit_2(
+        run_cli("overlap", "validate", tmp_path / "out" / "sync", "--contention", "0.2"), "--contention", "is one run"
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -128,11 +166,11 @@ def test_contention_without_a_tensor_parallel_run_is_refused(tmp_path, run_cli):
 def _bad_registrations():
     from dataclasses import replace
 
+    from densing import registry
     from densing.cli import output
     from densing.data import benchmarks, formats
     from densing.eval.backends import BACKENDS
     from densing.overlap.strategies import registry as strategies
-    from densing import registry
     from densing.trend import rules
 
     rule = rules.RULES["quantile"]
@@ -144,32 +182,68 @@ def _bad_registrations():
         "rule: name None": (rules.RULES, lambda: rules.RULES.register(None, rule), "a non-empty string"),
         "rule: blank name": (rules.RULES, lambda: rules.RULES.register(" ", rule), "a non-empty string"),
         "rule: solve=42": (rules.RULES, lambda: rules.register(replace(rule, name="r42", solve=42)), "field 'solve'"),
-        "rule: solve of two arguments": (rules.RULES, lambda: rules.register(replace(rule, name="r2", solve=lambda t, y: 0)),
-                                         "does not take 7"),
+        "rule: solve of two arguments": (
+            rules.RULES,
+            lambda: rules.register(replace(rule, name="r2", solve=lambda t, y: 0)),
+            "does not take 7",
+        ),
         "rule: not a rule": (rules.RULES, lambda: rules.RULES.register("dict", {}), "expected a FrontierRule"),
         "table: not a table": (registry.TABLES, lambda: registry.TABLES.register("t", "results.csv"), "TrendTable"),
-        "strategy: negative step time": (strategies._REGISTRY, lambda: strategies.register(
-            replace(strategy, name="fast", step_time_s=lambda point: -1.0)), "field 'step_time_s'"),
-        "strategy: step time of no argument": (strategies._REGISTRY, lambda: strategies.register(
-            replace(strategy, name="bare", step_time_s=lambda: 1.0)), "does not take 1"),
-        "strategy: NaN step time": (strategies._REGISTRY, lambda: strategies.register(
-            replace(strategy, name="nan", step_time_s=lambda point: float("nan"))), "finite step time"),
-        "format: sniff None": (formats.FORMATS, lambda: formats.register_format(
-            replace(data_format, name="nosniff", sniff=None)), "field 'sniff'"),
-        "format: read of no argument": (formats.FORMATS, lambda: formats.register_format(
-            replace(data_format, name="noread", read=lambda: None)), "field 'read'"),
-        "format: negative min_train_tokens": (formats.FORMATS, lambda: formats.register_format(
-            replace(data_format, name="neg", min_train_tokens=-5.0)), "field 'min_train_tokens'"),
-        "benchmark: chance 2.0": (benchmarks.BENCHMARKS, lambda: benchmarks.register(
-            replace(record, name="b1", columns=(), runs=(), chance=2.0)), "field 'chance'"),
-        "benchmark: chance 1": (benchmarks.BENCHMARKS, lambda: benchmarks.register(
-            replace(record, name="b2", columns=(), runs=(), chance=1.0)), "field 'chance'"),
-        "benchmark: -5 items": (benchmarks.BENCHMARKS, lambda: benchmarks.register(
-            replace(record, name="b3", columns=(), runs=(), items=-5)), "field 'items'"),
-        "benchmark: 2.5 items": (benchmarks.BENCHMARKS, lambda: benchmarks.register(
-            replace(record, name="b4", columns=(), runs=(), items=2.5)), "field 'items'"),
-        "benchmark: name not its own": (benchmarks.BENCHMARKS, lambda: benchmarks.BENCHMARKS.register("other", replace(
-            record, name="b5", columns=(), runs=())), "its own name"),
+        "strategy: negative step time": (
+            strategies._REGISTRY,
+            lambda: strategies.register(replace(strategy, name="fast", step_time_s=lambda point: -1.0)),
+            "field 'step_time_s'",
+        ),
+        "strategy: step time of no argument": (
+            strategies._REGISTRY,
+            lambda: strategies.register(replace(strategy, name="bare", step_time_s=lambda: 1.0)),
+            "does not take 1",
+        ),
+        "strategy: NaN step time": (
+            strategies._REGISTRY,
+            lambda: strategies.register(replace(strategy, name="nan", step_time_s=lambda point: float("nan"))),
+            "finite step time",
+        ),
+        "format: sniff None": (
+            formats.FORMATS,
+            lambda: formats.register_format(replace(data_format, name="nosniff", sniff=None)),
+            "field 'sniff'",
+        ),
+        "format: read of no argument": (
+            formats.FORMATS,
+            lambda: formats.register_format(replace(data_format, name="noread", read=lambda: None)),
+            "field 'read'",
+        ),
+        "format: negative min_train_tokens": (
+            formats.FORMATS,
+            lambda: formats.register_format(replace(data_format, name="neg", min_train_tokens=-5.0)),
+            "field 'min_train_tokens'",
+        ),
+        "benchmark: chance 2.0": (
+            benchmarks.BENCHMARKS,
+            lambda: benchmarks.register(replace(record, name="b1", columns=(), runs=(), chance=2.0)),
+            "field 'chance'",
+        ),
+        "benchmark: chance 1": (
+            benchmarks.BENCHMARKS,
+            lambda: benchmarks.register(replace(record, name="b2", columns=(), runs=(), chance=1.0)),
+            "field 'chance'",
+        ),
+        "benchmark: -5 items": (
+            benchmarks.BENCHMARKS,
+            lambda: benchmarks.register(replace(record, name="b3", columns=(), runs=(), items=-5)),
+            "field 'items'",
+        ),
+        "benchmark: 2.5 items": (
+            benchmarks.BENCHMARKS,
+            lambda: benchmarks.register(replace(record, name="b4", columns=(), runs=(), items=2.5)),
+            "field 'items'",
+        ),
+        "benchmark: name not its own": (
+            benchmarks.BENCHMARKS,
+            lambda: benchmarks.BENCHMARKS.register("other", replace(record, name="b5", columns=(), runs=())),
+            "its own name",
+        ),
         "--format: not callable": (output.OUTPUTS, lambda: output.OUTPUTS.register("x", 42), "field 'writer'"),
         "backend: not a backend": (BACKENDS, lambda: BACKENDS.register("b", object()), "expected a Backend"),
     }
@@ -194,10 +268,9 @@ def test_a_bad_registration_is_refused_and_leaves_the_registry_unchanged(case):
 
 
 def test_the_api_answers_bad_arguments_with_densing_errors_only():
-    from tests.trend.test_doubling import planted_law, planted_scores
-
     import densing
     from densing.paths import resolve_fit
+    from tests.trend.test_doubling import planted_law, planted_scores
 
     table = densing.read_results(REPO_ROOT / "results" / "pythia_final.csv")
     with pytest.raises(densing.InputError, match="no 'loss' column"):  # a KeyError 'loss' before
@@ -205,8 +278,9 @@ def test_the_api_answers_bad_arguments_with_densing_errors_only():
     for value in ("", " "):
         with pytest.raises(densing.InputError, match="empty path"):  # the working folder before
             resolve_fit(value)
-    fit = densing.fit_trend(planted_scores(n=30, start_day=0, end_day=700), planted_law(), rule="all", n_boot=40,
-                            n_boot_share=0, since=None)
+    fit = densing.fit_trend(
+        planted_scores(n=30, start_day=0, end_day=700), planted_law(), rule="all", n_boot=40, n_boot_share=0, since=None
+    )
     for call in (fit.predict, fit.confidence_band):
         for value in ("garbage", None, 42, ["2024-01-01", "later"]):  # pandas' DateParseError, TypeError before
             with pytest.raises(densing.InputError, match="dates"):
@@ -217,8 +291,13 @@ def test_the_api_answers_bad_arguments_with_densing_errors_only():
 @pytest.mark.parametrize("suite", ["leaderboard-v1", "leaderboard-v2"])
 def test_a_suites_note_never_comes_before_a_refusal(suite, tmp_path, run_cli):
     """--local-data leaves part of the suite out, which is a note; a missing models file is still one line."""
-    _one_line_exit_2(run_cli("eval", "--suite", suite, "--local-data", "--models", tmp_path / "absent.yaml",
-                             "--out", tmp_path / "store"), "absent.yaml", "no such models file")
+    _one_line_exit_2(
+        run_cli(
+            "eval", "--suite", suite, "--local-data", "--models", tmp_path / "absent.yaml", "--out", tmp_path / "store"
+        ),
+        "absent.yaml",
+        "no such models file",
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -242,14 +321,14 @@ def test_a_model_folder_without_a_tokenizer_is_refused_before_loading(tiny_model
     shutil.copytree(tiny_model, bare, ignore=shutil.ignore_patterns("tokenizer*", "vocab*", "merges*", "special*"))
     models = tmp_path / "models.yaml"
     models.write_text(f"models:\n  - model: {bare}\n    params: 1e5\n    train_tokens: 2e6\n")
-    code, out, err = run_cli("eval", "--models", models, "--benchmarks", "arc_easy", "--device", "cpu",
-                             "--out", tmp_path / "store")
+    code, out, err = run_cli(
+        "eval", "--models", models, "--benchmarks", "arc_easy", "--device", "cpu", "--out", tmp_path / "store"
+    )
     _one_line_exit_2((code, out, err), str(bare), "no tokenizer", "model_args tokenizer=")
     assert not (tmp_path / "store").exists()
 
 
-def test_a_load_that_fails_after_the_weights_are_read_is_one_line_without_progress_bars(tiny_model, capfd,
-                                                                                        monkeypatch):
+def test_a_load_that_fails_after_the_weights_are_read_is_one_line_without_progress_bars(tiny_model, capfd, monkeypatch):
     """An error seen only once loading has started (here: counting the loaded model's parameters) is one line, with
     no transformers bar ("Loading weights") before it; the same load outside quiet_loading() prints that bar."""
     from transformers import AutoModelForCausalLM
@@ -281,7 +360,8 @@ def test_a_device_this_machine_lacks_is_refused_before_loading(tiny_model, tmp_p
     device = f"cuda:{torch.cuda.device_count()}"  # one past the last GPU here (cuda:0 on a machine without one)
     models = tmp_path / "models.yaml"
     models.write_text(f"models:\n  - model: {tiny_model}\n    params: 1e5\n    train_tokens: 2e6\n")
-    code, out, err = run_cli("eval", "--models", models, "--benchmarks", "arc_easy", "--device", device,
-                             "--out", tmp_path / "store")
+    code, out, err = run_cli(
+        "eval", "--models", models, "--benchmarks", "arc_easy", "--device", device, "--out", tmp_path / "store"
+    )
     _one_line_exit_2((code, out, err), f"device: '{device}' is not on this machine")
     assert not (tmp_path / "store").exists()

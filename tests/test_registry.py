@@ -1,5 +1,6 @@
 """Every extension point is a :class:`densing.registry.Registry`: an unknown name is one InputError of one shape,
 a duplicate one RegistryError, and a new entry is found by name (and put back afterwards)."""
+
 import re
 from dataclasses import replace
 
@@ -18,7 +19,12 @@ def _rules():
 def _tables():
     from densing import registry
 
-    return registry.TABLES, registry.register_table, registry.table, replace(registry.leading_table(), name="public_copy", leads=False)
+    return (
+        registry.TABLES,
+        registry.register_table,
+        registry.table,
+        replace(registry.leading_table(), name="public_copy", leads=False),
+    )
 
 
 def _strategies():
@@ -30,8 +36,12 @@ def _strategies():
 def _data_formats():
     from densing.data import formats
 
-    return (formats.FORMATS, formats.register_format, formats.FORMATS.get,
-            replace(formats.FORMATS["table"], name="table_copy", sniff=lambda p: False))
+    return (
+        formats.FORMATS,
+        formats.register_format,
+        formats.FORMATS.get,
+        replace(formats.FORMATS["table"], name="table_copy", sniff=lambda p: False),
+    )
 
 
 def _output_formats():
@@ -54,7 +64,12 @@ def _benchmarks():
 def _benchmark_records():
     from densing.data import benchmarks
 
-    return benchmarks.BENCHMARKS, benchmarks.register, benchmarks.BENCHMARKS.get, replace(benchmarks.BENCHMARKS.get("sciq"), name="sciq_copy")
+    return (
+        benchmarks.BENCHMARKS,
+        benchmarks.register,
+        benchmarks.BENCHMARKS.get,
+        replace(benchmarks.BENCHMARKS.get("sciq"), name="sciq_copy"),
+    )
 
 
 def _backends():
@@ -64,9 +79,16 @@ def _backends():
     return BACKENDS, lambda b: BACKENDS.register(b.name, b), BACKENDS.get, Backend("hf_copy")
 
 
-REGISTRIES = {"frontier rules": _rules, "target tables": _tables, "overlap strategies": _strategies,
-              "data formats": _data_formats, "output formats": _output_formats, "benchmarks": _benchmarks,
-              "benchmark records": _benchmark_records, "evaluation backends": _backends}
+REGISTRIES = {
+    "frontier rules": _rules,
+    "target tables": _tables,
+    "overlap strategies": _strategies,
+    "data formats": _data_formats,
+    "output formats": _output_formats,
+    "benchmarks": _benchmarks,
+    "benchmark records": _benchmark_records,
+    "evaluation backends": _backends,
+}
 
 
 @pytest.fixture(params=list(REGISTRIES))
@@ -147,12 +169,18 @@ def test_resolve_table_is_the_one_way_from_a_path_or_a_name_to_the_table_measure
     assert registry.resolve_table(leading.path, "openllm_v2").table.name == "openllm_v2"  # the name decides
 
 
-@pytest.mark.parametrize("kwargs,message", [
-    ({"table": "openllm_v3"}, r"^--table: expected one of public, openllm_v2, swallow, swallow_2026, got 'openllm_v3'$"),
-    ({"table": 2}, r"^--table: expected a table's name, one of .*, got 2$"),
-    ({"results": ""}, r"^results: an empty path"),
-    ({"results": 3.5}, r"^results: expected a path"),
-])
+@pytest.mark.parametrize(
+    "kwargs,message",
+    [
+        (
+            {"table": "openllm_v3"},
+            r"^--table: expected one of public, openllm_v2, swallow, swallow_2026, got 'openllm_v3'$",
+        ),
+        ({"table": 2}, r"^--table: expected a table's name, one of .*, got 2$"),
+        ({"results": ""}, r"^results: an empty path"),
+        ({"results": 3.5}, r"^results: expected a path"),
+    ],
+)
 def test_resolve_table_refuses_what_is_no_table_in_one_line(kwargs, message):
     from densing import registry
 

@@ -1,6 +1,7 @@
 """The residue of the first corpus: ``densing trend --table swallow_2026`` (its breakpoint's before-ChatGPT window
 holds no target, and the design's median over an empty window indexed past its end) and ``overlap whatif --workers``
 beyond any world size."""
+
 from __future__ import annotations
 
 import json
@@ -10,8 +11,9 @@ from pathlib import Path
 import pytest
 
 
-@pytest.mark.parametrize("argv", [["trend", "--table", "swallow_2026", "--detail"],
-                                  ["trend", "--table", "swallow_2026", "--format", "json"]])
+@pytest.mark.parametrize(
+    "argv", [["trend", "--table", "swallow_2026", "--detail"], ["trend", "--table", "swallow_2026", "--format", "json"]]
+)
 def test_trend_on_swallow_2026_says_the_breakpoint_window_is_empty(argv, run_cli):
     code, out, err = run_cli(*argv, "--n-boot", "50")
     assert code == 0 and "Traceback" not in err, err
@@ -31,4 +33,4 @@ def test_whatif_refuses_a_worker_count_beyond_any_world_size(workers, shown, tmp
     for fmt in ("table", "json", "csv"):
         code, out, err = run_cli("overlap", "whatif", trace, "--workers", workers, "--format", fmt)
         assert code == 2 and out == "" and err.count("\n") == 1, err
-        assert err.startswith(f"error: workers: expected an integer in [1, ") and err.rstrip().endswith(shown), err
+        assert err.startswith("error: workers: expected an integer in [1, ") and err.rstrip().endswith(shown), err

@@ -2,6 +2,7 @@
 here with what it names (an identifier, a label, a path, a date, a library's own message); a state is a value
 (:mod:`densing.states`) and its words are made in :mod:`densing.present`. A new string field fails this test until it
 is declared, and a declared one that holds a state's words fails it on the shipped measurement."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -16,30 +17,46 @@ from densing.results import Result
 
 #: (type, field) → what the string names. A sentence is never one of them.
 STRING_FIELDS = {
-    ("ModelSpec", "name"): "the model's name", ("ModelSpec", "model"): "the model's path or hub id",
-    ("ModelSpec", "revision"): "a revision id", ("ModelSpec", "dtype"): "a dtype name",
-    ("ModelSpec", "release_date"): "a date", ("ModelSpec", "family"): "a family name",
+    ("ModelSpec", "name"): "the model's name",
+    ("ModelSpec", "model"): "the model's path or hub id",
+    ("ModelSpec", "revision"): "a revision id",
+    ("ModelSpec", "dtype"): "a dtype name",
+    ("ModelSpec", "release_date"): "a date",
+    ("ModelSpec", "family"): "a family name",
     ("ModelSpec", "gguf_file"): "a file name",
     ("MergedCache", "folder"): "a path",
-    ("StageFit", "law"): "a law's name", ("StageFit", "message"): "the optimizer's own message (scipy)",
-    ("ReferenceFit", "kind"): "a kind code", ("ReferenceFit", "benchmark"): "a benchmark id",
-    ("ReferenceFit", "metric"): "a metric name", ("ReferenceFit", "data_hash"): "a hash",
+    ("StageFit", "law"): "a law's name",
+    ("StageFit", "message"): "the optimizer's own message (scipy)",
+    ("ReferenceFit", "kind"): "a kind code",
+    ("ReferenceFit", "benchmark"): "a benchmark id",
+    ("ReferenceFit", "metric"): "a metric name",
+    ("ReferenceFit", "data_hash"): "a hash",
     ("ReferenceFit", "loss_unit"): "a unit name",
     ("Calibration", "comm_bytes_source"): "a source code ('trace args' or 'model size')",
-    ("MeasureResult", "suite"): "a suite name", ("MeasureResult", "reference"): "reference fits' names",
-    ("MeasureResult", "frontier_rule"): "a frontier rule's name", ("MeasureResult", "epoch"): "a date",
-    ("Check", "name"): "a check's name", ("Check", "status"): "a status code (passed, failed, untestable, reported)",
+    ("MeasureResult", "suite"): "a suite name",
+    ("MeasureResult", "reference"): "reference fits' names",
+    ("MeasureResult", "frontier_rule"): "a frontier rule's name",
+    ("MeasureResult", "epoch"): "a date",
+    ("Check", "name"): "a check's name",
+    ("Check", "status"): "a status code (passed, failed, untestable, reported)",
     ("Check", "finding"): "a finding's kind code",
     ("CostHalvingFit", "frontier"): "a frontier rule's name",
     ("FixedSizeFit", "row"): "a row id",
-    ("ForecastCutoff", "cutoff"): "a date", ("ForecastWindows", "row"): "a row id",
-    ("Breakpoint", "date"): "a date", ("Segment", "name"): "a side's name (before, after)",
-    ("TrendMeasurement", "reference"): "reference fits' names", ("TrendMeasurement", "headline_rule"): "a rule's name",
-    ("TrendMeasurement", "headline_set"): "a set's label", ("TrendMeasurement", "table_words"): "a table's label",
+    ("ForecastCutoff", "cutoff"): "a date",
+    ("ForecastWindows", "row"): "a row id",
+    ("Breakpoint", "date"): "a date",
+    ("Segment", "name"): "a side's name (before, after)",
+    ("TrendMeasurement", "reference"): "reference fits' names",
+    ("TrendMeasurement", "headline_rule"): "a rule's name",
+    ("TrendMeasurement", "headline_set"): "a set's label",
+    ("TrendMeasurement", "table_words"): "a table's label",
     ("TrendMeasurement", "since"): "a date",
     ("FamilyInfluence", "family"): "a family name",
-    ("TrendUncertainty", "rule"): "a rule's name", ("TrendUncertainty", "inversion"): "an inversion's name",
-    ("TrendUncertainty", "epoch"): "a date", ("PooledTrend", "epoch"): "a date", ("TrendUncertainty", "most_influential_model"): "a model's name",
+    ("TrendUncertainty", "rule"): "a rule's name",
+    ("TrendUncertainty", "inversion"): "an inversion's name",
+    ("TrendUncertainty", "epoch"): "a date",
+    ("PooledTrend", "epoch"): "a date",
+    ("TrendUncertainty", "most_influential_model"): "a model's name",
 }
 
 
@@ -56,13 +73,18 @@ def _result_types() -> list[type]:
             yield sub
             yield from below(sub)
 
-    return sorted({c for c in below(Result) if dataclasses.is_dataclass(c) and c.__module__.startswith("densing.")},
-                  key=lambda c: (c.__module__, c.__name__))
+    return sorted(
+        {c for c in below(Result) if dataclasses.is_dataclass(c) and c.__module__.startswith("densing.")},
+        key=lambda c: (c.__module__, c.__name__),
+    )
 
 
 def _string_fields(cls) -> list[str]:
-    return [f.name for f in dataclasses.fields(cls)
-            if re.fullmatch(r"str( \| None)?|Optional\[str\]", str(f.type).replace("'", ""))]
+    return [
+        f.name
+        for f in dataclasses.fields(cls)
+        if re.fullmatch(r"str( \| None)?|Optional\[str\]", str(f.type).replace("'", ""))
+    ]
 
 
 def test_every_string_field_of_a_result_is_declared():
@@ -81,7 +103,8 @@ def test_the_trend_results_carry_their_states_as_values():
     assert "State" in str(types["state"]) and "status" not in types
     assert "Outcome" in str({f.name: f.type for f in dataclasses.fields(ForecastCutoff)}["state"])
     assert isinstance(TrendUncertainty.state, property) and {"status", "verdict"}.isdisjoint(
-        f.name for f in dataclasses.fields(TrendUncertainty))
+        f.name for f in dataclasses.fields(TrendUncertainty)
+    )
     assert {s.name for s in State} == {"MEASURED", "BOUNDED", "NOT_MEASURED"} and len(Outcome) == 4
 
 

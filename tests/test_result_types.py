@@ -1,5 +1,6 @@
 """Every result type stands on densing.results.Result: summary(), to_frame(), to_dict() and conf_int() of the
 trend measurement, an inversion's trend, the OLMES trend and the joint inversion, and conf_int()'s one shape."""
+
 import math
 from dataclasses import dataclass
 
@@ -21,8 +22,11 @@ def measurement():
 
 
 def _is_interval_frame(frame) -> bool:
-    return isinstance(frame, pd.DataFrame) and list(frame.columns) == list(CONF_INT_COLUMNS) \
+    return (
+        isinstance(frame, pd.DataFrame)
+        and list(frame.columns) == list(CONF_INT_COLUMNS)
         and frame.index.name == "quantity"
+    )
 
 
 @dataclass(frozen=True)
@@ -68,7 +72,8 @@ def test_the_trend_measurement(measurement):
     interval = measurement.conf_int()
     assert _is_interval_frame(interval) and list(interval.index) == ["slope", "doubling_time_months"]
     assert interval.loc["doubling_time_months"].tolist() == pytest.approx(
-        [head.doubling_time_months, head.doubling_time_months_ci_low, head.doubling_time_months_ci_high], nan_ok=True)
+        [head.doubling_time_months, head.doubling_time_months_ci_low, head.doubling_time_months_ci_high], nan_ok=True
+    )
     assert interval.loc["slope", "estimate"] == head.slope_per_day
     assert list(measurement.breakpoint.conf_int().index) == ["before.slope", "after.slope"]
     frame = measurement.to_frame()
@@ -85,14 +90,25 @@ def test_the_trend_measurement(measurement):
 def test_the_olmes_trend():
     from densing.designs.olmes.trend import OlmesTrend
 
-    rows = pd.DataFrame({"task": ["arc_challenge", "hellaswag"], "benchmark": ["olmes_arc_challenge_mc", "olmes_hellaswag_mc"],
-                         "months": [4.0, math.nan], "ci_low": [3.0, math.nan], "ci_high": [6.0, math.nan],
-                         "n_models": [18, 0], "error": ["", "not measured: a poor fit"]})
+    rows = pd.DataFrame(
+        {
+            "task": ["arc_challenge", "hellaswag"],
+            "benchmark": ["olmes_arc_challenge_mc", "olmes_hellaswag_mc"],
+            "months": [4.0, math.nan],
+            "ci_low": [3.0, math.nan],
+            "ci_high": [6.0, math.nan],
+            "n_models": [18, 0],
+            "error": ["", "not measured: a poor fit"],
+        }
+    )
     checks = pd.DataFrame({"benchmark": ["olmes_arc_challenge_mc"], "name": ["saturation"], "status": ["failed"]})
     result = OlmesTrend(rows, checks, pd.DataFrame({"model": ["m"], "reason": ["no release date"]}), pd.DataFrame())
     interval = result.conf_int()
     assert _is_interval_frame(interval)
-    assert list(interval.index) == ["olmes_arc_challenge_mc.doubling_time_months", "olmes_hellaswag_mc.doubling_time_months"]
+    assert list(interval.index) == [
+        "olmes_arc_challenge_mc.doubling_time_months",
+        "olmes_hellaswag_mc.doubling_time_months",
+    ]
     assert interval.iloc[0].tolist() == [4.0, 3.0, 6.0] and interval.iloc[1].isna().all()
     assert result.to_frame().equals(rows)
     data = result.to_dict()
@@ -106,10 +122,17 @@ def test_the_olmes_trend():
 def test_the_joint_inversion():
     from densing.laws.joint import JointInversion
 
-    result = JointInversion(log_size=np.log([1e9, 1e15]), censored=np.array(["", "above_range"], dtype=object),
-                            tau2=np.zeros((2, 2)), skill2=0.1, weights=np.ones((2, 2)), slope=np.ones((2, 2)),
-                            chi2=np.array([0.5, 1.0]), birge_ratio=np.array([0.7, math.nan]),
-                            per_benchmark_size=np.array([[1e9, 2e9], [math.inf, 1e15]]))
+    result = JointInversion(
+        log_size=np.log([1e9, 1e15]),
+        censored=np.array(["", "above_range"], dtype=object),
+        tau2=np.zeros((2, 2)),
+        skill2=0.1,
+        weights=np.ones((2, 2)),
+        slope=np.ones((2, 2)),
+        chi2=np.array([0.5, 1.0]),
+        birge_ratio=np.array([0.7, math.nan]),
+        per_benchmark_size=np.array([[1e9, 2e9], [math.inf, 1e15]]),
+    )
     frame = result.to_frame()
     assert len(frame) == 2 and frame["effective_params"].iloc[0] == pytest.approx(1e9)
     assert {"per_benchmark_size_0", "per_benchmark_size_1", "weight_1", "tau2_0", "slope_1"} <= set(frame.columns)
@@ -163,13 +186,35 @@ def test_a_single_reference_trend_plots_without_the_reference_share():
     from densing.trend.uncertainty import TrendUncertainty
 
     nan = math.nan
-    one = TrendUncertainty(rule="quantile", inversion="x", slope_per_day=0.005, intercept=0.0, slope_ci_low=-0.001,
-                           slope_ci_high=0.01, doubling_time_months=4.56, doubling_time_months_ci_low=2.28,
-                           doubling_time_months_ci_high=math.inf, n_models=40, n_exact=40, n_lower_bounds=0,
-                           n_upper_bounds=0, n_dropped=0, n_boot=50, level=0.95, share_fit=nan, share_score=nan,
-                           share_models=nan, slope_sd_fit=nan, slope_sd_score=nan, slope_sd_models=nan,
-                           slope_sd_all=0.003, failed_draws=0, reference_names=(ReferenceName("x"),), reference_weights=(1.0,),
-                           reference_slopes=(0.005,))
+    one = TrendUncertainty(
+        rule="quantile",
+        inversion="x",
+        slope_per_day=0.005,
+        intercept=0.0,
+        slope_ci_low=-0.001,
+        slope_ci_high=0.01,
+        doubling_time_months=4.56,
+        doubling_time_months_ci_low=2.28,
+        doubling_time_months_ci_high=math.inf,
+        n_models=40,
+        n_exact=40,
+        n_lower_bounds=0,
+        n_upper_bounds=0,
+        n_dropped=0,
+        n_boot=50,
+        level=0.95,
+        share_fit=nan,
+        share_score=nan,
+        share_models=nan,
+        slope_sd_fit=nan,
+        slope_sd_score=nan,
+        slope_sd_models=nan,
+        slope_sd_all=0.003,
+        failed_draws=0,
+        reference_names=(ReferenceName("x"),),
+        reference_weights=(1.0,),
+        reference_slopes=(0.005,),
+    )
     figure = one.plot()
     bar = next(t for t in figure.data if isinstance(t, go.Bar))
     assert list(bar.text) == ["not drawn"] * 3
@@ -224,7 +269,14 @@ def test_every_result_type_has_the_statsmodels_methods_and_conf_int_takes_a_leve
 
     types = _result_types()
     names = {cls.__name__ for cls in types}
-    assert {"ForecastWindows", "ForecastCutoff", "LadderCheck", "TrendMeasurement", "TrendUncertainty", "ReferenceFit"} <= names
+    assert {
+        "ForecastWindows",
+        "ForecastCutoff",
+        "LadderCheck",
+        "TrendMeasurement",
+        "TrendUncertainty",
+        "ReferenceFit",
+    } <= names
     for cls in types:
         assert all(callable(getattr(cls, m, None)) for m in ("summary", "to_frame", "to_dict", "conf_int")), cls
         alpha = inspect.signature(cls.conf_int).parameters.get("alpha")
@@ -259,11 +311,14 @@ def test_a_trend_holds_the_level_it_was_fitted_at():
     import densing
     from densing.errors import InputError
 
-    fitted = densing.fit_trend(densing.read_results(paths.RESULTS / "public_models.csv"), rule="envelope", n_boot=40,
-                               n_boot_share=0, level=0.9)
+    fitted = densing.fit_trend(
+        densing.read_results(paths.RESULTS / "public_models.csv"), rule="envelope", n_boot=40, n_boot_share=0, level=0.9
+    )
     interval = fitted.conf_int(alpha=0.1)
-    assert fitted.interval_level() == 0.9 and interval.loc["doubling_time_months", "ci_low"] == \
-        fitted.doubling_time_months_ci_low
+    assert (
+        fitted.interval_level() == 0.9
+        and interval.loc["doubling_time_months", "ci_low"] == fitted.doubling_time_months_ci_low
+    )
     with pytest.raises(InputError, match="holds 0.9 intervals"):
         fitted.conf_int()
 
@@ -272,12 +327,32 @@ def test_the_ladder_check_is_a_result():
     from densing.errors import InputError
     from densing.laws.olmo.check import LadderCheck
 
-    held = pd.DataFrame({"model": ["olmo-2-7b"], "benchmark": ["olmes_mmlu"], "measured_score": [0.6],
-                         "predicted_score": [0.62], "predicted_score_ci_low": [0.58], "predicted_score_ci_high": [0.66],
-                         "relative_error": [0.033], "ai2_relative_error": [math.nan]})
-    dens = pd.DataFrame({"model": ["olmo-2-1b"], "benchmark": ["olmes_mmlu"], "score": [0.4], "density": [1.1],
-                         "density_ci_low": [0.8], "density_ci_high": [1.5], "ci_fold": [1.9], "conditioning": [1.2],
-                         "ci_contains_1": [True], "why": [""]})
+    held = pd.DataFrame(
+        {
+            "model": ["olmo-2-7b"],
+            "benchmark": ["olmes_mmlu"],
+            "measured_score": [0.6],
+            "predicted_score": [0.62],
+            "predicted_score_ci_low": [0.58],
+            "predicted_score_ci_high": [0.66],
+            "relative_error": [0.033],
+            "ai2_relative_error": [math.nan],
+        }
+    )
+    dens = pd.DataFrame(
+        {
+            "model": ["olmo-2-1b"],
+            "benchmark": ["olmes_mmlu"],
+            "score": [0.4],
+            "density": [1.1],
+            "density_ci_low": [0.8],
+            "density_ci_high": [1.5],
+            "ci_fold": [1.9],
+            "conditioning": [1.2],
+            "ci_contains_1": [True],
+            "why": [""],
+        }
+    )
     check = LadderCheck(held, dens, pd.DataFrame({"variant": ["shipped"], "olmo-2-7b_mean_error": [0.03]}), 0.0234, 0.9)
     interval = check.conf_int(alpha=0.1)
     assert interval.loc["olmo-2-7b.olmes_mmlu.predicted_score"].tolist() == [0.62, 0.58, 0.66]

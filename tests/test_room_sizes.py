@@ -3,6 +3,7 @@
 The package's check holds the counts at :data:`MAX_MODULES` and :data:`MAX_FUNCTIONS`; each is lowered as modules
 and functions are split, down to the targets (at most 6 modules over 400 lines, 8 functions over 80), never raised.
 """
+
 from __future__ import annotations
 
 import subprocess
@@ -24,8 +25,12 @@ def _function(name: str, lines: int) -> str:
 def test_counts_planted_modules_and_functions(tmp_path):
     (tmp_path / "long.py").write_text("\n".join(f"a{i} = {i}" for i in range(401)) + "\n")
     (tmp_path / "short.py").write_text("\n".join(f"a{i} = {i}" for i in range(400)) + "\n")
-    (tmp_path / "funcs.py").write_text(_function("long", 81) + _function("edge", 80)
-                                       + "class C:\n" + "".join("    " + line + "\n" for line in _function("method", 90).splitlines()))
+    (tmp_path / "funcs.py").write_text(
+        _function("long", 81)
+        + _function("edge", 80)
+        + "class C:\n"
+        + "".join("    " + line + "\n" for line in _function("method", 90).splitlines())
+    )
     modules, functions = room_sizes(tmp_path)
     assert modules == [(401, "long.py")]
     assert functions == [(90, "funcs.py:method"), (81, "funcs.py:long")]

@@ -13,6 +13,7 @@ The rule, read from the source with :mod:`ast`: a function named ``test…`` in 
 A test whose claim is only that a call returns without raising (a raise fails it) may stand in :data:`ALLOWED`, with
 the reason; an entry that names no such test any more fails the check too.
 """
+
 from __future__ import annotations
 
 import ast
@@ -23,12 +24,9 @@ CHECKING_CALLS = {"raises", "warns", "deprecated_call", "fail"}
 
 #: "path relative to tests/::function" -> why it checks something without an assertion of its own.
 ALLOWED = {
-    "eval/test_device.py::test_a_torch_device_is_accepted":
-        "claims only that validate() returns for a device torch accepts; an InputError fails it",
-    "test_validation.py::test_valid_values_pass":
-        "claims only that validate() returns for each declared-valid value; an InputError fails it",
-    "test_validation.py::test_undeclared_arguments_are_not_checked":
-        "claims only that validate() returns for an argument with no declaration; an InputError fails it",
+    "eval/test_device.py::test_a_torch_device_is_accepted": "claims only that validate() returns for a device torch accepts; an InputError fails it",
+    "test_validation.py::test_valid_values_pass": "claims only that validate() returns for each declared-valid value; an InputError fails it",
+    "test_validation.py::test_undeclared_arguments_are_not_checked": "claims only that validate() returns for an argument with no declaration; an InputError fails it",
 }
 
 
@@ -70,7 +68,9 @@ def unchecked(tests: dict[str, ast.AST], helpers: dict[str, list[ast.AST]]) -> l
     """The keys of ``tests`` that pass the rule of this module's docstring by none of its three ways."""
     checking = {name for name, defs in helpers.items() if any(_checks_directly(d) for d in defs)}
     while True:  # helpers that call a checking helper check too
-        more = {name for name, defs in helpers.items() if name not in checking and any(_called(d) & checking for d in defs)}
+        more = {
+            name for name, defs in helpers.items() if name not in checking and any(_called(d) & checking for d in defs)
+        }
         if not more:
             break
         checking |= more
@@ -82,14 +82,16 @@ def test_every_test_function_asserts_or_expects_an_exception():
     found = unchecked(tests, helpers)
     assert len(tests) > 500  # the walk reads the whole suite
     assert set(found) <= set(ALLOWED), f"tests that check nothing: {sorted(set(found) - set(ALLOWED))}"
-    assert set(ALLOWED) <= set(found), f"ALLOWED names tests that now assert or are gone: {sorted(set(ALLOWED) - set(found))}"
+    assert set(ALLOWED) <= set(found), (
+        f"ALLOWED names tests that now assert or are gone: {sorted(set(ALLOWED) - set(found))}"
+    )
     assert all(len(why) > 20 for why in ALLOWED.values())
 
 
 def test_the_rule_catches_a_test_that_checks_nothing():
     """The rule on planted source: a test that only runs code is caught; an assert reached through two helpers, an
     expected exception and an ``assert…`` call pass."""
-    source = '''
+    source = """
 def helper(x):
     assert x
 
@@ -111,9 +113,12 @@ def test_raises():
 
 def test_numpy():
     np.testing.assert_allclose(1.0, 1.0)
-'''
+"""
     nodes = [n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef)]
     tests = {n.name: n for n in nodes if n.name.startswith("test")}
     helpers = {n.name: [n] for n in nodes if not n.name.startswith("test")}
     assert unchecked(tests, helpers) == ["test_only_runs"]
-    assert unchecked(tests, {k: v for k, v in helpers.items() if k != "helper"}) == ["test_only_runs", "test_via_helpers"]
+    assert unchecked(tests, {k: v for k, v in helpers.items() if k != "helper"}) == [
+        "test_only_runs",
+        "test_via_helpers",
+    ]

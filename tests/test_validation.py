@@ -1,4 +1,5 @@
 """The declared-constraints helper: one message shape for every argument."""
+
 from __future__ import annotations
 
 from numbers import Integral, Real
@@ -16,16 +17,34 @@ CONSTRAINTS = {
 }
 
 
-@pytest.mark.parametrize("name, value", [("n_boot", 10), ("n_boot", 0), ("level", 0.95), ("chance", 0.25),
-                                         ("chance", "auto"), ("chance", None), ("chance", 0)])
+@pytest.mark.parametrize(
+    "name, value",
+    [
+        ("n_boot", 10),
+        ("n_boot", 0),
+        ("level", 0.95),
+        ("chance", 0.25),
+        ("chance", "auto"),
+        ("chance", None),
+        ("chance", 0),
+    ],
+)
 def test_valid_values_pass(name, value):
     validate(CONSTRAINTS, **{name: value})
 
 
-@pytest.mark.parametrize("name, value, words", [
-    ("n_boot", -5, "an integer ≥ 0"), ("n_boot", 2.5, "an integer"), ("n_boot", True, "an integer"),
-    ("level", 1.0, "(0, 1)"), ("level", float("nan"), "(0, 1)"), ("chance", 1.0, "[0, 1)"), ("chance", "half", "'auto'"),
-])
+@pytest.mark.parametrize(
+    "name, value, words",
+    [
+        ("n_boot", -5, "an integer ≥ 0"),
+        ("n_boot", 2.5, "an integer"),
+        ("n_boot", True, "an integer"),
+        ("level", 1.0, "(0, 1)"),
+        ("level", float("nan"), "(0, 1)"),
+        ("chance", 1.0, "[0, 1)"),
+        ("chance", "half", "'auto'"),
+    ],
+)
 def test_invalid_values_name_the_argument_and_what_was_expected(name, value, words):
     with pytest.raises(InputError) as info:
         validate(CONSTRAINTS, **{name: value})

@@ -3,6 +3,7 @@
 A directory, a named pipe, a socket and a device are refused in one line (exit 2 from the command line) before any
 work; a symbolic link is written through (the file it points to is replaced, the link stays); a name longer than the
 file system takes is refused in one line. Run as root too, where a device node could be replaced."""
+
 from __future__ import annotations
 
 import os
@@ -34,9 +35,14 @@ def specials(tmp_path):
     sock.close()
 
 
-REFUSED = {"pipe": "is a named pipe", "sock": "is a socket", "folder": "is a directory",
-           "link-to-pipe": "is a named pipe", "link-to-folder": "is a directory",
-           "loop-a": "Too many levels of symbolic links"}
+REFUSED = {
+    "pipe": "is a named pipe",
+    "sock": "is a socket",
+    "folder": "is a directory",
+    "link-to-pipe": "is a named pipe",
+    "link-to-folder": "is a directory",
+    "loop-a": "Too many levels of symbolic links",
+}
 
 
 @pytest.mark.parametrize("name", list(REFUSED))
@@ -126,8 +132,10 @@ def test_report_refuses_before_any_work(name, specials, run_cli):
 
 
 def test_report_and_convert_refuse_a_name_too_long(tmp_path, run_cli):
-    for argv in (("report", "--out", tmp_path / ("r" * 300)),
-                 ("convert", "--data", tmp_path / "none.csv", "--out", tmp_path / ("c" * 300))):
+    for argv in (
+        ("report", "--out", tmp_path / ("r" * 300)),
+        ("convert", "--data", tmp_path / "none.csv", "--out", tmp_path / ("c" * 300)),
+    ):
         code, out, err = run_cli(*argv)
         assert code == 2 and err.count("\n") == 1 and "at most 255" in err, err
 
@@ -137,10 +145,15 @@ def test_convert_refuses_a_pipe_before_reading(specials, run_cli):
     assert code == 2 and "is a named pipe" in err and err.count("\n") == 1, err
 
 
-@pytest.mark.parametrize("argv", [["overlap", "run", "{path}", "--strategies", "ddp"],
-                                  ["ladder", "fit", "--data", "{data}", "--out-dir", "{path}"],
-                                  ["ladder", "check", "--data", "{data}", "--out-dir", "{path}"]],
-                         ids=["overlap run", "ladder fit", "ladder check"])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["overlap", "run", "{path}", "--strategies", "ddp"],
+        ["ladder", "fit", "--data", "{data}", "--out-dir", "{path}"],
+        ["ladder", "check", "--data", "{data}", "--out-dir", "{path}"],
+    ],
+    ids=["overlap run", "ladder fit", "ladder check"],
+)
 def test_a_folder_output_that_is_a_pipe_or_a_name_too_long_is_one_line(argv, specials, run_cli):
     """Run folders and the ladder's outputs: refused before any work, one line naming the path."""
     from tests.conftest import OLMO_LADDER
@@ -153,10 +166,19 @@ def test_a_folder_output_that_is_a_pipe_or_a_name_too_long_is_one_line(argv, spe
 
 #: Every output option of the command line (command path, option name): each makes the folders its path names that
 #: are missing, and its help says so.
-OUTPUT_OPTIONS = [(("report",), "--out"), (("fit",), "--out"), (("convert",), "--out"), (("measure",), "--out"),
-                  (("measure",), "--csv"), (("measure",), "--template"), (("eval",), "--out"),
-                  (("eval", "ingest"), "--out"), (("ladder", "fit"), "--out-dir"), (("ladder", "check"), "--out-dir"),
-                  (("overlap", "run"), "OUT")]
+OUTPUT_OPTIONS = [
+    (("report",), "--out"),
+    (("fit",), "--out"),
+    (("convert",), "--out"),
+    (("measure",), "--out"),
+    (("measure",), "--csv"),
+    (("measure",), "--template"),
+    (("eval",), "--out"),
+    (("eval", "ingest"), "--out"),
+    (("ladder", "fit"), "--out-dir"),
+    (("ladder", "check"), "--out-dir"),
+    (("overlap", "run"), "OUT"),
+]
 
 
 @pytest.mark.parametrize("path, option", OUTPUT_OPTIONS)

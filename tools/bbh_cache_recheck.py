@@ -15,6 +15,7 @@ rows in more than one run, and any differing string.
     OMP_NUM_THREADS=1 python tools/bbh_cache_recheck.py STORE [--requests 62 --rows 16 --runaway 2]
     OMP_NUM_THREADS=1 python tools/bbh_cache_recheck.py STORE --sample 48 --rows 32 --draft 0   # and --draft 4 beside it
 """
+
 from __future__ import annotations
 
 import argparse
@@ -44,7 +45,9 @@ def cached_bbh(store: str):
         print(exc, file=sys.stderr)
         return None
     names = bbh_task_names(task_manager(needed=[], data_root=SHARED_DATA))
-    instances = [i for i in build_instances(names, data_root=SHARED_DATA) if hash_args("generate_until", i.args) in cached]
+    instances = [
+        i for i in build_instances(names, data_root=SHARED_DATA) if hash_args("generate_until", i.args) in cached
+    ]
     return instances, {id(i): cached[hash_args("generate_until", i.args)] for i in instances}
 
 
@@ -54,20 +57,30 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=62)
     parser.add_argument("--rows", type=int, default=16)
     parser.add_argument("--runaway", type=int, default=2)
-    parser.add_argument("--sample", type=int, default=0,
-                        help="instead: this many cached requests drawn at random (all lengths, as production meets them)")
+    parser.add_argument(
+        "--sample",
+        type=int,
+        default=0,
+        help="instead: this many cached requests drawn at random (all lengths, as production meets them)",
+    )
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--step-base", type=float, default=None,
-                        help="step_base of step_width (default: PrefixSettings'; inf: always the longest draft)")
-    parser.add_argument("--draft", type=int, default=None, help="draft tokens per row and step (default: PrefixSettings')")
+    parser.add_argument(
+        "--step-base",
+        type=float,
+        default=None,
+        help="step_base of step_width (default: PrefixSettings'; inf: always the longest draft)",
+    )
+    parser.add_argument(
+        "--draft", type=int, default=None, help="draft tokens per row and step (default: PrefixSettings')"
+    )
     arguments = parser.parse_args()
 
     import torch
 
     from densing.eval.backends.prefix.settings import PrefixSettings
     from densing.eval.backends.prefix.slots import SlotCache
-    from densing.eval.models import read_models_file
     from densing.eval.loading import load_model
+    from densing.eval.models import read_models_file
     from densing.paths import RESULTS
 
     torch.set_num_threads(1)
@@ -91,8 +104,11 @@ def main() -> int:
                 break
         picked = draw.sample(pool, min(arguments.sample, len(pool)))
         long = [i for i in picked if len(text[id(i)]) > 3000]
-    print(f"{len(instances)} BBH requests cached; regenerating {len(picked)} ({len(long)} that ran away) at "
-          f"{arguments.rows} slots", flush=True)
+    print(
+        f"{len(instances)} BBH requests cached; regenerating {len(picked)} ({len(long)} that ran away) at "
+        f"{arguments.rows} slots",
+        flush=True,
+    )
 
     chosen = {"draft": arguments.draft, "step_base": arguments.step_base}
     settings = PrefixSettings(rows_per_batch=arguments.rows, **{k: v for k, v in chosen.items() if v is not None})
@@ -115,9 +131,11 @@ def main() -> int:
         SlotCache.plan = plan
     same = sum(o == text[id(i)] for o, i in zip(out, picked))
     stats = lm.decode_stats
-    print(f"{seconds:.0f} s, {stats.generated_tokens} new tokens ({stats.generated_tokens / seconds:.1f}/s), "
-          f"up to {settings.draft} draft tokens a step (step_base {settings.step_base}): {stats.draft_accepted} of {stats.draft_proposed} kept; identical strings {same}/{len(picked)}; "
-          f"{len(runs)} steps, {sum(r > 1 for r in runs)} read in more than one run")
+    print(
+        f"{seconds:.0f} s, {stats.generated_tokens} new tokens ({stats.generated_tokens / seconds:.1f}/s), "
+        f"up to {settings.draft} draft tokens a step (step_base {settings.step_base}): {stats.draft_accepted} of {stats.draft_proposed} kept; identical strings {same}/{len(picked)}; "
+        f"{len(runs)} steps, {sum(r > 1 for r in runs)} read in more than one run"
+    )
     for o, i in zip(out, picked):
         if o != text[id(i)]:
             print("DIFFERS:", repr(o[:160]), "cached:", repr(text[id(i)][:160]))

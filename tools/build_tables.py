@@ -23,6 +23,7 @@ Each writes its files atomically and byte-identically for the same inputs; the c
 labelled variants the package does not compute); otherwise this script only reads the arguments, writes and prints. An error of the package (:class:`densing.errors.DensingError`) is
 one line ``error: …`` on stderr and exit status 2; Ctrl-C is ``error: interrupted`` and exit status 130.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -38,9 +39,9 @@ if (ROOT / "densing").is_dir() and str(ROOT) not in sys.path:
 INTERRUPTED, INTERRUPTED_EXIT = "error: interrupted", 130
 
 try:
-    from densing import paths  # noqa: E402
-    from densing.errors import DensingError  # noqa: E402
-    from densing.io import atomic_write_text  # noqa: E402
+    from densing import paths
+    from densing.errors import DensingError
+    from densing.io import atomic_write_text
 except KeyboardInterrupt:  # Ctrl-C while the package loads
     print(INTERRUPTED, file=sys.stderr)
     raise SystemExit(INTERRUPTED_EXIT) from None
@@ -58,7 +59,9 @@ def public(args) -> int:
     dated = int((frame["release_date"] != "").sum())
     print(f"wrote {args.out}: {len(frame)} models, {dated} dated, {len(issues)} validation issues", file=sys.stderr)
     for issue in issues.itertuples(index=False):
-        print(f"  {issue.model} {issue.field}={issue.value}: {issue.reason} (expected {issue.expected})", file=sys.stderr)
+        print(
+            f"  {issue.model} {issue.field}={issue.value}: {issue.reason} (expected {issue.expected})", file=sys.stderr
+        )
     return 0
 
 
@@ -131,11 +134,18 @@ def openllm_v2_draws(args) -> int:
     for n_boot in args.n_boot:
         measured, record = measure_table(targets, "openllm_v2", n_boot=n_boot, seed=0)
         row = next(r for r in record["rows"] if r["row"] == record["forecast"]["row"])
-        found.append({"n_boot": n_boot, "row": {k: row[k] for k in ("row", "months", "ci_low", "ci_high", "n_draws", "state", "status")},
-                      "lab_weights": measured.labs()[row["row"]]["lab_weights"], "forecast": record["forecast"]["declared"]})
+        found.append(
+            {
+                "n_boot": n_boot,
+                "row": {k: row[k] for k in ("row", "months", "ci_low", "ci_high", "n_draws", "state", "status")},
+                "lab_weights": measured.labs()[row["row"]]["lab_weights"],
+                "forecast": record["forecast"]["declared"],
+            }
+        )
         print(f"--n-boot {n_boot}: {row['months']:.3f} months on {row['n_draws']} draws", file=sys.stderr)
-    atomic_write_text(Path(args.out), json.dumps(_clean({"runs": found}), indent=1, ensure_ascii=False,
-                                                 sort_keys=True) + "\n")
+    atomic_write_text(
+        Path(args.out), json.dumps(_clean({"runs": found}), indent=1, ensure_ascii=False, sort_keys=True) + "\n"
+    )
     return 0
 
 
@@ -165,12 +175,23 @@ def candidates(args) -> int:
     targets, composed = with_stderr(read_results(args.results)), eligibility.composed_fits(args.fits_dir)
     # the reference rule (the references of every row) first, the earlier rules (labelled variants) after it; the rule
     # column says which
-    table = pd.concat([eligibility.candidate_table(targets, composed=composed),
-                       *(earlier_candidate_table(targets, since=args.since, composed=composed, rule=rule) for rule in ("v2", "v1"))],
-                      ignore_index=True)
+    table = pd.concat(
+        [
+            eligibility.candidate_table(targets, composed=composed),
+            *(
+                earlier_candidate_table(targets, since=args.since, composed=composed, rule=rule)
+                for rule in ("v2", "v1")
+            ),
+        ],
+        ignore_index=True,
+    )
     out = Path(args.fits_dir) / CANDIDATES_FILE
     atomic_write_text(out, table.to_csv(index=False, float_format="%.6g"))
-    print(eligible_families(table[table["rule"] == eligibility.RULE_LABEL]).drop(columns="headline").to_string(index=False))
+    print(
+        eligible_families(table[table["rule"] == eligibility.RULE_LABEL])
+        .drop(columns="headline")
+        .to_string(index=False)
+    )
     print(f"wrote {out}")
     return 0
 
@@ -203,8 +224,7 @@ def earlier_candidate_table(targets, *, since: str | None, composed: dict | None
     import numpy as np
     import pandas as pd
 
-    from densing.data.benchmarks import CHANCE_LEVELS
-    from densing.data.benchmarks import item_counts
+    from densing.data.benchmarks import CHANCE_LEVELS, item_counts
     from densing.laws.eligibility import CANDIDATE_BENCHMARKS, MIN_FAMILY_MODELS
     from densing.laws.family import metric_for
 
@@ -212,9 +232,27 @@ def earlier_candidate_table(targets, *, since: str | None, composed: dict | None
         raise DensingError(f"rule: expected v1 or v2, got {rule!r}")
     benchmarks = LEADERBOARD_V1_BENCHMARKS if rule == "v1" else CANDIDATE_BENCHMARKS
     rows = []
-    counts = targets.drop_duplicates("model").groupby("family")["model"].count() if "family" in targets.columns else pd.Series(dtype=int)
-    keep = [c for c in ("model", "family", "benchmark", "metric", "value", "params", "train_tokens", "active_params", "release_date",
-                                "stderr") if c in targets.columns]
+    counts = (
+        targets.drop_duplicates("model").groupby("family")["model"].count()
+        if "family" in targets.columns
+        else pd.Series(dtype=int)
+    )
+    keep = [
+        c
+        for c in (
+            "model",
+            "family",
+            "benchmark",
+            "metric",
+            "value",
+            "params",
+            "train_tokens",
+            "active_params",
+            "release_date",
+            "stderr",
+        )
+        if c in targets.columns
+    ]
     targets = targets[keep].astype({c: object for c in ("model", "family", "benchmark", "metric") if c in keep})
     present = set(targets["benchmark"].astype(str))
     metrics = {b: metric_for(targets, b, None) for b in benchmarks if b in present}
@@ -226,17 +264,40 @@ def earlier_candidate_table(targets, *, since: str | None, composed: dict | None
         for benchmark in benchmarks:
             if benchmark not in present:
                 continue
-            row = {"reference": f"{family}:{benchmark}", "family": family, "benchmark": benchmark, "kind": "family",
-                   "n_fitted": 0, "sizes": 0, "size_span": math.nan, "token_ratio": math.nan, "d0": math.nan,
-                   "largest_member": "", "largest_score": math.nan,
-                   "reach_score": _target_reach(targets, benchmark, family, since, reach_cache) if rule == "v1" else math.nan,
-                   "top_saturated": math.nan, "top_kappa": math.nan,
-                   "held_out_model": "", "held_out_measured": math.nan, "held_out_predicted": math.nan,
-                   "held_out_error": math.nan, "eligible": False, "code": "", "why": ""}
+            row = {
+                "reference": f"{family}:{benchmark}",
+                "family": family,
+                "benchmark": benchmark,
+                "kind": "family",
+                "n_fitted": 0,
+                "sizes": 0,
+                "size_span": math.nan,
+                "token_ratio": math.nan,
+                "d0": math.nan,
+                "largest_member": "",
+                "largest_score": math.nan,
+                "reach_score": _target_reach(targets, benchmark, family, since, reach_cache)
+                if rule == "v1"
+                else math.nan,
+                "top_saturated": math.nan,
+                "top_kappa": math.nan,
+                "held_out_model": "",
+                "held_out_measured": math.nan,
+                "held_out_predicted": math.nan,
+                "held_out_error": math.nan,
+                "eligible": False,
+                "code": "",
+                "why": "",
+            }
             rows.append(row)
             if benchmark not in CHANCE_LEVELS or benchmark not in counted:
-                row["code"], row["why"] = "R2", (f"R2: {benchmark} has no {'chance level' if benchmark not in CHANCE_LEVELS else 'item count'} "
-                              "in the registry (densing/data), so neither a floor nor a standard error")
+                row["code"], row["why"] = (
+                    "R2",
+                    (
+                        f"R2: {benchmark} has no {'chance level' if benchmark not in CHANCE_LEVELS else 'item count'} "
+                        "in the registry (densing/data), so neither a floor nor a standard error"
+                    ),
+                )
                 continue
             points, dropped = family_points(own, family, benchmark, metric=metrics[benchmark])
             row["n_fitted"] = len(points)
@@ -252,7 +313,9 @@ def earlier_candidate_table(targets, *, since: str | None, composed: dict | None
             notes = [f"{k.replace('_', ' ')}: {', '.join(v)}" for k, v in dropped.items() if v and k != "no_score"]
             _earlier_rules(row, rule, own, targets, family, benchmark, metrics[benchmark], int(sizes.size), top_cache)
             if notes:
-                row["why"] = "; ".join(([row["why"]] if row["why"] else []) + [f"R1/R3 not fitted — {n}" for n in notes])
+                row["why"] = "; ".join(
+                    ([row["why"]] if row["why"] else []) + [f"R1/R3 not fitted — {n}" for n in notes]
+                )
     rows += [_composed_row(name, fit, targets, since, reach_cache) for name, fit in sorted((composed or {}).items())]
     out = pd.DataFrame(rows)
     out.insert(0, "rule", rule)
@@ -268,17 +331,35 @@ def _composed_row(name: str, fit, targets, since: str | None, reach_cache: dict)
     benchmark = fit.benchmarks[0] if len(fit.benchmarks) == 1 else fit.benchmark
     reach = _target_reach(targets, benchmark, "", since, reach_cache) if len(fit.benchmarks) == 1 else math.nan
     top = points.sort_values("params").iloc[-1]
-    return {"reference": name.removesuffix(".json"), "family": families, "benchmark": fit.benchmark, "kind": fit.kind,
-            "n_fitted": len(points), "sizes": int(points["params"].nunique()),
-            "size_span": float(points["params"].max() / points["params"].min()),
-            "token_ratio": float(points["train_tokens"].max() / points["train_tokens"].min()), "d0": fit.d0,
-            "largest_member": str(top["model"]), "largest_score": float(top["score"]), "reach_score": reach,
-            "held_out_model": "", "held_out_measured": math.nan, "held_out_predicted": math.nan,
-            "held_out_error": math.nan, "top_saturated": math.nan, "top_kappa": math.nan, "eligible": False,
-            "code": "R4" if len(fit.benchmarks) == 1 else "", "why": ("R4: largest member scores "
-                    f"{float(top['score']):.3f}, below the targets' {REACH_QUANTILE:.0%} quantile {reach:.3f}"
-                    if len(fit.benchmarks) == 1 else "a mean of benchmarks: the joint inversion replaces it")
-                    + (" (also several recipes)" if "," in families else "")}
+    return {
+        "reference": name.removesuffix(".json"),
+        "family": families,
+        "benchmark": fit.benchmark,
+        "kind": fit.kind,
+        "n_fitted": len(points),
+        "sizes": int(points["params"].nunique()),
+        "size_span": float(points["params"].max() / points["params"].min()),
+        "token_ratio": float(points["train_tokens"].max() / points["train_tokens"].min()),
+        "d0": fit.d0,
+        "largest_member": str(top["model"]),
+        "largest_score": float(top["score"]),
+        "reach_score": reach,
+        "held_out_model": "",
+        "held_out_measured": math.nan,
+        "held_out_predicted": math.nan,
+        "held_out_error": math.nan,
+        "top_saturated": math.nan,
+        "top_kappa": math.nan,
+        "eligible": False,
+        "code": "R4" if len(fit.benchmarks) == 1 else "",
+        "why": (
+            "R4: largest member scores "
+            f"{float(top['score']):.3f}, below the targets' {REACH_QUANTILE:.0%} quantile {reach:.3f}"
+            if len(fit.benchmarks) == 1
+            else "a mean of benchmarks: the joint inversion replaces it"
+        )
+        + (" (also several recipes)" if "," in families else ""),
+    }
 
 
 def _target_reach(targets, benchmark: str, family: str, since: str | None, cache: dict) -> float:
@@ -301,7 +382,9 @@ def _target_reach(targets, benchmark: str, family: str, since: str | None, cache
     return float(np.quantile(values, REACH_QUANTILE)) if values.size else math.nan
 
 
-def _top_decile_reasons(row: dict, own, targets, family: str, benchmark: str, metric: str, cache: dict) -> tuple[str, str] | None:
+def _top_decile_reasons(
+    row: dict, own, targets, family: str, benchmark: str, metric: str, cache: dict
+) -> tuple[str, str] | None:
     """Rule v2's R4s and R4c for one candidate: the (code, reason) it fails, or None; fills ``top_saturated`` and ``top_kappa``."""
     import numpy as np
 
@@ -310,7 +393,10 @@ def _top_decile_reasons(row: dict, own, targets, family: str, benchmark: str, me
 
     _, scores, stderr = top_targets(targets, benchmark, family, cache)
     if not scores.size or np.isnan(stderr).all():
-        return "R4c", f"R4c: no target of {benchmark} has a standard error (no item count), so conditioning cannot be judged"
+        return (
+            "R4c",
+            f"R4c: no target of {benchmark} has a standard error (no item count), so conditioning cannot be judged",
+        )
     try:
         fit = ols_family_fit(own, family, benchmark, metric=metric)
     except DensingError as exc:
@@ -321,38 +407,61 @@ def _top_decile_reasons(row: dict, own, targets, family: str, benchmark: str, me
     kappa = np.where(np.isnan(kappa), np.inf, kappa)
     row["top_saturated"], row["top_kappa"] = saturated, float(np.median(kappa))
     if saturated:
-        return "R4s", (f"R4s: {saturated} of the {scores.size} top-decile targets score within {SATURATION_STDERRS:g} standard errors "
-                f"of the law's ceiling {cap:.3g}")
+        return "R4s", (
+            f"R4s: {saturated} of the {scores.size} top-decile targets score within {SATURATION_STDERRS:g} standard errors "
+            f"of the law's ceiling {cap:.3g}"
+        )
     if not row["top_kappa"] <= MAX_TOP_CONDITIONING:
-        return "R4c", (f"R4c: one standard error of a top-decile target's score moves N̂ {row['top_kappa']:.3g}-fold (median; "
-                f"allowed {MAX_TOP_CONDITIONING:g})")
+        return "R4c", (
+            f"R4c: one standard error of a top-decile target's score moves N̂ {row['top_kappa']:.3g}-fold (median; "
+            f"allowed {MAX_TOP_CONDITIONING:g})"
+        )
     return None
 
 
-def _earlier_rules(row: dict, rule: str, own, targets, family: str, benchmark: str, metric: str, sizes: int,
-                 top_cache: dict) -> None:
+def _earlier_rules(
+    row: dict, rule: str, own, targets, family: str, benchmark: str, metric: str, sizes: int, top_cache: dict
+) -> None:
     """Rules v1's and v2's R2 to R5 on one family candidate, in order: ``row``'s ``why`` says the first it fails,
     or ``eligible`` is set; the held-out columns are filled where R5 is reached."""
     from densing.laws.eligibility import MAX_TOKEN_RATIO, MIN_SIZES
 
     if sizes < MIN_SIZES:
-        row["code"], row["why"] = "R2", f"R2: {sizes} sizes with a token count and a score above chance (need {MIN_SIZES})"
+        row["code"], row["why"] = (
+            "R2",
+            f"R2: {sizes} sizes with a token count and a score above chance (need {MIN_SIZES})",
+        )
     elif row["size_span"] < MIN_SIZE_SPAN:
         row["code"], row["why"] = "R2", f"R2: sizes span {row['size_span']:.3g}× (need {MIN_SIZE_SPAN:g}×)"
     elif row["token_ratio"] > MAX_TOKEN_RATIO:
-        row["code"], row["why"] = "R3", f"R3: token counts differ {row['token_ratio']:.3g}× (allowed {MAX_TOKEN_RATIO:g}×)"
+        row["code"], row["why"] = (
+            "R3",
+            f"R3: token counts differ {row['token_ratio']:.3g}× (allowed {MAX_TOKEN_RATIO:g}×)",
+        )
     elif rule == "v2" and (reason := _top_decile_reasons(row, own, targets, family, benchmark, metric, top_cache)):
         row["code"], row["why"] = reason
     elif rule == "v1" and not row["largest_score"] >= row["reach_score"]:
-        row["code"], row["why"] = "R4", (f"R4: largest member scores {row['largest_score']:.3f}, below the targets' "
-                      f"{REACH_QUANTILE:.0%} quantile {row['reach_score']:.3f}")
+        row["code"], row["why"] = (
+            "R4",
+            (
+                f"R4: largest member scores {row['largest_score']:.3f}, below the targets' "
+                f"{REACH_QUANTILE:.0%} quantile {row['reach_score']:.3f}"
+            ),
+        )
     else:
         try:
             held = held_out_error(own, family, benchmark, metric=metric)
-            row |= dict(held_out_model=held["held_out"], held_out_measured=held["measured"],
-                        held_out_predicted=held["predicted"], held_out_error=held["relative_error"])
+            row |= dict(
+                held_out_model=held["held_out"],
+                held_out_measured=held["measured"],
+                held_out_predicted=held["predicted"],
+                held_out_error=held["relative_error"],
+            )
             if row["held_out_error"] > MAX_HELD_OUT_ERROR:
-                row["code"], row["why"] = "R5", f"R5: held-out error {row['held_out_error']:.1%} (allowed {MAX_HELD_OUT_ERROR:.0%})"
+                row["code"], row["why"] = (
+                    "R5",
+                    f"R5: held-out error {row['held_out_error']:.1%} (allowed {MAX_HELD_OUT_ERROR:.0%})",
+                )
             else:
                 row["eligible"] = True
         except DensingError as exc:
@@ -375,10 +484,17 @@ def family_points(table, family: str, benchmark: str, *, metric: str | None = No
         floor = members["score"] <= CHANCE_LEVELS[benchmark]
         dropped["at_chance"] = sorted(members["model"][floor])
         members = {k: v[~floor] for k, v in members.items()}
-    points = pd.DataFrame({
-        "model": members["model"], "params": members["params"], "train_tokens": members["train_tokens"],
-        "score": members["score"], "loss": np.full(members["model"].size, np.nan), "run": members["model"],
-    }, columns=list(POINT_COLUMNS))
+    points = pd.DataFrame(
+        {
+            "model": members["model"],
+            "params": members["params"],
+            "train_tokens": members["train_tokens"],
+            "score": members["score"],
+            "loss": np.full(members["model"].size, np.nan),
+            "run": members["model"],
+        },
+        columns=list(POINT_COLUMNS),
+    )
     return points, dropped
 
 
@@ -401,8 +517,10 @@ def ols_family_fit(table, family: str, benchmark: str, *, metric: str | None = N
     points = points[~points["model"].isin(exclude)]
     log_n, chance = np.log(points["params"].to_numpy(float)), CHANCE_LEVELS[benchmark]
     if np.unique(log_n).size < 2:
-        raise FitError(f"family {family!r}, {benchmark}: {np.unique(log_n).size} distinct size(s) above chance; "
-                       "a family law needs 2")
+        raise FitError(
+            f"family {family!r}, {benchmark}: {np.unique(log_n).size} distinct size(s) above chance; "
+            "a family law needs 2"
+        )
     u = (points["score"].to_numpy(float) - chance) / (1.0 - chance)
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.where((u > 0) & (u < 1), np.log(u / (1 - u)), np.nan)
@@ -410,10 +528,16 @@ def ols_family_fit(table, family: str, benchmark: str, *, metric: str | None = N
     gamma, level = float(slope), float(-intercept / slope) if slope > 0 else math.nan
     if not (gamma > 0 and math.isfinite(level)):
         raise FitError(f"family {family!r}, {benchmark}: the score does not rise with size (logit slope {gamma:.3g})")
-    return ReferenceFit(kind="family", benchmark=benchmark, metric=metric,
-                        params={"c": 1.0 - chance, "gamma": gamma, "l": level, "d": chance}, stages=(),
-                        d0=float(np.exp(np.mean(np.log(points["train_tokens"].to_numpy(float))))), data_hash="",
-                        benchmarks=(benchmark,))
+    return ReferenceFit(
+        kind="family",
+        benchmark=benchmark,
+        metric=metric,
+        params={"c": 1.0 - chance, "gamma": gamma, "l": level, "d": chance},
+        stages=(),
+        d0=float(np.exp(np.mean(np.log(points["train_tokens"].to_numpy(float))))),
+        data_hash="",
+        benchmarks=(benchmark,),
+    )
 
 
 def held_out_error(table, family: str, benchmark: str, *, metric: str | None = None) -> dict:
@@ -431,8 +555,12 @@ def held_out_error(table, family: str, benchmark: str, *, metric: str | None = N
     fit = ols_family_fit(table, family, benchmark, metric=metric, exclude=(str(largest["model"]),))
     predicted = float(fit.predict_score(float(largest["params"]), float(largest["train_tokens"])))
     measured = float(largest["score"])
-    return {"held_out": str(largest["model"]), "measured": measured, "predicted": predicted,
-            "relative_error": abs(predicted - measured) / measured}
+    return {
+        "held_out": str(largest["model"]),
+        "measured": measured,
+        "predicted": predicted,
+        "relative_error": abs(predicted - measured) / measured,
+    }
 
 
 def eligible_families(candidates):
@@ -457,8 +585,8 @@ def eligible_families(candidates):
 def protocol(args) -> int:
     """The Swallow tables' trend records (:data:`densing.designs.swallow.report.VARIANTS`, one JSON file each) into
     ``--out``."""
-    from densing.data import read_results
     from densing import registry
+    from densing.data import read_results
     from densing.designs.swallow.report import VARIANTS
     from densing.trend.protocol import measure_table
 
@@ -495,16 +623,21 @@ def mc_reference(args) -> int:
         held.append(build.held_out(fit, offset, targets))
         stage = fit.stages[-1]
         p = fit.params
-        lines.append(f"{task}: S_MC(L) = {p['c']:.4f}/(1 + e^(−({p['gamma']:.3f})(L − {p['l']:.4f}))) + {p['d']:g}, "
-                     f"ceiling {'free' if fit.provenance['ceiling'] is None else fit.provenance['ceiling']}, "
-                     f"R² {stage.r_squared:.3f}, RMSE {stage.rmse:.4f}, {stage.n_points} checkpoints; "
-                     f"Δ = {offset.delta:+.4f} ± {offset.stderr:.4f}  -> {out}")
+        lines.append(
+            f"{task}: S_MC(L) = {p['c']:.4f}/(1 + e^(−({p['gamma']:.3f})(L − {p['l']:.4f}))) + {p['d']:g}, "
+            f"ceiling {'free' if fit.provenance['ceiling'] is None else fit.provenance['ceiling']}, "
+            f"R² {stage.r_squared:.3f}, RMSE {stage.rmse:.4f}, {stage.n_points} checkpoints; "
+            f"Δ = {offset.delta:+.4f} ± {offset.stderr:.4f}  -> {out}"
+        )
     results = Path(args.results_dir)
     atomic_write_text(results / "mc_offsets.csv", pd.concat(offsets).to_csv(index=False, float_format="%.6g"))
     atomic_write_text(results / "mc_held_out.csv", pd.concat(held).to_csv(index=False, float_format="%.6g"))
     print("\n".join(lines))
-    print(pd.concat(held)[["task", "model", "scale", "measured_score", "predicted_score", "ci_low", "ci_high", "error"]]
-          .to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    print(
+        pd.concat(held)[
+            ["task", "model", "scale", "measured_score", "predicted_score", "ci_low", "ci_high", "error"]
+        ].to_string(index=False, float_format=lambda v: f"{v:.4f}")
+    )
     print(f"wrote {results / 'mc_offsets.csv'} and {results / 'mc_held_out.csv'}")
     return 0
 
@@ -516,22 +649,43 @@ def olmes(args) -> int:
     from densing.present.words import not_measured
 
     result = measure_olmes(args.fits_dir, args.results_dir, d0=args.d0, n_boot=args.n_boot, seed=args.seed)
-    rows = result.rows.assign(error=[not_measured(e) if e else "" for e in result.rows["error"].fillna("")],
-                              failed_checks=[", ".join(names) for names in result.rows["failed_checks"]])
-    columns = ["benchmark", "months", "ci_low", "ci_high", "n_models", "n_exact", "n_lower", "n_upper",
-               *[c for c in rows.columns if c.startswith("months_d0_") and not c.endswith("_ci")], "score_r2", "offset",
-               "failed_checks"]
+    rows = result.rows.assign(
+        error=[not_measured(e) if e else "" for e in result.rows["error"].fillna("")],
+        failed_checks=[", ".join(names) for names in result.rows["failed_checks"]],
+    )
+    columns = [
+        "benchmark",
+        "months",
+        "ci_low",
+        "ci_high",
+        "n_models",
+        "n_exact",
+        "n_lower",
+        "n_upper",
+        *[c for c in rows.columns if c.startswith("months_d0_") and not c.endswith("_ci")],
+        "score_r2",
+        "offset",
+        "failed_checks",
+    ]
     notes = [f"{r.benchmark}: {r.error}" for r in rows.itertuples() if r.error]
     print("\n".join([rows[columns].to_string(index=False, float_format=lambda v: f"{v:.3g}"), *notes]))
     print()
     print(result.checks[["benchmark", "name", "status", "detail"]].to_string(index=False))
     print()
-    print("left out:", "; ".join(f"{m} ({r})" for m, r in result.left_out.drop_duplicates("model")[["model", "reason"]].itertuples(index=False)))
+    print(
+        "left out:",
+        "; ".join(
+            f"{m} ({r})"
+            for m, r in result.left_out.drop_duplicates("model")[["model", "reason"]].itertuples(index=False)
+        ),
+    )
     if args.out:
         out = Path(args.out)
         atomic_write_text(out, rows.to_csv(index=False, float_format="%.6g"))
-        atomic_write_text(out.with_name(out.stem + "_checks.csv"),
-                          result.checks.drop(columns="fired").to_csv(index=False, float_format="%.6g"))
+        atomic_write_text(
+            out.with_name(out.stem + "_checks.csv"),
+            result.checks.drop(columns="fired").to_csv(index=False, float_format="%.6g"),
+        )
         print(f"wrote {out} and {out.with_name(out.stem + '_checks.csv')}")
     return 0
 
@@ -541,20 +695,28 @@ def fixed_size(args) -> int:
     target table: print them; with --out, write them as one CSV."""
     import pandas as pd
 
-    from densing.data import read_results
     from densing import registry
+    from densing.data import read_results
     from densing.trend.fixed_size import fixed_size_rows
 
     found = []
     for name, table in registry.tables().items():
         rows = fixed_size_rows(read_results(table.path), name, n_boot=args.n_boot, seed=args.seed)
-        found.append(rows.assign(benchmarks=rows["benchmarks"].map(" ".join))
-                     .assign(table=name))
+        found.append(rows.assign(benchmarks=rows["benchmarks"].map(" ".join)).assign(table=name))
     frame = pd.concat(found, ignore_index=True)
     frame = frame[["table", *[c for c in frame.columns if c != "table"]]]
-    shown = ["table", "row", "n_scores", "n_families", "doubling_time_months", "doubling_time_months_ci_low",
-             "doubling_time_months_ci_high", "delta_doubling_time_months_ci_low", "delta_doubling_time_months_ci_high",
-             "status"]
+    shown = [
+        "table",
+        "row",
+        "n_scores",
+        "n_families",
+        "doubling_time_months",
+        "doubling_time_months_ci_low",
+        "doubling_time_months_ci_high",
+        "delta_doubling_time_months_ci_low",
+        "delta_doubling_time_months_ci_high",
+        "status",
+    ]
     print(frame[shown].to_string(index=False, float_format=lambda v: f"{v:.3g}"))
     if args.out:
         atomic_write_text(Path(args.out), frame.to_csv(index=False, float_format="%.6g"))
@@ -599,29 +761,44 @@ def _table_commands(sub) -> None:
     p.add_argument("--dates", required=True, help="release_dates.csv")
     p.add_argument("--corrections", required=True, help="corrections.csv")
     p.add_argument("--active-params", default=None, help="active_params.csv (mixture-of-experts models)")
-    p.add_argument("--out", required=True, type=file_out("public_models.csv"),
-                   help="output CSV (written atomically; DIR/: DIR/public_models.csv)")
+    p.add_argument(
+        "--out",
+        required=True,
+        type=file_out("public_models.csv"),
+        help="output CSV (written atomically; DIR/: DIR/public_models.csv)",
+    )
 
     p = _command(sub, "swallow", swallow)
-    p.add_argument("--source", required=True, help="folder with the leaderboard's model_2025-06.yml and model_2026-05.yml")
+    p.add_argument(
+        "--source", required=True, help="folder with the leaderboard's model_2025-06.yml and model_2026-05.yml"
+    )
     p.add_argument("--curated", required=True, help="folder with lineage.csv, params.csv, tokens.csv")
     p.add_argument("--dates", required=True, help="the house's release_dates.csv")
     p.add_argument("--out", required=True, help="output folder (files written atomically)")
 
     p = _command(sub, "openllm-v2", openllm_v2)
-    p.add_argument("--out", default=str(paths.RESULTS / "openllm_v2"),
-                   help="the table's folder: curated.csv and the extract are read there, the outputs written there")
-    p.add_argument("--raw", default=None, help="the whole csv/huggingface_v2.csv (checked by its SHA-256): make the "
-                   "extract anew from it")
+    p.add_argument(
+        "--out",
+        default=str(paths.RESULTS / "openllm_v2"),
+        help="the table's folder: curated.csv and the extract are read there, the outputs written there",
+    )
+    p.add_argument(
+        "--raw",
+        default=None,
+        help="the whole csv/huggingface_v2.csv (checked by its SHA-256): make the extract anew from it",
+    )
     p.add_argument("--public", default=str(paths.RESULTS / "public_models.csv"))
     p.add_argument("--obsscaling-v2", default=str(paths.RESULTS / "obsscaling" / "base_llm_leaderboard_v2_eval.csv"))
 
     p = _command(sub, "openllm-v2-contents", openllm_v2_contents)
     p.add_argument("--raw", required=True, help="the whole csv/huggingface_v2.csv (checked by its SHA-256)")
     p.add_argument("--public", default=str(paths.RESULTS / "public_models.csv"))
-    p.add_argument("--out", required=True, type=file_out("openllm_v2_contents.csv"),
-                   help="the table's CSV (its refusals beside it, <out>.refused.csv; DIR/: DIR/openllm_v2_contents.csv)")
-
+    p.add_argument(
+        "--out",
+        required=True,
+        type=file_out("openllm_v2_contents.csv"),
+        help="the table's CSV (its refusals beside it, <out>.refused.csv; DIR/: DIR/openllm_v2_contents.csv)",
+    )
 
 
 def _record_commands(sub) -> None:
@@ -630,8 +807,12 @@ def _record_commands(sub) -> None:
     from densing.constants import DEFAULT_EPOCH
 
     p = _command(sub, "openllm-v2-trend", openllm_v2_trend)
-    p.add_argument("--out", default=str(paths.RESULTS / "openllm_v2" / "trend.json"), type=file_out("trend.json"),
-                   help="the trend record (JSON; DIR/: DIR/trend.json)")
+    p.add_argument(
+        "--out",
+        default=str(paths.RESULTS / "openllm_v2" / "trend.json"),
+        type=file_out("trend.json"),
+        help="the trend record (JSON; DIR/: DIR/trend.json)",
+    )
 
     p = _command(sub, "openllm-v2-draws", openllm_v2_draws)
     p.add_argument("--n-boot", type=int, nargs="+", default=[200, 600, 2400], help="the starting draw counts")
@@ -641,8 +822,12 @@ def _record_commands(sub) -> None:
     p.add_argument("--table", default=str(paths.RESULTS / "openllm_v2"), help="the table's folder (with curated.csv)")
     p.add_argument("--n-boot", type=int, default=600)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", default=str(paths.RESULTS / "openllm_v2" / "curation_sensitivity.csv"),
-                   type=file_out("curation_sensitivity.csv"), help="the rows (CSV; DIR/: DIR/curation_sensitivity.csv)")
+    p.add_argument(
+        "--out",
+        default=str(paths.RESULTS / "openllm_v2" / "curation_sensitivity.csv"),
+        type=file_out("curation_sensitivity.csv"),
+        help="the rows (CSV; DIR/: DIR/curation_sensitivity.csv)",
+    )
 
     p = _command(sub, "candidates", candidates)
     p.add_argument("--results", default=str(paths.RESULTS / "public_models.csv"))
@@ -653,16 +838,20 @@ def _record_commands(sub) -> None:
     p.add_argument("--out", required=True)
 
 
-
 def _design_commands(sub) -> None:
     """The OLMES design's MC references and trend, and the fixed-size regression of every table."""
     from densing.designs.olmes.trend import D0
 
     p = _command(sub, "mc-reference", mc_reference)
     p.add_argument("--data", default=str(paths.SHARED_DATA / "olmo_ladder"), help="the OLMo ladder folder")
-    p.add_argument("--fits-dir", default=str(paths.REFERENCE_FITS), help="where the ladder's fits are and the MC fits go")
-    p.add_argument("--results-dir", default=str(paths.RESULTS / "olmes"),
-                   help="the OLMES table; mc_offsets.csv and mc_held_out.csv go here")
+    p.add_argument(
+        "--fits-dir", default=str(paths.REFERENCE_FITS), help="where the ladder's fits are and the MC fits go"
+    )
+    p.add_argument(
+        "--results-dir",
+        default=str(paths.RESULTS / "olmes"),
+        help="the OLMES table; mc_offsets.csv and mc_held_out.csv go here",
+    )
     p.add_argument("--n-boot", type=int, default=200)
     p.add_argument("--seed", type=int, default=0)
 
@@ -672,14 +861,22 @@ def _design_commands(sub) -> None:
     p.add_argument("--d0", type=float, default=D0)
     p.add_argument("--n-boot", type=int, default=600)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", default=None, type=file_out("trend.csv"),
-                   help="write the rows here (CSV) and the checks beside it (<stem>_checks.csv; DIR/: DIR/trend.csv)")
+    p.add_argument(
+        "--out",
+        default=None,
+        type=file_out("trend.csv"),
+        help="write the rows here (CSV) and the checks beside it (<stem>_checks.csv; DIR/: DIR/trend.csv)",
+    )
 
     p = _command(sub, "fixed-size", fixed_size)
     p.add_argument("--n-boot", type=int, default=1000)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", default=None, type=file_out("fixed_size.csv"),
-                   help="write the rows of every table here (CSV; DIR/: DIR/fixed_size.csv)")
+    p.add_argument(
+        "--out",
+        default=None,
+        type=file_out("fixed_size.csv"),
+        help="write the rows of every table here (CSV; DIR/: DIR/fixed_size.csv)",
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

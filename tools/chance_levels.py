@@ -24,6 +24,7 @@ MMLU-Pro test split as TIGER-AI-Lab/MMLU-Pro's evaluation read it (a zip of one 
 ``category`` and ``options``), and TruthfulQA's ``mc_task.json`` (a JSON list of items with ``mc2_targets``, a mapping
 of answer to 1 for true, 0 for false).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -82,8 +83,11 @@ def mmlu_pro_chance(path: Path = MMLU_PRO_OPTIONS) -> tuple[Fraction, Counter]:
 def _bbh_subtasks(path: Path = SUBTASKS) -> dict[str, int]:
     """Options per subtask of the leaderboard's multiple-choice BBH (``leaderboard_v2_subtasks.csv``)."""
     rows = _read_csv(path, ("benchmark", "subtask", "choices"))
-    return {row["subtask"]: _whole_number(path, number, "choices", row["choices"], 2)
-            for number, row in enumerate(rows, start=2) if row["benchmark"] == "leaderboard_bbh"}
+    return {
+        row["subtask"]: _whole_number(path, number, "choices", row["choices"], 2)
+        for number, row in enumerate(rows, start=2)
+        if row["benchmark"] == "leaderboard_bbh"
+    }
 
 
 def _bbh_targets(folder: Path, subtask: str) -> list[str]:
@@ -177,15 +181,22 @@ def _write_rows(path: Path, header: list[str], rows: list[list]) -> None:
 def extract(mmlu_pro: Path, truthfulqa: Path) -> None:
     """Write the options per MMLU-Pro item and the true and false answers per TruthfulQA item from the source files."""
     items = _read_json(mmlu_pro)
-    if not isinstance(items, list) or not all(isinstance(i, dict) and {"question_id", "category", "options"} <= i.keys()
-                                              for i in items):
+    if not isinstance(items, list) or not all(
+        isinstance(i, dict) and {"question_id", "category", "options"} <= i.keys() for i in items
+    ):
         raise InputError(f"{mmlu_pro}: expected a list of items with question_id, category and options")
     pro_rows = sorted([int(i["question_id"]), i["category"], len(i["options"])] for i in items)
     questions = _read_json(truthfulqa)
     if not isinstance(questions, list) or not all(isinstance(q, dict) and "mc2_targets" in q for q in questions):
         raise InputError(f"{truthfulqa}: expected a list of items with mc2_targets")
-    mc2_rows = [[number, sum(1 for v in q["mc2_targets"].values() if v == 1),
-                 sum(1 for v in q["mc2_targets"].values() if v == 0)] for number, q in enumerate(questions)]
+    mc2_rows = [
+        [
+            number,
+            sum(1 for v in q["mc2_targets"].values() if v == 1),
+            sum(1 for v in q["mc2_targets"].values() if v == 0),
+        ]
+        for number, q in enumerate(questions)
+    ]
     ITEMS.mkdir(parents=True, exist_ok=True)
     _write_rows(MMLU_PRO_OPTIONS, ["question_id", "category", "options"], pro_rows)
     _write_rows(TRUTHFULQA_ANSWERS, ["item", "true_answers", "false_answers"], mc2_rows)

@@ -8,6 +8,7 @@ counts every function of ``densing/`` that is called: the files, the functions, 
 ``--list`` prints every file with its number of functions. What a reader of the headline has to open is bounded by
 these files.
 """
+
 from __future__ import annotations
 
 import argparse

@@ -22,6 +22,7 @@ is an edge all the same: it is where the hidden loops live). A *package* is a su
 
 :func:`graph` returns the same as a dict, which ``tests/test_import_graph.py`` checks.
 """
+
 from __future__ import annotations
 
 import ast
@@ -85,7 +86,7 @@ def graph(root: Path) -> dict:
         lines[module] = source.count("\n")
         tree = ast.parse(source)
         is_package = path.name == "__init__.py"
-        aliases: dict[str, str] = {}           # local name → densing module it names
+        aliases: dict[str, str] = {}  # local name → densing module it names
         for node in ast.walk(tree):
             targets = []
             if isinstance(node, ast.Import):
@@ -107,16 +108,24 @@ def graph(root: Path) -> dict:
                     targets.append(target)
                     if submodule == f"{origin}.{alias.name}":
                         aliases[alias.asname or alias.name] = submodule
-                    elif (alias.name.startswith("_") and not alias.name.startswith("__")
-                          and package_of(target) != package_of(module)):
+                    elif (
+                        alias.name.startswith("_")
+                        and not alias.name.startswith("__")
+                        and package_of(target) != package_of(module)
+                    ):
                         private.append(f"{module} imports {target}.{alias.name}")
             for target in targets:
                 if target != module:
                     module_edges[(module, target)] += 1
-        for node in ast.walk(tree):        # mod._x on a module imported from another package
-            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-                    and node.value.id in aliases and node.attr.startswith("_") and not node.attr.startswith("__")
-                    and package_of(aliases[node.value.id]) != package_of(module)):
+        for node in ast.walk(tree):  # mod._x on a module imported from another package
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in aliases
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+                and package_of(aliases[node.value.id]) != package_of(module)
+            ):
                 private.append(f"{module} uses {aliases[node.value.id]}.{node.attr}")
     package_edges: dict[tuple[str, str], int] = defaultdict(int)
     for (a, b), n in module_edges.items():
@@ -125,8 +134,10 @@ def graph(root: Path) -> dict:
             package_edges[(pa, pb)] += n
     packages = sorted({package_of(m) for m in modules})
     return {
-        "packages": {p: (sum(1 for m in modules if package_of(m) == p),
-                         sum(lines[m] for m in modules if package_of(m) == p)) for p in packages},
+        "packages": {
+            p: (sum(1 for m in modules if package_of(m) == p), sum(lines[m] for m in modules if package_of(m) == p))
+            for p in packages
+        },
         "edges": dict(sorted(package_edges.items())),
         "package_cycles": _cycles(packages, package_edges),
         "module_cycles": _cycles(sorted(modules), module_edges),
@@ -145,7 +156,7 @@ def _rank(package: str) -> int | None:
         return PIPELINE[package]
     if package in BESIDE:
         return None
-    return 0                      # the shared base: errors, paths, io, validation, _html, …
+    return 0  # the shared base: errors, paths, io, validation, _html, …
 
 
 def _upward(source: str, target: str) -> bool:
@@ -157,15 +168,16 @@ def _upward(source: str, target: str) -> bool:
     if rs == 0:
         return True
     if source in BESIDE or target in BESIDE:
-        return source != "cli" and (source, target) not in ALLOWED_ACROSS and not (
-            source in BESIDE and target == source)
+        return (
+            source != "cli" and (source, target) not in ALLOWED_ACROSS and not (source in BESIDE and target == source)
+        )
     return rt > rs
 
 
 def _cycles(nodes: list[str], edges) -> list[list[str]]:
     """Strongly connected components with more than one node (Tarjan)."""
     succ = defaultdict(list)
-    for (a, b) in edges:
+    for a, b in edges:
         if a != b:
             succ[a].append(b)
     index, low, stack, on, out = {}, {}, [], set(), []
@@ -211,8 +223,10 @@ def main() -> None:
     for (a, b), n in g["edges"].items():
         print(f"  {a} -> {b} ({n})")
     layers = [(a, b) for (a, b) in g["edges"] if _rank(a) != 0 and _rank(b) != 0]
-    print(f"edges between the subpackages (data, laws, trend, report, eval, overlap, cli; the base left out): "
-          f"{len(layers)}: " + ", ".join(f"{a}->{b}" for a, b in layers))
+    print(
+        f"edges between the subpackages (data, laws, trend, report, eval, overlap, cli; the base left out): "
+        f"{len(layers)}: " + ", ".join(f"{a}->{b}" for a, b in layers)
+    )
     print(f"package circles: {len(g['package_cycles'])}")
     for c in g["package_cycles"]:
         print("  " + " <-> ".join(c))

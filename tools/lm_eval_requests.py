@@ -6,6 +6,7 @@ request cache read back (:func:`read_request_cache`), and densing's local BBH ta
 lm-eval caches each request's answer in ``STORE/.cache/MODEL-ID/requests_rank0.db`` (an ``sqlitedict`` table
 ``unnamed``: key = ``lm_eval.api.model.hash_args(request type, args)``, value = the pickled answer).
 """
+
 from __future__ import annotations
 
 import glob
@@ -64,7 +65,9 @@ def read_request_cache(store: str | os.PathLike) -> dict:
     Raises :class:`~densing.errors.InputError` naming STORE when it holds no cache or more than one."""
     databases = glob.glob(os.path.join(os.fspath(store), ".cache", "*", "requests_rank0.db"))
     if len(databases) != 1:
-        raise InputError(f"{store}: expected one request cache under .cache/*/requests_rank0.db, found {len(databases)}")
+        raise InputError(
+            f"{store}: expected one request cache under .cache/*/requests_rank0.db, found {len(databases)}"
+        )
     with sqlite3.connect(f"file:{databases[0]}?mode=ro", uri=True) as connection:
         return {key: pickle.loads(value) for key, value in connection.execute("select key, value from unnamed")}
 

@@ -8,6 +8,7 @@ For every row and each of its three numbers (months, the interval's ends) it pri
 the move, and the Monte Carlo SE of this tree's number (the standard deviation over the seeds): a move far beyond its
 Monte Carlo SE is a change of the estimator, not of the draws. An infinite end is printed as ∞ and has no SE.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -32,9 +33,24 @@ def trend(source: Path, seed: int, table: str, design: str | None = None) -> dic
     checkout's root), by row."""
     env = {**os.environ, "PYTHONPATH": str(source), "DENSING_HOME": str(source)}
     what = ["--design", design] if design else ["--by", "benchmark", "--table", table]
-    out = subprocess.run([sys.executable, "-c", "from densing.cli import run; run()", "trend", *what,
-                          "--seed", str(seed), "--format", "json"],
-                         capture_output=True, text=True, env=env, cwd=source, check=True).stdout
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from densing.cli import run; run()",
+            "trend",
+            *what,
+            "--seed",
+            str(seed),
+            "--format",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=source,
+        check=True,
+    ).stdout
     document = json.loads(out)
     rows = document["rows"] if isinstance(document, dict) else document
     return {r.get("row", r.get("task")): r for r in rows}
@@ -42,8 +58,11 @@ def trend(source: Path, seed: int, table: str, design: str | None = None) -> dic
 
 def _value(row: dict | None, key: str) -> float:
     value = None if row is None else row.get(key)
-    return math.inf if value is None and row is not None and row.get("months") is not None else (
-        math.nan if value is None else float(value))
+    return (
+        math.inf
+        if value is None and row is not None and row.get("months") is not None
+        else (math.nan if value is None else float(value))
+    )
 
 
 def _shown(value: float) -> str:
@@ -65,9 +84,13 @@ def main() -> int:
     after = trend(REPO, 0, args.table, args.design)
     reseeded = [trend(REPO, seed, args.table, args.design) for seed in range(1, args.seeds + 1)]
     what = f"--design {args.design}" if args.design else f"--by benchmark --table {args.table}"
-    print(f"densing trend {what}: the tree at {args.baseline} against this tree (seed 0), "
-          f"Monte Carlo SE over seeds 1–{args.seeds} of this tree")
-    print(f"{'row':<24} {'number':<8} {'before':>8} {'after':>8} {'move':>8} {'MC SE':>8} {'|move|/SE':>9}  state after")
+    print(
+        f"densing trend {what}: the tree at {args.baseline} against this tree (seed 0), "
+        f"Monte Carlo SE over seeds 1–{args.seeds} of this tree"
+    )
+    print(
+        f"{'row':<24} {'number':<8} {'before':>8} {'after':>8} {'move':>8} {'MC SE':>8} {'|move|/SE':>9}  state after"
+    )
     for name in after:
         for key in NUMBERS:
             old, new = _value(before.get(name), key), _value(after[name], key)
@@ -77,8 +100,10 @@ def main() -> int:
             move = new - old if math.isfinite(new) and math.isfinite(old) else math.nan
             ratio = abs(move) / se if math.isfinite(move) and se > 0 else math.nan
             state = after[name].get("state", "") if key == "months" else ""
-            print(f"{name:<24} {key:<8} {_shown(old):>8} {_shown(new):>8} {_shown(move):>8} {_shown(se):>8} "
-                  f"{_shown(ratio):>9}  {state}")
+            print(
+                f"{name:<24} {key:<8} {_shown(old):>8} {_shown(new):>8} {_shown(move):>8} {_shown(se):>8} "
+                f"{_shown(ratio):>9}  {state}"
+            )
     return 0
 
 

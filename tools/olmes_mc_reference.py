@@ -20,6 +20,7 @@ order, are cut into blocks of :data:`BLOCK` consecutive checkpoints and the bloc
 the run, so that every draw keeps both runs and neighbouring checkpoints' correlated noise moves together. Draw k of the
 reference pairs the ladder's loss draw k with the score draw k (the two data sets are disjoint).
 """
+
 from __future__ import annotations
 
 import math
@@ -40,9 +41,7 @@ from densing.designs.olmes.mc_reference import (
     check_task,
 )
 from densing.errors import FitError, InputError
-from densing.laws import fit as _fit
-from densing.laws import forms
-from densing.laws import problems as _problems
+from densing.laws import fit as _fit, forms, problems as _problems
 from densing.laws.fit_schema import data_hash, past_run_fraction, point_tuples, select_points
 from densing.laws.reference_fit import ReferenceFit
 
@@ -72,7 +71,7 @@ def block_resamples(runs: np.ndarray, n_boot: int, seed: int, block: int = BLOCK
     runs = np.asarray(runs).astype(str)
     rng = np.random.default_rng(seed)
     groups = [np.flatnonzero(runs == r) for r in dict.fromkeys(runs)]
-    blocks = [[g[i:i + block] for i in range(0, len(g), block)] for g in groups]
+    blocks = [[g[i : i + block] for i in range(0, len(g), block)] for g in groups]
     out = []
     for _ in range(n_boot):
         picks = []
@@ -117,12 +116,23 @@ def select_ceiling(points: pd.DataFrame, chance: float) -> tuple[float | None, p
     train, held = points[points["run"] != largest], points[points["run"] == largest]
     rows = []
     for ceiling in CEILINGS:
-        stage = _fit.fit_stage(_problems.performance_problem(train["loss"], train["score"], chance=chance, ceiling=ceiling),
-                               loss=ROBUST_LOSS, f_scale=SCORE_SCALE)
+        stage = _fit.fit_stage(
+            _problems.performance_problem(train["loss"], train["score"], chance=chance, ceiling=ceiling),
+            loss=ROBUST_LOSS,
+            f_scale=SCORE_SCALE,
+        )
         error = _predict(stage, held["loss"]) - held["score"].to_numpy(float)
-        rows.append({"ceiling": "free" if ceiling is None else f"{ceiling:g}", "held_out_run": largest,
-                     "n_points": len(held), "mae": float(np.mean(np.abs(error))), "bias": float(np.mean(error)),
-                     "bias_last5": float(np.mean(error[-5:])), **{k: stage.params[k] for k in ("c", "gamma", "l")}})
+        rows.append(
+            {
+                "ceiling": "free" if ceiling is None else f"{ceiling:g}",
+                "held_out_run": largest,
+                "n_points": len(held),
+                "mae": float(np.mean(np.abs(error))),
+                "bias": float(np.mean(error)),
+                "bias_last5": float(np.mean(error[-5:])),
+                **{k: stage.params[k] for k in ("c", "gamma", "l")},
+            }
+        )
     table = pd.DataFrame(rows)
     free, fixed = table["mae"].to_numpy(float)
     choice = CEILINGS[1] if fixed < free and not np.isclose(fixed, free, rtol=1e-3, atol=0) else None
@@ -130,8 +140,15 @@ def select_ceiling(points: pd.DataFrame, chance: float) -> tuple[float | None, p
     return choice, table
 
 
-def fit_score_law(points: pd.DataFrame, chance: float, *, ceiling: float | None = None, n_boot: int = 200,
-                  seed: int = 0, block: int = BLOCK) -> ScoreLaw:
+def fit_score_law(
+    points: pd.DataFrame,
+    chance: float,
+    *,
+    ceiling: float | None = None,
+    n_boot: int = 200,
+    seed: int = 0,
+    block: int = BLOCK,
+) -> ScoreLaw:
     """S_MC(L) = c / (1 + e^(−γ(L − l))) + d with d = ``chance`` on ``points`` (score, loss, run), block-bootstrapped.
 
     ``ceiling`` fixes c + d (None: free, c + d ≤ 1). The fit is :func:`densing.laws.fit.fit_stage` on :func:`densing.laws.problems.performance_problem`
@@ -142,14 +159,20 @@ def fit_score_law(points: pd.DataFrame, chance: float, *, ceiling: float | None 
     score = points["score"].to_numpy(float)
     if len(points) < 5:
         raise FitError(f"MC score law: {len(points)} checkpoint(s); need at least 5")
-    stage = _fit.fit_stage(_problems.performance_problem(loss, score, chance=chance, ceiling=ceiling), loss=ROBUST_LOSS,
-                           f_scale=SCORE_SCALE)
+    stage = _fit.fit_stage(
+        _problems.performance_problem(loss, score, chance=chance, ceiling=ceiling),
+        loss=ROBUST_LOSS,
+        f_scale=SCORE_SCALE,
+    )
     draws, failed = [], 0
     for picks in block_resamples(points["run"].to_numpy(), n_boot, seed, block):
         try:
-            refit = _fit.refit_from(_problems.performance_problem(loss[picks], score[picks], chance=chance, ceiling=ceiling),
-                                    stage.params,
-                                    loss=ROBUST_LOSS, f_scale=SCORE_SCALE)
+            refit = _fit.refit_from(
+                _problems.performance_problem(loss[picks], score[picks], chance=chance, ceiling=ceiling),
+                stage.params,
+                loss=ROBUST_LOSS,
+                f_scale=SCORE_SCALE,
+            )
         except FitError:
             failed += 1
             continue
@@ -164,15 +187,29 @@ def inloop_finals(runs: pd.DataFrame, task: str) -> dict[str, dict]:
     out = {}
     for run, group in rows.groupby("run", sort=True):
         score = float(group["value"].mean())
-        out[str(run)] = {"score": score, "loss": float(group["loss"].mean()),
-                         "stderr": math.sqrt(score * (1 - score) / n_items), "rows": int(len(group)),
-                         "params": float(group["params"].iloc[0]), "train_tokens": float(group["train_tokens"].max())}
+        out[str(run)] = {
+            "score": score,
+            "loss": float(group["loss"].mean()),
+            "stderr": math.sqrt(score * (1 - score) / n_items),
+            "rows": int(len(group)),
+            "params": float(group["params"].iloc[0]),
+            "train_tokens": float(group["train_tokens"].max()),
+        }
     return out
 
 
-def fit_mc_reference(loss_fit: ReferenceFit, runs: pd.DataFrame, task: str, *, n_boot: int = 200, seed: int = 0,
-                     block: int = BLOCK, d0: float = 1e12, include_1b: bool = True,
-                     ceiling: str | float = "rule") -> ReferenceFit:
+def fit_mc_reference(
+    loss_fit: ReferenceFit,
+    runs: pd.DataFrame,
+    task: str,
+    *,
+    n_boot: int = 200,
+    seed: int = 0,
+    block: int = BLOCK,
+    d0: float = 1e12,
+    include_1b: bool = True,
+    ceiling: str | float = "rule",
+) -> ReferenceFit:
     """The MC reference of ``task`` (module docstring): ``loss_fit``'s loss law, the MC score law fitted on ``runs``.
 
     ``loss_fit`` is the ladder's two-step fit of the task (its loss stage and its draws are used);
@@ -188,9 +225,13 @@ def fit_mc_reference(loss_fit: ReferenceFit, runs: pd.DataFrame, task: str, *, n
     if ceiling != "rule" and not (isinstance(ceiling, (int, float)) and MC_CHANCE[task] < ceiling <= 1):
         raise InputError(f"ceiling: expected 'rule' or a number in ({MC_CHANCE[task]:g}, 1], got {ceiling!r}")
     if loss_fit.kind != "two-step" or loss_fit.benchmark != f"olmes_{task}":
-        raise InputError(f"loss fit: expected the ladder's two-step fit of olmes_{task}, got {loss_fit.kind} {loss_fit.benchmark!r}")
+        raise InputError(
+            f"loss fit: expected the ladder's two-step fit of olmes_{task}, got {loss_fit.kind} {loss_fit.benchmark!r}"
+        )
     if not loss_fit.bootstrap:
-        raise FitError(f"{loss_fit.benchmark}: the ladder fit has no bootstrap draws; its uncertainty cannot be carried")
+        raise FitError(
+            f"{loss_fit.benchmark}: the ladder fit has no bootstrap draws; its uncertainty cannot be carried"
+        )
     points = score_points(runs, task)
     if not include_1b:
         points = points[points["run"] != "olmo-2-1b"].reset_index(drop=True)
@@ -199,7 +240,9 @@ def fit_mc_reference(loss_fit: ReferenceFit, runs: pd.DataFrame, task: str, *, n
         ceiling, ceilings = select_ceiling(points, chance)
     else:
         ceiling = float(ceiling)
-        ceilings = pd.DataFrame([{"ceiling": f"{ceiling:g}", "chosen": True, "why": "fixed by the caller (the ceiling's sensitivity)"}])
+        ceilings = pd.DataFrame(
+            [{"ceiling": f"{ceiling:g}", "chosen": True, "why": "fixed by the caller (the ceiling's sensitivity)"}]
+        )
     law = fit_score_law(points, chance, ceiling=ceiling, n_boot=n_boot, seed=seed, block=block)
     loss_names = [k for k in ("a", "alpha", "b", "beta", "E") if k in loss_fit.params]
     loss_draws = np.column_stack([np.asarray(loss_fit.draw_columns()[k], float)[:, 0] for k in loss_names])
@@ -236,14 +279,21 @@ def fit_mc_reference(loss_fit: ReferenceFit, runs: pd.DataFrame, task: str, *, n
         "command": "python tools/build_tables.py mc-reference",
     }
     return ReferenceFit(
-        kind="two-step", benchmark=INLOOP_BENCHMARK[task], metric="acc", params=params,
-        stages=(loss_fit.stages[0], law.stage), d0=float(d0),
+        kind="two-step",
+        benchmark=INLOOP_BENCHMARK[task],
+        metric="acc",
+        params=params,
+        stages=(loss_fit.stages[0], law.stage),
+        d0=float(d0),
         data_hash=data_hash(points, ["model", "params", "train_tokens", "score", "loss"]),
-        provenance=provenance, bootstrap_names=names, bootstrap=bootstrap, points=point_tuples(points),
-        benchmarks=(INLOOP_BENCHMARK[task],), loss_unit="bpb", loss_points=loss_fit.loss_points,
+        provenance=provenance,
+        bootstrap_names=names,
+        bootstrap=bootstrap,
+        points=point_tuples(points),
+        benchmarks=(INLOOP_BENCHMARK[task],),
+        loss_unit="bpb",
+        loss_points=loss_fit.loss_points,
     )
-
-
 
 
 def held_out(fit: ReferenceFit, offset: Offset, targets: pd.DataFrame) -> pd.DataFrame:
@@ -256,20 +306,57 @@ def held_out(fit: ReferenceFit, offset: Offset, targets: pd.DataFrame) -> pd.Dat
     """
     rows = []
     finals = fit.provenance.get("inloop_final") or {}
-    cases = [(run, v["params"], v["train_tokens"], v["score"], v["loss"], 0.0, "in-loop final") for run, v in finals.items()]
+    cases = [
+        (run, v["params"], v["train_tokens"], v["score"], v["loss"], 0.0, "in-loop final") for run, v in finals.items()
+    ]
     own = targets[(targets["model"] == HELD_OUT_32B["model"]) & (targets["benchmark"] == offset.benchmark)]
     if len(own):
-        cases.append((HELD_OUT_32B["model"], HELD_OUT_32B["params"], HELD_OUT_32B["train_tokens"], float(own["value"].iloc[0]),
-                      math.nan, offset.delta, "offline OLMES (+ Δ)"))
+        cases.append(
+            (
+                HELD_OUT_32B["model"],
+                HELD_OUT_32B["params"],
+                HELD_OUT_32B["train_tokens"],
+                float(own["value"].iloc[0]),
+                math.nan,
+                offset.delta,
+                "offline OLMES (+ Δ)",
+            )
+        )
     cols = fit.draw_columns()
     for model, n, d, measured, loss, shift, scale in cases:
         loss_hat = float(fit.predict_loss(n, d))
         predicted = float(fit.predict_score(n, d)) + shift
-        drawn = forms.composed_law(n, d, cols["a"], cols["alpha"], cols["b"], cols["beta"], cols["c"], cols["gamma"],
-                                   cols["l"], cols["d"], cols.get("E", 0.0))[:, 0] + shift
+        drawn = (
+            forms.composed_law(
+                n,
+                d,
+                cols["a"],
+                cols["alpha"],
+                cols["b"],
+                cols["beta"],
+                cols["c"],
+                cols["gamma"],
+                cols["l"],
+                cols["d"],
+                cols.get("E", 0.0),
+            )[:, 0]
+            + shift
+        )
         low, high = np.quantile(drawn, [0.025, 0.975])
-        rows.append({"task": fit.benchmark.removeprefix("olmes_").removesuffix("_mc_inloop"), "model": model, "scale": scale,
-                     "params": n, "train_tokens": d, "measured_loss": loss, "predicted_loss": loss_hat,
-                     "measured_score": measured, "predicted_score": predicted, "ci_low": float(low), "ci_high": float(high),
-                     "error": predicted - measured})
+        rows.append(
+            {
+                "task": fit.benchmark.removeprefix("olmes_").removesuffix("_mc_inloop"),
+                "model": model,
+                "scale": scale,
+                "params": n,
+                "train_tokens": d,
+                "measured_loss": loss,
+                "predicted_loss": loss_hat,
+                "measured_score": measured,
+                "predicted_score": predicted,
+                "ci_low": float(low),
+                "ci_high": float(high),
+                "error": predicted - measured,
+            }
+        )
     return pd.DataFrame(rows)

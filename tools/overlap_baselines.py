@@ -1,5 +1,6 @@
 """What the overlap benchmarks share (imported by bench/overlap_vs_hta.py and bench/overlap_big_trace.py): the
 HolisticTraceAnalysis/traceinsight script each baseline runs, the four compared numbers, and the peak-memory poll."""
+
 from __future__ import annotations
 
 import os

@@ -10,6 +10,7 @@ bytes. Events without a timestamp (metadata) are written once. The document's ot
 are the source's. One event per line, as Kineto writes them, so the file can be read in batches; ``.json.gz`` is
 written with ISA-L's gzip (level 1). Memory: the source's events; the output is written copy by copy.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -40,11 +41,14 @@ def write_repeated(source: Path, out: Path, target_bytes: int) -> tuple[int, int
     first = min(ts0)
     last = max(e["ts"] + (e.get("dur") or 0) for e in timed)
     period = math.ceil(last - first) + GAP_US
-    corr0 = [e["args"]["correlation"] if isinstance(e.get("args"), dict) and "correlation" in e["args"] else None
-             for e in timed]
+    corr0 = [
+        e["args"]["correlation"] if isinstance(e.get("args"), dict) and "correlation" in e["args"] else None
+        for e in timed
+    ]
     corr_step = max([c for c in corr0 if isinstance(c, int)], default=0) + 1
-    step0 = [int(m.group(1)) if isinstance(e.get("name"), str) and (m := _STEP.match(e["name"])) else None
-             for e in timed]
+    step0 = [
+        int(m.group(1)) if isinstance(e.get("name"), str) and (m := _STEP.match(e["name"])) else None for e in timed
+    ]
     numbers = [n for n in step0 if n is not None]
     steps = max(numbers) - min(numbers) + 1 if numbers else 0
     head = orjson.dumps({k: v for k, v in doc.items() if k in ("schemaVersion", "distributedInfo")})[:-1]

@@ -13,6 +13,7 @@ reports every file whose bytes differ (exit 1). Generated sets are written once 
 Commands: ``overlap analyze SET --format json``, ``overlap analyze SET --steps --format json``,
 ``overlap skew SET --format json`` and ``overlap whatif SET --model-params 1B --format json``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,6 +38,7 @@ COMMANDS = {
 
 def _gloo_set(out: Path) -> None:
     """Two gloo ranks as ``densing overlap run`` writes them (hand-made, like the tests')."""
+
     def op(name, ts, dur, tid=1, cat="cpu_op"):
         return {"ph": "X", "cat": cat, "name": name, "pid": 1, "tid": tid, "ts": ts, "dur": dur, "args": {}}
 
@@ -44,27 +46,47 @@ def _gloo_set(out: Path) -> None:
         events = []
         for k in range(6):
             s = shift + 100 * k
-            events += [op(f"ProfilerStep#{k + 1}", s, 95, cat="user_annotation"),
-                       op("forward", s, 40, cat="user_annotation"), op("aten::mm", s, 40), op("aten::add", s + 5, 5),
-                       op("c10d::allreduce_", s + 40, 2 + rank), op("aten::copy_", s + 40, 1),
-                       op("aten::mm", s + 50, 30 + k), op("gloo:all_reduce", s + 42, 20 + 3 * k, tid=9,
-                                                          cat="user_annotation")]
-        doc = {"distributedInfo": {"backend": "gloo", "rank": rank, "world_size": 2},
-               "traceEvents": events + [{"ph": "X", "cat": "Trace", "name": "PyTorch Profiler", "ts": 0, "dur": 1}]}
+            events += [
+                op(f"ProfilerStep#{k + 1}", s, 95, cat="user_annotation"),
+                op("forward", s, 40, cat="user_annotation"),
+                op("aten::mm", s, 40),
+                op("aten::add", s + 5, 5),
+                op("c10d::allreduce_", s + 40, 2 + rank),
+                op("aten::copy_", s + 40, 1),
+                op("aten::mm", s + 50, 30 + k),
+                op("gloo:all_reduce", s + 42, 20 + 3 * k, tid=9, cat="user_annotation"),
+            ]
+        doc = {
+            "distributedInfo": {"backend": "gloo", "rank": rank, "world_size": 2},
+            "traceEvents": events + [{"ph": "X", "cat": "Trace", "name": "PyTorch Profiler", "ts": 0, "dur": 1}],
+        }
         out.mkdir(parents=True, exist_ok=True)
         (out / f"rank{rank}.json").write_text(json.dumps(doc))
 
 
 def _synthetic(out: Path, ranks: int, events: int, seed: int) -> None:
-    subprocess.run([sys.executable, str(HERE / "overlap_synthetic.py"), str(out), "--ranks", str(ranks),
-                    "--events", str(events), "--seed", str(seed)], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [
+            sys.executable,
+            str(HERE / "overlap_synthetic.py"),
+            str(out),
+            "--ranks",
+            str(ranks),
+            "--events",
+            str(events),
+            "--seed",
+            str(seed),
+        ],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
 
 
 GENERATED = {
     "gloo_2rank": lambda p: _gloo_set(p),
-    "synthetic_4rank_small": lambda p: _synthetic(p, 4, 20_000, 1),      # whole-file decoding
-    "synthetic_1rank_large": lambda p: _synthetic(p, 1, 400_000, 2),     # one file split across CPUs
-    "synthetic_3rank_large": lambda p: _synthetic(p, 3, 300_000, 3),     # several large files in parallel
+    "synthetic_4rank_small": lambda p: _synthetic(p, 4, 20_000, 1),  # whole-file decoding
+    "synthetic_1rank_large": lambda p: _synthetic(p, 1, 400_000, 2),  # one file split across CPUs
+    "synthetic_3rank_large": lambda p: _synthetic(p, 3, 300_000, 3),  # several large files in parallel
 }
 
 
@@ -87,8 +109,9 @@ def outputs(sets: dict[str, Path], densing: str) -> dict[str, bytes]:
         for cmd_name, template in COMMANDS.items():
             cmd = [densing, "overlap"] + [a.replace("{set}", str(path)) for a in template]
             done = subprocess.run(cmd, capture_output=True)
-            out[f"{set_name}.{cmd_name}.json"] = done.stdout + (f"\nexit {done.returncode}\n".encode()
-                                                                 + done.stderr if done.returncode else b"")
+            out[f"{set_name}.{cmd_name}.json"] = done.stdout + (
+                f"\nexit {done.returncode}\n".encode() + done.stderr if done.returncode else b""
+            )
     return out
 
 

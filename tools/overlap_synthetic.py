@@ -9,6 +9,7 @@ stream 20 with message sizes in args, some memcpy/memset), ns-resolution float t
 ``distributedInfo`` with rank and world size. The numbers are random, not from a real job: this
 is for timing and memory, not for validating metrics.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -42,7 +43,7 @@ def write_rank(path: Path, rank: int, world_size: int, events: int, seed: int) -
     for s in range(steps):
         step_start = t_cpu
         step_events = []
-        for k in range(per_step):
+        for _ in range(per_step):
             kind = rng.random()
             launch_ts = t_cpu + rng.uniform(1.0, 3.0)
             op_dur = rng.uniform(4.0, 12.0)
@@ -50,8 +51,10 @@ def write_rank(path: Path, rank: int, world_size: int, events: int, seed: int) -
                 name, cat, stream = COMM_NAME, "kernel", 20
                 dur = rng.uniform(50.0, 400.0)
                 start = max(t_gpu - rng.uniform(0.0, 200.0), launch_ts + 5.0)
-                extra = (', "Collective name": "allreduce", "In msg nelems": %d, "Out msg nelems": %d, '
-                         '"Group size": %d, "dtype": "BFloat16"') % ((n := rng.randint(1 << 18, 1 << 23)), n, world_size)
+                extra = (
+                    ', "Collective name": "allreduce", "In msg nelems": %d, "Out msg nelems": %d, '
+                    '"Group size": %d, "dtype": "BFloat16"'
+                ) % ((n := rng.randint(1 << 18, 1 << 23)), n, world_size)
                 op = "record_param_comms"
             elif kind < 0.11:
                 name, cat, stream, extra, op = "Memcpy HtoD (Pinned -> Device)", "gpu_memcpy", 7, "", "aten::copy_"
@@ -71,37 +74,48 @@ def write_rank(path: Path, rank: int, world_size: int, events: int, seed: int) -
             step_events.append(
                 '{"ph": "X", "cat": "cpu_op", "name": "%s", "pid": %d, "tid": %d, "ts": %.3f, "dur": %.3f, '
                 '"args": {"External id": %d, "Record function id": 0, "Ev Idx": %d}}'
-                % (op, 1000 + rank, 1000 + rank, t_cpu, op_dur, corr, corr))
+                % (op, 1000 + rank, 1000 + rank, t_cpu, op_dur, corr, corr)
+            )
             step_events.append(
                 '{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": %d, "tid": %d, '
                 '"ts": %.3f, "dur": %.3f, "args": {"External id": %d, "cbid": 211, "correlation": %d}}'
-                % (1000 + rank, 1000 + rank, launch_ts, 3.5, corr, corr))
+                % (1000 + rank, 1000 + rank, launch_ts, 3.5, corr, corr)
+            )
             step_events.append(
                 '{"ph": "s", "id": %d, "pid": %d, "tid": %d, "ts": %.3f, "cat": "ac2g", "name": "ac2g"}'
-                % (corr, 1000 + rank, 1000 + rank, launch_ts))
+                % (corr, 1000 + rank, 1000 + rank, launch_ts)
+            )
             step_events.append(
                 '{"ph": "f", "id": %d, "pid": 0, "tid": %d, "ts": %.3f, "cat": "ac2g", "name": "ac2g", "bp": "e"}'
-                % (corr, stream, start))
+                % (corr, stream, start)
+            )
             step_events.append(
                 '{"ph": "X", "cat": "%s", "name": "%s", "pid": 0, "tid": %d, "ts": %.3f, "dur": %.3f, '
                 '"args": {"External id": %d, "queued": 0, "device": 0, "context": 1, "stream": %d, '
                 '"correlation": %d, "registers per thread": 64, "shared memory": 0, "blocks per SM": 1.5, '
                 '"warps per SM": 6.0, "grid": [128, 1, 1], "block": [256, 1, 1], "est. achieved occupancy %%": 50%s}}'
-                % (cat, name, stream, start, dur, corr, stream, corr, extra))
+                % (cat, name, stream, start, dur, corr, stream, corr, extra)
+            )
             corr += 1
             t_cpu += op_dur + rng.uniform(0.5, 2.0)
             t_cpu = max(t_cpu, t_gpu - 5000.0)  # the CPU runs at most 5 ms ahead
-        out.append('{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d", "pid": %d, "tid": %d, '
-                   '"ts": %.3f, "dur": %.3f, "args": {"External id": %d}}'
-                   % (s, 1000 + rank, 1000 + rank, step_start, t_cpu - step_start, s))
+        out.append(
+            '{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d", "pid": %d, "tid": %d, '
+            '"ts": %.3f, "dur": %.3f, "args": {"External id": %d}}'
+            % (s, 1000 + rank, 1000 + rank, step_start, t_cpu - step_start, s)
+        )
         out.extend(step_events)
         written += len(step_events) + 1
-    head = ('{"schemaVersion": 1, "distributedInfo": {"backend": "nccl", "rank": %d, "world_size": %d}, '
-            '"deviceProperties": [], "traceEvents": [\n' % (rank, world_size))
-    tail = (',\n{"name": "process_name", "ph": "M", "ts": %.3f, "pid": 0, "tid": 0, "args": {"name": "GPU 0"}},\n'
-            '{"ph": "X", "cat": "Trace", "ts": %.3f, "dur": %.3f, "pid": "Spans", "tid": "PyTorch Profiler", '
-            '"name": "PyTorch Profiler (0)", "args": {"Op count": 0}}\n], "traceName": "%s"}\n'
-            % (1_700_000_000_000.0, 1_700_000_000_000.0, t_cpu - 1_700_000_000_000.0, path.name))
+    head = (
+        '{"schemaVersion": 1, "distributedInfo": {"backend": "nccl", "rank": %d, "world_size": %d}, '
+        '"deviceProperties": [], "traceEvents": [\n' % (rank, world_size)
+    )
+    tail = (
+        ',\n{"name": "process_name", "ph": "M", "ts": %.3f, "pid": 0, "tid": 0, "args": {"name": "GPU 0"}},\n'
+        '{"ph": "X", "cat": "Trace", "ts": %.3f, "dur": %.3f, "pid": "Spans", "tid": "PyTorch Profiler", '
+        '"name": "PyTorch Profiler (0)", "args": {"Op count": 0}}\n], "traceName": "%s"}\n'
+        % (1_700_000_000_000.0, 1_700_000_000_000.0, t_cpu - 1_700_000_000_000.0, path.name)
+    )
     tmp = path.with_name(path.name + ".tmp")
     with gzip.open(tmp, "wt", compresslevel=1) as fh:
         fh.write(head)

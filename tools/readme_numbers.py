@@ -32,6 +32,7 @@ and comments, and the D0 of a design's name ("D0 = 1T"). Moving a number to anot
 document's block; ``draft`` prints a document's numbers with their present lines and, for a number without one, the
 record fields that print it, nearest to the previous line's field first.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -41,9 +42,9 @@ import io
 import json
 import re
 import subprocess
-from functools import partial
 import sys
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -51,8 +52,10 @@ README = REPO / "README.md"
 PUBLIC = REPO / "results" / "public"
 MAP = REPO / "tools" / "readme_numbers.map"
 #: the public table's records: their file name and the command line that writes each (densing's arguments)
-COMMANDS = {"trend.json": ["trend", "--detail", "--format", "json"],
-            "trend_by_benchmark.json": ["trend", "--by", "benchmark", "--detail", "--format", "json"]}
+COMMANDS = {
+    "trend.json": ["trend", "--detail", "--format", "json"],
+    "trend_by_benchmark.json": ["trend", "--by", "benchmark", "--detail", "--format", "json"],
+}
 #: the README's section this checks: from its heading to the next
 SECTION = "## The numbers, beside the paper"
 DEVIATIONS = "results/openllm_v2/DEVIATIONS.md"
@@ -61,8 +64,11 @@ MARK_START, MARK_END = "<!-- numbers checked -->", "<!-- end of numbers checked 
 #: a number as the documents write it: digits with thousands' commas and a decimal part, a sign, a percent
 NUMBER = re.compile(r"(?<![\w.\-/])[+\-−]?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(%?)(?![\w/]|\.\d|-\d\d-)")
 #: what is not a number here: a date, an arXiv identifier, a code span, a link's target, a comment, D0 = 1T
-NOT_RESULTS = re.compile(r"`[^`]*`|<!--.*?-->|\]\([^)]*\)|\b\d{4}-\d{2}(?:-\d{2})?\b|arXiv \d{4}\.\d{4,5}|"
-                         r"\d{4}\.\d{5}|\b[Dd]0 = \d+[TB]\b", re.S)
+NOT_RESULTS = re.compile(
+    r"`[^`]*`|<!--.*?-->|\]\([^)]*\)|\b\d{4}-\d{2}(?:-\d{2})?\b|arXiv \d{4}\.\d{4,5}|"
+    r"\d{4}\.\d{5}|\b[Dd]0 = \d+[TB]\b",
+    re.S,
+)
 #: a number in a record's text
 ANY = re.compile(r"[+\-]?\d+(?:\.\d+)?(?:[eE][+\-]?\d+)?")
 FORMS = ("rounded", "percent", "rounded in text", "percent in text", "count")
@@ -72,6 +78,7 @@ NOT_A_RESULT = "not a result:"
 @dataclass(frozen=True)
 class Line:
     """One mapping line: the number as printed, its record and field (or why it is not a result), its form."""
+
     document: str
     printed: str
     record: str
@@ -87,6 +94,7 @@ class Line:
 @dataclass(frozen=True)
 class Stated:
     """A number of a document's checked part: as printed and the document's line it is on."""
+
     printed: str
     line: int
 
@@ -105,7 +113,7 @@ def checked_parts(document: str, text: str) -> list[tuple[int, str]]:
             raise ValueError(f"{document}: no section {SECTION!r}")
         start = text.index(SECTION)
         end = text.find("\n## ", start + 1)
-        return [(text.count("\n", 0, start) + 1, text[start:end if end > 0 else None])]
+        return [(text.count("\n", 0, start) + 1, text[start : end if end > 0 else None])]
     if document == DEVIATIONS:
         return [(1, text)]
     parts, at = [], text.find(MARK_START)
@@ -158,8 +166,10 @@ def read_map(path: Path = MAP) -> dict[str, list[Line]]:
         record, _, field = cells[1].partition("#")
         form = cells[2] if len(cells) == 3 else "rounded"
         if form not in FORMS or not field.startswith("/"):
-            raise ValueError(f"{path.name} line {number}: {cells[1]!r} | {form!r}: a field is RECORD#/PATH, a form one "
-                             f"of {', '.join(FORMS)}")
+            raise ValueError(
+                f"{path.name} line {number}: {cells[1]!r} | {form!r}: a field is RECORD#/PATH, a form one "
+                f"of {', '.join(FORMS)}"
+            )
         lines[document].append(Line(document, cells[0], record, field, form, number))
     return lines
 
@@ -185,8 +195,9 @@ def _load(record: str):
         return {k: v for k, v in vars(constants).items() if k.isupper()}
     path, _, commit = record.partition("@")
     if commit:  # a record as a commit shipped it: the row before a change (DEVIATIONS.md)
-        text = subprocess.run(["git", "show", f"{commit}:{path}"], cwd=REPO, capture_output=True, text=True,
-                              check=True).stdout
+        text = subprocess.run(
+            ["git", "show", f"{commit}:{path}"], cwd=REPO, capture_output=True, text=True, check=True
+        ).stdout
     else:
         text = (REPO / path).read_text(encoding="utf-8")
     if path.endswith(".json"):
@@ -249,8 +260,10 @@ def _field_problem(line: Line, cache: dict) -> str | None:
         return f"{line.document}: {line.printed} is {line.target}, which does not exist ({MAP.name} line {line.number})"
     if prints(value, line.printed, line.form):
         return None
-    return (f"{line.document}: {line.printed} is {line.target} ({line.form}), which holds {value!r} "
-            f"({MAP.name} line {line.number})")
+    return (
+        f"{line.document}: {line.printed} is {line.target} ({line.form}), which holds {value!r} "
+        f"({MAP.name} line {line.number})"
+    )
 
 
 def _differs(document: str, said: Stated, line: Line, cache: dict) -> str:
@@ -275,12 +288,19 @@ def _compare(document: str, numbers: list[Stated], lines: list[Line], cache: dic
             found += [problem for problem in problems if problem]
             continue
         paired = min(i2 - i1, j2 - j1) if op == "replace" else 0
-        found += [_differs(document, said, line, cache) for said, line in zip(numbers[i1:i1 + paired],
-                                                                             lines[j1:j1 + paired])]
-        found += [f"{document} line {s.line}: {s.printed} has no line in {MAP.name} (map it to a record's field, or "
-                  f"as not a result)" for s in numbers[i1 + paired:i2]]
-        found += [f"{MAP.name} line {m.number}: {document}'s {m.printed} ({m.target}) is not printed there"
-                  for m in lines[j1 + paired:j2]]
+        found += [
+            _differs(document, said, line, cache)
+            for said, line in zip(numbers[i1 : i1 + paired], lines[j1 : j1 + paired])
+        ]
+        found += [
+            f"{document} line {s.line}: {s.printed} has no line in {MAP.name} (map it to a record's field, or "
+            f"as not a result)"
+            for s in numbers[i1 + paired : i2]
+        ]
+        found += [
+            f"{MAP.name} line {m.number}: {document}'s {m.printed} ({m.target}) is not printed there"
+            for m in lines[j1 + paired : j2]
+        ]
     return found
 
 
@@ -309,12 +329,20 @@ def differences(texts: dict[str, str] | None = None, mapping: Path = MAP) -> lis
 def records() -> list[str]:
     """The records ``draft`` looks in for a number's field, relative to the repository."""
     results = REPO / "results"
-    named = [*sorted(PUBLIC.glob("*.json")), results / "openllm_v2" / "trend.json",
-             results / "openllm_v2" / "trend_first.json", results / "openllm_v2" / "curation_sensitivity.csv",
-             *sorted((results / "swallow" / "trend").glob("*.json")), results / "olmes" / "trend.csv",
-             results / "fixed_size.csv", results / "headline_bias.json", results / "openllm_v2" / "draw_counts.json",
-             results / "olmes" / "mc_offsets.csv", results / "overlap_runs" / "co2_ablation.csv",
-             results / "smollm2" / "scores.csv"]
+    named = [
+        *sorted(PUBLIC.glob("*.json")),
+        results / "openllm_v2" / "trend.json",
+        results / "openllm_v2" / "trend_first.json",
+        results / "openllm_v2" / "curation_sensitivity.csv",
+        *sorted((results / "swallow" / "trend").glob("*.json")),
+        results / "olmes" / "trend.csv",
+        results / "fixed_size.csv",
+        results / "headline_bias.json",
+        results / "openllm_v2" / "draw_counts.json",
+        results / "olmes" / "mc_offsets.csv",
+        results / "overlap_runs" / "co2_ablation.csv",
+        results / "smollm2" / "scores.csv",
+    ]
     return [str(p.relative_to(REPO)) for p in named if p.is_file()]
 
 
@@ -330,8 +358,7 @@ def _item_key(items: list, index: int) -> str:
         return str(index)
     keys = [k for k in NAMING_KEYS if isinstance(item.get(k), str) and "/" not in item[k] and "&" not in item[k]]
     for chosen in [[k] for k in keys] + [[a, b] for a in keys for b in keys if a < b]:
-        same = [other for other in items if isinstance(other, dict)
-                and all(other.get(k) == item[k] for k in chosen)]
+        same = [other for other in items if isinstance(other, dict) and all(other.get(k) == item[k] for k in chosen)]
         if len(same) == 1:
             return "&".join(f"{k}={item[k]}" for k in chosen)
     return str(index)
@@ -352,8 +379,7 @@ def _leaves(value, path: str = ""):
 def _candidates(printed: str, leaves: list[tuple[str, str, object]]) -> list[tuple[str, str]]:
     """(RECORD#FIELD, form) of every leaf that prints ``printed``: numbers first, then texts."""
     forms = ("percent", "rounded") if printed.endswith("%") else ("rounded",)
-    numeric = [(f"{r}#{f}", form) for form in forms for r, f, v in leaves
-               if _is_number(v) and prints(v, printed, form)]
+    numeric = [(f"{r}#{f}", form) for form in forms for r, f, v in leaves if _is_number(v) and prints(v, printed, form)]
     if numeric:
         return numeric
     form = "percent in text" if printed.endswith("%") else "rounded in text"
@@ -387,8 +413,12 @@ def draft(document: str) -> list[str]:
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         if op == "equal":
             for line in lines[j1:j2]:
-                out.append(" | ".join([line.printed, line.target] + ([line.form] if line.form not in ("rounded",)
-                                                                      and line.record else [])))
+                out.append(
+                    " | ".join(
+                        [line.printed, line.target]
+                        + ([line.form] if line.form not in ("rounded",) and line.record else [])
+                    )
+                )
                 previous = line.target
             continue
         for said in numbers[i1:i2]:
@@ -398,8 +428,10 @@ def draft(document: str) -> list[str]:
                 continue
             target, form = found[0]
             previous = target
-            out.append(" | ".join([said.printed, target] + ([form] if form != "rounded" else []))
-                       + f"  # ? line {said.line}, {len(found) - 1} other fields")
+            out.append(
+                " | ".join([said.printed, target] + ([form] if form != "rounded" else []))
+                + f"  # ? line {said.line}, {len(found) - 1} other fields"
+            )
     return out
 
 
@@ -409,8 +441,13 @@ def write_records() -> None:
 
     PUBLIC.mkdir(parents=True, exist_ok=True)
     for name, arguments in COMMANDS.items():
-        done = subprocess.run([sys.executable, "-c", "from densing.cli import run; run()", *arguments], cwd=REPO,
-                              capture_output=True, text=True, check=True)
+        done = subprocess.run(
+            [sys.executable, "-c", "from densing.cli import run; run()", *arguments],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         atomic_write_text(PUBLIC / name, done.stdout)
         print(f"wrote {PUBLIC.relative_to(REPO) / name}")
 

@@ -26,6 +26,7 @@ with ``--jpg``) and prints one JSON line::
 The exit status is 0 when every list is empty and nothing overflows, 1 otherwise, 2 when the page cannot be
 opened. The browser runs in this process (offscreen) and ends with it.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -134,9 +135,15 @@ CHECK = r"""
 
 def problems(found: dict) -> int:
     """How many things the check found wrong in one width's result."""
-    return ((found["page_overflow"] > 1) + len(found["wide_tables"]) + len(found["cut_text"])
-            + len(found["overlapping_labels"]) + len(found["labels_on_lines"]) + len(found["scrolling_legends"])
-            + len(found["repeated_looks"]))
+    return (
+        (found["page_overflow"] > 1)
+        + len(found["wide_tables"])
+        + len(found["cut_text"])
+        + len(found["overlapping_labels"])
+        + len(found["labels_on_lines"])
+        + len(found["scrolling_legends"])
+        + len(found["repeated_looks"])
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

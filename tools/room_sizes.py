@@ -7,6 +7,7 @@ longest first, then the two counts. A module's length is its number of lines; a 
 line to its last line (decorators left out, its docstring and nested functions in). With ``--max-modules`` or
 ``--max-functions`` it exits 1 when a count is above its maximum (a check for CI), 0 otherwise.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -51,10 +52,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"functions over {FUNCTION_LINES} lines: {len(functions)}")
     for lines, name in functions:
         print(f"  {lines:5d}  {name}")
-    over = [f"{len(found)} {what} over {limit} lines, more than {most}"
-            for found, what, limit, most in ((modules, "modules", MODULE_LINES, args.max_modules),
-                                             (functions, "functions", FUNCTION_LINES, args.max_functions))
-            if most is not None and len(found) > most]
+    over = [
+        f"{len(found)} {what} over {limit} lines, more than {most}"
+        for found, what, limit, most in (
+            (modules, "modules", MODULE_LINES, args.max_modules),
+            (functions, "functions", FUNCTION_LINES, args.max_functions),
+        )
+        if most is not None and len(found) > most
+    ]
     for line in over:
         print(f"too many: {line}", file=sys.stderr)
     return 1 if over else 0

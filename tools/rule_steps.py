@@ -17,6 +17,7 @@ Run::
 
     python tools/rule_steps.py --out results/rule_steps.json
 """
+
 from __future__ import annotations
 
 import argparse
@@ -30,8 +31,21 @@ ROOT = Path(__file__).resolve().parents[1]
 TABLES = ("public", "openllm_v2", "swallow")
 STEPS = ("two_se_ten_options", "two_se_items", "region")
 #: The fields of a row kept in the record.
-FIELDS = ("row", "months", "ci_low", "ci_high", "ci_high_mc_low", "ci_high_mc_high", "n_draws", "state", "status",
-          "n_floor_bounds", "n_ceiling_bounds", "n_region_bounds", "months_without_region")
+FIELDS = (
+    "row",
+    "months",
+    "ci_low",
+    "ci_high",
+    "ci_high_mc_low",
+    "ci_high_mc_high",
+    "n_draws",
+    "state",
+    "status",
+    "n_floor_bounds",
+    "n_ceiling_bounds",
+    "n_region_bounds",
+    "months_without_region",
+)
 
 
 def one_step(step: str) -> dict:
@@ -69,12 +83,22 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     steps = {}
     for step in STEPS:
-        done = subprocess.run([sys.executable, __file__, "--step", step], check=True, capture_output=True, text=True,
-                              cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        done = subprocess.run(
+            [sys.executable, __file__, "--step", step],
+            check=True,
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
         steps[step] = json.loads(done.stdout)
         print(f"{step}: " + "; ".join(f"{t} {v['months']:.3f}" for t, v in steps[step].items()), file=sys.stderr)
-    record = {"command": "python tools/rule_steps.py --out results/rule_steps.json", "draws": 600, "seed": 0,
-              "steps": steps}
+    record = {
+        "command": "python tools/rule_steps.py --out results/rule_steps.json",
+        "draws": 600,
+        "seed": 0,
+        "steps": steps,
+    }
     text = json.dumps(record, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
     if args.out:
         from densing.io import atomic_write_text

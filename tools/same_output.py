@@ -22,6 +22,7 @@ Three notebook paths run as ``python -c CODE`` beside them (:data:`NOTEBOOK`): `
 on the public table with its defaults (the README's path to the headline), ``densing.fit_trend`` against the
 shipped Llama-3.1 family fits inverted jointly, and ``compute_density``'s geometric-mean rows under those fits.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,11 +46,13 @@ def show(r):
 """
 #: Notebook paths (output name → Python code), run in the checkout's root.
 NOTEBOOK = {
-    "notebook.fit_trend": _SHOW + """
+    "notebook.fit_trend": _SHOW
+    + """
 import densing
 show(densing.fit_trend(densing.read_results("results/public_models.csv")))
 """,
-    "notebook.joint_fit_trend": _SHOW + """
+    "notebook.joint_fit_trend": _SHOW
+    + """
 import densing
 from densing.laws.reference_fit import ReferenceFit
 public = densing.read_results("results/public_models.csv")
@@ -77,17 +80,48 @@ def commands() -> dict[str, list[str]]:
         fit = ["-c", CLI, "fit", "--data", str(pythia), "--n-boot", "20", "--format", "json"]
         out["fit.two_step"] = [*fit, "--benchmark", "lambada_openai"]
         out["fit.composed"] = [*fit, "--benchmark", "arc_easy", "--law", "composed"]
-        out["validate"] = ["-c", CLI, "validate", "--data", str(pythia), "--benchmark", "lambada_openai",
-                           "--max-params", "1.5e9", "--format", "json"]
-    out["fit.family"] = ["-c", CLI, "fit", "--data", "results/public_models.csv", "--benchmark", "mmlu",
-                         "--family", "Llama-3.1", "--n-boot", "20", "--format", "json"]
+        out["validate"] = [
+            "-c",
+            CLI,
+            "validate",
+            "--data",
+            str(pythia),
+            "--benchmark",
+            "lambada_openai",
+            "--max-params",
+            "1.5e9",
+            "--format",
+            "json",
+        ]
+    out["fit.family"] = [
+        "-c",
+        CLI,
+        "fit",
+        "--data",
+        "results/public_models.csv",
+        "--benchmark",
+        "mmlu",
+        "--family",
+        "Llama-3.1",
+        "--n-boot",
+        "20",
+        "--format",
+        "json",
+    ]
     if ladder.is_dir():
         out["ladder_check"] = ["-c", CLI, "ladder", "check", "--data", str(ladder), "--format", "json"]
     if TRACES.is_dir():
         for group in sorted(p for p in TRACES.iterdir() if p.is_dir()):
             for trace_set in sorted(p for p in group.iterdir() if p.is_dir()):
                 out[f"overlap_analyze.{group.name}.{trace_set.name}"] = [
-                    "-c", CLI, "overlap", "analyze", str(trace_set), "--format", "json"]
+                    "-c",
+                    CLI,
+                    "overlap",
+                    "analyze",
+                    str(trace_set),
+                    "--format",
+                    "json",
+                ]
     out.update({name: ["-c", code] for name, code in NOTEBOOK.items()})
     return out
 

@@ -7,6 +7,7 @@ The MMLU folders (``densing/eval/tasks/{local,olmes}/mmlu``) are written by :fun
 hand-written ``_template.yaml`` (prefix, groups and metrics as their group files name them).
 ``tests/eval/test_local_data.py`` checks that the shipped BBH files are what :func:`write_bbh_configs` writes.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,31 +28,71 @@ OE_EVAL_DIRECTORY = TASKS / "oe_eval"
 #: is STEM in lm-eval and "other" (health) in the original categories.
 MMLU_GROUPS_LM_EVAL: dict[str, list[str]] = {
     "stem": [
-        "abstract_algebra", "anatomy", "astronomy", "college_biology", "college_chemistry",
-        "college_computer_science", "college_mathematics", "college_physics", "computer_security",
-        "conceptual_physics", "electrical_engineering", "elementary_mathematics", "high_school_biology",
-        "high_school_chemistry", "high_school_computer_science", "high_school_mathematics",
-        "high_school_physics", "high_school_statistics", "machine_learning",
+        "abstract_algebra",
+        "anatomy",
+        "astronomy",
+        "college_biology",
+        "college_chemistry",
+        "college_computer_science",
+        "college_mathematics",
+        "college_physics",
+        "computer_security",
+        "conceptual_physics",
+        "electrical_engineering",
+        "elementary_mathematics",
+        "high_school_biology",
+        "high_school_chemistry",
+        "high_school_computer_science",
+        "high_school_mathematics",
+        "high_school_physics",
+        "high_school_statistics",
+        "machine_learning",
     ],
     "other": [
-        "business_ethics", "clinical_knowledge", "college_medicine", "global_facts", "human_aging",
-        "management", "marketing", "medical_genetics", "miscellaneous", "nutrition",
-        "professional_accounting", "professional_medicine", "virology",
+        "business_ethics",
+        "clinical_knowledge",
+        "college_medicine",
+        "global_facts",
+        "human_aging",
+        "management",
+        "marketing",
+        "medical_genetics",
+        "miscellaneous",
+        "nutrition",
+        "professional_accounting",
+        "professional_medicine",
+        "virology",
     ],
     "social_sciences": [
-        "econometrics", "high_school_geography", "high_school_government_and_politics",
-        "high_school_macroeconomics", "high_school_microeconomics", "high_school_psychology",
-        "human_sexuality", "professional_psychology", "public_relations", "security_studies",
-        "sociology", "us_foreign_policy",
+        "econometrics",
+        "high_school_geography",
+        "high_school_government_and_politics",
+        "high_school_macroeconomics",
+        "high_school_microeconomics",
+        "high_school_psychology",
+        "human_sexuality",
+        "professional_psychology",
+        "public_relations",
+        "security_studies",
+        "sociology",
+        "us_foreign_policy",
     ],
     "humanities": [
-        "formal_logic", "high_school_european_history", "high_school_us_history",
-        "high_school_world_history", "international_law", "jurisprudence", "logical_fallacies",
-        "moral_disputes", "moral_scenarios", "philosophy", "prehistory", "professional_law",
+        "formal_logic",
+        "high_school_european_history",
+        "high_school_us_history",
+        "high_school_world_history",
+        "international_law",
+        "jurisprudence",
+        "logical_fallacies",
+        "moral_disputes",
+        "moral_scenarios",
+        "philosophy",
+        "prehistory",
+        "professional_law",
         "world_religions",
     ],
 }
-
 
 
 def _mmlu_subject_yaml(prefix: str, subject: str, group: str) -> str:
@@ -66,8 +107,9 @@ def _mmlu_subject_yaml(prefix: str, subject: str, group: str) -> str:
     )
 
 
-def write_mmlu_configs(directory: str | os.PathLike, prefix: str, groups: dict[str, list[str]],
-                       metrics: list[str]) -> None:
+def write_mmlu_configs(
+    directory: str | os.PathLike, prefix: str, groups: dict[str, list[str]], metrics: list[str]
+) -> None:
     """Write one YAML per MMLU subject, one group per category and the top group ``prefix``
     (accuracy aggregated weighted by size, as lm-eval's ``mmlu``) into ``directory``, which holds
     the shared ``_template.yaml``."""

@@ -8,6 +8,7 @@ model is loaded) and writes what it prints into docs/measure.md's output block a
 differs from what the command gives, or when a number that docs/measure.md's worked example or
 ``results/smollm2/measure.md`` states of the placement (ρ, an interval ``a–b``, ρmax, the band) is not the command's.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,8 +23,22 @@ REPO = Path(__file__).resolve().parent.parent
 DOC = REPO / "docs" / "measure.md"
 NOTES = REPO / "results" / "smollm2" / "measure.md"
 CSV = REPO / "results" / "smollm2" / "measure_leaderboard_v1.csv"
-ARGS = ["measure", "--models", "results/smollm2/measure_models.yaml", "--suite", "leaderboard-v1", "--local-data",
-        "--limit", "20", "--backend", "densing-hf", "--device", "cpu", "--store", "results/smollm2/store"]
+ARGS = [
+    "measure",
+    "--models",
+    "results/smollm2/measure_models.yaml",
+    "--suite",
+    "leaderboard-v1",
+    "--local-data",
+    "--limit",
+    "20",
+    "--backend",
+    "densing-hf",
+    "--device",
+    "cpu",
+    "--store",
+    "results/smollm2/store",
+]
 #: The output block of docs/measure.md's worked example: the fenced block after "It prints:".
 BLOCK = re.compile(r"(It prints:\n\n```\n)(.*?)(```)", re.S)
 #: The numbers a document states of the placement: an interval's ends, and the number after ρ, ρmax or "ρmax at D is".
@@ -37,8 +52,14 @@ def run() -> tuple[str, str]:
     with tempfile.TemporaryDirectory() as scratch:
         out, csv = Path(scratch) / "report.html", Path(scratch) / "rows.csv"
         env = {**os.environ, "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1", "COLUMNS": "80"}
-        done = subprocess.run([sys.executable, "-m", "densing.cli", *ARGS, "--out", str(out), "--csv", str(csv)],
-                              cwd=REPO, env=env, capture_output=True, text=True, check=False)
+        done = subprocess.run(
+            [sys.executable, "-m", "densing.cli", *ARGS, "--out", str(out), "--csv", str(csv)],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         if done.returncode != 0:
             raise SystemExit(f"worked_example: the command failed: {done.stderr.strip()}")
         printed = done.stdout.replace(str(csv), "results/smollm2/measure_leaderboard_v1.csv")

@@ -3,6 +3,7 @@ one renderer; one module per command group). The library loads inside the comman
 quick; ``overlap analyze PATH --format json`` is answered without building the typer app
 (:mod:`densing.cli.overlap_fast`).
 """
+
 from __future__ import annotations
 
 import os
@@ -37,4 +38,3 @@ def run() -> None:
     from densing.cli.guard import leave
 
     leave(main)
-

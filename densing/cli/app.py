@@ -2,9 +2,9 @@
 cannot apply together; :class:`CheckedCommand` refuses such a pair before the command runs, so an option is never
 ignored in silence.
 """
+
 from __future__ import annotations
 
-import os
 import re
 import sys
 from dataclasses import dataclass
@@ -23,6 +23,7 @@ from densing.cli.output import command_group
 from densing.cli.overlap import overlap_app
 from densing.errors import DensingError, InputError
 from densing.io import output_file
+
 
 @dataclass(frozen=True)
 class Given:
@@ -44,8 +45,10 @@ class Given:
         return name if self.other_than is None else f"{name} {ctx.params.get(self.param)}"
 
 
-_FAMILY = "the family law S(N) = c/(1+e^(-γ(ln N - l))) + d is fitted on one family at its own budget, with d = chance " \
-          "and c + d = 1"
+_FAMILY = (
+    "the family law S(N) = c/(1+e^(-γ(ln N - l))) + d is fitted on one family at its own budget, with d = chance "
+    "and c + d = 1"
+)
 #: Per command (as typed after ``densing``), the pairs of options that cannot apply together, and why.
 EXCLUSIVE: dict[str, tuple[tuple[Given, Given, str], ...]] = {
     "fit": (
@@ -56,39 +59,101 @@ EXCLUSIVE: dict[str, tuple[tuple[Given, Given, str], ...]] = {
         (Given("family"), Given("families"), f"{_FAMILY}: --family names the one family"),
     ),
     "trend": (
-        (Given("design", other_than="leaderboard"), Given("without_continual"),
-         "a second design has its own targets; --without-continual applies to --design leaderboard"),
-        (Given("design", other_than="leaderboard"), Given("table_name"),
-         "a second design has its own targets; --table applies to --design leaderboard"),
+        (
+            Given("design", other_than="leaderboard"),
+            Given("without_continual"),
+            "a second design has its own targets; --without-continual applies to --design leaderboard",
+        ),
+        (
+            Given("design", other_than="leaderboard"),
+            Given("table_name"),
+            "a second design has its own targets; --table applies to --design leaderboard",
+        ),
     ),
     "measure": (
-        (Given("scores"), Given("models"),
-         "--scores places scores you already have; --models evaluates models first: give one of them"),
+        (
+            Given("scores"),
+            Given("models"),
+            "--scores places scores you already have; --models evaluates models first: give one of them",
+        ),
         (Given("scores"), Given("local_data"), "--scores evaluates nothing, so it reads no benchmark split"),
-        *((Given("scores"), Given(option), "--scores evaluates nothing: it places the scores against a table's "
-           "headline (--table, default the public table's)") for option in ("suite", "limit", "store", "backend", "device", "batch_size",
-                                               "data_root", "allow_unsafe_code", "prefix_cache")),
-        *((Given("template"), Given(option), "--template writes a scores file to fill in, and stops")
-          for option in ("scores", "models", "out", "csv", "model_name", "params", "release_date", "suite",
-                         "local_data", "data_root", "limit", "store", "backend", "device", "batch_size",
-                         "prefix_cache", "allow_unsafe_code", "n_boot", "seed", "allow_missing")),
+        *(
+            (
+                Given("scores"),
+                Given(option),
+                "--scores evaluates nothing: it places the scores against a table's "
+                "headline (--table, default the public table's)",
+            )
+            for option in (
+                "suite",
+                "limit",
+                "store",
+                "backend",
+                "device",
+                "batch_size",
+                "data_root",
+                "allow_unsafe_code",
+                "prefix_cache",
+            )
+        ),
+        *(
+            (Given("template"), Given(option), "--template writes a scores file to fill in, and stops")
+            for option in (
+                "scores",
+                "models",
+                "out",
+                "csv",
+                "model_name",
+                "params",
+                "release_date",
+                "suite",
+                "local_data",
+                "data_root",
+                "limit",
+                "store",
+                "backend",
+                "device",
+                "batch_size",
+                "prefix_cache",
+                "allow_unsafe_code",
+                "n_boot",
+                "seed",
+                "allow_missing",
+            )
+        ),
         (Given("models"), Given("model_name"), "--model names the one model of a scores file (--scores)"),
-        (Given("models"), Given("allow_missing"), "the models are evaluated on every benchmark of their suite; "
-         "--allow-missing places a scores file (--scores) that lacks one"),
+        (
+            Given("models"),
+            Given("allow_missing"),
+            "the models are evaluated on every benchmark of their suite; "
+            "--allow-missing places a scores file (--scores) that lacks one",
+        ),
         (Given("models"), Given("params"), "the models file gives each model's size; --params applies to --scores"),
-        (Given("models"), Given("release_date"),
-         "the models file gives each model's release date; --release-date applies to --scores"),
+        (
+            Given("models"),
+            Given("release_date"),
+            "the models file gives each model's release date; --release-date applies to --scores",
+        ),
     ),
     "overlap validate": (
-        (Given("contention"), Given("calibration"),
-         "--calibration prints the sync run's calibration, which no contention enters"),
-        (Given("contention"), Given("runs"),
-         "γ enters only T3's tp-chunked prediction of a run output folder (OUT with tp-none/ and tp-chunked/), not "
-         "runs named one by one"),
+        (
+            Given("contention"),
+            Given("calibration"),
+            "--calibration prints the sync run's calibration, which no contention enters",
+        ),
+        (
+            Given("contention"),
+            Given("runs"),
+            "γ enters only T3's tp-chunked prediction of a run output folder (OUT with tp-none/ and tp-chunked/), not "
+            "runs named one by one",
+        ),
     ),
     "overlap whatif": (
-        (Given("contention"), Given("contention_from"),
-         "--contention-from measures T3's γ on a tp-chunked run, --contention gives it by hand; give one"),
+        (
+            Given("contention"),
+            Given("contention_from"),
+            "--contention-from measures T3's γ on a tp-chunked run, --contention gives it by hand; give one",
+        ),
     ),
 }
 
@@ -100,8 +165,11 @@ OUTPUT_FILES: dict[str, dict[str, tuple[str, str, bool]]] = {
     "fit": {"--out": ("fit.json", "the fit's JSON", False)},
     "convert": {"--out": ("results.csv", "the table", True)},
     "report": {"--out": ("report.html", "the HTML report", False)},
-    "measure": {"--out": ("report.html", "the HTML report", False), "--csv": ("placed.csv", "the placed rows", False),
-                "--template": ("scores.csv", "the scores file to fill in", True)},
+    "measure": {
+        "--out": ("report.html", "the HTML report", False),
+        "--csv": ("placed.csv", "the placed rows", False),
+        "--template": ("scores.csv", "the scores file to fill in", True),
+    },
 }
 
 
@@ -119,8 +187,10 @@ def as_written(args: list[str]) -> list[str]:
             value = value if equals else out[at]
             name, holds, streams = outputs[option]
             if value == "-" and not streams:
-                raise InputError(f"{option} -: {holds} is a file beside what densing {args[0]} prints on standard "
-                                 "output, so it cannot be standard output; give a file name")
+                raise InputError(
+                    f"{option} -: {holds} is a file beside what densing {args[0]} prints on standard "
+                    "output, so it cannot be standard output; give a file name"
+                )
             value = output_file(value, name)
             out[at] = f"{option}={value}" if equals else value
         i = at + 1 if option in outputs else i + 1
@@ -153,7 +223,8 @@ The target table of trend, report, density and measure: --table NAME (TABLES; de
 (docs/cli.md, "Which table").
 
 Every command: densing COMMAND --help; examples of each: docs/cli.md.""".replace(
-    "TABLES", ", ".join(registry.tables())).replace("LEADING", registry.leading_table().name)
+    "TABLES", ", ".join(registry.tables())
+).replace("LEADING", registry.leading_table().name)
 
 app = command_group(HELP, name="densing", context_settings={"help_option_names": ["-h", "--help"]})
 
@@ -168,7 +239,9 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _main(
-    version: bool = typer.Option(False, "--version", "-V", callback=_version, is_eager=True, help="Print the version and exit."),
+    version: bool = typer.Option(
+        False, "--version", "-V", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
 ) -> None:
     pass  # the help is HELP (the app's); a docstring here would replace it
 

@@ -10,16 +10,19 @@ Both say when a pair's requests are read from the store's kept build instead of 
 first such task of a pair in one line as it happens, the pair's count when it is done. Both say the first request
 each pair hands its model (:func:`first_request_line`): for a model's first pair, before its weights load.
 """
+
 from __future__ import annotations
 
 import abc
+import contextlib
 import json
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import TextIO
 
 #: Seconds between two plain lines while one step lasts.
 HEARTBEAT_SECONDS = 10.0
@@ -40,8 +43,9 @@ class PlainLines:
     """Progress as plain lines on ``stream``: :meth:`step` prints a line as a step begins; a daemon thread prints
     ``… still <step> (N s)`` once ``every`` seconds pass without a line, until :meth:`close`."""
 
-    def __init__(self, stream: TextIO, every: float = HEARTBEAT_SECONDS,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, stream: TextIO, every: float = HEARTBEAT_SECONDS, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.stream = stream
         self.every = every
         self.clock = clock
@@ -53,7 +57,7 @@ class PlainLines:
         self._thread: threading.Thread | None = None
 
     @classmethod
-    def for_stderr(cls) -> "PlainLines | None":
+    def for_stderr(cls) -> PlainLines | None:
         """Plain lines on ``sys.stderr`` where it is a pipe or a file (:func:`stream_is_plain`), else None."""
         return cls(sys.stderr) if stream_is_plain(sys.stderr) else None
 
@@ -89,10 +93,9 @@ class PlainLines:
     def _write(self, text: str) -> None:
         """Print one line (the lock held) and note its time for the heartbeat."""
         self._last_line = self.clock()
-        try:
+        # the reader went away (a closed pipe): progress is not worth an error
+        with contextlib.suppress(OSError, ValueError):
             print(text, file=self.stream, flush=True)
-        except (OSError, ValueError):  # the reader went away (a closed pipe): progress is not worth an error
-            pass
 
 
 @dataclass
@@ -134,8 +137,11 @@ def first_request_line(model: str, benchmark: str, handed) -> str:
 
 def done_line(model: str, benchmark: str, finished: int, total: int, reuse: PairReuse | None) -> str:
     """The line said as a pair is done: its place among the pairs, and its kept builds where it read several."""
-    reused = "" if reuse is None or reuse.tasks < 2 else \
-        f"; the built requests of {reuse.tasks} tasks reused from {reuse.first.parent} ({reuse.requests:,} requests)"
+    reused = (
+        ""
+        if reuse is None or reuse.tasks < 2
+        else f"; the built requests of {reuse.tasks} tasks reused from {reuse.first.parent} ({reuse.requests:,} requests)"
+    )
     return f"{model} / {benchmark}: done ({finished} of {total} pairs){reused}"
 
 
@@ -208,10 +214,15 @@ class PlainShow(SweepShow):
 
     def show_finished(self, model: str, benchmark: str, status: str) -> None:
         if status == "done":
-            self.lines.line(done_line(model, benchmark, self.finished(), self.total, self.reuse.get((model, benchmark))))
+            self.lines.line(
+                done_line(model, benchmark, self.finished(), self.total, self.reuse.get((model, benchmark)))
+            )
         else:
-            words = {"skipped": "in the store, skipped", "sharded": "this shard's share computed",
-                     "stopped": "stopped at the time limit"}
+            words = {
+                "skipped": "in the store, skipped",
+                "sharded": "this shard's share computed",
+                "stopped": "stopped at the time limit",
+            }
             self.lines.line(f"{model} / {benchmark}: {words[status]} ({self.finished()} of {self.total} pairs)")
 
     def stop(self) -> None:
@@ -227,8 +238,13 @@ class BarShow(SweepShow):
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
         self.progress = Progress(  # on stderr: stdout carries only the results (--format csv > scores.csv)
-            TextColumn("[bold]sweep"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
-            TimeElapsedColumn(), console=Console(stderr=True))
+            TextColumn("[bold]sweep"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.description}"),
+            TimeElapsedColumn(),
+            console=Console(stderr=True),
+        )
         self.bar = self.progress.add_task("", total=total)
         if self.progress.console.is_terminal:  # at once on a terminal: lm-eval's task index is read first
             self.progress.update(self.bar, description="reading lm-eval's task index …")

@@ -3,6 +3,7 @@
 JSON output; :func:`leave` ends the console script. Only the standard library and :mod:`densing.runtime` are imported
 (orjson where JSON is written).
 """
+
 from __future__ import annotations
 
 import atexit
@@ -29,8 +30,9 @@ def visible(text: str) -> str:
     """``text`` with every character a terminal would act on written as its visible escape (``\\x1b``, ``\\u202e``),
     as ripgrep and git show names: a name cannot clear the screen, retitle the window or reverse a line. Line feeds and
     tabs stay (the layout's own)."""
-    return _ACTING.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}",
-                       text)
+    return _ACTING.sub(
+        lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text
+    )
 
 
 def print_json(value) -> None:
@@ -48,7 +50,7 @@ def one_line(message: str) -> str:
     line = visible(message.splitlines()[0]) if message else ""
     if len(line) <= MAX_MESSAGE:
         return line
-    return f"{line[:MAX_MESSAGE - 100]} … [{len(line) - MAX_MESSAGE + 97:,} characters cut] … {line[-80:]}"
+    return f"{line[: MAX_MESSAGE - 100]} … [{len(line) - MAX_MESSAGE + 97:,} characters cut] … {line[-80:]}"
 
 
 def refuse(exc: Exception) -> NoReturn:
@@ -58,10 +60,41 @@ def refuse(exc: Exception) -> NoReturn:
 
 
 #: ASCII for the characters densing's output uses most, where the terminal cannot encode them.
-ASCII_FOR = {"≤": "<=", "≥": ">=", "∞": "inf", "ρ": "rho", "±": "+/-", "–": "-", "—": "-", "−": "-", "×": "x",
-             "·": "*", "…": "...", "→": "->", "←": "<-", "≈": "~", "≠": "!=", "‘": "'", "’": "'", "“": '"', "”": '"',
-             "α": "alpha", "β": "beta", "γ": "gamma", "σ": "sigma", "τ": "tau", "Δ": "Delta", "μ": "u", "µ": "u",
-             "²": "^2", "³": "^3", "√": "sqrt", "•": "*", "✓": "ok", "✗": "x"}
+ASCII_FOR = {
+    "≤": "<=",
+    "≥": ">=",
+    "∞": "inf",
+    "ρ": "rho",
+    "±": "+/-",
+    "–": "-",
+    "—": "-",
+    "−": "-",
+    "×": "x",
+    "·": "*",
+    "…": "...",
+    "→": "->",
+    "←": "<-",
+    "≈": "~",
+    "≠": "!=",
+    "‘": "'",
+    "’": "'",
+    "“": '"',
+    "”": '"',
+    "α": "alpha",
+    "β": "beta",
+    "γ": "gamma",
+    "σ": "sigma",
+    "τ": "tau",
+    "Δ": "Delta",
+    "μ": "u",
+    "µ": "u",
+    "²": "^2",
+    "³": "^3",
+    "√": "sqrt",
+    "•": "*",
+    "✓": "ok",
+    "✗": "x",
+}
 
 _SUPERSCRIPTS = "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"
 _FROM_SUPERSCRIPT = str.maketrans(_SUPERSCRIPTS, "-0123456789")
@@ -74,11 +107,15 @@ def _to_ascii(exc: UnicodeError):
 
     if not isinstance(exc, UnicodeEncodeError):
         raise exc
-    text = exc.object[exc.start:exc.end]
+    text = exc.object[exc.start : exc.end]
     if all(c in _SUPERSCRIPTS for c in text):  # an exponent, 10⁻⁴: 10^-4
         return "^" + text.translate(_FROM_SUPERSCRIPT), exc.end
-    return "".join(ASCII_FOR.get(c) or unicodedata.normalize("NFKD", c).encode("ascii", "ignore").decode()
-                   or c.encode("ascii", "backslashreplace").decode() for c in text), exc.end
+    return "".join(
+        ASCII_FOR.get(c)
+        or unicodedata.normalize("NFKD", c).encode("ascii", "ignore").decode()
+        or c.encode("ascii", "backslashreplace").decode()
+        for c in text
+    ), exc.end
 
 
 def plain_terminal() -> None:
@@ -149,10 +186,13 @@ def leave(main) -> None:
     freeing every module's objects at shutdown gives nothing back. A closed stderr takes the error line nowhere, a
     closed stdout is refused (exit 2), a reader that goes away ends the command with :data:`BROKEN_PIPE_EXIT`."""
     if sys.stderr is None:  # print(file=None) would write to stdout
-        sys.stderr = open(os.devnull, "w")
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115  (the process's stderr from here on: never closed)
     if sys.stdout is None:
-        print("error: standard output is closed; densing prints its answer there (redirect it to a file or "
-              "/dev/null instead)", file=sys.stderr)
+        print(
+            "error: standard output is closed; densing prints its answer there (redirect it to a file or "
+            "/dev/null instead)",
+            file=sys.stderr,
+        )
         code = 2
     else:
         code = _exit_code(main)

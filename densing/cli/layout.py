@@ -3,11 +3,11 @@ column's width, the columns of each block, the names shortened. Then the pieces 
 answer first, one compact table, the notes counted, a last line that repeats the answer): :func:`counted`,
 :func:`closing`, :func:`browser_lines`.
 """
+
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass
-from dataclasses import field as dataclass_field
+from dataclasses import dataclass, field as dataclass_field
 from pathlib import Path
 
 #: Text columns fold down to this many characters, no further; numbers never fold.
@@ -90,7 +90,7 @@ def shorten(cells: list[str], width: int) -> tuple[list[str], dict[str, str]]:
         if len(cell) <= width:
             shown.append(cell)
             continue
-        short, number = f"{cell[:head]}…{cell[len(cell) - (width - 1 - head):]}", 1
+        short, number = f"{cell[:head]}…{cell[len(cell) - (width - 1 - head) :]}", 1
         while key.get(short, cell) != cell:
             number += 1
             short = f"{cell[: width - 1 - len(str(number))]}…{number}"
@@ -118,15 +118,20 @@ def _fit_first_block(columns: list[Column], first: list[int], keys: list[int], l
     for c in [columns[p] for p in first]:
         whole = c.numeric or c.identifier
         c.set_width(c.narrowest() if whole else max(min(c.widest_cell(), MIN_TOGETHER_TEXT), c.least_header()))
-    _shrink_names(columns, [columns[p] for p in first if columns[p].identifier],
-                  lambda: table_width(columns, first) - limit)
+    _shrink_names(
+        columns, [columns[p] for p in first if columns[p].identifier], lambda: table_width(columns, first) - limit
+    )
     for c in [columns[p] for p in first]:  # still too wide: its text folds down to its longest word
         if table_width(columns, first) > limit and not (c.numeric or c.identifier):
             c.set_width(max(c.least_header(), *(_longest_word(cell) for cell in c.cells)))
-    later = max((c.narrowest() if c.numeric else MIN_NAME_WIDTH for p, c in enumerate(columns) if p not in first),
-                default=0)
-    _shrink_names(columns, [columns[p] for p in keys if columns[p].identifier],
-                  lambda: table_width(columns, keys) + later + 2 - limit)
+    later = max(
+        (c.narrowest() if c.numeric else MIN_NAME_WIDTH for p, c in enumerate(columns) if p not in first), default=0
+    )
+    _shrink_names(
+        columns,
+        [columns[p] for p in keys if columns[p].identifier],
+        lambda: table_width(columns, keys) + later + 2 - limit,
+    )
     for c in [columns[p] for p in first]:
         if not (c.numeric or c.identifier):
             room = limit - table_width(columns, first)
@@ -152,13 +157,19 @@ def _deal(columns: list[Column], first: list[int], keys: list[int], limit: int) 
     return blocks
 
 
-def plan(columns: list[Column], limit: int, keys_given: int | None = None, together=(),
-         identifiers=()) -> tuple[list[list[int]], dict[str, str]]:
+def plan(
+    columns: list[Column], limit: int, keys_given: int | None = None, together=(), identifiers=()
+) -> tuple[list[list[int]], dict[str, str]]:
     """Lay ``columns`` out within ``limit`` characters (module docstring) → (the column positions of each block,
     {shortened name: full name} for the key below the table). Sets each column's ``width``, ``lines`` and ``shown``."""
     leading = columns[:MAX_KEY_COLUMNS]  # the row's name: the first keys_given columns, else the leading text ones
-    keys = list(range(min(keys_given, len(columns)) if keys_given is not None
-                      else next((i for i, c in enumerate(leading) if c.numeric), len(leading))))
+    keys = list(
+        range(
+            min(keys_given, len(columns))
+            if keys_given is not None
+            else next((i for i, c in enumerate(leading) if c.numeric), len(leading))
+        )
+    )
     for position, c in enumerate(columns):
         c.identifier = (position in keys and not c.numeric) or c.field in identifiers
         c.shown = list(c.cells)
@@ -187,6 +198,7 @@ def plan(columns: list[Column], limit: int, keys_given: int | None = None, toget
             c.shown, shortened = shorten(c.cells, c.width)
             key.update(shortened)
     return blocks, key
+
 
 # ------------------------------------------ One screen (module docstring) -------------------------------------------
 
@@ -220,8 +232,10 @@ def browser_lines(path: Path) -> list[str]:
     """Where a written HTML page is and how to open it: its size, then its ``file://`` address (the last line)."""
     size = path.stat().st_size
     shown = f"{size / 1e6:.1f} MB" if size >= 1e6 else f"{size / 1e3:.0f} kB"
-    return [f"wrote {path} ({shown}, self-contained: no network needed)",
-            f"open it in a browser: {path.resolve().as_uri()}"]
+    return [
+        f"wrote {path} ({shown}, self-contained: no network needed)",
+        f"open it in a browser: {path.resolve().as_uri()}",
+    ]
 
 
 def command_words(command: str, options: dict) -> str:

@@ -3,6 +3,7 @@
 are in docs/cli_reference.md. pandas, numpy and orjson are imported inside the functions (``densing --help`` stays
 quick).
 """
+
 from __future__ import annotations
 
 import math
@@ -12,18 +13,23 @@ import time
 from contextlib import contextmanager
 from datetime import date, datetime
 from enum import Enum
-from typing import Optional
 
 from densing.cli.guard import print_json, visible
 from densing.cli.layout import Column, plan, table_width
 from densing.display import frame_columns, is_numeric
+from densing.errors import InputError
 from densing.impossible import check_params
 from densing.io import frame_to_csv
 from densing.numbers import MISSING, parse_count
 from densing.registry import Registry, check_callable
-from densing.errors import InputError
-from densing.validation import BOOTSTRAP_CONSTRAINTS, D0_TOKENS, INTERVAL_DRAWS, MAX_DRAWS, MIN_INTERVAL_DRAWS
-from densing.validation import validate as check
+from densing.validation import (
+    BOOTSTRAP_CONSTRAINTS,
+    D0_TOKENS,
+    INTERVAL_DRAWS,
+    MAX_DRAWS,
+    MIN_INTERVAL_DRAWS,
+    validate as check,
+)
 
 
 def command_group(help: str, **settings):
@@ -31,11 +37,16 @@ def command_group(help: str, **settings):
     command (unless ``settings`` say otherwise)."""
     import typer
 
-    return typer.Typer(help=help, **{"no_args_is_help": True, **settings}, add_completion=False,
-                       pretty_exceptions_enable=False, rich_markup_mode=None)
+    return typer.Typer(
+        help=help,
+        **{"no_args_is_help": True, **settings},
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        rich_markup_mode=None,
+    )
 
 
-def count_option(text: Optional[str], option: str) -> Optional[float]:
+def count_option(text: str | None, option: str) -> float | None:
     """A count option (``--d0``, ``--min-train-tokens``, a size): parsed, with the option named in its error."""
     if text is None:
         return None
@@ -45,14 +56,14 @@ def count_option(text: Optional[str], option: str) -> Optional[float]:
     return count
 
 
-def d0_option(text: Optional[str]) -> Optional[float]:
+def d0_option(text: str | None) -> float | None:
     """``--d0``: a count of tokens, positive and at most ``densing.validation.MAX_D0_TOKENS`` (why: there)."""
     d0 = count_option(text, "--d0")
     check({"d0": [D0_TOKENS, None]}, d0=d0)
     return d0
 
 
-def size_option(text: Optional[str], option: str) -> Optional[float]:
+def size_option(text: str | None, option: str) -> float | None:
     """A parameter count option: parsed, and plausible for a language model (unit mistakes named)."""
     count = count_option(text, option)
     return None if count is None else check_params(count, field=option.lstrip("-").replace("-", "_"), where=option)
@@ -62,12 +73,16 @@ def draws_option(n_boot: int, seed: int) -> None:
     """``--n-boot`` and ``--seed`` of a command that prints a 95% interval, checked before any work: at least
     :data:`~densing.validation.MIN_INTERVAL_DRAWS` draws, at most ``MAX_DRAWS``; a seed ≥ 0."""
     if isinstance(n_boot, int) and n_boot < MIN_INTERVAL_DRAWS:
-        raise InputError(f"--n-boot: {n_boot} draws are too few for a 95% interval (each end needs a draw beyond it); "
-                         f"give at least {MIN_INTERVAL_DRAWS}")
+        raise InputError(
+            f"--n-boot: {n_boot} draws are too few for a 95% interval (each end needs a draw beyond it); "
+            f"give at least {MIN_INTERVAL_DRAWS}"
+        )
     if isinstance(n_boot, int) and n_boot > MAX_DRAWS:
-        raise InputError(f"--n-boot: {n_boot:,} draws are above the ceiling of {MAX_DRAWS:,} (there the Monte Carlo "
-                         "error of an interval's end is already a few hundredths of a percentile, and beyond it the "
-                         "arrays of draws outgrow a workstation's memory)")
+        raise InputError(
+            f"--n-boot: {n_boot:,} draws are above the ceiling of {MAX_DRAWS:,} (there the Monte Carlo "
+            "error of an interval's end is already a few hundredths of a percentile, and beyond it the "
+            "arrays of draws outgrow a workstation's memory)"
+        )
     check({"n_boot": [INTERVAL_DRAWS], "seed": BOOTSTRAP_CONSTRAINTS["seed"]}, n_boot=n_boot, seed=seed)
 
 
@@ -89,15 +104,25 @@ def announced(run, n_boot: int, command: str, what: str):
             times.append(time.perf_counter() - clock)
         per_draw = max(times[0] - times[1], 0.0) / (PILOT[0] - PILOT[1])
         if (estimate := times[1] - PILOT[1] * per_draw + n_boot * per_draw) > 60:
-            print(f"densing {command}: {n_boot:,} draws of {what} will take about {format_duration(estimate)} "
-                  f"(a pilot of {PILOT[0]} and {PILOT[1]} draws: {per_draw * 1e3:.3g} ms a draw); fewer draws "
-                  f"(--n-boot, default 600) are quicker", file=sys.stderr, flush=True)
+            print(
+                f"densing {command}: {n_boot:,} draws of {what} will take about {format_duration(estimate)} "
+                f"(a pilot of {PILOT[0]} and {PILOT[1]} draws: {per_draw * 1e3:.3g} ms a draw); fewer draws "
+                f"(--n-boot, default 600) are quicker",
+                file=sys.stderr,
+                flush=True,
+            )
     return run(n_boot)
 
 
 def format_duration(seconds: float) -> str:
     """``seconds`` as people say a wait: 90 s, 4 min, 1.5 h."""
-    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
+    return (
+        f"{seconds:.0f} s"
+        if seconds < 120
+        else f"{seconds / 60:.0f} min"
+        if seconds < 5400
+        else f"{seconds / 3600:.1f} h"
+    )
 
 
 #: ``--format`` of every command that prints a table.
@@ -105,8 +130,9 @@ Format = Enum("Format", {name: name for name in ("table", "json", "csv")}, type=
 
 
 #: ``--format``'s help, the same in every command.
-FORMAT_HELP = ("table: words and numbers fitted to the terminal; json or csv: every field, one row a line "
-               "(for files and scripts).")
+FORMAT_HELP = (
+    "table: words and numbers fitted to the terminal; json or csv: every field, one row a line (for files and scripts)."
+)
 #: ``--seed``'s help: every command that draws.
 SEED_HELP = "Seed of the random draws (bootstrap, sampling): the same seed, the same numbers."
 
@@ -163,8 +189,10 @@ def columns_of(frame, *, wide: bool = False) -> list[Column]:
     """The columns of ``frame`` as people read them, header and cells :func:`~densing.cli.guard.visible` (a name's
     escape sequence is shown, never acted on, and the layout measures it as shown); unless ``wide``, a column with
     nothing in it is left out."""
-    out = [Column(str(name), visible(head), [visible(cell) for cell in cells], is_numeric(frame[name].tolist()))
-           for name, (head, cells) in zip(frame.columns, frame_columns(frame))]
+    out = [
+        Column(str(name), visible(head), [visible(cell) for cell in cells], is_numeric(frame[name].tolist()))
+        for name, (head, cells) in zip(frame.columns, frame_columns(frame))
+    ]
     return out if wide else [c for c in out if any(cell not in (MISSING, "") for cell in c.cells)] or out[:1]
 
 
@@ -197,7 +225,7 @@ def _without_trailing_spaces(line: str) -> str:
     end = _LINE_END.search(line)
     if end is None:
         return line
-    return line[:end.start()] + "".join(_STYLE_CODE.findall(end.group()))
+    return line[: end.start()] + "".join(_STYLE_CODE.findall(end.group()))
 
 
 def _emit(console, *renderables, whole=()) -> None:
@@ -219,8 +247,14 @@ def _table(caption: str | None = None):
     from rich.table import Table
     from rich.text import Text
 
-    return Table(caption=None if caption is None else Text(caption), box=box.SIMPLE_HEAD, show_edge=False,
-                 show_lines=False, caption_justify="left", padding=PADDING)
+    return Table(
+        caption=None if caption is None else Text(caption),
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        show_lines=False,
+        caption_justify="left",
+        padding=PADDING,
+    )
 
 
 def _block_table(frame, columns: list[Column], block: list[int], caption: str | None):
@@ -240,8 +274,17 @@ def _block_table(frame, columns: list[Column], block: list[int], caption: str | 
     return table
 
 
-def render_table(frame, *, title: str | None = None, width: int | None = None, file=None, keys: int | None = None,
-                 wide: bool = False, together=(), identifiers=()) -> None:
+def render_table(
+    frame,
+    *,
+    title: str | None = None,
+    width: int | None = None,
+    file=None,
+    keys: int | None = None,
+    wide: bool = False,
+    together=(),
+    identifiers=(),
+) -> None:
     """Print ``frame`` as rich tables, markup off: a single row as a key/value table, else laid out at the terminal's
     ``width`` by :func:`densing.cli.layout.plan`, with a key below of the names it shortened."""
     from rich.text import Text
@@ -261,8 +304,11 @@ def render_table(frame, *, title: str | None = None, width: int | None = None, f
     terminal = console.width
     for number, block in enumerate(blocks):  # several: say that the table goes on, and where one line a row is
         heading = ", ".join(filter(None, [title, f"continued ({number + 1} of {len(blocks)})"])) if number else title
-        caption = f"{len(blocks)} blocks of columns; --format csv or json: one line a row" \
-            if len(blocks) > 1 and not number else None
+        caption = (
+            f"{len(blocks)} blocks of columns; --format csv or json: one line a row"
+            if len(blocks) > 1 and not number
+            else None
+        )
         # the heading above the table at the terminal's width, not folded to the table's
         _emit(console, *([Text("")] if number else []), *([] if heading is None else [Text(heading)]))
         console.width = max(terminal, table_width(columns, block))  # one column wider than the terminal: grow
@@ -296,19 +342,33 @@ def print_csv(frame) -> None:
 
 
 #: The output formats, by name: each a writer ``(frame, *, title, keys, wide)`` of stdout (``--format``'s names).
-OUTPUTS: Registry = Registry("--format", [(Format.table.value, render_table),
-                                          (Format.json.value, lambda frame, **_: print_json(_json_ready(frame))),
-                                          (Format.csv.value, lambda frame, **_: print_csv(frame))],
-                             check=lambda registry, name, write: check_callable(registry, name, "writer", write, 1))
+OUTPUTS: Registry = Registry(
+    "--format",
+    [
+        (Format.table.value, render_table),
+        (Format.json.value, lambda frame, **_: print_json(_json_ready(frame))),
+        (Format.csv.value, lambda frame, **_: print_csv(frame)),
+    ],
+    check=lambda registry, name, write: check_callable(registry, name, "writer", write, 1),
+)
 
 
-def print_frame(frame, fmt: Format | str = Format.table, *, title: str | None = None, keys: int | None = None,
-                wide: bool = False, together=(), identifiers=()) -> None:
+def print_frame(
+    frame,
+    fmt: Format | str = Format.table,
+    *,
+    title: str | None = None,
+    keys: int | None = None,
+    wide: bool = False,
+    together=(),
+    identifiers=(),
+) -> None:
     """Print ``frame`` to stdout in ``fmt`` (:data:`OUTPUTS`); for a table only: the ``title``, ``keys`` (how many
     leading columns name a row), ``wide`` (keep empty columns), ``together`` (fields kept in the row name's block)
     and ``identifiers`` (text shortened, never broken): :func:`densing.cli.layout.plan`."""
-    OUTPUTS.get(fmt.value if isinstance(fmt, Format) else fmt)(frame, title=title, keys=keys, wide=wide,
-                                                              together=together, identifiers=identifiers)
+    OUTPUTS.get(fmt.value if isinstance(fmt, Format) else fmt)(
+        frame, title=title, keys=keys, wide=wide, together=together, identifiers=identifiers
+    )
 
 
 class _PlainWorking:
@@ -342,8 +402,13 @@ def _spinner(console, message: str):
     stop); the words are text, never markup."""
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    progress = Progress(SpinnerColumn(), TextColumn("{task.description}", markup=False), TimeElapsedColumn(),
-                        console=console, transient=True)
+    progress = Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}", markup=False),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    )
     task = progress.add_task(message, total=None)
 
     def say(text: str) -> None:

@@ -3,6 +3,7 @@ small set as much CPU as its decoding: docs/profiling_internals.md): :func:`pars
 ``--kernel-rules``, ``--stream``/``--no-stream``, ``--scheduler`` and ``--workers``, each at most once) and :func:`run`
 answers it as :func:`densing.cli.overlap.analyze` does; any other goes to typer unchanged (usage errors in its words).
 """
+
 from __future__ import annotations
 
 import sys
@@ -55,11 +56,17 @@ def run(options: dict) -> None:
         try:  # what densing.cli.overlap.analyze does with --format json (its option checks hold by construction here)
             from densing.overlap.analysis import analyze_rows
 
-            print_json(analyze_rows(Path(options["path"]), options.get("scheduler", "auto"), options.get("workers"),
-                                    options.get("rules", "hta"), options.get("stream")))
+            print_json(
+                analyze_rows(
+                    Path(options["path"]),
+                    options.get("scheduler", "auto"),
+                    options.get("workers"),
+                    options.get("rules", "hta"),
+                    options.get("stream"),
+                )
+            )
         except DensingError as exc:
             refuse(exc)
         except KeyboardInterrupt:
             print("error: interrupted", file=sys.stderr)
             sys.exit(130)
-

@@ -1,6 +1,7 @@
 """``densing trend --table all``: one Densing Law from the three tables (:mod:`densing.trend.pooled_tables`), on one
 screen (80 × 40) ending with its doubling time, or as JSON (``--format json``) or CSV (the tables' rows); the screen
 and the JSON give beside it the figure corrected for its bias in planted worlds (:mod:`densing.trend.pooled_bias`)."""
+
 from __future__ import annotations
 
 from densing.cli.layout import closing
@@ -11,8 +12,10 @@ from densing.present.pooled import correction_clauses, headline_words, interval_
 #: The ``--table`` name of the pooled law.
 ALL_TABLES = "all"
 #: The words of ``--table all`` in ``--help``.
-ALL_HELP = ("'all': the three tables' headline rows (public, openllm_v2, swallow) on the public table's scale by "
-            "Deming regression, one pooled law (results/three_tables/DECLARATION.md)")
+ALL_HELP = (
+    "'all': the three tables' headline rows (public, openllm_v2, swallow) on the public table's scale by "
+    "Deming regression, one pooled law (results/three_tables/DECLARATION.md)"
+)
 
 
 def refuse_options(given: dict[str, bool]) -> None:
@@ -20,8 +23,10 @@ def refuse_options(given: dict[str, bool]) -> None:
     take: its rows are the declared ones."""
     for option, was_given in given.items():
         if was_given:
-            raise InputError(f"{option}: --table all measures the three tables' declared headline rows; {option} "
-                             f"applies to one table")
+            raise InputError(
+                f"{option}: --table all measures the three tables' declared headline rows; {option} "
+                f"applies to one table"
+            )
 
 
 def _tables_frame(found: dict):
@@ -33,9 +38,19 @@ def _tables_frame(found: dict):
     rows = []
     for table in found["tables"]:
         scale = scales[table["table"]]
-        rows.append({"table": table["table"], "months": table["doubling_time_months"], "ci_low": table["ci_low"],
-                     "ci_high": table["ci_high"], "points": table["n_points"], "a": scale["a"], "s": scale["s"],
-                     "s_low": scale["s_ci"][0], "s_high": scale["s_ci"][1]})
+        rows.append(
+            {
+                "table": table["table"],
+                "months": table["doubling_time_months"],
+                "ci_low": table["ci_low"],
+                "ci_high": table["ci_high"],
+                "points": table["n_points"],
+                "a": scale["a"],
+                "s": scale["s"],
+                "s_low": scale["s_ci"][0],
+                "s_high": scale["s_ci"][1],
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -53,9 +68,13 @@ def print_screen(found: dict, correction) -> None:
     line."""
     print_text(headline_words(found))
     print_text(closing(correction_clauses(correction)))
-    print_frame(_tables_frame(found), Format.table, keys=1,
-                title="each table's own doubling time on the common scale (months, 95% CI) and its scale "
-                "y_public = a + s·y_table (s with its 95% CI)")
+    print_frame(
+        _tables_frame(found),
+        Format.table,
+        keys=1,
+        title="each table's own doubling time on the common scale (months, 95% CI) and its scale "
+        "y_public = a + s·y_table (s with its 95% CI)",
+    )
     for line in side_lines(found):
         print_text(line)
     print_text(closing_line(found))

@@ -1,17 +1,28 @@
 """``densing trend | report``: the density trend over release dates, and the HTML report."""
+
 from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
-from typing import Optional
 
 import typer
 
 from densing import paths, registry
 from densing.cli.layout import DETAIL_HELP, ROW_TOGETHER, browser_lines, closing, command_words, counted
+from densing.cli.output import (
+    FORMAT_HELP,
+    SEED_HELP,
+    Format,
+    announced,
+    d0_option,
+    draws_option,
+    print_document,
+    print_frame,
+    print_text,
+    print_texts,
+    working,
+)
 from densing.cli.pooled import ALL_HELP, ALL_TABLES
-from densing.cli.output import (FORMAT_HELP, SEED_HELP, Format, announced, d0_option, draws_option, print_document,
-                                print_frame, print_text, print_texts, working)
 from densing.constants import DEFAULT_EPOCH, PAPER
 from densing.errors import InputError
 from densing.io import atomic_write_text, check_outputs_apart, check_writable
@@ -22,8 +33,10 @@ EPOCH_HELP = "t = 0 (default: Llama-1's release)."
 SINCE_HELP = "Only models released on or after this date ('none': all)."
 RESULTS_HELP = "Target results (default: results/public_models.csv)."
 FIT_HELP = "Reference fit (default: the one the reference rule chooses, see README)."
-D0_HELP = ("Tokens D0 of the inversion: with --fit of a law with a data term, or --design olmes (default 1T); "
-           "refused for the reference rule's family references, which have none.")
+D0_HELP = (
+    "Tokens D0 of the inversion: with --fit of a law with a data term, or --design olmes (default 1T); "
+    "refused for the reference rule's family references, which have none."
+)
 N_BOOT_HELP = "Bootstrap draws of the headline rule (fit × score × models; 40 to 100,000)."
 #: Seconds a command runs before its spinner shows (on a terminal): the shipped table's trend and report finish first.
 PROGRESS_AFTER_S = 5.0
@@ -35,43 +48,60 @@ By = Enum("By", {name: name for name in ("headline", "benchmark")}, type=str)  #
 #: The sections of the measurement (:data:`densing.trend.plan.SECTIONS`) each output of the headline shows and
 #: computes; ``--by benchmark`` computes every section, but on its screen (the rows, their notes and the order
 #: breaks; not the rows at one budget, the sensitivity, the breakpoint or the densities: ``--detail`` shows those).
-SHOWN = {"screen": (), "csv": (), "detail": ("sensitivity", "breakpoint"),
-         "json": ("sensitivity", "breakpoint", "order_breaks"), "by benchmark screen": ("rows", "order_breaks")}
+SHOWN = {
+    "screen": (),
+    "csv": (),
+    "detail": ("sensitivity", "breakpoint"),
+    "json": ("sensitivity", "breakpoint", "order_breaks"),
+    "by benchmark screen": ("rows", "order_breaks"),
+}
 
 
 #: The main design: the leaderboard-based measurement of a target table (every other name is a registered design).
 LEADERBOARD = "leaderboard"
-DESIGN_HELP = (f"'{LEADERBOARD}' (default): the leaderboard-based measurement of --table; "
-               + "; ".join(f"'{name}': {d.help}" for name, d in registry.designs().items() if d.run is not None)
-               + " (a second design is a folder of densing/designs).")
+DESIGN_HELP = (
+    f"'{LEADERBOARD}' (default): the leaderboard-based measurement of --table; "
+    + "; ".join(f"'{name}': {d.help}" for name, d in registry.designs().items() if d.run is not None)
+    + " (a second design is a folder of densing/designs)."
+)
 
 
-def _since(text: Optional[str], option: str = "--since") -> Optional[str]:
+def _since(text: str | None, option: str = "--since") -> str | None:
     """'none' or an ISO date (one line naming the option otherwise)."""
     if text in (None, "none"):
         return None
     return parse_date(text, field=option.lstrip("-"), where=option).strftime("%Y-%m-%d")
 
 
-TABLE_HELP = ("Target table by name (the default: the public table, results/public_models.csv): "
-              + "; ".join(f"'{name}': {table.words}" for name, table in registry.tables().items())
-              + f"; {ALL_HELP}. With --results, the table's benchmarks and sets applied to that file.")
+TABLE_HELP = (
+    "Target table by name (the default: the public table, results/public_models.csv): "
+    + "; ".join(f"'{name}': {table.words}" for name, table in registry.tables().items())
+    + f"; {ALL_HELP}. With --results, the table's benchmarks and sets applied to that file."
+)
 
 
 def trend(
-    results: Optional[Path] = typer.Option(None, "--results", help=RESULTS_HELP),
-    fit: Optional[Path] = typer.Option(None, "--fit", help=FIT_HELP),
-    d0: Optional[str] = typer.Option(None, "--d0", help=D0_HELP),
+    results: Path | None = typer.Option(None, "--results", help=RESULTS_HELP),
+    fit: Path | None = typer.Option(None, "--fit", help=FIT_HELP),
+    d0: str | None = typer.Option(None, "--d0", help=D0_HELP),
     epoch: str = typer.Option(DEFAULT_EPOCH, "--epoch", help=EPOCH_HELP),
-    since: Optional[str] = typer.Option(DEFAULT_EPOCH, "--since", help=SINCE_HELP),
-    n_boot: int = typer.Option(600, "--n-boot", help=N_BOOT_HELP + " A count whose pilot says it takes over a "
-                               "minute is announced first."),
+    since: str | None = typer.Option(DEFAULT_EPOCH, "--since", help=SINCE_HELP),
+    n_boot: int = typer.Option(
+        600, "--n-boot", help=N_BOOT_HELP + " A count whose pilot says it takes over a minute is announced first."
+    ),
     seed: int = typer.Option(0, "--seed", help=SEED_HELP),
-    by: By = typer.Option(By.headline, "--by", help="'benchmark': one row per benchmark and per benchmark set (the Densing Law by capability)."),
+    by: By = typer.Option(
+        By.headline,
+        "--by",
+        help="'benchmark': one row per benchmark and per benchmark set (the Densing Law by capability).",
+    ),
     design: str = typer.Option(LEADERBOARD, "--design", help=DESIGN_HELP),
-    table_name: Optional[str] = typer.Option(None, "--table", help=TABLE_HELP),
-    without_continual: bool = typer.Option(False, "--without-continual", help="Drop the models marked as continual "
-                                           "pre-training of another (the Swallow tables' derivation column)."),
+    table_name: str | None = typer.Option(None, "--table", help=TABLE_HELP),
+    without_continual: bool = typer.Option(
+        False,
+        "--without-continual",
+        help="Drop the models marked as continual pre-training of another (the Swallow tables' derivation column).",
+    ),
     fmt: Format = typer.Option(Format.table, "--format", help=FORMAT_HELP),
     wide: bool = typer.Option(False, "--wide", help=WIDE_HELP),
     detail: bool = typer.Option(False, "--detail", help=DETAIL_HELP),
@@ -87,9 +117,20 @@ def trend(
         if design not in choices:
             raise InputError(f"--design: expected one of {', '.join([LEADERBOARD, *choices])}, got {design!r}")
         draws_option(n_boot, seed)
-        registry.designs()[design].run({"results": results, "fit": fit, "d0": d0_tokens, "since": _since(since),
-                               "epoch": _since(epoch, "--epoch") or DEFAULT_EPOCH, "n_boot": n_boot, "seed": seed,
-                               "fmt": fmt, "wide": wide, "detail": detail})
+        registry.designs()[design].run(
+            {
+                "results": results,
+                "fit": fit,
+                "d0": d0_tokens,
+                "since": _since(since),
+                "epoch": _since(epoch, "--epoch") or DEFAULT_EPOCH,
+                "n_boot": n_boot,
+                "seed": seed,
+                "fmt": fmt,
+                "wide": wide,
+                "detail": detail,
+            }
+        )
         return
     draws_option(n_boot, seed)
     output = fmt.value if fmt is not Format.table else "detail" if detail else "screen"
@@ -98,18 +139,33 @@ def trend(
     else:
         shown = SHOWN[output]
     with working(f"measuring the trend of {path.name} …", after=PROGRESS_AFTER_S):
-        result, forecast = announced(lambda draws: _measure(path, profile, fit, d0_tokens, since, epoch, draws, seed, by,
-                                                            without_continual, shown), n_boot, "trend", "the trend")
+        result, forecast = announced(
+            lambda draws: _measure(
+                path, profile, fit, d0_tokens, since, epoch, draws, seed, by, without_continual, shown
+            ),
+            n_boot,
+            "trend",
+            "the trend",
+        )
     benchmark = by is By.benchmark
     if fmt is Format.json:
         from densing.present.words import FOLD_LEGEND
 
-        document = (dict(rows=result.by_benchmark(), fold=FOLD_LEGEND, verdict=result.verdict,
-                         at_budget=result.by_benchmark_at_budget(),
-                         at_budget_notes=result.budget_notes, cross_check=result.cross_check(),
-                         influence=result.influence(), labs=result.labs(),
-                         **({"forecast": forecast} if forecast else {}))
-                    if benchmark else result.document())
+        document = (
+            dict(
+                rows=result.by_benchmark(),
+                fold=FOLD_LEGEND,
+                verdict=result.verdict,
+                at_budget=result.by_benchmark_at_budget(),
+                at_budget_notes=result.budget_notes,
+                cross_check=result.cross_check(),
+                influence=result.influence(),
+                labs=result.labs(),
+                **({"forecast": forecast} if forecast else {}),
+            )
+            if benchmark
+            else result.document()
+        )
         print_document(document.pop("rows"), **document)
         return
     if fmt is Format.csv:
@@ -132,9 +188,17 @@ def _pooled(results, fit, d0, epoch, since, n_boot, seed, by, without_continual,
     """``densing trend --table all`` (:func:`densing.cli.pooled.run`), once every option it does not take is refused."""
     from densing.cli import pooled
 
-    pooled.refuse_options({"--results": results is not None, "--fit": fit is not None, "--d0": d0 is not None,
-                           "--epoch": epoch != DEFAULT_EPOCH, "--since": since != DEFAULT_EPOCH,
-                           "--by": by is not By.headline, "--without-continual": without_continual})
+    pooled.refuse_options(
+        {
+            "--results": results is not None,
+            "--fit": fit is not None,
+            "--d0": d0 is not None,
+            "--epoch": epoch != DEFAULT_EPOCH,
+            "--since": since != DEFAULT_EPOCH,
+            "--by": by is not By.headline,
+            "--without-continual": without_continual,
+        }
+    )
     draws_option(n_boot, seed)
     pooled.run(n_boot=n_boot, seed=seed, fmt=fmt)
 
@@ -153,16 +217,25 @@ def _measure(path, profile, fit, d0_tokens, since, epoch, n_boot, seed, by, with
     if by is By.benchmark and fit is None and d0_tokens is None and profile.cutoff is not None:
         from densing.trend.protocol import measure_table
 
-        result, record = measure_table(targets, profile.name, continual=not without_continual, since=since,
-                                       epoch=start, n_boot=n_boot, seed=seed)
+        result, record = measure_table(
+            targets, profile.name, continual=not without_continual, since=since, epoch=start, n_boot=n_boot, seed=seed
+        )
         return result, record.get("forecast")
     if without_continual:
         from densing.trend.protocol import without_continual as drop_continual
 
         targets = drop_continual(targets)
-    result = measure_trend(targets, fit=None if fit is None else ReferenceFit.load(paths.resolve_fit(fit)),
-                           d0=d0_tokens, since=since, epoch=start, n_boot=n_boot, seed=seed, table=profile,
-                           sections=shown)
+    result = measure_trend(
+        targets,
+        fit=None if fit is None else ReferenceFit.load(paths.resolve_fit(fit)),
+        d0=d0_tokens,
+        since=since,
+        epoch=start,
+        n_boot=n_boot,
+        seed=seed,
+        table=profile,
+        sections=shown,
+    )
     if fit is None and d0_tokens is None and profile.cutoff is not None:  # the declared check beside the headline
         from densing.trend.protocol import declared_forecast
 
@@ -171,8 +244,20 @@ def _measure(path, profile, fit, d0_tokens, since, epoch, n_boot, seed, by, with
 
 
 #: ``--by benchmark``'s columns at the terminal (``--wide``: all of them).
-BY_BENCHMARK_SHOWN = ["row", "months", "ci_low", "ci_high", "status", "n_models", "slope_per_day", "slope_ci_low",
-                      "slope_ci_high", "heterogeneity", "capability", "each_reference_months"]
+BY_BENCHMARK_SHOWN = [
+    "row",
+    "months",
+    "ci_low",
+    "ci_high",
+    "status",
+    "n_models",
+    "slope_per_day",
+    "slope_ci_low",
+    "slope_ci_high",
+    "heterogeneity",
+    "capability",
+    "each_reference_months",
+]
 
 
 def _print_by_benchmark_screen(result, forecast) -> None:
@@ -185,16 +270,24 @@ def _print_by_benchmark_screen(result, forecast) -> None:
     cells, reasons = short_statuses([row_parts(r) for r in (*result.benchmark_rows, *result.set_rows)])
     shown = ends_shown(table)
     shown = shown[[c for c in ("row", "months", "ci_low", "ci_high") if c in shown.columns]].assign(status=cells)
-    print_frame(shown, Format.table, keys=1, together=ROW_TOGETHER,
-                title="doubling time in months per benchmark and benchmark set, with its 95% interval")
+    print_frame(
+        shown,
+        Format.table,
+        keys=1,
+        together=ROW_TOGETHER,
+        title="doubling time in months per benchmark and benchmark set, with its 95% interval",
+    )
     results = [r.result for r in (*result.benchmark_rows, *result.set_rows)]
     print_texts(*reasons, shown_legend(table), fold_legend(results), _declared_line(forecast))
     sets = table[table["capability"] == "set"] if "capability" in table.columns else table.iloc[0:0]
     if len(sets):  # a set's short id beside its name in words, as the report and the README name it
         print_text("sets: " + "; ".join(f"{r.row} = {r.label}" for r in sets.itertuples()))
     notes = [*_order_break_lines(result), *(f"at one budget, {n}: {v}" for n, v in result.budget_notes.items())]
-    more = ["slopes, heterogeneity, each reference's months", "the two estimators' cross-check",
-            "the rows at one budget"] + (["the forecast check's grid of cutoffs"] if forecast else [])
+    more = [
+        "slopes, heterogeneity, each reference's months",
+        "the two estimators' cross-check",
+        "the rows at one budget",
+    ] + (["the forecast check's grid of cutoffs"] if forecast else [])
     line = counted(notes, "notes", "--detail lists them")
     print_text(f"--detail: {', '.join(more)}" + (f" ({line})" if line else ""))
 
@@ -210,31 +303,50 @@ def _print_by_benchmark_detail(result, forecast, wide: bool) -> None:
     table, budget = ends_shown(rows, keep=wide), ends_shown(budget_rows, keep=wide)
     print_text(result.verdict)
     shown = [c for c in BY_BENCHMARK_SHOWN if c in table.columns]
-    print_frame(table if wide else table[shown], wide=wide, keys=1, together=ROW_TOGETHER,
-                title="doubling time in months per benchmark and benchmark set (common targets per row: every reference "
-                      "inverts the same benchmarks for the same targets; pooled by random effects); slope A of ln ρmax "
-                      "per day with its 95% interval; each reference's own months with its 95% interval")
-    print_texts(shown_legend(pd.concat([rows, budget_rows], ignore_index=True)),
-                fold_legend(r.result for r in (*result.benchmark_rows, *result.set_rows, *result.budget_rows)),
-                *_order_break_lines(result))
+    print_frame(
+        table if wide else table[shown],
+        wide=wide,
+        keys=1,
+        together=ROW_TOGETHER,
+        title="doubling time in months per benchmark and benchmark set (common targets per row: every reference "
+        "inverts the same benchmarks for the same targets; pooled by random effects); slope A of ln ρmax "
+        "per day with its 95% interval; each reference's own months with its 95% interval",
+    )
+    print_texts(
+        shown_legend(pd.concat([rows, budget_rows], ignore_index=True)),
+        fold_legend(r.result for r in (*result.benchmark_rows, *result.set_rows, *result.budget_rows)),
+        *_order_break_lines(result),
+    )
     if len(cross := ends_shown(result.cross_check(), keep=wide)):
-        print_frame(cross, wide=wide, keys=1, together=ROW_TOGETHER,
-                    title="two estimators of the same law: the frontier of densities under the references, and the "
-                          "fixed-size time regression (logit of the score above chance ~ ln N + t, clustered by "
-                          "family; no reference)")
+        print_frame(
+            cross,
+            wide=wide,
+            keys=1,
+            together=ROW_TOGETHER,
+            title="two estimators of the same law: the frontier of densities under the references, and the "
+            "fixed-size time regression (logit of the score above chance ~ ln N + t, clustered by "
+            "family; no reference)",
+        )
     if len(budget):
-        print_frame(budget if wide else budget[[c for c in shown if c in budget.columns]], wide=wide, keys=1,
-                    together=ROW_TOGETHER,
-                    title=f"budget sensitivity: the same rows with every reference's members brought to "
-                          f"D0 = {format_count(BUDGET_D0)} tokens through the loss law of Hoffmann et al. 2022")
+        print_frame(
+            budget if wide else budget[[c for c in shown if c in budget.columns]],
+            wide=wide,
+            keys=1,
+            together=ROW_TOGETHER,
+            title=f"budget sensitivity: the same rows with every reference's members brought to "
+            f"D0 = {format_count(BUDGET_D0)} tokens through the loss law of Hoffmann et al. 2022",
+        )
         for name, note in result.budget_notes.items():
             print_text(f"at one budget, {name}: {note}")
     if forecast:
         declared = [dict(forecast["declared"], declared=True)] if forecast.get("declared") else []
-        print_frame(pd.DataFrame(declared + [dict(c, declared=False) for c in forecast["cutoffs"]]), wide=wide,
-                    title=f"forecast check: the {forecast['row']} row's frontier line fitted on the models up to the "
-                          f"table's declared cutoff (its verdict) and up to each cutoff of the rule's grid (at least "
-                          f"12 months of them), carried to the later ones")
+        print_frame(
+            pd.DataFrame(declared + [dict(c, declared=False) for c in forecast["cutoffs"]]),
+            wide=wide,
+            title=f"forecast check: the {forecast['row']} row's frontier line fitted on the models up to the "
+            f"table's declared cutoff (its verdict) and up to each cutoff of the rule's grid (at least "
+            f"12 months of them), carried to the later ones",
+        )
         print_text(forecast["summary"])
 
 
@@ -247,8 +359,11 @@ def _closing(result) -> str:
 
 def _order_break_lines(result) -> list[str]:
     breaks = () if result.order_breaks is None else result.order_breaks.itertuples(index=False)
-    return [f"order break in a reference family: {r.model} scores below the smaller {r.smaller_model} on "
-            f"{r.benchmarks} beyond 2 standard errors ({r.in_fit} in {r.family}'s fits)" for r in breaks]
+    return [
+        f"order break in a reference family: {r.model} scores below the smaller {r.smaller_model} on "
+        f"{r.benchmarks} beyond 2 standard errors ({r.in_fit} in {r.family}'s fits)"
+        for r in breaks
+    ]
 
 
 def _declared_line(forecast) -> str | None:
@@ -256,8 +371,7 @@ def _declared_line(forecast) -> str | None:
     from densing.present.findings import cutoff_words
 
     found = (forecast or {}).get("declared")
-    return None if not found else (f"forecast check of {forecast['row']} at its declared cutoff "
-                                   f"{cutoff_words(found)}")
+    return None if not found else (f"forecast check of {forecast['row']} at its declared cutoff {cutoff_words(found)}")
 
 
 def _print_headline_screen(result, beside: bool = False, forecast=None) -> None:
@@ -267,18 +381,25 @@ def _print_headline_screen(result, beside: bool = False, forecast=None) -> None:
 
     print_text(result.verdict)
     table = rule_ends_shown(result.table(), result.rules.values())
-    print_frame(table[["rule", "months", "ci_low", "ci_high", "n_models", "draws"]], Format.table, keys=1,
-                together=("months", "ci_low", "ci_high"),
-                title=f"doubling time in months by frontier rule (headline: {result.headline_rule}), 95% interval, "
-                      f"at each rule's draws")
+    print_frame(
+        table[["rule", "months", "ci_low", "ci_high", "n_models", "draws"]],
+        Format.table,
+        keys=1,
+        together=("months", "ci_low", "ci_high"),
+        title=f"doubling time in months by frontier rule (headline: {result.headline_rule}), 95% interval, "
+        f"at each rule's draws",
+    )
     print_texts(rules_legend(result.rules.values()), _declared_line(forecast))
     failed = [c.name for c in result.checks if c.failed]
     notes = [f"{rule}: {error}" for rule, error in result.rule_errors.items()]
     checks = f"{len(result.checks)} checks, {len(failed)} failed" + (f" ({', '.join(failed)})" if failed else "")
     line = counted(notes, "notes", "listed there")
-    print_text(f"--detail: why, {checks}, the references, the sensitivity, the breakpoint"
-               + (f"; {line}" if line else "") + "; per benchmark: --by benchmark"
-               + "; every family left out: --format json")
+    print_text(
+        f"--detail: why, {checks}, the references, the sensitivity, the breakpoint"
+        + (f"; {line}" if line else "")
+        + "; per benchmark: --by benchmark"
+        + "; every family left out: --format json"
+    )
     lines = _design_lines() if beside else []
     print_texts(*lines)
     if lines:  # a stored row's status may say "-fold": said once under them
@@ -312,47 +433,77 @@ def _print_headline_detail(result, wide: bool, table: str | None = None) -> None
         from densing.trend.bias import measurement_row
 
         print_texts(bias_words(measurement_row(result, table)))
-    print_frame(rule_ends_shown(result.table(), result.rules.values()), keys=1, together=("months", "ci_low", "ci_high"),
-                title=f"doubling time in months and slope A of ln ρmax per day by frontier rule, each with its 95% "
-                      f"interval at the rule's draws (headline: {result.headline_rule}); shares of the slope variance",
-                wide=wide)
+    print_frame(
+        rule_ends_shown(result.table(), result.rules.values()),
+        keys=1,
+        together=("months", "ci_low", "ci_high"),
+        title=f"doubling time in months and slope A of ln ρmax per day by frontier rule, each with its 95% "
+        f"interval at the rule's draws (headline: {result.headline_rule}); shares of the slope variance",
+        wide=wide,
+    )
     print_texts(rules_legend(result.rules.values()), FOLD_LEGEND)
     for rule, error in result.rule_errors.items():
         print_text(f"note: {rule} rule not fitted: {error}")
-    print_text("note: the envelope row's interval is optimistic (its points are chosen on the response); the headline rule is the censored quantile")
+    print_text(
+        "note: the envelope row's interval is optimistic (its points are chosen on the response); the headline rule is the censored quantile"
+    )
     print_frame(result.checks_table(), title="validity checks of the headline inversion", wide=wide)
-    print_frame(result.references, keys=1, together=("months", "ci_low", "ci_high"), identifiers=("benchmarks",),
-                title="the headline's references (pooling weight; months: its own doubling time with its 95% interval "
-                      "over the same paired draws)", wide=wide)
+    print_frame(
+        result.references,
+        keys=1,
+        together=("months", "ci_low", "ci_high"),
+        identifiers=("benchmarks",),
+        title="the headline's references (pooling weight; months: its own doubling time with its 95% interval "
+        "over the same paired draws)",
+        wide=wide,
+    )
     head = result.rules.get(result.headline_rule)
     if head is not None and len(head.lab_influence):
-        print_frame(head.lab_influence_frame(), keys=1, title="leave one lab out: the headline without each lab's "
-                    "targets (the references and their weights kept), the largest move first", wide=wide)
+        print_frame(
+            head.lab_influence_frame(),
+            keys=1,
+            title="leave one lab out: the headline without each lab's "
+            "targets (the references and their weights kept), the largest move first",
+            wide=wide,
+        )
     if head is not None:
         from densing.present.knife_edge import knife_edge_words
         from densing.present.verdict import influential_target_words
 
         print_texts(influential_target_words(head), knife_edge_words(result.knife_edges()))
-    print_frame(result.sensitivity, keys=2, together=("months", "doubling_time_months", "ci_low", "ci_high", "status"),
-                title="sensitivity of the headline, one engine: each reference, the other frontier rules, every "
-                      "reference at one budget, the family law's other shape", wide=wide)
+    print_frame(
+        result.sensitivity,
+        keys=2,
+        together=("months", "doubling_time_months", "ci_low", "ci_high", "status"),
+        title="sensitivity of the headline, one engine: each reference, the other frontier rules, every "
+        "reference at one budget, the family law's other shape",
+        wide=wide,
+    )
     print_text(result.breakpoint_line())
     print_text("per benchmark: densing trend --by benchmark; every family left out: densing trend --format json")
 
 
 def report(
-    out: Path = typer.Option(Path("report.html"), "--out", help="HTML file to write (atomically; missing folders are made)."),
-    results: Optional[Path] = typer.Option(None, "--results", help=RESULTS_HELP),
-    fit: Optional[Path] = typer.Option(None, "--fit", help=FIT_HELP),
-    d0: Optional[str] = typer.Option(None, "--d0", help=D0_HELP),
-    frontier: str = typer.Option("quantile", "--frontier", help="Frontier rule drawn in the report's density figure: any rule "
-                                 "registered in densing.trend.rules (built in: quantile, the headline rule; all; envelope)."),
+    out: Path = typer.Option(
+        Path("report.html"), "--out", help="HTML file to write (atomically; missing folders are made)."
+    ),
+    results: Path | None = typer.Option(None, "--results", help=RESULTS_HELP),
+    fit: Path | None = typer.Option(None, "--fit", help=FIT_HELP),
+    d0: str | None = typer.Option(None, "--d0", help=D0_HELP),
+    frontier: str = typer.Option(
+        "quantile",
+        "--frontier",
+        help="Frontier rule drawn in the report's density figure: any rule "
+        "registered in densing.trend.rules (built in: quantile, the headline rule; all; envelope).",
+    ),
     epoch: str = typer.Option(DEFAULT_EPOCH, "--epoch", help=EPOCH_HELP),
-    since: Optional[str] = typer.Option(DEFAULT_EPOCH, "--since", help=SINCE_HELP),
+    since: str | None = typer.Option(DEFAULT_EPOCH, "--since", help=SINCE_HELP),
     n_boot: int = typer.Option(600, "--n-boot", help=N_BOOT_HELP),
     seed: int = typer.Option(0, "--seed", help=SEED_HELP),
-    traces: Optional[Path] = typer.Option(None, "--traces", help="Add an overlap section from PyTorch-profiler traces in this folder."),
-    table_name: Optional[str] = typer.Option(None, "--table", help=TABLE_HELP),
+    traces: Path | None = typer.Option(
+        None, "--traces", help="Add an overlap section from PyTorch-profiler traces in this folder."
+    ),
+    table_name: str | None = typer.Option(None, "--table", help=TABLE_HELP),
 ) -> None:
     """Write the self-contained HTML report and print its headline."""
     check_outputs_apart({"--out": out}, {"--results": results, "--fit": fit, "--traces": traces})  # never an input
@@ -363,14 +514,35 @@ def report(
     from densing.report.render import build_report
 
     validate({"traces": [ExistingPath("folder"), None]}, traces=traces)
-    words = command_words("report", {"--out": out, "--frontier": frontier, "--epoch": epoch, "--since": since or "none",
-                                     "--n-boot": n_boot, "--seed": seed, "--results": results, "--fit": fit,
-                                     "--d0": d0, "--traces": traces, "--table": table_name})
+    words = command_words(
+        "report",
+        {
+            "--out": out,
+            "--frontier": frontier,
+            "--epoch": epoch,
+            "--since": since or "none",
+            "--n-boot": n_boot,
+            "--seed": seed,
+            "--results": results,
+            "--fit": fit,
+            "--d0": d0,
+            "--traces": traces,
+            "--table": table_name,
+        },
+    )
     with working(f"computing the report of {path.name if results else profile.words} …", after=PROGRESS_AFTER_S):
         html, measurement, _ = build_report(
-            results=path, table=profile, headline_fit=fit, d0=d0_tokens, frontier=frontier,
-            epoch=_since(epoch, "--epoch") or DEFAULT_EPOCH, since=_since(since), n_boot=n_boot, seed=seed,
-            traces=traces, command=words,
+            results=path,
+            table=profile,
+            headline_fit=fit,
+            d0=d0_tokens,
+            frontier=frontier,
+            epoch=_since(epoch, "--epoch") or DEFAULT_EPOCH,
+            since=_since(since),
+            n_boot=n_boot,
+            seed=seed,
+            traces=traces,
+            command=words,
         )
     atomic_write_text(out, html)
     print_text(measurement.verdict)

@@ -2,6 +2,7 @@
 order, the first whose ``sniff`` says yes reading the path. :func:`register_format` puts a new one ahead of the shipped
 ones (docs/extending.md).
 """
+
 from __future__ import annotations
 
 import os
@@ -47,6 +48,7 @@ def _path_only(read: Callable[[Path], pd.DataFrame]) -> Callable[..., pd.DataFra
 #: shipped Pythia fits leave them out, and so does ``densing validate`` on the Pythia folder.
 PYTHIA_MIN_TRAIN_TOKENS = 3e9
 
+
 def _check_format(registry: Registry, name: str, data_format) -> None:
     """A :class:`DataFormat` whose ``sniff`` and ``read`` take a path and ``min_train_tokens`` is None or positive."""
     check_type(registry, name, data_format, DataFormat)
@@ -56,22 +58,56 @@ def _check_format(registry: Registry, name: str, data_format) -> None:
 
 
 #: The formats, by name, tried in registration order; the last (a tidy table) takes any path and names what is wrong.
-FORMATS: Registry[DataFormat] = Registry("data format", check=_check_format, items=((f.name, f) for f in [
-    DataFormat("pythia_evals", readers.is_pythia_evals, _pythia, "the Pythia suite's evaluations folder",
-               reference_only=True, min_train_tokens=PYTHIA_MIN_TRAIN_TOKENS),
-    # the ladder's own runs: the full OLMo-2 runs are targets
-    DataFormat("olmo_ladder", olmo.is_olmo_ladder, _path_only(lambda p: olmo.split_ladder(olmo.read_olmo_ladder(p))[0]),
-               "AI2's OLMo ladder folder", reference_only=True),
-    DataFormat("results_store", lambda p: p.is_dir() and any(p.rglob("*.parquet")),
-               _path_only(readers.read_results_store), "a results store (Parquet parts)"),
-    DataFormat("lm_eval_dir", lambda p: p.is_dir(), _path_only(readers.read_lm_eval),
-               "a folder of lm-eval results JSON"),
-    DataFormat("lm_eval_json", lambda p: p.suffix.lower() == ".json", _path_only(readers.read_lm_eval),
-               "one lm-eval results JSON"),
-    DataFormat("wide_csv", readers.is_wide_csv, _path_only(readers.read_wide_csv),
-               "a one-row-per-model CSV with score columns"),
-    DataFormat("table", lambda p: True, _path_only(readers.read_table), "a tidy CSV or Parquet table"),
-]))
+FORMATS: Registry[DataFormat] = Registry(
+    "data format",
+    check=_check_format,
+    items=(
+        (f.name, f)
+        for f in [
+            DataFormat(
+                "pythia_evals",
+                readers.is_pythia_evals,
+                _pythia,
+                "the Pythia suite's evaluations folder",
+                reference_only=True,
+                min_train_tokens=PYTHIA_MIN_TRAIN_TOKENS,
+            ),
+            # the ladder's own runs: the full OLMo-2 runs are targets
+            DataFormat(
+                "olmo_ladder",
+                olmo.is_olmo_ladder,
+                _path_only(lambda p: olmo.split_ladder(olmo.read_olmo_ladder(p))[0]),
+                "AI2's OLMo ladder folder",
+                reference_only=True,
+            ),
+            DataFormat(
+                "results_store",
+                lambda p: p.is_dir() and any(p.rglob("*.parquet")),
+                _path_only(readers.read_results_store),
+                "a results store (Parquet parts)",
+            ),
+            DataFormat(
+                "lm_eval_dir",
+                lambda p: p.is_dir(),
+                _path_only(readers.read_lm_eval),
+                "a folder of lm-eval results JSON",
+            ),
+            DataFormat(
+                "lm_eval_json",
+                lambda p: p.suffix.lower() == ".json",
+                _path_only(readers.read_lm_eval),
+                "one lm-eval results JSON",
+            ),
+            DataFormat(
+                "wide_csv",
+                readers.is_wide_csv,
+                _path_only(readers.read_wide_csv),
+                "a one-row-per-model CSV with score columns",
+            ),
+            DataFormat("table", lambda p: True, _path_only(readers.read_table), "a tidy CSV or Parquet table"),
+        ]
+    ),
+)
 
 
 def register_format(data_format: DataFormat) -> DataFormat:
@@ -89,8 +125,9 @@ def _refuse_a_stream(path: Path) -> None:
         return  # missing, or unreadable: the reader names it
     kind = kind_of_file(mode)
     if kind is not None and kind != "a directory":
-        raise InputError(f"{path}: is {kind}; results are read from a regular file or a folder (save the stream to a "
-                         "file first)")
+        raise InputError(
+            f"{path}: is {kind}; results are read from a regular file or a folder (save the stream to a file first)"
+        )
 
 
 def sniff_format(path: str | Path, *, reference: bool = True) -> DataFormat:

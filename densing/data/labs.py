@@ -7,6 +7,7 @@ derives from (empty where none) and a source. A table's own ``lab`` column wins 
 a model with no family, is a lab of its own. Why labs, and the two-stage cluster bootstrap over them (Davison & Hinkley
 1997, §3.8; Field & Welsh 2007): docs/method.md, "Paired draws and random-effects pooling".
 """
+
 from __future__ import annotations
 
 import csv
@@ -64,8 +65,9 @@ def labs_of(families, labs=None, by_family: dict[str, str] | None = None) -> np.
     families = list(families)
     cells = [None] * len(families) if labs is None else list(labs)
     by_family = table_labs(families, cells) if by_family is None else by_family
-    return np.asarray([given_lab(lab) or family_lab(family, by_family) for family, lab in zip(families, cells)],
-                      dtype=object)
+    return np.asarray(
+        [given_lab(lab) or family_lab(family, by_family) for family, lab in zip(families, cells)], dtype=object
+    )
 
 
 def family_lab(family: object, by_family: dict[str, str]) -> str:

@@ -10,6 +10,7 @@ or ``_step`` × ``batch_size_in_tokens``. Splits follow AI2's task keys (``src/s
 in allenai/OLMo-ladder): MMLU, ARC-Easy, ARC-Challenge and OpenBookQA the test split, the rest validation; MMLU is its
 four groups weighted by their test-question shares (:data:`MMLU_GROUPS`), for accuracy and loss alike.
 """
+
 from __future__ import annotations
 
 import json
@@ -25,10 +26,17 @@ from densing.errors import InputError
 
 #: task -> (split, accuracy metric of the ladder files)
 TASKS: dict[str, tuple[str, str]] = {
-    "mmlu": ("test", "len_norm"), "hellaswag": ("val", "len_norm"), "arc_easy": ("test", "len_norm"),
-    "arc_challenge": ("test", "len_norm"), "piqa": ("val", "len_norm"), "socialiqa": ("val", "len_norm"),
-    "csqa": ("val", "len_norm"), "openbookqa": ("test", "len_norm"), "boolq": ("val", "acc"),
-    "winogrande": ("val", "len_norm")}
+    "mmlu": ("test", "len_norm"),
+    "hellaswag": ("val", "len_norm"),
+    "arc_easy": ("test", "len_norm"),
+    "arc_challenge": ("test", "len_norm"),
+    "piqa": ("val", "len_norm"),
+    "socialiqa": ("val", "len_norm"),
+    "csqa": ("val", "len_norm"),
+    "openbookqa": ("test", "len_norm"),
+    "boolq": ("val", "acc"),
+    "winogrande": ("val", "len_norm"),
+}
 #: MMLU groups and their share of MMLU's 14,042 test questions (AI2's weights).
 MMLU_GROUPS: dict[str, float] = {"stem": 0.215, "humanities": 0.335, "social_sciences": 0.219, "other": 0.231}
 PREFIX = "olmes_"
@@ -49,8 +57,10 @@ def _task_values(frame: pd.DataFrame, task: str, source: str, form: str = "rc") 
     loss = np.zeros(len(frame))
     for group, weight in groups.items():
         name = f"mmlu_{group}" if group else task
-        for column, target in ((f"eval/downstream/{name}_{split}_{form}_5shot_{metric}", score),
-                               (f"eval/downstream_bpb/{name}_{split}_rc_5shot_bpb", loss)):
+        for column, target in (
+            (f"eval/downstream/{name}_{split}_{form}_5shot_{metric}", score),
+            (f"eval/downstream_bpb/{name}_{split}_rc_5shot_bpb", loss),
+        ):
             if column not in frame.columns:
                 raise InputError(f"{source}: missing column {column!r}")
             target += weight * pd.to_numeric(frame[column], errors="coerce").to_numpy(float)
@@ -89,8 +99,18 @@ def _sizes(folder: Path) -> tuple[dict[str, float], dict[str, float]]:
     return {match["size"]: n for match, n in sized if match}, by_label
 
 
-def _rows(frame: pd.DataFrame, *, run: str, params: float, tokens: np.ndarray, steps: np.ndarray, source: str,
-          tasks, form: str = "rc", extra=None) -> list[dict]:
+def _rows(
+    frame: pd.DataFrame,
+    *,
+    run: str,
+    params: float,
+    tokens: np.ndarray,
+    steps: np.ndarray,
+    source: str,
+    tasks,
+    form: str = "rc",
+    extra=None,
+) -> list[dict]:
     """One checkpoint's tidy row per task (the module docstring's columns) for each row of a ladder file with a score
     and a loss; ``form="mc"``: the MC accuracy as ``olmes_<task>_mc_inloop`` (checkpoints with tokens only: the
     initialisation, step 0, has none), with the columns ``extra(row)`` gives."""
@@ -103,12 +123,25 @@ def _rows(frame: pd.DataFrame, *, run: str, params: float, tokens: np.ndarray, s
         what = "OLMES MC 5-shot, in-loop" if mc else f"{split} split, OLMES RC 5-shot"
         for i in np.flatnonzero(np.isfinite(score) & np.isfinite(loss) & (tokens > 0 if mc else True)):
             step, value = int(steps[i]), score[i]
-            out.append({"model": f"{run}@step{step}", "benchmark": PREFIX + task + (MC_SUFFIX if mc else ""),
-                        "metric": "acc" if mc else metric, "value": float(value),
-                        "stderr": float(np.sqrt(max(value * (1 - value), 0.0) / n_items)), "loss": float(loss[i]),
-                        "loss_unit": "bpb", "params": params, "train_tokens": float(tokens[i]), "n_shot": 5,
-                        "run": run, "revision": f"step{step}", "family": "olmo-2",
-                        "source": f"allenai/OLMo peteish-moreeval/{source} ({what})", **(extra(i) if extra else {})})
+            out.append(
+                {
+                    "model": f"{run}@step{step}",
+                    "benchmark": PREFIX + task + (MC_SUFFIX if mc else ""),
+                    "metric": "acc" if mc else metric,
+                    "value": float(value),
+                    "stderr": float(np.sqrt(max(value * (1 - value), 0.0) / n_items)),
+                    "loss": float(loss[i]),
+                    "loss_unit": "bpb",
+                    "params": params,
+                    "train_tokens": float(tokens[i]),
+                    "n_shot": 5,
+                    "run": run,
+                    "revision": f"step{step}",
+                    "family": "olmo-2",
+                    "source": f"allenai/OLMo peteish-moreeval/{source} ({what})",
+                    **(extra(i) if extra else {}),
+                }
+            )
     return out
 
 
@@ -135,9 +168,15 @@ def read_olmo_ladder(folder: str | Path, *, rerun: bool = True) -> pd.DataFrame:
         frame = _read_csv(path)
         if missing := [c for c in ("_step", "throughput/total_tokens") if c not in frame.columns]:
             raise InputError(f"{path}: missing column {missing[0]!r}")
-        rows += _rows(frame, run=f"olmo-ladder-{size}-{mult}xC", params=per_size[size],
-                      tokens=frame["throughput/total_tokens"].to_numpy(float), steps=frame["_step"].to_numpy(float),
-                      source=path.name, tasks=tasks)
+        rows += _rows(
+            frame,
+            run=f"olmo-ladder-{size}-{mult}xC",
+            params=per_size[size],
+            tokens=frame["throughput/total_tokens"].to_numpy(float),
+            steps=frame["_step"].to_numpy(float),
+            source=path.name,
+            tasks=tasks,
+        )
     for run, spec in FULL_RUNS.items():
         path = folder / spec["file"]
         if not path.exists():
@@ -147,8 +186,15 @@ def read_olmo_ladder(folder: str | Path, *, rerun: bool = True) -> pd.DataFrame:
         if params is None:
             raise InputError(f"{path}: no parameter count for {run} in configs/*.json")
         steps = tail["_step"].to_numpy(float) if "_step" in tail.columns else np.zeros(len(tail))
-        averaged = _rows(tail.mean(numeric_only=True).to_frame().T, run=run, params=params, source=path.name,
-                         tokens=_tokens(tail, path.name)[-1:], steps=steps[-1:], tasks=tasks)
+        averaged = _rows(
+            tail.mean(numeric_only=True).to_frame().T,
+            run=run,
+            params=params,
+            source=path.name,
+            tokens=_tokens(tail, path.name)[-1:],
+            steps=steps[-1:],
+            tasks=tasks,
+        )
         suffix = f", mean of the last {last} rows" if last > 1 else ""
         rows += [{**row, "model": run, "source": row["source"] + suffix} for row in averaged]
     return validate_results(pd.DataFrame(rows), source=str(folder))
@@ -190,7 +236,9 @@ def ai2_published_setup(frame: pd.DataFrame) -> pd.DataFrame:
 def is_olmo_ladder(path: str | Path) -> bool:
     """True for a folder laid out like the OLMo ladder data (configs/*.json beside *xC.csv files)."""
     path = Path(path)
-    return path.is_dir() and (path / "configs").is_dir() and any(LADDER_FILE.match(p.name) for p in path.glob("*xC*.csv"))
+    return (
+        path.is_dir() and (path / "configs").is_dir() and any(LADDER_FILE.match(p.name) for p in path.glob("*xC*.csv"))
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -199,8 +247,12 @@ def is_olmo_ladder(path: str | Path) -> bool:
 #: task -> (split, the file's MC accuracy metric): the OLMES multiple-choice format of the tasks
 #: AI2's OLMES table reports in MC (:mod:`densing.designs.olmes.data`); MMLU's MC accuracy is per group
 #: (``mmlu_<group>_test_mc_5shot_len_norm``), weighted by :data:`MMLU_GROUPS` as its loss is.
-MC_TASKS: dict[str, tuple[str, str]] = {"arc_challenge": ("test", "acc"), "hellaswag": ("val", "acc"),
-                                        "winogrande": ("val", "acc"), "mmlu": ("test", "len_norm")}
+MC_TASKS: dict[str, tuple[str, str]] = {
+    "arc_challenge": ("test", "acc"),
+    "hellaswag": ("val", "acc"),
+    "winogrande": ("val", "acc"),
+    "mmlu": ("test", "len_norm"),
+}
 #: The in-loop MC rows' benchmark names: ``olmes_<task>_mc_inloop`` (the offline OLMES table's are
 #: ``olmes_<task>_mc``: same items and format, another evaluation harness, :mod:`densing.designs.olmes.mc_reference`).
 MC_SUFFIX = "_mc_inloop"
@@ -211,6 +263,16 @@ MC_RUNS: dict[str, dict] = {
     "olmo-2-7b": {"files": ("peteish7_eval_full.csv", "peteish7_eval_anneal.csv"), "config": "7B-4T", "final_rows": 1},
     "olmo-2-13b": {"files": ("peteish13_eval_full.csv",), "config": "13B-5T", "final_rows": 5},
 }
+
+
+def _final_marker(first_row: int, final_from: int):
+    """``extra`` of :func:`_rows` for a part of a run whose rows start at ``first_row`` of the run: ``final`` where a
+    row's place in the run is ``final_from`` or later."""
+
+    def final(i: int) -> dict:
+        return {"final": first_row + i >= final_from}
+
+    return final
 
 
 def read_olmo_mc_runs(folder: str | Path, *, tasks: list[str] | None = None) -> pd.DataFrame:
@@ -240,7 +302,16 @@ def read_olmo_mc_runs(folder: str | Path, *, tasks: list[str] | None = None) -> 
         count = sum(len(p[0]) for p in parts)
         position = 0
         for frame, tokens, steps, name in parts:
-            rows += _rows(frame, run=run, params=params, tokens=tokens, steps=steps, source=name, tasks=tasks,
-                          form="mc", extra=lambda i: {"final": position + i >= count - spec["final_rows"]})
+            rows += _rows(
+                frame,
+                run=run,
+                params=params,
+                tokens=tokens,
+                steps=steps,
+                source=name,
+                tasks=tasks,
+                form="mc",
+                extra=_final_marker(position, count - spec["final_rows"]),
+            )
             position += len(frame)
     return validate_results(pd.DataFrame(rows), source=str(folder))

@@ -2,6 +2,7 @@
 file, a wide one-row-per-model CSV, lm-evaluation-harness results JSON (0.3 or 0.4 format), the Pythia suite's
 published evaluations. What they return has passed :func:`validate_results`, unless documented as a raw frame.
 """
+
 from __future__ import annotations
 
 import csv
@@ -59,8 +60,10 @@ def _csv_text(path: Path, raw: bytes) -> str:
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); "
-                         "save the table as UTF-8 CSV") from None
+        raise InputError(
+            f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); "
+            "save the table as UTF-8 CSV"
+        ) from None
 
 
 def csv_records(text: str) -> list[tuple[int, list[str]]] | None:
@@ -94,8 +97,10 @@ def check_row_lengths(path: Path, records: list[tuple[int, list[str]]] | None) -
     width = len(records[0][1])
     for line, fields in records[1:]:
         if len(fields) < width:
-            raise InputError(f"{path}: line {line}: {len(fields)} field(s) where the header names {width} (the row is "
-                             "cut short: a file cut mid-row?); complete the row or remove it")
+            raise InputError(
+                f"{path}: line {line}: {len(fields)} field(s) where the header names {width} (the row is "
+                "cut short: a file cut mid-row?); complete the row or remove it"
+            )
 
 
 def check_header(path: Path, columns, records: list[tuple[int, list[str]]] | None) -> None:
@@ -127,7 +132,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
         frame = pd.read_parquet(path) if parquet else read_csv_file(path, lines=True, dtype=_COUNTS_AS_TEXT)
     except InputError:
         raise
-    except Exception as exc:  # noqa: BLE001 (pandas / pyarrow parse errors, each its own type)
+    except Exception as exc:  # any exception: pandas / pyarrow parse errors, each its own type
         raise InputError(f"{path}: cannot read table: {first_line(exc)}") from None
     return validate_results(frame, source=str(path))
 
@@ -256,10 +261,19 @@ def read_lm_eval_results(path: str | Path, *, model: str | None = None) -> tuple
             if metric.partition(",")[0] in FRACTION_METRICS and not 0.0 <= val <= 1.0:
                 percent = f" (a percentage? lm-eval writes {val / 100:g} for {val:g}%)" if 1.0 < val <= 100.0 else ""
                 raise InputError(f"{path}: field 'results.{task}.{metric}': {val:g} is outside [0, 1]{percent}")
-            rows.append({"model": name, "benchmark": task, "metric": metric, "value": val,
-                         "stderr": errors.get(metric, math.nan), "n_shot": shot,
-                         "loss": math.nan if metric in _LOSS_FROM_PERPLEXITY else loss,
-                         "revision": args.get("revision"), "source": str(path)})
+            rows.append(
+                {
+                    "model": name,
+                    "benchmark": task,
+                    "metric": metric,
+                    "value": val,
+                    "stderr": errors.get(metric, math.nan),
+                    "n_shot": shot,
+                    "loss": math.nan if metric in _LOSS_FROM_PERPLEXITY else loss,
+                    "revision": args.get("revision"),
+                    "source": str(path),
+                }
+            )
     if not rows:
         raise InputError(f"{path}: field 'results': no metrics found")
     frame = pd.DataFrame(rows)
@@ -276,9 +290,11 @@ def read_lm_eval(path: str | Path) -> pd.DataFrame:
         raise InputError(f"{path}: no lm-eval results JSON files found")
     frame = pd.concat([read_lm_eval_json(p) for p in files], ignore_index=True)
     if "params" not in frame.columns or frame["params"].isna().all():
-        raise InputError(f"{path}: field 'params': lm-eval results carry no parameter counts; use a tidy CSV with a "
-                         "params column (model, benchmark, metric, value, params[, train_tokens]) or `densing eval "
-                         "ingest DIR --models FILE`")
+        raise InputError(
+            f"{path}: field 'params': lm-eval results carry no parameter counts; use a tidy CSV with a "
+            "params column (model, benchmark, metric, value, params[, train_tokens]) or `densing eval "
+            "ingest DIR --models FILE`"
+        )
     return validate_results(frame, source=str(path))
 
 
@@ -300,9 +316,16 @@ def attach_metadata(frame: pd.DataFrame, metadata: pd.DataFrame, *, source: str 
 
 #: Total parameter counts, embeddings included (Biderman et al. 2023, Pythia, Table 1 and the
 #: model cards), as listed in ../shared/data/README.md.
-PYTHIA_PARAMS: dict[str, int] = {"70m": 70_426_624, "160m": 162_322_944, "410m": 405_334_016, "1b": 1_011_781_632,
-                                  "1.4b": 1_414_647_808, "2.8b": 2_775_208_960, "6.9b": 6_857_302_016,
-                                  "12b": 11_846_072_320}
+PYTHIA_PARAMS: dict[str, int] = {
+    "70m": 70_426_624,
+    "160m": 162_322_944,
+    "410m": 405_334_016,
+    "1b": 1_011_781_632,
+    "1.4b": 1_414_647_808,
+    "2.8b": 2_775_208_960,
+    "6.9b": 6_857_302_016,
+    "12b": 11_846_072_320,
+}
 #: Tokens per optimizer step: 1024 sequences × 2048 tokens (Pythia paper, §2).
 PYTHIA_TOKENS_PER_STEP = 2_097_152
 #: Release of the Pythia suite's weights (arXiv 2304.01373, 2023-04-03; weights public on the Hub
@@ -332,10 +355,16 @@ def pythia_runs(root: str | Path, *, suite: str, shots: str) -> list[tuple[Path,
     return runs
 
 
-@validate_params({"suite": [Options({"standard", "deduped"})], "shots": [Options({"zero-shot", "five-shot"})],
-                  "final_only": [Options({True, False})]})
-def read_pythia_evals(root: str | Path, *, suite: str = "deduped", shots: str = "zero-shot",
-                      final_only: bool = False) -> pd.DataFrame:
+@validate_params(
+    {
+        "suite": [Options({"standard", "deduped"})],
+        "shots": [Options({"zero-shot", "five-shot"})],
+        "final_only": [Options({True, False})],
+    }
+)
+def read_pythia_evals(
+    root: str | Path, *, suite: str = "deduped", shots: str = "zero-shot", final_only: bool = False
+) -> pd.DataFrame:
     """A validated tidy table of the Pythia suite's evaluations (0.3 format).
 
     ``suite``: ``"standard"`` (the standard 1b has no published evals here) or ``"deduped"``. Models are
@@ -351,10 +380,16 @@ def read_pythia_evals(root: str | Path, *, suite: str = "deduped", shots: str = 
             step = int(found.group(1)) if (found := _STEP.search(path.stem)) else 0
             if step == 0 or final_only and step != 143000:  # no step, or step 0 (D = 0)
                 continue
-            frames.append(read_lm_eval_json(path, model=f"{model_dir.name}@step{step}").assign(
-                params=float(PYTHIA_PARAMS[size]), train_tokens=float(step * PYTHIA_TOKENS_PER_STEP),
-                release_date=PYTHIA_RELEASE_DATE, family="pythia-deduped" if suite == "deduped" else "pythia",
-                revision=f"step{step}", run=model_dir.name))
+            frames.append(
+                read_lm_eval_json(path, model=f"{model_dir.name}@step{step}").assign(
+                    params=float(PYTHIA_PARAMS[size]),
+                    train_tokens=float(step * PYTHIA_TOKENS_PER_STEP),
+                    release_date=PYTHIA_RELEASE_DATE,
+                    family="pythia-deduped" if suite == "deduped" else "pythia",
+                    revision=f"step{step}",
+                    run=model_dir.name,
+                )
+            )
     if not frames:
         raise InputError(f"{root}: no Pythia {suite} {shots} result files found")
     return validate_results(pd.concat(frames, ignore_index=True), source=str(root))

@@ -13,6 +13,7 @@ the unit of AI2's OLMo ladder). ``stderr`` is the score's standard error where k
 the training run a checkpoint row belongs to (one run, many checkpoints). ``params`` and ``train_tokens`` are plain counts (7e9, 2e12); strings
 such as "7B" are parsed on the way in. ``active_params`` is set for mixture-of-experts models.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -28,14 +29,38 @@ from densing.numbers import parse_count, parse_date
 from densing.validation import check_tokens
 
 REQUIRED_COLUMNS: tuple[str, ...] = ("model", "benchmark", "metric", "value", "params")
-OPTIONAL_COLUMNS: tuple[str, ...] = ("n_shot", "train_tokens", "release_date", "source", "loss", "loss_unit", "stderr",
-                                     "active_params", "family", "revision", "run")
+OPTIONAL_COLUMNS: tuple[str, ...] = (
+    "n_shot",
+    "train_tokens",
+    "release_date",
+    "source",
+    "loss",
+    "loss_unit",
+    "stderr",
+    "active_params",
+    "family",
+    "revision",
+    "run",
+)
 LOSS_UNITS: tuple[str, ...] = ("nats", "bpb")
 COLUMNS: tuple[str, ...] = REQUIRED_COLUMNS + OPTIONAL_COLUMNS
 #: Metrics that are fractions: a value outside [0, 1] is impossible, not data.
 FRACTION_METRICS: frozenset[str] = frozenset(
-    {"acc", "acc_norm", "len_norm", "score", "exact_match", "pass@1", "pass_at_1", "f1", "mc1", "mc2",
-     "accuracy", "prob", "prob_norm"}
+    {
+        "acc",
+        "acc_norm",
+        "len_norm",
+        "score",
+        "exact_match",
+        "pass@1",
+        "pass_at_1",
+        "f1",
+        "mc1",
+        "mc2",
+        "accuracy",
+        "prob",
+        "prob_norm",
+    }
 )
 #: Where a row stands in its file, carried so that an error names the file's place, not the long table's (none is kept
 #: in the result): the line of a text table (the header is line 1; :func:`densing.data.readers.read_csv_file`), else
@@ -52,8 +77,14 @@ LAB_COLUMN = "lab"
 
 #: The words of a table's optional ``derivation`` column: how a model was made from another (``results/swallow``'s
 #: lineage; ``densing trend --without-continual`` drops ``continual_pretraining``).
-DERIVATIONS: tuple[str, ...] = ("from_scratch", "continual_pretraining", "pruning_distillation", "depth_upscaling",
-                                "distillation", "not_stated")
+DERIVATIONS: tuple[str, ...] = (
+    "from_scratch",
+    "continual_pretraining",
+    "pruning_distillation",
+    "depth_upscaling",
+    "distillation",
+    "not_stated",
+)
 
 
 def is_missing(value: object) -> bool:
@@ -72,11 +103,15 @@ def require_columns(frame: pd.DataFrame, columns, source: str) -> None:
     """Raise InputError naming ``source`` when ``frame`` lacks any of ``columns``, has a column twice, or has no rows."""
     twice = frame.columns[frame.columns.duplicated()]
     if len(twice):  # which of two ``model`` columns is meant cannot be known
-        raise InputError(f"{source}: column {str(twice[0])!r} appears {int((frame.columns == twice[0]).sum())} times; "
-                         "a table names each column once")
+        raise InputError(
+            f"{source}: column {str(twice[0])!r} appears {int((frame.columns == twice[0]).sum())} times; "
+            "a table names each column once"
+        )
     if missing := [c for c in columns if c not in frame.columns]:
-        raise InputError(f"{source}: missing required column(s) {', '.join(missing)} "
-                         f"(have: {', '.join(map(str, frame.columns)) or 'none'})")
+        raise InputError(
+            f"{source}: missing required column(s) {', '.join(missing)} "
+            f"(have: {', '.join(map(str, frame.columns)) or 'none'})"
+        )
     if len(frame) == 0:
         raise InputError(f"{source}: the table has no rows")
 
@@ -133,8 +168,16 @@ def _validated(frame: pd.DataFrame, source: str) -> pd.DataFrame:
         for place, rec in zip(places, frame.to_dict("records")):
             where = f"{source}: {word} {place}"
             _read_row(rec, where, out, f"{where}, column {rec[SOURCE_COLUMN]!r}" if SOURCE_COLUMN in rec else where)
-    result = pd.DataFrame({column: (pd.to_datetime(pd.Series(out[column], dtype="object")) if dtype is None
-                                    else pd.Series(out[column], dtype=dtype)) for column, dtype in _DTYPES.items()})
+    result = pd.DataFrame(
+        {
+            column: (
+                pd.to_datetime(pd.Series(out[column], dtype="object"))
+                if dtype is None
+                else pd.Series(out[column], dtype=dtype)
+            )
+            for column, dtype in _DTYPES.items()
+        }
+    )
     for c in [c for c in frame.columns if c not in COLUMNS and c not in (SOURCE_LINE, SOURCE_ROW, SOURCE_COLUMN)]:
         result[c] = frame[c].to_numpy()  # a column of the table's own, kept as it is
 
@@ -148,12 +191,25 @@ def _validated(frame: pd.DataFrame, source: str) -> pd.DataFrame:
     return _check_name_case(_collapse_duplicates(result, source, both), source, both).reset_index(drop=True)
 
 
-
 #: The canonical table's columns and their dtypes (None: datetime).
-_DTYPES = {"model": "string", "benchmark": "string", "metric": "string", "value": "float64", "params": "float64",
-           "n_shot": "Int64", "train_tokens": "float64", "release_date": None, "source": "string", "loss": "float64",
-           "loss_unit": "string", "stderr": "float64", "active_params": "float64", "family": "string",
-           "revision": "string", "run": "string"}
+_DTYPES = {
+    "model": "string",
+    "benchmark": "string",
+    "metric": "string",
+    "value": "float64",
+    "params": "float64",
+    "n_shot": "Int64",
+    "train_tokens": "float64",
+    "release_date": None,
+    "source": "string",
+    "loss": "float64",
+    "loss_unit": "string",
+    "stderr": "float64",
+    "active_params": "float64",
+    "family": "string",
+    "revision": "string",
+    "run": "string",
+}
 
 
 def _lab_cells(cells: pd.Series, wheres: list[str]) -> pd.Series:
@@ -167,8 +223,10 @@ def _lab_cells(cells: pd.Series, wheres: list[str]) -> pd.Series:
         elif isinstance(value, str):
             names.append(value.strip())
         else:
-            raise InputError(f"{where}: field '{LAB_COLUMN}': expected the name of the lab that trained the model "
-                             f"(text), got {value!r}")
+            raise InputError(
+                f"{where}: field '{LAB_COLUMN}': expected the name of the lab that trained the model "
+                f"(text), got {value!r}"
+            )
     return pd.Series(names, index=cells.index, dtype="string")
 
 
@@ -182,8 +240,10 @@ def _check_one_lab_a_family(result: pd.DataFrame, source: str, both) -> None:
         labs = rows[LAB_COLUMN]
         if labs.nunique() > 1:
             other = labs.index[labs != labs.iloc[0]][0]
-            raise InputError(f"{source}: {both(labs.index[0], other)}: field '{LAB_COLUMN}': family {family!r} is given "
-                             f"labs {labs.iloc[0]!r} and {labs[other]!r}; a family is one lab's, keep one")
+            raise InputError(
+                f"{source}: {both(labs.index[0], other)}: field '{LAB_COLUMN}': family {family!r} is given "
+                f"labs {labs.iloc[0]!r} and {labs[other]!r}; a family is one lab's, keep one"
+            )
 
 
 def _name(value: object, field: str, where: str) -> str:
@@ -197,8 +257,9 @@ def _number(value: object, field: str, where: str, metric: str = "", fraction: b
     standard error: NaN)."""
     if field != "value" and is_missing(value):
         return np.nan
-    return check_impossible(field, _float(value, field=field, where=where), where=where, metric=metric,
-                            fraction=fraction)
+    return check_impossible(
+        field, _float(value, field=field, where=where), where=where, metric=metric, fraction=fraction
+    )
 
 
 def _params(value: object, field: str, where: str) -> float:
@@ -211,8 +272,11 @@ def _count(value: object, field: str, where: str) -> float:
     if is_missing(value):
         return np.nan
     count = parse_count(value, field=field, where=where)
-    return check_params(count, field=field, where=where) if field == "active_params" else \
-        check_tokens(count, field=field, where=where)
+    return (
+        check_params(count, field=field, where=where)
+        if field == "active_params"
+        else check_tokens(count, field=field, where=where)
+    )
 
 
 def _loss_unit(value: object, field: str, where: str) -> str | None:
@@ -242,11 +306,24 @@ def _text(value: object, field: str, where: str) -> str | None:
 
 #: Each field in the order :func:`_read_row` reads it, the function that checks its cell, and whether it takes the
 #: row's metric: the one definition of a cell's check for both readings.
-_FIELDS = (("model", _name, False), ("benchmark", _name, False), ("metric", _name, False), ("value", _number, True),
-           ("params", _params, False), ("train_tokens", _count, False), ("active_params", _count, False),
-           ("loss", _number, False), ("loss_unit", _loss_unit, False), ("stderr", _number, True),
-           ("n_shot", _n_shot, False), ("release_date", _date, False), ("source", _text, False),
-           ("family", _text, False), ("revision", _text, False), ("run", _text, False))
+_FIELDS = (
+    ("model", _name, False),
+    ("benchmark", _name, False),
+    ("metric", _name, False),
+    ("value", _number, True),
+    ("params", _params, False),
+    ("train_tokens", _count, False),
+    ("active_params", _count, False),
+    ("loss", _number, False),
+    ("loss_unit", _loss_unit, False),
+    ("stderr", _number, True),
+    ("n_shot", _n_shot, False),
+    ("release_date", _date, False),
+    ("source", _text, False),
+    ("family", _text, False),
+    ("revision", _text, False),
+    ("run", _text, False),
+)
 
 
 def _read_row(rec: dict, where: str, out: dict[str, list], score_where: str | None = None) -> None:
@@ -254,8 +331,11 @@ def _read_row(rec: dict, where: str, out: dict[str, list], score_where: str | No
     ``score_where``: a wide table's row and column) and appended to their columns of ``out``."""
     metric, fraction = "", False
     for field, read, by_metric in _FIELDS:
-        value = read(rec.get(field), field, score_where or where, metric, fraction) if by_metric else \
-            read(rec.get(field), field, where)
+        value = (
+            read(rec.get(field), field, score_where or where, metric, fraction)
+            if by_metric
+            else read(rec.get(field), field, where)
+        )
         out[field].append(value)
         if field == "metric":
             metric, fraction = value, value in FRACTION_METRICS
@@ -286,8 +366,10 @@ def table_argument(frame: object, name: str, columns=REQUIRED_COLUMNS, *, refere
     of scores is always validated; a reference table (``reference=True``: often thousands of checkpoints a reader has
     checked) only where a count or score column holds something other than possible numbers."""
     if not isinstance(frame, pd.DataFrame):
-        raise InputError(f"{name}: expected a pandas DataFrame (a tidy table, such as densing.read_results(path)), "
-                         f"got {type(frame).__name__}")
+        raise InputError(
+            f"{name}: expected a pandas DataFrame (a tidy table, such as densing.read_results(path)), "
+            f"got {type(frame).__name__}"
+        )
     require_columns(frame, columns, name)
     kept = _VALIDATED.get(id(frame))  # read by densing's readers and unchanged since: checked already
     if kept is not None and kept[0]() is frame and kept[1] is not None and kept[1] == _fingerprint(frame):
@@ -298,8 +380,12 @@ def table_argument(frame: object, name: str, columns=REQUIRED_COLUMNS, *, refere
         params = frame["params"].to_numpy(float)
         fraction = frame["metric"].astype(str).isin(FRACTION_METRICS).to_numpy()
         with np.errstate(invalid="ignore"):
-            suspect = (~np.isfinite(value) | fraction & ((value < 0) | (value > 1)) | ~(params >= MIN_PARAMS)
-                       | ~(params <= MAX_PARAMS))
+            suspect = (
+                ~np.isfinite(value)
+                | fraction & ((value < 0) | (value > 1))
+                | ~(params >= MIN_PARAMS)
+                | ~(params <= MAX_PARAMS)
+            )
         if not suspect.any():
             return frame  # numbers only, none impossible: as its reader checked it
     checked = validate_results(frame, source=name)
@@ -329,7 +415,8 @@ def _check_name_case(result: pd.DataFrame, source: str, both) -> pd.DataFrame:
                     f"{source}: {both(group.index[0], index)}: field 'model': {group['model'].iloc[0]!r} and "
                     f"{group.at[index, 'model']!r} differ only by case (one model on the Hub) but give different '{field}' "
                     f"on ({group['benchmark'].iloc[0]}, {group['metric'].iloc[0]}): {float(first[field])!r} vs "
-                    f"{float(other[field])!r}; keep one")
+                    f"{float(other[field])!r}; keep one"
+                )
     return result
 
 

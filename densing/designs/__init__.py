@@ -2,6 +2,7 @@
 (:func:`densing.registry.discover`); a design's ``__init__`` registers its :class:`densing.registry.Design` and target
 tables, and nothing outside its folder names the rest. What their report sections share is here (:class:`LeftOut`).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

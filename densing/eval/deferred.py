@@ -15,12 +15,14 @@ loaded model's to say, and it loads at once.
 The load leaves Python's, numpy's and torch's random generators as it found them (:func:`random_states_kept`):
 lm-eval seeds them before it builds the requests, and a model loaded after the seeding must not move them.
 """
+
 from __future__ import annotations
 
 import contextlib
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from lm_eval.api.model import LM
 
@@ -42,7 +44,7 @@ class HandedRequests:
     continuation: str | None
 
     @classmethod
-    def of(cls, request_type: str, requests: list[Any]) -> "HandedRequests":
+    def of(cls, request_type: str, requests: list[Any]) -> HandedRequests:
         """The call of ``request_type`` with lm-eval's ``requests`` (``Instance`` objects; ``args`` are (context,
         continuation) for a log-likelihood, (context, generation settings) for a generation, (text,) for a rolling
         log-likelihood)."""
@@ -109,8 +111,10 @@ class LoadsOnFirstRequest(LM):
             with random_states_kept():
                 model, counts = self._load()
             if self._answered_for_it and (model.rank, model.world_size) != (0, 1):
-                raise EvalError(f"the model loaded as rank {model.rank} of {model.world_size} processes after its "
-                                "requests were built for one process; a run of several processes sets WORLD_SIZE")
+                raise EvalError(
+                    f"the model loaded as rank {model.rank} of {model.world_size} processes after its "
+                    "requests were built for one process; a run of several processes sets WORLD_SIZE"
+                )
             model.set_cache_hook(self.cache_hook)
             self._loaded = (model, counts)
             self.on_event("loaded", None)

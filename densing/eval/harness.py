@@ -1,25 +1,27 @@
 """The lm-eval harness as the sweep uses it: its presence and version, its task manager, benchmarks resolved to its
 tasks, and the config hash that says whether a stored pair is current. torch and lm_eval are imported inside functions.
 """
+
 from __future__ import annotations
 
 import contextlib
 import functools
 import hashlib
 import json
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from densing.errors import EvalError, InputError
 from densing.eval.benchmarks import KNOWN_BENCHMARKS, TASKS_DIRECTORY, Benchmark, benchmark_registry
 from densing.eval.models import ModelSpec
-from densing.eval.task_index import builtin_root, read_keys, reached, task_folders
+from densing.eval.task_index import builtin_root, reached, read_keys, task_folders
 
 
 def require_lm_eval() -> None:
     try:
-        import lm_eval  # noqa: F401
-        import torch  # noqa: F401
+        import lm_eval  # noqa: F401  (importing is the check: the eval extra is installed and loads)
+        import torch  # noqa: F401  (as above)
     except ImportError as exc:
         raise EvalError(f"densing eval needs the 'eval' extra (pip install 'densing[eval]'): {exc}") from None
 
@@ -30,8 +32,13 @@ def lm_eval_version() -> str:
     return version("lm_eval")
 
 
-def task_manager(include_paths: Sequence[str | Path] = (), needed: Sequence[str] = (), *,
-                 data_root: str | Path | None = None, local_data: bool = False) -> Any:
+def task_manager(
+    include_paths: Sequence[str | Path] = (),
+    needed: Sequence[str] = (),
+    *,
+    data_root: str | Path | None = None,
+    local_data: bool = False,
+) -> Any:
     """An lm-eval ``TaskManager`` that sees densing's shipped tasks and the user's include paths; with ``needed``
     (benchmark names) it indexes only the folders their tasks are defined in (:func:`.task_index.task_folders`; the
     include paths whole). ``data_root`` reaches the local-data loaders as the task metadata ``densing_data_root``."""
@@ -47,8 +54,13 @@ def task_manager(include_paths: Sequence[str | Path] = (), needed: Sequence[str]
         registry = benchmark_registry(local_data)
         names = [task for name in needed for task in (registry[name].tasks() if name in registry else [name])]
         companions = [f"{name}_loss" for name in needed if name not in registry]  # resolve_benchmarks' companion
-        found = task_folders(names, [builtin_root(), *paths], len(paths) - 1, lambda folders: TaskManager(
-            include_path=folders, include_defaults=False, metadata=metadata), optional=companions)
+        found = task_folders(
+            names,
+            [builtin_root(), *paths],
+            len(paths) - 1,
+            lambda folders: TaskManager(include_path=folders, include_defaults=False, metadata=metadata),
+            optional=companions,
+        )
         if found is not None:
             manager = found[1]
             if not set(names) <= set(manager.all_tasks):
@@ -77,8 +89,10 @@ def resolve_benchmarks(names: Sequence[str], manager: Any, *, local_data: bool =
 
             close = difflib.get_close_matches(name, sorted(set(KNOWN_BENCHMARKS) | set(registry)), n=3, cutoff=0.6)
             hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
-            raise EvalError(f"unknown benchmark {name!r}{hint} (densing eval --list names densing's benchmarks; any "
-                            "lm-eval task name works too, including those under --include-path)")
+            raise EvalError(
+                f"unknown benchmark {name!r}{hint} (densing eval --list names densing's benchmarks; any "
+                "lm-eval task name works too, including those under --include-path)"
+            )
         for task in bench.tasks():
             if task not in available:
                 raise EvalError(f"benchmark {name!r}: lm-eval task {task!r} is not available")
@@ -105,8 +119,11 @@ def data_digest(data_root: str | Path) -> str:
     """SHA-256 (16 hex digits) of every unhidden file of :data:`DATA_FOLDERS` by relative path and content."""
     root = Path(data_root)
     files = [(path.relative_to(root), path) for folder in DATA_FOLDERS for path in (root / folder).rglob("*")]
-    return _content_digest((relative.as_posix(), path) for relative, path in files
-                           if path.is_file() and not any(part.startswith(".") for part in relative.parts))
+    return _content_digest(
+        (relative.as_posix(), path)
+        for relative, path in files
+        if path.is_file() and not any(part.startswith(".") for part in relative.parts)
+    )
 
 
 def _yaml_closure(path: Path, into: set[Path]) -> None:
@@ -130,22 +147,42 @@ def tasks_digest(manager: Any, bench: Benchmark, roots: Sequence[str | Path]) ->
         if entry is not None and entry.yaml_path:
             _yaml_closure(Path(entry.yaml_path), yamls)
     resolved = [Path(root).resolve() for root in roots]
-    files = [(f"{i}/{path.relative_to(root).as_posix()}", path) for i, root in enumerate(resolved)
-             for path in root.rglob("*") if path.is_file() and "__pycache__" not in path.relative_to(root).parts
-             and (path.suffix in (".py", ".json") or path.relative_to(root).parts[0] == "data" or path in yamls)]
+    files = [
+        (f"{i}/{path.relative_to(root).as_posix()}", path)
+        for i, root in enumerate(resolved)
+        for path in root.rglob("*")
+        if path.is_file()
+        and "__pycache__" not in path.relative_to(root).parts
+        and (path.suffix in (".py", ".json") or path.relative_to(root).parts[0] == "data" or path in yamls)
+    ]
     return _content_digest(files)
 
 
-def config_hash(spec: ModelSpec, bench: Benchmark, *, backend: Mapping[str, Any], limit: float | None,
-                tasks_digest: str, data_digest: str | None = None) -> str:
+def config_hash(
+    spec: ModelSpec,
+    bench: Benchmark,
+    *,
+    backend: Mapping[str, Any],
+    limit: float | None,
+    tasks_digest: str,
+    data_digest: str | None = None,
+) -> str:
     """SHA-256 (16 hex digits) of everything that changes a pair's rows: the model loaded and the metadata written
     into its rows, the benchmark's tasks and shots, its task files (:func:`tasks_digest`), the limit, the backend's
     key entries (:meth:`densing.eval.backends.Backend.key`), lm-eval's version and the local data (:func:`data_digest`;
     None for the Hub's). No path enters it: a store is found done wherever the repository and the data lie."""
-    metadata = {k: getattr(spec, k) for k in ("name", "params", "non_embedding_params", "train_tokens", "release_date",
-                                              "family")}
-    return _digest({"model": spec.load_identity(), "metadata": metadata,
-                    **_benchmark_payload(bench, limit, tasks_digest, data_digest), **backend})
+    metadata = {
+        k: getattr(spec, k)
+        for k in ("name", "params", "non_embedding_params", "train_tokens", "release_date", "family")
+    }
+    return _digest(
+        {
+            "model": spec.load_identity(),
+            "metadata": metadata,
+            **_benchmark_payload(bench, limit, tasks_digest, data_digest),
+            **backend,
+        }
+    )
 
 
 def requests_key(bench: Benchmark, *, limit: float | None, tasks_digest: str, data_digest: str | None = None) -> str:
@@ -161,8 +198,12 @@ def _digest(payload: dict) -> str:
 
 
 def _benchmark_payload(bench: Benchmark, limit: float | None, tasks_digest: str, data_digest: str | None) -> dict:
-    payload: dict[str, Any] = {"benchmark": [bench.name, bench.score_task, bench.num_fewshot, bench.loss_task],
-                               "limit": limit, "lm_eval": lm_eval_version(), "tasks": tasks_digest}
+    payload: dict[str, Any] = {
+        "benchmark": [bench.name, bench.score_task, bench.num_fewshot, bench.loss_task],
+        "limit": limit,
+        "lm_eval": lm_eval_version(),
+        "tasks": tasks_digest,
+    }
     if bench.style != "lm-eval":
         payload["style"] = bench.style
     if data_digest is not None:

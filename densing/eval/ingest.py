@@ -5,14 +5,15 @@ models file. Beside a 0.4 ``results_<date>.json``, its ``samples_<task>_<date>.j
 −log P(answer | prompt) (Xiao et al. 2024, §2.2) of the gold continuations: ``loss`` (mean per sample),
 ``loss_per_byte`` and the byte counts (per-token losses need the model's tokenizer).
 """
+
 from __future__ import annotations
 
 import ast
 import hashlib
 import math
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import orjson
 import pandas as pd
@@ -89,8 +90,10 @@ def _samples_files(results_path: Path) -> dict[str, Path]:
     if not match:
         return {}
     date = match.group(1)
-    return {path.stem[len("samples_"):-len(f"_{date}")]: path
-            for path in results_path.parent.glob(f"samples_*_{date}.jsonl")}
+    return {
+        path.stem[len("samples_") : -len(f"_{date}")]: path
+        for path in results_path.parent.glob(f"samples_*_{date}.jsonl")
+    }
 
 
 def _ingest_lm_eval_file(path: Path, metadata: pd.DataFrame | None) -> pd.DataFrame:
@@ -102,8 +105,10 @@ def _ingest_lm_eval_file(path: Path, metadata: pd.DataFrame | None) -> pd.DataFr
     if isinstance(count, (int, float)) and count > 0:
         frame["params"] = frame["params"].where(frame["params"].notna(), float(count))
     if frame["params"].isna().any():
-        raise InputError(f"{path}: model {frame['model'].iloc[0]!r}: no parameter count (not in the results JSON; "
-                         "pass --models FILE with a 'params' field for this model name)")
+        raise InputError(
+            f"{path}: model {frame['model'].iloc[0]!r}: no parameter count (not in the results JSON; "
+            "pass --models FILE with a 'params' field for this model name)"
+        )
     configs = data.get("configs") or {}
     for column in ("loss_per_byte", "loss_per_sample", "loss_total", "loss_bytes", "loss_samples"):
         frame[column] = math.nan
@@ -114,15 +119,25 @@ def _ingest_lm_eval_file(path: Path, metadata: pd.DataFrame | None) -> pd.DataFr
         totals = samples_loss(samples_path, output_type)
         if totals.samples == 0:
             continue
-        for column, value in (("loss", totals.loss_per_sample), ("loss_per_sample", totals.loss_per_sample),
-                              ("loss_per_byte", totals.loss_per_byte), ("loss_total", totals.loss_total),
-                              ("loss_bytes", totals.bytes), ("loss_samples", totals.samples)):
+        for column, value in (
+            ("loss", totals.loss_per_sample),
+            ("loss_per_sample", totals.loss_per_sample),
+            ("loss_per_byte", totals.loss_per_byte),
+            ("loss_total", totals.loss_total),
+            ("loss_bytes", totals.bytes),
+            ("loss_samples", totals.samples),
+        ):
             frame.loc[frame["benchmark"] == task, column] = value
     return frame
 
 
-def ingest(directory: str | Path, store: str | Path, *, metadata: pd.DataFrame | None = None,
-           on_progress: Callable[[str, str], None] | None = None) -> pd.DataFrame:
+def ingest(
+    directory: str | Path,
+    store: str | Path,
+    *,
+    metadata: pd.DataFrame | None = None,
+    on_progress: Callable[[str, str], None] | None = None,
+) -> pd.DataFrame:
     """Read and validate the lm-eval outputs under ``directory``, then write them into ``store``; return their rows.
     ``on_progress(source, status)`` gets ``"skipped"`` or ``"written"``."""
     root = Path(directory)
@@ -133,8 +148,12 @@ def ingest(directory: str | Path, store: str | Path, *, metadata: pd.DataFrame |
     check_writable_folder(store)  # before any output is read
     pythia = sniff_format(root).name == "pythia_evals"
     if pythia:  # already validated by read_pythia_evals
-        frames = [read_pythia_evals(root, suite=suite, shots=shots) for suite in ("standard", "deduped")
-                  for shots in ("zero-shot", "five-shot") if pythia_runs(root, suite=suite, shots=shots)]
+        frames = [
+            read_pythia_evals(root, suite=suite, shots=shots)
+            for suite in ("standard", "deduped")
+            for shots in ("zero-shot", "five-shot")
+            if pythia_runs(root, suite=suite, shots=shots)
+        ]
         if not frames:
             raise InputError(f"{root}: no Pythia result files found")
         parts = [(Path(source), part) for source, part in pd.concat(frames, ignore_index=True).groupby("source")]

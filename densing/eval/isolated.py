@@ -12,6 +12,7 @@ requests handed to the model ``["requests", model, benchmark, {HandedRequests' f
 ``["error", class name, message]``; its stdout goes to the parent's stderr. The parent (:func:`run_isolated`)
 replays the events and raises the child's error again (a silent death: an ``EvalError`` naming the exit status).
 """
+
 from __future__ import annotations
 
 import json
@@ -21,7 +22,8 @@ import signal
 import subprocess
 import sys
 import tempfile
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from densing.errors import EvalError, InputError
 from densing.runtime.processes import worker_setup
@@ -30,8 +32,13 @@ from densing.runtime.processes import worker_setup
 ERRORS = {"InputError": InputError, "EvalError": EvalError}
 
 
-def run_isolated(model_name: str, arguments: dict[str, Any], on_progress: Callable | None = None,
-                 on_reuse: Callable | None = None, on_requests: Callable | None = None) -> None:
+def run_isolated(
+    model_name: str,
+    arguments: dict[str, Any],
+    on_progress: Callable | None = None,
+    on_reuse: Callable | None = None,
+    on_requests: Callable | None = None,
+) -> None:
     """Run ``run_sweep(**arguments)`` for one model in a child process; replay its progress, reuses and requests
     handed to the model; raise its error."""
     from functools import partial
@@ -46,8 +53,10 @@ def run_isolated(model_name: str, arguments: dict[str, Any], on_progress: Callab
         # its own process group, ended with everything it started on any way out of here
         process = subprocess.Popen(
             [sys.executable, "-m", "densing.eval.isolated_child", job.name, str(write_end)],
-            stdout=sys.stderr.fileno() if _has_fileno(sys.stderr) else None, pass_fds=(write_end,),
-            preexec_fn=partial(_own_group_dying_with, os.getpid()), env=_child_environment(),
+            stdout=sys.stderr.fileno() if _has_fileno(sys.stderr) else None,
+            pass_fds=(write_end,),
+            preexec_fn=partial(_own_group_dying_with, os.getpid()),
+            env=_child_environment(),
         )
         # each end changes owner whole: a Ctrl-C in between would have the cleanup below close it twice
         previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
@@ -79,12 +88,13 @@ def run_isolated(model_name: str, arguments: dict[str, Any], on_progress: Callab
     if last is not None and last[0] == "error":
         raise ERRORS.get(last[1], EvalError)(last[2])
     if code != 0 or last != ["done"]:
-        raise EvalError(f"model {model_name!r}: its evaluation process ended with exit status {code} before "
-                        "finishing (killed, or out of memory?); the pairs it wrote are kept, run again to resume")
+        raise EvalError(
+            f"model {model_name!r}: its evaluation process ended with exit status {code} before "
+            "finishing (killed, or out of memory?); the pairs it wrote are kept, run again to resume"
+        )
 
 
-def _replay(event: list, on_progress: Callable | None, on_reuse: Callable | None,
-            on_requests: Callable | None) -> None:
+def _replay(event: list, on_progress: Callable | None, on_reuse: Callable | None, on_requests: Callable | None) -> None:
     """Call ``on_progress`` with a child's progress event, ``on_reuse`` with its reuse event (the file as a path),
     ``on_requests`` with its requests event (a :class:`~densing.eval.deferred.HandedRequests`)."""
     from pathlib import Path

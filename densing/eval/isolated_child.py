@@ -1,5 +1,6 @@
 """The child's side of :mod:`densing.eval.isolated` (its protocol): ``run_sweep(**JOB)`` for one model, events as JSON
 lines to descriptor EVENTS_FD; exit status 0, or 2 on a densing error."""
+
 from __future__ import annotations
 
 import json
@@ -23,9 +24,12 @@ def child(job_path: str, events_fd: int) -> int:
             arguments = pickle.load(handle)
         from densing.eval.runner import run_sweep
 
-        run_sweep(**arguments, on_progress=lambda *progress: send("progress", *progress),
-                  on_reuse=lambda model, benchmark, file, requests: send("reuse", model, benchmark, str(file), requests),
-                  on_requests=lambda model, benchmark, handed: send("requests", model, benchmark, asdict(handed)))
+        run_sweep(
+            **arguments,
+            on_progress=lambda *progress: send("progress", *progress),
+            on_reuse=lambda model, benchmark, file, requests: send("reuse", model, benchmark, str(file), requests),
+            on_requests=lambda model, benchmark, handed: send("requests", model, benchmark, asdict(handed)),
+        )
     except (InputError, EvalError) as error:
         send("error", type(error).__name__, str(error))
         return 2

@@ -1,6 +1,7 @@
 """A sweep's models: where each comes from (checked before anything runs), its parameter counts, and loading it with
 the class lm-eval's model registry holds under the backend's name, made as its record says (:mod:`.backends`).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from densing.errors import EvalError, InputError, first_line
 from densing.eval import backends
 from densing.eval.models import ModelSpec
-from densing.validation import Device, WholeNumber, Interval, validate
+from densing.validation import Device, Interval, WholeNumber, validate
 
 if TYPE_CHECKING:
     from densing.eval.backends.prefix.settings import PrefixSettings
@@ -32,8 +33,15 @@ SWEEP_CONSTRAINTS = {
 
 #: The files a Hugging Face tokenizer is saved as (fast, its config, sentencepiece, BPE and WordPiece vocabularies): a
 #: local model directory holds one of them, or lm-eval loads the model first and fails on the first request.
-TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "tokenizer.model", "vocab.json", "vocab.txt",
-                   "spiece.model", "sentencepiece.bpe.model")
+TOKENIZER_FILES = (
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "tokenizer.model",
+    "vocab.json",
+    "vocab.txt",
+    "spiece.model",
+    "sentencepiece.bpe.model",
+)
 
 
 def check_model_source(spec: ModelSpec) -> None:
@@ -51,8 +59,10 @@ def check_model_source(spec: ModelSpec) -> None:
         if not (path / "config.json").is_file():
             raise EvalError(f"model {spec.name!r}: {spec.model}: no config.json (not a Hugging Face model directory)")
         if "tokenizer" not in dict(spec.model_args) and not any((path / name).is_file() for name in TOKENIZER_FILES):
-            raise EvalError(f"model {spec.name!r}: {spec.model}: no tokenizer ({', '.join(TOKENIZER_FILES[:3])} …); "
-                            "save the tokenizer beside the weights or name one with model_args tokenizer=…")
+            raise EvalError(
+                f"model {spec.name!r}: {spec.model}: no tokenizer ({', '.join(TOKENIZER_FILES[:3])} …); "
+                "save the tokenizer beside the weights or name one with model_args tokenizer=…"
+            )
         return
     text = spec.model
     if text.startswith(("/", "./", "../", "~")) or text.count("/") >= 2 or text.count(os.sep) >= 2:
@@ -63,9 +73,11 @@ def _device_count(kind: str) -> int | None:
     """How many devices of ``kind`` torch sees on this machine (None: a kind whose count torch does not tell)."""
     import torch
 
-    counts = {"cuda": lambda: torch.cuda.device_count() if torch.cuda.is_available() else 0,
-              "mps": lambda: int(torch.backends.mps.is_available()),
-              "xpu": lambda: torch.xpu.device_count() if hasattr(torch, "xpu") and torch.xpu.is_available() else 0}
+    counts = {
+        "cuda": lambda: torch.cuda.device_count() if torch.cuda.is_available() else 0,
+        "mps": lambda: int(torch.backends.mps.is_available()),
+        "xpu": lambda: torch.xpu.device_count() if hasattr(torch, "xpu") and torch.xpu.is_available() else 0,
+    }
     return counts[kind]() if kind in counts else None
 
 
@@ -76,8 +88,9 @@ def check_device_present(device: str | None) -> None:
     kind, _, index = device.partition(":")
     count = _device_count(kind)
     if count is not None and int(index or 0) >= count:
-        raise InputError(f"device: {device!r} is not on this machine ({count} {kind} device(s) here); give one it has, "
-                         "or cpu")
+        raise InputError(
+            f"device: {device!r} is not on this machine ({count} {kind} device(s) here); give one it has, or cpu"
+        )
 
 
 class ParameterCounts(NamedTuple):
@@ -112,8 +125,9 @@ def count_parameters(model: Any) -> ParameterCounts:
     return ParameterCounts(float(total), float(non_embedding), float(non_embedding + head))
 
 
-def load_model(spec: ModelSpec, *, backend: str, device: str | None, batch_size: int | str,
-               settings: PrefixSettings | None = None) -> tuple[Any, ParameterCounts]:
+def load_model(
+    spec: ModelSpec, *, backend: str, device: str | None, batch_size: int | str, settings: PrefixSettings | None = None
+) -> tuple[Any, ParameterCounts]:
     """Load ``spec`` with lm-eval's backend ``backend`` (:func:`registered_model`, made by
     :meth:`densing.eval.backends.Backend.load`); return (lm, its parameter counts, :func:`_count_loaded`).
     ``settings`` (:class:`densing.eval.backends.prefix.settings.PrefixSettings`) configure the prefix engine."""
@@ -166,15 +180,18 @@ def _count_loaded(lm: Any, spec: ModelSpec) -> ParameterCounts:
         from transformers import AutoConfig, AutoModelForCausalLM
 
         extra = {"gguf_file": spec.gguf_file} if spec.gguf_file is not None else {}
-        config = AutoConfig.from_pretrained(spec.model_directory(), revision=spec.revision,
-                                            trust_remote_code=spec.trust_remote_code, **extra)
+        config = AutoConfig.from_pretrained(
+            spec.model_directory(), revision=spec.revision, trust_remote_code=spec.trust_remote_code, **extra
+        )
         with torch.device("meta"):
             model = AutoModelForCausalLM.from_config(config, trust_remote_code=spec.trust_remote_code)
         return count_parameters(model)
     except Exception as exc:  # no config to read: the models file's counts, where it gives them
         if spec.params is None:
-            raise EvalError(f"model {spec.name!r}: the backend holds no torch module and {spec.model} has no config to "
-                            f"count parameters from ({first_line(exc)}); give params in the models file") from None
+            raise EvalError(
+                f"model {spec.name!r}: the backend holds no torch module and {spec.model} has no config to "
+                f"count parameters from ({first_line(exc)}); give params in the models file"
+            ) from None
         non_embedding = spec.non_embedding_params if spec.non_embedding_params is not None else math.nan
         return ParameterCounts(float(spec.params), float(non_embedding), float(spec.params))
 

@@ -9,12 +9,14 @@ companion task scoring a reference solution), is log P(answer | prompt) (Xiao et
 with the continuation's token counts from lm-eval's ``_encode_pair``. The results table's ``loss`` is
 ``loss_per_sample``, the convention of lm-eval's ``perplexity`` (ln ppl) and so of the Pythia LAMBADA losses.
 """
+
 from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import Any, Callable
+from typing import Any
 
 from densing.errors import EvalError
 
@@ -40,7 +42,7 @@ class LossTotals:
     def loss_per_sample(self) -> float:
         return self.loss_total / self.samples if self.samples else math.nan
 
-    def __add__(self, other: "LossTotals") -> "LossTotals":
+    def __add__(self, other: LossTotals) -> LossTotals:
         return LossTotals(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
 
 
@@ -105,8 +107,9 @@ def gold_index(task: Any, doc: dict) -> int:
     return gold
 
 
-def task_loss(samples: list[dict], output_type: str, token_counts: Callable[[list[tuple[str, str]]], list[int]],
-              task: Any = None) -> LossTotals:
+def task_loss(
+    samples: list[dict], output_type: str, token_counts: Callable[[list[tuple[str, str]]], list[int]], task: Any = None
+) -> LossTotals:
     """The conditional loss summed over the gold requests (:func:`gold_index`) of a task's logged lm-eval samples;
     ``token_counts``: the scored tokens of each (context, continuation), all counted in one call."""
     pairs, log_likelihoods = [], []

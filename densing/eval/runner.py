@@ -2,6 +2,7 @@
 pair through :func:`densing.eval.pair.evaluate_pair` with lm-eval's request cache on, written as one atomic store
 part (:mod:`densing.eval.store`). torch and lm_eval are imported inside functions.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -11,23 +12,28 @@ import hashlib
 import json
 import os
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import pandas as pd
 
 from densing.data.schema import validate_results
 from densing.errors import EvalError, InputError
-from densing.eval.benchmarks import (OLMES_BENCHMARKS, OLMO_REQUEST_BENCHMARKS, TASKS_DIRECTORY,
-                                     UNSAFE_CODE_BENCHMARKS, Benchmark)
-from densing.eval.harness import (config_hash, data_digest, requests_key, resolve_benchmarks, task_manager,
-                                  tasks_digest)
 from densing.eval import backends
+from densing.eval.benchmarks import (
+    OLMES_BENCHMARKS,
+    OLMO_REQUEST_BENCHMARKS,
+    TASKS_DIRECTORY,
+    UNSAFE_CODE_BENCHMARKS,
+    Benchmark,
+)
+from densing.eval.harness import config_hash, data_digest, requests_key, resolve_benchmarks, task_manager, tasks_digest
 from densing.eval.loading import SWEEP_CONSTRAINTS, check_device_present, check_model_source, load_model
-from densing.eval.pair import OtherRank, evaluate_pair
 from densing.eval.models import ModelSpec, model_spec_from_mapping, read_models_file
-from densing.io import check_writable_folder
+from densing.eval.pair import OtherRank, evaluate_pair
 from densing.eval.store import BUILT_DIRECTORY, CACHE_DIRECTORY, CachedOnly, _slug, is_done, part_path, write_part
+from densing.io import check_writable_folder
 from densing.validation import validate_params
 
 ProgressCallback = Callable[[str, str, str], None]
@@ -42,8 +48,10 @@ def as_model_specs(models: str | Path | Sequence[ModelSpec | dict]) -> list[Mode
     """A models file path, or a list of :class:`ModelSpec` / mappings, as model specs."""
     if isinstance(models, (str, Path)):
         return read_models_file(models)
-    specs = [entry if isinstance(entry, ModelSpec) else model_spec_from_mapping(entry, where=f"models[{i}]")
-             for i, entry in enumerate(models)]
+    specs = [
+        entry if isinstance(entry, ModelSpec) else model_spec_from_mapping(entry, where=f"models[{i}]")
+        for i, entry in enumerate(models)
+    ]
     if not specs:
         raise InputError("models: no model given")
     return specs
@@ -65,9 +73,16 @@ def sweep_data_root(names: Sequence[str], local_data: bool, data_root: str | Pat
     return root
 
 
-def sweep_keys(specs: Sequence[ModelSpec], benches: Sequence[Benchmark], manager: Any, *, backend: str = "hf",
-               limit: float | None = None, include_paths: Sequence[str | Path] = (),
-               data_root: str | Path | None = None) -> tuple[dict[tuple[str, str], str], dict[str, str]]:
+def sweep_keys(
+    specs: Sequence[ModelSpec],
+    benches: Sequence[Benchmark],
+    manager: Any,
+    *,
+    backend: str = "hf",
+    limit: float | None = None,
+    include_paths: Sequence[str | Path] = (),
+    data_root: str | Path | None = None,
+) -> tuple[dict[tuple[str, str], str], dict[str, str]]:
     """(the config hash of every pair of a sweep by (model, benchmark), :func:`~densing.eval.harness.config_hash`;
     each benchmark's :func:`~densing.eval.harness.requests_key`)."""
     key = backends.get(backend).key()
@@ -75,11 +90,17 @@ def sweep_keys(specs: Sequence[ModelSpec], benches: Sequence[Benchmark], manager
     data = data_digest(data_root) if data_root is not None else None
     digests = {bench.name: tasks_digest(manager, bench, roots) for bench in benches}
     limit = None if limit is None else float(limit)
-    hashes = {(spec.name, bench.name): config_hash(spec, bench, backend=key, limit=limit,
-                                                   tasks_digest=digests[bench.name], data_digest=data)
-              for spec in specs for bench in benches}
-    built = {bench.name: requests_key(bench, limit=limit, tasks_digest=digests[bench.name], data_digest=data)
-             for bench in benches}
+    hashes = {
+        (spec.name, bench.name): config_hash(
+            spec, bench, backend=key, limit=limit, tasks_digest=digests[bench.name], data_digest=data
+        )
+        for spec in specs
+        for bench in benches
+    }
+    built = {
+        bench.name: requests_key(bench, limit=limit, tasks_digest=digests[bench.name], data_digest=data)
+        for bench in benches
+    }
     return hashes, built
 
 
@@ -87,14 +108,30 @@ def sweep_keys(specs: Sequence[ModelSpec], benches: Sequence[Benchmark], manager
 _SWEEP_OWN = ("models", "benchmarks", "store", "on_progress", "on_reuse", "on_requests", "isolate", "check_source")
 
 
-@validate_params({k: SWEEP_CONSTRAINTS[k] for k in ("limit", "time_limit", "device", "backend")})  # backend last: it imports lm-eval
+@validate_params(
+    {k: SWEEP_CONSTRAINTS[k] for k in ("limit", "time_limit", "device", "backend")}
+)  # backend last: it imports lm-eval
 def run_sweep(
-    models: str | Path | Sequence[ModelSpec | dict], benchmarks: Sequence[str] | str, store: str | Path, *,
-    backend: str = "hf", limit: float | None = None, include_paths: Sequence[str | Path] = (), device: str | None = None,
-    batch_size: int | str = 1, allow_unsafe_code: bool = False, on_progress: ProgressCallback | None = None,
-    local_data: bool = False, data_root: str | Path | None = None, prefix_cache: bool = False, settings=None,
-    shard: tuple[int, int] | None = None, time_limit: float | None = None, isolate: bool | None = None,
-    check_source: Callable[[ModelSpec], None] = check_model_source, on_reuse: ReuseCallback | None = None,
+    models: str | Path | Sequence[ModelSpec | dict],
+    benchmarks: Sequence[str] | str,
+    store: str | Path,
+    *,
+    backend: str = "hf",
+    limit: float | None = None,
+    include_paths: Sequence[str | Path] = (),
+    device: str | None = None,
+    batch_size: int | str = 1,
+    allow_unsafe_code: bool = False,
+    on_progress: ProgressCallback | None = None,
+    local_data: bool = False,
+    data_root: str | Path | None = None,
+    prefix_cache: bool = False,
+    settings=None,
+    shard: tuple[int, int] | None = None,
+    time_limit: float | None = None,
+    isolate: bool | None = None,
+    check_source: Callable[[ModelSpec], None] = check_model_source,
+    on_reuse: ReuseCallback | None = None,
     on_requests: RequestsCallback | None = None,
 ) -> pd.DataFrame:
     """Evaluate every model on every benchmark into ``store``; return the rows of the sweep's parts that exist.
@@ -123,21 +160,26 @@ def run_sweep(
     backend = backends.with_prefix_cache(backend, prefix_cache)
     options.update(backend=backend, prefix_cache=False)
     record = backends.get(backend)
-    isolate = _check_engine_options(record, store, shard=shard, isolate=isolate, time_limit=time_limit,
-                                    settings=settings)
+    isolate = _check_engine_options(
+        record, store, shard=shard, isolate=isolate, time_limit=time_limit, settings=settings
+    )
     limit = None if limit is None else float(limit)  # 5 and 5.0 are the same sweep
     specs = as_model_specs(models)
     for spec in specs:
         record.check(spec)
-    data_root, manager, benches = sweep_tasks(benchmarks, include_paths, local_data=local_data, data_root=data_root,
-                                               allow_unsafe_code=allow_unsafe_code)
+    data_root, manager, benches = sweep_tasks(
+        benchmarks, include_paths, local_data=local_data, data_root=data_root, allow_unsafe_code=allow_unsafe_code
+    )
     store = check_writable_folder(store)  # a file there or above it, or no right to write: one line, before any model
-    hashes, built = sweep_keys(specs, benches, manager, backend=backend, limit=limit, include_paths=include_paths,
-                                data_root=data_root)
+    hashes, built = sweep_keys(
+        specs, benches, manager, backend=backend, limit=limit, include_paths=include_paths, data_root=data_root
+    )
     # each model's benchmarks not stored under the sweep's key; before any model loads, the source of each model with
     # pairs to do is checked, and where any pair is to do, that this machine has the device
-    pending = {spec.name: [b for b in benches if not is_done(store, spec.name, b.name, hashes[spec.name, b.name])]
-               for spec in specs}
+    pending = {
+        spec.name: [b for b in benches if not is_done(store, spec.name, b.name, hashes[spec.name, b.name])]
+        for spec in specs
+    }
     for spec in (spec for spec in specs if pending[spec.name]):
         check_source(spec)
     if any(pending.values()):
@@ -152,18 +194,43 @@ def run_sweep(
         if isolate:
             from densing.eval.isolated import run_isolated
 
-            run_isolated(spec.name, {**options, "models": [spec], "benchmarks": [bench.name for bench in todo],
-                                     "store": store}, on_progress, on_reuse, on_requests)
+            run_isolated(
+                spec.name,
+                {**options, "models": [spec], "benchmarks": [bench.name for bench in todo], "store": store},
+                on_progress,
+                on_reuse,
+                on_requests,
+            )
             continue
-        lm = _model_on_first_request(spec, backend=backend, device=device, batch_size=batch_size, settings=settings,
-                                     shard=shard, time_limit=time_limit)
+        lm = _model_on_first_request(
+            spec,
+            backend=backend,
+            device=device,
+            batch_size=batch_size,
+            settings=settings,
+            shard=shard,
+            time_limit=time_limit,
+        )
         if int(os.environ.get("WORLD_SIZE", "1")) > 1:  # a rank's share of the requests: the loaded model's rank's
             lm.on_event = _pair_events(spec.name, todo[0].name, progress, on_requests)
             lm.load_now()
         try:
-            other_rank |= _evaluate_model(lm, spec, todo, manager, store, hashes, built, record, backend, limit=limit,
-                                          allow_unsafe_code=allow_unsafe_code, progress=progress, on_reuse=on_reuse,
-                                          on_requests=on_requests)
+            other_rank |= _evaluate_model(
+                lm,
+                spec,
+                todo,
+                manager,
+                store,
+                hashes,
+                built,
+                record,
+                backend,
+                limit=limit,
+                allow_unsafe_code=allow_unsafe_code,
+                progress=progress,
+                on_reuse=on_reuse,
+                on_requests=on_requests,
+            )
         finally:
             del lm
             gc.collect()
@@ -172,8 +239,16 @@ def run_sweep(
     return _sweep_rows(store, specs, benches, every_pair=shard is None and time_limit is None)
 
 
-def _model_on_first_request(spec: ModelSpec, *, backend: str, device: str | None, batch_size: int | str, settings,
-                            shard: tuple[int, int] | None, time_limit: float | None):
+def _model_on_first_request(
+    spec: ModelSpec,
+    *,
+    backend: str,
+    device: str | None,
+    batch_size: int | str,
+    settings,
+    shard: tuple[int, int] | None,
+    time_limit: float | None,
+):
     """``spec``'s model as :func:`~densing.eval.loading.load_model` makes it, loaded on its first request
     (:class:`~densing.eval.deferred.LoadsOnFirstRequest`); a shard or a time limit (``time_limit`` seconds from the
     load) set on it once loaded."""
@@ -205,17 +280,21 @@ def _pair_events(model: str, benchmark: str, progress: ProgressCallback, on_requ
     return on_event
 
 
-def _sweep_rows(store: Path, specs: Sequence[ModelSpec], benches: Sequence[Benchmark], *, every_pair: bool
-                ) -> pd.DataFrame:
+def _sweep_rows(
+    store: Path, specs: Sequence[ModelSpec], benches: Sequence[Benchmark], *, every_pair: bool
+) -> pd.DataFrame:
     """The sweep's rows read back from its parts: every pair's (``every_pair``), or, where a shard or a time limit
     leaves some pairs unscored, those whose part exists."""
     paths = [part_path(store, spec.name, bench.name) for spec in specs for bench in benches]
-    frames = [validate_results(pd.read_parquet(path), source=str(path)) for path in paths if every_pair or path.exists()]
+    frames = [
+        validate_results(pd.read_parquet(path), source=str(path)) for path in paths if every_pair or path.exists()
+    ]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
-def sweep_tasks(benchmarks: Sequence[str] | str, include_paths, *, local_data: bool, data_root,
-                 allow_unsafe_code: bool) -> tuple[Path | None, Any, list[Benchmark]]:
+def sweep_tasks(
+    benchmarks: Sequence[str] | str, include_paths, *, local_data: bool, data_root, allow_unsafe_code: bool
+) -> tuple[Path | None, Any, list[Benchmark]]:
     """(the local data's folder, lm-eval's task manager, the benchmarks) of ``benchmarks``; unsafe code is refused."""
     from densing.eval.benchmarks import parse_benchmark_list
 
@@ -225,8 +304,9 @@ def sweep_tasks(benchmarks: Sequence[str] | str, include_paths, *, local_data: b
     benches = resolve_benchmarks(names, manager, local_data=local_data)
     unsafe = [b.name for b in benches if b.name in UNSAFE_CODE_BENCHMARKS]
     if unsafe and not allow_unsafe_code:
-        raise EvalError(f"benchmark(s) {', '.join(unsafe)} execute model-generated code; pass --allow-unsafe-code to "
-                        "run them")
+        raise EvalError(
+            f"benchmark(s) {', '.join(unsafe)} execute model-generated code; pass --allow-unsafe-code to run them"
+        )
     return data_root, manager, benches
 
 
@@ -240,28 +320,48 @@ def _check_engine_options(record, store, *, shard, isolate, time_limit, settings
             raise InputError(f"shard: sharded runs need the prefix engine (--backend {backends.engine_names()})")
         network = network_file_system(Path(store))
         if network:
-            raise InputError(f"shard: {store} is on a network file system ({network}); the shards share one SQLite "
-                             "request cache, which is safe on one machine's local disk only")
+            raise InputError(
+                f"shard: {store} is on a network file system ({network}); the shards share one SQLite "
+                "request cache, which is safe on one machine's local disk only"
+            )
     isolate = record.isolate if isolate is None else isolate
     if isolate and int(os.environ.get("WORLD_SIZE", "1")) > 1:
-        raise InputError("isolate: one process per model is for a single launcher process; under accelerate launch "
-                         "(WORLD_SIZE > 1) each rank is a process already: pass --no-isolate")
+        raise InputError(
+            "isolate: one process per model is for a single launcher process; under accelerate launch "
+            "(WORLD_SIZE > 1) each rank is a process already: pass --no-isolate"
+        )
     if time_limit is not None and not record.engine:
         raise InputError(f"time_limit: a time limit needs the prefix engine (--backend {backends.engine_names()})")
     backends.check_settings(record, settings)
     return isolate
 
 
-def _evaluate_model(lm, spec: ModelSpec, todo: list, manager, store: Path, hashes: dict, built: dict, record,
-                    backend: str, *, limit: float | None, allow_unsafe_code: bool,
-                    progress: ProgressCallback, on_reuse: ReuseCallback | None = None,
-                    on_requests: RequestsCallback | None = None) -> bool:
+def _evaluate_model(
+    lm,
+    spec: ModelSpec,
+    todo: list,
+    manager,
+    store: Path,
+    hashes: dict,
+    built: dict,
+    record,
+    backend: str,
+    *,
+    limit: float | None,
+    allow_unsafe_code: bool,
+    progress: ProgressCallback,
+    on_reuse: ReuseCallback | None = None,
+    on_requests: RequestsCallback | None = None,
+) -> bool:
     """Evaluate one model (a :class:`~densing.eval.deferred.LoadsOnFirstRequest`) on its pairs to do into store
     parts, each benchmark's built requests kept in the store under its key in ``built``
     (:func:`~densing.eval.store.serve_built_requests`); True on a rank ≠ 0 of a data-parallel run. ``on_reuse``,
     ``on_requests``: :func:`run_sweep`'s."""
-    identity = hashlib.sha256(json.dumps([spec.load_identity(), record.recorded_as, decoding_identity(lm.model_class)],
-                                         sort_keys=True).encode()).hexdigest()[:12]
+    identity = hashlib.sha256(
+        json.dumps(
+            [spec.load_identity(), record.recorded_as, decoding_identity(lm.model_class)], sort_keys=True
+        ).encode()
+    ).hexdigest()[:12]
     cache = store / CACHE_DIRECTORY / f"{_slug(spec.name)}-{identity}" / "requests"
     other_rank = False
     for bench in todo:
@@ -270,10 +370,21 @@ def _evaluate_model(lm, spec: ModelSpec, todo: list, manager, store: Path, hashe
         value = hashes[spec.name, bench.name]
         reused = None if on_reuse is None else functools.partial(on_reuse, spec.name, bench.name)
         try:
-            rows = evaluate_pair(lm, manager, spec, bench, lambda: lm.counts, limit=limit, use_cache=str(cache),
-                                 allow_unsafe_code=allow_unsafe_code, config_hash_value=value,
-                                 backend=record.recorded_as, source=backend,
-                                 built=(store / CACHE_DIRECTORY / BUILT_DIRECTORY, built[bench.name]), on_reuse=reused)
+            rows = evaluate_pair(
+                lm,
+                manager,
+                spec,
+                bench,
+                lambda: lm.counts,
+                limit=limit,
+                use_cache=str(cache),
+                allow_unsafe_code=allow_unsafe_code,
+                config_hash_value=value,
+                backend=record.recorded_as,
+                source=backend,
+                built=(store / CACHE_DIRECTORY / BUILT_DIRECTORY, built[bench.name]),
+                on_reuse=reused,
+            )
         except CachedOnly as stopped:  # computed requests are in the request cache; no part
             progress(spec.name, bench.name, stopped.status)
             continue
@@ -285,8 +396,13 @@ def _evaluate_model(lm, spec: ModelSpec, todo: list, manager, store: Path, hashe
     return other_rank
 
 
-def evaluate(models: str | Path | Sequence[ModelSpec | dict], benchmarks: Sequence[str] | str, *,
-             store: str | Path | None = None, **options: Any) -> pd.DataFrame:
+def evaluate(
+    models: str | Path | Sequence[ModelSpec | dict],
+    benchmarks: Sequence[str] | str,
+    *,
+    store: str | Path | None = None,
+    **options: Any,
+) -> pd.DataFrame:
     """The pandas ``densing eval``: run (or resume) a sweep, return its rows (without ``store``, in a temporary one)."""
     if store is not None:
         return run_sweep(models, benchmarks, store, **options)

@@ -6,6 +6,7 @@ atomically (a kill -9 loses at most the part in flight; several writers may shar
 answer in ``STORE/.cache/MODEL-ID/requests_rank0.db`` (an ``sqlitedict`` table ``unnamed``: key =
 ``lm_eval.api.model.hash_args(request type, args)``, value = the pickled answer).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -15,9 +16,10 @@ import os
 import re
 import time
 import zlib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import pandas as pd
 import pyarrow as pa
@@ -57,8 +59,9 @@ def is_done(store: str | Path, model: str, benchmark: str, config_hash: str) -> 
     return read_part_hash(part_path(store, model, benchmark)) == config_hash
 
 
-def write_part(store: str | Path, model: str, benchmark: str, rows: pd.DataFrame, config_hash: str, *,
-               validated: bool = False) -> Path:
+def write_part(
+    store: str | Path, model: str, benchmark: str, rows: pd.DataFrame, config_hash: str, *, validated: bool = False
+) -> Path:
     """Validate ``rows`` (unless ``validated``) and write them as the part of (model, benchmark), atomically."""
     path = part_path(store, model, benchmark)
     frame = rows if validated else validate_results(rows, source=f"{model} / {benchmark}")
@@ -102,8 +105,9 @@ def _replacing(path: Path, ending: str = "tmp"):
         temporary.unlink(missing_ok=True)
 
 
-def serve_built_requests(task: Any, folder: Path, key: str,
-                         on_reuse: Callable[[Path, int], None] | None = None) -> None:
+def serve_built_requests(
+    task: Any, folder: Path, key: str, on_reuse: Callable[[Path, int], None] | None = None
+) -> None:
     """Make ``task.build_all_requests`` (lm-eval's) keep its requests in ``folder`` and reuse them;
     ``on_reuse(file, requests)`` is told each time a kept file is read instead of a build.
 
@@ -123,8 +127,9 @@ def serve_built_requests(task: Any, folder: Path, key: str,
     def cached(*, limit: int | None = None, rank: int = 0, world_size: int = 1, **options: Any) -> None:
         if any(options.get(k) for k in ("samples", "system_instruction", "apply_chat_template", "cache_requests")):
             return build(limit=limit, rank=rank, world_size=world_size, **options)
-        digest = hashlib.sha256(json.dumps([key, name, task.config.num_fewshot, limit, rank, world_size],
-                                           default=str).encode()).hexdigest()[:16]
+        digest = hashlib.sha256(
+            json.dumps([key, name, task.config.num_fewshot, limit, rank, world_size], default=str).encode()
+        ).hexdigest()[:16]
         path = folder / f"{_slug(name)}-{digest}.pickle"
         try:
             with open(path, "rb") as handle:
@@ -138,16 +143,18 @@ def serve_built_requests(task: Any, folder: Path, key: str,
         except FileNotFoundError:
             pass
         except Exception as exc:  # a damaged or foreign file: built again and replaced
-            logging.getLogger("densing.eval").warning("%s: built requests unreadable (%s: %s); built again",
-                                                      path, type(exc).__name__, exc)
+            logging.getLogger("densing.eval").warning(
+                "%s: built requests unreadable (%s: %s); built again", path, type(exc).__name__, exc
+            )
         build(limit=limit, rank=rank, world_size=world_size, **options)
         usable_folder(folder, "built-requests folder")
         try:
             with _replacing(path) as temporary, open(temporary, "wb") as handle:
                 pickle.dump(list(task.instances), handle, protocol=pickle.HIGHEST_PROTOCOL)
         except Exception as exc:  # requests that do not pickle are built each run
-            logging.getLogger("densing.eval").warning("%s: built requests not kept (%s: %s)", path,
-                                                      type(exc).__name__, exc)
+            logging.getLogger("densing.eval").warning(
+                "%s: built requests not kept (%s: %s)", path, type(exc).__name__, exc
+            )
         return None
 
     task.build_all_requests = cached
@@ -192,8 +199,9 @@ def usable_request_cache(path: Path) -> None:
         set_aside(path, "the request database is a folder, not a file")
         return
     try:
-        with contextlib.closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
-                                                timeout=LOCK_WAIT_SECONDS)) as database:
+        with contextlib.closing(
+            sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=LOCK_WAIT_SECONDS)
+        ) as database:
             verdict = database.execute("PRAGMA quick_check").fetchone()
     except sqlite3.DatabaseError as exc:
         if getattr(exc, "sqlite_errorcode", None) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
@@ -285,16 +293,19 @@ def merge_request_caches(sources, into: str | os.PathLike) -> list[MergedCache]:
             raise InputError(f"{store}: not a directory (expected a store written by densing eval --shard)")
         databases = sorted(store.glob(f"{CACHE_DIRECTORY}/*/requests_rank*.db"))
         if not databases:
-            raise InputError(f"{store}: no request cache ({CACHE_DIRECTORY}/*/requests_rank*.db): not a store a "
-                             "--backend densing-hf or --shard run wrote")
+            raise InputError(
+                f"{store}: no request cache ({CACHE_DIRECTORY}/*/requests_rank*.db): not a store a "
+                "--backend densing-hf or --shard run wrote"
+            )
         for database in databases:
             folders.setdefault(database.parent.name, []).append((position, database))
     merged = []
     for folder, databases in sorted(folders.items()):
         target = into / CACHE_DIRECTORY / folder / "requests_rank0.db"
         own = target.parent.resolve()  # into's own cache comes first, and once (into may be a source too)
-        inputs = ([(-1, path) for path in sorted(target.parent.glob("requests_rank*.db"))]
-                  + [(position, path) for position, path in databases if path.parent.resolve() != own])
+        inputs = [(-1, path) for path in sorted(target.parent.glob("requests_rank*.db"))] + [
+            (position, path) for position, path in databases if path.parent.resolve() != own
+        ]
         answers: dict = {}
         added = [0] * len(stores)
         same = different = 0
@@ -310,14 +321,17 @@ def merge_request_caches(sources, into: str | os.PathLike) -> list[MergedCache]:
                     else:
                         different += 1
         target.parent.mkdir(parents=True, exist_ok=True)
-        with _replacing(target, "partial") as temporary, SqliteDict(str(temporary), flag="n",
-                                                                    autocommit=False) as table:
+        with (
+            _replacing(target, "partial") as temporary,
+            SqliteDict(str(temporary), flag="n", autocommit=False) as table,
+        ):
             table.update(answers)
             table.commit()
         for stale in (stale for stale in target.parent.glob("requests_rank*.db") if stale != target):
             stale.unlink()
-        merged.append(MergedCache(folder=folder, requests=len(answers), added=tuple(added), same=same,
-                                  different=different))
+        merged.append(
+            MergedCache(folder=folder, requests=len(answers), added=tuple(added), same=same, different=different)
+        )
     return merged
 
 

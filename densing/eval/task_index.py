@@ -14,14 +14,16 @@ A task of the run that no file defines but some file mentions gives ``None`` (th
 group's member that no file defines is left out, as the whole index leaves it. ``tests/eval/test_task_index.py``
 checks every name of the whole index against the files found for it.
 """
+
 from __future__ import annotations
 
 import functools
 import os
 import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 #: A top-level key of a task file (quoted or not) and the rest of its line.
 _TOP_LEVEL = re.compile(r"""^["']?(task|group|tag|include)["']?[ \t]*:[ \t]*(.*)$""", re.M)
@@ -97,7 +99,7 @@ class TaskFiles:
     _defined: dict[str, list[Path]] | None = None
 
     @classmethod
-    def scan(cls, root: str | Path) -> "TaskFiles":
+    def scan(cls, root: str | Path) -> TaskFiles:
         """Read every file under ``root`` whose name says YAML, skipping the folders lm-eval's index skips."""
         files = cls(Path(root))
         for folder, folders, names in os.walk(files.root):
@@ -163,7 +165,7 @@ def _files(root: Path) -> TaskFiles:
     return _builtin_files(root) if root == builtin_root() else TaskFiles.scan(root)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _builtin_files(root: Path) -> TaskFiles:
     return TaskFiles.scan(root)
 
@@ -190,8 +192,13 @@ def reached(index: dict[str, Any], names: Iterable[str]) -> set[str]:
     return seen
 
 
-def task_folders(names: Sequence[str], roots: Sequence[str | Path], whole: int,
-                 build: Callable[[list[str]], Any], optional: Sequence[str] = ()) -> tuple[list[str], Any] | None:
+def task_folders(
+    names: Sequence[str],
+    roots: Sequence[str | Path],
+    whole: int,
+    build: Callable[[list[str]], Any],
+    optional: Sequence[str] = (),
+) -> tuple[list[str], Any] | None:
     """(the folders to index, the index ``build`` makes of them) for a run of the tasks ``names`` and, where some
     file defines them, ``optional``; None to index everything (module docstring). ``roots`` are in lm-eval's order;
     the last ``whole`` of them (the user's include paths) are indexed whole. A root is read only once a name is

@@ -7,6 +7,7 @@ S − 2σ and the law is monotone, so ρ ≥ ρ(min(S, S_cap) − 2σ), S_cap th
 bound**. A bound the law cannot express either carries no information and is dropped (``kind`` NaN). How a density is
 read, a value or a bound (``reading``, ``near_chance``): the one rule of :func:`densing.display.density_reading`.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -54,8 +55,11 @@ def log_density_bounds(p, scores, stderr, params, d0: float) -> tuple[np.ndarray
 
         above = code[at] != 3  # the reasons but below_floor: beyond_data_limit, above_ceiling
         sub, s, se = {k: pick(v) for k, v in p.items()}, pick(scores), np.broadcast_to(sigma, shape)[at]
-        moved = np.where(above, np.minimum(s, np.asarray(score_cap(sub, d0))) - MARGIN_STDERRS * se,
-                         np.maximum(s, np.asarray(sub["d"])) + MARGIN_STDERRS * se)
+        moved = np.where(
+            above,
+            np.minimum(s, np.asarray(score_cap(sub, d0))) - MARGIN_STDERRS * se,
+            np.maximum(s, np.asarray(sub["d"])) + MARGIN_STDERRS * se,
+        )
         _, size, moved_code = censored_inversion(sub, moved, d0)
         with np.errstate(divide="ignore", invalid="ignore"):
             bound = np.where(moved_code == 0, np.log(size / np.broadcast_to(params, shape)[at]), np.nan)
@@ -63,7 +67,9 @@ def log_density_bounds(p, scores, stderr, params, d0: float) -> tuple[np.ndarray
         y[at] = np.where(np.isfinite(bound), bound, np.nan)
     return y, kind
 
+
 # -- how a per-model density is read: a value or a bound ---------------------------------------------------------------
+
 
 def near_chance(scores: np.ndarray, stderr: np.ndarray, benchmarks) -> np.ndarray:
     """Per model (rows of ``scores``, ``stderr``), whether every score it has is within 2σ of its benchmark's chance

@@ -4,13 +4,14 @@
 :func:`compute_density` (``densing density``) show it. A score without a standard error gets the binomial
 √(S(1 − S)/n) (:func:`densing.data.benchmarks.with_stderr`).
 """
+
 from __future__ import annotations
 
 import hashlib
 import warnings
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from numbers import Integral, Real
-from typing import Iterable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -18,22 +19,32 @@ import pandas as pd
 from densing.data.benchmarks import with_stderr
 from densing.data.schema import table_argument
 from densing.errors import InputError
-from densing.numbers import counted_noun
-from densing.laws.region import (ABOVE_TOP_MEMBER, BELOW_SMALLEST_MEMBER, Reason, member_log_sizes,
-                                 within_members)
 from densing.laws.bounds import EXACT, LOWER, UPPER, near_chance, readings
 from densing.laws.fit_schema import fit_verdict
-from densing.laws.inversion import (ABOVE_LARGEST_N, BELOW_SMALLEST_N, Joint, PerBenchmark, arrays, extrapolation_notes,
-                                    mean_score, score_matrix)
+from densing.laws.inversion import (
+    ABOVE_LARGEST_N,
+    BELOW_SMALLEST_N,
+    Joint,
+    PerBenchmark,
+    arrays,
+    extrapolation_notes,
+    mean_score,
+    score_matrix,
+)
 from densing.laws.reference_fit import ReferenceFit, as_fits
+from densing.laws.region import ABOVE_TOP_MEMBER, BELOW_SMALLEST_MEMBER, Reason, member_log_sizes, within_members
+from densing.numbers import counted_noun
 from densing.validation import D0_TOKENS, Interval, Options, validate_params
 
 COMPONENT_CENSORED = "component_censored"
 
 #: What :func:`compute_density`'s arguments may be.
-DENSITY_CONSTRAINTS = {"d0": [D0_TOKENS, None], "level": [Interval(Real, 0, 1, closed="neither")],
-                       "seed": [Interval(Integral, 0, None)],
-                       **dict.fromkeys(("aggregate", "intervals", "include_poor_fits"), [Options({True, False})])}
+DENSITY_CONSTRAINTS = {
+    "d0": [D0_TOKENS, None],
+    "level": [Interval(Real, 0, 1, closed="neither")],
+    "seed": [Interval(Integral, 0, None)],
+    **dict.fromkeys(("aggregate", "intervals", "include_poor_fits"), [Options({True, False})]),
+}
 
 _CI_QUANTILE_METHOD = "inverted_cdf"  # an observed draw, never an interpolation between ±inf
 #: How many of the reference's bootstrap draws an interval picks (with replacement), at most.
@@ -50,13 +61,18 @@ def extrapolation_summary(result: pd.DataFrame) -> str | None:
     reasons = sorted({p for p in parts if p.startswith("D0 ")})
     counts = {side: sum(side in p for p in parts) for side in (BELOW_SMALLEST_N, ABOVE_LARGEST_N)}
     reasons += [f"N̂ {side} in {counted_noun(count, 'row')}" for side, count in counts.items() if count]
-    return (f"{len(outside)} of {len(result)} rows extrapolate beyond the reference's data: " + "; ".join(reasons)
-            + " (column 'extrapolation' of --format csv/json has each row's)")
+    return (
+        f"{len(outside)} of {len(result)} rows extrapolate beyond the reference's data: "
+        + "; ".join(reasons)
+        + " (column 'extrapolation' of --format csv/json has each row's)"
+    )
 
 
 def extrapolation_words(result: pd.DataFrame) -> pd.DataFrame:
     """``result`` (:func:`compute_density`'s) with each row's extrapolation reasons joined by "; " (None where none)."""
-    return result.assign(extrapolation=["; ".join(n) if isinstance(n, tuple) else None for n in result["extrapolation"]])
+    return result.assign(
+        extrapolation=["; ".join(n) if isinstance(n, tuple) else None for n in result["extrapolation"]]
+    )
 
 
 def bound_words(kind: np.ndarray) -> np.ndarray:
@@ -87,8 +103,16 @@ def point_densities(models: pd.DataFrame, inversion) -> tuple[np.ndarray, np.nda
     return inversion.point(scores, stderr, models["params"].to_numpy(float))
 
 
-def solve_densities(models: pd.DataFrame, inversion, *, seed: int = 0, level: float = 0.95, n_draws: int = N_DRAWS,
-                    intervals: bool = True, own_draws: bool = False) -> Densities:
+def solve_densities(
+    models: pd.DataFrame,
+    inversion,
+    *,
+    seed: int = 0,
+    level: float = 0.95,
+    n_draws: int = N_DRAWS,
+    intervals: bool = True,
+    own_draws: bool = False,
+) -> Densities:
     """ρ of every row of ``models`` (:func:`densing.laws.inversion.score_matrix`'s table) under the inversion, with its
     interval: the one computation behind every per-model density table.
 
@@ -150,23 +174,40 @@ def model_seed(seed: int, benchmarks, scores: np.ndarray, stderr: np.ndarray, pa
     return np.random.SeedSequence([int(seed), *np.frombuffer(digest, "<u4").tolist()])
 
 
-def _own_draws(inversion, scores: np.ndarray, stderr: np.ndarray, params: np.ndarray, noise_sd: np.ndarray,
-               extra: dict, *, seed: int, count: int) -> tuple[np.ndarray, np.ndarray]:
+def _own_draws(
+    inversion,
+    scores: np.ndarray,
+    stderr: np.ndarray,
+    params: np.ndarray,
+    noise_sd: np.ndarray,
+    extra: dict,
+    *,
+    seed: int,
+    count: int,
+) -> tuple[np.ndarray, np.ndarray]:
     """ln ρ and kind per draw × row (:func:`solve_densities`'s draws), each row from its own generator
     (:func:`model_seed`): ``count`` picks of the reference's draws, then the score noise of sd ``noise_sd``."""
     drawn_y, drawn_kind = np.empty((count, len(params))), np.empty((count, len(params)))
     for row in range(len(params)):
         rng = np.random.default_rng(model_seed(seed, inversion.benchmarks, scores[row], stderr[row], params[row]))
         picks = rng.integers(inversion.n_draws, size=count)
-        noise = rng.standard_normal((count, 1, scores.shape[1])) * noise_sd[None, row:row + 1]
-        own = {name: value[row:row + 1] for name, value in extra.items()}  # the row's weights
-        drawn_y[:, row:row + 1], drawn_kind[:, row:row + 1] = inversion.draws(
-            picks, scores[None, row:row + 1] + noise, stderr[row:row + 1], params[row:row + 1], **own)
+        noise = rng.standard_normal((count, 1, scores.shape[1])) * noise_sd[None, row : row + 1]
+        own = {name: value[row : row + 1] for name, value in extra.items()}  # the row's weights
+        drawn_y[:, row : row + 1], drawn_kind[:, row : row + 1] = inversion.draws(
+            picks, scores[None, row : row + 1] + noise, stderr[row : row + 1], params[row : row + 1], **own
+        )
     return drawn_y, drawn_kind
 
 
-def density_table(models: pd.DataFrame, inversion, *, seed: int = 0, level: float = 0.95, n_draws: int = N_DRAWS,
-                  own_draws: bool = False) -> pd.DataFrame:
+def density_table(
+    models: pd.DataFrame,
+    inversion,
+    *,
+    seed: int = 0,
+    level: float = 0.95,
+    n_draws: int = N_DRAWS,
+    own_draws: bool = False,
+) -> pd.DataFrame:
     """The trend's and the report's per-model table: :func:`solve_densities` of every target, densest first. Columns:
     model, params, release_date (family), for the joint inversion ``birge_ratio`` and each benchmark's ``density:<b>``,
     bound and interval (:func:`per_benchmark_intervals`), then ``density`` (ρ or its bound), ``bound``
@@ -178,16 +219,28 @@ def density_table(models: pd.DataFrame, inversion, *, seed: int = 0, level: floa
     out = models[["model", "params", "release_date"] + [c for c in ("family",) if c in models.columns]].assign(
         **solved.columns,
         **per_benchmark_intervals(models, inversion, seed=seed, level=level, n_draws=n_draws, own_draws=own_draws),
-        density=density, bound=bound_words(solved.kind), density_ci_low=solved.low, density_ci_high=solved.high,
-        near_chance=near_chance(*arrays(models, inversion.benchmarks), inversion.benchmarks))
+        density=density,
+        bound=bound_words(solved.kind),
+        density_ci_low=solved.low,
+        density_ci_high=solved.high,
+        near_chance=near_chance(*arrays(models, inversion.benchmarks), inversion.benchmarks),
+    )
     out["reading"] = readings(out)
-    out = out.assign(effective_params=density * models["params"].to_numpy(float), reference=inversion.name,
-                     d0=inversion.d0)
+    out = out.assign(
+        effective_params=density * models["params"].to_numpy(float), reference=inversion.name, d0=inversion.d0
+    )
     return out.sort_values("density", ascending=False).reset_index(drop=True)
 
 
-def per_benchmark_intervals(models: pd.DataFrame, inversion, *, seed: int = 0, level: float = 0.95,
-                            n_draws: int = N_DRAWS, own_draws: bool = False) -> dict[str, np.ndarray]:
+def per_benchmark_intervals(
+    models: pd.DataFrame,
+    inversion,
+    *,
+    seed: int = 0,
+    level: float = 0.95,
+    n_draws: int = N_DRAWS,
+    own_draws: bool = False,
+) -> dict[str, np.ndarray]:
     """For a joint inversion, each benchmark's ``bound:<b>``, ``density_ci_low:<b>`` and ``density_ci_high:<b>``
     through ``PerBenchmark`` of its fit, over the models with a score on it (NaN, "" for the others); else {}."""
     if not isinstance(inversion, Joint):
@@ -195,12 +248,15 @@ def per_benchmark_intervals(models: pd.DataFrame, inversion, *, seed: int = 0, l
     out: dict[str, np.ndarray] = {}
     for fit in inversion.fits:
         b = fit.benchmark
-        scored = models[f"score:{b}"].notna().to_numpy() if f"score:{b}" in models.columns else np.zeros(len(models), bool)
+        scored = (
+            models[f"score:{b}"].notna().to_numpy() if f"score:{b}" in models.columns else np.zeros(len(models), bool)
+        )
         low, high = np.full(len(models), np.nan), np.full(len(models), np.nan)
         words = np.full(len(models), "", dtype=object)
         if scored.any():
-            solved = solve_densities(models[scored], PerBenchmark(fit), seed=seed, level=level, n_draws=n_draws,
-                                     own_draws=own_draws)
+            solved = solve_densities(
+                models[scored], PerBenchmark(fit), seed=seed, level=level, n_draws=n_draws, own_draws=own_draws
+            )
             low[scored], high[scored], words[scored] = solved.low, solved.high, bound_words(solved.kind)
         out[f"bound:{b}"], out[f"density_ci_low:{b}"], out[f"density_ci_high:{b}"] = words, low, high
     return out
@@ -223,9 +279,17 @@ def _fit_rows(targets: pd.DataFrame, fit: ReferenceFit) -> pd.DataFrame:
 
 
 @validate_params(DENSITY_CONSTRAINTS)
-def compute_density(targets: pd.DataFrame, fits: ReferenceFit | Iterable[ReferenceFit] | Mapping[str, ReferenceFit], *,
-                    d0: float | None = None, level: float = 0.95, aggregate: bool = True, seed: int = 0,
-                    intervals: bool = True, include_poor_fits: bool = False) -> pd.DataFrame:
+def compute_density(
+    targets: pd.DataFrame,
+    fits: ReferenceFit | Iterable[ReferenceFit] | Mapping[str, ReferenceFit],
+    *,
+    d0: float | None = None,
+    level: float = 0.95,
+    aggregate: bool = True,
+    seed: int = 0,
+    intervals: bool = True,
+    include_poor_fits: bool = False,
+) -> pd.DataFrame:
     """A table of the effective parameter size and capacity density ρ = N̂/N of every target model (eq. 4).
 
     ``targets``: a tidy results table, checked as a table file is; each fit of ``fits`` (a :class:`ReferenceFit`, a fit
@@ -267,7 +331,9 @@ def compute_density(targets: pd.DataFrame, fits: ReferenceFit | Iterable[Referen
         pooled = pd.concat(kept, ignore_index=True)
         draws = {b: d for b, d in draws_by_fit.items() if b in set(pooled["benchmark"])}
         result = pd.concat([result, _geomean_rows(pooled, draws, len(kept), level)], ignore_index=True)
-        result["near_chance"] = result["near_chance"].astype(object).where(result["near_chance"].notna(), False).astype(bool)
+        result["near_chance"] = (
+            result["near_chance"].astype(object).where(result["near_chance"].notna(), False).astype(bool)
+        )
         result["reading"] = readings(result)  # the geometric means' too
     # a finite density has no censoring reason: missing (JSON null, CSV empty), not ""
     result["censored"] = result["censored"].astype(object).where(is_censored(result["censored"]), None)
@@ -275,45 +341,84 @@ def compute_density(targets: pd.DataFrame, fits: ReferenceFit | Iterable[Referen
     return result
 
 
-def _fit_table(rows: pd.DataFrame, fit: ReferenceFit, d0: float | None, *, seed: int, level: float,
-               intervals: bool) -> tuple[pd.DataFrame, np.ndarray | None]:
+def _fit_table(
+    rows: pd.DataFrame, fit: ReferenceFit, d0: float | None, *, seed: int, level: float, intervals: bool
+) -> tuple[pd.DataFrame, np.ndarray | None]:
     """One fit's rows of :func:`compute_density` and the density draws behind their intervals (None without)."""
     inversion = PerBenchmark(fit, d0)
     params = rows["params"].to_numpy(float)
     solved = solve_densities(rows, inversion, seed=seed, level=level, intervals=intervals)
     loss_hat, size, reasons = fit.invert(rows["score"].to_numpy(float), inversion.d0)
-    reasons = np.where(solved.columns["below_members"], BELOW_SMALLEST_MEMBER,
-                       np.where(solved.columns["above_members"], ABOVE_TOP_MEMBER, reasons))
+    reasons = np.where(
+        solved.columns["below_members"],
+        BELOW_SMALLEST_MEMBER,
+        np.where(solved.columns["above_members"], ABOVE_TOP_MEMBER, reasons),
+    )
     density = np.exp(solved.log_density)
     out = rows[["model"]].assign(
-        benchmark=fit.benchmark, params=params, score=rows["score"].to_numpy(float), loss_hat=loss_hat,
-        effective_params=density * params, density=density, bound=bound_words(solved.kind), censored=reasons,
-        density_ci_low=solved.low, density_ci_high=solved.high,
+        benchmark=fit.benchmark,
+        params=params,
+        score=rows["score"].to_numpy(float),
+        loss_hat=loss_hat,
+        effective_params=density * params,
+        density=density,
+        bound=bound_words(solved.kind),
+        censored=reasons,
+        density_ci_low=solved.low,
+        density_ci_high=solved.high,
         # a mean fit's score is a mean: its chance level is not one benchmark's
-        near_chance=near_chance(*arrays(rows, fit.benchmarks), fit.benchmarks) if len(fit.benchmarks) == 1
-        else np.zeros(len(rows), bool))
+        near_chance=near_chance(*arrays(rows, fit.benchmarks), fit.benchmarks)
+        if len(fit.benchmarks) == 1
+        else np.zeros(len(rows), bool),
+    )
     out["reading"] = readings(out)
     out = out.assign(
-        effective_params_ci_low=solved.low * params, effective_params_ci_high=solved.high * params,
+        effective_params_ci_low=solved.low * params,
+        effective_params_ci_high=solved.high * params,
         extrapolation=extrapolation_notes(fit, size, inversion.d0),
-        **{c: rows[c].to_numpy() for c in ("stderr", "train_tokens", "release_date", "family", "active_params")
-           if c in rows.columns},
-        d0=inversion.d0, reference_fit=f"{fit.kind}:{fit.benchmark}", fit_verdict=fit_verdict(fit))
+        **{
+            c: rows[c].to_numpy()
+            for c in ("stderr", "train_tokens", "release_date", "family", "active_params")
+            if c in rows.columns
+        },
+        d0=inversion.d0,
+        reference_fit=f"{fit.kind}:{fit.benchmark}",
+        fit_verdict=fit_verdict(fit),
+    )
     return out, solved.draws
 
 
-def density_at_own_tokens(targets: pd.DataFrame, fits, *, level: float = 0.95, aggregate: bool = True, seed: int = 0,
-                          include_poor_fits: bool = False, source: str = "targets") -> pd.DataFrame:
+def density_at_own_tokens(
+    targets: pd.DataFrame,
+    fits,
+    *,
+    level: float = 0.95,
+    aggregate: bool = True,
+    seed: int = 0,
+    include_poor_fits: bool = False,
+    source: str = "targets",
+) -> pd.DataFrame:
     """:func:`compute_density` with D0 = each target's own ``train_tokens`` D (eq. 4 at D0 = D: ρ ≈ 1 for a model of
     the reference's recipe), one per token count; ``source`` names the table in the error of a missing count."""
     if "train_tokens" not in targets.columns or targets["train_tokens"].isna().all():
         raise InputError(f"--d0 train_tokens: {source} has no train_tokens column with values")
     if missing := sorted(targets.loc[targets["train_tokens"].isna(), "model"].astype(str).unique()):
-        raise InputError(f"--d0 train_tokens: {source}: no train_tokens for {', '.join(missing[:5])}"
-                         + (f" and {len(missing) - 5} more" if len(missing) > 5 else ""))
-    parts = [compute_density(rows, fits, d0=float(tokens), level=level, aggregate=aggregate, seed=seed,
-                             include_poor_fits=include_poor_fits)
-             for tokens, rows in targets.groupby("train_tokens")]
+        raise InputError(
+            f"--d0 train_tokens: {source}: no train_tokens for {', '.join(missing[:5])}"
+            + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+        )
+    parts = [
+        compute_density(
+            rows,
+            fits,
+            d0=float(tokens),
+            level=level,
+            aggregate=aggregate,
+            seed=seed,
+            include_poor_fits=include_poor_fits,
+        )
+        for tokens, rows in targets.groupby("train_tokens")
+    ]
     return pd.concat(parts, ignore_index=True)
 
 
@@ -331,8 +436,11 @@ def _geomean_rows(result: pd.DataFrame, draws_by_fit: dict, n_fits: int, level: 
         return pd.DataFrame()
     sub = result[result["model"].isin(models)].copy()
     sub["_censored"] = is_censored(sub["censored"]).to_numpy()
-    sub["_kind"] = np.select([sub["bound"] == "", sub["bound"] == "lower bound", sub["bound"] == "upper bound"],
-                             [EXACT, LOWER, UPPER], np.nan)
+    sub["_kind"] = np.select(
+        [sub["bound"] == "", sub["bound"] == "lower bound", sub["bound"] == "upper bound"],
+        [EXACT, LOWER, UPPER],
+        np.nan,
+    )
     with np.errstate(divide="ignore", invalid="ignore"):
         sub["_log"] = np.log(sub["density"].astype(float))
     sub["_extrapolates"] = sub["extrapolation"].notna()
@@ -352,14 +460,28 @@ def _geomean_rows(result: pd.DataFrame, draws_by_fit: dict, n_fits: int, level: 
         # a draw bounded in opposite directions by two fits is NaN: left out of its model's interval
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # a model whose every draw is NaN: no interval
-            low, high = np.exp(np.nanquantile(geo, [(1 - level) / 2, (1 + level) / 2], axis=1, method=_CI_QUANTILE_METHOD))
+            low, high = np.exp(
+                np.nanquantile(geo, [(1 - level) / 2, (1 + level) / 2], axis=1, method=_CI_QUANTILE_METHOD)
+            )
     params = first["params"].to_numpy(float)
-    out = {"model": list(models), "benchmark": "geomean", "params": params, "score": np.nan, "loss_hat": np.nan,
-           "effective_params": value * params, "density": value, "bound": bound_words(kind),
-           "censored": np.where(censored, COMPONENT_CENSORED, ""), "density_ci_low": low, "density_ci_high": high,
-           "effective_params_ci_low": low * params, "effective_params_ci_high": high * params,
-           "extrapolation": [("a component extrapolates",) if x else None
-                             for x in by_model["_extrapolates"].any().loc[models].to_numpy()]}
+    out = {
+        "model": list(models),
+        "benchmark": "geomean",
+        "params": params,
+        "score": np.nan,
+        "loss_hat": np.nan,
+        "effective_params": value * params,
+        "density": value,
+        "bound": bound_words(kind),
+        "censored": np.where(censored, COMPONENT_CENSORED, ""),
+        "density_ci_low": low,
+        "density_ci_high": high,
+        "effective_params_ci_low": low * params,
+        "effective_params_ci_high": high * params,
+        "extrapolation": [
+            ("a component extrapolates",) if x else None for x in by_model["_extrapolates"].any().loc[models].to_numpy()
+        ],
+    }
     out |= {c: first[c].to_numpy() for c in ("train_tokens", "release_date", "family", "d0") if c in result.columns}
     out["reference_fit"] = "geomean"
     return pd.DataFrame(out)

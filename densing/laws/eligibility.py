@@ -5,6 +5,7 @@ the written rule that marks each eligible or says why not.
 :data:`CANDIDATE_BENCHMARKS` by binomial likelihood (:func:`densing.laws.family.fit_family`) and applies the reference
 rule ``v3`` (date-blind; docs/method.md, "Rule v3 of the references"; its thresholds the constants below).
 """
+
 from __future__ import annotations
 
 import math
@@ -33,8 +34,19 @@ MAX_TOKEN_RATIO = 2.0
 #: the leaderboard-v2 columns with a chance level and an item count. Left out: truthfulqa_mc2 (built so that scale does
 #: not help, Lin et al. 2022; no chance floor), xwinograd (multilingual; no item count in the registry), ifeval (scored
 #: by rule checks: no chance floor for the law).
-CANDIDATE_BENCHMARKS: tuple[str, ...] = ("mmlu", "arc_challenge", "hellaswag", "winogrande", "gsm8k", "humaneval",
-                                         "leaderboard_bbh", "math_hard", "mmlu_pro", "gpqa", "musr")
+CANDIDATE_BENCHMARKS: tuple[str, ...] = (
+    "mmlu",
+    "arc_challenge",
+    "hellaswag",
+    "winogrande",
+    "gsm8k",
+    "humaneval",
+    "leaderboard_bbh",
+    "math_hard",
+    "mmlu_pro",
+    "gpqa",
+    "musr",
+)
 #: R4s: a top-decile target within this many standard errors of the law's ceiling saturates it.
 SATURATION_STDERRS = 2.0
 #: The share of highest-scoring targets R4s looks at.
@@ -53,10 +65,35 @@ RULE_LABEL = "v3"
 #: Bootstrap draws of each family fit of a reference (one seed for all: draw k resamples the same members).
 FAMILY_BOOT = 1000
 
-_COLUMNS = ("reference", "family", "benchmark", "kind", "n_fitted", "sizes", "size_span", "token_ratio", "d0",
-            "largest_member", "largest_score", "top_decile", "reach_share", "slope", "slope_ci_low", "slope_ci_high",
-            "dispersion", "pooled_dispersion", "top_saturated", "held_out_model", "held_out_measured",
-            "held_out_predicted", "held_out_error", "held_out_z", "eligible", "code", "why")
+_COLUMNS = (
+    "reference",
+    "family",
+    "benchmark",
+    "kind",
+    "n_fitted",
+    "sizes",
+    "size_span",
+    "token_ratio",
+    "d0",
+    "largest_member",
+    "largest_score",
+    "top_decile",
+    "reach_share",
+    "slope",
+    "slope_ci_low",
+    "slope_ci_high",
+    "dispersion",
+    "pooled_dispersion",
+    "top_saturated",
+    "held_out_model",
+    "held_out_measured",
+    "held_out_predicted",
+    "held_out_error",
+    "held_out_z",
+    "eligible",
+    "code",
+    "why",
+)
 
 
 def pooled_dispersion(own: dict[str, float]) -> float:
@@ -66,8 +103,9 @@ def pooled_dispersion(own: dict[str, float]) -> float:
     return max(1.0, float(np.median(values))) if values else 1.0
 
 
-def _own_fits(targets: pd.DataFrame, families: list[str], benchmarks: list[str], metrics: dict,
-              shape: str = DEFAULT_SHAPE) -> dict:
+def _own_fits(
+    targets: pd.DataFrame, families: list[str], benchmarks: list[str], metrics: dict, shape: str = DEFAULT_SHAPE
+) -> dict:
     """Each (family, benchmark)'s members, dropped members (:func:`densing.laws.family_rows.family_arrays`) and
     likelihood fit of ``shape`` at dispersion floor 1 ("" with fewer than 2 sizes, a reason where the registry lacks a
     chance level or an item count), the fits run together."""
@@ -83,16 +121,24 @@ def _own_fits(targets: pd.DataFrame, families: list[str], benchmarks: list[str],
                 members, dropped = family_arrays(targets, family, b, metric=metrics[b])
                 found[(family, b)] = (members, dropped, "")
                 if np.unique(members["params"]).size >= 2:
-                    problems.append((covariate(members["params"], shape), members["score"], float(counted[b]),
-                                     CHANCE_LEVELS[b], 1 - CHANCE_LEVELS[b]))
+                    problems.append(
+                        (
+                            covariate(members["params"], shape),
+                            members["score"],
+                            float(counted[b]),
+                            CHANCE_LEVELS[b],
+                            1 - CHANCE_LEVELS[b],
+                        )
+                    )
                     fitted_keys.append((family, b))
     for key, fitted in zip(fitted_keys, likelihood_fits(problems, 1.0)):
         found[key] = (*found[key][:2], fitted)
     return found
 
 
-def pooled_dispersions(targets: pd.DataFrame, benchmarks: tuple[str, ...] | None = None,
-                       shape: str = DEFAULT_SHAPE) -> dict[str, float]:
+def pooled_dispersions(
+    targets: pd.DataFrame, benchmarks: tuple[str, ...] | None = None, shape: str = DEFAULT_SHAPE
+) -> dict[str, float]:
     """The reference rule's pooled dispersion of each benchmark over the table's families (:func:`pooled_dispersion`),
     their laws of ``shape``: what ``densing fit --family`` and the trend's references fit with."""
     targets, families, chosen, metrics = _candidates(targets, benchmarks or CANDIDATE_BENCHMARKS)
@@ -102,10 +148,27 @@ def pooled_dispersions(targets: pd.DataFrame, benchmarks: tuple[str, ...] | None
 def _candidates(targets: pd.DataFrame, benchmarks) -> tuple[pd.DataFrame, list[str], list[str], dict[str, str]]:
     """The columns of ``targets`` the candidates read, the families with ≥ :data:`MIN_FAMILY_MODELS` models, the
     ``benchmarks`` the table has and each one's metric."""
-    keep = [c for c in ("model", "family", "benchmark", "metric", "value", "params", "train_tokens", "active_params",
-                        "stderr") if c in targets.columns]
+    keep = [
+        c
+        for c in (
+            "model",
+            "family",
+            "benchmark",
+            "metric",
+            "value",
+            "params",
+            "train_tokens",
+            "active_params",
+            "stderr",
+        )
+        if c in targets.columns
+    ]
     targets = targets[keep].astype({c: object for c in ("model", "family", "benchmark", "metric") if c in keep})
-    counts = targets.drop_duplicates("model").groupby("family")["model"].count() if "family" in targets.columns else pd.Series(dtype=int)
+    counts = (
+        targets.drop_duplicates("model").groupby("family")["model"].count()
+        if "family" in targets.columns
+        else pd.Series(dtype=int)
+    )
     present = set(targets["benchmark"].astype(str))
     chosen = [b for b in benchmarks if b in present]
     metrics = {b: metric_for(targets, b, None) for b in chosen}
@@ -122,8 +185,13 @@ def _pool(found: dict, benchmarks: list[str]) -> dict[str, float]:
 
 
 @validate_params({"targets": [Frame(("model", "benchmark", "value"))]})
-def candidate_table(targets: pd.DataFrame, *, composed: dict[str, ReferenceFit] | None = None,
-                    benchmarks: tuple[str, ...] | None = None, shape: str = DEFAULT_SHAPE) -> pd.DataFrame:
+def candidate_table(
+    targets: pd.DataFrame,
+    *,
+    composed: dict[str, ReferenceFit] | None = None,
+    benchmarks: tuple[str, ...] | None = None,
+    shape: str = DEFAULT_SHAPE,
+) -> pd.DataFrame:
     """One row per candidate (family × benchmark, and each shipped composed fit): the reference rule (module docstring)
     applied, in words; date-blind, so the same for every window. Columns: ``rule``, ``shape``, then :data:`_COLUMNS`:
     the candidate, its members, the rule's measurements, ``eligible``, ``code`` (the first rule it fails: R2, R3, R2s,
@@ -138,9 +206,20 @@ def candidate_table(targets: pd.DataFrame, *, composed: dict[str, ReferenceFit] 
         for b in benchmarks:
             members, dropped, fitted = found[(family, b)]
             row = dict.fromkeys(_COLUMNS, math.nan) | dict(
-                reference=f"{family}:{b}", family=family, benchmark=b, kind="family", n_fitted=0, sizes=0,
-                largest_member="", held_out_model="", eligible=False, code="", why="",
-                dispersion=pooled.get(b, math.nan), pooled_dispersion=pooled.get(b, math.nan))
+                reference=f"{family}:{b}",
+                family=family,
+                benchmark=b,
+                kind="family",
+                n_fitted=0,
+                sizes=0,
+                largest_member="",
+                held_out_model="",
+                eligible=False,
+                code="",
+                why="",
+                dispersion=pooled.get(b, math.nan),
+                pooled_dispersion=pooled.get(b, math.nan),
+            )
             rows.append(row)
             if members is None:
                 _verdict(row, ("R2", f"{b} has {fitted} (densing/data), so neither a floor nor a standard error"), {})
@@ -159,8 +238,9 @@ def candidate_table(targets: pd.DataFrame, *, composed: dict[str, ReferenceFit] 
     return out
 
 
-def _family_row(row: dict, members: dict, fitted, targets: pd.DataFrame, family: str, b: str, pooled: float,
-                top_cache: dict) -> tuple[str, str] | None:
+def _family_row(
+    row: dict, members: dict, fitted, targets: pd.DataFrame, family: str, b: str, pooled: float, top_cache: dict
+) -> tuple[str, str] | None:
     """One family candidate's columns before the held-out test, its own fit ``fitted`` refloored at the benchmark's
     ``pooled`` dispersion; the first of R2, R3, R2s, R4r, R4s it fails (:func:`_first_failure`), or None."""
     chance = CHANCE_LEVELS[b]
@@ -168,9 +248,13 @@ def _family_row(row: dict, members: dict, fitted, targets: pd.DataFrame, family:
     row["n_fitted"], row["sizes"] = members["params"].size, int(sizes.size)
     if sizes.size:
         tokens = members["train_tokens"]
-        row |= dict(size_span=float(sizes.max() / sizes.min()), token_ratio=float(tokens.max() / tokens.min()),
-                    d0=float(np.exp(np.mean(np.log(tokens)))), largest_member=str(members["model"][-1]),
-                    largest_score=float(np.max(members["score"])))
+        row |= dict(
+            size_span=float(sizes.max() / sizes.min()),
+            token_ratio=float(tokens.max() / tokens.min()),
+            d0=float(np.exp(np.mean(np.log(tokens)))),
+            largest_member=str(members["model"][-1]),
+            largest_score=float(np.max(members["score"])),
+        )
     top, top_scores, top_stderr = top_targets(targets, b, family, top_cache)
     row["top_decile"] = top
     row["reach_share"] = (row["largest_score"] - chance) / (top - chance) if top > chance else math.nan
@@ -193,8 +277,13 @@ def _held_out_rows(held: list, pooled: dict, shape: str) -> None:
     for i, (row, _, members, _) in enumerate(held):
         b = row["benchmark"]
         try:
-            problems.append((*held_out_problem(members, row["family"], b, float(ITEM_COUNTS[b]), shape),
-                             CHANCE_LEVELS[b], 1 - CHANCE_LEVELS[b]))
+            problems.append(
+                (
+                    *held_out_problem(members, row["family"], b, float(ITEM_COUNTS[b]), shape),
+                    CHANCE_LEVELS[b],
+                    1 - CHANCE_LEVELS[b],
+                )
+            )
             slots.append(i)
         except DensingError as exc:
             outcomes[i] = exc
@@ -214,7 +303,9 @@ def _verdict(row: dict, reason: tuple[str, str] | None, dropped: dict) -> None:
     the members R1 and R3 left out."""
     row["eligible"], row["code"] = not reason, reason[0] if reason else ""
     notes = [f"{k.replace('_', ' ')}: {', '.join(v)}" for k, v in dropped.items() if v and k != "no_score"]
-    row["why"] = "; ".join(([f"{reason[0]}: {reason[1]}"] if reason else []) + [f"R1/R3 not fitted — {n}" for n in notes])
+    row["why"] = "; ".join(
+        ([f"{reason[0]}: {reason[1]}"] if reason else []) + [f"R1/R3 not fitted — {n}" for n in notes]
+    )
 
 
 def _composed_row(name: str, fit: ReferenceFit) -> dict:
@@ -222,17 +313,28 @@ def _composed_row(name: str, fit: ReferenceFit) -> dict:
     points = fit.points_frame()
     top = points.sort_values("params").iloc[-1]
     return dict.fromkeys(_COLUMNS, math.nan) | dict(
-        reference=name.removesuffix(".json"), family=str(fit.provenance.get("families", "")),
-        benchmark=fit.benchmark, kind=fit.kind, n_fitted=len(points), sizes=int(points["params"].nunique()),
+        reference=name.removesuffix(".json"),
+        family=str(fit.provenance.get("families", "")),
+        benchmark=fit.benchmark,
+        kind=fit.kind,
+        n_fitted=len(points),
+        sizes=int(points["params"].nunique()),
         size_span=float(points["params"].max() / points["params"].min()),
-        token_ratio=float(points["train_tokens"].max() / points["train_tokens"].min()), d0=fit.d0,
-        largest_member=str(top["model"]), largest_score=float(top["score"]), held_out_model="", eligible=False,
-        code="", why="the reference rule takes families of one recipe; a composed fit of several recipes and budgets is shown, "
-            "not used")
+        token_ratio=float(points["train_tokens"].max() / points["train_tokens"].min()),
+        d0=fit.d0,
+        largest_member=str(top["model"]),
+        largest_score=float(top["score"]),
+        held_out_model="",
+        eligible=False,
+        code="",
+        why="the reference rule takes families of one recipe; a composed fit of several recipes and budgets is shown, "
+        "not used",
+    )
 
 
-def top_targets(targets: pd.DataFrame, benchmark: str, family: str, cache: dict
-                 ) -> tuple[float, np.ndarray, np.ndarray]:
+def top_targets(
+    targets: pd.DataFrame, benchmark: str, family: str, cache: dict
+) -> tuple[float, np.ndarray, np.ndarray]:
     """R4r's top-decile score (the :data:`TOP_DECILE_QUANTILE` quantile of ``benchmark``'s scores over the table's
     models outside ``family``, any release date; NaN without any) and R4s's (scores, standard errors) of the top
     :data:`TOP_SHARE` of them."""
@@ -246,12 +348,13 @@ def top_targets(targets: pd.DataFrame, benchmark: str, family: str, cache: dict
     values, stderr = values[keep], stderr[keep]
     if not values.size:
         return math.nan, values, stderr
-    order = np.argsort(-values, kind="stable")[:max(1, math.ceil(TOP_SHARE * values.size))]
+    order = np.argsort(-values, kind="stable")[: max(1, math.ceil(TOP_SHARE * values.size))]
     return float(np.quantile(values, TOP_DECILE_QUANTILE)), values[order], stderr[order]
 
 
-def _first_failure(row: dict, fitted, chance: float, top: float, top_scores: np.ndarray, top_stderr: np.ndarray
-                   ) -> tuple[str, str] | None:
+def _first_failure(
+    row: dict, fitted, chance: float, top: float, top_scores: np.ndarray, top_stderr: np.ndarray
+) -> tuple[str, str] | None:
     """The first of R2, R3, R2s, R4r, R4s a candidate fails, as (code, words), or None (R4s: c + d = 1 either way)."""
     if row["sizes"] < MIN_SIZES:
         return "R2", f"{counted_noun(row['sizes'], 'size')} with a token count (need {MIN_SIZES})"
@@ -260,16 +363,25 @@ def _first_failure(row: dict, fitted, chance: float, top: float, top_scores: np.
     if isinstance(fitted, str):
         return "R2s", f"the likelihood fit fails: {fitted}"
     if not row["slope_ci_low"] > 0:
-        return ("R2s", f"the slope's 95% interval [{format_number(row['slope_ci_low'])}, "
-                f"{format_number(row['slope_ci_high'])}] does not lie above zero (the scores do not rise with size "
-                "beyond their noise)")
+        return (
+            "R2s",
+            f"the slope's 95% interval [{format_number(row['slope_ci_low'])}, "
+            f"{format_number(row['slope_ci_high'])}] does not lie above zero (the scores do not rise with size "
+            "beyond their noise)",
+        )
     if not row["reach_share"] >= REACH_SHARE:
-        return ("R4r", f"its best member ({row['largest_score']:.3f}) reaches {row['reach_share']:.0%} of the way from chance "
-                f"({chance:.3g}) to the top-decile score {top:.3f} (need {REACH_SHARE:.0%})")
+        return (
+            "R4r",
+            f"its best member ({row['largest_score']:.3f}) reaches {row['reach_share']:.0%} of the way from chance "
+            f"({chance:.3g}) to the top-decile score {top:.3f} (need {REACH_SHARE:.0%})",
+        )
     row["top_saturated"] = saturated = int(np.sum(top_scores >= 1.0 - SATURATION_STDERRS * np.nan_to_num(top_stderr)))
     if saturated:
-        return ("R4s", f"{saturated} of the {top_scores.size} top-decile targets score within {SATURATION_STDERRS:g} standard "
-                "errors of the law's ceiling 1")
+        return (
+            "R4s",
+            f"{saturated} of the {top_scores.size} top-decile targets score within {SATURATION_STDERRS:g} standard "
+            "errors of the law's ceiling 1",
+        )
     return None
 
 
@@ -278,21 +390,37 @@ def _held_out_reason(row: dict, reason: tuple[str, str] | None, held: dict | Den
     columns in ``row``; the (code, words) of the rule it fails (``reason``, an earlier rule's, first), or None."""
     if isinstance(held, DensingError):
         return reason or ("R5z", f"held-out refit impossible: {held}")
-    row |= dict(held_out_model=held["held_out"], held_out_measured=held["measured"],
-                held_out_predicted=held["predicted"], held_out_error=held["relative_error"], held_out_z=held["z"])
+    row |= dict(
+        held_out_model=held["held_out"],
+        held_out_measured=held["measured"],
+        held_out_predicted=held["predicted"],
+        held_out_error=held["relative_error"],
+        held_out_z=held["z"],
+    )
     if not reason and not abs(held["z"]) <= MAX_HELD_OUT_Z:
-        return ("R5z", f"the held-out {held['held_out']} scores {format_number(held['measured'])}, the refit predicts "
-                f"{format_number(held['predicted'])} ± {format_number(held['predicted_stderr'])}: z = "
-                f"{signed(held['z'])} (allowed ±{format_number(MAX_HELD_OUT_Z)})")
+        return (
+            "R5z",
+            f"the held-out {held['held_out']} scores {format_number(held['measured'])}, the refit predicts "
+            f"{format_number(held['predicted'])} ± {format_number(held['predicted_stderr'])}: z = "
+            f"{signed(held['z'])} (allowed ±{format_number(MAX_HELD_OUT_Z)})",
+        )
     return reason
 
 
-def fit_of(targets: pd.DataFrame, candidates: pd.DataFrame, family: str, benchmark: str, family_boot: int, seed: int
-            ) -> ReferenceFit:
+def fit_of(
+    targets: pd.DataFrame, candidates: pd.DataFrame, family: str, benchmark: str, family_boot: int, seed: int
+) -> ReferenceFit:
     """One candidate's fit as the reference rule makes it: by likelihood with the benchmark's pooled dispersion."""
     shape, floors = _fit_settings(candidates)
-    return fit_family(targets, family, benchmark, n_boot=family_boot, seed=seed,
-                      dispersion_floor=floors.get(benchmark, 1.0), shape=shape)
+    return fit_family(
+        targets,
+        family,
+        benchmark,
+        n_boot=family_boot,
+        seed=seed,
+        dispersion_floor=floors.get(benchmark, 1.0),
+        shape=shape,
+    )
 
 
 @per_table
@@ -301,17 +429,24 @@ def _fit_settings(candidates: pd.DataFrame) -> tuple[str, dict[str, float]]:
     (the first row's; 1 where NaN), read once per table inside :func:`same_tables`."""
     shape = str(candidates["shape"].iloc[0]) if "shape" in candidates.columns else DEFAULT_SHAPE
     first = candidates.drop_duplicates("benchmark")
-    return shape, {b: float(v) if math.isfinite(v) else 1.0
-                   for b, v in zip(first["benchmark"].tolist(), first["pooled_dispersion"].to_numpy(float))}
+    return shape, {
+        b: float(v) if math.isfinite(v) else 1.0
+        for b, v in zip(first["benchmark"].tolist(), first["pooled_dispersion"].to_numpy(float))
+    }
 
 
-def eligible_fits(targets: pd.DataFrame, candidates: pd.DataFrame, *, seed: int = 0,
-                  family_boot: int = FAMILY_BOOT) -> dict[tuple[str, str], ReferenceFit]:
+def eligible_fits(
+    targets: pd.DataFrame, candidates: pd.DataFrame, *, seed: int = 0, family_boot: int = FAMILY_BOOT
+) -> dict[tuple[str, str], ReferenceFit]:
     """Every eligible (family, benchmark) candidate's fit, bootstrapped with one seed (draw k of a family's fits
     resamples the same members), keyed by (family, benchmark)."""
     ok = candidates[candidates["eligible"].astype(bool) & (candidates["kind"] == "family")]
-    return {(str(r.family), str(r.benchmark)): fit_of(targets, candidates, str(r.family), str(r.benchmark), family_boot, seed)
-            for r in ok.itertuples(index=False)}
+    return {
+        (str(r.family), str(r.benchmark)): fit_of(
+            targets, candidates, str(r.family), str(r.benchmark), family_boot, seed
+        )
+        for r in ok.itertuples(index=False)
+    }
 
 
 #: Shipped multi-family composed fits, listed among the candidates (judged by the reach rule R4).

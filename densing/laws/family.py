@@ -18,6 +18,7 @@ N(θ̂, φ̂·I(θ̂)⁻¹), φ̂ = max(1, X²/(m − 2)) the Pearson dispersion
 (:func:`densing.laws.reference_fit.invert_scores`; at or above the power asymptote: ``above_ceiling``, a lower bound),
 is at D0 = D_f, the geometric mean of the members' token counts: the law has no data term, so no other D0.
 """
+
 from __future__ import annotations
 
 import math
@@ -28,10 +29,18 @@ import pandas as pd
 from densing.data.benchmarks import CHANCE_LEVELS, ITEM_COUNTS
 from densing.errors import FitError, InputError
 from densing.laws import forms
-from densing.laws.forms import HOFFMANN_2022
-from densing.laws.family_likelihood import Z_95, LikelihoodFit, likelihood_fit  # noqa: F401 (re-exported)
-from densing.laws.family_rows import family_arrays, family_columns, family_order_note, metric_for, table_metric  # noqa: F401 (public here)
+
+# Z_95, LikelihoodFit and metric_for are public here too (`name as name` marks a re-export)
+from densing.laws.family_likelihood import Z_95 as Z_95, LikelihoodFit as LikelihoodFit, likelihood_fit
+from densing.laws.family_rows import (
+    family_arrays,
+    family_columns,
+    family_order_note,
+    metric_for as metric_for,
+    table_metric,
+)
 from densing.laws.fit_schema import POINT_COLUMNS, StageFit, data_hash, r_squared
+from densing.laws.forms import HOFFMANN_2022
 from densing.laws.reference_fit import ReferenceFit
 from densing.validation import BOOTSTRAP_CONSTRAINTS, validate_params
 
@@ -42,8 +51,10 @@ DEFAULT_SHAPE = "power"
 #: The power shape's fixed exponent α and its source (module docstring).
 POWER_ALPHA = HOFFMANN_2022.alpha
 POWER_ALPHA_SOURCE = f"{HOFFMANN_2022.source}: alpha = {HOFFMANN_2022.alpha}"
-LAW_FORMS = {"power": "S(N) = c/(1 + exp(-gamma (u - l))) + d, u = -(N / n_unit)^-alpha, d = chance, c + d = 1",
-             "logistic_ln_n": "S(N) = c/(1 + exp(-gamma (ln N - l))) + d, d = chance, c + d = 1"}
+LAW_FORMS = {
+    "power": "S(N) = c/(1 + exp(-gamma (u - l))) + d, u = -(N / n_unit)^-alpha, d = chance, c + d = 1",
+    "logistic_ln_n": "S(N) = c/(1 + exp(-gamma (ln N - l))) + d, d = chance, c + d = 1",
+}
 
 
 def shape_constants(shape: str) -> dict[str, float]:
@@ -60,10 +71,20 @@ def covariate(sizes, shape: str) -> np.ndarray:
 
 
 @validate_params({"n_boot": BOOTSTRAP_CONSTRAINTS["n_boot"], "seed": BOOTSTRAP_CONSTRAINTS["seed"]})
-def fit_family(table: pd.DataFrame, family: str, benchmark: str, *, metric: str | None = None, n_boot: int = 1000,
-               seed: int = 0, sizes: dict[str, float] | None = None, d0: float | None = None,
-               dispersion_floor: float = 1.0, provenance: dict | None = None,
-               shape: str = DEFAULT_SHAPE) -> ReferenceFit:
+def fit_family(
+    table: pd.DataFrame,
+    family: str,
+    benchmark: str,
+    *,
+    metric: str | None = None,
+    n_boot: int = 1000,
+    seed: int = 0,
+    sizes: dict[str, float] | None = None,
+    d0: float | None = None,
+    dispersion_floor: float = 1.0,
+    provenance: dict | None = None,
+    shape: str = DEFAULT_SHAPE,
+) -> ReferenceFit:
     """Fit S(N) = c/(1 + e^{−γ(x − l)}) + d on one family at its own budget (module docstring), x = u = −(N/N_unit)^−α
     (``shape="power"``) or ln N (``shape="logistic_ln_n"``); needs two distinct sizes.
 
@@ -82,28 +103,59 @@ def fit_family(table: pd.DataFrame, family: str, benchmark: str, *, metric: str 
     where = f"family {family!r}, {benchmark}"
     if np.unique(log_n).size < 2:
         raise FitError(f"{where}: {np.unique(log_n).size} distinct size(s); a family law needs 2")
-    found = likelihood_fit(log_n, scores, float(ITEM_COUNTS[benchmark]), chance, scale,
-                           dispersion_floor=dispersion_floor)
+    found = likelihood_fit(
+        log_n, scores, float(ITEM_COUNTS[benchmark]), chance, scale, dispersion_floor=dispersion_floor
+    )
     if not found.converged or not math.isfinite(found.slope):
         raise FitError(f"{where}: the likelihood fit does not converge (the scores do not determine the law)")
     if not (found.slope > 0 and math.isfinite(found.level)):
         raise FitError(f"{where}: the score does not rise with size (slope {found.slope:.3g})")
     stage = _stage(log_n, scores, chance, scale, found.slope, found.level, fixed, n_points=scores.size)
     # parametric draws from N(θ̂, φ̂·I⁻¹)
-    draws, redraws = (found.draws(n_boot, np.random.default_rng(seed))
-                      if n_boot and np.all(np.isfinite(found.covariance)) else ([], 0))
+    draws, redraws = (
+        found.draws(n_boot, np.random.default_rng(seed))
+        if n_boot and np.all(np.isfinite(found.covariance))
+        else ([], 0)
+    )
     if len(draws) < n_boot:
         raise FitError(f"{where}: the fit's uncertainty cannot be drawn (no rising line)")
     budget = float(np.exp(np.mean(np.log(points["train_tokens"])))) if d0 is None else float(d0)
-    record = _record(table, family, benchmark, metric, points, dropped, found, fixed, shape=shape, d0=d0,
-                     n_boot=n_boot, redraws=redraws, seed=seed, dispersion_floor=dispersion_floor)
+    record = _record(
+        table,
+        family,
+        benchmark,
+        metric,
+        points,
+        dropped,
+        found,
+        fixed,
+        shape=shape,
+        d0=d0,
+        n_boot=n_boot,
+        redraws=redraws,
+        seed=seed,
+        dispersion_floor=dispersion_floor,
+    )
     record.update(provenance or {})
     return ReferenceFit(
-        kind=KIND, benchmark=benchmark, metric=metric, params=dict(stage.params), stages=(stage,), d0=budget,
-        data_hash=data_hash(points, list(POINT_COLUMNS[:4])), provenance=record,
-        bootstrap_names=("gamma", "l"), bootstrap=tuple(draws), benchmarks=(benchmark,),
-        points=tuple((model, params, tokens, score, None, model) for model, params, tokens, score in zip(
-            *(points[c].tolist() for c in ("model", "params", "train_tokens", "score")))))
+        kind=KIND,
+        benchmark=benchmark,
+        metric=metric,
+        params=dict(stage.params),
+        stages=(stage,),
+        d0=budget,
+        data_hash=data_hash(points, list(POINT_COLUMNS[:4])),
+        provenance=record,
+        bootstrap_names=("gamma", "l"),
+        bootstrap=tuple(draws),
+        benchmarks=(benchmark,),
+        points=tuple(
+            (model, params, tokens, score, None, model)
+            for model, params, tokens, score in zip(
+                *(points[c].tolist() for c in ("model", "params", "train_tokens", "score"))
+            )
+        ),
+    )
 
 
 def _member_arrays(table, family, benchmark, metric, *, sizes) -> tuple[dict[str, np.ndarray], dict]:
@@ -125,15 +177,37 @@ def _stage(log_n, scores, chance, scale, gamma: float, l: float, fixed: dict, *,
     """The fitted law as one stage, with its R² and residuals on the members."""
     predicted = forms.performance_law(log_n, scale, gamma, l, chance)
     residuals = predicted - scores
-    return StageFit(law=KIND, params={"c": scale, "gamma": gamma, "l": l, "d": chance, **fixed},
-                    fixed={"c": scale, "d": chance, **fixed}, r_squared=r_squared(scores, predicted),
-                    rmse=float(np.sqrt(np.mean(residuals ** 2))), residuals=tuple(float(v) for v in residuals),
-                    converged=True, message="binomial maximum likelihood (Fisher scoring), covariance φ̂·I⁻¹",
-                    n_points=n_points, cost=float(0.5 * np.sum(residuals ** 2)))
+    return StageFit(
+        law=KIND,
+        params={"c": scale, "gamma": gamma, "l": l, "d": chance, **fixed},
+        fixed={"c": scale, "d": chance, **fixed},
+        r_squared=r_squared(scores, predicted),
+        rmse=float(np.sqrt(np.mean(residuals**2))),
+        residuals=tuple(float(v) for v in residuals),
+        converged=True,
+        message="binomial maximum likelihood (Fisher scoring), covariance φ̂·I⁻¹",
+        n_points=n_points,
+        cost=float(0.5 * np.sum(residuals**2)),
+    )
 
 
-def _record(table, family, benchmark, metric, points, dropped, found, fixed, *, shape, d0, n_boot, redraws, seed,
-            dispersion_floor) -> dict:
+def _record(
+    table,
+    family,
+    benchmark,
+    metric,
+    points,
+    dropped,
+    found,
+    fixed,
+    *,
+    shape,
+    d0,
+    n_boot,
+    redraws,
+    seed,
+    dispersion_floor,
+) -> dict:
     """The fit's provenance: the law, the rule of its budget, the members dropped and kept, the bootstrap, the
     likelihood fit ``found`` (its dispersion and slope test)."""
     from densing import __version__
@@ -142,33 +216,53 @@ def _record(table, family, benchmark, metric, points, dropped, found, fixed, *, 
     tokens = np.asarray(points["train_tokens"], float)
     chance = CHANCE_LEVELS[benchmark]
     return {
-        "family": family, "families": family, "benchmarks": [benchmark], "metric": metric, "chance": chance,
-        "ceiling": 1.0, "law_form": LAW_FORMS[shape], "shape": shape,
+        "family": family,
+        "families": family,
+        "benchmarks": [benchmark],
+        "metric": metric,
+        "chance": chance,
+        "ceiling": 1.0,
+        "law_form": LAW_FORMS[shape],
+        "shape": shape,
         "asymptote": float(forms.family_asymptote(1.0 - chance, found.slope, found.level, chance, fixed.get("alpha"))),
         **({"alpha_source": POWER_ALPHA_SOURCE, **fixed} if fixed else {}),
         "method": "binomial",
-        "d0_rule": ("geometric mean of the fitted members' training tokens" if d0 is None
-                    else "the budget the members' sizes were translated to"),
-        "token_ratio": float(tokens.max() / tokens.min()), "dropped": {k: v for k, v in dropped.items() if v},
+        "d0_rule": (
+            "geometric mean of the fitted members' training tokens"
+            if d0 is None
+            else "the budget the members' sizes were translated to"
+        ),
+        "token_ratio": float(tokens.max() / tokens.min()),
+        "dropped": {k: v for k, v in dropped.items() if v},
         "excluded": [],  # a field of every family fit file: no member is left out by name
         "order_breaks": family_order_note(table, family, points["model"]),  # flagged members: kept or left out
         "members": family_columns(table, family)["members"].tolist(),
-        "n_boot": n_boot, "n_boot_redrawn": redraws,
-        "bootstrap_unit": "parametric: N(θ̂, φ̂·I⁻¹) of the likelihood", "seed": seed, "densing_version": __version__,
-        "items": float(ITEM_COUNTS[benchmark]), "dispersion": found.dispersion, "own_dispersion": found.own_dispersion,
-        "dispersion_floor": float(dispersion_floor), "slope_stderr": found.slope_stderr, "slope_ci": [low, high],
+        "n_boot": n_boot,
+        "n_boot_redrawn": redraws,
+        "bootstrap_unit": "parametric: N(θ̂, φ̂·I⁻¹) of the likelihood",
+        "seed": seed,
+        "densing_version": __version__,
+        "items": float(ITEM_COUNTS[benchmark]),
+        "dispersion": found.dispersion,
+        "own_dispersion": found.own_dispersion,
+        "dispersion_floor": float(dispersion_floor),
+        "slope_stderr": found.slope_stderr,
+        "slope_ci": [low, high],
         "log_likelihood": found.log_likelihood,
     }
 
+
 # -- a family law's held-out check: refit without its largest member, predict that member ------------------------------
+
 
 def held_out_problem(members: dict, family: str, benchmark: str, items: float, shape: str) -> tuple:
     """The reference rule's held-out refit (R5z) as (covariate, scores, items) of every member but the largest (the last
     of ``members``, sorted by size); FitError with fewer than 3 sizes."""
     params = np.asarray(members["params"], float)
     if np.unique(params).size < 3:
-        raise FitError(f"family {family!r}, {benchmark}: {np.unique(params).size} size(s); holding the "
-                       "largest out needs 3")
+        raise FitError(
+            f"family {family!r}, {benchmark}: {np.unique(params).size} size(s); holding the largest out needs 3"
+        )
     return covariate(params[:-1], shape), np.asarray(members["score"], float)[:-1], items
 
 
@@ -189,10 +283,17 @@ def held_out_result(found, members: dict, family: str, benchmark: str, items: fl
     predicted, spread = found.predict(covariate(largest_params, shape))
     measured = float(members["score"][-1])
     noise = math.sqrt(found.dispersion * measured * (1 - measured) / items)
-    total = math.sqrt(float(spread) ** 2 + noise ** 2)
+    total = math.sqrt(float(spread) ** 2 + noise**2)
     z = (float(predicted) - measured) / total if total > 0 else math.inf
-    return {"held_out": largest_model, "measured": measured, "predicted": float(predicted),
-            "predicted_stderr": float(spread), "measured_stderr": noise, "z": z,
-            "relative_error": abs(float(predicted) - measured) / measured if measured > 0 else math.inf,
-            "dispersion": found.dispersion, "items": items, "slope": found.slope}
-
+    return {
+        "held_out": largest_model,
+        "measured": measured,
+        "predicted": float(predicted),
+        "predicted_stderr": float(spread),
+        "measured_stderr": noise,
+        "z": z,
+        "relative_error": abs(float(predicted) - measured) / measured if measured > 0 else math.inf,
+        "dispersion": found.dispersion,
+        "items": items,
+        "slope": found.slope,
+    }

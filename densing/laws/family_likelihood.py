@@ -7,6 +7,7 @@ n_i·[S_i·ln p_i + (1 − S_i)·ln(1 − p_i)] with p_i = S(x_i), maximised by 
 (McCullagh & Nelder 1989, §2.5 and §9.2: quasi-likelihood), vectorised over fits. The covariance is φ̂·I(θ̂)⁻¹,
 φ̂ = max(1, X²/(m − 2)) the Pearson dispersion (:mod:`densing.laws.family`'s docstring says why).
 """
+
 from __future__ import annotations
 
 import math
@@ -79,7 +80,7 @@ class LikelihoodFit:
         x = np.asarray(covariate, float) - self.centre
         sig = _expit(self.slope * x + self.offset)
         grad = self.scale * sig * (1 - sig)
-        var = grad ** 2 * (self.covariance[0, 0] * x ** 2 + 2 * self.covariance[0, 1] * x + self.covariance[1, 1])
+        var = grad**2 * (self.covariance[0, 0] * x**2 + 2 * self.covariance[0, 1] * x + self.covariance[1, 1])
         return self.chance + self.scale * sig, np.sqrt(np.maximum(var, 0.0))
 
     def draws(self, count: int, rng: np.random.Generator) -> tuple[list[tuple[float, float]], int]:
@@ -141,9 +142,14 @@ def _scoring(x, s, counts, chance, scale, g, h) -> tuple:
         p = np.clip(chance + scale * sig, 1e-12, 1 - 1e-12)
         dp = scale * sig * (1 - sig)
         resid = counts * (s - p) / (p * (1 - p)) * dp
-        ww = counts * dp ** 2 / (p * (1 - p))
-        info = np.stack([np.stack([np.sum(ww * x * x, -1), np.sum(ww * x, -1)], -1),
-                         np.stack([np.sum(ww * x, -1), np.sum(ww, -1)], -1)], -2)
+        ww = counts * dp**2 / (p * (1 - p))
+        info = np.stack(
+            [
+                np.stack([np.sum(ww * x * x, -1), np.sum(ww * x, -1)], -1),
+                np.stack([np.sum(ww * x, -1), np.sum(ww, -1)], -1),
+            ],
+            -2,
+        )
         grad = np.stack([np.sum(resid * x, -1), np.sum(resid, -1)], -1)
         det = info[:, 0, 0] * info[:, 1, 1] - info[:, 0, 1] ** 2
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -171,7 +177,9 @@ def _scoring(x, s, counts, chance, scale, g, h) -> tuple:
     return g, h, info, converged, ll
 
 
-def likelihood_fit(log_n, scores, items, chance: float, scale: float, *, dispersion_floor: float = 1.0) -> LikelihoodFit:
+def likelihood_fit(
+    log_n, scores, items, chance: float, scale: float, *, dispersion_floor: float = 1.0
+) -> LikelihoodFit:
     """The family law by binomial maximum likelihood (module docstring) on ``log_n``, the shape's covariate of the
     members' sizes: φ̂ = max(1, ``dispersion_floor``, X²/(m − 2)), X² = Σ n_i·(S_i − p̂_i)²/(p̂_i·(1 − p̂_i)) the
     Pearson statistic (left out when m = 2). Inside :func:`densing.runtime.memo.same_tables` a maximum is reused for the
@@ -199,17 +207,23 @@ def likelihood_fits(problems: list[tuple], dispersion_floors) -> list[Likelihood
         rows = [i for i, p in enumerate(prepared) if p[1].size == m and i not in maxima]
         pick = [prepared[i] for i in rows]
         g, h, info, converged, ll = _scoring(
-            np.stack([p[5][0] for p in pick]), np.stack([p[5][1] for p in pick]), np.stack([p[2] for p in pick]),
-            np.array([[p[3]] for p in pick]), np.array([[p[4]] for p in pick]), np.array([p[5][3] for p in pick]),
-            np.array([p[5][4] for p in pick]))
+            np.stack([p[5][0] for p in pick]),
+            np.stack([p[5][1] for p in pick]),
+            np.stack([p[2] for p in pick]),
+            np.array([[p[3]] for p in pick]),
+            np.array([[p[4]] for p in pick]),
+            np.array([p[5][3] for p in pick]),
+            np.array([p[5][4] for p in pick]),
+        )
         for k, i in enumerate(rows):
             maxima[i] = (g[k], h[k], prepared[i][5][2], info[k], converged[k], ll[k])
             keep(_key(*prepared[i][:5]), maxima[i])
     return [_finished(*p[:5], *maxima[i], floors[i]) for i, p in enumerate(prepared)]
 
 
-def _finished(log_n, scores, items, chance, scale, g, h, centre, info, converged, log_likelihood,
-              dispersion_floor) -> LikelihoodFit:
+def _finished(
+    log_n, scores, items, chance, scale, g, h, centre, info, converged, log_likelihood, dispersion_floor
+) -> LikelihoodFit:
     """The :class:`LikelihoodFit` at the maximum (g, h) with information ``info`` (:func:`likelihood_fit`)."""
     g, h = float(g), float(h)
     x = log_n - centre
@@ -217,7 +231,18 @@ def _finished(log_n, scores, items, chance, scale, g, h, centre, info, converged
     m = scores.size
     pearson = float(np.sum(items * (scores - p) ** 2 / (p * (1 - p))))
     own = pearson / (m - 2) if m > 2 else math.nan
-    fit = LikelihoodFit(slope=g, offset=h, centre=centre, covariance=np.full((2, 2), np.inf), dispersion=1.0,
-                        converged=bool(converged), own_dispersion=own, log_likelihood=float(log_likelihood), n_members=m,
-                        chance=chance, scale=scale, information=info)
+    fit = LikelihoodFit(
+        slope=g,
+        offset=h,
+        centre=centre,
+        covariance=np.full((2, 2), np.inf),
+        dispersion=1.0,
+        converged=bool(converged),
+        own_dispersion=own,
+        log_likelihood=float(log_likelihood),
+        n_members=m,
+        chance=chance,
+        scale=scale,
+        information=info,
+    )
     return fit.with_dispersion_floor(dispersion_floor)

@@ -8,6 +8,7 @@ member s of its family on a benchmark when
 (a missing standard error is the binomial one, :func:`densing.data.benchmarks.with_stderr`; a benchmark without either
 is not compared), and is flagged against s when that holds on at least :data:`MIN_BENCHMARKS` benchmarks.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -61,15 +62,22 @@ def _table_columns(table: pd.DataFrame) -> dict:
 
 def _columns(rows: pd.DataFrame) -> dict[str, np.ndarray]:
     """``rows``' columns as plain arrays: model names as text, benchmark and metric as objects, the numbers as floats."""
-    return {"model": rows["model"].astype(str).to_numpy(), "benchmark": rows["benchmark"].astype(object).to_numpy(),
-            "metric": rows["metric"].astype(object).to_numpy(), "value": rows["value"].to_numpy(float),
-            "params": rows["params"].to_numpy(float), "train_tokens": rows["train_tokens"].to_numpy(float),
-            "active_params": (rows["active_params"].to_numpy(float) if "active_params" in rows.columns
-                              else np.full(len(rows), np.nan))}
+    return {
+        "model": rows["model"].astype(str).to_numpy(),
+        "benchmark": rows["benchmark"].astype(object).to_numpy(),
+        "metric": rows["metric"].astype(object).to_numpy(),
+        "value": rows["value"].to_numpy(float),
+        "params": rows["params"].to_numpy(float),
+        "train_tokens": rows["train_tokens"].to_numpy(float),
+        "active_params": (
+            rows["active_params"].to_numpy(float) if "active_params" in rows.columns else np.full(len(rows), np.nan)
+        ),
+    }
 
 
-def family_arrays(table: pd.DataFrame, family: str, benchmark: str, *,
-                  metric: str | None = None) -> tuple[dict[str, np.ndarray], dict]:
+def family_arrays(
+    table: pd.DataFrame, family: str, benchmark: str, *, metric: str | None = None
+) -> tuple[dict[str, np.ndarray], dict]:
     """The family's members usable for a fit of ``benchmark`` as plain arrays ``model``, ``params``, ``train_tokens``,
     ``score`` (by size, then name), and the dropped models: ``moe`` (an ``active_params`` value: not dense),
     ``no_tokens`` (unknown training budget), ``no_score``. A score at or below chance is kept (the likelihood weighs
@@ -80,16 +88,29 @@ def family_arrays(table: pd.DataFrame, family: str, benchmark: str, *,
     if not len(members):
         raise InputError(f"family {family!r}: no models of that family in the table")
     if benchmark not in CHANCE_LEVELS:
-        raise InputError(f"benchmark {benchmark!r}: no chance level in the registry; a family reference needs its floor")
+        raise InputError(
+            f"benchmark {benchmark!r}: no chance level in the registry; a family reference needs its floor"
+        )
     pick = (mine["benchmark"] == benchmark) & (mine["metric"] == metric)
-    model, value, params, tokens, active = (mine[c][pick] for c in ("model", "value", "params", "train_tokens", "active_params"))
+    model, value, params, tokens, active = (
+        mine[c][pick] for c in ("model", "value", "params", "train_tokens", "active_params")
+    )
     moe = ~np.isnan(active)
     no_tokens = ~moe & np.isnan(tokens)
-    dropped = {"moe": sorted(model[moe]), "no_tokens": sorted(model[no_tokens]), "no_score": sorted(set(members) - set(model))}
+    dropped = {
+        "moe": sorted(model[moe]),
+        "no_tokens": sorted(model[no_tokens]),
+        "no_score": sorted(set(members) - set(model)),
+    }
     keep = ~(moe | no_tokens)
     order = np.lexsort((model[keep], params[keep]))
-    return {"model": model[keep][order], "params": params[keep][order], "train_tokens": tokens[keep][order],
-            "score": value[keep][order]}, dropped
+    return {
+        "model": model[keep][order],
+        "params": params[keep][order],
+        "train_tokens": tokens[keep][order],
+        "score": value[keep][order],
+    }, dropped
+
 
 # -- family members that break their family's order: a larger member scoring below a smaller one beyond noise ----------
 
@@ -106,10 +127,14 @@ def _table_arrays(rows: pd.DataFrame) -> dict[str, np.ndarray]:
     rows = with_stderr(rows)
     dense = rows["active_params"].isna() if "active_params" in rows.columns else pd.Series(True, index=rows.index)
     rows = rows[dense & rows["family"].notna() & rows["value"].notna() & (rows["params"] > 0)]
-    return {"family": rows["family"].astype(str).to_numpy(), "model": rows["model"].astype(str).to_numpy(),
-            "benchmark": (rows["benchmark"].astype(str) + ":" + rows["metric"].astype(str)).to_numpy(),
-            "params": rows["params"].to_numpy(float), "score": rows["value"].to_numpy(float),
-            "stderr": rows["stderr"].to_numpy(float)}
+    return {
+        "family": rows["family"].astype(str).to_numpy(),
+        "model": rows["model"].astype(str).to_numpy(),
+        "benchmark": (rows["benchmark"].astype(str) + ":" + rows["metric"].astype(str)).to_numpy(),
+        "params": rows["params"].to_numpy(float),
+        "score": rows["value"].to_numpy(float),
+        "stderr": rows["stderr"].to_numpy(float),
+    }
 
 
 def _breaks(a: dict[str, np.ndarray]) -> list[tuple]:
@@ -133,11 +158,13 @@ def order_breaks(table: pd.DataFrame) -> pd.DataFrame:
     break the order, comma-separated ``benchmark:metric``), largest model first within a family."""
     require_columns(table, ("model", "benchmark", "metric", "value", "params", "family"), "order_breaks")
     a = _table_arrays(table)
-    rows = [row for family in np.unique(a["family"])
-            for row in _breaks({k: v[a["family"] == family] for k, v in a.items()})]
+    rows = [
+        row for family in np.unique(a["family"]) for row in _breaks({k: v[a["family"] == family] for k, v in a.items()})
+    ]
     found = pd.DataFrame(rows, columns=list(COLUMNS))
-    return (found.sort_values(["family", "params", "smaller_params"], ascending=[True, False, True])
-            .reset_index(drop=True))
+    return found.sort_values(["family", "params", "smaller_params"], ascending=[True, False, True]).reset_index(
+        drop=True
+    )
 
 
 @per_table
@@ -165,7 +192,13 @@ def reference_order_breaks(targets: pd.DataFrame, families: set) -> pd.DataFrame
     found = order_breaks(targets)
     found = found[found["family"].isin(families)].reset_index(drop=True)
     rows_of = targets.drop_duplicates("model").set_index("model")
-    fitted = [("kept" if pd.notna(rows_of.loc[m, "train_tokens"]) and not ("active_params" in rows_of.columns
-                                                                       and pd.notna(rows_of.loc[m, "active_params"]))
-               else "left out") for m in found["model"]]
+    fitted = [
+        (
+            "kept"
+            if pd.notna(rows_of.loc[m, "train_tokens"])
+            and not ("active_params" in rows_of.columns and pd.notna(rows_of.loc[m, "active_params"]))
+            else "left out"
+        )
+        for m in found["model"]
+    ]
     return found.assign(in_fit=fitted)

@@ -5,6 +5,7 @@ every law, each posed as a problem in :mod:`densing.laws.problems`. The bootstra
 :func:`densing.laws.reference.fit_reference`: :func:`plan` draws the resamples with one seeded generator, :func:`run`
 refits each from the point estimate, in one process or several, the draws in resample order whatever ``jobs``.
 """
+
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -26,8 +27,15 @@ def fit_stage(problem: Problem, *, loss: str = "soft_l1", f_scale: float = 1.0, 
     for start in problem.starts:
         x0 = np.clip(start, problem.lower + 1e-9, problem.upper - 1e-9)
         try:
-            result = least_squares(problem.residual, x0, jac=problem.jacobian, bounds=(problem.lower, problem.upper),
-                                   loss=loss, f_scale=f_scale, x_scale=x_scale)
+            result = least_squares(
+                problem.residual,
+                x0,
+                jac=problem.jacobian,
+                bounds=(problem.lower, problem.upper),
+                loss=loss,
+                f_scale=f_scale,
+                x_scale=x_scale,
+            )
         except (ValueError, FloatingPointError):
             continue
         if np.isfinite(result.cost) and (best is None or result.cost < best.cost):
@@ -39,10 +47,18 @@ def fit_stage(problem: Problem, *, loss: str = "soft_l1", f_scale: float = 1.0, 
     residuals = predicted - problem.observed
     if not np.all(np.isfinite(residuals)):
         raise FitError(f"{problem.law}: the fitted law gives non-finite predictions")
-    return StageFit(law=problem.law, params=params, fixed=dict(problem.fixed),
-                    r_squared=r_squared(problem.observed, predicted), rmse=float(np.sqrt(np.mean(residuals**2))),
-                    residuals=tuple(float(r) for r in residuals), converged=bool(best.status > 0),
-                    message=str(best.message), n_points=int(problem.observed.size), cost=float(best.cost))
+    return StageFit(
+        law=problem.law,
+        params=params,
+        fixed=dict(problem.fixed),
+        r_squared=r_squared(problem.observed, predicted),
+        rmse=float(np.sqrt(np.mean(residuals**2))),
+        residuals=tuple(float(r) for r in residuals),
+        converged=bool(best.status > 0),
+        message=str(best.message),
+        n_points=int(problem.observed.size),
+        cost=float(best.cost),
+    )
 
 
 def refit_from(problem: Problem, params: dict[str, float], *, loss: str, f_scale: float) -> StageFit:
@@ -62,14 +78,17 @@ def stage_problems(data, picks, *, law, irreducible, chance, ceiling, max_score)
     if law == "two-step":
         n, t, _, x = (a[picks[0]] for a in data[0])
         _, _, s2, x2 = (a[picks[1]] for a in data[1])
-        return [_problems.loss_problem(n, t, x, irreducible=irreducible),
-                _problems.performance_problem(x2, s2, chance=chance, ceiling=ceiling, max_score=max_score)]
+        return [
+            _problems.loss_problem(n, t, x, irreducible=irreducible),
+            _problems.performance_problem(x2, s2, chance=chance, ceiling=ceiling, max_score=max_score),
+        ]
     n, t, s, _ = (a[picks[0]] for a in data[0])
     return [_problems.composed_problem(n, t, s, chance=chance, ceiling=ceiling, max_score=max_score)]
 
 
-def plan(stage_sets: tuple[pd.DataFrame, ...], runs: list[str], *, n_boot: int, seed: int,
-         unit: str = "auto") -> tuple[str, list[tuple[np.ndarray, ...]]]:
+def plan(
+    stage_sets: tuple[pd.DataFrame, ...], runs: list[str], *, n_boot: int, seed: int, unit: str = "auto"
+) -> tuple[str, list[tuple[np.ndarray, ...]]]:
     """The resampling unit and ``n_boot`` resamples (each stage's picked rows): ``unit="auto"`` resamples runs where
     some run has several checkpoints (fewer runs than points of the last stage), points otherwise."""
     chosen = unit if unit != "auto" else "series" if len(runs) < len(stage_sets[-1]) else "point"
@@ -98,8 +117,9 @@ def refit_chunk(task: RefitTask, resamples) -> list:
     for picks in resamples:
         try:
             merged: dict[str, float] = {}
-            for problem, start, scale in zip(stage_problems(task.data, picks, **task.options), task.stage_params,
-                                             task.scales):
+            for problem, start, scale in zip(
+                stage_problems(task.data, picks, **task.options), task.stage_params, task.scales
+            ):
                 merged.update(refit_from(problem, start, loss=task.robust_loss, f_scale=scale).params)
             out.append(tuple(merged[k] for k in task.names))
         except FitError:
@@ -122,11 +142,12 @@ def run(task: RefitTask, resamples: list, *, jobs: int = 1) -> list:
     try:
         parts = list(pool.map(refit_chunk, [task] * len(chunks), chunks))
     except BrokenProcessPool:
-        raise WorkerError("jobs: a bootstrap worker process died (out of memory or killed); "
-                          "run again with fewer --jobs") from None
+        raise WorkerError(
+            "jobs: a bootstrap worker process died (out of memory or killed); run again with fewer --jobs"
+        ) from None
     finally:  # an error, Ctrl-C or SIGTERM ends the other workers now
         end_pool(pool)
     ordered = [None] * n_boot
     for offset, part in enumerate(parts):
-        ordered[offset::len(chunks)] = part
+        ordered[offset :: len(chunks)] = part
     return ordered

@@ -2,6 +2,7 @@
 :data:`FIT_DOMAIN`), the points a reference fit is made on (:func:`select_points` and the cuts of them), one fitted
 stage (:class:`StageFit`) and the verdicts on a fit.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -21,8 +22,10 @@ KINDS = (*LAWS, "family")
 
 FORMAT = "densing.reference_fit/1"
 #: The parameters each kind of fit holds (E, the irreducible loss, is optional for the two laws).
-_REQUIRED_PARAMS = {**dict.fromkeys(LAWS, ("a", "alpha", "b", "beta", "c", "gamma", "l", "d")),
-                    "family": ("c", "gamma", "l", "d")}
+_REQUIRED_PARAMS = {
+    **dict.fromkeys(LAWS, ("a", "alpha", "b", "beta", "c", "gamma", "l", "d")),
+    "family": ("c", "gamma", "l", "d"),
+}
 #: A family fit of the power shape also holds α and N_unit (both or neither: a file without them is logistic_ln_n).
 _FAMILY_SHAPE_PARAMS = ("alpha", "n_unit")
 _POSITIVE_PARAMS = ("a", "alpha", "b", "beta", "c", "n_unit")
@@ -33,10 +36,18 @@ _CEILING_TOLERANCE = 1e-9
 #: scores in [0, 1]; γ < 0 for the loss-based laws (the score rises as the loss falls), > 0 for the family law; l, the
 #: sigmoid's midpoint, is a loss for the two-step law (−log P ≥ 0, maybe below E), any finite number otherwise.
 FIT_DOMAIN = {
-    "a": "positive (> 0)", "alpha": "positive (> 0)", "n_unit": "positive (> 0)", "b": "positive (> 0)", "beta": "positive (> 0)",
-    "E": "non-negative (≥ 0)", "c": "in (0, 1]", "d": "0 ≤ d < c + d ≤ 1",
-    "gamma": "< 0 (two-step, composed), > 0 (family)", "l": "≥ 0 (two-step), finite (composed, family)",
-    "d0": f"in (0, {MAX_D0_TOKENS:g}] tokens", "metric": "a score in [0, 1], higher better (a fraction metric)",
+    "a": "positive (> 0)",
+    "alpha": "positive (> 0)",
+    "n_unit": "positive (> 0)",
+    "b": "positive (> 0)",
+    "beta": "positive (> 0)",
+    "E": "non-negative (≥ 0)",
+    "c": "in (0, 1]",
+    "d": "0 ≤ d < c + d ≤ 1",
+    "gamma": "< 0 (two-step, composed), > 0 (family)",
+    "l": "≥ 0 (two-step), finite (composed, family)",
+    "d0": f"in (0, {MAX_D0_TOKENS:g}] tokens",
+    "metric": "a score in [0, 1], higher better (a fraction metric)",
 }
 
 
@@ -46,8 +57,9 @@ def _finite(value) -> bool:
 
 def _law_domain_error(kind: str, p: dict) -> tuple[str, object] | None:
     """The first parameter of ``p`` (one fit's values) outside :data:`FIT_DOMAIN`, with its value; None if none is."""
-    bad = (next((n for n, v in p.items() if not _finite(v)), None)
-           or next((n for n in _POSITIVE_PARAMS if n in p and p[n] <= 0), None))
+    bad = next((n for n, v in p.items() if not _finite(v)), None) or next(
+        (n for n in _POSITIVE_PARAMS if n in p and p[n] <= 0), None
+    )
     if bad:
         return bad, p[bad]
     if p.get("E", 0.0) < 0:
@@ -88,41 +100,55 @@ def check_fit_dict(data: dict, *, source: str = "<fit>") -> None:
         raise InputError(f"{source}: field 'params': expected a mapping of parameter names to numbers")
     allowed = set(_REQUIRED_PARAMS[kind]) | ({"E"} if kind != "family" else set(_FAMILY_SHAPE_PARAMS))
     if kind == "family" and len(set(_FAMILY_SHAPE_PARAMS) & set(params)) == 1:
-        raise InputError(f"{source}: field 'params': a family fit of the power shape needs both "
-                         f"{' and '.join(_FAMILY_SHAPE_PARAMS)}")
+        raise InputError(
+            f"{source}: field 'params': a family fit of the power shape needs both {' and '.join(_FAMILY_SHAPE_PARAMS)}"
+        )
     if missing := [p for p in _REQUIRED_PARAMS[kind] if p not in params]:
         raise InputError(f"{source}: field 'params': a {kind} fit needs {', '.join(missing)}")
     if extra := sorted(set(params) - allowed):
         raise InputError(f"{source}: field 'params': a {kind} fit has no parameter(s) {', '.join(extra)}")
     if (bad := _law_domain_error(kind, params)) is not None:
-        raise InputError(f"{source}: field 'params.{bad[0]}': {bad[1]!r} is outside the law's domain "
-                         f"({_domain_words(kind, bad[0], params)})")
+        raise InputError(
+            f"{source}: field 'params.{bad[0]}': {bad[1]!r} is outside the law's domain "
+            f"({_domain_words(kind, bad[0], params)})"
+        )
     if not D0_TOKENS.matches(d0 := data.get("d0")):
-        raise InputError(f"{source}: field 'd0': expected a positive number of tokens up to {MAX_D0_TOKENS:g} "
-                         f"(the bound of --d0), got {d0!r}")
+        raise InputError(
+            f"{source}: field 'd0': expected a positive number of tokens up to {MAX_D0_TOKENS:g} "
+            f"(the bound of --d0), got {d0!r}"
+        )
     metric = data.get("metric")
     if "metric" in data and metric not in FRACTION_METRICS:
-        raise InputError(f"{source}: field 'metric': {metric!r} is not a score the law inverts; expected "
-                         f"{FIT_DOMAIN['metric']}: one of {', '.join(sorted(FRACTION_METRICS))}")
+        raise InputError(
+            f"{source}: field 'metric': {metric!r} is not a score the law inverts; expected "
+            f"{FIT_DOMAIN['metric']}: one of {', '.join(sorted(FRACTION_METRICS))}"
+        )
     if benchmarks := data.get("benchmarks") or (data.get("provenance") or {}).get("benchmarks"):
         label = benchmarks[0] if len(benchmarks) == 1 else f"mean({','.join(benchmarks)})"
         if data.get("benchmark") != label:
-            raise InputError(f"{source}: field 'benchmark': {data.get('benchmark')!r} does not match the benchmarks "
-                             f"the fit was made on ({label!r}); refit rather than rename")
+            raise InputError(
+                f"{source}: field 'benchmark': {data.get('benchmark')!r} does not match the benchmarks "
+                f"the fit was made on ({label!r}); refit rather than rename"
+            )
     names = data.get("bootstrap_names") or []
     if unknown := sorted(set(names) - set(params)):
         raise InputError(f"{source}: field 'bootstrap_names': {', '.join(unknown)} not among the fit's parameters")
     for i, row in enumerate(data.get("bootstrap") or [], start=1):
         if not isinstance(row, list) or len(row) != len(names):
-            raise InputError(f"{source}: field 'bootstrap': draw {i} has {len(row) if isinstance(row, list) else 'no'} "
-                             f"values for {len(names)} parameter(s)")
+            raise InputError(
+                f"{source}: field 'bootstrap': draw {i} has {len(row) if isinstance(row, list) else 'no'} "
+                f"values for {len(names)} parameter(s)"
+            )
     for i, row in enumerate(data.get("bootstrap") or [], start=1):  # every draw inside the domain, the point's
         draw = {**params, **dict(zip(names, row))}  # values where a draw has none
         if (bad := _law_domain_error(kind, draw)) is not None:
-            raise InputError(f"{source}: field 'bootstrap': draw {i}: {bad[0]} = {bad[1]!r} is outside the law's "
-                             f"domain ({_domain_words(kind, bad[0], draw)})")
+            raise InputError(
+                f"{source}: field 'bootstrap': draw {i}: {bad[0]} = {bad[1]!r} is outside the law's "
+                f"domain ({_domain_words(kind, bad[0], draw)})"
+            )
     if not data.get("stages"):
         raise InputError(f"{source}: field 'stages': the fit has no fitted stage")
+
 
 # -- the points a reference fit is made on: which rows of a tidy table, averaged how, cut where ------------------------
 
@@ -130,8 +156,14 @@ def check_fit_dict(data: dict, *, source: str = "<fit>") -> None:
 POINT_COLUMNS = ("model", "params", "train_tokens", "score", "loss", "run")
 
 
-def select_points(frame: pd.DataFrame, benchmark: str | list[str], *, metric: str = "acc", n_shot: int | None = None,
-                  need_loss: bool = False) -> tuple[str, pd.DataFrame]:
+def select_points(
+    frame: pd.DataFrame,
+    benchmark: str | list[str],
+    *,
+    metric: str = "acc",
+    n_shot: int | None = None,
+    need_loss: bool = False,
+) -> tuple[str, pd.DataFrame]:
     """Reference points (model, params, train_tokens, score, loss, run) for a benchmark, or the per-model mean of a list
     of benchmarks (models with all of them, as the paper fits the average score), named ``mean(b1,b2,…)``. ``run`` is
     the table's ``run`` column where set (checkpoints of one training run), else the model."""
@@ -141,21 +173,35 @@ def select_points(frame: pd.DataFrame, benchmark: str | list[str], *, metric: st
         rows = rows[rows["n_shot"] == n_shot]
     if rows.empty:
         have = ", ".join(sorted(frame["benchmark"].unique())[:12])
-        raise InputError(f"benchmark {'/'.join(names)!r} with metric {metric!r}: no rows in the data (benchmarks: {have})")
+        raise InputError(
+            f"benchmark {'/'.join(names)!r} with metric {metric!r}: no rows in the data (benchmarks: {have})"
+        )
     if len(missing_tokens := rows[rows["train_tokens"].isna()]):
-        raise InputError(f"model {missing_tokens['model'].iloc[0]!r}: field 'train_tokens' is empty; "
-                         "reference points need both params and train_tokens")
+        raise InputError(
+            f"model {missing_tokens['model'].iloc[0]!r}: field 'train_tokens' is empty; "
+            "reference points need both params and train_tokens"
+        )
     if need_loss and rows["loss"].isna().any():
         bad = rows[rows["loss"].isna()]["model"].iloc[0]
-        raise InputError(f"model {bad!r}: field 'loss' is empty; the two-step law needs conditional losses (use --law composed)")
+        raise InputError(
+            f"model {bad!r}: field 'loss' is empty; the two-step law needs conditional losses (use --law composed)"
+        )
     if "loss_unit" in rows.columns and rows["loss"].notna().any():
-        if len(units := set(rows.loc[rows["loss"].notna(), "loss_unit"].fillna("nats"))) > 1:
-            raise InputError(f"benchmark {'/'.join(names)!r}: losses in several units ({', '.join(sorted(units))}); fit one unit at a time")
+        units = set(rows.loc[rows["loss"].notna(), "loss_unit"].fillna("nats"))
+        if len(units) > 1:
+            raise InputError(
+                f"benchmark {'/'.join(names)!r}: losses in several units ({', '.join(sorted(units))}); fit one unit at a time"
+            )
     run = rows["run"] if "run" in rows.columns else pd.Series(pd.NA, index=rows.index)
     rows = rows.assign(run=run.astype("string").fillna(rows["model"].astype("string")))
     grouped = rows.groupby("model", sort=True).agg(
-        params=("params", "first"), train_tokens=("train_tokens", "first"), score=("value", "mean"),
-        loss=("loss", "mean"), run=("run", "first"), n=("benchmark", "nunique"))
+        params=("params", "first"),
+        train_tokens=("train_tokens", "first"),
+        score=("value", "mean"),
+        loss=("loss", "mean"),
+        run=("run", "first"),
+        n=("benchmark", "nunique"),
+    )
     grouped = grouped[grouped["n"] == len(names)].drop(columns="n").reset_index()
     label = names[0] if len(names) == 1 else f"mean({','.join(names)})"
     return label, grouped[list(POINT_COLUMNS)]
@@ -167,9 +213,14 @@ def final_points(points: pd.DataFrame, last: int = 5) -> pd.DataFrame:
     if last < 1:
         raise InputError(f"final checkpoints: expected a positive count, got {last!r}")
     tails = [group.sort_values("train_tokens").tail(last) for _, group in points.groupby("run", sort=True)]
-    rows = [tail.iloc[-1].to_dict() | {"score": float(tail["score"].mean()),
-                                       "loss": float(tail["loss"].mean()) if tail["loss"].notna().all() else np.nan}
-            for tail in tails]
+    rows = [
+        tail.iloc[-1].to_dict()
+        | {
+            "score": float(tail["score"].mean()),
+            "loss": float(tail["loss"].mean()) if tail["loss"].notna().all() else np.nan,
+        }
+        for tail in tails
+    ]
     return pd.DataFrame(rows, columns=list(POINT_COLUMNS))
 
 
@@ -183,12 +234,22 @@ def past_run_fraction(points: pd.DataFrame, fraction: float) -> pd.DataFrame:
 
 
 def point_tuples(points: pd.DataFrame) -> tuple[tuple, ...]:
-    return tuple((str(r.model), float(r.params), float(r.train_tokens), float(r.score),
-                  None if pd.isna(r.loss) else float(r.loss), str(r.run)) for r in points.itertuples(index=False))
+    return tuple(
+        (
+            str(r.model),
+            float(r.params),
+            float(r.train_tokens),
+            float(r.score),
+            None if pd.isna(r.loss) else float(r.loss),
+            str(r.run),
+        )
+        for r in points.itertuples(index=False)
+    )
 
 
-def reference_subset(frame: pd.DataFrame, *, max_params: float | None = None, families: list[str] | None = None,
-                     source: str = "<data>") -> pd.DataFrame:
+def reference_subset(
+    frame: pd.DataFrame, *, max_params: float | None = None, families: list[str] | None = None, source: str = "<data>"
+) -> pd.DataFrame:
     """The rows of ``frame`` below ``max_params`` and of ``families`` (an unknown one: InputError naming ``source``)."""
     if max_params is not None:
         frame = frame[frame["params"] < max_params]
@@ -204,7 +265,9 @@ def _as_text(column: pd.Series) -> list[str]:
     64-bit floats and integers, booleans and strings (the same text, faster), pandas itself for any other dtype."""
     kind = column.dtype.kind
     if kind in "fiub" and column.dtype.itemsize in (1, 8) or kind in "OUT" or str(column.dtype) in ("str", "string"):
-        return ["<NA>" if v is None or v is pd.NA or (isinstance(v, float) and v != v) else str(v) for v in column.tolist()]
+        return [
+            "<NA>" if v is None or v is pd.NA or (isinstance(v, float) and v != v) else str(v) for v in column.tolist()
+        ]
     return column.astype("string").fillna("<NA>").tolist()
 
 
@@ -217,6 +280,7 @@ def data_hash(frame, columns: list[str] | None = None) -> str:
 
 # -- one fitted stage of a fit file, and the verdicts on a fitted reference --------------------------------------------
 
+
 def r_squared(observed: np.ndarray, predicted: np.ndarray) -> float:
     """R² = 1 − Σ(S − Ŝ)² / Σ(S − S̄)² of a fitted stage (NaN when the observations do not vary)."""
     ss_res = float(np.sum((observed - predicted) ** 2))
@@ -228,6 +292,7 @@ def r_squared(observed: np.ndarray, predicted: np.ndarray) -> float:
 class StageFit(Result):
     """One fitted law: parameters, what was held fixed, and goodness-of-fit diagnostics: ``r_squared``, ``rmse`` and
     ``residuals`` (prediction − observation, in input order) on the natural scale of the fitted loss or score."""
+
     _dict_exclude = ("residuals",)
 
     law: str
@@ -249,9 +314,18 @@ class StageFit(Result):
         def numbers(values: dict) -> dict[str, float]:
             return {k: float(v) for k, v in values.items()}
 
-        read = {"law": str, "params": numbers, "fixed": numbers, "r_squared": float, "rmse": float,
-                "residuals": lambda values: tuple(float(v) for v in values), "converged": bool, "message": str,
-                "n_points": int, "cost": float}
+        read = {
+            "law": str,
+            "params": numbers,
+            "fixed": numbers,
+            "r_squared": float,
+            "rmse": float,
+            "residuals": lambda values: tuple(float(v) for v in values),
+            "converged": bool,
+            "message": str,
+            "n_points": int,
+            "cost": float,
+        }
         return cls(**{name: kind(data.get(name, {}) if name == "fixed" else data[name]) for name, kind in read.items()})
 
 
@@ -269,8 +343,10 @@ def fit_verdict(fit) -> str | None:
 def interval_notes(fit, level: float = 0.95) -> list[str]:
     """One sentence per parameter whose bootstrap percentile interval misses its point estimate (most refits settle
     elsewhere: a flat or multi-modal cost surface); such an interval is reported as it is, with this note."""
-    return [f"{row.parameter} = {row.estimate:.4g} lies outside its bootstrap interval "
-            f"[{row.ci_low:.4g}, {row.ci_high:.4g}]: the resampled fits settle elsewhere, "
-            f"so {row.parameter} is poorly determined by these points"
-            for row in fit.parameter_ci(level).itertuples(index=False)
-            if not (math.isnan(row.ci_low) or row.ci_low <= row.estimate <= row.ci_high)]
+    return [
+        f"{row.parameter} = {row.estimate:.4g} lies outside its bootstrap interval "
+        f"[{row.ci_low:.4g}, {row.ci_high:.4g}]: the resampled fits settle elsewhere, "
+        f"so {row.parameter} is poorly determined by these points"
+        for row in fit.parameter_ci(level).itertuples(index=False)
+        if not (math.isnan(row.ci_low) or row.ci_low <= row.estimate <= row.ci_high)
+    ]

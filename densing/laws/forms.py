@@ -7,6 +7,7 @@ scores only (densing fixes γ = −1 there: (a, b, l, 1/γ) scale together witho
 family's members brought to one training budget D0 through a stated loss law (:func:`translate_members`; Hoffmann et
 al. 2022, arXiv 2203.15556, approach 3).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -95,7 +96,9 @@ def family_alpha(p):
     """The power shape's α of a family fit's ``p`` (params or draw columns), None for logistic_ln_n."""
     return p.get("alpha") if "a" not in p else None
 
+
 # -- a family's members brought to one training budget D0 through a stated loss law ------------------------------------
+
 
 def _positive_counts(values, field: str) -> np.ndarray:
     """``values`` as a float array, or an InputError naming ``field`` and the first bad value."""
@@ -126,7 +129,7 @@ class LossLaw:
         """L(N, D) = E + A·N^-α + B·D^-β (Hoffmann et al. 2022, arXiv 2203.15556, eq. 2; constants
         from ``self.source``), for N = ``params`` and D = ``tokens`` (broadcast)."""
         params, tokens = _positive_counts(params, "params"), _positive_counts(tokens, "tokens")
-        return self.E + self.A * params ** -self.alpha + self.B * tokens ** -self.beta
+        return self.E + self.A * params**-self.alpha + self.B * tokens**-self.beta
 
     def size_at(self, params, tokens, d0) -> np.ndarray:
         """N' = (A / (A·N^-α + B·(D^-β − D0^-β)))^(1/α): the size that reaches on ``d0`` tokens the loss
@@ -138,18 +141,35 @@ class LossLaw:
         try:
             params, tokens = np.broadcast_arrays(params, tokens)
         except ValueError as error:
-            raise InputError(f"fields 'params' and 'tokens': shapes {np.shape(params)} and "
-                             f"{np.shape(tokens)} do not match") from error
-        loss_above_floor = self.A * params ** -self.alpha + self.B * (tokens ** -self.beta - d0 ** -self.beta)
+            raise InputError(
+                f"fields 'params' and 'tokens': shapes {np.shape(params)} and {np.shape(tokens)} do not match"
+            ) from error
+        loss_above_floor = self.A * params**-self.alpha + self.B * (tokens**-self.beta - d0**-self.beta)
         reachable = loss_above_floor > 0  # the floor at D0, E + B·D0^-β, is what no finite size reaches
         return np.where(reachable, (self.A / np.where(reachable, loss_above_floor, 1.0)) ** (1.0 / self.alpha), np.nan)
 
 
-HOFFMANN_2022 = LossLaw(E=1.69, A=406.4, alpha=0.34, B=410.7, beta=0.28, name="hoffmann_2022", source=(
-    "Hoffmann et al. 2022, Training Compute-Optimal Large Language Models, arXiv 2203.15556, eq. 10 (approach 3)"))
+HOFFMANN_2022 = LossLaw(
+    E=1.69,
+    A=406.4,
+    alpha=0.34,
+    B=410.7,
+    beta=0.28,
+    name="hoffmann_2022",
+    source=(
+        "Hoffmann et al. 2022, Training Compute-Optimal Large Language Models, arXiv 2203.15556, eq. 10 (approach 3)"
+    ),
+)
 # approach 3 refitted to the data of Hoffmann et al.'s figure 4, five outliers dropped
-BESIROGLU_2024 = LossLaw(E=1.8172, A=482.01, alpha=0.3478, B=2085.43, beta=0.3658, name="besiroglu_2024", source=(
-    "Besiroglu et al. 2024, Chinchilla Scaling: A replication attempt, arXiv 2404.10102 (approach 3 refitted)"))
+BESIROGLU_2024 = LossLaw(
+    E=1.8172,
+    A=482.01,
+    alpha=0.3478,
+    B=2085.43,
+    beta=0.3658,
+    name="besiroglu_2024",
+    source=("Besiroglu et al. 2024, Chinchilla Scaling: A replication attempt, arXiv 2404.10102 (approach 3 refitted)"),
+)
 LOSS_LAWS = {law.name: law for law in (HOFFMANN_2022, BESIROGLU_2024)}
 
 
@@ -169,5 +189,6 @@ def translate_members(params, tokens, d0, law: LossLaw = HOFFMANN_2022) -> tuple
         f"member {i} (N = {format_count(params[i])}, D = {format_count(tokens[i])}): its loss "
         f"{format_number(losses[i], digits=4)} is below what any size reaches at D0 = {format_count(float(d0))} "
         f"(every size stays above {format_number(floor, digits=4)})"
-        for i in np.flatnonzero(np.isnan(sizes))]
+        for i in np.flatnonzero(np.isnan(sizes))
+    ]
     return sizes, reasons

@@ -1,6 +1,7 @@
 """Held-out checks of a reference law: fit on the small models, predict the large ones (Xiao et al. 2024, Fig. 2b),
 from a table (:func:`held_out_validation`) or from a path of any format (:func:`validate_held_out`).
 """
+
 from __future__ import annotations
 
 from numbers import Real
@@ -12,16 +13,22 @@ from densing.data.formats import read_reference_data, sniff_format
 from densing.data.olmo import ladder_benchmarks, read_olmo_ladder
 from densing.data.schema import table_argument
 from densing.errors import InputError
-from densing.laws.olmo.check import validate_ladder
 from densing.laws.fit_schema import select_points
+from densing.laws.olmo.check import validate_ladder
 from densing.laws.reference import fit_reference
 from densing.laws.reference_fit import ReferenceFit
 from densing.validation import Interval, as_names, validate_params
 
 
 @validate_params({"max_params": [Interval(Real, 0, None, closed="neither")]})
-def held_out_validation(frame: pd.DataFrame, benchmark: str | list[str], *, max_params: float,
-                        targets: pd.DataFrame | None = None, **fit_options) -> tuple[ReferenceFit, pd.DataFrame]:
+def held_out_validation(
+    frame: pd.DataFrame,
+    benchmark: str | list[str],
+    *,
+    max_params: float,
+    targets: pd.DataFrame | None = None,
+    **fit_options,
+) -> tuple[ReferenceFit, pd.DataFrame]:
     """(fit, table): a fit on the reference models with N < ``max_params`` and its predictions of the larger ones:
     ``frame``'s rows with N ≥ ``max_params``, or ``targets``' (models of the same recipe outside the reference, e.g.
     OLMo-2 7B and 13B beside AI2's ladder). One row per held-out point: measured and predicted score (and loss for the
@@ -53,10 +60,18 @@ def held_out_validation(frame: pd.DataFrame, benchmark: str | list[str], *, max_
     return fit, points
 
 
-def validate_held_out(path: str | Path, benchmark: str | list[str], *, max_params: float, law: str = "two-step",
-                      metric: str | None = None, chance: float | str | None = "none",
-                      min_train_tokens: float | str | None = "auto", final_only: bool = False,
-                      suite: str = "standard") -> tuple[pd.DataFrame, str]:
+def validate_held_out(
+    path: str | Path,
+    benchmark: str | list[str],
+    *,
+    max_params: float,
+    law: str = "two-step",
+    metric: str | None = None,
+    chance: float | str | None = "none",
+    min_train_tokens: float | str | None = "auto",
+    final_only: bool = False,
+    suite: str = "standard",
+) -> tuple[pd.DataFrame, str]:
     """The held-out check of the reference data at ``path``, whatever its format: (table, summary).
 
     AI2's OLMo ladder by its own rules (:func:`densing.laws.olmo.check.validate_ladder`; ``metric`` the task's own);
@@ -70,11 +85,23 @@ def validate_held_out(path: str | Path, benchmark: str | list[str], *, max_param
     if data_format.name == "olmo_ladder":
         if not isinstance(benchmark, str):
             raise InputError("benchmark: the OLMo ladder's check takes one benchmark")
-        return validate_ladder(read_olmo_ladder(path), benchmark, metric or ladder_benchmarks().get(benchmark, "len_norm"),
-                               max_params=max_params)
+        return validate_ladder(
+            read_olmo_ladder(path),
+            benchmark,
+            metric or ladder_benchmarks().get(benchmark, "len_norm"),
+            max_params=max_params,
+        )
     tokens = data_format.min_train_tokens if min_train_tokens == "auto" else min_train_tokens
-    _, table = held_out_validation(read_reference_data(path, suite=suite), benchmark, max_params=max_params,
-                                   min_train_tokens=tokens, law=law, metric=metric or "acc", chance=chance, n_boot=0)
+    _, table = held_out_validation(
+        read_reference_data(path, suite=suite),
+        benchmark,
+        max_params=max_params,
+        min_train_tokens=tokens,
+        law=law,
+        metric=metric or "acc",
+        chance=chance,
+        n_boot=0,
+    )
     if tokens is not None:
         table = table[table["train_tokens"] >= tokens]
     if table.empty:
@@ -83,6 +110,8 @@ def validate_held_out(path: str | Path, benchmark: str | list[str], *, max_param
         table = table.loc[table.groupby("run")["train_tokens"].idxmax()]
     table = table.sort_values(["params", "run", "train_tokens"], kind="stable").reset_index(drop=True)
     worst = table.loc[table["relative_error"].idxmax()]
-    return table, (f"{len(table)} held-out point(s) from {table['run'].nunique()} run(s) with N ≥ {max_params:.3g} "
-                   f"({table['benchmark'].iloc[0]}): mean relative error {table['relative_error'].mean():.2%}, "
-                   f"largest {worst['relative_error']:.2%} ({worst['model']})")
+    return table, (
+        f"{len(table)} held-out point(s) from {table['run'].nunique()} run(s) with N ≥ {max_params:.3g} "
+        f"({table['benchmark'].iloc[0]}): mean relative error {table['relative_error'].mean():.2%}, "
+        f"largest {worst['relative_error']:.2%} ({worst['model']})"
+    )

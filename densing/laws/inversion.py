@@ -8,6 +8,7 @@ bootstrap draws. :class:`PerBenchmark` is the paper's inversion through one refe
 maximum-likelihood size over one family's fits (:mod:`densing.laws.joint`); the tables, the trend and the checks
 treat both alike.
 """
+
 from __future__ import annotations
 
 import math
@@ -19,8 +20,15 @@ import pandas as pd
 from densing.data.schema import LAB_COLUMN
 from densing.errors import InputError
 from densing.laws.bounds import EXACT, LOWER, UPPER, log_density_bounds, score_cap
-from densing.laws.reference_fit import ABOVE_CEILING, BELOW_FLOOR, BEYOND_DATA_LIMIT, ReferenceFit  # noqa: F401
-from densing.laws.reference_fit import as_fit
+
+# the reference's limits are public here too (`name as name` marks a re-export)
+from densing.laws.reference_fit import (
+    ABOVE_CEILING as ABOVE_CEILING,
+    BELOW_FLOOR as BELOW_FLOOR,
+    BEYOND_DATA_LIMIT as BEYOND_DATA_LIMIT,
+    ReferenceFit,
+    as_fit,
+)
 from densing.runtime.memo import per_table
 from densing.states import ReferenceName
 
@@ -55,8 +63,11 @@ def extrapolation_notes(fit: ReferenceFit, effective_params, d0: float | None = 
     tokens = fit.d0 if d0 is None else d0
     n_low, n_high = float(points["params"].min()), float(points["params"].max())
     d_high = float(points["train_tokens"].max())
-    common = ([f"D0 {format_count(tokens)} is {tokens / d_high:.3g}x the reference's largest D ({format_count(d_high)})"]
-              if tokens > d_high else [])
+    common = (
+        [f"D0 {format_count(tokens)} is {tokens / d_high:.3g}x the reference's largest D ({format_count(d_high)})"]
+        if tokens > d_high
+        else []
+    )
     notes: list[str | None] = []
     for size in sizes:
         parts = list(common)
@@ -89,7 +100,9 @@ def conditioning(fit: ReferenceFit, scores, stderr, d0: float | None = None) -> 
 
 
 def _family_label(fit: ReferenceFit) -> str:
-    families = sorted({m for m in str(fit.provenance.get("families", fit.provenance.get("family", ""))).split(",") if m})
+    families = sorted(
+        {m for m in str(fit.provenance.get("families", fit.provenance.get("family", ""))).split(",") if m}
+    )
     return ", ".join(families) or "?"
 
 
@@ -202,7 +215,9 @@ class Joint:
         if key not in self.solved:
             if len(self.solved) >= 64:
                 self.solved.pop(next(iter(self.solved)))
-            self.solved[key] = found = invert_joint(list(self.fits), scores, stderr, skill=self.skill, skill2=self.skill2)
+            self.solved[key] = found = invert_joint(
+                list(self.fits), scores, stderr, skill=self.skill, skill2=self.skill2
+            )
             for value in vars(found).values():
                 if isinstance(value, np.ndarray):
                     value.flags.writeable = False
@@ -224,7 +239,9 @@ class Joint:
         p = family_columns(list(self.fits), picks)
         w = np.broadcast_to(weights[None], scores.shape)
         x = solve(p, scores, w, start_points(p, scores, w))
-        kind = np.where(x <= LOG_SIZE_LOW + 1e-9, UPPER, np.where(x >= LOG_SIZE_HIGH - 1e-9, LOWER, EXACT)).astype(float)
+        kind = np.where(x <= LOG_SIZE_LOW + 1e-9, UPPER, np.where(x >= LOG_SIZE_HIGH - 1e-9, LOWER, EXACT)).astype(
+            float
+        )
         return x - np.log(params)[None, :], kind
 
     def cap(self) -> float:
@@ -234,13 +251,16 @@ class Joint:
         """How many-fold the joint ρ moves for one standard error: exp of |Δx̂| when every score moves by +σ or −σ,
         the moved score kept in [0, 1] (0.999 + σ is 1, not a score no benchmark gives)."""
         sigma = np.nan_to_num(stderr)
-        base, up, down = (self.solve_point(s, stderr).log_size
-                          for s in (scores, np.clip(scores + sigma, 0, 1), np.clip(scores - sigma, 0, 1)))
+        base, up, down = (
+            self.solve_point(s, stderr).log_size
+            for s in (scores, np.clip(scores + sigma, 0, 1), np.clip(scores - sigma, 0, 1))
+        )
         return np.exp(np.maximum(np.abs(up - base), np.abs(base - down)))
 
 
-def score_matrix(targets: pd.DataFrame, benchmarks: tuple[str, ...], metric: str | None = None,
-                 require: str = "all") -> pd.DataFrame:
+def score_matrix(
+    targets: pd.DataFrame, benchmarks: tuple[str, ...], metric: str | None = None, require: str = "all"
+) -> pd.DataFrame:
     """One row per model with every benchmark's score and standard error (``score:<b>``, ``stderr:<b>``): with
     ``require="all"`` only models with all of ``benchmarks``, with ``"any"`` (the joint inversion) those with one (NaN
     where none), carrying ``params``, ``family``, ``release_date``, ``active_params`` and ``train_tokens`` where
@@ -283,16 +303,27 @@ def _by_model(targets: pd.DataFrame, metric: str | None) -> dict:
     rows = targets if metric is None else targets[targets["metric"] == metric]
     grouped = rows.groupby(["model", "benchmark"], sort=True)  # the mean of a model's rows on a benchmark
     scores = grouped["value"].mean().unstack("benchmark")
-    errors = grouped["stderr"].mean().unstack("benchmark").reindex(index=scores.index, columns=scores.columns) \
-        if "stderr" in rows.columns else None
+    errors = (
+        grouped["stderr"].mean().unstack("benchmark").reindex(index=scores.index, columns=scores.columns)
+        if "stderr" in rows.columns
+        else None
+    )
     keys = [rows[c].reset_index(drop=True) for c in ("model", "benchmark")]  # by position: the table's index may repeat
     first = pd.Series(np.arange(len(rows))).groupby(keys, sort=True).min().unstack("benchmark")
     first = first.reindex(index=scores.index, columns=scores.columns)
-    carried = [c for c in ("params", "family", "release_date", "active_params", "train_tokens", LAB_COLUMN)
-               if c in rows.columns]
-    return {"models": scores.index.astype(str), "column": {b: j for j, b in enumerate(scores.columns)},
-            "scores": scores.to_numpy(float), "errors": None if errors is None else errors.to_numpy(float),
-            "first": first.to_numpy(float), "carried": {c: rows[c].to_numpy() for c in carried}}
+    carried = [
+        c
+        for c in ("params", "family", "release_date", "active_params", "train_tokens", LAB_COLUMN)
+        if c in rows.columns
+    ]
+    return {
+        "models": scores.index.astype(str),
+        "column": {b: j for j, b in enumerate(scores.columns)},
+        "scores": scores.to_numpy(float),
+        "errors": None if errors is None else errors.to_numpy(float),
+        "first": first.to_numpy(float),
+        "carried": {c: rows[c].to_numpy() for c in carried},
+    }
 
 
 def arrays(models: pd.DataFrame, benchmarks: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
@@ -305,6 +336,7 @@ def as_inversion(reference, d0: float | None = None):
     if isinstance(reference, ReferenceFit):
         return PerBenchmark(reference, d0)
     if not all(hasattr(reference, name) for name in ("point", "draws", "benchmarks", "fits", "n_draws")):
-        raise InputError(f"reference: expected a ReferenceFit or an inversion (PerBenchmark, Joint), got "
-                         f"{type(reference).__name__}")
+        raise InputError(
+            f"reference: expected a ReferenceFit or an inversion (PerBenchmark, Joint), got {type(reference).__name__}"
+        )
     return reference

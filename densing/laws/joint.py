@@ -19,6 +19,7 @@ The benchmarks' disagreement is a random effect (DerSimonian & Laird 1986): x_b 
 √(σ_b² + S_b'(x̂)²·s²)). The Birge ratio √(χ²/(B − 1)) (Birge 1932) is kept as a diagnostic. ``skill="none"`` is the
 first version (no s², the interval's noise scaled by the Birge ratio where it exceeds 1), kept as a variant.
 """
+
 from __future__ import annotations
 
 import math
@@ -45,7 +46,9 @@ def family_columns(fits: list[ReferenceFit], picks: np.ndarray | None = None) ->
     ``alpha`` and ``n_unit`` when the laws are of the power shape (every fit of one shape)."""
     for fit in fits:
         if fit.has_data_term:
-            raise InputError(f"fits: the joint inversion takes family references; {fit.kind}:{fit.benchmark} is not one")
+            raise InputError(
+                f"fits: the joint inversion takes family references; {fit.kind}:{fit.benchmark} is not one"
+            )
     shapes = {"alpha" in fit.params for fit in fits}
     if len(shapes) > 1:
         raise InputError("fits: the joint inversion takes family laws of one shape; these mix power and logistic_ln_n")
@@ -61,7 +64,14 @@ def _constants(p: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     −α, ln N_unit and α² (computed once per solve, not once per step; a dict that has them passes through)."""
     if "c·gamma" in p:
         return p
-    q = {"l": p["l"], "d": p["d"], "c": p["c"], "gamma": p["gamma"], "-gamma": -p["gamma"], "c·gamma": p["c"] * p["gamma"]}
+    q = {
+        "l": p["l"],
+        "d": p["d"],
+        "c": p["c"],
+        "gamma": p["gamma"],
+        "-gamma": -p["gamma"],
+        "c·gamma": p["c"] * p["gamma"],
+    }
     if "alpha" in p:
         q.update({"-alpha": -p["alpha"], "ln n_unit": np.log(p["n_unit"]), "alpha²": p["alpha"] * p["alpha"]})
     return q
@@ -131,7 +141,7 @@ def _nansum(terms: np.ndarray) -> np.ndarray:
         return np.nansum(terms, axis=0, keepdims=True)
     total = terms[:1] + terms[1:2] if len(terms) > 1 else terms[:1].copy()
     for b in range(2, len(terms)):
-        total += terms[b:b + 1]
+        total += terms[b : b + 1]
     return np.nansum(terms, axis=0, keepdims=True) if np.isnan(total).any() else total
 
 
@@ -245,18 +255,22 @@ class JointInversion(Result):
     ``summary()``: the counts, s² and the Birge ratios' median; ``conf_int()``: no rows (a point solve has no
     intervals)."""
 
-    log_size: np.ndarray          # (models,)
-    censored: np.ndarray          # (models,) '' / 'below_range' / 'above_range'
-    tau2: np.ndarray              # (models, B)
-    skill2: float                 # s², (ln N)²
-    weights: np.ndarray           # (models, B): 1 / (σ² + τ² + S'(x₀)²·s²)
-    slope: np.ndarray             # (models, B): S_b'(x̂)
-    chi2: np.ndarray              # (models,)
-    birge_ratio: np.ndarray       # (models,) sqrt(χ²/(B − 1)), NaN for B = 1
+    log_size: np.ndarray  # (models,)
+    censored: np.ndarray  # (models,) '' / 'below_range' / 'above_range'
+    tau2: np.ndarray  # (models, B)
+    skill2: float  # s², (ln N)²
+    weights: np.ndarray  # (models, B): 1 / (σ² + τ² + S'(x₀)²·s²)
+    slope: np.ndarray  # (models, B): S_b'(x̂)
+    chi2: np.ndarray  # (models,)
+    birge_ratio: np.ndarray  # (models,) sqrt(χ²/(B − 1)), NaN for B = 1
     per_benchmark_size: np.ndarray  # (models, B): N̂_b, benchmark b's score inverted alone at its fit's D0
 
-    _PER_BENCHMARK = (("per_benchmark_size", "per_benchmark_size"), ("weight", "weights"), ("tau2", "tau2"),
-                      ("slope", "slope"))
+    _PER_BENCHMARK = (
+        ("per_benchmark_size", "per_benchmark_size"),
+        ("weight", "weights"),
+        ("tau2", "tau2"),
+        ("slope", "slope"),
+    )
 
     def to_dict(self) -> dict:
         def plain(value):
@@ -272,8 +286,13 @@ class JointInversion(Result):
         """One row per model (class docstring)."""
         import pandas as pd
 
-        columns = {"log_size": self.log_size, "effective_params": np.exp(self.log_size), "censored": self.censored,
-                   "chi2": self.chi2, "birge_ratio": self.birge_ratio}
+        columns = {
+            "log_size": self.log_size,
+            "effective_params": np.exp(self.log_size),
+            "censored": self.censored,
+            "chi2": self.chi2,
+            "birge_ratio": self.birge_ratio,
+        }
         for prefix, name in self._PER_BENCHMARK:
             values = np.asarray(getattr(self, name))
             for b in range(values.shape[1] if values.ndim == 2 else 0):
@@ -283,10 +302,14 @@ class JointInversion(Result):
     def _summary_items(self) -> list[tuple[str, object]]:
         censored = list(self.censored)
         birge = self.birge_ratio[np.isfinite(self.birge_ratio)]
-        return [("models", len(self.log_size)), ("benchmarks", int(np.shape(self.weights)[-1])),
-                ("skill2", float(self.skill2)), ("below_range", censored.count("below_range")),
-                ("above_range", censored.count("above_range")),
-                ("median_birge_ratio", float(np.median(birge)) if len(birge) else math.nan)]
+        return [
+            ("models", len(self.log_size)),
+            ("benchmarks", int(np.shape(self.weights)[-1])),
+            ("skill2", float(self.skill2)),
+            ("below_range", censored.count("below_range")),
+            ("above_range", censored.count("above_range")),
+            ("median_birge_ratio", float(np.median(birge)) if len(birge) else math.nan),
+        ]
 
 
 def skill_variance(fits: list[ReferenceFit], scores, stderr) -> float:
@@ -309,7 +332,9 @@ def skill_variance(fits: list[ReferenceFit], scores, stderr) -> float:
 
 
 @validate_params({"skill": [Options(SKILLS)]})
-def invert_joint(fits: list[ReferenceFit], scores, stderr, *, skill: str = "pooled", skill2: float | None = None) -> JointInversion:
+def invert_joint(
+    fits: list[ReferenceFit], scores, stderr, *, skill: str = "pooled", skill2: float | None = None
+) -> JointInversion:
     """x̂ per model (module docstring); ``scores`` and ``stderr`` of shape (models, B), B = len(fits).
 
     A missing score (NaN) is a benchmark the model was not scored on: no term in χ², no weight in the start point, and
@@ -322,8 +347,10 @@ def invert_joint(fits: list[ReferenceFit], scores, stderr, *, skill: str = "pool
         scores, stderr = np.asarray(scores, float), np.asarray(stderr, float)
     except (TypeError, ValueError):
         raise InputError("scores, stderr: expected numbers (arrays of shape (models, len(fits)))") from None
-    for name, array, bad in (("scores", scores, (scores < 0) | (scores > 1) | np.isinf(scores)),
-                             ("stderr", stderr, (stderr < 0) | np.isinf(stderr))):
+    for name, array, bad in (
+        ("scores", scores, (scores < 0) | (scores > 1) | np.isinf(scores)),
+        ("stderr", stderr, (stderr < 0) | np.isinf(stderr)),
+    ):
         if np.any(bad):  # the first one named: its model (row) and benchmark (column, fits' order)
             at = tuple(int(i) for i in np.argwhere(np.atleast_1d(bad))[0])
             named = len(at) > 1 and at[1] < len(fits)
@@ -351,6 +378,14 @@ def invert_joint(fits: list[ReferenceFit], scores, stderr, *, skill: str = "pool
         scored = ~np.isnan(scores[:, b])
         if scored.any():
             alone[scored, b] = fit.invert(scores[scored, b])[1]
-    return JointInversion(log_size=x, censored=censored.astype(object), tau2=tau2, skill2=s2, weights=weights,
-                          slope=slope[0], chi2=chi2, birge_ratio=birge, per_benchmark_size=alone)
-
+    return JointInversion(
+        log_size=x,
+        censored=censored.astype(object),
+        tau2=tau2,
+        skill2=s2,
+        weights=weights,
+        slope=slope[0],
+        chi2=chi2,
+        birge_ratio=birge,
+        per_benchmark_size=alone,
+    )

@@ -3,12 +3,13 @@ bounds and starting points (:func:`densing.laws.fit.fit_stage` solves any of the
 ln L̂ − ln L (log-space fitting as in Hoffmann et al. 2022), the performance law and the composed law (γ = −1) on
 scores, residual Ŝ − S.
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from numbers import Real
-from typing import Callable
 
 import numpy as np
 
@@ -56,7 +57,9 @@ class Problem:
 
 def _check_points(law: str, n_points: int, n_free: int) -> None:
     if n_points <= n_free:
-        raise FitError(f"{law}: {n_points} data point(s) for {n_free} free parameter(s); need more points than parameters")
+        raise FitError(
+            f"{law}: {n_points} data point(s) for {n_free} free parameter(s); need more points than parameters"
+        )
 
 
 def check_identifiable(law: str, n_params: np.ndarray, train_tokens: np.ndarray) -> None:
@@ -66,8 +69,10 @@ def check_identifiable(law: str, n_params: np.ndarray, train_tokens: np.ndarray)
         distinct = np.unique(np.asarray(values, float))
         if distinct.size < 2:
             shown = f" ({distinct[0]:.3g})" if distinct.size else ""
-            raise FitError(f"{law}: the points hold one {what}{shown}; the term {term} cannot be determined from "
-                           f"one {what} (its exponent fits any value): give points at two or more")
+            raise FitError(
+                f"{law}: the points hold one {what}{shown}; the term {term} cannot be determined from "
+                f"one {what} (its exponent fits any value): give points at two or more"
+            )
 
 
 def _power_terms(n: np.ndarray, t: np.ndarray):
@@ -80,8 +85,12 @@ def _power_terms(n: np.ndarray, t: np.ndarray):
         return np.exp(theta[0] - theta[1] * ln_n), np.exp(theta[2] - theta[3] * ln_t)
 
     def amplitudes(theta) -> dict[str, float]:
-        return {"a": math.exp(theta[0] + theta[1] * centres[0]), "alpha": float(theta[1]),
-                "b": math.exp(theta[2] + theta[3] * centres[1]), "beta": float(theta[3])}
+        return {
+            "a": math.exp(theta[0] + theta[1] * centres[0]),
+            "alpha": float(theta[1]),
+            "b": math.exp(theta[2] + theta[3] * centres[1]),
+            "beta": float(theta[3]),
+        }
 
     return centres, ln_n, ln_t, terms, amplitudes
 
@@ -125,11 +134,24 @@ def loss_problem(n_params, train_tokens, loss, *, irreducible: bool = False) -> 
     upper = np.array([30.0, 3.0, 30.0, 3.0] + ([math.log(max(y.max(), 1e-6))] if irreducible else []))
     scale = float(np.median(y))
     floor_start = [math.log(max(float(y.min()) / 2, 1e-6))] if irreducible else []
-    starts = [np.array([math.log(scale / 2), alpha, math.log(scale / 2), beta] + floor_start)
-              for alpha in (0.1, 0.3, 0.6) for beta in (0.1, 0.3, 0.6)]
-    return Problem(law="loss", names=("ln_a", "alpha", "ln_b", "beta") + (("ln_E",) if irreducible else ()),
-                   centres=centres, to_params=to_params, residual=residual, predict=predict, observed=y,
-                   lower=lower, upper=upper, starts=starts, jacobian=jacobian)
+    starts = [
+        np.array([math.log(scale / 2), alpha, math.log(scale / 2), beta] + floor_start)
+        for alpha in (0.1, 0.3, 0.6)
+        for beta in (0.1, 0.3, 0.6)
+    ]
+    return Problem(
+        law="loss",
+        names=("ln_a", "alpha", "ln_b", "beta") + (("ln_E",) if irreducible else ()),
+        centres=centres,
+        to_params=to_params,
+        residual=residual,
+        predict=predict,
+        observed=y,
+        lower=lower,
+        upper=upper,
+        starts=starts,
+        jacobian=jacobian,
+    )
 
 
 # -- performance law and composed law share the sigmoid's (c, l, d) handling -------------------------------------------
@@ -153,13 +175,18 @@ def _sigmoid_layout(chance: float | None, ceiling: float | None, max_score: floa
 def _sigmoid_bounds_and_start(free, y, chance, ceiling, max_score):
     """(lower, upper, start) of each free sigmoid amplitude: d (a score's floor, 0 ≤ d < c + d ≤ 1) and u."""
     d0 = chance if chance is not None else max(float(y.min()) - 0.01, 0.0)
-    columns = [(0.0, float(y.min()) + 1e-6 if y.size else 1.0, d0) if name == "d"
-               else (1e-4, 1.0, min(1.0, max((float(y.max()) - d0) / (max_score - d0) + 0.02, 0.05))) for name in free]
+    columns = [
+        (0.0, float(y.min()) + 1e-6 if y.size else 1.0, d0)
+        if name == "d"
+        else (1e-4, 1.0, min(1.0, max((float(y.max()) - d0) / (max_score - d0) + 0.02, 0.05)))
+        for name in free
+    ]
     return tuple(list(column) for column in zip(*columns)) if columns else ([], [], [])
 
 
-def performance_problem(loss, score, *, chance: float | None = None, ceiling: float | None = None,
-                        max_score: float = 1.0) -> Problem:
+def performance_problem(
+    loss, score, *, chance: float | None = None, ceiling: float | None = None, max_score: float = 1.0
+) -> Problem:
     """The performance law S = c / (1 + e^{−γ(L − l)}) + d (eq. 3), residual Ŝ − S: θ = (γ, l[, d][, u]) with
     γ ∈ [−200, −1e-3] (score rises as loss falls), l ≥ 0 (a loss) and a free d ≥ 0 (a score's floor); ``chance`` and
     ``ceiling`` fix d and c + d (:func:`_sigmoid_layout`)."""
@@ -182,15 +209,29 @@ def performance_problem(loss, score, *, chance: float | None = None, ceiling: fl
     extra_lower, extra_upper, extra_start = _sigmoid_bounds_and_start(free, y, chance, ceiling, max_score)
     lower = [-200.0, max(float(x.min()) - 3 * span, 0.0)] + extra_lower  # l is a loss: ≥ 0 (fit_schema.FIT_DOMAIN)
     upper = [-1e-3, max(float(x.max()) + 3 * span, 1e-6)] + extra_upper
-    starts = [np.array([gamma * 4 / span, float(np.quantile(x, quantile))] + extra_start)
-              for gamma in (-0.5, -2.0, -8.0) for quantile in (0.25, 0.5, 0.75)]
-    return Problem(law="performance", names=names, to_params=to_params, residual=residual, predict=predict,
-                   observed=y, lower=np.array(lower), upper=np.array(upper), starts=starts, fixed=fixed,
-                   max_score=max_score)
+    starts = [
+        np.array([gamma * 4 / span, float(np.quantile(x, quantile))] + extra_start)
+        for gamma in (-0.5, -2.0, -8.0)
+        for quantile in (0.25, 0.5, 0.75)
+    ]
+    return Problem(
+        law="performance",
+        names=names,
+        to_params=to_params,
+        residual=residual,
+        predict=predict,
+        observed=y,
+        lower=np.array(lower),
+        upper=np.array(upper),
+        starts=starts,
+        fixed=fixed,
+        max_score=max_score,
+    )
 
 
-def composed_problem(n_params, train_tokens, score, *, chance: float | None = None, ceiling: float | None = None,
-                     max_score: float = 1.0) -> Problem:
+def composed_problem(
+    n_params, train_tokens, score, *, chance: float | None = None, ceiling: float | None = None, max_score: float = 1.0
+) -> Problem:
     """The composed law S = c / (1 + e^{−γ(a·N^-α + b·D^-β − l)}) + d on (N, D, S), γ = −1;
     θ = (ln a − α·m_N, α, ln b − β·m_D, β, l[, d][, u]) (:func:`_power_terms`); residual Ŝ − S; an analytic Jacobian."""
     n, t, y = (np.asarray(v, float) for v in (n_params, train_tokens, score))
@@ -220,10 +261,14 @@ def composed_problem(n_params, train_tokens, score, *, chance: float | None = No
         amp = p["c"] * dsig_dlatent
         cols = [amp * term_n, -amp * ln_n * term_n, amp * term_t, -amp * ln_t * term_t, -amp]
         u = dict(zip(names, theta)).get("u")  # the amplitudes' columns: ∂S/∂u, c = (max_score − d)·u; ∂S/∂d
-        cols += [(max_score - p["d"]) * sig if name == "u"
-                 else 1.0 - sig if ceiling is not None  # d free, c = ceiling − d
-                 else 1.0 - u * sig  # d free, c = (max_score − d)·u
-                 for name in free]
+        cols += [
+            (max_score - p["d"]) * sig
+            if name == "u"
+            else 1.0 - sig
+            if ceiling is not None  # d free, c = ceiling − d
+            else 1.0 - u * sig  # d free, c = (max_score − d)·u
+            for name in free
+        ]
         return np.column_stack(cols)
 
     def predict(p):
@@ -233,17 +278,40 @@ def composed_problem(n_params, train_tokens, score, *, chance: float | None = No
     extra_lower, extra_upper, extra_start = _sigmoid_bounds_and_start(free, y, chance, ceiling, max_score)
     lower = [-30.0, 0.01, -30.0, 0.01, -50.0] + extra_lower
     upper = [30.0, 3.0, 30.0, 3.0, 50.0] + extra_upper
-    starts = [np.array([math.log(level), alpha, math.log(level), beta, 2 * level] + extra_start)
-              for alpha in (0.1, 0.3, 0.6) for beta in (0.1, 0.3, 0.6) for level in (1.0, 3.0)]
-    return Problem(law="composed", names=names, to_params=to_params, residual=residual, predict=predict,
-                   observed=y, lower=np.array(lower), upper=np.array(upper), starts=starts,
-                   fixed={"gamma": gamma, **fixed}, max_score=max_score, centres=centres, jacobian=jacobian)
+    starts = [
+        np.array([math.log(level), alpha, math.log(level), beta, 2 * level] + extra_start)
+        for alpha in (0.1, 0.3, 0.6)
+        for beta in (0.1, 0.3, 0.6)
+        for level in (1.0, 3.0)
+    ]
+    return Problem(
+        law="composed",
+        names=names,
+        to_params=to_params,
+        residual=residual,
+        predict=predict,
+        observed=y,
+        lower=np.array(lower),
+        upper=np.array(upper),
+        starts=starts,
+        fixed={"gamma": gamma, **fixed},
+        max_score=max_score,
+        centres=centres,
+        jacobian=jacobian,
+    )
 
 
 def theta_from_params(problem: Problem, params: dict[str, float]) -> np.ndarray:
     """Map natural parameters back to ``problem``'s internal θ (for warm starts)."""
-    mapped = {"u": lambda: params["c"] / (problem.max_score - params["d"]),
-              "ln_a": lambda: math.log(params["a"]) - params["alpha"] * problem.centres[0],
-              "ln_b": lambda: math.log(params["b"]) - params["beta"] * problem.centres[1]}
-    return np.array([mapped[name]() if name in mapped else math.log(params[name[3:]]) if name.startswith("ln_")
-                     else params[name] for name in problem.names], float)
+    mapped = {
+        "u": lambda: params["c"] / (problem.max_score - params["d"]),
+        "ln_a": lambda: math.log(params["a"]) - params["alpha"] * problem.centres[0],
+        "ln_b": lambda: math.log(params["b"]) - params["beta"] * problem.centres[1],
+    }
+    return np.array(
+        [
+            mapped[name]() if name in mapped else math.log(params[name[3:]]) if name.startswith("ln_") else params[name]
+            for name in problem.names
+        ],
+        float,
+    )

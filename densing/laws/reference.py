@@ -2,6 +2,7 @@
 (one training recipe, many sizes N and token counts D), with its bootstrap: :func:`fit_reference` → an immutable
 :class:`~densing.laws.reference_fit.ReferenceFit`.
 """
+
 from __future__ import annotations
 
 from numbers import Integral, Real
@@ -13,10 +14,17 @@ from densing.data.benchmarks import CHANCE_LEVELS
 from densing.data.schema import table_argument
 from densing.errors import InputError
 from densing.laws import fit as _fit
-from densing.laws.fit_schema import (POINT_COLUMNS, data_hash, final_points, past_run_fraction, point_tuples,
-                                     select_points)
+from densing.laws.fit_schema import (
+    POINT_COLUMNS,
+    data_hash,
+    final_points,
+    past_run_fraction,
+    point_tuples,
+    select_points,
+)
 from densing.laws.reference_fit import DEFAULT_D0, LAWS, ReferenceFit
 from densing.validation import BOOTSTRAP_CONSTRAINTS, D0_TOKENS, Interval, Options, Text, as_names, validate_params
+
 
 def _resolve_chance(chance: float | str | None, benchmarks: list[str]) -> float | None:
     if chance is None or chance == "none":
@@ -34,25 +42,51 @@ def _resolve_chance(chance: float | str | None, benchmarks: list[str]) -> float 
 _POSITIVE = [Interval(Real, 0, None, closed="neither")]
 #: What :func:`fit_reference`'s arguments may be (with the bootstrap's, :data:`densing.validation.BOOTSTRAP_CONSTRAINTS`).
 FIT_CONSTRAINTS = {
-    **BOOTSTRAP_CONSTRAINTS, "law": [Options(LAWS)], "d0": [D0_TOKENS], "loss_points": [Options({"all", "final"})],
-    "bootstrap_unit": [Options({"auto", *_fit.UNITS})], "metric": [Text()],
-    "n_shot": [Interval(Integral, 0, None), None], "ceiling": [*_POSITIVE, None],
-    "irreducible": [Options({True, False})], "max_score": _POSITIVE,
-    "min_train_tokens": [Interval(Real, 0, None), None], "final_checkpoints": [Interval(Integral, 1, None)],
+    **BOOTSTRAP_CONSTRAINTS,
+    "law": [Options(LAWS)],
+    "d0": [D0_TOKENS],
+    "loss_points": [Options({"all", "final"})],
+    "bootstrap_unit": [Options({"auto", *_fit.UNITS})],
+    "metric": [Text()],
+    "n_shot": [Interval(Integral, 0, None), None],
+    "ceiling": [*_POSITIVE, None],
+    "irreducible": [Options({True, False})],
+    "max_score": _POSITIVE,
+    "min_train_tokens": [Interval(Real, 0, None), None],
+    "final_checkpoints": [Interval(Integral, 1, None)],
     "min_run_fraction": [Interval(Real, 0, 1, closed="left")],
-    "robust_loss": [Options({"linear", "soft_l1", "huber", "cauchy", "arctan"})], "score_scale": _POSITIVE,
+    "robust_loss": [Options({"linear", "soft_l1", "huber", "cauchy", "arctan"})],
+    "score_scale": _POSITIVE,
     "loss_scale": _POSITIVE,
 }
 
 
 @validate_params(FIT_CONSTRAINTS)
-def fit_reference(frame: pd.DataFrame, benchmark: str | list[str], *, law: str = "two-step", metric: str = "acc",
-                  n_shot: int | None = None, chance: float | str | None = None, ceiling: float | None = None,
-                  irreducible: bool = False, max_score: float = 1.0, min_train_tokens: float | None = None,
-                  loss_points: str = "all", final_checkpoints: int = 5, min_run_fraction: float = 0.0,
-                  d0: float = DEFAULT_D0, n_boot: int = 200, seed: int = 0, bootstrap_unit: str = "auto", jobs: int = 1,
-                  robust_loss: str = "soft_l1", score_scale: float = 0.02, loss_scale: float = 0.05,
-                  provenance: dict | None = None) -> ReferenceFit:
+def fit_reference(
+    frame: pd.DataFrame,
+    benchmark: str | list[str],
+    *,
+    law: str = "two-step",
+    metric: str = "acc",
+    n_shot: int | None = None,
+    chance: float | str | None = None,
+    ceiling: float | None = None,
+    irreducible: bool = False,
+    max_score: float = 1.0,
+    min_train_tokens: float | None = None,
+    loss_points: str = "all",
+    final_checkpoints: int = 5,
+    min_run_fraction: float = 0.0,
+    d0: float = DEFAULT_D0,
+    n_boot: int = 200,
+    seed: int = 0,
+    bootstrap_unit: str = "auto",
+    jobs: int = 1,
+    robust_loss: str = "soft_l1",
+    score_scale: float = 0.02,
+    loss_scale: float = 0.05,
+    provenance: dict | None = None,
+) -> ReferenceFit:
     """A :class:`ReferenceFit`: the Densing Law fitted on reference models, with its bootstrap.
 
     ``frame``: a tidy table of the reference models (counts written ``7B`` are parsed); ``benchmark``: a name, or a
@@ -80,7 +114,9 @@ def fit_reference(frame: pd.DataFrame, benchmark: str | list[str], *, law: str =
     loss_set = points if loss_points == "all" else loss_set
     chance_level = _resolve_chance(chance, names)
     stage_sets = (loss_set, points) if law == "two-step" else (points,)
-    data = tuple(tuple(part[c].to_numpy(float) for c in ("params", "train_tokens", "score", "loss")) for part in stage_sets)
+    data = tuple(
+        tuple(part[c].to_numpy(float) for c in ("params", "train_tokens", "score", "loss")) for part in stage_sets
+    )
     options = dict(law=law, irreducible=irreducible, chance=chance_level, ceiling=ceiling, max_score=max_score)
     scales = (loss_scale, score_scale) if law == "two-step" else (score_scale,)
     problems = _fit.stage_problems(data, tuple(np.arange(len(part[0])) for part in data), **options)  # every point
@@ -93,18 +129,44 @@ def fit_reference(frame: pd.DataFrame, benchmark: str | list[str], *, law: str =
     draws = [d for d in _fit.run(task, resamples, jobs=jobs) if d is not None]
     from densing import __version__
 
-    record = dict(benchmarks=names, metric=metric, n_shot=n_shot, chance=chance_level, ceiling=ceiling,
-                  irreducible=irreducible, max_score=max_score, min_train_tokens=min_train_tokens,
-                  min_run_fraction=min_run_fraction, loss_points=loss_points,
-                  final_checkpoints=final_checkpoints if loss_points == "final" else None, robust_loss=robust_loss,
-                  score_scale=score_scale, loss_scale=loss_scale, n_boot=n_boot, n_boot_failed=n_boot - len(draws),
-                  bootstrap_unit=unit, n_runs=len(runs), seed=seed, densing_version=__version__)
+    record = dict(
+        benchmarks=names,
+        metric=metric,
+        n_shot=n_shot,
+        chance=chance_level,
+        ceiling=ceiling,
+        irreducible=irreducible,
+        max_score=max_score,
+        min_train_tokens=min_train_tokens,
+        min_run_fraction=min_run_fraction,
+        loss_points=loss_points,
+        final_checkpoints=final_checkpoints if loss_points == "final" else None,
+        robust_loss=robust_loss,
+        score_scale=score_scale,
+        loss_scale=loss_scale,
+        n_boot=n_boot,
+        n_boot_failed=n_boot - len(draws),
+        bootstrap_unit=unit,
+        n_runs=len(runs),
+        seed=seed,
+        densing_version=__version__,
+    )
     record.update(provenance or {})
     units = frame.loc[frame["benchmark"].isin(names), "loss_unit"] if "loss_unit" in frame.columns else pd.Series()
     loss_unit = str(units.dropna().iloc[0]) if units.notna().any() else "nats"  # the table's, nats where it has none
     return ReferenceFit(
-        kind=law, benchmark=label, metric=metric, params=params, stages=stages, d0=float(d0),
+        kind=law,
+        benchmark=label,
+        metric=metric,
+        params=params,
+        stages=stages,
+        d0=float(d0),
         data_hash=data_hash(pd.concat(list(stage_sets), ignore_index=True), list(POINT_COLUMNS[:5])),
-        provenance=record, bootstrap_names=boot_names, bootstrap=tuple(draws), points=point_tuples(points),
-        benchmarks=tuple(names), loss_unit=loss_unit if law == "two-step" else None,
-        loss_points=point_tuples(loss_set) if law == "two-step" and loss_points == "final" else ())
+        provenance=record,
+        bootstrap_names=boot_names,
+        bootstrap=tuple(draws),
+        points=point_tuples(points),
+        benchmarks=tuple(names),
+        loss_unit=loss_unit if law == "two-step" else None,
+        loss_points=point_tuples(loss_set) if law == "two-step" and loss_points == "final" else (),
+    )

@@ -4,6 +4,7 @@ A :class:`ReferenceFit` (:func:`densing.laws.reference.fit_reference`, :func:`de
 JSON file: :data:`FORMAT`, checked by :func:`check_fit_dict`) predicts scores ``S(N, D)``, inverts a score into the
 effective parameter size at D0 tokens (Xiao et al. 2024, eq. 4; :func:`invert_scores`) and carries bootstrap draws.
 """
+
 from __future__ import annotations
 
 import functools
@@ -21,11 +22,20 @@ from densing.errors import FitError, InputError
 from densing.impossible import check_scores
 from densing.io import atomic_write_bytes, read_json_object
 from densing.laws import forms
-from densing.laws.fit_schema import FIT_DOMAIN, FORMAT, KINDS, LAWS, POINT_COLUMNS, StageFit, check_fit_dict  # noqa: F401 (the file's schema)
+
+# the file's schema is public here too (`name as name` marks a re-export)
+from densing.laws.fit_schema import (
+    FIT_DOMAIN as FIT_DOMAIN,
+    FORMAT,
+    KINDS as KINDS,
+    LAWS as LAWS,
+    POINT_COLUMNS,
+    StageFit,
+    check_fit_dict,
+)
 from densing.numbers import format_count
 from densing.results import ALPHA_CONSTRAINTS, Result, interval_frame, presented
 from densing.validation import D0_TOKENS, MAX_D0_TOKENS, validate_params
-
 
 DEFAULT_D0 = 1e12
 
@@ -40,8 +50,9 @@ def _counts(values, name: str) -> np.ndarray:
         raise InputError(f"{name}: expected a count or a sequence of counts, got {str(values)[:80]!r}") from None
     bad = ~((array > 0) & np.isfinite(array))
     if bad.any() or array.size == 0:
-        raise InputError(f"{name}: expected positive finite counts, got "
-                         f"{array[bad].reshape(-1)[0] if bad.any() else 'none'}")
+        raise InputError(
+            f"{name}: expected positive finite counts, got {array[bad].reshape(-1)[0] if bad.any() else 'none'}"
+        )
     return array
 
 
@@ -54,6 +65,7 @@ class ReferenceFit(Result):
     parameters per resample (columns ``bootstrap_names``); ``points`` the score stage's points, ``loss_points`` the loss
     stage's where they differ (e.g. each run's final checkpoints).
     """
+
     _dict_exclude = ("stages", "bootstrap", "points", "loss_points", "provenance")
 
     kind: str
@@ -84,11 +96,14 @@ class ReferenceFit(Result):
         if d0 is None:
             return self.d0
         if not D0_TOKENS.matches(d0):
-            raise InputError(f"d0: expected a positive number of tokens up to {MAX_D0_TOKENS:g} (MAX_D0_TOKENS), got {d0!r}")
+            raise InputError(
+                f"d0: expected a positive number of tokens up to {MAX_D0_TOKENS:g} (MAX_D0_TOKENS), got {d0!r}"
+            )
         if not self.has_data_term and not math.isclose(d0, self.d0, rel_tol=1e-6):
             raise InputError(
                 f"d0: the {self.kind} reference {self.benchmark!r} ({self.provenance.get('family', '')}) has no data term; "
-                f"its D0 is the family's own budget ({self.d0:.3g} tokens), not {d0:.3g}")
+                f"its D0 is the family's own budget ({self.d0:.3g} tokens), not {d0:.3g}"
+            )
         return float(d0)
 
     # -- the law --------------------------------------------------------------------------
@@ -131,7 +146,9 @@ class ReferenceFit(Result):
     def draw_columns(self, picks=None) -> dict[str, np.ndarray]:
         """The bootstrap draws ``picks`` (default: all) as (len(picks), 1) columns, fixed parameters repeated."""
         if not self.bootstrap:
-            raise FitError(f"{self.benchmark}: the reference fit has no bootstrap draws; its uncertainty cannot be carried")
+            raise FitError(
+                f"{self.benchmark}: the reference fit has no bootstrap draws; its uncertainty cannot be carried"
+            )
         draws = np.asarray(self.bootstrap, float)
         if picks is not None:
             draws = draws[np.asarray(picks)]
@@ -159,16 +176,29 @@ class ReferenceFit(Result):
     def parameter_ci(self, level: float = 0.95) -> pd.DataFrame:
         """Point estimate and bootstrap percentile interval of every parameter."""
         draws = np.asarray(self.bootstrap, float) if self.bootstrap else None
-        ends = {name: np.quantile(draws[:, i], [(1 - level) / 2, (1 + level) / 2])
-                for i, name in enumerate(self.bootstrap_names)} if draws is not None else {}
-        return pd.DataFrame([{"parameter": name, "estimate": value, "ci_low": float(low), "ci_high": float(high)}
-                             for name, value in self.params.items() for low, high in [ends.get(name, (math.nan,) * 2)]])
+        ends = (
+            {
+                name: np.quantile(draws[:, i], [(1 - level) / 2, (1 + level) / 2])
+                for i, name in enumerate(self.bootstrap_names)
+            }
+            if draws is not None
+            else {}
+        )
+        return pd.DataFrame(
+            [
+                {"parameter": name, "estimate": value, "ci_low": float(low), "ci_high": float(high)}
+                for name, value in self.params.items()
+                for low, high in [ends.get(name, (math.nan,) * 2)]
+            ]
+        )
 
     @validate_params(ALPHA_CONSTRAINTS)
     def conf_int(self, alpha: float = 0.05) -> pd.DataFrame:
         """Every parameter's (1 − ``alpha``) bootstrap percentile interval, from the draws the fit keeps, in the shape
         of :meth:`densing.results.Result.conf_int` (one row per parameter: ``estimate``, ``ci_low``, ``ci_high``)."""
-        return interval_frame({r.parameter: (r.estimate, r.ci_low, r.ci_high) for r in self.parameter_ci(1 - alpha).itertuples()})
+        return interval_frame(
+            {r.parameter: (r.estimate, r.ci_low, r.ci_high) for r in self.parameter_ci(1 - alpha).itertuples()}
+        )
 
     def to_frame(self) -> pd.DataFrame:
         """Tidy one-row-per-parameter table with the fit's identity and diagnostics."""
@@ -179,8 +209,10 @@ class ReferenceFit(Result):
 
     def __repr__(self) -> str:
         fit = ", ".join(f"R² {stage.law} {stage.r_squared:.3f}" for stage in self.stages)
-        return (f"ReferenceFit({self.kind}, {self.benchmark!r} ({self.metric}), D0 = {format_count(self.d0)} tokens, "
-                f"{self.stages[-1].n_points if self.stages else 0} points, {fit}, {len(self.bootstrap)} bootstrap draws)")
+        return (
+            f"ReferenceFit({self.kind}, {self.benchmark!r} ({self.metric}), D0 = {format_count(self.d0)} tokens, "
+            f"{self.stages[-1].n_points if self.stages else 0} points, {fit}, {len(self.bootstrap)} bootstrap draws)"
+        )
 
     def summary(self):
         """The fit as a reader sees it (:class:`~densing.present.summary.Summary`): its title, the bootstrap, each
@@ -197,26 +229,44 @@ class ReferenceFit(Result):
 
     # -- serialisation -----------------------------------------------------------------------
     def to_dict(self) -> dict:
-        return {"format": FORMAT, "kind": self.kind, "benchmark": self.benchmark, "benchmarks": list(self.benchmarks),
-                "metric": self.metric, "loss_unit": self.loss_unit, "params": dict(self.params), "d0": self.d0,
-                "data_hash": self.data_hash, "provenance": dict(self.provenance),
-                "stages": [s.to_dict() for s in self.stages], "bootstrap_names": list(self.bootstrap_names),
-                "bootstrap": [list(r) for r in self.bootstrap], "points": [list(p) for p in self.points],
-                "loss_points": [list(p) for p in self.loss_points]}
+        return {
+            "format": FORMAT,
+            "kind": self.kind,
+            "benchmark": self.benchmark,
+            "benchmarks": list(self.benchmarks),
+            "metric": self.metric,
+            "loss_unit": self.loss_unit,
+            "params": dict(self.params),
+            "d0": self.d0,
+            "data_hash": self.data_hash,
+            "provenance": dict(self.provenance),
+            "stages": [s.to_dict() for s in self.stages],
+            "bootstrap_names": list(self.bootstrap_names),
+            "bootstrap": [list(r) for r in self.bootstrap],
+            "points": [list(p) for p in self.points],
+            "loss_points": [list(p) for p in self.loss_points],
+        }
 
     @classmethod
     def from_dict(cls, data: dict, *, source: str = "<fit>") -> ReferenceFit:
         try:
             check_fit_dict(data, source=source)
             return cls(
-                kind=str(data["kind"]), benchmark=str(data["benchmark"]), metric=str(data["metric"]),
+                kind=str(data["kind"]),
+                benchmark=str(data["benchmark"]),
+                metric=str(data["metric"]),
                 params={k: float(v) for k, v in data["params"].items()},
-                stages=tuple(StageFit.from_dict(s) for s in data["stages"]), d0=float(data["d0"]),
-                data_hash=str(data["data_hash"]), provenance=dict(data.get("provenance", {})),
+                stages=tuple(StageFit.from_dict(s) for s in data["stages"]),
+                d0=float(data["d0"]),
+                data_hash=str(data["data_hash"]),
+                provenance=dict(data.get("provenance", {})),
                 bootstrap_names=tuple(data.get("bootstrap_names", ())),
                 bootstrap=tuple(tuple(float(v) for v in r) for r in data.get("bootstrap", ())),
-                points=_points_from_json(data.get("points", ())), benchmarks=tuple(data.get("benchmarks") or ()),
-                loss_unit=data.get("loss_unit"), loss_points=_points_from_json(data.get("loss_points", ())))
+                points=_points_from_json(data.get("points", ())),
+                benchmarks=tuple(data.get("benchmarks") or ()),
+                loss_unit=data.get("loss_unit"),
+                loss_points=_points_from_json(data.get("loss_points", ())),
+            )
         except KeyError as exc:
             raise InputError(f"{source}: field {exc.args[0]!r} is missing") from None
         except (TypeError, ValueError, AttributeError, IndexError) as exc:
@@ -243,8 +293,10 @@ def as_fit(value, name: str = "fit") -> ReferenceFit:
     if isinstance(value, ReferenceFit):
         return value
     if not isinstance(value, (str, os.PathLike)) or (isinstance(value, str) and not value.strip()):
-        raise InputError(f"{name}: expected a ReferenceFit, a fit file or a shipped fit's name (such as "
-                         f"'llama-3.1_mmlu'), got {value!r}")
+        raise InputError(
+            f"{name}: expected a ReferenceFit, a fit file or a shipped fit's name (such as "
+            f"'llama-3.1_mmlu'), got {value!r}"
+        )
     from densing.paths import resolve_fit, shipped_hint
 
     path = resolve_fit(value, what=name)
@@ -279,8 +331,9 @@ def as_fits(value, name: str = "fits") -> list[ReferenceFit]:
     elif isinstance(value, (list, tuple)):
         items = [(f"{name}[{i}]", fit) for i, fit in enumerate(value)]
     else:
-        raise InputError(f"{name}: expected a ReferenceFit, a fit file, a shipped fit's name, or a list of them, "
-                         f"got {value!r}")
+        raise InputError(
+            f"{name}: expected a ReferenceFit, a fit file, a shipped fit's name, or a list of them, got {value!r}"
+        )
     if not items:
         raise InputError(f"{name}: no reference fit given")
     return [as_fit(fit, where) for where, fit in items]
@@ -288,8 +341,17 @@ def as_fits(value, name: str = "fits") -> list[ReferenceFit]:
 
 def _points_from_json(rows) -> tuple[tuple, ...]:
     """Points as stored: (model, N, D, score, loss[, run]); older files have no run."""
-    return tuple((str(p[0]), float(p[1]), float(p[2]), float(p[3]), None if p[4] is None else float(p[4]),
-                  str(p[5]) if len(p) > 5 and p[5] is not None else str(p[0])) for p in rows)
+    return tuple(
+        (
+            str(p[0]),
+            float(p[1]),
+            float(p[2]),
+            float(p[3]),
+            None if p[4] is None else float(p[4]),
+            str(p[5]) if len(p) > 5 and p[5] is not None else str(p[0]),
+        )
+        for p in rows
+    )
 
 
 BELOW_FLOOR = "below_floor"

@@ -20,6 +20,7 @@ one beyond an edge is loosened to the edge (the law says nothing there), the oth
 
 Each point reading carries a reason code (:class:`Reason`) and, where a benchmark decided it, that benchmark's index.
 """
+
 from __future__ import annotations
 
 import math
@@ -66,8 +67,12 @@ def member_log_sizes(inversion) -> tuple[float, float]:
     to (each fit's ``points``, size in their second field); a two-step law's top is +∞ (no top edge), and a fit with no
     recorded members has no region (−∞, +∞)."""
     fits = getattr(inversion, "fits", ())  # observed densities (no law) have no members and no region
-    sizes = [float(point[1]) for fit in fits for point in fit.points
-             if len(point) > 1 and point[1] is not None and float(point[1]) > 0]
+    sizes = [
+        float(point[1])
+        for fit in fits
+        for point in fit.points
+        if len(point) > 1 and point[1] is not None and float(point[1]) > 0
+    ]
     if not sizes:
         return -math.inf, math.inf
     two_step = any(fit.has_data_term for fit in fits)
@@ -75,8 +80,9 @@ def member_log_sizes(inversion) -> tuple[float, float]:
     return math.log(min(sizes)), top
 
 
-def within_members(y: np.ndarray, kind: np.ndarray, log_params: np.ndarray, region: tuple[float, float]
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def within_members(
+    y: np.ndarray, kind: np.ndarray, log_params: np.ndarray, region: tuple[float, float]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The exact densities ``y`` = ln ρ (kind EXACT) outside ``region`` (:func:`member_log_sizes`) made bounds at its
     edge (module docstring), and the law's own bounds beyond an edge loosened to it (an upper bound below the smallest
     member says no more than "at most the smallest member"): returns new (y, kind, reason), reason a :class:`Reason`
@@ -87,7 +93,9 @@ def within_members(y: np.ndarray, kind: np.ndarray, log_params: np.ndarray, regi
     kind = np.array(kind, float)
     log_size = y + log_params
     exact = kind == EXACT
-    with np.errstate(invalid="ignore"):  # an upper bound below the bottom edge is loosened to it, a lower one above the top
+    with np.errstate(
+        invalid="ignore"
+    ):  # an upper bound below the bottom edge is loosened to it, a lower one above the top
         below = (exact | (kind == UPPER)) & (log_size < low)
         above = (exact | (kind == LOWER)) & (log_size > high)
     reason = np.where(exact, int(Reason.EXACT), int(Reason.LAW_RANGE)).astype(np.int8)
@@ -99,4 +107,12 @@ def within_members(y: np.ndarray, kind: np.ndarray, log_params: np.ndarray, regi
     return y, kind, reason
 
 
-__all__ = ["ABOVE_TOP_MEMBER", "BELOW_SMALLEST_MEMBER", "REASON_WORDS", "Reason", "TOP_REACH", "member_log_sizes", "within_members"]
+__all__ = [
+    "ABOVE_TOP_MEMBER",
+    "BELOW_SMALLEST_MEMBER",
+    "REASON_WORDS",
+    "Reason",
+    "TOP_REACH",
+    "member_log_sizes",
+    "within_members",
+]

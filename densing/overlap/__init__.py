@@ -5,15 +5,24 @@ HTA's rules in ``selection``, the CPU-side ones in ``cpu_trace``) → rows (``in
 is a job (a large file's parts too) on an ``engine``; ``trace`` reads a set into RankTraces, ``analysis`` into rows.
 Models: ``whatif`` and ``strategies``; figures: ``figures``; the trainer: ``train`` (docs/profiling_internals.md).
 """
+
 from __future__ import annotations
 
 import importlib
 
 #: Each public name and the module it lives in: loaded on first use, so that a command importing one submodule
 #: (``overlap analyze`` imports :mod:`~densing.overlap.analysis`) does not load the what-if models as well.
-_HOMES = {"analyze": "analysis", "analyze_steps": "analysis", "compare": "metrics", "step_skew": "metrics",
-          "RankTrace": "model", "read_traces": "trace", "Calibration": "whatif", "calibrate": "whatif",
-          "predict": "whatif"}
+_HOMES = {
+    "analyze": "analysis",
+    "analyze_steps": "analysis",
+    "compare": "metrics",
+    "step_skew": "metrics",
+    "RankTrace": "model",
+    "read_traces": "trace",
+    "Calibration": "whatif",
+    "calibrate": "whatif",
+    "predict": "whatif",
+}
 
 __all__ = list(_HOMES)
 

@@ -6,18 +6,19 @@ tell whether HTA's last-step filter applies computes its rows both ways, from it
 earliest event only shifts times, of which the metrics are exact differences (``tools/overlap_same_output.py``,
 ``tests/overlap/test_engine.py``).
 """
+
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import partial
 from numbers import Integral
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
 from densing.errors import TraceError
-from densing.overlap.cpu_trace import CpuRank
-from densing.overlap.cpu_trace import to_rank_trace as cpu_rank_trace
+from densing.overlap.cpu_trace import CpuRank, to_rank_trace as cpu_rank_trace
 from densing.overlap.kineto import GPU, DecodeInfo, Unsplittable
 from densing.overlap.metrics import RANK_COLUMNS, STEP_COLUMNS, rank_metrics, rank_row, rank_step_rows
 from densing.overlap.model import DEFAULT_KERNEL_RULES, NoGpuKernelsError, RankTrace, check_rules
@@ -51,8 +52,9 @@ class RankOutcome:
     error: TraceError | None = None
 
 
-def rank_outcome(path: str | Path, default_rank: int, kind: str = GPU, *parts, rules: str = DEFAULT_KERNEL_RULES,
-                 steps: bool = True) -> RankOutcome:
+def rank_outcome(
+    path: str | Path, default_rank: int, kind: str = GPU, *parts, rules: str = DEFAULT_KERNEL_RULES, steps: bool = True
+) -> RankOutcome:
     """The per-rank job: one rank's file decoded (or its parts combined), then its facts and rows (see the module
     docstring); GPU kernels classified by ``rules``; the per-step rows only with ``steps`` (a per-rank answer has no
     use for them)."""
@@ -88,13 +90,24 @@ def _pick(path, outcomes: list[RankOutcome], kind: str) -> tuple[list[dict], lis
     return [row for row, _ in chosen], [step for _, steps in chosen for step in steps]
 
 
-def set_rows(path: str | Path, scheduler="auto", workers: int | None = None,
-             rules: str = DEFAULT_KERNEL_RULES, steps: bool = True) -> tuple[list[dict], list[dict]]:
+def set_rows(
+    path: str | Path,
+    scheduler="auto",
+    workers: int | None = None,
+    rules: str = DEFAULT_KERNEL_RULES,
+    steps: bool = True,
+) -> tuple[list[dict], list[dict]]:
     """The set's rank rows and step rows (none without ``steps``) by rank; arguments as ``read_traces`` takes them."""
     job = partial(rank_outcome, rules=rules, steps=steps)
-    return read_set(path, scheduler, workers, rules, partial(run_ranks, job=job),
-                    lambda outcomes: None if any(o.error for o in outcomes) else [o.facts for o in outcomes],
-                    lambda outcomes, kind: _pick(path, outcomes, kind))
+    return read_set(
+        path,
+        scheduler,
+        workers,
+        rules,
+        partial(run_ranks, job=job),
+        lambda outcomes: None if any(o.error for o in outcomes) else [o.facts for o in outcomes],
+        lambda outcomes, kind: _pick(path, outcomes, kind),
+    )
 
 
 class RankTraces:
@@ -124,8 +137,13 @@ ANALYZE_CONSTRAINTS = {"source": [TraceSource()], "workers": [Interval(Integral,
 
 
 @validate_params(ANALYZE_CONSTRAINTS)
-def analyze_rows(source: str | Path | Iterable[RankTrace], scheduler: str = "auto", workers: int | None = None,
-                 rules: str = DEFAULT_KERNEL_RULES, stream: bool | None = None) -> list[dict]:
+def analyze_rows(
+    source: str | Path | Iterable[RankTrace],
+    scheduler: str = "auto",
+    workers: int | None = None,
+    rules: str = DEFAULT_KERNEL_RULES,
+    stream: bool | None = None,
+) -> list[dict]:
     """:func:`analyze`'s rows as plain dicts (no pandas: the command line's fast path). A set of one GPU trace file is
     streamed (:mod:`densing.overlap.stream`) as :func:`~densing.overlap.stream.should_stream` says, unless it cannot be
     (compact JSON, no GPU kernels)."""
@@ -142,8 +160,13 @@ def analyze_rows(source: str | Path | Iterable[RankTrace], scheduler: str = "aut
 
 
 @validate_params(ANALYZE_CONSTRAINTS)
-def analyze(source: str | Path | Iterable[RankTrace], scheduler: str = "auto", workers: int | None = None,
-            rules: str = DEFAULT_KERNEL_RULES, stream: bool | None = None) -> "pd.DataFrame":
+def analyze(
+    source: str | Path | Iterable[RankTrace],
+    scheduler: str = "auto",
+    workers: int | None = None,
+    rules: str = DEFAULT_KERNEL_RULES,
+    stream: bool | None = None,
+) -> pd.DataFrame:
     """Per-rank overlap and temporal breakdown of a trace file, directory, or read traces; a path's
     kernels are classified by ``rules`` (``hta``: HTA 0.5.0's categories, ``traceinsight``: 0.6.1's;
     read traces keep the categories they were read with); ``stream``: see :func:`analyze_rows`."""
@@ -153,13 +176,20 @@ def analyze(source: str | Path | Iterable[RankTrace], scheduler: str = "auto", w
 
 
 @validate_params(ANALYZE_CONSTRAINTS)
-def analyze_steps(source: str | Path | Iterable[RankTrace], scheduler: str = "auto",
-                  workers: int | None = None, rules: str = DEFAULT_KERNEL_RULES) -> "pd.DataFrame":
+def analyze_steps(
+    source: str | Path | Iterable[RankTrace],
+    scheduler: str = "auto",
+    workers: int | None = None,
+    rules: str = DEFAULT_KERNEL_RULES,
+) -> pd.DataFrame:
     """Per (rank, ProfilerStep) breakdown; a kernel belongs to the step its launch falls in (``rank_step_rows``)."""
     import pandas as pd
 
-    rows = (set_rows(source, scheduler, workers, rules)[1] if isinstance(source, (str, Path))
-            else [row for t in source for row in rank_step_rows(t)])
+    rows = (
+        set_rows(source, scheduler, workers, rules)[1]
+        if isinstance(source, (str, Path))
+        else [row for t in source for row in rank_step_rows(t)]
+    )
     return pd.DataFrame(rows, columns=STEP_COLUMNS)
 
 

@@ -6,6 +6,7 @@ device syncs, plus the smallest timestamp, the rank's time origin (HTA aligns ra
 gloo traces) keeps time, thread, name and category of the complete events (``ph == "X"``) with numeric ``ts``/``dur``,
 a string name and a ``cat`` other than ``"Trace"``. Both hold a file-wide name table and extend across a file's parts.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -44,9 +45,29 @@ SYNC_NAMES = ("Event Sync", "Context Sync")
 COLLECTIVE_PREFIX = "gloo:"
 
 # bytes per element for the dtype names PyTorch writes into record_param_comms args
-_DTYPE_BYTES = {"float": 4, "float32": 4, "double": 8, "float64": 8, "half": 2, "float16": 2, "bfloat16": 2, "bf16": 2,
-                "int": 4, "int32": 4, "long": 8, "int64": 8, "short": 2, "int16": 2, "char": 1, "int8": 1, "byte": 1,
-                "uint8": 1, "bool": 1, "float8_e4m3fn": 1, "float8_e5m2": 1}
+_DTYPE_BYTES = {
+    "float": 4,
+    "float32": 4,
+    "double": 8,
+    "float64": 8,
+    "half": 2,
+    "float16": 2,
+    "bfloat16": 2,
+    "bf16": 2,
+    "int": 4,
+    "int32": 4,
+    "long": 8,
+    "int64": 8,
+    "short": 2,
+    "int16": 2,
+    "char": 1,
+    "int8": 1,
+    "byte": 1,
+    "uint8": 1,
+    "bool": 1,
+    "float8_e4m3fn": 1,
+    "float8_e5m2": 1,
+}
 
 NO_CAT = "\0"  # sentinel for an absent "cat" (dropped, as HTA drops events without one)
 
@@ -107,11 +128,12 @@ class _Names:
         parts = self.parts[name]
         return np.concatenate(parts) if parts else np.empty(0, dtype=self.DTYPES[name])
 
-    def extend(self, other: "_Names", **mapped) -> None:
+    def extend(self, other: _Names, **mapped) -> None:
         """Append the rows and counts of a later part of the file (``mapped``: parts to take instead of its own)."""
         setdefault, lookup = self.lookup.setdefault, self.lookup  # each of other's codes → the same name's here
-        to_self = np.fromiter((setdefault(name, len(lookup)) for name in other.lookup), dtype=np.int32,
-                              count=len(other.lookup))
+        to_self = np.fromiter(
+            (setdefault(name, len(lookup)) for name in other.lookup), dtype=np.int32, count=len(other.lookup)
+        )
         for key, parts in other.parts.items():
             self.parts[key].extend(mapped.get(key, [to_self[p] for p in parts] if key == "name_code" else parts))
         self.events += other.events
@@ -121,8 +143,14 @@ class _Names:
 class KernelColumns(_Names):
     """GPU-trace rows (see the module docstring), one decoded batch at a time (:meth:`add`)."""
 
-    DTYPES = {"ts": np.int64, "dur": np.float64, "stream": np.int64, "correlation": np.int64,
-              "name_code": np.int32, "comm_bytes": np.float64}
+    DTYPES = {
+        "ts": np.int64,
+        "dur": np.float64,
+        "stream": np.int64,
+        "correlation": np.int64,
+        "name_code": np.int32,
+        "comm_bytes": np.float64,
+    }
 
     def __init__(self) -> None:
         super().__init__()
@@ -176,9 +204,14 @@ class KernelColumns(_Names):
         nelems = np.fromiter(map(attrgetter("in_nelems"), args), dtype=np.int64, count=n)
         for i in np.flatnonzero(nelems >= 0).tolist():
             comm[i] = comm_bytes(args[i])
-        self._append(ts, dur, np.fromiter(map(attrgetter("stream"), args), dtype=np.int64, count=n),
-                     np.fromiter(map(attrgetter("correlation"), args), dtype=np.int64, count=n),
-                     list(map(attrgetter("name"), events)), comm)
+        self._append(
+            ts,
+            dur,
+            np.fromiter(map(attrgetter("stream"), args), dtype=np.int64, count=n),
+            np.fromiter(map(attrgetter("correlation"), args), dtype=np.int64, count=n),
+            list(map(attrgetter("name"), events)),
+            comm,
+        )
 
     def _add_tolerant(self, events: list) -> None:
         self.ts_float |= any(type(e.ts) is not int for e in events)  # a float or an absent ts makes HTA's float
@@ -186,14 +219,20 @@ class KernelColumns(_Names):
         kept = [e for e in events if e.dur is not None and e.ts is not None and e.cat is not None and e.cat != "Trace"]
         if not kept:
             return
-        ts = (_int_ts((e.ts for e in kept), len(kept)) if all(type(e.ts) is int for e in kept)
-              else np.array([float(e.ts) for e in kept], dtype=np.float64))
+        ts = (
+            _int_ts((e.ts for e in kept), len(kept))
+            if all(type(e.ts) is int for e in kept)
+            else np.array([float(e.ts) for e in kept], dtype=np.float64)
+        )
         args = [e.args for e in kept]
-        self._append(ts, np.array([float(e.dur) for e in kept], dtype=np.float64),
+        self._append(
+            ts,
+            np.array([float(e.dur) for e in kept], dtype=np.float64),
             np.array([as_int(a.stream, -1) if a is not None else -1 for a in args], dtype=np.int64),
             np.array([as_int(a.correlation, -1) if a is not None else -1 for a in args], dtype=np.int64),
             [x if isinstance(x, str) or x is None else str(x) for x in (e.name for e in kept)],
-            np.array([comm_bytes(a) for a in args], dtype=np.float64))
+            np.array([comm_bytes(a) for a in args], dtype=np.float64),
+        )
 
     def _count_timeless(self, events) -> None:
         """Count the kernels (``args.stream`` set: GPU work, which cannot be left out without changing the numbers)
@@ -213,15 +252,17 @@ class KernelColumns(_Names):
         """Widen the events' span to [first, last] µs; TraceError when it exceeds :data:`MAX_TRACE_US`."""
         self.span = (first, last) if self.span is None else (min(self.span[0], first), max(self.span[1], last))
         if self.span[1] - self.span[0] > MAX_TRACE_US:
-            raise TraceError(f"events from ts {self.span[0]:.0f} to {self.span[1]:.0f} µs span "
-                             f"{(self.span[1] - self.span[0]) / MAX_TRACE_US * 10:.3g} years, not one real trace "
-                             "(timestamps in another unit, or overflowed)")
+            raise TraceError(
+                f"events from ts {self.span[0]:.0f} to {self.span[1]:.0f} µs span "
+                f"{(self.span[1] - self.span[0]) / MAX_TRACE_US * 10:.3g} years, not one real trace "
+                "(timestamps in another unit, or overflowed)"
+            )
 
-    def extend(self, other: "KernelColumns") -> None:
+    def extend(self, other: KernelColumns) -> None:
         super().extend(other)
         self.add_facts(other)
 
-    def add_facts(self, other: "KernelColumns") -> None:
+    def add_facts(self, other: KernelColumns) -> None:
         """Add what a later batch or part of the file says of it besides rows and counts (float ts, span, …)."""
         self.ts_float |= other.ts_float
         if other.span is not None:
@@ -255,9 +296,16 @@ class OpColumns(_Names):
     def add(self, events: list, tolerant: bool, float_ts: bool = True) -> None:
         self.events += len(events)
         self.stream_rows += sum(1 for e in events if e.args is not None and as_int(e.args.stream, -1) != -1)
-        kept = [e for e in events
-                if e.ph == "X" and e.cat is not None and e.cat not in (NO_CAT, "Trace")
-                and isinstance(e.name, str) and _number(e.ts) and _number(e.dur)]
+        kept = [
+            e
+            for e in events
+            if e.ph == "X"
+            and e.cat is not None
+            and e.cat not in (NO_CAT, "Trace")
+            and isinstance(e.name, str)
+            and _number(e.ts)
+            and _number(e.dur)
+        ]
         if not kept:
             return
         n = len(kept)
@@ -276,10 +324,13 @@ class OpColumns(_Names):
         """The code of a thread id that is not an integer (``key``: its repr)."""
         return self.threads.setdefault(key, _THREAD_CODE_BASE + len(self.threads))
 
-    def extend(self, other: "OpColumns") -> None:
+    def extend(self, other: OpColumns) -> None:
         thread_map = {code: self._thread_code(key) for key, code in other.threads.items()}
-        mapped = {"tid": [np.array([thread_map.get(t, t) for t in p.tolist()], dtype=np.int64)
-                          for p in other.parts["tid"]]} if thread_map else {}
+        mapped = (
+            {"tid": [np.array([thread_map.get(t, t) for t in p.tolist()], dtype=np.int64) for p in other.parts["tid"]]}
+            if thread_map
+            else {}
+        )
         super().extend(other, **mapped)
         self.stream_rows += other.stream_rows
 
@@ -289,8 +340,10 @@ def refuse_impossible(ts: np.ndarray, dur: np.ndarray, names: list) -> None:
     for field, values in (("ts", ts), ("dur", dur)):
         if (found := first_impossible(field, values)) is not None:
             i, why, count = found
-            raise TraceError(f"event {names[i]!r} at ts {ts[i]:.0f}: field '{field}': {why} {float(values[i]):g} µs"
-                             f" ({count} such event{'s' if count != 1 else ''})")
+            raise TraceError(
+                f"event {names[i]!r} at ts {ts[i]:.0f}: field '{field}': {why} {float(values[i]):g} µs"
+                f" ({count} such event{'s' if count != 1 else ''})"
+            )
 
 
 def _int_ts(values, count: int) -> np.ndarray:

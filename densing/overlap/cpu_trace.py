@@ -17,6 +17,7 @@ threads": in the :class:`RankTrace` C's disjoint pieces are ``computation``, the
 K's pieces ``other`` (so :func:`.metrics.breakdown` computes every number), ``kernel_lane`` the thread,
 ``kernel_comm_bytes`` NaN (no shapes recorded); an interval belongs to the ``ProfilerStep#N`` it starts in.
 """
+
 from __future__ import annotations
 
 import math
@@ -68,8 +69,19 @@ def cpu_rank(path, cols: OpColumns, info: DecodeInfo, default_rank: int) -> CpuR
     if cols.events == 0:
         raise TraceError(f"{path}: no traceEvents")
     job = info.checked(path, default_rank)
-    return CpuRank(str(path), job.rank, job.world_size or 1, cols.column("ts"), cols.column("end"), cols.column("tid"),
-                   cols.column("name_code"), cols.names, cols.column("cat"), cols.stream_rows, job)
+    return CpuRank(
+        str(path),
+        job.rank,
+        job.world_size or 1,
+        cols.column("ts"),
+        cols.column("end"),
+        cols.column("tid"),
+        cols.column("name_code"),
+        cols.names,
+        cols.column("cat"),
+        cols.stream_rows,
+        job,
+    )
 
 
 def _name_mask(c: CpuRank, test) -> np.ndarray:
@@ -117,13 +129,25 @@ def to_rank_trace(c: CpuRank, origin: float) -> RankTrace:
     st_ts, st_end = st_ts - origin, st_end - origin
 
     unique, code = np.unique(label.astype(str), return_inverse=True)
-    return RankTrace(path=c.path, rank=c.rank, world_size=c.world_size, time_origin_us=float(origin),
-                     kernel_start_us=start, kernel_end_us=stop, kernel_category=category, kernel_lane=lane,
-                     kernel_name_code=code.astype(np.int32), kernel_names=tuple(str(u) for u in unique),
-                     kernel_step=step_containing(start, st_ts, st_end, step_num),
-                     kernel_comm_bytes=np.full(start.shape, math.nan), step_number=step_num, step_start_us=st_ts,
-                     step_end_us=st_end, step_names_seen=frozenset(f"ProfilerStep#{n}" for n in step_num),
-                     lane_kind=LANE_THREAD)
+    return RankTrace(
+        path=c.path,
+        rank=c.rank,
+        world_size=c.world_size,
+        time_origin_us=float(origin),
+        kernel_start_us=start,
+        kernel_end_us=stop,
+        kernel_category=category,
+        kernel_lane=lane,
+        kernel_name_code=code.astype(np.int32),
+        kernel_names=tuple(str(u) for u in unique),
+        kernel_step=step_containing(start, st_ts, st_end, step_num),
+        kernel_comm_bytes=np.full(start.shape, math.nan),
+        step_number=step_num,
+        step_start_us=st_ts,
+        step_end_us=st_end,
+        step_names_seen=frozenset(f"ProfilerStep#{n}" for n in step_num),
+        lane_kind=LANE_THREAD,
+    )
 
 
 def set_origin(ranks: list[CpuRank]) -> float:
@@ -134,8 +158,11 @@ def set_origin(ranks: list[CpuRank]) -> float:
 def annotation_rows(c: CpuRank, names: tuple[str, ...], origin: float) -> list[dict]:
     """One rank's ``user_annotation`` events named in ``names`` and ``gloo:*`` collectives (``annotation_frame``)."""
     wanted = set(names)
-    idx = np.flatnonzero(((c.cat == CAT_USER_ANNOTATION) & _name_mask(c, wanted.__contains__))
-                         | _name_mask(c, is_collective))
+    idx = np.flatnonzero(
+        ((c.cat == CAT_USER_ANNOTATION) & _name_mask(c, wanted.__contains__)) | _name_mask(c, is_collective)
+    )
     steps = step_containing(c.ts[idx], *_steps(c))
-    return [{"rank": c.rank, "step": int(s), "name": c.names[k], "start_us": t - origin, "duration_us": e - t}
-            for s, k, t, e in zip(steps.tolist(), c.name_code[idx].tolist(), c.ts[idx].tolist(), c.end[idx].tolist())]
+    return [
+        {"rank": c.rank, "step": int(s), "name": c.names[k], "start_us": t - origin, "duration_us": e - t}
+        for s, k, t, e in zip(steps.tolist(), c.name_code[idx].tolist(), c.ts[idx].tolist(), c.end[idx].tolist())
+    ]

@@ -6,14 +6,16 @@ exception. :class:`ProcessEngine` forks one child per leaf but the last (a pool'
 file's time, ``bench/overlap_scale.py``) and uses a process pool for more leaves than workers. :func:`make_engine`
 turns ``--scheduler`` into an engine (docs/profiling.md says how ``auto`` chooses).
 """
+
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from contextlib import closing, nullcontext, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from densing.errors import InputError, WorkerError
 
@@ -72,9 +74,11 @@ class ProcessEngine:
                     try:
                         results[id(leaf)] = future.result()
                     except BrokenProcessPool:
-                        raise WorkerError("a trace worker process died (out of memory or killed); "
-                                          "try --scheduler serial or fewer --workers") from None
-                    except Exception as exc:  # noqa: BLE001 - raised in job order below
+                        raise WorkerError(
+                            "a trace worker process died (out of memory or killed); "
+                            "try --scheduler serial or fewer --workers"
+                        ) from None
+                    except Exception as exc:  # any exception: raised in job order below
                         results[id(leaf)] = _Raised(exc)
             finally:
                 end_pool(pool)
@@ -87,8 +91,9 @@ class ProcessEngine:
             for d in deps or [job]:
                 if isinstance(results[id(d)], _Raised):
                     raise results[id(d)].exc
-            out.append(job.fn(*(results[id(a)] if isinstance(a, Job) else a for a in job.args)) if deps
-                       else results[id(job)])
+            out.append(
+                job.fn(*(results[id(a)] if isinstance(a, Job) else a for a in job.args)) if deps else results[id(job)]
+            )
         return out
 
     @staticmethod
@@ -100,9 +105,9 @@ class ProcessEngine:
                 started.append((leaf, *_fork(leaf)))
             try:
                 results[id(leaves[-1])] = _evaluate(leaves[-1])
-            except Exception as exc:  # noqa: BLE001 - raised in job order
+            except Exception as exc:  # any exception: raised in job order
                 results[id(leaves[-1])] = _Raised(exc)
-            for leaf, pid, receive in started:  # every child is heard
+            for leaf, _, receive in started:  # every child is heard
                 results[id(leaf)] = _receive(receive)
         finally:  # after an error, Ctrl-C or SIGTERM a child still running is ended, not waited for
             for _, pid, receive in started:
@@ -147,7 +152,7 @@ def _child(job: Job, receive: int, send: int, parent: int) -> None:
         worker_setup(parent)
         try:
             payload = (True, _evaluate(job))
-        except BaseException as exc:  # noqa: BLE001 - handed to the parent
+        except BaseException as exc:  # any exception: handed to the parent
             payload = (False, exc)
         with os.fdopen(send, "wb", closefd=False) as out:
             out.write(pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL))
@@ -164,7 +169,7 @@ def _receive(receive: int):
         data = f.read()
     try:
         ok, value = pickle.loads(data)
-    except Exception:  # noqa: BLE001 - nothing or a cut stream: the child died
+    except Exception:  # any exception (nothing or a cut stream): the child died
         return _Raised(WorkerError("a trace worker process died (out of memory or killed); try --scheduler serial"))
     return value if ok else _Raised(value)
 
@@ -217,13 +222,17 @@ class DaskEngine:
 
         plain = [i for i, job in enumerate(jobs) if not _deps(job)]
         size = max(1, -(-len(plain) // (self.workers * TASKS_PER_WORKER)))
-        chunks = [plain[k:k + size] for k in range(0, len(plain), size)]
-        chunk_futures = [self.client.submit(SerialEngine().run, [jobs[i] for i in chunk], pure=False)
-                         for chunk in chunks]
+        chunks = [plain[k : k + size] for k in range(0, len(plain), size)]
+        chunk_futures = [
+            self.client.submit(SerialEngine().run, [jobs[i] for i in chunk], pure=False) for chunk in chunks
+        ]
         graph = {i: submit(job) for i, job in enumerate(jobs) if _deps(job)}
         try:
-            done = {i: value for chunk, values in zip(chunks, self.client.gather(chunk_futures))
-                    for i, value in zip(chunk, values)}
+            done = {
+                i: value
+                for chunk, values in zip(chunks, self.client.gather(chunk_futures))
+                for i, value in zip(chunk, values)
+            }
             done.update(zip(graph, self.client.gather(list(graph.values()))))
             return [done[i] for i in range(len(jobs))]
         finally:
@@ -240,8 +249,7 @@ def _dask():
     try:
         from dask import distributed
     except ImportError:
-        raise InputError("--scheduler: a Dask cluster needs dask.distributed "
-                         "(pip install 'densing[scale]')") from None
+        raise InputError("--scheduler: a Dask cluster needs dask.distributed (pip install 'densing[scale]')") from None
     return distributed
 
 
@@ -251,8 +259,13 @@ def local_cluster(workers: int | None = None) -> DaskEngine:
     import logging
 
     logging.getLogger("distributed").setLevel(logging.ERROR)
-    cluster = distributed.LocalCluster(n_workers=max(1, workers or os.cpu_count() or 1), threads_per_worker=1,
-                                       processes=True, dashboard_address=None, silence_logs=logging.ERROR)
+    cluster = distributed.LocalCluster(
+        n_workers=max(1, workers or os.cpu_count() or 1),
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        silence_logs=logging.ERROR,
+    )
     return DaskEngine(distributed.Client(cluster), cluster)
 
 
@@ -269,8 +282,10 @@ def make_engine(scheduler: str, files: list[Path], workers: int | None = None):
         return (ProcessEngine if scheduler == "processes" else local_cluster)(workers)
     if scheduler != "auto":
         if ":" not in scheduler:
-            raise InputError(f"--scheduler: expected {', '.join(SCHEDULERS)} or a Dask scheduler address "
-                             f"(tcp://host:8786), got {scheduler!r}")
+            raise InputError(
+                f"--scheduler: expected {', '.join(SCHEDULERS)} or a Dask scheduler address "
+                f"(tcp://host:8786), got {scheduler!r}"
+            )
         address = scheduler if "://" in scheduler else f"tcp://{scheduler}"
         distributed = _dask()
         try:  # a client of the running Dask scheduler there

@@ -1,11 +1,12 @@
 """Reading trace files: raw bytes, gzip inflated with ISA-L (``isal``, zlib-compatible and about twice as fast as
 zlib's inflate), whole or piece by piece. Every failure is a :class:`~densing.errors.TraceError` naming the file."""
+
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from isal import isal_zlib
 

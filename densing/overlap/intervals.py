@@ -1,6 +1,7 @@
 """Interval math on numpy arrays: merge, union, intersection and difference of half-open ``[start, end)`` intervals
 given as two float arrays; each O(n log n) (one sort), allocating a few arrays of size n.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -44,8 +45,9 @@ def intersection_length(a_start: np.ndarray, a_end: np.ndarray, b_start: np.ndar
     return float(np.sum(np.diff(t)[(ca[:-1] > 0) & (cb[:-1] > 0)]))
 
 
-def subtract_intervals(a_start: np.ndarray, a_end: np.ndarray,
-                       b_start: np.ndarray, b_end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def subtract_intervals(
+    a_start: np.ndarray, a_end: np.ndarray, b_start: np.ndarray, b_end: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """(∪A) \\ (∪B) as sorted disjoint ``(start, end)``: the non-empty pieces between consecutive merged boundaries
     (:func:`_sweep`) where an A interval is open and no B interval (re-merged). |result| = |∪A| − |∪A ∩ ∪B|."""
     t, ca, cb = _sweep(a_start, a_end, b_start, b_end)

@@ -16,13 +16,15 @@ events + the rest of the document (so its DecodeInfo is the file's). The parts' 
 whole file's, row for row; where a boundary cannot be found (compact JSON, a stream shorter than its trailer says) a
 part raises :class:`Unsplittable` and the file is decoded in one task.
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Iterator
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Optional, Union
+from typing import Any
 
 import msgspec
 
@@ -46,7 +48,7 @@ def events_start(buf) -> int:
     """Position of the ``[`` that opens ``traceEvents``; -1 if not (yet) found; Unsplittable if no ``:`` and ``[``."""
     key = buf.find(b'"traceEvents"')
     bracket = buf.find(b"[", key) if key >= 0 else -1
-    if bracket >= 0 and buf[key + 13:bracket].strip() != b":":
+    if bracket >= 0 and buf[key + 13 : bracket].strip() != b":":
         raise Unsplittable
     return bracket
 
@@ -86,19 +88,23 @@ class DecodeInfo:
     world_size: Any = None
     backend: Any = None
 
-    def checked(self, path, default_rank: int) -> "DecodeInfo":
+    def checked(self, path, default_rank: int) -> DecodeInfo:
         """Rank and world size as ints (``default_rank`` and None where absent), the backend a string or None; else a
         :class:`TraceError` naming the file and the field (a negative rank, a rank not below the world size, …)."""
         try:
-            validate(DISTRIBUTED_CONSTRAINTS, **{f"distributedInfo.{k}": getattr(self, k)
-                                                 for k in ("rank", "world_size", "backend")})
+            validate(
+                DISTRIBUTED_CONSTRAINTS,
+                **{f"distributedInfo.{k}": getattr(self, k) for k in ("rank", "world_size", "backend")},
+            )
         except InputError as exc:
             raise TraceError(f"{path}: {exc}") from None
         rank = default_rank if self.rank is None else int(self.rank)
         world_size = None if self.world_size is None else int(self.world_size)
         if world_size is not None and rank >= world_size:
-            raise TraceError(f"{path}: distributedInfo.rank: {rank} is not below distributedInfo.world_size "
-                             f"{world_size} (a job's ranks run from 0 to world_size − 1)")
+            raise TraceError(
+                f"{path}: distributedInfo.rank: {rank} is not below distributedInfo.world_size "
+                f"{world_size} (a job's ranks run from 0 to world_size − 1)"
+            )
         return DecodeInfo(rank, world_size, self.backend)
 
 
@@ -121,26 +127,26 @@ class _Event(msgspec.Struct):  # tolerant CPU types
     ts: Any = None
     dur: Any = None
     tid: Any = None
-    args: Optional[_Args] = None
+    args: _Args | None = None
 
 
 class _GpuEvent(_Event):  # tolerant GPU types: cat a string, ts/dur numbers, or absent
-    cat: Optional[str] = None
-    ts: Union[int, float, None] = None
-    dur: Union[int, float, None] = None
+    cat: str | None = None
+    ts: int | float | None = None
+    dur: int | float | None = None
 
 
 class _FastArgs(msgspec.Struct, gc=False, frozen=True):
     stream: int = -1
     correlation: int = -1
     in_nelems: int = msgspec.field(default=-1, name="In msg nelems")
-    dtype: Optional[str] = None
+    dtype: str | None = None
 
 
 class _IntTsEvent(msgspec.Struct, gc=False):
     ts: int  # required: an absent ts makes HTA's ts column float (so rounded), as the float variant does
     cat: str = NO_CAT
-    name: Optional[str] = None
+    name: str | None = None
     dur: float = math.nan  # absent: not a duration event, dropped
     args: _FastArgs = _FastArgs()  # one shared instance for every event without args
 
@@ -150,18 +156,21 @@ class _FloatTsEvent(_IntTsEvent):
 
 
 class _CpuEvent(msgspec.Struct, gc=False):
-    ph: Optional[str] = None
-    cat: Optional[str] = None
+    ph: str | None = None
+    cat: str | None = None
     name: Any = None
     ts: float = math.nan
     dur: float = math.nan
-    tid: Union[int, str, None] = None
+    tid: int | str | None = None
     args: _FastArgs = _FastArgs()
 
 
 def _doc_type(event_type: type) -> type:
-    return msgspec.defstruct("_Doc", [("traceEvents", Optional[list[event_type]], None),
-                                      ("distributedInfo", Optional[DecodeInfo], None)], gc=False)
+    return msgspec.defstruct(
+        "_Doc",
+        [("traceEvents", list[event_type] | None, None), ("distributedInfo", DecodeInfo | None, None)],
+        gc=False,
+    )
 
 
 # per kind, the decode modes tried in order: (event type, tolerant, float timestamps); the last one is tolerant
@@ -170,8 +179,13 @@ _MODES = {
     GPU: [(_IntTsEvent, False, False), (_FloatTsEvent, False, True), (_GpuEvent, True, True)],
     CPU: [(_CpuEvent, False, True), (_Event, True, True)],
 }
-_DECODERS = {kind: [(msgspec.json.Decoder(_doc_type(t)), msgspec.json.Decoder(list[t]), tolerant, float_ts)
-                    for t, tolerant, float_ts in modes] for kind, modes in _MODES.items()}
+_DECODERS = {
+    kind: [
+        (msgspec.json.Decoder(_doc_type(t)), msgspec.json.Decoder(list[t]), tolerant, float_ts)
+        for t, tolerant, float_ts in modes
+    ]
+    for kind, modes in _MODES.items()
+}
 
 
 def _decode(data, kind: str, mode: int, whole: bool):
@@ -200,8 +214,9 @@ def _decode_doc(data, kind: str, path: Path, mode: int = 0):
         raise TraceError(f"{path}: malformed JSON ({exc})") from None
 
 
-def event_batches(pieces: Iterable[bytes], path: Path, kind: str = GPU,
-                  batch_bytes: int = BATCH_BYTES) -> Iterator[tuple[list, int, Optional[DecodeInfo]]]:
+def event_batches(
+    pieces: Iterable[bytes], path: Path, kind: str = GPU, batch_bytes: int = BATCH_BYTES
+) -> Iterator[tuple[list, int, DecodeInfo | None]]:
     """Yield ``(events, mode, info)`` batches of the ``traceEvents`` of the document arriving in ``pieces``, cut at
     event boundaries (:func:`cut_before`) once ``batch_bytes`` are buffered; the last batch, decoded with the other
     keys, alone has an ``info``. :class:`Unsplittable` when it cannot be read so (compact JSON, a wrong cut)."""
@@ -224,10 +239,10 @@ def event_batches(pieces: Iterable[bytes], path: Path, kind: str = GPU,
         buf[0], buf[cut + 1] = 0x5B, 0x5D  # buf[:cut + 2] decoded in place as "[{...}, … {...}]" ("," → "]")
         try:
             with memoryview(buf) as view:
-                events, mode = _decode(view[:cut + 2], kind, mode, whole=False)
+                events, mode = _decode(view[: cut + 2], kind, mode, whole=False)
         except (msgspec.DecodeError, msgspec.ValidationError):
             raise Unsplittable from None
-        del buf[:nxt - 1]  # keep one byte before the next "{" to hold the next "["
+        del buf[: nxt - 1]  # keep one byte before the next "{" to hold the next "["
         searched = 0
         yield events, mode, None
     if prefix is None:
@@ -243,8 +258,9 @@ def event_batches(pieces: Iterable[bytes], path: Path, kind: str = GPU,
 def decode_stream(pieces: Iterable[bytes], path: Path, kind: str = GPU, batch_bytes: int = BATCH_BYTES):
     """Columns and info of a document streamed batch by batch (:func:`event_batches`)."""
     cols, info = _COLUMNS[kind](), None
-    for events, mode, info in event_batches(pieces, path, kind, batch_bytes):
+    for events, mode, batch_info in event_batches(pieces, path, kind, batch_bytes):
         _add(cols, events, kind, mode)
+        info = batch_info  # the last batch alone has one
     return cols, info
 
 
@@ -289,12 +305,12 @@ def part_pieces(path: Path, part: int, parts: int) -> Iterator[bytes]:
         if not stream.more():
             raise Unsplittable
         bracket = events_start(stream.buf)
-    head = bytes(stream.buf[:bracket + 1])  # up to and including "["
+    head = bytes(stream.buf[: bracket + 1])  # up to and including "["
     size = expected_size(path)
     targets = [bracket + k * (size - bracket) // parts for k in range(parts)]  # t_k (module docstring)
     start = bracket + 1 if part == 0 else stream.boundary(max(targets[part], bracket + 1))[1]
     yield head if part in (0, parts - 1) else b'{"traceEvents": ['
-    del stream.buf[:start - stream.offset]  # (start is never before the buffer's first byte)
+    del stream.buf[: start - stream.offset]  # (start is never before the buffer's first byte)
     stream.offset = start
     if part == parts - 1:  # to the end of the document
         yield bytes(stream.buf)
@@ -308,7 +324,7 @@ def part_pieces(path: Path, part: int, parts: int) -> Iterator[bytes]:
         stream.buf.clear()
         if not stream.more():
             raise Unsplittable
-    yield bytes(stream.buf[:cut + 1 - stream.offset])  # up to the "}" that closes the part's last event
+    yield bytes(stream.buf[: cut + 1 - stream.offset])  # up to the "}" that closes the part's last event
     yield b"]}"
 
 

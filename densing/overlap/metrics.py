@@ -13,12 +13,14 @@ Definitions (HolisticTraceAnalysis 0.5.0, ``hta/analyzers/communication_analysis
 Percentages of the breakdown are 100 · I/T, 100 · C/T, 100 · N/T. :func:`peer_wait` splits the exposed
 communication into transfer and peer wait (skew) across the ranks of a set.
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from numbers import Real
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -29,9 +31,24 @@ from densing.validation import Frame, Interval, validate_params
 if TYPE_CHECKING:
     import pandas as pd
 
-RANK_COLUMNS = ["rank", "world_size", "kernel_count", "kernel_span_us", "idle_us", "compute_us", "non_compute_us",
-                "comm_us", "overlap_us", "exposed_comm_us", "comm_comp_overlap_pct", "idle_pct", "compute_pct",
-                "non_compute_pct", "comm_bytes", "stream_overlaps"]
+RANK_COLUMNS = [
+    "rank",
+    "world_size",
+    "kernel_count",
+    "kernel_span_us",
+    "idle_us",
+    "compute_us",
+    "non_compute_us",
+    "comm_us",
+    "overlap_us",
+    "exposed_comm_us",
+    "comm_comp_overlap_pct",
+    "idle_pct",
+    "compute_pct",
+    "non_compute_pct",
+    "comm_bytes",
+    "stream_overlaps",
+]
 
 
 def stream_overlaps(start_us: np.ndarray, end_us: np.ndarray, stream: np.ndarray, carry: dict | None = None) -> int:
@@ -57,9 +74,14 @@ def breakdown(start_us: np.ndarray, end_us: np.ndarray, category: np.ndarray) ->
         return {k: math.nan for k in RANK_COLUMNS if k not in ("rank", "world_size")} | {"kernel_count": 0}
     ms, me = merge_intervals(start_us, end_us)
     comm, comp = category == COMMUNICATION, category == COMPUTATION
-    return breakdown_row(int(start_us.size), float(me[-1] - ms[0]), float(me.sum() - ms.sum()),
-                         union_length(start_us[comp], end_us[comp]), union_length(start_us[comm], end_us[comm]),
-                         intersection_length(start_us[comm], end_us[comm], start_us[comp], end_us[comp]))
+    return breakdown_row(
+        int(start_us.size),
+        float(me[-1] - ms[0]),
+        float(me.sum() - ms.sum()),
+        union_length(start_us[comp], end_us[comp]),
+        union_length(start_us[comm], end_us[comm]),
+        intersection_length(start_us[comm], end_us[comm], start_us[comp], end_us[comp]),
+    )
 
 
 def breakdown_row(count: int, span: float, busy: float, compute: float, comm_time: float, overlap: float) -> dict:
@@ -70,10 +92,20 @@ def breakdown_row(count: int, span: float, busy: float, compute: float, comm_tim
     def pct(x: float, total: float) -> float:
         return 100.0 * x / total if total > 0 else math.nan
 
-    return {"kernel_count": count, "kernel_span_us": span, "idle_us": idle, "compute_us": compute,
-            "non_compute_us": non_compute, "comm_us": comm_time, "overlap_us": overlap,
-            "exposed_comm_us": comm_time - overlap, "comm_comp_overlap_pct": pct(overlap, comm_time),
-            "idle_pct": pct(idle, span), "compute_pct": pct(compute, span), "non_compute_pct": pct(non_compute, span)}
+    return {
+        "kernel_count": count,
+        "kernel_span_us": span,
+        "idle_us": idle,
+        "compute_us": compute,
+        "non_compute_us": non_compute,
+        "comm_us": comm_time,
+        "overlap_us": overlap,
+        "exposed_comm_us": comm_time - overlap,
+        "comm_comp_overlap_pct": pct(overlap, comm_time),
+        "idle_pct": pct(idle, span),
+        "compute_pct": pct(compute, span),
+        "non_compute_pct": pct(non_compute, span),
+    }
 
 
 def rank_metrics(trace: RankTrace) -> dict:
@@ -87,8 +119,9 @@ def rank_metrics(trace: RankTrace) -> dict:
     return row
 
 
-STEP_COLUMNS = ["rank", "step", "step_time_us"] + [c for c in RANK_COLUMNS
-                                                    if c not in ("rank", "world_size", "comm_bytes", "stream_overlaps")]
+STEP_COLUMNS = ["rank", "step", "step_time_us"] + [
+    c for c in RANK_COLUMNS if c not in ("rank", "world_size", "comm_bytes", "stream_overlaps")
+]
 
 
 def rank_row(trace: RankTrace) -> dict:
@@ -107,27 +140,46 @@ def rank_step_rows(trace: RankTrace) -> list[dict]:
         if low == high:
             continue
         sel = order[low:high]
-        rows.append({"rank": t.rank, "step": int(number), "step_time_us": float(end - start)}
-                    | breakdown(t.kernel_start_us[sel], t.kernel_end_us[sel], t.kernel_category[sel]))
+        rows.append(
+            {"rank": t.rank, "step": int(number), "step_time_us": float(end - start)}
+            | breakdown(t.kernel_start_us[sel], t.kernel_end_us[sel], t.kernel_category[sel])
+        )
     return rows
 
 
 #: What :func:`step_skew`'s threshold may be: a percentage over the median step time, ≥ 0 (a negative one
 #: would flag the slowest rank of every step, however even the steps).
-SKEW_CONSTRAINTS = {"steps": [Frame(("step", "rank", "step_time_us"), min_rows=0)],
-                    "straggler_threshold_pct": [Interval(Real, 0, None)]}
+SKEW_CONSTRAINTS = {
+    "steps": [Frame(("step", "rank", "step_time_us"), min_rows=0)],
+    "straggler_threshold_pct": [Interval(Real, 0, None)],
+}
 
 #: The rank-mean metrics :func:`compare` compares (columns of :func:`densing.overlap.analyze`'s rows).
-COMPARED = ("kernel_span_us", "idle_us", "compute_us", "non_compute_us", "comm_us", "overlap_us", "exposed_comm_us",
-            "comm_comp_overlap_pct", "idle_pct", "compute_pct", "non_compute_pct")
+COMPARED = (
+    "kernel_span_us",
+    "idle_us",
+    "compute_us",
+    "non_compute_us",
+    "comm_us",
+    "overlap_us",
+    "exposed_comm_us",
+    "comm_comp_overlap_pct",
+    "idle_pct",
+    "compute_pct",
+    "non_compute_pct",
+)
 _STEPS = [Frame(("step_time_us",), min_rows=0), None]
 #: compare's arguments: two analyses of at least one rank each (a mean over none would be NaN), and their steps.
-COMPARE_CONSTRAINTS = {"base": [Frame(COMPARED)], "candidate": [Frame(COMPARED)], "base_steps": _STEPS,
-                       "candidate_steps": _STEPS}
+COMPARE_CONSTRAINTS = {
+    "base": [Frame(COMPARED)],
+    "candidate": [Frame(COMPARED)],
+    "base_steps": _STEPS,
+    "candidate_steps": _STEPS,
+}
 
 
 @validate_params(SKEW_CONSTRAINTS)
-def step_skew(steps: "pd.DataFrame", straggler_threshold_pct: float = 5.0) -> "pd.DataFrame":
+def step_skew(steps: pd.DataFrame, straggler_threshold_pct: float = 5.0) -> pd.DataFrame:
     """Across ranks, per step: fastest/median/slowest step time, skew and the slowest rank.
 
     skew_us = max_r t_r − min_r t_r;  slowest_excess_pct = 100 · (max_r t_r / median_r t_r − 1);
@@ -140,17 +192,42 @@ def step_skew(steps: "pd.DataFrame", straggler_threshold_pct: float = 5.0) -> "p
         times = g["step_time_us"].to_numpy()
         median = float(np.median(times))
         excess = 100.0 * (times.max() / median - 1.0) if median > 0 else math.nan
-        out.append({"step": int(step), "ranks": int(len(g)), "min_step_time_us": float(times.min()),
-                    "median_step_time_us": median, "max_step_time_us": float(times.max()),
-                    "skew_us": float(times.max() - times.min()), "slowest_rank": int(g["rank"].iloc[times.argmax()]),
-                    "slowest_excess_pct": excess, "straggler": bool(len(g) > 1 and excess > straggler_threshold_pct)})
-    return pd.DataFrame(out, columns=["step", "ranks", "min_step_time_us", "median_step_time_us", "max_step_time_us",
-                                      "skew_us", "slowest_rank", "slowest_excess_pct", "straggler"])
+        out.append(
+            {
+                "step": int(step),
+                "ranks": int(len(g)),
+                "min_step_time_us": float(times.min()),
+                "median_step_time_us": median,
+                "max_step_time_us": float(times.max()),
+                "skew_us": float(times.max() - times.min()),
+                "slowest_rank": int(g["rank"].iloc[times.argmax()]),
+                "slowest_excess_pct": excess,
+                "straggler": bool(len(g) > 1 and excess > straggler_threshold_pct),
+            }
+        )
+    return pd.DataFrame(
+        out,
+        columns=[
+            "step",
+            "ranks",
+            "min_step_time_us",
+            "median_step_time_us",
+            "max_step_time_us",
+            "skew_us",
+            "slowest_rank",
+            "slowest_excess_pct",
+            "straggler",
+        ],
+    )
 
 
 @validate_params(COMPARE_CONSTRAINTS)
-def compare(base: "pd.DataFrame", candidate: "pd.DataFrame", base_steps: "pd.DataFrame | None" = None,
-            candidate_steps: "pd.DataFrame | None" = None) -> "pd.DataFrame":
+def compare(
+    base: pd.DataFrame,
+    candidate: pd.DataFrame,
+    base_steps: pd.DataFrame | None = None,
+    candidate_steps: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """Per-metric deltas, candidate − base, of the rank-mean metrics; plus step-time speedup.
 
     speedup = mean step time(base) / mean step time(candidate) (> 1: the candidate is faster).
@@ -191,9 +268,14 @@ def peer_wait_rows(traces: Iterable[RankTrace]) -> list[dict]:
     for t in traces:  # each rank's collectives by start, keyed by step, name and the nth of that name in the step
         comm = np.flatnonzero(t.kernel_category == COMMUNICATION)
         comm = comm[np.argsort(t.kernel_start_us[comm], kind="stable")]
-        frame = pd.DataFrame({"step": t.kernel_step[comm], "start": t.kernel_start_us[comm],
-                              "name": np.asarray(t.kernel_names, dtype=object)[t.kernel_name_code[comm]],
-                              "end": t.kernel_end_us[comm]})
+        frame = pd.DataFrame(
+            {
+                "step": t.kernel_step[comm],
+                "start": t.kernel_start_us[comm],
+                "name": np.asarray(t.kernel_names, dtype=object)[t.kernel_name_code[comm]],
+                "end": t.kernel_end_us[comm],
+            }
+        )
         keyed.append(frame.assign(nth=frame.groupby(["step", "name"]).cumcount()))
     every = pd.concat(keyed).groupby(key)["start"].agg(latest="max", ranks="size")  # max_r' s_r', and on how many
     rows = []
@@ -209,14 +291,23 @@ def peer_wait_rows(traces: Iterable[RankTrace]) -> list[dict]:
         ws, we = subtract_intervals(s[ok], s[ok] + wait[ok], t.kernel_start_us[comp], t.kernel_end_us[comp])
         exposed_wait = min(exposed, float((we - ws).sum()))
         waited = union_length(s[ok], s[ok] + wait[ok])
-        rows.append({"rank": t.rank, "comm_us": comm_total, "peer_wait_us": waited,
-                     "transfer_us": comm_total - waited, "exposed_comm_us": exposed,
-                     "exposed_peer_wait_us": exposed_wait, "exposed_transfer_us": exposed - exposed_wait,
-                     "matched": int(ok.sum()), "unmatched": int((~ok).sum())})
+        rows.append(
+            {
+                "rank": t.rank,
+                "comm_us": comm_total,
+                "peer_wait_us": waited,
+                "transfer_us": comm_total - waited,
+                "exposed_comm_us": exposed,
+                "exposed_peer_wait_us": exposed_wait,
+                "exposed_transfer_us": exposed - exposed_wait,
+                "matched": int(ok.sum()),
+                "unmatched": int((~ok).sum()),
+            }
+        )
     return rows
 
 
-def peer_wait(source: str | Path | Iterable[RankTrace]) -> "pd.DataFrame":
+def peer_wait(source: str | Path | Iterable[RankTrace]) -> pd.DataFrame:
     """:func:`peer_wait_rows` of a trace directory (or read traces) as a DataFrame."""
     import pandas as pd
 

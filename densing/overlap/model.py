@@ -1,6 +1,7 @@
 """The rank-trace model: what the metrics read of one rank's trace (:class:`RankTrace`, built by readers, read by
 metrics and figures), and HTA's kernel categories.
 """
+
 from __future__ import annotations
 
 import functools
@@ -29,13 +30,20 @@ LANE_THREAD = "thread"  # CPU (gloo) traces: the id of the thread that ran the o
 #: (HTA's successor) hta/common/types.py (CommunicateKernelGroupingPattern, MemoryKernelGroupingPattern,
 #: ComputeKernelGroupingPattern, the last one inverse-matched).
 _PATTERNS = {
-    "hta": (re.compile(r"^nccl.*Kernel"), re.compile(r"(^Memcpy)|(^Memset)|(^dma)"),
-            re.compile(r"(^nccl.*Kernel)|(.*(Memcpy)|(Memset))|(.*Sync)")),
+    "hta": (
+        re.compile(r"^nccl.*Kernel"),
+        re.compile(r"(^Memcpy)|(^Memset)|(^dma)"),
+        re.compile(r"(^nccl.*Kernel)|(.*(Memcpy)|(Memset))|(.*Sync)"),
+    ),
     "traceinsight": (
-        re.compile(r"(^nccl.*)|(^hip)|(^hccl)|(.*ncclKernel.*)"), re.compile(r"(^(hip)?Memcpy)|(^(hip)?Memset)|(^dma)"),
-        re.compile(r"(^nccl)|(.*Memcpy)|(.*Memset)|(.*dma)|(^.*Sync)|(^Stream Wait Event)|(cuda.*LaunchKernel)"
-                   r"|(^runFunction)|(^hip)|(^job_exe)|(^packet)|(^pe_exe)|(^cpum_exe_subgraph)|(^hccl)"
-                   r"|(^collective_subgraph_execution)")),
+        re.compile(r"(^nccl.*)|(^hip)|(^hccl)|(.*ncclKernel.*)"),
+        re.compile(r"(^(hip)?Memcpy)|(^(hip)?Memset)|(^dma)"),
+        re.compile(
+            r"(^nccl)|(.*Memcpy)|(.*Memset)|(.*dma)|(^.*Sync)|(^Stream Wait Event)|(cuda.*LaunchKernel)"
+            r"|(^runFunction)|(^hip)|(^job_exe)|(^packet)|(^pe_exe)|(^cpum_exe_subgraph)|(^hccl)"
+            r"|(^collective_subgraph_execution)"
+        ),
+    ),
 }
 
 #: The kernel-category rules :func:`kernel_category` follows: ``hta`` (HolisticTraceAnalysis 0.5.0, the default)
@@ -66,8 +74,9 @@ def check_rules(rules: str) -> None:
         raise InputError(f"kernel rules: expected one of {', '.join(KERNEL_RULES)}, got {rules!r}")
 
 
-def step_containing(times_us: np.ndarray, step_start_us: np.ndarray, step_end_us: np.ndarray,
-                    step_number: np.ndarray) -> np.ndarray:
+def step_containing(
+    times_us: np.ndarray, step_start_us: np.ndarray, step_end_us: np.ndarray, step_number: np.ndarray
+) -> np.ndarray:
     """The number of the ``ProfilerStep`` each time falls in, −1 for none (or a NaN time): steps sorted by start,
     t is in step i when start_i ≤ t < end_i for the last step i that starts at or before t (HTA ``add_iteration``)."""
     times_us = np.asarray(times_us, dtype=np.float64)
@@ -114,8 +123,10 @@ class RankTrace:
 
         items = "kernels" if self.lane_kind == LANE_STREAM else "ops"
         lanes = np.unique(self.kernel_lane).size
-        return (f"RankTrace(rank {self.rank} of {self.world_size}, {self.kernel_count:,} {items} on {lanes} "
-                f"{self.lane_kind}{'s' if lanes != 1 else ''}, {self.step_number.size} steps, {Path(self.path).name})")
+        return (
+            f"RankTrace(rank {self.rank} of {self.world_size}, {self.kernel_count:,} {items} on {lanes} "
+            f"{self.lane_kind}{'s' if lanes != 1 else ''}, {self.step_number.size} steps, {Path(self.path).name})"
+        )
 
     def _repr_html_(self) -> str:
         """The one-line repr and the first kernels as a table, for notebooks."""
@@ -123,13 +134,22 @@ class RankTrace:
 
         return f"<p>{html.escape(repr(self))}</p>" + self.kernels_frame().head(10).to_html(index=False)
 
-    def kernels_frame(self) -> "pd.DataFrame":
+    def kernels_frame(self) -> pd.DataFrame:
         """The kernels as a tidy DataFrame, one row per kernel (the lane column named by ``lane_kind``)."""
         import pandas as pd
 
         start, end = self.kernel_start_us, self.kernel_end_us
         names = np.asarray(self.kernel_names, dtype=object)[self.kernel_name_code]
-        return pd.DataFrame({"rank": self.rank, "start_us": start, "end_us": end, "duration_us": end - start,
-                             "category": np.asarray(CATEGORY_NAMES, dtype=object)[self.kernel_category],
-                             self.lane_kind: self.kernel_lane, "name": names, "step": self.kernel_step,
-                             "comm_bytes": self.kernel_comm_bytes})
+        return pd.DataFrame(
+            {
+                "rank": self.rank,
+                "start_us": start,
+                "end_us": end,
+                "duration_us": end - start,
+                "category": np.asarray(CATEGORY_NAMES, dtype=object)[self.kernel_category],
+                self.lane_kind: self.kernel_lane,
+                "name": names,
+                "step": self.kernel_step,
+                "comm_bytes": self.kernel_comm_bytes,
+            }
+        )

@@ -5,12 +5,14 @@
 ``complete`` is refused as an incomplete run; a value outside its domain is an InputError naming the file, the field
 (and the row), the value and the domain.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from numbers import Integral, Real
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -37,8 +39,11 @@ class Counts:
     """A non-empty list of whole numbers ≥ 1 (a model's parameter sizes)."""
 
     def matches(self, value: Any) -> bool:
-        return isinstance(value, list) and len(value) > 0 and all(
-            isinstance(v, Integral) and not isinstance(v, bool) and v >= 1 for v in value)
+        return (
+            isinstance(value, list)
+            and len(value) > 0
+            and all(isinstance(v, Integral) and not isinstance(v, bool) and v >= 1 for v in value)
+        )
 
     def __str__(self) -> str:
         return "a non-empty list of integers ≥ 1"
@@ -80,8 +85,10 @@ METRICS_DOMAIN: dict[str, Column] = {
     "tokens": Column("a whole number ≥ 1", lambda v, run: _whole(v, 1, np.inf)),
     "loss": Column("a number ≥ 0, or NaN (a diverged step)", lambda v, run: ~(v >= 0) | np.isinf(v), missing=True),
     "profiled": Column("true or false (1 or 0)", lambda v, run: ~np.isin(v, (0.0, 1.0))),
-    **dict.fromkeys(("allreduce_wall_s", "allreduce_cpu_s"),
-                    Column("a number of seconds ≥ 0, or empty", lambda v, run: ~(v >= 0) | np.isinf(v), missing=True)),
+    **dict.fromkeys(
+        ("allreduce_wall_s", "allreduce_cpu_s"),
+        Column("a number of seconds ≥ 0, or empty", lambda v, run: ~(v >= 0) | np.isinf(v), missing=True),
+    ),
 }
 
 
@@ -94,8 +101,21 @@ _POSITIVE = [Interval(Real, 0, None, closed="neither")]  # finite: NaN and ∞ n
 #: What each field of a :class:`TrainConfig` may be (:func:`densing.validation.validate`'s constraints; the
 #: strategy is checked against the registry).
 TRAIN_CONSTRAINTS: dict = {
-    **{name: _COUNT for name in ("steps", "batch_size", "seq_len", "d_model", "n_layer", "n_head", "corpus_bytes",
-                                  "profile_active", "local_steps", "tp_chunks")},
+    **{
+        name: _COUNT
+        for name in (
+            "steps",
+            "batch_size",
+            "seq_len",
+            "d_model",
+            "n_layer",
+            "n_head",
+            "corpus_bytes",
+            "profile_active",
+            "local_steps",
+            "tp_chunks",
+        )
+    },
     **{name: _NATURAL for name in ("profile_skip", "profile_wait", "profile_warmup", "threads")},
     **{name: _POSITIVE for name in ("lr", "outer_lr", "outer_clip", "gap_penalty")},
     "bucket_mb": [Interval(Real, 0, MAX_BUCKET_MB, closed="right")],  # DDP's bucket_cap_mb
@@ -138,7 +158,7 @@ class TrainConfig:
     tp_overlap: str = "none"  # tp: none (serialized all-reduce) | chunked
     tp_chunks: int = 4  # tp chunked: pieces of the producer GEMM
 
-    def check(self) -> "TrainConfig":
+    def check(self) -> TrainConfig:
         """InputError naming the first field out of range (:data:`TRAIN_CONSTRAINTS`); else ``self``."""
         validate(TRAIN_CONSTRAINTS, **{f.name: getattr(self, f.name) for f in fields(self) if f.name != "strategy"})
         from densing.overlap.strategies.registry import get
@@ -147,8 +167,10 @@ class TrainConfig:
         if self.d_model % self.n_head:
             raise InputError(f"d_model: expected a multiple of n_head ({self.n_head}), got {self.d_model}")
         if self.profile_end > self.steps:
-            raise InputError(f"steps: the profiler schedule needs {self.profile_end} steps "
-                             f"(skip + wait + warmup + active), got {self.steps}")
+            raise InputError(
+                f"steps: the profiler schedule needs {self.profile_end} steps "
+                f"(skip + wait + warmup + active), got {self.steps}"
+            )
         return self
 
     @property
@@ -161,7 +183,7 @@ class TrainConfig:
         return self.profile_skip + self.profile_wait + self.profile_warmup + self.profile_active
 
     @classmethod
-    def from_dict(cls, data: dict, where: str = "run.yaml") -> "TrainConfig":
+    def from_dict(cls, data: dict, where: str = "run.yaml") -> TrainConfig:
         """A run.yaml's ``config`` (in file ``where``), checked; InputError naming the file and ``config.<field>``."""
         if unknown := sorted(set(data) - {f.name for f in fields(cls)}):
             raise InputError(f"{where}: config: unknown field {unknown[0]!r}")
@@ -190,8 +212,10 @@ def check_complete(run_dir: Path, meta: Any) -> None:
     if status == COMPLETE:
         return
     said = "has no 'status' field" if status is None else f"says status: {status}"
-    raise InputError(f"{run_dir}: an incomplete run ({RUN_FILE} {said}; a run records '{COMPLETE}' only once every "
-                     "rank's metrics are written); run it again with 'densing overlap run'")
+    raise InputError(
+        f"{run_dir}: an incomplete run ({RUN_FILE} {said}; a run records '{COMPLETE}' only once every "
+        "rank's metrics are written); run it again with 'densing overlap run'"
+    )
 
 
 def read_run(run_dir: str | Path) -> tuple[dict, pd.DataFrame]:
@@ -208,8 +232,9 @@ def read_run(run_dir: str | Path) -> tuple[dict, pd.DataFrame]:
         raise InputError(f"{path}: expected a mapping with a 'config' mapping")
     check_complete(run_dir, meta)
     if unknown := [name for name in meta if name not in RUN_DOMAIN and name != "config"]:
-        raise InputError(f"{path}: unknown field {unknown[0]!r}; a run.yaml holds config, {', '.join(RUN_DOMAIN)} and "
-                         "no other field")
+        raise InputError(
+            f"{path}: unknown field {unknown[0]!r}; a run.yaml holds config, {', '.join(RUN_DOMAIN)} and no other field"
+        )
     if missing := [name for name in RUN_DOMAIN if name not in meta]:
         raise InputError(f"{path}: missing field '{missing[0]}'")
     try:
@@ -217,8 +242,9 @@ def read_run(run_dir: str | Path) -> tuple[dict, pd.DataFrame]:
     except InputError as exc:
         raise InputError(f"{path}: {exc}") from None
     if sum(meta["param_numel"]) != meta["n_params"]:
-        raise InputError(f"{path}: n_params: {meta['n_params']!r} is not the sum of param_numel "
-                         f"({sum(meta['param_numel'])})")
+        raise InputError(
+            f"{path}: n_params: {meta['n_params']!r} is not the sum of param_numel ({sum(meta['param_numel'])})"
+        )
     steps, workers = TrainConfig.from_dict(meta["config"], where=str(path)).steps, meta["workers_per_node"]
     path = run_dir / METRICS_FILE
     try:
@@ -236,12 +262,15 @@ def read_run(run_dir: str | Path) -> tuple[dict, pd.DataFrame]:
         bad = column.bad(values, run) & ~(np.isnan(values) & column.missing & raw.isna().to_numpy())
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
-            raise InputError(f"{path}: row {row + 1}: field '{name}': {raw.iloc[row]!r} is outside its domain "
-                             f"({column.words})")
+            raise InputError(
+                f"{path}: row {row + 1}: field '{name}': {raw.iloc[row]!r} is outside its domain ({column.words})"
+            )
     pairs = metrics[["rank", "step"]].drop_duplicates()
     if len(pairs) != len(metrics) or len(metrics) != workers * steps:
-        raise InputError(f"{path}: {len(metrics)} rows for {workers} rank(s) × {steps} steps "
-                         f"({len(pairs)} distinct rank and step); expected one row per rank and step")
+        raise InputError(
+            f"{path}: {len(metrics)} rows for {workers} rank(s) × {steps} steps "
+            f"({len(pairs)} distinct rank and step); expected one row per rank and step"
+        )
     return meta, metrics
 
 

@@ -13,6 +13,7 @@ The reader reproduces HTA 0.5.0's event selection (``hta/common/trace_parser.py`
 * the kernels analysed are the kept events with ``args.stream != -1`` (HTA ``stream.ne(-1)``);
 * a kernel belongs to the step in which its launching CPU event (same correlation id) starts (HTA ``add_iteration``).
 """
+
 from __future__ import annotations
 
 import math
@@ -23,8 +24,14 @@ import numpy as np
 from densing.errors import TraceError
 from densing.overlap.columns import SYNC_NAMES, KernelColumns, isin_codes, isin_sorted, sorted_unique
 from densing.overlap.kineto import DecodeInfo
-from densing.overlap.model import (DEFAULT_KERNEL_RULES, STEP_RE, NoGpuKernelsError, RankTrace, kernel_category,
-                                   step_containing)
+from densing.overlap.model import (
+    DEFAULT_KERNEL_RULES,
+    STEP_RE,
+    NoGpuKernelsError,
+    RankTrace,
+    kernel_category,
+    step_containing,
+)
 
 
 @dataclass
@@ -55,9 +62,11 @@ def check_events(path, cols) -> None:
     if not cols.duration_events:
         raise TraceError(f"{path}: no duration events (traceEvents has no 'X' events with ts and dur)")
     if timeless := cols.timeless:  # left out, they would change every overlap number without a word
-        raise TraceError(f"{path}: {timeless} kernel event{'s' if timeless != 1 else ''} (with args.stream) without a "
-                         f"'ts' or 'dur' (absent or null), the first {cols.timeless_name!r}: where they ran cannot "
-                         "be known; a trace whose kernels all have both is needed")
+        raise TraceError(
+            f"{path}: {timeless} kernel event{'s' if timeless != 1 else ''} (with args.stream) without a "
+            f"'ts' or 'dur' (absent or null), the first {cols.timeless_name!r}: where they ran cannot "
+            "be known; a trace whose kernels all have both is needed"
+        )
 
 
 def decoded_rank(path, cols: KernelColumns, info: DecodeInfo, default_rank: int) -> DecodedRank:
@@ -72,9 +81,23 @@ def decoded_rank(path, cols: KernelColumns, info: DecodeInfo, default_rank: int)
         origin = first = int(cols.ts_min)
         start = (ts - origin).astype(np.float64)
         end = start + dur
-    return DecodedRank(str(path), job.rank, job.world_size or 1, start, end, cols.column("stream"),
-                       cols.column("correlation"), cols.column("name_code"), names, cols.column("comm_bytes"),
-                       frozenset(n for n in names if "ProfilerStep" in n), origin, first, cols.has_collectives, job)
+    return DecodedRank(
+        str(path),
+        job.rank,
+        job.world_size or 1,
+        start,
+        end,
+        cols.column("stream"),
+        cols.column("correlation"),
+        cols.column("name_code"),
+        names,
+        cols.column("comm_bytes"),
+        frozenset(n for n in names if "ProfilerStep" in n),
+        origin,
+        first,
+        cols.has_collectives,
+        job,
+    )
 
 
 def gpu_side(stream: np.ndarray, correlation: np.ndarray, name_code: np.ndarray, names: list) -> np.ndarray:
@@ -88,14 +111,16 @@ def filters_last_step(step_names: frozenset) -> bool:
     return len(step_names) >= 2
 
 
-def to_rank_trace(d: DecodedRank, filter_last_step: bool, set_origin_us: float,
-                  rules: str = DEFAULT_KERNEL_RULES) -> RankTrace:
+def to_rank_trace(
+    d: DecodedRank, filter_last_step: bool, set_origin_us: float, rules: str = DEFAULT_KERNEL_RULES
+) -> RankTrace:
     """The analysed kernels and steps of one rank (module docstring), kernels classified by ``rules``
     (:func:`~densing.overlap.model.kernel_category`); NoGpuKernelsError when none is left."""
     names, is_gpu = d.names, gpu_side(d.stream, d.correlation, d.name_code, d.names)
     is_cpu = ~is_gpu
-    step_code_to_number = {i: int(m.group(1)) if (m := STEP_RE.search(n)) else -1
-                           for i, n in enumerate(names) if "ProfilerStep" in n}
+    step_code_to_number = {
+        i: int(m.group(1)) if (m := STEP_RE.search(n)) else -1 for i, n in enumerate(names) if "ProfilerStep" in n
+    }
     is_step = is_cpu & isin_codes(d.name_code, list(step_code_to_number))
 
     kernel = d.stream != -1
@@ -129,9 +154,21 @@ def to_rank_trace(d: DecodedRank, filter_last_step: bool, set_origin_us: float,
     k_names = tuple(names[c] for c in used)
     cat_of_name = np.fromiter((kernel_category(n, rules) for n in k_names), dtype=np.int8, count=len(k_names))
     offset = float(d.origin - set_origin_us)  # exact when both are ints
-    return RankTrace(path=d.path, rank=d.rank, world_size=d.world_size, time_origin_us=float(set_origin_us),
-                     kernel_start_us=d.ts[kernel] + offset, kernel_end_us=d.end[kernel] + offset,
-                     kernel_category=cat_of_name[inverse], kernel_lane=d.stream[kernel],
-                     kernel_name_code=inverse.astype(np.int32), kernel_names=k_names, kernel_step=k_step,
-                     kernel_comm_bytes=d.comm_bytes[kernel], step_number=st_num, step_start_us=st_ts + offset,
-                     step_end_us=st_end + offset, step_names_seen=d.step_names)
+    return RankTrace(
+        path=d.path,
+        rank=d.rank,
+        world_size=d.world_size,
+        time_origin_us=float(set_origin_us),
+        kernel_start_us=d.ts[kernel] + offset,
+        kernel_end_us=d.end[kernel] + offset,
+        kernel_category=cat_of_name[inverse],
+        kernel_lane=d.stream[kernel],
+        kernel_name_code=inverse.astype(np.int32),
+        kernel_names=k_names,
+        kernel_step=k_step,
+        kernel_comm_bytes=d.comm_bytes[kernel],
+        step_number=st_num,
+        step_start_us=st_ts + offset,
+        step_end_us=st_end + offset,
+        step_names_seen=d.step_names,
+    )

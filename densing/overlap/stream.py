@@ -11,6 +11,7 @@ Wₖ = [hi_{k−1}, hi_k) and the carry Cₖ = [hi_{k−1}, max end of the earli
 and the span is max end − min start: the numbers of :func:`densing.overlap.metrics.breakdown` (exact on the µs grid
 of Kineto's times, to rounding otherwise). Memory is one decoded batch, one window's rows and the id table.
 """
+
 from __future__ import annotations
 
 import math
@@ -30,8 +31,18 @@ from densing.overlap.selection import check_events, filters_last_step, gpu_side
 
 WINDOW_US = 1_000_000  # trace time per scratch window
 STREAM_MIN_BYTES = {False: 1 << 30, True: 128 << 20}  # on-disk size (plain, gzip) from which `auto` streams
-ROW = np.dtype([("ts_i", "i8"), ("ts_f", "f8"), ("dur", "f8"), ("cat", "i1"), ("gpu", "?"), ("corr", "i8"),
-                ("comm", "f8"), ("stream", "i8")])
+ROW = np.dtype(
+    [
+        ("ts_i", "i8"),
+        ("ts_f", "f8"),
+        ("dur", "f8"),
+        ("cat", "i1"),
+        ("gpu", "?"),
+        ("corr", "i8"),
+        ("comm", "f8"),
+        ("stream", "i8"),
+    ]
+)
 CPU_ROW = np.dtype([("ts_i", "i8"), ("ts_f", "f8"), ("corr", "i8")])
 FLUSH_ROWS = 1 << 20  # buffered rows written out from this many
 READ_ROWS = 1 << 20  # CPU rows read back at a time
@@ -39,8 +50,9 @@ READ_ROWS = 1 << 20  # CPU rows read back at a time
 
 def should_stream(files: list[Path], stream: bool | None) -> bool:
     """Whether ``analyze`` streams: ``stream`` when given, else a set of one file of :data:`STREAM_MIN_BYTES`."""
-    return len(files) == 1 and (stream if stream is not None
-                                else files[0].stat().st_size >= STREAM_MIN_BYTES[is_gzip(files[0])])
+    return len(files) == 1 and (
+        stream if stream is not None else files[0].stat().st_size >= STREAM_MIN_BYTES[is_gzip(files[0])]
+    )
 
 
 class _Scratch:
@@ -55,9 +67,11 @@ class _Scratch:
                 Path(folder).mkdir(parents=True, exist_ok=True)
             self.dir = Path(tempfile.mkdtemp(prefix="densing-stream-", dir=folder))
         except OSError as exc:
-            raise InputError(f"{folder or tempfile.gettempdir()}: cannot make the streaming scratch folder here "
-                             f"({exc.strerror or type(exc).__name__}); set DENSING_SCRATCH to a writable "
-                             "folder") from None
+            raise InputError(
+                f"{folder or tempfile.gettempdir()}: cannot make the streaming scratch folder here "
+                f"({exc.strerror or type(exc).__name__}); set DENSING_SCRATCH to a writable "
+                "folder"
+            ) from None
         self.window_us, self.pending, self.pending_rows, self.windows = window_us, {}, 0, set()
         self.cpu = (self.dir / "cpu.bin").open("ab")
 
@@ -116,8 +130,10 @@ class _Pass:
             rows = np.empty(int(cpu.sum()), dtype=CPU_ROW)
             rows["ts_i"], rows["ts_f"], rows["corr"] = ts_i[cpu], ts_f[cpu], corr[cpu]
             rows.tofile(self.scratch.cpu)
-            self.corr_range = [min(self.corr_range[0], int(rows["corr"].min())),
-                               max(self.corr_range[1], int(rows["corr"].max()))]
+            self.corr_range = [
+                min(self.corr_range[0], int(rows["corr"].min())),
+                max(self.corr_range[1], int(rows["corr"].max())),
+            ]
         on_stream = stream != -1  # the possible kernels, to the scratch windows
         if not on_stream.any():
             return
@@ -127,8 +143,9 @@ class _Pass:
         rows["cat"], rows["gpu"], rows["corr"] = category_of[code[on_stream]], gpu[on_stream], corr[on_stream]
         rows["comm"], rows["stream"] = cols.column("comm_bytes")[on_stream], stream[on_stream]
         w = self.scratch.window_us
-        keys = (ts[on_stream] // w if ts.dtype == np.int64
-                else np.ceil(ts[on_stream]).astype(np.int64) // w)  # the window of the start as rounded (selection)
+        keys = (
+            ts[on_stream] // w if ts.dtype == np.int64 else np.ceil(ts[on_stream]).astype(np.int64) // w
+        )  # the window of the start as rounded (selection)
         self.scratch.add(keys, rows)
 
 
@@ -202,15 +219,30 @@ class _Sums:
         self.overlap += intersection_length(ms, me, cs, ce)
 
     def row(self, rank: int, world_size: int) -> dict:
-        row = {"rank": rank, "world_size": world_size, "comm_bytes": self.comm_bytes if self.any_bytes else math.nan,
-               "stream_overlaps": self.stream_overlaps}
-        row |= breakdown_row(self.count, self.last - self.first, self.length["all"], self.length["comp"],
-                             self.length["comm"], self.overlap)
+        row = {
+            "rank": rank,
+            "world_size": world_size,
+            "comm_bytes": self.comm_bytes if self.any_bytes else math.nan,
+            "stream_overlaps": self.stream_overlaps,
+        }
+        row |= breakdown_row(
+            self.count,
+            self.last - self.first,
+            self.length["all"],
+            self.length["comp"],
+            self.length["comm"],
+            self.overlap,
+        )
         return {c: row[c] for c in RANK_COLUMNS}
 
 
-def stream_rank_row(path: str | Path, rules: str = DEFAULT_KERNEL_RULES, batch_bytes: int = BATCH_BYTES,
-                    window_us: int = WINDOW_US, scratch_dir: str | None = None) -> dict:
+def stream_rank_row(
+    path: str | Path,
+    rules: str = DEFAULT_KERNEL_RULES,
+    batch_bytes: int = BATCH_BYTES,
+    window_us: int = WINDOW_US,
+    scratch_dir: str | None = None,
+) -> dict:
     """The per-rank row (:data:`~densing.overlap.metrics.RANK_COLUMNS`) of one GPU trace file in bounded memory
     (module docstring), scratch in ``scratch_dir`` (removed after); Unsplittable for compact JSON."""
     path = Path(path)
@@ -219,7 +251,8 @@ def stream_rank_row(path: str | Path, rules: str = DEFAULT_KERNEL_RULES, batch_b
         p = _Pass(scratch, rules)
         try:
             info = None
-            for events, mode, info in event_batches(read_pieces(path), path, GPU, batch_bytes):
+            for events, mode, batch_info in event_batches(read_pieces(path), path, GPU, batch_bytes):
+                info = batch_info  # the last batch alone has one
                 cols = _add(KernelColumns(), events, GPU, mode)
                 del events
                 p.batch(cols)
@@ -239,8 +272,11 @@ def stream_rank_row(path: str | Path, rules: str = DEFAULT_KERNEL_RULES, batch_b
         for key in sorted(scratch.windows):
             rows = np.fromfile(scratch.dir / f"w{key}.bin", dtype=ROW)
             start = _final_start(rows["ts_i"], rows["ts_f"], t.ts_float, origin)
-            end = (np.floor(np.where(np.isnan(rows["ts_f"]), rows["ts_i"].astype(np.float64), rows["ts_f"])
-                            + rows["dur"]) if t.ts_float else start + rows["dur"])
+            end = (
+                np.floor(np.where(np.isnan(rows["ts_f"]), rows["ts_i"].astype(np.float64), rows["ts_f"]) + rows["dur"])
+                if t.ts_float
+                else start + rows["dur"]
+            )
             if kept_ids is not None:
                 keep = np.where(rows["gpu"], _launched(rows["corr"], low, kept_ids), start < last_start)
                 rows, start, end = rows[keep], start[keep], end[keep]
@@ -252,7 +288,9 @@ def stream_rank_row(path: str | Path, rules: str = DEFAULT_KERNEL_RULES, batch_b
     except OSError as exc:  # the scratch's disk full or gone; the trace's own read errors keep their words
         if exc.filename is not None and Path(exc.filename) == path:
             raise
-        raise InputError(f"{scratch.dir}: cannot write the streaming scratch ({exc.strerror or exc}); set "
-                         "DENSING_SCRATCH to a folder with room") from None
+        raise InputError(
+            f"{scratch.dir}: cannot write the streaming scratch ({exc.strerror or exc}); set "
+            "DENSING_SCRATCH to a folder with room"
+        ) from None
     finally:
         scratch.close()

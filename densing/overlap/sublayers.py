@@ -24,6 +24,7 @@ producer GEMM time and A = forward all-reduce time; T3's model (:func:`.t3.t3_st
 max(C + γ·min(C, A), A), so the chunked step is step_none − Σ_s (C_s + A_s) + Σ_s max(C_s + γ·min(C_s, A_s), A_s), γ
 measured on the chunked run (or given). Step times are ProfilerStep means.
 """
+
 from __future__ import annotations
 
 import math
@@ -40,8 +41,9 @@ if TYPE_CHECKING:
 
 SUBLAYERS = {"attn": "proj", "mlp": "fc2"}  # sublayer → its producer GEMM's annotation
 CONCURRENT_MIN = 0.5  # the covered fraction from which a GEMM runs beside a collective
-ANNOTATIONS = tuple(f"tp/{s}{part}" for s, gemm in SUBLAYERS.items()
-                    for part in ("", f"/{gemm}", "/allreduce", "/grad_allreduce"))
+ANNOTATIONS = tuple(
+    f"tp/{s}{part}" for s, gemm in SUBLAYERS.items() for part in ("", f"/{gemm}", "/allreduce", "/grad_allreduce")
+)
 
 
 def covered_fraction(start: np.ndarray, end: np.ndarray, cover_start: np.ndarray, cover_end: np.ndarray) -> np.ndarray:
@@ -69,11 +71,21 @@ def gemm_contention(gemm_start, gemm_end, coll_start, coll_end) -> dict:
     dur = gemm_end - gemm_start
     alone, concurrent = dur[frac <= 0.0], dur[frac >= CONCURRENT_MIN]
     a, c = (float(d.mean()) if d.size else math.nan for d in (alone, concurrent))
-    return {"gemm_alone_n": int(alone.size), "gemm_alone_us": a, "gemm_concurrent_n": int(concurrent.size),
-            "gemm_concurrent_us": c, "contention": c / a - 1.0 if a > 0 else math.nan}  # NaN: a side is empty
+    return {
+        "gemm_alone_n": int(alone.size),
+        "gemm_alone_us": a,
+        "gemm_concurrent_n": int(concurrent.size),
+        "gemm_concurrent_us": c,
+        "contention": c / a - 1.0 if a > 0 else math.nan,
+    }  # NaN: a side is empty
 
 
-def sublayer_table(run_dir: str | Path) -> "pd.DataFrame":
+def _per_step_us(annotations: pd.DataFrame, name: str, steps: int) -> float:
+    """µs per profiled step of the annotations named ``name`` (their durations summed over the steps)."""
+    return float(annotations.loc[annotations["name"] == name, "duration_us"].sum() / steps)
+
+
+def sublayer_table(run_dir: str | Path) -> pd.DataFrame:
     """Per (rank, sublayer) of a tp run: µs per profiled step and its producer GEMM's contention (module docstring)."""
     import pandas as pd
 
@@ -88,16 +100,25 @@ def sublayer_table(run_dir: str | Path) -> "pd.DataFrame":
         coll = r[r["name"].str.startswith("gloo:")]
         steps = r["step"].nunique()
         for s, gemm in SUBLAYERS.items():
-            def per_step(name):
-                return float(r.loc[r["name"] == name, "duration_us"].sum() / steps)
-
             g = r[r["name"] == f"tp/{s}/{gemm}"]
-            cont = gemm_contention(g["start_us"], g["start_us"] + g["duration_us"], coll["start_us"],
-                                   coll["start_us"] + coll["duration_us"])
-            rows.append({"rank": int(rank), "sublayer": s, "steps": steps,
-                         "sublayer_us": per_step(f"tp/{s}"), "producer_gemm_us": per_step(f"tp/{s}/{gemm}"),
-                         "exposed_comm_us": per_step(f"tp/{s}/allreduce"),
-                         "backward_comm_us": per_step(f"tp/{s}/grad_allreduce"), **cont})
+            cont = gemm_contention(
+                g["start_us"],
+                g["start_us"] + g["duration_us"],
+                coll["start_us"],
+                coll["start_us"] + coll["duration_us"],
+            )
+            rows.append(
+                {
+                    "rank": int(rank),
+                    "sublayer": s,
+                    "steps": steps,
+                    "sublayer_us": _per_step_us(r, f"tp/{s}", steps),
+                    "producer_gemm_us": _per_step_us(r, f"tp/{s}/{gemm}", steps),
+                    "exposed_comm_us": _per_step_us(r, f"tp/{s}/allreduce", steps),
+                    "backward_comm_us": _per_step_us(r, f"tp/{s}/grad_allreduce", steps),
+                    **cont,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -108,8 +129,10 @@ def measured_contention(run_dir: str | Path) -> float:
     table = sublayer_table(run_dir)
     used = table[(table["gemm_alone_n"] > 0) & (table["gemm_concurrent_n"] > 0)]
     if used.empty:
-        raise InputError(f"{run_dir}: no producer GEMM ran beside a collective (a tp-none run? "
-                         f"contention is measured on a --tp-overlap chunked run)")
+        raise InputError(
+            f"{run_dir}: no producer GEMM ran beside a collective (a tp-none run? "
+            f"contention is measured on a --tp-overlap chunked run)"
+        )
     counts = used["gemm_concurrent_n"].tolist()
     ratios = (used["gemm_concurrent_us"] / used["gemm_alone_us"]).tolist()
     return float(sum(k * v for k, v in zip(counts, ratios)) / sum(counts) - 1.0)

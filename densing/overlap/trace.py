@@ -3,14 +3,14 @@
 HTA's selection rules (:mod:`.selection`), or a CPU-only (gloo) job's ops (:mod:`.cpu_trace`), each file decoded by one
 job of an engine (:func:`run_ranks`), a large one from parts decoded by jobs of their own (:func:`.kineto.decode_part`).
 """
+
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
 from densing.errors import TraceError
-from densing.overlap.cpu_trace import CpuRank, annotation_rows, cpu_rank, set_origin
-from densing.overlap.cpu_trace import to_rank_trace as cpu_rank_trace
+from densing.overlap.cpu_trace import CpuRank, annotation_rows, cpu_rank, set_origin, to_rank_trace as cpu_rank_trace
 from densing.overlap.engine import Job, SerialEngine, borrowed
 from densing.overlap.gzipio import expected_size, read_head
 from densing.overlap.kineto import CPU, GPU, Unsplittable, decode_file, decode_part, prefixed
@@ -82,8 +82,12 @@ def run_ranks(files: list[Path], kind: str, engine, job=decode_rank, split_min_b
     jobs (:func:`part_columns`) that feed its job."""
     split = engine.workers if len(files) < engine.workers else 1
     parts = [split if split > 1 and expected_size(f) >= split_min_bytes else 0 for f in files]
-    return engine.run([Job(job, (f, i, kind, *(Job(part_columns, (f, k, n, kind)) for k in range(n))))
-                       for i, (f, n) in enumerate(zip(files, parts))])
+    return engine.run(
+        [
+            Job(job, (f, i, kind, *(Job(part_columns, (f, k, n, kind)) for k in range(n))))
+            for i, (f, n) in enumerate(zip(files, parts))
+        ]
+    )
 
 
 def decode_ranks(files: list[Path], kind: str, engine) -> list:
@@ -104,12 +108,15 @@ def check_ranks(path, ranks: list) -> None:
         stated = [(r.path, getattr(r.info, field)) for r in ranks if getattr(r.info, field) is not None]
         if (other := next((item for item in stated if item[1] != stated[0][1]), None)) is not None:
             (first, a), (second, b) = stated[0], other
-            raise TraceError(f"{path}: distributedInfo.{field}: {Path(first).name} says {a!r}, {Path(second).name} "
-                             f"says {b!r}: the traces of two jobs in one folder")
+            raise TraceError(
+                f"{path}: distributedInfo.{field}: {Path(first).name} says {a!r}, {Path(second).name} "
+                f"says {b!r}: the traces of two jobs in one folder"
+            )
 
 
-def set_traces(path, ranks: list[DecodedRank] | list[CpuRank], kind: str,
-               rules: str = DEFAULT_KERNEL_RULES) -> list[RankTrace]:
+def set_traces(
+    path, ranks: list[DecodedRank] | list[CpuRank], kind: str, rules: str = DEFAULT_KERNEL_RULES
+) -> list[RankTrace]:
     """The set's RankTraces by rank, times from its earliest event, under HTA's rules or :mod:`.cpu_trace`'s."""
     check_ranks(path, ranks)
     if kind == CPU:
@@ -122,16 +129,24 @@ def set_traces(path, ranks: list[DecodedRank] | list[CpuRank], kind: str,
     return sorted(traces, key=lambda t: t.rank)
 
 
-def read_traces(path: str | Path, scheduler: str = "auto", workers: int | None = None,
-                rules: str = DEFAULT_KERNEL_RULES) -> list[RankTrace]:
+def read_traces(
+    path: str | Path, scheduler: str = "auto", workers: int | None = None, rules: str = DEFAULT_KERNEL_RULES
+) -> list[RankTrace]:
     """Read one trace file or a directory of per-rank files; one :class:`RankTrace` per rank.
 
     Ranks come from ``distributedInfo.rank`` (else the file's position); times are µs from the earliest kept event of
     the set (HTA ``_align_all_ranks``). ``scheduler``: where the files are decoded
     (:func:`densing.overlap.engine.make_engine`); ``rules``: whose kernel categories (:data:`.KERNEL_RULES`).
     """
-    return read_set(path, scheduler, workers, rules, decode_ranks, lambda ranks: ranks,
-                    lambda ranks, kind: set_traces(path, ranks, kind, rules))
+    return read_set(
+        path,
+        scheduler,
+        workers,
+        rules,
+        decode_ranks,
+        lambda ranks: ranks,
+        lambda ranks, kind: set_traces(path, ranks, kind, rules),
+    )
 
 
 def read_set(path: str | Path, scheduler, workers: int | None, rules: str, run, facts, finish):
@@ -145,8 +160,11 @@ def read_set(path: str | Path, scheduler, workers: int | None, rules: str, run, 
         kind = sniff_kind(files)
         results = run(files, kind, engine)
         known = facts(results)
-        if kind == CPU and known is not None and (
-                any(f.stream_rows for f in known) or not any(f.has_collectives for f in known)):
+        if (
+            kind == CPU
+            and known is not None
+            and (any(f.stream_rows for f in known) or not any(f.has_collectives for f in known))
+        ):
             kind, results = GPU, run(files, GPU, engine)
         try:
             return finish(results, kind)
@@ -163,5 +181,7 @@ def annotation_frame(path: str | Path, names: tuple[str, ...]):
 
     ranks = decode_ranks(trace_files(path), CPU, SerialEngine())  # a CPU-only (gloo) job's ops, in this process
     origin = set_origin(ranks)
-    return pd.DataFrame([row for c in ranks for row in annotation_rows(c, names, origin)],
-                        columns=["rank", "step", "name", "start_us", "duration_us"])
+    return pd.DataFrame(
+        [row for c in ranks for row in annotation_rows(c, names, origin)],
+        columns=["rank", "step", "name", "start_us", "duration_us"],
+    )

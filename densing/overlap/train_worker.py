@@ -3,6 +3,7 @@
 :func:`param_numel`) and the profiled training loop (:func:`worker_main`), which writes the rank's Kineto trace and
 ``metrics-rank<r>.csv`` into the run directory. Torch is imported only inside the functions that need it.
 """
+
 from __future__ import annotations
 
 import os
@@ -108,7 +109,7 @@ def _batches(text: bytes, config: TrainConfig, rank: int):
     gen = torch.Generator().manual_seed(config.seed * 100_003 + rank)
     while True:
         starts = torch.randint(0, data.numel() - config.seq_len - 1, (config.batch_size,), generator=gen)
-        window = torch.stack([data[s:s + config.seq_len + 1] for s in starts.tolist()])
+        window = torch.stack([data[s : s + config.seq_len + 1] for s in starts.tolist()])
         yield window[:, :-1], window[:, 1:]
 
 
@@ -151,8 +152,13 @@ def worker_main(run_dir: str | Path) -> None:
             atomic_write_bytes(run_dir / f"rank{rank}.json.gz", gzip.compress(raw.read_bytes(), 6))
 
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
-    sched = schedule(skip_first=config.profile_skip, wait=config.profile_wait,
-                     warmup=config.profile_warmup, active=config.profile_active, repeat=1)
+    sched = schedule(
+        skip_first=config.profile_skip,
+        wait=config.profile_wait,
+        warmup=config.profile_warmup,
+        active=config.profile_active,
+        repeat=1,
+    )
     first_active = config.profile_skip + config.profile_wait + config.profile_warmup
     rows, tokens_per_step = [], (1 if shares else world) * config.batch_size * config.seq_len
     dist.barrier()
@@ -171,18 +177,26 @@ def worker_main(run_dir: str | Path) -> None:
             hooks.after_optimizer(step)
             if cuda:
                 torch.cuda.synchronize()
-            rows.append({"rank": rank, "step": step, "step_time_s": time.perf_counter() - t0,
-                         "tokens": tokens_per_step * (step + 1), "loss": float(loss.detach()),
-                         "profiled": first_active <= step < config.profile_end,
-                         "allreduce_wall_s": ar_wall, "allreduce_cpu_s": ar_cpu})
+            rows.append(
+                {
+                    "rank": rank,
+                    "step": step,
+                    "step_time_s": time.perf_counter() - t0,
+                    "tokens": tokens_per_step * (step + 1),
+                    "loss": float(loss.detach()),
+                    "profiled": first_active <= step < config.profile_end,
+                    "allreduce_wall_s": ar_wall,
+                    "allreduce_cpu_s": ar_cpu,
+                }
+            )
             if step + 1 == config.profile_end:
                 # the profiler exports its trace at this prof.step(): a collective still running on a gloo thread
                 # then corrupts the heap under load ("malloc(): unaligned fastbin chunk detected", SIGABRT)
                 hooks.settle()
             prof.step()
         hooks.finish()
-    atomic_write_text(run_dir / f"metrics-rank{rank}.csv",
-                      pd.DataFrame(rows, columns=METRICS_COLUMNS).to_csv(index=False))
+    atomic_write_text(
+        run_dir / f"metrics-rank{rank}.csv", pd.DataFrame(rows, columns=METRICS_COLUMNS).to_csv(index=False)
+    )
     dist.barrier()
     dist.destroy_process_group()
-

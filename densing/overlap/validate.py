@@ -13,6 +13,7 @@ annotation, is measured alone) and predicts ddp's and co2's step time on the sam
 Each strategy's validation model is its ``predict_run_s`` (:mod:`densing.overlap.strategies`); each repeat of ``run
 --repeats N`` is validated on its own sync run (T3 on its tp-none run, :mod:`densing.overlap.sublayers`).
 """
+
 from __future__ import annotations
 
 import math
@@ -44,11 +45,13 @@ def calibrate_run(sync_dir: str | Path) -> RunCalibration:
     meta, metrics = read_run(sync_dir)
     cfg = meta["config"]
     if cfg.get("strategy") != "sync":
-        raise InputError(f"{sync_dir / 'run.yaml'}: config.strategy: expected 'sync' for calibration, "
-                         f"got {cfg.get('strategy')!r}")
+        raise InputError(
+            f"{sync_dir / 'run.yaml'}: config.strategy: expected 'sync' for calibration, got {cfg.get('strategy')!r}"
+        )
     ann = annotation_frame(sync_dir, PHASES).loc[lambda a: a["step"] >= 0]
-    phases = ann[ann["name"].isin(PHASES)].pivot_table(index=["rank", "step"], columns="name",
-                                                       values="duration_us", aggfunc="sum", fill_value=0.0)
+    phases = ann[ann["name"].isin(PHASES)].pivot_table(
+        index=["rank", "step"], columns="name", values="duration_us", aggfunc="sum", fill_value=0.0
+    )
     steps = analyze_steps(sync_dir).set_index(["rank", "step"])["step_time_us"]
     phases = (phases.join(steps, how="inner") / 1e6).reset_index()
     coll = ann[~ann["name"].isin(PHASES)].copy()
@@ -73,11 +76,22 @@ def calibrate_run(sync_dir: str | Path) -> RunCalibration:
     nbytes = 4.0 * sum(numel)
     threads = int(cfg.get("threads") or 0) or max(1, int(meta["cpu_count"]) // int(meta["workers_per_node"]))
     return RunCalibration(
-        forward_s=float(mean["forward"]), backward_s=float(mean["backward"]), optimizer_s=float(mean["optimizer"]),
-        overhead_s=overhead, copy_s=max(0.0, float(mean["allreduce"] - mean["collective_s"])), allreduce_s=allreduce,
-        skew_s=max(0.0, float(mean["collective_s"] - mean["fastest_s"])), allreduce_cpu_share=share, comm_bytes=nbytes,
-        bandwidth_bytes_per_s=nbytes / allreduce, step_s=float(mean["step_time_us"]),
-        workers=int(meta["workers_per_node"]), cores=int(meta["cpu_count"]), threads=threads, param_numel=numel)
+        forward_s=float(mean["forward"]),
+        backward_s=float(mean["backward"]),
+        optimizer_s=float(mean["optimizer"]),
+        overhead_s=overhead,
+        copy_s=max(0.0, float(mean["allreduce"] - mean["collective_s"])),
+        allreduce_s=allreduce,
+        skew_s=max(0.0, float(mean["collective_s"] - mean["fastest_s"])),
+        allreduce_cpu_share=share,
+        comm_bytes=nbytes,
+        bandwidth_bytes_per_s=nbytes / allreduce,
+        step_s=float(mean["step_time_us"]),
+        workers=int(meta["workers_per_node"]),
+        cores=int(meta["cpu_count"]),
+        threads=threads,
+        param_numel=numel,
+    )
 
 
 def validate(sync_dir: str | Path, *run_dirs: str | Path) -> tuple[RunCalibration, pd.DataFrame]:
@@ -88,9 +102,15 @@ def validate(sync_dir: str | Path, *run_dirs: str | Path) -> tuple[RunCalibratio
 
     cal = calibrate_run(sync_dir)
     sync_meta, _ = read_run(Path(sync_dir))
-    rows = [{"strategy": "sync", "run": str(sync_dir), "measured_ms": cal.step_s * 1e3,
-             "predicted_ms": get("sync", "validation").predict_run_s(cal, sync_meta["config"], True) * 1e3,
-             "predicted_no_contention_ms": math.nan}]
+    rows = [
+        {
+            "strategy": "sync",
+            "run": str(sync_dir),
+            "measured_ms": cal.step_s * 1e3,
+            "predicted_ms": get("sync", "validation").predict_run_s(cal, sync_meta["config"], True) * 1e3,
+            "predicted_no_contention_ms": math.nan,
+        }
+    ]
     for run_dir in run_dirs:
         meta, _ = read_run(Path(run_dir))
         cfg = meta["config"]
@@ -99,16 +119,31 @@ def validate(sync_dir: str | Path, *run_dirs: str | Path) -> tuple[RunCalibratio
         except InputError as exc:
             raise InputError(f"{Path(run_dir) / 'run.yaml'}: config.{exc}") from None
         if int(meta["workers_per_node"]) != cal.workers:
-            raise InputError(f"{Path(run_dir) / 'run.yaml'}: workers_per_node: expected {cal.workers} "
-                             f"(as the sync run), got {meta['workers_per_node']}")
-        rows.append({"strategy": strategy.name, "run": str(run_dir), "measured_ms": measured_step_s(run_dir) * 1e3,
-                     "predicted_ms": strategy.predict_run_s(cal, cfg, True) * 1e3,
-                     "predicted_no_contention_ms": strategy.predict_run_s(cal, cfg, False) * 1e3})
+            raise InputError(
+                f"{Path(run_dir) / 'run.yaml'}: workers_per_node: expected {cal.workers} "
+                f"(as the sync run), got {meta['workers_per_node']}"
+            )
+        rows.append(
+            {
+                "strategy": strategy.name,
+                "run": str(run_dir),
+                "measured_ms": measured_step_s(run_dir) * 1e3,
+                "predicted_ms": strategy.predict_run_s(cal, cfg, True) * 1e3,
+                "predicted_no_contention_ms": strategy.predict_run_s(cal, cfg, False) * 1e3,
+            }
+        )
     return cal, _table(rows)
 
 
-_COLUMNS = ["strategy", "measured_ms", "predicted_ms", "error_pct", "predicted_no_contention_ms",
-            "error_no_contention_pct", "run"]
+_COLUMNS = [
+    "strategy",
+    "measured_ms",
+    "predicted_ms",
+    "error_pct",
+    "predicted_no_contention_ms",
+    "error_no_contention_pct",
+    "run",
+]
 
 
 def _table(rows: list[dict]) -> pd.DataFrame:
@@ -133,8 +168,11 @@ def profiler_overhead(run_dir: str | Path) -> dict:
     prof = per_step[per_step["profiled"].astype(bool)]
     p = float(prof["t"].mean() * 1e3) if len(prof) else math.nan
     u = float(plain["t"].mean() * 1e3) if len(plain) else math.nan
-    return {"profiled_ms": p, "unprofiled_ms": u,
-            "profiler_overhead_pct": 100.0 * (p / u - 1.0) if u and math.isfinite(u) else math.nan}
+    return {
+        "profiled_ms": p,
+        "unprofiled_ms": u,
+        "profiler_overhead_pct": 100.0 * (p / u - 1.0) if u and math.isfinite(u) else math.nan,
+    }
 
 
 #: The run folders ``densing overlap run`` writes into its output (one per strategy; tp once per overlap mode).
@@ -144,11 +182,12 @@ RUN_NAMES = ("sync", "ddp", "co2", "tp-none", "tp-chunked")
 def is_run_root(path: str | Path) -> bool:
     """A ``densing overlap run`` output folder (one sub-folder per run) rather than one run."""
     path = Path(path)
-    return not (path / "run.yaml").exists() and path.is_dir() and any((path / n / "run.yaml").exists()
-                                                                      for n in RUN_NAMES)
+    return (
+        not (path / "run.yaml").exists() and path.is_dir() and any((path / n / "run.yaml").exists() for n in RUN_NAMES)
+    )
 
 
-def validate_root(root: str | Path, contention: float | None = None) -> "pd.DataFrame":
+def validate_root(root: str | Path, contention: float | None = None) -> pd.DataFrame:
     """Validate one repeat: ddp and co2 from its ``sync`` run; ``tp-chunked`` by T3 from its ``tp-none`` run with the
     contention measured on the chunked run or ``contention`` (:func:`~densing.overlap.sublayers.predict_t3`); every row
     compares the *profiled* step (ProfilerStep mean), with the unprofiled step and the profiler's overhead beside it."""
@@ -158,12 +197,16 @@ def validate_root(root: str | Path, contention: float | None = None) -> "pd.Data
     root = Path(root)
     tensor_parallel = (root / "tp-none" / "run.yaml").exists() and (root / "tp-chunked" / "run.yaml").exists()
     if contention is not None and not tensor_parallel:
-        raise InputError(f"contention: {root} has no tensor-parallel run (tp-none/ and tp-chunked/); γ enters only "
-                         "T3's prediction of the chunked run, so it would change nothing")
+        raise InputError(
+            f"contention: {root} has no tensor-parallel run (tp-none/ and tp-chunked/); γ enters only "
+            "T3's prediction of the chunked run, so it would change nothing"
+        )
     for name in RUN_NAMES:  # an incomplete run is refused as one, whichever runs the comparisons need
         if (root / name).is_dir() and not (root / name / "run.yaml").exists():  # never left out in silence
-            raise InputError(f"{root / name}: a run folder without run.yaml (not written by 'densing overlap run', or "
-                             "cut short before it began); remove the folder or run it again")
+            raise InputError(
+                f"{root / name}: a run folder without run.yaml (not written by 'densing overlap run', or "
+                "cut short before it began); remove the folder or run it again"
+            )
         check_run_folder(root / name)
     frames = []
     if (root / "sync" / "run.yaml").exists():
@@ -171,9 +214,20 @@ def validate_root(root: str | Path, contention: float | None = None) -> "pd.Data
         frames.append(validate(root / "sync", *others)[1])
     if tensor_parallel:
         gamma, predicted_us, free_us = predict_t3(root / "tp-none", root / "tp-chunked", contention)
-        frames.append(_table([{"strategy": "t3", "measured_ms": measured_step_s(root / "tp-chunked") * 1e3,
-                               "predicted_ms": predicted_us / 1e3, "predicted_no_contention_ms": free_us / 1e3,
-                               "run": str(root / "tp-chunked"), "contention": gamma}]))
+        frames.append(
+            _table(
+                [
+                    {
+                        "strategy": "t3",
+                        "measured_ms": measured_step_s(root / "tp-chunked") * 1e3,
+                        "predicted_ms": predicted_us / 1e3,
+                        "predicted_no_contention_ms": free_us / 1e3,
+                        "run": str(root / "tp-chunked"),
+                        "contention": gamma,
+                    }
+                ]
+            )
+        )
     if not frames:
         raise InputError(f"{root}: no sync run and no tp-none + tp-chunked pair to validate")
     frame = pd.concat(frames, ignore_index=True)
@@ -182,27 +236,43 @@ def validate_root(root: str | Path, contention: float | None = None) -> "pd.Data
     return frame
 
 
-def validate_repeats(path: str | Path, contention: float | None = None) -> "pd.DataFrame":
+def validate_repeats(path: str | Path, contention: float | None = None) -> pd.DataFrame:
     """:func:`validate_root` of each repeat (``r0``, ``r1``, … or ``path`` itself), a ``repeat`` column first."""
     check(RUNS_CONSTRAINTS, sync_dir=path, contention=contention)
     path = Path(path)
-    roots = sorted((p for p in path.glob("r*") if p.name[1:].isdigit() and is_run_root(p)),
-                   key=lambda p: int(p.name[1:])) or ([path] if is_run_root(path) else [])
+    roots = sorted(
+        (p for p in path.glob("r*") if p.name[1:].isdigit() and is_run_root(p)), key=lambda p: int(p.name[1:])
+    ) or ([path] if is_run_root(path) else [])
     if not roots:
         raise InputError(f"{path}: expected a 'densing overlap run' output folder (sync/ or tp-none/, or r0/, r1/ …)")
-    return pd.concat([f.assign(repeat=i)[["repeat", *f.columns]]
-                      for i, f in enumerate(validate_root(root, contention) for root in roots)], ignore_index=True)
+    return pd.concat(
+        [
+            f.assign(repeat=i)[["repeat", *f.columns]]
+            for i, f in enumerate(validate_root(root, contention) for root in roots)
+        ],
+        ignore_index=True,
+    )
 
 
-def error_summary(per_repeat: "pd.DataFrame") -> "pd.DataFrame":
+def error_summary(per_repeat: pd.DataFrame) -> pd.DataFrame:
     """Per strategy (in first-seen order) across repeats: n, the prediction error's median, min and max (%), and the
     median profiled step, unprofiled step and profiler overhead."""
-    return per_repeat.assign(abs_error=per_repeat["error_pct"].abs()).groupby("strategy", sort=False).agg(
-        repeats=("error_pct", "size"), error_median_pct=("error_pct", "median"), error_min_pct=("error_pct", "min"),
-        error_max_pct=("error_pct", "max"), abs_error_median_pct=("abs_error", "median"),
-        measured_profiled_ms_median=("measured_ms", "median"), predicted_ms_median=("predicted_ms", "median"),
-        unprofiled_ms_median=("unprofiled_ms", "median"),
-        profiler_overhead_median_pct=("profiler_overhead_pct", "median")).reset_index()
+    return (
+        per_repeat.assign(abs_error=per_repeat["error_pct"].abs())
+        .groupby("strategy", sort=False)
+        .agg(
+            repeats=("error_pct", "size"),
+            error_median_pct=("error_pct", "median"),
+            error_min_pct=("error_pct", "min"),
+            error_max_pct=("error_pct", "max"),
+            abs_error_median_pct=("abs_error", "median"),
+            measured_profiled_ms_median=("measured_ms", "median"),
+            predicted_ms_median=("predicted_ms", "median"),
+            unprofiled_ms_median=("unprofiled_ms", "median"),
+            profiler_overhead_median_pct=("profiler_overhead_pct", "median"),
+        )
+        .reset_index()
+    )
 
 
 def convergence(ddp_dir: str | Path, co2_dir: str | Path, window: int = 20) -> pd.DataFrame:
@@ -218,18 +288,31 @@ def convergence(ddp_dir: str | Path, co2_dir: str | Path, window: int = 20) -> p
             raise InputError(f"{Path(run_dir) / RUN_FILE}: config.strategy: expected the run's strategy, got {label!r}")
         per_step = metrics.groupby("step").agg(tokens=("tokens", "first"), loss=("loss", "mean"))
         if per_step["loss"].notna().sum() == 0:
-            raise InputError(f"{Path(run_dir) / METRICS_FILE}: field 'loss': NaN on every one of {len(metrics)} rows "
-                             "(a diverged run); nothing to compare")
-        out.append({"strategy": label, "run": str(run_dir), "steps": int(len(per_step)),
-                    "tokens": int(per_step["tokens"].iloc[-1]), "final_loss": float(per_step["loss"].iloc[-1]),
-                    f"mean_loss_last_{window}": float(per_step["loss"].tail(window).mean()),
-                    "local_steps": meta["config"].get("local_steps") if label == "co2" else None})
+            raise InputError(
+                f"{Path(run_dir) / METRICS_FILE}: field 'loss': NaN on every one of {len(metrics)} rows "
+                "(a diverged run); nothing to compare"
+            )
+        out.append(
+            {
+                "strategy": label,
+                "run": str(run_dir),
+                "steps": int(len(per_step)),
+                "tokens": int(per_step["tokens"].iloc[-1]),
+                "final_loss": float(per_step["loss"].iloc[-1]),
+                f"mean_loss_last_{window}": float(per_step["loss"].tail(window).mean()),
+                "local_steps": meta["config"].get("local_steps") if label == "co2" else None,
+            }
+        )
     if out[0]["strategy"] == out[1]["strategy"]:
-        raise InputError(f"{co2_dir}: config.strategy: {out[1]['strategy']!r}, the same as {ddp_dir}'s; convergence "
-                         "compares two strategies (a co2 run against a ddp run)")
+        raise InputError(
+            f"{co2_dir}: config.strategy: {out[1]['strategy']!r}, the same as {ddp_dir}'s; convergence "
+            "compares two strategies (a co2 run against a ddp run)"
+        )
     if "co2" not in (out[0]["strategy"], out[1]["strategy"]):
-        raise InputError(f"{co2_dir}: config.strategy: neither run is a co2 run ({out[0]['strategy']!r}, "
-                         f"{out[1]['strategy']!r}); convergence compares a co2 run against a ddp run")
+        raise InputError(
+            f"{co2_dir}: config.strategy: neither run is a co2 run ({out[0]['strategy']!r}, "
+            f"{out[1]['strategy']!r}); convergence compares a co2 run against a ddp run"
+        )
     frame = pd.DataFrame(sorted(out, key=lambda row: row["strategy"] == "co2"))  # the baseline first, then co2
     frame["local_steps"] = frame["local_steps"].astype("Int64")  # an integer (τ), null for ddp
     if frame["tokens"].nunique() != 1:

@@ -3,6 +3,7 @@
 torchrun starts each worker in a process group of its own, so before anything heavy is imported the worker ties its
 life to torchrun's (:func:`densing.runtime.processes.worker_setup`), then runs ``train_worker.worker_main``.
 """
+
 from __future__ import annotations
 
 import os

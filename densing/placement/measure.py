@@ -2,14 +2,15 @@
 docs/measure.md says in full: inputs checked (:func:`plan`), evaluated (:func:`densing.eval.runner.run_sweep`),
 scored as the public table (:func:`public_scores`), then inverted and placed (:mod:`densing.placement.place`).
 """
+
 from __future__ import annotations
 
 import datetime as _datetime
 import math
 import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -22,8 +23,10 @@ from densing.results import Result
 
 def hub_offline() -> bool:
     """True when ``HF_HUB_OFFLINE`` (or ``TRANSFORMERS_OFFLINE``) asks for no Hub access."""
-    return any(os.environ.get(name, "").strip().lower() in {"1", "on", "yes", "true"}
-               for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
+    return any(
+        os.environ.get(name, "").strip().lower() in {"1", "on", "yes", "true"}
+        for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
+    )
 
 
 def check_offline_source(spec) -> None:
@@ -42,8 +45,10 @@ def check_offline_source(spec) -> None:
     except Exception:  # an id the Hub client rejects (two slashes, odd characters)
         found = None
     if not isinstance(found, str):
-        raise EvalError(f"model {spec.name!r}: {spec.model}: no local copy of {wanted} and HF_HUB_OFFLINE is set "
-                        "(download it first, or give a local path)")
+        raise EvalError(
+            f"model {spec.name!r}: {spec.model}: no local copy of {wanted} and HF_HUB_OFFLINE is set "
+            "(download it first, or give a local path)"
+        )
 
 
 @dataclass(frozen=True)
@@ -59,10 +64,19 @@ class Plan:
     target: Target | None = None  # the table placed against (:func:`densing.registry.resolve_table`)
 
 
-def plan(models, suite: str, *, limit: float | None = None, local_data: bool = False,
-         data_root: str | Path | None = None, backend: str = "hf", device: str | None = None,
-         store: str | Path | None = None, results: str | Path | None = None,
-         table: str | TrendTable | None = None) -> Plan:
+def plan(
+    models,
+    suite: str,
+    *,
+    limit: float | None = None,
+    local_data: bool = False,
+    data_root: str | Path | None = None,
+    backend: str = "hf",
+    device: str | None = None,
+    store: str | Path | None = None,
+    results: str | Path | None = None,
+    table: str | TrendTable | None = None,
+) -> Plan:
     """Check every input of :func:`measure` (docs/measure.md, step 1) without evaluating anything; a model stored for
     every benchmark of the suite has its source checked by the sweep instead (it need not be installed).
     ``results``, ``table``: the target table (:func:`densing.registry.resolve_table`; neither: the suite's)."""
@@ -89,20 +103,30 @@ def plan(models, suite: str, *, limit: float | None = None, local_data: bool = F
     validate({"backend": SWEEP_CONSTRAINTS["backend"]}, backend=backend)
     root = sweep_data_root(names, local_data, data_root)  # the local splits' folder, checked; None from the Hub
     target = resolve_table(suite_table(suite) if results is None and table is None else results, table)
-    if not target.path.is_file():  # a suite of another table than the public one (SUITE_TABLES) needs that table shipped
-        shown = (f"results/{target.path.relative_to(RESULTS).as_posix()}" if target.path.is_relative_to(RESULTS)
-                 else str(target.path))
+    if (
+        not target.path.is_file()
+    ):  # a suite of another table than the public one (SUITE_TABLES) needs that table shipped
+        shown = (
+            f"results/{target.path.relative_to(RESULTS).as_posix()}"
+            if target.path.is_relative_to(RESULTS)
+            else str(target.path)
+        )
         named = f"--suite {suite}: its" if results is None and table is None else "results:" if results else "--table:"
-        raise InputError(f"{named} target table {shown} is not {'shipped' if results is None else 'there'}, so there is "
-                         "no table to place the models against")
+        raise InputError(
+            f"{named} target table {shown} is not {'shipped' if results is None else 'there'}, so there is "
+            "no table to place the models against"
+        )
     # the headline is measured on the first benchmark set that the reference rule gives a reference (the table's sets)
     inverted = {b for _, members in target.table.sets.values() for b in members}
     if not inverted & {PUBLIC_TABLE_BENCHMARKS[b] for b in names}:
-        raise InputError(f"--suite {suite}: none of its benchmarks ({', '.join(names)}) is in a benchmark set the "
-                         f"headline is measured on ({', '.join(sorted(inverted))}: {target.table.words}), so no "
-                         "score could be inverted")
-    return Plan(tuple(specs), suite, tuple(names), tuple(left_out), None if limit is None else float(limit), root,
-                target)
+        raise InputError(
+            f"--suite {suite}: none of its benchmarks ({', '.join(names)}) is in a benchmark set the "
+            f"headline is measured on ({', '.join(sorted(inverted))}: {target.table.words}), so no "
+            "score could be inverted"
+        )
+    return Plan(
+        tuple(specs), suite, tuple(names), tuple(left_out), None if limit is None else float(limit), root, target
+    )
 
 
 def binomial_items_stderr(score, items) -> np.ndarray:
@@ -126,18 +150,28 @@ def public_scores(rows: pd.DataFrame, specs: Sequence, *, today: str | None = No
         metric = KNOWN_BENCHMARKS[bench].metric
         chosen = group[group["metric"] == metric]
         if chosen.empty:
-            raise EvalError(f"{model} / {bench}: the store has no {metric!r} row (metrics: {', '.join(group['metric'])})")
+            raise EvalError(
+                f"{model} / {bench}: the store has no {metric!r} row (metrics: {', '.join(group['metric'])})"
+            )
         row = chosen.iloc[0]
         spec = by_name.get(model)
         dated = spec is not None and spec.release_date is not None
         items = float(row["items"])
-        out.append({
-            "model": model, "benchmark": PUBLIC_TABLE_BENCHMARKS[bench], "metric": "score", "value": float(row["value"]),
-            "stderr": float(binomial_items_stderr(row["value"], items)), "items": int(items),
-            "params": float(row["params"]), "release_date": spec.release_date if dated else today,
-            "release_date_source": "models file" if dated else "today (no release_date in the models file)",
-            "family": (spec.family if spec is not None and spec.family else model), "suite_benchmark": bench,
-        })
+        out.append(
+            {
+                "model": model,
+                "benchmark": PUBLIC_TABLE_BENCHMARKS[bench],
+                "metric": "score",
+                "value": float(row["value"]),
+                "stderr": float(binomial_items_stderr(row["value"], items)),
+                "items": int(items),
+                "params": float(row["params"]),
+                "release_date": spec.release_date if dated else today,
+                "release_date_source": "models file" if dated else "today (no release_date in the models file)",
+                "family": (spec.family if spec is not None and spec.family else model),
+                "suite_benchmark": bench,
+            }
+        )
     return pd.DataFrame(out)
 
 
@@ -202,11 +236,26 @@ class MeasureResult(Result):
 ProgressCallback = Callable[[str], None]
 
 
-def measure(models, suite: str = "leaderboard-v1", *, limit: float | None = None, local_data: bool = False,
-            data_root: str | Path | None = None, store: str | Path | None = None, results: str | Path | None = None,
-            table: str | TrendTable | None = None, n_boot: int | None = None, seed: int = 0, backend: str = "hf", device: str | None = None,
-            batch_size: int | str = 1, prefix_cache: bool = False, on_progress: ProgressCallback | None = None,
-            measurement=None, allow_unsafe_code: bool = False) -> MeasureResult:
+def measure(
+    models,
+    suite: str = "leaderboard-v1",
+    *,
+    limit: float | None = None,
+    local_data: bool = False,
+    data_root: str | Path | None = None,
+    store: str | Path | None = None,
+    results: str | Path | None = None,
+    table: str | TrendTable | None = None,
+    n_boot: int | None = None,
+    seed: int = 0,
+    backend: str = "hf",
+    device: str | None = None,
+    batch_size: int | str = 1,
+    prefix_cache: bool = False,
+    on_progress: ProgressCallback | None = None,
+    measurement=None,
+    allow_unsafe_code: bool = False,
+) -> MeasureResult:
     """Evaluate ``models`` on ``suite`` and place them on the density chart → :class:`MeasureResult`.
 
     ``models``: a models file or a list of specs, as ``densing eval``; ``limit``: at most N items per task; ``store``:
@@ -220,16 +269,47 @@ def measure(models, suite: str = "leaderboard-v1", *, limit: float | None = None
     check_draws(n_boot, seed)
     say = on_progress or (lambda line: None)
     store = default_store() if store is None else store
-    checked = plan(models, suite, limit=limit, local_data=local_data, data_root=data_root, backend=backend, device=device,
-                   store=store, results=results, table=table)
+    checked = plan(
+        models,
+        suite,
+        limit=limit,
+        local_data=local_data,
+        data_root=data_root,
+        backend=backend,
+        device=device,
+        store=store,
+        results=results,
+        table=table,
+    )
     words = {"skipped": "in the store, reused", "loading": "loading the model …", "running": "evaluating …"}
-    rows = run_sweep(list(checked.specs), list(checked.benchmarks), store, backend=backend, limit=checked.limit,
-                     device=device, batch_size=batch_size, local_data=local_data, data_root=checked.data_root,
-                     on_progress=lambda model, bench, status: say(f"{model} / {bench}: " + words.get(status, status)),
-                     prefix_cache=prefix_cache, allow_unsafe_code=allow_unsafe_code, check_source=check_offline_source)
+    rows = run_sweep(
+        list(checked.specs),
+        list(checked.benchmarks),
+        store,
+        backend=backend,
+        limit=checked.limit,
+        device=device,
+        batch_size=batch_size,
+        local_data=local_data,
+        data_root=checked.data_root,
+        on_progress=lambda model, bench, status: say(f"{model} / {bench}: " + words.get(status, status)),
+        prefix_cache=prefix_cache,
+        allow_unsafe_code=allow_unsafe_code,
+        check_source=check_offline_source,
+    )
     scores = public_scores(rows, checked.specs)
-    return place_against(checked.target.path, scores, measurement, table=checked.target.table, n_boot=n_boot, seed=seed,
-                         say=say, suite=checked.suite, limit=checked.limit, left_out=checked.left_out)
+    return place_against(
+        checked.target.path,
+        scores,
+        measurement,
+        table=checked.target.table,
+        n_boot=n_boot,
+        seed=seed,
+        say=say,
+        suite=checked.suite,
+        limit=checked.limit,
+        left_out=checked.left_out,
+    )
 
 
 def check_draws(n_boot, seed) -> None:
@@ -240,9 +320,18 @@ def check_draws(n_boot, seed) -> None:
     validate({"n_boot": [INTERVAL_DRAWS, None], "seed": BOOTSTRAP_CONSTRAINTS["seed"]}, n_boot=n_boot, seed=seed)
 
 
-def place_against(results: str | Path | None, scores: pd.DataFrame, measurement, *, n_boot: int | None, seed: int,
-                  suite: str, table: str | TrendTable | None = None, say: ProgressCallback | None = None,
-                  **fields) -> MeasureResult:
+def place_against(
+    results: str | Path | None,
+    scores: pd.DataFrame,
+    measurement,
+    *,
+    n_boot: int | None,
+    seed: int,
+    suite: str,
+    table: str | TrendTable | None = None,
+    say: ProgressCallback | None = None,
+    **fields,
+) -> MeasureResult:
     """``scores``' models placed against the headline of the target table (:func:`densing.registry.resolve_table`):
     ``measurement``, or one measured with ``n_boot`` draws; a :class:`MeasureResult` of ``suite`` with ``fields``."""
     from densing.constants import DEFAULT_N_BOOT
@@ -252,8 +341,10 @@ def place_against(results: str | Path | None, scores: pd.DataFrame, measurement,
     profile, path = resolve_table(results, table)
     words = getattr(measurement, "table_words", None)
     if measurement is not None and isinstance(words, str) and words != profile.words:
-        raise InputError(f"measurement: a headline measured on {words}, not on {profile.words}, the table the scores "
-                         "are placed against; give that table's measurement, or none")
+        raise InputError(
+            f"measurement: a headline measured on {words}, not on {profile.words}, the table the scores "
+            "are placed against; give that table's measurement, or none"
+        )
 
     if measurement is None:
         draws = DEFAULT_N_BOOT if n_boot is None else n_boot
@@ -261,17 +352,34 @@ def place_against(results: str | Path | None, scores: pd.DataFrame, measurement,
             say(f"measuring the headline trend on the suite's target table ({draws} draws) …")
         measurement = measure_trend(read_results(path), n_boot=draws, seed=seed, table=profile)
     elif getattr(measurement, "densities", None) is None:  # the models are inverted beside the table's own
-        raise InputError("measurement: measured without its 'densities' section, which placing needs (your models are "
-                         "inverted beside the table's own); give densing.measure_trend(table) or one with 'densities' "
-                         "among its sections, or no measurement")
+        raise InputError(
+            "measurement: measured without its 'densities' section, which placing needs (your models are "
+            "inverted beside the table's own); give densing.measure_trend(table) or one with 'densities' "
+            "among its sections, or no measurement"
+        )
     rows = read_results(path)
     population = rows[rows["model"].isin(set(measurement.densities["model"]))]
     line = measurement.rules[HEADLINE_RULE]
-    placed = place_models(scores, measurement.inversion, line, seed=seed, span=line_dates(measurement, HEADLINE_RULE),
-                          population=population)
+    placed = place_models(
+        scores,
+        measurement.inversion,
+        line,
+        seed=seed,
+        span=line_dates(measurement, HEADLINE_RULE),
+        population=population,
+    )
     return MeasureResult(
-        suite=suite, reference=measurement.inversion.name,
+        suite=suite,
+        reference=measurement.inversion.name,
         inverted_benchmarks=tuple(b for b in measurement.inversion.benchmarks if b in set(scores["benchmark"])),
-        frontier_rule=HEADLINE_RULE, slope_per_day=line.slope_per_day, intercept=line.intercept, epoch=line.epoch,
-        slope_ci_low=getattr(line, "slope_ci_low", math.nan), slope_ci_high=getattr(line, "slope_ci_high", math.nan),
-        models=placed, scores=scores, measurement=measurement, **fields)
+        frontier_rule=HEADLINE_RULE,
+        slope_per_day=line.slope_per_day,
+        intercept=line.intercept,
+        epoch=line.epoch,
+        slope_ci_low=getattr(line, "slope_ci_low", math.nan),
+        slope_ci_high=getattr(line, "slope_ci_high", math.nan),
+        models=placed,
+        scores=scores,
+        measurement=measurement,
+        **fields,
+    )

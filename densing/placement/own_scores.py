@@ -1,6 +1,7 @@
 """Your scores on the chart: a model whose scores you already have, placed against the headline without evaluating
 anything (``densing measure --scores FILE``, :func:`place`, ``densing.place``; docs/measure.md says it in full).
 """
+
 from __future__ import annotations
 
 import math
@@ -20,8 +21,12 @@ def _read(path: Path, model: str | None) -> pd.DataFrame:
     if suffix == ".json":  # a subtask of a group the file holds (its group_subtasks) is part of the group's score
         raw, data = read_lm_eval_results(path, model=model)
         groups = data.get("group_subtasks") if isinstance(data.get("group_subtasks"), dict) else {}
-        parts = {task for group, tasks in groups.items() if group in data["results"] and isinstance(tasks, list)
-                 for task in tasks}
+        parts = {
+            task
+            for group, tasks in groups.items()
+            if group in data["results"] and isinstance(tasks, list)
+            for task in tasks
+        }
         raw = raw[~raw["benchmark"].isin(parts)].copy()
         size = (data.get("config") or {}).get("model_num_parameters")
         raw["params"] = size if size is not None else math.nan
@@ -29,27 +34,38 @@ def _read(path: Path, model: str | None) -> pd.DataFrame:
     if suffix in (".parquet", ".pq"):
         try:
             return pd.read_parquet(path)
-        except Exception as exc:  # noqa: BLE001 (pyarrow's errors, each its own type)
-            raise InputError(f"{path}: cannot read Parquet: {str(exc).splitlines()[0] if str(exc) else exc!r}") from None
+        except Exception as exc:  # any exception: pyarrow's errors, each its own type
+            raise InputError(
+                f"{path}: cannot read Parquet: {str(exc).splitlines()[0] if str(exc) else exc!r}"
+            ) from None
     return read_csv_file(path, lines=True, dtype=str, keep_default_na=False, na_values=[""])
 
 
-def read_scores(path: str | Path, *, model: str | None = None, params: float | None = None,
-                release_date: str | None = None) -> pd.DataFrame:
+def read_scores(
+    path: str | Path, *, model: str | None = None, params: float | None = None, release_date: str | None = None
+) -> pd.DataFrame:
     """A scores file as the public table's rows (:func:`scores_rows`: ``model, benchmark, metric, value, stderr,
     params, release_date, release_date_source``); ``model``, ``params``, ``release_date``: a one-model file's."""
     from densing.validation import as_path
 
     path = as_path(path, "scores")
     if not path.exists():
-        raise InputError(f"{path}: scores: no such file (a table, tidy or one row per model, or an lm-eval results JSON)")
+        raise InputError(
+            f"{path}: scores: no such file (a table, tidy or one row per model, or an lm-eval results JSON)"
+        )
     if path.is_dir():
         raise InputError(f"{path}: scores: a folder; give one file (a table, or an lm-eval results JSON)")
     return scores_rows(_read(path, model), str(path), model=model, params=params, release_date=release_date)
 
 
-def scores_rows(frame: pd.DataFrame, source: str, *, model: str | None = None, params: float | None = None,
-                release_date: str | None = None) -> pd.DataFrame:
+def scores_rows(
+    frame: pd.DataFrame,
+    source: str,
+    *,
+    model: str | None = None,
+    params: float | None = None,
+    release_date: str | None = None,
+) -> pd.DataFrame:
     """A table of scores (tidy or wide) as the public table's checked rows (:func:`densing.data.names.scores_table`),
     the name, size and date given overriding the file's; a model without a size or date is an InputError."""
     from densing.data.benchmarks import with_stderr
@@ -70,14 +86,21 @@ def scores_rows(frame: pd.DataFrame, source: str, *, model: str | None = None, p
     if params is not None:
         frame["params"] = parse_count(params, field="params", where="params")  # 7e9, or "7B" as on the command line
     if release_date is not None:
-        frame["release_date"] = parse_date(release_date, field="release_date", where="--release-date").strftime("%Y-%m-%d")
+        frame["release_date"] = parse_date(release_date, field="release_date", where="--release-date").strftime(
+            "%Y-%m-%d"
+        )
         frame["release_date_source"] = "given"
     for field, option in (("params", "--params"), ("release_date", "--release-date")):
-        missing = (frame.loc[frame[field].isna() | (frame[field].astype(str).str.strip() == ""), "model"].unique()
-                   if field in frame.columns else frame["model"].unique())
+        missing = (
+            frame.loc[frame[field].isna() | (frame[field].astype(str).str.strip() == ""), "model"].unique()
+            if field in frame.columns
+            else frame["model"].unique()
+        )
         if len(missing):
-            raise InputError(f"{source}: field '{field}': no value for {', '.join(map(str, missing[:3]))} (give {option} "
-                             f"or a '{field}' column)")
+            raise InputError(
+                f"{source}: field '{field}': no value for {', '.join(map(str, missing[:3]))} (give {option} "
+                f"or a '{field}' column)"
+            )
     frame = scores_table(frame, source)
     frame["release_date"] = frame["release_date"].dt.strftime("%Y-%m-%d")
     return with_stderr(frame)
@@ -102,9 +125,19 @@ def scores_suite(scores) -> str:
     return f"scores from {source}"
 
 
-def place(scores, *, model: str | None = None, params: float | None = None, release_date: str | None = None,
-          n_boot: int | None = None, seed: int = 0, measurement=None, table=None, results=None,
-          allow_missing: bool = False):
+def place(
+    scores,
+    *,
+    model: str | None = None,
+    params: float | None = None,
+    release_date: str | None = None,
+    n_boot: int | None = None,
+    seed: int = 0,
+    measurement=None,
+    table=None,
+    results=None,
+    allow_missing: bool = False,
+):
     """Place the models of ``scores`` (a path, or a table) → :class:`~densing.placement.measure.MeasureResult`.
 
     ``table``, ``results``: the target table whose headline they are placed against
@@ -129,14 +162,34 @@ def place(scores, *, model: str | None = None, params: float | None = None, rele
     else:
         raise InputError(f"scores: expected a path or a DataFrame, got {type(scores).__name__}")
     inverted = getattr(getattr(measurement, "inversion", None), "benchmarks", None)
-    check_complete(scores, inverted or target.table.sets[target.table.headline_set][1], source, allow_missing,
-                   shown=shown_names(target.table))
-    return place_against(target.path, scores, measurement, table=target.table, n_boot=n_boot, seed=seed,
-                         suite=scores_suite(given), limit=None, evaluated=False)
+    check_complete(
+        scores,
+        inverted or target.table.sets[target.table.headline_set][1],
+        source,
+        allow_missing,
+        shown=shown_names(target.table),
+    )
+    return place_against(
+        target.path,
+        scores,
+        measurement,
+        table=target.table,
+        n_boot=n_boot,
+        seed=seed,
+        suite=scores_suite(given),
+        limit=None,
+        evaluated=False,
+    )
 
 
-def check_complete(scores: pd.DataFrame, benchmarks, source: str, allow_missing: bool = False,
-                   shown: dict[str, str] | None = None, option: str = "allow_missing=True") -> None:
+def check_complete(
+    scores: pd.DataFrame,
+    benchmarks,
+    source: str,
+    allow_missing: bool = False,
+    shown: dict[str, str] | None = None,
+    option: str = "allow_missing=True",
+) -> None:
     """An InputError naming ``source``, the model and each benchmark of ``benchmarks`` it has no score on, unless
     ``allow_missing`` (``option``: how the caller asks for it): a density from fewer benchmarks is another number."""
     if allow_missing:
@@ -145,9 +198,11 @@ def check_complete(scores: pd.DataFrame, benchmarks, source: str, allow_missing:
     for model, own in scores.groupby("model", sort=False):
         if missing := [b for b in benchmarks if b not in set(own["benchmark"])]:
             names = ", ".join(shown.get(b, b) for b in missing)
-            raise InputError(f"{source}: {model}: no score on {names} (a column absent, or its cell empty), which the "
-                             f"headline inverts with {', '.join(shown.get(b, b) for b in benchmarks if b not in missing)}"
-                             f"; fill it in, or give {option} to place the model from the others")
+            raise InputError(
+                f"{source}: {model}: no score on {names} (a column absent, or its cell empty), which the "
+                f"headline inverts with {', '.join(shown.get(b, b) for b in benchmarks if b not in missing)}"
+                f"; fill it in, or give {option} to place the model from the others"
+            )
 
 
 def shown_names(table) -> dict[str, str]:

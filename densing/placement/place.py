@@ -2,21 +2,21 @@
 inversion, read by the one rule for bounds (:func:`densing.display.density_reading`), placed against the frontier
 line ln ρmax = A·t + B (Xiao et al. 2024, eq. 5) at its date, with the band of the slope's 95% interval there.
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Sequence
 
 import numpy as np
 import pandas as pd
 
 from densing.constants import DAYS_PER_MONTH
+from densing.display import CHANCE_STDERRS, LOWER_BOUND, NEAR_CHANCE, NO_READING, UPPER_BOUND, VALUE, density_reading
 from densing.errors import InputError
 from densing.laws.region import member_log_sizes
-from densing.numbers import format_count
-from densing.numbers import format_number as _g
-from densing.display import CHANCE_STDERRS, LOWER_BOUND, NEAR_CHANCE, NO_READING, UPPER_BOUND, VALUE, density_reading
+from densing.numbers import format_count, format_number as _g
 
 #: The verdicts against the frontier line, and against the band of its slope interval at a date (``within`` it).
 ABOVE, BELOW, UNDETERMINED, WITHIN = "above", "below", "undetermined", "within"
@@ -35,7 +35,8 @@ def _chance_note(scores: pd.DataFrame, benchmarks: Sequence[str]) -> dict[str, s
         if chance is not None and row.value - chance < CHANCE_STDERRS * row.stderr:
             notes.setdefault(str(row.model), []).append(
                 f"{row.benchmark} {_g(row.value)} is within {CHANCE_STDERRS:g} standard errors ({_g(row.stderr)}) of "
-                f"chance ({chance:g})")
+                f"chance ({chance:g})"
+            )
             needs.setdefault(str(row.model), []).append(_items_to_clear_chance(row, chance))
     counts = inverted["model"].astype(str).value_counts()
     for model, need in needs.items():
@@ -43,10 +44,13 @@ def _chance_note(scores: pd.DataFrame, benchmarks: Sequence[str]) -> dict[str, s
             continue  # else every inverted score is at chance: the benchmark that needs the fewest items to leave it
         needed, benchmark, items = min(need)
         clear = math.isfinite(needed) and math.isfinite(items) and items > 0
-        notes[model].append(f"too few items for a number: {benchmark}'s standard error is that of about {items:,.0f} "
-                            f"items, and about {math.ceil(needed):,} would take its score {CHANCE_STDERRS:g} standard "
-                            "errors clear of chance" if clear else "more items cannot make it a number: no score is "
-                            "above chance")
+        notes[model].append(
+            f"too few items for a number: {benchmark}'s standard error is that of about {items:,.0f} "
+            f"items, and about {math.ceil(needed):,} would take its score {CHANCE_STDERRS:g} standard "
+            "errors clear of chance"
+            if clear
+            else "more items cannot make it a number: no score is above chance"
+        )
     return {m: "; ".join(v) for m, v in notes.items()}
 
 
@@ -57,7 +61,7 @@ def _items_to_clear_chance(row, chance: float) -> tuple[float, str, float]:
     value, stderr = float(row.value), float(row.stderr)
     items = float(getattr(row, "items", math.nan))
     if not math.isfinite(items) and stderr > 0:
-        items = value * (1 - value) / stderr ** 2
+        items = value * (1 - value) / stderr**2
     margin = value - chance
     needed = items * (CHANCE_STDERRS * stderr / margin) ** 2 if margin > 0 and stderr > 0 else math.inf
     return needed, str(row.benchmark), items
@@ -92,8 +96,15 @@ def frontier_at(line, date: str, span: tuple[str, str] | None) -> dict:
     return out
 
 
-def place_models(scores: pd.DataFrame, inversion, line, *, seed: int = 0,
-                 span: tuple[str, str] | None = None, population: pd.DataFrame | None = None) -> pd.DataFrame:
+def place_models(
+    scores: pd.DataFrame,
+    inversion,
+    line,
+    *,
+    seed: int = 0,
+    span: tuple[str, str] | None = None,
+    population: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """One row per model of ``scores`` (:func:`densing.placement.measure.public_scores`' table) under ``inversion``,
     against the frontier ``line`` (anything with ``predict(dates)`` → ln ρmax and ``epoch``); ``span``: the line's
     dates (:func:`line_dates`). Columns: the model, its date, ``score:<b>``, ``items:<b>``, ``inverted``, ``missing``,
@@ -114,44 +125,77 @@ def place_models(scores: pd.DataFrame, inversion, line, *, seed: int = 0,
     if population is not None and len(population):
         inversion = headline_skill(inversion, trend_targets(population, inversion, since=None, **epoch)[0])
     models, left = trend_targets(scores, inversion, since=None, **epoch)
-    table = (density_table(models, inversion, seed=seed, own_draws=True) if len(models)
-             else pd.DataFrame(columns=["model"]))
+    table = (
+        density_table(models, inversion, seed=seed, own_draws=True) if len(models) else pd.DataFrame(columns=["model"])
+    )
     chance = _chance_note(scores, inversion.benchmarks)
     first = scores.drop_duplicates("model").set_index("model")
     smallest = math.exp(member_log_sizes(inversion)[0])  # the reference's smallest member (the identified region)
     rows = []
     for model in first.index:
         meta, own = first.loc[model], scores[scores["model"] == model]
-        record = {"model": model, "params": float(meta["params"]), "release_date": str(meta["release_date"])[:10],
-                  "release_date_source": meta.get("release_date_source", "")}
+        record = {
+            "model": model,
+            "params": float(meta["params"]),
+            "release_date": str(meta["release_date"])[:10],
+            "release_date_source": meta.get("release_date_source", ""),
+        }
         for r in own.itertuples():
             record[f"score:{r.benchmark}"] = r.value
             record[f"items:{r.benchmark}"] = int(r.items) if "items" in own.columns else math.nan
-        record.update(inverted=",".join(b for b in inversion.benchmarks if b in set(own["benchmark"])),
-                      missing=",".join(b for b in inversion.benchmarks if b not in set(own["benchmark"])),
-                      reference=inversion.name)
+        record.update(
+            inverted=",".join(b for b in inversion.benchmarks if b in set(own["benchmark"])),
+            missing=",".join(b for b in inversion.benchmarks if b not in set(own["benchmark"])),
+            reference=inversion.name,
+        )
         found = table[table["model"] == model]
         if found.empty:
             reason = left.loc[left["model"] == model, "reason"]
             why = reason.iloc[0] if len(reason) else "no score on " + ", ".join(inversion.benchmarks)
-            rows.append({**record, "density": math.nan, "bound": "", "density_ci_low": math.nan,
-                         "density_ci_high": math.nan, "near_chance": False, "reading": NO_READING,
-                         "frontier_density": math.nan, "frontier_density_ci_low": math.nan,
-                         "frontier_density_ci_high": math.nan, "frontier_first_date": None, "frontier_last_date": None,
-                         "frontier_note": "", "frontier": UNDETERMINED, "band": UNDETERMINED,
-                         "words": f"not inverted: {why}"})
+            rows.append(
+                {
+                    **record,
+                    "density": math.nan,
+                    "bound": "",
+                    "density_ci_low": math.nan,
+                    "density_ci_high": math.nan,
+                    "near_chance": False,
+                    "reading": NO_READING,
+                    "frontier_density": math.nan,
+                    "frontier_density_ci_low": math.nan,
+                    "frontier_density_ci_high": math.nan,
+                    "frontier_first_date": None,
+                    "frontier_last_date": None,
+                    "frontier_note": "",
+                    "frontier": UNDETERMINED,
+                    "band": UNDETERMINED,
+                    "words": f"not inverted: {why}",
+                }
+            )
             continue
         d = found.iloc[0]
-        record.update(density=float(d["density"]), bound=str(d["bound"]), density_ci_low=float(d["density_ci_low"]),
-                      density_ci_high=float(d["density_ci_high"]), near_chance=bool(d["near_chance"]),
-                      below_members=bool(d.get("below_members", False)), smallest_member=smallest)
-        record.update({f"effective_params{end}": record[f"density{end}"] * record["params"]
-                       for end in ("", "_ci_low", "_ci_high")})  # N̂ = ρ·N (Xiao et al. 2024, eq. 1)
+        record.update(
+            density=float(d["density"]),
+            bound=str(d["bound"]),
+            density_ci_low=float(d["density_ci_low"]),
+            density_ci_high=float(d["density_ci_high"]),
+            near_chance=bool(d["near_chance"]),
+            below_members=bool(d.get("below_members", False)),
+            smallest_member=smallest,
+        )
+        record.update(
+            {
+                f"effective_params{end}": record[f"density{end}"] * record["params"]
+                for end in ("", "_ci_low", "_ci_high")
+            }
+        )  # N̂ = ρ·N (Xiao et al. 2024, eq. 1)
         record.update(frontier_at(line, record["release_date"], span))
         record.update(_verdict(record, chance.get(model)))
         if record["missing"]:
-            record["words"] += (f"; no score on {record['missing'].replace(',', ', ')}, which the reference inverts with "
-                                f"{record['inverted'].replace(',', ', ')}")
+            record["words"] += (
+                f"; no score on {record['missing'].replace(',', ', ')}, which the reference inverts with "
+                f"{record['inverted'].replace(',', ', ')}"
+            )
         rows.append(record)
     return pd.DataFrame(rows)
 
@@ -176,8 +220,13 @@ def band_position(reading: str, value: float, band_low: float, band_high: float)
         return UNDETERMINED
     if reading == VALUE:
         return ABOVE if value > band_high else BELOW if value < band_low else WITHIN
-    return (ABOVE if reading == LOWER_BOUND and value > band_high else
-            BELOW if reading == UPPER_BOUND and value < band_low else UNDETERMINED)
+    return (
+        ABOVE
+        if reading == LOWER_BOUND and value > band_high
+        else BELOW
+        if reading == UPPER_BOUND and value < band_low
+        else UNDETERMINED
+    )
 
 
 def _said(reading: str, stated: float, why: str, r: dict, chance_words: str | None) -> str:
@@ -186,11 +235,15 @@ def _said(reading: str, stated: float, why: str, r: dict, chance_words: str | No
     if reading == UPPER_BOUND and r.get("below_members"):
         smallest = r.get("smallest_member", math.nan)
         size = f" ({format_count(smallest)} parameters)" if math.isfinite(smallest) else ""
-        return (f"ρ ≤ {_g(stated)}: its scores lie below the reference's smallest member{size}, where the law "
-                "identifies no size, so the density is a bound, not a number")
+        return (
+            f"ρ ≤ {_g(stated)}: its scores lie below the reference's smallest member{size}, where the law "
+            "identifies no size, so the density is a bound, not a number"
+        )
     if why == NEAR_CHANCE:
-        return (f"ρ ≤ {_g(stated)} (the 95% interval's upper end; {chance_words or why}, so the density is a bound, "
-                "not a number)")
+        return (
+            f"ρ ≤ {_g(stated)} (the 95% interval's upper end; {chance_words or why}, so the density is a bound, "
+            "not a number)"
+        )
     if why == "censored":
         side = "at or below" if reading == UPPER_BOUND else "beyond"
         return f"ρ {sign} {_g(stated)} (a {reading}: the score is {side} what the reference can resolve)"
@@ -205,28 +258,50 @@ def _said(reading: str, stated: float, why: str, r: dict, chance_words: str | No
 def _verdict(r: dict, near_chance: str | None) -> dict:
     """``reading``, ``frontier``, ``words`` and ``band`` (:func:`band_position`) of one placed model, the reading by
     :func:`densing.display.density_reading` (a score near chance noted in the words)."""
-    reading, value, why = density_reading(r["density"], r["bound"], r["density_ci_low"], r["density_ci_high"],
-                                          r.get("near_chance", False))
+    reading, value, why = density_reading(
+        r["density"], r["bound"], r["density_ci_low"], r["density_ci_high"], r.get("near_chance", False)
+    )
     line = r["frontier_density"]
-    side = ((ABOVE if value > line else BELOW) if reading == VALUE else
-            ABOVE if reading == LOWER_BOUND and value > line else BELOW if reading == UPPER_BOUND and value < line
-            else UNDETERMINED)
-    date = f"{r['release_date']}" + (" (today: no release_date given)" if str(r.get("release_date_source", "")).startswith("today") else "")
-    band = (f" (its slope's 95% band {_g(r['frontier_density_ci_low'])}–{_g(r['frontier_density_ci_high'])})"
-            if math.isfinite(r.get("frontier_density_ci_low", math.nan)) else "")
+    side = (
+        (ABOVE if value > line else BELOW)
+        if reading == VALUE
+        else ABOVE
+        if reading == LOWER_BOUND and value > line
+        else BELOW
+        if reading == UPPER_BOUND and value < line
+        else UNDETERMINED
+    )
+    date = f"{r['release_date']}" + (
+        " (today: no release_date given)" if str(r.get("release_date_source", "")).startswith("today") else ""
+    )
+    band = (
+        f" (its slope's 95% band {_g(r['frontier_density_ci_low'])}–{_g(r['frontier_density_ci_high'])})"
+        if math.isfinite(r.get("frontier_density_ci_low", math.nan))
+        else ""
+    )
     against = f"the frontier line's ρmax {_g(line)}{band} at {date}"
     if side == UNDETERMINED:
-        verdict = f"undetermined against {against} (" + ("no reading)" if reading == NO_READING else "a bound on the line's far side)")
+        verdict = f"undetermined against {against} (" + (
+            "no reading)" if reading == NO_READING else "a bound on the line's far side)"
+        )
     elif reading == VALUE and r["density_ci_low"] <= line <= r["density_ci_high"]:
         verdict = f"{side} {against}, though the 95% interval includes the line"
     else:
         verdict = f"{side} {against}"
-    span = (f"; the line spans {r['frontier_first_date']} to {r['frontier_last_date']}"
-            + (f" ({r['frontier_note']})" if r.get("frontier_note") else "") if r.get("frontier_first_date") else "")
+    span = (
+        f"; the line spans {r['frontier_first_date']} to {r['frontier_last_date']}"
+        + (f" ({r['frontier_note']})" if r.get("frontier_note") else "")
+        if r.get("frontier_first_date")
+        else ""
+    )
     chance = f"; {near_chance}" if near_chance and why != NEAR_CHANCE else ""
     said = _said(reading, value, why, r, near_chance)
-    placed = band_position(reading, value, r.get("frontier_density_ci_low", math.nan),
-                           r.get("frontier_density_ci_high", math.nan))
-    return {"reading": reading, "frontier": side,
-            "words": f"{said}; {verdict}{span}{chance}" + (f"; {placed} the band" if placed != UNDETERMINED else ""),
-            "band": placed}
+    placed = band_position(
+        reading, value, r.get("frontier_density_ci_low", math.nan), r.get("frontier_density_ci_high", math.nan)
+    )
+    return {
+        "reading": reading,
+        "frontier": side,
+        "words": f"{said}; {verdict}{span}{chance}" + (f"; {placed} the band" if placed != UNDETERMINED else ""),
+        "band": placed,
+    }

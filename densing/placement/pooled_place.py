@@ -9,6 +9,7 @@ scale (results/three_tables/DECLARATION.md, "One scale"):
 a bound staying a bound of the same direction (s_T > 0). The pooled line ln ρmax = A·t + B and its slope's 95% band at
 the model's release date say where it sits (:class:`densing.trend.pooled_trend.PooledTrend`).
 """
+
 from __future__ import annotations
 
 import math
@@ -21,9 +22,24 @@ from densing.errors import InputError
 from densing.trend.pooled_tables import TABLES
 
 #: The columns of :func:`place_pooled`'s frame.
-PLACED_COLUMNS = ("model", "release_date", "protocol", "reading", "density_own", "density_own_ci_low",
-                  "density_own_ci_high", "density", "density_ci_low", "density_ci_high", "a", "s", "line_density",
-                  "band_low", "band_high", "band")
+PLACED_COLUMNS = (
+    "model",
+    "release_date",
+    "protocol",
+    "reading",
+    "density_own",
+    "density_own_ci_low",
+    "density_own_ci_high",
+    "density",
+    "density_ci_low",
+    "density_ci_high",
+    "a",
+    "s",
+    "line_density",
+    "band_low",
+    "band_high",
+    "band",
+)
 
 
 def headline_benchmarks(table: str) -> tuple[str, ...]:
@@ -42,17 +58,21 @@ def protocol_of(scores: pd.DataFrame, given: str | None, source: str) -> str:
         if given not in TABLES:
             raise InputError(f"--protocol: expected one of {', '.join(TABLES)}, got {given!r}")
         if not set(headline_benchmarks(given)) & set(scores["benchmark"]):
-            raise InputError(f"{source}: --protocol {given}: the file holds none of the {given} table's headline "
-                             f"benchmarks ({', '.join(headline_benchmarks(given))}); name the table whose harness "
-                             f"scored them")
+            raise InputError(
+                f"{source}: --protocol {given}: the file holds none of the {given} table's headline "
+                f"benchmarks ({', '.join(headline_benchmarks(given))}); name the table whose harness "
+                f"scored them"
+            )
         return given
     held = set(scores["benchmark"])
     fitting = [table for table in TABLES if set(headline_benchmarks(table)) <= held]
     if len(fitting) == 1:
         return fitting[0]
     found = f"the headline benchmarks of {' and '.join(fitting)}" if fitting else "no table's headline benchmarks"
-    raise InputError(f"{source}: the scores' protocol cannot be told: the file holds {found}; give --protocol "
-                     f"{'|'.join(TABLES)} (the table whose harness scored them)")
+    raise InputError(
+        f"{source}: the scores' protocol cannot be told: the file holds {found}; give --protocol "
+        f"{'|'.join(TABLES)} (the table whose harness scored them)"
+    )
 
 
 def band_place(reading: str, value: float, low: float, high: float) -> str:
@@ -92,15 +112,26 @@ def place_pooled(pooled, *, protocol: str, placed) -> pd.DataFrame:
         shown = value if reading != "none" else math.nan
         common = a + s * _log(shown)
         ends = [a + s * _log(record.get(f"density_ci_{end}", math.nan)) for end in ("low", "high")]
-        rows.append({"model": record["model"], "release_date": record["release_date"], "protocol": protocol,
-                     "reading": reading, "density_own": shown,
-                     "density_own_ci_low": record.get("density_ci_low", math.nan),
-                     "density_own_ci_high": record.get("density_ci_high", math.nan),
-                     "density": math.exp(common) if math.isfinite(common) else math.nan,
-                     "density_ci_low": float(np.exp(ends[0])), "density_ci_high": float(np.exp(ends[1])),
-                     "a": a, "s": s, "line_density": float(np.exp(line[i])), "band_low": float(np.exp(low[i])),
-                     "band_high": float(np.exp(high[i])),
-                     "band": band_place(reading, common, float(low[i]), float(high[i]))})
+        rows.append(
+            {
+                "model": record["model"],
+                "release_date": record["release_date"],
+                "protocol": protocol,
+                "reading": reading,
+                "density_own": shown,
+                "density_own_ci_low": record.get("density_ci_low", math.nan),
+                "density_own_ci_high": record.get("density_ci_high", math.nan),
+                "density": math.exp(common) if math.isfinite(common) else math.nan,
+                "density_ci_low": float(np.exp(ends[0])),
+                "density_ci_high": float(np.exp(ends[1])),
+                "a": a,
+                "s": s,
+                "line_density": float(np.exp(line[i])),
+                "band_low": float(np.exp(low[i])),
+                "band_high": float(np.exp(high[i])),
+                "band": band_place(reading, common, float(low[i]), float(high[i])),
+            }
+        )
     return pd.DataFrame(rows, columns=list(PLACED_COLUMNS))
 
 

@@ -2,6 +2,7 @@
 :class:`densing.trend.uncertainty.TrendUncertainty` holds; what the trend's figures share (the palette, each family's
 style, safe label text) and where their labels go.
 """
+
 from __future__ import annotations
 
 import html
@@ -36,15 +37,19 @@ def row_state(row) -> State:
     """A row's :class:`~densing.states.State`: its ``state`` column (as the row was judged); a row without one (a
     design's frame) is not measured where it has an error or no doubling time."""
     return recorded_state(getattr(row, "state", None)) or (
-        State.NOT_MEASURED if str(getattr(row, "error", "") or "") or not np.isfinite(row.months) else State.MEASURED)
+        State.NOT_MEASURED if str(getattr(row, "error", "") or "") or not np.isfinite(row.months) else State.MEASURED
+    )
 
 
 #: The forest plot's legend: one entry per state that occurs (name, filled, colour, marker).
 STATE_STYLES = {
     State.MEASURED: (f"{STATE_WORDS[State.MEASURED]} (point, 95% CI)", "#1f77b4", "circle"),
     State.BOUNDED: (f"{STATE_WORDS[State.BOUNDED]}: one end determined (point, 95% CI)", "#e07b00", "diamond"),
-    State.NOT_MEASURED: (f"{STATE_WORDS[State.NOT_MEASURED]}: the estimate (point, 95% CI), grey", "#8a93a6",
-                         "circle-open"),
+    State.NOT_MEASURED: (
+        f"{STATE_WORDS[State.NOT_MEASURED]}: the estimate (point, 95% CI), grey",
+        "#8a93a6",
+        "circle-open",
+    ),
 }
 
 
@@ -82,8 +87,10 @@ def row_names(rows) -> dict[str, str]:
     """Each row of a measurement (:class:`densing.trend.capability.Row`: its name, capability and benchmarks) → its name
     for a reader: a benchmark's own, a set's benchmarks by :func:`shown_name` joined by " + " with its short id ("MMLU +
     BBH + MATH-hard + HumanEval [paper]")."""
-    return {r.name: " + ".join(map(shown_name, r.benchmarks)) + f" [{r.name}]" if r.capability == "set" else r.name
-            for r in rows}
+    return {
+        r.name: " + ".join(map(shown_name, r.benchmarks)) + f" [{r.name}]" if r.capability == "set" else r.name
+        for r in rows
+    }
 
 
 def _interval_lines(records: list[dict], labels: list[str], mine: list[int], edge: float) -> tuple[list, ...]:
@@ -103,8 +110,9 @@ def _interval_lines(records: list[dict], labels: list[str], mine: list[int], edg
     return segments_x, segments_y, arrows_x, arrows_y, ranges_x, ranges_y
 
 
-def forest_figure(rows: pd.DataFrame, paper_months: float, *, title: str = FOREST_TITLE,
-                  names: dict[str, str] | None = None) -> go.Figure:
+def forest_figure(
+    rows: pd.DataFrame, paper_months: float, *, title: str = FOREST_TITLE, names: dict[str, str] | None = None
+) -> go.Figure:
     """Doubling time per benchmark and per benchmark set with its 95% interval (a forest plot), the paper's drawn.
 
     ``rows``: :meth:`densing.trend.measurement.TrendMeasurement.by_benchmark`'s, labelled by ``names``
@@ -115,14 +123,25 @@ def forest_figure(rows: pd.DataFrame, paper_months: float, *, title: str = FORES
     records = rows.to_dict("records")
     edge = float(max(drawn) * 1.15)
     states = [row_state(r) for r in rows.itertuples()]
-    reasons = [(str(getattr(r, "status", "") or "") or not_measured(str(getattr(r, "error", "") or "")))
-               if state is State.NOT_MEASURED else "" for r, state in zip(rows.itertuples(), states)]  # its status
-    hover = [html.escape(f"{r.row}: " + (
-        f"{'' if not why else 'estimate '}{format_months(r.months)} months"
-        f"{record_interval(row, brackets='()', level='95% CI ')}; references {r.references}; each: "
-        f"{r.each_reference_months}"
-        + (f"; {why}" if why else "") if np.isfinite(r.months) else why))
-        for r, row, why in zip(rows.itertuples(), rows.to_dict("records"), reasons)]
+    reasons = [
+        (str(getattr(r, "status", "") or "") or not_measured(str(getattr(r, "error", "") or "")))
+        if state is State.NOT_MEASURED
+        else ""
+        for r, state in zip(rows.itertuples(), states)
+    ]  # its status
+    hover = [
+        html.escape(
+            f"{r.row}: "
+            + (
+                f"{'' if not why else 'estimate '}{format_months(r.months)} months"
+                f"{record_interval(row, brackets='()', level='95% CI ')}; references {r.references}; each: "
+                f"{r.each_reference_months}" + (f"; {why}" if why else "")
+                if np.isfinite(r.months)
+                else why
+            )
+        )
+        for r, row, why in zip(rows.itertuples(), rows.to_dict("records"), reasons)
+    ]
     figure = go.Figure()
     for state, (name, color, symbol) in STATE_STYLES.items():
         mine = [i for i, own in enumerate(states) if own is state and np.isfinite(rows.at[i, "months"])]
@@ -130,113 +149,251 @@ def forest_figure(rows: pd.DataFrame, paper_months: float, *, title: str = FORES
             continue
         segments_x, segments_y, arrows_x, arrows_y, ranges_x, ranges_y = _interval_lines(records, labels, mine, edge)
         if segments_x:
-            figure.add_trace(go.Scatter(x=segments_x, y=segments_y, mode="lines", line=dict(color=color, width=2),
-                                        name=f"{name}: interval", legendgroup=name, showlegend=False, hoverinfo="skip"))
+            figure.add_trace(
+                go.Scatter(
+                    x=segments_x,
+                    y=segments_y,
+                    mode="lines",
+                    line=dict(color=color, width=2),
+                    name=f"{name}: interval",
+                    legendgroup=name,
+                    showlegend=False,
+                    hoverinfo="skip",
+                )
+            )
         if ranges_x:  # an end printed as its Monte Carlo range: a shaded segment over it
-            figure.add_trace(go.Scatter(x=ranges_x, y=ranges_y, mode="lines", line=dict(color=color, width=9),
-                                        opacity=0.35, name=f"{name}: an end's 95% Monte Carlo range (a–b)",
-                                        legendgroup=name, showlegend=False, hoverinfo="skip"))
+            figure.add_trace(
+                go.Scatter(
+                    x=ranges_x,
+                    y=ranges_y,
+                    mode="lines",
+                    line=dict(color=color, width=9),
+                    opacity=0.35,
+                    name=f"{name}: an end's 95% Monte Carlo range (a–b)",
+                    legendgroup=name,
+                    showlegend=False,
+                    hoverinfo="skip",
+                )
+            )
         if arrows_x:  # the shaft, its head at the edge (not clipped) and ∞ beside it, outside the axis
             count = len(arrows_x) // 3
-            figure.add_trace(go.Scatter(
-                x=arrows_x, y=arrows_y, mode="lines+markers+text", cliponaxis=False, legendgroup=name,
-                name=f"{name}: upper end at ∞ (arrow off the axis)", showlegend=False, hoverinfo="skip",
-                line=dict(color=color, width=2), text=["", "∞", ""] * count, textposition="middle right",
-                textfont=dict(size=15, color=color),
-                marker=dict(symbol=["circle", "arrow-right", "circle"] * count, size=[0, 13, 0] * count, color=color,
-                            line=dict(width=0))))
-        figure.add_trace(go.Scatter(
-            x=rows.loc[mine, "months"], y=[labels[i] for i in mine], mode="markers", name=name, legendgroup=name,
-            marker=dict(size=9, color=color, symbol=symbol, line=dict(width=2, color=color)),
-            text=[hover[i] for i in mine], hovertemplate="%{text}<extra></extra>"))
+            figure.add_trace(
+                go.Scatter(
+                    x=arrows_x,
+                    y=arrows_y,
+                    mode="lines+markers+text",
+                    cliponaxis=False,
+                    legendgroup=name,
+                    name=f"{name}: upper end at ∞ (arrow off the axis)",
+                    showlegend=False,
+                    hoverinfo="skip",
+                    line=dict(color=color, width=2),
+                    text=["", "∞", ""] * count,
+                    textposition="middle right",
+                    textfont=dict(size=15, color=color),
+                    marker=dict(
+                        symbol=["circle", "arrow-right", "circle"] * count,
+                        size=[0, 13, 0] * count,
+                        color=color,
+                        line=dict(width=0),
+                    ),
+                )
+            )
+        figure.add_trace(
+            go.Scatter(
+                x=rows.loc[mine, "months"],
+                y=[labels[i] for i in mine],
+                mode="markers",
+                name=name,
+                legendgroup=name,
+                marker=dict(size=9, color=color, symbol=symbol, line=dict(width=2, color=color)),
+                text=[hover[i] for i in mine],
+                hovertemplate="%{text}<extra></extra>",
+            )
+        )
     for i, why in enumerate(reasons):  # the status, on the plot at its row: under the row's line, at the left edge
         if why:
             shown = np.isfinite(rows.at[i, "months"])
             figure.add_annotation(
-                x=0, y=labels[i], xref="paper", yref="y", xanchor="left", yanchor="top" if shown else "middle",
-                xshift=4, yshift=-4 if shown else 0,
-                text=html.escape(_short_reason(why)), hovertext=hover[i], showarrow=False,
-                font=dict(size=10 if shown else 11, color="#8a1c1c"), bgcolor="rgba(255,255,255,0.8)")
+                x=0,
+                y=labels[i],
+                xref="paper",
+                yref="y",
+                xanchor="left",
+                yanchor="top" if shown else "middle",
+                xshift=4,
+                yshift=-4 if shown else 0,
+                text=html.escape(_short_reason(why)),
+                hovertext=hover[i],
+                showarrow=False,
+                font=dict(size=10 if shown else 11, color="#8a1c1c"),
+                bgcolor="rgba(255,255,255,0.8)",
+            )
     empty = [i for i, why in enumerate(reasons) if why and not np.isfinite(rows.at[i, "months"])]
     if empty:  # the category axis keeps a row with nothing drawn on it: an invisible point holds its place
-        figure.add_trace(go.Scatter(x=[0] * len(empty), y=[labels[i] for i in empty], mode="markers", showlegend=False,
-                                    marker=dict(size=1, opacity=0), text=[hover[i] for i in empty],
-                                    hovertemplate="%{text}<extra></extra>"))
+        figure.add_trace(
+            go.Scatter(
+                x=[0] * len(empty),
+                y=[labels[i] for i in empty],
+                mode="markers",
+                showlegend=False,
+                marker=dict(size=1, opacity=0),
+                text=[hover[i] for i in empty],
+                hovertemplate="%{text}<extra></extra>",
+            )
+        )
     # the paper's value: a dashed line under the traces, named above the top row
     figure.add_vline(x=paper_months, line=dict(color="#d62728", dash="dash", width=1.5), layer="below")
-    figure.add_trace(go.Scatter(x=[paper_months], y=[labels[-1]], mode="text", name=f"paper: {paper_months:g} months",
-                                text=[f"paper {paper_months:g}"], textposition="top center", cliponaxis=False,
-                                textfont=dict(color="#d62728", size=11), hoverinfo="skip", showlegend=False))
+    figure.add_trace(
+        go.Scatter(
+            x=[paper_months],
+            y=[labels[-1]],
+            mode="text",
+            name=f"paper: {paper_months:g} months",
+            text=[f"paper {paper_months:g}"],
+            textposition="top center",
+            cliponaxis=False,
+            textfont=dict(color="#d62728", size=11),
+            hoverinfo="skip",
+            showlegend=False,
+        )
+    )
     start = float(min(v for v in drawn if v > 0) / 1.5)
-    figure.update_layout(title=title, xaxis_title="doubling time (months, log scale)",
-                         xaxis=dict(type="log", range=[math.log10(start), math.log10(edge)]),
-                         yaxis=dict(type="category", categoryorder="array", categoryarray=labels, range=[-0.6, len(labels) - 0.4]),
-                         height=150 + FOREST_ROW * len(rows), margin=dict(l=10, r=40, t=60, b=90),
-                         legend=dict(orientation="h", x=0, y=0, yanchor="bottom", yref="container"))
+    figure.update_layout(
+        title=title,
+        xaxis_title="doubling time (months, log scale)",
+        xaxis=dict(type="log", range=[math.log10(start), math.log10(edge)]),
+        yaxis=dict(type="category", categoryorder="array", categoryarray=labels, range=[-0.6, len(labels) - 0.4]),
+        height=150 + FOREST_ROW * len(rows),
+        margin=dict(l=10, r=40, t=60, b=90),
+        legend=dict(orientation="h", x=0, y=0, yanchor="bottom", yref="container"),
+    )
     return figure
 
 
 #: The sources of a trend's uncertainty, as the share panel names them.
-SOURCE_WORDS = {"fit": "reference fit", "score": "score noise", "models": "sampling of models",
-                "reference": "choice of reference"}
+SOURCE_WORDS = {
+    "fit": "reference fit",
+    "score": "score noise",
+    "models": "sampling of models",
+    "reference": "choice of reference",
+}
 
 
 def uncertainty_figure(result, paper_months: float, *, title: str | None = None) -> go.Figure:
     """What a :class:`densing.trend.uncertainty.TrendUncertainty` holds, in two panels: the doubling time with its
     interval over every source, each reference's own point estimate and the paper's ``paper_months``; each source's
     share of the slope variance ("not drawn" where ``n_boot_share = 0``)."""
-    months, low, high = result.doubling_time_months, result.doubling_time_months_ci_low, result.doubling_time_months_ci_high
+    months, low, high = (
+        result.doubling_time_months,
+        result.doubling_time_months_ci_low,
+        result.doubling_time_months_ci_high,
+    )
     own = result.reference_months
     finite = [v for v in (months, low, high, paper_months, *own.values()) if np.isfinite(v) and v > 0]
     edge = 1.15 * max(finite) if finite else 10.0
     row = f"all sources ({result.level:.0%} CI)"
-    figure = make_subplots(rows=1, cols=2, column_widths=[0.62, 0.38], horizontal_spacing=0.2,
-                           subplot_titles=("doubling time (months)", "share of the slope variance (%)"))
+    figure = make_subplots(
+        rows=1,
+        cols=2,
+        column_widths=[0.62, 0.38],
+        horizontal_spacing=0.2,
+        subplot_titles=("doubling time (months)", "share of the slope variance (%)"),
+    )
     if np.isfinite(low) and not np.isnan(high):
         top = high if np.isfinite(high) else edge
-        figure.add_trace(go.Scatter(
-            x=[low, top], y=[row, row], mode="lines+markers+text" if not np.isfinite(high) else "lines",
-            line=dict(color=PALETTE[0], width=3), name=f"{result.level:.0%} interval", cliponaxis=False,
-            text=["", "" if np.isfinite(high) else "∞"], textposition="middle right",
-            marker=dict(symbol=["circle", "circle" if np.isfinite(high) else "arrow-right"],
-                        size=[0, 0 if np.isfinite(high) else 13], color=PALETTE[0]),
-            hovertemplate=f"{result.level:.0%} interval: {format_months(low)}–{format_months(high)} months<extra></extra>"),
-            row=1, col=1)
-    figure.add_trace(go.Scatter(
-        x=[months] if np.isfinite(months) else [], y=[row] if np.isfinite(months) else [], mode="markers",
-        name=f"doubling time ({result.rule} rule, {counted_noun(result.n_models, 'model')})",
-        marker=dict(size=11, color=PALETTE[0]),
-        hovertemplate=f"{format_months(months)} months (A = {result.slope_per_day:.4g}/day)<extra></extra>"), row=1, col=1)
+        figure.add_trace(
+            go.Scatter(
+                x=[low, top],
+                y=[row, row],
+                mode="lines+markers+text" if not np.isfinite(high) else "lines",
+                line=dict(color=PALETTE[0], width=3),
+                name=f"{result.level:.0%} interval",
+                cliponaxis=False,
+                text=["", "" if np.isfinite(high) else "∞"],
+                textposition="middle right",
+                marker=dict(
+                    symbol=["circle", "circle" if np.isfinite(high) else "arrow-right"],
+                    size=[0, 0 if np.isfinite(high) else 13],
+                    color=PALETTE[0],
+                ),
+                hovertemplate=f"{result.level:.0%} interval: {format_months(low)}–{format_months(high)} months<extra></extra>",
+            ),
+            row=1,
+            col=1,
+        )
+    figure.add_trace(
+        go.Scatter(
+            x=[months] if np.isfinite(months) else [],
+            y=[row] if np.isfinite(months) else [],
+            mode="markers",
+            name=f"doubling time ({result.rule} rule, {counted_noun(result.n_models, 'model')})",
+            marker=dict(size=11, color=PALETTE[0]),
+            hovertemplate=f"{format_months(months)} months (A = {result.slope_per_day:.4g}/day)<extra></extra>",
+        ),
+        row=1,
+        col=1,
+    )
     if own:
         names = [name.family for name in own]
-        figure.add_trace(go.Scatter(
-            x=[v if np.isfinite(v) else edge for v in own.values()], y=names, mode="markers",
-            name="each reference's own point estimate", marker=dict(size=10, symbol="diamond-open", color=PALETTE[3],
-                                                                   line=dict(width=2)),
-            text=escaped([f"{name}: {format_months(v)} months, weight {w:.2g}" for name, v, w in
-                       zip(own, own.values(), result.reference_weights or [math.nan] * len(own))]),
-            hovertemplate="%{text}<extra></extra>"), row=1, col=1)
-    figure.add_vline(x=paper_months, line=dict(color="#d62728", dash="dash"), row=1, col=1,
-                     annotation_text=f"paper {paper_months} months", annotation_position="top")
+        figure.add_trace(
+            go.Scatter(
+                x=[v if np.isfinite(v) else edge for v in own.values()],
+                y=names,
+                mode="markers",
+                name="each reference's own point estimate",
+                marker=dict(size=10, symbol="diamond-open", color=PALETTE[3], line=dict(width=2)),
+                text=escaped(
+                    [
+                        f"{name}: {format_months(v)} months, weight {w:.2g}"
+                        for name, v, w in zip(own, own.values(), result.reference_weights or [math.nan] * len(own))
+                    ]
+                ),
+                hovertemplate="%{text}<extra></extra>",
+            ),
+            row=1,
+            col=1,
+        )
+    figure.add_vline(
+        x=paper_months,
+        line=dict(color="#d62728", dash="dash"),
+        row=1,
+        col=1,
+        annotation_text=f"paper {paper_months} months",
+        annotation_position="top",
+    )
     sources = ["fit", "score", "models"] + (["reference"] if result.n_references > 1 else [])
     shares = [getattr(result, f"share_{s}") for s in sources]
     sds = [getattr(result, f"slope_sd_{s}") for s in sources]
     words = [SOURCE_WORDS[s] for s in sources]
     drawn = [np.isfinite(v) for v in shares]
-    figure.add_trace(go.Bar(
-        x=[100 * v if ok else 0 for v, ok in zip(shares, drawn)], y=words, orientation="h", marker_color=PALETTE[1],
-        name="share of the slope variance (each source drawn alone)",
-        text=[format_number(100 * v) + "%" if ok else "not drawn" for v, ok in zip(shares, drawn)], textposition="auto",
-        hovertext=[f"{w}: slope SD {format_number(sd)}/day" for w, sd in zip(words, sds)],
-        hovertemplate="%{hovertext}<extra></extra>"), row=1, col=2)
+    figure.add_trace(
+        go.Bar(
+            x=[100 * v if ok else 0 for v, ok in zip(shares, drawn)],
+            y=words,
+            orientation="h",
+            marker_color=PALETTE[1],
+            name="share of the slope variance (each source drawn alone)",
+            text=[format_number(100 * v) + "%" if ok else "not drawn" for v, ok in zip(shares, drawn)],
+            textposition="auto",
+            hovertext=[f"{w}: slope SD {format_number(sd)}/day" for w, sd in zip(words, sds)],
+            hovertemplate="%{hovertext}<extra></extra>",
+        ),
+        row=1,
+        col=2,
+    )
     figure.update_xaxes(range=[0, edge], title_text="months", row=1, col=1)
     figure.update_xaxes(range=[0, 100], title_text="%", row=1, col=2)
     figure.update_yaxes(type="category", row=1, col=1)
     figure.update_layout(
-        title=title or f"Doubling time and where its uncertainty comes from · {result.rule} rule, {result.n_boot} draws",
-        height=260 + 30 * max(len(own), len(sources)), margin=dict(l=10, r=40, t=80, b=90),
-        legend=dict(orientation="h", x=0, y=0, yanchor="bottom", yref="container"))
+        title=title
+        or f"Doubling time and where its uncertainty comes from · {result.rule} rule, {result.n_boot} draws",
+        height=260 + 30 * max(len(own), len(sources)),
+        margin=dict(l=10, r=40, t=80, b=90),
+        legend=dict(orientation="h", x=0, y=0, yanchor="bottom", yref="container"),
+    )
     return figure
+
 
 # -- What the trend's figures share: the palette, each family's style, text made safe for plotly -----------------------
 
@@ -270,8 +427,16 @@ LABEL_FONT, CHAR_WIDTH, LABEL_HEIGHT = 10, 6.2, 13.0
 #: A frontier marker's size (px): plotly sets a label ``size / 1.6 + 1`` px away from its point.
 FRONTIER_MARKER = 11
 #: The label positions tried, in order; a label that fits none is left to the hover.
-LABEL_POSITIONS = ("top center", "bottom center", "middle right", "middle left", "top right", "top left", "bottom right",
-                   "bottom left")
+LABEL_POSITIONS = (
+    "top center",
+    "bottom center",
+    "middle right",
+    "middle left",
+    "top right",
+    "top left",
+    "bottom right",
+    "bottom left",
+)
 
 
 def label_box(x: float, y: float, text: str, position: str) -> tuple[float, float, float, float]:
@@ -279,12 +444,15 @@ def label_box(x: float, y: float, text: str, position: str) -> tuple[float, floa
     offset = FRONTIER_MARKER / 1.6 + 1
     width = CHAR_WIDTH * len(html.unescape(text))
     left = x - offset - width if "left" in position else x + offset if "right" in position else x - width / 2
-    bottom = (y + offset if "top" in position else y - offset - LABEL_HEIGHT if "bottom" in position
-              else y - LABEL_HEIGHT / 2)
+    bottom = (
+        y + offset if "top" in position else y - offset - LABEL_HEIGHT if "bottom" in position else y - LABEL_HEIGHT / 2
+    )
     return left, bottom, left + width, bottom + LABEL_HEIGHT
 
 
-def place_labels(x, y, texts, x_range, y_range, *, width: float = PLOT_WIDTH, height: float = PLOT_HEIGHT) -> list[str | None]:
+def place_labels(
+    x, y, texts, x_range, y_range, *, width: float = PLOT_WIDTH, height: float = PLOT_HEIGHT
+) -> list[str | None]:
     """Each point's label position (a plotly ``textposition``), or None where none fits: greedy, the densest point
     first, the first of :data:`LABEL_POSITIONS` whose box stays inside the plot area (``width``×``height`` px) and
     overlaps no label or marker. ``x``, ``y`` in the axes' units, ``x_range``/``y_range`` the axes' ends."""
@@ -299,8 +467,13 @@ def place_labels(x, y, texts, x_range, y_range, *, width: float = PLOT_WIDTH, he
             continue
         for position in LABEL_POSITIONS:
             left, bottom, right, top = box = label_box(px[i], py[i], texts[i], position)
-            if (left >= 0 and right <= width and bottom >= 0 and top <= height  # inside, and overlapping no box taken
-                    and not any(left < o[2] and o[0] < right and bottom < o[3] and o[1] < top for o in taken)):
+            if (
+                left >= 0
+                and right <= width
+                and bottom >= 0
+                and top <= height  # inside, and overlapping no box taken
+                and not any(left < o[2] and o[0] < right and bottom < o[3] and o[1] < top for o in taken)
+            ):
                 positions[i] = position
                 taken.append(box)
                 break

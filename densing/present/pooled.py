@@ -1,6 +1,7 @@
 """The pooled law of the three tables in words (``densing trend --table all``'s screen, :class:`densing.trend.
 pooled_trend.PooledTrend`'s summary, the report's section "One law from three harnesses"): each sentence made here from
 the record's values (:func:`densing.trend.pooled_tables.pooled_law`), once for every surface."""
+
 from __future__ import annotations
 
 import math
@@ -11,8 +12,10 @@ from densing.present.summary import Summary, Table
 
 def interval_words(record: dict) -> str:
     """``"5.35 months (95% CI 2.63–47.1)"`` of an estimate's record (an infinite end as ∞)."""
-    return (f"{format_months(record['doubling_time_months'])} months (95% CI {format_months(record['ci_low'])}–"
-            f"{format_months(record['ci_high'])})")
+    return (
+        f"{format_months(record['doubling_time_months'])} months (95% CI {format_months(record['ci_low'])}–"
+        f"{format_months(record['ci_high'])})"
+    )
 
 
 def test_words(test: dict, names: list[str], slope: float) -> str:
@@ -22,32 +25,42 @@ def test_words(test: dict, names: list[str], slope: float) -> str:
     slope_test.DECLARED_RATIO`)."""
     from densing.trend.slope_test import DECLARED_RATIO
 
-    start = (f"common slope: Cochran's Q = {test['q']:.2f} on {test['df']} df (Hotelling's T², {test['draws']} "
-             f"draws), p = {test['p_value']:.2g}: ")
+    start = (
+        f"common slope: Cochran's Q = {test['q']:.2f} on {test['df']} df (Hotelling's T², {test['draws']} "
+        f"draws), p = {test['p_value']:.2g}: "
+    )
     if test["rejected"]:
         return start + "one slope across tables rejected: the tables disagree"
     detectable = [(d, name) for d, name in zip(test["detectable_per_day"], names) if math.isfinite(d)]
     if not detectable or not slope > 0:
-        return start + ("one slope across tables not rejected; the draws do not say what slope difference the test "
-                        "could detect, so the p-value is no evidence that the tables share one slope")
+        return start + (
+            "one slope across tables not rejected; the draws do not say what slope difference the test "
+            "could detect, so the p-value is no evidence that the tables share one slope"
+        )
     difference, easiest = min(detectable)
     ratio = 1 + difference / slope
     power = f"{100 * test['power']:.0f}% power at {test['alpha']:g}"
     if ratio <= DECLARED_RATIO:
-        return start + (f"one slope across tables not rejected; the test detects a table whose slope is "
-                        f"{format_number(ratio, '.2g')}× the others' ({easiest}; {power})")
-    return start + (f"one slope across tables not rejected, which is no evidence that they share one: the test detects "
-                    f"only a table whose slope is at least {format_number(ratio, '.2g')}× the others' ({easiest}, the "
-                    f"most detectable; {power}), not the {DECLARED_RATIO:g}× difference the declaration sizes it at, "
-                    f"and the scales absorb part of a steeper table's slope")
+        return start + (
+            f"one slope across tables not rejected; the test detects a table whose slope is "
+            f"{format_number(ratio, '.2g')}× the others' ({easiest}; {power})"
+        )
+    return start + (
+        f"one slope across tables not rejected, which is no evidence that they share one: the test detects "
+        f"only a table whose slope is at least {format_number(ratio, '.2g')}× the others' ({easiest}, the "
+        f"most detectable; {power}), not the {DECLARED_RATIO:g}× difference the declaration sizes it at, "
+        f"and the scales absorb part of a steeper table's slope"
+    )
 
 
 def lab_words(found: dict) -> str:
     """Leave one lab out: the first lab's move and the largest of the others'."""
     labs = found["leave_one_lab_out"]
     first = labs[0]
-    words = (f"leave one lab out: without {first['lab']} ({first['n_points']} points) "
-             f"{format_months(first['doubling_time_months'])} months")
+    words = (
+        f"leave one lab out: without {first['lab']} ({first['n_points']} points) "
+        f"{format_months(first['doubling_time_months'])} months"
+    )
     if len(labs) > 1:
         other = labs[1]
         words += f"; the largest other move: without {other['lab']} {format_months(other['doubling_time_months'])}"
@@ -65,16 +78,20 @@ def late_words(late: dict) -> str:
 
 def table_out_words(found: dict) -> str:
     """Leave one table out, each removal's doubling time."""
-    without = "; ".join(f"{r['table']} {format_months(r['doubling_time_months'])}" for r in found["leave_one_table_out"])
+    without = "; ".join(
+        f"{r['table']} {format_months(r['doubling_time_months'])}" for r in found["leave_one_table_out"]
+    )
     return f"leave one table out: without {without} months"
 
 
 def headline_words(found: dict) -> str:
     """The pooled law's first sentence: its doubling time, interval and state, and what it pools."""
     pooled = found["pooled"]
-    return (f"One Densing Law from three harnesses, on the public table's scale: {interval_words(pooled)}, "
-            f"{pooled['state']}; {pooled['n_points']} points of {pooled['n_models']} models from {pooled['n_labs']} "
-            f"labs, {pooled['n_boot']} draws of labs, families, noise and scales.")
+    return (
+        f"One Densing Law from three harnesses, on the public table's scale: {interval_words(pooled)}, "
+        f"{pooled['state']}; {pooled['n_points']} points of {pooled['n_models']} models from {pooled['n_labs']} "
+        f"labs, {pooled['n_boot']} draws of labs, families, noise and scales."
+    )
 
 
 def _range_words(pair: tuple[float, float]) -> str:
@@ -113,8 +130,11 @@ def correction_clauses(found) -> list[str]:
     from densing.trend.pooled_bias import STUDY, StaleBias
 
     if isinstance(found, StaleBias):
-        return [f"bias correction stale, not shown: measured at {format_months(found.measured_at)} months, not "
-                f"{format_months(found.shown)}", f"run {STUDY} again"]
+        return [
+            f"bias correction stale, not shown: measured at {format_months(found.measured_at)} months, not "
+            f"{format_months(found.shown)}",
+            f"run {STUDY} again",
+        ]
     if isinstance(found, Exception):
         return [f"bias correction not shown: {found}"]
     if not found.corrections:
@@ -132,16 +152,23 @@ def correction_sentence(found) -> str:
         return f"The bias correction is stale and not shown: {found}"
     if isinstance(found, Exception):
         return f"The bias correction is not shown: {found}"
-    worlds = "; ".join(f"{w.words}, {w.replicates} replicates of {w.draws} draws: "
-                       f"{format_number(100 * abs(w.bias))}% ± {format_number(100 * w.bias_se)} "
-                       f"{'too steep' if w.bias > 0 else 'too shallow'}" for w in found.record.worlds)
-    said = (f"Bias of the pooled point in worlds planted from the three rows ({STUDY}, {RECORD_WORDS}; the median "
-            f"over replicates): {worlds}")
+    worlds = "; ".join(
+        f"{w.words}, {w.replicates} replicates of {w.draws} draws: "
+        f"{format_number(100 * abs(w.bias))}% ± {format_number(100 * w.bias_se)} "
+        f"{'too steep' if w.bias > 0 else 'too shallow'}"
+        for w in found.record.worlds
+    )
+    said = (
+        f"Bias of the pooled point in worlds planted from the three rows ({STUDY}, {RECORD_WORDS}; the median "
+        f"over replicates): {worlds}"
+    )
     if not found.corrections:
         return f"{said}; each within {format_number(100 * found.threshold)}%, no correction."
-    return (f"{said}; bias-corrected by the {_worlds_words(len(found.corrections))} beyond "
-            f"{format_number(100 * found.threshold)}%, {corrected_words(found)} (moved by each world's "
-            f"factor, widened by its bias's Monte Carlo error).")
+    return (
+        f"{said}; bias-corrected by the {_worlds_words(len(found.corrections))} beyond "
+        f"{format_number(100 * found.threshold)}%, {corrected_words(found)} (moved by each world's "
+        f"factor, widened by its bias's Monte Carlo error)."
+    )
 
 
 def side_lines(found: dict) -> list[str]:
@@ -149,28 +176,35 @@ def side_lines(found: dict) -> list[str]:
     the sensitivity with no common scale and the forecast check's verdict."""
     forecast = found["forecast"]
     names = [table["table"] for table in found["tables"]]
-    return [test_words(found["common_slope"], names, found["pooled"]["slope_per_day"]), table_out_words(found), lab_words(found),
-            late_words(found["late_frontier"]),
-            f"no common scale (the tables' own slopes by random effects): {interval_words(found['no_common_scale'])}",
-            f"forecast check at {forecast['cutoff']}: {forecast['verdict']}"]
+    return [
+        test_words(found["common_slope"], names, found["pooled"]["slope_per_day"]),
+        table_out_words(found),
+        lab_words(found),
+        late_words(found["late_frontier"]),
+        f"no common scale (the tables' own slopes by random effects): {interval_words(found['no_common_scale'])}",
+        f"forecast check at {forecast['cutoff']}: {forecast['verdict']}",
+    ]
 
 
 def pooled_summary(result) -> Summary:
     """A :class:`~densing.trend.pooled_trend.PooledTrend`'s summary: the headline sentence and the sides, its fields,
     and one table row per table (its own doubling time on the common scale, a and s with their intervals)."""
-    return Summary("PooledTrend: one Densing Law from three harnesses",
-                   lines=(headline_words(result.record), *side_lines(result.record)),
-                   items=tuple(result._summary_items()),
-                   tables=(Table.of(result.to_frame(), "each table on the common scale y_public = a + s·y_table"),))
-
-
+    return Summary(
+        "PooledTrend: one Densing Law from three harnesses",
+        lines=(headline_words(result.record), *side_lines(result.record)),
+        items=tuple(result._summary_items()),
+        tables=(Table.of(result.to_frame(), "each table on the common scale y_public = a + s·y_table"),),
+    )
 
 
 #: Each table's colour on the pooled chart (:data:`densing.present.forest.PALETTE`'s first three).
 TABLE_COLOURS = {"public": "#1f77b4", "openllm_v2": "#ff7f0e", "swallow": "#2ca02c"}
 #: A point's marker by its kind, as the report's density chart draws them: (bound, symbol, words).
-KIND_MARKERS = ((0.0, "circle", "exact"), (1.0, "triangle-up", "a lower bound (▲: at least this)"),
-                (-1.0, "triangle-down", "an upper bound (▼: at most this)"))
+KIND_MARKERS = (
+    (0.0, "circle", "exact"),
+    (1.0, "triangle-up", "a lower bound (▲: at least this)"),
+    (-1.0, "triangle-down", "an upper bound (▼: at most this)"),
+)
 
 
 def pooled_figure(result):
@@ -191,28 +225,58 @@ def pooled_figure(result):
         for bound, symbol, words in KIND_MARKERS:
             rows = own[own["bound"] == bound]
             if len(rows):
-                figure.add_trace(go.Scatter(
-                    x=rows["release_date"], y=rows["density"], mode="markers", name=f"{table}: {words}",
-                    legendgroup=table, text=rows["model"], hovertemplate="%{text}<br>%{x|%Y-%m-%d}, ρ %{y:.3g}<extra></extra>",
-                    marker=dict(color=TABLE_COLOURS.get(table, "#7f7f7f"), symbol=symbol, size=8, opacity=0.8)))
+                figure.add_trace(
+                    go.Scatter(
+                        x=rows["release_date"],
+                        y=rows["density"],
+                        mode="markers",
+                        name=f"{table}: {words}",
+                        legendgroup=table,
+                        text=rows["model"],
+                        hovertemplate="%{text}<br>%{x|%Y-%m-%d}, ρ %{y:.3g}<extra></extra>",
+                        marker=dict(color=TABLE_COLOURS.get(table, "#7f7f7f"), symbol=symbol, size=8, opacity=0.8),
+                    )
+                )
     dates = pd.date_range(points["release_date"].min(), points["release_date"].max(), periods=80)
     low, high = result.confidence_band(dates)
-    figure.add_trace(go.Scatter(x=list(dates) + list(dates[::-1]), y=list(np.exp(high)) + list(np.exp(low)[::-1]),
-                                fill="toself", fillcolor="rgba(214,39,40,0.12)", line=dict(width=0), hoverinfo="skip",
-                                name="95% CI of the pooled slope (labs, families, noise, scales)"))
-    figure.add_trace(go.Scatter(x=dates, y=np.exp(result.predict(dates)), mode="lines", hoverinfo="skip",
-                                line=dict(color="#d62728", width=2),
-                                name=f"pooled line: {interval_words(result.record['pooled'])}"))
+    figure.add_trace(
+        go.Scatter(
+            x=list(dates) + list(dates[::-1]),
+            y=list(np.exp(high)) + list(np.exp(low)[::-1]),
+            fill="toself",
+            fillcolor="rgba(214,39,40,0.12)",
+            line=dict(width=0),
+            hoverinfo="skip",
+            name="95% CI of the pooled slope (labs, families, noise, scales)",
+        )
+    )
+    figure.add_trace(
+        go.Scatter(
+            x=dates,
+            y=np.exp(result.predict(dates)),
+            mode="lines",
+            hoverinfo="skip",
+            line=dict(color="#d62728", width=2),
+            name=f"pooled line: {interval_words(result.record['pooled'])}",
+        )
+    )
     shown = np.log10(points["density"].to_numpy(float))
     y_range = [float(shown.min()) - 0.3, float(shown.max()) + 0.3]
     tickvals, ticktext = log_ticks(*y_range)
     figure.update_layout(
         title="Three tables on the public table's scale, one pooled line",
         xaxis=dict(title="release date"),
-        yaxis=dict(title="capacity density ρ on the common scale", type="log", range=y_range, tickvals=tickvals,
-                   ticktext=ticktext),
-        height=620, margin=dict(l=60, r=20, t=60, b=200),
-        legend=dict(orientation="h", x=0, y=0, yanchor="bottom", yref="container"))
+        yaxis=dict(
+            title="capacity density ρ on the common scale",
+            type="log",
+            range=y_range,
+            tickvals=tickvals,
+            ticktext=ticktext,
+        ),
+        height=620,
+        margin=dict(l=60, r=20, t=60, b=200),
+        legend=dict(orientation="h", x=0, y=0, yanchor="bottom", yref="container"),
+    )
     return figure
 
 
@@ -226,11 +290,25 @@ def placed_answer(row: dict) -> str:
         density = "no density"
     else:
         density = f"ρ {BOUND_SIGNS.get(row['reading'], '= ')}{format_number(row['density'], '.3g')}"
-    return (f"{row['model']}: {density} on the common scale (read in the {row['protocol']} protocol, mapped by "
-            f"a = {format_number(row['a'], '.3g')}, s = {format_number(row['s'], '.3g')}), {row['band']} the pooled "
-            f"band at {row['release_date']} ({format_number(row['band_low'], '.3g')}–"
-            f"{format_number(row['band_high'], '.3g')})")
+    return (
+        f"{row['model']}: {density} on the common scale (read in the {row['protocol']} protocol, mapped by "
+        f"a = {format_number(row['a'], '.3g')}, s = {format_number(row['s'], '.3g')}), {row['band']} the pooled "
+        f"band at {row['release_date']} ({format_number(row['band_low'], '.3g')}–"
+        f"{format_number(row['band_high'], '.3g')})"
+    )
 
 
-__all__ = ["KIND_MARKERS", "TABLE_COLOURS", "headline_words", "interval_words", "lab_words", "late_words",
-           "placed_answer", "pooled_figure", "pooled_summary", "side_lines", "table_out_words", "test_words"]
+__all__ = [
+    "KIND_MARKERS",
+    "TABLE_COLOURS",
+    "headline_words",
+    "interval_words",
+    "lab_words",
+    "late_words",
+    "placed_answer",
+    "pooled_figure",
+    "pooled_summary",
+    "side_lines",
+    "table_out_words",
+    "test_words",
+]

@@ -1,5 +1,6 @@
 """One summary of a result, three renderings (statsmodels' ``iolib.summary.Summary`` is the model): terminal text,
 HTML and JSON, every number by :func:`densing.numbers.format_number`, so the text and the HTML print the same digits."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
@@ -38,7 +39,9 @@ class Table:
     @classmethod
     def of(cls, frame, caption: str) -> Table:
         """A DataFrame as a table (its index left out)."""
-        return cls(caption, tuple(str(c) for c in frame.columns), tuple(tuple(r) for r in frame.itertuples(index=False)))
+        return cls(
+            caption, tuple(str(c) for c in frame.columns), tuple(tuple(r) for r in frame.itertuples(index=False))
+        )
 
     def as_text(self) -> str:
         cells = [list(self.columns), *([cell(v) for v in row] for row in self.rows)]
@@ -62,7 +65,7 @@ class Summary:
 
         def shown(value) -> str:
             text = cell(value)
-            return text if len(text) <= TEXT_WIDTH else text[:TEXT_WIDTH - 3] + "…"
+            return text if len(text) <= TEXT_WIDTH else text[: TEXT_WIDTH - 3] + "…"
 
         parts = [self.title, *self.lines, *(f"  {n:<{width}}  {shown(v)}" for n, v in self.items)]
         return "\n".join([*parts, *(t.as_text() for t in self.tables)])
@@ -74,10 +77,15 @@ class Summary:
         return head + words + items + "".join(table_html(t.columns, t.rows, caption=t.caption) for t in self.tables)
 
     def to_dict(self) -> dict:
-        return {"title": self.title, "lines": list(self.lines),
-                "items": {n: json_value(v) for n, v in self.items},
-                "tables": [{"caption": t.caption, "rows": [dict(zip(t.columns, map(json_value, r))) for r in t.rows]}
-                           for t in self.tables]}
+        return {
+            "title": self.title,
+            "lines": list(self.lines),
+            "items": {n: json_value(v) for n, v in self.items},
+            "tables": [
+                {"caption": t.caption, "rows": [dict(zip(t.columns, map(json_value, r))) for r in t.rows]}
+                for t in self.tables
+            ],
+        }
 
     __str__ = as_text
     _repr_html_ = as_html

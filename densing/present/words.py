@@ -1,6 +1,7 @@
 """The trend's words, in one place: a state's words, a row's status and reasons, what its draws determine, the rows'
 table. Every function reads a result's numbers, :class:`~densing.states.State` and reasons and writes words; nothing
 here computes a number the result does not hold, and nothing anywhere reads a state back out of these words."""
+
 from __future__ import annotations
 
 import math
@@ -16,9 +17,16 @@ from densing.states import EndOpen, NoFamilyPasses, NoFamilyScored, ReferencesDi
 
 def heterogeneity_words(result) -> str:
     """A :class:`~densing.trend.uncertainty.TrendUncertainty`'s heterogeneity test in one clause: Q, df, p, I², τ."""
-    return heterogeneity_text(result.heterogeneity_q, result.heterogeneity_df, result.heterogeneity_p, result.i_squared,
-                              result.tau_squared, result.heterogeneity_draws, tuple(dict.fromkeys(result.reference_labs)),
-                              result.n_references)
+    return heterogeneity_text(
+        result.heterogeneity_q,
+        result.heterogeneity_df,
+        result.heterogeneity_p,
+        result.i_squared,
+        result.tau_squared,
+        result.heterogeneity_draws,
+        tuple(dict.fromkeys(result.reference_labs)),
+        result.n_references,
+    )
 
 
 def q_words(q: float, df: int, p: float, draws: int = 0) -> str:
@@ -28,8 +36,16 @@ def q_words(q: float, df: int, p: float, draws: int = 0) -> str:
     return f"Q = {format_number(q)} on {df} df{read} p = {format_number(p)}"
 
 
-def heterogeneity_text(q: float, df: int, p: float, i_squared: float, tau_squared: float, draws: int = 0,
-                       labs: tuple[str, ...] = (), references: int = 1) -> str:
+def heterogeneity_text(
+    q: float,
+    df: int,
+    p: float,
+    i_squared: float,
+    tau_squared: float,
+    draws: int = 0,
+    labs: tuple[str, ...] = (),
+    references: int = 1,
+) -> str:
     """The agreement test in one clause: Q compares the references' labs (:func:`densing.trend.random_effects.pool_by_lab`),
     so with one lab it is not testable however many references it holds."""
     if df == 0:
@@ -38,8 +54,10 @@ def heterogeneity_text(q: float, df: int, p: float, i_squared: float, tau_square
         return "one reference: heterogeneity not testable"
     tau = math.sqrt(max(tau_squared, 0.0)) * 365.25
     across = f" across {len(labs)} labs" if labs and len(labs) < references else ""
-    return (f"{q_words(q, df, p, draws)}{across}, "
-            f"I² = {i_squared:.0%}, τ = {format_number(tau)} in ln ρ per year{' between labs' if across else ''}")
+    return (
+        f"{q_words(q, df, p, draws)}{across}, "
+        f"I² = {i_squared:.0%}, τ = {format_number(tau)} in ln ρ per year{' between labs' if across else ''}"
+    )
 
 
 #: The words of each state: the only place they are written.
@@ -50,13 +68,21 @@ NOT_JUDGED = "not judged"
 #: figure, after the density chart's checks line and in its caption.
 CARD_LABELS = {State.MEASURED: "", State.BOUNDED: " (one end determined)", State.NOT_MEASURED: " (an estimate)"}
 CELL_MARKS = {State.MEASURED: "", State.BOUNDED: " (bounded)", State.NOT_MEASURED: " (not measured)"}
-PAPER_MARKS = {State.MEASURED: "", State.BOUNDED: " — bounded: one end of the interval is determined",
-               State.NOT_MEASURED: " — not a measurement"}
-LINE_NOTES = {State.MEASURED: "", State.BOUNDED: " — one end of the slope's interval is determined (bounded)",
-              State.NOT_MEASURED: " — the line is an estimate, not a measurement"}
-CAPTION_CLAUSES = {State.MEASURED: "",
-                   State.BOUNDED: ", and the doubling time is bounded (one end of its interval is determined)",
-                   State.NOT_MEASURED: ", and the doubling time is not measured"}
+PAPER_MARKS = {
+    State.MEASURED: "",
+    State.BOUNDED: " — bounded: one end of the interval is determined",
+    State.NOT_MEASURED: " — not a measurement",
+}
+LINE_NOTES = {
+    State.MEASURED: "",
+    State.BOUNDED: " — one end of the slope's interval is determined (bounded)",
+    State.NOT_MEASURED: " — the line is an estimate, not a measurement",
+}
+CAPTION_CLAUSES = {
+    State.MEASURED: "",
+    State.BOUNDED: ", and the doubling time is bounded (one end of its interval is determined)",
+    State.NOT_MEASURED: ", and the doubling time is not measured",
+}
 
 
 def record_mark(code: str | None) -> str:
@@ -70,13 +96,15 @@ def state_words(state: State | None) -> str:
 
 
 def not_measured(why: str = "") -> str:
-    """"not measured: why" (or "not measured" with no reason): the status of a row with no doubling time."""
+    """ "not measured: why" (or "not measured" with no reason): the status of a row with no doubling time."""
     return f"{STATE_WORDS[State.NOT_MEASURED]}: {why}" if why else STATE_WORDS[State.NOT_MEASURED]
 
 
 #: What "-fold" is, said under every table and beside every sentence that prints one (:func:`fold_of`).
-FOLD_LEGEND = ("n-fold: the 95% interval's upper end over its lower end, as printed; a–b-fold, a range of ratios, "
-               "where an end is printed as its Monte Carlo range (a–b): each end of that range over the other end")
+FOLD_LEGEND = (
+    "n-fold: the 95% interval's upper end over its lower end, as printed; a–b-fold, a range of ratios, "
+    "where an end is printed as its Monte Carlo range (a–b): each end of that range over the other end"
+)
 
 
 def printed_span(result, end: str) -> tuple[float, float]:
@@ -210,8 +238,12 @@ def as_range(result, end: str) -> bool:
 def result_end(result, end: str) -> str:
     """A :class:`~densing.trend.uncertainty.TrendUncertainty`'s ``end`` ("low" or "high") by :func:`end_words`."""
     value = result.doubling_time_months_ci_low if end == "low" else result.doubling_time_months_ci_high
-    return end_words(value, getattr(result, f"months_{end}_mc_low", math.nan),
-                     getattr(result, f"months_{end}_mc_high", math.nan), as_range(result, end))
+    return end_words(
+        value,
+        getattr(result, f"months_{end}_mc_low", math.nan),
+        getattr(result, f"months_{end}_mc_high", math.nan),
+        as_range(result, end),
+    )
 
 
 def interval_after(low: str, high: str, ranged: bool, *, brackets: str = "[]", level: str = "", more: str = "") -> str:
@@ -227,8 +259,9 @@ def interval_after(low: str, high: str, ranged: bool, *, brackets: str = "[]", l
 def result_interval(result, *, brackets: str = "[]", level: str = "", more: str = "") -> str:
     """A result's interval after its number by :func:`interval_after`, each end by :func:`result_end`."""
     ranged = as_range(result, "low") or as_range(result, "high")
-    return interval_after(result_end(result, "low"), result_end(result, "high"), ranged, brackets=brackets,
-                          level=level, more=more)
+    return interval_after(
+        result_end(result, "low"), result_end(result, "high"), ranged, brackets=brackets, level=level, more=more
+    )
 
 
 def record_interval(row, *, brackets: str = "[]", level: str = "") -> str:
@@ -242,17 +275,22 @@ def range_legend(draws) -> str:
     of the rows or rules an end of which is printed so (one count, or several: their range)."""
     counts = sorted({int(n) for n in ([draws] if isinstance(draws, (int, np.integer)) else draws)})
     said = f"{counts[0]:,} draws do" if len(counts) == 1 else f"their draws ({counts[0]:,}–{counts[-1]:,}) do"
-    return (f"an end in parentheses (a–b) is its 95% Monte Carlo range, which {said} not narrow to within "
-            f"{END_STABILITY:.0%} of it")
+    return (
+        f"an end in parentheses (a–b) is its 95% Monte Carlo range, which {said} not narrow to within "
+        f"{END_STABILITY:.0%} of it"
+    )
 
 
 def ranges_words(result) -> str:
     """Every end printed as its range (:func:`as_range`) named by its end: "the upper end's Monte Carlo range
     18.8–31.6 months" (the rows' ``precision``); "" where none is."""
-    return "; ".join(f"the {'lower' if end == 'low' else 'upper'} end's Monte Carlo range "
-                     f"{months_text(getattr(result, f'months_{end}_mc_low'))}–"
-                     f"{months_text(getattr(result, f'months_{end}_mc_high'))} months"
-                     for end in ("low", "high") if as_range(result, end))
+    return "; ".join(
+        f"the {'lower' if end == 'low' else 'upper'} end's Monte Carlo range "
+        f"{months_text(getattr(result, f'months_{end}_mc_low'))}–"
+        f"{months_text(getattr(result, f'months_{end}_mc_high'))} months"
+        for end in ("low", "high")
+        if as_range(result, end)
+    )
 
 
 def determined_words(result) -> str:
@@ -261,30 +299,39 @@ def determined_words(result) -> str:
     est, level = months_text(result.doubling_time_months), f"{result.level:.0%}"
     lo, hi = result_end(result, "low"), result_end(result, "high")
     interval = result_interval(result, level=f"{level} CI ")
-    return {(True, True): f"{est} months{interval}",
-            (True, False): f"{est} months, at least {lo} at {level}; the upper end not determined",
-            (False, True): f"{est} months, at most {hi} at {level}; the lower end not determined",
-            (False, False): f"{est} months{interval}; neither end determined"}[
-        (bool(result.low_determined), bool(result.high_determined))]
+    return {
+        (True, True): f"{est} months{interval}",
+        (True, False): f"{est} months, at least {lo} at {level}; the upper end not determined",
+        (False, True): f"{est} months, at most {hi} at {level}; the lower end not determined",
+        (False, False): f"{est} months{interval}; neither end determined",
+    }[(bool(result.low_determined), bool(result.high_determined))]
 
 
 def uncertainty_repr(result) -> str:
     """A :class:`~densing.trend.uncertainty.TrendUncertainty`'s ``repr``."""
     reasons = reasons_text(result) if result.state not in (None, State.MEASURED) else ""
-    return (f"TrendUncertainty({result.rule}, {state_words(result.state) or 'state not judged'}: doubling time "
-            f"{determined_words(result)}, A = {result.slope_per_day:.3g}/day [{result.slope_ci_low:.3g}, "
-            f"{result.slope_ci_high:.3g}], {counted_noun(result.n_models, 'model')}, "
-            f"{counted_noun(result.n_references, 'reference')}"
-            + (f"; Q p = {result.heterogeneity_p:.2g}, I² = {result.i_squared:.0%}" if result.heterogeneity_df else "")
-            + (f"; {status_words(result)}" if reasons else "") + ")")
+    return (
+        f"TrendUncertainty({result.rule}, {state_words(result.state) or 'state not judged'}: doubling time "
+        f"{determined_words(result)}, A = {result.slope_per_day:.3g}/day [{result.slope_ci_low:.3g}, "
+        f"{result.slope_ci_high:.3g}], {counted_noun(result.n_models, 'model')}, "
+        f"{counted_noun(result.n_references, 'reference')}"
+        + (f"; Q p = {result.heterogeneity_p:.2g}, I² = {result.i_squared:.0%}" if result.heterogeneity_df else "")
+        + (f"; {status_words(result)}" if reasons else "")
+        + ")"
+    )
 
 
 def summary_items(result) -> list[tuple[str, object]]:
     """The first lines of a result's ``summary()``: its state, what is determined, the largest family move."""
     items = [("state", state_words(result.state) or NOT_JUDGED), ("doubling time", determined_words(result))]
     if (top := result.largest_influence()) is not None:
-        items.append(("leave one family out", f"without {name_text(top.family)} ({counted_noun(top.n_models, 'model')}): "
-                      f"{float(top.doubling_time_months):.3g} months (the largest move; every family: influence_frame())"))
+        items.append(
+            (
+                "leave one family out",
+                f"without {name_text(top.family)} ({counted_noun(top.n_models, 'model')}): "
+                f"{float(top.doubling_time_months):.3g} months (the largest move; every family: influence_frame())",
+            )
+        )
     return items
 
 
@@ -302,13 +349,19 @@ def row_reason(reason) -> str:
     if isinstance(reason, NoFamilyScored):
         return f"no family of the table has three models scored on {', '.join(reason.benchmarks)}"
     if isinstance(reason, NoFamilyPasses):
-        passing = ("; eligible on one only: " + ", ".join(f"{f} ({b})" for f, b in reason.eligible_on_one)
-                   if reason.eligible_on_one else "")
+        passing = (
+            "; eligible on one only: " + ", ".join(f"{f} ({b})" for f, b in reason.eligible_on_one)
+            if reason.eligible_on_one
+            else ""
+        )
         count = reason.n_benchmarks
         them = "it" if count == 1 else "two of them" if count == 2 else f"the {count} of them"
-        return (f"no family passes the reference rule on {them} ("
-                + ", ".join(f"{count} fail {code}" for code, count in reason.failures) + passing
-                + "; the candidate table says which)")
+        return (
+            f"no family passes the reference rule on {them} ("
+            + ", ".join(f"{count} fail {code}" for code, count in reason.failures)
+            + passing
+            + "; the candidate table says which)"
+        )
     return str(reason)
 
 
@@ -322,32 +375,65 @@ def row_record(row) -> dict:
         return default if r is None else getattr(r, name)
 
     return {
-        "row": row.name, "label": row.label, "capability": row.capability, "status": row.status,
-        "benchmarks": ",".join(row.benchmarks), "chance": row.chance,
-        "references": ", ".join(map(str, row.references)), "n_references": len(row.references),
-        "months": of("doubling_time_months"), "ci_low": of("doubling_time_months_ci_low"),
-        "ci_high": of("doubling_time_months_ci_high"), "slope_per_day": of("slope_per_day"),
-        "slope_ci_low": of("slope_ci_low"), "slope_ci_high": of("slope_ci_high"), "n_models": of("n_models", 0),
+        "row": row.name,
+        "label": row.label,
+        "capability": row.capability,
+        "status": row.status,
+        "benchmarks": ",".join(row.benchmarks),
+        "chance": row.chance,
+        "references": ", ".join(map(str, row.references)),
+        "n_references": len(row.references),
+        "months": of("doubling_time_months"),
+        "ci_low": of("doubling_time_months_ci_low"),
+        "ci_high": of("doubling_time_months_ci_high"),
+        "slope_per_day": of("slope_per_day"),
+        "slope_ci_low": of("slope_ci_low"),
+        "slope_ci_high": of("slope_ci_high"),
+        "n_models": of("n_models", 0),
         "heterogeneity": heterogeneity_words(r) if r is not None else "",
-        **{name: of(name) for name in ("heterogeneity_q", "heterogeneity_p", "i_squared", "share_fit", "share_score",
-                                       "share_models", "share_reference")},
+        **{
+            name: of(name)
+            for name in (
+                "heterogeneity_q",
+                "heterogeneity_p",
+                "i_squared",
+                "share_fit",
+                "share_score",
+                "share_models",
+                "share_reference",
+            )
+        },
         "each_reference_months": "; ".join(
             f"{name_text(k.family)} {months_text(v)} [{months_text(lo)}–{months_text(hi)}]"
-            for (k, v), lo, hi in zip(own.items(), r.reference_months_low or [math.nan] * len(own),
-                                      r.reference_months_high or [math.nan] * len(own))) if r is not None else "",
+            for (k, v), lo, hi in zip(
+                own.items(),
+                r.reference_months_low or [math.nan] * len(own),
+                r.reference_months_high or [math.nan] * len(own),
+            )
+        )
+        if r is not None
+        else "",
         "state": (r.state if r is not None and r.state is not None else State.NOT_MEASURED).value,
-        "low_determined": of("low_determined", False), "high_determined": of("high_determined", False),
-        "ci_high_beyond": of("months_high_mc_low"), "n_draws": of("n_boot", 0),
+        "low_determined": of("low_determined", False),
+        "high_determined": of("high_determined", False),
+        "ci_high_beyond": of("months_high_mc_low"),
+        "n_draws": of("n_boot", 0),
         **{f"ci_{end}_{edge}": of(f"months_{end}_{edge}") for end in ("low", "high") for edge in ("mc_low", "mc_high")},
-        **{f"ci_{end}_precise": (not as_range(r, end) if of(f"{end}_determined", False) else None)
-           for end in ("low", "high")},
+        **{
+            f"ci_{end}_precise": (not as_range(r, end) if of(f"{end}_determined", False) else None)
+            for end in ("low", "high")
+        },
         **ends_printed(r),
-        "precision": ranges_words(r) if r is not None else "", "n_ceiling_bounds": of("n_ceiling_bounds", 0),
-        "months_without_ceilings": of("months_without_ceilings"), "n_floor_bounds": of("n_floor_bounds", 0),
-        "months_without_floors": of("months_without_floors"), "n_region_bounds": of("n_region_bounds", 0),
+        "precision": ranges_words(r) if r is not None else "",
+        "n_ceiling_bounds": of("n_ceiling_bounds", 0),
+        "months_without_ceilings": of("months_without_ceilings"),
+        "n_floor_bounds": of("n_floor_bounds", 0),
+        "months_without_floors": of("months_without_floors"),
+        "n_region_bounds": of("n_region_bounds", 0),
         "months_without_region": of("months_without_region"),
         "most_influential_family": str(top.family) if top is not None else "",
-        "months_without_it": float(top.doubling_time_months) if top is not None else math.nan, "error": row.error,
+        "months_without_it": float(top.doubling_time_months) if top is not None else math.nan,
+        "error": row.error,
     }
 
 
@@ -356,8 +442,10 @@ def ends_printed(result) -> dict:
     its Monte Carlo range ``ci_{end}_mc_low``–``ci_{end}_mc_high`` and not ``ci_{end}``) and ``ci_{end}_printed``, the
     text the terminal, the report and the JSON give ("2.96", "(33.2–237)", "∞"; "—" for a row not measured)."""
     shown = result is not None and result.state is not State.NOT_MEASURED
-    return {**{f"ci_{end}_form": end_form(shown and as_range(result, end)) for end in ("low", "high")},
-            **{f"ci_{end}_printed": result_end(result, end) if shown else "—" for end in ("low", "high")}}
+    return {
+        **{f"ci_{end}_form": end_form(shown and as_range(result, end)) for end in ("low", "high")},
+        **{f"ci_{end}_printed": result_end(result, end) if shown else "—" for end in ("low", "high")},
+    }
 
 
 def rows_frame(rows: list):
@@ -376,14 +464,16 @@ def record_end(row, end: str) -> str:
     """A row record's ``end`` ("low" or "high") by :func:`end_words`; an end stored as None is ∞."""
     value = row.get(f"ci_{end}")
     value = math.inf if value is None else float(value)
-    return end_words(value, row.get(f"ci_{end}_mc_low", math.nan), row.get(f"ci_{end}_mc_high", math.nan),
-                     record_as_range(row, end))
+    return end_words(
+        value, row.get(f"ci_{end}_mc_low", math.nan), row.get(f"ci_{end}_mc_high", math.nan), record_as_range(row, end)
+    )
 
 
 #: The columns of a row record (:func:`row_record`) that say each end's precision: its Monte Carlo range, its flag,
 #: its form and its printed text (:func:`ends_printed`).
-PRECISION_COLUMNS = tuple(f"ci_{end}_{what}" for end in ("low", "high")
-                          for what in ("mc_low", "mc_high", "precise", "form", "printed"))
+PRECISION_COLUMNS = tuple(
+    f"ci_{end}_{what}" for end in ("low", "high") for what in ("mc_low", "mc_high", "precise", "form", "printed")
+)
 
 
 def ends_shown(frame: pd.DataFrame, *, keep: bool = False) -> pd.DataFrame:
@@ -404,8 +494,9 @@ def _ranges_written(table: pd.DataFrame, items: list, is_range, end_text) -> pd.
     out = table.copy()
     for end in ("low", "high"):
         if any(is_range(r, end) for r in items):
-            out[f"ci_{end}"] = [NumberText(end_text(r, end)) if is_range(r, end) else v
-                                for r, v in zip(items, table[f"ci_{end}"])]
+            out[f"ci_{end}"] = [
+                NumberText(end_text(r, end)) if is_range(r, end) else v for r, v in zip(items, table[f"ci_{end}"])
+            ]
     return out
 
 

@@ -2,6 +2,7 @@
 (:func:`compute_report`); :mod:`densing.report.render` lays them out and computes nothing (docs/method.md). The long
 steps are the headline measurement and each design's side job, computed meanwhile by a forked worker.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -84,7 +85,7 @@ class DensitySection:
     title: ClassVar[str] = "Capacity density over time"
     measurement: TrendMeasurement
     frontier: str
-    points: pd.DataFrame          # the trend's models with their density intervals and N̂
+    points: pd.DataFrame  # the trend's models with their density intervals and N̂
     highlight: pd.DataFrame | None
 
 
@@ -93,12 +94,12 @@ class CapabilitySection:
     """The doubling time per benchmark and per benchmark set, its cross-check, sensitivity and budget rows."""
 
     title: ClassVar[str] = "The Densing Law by capability"
-    rows: pd.DataFrame            # TrendMeasurement.by_benchmark()
+    rows: pd.DataFrame  # TrendMeasurement.by_benchmark()
     cross_check: pd.DataFrame
     sensitivity: pd.DataFrame
     at_budget: pd.DataFrame
     budget_notes: dict
-    names: dict[str, str]         # each row → its name for a reader (densing.present.forest.row_names)
+    names: dict[str, str]  # each row → its name for a reader (densing.present.forest.row_names)
     budget_names: dict[str, str]  # the same of the budget rows
 
 
@@ -115,9 +116,9 @@ class NamedModelsSection:
     """The models the paper and the tables name: each density with its interval, per benchmark with its own."""
 
     title: ClassVar[str] = "Named models"
-    densities: pd.DataFrame       # the named models' rows, in NAMED_MODELS' order
-    per_benchmark: pd.DataFrame   # model, benchmark, density, bound, interval: each benchmark inverted alone
-    missing: tuple[str, ...]      # named models with no row (a reference's own member, or no scores)
+    densities: pd.DataFrame  # the named models' rows, in NAMED_MODELS' order
+    per_benchmark: pd.DataFrame  # model, benchmark, density, bound, interval: each benchmark inverted alone
+    missing: tuple[str, ...]  # named models with no row (a reference's own member, or no scores)
     anchors: dict
     reference: str
 
@@ -165,7 +166,7 @@ class OverlapSection:
     title: ClassVar[str] = "Communication/computation overlap"
     traces: Path
     numbers: pd.DataFrame
-    figures: tuple                # (title, plotly figure) per figure
+    figures: tuple  # (title, plotly figure) per figure
 
 
 @dataclass(frozen=True)
@@ -202,20 +203,43 @@ class Report(Result):
 
 
 @one_blas_thread  # the report's fits are on matrices of a few columns: one BLAS thread per process
-def compute_report(*, results: str | Path | None = None, table: str | TrendTable | None = None,
-                   headline_fit: str | Path | None = None, fits_dir: str | Path | None = None, d0: float | None = None,
-                   frontier: str = "quantile", epoch: str = DEFAULT_EPOCH, since: str | None = DEFAULT_EPOCH,
-                   n_boot: int = 600, seed: int = 0, traces: str | Path | None = None, command: str | None = None,
-                   measured=None, yours: pd.DataFrame | None = None, yours_suite: str | None = None,
-                   yours_evaluated: bool = True, yours_answers: tuple[str, ...] = ()) -> Report:
+def compute_report(
+    *,
+    results: str | Path | None = None,
+    table: str | TrendTable | None = None,
+    headline_fit: str | Path | None = None,
+    fits_dir: str | Path | None = None,
+    d0: float | None = None,
+    frontier: str = "quantile",
+    epoch: str = DEFAULT_EPOCH,
+    since: str | None = DEFAULT_EPOCH,
+    n_boot: int = 600,
+    seed: int = 0,
+    traces: str | Path | None = None,
+    command: str | None = None,
+    measured=None,
+    yours: pd.DataFrame | None = None,
+    yours_suite: str | None = None,
+    yours_evaluated: bool = True,
+    yours_answers: tuple[str, ...] = (),
+) -> Report:
     """Every section the report shows: ``results``, ``table`` the target table (:func:`densing.registry.resolve_table`),
     ``frontier`` the density figure's rule, ``command`` the footer's, ``measured`` a headline already measured there,
     ``yours`` a user's models placed against it (with their ``yours_suite``, ``yours_evaluated``, ``yours_answers``,
     the terminal's lines). The designs' sections stand beside the leading table's rows only."""
     profile, path = resolve_table(results, table)
-    inputs = Inputs(results=path, fits_dir=Path(fits_dir) if fits_dir else paths.REFERENCE_FITS,
-                    frontier=rules.get(frontier).name, epoch=epoch, since=since, n_boot=n_boot, seed=seed,
-                    command=command, traces=Path(traces) if traces is not None else None, table=profile)
+    inputs = Inputs(
+        results=path,
+        fits_dir=Path(fits_dir) if fits_dir else paths.REFERENCE_FITS,
+        frontier=rules.get(frontier).name,
+        epoch=epoch,
+        since=since,
+        n_boot=n_boot,
+        seed=seed,
+        command=command,
+        traces=Path(traces) if traces is not None else None,
+        table=profile,
+    )
     ranked = sorted(designs().values(), key=lambda d: (d.rank, d.name)) if profile.leads else []  # by rank, then name
     second = [d for d in designs().values() if d.side is not None and profile.leads]
     with contextlib.ExitStack() as stack:  # the block owns every side job's worker: each ends on every path
@@ -223,21 +247,51 @@ def compute_report(*, results: str | Path | None = None, table: str | TrendTable
         targets = read_results(inputs.results)  # beside them
         if measured is None:
             given = ReferenceFit.load(headline_fit) if headline_fit else None
-            measured = measure_trend(targets, fits_dir=inputs.fits_dir, fit=given, d0=d0, since=since, epoch=epoch,
-                                     n_boot=n_boot, seed=seed, table=profile)
+            measured = measure_trend(
+                targets,
+                fits_dir=inputs.fits_dir,
+                fit=given,
+                d0=d0,
+                since=since,
+                epoch=epoch,
+                n_boot=n_boot,
+                seed=seed,
+                table=profile,
+            )
         computed = {d.name: job.result() for d, job in zip(second, jobs)}
     meta = [c for c in ("date_confidence", "train_tokens") if c in targets.columns]  # beside each model's density
     densities = measured.densities
-    densities = densities.join(targets.drop_duplicates("model").set_index("model")[meta], on="model") if meta else densities
+    densities = (
+        densities.join(targets.drop_duplicates("model").set_index("model")[meta], on="model") if meta else densities
+    )
     rows, cross = measured.by_benchmark(), measured.cross_check()
-    sections = [*([YoursSection(yours, measured, yours_suite, yours_evaluated, tuple(yours_answers))] if yours is not None else []),
-                VerdictSection(measured, cross, _bias(measured, inputs.results, headline_fit, d0)),
-                DensitySection(measured, inputs.frontier, with_intervals(measured.models, measured.densities), yours),
-                CapabilitySection(rows, cross, measured.sensitivity, measured.by_benchmark_at_budget(),
-                                  dict(measured.budget_notes), row_names([*measured.benchmark_rows, *measured.set_rows]),
-                                  row_names(measured.budget_rows))]
-    sections += [section for section in (design.section(computed.get(design.name), rows, PAPER["doubling_time_months"])
-                                         for design in ranked if design.section is not None) if section is not None]
+    sections = [
+        *(
+            [YoursSection(yours, measured, yours_suite, yours_evaluated, tuple(yours_answers))]
+            if yours is not None
+            else []
+        ),
+        VerdictSection(measured, cross, _bias(measured, inputs.results, headline_fit, d0)),
+        DensitySection(measured, inputs.frontier, with_intervals(measured.models, measured.densities), yours),
+        CapabilitySection(
+            rows,
+            cross,
+            measured.sensitivity,
+            measured.by_benchmark_at_budget(),
+            dict(measured.budget_notes),
+            row_names([*measured.benchmark_rows, *measured.set_rows]),
+            row_names(measured.budget_rows),
+        ),
+    ]
+    sections += [
+        section
+        for section in (
+            design.section(computed.get(design.name), rows, PAPER["doubling_time_months"])
+            for design in ranked
+            if design.section is not None
+        )
+        if section is not None
+    ]
     sections += _appendices(measured, densities, inputs)
     return Report(measured, densities, tuple(sections), inputs)
 
@@ -256,15 +310,23 @@ def _appendices(measured, densities: pd.DataFrame, inputs: Inputs) -> list:
     corrections = inputs.results.parent / "corrections.csv"
     reference = str(densities["reference"].iloc[0]) if len(densities) else measured.reference
     laws = tuple(ReferenceFit.load(p) for p in sorted(glob.glob(str(inputs.fits_dir / DEFAULT_LAW_FITS))))
-    sections = [DetailSection(measured), _named(measured, densities, reference, inputs.seed),
-                ReferencesSection(measured.references), LawsSection(tuple(measured.fits), laws),
-                CandidatesSection(measured.candidates), PerModelSection(densities, reference, measured.d0),
-                CaveatsSection(densities, measured.left_out, pd.read_csv(corrections) if corrections.exists() else None,
-                               inputs.results)]
+    sections = [
+        DetailSection(measured),
+        _named(measured, densities, reference, inputs.seed),
+        ReferencesSection(measured.references),
+        LawsSection(tuple(measured.fits), laws),
+        CandidatesSection(measured.candidates),
+        PerModelSection(densities, reference, measured.d0),
+        CaveatsSection(
+            densities, measured.left_out, pd.read_csv(corrections) if corrections.exists() else None, inputs.results
+        ),
+    ]
     if inputs.traces is not None:
         from densing.overlap.figures import overlap_table, report_section
 
-        sections.append(OverlapSection(inputs.traces, overlap_table(inputs.traces), tuple(report_section(inputs.traces))))
+        sections.append(
+            OverlapSection(inputs.traces, overlap_table(inputs.traces), tuple(report_section(inputs.traces)))
+        )
     return sections
 
 
@@ -275,14 +337,17 @@ def _named(measured, densities: pd.DataFrame, reference: str, seed: int) -> Name
     rows = rows.iloc[rows["model"].map(order).argsort(kind="stable")].reset_index(drop=True)
     missing = tuple(n for n in NAMED_MODELS if n not in set(rows["model"]))
     scored = measured.models[measured.models["model"].isin(rows["model"])]
-    return NamedModelsSection(rows, per_benchmark_densities(scored, measured.inversion, seed=seed),
-                                missing, PAPER_ANCHORS, reference)
+    return NamedModelsSection(
+        rows, per_benchmark_densities(scored, measured.inversion, seed=seed), missing, PAPER_ANCHORS, reference
+    )
 
 
 def per_benchmark_densities(models: pd.DataFrame, inversion, *, seed: int = 0) -> pd.DataFrame:
     """Each model's density under each benchmark of ``inversion`` inverted alone (the paper's eq. 4 at the fit's D0,
     :class:`~densing.laws.inversion.PerBenchmark`), its 95% interval; a row per model and benchmark, none for one."""
     columns = ["model", "density", "bound", "density_ci_low", "density_ci_high"]
-    frames = [density_table(models, PerBenchmark(fit), seed=seed)[columns].assign(benchmark=fit.benchmark)
-              for fit in (inversion.fits if len(inversion.fits) > 1 and len(models) else ())]
+    frames = [
+        density_table(models, PerBenchmark(fit), seed=seed)[columns].assign(benchmark=fit.benchmark)
+        for fit in (inversion.fits if len(inversion.fits) > 1 and len(models) else ())
+    ]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=[*columns, "benchmark"])

@@ -1,6 +1,7 @@
 """One self-contained HTML page: plotly.js inline (opens offline), figures, escaped tables. Every user-supplied string
 passes through ``html.escape`` before it reaches the page, in tables and in figure hover text alike.
 """
+
 from __future__ import annotations
 
 import html
@@ -71,15 +72,24 @@ def table_html(frame: pd.DataFrame, *, scroll: bool = True) -> str:
     and cells by :mod:`densing.display`, every cell escaped, numbers right-aligned, long text wraps."""
     shown = frame_columns(frame)
     wide = ' class="w"'  # a header with a word longer than LONG_HEADER_WORD
-    head = "".join(f"<th{wide if max(map(len, str(header).split()), default=0) > LONG_HEADER_WORD else ''}>"
-                   f"{esc(header)}</th>" for header, _ in shown)
+    head = "".join(
+        f"<th{wide if max(map(len, str(header).split()), default=0) > LONG_HEADER_WORD else ''}>{esc(header)}</th>"
+        for header, _ in shown
+    )
     rows = []
     for i, record in enumerate(frame.itertuples(index=False, name=None)):
         cells = []
         for (_, texts), value in zip(shown, record):
-            numeric = (isinstance(value, (int, float, np.integer, np.floating, NumberText))
-                       and not isinstance(value, (bool, np.bool_)))
-            kind = (' class="n r"' if isinstance(value, NumberText) else ' class="n"') if numeric else ' class="t"' if isinstance(value, str) and len(value) > LONG_TEXT else ""
+            numeric = isinstance(value, (int, float, np.integer, np.floating, NumberText)) and not isinstance(
+                value, (bool, np.bool_)
+            )
+            kind = (
+                (' class="n r"' if isinstance(value, NumberText) else ' class="n"')
+                if numeric
+                else ' class="t"'
+                if isinstance(value, str) and len(value) > LONG_TEXT
+                else ""
+            )
             cells.append(f"<td{kind}>{esc(texts[i])}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     table = f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
@@ -88,17 +98,24 @@ def table_html(frame: pd.DataFrame, *, scroll: bool = True) -> str:
 
 def figure_html(figure, div_id: str, caption: str = "") -> str:
     """A plotly figure as a <div> + script, without plotly.js (the page includes it once), with its own caption."""
-    body = figure.to_html(full_html=False, include_plotlyjs=False, div_id=div_id, config={"displaylogo": False, "responsive": True})
+    body = figure.to_html(
+        full_html=False, include_plotlyjs=False, div_id=div_id, config={"displaylogo": False, "responsive": True}
+    )
     note = f'<p class="caption">{esc(caption)}</p>' if caption else ""
     return f'<div class="fig">{body}{note}</div>'
 
 
 def cards_html(cards: list[tuple[str, str]], *, lead: bool = False) -> str:
     """A row of cards (value over its key); ``lead``: the first card is the page's largest number."""
-    return '<div class="cards">' + "".join(
-        f'<div class="card{" lead" if lead and i == 0 else ""}"><div class="v{" long" if len(v) > LONG_CARD else ""}">'
-        f'{esc(v)}</div><div class="k">{esc(k)}</div></div>'
-        for i, (k, v) in enumerate(cards)) + "</div>"
+    return (
+        '<div class="cards">'
+        + "".join(
+            f'<div class="card{" lead" if lead and i == 0 else ""}"><div class="v{" long" if len(v) > LONG_CARD else ""}">'
+            f'{esc(v)}</div><div class="k">{esc(k)}</div></div>'
+            for i, (k, v) in enumerate(cards)
+        )
+        + "</div>"
+    )
 
 
 def page(title: str, subtitle: str, sections: list[Section], footer: str) -> str:
@@ -107,24 +124,31 @@ def page(title: str, subtitle: str, sections: list[Section], footer: str) -> str
     for section in sections:
         inner = (f'<p class="sub">{esc(section.intro)}</p>' if section.intro else "") + "".join(section.parts)
         head = f"<h2>{esc(section.title)}</h2>"
-        body.append(f'<details class="appendix"><summary>{head}</summary>{inner}</details>' if section.collapsed
-                    else head + inner)
+        body.append(
+            f'<details class="appendix"><summary>{head}</summary>{inner}</details>'
+            if section.collapsed
+            else head + inner
+        )
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-        f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{esc(title)}</title>"
-        f"<style>{_STYLE}</style><script type=\"text/javascript\">{get_plotlyjs()}</script></head>"
-        f"<body><main><h1>{esc(title)}</h1><p class=\"sub\">{esc(subtitle)}</p>{''.join(body)}"
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{esc(title)}</title>'
+        f'<style>{_STYLE}</style><script type="text/javascript">{get_plotlyjs()}</script></head>'
+        f'<body><main><h1>{esc(title)}</h1><p class="sub">{esc(subtitle)}</p>{"".join(body)}'
         f"<footer>{footer}</footer></main></body></html>\n"
     )
 
 
 # -- a stored record's rows (months and 95% intervals as JSON writes them) --------------------------------------
 
+
 def months_words(months, low, high) -> str:
     """'months [low–high]' of a record (JSON writes an infinite doubling time, no trend, as null): '∞' for null."""
     if months is None and low is None and high is None:
         return "—"  # no line was fitted
-    words = lambda v: "∞" if v is None else format_months(v)  # noqa: E731
+
+    def words(v):
+        return "∞" if v is None else format_months(v)
+
     return f"{words(months)} [{words(low) if low is not None else '0'}–{words(high)}]"
 
 
@@ -143,9 +167,14 @@ def record_cell(row: dict | None) -> str:
 
 def record_agreement(a: dict | None, b: dict | None) -> str:
     """Whether two rows' 95% intervals overlap, in words."""
+
     def ends(row):
-        return None if not row or row.get("ci_low") is None else (
-            row["ci_low"] or 0.0, math.inf if row.get("ci_high") is None else row["ci_high"])
+        return (
+            None
+            if not row or row.get("ci_low") is None
+            else (row["ci_low"] or 0.0, math.inf if row.get("ci_high") is None else row["ci_high"])
+        )
+
     x, y = ends(a), ends(b)
     if x is None or y is None:
         return "cannot be compared (a row has no interval)"

@@ -1,4 +1,5 @@
 """The report's tables, paragraphs and reference-law figures as the page shows them (layout only)."""
+
 from __future__ import annotations
 
 import html
@@ -59,13 +60,28 @@ def named_table(rows: pd.DataFrame, missing: tuple[str, ...], anchors: dict) -> 
     out = rows[[c for c in columns if c in rows.columns]].copy()
     out["paper"] = out["model"].map(anchors).fillna("")
     if missing:
-        out = pd.concat([out, pd.DataFrame({"model": list(missing),
-                                            "paper": ["not a target (defines the reference, or no scores)"] * len(missing)})],
-                        ignore_index=True)
+        out = pd.concat(
+            [
+                out,
+                pd.DataFrame(
+                    {
+                        "model": list(missing),
+                        "paper": ["not a target (defines the reference, or no scores)"] * len(missing),
+                    }
+                ),
+            ],
+            ignore_index=True,
+        )
     if "bound" in out.columns:
         out["bound"] = out["bound"].fillna("")
-    return out.rename(columns={"density_ci_low": "95% low", "density_ci_high": "95% high", "birge_ratio": "Birge",
-                               "paper": "paper's anchor"})
+    return out.rename(
+        columns={
+            "density_ci_low": "95% low",
+            "density_ci_high": "95% high",
+            "birge_ratio": "Birge",
+            "paper": "paper's anchor",
+        }
+    )
 
 
 def per_benchmark_table(per_benchmark: pd.DataFrame, order: pd.DataFrame) -> pd.DataFrame:
@@ -73,12 +89,24 @@ def per_benchmark_table(per_benchmark: pd.DataFrame, order: pd.DataFrame) -> pd.
     rank = {name: i for i, name in enumerate(order["model"])}
     table = per_benchmark.assign(rank=per_benchmark["model"].map(rank)).sort_values(["rank"], kind="stable")
     return table[["model", "benchmark", "density", "bound", "density_ci_low", "density_ci_high"]].rename(
-        columns={"density_ci_low": "95% low", "density_ci_high": "95% high"})
+        columns={"density_ci_low": "95% low", "density_ci_high": "95% high"}
+    )
 
 
 def candidate_table(candidates: pd.DataFrame) -> pd.DataFrame:
-    columns = ["reference", "eligible", "why", "reach_share", "slope_ci_low", "held_out_z", "held_out_error", "dispersion",
-               "sizes", "token_ratio", "largest_score"]
+    columns = [
+        "reference",
+        "eligible",
+        "why",
+        "reach_share",
+        "slope_ci_low",
+        "held_out_z",
+        "held_out_error",
+        "dispersion",
+        "sizes",
+        "token_ratio",
+        "largest_score",
+    ]
     table = candidates[[c for c in columns if c in candidates.columns]].copy()
     table = table.assign(order=table["held_out_z"].abs() if "held_out_z" in table.columns else table["held_out_error"])
     return table.sort_values(["eligible", "order"], ascending=[False, True], na_position="last").drop(columns="order")
@@ -86,10 +114,29 @@ def candidate_table(candidates: pd.DataFrame) -> pd.DataFrame:
 
 def model_table(dens: pd.DataFrame) -> pd.DataFrame:
     """Per-model rows, the columns that explain a row first."""
-    columns = [c for c in ("model", "density", "bound", "density_ci_low", "density_ci_high", "params", "effective_params",
-                           "release_date", "family", "date_confidence") if c in dens.columns]
-    return dens[columns].assign(**{c: [format_count(v) if np.isfinite(v) else "" for v in dens[c]]
-                                   for c in ("params", "effective_params") if c in columns})
+    columns = [
+        c
+        for c in (
+            "model",
+            "density",
+            "bound",
+            "density_ci_low",
+            "density_ci_high",
+            "params",
+            "effective_params",
+            "release_date",
+            "family",
+            "date_confidence",
+        )
+        if c in dens.columns
+    ]
+    return dens[columns].assign(
+        **{
+            c: [format_count(v) if np.isfinite(v) else "" for v in dens[c]]
+            for c in ("params", "effective_params")
+            if c in columns
+        }
+    )
 
 
 def budget_parts(table: pd.DataFrame, budget_notes: dict) -> list[str]:
@@ -97,30 +144,44 @@ def budget_parts(table: pd.DataFrame, budget_notes: dict) -> list[str]:
     if not len(table):
         return []
     notes = "".join(f"<li>{esc(name)}: {esc(note)}</li>" for name, note in budget_notes.items())
-    body = (f'<p class="sub">Each reference family refitted over its members\' sizes at one budget D0 = '
-            f"{format_count(BUDGET_D0)} tokens: a member of N parameters trained on D tokens stands for the N' that reaches "
-            "the same loss at D0 under the loss law of Hoffmann et al. 2022 (L = 1.69 + 406.4·N^-0.34 + 410.7·D^-0.28). "
-            "Compare each reference's months with the row above: what the spread between references owes to their "
-            "budgets.</p>" + table_html(ends_shown(table)[["row", "status", "months", "ci_low", "ci_high", "n_models",
-                                                           "each_reference_months"]], scroll=False)
-            + (f'<p class="sub">{esc(legend)}.</p>' if (legend := shown_legend(table)) else "")
-            + (f"<ul>{notes}</ul>" if notes else ""))
+    body = (
+        f'<p class="sub">Each reference family refitted over its members\' sizes at one budget D0 = '
+        f"{format_count(BUDGET_D0)} tokens: a member of N parameters trained on D tokens stands for the N' that reaches "
+        "the same loss at D0 under the loss law of Hoffmann et al. 2022 (L = 1.69 + 406.4·N^-0.34 + 410.7·D^-0.28). "
+        "Compare each reference's months with the row above: what the spread between references owes to their "
+        "budgets.</p>"
+        + table_html(
+            ends_shown(table)[["row", "status", "months", "ci_low", "ci_high", "n_models", "each_reference_months"]],
+            scroll=False,
+        )
+        + (f'<p class="sub">{esc(legend)}.</p>' if (legend := shown_legend(table)) else "")
+        + (f"<ul>{notes}</ul>" if notes else "")
+    )
     return [details("the budget sensitivity: the same rows with every reference at one training budget", body)]
 
 
 def density_intro(measured, frontier: str, line) -> str:
-    points = ("Each point is a model the trend uses (hover for its date, family, N, N̂, scores and density with its 95% "
-              "interval); a triangle is a censored density drawn at its bound; the red diamonds are the frontier (at or above "
-              "the line), named where a label fits without overlapping another; circled points are the models the paper and "
-              "the tables name (their names on hover). Each model's own 95% interval is a grey bar, up to orders of magnitude "
-              "long: its legend entry hides and shows them.")
-    role = ("it is the headline rule" if frontier == measured.headline_rule else f"drawn for comparison; the headline rule is "
-            f"{measured.headline_rule}") + CAPTION_CLAUSES[measured.state]
+    points = (
+        "Each point is a model the trend uses (hover for its date, family, N, N̂, scores and density with its 95% "
+        "interval); a triangle is a censored density drawn at its bound; the red diamonds are the frontier (at or above "
+        "the line), named where a label fits without overlapping another; circled points are the models the paper and "
+        "the tables name (their names on hover). Each model's own 95% interval is a grey bar, up to orders of magnitude "
+        "long: its legend entry hides and shows them."
+    )
+    role = (
+        "it is the headline rule"
+        if frontier == measured.headline_rule
+        else f"drawn for comparison; the headline rule is {measured.headline_rule}"
+    ) + CAPTION_CLAUSES[measured.state]
     if line is None:
-        return f"{points} The {frontier} rule has no line: {measured.rule_errors.get(frontier, 'it could not be fitted')}."
-    return (f"{points} The solid line is the {frontier} rule exactly as in the tables (slope A = {_slope(line)}/day, "
-            f"doubling {_months(line)} months); its band is that slope's 95% interval (fit + score + models) — "
-            f"{role}. The other rules are in the legend: click to show them.")
+        return (
+            f"{points} The {frontier} rule has no line: {measured.rule_errors.get(frontier, 'it could not be fitted')}."
+        )
+    return (
+        f"{points} The solid line is the {frontier} rule exactly as in the tables (slope A = {_slope(line)}/day, "
+        f"doubling {_months(line)} months); its band is that slope's 95% interval (fit + score + models) — "
+        f"{role}. The other rules are in the legend: click to show them."
+    )
 
 
 def _slope(line) -> str:
@@ -146,15 +207,20 @@ def paper_table(measured, paper: dict) -> pd.DataFrame:
         return f"{_slope(seg)}{same}"
 
     rows = [
-        ("doubling time (months)", f"{paper['doubling_time_months']} (29 models; 3.5 over 51 in the journal version)",
-         _months(head) + PAPER_MARKS[measured.state],
-         _months(envelope) if envelope else measured.rule_errors.get("envelope", "")),
+        (
+            "doubling time (months)",
+            f"{paper['doubling_time_months']} (29 models; 3.5 over 51 in the journal version)",
+            _months(head) + PAPER_MARKS[measured.state],
+            _months(envelope) if envelope else measured.rule_errors.get("envelope", ""),
+        ),
         ("slope A (per day)", f"{paper['slope_per_day']}", _slope(head), _slope(envelope) if envelope else "—"),
         ("R² of the frontier fit", f"{paper['r_squared']}", "— (quantile line: no R²)", "—"),
         ("slope before ChatGPT (per day)", f"{paper['slope_before_chatgpt_per_day']}", segment(b.before), "—"),
         ("slope after ChatGPT (per day)", f"{paper['slope_after_chatgpt_per_day']}", segment(b.after), "—"),
     ]
-    return pd.DataFrame(rows, columns=["quantity", "paper", "densing (headline rule, 95% CI)", "densing (paper's envelope rule)"])
+    return pd.DataFrame(
+        rows, columns=["quantity", "paper", "densing (headline rule, 95% CI)", "densing (paper's envelope rule)"]
+    )
 
 
 def _count(value) -> str:
@@ -168,30 +234,51 @@ def _count(value) -> str:
 
 def caveats_html(dens: pd.DataFrame, left: pd.DataFrame, corrections: pd.DataFrame | None, results: Path) -> str:
     """The models left out and why, the bounds, the uncertain dates, the corrections to the source table."""
-    items = [f"{counted_noun(len(rows), 'model')} left out of the trend ({esc(reason)}): "
-             f"{esc(', '.join(rows['model'].astype(str)))}"
-             for reason, rows in left.groupby("reason")] if len(left) else []
+    items = (
+        [
+            f"{counted_noun(len(rows), 'model')} left out of the trend ({esc(reason)}): "
+            f"{esc(', '.join(rows['model'].astype(str)))}"
+            for reason, rows in left.groupby("reason")
+        ]
+        if len(left)
+        else []
+    )
     if len(censored := dens[dens["bound"].astype(str) != ""]):
         counts = ", ".join(f"{k}: {v}" for k, v in censored["bound"].value_counts().items())
         are = "is a bound" if len(censored) == 1 else "are bounds"
-        items.append(f"{counted_noun(len(censored), 'density', 'densities')} {are} ({esc(counts)}), used by the trend "
-                     f"as bounds: "
-                     f"{esc(', '.join(censored['model'].astype(str)))}")
+        items.append(
+            f"{counted_noun(len(censored), 'density', 'densities')} {are} ({esc(counts)}), used by the trend "
+            f"as bounds: "
+            f"{esc(', '.join(censored['model'].astype(str)))}"
+        )
     if "date_confidence" in dens.columns and len(low := dens[dens["date_confidence"].isin(["low", "none"])]):
-        items.append(f"{counted_noun(len(low), 'model')} with low-confidence or missing release dates: "
-                     f"{esc(', '.join(low['model'].astype(str)))}")
+        items.append(
+            f"{counted_noun(len(low), 'model')} with low-confidence or missing release dates: "
+            f"{esc(', '.join(low['model'].astype(str)))}"
+        )
     if corrections is not None and len(corrections):
-        table = pd.DataFrame({"model": corrections["model"], "field": corrections["field"],
-                              "source": [_count(v) if isinstance(v, str) or np.isfinite(v) else "— (none given)"
-                                         for v in corrections["source_value"]],
-                              "corrected": [_count(v) for v in corrections["corrected_value"]], "reason": corrections["reason"]})
-        items.append(f"{counted_noun(len(corrections), 'correction')} to the source data "
-                     f"({esc(results.parent.name)}/corrections.csv, each with "
-                     "its evidence): " + details("the corrections", table_html(table, scroll=False)))
+        table = pd.DataFrame(
+            {
+                "model": corrections["model"],
+                "field": corrections["field"],
+                "source": [
+                    _count(v) if isinstance(v, str) or np.isfinite(v) else "— (none given)"
+                    for v in corrections["source_value"]
+                ],
+                "corrected": [_count(v) for v in corrections["corrected_value"]],
+                "reason": corrections["reason"],
+            }
+        )
+        items.append(
+            f"{counted_noun(len(corrections), 'correction')} to the source data "
+            f"({esc(results.parent.name)}/corrections.csv, each with "
+            "its evidence): " + details("the corrections", table_html(table, scroll=False))
+        )
     return '<ul class="caveats">' + "".join(f"<li>{i}</li>" for i in items or ["none"]) + "</ul>"
 
 
 # -- The reference laws' figures ---------------------------------------------------------------------------------------
+
 
 def loss_figure(fit: ReferenceFit) -> go.Figure:
     """Loss estimation: measured conditional loss vs training tokens per model size (the loss stage's points), with
@@ -201,25 +288,46 @@ def loss_figure(fit: ReferenceFit) -> go.Figure:
     for i, (size, group) in enumerate(points.groupby("params")):
         color = PALETTE[i % len(PALETTE)]
         group = group.sort_values("train_tokens")
-        figure.add_trace(go.Scatter(
-            x=group["train_tokens"], y=group["loss"], mode="markers", marker=dict(color=color, size=6),
-            name=f"N = {format_count(size)}", legendgroup=str(size),
-            text=[f"{m}<br>D = {format_count(d)}" for m, d in zip(escaped(group["model"]), group["train_tokens"])],
-            hovertemplate="%{text}<br>loss = %{y:.4f}<extra></extra>"))
+        figure.add_trace(
+            go.Scatter(
+                x=group["train_tokens"],
+                y=group["loss"],
+                mode="markers",
+                marker=dict(color=color, size=6),
+                name=f"N = {format_count(size)}",
+                legendgroup=str(size),
+                text=[f"{m}<br>D = {format_count(d)}" for m, d in zip(escaped(group["model"]), group["train_tokens"])],
+                hovertemplate="%{text}<br>loss = %{y:.4f}<extra></extra>",
+            )
+        )
         grid = np.geomspace(group["train_tokens"].min(), group["train_tokens"].max(), 60)
-        figure.add_trace(go.Scatter(x=grid, y=fit.predict_loss(size, grid), mode="lines", line=dict(color=color),
-                                    showlegend=False, legendgroup=str(size), hoverinfo="skip"))
-    figure.update_layout(title=f"Loss estimation · {html.escape(fit.benchmark)} (R² {fit.stages[0].r_squared:.3f})",
-                         xaxis=dict(title="training tokens D", type="log", exponentformat="power"),
-                         yaxis=dict(title="conditional loss −log P(answer | prompt)", type="log",
-                                    exponentformat="power"), height=420, margin=dict(l=60, r=20, t=50, b=50))
+        figure.add_trace(
+            go.Scatter(
+                x=grid,
+                y=fit.predict_loss(size, grid),
+                mode="lines",
+                line=dict(color=color),
+                showlegend=False,
+                legendgroup=str(size),
+                hoverinfo="skip",
+            )
+        )
+    figure.update_layout(
+        title=f"Loss estimation · {html.escape(fit.benchmark)} (R² {fit.stages[0].r_squared:.3f})",
+        xaxis=dict(title="training tokens D", type="log", exponentformat="power"),
+        yaxis=dict(title="conditional loss −log P(answer | prompt)", type="log", exponentformat="power"),
+        height=420,
+        margin=dict(l=60, r=20, t=50, b=50),
+    )
     return figure
 
 
 def _panel_title(fit: ReferenceFit) -> str:
     """The benchmark, then the law and its R² (HTML, escaped); below :data:`POOR_FIT_R2` a red "do not invert"."""
     name = fit.benchmark if len(fit.benchmark) <= 24 else f"mean of {len(fit.benchmarks)} benchmarks"
-    title = f"{html.escape(name)}<br><span style='font-size:11px'>{html.escape(fit.kind)} · R² {fit.r_squared:.3f}</span>"
+    title = (
+        f"{html.escape(name)}<br><span style='font-size:11px'>{html.escape(fit.kind)} · R² {fit.r_squared:.3f}</span>"
+    )
     if fit.r_squared < POOR_FIT_R2:
         title += f"<br><span style='font-size:11px;color:{PALETTE[3]}'>poor fit — do not invert</span>"
     return title
@@ -242,28 +350,60 @@ def performance_figure(fits: list[ReferenceFit]) -> go.Figure:
     top = 70 if any(f.r_squared < POOR_FIT_R2 for f in fits) else 55
     height = rows * PANEL_HEIGHT + (rows - 1) * PANEL_GAP + top + 50
     plot = height - top - 50
-    figure = make_subplots(rows=rows, cols=cols, subplot_titles=[_panel_title(f) for f in fits],
-                           vertical_spacing=(PANEL_GAP / plot) if rows > 1 else 0.0, horizontal_spacing=0.09)
+    figure = make_subplots(
+        rows=rows,
+        cols=cols,
+        subplot_titles=[_panel_title(f) for f in fits],
+        vertical_spacing=(PANEL_GAP / plot) if rows > 1 else 0.0,
+        horizontal_spacing=0.09,
+    )
     for k, fit in enumerate(fits):
         row, col = k // cols + 1, k % cols + 1
         points = fit.points_frame()  # the panel's numbers first (the points' losses, the law's curve), then its drawing
         if points.empty:  # a ladder fit keeps each run's final point, not its checkpoints
             points = fit.loss_points_frame()
-        loss = (points["loss"].to_numpy(float) if fit.kind == "two-step"
-                else fit.predict_loss(points["params"], points["train_tokens"]))
+        loss = (
+            points["loss"].to_numpy(float)
+            if fit.kind == "two-step"
+            else fit.predict_loss(points["params"], points["train_tokens"])
+        )
         positive = loss[np.isfinite(loss) & (loss > 0)]
         spread = bool(positive.size and positive.max() / positive.min() > 20)
-        grid = np.geomspace(positive.min(), positive.max(), 200) if spread else np.linspace(np.nanmin(loss), np.nanmax(loss), 100)
+        grid = (
+            np.geomspace(positive.min(), positive.max(), 200)
+            if spread
+            else np.linspace(np.nanmin(loss), np.nanmax(loss), 100)
+        )
         curve = fit.predict_score_from_loss(grid)
-        figure.add_trace(go.Scatter(
-            x=loss, y=points["score"], mode="markers", marker=dict(size=5, color=PALETTE[0], opacity=0.7),
-            text=escaped(points["model"]), hovertemplate="%{text}<br>L = %{x:.3f}<br>S = %{y:.3f}<extra></extra>",
-            showlegend=False), row=row, col=col)
-        figure.add_trace(go.Scatter(x=grid, y=curve, mode="lines", line=dict(color=PALETTE[3]), showlegend=False, hoverinfo="skip"), row=row, col=col)
+        figure.add_trace(
+            go.Scatter(
+                x=loss,
+                y=points["score"],
+                mode="markers",
+                marker=dict(size=5, color=PALETTE[0], opacity=0.7),
+                text=escaped(points["model"]),
+                hovertemplate="%{text}<br>L = %{x:.3f}<br>S = %{y:.3f}<extra></extra>",
+                showlegend=False,
+            ),
+            row=row,
+            col=col,
+        )
+        figure.add_trace(
+            go.Scatter(x=grid, y=curve, mode="lines", line=dict(color=PALETTE[3]), showlegend=False, hoverinfo="skip"),
+            row=row,
+            col=col,
+        )
         family_axis = "u = −(N/N_unit)^−α (family law, power shape)" if "alpha" in fit.params else "ln N (family law)"
-        figure.update_xaxes(title_text=("loss" if fit.kind == "two-step" else family_axis if fit.kind == "family"
-                                        else "latent loss L(N, D)") + (" (log)" if spread else ""),
-                            type="log" if spread else "linear", exponentformat="power", row=row, col=col)
+        figure.update_xaxes(
+            title_text=(
+                "loss" if fit.kind == "two-step" else family_axis if fit.kind == "family" else "latent loss L(N, D)"
+            )
+            + (" (log)" if spread else ""),
+            type="log" if spread else "linear",
+            exponentformat="power",
+            row=row,
+            col=col,
+        )
         figure.update_yaxes(title_text="score", row=row, col=col)
     figure.update_annotations(font_size=13)
     figure.update_layout(height=height, margin=dict(l=50, r=20, t=top, b=50))

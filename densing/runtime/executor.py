@@ -2,6 +2,7 @@
 set), the same numbers either way; a job has a ``key``, the keys it ``needs`` and ``run(context, needed)``
 (docs/extending.md). :class:`Beside` runs one function in a forked worker meanwhile.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -11,7 +12,6 @@ from typing import Self
 from densing.runtime.memo import same_tables
 from densing.runtime.processes import close_pool, end_pool, fork_context, process_pool
 from densing.runtime.threads import frozen_heap
-
 
 #: The context of the :func:`run` in progress; forked workers inherit it.
 _context = None
@@ -111,8 +111,9 @@ class _Board:
                 return
             keep = self.workers == 1 and job.key in self.needs
             try:
-                future = self.pool.submit(_run_one, job, {n: self.done[n] for n in job.needs if n not in self.there},
-                                          keep=keep)
+                future = self.pool.submit(
+                    _run_one, job, {n: self.done[n] for n in job.needs if n not in self.there}, keep=keep
+                )
             except (BrokenProcessPool, RuntimeError):
                 self.lost(job)
                 return
@@ -137,7 +138,7 @@ class _Board:
                     self.done[job.key] = future.result()
                 except BrokenProcessPool:  # a worker died: its jobs are computed here
                     self.lost(job)
-                except BaseException as error:  # noqa: BLE001 - raised in the caller's thread
+                except BaseException as error:  # any exception: raised in the caller's thread
                     self.errors.append(error)
                 self.feed()
             self.turn.notify_all()

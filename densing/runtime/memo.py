@@ -2,13 +2,13 @@
 :class:`contextvars.ContextVar`) that keeps each answer per (table, key), the table weakly referenced; outside a block
 nothing is kept, so a table changed in place is read afresh.
 """
+
 from __future__ import annotations
 
 import contextlib
 import contextvars
 import functools
 import weakref
-
 
 #: The memo open in this context (None outside :func:`same_tables`): (id of the table, key) → (weak reference to the
 #: table, the value) for :func:`derived`; ("value", key) → the value for :func:`keep`. Values are not to be changed.

@@ -2,6 +2,7 @@
 (:func:`worker_setup`), every exit path reaps (:func:`end_pool`, :func:`end_process`, :func:`end_children`,
 :func:`close_pool`), a signal is an exit path (:func:`exits_on_signals`).
 """
+
 from __future__ import annotations
 
 import atexit
@@ -28,7 +29,7 @@ class Terminated(SystemExit):
 terminated = False
 
 
-def _raise_terminated(signum, frame) -> None:  # noqa: ARG001 - signal handler signature
+def _raise_terminated(signum, frame) -> None:  # a signal handler's signature (signum, frame)
     global terminated
     terminated = True
     raise Terminated()
@@ -92,8 +93,9 @@ def process_pool(workers: int, context=None):
     """A ``ProcessPoolExecutor`` of ``workers`` processes, each set up by :func:`worker_setup`."""
     from concurrent.futures import ProcessPoolExecutor
 
-    return ProcessPoolExecutor(max_workers=workers, mp_context=context or fork_context(),
-                               initializer=worker_setup, initargs=(os.getpid(),))
+    return ProcessPoolExecutor(
+        max_workers=workers, mp_context=context or fork_context(), initializer=worker_setup, initargs=(os.getpid(),)
+    )
 
 
 def end_process(process, grace: float = GRACE_S) -> None:

@@ -1,6 +1,7 @@
 """The heap and BLAS threads of the processes that compute: the collector's objects frozen across a fork
 (:func:`frozen_heap`), freed memory kept by the allocator (:func:`keep_freed_memory`), one BLAS thread a process
 (:func:`one_blas_thread`)."""
+
 from __future__ import annotations
 
 import contextlib

@@ -10,6 +10,7 @@ with t in days since an epoch (default 2023-02-24, the release of Llama-1). The 
 (:mod:`.doubling`) and :func:`densing.measure_trend` (:mod:`.measure`); the §4 corollaries :func:`compression_density`
 and :func:`cost_halving_time` (:mod:`.corollaries`).
 """
+
 from __future__ import annotations
 
 from densing.constants import CHATGPT_RELEASE, DAYS_PER_MONTH, DEFAULT_EPOCH
@@ -25,5 +26,12 @@ def __getattr__(name: str):
         return getattr(importlib.import_module(f"densing.trend.{_LAZY[name]}"), name)
     raise AttributeError(f"module 'densing.trend' has no attribute {name!r}")
 
-__all__ = ["CHATGPT_RELEASE", "DAYS_PER_MONTH", "DEFAULT_EPOCH", "CostHalvingFit", "compression_density",
-           "cost_halving_time"]
+
+__all__ = [
+    "CHATGPT_RELEASE",
+    "DAYS_PER_MONTH",
+    "DEFAULT_EPOCH",
+    "CostHalvingFit",
+    "compression_density",
+    "cost_halving_time",
+]

@@ -9,6 +9,7 @@ b = mean_r (â_r − A)/A and its Monte Carlo standard error s_b = sd_r((â_r �
 **The correction** (:func:`corrected_slopes`, §10.6) applies where |b| > :data:`THRESHOLD` (written before the study
 was run); the study checks its interval's coverage, each replicate corrected by the bias of the others.
 """
+
 from __future__ import annotations
 
 import json
@@ -18,7 +19,9 @@ from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
-from scipy.special import ndtri  # the normal quantile (scipy.stats.norm.ppf's, to the bit), without importing scipy.stats
+from scipy.special import (
+    ndtri,
+)  # the normal quantile (scipy.stats.norm.ppf's, to the bit), without importing scipy.stats
 
 from densing.errors import InputError
 from densing.paths import RESULTS
@@ -32,8 +35,9 @@ THRESHOLD = 0.05
 SAME_POINT = 1e-3
 
 
-def corrected_slopes(slope: float, low: float, high: float, bias: float, bias_se: float, level: float = 0.95
-                     ) -> tuple[float, float, float]:
+def corrected_slopes(
+    slope: float, low: float, high: float, bias: float, bias_se: float, level: float = 0.95
+) -> tuple[float, float, float]:
     """(Ã, L̃, H̃) per day: ``slope`` = Â and its interval [``low``, ``high``] corrected for the relative bias
     ``bias`` = b of Monte Carlo error ``bias_se`` = s_b (Efron & Tibshirani 1993, §10.6, in ratio form)::
 
@@ -42,14 +46,19 @@ def corrected_slopes(slope: float, low: float, high: float, bias: float, bias_se
     (s by the delta method on ln(1 + b)), z the normal quantile of ``level``: each end moves outward, and an end at or
     below zero (a doubling time not determined) stays there."""
     if not (math.isfinite(bias) and bias > -1.0 and math.isfinite(bias_se) and bias_se >= 0.0):
-        raise InputError(f"bias correction: expected a finite bias above -1 and a finite standard error at or above 0, "
-                         f"got bias {bias!r} and standard error {bias_se!r}")
+        raise InputError(
+            f"bias correction: expected a finite bias above -1 and a finite standard error at or above 0, "
+            f"got bias {bias!r} and standard error {bias_se!r}"
+        )
     if not 0.0 < level < 1.0:
         raise InputError(f"bias correction: expected a level between 0 and 1, got {level!r}")
     factor = 1.0 + bias
     spread = ndtri(0.5 + level / 2.0) * bias_se / factor
-    return (slope / factor, low / factor * math.exp(-spread * np.sign(low)),
-            high / factor * math.exp(spread * np.sign(high)))
+    return (
+        slope / factor,
+        low / factor * math.exp(-spread * np.sign(low)),
+        high / factor * math.exp(spread * np.sign(high)),
+    )
 
 
 @dataclass(frozen=True)
@@ -96,9 +105,11 @@ class BiasRow:
         None where the row is not corrected or the sensitivity world was not run."""
         if not self.corrected or self.replicates_drawn < 3 or not math.isfinite(self.corrected_months_drawn):
             return None
-        pairs = ((self.corrected_months, self.corrected_months_drawn),
-                 (self.corrected_months_low, self.corrected_months_drawn_low),
-                 (self.corrected_months_high, self.corrected_months_drawn_high))
+        pairs = (
+            (self.corrected_months, self.corrected_months_drawn),
+            (self.corrected_months_low, self.corrected_months_drawn_low),
+            (self.corrected_months_high, self.corrected_months_drawn_high),
+        )
         return tuple((min(pair), max(pair)) for pair in pairs)
 
     def same_point(self, months: float) -> bool:
@@ -109,8 +120,7 @@ class BiasRow:
 def is_same_point(months: float, measured_at: float) -> bool:
     """Whether the point ``months`` is the point ``measured_at`` a bias was measured at: both finite and
     |months/measured_at − 1| ≤ :data:`SAME_POINT`."""
-    return (math.isfinite(months) and math.isfinite(measured_at)
-            and abs(months / measured_at - 1.0) <= SAME_POINT)
+    return math.isfinite(months) and math.isfinite(measured_at) and abs(months / measured_at - 1.0) <= SAME_POINT
 
 
 @dataclass(frozen=True)
@@ -126,30 +136,46 @@ class BiasRecord:
         return next((r for r in self.rows if r.table == table and r.row == row), None)
 
 
-def corrected_months(slope: float, low: float, high: float, *, bias: float, bias_se: float, level: float = 0.95
-                     ) -> tuple[float, float, float]:
+def corrected_months(
+    slope: float, low: float, high: float, *, bias: float, bias_se: float, level: float = 0.95
+) -> tuple[float, float, float]:
     """(point, low end, high end) in months of the slope ``slope`` and its interval [``low``, ``high``] per day
     corrected for ``bias`` (:func:`corrected_slopes`), whatever its size."""
     fixed, fixed_low, fixed_high = corrected_slopes(slope, low, high, bias, bias_se, level)
     return doubling_months(fixed), doubling_months(fixed_high), doubling_months(fixed_low)
 
 
-def row_from(slope: float, low: float, high: float, *, bias: float, bias_se: float, level: float = 0.95
-             ) -> dict[str, float | bool]:
+def row_from(
+    slope: float, low: float, high: float, *, bias: float, bias_se: float, level: float = 0.95
+) -> dict[str, float | bool]:
     """The corrected fields of a :class:`BiasRow` for point slope ``slope`` and interval [``low``, ``high``] per day
     (:func:`corrected_slopes` where |``bias``| > :data:`THRESHOLD`, else not corrected: NaN)."""
     if abs(bias) <= THRESHOLD:
-        return {"corrected": False, "corrected_months": math.nan, "corrected_months_low": math.nan,
-                "corrected_months_high": math.nan}
+        return {
+            "corrected": False,
+            "corrected_months": math.nan,
+            "corrected_months_low": math.nan,
+            "corrected_months_high": math.nan,
+        }
     months, low_end, high_end = corrected_months(slope, low, high, bias=bias, bias_se=bias_se, level=level)
-    return {"corrected": True, "corrected_months": months, "corrected_months_low": low_end,
-            "corrected_months_high": high_end}
+    return {
+        "corrected": True,
+        "corrected_months": months,
+        "corrected_months_low": low_end,
+        "corrected_months_high": high_end,
+    }
 
 
 _NUMBERS = {f.name for f in fields(BiasRow)} - {"table", "row", "label", "frontier", "references", "corrected"}
 #: The fields a record may lack (the sensitivity world's): their defaults stand.
-_OPTIONAL = {"bias_drawn", "bias_drawn_se", "replicates_drawn", "corrected_months_drawn", "corrected_months_drawn_low",
-             "corrected_months_drawn_high"}
+_OPTIONAL = {
+    "bias_drawn",
+    "bias_drawn_se",
+    "replicates_drawn",
+    "corrected_months_drawn",
+    "corrected_months_drawn_low",
+    "corrected_months_drawn_high",
+}
 
 
 def read_bias(path: str | Path | None = None) -> BiasRecord:
@@ -162,7 +188,11 @@ def read_bias(path: str | Path | None = None) -> BiasRecord:
         raise InputError(f"{where}: not found") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InputError(f"{where}: not readable as JSON ({type(exc).__name__})") from None
-    if not isinstance(data, dict) or not isinstance(data.get("rows"), list) or not isinstance(data.get("commands"), list):
+    if (
+        not isinstance(data, dict)
+        or not isinstance(data.get("rows"), list)
+        or not isinstance(data.get("commands"), list)
+    ):
         raise InputError(f"{where}: expected an object with a list 'rows' and a list 'commands'")
     rows = tuple(_row(item, f"{where}: row {i}") for i, item in enumerate(data["rows"], start=1))
     return BiasRecord(rows, tuple(str(c) for c in data["commands"]), path)
@@ -192,11 +222,14 @@ def _row(item, where: str) -> BiasRow:
         raise InputError(f"{where}: field 'references': expected a list of names, got {item['references']!r}")
     row = BiasRow(**values, corrected=item["corrected"], references=tuple(item["references"]))
     if row.replicates < 1 or not (math.isfinite(row.bias) and math.isfinite(row.bias_se) and row.point_months > 0):
-        raise InputError(f"{where}: expected at least one replicate, a finite bias and a positive point, got "
-                         f"{row.replicates} replicates, bias {row.bias!r}, point {row.point_months!r} months")
+        raise InputError(
+            f"{where}: expected at least one replicate, a finite bias and a positive point, got "
+            f"{row.replicates} replicates, bias {row.bias!r}, point {row.point_months!r} months"
+        )
     if row.corrected and not math.isfinite(row.corrected_months):
-        raise InputError(f"{where}: field 'corrected_months': a corrected row needs a finite value, got "
-                         f"{row.corrected_months!r}")
+        raise InputError(
+            f"{where}: field 'corrected_months': a corrected row needs a finite value, got {row.corrected_months!r}"
+        )
     return row
 
 
@@ -207,9 +240,11 @@ def headline_row(table: str, row: str, point_months: float, path: str | Path | N
     record = read_bias(path)
     found = record.row(table, row)
     if found is not None and not found.same_point(point_months):
-        raise InputError(f"{record.path.name}: the {table} row's bias was measured at its point under the CLI's "
-                         f"default draws and seed ({found.point_months:.3g} months), and this point is another (other "
-                         f"draws, another seed, or a changed estimator: then run studies/headline_bias.py again)")
+        raise InputError(
+            f"{record.path.name}: the {table} row's bias was measured at its point under the CLI's "
+            f"default draws and seed ({found.point_months:.3g} months), and this point is another (other "
+            f"draws, another seed, or a changed estimator: then run studies/headline_bias.py again)"
+        )
     return found
 
 

@@ -4,6 +4,7 @@
 :func:`densing.trend.selection.set_references`; the headline set is the paper's (Xiao et al. 2024, §3) as far as the
 table carries it.
 """
+
 from __future__ import annotations
 
 import math
@@ -14,7 +15,9 @@ import numpy as np
 import pandas as pd
 
 from densing import registry as _tables
-from densing.data.benchmarks import CAPABILITY, CHANCE_LEVELS  # noqa: F401 (CAPABILITY: the rows per benchmark)
+
+# CAPABILITY (the rows per benchmark) is public here too (`name as name` marks a re-export)
+from densing.data.benchmarks import CAPABILITY as CAPABILITY, CHANCE_LEVELS
 from densing.errors import DensingError, FitError
 from densing.laws import eligibility
 from densing.laws.bounds import EXACT
@@ -26,9 +29,10 @@ from densing.results import presented_property
 from densing.runtime.memo import per_table
 from densing.states import NoFamilyPasses, NoFamilyScored, ReferenceName, State
 from densing.trend import checks, pooling
-from densing.trend.selection import CommonTargets, common_targets, set_references
 from densing.trend.rules import envelope_index
+from densing.trend.selection import CommonTargets, common_targets, set_references
 from densing.trend.uncertainty import TrendUncertainty, from_row_trend
+
 
 @dataclass(frozen=True)
 class Row:
@@ -43,12 +47,14 @@ class Row:
     #: why it has no trend: :class:`~densing.states.NoFamilyScored`, :class:`~densing.states.NoFamilyPasses`, or the
     #: error its fit raised; None where it has one
     reason: object = None
-    members: tuple = field(default=(), repr=False)   # (inversion, targets) per reference
+    members: tuple = field(default=(), repr=False)  # (inversion, targets) per reference
 
-    error = presented_property("error", 'Why the row has no trend, in words '
-                                        '(:func:`densing.present.words.row_reason`); "" where it has one.')
-    status = presented_property("status", "The one status of this row wherever it is shown "
-                                          "(:func:`densing.present.words.row_parts`).")
+    error = presented_property(
+        "error", 'Why the row has no trend, in words (:func:`densing.present.words.row_reason`); "" where it has one.'
+    )
+    status = presented_property(
+        "status", "The one status of this row wherever it is shown (:func:`densing.present.words.row_parts`)."
+    )
 
     @property
     def state(self) -> State:
@@ -66,19 +72,24 @@ def inversion_checks(models: pd.DataFrame, inversion) -> tuple[checks.Check, ...
     all_scores, all_stderr = arrays(models, inversion.benchmarks)
     y, kind = inversion.point(all_scores, all_stderr, models["params"].to_numpy(float))  # point_densities' numbers
     usable = np.flatnonzero(np.isfinite(y) & np.isfinite(kind))  # the envelope's record-setters among them: ``at``
-    at = usable[envelope_index(models["t"].to_numpy(float)[usable], y[usable],
-                               models["model"].astype(str).to_numpy()[usable])]
+    at = usable[
+        envelope_index(models["t"].to_numpy(float)[usable], y[usable], models["model"].astype(str).to_numpy()[usable])
+    ]
     scores, stderr, names = all_scores[at], all_stderr[at], models["model"].iloc[at].tolist()
     top, top_err, cap, where = _nearest_caps(inversion, scores, stderr)
     kappa = inversion.conditioning(scores, stderr) if len(at) else np.empty(0)
     found = (checks.saturation(top, top_err, cap, names, benchmarks=where), checks.conditioning(kappa, names))
     sizes = models.assign(log_density=np.where(kind == EXACT, y, np.nan))[["family", "params", "log_density"]]
     slope = checks.size_dependence(sizes)
-    finding = replace(slope, status=checks.REPORTED if slope.status != checks.UNTESTABLE else slope.status,
-                      finding=checks.SIZE_FINDING)
+    finding = replace(
+        slope,
+        status=checks.REPORTED if slope.status != checks.UNTESTABLE else slope.status,
+        finding=checks.SIZE_FINDING,
+    )
     families = models["family"].to_numpy(object) if "family" in models.columns else None
-    confounding = checks.size_confounding(models["t"].to_numpy(float), y, kind, models["params"].to_numpy(float),
-                                          families=families)
+    confounding = checks.size_confounding(
+        models["t"].to_numpy(float), y, kind, models["params"].to_numpy(float), families=families
+    )
     return (*found, confounding, finding)
 
 
@@ -92,7 +103,9 @@ def _nearest_caps(inversion, scores: np.ndarray, stderr: np.ndarray) -> tuple[np
         margin = np.where(np.isnan(scores), -np.inf, (scores - caps) / np.where(sigma > 0, sigma, 1e-12))
     pick = margin.argmax(axis=1)
     rows = np.arange(scores.shape[0])
-    names = list(inversion.benchmarks) if inversion.kind == "joint" else [",".join(inversion.benchmarks)] * scores.shape[1]
+    names = (
+        list(inversion.benchmarks) if inversion.kind == "joint" else [",".join(inversion.benchmarks)] * scores.shape[1]
+    )
     return scores[rows, pick], stderr[rows, pick], caps[pick], [names[i] for i in pick]
 
 
@@ -105,12 +118,16 @@ def _why_none(candidates: pd.DataFrame, benchmarks: tuple[str, ...]):
     passes = rows["eligible"].astype(bool)
     eligible, failing = rows[passes], rows[~passes]
     codes = failing["code"].fillna("").astype(str).replace("", "other").value_counts()
-    return NoFamilyPasses(len(benchmarks), tuple((str(c), int(n)) for c, n in codes.items()),
-                          tuple(zip(eligible["family"].astype(str), eligible["benchmark"].astype(str))))
+    return NoFamilyPasses(
+        len(benchmarks),
+        tuple((str(c), int(n)) for c, n in codes.items()),
+        tuple(zip(eligible["family"].astype(str), eligible["benchmark"].astype(str))),
+    )
 
 
-def row_fits(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, found: dict[str, tuple[str, ...]], *,
-             seed: int) -> dict:
+def row_fits(
+    targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, found: dict[str, tuple[str, ...]], *, seed: int
+) -> dict:
     """``fits`` with every (family, benchmark) of ``found`` fitted in it: one fit per pair for every row."""
     # as many draws as the fits already there (a joint inversion draws its fits together)
     boot = len(next(iter(fits.values())).bootstrap) if fits else eligibility.FAMILY_BOOT
@@ -119,8 +136,15 @@ def row_fits(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, found:
     return fits
 
 
-def row_targets(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, found: dict[str, tuple[str, ...]], *,
-               since: str | None, epoch: str) -> CommonTargets:
+def row_targets(
+    targets: pd.DataFrame,
+    candidates: pd.DataFrame,
+    fits: dict,
+    found: dict[str, tuple[str, ...]],
+    *,
+    since: str | None,
+    epoch: str,
+) -> CommonTargets:
     """The row's common targets, the lead reference first (the family of lowest mean held-out |z|)."""
     names = sorted(found, key=lambda f: (_held_out(candidates, f, found[f]), f))
     chosen = [tuple(fits[(family, b)] for b in found[family]) for family in names]
@@ -128,9 +152,22 @@ def row_targets(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, fou
     return common_targets(targets, inversions, since=since, epoch=epoch)
 
 
-def trend_row(name: str, label: str, capability: str, benchmarks: tuple[str, ...], targets: pd.DataFrame,
-              candidates: pd.DataFrame, fits: dict, *, since: str | None, epoch: str, n_boot: int, n_boot_share: int,
-              seed: int, found: dict[str, tuple[str, ...]] | None = None) -> Row:
+def trend_row(
+    name: str,
+    label: str,
+    capability: str,
+    benchmarks: tuple[str, ...],
+    targets: pd.DataFrame,
+    candidates: pd.DataFrame,
+    fits: dict,
+    *,
+    since: str | None,
+    epoch: str,
+    n_boot: int,
+    n_boot_share: int,
+    seed: int,
+    found: dict[str, tuple[str, ...]] | None = None,
+) -> Row:
     """One row: its references (:func:`densing.trend.selection.set_references`, or ``found``), its pooled trend."""
     found = set_references(candidates, tuple(benchmarks)) if found is None else found
     if not found:
@@ -138,8 +175,13 @@ def trend_row(name: str, label: str, capability: str, benchmarks: tuple[str, ...
     try:
         row_fits(targets, candidates, fits, found, seed=seed)
         chosen = row_targets(targets, candidates, fits, found, since=since, epoch=epoch)
-        result = from_row_trend(pooling.pooled_trend(chosen, n_boot=n_boot, n_boot_share=n_boot_share, seed=seed,
-                                                     draws_cap=pooling.DRAWS_CAP), epoch=epoch, judged=True)
+        result = from_row_trend(
+            pooling.pooled_trend(
+                chosen, n_boot=n_boot, n_boot_share=n_boot_share, seed=seed, draws_cap=pooling.DRAWS_CAP
+            ),
+            epoch=epoch,
+            judged=True,
+        )
     except DensingError as exc:
         return Row(name, label, capability, benchmarks, tuple(map(ReferenceName, found)), None, exc)
     return Row(name, label, capability, benchmarks, chosen.names, result, members=tuple(chosen.members()))
@@ -156,9 +198,12 @@ def headline_checks(members: list, head: TrendUncertainty) -> tuple:
 
 def calibrated(found) -> tuple:
     """The checks as run: all but the heterogeneity test (the one gate) are findings, ``reported``, never ``failed``."""
-    return tuple(c if c.name == "heterogeneity" or c.status not in (checks.PASSED, checks.FAILED)
-                 else replace(c, status=checks.REPORTED, finding=checks.CALIBRATED, fired=c.failed)
-                 for c in found)
+    return tuple(
+        c
+        if c.name == "heterogeneity" or c.status not in (checks.PASSED, checks.FAILED)
+        else replace(c, status=checks.REPORTED, finding=checks.CALIBRATED, fired=c.failed)
+        for c in found
+    )
 
 
 def _held_out(candidates: pd.DataFrame, family: str, benchmarks: tuple[str, ...]) -> float:
@@ -186,8 +231,9 @@ def _held_out_columns(candidates: pd.DataFrame) -> dict:
 BUDGET_D0 = 1e12
 
 
-def budget_fits(targets: pd.DataFrame, fits: dict[tuple[str, str], ReferenceFit], *, d0: float = BUDGET_D0,
-                seed: int = 0) -> tuple[dict[tuple[str, str], ReferenceFit], dict[str, str]]:
+def budget_fits(
+    targets: pd.DataFrame, fits: dict[tuple[str, str], ReferenceFit], *, d0: float = BUDGET_D0, seed: int = 0
+) -> tuple[dict[tuple[str, str], ReferenceFit], dict[str, str]]:
     """(fits keyed as ``fits``, {reference: what was left out or why it was dropped}): each reference fit refitted at
     one budget ``d0``: a member of N parameters on D tokens has the size N' with L(N', D0) = L(N, D) under a published
     law, L = E + A·N^-α + B·D^-β (:mod:`densing.laws.forms`: Hoffmann et al. 2022), and the family law S(N') is
@@ -197,7 +243,9 @@ def budget_fits(targets: pd.DataFrame, fits: dict[tuple[str, str], ReferenceFit]
     notes: dict[str, str] = {}
     for (family, benchmark), fit in fits.items():
         points = fit.points_frame()
-        sizes, missing = translate_members(points["params"].to_numpy(float), points["train_tokens"].to_numpy(float), d0, law)
+        sizes, missing = translate_members(
+            points["params"].to_numpy(float), points["train_tokens"].to_numpy(float), d0, law
+        )
         name = f"{family}:{benchmark}"
         if missing:
             notes[name] = "; ".join(missing)
@@ -206,18 +254,25 @@ def budget_fits(targets: pd.DataFrame, fits: dict[tuple[str, str], ReferenceFit]
             continue
         try:
             out[(family, benchmark)] = fit_family(
-                targets, family, benchmark, n_boot=len(fit.bootstrap), seed=seed,
-                sizes=dict(zip(points["model"].astype(str), sizes)), d0=d0,
+                targets,
+                family,
+                benchmark,
+                n_boot=len(fit.bootstrap),
+                seed=seed,
+                sizes=dict(zip(points["model"].astype(str), sizes)),
+                d0=d0,
                 dispersion_floor=float(fit.provenance.get("dispersion_floor", 1.0)),
                 shape=str(fit.provenance.get("shape", "logistic_ln_n")),
-                provenance={"budget_law": law.source, "budget_d0": d0})
+                provenance={"budget_law": law.source, "budget_d0": d0},
+            )
         except DensingError as exc:
             notes[name] = (notes.get(name, "") + "; " if name in notes else "") + f"refit at D0 fails: {exc}"
     return out, notes
 
 
-def headline_set(candidates: pd.DataFrame, sets: dict | None = None
-                 ) -> tuple[str, tuple[str, ...], dict[str, tuple[str, ...]], list[tuple[str, str, str]]]:
+def headline_set(
+    candidates: pd.DataFrame, sets: dict | None = None
+) -> tuple[str, tuple[str, ...], dict[str, tuple[str, ...]], list[tuple[str, str, str]]]:
     """(label, benchmarks, references, the sets passed over with why) of the first set of ``sets`` with a reference."""
     missing: list[tuple[str, str, str]] = []
     for name, (label, benchmarks) in (_tables.leading_table().sets if sets is None else sets).items():
@@ -225,5 +280,7 @@ def headline_set(candidates: pd.DataFrame, sets: dict | None = None
         if found:
             return label, benchmarks, found, missing
         missing.append((name, label, _why_none(candidates, benchmarks)))
-    raise FitError("no family passes the reference rule on two benchmarks of any benchmark set; the candidate table "
-                   "says why each fails")
+    raise FitError(
+        "no family passes the reference rule on two benchmarks of any benchmark set; the candidate table "
+        "says why each fails"
+    )

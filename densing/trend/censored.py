@@ -13,6 +13,7 @@ of distinct dates; the solver walks the vertices (the simplex method of Barrodal
 coefficients: :func:`_rotate`, :func:`_cost_and_check`), every problem in one array computation, and
 ``tests/trend/test_censored.py`` holds it to an exhaustive search.
 """
+
 from __future__ import annotations
 
 import math
@@ -50,8 +51,16 @@ def _cost_and_check(t, y, above, below, slope, intercept, pivot, other, scale) -
     g_p, g_q = g[rows, pivot], g[rows, other]
     flat = g.sum(axis=1) - g_p - g_q
     moment = (g * t).sum(axis=1) - g_p * t_p - g_q * t_q
-    optimal = _inside(flat, moment, t_p, t_q, 1e-9, scale[:2], (below[rows, pivot], above[rows, pivot]),
-                      (below[rows, other], above[rows, other]))
+    optimal = _inside(
+        flat,
+        moment,
+        t_p,
+        t_q,
+        1e-9,
+        scale[:2],
+        (below[rows, pivot], above[rows, pivot]),
+        (below[rows, other], above[rows, other]),
+    )
     size = scale[2] + np.abs(slope) * np.max(np.abs(t), axis=-1) + np.abs(intercept)
     near = np.abs(residual) <= 1e-9 * size[:, None]
     near[rows, pivot] = near[rows, other] = False
@@ -67,8 +76,12 @@ def _inside(flat, moment, t_p, t_q, factor: float, sums, range_p, range_q) -> np
         lam_q = (flat * t_p - moment) / gap
         margin = factor * (sums[0] * (1 + np.abs(t_p) / np.abs(gap)) + sums[1] / np.abs(gap))
     lam_p = -flat - lam_q
-    return ((lam_p > range_p[0] + margin) & (lam_p < range_p[1] - margin)
-            & (lam_q > range_q[0] + margin) & (lam_q < range_q[1] - margin))
+    return (
+        (lam_p > range_p[0] + margin)
+        & (lam_p < range_p[1] - margin)
+        & (lam_q > range_q[0] + margin)
+        & (lam_q < range_q[1] - margin)
+    )
 
 
 def _rotate(t, y, above, below, out, pivot: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -118,8 +131,9 @@ def _first_pivots(t, y, valid, start) -> np.ndarray:
     return np.argmin(np.where(valid, gap, np.inf), axis=1)
 
 
-def censored_quantile_lines_weighted(t, y, kind, weight, quantile: float = 0.9, start=None
-                                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def censored_quantile_lines_weighted(
+    t, y, kind, weight, quantile: float = 0.9, start=None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(A, B, pivots) of Powell's censored q-th regression quantile of each row of ``y`` (module docstring), ``t``,
     ``y``, ``kind`` and ``weight`` broadcast to (problems, n); a point of zero weight or a non-finite value does not
     count. ``start``: a line (A, B) to begin near, one or one per problem. NaNs where no two dates pair."""
@@ -133,12 +147,20 @@ def _walk(t, y, kind, weight, quantile: float, start) -> tuple[np.ndarray, ...]:
     shape = shape if len(shape) == 2 else (1, *shape)
     if shape[0] > BLOCK_ROWS:  # in blocks of rows: each row's walk is its own arithmetic
         if start is not None:  # a start with any non-finite number is no start for any row (_first_pivots)
-            start = (tuple(np.broadcast_to(np.asarray(v, float), shape[:1]) for v in start)
-                     if np.all(np.isfinite(start)) else None)
+            start = (
+                tuple(np.broadcast_to(np.asarray(v, float), shape[:1]) for v in start)
+                if np.all(np.isfinite(start))
+                else None
+            )
         cut = [(np.broadcast_to(a, shape) if a.ndim == 2 else a) for a in (t, y, kind, weight)]
-        pieces = [_walk(*(a[low:low + BLOCK_ROWS] if a.ndim == 2 else a for a in cut), quantile,
-                        None if start is None else tuple(v[low:low + BLOCK_ROWS] for v in start))
-                  for low in range(0, shape[0], BLOCK_ROWS)]
+        pieces = [
+            _walk(
+                *(a[low : low + BLOCK_ROWS] if a.ndim == 2 else a for a in cut),
+                quantile,
+                None if start is None else tuple(v[low : low + BLOCK_ROWS] for v in start),
+            )
+            for low in range(0, shape[0], BLOCK_ROWS)
+        ]
         return tuple(np.concatenate(piece) for piece in zip(*pieces))
     shared = t.ndim == 1 and bool(np.isfinite(t).all())  # one row of dates for every problem: kept as one row
     t, y, kind, weight = (np.broadcast_to(a, shape) for a in (t, y, kind, weight))
@@ -168,7 +190,9 @@ def _walk(t, y, kind, weight, quantile: float, start) -> tuple[np.ndarray, ...]:
         value, optimal = _cost_and_check(t_l, y_l, above_l, negated_l, a, b, pivot[live], other, scale_l)
         previous = best[live]
         with np.errstate(invalid="ignore"):
-            better = np.isfinite(a) & (value < np.where(np.isfinite(previous), previous - 1e-12 * np.abs(previous), np.inf))
+            better = np.isfinite(a) & (
+                value < np.where(np.isfinite(previous), previous - 1e-12 * np.abs(previous), np.inf)
+            )
         slope[live[better]], intercept[live[better]] = a[better], b[better]
         first[live[better]], second[live[better]] = pivot[live[better]], other[better]
         best[live[better]], pivot[live[better]] = value[better], other[better]
@@ -178,13 +202,15 @@ def _walk(t, y, kind, weight, quantile: float, start) -> tuple[np.ndarray, ...]:
             live, parts = live[going], None
     return slope, intercept, pivots, first, second
 
+
 #: How far inside their ranges a vertex's multipliers must lie, relative to the sums behind them, for a leave-out to
 #: keep the vertex (:func:`quantile_lines_left_out`): a hundred times the walk's own certificate's margin.
 LEAVE_OUT_MARGIN = 1e-7
 
 
-def quantile_lines_left_out(t, y, kind, quantile: float, groups: np.ndarray
-                            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def quantile_lines_left_out(
+    t, y, kind, quantile: float, groups: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(A, B, kept): each row's censored quantile line, every point counted once, and for every group of ``groups``
     (n,) (0 … G − 1) whether the row's vertex (p, q) stays the unique minimum without the group's points, (rows, G).
 
@@ -207,10 +233,16 @@ def quantile_lines_left_out(t, y, kind, quantile: float, groups: np.ndarray
     flat = g.sum(axis=1)[:, None] - _group_sums(g, groups, width)
     moment = (g * t).sum(axis=1)[:, None] - _group_sums(g * t, groups, width)
     total = above + below
-    inside = _inside(flat, moment, t[p][:, None], t[q][:, None], LEAVE_OUT_MARGIN,
-                     (total.sum(axis=1)[:, None], (total * np.abs(t)).sum(axis=1)[:, None]),
-                     (-below[rows, p][:, None], above[rows, p][:, None]),
-                     (-below[rows, q][:, None], above[rows, q][:, None]))
+    inside = _inside(
+        flat,
+        moment,
+        t[p][:, None],
+        t[q][:, None],
+        LEAVE_OUT_MARGIN,
+        (total.sum(axis=1)[:, None], (total * np.abs(t)).sum(axis=1)[:, None]),
+        (-below[rows, p][:, None], above[rows, p][:, None]),
+        (-below[rows, q][:, None], above[rows, q][:, None]),
+    )
     with np.errstate(invalid="ignore"):
         size = np.max(np.where(valid, np.abs(y), 0.0), axis=1) + np.abs(slope) * np.max(np.abs(t)) + np.abs(intercept)
         near = valid & (np.abs(residual) <= LEAVE_OUT_MARGIN * size[:, None])

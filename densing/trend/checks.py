@@ -5,6 +5,7 @@ said so) or ``reported`` (a finding, not a gate); docs/method.md ("Gates and fin
 threshold was fixed: :func:`saturation` (near the cap, :func:`densing.laws.bounds.score_cap`), :func:`conditioning`
 (:func:`densing.laws.inversion.conditioning`), :func:`size_confounding`, :func:`size_dependence`.
 """
+
 from __future__ import annotations
 
 import math
@@ -14,12 +15,30 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtri, stdtrit  # the normal and t quantiles, without importing scipy.stats
 
-from densing.constants import (FAILED, MAX_MEDIAN_CONDITIONING,  # noqa: F401 (the thresholds: public here)
-                               MIN_SIZE_FAMILIES, PASSED, REPORTED, SATURATION_STDERRS, SIZE_SLOPE_MARGIN, UNTESTABLE)
+from densing.constants import (
+    FAILED,
+    MAX_MEDIAN_CONDITIONING,
+    MIN_SIZE_FAMILIES,
+    PASSED,
+    REPORTED,
+    SATURATION_STDERRS,
+    SIZE_SLOPE_MARGIN,
+    UNTESTABLE,
+)
 from densing.numbers import json_value
 from densing.results import Result, presented_property
-from densing.states import (CALIBRATED, SIZE_FINDING, Conditioned, Heterogeneity,  # noqa: F401 (the facts: public here)
-                            NoFrontier, Saturated, Slope, TooFew)
+
+# the facts CALIBRATED, SIZE_FINDING and Heterogeneity are public here too (`name as name` marks a re-export)
+from densing.states import (
+    CALIBRATED as CALIBRATED,
+    SIZE_FINDING as SIZE_FINDING,
+    Conditioned,
+    Heterogeneity as Heterogeneity,
+    NoFrontier,
+    Saturated,
+    Slope,
+    TooFew,
+)
 from densing.trend.targets import family_clusters
 
 MIN_SIZE_CONFOUNDING_MODELS = 10
@@ -41,8 +60,9 @@ class Check(Result):
     finding: str = ""
     fired: bool = False
 
-    threshold = presented_property("threshold", "What the check tests against, in words "
-                                                "(:func:`densing.present.findings.check_threshold`).")
+    threshold = presented_property(
+        "threshold", "What the check tests against, in words (:func:`densing.present.findings.check_threshold`)."
+    )
     detail = presented_property("detail", "What it found, in words (:func:`densing.present.findings.check_detail`).")
 
     @property
@@ -54,8 +74,14 @@ class Check(Result):
         return self.status == FAILED
 
     def to_dict(self) -> dict:
-        return {"name": self.name, "value": json_value(self.value), "threshold": self.threshold, "status": self.status,
-                "detail": self.detail, "passed": self.passed}
+        return {
+            "name": self.name,
+            "value": json_value(self.value),
+            "threshold": self.threshold,
+            "status": self.status,
+            "detail": self.detail,
+            "passed": self.passed,
+        }
 
 
 def saturation(scores, stderr, cap, models, benchmarks=None) -> Check:
@@ -67,8 +93,12 @@ def saturation(scores, stderr, cap, models, benchmarks=None) -> Check:
     near = scores >= caps - SATURATION_STDERRS * sigma
     where = list(benchmarks) if benchmarks is not None else [None] * len(scores)
     named = tuple((str(m), b, float(c)) for m, b, c, flag in zip(models, where, caps, near) if flag)
-    return Check("saturation", float(near.sum()), REPORTED,
-                 Saturated(int(near.sum()), len(scores), float(caps.min()), float(caps.max()), named))
+    return Check(
+        "saturation",
+        float(near.sum()),
+        REPORTED,
+        Saturated(int(near.sum()), len(scores), float(caps.min()), float(caps.max()), named),
+    )
 
 
 def conditioning(kappa, models) -> Check:
@@ -79,8 +109,12 @@ def conditioning(kappa, models) -> Check:
     kappa = np.where(np.isnan(kappa), np.inf, kappa)
     median = float(np.median(kappa))
     worst = int(np.argmax(kappa))
-    return Check("conditioning", median, PASSED if median <= MAX_MEDIAN_CONDITIONING else FAILED,
-                 Conditioned(median, int(kappa.size), str(models[worst]), float(kappa[worst])))
+    return Check(
+        "conditioning",
+        median,
+        PASSED if median <= MAX_MEDIAN_CONDITIONING else FAILED,
+        Conditioned(median, int(kappa.size), str(models[worst]), float(kappa[worst])),
+    )
 
 
 def size_dependence(frame: pd.DataFrame, level: float = 0.95, margin: float = SIZE_SLOPE_MARGIN) -> Check:
@@ -92,13 +126,21 @@ def size_dependence(frame: pd.DataFrame, level: float = 0.95, margin: float = SI
     data = data[data["family"].isin(sizes[sizes >= 2].index)]
     families = data["family"].nunique()
     if families < MIN_SIZE_FAMILIES or len(data) < families + 2:
-        return Check("size_dependence", math.nan, UNTESTABLE,
-                     Slope(math.nan, math.nan, math.nan, level, margin, len(data), families=int(families)))
+        return Check(
+            "size_dependence",
+            math.nan,
+            UNTESTABLE,
+            Slope(math.nan, math.nan, math.nan, level, margin, len(data), families=int(families)),
+        )
     regressors = pd.get_dummies(data["family"].astype(str), dtype=float)
     regressors.insert(0, "log_params", np.log(data["params"].to_numpy(float)))
     slope, low, high = ols_hc3_first(regressors.to_numpy(float), data["log_density"].to_numpy(float), level)
-    return Check("size_dependence", slope, PASSED if -margin <= low and high <= margin else FAILED,
-                 Slope(slope, low, high, level, margin, len(data), families=int(families)))
+    return Check(
+        "size_dependence",
+        slope,
+        PASSED if -margin <= low and high <= margin else FAILED,
+        Slope(slope, low, high, level, margin, len(data), families=int(families)),
+    )
 
 
 def size_confounding(t, y, kind, params, families=None) -> Check:
@@ -111,21 +153,41 @@ def size_confounding(t, y, kind, params, families=None) -> Check:
     use = np.isfinite(y) & (kind == 0) & np.isfinite(t) & np.isfinite(params) & (params > 0)
     bounds = int((np.isfinite(y) & np.isfinite(kind) & (kind != 0)).sum())
     if int(use.sum()) < MIN_SIZE_CONFOUNDING_MODELS or np.ptp(np.log(params[use])) == 0:
-        return Check("size_confounding", math.nan, UNTESTABLE,
-                     TooFew("exact densities", int(use.sum()), MIN_SIZE_CONFOUNDING_MODELS))
+        return Check(
+            "size_confounding",
+            math.nan,
+            UNTESTABLE,
+            TooFew("exact densities", int(use.sum()), MIN_SIZE_CONFOUNDING_MODELS),
+        )
     t, y, log_n, groups = t[use], y[use], np.log(params[use]), pd.factorize(groups[use])[0]
     if groups.max() + 1 < MIN_SIZE_CONFOUNDING_CLUSTERS:
-        return Check("size_confounding", math.nan, UNTESTABLE,
-                     TooFew("clusters", int(groups.max() + 1), MIN_SIZE_CONFOUNDING_CLUSTERS))
+        return Check(
+            "size_confounding",
+            math.nan,
+            UNTESTABLE,
+            TooFew("clusters", int(groups.max() + 1), MIN_SIZE_CONFOUNDING_CLUSTERS),
+        )
     x = np.column_stack([np.ones_like(t), t, log_n - log_n.mean()])
     fit = cluster_ols(y, x, groups)  # statsmodels' OLS(...).fit(cov_type="cluster", use_t=True), tested against it
     coefficient = float(fit.params[2])
     low, high = (float(v) for v in fit.conf_int(0.05)[2])
     excludes, material = low > 0 or high < 0, abs(coefficient) > SIZE_SLOPE_MARGIN
-    return Check("size_confounding", coefficient, FAILED if excludes and material else PASSED,
-                 Slope(coefficient, low, high, 0.95, SIZE_SLOPE_MARGIN, int(t.size),
-                       clusters="family" if families is not None else "model", n_clusters=int(groups.max() + 1),
-                       bounds=bounds))
+    return Check(
+        "size_confounding",
+        coefficient,
+        FAILED if excludes and material else PASSED,
+        Slope(
+            coefficient,
+            low,
+            high,
+            0.95,
+            SIZE_SLOPE_MARGIN,
+            int(t.size),
+            clusters="family" if families is not None else "model",
+            n_clusters=int(groups.max() + 1),
+            bounds=bounds,
+        ),
+    )
 
 
 def under_references(found: dict[str, Check]) -> Check:
@@ -135,8 +197,11 @@ def under_references(found: dict[str, Check]) -> Check:
     if len(items) == 1:
         return first
     statuses = [c.status for _, c in items]
-    status = FAILED if FAILED in statuses else (UNTESTABLE if all(s == UNTESTABLE for s in statuses) else
-                                                (REPORTED if REPORTED in statuses else PASSED))
+    status = (
+        FAILED
+        if FAILED in statuses
+        else (UNTESTABLE if all(s == UNTESTABLE for s in statuses) else (REPORTED if REPORTED in statuses else PASSED))
+    )
     values = [c.value for _, c in items if isinstance(c.value, (int, float)) and math.isfinite(c.value)]
     worst = max(values, key=abs if first.name == "size_confounding" else None) if values else math.nan
     return Check(first.name, float(worst), status, first.facts, across=tuple(items), finding=first.finding)

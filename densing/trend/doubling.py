@@ -4,6 +4,7 @@
 ``densing trend`` and the report run, with the same defaults, so with its defaults it gives the CLI's headline number.
 The validity checks, the rows per benchmark and the verdict are :func:`densing.trend.measure.measure_trend`'s.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -28,17 +29,34 @@ from densing.validation import D0_TOKENS, INTERVAL_DRAWS, Date, Interval, Text, 
 
 #: What :func:`fit_trend`'s options may be (``rule`` is checked against the registered frontier rules).
 FIT_TREND_CONSTRAINTS = {
-    "rule": [Text()], "quantile": [Interval(Real, 0, 1, closed="neither")], "d0": [D0_TOKENS, None],
-    "since": [Date(), None], "epoch": [Date()], "n_boot": [INTERVAL_DRAWS],
+    "rule": [Text()],
+    "quantile": [Interval(Real, 0, 1, closed="neither")],
+    "d0": [D0_TOKENS, None],
+    "since": [Date(), None],
+    "epoch": [Date()],
+    "n_boot": [INTERVAL_DRAWS],
     "n_boot_share": [Interval(Integral, 0, None)],
-    "level": [Interval(Real, 0, 1, closed="neither")], "seed": [Interval(Integral, 0, None)]}
+    "level": [Interval(Real, 0, 1, closed="neither")],
+    "seed": [Interval(Integral, 0, None)],
+}
 
 
 @validate_params(FIT_TREND_CONSTRAINTS)
-def fit_trend(targets: pd.DataFrame, reference=None, *, benchmarks: tuple[str, ...] | None = None,
-              rule: str = "quantile", quantile: float = 0.9, d0: float | None = None, since: str | None = DEFAULT_EPOCH,
-              epoch: str = DEFAULT_EPOCH, n_boot: int = DEFAULT_N_BOOT, n_boot_share: int = DEFAULT_N_BOOT_SIDE // 2,
-              level: float = 0.95, seed: int = 0) -> TrendUncertainty:
+def fit_trend(
+    targets: pd.DataFrame,
+    reference=None,
+    *,
+    benchmarks: tuple[str, ...] | None = None,
+    rule: str = "quantile",
+    quantile: float = 0.9,
+    d0: float | None = None,
+    since: str | None = DEFAULT_EPOCH,
+    epoch: str = DEFAULT_EPOCH,
+    n_boot: int = DEFAULT_N_BOOT,
+    n_boot_share: int = DEFAULT_N_BOOT_SIDE // 2,
+    level: float = 0.95,
+    seed: int = 0,
+) -> TrendUncertainty:
     """→ TrendUncertainty: the doubling time ln 2 / A of ln ρmax = A·t + B over ``targets`` against ``reference``.
 
     ``targets``: a tidy score table (``model, benchmark, metric, value, params, release_date``, optionally ``stderr``
@@ -56,26 +74,37 @@ def fit_trend(targets: pd.DataFrame, reference=None, *, benchmarks: tuple[str, .
     rules.get(rule)
     benchmarks = None if benchmarks is None else as_names(benchmarks, "benchmarks")
     if isinstance(reference, str) and not reference.strip():
-        raise InputError("reference: expected a family name, a ReferenceFit, a fit file or a shipped fit's name, "
-                         "got ''")
+        raise InputError(
+            "reference: expected a family name, a ReferenceFit, a fit file or a shipped fit's name, got ''"
+        )
     if isinstance(reference, os.PathLike) or isinstance(reference, str) and names_a_fit(reference, "reference"):
         reference = as_fit(reference, "reference")  # a fit file or a shipped fit's name; any other text is a family
     if not isinstance(targets, pd.DataFrame):
         raise InputError(f"targets: expected a pandas DataFrame of scores, got {type(targets).__name__}")
     missing = [c for c in SCORE_COLUMNS if c not in targets.columns]
     if missing:
-        hint = (" (a table of densities has no scores to redraw: pass the score table, e.g. "
-                "densing.read_results('results/public_models.csv'), and the reference)") if "density" in targets.columns else ""
+        hint = (
+            (
+                " (a table of densities has no scores to redraw: pass the score table, e.g. "
+                "densing.read_results('results/public_models.csv'), and the reference)"
+            )
+            if "density" in targets.columns
+            else ""
+        )
         raise InputError(f"targets: missing column(s) {', '.join(missing)}{hint}")
     targets = with_stderr(table_argument(targets, "targets", SCORE_COLUMNS))
     check_window(targets, since)
     families = set(targets["family"].dropna().astype(str)) if "family" in targets.columns else None
     if isinstance(reference, str) and families is not None and reference not in families:
-        raise InputError(f"reference: {reference!r} is neither a family of targets nor a fit file or a shipped "
-                         f"fit's name{_close(reference, families)}")
+        raise InputError(
+            f"reference: {reference!r} is neither a family of targets nor a fit file or a shipped "
+            f"fit's name{_close(reference, families)}"
+        )
     if reference is None and benchmarks is not None:  # the headline's references come with their benchmark set
-        raise InputError("benchmarks: given with a family name only (reference='Llama-3.1'); the headline's "
-                         "references (reference=None) invert the headline's set")
+        raise InputError(
+            "benchmarks: given with a family name only (reference='Llama-3.1'); the headline's "
+            "references (reference=None) invert the headline's set"
+        )
     known = set(targets["benchmark"].astype(str))
     unknown = [b for b in benchmarks or () if b not in known]
     if unknown:
@@ -88,9 +117,20 @@ def fit_trend(targets: pd.DataFrame, reference=None, *, benchmarks: tuple[str, .
         if benchmarks is not None:
             raise InputError("benchmarks: given with a family name only (a fit or an inversion has its own)")
         chosen = selection.common_targets(targets, [_inversion(reference, d0)], since=since, epoch=epoch)
-    return from_row_trend(pooling.pooled_trend(chosen, rule=rule, quantile=quantile, n_boot=n_boot,
-                                               n_boot_share=n_boot_share, level=level, seed=seed,
-                                               draws_cap=pooling.DRAWS_CAP), epoch=epoch, judged=True)
+    return from_row_trend(
+        pooling.pooled_trend(
+            chosen,
+            rule=rule,
+            quantile=quantile,
+            n_boot=n_boot,
+            n_boot_share=n_boot_share,
+            level=level,
+            seed=seed,
+            draws_cap=pooling.DRAWS_CAP,
+        ),
+        epoch=epoch,
+        judged=True,
+    )
 
 
 def _close(name: str, known) -> str:
@@ -105,7 +145,9 @@ def _inversion(reference, d0: float | None):
         reference = list(reference.values())
     if isinstance(reference, (list, tuple)):
         if not reference:
-            raise InputError("reference: expected one or more ReferenceFit objects (or fit files, shipped fits' names), got none")
+            raise InputError(
+                "reference: expected one or more ReferenceFit objects (or fit files, shipped fits' names), got none"
+            )
         fits = tuple(as_fit(f, f"reference[{i}]") for i, f in enumerate(reference))
         if len(fits) == 1:
             return PerBenchmark(fits[0], d0)
@@ -117,19 +159,26 @@ def _inversion(reference, d0: float | None):
     return as_inversion(reference, d0)
 
 
-def _family_targets(targets: pd.DataFrame, family: str | None, benchmarks, *, since, epoch,
-                    seed: int) -> selection.CommonTargets:
+def _family_targets(
+    targets: pd.DataFrame, family: str | None, benchmarks, *, since, epoch, seed: int
+) -> selection.CommonTargets:
     """The common targets of the headline's references (``family`` None), or of one family's."""
     candidates = eligibility.candidate_table(targets, composed=composed_fits())
-    if family is not None and benchmarks is not None:  # fitted as the reference rule fits them (likelihood, pooled dispersion)
-        chosen = tuple(eligibility.fit_of(targets, candidates, family, b, eligibility.FAMILY_BOOT, seed) for b in benchmarks)
+    if (
+        family is not None and benchmarks is not None
+    ):  # fitted as the reference rule fits them (likelihood, pooled dispersion)
+        chosen = tuple(
+            eligibility.fit_of(targets, candidates, family, b, eligibility.FAMILY_BOOT, seed) for b in benchmarks
+        )
         inversion = Joint(chosen) if len(chosen) > 1 else PerBenchmark(chosen[0])
         return selection.common_targets(targets, [inversion], since=since, epoch=epoch)
     label, _, found, _ = headline_set(candidates)
     if family is not None:
         if family not in found:
-            raise InputError(f"reference: the common targets make {family!r} no reference of the {label}; "
-                             "name its benchmarks (benchmarks=...) to use it anyway")
+            raise InputError(
+                f"reference: the common targets make {family!r} no reference of the {label}; "
+                "name its benchmarks (benchmarks=...) to use it anyway"
+            )
         found = {family: found[family]}
     fits = capability.row_fits(targets, candidates, {}, found, seed=seed)
     return capability.row_targets(targets, candidates, fits, found, since=since, epoch=epoch)

@@ -11,6 +11,7 @@ d the chance level (:data:`densing.data.benchmarks.CHANCE_LEVELS`); under a law 
 β_N is the average local slope, to first order. The test of the law of the Incompressible Knowledge Probes (arXiv
 2604.24827, ``19PINE-AI/ikp``); docs/method.md, "A second estimator", gives its rows and results.
 """
+
 from __future__ import annotations
 
 import math
@@ -36,11 +37,14 @@ from densing.trend.targets import days_since, parse_epoch
 from densing.validation import Interval, validate
 
 DAYS_PER_YEAR = 365.25
-MIN_FAMILIES = 5       # clustered standard errors and a family bootstrap need several clusters
+MIN_FAMILIES = 5  # clustered standard errors and a family bootstrap need several clusters
 MIN_SCORES = 10
 #: What :func:`fixed_size_trend` takes (checked by :func:`densing.validation.validate`).
-CONSTRAINTS = {"n_boot": [Interval(Integral, 1, None)], "seed": [Interval(Integral, 0, None)],
-               "level": [Interval(Real, 0, 1, closed="neither")]}
+CONSTRAINTS = {
+    "n_boot": [Interval(Integral, 1, None)],
+    "seed": [Interval(Integral, 0, None)],
+    "level": [Interval(Real, 0, 1, closed="neither")],
+}
 
 
 @dataclass(frozen=True)
@@ -73,14 +77,16 @@ class FixedSizeFit(Result):
     reason: object = None
 
     #: what the fit is, for a table that holds it beside the reference-based rows
-    estimator: ClassVar[str] = ("fixed-size time regression (logit of the score above chance ~ ln N + t, clustered by "
-                                "family)")
+    estimator: ClassVar[str] = (
+        "fixed-size time regression (logit of the score above chance ~ ln N + t, clustered by family)"
+    )
     _ci_estimates: ClassVar[dict[str, str]] = {"delta_doubling_time_months": "doubling_time_months"}
     _shown_as: ClassVar[dict[str, str]] = {"state": "status"}
     _dict_exclude = ("reason",)
 
-    status = presented_property("status", "The state and reason in words "
-                                          "(:func:`densing.present.findings.fixed_size_status`).")
+    status = presented_property(
+        "status", "The state and reason in words (:func:`densing.present.findings.fixed_size_status`)."
+    )
 
 
 #: The float fields of :class:`FixedSizeFit` (NaN in a row too thin to fit).
@@ -88,15 +94,18 @@ _NUMBERS = tuple(f.name for f in FixedSizeFit.__dataclass_fields__.values() if f
 
 
 @per_table
-def score_rows(table: pd.DataFrame, benchmark: str, since: str | None = DEFAULT_EPOCH,
-               epoch: str = DEFAULT_EPOCH) -> tuple[pd.DataFrame, int, int]:
+def score_rows(
+    table: pd.DataFrame, benchmark: str, since: str | None = DEFAULT_EPOCH, epoch: str = DEFAULT_EPOCH
+) -> tuple[pd.DataFrame, int, int]:
     """(rows, at floor, at ceiling): ``model``, ``family`` (the model where none), ``benchmark``, ``log_params``,
     ``years`` and ``logit`` = logit((S − d)/(1 − d)) of each dense model released since ``since`` with S in (d, 1)
     on ``benchmark``, and how many scores were at or below d or at 1; once per table inside ``same_tables``."""
     require_columns(table, ("model", "benchmark", "metric", "value", "params", "release_date"), "fixed-size regression")
     chance = CHANCE_LEVELS.get(benchmark)
     if chance is None:
-        raise InputError(f"benchmark {benchmark!r}: no chance level in the registry; the fixed-size regression needs it")
+        raise InputError(
+            f"benchmark {benchmark!r}: no chance level in the registry; the fixed-size regression needs it"
+        )
     metric = metric_for(table, benchmark, None)
     rows = table[(table["benchmark"] == benchmark) & (table["metric"] == metric)]
     dates = pd.to_datetime(rows["release_date"])
@@ -106,14 +115,25 @@ def score_rows(table: pd.DataFrame, benchmark: str, since: str | None = DEFAULT_
     if since is not None:
         keep &= (dates >= pd.Timestamp(since)).to_numpy()
     rows, dates = rows[keep], dates[keep]
-    family = rows["family"].astype(object) if "family" in rows.columns else pd.Series(np.nan, index=rows.index, dtype=object)
-    frame = pd.DataFrame({
-        "model": rows["model"].astype(str).to_numpy(),
-        "family": np.where(family.isna().to_numpy(), rows["model"].astype(str).to_numpy(), family.astype(str).to_numpy()),
-        "benchmark": benchmark, "log_params": np.log(rows["params"].to_numpy(float)),
-        "years": days_since(dates.to_numpy("datetime64[ns]"), parse_epoch(epoch)) / DAYS_PER_YEAR,
-        "score": rows["value"].to_numpy(float),
-    }).groupby(["model", "family", "benchmark"], as_index=False).mean()
+    family = (
+        rows["family"].astype(object) if "family" in rows.columns else pd.Series(np.nan, index=rows.index, dtype=object)
+    )
+    frame = (
+        pd.DataFrame(
+            {
+                "model": rows["model"].astype(str).to_numpy(),
+                "family": np.where(
+                    family.isna().to_numpy(), rows["model"].astype(str).to_numpy(), family.astype(str).to_numpy()
+                ),
+                "benchmark": benchmark,
+                "log_params": np.log(rows["params"].to_numpy(float)),
+                "years": days_since(dates.to_numpy("datetime64[ns]"), parse_epoch(epoch)) / DAYS_PER_YEAR,
+                "score": rows["value"].to_numpy(float),
+            }
+        )
+        .groupby(["model", "family", "benchmark"], as_index=False)
+        .mean()
+    )
     share = (frame["score"].to_numpy() - chance) / (1.0 - chance)
     inside = (share > 0) & (share < 1)
     frame = frame[inside].assign(logit=np.log(share[inside] / (1.0 - share[inside])))
@@ -154,8 +174,16 @@ def _months(rate_per_year: float) -> float:
     return 12.0 * LN2 / rate_per_year if rate_per_year > 0 else math.inf
 
 
-def fit_fixed_size(frame: pd.DataFrame, *, row: str | None = None, n_boot: int = 1000, seed: int = 0,
-                   level: float = 0.95, n_at_floor: int = 0, n_at_ceiling: int = 0) -> FixedSizeFit:
+def fit_fixed_size(
+    frame: pd.DataFrame,
+    *,
+    row: str | None = None,
+    n_boot: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+    n_at_floor: int = 0,
+    n_at_ceiling: int = 0,
+) -> FixedSizeFit:
     """The fixed-size time regression on ``frame`` (:func:`score_rows`' columns, benchmarks stacked): z = β₀[benchmark]
     + β_N·ln N + β_t·t, D = ln 2·β_N/β_t. Intervals: the delta method's, D ± t_{G−1}·se(D), se(D)² = gᵀΣg,
     g = ln 2·(1/β_t, −β_N/β_t²), Σ the clustered covariance of (β_N, β_t), G the families; and the row's, the family
@@ -166,11 +194,23 @@ def fit_fixed_size(frame: pd.DataFrame, *, row: str | None = None, n_boot: int =
     groups = pd.factorize(frame["family"].astype(str))[0]
     n_families = int(groups.max() + 1) if len(groups) else 0
     nan = math.nan
-    base = {"row": name, "benchmarks": benchmarks, "n_scores": len(frame), "n_models": int(frame["model"].nunique()),
-            "n_families": n_families, "n_at_floor": n_at_floor, "n_at_ceiling": n_at_ceiling, "n_boot": n_boot}
+    base = {
+        "row": name,
+        "benchmarks": benchmarks,
+        "n_scores": len(frame),
+        "n_models": int(frame["model"].nunique()),
+        "n_families": n_families,
+        "n_at_floor": n_at_floor,
+        "n_at_ceiling": n_at_ceiling,
+        "n_boot": n_boot,
+    }
     if n_families < MIN_FAMILIES or len(frame) < MIN_SCORES:
-        return FixedSizeFit(**base, **dict.fromkeys(_NUMBERS, nan), state=State.NOT_MEASURED,
-                            reason=TooFewScores(len(frame), n_families, MIN_SCORES, MIN_FAMILIES))
+        return FixedSizeFit(
+            **base,
+            **dict.fromkeys(_NUMBERS, nan),
+            state=State.NOT_MEASURED,
+            reason=TooFewScores(len(frame), n_families, MIN_SCORES, MIN_FAMILIES),
+        )
     intercepts = pd.get_dummies(frame["benchmark"], dtype=float).to_numpy()  # one per benchmark
     x = np.column_stack([frame["log_params"].to_numpy(float), frame["years"].to_numpy(float), intercepts])
     y = frame["logit"].to_numpy(float)
@@ -178,26 +218,62 @@ def fit_fixed_size(frame: pd.DataFrame, *, row: str | None = None, n_boot: int =
     (b_n, b_t), cov = fit.params[:2], fit.cov[:2, :2]
     (n_low, n_high), (t_low, t_high) = fit.conf_int(1 - level)[:2]
     months = 12.0 * LN2 * b_n / b_t if b_t > 0 and b_n > 0 else math.inf
-    gradient = 12.0 * LN2 * np.array([1.0 / b_t, -b_n / b_t ** 2])
+    gradient = 12.0 * LN2 * np.array([1.0 / b_t, -b_n / b_t**2])
     delta_se = float(np.sqrt(gradient @ cov @ gradient))
     z = float(stdtrit(n_families - 1, 0.5 + level / 2))  # Student's t with G − 1 degrees of freedom (use_t=True)
     rates = _rates(x, y, groups, n_boot, seed)
     tail = (1.0 - level) / 2.0
     rate_low, rate_high = (float(v) for v in np.quantile(rates, [tail, 1.0 - tail], method="inverted_cdf"))
     delta = (months - z * delta_se, months + z * delta_se) if math.isfinite(months) else (nan, nan)
-    numbers = dict(zip(_NUMBERS, (float(b_n), float(n_low), float(n_high), float(b_t), float(t_low), float(t_high),
-                                  months, _months(rate_high), _months(rate_low), *delta)))  # in the fields' order
-    reason = (NoRise("size", float(b_n)) if b_n <= 0 else NoRise("date", float(b_t)) if b_t <= 0
-              else RateReachesZero(level) if rate_low <= 0 else None)
+    numbers = dict(
+        zip(
+            _NUMBERS,
+            (
+                float(b_n),
+                float(n_low),
+                float(n_high),
+                float(b_t),
+                float(t_low),
+                float(t_high),
+                months,
+                _months(rate_high),
+                _months(rate_low),
+                *delta,
+            ),
+        )
+    )  # in the fields' order
+    reason = (
+        NoRise("size", float(b_n))
+        if b_n <= 0
+        else NoRise("date", float(b_t))
+        if b_t <= 0
+        else RateReachesZero(level)
+        if rate_low <= 0
+        else None
+    )
     # the one state rule (densing.states.State): a rising fit whose interval reaches a zero rate has one end determined
-    state = (State.MEASURED if reason is None else State.BOUNDED if isinstance(reason, RateReachesZero)
-             else State.NOT_MEASURED)
+    state = (
+        State.MEASURED
+        if reason is None
+        else State.BOUNDED
+        if isinstance(reason, RateReachesZero)
+        else State.NOT_MEASURED
+    )
     return FixedSizeFit(**base, **numbers, state=state, reason=reason)
 
 
-def fixed_size_trend(table: pd.DataFrame, benchmarks: str | tuple[str, ...], *, row: str | None = None,
-                     since: str | None = DEFAULT_EPOCH, epoch: str = DEFAULT_EPOCH, n_boot: int = 1000,
-                     seed: int = 0, level: float = 0.95, complete: bool = True) -> FixedSizeFit:
+def fixed_size_trend(
+    table: pd.DataFrame,
+    benchmarks: str | tuple[str, ...],
+    *,
+    row: str | None = None,
+    since: str | None = DEFAULT_EPOCH,
+    epoch: str = DEFAULT_EPOCH,
+    n_boot: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+    complete: bool = True,
+) -> FixedSizeFit:
     """The fixed-size time regression of one benchmark, or of a set pooled with one intercept each and common slopes, on
     its complete cases (``complete``) or on every model with any of its scores (``False``: another estimand)."""
     validate(CONSTRAINTS, n_boot=n_boot, seed=seed, level=level)
@@ -209,16 +285,32 @@ def fixed_size_trend(table: pd.DataFrame, benchmarks: str | tuple[str, ...], *, 
     if complete and len(benchmarks) > 1:  # the row's targets: the models with a score on every benchmark of the set
         every = set.intersection(*(set(f[0]["model"].astype(str)) for f in found))
         frame = frame[frame["model"].astype(str).isin(every)].reset_index(drop=True)
-    return fit_fixed_size(frame, row=row, n_boot=n_boot, seed=seed, level=level,
-                          n_at_floor=sum(f[1] for f in found), n_at_ceiling=sum(f[2] for f in found))
+    return fit_fixed_size(
+        frame,
+        row=row,
+        n_boot=n_boot,
+        seed=seed,
+        level=level,
+        n_at_floor=sum(f[1] for f in found),
+        n_at_ceiling=sum(f[2] for f in found),
+    )
 
 
-def fixed_size_rows(table: pd.DataFrame, profile=None, *, since: str | None = DEFAULT_EPOCH,
-                    epoch: str = DEFAULT_EPOCH, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
+def fixed_size_rows(
+    table: pd.DataFrame,
+    profile=None,
+    *,
+    since: str | None = DEFAULT_EPOCH,
+    epoch: str = DEFAULT_EPOCH,
+    n_boot: int = 1000,
+    seed: int = 0,
+) -> pd.DataFrame:
     """The cross-check rows of a target table: one per benchmark of its profile's sets, then one per set."""
     profile = registry.table(profile)
     singles = tuple(dict.fromkeys(b for _, members in profile.sets.values() for b in members))
     fits = [fixed_size_trend(table, b, since=since, epoch=epoch, n_boot=n_boot, seed=seed) for b in singles]
-    fits += [fixed_size_trend(table, members, row=name, since=since, epoch=epoch, n_boot=n_boot, seed=seed)
-             for name, (_, members) in profile.sets.items()]
+    fits += [
+        fixed_size_trend(table, members, row=name, since=since, epoch=epoch, n_boot=n_boot, seed=seed)
+        for name, (_, members) in profile.sets.items()
+    ]
     return pd.concat([f.to_frame() for f in fits], ignore_index=True)

@@ -12,6 +12,7 @@ error, k = :data:`FLOOR_STDERRS` (2); ``studies/floor_bounds.py`` calibrates it.
   :mod:`densing.laws.region`); the target is an upper bound at min_b x_b when its informative ln N̂ lies above it
   (:func:`chance_caps`).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -53,8 +54,9 @@ def floor_plan(scores: np.ndarray, sigma: np.ndarray, chance: np.ndarray, joint:
     return near & partial[:, None]
 
 
-def chance_caps(fits, scores: np.ndarray, sigma: np.ndarray, dropped: np.ndarray, bottom: float
-                ) -> tuple[np.ndarray, np.ndarray]:
+def chance_caps(
+    fits, scores: np.ndarray, sigma: np.ndarray, dropped: np.ndarray, bottom: float
+) -> tuple[np.ndarray, np.ndarray]:
     """For each target, the least ln N̂ its left-out floor scores allow under one reference, and the benchmark that
     gives it: x_b = ln N̂_b(c_b + 2σ_b) by benchmark b's fit in ``fits`` (Xiao et al. 2024 eq. 4 through the family
     law's inverse, :func:`densing.laws.reference_fit.censored_inversion`), no lower than ``bottom`` (the region's

@@ -5,6 +5,7 @@ A table's declared ``cutoff`` gives the verdict (:func:`forecast_at`), the rule'
 context; :func:`_one_cutoff` applies the rule: the early line's width (:data:`MAX_EARLY_WIDTH`), the later models
 placed against its band (:func:`place_later`, :data:`MIN_LATER`) and the outcome (:func:`outcome_of`).
 """
+
 from __future__ import annotations
 
 import math
@@ -23,7 +24,6 @@ from densing.states import FewLater, Outcome, WideEarlyLine
 from densing.trend.rules import doubling_months, slope_band
 from densing.trend.targets import parse_epoch, to_timestamp
 from densing.trend.uncertainty import observed_trend
-
 
 #: The share of models above a 0.9-quantile line.
 ABOVE_SHARE = 0.10
@@ -60,7 +60,7 @@ class EarlyLine:
     slope_per_day_ci_high: float
     intercept: float
     n_models: int
-    centre_days: float = math.nan   # the band's pivot (the early models' mean date where NaN)
+    centre_days: float = math.nan  # the band's pivot (the early models' mean date where NaN)
 
 
 @dataclass(frozen=True)
@@ -83,10 +83,15 @@ class ForecastCutoff(Result):
 
     _shown_as: ClassVar[dict[str, str]] = {"state": "outcome", "reason": "verdict"}
 
-    outcome = presented_property("outcome", 'The outcome\'s name: "ahead", "holds", "behind" or "no verdict" '
-                                            '(:data:`densing.present.findings.OUTCOME_NAMES`).')
-    verdict = presented_property("verdict", "The outcome in a sentence, or why there is none "
-                                            "(:func:`densing.present.findings.forecast_verdict`).")
+    outcome = presented_property(
+        "outcome",
+        'The outcome\'s name: "ahead", "holds", "behind" or "no verdict" '
+        "(:data:`densing.present.findings.OUTCOME_NAMES`).",
+    )
+    verdict = presented_property(
+        "verdict",
+        "The outcome in a sentence, or why there is none (:func:`densing.present.findings.forecast_verdict`).",
+    )
 
 
 @dataclass(frozen=True)
@@ -107,18 +112,36 @@ class ForecastWindows(Result):
 def frontier_line(frame: pd.DataFrame, *, n_boot: int = 200, seed: int = 0) -> EarlyLine:
     """The default early line: the censored 0.9-quantile line and its slope's 95% interval (:func:`observed_trend`)."""
     labels = frame["model"] if "model" in frame.columns else frame.index.astype(str)
-    found = observed_trend(frame["t"], frame["y"], frame["kind"], labels,
-                           families=frame["family"] if "family" in frame.columns else None, n_boot=n_boot, seed=seed)
-    return EarlyLine(found.slope_per_day, found.slope_ci_low, found.slope_ci_high, found.intercept, len(frame),
-                     float(frame["t"].mean()))
+    found = observed_trend(
+        frame["t"],
+        frame["y"],
+        frame["kind"],
+        labels,
+        families=frame["family"] if "family" in frame.columns else None,
+        n_boot=n_boot,
+        seed=seed,
+    )
+    return EarlyLine(
+        found.slope_per_day,
+        found.slope_ci_low,
+        found.slope_ci_high,
+        found.intercept,
+        len(frame),
+        float(frame["t"].mean()),
+    )
 
 
 def outcome_of(n_later: int, above_band_low: int, above_band_high: int) -> Outcome:
     """Ahead, holds or behind from the later models above the band's edges alone: ``ahead`` when the Wilson 95%
     interval of the share above the upper edge lies above :data:`ABOVE_SHARE` (0.10, a 0.9-quantile line's),
     ``behind`` when that of the share above the lower edge lies below it, else ``holds``."""
-    return (Outcome.AHEAD if wilson_interval(above_band_high, n_later)[0] > ABOVE_SHARE
-            else Outcome.BEHIND if wilson_interval(above_band_low, n_later)[1] < ABOVE_SHARE else Outcome.HOLDS)
+    return (
+        Outcome.AHEAD
+        if wilson_interval(above_band_high, n_later)[0] > ABOVE_SHARE
+        else Outcome.BEHIND
+        if wilson_interval(above_band_low, n_later)[1] < ABOVE_SHARE
+        else Outcome.HOLDS
+    )
 
 
 def place_later(y: np.ndarray, kind: np.ndarray, edges: list[np.ndarray]) -> tuple[int, list[int]]:
@@ -137,8 +160,9 @@ def _one_cutoff(frame: pd.DataFrame, cut: float, epoch: pd.Timestamp, fit) -> Fo
     high = doubling_months(line.slope_per_day_ci_low) if math.isfinite(line.slope_per_day_ci_low) else math.inf
     t_late = late["t"].to_numpy(float)
     centre = line.centre_days if math.isfinite(line.centre_days) else float(early["t"].mean())
-    band = slope_band(t_late, centre, line.slope_per_day, line.intercept, line.slope_per_day_ci_low,
-                      line.slope_per_day_ci_high)
+    band = slope_band(
+        t_late, centre, line.slope_per_day, line.intercept, line.slope_per_day_ci_low, line.slope_per_day_ci_high
+    )
     edges = [line.intercept + line.slope_per_day * t_late, *band]
     placed, (above, above_low, above_high) = place_later(late["y"].to_numpy(float), late["kind"].to_numpy(float), edges)
     if not (math.isfinite(high) and low > 0) or high / low > MAX_EARLY_WIDTH:
@@ -148,8 +172,20 @@ def _one_cutoff(frame: pd.DataFrame, cut: float, epoch: pd.Timestamp, fit) -> Fo
     else:
         outcome, reason = outcome_of(placed, above_low, above_high), None
     date = (epoch + pd.Timedelta(days=float(cut))).strftime("%Y-%m-%d")
-    return ForecastCutoff(date, float((cut - early["t"].min()) / DAYS_PER_MONTH), len(early), months, low, high,
-                          placed, above, above_low, above_high, outcome, reason)
+    return ForecastCutoff(
+        date,
+        float((cut - early["t"].min()) / DAYS_PER_MONTH),
+        len(early),
+        months,
+        low,
+        high,
+        placed,
+        above,
+        above_low,
+        above_high,
+        outcome,
+        reason,
+    )
 
 
 def _usable(frame: pd.DataFrame, row: str) -> pd.DataFrame:
@@ -159,8 +195,16 @@ def _usable(frame: pd.DataFrame, row: str) -> pd.DataFrame:
     return frame
 
 
-def forecast_at(frame: pd.DataFrame, cutoff: str, *, row: str = "", epoch: str = DEFAULT_EPOCH, fit=None,
-                n_boot: int = 200, seed: int = 0) -> ForecastCutoff:
+def forecast_at(
+    frame: pd.DataFrame,
+    cutoff: str,
+    *,
+    row: str = "",
+    epoch: str = DEFAULT_EPOCH,
+    fit=None,
+    n_boot: int = 200,
+    seed: int = 0,
+) -> ForecastCutoff:
     """The forecast check at one declared ``cutoff`` (models released on it are early), as :func:`forecast_windows`'."""
     frame = _usable(frame, row)
     start = parse_epoch(epoch)
@@ -170,21 +214,34 @@ def forecast_at(frame: pd.DataFrame, cutoff: str, *, row: str = "", epoch: str =
     return _one_cutoff(frame, cut, start, fit or (lambda early: frontier_line(early, n_boot=n_boot, seed=seed)))
 
 
-def forecast_windows(frame: pd.DataFrame, *, row: str = "", epoch: str = DEFAULT_EPOCH, fit=None,
-                     n_boot: int = 200, seed: int = 0, declared: str | None = None, grid: bool = True
-                     ) -> ForecastWindows:
+def forecast_windows(
+    frame: pd.DataFrame,
+    *,
+    row: str = "",
+    epoch: str = DEFAULT_EPOCH,
+    fit=None,
+    n_boot: int = 200,
+    seed: int = 0,
+    declared: str | None = None,
+    grid: bool = True,
+) -> ForecastWindows:
     """The forecast check at every cutoff of the rule: ``frame`` one row per model with ``t`` (days since ``epoch``),
     ``y`` and ``kind``; ``fit`` the early line (default :func:`frontier_line`); ``declared`` the table's cutoff
     (:func:`forecast_at`): with it the grid may be empty (``grid`` False: none), without it an empty grid is refused."""
     frame = _usable(frame, row)
     fit = fit or (lambda early: frontier_line(early, n_boot=n_boot, seed=seed))
     first, last = float(frame["t"].min()), float(frame["t"].max())
-    cuts = np.arange(first + MIN_EARLY_MONTHS * DAYS_PER_MONTH, last - END_MARGIN_MONTHS * DAYS_PER_MONTH + 1e-9,
-                     STEP_MONTHS * DAYS_PER_MONTH)
+    cuts = np.arange(
+        first + MIN_EARLY_MONTHS * DAYS_PER_MONTH,
+        last - END_MARGIN_MONTHS * DAYS_PER_MONTH + 1e-9,
+        STEP_MONTHS * DAYS_PER_MONTH,
+    )
     if not grid and declared is not None:
         cuts = cuts[:0]
     if cuts.size == 0 and declared is None:
-        raise InputError(f"forecast {row!r}: the models span {(last - first) / DAYS_PER_MONTH:.1f} months; the check "
-                         f"needs {MIN_EARLY_MONTHS + END_MARGIN_MONTHS:g}")
+        raise InputError(
+            f"forecast {row!r}: the models span {(last - first) / DAYS_PER_MONTH:.1f} months; the check "
+            f"needs {MIN_EARLY_MONTHS + END_MARGIN_MONTHS:g}"
+        )
     at = None if declared is None else forecast_at(frame, declared, row=row, epoch=epoch, fit=fit)
     return ForecastWindows(row, tuple(_one_cutoff(frame, float(c), parse_epoch(epoch), fit) for c in cuts), at)

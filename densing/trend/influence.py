@@ -5,6 +5,7 @@ Refits would be quadratic in the row's models; a rule that declares an update
 again only the removals it does not know, a rule without one (the Tobit line) every group, each as the refit solves
 it (at weight 0, from the full line): every slope is the refits' to the bit (``tests/trend/test_influence.py``).
 """
+
 from __future__ import annotations
 
 import math
@@ -18,9 +19,8 @@ from densing.results import Result
 from densing.trend import rules
 from densing.trend.rules import doubling_months
 
-
 #: The most points (problems × targets) of the removals solved again in one call: about 16 MB an array.
-SOLVE_CELLS = 2 ** 21
+SOLVE_CELLS = 2**21
 
 
 @dataclass(frozen=True)
@@ -49,8 +49,16 @@ def influence_items(result, by: str = "family") -> tuple:
             change = months - point
         return 0.0 if math.isfinite(change) and abs(change) <= ROUNDING * abs(point) else change
 
-    return tuple(FamilyInfluence(str(r.family), int(r.n_models), doubling_months(r.slope_per_day),
-                                 move(doubling_months(r.slope_per_day))) for r in frame.itertuples()) if len(frame) else ()
+    return (
+        tuple(
+            FamilyInfluence(
+                str(r.family), int(r.n_models), doubling_months(r.slope_per_day), move(doubling_months(r.slope_per_day))
+            )
+            for r in frame.itertuples()
+        )
+        if len(frame)
+        else ()
+    )
 
 
 def most_influential_model(result) -> dict:
@@ -79,23 +87,44 @@ def open_draws(data: dict, counts: np.ndarray, combined: np.ndarray) -> tuple:
     lack_open, lack_all = (~held[shut]).mean(axis=0), (~held).mean(axis=0)
     hold_open, hold_all = held[shut].mean(axis=0), held.mean(axis=0)
     a, b = int(np.argmax(lack_open - lack_all)), int(np.argmax(hold_open - hold_all))
-    return (int(shut.sum()), int(combined.size), (str(names[a]), float(lack_open[a]), float(lack_all[a])),
-            (str(names[b]), float(hold_open[b]), float(hold_all[b])))
+    return (
+        int(shut.sum()),
+        int(combined.size),
+        (str(names[a]), float(lack_open[a]), float(lack_all[a])),
+        (str(names[b]), float(hold_open[b]), float(hold_all[b])),
+    )
 
 
-def frontier_slopes(rule: str, quantile: float, data: dict, y: np.ndarray, kind: np.ndarray, weight: np.ndarray,
-                    start) -> np.ndarray:
+def frontier_slopes(
+    rule: str, quantile: float, data: dict, y: np.ndarray, kind: np.ndarray, weight: np.ndarray, start
+) -> np.ndarray:
     """Each reference's frontier slope in each draw, (R, K), draw k counting target i ``weight[k, i]`` times."""
     count, draws = y.shape[:2]
     starts = np.repeat(np.asarray(start, float), draws, axis=0)
-    lines = rules.frontier_lines_weighted(rule, data["t"], y.reshape(count * draws, -1),
-                                          kind.reshape(count * draws, -1), np.tile(weight, (count, 1)), data["labels"],
-                                          quantile, start=(starts[:, 0], starts[:, 1]))
+    lines = rules.frontier_lines_weighted(
+        rule,
+        data["t"],
+        y.reshape(count * draws, -1),
+        kind.reshape(count * draws, -1),
+        np.tile(weight, (count, 1)),
+        data["labels"],
+        quantile,
+        start=(starts[:, 0], starts[:, 1]),
+    )
     return np.ascontiguousarray(lines[:, 0]).reshape(count, draws)  # contiguous: numpy's dot adds it as before
 
 
-def family_influence(rule: str, quantile: float, data: dict, y: np.ndarray, kind: np.ndarray, w: np.ndarray,
-                     starts, *, by: str = "family") -> pd.DataFrame:
+def family_influence(
+    rule: str,
+    quantile: float,
+    data: dict,
+    y: np.ndarray,
+    kind: np.ndarray,
+    w: np.ndarray,
+    starts,
+    *,
+    by: str = "family",
+) -> pd.DataFrame:
     """Leave one family out (Incompressible Knowledge Probes, arXiv 2604.24827): per family, the pooled point slope
     Σ_r w_r·A_r without its targets (references and weights kept); ``by="lab"``: each lab's targets, ``by="model"``:
     each target. ``y``, ``kind`` (R, n) the point densities, ``starts`` (R, 2) the point lines."""
@@ -105,30 +134,43 @@ def family_influence(rule: str, quantile: float, data: dict, y: np.ndarray, kind
     groups = int(clusters.max()) + 1 if clusters.size else 0
     slopes = left_out_slopes(rule, quantile, data, y, kind, clusters, groups, starts)
     first = np.unique(clusters, return_index=True)[1]  # each group's first target (groups are numbered 0 … G − 1)
-    names = [str(v) for v in np.asarray({"family": data["families"], "lab": data.get("labs")}.get(by, labels),
-                                        dtype=object)[first]]
-    return pd.DataFrame({"family": names, "n_models": np.bincount(clusters, minlength=groups),
-                         "slope_per_day": w @ slopes})
+    names = [
+        str(v)
+        for v in np.asarray({"family": data["families"], "lab": data.get("labs")}.get(by, labels), dtype=object)[first]
+    ]
+    return pd.DataFrame(
+        {"family": names, "n_models": np.bincount(clusters, minlength=groups), "slope_per_day": w @ slopes}
+    )
 
 
-def left_out_slopes(rule: str, quantile: float, data: dict, y: np.ndarray, kind: np.ndarray, clusters: np.ndarray,
-                    groups: int, starts) -> np.ndarray:
+def left_out_slopes(
+    rule: str, quantile: float, data: dict, y: np.ndarray, kind: np.ndarray, clusters: np.ndarray, groups: int, starts
+) -> np.ndarray:
     """Each reference's slope with each group of ``clusters`` left out, (R, groups): :func:`updated`'s, else a refit."""
     starts = np.asarray(starts, float)
     known, slopes = updated(rule, quantile, data, y, kind, clusters, groups, starts)
     problems = np.nonzero(~known)
     step = max(1, SOLVE_CELLS // max(y.shape[1], 1))  # each problem is solved on its own: chunks bound the memory
     for at in range(0, problems[0].size, step):
-        r, g = (v[at:at + step] for v in problems)
+        r, g = (v[at : at + step] for v in problems)
         weight = (clusters[None, :] != g[:, None]).astype(float)  # (problems, n): 0 on the left-out group
-        lines = rules.frontier_lines_weighted(rule, data["t"], y[r], kind[r], weight, data["labels"], quantile,
-                                              start=(starts[r, 0], starts[r, 1]))
+        lines = rules.frontier_lines_weighted(
+            rule, data["t"], y[r], kind[r], weight, data["labels"], quantile, start=(starts[r, 0], starts[r, 1])
+        )
         slopes[r, g] = lines[:, 0]
     return np.ascontiguousarray(slopes)
 
 
-def updated(rule: str, quantile: float, data: dict, y: np.ndarray, kind: np.ndarray, clusters: np.ndarray,
-            groups: int, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def updated(
+    rule: str,
+    quantile: float,
+    data: dict,
+    y: np.ndarray,
+    kind: np.ndarray,
+    clusters: np.ndarray,
+    groups: int,
+    starts: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
     """(known, slopes), (R, groups): the removals the rule's update knows, their slopes (none below MIN_POINTS left)."""
     update = rules.get(rule).left_out
     if update is None:

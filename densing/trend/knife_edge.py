@@ -39,6 +39,7 @@ by |move|, at most :data:`SHOWN_MOVES`, each at least :data:`SHOWN_SHARE` of the
 crossing moves the point.
 ``studies/knife_edge.py`` sets each row's largest move beside the point's Monte Carlo error over seeds.
 """
+
 from __future__ import annotations
 
 import math
@@ -227,8 +228,16 @@ def ceiling_crossings(common: CommonTargets) -> list[Crossing]:
     return found
 
 
-def _score_crossings(common: CommonTargets, scores: np.ndarray, sigma: np.ndarray, threshold: np.ndarray,
-                     boundary: Boundary, reference: str, *, floor: bool) -> list[Crossing]:
+def _score_crossings(
+    common: CommonTargets,
+    scores: np.ndarray,
+    sigma: np.ndarray,
+    threshold: np.ndarray,
+    boundary: Boundary,
+    reference: str,
+    *,
+    floor: bool,
+) -> list[Crossing]:
     """The (target, benchmark) pairs whose score lies within ±:data:`WINDOW` σ of ``threshold`` (n, B), each with
     that one score moved across it."""
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -239,8 +248,9 @@ def _score_crossings(common: CommonTargets, scores: np.ndarray, sigma: np.ndarra
     for i, b in zip(*np.nonzero(near)):
         after = scores[i].copy()
         after[b] = _across(threshold[i, b], sigma[i, b], distance[i, b], floor)
-        found.append(Crossing(int(i), str(labels[i]), boundary, reference, (common.benchmarks[b],),
-                              float(distance[i, b]), after))
+        found.append(
+            Crossing(int(i), str(labels[i]), boundary, reference, (common.benchmarks[b],), float(distance[i, b]), after)
+        )
     return found
 
 
@@ -258,8 +268,12 @@ def edge_crossings(common: CommonTargets) -> list[Crossing]:
     """Every (target, reference, edge) whose joint move s·σ with |s| ≤ :data:`WINDOW` reaches ln N̂ = the edge
     (module docstring), moved :data:`CROSS` past it on the other side; a reference's own members left out."""
     scores, sigma = arrays(common.frame, common.benchmarks)
-    dropped = floor_plan(scores, sigma, chance_levels(common.benchmarks),
-                         all(getattr(inv, "kind", "") == "joint" for inv in common.inversions))
+    dropped = floor_plan(
+        scores,
+        sigma,
+        chance_levels(common.benchmarks),
+        all(getattr(inv, "kind", "") == "joint" for inv in common.inversions),
+    )
     entering = np.where(dropped, np.nan, scores)  # the scores the inversion reads (a floor score of a set leaves it)
     step = np.nan_to_num(sigma)
     labels = common.frame["model"].astype(str).to_numpy()
@@ -276,13 +290,17 @@ def edge_crossings(common: CommonTargets) -> list[Crossing]:
                     continue
                 shift = root + (CROSS if root > 0 else -CROSS)  # past the edge, on the target's other side
                 after = np.where(np.isnan(entering[i]), scores[i], np.clip(entering[i] + shift * step[i], 0.0, 1.0))
-                found.append(Crossing(int(i), str(labels[i]), boundary, inv.reference.family, common.benchmarks,
-                                      -float(root), after))
+                found.append(
+                    Crossing(
+                        int(i), str(labels[i]), boundary, inv.reference.family, common.benchmarks, -float(root), after
+                    )
+                )
     return found
 
 
-def _edge_roots(inv, scores: np.ndarray, sigma: np.ndarray, step: np.ndarray, edge: float, skill2
-                ) -> list[float | None]:
+def _edge_roots(
+    inv, scores: np.ndarray, sigma: np.ndarray, step: np.ndarray, edge: float, skill2
+) -> list[float | None]:
     """For each target (row of ``scores``, (m, B)), the joint move s* (in σ) nearest 0 within ±:data:`WINDOW` at
     which its ln N̂ reaches ``edge``: every target's grid :data:`EDGE_GRID` inverted at once, Brent's method on the
     grid's sign change nearest the target; None where there is none (or the inversion is not exact there)."""
@@ -330,8 +348,15 @@ def knife_edges(common: CommonTargets, weights, rule: str) -> KnifeEdges:
     moves = []
     for crossing in crossings(common):
         after = moved(common, crossing.index, crossing.scores)
-        moves.append(Move(crossing, before, doubling_months(point_slope(after, weights, rule)),
-                          held.get(crossing.model, ()), readings(after).get(crossing.model, ())))
+        moves.append(
+            Move(
+                crossing,
+                before,
+                doubling_months(point_slope(after, weights, rule)),
+                held.get(crossing.model, ()),
+                readings(after).get(crossing.model, ()),
+            )
+        )
     return KnifeEdges(before, tuple(moves))
 
 
@@ -344,6 +369,23 @@ def headline_knife_edges(measurement) -> KnifeEdges | None:
     return knife_edges(measurement.common, head.reference_weights, head.rule)
 
 
-__all__ = ["Boundary", "CROSS", "Crossing", "KnifeEdges", "Move", "Reading", "SHOWN_MOVES", "SHOWN_SHARE", "WINDOW",
-           "crossings", "edge_crossings", "floor_crossings", "ceiling_crossings", "headline_knife_edges",
-           "knife_edges", "moved", "point_slope", "readings"]
+__all__ = [
+    "Boundary",
+    "CROSS",
+    "Crossing",
+    "KnifeEdges",
+    "Move",
+    "Reading",
+    "SHOWN_MOVES",
+    "SHOWN_SHARE",
+    "WINDOW",
+    "crossings",
+    "edge_crossings",
+    "floor_crossings",
+    "ceiling_crossings",
+    "headline_knife_edges",
+    "knife_edges",
+    "moved",
+    "point_slope",
+    "readings",
+]

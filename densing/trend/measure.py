@@ -4,6 +4,7 @@ checks (:mod:`densing.trend.checks`), its sensitivity table, the rows per benchm
 (:mod:`densing.trend.capability`) and the fixed-size time regression (:mod:`densing.trend.fixed_size`), computed as
 the jobs of :func:`densing.trend.plan.plan` for the sections the caller shows.
 """
+
 from __future__ import annotations
 
 import math
@@ -34,8 +35,7 @@ from densing.trend.plan import HEADLINE_RULE, SENSITIVITY_D0, headline_members, 
 from densing.trend.targets import SCORE_COLUMNS, check_window, with_stderr
 from densing.validation import INTERVAL_DRAWS, Date, ExistingPath, Interval, Options, validate_params
 
-__all__ = ["CANDIDATES_FILE", "HEADLINE_RULE", "PAPER_ANCHORS", "SENSITIVITY_D0", "headline_densities",
-           "measure_trend"]
+__all__ = ["CANDIDATES_FILE", "HEADLINE_RULE", "PAPER_ANCHORS", "SENSITIVITY_D0", "headline_densities", "measure_trend"]
 
 #: The paper's per-model anchors (Xiao et al. 2024, Fig. 1 and §3), shown beside ours.
 PAPER_ANCHORS = {"google/gemma-2-9b": "≈ 3, denser than Gemma-2-27B", "huggyllama/llama-7b": "< 0.1 (Llama-1 models)"}
@@ -44,15 +44,28 @@ CANDIDATES_FILE = "trend_reference_candidates.csv"
 
 #: :func:`measure_trend`'s numeric options, checked before anything runs (a worker included).
 TREND_CONSTRAINTS = {
-    "n_boot": [INTERVAL_DRAWS], "n_boot_side": [INTERVAL_DRAWS], "seed": [Interval(Integral, 0, None)],
-    "d0": [Interval(Real, 0, None, closed="neither"), None], "since": [Date(), None], "epoch": [Date()],
-    "fits_dir": [ExistingPath("folder"), None], "sections": [Options(("all",)), plan.Sections()]}
+    "n_boot": [INTERVAL_DRAWS],
+    "n_boot_side": [INTERVAL_DRAWS],
+    "seed": [Interval(Integral, 0, None)],
+    "d0": [Interval(Real, 0, None, closed="neither"), None],
+    "since": [Date(), None],
+    "epoch": [Date()],
+    "fits_dir": [ExistingPath("folder"), None],
+    "sections": [Options(("all",)), plan.Sections()],
+}
 
 
 @validate_params({k: TREND_CONSTRAINTS[k] for k in ("seed", "since", "epoch")})
 @same_tables()
-def headline_densities(targets: pd.DataFrame, *, since: str | None = DEFAULT_EPOCH, epoch: str = DEFAULT_EPOCH,
-                       seed: int = 0, level: float = 0.95, table: str | TrendTable | None = None) -> pd.DataFrame:
+def headline_densities(
+    targets: pd.DataFrame,
+    *,
+    since: str | None = DEFAULT_EPOCH,
+    epoch: str = DEFAULT_EPOCH,
+    seed: int = 0,
+    level: float = 0.95,
+    table: str | TrendTable | None = None,
+) -> pd.DataFrame:
     """The headline's per-model densities without its trend (``densing density`` with no ``--fit``): the
     ``densities`` of :func:`measure_trend`; ``attrs`` hold the headline set, the sets passed over, the table and the
     lead ``reference``."""
@@ -61,21 +74,34 @@ def headline_densities(targets: pd.DataFrame, *, since: str | None = DEFAULT_EPO
     check_window(targets, since)  # a window that leaves no model is refused, naming the filter
     candidates = eligibility.candidate_table(targets, composed=composed_fits(None), benchmarks=profile.candidates)
     fits = eligibility.eligible_fits(targets, candidates, seed=seed)
-    label, _, missing, chosen = headline_members(targets, candidates, fits, profile, since=since, epoch=epoch, seed=seed)
+    label, _, missing, chosen = headline_members(
+        targets, candidates, fits, profile, since=since, epoch=epoch, seed=seed
+    )
     inversion, models = chosen.members()[0]
     out = density_table(models, inversion, seed=seed, level=level)
-    out.attrs.update(headline_set=label, missing=[lab for _, lab, _ in missing], table=profile.name,
-                     reference=inversion.reference)
+    out.attrs.update(
+        headline_set=label, missing=[lab for _, lab, _ in missing], table=profile.name, reference=inversion.reference
+    )
     return out
 
 
 @one_blas_thread  # one process per core on small matrices: BLAS threads only oversubscribe the cores
 @same_tables()  # each table's score matrix computed once per benchmark tuple within the call
 @validate_params(TREND_CONSTRAINTS)  # before any worker starts
-def measure_trend(targets: pd.DataFrame, *, fits_dir: str | Path | None = None, fit: ReferenceFit | None = None,
-                  d0: float | None = None, since: str | None = DEFAULT_EPOCH, epoch: str = DEFAULT_EPOCH,
-                  n_boot: int = DEFAULT_N_BOOT, n_boot_side: int = DEFAULT_N_BOOT_SIDE, seed: int = 0,
-                  table: str | TrendTable | None = None, sections="all") -> TrendMeasurement:
+def measure_trend(
+    targets: pd.DataFrame,
+    *,
+    fits_dir: str | Path | None = None,
+    fit: ReferenceFit | None = None,
+    d0: float | None = None,
+    since: str | None = DEFAULT_EPOCH,
+    epoch: str = DEFAULT_EPOCH,
+    n_boot: int = DEFAULT_N_BOOT,
+    n_boot_side: int = DEFAULT_N_BOOT_SIDE,
+    seed: int = 0,
+    table: str | TrendTable | None = None,
+    sections="all",
+) -> TrendMeasurement:
     """A :class:`TrendMeasurement`: the Densing Law by capability on a tidy target table (module docstring), the CLI's
     defaults. ``sections``: ``"all"`` or names of :data:`densing.trend.plan.SECTIONS` computed beside the headline (one
     not asked for: its table empty, its breakpoint or densities None). ``n_boot``: the headline's draws;
@@ -88,19 +114,32 @@ def measure_trend(targets: pd.DataFrame, *, fits_dir: str | Path | None = None, 
     fit = None if fit is None else as_fit(fit, "fit")
     if d0 is not None:  # never ignored in silence: D0 means something only for a given fit with a data term
         if fit is None:
-            raise InputError("--d0: the reference rule's references are families at their own budgets, which have no "
-                             "data term, so D0 has no meaning for them; give --fit with a two-step law to invert at D0, "
-                             "or read the budget rows (every reference brought to D0 = 1T) of densing trend --by "
-                             "benchmark")
+            raise InputError(
+                "--d0: the reference rule's references are families at their own budgets, which have no "
+                "data term, so D0 has no meaning for them; give --fit with a two-step law to invert at D0, "
+                "or read the budget rows (every reference brought to D0 = 1T) of densing trend --by "
+                "benchmark"
+            )
         fit._d0(float(d0))  # a fit without a data term refuses a D0 other than its own, in one line
     targets = with_stderr(table_argument(targets, "targets", SCORE_COLUMNS))  # once: no later step fills it again
     check_window(targets, since)  # a window that leaves no model is refused, naming the filter
     profile = registry.table(table)
     shown = plan.sections(sections)
     candidates = _candidate_table(targets, fits_dir, profile, shown)
-    context = plan.Context(targets, candidates, eligibility.eligible_fits(targets, candidates, seed=seed), profile,
-                           since=since, epoch=epoch, seed=seed, n_boot=n_boot, n_boot_side=min(n_boot_side, n_boot),
-                           fit=fit, d0=d0, sections=shown)
+    context = plan.Context(
+        targets,
+        candidates,
+        eligibility.eligible_fits(targets, candidates, seed=seed),
+        profile,
+        since=since,
+        epoch=epoch,
+        seed=seed,
+        n_boot=n_boot,
+        n_boot_side=min(n_boot_side, n_boot),
+        fit=fit,
+        d0=d0,
+        sections=shown,
+    )
     jobs = plan.plan(context)
     return _measurement(context, jobs, executor.run(jobs, context))
 
@@ -147,25 +186,52 @@ def _measurement(c: plan.Context, jobs: list, done: dict) -> TrendMeasurement:
     budget = tuple(done[j.key] for j in jobs if isinstance(j, plan.RowJob) and j.variant == plan.BUDGET)
     members = h.common.members()
     head_set = c.profile.headline_set if c.fit is None else None
-    found = (_with_variants(h.sensitivity, h.rules, done, head_set, c.n_boot) if h.sensitivity is not None
-             else pd.DataFrame(columns=SENSITIVITY_COLUMNS))
+    found = (
+        _with_variants(h.sensitivity, h.rules, done, head_set, c.n_boot)
+        if h.sensitivity is not None
+        else pd.DataFrame(columns=SENSITIVITY_COLUMNS)
+    )
     head = h.rules[HEADLINE_RULE] = replace(h.result, judged=True)
     lead_inversion = members[0][0]
     if head_set is not None and not h.missing:
-        sets = [capability.Row(head_set, h.label, "set", h.benchmarks, tuple(head.reference_names), head,
-                               members=tuple(members)), *sets]
+        sets = [
+            capability.Row(
+                head_set, h.label, "set", h.benchmarks, tuple(head.reference_names), head, members=tuple(members)
+            ),
+            *sets,
+        ]
     return TrendMeasurement(
         reference=" | ".join(map(str, head.reference_names)) + (" (given)" if c.fit is not None else ""),
-        references_by=h.references_by, d0=lead_inversion.d0, headline_rule=HEADLINE_RULE,
-        rules=h.rules, rule_errors=h.rule_errors, checks=h.checks, sensitivity=found, breakpoint=h.breakpoint,
-        candidates=c.candidates, references=reference_frame(members, head), densities=h.densities, models=h.points,
-        left_out=h.common.left_out, fits=tuple(lead_inversion.fits), inversion=lead_inversion, headline_set=h.label,
-        benchmark_rows=tuple(singles), set_rows=tuple(sets), budget_rows=budget,
-        budget_notes=done.get(plan.BUDGET.key, (None, {}, {}))[2], fixed_size=done.get("fixed_size"),
-        order_breaks=reference_order_breaks(c.targets, {name.family for row in [*singles, *sets]
-                                                        for name in row.references})
-        if "order_breaks" in c.sections else None, table_words=c.profile.words, missing=tuple(h.missing),
-        since=c.since, common=h.common,
+        references_by=h.references_by,
+        d0=lead_inversion.d0,
+        headline_rule=HEADLINE_RULE,
+        rules=h.rules,
+        rule_errors=h.rule_errors,
+        checks=h.checks,
+        sensitivity=found,
+        breakpoint=h.breakpoint,
+        candidates=c.candidates,
+        references=reference_frame(members, head),
+        densities=h.densities,
+        models=h.points,
+        left_out=h.common.left_out,
+        fits=tuple(lead_inversion.fits),
+        inversion=lead_inversion,
+        headline_set=h.label,
+        benchmark_rows=tuple(singles),
+        set_rows=tuple(sets),
+        budget_rows=budget,
+        budget_notes=done.get(plan.BUDGET.key, (None, {}, {}))[2],
+        fixed_size=done.get("fixed_size"),
+        order_breaks=reference_order_breaks(
+            c.targets, {name.family for row in [*singles, *sets] for name in row.references}
+        )
+        if "order_breaks" in c.sections
+        else None,
+        table_words=c.profile.words,
+        missing=tuple(h.missing),
+        since=c.since,
+        common=h.common,
     )
 
 
@@ -173,17 +239,28 @@ def _measurement(c: plan.Context, jobs: list, done: dict) -> TrendMeasurement:
 SENSITIVITY_COLUMNS = ["variant", "reference", "inversion", "d0", "doubling_time_months", "ci_low", "ci_high", "status"]
 
 
-def _with_variants(sensitivity: pd.DataFrame, found_rules: dict, side: dict, headline: str | None,
-                   n_draws: int) -> pd.DataFrame:
+def _with_variants(
+    sensitivity: pd.DataFrame, found_rules: dict, side: dict, headline: str | None, n_draws: int
+) -> pd.DataFrame:
     """The headline's sensitivity table: each reference, other rules, budget, shape; statuses by the one state rule."""
-    rows = [{**r, "variant": "reference" if not str(r["inversion"]).startswith("D0") else "D0 of the given fit",
-             "status": presented(JudgedInterval(r["ci_low"], r["ci_high"], n_draws), "status")}
-            for r in sensitivity.to_dict("records")]
+    rows = [
+        {
+            **r,
+            "variant": "reference" if not str(r["inversion"]).startswith("D0") else "D0 of the given fit",
+            "status": presented(JudgedInterval(r["ci_low"], r["ci_high"], n_draws), "status"),
+        }
+        for r in sensitivity.to_dict("records")
+    ]
     optimistic = "; its interval is optimistic (its points are chosen on the response)"
-    rows += [_pooled("frontier rule", rule, result, result.status + (optimistic if rule == "envelope" else ""))
-             for rule, result in found_rules.items() if rule != HEADLINE_RULE]
-    for which, variant in ((plan.BUDGET, "D0 budget (every reference at 1T tokens)"),
-                           (plan.LOGISTIC, "family law logistic in ln N")):
+    rows += [
+        _pooled("frontier rule", rule, result, result.status + (optimistic if rule == "envelope" else ""))
+        for rule, result in found_rules.items()
+        if rule != HEADLINE_RULE
+    ]
+    for which, variant in (
+        (plan.BUDGET, "D0 budget (every reference at 1T tokens)"),
+        (plan.LOGISTIC, "family law logistic in ln N"),
+    ):
         row = side.get(which.row_key(headline)) if headline is not None else None
         if row is not None:
             rows.append(_pooled(variant, ", ".join(x.family for x in row.references), row.result, row.status))
@@ -192,7 +269,16 @@ def _with_variants(sensitivity: pd.DataFrame, found_rules: dict, side: dict, hea
 
 def _pooled(variant: str, reference: str, result, status: str) -> dict:
     """A sensitivity row pooled over its references: ``result``'s doubling time and interval (NaN without one)."""
-    months = ((result.doubling_time_months, result.doubling_time_months_ci_low, result.doubling_time_months_ci_high)
-              if result is not None else (math.nan,) * 3)
-    return {"variant": variant, "reference": reference, "inversion": "pooled", "d0": math.nan,
-            **dict(zip(("doubling_time_months", "ci_low", "ci_high"), months)), "status": status}
+    months = (
+        (result.doubling_time_months, result.doubling_time_months_ci_low, result.doubling_time_months_ci_high)
+        if result is not None
+        else (math.nan,) * 3
+    )
+    return {
+        "variant": variant,
+        "reference": reference,
+        "inversion": "pooled",
+        "d0": math.nan,
+        **dict(zip(("doubling_time_months", "ci_low", "ci_high"), months)),
+        "status": status,
+    }

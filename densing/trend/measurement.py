@@ -1,4 +1,5 @@
 """What :func:`densing.trend.measure.measure_trend` returns: the measurement, each inversion's trend, the breakpoint."""
+
 from __future__ import annotations
 
 import math
@@ -9,8 +10,7 @@ import pandas as pd
 
 from densing.constants import PAPER
 from densing.laws.reference_fit import ReferenceFit
-from densing.results import (ALPHA_CONSTRAINTS, Result, frame_records, interval_frame, presented,
-                             presented_property)
+from densing.results import ALPHA_CONSTRAINTS, Result, frame_records, interval_frame, presented, presented_property
 from densing.states import ReferencesBy, State
 from densing.trend.uncertainty import TrendUncertainty
 from densing.validation import Options, validate_params
@@ -61,9 +61,9 @@ class TrendMeasurement(Result):
     headline_rule: str
     rules: dict[str, TrendUncertainty]
     rule_errors: dict[str, str]
-    checks: tuple                                           # densing.trend.checks.Check, gates and findings
+    checks: tuple  # densing.trend.checks.Check, gates and findings
     sensitivity: pd.DataFrame
-    breakpoint: Breakpoint | None                           # None where its section is not asked for
+    breakpoint: Breakpoint | None  # None where its section is not asked for
     candidates: pd.DataFrame
     references: pd.DataFrame
     densities: pd.DataFrame = field(repr=False)
@@ -72,36 +72,58 @@ class TrendMeasurement(Result):
     fits: tuple[ReferenceFit, ...] = field(repr=False)
     inversion: object = field(repr=False)
     headline_set: str = ""
-    benchmark_rows: tuple = field(default=(), repr=False)   # capability.Row per benchmark
-    set_rows: tuple = field(default=(), repr=False)         # capability.Row per benchmark set, the headline's first
-    budget_rows: tuple = field(default=(), repr=False)      # capability.Row at one D0 (the budget sensitivity)
+    benchmark_rows: tuple = field(default=(), repr=False)  # capability.Row per benchmark
+    set_rows: tuple = field(default=(), repr=False)  # capability.Row per benchmark set, the headline's first
+    budget_rows: tuple = field(default=(), repr=False)  # capability.Row at one D0 (the budget sensitivity)
     budget_notes: dict = field(default_factory=dict, repr=False)  # members with no size at D0, per reference
     fixed_size: pd.DataFrame | None = field(default=None, repr=False)  # the fixed-size time regression's rows
     #: members of a reference family of any row that break their family's order (densing.laws.family_rows), and whether
     #: the family's fits keep them
     order_breaks: pd.DataFrame | None = field(default=None, repr=False)
-    table_words: str = ""                                   # the table in words ("the Open LLM Leaderboard v2 table")
-    missing: tuple = ()                                     # the sets passed over before the headline's: (name, label, why)
-    since: str | None = None                                # the targets' window
+    table_words: str = ""  # the table in words ("the Open LLM Leaderboard v2 table")
+    missing: tuple = ()  # the sets passed over before the headline's: (name, label, why)
+    since: str | None = None  # the targets' window
     #: the headline row's common targets (densing.trend.selection.CommonTargets; None where it has none), kept for
     #: what is computed from them on demand (:meth:`knife_edges`)
     common: object = field(default=None, repr=False)
 
-    _dict_exclude = ("sensitivity", "candidates", "references", "densities", "models", "left_out", "fits",
-                     "inversion", "benchmark_rows", "set_rows", "budget_rows", "fixed_size", "order_breaks",
-                     "budget_notes", "missing", "common")
+    _dict_exclude = (
+        "sensitivity",
+        "candidates",
+        "references",
+        "densities",
+        "models",
+        "left_out",
+        "fits",
+        "inversion",
+        "benchmark_rows",
+        "set_rows",
+        "budget_rows",
+        "fixed_size",
+        "order_breaks",
+        "budget_notes",
+        "missing",
+        "common",
+    )
     _shown_as: ClassVar[dict[str, str]] = {"references_by": "reference_rule"}
 
-    reference_rule = presented_property("reference_rule", "How the headline's references were chosen, in words "
-                                                          "(:func:`densing.present.verdict.references_words`).")
-    status = presented_property("status", "The headline's state and reasons in words "
-                                          "(:func:`densing.present.verdict.measurement_status`).")
-    verdict = presented_property("verdict", "The first sentence a researcher can cite "
-                                            "(:func:`densing.present.verdict.headline_verdict`).")
+    reference_rule = presented_property(
+        "reference_rule",
+        "How the headline's references were chosen, in words (:func:`densing.present.verdict.references_words`).",
+    )
+    status = presented_property(
+        "status", "The headline's state and reasons in words (:func:`densing.present.verdict.measurement_status`)."
+    )
+    verdict = presented_property(
+        "verdict", "The first sentence a researcher can cite (:func:`densing.present.verdict.headline_verdict`)."
+    )
     why = presented_property("why", "The sentences after the verdict (:func:`densing.present.verdict.why_words`).")
-    rests_on = presented_property("rests_on", "What the headline rests on, one sentence each: its references' labs, "
-                                              "the late frontier family, the floor bounds "
-                                              "(:func:`densing.present.verdict.rests_on_words`).")
+    rests_on = presented_property(
+        "rests_on",
+        "What the headline rests on, one sentence each: its references' labs, "
+        "the late frontier family, the floor bounds "
+        "(:func:`densing.present.verdict.rests_on_words`).",
+    )
 
     @validate_params({"by": [Options(("rule", "benchmark"))]})
     def to_frame(self, by: str = "rule") -> pd.DataFrame:
@@ -109,9 +131,14 @@ class TrendMeasurement(Result):
         every row and each rule's own status, as the JSON's rows; ``by="benchmark"``, :meth:`by_benchmark` and :meth:`by_benchmark_at_budget` (``variant``: which)."""
         if by == "rule":
             frame = self.table()
-            return frame.assign(headline=frame["rule"] == self.headline_rule, set=self.headline_set,
-                                reference=self.reference, d0=self.d0, status=[r.status for r in self.rules.values()],
-                                verdict=self.verdict)
+            return frame.assign(
+                headline=frame["rule"] == self.headline_rule,
+                set=self.headline_set,
+                reference=self.reference,
+                d0=self.d0,
+                status=[r.status for r in self.rules.values()],
+                verdict=self.verdict,
+            )
         rows = self.by_benchmark().assign(variant="own budgets")
         rows = rows.assign(headline=rows["label"] == self.headline_set)
         budget = self.by_benchmark_at_budget()
@@ -143,8 +170,14 @@ class TrendMeasurement(Result):
 
     def to_dict(self) -> dict:
         """The scalar fields, each rule's trend, the checks and the breakpoint, with the status, the verdict and why."""
-        return {**super().to_dict(), "measurable": self.measurable, "status": self.status, "headline": self.headline,
-                "verdict": self.verdict, "why": self.why}
+        return {
+            **super().to_dict(),
+            "measurable": self.measurable,
+            "status": self.status,
+            "headline": self.headline,
+            "verdict": self.verdict,
+            "why": self.why,
+        }
 
     def summary(self):
         """The headline as a Summary (:func:`densing.present.verdict.measurement_summary`)."""
@@ -174,14 +207,34 @@ class TrendMeasurement(Result):
         """The rules side by side: months and slope per day with their 95% intervals, models, the draws each rule's
         interval rests on (``draws``: the headline rule's grow, the others' do not, so one row's ends are only those
         of another table's row at the same draws), bounds, shares."""
-        keep = ["rule", "doubling_time_months", "doubling_time_months_ci_low", "doubling_time_months_ci_high",
-                "slope_per_day", "slope_ci_low", "slope_ci_high", "n_models", "n_boot", "n_lower_bounds",
-                "n_upper_bounds", "share_fit", "share_score", "share_models", "share_reference"]
+        keep = [
+            "rule",
+            "doubling_time_months",
+            "doubling_time_months_ci_low",
+            "doubling_time_months_ci_high",
+            "slope_per_day",
+            "slope_ci_low",
+            "slope_ci_high",
+            "n_models",
+            "n_boot",
+            "n_lower_bounds",
+            "n_upper_bounds",
+            "share_fit",
+            "share_score",
+            "share_models",
+            "share_reference",
+        ]
         frame = pd.DataFrame([{k: getattr(r, k) for k in keep} for r in self.rules.values()], columns=keep)
-        return frame.rename(columns={"doubling_time_months": "months", "doubling_time_months_ci_low": "ci_low",
-                                     "doubling_time_months_ci_high": "ci_high", "n_boot": "draws",
-                                     "n_lower_bounds": "lower_bounds",
-                                     "n_upper_bounds": "upper_bounds"})
+        return frame.rename(
+            columns={
+                "doubling_time_months": "months",
+                "doubling_time_months_ci_low": "ci_low",
+                "doubling_time_months_ci_high": "ci_high",
+                "n_boot": "draws",
+                "n_lower_bounds": "lower_bounds",
+                "n_upper_bounds": "upper_bounds",
+            }
+        )
 
     def checks_table(self) -> pd.DataFrame:
         return pd.DataFrame([{"check": c.name, "result": c.status, "detail": c.detail} for c in self.checks])
@@ -199,17 +252,34 @@ class TrendMeasurement(Result):
         """What ``densing trend --format json`` prints: ``rows``, one per frontier rule (its ``to_dict()`` with the
         references, D0, the checks and the paper's figures), then the words, the headline with its knife edges
         (:meth:`knife_edges`, computed here), the tables and the rows per benchmark."""
-        rows = [{"frontier": rule, "headline": rule == self.headline_rule, "reference": self.reference, "d0": self.d0,
-                 **result.to_dict(), "measurable": self.measurable, "checks": [c.to_dict() for c in self.checks],
-                 "paper": PAPER} for rule, result in self.rules.items()]
+        rows = [
+            {
+                "frontier": rule,
+                "headline": rule == self.headline_rule,
+                "reference": self.reference,
+                "d0": self.d0,
+                **result.to_dict(),
+                "measurable": self.measurable,
+                "checks": [c.to_dict() for c in self.checks],
+                "paper": PAPER,
+            }
+            for rule, result in self.rules.items()
+        ]
         headline = {**self.headline_summary(), "knife_edges": presented(self, "knife_edges_record")}
-        return {"rows": rows, "verdict": self.verdict, "why": self.why, "status": self.status,
-                "headline": headline,
-                "sensitivity": frame_records(self.sensitivity), "references": frame_records(self.references),
-                "breakpoint": self.breakpoint.to_dict() if self.breakpoint is not None else None, "by_benchmark": frame_records(self.by_benchmark()),
-                "by_benchmark_at_budget": frame_records(self.by_benchmark_at_budget()),
-                "cross_check": frame_records(self.cross_check()),
-                "order_breaks": frame_records(self.order_breaks) if self.order_breaks is not None else []}
+        return {
+            "rows": rows,
+            "verdict": self.verdict,
+            "why": self.why,
+            "status": self.status,
+            "headline": headline,
+            "sensitivity": frame_records(self.sensitivity),
+            "references": frame_records(self.references),
+            "breakpoint": self.breakpoint.to_dict() if self.breakpoint is not None else None,
+            "by_benchmark": frame_records(self.by_benchmark()),
+            "by_benchmark_at_budget": frame_records(self.by_benchmark_at_budget()),
+            "cross_check": frame_records(self.cross_check()),
+            "order_breaks": frame_records(self.order_breaks) if self.order_breaks is not None else [],
+        }
 
     def headline_summary(self) -> dict:
         """The JSON's ``headline``: what the data determine (:func:`densing.present.verdict.headline_summary`)."""
@@ -225,15 +295,20 @@ class TrendMeasurement(Result):
 
     def influence(self) -> dict[str, list[dict]]:
         """Every row's leave-one-family-out table (``densing trend --by benchmark --format json``), by row."""
-        return {row.name: frame_records(row.result.influence_frame()) for row in (*self.benchmark_rows, *self.set_rows)
-                if row.result is not None}
+        return {
+            row.name: frame_records(row.result.influence_frame())
+            for row in (*self.benchmark_rows, *self.set_rows)
+            if row.result is not None
+        }
 
     def labs(self) -> dict[str, dict]:
         """Every row's labs (``densing trend --by benchmark --format json``), by row: each one's ``labs_record()``."""
-        return {row.name: row.result.labs_record() for row in (*self.benchmark_rows, *self.set_rows)
-                if row.result is not None}
+        return {
+            row.name: row.result.labs_record()
+            for row in (*self.benchmark_rows, *self.set_rows)
+            if row.result is not None
+        }
 
     def breakpoint_line(self) -> str:
         """The breakpoint in one line ("" where its section is not asked for)."""
         return presented(self, "breakpoint_line") if self.breakpoint is not None else ""
-

@@ -5,10 +5,10 @@ Every row of ``densing trend`` (each benchmark, each set, and the headline set's
 default; the headline (:func:`measure_headline`) and the fixed-size estimator are each a :class:`ContextJob`.
 :func:`plan` lists the jobs of a :class:`Context`; :func:`densing.runtime.executor.run` computes them.
 """
+
 from __future__ import annotations
 
 import math
-
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -44,8 +44,13 @@ class Variant:
 
     def label(self, label: str) -> str:
         """A row's label under this variant."""
-        return (f"{label} at D0 = {format_count(self.d0)}" if self.d0 is not None
-                else label if self.shape == DEFAULT.shape else f"{label}, family law logistic in ln N")
+        return (
+            f"{label} at D0 = {format_count(self.d0)}"
+            if self.d0 is not None
+            else label
+            if self.shape == DEFAULT.shape
+            else f"{label}, family law logistic in ln N"
+        )
 
     def row_key(self, name: str) -> str:
         """A row's key under this variant (its name for the default)."""
@@ -69,7 +74,8 @@ class Sections:
 
     def matches(self, value) -> bool:
         return isinstance(value, (list, tuple, set, frozenset)) and all(
-            isinstance(v, str) and v in SECTIONS for v in value)
+            isinstance(v, str) and v in SECTIONS for v in value
+        )
 
     def __str__(self) -> str:
         return "a list of sections from " + ", ".join(repr(v) for v in SECTIONS)
@@ -94,7 +100,7 @@ class Context:
     seed: int
     n_boot: int
     n_boot_side: int
-    fit: object = None       # the user's ReferenceFit (--fit), None for the reference rule's references
+    fit: object = None  # the user's ReferenceFit (--fit), None for the reference rule's references
     d0: float | None = None  # the D0 of the user's fit
     #: the sections the caller shows beside the headline (:data:`SECTIONS`); :func:`plan` makes their jobs only
     sections: frozenset = frozenset(SECTIONS)
@@ -121,8 +127,9 @@ class FitsJob:
             wanted = {k: f for k, f in c.eligible.items() if k[1] in c.profile.budget_benchmarks}
             fits, notes = capability.budget_fits(c.targets, wanted, d0=self.variant.d0, seed=c.seed)
             return c.candidates, fits, notes
-        candidates = eligibility.candidate_table(c.targets, composed=None, shape=self.variant.shape,
-                                                 benchmarks=self.benchmarks)
+        candidates = eligibility.candidate_table(
+            c.targets, composed=None, shape=self.variant.shape, benchmarks=self.benchmarks
+        )
         return candidates, {}, {}
 
 
@@ -146,9 +153,20 @@ class RowJob:
 
     def run(self, c: Context, needed: dict) -> capability.Row:
         candidates, fits = (c.candidates, c.fits) if not self.needs else needed[self.variant.key][:2]
-        return capability.trend_row(self.name, self.variant.label(self.label), self.capability, self.benchmarks,
-                                    c.targets, candidates, fits, since=c.since, epoch=c.epoch, n_boot=c.n_boot,
-                                    n_boot_share=0, seed=c.seed)
+        return capability.trend_row(
+            self.name,
+            self.variant.label(self.label),
+            self.capability,
+            self.benchmarks,
+            c.targets,
+            candidates,
+            fits,
+            since=c.since,
+            epoch=c.epoch,
+            n_boot=c.n_boot,
+            n_boot_share=0,
+            seed=c.seed,
+        )
 
 
 @dataclass(frozen=True)
@@ -174,23 +192,46 @@ def plan(c: Context) -> list:
     present = set(c.targets["benchmark"].astype(str))
     headline = c.profile.headline_set if c.fit is None else None  # a given fit: the table's headline set is a row
     rows, side = "rows" in c.sections, "sensitivity" in c.sections
-    sets = [RowJob(name, label, "set", benchmarks) for name, (label, benchmarks) in c.profile.sets.items()
-            if name != headline] if rows else []
-    singles = [RowJob(b, b, capability.CAPABILITY[b], (b,)) for b in capability.CAPABILITY
-               if b in present] if rows else []
+    sets = (
+        [
+            RowJob(name, label, "set", benchmarks)
+            for name, (label, benchmarks) in c.profile.sets.items()
+            if name != headline
+        ]
+        if rows
+        else []
+    )
+    singles = (
+        [RowJob(b, b, capability.CAPABILITY[b], (b,)) for b in capability.CAPABILITY if b in present] if rows else []
+    )
     budget = [RowJob(b, b, capability.CAPABILITY[b], (b,), BUDGET) for b in c.profile.budget_benchmarks if b in present]
-    budget += [RowJob(name, c.profile.sets[name][0], "set", c.profile.sets[name][1], BUDGET)
-               for name in c.profile.budget_sets]
+    budget += [
+        RowJob(name, c.profile.sets[name][0], "set", c.profile.sets[name][1], BUDGET) for name in c.profile.budget_sets
+    ]
     budget = [job for job in budget if rows or (side and job.name == headline)]
     noted = bool(budget)  # the budget's fits: their notes (members with no size at D0) stand beside the rows
     budget = [job for job in budget if "budget" in c.sections or (side and job.name == headline)]
-    shape = [] if headline is None or not side else [RowJob(headline, c.profile.sets[headline][0], "set",
-                                                              c.profile.sets[headline][1], LOGISTIC)]
+    shape = (
+        []
+        if headline is None or not side
+        else [RowJob(headline, c.profile.sets[headline][0], "set", c.profile.sets[headline][1], LOGISTIC)]
+    )
     read = {b for job in shape for b in job.benchmarks}  # what the other shape's candidate table is needed for
-    fits = [FitsJob(LOGISTIC, tuple(b for b in c.profile.candidates if b in read) or c.profile.candidates)] if shape else []
+    fits = (
+        [FitsJob(LOGISTIC, tuple(b for b in c.profile.candidates if b in read) or c.profile.candidates)]
+        if shape
+        else []
+    )
     fits += [FitsJob(BUDGET)] if noted else []
-    return [ContextJob("headline", measure_headline), *fits,
-            *([ContextJob("fixed_size", fixed_size_estimate)] if rows else []), *sets, *singles, *shape, *budget]
+    return [
+        ContextJob("headline", measure_headline),
+        *fits,
+        *([ContextJob("fixed_size", fixed_size_estimate)] if rows else []),
+        *sets,
+        *singles,
+        *shape,
+        *budget,
+    ]
 
 
 #: The frontier rule of the headline number; the others are its sensitivity rows.
@@ -205,15 +246,15 @@ class Headline:
 
     label: str
     benchmarks: tuple[str, ...]
-    missing: list            # the sets passed over before it, (name, label, why)
+    missing: list  # the sets passed over before it, (name, label, why)
     common: selection.CommonTargets
     references_by: ReferencesBy  # how the references were chosen (densing.states.ReferencesBy)
-    rules: dict              # rule → TrendUncertainty
-    rule_errors: dict        # rule → why it has no trend
+    rules: dict  # rule → TrendUncertainty
+    rule_errors: dict  # rule → why it has no trend
     checks: tuple
     breakpoint: Breakpoint | None  # None where the caller does not ask for it (Context.sections), as the two below
     densities: pd.DataFrame | None
-    points: pd.DataFrame     # every target with its point ln ρ under the lead reference
+    points: pd.DataFrame  # every target with its point ln ρ under the lead reference
     sensitivity: pd.DataFrame | None
 
     @property
@@ -221,12 +262,18 @@ class Headline:
         return self.rules[HEADLINE_RULE]
 
 
-def headline_members(targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, profile, *, since: str | None,
-                     epoch: str, seed: int) -> tuple[str, tuple[str, ...], list, selection.CommonTargets]:
+def headline_members(
+    targets: pd.DataFrame, candidates: pd.DataFrame, fits: dict, profile, *, since: str | None, epoch: str, seed: int
+) -> tuple[str, tuple[str, ...], list, selection.CommonTargets]:
     """(label, benchmarks, sets passed over, common targets) of the headline set, as :func:`measure_headline` picks."""
     label, benchmarks, found, missing = capability.headline_set(candidates, profile.sets)
     capability.row_fits(targets, candidates, fits, found, seed=seed)
-    return label, benchmarks, missing, capability.row_targets(targets, candidates, fits, found, since=since, epoch=epoch)
+    return (
+        label,
+        benchmarks,
+        missing,
+        capability.row_targets(targets, candidates, fits, found, since=since, epoch=epoch),
+    )
 
 
 def measure_headline(c: Context) -> Headline:
@@ -237,20 +284,31 @@ def measure_headline(c: Context) -> Headline:
         benchmarks, missing = tuple(inversion.benchmarks), []
         label = f"benchmark(s) of the given fit ({', '.join(benchmarks)})"
     else:
-        label, benchmarks, missing, chosen = headline_members(c.targets, c.candidates, c.fits, c.profile, since=c.since,
-                                                              epoch=c.epoch, seed=c.seed)
+        label, benchmarks, missing, chosen = headline_members(
+            c.targets, c.candidates, c.fits, c.profile, since=c.since, epoch=c.epoch, seed=c.seed
+        )
     references_by = ReferencesBy(c.fit is not None, tuple(benchmarks))
     found, errors = by_rule(chosen, n_boot=c.n_boot, n_boot_side=c.n_boot_side, seed=c.seed, epoch=c.epoch)
     head = found[HEADLINE_RULE]
     members = chosen.members()
     lead_inversion, lead_models = members[0]
-    y, kind = pooling.point_densities(chosen)  # the lead's points its line is fitted on, its own members from the others
-    return Headline(label, benchmarks, missing, chosen, references_by, found, errors,
-                    capability.calibrated(capability.headline_checks(members, head)),
-                    breakpoint(chosen, head, c) if "breakpoint" in c.sections else None,
-                    density_table(lead_models, lead_inversion, seed=c.seed) if "densities" in c.sections else None,
-                    chosen.frame.assign(log_density=y[0], bound=kind[0]),
-                    sensitivity(head, chosen, c) if "sensitivity" in c.sections else None)
+    y, kind = pooling.point_densities(
+        chosen
+    )  # the lead's points its line is fitted on, its own members from the others
+    return Headline(
+        label,
+        benchmarks,
+        missing,
+        chosen,
+        references_by,
+        found,
+        errors,
+        capability.calibrated(capability.headline_checks(members, head)),
+        breakpoint(chosen, head, c) if "breakpoint" in c.sections else None,
+        density_table(lead_models, lead_inversion, seed=c.seed) if "densities" in c.sections else None,
+        chosen.frame.assign(log_density=y[0], bound=kind[0]),
+        sensitivity(head, chosen, c) if "sensitivity" in c.sections else None,
+    )
 
 
 #: The draws of each source alone behind another rule's shares (at most the headline's).
@@ -266,10 +324,18 @@ def by_rule(chosen: selection.CommonTargets, *, n_boot: int, n_boot_side: int, s
     for rule in rules.RULES:
         head = rule == HEADLINE_RULE
         try:
-            found[rule] = from_row_trend(pooling.pooled_trend(
-                chosen, rule=rule, n_boot=n_boot if head else n_boot_side, seed=seed, draws=draws,
-                n_boot_share=head_share if head else min(SIDE_SHARE_DRAWS, head_share),
-                draws_cap=pooling.DRAWS_CAP if head else None), epoch=epoch)
+            found[rule] = from_row_trend(
+                pooling.pooled_trend(
+                    chosen,
+                    rule=rule,
+                    n_boot=n_boot if head else n_boot_side,
+                    seed=seed,
+                    draws=draws,
+                    n_boot_share=head_share if head else min(SIDE_SHARE_DRAWS, head_share),
+                    draws_cap=pooling.DRAWS_CAP if head else None,
+                ),
+                epoch=epoch,
+            )
         except DensingError as exc:
             if head:
                 raise
@@ -279,19 +345,39 @@ def by_rule(chosen: selection.CommonTargets, *, n_boot: int, n_boot_side: int, s
 
 def sensitivity(head: TrendUncertainty, chosen: selection.CommonTargets, c: Context) -> pd.DataFrame:
     """Each reference's own doubling time and interval; a given fit with a data term at :data:`SENSITIVITY_D0`."""
-    rows = [{"reference": str(name), "inversion": inv.kind, "d0": inv.d0, "doubling_time_months": months,
-             "ci_low": low, "ci_high": high}
-            for inv, name, months, low, high in zip(chosen.inversions, head.reference_names,
-                                                    head.reference_months.values(), head.reference_months_low,
-                                                    head.reference_months_high)]
+    rows = [
+        {
+            "reference": str(name),
+            "inversion": inv.kind,
+            "d0": inv.d0,
+            "doubling_time_months": months,
+            "ci_low": low,
+            "ci_high": high,
+        }
+        for inv, name, months, low, high in zip(
+            chosen.inversions,
+            head.reference_names,
+            head.reference_months.values(),
+            head.reference_months_low,
+            head.reference_months_high,
+        )
+    ]
     if c.fit is not None and c.fit.has_data_term:
         for value in SENSITIVITY_D0:
             variant = selection.common_targets(c.targets, [PerBenchmark(c.fit, value)], since=c.since, epoch=c.epoch)
-            r = from_row_trend(pooling.pooled_trend(variant, n_boot=c.n_boot_side, n_boot_share=0, seed=c.seed),
-                               epoch=c.epoch)
-            rows.append({"reference": str(variant.names[0]), "inversion": f"D0 {format_count(value)}", "d0": value,
-                         "doubling_time_months": r.doubling_time_months, "ci_low": r.doubling_time_months_ci_low,
-                         "ci_high": r.doubling_time_months_ci_high})
+            r = from_row_trend(
+                pooling.pooled_trend(variant, n_boot=c.n_boot_side, n_boot_share=0, seed=c.seed), epoch=c.epoch
+            )
+            rows.append(
+                {
+                    "reference": str(variant.names[0]),
+                    "inversion": f"D0 {format_count(value)}",
+                    "d0": value,
+                    "doubling_time_months": r.doubling_time_months,
+                    "ci_low": r.doubling_time_months_ci_low,
+                    "ci_high": r.doubling_time_months_ci_high,
+                }
+            )
     return pd.DataFrame(rows, columns=["reference", "inversion", "d0", "doubling_time_months", "ci_low", "ci_high"])
 
 
@@ -302,25 +388,53 @@ def breakpoint(chosen: selection.CommonTargets, head: TrendUncertainty, c: Conte
         try:
             part = selection.common_targets(c.targets, chosen.inversions, since=lo, until=hi, epoch=c.epoch)
             same = set(part.frame["model"].astype(str)) == set(head.models)
-            r = head if same else from_row_trend(
-                pooling.pooled_trend(part, n_boot=c.n_boot_side, n_boot_share=0, seed=c.seed), epoch=c.epoch)
-            segments[name] = Segment(name, r.n_models, r.slope_per_day, r.intercept, r.slope_ci_low, r.slope_ci_high,
-                                     same_as_headline=same)
+            r = (
+                head
+                if same
+                else from_row_trend(
+                    pooling.pooled_trend(part, n_boot=c.n_boot_side, n_boot_share=0, seed=c.seed), epoch=c.epoch
+                )
+            )
+            segments[name] = Segment(
+                name, r.n_models, r.slope_per_day, r.intercept, r.slope_ci_low, r.slope_ci_high, same_as_headline=same
+            )
         except DensingError as exc:
             segments[name] = Segment(name, 0, error=exc)
-    return Breakpoint(CHATGPT_RELEASE, segments["before"], segments["after"],
-                      PAPER["slope_before_chatgpt_per_day"], PAPER["slope_after_chatgpt_per_day"])
+    return Breakpoint(
+        CHATGPT_RELEASE,
+        segments["before"],
+        segments["after"],
+        PAPER["slope_before_chatgpt_per_day"],
+        PAPER["slope_after_chatgpt_per_day"],
+    )
 
 
 def reference_frame(members: list, head: TrendUncertainty) -> pd.DataFrame:
     """Each reference of the headline: benchmarks, weight, own doubling time and interval (its status), targets, lab."""
     lab_weight = dict(zip(head.labs, head.lab_weights))
     labs = head.reference_labs or ("",) * len(head.reference_names)
-    return pd.DataFrame([{"reference": str(name), "benchmarks": ",".join(inv.benchmarks), "weight": weight,
-                          "months": head.reference_months[name], "ci_low": low, "ci_high": high,
-                          "status": presented(JudgedInterval(low, high, head.n_boot), "status"),
-                          "n_models": len(models), "d0": inv.d0, "lab": lab,
-                          "lab_weight": lab_weight.get(lab, math.nan)}
-                         for (inv, models), name, weight, low, high, lab in zip(
-                             members, head.reference_names, head.reference_weights, head.reference_months_low,
-                             head.reference_months_high, labs)])
+    return pd.DataFrame(
+        [
+            {
+                "reference": str(name),
+                "benchmarks": ",".join(inv.benchmarks),
+                "weight": weight,
+                "months": head.reference_months[name],
+                "ci_low": low,
+                "ci_high": high,
+                "status": presented(JudgedInterval(low, high, head.n_boot), "status"),
+                "n_models": len(models),
+                "d0": inv.d0,
+                "lab": lab,
+                "lab_weight": lab_weight.get(lab, math.nan),
+            }
+            for (inv, models), name, weight, low, high, lab in zip(
+                members,
+                head.reference_names,
+                head.reference_weights,
+                head.reference_months_low,
+                head.reference_months_high,
+                labs,
+            )
+        ]
+    )

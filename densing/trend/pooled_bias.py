@@ -18,6 +18,7 @@ choice the data do not settle, so the corrected figure is the range over those w
 and the high end's, each as (smallest, largest) in months. A record written beside another point (beyond
 :data:`densing.trend.bias.SAME_POINT`: a changed table or estimator) is not shown (:class:`StaleBias`).
 """
+
 from __future__ import annotations
 
 import json
@@ -105,8 +106,11 @@ class PooledCorrection:
         the worlds' corrections; None where no world corrects the point."""
         if not self.corrections:
             return None
-        ends = ([c.months for c in self.corrections], [c.months_low for c in self.corrections],
-                [c.months_high for c in self.corrections])
+        ends = (
+            [c.months for c in self.corrections],
+            [c.months_low for c in self.corrections],
+            [c.months_high for c in self.corrections],
+        )
         return tuple((min(values), max(values)) for values in ends)
 
     def to_dict(self) -> dict:
@@ -117,15 +121,31 @@ class PooledCorrection:
         worlds = []
         for world in self.record.worlds:
             found = next((c for c in self.corrections if c.world == world), None)
-            worlds.append({"world": world.world, "draws": world.draws, "replicates": world.replicates,
-                           "bias": world.bias, "bias_se": world.bias_se, "corrected": found is not None,
-                           "doubling_time_months": found.months if found else None,
-                           "ci_low": found.months_low if found else None,
-                           "ci_high": found.months_high if found else None})
-        return {"shown": True, "stale": False, "record": RECORD_WORDS, "study": STUDY,
-                "threshold": self.threshold, "corrected": both is not None,
-                "doubling_time_months": list(both[0]) if both else None, "ci_low": list(both[1]) if both else None,
-                "ci_high": list(both[2]) if both else None, "worlds": worlds}
+            worlds.append(
+                {
+                    "world": world.world,
+                    "draws": world.draws,
+                    "replicates": world.replicates,
+                    "bias": world.bias,
+                    "bias_se": world.bias_se,
+                    "corrected": found is not None,
+                    "doubling_time_months": found.months if found else None,
+                    "ci_low": found.months_low if found else None,
+                    "ci_high": found.months_high if found else None,
+                }
+            )
+        return {
+            "shown": True,
+            "stale": False,
+            "record": RECORD_WORDS,
+            "study": STUDY,
+            "threshold": self.threshold,
+            "corrected": both is not None,
+            "doubling_time_months": list(both[0]) if both else None,
+            "ci_low": list(both[1]) if both else None,
+            "ci_high": list(both[2]) if both else None,
+            "worlds": worlds,
+        }
 
 
 def world_correction(world: WorldBias, slope: float, low: float, high: float) -> WorldCorrection:
@@ -139,9 +159,14 @@ def world_correction(world: WorldBias, slope: float, low: float, high: float) ->
 def corrected(record: PooledBias, pooled: dict) -> PooledCorrection:
     """``pooled`` (the pooled law's ``"pooled"`` record: ``slope_per_day``, ``slope_ci_low``, ``slope_ci_high``)
     corrected by each world of ``record`` whose |bias| exceeds the threshold."""
-    return PooledCorrection(record, tuple(world_correction(world, pooled["slope_per_day"], pooled["slope_ci_low"],
-                                                           pooled["slope_ci_high"])
-                                          for world in record.worlds if world.corrects))
+    return PooledCorrection(
+        record,
+        tuple(
+            world_correction(world, pooled["slope_per_day"], pooled["slope_ci_low"], pooled["slope_ci_high"])
+            for world in record.worlds
+            if world.corrects
+        ),
+    )
 
 
 _INTEGERS = ("draws", "replicates", "failed")
@@ -158,8 +183,11 @@ def read_pooled_bias(path: str | Path | None = None) -> PooledBias:
         raise InputError(f"{where}: not found") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InputError(f"{where}: not readable as JSON ({type(exc).__name__})") from None
-    if not isinstance(data, dict) or not isinstance(data.get("worlds"), list) or not isinstance(data.get("commands"),
-                                                                                                 list):
+    if (
+        not isinstance(data, dict)
+        or not isinstance(data.get("worlds"), list)
+        or not isinstance(data.get("commands"), list)
+    ):
         raise InputError(f"{where}: expected an object with a list 'worlds' and a list 'commands'")
     point = data.get("point_months")
     if isinstance(point, bool) or not isinstance(point, (int, float)) or not (math.isfinite(point) and point > 0):
@@ -187,8 +215,10 @@ def _world(item, where: str) -> WorldBias:
         values[name] = int(value) if name in _INTEGERS else float(value)
     world = WorldBias(**values)
     if world.replicates < 1 or world.bias <= -1.0 or world.bias_se < 0.0:
-        raise InputError(f"{where}: expected at least one replicate, a bias above -1 and a standard error at or above "
-                         f"0, got {world.replicates} replicates, bias {world.bias!r}, standard error {world.bias_se!r}")
+        raise InputError(
+            f"{where}: expected at least one replicate, a bias above -1 and a standard error at or above "
+            f"0, got {world.replicates} replicates, bias {world.bias!r}, standard error {world.bias_se!r}"
+        )
     return world
 
 
@@ -199,10 +229,13 @@ def pooled_correction(pooled: dict, path: str | Path | None = None) -> PooledCor
     record = read_pooled_bias(path)
     months = math.nan if pooled["doubling_time_months"] is None else float(pooled["doubling_time_months"])
     if not is_same_point(months, record.point_months):
-        raise StaleBias(f"{record.path.name}: the pooled law's bias was measured beside its point "
-                        f"{record.point_months:.3g} months under the CLI's default draws and seed, and this point is "
-                        f"{months:.3g} months (a changed table or estimator: run {STUDY} again)",
-                        record.point_months, months)
+        raise StaleBias(
+            f"{record.path.name}: the pooled law's bias was measured beside its point "
+            f"{record.point_months:.3g} months under the CLI's default draws and seed, and this point is "
+            f"{months:.3g} months (a changed table or estimator: run {STUDY} again)",
+            record.point_months,
+            months,
+        )
     return corrected(record, pooled)
 
 
@@ -225,6 +258,20 @@ def correction_field(found: PooledCorrection | InputError) -> dict:
     return not_shown(found) if isinstance(found, InputError) else found.to_dict()
 
 
-__all__ = ["PooledBias", "PooledCorrection", "RECORD", "RECORD_WORDS", "STUDY", "StaleBias", "WorldBias", "WorldCorrection",
-           "correction_field", "corrected", "looked_up", "not_shown", "pooled_correction", "read_pooled_bias",
-           "world_correction"]
+__all__ = [
+    "PooledBias",
+    "PooledCorrection",
+    "RECORD",
+    "RECORD_WORDS",
+    "STUDY",
+    "StaleBias",
+    "WorldBias",
+    "WorldCorrection",
+    "correction_field",
+    "corrected",
+    "looked_up",
+    "not_shown",
+    "pooled_correction",
+    "read_pooled_bias",
+    "world_correction",
+]

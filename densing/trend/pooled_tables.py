@@ -19,6 +19,7 @@
    (:func:`densing.trend.forecast.forecast_at`; its early line resamples labs and families with the mapping fixed at
    the full data's point).
 """
+
 from __future__ import annotations
 
 import math
@@ -27,8 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from densing.constants import DEFAULT_EPOCH, DEFAULT_N_BOOT_SIDE, DRAWS_CAP, PRECISION_DRAWS_CAP
-from densing.constants import PRECISION_GROWTH
+from densing.constants import DEFAULT_EPOCH, DEFAULT_N_BOOT_SIDE, DRAWS_CAP, PRECISION_DRAWS_CAP, PRECISION_GROWTH
 from densing.laws.bounds import EXACT
 from densing.states import State
 from densing.trend import rules
@@ -72,8 +72,17 @@ class Points:
         """The points ``keep`` (a boolean mask), their clusters numbered again."""
         clusters = family_clusters(self.clusters[keep])
         labs = self.labs[keep]
-        return Points(self.tables[keep], self.models[keep], labs, self.t[keep], self.y[keep], self.kind[keep],
-                      self.noise[keep], clusters, lab_clusters(labs, clusters))
+        return Points(
+            self.tables[keep],
+            self.models[keep],
+            labs,
+            self.t[keep],
+            self.y[keep],
+            self.kind[keep],
+            self.noise[keep],
+            clusters,
+            lab_clusters(labs, clusters),
+        )
 
 
 def pooled_frame(rows: list[TableRow]) -> pd.DataFrame:
@@ -92,20 +101,30 @@ def pooled_points(rows: list[TableRow]) -> Points:
     clusters = family_clusters(keys)
     labs = frame["lab"].astype(str).to_numpy(object)
     noise = np.nan_to_num(frame["noise"].to_numpy(float))
-    return Points(frame["table"].to_numpy(object), models, labs, frame["t"].to_numpy(float),
-                  frame["y"].to_numpy(float), frame["kind"].to_numpy(float), noise, clusters,
-                  lab_clusters(labs, clusters))
+    return Points(
+        frame["table"].to_numpy(object),
+        models,
+        labs,
+        frame["t"].to_numpy(float),
+        frame["y"].to_numpy(float),
+        frame["kind"].to_numpy(float),
+        noise,
+        clusters,
+        lab_clusters(labs, clusters),
+    )
 
 
-def frontier_slopes(t: np.ndarray, y: np.ndarray, kind: np.ndarray, weight: np.ndarray, models: np.ndarray,
-                    start=None) -> np.ndarray:
+def frontier_slopes(
+    t: np.ndarray, y: np.ndarray, kind: np.ndarray, weight: np.ndarray, models: np.ndarray, start=None
+) -> np.ndarray:
     """The censored 0.9-quantile line's slope A (per day) of every row of ``y`` (K, n), each point counted ``weight``
     (K, n) times (:func:`densing.trend.rules.frontier_lines_weighted`); NaN where a row has no line."""
     y = np.asarray(y, float)
     kinds = np.ascontiguousarray(np.broadcast_to(kind, y.shape))
     finite = np.isfinite(y)
-    return rules.frontier_lines_weighted(RULE, t, np.where(finite, y, np.nan), kinds, np.where(finite, weight, 0.0),
-                                         models, QUANTILE, start)[:, 0]
+    return rules.frontier_lines_weighted(
+        RULE, t, np.where(finite, y, np.nan), kinds, np.where(finite, weight, 0.0), models, QUANTILE, start
+    )[:, 0]
 
 
 @dataclass(frozen=True)
@@ -121,8 +140,9 @@ class PooledDraws:
     scales: dict = field(repr=False)
 
 
-def _one_batch(points: Points, plan: ScalePlan, names: tuple[str, ...], count: int, rng: np.random.Generator,
-               start) -> PooledDraws:
+def _one_batch(
+    points: Points, plan: ScalePlan, names: tuple[str, ...], count: int, rng: np.random.Generator, start
+) -> PooledDraws:
     """``count`` draws (module docstring, step 3): weights by lab then family, each point's noise, the scales refitted,
     and every line the draws hold solved in one batch."""
     weight = _family_weights(points.clusters, count, rng, points.lab_clusters)
@@ -132,34 +152,49 @@ def _one_batch(points: Points, plan: ScalePlan, names: tuple[str, ...], count: i
     tables = len(names)
     lines = 1 + 3 * tables  # the pooled line, each table's, the others', each table's on its own scale
     step = max(1, DRAW_CELLS // (lines * max(len(points), 1)))  # draws solved at once (each row's line is its own)
-    slopes = np.concatenate([_batch_slopes(points, masks, scaled[low:low + step], noisy[low:low + step],
-                                           weight[low:low + step], start) for low in range(0, count, step)], axis=1)
-    return PooledDraws(slopes[0], slopes[1:1 + tables], slopes[1 + tables:1 + 2 * tables], slopes[1 + 2 * tables:],
-                       scales)
+    slopes = np.concatenate(
+        [
+            _batch_slopes(
+                points, masks, scaled[low : low + step], noisy[low : low + step], weight[low : low + step], start
+            )
+            for low in range(0, count, step)
+        ],
+        axis=1,
+    )
+    return PooledDraws(
+        slopes[0], slopes[1 : 1 + tables], slopes[1 + tables : 1 + 2 * tables], slopes[1 + 2 * tables :], scales
+    )
 
 
-def _batch_slopes(points: Points, masks: list, scaled: np.ndarray, noisy: np.ndarray, weight: np.ndarray, start
-                  ) -> np.ndarray:
+def _batch_slopes(
+    points: Points, masks: list, scaled: np.ndarray, noisy: np.ndarray, weight: np.ndarray, start
+) -> np.ndarray:
     """The slopes of :func:`_one_batch`'s lines in K of its draws, (1 + 3·T, K): the pooled line, each table's and
     the others' on the common scale, each table's on its own scale."""
     problems = [scaled] + [scaled] * len(masks) * 2 + [noisy] * len(masks)
     weights = [weight] + [weight * m for m in masks] + [weight * ~m for m in masks] + [weight * m for m in masks]
-    return frontier_slopes(points.t, np.concatenate(problems), points.kind, np.concatenate(weights), points.models,
-                           start).reshape(len(problems), len(weight))
+    return frontier_slopes(
+        points.t, np.concatenate(problems), points.kind, np.concatenate(weights), points.models, start
+    ).reshape(len(problems), len(weight))
 
 
 def _joined(first: PooledDraws, second: PooledDraws) -> PooledDraws:
     """Two sets of draws as one, the first's first."""
-    return PooledDraws(np.concatenate([first.slopes, second.slopes]),
-                       np.concatenate([first.by_table, second.by_table], axis=1),
-                       np.concatenate([first.without_table, second.without_table], axis=1),
-                       np.concatenate([first.own_scale, second.own_scale], axis=1),
-                       {name: tuple(np.concatenate([a, b]) for a, b in zip(first.scales[name], second.scales[name]))
-                        for name in first.scales})
+    return PooledDraws(
+        np.concatenate([first.slopes, second.slopes]),
+        np.concatenate([first.by_table, second.by_table], axis=1),
+        np.concatenate([first.without_table, second.without_table], axis=1),
+        np.concatenate([first.own_scale, second.own_scale], axis=1),
+        {
+            name: tuple(np.concatenate([a, b]) for a, b in zip(first.scales[name], second.scales[name]))
+            for name in first.scales
+        },
+    )
 
 
-def pooled_draws(points: Points, plan: ScalePlan, names: tuple[str, ...], *, n_boot: int, seed: int, start
-                 ) -> PooledDraws:
+def pooled_draws(
+    points: Points, plan: ScalePlan, names: tuple[str, ...], *, n_boot: int, seed: int, start
+) -> PooledDraws:
     """``n_boot`` draws, doubled while an end of the pooled slope's interval is undecided (up to :data:`DRAWS_CAP`)
     or determined but not precise (up to the smaller of :data:`PRECISION_DRAWS_CAP` and 4·``n_boot``), as a judged
     row's are (:func:`densing.trend.random_effects.draws_needed`); the draws after the first ``n_boot`` come from a
@@ -197,11 +232,17 @@ def estimate(slope: float, draws: np.ndarray) -> dict:
     draws that give no line."""
     ok = draws[np.isfinite(draws)]
     tail = (1 - LEVEL) / 2
-    low, high = (np.quantile(ok, [tail, 1 - tail]) if ok.size >= 2 else (math.nan, math.nan))
+    low, high = np.quantile(ok, [tail, 1 - tail]) if ok.size >= 2 else (math.nan, math.nan)
     months_low, months_high = months_interval(float(low), float(high))
-    return {"doubling_time_months": months(slope), "ci_low": months_low, "ci_high": months_high,
-            "slope_per_day": float(slope), "slope_ci_low": float(low), "slope_ci_high": float(high),
-            "failed_draws": int(draws.size - ok.size)}
+    return {
+        "doubling_time_months": months(slope),
+        "ci_low": months_low,
+        "ci_high": months_high,
+        "slope_per_day": float(slope),
+        "slope_ci_low": float(low),
+        "slope_ci_high": float(high),
+        "failed_draws": int(draws.size - ok.size),
+    }
 
 
 def state_record(ends: dict, rejected: bool) -> dict:
@@ -216,8 +257,9 @@ def state_record(ends: dict, rejected: bool) -> dict:
     return {"state": state.value, "why": "open_ends" if opened else "", "open_ends": opened}
 
 
-def _point_line(points: Points, plan: ScalePlan, line_keep: np.ndarray | None = None,
-                scale_keep: np.ndarray | None = None) -> tuple[float, float]:
+def _point_line(
+    points: Points, plan: ScalePlan, line_keep: np.ndarray | None = None, scale_keep: np.ndarray | None = None
+) -> tuple[float, float]:
     """The point line (A, B) through the points ``line_keep`` (all by default), the scales fitted on the shared models
     among ``scale_keep`` (all by default)."""
     every = np.ones(len(points), bool)
@@ -230,8 +272,15 @@ def _point_line(points: Points, plan: ScalePlan, line_keep: np.ndarray | None = 
 def line_through(points: Points, scaled: np.ndarray, weight: np.ndarray) -> tuple[float, float]:
     """The frontier line (A, B) through one row of ``scaled`` (1, n), each point counted ``weight`` (1, n) times."""
     finite = np.isfinite(scaled)
-    line = rules.frontier_lines_weighted(RULE, points.t, np.where(finite, scaled, np.nan), points.kind[None],
-                                         np.where(finite, weight, 0.0), points.models, QUANTILE)[0]
+    line = rules.frontier_lines_weighted(
+        RULE,
+        points.t,
+        np.where(finite, scaled, np.nan),
+        points.kind[None],
+        np.where(finite, weight, 0.0),
+        points.models,
+        QUANTILE,
+    )[0]
     return float(line[0]), float(line[1])
 
 
@@ -241,8 +290,11 @@ def no_common_scale(points: np.ndarray, draws: np.ndarray, seed: int) -> dict:
     pooled = pool_slopes(points, draws)
     normals = np.random.default_rng([seed, 1]).standard_normal(draws.shape[1])
     combined = pooled.weights @ draws + math.sqrt(pooled.tau_squared * float(pooled.weights @ pooled.weights)) * normals
-    return {**estimate(pooled.slope, combined), "weights": [float(w) for w in pooled.weights],
-            "tau_squared": pooled.tau_squared}
+    return {
+        **estimate(pooled.slope, combined),
+        "weights": [float(w) for w in pooled.weights],
+        "tau_squared": pooled.tau_squared,
+    }
 
 
 def _scale_records(plan: ScalePlan, found: dict, draws: dict, names: tuple[str, ...]) -> list[dict]:
@@ -251,14 +303,26 @@ def _scale_records(plan: ScalePlan, found: dict, draws: dict, names: tuple[str, 
     out = []
     for name in names:
         if name == plan.common:
-            out.append({"table": name, "a": 0.0, "a_ci": [0.0, 0.0], "s": 1.0, "s_ci": [1.0, 1.0], "through": "",
-                        "n_shared": 0, "common_scale": True})
+            out.append(
+                {
+                    "table": name,
+                    "a": 0.0,
+                    "a_ci": [0.0, 0.0],
+                    "s": 1.0,
+                    "s_ci": [1.0, 1.0],
+                    "through": "",
+                    "n_shared": 0,
+                    "common_scale": True,
+                }
+            )
             continue
         record = {"table": name, "through": plan.through(name), "n_shared": plan.n_shared(name), "common_scale": False}
         for key, point, drawn in (("a", found[name][0][0], draws[name][0]), ("s", found[name][1][0], draws[name][1])):
             ok = drawn[np.isfinite(drawn)]
             record[key] = float(point)
-            record[f"{key}_ci"] = [float(v) for v in np.quantile(ok, [tail, 1 - tail])] if ok.size >= 2 else [math.nan] * 2
+            record[f"{key}_ci"] = (
+                [float(v) for v in np.quantile(ok, [tail, 1 - tail])] if ok.size >= 2 else [math.nan] * 2
+            )
         out.append(record)
     return out
 
@@ -271,8 +335,14 @@ def leave_one_lab_out(points: Points, plan: ScalePlan, pooled_months: float, fir
         keep = points.labs != lab
         slope, _ = _point_line(points, plan, keep, keep)
         without = months(slope)
-        found.append({"lab": str(lab), "n_points": int((~keep).sum()), "doubling_time_months": without,
-                      "move_months": without - pooled_months})
+        found.append(
+            {
+                "lab": str(lab),
+                "n_points": int((~keep).sum()),
+                "doubling_time_months": without,
+                "move_months": without - pooled_months,
+            }
+        )
 
     def order(item: dict) -> tuple[bool, float]:
         """``first`` ahead, then the largest move (a removal that leaves no rising line moves most)."""
@@ -290,8 +360,12 @@ def late_frontier(points: Points, scaled: np.ndarray, line: tuple[float, float],
     on = (points.t > after) & (points.kind == EXACT) & (scaled >= slope * points.t + intercept)
     order = np.flatnonzero(on)[np.argsort(points.t[on], kind="stable")]
     labs = list(dict.fromkeys(str(points.labs[i]) for i in order))
-    return {"after": LATE_AFTER, "labs": labs, "n_labs": len(labs),
-            "models": [{"table": str(points.tables[i]), "model": str(points.models[i])} for i in order]}
+    return {
+        "after": LATE_AFTER,
+        "labs": labs,
+        "n_labs": len(labs),
+        "models": [{"table": str(points.tables[i]), "model": str(points.models[i])} for i in order],
+    }
 
 
 def early_line(early: pd.DataFrame, *, n_boot: int, seed: int) -> EarlyLine:
@@ -308,8 +382,9 @@ def early_line(early: pd.DataFrame, *, n_boot: int, seed: int) -> EarlyLine:
     noisy = y + rng.standard_normal((n_boot, len(t))) * early["noise"].to_numpy(float)
     drawn = frontier_slopes(t, noisy, kind, weight, models, (float(point[0]), float(point[1])))
     found = estimate(float(point[0]), drawn)
-    return EarlyLine(float(point[0]), found["slope_ci_low"], found["slope_ci_high"], float(point[1]), len(early),
-                     float(t.mean()))
+    return EarlyLine(
+        float(point[0]), found["slope_ci_low"], found["slope_ci_high"], float(point[1]), len(early), float(t.mean())
+    )
 
 
 def forecast_record(points: Points, plan: ScalePlan, epoch: str, seed: int) -> dict:
@@ -319,8 +394,17 @@ def forecast_record(points: Points, plan: ScalePlan, epoch: str, seed: int) -> d
     slope_of = np.ones(len(points))
     for name, (_, s) in found.items():
         slope_of[points.tables == name] = s[0]
-    frame = pd.DataFrame({"t": points.t, "y": scaled[0], "kind": points.kind, "model": points.models,
-                          "noise": points.noise * slope_of, "lab": points.labs, "cluster": points.clusters})
+    frame = pd.DataFrame(
+        {
+            "t": points.t,
+            "y": scaled[0],
+            "kind": points.kind,
+            "model": points.models,
+            "noise": points.noise * slope_of,
+            "lab": points.labs,
+            "cluster": points.clusters,
+        }
+    )
 
     def fit(early: pd.DataFrame) -> EarlyLine:
         """The pooled early line (:func:`early_line`)."""
@@ -346,22 +430,40 @@ def pooled_law(rows: list[TableRow], *, n_boot: int = 600, seed: int = 0, epoch:
     draws = pooled_draws(points, plan, names, n_boot=n_boot, seed=seed, start=line)
     by_table = np.array([_point_line(points, plan, points.tables == name)[0] for name in names])
     without = np.array([_point_line(points, plan, points.tables != name)[0] for name in names])
-    own = np.array([line_through(points, points.y[None], (points.tables == name)[None].astype(float))[0]
-                    for name in names])
+    own = np.array(
+        [line_through(points, points.y[None], (points.tables == name)[None].astype(float))[0] for name in names]
+    )
     test = common_slope_test(by_table, draws.by_table)
-    pooled = {**estimate(line[0], draws.slopes), "intercept": line[1], "n_points": len(points),
-              "n_models": len(set(points.models)), "n_labs": len(set(points.labs)), "n_boot": len(draws.slopes),
-              **state_record(_ends(draws.slopes), test["rejected"])}
-    tables = [{**row_words(row), "n_points": int((points.tables == row.table).sum()),
-               **estimate(by_table[i], draws.by_table[i])} for i, row in enumerate(rows)]
-    return {"pooled": pooled, "tables": tables, "common_slope": test,
-            "leave_one_table_out": [{"table": name, **estimate(without[i], draws.without_table[i])}
-                                    for i, name in enumerate(names)],
-            "leave_one_lab_out": leave_one_lab_out(points, plan, pooled["doubling_time_months"], lead_lab(rows[0])),
-            "late_frontier": late_frontier(points, scaled[0], line, epoch),
-            "scales": _scale_records(plan, found, draws.scales, names),
-            "no_common_scale": no_common_scale(own, draws.own_scale, seed),
-            "forecast": forecast_record(points, plan, epoch, seed)}
+    pooled = {
+        **estimate(line[0], draws.slopes),
+        "intercept": line[1],
+        "n_points": len(points),
+        "n_models": len(set(points.models)),
+        "n_labs": len(set(points.labs)),
+        "n_boot": len(draws.slopes),
+        **state_record(_ends(draws.slopes), test["rejected"]),
+    }
+    tables = [
+        {
+            **row_words(row),
+            "n_points": int((points.tables == row.table).sum()),
+            **estimate(by_table[i], draws.by_table[i]),
+        }
+        for i, row in enumerate(rows)
+    ]
+    return {
+        "pooled": pooled,
+        "tables": tables,
+        "common_slope": test,
+        "leave_one_table_out": [
+            {"table": name, **estimate(without[i], draws.without_table[i])} for i, name in enumerate(names)
+        ],
+        "leave_one_lab_out": leave_one_lab_out(points, plan, pooled["doubling_time_months"], lead_lab(rows[0])),
+        "late_frontier": late_frontier(points, scaled[0], line, epoch),
+        "scales": _scale_records(plan, found, draws.scales, names),
+        "no_common_scale": no_common_scale(own, draws.own_scale, seed),
+        "forecast": forecast_record(points, plan, epoch, seed),
+    }
 
 
 def row_words(row: TableRow) -> dict:
@@ -369,8 +471,9 @@ def row_words(row: TableRow) -> dict:
     return {"table": row.table, "row": row.row, "references": list(row.references)}
 
 
-def measure_tables(names: tuple[str, ...] = TABLES, *, n_boot: int = 600, seed: int = 0,
-                   epoch: str = DEFAULT_EPOCH) -> dict:
+def measure_tables(
+    names: tuple[str, ...] = TABLES, *, n_boot: int = 600, seed: int = 0, epoch: str = DEFAULT_EPOCH
+) -> dict:
     """``densing trend --table all``: each registered table of ``names``'s headline row (:func:`densing.trend.
     table_rows.table_row`, its points' noise from ``n_boot`` of its draws) and their pooled law (:func:`pooled_law`,
     the first table's scale the common one)."""

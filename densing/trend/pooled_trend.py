@@ -8,11 +8,12 @@ y_public = a_T + s_T · y_T with the point a_T and s_T (Deming regression on the
 :mod:`densing.trend.table_scale`; results/three_tables/DECLARATION.md, "One scale"), and the pooled line is the
 censored 0.9 regression quantile ln ρmax = A·t + B through them (Xiao et al. 2024, eq. 5).
 """
+
 from __future__ import annotations
 
 import math
-from numbers import Integral
 from dataclasses import dataclass, field
+from numbers import Integral
 from typing import ClassVar
 
 import numpy as np
@@ -21,9 +22,9 @@ import pandas as pd
 from densing.constants import DEFAULT_EPOCH
 from densing.errors import InputError
 from densing.laws.bounds import EXACT
-from densing.states import State
 from densing.results import ALPHA_CONSTRAINTS, Result, interval_frame, presented
 from densing.runtime.memo import same_tables
+from densing.states import State
 from densing.trend import rules
 from densing.trend.pooled_tables import LEVEL, TABLES, pooled_frame, pooled_law, pooled_points
 from densing.trend.table_rows import TableRow, table_row
@@ -34,8 +35,22 @@ from densing.validation import INTERVAL_DRAWS, Interval, validate_params
 #: The columns of :attr:`PooledTrend.points`.
 POINT_COLUMNS = ("table", "model", "lab", "release_date", "t", "log_density_own", "log_density", "bound", "noise")
 #: The columns of :meth:`PooledTrend.to_frame`: one row per table.
-TABLE_COLUMNS = ("table", "row", "n_points", "doubling_time_months", "ci_low", "ci_high", "a", "a_ci_low", "a_ci_high",
-                 "s", "s_ci_low", "s_ci_high", "through", "n_shared")
+TABLE_COLUMNS = (
+    "table",
+    "row",
+    "n_points",
+    "doubling_time_months",
+    "ci_low",
+    "ci_high",
+    "a",
+    "a_ci_low",
+    "a_ci_high",
+    "s",
+    "s_ci_low",
+    "s_ci_high",
+    "through",
+    "n_shared",
+)
 
 
 @dataclass(frozen=True)
@@ -81,11 +96,24 @@ class PooledTrend(Result):
         rows = []
         for table in self.record["tables"]:
             scale = scales[table["table"]]
-            rows.append({"table": table["table"], "row": table["row"], "n_points": table["n_points"],
-                         "doubling_time_months": table["doubling_time_months"], "ci_low": table["ci_low"],
-                         "ci_high": table["ci_high"], "a": scale["a"], "a_ci_low": scale["a_ci"][0],
-                         "a_ci_high": scale["a_ci"][1], "s": scale["s"], "s_ci_low": scale["s_ci"][0],
-                         "s_ci_high": scale["s_ci"][1], "through": scale["through"], "n_shared": scale["n_shared"]})
+            rows.append(
+                {
+                    "table": table["table"],
+                    "row": table["row"],
+                    "n_points": table["n_points"],
+                    "doubling_time_months": table["doubling_time_months"],
+                    "ci_low": table["ci_low"],
+                    "ci_high": table["ci_high"],
+                    "a": scale["a"],
+                    "a_ci_low": scale["a_ci"][0],
+                    "a_ci_high": scale["a_ci"][1],
+                    "s": scale["s"],
+                    "s_ci_low": scale["s_ci"][0],
+                    "s_ci_high": scale["s_ci"][1],
+                    "through": scale["through"],
+                    "n_shared": scale["n_shared"],
+                }
+            )
         return pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
 
     @validate_params(ALPHA_CONSTRAINTS)
@@ -94,9 +122,14 @@ class PooledTrend(Result):
         ``<table>.doubling_time_months`` on the common scale, and each mapped table's ``<table>.a`` and ``<table>.s``
         (an InputError for an alpha other than its intervals' 0.05)."""
         self._check_alpha(alpha)
-        rows = {"doubling_time_months": (self.doubling_time_months, self.doubling_time_months_ci_low,
-                                         self.doubling_time_months_ci_high),
-                "slope_per_day": (self.slope_per_day, self.slope_per_day_ci_low, self.slope_per_day_ci_high)}
+        rows = {
+            "doubling_time_months": (
+                self.doubling_time_months,
+                self.doubling_time_months_ci_low,
+                self.doubling_time_months_ci_high,
+            ),
+            "slope_per_day": (self.slope_per_day, self.slope_per_day_ci_low, self.slope_per_day_ci_high),
+        }
         for table in self.to_frame().to_dict("records"):
             name = table["table"]
             rows[f"{name}.doubling_time_months"] = (table["doubling_time_months"], table["ci_low"], table["ci_high"])
@@ -122,8 +155,14 @@ class PooledTrend(Result):
         """The band of the slope's interval around the pooled line at ``dates``: the pointwise min and max of the lines
         through (t̄, A·t̄ + B) with each end's slope, t̄ the points' mean date (:func:`densing.trend.rules.
         slope_band`)."""
-        return rules.slope_band(self.days(dates), self.centre_days, self.slope_per_day, self.intercept,
-                                self.slope_per_day_ci_low, self.slope_per_day_ci_high)
+        return rules.slope_band(
+            self.days(dates),
+            self.centre_days,
+            self.slope_per_day,
+            self.intercept,
+            self.slope_per_day_ci_low,
+            self.slope_per_day_ci_high,
+        )
 
     def scale_of(self, table: str) -> tuple[float, float]:
         """The point (a_T, s_T) that puts ``table``'s ln ρ on the common scale (an InputError for a table it does not
@@ -152,9 +191,19 @@ def common_scale_points(rows: list[TableRow]) -> pd.DataFrame:
     points = pooled_points(rows)
     plan = scale_plan(points.tables, points.models, points.kind == EXACT, names, names[0])
     scaled, _ = mapped(plan, points.tables, points.y[None], np.ones((1, len(points))))
-    return pd.DataFrame({"table": points.tables, "model": points.models, "lab": points.labs,
-                         "release_date": frame["release_date"].to_numpy(), "t": points.t, "log_density_own": points.y,
-                         "log_density": scaled[0], "bound": points.kind, "noise": points.noise})
+    return pd.DataFrame(
+        {
+            "table": points.tables,
+            "model": points.models,
+            "lab": points.labs,
+            "release_date": frame["release_date"].to_numpy(),
+            "t": points.t,
+            "log_density_own": points.y,
+            "log_density": scaled[0],
+            "bound": points.kind,
+            "noise": points.noise,
+        }
+    )
 
 
 def pooled_result(rows: list[TableRow], record: dict, epoch: str = DEFAULT_EPOCH) -> PooledTrend:
@@ -163,10 +212,24 @@ def pooled_result(rows: list[TableRow], record: dict, epoch: str = DEFAULT_EPOCH
     pooled = record["pooled"]
     points = common_scale_points(rows)
     return PooledTrend(
-        _number(pooled["doubling_time_months"]), _number(pooled["ci_low"]), _number(pooled["ci_high"]),
-        State(pooled["state"]), pooled["slope_per_day"], pooled["slope_ci_low"], pooled["slope_ci_high"],
-        pooled["intercept"], float(points["t"].mean()), bool(record["common_slope"]["rejected"]), pooled["n_points"],
-        pooled["n_models"], pooled["n_labs"], pooled["n_boot"], epoch, record, points)
+        _number(pooled["doubling_time_months"]),
+        _number(pooled["ci_low"]),
+        _number(pooled["ci_high"]),
+        State(pooled["state"]),
+        pooled["slope_per_day"],
+        pooled["slope_ci_low"],
+        pooled["slope_ci_high"],
+        pooled["intercept"],
+        float(points["t"].mean()),
+        bool(record["common_slope"]["rejected"]),
+        pooled["n_points"],
+        pooled["n_models"],
+        pooled["n_labs"],
+        pooled["n_boot"],
+        epoch,
+        record,
+        points,
+    )
 
 
 @same_tables()  # each table's score matrices, selections and family rows computed once within the call

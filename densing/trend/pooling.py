@@ -16,6 +16,7 @@ row", "Ceilings as bounds", "Floors as bounds") gives each step's equations and 
 6. **The row's state** (:func:`densing.trend.uncertainty.state_of`); the heterogeneity test is the one gate.
 7. **Influence**: each family, lab and model left out in turn (:mod:`densing.trend.influence`).
 """
+
 from __future__ import annotations
 
 import math
@@ -25,22 +26,45 @@ from numbers import Integral, Real
 import numpy as np
 import pandas as pd
 
-from densing.constants import (CEILING_STDERRS, DRAWS_CAP, END_STABILITY, HETEROGENEITY_ALPHA, MIN_POINTS,
-                               PRECISION_DRAWS_CAP, PRECISION_GROWTH)
+from densing.constants import (
+    CEILING_STDERRS,
+    DRAWS_CAP,
+    END_STABILITY,
+    HETEROGENEITY_ALPHA,
+    MIN_POINTS,
+    PRECISION_DRAWS_CAP,
+    PRECISION_GROWTH,
+)
 from densing.data.labs import family_lab, labs_of
 from densing.data.schema import LAB_COLUMN
 from densing.errors import FitError, InputError
 from densing.laws.bounds import EXACT, LOWER, UPPER, score_cap
 from densing.laws.inversion import arrays
-from densing.trend import rules
 from densing.laws.region import Reason, member_log_sizes, within_members
+from densing.trend import rules
 from densing.trend.floors import at_floor, chance_caps, chance_levels, floor_plan, floor_scores
-from densing.trend.selection import CommonTargets, own_from_others
+
 # step 7 (influence), steps 4 and 5 (random effects), and the names the package reads here
-from densing.trend.influence import (FamilyInfluence, family_influence, frontier_slopes, influence_items,
-                                     most_influential_model, open_draws)
-from densing.trend.random_effects import (Pooled, determined_ends, end_range, heterogeneity_check, months_interval,
-                                          draws_needed, pool_by_lab, pool_slopes, undecided)
+from densing.trend.influence import (
+    FamilyInfluence,
+    family_influence,
+    frontier_slopes,
+    influence_items,
+    most_influential_model,
+    open_draws,
+)
+from densing.trend.random_effects import (
+    Pooled,
+    determined_ends,
+    draws_needed,
+    end_range,
+    heterogeneity_check,
+    months_interval,
+    pool_by_lab,
+    pool_slopes,
+    undecided,
+)
+from densing.trend.selection import CommonTargets, own_from_others
 from densing.trend.targets import family_clusters
 from densing.validation import MAX_DRAWS, Interval, validate_params
 
@@ -53,16 +77,29 @@ def _prepared(common: CommonTargets) -> dict:
     scores, sigma = arrays(frame, common.benchmarks)
     families = frame["family"].to_numpy(object) if "family" in frame.columns else [None] * len(frame)
     clusters = family_clusters(families)
-    named = np.where(pd.isna(pd.Series(list(families), dtype=object)), frame["model"].astype(str).to_numpy(),
-                     np.asarray(list(families), dtype=object))
+    named = np.where(
+        pd.isna(pd.Series(list(families), dtype=object)),
+        frame["model"].astype(str).to_numpy(),
+        np.asarray(list(families), dtype=object),
+    )
     cells = frame[LAB_COLUMN].to_numpy(object) if LAB_COLUMN in frame.columns else None  # the table's own labs
     labs = labs_of(families, cells, common.family_labs or None)
     labs = np.where(labs == "", named, labs)  # a model with no family and no lab: a lab of its own
     caps = [reference_caps(inv, scores.shape[1]) for inv in common.inversions]
-    return {"t": frame["t"].to_numpy(float), "scores": scores, "sigma": sigma, "params": frame["params"].to_numpy(float),
-            "labels": frame["model"].astype(str).to_numpy(), "n": len(frame), "clusters": clusters,
-            "families": named, "labs": labs, "lab_clusters": lab_clusters(labs, clusters), "caps": caps,
-            **_floor_data(common, scores, sigma, frame["params"].to_numpy(float))}
+    return {
+        "t": frame["t"].to_numpy(float),
+        "scores": scores,
+        "sigma": sigma,
+        "params": frame["params"].to_numpy(float),
+        "labels": frame["model"].astype(str).to_numpy(),
+        "n": len(frame),
+        "clusters": clusters,
+        "families": named,
+        "labs": labs,
+        "lab_clusters": lab_clusters(labs, clusters),
+        "caps": caps,
+        **_floor_data(common, scores, sigma, frame["params"].to_numpy(float)),
+    }
 
 
 def _floor_data(common: CommonTargets, scores: np.ndarray, sigma: np.ndarray, params: np.ndarray) -> dict:
@@ -74,12 +111,20 @@ def _floor_data(common: CommonTargets, scores: np.ndarray, sigma: np.ndarray, pa
     joint = all(getattr(inv, "kind", "") == "joint" for inv in common.inversions)
     dropped = floor_plan(scores, sigma, chance, joint)
     regions = [member_log_sizes(inv) for inv in common.inversions]
-    caps = [chance_caps(inv.fits, scores, sigma, dropped, low) if dropped.any()
-            else (np.full(len(params), np.inf), np.full(len(params), -1)) for inv, (low, _) in zip(common.inversions, regions)]
-    return {"regions": regions, "dropped": dropped, "multi_floor": not joint and scores.shape[1] > 1,
-            "chance_caps": np.array([c for c, _ in caps], float).reshape(len(regions), -1),
-            "chance_cap_benchmark": np.array([b for _, b in caps], int).reshape(len(regions), -1),
-            "masked_scores": np.where(dropped, np.nan, scores)}
+    caps = [
+        chance_caps(inv.fits, scores, sigma, dropped, low)
+        if dropped.any()
+        else (np.full(len(params), np.inf), np.full(len(params), -1))
+        for inv, (low, _) in zip(common.inversions, regions)
+    ]
+    return {
+        "regions": regions,
+        "dropped": dropped,
+        "multi_floor": not joint and scores.shape[1] > 1,
+        "chance_caps": np.array([c for c, _ in caps], float).reshape(len(regions), -1),
+        "chance_cap_benchmark": np.array([b for _, b in caps], int).reshape(len(regions), -1),
+        "masked_scores": np.where(dropped, np.nan, scores),
+    }
 
 
 def _floored(scores: np.ndarray, sigma: np.ndarray, benchmarks, data: dict) -> np.ndarray:
@@ -91,8 +136,17 @@ def _floored(scores: np.ndarray, sigma: np.ndarray, benchmarks, data: dict) -> n
     return at_floor(scores, sigma, chance)
 
 
-def _bounded(data: dict, r: int, y: np.ndarray, kind: np.ndarray, scores: np.ndarray, floor, ceilings: bool = True,
-             floors: bool = True, region: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _bounded(
+    data: dict,
+    r: int,
+    y: np.ndarray,
+    kind: np.ndarray,
+    scores: np.ndarray,
+    floor,
+    ceilings: bool = True,
+    floors: bool = True,
+    region: bool = True,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Reference r's densities ``y`` and kinds with every rule of bounds applied, in order (docs/method.md): the
     identified region, the cap a left-out floor score sets (``floors``), the ceiling (lower bound at its value;
     ``ceilings``), every score at the floor (upper bound at its value: ``floor``, per target); ``region=False`` leaves
@@ -143,8 +197,9 @@ def at_ceiling(scores: np.ndarray, sigma: np.ndarray, caps: np.ndarray) -> np.nd
     return np.any(near & np.isfinite(scores), axis=-1)
 
 
-def _family_weights(clusters: np.ndarray, count: int, rng: np.random.Generator,
-                    labs: np.ndarray | None = None) -> np.ndarray:
+def _family_weights(
+    clusters: np.ndarray, count: int, rng: np.random.Generator, labs: np.ndarray | None = None
+) -> np.ndarray:
     """``count`` two-stage cluster bootstrap draws as counts per target, (count, n) (step 3; Davison & Hinkley 1997,
     §3.8): the L labs with replacement, then for lab l drawn c times its families ~ Multinomial(c·F_l, 1/F_l), every
     member counted once per draw of its family; ``labs`` None (or one family a lab): the one-stage family bootstrap."""
@@ -174,7 +229,7 @@ def _family_weights(clusters: np.ndarray, count: int, rng: np.random.Generator,
 #: read (each draw is its own arithmetic: the same numbers). Every shipped row's first 600 draws fit (the public
 #: table's HellaSwag row's hold 1.05 million); a row grown past it keeps the densities of the draws it adds for their
 #: slopes (:func:`_grown`), so that no draw's are computed twice.
-DRAW_CELLS = 2 ** 20
+DRAW_CELLS = 2**20
 
 
 @dataclass(frozen=True)
@@ -194,18 +249,31 @@ class Draws:
 
     def part(self, low: int, high: int) -> Draws:
         """Draws ``low`` to ``high`` (their densities, where held, as views)."""
-        cut = (lambda a: None if a is None else a[:, low:high])
-        return Draws(self.sources, self.noise[low:high] if np.ndim(self.noise) else self.noise, self.weight[low:high],
-                     tuple(None if p is None else p[low:high] for p in self.picks), cut(self.y), cut(self.kind))
+
+        def cut(a):
+            return None if a is None else a[:, low:high]
+
+        return Draws(
+            self.sources,
+            self.noise[low:high] if np.ndim(self.noise) else self.noise,
+            self.weight[low:high],
+            tuple(None if p is None else p[low:high] for p in self.picks),
+            cut(self.y),
+            cut(self.kind),
+        )
 
 
-def _random_draws(common: CommonTargets, data: dict, sources: tuple[str, ...], count: int, rng: np.random.Generator
-                  ) -> Draws:
+def _random_draws(
+    common: CommonTargets, data: dict, sources: tuple[str, ...], count: int, rng: np.random.Generator
+) -> Draws:
     """``count`` paired draws of ``sources`` from ``rng``, their densities held where they fit."""
     scores, sigma, n = data["scores"], data["sigma"], data["n"]
     noise = rng.standard_normal((count, *scores.shape)) * np.nan_to_num(sigma) if "score" in sources else 0.0
-    weight = _family_weights(data["clusters"], count, rng, data["lab_clusters"]) if "models" in sources \
+    weight = (
+        _family_weights(data["clusters"], count, rng, data["lab_clusters"])
+        if "models" in sources
         else np.ones((count, n))
+    )
     picks = tuple(rng.integers(inv.n_draws, size=count) if "fit" in sources else None for inv in common.inversions)
     draws = Draws(tuple(sources), noise, weight, picks)
     if count > _held_draws(common, data):
@@ -249,20 +317,24 @@ def _slopes(rule: str, quantile: float, common: CommonTargets, data: dict, draws
         return frontier_slopes(rule, quantile, data, draws.y, draws.kind, draws.weight, start)
     step = max(1, _held_draws(common, data))
     parts = [draws.part(low, low + step) for low in range(0, len(draws), step)]
-    return np.concatenate([frontier_slopes(rule, quantile, data, *_densities(common, data, part), part.weight, start)
-                           for part in parts], axis=1)
+    return np.concatenate(
+        [frontier_slopes(rule, quantile, data, *_densities(common, data, part), part.weight, start) for part in parts],
+        axis=1,
+    )
 
 
-def _point(common: CommonTargets, data: dict, ceilings: bool = True, floors: bool = True, region: bool = True
-           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _point(
+    common: CommonTargets, data: dict, ceilings: bool = True, floors: bool = True, region: bool = True
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every reference's point ln ρ and kind (R, 1, n) and offsets, the region, ceilings and floors as bounds where
     asked."""
     ys, kinds, _ = _point_readings(common, data, ceilings, floors, region)
     return own_from_others(np.array(ys)[:, None, :], np.array(kinds)[:, None, :], common.own)
 
 
-def _point_readings(common: CommonTargets, data: dict, ceilings: bool = True, floors: bool = True,
-                    region: bool = True) -> tuple:
+def _point_readings(
+    common: CommonTargets, data: dict, ceilings: bool = True, floors: bool = True, region: bool = True
+) -> tuple:
     """Every reference's point ln ρ, kind and reason (:class:`densing.laws.region.Reason`) per target, before its own
     members are taken from the others: three lists of (n,) arrays."""
     scores = data["masked_scores"] if floors else data["scores"]  # without floors no score leaves an inversion
@@ -303,8 +375,9 @@ def point_readings(common: CommonTargets, data: dict | None = None) -> tuple:
                 decided = ",".join(b for b, near in zip(benchmarks, floor[i]) if near)
             elif reason is Reason.AT_CEILING:
                 decided = ",".join(b for b, near in zip(benchmarks, ceiling[r][i]) if near)
-            found.append((str(model), name.family, words.get(float(kind), "dropped"), int(reason), decided,
-                          float(ys[r][i])))
+            found.append(
+                (str(model), name.family, words.get(float(kind), "dropped"), int(reason), decided, float(ys[r][i]))
+            )
     return tuple(found)
 
 
@@ -396,7 +469,11 @@ def _drawn(common: CommonTargets, data: dict, point: tuple, n_boot: int, n_boot_
     rng = np.random.default_rng(seed)
     main = _random_draws(common, data, SHARE_SOURCES, n_boot, rng)
     normals = rng.standard_normal(n_boot)
-    shares = {source: _random_draws(common, data, (source,), n_boot_share, rng) for source in SHARE_SOURCES} if n_boot_share else {}
+    shares = (
+        {source: _random_draws(common, data, (source,), n_boot_share, rng) for source in SHARE_SOURCES}
+        if n_boot_share
+        else {}
+    )
     return PairedDraws(common, data, point, main, normals, shares, seed)
 
 
@@ -414,21 +491,44 @@ def _grown(draws: PairedDraws, n_boot: int, start: int) -> tuple[PairedDraws, Dr
         return draws, draws.main.part(start, n_boot)
     rng = np.random.default_rng([draws.seed, have])
     old, added = draws.main, _random_draws(draws.common, draws.data, SHARE_SOURCES, n_boot - have, rng)
-    main = Draws(old.sources, np.concatenate([old.noise, added.noise]), np.concatenate([old.weight, added.weight]),
-                 tuple(np.concatenate(pair) for pair in zip(old.picks, added.picks)))
+    main = Draws(
+        old.sources,
+        np.concatenate([old.noise, added.noise]),
+        np.concatenate([old.weight, added.weight]),
+        tuple(np.concatenate(pair) for pair in zip(old.picks, added.picks)),
+    )
     if n_boot <= _held_draws(draws.common, draws.data):  # the densities of both parts are held
-        main = replace(main, y=np.concatenate([old.y, added.y], axis=1), kind=np.concatenate([old.kind, added.kind], axis=1))
+        main = replace(
+            main, y=np.concatenate([old.y, added.y], axis=1), kind=np.concatenate([old.kind, added.kind], axis=1)
+        )
     grown = replace(draws, main=main, normals=np.concatenate([draws.normals, rng.standard_normal(n_boot - have)]))
     return grown, added if start == have else grown.main.part(start, n_boot)
 
 
-@validate_params({"n_boot": [Interval(Integral, 2, MAX_DRAWS)], "n_boot_share": [Interval(Integral, 0, MAX_DRAWS)],
-                  "quantile": [Interval(Real, 0, 1, closed="neither")], "level": [Interval(Real, 0, 1, closed="neither")],
-                  "seed": [Interval(Integral, 0, None)], "draws_cap": [Interval(Integral, 2, MAX_DRAWS), None],
-                  "precision_cap": [Interval(Integral, 2, MAX_DRAWS), None]})
-def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: float = 0.9, n_boot: int = 1000,
-                 n_boot_share: int = 300, level: float = 0.95, seed: int = 0, draws: PairedDraws | None = None,
-                 draws_cap: int | None = None, precision_cap: int | None = None) -> RowTrend:
+@validate_params(
+    {
+        "n_boot": [Interval(Integral, 2, MAX_DRAWS)],
+        "n_boot_share": [Interval(Integral, 0, MAX_DRAWS)],
+        "quantile": [Interval(Real, 0, 1, closed="neither")],
+        "level": [Interval(Real, 0, 1, closed="neither")],
+        "seed": [Interval(Integral, 0, None)],
+        "draws_cap": [Interval(Integral, 2, MAX_DRAWS), None],
+        "precision_cap": [Interval(Integral, 2, MAX_DRAWS), None],
+    }
+)
+def pooled_trend(
+    common: CommonTargets,
+    *,
+    rule: str = "quantile",
+    quantile: float = 0.9,
+    n_boot: int = 1000,
+    n_boot_share: int = 300,
+    level: float = 0.95,
+    seed: int = 0,
+    draws: PairedDraws | None = None,
+    draws_cap: int | None = None,
+    precision_cap: int | None = None,
+) -> RowTrend:
     """The row's pooled slope with paired draws over every reference (module docstring, steps 3–5). ``draws``: the
     common targets' :func:`paired_draws`, made once for several rules (their first ``n_boot`` and ``n_boot_share``
     used, their seed ``seed``). ``draws_cap`` (:data:`DRAWS_CAP` for a judged row): the draws double up to it while an
@@ -438,26 +538,33 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
         raise InputError(f"targets: expected a row's common targets (common_targets), got {common!r}")
     rules.get(rule)
     if len(common.frame) < MIN_POINTS:
-        raise FitError(f"{rule} frontier: fewer than {MIN_POINTS} usable models (of {len(common.frame)} targets with "
-                       f"every score of {', '.join(common.benchmarks)}); no trend line")
+        raise FitError(
+            f"{rule} frontier: fewer than {MIN_POINTS} usable models (of {len(common.frame)} targets with "
+            f"every score of {', '.join(common.benchmarks)}); no trend line"
+        )
     data = draws.data if draws is not None else _prepared(common)
     point = draws.point if draws is not None else _point(common, data)
     y0, kind0, delta0 = point
     count = len(common.inversions)
-    lines0 = rules.frontier_lines_weighted(rule, data["t"], y0[:, 0], kind0[:, 0], np.ones(y0[:, 0].shape),
-                                           data["labels"], quantile)  # every reference's point line, (R, 2)
+    lines0 = rules.frontier_lines_weighted(
+        rule, data["t"], y0[:, 0], kind0[:, 0], np.ones(y0[:, 0].shape), data["labels"], quantile
+    )  # every reference's point line, (R, 2)
     points = np.ascontiguousarray(lines0[:, 0])
     if not np.all(np.isfinite(points)):
         bad = [str(common.names[r]) for r in range(count) if not math.isfinite(points[r])]
-        raise FitError(f"{rule} frontier under {', '.join(bad)}: fewer than {MIN_POINTS} usable models "
-                       f"(of {data['n']} targets with every score of {', '.join(common.benchmarks)}); no trend line")
+        raise FitError(
+            f"{rule} frontier under {', '.join(bad)}: fewer than {MIN_POINTS} usable models "
+            f"(of {data['n']} targets with every score of {', '.join(common.benchmarks)}); no trend line"
+        )
     if draws is None:
         draws = _drawn(common, data, point, n_boot, n_boot_share, seed)
     elif draws.common is not common:
         raise ValueError("pooled_trend: the draws were made for other targets")
     elif draws.n_boot < n_boot or draws.n_boot_share < n_boot_share:
-        raise ValueError(f"pooled_trend: {n_boot} draws and {n_boot_share} of each source asked, {draws.n_boot} and "
-                         f"{draws.n_boot_share} made")
+        raise ValueError(
+            f"pooled_trend: {n_boot} draws and {n_boot_share} of each source asked, {draws.n_boot} and "
+            f"{draws.n_boot_share} made"
+        )
     tail = (1 - level) / 2
     precision_cap = min(PRECISION_DRAWS_CAP, PRECISION_GROWTH * n_boot) if precision_cap is None else precision_cap
     slopes = _slopes(rule, quantile, common, data, draws.main.part(0, n_boot), lines0)
@@ -467,7 +574,7 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
         pooled = pool_by_lab(points, slopes, lab_codes)
         w = pooled.weights
         spread = math.sqrt(pooled.tau_squared * float(pooled.lab_weights @ pooled.lab_weights))  # τ is between labs
-        combined = w @ slopes + spread * draws.normals[:slopes.shape[1]]
+        combined = w @ slopes + spread * draws.normals[: slopes.shape[1]]
         ok = combined[np.isfinite(combined)]
         if ok.size < 2:
             raise FitError(f"{rule} frontier: the bootstrap could not fit a line in any draw")
@@ -475,62 +582,138 @@ def pooled_trend(common: CommonTargets, *, rule: str = "quantile", quantile: flo
         low, high = np.quantile(ok, [tail, 1 - tail])
         made = slopes.shape[1]
         # step 5: an undecided end, twice the draws up to the cap; a decided but imprecise one, up to precision_cap
-        more = made if draws_cap is None else draws_needed(determined_ends(ends_mc, low, high), made, draws_cap,
-                                                            precision_cap)
+        more = (
+            made
+            if draws_cap is None
+            else draws_needed(determined_ends(ends_mc, low, high), made, draws_cap, precision_cap)
+        )
         if more <= made:
             break
         draws, added = _grown(draws, more, made)
         slopes = np.concatenate([slopes, _slopes(rule, quantile, common, data, added, lines0)], axis=1)
     n_boot = slopes.shape[1]
-    per_ref = tuple((float(np.nanquantile(slopes[r], tail)), float(np.nanquantile(slopes[r], 1 - tail))) for r in range(count))
-    sds = {source: float(np.nanstd(w @ _slopes(rule, quantile, common, data, draws.shares[source].part(0, n_boot_share),
-                                               lines0)))
-           if n_boot_share else math.nan for source in SHARE_SOURCES}
+    per_ref = tuple(
+        (float(np.nanquantile(slopes[r], tail)), float(np.nanquantile(slopes[r], 1 - tail))) for r in range(count)
+    )
+    sds = {
+        source: float(
+            np.nanstd(w @ _slopes(rule, quantile, common, data, draws.shares[source].part(0, n_boot_share), lines0))
+        )
+        if n_boot_share
+        else math.nan
+        for source in SHARE_SOURCES
+    }
     sds["reference"] = spread if n_boot_share else math.nan
-    total = sum(v ** 2 for v in sds.values())
-    shares = {s: (v ** 2 / total if total > 0 else math.nan) for s, v in sds.items()}
+    total = sum(v**2 for v in sds.values())
+    shares = {s: (v**2 / total if total > 0 else math.nan) for s, v in sds.items()}
     intercept = float(w @ np.ascontiguousarray(lines0[:, 1]))
     without, bounded = _without_bounds(rule, quantile, common, data, w, kind0, LOWER, ceilings=False)
     without_floors, floored = _without_bounds(rule, quantile, common, data, w, kind0, UPPER, floors=False)
     region = _region_fields(rule, quantile, common, data, w, kind0)
     at_point = (rule, quantile, data, y0[:, 0], kind0[:, 0], w, lines0)  # step 7: removals from the point lines
     pairs = dict.fromkeys(zip(map(str, data["labs"]), map(str, data["families"])))  # (lab, family) in order
-    return RowTrend(common, rule, pooled.slope, intercept, float(low), float(high), tuple(map(float, points)), per_ref,
-                    tuple(map(float, w)), pooled, shares, sds, combined, int(n_boot - ok.size), n_boot, level, y0[:, 0],
-                    kind0[:, 0], tuple(map(float, delta0[:, 0])), ends_mc=ends_mc, slope_without_ceilings=without,
-                    ceiling_bounds=bounded, slope_without_floors=without_floors, floor_bounds=floored,
-                    influence=family_influence(*at_point), model_influence=family_influence(*at_point, by="model"),
-                    lab_influence=family_influence(*at_point, by="lab"), reference_labs=ref_labs,
-                    lab_weights=tuple(map(float, pooled.lab_weights)),
-                    target_labs=tuple((lab, tuple(f for at, f in pairs if at == lab))
-                                      for lab in dict.fromkeys(at for at, _ in pairs)),
-                    open_families=open_draws(data, draws.main.weight[:n_boot], combined), **region)
+    return RowTrend(
+        common,
+        rule,
+        pooled.slope,
+        intercept,
+        float(low),
+        float(high),
+        tuple(map(float, points)),
+        per_ref,
+        tuple(map(float, w)),
+        pooled,
+        shares,
+        sds,
+        combined,
+        int(n_boot - ok.size),
+        n_boot,
+        level,
+        y0[:, 0],
+        kind0[:, 0],
+        tuple(map(float, delta0[:, 0])),
+        ends_mc=ends_mc,
+        slope_without_ceilings=without,
+        ceiling_bounds=bounded,
+        slope_without_floors=without_floors,
+        floor_bounds=floored,
+        influence=family_influence(*at_point),
+        model_influence=family_influence(*at_point, by="model"),
+        lab_influence=family_influence(*at_point, by="lab"),
+        reference_labs=ref_labs,
+        lab_weights=tuple(map(float, pooled.lab_weights)),
+        target_labs=tuple(
+            (lab, tuple(f for at, f in pairs if at == lab)) for lab in dict.fromkeys(at for at, _ in pairs)
+        ),
+        open_families=open_draws(data, draws.main.weight[:n_boot], combined),
+        **region,
+    )
 
 
-def _region_fields(rule: str, quantile: float, common: CommonTargets, data: dict, w: np.ndarray, kind0: np.ndarray
-                   ) -> dict:
+def _region_fields(
+    rule: str, quantile: float, common: CommonTargets, data: dict, w: np.ndarray, kind0: np.ndarray
+) -> dict:
     """The identified region's fields of a :class:`RowTrend`: the pooled point slope without the region, the targets
     it bounds under each reference (below the smallest member or above the top one), and every target's reading
     (:func:`point_readings`)."""
     without_region, _ = _without_bounds(rule, quantile, common, data, w, kind0, UPPER, region=False)
     readings = point_readings(common, data)
     outside = (int(Reason.BELOW_SMALLEST), int(Reason.ABOVE_TOP))
-    region_bounds = tuple(sum(1 for _, family, _, why, *_ in readings if family == name.family and why in outside)
-                          for name in common.names)
+    region_bounds = tuple(
+        sum(1 for _, family, _, why, *_ in readings if family == name.family and why in outside)
+        for name in common.names
+    )
     return {"slope_without_region": without_region, "region_bounds": region_bounds, "readings": readings}
 
 
-def _without_bounds(rule: str, quantile: float, common: CommonTargets, data: dict, w: np.ndarray, kind0: np.ndarray,
-                    bound: int, **which: bool) -> tuple[float, tuple[int, ...]]:
+def _without_bounds(
+    rule: str,
+    quantile: float,
+    common: CommonTargets,
+    data: dict,
+    w: np.ndarray,
+    kind0: np.ndarray,
+    bound: int,
+    **which: bool,
+) -> tuple[float, tuple[int, ...]]:
     """The pooled point slope with one kind of bound left out (``ceilings=False`` or ``floors=False``), and per
     reference the targets that kind makes a ``bound``."""
     bare, bare_kind, _ = _point(common, data, **which)
-    slope = float(w @ np.ascontiguousarray(rules.frontier_lines_weighted(
-        rule, data["t"], bare[:, 0], bare_kind[:, 0], np.ones(bare[:, 0].shape), data["labels"], quantile)[:, 0]))
+    slope = float(
+        w
+        @ np.ascontiguousarray(
+            rules.frontier_lines_weighted(
+                rule, data["t"], bare[:, 0], bare_kind[:, 0], np.ones(bare[:, 0].shape), data["labels"], quantile
+            )[:, 0]
+        )
+    )
     return slope, tuple(int(np.sum((kind0[r, 0] == bound) & (bare_kind[r, 0] == EXACT))) for r in range(len(kind0)))
 
 
-__all__ = ["CEILING_STDERRS", "END_STABILITY", "HETEROGENEITY_ALPHA", "DRAWS_CAP", "FamilyInfluence", "PairedDraws",
-           "Pooled", "RowTrend", "at_ceiling", "determined_ends", "end_range", "family_clusters", "family_influence",
-           "heterogeneity_check", "influence_items", "months_interval", "more_draws", "most_influential_model",
-           "open_draws", "paired_draws", "point_readings", "pool_slopes", "pooled_trend", "reference_caps", "undecided"]
+__all__ = [
+    "CEILING_STDERRS",
+    "END_STABILITY",
+    "HETEROGENEITY_ALPHA",
+    "DRAWS_CAP",
+    "FamilyInfluence",
+    "PairedDraws",
+    "Pooled",
+    "RowTrend",
+    "at_ceiling",
+    "determined_ends",
+    "end_range",
+    "family_clusters",
+    "family_influence",
+    "heterogeneity_check",
+    "influence_items",
+    "months_interval",
+    "more_draws",
+    "most_influential_model",
+    "open_draws",
+    "paired_draws",
+    "point_readings",
+    "pool_slopes",
+    "pooled_trend",
+    "reference_caps",
+    "undecided",
+]

@@ -1,6 +1,7 @@
 """The pooling of a row's references' slopes and the decision of its interval's ends (:mod:`densing.trend.pooling`,
 steps 4 and 5): the generalised random-effects model over the paired draws (DerSimonian & Laird 1986; Gleser &
 Olkin 2009), its heterogeneity test as a check, each end's Monte Carlo range and whether the draws decide it."""
+
 from __future__ import annotations
 
 import math
@@ -35,10 +36,16 @@ def months_interval(low: float, high: float) -> tuple[float, float]:
 
 def heterogeneity_check(result):
     """The heterogeneity test as a Check: failed when Q's p-value < :data:`HETEROGENEITY_ALPHA`, untestable with one."""
-    facts = checks.Heterogeneity(float(result.heterogeneity_q), int(result.heterogeneity_df),
-                                 float(result.heterogeneity_p), float(result.i_squared), float(result.tau_squared),
-                                 int(result.heterogeneity_draws), tuple(dict.fromkeys(result.reference_labs)),
-                                 int(result.n_references))
+    facts = checks.Heterogeneity(
+        float(result.heterogeneity_q),
+        int(result.heterogeneity_df),
+        float(result.heterogeneity_p),
+        float(result.i_squared),
+        float(result.tau_squared),
+        int(result.heterogeneity_draws),
+        tuple(dict.fromkeys(result.reference_labs)),
+        int(result.n_references),
+    )
     if result.heterogeneity_df == 0:
         return checks.Check("heterogeneity", math.nan, checks.UNTESTABLE, facts)
     status = checks.FAILED if result.heterogeneity_p < HETEROGENEITY_ALPHA else checks.PASSED
@@ -66,14 +73,19 @@ def determined_ends(ends_mc: tuple, slope_low: float, slope_high: float) -> dict
     ``{end}_determined`` (the whole range above 0), ``{end}_undecided`` (:func:`undecided`), ``{end}_precise``
     (:func:`precise`; False for an end not determined: a precision is a fact about a determined end, never a state)."""
     (low_a, low_b), (high_a, high_b) = ends_mc  # the slope's low end's range, the slope's high end's
-    out = {"months_low_mc_low": doubling_months(high_b), "months_low_mc_high": doubling_months(high_a),
-           "months_high_mc_low": doubling_months(low_b), "months_high_mc_high": doubling_months(low_a)}
+    out = {
+        "months_low_mc_low": doubling_months(high_b),
+        "months_low_mc_high": doubling_months(high_a),
+        "months_high_mc_low": doubling_months(low_b),
+        "months_high_mc_high": doubling_months(low_a),
+    }
     values = {"low": doubling_months(slope_high), "high": doubling_months(slope_low)}
     for end, (a, b) in {"low": (high_a, high_b), "high": (low_a, low_b)}.items():
         out[f"{end}_determined"] = bool(a > 0)
         out[f"{end}_undecided"] = undecided((a, b))
-        out[f"{end}_precise"] = out[f"{end}_determined"] and precise(out[f"months_{end}_mc_low"],
-                                                                      out[f"months_{end}_mc_high"], values[end])
+        out[f"{end}_precise"] = out[f"{end}_determined"] and precise(
+            out[f"months_{end}_mc_low"], out[f"months_{end}_mc_high"], values[end]
+        )
     return out
 
 

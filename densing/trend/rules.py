@@ -9,6 +9,7 @@ a rule's batched ``solve`` and its optional exact leave-one-group-out update ``l
 - ``envelope`` — OLS through the paper's record-setters (:func:`envelope_index`; Xiao et al. 2024, §3), bounds at their
   values: its points are chosen on the response, so its bootstrap interval is optimistic.
 """
+
 from __future__ import annotations
 
 import math
@@ -104,16 +105,44 @@ def _envelope_left_out(data, y, kind, quantile, clusters, groups, starts):
     return known, np.repeat(starts[:, :1], groups, axis=1)
 
 
-register(FrontierRule("quantile", "censored 0.9 regression quantile over every model (Powell 1986), bounds as bounds", _quantile,
-                      legend="0.9-quantile line", left_out=_quantile_left_out))
-register(FrontierRule("all", "Tobit mean line over every model, bounds as bounds", _tobit,
-                      legend="line through every model (censored regression)"))
-register(FrontierRule("envelope", "the paper's record-setters, OLS (bounds at their values)", _envelope,
-                      legend="line through the record-setters (the paper's rule)", left_out=_envelope_left_out))
+register(
+    FrontierRule(
+        "quantile",
+        "censored 0.9 regression quantile over every model (Powell 1986), bounds as bounds",
+        _quantile,
+        legend="0.9-quantile line",
+        left_out=_quantile_left_out,
+    )
+)
+register(
+    FrontierRule(
+        "all",
+        "Tobit mean line over every model, bounds as bounds",
+        _tobit,
+        legend="line through every model (censored regression)",
+    )
+)
+register(
+    FrontierRule(
+        "envelope",
+        "the paper's record-setters, OLS (bounds at their values)",
+        _envelope,
+        legend="line through the record-setters (the paper's rule)",
+        left_out=_envelope_left_out,
+    )
+)
 
 
-def frontier_lines_weighted(rule: str, t: np.ndarray, y: np.ndarray, kind: np.ndarray, weight: np.ndarray,
-                            labels: np.ndarray, quantile: float = 0.9, start: tuple[float, float] | None = None) -> np.ndarray:
+def frontier_lines_weighted(
+    rule: str,
+    t: np.ndarray,
+    y: np.ndarray,
+    kind: np.ndarray,
+    weight: np.ndarray,
+    labels: np.ndarray,
+    quantile: float = 0.9,
+    start: tuple[float, float] | None = None,
+) -> np.ndarray:
     """The rule's lines (problems, 2) of the rows of ``y`` (problems, n) over ``t`` and ``labels`` (n,), each point
     counted ``weight`` times: NaNs for a row with fewer than ``MIN_POINTS`` usable points (weights counted) or one
     date, the rule's ``solve`` for the others, from ``start`` (A, B: one, or one per row)."""
@@ -166,8 +195,9 @@ def doubling_interval(slope_low: float, slope_high: float) -> tuple[float, float
     return (doubling_days(slope_high), doubling_days(slope_low)) if finite else (math.nan, math.nan)
 
 
-def slope_band(days: np.ndarray, centre: float, slope: float, intercept: float, slope_low: float,
-               slope_high: float) -> tuple[np.ndarray, np.ndarray]:
+def slope_band(
+    days: np.ndarray, centre: float, slope: float, intercept: float, slope_low: float, slope_high: float
+) -> tuple[np.ndarray, np.ndarray]:
     """The band of a slope interval around the line A·t + B over ``days``: the pointwise min and max of the lines
     through (t̄, A·t̄ + B), t̄ = ``centre``, with each finite end's slope (the line itself without one)."""
     level = slope * centre + intercept

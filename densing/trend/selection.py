@@ -2,6 +2,7 @@
 row's common targets (:mod:`densing.trend.pooling`, steps 1 and 2): the complete cases, dated, with standard errors,
 each inverted by every reference but its own family's (:func:`own_from_others`).
 """
+
 from __future__ import annotations
 
 import warnings
@@ -49,8 +50,9 @@ class CommonTargets:
         return [(inv, self.frame[~self.own[r]].reset_index(drop=True)) for r, inv in enumerate(self.inversions)]
 
 
-def common_targets(targets: pd.DataFrame, inversions, *, since: str | None, epoch: str = DEFAULT_EPOCH,
-                  until: str | None = None) -> CommonTargets:
+def common_targets(
+    targets: pd.DataFrame, inversions, *, since: str | None, epoch: str = DEFAULT_EPOCH, until: str | None = None
+) -> CommonTargets:
     """The row's targets (complete cases on its benchmarks, dated, with standard errors) and each reference's own
     models; every inversion must invert the same benchmarks (an InputError otherwise)."""
     inversions = tuple(inversions)
@@ -59,15 +61,21 @@ def common_targets(targets: pd.DataFrame, inversions, *, since: str | None, epoc
     benchmarks = tuple(inversions[0].benchmarks)
     for inv in inversions[1:]:
         if tuple(inv.benchmarks) != benchmarks:
-            raise InputError(f"references: {inv.name} inverts {', '.join(inv.benchmarks)}, the row "
-                             f"{', '.join(benchmarks)}; the common targets of a row need the same benchmarks")
+            raise InputError(
+                f"references: {inv.name} inverts {', '.join(inv.benchmarks)}, the row "
+                f"{', '.join(benchmarks)}; the common targets of a row need the same benchmarks"
+            )
     keys = {(inv.fits[0].metric, inv.require) for inv in inversions}
     if len(keys) > 1:
-        raise InputError(f"references: {', '.join(inv.name for inv in inversions)} read {', '.join(benchmarks)} under "
-                         "different metrics or completeness rules; the common targets of a row need one")
+        raise InputError(
+            f"references: {', '.join(inv.name for inv in inversions)} read {', '.join(benchmarks)} under "
+            "different metrics or completeness rules; the common targets of a row need one"
+        )
     dated, screened = screened_targets(targets, inversions[0], since=since, until=until, epoch=epoch)
     labels = target_labels(dated)
-    owns = np.array([[m in own for m in labels] for own in map(own_models, inversions)], bool).reshape(len(inversions), -1)
+    owns = np.array([[m in own for m in labels] for own in map(own_models, inversions)], bool).reshape(
+        len(inversions), -1
+    )
     # a model left out only as a reference's own model is a target of the row (inverted by the others); each model
     # comes in the order in which the references' targets list it: by the first reference that does not own it
     # (every reference owns it: last), then by the table's order
@@ -83,8 +91,13 @@ def common_targets(targets: pd.DataFrame, inversions, *, since: str | None, epoc
     missing = np.full(names.size - failing.size, "a score missing on the row's benchmarks", dtype=object)
     reasons = np.concatenate([missing, np.asarray(screened[failing], dtype=object)])
     at = np.sort(np.unique(names.astype(str), return_index=True)[1])  # each once, with its first reason, in order
-    return CommonTargets(inversions, dated.iloc[final].reset_index(drop=True), owns[:, final],
-                         pd.DataFrame({"model": names[at], "reason": reasons[at]}), _table_labs(targets))
+    return CommonTargets(
+        inversions,
+        dated.iloc[final].reset_index(drop=True),
+        owns[:, final],
+        pd.DataFrame({"model": names[at], "reason": reasons[at]}),
+        _table_labs(targets),
+    )
 
 
 @per_table
@@ -133,15 +146,18 @@ def own_from_others(y: np.ndarray, kind: np.ndarray, own: np.ndarray) -> tuple[n
     return y, kind, delta
 
 
-def _from_others(y: np.ndarray, kind: np.ndarray, exact: np.ndarray, delta: np.ndarray
-                 ) -> tuple[np.ndarray, np.ndarray]:
+def _from_others(
+    y: np.ndarray, kind: np.ndarray, exact: np.ndarray, delta: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """(fill, kind) (K, m) of :func:`own_from_others` for m targets, on the lead's scale: the mean of the references
     that invert a target exactly, y_r − δ_r, else the first reference (lead order) with any value or bound. Each
     target's numbers are its own arithmetic: the same for any set of targets given."""
     on_lead = y - delta[:, :, None]  # every reference's values on the lead's scale
     exact_lead = np.where(exact, on_lead, np.nan)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # a target no other reference inverts exactly: NaN, filled below
+        warnings.simplefilter(
+            "ignore", RuntimeWarning
+        )  # a target no other reference inverts exactly: NaN, filled below
         mean_exact = np.nanmean(exact_lead, axis=0)  # (K, m): over references that invert it exactly
     first = np.full(y.shape[1:], np.nan)
     first_kind = np.full(y.shape[1:], np.nan)
@@ -156,11 +172,14 @@ def _from_others(y: np.ndarray, kind: np.ndarray, exact: np.ndarray, delta: np.n
 def reference_targets(inversion, frame: pd.DataFrame) -> CommonTargets:
     """One reference's common targets as given (``model``, ``params``, ``t``, scores), none of them its own."""
     frame = frame.reset_index(drop=True)
-    return CommonTargets((inversion,), frame, np.zeros((1, len(frame)), bool), pd.DataFrame(columns=["model", "reason"]))
+    return CommonTargets(
+        (inversion,), frame, np.zeros((1, len(frame)), bool), pd.DataFrame(columns=["model", "reason"])
+    )
 
 
-def set_references(candidates: pd.DataFrame, benchmarks: tuple[str, ...], *, strict: bool = False
-                   ) -> dict[str, tuple[str, ...]]:
+def set_references(
+    candidates: pd.DataFrame, benchmarks: tuple[str, ...], *, strict: bool = False
+) -> dict[str, tuple[str, ...]]:
     """The reference families of a row under the common targets: family → the row's benchmarks (all of them). One
     benchmark: the families the reference rule makes eligible on it. A set of B benchmarks (docs/method.md, "A set's
     references"): a family that passes R1, R2, R3 and R2s on **every** benchmark, R4r and R4s on **at least one**, and
@@ -183,8 +202,12 @@ def set_references(candidates: pd.DataFrame, benchmarks: tuple[str, ...], *, str
             passes = eligible[at].all()
         else:  # R1, R2, R3, R2s on every benchmark; R4r and R4s on at least one; R5z over the set
             z = z_all[at]
-            passes = (not np.isin(code[at], ["R1", "R2", "R3", "R2s"]).any() and np.isin(code[at], ["", "R5z"]).any()
-                      and np.all(np.isfinite(z)) and float(np.sum(z ** 2)) <= bound)
+            passes = (
+                not np.isin(code[at], ["R1", "R2", "R3", "R2s"]).any()
+                and np.isin(code[at], ["", "R5z"]).any()
+                and np.all(np.isfinite(z))
+                and float(np.sum(z**2)) <= bound
+            )
         if passes:
             out[str(family)] = tuple(benchmarks)
     return out
@@ -196,8 +219,13 @@ def _rule_columns(candidates: pd.DataFrame) -> dict[str, np.ndarray]:
     eligible = candidates["eligible"].astype(bool).to_numpy()
     code = candidates["code"].fillna("").astype(str).to_numpy(object)
     code[eligible] = ""
-    return {"family_row": (candidates["kind"] == "family").to_numpy(bool), "family": candidates["family"].to_numpy(object),
-            "benchmark": candidates["benchmark"].to_numpy(object), "eligible": eligible, "code": code,
-            "held_out_z": candidates["held_out_z"].to_numpy(float) if "held_out_z" in candidates.columns
-            else np.full(len(candidates), np.nan)}
-
+    return {
+        "family_row": (candidates["kind"] == "family").to_numpy(bool),
+        "family": candidates["family"].to_numpy(object),
+        "benchmark": candidates["benchmark"].to_numpy(object),
+        "eligible": eligible,
+        "code": code,
+        "held_out_z": candidates["held_out_z"].to_numpy(float)
+        if "held_out_z" in candidates.columns
+        else np.full(len(candidates), np.nan),
+    }

@@ -7,6 +7,7 @@ Hotelling's T² (:func:`densing.trend.random_effects.pool_slopes`). A test that 
 could have seen a difference of the size that matters, so beside Q the record gives, per table, the slope difference
 the test detects at :data:`DETECT_POWER` (:func:`detectable_differences`).
 """
+
 from __future__ import annotations
 
 import math
@@ -28,10 +29,18 @@ def common_slope_test(points: np.ndarray, draws: np.ndarray) -> dict:
     Hotelling's T² (:func:`densing.trend.random_effects.pool_slopes`), rejected at :data:`HETEROGENEITY_ALPHA`; with
     each table's smallest slope difference the test detects at :data:`DETECT_POWER` (:func:`detectable_differences`)."""
     pooled = pool_slopes(points, draws)
-    return {"q": pooled.q, "df": pooled.df, "p_value": pooled.p_value, "alpha": HETEROGENEITY_ALPHA,
-            "rejected": bool(pooled.df > 0 and pooled.p_value < HETEROGENEITY_ALPHA), "draws": pooled.draws,
-            "tau_squared": pooled.tau_squared, "i_squared": pooled.i_squared, "power": DETECT_POWER,
-            "detectable_per_day": detectable_differences(draws)}
+    return {
+        "q": pooled.q,
+        "df": pooled.df,
+        "p_value": pooled.p_value,
+        "alpha": HETEROGENEITY_ALPHA,
+        "rejected": bool(pooled.df > 0 and pooled.p_value < HETEROGENEITY_ALPHA),
+        "draws": pooled.draws,
+        "tau_squared": pooled.tau_squared,
+        "i_squared": pooled.i_squared,
+        "power": DETECT_POWER,
+        "detectable_per_day": detectable_differences(draws),
+    }
 
 
 def detectable_differences(draws: np.ndarray) -> list[float]:

@@ -5,6 +5,7 @@ reference's scale with the reference's own members taken from the others, and th
 bound, under the identified-region rule: :func:`densing.trend.pooling.point_densities`), and each point's own noise,
 the spread of its ln ρ over the row's paired draws (fit and score noise; :func:`densing.trend.pooling.paired_draws`).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -38,8 +39,9 @@ class TableRow:
     reference_labs: tuple[str, ...] = ()
 
 
-def headline_common(targets: pd.DataFrame, table: str, *, since: str | None = DEFAULT_EPOCH,
-                    epoch: str = DEFAULT_EPOCH, seed: int = 0) -> tuple[str, CommonTargets]:
+def headline_common(
+    targets: pd.DataFrame, table: str, *, since: str | None = DEFAULT_EPOCH, epoch: str = DEFAULT_EPOCH, seed: int = 0
+) -> tuple[str, CommonTargets]:
     """(label, common targets) of ``table``'s headline set, as :func:`densing.trend.measure.measure_trend` picks them
     for ``densing trend --table NAME`` (the reference rule's candidates and eligible fits, then the first set of the
     table that has references)."""
@@ -71,8 +73,15 @@ def point_noise(common: CommonTargets, *, n_boot: int, seed: int) -> np.ndarray:
     return np.where(count >= 2, np.sqrt(variance), np.nan)
 
 
-def table_row(table: str, *, n_boot: int, seed: int = 0, since: str | None = DEFAULT_EPOCH,
-              epoch: str = DEFAULT_EPOCH, targets: pd.DataFrame | None = None) -> TableRow:
+def table_row(
+    table: str,
+    *,
+    n_boot: int,
+    seed: int = 0,
+    since: str | None = DEFAULT_EPOCH,
+    epoch: str = DEFAULT_EPOCH,
+    targets: pd.DataFrame | None = None,
+) -> TableRow:
     """The registered ``table``'s headline row as a :class:`TableRow` (module docstring); ``targets``: its table
     (default the registered file)."""
     profile = registry.table(table)
@@ -84,13 +93,21 @@ def table_row(table: str, *, n_boot: int, seed: int = 0, since: str | None = DEF
     cells = frame[LAB_COLUMN].to_numpy(object) if LAB_COLUMN in frame.columns else None
     labs = labs_of(families, cells, common.family_labs or None)
     models = frame["model"].astype(str).to_numpy()
-    points = pd.DataFrame({
-        "model": models, "family": families, "lab": np.where(labs == "", models, labs),
-        "release_date": pd.to_datetime(frame["release_date"]).dt.strftime("%Y-%m-%d").to_numpy(),
-        "t": frame["t"].to_numpy(float), "y": y[0], "kind": kind[0],
-        "noise": point_noise(common, n_boot=n_boot, seed=seed)})
-    return TableRow(profile.name, label, tuple(str(name) for name in common.names), points,
-                    pooling.reference_labs(common))
+    points = pd.DataFrame(
+        {
+            "model": models,
+            "family": families,
+            "lab": np.where(labs == "", models, labs),
+            "release_date": pd.to_datetime(frame["release_date"]).dt.strftime("%Y-%m-%d").to_numpy(),
+            "t": frame["t"].to_numpy(float),
+            "y": y[0],
+            "kind": kind[0],
+            "noise": point_noise(common, n_boot=n_boot, seed=seed),
+        }
+    )
+    return TableRow(
+        profile.name, label, tuple(str(name) for name in common.names), points, pooling.reference_labs(common)
+    )
 
 
 __all__ = ["TableRow", "headline_common", "point_noise", "table_row"]

@@ -8,6 +8,7 @@ y_common on y_T would shrink towards 0 (regression dilution). A table with fewer
 is mapped through the other table it shares most with (:func:`scale_plan`). A bound stays a bound of the same
 direction because s_T > 0 (a table with s_T ≤ 0 is refused).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -36,7 +37,7 @@ def deming_line(x: np.ndarray, y: np.ndarray, weight: np.ndarray | None = None) 
         x_mean, y_mean = (w * x).sum(axis=-1) / total, (w * y).sum(axis=-1) / total
         dx, dy = x - x_mean[..., None], y - y_mean[..., None]
         sxx, syy, sxy = (w * dx * dx).sum(axis=-1), (w * dy * dy).sum(axis=-1), (w * dx * dy).sum(axis=-1)
-        slope = (syy - sxx + np.sqrt((syy - sxx) ** 2 + 4 * sxy ** 2)) / (2 * sxy)
+        slope = (syy - sxx + np.sqrt((syy - sxx) ** 2 + 4 * sxy**2)) / (2 * sxy)
     counted = (w > 0).sum(axis=-1) >= 2
     slope = np.where(counted & (sxy != 0), slope, np.nan)
     return y_mean - slope * x_mean, slope
@@ -76,16 +77,18 @@ class ScalePlan:
         return found[0].n_shared if found else 0
 
 
-def shared_pairs(tables: np.ndarray, models: np.ndarray, exact: np.ndarray, one: str, other: str
-                 ) -> tuple[np.ndarray, np.ndarray]:
+def shared_pairs(
+    tables: np.ndarray, models: np.ndarray, exact: np.ndarray, one: str, other: str
+) -> tuple[np.ndarray, np.ndarray]:
     """The indices (in ``one``, in ``other``) of the models both tables hold with an exact ln ρ, by model name."""
     where_other = {models[i]: i for i in np.flatnonzero((tables == other) & exact)}
     ones = [i for i in np.flatnonzero((tables == one) & exact) if models[i] in where_other]
     return np.asarray(ones, dtype=np.intp), np.asarray([where_other[models[i]] for i in ones], dtype=np.intp)
 
 
-def scale_plan(tables: np.ndarray, models: np.ndarray, exact: np.ndarray, names: tuple[str, ...],
-               common: str) -> ScalePlan:
+def scale_plan(
+    tables: np.ndarray, models: np.ndarray, exact: np.ndarray, names: tuple[str, ...], common: str
+) -> ScalePlan:
     """Each table of ``names`` mapped onto ``common`` (module docstring): directly where it shares at least
     :data:`MIN_SHARED` exact models with it, else through the other table it shares most with (which must reach
     ``common`` directly); an InputError naming the table where neither can be."""
@@ -99,13 +102,18 @@ def scale_plan(tables: np.ndarray, models: np.ndarray, exact: np.ndarray, names:
     for name in names:
         if name == common or name in links:
             continue
-        others = [Link(name, other, *shared_pairs(tables, models, exact, name, other))
-                  for other in names if other not in (name, common) and other in links]
+        others = [
+            Link(name, other, *shared_pairs(tables, models, exact, name, other))
+            for other in names
+            if other not in (name, common) and other in links
+        ]
         best = max(others, key=attrgetter("n_shared"), default=None)
         if best is None or best.n_shared < MIN_SHARED:
-            raise InputError(f"table {name!r}: {direct_count(tables, models, exact, name, common)} models exact in it "
-                             f"and in {common!r}, fewer than {MIN_SHARED}, and no other table shares {MIN_SHARED} "
-                             f"with it: it cannot be put on {common!r}'s scale")
+            raise InputError(
+                f"table {name!r}: {direct_count(tables, models, exact, name, common)} models exact in it "
+                f"and in {common!r}, fewer than {MIN_SHARED}, and no other table shares {MIN_SHARED} "
+                f"with it: it cannot be put on {common!r}'s scale"
+            )
         links[name] = (best, *links[best.to])
     return ScalePlan(common, links)
 
@@ -115,8 +123,9 @@ def direct_count(tables: np.ndarray, models: np.ndarray, exact: np.ndarray, one:
     return int(shared_pairs(tables, models, exact, one, other)[0].size)
 
 
-def mapped(plan: ScalePlan, tables: np.ndarray, y: np.ndarray, weight: np.ndarray
-           ) -> tuple[np.ndarray, dict[str, tuple[np.ndarray, np.ndarray]]]:
+def mapped(
+    plan: ScalePlan, tables: np.ndarray, y: np.ndarray, weight: np.ndarray
+) -> tuple[np.ndarray, dict[str, tuple[np.ndarray, np.ndarray]]]:
     """``y`` (K, n) of every table on the common scale, each link refitted on the draws' own values and ``weight``
     (K, n: each point's count in the draw), and each table's (a_T, s_T), (K,) each (module docstring). A draw whose
     s_T is not positive or not identified maps that table's points to NaN (the draw fails)."""
@@ -138,9 +147,20 @@ def check_positive(found: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
     """An InputError for a table whose point mapping has s_T ≤ 0 or none: its bounds would change direction."""
     for name, (_, s) in found.items():
         if not np.isfinite(s[0]):
-            raise InputError(f"table {name!r}: the Deming line onto the common scale has a slope s ≤ 0 or none; a "
-                             f"bound would not keep its direction, so the table is refused")
+            raise InputError(
+                f"table {name!r}: the Deming line onto the common scale has a slope s ≤ 0 or none; a "
+                f"bound would not keep its direction, so the table is refused"
+            )
 
 
-__all__ = ["MIN_SHARED", "Link", "ScalePlan", "check_positive", "deming_line", "direct_count", "mapped",
-           "scale_plan", "shared_pairs"]
+__all__ = [
+    "MIN_SHARED",
+    "Link",
+    "ScalePlan",
+    "check_positive",
+    "deming_line",
+    "direct_count",
+    "mapped",
+    "scale_plan",
+    "shared_pairs",
+]

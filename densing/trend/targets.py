@@ -2,6 +2,7 @@
 item count: :func:`densing.data.benchmarks.with_stderr`), less the reference's own models; the dates of a trend as
 days since the epoch; the usable points of a frame of values, with the rows left out and why.
 """
+
 from __future__ import annotations
 
 import math
@@ -38,14 +39,17 @@ _filled, _score_matrix = per_table(with_stderr), per_table(score_matrix)
 
 
 @per_table
-def _screened(targets: pd.DataFrame, benchmarks: tuple[str, ...], metric, require: str, since, until, epoch: str
-              ) -> tuple[pd.DataFrame, np.ndarray]:
+def _screened(
+    targets: pd.DataFrame, benchmarks: tuple[str, ...], metric, require: str, since, until, epoch: str
+) -> tuple[pd.DataFrame, np.ndarray]:
     """The score matrix dated (``t``) and each row's reason to leave it out ("" where none), once per table, benchmarks
     and window inside ``same_tables``."""
     rows = _score_matrix(targets, benchmarks, metric, require)  # read only: the rows kept are a copy
     if rows.empty:
-        raise InputError(f"targets: no model has {'a score' if require == 'any' else 'scores'} on "
-                         f"{', '.join(benchmarks)} (metric {metric!r})")
+        raise InputError(
+            f"targets: no model has {'a score' if require == 'any' else 'scores'} on "
+            f"{', '.join(benchmarks)} (metric {metric!r})"
+        )
     if "release_date" not in rows.columns:
         raise InputError("targets: no 'release_date' column; a trend needs release dates")
     reasons = np.full(len(rows), "", dtype=object)
@@ -55,8 +59,9 @@ def _screened(targets: pd.DataFrame, benchmarks: tuple[str, ...], metric, requir
         reasons[(reasons == "") & (dates < pd.Timestamp(since)).to_numpy()] = f"released before {since}"
     if until is not None:
         reasons[(reasons == "") & (dates >= pd.Timestamp(until)).to_numpy()] = f"released on or after {until}"
-    no_error = np.column_stack([(rows[f"score:{b}"].notna() & rows[f"stderr:{b}"].isna()).to_numpy()
-                                for b in benchmarks]).any(axis=1)
+    no_error = np.column_stack(
+        [(rows[f"score:{b}"].notna() & rows[f"stderr:{b}"].isna()).to_numpy() for b in benchmarks]
+    ).any(axis=1)
     reasons[(reasons == "") & no_error] = "no standard error and no item count for its benchmark"
     dated = rows.copy()
     dated["release_date"] = dates
@@ -70,12 +75,19 @@ def target_labels(dated: pd.DataFrame) -> np.ndarray:
     return dated["model"].astype(str).to_numpy()
 
 
-def screened_targets(targets: pd.DataFrame, reference, *, since: str | None = DEFAULT_EPOCH, until: str | None = None,
-                     epoch: str = DEFAULT_EPOCH) -> tuple[pd.DataFrame, np.ndarray]:
+def screened_targets(
+    targets: pd.DataFrame,
+    reference,
+    *,
+    since: str | None = DEFAULT_EPOCH,
+    until: str | None = None,
+    epoch: str = DEFAULT_EPOCH,
+) -> tuple[pd.DataFrame, np.ndarray]:
     """:func:`_screened` of the reference's benchmarks under its metric (callers must not change them)."""
     inversion = as_inversion(reference, None)
-    return _screened(_filled(targets), tuple(inversion.benchmarks), inversion.fits[0].metric, inversion.require,
-                     since, until, epoch)
+    return _screened(
+        _filled(targets), tuple(inversion.benchmarks), inversion.fits[0].metric, inversion.require, since, until, epoch
+    )
 
 
 def own_models(reference) -> set[str]:
@@ -83,24 +95,35 @@ def own_models(reference) -> set[str]:
     return set().union(*(reference_models(f) for f in as_inversion(reference, None).fits))
 
 
-def trend_targets(targets: pd.DataFrame, reference, *, since: str | None = DEFAULT_EPOCH,
-                  until: str | None = None, epoch: str = DEFAULT_EPOCH) -> tuple[pd.DataFrame, pd.DataFrame]:
+def trend_targets(
+    targets: pd.DataFrame,
+    reference,
+    *,
+    since: str | None = DEFAULT_EPOCH,
+    until: str | None = None,
+    epoch: str = DEFAULT_EPOCH,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """One row per target model of an inversion (or a fit), never its own, and the left-out ones with the reason."""
     dated, screened = screened_targets(targets, reference, since=since, until=until, epoch=epoch)
     own = own_models(reference)
     labels = target_labels(dated)
     reasons = np.where(np.fromiter((m in own for m in labels), bool, len(labels)), "defines the reference", screened)
     keep = reasons == ""
-    left = pd.DataFrame({"model": dated["model"].iloc[np.flatnonzero(~keep)].reset_index(drop=True),
-                         "reason": reasons[~keep]})
+    left = pd.DataFrame(
+        {"model": dated["model"].iloc[np.flatnonzero(~keep)].reset_index(drop=True), "reason": reasons[~keep]}
+    )
     return dated[keep].reset_index(drop=True), left
 
 
 def family_clusters(families) -> np.ndarray:
     """Each target's cluster of the family bootstrap: its family's code in order of first appearance (as
     :func:`pandas.factorize` numbers them); a model with no family (:data:`_NO_FAMILY`, or missing) is its own."""
-    names = [f"\x00model {i}" if str(family) in _NO_FAMILY or (not isinstance(family, str) and is_missing(family))
-             else str(family) for i, family in enumerate(families)]  # a blank text is a name
+    names = [
+        f"\x00model {i}"
+        if str(family) in _NO_FAMILY or (not isinstance(family, str) and is_missing(family))
+        else str(family)
+        for i, family in enumerate(families)
+    ]  # a blank text is a name
     return pd.factorize(np.array(names, dtype=object))[0].astype(np.intp)
 
 
@@ -118,8 +141,10 @@ def to_timestamp(value: object, *, field: str, where: str) -> pd.Timestamp:
             try:
                 stamp = pd.to_datetime(str(value).strip(), format="ISO8601")
             except (TypeError, ValueError):
-                raise InputError(f"{where}: field '{field}': cannot parse {value!r} as a date "
-                                 "(expected YYYY-MM-DD or an ISO 8601 date-time)") from None
+                raise InputError(
+                    f"{where}: field '{field}': cannot parse {value!r} as a date "
+                    "(expected YYYY-MM-DD or an ISO 8601 date-time)"
+                ) from None
     return stamp.tz_convert(None) if stamp.tzinfo is not None else stamp
 
 
@@ -151,7 +176,17 @@ class Points:
 
 
 #: Words and numbers a ``bound`` column may hold, and the kind each means (densing.trend.censored).
-BOUND_KINDS = {"": 0, "exact": 0, "0": 0, "lower bound": 1, "lower": 1, "1": 1, "upper bound": -1, "upper": -1, "-1": -1}
+BOUND_KINDS = {
+    "": 0,
+    "exact": 0,
+    "0": 0,
+    "lower bound": 1,
+    "lower": 1,
+    "1": 1,
+    "upper bound": -1,
+    "upper": -1,
+    "-1": -1,
+}
 
 
 def _bound_kind(raw: object, where: str) -> int:
@@ -162,8 +197,16 @@ def _bound_kind(raw: object, where: str) -> int:
     return BOUND_KINDS[key]
 
 
-def prepare(frame: pd.DataFrame, *, value_column: str, date_column: str, label_column: str | None, source: str,
-            unique_labels: bool, sign: float) -> tuple[Points, pd.DataFrame]:
+def prepare(
+    frame: pd.DataFrame,
+    *,
+    value_column: str,
+    date_column: str,
+    label_column: str | None,
+    source: str,
+    unique_labels: bool,
+    sign: float,
+) -> tuple[Points, pd.DataFrame]:
     """Validate a frame and split it into usable points and an ``excluded`` frame with a ``reason`` per row (a missing
     date, a non-finite or non-positive value, a ``censored`` reason); an InputError, naming the row (1-based) and the
     field, for a non-frame, missing columns, an empty table, an unparseable date or a non-numeric value."""
@@ -181,9 +224,11 @@ def prepare(frame: pd.DataFrame, *, value_column: str, date_column: str, label_c
             raise InputError(f"{where}: field '{label_column}': expected a name, got nothing")
         label = f"row {i}" if label_column is None else str(rec[label_column])
         if unique_labels and label in seen:
-            raise InputError(f"{where}: field '{label_column}': model {label!r} already appears in row {seen[label]}; "
-                             "the trend needs one density per model (pass the per-model geometric-mean frame, or one "
-                             "benchmark at a time)")
+            raise InputError(
+                f"{where}: field '{label_column}': model {label!r} already appears in row {seen[label]}; "
+                "the trend needs one density per model (pass the per-model geometric-mean frame, or one "
+                "benchmark at a time)"
+            )
         seen.setdefault(label, i)
         raw_date, raw_value = rec[date_column], rec[value_column]
         stamp = None if is_missing(raw_date) else to_timestamp(raw_date, field=date_column, where=where)
@@ -191,25 +236,46 @@ def prepare(frame: pd.DataFrame, *, value_column: str, date_column: str, label_c
             number = math.nan if is_missing(raw_value) else float(raw_value)
         except (TypeError, ValueError):
             raise InputError(f"{where}: field '{value_column}': expected a number, got {raw_value!r}") from None
-        reason = (f"censored: {rec['censored']}" if has_censored and not is_missing(rec["censored"])
-                  else f"missing {date_column}" if stamp is None
-                  else f"non-finite {value_column} ({raw_value!r})" if not math.isfinite(number)
-                  else f"non-positive {value_column} ({number!r})" if number <= 0 else None)
+        reason = (
+            f"censored: {rec['censored']}"
+            if has_censored and not is_missing(rec["censored"])
+            else f"missing {date_column}"
+            if stamp is None
+            else f"non-finite {value_column} ({raw_value!r})"
+            if not math.isfinite(number)
+            else f"non-positive {value_column} ({number!r})"
+            if number <= 0
+            else None
+        )
         if reason is not None:
             excluded.append({"row": i, named: label, date_column: raw_date, value_column: raw_value, "reason": reason})
             continue
         kept.append((label, stamp, number, _bound_kind(rec["bound"], where) if has_bound else 0))
     labels, dates, values, kinds = zip(*kept) if kept else ((), (), (), ())
     values = np.asarray(values, dtype=float)
-    return (Points(np.asarray(labels, dtype=object), np.asarray(pd.DatetimeIndex(dates), dtype="datetime64[ns]"),
-                   values, sign * np.log(values), np.asarray(kinds, int)),
-            pd.DataFrame(excluded, columns=["row", named, date_column, value_column, "reason"]))
+    return (
+        Points(
+            np.asarray(labels, dtype=object),
+            np.asarray(pd.DatetimeIndex(dates), dtype="datetime64[ns]"),
+            values,
+            sign * np.log(values),
+            np.asarray(kinds, int),
+        ),
+        pd.DataFrame(excluded, columns=["row", named, date_column, value_column, "reason"]),
+    )
 
 
 def density_points(frame: pd.DataFrame) -> tuple[Points, pd.DataFrame]:
     """The finite densities of a ``model, density`` frame (a censored or non-positive one left out, with why)."""
-    return prepare(frame, value_column="density", date_column="release_date",
-                   label_column="model", source="densities", unique_labels=True, sign=1.0)
+    return prepare(
+        frame,
+        value_column="density",
+        date_column="release_date",
+        label_column="model",
+        source="densities",
+        unique_labels=True,
+        sign=1.0,
+    )
 
 
 def days_since(dates: np.ndarray, epoch: pd.Timestamp) -> np.ndarray:
@@ -221,16 +287,20 @@ def check_window(targets: pd.DataFrame, since, *, name: str = "targets") -> None
     models = targets.groupby(targets["model"].astype(str), sort=False)
     dates = pd.to_datetime(models["release_date"].max()) if "release_date" in targets.columns else None
     if dates is None or dates.notna().sum() == 0:
-        raise InputError(f"{name}: no release date on any of its {counted_noun(models.ngroups, 'model')} (no "
-                         f"'release_date' column, or "
-                         f"every cell empty); a trend keeps dated models only, so that filter removes all "
-                         f"{models.ngroups}")
+        raise InputError(
+            f"{name}: no release date on any of its {counted_noun(models.ngroups, 'model')} (no "
+            f"'release_date' column, or "
+            f"every cell empty); a trend keeps dated models only, so that filter removes all "
+            f"{models.ngroups}"
+        )
     if since is None:
         return
     start = pd.Timestamp(since)
     before = int((dates < start).sum())
     if before == int(dates.notna().sum()):
         undated = int(dates.isna().sum())
-        raise InputError(f"since: {start.date()} removes every dated model ({before} of {models.ngroups}, the latest "
-                         f"released {dates.max().date()}{f'; {undated} more have no release date' if undated else ''})"
-                         "; nothing is left to measure")
+        raise InputError(
+            f"since: {start.date()} removes every dated model ({before} of {models.ngroups}, the latest "
+            f"released {dates.max().date()}{f'; {undated} more have no release date' if undated else ''})"
+            "; nothing is left to measure"
+        )

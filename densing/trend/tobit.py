@@ -8,6 +8,7 @@ an exact point (``kind`` 0) adds log φ(z) − log σ, a lower bound (+1) log(1 
 maximised over (A, B, ln σ): the ``all`` frontier rule's line, :func:`tobit_line` one problem (L-BFGS-B),
 :func:`tobit_lines_weighted` a bootstrap's resamples together (Newton; the same optimum, its likelihood never lower).
 """
+
 from __future__ import annotations
 
 import math
@@ -66,22 +67,28 @@ def tobit_line(t, y, kind, start: tuple[float, float] | None = None) -> tuple[fl
         dmu[exact_at] = z_exact / sigma
         dmu[lower_at] = _mills(-z[lower_at], log_sf) / sigma
         dmu[upper_at] = -_mills(z[upper_at], log_cdf) / sigma
-        dlog_sigma = np.sum(z_exact ** 2) - n_exact + np.sum(dmu[bound_at] * sigma * z[bound_at])
+        dlog_sigma = np.sum(z_exact**2) - n_exact + np.sum(dmu[bound_at] * sigma * z[bound_at])
         grad = np.array([np.sum(dmu * u), np.sum(dmu), dlog_sigma])
         return -float(total), -grad
 
     from scipy import optimize  # imported here: the report's path never reaches this reference fit
 
     # L-BFGS-B (unbounded here): the same optimum as BFGS to ~1e-7, 2.6× faster per fit (the report's Tobit bootstrap)
-    result = optimize.minimize(negative_loglik, np.array([slope0, intercept0, math.log(sigma0)]), jac=True, method="L-BFGS-B",
-                               options={"gtol": 1e-8, "ftol": 1e-12, "maxiter": 500})
+    result = optimize.minimize(
+        negative_loglik,
+        np.array([slope0, intercept0, math.log(sigma0)]),
+        jac=True,
+        method="L-BFGS-B",
+        options={"gtol": 1e-8, "ftol": 1e-12, "maxiter": 500},
+    )
     a, b, log_sigma = result.x
     slope = a / scale
     return float(slope), float(b - slope * centre), float(math.exp(log_sigma))
 
 
-def tobit_lines_weighted(t, y, kind, weight, start: tuple[float, float] | None = None,
-                         max_iter: int = 100) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def tobit_lines_weighted(
+    t, y, kind, weight, start: tuple[float, float] | None = None, max_iter: int = 100
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(A, B, σ) of each row of (y, kind, weight) (problems, n) over the dates ``t`` (n,): :func:`tobit_line` of the
     row's points, each counted ``weight`` times (weight 0: absent), all rows solved together.
 
@@ -103,7 +110,7 @@ def tobit_lines_weighted(t, y, kind, weight, start: tuple[float, float] | None =
     kind = np.where(weight > 0, kind, EXACT).astype(int)
     total = weight.sum(axis=1)
     centre = weight @ t / total
-    scale = np.sqrt(np.maximum(weight @ (t * t) / total - centre ** 2, 0.0))
+    scale = np.sqrt(np.maximum(weight @ (t * t) / total - centre**2, 0.0))
     scale = np.where(scale > 0, scale, 1.0)
     u = (t[None, :] - centre[:, None]) / scale[:, None]
     theta = _olsen_start(u, y, kind, weight, start, centre, scale)
@@ -132,7 +139,9 @@ def _olsen_start(u, y, kind, weight, start, centre, scale) -> np.ndarray:
         intercept0 = start[1] + start[0] * centre
     else:
         mu, my = (fit_w * u).sum(axis=1) / sw, (fit_w * y).sum(axis=1) / sw
-        slope0 = (fit_w * (u - mu[:, None]) * (y - my[:, None])).sum(axis=1) / (fit_w * (u - mu[:, None]) ** 2).sum(axis=1)
+        slope0 = (fit_w * (u - mu[:, None]) * (y - my[:, None])).sum(axis=1) / (fit_w * (u - mu[:, None]) ** 2).sum(
+            axis=1
+        )
         intercept0 = my - slope0 * mu
     resid = y - slope0[:, None] * u - intercept0[:, None]
     mean = (fit_w * resid).sum(axis=1) / sw
@@ -194,7 +203,7 @@ def _newton(theta: np.ndarray, data, max_iter: int, solvable: np.ndarray) -> np.
             if not fail.any():
                 break
             size[fail] *= 0.5
-        todo &= size > 2.0 ** -59
+        todo &= size > 2.0**-59
         theta[active[todo]] += size[todo, None] * step[todo]
         active = active[todo]
     return settled

@@ -6,6 +6,7 @@
 Coverage of the planted slope (``studies/trend_full_coverage.py``, 100 replicates, nominal 0.95): quantile 0.98, all
 (Tobit) 0.98, envelope 0.67 (its points are chosen on the response: its interval is optimistic).
 """
+
 from __future__ import annotations
 
 import math
@@ -18,18 +19,23 @@ import pandas as pd
 
 from densing.constants import DEFAULT_EPOCH, DRAWS_CAP, HETEROGENEITY_ALPHA, PAPER
 from densing.errors import InputError
-from densing.numbers import frame_records
 from densing.laws.bounds import EXACT, LOWER, UPPER
 from densing.laws.inversion import as_inversion
+from densing.numbers import frame_records
 from densing.results import Result, presented, presented_property
-from densing.trend.pooling import (RowTrend, determined_ends, influence_items, months_interval, most_influential_model,
-                                   pooled_trend)
+from densing.states import EndOpen, ReferenceName, ReferencesDisagree, State
+from densing.trend.pooling import (
+    RowTrend,
+    determined_ends,
+    influence_items,
+    months_interval,
+    most_influential_model,
+    pooled_trend,
+)
+from densing.trend.rules import doubling_months, envelope_index, get as rule_of, slope_band
 from densing.trend.selection import reference_targets
-from densing.trend.rules import doubling_months, envelope_index, slope_band
-from densing.trend.rules import get as rule_of
 from densing.trend.targets import dates_as_days, parse_epoch
 from densing.validation import DRAWS, Interval, validate_params
-from densing.states import EndOpen, ReferenceName, ReferencesDisagree, State
 
 
 def heterogeneous(result) -> bool:
@@ -47,13 +53,32 @@ def state_of(result) -> State:
 
 def reasons_of(result) -> tuple:
     """Why a trend is not measured, as records: the references' disagreement, then each open end, the lower first."""
-    disagree = [ReferencesDisagree(float(result.heterogeneity_q), int(result.heterogeneity_df),
-                                   float(result.heterogeneity_p),
-                                   tuple((name.family, float(m)) for name, m in result.reference_months.items()),
-                                   int(result.heterogeneity_draws))] if heterogeneous(result) else []
-    return (*disagree, *(EndOpen(end, bool(getattr(result, f"{end}_undecided", False)), int(result.n_boot),
-                                 float(getattr(result, f"months_{end}_mc_low")))
-                         for end in ("low", "high") if not getattr(result, f"{end}_determined")))
+    disagree = (
+        [
+            ReferencesDisagree(
+                float(result.heterogeneity_q),
+                int(result.heterogeneity_df),
+                float(result.heterogeneity_p),
+                tuple((name.family, float(m)) for name, m in result.reference_months.items()),
+                int(result.heterogeneity_draws),
+            )
+        ]
+        if heterogeneous(result)
+        else []
+    )
+    return (
+        *disagree,
+        *(
+            EndOpen(
+                end,
+                bool(getattr(result, f"{end}_undecided", False)),
+                int(result.n_boot),
+                float(getattr(result, f"months_{end}_mc_low")),
+            )
+            for end in ("low", "high")
+            if not getattr(result, f"{end}_determined")
+        ),
+    )
 
 
 @dataclass(frozen=True)
@@ -151,10 +176,28 @@ class TrendUncertainty(Result):
     readings: tuple = field(repr=False, default=())
 
     # the bulky per-model names and per-draw slopes, and the line's drawing aids, stay out of JSON
-    _dict_exclude = ("models", "draws", "reference_names", "reference_weights", "reference_slopes", "epoch",
-                     "frontier_models", "centre_days", "r_squared", "reference_months_low", "reference_months_high",
-                     "ceiling_bounds", "floor_bounds", "open_families", "reference_labs", "lab_weights", "lab_influence",
-                     "target_labs", "region_bounds", "readings")
+    _dict_exclude = (
+        "models",
+        "draws",
+        "reference_names",
+        "reference_weights",
+        "reference_slopes",
+        "epoch",
+        "frontier_models",
+        "centre_days",
+        "r_squared",
+        "reference_months_low",
+        "reference_months_high",
+        "ceiling_bounds",
+        "floor_bounds",
+        "open_families",
+        "reference_labs",
+        "lab_weights",
+        "lab_influence",
+        "target_labs",
+        "region_bounds",
+        "readings",
+    )
     _ci_estimates: ClassVar[dict[str, str]] = {"slope": "slope_per_day"}
     _shown_as: ClassVar[dict[str, str]] = {"judged": "status"}
 
@@ -168,9 +211,12 @@ class TrendUncertainty(Result):
         """Why this trend is bounded or not measured (:func:`reasons_of`); () where it is measured or not judged."""
         return reasons_of(self) if self.judged and self.state is not State.MEASURED else ()
 
-    status = presented_property("status", 'This trend\'s state and reasons in words (:func:`densing.present.words.'
-                                          'status_words`): "measured, 2.3-fold", "bounded: why" or "not measured: '
-                                          'why"; "" where no state is judged.')
+    status = presented_property(
+        "status",
+        "This trend's state and reasons in words (:func:`densing.present.words."
+        'status_words`): "measured, 2.3-fold", "bounded: why" or "not measured: '
+        'why"; "" where no state is judged.',
+    )
 
     def largest_influence(self):
         """The first item of :meth:`influence_frame` (the largest move), or None without one."""
@@ -191,12 +237,15 @@ class TrendUncertainty(Result):
 
     def labs_record(self) -> dict:
         """The labs as values (``--format json``): references', labs' weights, targets' labs, leave one lab out."""
-        return {"references": [{"reference": str(name), "family": name.family, "lab": lab, "weight": float(w)}
-                               for name, lab, w in zip(self.reference_names, self.reference_labs,
-                                                       self.reference_weights)],
-                "lab_weights": {lab: float(w) for lab, w in zip(self.labs, self.lab_weights)},
-                "targets": {lab: list(families) for lab, families in self.target_labs},
-                "leave_one_lab_out": frame_records(self.lab_influence_frame())}
+        return {
+            "references": [
+                {"reference": str(name), "family": name.family, "lab": lab, "weight": float(w)}
+                for name, lab, w in zip(self.reference_names, self.reference_labs, self.reference_weights)
+            ],
+            "lab_weights": {lab: float(w) for lab, w in zip(self.labs, self.lab_weights)},
+            "targets": {lab: list(families) for lab, families in self.target_labs},
+            "leave_one_lab_out": frame_records(self.lab_influence_frame()),
+        }
 
     @property
     def legend(self) -> str:
@@ -215,8 +264,9 @@ class TrendUncertainty(Result):
     def plot(self, *, paper_months: float | None = None, title: str | None = None):
         """A plotly ``Figure`` (:func:`densing.present.figures.uncertainty_figure`) of the doubling time, interval and
         shares, beside each reference's own and the paper's 3.3 months (or ``paper_months``)."""
-        return presented(self, "plot", PAPER["doubling_time_months"] if paper_months is None else paper_months,
-                         title=title)
+        return presented(
+            self, "plot", PAPER["doubling_time_months"] if paper_months is None else paper_months, title=title
+        )
 
     def _days(self, dates) -> np.ndarray:
         return dates_as_days(dates, parse_epoch(self.epoch))  # InputError for what is not a date
@@ -228,7 +278,9 @@ class TrendUncertainty(Result):
     def confidence_band(self, dates) -> tuple[np.ndarray, np.ndarray]:
         """The band of the slope's interval around the line on ``dates`` (:func:`densing.trend.rules.slope_band`)."""
         centre = self.centre_days if math.isfinite(self.centre_days) else 0.0
-        return slope_band(self._days(dates), centre, self.slope_per_day, self.intercept, self.slope_ci_low, self.slope_ci_high)
+        return slope_band(
+            self._days(dates), centre, self.slope_per_day, self.intercept, self.slope_ci_low, self.slope_ci_high
+        )
 
 
 def _by_move(items) -> list:
@@ -243,11 +295,26 @@ def _moves_frame(items) -> pd.DataFrame:
     return frame.astype({"n_models": int, "doubling_time_months": float, "move_months": float})
 
 
-@validate_params({"level": [Interval(Real, 0, 1, closed="neither")], "n_boot": [DRAWS],
-                  "n_boot_share": [Interval(Integral, 0, None)]})
-def trend_uncertainty(models: pd.DataFrame, reference, *, d0: float | None = None, rule: str = "quantile",
-                      quantile: float = 0.9, n_boot: int = 1000, n_boot_share: int = 300, level: float = 0.95,
-                      seed: int = 0, epoch: str = DEFAULT_EPOCH) -> TrendUncertainty:
+@validate_params(
+    {
+        "level": [Interval(Real, 0, 1, closed="neither")],
+        "n_boot": [DRAWS],
+        "n_boot_share": [Interval(Integral, 0, None)],
+    }
+)
+def trend_uncertainty(
+    models: pd.DataFrame,
+    reference,
+    *,
+    d0: float | None = None,
+    rule: str = "quantile",
+    quantile: float = 0.9,
+    n_boot: int = 1000,
+    n_boot_share: int = 300,
+    level: float = 0.95,
+    seed: int = 0,
+    epoch: str = DEFAULT_EPOCH,
+) -> TrendUncertainty:
     """The trend over given targets under one reference (:func:`densing.trend.selection.reference_targets`): ``models``
     one row per target with ``model``, ``params``, ``t`` (days since ``epoch``), optionally ``family``, and
     ``score:<b>``, ``stderr:<b>`` (or ``score``, ``stderr``); ``reference`` an inversion or a :class:`ReferenceFit`
@@ -260,8 +327,20 @@ def trend_uncertainty(models: pd.DataFrame, reference, *, d0: float | None = Non
         stderr = models["stderr"] if "stderr" in models.columns else np.nan
         models = models.assign(**{f"score:{benchmarks[0]}": models["score"], f"stderr:{benchmarks[0]}": stderr})
     chosen = reference_targets(inversion, models)
-    return from_row_trend(pooled_trend(chosen, rule=rule, quantile=quantile, n_boot=n_boot, n_boot_share=n_boot_share,
-                                       level=level, seed=seed, draws_cap=DRAWS_CAP), epoch=epoch, judged=True)
+    return from_row_trend(
+        pooled_trend(
+            chosen,
+            rule=rule,
+            quantile=quantile,
+            n_boot=n_boot,
+            n_boot_share=n_boot_share,
+            level=level,
+            seed=seed,
+            draws_cap=DRAWS_CAP,
+        ),
+        epoch=epoch,
+        judged=True,
+    )
 
 
 class Observed:
@@ -283,18 +362,41 @@ class Observed:
         return math.inf
 
 
-def observed_trend(t, y, kind, labels, *, families=None, labs=None, rule: str = "quantile", quantile: float = 0.9,
-                   n_boot: int = 1000, level: float = 0.95, seed: int = 0, epoch: str = DEFAULT_EPOCH) -> TrendUncertainty:
+def observed_trend(
+    t,
+    y,
+    kind,
+    labels,
+    *,
+    families=None,
+    labs=None,
+    rule: str = "quantile",
+    quantile: float = 0.9,
+    n_boot: int = 1000,
+    level: float = 0.95,
+    seed: int = 0,
+    epoch: str = DEFAULT_EPOCH,
+) -> TrendUncertainty:
     """The one engine on :class:`Observed` values (t days since ``epoch``, y, kind), draws resampling ``labs`` (default
     each family's lab), then ``families`` within them (default each point its own)."""
     t, y, kind = (np.asarray(a, float) for a in (t, y, kind))
-    frame = pd.DataFrame({"model": np.asarray(labels).astype(str), "params": np.nan, "t": t, "score:y": y,
-                          "stderr:y": 0.0, "score:kind": kind, "stderr:kind": 0.0,
-                          **{c: np.asarray(v, dtype=object) for c, v in (("family", families), ("lab", labs))
-                             if v is not None}})
+    frame = pd.DataFrame(
+        {
+            "model": np.asarray(labels).astype(str),
+            "params": np.nan,
+            "t": t,
+            "score:y": y,
+            "stderr:y": 0.0,
+            "score:kind": kind,
+            "stderr:kind": 0.0,
+            **{c: np.asarray(v, dtype=object) for c, v in (("family", families), ("lab", labs)) if v is not None},
+        }
+    )
     chosen = reference_targets(Observed(), frame)
-    return from_row_trend(pooled_trend(chosen, rule=rule, quantile=quantile, n_boot=n_boot, n_boot_share=0, level=level,
-                                    seed=seed), epoch=epoch)
+    return from_row_trend(
+        pooled_trend(chosen, rule=rule, quantile=quantile, n_boot=n_boot, n_boot_share=0, level=level, seed=seed),
+        epoch=epoch,
+    )
 
 
 def from_row_trend(result: RowTrend, *, epoch: str = DEFAULT_EPOCH, judged: bool = False) -> TrendUncertainty:
@@ -318,26 +420,69 @@ def from_row_trend(result: RowTrend, *, epoch: str = DEFAULT_EPOCH, judged: bool
     own = [months_interval(lo, hi) for lo, hi in result.reference_ci]
     ok, pooled = result.draws[np.isfinite(result.draws)], result.pooled
     return TrendUncertainty(
-        **{name: getattr(result, name) for name in (  # the fields of the row's trend as they are
-            "rule", "slope_per_day", "intercept", "slope_ci_low", "slope_ci_high", "n_boot", "level", "failed_draws",
-            "draws", "reference_slopes", "ceiling_bounds", "floor_bounds", "open_families", "reference_labs",
-            "lab_weights", "target_labs", "region_bounds", "readings")}, inversion=" | ".join(map(str, common.names)),
-        doubling_time_months=doubling_months(result.slope_per_day), doubling_time_months_ci_low=dt_low,
-        doubling_time_months_ci_high=dt_high, n_models=len(labels), n_exact=int((kind == EXACT).sum()),
-        n_lower_bounds=int((kind == LOWER).sum()), n_upper_bounds=int((kind == UPPER).sum()),
-        n_dropped=int((~np.isfinite(kind)).sum()), **{f"share_{s}": v for s, v in result.shares.items()},
-        **{f"slope_sd_{s}": v for s, v in result.sds.items()}, slope_sd_all=float(np.std(ok)), models=tuple(labels),
-        n_references=len(common.names), reference_names=common.names, reference_weights=result.weights, epoch=epoch,
-        frontier_models=tuple(labels[usable]), centre_days=float(np.mean(t[usable])) if usable.size else math.nan,
-        r_squared=r_squared, heterogeneity_q=pooled.q, heterogeneity_df=pooled.df, heterogeneity_p=pooled.p_value,
-        heterogeneity_draws=pooled.draws, tau_squared=pooled.tau_squared, i_squared=pooled.i_squared, judged=judged,
-        reference_months_low=tuple(lo for lo, _ in own), reference_months_high=tuple(hi for _, hi in own),
+        **{
+            name: getattr(result, name)
+            for name in (  # the fields of the row's trend as they are
+                "rule",
+                "slope_per_day",
+                "intercept",
+                "slope_ci_low",
+                "slope_ci_high",
+                "n_boot",
+                "level",
+                "failed_draws",
+                "draws",
+                "reference_slopes",
+                "ceiling_bounds",
+                "floor_bounds",
+                "open_families",
+                "reference_labs",
+                "lab_weights",
+                "target_labs",
+                "region_bounds",
+                "readings",
+            )
+        },
+        inversion=" | ".join(map(str, common.names)),
+        doubling_time_months=doubling_months(result.slope_per_day),
+        doubling_time_months_ci_low=dt_low,
+        doubling_time_months_ci_high=dt_high,
+        n_models=len(labels),
+        n_exact=int((kind == EXACT).sum()),
+        n_lower_bounds=int((kind == LOWER).sum()),
+        n_upper_bounds=int((kind == UPPER).sum()),
+        n_dropped=int((~np.isfinite(kind)).sum()),
+        **{f"share_{s}": v for s, v in result.shares.items()},
+        **{f"slope_sd_{s}": v for s, v in result.sds.items()},
+        slope_sd_all=float(np.std(ok)),
+        models=tuple(labels),
+        n_references=len(common.names),
+        reference_names=common.names,
+        reference_weights=result.weights,
+        epoch=epoch,
+        frontier_models=tuple(labels[usable]),
+        centre_days=float(np.mean(t[usable])) if usable.size else math.nan,
+        r_squared=r_squared,
+        heterogeneity_q=pooled.q,
+        heterogeneity_df=pooled.df,
+        heterogeneity_p=pooled.p_value,
+        heterogeneity_draws=pooled.draws,
+        tau_squared=pooled.tau_squared,
+        i_squared=pooled.i_squared,
+        judged=judged,
+        reference_months_low=tuple(lo for lo, _ in own),
+        reference_months_high=tuple(hi for _, hi in own),
         **ends,
         months_without_ceilings=doubling_months(result.slope_without_ceilings),
-        months_without_floors=doubling_months(result.slope_without_floors), influence=influence_items(result),
-        n_ceiling_bounds=int(sum(result.ceiling_bounds)), n_floor_bounds=int(sum(result.floor_bounds)),
-        **most_influential_model(result), lab_influence=influence_items(result, by="lab"),
-        months_without_region=doubling_months(result.slope_without_region), n_region_bounds=int(sum(result.region_bounds)))
+        months_without_floors=doubling_months(result.slope_without_floors),
+        influence=influence_items(result),
+        n_ceiling_bounds=int(sum(result.ceiling_bounds)),
+        n_floor_bounds=int(sum(result.floor_bounds)),
+        **most_influential_model(result),
+        lab_influence=influence_items(result, by="lab"),
+        months_without_region=doubling_months(result.slope_without_region),
+        n_region_bounds=int(sum(result.region_bounds)),
+    )
 
 
 __all__ = ["Observed", "TrendUncertainty", "from_row_trend", "observed_trend", "trend_uncertainty"]

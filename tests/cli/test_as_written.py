@@ -1,6 +1,7 @@
 """Outputs as the user wrote them (``densing.cli.app.OUTPUT_FILES``): ``DIR/`` is a folder (made) holding the
 command's file under its default name; ``-`` is standard output where the file can be a stream and refused where
 it cannot (nothing named ``-`` is ever written); a read-only output is refused, not replaced."""
+
 from __future__ import annotations
 
 import os
@@ -30,12 +31,15 @@ def test_dash_streams_a_csv_and_writes_no_file(tmp_path, run_cli, monkeypatch):
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize("argv,option", [
-    (["report", "--out", "-"], "--out"),
-    (["measure", "--scores", "s.csv", "--csv", "-"], "--csv"),
-    (["measure", "--scores", "s.csv", "--out=-"], "--out"),
-    (["fit", "--data", str(PUBLIC), "--benchmark", "mmlu", "--out", "-"], "--out"),
-])
+@pytest.mark.parametrize(
+    "argv,option",
+    [
+        (["report", "--out", "-"], "--out"),
+        (["measure", "--scores", "s.csv", "--csv", "-"], "--csv"),
+        (["measure", "--scores", "s.csv", "--out=-"], "--out"),
+        (["fit", "--data", str(PUBLIC), "--benchmark", "mmlu", "--out", "-"], "--out"),
+    ],
+)
 def test_dash_is_refused_where_the_file_cannot_be_a_stream(argv, option, tmp_path, run_cli, monkeypatch):
     monkeypatch.chdir(tmp_path)
     code, out, err = run_cli(*argv)
@@ -49,15 +53,30 @@ def test_a_read_only_output_is_refused_and_left_as_it_was(tmp_path, run_cli):
     target.write_text("mine\n")
     target.chmod(0o444)
     code, out, err = run_cli("convert", "--data", PUBLIC, "--out", target)
-    assert code == 2 and err == f"error: {target}: the file is read-only; densing does not replace it (make it " \
-                                "writable, or give another name)\n", err
+    assert (
+        code == 2
+        and err
+        == f"error: {target}: the file is read-only; densing does not replace it (make it "
+        "writable, or give another name)\n"
+    ), err
     assert target.read_text() == "mine\n" and sorted(os.listdir(tmp_path)) == ["kept.csv"]
 
 
 def test_a_refused_gpu_check_writes_nothing(tmp_path):
     out = tmp_path / "check"
-    done = subprocess.run([sys.executable, str(REPO_ROOT / "bench" / "gpu_check.py"), str(out), "--dry-run",
-                           "--data-root", str(tmp_path / "nowhere")], capture_output=True, text=True, timeout=120,
-                          cwd=tmp_path)
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(REPO_ROOT / "bench" / "gpu_check.py"),
+            str(out),
+            "--dry-run",
+            "--data-root",
+            str(tmp_path / "nowhere"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
     assert done.returncode == 2 and done.stderr.startswith("error: --data-root "), done.stderr
     assert sorted(os.listdir(tmp_path)) == []

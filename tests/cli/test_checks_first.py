@@ -1,4 +1,5 @@
 """A path that cannot be read or written is said first, in one line with exit code 2, before any work or note."""
+
 from __future__ import annotations
 
 import sys
@@ -8,8 +9,9 @@ import pytest
 
 
 def test_eval_names_a_missing_models_file_before_the_suites_note(run_cli, tmp_path):
-    code, out, err = run_cli("eval", "--models", "nowhere.yaml", "--suite", "leaderboard-v1", "--local-data",
-                             "--out", tmp_path / "store")
+    code, out, err = run_cli(
+        "eval", "--models", "nowhere.yaml", "--suite", "leaderboard-v1", "--local-data", "--out", tmp_path / "store"
+    )
     assert code == 2 and out == ""
     assert err.splitlines() == ["error: nowhere.yaml: no such models file"]
 
@@ -17,10 +19,12 @@ def test_eval_names_a_missing_models_file_before_the_suites_note(run_cli, tmp_pa
 def test_eval_names_a_missing_models_file_before_importing_lm_eval(tmp_path):
     import subprocess
 
-    code = ("import sys\nfrom densing.cli import main\n"
-            f"try:\n    main(['eval', '--models', 'nowhere.yaml', '--suite', 'leaderboard-v1', '--local-data', "
-            f"'--out', {str(tmp_path / 'store')!r}])\nexcept SystemExit as exc:\n    print(exc.code)\n"
-            "print('lm_eval' in sys.modules, 'torch' in sys.modules)")
+    code = (
+        "import sys\nfrom densing.cli import main\n"
+        f"try:\n    main(['eval', '--models', 'nowhere.yaml', '--suite', 'leaderboard-v1', '--local-data', "
+        f"'--out', {str(tmp_path / 'store')!r}])\nexcept SystemExit as exc:\n    print(exc.code)\n"
+        "print('lm_eval' in sys.modules, 'torch' in sys.modules)"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.stdout.split() == ["2", "False", "False"], done.stdout + done.stderr
 

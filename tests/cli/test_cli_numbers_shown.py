@@ -4,6 +4,7 @@ print no zero for a non-zero value and no ``e+`` / ``e-0`` (issue 39's done-when
 Every table goes through :func:`densing.cli.output.columns_of`; the test records each frame with
 the cells it becomes and compares them, and scans the printed text at 80 and 120 columns.
 """
+
 from __future__ import annotations
 
 import re
@@ -24,8 +25,13 @@ def _is_nonzero_number(value) -> bool:
     import math
     import numbers
 
-    return (isinstance(value, numbers.Number) and not isinstance(value, bool) and type(value).__name__ != "bool_"
-            and not math.isnan(float(value)) and float(value) != 0)
+    return (
+        isinstance(value, numbers.Number)
+        and not isinstance(value, bool)
+        and type(value).__name__ != "bool_"
+        and not math.isnan(float(value))
+        and float(value) != 0
+    )
 
 
 @pytest.fixture
@@ -61,7 +67,9 @@ COMMANDS = {
 
 @pytest.mark.parametrize("columns", [80, 120])
 @pytest.mark.parametrize("command", list(COMMANDS))
-def test_tables_print_no_zero_for_a_non_zero_value_and_no_e_plus(run_cli, recorded, monkeypatch, tmp_path, command, columns):
+def test_tables_print_no_zero_for_a_non_zero_value_and_no_e_plus(
+    run_cli, recorded, monkeypatch, tmp_path, command, columns
+):
     monkeypatch.setenv("COLUMNS", str(columns))
     args = [a if a is not None else str(_trace_dir(tmp_path)) for a in COMMANDS[command]]
     code, out, err = run_cli(*args)

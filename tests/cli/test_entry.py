@@ -1,5 +1,6 @@
 """The console-script entry ``densing.cli.run``: main's exit codes and output, then a fast exit
 (exit handlers run and streams are flushed before ``os._exit``)."""
+
 from __future__ import annotations
 
 import json
@@ -38,16 +39,20 @@ def test_python_dash_m_densing_cli_runs_the_command_line():
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, "-m", "densing.cli", "eval", "--help"], capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "densing.cli", "eval", "--help"], capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0 and "--list" in done.stdout
 
 
-_BLAS = ("import atexit, os\n"
-         "def _blas():\n"
-         "    from threadpoolctl import threadpool_info\n"
-         "    threads = sorted({i['num_threads'] for i in threadpool_info() if i['internal_api'] == 'openblas'})\n"
-         "    print('BLAS', os.environ.get('OPENBLAS_NUM_THREADS'), threads, file=sys.stderr)\n"
-         "atexit.register(_blas)\n")
+_BLAS = (
+    "import atexit, os\n"
+    "def _blas():\n"
+    "    from threadpoolctl import threadpool_info\n"
+    "    threads = sorted({i['num_threads'] for i in threadpool_info() if i['internal_api'] == 'openblas'})\n"
+    "    print('BLAS', os.environ.get('OPENBLAS_NUM_THREADS'), threads, file=sys.stderr)\n"
+    "atexit.register(_blas)\n"
+)
 
 
 @pytest.mark.parametrize("setting", [None, "2"])

@@ -1,14 +1,31 @@
 """Every command's --help exits 0, shows no type on flags and keeps default paths whole."""
+
 from __future__ import annotations
 
 import pytest
 
 COMMANDS = [
-    [], ["fit"], ["convert"], ["validate"], ["density"], ["trend"], ["report"], ["measure"],
-    ["eval"], ["eval", "ingest"],
-    ["overlap"], ["overlap", "analyze"], ["overlap", "skew"], ["overlap", "compare"], ["overlap", "whatif"],
-    ["overlap", "run"], ["overlap", "validate"], ["overlap", "convergence"],
-    ["ladder"], ["ladder", "fit"], ["ladder", "check"],
+    [],
+    ["fit"],
+    ["convert"],
+    ["validate"],
+    ["density"],
+    ["trend"],
+    ["report"],
+    ["measure"],
+    ["eval"],
+    ["eval", "ingest"],
+    ["overlap"],
+    ["overlap", "analyze"],
+    ["overlap", "skew"],
+    ["overlap", "compare"],
+    ["overlap", "whatif"],
+    ["overlap", "run"],
+    ["overlap", "validate"],
+    ["overlap", "convergence"],
+    ["ladder"],
+    ["ladder", "fit"],
+    ["ladder", "check"],
 ]
 
 
@@ -32,17 +49,22 @@ def test_help_keeps_paths_and_documents_d0(run_cli, monkeypatch):
     assert "3e9" in out
 
 
-@pytest.mark.parametrize("command", [[], ["fit"], ["trend"], ["eval"], ["overlap", "run"], ["ladder", "check"]],
-                         ids=lambda c: " ".join(c) or "densing")
+@pytest.mark.parametrize(
+    "command",
+    [[], ["fit"], ["trend"], ["eval"], ["overlap", "run"], ["ladder", "check"]],
+    ids=lambda c: " ".join(c) or "densing",
+)
 def test_help_imports_no_heavy_module(command):
     import subprocess
     import sys
 
-    code = ("import sys; from densing.cli import main\n"
-            f"try:\n    main({command + ['--help']!r})\nexcept SystemExit:\n    pass\n"
-            "heavy = [m for m in ('pandas', 'numpy', 'scipy', 'statsmodels', 'plotly', 'torch', 'lm_eval', "
-            "'transformers', 'densing.eval', 'densing.laws', 'densing.trend', 'densing.overlap', 'rich') if m in sys.modules]\n"
-            "print(','.join(heavy))")
+    code = (
+        "import sys; from densing.cli import main\n"
+        f"try:\n    main({command + ['--help']!r})\nexcept SystemExit:\n    pass\n"
+        "heavy = [m for m in ('pandas', 'numpy', 'scipy', 'statsmodels', 'plotly', 'torch', 'lm_eval', "
+        "'transformers', 'densing.eval', 'densing.laws', 'densing.trend', 'densing.overlap', 'rich') if m in sys.modules]\n"
+        "print(','.join(heavy))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.splitlines()[-1] == "", f"imported for --help: {out.splitlines()[-1]}"
 
@@ -61,10 +83,13 @@ def test_fast_help_matches_typer(capsys, command):
     assert fast == capsys.readouterr().out and fast.startswith("Usage: densing " + " ".join(command))
 
 
-@pytest.mark.parametrize("command, words", [
-    (["overlap", "analyze"], "A trace file (.json/.json.gz)"),
-    (["eval", "ingest"], "Directory of lm-eval outputs"),
-])
+@pytest.mark.parametrize(
+    "command, words",
+    [
+        (["overlap", "analyze"], "A trace file (.json/.json.gz)"),
+        (["eval", "ingest"], "Directory of lm-eval outputs"),
+    ],
+)
 def test_positional_arguments_keep_their_help(run_cli, command, words):
     """Each positional argument with help text shows it once under 'Arguments' (click 8.5 erased it)."""
     code, out, _ = run_cli(*command, "--help")

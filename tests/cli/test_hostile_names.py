@@ -1,6 +1,7 @@
 """A model name that holds an escape sequence, an OSC window title and a right-to-left override reaches the terminal
 as visible escapes (densing.cli.guard.visible) on every command that prints names, and in error lines; JSON keeps the
 same value with those characters escaped."""
+
 from __future__ import annotations
 
 import json

@@ -1,6 +1,7 @@
 """``--format json`` has one shape per family of commands (docs/cli_reference.md, "JSON output"): a table command prints a
 list of row objects; a command with a headline prints ``{"rows": [row objects], ...}``. Each command here runs on
 shipped data or a hand-made trace, so the file takes seconds."""
+
 from __future__ import annotations
 
 import json
@@ -9,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 
 HERE = Path(__file__).resolve().parent
 
@@ -32,10 +32,19 @@ def _planted_table(tmp_path: Path) -> Path:
     rows = []
     for n in (7e7, 1.6e8, 4.1e8, 1e9, 1.4e9, 2.8e9, 6.9e9, 1.2e10):
         for t in (3e10, 1e11, 3e11):
-            loss = 40 * n ** -0.15 + 300 * t ** -0.25
-            rows.append({"model": f"m{n:g}@{t:g}", "benchmark": "lambada_openai", "metric": "acc",
-                         "value": 0.7 / (1 + np.exp(4 * (loss - 2.2))) + 0.02, "params": n, "train_tokens": t,
-                         "loss": loss, "run": f"m{n:g}"})
+            loss = 40 * n**-0.15 + 300 * t**-0.25
+            rows.append(
+                {
+                    "model": f"m{n:g}@{t:g}",
+                    "benchmark": "lambada_openai",
+                    "metric": "acc",
+                    "value": 0.7 / (1 + np.exp(4 * (loss - 2.2))) + 0.02,
+                    "params": n,
+                    "train_tokens": t,
+                    "loss": loss,
+                    "run": f"m{n:g}",
+                }
+            )
     path = tmp_path / "planted.csv"
     pd.DataFrame(rows).to_csv(path, index=False)
     return path
@@ -94,8 +103,11 @@ def test_density_json_keeps_numbers_and_the_bound_column(run_cli):
     assert len(rows) > 20 and all("bound" in r for r in rows)
     assert {r["bound"] for r in rows} <= {"", None, "upper bound", "lower bound"}
     # a value or a bound's value: a number wherever the row has one (the shipped headline has bounds or not)
-    assert all(isinstance(r["density"], float) and isinstance(r["effective_params"], float) for r in rows
-               if r["density"] is not None)
+    assert all(
+        isinstance(r["density"], float) and isinstance(r["effective_params"], float)
+        for r in rows
+        if r["density"] is not None
+    )
 
 
 def test_a_command_with_a_headline_prints_rows_and_sections(run_cli):
@@ -118,8 +130,11 @@ def test_the_output_layer_builds_the_headline_shape():
 
     frame = pd.DataFrame({"model": ["a"], "density": [np.nan], "release_date": [pd.Timestamp("2024-01-02")]})
     out = document(frame, verdict="words", checks=frame, nested={"x": np.float64(np.inf), "n": np.int64(3)})
-    assert out == {"rows": [{"model": "a", "density": None, "release_date": "2024-01-02"}], "verdict": "words",
-                   "checks": [{"model": "a", "density": None, "release_date": "2024-01-02"}],
-                   "nested": {"x": None, "n": 3}}
+    assert out == {
+        "rows": [{"model": "a", "density": None, "release_date": "2024-01-02"}],
+        "verdict": "words",
+        "checks": [{"model": "a", "density": None, "release_date": "2024-01-02"}],
+        "nested": {"x": None, "n": 3},
+    }
     with pytest.raises(ValueError):
         document(frame, rows=frame)

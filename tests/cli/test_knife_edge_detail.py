@@ -3,6 +3,7 @@ of a censoring boundary and the largest moves of the point when one crosses one 
 ``headline.knife_edges`` (densing.trend.knife_edge; docs/method.md, "The knife-edge: one target across one
 boundary"). On the public headline the largest is microsoft/phi-2 across Qwen1.5's HumanEval ceiling, a move beyond
 the point's Monte Carlo error (studies/knife_edge.results.txt), so the detail must name it."""
+
 from __future__ import annotations
 
 import json
@@ -25,7 +26,11 @@ def test_the_public_headlines_json_names_phi_2_across_qwen15s_humaneval_ceiling(
     headline, edges = _knife_edges(capsys)
     top = edges["largest"][0]
     assert (top["model"], top["boundary"], top["reference"], top["benchmarks"]) == (
-        "microsoft/phi-2", "ceiling", "Qwen1.5", ["humaneval"])
+        "microsoft/phi-2",
+        "ceiling",
+        "Qwen1.5",
+        ["humaneval"],
+    )
     assert edges["months"] == pytest.approx(headline["months"], rel=1e-9) == top["months_before"]
     assert top["move_months"] == pytest.approx(top["months_after"] - top["months_before"]) and top["move_months"] < 0
     assert [r["kind"] for r in top["readings_before"] if r["reference"] == "Qwen1.5"] == ["lower"]
@@ -41,12 +46,16 @@ def test_the_detail_names_the_targets_within_reach_and_the_largest_moves(capsys,
     code, out, err = run(["trend", *table, "--detail"], capsys)
     assert code == 0, err
     text = " ".join(out.split())
-    assert (f"knife edges: {edges['n_targets']} targets within ±0.5 standard errors of a censoring boundary "
-            f"({edges['n_crossings']} crossings)") in text
+    assert (
+        f"knife edges: {edges['n_targets']} targets within ±0.5 standard errors of a censoring boundary "
+        f"({edges['n_crossings']} crossings)"
+    ) in text
     for rank, move in enumerate(edges["largest"], 1):
         under = f" under {move['reference']}" if move["reference"] else ""
-        assert (f"{rank}. {move['model']} across the {BOUNDARY_WORDS[Boundary(move['boundary'])]}{under} on "
-                f"{','.join(move['benchmarks'])}: {months_words(move['months_before'])} → "
-                f"{months_words(move['months_after'])} months ({move_words(move['move_months'])})") in text
+        assert (
+            f"{rank}. {move['model']} across the {BOUNDARY_WORDS[Boundary(move['boundary'])]}{under} on "
+            f"{','.join(move['benchmarks'])}: {months_words(move['months_before'])} → "
+            f"{months_words(move['months_after'])} months ({move_words(move['move_months'])})"
+        ) in text
     if not table:
         assert "1. microsoft/phi-2 across the ceiling under Qwen1.5 on humaneval: 3.755 → 3.720 months (−0.034)" in text

@@ -1,6 +1,7 @@
 """Long work announced: past ``PILOT_FROM`` draws, ``densing measure`` and ``densing trend`` time a pilot of 80 and 40
 draws (:func:`densing.cli.output.announced`), read t(n) ≈ a + b·n from it, and print an estimate over a minute on
 stderr before the work; draws above the ceiling are refused with its reason."""
+
 from __future__ import annotations
 
 import pytest
@@ -34,8 +35,9 @@ def test_a_long_headline_is_announced_with_its_estimate(monkeypatch, capsys):
     assert measure.measure_headline(registry.resolve_table(), 3000, 0, report=False) == 3000
     assert asked == [80, 40, 3000]
     err = capsys.readouterr().err
-    assert err.startswith("densing measure: 3,000 draws of the headline will take about 5 min (a pilot of 80 and 40 "
-                          "draws: 100 ms a draw)"), err
+    assert err.startswith(
+        "densing measure: 3,000 draws of the headline will take about 5 min (a pilot of 80 and 40 draws: 100 ms a draw)"
+    ), err
     asked.clear()
     assert measure.measure_headline(registry.resolve_table(), 600, 0, report=False) == 600 and asked == [600]
     assert capsys.readouterr().err == ""
@@ -61,13 +63,15 @@ def test_a_long_trend_is_announced_with_its_estimate_before_the_work(monkeypatch
     monkeypatch.setattr(trend, "_measure", fake_measure)
     code, out, err = run_cli("trend", "--n-boot", "3000")
     assert code == 2 and asked == [80, 40, 3000], (asked, err)
-    assert err.startswith("densing trend: 3,000 draws of the trend will take about 5 min (a pilot of 80 and 40 "
-                          "draws: 100 ms a draw)"), err
+    assert err.startswith(
+        "densing trend: 3,000 draws of the trend will take about 5 min (a pilot of 80 and 40 draws: 100 ms a draw)"
+    ), err
     assert err.rstrip().endswith("error: the work starts here"), err
 
 
-@pytest.mark.parametrize("command", [("measure", "--scores", "tests/placement/fixtures/lm_eval_results.json"),
-                                     ("trend",)])
+@pytest.mark.parametrize(
+    "command", [("measure", "--scores", "tests/placement/fixtures/lm_eval_results.json"), ("trend",)]
+)
 def test_draws_above_the_ceiling_are_refused_with_the_reason(run_cli, command):
     code, out, err = run_cli(*command, "--n-boot", "200000")
     assert code == 2 and out == "" and err.count("\n") == 1, err

@@ -1,6 +1,7 @@
 """``densing trend --format json``'s headline and ``--detail`` name the single target whose removal moves the
 headline most (leave one model out) and its move, whether or not the move leaves the interval (docs/method.md, "The
 knife-edge: one target across one boundary")."""
+
 from __future__ import annotations
 
 import json
@@ -36,8 +37,11 @@ def test_the_headline_json_names_the_most_influential_target_and_its_move(capsys
     # other single target's removal moves it further
     moves = {}
     for i, model in enumerate(labels):
-        kept = replace(common, frame=common.frame.drop(index=common.frame.index[i]).reset_index(drop=True),
-                       own=np.delete(common.own, i, axis=1))
+        kept = replace(
+            common,
+            frame=common.frame.drop(index=common.frame.index[i]).reset_index(drop=True),
+            own=np.delete(common.own, i, axis=1),
+        )
         moves[model] = doubling_months(point_slope(kept, trend.weights, trend.rule))
     assert record["months_without"] == pytest.approx(moves[record["model"]], rel=1e-9)
     largest = max(abs(months - headline["months"]) for months in moves.values())
@@ -50,6 +54,8 @@ def test_the_detail_prints_the_most_influential_target_even_within_the_interval(
     code, out, err = run(["trend", "--detail"], capsys)
     assert code == 0, err
     text = " ".join(out.split())
-    assert (f"leave one target out: without {record['model']} the estimate is "
-            f"{format_months(record['months_without'])} months ({signed(record['move_months'])} months), the largest "
-            "move of any single target") in text
+    assert (
+        f"leave one target out: without {record['model']} the estimate is "
+        f"{format_months(record['months_without'])} months ({signed(record['move_months'])} months), the largest "
+        "move of any single target"
+    ) in text

@@ -1,6 +1,7 @@
 """At 80×40 the default output of the commands a researcher runs first fits one screen: the verdict first, one compact
 table, the notes counted, and a last line that repeats the answer; ``--detail`` prints everything; ``--format json``
 does not depend on it."""
+
 from __future__ import annotations
 
 import json
@@ -8,8 +9,8 @@ import json
 import pytest
 
 from densing.cli.layout import closing
-from densing.present.words import short_statuses
 from densing.numbers import format_number
+from densing.present.words import short_statuses
 
 
 def _run(run_cli, monkeypatch, *args: str) -> str:
@@ -83,7 +84,9 @@ def test_report_prints_at_most_15_lines_ending_with_the_page(run_cli, monkeypatc
 
 
 def test_short_statuses_number_each_reason_once():
-    cells, reasons = short_statuses([("measured", ()), ("not measured", ("a", "b")), ("not measured", ("b",)), ("", ())])
+    cells, reasons = short_statuses(
+        [("measured", ()), ("not measured", ("a", "b")), ("not measured", ("b",)), ("", ())]
+    )
     assert cells == ["measured", "not measured [1,2]", "not measured [2]", ""]
     assert reasons == ["[1] a", "[2] b"]
 

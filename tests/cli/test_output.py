@@ -1,4 +1,5 @@
 """The one renderer: rich tables print user data literally and never wrap numbers; JSON and CSV."""
+
 from __future__ import annotations
 
 import io
@@ -20,12 +21,18 @@ def table_text(frame: pd.DataFrame, width: int) -> str:
 
 @pytest.fixture
 def frame() -> pd.DataFrame:
-    return pd.DataFrame({
-        "model": ["org/[/x]model", "[bold red]m[/bold red]", "a-very-long-model-name-that-goes-on-and-on-and-on-forever"],
-        "params": [7e9, 123456789.0, math.inf],
-        "density": [0.123456789, -1234567.0, math.nan],
-        "release_date": pd.to_datetime(["2024-01-02", "2023-05-06", "2022-07-08"]),
-    })
+    return pd.DataFrame(
+        {
+            "model": [
+                "org/[/x]model",
+                "[bold red]m[/bold red]",
+                "a-very-long-model-name-that-goes-on-and-on-and-on-forever",
+            ],
+            "params": [7e9, 123456789.0, math.inf],
+            "density": [0.123456789, -1234567.0, math.nan],
+            "release_date": pd.to_datetime(["2024-01-02", "2023-05-06", "2022-07-08"]),
+        }
+    )
 
 
 @pytest.mark.parametrize("width", [60, 80, 200])
@@ -69,12 +76,14 @@ def test_table_through_stdout(frame, capsys):
 
 
 def _wide_frame(columns: int) -> pd.DataFrame:
-    return pd.DataFrame({
-        "model": ["EleutherAI/pythia-6.9b-deduped", "org/m"],
-        "benchmark": ["arc_challenge", "mmlu"],
-        **{f"metric_number_{i}": [1.234567e8 * (i + 1), -0.5] for i in range(columns)},
-        "censored": ["beyond_data_limit", None],
-    })
+    return pd.DataFrame(
+        {
+            "model": ["EleutherAI/pythia-6.9b-deduped", "org/m"],
+            "benchmark": ["arc_challenge", "mmlu"],
+            **{f"metric_number_{i}": [1.234567e8 * (i + 1), -0.5] for i in range(columns)},
+            "censored": ["beyond_data_limit", None],
+        }
+    )
 
 
 @pytest.mark.parametrize("width", [60, 80, 100])
@@ -107,8 +116,17 @@ def test_header_lines_break_between_words():
 @pytest.mark.parametrize("width", [40, 60, 80, 120])
 def test_headers_are_words_never_broken_inside(width):
     """Every header line is whole words of the field's display name: no underscore, no word cut."""
-    frame = pd.DataFrame({"rule": ["quantile", "all"], "months": [4.86, 1.75], "ci_low": [2.3, 1.1], "ci_high": [8.3, 2.7],
-                          "n_models": [106, 106], "share_fit": [0.44, 0.41], "exposed_comm_us": [7.02e4, 6.5e4]})
+    frame = pd.DataFrame(
+        {
+            "rule": ["quantile", "all"],
+            "months": [4.86, 1.75],
+            "ci_low": [2.3, 1.1],
+            "ci_high": [8.3, 2.7],
+            "n_models": [106, 106],
+            "share_fit": [0.44, 0.41],
+            "exposed_comm_us": [7.02e4, 6.5e4],
+        }
+    )
     text = table_text(frame, width)
     assert "_" not in text
     words = {"rule", "months", "95%", "CI", "low", "high", "models", "fit", "share", "(%)", "exposed", "comm", "(ms)"}
@@ -138,11 +156,30 @@ def test_one_row_prints_as_one_key_value_block_at_80_columns():
 
 
 def test_counts_percentages_and_durations_read_in_words():
-    frame = pd.DataFrame({"model": ["m", "n"], "params": [1.415e9, 7e7], "d0": [1.5e13, 1e12],
-                          "held_out_error": [0.0712, 0.5], "idle_us": [4.356e5, 1.2e5]})
+    frame = pd.DataFrame(
+        {
+            "model": ["m", "n"],
+            "params": [1.415e9, 7e7],
+            "d0": [1.5e13, 1e12],
+            "held_out_error": [0.0712, 0.5],
+            "idle_us": [4.356e5, 1.2e5],
+        }
+    )
     text = table_text(frame, 120)
-    for shown in ("1.42B", "70M", "15T", "1T", "7.12", "50", "436", "120", "N (params)", "D0 (tokens)",
-                  "held-out error (%)", "idle (ms)"):
+    for shown in (
+        "1.42B",
+        "70M",
+        "15T",
+        "1T",
+        "7.12",
+        "50",
+        "436",
+        "120",
+        "N (params)",
+        "D0 (tokens)",
+        "held-out error (%)",
+        "idle (ms)",
+    ):
         assert shown in text, shown
     assert "e+" not in text and "e-0" not in text
 
@@ -163,29 +200,41 @@ def test_text_columns_fold_and_names_are_shortened_without_losing_a_character(wi
     """Three long text columns (``densing eval --list``'s shape): every line of the table fits; a name (the two
     leading text columns name the row) is never broken: it prints whole or shortened with ``…``, its full name in the
     key below; other text folds, and every character of it is printed."""
-    frame = pd.DataFrame({"benchmark": ["leaderboard_math_hard", "olmo_arc_challenge_mc_5shot", "mmlu"],
-                          "score task": ["leaderboard_math_hard", "densing_olmes_arc_challenge", "mmlu"],
-                          "loss task": ["densing_leaderboard_math_hard_loss", "", "densing_minerva_math_loss"]})
+    frame = pd.DataFrame(
+        {
+            "benchmark": ["leaderboard_math_hard", "olmo_arc_challenge_mc_5shot", "mmlu"],
+            "score task": ["leaderboard_math_hard", "densing_olmes_arc_challenge", "mmlu"],
+            "loss task": ["densing_leaderboard_math_hard_loss", "", "densing_minerva_math_loss"],
+        }
+    )
     buffer = io.StringIO()
     render_table(frame, width=width, file=buffer)
     table, _, key = buffer.getvalue().partition("names shortened above (…), in full:")
     assert max(len(line) for line in table.splitlines()) <= width
     shortened = dict(line.split() for line in key.splitlines() if line.strip())
     names = [line.split()[0] for line in table.splitlines()[2:] if line.strip() and not line.startswith(" ")]
-    assert len(names) == 3 and all(n in frame["benchmark"].tolist() or shortened[n] in frame["benchmark"].tolist()
-                                   for n in names), names
+    assert len(names) == 3 and all(
+        n in frame["benchmark"].tolist() or shortened[n] in frame["benchmark"].tolist() for n in names
+    ), names
     assert all(full in frame.to_numpy().ravel() and "…" in short for short, full in shortened.items())
     lines = [line for line in table.splitlines() if line.strip()]
     rule = next(i for i, line in enumerate(lines) if line.startswith("─"))
     start = max(line.find("loss") for line in lines[:rule])  # the column after the names
-    rest = "".join(line[start:] for line in lines[rule + 1:]) + "".join(line[start:] for line in lines[:rule])
+    rest = "".join(line[start:] for line in lines[rule + 1 :]) + "".join(line[start:] for line in lines[:rule])
     others = "loss task" + "".join(frame["loss task"].astype(str))
     assert _characters(rest) == _characters(others)
 
 
 @pytest.mark.parametrize("width", [60, 80, 120])
-@pytest.mark.parametrize("command", [("eval", "--list"), ("trend", "--n-boot", "40"), ("trend", "--by", "benchmark", "--n-boot", "40"),
-                                     ("density", "--fit", "llama-3.1_mmlu", "--targets", "results/public_models.csv")])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("eval", "--list"),
+        ("trend", "--n-boot", "40"),
+        ("trend", "--by", "benchmark", "--n-boot", "40"),
+        ("density", "--fit", "llama-3.1_mmlu", "--targets", "results/public_models.csv"),
+    ],
+)
 def test_every_table_printing_command_fits_its_width(run_cli, monkeypatch, width, command):
     from rich.cells import cell_len  # display columns: N̂ is two code points in one column
 
@@ -194,5 +243,3 @@ def test_every_table_printing_command_fits_its_width(run_cli, monkeypatch, width
     assert code == 0, err
     lines = out.splitlines()
     assert lines and max(cell_len(line) for line in lines) <= width, max(lines, key=cell_len)
-
-

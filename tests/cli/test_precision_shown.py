@@ -2,6 +2,7 @@
 LLM Leaderboard v2 and Swallow tables, at the terminal and in JSON, no determined end is printed as a single number
 while its 95% Monte Carlo range spans more than END_STABILITY of it; such an end is printed as that range, and its
 row drew up to the precision cap first."""
+
 from __future__ import annotations
 
 import json

@@ -1,7 +1,7 @@
 """Notebook manners: short reprs and HTML tables for the fitted objects; the public density function."""
+
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 import pytest
 
@@ -26,10 +26,15 @@ def test_reference_fit_repr(reference):
 def test_trend_fit_repr():
     from tests.trend.test_doubling import planted_law, planted_scores
 
-    fit = densing.fit_trend(planted_scores(n=30, start_day=0, end_day=700), planted_law(), rule="all", n_boot=40,
-                            n_boot_share=0, since=None)
+    fit = densing.fit_trend(
+        planted_scores(n=30, start_day=0, end_day=700), planted_law(), rule="all", n_boot=40, n_boot_share=0, since=None
+    )
     text = repr(fit)
-    assert text.startswith(f"TrendUncertainty(all, {state_words(fit.state)}: doubling time") and len(text) < 300 and text.count("\n") == 0
+    assert (
+        text.startswith(f"TrendUncertainty(all, {state_words(fit.state)}: doubling time")
+        and len(text) < 300
+        and text.count("\n") == 0
+    )
     assert "<table>" in fit._repr_html_() and "doubling_time_months" in fit._repr_html_()
 
 

@@ -1,4 +1,5 @@
 """The process's own streams: closed or broken, the command ends in at most one line on stderr and its exit code."""
+
 from __future__ import annotations
 
 import os

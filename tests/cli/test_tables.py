@@ -1,14 +1,13 @@
 """Every table through every command: ``--table NAME`` and ``--results FILE`` resolved in the library
 (:func:`densing.registry.resolve_table`) for ``trend``, ``report``, ``density`` and ``measure``; a results table's
 misspelt score column named in one line."""
+
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pandas as pd
 import pytest
-
 from cli_run import run
 from conftest import REPO_ROOT
 
@@ -23,9 +22,17 @@ def at_root(monkeypatch):
     monkeypatch.chdir(REPO_ROOT)
 
 
-@pytest.mark.parametrize("argv", [["trend"], ["density"], ["report", "--out", "{tmp}/r.html"],
-                                  ["measure", "--scores", str(V2_SCORES)], ["measure", "--template", "-"]],
-                         ids=lambda a: a[0] + (" " + a[1] if len(a) > 1 else ""))
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["trend"],
+        ["density"],
+        ["report", "--out", "{tmp}/r.html"],
+        ["measure", "--scores", str(V2_SCORES)],
+        ["measure", "--template", "-"],
+    ],
+    ids=lambda a: a[0] + (" " + a[1] if len(a) > 1 else ""),
+)
 def test_an_unknown_table_is_one_line_before_any_work(argv, tmp_path, capsys):
     code, out, err = run([a.replace("{tmp}", str(tmp_path)) for a in argv] + ["--table", "openllm_v3"], capsys)
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
@@ -46,8 +53,14 @@ def test_a_misspelt_score_column_of_a_results_table_is_named_with_the_closest_na
 def test_measure_template_writes_the_named_tables_headline_columns(capsys):
     code, out, _ = run(["measure", "--template", "-", "--table", "openllm_v2"], capsys)
     header = out.splitlines()[0].split(",")
-    assert code == 0 and header == ["model", "params", "release_date", "leaderboard_mmlu_pro", "leaderboard_bbh",
-                                    "leaderboard_math_hard"]
+    assert code == 0 and header == [
+        "model",
+        "params",
+        "release_date",
+        "leaderboard_mmlu_pro",
+        "leaderboard_bbh",
+        "leaderboard_math_hard",
+    ]
 
 
 def test_density_on_the_second_table_inverts_its_first_set(at_root, capsys):
@@ -64,8 +77,9 @@ def test_measure_scores_on_the_second_table_inverts_mmlu_pro_bbh_and_math_hard(a
     """A v2-set scores file placed with --table openllm_v2: every one of its three scores inverted through the second
     table's headline references (the public table's headline would invert BBH and MATH-hard alone)."""
     placed = tmp_path / "placed.csv"
-    code, out, err = run(["measure", "--scores", str(V2_SCORES), "--table", "openllm_v2", "--n-boot", "60",
-                          "--csv", str(placed)], capsys)
+    code, out, err = run(
+        ["measure", "--scores", str(V2_SCORES), "--table", "openllm_v2", "--n-boot", "60", "--csv", str(placed)], capsys
+    )
     assert code == 0, err
     row = pd.read_csv(placed).iloc[0]
     assert row["model"] == "my-org/my-model-7b" and row["inverted"] == ",".join(V2_NATIVE)

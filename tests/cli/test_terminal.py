@@ -2,6 +2,7 @@
 styles reach the terminal as escape codes, never as their text (``\\x1b[1m`` written out), no line is wider than the
 terminal, and a model name's escape sequence is shown, never acted on; with ``NO_COLOR=1`` the bytes hold no escape
 code at all. Each command runs once per module (:func:`terminal_output`)."""
+
 from __future__ import annotations
 
 import fcntl
@@ -43,8 +44,14 @@ COMMANDS = {
     "trend --by benchmark": ["cli.py", "trend", "--by", "benchmark"],
     "trend --detail": ["cli.py", "trend", "--detail"],
     "density": ["cli.py", "density"],
-    "measure": ["cli.py", "measure", "--scores", "tests/placement/fixtures/lm_eval_results.json",
-                "--release-date", "2024-06-07"],
+    "measure": [
+        "cli.py",
+        "measure",
+        "--scores",
+        "tests/placement/fixtures/lm_eval_results.json",
+        "--release-date",
+        "2024-06-07",
+    ],
     "eval's table": ["-c", EVAL_TABLE],
 }
 #: ``NO_COLOR`` is the same switch in every command (one console in densing.cli.output): the quick ones show it.
@@ -59,8 +66,11 @@ HOSTILE = "evil\x1b[2J\x1b[31m\x1b]0;pwned\x07\u202eman"
 
 def _environment(extra: dict[str, str]) -> dict[str, str]:
     """The test's environment as a terminal user's: 80×40, xterm, no colour switches but ``extra``'s."""
-    environment = {name: value for name, value in os.environ.items()
-                   if name not in ("NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE")}
+    environment = {
+        name: value
+        for name, value in os.environ.items()
+        if name not in ("NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE")
+    }
     return {**environment, "COLUMNS": str(COLUMNS), "LINES": str(LINES), "TERM": "xterm-256color", **extra}
 
 
@@ -88,8 +98,14 @@ def in_terminal(arguments: list[str], **extra: str) -> bytes:
     the terminal receives."""
     master, slave = os.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", LINES, COLUMNS, 0, 0))
-    process = subprocess.Popen([sys.executable, *arguments], cwd=REPO_ROOT, stdin=subprocess.DEVNULL, stdout=slave,
-                               stderr=slave, env=_environment(extra))
+    process = subprocess.Popen(
+        [sys.executable, *arguments],
+        cwd=REPO_ROOT,
+        stdin=subprocess.DEVNULL,
+        stdout=slave,
+        stderr=slave,
+        env=_environment(extra),
+    )
     os.close(slave)
     try:
         received = _read_all(master, process)

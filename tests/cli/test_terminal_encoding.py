@@ -1,5 +1,6 @@
 """Any terminal: where stdout cannot encode ≤ ≥ ∞ ρ ± (``PYTHONIOENCODING=ascii``, a C locale) the output is spelled
 in ASCII (:func:`densing.cli.guard.plain_terminal`), never a ``UnicodeEncodeError``."""
+
 from __future__ import annotations
 
 import os
@@ -24,8 +25,9 @@ def test_the_ascii_spelling_of_what_densing_prints():
 
 
 @pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
-@pytest.mark.parametrize("argv", [["trend", "--n-boot", "50"], ["density"], ["trend", "--help"],
-                                  ["report", "--out", "{tmp}"]])
+@pytest.mark.parametrize(
+    "argv", [["trend", "--n-boot", "50"], ["density"], ["trend", "--help"], ["report", "--out", "{tmp}"]]
+)
 def test_a_terminal_that_cannot_encode_gets_ascii(argv, encoding, tmp_path):
     """Help screens are click's: it writes them in UTF-8 where the stream says ASCII (no error either)."""
     env = dict(os.environ, PYTHONIOENCODING=encoding)

@@ -1,6 +1,7 @@
 """At 60, 80 and 120 columns the three wide tables a researcher reads first keep each row's name, number, interval and
 status in one block (the first), print every name whole or shortened with ``…`` and listed in full below (never
 broken across lines), and end no line in a space."""
+
 from __future__ import annotations
 
 import csv
@@ -48,12 +49,16 @@ def _key(out: str) -> dict[str, str]:
 def _first_block_rows(out: str, heading: str) -> dict[str, str]:
     """{name as printed: its line} of the first block of the table under ``heading``: the lines after its rule that
     start a row (a folded line starts with a space)."""
-    lines = out[out.index(heading):].splitlines()
+    lines = out[out.index(heading) :].splitlines()
     rule = next(i for i, line in enumerate(lines) if line.startswith("─"))
     rows = {}
-    for line in lines[rule + 1:]:
-        if (not line.strip() or "blocks of columns" in line or line == KEY_HEADING
-                or line.startswith(("[", "--detail", "Doubling time:", "Densest:"))):  # what follows the table
+    for line in lines[rule + 1 :]:
+        if (
+            not line.strip()
+            or "blocks of columns" in line
+            or line == KEY_HEADING
+            or line.startswith(("[", "--detail", "Doubling time:", "Densest:"))
+        ):  # what follows the table
             break
         if not line.startswith(" "):
             rows[line.split("  ")[0]] = line
@@ -79,8 +84,13 @@ def _name(printed: str, key: dict[str, str]) -> str:
 def test_trend_by_benchmark_keeps_name_months_interval_and_status_together(run_cli, monkeypatch, width):
     out = _run(run_cli, monkeypatch, width, "trend", "--by", "benchmark", "--n-boot", "40")
     _check_lines(out, width)
-    rows = list(csv.DictReader(io.StringIO(_run(run_cli, monkeypatch, width, "trend", "--by", "benchmark", "--n-boot",
-                                                "40", "--format", "csv"))))
+    rows = list(
+        csv.DictReader(
+            io.StringIO(
+                _run(run_cli, monkeypatch, width, "trend", "--by", "benchmark", "--n-boot", "40", "--format", "csv")
+            )
+        )
+    )
     assert rows
     key = _key(out)
     printed = {_name(name, key): line for name, line in _first_block_rows(out, "doubling time in months per").items()}
@@ -93,8 +103,11 @@ def test_trend_by_benchmark_keeps_name_months_interval_and_status_together(run_c
         words = printed[name].split()
         for field in ("months", "ci_low", "ci_high"):
             wide = row.get(f"{field}_precise") == "False"  # an end wider than 25%: printed as its Monte Carlo range
-            shown = (f"({format_number(float(row[f'{field}_mc_low']))}–{format_number(float(row[f'{field}_mc_high']))})"
-                     if wide else format_number(float(row[field])))
+            shown = (
+                f"({format_number(float(row[f'{field}_mc_low']))}–{format_number(float(row[f'{field}_mc_high']))})"
+                if wide
+                else format_number(float(row[field]))
+            )
             assert shown in words, (name, field, printed[name])
         assert row["status"].split(":")[0].split()[0] in words, (name, printed[name])  # the state's first word
     assert checked == len(printed) >= 10
@@ -137,9 +150,13 @@ def test_eval_list_keeps_each_benchmark_and_its_task_whole_or_keyed(run_cli, mon
 
 
 TRACES = "traces/hta"
-THREE_FIGURES = [("density",), ("trend", "--design", "olmes"), ("overlap", "analyze", f"{TRACES}/ddp_2rank"),
-                 ("overlap", "whatif", f"{TRACES}/ddp_2rank"),
-                 ("overlap", "compare", f"{TRACES}/diff_control", f"{TRACES}/diff_test")]
+THREE_FIGURES = [
+    ("density",),
+    ("trend", "--design", "olmes"),
+    ("overlap", "analyze", f"{TRACES}/ddp_2rank"),
+    ("overlap", "whatif", f"{TRACES}/ddp_2rank"),
+    ("overlap", "compare", f"{TRACES}/diff_control", f"{TRACES}/diff_test"),
+]
 
 
 @pytest.mark.parametrize("command", THREE_FIGURES, ids=" ".join)
@@ -178,7 +195,9 @@ def test_trend_keeps_each_rule_and_reference_with_its_months_and_interval(run_cl
             shown = {format_number(row[field])} if row[field] is not None else {"—", "∞"}  # JSON's null: NaN or ∞
             end = field.rpartition("_")[2] if field.endswith(("_low", "_high")) else ""
             if end and row[f"{end}_determined"] and not row[f"{end}_precise"]:  # printed as its Monte Carlo range
-                shown = {f"({format_number(row[f'months_{end}_mc_low'])}–{format_number(row[f'months_{end}_mc_high'])})"}
+                shown = {
+                    f"({format_number(row[f'months_{end}_mc_low'])}–{format_number(row[f'months_{end}_mc_high'])})"
+                }
             assert shown & set(words), (row["rule"], field)
     assert "A 95%" in out  # the slope's interval is printed
     printed = {_name(n, key): line for n, line in _first_block_rows(out, "the headline's references").items()}

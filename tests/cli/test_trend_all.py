@@ -1,4 +1,5 @@
 """``densing trend --table all``: the three tables' pooled law (densing.cli.pooled), its JSON's fields, its screen."""
+
 from __future__ import annotations
 
 import copy
@@ -58,18 +59,33 @@ def test_an_option_for_one_table_is_refused_in_one_line(run_cli):
 def _bias_record(tmp_path, point: float) -> str:
     """A bias record (results/three_tables/bias.json's form) written beside the pooled point ``point`` (months): two
     worlds beyond 5% (+20% and +10%) and one within."""
-    worlds = [{"world": name, "words": words, "draws": 200, "planted_months": 4.0, "replicates": 100, "failed": 0,
-               "bias": bias, "bias_se": 0.01}
-              for name, words, bias in (("common", "one slope", 0.2), ("no_late_frontier", "no late family", 0.1),
-                                        ("small", "a small bias", 0.03))]
+    worlds = [
+        {
+            "world": name,
+            "words": words,
+            "draws": 200,
+            "planted_months": 4.0,
+            "replicates": 100,
+            "failed": 0,
+            "bias": bias,
+            "bias_se": 0.01,
+        }
+        for name, words, bias in (
+            ("common", "one slope", 0.2),
+            ("no_late_frontier", "no late family", 0.1),
+            ("small", "a small bias", 0.03),
+        )
+    ]
     path = tmp_path / "bias.json"
-    path.write_text(json.dumps({"study": "studies/three_tables.py", "commands": ["x"], "point_months": point,
-                                "worlds": worlds}))
+    path.write_text(
+        json.dumps({"study": "studies/three_tables.py", "commands": ["x"], "point_months": point, "worlds": worlds})
+    )
     return str(path)
 
 
-def test_the_screen_and_the_json_give_the_bias_corrected_range_of_a_record_at_this_point(run_cli, cached, measured,
-                                                                                         monkeypatch, tmp_path):
+def test_the_screen_and_the_json_give_the_bias_corrected_range_of_a_record_at_this_point(
+    run_cli, cached, measured, monkeypatch, tmp_path
+):
     from densing.trend import pooled_bias
 
     monkeypatch.setenv("COLUMNS", "80")
@@ -88,8 +104,9 @@ def test_the_screen_and_the_json_give_the_bias_corrected_range_of_a_record_at_th
     assert all(low < high for low, high in (field["ci_low"], field["ci_high"]))
 
 
-def test_a_record_beside_another_point_is_said_stale_and_its_figure_not_shown(run_cli, cached, measured,
-                                                                             monkeypatch, tmp_path):
+def test_a_record_beside_another_point_is_said_stale_and_its_figure_not_shown(
+    run_cli, cached, measured, monkeypatch, tmp_path
+):
     from densing.trend import pooled_bias
 
     monkeypatch.setenv("COLUMNS", "80")

@@ -1,5 +1,6 @@
 """``densing trend`` computes the sections of the measurement its output shows (``densing.cli.trend.SHOWN``) and no
 others: each output of the headline is the same, byte for byte, as from a measurement of more sections."""
+
 from __future__ import annotations
 
 import pytest

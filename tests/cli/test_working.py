@@ -1,5 +1,6 @@
 """densing.cli.output.working: the spinner of a long command shows on a terminal once the block has run its delay,
 never for a quick block, and its timer thread ends with the block."""
+
 from __future__ import annotations
 
 import io

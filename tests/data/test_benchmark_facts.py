@@ -1,4 +1,5 @@
 """The chance levels and item counts of the public table's leaderboard-v2 benchmarks, and their derivation."""
+
 from __future__ import annotations
 
 from fractions import Fraction
@@ -69,9 +70,15 @@ def test_subtask_table_adds_up_to_the_item_counts(subtasks: pd.DataFrame) -> Non
     assert counts.loc["gpqa"].tolist() == [1192, 3]
     for benchmark in counts.index:
         assert item_count(benchmark) == counts.loc[benchmark, "sum"]
-    assert _micro_average_chance(subtasks, "gpqa") == Fraction(1, 4) == Fraction(CHANCE_LEVELS["gpqa"]).limit_denominator(10)
+    assert (
+        _micro_average_chance(subtasks, "gpqa")
+        == Fraction(1, 4)
+        == Fraction(CHANCE_LEVELS["gpqa"]).limit_denominator(10)
+    )
     bbh = subtasks[subtasks["benchmark"] == "leaderboard_bbh"].set_index("subtask")["choices"]
-    assert bbh[["geometric_shapes", "object_counting", "reasoning_about_colored_objects", "movie_recommendation"]].tolist() == [11, 19, 18, 6]
+    assert bbh[
+        ["geometric_shapes", "object_counting", "reasoning_about_colored_objects", "movie_recommendation"]
+    ].tolist() == [11, 19, 18, 6]
 
 
 @pytest.mark.parametrize(("benchmark", "column"), sorted(V2.items()))

@@ -1,6 +1,7 @@
 """A benchmark is one record in one registry (:data:`densing.data.benchmarks.BENCHMARKS`): one ``register`` call makes
 it known to the laws (chance level), the standard errors (item count), the trend's rows (capability group), the wide
 tables' reader (column) and ``densing eval`` (its runs); unregistering it takes it out of every one of them."""
+
 from __future__ import annotations
 
 import math
@@ -13,11 +14,19 @@ from densing.data.benchmarks import BENCHMARKS, Benchmark, BenchmarkRecord
 from densing.errors import InputError, RegistryError
 
 TOY = BenchmarkRecord(
-    "toy_bench", chance=0.25, chance_source="4-way multiple choice",
-    items=400, split="test", items_source="a test's own 400 items",
-    capability="knowledge", columns=("ToyBench",), shots=3,
-    runs=(Benchmark("toy_bench", "toy_task", 3, "toy_task_loss", note="3-shot"),
-          Benchmark("toy_protocol_bench", "toy_task", 5, metric="acc", note="5-shot, another protocol")),
+    "toy_bench",
+    chance=0.25,
+    chance_source="4-way multiple choice",
+    items=400,
+    split="test",
+    items_source="a test's own 400 items",
+    capability="knowledge",
+    columns=("ToyBench",),
+    shots=3,
+    runs=(
+        Benchmark("toy_bench", "toy_task", 3, "toy_task_loss", note="3-shot"),
+        Benchmark("toy_protocol_bench", "toy_task", 5, metric="acc", note="5-shot, another protocol"),
+    ),
 )
 
 
@@ -31,8 +40,7 @@ def toy():
 
 
 def _known_everywhere(name: str) -> dict[str, bool]:
-    from densing.data.benchmarks import item_counts
-    from densing.data.benchmarks import WIDE_COLUMNS, WIDE_SHOTS
+    from densing.data.benchmarks import WIDE_COLUMNS, WIDE_SHOTS, item_counts
     from densing.eval import benchmarks as eval_benchmarks
     from densing.laws.reference import _resolve_chance
     from densing.trend import capability
@@ -48,7 +56,8 @@ def _known_everywhere(name: str) -> dict[str, bool]:
         "item count": name in set(item_counts()["benchmark"]),
         "capability row": name in capability.CAPABILITY,
         "wide column": name in WIDE_COLUMNS.values() and name in WIDE_SHOTS,
-        "eval": name in eval_benchmarks.KNOWN_BENCHMARKS and name in set(eval_benchmarks.benchmark_table()["benchmark"]),
+        "eval": name in eval_benchmarks.KNOWN_BENCHMARKS
+        and name in set(eval_benchmarks.benchmark_table()["benchmark"]),
     }
 
 
@@ -91,8 +100,11 @@ def test_unregistering_the_record_takes_it_out_of_every_view(toy):
 
 def test_a_record_whose_name_column_or_run_is_taken_is_refused():
     shipped = BENCHMARKS.names()
-    for taken in (BenchmarkRecord("mmlu"), BenchmarkRecord("toy_bench", columns=("MMLU",)),
-                  BenchmarkRecord("toy_bench", runs=(Benchmark("openllm_v1_mmlu", "mmlu", 5),))):
+    for taken in (
+        BenchmarkRecord("mmlu"),
+        BenchmarkRecord("toy_bench", columns=("MMLU",)),
+        BenchmarkRecord("toy_bench", runs=(Benchmark("openllm_v1_mmlu", "mmlu", 5),)),
+    ):
         with pytest.raises(RegistryError):
             benchmarks.register(taken)
     assert BENCHMARKS.names() == shipped
@@ -138,8 +150,17 @@ def test_a_field_a_record_lacks_is_a_key_error_to_the_mapping_and_one_line_to_a_
 def test_a_family_fit_on_a_benchmark_without_an_item_count_is_refused_by_name():
     from densing.laws.family import fit_family
 
-    table = pd.DataFrame({"model": ["a", "b", "c"], "family": "F", "benchmark": "toy_no_items", "metric": "acc",
-                          "value": [0.3, 0.4, 0.5], "params": [1e8, 1e9, 1e10], "train_tokens": 1e12})
+    table = pd.DataFrame(
+        {
+            "model": ["a", "b", "c"],
+            "family": "F",
+            "benchmark": "toy_no_items",
+            "metric": "acc",
+            "value": [0.3, 0.4, 0.5],
+            "params": [1e8, 1e9, 1e10],
+            "train_tokens": 1e12,
+        }
+    )
     BENCHMARKS.register("toy_no_items", BenchmarkRecord("toy_no_items", chance=0.25, chance_source="4-way"))
     try:
         with pytest.raises(InputError, match="toy_no_items.*no item count"):
@@ -158,8 +179,10 @@ def test_a_set_row_is_named_by_its_benchmarks_registered_names_as_its_label_list
     for table in tables().values():
         for key, (label, members) in table.sets.items():
             if "(" in label:
-                listed = [p.strip() for p in label[label.find("(") + 1:label.rfind(")")].split(";")[0].split(",")]
+                listed = [p.strip() for p in label[label.find("(") + 1 : label.rfind(")")].split(";")[0].split(",")]
                 assert listed == [shown_name(b) for b in members], (table.name, key)
-    rows = [Row("gsm8k", "gsm8k", "reasoning & math", ("gsm8k",), (), None),
-            Row("mine", "my set", "set", ("mmlu", "swallow_bbh", "no_such_benchmark"), (), None)]
+    rows = [
+        Row("gsm8k", "gsm8k", "reasoning & math", ("gsm8k",), (), None),
+        Row("mine", "my set", "set", ("mmlu", "swallow_bbh", "no_such_benchmark"), (), None),
+    ]
     assert row_names(rows) == {"gsm8k": "gsm8k", "mine": "MMLU + BBH CoT + NO_SUCH_BENCHMARK [mine]"}

@@ -1,6 +1,7 @@
 """The registry's chance levels of MMLU-Pro, the leaderboard's BBH and TruthfulQA mc2 equal the ones computed from their
 items by tools/chance_levels.py (MMLU-Pro and TruthfulQA from results/benchmark_items/, BBH from the shared
 BIG-Bench-Hard task files, skipped where the shared data is absent), and the script's results file is its output."""
+
 from __future__ import annotations
 
 import json
@@ -38,7 +39,8 @@ def test_bbh_chance_is_the_uniform_guess_and_the_majority_label_its_stated_sensi
     assert items == item_count("leaderboard_bbh") == 5761
     assert CHANCE_LEVELS["leaderboard_bbh"] == float(uniform)
     assert majority == Fraction(1927, 5761) and f"{majority.numerator}/{majority.denominator}" in (
-        BENCHMARKS["leaderboard_bbh"].chance_source)
+        BENCHMARKS["leaderboard_bbh"].chance_source
+    )
 
 
 @pytest.mark.parametrize("name", ["mmlu_pro", "leaderboard_bbh", "truthfulqa_mc2"])

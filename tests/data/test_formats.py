@@ -1,5 +1,6 @@
 """The registry of reference-data formats: a new format is one reader plus one registry entry, and
 every reader that dispatches (read_results, read_reference_data, the held-out check) finds it."""
+
 from pathlib import Path
 
 import pandas as pd
@@ -24,8 +25,17 @@ def tsv():
 
 
 def _write(path: Path) -> Path:
-    rows = [{"model": f"m{k}", "benchmark": "arc_easy", "metric": "acc", "value": 0.3 + 0.1 * k,
-             "params": 1e8 * 2**k, "train_tokens": 3e11} for k in range(4)]
+    rows = [
+        {
+            "model": f"m{k}",
+            "benchmark": "arc_easy",
+            "metric": "acc",
+            "value": 0.3 + 0.1 * k,
+            "params": 1e8 * 2**k,
+            "train_tokens": 3e11,
+        }
+        for k in range(4)
+    ]
     pd.DataFrame(rows).to_csv(path, sep="\t", index=False)
     return path
 

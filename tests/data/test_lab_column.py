@@ -1,12 +1,13 @@
 """A table's own ``lab`` column (densing.data.schema.LAB_COLUMN) as the readers take it: a wide or tidy table keeps it
 as text (a blank cell empty, a name of digits its digits), and two labs for one family are refused in one line naming
 both rows."""
+
 from __future__ import annotations
 
 import pandas as pd
 import pytest
-
 from cli_run import run
+
 from densing.data import read_results
 from densing.errors import InputError
 from tests.conftest import REPO_ROOT
@@ -42,8 +43,11 @@ def test_a_tidy_tables_lab_column_is_kept(tmp_path):
 
 def test_two_labs_for_one_family_are_one_line_naming_both_rows(tmp_path, capsys):
     path = _wide_with_labs(tmp_path, ["01.AI", "Elsewhere", "01.AI", "01.AI"])  # two Yi-1.5 rows disagree
-    with pytest.raises(InputError, match=r"labs\.csv: lines 2 and 3: field 'lab': family 'Yi-1\.5' is given labs "
-                                         r"'01\.AI' and 'Elsewhere'"):
+    with pytest.raises(
+        InputError,
+        match=r"labs\.csv: lines 2 and 3: field 'lab': family 'Yi-1\.5' is given labs "
+        r"'01\.AI' and 'Elsewhere'",
+    ):
         read_results(path)
     code, out, err = run(["trend", "--results", path], capsys)
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "field 'lab'" in err

@@ -1,4 +1,5 @@
 """The OLMo ladder reader on a trimmed copy of two ladder files and the 13B file (fixtures/olmo_ladder)."""
+
 from pathlib import Path
 
 import numpy as np
@@ -31,14 +32,22 @@ def test_reader_columns_units_and_counts():
 def test_reader_values_match_the_file():
     frame = read_olmo_ladder(FIXTURE)
     raw = pd.read_csv(FIXTURE / "1B-2xC.csv").iloc[-1]
-    row = frame[(frame["run"] == "olmo-ladder-1B-2xC") & (frame["benchmark"] == "olmes_piqa")].sort_values("train_tokens").iloc[-1]
+    row = (
+        frame[(frame["run"] == "olmo-ladder-1B-2xC") & (frame["benchmark"] == "olmes_piqa")]
+        .sort_values("train_tokens")
+        .iloc[-1]
+    )
     assert row["value"] == raw["eval/downstream/piqa_val_rc_5shot_len_norm"]
     assert row["loss"] == raw["eval/downstream_bpb/piqa_val_rc_5shot_bpb"]
     assert row["train_tokens"] == raw["throughput/total_tokens"]
     # MMLU: AI2's test-split groups weighted by their question shares
     weights = {"stem": 0.215, "humanities": 0.335, "social_sciences": 0.219, "other": 0.231}
     expected = sum(w * raw[f"eval/downstream/mmlu_{g}_test_rc_5shot_len_norm"] for g, w in weights.items())
-    mmlu = frame[(frame["run"] == "olmo-ladder-1B-2xC") & (frame["benchmark"] == "olmes_mmlu")].sort_values("train_tokens").iloc[-1]
+    mmlu = (
+        frame[(frame["run"] == "olmo-ladder-1B-2xC") & (frame["benchmark"] == "olmes_mmlu")]
+        .sort_values("train_tokens")
+        .iloc[-1]
+    )
     assert mmlu["value"] == pytest.approx(expected, rel=1e-12)
     # binomial standard error from the split's item count (PIQA validation: 1,838 items)
     assert row["stderr"] == pytest.approx(np.sqrt(row["value"] * (1 - row["value"]) / 1838))

@@ -1,14 +1,14 @@
 """Every reader, fed random bytes or random tidy tables, either works or raises one InputError
 (and through the CLI: exit 0, or one line on stderr with exit 2) — never another exception.
 Random edits of a reference fit file: tests/laws/test_reference_fit.py."""
+
 from __future__ import annotations
 
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, event, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, event, given, settings, strategies as st
 
 from densing.errors import InputError
 
@@ -17,11 +17,28 @@ FIT = REPO_ROOT / "reference_fits" / "pythia_arc_easy_composed.json"
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 cells = st.one_of(
-    st.none(), st.booleans(), st.integers(-10**15, 10**15),
-    st.floats(allow_nan=True, allow_infinity=True), st.sampled_from(["", " ", "7B", "1.1b", "350M", "2T", "65", "nan", "-1", "2023-02-24", "yesterday", "acc", "bpb", "nats"]),
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**15), 10**15),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from(
+        ["", " ", "7B", "1.1b", "350M", "2T", "65", "nan", "-1", "2023-02-24", "yesterday", "acc", "bpb", "nats"]
+    ),
     st.text(max_size=12),
 )
-COLUMNS = ["model", "benchmark", "metric", "value", "params", "train_tokens", "release_date", "loss", "loss_unit", "stderr", "n_shot"]
+COLUMNS = [
+    "model",
+    "benchmark",
+    "metric",
+    "value",
+    "params",
+    "train_tokens",
+    "release_date",
+    "loss",
+    "loss_unit",
+    "stderr",
+    "n_shot",
+]
 
 
 @st.composite
@@ -97,16 +114,22 @@ def test_random_tidy_tables_through_the_cli(tmp_path, run_cli, table):
 def _table_cells(field, bad: bool):
     """Cells a reading accepts, of every kind a table holds (numbers, texts, repeats, blanks); with ``bad``, any cell
     now and then."""
-    good = {"model": st.sampled_from(["m1", " m2 ", "M1", "org/m-3"]), "benchmark": st.sampled_from(["mmlu", "gsm8k "]),
-            "metric": st.sampled_from(["acc", "acc", "score", "bleu"]),
-            "value": st.one_of(st.floats(0, 1), st.integers(0, 1), st.sampled_from([0.5, "0.25"])),
-            "params": st.sampled_from([7e9, 7000000000, "7B", "1.1b", 350e6]),
-            "train_tokens": st.sampled_from([None, float("nan"), 2e12, "2T", 2000000000000]),
-            "active_params": st.sampled_from([None, float("nan"), 1e9]),
-            "loss": st.sampled_from([None, float("nan"), 1.5, 0.0]), "loss_unit": st.sampled_from([None, "nats", " bpb"]),
-            "stderr": st.sampled_from([None, float("nan"), 0.01, 0.4]), "n_shot": st.sampled_from([None, 0, 5, 5.0, "3"]),
-            "release_date": st.sampled_from([None, "2023-02-24", "2024-05", " 2023-02-24", ""]),
-            "family": st.sampled_from([None, "Llama", 1, 1.0, ""]), "source": st.sampled_from([None, "hf", float("nan")])}
+    good = {
+        "model": st.sampled_from(["m1", " m2 ", "M1", "org/m-3"]),
+        "benchmark": st.sampled_from(["mmlu", "gsm8k "]),
+        "metric": st.sampled_from(["acc", "acc", "score", "bleu"]),
+        "value": st.one_of(st.floats(0, 1), st.integers(0, 1), st.sampled_from([0.5, "0.25"])),
+        "params": st.sampled_from([7e9, 7000000000, "7B", "1.1b", 350e6]),
+        "train_tokens": st.sampled_from([None, float("nan"), 2e12, "2T", 2000000000000]),
+        "active_params": st.sampled_from([None, float("nan"), 1e9]),
+        "loss": st.sampled_from([None, float("nan"), 1.5, 0.0]),
+        "loss_unit": st.sampled_from([None, "nats", " bpb"]),
+        "stderr": st.sampled_from([None, float("nan"), 0.01, 0.4]),
+        "n_shot": st.sampled_from([None, 0, 5, 5.0, "3"]),
+        "release_date": st.sampled_from([None, "2023-02-24", "2024-05", " 2023-02-24", ""]),
+        "family": st.sampled_from([None, "Llama", 1, 1.0, ""]),
+        "source": st.sampled_from([None, "hf", float("nan")]),
+    }
     return st.one_of(good[field], good[field], cells) if bad else good[field]
 
 
@@ -118,8 +141,23 @@ def test_a_table_read_a_column_at_a_time_is_the_table_read_row_by_row(data):
     from densing.data.schema import COLUMNS as ALL, _by_columns, _read_row
 
     fields = ["model", "benchmark", "metric", "value", "params"] + data.draw(
-        st.lists(st.sampled_from(["train_tokens", "active_params", "loss", "loss_unit", "stderr", "n_shot",
-                                  "release_date", "family", "source"]), unique=True))
+        st.lists(
+            st.sampled_from(
+                [
+                    "train_tokens",
+                    "active_params",
+                    "loss",
+                    "loss_unit",
+                    "stderr",
+                    "n_shot",
+                    "release_date",
+                    "family",
+                    "source",
+                ]
+            ),
+            unique=True,
+        )
+    )
     n = data.draw(st.integers(1, 6))
     bad = data.draw(st.booleans())
     frame = pd.DataFrame({f: [data.draw(_table_cells(f, bad)) for _ in range(n)] for f in fields})
@@ -143,8 +181,16 @@ def test_equal_cells_of_other_types_are_read_each_as_itself():
     "1.0", as row by row."""
     from densing.data.schema import _by_columns
 
-    frame = pd.DataFrame({"model": ["a", "b", "c", "d"], "benchmark": "mmlu", "metric": "acc", "value": 0.5,
-                          "params": 7e9, "family": pd.Series(["Llama", 1, 1.0, -0.0], dtype=object),
-                          "source": pd.Series([0.0, -0.0, "x", None], dtype=object)})
+    frame = pd.DataFrame(
+        {
+            "model": ["a", "b", "c", "d"],
+            "benchmark": "mmlu",
+            "metric": "acc",
+            "value": 0.5,
+            "params": 7e9,
+            "family": pd.Series(["Llama", 1, 1.0, -0.0], dtype=object),
+            "source": pd.Series([0.0, -0.0, "x", None], dtype=object),
+        }
+    )
     found = _by_columns(frame)
     assert found["family"] == ["Llama", "1", "1.0", "-0.0"] and found["source"] == ["0.0", "-0.0", "x", None]

@@ -1,12 +1,12 @@
 """Readers and validation: units, lm-eval 0.3/0.4 JSON, and one-line errors with exit code 2."""
+
 import json
 import math
 
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from densing.data import parse_count, read_lm_eval_json, read_pythia_evals, read_table, validate_results
 from densing.errors import InputError
@@ -15,7 +15,16 @@ from tests.conftest import PYTHIA, needs_pythia
 
 @pytest.mark.parametrize(
     "text, value",
-    [("7B", 7e9), ("1.1b", 1.1e9), ("350M", 3.5e8), ("2T", 2e12), ("7e9", 7e9), ("125k", 1.25e5), (6.9e9, 6.9e9), ("70m", 7e7)],
+    [
+        ("7B", 7e9),
+        ("1.1b", 1.1e9),
+        ("350M", 3.5e8),
+        ("2T", 2e12),
+        ("7e9", 7e9),
+        ("125k", 1.25e5),
+        (6.9e9, 6.9e9),
+        ("70m", 7e7),
+    ],
 )
 def test_parse_count(text, value):
     assert parse_count(text) == pytest.approx(value)
@@ -40,11 +49,23 @@ GOOD = "model,benchmark,metric,value,params,train_tokens,release_date\nm1,arc_ea
     "body, message",
     [
         ("model,benchmark,metric,value\nm1,arc_easy,acc,0.5\n", "missing required column(s) params"),
-        ("model,benchmark,metric,value,params\nm1,arc_easy,acc,,7B\n", "line 2: field 'value': expected a finite number"),
+        (
+            "model,benchmark,metric,value,params\nm1,arc_easy,acc,,7B\n",
+            "line 2: field 'value': expected a finite number",
+        ),
         ("model,benchmark,metric,value,params\nm1,arc_easy,acc,0.5,-7B\n", "line 2: field 'params'"),
-        ("model,benchmark,metric,value,params\nm1,arc_easy,acc,0.5,7 billion\n", "line 2: field 'params': cannot parse '7 billion'"),
-        ("model,benchmark,metric,value,params,release_date\nm1,a,acc,0.5,7B,2023-07-18\nm2,a,acc,0.6,7B,July 2023\n", "line 3: field 'release_date': cannot parse 'July 2023'"),
-        ("model,benchmark,metric,value,params,train_tokens\nm1,a,acc,0.5,7B,2 trillion\n", "line 2: field 'train_tokens'"),
+        (
+            "model,benchmark,metric,value,params\nm1,arc_easy,acc,0.5,7 billion\n",
+            "line 2: field 'params': cannot parse '7 billion'",
+        ),
+        (
+            "model,benchmark,metric,value,params,release_date\nm1,a,acc,0.5,7B,2023-07-18\nm2,a,acc,0.6,7B,July 2023\n",
+            "line 3: field 'release_date': cannot parse 'July 2023'",
+        ),
+        (
+            "model,benchmark,metric,value,params,train_tokens\nm1,a,acc,0.5,7B,2 trillion\n",
+            "line 2: field 'train_tokens'",
+        ),
         ("model,benchmark,metric,value,params\n", "has no rows"),
     ],
 )
@@ -87,8 +108,19 @@ def test_validate_parses_units_and_dates():
 def test_lm_eval_04_format(tmp_path):
     data = {
         "results": {
-            "arc_easy": {"alias": "arc_easy", "acc,none": 0.61, "acc_stderr,none": 0.01, "acc_norm,none": 0.57, "acc_norm_stderr,none": 0.01},
-            "lambada_openai": {"perplexity,none": 5.0, "perplexity_stderr,none": 0.1, "acc,none": 0.62, "acc_stderr,none": 0.006},
+            "arc_easy": {
+                "alias": "arc_easy",
+                "acc,none": 0.61,
+                "acc_stderr,none": 0.01,
+                "acc_norm,none": 0.57,
+                "acc_norm_stderr,none": 0.01,
+            },
+            "lambada_openai": {
+                "perplexity,none": 5.0,
+                "perplexity_stderr,none": 0.1,
+                "acc,none": 0.62,
+                "acc_stderr,none": 0.006,
+            },
             "gsm8k": {"exact_match,strict-match": 0.1, "exact_match,flexible-extract": 0.12},
         },
         "n-shot": {"arc_easy": 0, "lambada_openai": 0, "gsm8k": 5},
@@ -144,12 +176,15 @@ def test_a_table_read_and_unchanged_is_checked_once_and_a_changed_one_again(monk
     assert calls == ["targets", paths.RESULTS.joinpath("public_models.csv").as_posix(), "targets"]
 
 
-@pytest.mark.parametrize("body, where", [
-    ("m1,arc_easy,acc,0.5,7B\nm2,arc_easy,acc,1.5,7B\n", "line 3"),
-    ("m1,arc_easy,acc,0.5,7B\n\n   \nm2,arc_easy,acc,1.5,7B\n", "line 5"),  # blank lines are lines of the file
-    ('"m\n1",arc_easy,acc,0.5,7B\nm2,arc_easy,acc,1.5,7B\n', "line 4"),  # a quoted cell over two lines
-    ("m1,arc_easy,acc,0.5,7B\nm1,arc_easy,acc,0.6,7B\n", "lines 2 and 3"),
-])
+@pytest.mark.parametrize(
+    "body, where",
+    [
+        ("m1,arc_easy,acc,0.5,7B\nm2,arc_easy,acc,1.5,7B\n", "line 3"),
+        ("m1,arc_easy,acc,0.5,7B\n\n   \nm2,arc_easy,acc,1.5,7B\n", "line 5"),  # blank lines are lines of the file
+        ('"m\n1",arc_easy,acc,0.5,7B\nm2,arc_easy,acc,1.5,7B\n', "line 4"),  # a quoted cell over two lines
+        ("m1,arc_easy,acc,0.5,7B\nm1,arc_easy,acc,0.6,7B\n", "lines 2 and 3"),
+    ],
+)
 def test_a_text_tables_refusal_names_the_line_of_the_file(tmp_path, body, where):
     """A CSV's row is named by its line in the file (the header is line 1), blank lines and a cell over several lines
     counted as a text editor counts them; a Parquet table, which has no lines, by its row (1-based)."""

@@ -1,12 +1,13 @@
 """A wide results table's columns are read by the names contract of scores files (:mod:`densing.data.names`): a
 score column under any name of its benchmark reads the same rows, a column that names nothing is refused naming it,
 and every shipped target table reads as before, its own columns kept beside the scores."""
+
 from __future__ import annotations
 
 import pandas as pd
 import pytest
-
 from conftest import REPO_ROOT
+
 from densing import registry
 from densing.data import read_results
 from densing.errors import InputError
@@ -25,10 +26,17 @@ def _key(frame: pd.DataFrame) -> pd.DataFrame:
     return frame[["model", "benchmark", "value"]].sort_values(["model", "benchmark"]).reset_index(drop=True)
 
 
-@pytest.mark.parametrize("renamed", [
-    {"leaderboard_bbh": "BBH", "leaderboard_math_hard": "MATH-hard", "leaderboard_mmlu_pro": "MMLU-Pro"},  # as shown
-    {"MMLU": "mmlu", "HellaSwag": "hellaswag", "Winograd": "winogrande"},  # ids and lm-eval's task names
-])
+@pytest.mark.parametrize(
+    "renamed",
+    [
+        {
+            "leaderboard_bbh": "BBH",
+            "leaderboard_math_hard": "MATH-hard",
+            "leaderboard_mmlu_pro": "MMLU-Pro",
+        },  # as shown
+        {"MMLU": "mmlu", "HellaSwag": "hellaswag", "Winograd": "winogrande"},  # ids and lm-eval's task names
+    ],
+)
 def test_a_score_column_under_another_name_of_its_benchmark_reads_the_same_rows(tmp_path, renamed):
     shipped = read_results(PUBLIC)
     read = read_results(_copy(tmp_path, renamed))
@@ -36,17 +44,22 @@ def test_a_score_column_under_another_name_of_its_benchmark_reads_the_same_rows(
     pd.testing.assert_frame_equal(_key(read), _key(shipped))
 
 
-@pytest.mark.parametrize("renamed,extra,named,hint", [
-    ({"MMLU": "MMLUU"}, None, "MMLUU", "'mmlu'"),
-    ({"HellaSwag": "Hellaswog"}, None, "Hellaswog", "'hellaswag'"),
-    ({}, {"notes": "checked"}, "notes", None),
-])
+@pytest.mark.parametrize(
+    "renamed,extra,named,hint",
+    [
+        ({"MMLU": "MMLUU"}, None, "MMLUU", "'mmlu'"),
+        ({"HellaSwag": "Hellaswog"}, None, "Hellaswog", "'hellaswag'"),
+        ({}, {"notes": "checked"}, "notes", None),
+    ],
+)
 def test_a_column_that_names_nothing_is_refused_naming_it(tmp_path, renamed, extra, named, hint):
     path = _copy(tmp_path, renamed, extra)
     with pytest.raises(InputError) as refused:
         read_results(path)
     message = str(refused.value)
-    assert message.startswith(f"{path}: column '{named}': '{named}' is no benchmark densing knows") and "\n" not in message
+    assert (
+        message.startswith(f"{path}: column '{named}': '{named}' is no benchmark densing knows") and "\n" not in message
+    )
     assert (f"did you mean {hint}" in message) if hint else "did you mean" not in message
 
 

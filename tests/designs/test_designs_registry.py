@@ -1,6 +1,7 @@
 """The designs are found, not wired: each folder of densing/designs registers itself (and its target tables), the
 command line and the report read the registries, densing/registry.py names no design, and a design whose folder is
 removed is not there while the rest of the package works."""
+
 from __future__ import annotations
 
 import pytest
@@ -116,12 +117,24 @@ def test_a_removed_design_folder_leaves_a_working_package(tmp_path, removed):
     import sys
 
     root = _without(tmp_path, *removed)
-    done = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, text=True, cwd=tmp_path,
-                          env=dict(os.environ, PYTHONPATH=str(root)), timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=dict(os.environ, PYTHONPATH=str(root)),
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout)
     assert set(found["designs"]) == set(designs()) - set(removed)
-    kept = {"olmes": set(), "three_tables": set(), "openllm_v2": {"openllm_v2"}, "public": {"public"}, "swallow": {"swallow", "swallow_2026"}}
+    kept = {
+        "olmes": set(),
+        "three_tables": set(),
+        "openllm_v2": {"openllm_v2"},
+        "public": {"public"},
+        "swallow": {"swallow", "swallow_2026"},
+    }
     assert set(found["tables"]) == set().union(*(kept[d] for d in found["designs"]))
     if "public" in removed:
         assert found["lead"].startswith("--table: no registered table leads") and "swallow" in found["lead"]

@@ -1,16 +1,17 @@
 """The MC reference on AI2's recipe: the score law on planted checkpoints, the offset, N̂ at D0 through both steps."""
+
 import math
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from tests.conftest import OLMO_LADDER, REPO_ROOT, needs_olmo
+from densing.designs.olmes import mc_reference as mc
 from densing.errors import FitError, InputError
 from densing.laws import forms
-from densing.designs.olmes import mc_reference as mc
-from tools import olmes_mc_reference as build
 from densing.laws.reference_fit import ReferenceFit, invert_scores
+from tests.conftest import OLMO_LADDER, REPO_ROOT, needs_olmo
+from tools import olmes_mc_reference as build
 
 PLANTED = {"c": 0.6, "gamma": -18.0, "l": 0.80, "d": 0.25}
 LOSS = {"a": 40.0, "alpha": 0.3, "b": 300.0, "beta": 0.28, "E": 0.45}
@@ -25,7 +26,9 @@ def planted_checkpoints(seed: int = 0) -> pd.DataFrame:
         score = forms.performance_law(loss, **PLANTED)
         score = rng.binomial(1172, score) / 1172
         for k, (x, s) in enumerate(zip(loss, score)):
-            rows.append({"model": f"{run}@{k}", "params": n, "train_tokens": 1e10 * (k + 1), "score": s, "loss": x, "run": run})
+            rows.append(
+                {"model": f"{run}@{k}", "params": n, "train_tokens": 1e10 * (k + 1), "score": s, "loss": x, "run": run}
+            )
     return pd.DataFrame(rows)
 
 
@@ -46,8 +49,10 @@ def test_the_mc_score_law_recovers_planted_gamma_and_l_from_checkpoints():
 def test_a_wrong_floor_is_not_recovered_so_the_test_can_fail():
     points = planted_checkpoints()
     law = build.fit_score_law(points, chance=0.40, n_boot=0)
-    assert abs(law.stage.params["gamma"] - PLANTED["gamma"]) > 0.15 * abs(PLANTED["gamma"]) or \
-        abs(law.stage.params["l"] - PLANTED["l"]) > 0.01
+    assert (
+        abs(law.stage.params["gamma"] - PLANTED["gamma"]) > 0.15 * abs(PLANTED["gamma"])
+        or abs(law.stage.params["l"] - PLANTED["l"]) > 0.01
+    )
 
 
 def test_block_resamples_keep_every_run_and_its_size():
@@ -62,7 +67,7 @@ def test_the_offset_is_the_mean_of_the_runs_and_its_error_adds_spread_and_binomi
     offset = mc.offset_from("mmlu", {"7b": (0.64, 0.004, 0.60, 0.004), "13b": (0.68, 0.004, 0.62, 0.004)})
     assert offset.delta == pytest.approx(0.05)
     # (Δ7 − Δ13)²/4 + Σ(σ²_off + σ²_in)/4 = 0.02²/4 + 4·0.004²/4
-    assert offset.stderr == pytest.approx(math.sqrt(0.02 ** 2 / 4 + 0.004 ** 2))
+    assert offset.stderr == pytest.approx(math.sqrt(0.02**2 / 4 + 0.004**2))
     assert offset.benchmark == "olmes_mmlu_mc"
 
 
@@ -70,11 +75,24 @@ def planted_fit(n_draws: int = 300, noise: float = 0.01) -> ReferenceFit:
     params = {**LOSS, **PLANTED}
     names = tuple(params)
     rng = np.random.default_rng(0)
-    draws = tuple(tuple(float(params[k]) * (1 + noise * rng.standard_normal()) if k != "d" else params[k] for k in names)
-                  for _ in range(n_draws))
-    return ReferenceFit(kind="two-step", benchmark="olmes_mmlu_mc_inloop", metric="acc", params=params, stages=(),
-                        d0=1e12, data_hash="planted", provenance={"offline_benchmark": "olmes_mmlu_mc"},
-                        bootstrap_names=names, bootstrap=draws, benchmarks=("olmes_mmlu_mc_inloop",), loss_unit="bpb")
+    draws = tuple(
+        tuple(float(params[k]) * (1 + noise * rng.standard_normal()) if k != "d" else params[k] for k in names)
+        for _ in range(n_draws)
+    )
+    return ReferenceFit(
+        kind="two-step",
+        benchmark="olmes_mmlu_mc_inloop",
+        metric="acc",
+        params=params,
+        stages=(),
+        d0=1e12,
+        data_hash="planted",
+        provenance={"offline_benchmark": "olmes_mmlu_mc"},
+        bootstrap_names=names,
+        bootstrap=draws,
+        benchmarks=("olmes_mmlu_mc_inloop",),
+        loss_unit="bpb",
+    )
 
 
 def hand_size(score: float, delta: float, d0: float) -> float:
@@ -112,20 +130,25 @@ def test_the_offset_moves_the_point_estimate_by_the_expected_amount_and_its_draw
     drawn = np.quantile(invert_scores(carried.draw_columns(), score[None, :], 1e12)[1][:, 0], [0.05, 0.95])
     expected = [hand_size(0.62, 0.03 + 1.645 * 0.02, 1e12), hand_size(0.62, 0.03 - 1.645 * 0.02, 1e12)]
     assert drawn == pytest.approx(expected, rel=0.1)
-    fixed = invert_scores(mc.offline_reference(fit, mc.Offset("mmlu", 0.03, 0.0, ())).draw_columns(), score[None, :], 1e12)[1][:, 0]
+    fixed = invert_scores(
+        mc.offline_reference(fit, mc.Offset("mmlu", 0.03, 0.0, ())).draw_columns(), score[None, :], 1e12
+    )[1][:, 0]
     assert np.ptp(fixed) == pytest.approx(0.0, abs=1e-3 * moved)
 
 
 def test_an_unknown_task_and_a_fit_without_draws_are_errors():
     with pytest.raises(InputError, match="no MC reference"):
         build.score_points(pd.DataFrame(), "gsm8k")
-    bare = ReferenceFit(kind="two-step", benchmark="x", metric="acc", params={**LOSS, **PLANTED}, stages=(), d0=1e12,
-                        data_hash="x")
+    bare = ReferenceFit(
+        kind="two-step", benchmark="x", metric="acc", params={**LOSS, **PLANTED}, stages=(), d0=1e12, data_hash="x"
+    )
     with pytest.raises(FitError, match="bootstrap"):
         mc.offline_reference(bare, mc.Offset("mmlu", 0.0, 0.0, ()))
 
 
-MC_FITS = sorted(p for p in (REPO_ROOT / "reference_fits").glob("olmo2_mc_*_two_step.json") if "_ceiling1_" not in p.name)
+MC_FITS = sorted(
+    p for p in (REPO_ROOT / "reference_fits").glob("olmo2_mc_*_two_step.json") if "_ceiling1_" not in p.name
+)
 CEILING_ONE_FITS = sorted((REPO_ROOT / "reference_fits").glob("olmo2_mc_*_ceiling1_two_step.json"))
 
 
@@ -157,7 +180,11 @@ def test_four_mc_fits_ship_with_the_ladders_loss_law_and_the_floor_at_chance():
         assert {k: fit.params[k] for k in ladder.stages[0].params} == ladder.stages[0].params
         assert fit.params["d"] == mc.MC_CHANCE[task]
         assert {p[5] for p in fit.points} == {"olmo-2-1b", "olmo-2-7b", "olmo-2-13b"}
-        assert len(fit.bootstrap) >= 180 and set(fit.provenance["inloop_final"]) == {"olmo-2-1b", "olmo-2-7b", "olmo-2-13b"}
+        assert len(fit.bootstrap) >= 180 and set(fit.provenance["inloop_final"]) == {
+            "olmo-2-1b",
+            "olmo-2-7b",
+            "olmo-2-13b",
+        }
 
 
 def test_the_olmo2_rows_are_the_offset_and_never_targets():

@@ -1,5 +1,6 @@
 """studies/olmes_coverage.py: the planted frontier's 0.9 quantile has the planted slope, and the planted checkpoints'
 errors have the real residuals' spread and within-run correlation."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -9,12 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from densing.designs.olmes import mc_reference as mc
 from densing.laws.bounds import EXACT
 from studies._planted import frontier_line
-from tools import olmes_mc_reference as build
-
 from tests.conftest import needs_olmo
+from tools import olmes_mc_reference as build
 
 ROOT = Path(__file__).resolve().parents[2]
 

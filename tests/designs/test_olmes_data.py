@@ -1,4 +1,5 @@
 """AI2's OLMES target table (results/olmes/): provenance of models.csv and the tidy reader."""
+
 import math
 import re
 from pathlib import Path
@@ -6,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from densing.data.benchmarks import WIDE_COLUMNS
 from densing.designs.olmes.data import (
     OLMES_BENCHMARKS,
     TOKEN_DERIVATIONS,
@@ -13,7 +15,6 @@ from densing.designs.olmes.data import (
     read_olmes_scores,
     read_olmes_targets,
 )
-from densing.data.benchmarks import WIDE_COLUMNS
 from densing.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -21,8 +22,16 @@ SCORES = ROOT / "results" / "olmes" / "olmo2-32b.csv"
 MODELS = ROOT / "results" / "olmes" / "models.csv"
 URL = re.compile(r"^https?://\S+$")
 STATED_NAMES = {
-    "olmes_arc_challenge_mc", "olmes_hellaswag_mc", "olmes_winogrande_mc", "olmes_mmlu_mc", "olmes_drop",
-    "olmes_naturalqs", "olmes_agieval", "olmes_gsm8k", "olmes_mmlu_pro", "olmes_triviaqa",
+    "olmes_arc_challenge_mc",
+    "olmes_hellaswag_mc",
+    "olmes_winogrande_mc",
+    "olmes_mmlu_mc",
+    "olmes_drop",
+    "olmes_naturalqs",
+    "olmes_agieval",
+    "olmes_gsm8k",
+    "olmes_mmlu_pro",
+    "olmes_triviaqa",
 }
 
 
@@ -36,6 +45,7 @@ def _scores_raw() -> pd.DataFrame:
 
 # --- the shipped files --------------------------------------------------------------------------
 
+
 def test_models_csv_has_one_row_per_model_of_the_table():
     models, scores = _models_raw(), _scores_raw()
     assert sorted(models["model"]) == sorted(scores["Model"])
@@ -45,8 +55,11 @@ def test_models_csv_has_one_row_per_model_of_the_table():
 
 def test_every_value_has_a_source_url_and_every_gap_a_reason():
     for _, row in _models_raw().iterrows():
-        for value, source in (("params", "params_source"), ("train_tokens", "tokens_source"),
-                              ("release_date", "date_source")):
+        for value, source in (
+            ("params", "params_source"),
+            ("train_tokens", "tokens_source"),
+            ("release_date", "date_source"),
+        ):
             if row[value]:
                 assert URL.match(row[source]), (row["model"], source, row[source])
         assert row["params"], row["model"]
@@ -103,6 +116,7 @@ def test_reused_rows_match_the_public_table():
 
 # --- the reader ---------------------------------------------------------------------------------
 
+
 def test_reader_returns_fractions_under_the_stated_names():
     frame = read_olmes_targets(SCORES, MODELS)
     assert set(frame["benchmark"]) == STATED_NAMES == set(OLMES_BENCHMARKS.values())
@@ -137,6 +151,7 @@ def test_reader_families():
 
 
 # --- bad input: one line naming the file, row and field ------------------------------------------
+
 
 def _write(tmp_path: Path, scores: pd.DataFrame | None = None, models: pd.DataFrame | None = None):
     s, m = tmp_path / "scores.csv", tmp_path / "models.csv"
@@ -212,7 +227,11 @@ def test_bad_derivation_and_wrong_flops_6n_are_rejected(tmp_path):
     # flops/6N for a model without FLOPs
     models = _models_raw()
     idx = models.index[models["model"] == "Zamba-2-7B"][0]
-    models.loc[idx, ["train_tokens", "tokens_derivation", "tokens_source"]] = ["3e12", "flops/6N", "https://example.org"]
+    models.loc[idx, ["train_tokens", "tokens_derivation", "tokens_source"]] = [
+        "3e12",
+        "flops/6N",
+        "https://example.org",
+    ]
     s, m = _write(tmp_path, models=models)
     with pytest.raises(InputError, match="gives no FLOPs"):
         read_olmes_targets(s, m)

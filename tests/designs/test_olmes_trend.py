@@ -1,6 +1,8 @@
 """The OLMES trend: the shipped MC references over AI2's OLMES table, per task, with the D0 sensitivity and the checks."""
+
 import math
 
+import pandas as pd
 import pytest
 
 from densing.designs.olmes import mc_reference as mc
@@ -45,11 +47,13 @@ def test_the_entry_point_prints_the_table(capsys):
     assert "olmes_mmlu_mc" in out and "not measured" in out and "defines the reference" in out
 
 
-def _planted(months_low_high: dict, error: str = "") -> "pd.DataFrame":
-    import pandas as pd
-
-    return pd.DataFrame([{"row": b, "months": m, "ci_low": lo, "ci_high": hi, "error": error if m != m else ""}
-                         for b, (m, lo, hi) in months_low_high.items()])
+def _planted(months_low_high: dict, error: str = "") -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {"row": b, "months": m, "ci_low": lo, "ci_high": hi, "error": error if m != m else ""}
+            for b, (m, lo, hi) in months_low_high.items()
+        ]
+    )
 
 
 def test_beside_leaderboard_says_overlap_disjoint_and_missing_per_benchmark(result):
@@ -58,27 +62,43 @@ def test_beside_leaderboard_says_overlap_disjoint_and_missing_per_benchmark(resu
     nan = float("nan")
     mmlu = result.rows.set_index("task").loc["mmlu"]
     arc = result.rows.set_index("task").loc["arc_challenge"]
-    theirs = _planted({"mmlu": (mmlu["months"], mmlu["ci_low"], mmlu["ci_high"]),            # the same interval: overlaps
-                       "arc_challenge": (arc["ci_high"] * 3, arc["ci_high"] * 2, arc["ci_high"] * 4),  # above it: disjoint
-                       "hellaswag": (10.0, 4.0, 20.0), "gsm8k": (nan, nan, nan)}, error="no family passes the reference rule on it")
+    theirs = _planted(
+        {
+            "mmlu": (mmlu["months"], mmlu["ci_low"], mmlu["ci_high"]),  # the same interval: overlaps
+            "arc_challenge": (arc["ci_high"] * 3, arc["ci_high"] * 2, arc["ci_high"] * 4),  # above it: disjoint
+            "hellaswag": (10.0, 4.0, 20.0),
+            "gsm8k": (nan, nan, nan),
+        },
+        error="no family passes the reference rule on it",
+    )
     side = beside_leaderboard(result, theirs, 3.3).set_index("benchmark")
     assert list(side.index) == list(LEADERBOARD_TWIN)
     assert side.loc["mmlu", "agreement"].startswith("consistent")
     assert side.loc["arc_challenge", "agreement"].startswith("they disagree")
     assert side.loc["hellaswag", "agreement"] == "cannot compare: OLMES design not measured"
     assert side.loc["hellaswag", "olmes"].startswith("not measured: the MC score law is a poor fit")
-    assert side.loc["gsm8k", "olmes"].startswith("no reference") and side.loc["gsm8k", "leaderboard"] == "no family passes the reference rule on it"
+    assert (
+        side.loc["gsm8k", "olmes"].startswith("no reference")
+        and side.loc["gsm8k", "leaderboard"] == "no family passes the reference rule on it"
+    )
     assert side.loc["winogrande", "leaderboard"] == "not in the public table"
     assert "finding: conditioning fires" in side.loc["mmlu", "olmes_checks"]  # a finding, not a gate
     from densing.numbers import format_months
 
-    assert side.loc["mmlu", "olmes"] == f"{format_months(mmlu['months'])} [{format_months(mmlu['ci_low'])}–{format_months(mmlu['ci_high'])}]"
+    assert (
+        side.loc["mmlu", "olmes"]
+        == f"{format_months(mmlu['months'])} [{format_months(mmlu['ci_low'])}–{format_months(mmlu['ci_high'])}]"
+    )
 
 
 def test_cli_design_olmes_prints_the_rows_checks_and_left_out_models(run_cli):
     code, out, err = run_cli("trend", "--design", "olmes", "--n-boot", "40", "--detail")
     assert code == 0 and err == ""
-    assert "olmes_mmlu_mc" in out and "finding (not a gate): conditioning fires" in " ".join(out.split()) and "R² 0.033 < 0.5" in " ".join(out.split())
+    assert (
+        "olmes_mmlu_mc" in out
+        and "finding (not a gate): conditioning fires" in " ".join(out.split())
+        and "R² 0.033 < 0.5" in " ".join(out.split())
+    )
     assert "StableLM-2-12B (no release date)" in " ".join(out.split())
     code, out, err = run_cli("trend", "--design", "olmes", "--n-boot", "40", "--format", "csv")
     assert code == 0 and out.splitlines()[0].startswith("task,benchmark,reference,d0") and len(out.splitlines()) == 5

@@ -1,6 +1,7 @@
 """The Open LLM Leaderboard v2 table (results/openllm_v2/, tools/openllm_v2_table, densing/designs/openllm_v2): the
 shipped files are a fresh build, the rule's decisions hold, the ObsScaling cross-check is what the README says, the
 shipped record is a fresh measurement, and the declaration precedes every result on the table."""
+
 from __future__ import annotations
 
 import json
@@ -107,7 +108,8 @@ def test_the_shipped_record_is_a_fresh_measurement():
     head = next(r for r in shipped["rows"] if r["row"] == "v2_native")
     assert head["state"] and shipped["influence"]["v2_native"]  # the declared row's state and leave-one-family-out
     assert {r["family"] for r in shipped["influence"]["v2_native"]} == set(
-        measured.influence()["v2_native"][i]["family"] for i in range(len(shipped["influence"]["v2_native"])))
+        measured.influence()["v2_native"][i]["family"] for i in range(len(shipped["influence"]["v2_native"]))
+    )
 
 
 def test_the_declaration_precedes_every_result_on_the_table():
@@ -118,8 +120,13 @@ def test_the_declaration_precedes_every_result_on_the_table():
         pytest.skip("not a git checkout")
 
     def first(path: str) -> str:
-        found = subprocess.run([git, "log", "--format=%H", "--diff-filter=A", "--", path], cwd=ROOT,
-                               capture_output=True, text=True, check=True).stdout.split()
+        found = subprocess.run(
+            [git, "log", "--format=%H", "--diff-filter=A", "--", path],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
         return found[-1] if found else ""
 
     declared = first("results/openllm_v2/DECLARATION.md")
@@ -132,8 +139,17 @@ def test_the_declaration_precedes_every_result_on_the_table():
 
 
 #: Words of a curated note that say a model's weights start from another model's.
-DERIVED_WORDS = ("pruned", "upscal", "up-scal", "continual", "continued", "continuation", "long-context",
-                 "extended to long context", "distilled")
+DERIVED_WORDS = (
+    "pruned",
+    "upscal",
+    "up-scal",
+    "continual",
+    "continued",
+    "continuation",
+    "long-context",
+    "extended to long context",
+    "distilled",
+)
 
 
 def test_every_derived_model_follows_the_derived_token_rule(built):
@@ -149,8 +165,15 @@ def test_every_derived_model_follows_the_derived_token_rule(built):
 
     counts = {m: num(v) for m, v in zip(table["model"], table["train_tokens"])}
     derived = table[table["parent"].fillna("") != ""]
-    assert {"tiiuae/Falcon3-1B-Base", "tiiuae/Falcon3-3B-Base", "tiiuae/Falcon3-10B-Base", "Qwen/Qwen2.5-Coder-7B",
-            "01-ai/Yi-9B", "01-ai/Yi-1.5-9B-32K", "nvidia/Minitron-4B-Base"} <= set(derived["model"])
+    assert {
+        "tiiuae/Falcon3-1B-Base",
+        "tiiuae/Falcon3-3B-Base",
+        "tiiuae/Falcon3-10B-Base",
+        "Qwen/Qwen2.5-Coder-7B",
+        "01-ai/Yi-9B",
+        "01-ai/Yi-1.5-9B-32K",
+        "nvidia/Minitron-4B-Base",
+    } <= set(derived["model"])
     for row in derived.to_dict("records"):
         parent = counts[row["parent"]] if row["parent"] in counts else num(row["parent_tokens"])
         if row["parent"] in counts:
@@ -168,7 +191,9 @@ def test_every_derived_model_follows_the_derived_token_rule(built):
 def test_a_derived_model_with_a_typed_count_or_an_unknown_derivation_is_refused(tmp_path):
     header = (SHIPPED / "curated.csv").read_text(encoding="utf-8").splitlines()[0]
     bad = tmp_path / "curated.csv"
-    bad.write_text(header + "\nx/y,,Y,,,5e12,,x/z,continual_pretraining,,1e12,,https://example.org,\n", encoding="utf-8")
+    bad.write_text(
+        header + "\nx/y,,Y,,,5e12,,x/z,continual_pretraining,,1e12,,https://example.org,\n", encoding="utf-8"
+    )
     with pytest.raises(InputError, match="row 2 .*a derived model's count is its parent's plus"):
         read_curated(bad)
     bad.write_text(header + "\nx/y,,Y,,,,,x/z,merged,,1e12,,https://example.org,\n", encoding="utf-8")
@@ -183,8 +208,15 @@ def test_a_parent_chain_that_returns_to_a_model_is_refused():
     from tools.openllm_v2_table.build import derived_tokens
 
     nan = float("nan")
-    loop = pd.DataFrame({"model": ["a", "b"], "train_tokens": [nan, nan], "parent": ["b", "a"],
-                         "parent_tokens": [nan, nan], "derivation_tokens": [1.0, 1.0]})
+    loop = pd.DataFrame(
+        {
+            "model": ["a", "b"],
+            "train_tokens": [nan, nan],
+            "parent": ["b", "a"],
+            "parent_tokens": [nan, nan],
+            "derivation_tokens": [1.0, 1.0],
+        }
+    )
     with pytest.raises(InputError, match="returns to a model"):
         derived_tokens(loop)
 
@@ -204,7 +236,8 @@ def test_the_shipped_record_holds_the_forecast_at_the_declared_cutoff():
     declared = shipped["forecast"]["declared"]
     assert declared["cutoff"] == registry.table("openllm_v2").cutoff == "2024-09-30"
     assert "Forecast check: cutoff 2024-09-30" in (SHIPPED / "DECLARATION.md").read_text(encoding="utf-8").replace(
-        "**", "").replace("- ", "")
+        "**", ""
+    ).replace("- ", "")
     assert declared["verdict"] and declared["outcome"] in {"ahead", "holds", "behind", "no verdict"}
     assert shipped["forecast"]["summary"].startswith("Forecast check of v2_native at its declared cutoff 2024-09-30")
 
@@ -222,10 +255,16 @@ def test_the_curation_sensitivity_is_shipped_and_its_first_row_is_the_shipped_ro
 
     found = pd.read_csv(SHIPPED / "curation_sensitivity.csv")
     assert tuple(found.columns) == COLUMNS
-    assert list(found["choice"]) == ["as shipped", "derived tokens not counted", "StableLM split", "upload dates",
-                                     "StableLM split + upload dates"]
-    head = next(r for r in json.loads((SHIPPED / "trend.json").read_text(encoding="utf-8"))["rows"]
-                if r["row"] == "v2_native")
+    assert list(found["choice"]) == [
+        "as shipped",
+        "derived tokens not counted",
+        "StableLM split",
+        "upload dates",
+        "StableLM split + upload dates",
+    ]
+    head = next(
+        r for r in json.loads((SHIPPED / "trend.json").read_text(encoding="utf-8"))["rows"] if r["row"] == "v2_native"
+    )
     for key in ("months", "ci_low", "ci_high"):
         assert found.loc[0, key] == pytest.approx(head[key], rel=1e-9)
     readme = (SHIPPED / "README.md").read_text(encoding="utf-8")
@@ -237,7 +276,9 @@ def test_the_draw_counts_record_holds_the_shipped_row_at_600_draws():
     starting draws; from 600 it is trend.json's row, and the forecast check's early line is the shipped one."""
     shipped = json.loads((SHIPPED / "trend.json").read_text(encoding="utf-8"))
     head = next(r for r in shipped["rows"] if r["row"] == "v2_native")
-    runs = {run["n_boot"]: run for run in json.loads((SHIPPED / "draw_counts.json").read_text(encoding="utf-8"))["runs"]}
+    runs = {
+        run["n_boot"]: run for run in json.loads((SHIPPED / "draw_counts.json").read_text(encoding="utf-8"))["runs"]
+    }
     assert sorted(runs) == [200, 600, 2400]
     for key in ("months", "ci_low", "ci_high", "n_draws"):
         assert runs[600]["row"][key] == pytest.approx(head[key], rel=1e-9)
@@ -257,10 +298,14 @@ def test_each_sensitivity_choice_changes_what_it_names_and_nothing_else(built):
     assert changed["StableLM split"] == {"family"}
     assert changed["upload dates"] == {"release_date", "date_confidence", "date_source"}
     split = found["StableLM split"].set_index("model")["family"]
-    assert split["stabilityai/stablelm-3b-4e1t"] != split["stabilityai/stablelm-2-12b"] == split["stabilityai/stablelm-2-1_6b"]
+    assert (
+        split["stabilityai/stablelm-3b-4e1t"]
+        != split["stabilityai/stablelm-2-12b"]
+        == split["stabilityai/stablelm-2-1_6b"]
+    )
     dated = found["upload dates"].set_index("model")
-    assert dated.loc["Qwen/Qwen2.5-7B", "release_date"] == "2024-09-15"   # the release note's 2024-09-19 replaced
-    assert dated.loc["Qwen/Qwen1.5-7B", "release_date"] == "2024-02-05"   # the public table's date kept
+    assert dated.loc["Qwen/Qwen2.5-7B", "release_date"] == "2024-09-15"  # the release note's 2024-09-19 replaced
+    assert dated.loc["Qwen/Qwen1.5-7B", "release_date"] == "2024-02-05"  # the public table's date kept
 
 
 def test_a_missing_or_damaged_sensitivity_file_is_named_in_one_line_and_left_out(tmp_path, monkeypatch):

@@ -1,5 +1,6 @@
 """Stored records read with a guard (densing.io.read_stored_record): a missing, truncated or foreign record is named
 in one line and its section left out, while everything else the command computes is printed."""
+
 from __future__ import annotations
 
 import json
@@ -12,12 +13,17 @@ from densing.io import read_stored_record
 GOOD = {"rows": [{"row": "v2_native", "months": 5.0}], "n_models": 3, "verdict": "v"}
 
 
-@pytest.mark.parametrize("text, said", [
-    (json.dumps(GOOD)[:40], "cannot be read"), ("{}", "is not a record densing wrote"),
-    ('{"rows": []}', "is not a record densing wrote"), ("[1, 2]", "cannot be read"),
-    ('{"rows": [1], "n_models": 1, "verdict": ""}', "is not a record densing wrote"),
-    ("\xff\xfe", "cannot be read"),
-])
+@pytest.mark.parametrize(
+    "text, said",
+    [
+        (json.dumps(GOOD)[:40], "cannot be read"),
+        ("{}", "is not a record densing wrote"),
+        ('{"rows": []}', "is not a record densing wrote"),
+        ("[1, 2]", "cannot be read"),
+        ('{"rows": [1], "n_models": 1, "verdict": ""}', "is not a record densing wrote"),
+        ("\xff\xfe", "cannot be read"),
+    ],
+)
 def test_a_damaged_record_is_named_in_one_line(tmp_path, text, said):
     path = tmp_path / "trend.json"
     path.write_text(text, encoding="latin-1")

@@ -1,5 +1,6 @@
 """The report's section "One law from three harnesses" (densing/designs/three_tables): computed beside the headline,
 its chart of the three tables' points on the common scale with the pooled line and band, its tables and sentences."""
+
 from __future__ import annotations
 
 import json
@@ -55,9 +56,16 @@ def test_the_section_shows_scales_tests_leave_outs_late_labs_and_the_forecast(pa
     body = " ".join(page.parts)
     assert page.title == "One law from three harnesses"
     assert 'id="three-tables"' in body
-    for words in ("offset a [95% CI]", "scale s [95% CI]", "common slope: Cochran", "Leave one table out",
-                  "Leave one lab out", "late frontier after 2024-07-31", "forecast check at 2024-09-30",
-                  "through openllm_v2"):
+    for words in (
+        "offset a [95% CI]",
+        "scale s [95% CI]",
+        "common slope: Cochran",
+        "Leave one table out",
+        "Leave one lab out",
+        "late frontier after 2024-07-31",
+        "forecast check at 2024-09-30",
+        "through openllm_v2",
+    ):
         assert words in body, words
     lead = pooled.record["leave_one_lab_out"][0]["lab"]
     assert body.index(lead) < body.index("Mistral AI")  # the public lead reference's lab first
@@ -85,11 +93,21 @@ def test_the_section_gives_the_bias_corrected_range_and_refuses_a_stale_record(p
     from densing.trend import pooled_bias
 
     point = pooled.doubling_time_months
-    world = {"world": "common", "words": "one slope in every table", "draws": 200, "planted_months": 4.0,
-             "replicates": 100, "failed": 0, "bias": 0.2, "bias_se": 0.01}
+    world = {
+        "world": "common",
+        "words": "one slope in every table",
+        "draws": 200,
+        "planted_months": 4.0,
+        "replicates": 100,
+        "failed": 0,
+        "bias": 0.2,
+        "bias_se": 0.01,
+    }
     path = tmp_path / "bias.json"
-    for at, says in ((point, f"bias-corrected by the one planted world beyond 5%, {point * 1.2:.2f} months"),
-                     (point * 1.1, "The bias correction is stale and not shown")):
+    for at, says in (
+        (point, f"bias-corrected by the one planted world beyond 5%, {point * 1.2:.2f} months"),
+        (point * 1.1, "The bias correction is stale and not shown"),
+    ):
         path.write_text(json.dumps({"study": "x", "commands": [], "point_months": at, "worlds": [world]}))
         monkeypatch.setattr(pooled_bias, "RECORD", path)
         section = pooled_report.section(pooled, None, 3.3)

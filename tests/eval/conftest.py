@@ -1,4 +1,5 @@
 """Fixtures for the eval tests: a tiny random causal LM and tiny local lm-eval tasks, all offline."""
+
 from __future__ import annotations
 
 import json
@@ -86,15 +87,22 @@ def _write_jsonl(path: Path, docs: list[dict]) -> None:
 
 @pytest.fixture(scope="session")
 def tiny_tasks(tmp_path_factory) -> Path:
-    """A directory of lm-eval task YAMLs: tiny_mc (multiple choice), tiny_gen (+ tiny_gen_loss)."""
-    root = tmp_path_factory.mktemp("tasks")
+    """A directory of lm-eval task YAMLs (:func:`write_tiny_tasks`)."""
+    return write_tiny_tasks(tmp_path_factory.mktemp("tasks"))
+
+
+def write_tiny_tasks(root: Path) -> Path:
+    """Writes lm-eval task YAMLs into ``root``: tiny_mc (multiple choice), tiny_gen (+ tiny_gen_loss), and
+    tiny_group (two copies of tiny_mc); returns ``root``."""
     _write_jsonl(root / "mc.jsonl", MC_DOCS)
     _write_jsonl(root / "gen.jsonl", GEN_DOCS)
     (root / "tiny_mc.yaml").write_text(MC_YAML.format(data=root / "mc.jsonl"))
     (root / "tiny_gen.yaml").write_text(GEN_YAML.format(data=root / "gen.jsonl"))
     (root / "tiny_gen_loss.yaml").write_text(GEN_LOSS_YAML.format(data=root / "gen.jsonl"))
     # a group of two copies of tiny_mc, to check group benchmarks (MMLU-style)
-    (root / "tiny_mc_copy.yaml").write_text(MC_YAML.format(data=root / "mc.jsonl").replace("task: tiny_mc", "task: tiny_mc_copy"))
+    (root / "tiny_mc_copy.yaml").write_text(
+        MC_YAML.format(data=root / "mc.jsonl").replace("task: tiny_mc", "task: tiny_mc_copy")
+    )
     (root / "tiny_group.yaml").write_text(
         "group: tiny_group\ntask:\n  - tiny_mc\n  - tiny_mc_copy\naggregate_metric_list:\n"
         "  - metric: acc\n    weight_by_size: true\nmetadata:\n  version: 1.0\n"
@@ -105,7 +113,7 @@ def tiny_tasks(tmp_path_factory) -> Path:
 def build_tiny_model(directory: Path, seed: int = 0) -> Path:
     """A GPT-2 with 2 layers, hidden 32 and a BPE tokenizer trained on the task text; random weights."""
     import torch
-    from tokenizers import Tokenizer, models, pre_tokenizers, trainers, decoders
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
 
     text = []
@@ -127,8 +135,13 @@ def build_tiny_model(directory: Path, seed: int = 0) -> Path:
     )
     torch.manual_seed(seed)
     config = GPT2Config(
-        vocab_size=len(fast), n_positions=256, n_embd=32, n_layer=2, n_head=2,
-        bos_token_id=fast.eos_token_id, eos_token_id=fast.eos_token_id,
+        vocab_size=len(fast),
+        n_positions=256,
+        n_embd=32,
+        n_layer=2,
+        n_head=2,
+        bos_token_id=fast.eos_token_id,
+        eos_token_id=fast.eos_token_id,
     )
     model = GPT2LMHeadModel(config)
     model.eval()
@@ -154,7 +167,7 @@ def tiny_models(tmp_path_factory) -> list[Path]:
 
 def models_entries(paths: list[Path]) -> list[dict]:
     return [
-        {"name": f"tiny-{i}", "model": str(p), "train_tokens": "2M", "release_date": "2024-0{}-01".format(i + 1)}
+        {"name": f"tiny-{i}", "model": str(p), "train_tokens": "2M", "release_date": f"2024-0{i + 1}-01"}
         for i, p in enumerate(paths)
     ]
 

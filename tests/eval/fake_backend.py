@@ -1,5 +1,6 @@
 """A fake lm-eval model registered as ``densing-test-fake`` (one module, so that it is registered once however many
 test files use it): deterministic answers, no model behind them."""
+
 from __future__ import annotations
 
 from lm_eval.api.model import LM
@@ -34,6 +35,7 @@ class FakeLM(LM):
 def fake_models_file(tmp_path, model_args: str = "{temperature: 0}"):
     """A models file of one model, ``fake``, that the fake backend answers for (``model_args``: its YAML mapping)."""
     path = tmp_path / "models.yaml"
-    path.write_text("models:\n  - name: fake\n    model: org/fake-model\n    params: 1.2e8\n"
-                    f"    model_args: {model_args}\n")
+    path.write_text(
+        f"models:\n  - name: fake\n    model: org/fake-model\n    params: 1.2e8\n    model_args: {model_args}\n"
+    )
     return path

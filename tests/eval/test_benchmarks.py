@@ -1,4 +1,5 @@
 """The shipped task configs load in lm-eval and the benchmark registry points at real tasks."""
+
 from __future__ import annotations
 
 import pytest
@@ -22,12 +23,11 @@ def test_paper_benchmarks_in_paper_settings():
 @pytest.mark.eval
 def test_shipped_companion_tasks_are_indexed_by_lm_eval():
     pytest.importorskip("lm_eval")
-    from lm_eval.tasks import TaskManager
-
     import re
     from pathlib import Path
 
     import lm_eval
+    from lm_eval.tasks import TaskManager
 
     manager = TaskManager(include_path=[str(TASKS_DIRECTORY)], include_defaults=False)
     indexed = set(manager.all_tasks)
@@ -54,24 +54,36 @@ def test_shipped_companion_tasks_are_indexed_by_lm_eval():
     [
         (
             "densing_mbpp_loss",
-            {"task_id": 11, "text": "Remove a character.", "code": "def f(s):\n    return s",
-             "test_list": ["assert f('a') == 'a'", "assert f('') == ''", "assert f('b') == 'b'"]},
-            3, "[BEGIN]\n", "def f(s):\n    return s\n[DONE]",
+            {
+                "task_id": 11,
+                "text": "Remove a character.",
+                "code": "def f(s):\n    return s",
+                "test_list": ["assert f('a') == 'a'", "assert f('') == ''", "assert f('b') == 'b'"],
+            },
+            3,
+            "[BEGIN]\n",
+            "def f(s):\n    return s\n[DONE]",
         ),
         (
             "densing_minerva_math_loss_algebra",
             {"problem": "What is $1+1$?", "solution": "We have $1+1=\\boxed{2}$."},
-            4, "Problem:\n", " We have $1+1=\\boxed{2}$.",
+            4,
+            "Problem:\n",
+            " We have $1+1=\\boxed{2}$.",
         ),
         (
             "densing_humaneval_loss",
-            {"prompt": "def f(x):\n    \"\"\"Return x.\"\"\"\n", "canonical_solution": "    return x\n"},
-            0, "def f(", "    return x\n",
+            {"prompt": 'def f(x):\n    """Return x."""\n', "canonical_solution": "    return x\n"},
+            0,
+            "def f(",
+            "    return x\n",
         ),
         (
             "densing_gsm8k_loss",
             {"question": "What is one plus one?", "answer": "One plus one is 1+1=<<1+1=2>>2.\nSo two.\n#### 2"},
-            8, "Q: ", " One plus one is 1+1=2. So two. The answer is 2.",
+            8,
+            "Q: ",
+            " One plus one is 1+1=2. So two. The answer is 2.",
         ),
     ],
 )
@@ -87,7 +99,13 @@ def test_companion_task_builds_the_prompt_of_its_score_task(tmp_path, name, doc,
     data = tmp_path / "docs.jsonl"
     data.write_text(json.dumps(doc) + "\n")
     config = load_yaml(TASKS_DIRECTORY / f"{name}.yaml")
-    config.update({"dataset_path": "json", "dataset_name": None, "dataset_kwargs": {"data_files": {"test": str(data), "train": str(data)}}})
+    config.update(
+        {
+            "dataset_path": "json",
+            "dataset_name": None,
+            "dataset_kwargs": {"data_files": {"test": str(data), "train": str(data)}},
+        }
+    )
     manager = TaskManager(include_path=[str(TASKS_DIRECTORY)], include_defaults=False)
     task = manager.load([config])["tasks"][name]
     task.build_all_requests(limit=1, rank=0, world_size=1)

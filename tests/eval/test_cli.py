@@ -1,4 +1,5 @@
 """`densing eval` bad inputs: one line on stderr, exit code 2, the store untouched."""
+
 from __future__ import annotations
 
 import gc
@@ -35,8 +36,20 @@ def store_copy(tmp_path, reference_store):
 def test_unknown_benchmark(tmp_path, tiny_models, tiny_tasks, store_copy, capsys):
     before = _snapshot(store_copy)
     models = write_models_yaml(tmp_path / "m.yaml", tiny_models)
-    line = _fails(["eval", "--models", str(models), "--benchmarks", "tiny_mc,no_such_benchmark",
-                   "--include-path", str(tiny_tasks), "--out", str(store_copy)], capsys)
+    line = _fails(
+        [
+            "eval",
+            "--models",
+            str(models),
+            "--benchmarks",
+            "tiny_mc,no_such_benchmark",
+            "--include-path",
+            str(tiny_tasks),
+            "--out",
+            str(store_copy),
+        ],
+        capsys,
+    )
     assert "unknown benchmark 'no_such_benchmark'" in line
     assert _snapshot(store_copy) == before
 
@@ -46,8 +59,20 @@ def test_missing_model_path(tmp_path, tiny_models, tiny_tasks, store_copy, capsy
     before = _snapshot(store_copy)
     models = tmp_path / "m.yaml"
     models.write_text(f"- model: {tiny_models[0]}\n- name: gone\n  model: {tmp_path / 'no' / 'such' / 'model'}\n")
-    line = _fails(["eval", "--models", str(models), "--benchmarks", "tiny_mc",
-                   "--include-path", str(tiny_tasks), "--out", str(store_copy)], capsys)
+    line = _fails(
+        [
+            "eval",
+            "--models",
+            str(models),
+            "--benchmarks",
+            "tiny_mc",
+            "--include-path",
+            str(tiny_tasks),
+            "--out",
+            str(store_copy),
+        ],
+        capsys,
+    )
     assert "'gone'" in line and "no such model directory" in line
     assert _snapshot(store_copy) == before
     assert gc.isenabled() and gc.get_freeze_count() == 0  # the start-up's collector settings undone on the way out
@@ -73,8 +98,8 @@ def test_trust_remote_code_is_passed_as_given(monkeypatch):
     pytest.importorskip("lm_eval.models.huggingface")
 
     import densing.eval.loading as loading
-    from densing.eval.models import ModelSpec
     from densing.eval.loading import load_model
+    from densing.eval.models import ModelSpec
 
     seen = []
 
@@ -83,18 +108,34 @@ def test_trust_remote_code_is_passed_as_given(monkeypatch):
             seen.append(kwargs["trust_remote_code"])
             raise RuntimeError("not loading in this test")
 
-    monkeypatch.setattr(loading, "registered_model", {"hf": Refuse}.__getitem__)  # the class lm-eval's registry names "hf"
+    monkeypatch.setattr(
+        loading, "registered_model", {"hf": Refuse}.__getitem__
+    )  # the class lm-eval's registry names "hf"
     for flag in (False, True):
         with pytest.raises(Exception, match="not loading in this test"):
-            load_model(ModelSpec(name="x", model="org/x", trust_remote_code=flag), backend="hf", device="cpu", batch_size=1)
+            load_model(
+                ModelSpec(name="x", model="org/x", trust_remote_code=flag), backend="hf", device="cpu", batch_size=1
+            )
     assert seen == [False, True]
 
 
 @pytest.mark.eval
 def test_a_close_miss_says_did_you_mean_in_one_short_line(tmp_path, tiny_models, tiny_tasks, store_copy, capsys):
     models = write_models_yaml(tmp_path / "m.yaml", tiny_models)
-    line = _fails(["eval", "--models", str(models), "--benchmarks", "mmlux", "--include-path", str(tiny_tasks),
-                   "--out", str(store_copy)], capsys)
+    line = _fails(
+        [
+            "eval",
+            "--models",
+            str(models),
+            "--benchmarks",
+            "mmlux",
+            "--include-path",
+            str(tiny_tasks),
+            "--out",
+            str(store_copy),
+        ],
+        capsys,
+    )
     assert "unknown benchmark 'mmlux'; did you mean 'mmlu'?" in line and "densing eval --list" in line
     assert len(line) < 250 and "olmes_" not in line  # no list of every variant
 
@@ -110,7 +151,9 @@ def test_list_names_every_known_benchmark_with_its_tasks_and_shots(capsys):
     table = pd.read_csv(io.StringIO(capsys.readouterr().out))
     assert sorted(table["benchmark"]) == sorted(KNOWN_BENCHMARKS)
     row = table.set_index("benchmark").loc["gsm8k"]
-    assert row["score_task"] == KNOWN_BENCHMARKS["gsm8k"].score_task and str(row["shots"]) == str(KNOWN_BENCHMARKS["gsm8k"].num_fewshot)
+    assert row["score_task"] == KNOWN_BENCHMARKS["gsm8k"].score_task and str(row["shots"]) == str(
+        KNOWN_BENCHMARKS["gsm8k"].num_fewshot
+    )
 
 
 @pytest.mark.eval
@@ -120,8 +163,21 @@ def test_stdout_under_format_csv_is_exactly_the_csv(tmp_path, tiny_models, tiny_
     import pandas as pd
 
     models = write_models_yaml(tmp_path / "m.yaml", tiny_models)
-    main(["eval", "--models", str(models), "--benchmarks", "tiny_mc", "--include-path", str(tiny_tasks),
-          "--out", str(store_copy), "--format", "csv"])
+    main(
+        [
+            "eval",
+            "--models",
+            str(models),
+            "--benchmarks",
+            "tiny_mc",
+            "--include-path",
+            str(tiny_tasks),
+            "--out",
+            str(store_copy),
+            "--format",
+            "csv",
+        ]
+    )
     out, err = capfd.readouterr()
     assert out.splitlines()[0].startswith("model,benchmark,metric,value")
     table = pd.read_csv(io.StringIO(out))

@@ -1,6 +1,7 @@
 """Several writers on one results store at once leave a valid store with nothing lost: four
 ``densing eval`` processes over the same models and benchmarks, and four processes writing parts
 through the store API (each its own parts and, all of them, one shared part over and over)."""
+
 from __future__ import annotations
 
 import os
@@ -29,8 +30,10 @@ def test_four_store_api_writers_lose_nothing(tmp_path):
     from densing.eval.store import read_store
 
     store = tmp_path / "store"
-    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(store), str(k)], stderr=subprocess.PIPE, text=True)
-               for k in range(4)]
+    writers = [
+        subprocess.Popen([sys.executable, "-c", WRITER, str(store), str(k)], stderr=subprocess.PIPE, text=True)
+        for k in range(4)
+    ]
     for writer in writers:
         assert writer.wait(120) == 0, writer.stderr.read()
     frame = read_store(store)
@@ -48,11 +51,28 @@ def test_four_eval_commands_on_one_store(tmp_path, tiny_models, tiny_tasks, refe
     models = write_models_yaml(tmp_path / "models.yaml", tiny_models)
     store = tmp_path / "store"
     env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TRANSFORMERS_OFFLINE="1", OMP_NUM_THREADS="1")
-    command = [sys.executable, "-c", "from densing.cli import run; run()", "eval", "--models", str(models),
-               "--benchmarks", "tiny_mc,tiny_gen", "--include-path", str(tiny_tasks), "--out", str(store),
-               "--device", "cpu", "--format", "csv"]
-    runs = [subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-            for _ in range(4)]
+    command = [
+        sys.executable,
+        "-c",
+        "from densing.cli import run; run()",
+        "eval",
+        "--models",
+        str(models),
+        "--benchmarks",
+        "tiny_mc,tiny_gen",
+        "--include-path",
+        str(tiny_tasks),
+        "--out",
+        str(store),
+        "--device",
+        "cpu",
+        "--format",
+        "csv",
+    ]
+    runs = [
+        subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        for _ in range(4)
+    ]
     for run in runs:
         assert run.wait(600) == 0, run.stderr.read()[-2000:]
     result = read_store(store).drop(columns=["timestamp", "wall_seconds"])

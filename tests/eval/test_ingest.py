@@ -1,4 +1,5 @@
 """`densing eval ingest`: the Pythia 0.3 evaluations, and lm-eval 0.4 results with samples."""
+
 from __future__ import annotations
 
 import math
@@ -40,7 +41,9 @@ def test_pythia_ingest_gives_the_rows_the_fits_use(tmp_path, pythia_root, capsys
             expected = read_pythia_evals(pythia_root, suite=suite, shots=shots)
             got = stored[(stored.family == family) & (stored.n_shot == n_shot)]
             pd.testing.assert_frame_equal(_key(got), _key(expected))
-    lambada = stored[(stored.model == "pythia-70m@step143000") & (stored.benchmark == "lambada_openai") & (stored.n_shot == 0)]
+    lambada = stored[
+        (stored.model == "pythia-70m@step143000") & (stored.benchmark == "lambada_openai") & (stored.n_shot == 0)
+    ]
     acc = lambada[lambada.metric == "acc"].iloc[0]
     ppl = lambada[lambada.metric == "ppl"].iloc[0]
     assert acc.loss == pytest.approx(math.log(ppl.value))
@@ -59,7 +62,9 @@ def test_pythia_ingest_gives_the_rows_the_fits_use(tmp_path, pythia_root, capsys
 def test_bad_results_file_leaves_store_untouched(tmp_path, capsys):
     runs = tmp_path / "runs"
     runs.mkdir()
-    (runs / "results_2024-01-01T00-00-00.json").write_text('{"results": {"arc_easy": {"acc,none": 0.5}}, "config": {"model_num_parameters": 1000}}')
+    (runs / "results_2024-01-01T00-00-00.json").write_text(
+        '{"results": {"arc_easy": {"acc,none": 0.5}}, "config": {"model_num_parameters": 1000}}'
+    )
     (runs / "results_2024-01-02T00-00-00.json").write_text('{"results": ')
     store = tmp_path / "store"
     with pytest.raises(SystemExit) as exit_info:
@@ -107,6 +112,11 @@ def test_lm_eval_04_samples_give_the_same_loss_as_eval(tmp_path, tiny_models, ti
         assert ingested.loss_per_byte == pytest.approx(reference.loss_per_byte, abs=1e-6)
         assert ingested.loss_bytes == reference.loss_bytes and ingested.loss_samples == reference.loss_samples
     mc = frame[(frame.benchmark == "tiny_mc") & (frame.metric == "acc")].iloc[0]
-    assert mc.value == evaluated[(evaluated.model == "tiny-0") & (evaluated.benchmark == "tiny_mc") & (evaluated.metric == "acc")].value.iloc[0]
+    assert (
+        mc.value
+        == evaluated[
+            (evaluated.model == "tiny-0") & (evaluated.benchmark == "tiny_mc") & (evaluated.metric == "acc")
+        ].value.iloc[0]
+    )
     assert mc.model == str(tiny_models[0])
     assert mc.params == 12345.0  # the models file wins over the count lm-eval wrote

@@ -1,4 +1,5 @@
 """The local-data and OLMES task configs: real splits from ../shared/data/benchmarks, no Hub."""
+
 from __future__ import annotations
 
 import pytest
@@ -70,12 +71,20 @@ def test_olmes_prompts(manager):
     assert [r.args[1] for r in requests] == [" " + c for c in doc["choices"]["text"]]
     piqa = loaded["densing_olmes_piqa"]
     doc = next(iter(piqa.test_docs()))
-    assert piqa.fewshot_context(doc, 5).startswith("Goal: how do you stab something?\nAnswer: stick a sharp object through it.\n\n")
+    assert piqa.fewshot_context(doc, 5).startswith(
+        "Goal: how do you stab something?\nAnswer: stick a sharp object through it.\n\n"
+    )
     wino = loaded["densing_olmes_winogrande"]
     doc = next(iter(wino.test_docs()))
     requests = wino.construct_requests(doc, wino.fewshot_context(doc, 5))
-    assert requests[0].args[0].startswith("John moved the couch from the garage to the backyard to create space. The garage is small.\n\n")
-    assert requests[0].args[0].endswith(doc["context_options"][0]) and requests[1].args[0].endswith(doc["context_options"][1])
+    assert (
+        requests[0]
+        .args[0]
+        .startswith("John moved the couch from the garage to the backyard to create space. The garage is small.\n\n")
+    )
+    assert requests[0].args[0].endswith(doc["context_options"][0]) and requests[1].args[0].endswith(
+        doc["context_options"][1]
+    )
     assert requests[0].args[1] == requests[1].args[1] == " " + doc["continuation"].strip()
 
 
@@ -138,7 +147,7 @@ def _lm_eval_function(path, name):
     tree = ast.parse(path.read_text())
     (node,) = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name]
     namespace: dict = {}
-    exec(compile(ast.Module(body=[node], type_ignores=[]), str(path), "exec"), namespace)  # noqa: S102
+    exec(compile(ast.Module(body=[node], type_ignores=[]), str(path), "exec"), namespace)
     return namespace[name]
 
 
@@ -205,7 +214,13 @@ def test_humaneval_is_lm_evals(tmp_path, manager):
     loaded = manager.load(["densing_local_humaneval", "densing_local_humaneval_loss"])["tasks"]
     ours = loaded["densing_local_humaneval"]
     doc = next(iter(ours.test_docs()))
-    assert doc["task_id"] == "HumanEval/0" and set(doc) == {"task_id", "prompt", "canonical_solution", "test", "entry_point"}
+    assert doc["task_id"] == "HumanEval/0" and set(doc) == {
+        "task_id",
+        "prompt",
+        "canonical_solution",
+        "test",
+        "entry_point",
+    }
     hub = _hub_task(tmp_path, source, [doc], metric_list=[{"metric": "exact_match"}], filter_list=None)
     request = _same_first_request(ours, hub)
     assert request.args[0] == doc["prompt"]
@@ -222,7 +237,10 @@ def test_local_pass_at_k_scores_as_code_eval(monkeypatch):
     monkeypatch.setenv("HF_ALLOW_CODE_EVAL", "1")
     # the example of HF evaluate's code_eval card: one wrong and one right candidate
     candidates = [["def add(a,b): return a*b", "def add(a, b): return a+b"]]
-    assert code_eval.compute(references=["assert add(2,3)==5"], predictions=candidates, k=[1, 2]) == {"pass@1": 0.5, "pass@2": 1.0}
+    assert code_eval.compute(references=["assert add(2,3)==5"], predictions=candidates, k=[1, 2]) == {
+        "pass@1": 0.5,
+        "pass@2": 1.0,
+    }
     assert code_eval.pass_at_1("assert f() == 1", ["def f():\n    while True:\n        pass"]) == 0.0  # timed out
     assert code_eval.pass_at_1("assert f() == 1", ["def f():\n    print('x')\n    return 1"]) == 1.0
     from densing.eval.tasks.local_data import load_humaneval
@@ -245,23 +263,37 @@ def test_mbpp_is_lm_evals(tmp_path, manager):
     assert theirs["fewshot_config"].pop("samples") == "function list_fewshot_samples"
     assert local == theirs
     splits = load_mbpp(densing_data_root=str(SHARED_DATA))  # the HF "full" config's splits
-    assert {name: split.num_rows for name, split in splits.items()} == {"train": 374, "test": 500, "validation": 90, "prompt": 10}
+    assert {name: split.num_rows for name, split in splits.items()} == {
+        "train": 374,
+        "test": 500,
+        "validation": 90,
+        "prompt": 10,
+    }
     assert (min(splits["test"]["task_id"]), max(splits["test"]["task_id"])) == (11, 510)
     prompt_split = {row["task_id"]: row for row in splits["prompt"]}  # lm-eval's exemplars: task_ids 2-4
     for exemplar in exemplars:
         row = prompt_split[exemplar["task_id"]]
-        assert (row["text"], row["code"], row["test_list"]) == (exemplar["text"], exemplar["code"], exemplar["test_list"])
+        assert (row["text"], row["code"], row["test_list"]) == (
+            exemplar["text"],
+            exemplar["code"],
+            exemplar["test_list"],
+        )
     loaded = manager.load(["densing_local_mbpp", "densing_local_mbpp_loss"])["tasks"]
     ours = loaded["densing_local_mbpp"]
     doc = next(iter(ours.test_docs()))
     assert doc["task_id"] == 11
     hub = _hub_task(
-        tmp_path, source, [doc], metric_list=[{"metric": "exact_match"}],
+        tmp_path,
+        source,
+        [doc],
+        metric_list=[{"metric": "exact_match"}],
         fewshot_config={"sampler": "first_n", "samples": exemplars},
     )
     request = _same_first_request(ours, hub)
     context = request.args[0]
-    assert context.startswith("You are an expert Python programmer, and here is your task: Write a function to find the similar elements")
+    assert context.startswith(
+        "You are an expert Python programmer, and here is your task: Write a function to find the similar elements"
+    )
     assert context.count("[BEGIN]\n") == 4 and context.count("\n[DONE]\n\n") == 3
     loss = _first_request(loaded["densing_local_mbpp_loss"])
     assert loss.args == (context, doc["code"] + "\n[DONE]")
@@ -341,13 +373,25 @@ def test_shipped_math_test_split():
     rows = math_test_rows()
     assert [r["idx"] for r in rows] == list(range(5000))
     assert collections.Counter(r["type"] for r in rows) == {  # the original split's counts
-        "Algebra": 1187, "Counting & Probability": 474, "Geometry": 479, "Intermediate Algebra": 903,
-        "Number Theory": 540, "Prealgebra": 871, "Precalculus": 546}
+        "Algebra": 1187,
+        "Counting & Probability": 474,
+        "Geometry": 479,
+        "Intermediate Algebra": 903,
+        "Number Theory": 540,
+        "Prealgebra": 871,
+        "Precalculus": 546,
+    }
     ids = math500_ids()
     assert len(ids) == 500 == len({i for _, i in ids}) and ids[0] == ("test/precalculus/807.json", 4914)
-    folders = {"algebra": "Algebra", "counting_and_probability": "Counting & Probability", "geometry": "Geometry",
-               "intermediate_algebra": "Intermediate Algebra", "number_theory": "Number Theory",
-               "prealgebra": "Prealgebra", "precalculus": "Precalculus"}
+    folders = {
+        "algebra": "Algebra",
+        "counting_and_probability": "Counting & Probability",
+        "geometry": "Geometry",
+        "intermediate_algebra": "Intermediate Algebra",
+        "number_theory": "Number Theory",
+        "prealgebra": "Prealgebra",
+        "precalculus": "Precalculus",
+    }
     assert all(folders[uid.split("/")[1]] == rows[i]["type"] for uid, i in ids)
     test = load_math500()["test"]
     assert len(test) == 500 and test[0]["problem"].startswith("Convert the point $(0,3)$ in rectangular coordinates")
@@ -371,9 +415,13 @@ def test_math500_is_lm_evals(tmp_path, manager):
     doc = next(iter(ours.test_docs()))
     assert doc["answer"] == "\\left(3,\\frac{\\pi}{2}\\right)"
     hub = _hub_task(  # lm-eval's own task, its functions (which need lm-eval's `math` extra) replaced by densing's
-        tmp_path, source, [{"problem": doc["problem"], "solution": doc["solution"]}],
-        process_docs=math_eval.process_docs, doc_to_text=math_eval.doc_to_text,
-        process_results=math_eval.process_results, metric_list=[{"metric": "exact_match"}],
+        tmp_path,
+        source,
+        [{"problem": doc["problem"], "solution": doc["solution"]}],
+        process_docs=math_eval.process_docs,
+        doc_to_text=math_eval.doc_to_text,
+        process_results=math_eval.process_results,
+        metric_list=[{"metric": "exact_match"}],
         fewshot_config={"sampler": "first_n", "samples": minerva_math_fewshot_samples},
     )
     request = _same_first_request(ours, hub)

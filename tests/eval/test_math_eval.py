@@ -1,11 +1,12 @@
 """densing.eval.tasks.math_eval: lm-eval's Minerva answer extraction and normalisation, read from lm-eval's source."""
+
 from __future__ import annotations
 
 import pytest
 
 pytest.importorskip("lm_eval")
 
-from densing.eval.tasks import math_eval  # noqa: E402
+from densing.eval.tasks import math_eval
 
 SOLUTION = "So the domain is $\\boxed{[2,5)}$.\nFinal Answer: The final answer is $[2,5)$. I hope it is correct."
 

@@ -3,6 +3,7 @@ evaluated into a store, placed against the headline and written into the report;
 
 The tiny model's context is 256 tokens, which GSM8K's 256 generated tokens do not fit, so the suite runs here
 without GSM8K (its multiple-choice members: ARC-Challenge, MMLU, WinoGrande)."""
+
 from __future__ import annotations
 
 import pandas as pd
@@ -11,7 +12,10 @@ import pytest
 from tests.conftest import SHARED_DATA
 from tests.eval.conftest import write_models_yaml
 
-pytestmark = [pytest.mark.eval, pytest.mark.skipif(not (SHARED_DATA / "benchmarks").is_dir(), reason="no local benchmark splits")]
+pytestmark = [
+    pytest.mark.eval,
+    pytest.mark.skipif(not (SHARED_DATA / "benchmarks").is_dir(), reason="no local benchmark splits"),
+]
 
 
 def test_measure_end_to_end(tmp_path, tiny_model, run_cli, monkeypatch):
@@ -20,9 +24,28 @@ def test_measure_end_to_end(tmp_path, tiny_model, run_cli, monkeypatch):
     kept = tuple(b for b in benchmarks.SUITES["leaderboard-v1"] if b != "openllm_v1_gsm8k")
     monkeypatch.setitem(benchmarks.SUITES, "leaderboard-v1", kept)
     models = write_models_yaml(tmp_path / "my.yaml", [tiny_model])
-    args = ["measure", "--models", models, "--suite", "leaderboard-v1", "--local-data", "--data-root", SHARED_DATA,
-            "--limit", "2", "--device", "cpu", "--store", tmp_path / "store", "--out", tmp_path / "report.html",
-            "--csv", tmp_path / "rows.csv", "--n-boot", "40"]
+    args = [
+        "measure",
+        "--models",
+        models,
+        "--suite",
+        "leaderboard-v1",
+        "--local-data",
+        "--data-root",
+        SHARED_DATA,
+        "--limit",
+        "2",
+        "--device",
+        "cpu",
+        "--store",
+        tmp_path / "store",
+        "--out",
+        tmp_path / "report.html",
+        "--csv",
+        tmp_path / "rows.csv",
+        "--n-boot",
+        "40",
+    ]
     code, out, err = run_cli(*args)
     assert code == 0, err
     rows = pd.read_csv(tmp_path / "rows.csv")

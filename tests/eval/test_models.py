@@ -1,4 +1,5 @@
 """Models files: YAML and CSV, with one-line errors naming the file, entry and field."""
+
 from __future__ import annotations
 
 import pytest
@@ -18,7 +19,12 @@ def test_yaml_and_csv_give_the_same_specs(tmp_path):
     from_yaml = read_models_file(tmp_path / "m.yaml")
     assert from_yaml == read_models_file(tmp_path / "m.csv")
     first, second = from_yaml
-    assert (first.params, first.train_tokens, first.release_date, first.revision) == (7e9, 2e12, "2023-07-18", "step1000")
+    assert (first.params, first.train_tokens, first.release_date, first.revision) == (
+        7e9,
+        2e12,
+        "2023-07-18",
+        "step1000",
+    )
     assert second.name == "./b" and second.params is None and second.dtype == "auto"
     assert not first.trust_remote_code and not second.trust_remote_code
 
@@ -78,18 +84,50 @@ def test_gguf_file_and_package_model(tmp_path):
 def test_model_args_pass_to_the_backend_and_enter_the_config_hash():
     from densing.eval.models import model_spec_from_mapping
 
-    text = model_spec_from_mapping({"model": "m", "model_args": "tensor_parallel_size=2,gpu_memory_utilization=0.85,"
-                                    "enforce_eager=true,quantization=awq"}, where="m.yaml: model 1")
-    mapping = model_spec_from_mapping({"model": "m", "model_args": {"tensor_parallel_size": 2, "gpu_memory_utilization": 0.85,
-                                                                    "enforce_eager": True, "quantization": "awq"}}, where="x")
-    assert text.model_args == mapping.model_args == (("enforce_eager", True), ("gpu_memory_utilization", 0.85),
-                                                     ("quantization", "awq"), ("tensor_parallel_size", 2))
+    text = model_spec_from_mapping(
+        {
+            "model": "m",
+            "model_args": "tensor_parallel_size=2,gpu_memory_utilization=0.85,enforce_eager=true,quantization=awq",
+        },
+        where="m.yaml: model 1",
+    )
+    mapping = model_spec_from_mapping(
+        {
+            "model": "m",
+            "model_args": {
+                "tensor_parallel_size": 2,
+                "gpu_memory_utilization": 0.85,
+                "enforce_eager": True,
+                "quantization": "awq",
+            },
+        },
+        where="x",
+    )
+    assert (
+        text.model_args
+        == mapping.model_args
+        == (
+            ("enforce_eager", True),
+            ("gpu_memory_utilization", 0.85),
+            ("quantization", "awq"),
+            ("tensor_parallel_size", 2),
+        )
+    )
     plain = model_spec_from_mapping({"model": "m"}, where="x")
-    assert "model_args" not in plain.load_identity() and text.load_identity()["model_args"][-1] == ["tensor_parallel_size", 2]
+    assert "model_args" not in plain.load_identity() and text.load_identity()["model_args"][-1] == [
+        "tensor_parallel_size",
+        2,
+    ]
 
 
-@pytest.mark.parametrize("value,words", [("batch_size=8", "batch_size set by densing"), ("tp", "expected k=v,k=v"),
-                                         ({"max_model_len": [1, 2]}, "max_model_len: expected a number")])
+@pytest.mark.parametrize(
+    "value,words",
+    [
+        ("batch_size=8", "batch_size set by densing"),
+        ("tp", "expected k=v,k=v"),
+        ({"max_model_len": [1, 2]}, "max_model_len: expected a number"),
+    ],
+)
 def test_bad_model_args_are_one_line_naming_the_entry(value, words):
     from densing.errors import InputError
     from densing.eval.models import model_spec_from_mapping
@@ -112,9 +150,14 @@ def test_vllm_gets_the_model_args_auto_batches_and_refuses_gguf_before_loading(m
             raise RuntimeError("recorded")
 
     monkeypatch.setattr(loading, "registered_model", {"vllm": Recorder}.__getitem__)
-    spec = model_spec_from_mapping({"model": "org/m", "dtype": "bfloat16",
-                                    "model_args": {"tensor_parallel_size": 4, "data_parallel_size": 2,
-                                                   "max_model_len": 4096}}, where="x")
+    spec = model_spec_from_mapping(
+        {
+            "model": "org/m",
+            "dtype": "bfloat16",
+            "model_args": {"tensor_parallel_size": 4, "data_parallel_size": 2, "max_model_len": 4096},
+        },
+        where="x",
+    )
     with pytest.raises(Exception, match="recorded"):
         loading.load_model(spec, backend="vllm", device=None, batch_size=1)
     assert seen["batch_size"] == "auto" and seen["tensor_parallel_size"] == 4 and seen["data_parallel_size"] == 2
@@ -126,9 +169,15 @@ def test_vllm_gets_the_model_args_auto_batches_and_refuses_gguf_before_loading(m
     assert seen == {}
 
 
-@pytest.mark.parametrize("date, words", [("2024-13-45", "cannot parse"), ("2024-02-30", "cannot parse"),
-                                          ("2999-01-01", "not between 2018-06-11 and today"),
-                                          ("2001-01-01", "not between 2018-06-11 and today")])
+@pytest.mark.parametrize(
+    "date, words",
+    [
+        ("2024-13-45", "cannot parse"),
+        ("2024-02-30", "cannot parse"),
+        ("2999-01-01", "not between 2018-06-11 and today"),
+        ("2001-01-01", "not between 2018-06-11 and today"),
+    ],
+)
 def test_a_models_file_date_is_a_real_day_in_the_window_or_one_line(tmp_path, date, words):
     from densing.errors import InputError
     from densing.eval.models import read_models_file

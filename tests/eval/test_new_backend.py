@@ -1,6 +1,7 @@
 """A new evaluation backend needs nothing but its lm-eval class under ``@register_model``: ``densing eval --backend
 NAME`` then runs a sweep through it into the store, with densing's default record (:class:`densing.eval.backends.Backend`).
 An unknown backend name is one line, exit 2, naming lm-eval's registered models, before any work."""
+
 from __future__ import annotations
 
 import pandas as pd
@@ -9,9 +10,9 @@ import pytest
 pytest.importorskip("lm_eval")
 pytestmark = pytest.mark.eval
 
-from densing.eval.store import part_path  # noqa: E402
-from tests.cli_run import run as _run  # noqa: E402
-from tests.eval.fake_backend import NAME, FakeLM, fake_models_file as _models  # noqa: E402
+from densing.eval.store import part_path
+from tests.cli_run import run as _run
+from tests.eval.fake_backend import NAME, FakeLM, fake_models_file as _models
 
 
 def test_a_registered_lm_eval_model_runs_a_sweep_with_nothing_else(tmp_path, tiny_tasks, capsys, fake_source):
@@ -20,14 +21,29 @@ def test_a_registered_lm_eval_model_runs_a_sweep_with_nothing_else(tmp_path, tin
     assert NAME not in BACKENDS and type(get(NAME)) is Backend  # no densing record: the defaults
     FakeLM.made.clear()
     store = tmp_path / "store"
-    argv = ["eval", "--models", str(_models(tmp_path)), "--benchmarks", "tiny_mc,tiny_gen", "--include-path",
-            str(tiny_tasks), "--backend", NAME, "--out", str(store), "--format", "csv"]
+    argv = [
+        "eval",
+        "--models",
+        str(_models(tmp_path)),
+        "--benchmarks",
+        "tiny_mc,tiny_gen",
+        "--include-path",
+        str(tiny_tasks),
+        "--backend",
+        NAME,
+        "--out",
+        str(store),
+        "--format",
+        "csv",
+    ]
     code, out, err = _run(argv, capsys)
     assert code == 0, err
     assert FakeLM.made == [{"pretrained": "org/fake-model", "dtype": "auto", "temperature": 0, "batch_size": 1}]
     for bench in ("tiny_mc", "tiny_gen"):
         rows = pd.read_parquet(part_path(store, "fake", bench))
-        assert set(rows.backend) == {NAME} and set(rows.params) == {1.2e8} and rows.source.str.endswith(f"({NAME})").all()
+        assert (
+            set(rows.backend) == {NAME} and set(rows.params) == {1.2e8} and rows.source.str.endswith(f"({NAME})").all()
+        )
     mc = pd.read_parquet(part_path(store, "fake", "tiny_mc")).set_index("metric")
     # the fake prefers the shortest choice, which is never the gold one of tiny_mc's five questions
     assert mc.loc["acc", "value"] == 0 and mc.loc["acc", "items"] == 5 and mc.loc["acc", "loss"] > 0
@@ -41,8 +57,22 @@ def test_a_registered_lm_eval_model_runs_a_sweep_with_nothing_else(tmp_path, tin
 
 def test_an_unknown_backend_is_one_line_naming_the_registered_ones_before_any_work(tmp_path, tiny_tasks, capsys):
     store = tmp_path / "store"
-    code, out, err = _run(["eval", "--models", str(_models(tmp_path)), "--benchmarks", "tiny_mc", "--include-path",
-                           str(tiny_tasks), "--backend", "no-such-backend", "--out", str(store)], capsys)
+    code, out, err = _run(
+        [
+            "eval",
+            "--models",
+            str(_models(tmp_path)),
+            "--benchmarks",
+            "tiny_mc",
+            "--include-path",
+            str(tiny_tasks),
+            "--backend",
+            "no-such-backend",
+            "--out",
+            str(store),
+        ],
+        capsys,
+    )
     assert code == 2 and out == "" and err.count("\n") == 1 and err.startswith("error: backend: expected one of ")
     assert err.rstrip().endswith("got 'no-such-backend'")
     names = err.split("expected one of ", 1)[1].split(" (lm-eval's model registry)", 1)[0].split(", ")
@@ -53,13 +83,28 @@ def test_an_unknown_backend_is_one_line_naming_the_registered_ones_before_any_wo
 def test_the_prefix_engines_options_name_the_backend_that_has_them(tmp_path, tiny_tasks, capsys, fake_source):
     """A shard, a time limit or the engine's settings on a backend without densing's prefix engine: one line naming
     the backend that has it; --prefix-cache on a backend that has none is refused as well."""
-    base = ["eval", "--models", str(_models(tmp_path)), "--benchmarks", "tiny_mc", "--include-path", str(tiny_tasks),
-            "--backend", NAME, "--out", str(tmp_path / "store")]
-    for extra, words in ((["--shard", "1/2"], "shard: sharded runs need the prefix engine (--backend densing-hf)"),
-                         (["--time-limit", "5"], "time_limit: a time limit needs the prefix engine (--backend densing-hf)"),
-                         (["--slots", "4"], "--trie-tokens/--slots: they set the prefix engine's passes and slots; add "
-                                            "--backend densing-hf"),
-                         (["--prefix-cache"], f"prefix_cache: only the hf backend has it, not '{NAME}'")):
+    base = [
+        "eval",
+        "--models",
+        str(_models(tmp_path)),
+        "--benchmarks",
+        "tiny_mc",
+        "--include-path",
+        str(tiny_tasks),
+        "--backend",
+        NAME,
+        "--out",
+        str(tmp_path / "store"),
+    ]
+    for extra, words in (
+        (["--shard", "1/2"], "shard: sharded runs need the prefix engine (--backend densing-hf)"),
+        (["--time-limit", "5"], "time_limit: a time limit needs the prefix engine (--backend densing-hf)"),
+        (
+            ["--slots", "4"],
+            "--trie-tokens/--slots: they set the prefix engine's passes and slots; add --backend densing-hf",
+        ),
+        (["--prefix-cache"], f"prefix_cache: only the hf backend has it, not '{NAME}'"),
+    ):
         code, _, err = _run(base + extra, capsys)
         assert code == 2 and err.count("\n") == 1 and words in err, err
     assert not (tmp_path / "store").exists()
@@ -103,7 +148,10 @@ def test_no_module_outside_the_backends_compares_a_backend_name():
                     constants = side.elts if isinstance(side, (ast.Tuple, ast.List, ast.Set)) else [side]
                     if any(isinstance(c, ast.Constant) and c.value in names for c in constants):
                         found.append(f"{path.relative_to(root)}:{node.lineno}")
-            if (isinstance(node, ast.Constant) and node.value == "densing-hf"
-                    and path != root / "eval" / "backends" / "densing_hf.py"):
+            if (
+                isinstance(node, ast.Constant)
+                and node.value == "densing-hf"
+                and path != root / "eval" / "backends" / "densing_hf.py"
+            ):
                 found.append(f"{path.relative_to(root)}:{node.lineno} names densing-hf")
     assert found == []

@@ -1,13 +1,13 @@
 """AI2's request sets as benchmarks: the reader, and the ladder's scores of a tiny hand-made set."""
-from __future__ import annotations
 
-import pandas as pd
+from __future__ import annotations
 
 import gzip
 import json
 import math
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from densing.errors import InputError
@@ -27,14 +27,36 @@ def _write_set(folder: Path, items, unconditioned: bool = True) -> Path:
     lines = []
     for doc_id, context, continuations, gold in items:
         for idx, continuation in enumerate(continuations):
-            lines.append({"request_type": "loglikelihood", "doc": {}, "request": {"context": context, "continuation": continuation},
-                          "idx": idx, "task_name": "t", "doc_id": doc_id, "native_id": doc_id, "label": gold})
+            lines.append(
+                {
+                    "request_type": "loglikelihood",
+                    "doc": {},
+                    "request": {"context": context, "continuation": continuation},
+                    "idx": idx,
+                    "task_name": "t",
+                    "doc_id": doc_id,
+                    "native_id": doc_id,
+                    "label": gold,
+                }
+            )
             if unconditioned:
-                lines.append({"request": {"context": "Answer:", "continuation": continuation}, "idx": idx,
-                              "doc_id": 1_000_000 + doc_id, "label": gold})
+                lines.append(
+                    {
+                        "request": {"context": "Answer:", "continuation": continuation},
+                        "idx": idx,
+                        "doc_id": 1_000_000 + doc_id,
+                        "label": gold,
+                    }
+                )
     with gzip.open(folder / "requests.jsonl.gz", "wt") as handle:
         handle.writelines(json.dumps(line) + "\n" for line in lines)
-    config = {"task_config": {"primary_metric": "acc_per_char", "num_shots": 1, "metric_kwargs": {"uncond_docid_offset": 1_000_000}}}
+    config = {
+        "task_config": {
+            "primary_metric": "acc_per_char",
+            "num_shots": 1,
+            "metric_kwargs": {"uncond_docid_offset": 1_000_000},
+        }
+    }
     (folder / "config.json").write_text(json.dumps(config))
     return folder / "requests.jsonl.gz"
 
@@ -70,7 +92,9 @@ def test_request_set_benchmark_scores_as_the_ladder(tmp_path, tiny_model):
     root = tmp_path / "data"
     _write_set(root / "olmo_ladder" / "oe_eval_tasks" / "hellaswag" / "rc_5shot", ITEMS)
     models = [{"name": "tiny", "model": str(tiny_model), "train_tokens": "2M", "release_date": "2024-01-01"}]
-    rows = run_sweep(models, ["olmo_hellaswag_rc_5shot"], tmp_path / "store", device="cpu", data_root=root, backend="densing-hf")
+    rows = run_sweep(
+        models, ["olmo_hellaswag_rc_5shot"], tmp_path / "store", device="cpu", data_root=root, backend="densing-hf"
+    )
     values = dict(zip(rows["metric"], rows["value"]))
 
     lm = HFLM(pretrained=str(tiny_model), device="cpu", batch_size=1, dtype="float32")
@@ -135,10 +159,18 @@ def test_sharded_runs_fill_the_request_cache_and_a_plain_run_scores_from_it(tmp_
     assert sum(scored) == 0  # everything came from the request cache
     columns = ["metric", "value", "loss", "items"]
     # the same numbers up to float32 summation: a shard's trie passes group the requests otherwise than one run's
-    pd.testing.assert_frame_equal(rows[columns].reset_index(drop=True), plain[columns].reset_index(drop=True), rtol=1e-6)
+    pd.testing.assert_frame_equal(
+        rows[columns].reset_index(drop=True), plain[columns].reset_index(drop=True), rtol=1e-6
+    )
     with pytest.raises(InputError, match="shard"):
-        run_sweep(models, ["olmo_hellaswag_rc_5shot"], tmp_path / "x", device="cpu", data_root=options["data_root"],
-                  shard=(0, 2))
+        run_sweep(
+            models,
+            ["olmo_hellaswag_rc_5shot"],
+            tmp_path / "x",
+            device="cpu",
+            data_root=options["data_root"],
+            shard=(0, 2),
+        )
     with pytest.raises(InputError, match="shard"):
         run_sweep(models, ["olmo_hellaswag_rc_5shot"], tmp_path / "x", shard=(2, 2), **options)
 
@@ -158,14 +190,18 @@ def test_shards_on_two_machines_merged_score_as_one_run(tmp_path, tiny_model, mo
     for k, store in enumerate(machines):
         assert run_sweep(models, ["olmo_hellaswag_rc_5shot"], store, shard=(k, 2), **options).empty
     merged = tmp_path / "merged"
-    result = CliRunner().invoke(app, ["eval", "merge-cache", *map(str, machines), "--into", str(merged), "--format", "csv"])
+    result = CliRunner().invoke(
+        app, ["eval", "merge-cache", *map(str, machines), "--into", str(merged), "--format", "csv"]
+    )
     assert result.exit_code == 0, result.output
     scored = _count_scored(monkeypatch)
     rows = run_sweep(models, ["olmo_hellaswag_rc_5shot"], merged, **options)
     assert sum(scored) == 0  # every request came from the merged cache
     columns = ["metric", "value", "loss", "items"]
     # the same numbers up to float32 summation: a shard's trie passes group the requests otherwise than one run's
-    pd.testing.assert_frame_equal(rows[columns].reset_index(drop=True), plain[columns].reset_index(drop=True), rtol=1e-6)
+    pd.testing.assert_frame_equal(
+        rows[columns].reset_index(drop=True), plain[columns].reset_index(drop=True), rtol=1e-6
+    )
 
 
 def test_time_limit_is_checked_before_anything_runs(tmp_path):
@@ -193,6 +229,15 @@ def test_a_pair_left_in_the_cache_says_why(tmp_path, tiny_model, monkeypatch, ra
     _write_set(root / "olmo_ladder" / "oe_eval_tasks" / "hellaswag" / "rc_5shot", ITEMS)
     models = [{"name": "tiny", "model": str(tiny_model), "train_tokens": "2M", "release_date": "2024-01-01"}]
     seen = []
-    rows = runner.run_sweep(models, ["olmo_hellaswag_rc_5shot"], tmp_path / "s", device="cpu", data_root=root,
-                            backend="densing-hf", shard=(0, 2), time_limit=60.0, on_progress=lambda *a: seen.append(a[2]))
+    rows = runner.run_sweep(
+        models,
+        ["olmo_hellaswag_rc_5shot"],
+        tmp_path / "s",
+        device="cpu",
+        data_root=root,
+        backend="densing-hf",
+        shard=(0, 2),
+        time_limit=60.0,
+        on_progress=lambda *a: seen.append(a[2]),
+    )
     assert seen == ["running", status] and rows.empty  # the model loads on its first request: none was made

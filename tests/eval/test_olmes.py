@@ -1,4 +1,5 @@
 """Ladder-format scoring (densing.eval.olmes) on hand-computed samples: no model, no lm-eval."""
+
 from __future__ import annotations
 
 import math

@@ -1,4 +1,5 @@
 """The prefix backend's settings, statistics and registration with lm-eval (``densing-hf``)."""
+
 from __future__ import annotations
 
 import math
@@ -16,14 +17,24 @@ from densing.eval.backends.prefix.settings import DecodeStats, PrefixSettings
 @pytest.mark.parametrize(
     "bad",
     [
-        {"rows_per_batch": 0}, {"rows_per_batch": 2.5}, {"rows_per_batch": True}, {"draft": -1},
-        {"ngram": 0}, {"step_base": -0.5}, {"step_base": math.nan}, {"step_base": "fast"},
-        {"slack": -1}, {"part_cost": 1.5}, {"tokens_per_batch": 0}, {"recompute_tolerance": -2},
-        {"fixed_batches": 1}, {"fixed_batches": "yes"},
+        {"rows_per_batch": 0},
+        {"rows_per_batch": 2.5},
+        {"rows_per_batch": True},
+        {"draft": -1},
+        {"ngram": 0},
+        {"step_base": -0.5},
+        {"step_base": math.nan},
+        {"step_base": "fast"},
+        {"slack": -1},
+        {"part_cost": 1.5},
+        {"tokens_per_batch": 0},
+        {"recompute_tolerance": -2},
+        {"fixed_batches": 1},
+        {"fixed_batches": "yes"},
     ],
 )
 def test_bad_settings_raise_one_line_input_errors_naming_the_field(bad):
-    (name, value), = bad.items()
+    ((name, value),) = bad.items()
     with pytest.raises(InputError) as raised:
         PrefixSettings(**bad)
     message = str(raised.value)
@@ -112,9 +123,12 @@ def test_load_model_takes_settings_for_the_prefix_backend_only(tiny_model):
     from densing.eval.models import ModelSpec
 
     spec = ModelSpec(name="tiny", model=str(tiny_model), dtype="float32")
-    lm, counts = load_model(spec, backend="densing-hf", device="cpu", batch_size=2,
-                            settings=PrefixSettings(rows_per_batch=5))
-    assert isinstance(lm, PrefixCachedHFLM) and lm.generation_rows() == 5 and counts.total > 0  # batch_size does not scale it
+    lm, counts = load_model(
+        spec, backend="densing-hf", device="cpu", batch_size=2, settings=PrefixSettings(rows_per_batch=5)
+    )
+    assert (
+        isinstance(lm, PrefixCachedHFLM) and lm.generation_rows() == 5 and counts.total > 0
+    )  # batch_size does not scale it
     with pytest.raises(InputError, match="settings"):
         load_model(spec, backend="hf", device="cpu", batch_size=1, settings=PrefixSettings())
 
@@ -125,10 +139,27 @@ def test_lm_evals_command_line_runs_densing_hf(tiny_model, tiny_tasks, tmp_path)
     """``python -m densing.eval.backends`` is lm-eval's command line with ``--model densing-hf``."""
     pytest.importorskip("lm_eval")
     done = subprocess.run(
-        [sys.executable, "-m", "densing.eval.backends", "run", "--model", "densing-hf",
-         "--model_args", f"pretrained={tiny_model},dtype=float32,draft=2", "--device", "cpu",
-         "--tasks", "tiny_gen", "--include_path", str(tiny_tasks), "--output_path", str(tmp_path / "out")],
-        capture_output=True, text=True, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "densing.eval.backends",
+            "run",
+            "--model",
+            "densing-hf",
+            "--model_args",
+            f"pretrained={tiny_model},dtype=float32,draft=2",
+            "--device",
+            "cpu",
+            "--tasks",
+            "tiny_gen",
+            "--include_path",
+            str(tiny_tasks),
+            "--output_path",
+            str(tmp_path / "out"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "tiny_gen" in done.stdout and "exact_match" in done.stdout
@@ -146,4 +177,6 @@ def test_the_cache_goes_by_the_keyword_the_models_forward_takes():
             return past_key_values
 
     marker = object()
-    assert cache_kwargs(New(), marker) == {"cache": marker} and cache_kwargs(Old(), marker) == {"past_key_values": marker}
+    assert cache_kwargs(New(), marker) == {"cache": marker} and cache_kwargs(Old(), marker) == {
+        "past_key_values": marker
+    }

@@ -1,4 +1,5 @@
 """The shared-prefix backend gives lm-eval's HF backend's numbers, and the ladder parameter count."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -52,8 +53,15 @@ def test_ladder_count_includes_the_head_once():
     assert counts.non_embedding == counts.total - 100 * 8 - 16 * 8
     assert counts.ladder == counts.non_embedding + 100 * 8
     llama = LlamaForCausalLM(
-        LlamaConfig(vocab_size=100, hidden_size=8, intermediate_size=16, num_hidden_layers=1, num_attention_heads=2,
-                    num_key_value_heads=1, tie_word_embeddings=False)
+        LlamaConfig(
+            vocab_size=100,
+            hidden_size=8,
+            intermediate_size=16,
+            num_hidden_layers=1,
+            num_attention_heads=2,
+            num_key_value_heads=1,
+            tie_word_embeddings=False,
+        )
     )
     counts = count_parameters(llama)  # untied: the input embedding out, the separate head in
     assert counts.ladder == counts.total - 100 * 8
@@ -63,8 +71,7 @@ def test_ladder_count_includes_the_head_once():
 # ---------------------------------------------------------------------------------------------
 # the trie walk: every distinct token position once, the same numbers as the plain backend
 
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 tokens = st.lists(st.integers(min_value=3, max_value=40), min_size=0, max_size=12)
 
@@ -178,13 +185,21 @@ def _encoding_requests():
     edge cases: trailing spaces, an empty context, a context that starts with the BOS string, one of spaces alone."""
     from tests.conftest import SHARED_DATA
 
-    pairs = [("Question: Which animal barks?\nAnswer:  ", "dog"), ("", " dog"), ("<|endoftext|>Q: two", " A"),
-             ("Q\n", "\n"), (" \t", "x")]
+    pairs = [
+        ("Question: Which animal barks?\nAnswer:  ", "dog"),
+        ("", " dog"),
+        ("<|endoftext|>Q: two", " A"),
+        ("Q\n", "\n"),
+        (" \t", "x"),
+    ]
     if (SHARED_DATA / "benchmarks").is_dir():
         from tools.lm_eval_requests import build_instances
 
-        for task, shots in (("densing_local_arc_challenge", 25), ("densing_local_winogrande", 5),
-                            ("densing_local_gsm8k_5shot_loss", 5)):
+        for task, shots in (
+            ("densing_local_arc_challenge", 25),
+            ("densing_local_winogrande", 5),
+            ("densing_local_gsm8k_5shot_loss", 5),
+        ):
             pairs += [instance.args for instance in build_instances([task], 6, shots, SHARED_DATA)]
     return pairs
 
@@ -199,8 +214,9 @@ def _smollm2():
     from densing.paths import RESULTS
 
     spec = read_models_file(RESULTS / "smollm2" / "models.yaml")[0]
-    return PrefixCachedHFLM(pretrained=spec.model_directory(), gguf_file=spec.gguf_file, device="cpu", batch_size=1,
-                            dtype="float32")
+    return PrefixCachedHFLM(
+        pretrained=spec.model_directory(), gguf_file=spec.gguf_file, device="cpu", batch_size=1, dtype="float32"
+    )
 
 
 @pytest.mark.parametrize("tokenizer", ["tiny", "smollm2"])
@@ -229,8 +245,11 @@ def test_loglikelihood_of_batch_encoded_requests_equals_lm_evals_encoding(backen
     plain, cached = backends
     # the trie walk refuses a context of spaces alone (no tokens) and a continuation longer than the model's context
     # (a GSM8K answer in the tiny model's bytes), which lm-eval's plain path truncates
-    pairs = [(context, continuation) for context, continuation in _encoding_requests()
-             if (context.strip() or not context) and len(plain.tok_encode(continuation)) < plain.max_length]
+    pairs = [
+        (context, continuation)
+        for context, continuation in _encoding_requests()
+        if (context.strip() or not context) and len(plain.tok_encode(continuation)) < plain.max_length
+    ]
     requests = [Instance("loglikelihood", doc={}, arguments=pair, idx=0) for pair in pairs]
     got = cached.loglikelihood(requests, disable_tqdm=True)
     expected = plain.loglikelihood(requests, disable_tqdm=True)
@@ -252,11 +271,15 @@ def test_the_next_pass_prepared_ahead_gives_identical_results(backends, budget):
     from densing.eval.backends.prefix.settings import PrefixSettings
 
     plain, cached = backends
-    pairs = [(context, continuation) for context, continuation in _encoding_requests()
-             if context.strip() and len(plain.tok_encode(continuation)) < plain.max_length]
+    pairs = [
+        (context, continuation)
+        for context, continuation in _encoding_requests()
+        if context.strip() and len(plain.tok_encode(continuation)) < plain.max_length
+    ]
     requests = [(pair, *encoded) for pair, encoded in zip(pairs, encode_pairs(cached, pairs))]
     ahead = cached.with_settings(PrefixSettings(tokens_per_batch=budget))
     after = cached.with_settings(PrefixSettings(tokens_per_batch=budget, prefetch=False))
-    assert ahead._loglikelihood_tokens(requests, disable_tqdm=True) == after._loglikelihood_tokens(requests,
-                                                                                                   disable_tqdm=True)
+    assert ahead._loglikelihood_tokens(requests, disable_tqdm=True) == after._loglikelihood_tokens(
+        requests, disable_tqdm=True
+    )
     assert ahead.trie_stats == after.trie_stats and ahead.trie_stats.forwards > 1

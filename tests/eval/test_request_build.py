@@ -1,6 +1,7 @@
 """Requests built once and fast: lm-eval's templates compiled once build the same requests on every local benchmark
 (densing.eval.harness.compile_templates_once), and built requests kept in the store are reused, a damaged file
 rebuilt (densing.eval.store.serve_built_requests)."""
+
 from __future__ import annotations
 
 import logging
@@ -14,7 +15,7 @@ pytest.importorskip("lm_eval")
 pytest.importorskip("datasets")
 pytestmark = pytest.mark.eval
 
-from densing.eval.benchmarks import benchmark_registry  # noqa: E402
+from densing.eval.benchmarks import benchmark_registry
 
 HAS_SPLITS = (SHARED_DATA / "benchmarks").is_dir() and (SHARED_DATA / "olmo_ladder" / "oe_eval_tasks").is_dir()
 #: every benchmark that runs on local files (--local-data, OLMES, AI2's request sets), by its tasks and shots: those
@@ -73,8 +74,9 @@ class _Task:
         from lm_eval.api.instance import Instance
 
         self.builds += 1
-        self._instances = [Instance("loglikelihood", {"question": k}, (f"Q{k}", " a"), k, ("t", k, 1))
-                           for k in range(limit)]
+        self._instances = [
+            Instance("loglikelihood", {"question": k}, (f"Q{k}", " a"), k, ("t", k, 1)) for k in range(limit)
+        ]
 
 
 def test_built_requests_are_kept_and_reused_and_a_damaged_file_is_rebuilt(tmp_path, caplog):
@@ -114,8 +116,9 @@ def test_built_requests_are_kept_and_reused_and_a_damaged_file_is_rebuilt(tmp_pa
     assert not list(tmp_path.glob(".*.tmp"))
 
 
-def test_a_sweep_keeps_its_built_requests_and_a_second_model_reuses_them(tmp_path, tiny_tasks, capsys, fake_source,
-                                                                          monkeypatch):
+def test_a_sweep_keeps_its_built_requests_and_a_second_model_reuses_them(
+    tmp_path, tiny_tasks, capsys, fake_source, monkeypatch
+):
     from lm_eval.api.task import ConfigurableTask
 
     from densing.eval.store import part_path
@@ -123,16 +126,39 @@ def test_a_sweep_keeps_its_built_requests_and_a_second_model_reuses_them(tmp_pat
     from tests.eval.fake_backend import NAME
 
     models = tmp_path / "models.yaml"
-    models.write_text("models:\n  - name: one\n    model: org/one\n    params: 1e8\n"
-                      "  - name: two\n    model: org/two\n    params: 2e8\n")
+    models.write_text(
+        "models:\n  - name: one\n    model: org/one\n    params: 1e8\n"
+        "  - name: two\n    model: org/two\n    params: 2e8\n"
+    )
     store = tmp_path / "store"
     builds, build = [], ConfigurableTask.build_all_requests
-    monkeypatch.setattr(ConfigurableTask, "build_all_requests",
-                        lambda self, **options: builds.append(self.config.task) or build(self, **options))
-    code, _, err = run(["eval", "--models", str(models), "--benchmarks", "tiny_mc", "--include-path", str(tiny_tasks),
-                        "--backend", NAME, "--out", str(store), "--format", "csv"], capsys)
+    monkeypatch.setattr(
+        ConfigurableTask,
+        "build_all_requests",
+        lambda self, **options: builds.append(self.config.task) or build(self, **options),
+    )
+    code, _, err = run(
+        [
+            "eval",
+            "--models",
+            str(models),
+            "--benchmarks",
+            "tiny_mc",
+            "--include-path",
+            str(tiny_tasks),
+            "--backend",
+            NAME,
+            "--out",
+            str(store),
+            "--format",
+            "csv",
+        ],
+        capsys,
+    )
     assert code == 0, err
     kept = list((store / ".cache" / "built").glob("tiny_mc-*.pickle"))
     assert len(kept) == 1 and builds == ["tiny_mc"]  # one build for both models
     one, two = (pd.read_parquet(part_path(store, m, "tiny_mc")).set_index("metric") for m in ("one", "two"))
-    assert one.loc["acc", "value"] == two.loc["acc", "value"] and one.loc["acc", "items"] == two.loc["acc", "items"] == 5
+    assert (
+        one.loc["acc", "value"] == two.loc["acc", "value"] and one.loc["acc", "items"] == two.loc["acc", "items"] == 5
+    )

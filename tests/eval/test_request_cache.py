@@ -1,5 +1,6 @@
 """A store's lm-eval request cache read back (tools/lm_eval_requests.py), cached strings put on a task's requests
 (studies/bbh_per_task.py), and caches merged (densing.eval.store)."""
+
 import pickle
 import sqlite3
 import time
@@ -61,7 +62,10 @@ def test_bbh_names_are_the_prefixed_tasks_sorted():
     class Manager:
         all_tasks = ["densing_local_bbh_cot_fewshot_snarks", "bbh", "densing_local_bbh_cot_fewshot_navigate"]
 
-    assert bbh_task_names(Manager()) == ["densing_local_bbh_cot_fewshot_navigate", "densing_local_bbh_cot_fewshot_snarks"]
+    assert bbh_task_names(Manager()) == [
+        "densing_local_bbh_cot_fewshot_navigate",
+        "densing_local_bbh_cot_fewshot_snarks",
+    ]
 
 
 def _db(path, entries: dict) -> None:
@@ -109,8 +113,11 @@ def test_a_source_that_is_no_sharded_store_is_one_line_and_nothing_is_written(tm
     _db(good / ".cache" / "m-1" / "requests_rank0.db", {"k": "v"})
     (tmp_path / "empty").mkdir()
     (tmp_path / "file").write_text("x")
-    for bad, words in [(tmp_path / "empty", "no request cache"), (tmp_path / "file", "not a directory"),
-                       (tmp_path / "missing", "not a directory")]:
+    for bad, words in [
+        (tmp_path / "empty", "no request cache"),
+        (tmp_path / "file", "not a directory"),
+        (tmp_path / "missing", "not a directory"),
+    ]:
         with pytest.raises(InputError, match=f"{bad}: {words}"):
             merge_request_caches([good, bad], tmp_path / "into")
         assert not (tmp_path / "into").exists()
@@ -130,8 +137,9 @@ def _cached(path) -> dict:
         return {key: pickle.loads(value) for key, value in db.execute("select key, value from unnamed")}
 
 
-def test_the_request_cache_in_transactions_writes_lm_evals_table_and_keeps_a_stopped_calls_answers(tmp_path,
-                                                                                                    monkeypatch):
+def test_the_request_cache_in_transactions_writes_lm_evals_table_and_keeps_a_stopped_calls_answers(
+    tmp_path, monkeypatch
+):
     """Inside ``request_cache_in_transactions`` lm-eval's ``CachingLM`` writes the same keys and answers, every answer
     of a call that returns, those its partial hook saw when the call raises, and serves them from the file after;
     with ``COMMIT_SECONDS`` 0 an answer is in the file while its call still runs (what a kill -9 would keep)."""
@@ -180,9 +188,11 @@ def test_the_request_cache_in_transactions_writes_lm_evals_table_and_keeps_a_sto
             lm.loglikelihood([_Request(("r", " ccc")), _Request(("r", "stop"))])
     assert model.CachingLM.__name__ == "CachingLM" and model.CachingLM.__module__ == "lm_eval.api.model"
     assert seen_during_call == [hash_args("loglikelihood", ("q", " a"))]
-    assert _cached(path) == {hash_args("loglikelihood", ("q", " a")): (-2.0, True),
-                     hash_args("loglikelihood", ("q", " bb")): (-3.0, True),
-                     hash_args("loglikelihood", ("r", " ccc")): (-4.0, True)}
+    assert _cached(path) == {
+        hash_args("loglikelihood", ("q", " a")): (-2.0, True),
+        hash_args("loglikelihood", ("q", " bb")): (-3.0, True),
+        hash_args("loglikelihood", ("r", " ccc")): (-4.0, True),
+    }
     before = Scored.calls
     assert model.CachingLM(Scored(), str(path)).loglikelihood(done) == [(-2.0, True), (-3.0, True)]
     assert Scored.calls == before  # every answer from the file

@@ -1,4 +1,5 @@
 """A sweep killed with SIGKILL mid-way resumes to the same store as an uninterrupted run."""
+
 from __future__ import annotations
 
 import os
@@ -18,9 +19,22 @@ pytestmark = [pytest.mark.eval, pytest.mark.slow]
 
 def _command(models, tasks, store):
     return [
-        sys.executable, "-c", "from densing.cli import main; main()",
-        "eval", "--models", str(models), "--benchmarks", "tiny_mc,tiny_gen",
-        "--include-path", str(tasks), "--out", str(store), "--device", "cpu", "--format", "csv",
+        sys.executable,
+        "-c",
+        "from densing.cli import main; main()",
+        "eval",
+        "--models",
+        str(models),
+        "--benchmarks",
+        "tiny_mc,tiny_gen",
+        "--include-path",
+        str(tasks),
+        "--out",
+        str(store),
+        "--device",
+        "cpu",
+        "--format",
+        "csv",
     ]
 
 
@@ -36,10 +50,13 @@ def test_sigkill_mid_sweep_then_resume_equals_uninterrupted(tmp_path, tiny_model
     store = tmp_path / "store"
     env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
 
-
     def start_and_signal(sig: int, parts_before: int) -> subprocess.Popen:
         process = subprocess.Popen(
-            _command(models, tiny_tasks, store), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            _command(models, tiny_tasks, store),
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         )
         deadline = time.monotonic() + 120

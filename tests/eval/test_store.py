@@ -1,4 +1,5 @@
 """The results store: atomic parts, config-hash skips, readable by read_results."""
+
 from __future__ import annotations
 
 import pandas as pd

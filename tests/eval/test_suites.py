@@ -1,9 +1,11 @@
 """``densing eval --suite``: each suite's benchmarks against the protocol it reproduces, checked on the
 task configs lm-eval actually indexes (offline: the configs are read, the Hub datasets are not loaded)."""
+
 from __future__ import annotations
 
 import pytest
 
+from densing.errors import InputError
 from densing.eval.benchmarks import (
     KNOWN_BENCHMARKS,
     LOCAL_BENCHMARKS,
@@ -11,8 +13,6 @@ from densing.eval.benchmarks import (
     SUITES,
     suite_benchmarks,
 )
-from densing.errors import InputError
-
 from tests.conftest import SHARED_DATA
 
 # benchmark: (lm-eval task or group, shots, headline metric as the store writes it, evaluated split)
@@ -71,20 +71,33 @@ def test_suite_names():
     kept, left_out = suite_benchmarks("leaderboard-v1", local_data=True)
     assert left_out == ["openllm_v1_hellaswag", "openllm_v1_truthfulqa_mc2"]  # no local split
     for name in kept:  # the local versions keep the protocol's shots and metric
-        assert (LOCAL_BENCHMARKS[name].num_fewshot, LOCAL_BENCHMARKS[name].metric) == PROTOCOL["leaderboard-v1"][name][1:3]
+        assert (LOCAL_BENCHMARKS[name].num_fewshot, LOCAL_BENCHMARKS[name].metric) == PROTOCOL["leaderboard-v1"][name][
+            1:3
+        ]
     with pytest.raises(InputError, match="unknown suite 'nowhere'"):
         suite_benchmarks("nowhere")
 
 
 # suite benchmark → the public table's benchmark name (results/public_models.csv, metric "score")
 PUBLIC_NAMES = {
-    "openllm_v1_arc_challenge": "arc_challenge", "openllm_v1_hellaswag": "hellaswag", "openllm_v1_mmlu": "mmlu",
-    "openllm_v1_truthfulqa_mc2": "truthfulqa_mc2", "openllm_v1_winogrande": "winogrande", "openllm_v1_gsm8k": "gsm8k",
-    "leaderboard_bbh": "leaderboard_bbh", "leaderboard_gpqa": "gpqa", "leaderboard_ifeval": "ifeval",
-    "leaderboard_math_hard": "math_hard", "leaderboard_mmlu_pro": "mmlu_pro", "leaderboard_musr": "musr",
+    "openllm_v1_arc_challenge": "arc_challenge",
+    "openllm_v1_hellaswag": "hellaswag",
+    "openllm_v1_mmlu": "mmlu",
+    "openllm_v1_truthfulqa_mc2": "truthfulqa_mc2",
+    "openllm_v1_winogrande": "winogrande",
+    "openllm_v1_gsm8k": "gsm8k",
+    "leaderboard_bbh": "leaderboard_bbh",
+    "leaderboard_gpqa": "gpqa",
+    "leaderboard_ifeval": "ifeval",
+    "leaderboard_math_hard": "math_hard",
+    "leaderboard_mmlu_pro": "mmlu_pro",
+    "leaderboard_musr": "musr",
     # the Swallow table names its benchmarks as the suite does
-    "swallow_mmlu": "swallow_mmlu", "swallow_bbh": "swallow_bbh", "swallow_math": "swallow_math",
-    "swallow_gsm8k": "swallow_gsm8k", "swallow_humaneval": "swallow_humaneval",
+    "swallow_mmlu": "swallow_mmlu",
+    "swallow_bbh": "swallow_bbh",
+    "swallow_math": "swallow_math",
+    "swallow_gsm8k": "swallow_gsm8k",
+    "swallow_humaneval": "swallow_humaneval",
 }
 
 
@@ -123,10 +136,18 @@ def _leaf_configs(manager, name, inherited=None):
         return {k: v for t in sorted(entry.tags) for k, v in _leaf_configs(manager, t, inherited).items()}
     config = load_yaml(entry.yaml_path, resolve_func=False) if entry.yaml_path else dict(entry.cfg)
     if entry.kind == Kind.GROUP:
-        keys = {k: v for k, v in config.items() if k not in ("group", "task", "aggregate_metric_list", "metadata", "group_alias")}
+        keys = {
+            k: v
+            for k, v in config.items()
+            if k not in ("group", "task", "aggregate_metric_list", "metadata", "group_alias")
+        }
         leaves = {}
         for member in config["task"]:
-            leaves.update(_leaf_configs(manager, member if isinstance(member, str) else member["task"], {**keys, **(inherited or {})}))
+            leaves.update(
+                _leaf_configs(
+                    manager, member if isinstance(member, str) else member["task"], {**keys, **(inherited or {})}
+                )
+            )
         return leaves
     return {name: {**config, **(inherited or {})}}
 
@@ -166,9 +187,7 @@ def lm_eval_manager():
 
 
 @pytest.mark.eval
-@pytest.mark.parametrize(
-    ("suite", "name"), [(suite, name) for suite, table in PROTOCOL.items() for name in table]
-)
+@pytest.mark.parametrize(("suite", "name"), [(suite, name) for suite, table in PROTOCOL.items() for name in table])
 def test_lm_eval_task_configs_follow_the_protocol(lm_eval_manager, suite, name):
     from lm_eval.tasks._index import Kind
 
@@ -179,8 +198,10 @@ def test_lm_eval_task_configs_follow_the_protocol(lm_eval_manager, suite, name):
     base, _, filter_name = metric.partition(",")
     for leaf, config in leaves.items():
         # a metric given as a function (HumanEval's pass_at_k with k [1]) reports pass@k
-        names = {m["metric"] if not str(m["metric"]).endswith(".pass_at_k") else f"pass@{m['k'][0]}"
-                 for m in config["metric_list"]}
+        names = {
+            m["metric"] if not str(m["metric"]).endswith(".pass_at_k") else f"pass@{m['k'][0]}"
+            for m in config["metric_list"]
+        }
         assert base in names, leaf
         if filter_name:
             assert filter_name in {f["name"] for f in config["filter_list"]}, leaf
@@ -193,8 +214,11 @@ def test_lm_eval_task_configs_follow_the_protocol(lm_eval_manager, suite, name):
         elif suite == "leaderboard-v1":
             assert config.get("num_fewshot") in (None, 0, shots), leaf
         elif shots:  # swallow-en sets its shots at run time (GSM8K: 4, lm-eval's default 5): exemplars must exist
-            assert config.get("fewshot_config", {}).get("samples") or config.get("fewshot_split") \
-                or config.get("training_split"), leaf
+            assert (
+                config.get("fewshot_config", {}).get("samples")
+                or config.get("fewshot_split")
+                or config.get("training_split")
+            ), leaf
         if shots and suite == "leaderboard-v1":  # exemplars come from a split other than the evaluated one
             fewshot = config.get("fewshot_split") or config.get("training_split") or config.get("validation_split")
             assert fewshot not in (None, evaluated), leaf
@@ -268,8 +292,13 @@ def test_unknown_suite_is_one_line_before_anything(tmp_path, capsys):
 
 SWALLOW_TASKS = SHARED_DATA / "swallow" / "task_2025-06.yml"
 #: The leaderboard's task (its ``en_basic`` name) → the suite's benchmark.
-SWALLOW_NAMES = {"MMLU": "swallow_mmlu", "BBH": "swallow_bbh", "MATH": "swallow_math", "GSM8K": "swallow_gsm8k",
-                 "HumanEval": "swallow_humaneval"}
+SWALLOW_NAMES = {
+    "MMLU": "swallow_mmlu",
+    "BBH": "swallow_bbh",
+    "MATH": "swallow_math",
+    "GSM8K": "swallow_gsm8k",
+    "HumanEval": "swallow_humaneval",
+}
 #: The leaderboard's metric in words → the metric lm-eval reports (the part of the store's metric before the comma).
 SWALLOW_METRICS = {"Accuracy": "acc", "Accuracy (exact match)": "exact_match", "pass@1": "pass@1"}
 
@@ -326,4 +355,5 @@ def test_swallow_check_catches_a_changed_setting(swallow_tasks):
     wrong = swallow_mismatches(changed, KNOWN_BENCHMARKS)
     assert sorted(w.split(":")[0] for w in wrong) == ["swallow_bbh", "swallow_gsm8k", "swallow_humaneval"], wrong
     assert swallow_mismatches([t for t in swallow_tasks if t["name"] != "MATH"], KNOWN_BENCHMARKS) == [
-        "swallow_math: not among the leaderboard's tasks"]
+        "swallow_math: not among the leaderboard's tasks"
+    ]

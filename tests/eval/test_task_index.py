@@ -1,6 +1,7 @@
 """The task index a run builds (:mod:`densing.eval.task_index`) against lm-eval's whole index: every name found where
 the whole index takes it from, and each of densing's benchmarks indexed, digested and requested as the whole index
 has it."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -12,9 +13,9 @@ from tests.conftest import SHARED_DATA
 pytest.importorskip("lm_eval")
 pytestmark = pytest.mark.eval
 
-from densing.eval.benchmarks import KNOWN_BENCHMARKS, LOCAL_BENCHMARKS, TASKS_DIRECTORY, benchmark_registry  # noqa: E402
-from densing.eval.harness import task_manager, tasks_digest  # noqa: E402
-from densing.eval.task_index import TaskFiles, builtin_root, reached, read_keys  # noqa: E402
+from densing.eval.benchmarks import KNOWN_BENCHMARKS, LOCAL_BENCHMARKS, TASKS_DIRECTORY, benchmark_registry
+from densing.eval.harness import task_manager, tasks_digest
+from densing.eval.task_index import TaskFiles, builtin_root, reached, read_keys
 
 
 @pytest.fixture(scope="module")
@@ -37,8 +38,11 @@ dataset_name: bbj
     keys = read_keys(tmp_path / "a.yaml", text)
     assert keys.names == {"task": ("bbh_zeroshot_snarks",), "tag": ("adr_tasks", "adr_prompt_4")}
     assert keys.includes == (str(tmp_path / "_template_yaml"),)
-    group = read_keys(tmp_path / "g.yaml", "group: mmlu\ntask:\n  - mmlu_stem\n  - task: mmlu_other\ntag: [x, 'y']\n"
-                      "include:\n  - ../one.yaml\n  - two.yaml\n")
+    group = read_keys(
+        tmp_path / "g.yaml",
+        "group: mmlu\ntask:\n  - mmlu_stem\n  - task: mmlu_other\ntag: [x, 'y']\n"
+        "include:\n  - ../one.yaml\n  - two.yaml\n",
+    )
     assert group.names == {"group": ("mmlu",), "task": (), "tag": ("x", "y")}  # a task: list names members
     assert group.includes == (str(tmp_path.parent / "one.yaml"), str(tmp_path / "two.yaml"))
 
@@ -116,8 +120,9 @@ def test_a_local_benchmark_makes_the_same_requests_from_either_index(whole, name
 
 
 def test_an_include_paths_task_replaces_densings_of_the_same_name(tmp_path, tiny_tasks):
-    (tmp_path / "mine.yaml").write_text((tiny_tasks / "tiny_mc.yaml").read_text().replace(
-        "task: tiny_mc", "task: densing_local_arc_challenge"))
+    (tmp_path / "mine.yaml").write_text(
+        (tiny_tasks / "tiny_mc.yaml").read_text().replace("task: tiny_mc", "task: densing_local_arc_challenge")
+    )
     manager = task_manager([tmp_path], ["openllm_v1_arc_challenge"], data_root=SHARED_DATA, local_data=True)
     assert manager.task_index["densing_local_arc_challenge"].yaml_path == tmp_path / "mine.yaml"
 
@@ -126,8 +131,10 @@ def test_an_include_paths_task_replaces_densings_of_the_same_name(tmp_path, tiny
 #: the local splits) as ``densing eval`` resolves them: (names, --local-data).
 WORKED_EXAMPLES = {
     "olmes quick look": (["olmes_arc_easy", "olmes_arc_challenge", "olmes_piqa", "olmes_winogrande"], False),
-    "leaderboard-v1 local": (["openllm_v1_arc_challenge", "openllm_v1_mmlu", "openllm_v1_winogrande",
-                              "openllm_v1_gsm8k"], True),
+    "leaderboard-v1 local": (
+        ["openllm_v1_arc_challenge", "openllm_v1_mmlu", "openllm_v1_winogrande", "openllm_v1_gsm8k"],
+        True,
+    ),
 }
 
 

@@ -1,5 +1,6 @@
 """Loss tasks survive weak models: the conditional loss is aggregated in log space (no OverflowError from lm-eval's
 ``math.exp(-mean)``), and a metric whose aggregation fails never takes the (model, benchmark) pair's other results."""
+
 from __future__ import annotations
 
 import math
@@ -10,11 +11,11 @@ import pytest
 pytest.importorskip("lm_eval")
 pytestmark = pytest.mark.eval
 
-from densing.eval.store import part_path  # noqa: E402
-from densing.eval.loss import LOG_FLOAT_MAX, log_space_perplexity  # noqa: E402
-from tests.cli_run import run as _run  # noqa: E402
-from tests.conftest import SHARED_DATA  # noqa: E402
-from tests.eval.fake_backend import NAME, fake_models_file  # noqa: E402
+from densing.eval.loss import LOG_FLOAT_MAX, log_space_perplexity
+from densing.eval.store import part_path
+from tests.cli_run import run as _run
+from tests.conftest import SHARED_DATA
+from tests.eval.fake_backend import NAME, fake_models_file
 
 
 def test_log_space_perplexity_is_lm_evals_where_it_fits_and_inf_past_it():
@@ -73,9 +74,24 @@ def test_a_failing_aggregation_is_nan_for_its_metric_alone(caplog):
 def test_a_model_whose_answers_cost_thousands_of_nats_evaluates_gsm8k_end_to_end(tmp_path, capsys, fake_source):
     store = tmp_path / "store"
     models = fake_models_file(tmp_path, "{answer_nats: 2000}")  # every answer costs 2,000 nats and more
-    argv = ["eval", "--models", str(models), "--benchmarks", "gsm8k", "--local-data",
-            "--data-root", str(SHARED_DATA), "--limit", "4", "--backend", NAME, "--out", str(store),
-            "--format", "csv"]
+    argv = [
+        "eval",
+        "--models",
+        str(models),
+        "--benchmarks",
+        "gsm8k",
+        "--local-data",
+        "--data-root",
+        str(SHARED_DATA),
+        "--limit",
+        "4",
+        "--backend",
+        NAME,
+        "--out",
+        str(store),
+        "--format",
+        "csv",
+    ]
     code, _, err = _run(argv, capsys)
     assert code == 0, err
     rows = pd.read_parquet(part_path(store, "fake", "gsm8k"))

@@ -1,5 +1,6 @@
 """The bootstrap's plan and runner (densing/laws/fit.py): which rows each resample picks, and
 draws that do not depend on how many processes refit them."""
+
 import numpy as np
 import pandas as pd
 
@@ -14,7 +15,9 @@ def test_auto_resamples_runs_when_a_run_has_several_points_and_points_otherwise(
     unit, resamples = bootstrap.plan((_stage(["a", "b", "c"], 4),), ["a", "b", "c"], n_boot=5, seed=1)
     assert unit == "series" and len(resamples) == 5
     for (picks,) in resamples:  # whole runs: every picked run brings its 4 rows, in order
-        assert len(picks) == 12 and all(list(picks[k:k + 4]) == list(range(picks[k], picks[k] + 4)) for k in (0, 4, 8))
+        assert len(picks) == 12 and all(
+            list(picks[k : k + 4]) == list(range(picks[k], picks[k] + 4)) for k in (0, 4, 8)
+        )
     unit, resamples = bootstrap.plan((_stage(["a", "b", "c"], 1),), ["a", "b", "c"], n_boot=5, seed=1)
     assert unit == "point" and all(len(p) == 3 for (p,) in resamples)
 

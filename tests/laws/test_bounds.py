@@ -1,4 +1,5 @@
 """log_density_bounds against the whole-array computation it replaces: every element's (y, kind) the same bits."""
+
 from __future__ import annotations
 
 import numpy as np

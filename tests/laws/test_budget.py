@@ -1,10 +1,10 @@
 """Members brought to one training budget D0 through a stated loss law (densing.laws.forms)."""
+
 import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from densing.errors import InputError
 from densing.laws.forms import BESIROGLU_2024, HOFFMANN_2022, LOSS_LAWS, translate_members
@@ -85,8 +85,18 @@ def test_mismatched_shapes_and_text_raise_an_input_error():
 
 def test_published_constants_and_their_sources():
     assert (HOFFMANN_2022.E, HOFFMANN_2022.A, HOFFMANN_2022.B, HOFFMANN_2022.alpha, HOFFMANN_2022.beta) == (
-        1.69, 406.4, 410.7, 0.34, 0.28)
+        1.69,
+        406.4,
+        410.7,
+        0.34,
+        0.28,
+    )
     assert (BESIROGLU_2024.E, BESIROGLU_2024.A, BESIROGLU_2024.B, BESIROGLU_2024.alpha, BESIROGLU_2024.beta) == (
-        1.8172, 482.01, 2085.43, 0.3478, 0.3658)
+        1.8172,
+        482.01,
+        2085.43,
+        0.3478,
+        0.3658,
+    )
     assert "2203.15556" in HOFFMANN_2022.source and "2404.10102" in BESIROGLU_2024.source
     assert LOSS_LAWS == {"hoffmann_2022": HOFFMANN_2022, "besiroglu_2024": BESIROGLU_2024}

@@ -1,5 +1,6 @@
 """D0 (the reference model's training tokens): positive, finite and at most MAX_D0_TOKENS (1e15), checked before any
 data is read; ``densing fit --family`` refuses it (the family law has no data term)."""
+
 from __future__ import annotations
 
 import math
@@ -26,8 +27,18 @@ def refused(tmp_path, capsys, argv):
 @pytest.mark.parametrize("command", ["fit", "density"])
 def test_a_d0_outside_its_domain_is_one_line_before_the_data_is_read(tmp_path, capsys, command, d0):
     # the data do not exist: a D0 checked only after reading them would say so instead
-    argv = {"fit": ["fit", "--data", str(tmp_path / "absent.csv"), "--benchmark", "mmlu", "--out", str(tmp_path / "fit.json")],
-            "density": ["density", "--targets", str(tmp_path / "absent.csv"), "--fit", str(tmp_path / "absent.json")]}[command]
+    argv = {
+        "fit": [
+            "fit",
+            "--data",
+            str(tmp_path / "absent.csv"),
+            "--benchmark",
+            "mmlu",
+            "--out",
+            str(tmp_path / "fit.json"),
+        ],
+        "density": ["density", "--targets", str(tmp_path / "absent.csv"), "--fit", str(tmp_path / "absent.json")],
+    }[command]
     err = refused(tmp_path, capsys, argv + ["--d0", d0])
     assert "absent" not in err
 
@@ -42,8 +53,11 @@ def test_the_largest_d0_is_accepted_and_one_above_it_is_not():
 
 @pytest.mark.parametrize("d0", [2e12, 1e13])
 def test_a_family_fit_refuses_a_d0_it_has_no_data_term_for(tmp_path, capsys, d0):
-    err = refused(tmp_path, capsys, ["fit", "--data", str(tmp_path / "absent.csv"), "--benchmark", "mmlu",
-                                     "--family", "pythia", "--d0", f"{d0:g}"])
+    err = refused(
+        tmp_path,
+        capsys,
+        ["fit", "--data", str(tmp_path / "absent.csv"), "--benchmark", "mmlu", "--family", "pythia", "--d0", f"{d0:g}"],
+    )
     assert "--family" in err and "no data term" in err
 
 

@@ -1,4 +1,5 @@
 """One engine per density: ``densing density``'s rows and the report's per-model rows are the same numbers."""
+
 import json
 from pathlib import Path
 
@@ -59,11 +60,17 @@ def test_a_censored_density_is_the_same_bound_in_both_tables():
 def test_density_at_own_tokens_is_compute_density_at_each_token_count():
     """``--d0 train_tokens`` and the OLMo ladder's table: one compute_density per token count."""
     fit = ReferenceFit.load(ROOT / "reference_fits" / "olmo_arc_easy_two_step.json")
-    targets = pd.DataFrame({
-        "model": ["a", "b", "c"], "benchmark": ["olmes_arc_easy"] * 3, "metric": ["len_norm"] * 3,
-        "value": [0.6, 0.7, 0.65], "stderr": [0.01, 0.01, 0.01], "params": [1e9, 7e9, 1e9],
-        "train_tokens": [1e11, 4e12, 1e11],
-    })
+    targets = pd.DataFrame(
+        {
+            "model": ["a", "b", "c"],
+            "benchmark": ["olmes_arc_easy"] * 3,
+            "metric": ["len_norm"] * 3,
+            "value": [0.6, 0.7, 0.65],
+            "stderr": [0.01, 0.01, 0.01],
+            "params": [1e9, 7e9, 1e9],
+            "train_tokens": [1e11, 4e12, 1e11],
+        }
+    )
     out = density_at_own_tokens(targets, [fit]).set_index("model")
     for tokens, rows in targets.groupby("train_tokens"):
         alone = compute_density(rows, fit, d0=tokens).set_index("model")
@@ -74,8 +81,16 @@ def test_density_at_own_tokens_without_token_counts_is_an_input_error():
     from densing.errors import InputError
 
     fit = ReferenceFit.load(ROOT / "reference_fits" / "olmo_arc_easy_two_step.json")
-    targets = pd.DataFrame({"model": ["a"], "benchmark": ["olmes_arc_easy"], "metric": ["len_norm"], "value": [0.6],
-                            "params": [1e9], "train_tokens": [np.nan]})
+    targets = pd.DataFrame(
+        {
+            "model": ["a"],
+            "benchmark": ["olmes_arc_easy"],
+            "metric": ["len_norm"],
+            "value": [0.6],
+            "params": [1e9],
+            "train_tokens": [np.nan],
+        }
+    )
     with pytest.raises(InputError, match="no train_tokens column with values"):
         density_at_own_tokens(targets, [fit], source="t.csv")
 
@@ -101,4 +116,7 @@ def test_own_draws_give_a_row_the_same_interval_whatever_rows_stand_beside_it():
     beside = solve_densities(pd.concat([models.iloc[:3], one.assign(model="renamed")]), inversion, own_draws=True)
     assert (beside.low[-1], beside.high[-1]) == (alone.low[0], alone.high[0])
     other = solve_densities(one, inversion, seed=1, own_draws=True)
-    assert other.log_density[0] == alone.log_density[0] and (other.low[0], other.high[0]) != (alone.low[0], alone.high[0])
+    assert other.log_density[0] == alone.log_density[0] and (other.low[0], other.high[0]) != (
+        alone.low[0],
+        alone.high[0],
+    )

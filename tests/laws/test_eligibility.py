@@ -1,5 +1,6 @@
 """The reference rule R1–R5 on a hand-made table: each rule excludes the candidate it should, with its reason (rules v1
 and v2: the shipped table's variants, computed by tools/build_tables.py)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -10,26 +11,41 @@ from densing.laws import eligibility, forms
 from tools.build_tables import earlier_candidate_table, eligible_families
 
 
-def _family(name: str, sizes, tokens, *, gamma=0.45, level=22.0, benchmark="mmlu", shift=0.0, active=None, date="2024-01-01"):
+def _family(
+    name: str, sizes, tokens, *, gamma=0.45, level=22.0, benchmark="mmlu", shift=0.0, active=None, date="2024-01-01"
+):
     n = np.asarray(sizes, float)
     score = forms.performance_law(np.log(n), 0.75, gamma, level, 0.25) + shift
-    return pd.DataFrame({"model": [f"{name}-{i}" for i in range(n.size)], "family": name, "benchmark": benchmark,
-                         "metric": "acc", "value": score, "params": n, "train_tokens": np.asarray(tokens, float),
-                         "active_params": np.nan if active is None else active, "release_date": pd.Timestamp(date)})
+    return pd.DataFrame(
+        {
+            "model": [f"{name}-{i}" for i in range(n.size)],
+            "family": name,
+            "benchmark": benchmark,
+            "metric": "acc",
+            "value": score,
+            "params": n,
+            "train_tokens": np.asarray(tokens, float),
+            "active_params": np.nan if active is None else active,
+            "release_date": pd.Timestamp(date),
+        }
+    )
 
 
 def _table() -> pd.DataFrame:
     big = (0.5e9, 2e9, 7e9, 20e9, 70e9)
     targets = _family("T", (1e9, 3e9, 7e9, 13e9, 34e9, 70e9), 2e12, gamma=0.5, level=23.0)  # the trend's targets
-    return pd.concat([
-        targets,
-        _family("Good", big, 3e12),                                     # eligible
-        _family("Narrow", (7e9, 13e9, 70e9), 2e12),                     # R2: 10× span
-        _family("Mixed", big, (0.3e12, 1e12, 3e12, 3e12, 3e12)),        # R3: 10× tokens
-        _family("Weak", big, 3e12, level=26.0),                         # R4: never reaches the targets' top
-        _family("Bent", big, 3e12, shift=np.array([0, 0, 0, 0, 0.08])),  # R5: the largest member off the curve
-        _family("Two", (1e9, 1e9, 70e9), 3e12),                         # R2: two distinct sizes
-    ], ignore_index=True)
+    return pd.concat(
+        [
+            targets,
+            _family("Good", big, 3e12),  # eligible
+            _family("Narrow", (7e9, 13e9, 70e9), 2e12),  # R2: 10× span
+            _family("Mixed", big, (0.3e12, 1e12, 3e12, 3e12, 3e12)),  # R3: 10× tokens
+            _family("Weak", big, 3e12, level=26.0),  # R4: never reaches the targets' top
+            _family("Bent", big, 3e12, shift=np.array([0, 0, 0, 0, 0.08])),  # R5: the largest member off the curve
+            _family("Two", (1e9, 1e9, 70e9), 3e12),  # R2: two distinct sizes
+        ],
+        ignore_index=True,
+    )
 
 
 def test_each_rule_excludes_the_candidate_it_should():
@@ -73,30 +89,39 @@ def _rule_table() -> pd.DataFrame:
     code["value"] = code["value"] - 0.25
     se = np.sqrt(code["value"] * (1 - code["value"]) / 164)
     code["value"] += se * np.array([1.0, -1.0, 0.8, -0.9, 0.7])
-    return pd.concat([
-        targets, code_targets,
-        _family("Good", big, 3e12),                                          # eligible
-        _family("Floor", big, 3e12, level=30.0),                             # R4r: its best member barely leaves chance
-        _family("Saturating", big, 3e12, shift=np.array([0, 0, 0, -0.05, -0.15])),  # another shape: R5z
-        _family("Mixed", big, (0.3e12, 1e12, 3e12, 3e12, 3e12)),             # R3: 10× tokens
-        _family("Two", (1e9, 1e9, 70e9), 3e12),                              # R2: two distinct sizes
-        code,                                                                # noisy, informative: eligible
-    ], ignore_index=True)
+    return pd.concat(
+        [
+            targets,
+            code_targets,
+            _family("Good", big, 3e12),  # eligible
+            _family("Floor", big, 3e12, level=30.0),  # R4r: its best member barely leaves chance
+            _family("Saturating", big, 3e12, shift=np.array([0, 0, 0, -0.05, -0.15])),  # another shape: R5z
+            _family("Mixed", big, (0.3e12, 1e12, 3e12, 3e12, 3e12)),  # R3: 10× tokens
+            _family("Two", (1e9, 1e9, 70e9), 3e12),  # R2: two distinct sizes
+            code,  # noisy, informative: eligible
+        ],
+        ignore_index=True,
+    )
 
 
 # The planted families follow the logistic in ln N. Under it, the floor family fails on reach and the saturating one
 # (its top members bend below the logistic) on the held-out test; under the power shape (the default) the floor
 # family's slope is not above its noise (R2s), and the saturating family bends as a power law does: it passes.
-@pytest.mark.parametrize("shape, floor_rule, saturating_rule", [("logistic_ln_n", "R4r:", "R5z:"), ("power", "R2s:", "")])
-def test_the_rule_refuses_the_floor_and_the_misspecified_and_keeps_a_noisy_informative_family(shape, floor_rule,
-                                                                                               saturating_rule):
+@pytest.mark.parametrize(
+    "shape, floor_rule, saturating_rule", [("logistic_ln_n", "R4r:", "R5z:"), ("power", "R2s:", "")]
+)
+def test_the_rule_refuses_the_floor_and_the_misspecified_and_keeps_a_noisy_informative_family(
+    shape, floor_rule, saturating_rule
+):
     table = eligibility.candidate_table(_rule_table(), shape=shape).set_index("reference")
     assert (table["shape"] == shape).all()
     assert table.loc["Good:mmlu", "eligible"] and table.loc["Good:mmlu", "why"] == ""
     assert table.loc["Code:humaneval", "eligible"], table.loc["Code:humaneval", "why"]
     assert abs(table.loc["Code:humaneval", "held_out_z"]) <= eligibility.MAX_HELD_OUT_Z
     floor = table.loc["Floor:mmlu"]
-    assert not floor["eligible"] and floor["why"].startswith(floor_rule) and floor["reach_share"] < eligibility.REACH_SHARE
+    assert (
+        not floor["eligible"] and floor["why"].startswith(floor_rule) and floor["reach_share"] < eligibility.REACH_SHARE
+    )
     saturating = table.loc["Saturating:mmlu"]
     assert saturating["why"].startswith(saturating_rule) and bool(saturating["eligible"]) == (saturating_rule == "")
     assert table.loc["Mixed:mmlu", "why"].startswith("R3:")
@@ -138,5 +163,8 @@ def test_the_rule_judges_each_benchmark_on_its_own(shape):
     part = eligibility.candidate_table(table, benchmarks=fewer, shape=shape)
     chosen = whole[whole["benchmark"].isin(fewer)].reset_index(drop=True)
     assert len(part) == len(chosen) > 0
-    pd.testing.assert_frame_equal(part.sort_values(["benchmark", "family"]).reset_index(drop=True),
-                                  chosen.sort_values(["benchmark", "family"]).reset_index(drop=True), check_exact=True)
+    pd.testing.assert_frame_equal(
+        part.sort_values(["benchmark", "family"]).reset_index(drop=True),
+        chosen.sort_values(["benchmark", "family"]).reset_index(drop=True),
+        check_exact=True,
+    )

@@ -1,4 +1,5 @@
 """The family law: planted recovery, the inverse, JSON round trip, dropped members, the held-out rule."""
+
 from __future__ import annotations
 
 import math
@@ -6,24 +7,41 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from densing.errors import FitError, InputError
 from densing.laws import forms
 from densing.laws.family import fit_family
-from tools.build_tables import family_points, held_out_error, ols_family_fit
 from densing.laws.reference_fit import ReferenceFit
+from tools.build_tables import family_points, held_out_error, ols_family_fit
 
 
-def planted_family(gamma: float = 0.45, level: float = 22.0, chance: float = 0.25, sizes=(0.5e9, 1.8e9, 4e9, 7e9, 14e9, 32e9, 72e9),
-                   noise: float = 0.0, seed: int = 0, benchmark: str = "mmlu", family: str = "F") -> pd.DataFrame:
+def planted_family(
+    gamma: float = 0.45,
+    level: float = 22.0,
+    chance: float = 0.25,
+    sizes=(0.5e9, 1.8e9, 4e9, 7e9, 14e9, 32e9, 72e9),
+    noise: float = 0.0,
+    seed: int = 0,
+    benchmark: str = "mmlu",
+    family: str = "F",
+) -> pd.DataFrame:
     """A tidy table of one family whose scores follow S(N) = d + (1 − d)·σ(γ(ln N − l)) (+ noise)."""
     rng = np.random.default_rng(seed)
     n = np.asarray(sizes, float)
     score = forms.performance_law(np.log(n), 1 - chance, gamma, level, chance) + noise * rng.standard_normal(n.size)
-    return pd.DataFrame({"model": [f"{family}-{int(x / 1e6)}M" for x in n], "family": family, "benchmark": benchmark,
-                         "metric": "acc", "value": score, "params": n, "train_tokens": 3e12, "active_params": np.nan})
+    return pd.DataFrame(
+        {
+            "model": [f"{family}-{int(x / 1e6)}M" for x in n],
+            "family": family,
+            "benchmark": benchmark,
+            "metric": "acc",
+            "value": score,
+            "params": n,
+            "train_tokens": 3e12,
+            "active_params": np.nan,
+        }
+    )
 
 
 @settings(max_examples=25, deadline=None)
@@ -80,8 +98,9 @@ def test_a_family_whose_score_falls_with_size_is_refused():
         fit_family(table, "F", "mmlu", n_boot=0, shape="logistic_ln_n")
 
 
-def binomial_family(gamma: float, level: float, sizes, items: int, rng: np.random.Generator, chance: float = 0.25,
-                    extra_sd: float = 0.0) -> np.ndarray:
+def binomial_family(
+    gamma: float, level: float, sizes, items: int, rng: np.random.Generator, chance: float = 0.25, extra_sd: float = 0.0
+) -> np.ndarray:
     """Scores of a planted family: Binomial(n, S(N)) / n, S(N) = d + (1 − d)·σ(γ(ln N − l) + e), e ~ N(0, extra_sd²)."""
     eta = gamma * (np.log(np.asarray(sizes, float)) - level) + extra_sd * rng.standard_normal(len(sizes))
     p = chance + (1 - chance) / (1 + np.exp(-eta))
@@ -118,14 +137,19 @@ def test_likelihood_and_least_squares_agree_on_exact_scores_and_the_likelihood_i
     scores = forms.performance_law(x, 0.75, 0.6, 24.5, 0.25) + np.array([0.004, -0.003, 0.006, -0.01, 0.008, -0.005])
     found = likelihood_fit(x, scores, 14042, 0.25, 0.75)
     centre = found.centre
-    best = minimize(lambda t: -_log_likelihood(t[0] * (x - centre) + t[1], scores, 14042.0, 0.25, 0.75),
-                    x0=[0.3, 0.0], method="Nelder-Mead", options={"xatol": 1e-10, "fatol": 1e-12, "maxiter": 20000})
+    best = minimize(
+        lambda t: -_log_likelihood(t[0] * (x - centre) + t[1], scores, 14042.0, 0.25, 0.75),
+        x0=[0.3, 0.0],
+        method="Nelder-Mead",
+        options={"xatol": 1e-10, "fatol": 1e-12, "maxiter": 20000},
+    )
     assert found.slope == pytest.approx(best.x[0], abs=1e-4) and found.offset == pytest.approx(best.x[1], abs=1e-4)
     exact = forms.performance_law(x, 0.75, 0.6, 24.5, 0.25)
     ols = ols_family_fit(planted_family(0.6, 24.5, sizes=FLOOR_SIZES), "F", "mmlu")
     mle = fit_family(planted_family(0.6, 24.5, sizes=FLOOR_SIZES), "F", "mmlu", n_boot=0, shape="logistic_ln_n")
-    assert ols.params["gamma"] == pytest.approx(mle.params["gamma"], rel=1e-5) and np.allclose(exact, mle.predict_score(
-        np.asarray(FLOOR_SIZES), 3e12), atol=1e-6)
+    assert ols.params["gamma"] == pytest.approx(mle.params["gamma"], rel=1e-5) and np.allclose(
+        exact, mle.predict_score(np.asarray(FLOOR_SIZES), 3e12), atol=1e-6
+    )
     assert mle.provenance["method"] == "binomial"
 
 
@@ -160,8 +184,8 @@ def test_held_out_z_rejects_calibrated_families_at_about_the_nominal_rate():
 def test_held_out_z_carries_the_dispersion_of_families_off_their_curve():
     """Members off the law by more than their binomial noise: the test with only the refit's own dispersion rejects
     too often, and with a dispersion pooled over families of the same world (rule v3's) at about the nominal rate."""
-    from studies.family_law_shape import held_out_test
     from densing.laws.family_likelihood import likelihood_fit
+    from studies.family_law_shape import held_out_test
 
     sizes = (0.5e9, 1.8e9, 4e9, 7e9, 14e9, 32e9)
     rng = np.random.default_rng(5)
@@ -170,13 +194,17 @@ def test_held_out_z_carries_the_dispersion_of_families_off_their_curve():
         scores = binomial_family(0.45, 22.0, sizes, 14042, rng, extra_sd=0.1)
         table = planted_family(sizes=sizes).assign(value=scores)
         # the pooled dispersion: from other families of the same world (three, as rule v3 pools over the table's)
-        others = [likelihood_fit(np.log(sizes), binomial_family(0.45, 22.0, sizes, 14042, rng, extra_sd=0.1), 14042, 0.25, 0.75)
-                  for _ in range(3)]
+        others = [
+            likelihood_fit(
+                np.log(sizes), binomial_family(0.45, 22.0, sizes, 14042, rng, extra_sd=0.1), 14042, 0.25, 0.75
+            )
+            for _ in range(3)
+        ]
         floor = float(np.median([o.own_dispersion for o in others]))
         plain += abs(held_out_test(table, "F", "mmlu", shape="logistic_ln_n")["z"]) > 1.96
         pooled += abs(held_out_test(table, "F", "mmlu", dispersion_floor=floor, shape="logistic_ln_n")["z"]) > 1.96
-    assert plain / runs > 0.12     # the refit's own dispersion, 3 residual degrees of freedom: about 0.19
-    assert pooled / runs <= 0.10   # the pooled one: about 0.05
+    assert plain / runs > 0.12  # the refit's own dispersion, 3 residual degrees of freedom: about 0.19
+    assert pooled / runs <= 0.10  # the pooled one: about 0.05
 
 
 def test_parametric_draws_have_the_fits_covariance():
@@ -195,7 +223,9 @@ def test_held_out_error_predicts_the_largest_member_from_the_rest():
     result = held_out_error(table, "F", "mmlu")
     assert result["held_out"] == "F-72000M" and result["relative_error"] < 1e-9
     table.loc[table.index[-1], "value"] += 0.05
-    assert held_out_error(table, "F", "mmlu")["relative_error"] == pytest.approx(0.05 / table["value"].iloc[-1], rel=1e-6)
+    assert held_out_error(table, "F", "mmlu")["relative_error"] == pytest.approx(
+        0.05 / table["value"].iloc[-1], rel=1e-6
+    )
 
 
 def _members_by_frame(table, family, benchmark, *, sizes, keep_floor):
@@ -225,15 +255,19 @@ def test_a_family_fit_reads_the_members_of_its_frame(case):
     family, benchmark = "Qwen1.5", "mmlu"
     frame, _ = _members_by_frame(table, family, benchmark, sizes=None, keep_floor=True)
     names = frame["model"].tolist()
-    sizes = ({m: (7e9 if i in (0, 1) else float(p) * 1.3) for i, (m, p) in enumerate(zip(names, frame["params"]))
-              if i != 2} if case == "sizes" else None)
+    sizes = (
+        {m: (7e9 if i in (0, 1) else float(p) * 1.3) for i, (m, p) in enumerate(zip(names, frame["params"])) if i != 2}
+        if case == "sizes"
+        else None
+    )
     expected, dropped = _members_by_frame(table, family, benchmark, sizes=sizes, keep_floor=True)
     found, found_dropped = _member_arrays(table, family, benchmark, table_metric(table, benchmark), sizes=sizes)
     assert found_dropped == dropped and (case != "sizes" or dropped["no_size_at_d0"] == [names[2]])
     for column in ("model", "params", "train_tokens", "score"):
         assert found[column].tolist() == expected[column].tolist()
     assert data_hash(found, list(POINT_COLUMNS[:4])) == data_hash(expected, list(POINT_COLUMNS[:4]))
-    fit = fit_family(table, family, benchmark, n_boot=20, seed=3, sizes=sizes,
-                     d0=1e12 if sizes else None)
-    assert [p[:4] for p in fit.points] == [tuple(r) for r in expected[["model", "params", "train_tokens", "score"]].itertuples(index=False)]
+    fit = fit_family(table, family, benchmark, n_boot=20, seed=3, sizes=sizes, d0=1e12 if sizes else None)
+    assert [p[:4] for p in fit.points] == [
+        tuple(r) for r in expected[["model", "params", "train_tokens", "score"]].itertuples(index=False)
+    ]
     assert all(p[5] == p[0] and p[4] is None for p in fit.points)

@@ -1,5 +1,6 @@
 """The batched family likelihood (:func:`densing.laws.family_likelihood.likelihood_fits`) and the refloored fit give
 the single fits' numbers bit for bit: rule v3's candidate table runs its fits this way."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -17,7 +18,7 @@ def _problems() -> list[tuple]:
     for m in range(2, 10):
         for chance, items in ((0.25, 14042.0), (0.0, 1319.0)):
             sizes = np.sort(rng.uniform(8.0, 11.5, m).round(1)) if m > 3 else np.array([9.0, 9.7, 10.4])[:m]
-            x = covariate(10 ** sizes, "power")
+            x = covariate(10**sizes, "power")
             p = chance + (1 - chance) / (1 + np.exp(-(1.4 * (x + 0.9) + rng.normal(0, 0.2, m))))
             out.append((x, rng.binomial(int(items), p) / items, items, chance, 1 - chance))
     x = covariate(np.array([1e9, 3e9, 3e9, 7e9]), "logistic_ln_n")
@@ -29,9 +30,11 @@ def _problems() -> list[tuple]:
 
 def _same(a, b) -> bool:
     fields = ("slope", "offset", "centre", "dispersion", "converged", "own_dispersion", "log_likelihood", "n_members")
-    return (all(np.array_equal(getattr(a, f), getattr(b, f), equal_nan=True) for f in fields)
-            and np.array_equal(a.covariance, b.covariance, equal_nan=True)
-            and np.array_equal(a.information, b.information, equal_nan=True))
+    return (
+        all(np.array_equal(getattr(a, f), getattr(b, f), equal_nan=True) for f in fields)
+        and np.array_equal(a.covariance, b.covariance, equal_nan=True)
+        and np.array_equal(a.information, b.information, equal_nan=True)
+    )
 
 
 def test_batched_fits_are_the_single_fits_bit_for_bit():

@@ -1,5 +1,6 @@
 """The family law's power shape S(N) = d + c·σ(γ·(u − l)), u = −(N/N_unit)^−α: planted recovery, the inverse and its
 asymptote, the joint inversion, the fit file, and the logistic_ln_n shape of files written before it."""
+
 from __future__ import annotations
 
 import math
@@ -7,16 +8,15 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from densing.errors import InputError
 from densing.laws import forms
 from densing.laws.bounds import LOWER, log_density_bounds, score_cap
 from densing.laws.family import POWER_ALPHA, fit_family
-from studies.family_law_shape import held_out_test
 from densing.laws.joint import _predict, family_columns, invert_joint
 from densing.laws.reference_fit import ABOVE_CEILING, ReferenceFit
+from studies.family_law_shape import held_out_test
 
 SIZES = (0.5e9, 1.8e9, 4e9, 7e9, 14e9, 32e9, 72e9)
 # (γ, l, chance) per benchmark of the planted power-shaped family
@@ -25,15 +25,26 @@ PLANT = {"mmlu": (3.0, -0.3, 0.25), "hellaswag": (2.0, -0.6, 0.25), "winogrande"
 
 def power_score(sizes, gamma: float, level: float, chance: float) -> np.ndarray:
     """S(N) = d + (1 − d)·σ(γ·(u − l)), u = −(N / 10⁹)^−0.34, written out here (not through densing's helpers)."""
-    u = -(np.asarray(sizes, float) / 1e9) ** -0.34
+    u = -((np.asarray(sizes, float) / 1e9) ** -0.34)
     return chance + (1 - chance) / (1 + np.exp(-gamma * (u - level)))
 
 
-def power_family(gamma: float, level: float, chance: float = 0.25, benchmark: str = "mmlu", sizes=SIZES) -> pd.DataFrame:
+def power_family(
+    gamma: float, level: float, chance: float = 0.25, benchmark: str = "mmlu", sizes=SIZES
+) -> pd.DataFrame:
     n = np.asarray(sizes, float)
-    return pd.DataFrame({"model": [f"F-{int(x / 1e6)}M" for x in n], "family": "F", "benchmark": benchmark,
-                         "metric": "acc", "value": power_score(n, gamma, level, chance), "params": n,
-                         "train_tokens": 3e12, "active_params": np.nan})
+    return pd.DataFrame(
+        {
+            "model": [f"F-{int(x / 1e6)}M" for x in n],
+            "family": "F",
+            "benchmark": benchmark,
+            "metric": "acc",
+            "value": power_score(n, gamma, level, chance),
+            "params": n,
+            "train_tokens": 3e12,
+            "active_params": np.nan,
+        }
+    )
 
 
 def test_the_default_shape_is_power_with_its_stated_exponent():
@@ -110,8 +121,10 @@ def test_the_joint_inversion_under_the_power_shape_recovers_planted_sizes(sizes)
 
 def test_the_joint_inversion_refuses_fits_of_two_shapes():
     table = pd.concat([power_family(g, l, chance=d, benchmark=b) for b, (g, l, d) in PLANT.items()])
-    fits = [fit_family(table, "F", "mmlu", n_boot=10, shape="power"),
-            fit_family(table, "F", "hellaswag", n_boot=10, shape="logistic_ln_n")]
+    fits = [
+        fit_family(table, "F", "mmlu", n_boot=10, shape="power"),
+        fit_family(table, "F", "hellaswag", n_boot=10, shape="logistic_ln_n"),
+    ]
     with pytest.raises(InputError, match="one shape"):
         invert_joint(fits, np.array([[0.5, 0.6]]), np.array([[0.01, 0.01]]))
 
@@ -136,7 +149,9 @@ def test_the_fit_file_keeps_the_shape_and_a_file_without_one_reads_as_logistic_l
     old["bootstrap"] = []
     legacy = ReferenceFit.from_dict(old)
     np.testing.assert_allclose(legacy.predict_loss(SIZES, fit.d0), np.log(SIZES))
-    np.testing.assert_allclose(legacy.predict_score(SIZES, fit.d0), forms.performance_law(np.log(SIZES), 0.75, 0.45, 22.0, 0.25))
+    np.testing.assert_allclose(
+        legacy.predict_score(SIZES, fit.d0), forms.performance_law(np.log(SIZES), 0.75, 0.45, 22.0, 0.25)
+    )
     half = fit.to_dict()
     del half["params"]["n_unit"]
     with pytest.raises(InputError, match="needs both alpha and n_unit"):

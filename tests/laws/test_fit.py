@@ -1,12 +1,11 @@
 """Planted-parameter recovery for every law (the JSON round trip of reference fits: test_reference_fit.py)."""
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from densing.errors import FitError, InputError
-from densing.laws import fit as lawfit
-from densing.laws import problems
-from densing.laws import forms
+from densing.laws import fit as lawfit, forms, problems
 from densing.laws.reference import fit_reference
 
 LAW = dict(a=400.0, alpha=0.34, b=410.0, beta=0.28)
@@ -67,7 +66,9 @@ def test_composed_law_recovers_what_is_identified():
     assert p["a"] == pytest.approx(LAW["a"] * 4.0, rel=0.5)
     # effective sizes agree with the planted law's
     truth = forms.params_for_loss(forms.loss_for_score(0.6, **SIGMOID), 1e12, **LAW)
-    got = forms.params_for_loss(forms.loss_for_score(0.6, p["c"], p["gamma"], p["l"], p["d"]), 1e12, p["a"], p["alpha"], p["b"], p["beta"])
+    got = forms.params_for_loss(
+        forms.loss_for_score(0.6, p["c"], p["gamma"], p["l"], p["d"]), 1e12, p["a"], p["alpha"], p["b"], p["beta"]
+    )
     assert got == pytest.approx(truth, rel=0.25)
 
 

@@ -1,10 +1,10 @@
 """Invariants of the law forms and their inversion (Xiao et al. 2024, eqs. 2–4)."""
+
 import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from densing.laws import forms
 
@@ -53,7 +53,7 @@ def test_effective_params_monotone_in_score(scores):
     assert np.all(np.diff(sizes[finite]) > 0)  # … and a larger model
     # once a score is beyond the data limit, every higher score is too
     if (~finite).any():
-        assert np.all(~finite[np.argmax(~finite):])
+        assert np.all(~finite[np.argmax(~finite) :])
 
 
 def test_inversion_outside_the_sigmoid_is_nan_and_below_data_floor_is_inf():

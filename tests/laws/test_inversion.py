@@ -1,4 +1,5 @@
 """Density: censoring, the geometric-mean aggregate, intervals, and the shipped Pythia fits."""
+
 import json
 import math
 
@@ -7,10 +8,10 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from densing.laws.density import compute_density
-from densing.laws.inversion import ABOVE_CEILING, BELOW_FLOOR, BEYOND_DATA_LIMIT, invert
 from densing.laws import forms
+from densing.laws.density import compute_density
 from densing.laws.fit_schema import StageFit
+from densing.laws.inversion import ABOVE_CEILING, BELOW_FLOOR, BEYOND_DATA_LIMIT, invert
 from densing.laws.reference_fit import ReferenceFit
 from tests.conftest import needs_pythia
 
@@ -20,8 +21,16 @@ PARAMS = dict(a=400.0, alpha=0.34, b=410.0, beta=0.28, c=0.7, gamma=-4.0, l=1.0,
 def _fit(benchmark="toy", bootstrap=()):
     stage = StageFit("composed", dict(PARAMS), {}, 1.0, 0.0, (), True, "", 10, 0.0)
     return ReferenceFit(
-        kind="composed", benchmark=benchmark, metric="acc", params=dict(PARAMS), stages=(stage,), d0=1e12,
-        data_hash="x", provenance={"benchmarks": [benchmark]}, bootstrap_names=tuple(PARAMS), bootstrap=bootstrap,
+        kind="composed",
+        benchmark=benchmark,
+        metric="acc",
+        params=dict(PARAMS),
+        stages=(stage,),
+        d0=1e12,
+        data_hash="x",
+        provenance={"benchmarks": [benchmark]},
+        bootstrap_names=tuple(PARAMS),
+        bootstrap=bootstrap,
     )
 
 
@@ -42,7 +51,9 @@ def test_density_is_effective_over_actual_and_one_on_the_law():
     fit = _fit()
     n = np.array([1e8, 1e9, 7e9])
     scores = forms.composed_law(n, 1e12, **PARAMS)
-    targets = pd.DataFrame({"model": ["m1", "m2", "m3"], "benchmark": "toy", "metric": "acc", "value": scores, "params": n})
+    targets = pd.DataFrame(
+        {"model": ["m1", "m2", "m3"], "benchmark": "toy", "metric": "acc", "value": scores, "params": n}
+    )
     out = compute_density(targets, fit)
     np.testing.assert_allclose(out["density"], 1.0, rtol=1e-6)
     # a model half the size reaching the same score is twice as dense
@@ -77,7 +88,9 @@ def test_geomean_aggregate_and_bootstrap_intervals():
 
 def test_censored_component_censors_the_aggregate():
     fits = [_fit("x"), _fit("y")]
-    targets = pd.DataFrame({"model": ["m", "m"], "benchmark": ["x", "y"], "metric": "acc", "value": [0.5, 0.99], "params": [1e9, 1e9]})
+    targets = pd.DataFrame(
+        {"model": ["m", "m"], "benchmark": ["x", "y"], "metric": "acc", "value": [0.5, 0.99], "params": [1e9, 1e9]}
+    )
     out = compute_density(targets, fits).set_index("benchmark")
     assert out.loc["geomean", "censored"] == "component_censored"
     # no standard error: 0.99 is beyond the cap with no margin, so not even its bound is known
@@ -90,13 +103,22 @@ def test_a_bounded_component_makes_the_aggregate_a_bound_the_same_way():
     fits = [_fit("x"), _fit("y")]
     for f in fits:
         f.provenance["benchmarks"] = [f.benchmark]
-    targets = pd.DataFrame({"model": ["m", "m", "k", "k"], "benchmark": ["x", "y", "x", "y"], "metric": "acc",
-                            "value": [0.5, 0.99, 0.2, 0.99], "stderr": 0.02, "params": 1e9})
+    targets = pd.DataFrame(
+        {
+            "model": ["m", "m", "k", "k"],
+            "benchmark": ["x", "y", "x", "y"],
+            "metric": "acc",
+            "value": [0.5, 0.99, 0.2, 0.99],
+            "stderr": 0.02,
+            "params": 1e9,
+        }
+    )
     out = compute_density(targets, fits).set_index(["model", "benchmark"])
     assert out.loc[("m", "y"), "bound"] == "lower bound" and out.loc[("m", "y"), "censored"] == ABOVE_CEILING
     assert out.loc[("m", "geomean"), "bound"] == "lower bound"
     assert out.loc[("m", "geomean"), "density"] == pytest.approx(
-        math.sqrt(out.loc[("m", "x"), "density"] * out.loc[("m", "y"), "density"]))
+        math.sqrt(out.loc[("m", "x"), "density"] * out.loc[("m", "y"), "density"])
+    )
     assert out.loc[("k", "x"), "bound"] == "upper bound" and out.loc[("k", "x"), "censored"] == BELOW_FLOOR
     assert out.loc[("k", "geomean"), "bound"] == "dropped" and math.isnan(out.loc[("k", "geomean"), "density"])
 
@@ -106,13 +128,25 @@ def test_the_shipped_pythia_fits_give_finite_pythia_densities_near_one(run_cli):
     from densing.paths import REFERENCE_FITS, RESULTS
 
     fits = [a for f in sorted(REFERENCE_FITS.glob("pythia_*.json")) for a in ("--fit", str(f))]
-    code, out, err = run_cli("density", *fits, "--targets", RESULTS / "pythia_final.csv", "--format", "json", "--d0", "3e11")
+    code, out, err = run_cli(
+        "density", *fits, "--targets", RESULTS / "pythia_final.csv", "--format", "json", "--d0", "3e11"
+    )
     assert code == 0, err
     rows = json.loads(out)
     lambada = {r["model"]: r for r in rows if r["benchmark"] == "lambada_openai"}
     assert len(lambada) == 7
     for row in rows:
-        for key in ("model", "benchmark", "params", "score", "effective_params", "density", "censored", "density_ci_low", "density_ci_high"):
+        for key in (
+            "model",
+            "benchmark",
+            "params",
+            "score",
+            "effective_params",
+            "density",
+            "censored",
+            "density_ci_low",
+            "density_ci_high",
+        ):
             assert key in row
     for name, row in lambada.items():
         if row["censored"] == "below_smallest_member":  # the ladder's smallest model, inverted just under its own size:
@@ -137,9 +171,13 @@ def test_conditioning_on_a_hand_computed_example():
     from densing.laws.reference_fit import ReferenceFit
 
     fit = ReferenceFit(
-        kind="two-step", benchmark="toy", metric="acc",
+        kind="two-step",
+        benchmark="toy",
+        metric="acc",
         params=dict(a=1.0, alpha=0.5, b=0.0, beta=0.3, c=1.0, gamma=-1.0, l=0.0, d=0.0),
-        stages=(), d0=1e12, data_hash="x",
+        stages=(),
+        d0=1e12,
+        data_hash="x",
     )
     kappa = conditioning(fit, [0.2], [0.05])
     expected = max((np.log(4) / np.log(3)) ** 2, (np.log(17 / 3) / np.log(4)) ** 2)
@@ -162,10 +200,15 @@ def test_uncensored_rows_have_a_missing_reason_not_an_empty_string():
     from densing.laws.reference_fit import ReferenceFit
 
     fit = ReferenceFit.load("reference_fits/olmo_arc_easy_two_step.json")
-    targets = pd.DataFrame({
-        "model": ["mid", "top"], "benchmark": ["olmes_arc_easy"] * 2, "metric": ["len_norm"] * 2,
-        "value": [0.6, 0.999], "params": [1e9, 1e9],
-    })
+    targets = pd.DataFrame(
+        {
+            "model": ["mid", "top"],
+            "benchmark": ["olmes_arc_easy"] * 2,
+            "metric": ["len_norm"] * 2,
+            "value": [0.6, 0.999],
+            "params": [1e9, 1e9],
+        }
+    )
     out = compute_density(targets, fit, intervals=False).set_index("model")
     assert out.loc["mid", "censored"] is None
     assert isinstance(out.loc["top", "censored"], str) and out.loc["top", "censored"]
@@ -184,10 +227,15 @@ def test_extrapolation_is_said_in_words_where_the_inversion_leaves_the_reference
     n_low, n_high, d_high = points["params"].min(), points["params"].max(), points["train_tokens"].max()
     inside = float(fit.predict_score(1e9, 1e11))  # N̂ = 1e9 at D0 = 1e11: within the ladder's data
     below = float(fit.predict_score(n_low / 3, 1e11))
-    targets = pd.DataFrame({
-        "model": ["inside", "below"], "benchmark": ["olmes_arc_easy"] * 2, "metric": ["len_norm"] * 2,
-        "value": [inside, below], "params": [1e9, 1e9],
-    })
+    targets = pd.DataFrame(
+        {
+            "model": ["inside", "below"],
+            "benchmark": ["olmes_arc_easy"] * 2,
+            "metric": ["len_norm"] * 2,
+            "value": [inside, below],
+            "params": [1e9, 1e9],
+        }
+    )
     out = compute_density(targets, fit, d0=1e11, intervals=False).set_index("model")
     assert abs(out.loc["inside", "effective_params"] / 1e9 - 1) < 1e-6
     assert out.loc["inside", "extrapolation"] is None
@@ -210,7 +258,9 @@ def test_geomean_rows_match_a_per_model_computation():
     from densing.laws.reference_fit import ReferenceFit
 
     root = Path(__file__).resolve().parents[2]
-    fits = [ReferenceFit.load(root / "reference_fits" / f"pythia_{b}_composed.json") for b in ("arc_easy", "sciq", "piqa")]
+    fits = [
+        ReferenceFit.load(root / "reference_fits" / f"pythia_{b}_composed.json") for b in ("arc_easy", "sciq", "piqa")
+    ]
     targets = read_results(root / "results" / "pythia_final.csv").drop(columns="stderr")
     result = compute_density(targets, fits)
     geo = result[result["benchmark"] == "geomean"].set_index("model")
@@ -218,7 +268,9 @@ def test_geomean_rows_match_a_per_model_computation():
     draws_by_fit = {}
     for fit in fits:
         rows = score_matrix(with_stderr(targets), tuple(fit.benchmarks), fit.metric)
-        draws_by_fit[fit.benchmark] = pd.DataFrame(solve_densities(rows, PerBenchmark(fit)).draws.T, index=rows["model"])
+        draws_by_fit[fit.benchmark] = pd.DataFrame(
+            solve_densities(rows, PerBenchmark(fit)).draws.T, index=rows["model"]
+        )
     for model, row in geo.iterrows():
         parts = result[(result["model"] == model) & (result["benchmark"] != "geomean")]
         assert row["density"] == pytest.approx(np.exp(np.log(parts["density"]).mean()), rel=1e-12)
@@ -236,9 +288,16 @@ def test_score_matrix_averages_a_models_rows_and_keeps_complete_cases():
     ``require="all"`` keeps only the models with every benchmark, ``"any"`` those with one; params from its first row."""
     from densing.laws.inversion import score_matrix
 
-    table = pd.DataFrame({"model": ["b", "a", "a", "b", "c", "c"], "benchmark": ["x", "x", "x", "y", "y", "z"],
-                          "metric": "acc", "value": [0.5, 0.2, 0.4, 0.7, 0.9, 0.1],
-                          "stderr": [0.01, 0.02, np.nan, 0.03, 0.04, 0.05], "params": [2e9, 1e9, 1e9, 2e9, 3e9, 3e9]})
+    table = pd.DataFrame(
+        {
+            "model": ["b", "a", "a", "b", "c", "c"],
+            "benchmark": ["x", "x", "x", "y", "y", "z"],
+            "metric": "acc",
+            "value": [0.5, 0.2, 0.4, 0.7, 0.9, 0.1],
+            "stderr": [0.01, 0.02, np.nan, 0.03, 0.04, 0.05],
+            "params": [2e9, 1e9, 1e9, 2e9, 3e9, 3e9],
+        }
+    )
     every = score_matrix(table, ("x", "y"))
     assert every["model"].tolist() == ["b"] and every["score:y"].tolist() == [0.7] and every["params"].tolist() == [2e9]
     anyone = score_matrix(table, ("y", "x"), require="any")
@@ -280,17 +339,29 @@ def test_score_matrix_of_a_tuple_is_the_tuples_own_rows_inside_and_outside_same_
 
     n = data.draw(st.integers(1, 30))
     pick = st.lists(st.sampled_from("abcde"), min_size=n, max_size=n)
-    table = pd.DataFrame({"model": data.draw(pick), "benchmark": data.draw(st.lists(st.sampled_from("wxyz"), min_size=n, max_size=n)),
-                          "metric": data.draw(st.lists(st.sampled_from(["acc", "acc", "f1"]), min_size=n, max_size=n)),
-                          "value": data.draw(st.lists(st.floats(0, 1), min_size=n, max_size=n)),
-                          "stderr": data.draw(st.lists(st.one_of(st.none(), st.floats(0.001, 0.1)), min_size=n, max_size=n)),
-                          "params": data.draw(st.lists(st.sampled_from([1e9, 2e9, 7e9]), min_size=n, max_size=n)),
-                          "family": data.draw(st.lists(st.sampled_from(["F", "G"]), min_size=n, max_size=n))},
-                         index=data.draw(st.lists(st.integers(0, 3), min_size=n, max_size=n)))
+    table = pd.DataFrame(
+        {
+            "model": data.draw(pick),
+            "benchmark": data.draw(st.lists(st.sampled_from("wxyz"), min_size=n, max_size=n)),
+            "metric": data.draw(st.lists(st.sampled_from(["acc", "acc", "f1"]), min_size=n, max_size=n)),
+            "value": data.draw(st.lists(st.floats(0, 1), min_size=n, max_size=n)),
+            "stderr": data.draw(st.lists(st.one_of(st.none(), st.floats(0.001, 0.1)), min_size=n, max_size=n)),
+            "params": data.draw(st.lists(st.sampled_from([1e9, 2e9, 7e9]), min_size=n, max_size=n)),
+            "family": data.draw(st.lists(st.sampled_from(["F", "G"]), min_size=n, max_size=n)),
+        },
+        index=data.draw(st.lists(st.integers(0, 3), min_size=n, max_size=n)),
+    )
     table["stderr"] = table["stderr"].astype(float)
-    tuples = [tuple(data.draw(st.lists(st.sampled_from("wxyz"), min_size=1, max_size=3, unique=True))) for _ in range(3)]
+    tuples = [
+        tuple(data.draw(st.lists(st.sampled_from("wxyz"), min_size=1, max_size=3, unique=True))) for _ in range(3)
+    ]
     with same_tables():
-        inside = [(b, m, r, score_matrix(table, b, m, require=r)) for b in tuples for m in (None, "acc") for r in ("all", "any")]
+        inside = [
+            (b, m, r, score_matrix(table, b, m, require=r))
+            for b in tuples
+            for m in (None, "acc")
+            for r in ("all", "any")
+        ]
     for b, metric, require, found in inside:
         expected = _score_matrix_of_subset(table, b, metric, require)
         if expected.empty:

@@ -1,34 +1,42 @@
 """The joint inversion: planted sizes recovered, precision weighting, disagreement measured, censoring at the range."""
+
 from __future__ import annotations
 
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
+from densing.errors import InputError
 from densing.laws import forms
 from densing.laws.family import fit_family
-from densing.errors import InputError
 from densing.laws.joint import LOG_SIZE_LOW, invert_joint
-
 from tests.laws.test_family import planted_family
-
-import pandas as pd
 
 PLANT = {"mmlu": (0.45, 22.0), "hellaswag": (0.30, 19.0), "winogrande": (0.35, 21.0)}
 
 
 def _fits(noise: float = 0.0, n_boot: int = 50):
-    table = pd.concat([planted_family(g, l, chance=0.5 if b == "winogrande" else 0.25, benchmark=b, noise=noise, seed=i)
-                       for i, (b, (g, l)) in enumerate(PLANT.items())])
+    table = pd.concat(
+        [
+            planted_family(g, l, chance=0.5 if b == "winogrande" else 0.25, benchmark=b, noise=noise, seed=i)
+            for i, (b, (g, l)) in enumerate(PLANT.items())
+        ]
+    )
     return [fit_family(table, "F", b, n_boot=n_boot, seed=0, shape="logistic_ln_n") for b in PLANT]
 
 
 def _scores(log_n: np.ndarray) -> np.ndarray:
-    return np.column_stack([forms.performance_law(log_n, 1 - (0.5 if b == "winogrande" else 0.25), g, l,
-                                                  0.5 if b == "winogrande" else 0.25) for b, (g, l) in PLANT.items()])
+    return np.column_stack(
+        [
+            forms.performance_law(
+                log_n, 1 - (0.5 if b == "winogrande" else 0.25), g, l, 0.5 if b == "winogrande" else 0.25
+            )
+            for b, (g, l) in PLANT.items()
+        ]
+    )
 
 
 @settings(max_examples=20, deadline=None)
@@ -79,12 +87,20 @@ def test_the_skill_variance_is_recovered_from_planted_disagreement():
     rng = np.random.default_rng(0)
     log_n = rng.uniform(math.log(2e9), math.log(5e10), 400)
     skill = 0.5
-    scores = np.column_stack([
-        forms.performance_law(log_n + skill * rng.standard_normal(log_n.size), 1 - (0.5 if b == "winogrande" else 0.25), g, l,
-                              0.5 if b == "winogrande" else 0.25)
-        for b, (g, l) in PLANT.items()])
+    scores = np.column_stack(
+        [
+            forms.performance_law(
+                log_n + skill * rng.standard_normal(log_n.size),
+                1 - (0.5 if b == "winogrande" else 0.25),
+                g,
+                l,
+                0.5 if b == "winogrande" else 0.25,
+            )
+            for b, (g, l) in PLANT.items()
+        ]
+    )
     stderr = np.full(scores.shape, 1e-4)
-    assert skill_variance(fits, scores, stderr) == pytest.approx(skill ** 2, rel=0.15)
+    assert skill_variance(fits, scores, stderr) == pytest.approx(skill**2, rel=0.15)
     # no disagreement beyond the errors: zero, never negative
     assert skill_variance(fits, _scores(log_n), stderr) == pytest.approx(0.0, abs=1e-6)
     # the first version (skill="none") keeps weights from the errors alone
@@ -170,8 +186,9 @@ def test_prediction_variance_is_the_variance_of_each_draws_prediction():
     fit = ReferenceFit.load(sorted(glob.glob(str(paths.REFERENCE_FITS / "family_*.json")))[0])
     x = np.log(np.array([3e8, 1e9, 7e9, 7e10]))
     p = fit.draw_columns()
-    by_draw = forms.performance_law(forms.family_covariate(np.exp(x)[None, :], p["alpha"], p["n_unit"]),
-                                    p["c"], p["gamma"], p["l"], p["d"])
+    by_draw = forms.performance_law(
+        forms.family_covariate(np.exp(x)[None, :], p["alpha"], p["n_unit"]), p["c"], p["gamma"], p["l"], p["d"]
+    )
     assert np.array_equal(joint.prediction_variance([fit], x)[:, 0], np.var(by_draw, axis=0))
     default = dataclasses.replace(fit, params={k: v for k, v in fit.params.items() if k != "n_unit"})
     assert np.array_equal(joint.prediction_variance([default], x), joint.prediction_variance([fit], x))
@@ -191,5 +208,7 @@ def test_a_score_outside_its_domain_is_refused_naming_its_model_and_benchmark():
     fits = _fits(n_boot=2)
     scores = _scores(np.array([math.log(1e10), math.log(1e11)]))
     scores[1, 1] = 1.02
-    with pytest.raises(InputError, match=r"scores \(model 1, benchmark hellaswag\): expected a score in \[0, 1\], got 1.02"):
+    with pytest.raises(
+        InputError, match=r"scores \(model 1, benchmark hellaswag\): expected a score in \[0, 1\], got 1.02"
+    ):
         invert_joint(fits, scores, np.full(scores.shape, 0.01))

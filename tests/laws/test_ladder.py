@@ -1,12 +1,13 @@
 """Ladder fits: planted recovery with final points and E, rules that never see held-out runs."""
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from densing.data import validate_results
 from densing.laws import forms
-from densing.laws.olmo.ladder import fit_ladder, select_options
 from densing.laws.fit_schema import final_points, past_run_fraction
+from densing.laws.olmo.ladder import fit_ladder, select_options
 from densing.laws.reference import fit_reference
 
 LOSS = dict(a=30.0, alpha=0.3, b=60.0, beta=0.28, E=0.5)
@@ -24,14 +25,33 @@ def _ladder(seed=0, sizes=(1.5e8, 3e8, 6e8, 1.2e9, 2.4e9), multiples=(1, 2, 5, 1
                 loss = forms.loss_law(n, tokens, **LOSS) * np.exp(rng.normal(0, 0.002))
                 score = forms.performance_law(loss, **SIGMOID) + rng.normal(0, 0.004)
                 run = f"r{int(n / 1e6)}m-{m}x"
-                rows.append(dict(model=f"{run}@{k}", run=run, benchmark="olmes_hellaswag", metric="acc", value=score, loss=loss,
-                                 params=n, train_tokens=tokens, loss_unit="bpb"))
+                rows.append(
+                    dict(
+                        model=f"{run}@{k}",
+                        run=run,
+                        benchmark="olmes_hellaswag",
+                        metric="acc",
+                        value=score,
+                        loss=loss,
+                        params=n,
+                        train_tokens=tokens,
+                        loss_unit="bpb",
+                    )
+                )
     return validate_results(pd.DataFrame(rows), source="planted")
 
 
 def test_final_points_take_the_mean_of_each_runs_end():
-    points = pd.DataFrame({"model": list("abcdef"), "params": 1.0, "train_tokens": [1, 2, 3, 4, 5, 6.0],
-                           "score": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6], "loss": [6, 5, 4, 3, 2, 1.0], "run": ["x"] * 6})
+    points = pd.DataFrame(
+        {
+            "model": list("abcdef"),
+            "params": 1.0,
+            "train_tokens": [1, 2, 3, 4, 5, 6.0],
+            "score": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6],
+            "loss": [6, 5, 4, 3, 2, 1.0],
+            "run": ["x"] * 6,
+        }
+    )
     end = final_points(points, last=3)
     assert len(end) == 1 and end["score"].iloc[0] == pytest.approx(0.5) and end["loss"].iloc[0] == pytest.approx(2.0)
     assert end["train_tokens"].iloc[0] == 6.0
@@ -40,8 +60,16 @@ def test_final_points_take_the_mean_of_each_runs_end():
 
 def test_two_step_with_final_points_recovers_the_planted_law_and_E():
     table = _ladder()
-    fit = fit_reference(table, "olmes_hellaswag", law="two-step", irreducible=True, loss_points="final",
-                        min_run_fraction=0.1, n_boot=0, loss_scale=0.01)
+    fit = fit_reference(
+        table,
+        "olmes_hellaswag",
+        law="two-step",
+        irreducible=True,
+        loss_points="final",
+        min_run_fraction=0.1,
+        n_boot=0,
+        loss_scale=0.01,
+    )
     assert len(fit.loss_points) == 20  # one point per run
     assert fit.params["E"] == pytest.approx(LOSS["E"], abs=0.08)
     assert fit.params["alpha"] == pytest.approx(LOSS["alpha"], abs=0.08)
@@ -51,7 +79,9 @@ def test_two_step_with_final_points_recovers_the_planted_law_and_E():
     truth = forms.performance_law(forms.loss_law(1e10, 2e11, **LOSS), **SIGMOID)
     assert float(fit.predict_score(1e10, 2e11)) == pytest.approx(truth, abs=0.02)
     # the bootstrap resamples runs
-    boot = fit_reference(table, "olmes_hellaswag", law="two-step", irreducible=True, loss_points="final", n_boot=4, seed=1)
+    boot = fit_reference(
+        table, "olmes_hellaswag", law="two-step", irreducible=True, loss_points="final", n_boot=4, seed=1
+    )
     assert boot.provenance["bootstrap_unit"] == "series" and boot.provenance["n_runs"] == 20
 
 
@@ -107,8 +137,15 @@ def test_rule_two_takes_the_chained_score_error_and_ties_keep_the_simpler_law():
     }.items():
         for irreducible, loss, score in ((True, loss_e, score_e), (False, loss_no, score_no)):
             for floor, bump in (("free", 0.0), ("chance", 1.0)):  # rule 2 reads the free-floor rows only
-                rows.append({"benchmark": bench, "irreducible": irreducible, "floor": floor,
-                             "loss_error": loss + bump, "score_error": score + bump * (not irreducible)})
+                rows.append(
+                    {
+                        "benchmark": bench,
+                        "irreducible": irreducible,
+                        "floor": floor,
+                        "loss_error": loss + bump,
+                        "score_error": score + bump * (not irreducible),
+                    }
+                )
     table = pd.DataFrame(rows)
     assert choose_irreducible(table, "score") == {"a": False, "b": True, "c": False}
     assert choose_irreducible(table, "loss") == {"a": True, "b": False, "c": False}

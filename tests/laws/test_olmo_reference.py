@@ -1,10 +1,9 @@
 """The shipped OLMo-ladder fits on the real ladder data (../shared/data/olmo_ladder)."""
-import json
 
 import numpy as np
 import pytest
-
 from conftest import OLMO_LADDER, REPO_ROOT, needs_olmo
+
 from densing.laws.reference_fit import ReferenceFit
 
 FITS = sorted((REPO_ROOT / "reference_fits").glob("olmo_*_two_step.json"))
@@ -43,7 +42,9 @@ def test_check_gives_held_out_errors_beside_ai2_and_densities_with_conditioning(
     held = result.held_out
     assert set(held["model"]) == {"olmo-2-7b", "olmo-2-13b"} and len(held) == 20
     assert held.loc[held["model"] == "olmo-2-13b", "ai2_relative_error"].notna().sum() == 8
-    assert np.allclose(held["relative_error"], (held["predicted_score"] - held["measured_score"]).abs() / held["measured_score"])
+    assert np.allclose(
+        held["relative_error"], (held["predicted_score"] - held["measured_score"]).abs() / held["measured_score"]
+    )
     dens = result.densities
     assert set(dens["model"]) == {"olmo-2-1b", "olmo-2-7b", "olmo-2-13b"}
     finite = dens["censored"].isna() & np.isfinite(dens["density"])
@@ -58,8 +59,19 @@ def test_check_gives_held_out_errors_beside_ai2_and_densities_with_conditioning(
 
 @needs_olmo
 def test_validate_on_the_ladder_prints_a_summary_line(run_cli):
-    code, out, err = run_cli("validate", "--data", OLMO_LADDER, "--benchmark", "olmes_piqa", "--metric", "len_norm",
-                             "--max-params", "2e9", "--format", "table")
+    code, out, err = run_cli(
+        "validate",
+        "--data",
+        OLMO_LADDER,
+        "--benchmark",
+        "olmes_piqa",
+        "--metric",
+        "len_norm",
+        "--max-params",
+        "2e9",
+        "--format",
+        "table",
+    )
     assert code == 0, err
     summary = out.strip().splitlines()[-1]
     assert summary.startswith("7 held-out model(s) with N ≥ 2e+09 (olmes_piqa): mean relative error")

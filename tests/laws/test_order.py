@@ -1,5 +1,6 @@
 """densing.laws.family_rows: a member below a smaller member of its family on several benchmarks is flagged, and a family
 fit's provenance says whether it kept it."""
+
 from __future__ import annotations
 
 import pandas as pd
@@ -9,27 +10,53 @@ from densing.laws.family_rows import order_breaks
 
 
 def _family(scores: dict[str, dict[str, float]], sizes: dict[str, float], stderr: float = 0.01) -> pd.DataFrame:
-    return pd.DataFrame([{"model": m, "family": "Fam", "benchmark": b, "metric": "acc", "value": v, "params": sizes[m],
-                          "stderr": stderr, "train_tokens": 1e12}
-                         for m, by in scores.items() for b, v in by.items()])
+    return pd.DataFrame(
+        [
+            {
+                "model": m,
+                "family": "Fam",
+                "benchmark": b,
+                "metric": "acc",
+                "value": v,
+                "params": sizes[m],
+                "stderr": stderr,
+                "train_tokens": 1e12,
+            }
+            for m, by in scores.items()
+            for b, v in by.items()
+        ]
+    )
 
 
 SIZES = {"s": 1e9, "m": 7e9, "l": 14e9}
 
 
 def test_a_larger_member_below_a_smaller_one_on_two_benchmarks_beyond_noise_is_flagged():
-    table = _family({"s": {"a": 0.40, "b": 0.30, "c": 0.20}, "m": {"a": 0.60, "b": 0.50, "c": 0.40},
-                     "l": {"a": 0.50, "b": 0.44, "c": 0.45}}, SIZES)
+    table = _family(
+        {
+            "s": {"a": 0.40, "b": 0.30, "c": 0.20},
+            "m": {"a": 0.60, "b": 0.50, "c": 0.40},
+            "l": {"a": 0.50, "b": 0.44, "c": 0.45},
+        },
+        SIZES,
+    )
     found = order_breaks(table)
     assert found[["model", "smaller_model", "n_benchmarks"]].values.tolist() == [["l", "m", 2]]
     assert found.loc[0, "benchmarks"] == "a:acc, b:acc"
 
 
-@pytest.mark.parametrize("why, scores, stderr", [
-    ("one benchmark only", {"s": {"a": 0.4, "b": 0.3}, "m": {"a": 0.6, "b": 0.5}, "l": {"a": 0.5, "b": 0.55}}, 0.01),
-    ("within noise", {"s": {"a": 0.4, "b": 0.3}, "m": {"a": 0.6, "b": 0.5}, "l": {"a": 0.58, "b": 0.48}}, 0.01),
-    ("in order", {"s": {"a": 0.4, "b": 0.3}, "m": {"a": 0.6, "b": 0.5}, "l": {"a": 0.7, "b": 0.6}}, 0.001),
-])
+@pytest.mark.parametrize(
+    "why, scores, stderr",
+    [
+        (
+            "one benchmark only",
+            {"s": {"a": 0.4, "b": 0.3}, "m": {"a": 0.6, "b": 0.5}, "l": {"a": 0.5, "b": 0.55}},
+            0.01,
+        ),
+        ("within noise", {"s": {"a": 0.4, "b": 0.3}, "m": {"a": 0.6, "b": 0.5}, "l": {"a": 0.58, "b": 0.48}}, 0.01),
+        ("in order", {"s": {"a": 0.4, "b": 0.3}, "m": {"a": 0.6, "b": 0.5}, "l": {"a": 0.7, "b": 0.6}}, 0.001),
+    ],
+)
 def test_no_flag_on_one_benchmark_within_noise_or_in_order(why, scores, stderr):
     assert order_breaks(_family(scores, SIZES, stderr)).empty, why
 
@@ -47,8 +74,16 @@ def test_a_family_fit_says_whether_it_kept_a_member_that_breaks_the_order():
     from densing.laws.family import fit_family
 
     sizes = {"xs": 3e8, "s": 1e9, "m": 7e9, "l": 14e9}
-    table = _family({"xs": {"mmlu": 0.30, "gsm8k": 0.05}, "s": {"mmlu": 0.40, "gsm8k": 0.15},
-                     "m": {"mmlu": 0.60, "gsm8k": 0.50}, "l": {"mmlu": 0.52, "gsm8k": 0.40}}, sizes, stderr=0.005)
+    table = _family(
+        {
+            "xs": {"mmlu": 0.30, "gsm8k": 0.05},
+            "s": {"mmlu": 0.40, "gsm8k": 0.15},
+            "m": {"mmlu": 0.60, "gsm8k": 0.50},
+            "l": {"mmlu": 0.52, "gsm8k": 0.40},
+        },
+        sizes,
+        stderr=0.005,
+    )
     kept = fit_family(table, "Fam", "mmlu", n_boot=20)
     assert kept.provenance["order_breaks"] == {"l": "kept"}
     # the budget translation leaves "l" out (no size at D0 given)
@@ -80,8 +115,7 @@ def test_the_pairs_found_as_arrays_are_the_pair_by_pair_loops_in_its_order():
     """_breaks on random families (ties in size and score, missing standard errors, repeated models) gives the rows,
     the bits and the order of the loop over each benchmark's (i, j) pairs."""
     import numpy as np
-    from hypothesis import given, settings
-    from hypothesis import strategies as st
+    from hypothesis import given, settings, strategies as st
 
     from densing.laws.family_rows import _breaks
 
@@ -89,10 +123,14 @@ def test_the_pairs_found_as_arrays_are_the_pair_by_pair_loops_in_its_order():
     @given(n=st.integers(0, 24), seed=st.integers(0, 2**32 - 1))
     def check(n, seed):
         rng = np.random.default_rng(seed)
-        a = {"family": np.full(n, "Fam"), "model": rng.choice(["s", "m", "l", "xl"], n),
-             "benchmark": rng.choice(["a:acc", "b:acc", "c:acc"], n),
-             "params": rng.choice([1e9, 7e9, 7e9, 14e9], n), "score": rng.choice([0.3, 0.5, rng.random()], n),
-             "stderr": np.where(rng.random(n) < 0.2, np.nan, rng.choice([0.0, 0.01, 0.05], n))}
+        a = {
+            "family": np.full(n, "Fam"),
+            "model": rng.choice(["s", "m", "l", "xl"], n),
+            "benchmark": rng.choice(["a:acc", "b:acc", "c:acc"], n),
+            "params": rng.choice([1e9, 7e9, 7e9, 14e9], n),
+            "score": rng.choice([0.3, 0.5, rng.random()], n),
+            "stderr": np.where(rng.random(n) < 0.2, np.nan, rng.choice([0.0, 0.01, 0.05], n)),
+        }
         assert _breaks(a) == _breaks_pair_by_pair(a)
 
     check()

@@ -3,6 +3,7 @@
 Planted parameters throughout: the forward law (eqs. 2–3) gives scores, and the inversion (eq. 4)
 must give back the sizes; files are written, edited and read back.
 """
+
 from __future__ import annotations
 
 import json
@@ -11,13 +12,11 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from densing.errors import FitError, InputError
 from densing.laws import forms
-from densing.laws.fit_schema import StageFit
-from densing.laws.fit_schema import POINT_COLUMNS
+from densing.laws.fit_schema import POINT_COLUMNS, StageFit, data_hash
 from densing.laws.reference import fit_reference
 from densing.laws.reference_fit import (
     ABOVE_CEILING,
@@ -28,7 +27,6 @@ from densing.laws.reference_fit import (
     check_fit_dict,
     invert_scores,
 )
-from densing.laws.fit_schema import data_hash
 from tests.conftest import REPO_ROOT
 
 PARAMS = dict(a=400.0, alpha=0.34, b=410.0, beta=0.28, c=0.7, gamma=-4.0, l=1.0, d=0.25)
@@ -42,19 +40,31 @@ def _stage(law: str, params: dict, r_squared: float = 0.98, n_points: int = 12) 
     return StageFit(law, dict(params), {}, r_squared, 0.01, (0.001, -0.002), True, "converged", n_points, 0.5)
 
 
-def planted_fit(*, kind: str = "composed", params: dict | None = None, draws: int = 0, seed: int = 0,
-                **fields) -> ReferenceFit:
+def planted_fit(
+    *, kind: str = "composed", params: dict | None = None, draws: int = 0, seed: int = 0, **fields
+) -> ReferenceFit:
     """A fit with planted parameters; ``draws`` bootstrap rows with α and l jittered (other parameters fixed)."""
     params = dict(PARAMS if params is None else params)
     rng = np.random.default_rng(seed)
     names = ("alpha", "l") if "alpha" in params else ("l",)
-    jitter = {"alpha": lambda: params["alpha"] * (1 + 0.03 * rng.standard_normal()),
-              "l": lambda: params["l"] + 0.02 * rng.standard_normal()}
+    jitter = {
+        "alpha": lambda: params["alpha"] * (1 + 0.03 * rng.standard_normal()),
+        "l": lambda: params["l"] + 0.02 * rng.standard_normal(),
+    }
     boot = tuple(tuple(jitter[k]() for k in names) for _ in range(draws))
-    values = {"kind": kind, "benchmark": "toy", "metric": "acc", "params": params,
-              "stages": (_stage(kind if kind != "two-step" else "performance", params),), "d0": D0,
-              "data_hash": "planted", "provenance": {"seed": seed, "benchmarks": ["toy"]},
-              "bootstrap_names": names if draws else (), "bootstrap": boot, **fields}
+    values = {
+        "kind": kind,
+        "benchmark": "toy",
+        "metric": "acc",
+        "params": params,
+        "stages": (_stage(kind if kind != "two-step" else "performance", params),),
+        "d0": D0,
+        "data_hash": "planted",
+        "provenance": {"seed": seed, "benchmarks": ["toy"]},
+        "bootstrap_names": names if draws else (),
+        "bootstrap": boot,
+        **fields,
+    }
     return ReferenceFit(**values)
 
 
@@ -103,28 +113,39 @@ def test_a_fit_without_a_data_term_takes_only_its_own_d0():
     np.testing.assert_allclose(fit.effective_params(fit.predict_score(n, None)), n, rtol=1e-9)
 
 
-laws = st.fixed_dictionaries({
-    "a": st.floats(50, 2000), "alpha": st.floats(0.15, 0.6), "b": st.floats(50, 2000), "beta": st.floats(0.15, 0.6),
-    "E": st.floats(0.0, 1.5), "c": st.floats(0.2, 0.75), "gamma": st.floats(-8.0, -0.3), "l": st.floats(0.5, 4.0),
-    "d": st.floats(0.0, 0.25),
-})
+laws = st.fixed_dictionaries(
+    {
+        "a": st.floats(50, 2000),
+        "alpha": st.floats(0.15, 0.6),
+        "b": st.floats(50, 2000),
+        "beta": st.floats(0.15, 0.6),
+        "E": st.floats(0.0, 1.5),
+        "c": st.floats(0.2, 0.75),
+        "gamma": st.floats(-8.0, -0.3),
+        "l": st.floats(0.5, 4.0),
+        "d": st.floats(0.0, 0.25),
+    }
+)
 
 
 @settings(max_examples=150, deadline=None)
-@given(p=laws, log_n=st.lists(st.floats(math.log(1e6), math.log(1e13)), min_size=1, max_size=12),
-       d0=st.floats(1e10, 1e13))
+@given(
+    p=laws, log_n=st.lists(st.floats(math.log(1e6), math.log(1e13)), min_size=1, max_size=12), d0=st.floats(1e10, 1e13)
+)
 def test_invert_scores_gives_back_planted_sizes(p, log_n, d0):
     n = np.exp(np.array(log_n))
-    scores = forms.performance_law(forms.loss_law(n, d0, p["a"], p["alpha"], p["b"], p["beta"], p["E"]),
-                                   p["c"], p["gamma"], p["l"], p["d"])
+    scores = forms.performance_law(
+        forms.loss_law(n, d0, p["a"], p["alpha"], p["b"], p["beta"], p["E"]), p["c"], p["gamma"], p["l"], p["d"]
+    )
     loss, size, reasons = invert_scores(p, scores, d0)
     # away from the floor and the ceiling (where the logit loses its digits), N̂ = N
     margin = np.minimum(scores - p["d"], p["c"] + p["d"] - scores) / p["c"]
     inside = margin > 1e-6
     assert set(reasons[inside]) <= {""}
     np.testing.assert_allclose(size[inside], n[inside], rtol=1e-4)
-    np.testing.assert_allclose(loss[inside], forms.loss_law(n, d0, p["a"], p["alpha"], p["b"], p["beta"], p["E"])[inside],
-                               rtol=1e-6)
+    np.testing.assert_allclose(
+        loss[inside], forms.loss_law(n, d0, p["a"], p["alpha"], p["b"], p["beta"], p["E"])[inside], rtol=1e-6
+    )
 
 
 @settings(max_examples=150, deadline=None)
@@ -153,8 +174,13 @@ def test_invert_scores_is_monotone_and_censors_by_the_stated_rules(p, unit, d0):
 
 
 @settings(max_examples=60, deadline=None)
-@given(c=st.floats(0.2, 0.75), gamma=st.floats(0.1, 3.0), l=st.floats(15.0, 25.0), d=st.floats(0.0, 0.5),
-       log_n=st.lists(st.floats(math.log(1e7), math.log(1e12)), min_size=1, max_size=8))
+@given(
+    c=st.floats(0.2, 0.75),
+    gamma=st.floats(0.1, 3.0),
+    l=st.floats(15.0, 25.0),
+    d=st.floats(0.0, 0.5),
+    log_n=st.lists(st.floats(math.log(1e7), math.log(1e12)), min_size=1, max_size=8),
+)
 def test_the_family_law_inverts_to_exp_of_the_latent(c, gamma, l, d, log_n):
     p = {"c": c, "gamma": gamma, "l": l, "d": d}
     n = np.exp(np.array(log_n))
@@ -210,7 +236,9 @@ def test_parameter_ci_is_the_percentile_interval_of_the_draws():
     for level in (0.9, 0.5):
         table = fit.parameter_ci(level).set_index("parameter")
         low, high = np.quantile(boot[:, 0], [(1 - level) / 2, (1 + level) / 2])
-        assert table.loc["alpha", "ci_low"] == pytest.approx(low) and table.loc["alpha", "ci_high"] == pytest.approx(high)
+        assert table.loc["alpha", "ci_low"] == pytest.approx(low) and table.loc["alpha", "ci_high"] == pytest.approx(
+            high
+        )
         assert table.loc["alpha", "estimate"] == PARAMS["alpha"]
         assert math.isnan(table.loc["a", "ci_low"])  # not drawn: no interval
     wide, narrow = fit.parameter_ci(0.95).set_index("parameter"), fit.parameter_ci(0.5).set_index("parameter")
@@ -221,7 +249,9 @@ def test_parameter_ci_is_the_percentile_interval_of_the_draws():
 
 
 def test_to_frame_r_squared_and_the_texts():
-    two_step = planted_fit(kind="two-step", draws=4, stages=(_stage("loss", {}, 0.99, 40), _stage("performance", PARAMS, 0.9, 8)))
+    two_step = planted_fit(
+        kind="two-step", draws=4, stages=(_stage("loss", {}, 0.99, 40), _stage("performance", PARAMS, 0.9, 8))
+    )
     assert two_step.r_squared == 0.9  # the score stage's
     frame = two_step.to_frame()
     assert list(frame.columns[:2]) == ["benchmark", "law"] and len(frame) == len(PARAMS)
@@ -262,10 +292,17 @@ def test_benchmarks_come_from_the_provenance_of_older_fits():
 
 def _full_fit() -> ReferenceFit:
     points = (("m1", 1e8, 1e11, 0.4, 3.1, "r1"), ("m2", 1e9, 1e11, 0.6, None, "r2"))
-    return planted_fit(kind="two-step", params={**PARAMS, "E": 0.3}, draws=7, seed=5, loss_unit="nats",
-                       stages=(_stage("loss", {"a": 400.0}, 0.99, 40), _stage("performance", PARAMS, 0.9, 8)),
-                       points=points, loss_points=points[:1] + (("m3", 3e9, 2e11, 0.7, 2.2, "r3"),),
-                       provenance={"seed": 5, "benchmarks": ["toy"], "nested": {"n_boot": 7, "dropped": ["x"]}})
+    return planted_fit(
+        kind="two-step",
+        params={**PARAMS, "E": 0.3},
+        draws=7,
+        seed=5,
+        loss_unit="nats",
+        stages=(_stage("loss", {"a": 400.0}, 0.99, 40), _stage("performance", PARAMS, 0.9, 8)),
+        points=points,
+        loss_points=points[:1] + (("m3", 3e9, 2e11, 0.7, 2.2, "r3"),),
+        provenance={"seed": 5, "benchmarks": ["toy"], "nested": {"n_boot": 7, "dropped": ["x"]}},
+    )
 
 
 def test_save_and_load_give_back_the_same_fit(tmp_path):
@@ -295,7 +332,9 @@ def test_reference_fit_json_round_trip(tmp_path):
     rng = np.random.default_rng(5)
     n, t = (a.ravel() for a in np.meshgrid(np.geomspace(5e7, 1.5e10, 8), np.geomspace(5e9, 3e12, 10)))
     score = forms.composed_law(n, t, **PARAMS) + rng.normal(0, 0.004, n.size)
-    fit = fit_reference(_tidy(n, t, score), "toy", law="composed", chance=0.25, n_boot=5, provenance={"source_data": "synthetic"})
+    fit = fit_reference(
+        _tidy(n, t, score), "toy", law="composed", chance=0.25, n_boot=5, provenance={"source_data": "synthetic"}
+    )
     path = fit.save(tmp_path / "fit.json")
     loaded = ReferenceFit.load(path)
     assert loaded == fit
@@ -308,18 +347,32 @@ def _tidy(n, t, score):
     from densing.data import validate_results
 
     runs = [f"run{int(np.log(a) * 1000)}" for a in n]
-    rows = pd.DataFrame({"model": [f"{r}@step{int(b // 1e6)}" for r, b in zip(runs, t)], "benchmark": "toy",
-                         "metric": "acc", "value": score, "params": n, "train_tokens": t, "loss": np.nan, "run": runs})
+    rows = pd.DataFrame(
+        {
+            "model": [f"{r}@step{int(b // 1e6)}" for r, b in zip(runs, t)],
+            "benchmark": "toy",
+            "metric": "acc",
+            "value": score,
+            "params": n,
+            "train_tokens": t,
+            "loss": np.nan,
+            "run": runs,
+        }
+    )
     return validate_results(rows, source="synthetic")
 
 
-@pytest.mark.parametrize("content, words", [
-    (b'{"format": "densing.reference_fit/1", "kind"', "malformed JSON"),
-    (b"", "malformed JSON"),
-    (b"[1, 2]", "expected a JSON object"),
-    (b'{"format": "densing.reference_fit/2"}', "'densing.reference_fit/2' is not a version this densing reads"),
-    (b'{"format": "something/1"}', "not a densing reference fit"),
-], ids=["truncated", "empty", "array", "newer-version", "other-format"])
+@pytest.mark.parametrize(
+    "content, words",
+    [
+        (b'{"format": "densing.reference_fit/1", "kind"', "malformed JSON"),
+        (b"", "malformed JSON"),
+        (b"[1, 2]", "expected a JSON object"),
+        (b'{"format": "densing.reference_fit/2"}', "'densing.reference_fit/2' is not a version this densing reads"),
+        (b'{"format": "something/1"}', "not a densing reference fit"),
+    ],
+    ids=["truncated", "empty", "array", "newer-version", "other-format"],
+)
 def test_a_corrupt_or_foreign_file_is_one_line_naming_it(tmp_path, content, words):
     path = tmp_path / "fit.json"
     path.write_bytes(content)
@@ -350,20 +403,35 @@ def _edit(data, key, value):
     return data
 
 
-@pytest.mark.parametrize("edit, words", [
-    (lambda d: d["params"].update(zeta=1.0), ("'params'", "no parameter(s) zeta")),
-    (lambda d: d["params"].update(c=math.inf), ("'params.c'", "finite number")),
-    (lambda d: d["params"].update(l=True), ("'params.l'", "finite number")),
-    (lambda d: d["params"].update(E=-0.1), ("'params.E'", "non-negative")),
-    (lambda d: d["params"].update(gamma=0.0), ("'params.gamma'", "negative gamma")),
-    (lambda d: _edit(d, "params", [1, 2]), ("'params'", "mapping")),
-    (lambda d: _edit(d, "d0", 0), ("'d0'", "positive number of tokens")),
-    (lambda d: _edit(d, "d0", True), ("'d0'", "positive number of tokens")),
-    (lambda d: _edit(d, "benchmarks", ["toy", "other"]), ("'benchmark'", "mean(toy,other)")),
-    (lambda d: _edit(d, "bootstrap_names", ["alpha", "omega"]), ("'bootstrap_names'", "omega")),
-    (lambda d: _edit(d, "stages", []), ("'stages'", "no fitted stage")),
-], ids=["extra-param", "infinite", "bool", "negative-E", "zero-gamma", "params-list", "zero-d0", "bool-d0",
-        "mean-label", "unknown-draw-name", "no-stages"])
+@pytest.mark.parametrize(
+    "edit, words",
+    [
+        (lambda d: d["params"].update(zeta=1.0), ("'params'", "no parameter(s) zeta")),
+        (lambda d: d["params"].update(c=math.inf), ("'params.c'", "finite number")),
+        (lambda d: d["params"].update(l=True), ("'params.l'", "finite number")),
+        (lambda d: d["params"].update(E=-0.1), ("'params.E'", "non-negative")),
+        (lambda d: d["params"].update(gamma=0.0), ("'params.gamma'", "negative gamma")),
+        (lambda d: _edit(d, "params", [1, 2]), ("'params'", "mapping")),
+        (lambda d: _edit(d, "d0", 0), ("'d0'", "positive number of tokens")),
+        (lambda d: _edit(d, "d0", True), ("'d0'", "positive number of tokens")),
+        (lambda d: _edit(d, "benchmarks", ["toy", "other"]), ("'benchmark'", "mean(toy,other)")),
+        (lambda d: _edit(d, "bootstrap_names", ["alpha", "omega"]), ("'bootstrap_names'", "omega")),
+        (lambda d: _edit(d, "stages", []), ("'stages'", "no fitted stage")),
+    ],
+    ids=[
+        "extra-param",
+        "infinite",
+        "bool",
+        "negative-E",
+        "zero-gamma",
+        "params-list",
+        "zero-d0",
+        "bool-d0",
+        "mean-label",
+        "unknown-draw-name",
+        "no-stages",
+    ],
+)
 def test_check_fit_dict_names_the_field(edit, words):
     data = _full_fit().to_dict()
     check_fit_dict(data, source="f.json")  # the unedited dict passes
@@ -386,20 +454,40 @@ def test_a_family_fit_has_a_positive_gamma():
 
 
 json_values = st.recursive(
-    st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6), st.floats(allow_nan=False), st.text(max_size=8)),
+    st.one_of(st.none(), st.booleans(), st.integers(-(10**6), 10**6), st.floats(allow_nan=False), st.text(max_size=8)),
     lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=6), inner, max_size=3)),
     max_leaves=8,
 )
 
 
 @FUZZ
-@given(key=st.sampled_from(["format", "kind", "benchmark", "benchmarks", "metric", "params", "d0", "stages", "bootstrap",
-                            "bootstrap_names", "points", "provenance", "data_hash"]),
-       value=json_values, param=st.sampled_from(["a", "alpha", "b", "beta", "c", "gamma", "l", "d"]))
+@given(
+    key=st.sampled_from(
+        [
+            "format",
+            "kind",
+            "benchmark",
+            "benchmarks",
+            "metric",
+            "params",
+            "d0",
+            "stages",
+            "bootstrap",
+            "bootstrap_names",
+            "points",
+            "provenance",
+            "data_hash",
+        ]
+    ),
+    value=json_values,
+    param=st.sampled_from(["a", "alpha", "b", "beta", "c", "gamma", "l", "d"]),
+)
 def test_random_edits_of_a_fit_file(tmp_path, key, value, param):
     data = json.loads(SHIPPED_FIT.read_text())
     data[key] = value
-    if key == "params" and isinstance(value, (int, float)) and not isinstance(value, bool):  # a number in place of one parameter
+    if (
+        key == "params" and isinstance(value, (int, float)) and not isinstance(value, bool)
+    ):  # a number in place of one parameter
         data["params"] = {**json.loads(SHIPPED_FIT.read_text())["params"], param: value}
     path = tmp_path / "fit.json"
     path.write_text(json.dumps(data))
@@ -411,11 +499,13 @@ def test_random_edits_of_a_fit_file(tmp_path, key, value, param):
     assert all(math.isfinite(v) for v in fit.params.values())
 
 
-
 # --- data_hash ---------------------------------------------------------------------------------
 
-rows = st.lists(st.tuples(st.text(max_size=5), st.integers(-5, 5), st.one_of(st.none(), st.floats(allow_nan=False))),
-                min_size=1, max_size=12)
+rows = st.lists(
+    st.tuples(st.text(max_size=5), st.integers(-5, 5), st.one_of(st.none(), st.floats(allow_nan=False))),
+    min_size=1,
+    max_size=12,
+)
 
 
 @settings(max_examples=100, deadline=None)

@@ -1,6 +1,7 @@
 """The identified region (densing.laws.region; docs/method.md, "The identified region"): an exact density outside a
 reference's members is a bound at the region's edge, continuous in value at the edge; the rule on the shipped second
 table, and each target's reading with the benchmark that decided it."""
+
 from __future__ import annotations
 
 import math
@@ -33,8 +34,13 @@ def test_targets_below_inside_and_above_the_region():
     kind = np.array([EXACT, EXACT, EXACT, EXACT, UPPER])
     y, got, reason = within_members(np.log(size / params), kind, np.log(params), region)
     assert got.tolist() == [UPPER, EXACT, LOWER, EXACT, UPPER]
-    assert reason.tolist() == [Reason.BELOW_SMALLEST, Reason.EXACT, Reason.ABOVE_TOP, Reason.EXACT,
-                               Reason.BELOW_SMALLEST]
+    assert reason.tolist() == [
+        Reason.BELOW_SMALLEST,
+        Reason.EXACT,
+        Reason.ABOVE_TOP,
+        Reason.EXACT,
+        Reason.BELOW_SMALLEST,
+    ]
     assert y[0] == pytest.approx(math.log(1e9 / 1.35e8))  # ρ ≤ N_min / N
     assert y[2] == pytest.approx(math.log(1e11 / 7e10))  # ρ ≥ (edge) / N
     assert y[4] == pytest.approx(math.log(1e9 / 1e10))  # the law's bound loosened to the edge
@@ -45,8 +51,15 @@ sizes = st.floats(18.0, 28.0)
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(sizes, st.floats(17.0, 26.0), st.sampled_from([EXACT, LOWER, UPPER, math.nan])),
-                min_size=1, max_size=8), sizes, st.floats(0.0, 6.0))
+@given(
+    st.lists(
+        st.tuples(sizes, st.floats(17.0, 26.0), st.sampled_from([EXACT, LOWER, UPPER, math.nan])),
+        min_size=1,
+        max_size=8,
+    ),
+    sizes,
+    st.floats(0.0, 6.0),
+)
 def test_a_bound_is_never_made_inside_and_its_value_is_continuous_at_the_edge(cells, low, width):
     """Exact inside stays exact at its value; outside, the value is the edge (the exact value there); a bound is never
     made exact, and no value moves away from the region."""
@@ -57,13 +70,16 @@ def test_a_bound_is_never_made_inside_and_its_value_is_continuous_at_the_edge(ce
     y, got, _ = within_members(log_size - log_params, kind, log_params, region)
     inside = (log_size >= region[0]) & (log_size <= region[1])
     exact = kind == EXACT
-    assert np.all(got[exact & inside] == EXACT) and np.allclose(y[exact & inside], (log_size - log_params)[exact & inside])
+    assert np.all(got[exact & inside] == EXACT) and np.allclose(
+        y[exact & inside], (log_size - log_params)[exact & inside]
+    )
     assert not np.any(got[~exact] == EXACT)
     moved = y + log_params
     assert np.all(moved[exact & ~inside] >= region[0] - 1e-9) and np.all(moved[exact & ~inside] <= region[1] + 1e-9)
     # continuity: a size just inside and just outside the bottom edge give the same value within the step
-    edge = within_members(np.array([region[0] - 1e-7, region[0] + 1e-7]) - 20.0, np.array([EXACT, EXACT]),
-                          np.array([20.0, 20.0]), region)[0]
+    edge = within_members(
+        np.array([region[0] - 1e-7, region[0] + 1e-7]) - 20.0, np.array([EXACT, EXACT]), np.array([20.0, 20.0]), region
+    )[0]
     assert abs(edge[0] - edge[1]) < 1e-6
 
 

@@ -1,4 +1,5 @@
 """The CLI: JSON rows, and one-line errors with exit code 2 for bad traces."""
+
 import gzip
 import json
 
@@ -42,9 +43,14 @@ def _bad_traces(tmp_path):
     (tmp_path / "empty.json").write_text(json.dumps({"traceEvents": []}))
     (tmp_path / "notrace.json").write_text("[1, 2, 3]")
     write_trace(tmp_path / "cpu_only.json", [launch(1, 1), step(1, 0, 10), step(2, 10, 10)])
-    return {"truncated.json.gz": "gzip", "malformed.json": "malformed JSON", "empty.json": "no traceEvents",
-            "notrace.json": "unexpected trace structure", "cpu_only.json": "no GPU kernels",
-            "missing.json": "no such trace file"}
+    return {
+        "truncated.json.gz": "gzip",
+        "malformed.json": "malformed JSON",
+        "empty.json": "no traceEvents",
+        "notrace.json": "unexpected trace structure",
+        "cpu_only.json": "no GPU kernels",
+        "missing.json": "no such trace file",
+    }
 
 
 def test_bad_traces_give_one_line_and_exit_2(tmp_path, capsys):
@@ -57,12 +63,22 @@ def test_bad_traces_give_one_line_and_exit_2(tmp_path, capsys):
 
 def test_whatif_without_sizes_asks_for_model_size(tmp_path, capsys):
     events = [e for e in hand_trace() if "In msg nelems" not in e.get("args", {})]
-    events.append({"ph": "X", "cat": "kernel", "name": "ncclKernel_AllReduce(x)", "ts": 12, "dur": 10,
-                   "args": {"stream": 20, "correlation": 3}})
+    events.append(
+        {
+            "ph": "X",
+            "cat": "kernel",
+            "name": "ncclKernel_AllReduce(x)",
+            "ts": 12,
+            "dur": 10,
+            "args": {"stream": 20, "correlation": 3},
+        }
+    )
     write_trace(tmp_path / "r.json", events)
     code, _, err = run(["overlap", "whatif", str(tmp_path), "--format", "json"], capsys)
     assert code == 2 and "--model-params" in err
-    code, out, err = run(["overlap", "whatif", str(tmp_path), "--model-params", "7B", "--workers", "1,8", "--format", "json"], capsys)
+    code, out, err = run(
+        ["overlap", "whatif", str(tmp_path), "--model-params", "7B", "--workers", "1,8", "--format", "json"], capsys
+    )
     assert code == 0, err
     assert len(json.loads(out)) == 2 * 2 * 4
 
@@ -103,10 +119,15 @@ def test_a_negative_duration_is_one_line_naming_the_file_and_event(tmp_path, cap
     assert "rank-0.json" in err and "negative duration -10" in err and "ncclKernel_AllReduce" in err
 
 
-@pytest.mark.parametrize("option, value, words", [("--bandwidth-gbps", "-5", "bandwidth_gbps: expected a number > 0, got -5"),
-                                                  ("--workers", "0,2", "workers: expected an integer in [1, 2147483647], got 0"),
-                                                  ("--workers", "2.5", "workers: expected an integer in [1, 2147483647], got 2.5"),
-                                                  ("--local-steps", "0", "local_steps")])
+@pytest.mark.parametrize(
+    "option, value, words",
+    [
+        ("--bandwidth-gbps", "-5", "bandwidth_gbps: expected a number > 0, got -5"),
+        ("--workers", "0,2", "workers: expected an integer in [1, 2147483647], got 0"),
+        ("--workers", "2.5", "workers: expected an integer in [1, 2147483647], got 2.5"),
+        ("--local-steps", "0", "local_steps"),
+    ],
+)
 def test_whatif_refuses_impossible_inputs_in_one_line(tmp_path, capsys, option, value, words):
     write_trace(tmp_path / "rank-0.json", hand_trace())
     code, out, err = run(["overlap", "whatif", str(tmp_path), option, value], capsys)
@@ -154,4 +175,4 @@ def test_whatif_says_idle_time_is_excluded_and_shows_the_measured_idle(tmp_path,
     code, out, err = run(["overlap", "whatif", str(tmp_path), "--model-params", "1e6", "--format", fmt], capsys)
     assert code == 0, err
     said = " ".join((out if fmt == "table" else err).split())
-    assert ("idle time is excluded (measured: 8 µs per step, 22.9% of the measured 35 µs step)" in said), said
+    assert "idle time is excluded (measured: 8 µs per step, 22.9% of the measured 35 µs step)" in said, said

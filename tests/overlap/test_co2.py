@@ -1,11 +1,12 @@
 """CO2's outer update on planted cases (equations in densing.overlap.strategies.co2)."""
+
 import math
 
 import pytest
 
 torch = pytest.importorskip("torch")
 
-from densing.overlap.strategies.co2 import outer_update, staleness_penalty  # noqa: E402
+from densing.overlap.strategies.co2 import outer_update, staleness_penalty
 
 
 def t(*values):
@@ -33,8 +34,7 @@ def test_staleness_penalty_per_layer():
     # layer 0: ‖Δ̄‖ = 3, gap ‖(3, 4)‖ = 5 → λ = 3/8; layer 1: no gap → λ = 1; all zero → 1
     assert staleness_penalty([t(3.0, 0.0), t(1.0), t(0.0)], [t(3.0, 4.0), t(0.0), t(0.0)]) == [3 / 8, 1.0, 1.0]
     anchor, prev = [t(3.0, 4.0), t(1.0)], [t(0.0, 0.0), t(1.0)]
-    new, m, lam = outer_update(anchor, prev, [t(3.0, 0.0), t(2.0)], [t(0.0, 0.0), t(0.0)], 1.0, 0.0,
-                               penalty="adaptive")
+    new, m, lam = outer_update(anchor, prev, [t(3.0, 0.0), t(2.0)], [t(0.0, 0.0), t(0.0)], 1.0, 0.0, penalty="adaptive")
     assert lam == [3 / 8, 1.0]
     assert torch.allclose(new[0], t(3.0 - 9 / 8, 4.0)) and torch.allclose(new[1], t(-1.0))
     assert not math.isnan(float(m[0].sum()))

@@ -1,4 +1,5 @@
 """CPU-side (gloo) trace metrics on a hand-made trace with known overlap; GPU traces still need kernels."""
+
 import json
 
 import numpy as np
@@ -6,10 +7,10 @@ import pytest
 
 from densing.errors import TraceError
 from densing.overlap import analyze, analyze_steps, read_traces
-from densing.overlap.intervals import subtract_intervals
-from densing.overlap.model import COMMUNICATION, COMPUTATION, LANE_THREAD, OTHER
 from densing.overlap.engine import SerialEngine
+from densing.overlap.intervals import subtract_intervals
 from densing.overlap.kineto import CPU
+from densing.overlap.model import COMMUNICATION, COMPUTATION, LANE_THREAD, OTHER
 from densing.overlap.trace import annotation_frame, decode_ranks, set_traces, trace_files
 
 
@@ -18,8 +19,10 @@ def op(name, ts, dur, tid=1, cat="cpu_op"):
 
 
 def write(path, events, rank=0, world=2):
-    doc = {"distributedInfo": {"backend": "gloo", "rank": rank, "world_size": world},
-           "traceEvents": events + [{"ph": "X", "cat": "Trace", "name": "PyTorch Profiler", "ts": 0, "dur": 1}]}
+    doc = {
+        "distributedInfo": {"backend": "gloo", "rank": rank, "world_size": world},
+        "traceEvents": events + [{"ph": "X", "cat": "Trace", "name": "PyTorch Profiler", "ts": 0, "dur": 1}],
+    }
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(doc))
     return path
@@ -34,10 +37,13 @@ def hand_cpu_trace(shift=0):
     """
     s = shift
     return [
-        op("ProfilerStep#1", s + 0, 45, cat="user_annotation"), op("ProfilerStep#2", s + 45, 45, cat="user_annotation"),
+        op("ProfilerStep#1", s + 0, 45, cat="user_annotation"),
+        op("ProfilerStep#2", s + 45, 45, cat="user_annotation"),
         op("forward", s + 0, 40, cat="user_annotation"),
-        op("aten::mm", s + 0, 40), op("aten::add", s + 5, 5),
-        op("c10d::allreduce_", s + 40, 2), op("aten::copy_", s + 40, 1),
+        op("aten::mm", s + 0, 40),
+        op("aten::add", s + 5, 5),
+        op("c10d::allreduce_", s + 40, 2),
+        op("aten::copy_", s + 40, 1),
         op("aten::mm", s + 50, 30),
         op("gloo:all_reduce", s + 42, 20, tid=9, cat="user_annotation"),
     ]
@@ -100,8 +106,9 @@ def test_a_gloo_set_is_decoded_once(tmp_path, monkeypatch):
     write(tmp_path / "rank1.json", hand_cpu_trace(shift=1010), rank=1)
     calls = []
     real = trace.decode_file
-    monkeypatch.setattr(trace, "decode_file",
-                        lambda path, kind, *a: calls.append((path.name, kind)) or real(path, kind, *a))
+    monkeypatch.setattr(
+        trace, "decode_file", lambda path, kind, *a: calls.append((path.name, kind)) or real(path, kind, *a)
+    )
     assert [t.rank for t in read_traces(tmp_path, scheduler="serial")] == [0, 1]
     assert sorted(calls) == [("rank0.json", CPU), ("rank1.json", CPU)]
     calls.clear()
@@ -127,10 +134,12 @@ def test_a_gloo_trace_is_streamed_in_batches_like_a_gpu_trace(tmp_path):
     events = [e for k in range(30) for e in hand_cpu_trace(shift=100 * k)]
     body = ",\n".join("  " + json.dumps(e) for e in events)
     path = tmp_path / "rank0.json"
-    path.write_text('{\n  "distributedInfo": {"backend": "gloo", "rank": 3, "world_size": 4},\n'
-                    '  "traceEvents": [\n%s\n  ]\n}' % body)
+    path.write_text(
+        '{\n  "distributedInfo": {"backend": "gloo", "rank": 3, "world_size": 4},\n'
+        '  "traceEvents": [\n%s\n  ]\n}' % body
+    )
     text = path.read_bytes()
-    batches = list(event_batches([text[i:i + 1000] for i in range(0, len(text), 1000)], path, CPU, batch_bytes=2000))
+    batches = list(event_batches([text[i : i + 1000] for i in range(0, len(text), 1000)], path, CPU, batch_bytes=2000))
     assert len(batches) > 5 and sum(len(b[0]) for b in batches) == len(events)
     streamed, info = decode_file(path, CPU, batch_bytes=2000)
     whole, _ = decode_file(path, CPU)

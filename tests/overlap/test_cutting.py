@@ -1,21 +1,24 @@
 """densing.overlap.kineto's cutting a Kineto ``traceEvents`` array at event boundaries, checked against
 documents whose event offsets are known (generated here) and a brute-force boundary search."""
+
 from __future__ import annotations
 
 import json
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from densing.overlap.kineto import Unsplittable, cut_before, events_start
 
 # event fields: strings that look like JSON punctuation (a raw newline cannot occur in a JSON string)
 texts = st.text(alphabet=st.sampled_from(list('ab{}[],:" \n\t\\é')), max_size=12)
-scalars = st.one_of(st.integers(-10**6, 10**6), texts, st.booleans(), st.none())
-events = st.fixed_dictionaries({"ph": st.sampled_from(["X", "i"]), "name": texts, "ts": st.integers(0, 10**9)},
-                               optional={"args": st.dictionaries(
-                                   texts, st.one_of(scalars, st.dictionaries(texts, scalars, max_size=2)), max_size=3)})
+scalars = st.one_of(st.integers(-(10**6), 10**6), texts, st.booleans(), st.none())
+events = st.fixed_dictionaries(
+    {"ph": st.sampled_from(["X", "i"]), "name": texts, "ts": st.integers(0, 10**9)},
+    optional={
+        "args": st.dictionaries(texts, st.one_of(scalars, st.dictionaries(texts, scalars, max_size=2)), max_size=3)
+    },
+)
 
 
 def kineto(evs: list[dict], indent: int | None = 2) -> tuple[bytes, list[tuple[int, int]]]:
@@ -35,8 +38,8 @@ def boundaries(buf: bytes) -> list[int]:
     """Every i with buf[i:i + 3] == b'},\\n' followed, after whitespace, by '{' (brute force)."""
     found = []
     for i in range(len(buf) - 2):
-        if buf[i:i + 3] == b"},\n":
-            rest = buf[i + 3:].lstrip(b" \t\r\n")
+        if buf[i : i + 3] == b"},\n":
+            rest = buf[i + 3 :].lstrip(b" \t\r\n")
             if rest[:1] == b"{":
                 found.append(i)
     return found
@@ -82,11 +85,11 @@ def test_spans_joined_with_the_tail_are_the_whole_array_cut_at_event_boundaries(
     assert positions == sorted(positions) and len(set(positions)) == len(positions)
     decoded = []
     for start, cut in spans:
-        assert data[cut:cut + 2] == b"}," and cut in ends  # ends the span's last event
-        assert data[start + 1:].lstrip()[:1] == b"{" and len(data) - len(data[start + 1:].lstrip()) in starts
-        decoded += json.loads(b"[" + data[start + 1:cut + 1] + b"]")
-    assert data[tail + 1:].lstrip()[:1] == b"{"
-    decoded += json.loads(b'{"traceEvents": [' + data[tail + 1:])["traceEvents"]
+        assert data[cut : cut + 2] == b"}," and cut in ends  # ends the span's last event
+        assert data[start + 1 :].lstrip()[:1] == b"{" and len(data) - len(data[start + 1 :].lstrip()) in starts
+        decoded += json.loads(b"[" + data[start + 1 : cut + 1] + b"]")
+    assert data[tail + 1 :].lstrip()[:1] == b"{"
+    decoded += json.loads(b'{"traceEvents": [' + data[tail + 1 :])["traceEvents"]
     assert decoded == evs  # every event once, in order
 
 
@@ -99,11 +102,15 @@ def test_spans_are_about_equal_in_size():
     assert max(sizes) < 1.1 * min(sizes)
 
 
-@pytest.mark.parametrize("data", [
-    b'{"schemaVersion": 1}',  # no array
-    json.dumps({"traceEvents": [{"ph": "X", "ts": i} for i in range(50)]}).encode(),  # compact: no cut point
-    kineto([{"ph": "X", "ts": 1}])[0],  # one event: nothing to cut between
-], ids=["no-array", "compact", "one-event"])
+@pytest.mark.parametrize(
+    "data",
+    [
+        b'{"schemaVersion": 1}',  # no array
+        json.dumps({"traceEvents": [{"ph": "X", "ts": i} for i in range(50)]}).encode(),  # compact: no cut point
+        kineto([{"ph": "X", "ts": 1}])[0],  # one event: nothing to cut between
+    ],
+    ids=["no-array", "compact", "one-event"],
+)
 def test_a_document_without_cut_points_is_unsplittable(data):
     with pytest.raises(Unsplittable):
         split_spans(data, 4)
@@ -119,8 +126,11 @@ def test_events_start_finds_the_array_or_waits_or_refuses():
 
 
 @settings(max_examples=400, deadline=None)
-@given(buf=st.binary(max_size=60).map(lambda b: bytes(b"{}, \n\tx"[c % 7] for c in b)),
-       lo=st.integers(0, 70), hi=st.integers(0, 70))
+@given(
+    buf=st.binary(max_size=60).map(lambda b: bytes(b"{}, \n\tx"[c % 7] for c in b)),
+    lo=st.integers(0, 70),
+    hi=st.integers(0, 70),
+)
 def test_cut_before_finds_the_last_or_first_boundary_in_range(buf, lo, hi):
     inside = [i for i in boundaries(buf) if lo <= i and i + 3 <= hi]
     for forward in (False, True):
@@ -129,11 +139,11 @@ def test_cut_before_finds_the_last_or_first_boundary_in_range(buf, lo, hi):
             assert (cut, nxt) == (-1, -1)
             continue
         assert cut == (inside[0] if forward else inside[-1])
-        assert buf[nxt:nxt + 1] == b"{" and buf[cut + 3:nxt].strip(b" \t\r\n") == b""
+        assert buf[nxt : nxt + 1] == b"{" and buf[cut + 3 : nxt].strip(b" \t\r\n") == b""
     assert cut_before(bytearray(buf), lo, hi) == cut_before(buf, lo, hi)
 
 
 def test_cut_before_skips_a_nested_object_closing_before_a_key():
     buf = b'[\n{"args": {"a": 1},\n "b": 2},\n {"c": 3}\n]'
-    assert cut_before(buf, 0, len(buf)) == (buf.index(b'2},') + 1, buf.index(b'{"c"'))
+    assert cut_before(buf, 0, len(buf)) == (buf.index(b"2},") + 1, buf.index(b'{"c"'))
     assert cut_before(buf, 0, len(buf), forward=True) == cut_before(buf, 0, len(buf))

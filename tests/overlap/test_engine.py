@@ -1,5 +1,6 @@
 """The same rows wherever the per-rank jobs run: this process, a local process pool, or a Dask
 LocalCluster with 2 workers (skipped where dask.distributed is not installed)."""
+
 import json
 import os
 import sys
@@ -8,10 +9,9 @@ from pathlib import Path
 import pytest
 
 from densing.errors import InputError, TraceError, WorkerError
-from densing.overlap.analysis import set_rows
+from densing.overlap.analysis import rank_outcome, set_rows
 from densing.overlap.engine import Job, ProcessEngine, SerialEngine, make_engine
 from densing.overlap.kineto import GPU
-from densing.overlap.analysis import rank_outcome
 from densing.overlap.trace import run_ranks
 from overlap.overlap_tracegen import hand_trace, write_trace
 from overlap.test_cpu_trace import hand_cpu_trace, write
@@ -107,11 +107,14 @@ def _children() -> set:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forks and reads /proc")
-@pytest.mark.parametrize("first,expected", [
-    (Job(abs, (-1,)), [1, 2]),  # the forked leaf's result comes back through its pipe
-    (Job(_refuse, ("bad leaf",)), ValueError("bad leaf")),  # its exception is raised here
-    (Job(os._exit, (3,)), WorkerError("a trace worker process died")),  # it died before writing
-])
+@pytest.mark.parametrize(
+    "first,expected",
+    [
+        (Job(abs, (-1,)), [1, 2]),  # the forked leaf's result comes back through its pipe
+        (Job(_refuse, ("bad leaf",)), ValueError("bad leaf")),  # its exception is raised here
+        (Job(os._exit, (3,)), WorkerError("a trace worker process died")),  # it died before writing
+    ],
+)
 def test_a_few_leaves_fork_and_every_child_is_reaped(first, expected):
     before = _children()
     jobs = [first, Job(abs, (-2,))]  # the first leaf is forked, the last runs in this process

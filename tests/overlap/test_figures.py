@@ -31,8 +31,11 @@ def test_report_section_runs_side_by_side(tmp_path):
         write(tmp_path / name / "rank0.json", hand_cpu_trace(), rank=0)
         write(tmp_path / name / "rank1.json", hand_cpu_trace(shift=5), rank=1)
     parts = report_section(tmp_path)
-    assert [title for title, _ in parts] == ["Runs side by side", "ddp: one step's timeline per rank",
-                                             "sync: one step's timeline per rank"]
+    assert [title for title, _ in parts] == [
+        "Runs side by side",
+        "ddp: one step's timeline per rank",
+        "sync: one step's timeline per rank",
+    ]
     bars = parts[0][1]
     assert len(bars.data) == 3 and list(bars.data[0].x[0]) == ["ddp", "ddp", "sync", "sync"]
     assert list(bars.data[0].y) == [100 * 70 / 80] * 4

@@ -1,13 +1,13 @@
 """densing.overlap.gzipio: every reader gives back the bytes written, plain or gzip (one member or
 several), whole, in pieces or as a head; a bad file is a TraceError naming it."""
+
 from __future__ import annotations
 
 import gzip
 import os
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from densing.errors import TraceError
 from densing.overlap import gzipio
@@ -37,12 +37,16 @@ def test_any_bytes_round_trip_through_every_reader(tmp_path_factory, data, piece
     assert all(len(p) <= piece for p in gzipio.read_pieces(path, piece))  # memory holds one piece
     assert gzipio.expected_size(path) == len(data)
     head = gzipio.read_head(path, 64)
-    assert head == data[:len(head)] and len(head) == min(64, len(data))
+    assert head == data[: len(head)] and len(head) == min(64, len(data))
 
 
 @FUZZ
-@given(data=payloads, cuts=st.lists(st.integers(0, 6000), max_size=4), padding=st.integers(0, 3),
-       piece=st.integers(1, 5000))
+@given(
+    data=payloads,
+    cuts=st.lists(st.integers(0, 6000), max_size=4),
+    padding=st.integers(0, 3),
+    piece=st.integers(1, 5000),
+)
 def test_several_gzip_members_read_as_their_concatenation(tmp_path_factory, data, cuts, padding, piece):
     """Members split anywhere, some empty, zero bytes between them (as some writers pad): the joined bytes."""
     bounds = [0, *sorted(min(c, len(data)) for c in cuts), len(data)]
@@ -76,15 +80,19 @@ def test_read_head_reads_only_the_head_of_a_large_file(tmp_path):
     text = b'{"traceEvents": [\n' + b"".join(b'  {"ph": "X", "ts": %d},\n' % i for i in range(200_000))
     path = _write(tmp_path, "r.json.gz", gzip.compress(text))
     assert gzipio.read_head(path, 1000) == text[:1000]
-    assert gzipio.read_head(path) == text[:1 << 16]  # compressible text: the whole limit
+    assert gzipio.read_head(path) == text[: 1 << 16]  # compressible text: the whole limit
     assert gzipio.expected_size(path) == len(text)
 
 
-@pytest.mark.parametrize("raw, words", [
-    (gzip.compress(bytes(range(256)) * 40)[:-12], "truncated gzip"),
-    (b"\x1f\x8b" + b"not a deflate stream at all" * 3, "corrupt gzip"),
-    (b"plain text named .gz", "corrupt gzip"),
-], ids=["truncated", "bad-deflate", "not-gzip"])
+@pytest.mark.parametrize(
+    "raw, words",
+    [
+        (gzip.compress(bytes(range(256)) * 40)[:-12], "truncated gzip"),
+        (b"\x1f\x8b" + b"not a deflate stream at all" * 3, "corrupt gzip"),
+        (b"plain text named .gz", "corrupt gzip"),
+    ],
+    ids=["truncated", "bad-deflate", "not-gzip"],
+)
 def test_a_bad_gzip_is_a_trace_error_naming_the_file(tmp_path, raw, words):
     path = _write(tmp_path, "r.json.gz", raw)
     for read in (gzipio.read_whole, lambda p: b"".join(gzipio.read_pieces(p, 256))):
@@ -99,8 +107,7 @@ def test_a_bad_gzip_is_a_trace_error_naming_the_file(tmp_path, raw, words):
 def test_an_unreadable_file_is_a_trace_error_naming_it(tmp_path):
     for name in ("absent.json", "absent.json.gz"):
         path = tmp_path / name
-        for read in (gzipio.read_whole, gzipio.expected_size, gzipio.read_head,
-                     lambda p: list(gzipio.read_pieces(p))):
+        for read in (gzipio.read_whole, gzipio.expected_size, gzipio.read_head, lambda p: list(gzipio.read_pieces(p))):
             with pytest.raises(TraceError, match=f"^{path}: cannot read"):
                 read(path)
     folder = tmp_path / "folder.json"

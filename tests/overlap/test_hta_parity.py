@@ -36,11 +36,20 @@ def frames():
 @pytest.mark.parametrize("trace_set,rank,overlap,idle,compute,non_compute", HTA_0_5_0)
 def test_matches_hta_0_5_0(frames, trace_set, rank, overlap, idle, compute, non_compute):
     row = frames[trace_set].loc[rank]
-    for column, expected in [("comm_comp_overlap_pct", overlap), ("idle_pct", idle),
-                             ("compute_pct", compute), ("non_compute_pct", non_compute)]:
+    for column, expected in [
+        ("comm_comp_overlap_pct", overlap),
+        ("idle_pct", idle),
+        ("compute_pct", compute),
+        ("non_compute_pct", non_compute),
+    ]:
         value = float(row[column])
         assert round(value, 2) == pytest.approx(expected, abs=1e-9) or abs(value - expected) <= 0.01, (
-            trace_set, rank, column, value, expected)
+            trace_set,
+            rank,
+            column,
+            value,
+            expected,
+        )
 
 
 def test_breakdown_adds_up(frames):

@@ -27,7 +27,7 @@ intervals = st.lists(st.tuples(st.integers(0, 60), st.integers(0, 15)), max_size
 def _grid(ivs):
     covered = np.zeros(80, dtype=bool)
     for a, d in ivs:
-        covered[a:a + d] = True
+        covered[a : a + d] = True
     return covered
 
 
@@ -53,6 +53,6 @@ def test_subtract_matches_brute_force_on_a_grid(a, b):
     s, e = subtract_intervals(*_arrays(a), *_arrays(b))
     got = np.zeros(80, dtype=bool)
     for x, y in zip(s, e):
-        got[int(x):int(y)] = True
+        got[int(x) : int(y)] = True
     assert (got == (_grid(a) & ~_grid(b))).all()
     assert np.all(s[1:] > e[:-1]) and np.all(e > s)

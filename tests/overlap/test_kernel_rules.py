@@ -1,5 +1,6 @@
 """The two kernel-category rules (``--kernel-rules``): HTA 0.5.0's and traceinsight 0.6.1's, on a
 synthesised trace whose kernels they classify differently (``ncclDev*``, ``hccl*``, ``hip*``, a bare ``nccl*``)."""
+
 import importlib.util
 import json
 import subprocess
@@ -13,11 +14,16 @@ from densing.overlap import analyze
 from densing.overlap.model import COMMUNICATION, COMPUTATION, MEMORY, OTHER, kernel_category
 from tests.overlap.overlap_tracegen import rules_trace
 
-
 EXPECTED = {
     "hta": {"kernel_span_us": 40, "idle_us": 5, "compute_us": 28, "comm_us": 10, "overlap_us": 5, "non_compute_us": 7},
-    "traceinsight": {"kernel_span_us": 40, "idle_us": 5, "compute_us": 18, "comm_us": 23, "overlap_us": 6,
-                     "non_compute_us": 17},
+    "traceinsight": {
+        "kernel_span_us": 40,
+        "idle_us": 5,
+        "compute_us": 18,
+        "comm_us": 23,
+        "overlap_us": 6,
+        "non_compute_us": 17,
+    },
 }
 
 
@@ -26,21 +32,26 @@ def test_hand_computed_numbers(tmp_path, rules):
     row = analyze(rules_trace(tmp_path / "rank0.json"), rules=rules).iloc[0]
     for column, expected in EXPECTED[rules].items():
         assert float(row[column]) == expected, (rules, column)
-    assert float(row["comm_comp_overlap_pct"]) == pytest.approx(100 * EXPECTED[rules]["overlap_us"] / EXPECTED[rules]["comm_us"])
+    assert float(row["comm_comp_overlap_pct"]) == pytest.approx(
+        100 * EXPECTED[rules]["overlap_us"] / EXPECTED[rules]["comm_us"]
+    )
 
 
-@pytest.mark.parametrize("name,hta,traceinsight", [
-    ("ncclKernel_AllReduce_RING", COMMUNICATION, COMMUNICATION),
-    ("ncclDevKernel_Generic", COMMUNICATION, COMMUNICATION),
-    ("ncclDevFunc_Broadcast", COMPUTATION, COMMUNICATION),
-    ("hccl_AllReduce", COMPUTATION, COMMUNICATION),
-    ("hipMemcpyDtoD", OTHER, COMMUNICATION),
-    ("Memcpy DtoH (Device -> Pinned)", MEMORY, MEMORY),
-    ("fused_dma_copy", COMPUTATION, OTHER),
-    ("Stream Wait Event", COMPUTATION, OTHER),
-    ("volta_sgemm_128x64_nn", COMPUTATION, COMPUTATION),
-    ("cudaStreamSynchronize", OTHER, OTHER),
-])
+@pytest.mark.parametrize(
+    "name,hta,traceinsight",
+    [
+        ("ncclKernel_AllReduce_RING", COMMUNICATION, COMMUNICATION),
+        ("ncclDevKernel_Generic", COMMUNICATION, COMMUNICATION),
+        ("ncclDevFunc_Broadcast", COMPUTATION, COMMUNICATION),
+        ("hccl_AllReduce", COMPUTATION, COMMUNICATION),
+        ("hipMemcpyDtoD", OTHER, COMMUNICATION),
+        ("Memcpy DtoH (Device -> Pinned)", MEMORY, MEMORY),
+        ("fused_dma_copy", COMPUTATION, OTHER),
+        ("Stream Wait Event", COMPUTATION, OTHER),
+        ("volta_sgemm_128x64_nn", COMPUTATION, COMPUTATION),
+        ("cudaStreamSynchronize", OTHER, OTHER),
+    ],
+)
 def test_categories(name, hta, traceinsight):
     assert kernel_category(name, "hta") == hta
     assert kernel_category(name, "traceinsight") == traceinsight
@@ -86,8 +97,9 @@ def test_traceinsight_rules_equal_traceinsight(tmp_path):
     if found != "0.6.1":
         pytest.skip("traceinsight is not 0.6.1")
     rules_trace(tmp_path / "set" / "rank0.json")
-    done = subprocess.run([sys.executable, "-c", HTA_CODE, str(tmp_path / "set")], capture_output=True, text=True,
-                          check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", HTA_CODE, str(tmp_path / "set")], capture_output=True, text=True, check=True
+    )
     theirs = json.loads(done.stdout.strip().splitlines()[-1])
     ours = analyze(tmp_path / "set", rules="traceinsight").iloc[0]
     assert abs(theirs["overlap_pct"] - float(ours["comm_comp_overlap_pct"])) <= 0.01

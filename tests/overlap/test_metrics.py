@@ -1,8 +1,7 @@
 """Metrics on hand-built traces whose numbers are computed by hand in the docstrings."""
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from densing.errors import TraceError
 from densing.overlap import analyze, analyze_steps, read_traces, step_skew
@@ -39,8 +38,10 @@ def test_ns_resolution_timestamps_are_rounded_inwards_like_hta(tmp_path):
     compute [0.4, 10.2) → [1, 10);  comm [8.6, 20.5) → [9, 20): overlap 1, comm 11 → 9.0909 %.
     """
     events = [
-        launch(0.1, 1), kernel("sm90_gemm", 0.4, 9.8, 1),
-        launch(0.2, 2), kernel("ncclDevKernel_AllGather_RING_LL(ncclDevComm*, unsigned long, ncclWork*)", 8.6, 11.9, 2),
+        launch(0.1, 1),
+        kernel("sm90_gemm", 0.4, 9.8, 1),
+        launch(0.2, 2),
+        kernel("ncclDevKernel_AllGather_RING_LL(ncclDevComm*, unsigned long, ncclWork*)", 8.6, 11.9, 2),
     ]
     write_trace(tmp_path / "t.json", events)
     row = analyze(tmp_path / "t.json").iloc[0]
@@ -50,8 +51,12 @@ def test_ns_resolution_timestamps_are_rounded_inwards_like_hta(tmp_path):
 
 def test_large_integer_ns_timestamps_keep_precision(tmp_path):
     base = 1_732_000_000_000_000_000  # ns since epoch, > 2**53
-    events = [launch(base, 1), kernel("gemm", base + 1, 3, 1),
-              launch(base + 1, 2), kernel("ncclKernel_SendRecv(x)", base + 3, 2, 2)]
+    events = [
+        launch(base, 1),
+        kernel("gemm", base + 1, 3, 1),
+        launch(base + 1, 2),
+        kernel("ncclKernel_SendRecv(x)", base + 3, 2, 2),
+    ]
     write_trace(tmp_path / "t.json", events)
     row = analyze(tmp_path / "t.json").iloc[0]
     assert row["kernel_span_us"] == 4 and row["overlap_us"] == 1 and row["comm_us"] == 2
@@ -71,16 +76,19 @@ def test_ranks_are_aligned_and_skew_found(tmp_path):
     assert bool(skew["straggler"])
 
 
-@pytest.mark.parametrize("name,expected", [
-    ("ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)", COMMUNICATION),
-    ("ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)", COMMUNICATION),
-    ("Memcpy DtoD (Device -> Device)", MEMORY),
-    ("Memset (Device)", MEMORY),
-    ("volta_sgemm_128x64_nn", COMPUTATION),
-    ("void at::native::vectorized_elementwise_kernel<4>", COMPUTATION),
-    ("Event Sync", OTHER),
-    ("cudaStreamSynchronize-ish Sync", OTHER),
-])
+@pytest.mark.parametrize(
+    "name,expected",
+    [
+        ("ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)", COMMUNICATION),
+        ("ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)", COMMUNICATION),
+        ("Memcpy DtoD (Device -> Device)", MEMORY),
+        ("Memset (Device)", MEMORY),
+        ("volta_sgemm_128x64_nn", COMPUTATION),
+        ("void at::native::vectorized_elementwise_kernel<4>", COMPUTATION),
+        ("Event Sync", OTHER),
+        ("cudaStreamSynchronize-ish Sync", OTHER),
+    ],
+)
 def test_kernel_category_follows_hta(name, expected):
     assert kernel_category(name) == expected
 
@@ -113,8 +121,8 @@ def test_no_gpu_kernels_is_a_trace_error(tmp_path):
 def test_missing_fields_are_tolerated(tmp_path):
     """Events without name/args/dur, metadata events and a string stream id (HTA: int("20"))."""
     events = hand_trace() + [
-        {"ph": "X", "cat": "cpu_op", "ts": 3, "dur": 1},                      # no name, no args
-        {"ph": "i", "cat": "instant", "name": "mark", "ts": 4, "s": "t"},      # no dur: dropped
+        {"ph": "X", "cat": "cpu_op", "ts": 3, "dur": 1},  # no name, no args
+        {"ph": "i", "cat": "instant", "name": "mark", "ts": 4, "s": "t"},  # no dur: dropped
         {"ph": "M", "name": "process_name", "pid": 0, "args": {"name": "GPU 0"}},  # no ts
     ]
     events[7]["args"]["stream"] = "20"  # the all-reduce kernel, stream as a string
@@ -151,8 +159,10 @@ def _kineto_text(events, rank=0) -> str:
     import json
 
     body = ",\n".join("  " + json.dumps(e) for e in events)
-    return ('{\n  "schemaVersion": 1,\n  "distributedInfo": {"rank": %d, "world_size": 8},\n'
-            '  "traceEvents": [\n%s\n  ],\n  "traceName": "t"\n}' % (rank, body))
+    return (
+        '{\n  "schemaVersion": 1,\n  "distributedInfo": {"rank": %d, "world_size": 8},\n'
+        '  "traceEvents": [\n%s\n  ],\n  "traceName": "t"\n}' % (rank, body)
+    )
 
 
 def _many_steps(steps=40):
@@ -172,8 +182,18 @@ def _same_traces(a, b):
     for x, y in zip(a, b):
         for field in ("rank", "world_size", "time_origin_us", "kernel_names", "step_names_seen", "lane_kind"):
             assert getattr(x, field) == getattr(y, field), field
-        for field in ("kernel_start_us", "kernel_end_us", "kernel_category", "kernel_lane", "kernel_name_code",
-                      "kernel_step", "kernel_comm_bytes", "step_number", "step_start_us", "step_end_us"):
+        for field in (
+            "kernel_start_us",
+            "kernel_end_us",
+            "kernel_category",
+            "kernel_lane",
+            "kernel_name_code",
+            "kernel_step",
+            "kernel_comm_bytes",
+            "step_number",
+            "step_start_us",
+            "step_end_us",
+        ):
             np.testing.assert_array_equal(getattr(x, field), getattr(y, field), err_msg=field)
 
 
@@ -186,8 +206,7 @@ def test_a_file_cut_into_part_jobs_reads_like_one_job(tmp_path, parts):
     import numpy as np
 
     from densing.overlap.engine import ProcessEngine, SerialEngine
-    from densing.overlap.kineto import GPU, decode_file
-    from densing.overlap.kineto import decode_part
+    from densing.overlap.kineto import GPU, decode_file, decode_part
     from densing.overlap.trace import run_ranks, set_traces
 
     path = tmp_path / "r.json.gz"
@@ -213,7 +232,7 @@ def test_part_jobs_report_a_malformed_span_naming_the_file(tmp_path):
     from densing.overlap.trace import run_ranks
 
     text = _kineto_text(_many_steps())
-    broken = text[:len(text) // 4] + text[len(text) // 4:].replace('"dur": ', '"dur" ', 1)
+    broken = text[: len(text) // 4] + text[len(text) // 4 :].replace('"dur": ', '"dur" ', 1)
     (tmp_path / "r.json").write_text(broken)
     (rank,) = run_ranks([tmp_path / "r.json"], GPU, ProcessEngine(2), split_min_bytes=0)
     assert isinstance(rank, TraceError)
@@ -221,8 +240,7 @@ def test_part_jobs_report_a_malformed_span_naming_the_file(tmp_path):
 
 
 def test_a_part_jobs_error_is_raised_by_the_combining_job(tmp_path):
-    from densing.overlap.kineto import GPU
-    from densing.overlap.kineto import decode_part
+    from densing.overlap.kineto import GPU, decode_part
     from densing.overlap.trace import combined_columns
 
     path = tmp_path / "r.json"
@@ -238,13 +256,13 @@ def test_streamed_batches_may_switch_to_float_timestamps(tmp_path):
     from densing.overlap.selection import decoded_rank, to_rank_trace
 
     events = _many_steps(10)
-    for e in events[len(events) // 2:]:
+    for e in events[len(events) // 2 :]:
         e["ts"] += 0.25
     path = tmp_path / "r.json"
     path.write_text(_kineto_text(events))
     whole = read_traces(path)
     text = path.read_bytes()
-    pieces = [text[i:i + 1000] for i in range(0, len(text), 1000)]
+    pieces = [text[i : i + 1000] for i in range(0, len(text), 1000)]
     modes = [mode for _, mode, _ in event_batches(pieces, path, GPU, batch_bytes=2000)]
     assert len(modes) > 2 and modes[0] == INT_TS and modes[-1] == FLOAT_TS
     cols, info = decode_stream(pieces, path, GPU, batch_bytes=2000)
@@ -275,8 +293,7 @@ def test_isin_sorted_equals_numpy_isin(values, pool):
 def test_sorted_unique_and_isin_match_numpy():
     """The numpy.ma-free helpers of the trace reader agree with np.unique / np.isin."""
     import numpy as np
-    from hypothesis import given, settings
-    from hypothesis import strategies as st
+    from hypothesis import given, settings, strategies as st
 
     from densing.overlap.columns import isin_codes, sorted_unique
 

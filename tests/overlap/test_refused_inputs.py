@@ -1,5 +1,6 @@
 """Inputs that cannot be true are refused before any work, in one line naming the file(s) and field, exit 2:
 trace metadata no job can have (``distributedInfo``), and overlap options outside their domain."""
+
 import json
 
 import pytest
@@ -10,8 +11,11 @@ from tests.cli_run import run
 
 
 def write(path, events, info):
-    doc = {"schemaVersion": 1, "distributedInfo": info,
-           "traceEvents": events + [{"ph": "X", "cat": "Trace", "name": "PyTorch Profiler", "ts": 0, "dur": 1000}]}
+    doc = {
+        "schemaVersion": 1,
+        "distributedInfo": info,
+        "traceEvents": events + [{"ph": "X", "cat": "Trace", "name": "PyTorch Profiler", "ts": 0, "dur": 1000}],
+    }
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(doc))
 
@@ -28,8 +32,13 @@ def refused(tmp_path, capsys, argv, *words):
 
 
 KINDS = {"gpu": (hand_trace, "nccl"), "cpu": (hand_cpu_trace, "gloo")}
-COMMANDS = [["analyze"], ["analyze", "--steps"], ["analyze", "--format", "json"], ["skew"],
-            ["whatif", "--model-params", "1B"]]
+COMMANDS = [
+    ["analyze"],
+    ["analyze", "--steps"],
+    ["analyze", "--format", "json"],
+    ["skew"],
+    ["whatif", "--model-params", "1B"],
+]
 
 
 # --- one file's distributedInfo: a value no job has -----------------------------------------------
@@ -62,18 +71,43 @@ def test_impossible_distributed_info_is_one_line_naming_the_file_and_field(tmp_p
 @pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
 def test_every_overlap_command_refuses_a_rank_beyond_the_world_size(tmp_path, capsys, command):
     write(tmp_path / "set" / "rank-0.json", hand_trace(), {"backend": "nccl", "rank": 0, "world_size": 2})
-    write(tmp_path / "set" / "rank-1.json", hand_trace(shift=3, corr_base=100), {"backend": "nccl", "rank": 2, "world_size": 2})
-    refused(tmp_path, capsys, ["overlap", command[0], str(tmp_path / "set"), *command[1:]],
-            "rank-1.json", "distributedInfo.rank")
+    write(
+        tmp_path / "set" / "rank-1.json",
+        hand_trace(shift=3, corr_base=100),
+        {"backend": "nccl", "rank": 2, "world_size": 2},
+    )
+    refused(
+        tmp_path,
+        capsys,
+        ["overlap", command[0], str(tmp_path / "set"), *command[1:]],
+        "rank-1.json",
+        "distributedInfo.rank",
+    )
 
 
 # --- one folder, two jobs: the files disagree on what the job was ---------------------------------
 
 TWO_JOBS = [
-    ({"backend": "nccl", "rank": 0, "world_size": 2}, {"backend": "nccl", "rank": 1, "world_size": 4}, "distributedInfo.world_size"),
-    ({"backend": "nccl", "rank": 0, "world_size": 8}, {"backend": "nccl", "rank": 1, "world_size": 2}, "distributedInfo.world_size"),
-    ({"backend": "nccl", "rank": 0, "world_size": 2}, {"backend": "gloo", "rank": 1, "world_size": 2}, "distributedInfo.backend"),
-    ({"backend": "gloo", "rank": 0, "world_size": 2}, {"backend": "nccl", "rank": 1, "world_size": 2}, "distributedInfo.backend"),
+    (
+        {"backend": "nccl", "rank": 0, "world_size": 2},
+        {"backend": "nccl", "rank": 1, "world_size": 4},
+        "distributedInfo.world_size",
+    ),
+    (
+        {"backend": "nccl", "rank": 0, "world_size": 8},
+        {"backend": "nccl", "rank": 1, "world_size": 2},
+        "distributedInfo.world_size",
+    ),
+    (
+        {"backend": "nccl", "rank": 0, "world_size": 2},
+        {"backend": "gloo", "rank": 1, "world_size": 2},
+        "distributedInfo.backend",
+    ),
+    (
+        {"backend": "gloo", "rank": 0, "world_size": 2},
+        {"backend": "nccl", "rank": 1, "world_size": 2},
+        "distributedInfo.backend",
+    ),
 ]
 
 
@@ -83,8 +117,14 @@ def test_two_jobs_in_one_folder_are_one_line_naming_both_files(tmp_path, capsys,
     events = hand_cpu_trace if first["backend"] == "gloo" else hand_trace
     write(tmp_path / "set" / "rank-0.json", events(), first)
     write(tmp_path / "set" / "rank-1.json", events(shift=3), second)
-    refused(tmp_path, capsys, ["overlap", command[0], str(tmp_path / "set"), *command[1:]],
-            "rank-0.json", "rank-1.json", field)
+    refused(
+        tmp_path,
+        capsys,
+        ["overlap", command[0], str(tmp_path / "set"), *command[1:]],
+        "rank-0.json",
+        "rank-1.json",
+        field,
+    )
 
 
 def test_one_job_whose_files_state_only_part_of_distributed_info_still_reads(tmp_path, capsys):

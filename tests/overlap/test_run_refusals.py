@@ -1,4 +1,5 @@
 """``densing overlap run`` refuses what torchrun would fail on before it writes run.yaml or starts a process."""
+
 from __future__ import annotations
 
 import subprocess
@@ -16,18 +17,33 @@ def no_process(monkeypatch):
     monkeypatch.setattr(subprocess, "Popen", refuse)
 
 
-@pytest.mark.parametrize("args,named", [
-    (["--corpus", "no_such_corpus.txt"], "corpus"),
-    (["--bucket-mb", "inf"], "bucket_mb"), (["--bucket-mb", "nan"], "bucket_mb"),
-    (["--bucket-mb", "-1"], "bucket_mb"), (["--bucket-mb", "0"], "bucket_mb"), (["--bucket-mb", "1e30"], "bucket_mb"),
-    (["--workers", "0"], "workers"), (["--workers", "100000"], "workers"), (["--nnodes", "0"], "nnodes"),
-    (["--nnodes", "2"], "rdzv_endpoint"), (["--nnodes", "2", "--rdzv-endpoint", "host"], "rdzv_endpoint"),
-    (["--node-rank", "1"], "node_rank"), (["--strategies", "bogus"], "strateg"), (["--steps", "0"], "steps"),
-    (["--steps", "-3"], "steps"), (["--lr", "inf"], "lr"), (["--seed", "-1"], "seed"), (["--repeats", "0"], "repeats"),
-    (["--d-model", "100000"], "d_model"), (["--seq-len", "100000000"], "seq_len"),
-    (["--strategies", "tp", "--tp-overlap", "chunked,bogus"], "tp_overlap"),
-    (["--strategies", "tp", "--workers", "3"], "n_head"),
-])
+@pytest.mark.parametrize(
+    "args,named",
+    [
+        (["--corpus", "no_such_corpus.txt"], "corpus"),
+        (["--bucket-mb", "inf"], "bucket_mb"),
+        (["--bucket-mb", "nan"], "bucket_mb"),
+        (["--bucket-mb", "-1"], "bucket_mb"),
+        (["--bucket-mb", "0"], "bucket_mb"),
+        (["--bucket-mb", "1e30"], "bucket_mb"),
+        (["--workers", "0"], "workers"),
+        (["--workers", "100000"], "workers"),
+        (["--nnodes", "0"], "nnodes"),
+        (["--nnodes", "2"], "rdzv_endpoint"),
+        (["--nnodes", "2", "--rdzv-endpoint", "host"], "rdzv_endpoint"),
+        (["--node-rank", "1"], "node_rank"),
+        (["--strategies", "bogus"], "strateg"),
+        (["--steps", "0"], "steps"),
+        (["--steps", "-3"], "steps"),
+        (["--lr", "inf"], "lr"),
+        (["--seed", "-1"], "seed"),
+        (["--repeats", "0"], "repeats"),
+        (["--d-model", "100000"], "d_model"),
+        (["--seq-len", "100000000"], "seq_len"),
+        (["--strategies", "tp", "--tp-overlap", "chunked,bogus"], "tp_overlap"),
+        (["--strategies", "tp", "--workers", "3"], "n_head"),
+    ],
+)
 def test_bad_option_writes_nothing_and_starts_nothing(args, named, tmp_path, monkeypatch, capsys, no_process):
     monkeypatch.chdir(tmp_path)
     code, out, err = run(["overlap", "run", "out", *args], capsys)

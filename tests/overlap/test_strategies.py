@@ -1,5 +1,6 @@
 """The strategy registry: a new strategy is one module plus one registry entry, and every consumer
 (what-if, validation, training config, command line) finds it; an unknown name is an error."""
+
 import json
 import types
 
@@ -11,7 +12,7 @@ from densing.overlap.strategies.base import Strategy, WhatIfPoint
 from densing.overlap.whatif import Calibration, predict
 
 # A trivial strategy, written as a strategy module would be: perfect overlap, T = max(C, T_ar).
-_MODULE = '''
+_MODULE = """
 from densing.overlap.strategies.base import Strategy
 
 
@@ -24,7 +25,7 @@ def predict_run_s(cal, config, contention):
 
 
 STRATEGY = Strategy("perfect", "perfect overlap (test)", step_time_s=step_time_s, predict_run_s=predict_run_s)
-'''
+"""
 
 
 @pytest.fixture
@@ -70,8 +71,16 @@ def test_unknown_strategy_is_an_error():
 
 
 def test_each_built_in_whatif_model_is_its_own():
-    point = WhatIfPoint(compute_s=0.1, workers=8, message_bytes=1e9, bandwidth_bytes_per_s=1e10, latency_s=0.0,
-                        allreduce_s=0.175, local_steps=4, contention=0.2)
+    point = WhatIfPoint(
+        compute_s=0.1,
+        workers=8,
+        message_bytes=1e9,
+        bandwidth_bytes_per_s=1e10,
+        latency_s=0.0,
+        allreduce_s=0.175,
+        local_steps=4,
+        contention=0.2,
+    )
     times = {name: registry.get(name).step_time_s(point) for name in registry.names("whatif")}
     assert times["sync"] == pytest.approx(0.275) and times["co2"] == pytest.approx(0.1)
     assert times["t3"] == pytest.approx(0.175)  # max(0.1 + 0.2·0.1, 0.175)
@@ -82,7 +91,9 @@ def test_a_new_strategy_is_accepted_by_the_whatif_command_and_an_unknown_one_ref
     from overlap.test_cli import run
 
     write_trace(tmp_path / "rank-0.json", hand_trace())
-    code, out, err = run(["overlap", "whatif", str(tmp_path), "--strategies", "perfect,sync", "--format", "json"], capsys)
+    code, out, err = run(
+        ["overlap", "whatif", str(tmp_path), "--strategies", "perfect,sync", "--format", "json"], capsys
+    )
     assert code == 0, err
     assert {r["strategy"] for r in json.loads(out)} == {"perfect", "sync"}
     code, out, err = run(["overlap", "whatif", str(tmp_path), "--strategies", "zero", "--format", "json"], capsys)

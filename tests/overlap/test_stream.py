@@ -1,6 +1,7 @@
 """One trace file analysed in bounded memory (densing.overlap.stream) gives the numbers of the same file analysed
 whole: on the shared HTA traces, and on a trace synthesised by repeating the steps of one of them
 (tools/overlap_repeat_trace.py), plain and gzip, with small batches and windows so that kernels cross windows."""
+
 import math
 
 import pytest
@@ -56,7 +57,13 @@ def test_hand_trace_and_rules_trace(tmp_path):
     """Kernels that cross window edges (windows of 3 µs), the last step filtered, both kernel rules."""
     hand = write_trace(tmp_path / "hand" / "rank0.json", hand_trace(shift=1000))
     row = stream_rank_row(hand, window_us=3)
-    assert (row["kernel_span_us"], row["idle_us"], row["compute_us"], row["comm_us"], row["overlap_us"]) == (35, 8, 15, 10, 3)
+    assert (row["kernel_span_us"], row["idle_us"], row["compute_us"], row["comm_us"], row["overlap_us"]) == (
+        35,
+        8,
+        15,
+        10,
+        3,
+    )
     ti = rules_trace(tmp_path / "rules" / "rank0.json")
     for rules in ("hta", "traceinsight"):
         same(stream_rank_row(ti, rules, window_us=7), analyze(ti, rules=rules, stream=False).iloc[0].to_dict())
@@ -75,8 +82,10 @@ def test_cli_stream_flag(repeated, capsys):
 
 
 def test_scratch_removed_and_errors_name_the_file(tmp_path):
-    bad = write_trace(tmp_path / "bad.json", [{"ph": "X", "cat": "kernel", "name": "k", "ts": 5, "dur": -3,
-                                               "args": {"stream": 7, "correlation": 1}}])
+    bad = write_trace(
+        tmp_path / "bad.json",
+        [{"ph": "X", "cat": "kernel", "name": "k", "ts": 5, "dur": -3, "args": {"stream": 7, "correlation": 1}}],
+    )
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     from densing.errors import TraceError
@@ -86,8 +95,7 @@ def test_scratch_removed_and_errors_name_the_file(tmp_path):
     assert not any(scratch.iterdir())
 
 
-def test_a_missing_scratch_folder_is_made_and_one_that_cannot_be_is_refused_in_one_line(tmp_path, monkeypatch,
-                                                                                          run_cli):
+def test_a_missing_scratch_folder_is_made_and_one_that_cannot_be_is_refused_in_one_line(tmp_path, monkeypatch, run_cli):
     """``DENSING_SCRATCH`` missing: made (and its scratch removed after); a file where it should be, or below a file:
     one line naming it, exit 2, through both command-line paths."""
     hand = write_trace(tmp_path / "hand" / "rank0.json", hand_trace(shift=1000))

@@ -1,20 +1,22 @@
 """Measured contention, peer wait and validation statistics on hand-made data."""
+
 import math
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from densing.overlap.model import COMMUNICATION, COMPUTATION, RankTrace
 from densing.overlap.metrics import peer_wait_rows
+from densing.overlap.model import COMMUNICATION, COMPUTATION, RankTrace
 from densing.overlap.sublayers import covered_fraction, gemm_contention
 from densing.overlap.validate import error_summary
 
 
 def test_covered_fraction_by_hand():
     # cover [10, 20) ∪ [25, 30); intervals [0,10) none, [5,15) half, [12,28) (8 + 3)/16, [26,28) all
-    frac = covered_fraction(np.array([0, 5, 12, 26.0]), np.array([10, 15, 28, 28.0]),
-                            np.array([10, 25, 15.0]), np.array([20, 30, 18.0]))
+    frac = covered_fraction(
+        np.array([0, 5, 12, 26.0]), np.array([10, 15, 28, 28.0]), np.array([10, 25, 15.0]), np.array([20, 30, 18.0])
+    )
     assert frac == pytest.approx([0.0, 0.5, 11 / 16, 1.0])
 
 
@@ -38,9 +40,23 @@ def _rank(rank, comm, comp):
     names = ("computation", "gloo:all_reduce")
     code = np.array([1] * len(comm) + [0] * len(comp), dtype=np.int32)
     n = s.size
-    return RankTrace(f"r{rank}", rank, 2, 0.0, s, e, cat, np.zeros(n, dtype=np.int64), code, names,
-                     np.ones(n, dtype=np.int64), np.full(n, math.nan), np.array([1]), np.array([0.0]),
-                     np.array([100.0]))
+    return RankTrace(
+        f"r{rank}",
+        rank,
+        2,
+        0.0,
+        s,
+        e,
+        cat,
+        np.zeros(n, dtype=np.int64),
+        code,
+        names,
+        np.ones(n, dtype=np.int64),
+        np.full(n, math.nan),
+        np.array([1]),
+        np.array([0.0]),
+        np.array([100.0]),
+    )
 
 
 def test_peer_wait_splits_exposed_comm():
@@ -59,15 +75,17 @@ def test_peer_wait_splits_exposed_comm():
 
 
 def test_validation_statistics_on_synthetic_repeats():
-    frame = pd.DataFrame({
-        "repeat": [0, 0, 1, 1, 2, 2],
-        "strategy": ["ddp", "co2"] * 3,
-        "measured_ms": [100.0, 80.0, 110.0, 90.0, 90.0, 70.0],
-        "predicted_ms": [110.0, 80.0, 99.0, 99.0, 90.0, 56.0],
-        "error_pct": [10.0, 0.0, -10.0, 10.0, 0.0, -20.0],
-        "unprofiled_ms": [95.0, 75.0, 100.0, 85.0, 88.0, 66.0],
-        "profiler_overhead_pct": [5.0, 6.0, 10.0, 5.0, 2.0, 6.0],
-    })
+    frame = pd.DataFrame(
+        {
+            "repeat": [0, 0, 1, 1, 2, 2],
+            "strategy": ["ddp", "co2"] * 3,
+            "measured_ms": [100.0, 80.0, 110.0, 90.0, 90.0, 70.0],
+            "predicted_ms": [110.0, 80.0, 99.0, 99.0, 90.0, 56.0],
+            "error_pct": [10.0, 0.0, -10.0, 10.0, 0.0, -20.0],
+            "unprofiled_ms": [95.0, 75.0, 100.0, 85.0, 88.0, 66.0],
+            "profiler_overhead_pct": [5.0, 6.0, 10.0, 5.0, 2.0, 6.0],
+        }
+    )
     s = error_summary(frame).set_index("strategy")
     assert list(s.index) == ["ddp", "co2"]
     assert s.loc["ddp", "repeats"] == 3 and s.loc["ddp", "error_median_pct"] == 0.0

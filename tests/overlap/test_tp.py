@@ -1,20 +1,32 @@
 """Tensor parallelism: chunked row-parallel output equals unchunked; tiny tp runs per overlap mode
 train exactly as the unsplit model on one worker; the sublayer analysis reads their traces."""
+
 import math
 
 import pytest
 
 torch = pytest.importorskip("torch")
 
-from densing.errors import InputError  # noqa: E402
-from densing.overlap.strategies.tp import _functions, check_tp  # noqa: E402
-from densing.overlap.sublayers import sublayer_table  # noqa: E402
-from densing.overlap.run_schema import read_run  # noqa: E402
-from densing.overlap.train import TrainConfig, run_strategies  # noqa: E402
-from densing.overlap.validate import validate_root  # noqa: E402
+from densing.errors import InputError
+from densing.overlap.run_schema import read_run
+from densing.overlap.strategies.tp import _functions, check_tp
+from densing.overlap.sublayers import sublayer_table
+from densing.overlap.train import TrainConfig, run_strategies
+from densing.overlap.validate import validate_root
 
-TINY = TrainConfig(steps=6, batch_size=2, seq_len=16, d_model=32, n_layer=1, n_head=2, corpus_bytes=200_000,
-                   profile_skip=0, profile_wait=0, profile_warmup=1, profile_active=4)
+TINY = TrainConfig(
+    steps=6,
+    batch_size=2,
+    seq_len=16,
+    d_model=32,
+    n_layer=1,
+    n_head=2,
+    corpus_bytes=200_000,
+    profile_skip=0,
+    profile_wait=0,
+    profile_warmup=1,
+    profile_active=4,
+)
 
 
 @pytest.fixture(scope="module")

@@ -3,6 +3,7 @@ or with ``dur: null``, cannot be placed in time, and leaving it out changes ever
 in one line naming the file, the count and the first such kernel, on the typer path, the typer-free
 ``--format json`` path, ``--stream`` and the API alike. Events that are no kernels (instant events, metadata, flows)
 may lack a duration, as HTA reads them."""
+
 from __future__ import annotations
 
 import pytest
@@ -35,8 +36,12 @@ KINDS = ["no dur", "dur null", "no ts", "float trace, no ts"]
 @pytest.mark.parametrize("how", ["typer", "json", "stream", "stream json"])
 def test_a_kernel_without_a_time_refuses_the_trace_on_every_path(kind, how, tmp_path, run_cli):
     path = write_trace(tmp_path / "rank0.json", _broken(kind))
-    extra = {"typer": (), "json": ("--format", "json"), "stream": ("--stream",),
-             "stream json": ("--stream", "--format", "json")}[how]
+    extra = {
+        "typer": (),
+        "json": ("--format", "json"),
+        "stream": ("--stream",),
+        "stream json": ("--stream", "--format", "json"),
+    }[how]
     code, out, err = run_cli("overlap", "analyze", path, *extra)
     assert code == 2 and out == "" and err.count("\n") == 1, err
     assert f"{path}: 1 kernel event (with args.stream) without a 'ts' or 'dur'" in err
@@ -55,7 +60,8 @@ def test_events_that_are_no_kernels_may_lack_a_duration(tmp_path):
     events = hand_trace(shift=1000) + [
         {"ph": "i", "cat": "cpu_instant_event", "name": "marker", "pid": 1, "tid": 1, "ts": 1001, "s": "t"},
         {"ph": "s", "cat": "ac2g", "name": "ac2g", "id": 1, "pid": 1, "tid": 1, "ts": 1002},
-        {"ph": "M", "name": "process_name", "pid": 0, "args": {"name": "GPU 0"}}]
+        {"ph": "M", "name": "process_name", "pid": 0, "args": {"name": "GPU 0"}},
+    ]
     whole = analyze(write_trace(tmp_path / "plain" / "rank0.json", hand_trace(shift=1000)), stream=False)
     assert analyze(write_trace(tmp_path / "extra" / "rank0.json", events), stream=False).equals(whole)
 
@@ -75,7 +81,9 @@ def test_kernels_overlapping_on_one_stream_are_counted_on_every_path(tmp_path, r
     import json
 
     path = _overlapping(tmp_path)
-    assert analyze(write_trace(tmp_path / "clean" / "rank0.json", hand_trace(shift=1000)))["stream_overlaps"].tolist() == [0]
+    assert analyze(write_trace(tmp_path / "clean" / "rank0.json", hand_trace(shift=1000)))[
+        "stream_overlaps"
+    ].tolist() == [0]
     assert analyze(path, stream=False)["stream_overlaps"].tolist() == [1]
     assert analyze(path, stream=True)["stream_overlaps"].tolist() == [1]
     for extra in (("--format", "json"), ("--format", "json", "--stream"), ("--format", "csv")):

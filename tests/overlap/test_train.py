@@ -1,16 +1,29 @@
 """Tiny real runs: 2 gloo workers through torchrun, a few steps, each strategy; traces analysed."""
+
 import pytest
 
 pytest.importorskip("torch")
 
-from densing.errors import InputError  # noqa: E402
-from densing.overlap import analyze, analyze_steps  # noqa: E402
-from densing.overlap.run_schema import read_run  # noqa: E402
-from densing.overlap.train import TrainConfig, run_strategies, torchrun_command  # noqa: E402
-from densing.overlap.validate import convergence, validate  # noqa: E402
+from densing.errors import InputError
+from densing.overlap import analyze, analyze_steps
+from densing.overlap.run_schema import read_run
+from densing.overlap.train import TrainConfig, run_strategies, torchrun_command
+from densing.overlap.validate import convergence, validate
 
-TINY = TrainConfig(steps=6, batch_size=2, seq_len=16, d_model=32, n_layer=1, n_head=2, corpus_bytes=200_000,
-                   profile_skip=0, profile_wait=0, profile_warmup=1, profile_active=4, local_steps=2)
+TINY = TrainConfig(
+    steps=6,
+    batch_size=2,
+    seq_len=16,
+    d_model=32,
+    n_layer=1,
+    n_head=2,
+    corpus_bytes=200_000,
+    profile_skip=0,
+    profile_wait=0,
+    profile_warmup=1,
+    profile_active=4,
+    local_steps=2,
+)
 
 
 @pytest.fixture(scope="module")

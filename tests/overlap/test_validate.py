@@ -1,16 +1,31 @@
 """The what-if simulation and DDP bucket layout on hand-computed cases."""
+
 import pytest
 
 from densing.errors import InputError
-from densing.overlap.strategies.base import RunCalibration, contention_rate, simulate
 from densing.overlap.strategies import co2, ddp
+from densing.overlap.strategies.base import RunCalibration, contention_rate, simulate
 from densing.overlap.strategies.ddp import ddp_buckets
 
 
 def cal(**kw):
-    base = dict(forward_s=1.0, backward_s=2.0, optimizer_s=0.5, overhead_s=0.0, copy_s=0.0, allreduce_s=1.0,
-                skew_s=0.0, allreduce_cpu_share=1.0, comm_bytes=400.0, bandwidth_bytes_per_s=400.0, step_s=0.0,
-                workers=2, cores=2, threads=1, param_numel=(50, 50))
+    base = dict(
+        forward_s=1.0,
+        backward_s=2.0,
+        optimizer_s=0.5,
+        overhead_s=0.0,
+        copy_s=0.0,
+        allreduce_s=1.0,
+        skew_s=0.0,
+        allreduce_cpu_share=1.0,
+        comm_bytes=400.0,
+        bandwidth_bytes_per_s=400.0,
+        step_s=0.0,
+        workers=2,
+        cores=2,
+        threads=1,
+        param_numel=(50, 50),
+    )
     return RunCalibration(**(base | kw))
 
 

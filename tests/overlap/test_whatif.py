@@ -24,10 +24,10 @@ def point(compute_s, allreduce_s, workers=2, message_bytes=0.0, bandwidth=1.0, l
 
 def test_sync_co2_t3():
     assert sync.step_time_s(point(0.1, 0.05)) == pytest.approx(0.15)
-    assert co2.step_time_s(point(0.1, 0.6, local_steps=4)) == pytest.approx(0.15)   # max(0.1, 0.6/4)
-    assert co2.step_time_s(point(0.1, 0.2, local_steps=4)) == pytest.approx(0.1)    # fully hidden
+    assert co2.step_time_s(point(0.1, 0.6, local_steps=4)) == pytest.approx(0.15)  # max(0.1, 0.6/4)
+    assert co2.step_time_s(point(0.1, 0.2, local_steps=4)) == pytest.approx(0.1)  # fully hidden
     assert t3_step_time_s(0.1, 0.05, 0.2) == pytest.approx(0.11)  # 0.1 + 0.2·0.05
-    assert t3_step_time_s(0.1, 0.3, 0.2) == pytest.approx(0.3)    # comm-bound
+    assert t3_step_time_s(0.1, 0.3, 0.2) == pytest.approx(0.3)  # comm-bound
     assert t3_step_time_s(0.1, 0.0, 0.2) == pytest.approx(0.1)
 
 
@@ -76,8 +76,8 @@ def test_a_trace_without_real_compute_warns_and_reports_no_efficiency(tmp_path):
 def test_whatif_and_run_share_the_bucket_default():
     import inspect
 
-    from densing.overlap_defaults import DEFAULT_BUCKET_MB
     from densing.overlap.train import TrainConfig
+    from densing.overlap_defaults import DEFAULT_BUCKET_MB
 
     assert TrainConfig().bucket_mb == DEFAULT_BUCKET_MB
     assert inspect.signature(predict).parameters["bucket_bytes"].default == DEFAULT_BUCKET_MB * 2**20

@@ -1,6 +1,7 @@
 """One rule for when a density is a bound (densing.display.density_reading), read the same by ``densing density``,
 ``densing measure``, the report's per-model table and the API's per-model frame; the frontier's ρmax at a date with
 its band and the line's range of dates; every trend estimate with its interval."""
+
 from __future__ import annotations
 
 import json
@@ -10,20 +11,23 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from densing.display import (LOWER_BOUND, NEAR_CHANCE, NO_READING, UPPER_BOUND, VALUE, density_reading, frame_columns)
+from densing.display import LOWER_BOUND, NEAR_CHANCE, NO_READING, UPPER_BOUND, VALUE, density_reading, frame_columns
 
 
-@pytest.mark.parametrize("args, reading, stated", [
-    ((0.5, "upper bound", 0.1, 0.9), UPPER_BOUND, 0.5),        # censored: the bound is the density itself
-    ((2.0, "lower bound", 1.0, math.inf), LOWER_BOUND, 2.0),
-    ((0.3, "", 0.1, 0.9, True), UPPER_BOUND, 0.9),             # at chance: the upper end
-    ((0.01, "", 0.0, 0.02), UPPER_BOUND, 0.02),                # an interval from 0: the upper end
-    ((3.0, "", 1.5, math.inf), LOWER_BOUND, 1.5),              # an interval to ∞: the lower end
-    ((1.0, "", 0.0, math.inf), NO_READING, math.nan),           # 0 to ∞: nothing
-    ((1.0, "dropped", 0.5, 2.0), NO_READING, math.nan),
-    ((1.0, "", 0.5, 2.0), VALUE, 1.0),
-    ((1.0, "", math.nan, math.nan), VALUE, 1.0),                # no interval computed
-])
+@pytest.mark.parametrize(
+    "args, reading, stated",
+    [
+        ((0.5, "upper bound", 0.1, 0.9), UPPER_BOUND, 0.5),  # censored: the bound is the density itself
+        ((2.0, "lower bound", 1.0, math.inf), LOWER_BOUND, 2.0),
+        ((0.3, "", 0.1, 0.9, True), UPPER_BOUND, 0.9),  # at chance: the upper end
+        ((0.01, "", 0.0, 0.02), UPPER_BOUND, 0.02),  # an interval from 0: the upper end
+        ((3.0, "", 1.5, math.inf), LOWER_BOUND, 1.5),  # an interval to ∞: the lower end
+        ((1.0, "", 0.0, math.inf), NO_READING, math.nan),  # 0 to ∞: nothing
+        ((1.0, "dropped", 0.5, 2.0), NO_READING, math.nan),
+        ((1.0, "", 0.5, 2.0), VALUE, 1.0),
+        ((1.0, "", math.nan, math.nan), VALUE, 1.0),  # no interval computed
+    ],
+)
 def test_the_rule(args, reading, stated):
     got, value, why = density_reading(*args)
     assert got == reading
@@ -32,9 +36,16 @@ def test_the_rule(args, reading, stated):
 
 
 def test_a_table_writes_an_interval_bound_as_a_bound():
-    frame = pd.DataFrame({"model": ["a", "b", "c"], "density": [1.0, 0.01, 3.0], "bound": ["", "", ""],
-                          "density_ci_low": [0.5, 0.0, 1.5], "density_ci_high": [2.0, 0.02, math.inf],
-                          "effective_params": [1e9, 1e7, 3e9]})
+    frame = pd.DataFrame(
+        {
+            "model": ["a", "b", "c"],
+            "density": [1.0, 0.01, 3.0],
+            "bound": ["", "", ""],
+            "density_ci_low": [0.5, 0.0, 1.5],
+            "density_ci_high": [2.0, 0.02, math.inf],
+            "effective_params": [1e9, 1e7, 3e9],
+        }
+    )
     cells = dict(frame_columns(frame))
     assert cells["ρ"] == ["1", "≤ 0.02", "≥ 1.5"]
     assert cells["N̂ (params)"] == ["1B", "≤ 20M", "≥ 1.5B"]  # N̂ scales with ρ's bound
@@ -55,8 +66,8 @@ def _signs(cells):
 
 
 def test_density_the_report_and_the_api_flag_the_same_rows(headline, run_cli):
-    from densing.report.render_parts import model_table as _model_table
     from densing.display import BOUND_SIGNS
+    from densing.report.render_parts import model_table as _model_table
 
     api = [BOUND_SIGNS.get(r, "").strip() for r in headline["reading"]]
     assert "≤" in api  # the public table has a density whose interval reaches 0 (a plain number before)
@@ -82,7 +93,9 @@ def test_each_row_names_its_reference_and_each_benchmark_density_has_its_bound(h
         assert (headline.loc[infinite, f"bound:{b}"] == "lower bound").all()  # ∞ was printed as a value before
         exact = headline[f"bound:{b}"].eq("") & headline[column].notna()
         low, high = headline.loc[exact, f"density_ci_low:{b}"], headline.loc[exact, f"density_ci_high:{b}"]
-        assert ((low <= headline.loc[exact, column] * (1 + 1e-9)) & (headline.loc[exact, column] <= high * (1 + 1e-9))).all()
+        assert (
+            (low <= headline.loc[exact, column] * (1 + 1e-9)) & (headline.loc[exact, column] <= high * (1 + 1e-9))
+        ).all()
 
 
 class _Line:
@@ -90,7 +103,10 @@ class _Line:
     slope_per_day, intercept = 0.002, 0.0
 
     def predict(self, dates):
-        return self.slope_per_day * (pd.to_datetime(dates) - pd.Timestamp(self.epoch)).days.to_numpy(float) + self.intercept
+        return (
+            self.slope_per_day * (pd.to_datetime(dates) - pd.Timestamp(self.epoch)).days.to_numpy(float)
+            + self.intercept
+        )
 
     def confidence_band(self, dates):
         days = (pd.to_datetime(dates) - pd.Timestamp(self.epoch)).days.to_numpy(float)
@@ -110,8 +126,8 @@ def test_the_frontier_at_a_date_has_its_band_and_says_when_the_date_is_outside_t
 
 
 def test_every_trend_row_has_the_slope_with_its_interval():
-    from densing.trend.capability import Row
     from densing.present.words import row_record
+    from densing.trend.capability import Row
 
     record = row_record(Row("mmlu", "MMLU", "knowledge", ("mmlu",), (), None))
     assert {"slope_per_day", "slope_ci_low", "slope_ci_high"} <= set(record)

@@ -1,5 +1,6 @@
 """``densing measure``'s report leads with the user's models, and its store lives in the user's cache, never in the
 repository: the worked example (results/smollm2) from its shipped store, which evaluates nothing and loads no model."""
+
 from __future__ import annotations
 
 import hashlib
@@ -9,11 +10,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from densing.numbers import format_number
-
 import densing
 from densing import paths
 from densing.errors import InputError
+from densing.numbers import format_number
 from densing.placement import measure as placement
 from densing.present.placement import answer
 from densing.report.html import esc
@@ -25,8 +25,11 @@ needs_local = pytest.mark.skipif(not (SHARED_DATA / "benchmarks").is_dir(), reas
 
 
 def _digest(folder: Path) -> dict[str, str]:
-    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 @needs_local
@@ -35,9 +38,30 @@ def test_the_measure_report_leads_with_your_models(tmp_path, run_cli, monkeypatc
     store = SMOLLM2 / "store"
     before = _digest(store)
     out, rows = tmp_path / "m.html", tmp_path / "m.csv"
-    code, printed, err = run_cli("measure", "--models", SMOLLM2 / "measure_models.yaml", "--suite", "leaderboard-v1",
-                                 "--local-data", "--data-root", SHARED_DATA, "--limit", "20", "--backend", "densing-hf", "--device", "cpu",
-                                 "--store", store, "--out", out, "--csv", rows, "--n-boot", "40")
+    code, printed, err = run_cli(
+        "measure",
+        "--models",
+        SMOLLM2 / "measure_models.yaml",
+        "--suite",
+        "leaderboard-v1",
+        "--local-data",
+        "--data-root",
+        SHARED_DATA,
+        "--limit",
+        "20",
+        "--backend",
+        "densing-hf",
+        "--device",
+        "cpu",
+        "--store",
+        store,
+        "--out",
+        out,
+        "--csv",
+        rows,
+        "--n-boot",
+        "40",
+    )
     assert code == 0, err
     assert "evaluating" not in err and _digest(store) == before  # everything from the shipped store, left as it is
     html = out.read_text()
@@ -45,21 +69,29 @@ def test_the_measure_report_leads_with_your_models(tmp_path, run_cli, monkeypatc
     assert "<h1>densing measure</h1>" in html
     first = html.split("<h2>Your models</h2>", 1)[1].split("<h2>", 1)[0]
     row = pd.read_csv(rows).iloc[0]
-    assert row["model"] == "smollm2-135m-instruct-q4_1" and row["reading"] == "upper bound" and row["frontier"] == "below"
+    assert (
+        row["model"] == "smollm2-135m-instruct-q4_1" and row["reading"] == "upper bound" and row["frontier"] == "below"
+    )
     # the model, its bound, its place against the line and the line's ρmax at its date, the suite and the reference
     # the page leads with the terminal's answer: the same ρ, N̂ and place against the frontier's band
     lead = _html.unescape(first.split('<p class="verdict"><strong>', 1)[1].split("</strong>", 1)[0])
-    assert lead.startswith("smollm2-135m-instruct-q4_1 without BBH, MATH-hard, HumanEval (no score; placed from MMLU): ρ ≤ ")
-    assert lead.endswith(answer(row).split(": ", 1)[1]) and lead in " ".join(printed.split())  # as the terminal wraps it
+    assert lead.startswith(
+        "smollm2-135m-instruct-q4_1 without BBH, MATH-hard, HumanEval (no score; placed from MMLU): ρ ≤ "
+    )
+    assert lead.endswith(answer(row).split(": ", 1)[1]) and lead in " ".join(
+        printed.split()
+    )  # as the terminal wraps it
     assert "effective size N̂" in first
     assert "Evaluated with densing measure" in first and "Placed from scores" not in first
-    censored = isinstance(row.get("bound"), str) and row["bound"] != ""  # a censored density, else its interval's upper end
+    censored = (
+        isinstance(row.get("bound"), str) and row["bound"] != ""
+    )  # a censored density, else its interval's upper end
     shown = row["density"] if censored else row["density_ci_high"]
     assert esc(f"≤ {format_number(shown, '.3g')}") in first and "density ρ (upper bound)" in first
     assert f"{row['frontier_density']:.3g}" in first and esc(f"frontier line's ρmax at {row['release_date']}") in first
     assert esc(row["words"]) in first
     assert "leaderboard-v1 on at most 20 items per task" in _html.unescape(first)
-    assert esc(row["reference"]) in first and "</div><div class=\"k\">reference</div>" in first
+    assert esc(row["reference"]) in first and '</div><div class="k">reference</div>' in first
     # the lead comes before the public trend's verdict
     assert html.index("Your models") < html.index("<h2>Verdict</h2>")
 
@@ -119,9 +151,19 @@ def test_the_cli_without_store_uses_the_default_store(tmp_path, monkeypatch, run
 
 def test_a_page_placed_from_scores_says_so_and_agrees_with_the_terminal(tmp_path, run_cli):
     out, rows = tmp_path / "s.html", tmp_path / "s.csv"
-    code, printed, err = run_cli("measure", "--scores", REPO_ROOT / "tests" / "placement" / "fixtures" /
-                                 "lm_eval_results.json", "--release-date", "2024-06-07", "--out", out, "--csv", rows,
-                                 "--n-boot", "40")
+    code, printed, err = run_cli(
+        "measure",
+        "--scores",
+        REPO_ROOT / "tests" / "placement" / "fixtures" / "lm_eval_results.json",
+        "--release-date",
+        "2024-06-07",
+        "--out",
+        out,
+        "--csv",
+        rows,
+        "--n-boot",
+        "40",
+    )
     assert code == 0, err
     first = out.read_text().split("<h2>Your models</h2>", 1)[1].split("<h2>", 1)[0]
     row = pd.read_csv(rows).iloc[0]
@@ -136,5 +178,8 @@ def test_place_refuses_a_measurement_without_its_densities():
     public = densing.read_results(REPO_ROOT / "results" / "public_models.csv")
     headline_alone = densing.measure_trend(public, n_boot=40, sections=())
     with pytest.raises(InputError, match="measured without its 'densities' section"):
-        densing.place(REPO_ROOT / "tests" / "placement" / "fixtures" / "lm_eval_results.json",
-                      release_date="2024-06-07", measurement=headline_alone)
+        densing.place(
+            REPO_ROOT / "tests" / "placement" / "fixtures" / "lm_eval_results.json",
+            release_date="2024-06-07",
+            measurement=headline_alone,
+        )

@@ -2,6 +2,7 @@
 cell empty) is refused naming the benchmark, unless ``--allow-missing`` (``densing.place(allow_missing=True)``), and
 then the last line names what was left out; two values of one benchmark are refused with both named; the API takes the
 command line's minimum of draws."""
+
 from __future__ import annotations
 
 import json
@@ -16,10 +17,13 @@ HEADER = "model,params,release_date,MMLU,BBH,MATH-hard,HumanEval\n"
 FIXTURE = Path(__file__).parent / "fixtures" / "lm_eval_results.json"
 
 
-@pytest.mark.parametrize("table,named", [
-    (HEADER + "m,1.5e9,2025-01-15,0.6,0.42,,0.35\n", "MATH-hard"),  # an empty cell
-    ("model,params,release_date,MMLU,BBH,MATH-hard\nm,1.5e9,2025-01-15,0.6,0.42,0.15\n", "HumanEval"),  # no column
-])
+@pytest.mark.parametrize(
+    "table,named",
+    [
+        (HEADER + "m,1.5e9,2025-01-15,0.6,0.42,,0.35\n", "MATH-hard"),  # an empty cell
+        ("model,params,release_date,MMLU,BBH,MATH-hard\nm,1.5e9,2025-01-15,0.6,0.42,0.15\n", "HumanEval"),  # no column
+    ],
+)
 def test_a_missing_headline_score_is_refused_naming_it(table, named, tmp_path, run_cli):
     path = tmp_path / "scores.csv"
     path.write_text(table)
@@ -66,18 +70,24 @@ def _one_key_twice(tmp_path) -> Path:
 
 
 def _score_and_acc(tmp_path) -> Path:
-    rows = [{"model": "m", "params": 1.5e9, "release_date": "2025-01-15", "benchmark": "mmlu", "metric": m, "value": v}
-            for m, v in (("score", 0.6), ("acc", 0.55))]
+    rows = [
+        {"model": "m", "params": 1.5e9, "release_date": "2025-01-15", "benchmark": "mmlu", "metric": m, "value": v}
+        for m, v in (("score", 0.6), ("acc", 0.55))
+    ]
     path = tmp_path / "tidy.csv"
     pd.DataFrame(rows).to_csv(path, index=False)
     return path
 
 
-@pytest.mark.parametrize("make,words", [
-    (_two_tasks, ("two values of mmlu", "mmlu acc", "MMLU acc = 0.5")),
-    (_one_key_twice, ("key 'mmlu' appears twice",)),
-    (_score_and_acc, ("two values of mmlu", "mmlu score = 0.6", "mmlu acc = 0.55")),
-], ids=["two tasks", "a key twice", "score and acc"])
+@pytest.mark.parametrize(
+    "make,words",
+    [
+        (_two_tasks, ("two values of mmlu", "mmlu acc", "MMLU acc = 0.5")),
+        (_one_key_twice, ("key 'mmlu' appears twice",)),
+        (_score_and_acc, ("two values of mmlu", "mmlu score = 0.6", "mmlu acc = 0.55")),
+    ],
+    ids=["two tasks", "a key twice", "score and acc"],
+)
 def test_two_values_of_one_benchmark_are_refused_naming_both(make, words, tmp_path, run_cli):
     path = make(tmp_path)
     code, out, err = run_cli("measure", "--scores", path, "--release-date", "2024-06-07")
@@ -88,8 +98,12 @@ def test_two_values_of_one_benchmark_are_refused_naming_both(make, words, tmp_pa
 def test_the_same_value_twice_is_one_value():
     from densing.placement.own_scores import scores_rows
 
-    frame = pd.DataFrame([{"model": "m", "params": 1.5e9, "release_date": "2025-01-15", "benchmark": b, "metric": "acc",
-                           "value": 0.6} for b in ("mmlu", "MMLU")])
+    frame = pd.DataFrame(
+        [
+            {"model": "m", "params": 1.5e9, "release_date": "2025-01-15", "benchmark": b, "metric": "acc", "value": 0.6}
+            for b in ("mmlu", "MMLU")
+        ]
+    )
     assert len(scores_rows(frame, "scores")) == 1
 
 

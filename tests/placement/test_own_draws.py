@@ -2,6 +2,7 @@
 run's seed and its own numbers, not its name) and the headline's s², so it is the same alone, beside another model,
 or as one of five identical rows; the closing lines of ``densing measure`` name every model, ``--allow-missing`` too,
 and past five count them."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -22,8 +23,12 @@ def measurement():
     from densing.registry import table_for_path
     from densing.trend.measure import measure_trend
 
-    return measure_trend(read_results(paths.DEFAULT_DENSITY_TARGETS), n_boot=40,
-                         table=table_for_path(paths.DEFAULT_DENSITY_TARGETS), sections=("densities",))
+    return measure_trend(
+        read_results(paths.DEFAULT_DENSITY_TARGETS),
+        n_boot=40,
+        table=table_for_path(paths.DEFAULT_DENSITY_TARGETS),
+        sections=("densities",),
+    )
 
 
 def _file(tmp_path, name: str, rows: str):
@@ -66,14 +71,22 @@ def test_the_command_line_alone_gives_the_apis_interval_in_a_file_of_many(tmp_pa
     import densing
 
     rows = tmp_path / "rows.csv"
-    code, _, err = run_cli("measure", "--scores", _file(tmp_path, "one.csv", f"my-org/my-model-7b,{SCORES}\n"),
-                           "--n-boot", "40", "--csv", rows)
+    code, _, err = run_cli(
+        "measure",
+        "--scores",
+        _file(tmp_path, "one.csv", f"my-org/my-model-7b,{SCORES}\n"),
+        "--n-boot",
+        "40",
+        "--csv",
+        rows,
+    )
     assert code == 0, err
     printed = pd.read_csv(rows)[INTERVAL].iloc[0]
     api = densing.place(_file(tmp_path, "many.csv", _copies(4) + OTHER), n_boot=40).to_frame().set_index("model")
     for model in (f"my-org/copy-{i}" for i in range(1, 5)):
-        np.testing.assert_allclose(api.loc[model, INTERVAL].to_numpy(float), printed.to_numpy(float), rtol=1e-5,
-                                   err_msg=model)  # the CSV keeps six digits
+        np.testing.assert_allclose(
+            api.loc[model, INTERVAL].to_numpy(float), printed.to_numpy(float), rtol=1e-5, err_msg=model
+        )  # the CSV keeps six digits
 
 
 def _closing(out: str, count: int) -> list[str]:
@@ -95,8 +108,10 @@ def test_the_closing_lines_name_all_five_models(tmp_path, run_cli, monkeypatch):
 def test_with_allow_missing_every_model_is_named(tmp_path, run_cli, monkeypatch):
     monkeypatch.setenv("COLUMNS", "200")
     path = tmp_path / "missing.csv"
-    path.write_text("model,params,release_date,MMLU,BBH,MATH-hard\na/one,7e9,2024-06-07,0.71,0.52,0.2\n"
-                    "b/two,3e9,2024-03-01,0.55,0.40,0.1\nc/three,1e9,2024-01-01,0.40,0.30,0.05\n")
+    path.write_text(
+        "model,params,release_date,MMLU,BBH,MATH-hard\na/one,7e9,2024-06-07,0.71,0.52,0.2\n"
+        "b/two,3e9,2024-03-01,0.55,0.40,0.1\nc/three,1e9,2024-01-01,0.40,0.30,0.05\n"
+    )
     code, out, err = run_cli("measure", "--scores", path, "--n-boot", "40", "--allow-missing")
     assert code == 0, err
     lines = _closing(out, 3)
@@ -108,18 +123,22 @@ def test_with_allow_missing_every_model_is_named(tmp_path, run_cli, monkeypatch)
 def test_past_five_models_the_closing_line_counts_them_and_says_where_the_table_is(tmp_path, run_cli, monkeypatch):
     monkeypatch.setenv("COLUMNS", "200")
     rows = tmp_path / "rows.csv"
-    code, out, err = run_cli("measure", "--scores", _file(tmp_path, "seven.csv", _copies(7)), "--n-boot", "40",
-                             "--csv", rows)
+    code, out, err = run_cli(
+        "measure", "--scores", _file(tmp_path, "seven.csv", _copies(7)), "--n-boot", "40", "--csv", rows
+    )
     assert code == 0, err
     last = _closing(out, 1)[0]
     band = pd.read_csv(rows)["band"].iloc[0]
-    assert last == (f"7 models placed (7 {band} the frontier's band): each one's ρ, N̂ and band are in the table above "
-                    f"and in {rows}."), last
+    assert last == (
+        f"7 models placed (7 {band} the frontier's band): each one's ρ, N̂ and band are in the table above "
+        f"and in {rows}."
+    ), last
 
 
 @pytest.mark.slow
-def test_past_five_models_with_allow_missing_the_closing_line_counts_those_placed_without_a_score(tmp_path, run_cli,
-                                                                                                 monkeypatch):
+def test_past_five_models_with_allow_missing_the_closing_line_counts_those_placed_without_a_score(
+    tmp_path, run_cli, monkeypatch
+):
     monkeypatch.setenv("COLUMNS", "200")
     path = tmp_path / "six.csv"
     path.write_text(HEADER + _copies(4) + "".join(f"short/m-{i},7e9,2024-06-07,0.71,0.52,0.2,\n" for i in (1, 2)))

@@ -1,5 +1,6 @@
 """Your scores on the chart: a one-model scores file — a row of the public table's layout, or lm-eval's results JSON —
 placed against the headline of the shipped public table, from the command line and from ``densing.place``."""
+
 from __future__ import annotations
 
 import math
@@ -7,7 +8,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
 from conftest import REPO_ROOT
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -21,10 +21,12 @@ NEW = "my-org/my-model-7b"
 def measurement():
     from densing import paths
     from densing.data import read_results
-    from densing.trend.measure import measure_trend
     from densing.registry import table_for_path as for_path
+    from densing.trend.measure import measure_trend
 
-    return measure_trend(read_results(paths.DEFAULT_DENSITY_TARGETS), n_boot=40, table=for_path(paths.DEFAULT_DENSITY_TARGETS))
+    return measure_trend(
+        read_results(paths.DEFAULT_DENSITY_TARGETS), n_boot=40, table=for_path(paths.DEFAULT_DENSITY_TARGETS)
+    )
 
 
 @pytest.fixture
@@ -118,10 +120,14 @@ def test_a_measurement_of_another_table_is_refused_in_one_line():
 
     import densing
 
-    with pytest.raises(densing.InputError, match=r"^measurement: a headline measured on the public table, not on the "
-                                                 r"Open LLM Leaderboard v2's official base models"):
-        densing.place(FIXTURES / "v2_scores.csv", table="openllm_v2",
-                      measurement=SimpleNamespace(table_words="the public table"))
+    with pytest.raises(
+        densing.InputError,
+        match=r"^measurement: a headline measured on the public table, not on the "
+        r"Open LLM Leaderboard v2's official base models",
+    ):
+        densing.place(
+            FIXTURES / "v2_scores.csv", table="openllm_v2", measurement=SimpleNamespace(table_words="the public table")
+        )
 
 
 def test_a_model_below_the_references_smallest_member_is_placed_as_a_bound(tmp_path, measurement, capsys):
@@ -135,7 +141,8 @@ def test_a_model_below_the_references_smallest_member_is_placed_as_a_bound(tmp_p
     table = pd.read_csv(REPO_ROOT / "results" / "public_models.csv", dtype=str)
     path = tmp_path / "tiny.csv"
     table[table["model"] == "HuggingFaceTB/SmolLM-135M"].assign(model="my-org/tiny-135m", family="Tiny").to_csv(
-        path, index=False)
+        path, index=False
+    )
     r = densing.place(path, measurement=measurement).to_frame().iloc[0]
     smallest = math.exp(member_log_sizes(measurement.inversion)[0])
     assert r["reading"] == "upper bound" and r["below_members"]

@@ -1,5 +1,6 @@
 """``densing measure`` / ``densing.measure``: bad input stops before any evaluation, the suite's scores land on the
 public table's names, a smaller item count widens the interval, and the frontier verdict on planted data."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -12,7 +13,6 @@ from densing.laws.reference_fit import ReferenceFit
 from densing.paths import REFERENCE_FITS
 from densing.placement import measure as placement
 from densing.placement.measure import MeasureResult, binomial_items_stderr, place_models, public_scores
-
 from tests.conftest import SHARED_DATA
 
 
@@ -38,19 +38,29 @@ MISSING_PATH = "models:\n  - name: mine\n    model: ./no/such/model\n"
 HUB_ID = "models:\n  - name: mine\n    model: nobody-here/not-a-model-7b\n"
 
 
-@pytest.mark.parametrize("case", ["no_file", "unknown_suite", "missing_path", "hub_id_offline", "bad_limit", "no_data_root",
-                                  "out_is_directory"])
+@pytest.mark.parametrize(
+    "case",
+    ["no_file", "unknown_suite", "missing_path", "hub_id_offline", "bad_limit", "no_data_root", "out_is_directory"],
+)
 def test_bad_input_is_one_line_exit_2_and_nothing_runs(tmp_path, run_cli, monkeypatch, no_evaluation, case):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))
     models = _models(tmp_path, MISSING_PATH)
-    args = {"--models": models, "--suite": "leaderboard-v1", "--out": tmp_path / "report.html",
-            "--store": tmp_path / "store"}
+    args = {
+        "--models": models,
+        "--suite": "leaderboard-v1",
+        "--out": tmp_path / "report.html",
+        "--store": tmp_path / "store",
+    }
     extra: list[str] = []
     expected = {
-        "no_file": "no such models file", "unknown_suite": "unknown suite 'leaderboard-v9'",
-        "missing_path": "no such model directory", "hub_id_offline": "HF_HUB_OFFLINE is set",
-        "bad_limit": "limit", "no_data_root": "data_root: expected an existing folder", "out_is_directory": "is a directory",
+        "no_file": "no such models file",
+        "unknown_suite": "unknown suite 'leaderboard-v9'",
+        "missing_path": "no such model directory",
+        "hub_id_offline": "HF_HUB_OFFLINE is set",
+        "bad_limit": "limit",
+        "no_data_root": "data_root: expected an existing folder",
+        "out_is_directory": "is a directory",
     }[case]
     if case == "no_file":
         args["--models"] = tmp_path / "absent.yaml"
@@ -93,14 +103,34 @@ def test_the_python_entry_checks_before_evaluating(tmp_path, no_evaluation):
 
 def _store_rows(limit_items: dict[str, int]) -> pd.DataFrame:
     """Store rows as the runner writes them (two metrics where the suite has them)."""
-    values = {"openllm_v1_arc_challenge": ("acc_norm", 0.31), "openllm_v1_mmlu": ("acc", 0.42),
-              "openllm_v1_winogrande": ("acc", 0.55), "openllm_v1_gsm8k": ("exact_match,strict-match", 0.0)}
+    values = {
+        "openllm_v1_arc_challenge": ("acc_norm", 0.31),
+        "openllm_v1_mmlu": ("acc", 0.42),
+        "openllm_v1_winogrande": ("acc", 0.55),
+        "openllm_v1_gsm8k": ("exact_match,strict-match", 0.0),
+    }
     rows = []
     for bench, (metric, value) in values.items():
-        rows.append({"model": "mine", "benchmark": bench, "metric": metric, "value": value, "items": limit_items[bench],
-                     "params": 1.5e9})
-        rows.append({"model": "mine", "benchmark": bench, "metric": "other", "value": 0.99, "items": limit_items[bench],
-                     "params": 1.5e9})
+        rows.append(
+            {
+                "model": "mine",
+                "benchmark": bench,
+                "metric": metric,
+                "value": value,
+                "items": limit_items[bench],
+                "params": 1.5e9,
+            }
+        )
+        rows.append(
+            {
+                "model": "mine",
+                "benchmark": bench,
+                "metric": "other",
+                "value": 0.99,
+                "items": limit_items[bench],
+                "params": 1.5e9,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -142,9 +172,22 @@ def inversion():
 
 
 def _planted(score: float, items: int, model: str = "mine") -> pd.DataFrame:
-    return pd.DataFrame([{"model": model, "benchmark": "mmlu", "metric": "score", "value": score,
-                          "stderr": float(binomial_items_stderr(score, items)), "items": items, "params": 1e10,
-                          "release_date": "2024-06-01", "release_date_source": "models file", "family": model}])
+    return pd.DataFrame(
+        [
+            {
+                "model": model,
+                "benchmark": "mmlu",
+                "metric": "score",
+                "value": score,
+                "stderr": float(binomial_items_stderr(score, items)),
+                "items": items,
+                "params": 1e10,
+                "release_date": "2024-06-01",
+                "release_date_source": "models file",
+                "family": model,
+            }
+        ]
+    )
 
 
 def test_fewer_items_give_a_wider_interval(inversion):
@@ -190,8 +233,15 @@ def test_measure_returns_a_frame_and_a_summary(monkeypatch, tmp_path, inversion)
         densities = pd.DataFrame(columns=["model"])  # placed beside none of the table's models
 
     Measured.inversion = inversion
-    result = densing.measure(models, suite="leaderboard-v1", local_data=True, data_root=SHARED_DATA, limit=5,
-                             store=tmp_path / "store", measurement=Measured())
+    result = densing.measure(
+        models,
+        suite="leaderboard-v1",
+        local_data=True,
+        data_root=SHARED_DATA,
+        limit=5,
+        store=tmp_path / "store",
+        measurement=Measured(),
+    )
     assert isinstance(result, MeasureResult)
     frame = result.to_frame()
     assert list(frame["model"]) == ["mine"] and frame["inverted"].iloc[0] == "mmlu"
@@ -225,8 +275,10 @@ def test_a_suite_of_another_table_needs_that_table(tmp_path, monkeypatch, no_eva
     (tmp_path / "m").mkdir()
     (tmp_path / "m" / "config.json").write_text("{}")
     (tmp_path / "m" / "tokenizer.json").write_text("{}")
-    with pytest.raises(densing.InputError, match="^--suite swallow-en: its target table results/swallow/no_such_table.csv "
-                                                 "is not shipped"):
+    with pytest.raises(
+        densing.InputError,
+        match="^--suite swallow-en: its target table results/swallow/no_such_table.csv is not shipped",
+    ):
         placement.plan(_models(tmp_path, f"models:\n  - name: mine\n    model: {tmp_path / 'm'}\n"), "swallow-en")
 
 
@@ -240,26 +292,54 @@ def test_a_measure_result_plots_its_models_against_the_headline_line():
     from densing.trend.measure import measure_trend
 
     measured = measure_trend(read_results("results/public_models.csv"), n_boot=40, n_boot_side=40)
-    mine = pd.DataFrame({"model": ["mine"], "release_date": [pd.Timestamp("2024-11-01")], "density": [0.5],
-                         "density_ci_low": [0.2], "density_ci_high": [0.9], "reading": ["value"], "bound": [""],
-                         "words": ["ρ 0.5 (95% CI 0.2–0.9)"]})
-    result = MeasureResult(suite="leaderboard-v1", limit=None, reference=measured.reference, inverted_benchmarks=("mmlu",),
-                           frontier_rule=measured.headline_rule, slope_per_day=0.0, intercept=0.0, epoch="2023-02-24",
-                           models=mine, measurement=measured)
+    mine = pd.DataFrame(
+        {
+            "model": ["mine"],
+            "release_date": [pd.Timestamp("2024-11-01")],
+            "density": [0.5],
+            "density_ci_low": [0.2],
+            "density_ci_high": [0.9],
+            "reading": ["value"],
+            "bound": [""],
+            "words": ["ρ 0.5 (95% CI 0.2–0.9)"],
+        }
+    )
+    result = MeasureResult(
+        suite="leaderboard-v1",
+        limit=None,
+        reference=measured.reference,
+        inverted_benchmarks=("mmlu",),
+        frontier_rule=measured.headline_rule,
+        slope_per_day=0.0,
+        intercept=0.0,
+        epoch="2023-02-24",
+        models=mine,
+        measurement=measured,
+    )
     figure = result.plot()
     stars = [trace for trace in figure.data if str(trace.name).startswith("your models")]
     assert len(stars) == 1 and list(stars[0].text) == ["mine"]
     with pytest.raises(InputError, match="keeps no headline measurement"):
-        MeasureResult(suite="leaderboard-v1", limit=None, reference="", inverted_benchmarks=(), frontier_rule="quantile",
-                      slope_per_day=0.0, intercept=0.0, epoch="2023-02-24").plot()
+        MeasureResult(
+            suite="leaderboard-v1",
+            limit=None,
+            reference="",
+            inverted_benchmarks=(),
+            frontier_rule="quantile",
+            slope_per_day=0.0,
+            intercept=0.0,
+            epoch="2023-02-24",
+        ).plot()
 
 
 def test_a_twenty_item_evaluation_says_its_items_are_too_few_and_how_many_would_do(inversion):
     """20 MMLU items at 0.40: σ = √(0.4·0.6/20) = 0.110, within 2σ of chance (0.25); n' = 20·(2σ/0.15)² ≈ 42.7."""
     few = place_models(_planted(0.40, 20), inversion, FlatLine(0.0)).iloc[0]
     assert few["reading"] == "upper bound"
-    assert ("too few items for a number: mmlu's standard error is that of about 20 items, and about 43 would take its "
-            "score 2 standard errors clear of chance") in few["words"]
+    assert (
+        "too few items for a number: mmlu's standard error is that of about 20 items, and about 43 would take its "
+        "score 2 standard errors clear of chance"
+    ) in few["words"]
     enough = place_models(_planted(0.40, 2000), inversion, FlatLine(0.0)).iloc[0]
     assert "too few items" not in enough["words"]
     at_chance = place_models(_planted(0.2, 20), inversion, FlatLine(0.0)).iloc[0]

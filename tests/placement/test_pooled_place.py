@@ -1,6 +1,7 @@
 """``densing measure --table all`` (densing/placement/pooled_place.py, densing/cli/pooled_measure.py): a model's scores
 read in its table's protocol, its ln ρ mapped to the common scale by that table's a and s, placed against the pooled
 band; the protocol named, told from the file, or refused in one line."""
+
 from __future__ import annotations
 
 import math
@@ -34,13 +35,18 @@ def _scores(columns: dict) -> pd.DataFrame:
 
 
 def test_the_protocol_is_told_from_the_headline_benchmarks_the_file_holds():
-    assert pooled_place.protocol_of(_scores({"mmlu_pro": 1, "leaderboard_bbh": 1, "math_hard": 1}), None, "f") == \
-        "openllm_v2"
-    assert pooled_place.protocol_of(_scores({"mmlu": 1, "leaderboard_bbh": 1, "math_hard": 1, "humaneval": 1}), None,
-                                    "f") == "public"
+    assert (
+        pooled_place.protocol_of(_scores({"mmlu_pro": 1, "leaderboard_bbh": 1, "math_hard": 1}), None, "f")
+        == "openllm_v2"
+    )
+    assert (
+        pooled_place.protocol_of(_scores({"mmlu": 1, "leaderboard_bbh": 1, "math_hard": 1, "humaneval": 1}), None, "f")
+        == "public"
+    )
     with pytest.raises(InputError, match="public and openllm_v2; give --protocol"):
-        pooled_place.protocol_of(_scores({"mmlu": 1, "mmlu_pro": 1, "leaderboard_bbh": 1, "math_hard": 1,
-                                          "humaneval": 1}), None, "f")
+        pooled_place.protocol_of(
+            _scores({"mmlu": 1, "mmlu_pro": 1, "leaderboard_bbh": 1, "math_hard": 1, "humaneval": 1}), None, "f"
+        )
     with pytest.raises(InputError, match="no table's headline benchmarks"):
         pooled_place.protocol_of(_scores({"gpqa": 1}), None, "f")
     with pytest.raises(InputError, match="none of the swallow table's"):
@@ -82,17 +88,22 @@ def test_measure_table_all_places_a_file_told_by_its_benchmarks(run_cli, cached,
     assert rows["band"].item() in ("above", "within", "below")
 
 
-@pytest.mark.parametrize("argv, named", [
-    (("--table", "all", "--scores", "MIXED"), "--protocol"),
-    (("--table", "all", "--scores", V2_SCORES, "--protocol", "olmes"), "--protocol"),
-    (("--table", "all", "--models", "models.yaml"), "--models"),
-    (("--table", "all", "--scores", V2_SCORES, "--out", "r.html"), "--out"),
-    (("--table", "all"), "--scores"),
-    (("--scores", V2_SCORES, "--protocol", "public"), "--protocol"),
-])
+@pytest.mark.parametrize(
+    "argv, named",
+    [
+        (("--table", "all", "--scores", "MIXED"), "--protocol"),
+        (("--table", "all", "--scores", V2_SCORES, "--protocol", "olmes"), "--protocol"),
+        (("--table", "all", "--models", "models.yaml"), "--models"),
+        (("--table", "all", "--scores", V2_SCORES, "--out", "r.html"), "--out"),
+        (("--table", "all"), "--scores"),
+        (("--scores", V2_SCORES, "--protocol", "public"), "--protocol"),
+    ],
+)
 def test_what_cannot_be_placed_on_the_pooled_law_is_refused_in_one_line(run_cli, tmp_path, argv, named):
     mixed = tmp_path / "mixed.csv"
-    mixed.write_text("model,params,release_date,MMLU,MMLU-Pro,BBH,MATH-hard,HumanEval\n"
-                     "my-org/m,7e9,2024-06-07,0.6,0.41,0.52,0.19,0.3\n")
+    mixed.write_text(
+        "model,params,release_date,MMLU,MMLU-Pro,BBH,MATH-hard,HumanEval\n"
+        "my-org/m,7e9,2024-06-07,0.6,0.41,0.52,0.19,0.3\n"
+    )
     code, out, err = run_cli("measure", *[str(mixed) if a == "MIXED" else a for a in argv], "--n-boot", "40")
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and named in err

@@ -1,6 +1,7 @@
 """One names contract for scores (:mod:`densing.data.names`): the same four scores named as the public table, the
 report, densing's ids, a tidy file or lm-eval's metrics give one density; a name that maps to nothing, a score out of
 its domain or a size without its unit is refused in one line naming it."""
+
 from __future__ import annotations
 
 import json
@@ -30,8 +31,11 @@ SPELLINGS = {
     "report": lambda p: _wide(p, ["MMLU", "BBH", "MATH-hard", "HumanEval"]),
     "lower case": lambda p: _wide(p, ["mmlu", "bbh", "math_hard", "humaneval"]),
     "tidy bbh": lambda p: _tidy(p, ["mmlu", "bbh", "math_hard", "humaneval"], ["score"] * 4),
-    "tidy lm-eval metrics": lambda p: _tidy(p, ["mmlu", "leaderboard_bbh", "leaderboard_math_hard", "humaneval"],
-                                            ["acc,none", "acc_norm", "exact_match", "pass@1"]),
+    "tidy lm-eval metrics": lambda p: _tidy(
+        p,
+        ["mmlu", "leaderboard_bbh", "leaderboard_math_hard", "humaneval"],
+        ["acc,none", "acc_norm", "exact_match", "pass@1"],
+    ),
 }
 
 
@@ -86,10 +90,13 @@ def test_the_command_prints_the_same_density_and_n_hat_for_the_report_names(tmp_
     assert last[0] == last[1] and "N̂ = " in last[0] and "B (95% CI " in last[0], last
 
 
-@pytest.mark.parametrize("names,named,near", [
-    (["MMLU", "BBHH", "MATH-hard", "HumanEval"], "column 'BBHH'", "bbh"),
-    (["MMLU", "BBH", "MATH-hard", "HumanEval", "nonsense"], "column 'nonsense'", None),
-])
+@pytest.mark.parametrize(
+    "names,named,near",
+    [
+        (["MMLU", "BBHH", "MATH-hard", "HumanEval"], "column 'BBHH'", "bbh"),
+        (["MMLU", "BBH", "MATH-hard", "HumanEval", "nonsense"], "column 'nonsense'", None),
+    ],
+)
 def test_a_column_that_names_no_benchmark_is_refused_naming_it(names, named, near, tmp_path, run_cli):
     path = _wide(tmp_path / "scores.csv", names, SCORES + (0.5,) * (len(names) - 4))
     code, out, err = run_cli("measure", "--scores", str(path))
@@ -103,8 +110,9 @@ def test_a_tidy_metric_that_is_not_the_benchmarks_score_is_refused(tmp_path, run
     assert code == 2 and "math_hard" in err and "exact_match" in err and err.count("\n") == 1, err
 
 
-@pytest.mark.parametrize("cell,words", [("85.0", "outside [0, 1]"), ("high", "expected a number"),
-                                        ("true", "expected a number")])
+@pytest.mark.parametrize(
+    "cell,words", [("85.0", "outside [0, 1]"), ("high", "expected a number"), ("true", "expected a number")]
+)
 def test_a_score_out_of_its_domain_is_refused(cell, words, tmp_path, run_cli):
     path = tmp_path / "scores.csv"
     path.write_text("model,params,release_date,MMLU,BBH\nm,1.5e9,2025-01-15,0.6," + cell + "\n")
@@ -125,14 +133,17 @@ def test_a_fractions_stderr_of_one_half_or_more_is_refused_on_every_path(tmp_pat
         densing.place(frame)
 
 
-@pytest.mark.parametrize("change,words", [
-    (lambda d: d["config"].update(model_num_parameters=7), "field 'params'"),
-    (lambda d: d["results"]["mmlu"].update({"acc,none": "0.7"}), "results.mmlu.acc,none"),
-    (lambda d: d["results"]["mmlu"].update({"acc,none": True}), "results.mmlu.acc,none"),
-    (lambda d: d.update({"n-shot": "five"}), "field 'n-shot'"),
-    (lambda d: d.update({"config": []}), "field 'config'"),
-    (lambda d: d["results"].update(boolq={"acc,none": 0.7}), "'boolq'"),
-])
+@pytest.mark.parametrize(
+    "change,words",
+    [
+        (lambda d: d["config"].update(model_num_parameters=7), "field 'params'"),
+        (lambda d: d["results"]["mmlu"].update({"acc,none": "0.7"}), "results.mmlu.acc,none"),
+        (lambda d: d["results"]["mmlu"].update({"acc,none": True}), "results.mmlu.acc,none"),
+        (lambda d: d.update({"n-shot": "five"}), "field 'n-shot'"),
+        (lambda d: d.update({"config": []}), "field 'config'"),
+        (lambda d: d["results"].update(boolq={"acc,none": 0.7}), "'boolq'"),
+    ],
+)
 def test_an_lm_eval_json_is_checked_as_a_table_is(change, words, tmp_path, run_cli):
     from pathlib import Path
 

@@ -4,6 +4,7 @@ state — the same on the terminal, in the JSON, in the notebook's frames and on
 the one rule's reading of the row's ends; its doubling time is written with the same digits on the terminal and the
 page; and no surface writes a number in another format (a hyphen for a minus sign, Python's ``e-4``, fixed decimals).
 """
+
 from __future__ import annotations
 
 import html as html_lib
@@ -48,8 +49,10 @@ def _visible(page: str) -> str:
 
 
 def _page_rows(page: str) -> list[str]:
-    return [" ".join(html_lib.unescape(re.sub(r"<[^>]+>", " ", row)).split())
-            for row in re.findall(r"<tr>(.*?)</tr>", page, flags=re.S)]
+    return [
+        " ".join(html_lib.unescape(re.sub(r"<[^>]+>", " ", row)).split())
+        for row in re.findall(r"<tr>(.*?)</tr>", page, flags=re.S)
+    ]
 
 
 def _terminal_blocks(text: str, names: set[str]) -> dict[str, str]:
@@ -76,8 +79,9 @@ def test_every_row_of_every_table_says_one_state_and_one_number_on_every_surface
 
     code, terminal, err = run(["trend", "--table", table, "--by", "benchmark", "--n-boot", DRAWS], capsys)
     assert code == 0, err
-    code, out, err = run(["trend", "--table", table, "--by", "benchmark", "--detail", "--n-boot", DRAWS,
-                          "--format", "json"], capsys)
+    code, out, err = run(
+        ["trend", "--table", table, "--by", "benchmark", "--detail", "--n-boot", DRAWS, "--format", "json"], capsys
+    )
     assert code == 0, err
     document = json.loads(out)
     _, path = registry.resolve_table(table=table)
@@ -110,8 +114,10 @@ def test_every_row_of_every_table_says_one_state_and_one_number_on_every_surface
     # the fixed-size cross-check and the rows at one budget: one state per row, JSON and notebook alike
     checks = measurement.cross_check().set_index("row")
     for r in document["cross_check"]:
-        for key, low, high in (("status", "ci_low", "ci_high"),
-                               ("fixed_size_status", "fixed_size_ci_low", "fixed_size_ci_high")):
+        for key, low, high in (
+            ("status", "ci_low", "ci_high"),
+            ("fixed_size_status", "fixed_size_ci_low", "fixed_size_ci_high"),
+        ):
             state = _head(r[key])
             assert state and state == _head(checks.loc[r["row"], key]), (table, r["row"], key)
             if ":" not in r[key]:
@@ -131,5 +137,5 @@ def test_every_row_of_every_table_says_one_state_and_one_number_on_every_surface
     # one number format on every surface a person reads
     summary = str(measurement.summary())
     for surface, text in (("terminal", terminal), ("page", _visible(page)), ("summary", summary)):
-        found = [text[max(0, m.start() - 40):m.end() + 10] for m in OTHER_FORMAT.finditer(text)]
+        found = [text[max(0, m.start() - 40) : m.end() + 10] for m in OTHER_FORMAT.finditer(text)]
         assert not found, (table, surface, found[:5])

@@ -1,6 +1,7 @@
 """The presentation layer stands above the results it renders: no module under it imports it, every rendering a result
 asks for is registered by it (:func:`densing.results.presented`), and plain ``densing trend`` prints the second table's
 stored line without loading the report."""
+
 from __future__ import annotations
 
 import ast
@@ -23,16 +24,22 @@ def _imports_present(path: Path) -> list[int]:
     """The lines of ``path`` that import densing.present (at the top, inside a function or under TYPE_CHECKING)."""
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
-            [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+        names = (
+            [a.name for a in node.names]
+            if isinstance(node, ast.Import)
+            else ([node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+        )
         if any(n == "densing.present" or n.startswith("densing.present.") for n in names):
             found.append(node.lineno)
     return found
 
 
 def test_no_module_under_the_presentation_layer_imports_it():
-    under = {str(p.relative_to(PACKAGE)): lines for p in sorted(PACKAGE.rglob("*.py"))
-             if p.relative_to(PACKAGE).parts[0] not in ABOVE and (lines := _imports_present(p))}
+    under = {
+        str(p.relative_to(PACKAGE)): lines
+        for p in sorted(PACKAGE.rglob("*.py"))
+        if p.relative_to(PACKAGE).parts[0] not in ABOVE and (lines := _imports_present(p))
+    }
     assert under == {}
 
 
@@ -70,10 +77,12 @@ def test_every_result_summary_comes_from_the_layer():
 
 
 def test_plain_trend_prints_the_stored_line_without_the_report():
-    code = ("import atexit, sys\n"
-            "atexit.register(lambda: print('LOADED', ','.join(m for m in ('densing.report', 'densing.report.html', "
-            "'densing.designs.openllm_v2.report', 'plotly') if m in sys.modules), file=sys.stderr))\n"
-            "from densing.cli import main\nmain(['trend'])\n")
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('LOADED', ','.join(m for m in ('densing.report', 'densing.report.html', "
+        "'densing.designs.openllm_v2.report', 'plotly') if m in sys.modules), file=sys.stderr))\n"
+        "from densing.cli import main\nmain(['trend'])\n"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "Through 2025-03 on a second table" in " ".join(done.stdout.split())

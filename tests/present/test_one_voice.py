@@ -1,19 +1,31 @@
 """One voice: a row's state is said the same way wherever it is shown — the terminal's cell, the rows' table and
 JSON, ``summary()``, the report's cards, captions, tables and the forest plot's legend — because every one of them
 reads the row's :class:`~densing.states.State` and :mod:`densing.present.words` makes the words."""
+
 from __future__ import annotations
 
 import itertools
-import math
 import json
+import math
 import re
 from types import SimpleNamespace
 
 import pytest
 
 from densing.present.verdict import closing_words
-from densing.present.words import (CAPTION_CLAUSES, CARD_LABELS, LINE_NOTES, PAPER_MARKS, STATE_WORDS, row_parts,
-                                   row_record, short_statuses, status_parts, status_words, summary_items)
+from densing.present.words import (
+    CAPTION_CLAUSES,
+    CARD_LABELS,
+    LINE_NOTES,
+    PAPER_MARKS,
+    STATE_WORDS,
+    row_parts,
+    row_record,
+    short_statuses,
+    status_parts,
+    status_words,
+    summary_items,
+)
 from densing.states import EndOpen, ReferenceName, ReferencesDisagree, State
 from densing.trend.uncertainty import reasons_of, state_of
 
@@ -26,17 +38,49 @@ STATE_PATTERN = re.compile(r"not measured|bounded|(?<![a-z] )(?<![a-z])measured"
 def _result(heterogeneous: bool, low: bool, high: bool, low_undecided: bool, high_undecided: bool):
     """A planted trend's numbers: every combination of the heterogeneity test and each end's sign."""
     result = SimpleNamespace(
-        heterogeneity_df=1, heterogeneity_p=0.001 if heterogeneous else 0.6, heterogeneity_q=9.1, heterogeneity_draws=1200,
-        reference_names=(A, B), reference_months={A: 4.6, B: 2.1},
-        reference_months_low=(3.0, 1.5), reference_months_high=(8.0, 3.0),
-        low_determined=low, high_determined=high, low_undecided=low_undecided and not low,
-        high_undecided=high_undecided and not high, n_boot=1200, level=0.95,
-        doubling_time_months=3.4, doubling_time_months_ci_low=2.5, doubling_time_months_ci_high=6.0,
-        months_low_mc_low=2.4, months_low_mc_high=2.6, months_high_mc_low=5.5, months_high_mc_high=6.5,
-        slope_per_day=0.0067, slope_ci_low=0.0038, slope_ci_high=0.009, n_models=40, n_references=2,
-        i_squared=0.8, tau_squared=1e-6, influence=(), most_influential_model="", months_without_model=float("nan"),
-        share_fit=0.2, share_score=0.1, share_models=0.6, share_reference=0.1, n_ceiling_bounds=0,
-        months_without_ceilings=3.4, n_floor_bounds=0, months_without_floors=3.4, n_region_bounds=0, months_without_region=3.4, reference_labs=("Lab A", "Lab B"))
+        heterogeneity_df=1,
+        heterogeneity_p=0.001 if heterogeneous else 0.6,
+        heterogeneity_q=9.1,
+        heterogeneity_draws=1200,
+        reference_names=(A, B),
+        reference_months={A: 4.6, B: 2.1},
+        reference_months_low=(3.0, 1.5),
+        reference_months_high=(8.0, 3.0),
+        low_determined=low,
+        high_determined=high,
+        low_undecided=low_undecided and not low,
+        high_undecided=high_undecided and not high,
+        n_boot=1200,
+        level=0.95,
+        doubling_time_months=3.4,
+        doubling_time_months_ci_low=2.5,
+        doubling_time_months_ci_high=6.0,
+        months_low_mc_low=2.4,
+        months_low_mc_high=2.6,
+        months_high_mc_low=5.5,
+        months_high_mc_high=6.5,
+        slope_per_day=0.0067,
+        slope_ci_low=0.0038,
+        slope_ci_high=0.009,
+        n_models=40,
+        n_references=2,
+        i_squared=0.8,
+        tau_squared=1e-6,
+        influence=(),
+        most_influential_model="",
+        months_without_model=float("nan"),
+        share_fit=0.2,
+        share_score=0.1,
+        share_models=0.6,
+        share_reference=0.1,
+        n_ceiling_bounds=0,
+        months_without_ceilings=3.4,
+        n_floor_bounds=0,
+        months_without_floors=3.4,
+        n_region_bounds=0,
+        months_without_region=3.4,
+        reference_labs=("Lab A", "Lab B"),
+    )
     result.state = state_of(result)
     result.reasons = reasons_of(result) if result.state is not State.MEASURED else ()
     result.largest_influence = lambda: None
@@ -53,8 +97,17 @@ def test_every_state_and_reason_reads_one_state_everywhere(combination):
     head, reasons = status_parts(result)
     assert head.split(",")[0] == said and status_words(result).startswith(said)
     assert dict(summary_items(result))["state"] == said
-    row = SimpleNamespace(result=result, error="", name="r", label="r", capability="knowledge", benchmarks=("mmlu",),
-                          references=(A, B), chance=0.25, status=status_words(result))
+    row = SimpleNamespace(
+        result=result,
+        error="",
+        name="r",
+        label="r",
+        capability="knowledge",
+        benchmarks=("mmlu",),
+        references=(A, B),
+        chance=0.25,
+        status=status_words(result),
+    )
     assert row_record(row)["state"] == said
     cell = short_statuses([row_parts(row)])[0][0]
     assert set(STATE_PATTERN.findall(cell)) == {said}
@@ -144,7 +197,11 @@ def test_the_forest_legend_has_one_entry_per_state_shown(report):
     from densing.present.forest import STATE_STYLES
 
     html, measurement = report
-    shown = {r.state for r in _rows(measurement) if r.result is not None and r.result.doubling_time_months == r.result.doubling_time_months}
+    shown = {
+        r.state
+        for r in _rows(measurement)
+        if r.result is not None and r.result.doubling_time_months == r.result.doubling_time_months
+    }
     for state, (name, _, _) in STATE_STYLES.items():
         if state in shown:
             assert json.dumps(name)[1:-1] in html, name
@@ -203,8 +260,11 @@ def _assert_report_cell(record: dict, where: str) -> None:
     assert ("95% CI from" in cell) == bool(ranges), (where, record["row"], cell)
     if math.isfinite(record["ci_low"] or math.nan) and record["ci_high"] is not None:
         drawn = drawn_ends(record)[2]
-        assert drawn == [(record[f"ci_{end}_mc_low"], record[f"ci_{end}_mc_high"]) for end in ("low", "high")
-                         if record[f"ci_{end}_form"] == "range"], (where, record["row"], drawn)
+        assert drawn == [
+            (record[f"ci_{end}_mc_low"], record[f"ci_{end}_mc_high"])
+            for end in ("low", "high")
+            if record[f"ci_{end}_form"] == "range"
+        ], (where, record["row"], drawn)
 
 
 def test_the_public_headline_and_rows_print_each_end_in_one_form_on_every_surface(report):
@@ -226,7 +286,9 @@ def test_the_public_headline_and_rows_print_each_end_in_one_form_on_every_surfac
         _assert_one_form(record, "public")
         for end in ("low", "high"):
             assert (frame_row[f"ci_{end}_form"], frame_row[f"ci_{end}_printed"]) == (
-                record[f"ci_{end}_form"], record[f"ci_{end}_printed"]), (record["row"], end)
+                record[f"ci_{end}_form"],
+                record[f"ci_{end}_printed"],
+            ), (record["row"], end)
             if record[f"ci_{end}_form"] == "range":  # the terminal's cell is the range, placed as a number
                 assert str(shown[f"ci_{end}"]) == record[f"ci_{end}_printed"], (record["row"], end)
         label = names[record["row"]]  # the page names a set by its benchmarks (densing.present.forest.row_names)
@@ -235,8 +297,10 @@ def test_the_public_headline_and_rows_print_each_end_in_one_form_on_every_surfac
     head = measurement.document()["headline"]
     for end in ("low", "high"):
         printed, (low, high) = head[end]["printed"], head[end]["monte_carlo_range"]
-        ranged = {"low": measurement.rules[measurement.headline_rule].low_precise,
-                  "high": measurement.rules[measurement.headline_rule].high_precise}[end] is False
+        ranged = {
+            "low": measurement.rules[measurement.headline_rule].low_precise,
+            "high": measurement.rules[measurement.headline_rule].high_precise,
+        }[end] is False
         assert head[end]["form"] == ("range" if ranged and head[end]["determined"] else "number"), head[end]
         if head[end]["form"] == "range":
             assert printed == _range_text({"ci_x_mc_low": low, "ci_x_mc_high": high}, "x"), head[end]
@@ -244,8 +308,12 @@ def test_the_public_headline_and_rows_print_each_end_in_one_form_on_every_surfac
             assert printed in measurement.verdict and printed in page, (end, printed)
     # the headline's own sentences, summary and chart legend: no range inside an interval's brackets, none joined by a
     # dash to the other end (the stored records' sentences on the page are written by the command that makes them)
-    said = [measurement.verdict, closing_words(measurement), str(measurement.summary()),
-            *(trace.name for trace in measurement.plot().data if trace.name)]
+    said = [
+        measurement.verdict,
+        closing_words(measurement),
+        str(measurement.summary()),
+        *(trace.name for trace in measurement.plot().data if trace.name),
+    ]
     assert not [text for text in said if "[(" in text or "–(" in text], said
 
 
@@ -254,10 +322,10 @@ def test_a_second_tables_rows_print_each_end_in_one_form_on_every_surface(table,
     """The second table's declared row and Swallow's rows: ``densing trend --table T --by benchmark`` at the
     terminal and in ``--format json``, the notebook's frame of the same measurement, and the report's cells and forest
     bars of those records: a range-printed end is a range on each, and some end of the table is one."""
-    from tests.cli_run import run
-    from densing.registry import resolve_table
     from densing.data import read_results
+    from densing.registry import resolve_table
     from densing.trend.protocol import measure_table
+    from tests.cli_run import run
 
     argv = ["trend", "--table", table, "--by", "benchmark", "--n-boot", FEW_DRAWS]
     code, text, _ = run(argv, capsys)
@@ -276,5 +344,7 @@ def test_a_second_tables_rows_print_each_end_in_one_form_on_every_surface(table,
             _assert_terminal_line(text, record, table)
         _assert_report_cell(record, table)
         frame_row = by_row[record["row"]]
-        assert (frame_row.ci_low_printed, frame_row.ci_high_printed) == (record["ci_low_printed"],
-                                                                         record["ci_high_printed"]), record["row"]
+        assert (frame_row.ci_low_printed, frame_row.ci_high_printed) == (
+            record["ci_low_printed"],
+            record["ci_high_printed"],
+        ), record["row"]

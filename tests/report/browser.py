@@ -5,6 +5,7 @@ nothing on the machine it runs on (``.ci/run`` installs the browser before it ru
 ``render(page)`` loads a file, lets its scripts run, and returns the DOM after they ran, the console log and a
 screenshot.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -43,10 +44,18 @@ class Rendered:
     screenshot: Path
 
 
-def render(chromium: str, page: Path, workdir: Path, *, width: int = 1280, height: int = 4000, budget_ms: int = 8000) -> Rendered:
+def render(
+    chromium: str, page: Path, workdir: Path, *, width: int = 1280, height: int = 4000, budget_ms: int = 8000
+) -> Rendered:
     profile = Path(tempfile.mkdtemp(prefix="chromium-profile-", dir=workdir))
     url = page.resolve().as_uri()
-    common = [chromium, *FLAGS, f"--user-data-dir={profile}", f"--virtual-time-budget={budget_ms}", f"--window-size={width},{height}"]
+    common = [
+        chromium,
+        *FLAGS,
+        f"--user-data-dir={profile}",
+        f"--virtual-time-budget={budget_ms}",
+        f"--window-size={width},{height}",
+    ]
     dom = subprocess.run(
         [*common, "--enable-logging=stderr", "--v=0", "--dump-dom", url], capture_output=True, text=True, timeout=180
     )

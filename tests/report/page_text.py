@@ -6,12 +6,14 @@ words outside them, and the numbers it prints. Used by the tests that compare tw
 prints, per section title, the numbers the old page prints that the new one does not (a restructuring of the page
 that keeps its numbers prints nothing but the section titles), and exits 1 where any is missing.
 """
+
 from __future__ import annotations
 
 import html as html_mod
 import re
 import sys
 from collections import Counter
+from pathlib import Path
 
 #: A number as the page prints it: 3.66, 2.1×10⁻⁵, 15T, 7B, 45, -0.3, 2023-02-24 (a date counts as one token).
 NUMBER = re.compile(r"\d{4}-\d{2}-\d{2}|-?\d+(?:\.\d+)?(?:×10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)?[KMBT%]?")
@@ -36,7 +38,9 @@ def tables(fragment: str) -> list[list[list[str]]]:
     out = []
     for table in re.findall(r"<table>(.*?)</table>", fragment, flags=re.S):
         rows = re.findall(r"<tr>(.*?)</tr>", table, flags=re.S)
-        out.append([[_unescape_text(c) for c in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, flags=re.S)] for row in rows])
+        out.append(
+            [[_unescape_text(c) for c in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, flags=re.S)] for row in rows]
+        )
     return out
 
 
@@ -63,7 +67,7 @@ def missing_numbers(old: str, new: str) -> dict[str, Counter]:
 
 
 def main(argv: list[str]) -> int:
-    old, new = (open(p, encoding="utf-8").read() for p in argv[1:3])
+    old, new = (Path(p).read_text(encoding="utf-8") for p in argv[1:3])
     gone = missing_numbers(old, new)
     for title, lost in gone.items():
         print(f"{title}: " + (", ".join(f"{n}×{c}" for n, c in sorted(lost.items())) if lost else "every number kept"))

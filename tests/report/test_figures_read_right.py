@@ -2,6 +2,7 @@
 arrow off the axis labelled ∞ and no finite bar reaches the edge; a row that is not measured says so at its row;
 the two forest plots have their own titles; the density chart draws each model's interval at first, names the
 frontier with labels that do not overlap, and has a tall plot area."""
+
 from __future__ import annotations
 
 import html as html_mod
@@ -18,18 +19,58 @@ from densing.present import figures, forest
 
 def _rows() -> pd.DataFrame:
     """A hand-made forest: measured, measured to ∞, not measured with an estimate, not measured without a number."""
-    return pd.DataFrame([
-        {"row": "alpha", "capability": "knowledge", "state": "measured", "status": "measured", "months": 3.0, "ci_low": 2.0, "ci_high": 9.5,
-         "references": "A", "each_reference_months": "A 3.0", "error": ""},
-        {"row": "beta", "capability": "reasoning", "state": "measured", "status": "measured", "months": 4.0, "ci_low": 1.26, "ci_high": math.inf,
-         "references": "B", "each_reference_months": "B 4.0", "error": ""},
-        {"row": "gamma", "capability": "set", "state": "not measured", "status": "not measured: its references disagree (X 2.1, Y 5.5)",
-         "months": 3.5, "ci_low": 1.3, "ci_high": 15.4, "references": "X, Y", "each_reference_months": "X 2.1, Y 5.5",
-         "error": "its references disagree"},
-        {"row": "delta", "capability": "code", "state": "not measured", "status": "not measured: no reference (the ladder has no loss law for it)",
-         "months": math.nan, "ci_low": math.nan, "ci_high": math.nan, "references": "", "each_reference_months": "",
-         "error": "not measured: no reference (the ladder has no loss law for it)"},
-    ])
+    return pd.DataFrame(
+        [
+            {
+                "row": "alpha",
+                "capability": "knowledge",
+                "state": "measured",
+                "status": "measured",
+                "months": 3.0,
+                "ci_low": 2.0,
+                "ci_high": 9.5,
+                "references": "A",
+                "each_reference_months": "A 3.0",
+                "error": "",
+            },
+            {
+                "row": "beta",
+                "capability": "reasoning",
+                "state": "measured",
+                "status": "measured",
+                "months": 4.0,
+                "ci_low": 1.26,
+                "ci_high": math.inf,
+                "references": "B",
+                "each_reference_months": "B 4.0",
+                "error": "",
+            },
+            {
+                "row": "gamma",
+                "capability": "set",
+                "state": "not measured",
+                "status": "not measured: its references disagree (X 2.1, Y 5.5)",
+                "months": 3.5,
+                "ci_low": 1.3,
+                "ci_high": 15.4,
+                "references": "X, Y",
+                "each_reference_months": "X 2.1, Y 5.5",
+                "error": "its references disagree",
+            },
+            {
+                "row": "delta",
+                "capability": "code",
+                "state": "not measured",
+                "status": "not measured: no reference (the ladder has no loss law for it)",
+                "months": math.nan,
+                "ci_low": math.nan,
+                "ci_high": math.nan,
+                "references": "",
+                "each_reference_months": "",
+                "error": "not measured: no reference (the ladder has no loss law for it)",
+            },
+        ]
+    )
 
 
 def _label(frame: pd.DataFrame, row: str) -> str:
@@ -79,8 +120,10 @@ def test_every_not_measured_row_says_so_at_its_row_with_its_short_reason():
     frame = _rows()
     figure = figures.forest_figure(frame, 3.3)
     notes = {a.y: html_mod.unescape(a.text) for a in figure.layout.annotations if "not measured" in (a.text or "")}
-    assert notes == {_label(frame, "gamma"): "not measured: its references disagree",
-                     _label(frame, "delta"): "not measured: no reference"}
+    assert notes == {
+        _label(frame, "gamma"): "not measured: its references disagree",
+        _label(frame, "delta"): "not measured: no reference",
+    }
     # the row without a number keeps its line on the axis (a category with something drawn on it)
     drawn = {y for t in figure.data for y in (t.y or ()) if y is not None}
     assert {_label(frame, r) for r in frame["row"]} <= drawn
@@ -121,20 +164,31 @@ def test_the_shipped_rows_not_measured_say_so_at_their_rows(measured):
     rows = measured.by_benchmark()
     figure = figures.forest_figure(rows, 3.3)
     notes = {a.y for a in figure.layout.annotations if (a.text or "").startswith("not measured")}
-    expected = {_label(rows, r.row) for r in rows.itertuples()
-                if str(r.status).startswith("not measured") or not np.isfinite(r.months)}
-    assert notes == expected  # the shipped rows may all be measured or bounded: the hand-made forest has rows that are not
+    expected = {
+        _label(rows, r.row)
+        for r in rows.itertuples()
+        if str(r.status).startswith("not measured") or not np.isfinite(r.months)
+    }
+    assert (
+        notes == expected
+    )  # the shipped rows may all be measured or bounded: the hand-made forest has rows that are not
     edge = 10 ** figure.layout.xaxis.range[1]
     infinite = {_label(rows, r.row) for r in rows.itertuples() if np.isfinite(r.months) and r.ci_high == np.inf}
-    heads = {t.y[i] for t in figure.data for i, text in enumerate(t.text or ()) if text == "∞" and t.x[i] == pytest.approx(edge)}
+    heads = {
+        t.y[i]
+        for t in figure.data
+        for i, text in enumerate(t.text or ())
+        if text == "∞" and t.x[i] == pytest.approx(edge)
+    }
     assert heads == infinite
 
 
 def _report_figures(page: str) -> dict[str, tuple[list, dict]]:
     """Each figure of the report page by its div id: (data, layout) as plotly.js gets them."""
     found = {}
-    for div, data, layout in re.findall(r'Plotly\.newPlot\(\s*"([^"]+)",\s*(\[.*?\]),\s*(\{.*?\}),\s*\{"displaylogo', page,
-                                        flags=re.S):
+    for div, data, layout in re.findall(
+        r'Plotly\.newPlot\(\s*"([^"]+)",\s*(\[.*?\]),\s*(\{.*?\}),\s*\{"displaylogo', page, flags=re.S
+    ):
         found[div] = (json.loads(data), json.loads(layout))
     return found
 
@@ -167,8 +221,9 @@ def test_the_report_draws_each_models_interval_at_first_and_never_says_hidden(re
 def test_only_the_frontier_is_named_by_text(measured):
     from densing.present.figures import with_intervals
 
-    figure = figures.density_figure(with_intervals(measured.models, measured.densities),
-                                    measured.rules[measured.headline_rule], title="t")
+    figure = figures.density_figure(
+        with_intervals(measured.models, measured.densities), measured.rules[measured.headline_rule], title="t"
+    )
     labelled = [t for t in figure.data if "text" in str(t.mode)]
     assert [t.name for t in labelled] == [figures.FRONTIER_NAME]
     intervals = next(t for t in figure.data if t.name == figures.INTERVALS_NAME)
@@ -190,8 +245,13 @@ def _boxes(trace, layout) -> list[tuple[str, float, float, float, float]]:
         py = (math.log10(y) - y0) / (y1 - y0) * forest.PLOT_HEIGHT
         width = forest.CHAR_WIDTH * len(html_mod.unescape(text))
         left = px - offset - width if "left" in position else px + offset if "right" in position else px - width / 2
-        bottom = (py + offset if "top" in position else py - offset - forest.LABEL_HEIGHT if "bottom" in position
-                  else py - forest.LABEL_HEIGHT / 2)
+        bottom = (
+            py + offset
+            if "top" in position
+            else py - offset - forest.LABEL_HEIGHT
+            if "bottom" in position
+            else py - forest.LABEL_HEIGHT / 2
+        )
         out.append((text, left, bottom, left + width, bottom + forest.LABEL_HEIGHT))
     return out
 
@@ -203,7 +263,7 @@ def _assert_apart(boxes, layout):
     decades = layout.yaxis.range[1] - layout.yaxis.range[0]
     per_px_days, per_px_decades = days / forest.PLOT_WIDTH, decades / forest.PLOT_HEIGHT
     for i, a in enumerate(boxes):
-        for b in boxes[i + 1:]:
+        for b in boxes[i + 1 :]:
             apart_days = abs((a[1] + a[3]) - (b[1] + b[3])) / 2 * per_px_days
             apart_decades = abs((a[2] + a[4]) - (b[2] + b[4])) / 2 * per_px_decades
             need_days = ((a[3] - a[1]) + (b[3] - b[1])) / 2 * per_px_days
@@ -215,7 +275,9 @@ def test_the_shipped_frontier_labels_do_not_overlap(measured):
     from densing.present.figures import with_intervals
 
     for rule in measured.rules:  # the headline rule and the others (`densing report --frontier`)
-        figure = figures.density_figure(with_intervals(measured.models, measured.densities), measured.rules[rule], title="t")
+        figure = figures.density_figure(
+            with_intervals(measured.models, measured.densities), measured.rules[rule], title="t"
+        )
         front = next(t for t in figure.data if t.name == figures.FRONTIER_NAME)
         boxes = _boxes(front, figure.layout)
         assert len(boxes) >= max(1, len(front.x) // 2)  # most of the frontier is named
@@ -223,7 +285,9 @@ def test_the_shipped_frontier_labels_do_not_overlap(measured):
         for _, left, bottom, right, top in boxes:  # inside the plot area, where plotly does not clip them
             assert 0 <= left and right <= forest.PLOT_WIDTH and 0 <= bottom and top <= forest.PLOT_HEIGHT
         names = {html_mod.unescape(t) for t in front.text if t}
-        assert all(any(n in html_mod.unescape(h) for h in front.hovertext) for n in names)  # the hover names every point
+        assert all(
+            any(n in html_mod.unescape(h) for h in front.hovertext) for n in names
+        )  # the hover names every point
         assert len(front.hovertext) == len(front.x)
 
 
@@ -241,7 +305,7 @@ def test_crowded_points_get_labels_apart_and_the_rest_hover_only():
     py = (y + 3.0) / 4.0 * forest.PLOT_HEIGHT
     boxes = [forest.label_box(a, b, n, p) for a, b, n, p in zip(px, py, names, positions) if p]
     for i, a in enumerate(boxes):
-        for b in boxes[i + 1:]:
+        for b in boxes[i + 1 :]:
             assert a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1]
     # the same points far apart are all named
     spread = figures.place_labels(np.linspace(20, 380, count), y, names, (0.0, 400.0), (-3.0, 1.0))
@@ -262,8 +326,13 @@ def test_a_header_of_short_words_never_breaks_inside_a_word():
 def test_the_size_figure_gives_every_family_its_own_look_and_a_legend_that_never_scrolls():
     """16 families: each its own (colour, marker) pair, the legend under the plot, and the figure grown by its lines."""
     families = [f"family{i}" for i in range(16)]
-    points = pd.DataFrame([{"model": f"{f}-{n}", "family": f, "params": n * 1e9, "log_density": 0.1 * i + 0.01 * n,
-                            "bound": 0} for i, f in enumerate(families) for n in (1, 7)])
+    points = pd.DataFrame(
+        [
+            {"model": f"{f}-{n}", "family": f, "params": n * 1e9, "log_density": 0.1 * i + 0.01 * n, "bound": 0}
+            for i, f in enumerate(families)
+            for n in (1, 7)
+        ]
+    )
     figure = figures.size_figure(points)
     looks = [(t.marker.color, t.marker.symbol[0]) for t in figure.data if t.name in families]
     assert len(looks) == 16 and len(set(looks)) == 16
@@ -279,8 +348,12 @@ def test_a_bound_of_your_model_is_a_half_open_bar_not_a_point():
 
     from densing.present.figures import _bound_bars
 
-    rows = pd.DataFrame({"release_date": pd.to_datetime(["2024-11-01", "2024-12-01", "2025-01-01"]),
-                         "reading": ["upper bound", "lower bound", "value"]})
+    rows = pd.DataFrame(
+        {
+            "release_date": pd.to_datetime(["2024-11-01", "2024-12-01", "2025-01-01"]),
+            "reading": ["upper bound", "lower bound", "value"],
+        }
+    )
     figure = go.Figure()
     _bound_bars(figure, rows, np.array([0.9, 2.0, 1.0]))
     (bars,) = figure.data

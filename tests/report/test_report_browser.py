@@ -1,5 +1,6 @@
 """The report page in a real headless Chromium: loads without console errors, every chart
 renders, the screenshot is not blank, and a hostile model name is shown as text, not run."""
+
 import re
 import struct
 import zlib

@@ -1,4 +1,5 @@
 """The report's content, without a browser: headline, sections, checks, the paper beside ours."""
+
 from __future__ import annotations
 
 import re
@@ -15,11 +16,22 @@ def report():
 
 
 #: The sections of ``densing report``, in order; ``densing measure`` puts "Your models" before them and keeps them so.
-REPORT_SECTIONS = ["Verdict", "Capacity density over time", "The Densing Law by capability",
-                   "A second table through 2025-03: the Open LLM Leaderboard v2", "The paper's protocol, 2023–2025",
-                   "One law from three harnesses", "A second measurement: the paper's design on AI2's recipe",
-                   "The measurement in detail", "Named models", "Every eligible reference", "Reference laws",
-                   "Reference candidates", "Per-model densities", "Data caveats"]
+REPORT_SECTIONS = [
+    "Verdict",
+    "Capacity density over time",
+    "The Densing Law by capability",
+    "A second table through 2025-03: the Open LLM Leaderboard v2",
+    "The paper's protocol, 2023–2025",
+    "One law from three harnesses",
+    "A second measurement: the paper's design on AI2's recipe",
+    "The measurement in detail",
+    "Named models",
+    "Every eligible reference",
+    "Reference laws",
+    "Reference candidates",
+    "Per-model densities",
+    "Data caveats",
+]
 
 
 def section_titles(html: str) -> list[str]:
@@ -51,15 +63,27 @@ def test_the_verdict_block_leads_in_plain_words(report):
     elif state is State.NOT_MEASURED:
         block = text.split("Verdict", 1)[1][:2000]
         # a verdict that withholds the number says why, in words
-        assert "not measured" in verdict and any(words in block for words in (
-            "disagree", "determined", "no family passes", "failed"))
+        assert "not measured" in verdict and any(
+            words in block for words in ("disagree", "determined", "no family passes", "failed")
+        )
 
 
 def test_sections_checks_and_the_papers_numbers(report):
     html, _, _ = report
     titles = re.findall(r"<h2[^>]*>(.*?)</h2>", html)
-    for title in ("Verdict", "The Densing Law by capability", "A second measurement: the paper&#x27;s design on AI2&#x27;s recipe", "Capacity density over time", "The measurement in detail", "Every eligible reference",
-                  "Named models", "Reference laws", "Reference candidates", "Per-model densities", "Data caveats"):
+    for title in (
+        "Verdict",
+        "The Densing Law by capability",
+        "A second measurement: the paper&#x27;s design on AI2&#x27;s recipe",
+        "Capacity density over time",
+        "The measurement in detail",
+        "Every eligible reference",
+        "Named models",
+        "Reference laws",
+        "Reference candidates",
+        "Per-model densities",
+        "Data caveats",
+    ):
         assert title in titles
     for check in ("saturation", "conditioning", "size_confounding", "size_dependence", "sensitivity"):
         assert check in html
@@ -70,8 +94,18 @@ def test_sections_checks_and_the_papers_numbers(report):
 def test_the_second_measurement_sits_beside_the_leaderboard_rows_benchmark_by_benchmark(report):
     text = _visible_text(report[0])
     section = text.split("A second measurement", 1)[1].split("The measurement in detail", 1)[0]
-    for words in ("arc_challenge", "mmlu", "hellaswag", "winogrande", "gsm8k", "mmlu_pro", "finding: conditioning fires",
-                  "not measured: the MC score law is a poor fit", "no reference", "3.3 months over its own five benchmarks"):
+    for words in (
+        "arc_challenge",
+        "mmlu",
+        "hellaswag",
+        "winogrande",
+        "gsm8k",
+        "mmlu_pro",
+        "finding: conditioning fires",
+        "not measured: the MC score law is a poor fit",
+        "no reference",
+        "3.3 months over its own five benchmarks",
+    ):
         assert words in section
     assert "consistent: the 95% intervals overlap" in section or "they disagree" in section
 
@@ -127,8 +161,12 @@ def test_the_density_figure_draws_the_headline_rule_with_the_tables_number(repor
     for rule in measured.rules:
         if rule != measured.headline_rule:
             words = rules.get(rule).words()
-            assert any(x.startswith(f"{words} (click to show or hide): doubling {format_months(measured.rules[rule].doubling_time_months)}")
-                       for x in legends)
+            assert any(
+                x.startswith(
+                    f"{words} (click to show or hide): doubling {format_months(measured.rules[rule].doubling_time_months)}"
+                )
+                for x in legends
+            )
 
 
 def test_one_interval_per_quantity_the_after_segment_reuses_the_headline(measured):
@@ -302,8 +340,13 @@ def test_rows_are_named_for_what_they_are_and_densities_for_their_reference(repo
     from tests.report import page_text
 
     html, measured, dens = report
-    cells = [row[0] for body in page_text.sections(html).values() for table in page_text.tables(body) for row in table if row]
-    assert "MMLU + BBH + MATH-hard + HumanEval [paper]" in cells and "MMLU + BBH + GSM8K + HumanEval [paper_gsm8k]" in cells
+    cells = [
+        row[0] for body in page_text.sections(html).values() for table in page_text.tables(body) for row in table if row
+    ]
+    assert (
+        "MMLU + BBH + MATH-hard + HumanEval [paper]" in cells
+        and "MMLU + BBH + GSM8K + HumanEval [paper_gsm8k]" in cells
+    )
     assert not {"paper", "paper_gsm8k", "knowledge_commonsense", "paper-like set"} & set(cells)
     assert all(len(table) > 1 for body in page_text.sections(html).values() for table in page_text.tables(body))
     forest = json.loads(page_text.figure_data(html)["by-benchmark"][0])
@@ -312,7 +355,9 @@ def test_rows_are_named_for_what_they_are_and_densities_for_their_reference(repo
     assert not any(y.split(" · ")[0] in ("paper", "paper_gsm8k") for y in labels)
     (reference,) = set(dens["reference"])
     for title in ("Named models", "Per-model densities"):
-        intro = page_text.text(re.search(r'<p class="sub">(.*?)</p>', page_text.sections(html)[title], flags=re.S).group(1))
+        intro = page_text.text(
+            re.search(r'<p class="sub">(.*?)</p>', page_text.sections(html)[title], flags=re.S).group(1)
+        )
         assert reference in intro and " | " not in intro, intro
 
 

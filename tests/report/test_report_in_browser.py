@@ -1,6 +1,7 @@
 """The report as a reader sees it at 900 and 1,400 px: opened in Chromium (Qt WebEngine's) by
 ``tools/report_in_browser.py``, nothing is wider than the window, no figure's text is cut at its edge and no two
 labels of a figure overlap. A planted page shows that the check finds each of these when it is there."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -28,8 +29,14 @@ def _browse(page, out, *widths, first_screen=False):
         command += ["--width", str(width)]
     if first_screen:
         command.append("--first-screen")
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                               env=dict(os.environ, PYTHONPATH=str(REPO_ROOT)))
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        env=dict(os.environ, PYTHONPATH=str(REPO_ROOT)),
+    )
     try:
         stdout, stderr = process.communicate(timeout=300)
     except subprocess.TimeoutExpired:
@@ -49,10 +56,20 @@ def planted(tmp_path_factory):
         pytest.skip("PyQt6-WebEngine is not installed (the test extra installs it)")
     from densing.report.html import Section, figure_html, page, table_html
 
-    figure = go.Figure(go.Scatter(x=[1, 1], y=[1, 1], mode="markers+text", text=["first label", "second label"],
-                                  textposition="top center"))
-    figure.add_annotation(text="a note far wider than the figure it sits on " * 8, xref="paper", yref="paper", x=0, y=1.05,
-                          xanchor="left", showarrow=False)
+    figure = go.Figure(
+        go.Scatter(
+            x=[1, 1], y=[1, 1], mode="markers+text", text=["first label", "second label"], textposition="top center"
+        )
+    )
+    figure.add_annotation(
+        text="a note far wider than the figure it sits on " * 8,
+        xref="paper",
+        yref="paper",
+        x=0,
+        y=1.05,
+        xanchor="left",
+        showarrow=False,
+    )
     figure.update_layout(title="planted figure", width=600, height=400)
     crowded = go.Figure([go.Scatter(x=[0, 2], y=[i, i], mode="lines", name=f"trace {i}") for i in range(30)])
     crowded.add_annotation(text="a note across a line", x=1, y=0, showarrow=False, bgcolor="white")
@@ -60,8 +77,18 @@ def planted(tmp_path_factory):
     wide = pd.DataFrame({f"column_{i}": ["a_long_unbreakable_cell_value_" * 2] for i in range(12)})
     work = tmp_path_factory.mktemp("planted")
     path = work / "planted.html"
-    path.write_text(page("planted", "", [Section("planted", "", [figure_html(figure, "planted"),
-                                                                   figure_html(crowded, "crowded"), table_html(wide)])], ""))
+    path.write_text(
+        page(
+            "planted",
+            "",
+            [
+                Section(
+                    "planted", "", [figure_html(figure, "planted"), figure_html(crowded, "crowded"), table_html(wide)]
+                )
+            ],
+            "",
+        )
+    )
     status, found, stderr = _browse(path, work / "shots", 900)
     if not found:
         pytest.skip(f"the browser engine could not open a page here: {stderr.strip().splitlines()[-1:]}")

@@ -2,6 +2,7 @@
 dropped and another's release dates moved), ``--since`` and ``--seed`` each change the sections that read them,
 section by section against the same command without them; the one stored record (the Swallow rows) stays the same
 and says on the page that it is a stored record and which command makes it; the model holds the results it shows."""
+
 from __future__ import annotations
 
 import pandas as pd
@@ -12,19 +13,29 @@ from tests.report import page_text
 #: Few draws: the test compares pages, not numbers.
 DRAWS = ("--n-boot", "40")
 #: The sections each option must change (the rest of the page may change too).
-READ_BY_ALL = {"Verdict", "Capacity density over time", "The Densing Law by capability", "The measurement in detail",
-               "Every eligible reference"}
+READ_BY_ALL = {
+    "Verdict",
+    "Capacity density over time",
+    "The Densing Law by capability",
+    "The measurement in detail",
+    "Every eligible reference",
+}
 STORED = "The paper's protocol, 2023–2025"
 OLMES = "A second measurement: the paper's design on AI2's recipe"
 POOLED = "One law from three harnesses"
 EXPECTED = {
-    "results": READ_BY_ALL | {"Per-model densities", "Data caveats", STORED, OLMES},  # the two designs: the public rows beside
+    "results": READ_BY_ALL
+    | {"Per-model densities", "Data caveats", STORED, OLMES},  # the two designs: the public rows beside
     "since": READ_BY_ALL | {"Per-model densities", OLMES},
     "seed": READ_BY_ALL | {"Named models", "Per-model densities", OLMES, POOLED},
 }
 #: The columns of the designs' tables that show the public table's rows (computed from --results and its options).
-PUBLIC_COLUMNS = ("public table (leaderboard protocol)", "public vs Swallow 2025-06", "leaderboard-based, months [95% CI]",
-                  "agreement")
+PUBLIC_COLUMNS = (
+    "public table (leaderboard protocol)",
+    "public vs Swallow 2025-06",
+    "leaderboard-based, months [95% CI]",
+    "agreement",
+)
 
 
 #: A family that is a target of the headline (not a reference) and one whose release dates move by 60 days.
@@ -37,7 +48,9 @@ def _edited_table(folder) -> str:
     table = pd.read_csv(paths.RESULTS / "public_models.csv")
     table = table[table["family"] != DROPPED].copy()
     moved = table["family"] == MOVED
-    table.loc[moved, "release_date"] = (pd.to_datetime(table.loc[moved, "release_date"]) + pd.Timedelta(days=60)).dt.strftime("%Y-%m-%d")
+    table.loc[moved, "release_date"] = (
+        pd.to_datetime(table.loc[moved, "release_date"]) + pd.Timedelta(days=60)
+    ).dt.strftime("%Y-%m-%d")
     path = folder / "public_models.csv"
     table.to_csv(path, index=False)
     return str(path)
@@ -74,7 +87,11 @@ def pages(tmp_path_factory, default):
     from densing.report.render import render
 
     folder = tmp_path_factory.mktemp("inputs")
-    variants = {"results": ("--results", _edited_table(folder)), "since": ("--since", "2023-09-01"), "seed": ("--seed", "1")}
+    variants = {
+        "results": ("--results", _edited_table(folder)),
+        "since": ("--since", "2023-09-01"),
+        "seed": ("--seed", "1"),
+    }
     out = {"default": page_text.sections(render(default))}
     for name, options in variants.items():
         path = folder / f"{name}.html"
@@ -124,8 +141,12 @@ def test_the_edited_table_reaches_the_per_model_rows_and_the_figure(pages):
     before, after = pages["default"]["Per-model densities"], pages["results"]["Per-model densities"]
     assert "gemma-2-9b" in before and "gemma-2-9b" not in after
     mistral = "mistralai/Mistral-7B-v0.1"
-    dates = [row[page_text.tables(page)[0][0].index("released")]
-             for page in (before, after) for row in page_text.tables(page)[0][1:] if row[0] == mistral]
+    dates = [
+        row[page_text.tables(page)[0][0].index("released")]
+        for page in (before, after)
+        for row in page_text.tables(page)[0][1:]
+        if row[0] == mistral
+    ]
     assert len(dates) == 2 and (pd.Timestamp(dates[1]) - pd.Timestamp(dates[0])).days == 60
 
 
@@ -133,7 +154,9 @@ def test_the_edited_table_reaches_the_per_model_rows_and_the_figure(pages):
 def test_sections_not_computed_from_an_option_say_so(pages):
     stored = page_text.text(pages["default"][STORED])
     assert stored.startswith("A stored record, not computed by this command")
-    assert "python tools/build_tables.py protocol" in stored and "--results, --since, --seed and --n-boot do not" in stored
+    assert (
+        "python tools/build_tables.py protocol" in stored and "--results, --since, --seed and --n-boot do not" in stored
+    )
     olmes = page_text.text(pages["default"][OLMES])
     assert "Computed by this command" in olmes and "--results reaches only the leaderboard-based column" in olmes
 
@@ -186,7 +209,7 @@ def test_the_layouts_that_draw_figures_start_first(default):
     order = _layout_order(default.sections)
     assert sorted(order) == list(range(len(default.sections)))
     drawn = [i for i in order if isinstance(default.sections[i], _DRAWN_FIRST)]
-    assert order[:len(drawn)] == drawn and len(drawn) >= 3
+    assert order[: len(drawn)] == drawn and len(drawn) >= 3
     assert isinstance(default.sections[order[0]], m.LawsSection)
-    rest = order[len(drawn):]
+    rest = order[len(drawn) :]
     assert rest == sorted(rest)

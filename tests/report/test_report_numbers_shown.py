@@ -3,6 +3,7 @@
 Every table of the report goes through :func:`densing.report.html.table_html`; the test records
 each frame the renderer gives it with the HTML it returns and compares them cell by cell.
 """
+
 from __future__ import annotations
 
 import html as html_mod
@@ -16,16 +17,23 @@ EXPONENT = re.compile(r"\de\+|\de-0")
 
 def _cells(table: str) -> list[list[str]]:
     body = table.split("<tbody>", 1)[1]
-    return [[html_mod.unescape(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", row, flags=re.S)]
-            for row in re.findall(r"<tr>(.*?)</tr>", body, flags=re.S)]
+    return [
+        [html_mod.unescape(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", row, flags=re.S)]
+        for row in re.findall(r"<tr>(.*?)</tr>", body, flags=re.S)
+    ]
 
 
 def _is_nonzero_number(value) -> bool:
     import math
     import numbers
 
-    return (isinstance(value, numbers.Number) and not isinstance(value, bool) and type(value).__name__ != "bool_"
-            and not math.isnan(float(value)) and float(value) != 0)
+    return (
+        isinstance(value, numbers.Number)
+        and not isinstance(value, bool)
+        and type(value).__name__ != "bool_"
+        and not math.isnan(float(value))
+        and float(value) != 0
+    )
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +82,9 @@ def test_no_cell_and_no_sentence_writes_e_plus_or_e_minus_zero(shown):
     recorded, page = shown
     cells = [text for _, table in recorded for row in _cells(table) for text in row]
     assert not [c for c in cells if EXPONENT.search(c)]
-    visible = html_mod.unescape(re.sub(r"<[^>]+>", " ", re.sub(r"<(script|style)[^>]*>.*?</\1>", " ", page, flags=re.S)))
+    visible = html_mod.unescape(
+        re.sub(r"<[^>]+>", " ", re.sub(r"<(script|style)[^>]*>.*?</\1>", " ", page, flags=re.S))
+    )
     assert not EXPONENT.findall(visible), re.findall(r".{30}\de[+-].{10}", visible)[:5]
 
 

@@ -1,6 +1,7 @@
 """densing.trend.plan and densing.runtime's job executor: declared jobs, computed in one process per core (this one
 among them) or here, with the same results; a job waits for the jobs it needs; the processes end on every path; the
 plan holds the jobs of the sections asked for."""
+
 from __future__ import annotations
 
 import os
@@ -24,7 +25,7 @@ class Square:
         return f"square:{self.value}"
 
     def run(self, context, needed: dict):
-        return context["offset"] + self.value ** 2 + sum(v[0] for v in needed.values()), os.getpid()
+        return context["offset"] + self.value**2 + sum(v[0] for v in needed.values()), os.getpid()
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,9 @@ def test_workers_and_here_give_the_same_results(monkeypatch):
     assert here["square:4"][0] == 10 + 16 + (10 + 9)  # a job gets the results it needs
     assert here["square:6"][0] == 10 + 36 + here["square:4"][0] + here["square:5"][0]
     if (os.cpu_count() or 1) > 1:  # a worker took the first job, this process the next one ready (square:5)
-        assert os.getpid() in {pid for _, pid in pooled.values()} and {pid for _, pid in pooled.values()} - {os.getpid()}
+        assert os.getpid() in {pid for _, pid in pooled.values()} and {pid for _, pid in pooled.values()} - {
+            os.getpid()
+        }
         assert pooled["square:5"][1] == os.getpid() and pooled["square:3"][1] != os.getpid()
 
 
@@ -150,8 +153,9 @@ def test_the_plan_holds_one_job_per_row_and_variant():
 
     profile = registry.table("public")
     targets = pd.DataFrame({"benchmark": ["mmlu", "gsm8k", "hellaswag"]})
-    context = plan.Context(targets, pd.DataFrame(), {}, profile, since=None, epoch="2023-02-24", seed=0, n_boot=10,
-                           n_boot_side=10)
+    context = plan.Context(
+        targets, pd.DataFrame(), {}, profile, since=None, epoch="2023-02-24", seed=0, n_boot=10, n_boot_side=10
+    )
     jobs = plan.plan(context)
     keys = [job.key for job in jobs]
     assert len(keys) == len(set(keys)) and keys[0] == "headline" and "fixed_size" in keys
@@ -161,10 +165,23 @@ def test_the_plan_holds_one_job_per_row_and_variant():
     assert shape.benchmarks == tuple(b for b in profile.candidates if b in profile.sets[profile.headline_set][1])
     for job in jobs:  # every job's needs are jobs of the plan listed before it
         assert all(keys.index(n) < keys.index(job.key) for n in job.needs)
-    given = plan.plan(plan.Context(targets, pd.DataFrame(), {}, profile, since=None, epoch="2023-02-24", seed=0,
-                                   n_boot=10, n_boot_side=10, fit=object()))
-    assert profile.headline_set in {job.key for job in given} and not any(k.startswith("shape:") for k in
-                                                                          (job.key for job in given))
+    given = plan.plan(
+        plan.Context(
+            targets,
+            pd.DataFrame(),
+            {},
+            profile,
+            since=None,
+            epoch="2023-02-24",
+            seed=0,
+            n_boot=10,
+            n_boot_side=10,
+            fit=object(),
+        )
+    )
+    assert profile.headline_set in {job.key for job in given} and not any(
+        k.startswith("shape:") for k in (job.key for job in given)
+    )
 
 
 def test_the_plan_holds_the_jobs_of_the_sections_asked_for():
@@ -180,15 +197,30 @@ def test_the_plan_holds_the_jobs_of_the_sections_asked_for():
     targets = pd.DataFrame({"benchmark": ["mmlu", "gsm8k", "hellaswag"]})
 
     def keys(sections) -> list:
-        context = plan.Context(targets, pd.DataFrame(), {}, profile, since=None, epoch="2023-02-24", seed=0,
-                               n_boot=10, n_boot_side=10, sections=plan.sections(sections))
+        context = plan.Context(
+            targets,
+            pd.DataFrame(),
+            {},
+            profile,
+            since=None,
+            epoch="2023-02-24",
+            seed=0,
+            n_boot=10,
+            n_boot_side=10,
+            sections=plan.sections(sections),
+        )
         return [job.key for job in plan.plan(context)]
 
     headline = profile.headline_set
     assert keys(()) == ["headline"]
     assert keys(("breakpoint", "densities", "budget", "order_breaks", "candidates")) == ["headline"]
-    assert keys(("sensitivity",)) == ["headline", plan.LOGISTIC.key, plan.BUDGET.key, f"shape:{headline}",
-                                      f"budget:{headline}"]
+    assert keys(("sensitivity",)) == [
+        "headline",
+        plan.LOGISTIC.key,
+        plan.BUDGET.key,
+        f"shape:{headline}",
+        f"budget:{headline}",
+    ]
     rows = keys(("rows",))
     assert "fixed_size" in rows and "mmlu" in rows and plan.BUDGET.key in rows
     assert not any(k.startswith(("shape:", "budget:")) for k in rows) and plan.LOGISTIC.key not in rows

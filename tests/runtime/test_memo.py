@@ -1,4 +1,5 @@
 """densing.runtime: a value of a table computed once inside same_tables, afresh outside it."""
+
 from __future__ import annotations
 
 import pandas as pd

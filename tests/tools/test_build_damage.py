@@ -2,6 +2,7 @@
 cut short, a model twice, a size of 0, a date after today), exit 2, and nothing written; the shipped extract builds
 the shipped table, which passes the package's own validation before it is written. Ctrl-C ends it with one line and
 exit 130."""
+
 from __future__ import annotations
 
 import csv
@@ -32,17 +33,27 @@ def _set(field, value):
     def change(rows, head, at):
         rows[at][head.index(field)] = value
         return rows
+
     return change
 
 
 DAMAGE = {
-    "missing column": (lambda rows, head, at: [[c for j, c in enumerate(r) if j != head.index(
-        "features_is_official_provider")] for r in rows], "missing column(s) features_is_official_provider"),
-    "damaged row": (lambda rows, head, at: rows[:at] + [rows[at][:5]] + rows[at + 1:],
-                    "5 field(s) where the header names"),
+    "missing column": (
+        lambda rows, head, at: [
+            [c for j, c in enumerate(r) if j != head.index("features_is_official_provider")] for r in rows
+        ],
+        "missing column(s) features_is_official_provider",
+    ),
+    "damaged row": (
+        lambda rows, head, at: rows[:at] + [rows[at][:5]] + rows[at + 1 :],
+        "5 field(s) where the header names",
+    ),
     "duplicated model": (lambda rows, head, at: rows + [rows[at]], f"model {KEPT[0]} ({KEPT[1]}) appears on more"),
     "size 0": (_set("metadata_params_billions", "0"), "field 'metadata_params_billions': expected a positive number"),
-    "date 2099": (_set("metadata_upload_date", "2099-01-01"), "field 'metadata_upload_date': 2099-01-01 is in the future"),
+    "date 2099": (
+        _set("metadata_upload_date", "2099-01-01"),
+        "field 'metadata_upload_date': 2099-01-01 is in the future",
+    ),
     "score 1.5": (_set("evaluations_bbh_value", "1.5"), "field 'evaluations_bbh_value': expected a fraction"),
 }
 
@@ -85,8 +96,12 @@ def test_a_built_table_the_package_refuses_is_not_written():
 @pytest.mark.parametrize("after", [0.5, 1.5, 4.0])  # from the script's first line (not the interpreter's start)
 def test_ctrl_c_ends_the_build_with_one_line_and_130(after, tmp_path):
     out = _folder(tmp_path, _rows()[0])
-    process = subprocess.Popen([sys.executable, str(REPO_ROOT / "tools" / "build_tables.py"), "openllm-v2", "--out",
-                                str(out)], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    process = subprocess.Popen(
+        [sys.executable, str(REPO_ROOT / "tools" / "build_tables.py"), "openllm-v2", "--out", str(out)],
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+    )
     time.sleep(after)
     process.send_signal(signal.SIGINT)
     err = process.communicate(timeout=120)[1]

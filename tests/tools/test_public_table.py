@@ -1,4 +1,5 @@
 """Tests of tools.public_table.build on the vendored ObsScaling tables and the shipped results/."""
+
 from __future__ import annotations
 
 from datetime import date
@@ -7,10 +8,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from densing.errors import InputError
 from tools.public_table.build import build_public_models, write_public_models
 from tools.public_table.checks import sizes_from_name, validate_public_models
 from tools.public_table.read import OUTPUT_COLUMNS, read_obsscaling
-from densing.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "results"
@@ -63,7 +64,9 @@ def test_sizes_from_name_reads_dense_sizes(model: str, params: float) -> None:
     assert sizes_from_name(model)["params"] == pytest.approx(params)
 
 
-@pytest.mark.parametrize("model", ["openai-community/gpt2", "deepseek-ai/DeepSeek-V2", "microsoft/phi-1_5", "LLM360/Amber"])
+@pytest.mark.parametrize(
+    "model", ["openai-community/gpt2", "deepseek-ai/DeepSeek-V2", "microsoft/phi-1_5", "LLM360/Amber"]
+)
 def test_sizes_from_name_is_empty_without_a_size(model: str) -> None:
     assert sizes_from_name(model) == {}
 
@@ -80,7 +83,9 @@ def test_sizes_from_name_reads_mixture_of_experts_names() -> None:
 
 
 def test_validation_catches_a_planted_thousandfold_token_error(source: pd.DataFrame) -> None:
-    frame = _rows(source, "EleutherAI/pythia-1b-deduped", "EleutherAI/pythia-410m-deduped", "EleutherAI/pythia-12b-deduped")
+    frame = _rows(
+        source, "EleutherAI/pythia-1b-deduped", "EleutherAI/pythia-410m-deduped", "EleutherAI/pythia-12b-deduped"
+    )
     assert validate_public_models(frame, today=TODAY).query("field == 'train_tokens'").empty
     for factor in (1000, 1 / 1000):
         planted = frame.copy()
@@ -152,7 +157,9 @@ def test_validation_catches_duplicates_bad_scores_and_dates() -> None:
     assert ("a/o-1b", "date_source", "dated row without a source URL") in reasons
 
 
-def test_validation_finds_the_source_defects_and_the_build_clears_them(source: pd.DataFrame, built: pd.DataFrame) -> None:
+def test_validation_finds_the_source_defects_and_the_build_clears_them(
+    source: pd.DataFrame, built: pd.DataFrame
+) -> None:
     raw = validate_public_models(source, today=TODAY)
     defects = {
         ("cerebras/btlm-3b-8k-base", "train_tokens"),
@@ -217,11 +224,16 @@ def test_stale_correction_is_refused(tmp_path: Path) -> None:
 def test_empty_source_value_fills_a_count_the_source_lacks(tmp_path: Path) -> None:
     header = "model,field,source_value,corrected_value,reason,evidence_url\n"
     fill = tmp_path / "fill.csv"
-    fill.write_text(header + "openai-community/gpt2,train_tokens,,1e9,planted fill of a missing count,https://example.org\n")
+    fill.write_text(
+        header + "openai-community/gpt2,train_tokens,,1e9,planted fill of a missing count,https://example.org\n"
+    )
     rows = build_public_models(OBSSCALING, DATES, fill).set_index("model")
     assert rows.loc["openai-community/gpt2", "train_tokens"] == 1_000_000_000
     present = tmp_path / "present.csv"
-    present.write_text(header + "meta-llama/Llama-2-7b-hf,train_tokens,,1e9,planted fill of a count the source has,https://example.org\n")
+    present.write_text(
+        header
+        + "meta-llama/Llama-2-7b-hf,train_tokens,,1e9,planted fill of a count the source has,https://example.org\n"
+    )
     with pytest.raises(InputError, match="Llama-2-7b-hf"):
         build_public_models(OBSSCALING, DATES, present)
 
@@ -230,7 +242,9 @@ def test_unreadable_inputs_raise_input_error(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="no such file"):
         build_public_models(tmp_path, DATES, CORRECTIONS)
     bad_dates = tmp_path / "dates.csv"
-    bad_dates.write_text("model,release_date,date_confidence,date_source,note\nmeta-llama/Llama-2-7b-hf,18/07/2023,high,https://x,\n")
+    bad_dates.write_text(
+        "model,release_date,date_confidence,date_source,note\nmeta-llama/Llama-2-7b-hf,18/07/2023,high,https://x,\n"
+    )
     with pytest.raises(InputError, match="release_date"):
         build_public_models(OBSSCALING, bad_dates, CORRECTIONS)
 

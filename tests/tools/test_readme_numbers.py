@@ -1,6 +1,7 @@
 """Every number of the checked documents (README.md's results section, DEVIATIONS.md, the results READMEs' marked
 parts) is the record field ``tools/readme_numbers.map`` names for it (``tools/readme_numbers.py``), and the public
 table's records are what the commands print."""
+
 from __future__ import annotations
 
 import json
@@ -24,18 +25,47 @@ def test_every_results_readme_has_a_checked_part():
     assert all(mapped.get(name) for name in readme_numbers.documents())
 
 
-@pytest.mark.parametrize("document,old,new,field", [
-    ("README.md", "4.68 months, 95% CI from 3.31", "4.78 months, 95% CI from 3.31", "results/openllm_v2/trend.json#/rows/row=v2_native/months"),
-    ("README.md", "2.14 to (25.3–44.8)", "2.24 to (25.3–44.8)", "results/swallow/trend/swallow.json#/rows/row=paper/ci_low"),
-    ("results/openllm_v2/DEVIATIONS.md", "reads 5.72 months [3.73–18.5]", "reads 5.72 months [3.74–18.5]",
-     "results/openllm_v2/trend.json#/forecast/declared/early_doubling_time_months_ci_low"),
-    ("results/openllm_v2/DEVIATIONS.md", "on 94 models, 1 of 22", "on 94 models, 2 of 22",
-     "results/openllm_v2/trend.json@1b09d7cc#/forecast/declared/above_line"),
-    ("results/openllm_v2/README.md", "| upload dates | 4.57 [3.26–14.2]", "| upload dates | 4.57 [3.26–15.2]",
-     "results/openllm_v2/curation_sensitivity.csv#/choice=upload dates/ci_high"),
-    ("results/overlap_runs/README.md", "| 2.5305 (+0.142) |", "| 2.5305 (+0.152) |",
-     "results/overlap_runs/co2_ablation.csv#/variant=adaptive penalty&local_steps=4/delta_vs_ddp"),
-])
+@pytest.mark.parametrize(
+    "document,old,new,field",
+    [
+        (
+            "README.md",
+            "4.68 months, 95% CI from 3.31",
+            "4.78 months, 95% CI from 3.31",
+            "results/openllm_v2/trend.json#/rows/row=v2_native/months",
+        ),
+        (
+            "README.md",
+            "2.14 to (25.3–44.8)",
+            "2.24 to (25.3–44.8)",
+            "results/swallow/trend/swallow.json#/rows/row=paper/ci_low",
+        ),
+        (
+            "results/openllm_v2/DEVIATIONS.md",
+            "reads 5.72 months [3.73–18.5]",
+            "reads 5.72 months [3.74–18.5]",
+            "results/openllm_v2/trend.json#/forecast/declared/early_doubling_time_months_ci_low",
+        ),
+        (
+            "results/openllm_v2/DEVIATIONS.md",
+            "on 94 models, 1 of 22",
+            "on 94 models, 2 of 22",
+            "results/openllm_v2/trend.json@1b09d7cc#/forecast/declared/above_line",
+        ),
+        (
+            "results/openllm_v2/README.md",
+            "| upload dates | 4.57 [3.26–14.2]",
+            "| upload dates | 4.57 [3.26–15.2]",
+            "results/openllm_v2/curation_sensitivity.csv#/choice=upload dates/ci_high",
+        ),
+        (
+            "results/overlap_runs/README.md",
+            "| 2.5305 (+0.142) |",
+            "| 2.5305 (+0.152) |",
+            "results/overlap_runs/co2_ablation.csv#/variant=adaptive penalty&local_steps=4/delta_vs_ddp",
+        ),
+    ],
+)
 def test_a_changed_number_is_named_with_its_document_and_field(document, old, new, field):
     text = (REPO_ROOT / document).read_text(encoding="utf-8")
     assert text.count(old) == 1
@@ -55,15 +85,23 @@ def _changed_number(old: str, new: str) -> str:
 def test_a_number_without_a_mapping_line_is_named():
     document = "results/openllm_v2/DEVIATIONS.md"
     text = (REPO_ROOT / document).read_text(encoding="utf-8")
-    found = readme_numbers.differences({document: text.replace("on 94 models, 1 of 22", "on 94 models (7.25), 1 of 22")})
+    found = readme_numbers.differences(
+        {document: text.replace("on 94 models, 1 of 22", "on 94 models (7.25), 1 of 22")}
+    )
     assert len(found) == 1 and "7.25 has no line in readme_numbers.map" in found[0] and found[0].startswith(document)
 
 
 def test_a_mapping_line_its_document_no_longer_prints_is_named():
     text = readme_numbers.README.read_text(encoding="utf-8")
-    found = readme_numbers.differences({"README.md": text.replace(" (Qwen2's place at the top drawn or fixed", " (Qwen2's place at the top drawn or fixed")
-                                                     .replace("; without Alibaba the pooled law reads 7.78", "")
-                                                     .replace(", and without Alibaba the pooled law reads 7.78", "")})
+    found = readme_numbers.differences(
+        {
+            "README.md": text.replace(
+                " (Qwen2's place at the top drawn or fixed", " (Qwen2's place at the top drawn or fixed"
+            )
+            .replace("; without Alibaba the pooled law reads 7.78", "")
+            .replace(", and without Alibaba the pooled law reads 7.78", "")
+        }
+    )
     assert found == [line for line in found if "is not printed there" in line] and any("7.78" in f for f in found)
 
 
@@ -73,8 +111,9 @@ def test_a_field_that_no_longer_prints_its_number_is_named(tmp_path):
     line = "4.68 | results/openllm_v2/trend.json#/rows/row=v2_native/months"
     assert line in mapping
     moved = tmp_path / "readme_numbers.map"
-    moved.write_text(mapping.replace(line, "4.68 | results/openllm_v2/trend.json#/rows/row=mmlu_pro/months"),
-                     encoding="utf-8")
+    moved.write_text(
+        mapping.replace(line, "4.68 | results/openllm_v2/trend.json#/rows/row=mmlu_pro/months"), encoding="utf-8"
+    )
     found = readme_numbers.differences(mapping=moved)
     assert found and all("4.68 is results/openllm_v2/trend.json#/rows/row=mmlu_pro/months" in f for f in found)
 
@@ -84,22 +123,37 @@ def test_a_results_readme_without_a_checked_part_is_named():
     text = (REPO_ROOT / document).read_text(encoding="utf-8")
     unmarked = text.replace(readme_numbers.MARK_START, "").replace(readme_numbers.MARK_END, "")
     assert readme_numbers.differences({document: unmarked}) == [
-        f"{document}: no part between {readme_numbers.MARK_START} and {readme_numbers.MARK_END}"]
+        f"{document}: no part between {readme_numbers.MARK_START} and {readme_numbers.MARK_END}"
+    ]
 
 
 def test_what_is_read_as_a_number():
-    said = [s.printed for s in readme_numbers.stated(
-        "3.61 months; 2,400 draws; +9.7% ± 0.8; 2024-09-30; Q = 2.5 on 3 df; arXiv 2604.24827; `--n-boot 600`; "
-        "[method](docs/v2.md) <!-- 7 --> D0 = 1T; Qwen2.5-Coder, Falcon3-10B (14T)")]
+    said = [
+        s.printed
+        for s in readme_numbers.stated(
+            "3.61 months; 2,400 draws; +9.7% ± 0.8; 2024-09-30; Q = 2.5 on 3 df; arXiv 2604.24827; `--n-boot 600`; "
+            "[method](docs/v2.md) <!-- 7 --> D0 = 1T; Qwen2.5-Coder, Falcon3-10B (14T)"
+        )
+    ]
     assert said == ["3.61", "2,400", "+9.7%", "0.8", "2.5", "3"]
 
 
-@pytest.mark.parametrize("value,printed,form,prints", [
-    (4.876, "4.88", "rounded", True), (4.876, "4.87", "rounded", False), (2400, "2,400", "rounded", True),
-    (0.0971, "9.7%", "percent", True), (0.004, "+0.4%", "percent", True), (-20.01, "−20.0", "rounded", True),
-    ("measured, 5.7-fold", "5.7", "rounded in text", True), ("measured, 5.7-fold", "5.8", "rounded in text", False),
-    ("0.48 ± 0.05", "48%", "percent in text", True), ("4.001", "4", "rounded", True), ("free", "1", "rounded", False),
-])
+@pytest.mark.parametrize(
+    "value,printed,form,prints",
+    [
+        (4.876, "4.88", "rounded", True),
+        (4.876, "4.87", "rounded", False),
+        (2400, "2,400", "rounded", True),
+        (0.0971, "9.7%", "percent", True),
+        (0.004, "+0.4%", "percent", True),
+        (-20.01, "−20.0", "rounded", True),
+        ("measured, 5.7-fold", "5.7", "rounded in text", True),
+        ("measured, 5.7-fold", "5.8", "rounded in text", False),
+        ("0.48 ± 0.05", "48%", "percent in text", True),
+        ("4.001", "4", "rounded", True),
+        ("free", "1", "rounded", False),
+    ],
+)
 def test_how_a_field_prints(value, printed, form, prints):
     assert readme_numbers.prints(value, printed, form) is prints
 
@@ -112,7 +166,11 @@ def test_a_count_field_counts_the_selected_items():
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(readme_numbers.COMMANDS))
 def test_the_public_records_are_what_the_commands_print(name):
-    printed = subprocess.run([sys.executable, "-c", "from densing.cli import run; run()",
-                              *readme_numbers.COMMANDS[name]], cwd=REPO_ROOT, capture_output=True, text=True,
-                             check=True).stdout
+    printed = subprocess.run(
+        [sys.executable, "-c", "from densing.cli import run; run()", *readme_numbers.COMMANDS[name]],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert json.loads(printed) == json.loads((readme_numbers.PUBLIC / name).read_text(encoding="utf-8"))

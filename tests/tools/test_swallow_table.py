@@ -1,4 +1,5 @@
 """Tests of tools.swallow_table (the builder and its rule) on the Swallow leaderboard's files and the shipped results/swallow/."""
+
 from __future__ import annotations
 
 import shutil
@@ -7,21 +8,21 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from densing.data.benchmarks import CHANCE_LEVELS, PROTOCOL_MAPPING
+from densing.data.benchmarks import CHANCE_LEVELS, PROTOCOL_MAPPING, item_count
 from densing.data.formats import read_results
-from densing.data.benchmarks import item_count
+from densing.errors import InputError
+from tests.conftest import SHARED_DATA
 from tools.swallow_table import build as swallow
 from tools.swallow_table.build import build_swallow, write_swallow
 from tools.swallow_table.rule import decide, read_model_file
-from densing.errors import InputError
-from tests.conftest import SHARED_DATA
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ROOT / "results" / "swallow"
 DATES = ROOT / "results" / "release_dates.csv"
 SOURCE = SHARED_DATA / "swallow"
-needs_swallow = pytest.mark.skipif(not (SOURCE / "model_2025-06.yml").is_file(),
-                                   reason=f"Swallow leaderboard files not found at {SOURCE}")
+needs_swallow = pytest.mark.skipif(
+    not (SOURCE / "model_2025-06.yml").is_file(), reason=f"Swallow leaderboard files not found at {SOURCE}"
+)
 
 
 @pytest.fixture(scope="module")
@@ -39,15 +40,18 @@ def _decision(models: pd.DataFrame, file: str, model: str) -> tuple[str, str]:
 # --- the rule -----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("entry", "decision"), [
-    ({"id": "Qwen/Qwen2.5-7B", "base_model": ""}, "kept"),
-    ({"id": "Qwen/Qwen2.5-7B-Instruct", "base_model": "Qwen2.5-7B"}, "refused"),
-    ({"id": "google/gemma-2-9b-it"}, "refused"),
-    ({"id": "cyberagent/calm3-22b-chat", "base_model": "(private)"}, "refused"),
-    ({"id": "gpt-4o-2024-08-06"}, "refused"),
-    ({"id": "Qwen/Qwen3-8B", "is_post": True}, "refused"),
-    ({"id": "Qwen/Qwen3-8B-Base", "is_post": False}, "kept"),
-])
+@pytest.mark.parametrize(
+    ("entry", "decision"),
+    [
+        ({"id": "Qwen/Qwen2.5-7B", "base_model": ""}, "kept"),
+        ({"id": "Qwen/Qwen2.5-7B-Instruct", "base_model": "Qwen2.5-7B"}, "refused"),
+        ({"id": "google/gemma-2-9b-it"}, "refused"),
+        ({"id": "cyberagent/calm3-22b-chat", "base_model": "(private)"}, "refused"),
+        ({"id": "gpt-4o-2024-08-06"}, "refused"),
+        ({"id": "Qwen/Qwen3-8B", "is_post": True}, "refused"),
+        ({"id": "Qwen/Qwen3-8B-Base", "is_post": False}, "kept"),
+    ],
+)
 def test_rule_on_single_entries(entry, decision):
     assert decide(entry)[0] == decision
 
@@ -119,13 +123,23 @@ def test_reader_reads_the_tables_with_the_new_names():
         assert set(tidy["benchmark"]) == set(swallow.SCORE_FIELDS.values())
         assert tidy["model"].nunique() == n_models
         shots = tidy.drop_duplicates("benchmark").set_index("benchmark")["n_shot"].to_dict()
-        assert shots == {"swallow_mmlu": 5, "swallow_bbh": 3, "swallow_math": 4, "swallow_gsm8k": 4, "swallow_humaneval": 0}
+        assert shots == {
+            "swallow_mmlu": 5,
+            "swallow_bbh": 3,
+            "swallow_math": 4,
+            "swallow_gsm8k": 4,
+            "swallow_humaneval": 0,
+        }
         assert "parent" in tidy.columns and tidy["params"].gt(0).all()
     for name in swallow.SCORE_FIELDS.values():
         assert name in CHANCE_LEVELS and name in PROTOCOL_MAPPING
         assert item_count(name) > 0
     assert CHANCE_LEVELS["swallow_mmlu"] == 0.25 and CHANCE_LEVELS["swallow_bbh"] == 0.0
-    assert (item_count("swallow_mmlu"), item_count("swallow_bbh"), item_count("swallow_math")) == (14042, 6511, 500)  # MATH-500
+    assert (item_count("swallow_mmlu"), item_count("swallow_bbh"), item_count("swallow_math")) == (
+        14042,
+        6511,
+        500,
+    )  # MATH-500
 
 
 def test_the_public_table_reads_as_before():

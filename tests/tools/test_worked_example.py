@@ -1,5 +1,6 @@
 """docs/measure.md's worked example and results/smollm2/ say what the command prints: its output block, its row, and
 every number they state of the placement (ρ, an interval, ρmax, the band), by ``tools/worked_example.py``."""
+
 from __future__ import annotations
 
 import shutil
@@ -18,8 +19,9 @@ def printed():
 def test_the_documents_say_what_the_command_prints(printed):
     assert worked_example.differences(*printed) == []
     answer = " ".join(printed[0].rstrip("\n").split("\n")[-2:])  # the answer last, as the terminal wraps it
-    assert answer.startswith("smollm2-135m-instruct-q4_1 without BBH, MATH-hard, HumanEval (no score; placed from MMLU): "
-                             "ρ ≤ "), answer
+    assert answer.startswith(
+        "smollm2-135m-instruct-q4_1 without BBH, MATH-hard, HumanEval (no score; placed from MMLU): ρ ≤ "
+    ), answer
 
 
 def _stated(kind: str) -> tuple[str, str, str]:

@@ -1,5 +1,6 @@
 """Planted family tables shared by the trend tests (imported as a plain module, as ``overlap_tracegen`` is), and the
 models on a density table's envelope."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -13,8 +14,9 @@ def envelope_models(frame: pd.DataFrame) -> tuple[str, ...]:
     """The models on the density envelope of a ``model, release_date, density`` frame, in release order
     (:func:`densing.trend.rules.envelope_index`)."""
     points, _ = density_points(frame)
-    return tuple(points.labels[envelope_index(days_since(points.dates, parse_epoch("2023-02-24")), points.y,
-                                              points.labels)])
+    return tuple(
+        points.labels[envelope_index(days_since(points.dates, parse_epoch("2023-02-24")), points.y, points.labels)]
+    )
 
 
 def family_table(seed: int = 0, noise: float = 0.0) -> pd.DataFrame:
@@ -26,15 +28,34 @@ def family_table(seed: int = 0, noise: float = 0.0) -> pd.DataFrame:
         for n in sizes:
             for bench, (chance, gamma, level) in laws.items():
                 u = 1 / (1 + np.exp(-gamma * (np.log(n) - level)))
-                rows.append({"model": f"{family}-{n:.0e}", "family": family, "benchmark": bench, "metric": "score",
-                             "value": chance + (1 - chance) * u + noise * rng.standard_normal(), "params": n,
-                             "train_tokens": tokens, "release_date": "2024-01-01"})
+                rows.append(
+                    {
+                        "model": f"{family}-{n:.0e}",
+                        "family": family,
+                        "benchmark": bench,
+                        "metric": "score",
+                        "value": chance + (1 - chance) * u + noise * rng.standard_normal(),
+                        "params": n,
+                        "train_tokens": tokens,
+                        "release_date": "2024-01-01",
+                    }
+                )
     for i in range(30):
         n = 10 ** rng.uniform(9, 10.8)
         for bench, (chance, gamma, level) in laws.items():
             u = 1 / (1 + np.exp(-gamma * (np.log(n) + rng.normal(0, 0.5) - level)))
-            rows.append({"model": f"t{i}", "family": f"T{i}", "benchmark": bench, "metric": "score",
-                         "value": chance + (1 - chance) * u, "params": n, "train_tokens": 1e12, "release_date": "2024-01-01"})
+            rows.append(
+                {
+                    "model": f"t{i}",
+                    "family": f"T{i}",
+                    "benchmark": bench,
+                    "metric": "score",
+                    "value": chance + (1 - chance) * u,
+                    "params": n,
+                    "train_tokens": 1e12,
+                    "release_date": "2024-01-01",
+                }
+            )
     table = pd.DataFrame(rows)
     table["stderr"] = 0.004
     return table

@@ -1,13 +1,13 @@
 """densing.trend.bias: the bias correction's arithmetic on planted numbers and its invariants, and the record's guard
 (a missing or damaged record, or one measured at another point, is named in one line and its sentence left out)."""
+
 from __future__ import annotations
 
 import json
 import math
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from densing.errors import InputError
 from densing.present.bias import bias_sentence, bias_words
@@ -39,12 +39,23 @@ def test_a_row_within_five_percent_is_not_corrected_and_one_beyond_is():
     fixed = bias.row_from(0.006, 0.004, 0.009, bias=-0.08, bias_se=0.01)
     assert fixed["corrected"] is True
     assert fixed["corrected_months"] == pytest.approx(doubling_months(0.006) * 0.92, rel=1e-12)
-    assert fixed["corrected_months_low"] < doubling_months(0.009) * 0.92 < doubling_months(0.004) * 0.92 \
+    assert (
+        fixed["corrected_months_low"]
+        < doubling_months(0.009) * 0.92
+        < doubling_months(0.004) * 0.92
         < fixed["corrected_months_high"]
+    )
 
 
-@pytest.mark.parametrize("args", [(0.006, 0.004, 0.009, -1.0, 0.01), (0.006, 0.004, 0.009, math.nan, 0.01),
-                                  (0.006, 0.004, 0.009, 0.1, -0.01), (0.006, 0.004, 0.009, 0.1, math.inf)])
+@pytest.mark.parametrize(
+    "args",
+    [
+        (0.006, 0.004, 0.009, -1.0, 0.01),
+        (0.006, 0.004, 0.009, math.nan, 0.01),
+        (0.006, 0.004, 0.009, 0.1, -0.01),
+        (0.006, 0.004, 0.009, 0.1, math.inf),
+    ],
+)
 def test_a_bias_that_cannot_correct_is_refused_in_one_line(args):
     with pytest.raises(InputError, match="bias correction"):
         bias.corrected_slopes(*args)
@@ -74,12 +85,29 @@ POINT = 3.607861223922961
 
 
 def _row(**change) -> dict:
-    row = {"table": "public", "row": "paper", "label": "paper-like set", "frontier": "Qwen2",
-           "references": ["Qwen1.5", "Qwen2"], "planted_months": POINT, "point_months": POINT, "replicates": 400,
-           "failed": 2, "bias": 0.09, "bias_se": 0.015, "median_bias": 0.07, "median_bias_se": 0.02,
-           "coverage": 0.95, "coverage_se": 0.011, "corrected": True, "corrected_months": POINT * 1.09,
-           "corrected_months_low": 2.71, "corrected_months_high": None, "corrected_coverage": 0.96,
-           "corrected_coverage_se": 0.01}
+    row = {
+        "table": "public",
+        "row": "paper",
+        "label": "paper-like set",
+        "frontier": "Qwen2",
+        "references": ["Qwen1.5", "Qwen2"],
+        "planted_months": POINT,
+        "point_months": POINT,
+        "replicates": 400,
+        "failed": 2,
+        "bias": 0.09,
+        "bias_se": 0.015,
+        "median_bias": 0.07,
+        "median_bias_se": 0.02,
+        "coverage": 0.95,
+        "coverage_se": 0.011,
+        "corrected": True,
+        "corrected_months": POINT * 1.09,
+        "corrected_months_low": 2.71,
+        "corrected_months_high": None,
+        "corrected_coverage": 0.96,
+        "corrected_coverage_se": 0.01,
+    }
     return {**row, **change}
 
 
@@ -98,17 +126,22 @@ def test_the_record_is_read_back_and_its_row_found(tmp_path):
     assert bias.headline_row("public", "paper", POINT * (1 + 1e-4), path) == row
 
 
-@pytest.mark.parametrize("text, says", [
-    (None, "not found"),
-    ("{not json", "not readable as JSON"),
-    (json.dumps({"rows": {}}), "expected an object with a list 'rows'"),
-    (json.dumps({"commands": [], "rows": [{k: v for k, v in _row().items() if k != "bias_se"}]}),
-     "field 'bias_se' is missing"),
-    (json.dumps({"commands": [], "rows": [_row(bias="large")]}), "field 'bias': expected a number"),
-    (json.dumps({"commands": [], "rows": [_row(corrected="yes")]}), "field 'corrected': expected true or false"),
-    (json.dumps({"commands": [], "rows": [_row(bias=None)]}), "a finite bias"),
-    (json.dumps({"commands": [], "rows": [_row(corrected_months=None)]}), "a corrected row needs a finite value"),
-])
+@pytest.mark.parametrize(
+    "text, says",
+    [
+        (None, "not found"),
+        ("{not json", "not readable as JSON"),
+        (json.dumps({"rows": {}}), "expected an object with a list 'rows'"),
+        (
+            json.dumps({"commands": [], "rows": [{k: v for k, v in _row().items() if k != "bias_se"}]}),
+            "field 'bias_se' is missing",
+        ),
+        (json.dumps({"commands": [], "rows": [_row(bias="large")]}), "field 'bias': expected a number"),
+        (json.dumps({"commands": [], "rows": [_row(corrected="yes")]}), "field 'corrected': expected true or false"),
+        (json.dumps({"commands": [], "rows": [_row(bias=None)]}), "a finite bias"),
+        (json.dumps({"commands": [], "rows": [_row(corrected_months=None)]}), "a corrected row needs a finite value"),
+    ],
+)
 def test_a_missing_or_damaged_record_is_named_in_one_line_and_its_sentence_left_out(tmp_path, text, says):
     path = tmp_path / "headline_bias.json"
     if text is not None:
@@ -123,7 +156,11 @@ def test_a_missing_or_damaged_record_is_named_in_one_line_and_its_sentence_left_
 def test_a_record_measured_at_another_point_is_not_shown(tmp_path):
     path = _write(tmp_path, [_row()])
     words = bias_words(bias.looked_up("public", "paper", 3.9, path))
-    assert words.startswith("bias in planted worlds not shown") and "run studies/headline_bias.py again" in words and "(3.61 months)" in words
+    assert (
+        words.startswith("bias in planted worlds not shown")
+        and "run studies/headline_bias.py again" in words
+        and "(3.61 months)" in words
+    )
     assert bias_words(bias.looked_up("swallow", "paper", 3.9, path)) is None
 
 
@@ -144,9 +181,21 @@ def test_with_the_frontier_familys_place_drawn_too_the_corrected_figure_is_the_r
     slope = math.log(2) / (POINT * 365.25 / 12)
     drawn = bias.corrected_months(slope, 0.0, slope * 1.4, bias=0.016, bias_se=0.013)  # the upper end open
     assert drawn[0] == pytest.approx(POINT * 1.016) and math.isinf(drawn[2])
-    row = bias.read_bias(_write(tmp_path, [_row(bias_drawn=0.016, bias_drawn_se=0.013, replicates_drawn=150,
-                                                corrected_months_drawn=drawn[0], corrected_months_drawn_low=2.6,
-                                                corrected_months_drawn_high=None)])).rows[0]
+    row = bias.read_bias(
+        _write(
+            tmp_path,
+            [
+                _row(
+                    bias_drawn=0.016,
+                    bias_drawn_se=0.013,
+                    replicates_drawn=150,
+                    corrected_months_drawn=drawn[0],
+                    corrected_months_drawn_low=2.6,
+                    corrected_months_drawn_high=None,
+                )
+            ],
+        )
+    ).rows[0]
     (point_low, point_high), (low_low, low_high), _ = row.corrected_range()
     assert (point_low, point_high) == (pytest.approx(drawn[0]), pytest.approx(POINT * 1.09))
     assert (low_low, low_high) == (2.6, 2.71)
@@ -166,8 +215,12 @@ def test_the_report_and_the_trend_load_without_scipy_stats():
     from scipy.special import ndtri
     from scipy.stats import norm
 
-    assert all(float(ndtri(0.5 + level / 2)).hex() == float(norm.ppf(0.5 + level / 2)).hex() for level in (0.8, 0.9, 0.95))
-    code = ("import sys, densing.trend.bias, densing.trend.measure, densing.report.compute, densing.report.render\n"
-            "print('scipy.stats' in sys.modules)")
+    assert all(
+        float(ndtri(0.5 + level / 2)).hex() == float(norm.ppf(0.5 + level / 2)).hex() for level in (0.8, 0.9, 0.95)
+    )
+    code = (
+        "import sys, densing.trend.bias, densing.trend.measure, densing.report.compute, densing.report.render\n"
+        "print('scipy.stats' in sys.modules)"
+    )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert loaded == "False"

@@ -1,28 +1,28 @@
 """The Densing Law by capability: rule v2, missing scores, size confounding, rows.
 
 References drawn in the bootstrap (the uncertainty engine) are tested in test_uncertainty.py."""
+
 from __future__ import annotations
 
-import math
-
 import json
+import math
 import subprocess
 import sys
 
 import numpy as np
 import pandas as pd
-from hypothesis import given, settings, strategies as st
 import pytest
+from hypothesis import given, settings, strategies as st
+from planted_families import family_table
 
 from densing.errors import DensingError
-from densing.laws.family import fit_family
-from densing.laws.joint import invert_joint
 from densing.laws import eligibility
-from densing.trend import capability, checks
 from densing.laws.bounds import EXACT, LOWER
+from densing.laws.family import fit_family
 from densing.laws.inversion import Joint
+from densing.laws.joint import invert_joint
+from densing.trend import checks
 from densing.trend.uncertainty import trend_uncertainty
-from planted_families import family_table
 from tools.build_tables import MAX_TOP_CONDITIONING, earlier_candidate_table, eligible_families
 
 
@@ -42,8 +42,9 @@ def test_rule_v2_on_a_hand_table_reads_no_date_and_names_each_failure():
     assert families.loc["Good", "benchmarks"] == ("mmlu", "winogrande")
     # a benchmark without a chance level or item count is a candidate with its reason, never an exception
     odd = pd.concat([table, table[table["benchmark"] == "mmlu"].assign(benchmark="math_hard_unknown")])
-    found = earlier_candidate_table(odd.assign(benchmark=odd["benchmark"].replace("math_hard_unknown", "musr_x")),
-                                  since=None, rule="v2")
+    found = earlier_candidate_table(
+        odd.assign(benchmark=odd["benchmark"].replace("math_hard_unknown", "musr_x")), since=None, rule="v2"
+    )
     assert set(found["benchmark"]) <= set(eligibility.CANDIDATE_BENCHMARKS)
 
 
@@ -158,8 +159,12 @@ def test_the_api_defaults_give_the_cli_headline():
 
     public = densing.read_results("results/public_models.csv")
     api = densing.measure_trend(public)
-    out = subprocess.run([sys.executable, "-m", "densing.cli.app", "trend", "--format", "json"], capture_output=True, text=True,
-                         check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "densing.cli.app", "trend", "--format", "json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     printed = json.loads(out)  # a command with a headline: {"rows": [one per frontier rule], the sections beside}
     head = next(r for r in printed["rows"] if r["headline"])
     assert printed["verdict"] == api.verdict

@@ -2,6 +2,7 @@
 the planted world has the promised shape, its estimand recovers the planted slope under a reference of the targets'
 shape and not under the over-trained one, and one tiny replicate runs end to end. The power world's own test is
 ``tests/trend/test_power_world.py``."""
+
 from __future__ import annotations
 
 import math
@@ -41,8 +42,9 @@ def test_the_planted_world_has_missing_scores_an_overtrained_reference_and_slope
     k = world.FAMILIES["overtrained"].shape
     assert k != 1.0 and over.params["gamma"] == pytest.approx(k * canon.params["gamma"], rel=1e-6)
     assert canon.params["gamma"] == pytest.approx(world.BENCHMARKS["mmlu"].gamma, rel=1e-6)
-    assert all(f.shape == 1.0 and f.kink is None for name, f in world.FAMILIES.items()
-               if name not in ("overtrained", "kinked"))
+    assert all(
+        f.shape == 1.0 and f.kink is None for name, f in world.FAMILIES.items() if name not in ("overtrained", "kinked")
+    )
     sizes = [max(f.sizes) / min(f.sizes) for f in world.FAMILIES.values()]
     assert min(sizes) >= 20 and all(4 <= len(f.sizes) <= 8 for f in world.FAMILIES.values())
 
@@ -58,7 +60,9 @@ def test_the_departures_are_planted_a_floor_family_a_kinked_one_and_one_overtrai
     kinked = world.FAMILIES["kinked"]
     x = np.log(np.array([kinked.pivot / 4, kinked.pivot, kinked.pivot * 4]))
     h = world.effective(kinked, "mmlu", x)
-    assert (h[1] - h[0]) / (x[1] - x[0]) == pytest.approx(kinked.shape) and (h[2] - h[1]) / (x[2] - x[1]) == pytest.approx(kinked.kink)
+    assert (h[1] - h[0]) / (x[1] - x[0]) == pytest.approx(kinked.shape) and (h[2] - h[1]) / (
+        x[2] - x[1]
+    ) == pytest.approx(kinked.kink)
     law = world.FAMILIES["overtrained_law"]
     sizes = np.asarray(law.sizes)
     at_d0 = HOFFMANN_2022.size_at(sizes, law.tokens, world.BUDGET_D0)
@@ -84,8 +88,17 @@ def test_the_population_slope_recovers_the_planted_slope_under_the_targets_shape
 
 
 def test_one_tiny_replicate_runs_and_records_each_row(bench, world):
-    args = SimpleNamespace(world="logistic_ln_n", seed=0, targets=120, n_boot=20, n_side=20, n_share=0, ref_boot=50,
-                           population=1000, limits=True)
+    args = SimpleNamespace(
+        world="logistic_ln_n",
+        seed=0,
+        targets=120,
+        n_boot=20,
+        n_side=20,
+        n_share=0,
+        ref_boot=50,
+        population=1000,
+        limits=True,
+    )
     record = bench.run_replicate(0, args)
     assert "error" not in record
     assert set(record["rows"]) == {"headline", *world.BENCHMARKS, *(f"budget:{b}" for b in world.BUDGET_ROWS)}

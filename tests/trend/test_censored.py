@@ -1,10 +1,10 @@
 """Censored regression recovers a planted slope when part of the data are bounds."""
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from densing.laws.bounds import EXACT, LOWER, UPPER
 from densing.trend.censored import censored_quantile_lines_weighted
@@ -105,7 +105,10 @@ def test_powell_median_recovers_the_planted_slope(seed):
     assert slope == pytest.approx(SLOPE, rel=0.1)
     # Powell's criterion: the censored line is at least as good as the line with bounds as values
     naive_intercept = censored_quantile_line(t, y, np.zeros_like(kind), 0.5)[1]
-    assert powell_objective(t, y, kind, slope, intercept, 0.5) <= powell_objective(t, y, kind, naive, naive_intercept, 0.5) + 1e-9
+    assert (
+        powell_objective(t, y, kind, slope, intercept, 0.5)
+        <= powell_objective(t, y, kind, naive, naive_intercept, 0.5) + 1e-9
+    )
 
 
 def test_powell_quantile_line_is_not_identified_above_the_bounds():
@@ -142,9 +145,9 @@ def test_tobit_without_censoring_is_ordinary_least_squares(slope, intercept, see
 def test_the_audit_cases_reach_the_global_optimum():
     """pile_hellaswag and pile_mean at D0 = 0.3T: the solver stopped early before (not finite; 9.85 vs ~11.9 months)."""
     from densing.data import read_results
-    from densing.laws.reference_fit import ReferenceFit
     from densing.laws.density import point_densities
     from densing.laws.inversion import PerBenchmark
+    from densing.laws.reference_fit import ReferenceFit
     from densing.trend.rules import doubling_days
     from densing.trend.targets import trend_targets
 
@@ -196,8 +199,10 @@ def test_weighted_rows_reach_the_optimum_of_their_points_repeated(seed, n, draws
             assert np.isnan(slope[k])
             continue
         best = exhaustive_censored_quantile_line(t[index], y[k, index], kind[k, index], 0.9)
-        assert (powell_objective(t[index], y[k, index], kind[k, index], slope[k], intercept[k], 0.9)
-                <= powell_objective(t[index], y[k, index], kind[k, index], *best, 0.9) + 1e-9)
+        assert (
+            powell_objective(t[index], y[k, index], kind[k, index], slope[k], intercept[k], 0.9)
+            <= powell_objective(t[index], y[k, index], kind[k, index], *best, 0.9) + 1e-9
+        )
 
 
 def test_a_planted_line_through_exact_points_is_found_whatever_the_start():
@@ -234,8 +239,14 @@ def test_dates_given_once_or_per_row_give_the_same_lines_to_the_bit(seed, n, dra
 
 
 @settings(max_examples=30, deadline=None)
-@given(seed=st.integers(0, 10_000), n=st.integers(3, 30), draws=st.integers(2, 40), block=st.integers(1, 9),
-       start=st.sampled_from(["none", "numbers", "rows", "a row not finite"]), shared=st.booleans())
+@given(
+    seed=st.integers(0, 10_000),
+    n=st.integers(3, 30),
+    draws=st.integers(2, 40),
+    block=st.integers(1, 9),
+    start=st.sampled_from(["none", "numbers", "rows", "a row not finite"]),
+    shared=st.booleans(),
+)
 def test_rows_solved_in_blocks_equal_the_rows_solved_at_once_to_the_bit(seed, n, draws, block, start, shared):
     """Above ``BLOCK_ROWS`` rows the walk solves them in blocks: every output of every row is the one-call walk's
     (dates once or per row, starts as numbers, per row, or with a row not finite: then no row has a start)."""
@@ -247,9 +258,12 @@ def test_rows_solved_in_blocks_equal_the_rows_solved_at_once_to_the_bit(seed, n,
     y = 0.004 * t + rng.normal(0, 1, (draws, n))
     kind = rng.choice([EXACT, EXACT, LOWER, UPPER], (draws, n))
     weight = rng.integers(0, 3, (draws, n)).astype(float)
-    lines = {"none": None, "numbers": (0.004, 0.0),
-             "rows": (rng.normal(0.004, 0.002, draws), rng.normal(0, 1, draws)),
-             "a row not finite": (np.where(np.arange(draws) == draws // 2, np.nan, 0.004), np.zeros(draws))}[start]
+    lines = {
+        "none": None,
+        "numbers": (0.004, 0.0),
+        "rows": (rng.normal(0.004, 0.002, draws), rng.normal(0, 1, draws)),
+        "a row not finite": (np.where(np.arange(draws) == draws // 2, np.nan, 0.004), np.zeros(draws)),
+    }[start]
     at_once = censored._walk(dates, y, kind, weight, 0.9, lines)
     whole, censored.BLOCK_ROWS = censored.BLOCK_ROWS, block
     try:
@@ -261,8 +275,9 @@ def test_rows_solved_in_blocks_equal_the_rows_solved_at_once_to_the_bit(seed, n,
 
 
 @settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 10_000), n=st.integers(4, 25), quantile=st.sampled_from([0.1, 0.5, 0.9]),
-       bounds=st.booleans())
+@given(
+    seed=st.integers(0, 10_000), n=st.integers(4, 25), quantile=st.sampled_from([0.1, 0.5, 0.9]), bounds=st.booleans()
+)
 def test_the_vertex_certificate_holds_at_the_minimum_and_nowhere_above_it(seed, n, quantile, bounds):
     """The walk's early stop (``_cost_and_check``): a vertex it certifies is the exhaustive minimum (every line through
     two points of distinct dates), bounds or not; where every point is exact and one vertex is the minimum, that vertex
@@ -285,8 +300,17 @@ def test_the_vertex_certificate_holds_at_the_minimum_and_nowhere_above_it(seed, 
                 lines.append((powell_objective(t, y, kind, slope, y[p] - slope * t[p], quantile), p, q, slope))
     lowest = min(v for v, *_ in lines)
     for value, p, q, slope in lines:
-        got, certified = _cost_and_check(t, y[None], above[None], -below[None], np.array([slope]),
-                                         np.array([y[p] - slope * t[p]]), np.array([p]), np.array([q]), scale)
+        got, certified = _cost_and_check(
+            t,
+            y[None],
+            above[None],
+            -below[None],
+            np.array([slope]),
+            np.array([y[p] - slope * t[p]]),
+            np.array([p]),
+            np.array([q]),
+            scale,
+        )
         assert got[0] == pytest.approx(value, rel=1e-9, abs=1e-12)
         if certified[0]:
             assert value <= lowest + 1e-9 * (1 + abs(lowest))
@@ -294,8 +318,17 @@ def test_the_vertex_certificate_holds_at_the_minimum_and_nowhere_above_it(seed, 
     if not bounds and len({frozenset(v) for v in best}) == 1:  # one vertex is the minimum: certified from either end
         for p, q in best:
             slope = (y[q] - y[p]) / (t[q] - t[p])
-            _, certified = _cost_and_check(t, y[None], above[None], -below[None], np.array([slope]),
-                                           np.array([y[p] - slope * t[p]]), np.array([p]), np.array([q]), scale)
+            _, certified = _cost_and_check(
+                t,
+                y[None],
+                above[None],
+                -below[None],
+                np.array([slope]),
+                np.array([y[p] - slope * t[p]]),
+                np.array([p]),
+                np.array([q]),
+                scale,
+            )
             assert certified[0]
 
 

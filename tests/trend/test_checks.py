@@ -1,4 +1,5 @@
 """Each validity check fails on a hand-made example where it should, and passes where it should not."""
+
 from __future__ import annotations
 
 import math
@@ -34,7 +35,9 @@ def _families(slope: float, noise: float = 0.05, seed: int = 0) -> pd.DataFrame:
     rows = []
     for f, offset in (("A", 0.0), ("B", 1.0), ("C", -0.5), ("D", 0.3)):
         for n in (1e9, 3e9, 7e9, 13e9, 70e9):
-            rows.append({"family": f, "params": n, "log_density": offset + slope * math.log(n) + noise * rng.standard_normal()})
+            rows.append(
+                {"family": f, "params": n, "log_density": offset + slope * math.log(n) + noise * rng.standard_normal()}
+            )
     return pd.DataFrame(rows)
 
 
@@ -105,14 +108,18 @@ def _sized(size_effect: float, n: int, noise: float, seed: int = 0):
     return t, y, np.zeros(n), np.exp(log_n), [f"F{i // 3}" for i in range(n)]
 
 
-@pytest.mark.parametrize("size_effect, n, noise, seed, expected", [
-    (0.0, 90, 0.3, 0, "passed"),     # no size effect
-    (0.6, 90, 0.3, 0, "failed"),     # a clear, material size effect
-    (0.1, 900, 0.1, 0, "passed"),    # beyond noise but within the ±0.25 margin: immaterial
-    (0.6, 12, 4.0, 3, "passed"),     # an estimate above the margin whose interval includes 0
-])
-def test_size_confounding_fails_only_on_a_material_coefficient_whose_interval_excludes_zero(size_effect, n, noise, seed,
-                                                                                            expected):
+@pytest.mark.parametrize(
+    "size_effect, n, noise, seed, expected",
+    [
+        (0.0, 90, 0.3, 0, "passed"),  # no size effect
+        (0.6, 90, 0.3, 0, "failed"),  # a clear, material size effect
+        (0.1, 900, 0.1, 0, "passed"),  # beyond noise but within the ±0.25 margin: immaterial
+        (0.6, 12, 4.0, 3, "passed"),  # an estimate above the margin whose interval includes 0
+    ],
+)
+def test_size_confounding_fails_only_on_a_material_coefficient_whose_interval_excludes_zero(
+    size_effect, n, noise, seed, expected
+):
     t, y, kind, params, families = _sized(size_effect, n, noise, seed)
     found = checks.size_confounding(t, y, kind, params, families=families)
     assert found.status == expected, found.detail
@@ -131,7 +138,9 @@ def test_size_confounding_drops_bounds_and_says_so():
     kind[:7] = 1.0
     found = checks.size_confounding(t, y, kind, params, families=families)
     assert "53 exact densities" in found.detail and "7 bounds dropped" in found.detail
-    assert checks.size_confounding(t, y, kind, params).detail.endswith("clustered by model (53 clusters), 7 bounds dropped")
+    assert checks.size_confounding(t, y, kind, params).detail.endswith(
+        "clustered by model (53 clusters), 7 bounds dropped"
+    )
 
 
 def plain_reason_of(check):

@@ -1,10 +1,10 @@
 """densing.trend.fixed_size against statsmodels' clustered OLS (the reference it reproduces), on planted data."""
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from densing.trend.checks import cluster_ols
 
@@ -21,8 +21,13 @@ def _planted(seed: int, groups: int, per: int, columns: int, unbalanced: bool):
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 10_000), groups=st.integers(2, 12), per=st.integers(2, 6), columns=st.integers(2, 4),
-       unbalanced=st.booleans())
+@given(
+    seed=st.integers(0, 10_000),
+    groups=st.integers(2, 12),
+    per=st.integers(2, 6),
+    columns=st.integers(2, 4),
+    unbalanced=st.booleans(),
+)
 def test_every_number_is_statsmodels_clustered_ols(seed, groups, per, columns, unbalanced):
     from statsmodels.regression.linear_model import OLS
 

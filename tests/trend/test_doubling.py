@@ -5,6 +5,7 @@ models below it), turn each density into a score through a known composed law at
 law as the reference (its bootstrap draws all equal, scores without noise): the only uncertainty
 left is the sampling of models, and every frontier rule estimates the same A.
 """
+
 from __future__ import annotations
 
 import json
@@ -29,13 +30,31 @@ P = {"a": 400.0, "alpha": 0.3, "b": 400.0, "beta": 0.3, "c": 0.75, "gamma": -1.0
 
 def planted_law(draws: int = 20) -> ReferenceFit:
     names = tuple(P)
-    return ReferenceFit(kind="composed", benchmark="toy", metric="acc", benchmarks=("toy",), params=dict(P), stages=(),
-                        bootstrap=tuple(tuple(P.values()) for _ in range(draws)), bootstrap_names=names, points=(),
-                        d0=D0, data_hash="planted")
+    return ReferenceFit(
+        kind="composed",
+        benchmark="toy",
+        metric="acc",
+        benchmarks=("toy",),
+        params=dict(P),
+        stages=(),
+        bootstrap=tuple(tuple(P.values()) for _ in range(draws)),
+        bootstrap_names=names,
+        points=(),
+        d0=D0,
+        data_hash="planted",
+    )
 
 
-def planted_scores(*, n: int = 120, doubling_days: float = 100.0, gap_scale: float = 0.2, seed: int = 7,
-                   start_day: float = -300.0, end_day: float = 500.0, log_density=None) -> pd.DataFrame:
+def planted_scores(
+    *,
+    n: int = 120,
+    doubling_days: float = 100.0,
+    gap_scale: float = 0.2,
+    seed: int = 7,
+    start_day: float = -300.0,
+    end_day: float = 500.0,
+    log_density=None,
+) -> pd.DataFrame:
     """A tidy score table whose densities under :func:`planted_law` are ln ρ = ln 2/doubling_days · t − 1 − u."""
     rng = np.random.default_rng(seed)
     days = np.sort(rng.uniform(start_day, end_day, n))
@@ -43,10 +62,18 @@ def planted_scores(*, n: int = 120, doubling_days: float = 100.0, gap_scale: flo
     if log_density is None:
         log_density = LN2 / doubling_days * days - 1.0 - rng.exponential(gap_scale, n)
     loss = forms.loss_law(params * np.exp(log_density), D0, P["a"], P["alpha"], P["b"], P["beta"])
-    return pd.DataFrame({"model": [f"model-{i:03d}" for i in range(n)], "benchmark": "toy", "metric": "acc",
-                         "value": forms.performance_law(loss, P["c"], P["gamma"], P["l"], P["d"]), "stderr": 0.0,
-                         "params": params, "release_date": EPOCH + pd.to_timedelta(days, unit="D"),
-                         "density": np.exp(log_density)})
+    return pd.DataFrame(
+        {
+            "model": [f"model-{i:03d}" for i in range(n)],
+            "benchmark": "toy",
+            "metric": "acc",
+            "value": forms.performance_law(loss, P["c"], P["gamma"], P["l"], P["d"]),
+            "stderr": 0.0,
+            "params": params,
+            "release_date": EPOCH + pd.to_timedelta(days, unit="D"),
+            "density": np.exp(log_density),
+        }
+    )
 
 
 @pytest.fixture(scope="module")
@@ -146,9 +173,16 @@ def test_a_density_table_is_an_input_error_that_says_what_to_pass(planted):
         densing.fit_trend([1, 2, 3])
 
 
-@pytest.mark.parametrize("options, field", [({"rule": "hull"}, "frontier"), ({"quantile": 0.0}, "quantile"),
-                                            ({"epoch": "not a date"}, "epoch"), ({"n_boot": 0}, "n_boot"),
-                                            ({"level": 1.5}, "level")])
+@pytest.mark.parametrize(
+    "options, field",
+    [
+        ({"rule": "hull"}, "frontier"),
+        ({"quantile": 0.0}, "quantile"),
+        ({"epoch": "not a date"}, "epoch"),
+        ({"n_boot": 0}, "n_boot"),
+        ({"level": 1.5}, "level"),
+    ],
+)
 def test_bad_options_name_the_field(planted, options, field):
     with pytest.raises(InputError, match=field):
         fit(planted, **options)

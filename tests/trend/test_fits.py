@@ -2,6 +2,7 @@
 
 The doubling time itself (densing.fit_trend, the one uncertainty engine) is tested in test_doubling.py.
 """
+
 from __future__ import annotations
 
 import json
@@ -26,29 +27,32 @@ LN2 = math.log(2.0)
 def test_envelope_hand_example():
     frame = pd.DataFrame(
         [
-            ("a-first", "2023-01-01", 1.0),    # first date: always on
-            ("b-lower", "2023-02-01", 0.5),    # below the record
-            ("c-record", "2023-03-01", 2.0),   # new record
-            ("d-tie-z", "2023-04-01", 3.0),    # same date, same density as d-tie-a: loses on name
-            ("d-tie-a", "2023-04-01", 3.0),    # best of its date, alphabetically first
-            ("e-weak", "2023-04-01", 2.5),     # same date, not the best of it
-            ("f-equal", "2023-05-01", 3.0),    # equals the record: not strictly greater, off
+            ("a-first", "2023-01-01", 1.0),  # first date: always on
+            ("b-lower", "2023-02-01", 0.5),  # below the record
+            ("c-record", "2023-03-01", 2.0),  # new record
+            ("d-tie-z", "2023-04-01", 3.0),  # same date, same density as d-tie-a: loses on name
+            ("d-tie-a", "2023-04-01", 3.0),  # best of its date, alphabetically first
+            ("e-weak", "2023-04-01", 2.5),  # same date, not the best of it
+            ("f-equal", "2023-05-01", 3.0),  # equals the record: not strictly greater, off
             ("g-dense-early", "2022-06-01", 4.0),  # densest early model: record from the start
-            ("h-beat", "2023-06-01", 4.5),     # beats everything before
+            ("h-beat", "2023-06-01", 4.5),  # beats everything before
         ],
         columns=["model", "release_date", "density"],
     )
     assert envelope_models(frame) == ("g-dense-early", "h-beat")
-    assert envelope_models(frame[frame.model != "g-dense-early"]) == (
-        "a-first", "c-record", "d-tie-a", "h-beat")
+    assert envelope_models(frame[frame.model != "g-dense-early"]) == ("a-first", "c-record", "d-tie-a", "h-beat")
 
 
 def test_envelope_frontier_is_increasing_and_never_beaten_earlier():
     rng = np.random.default_rng(7)
     days = np.sort(rng.uniform(-300, 500, 120))
-    planted = pd.DataFrame({"model": [f"model-{i:03d}" for i in range(120)],
-                            "release_date": EPOCH + pd.to_timedelta(days, unit="D"),
-                            "density": np.exp(LN2 / 100 * days - 1.0 - rng.exponential(0.2, 120))})
+    planted = pd.DataFrame(
+        {
+            "model": [f"model-{i:03d}" for i in range(120)],
+            "release_date": EPOCH + pd.to_timedelta(days, unit="D"),
+            "density": np.exp(LN2 / 100 * days - 1.0 - rng.exponential(0.2, 120)),
+        }
+    )
     points = planted.set_index("model").loc[list(envelope_models(planted))].reset_index()
     assert points["release_date"].is_monotonic_increasing
     assert points["density"].is_monotonic_increasing
@@ -66,9 +70,13 @@ def test_cost_halving_time_planted():
     days = np.sort(rng.uniform(0, 700, n))
     halving_days = 80.0
     log_price = np.log(20.0) - LN2 / halving_days * days + rng.exponential(0.2, n)
-    prices = pd.DataFrame({"date": EPOCH + pd.to_timedelta(days, unit="D"),
-                           "price_per_million_tokens": np.exp(log_price),
-                           "model": ["gpt-3.5-level"] * n})
+    prices = pd.DataFrame(
+        {
+            "date": EPOCH + pd.to_timedelta(days, unit="D"),
+            "price_per_million_tokens": np.exp(log_price),
+            "model": ["gpt-3.5-level"] * n,
+        }
+    )
     prices.loc[3, "price_per_million_tokens"] = 0.0
     for frontier in RULES.names():
         fit = cost_halving_time(prices, frontier=frontier, n_boot=100)
@@ -87,12 +95,20 @@ def test_cost_halving_time_planted():
 
 
 def test_compression_density_pairs():
-    densities = pd.DataFrame({"model": ["parent", "pruned", "distilled", "censored-child"],
-                              "density": [1.0, 0.6, 1.5, float("nan")],
-                              "censored": ["", "", "", "no finite N̂"]})
-    pairs = pd.DataFrame({"compressed_model": ["pruned", "distilled", "censored-child", "ghost"],
-                          "parent_model": ["parent"] * 4,
-                          "method": ["pruning", "distillation", "quantisation", "pruning"]})
+    densities = pd.DataFrame(
+        {
+            "model": ["parent", "pruned", "distilled", "censored-child"],
+            "density": [1.0, 0.6, 1.5, float("nan")],
+            "censored": ["", "", "", "no finite N̂"],
+        }
+    )
+    pairs = pd.DataFrame(
+        {
+            "compressed_model": ["pruned", "distilled", "censored-child", "ghost"],
+            "parent_model": ["parent"] * 4,
+            "method": ["pruning", "distillation", "quantisation", "pruning"],
+        }
+    )
     out = compression_density(pairs, densities)
     assert list(out["density_ratio"].iloc[:2]) == pytest.approx([0.6, 1.5])
     assert list(out["density_increased"].iloc[:2]) == [False, True]

@@ -1,4 +1,5 @@
 """densing.trend.fixed_size: the fixed-size time regression recovers a planted doubling time within its interval."""
+
 from __future__ import annotations
 
 import math
@@ -15,10 +16,19 @@ from densing.trend.fixed_size import fixed_size_trend, score_rows
 EPOCH = pd.Timestamp("2023-02-24")
 
 
-def planted_table(months: float, *, seed: int = 0, families: int = 30, slope_log_params: float = 0.7,
-                  benchmarks: dict[str, tuple[float, float]] = {"mmlu": (0.25, -14.0)}) -> pd.DataFrame:
+def planted_table(
+    months: float,
+    *,
+    seed: int = 0,
+    families: int = 30,
+    slope_log_params: float = 0.7,
+    benchmarks: dict[str, tuple[float, float]] | None = None,
+) -> pd.DataFrame:
     """Scores S = d + (1 − d)·σ(z), z = β₀ + β_N·ln N + β_t·t + family effect + noise, β_t = 12·ln 2·β_N / months
-    per year: a table whose doubling time is ``months``."""
+    per year: a table whose doubling time is ``months``; ``benchmarks``: name → (chance d, intercept β₀), MMLU alone
+    unless given."""
+    if benchmarks is None:
+        benchmarks = {"mmlu": (0.25, -14.0)}
     rng = np.random.default_rng(seed)
     rate = 12 * math.log(2) * slope_log_params / months
     rows = []
@@ -28,9 +38,17 @@ def planted_table(months: float, *, seed: int = 0, families: int = 30, slope_log
         for size in rng.choice([0.5e9, 1e9, 3e9, 7e9, 14e9, 30e9, 70e9], size=3, replace=False):
             for benchmark, (chance, intercept) in benchmarks.items():
                 z = intercept + slope_log_params * math.log(size) + rate * released + family_effect + rng.normal(0, 0.2)
-                rows.append({"model": f"f{f}-{size:.0f}", "family": f"F{f}", "benchmark": benchmark, "metric": "acc",
-                             "value": chance + (1 - chance) / (1 + math.exp(-z)), "params": float(size),
-                             "release_date": EPOCH + pd.Timedelta(days=round(released * 365.25))})
+                rows.append(
+                    {
+                        "model": f"f{f}-{size:.0f}",
+                        "family": f"F{f}",
+                        "benchmark": benchmark,
+                        "metric": "acc",
+                        "value": chance + (1 - chance) / (1 + math.exp(-z)),
+                        "params": float(size),
+                        "release_date": EPOCH + pd.Timedelta(days=round(released * 365.25)),
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -72,7 +90,7 @@ def test_a_rising_fit_whose_interval_reaches_a_zero_rate_is_bounded_by_the_one_s
 
 def test_scores_at_chance_or_perfect_are_dropped_and_counted():
     table = planted_table(3.0)
-    table.loc[0, "value"] = 0.20   # below MMLU's chance 0.25
+    table.loc[0, "value"] = 0.20  # below MMLU's chance 0.25
     table.loc[1, "value"] = 1.0
     rows, floor, ceiling = score_rows(table, "mmlu")
     assert (floor, ceiling) == (1, 1) and len(rows) == len(table) - 2
@@ -98,9 +116,8 @@ def test_the_intervals_cover_the_planted_doubling_time_near_their_nominal_rate()
 
 def test_the_shipped_rows_are_a_fresh_computation():
     """results/fixed_size.csv (python tools/build_tables.py fixed-size --n-boot 1000 --seed 0) equals a fresh run."""
-    from densing import paths
+    from densing import paths, registry
     from densing.data import read_results
-    from densing import registry
     from densing.trend.fixed_size import fixed_size_rows
 
     shipped = pd.read_csv(paths.RESULTS / "fixed_size.csv")
@@ -108,8 +125,13 @@ def test_the_shipped_rows_are_a_fresh_computation():
         fresh = fixed_size_rows(read_results(registry.table(name).path), name, n_boot=1000, seed=0)
         mine = shipped[shipped["table"] == name].reset_index(drop=True)
         assert fresh["row"].tolist() == mine["row"].tolist() and fresh["status"].tolist() == mine["status"].tolist()
-        for column in ("doubling_time_months", "doubling_time_months_ci_low", "doubling_time_months_ci_high",
-                       "delta_doubling_time_months_ci_low", "slope_per_year"):
+        for column in (
+            "doubling_time_months",
+            "doubling_time_months_ci_low",
+            "doubling_time_months_ci_high",
+            "delta_doubling_time_months_ci_low",
+            "slope_per_year",
+        ):
             assert np.allclose(fresh[column], mine[column], rtol=1e-5, equal_nan=True), column
 
 
@@ -150,8 +172,13 @@ def test_the_bootstraps_normal_equations_are_least_squares_on_each_resample(seed
     years = rng.uniform(0, 2.5, groups.size)
     dummies = np.eye(benchmark.max() + 1)[benchmark]
     x = np.column_stack([log_n, years, dummies])
-    y = 0.6 * log_n + 0.4 * years + dummies @ rng.normal(-13, 1, dummies.shape[1]) + rng.normal(0, 0.3, groups.size) \
+    y = (
+        0.6 * log_n
+        + 0.4 * years
+        + dummies @ rng.normal(-13, 1, dummies.shape[1])
+        + rng.normal(0, 0.3, groups.size)
         + rng.normal(0, 0.3, families)[groups]
+    )
     found = _rates(x, y, groups, 300, seed)
     expected = _rates_by_least_squares(x, y, groups, 300, seed)
     assert np.array_equal(np.isinf(found), np.isinf(expected))
@@ -165,8 +192,11 @@ def test_docs_results_names_the_draws_behind_each_fixed_size_number():
     from densing.constants import DEFAULT_N_BOOT_SIDE
 
     root = Path(__file__).resolve().parents[2]
-    mapped = [line.split(" | ")[1] for line in (root / "tools" / "readme_numbers.map").read_text().splitlines()
-              if "/fixed_size_ci_" in line]
+    mapped = [
+        line.split(" | ")[1]
+        for line in (root / "tools" / "readme_numbers.map").read_text().splitlines()
+        if "/fixed_size_ci_" in line
+    ]
     assert mapped and all(field.startswith(("results/public/", "results/openllm_v2/trend.json")) for field in mapped)
     rows = [line for line in (root / "docs" / "results.md").read_text().splitlines() if line.startswith("| ")]
     csv_row = next(r for r in rows if "`results/fixed_size.csv`" in r)

@@ -1,6 +1,7 @@
 """studies/floor_region.py: the planted curve departs from the canonical one only below the knee (an effective 0.5 B),
 where a family of κ_f < 1 scores above the canonical curve; the effective floors are the real table's tiny models'
 median scores; the 2-SE rule is put in place for the measurement and taken away after it."""
+
 from __future__ import annotations
 
 import math
@@ -41,8 +42,9 @@ def test_the_two_se_rule_is_in_place_only_within_its_block(study):
     kept = (pooling.within_members, pooling._floored, pooling.floor_plan)
     with study.two_se_rule():
         assert pooling.floor_plan is study._none_left_out and pooling._floored is study._any_benchmark
-        y, kind, _ = pooling.within_members(np.array([-3.0]), np.array([0.0]), np.array([math.log(1e8)]),
-                                            (math.log(5e8), math.log(7e11)))
+        y, kind, _ = pooling.within_members(
+            np.array([-3.0]), np.array([0.0]), np.array([math.log(1e8)]), (math.log(5e8), math.log(7e11))
+        )
         assert y[0] == -3.0 and kind[0] == 0.0  # no region: the exact density stays exact
     assert (pooling.within_members, pooling._floored, pooling.floor_plan) == kept
 

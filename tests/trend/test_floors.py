@@ -3,6 +3,7 @@ on planted scores at, near and above chance, its invariants, and its count in th
 
 The planted row is studies/heterogeneity_level.py's world (its docstring states it): its earliest small targets score
 a few items of MATH-hard, within two standard errors of MATH-hard's chance level 0."""
+
 from __future__ import annotations
 
 import math
@@ -13,9 +14,7 @@ from hypothesis import given, settings, strategies as st
 from densing.constants import FLOOR_STDERRS
 from densing.laws.bounds import EXACT, LOWER, UPPER
 from densing.trend import floors, pooling, selection
-
-from studies.heterogeneity_level import planted
-from studies.heterogeneity_level import _joint
+from studies.heterogeneity_level import _joint, planted
 
 
 def test_the_registry_gives_each_benchmark_its_chance_level_and_none_where_it_has_none():
@@ -30,20 +29,30 @@ def test_scores_at_near_and_above_chance():
     score out (floor_plan)."""
     chance = np.array([0.1, 0.0])
     sigma = np.full((6, 2), 0.003)
-    scores = np.array([[0.100, 0.30],    # at chance on MMLU-Pro
-                       [0.106, 0.30],    # exactly 2σ above it: at the floor (S ≤ c + 2σ)
-                       [0.1061, 0.30],   # just beyond 2σ on MMLU-Pro, MATH-hard far above 0: not at the floor
-                       [0.40, 0.0],      # MATH-hard 0: the floor of a generated answer
-                       [0.08, 0.30],     # below chance
-                       [0.40, 0.20]])    # far above chance on both
+    scores = np.array(
+        [
+            [0.100, 0.30],  # at chance on MMLU-Pro
+            [0.106, 0.30],  # exactly 2σ above it: at the floor (S ≤ c + 2σ)
+            [0.1061, 0.30],  # just beyond 2σ on MMLU-Pro, MATH-hard far above 0: not at the floor
+            [0.40, 0.0],  # MATH-hard 0: the floor of a generated answer
+            [0.08, 0.30],  # below chance
+            [0.40, 0.20],
+        ]
+    )  # far above chance on both
     near = floors.floor_scores(scores, sigma, chance)
     assert near.any(axis=1).tolist() == [True, True, False, True, True, False]
     assert not floors.at_floor(scores, sigma, chance).any()  # each has an informative score
     both = np.array([[0.100, 0.0], [0.106, 0.006], [0.1061, 0.0]])
     assert floors.at_floor(both, sigma[:3], chance).tolist() == [True, True, False]
     dropped = floors.floor_plan(scores, sigma, chance, joint=True)
-    assert dropped.tolist() == [[True, False], [True, False], [False, False], [False, True], [True, False],
-                                [False, False]]
+    assert dropped.tolist() == [
+        [True, False],
+        [True, False],
+        [False, False],
+        [False, True],
+        [True, False],
+        [False, False],
+    ]
     assert not floors.floor_plan(scores, sigma, chance, joint=False).any()  # a mean inversion leaves nothing out
 
 
@@ -72,9 +81,12 @@ finite = st.floats(0.0, 1.0, allow_nan=False)
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(finite, finite, st.floats(0.0, 0.05), st.sampled_from([0.0, 0.1, 0.25, 0.5])),
-                min_size=1, max_size=4),
-       st.lists(st.sampled_from([EXACT, LOWER, UPPER, math.nan]), min_size=1, max_size=1))
+@given(
+    st.lists(
+        st.tuples(finite, finite, st.floats(0.0, 0.05), st.sampled_from([0.0, 0.1, 0.25, 0.5])), min_size=1, max_size=4
+    ),
+    st.lists(st.sampled_from([EXACT, LOWER, UPPER, math.nan]), min_size=1, max_size=1),
+)
 def test_a_floor_bound_is_never_made_from_a_score_far_above_chance_and_never_made_exact(cells, kinds):
     """One target, B benchmarks (score, a second score, σ, chance): at the floor exactly when some score S_b ≤ c_b + 2σ_b;
     a score more than 2σ above chance on every benchmark is never at the floor; the bound only ever turns an exact
@@ -128,8 +140,19 @@ def test_a_rows_floor_bounds_are_counted_per_reference_and_reach_its_json():
     assert sum(result.floor_bounds) > 0  # the rest are below the references' smallest members (the region's bounds)
     head = from_row_trend(result, epoch="2023-02-24")
     assert head.n_floor_bounds == sum(result.floor_bounds) and head.floor_bounds == result.floor_bounds
-    record = row_record(SimpleNamespace(name="planted", label="planted", capability="", status="", benchmarks=("mmlu",),
-                                        chance=0.25, references=("RefA", "RefB"), result=head, error=""))
+    record = row_record(
+        SimpleNamespace(
+            name="planted",
+            label="planted",
+            capability="",
+            status="",
+            benchmarks=("mmlu",),
+            chance=0.25,
+            references=("RefA", "RefB"),
+            result=head,
+            error="",
+        )
+    )
     assert record["n_floor_bounds"] == head.n_floor_bounds
     assert record["months_without_floors"] == head.months_without_floors
     words = saturation_words(head, "floor")

@@ -1,5 +1,6 @@
 """densing.trend.forecast.forecast_windows: cutoffs every 3 months after a year, each early line with its interval,
 no verdict where that line is too uncertain, and one wording for one outcome."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -48,13 +49,15 @@ def test_one_outcome_reads_the_same_under_any_early_line():
     points = _points()
     lines = [EarlyLine(0.007, 0.0065, 0.0075, 5.0, 0, 300.0), EarlyLine(0.0071, 0.0064, 0.0078, 5.0, 0, 350.0)]
     found = [forecast_windows(points, fit=lambda early, line=line: line).to_frame() for line in lines]
-    assert (found[0][["above_line", "above_band_low", "above_band_high"]].to_numpy() == 0).all()  # far above every model
+    assert (
+        found[0][["above_line", "above_band_low", "above_band_high"]].to_numpy() == 0
+    ).all()  # far above every model
     assert (found[1][["above_line", "above_band_low", "above_band_high"]].to_numpy() == 0).all()
     assert (found[0]["verdict"] == found[1]["verdict"]).all()
     assert set(found[0]["verdict"]) == {OUTCOME_WORDS[Outcome.BEHIND]}
     assert outcome_of(44, 0, 0) is Outcome.BEHIND and outcome_of(40, 4, 4) is Outcome.HOLDS
     assert outcome_of(40, 30, 20) is Outcome.AHEAD
-    assert outcome_of(44, 9, 0) is Outcome.HOLDS   # 0 above the upper edge but the lower edge admits the 10%
+    assert outcome_of(44, 9, 0) is Outcome.HOLDS  # 0 above the upper edge but the lower edge admits the 10%
 
 
 def test_a_table_too_short_for_a_year_and_half_a_year_is_refused_in_one_line():
@@ -99,7 +102,11 @@ def test_the_declared_cutoff_is_checked_as_any_cutoff_and_without_a_grid():
     first = grid.cutoffs[0]
     again = forecast_at(points, first.cutoff, n_boot=40)
     assert (again.n_early, again.n_later, again.above_line, again.state) == (
-        first.n_early, first.n_later, first.above_line, first.state)
+        first.n_early,
+        first.n_later,
+        first.above_line,
+        first.state,
+    )
     assert grid.declared.cutoff == "2024-06-30" and grid.to_frame()["declared"].tolist()[0] is True
     assert str(grid.summary()).startswith("Forecast check of  at its declared cutoff 2024-06-30")
     short = forecast_windows(_points(days=400.0), n_boot=20, declared="2023-12-01")

@@ -1,6 +1,7 @@
 """studies/headline_bias.py: the planted world is the real row's table with its scores replaced (every model, date,
 family and column kept), the frontier family at the top; the summary's bias, coverage and leave-one-out corrected
 coverage on planted records; one replicate runs end to end through the package's row estimator."""
+
 from __future__ import annotations
 
 import math
@@ -24,11 +25,12 @@ def test_the_planted_table_is_the_real_rows_table_with_its_scores_replaced(study
     planted, truth = study.planted_table(real, study.WORLDS["swallow"], np.random.default_rng(0))
     assert list(planted.columns) == list(real.frame.columns)
     assert planted[["model", "benchmark", "family", "params", "release_date"]].equals(
-        real.frame[["model", "benchmark", "family", "params", "release_date"]])
+        real.frame[["model", "benchmark", "family", "params", "release_date"]]
+    )
     assert planted["value"].between(0, 1).all() and not planted["value"].equals(real.frame["value"])
     assert planted["stderr"].gt(0).all()
     # the frontier family at gap 0 sits about B above the line through t_ref; the other families lower on average
-    days = (planted.drop_duplicates("model").set_index("model")["release_date"] - np.datetime64("2024-09-19"))
+    days = planted.drop_duplicates("model").set_index("model")["release_date"] - np.datetime64("2024-09-19")
     level = truth - real.slope * days.dt.days.astype(float).loc[truth.index]
     families = real.frame.drop_duplicates("model").set_index("model")["family"].loc[truth.index]
     assert abs(level[families == "Qwen3"].mean() - 0.5) < 0.4
@@ -42,7 +44,9 @@ def test_the_summary_measures_bias_coverage_and_the_leave_one_out_correction(stu
     found = study.measured(records + [{"error": "no reference fits"}], latent)
     rel = np.array(points) / latent - 1
     assert found["replicates"] == 5 and found["failed"] == 1
-    assert found["bias"] == pytest.approx(rel.mean()) and found["bias_se"] == pytest.approx(rel.std(ddof=1) / math.sqrt(5))
+    assert found["bias"] == pytest.approx(rel.mean()) and found["bias_se"] == pytest.approx(
+        rel.std(ddof=1) / math.sqrt(5)
+    )
     assert found["coverage"] == 1.0
     hits = []
     for i, p in enumerate(points):

@@ -1,26 +1,28 @@
 """Leave-one-out by update (densing.trend.influence): every family's and every model's removal equals the refit of the
 row without it, to the bit, on the shipped rows and on random tables."""
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from densing.laws.bounds import EXACT, LOWER, UPPER
 from densing.trend import influence, pooling, rules
 from densing.trend.censored import censored_quantile_lines_weighted, quantile_lines_left_out
 
 
-def refit(rule: str, quantile: float, data: dict, y: np.ndarray, kind: np.ndarray, clusters: np.ndarray,
-          starts: np.ndarray) -> np.ndarray:
+def refit(
+    rule: str, quantile: float, data: dict, y: np.ndarray, kind: np.ndarray, clusters: np.ndarray, starts: np.ndarray
+) -> np.ndarray:
     """Each reference's slope with each group left out, (R, groups), every problem solved from its start: the refits
     the update replaces (one solve per reference and group over the whole row)."""
     groups = int(clusters.max()) + 1
     weight = (clusters[None, :] != np.arange(groups)[:, None]).astype(float)
     shape = (len(y), groups, y.shape[1])
-    return influence.frontier_slopes(rule, quantile, data, np.broadcast_to(y[:, None], shape),
-                                     np.broadcast_to(kind[:, None], shape), weight, starts)
+    return influence.frontier_slopes(
+        rule, quantile, data, np.broadcast_to(y[:, None], shape), np.broadcast_to(kind[:, None], shape), weight, starts
+    )
 
 
 def point_lines(rule: str, quantile: float, data: dict, y: np.ndarray, kind: np.ndarray) -> np.ndarray:
@@ -46,11 +48,20 @@ def random_row(seed: int, count: int, n: int, families: int, bounds: bool, ties:
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 10_000), count=st.integers(1, 4), n=st.integers(3, 60), families=st.integers(1, 30),
-       bounds=st.booleans(), ties=st.booleans(), quantile=st.sampled_from([0.5, 0.9]),
-       rule=st.sampled_from(["quantile", "envelope", "all"]), by_model=st.booleans())
-def test_an_update_is_the_refit_to_the_bit_on_random_rows(seed, count, n, families, bounds, ties, quantile, rule,
-                                                          by_model):
+@given(
+    seed=st.integers(0, 10_000),
+    count=st.integers(1, 4),
+    n=st.integers(3, 60),
+    families=st.integers(1, 30),
+    bounds=st.booleans(),
+    ties=st.booleans(),
+    quantile=st.sampled_from([0.5, 0.9]),
+    rule=st.sampled_from(["quantile", "envelope", "all"]),
+    by_model=st.booleans(),
+)
+def test_an_update_is_the_refit_to_the_bit_on_random_rows(
+    seed, count, n, families, bounds, ties, quantile, rule, by_model
+):
     data, y, kind, clusters = random_row(seed, count, n, families, bounds, ties)
     if by_model:
         clusters = np.arange(n)
@@ -77,8 +88,9 @@ def test_a_removal_keeps_the_quantile_line_unless_it_can_move_it():
     assert keep[below_bound].all() and keep.mean() > 0.4
     some = np.flatnonzero(keep[0])[:5]
     clusters = np.arange(1000)
-    assert np.array_equal(refit("quantile", 0.9, data, y[:1], kind[:1], clusters, starts[:1])[0, some],
-                          np.full(some.size, starts[0, 0]))
+    assert np.array_equal(
+        refit("quantile", 0.9, data, y[:1], kind[:1], clusters, starts[:1])[0, some], np.full(some.size, starts[0, 0])
+    )
 
 
 @pytest.mark.parametrize("rule", ["quantile", "all"])
@@ -87,8 +99,9 @@ def test_the_removals_solved_in_chunks_are_the_removals_solved_at_once(monkeypat
     starts = point_lines(rule, 0.9, data, y, kind)
     whole = influence.left_out_slopes(rule, 0.9, data, y, kind, np.arange(80), 80, starts)
     monkeypatch.setattr(influence, "SOLVE_CELLS", 80 * 7)  # seven problems a call
-    assert np.array_equal(influence.left_out_slopes(rule, 0.9, data, y, kind, np.arange(80), 80, starts), whole,
-                          equal_nan=True)
+    assert np.array_equal(
+        influence.left_out_slopes(rule, 0.9, data, y, kind, np.arange(80), 80, starts), whole, equal_nan=True
+    )
     assert np.array_equal(whole, refit(rule, 0.9, data, y, kind, np.arange(80), starts), equal_nan=True)
 
 
@@ -127,8 +140,12 @@ def _vertex_line(t, y, kind, weight, labels, quantile, start=None):
 def test_a_newly_registered_rule_declares_its_update(monkeypatch, declared):
     """A rule registered with the quantile line's update (``left_out``) gets it, whatever its solver's identity, and
     its removals are the refits' to the bit; the same rule without one is solved again for every group."""
-    rule = rules.FrontierRule("vertex", "censored quantile line, solved apart", _vertex_line,
-                              left_out=rules.get("quantile").left_out if declared else None)
+    rule = rules.FrontierRule(
+        "vertex",
+        "censored quantile line, solved apart",
+        _vertex_line,
+        left_out=rules.get("quantile").left_out if declared else None,
+    )
     monkeypatch.setitem(rules.RULES, rule.name, rule)
     data, y, kind, clusters = random_row(5, 3, 120, 15, bounds=True, ties=False)
     starts = point_lines("vertex", 0.9, data, y, kind)

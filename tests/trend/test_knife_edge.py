@@ -2,6 +2,7 @@
 test_floors.py uses: two joint references, targets at, near and above MATH-hard's and MMLU's chance level, below the
 references' smallest members and above their top members): each boundary within ±0.5 standard errors is found and
 the target moved just across it, and the row's point is recomputed as the row computes it."""
+
 from __future__ import annotations
 
 import math
@@ -13,8 +14,7 @@ import pytest
 from densing.laws.inversion import arrays
 from densing.laws.region import Reason
 from densing.present.knife_edge import reading_words
-from densing.trend import floors, pooling, selection
-from densing.trend import knife_edge as K
+from densing.trend import floors, knife_edge as K, pooling, selection
 from densing.trend.rules import doubling_months
 from studies.heterogeneity_level import _joint, planted
 
@@ -65,8 +65,10 @@ def test_a_ceiling_crossing_changes_whether_the_target_is_at_that_references_cei
         b = common.benchmarks.index(c.benchmarks[0])
         one = slice(b, b + 1)  # that benchmark's score alone (the target may be at the ceiling on another)
         assert not common.own[r, c.index]
-        assert (pooling.at_ceiling(c.scores[None, one], sigma[c.index][None, one], caps[one])[0]
-                != pooling.at_ceiling(scores[c.index][None, one], sigma[c.index][None, one], caps[one])[0])
+        assert (
+            pooling.at_ceiling(c.scores[None, one], sigma[c.index][None, one], caps[one])[0]
+            != pooling.at_ceiling(scores[c.index][None, one], sigma[c.index][None, one], caps[one])[0]
+        )
 
 
 def test_an_edge_crossing_moves_the_target_into_or_out_of_the_references_identified_region(row):
@@ -80,7 +82,9 @@ def test_an_edge_crossing_moves_the_target_into_or_out_of_the_references_identif
         assert abs(c.distance) <= K.WINDOW and c.benchmarks == common.benchmarks
         reading = _reading(common, c.model, c.reference)
         moved = _reading(K.moved(common, c.index, c.scores), c.model, c.reference)
-        assert reading != moved and (reading.reason == edge_reasons[c.boundary]) != (moved.reason == edge_reasons[c.boundary])
+        assert reading != moved and (reading.reason == edge_reasons[c.boundary]) != (
+            moved.reason == edge_reasons[c.boundary]
+        )
 
 
 def test_each_move_is_the_point_with_that_one_target_moved(row):
@@ -120,15 +124,19 @@ def test_a_target_placed_just_inside_a_ceiling_changes_kind_when_it_crosses(row)
     assert crossing.benchmarks == ("mmlu",) and crossing.distance == pytest.approx(0.2)
     assert crossing.scores[b] == pytest.approx(threshold[index] - K.CROSS * sigma[index, b])
     assert np.array_equal(np.delete(crossing.scores, b), np.delete(inside, b))  # that one score moved
-    move = next(m for m in K.knife_edges(placed, trend.weights, trend.rule).moves
-                if (m.crossing.index, m.crossing.boundary, m.crossing.reference) == (index, K.Boundary.CEILING, "RefA"))
+    move = next(
+        m
+        for m in K.knife_edges(placed, trend.weights, trend.rule).moves
+        if (m.crossing.index, m.crossing.boundary, m.crossing.reference) == (index, K.Boundary.CEILING, "RefA")
+    )
     assert np.array_equal(move.crossing.scores, crossing.scores)
     before = {r.reference: r for r in move.readings_before}["RefA"]
     after = {r.reference: r for r in move.readings_after}["RefA"]
     assert (before.kind, before.reason) == ("lower", Reason.AT_CEILING) and (after.kind, after.reason) == ("exact", 0)
     assert reading_words(before) == "RefA: lower (at the ceiling on mmlu)" and reading_words(after) == "RefA: exact"
-    assert move.months_after == pytest.approx(doubling_months(K.point_slope(
-        K.moved(placed, index, crossing.scores), trend.weights, trend.rule)), rel=1e-12)
+    assert move.months_after == pytest.approx(
+        doubling_months(K.point_slope(K.moved(placed, index, crossing.scores), trend.weights, trend.rule)), rel=1e-12
+    )
 
 
 def _move(size: float) -> K.Move:

@@ -1,20 +1,25 @@
 """Labs as the outer unit of the draws (densing.data.labs, densing.trend.pooling step 3) and of the pooling
 (densing.trend.random_effects.pool_by_lab): planted draws and invariants, and every shipped family's lab."""
+
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from densing.data.labs import lab_of, lab_table, labs_of
 from densing.trend import pooling
 from densing.trend.random_effects import pool_by_lab, pool_slopes
 from tests.conftest import REPO_ROOT
 
-SHIPPED_TABLES = ("results/public_models.csv", "results/openllm_v2/openllm_v2_2025-03.csv",
-                  "results/swallow/swallow_2025-06.csv", "results/swallow/swallow_2026-05.csv", "results/olmes/models.csv")
+SHIPPED_TABLES = (
+    "results/public_models.csv",
+    "results/openllm_v2/openllm_v2_2025-03.csv",
+    "results/swallow/swallow_2025-06.csv",
+    "results/swallow/swallow_2026-05.csv",
+    "results/olmes/models.csv",
+)
 
 
 def test_every_family_of_every_shipped_table_has_a_lab():
@@ -38,7 +43,11 @@ def test_the_lab_of_a_family():
     # a table's own lab column wins; a blank cell takes the lab the table gives its family (a family is one lab's),
     # else the file's
     assert labs_of(["Qwen2", "Qwen2", None], ["Elsewhere", None, None]).tolist() == ["Elsewhere", "Elsewhere", ""]
-    assert labs_of(["Qwen2", "Llama-3", None], ["Elsewhere", " ", None]).tolist() == ["Elsewhere", lab_of("Llama-3"), ""]
+    assert labs_of(["Qwen2", "Llama-3", None], ["Elsewhere", " ", None]).tolist() == [
+        "Elsewhere",
+        lab_of("Llama-3"),
+        "",
+    ]
 
 
 def _reference(rng, count, draws=400):
@@ -51,8 +60,12 @@ def test_one_reference_a_lab_pools_as_before_to_the_bit():
     points, draws = _reference(rng, 4)
     by_lab, plain = pool_by_lab(points, draws, np.arange(4)), pool_slopes(points, draws)
     assert by_lab.slope == plain.slope and np.array_equal(by_lab.weights, plain.weights)
-    assert (by_lab.q, by_lab.df, by_lab.p_value, by_lab.tau_squared) == (plain.q, plain.df, plain.p_value,
-                                                                         plain.tau_squared)
+    assert (by_lab.q, by_lab.df, by_lab.p_value, by_lab.tau_squared) == (
+        plain.q,
+        plain.df,
+        plain.p_value,
+        plain.tau_squared,
+    )
     assert np.array_equal(by_lab.lab_weights, plain.weights)
 
 
@@ -89,7 +102,7 @@ def test_every_lab_one_family_draws_the_family_bootstrap_exactly():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.integers(0, 4), min_size=1, max_size=12), st.integers(0, 2 ** 31))
+@given(st.lists(st.integers(0, 4), min_size=1, max_size=12), st.integers(0, 2**31))
 def test_two_stage_counts(family_of_lab, seed):
     """Families nested in labs: every draw picks L labs in all; a family's count is 0 when its lab is not drawn, and
     the counts of a lab's families add to (times the lab is drawn) × (its families)."""

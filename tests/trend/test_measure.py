@@ -1,11 +1,11 @@
 """The trend measurement: bounds, the reference rule, the headline.
 
 The uncertainty sources and their shares are tested in test_uncertainty.py."""
+
 from __future__ import annotations
 
-import math
-
 import json
+import math
 
 import numpy as np
 import pandas as pd
@@ -13,9 +13,9 @@ import pytest
 
 from densing.constants import END_STABILITY
 from densing.laws import forms
-from densing.states import State
-from densing.laws.reference_fit import ReferenceFit
 from densing.laws.bounds import EXACT, LOWER, UPPER, log_density_bounds, score_cap
+from densing.laws.reference_fit import ReferenceFit
+from densing.states import State
 
 P = {"a": 400.0, "alpha": 0.3, "b": 400.0, "beta": 0.3, "c": 0.75, "gamma": -1.0, "l": 2.5, "d": 0.25}
 
@@ -24,7 +24,11 @@ def test_bounds_are_values_inside_the_law_and_bounds_outside_it():
     d0 = 1e12
     cap = float(score_cap(P, d0))
     n = np.array([1e9, 1e9, 1e9, 1e9])
-    inside = float(forms.performance_law(forms.loss_law(3e9, d0, P["a"], P["alpha"], P["b"], P["beta"]), P["c"], P["gamma"], P["l"], P["d"]))
+    inside = float(
+        forms.performance_law(
+            forms.loss_law(3e9, d0, P["a"], P["alpha"], P["b"], P["beta"]), P["c"], P["gamma"], P["l"], P["d"]
+        )
+    )
     scores = np.array([inside, cap + 0.01, 0.2, cap + 0.3])
     stderr = np.array([0.005, 0.005, 0.005, 0.0])
     y, kind = log_density_bounds(P, scores, stderr, n, d0)
@@ -79,7 +83,9 @@ def test_the_verdict_says_in_words_which_check_failed_or_gives_the_number(shippe
         first = shipped.verdict.split(". ")[0]
         assert first.startswith("Capacity density doubles every") and headline_set in first and not failed
         end = "at least" if head.low_determined else "at most"
-        assert end in first and ("the upper end is not determined" in first or "the lower end is not determined" in first)
+        assert end in first and (
+            "the upper end is not determined" in first or "the lower end is not determined" in first
+        )
         assert "Leave one family out: without " in shipped.verdict  # the family that moves the estimate most
     else:
         assert shipped.verdict.startswith(f"Doubling time not measured on the {headline_set}")
@@ -96,15 +102,24 @@ def test_the_verdict_says_in_words_which_check_failed_or_gives_the_number(shippe
     document = json.loads(json.dumps(shipped.document(), default=str))
     rows = [{**row, **{k: v for k, v in document.items() if k != "rows"}} for row in document["rows"]]
     head = next(r for r in rows if r["headline"])
-    assert {"share_fit", "share_score", "share_models", "intercept", "checks", "references", "breakpoint", "verdict"} <= set(head)
+    assert {
+        "share_fit",
+        "share_score",
+        "share_models",
+        "intercept",
+        "checks",
+        "references",
+        "breakpoint",
+        "verdict",
+    } <= set(head)
     assert {c["status"] for c in head["checks"]} <= {"passed", "failed", "untestable", "reported"}
     assert {"by_benchmark", "status"} <= set(head) and not {"rule_v1", "rule_v2"} & set(head)
     assert head["status"] == shipped.status
 
 
 def test_the_headline_references_are_the_set_rules_references_of_the_measured_set(shipped):
-    from densing.registry import leading_table
     from densing.laws.eligibility import MAX_HELD_OUT_Z, REACH_SHARE
+    from densing.registry import leading_table
     from densing.trend.selection import set_references
 
     table = shipped.candidates
@@ -125,23 +140,33 @@ def test_the_headline_references_are_the_set_rules_references_of_the_measured_se
 
 def test_the_shipped_candidate_table_is_the_rules_output():
     from densing.data import read_results
+    from densing.laws.eligibility import candidate_table, composed_fits
     from densing.trend.measure import CANDIDATES_FILE
-    from densing.laws.eligibility import composed_fits
     from densing.trend.targets import with_stderr
-    from densing.laws.eligibility import candidate_table
 
     targets = with_stderr(read_results("results/public_models.csv"))
     from tools.build_tables import earlier_candidate_table
 
-    fresh = pd.concat([candidate_table(targets, composed=composed_fits()),
-                       *(earlier_candidate_table(targets, since="2023-02-24", composed=composed_fits(), rule=rule)
-                         for rule in ("v2", "v1"))], ignore_index=True)
+    fresh = pd.concat(
+        [
+            candidate_table(targets, composed=composed_fits()),
+            *(
+                earlier_candidate_table(targets, since="2023-02-24", composed=composed_fits(), rule=rule)
+                for rule in ("v2", "v1")
+            ),
+        ],
+        ignore_index=True,
+    )
     shipped = pd.read_csv(f"reference_fits/{CANDIDATES_FILE}", keep_default_na=False, na_values=[""])
     assert list(shipped["rule"]) == list(fresh["rule"])
     assert list(shipped["reference"]) == list(fresh["reference"])
     assert list(shipped["eligible"].astype(bool)) == list(fresh["eligible"].astype(bool))
-    assert np.allclose(shipped["held_out_error"].astype(float), fresh["held_out_error"].astype(float), equal_nan=True, rtol=1e-5)
-    assert np.allclose(shipped["held_out_z"].astype(float), fresh["held_out_z"].astype(float), equal_nan=True, rtol=1e-5)
+    assert np.allclose(
+        shipped["held_out_error"].astype(float), fresh["held_out_error"].astype(float), equal_nan=True, rtol=1e-5
+    )
+    assert np.allclose(
+        shipped["held_out_z"].astype(float), fresh["held_out_z"].astype(float), equal_nan=True, rtol=1e-5
+    )
 
 
 def test_no_measured_row_leans_on_a_near_floor_reference(shipped):
@@ -153,7 +178,9 @@ def test_no_measured_row_leans_on_a_near_floor_reference(shipped):
             family, benchmarks = name.family, name.benchmark.removeprefix("joint(").rstrip(")").split(",")
             # one benchmark: it reaches; a set (the common targets): it reaches on at least one of the set's benchmarks
             assert any(table.loc[f"{family}:{b}", "reach_share"] >= REACH_SHARE for b in benchmarks), name
-    determined = [r for r in shipped.benchmark_rows if r.result is not None and r.result.state in (State.MEASURED, State.BOUNDED)]
+    determined = [
+        r for r in shipped.benchmark_rows if r.result is not None and r.result.state in (State.MEASURED, State.BOUNDED)
+    ]
     assert determined and all(r.status for r in shipped.benchmark_rows)
 
 
@@ -163,8 +190,11 @@ def test_verdict_rows_repr_and_json_agree_on_status_and_interval(shipped):
     table = shipped.by_benchmark().set_index("row")
     own = table.loc["paper"]
     assert own["status"] == shipped.status
-    assert (own["months"], own["ci_low"], own["ci_high"]) == (head.doubling_time_months, head.doubling_time_months_ci_low,
-                                                              head.doubling_time_months_ci_high)
+    assert (own["months"], own["ci_low"], own["ci_high"]) == (
+        head.doubling_time_months,
+        head.doubling_time_months_ci_low,
+        head.doubling_time_months_ci_high,
+    )
     assert shipped.status in repr(shipped) or (shipped.measurable and "measured" in repr(shipped))
     # the shares and the heterogeneity test: one set of numbers in the row, the result and the JSON
     for source in ("fit", "score", "models", "reference"):
@@ -192,7 +222,12 @@ def test_verdict_rows_repr_and_json_agree_on_status_and_interval(shipped):
     assert rules["headline"].tolist() == [rule == shipped.headline_rule for rule in rules.index]
     lead = rules.loc[shipped.headline_rule]
     assert (lead["set"], lead["reference"], lead["d0"], lead["status"], lead["verdict"]) == (
-        shipped.headline_set, shipped.reference, shipped.d0, shipped.status, shipped.verdict)
+        shipped.headline_set,
+        shipped.reference,
+        shipped.d0,
+        shipped.status,
+        shipped.verdict,
+    )
     flagged = shipped.to_frame(by="benchmark").query("headline")
     assert flagged["row"].tolist() == ["paper"] and flagged["months"].iloc[0] == own["months"]
 
@@ -203,11 +238,18 @@ def test_api_and_cli_give_the_same_slope_for_the_same_rule(shipped):
 
     models = shipped.models
     for rule, result in shipped.rules.items():
-        slope, intercept = frontier_line(rule, models["t"].to_numpy(float), models["log_density"].to_numpy(float),
-                                         models["bound"].to_numpy(float), models["model"].astype(str).to_numpy())
+        slope, intercept = frontier_line(
+            rule,
+            models["t"].to_numpy(float),
+            models["log_density"].to_numpy(float),
+            models["bound"].to_numpy(float),
+            models["model"].astype(str).to_numpy(),
+        )
         # the points are the lead reference's: its own slope; the measurement's is the pooled (weighted) one
         assert slope == pytest.approx(result.reference_slopes[0], rel=1e-9)
-        assert result.slope_per_day == pytest.approx(np.dot(result.reference_weights, result.reference_slopes), rel=1e-9)
+        assert result.slope_per_day == pytest.approx(
+            np.dot(result.reference_weights, result.reference_slopes), rel=1e-9
+        )
         assert sum(result.reference_weights) == pytest.approx(1.0)
 
 
@@ -237,7 +279,8 @@ def test_sensitivity_holds_only_eligible_references_and_d0_only_with_a_data_term
     assert (own["ci_low"] <= own["doubling_time_months"]).all()
     # one table from one engine: the other frontier rules, one budget and the other law shape beside the references
     assert {"frontier rule", "D0 budget (every reference at 1T tokens)", "family law logistic in ln N"} <= set(
-        shipped.sensitivity["variant"])
+        shipped.sensitivity["variant"]
+    )
     assert not shipped.sensitivity["inversion"].astype(str).str.startswith("D0").any()  # family laws: no D0 variants
 
 
@@ -275,9 +318,9 @@ def test_trend_since_must_be_a_date_and_fit_family_checks_its_bootstrap():
     import subprocess
     import sys
 
+    from densing.data import read_results
     from densing.errors import InputError
     from densing.laws.family import fit_family
-    from densing.data import read_results
 
     run = subprocess.run([sys.executable, "cli.py", "trend", "--since", "yesterday"], capture_output=True, text=True)
     assert run.returncode == 2 and run.stderr.strip().count("\n") == 0 and "since" in run.stderr
@@ -296,7 +339,9 @@ def test_the_measurement_plots_the_reports_own_figures():
     assert all("click to show" in str(t.name) for t in density.data if t.visible == "legendonly")
     assert density.layout.yaxis.type == "log" and "μ" not in "".join(density.layout.yaxis.ticktext)
     frontier = next(t for t in density.data if str(t.name).startswith("the frontier"))
-    assert len(frontier.text) == len(frontier.x) > 0 and "/" not in "".join(frontier.text)  # named, organisation dropped
+    assert len(frontier.text) == len(frontier.x) > 0 and "/" not in "".join(
+        frontier.text
+    )  # named, organisation dropped
     assert "released" in frontier.hovertext[0] and "N̂" in frontier.hovertext[0] and "family" in frontier.hovertext[0]
     assert len(measured.plot("benchmarks").layout.yaxis.categoryarray) == len(measured.by_benchmark())  # one line a row
     assert {t.name for t in measured.plot("size").data} >= {"Llama-3.1"} or len(measured.plot("size").data) > 2
@@ -316,8 +361,15 @@ def test_the_json_says_what_the_data_determine(shipped):
     assert summary["state"] == STATE_WORDS[shipped.state] == STATE_WORDS[head.state]
     assert summary["n_draws"] == head.n_boot >= 2
     for end in ("low", "high"):
-        assert set(summary[end]) == {"months", "determined", "undecided", "precise", "monte_carlo_range", "form",
-                                     "printed"}
+        assert set(summary[end]) == {
+            "months",
+            "determined",
+            "undecided",
+            "precise",
+            "monte_carlo_range",
+            "form",
+            "printed",
+        }
         assert summary[end]["form"] == ("range" if summary[end]["precise"] is False else "number")
         assert summary[end]["determined"] == getattr(head, f"{end}_determined")
         assert not (summary[end]["determined"] and summary[end]["undecided"])
@@ -353,18 +405,27 @@ def test_a_single_model_that_carries_the_line_is_named():
     where its removal puts the estimate beyond the interval (a date or a score that carries the line alone)."""
     from types import SimpleNamespace
 
-    from densing.trend.rules import doubling_months
     from densing.present.verdict import _model_words
     from densing.trend.pooling import most_influential_model
+    from densing.trend.rules import doubling_months
 
     slope = math.log(2) / (3.6 * 365.25 / 12)
-    frame = pd.DataFrame({"family": ["a", "b", "late-dense"], "n_models": [1, 1, 1],
-                          "slope_per_day": [slope * 0.98, slope * 1.02, slope * 0.4]})
+    frame = pd.DataFrame(
+        {
+            "family": ["a", "b", "late-dense"],
+            "n_models": [1, 1, 1],
+            "slope_per_day": [slope * 0.98, slope * 1.02, slope * 0.4],
+        }
+    )
     found = most_influential_model(SimpleNamespace(model_influence=frame, slope_per_day=slope))
     assert found["most_influential_model"] == "late-dense"
     assert found["months_without_model"] == pytest.approx(doubling_months(slope * 0.4))
-    head = SimpleNamespace(most_influential_model="late-dense", months_without_model=found["months_without_model"],
-                           doubling_time_months_ci_low=2.6, doubling_time_months_ci_high=5.0)
+    head = SimpleNamespace(
+        most_influential_model="late-dense",
+        months_without_model=found["months_without_model"],
+        doubling_time_months_ci_low=2.6,
+        doubling_time_months_ci_high=5.0,
+    )
     assert _model_words(head).startswith(" One model carries the line: without late-dense the estimate is 9")
     assert _model_words(SimpleNamespace(**{**vars(head), "doubling_time_months_ci_high": math.inf})) == ""
 

@@ -1,6 +1,7 @@
 """densing/trend/pooled_bias.py: the pooled law's bias record (results/three_tables/bias.json, studies/three_tables.py
 --summary --write) read and checked, the pooled figure corrected by each world beyond 5% (densing.trend.bias's
 correction), the range over the worlds, a record beside another point refused as stale."""
+
 from __future__ import annotations
 
 import json
@@ -15,25 +16,40 @@ from densing.trend.bias import corrected_slopes
 from densing.trend.rules import doubling_months
 
 #: A pooled figure as the pooled law's "pooled" record holds it (the slope and its interval per day).
-POOLED = {"doubling_time_months": doubling_months(0.0042), "slope_per_day": 0.0042, "slope_ci_low": 0.0005,
-          "slope_ci_high": 0.009}
+POOLED = {
+    "doubling_time_months": doubling_months(0.0042),
+    "slope_per_day": 0.0042,
+    "slope_ci_low": 0.0005,
+    "slope_ci_high": 0.009,
+}
 
 
 def _world(name="common", **change) -> dict:
-    return {"world": name, "words": "one slope in every table", "draws": 200, "planted_months": 4.0,
-            "replicates": 150, "failed": 0, "bias": 0.2, "bias_se": 0.01, **change}
+    return {
+        "world": name,
+        "words": "one slope in every table",
+        "draws": 200,
+        "planted_months": 4.0,
+        "replicates": 150,
+        "failed": 0,
+        "bias": 0.2,
+        "bias_se": 0.01,
+        **change,
+    }
 
 
 def _write(tmp_path, worlds, point=POOLED["doubling_time_months"]) -> str:
     path = tmp_path / "bias.json"
-    path.write_text(json.dumps({"study": "studies/three_tables.py", "commands": ["x"], "point_months": point,
-                                "worlds": worlds}))
+    path.write_text(
+        json.dumps({"study": "studies/three_tables.py", "commands": ["x"], "point_months": point, "worlds": worlds})
+    )
     return str(path)
 
 
 def test_each_world_beyond_five_percent_corrects_the_point_and_the_range_spans_them(tmp_path):
-    path = _write(tmp_path, [_world(bias=0.2), _world("no_late_frontier", bias=0.1, bias_se=0.03),
-                             _world("small", bias=0.03)])
+    path = _write(
+        tmp_path, [_world(bias=0.2), _world("no_late_frontier", bias=0.1, bias_se=0.03), _world("small", bias=0.03)]
+    )
     found = pooled_bias.pooled_correction(POOLED, path)
     assert [c.world.world for c in found.corrections] == ["common", "no_late_frontier"]  # 3% is within 5%
     expected = []
@@ -65,20 +81,28 @@ def test_a_record_beside_another_point_is_stale_and_not_shown(tmp_path):
     assert pooled_bias.correction_field(found) == {"shown": False, "stale": True, "why": str(found)}
     assert correction_clauses(found)[0].startswith("bias correction stale, not shown")
     assert correction_sentence(found).startswith("The bias correction is stale and not shown")
-    assert pooled_bias.pooled_correction(POOLED, _write(tmp_path, [_world()],
-                                                        point=POOLED["doubling_time_months"] * (1 + 1e-4)))
+    assert pooled_bias.pooled_correction(
+        POOLED, _write(tmp_path, [_world()], point=POOLED["doubling_time_months"] * (1 + 1e-4))
+    )
 
 
-@pytest.mark.parametrize("text, says", [
-    (None, "not found"),
-    ("{not json", "not readable as JSON"),
-    (json.dumps({"worlds": {}, "commands": []}), "expected an object with a list 'worlds'"),
-    (json.dumps({"worlds": [], "commands": [], "point_months": -1}), "field 'point_months'"),
-    (json.dumps({"worlds": [{k: v for k, v in _world().items() if k != "bias_se"}], "commands": [],
-                 "point_months": 5.0}), "field 'bias_se' is missing"),
-    (json.dumps({"worlds": [_world(bias="large")], "commands": [], "point_months": 5.0}), "field 'bias'"),
-    (json.dumps({"worlds": [_world(replicates=0)], "commands": [], "point_months": 5.0}), "at least one replicate"),
-])
+@pytest.mark.parametrize(
+    "text, says",
+    [
+        (None, "not found"),
+        ("{not json", "not readable as JSON"),
+        (json.dumps({"worlds": {}, "commands": []}), "expected an object with a list 'worlds'"),
+        (json.dumps({"worlds": [], "commands": [], "point_months": -1}), "field 'point_months'"),
+        (
+            json.dumps(
+                {"worlds": [{k: v for k, v in _world().items() if k != "bias_se"}], "commands": [], "point_months": 5.0}
+            ),
+            "field 'bias_se' is missing",
+        ),
+        (json.dumps({"worlds": [_world(bias="large")], "commands": [], "point_months": 5.0}), "field 'bias'"),
+        (json.dumps({"worlds": [_world(replicates=0)], "commands": [], "point_months": 5.0}), "at least one replicate"),
+    ],
+)
 def test_a_missing_or_damaged_record_is_named_in_one_line(tmp_path, text, says):
     path = tmp_path / "bias.json"
     if text is not None:

@@ -1,5 +1,6 @@
 """The pooled law of the three tables as a result (densing.trend.pooled_trend, ``densing.pooled_trend()``): its
 intervals, its tables' rows, its points on the common scale and its summary."""
+
 from __future__ import annotations
 
 import math

@@ -2,6 +2,7 @@
 
 The planted world is studies/heterogeneity_level.py's (its docstring states it); ``late_only`` there scores MATH-hard
 only for targets released after a day, at another level than the references'."""
+
 from __future__ import annotations
 
 import math
@@ -13,9 +14,12 @@ import pytest
 from densing.states import ReferenceName
 from densing.trend import pooling, selection
 from densing.trend.rules import doubling_months
-
-from studies.heterogeneity_level import SLOPE, SIZES, planted  # the planted world, documented there
-from studies.heterogeneity_level import joint as _joint  # each family fitted by the planted law
+from studies.heterogeneity_level import (  # the planted world, documented there
+    SIZES,
+    SLOPE,
+    joint as _joint,  # each family fitted by the planted law
+    planted,
+)
 
 
 def test_a_benchmark_only_late_models_have_makes_no_trend():
@@ -89,8 +93,9 @@ def test_pooling_of_one_common_slope_rejects_at_about_its_level_and_finds_a_twof
 
 
 @pytest.mark.parametrize("references, draws_count, chi2_least", [(16, 200, 0.0), (56, 200, 0.3), (112, 600, 0.3)])
-def test_heterogeneity_keeps_its_level_when_the_references_are_many_beside_the_draws(references, draws_count,
-                                                                                      chi2_least):
+def test_heterogeneity_keeps_its_level_when_the_references_are_many_beside_the_draws(
+    references, draws_count, chi2_least
+):
     """Σ estimated from K paired draws makes Q Hotelling's T², not χ²: with R references of one common slope (points
     and draws from one equicorrelated Σ) the test rejects at about 5% however large R is beside K. Read against
     χ²(R − 1), the same Q rejects about half of them at R = 56 with K = 200 and at R = 112 with K = 600; and
@@ -102,8 +107,10 @@ def test_heterogeneity_keeps_its_level_when_the_references_are_many_beside_the_d
     chol = np.linalg.cholesky(0.5 * np.ones((references, references)) + 0.5 * np.eye(references)) * 1e-3
     reps, rejected, by_chi2, spread, above_df = 300, 0, 0, 0, 0
     for _ in range(reps):
-        pooled = pooling.pool_slopes(7.6e-3 + chol @ rng.standard_normal(references),
-                                     7.6e-3 + chol @ rng.standard_normal((references, draws_count)))
+        pooled = pooling.pool_slopes(
+            7.6e-3 + chol @ rng.standard_normal(references),
+            7.6e-3 + chol @ rng.standard_normal((references, draws_count)),
+        )
         rejected += pooled.p_value < 0.05
         by_chi2 += chdtrc(pooled.df, pooled.q) < 0.05
         spread += pooled.tau_squared > 0
@@ -117,7 +124,9 @@ def test_pooled_estimate_and_tau_on_planted_numbers():
     """One common slope: Â is the GLS mean and τ² = 0; spread points beyond Σ: τ² > 0 and I² > 0."""
     draws = np.random.default_rng(1).standard_normal((2, 2000)) * 1e-3
     pooled = pooling.pool_slopes(np.array([1e-2, 1e-2]), draws)
-    assert pooled.slope == pytest.approx(1e-2) and pooled.tau_squared == 0.0 and pooled.q == pytest.approx(0.0, abs=1e-9)
+    assert (
+        pooled.slope == pytest.approx(1e-2) and pooled.tau_squared == 0.0 and pooled.q == pytest.approx(0.0, abs=1e-9)
+    )
     spread = pooling.pool_slopes(np.array([0.0, 1e-2]), draws)
     assert spread.tau_squared > 0 and spread.i_squared > 0.5 and spread.p_value < 1e-3
     assert spread.slope == pytest.approx(5e-3, rel=0.1)
@@ -147,19 +156,35 @@ def test_status_names_heterogeneity_and_an_unbounded_interval():
 
 
 def _candidate(family, benchmark, eligible, code="", z=0.0):
-    return {"kind": "family", "family": family, "benchmark": benchmark, "eligible": eligible, "code": code,
-            "why": f"{code}: the rule's reason in words" if code else "", "held_out_z": z}
+    return {
+        "kind": "family",
+        "family": family,
+        "benchmark": benchmark,
+        "eligible": eligible,
+        "code": code,
+        "why": f"{code}: the rule's reason in words" if code else "",
+        "held_out_z": z,
+    }
 
 
 def test_set_references_keeps_the_families_its_rules_name():
     """The set's rules (set_references' docstring) on planted candidates: every benchmark present; R1–R3 and R2s pass
     on each; R4r/R4s pass on one; the held-out z's within χ²(B) at 0.95 (5.99 for B = 2)."""
-    rows = [_candidate("A", "b1", True), _candidate("A", "b2", True, z=1.0),
-            _candidate("B", "b1", True), _candidate("B", "b2", False, "R1"),
-            _candidate("C", "b1", False, "R4r"), _candidate("C", "b2", False, "R4s"),
-            _candidate("D", "b1", False, "R4r", z=2.0), _candidate("D", "b2", True, z=1.9),
-            _candidate("E", "b1", True), _candidate("F", "b1", False, "R5z", z=1.5),
-            _candidate("F", "b2", True, z=0.5), _candidate("G", "b1", True, z=np.nan), _candidate("G", "b2", True)]
+    rows = [
+        _candidate("A", "b1", True),
+        _candidate("A", "b2", True, z=1.0),
+        _candidate("B", "b1", True),
+        _candidate("B", "b2", False, "R1"),
+        _candidate("C", "b1", False, "R4r"),
+        _candidate("C", "b2", False, "R4s"),
+        _candidate("D", "b1", False, "R4r", z=2.0),
+        _candidate("D", "b2", True, z=1.9),
+        _candidate("E", "b1", True),
+        _candidate("F", "b1", False, "R5z", z=1.5),
+        _candidate("F", "b2", True, z=0.5),
+        _candidate("G", "b1", True, z=np.nan),
+        _candidate("G", "b2", True),
+    ]
     candidates = pd.DataFrame(rows + [{**_candidate("A", "b1", True), "kind": "paper"}])
     assert selection.set_references(candidates, ("b1", "b2")) == {"A": ("b1", "b2"), "F": ("b1", "b2")}
     assert selection.set_references(candidates, ("b1", "b2"), strict=True) == {"A": ("b1", "b2"), "G": ("b1", "b2")}
@@ -169,8 +194,19 @@ def test_set_references_keeps_the_families_its_rules_name():
 
 def _same_trend(a, b) -> None:
     """Two pooled trends equal to the bit in every number they report and in their draws."""
-    for name in ("slope_per_day", "intercept", "slope_ci_low", "slope_ci_high", "reference_slopes", "reference_ci",
-                 "weights", "shares", "sds", "failed_draws", "n_boot"):
+    for name in (
+        "slope_per_day",
+        "intercept",
+        "slope_ci_low",
+        "slope_ci_high",
+        "reference_slopes",
+        "reference_ci",
+        "weights",
+        "shares",
+        "sds",
+        "failed_draws",
+        "n_boot",
+    ):
         assert getattr(a, name) == getattr(b, name), name
     np.testing.assert_array_equal(a.draws, b.draws)
 
@@ -181,8 +217,10 @@ def test_a_rule_reads_the_same_numbers_from_draws_made_before_it():
     chosen = selection.common_targets(table, [_joint(table, f) for f in ("RefA", "RefB", "RefC")], since=None)
     made = pooling.paired_draws(chosen, n_boot=60, n_boot_share=20, seed=5)
     for rule in ("quantile", "all", "envelope"):
-        _same_trend(pooling.pooled_trend(chosen, rule=rule, n_boot=60, n_boot_share=20, seed=5),
-                    pooling.pooled_trend(chosen, rule=rule, n_boot=60, n_boot_share=20, seed=5, draws=made))
+        _same_trend(
+            pooling.pooled_trend(chosen, rule=rule, n_boot=60, n_boot_share=20, seed=5),
+            pooling.pooled_trend(chosen, rule=rule, n_boot=60, n_boot_share=20, seed=5, draws=made),
+        )
     with pytest.raises(ValueError, match="61 draws and 20 of each source asked, 60 and 20 made"):
         pooling.pooled_trend(chosen, n_boot=61, n_boot_share=20, draws=made)
     other = selection.common_targets(table, [_joint(table, f) for f in ("RefA", "RefB")], since=None)
@@ -203,24 +241,45 @@ def test_the_headline_rules_share_one_set_of_draws_and_the_headline_its_own_numb
     assert not errors and set(found) == {"quantile", "all", "envelope"}
     made = pooling.paired_draws(chosen, n_boot=80, n_boot_share=30, seed=3)
     for rule, result in found.items():
-        alone = (pooling.pooled_trend(chosen, rule=rule, n_boot=80, n_boot_share=30, seed=3, draws_cap=pooling.DRAWS_CAP)
-                 if rule == "quantile" else
-                 pooling.pooled_trend(chosen, rule=rule, n_boot=60, n_boot_share=SIDE_SHARE_DRAWS, seed=3, draws=made))
+        alone = (
+            pooling.pooled_trend(chosen, rule=rule, n_boot=80, n_boot_share=30, seed=3, draws_cap=pooling.DRAWS_CAP)
+            if rule == "quantile"
+            else pooling.pooled_trend(chosen, rule=rule, n_boot=60, n_boot_share=SIDE_SHARE_DRAWS, seed=3, draws=made)
+        )
         expected = from_row_trend(alone, epoch="2023-02-24")
-        for name in ("slope_per_day", "slope_ci_low", "slope_ci_high", "doubling_time_months",
-                     "doubling_time_months_ci_low", "doubling_time_months_ci_high", "share_fit", "share_score",
-                     "share_models", "share_reference"):
+        for name in (
+            "slope_per_day",
+            "slope_ci_low",
+            "slope_ci_high",
+            "doubling_time_months",
+            "doubling_time_months_ci_low",
+            "doubling_time_months_ci_high",
+            "share_fit",
+            "share_score",
+            "share_models",
+            "share_reference",
+        ):
             assert getattr(result, name) == getattr(expected, name), (rule, name)
 
 
 # --- the verdict's design: families as the unit of sampling, ceilings as bounds, determined ends, influence --------
 
-from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis import given, settings, strategies as st
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.lists(st.one_of(st.sampled_from(["Qwen2", "Llama", "", "nan", "None", "<NA>", " ", "Qwen2 "]),
-                          st.none(), st.just(math.nan), st.just(pd.NA), st.integers(0, 3)), max_size=30))
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(["Qwen2", "Llama", "", "nan", "None", "<NA>", " ", "Qwen2 "]),
+            st.none(),
+            st.just(math.nan),
+            st.just(pd.NA),
+            st.integers(0, 3),
+        ),
+        max_size=30,
+    )
+)
 def test_family_clusters_number_families_as_pandas_factorize_does(families):
     """The clusters are pandas' codes of the family names in order of first appearance, a missing family (None, NaN,
     NA, or one of the texts "", "nan", "None", "<NA>") a cluster of its own; any other text, a blank one included,
@@ -234,7 +293,7 @@ def test_family_clusters_number_families_as_pandas_factorize_does(families):
 
 
 @settings(max_examples=50, deadline=None)
-@given(st.lists(st.integers(0, 6), min_size=1, max_size=40), st.integers(1, 30), st.integers(0, 2 ** 31))
+@given(st.lists(st.integers(0, 6), min_size=1, max_size=40), st.integers(1, 30), st.integers(0, 2**31))
 def test_a_family_draw_counts_every_member_of_a_drawn_family_alike(codes, count, seed):
     """The one-stage family bootstrap (design step 3): members of one family share their count in every draw, each
     draw draws G families (the counts of the families sum to G), and a model with no family is a family of its own."""
@@ -259,7 +318,7 @@ def test_the_family_bootstrap_covers_a_planted_slope_that_resampling_models_miss
     points, families = [], []
     for f in range(14):
         start, gap = rng.uniform(0, 500), rng.exponential(1.0)
-        for m in range(4):
+        for _ in range(4):
             t = start + rng.uniform(0, 60)
             points.append((t, slope * t - gap + rng.normal(0, 0.1)))
             families.append(f"F{f}")
@@ -268,8 +327,9 @@ def test_the_family_bootstrap_covers_a_planted_slope_that_resampling_models_miss
     from densing.trend import rules
 
     def spread(weights):
-        lines = rules.frontier_lines_weighted("quantile", t, np.broadcast_to(y, weights.shape),
-                                              np.zeros(weights.shape), weights, np.array(families), 0.9)
+        lines = rules.frontier_lines_weighted(
+            "quantile", t, np.broadcast_to(y, weights.shape), np.zeros(weights.shape), weights, np.array(families), 0.9
+        )
         return float(np.nanstd(lines[:, 0]))
 
     by_family = spread(pooling._family_weights(clusters, 200, np.random.default_rng(0)))
@@ -317,27 +377,50 @@ def test_the_three_states_and_their_words():
         result.reasons = reasons_of(result)
         return result
 
-    base = dict(heterogeneity_df=1, heterogeneity_p=0.8, heterogeneity_draws=600, reference_names=(ReferenceName("A"), ReferenceName("B")),
-                reference_months={ReferenceName("A"): 4.6, ReferenceName("B"): 3.8}, heterogeneity_q=0.1, slope_ci_low=0.002, low_undecided=False, high_undecided=False, n_boot=600,
-                doubling_time_months_ci_low=2.0, doubling_time_months_ci_high=4.6, months_low_mc_low=1.9,
-                months_high_mc_low=4.4)
-    for k, state in (({"low_determined": True, "high_determined": True}, "measured"),
-                     ({"low_determined": True, "high_determined": False}, "bounded"),
-                     ({"low_determined": False, "high_determined": False}, "not measured"),
-                     ({"low_determined": True, "high_determined": True, "heterogeneity_p": 0.001}, "not measured")):
+    base = dict(
+        heterogeneity_df=1,
+        heterogeneity_p=0.8,
+        heterogeneity_draws=600,
+        reference_names=(ReferenceName("A"), ReferenceName("B")),
+        reference_months={ReferenceName("A"): 4.6, ReferenceName("B"): 3.8},
+        heterogeneity_q=0.1,
+        slope_ci_low=0.002,
+        low_undecided=False,
+        high_undecided=False,
+        n_boot=600,
+        doubling_time_months_ci_low=2.0,
+        doubling_time_months_ci_high=4.6,
+        months_low_mc_low=1.9,
+        months_high_mc_low=4.4,
+    )
+    for k, state in (
+        ({"low_determined": True, "high_determined": True}, "measured"),
+        ({"low_determined": True, "high_determined": False}, "bounded"),
+        ({"low_determined": False, "high_determined": False}, "not measured"),
+        ({"low_determined": True, "high_determined": True, "heterogeneity_p": 0.001}, "not measured"),
+    ):
         result = judged(**{**base, **k})
         assert STATE_WORDS[result.state] == state and status_words(result).startswith(state)
-    words = lambda **k: status_words(judged(**{**base, "low_determined": True, **k}))  # noqa: E731
+
+    def words(**k):
+        return status_words(judged(**{**base, "low_determined": True, **k}))
+
     assert words(high_determined=True) == "measured, 2.3-fold"  # the interval's ratio high/low beside the state
-    assert words(high_determined=False) == "bounded: the upper end is not determined (its interval reaches a zero slope)"
+    assert (
+        words(high_determined=False) == "bounded: the upper end is not determined (its interval reaches a zero slope)"
+    )
     assert words(high_determined=False, high_undecided=True, n_boot=4800) == (
-        "bounded: the upper end is not determined (undecided at 4,800 draws)")
+        "bounded: the upper end is not determined (undecided at 4,800 draws)"
+    )
 
 
 def test_an_end_is_decided_by_the_sign_of_its_quantile_range():
     """Step 5: the slope's 0.025 quantile wholly above 0 over its Monte Carlo range, the upper end is determined; wholly
     at or below 0, not determined; straddling 0, undecided — whatever the range's width."""
-    ends = lambda low: pooling.determined_ends((low, (0.01, 0.011)), 0.001, 0.0105)  # noqa: E731
+
+    def ends(low):
+        return pooling.determined_ends((low, (0.01, 0.011)), 0.001, 0.0105)
+
     wide = ends((1e-5, 0.002))  # its months range spans far more than 25% of the end: determined all the same
     assert wide["high_determined"] and not wide["high_undecided"] and wide["low_determined"]
     assert wide["months_high_mc_high"] > 4 * wide["months_high_mc_low"]
@@ -350,8 +433,17 @@ def test_an_end_is_decided_by_the_sign_of_its_quantile_range():
 def _observed(t: np.ndarray, y: np.ndarray) -> selection.CommonTargets:
     from densing.trend.uncertainty import Observed
 
-    frame = pd.DataFrame({"model": [f"m{i}" for i in range(t.size)], "params": np.nan, "t": t, "score:y": y,
-                          "stderr:y": 0.0, "score:kind": 0.0, "stderr:kind": 0.0})
+    frame = pd.DataFrame(
+        {
+            "model": [f"m{i}" for i in range(t.size)],
+            "params": np.nan,
+            "t": t,
+            "score:y": y,
+            "stderr:y": 0.0,
+            "score:kind": 0.0,
+            "stderr:kind": 0.0,
+        }
+    )
     return selection.reference_targets(Observed(), frame)
 
 
@@ -413,8 +505,17 @@ def test_leaving_a_family_out_is_the_pooled_line_without_its_targets():
     frame = chosen.frame
     family = frame["family"].iloc[-1]
     keep = (frame["family"] != family).to_numpy()
-    alone = [frontier_line("quantile", frame["t"].to_numpy(float)[keep], row.y0[r][keep], row.kind0[r][keep],
-                           frame["model"].astype(str).to_numpy()[keep], 0.9)[0] for r in range(2)]
+    alone = [
+        frontier_line(
+            "quantile",
+            frame["t"].to_numpy(float)[keep],
+            row.y0[r][keep],
+            row.kind0[r][keep],
+            frame["model"].astype(str).to_numpy()[keep],
+            0.9,
+        )[0]
+        for r in range(2)
+    ]
     assert influence.loc[family, "slope_per_day"] == pytest.approx(float(np.dot(row.weights, alone)), rel=1e-9)
     assert influence["n_models"].sum() == len(frame)
     result = from_row_trend(row)
@@ -429,7 +530,7 @@ def test_pooled_trend_declares_what_it_takes():
 
     table = planted(6)
     chosen = selection.common_targets(table, [_joint(table, "RefA")], since=None)
-    for bad in ({"quantile": 1.5}, {"level": 0.0}, {"n_boot": 10 ** 9}, {"seed": -1}):
+    for bad in ({"quantile": 1.5}, {"level": 0.0}, {"n_boot": 10**9}, {"seed": -1}):
         with pytest.raises(InputError, match=next(iter(bad))):
             pooling.pooled_trend(chosen, **bad)
     with pytest.raises(InputError, match="targets: expected a row.s common targets"):
@@ -437,7 +538,7 @@ def test_pooled_trend_declares_what_it_takes():
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.integers(1, 12), st.integers(1, 40), st.floats(0, 1), st.booleans(), st.integers(0, 2 ** 31))
+@given(st.integers(1, 12), st.integers(1, 40), st.floats(0, 1), st.booleans(), st.integers(0, 2**31))
 def test_the_offsets_row_median_is_numpys_nanmedian_to_the_bit(rows, width, missing, rounded, seed):
     """The offsets' median per draw (design step 2) is ``np.nanmedian(values, axis=1)`` bit for bit: odd and even
     counts, ties, a row with no value (NaN), values over many magnitudes."""

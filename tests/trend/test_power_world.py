@@ -1,5 +1,6 @@
 """studies/_power_world.py: a planted family follows the power law it was planted with (a fit recovers the planted
 parameters), and a replicate has the public table's shape."""
+
 from __future__ import annotations
 
 import math

@@ -1,6 +1,7 @@
 """Step 5's second fact: a determined end is precise when its 95% Monte Carlo range in months spans at most
 END_STABILITY of it; a judged row's draws double while an end is undecided (up to DRAWS_CAP) or a determined end is
 not precise (up to PRECISION_DRAWS_CAP); the state reads the signs alone."""
+
 from __future__ import annotations
 
 import math
@@ -8,8 +9,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from densing.constants import DRAWS_CAP, END_STABILITY, PRECISION_DRAWS_CAP
 from densing.trend import pooling, selection
@@ -49,19 +49,28 @@ def test_determined_ends_flag_each_end_from_its_months_range():
     assert (wide["months_high_mc_high"] - wide["months_high_mc_low"]) / value > END_STABILITY
 
 
-@pytest.mark.parametrize("undecided, imprecise, made, expected", [
-    (False, False, 600, 600),       # settled: no more draws
-    (True, False, 600, 1200),       # an undecided end: twice the draws
-    (True, True, 2400, 4800),
-    (False, True, 600, 1200),       # decided but not precise: twice, up to the precision cap
-    (False, True, 1200, 2400),
-    (False, True, 2400, 2400),      # at the precision cap: as many as made
-    (True, False, 4800, 4800),      # at the cap
-    (False, True, 6000, 6000),      # more than either cap to begin with: as many as made
-])
+@pytest.mark.parametrize(
+    "undecided, imprecise, made, expected",
+    [
+        (False, False, 600, 600),  # settled: no more draws
+        (True, False, 600, 1200),  # an undecided end: twice the draws
+        (True, True, 2400, 4800),
+        (False, True, 600, 1200),  # decided but not precise: twice, up to the precision cap
+        (False, True, 1200, 2400),
+        (False, True, 2400, 2400),  # at the precision cap: as many as made
+        (True, False, 4800, 4800),  # at the cap
+        (False, True, 6000, 6000),  # more than either cap to begin with: as many as made
+    ],
+)
 def test_draws_needed_doubles_to_each_cap(undecided, imprecise, made, expected):
-    ends = {"low_undecided": False, "low_determined": True, "low_precise": True, "high_undecided": undecided,
-            "high_determined": not undecided, "high_precise": not imprecise}
+    ends = {
+        "low_undecided": False,
+        "low_determined": True,
+        "low_precise": True,
+        "high_undecided": undecided,
+        "high_determined": not undecided,
+        "high_precise": not imprecise,
+    }
     if undecided and imprecise:  # the lower end determined and wide, the upper undecided: the sign's cap
         ends.update(low_precise=False)
     assert draws_needed(ends, made, draws_cap=4800, precision_cap=2400) == expected
@@ -70,8 +79,17 @@ def test_draws_needed_doubles_to_each_cap(undecided, imprecise, made, expected):
 def _observed(t: np.ndarray, y: np.ndarray) -> selection.CommonTargets:
     from densing.trend.uncertainty import Observed
 
-    frame = pd.DataFrame({"model": [f"m{i}" for i in range(t.size)], "params": np.nan, "t": t, "score:y": y,
-                          "stderr:y": 0.0, "score:kind": 0.0, "stderr:kind": 0.0})
+    frame = pd.DataFrame(
+        {
+            "model": [f"m{i}" for i in range(t.size)],
+            "params": np.nan,
+            "t": t,
+            "score:y": y,
+            "stderr:y": 0.0,
+            "score:kind": 0.0,
+            "stderr:kind": 0.0,
+        }
+    )
     return selection.reference_targets(Observed(), frame)
 
 

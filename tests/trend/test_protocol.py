@@ -1,5 +1,6 @@
 """The target-table registry, the forecast's Wilson interval and the Swallow records: densing.registry, .forecast,
 .protocol."""
+
 from __future__ import annotations
 
 import math
@@ -33,7 +34,9 @@ def test_the_wilson_interval_is_statsmodels_own():
     from densing.trend.forecast import wilson_interval
 
     for count, total in ((0, 10), (3, 44), (44, 44), (7, 120)):
-        assert wilson_interval(count, total) == pytest.approx(proportion_confint(count, total, method="wilson"), abs=1e-12)
+        assert wilson_interval(count, total) == pytest.approx(
+            proportion_confint(count, total, method="wilson"), abs=1e-12
+        )
     assert all(math.isnan(v) for v in wilson_interval(0, 0))
 
 

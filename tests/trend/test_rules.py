@@ -1,4 +1,5 @@
 """A frontier rule is one ``register`` call: the engine, the command line and the report's legend read the registry."""
+
 from __future__ import annotations
 
 import math
@@ -34,14 +35,26 @@ def test_a_registered_rule_needs_nothing_else(median_rule):
 
     assert "median" in rules.RULES.names()
     # the engine: a planted table's doubling time under the new rule (every model sits on or below the line)
-    result = densing.fit_trend(planted_scores(), planted_law(), rule="median", n_boot=60, n_boot_share=0, since=None, seed=1)
+    result = densing.fit_trend(
+        planted_scores(), planted_law(), rule="median", n_boot=60, n_boot_share=0, since=None, seed=1
+    )
     assert result.rule == "median" and math.isfinite(result.doubling_time_months)
     assert result.slope_per_day == pytest.approx(LN2 / 100.0, rel=0.1)
     # the command line accepts it; the report's legend says it in the rule's own words
     assert rules.get("median").name == "median"  # what the command line's --frontier reads
-    headline = densing.fit_trend(planted_scores(), planted_law(), rule="quantile", n_boot=40, n_boot_share=0, since=None, seed=1)
-    frame = pd.DataFrame({"model": ["m"], "release_date": [pd.Timestamp("2024-01-01")], "params": [1e9], "score": [0.5],
-                          "log_density": [0.0], "bound": [0]})
+    headline = densing.fit_trend(
+        planted_scores(), planted_law(), rule="quantile", n_boot=40, n_boot_share=0, since=None, seed=1
+    )
+    frame = pd.DataFrame(
+        {
+            "model": ["m"],
+            "release_date": [pd.Timestamp("2024-01-01")],
+            "params": [1e9],
+            "score": [0.5],
+            "log_density": [0.0],
+            "bound": [0],
+        }
+    )
     names = [trace.name for trace in figures.density_figure(frame, headline, others=[result], title="t").data]
     assert any(str(name).startswith("median line (click to show or hide)") for name in names)
 
@@ -57,7 +70,9 @@ def test_a_rule_name_is_registered_once():
     with pytest.raises(ValueError, match="already registered"):
         rules.register(FrontierRule("quantile", "again", rules.RULES["quantile"].solve))
     empty = np.empty((0, 5))
-    assert rules.frontier_lines_weighted("envelope", np.arange(5.0), empty, empty, empty, np.array(list("abcde"))).shape == (0, 2)
+    assert rules.frontier_lines_weighted(
+        "envelope", np.arange(5.0), empty, empty, empty, np.array(list("abcde"))
+    ).shape == (0, 2)
 
 
 def _reference_line(rule: str, t, y, kind, labels) -> tuple[float, float]:

@@ -1,4 +1,5 @@
 """The size check's figure tells ~25 families apart: no two share colour and marker, and a bound keeps its ▲/▼."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -11,8 +12,15 @@ def _points(families: int) -> pd.DataFrame:
     rows = []
     for f in range(families):
         for size, bound in ((1e9, 0), (7e9, 0), (7e10, -1 if f == 0 else 0)):
-            rows.append({"model": f"org/family{f:02d}-{size:.0e}", "family": f"family{f:02d}", "params": size,
-                         "log_density": np.log(0.5 + f / 10), "bound": bound})
+            rows.append(
+                {
+                    "model": f"org/family{f:02d}-{size:.0e}",
+                    "family": f"family{f:02d}",
+                    "params": size,
+                    "log_density": np.log(0.5 + f / 10),
+                    "bound": bound,
+                }
+            )
     return pd.DataFrame(rows)
 
 

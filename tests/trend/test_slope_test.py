@@ -1,6 +1,7 @@
 """The common-slope test's detectable difference (densing.trend.slope_test.detectable_differences) and its words
 (densing.present.pooled.test_words): the stated difference is rejected at the stated power, and a test that cannot
 see the declaration's 1.5× says its p-value is no evidence of one slope."""
+
 from __future__ import annotations
 
 import math
@@ -45,8 +46,16 @@ def test_equal_variances_give_the_closed_form():
 
 
 def _test(detectable: list[float], rejected: bool = False) -> dict:
-    return {"q": 0.9, "df": 2, "draws": 600, "p_value": 0.64, "rejected": rejected, "alpha": 0.05,
-            "power": DETECT_POWER, "detectable_per_day": detectable}
+    return {
+        "q": 0.9,
+        "df": 2,
+        "draws": 600,
+        "p_value": 0.64,
+        "rejected": rejected,
+        "alpha": 0.05,
+        "power": DETECT_POWER,
+        "detectable_per_day": detectable,
+    }
 
 
 def test_a_test_too_wide_for_the_declared_ratio_says_its_p_is_no_evidence():

@@ -2,6 +2,7 @@
 ``studies/state_draws.py`` runs every shipped row): a subset of the public table's rows — two that moved with the
 draws under the rule that judged an end by its Monte Carlo range's width (MATH-hard, WinoGrande) and one whose upper
 end reaches a zero slope (GPQA) — has the same state from 600 and from 4,000 starting draws."""
+
 from __future__ import annotations
 
 import pytest
@@ -14,8 +15,8 @@ ROWS = ("math_hard", "winogrande", "gpqa")
 @pytest.fixture(scope="module")
 def public():
     from densing.data import read_results
-    from densing.laws import eligibility
     from densing.data.benchmarks import with_stderr
+    from densing.laws import eligibility
 
     targets = with_stderr(read_results("results/public_models.csv"))
     candidates = eligibility.candidate_table(targets)
@@ -27,8 +28,23 @@ def test_a_rows_state_is_the_same_from_600_and_from_4000_draws(public, name):
     from densing.trend.capability import trend_row
 
     targets, candidates, fits = public
-    rows = [trend_row(name, name, "", (name,), targets, candidates, fits, since="2023-02-24", epoch="2023-02-24",
-                      n_boot=n, n_boot_share=0, seed=0) for n in (600, 4000)]
+    rows = [
+        trend_row(
+            name,
+            name,
+            "",
+            (name,),
+            targets,
+            candidates,
+            fits,
+            since="2023-02-24",
+            epoch="2023-02-24",
+            n_boot=n,
+            n_boot_share=0,
+            seed=0,
+        )
+        for n in (600, 4000)
+    ]
     states = [row.result.state for row in rows]
     assert states[0] == states[1] in (State.MEASURED, State.BOUNDED), [row.status for row in rows]
     assert rows[0].result.n_boot >= 600 and rows[1].result.n_boot >= 4000  # the draws used, reported

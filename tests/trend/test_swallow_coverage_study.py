@@ -1,6 +1,7 @@
 """studies/swallow_coverage.py: the planted world has the Swallow table's shape (window, sizes, benchmarks, no missing
 score, the two Qwen-like references), and one tiny replicate runs end to end, the forecast check included; the
 study's cutoff check (studies/_forecast_check.py) holds where the line goes on and sees a later jump."""
+
 from __future__ import annotations
 
 import math
@@ -73,17 +74,42 @@ def _planted_members(jump: float, seed: int = 0):
     from densing.trend.targets import trend_targets
 
     rng = np.random.default_rng(seed)
-    curve = lambda x: 0.25 + 0.75 / (1 + np.exp(-0.45 * (x - 23.0)))  # noqa: E731
+
+    def curve(x):
+        return 0.25 + 0.75 / (1 + np.exp(-0.45 * (x - 23.0)))
+
     sizes = np.array([1e9, 3e9, 8e9, 2e10, 7e10])
-    rows = [{"model": f"ref-{n:.0e}", "family": "Ref", "benchmark": "mmlu", "metric": "acc", "value": float(curve(np.log(n))),
-             "params": n, "train_tokens": 2e12, "release_date": "2023-01-01"} for n in sizes]
+    rows = [
+        {
+            "model": f"ref-{n:.0e}",
+            "family": "Ref",
+            "benchmark": "mmlu",
+            "metric": "acc",
+            "value": float(curve(np.log(n))),
+            "params": n,
+            "train_tokens": 2e12,
+            "release_date": "2023-01-01",
+        }
+        for n in sizes
+    ]
     t = rng.uniform(0, 800, 160)
     log_n = rng.uniform(np.log(1e9), np.log(7e10), 160)
     log_rho = 0.004 * (t - 800) - rng.exponential(1.0, 160) + np.where(t > 400, jump, 0.0)
     for i in range(160):
-        rows.append({"model": f"t{i}", "family": f"T{i}", "benchmark": "mmlu", "metric": "acc",
-                     "value": float(curve(log_n[i] + log_rho[i])), "params": float(np.exp(log_n[i])), "train_tokens": 1e12,
-                     "release_date": (pd.Timestamp("2023-02-24") + pd.Timedelta(days=float(np.floor(t[i])))).strftime("%Y-%m-%d")})
+        rows.append(
+            {
+                "model": f"t{i}",
+                "family": f"T{i}",
+                "benchmark": "mmlu",
+                "metric": "acc",
+                "value": float(curve(log_n[i] + log_rho[i])),
+                "params": float(np.exp(log_n[i])),
+                "train_tokens": 1e12,
+                "release_date": (pd.Timestamp("2023-02-24") + pd.Timedelta(days=float(np.floor(t[i])))).strftime(
+                    "%Y-%m-%d"
+                ),
+            }
+        )
     table = pd.DataFrame(rows)
     table["stderr"] = 0.004
     fit = fit_family(table, "Ref", "mmlu", n_boot=50, seed=seed)
@@ -123,18 +149,36 @@ def test_the_cutoff_check_is_a_result(measurement):
     from studies._forecast_check import Forecast, ReferenceForecast
 
     head = measurement.rules[measurement.headline_rule]
-    ran = ReferenceForecast("Ref:mmlu", "2024-06-30", head, None, n_later=12, above_line=1, above_low=2, above_high=0,
-                            verdict="the forecast holds")
-    missing = ReferenceForecast("Other:mmlu", "2024-06-30", None, None, n_later=3, note="2 models up to the cutoff: no line")
+    ran = ReferenceForecast(
+        "Ref:mmlu",
+        "2024-06-30",
+        head,
+        None,
+        n_later=12,
+        above_line=1,
+        above_low=2,
+        above_high=0,
+        verdict="the forecast holds",
+    )
+    missing = ReferenceForecast(
+        "Other:mmlu", "2024-06-30", None, None, n_later=3, note="2 models up to the cutoff: no line"
+    )
     found = Forecast("paper", "2024-06-30", (ran, missing))
     frame = found.to_frame()
-    assert frame["reference"].tolist() == ["Ref", "Other"] and frame.loc[0, "months_before"] == head.doubling_time_months
+    assert (
+        frame["reference"].tolist() == ["Ref", "Other"] and frame.loc[0, "months_before"] == head.doubling_time_months
+    )
     assert frame.loc[1, "n_before"] == 0 and math.isnan(frame.loc[1, "months_before"])
     interval = found.conf_int()
-    assert list(interval.columns) == list(CONF_INT_COLUMNS) and interval.index.name == "quantity" and "Ref:mmlu.before.doubling_time_months" in interval.index
+    assert (
+        list(interval.columns) == list(CONF_INT_COLUMNS)
+        and interval.index.name == "quantity"
+        and "Ref:mmlu.before.doubling_time_months" in interval.index
+    )
     assert not any(q.startswith("Other:") for q in interval.index)  # no line, no interval
     assert interval.loc["Ref:mmlu.before.doubling_time_months"].tolist() == pytest.approx(
-        [head.doubling_time_months, head.doubling_time_months_ci_low, head.doubling_time_months_ci_high], nan_ok=True)
+        [head.doubling_time_months, head.doubling_time_months_ci_low, head.doubling_time_months_ci_high], nan_ok=True
+    )
     data = found.to_dict()
     assert data["references"][1]["before"] is None and data["references"][0]["before"]["rule"] == head.rule
     orjson.dumps(data, option=orjson.OPT_SERIALIZE_NUMPY)

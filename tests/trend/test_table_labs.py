@@ -3,15 +3,16 @@ command line and the API: the targets' labs (the draws' outer unit) and the refe
 agreement test across labs). The shipped public table with a ``lab`` column set to each row's family makes every family
 a lab of its own (22 target labs, the two Qwen references two labs, so the agreement test runs); with one lab for every
 row, the references are one lab's and the test cannot run."""
+
 from __future__ import annotations
 
 import json
 
 import pandas as pd
 import pytest
+from cli_run import run
 
 import densing
-from cli_run import run
 from densing.data.labs import lab_of
 from densing.errors import InputError
 from tests.conftest import REPO_ROOT
@@ -63,8 +64,9 @@ def test_one_lab_for_every_row_says_the_agreement_test_cannot_run(tmp_path, caps
 
 
 def test_the_api_reads_the_lab_column_of_a_file_and_of_a_frame(tmp_path):
-    from_file = densing.fit_trend(densing.read_results(_public_with_labs(tmp_path, _each_family)), n_boot=100,
-                                  n_boot_share=0)
+    from_file = densing.fit_trend(
+        densing.read_results(_public_with_labs(tmp_path, _each_family)), n_boot=100, n_boot_share=0
+    )
     public = densing.read_results(PUBLIC)
     from_frame = densing.fit_trend(public.assign(lab=public["family"]), n_boot=100, n_boot_share=0)
     plain = densing.fit_trend(public, n_boot=100, n_boot_share=0)
@@ -94,6 +96,7 @@ def test_a_lab_that_is_no_text_is_refused_naming_its_row(value):
     public = densing.read_results(PUBLIC)
     labs = public["family"].astype(object)
     labs.iloc[4] = value
-    with pytest.raises(InputError, match=r"targets: row 5: field 'lab': expected the name of the lab .*got "
-                                         + repr(value)):
+    with pytest.raises(
+        InputError, match=r"targets: row 5: field 'lab': expected the name of the lab .*got " + repr(value)
+    ):
         densing.fit_trend(public.assign(lab=labs), n_boot=100, n_boot_share=0)

@@ -1,5 +1,6 @@
 """One scale for several tables (densing.trend.table_scale) and the pooled law over them (densing.trend.pooled_tables):
 planted tables whose offsets and scales are known."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -89,9 +90,18 @@ def _planted_row(table: str, a: float, s: float, seed: int, upper_above: bool) -
         y[late] += 3.0
         kind[late] = -1.0
     families = [f"f{i % 24}" for i in range(60)]
-    points = pd.DataFrame({"model": [f"m{i}" for i in range(60)], "family": families,
-                           "lab": [f"lab{i % 12}" for i in range(60)], "release_date": "2024-01-01",
-                           "t": t, "y": y, "kind": kind, "noise": 0.1})
+    points = pd.DataFrame(
+        {
+            "model": [f"m{i}" for i in range(60)],
+            "family": families,
+            "lab": [f"lab{i % 12}" for i in range(60)],
+            "release_date": "2024-01-01",
+            "t": t,
+            "y": y,
+            "kind": kind,
+            "noise": 0.1,
+        }
+    )
     return TableRow(table, "planted", ("planted",), points, ("lab0",))
 
 
@@ -99,8 +109,11 @@ SLOPE = np.log(2) / (4 * 365.25 / 12)
 
 
 def test_the_pooled_law_recovers_the_planted_slope_and_keeps_upper_bounds_upper():
-    rows = [_planted_row("public", 0.0, 1.0, 1, False), _planted_row("second", 0.8, 1.5, 2, True),
-            _planted_row("third", -0.4, 0.7, 3, False)]
+    rows = [
+        _planted_row("public", 0.0, 1.0, 1, False),
+        _planted_row("second", 0.8, 1.5, 2, True),
+        _planted_row("third", -0.4, 0.7, 3, False),
+    ]
     found = pooled_law(rows, n_boot=40, seed=0)
     assert found["pooled"]["doubling_time_months"] == pytest.approx(4.0, rel=0.15)
     assert not found["common_slope"]["rejected"]

@@ -2,6 +2,7 @@
 line; a model's, a family's and a lab's draws are one across tables; bounds keep their kind and never exclude the
 planted value; the late frontier families sit on the frontier; a steeper table has its own slope; the stages of the
 bias between the oracle and the estimator read what they say."""
+
 from __future__ import annotations
 
 import math
@@ -25,16 +26,32 @@ def _row(table: str, models: list[str], kinds: list[float], t: list[float]) -> T
     """A small row: each model its own family except the Qwen2 ones, two labs, noise 0.2 on every point."""
     family = ["Qwen2" if model.startswith("qwen2") else model for model in models]
     lab = ["Alibaba (Qwen)" if model.startswith("qwen2") else "Other" for model in models]
-    points = pd.DataFrame({"model": models, "family": family, "lab": lab, "release_date": "2024-01-01",
-                           "t": np.asarray(t, float), "y": 0.0, "kind": np.asarray(kinds, float), "noise": 0.2})
+    points = pd.DataFrame(
+        {
+            "model": models,
+            "family": family,
+            "lab": lab,
+            "release_date": "2024-01-01",
+            "t": np.asarray(t, float),
+            "y": 0.0,
+            "kind": np.asarray(kinds, float),
+            "noise": 0.2,
+        }
+    )
     return TableRow(table, f"{table} row", ("Ref",), points, ("Alibaba (Qwen)",))
 
 
 def _rows() -> list[TableRow]:
-    return [_row("public", ["qwen2-7b", "m1", "m2", "tiny"], [EXACT, EXACT, EXACT, UPPER], [300, 100, 200, 500]),
-            _row("openllm_v2", ["qwen2-7b", "m1", "m3", "big", "none"], [EXACT, EXACT, EXACT, LOWER, math.nan],
-                 [300, 100, 400, 450, 460]),
-            _row("swallow", ["qwen2-7b", "m2", "m3"], [EXACT, EXACT, EXACT], [302, 200, 400])]
+    return [
+        _row("public", ["qwen2-7b", "m1", "m2", "tiny"], [EXACT, EXACT, EXACT, UPPER], [300, 100, 200, 500]),
+        _row(
+            "openllm_v2",
+            ["qwen2-7b", "m1", "m3", "big", "none"],
+            [EXACT, EXACT, EXACT, LOWER, math.nan],
+            [300, 100, 400, 450, 460],
+        ),
+        _row("swallow", ["qwen2-7b", "m2", "m3"], [EXACT, EXACT, EXACT], [302, 200, 400]),
+    ]
 
 
 def _still(study, **changes):

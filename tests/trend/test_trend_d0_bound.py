@@ -1,5 +1,6 @@
 """``--d0`` of ``densing trend`` (either design) and ``densing report``: a positive number of tokens up to
 MAX_D0_TOKENS, refused in one line before any table is read or any file written."""
+
 from __future__ import annotations
 
 import pytest

@@ -5,6 +5,7 @@ Planted tables put every model on ln ρ = A·t − 1 − u (u ≥ 0) and turn it
 known composed law: the interval must cover the planted A in most seeds, shrink with more models,
 and the shares of the slope variance must be shares (in [0, 1], summing to 1).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -14,13 +15,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from densing.constants import DAYS_PER_MONTH
 from densing.errors import FitError, InputError
 from densing.laws import forms
-from densing.laws.reference_fit import ReferenceFit
-from studies._planted import frontier_line
 from densing.laws.bounds import EXACT
-from densing.constants import DAYS_PER_MONTH
+from densing.laws.reference_fit import ReferenceFit
 from densing.trend.uncertainty import TrendUncertainty, observed_trend, trend_uncertainty
+from studies._planted import frontier_line
 
 SOURCES = ("fit", "score", "models")
 ALL_SOURCES = SOURCES + ("reference",)
@@ -32,9 +33,22 @@ SLOPE = 0.004  # planted A per day
 def _fit_with_draws(draws: int = 50, spread: float = 0.0, seed: int = 0) -> ReferenceFit:
     rng = np.random.default_rng(seed)
     names = tuple(P)
-    boot = [[P[k] * (1 + spread * rng.standard_normal()) if k in ("a", "l") else P[k] for k in names] for _ in range(draws)]
-    return ReferenceFit(kind="composed", benchmark="toy", metric="acc", benchmarks=("toy",), params=dict(P), stages=(),
-                        bootstrap=tuple(tuple(r) for r in boot), bootstrap_names=names, points=(), d0=1e12, data_hash="planted")
+    boot = [
+        [P[k] * (1 + spread * rng.standard_normal()) if k in ("a", "l") else P[k] for k in names] for _ in range(draws)
+    ]
+    return ReferenceFit(
+        kind="composed",
+        benchmark="toy",
+        metric="acc",
+        benchmarks=("toy",),
+        params=dict(P),
+        stages=(),
+        bootstrap=tuple(tuple(r) for r in boot),
+        bootstrap_names=names,
+        points=(),
+        d0=1e12,
+        data_hash="planted",
+    )
 
 
 def _models(n: int = 60, stderr: float = 0.01, seed: int = 1, slope: float = SLOPE) -> pd.DataFrame:
@@ -44,8 +58,9 @@ def _models(n: int = 60, stderr: float = 0.01, seed: int = 1, slope: float = SLO
     log_rho = slope * t - 1.0 - np.abs(rng.normal(0, 0.8, n))
     loss = forms.loss_law(params * np.exp(log_rho), 1e12, P["a"], P["alpha"], P["b"], P["beta"])
     score = forms.performance_law(loss, P["c"], P["gamma"], P["l"], P["d"])
-    return pd.DataFrame({"model": [f"m{i}" for i in range(n)], "params": params, "score": score,
-                         "stderr": stderr, "t": t})
+    return pd.DataFrame(
+        {"model": [f"m{i}" for i in range(n)], "params": params, "score": score, "stderr": stderr, "t": t}
+    )
 
 
 def _carry(models, fit=None, **options):
@@ -74,8 +89,9 @@ def test_a_rules_line_is_nan_on_too_few_points_or_one_date():
     kind, labels = np.full(2, EXACT, float), np.array(["a", "b"])
     assert math.isnan(frontier_line("all", np.array([0.0, 1.0]), np.array([0.0, 1.0]), kind, labels)[0])
     same_day = np.zeros(5)
-    assert math.isnan(frontier_line("all", same_day, np.arange(5.0), np.full(5, EXACT, float),
-                                    np.array(list("abcde")))[0])
+    assert math.isnan(
+        frontier_line("all", same_day, np.arange(5.0), np.full(5, EXACT, float), np.array(list("abcde")))[0]
+    )
 
 
 # --- the interval on planted data ----------------------------------------------------------------
@@ -103,7 +119,11 @@ def test_the_interval_is_the_percentile_interval_of_the_draws_and_the_months_are
     result = _carry(_models(), level=0.8, n_boot=300)
     ok = result.draws[np.isfinite(result.draws)]
     # 300 draws asked; a judged trend grows them while an end is undecided or imprecise (the draws used: n_boot)
-    assert result.n_boot >= 300 and result.draws.shape == (result.n_boot,) and result.failed_draws == result.n_boot - ok.size
+    assert (
+        result.n_boot >= 300
+        and result.draws.shape == (result.n_boot,)
+        and result.failed_draws == result.n_boot - ok.size
+    )
     assert result.slope_ci_low == pytest.approx(np.quantile(ok, 0.1))
     assert result.slope_ci_high == pytest.approx(np.quantile(ok, 0.9))
     assert result.slope_sd_all == pytest.approx(np.std(ok))
@@ -142,11 +162,14 @@ def test_the_counts_and_the_frontier_points():
 
 def test_each_source_counts_and_a_silent_source_gets_no_share():
     models = _models(stderr=0.0)
-    result = trend_uncertainty(models, _fit_with_draws(spread=0.0), d0=1e12, rule="quantile", n_boot=200, n_boot_share=100)
+    result = trend_uncertainty(
+        models, _fit_with_draws(spread=0.0), d0=1e12, rule="quantile", n_boot=200, n_boot_share=100
+    )
     assert result.share_score == pytest.approx(0.0) and result.share_fit == pytest.approx(0.0)
     assert result.share_models == pytest.approx(1.0)
-    noisy = trend_uncertainty(_models(stderr=0.01), _fit_with_draws(spread=0.05), d0=1e12, rule="quantile",
-                              n_boot=200, n_boot_share=100)
+    noisy = trend_uncertainty(
+        _models(stderr=0.01), _fit_with_draws(spread=0.05), d0=1e12, rule="quantile", n_boot=200, n_boot_share=100
+    )
     assert noisy.share_score > 0 and noisy.share_fit > 0
     assert noisy.share_fit + noisy.share_score + noisy.share_models == pytest.approx(1.0)
     assert noisy.slope_ci_low < noisy.slope_per_day < noisy.slope_ci_high
@@ -154,14 +177,19 @@ def test_each_source_counts_and_a_silent_source_gets_no_share():
 
 @pytest.mark.parametrize("stderr, spread, seed", [(0.0, 0.1, 0), (0.03, 0.0, 1), (0.01, 0.05, 2), (0.05, 0.2, 3)])
 def test_the_shares_are_shares_of_the_summed_variance(stderr, spread, seed):
-    result = _carry(_models(stderr=stderr, seed=seed), _fit_with_draws(spread=spread, seed=seed), n_boot=50,
-                    n_boot_share=60, seed=seed)
+    result = _carry(
+        _models(stderr=stderr, seed=seed),
+        _fit_with_draws(spread=spread, seed=seed),
+        n_boot=50,
+        n_boot_share=60,
+        seed=seed,
+    )
     shares = [getattr(result, f"share_{s}") for s in ALL_SOURCES]
     assert all(0.0 <= s <= 1.0 for s in shares)
     assert sum(shares) == pytest.approx(1.0)
     assert result.share_reference == 0.0 and result.slope_sd_reference == 0.0  # one reference
     sds = np.array([getattr(result, f"slope_sd_{s}") for s in SOURCES])
-    np.testing.assert_allclose([getattr(result, f"share_{s}") for s in SOURCES], sds ** 2 / np.sum(sds ** 2))
+    np.testing.assert_allclose([getattr(result, f"share_{s}") for s in SOURCES], sds**2 / np.sum(sds**2))
     if stderr == 0:
         assert result.share_score == pytest.approx(0.0, abs=1e-12)
     if spread == 0:
@@ -211,8 +239,15 @@ def test_plain_score_columns_are_the_benchmarks_columns():
 
 def _line(**fields) -> TrendUncertainty:
     base = _carry(_models(n=20), n_boot=5)
-    values = {"slope_per_day": 0.01, "intercept": 1.0, "slope_ci_low": 0.005, "slope_ci_high": 0.02,
-              "centre_days": 100.0, "epoch": "2023-02-24", **fields}
+    values = {
+        "slope_per_day": 0.01,
+        "intercept": 1.0,
+        "slope_ci_low": 0.005,
+        "slope_ci_high": 0.02,
+        "centre_days": 100.0,
+        "epoch": "2023-02-24",
+        **fields,
+    }
     return dataclasses.replace(base, **values)
 
 
@@ -237,7 +272,9 @@ def test_the_text_and_the_dict_leave_the_bulk_out():
     text = repr(result)
     from densing.present.words import state_words
 
-    assert text.startswith(f"TrendUncertainty(quantile, {state_words(result.state)}: doubling time") and "\n" not in text
+    assert (
+        text.startswith(f"TrendUncertainty(quantile, {state_words(result.state)}: doubling time") and "\n" not in text
+    )
     assert f"{result.n_models} models, 1 reference)" in text and result.state is not None
     record = result.to_dict()
     assert "draws" not in record and "models" not in record and "epoch" not in record

@@ -30,6 +30,7 @@ Regenerate the shipped files (byte-identical for the same inputs)::
 
     python tools/build_tables.py openllm-v2 --out results/openllm_v2
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -53,18 +54,48 @@ EXTRACT = "source/huggingface_v2_official.csv"
 TABLE = "openllm_v2_2025-03.csv"
 #: The contents table's score columns (the raw ``_value``, a fraction) -> the table's columns (the public table's names).
 SCORE_FIELDS: dict[str, str] = {
-    "evaluations_bbh_value": "leaderboard_bbh", "evaluations_gpqa_value": "leaderboard_gpqa",
-    "evaluations_ifeval_value": "leaderboard_ifeval", "evaluations_math_value": "leaderboard_math_hard",
-    "evaluations_mmlu_pro_value": "leaderboard_mmlu_pro", "evaluations_musr_value": "leaderboard_musr",
+    "evaluations_bbh_value": "leaderboard_bbh",
+    "evaluations_gpqa_value": "leaderboard_gpqa",
+    "evaluations_ifeval_value": "leaderboard_ifeval",
+    "evaluations_math_value": "leaderboard_math_hard",
+    "evaluations_mmlu_pro_value": "leaderboard_mmlu_pro",
+    "evaluations_musr_value": "leaderboard_musr",
 }
 OUTPUT_COLUMNS: tuple[str, ...] = (
-    "model", "family", "params", "active_params", "train_tokens", "release_date", "date_confidence", "date_source",
-    *SCORE_FIELDS.values(), "precision", "upload_date", "tokens_source", "parent", "derivation", "parent_tokens",
-    "derivation_tokens", "source",
+    "model",
+    "family",
+    "params",
+    "active_params",
+    "train_tokens",
+    "release_date",
+    "date_confidence",
+    "date_source",
+    *SCORE_FIELDS.values(),
+    "precision",
+    "upload_date",
+    "tokens_source",
+    "parent",
+    "derivation",
+    "parent_tokens",
+    "derivation_tokens",
+    "source",
 )
-CURATED_COLUMNS: tuple[str, ...] = ("model", "refuse", "family", "params", "active_params", "train_tokens",
-                                    "release_date", "parent", "derivation", "parent_tokens", "derivation_tokens",
-                                    "public_name", "source_url", "note")
+CURATED_COLUMNS: tuple[str, ...] = (
+    "model",
+    "refuse",
+    "family",
+    "params",
+    "active_params",
+    "train_tokens",
+    "release_date",
+    "parent",
+    "derivation",
+    "parent_tokens",
+    "derivation_tokens",
+    "public_name",
+    "source_url",
+    "note",
+)
 MODELS_COLUMNS: tuple[str, ...] = ("model", "precision", "model_type", "upload_date", "decision", "reason")
 OVERLAP_COLUMNS: tuple[str, ...] = ("model", "benchmark", "contents", "obsscaling", "difference")
 #: A name that marks post-training (the Swallow table's patterns, lower case).
@@ -130,11 +161,14 @@ def _check_derivation(record: dict, where: str) -> None:
             raise InputError(f"{where}: {', '.join(derivation_fields)} given for a model with no 'parent'")
         return
     if record["derivation"] not in DERIVED:
-        raise InputError(f"{where}: field 'derivation': expected one of {', '.join(DERIVED)}, got "
-                         f"{record['derivation']!r}")
+        raise InputError(
+            f"{where}: field 'derivation': expected one of {', '.join(DERIVED)}, got {record['derivation']!r}"
+        )
     if not is_missing(record["train_tokens"]):
-        raise InputError(f"{where}: field 'train_tokens': a derived model's count is its parent's plus its "
-                         f"derivation's (parent_tokens, derivation_tokens), not typed")
+        raise InputError(
+            f"{where}: field 'train_tokens': a derived model's count is its parent's plus its "
+            f"derivation's (parent_tokens, derivation_tokens), not typed"
+        )
 
 
 def derived_tokens(table: pd.DataFrame) -> pd.DataFrame:
@@ -185,9 +219,16 @@ def _decide(rows: pd.DataFrame, curated: dict) -> pd.DataFrame:
             reason = curated[model]["refuse"]
         elif record["model_precision"] != kept_precision[model]:
             reason = f"another precision of the model ({kept_precision[model]} kept)"
-        out.append({"model": model, "precision": record["model_precision"], "model_type": record["model_type"],
-                    "upload_date": record["metadata_upload_date"], "decision": "refused" if reason else "kept",
-                    "reason": reason})
+        out.append(
+            {
+                "model": model,
+                "precision": record["model_precision"],
+                "model_type": record["model_type"],
+                "upload_date": record["metadata_upload_date"],
+                "decision": "refused" if reason else "kept",
+                "reason": reason,
+            }
+        )
     return pd.DataFrame(out, columns=list(MODELS_COLUMNS)).sort_values(["model", "precision"], kind="stable")
 
 
@@ -209,13 +250,27 @@ def _score(record: dict, field: str, where: str) -> float:
 
 
 #: The contents table's columns the build reads.
-CONTENTS_COLUMNS: tuple[str, ...] = ("model_name", "model_precision", "model_type", "features_is_official_provider",
-                                     "metadata_upload_date", "metadata_params_billions", *SCORE_FIELDS)
+CONTENTS_COLUMNS: tuple[str, ...] = (
+    "model_name",
+    "model_precision",
+    "model_type",
+    "features_is_official_provider",
+    "metadata_upload_date",
+    "metadata_params_billions",
+    *SCORE_FIELDS,
+)
 
 
 #: The public table's columns a kept model's row takes (the house's names, dates and counts).
-PUBLIC_COLUMNS: tuple[str, ...] = ("model", "family", "active_params", "train_tokens", "release_date", "date_confidence",
-                                   "date_source")
+PUBLIC_COLUMNS: tuple[str, ...] = (
+    "model",
+    "family",
+    "active_params",
+    "train_tokens",
+    "release_date",
+    "date_confidence",
+    "date_source",
+)
 
 
 def read_contents(source: Path) -> pd.DataFrame:
@@ -229,14 +284,18 @@ def read_contents(source: Path) -> pd.DataFrame:
         width = len(next(reader, []))
         for record in reader:
             if record and len(record) != width:
-                raise InputError(f"{source}: line {reader.line_num}: {len(record)} fields where the header has "
-                                 f"{width} (a damaged row)")
+                raise InputError(
+                    f"{source}: line {reader.line_num}: {len(record)} fields where the header has "
+                    f"{width} (a damaged row)"
+                )
     twice = rows[rows.duplicated(["model_name", "model_precision"], keep=False)]
     if len(twice):
         first = twice.iloc[0]
         lines = ", ".join(str(i + 2) for i in twice.index[:4])
-        raise InputError(f"{source}: model {first['model_name']} ({first['model_precision']}) appears on more than one "
-                         f"row (lines {lines}); keep one")
+        raise InputError(
+            f"{source}: model {first['model_name']} ({first['model_precision']}) appears on more than one "
+            f"row (lines {lines}); keep one"
+        )
     return rows
 
 
@@ -252,8 +311,16 @@ def check_table(frame: pd.DataFrame, source: Path) -> None:
     validate_results(wide_to_tidy(frame, source=shown, columns=wide_columns(frame, shown)), source=shown)
 
 
-def build_openllm_v2(source: str | Path, curated_csv: str | Path, public_csv: str | Path, obsscaling_v2: str | Path
-                     ) -> dict[str, pd.DataFrame]:
+def _picked(cure: dict, house: dict | None, column: str):
+    """A kept model's ``column``: the curated row's where it gives one, else the public table's row's, else ""."""
+    if not is_missing(cure.get(column, "")):
+        return cure[column]
+    return house[column] if house is not None else ""
+
+
+def build_openllm_v2(
+    source: str | Path, curated_csv: str | Path, public_csv: str | Path, obsscaling_v2: str | Path
+) -> dict[str, pd.DataFrame]:
     """Every output of the build: the table (:data:`TABLE` without its suffix), ``models`` and ``overlap``.
 
     A kept model must be in the public table or in ``curated.csv``; a curated row of no official model is an error
@@ -279,12 +346,15 @@ def build_openllm_v2(source: str | Path, curated_csv: str | Path, public_csv: st
         name = cure.get("public_name") or model
         house = public.loc[name].to_dict() if name in public.index else None
         if house is None and not cure:
-            raise InputError(f"{public_csv}: no row for kept model {model!r}, nor has {curated_csv} (one of them names "
-                             "its family, size and date)")
-        params = _count(cure.get("params")) if not is_missing(cure.get("params", "")) \
+            raise InputError(
+                f"{public_csv}: no row for kept model {model!r}, nor has {curated_csv} (one of them names "
+                "its family, size and date)"
+            )
+        params = (
+            _count(cure.get("params"))
+            if not is_missing(cure.get("params", ""))
             else positive_count(record["metadata_params_billions"], field="metadata_params_billions", where=where) * 1e9
-        pick = (lambda column: cure[column] if not is_missing(cure.get(column, "")) else
-                (house[column] if house is not None else ""))
+        )
         upload = record["metadata_upload_date"]
         parse_date(upload, field="metadata_upload_date", where=where)  # a date of no day, or after today: refused
         if not is_missing(cure.get("release_date", "")):
@@ -296,27 +366,43 @@ def build_openllm_v2(source: str | Path, curated_csv: str | Path, public_csv: st
         else:
             date, confidence, date_source = upload, "low", "the contents table's upload date"
         derived = not is_missing(cure.get("parent", ""))
-        tokens = "" if derived else pick("train_tokens")
-        tokens_source = (cure["source_url"] if derived or not is_missing(cure.get("train_tokens", "")) else
-                         "the public table" if not is_missing(tokens) else "")
-        table.append({
-            "model": model, "family": pick("family") or model.split("/")[-1],
-            "params": round(params), "active_params": _count(pick("active_params")),
-            "train_tokens": _count(tokens), "release_date": date, "date_confidence": confidence,
-            "date_source": date_source,
-            **{column: _score(record, field, where) for field, column in SCORE_FIELDS.items()},
-            "precision": precision, "upload_date": upload, "tokens_source": tokens_source,
-            **{c: cure.get(c, "") if derived else "" for c in ("parent", "derivation")},
-            **{c: _count(cure.get(c, "")) if derived else math.nan for c in ("parent_tokens", "derivation_tokens")},
-            "source": f"{SOURCE_REPOSITORY}@{SOURCE_COMMIT}",
-        })
+        tokens = "" if derived else _picked(cure, house, "train_tokens")
+        tokens_source = (
+            cure["source_url"]
+            if derived or not is_missing(cure.get("train_tokens", ""))
+            else "the public table"
+            if not is_missing(tokens)
+            else ""
+        )
+        table.append(
+            {
+                "model": model,
+                "family": _picked(cure, house, "family") or model.split("/")[-1],
+                "params": round(params),
+                "active_params": _count(_picked(cure, house, "active_params")),
+                "train_tokens": _count(tokens),
+                "release_date": date,
+                "date_confidence": confidence,
+                "date_source": date_source,
+                **{column: _score(record, field, where) for field, column in SCORE_FIELDS.items()},
+                "precision": precision,
+                "upload_date": upload,
+                "tokens_source": tokens_source,
+                **{c: cure.get(c, "") if derived else "" for c in ("parent", "derivation")},
+                **{c: _count(cure.get(c, "")) if derived else math.nan for c in ("parent_tokens", "derivation_tokens")},
+                "source": f"{SOURCE_REPOSITORY}@{SOURCE_COMMIT}",
+            }
+        )
     frame = derived_tokens(pd.DataFrame(table, columns=list(OUTPUT_COLUMNS)))
     for column in ("active_params", "train_tokens", "parent_tokens", "derivation_tokens"):
         frame[column] = frame[column].round().astype("Int64")
     frame = frame.sort_values("model", kind="stable").reset_index(drop=True)
     check_table(frame, source)
-    return {TABLE.removesuffix(".csv"): frame, "models": decided.reset_index(drop=True),
-            "overlap": _overlap(frame, curated, obsscaling_v2)}
+    return {
+        TABLE.removesuffix(".csv"): frame,
+        "models": decided.reset_index(drop=True),
+        "overlap": _overlap(frame, curated, obsscaling_v2),
+    }
 
 
 def _overlap(frame: pd.DataFrame, curated: dict, obsscaling_v2: str | Path) -> pd.DataFrame:
@@ -324,8 +410,10 @@ def _overlap(frame: pd.DataFrame, curated: dict, obsscaling_v2: str | Path) -> p
     theirs = read_csv_file(Path(obsscaling_v2))
     missing = [column for column in ("Model", *SCORE_FIELDS.values()) if column not in theirs.columns]
     if missing:
-        raise InputError(f"{obsscaling_v2}: missing column(s) {', '.join(missing)} (ObsScaling's leaderboard-v2 "
-                         "extract: Model and the six scores)")
+        raise InputError(
+            f"{obsscaling_v2}: missing column(s) {', '.join(missing)} (ObsScaling's leaderboard-v2 "
+            "extract: Model and the six scores)"
+        )
     theirs = theirs.set_index("Model")
     rows = []
     for record in frame.to_dict("records"):
@@ -334,8 +422,15 @@ def _overlap(frame: pd.DataFrame, curated: dict, obsscaling_v2: str | Path) -> p
             continue
         for column in SCORE_FIELDS.values():
             mine, other = record[column], float(theirs.loc[name, column])
-            rows.append({"model": record["model"], "benchmark": column, "contents": mine, "obsscaling": other,
-                         "difference": mine - other})
+            rows.append(
+                {
+                    "model": record["model"],
+                    "benchmark": column,
+                    "contents": mine,
+                    "obsscaling": other,
+                    "difference": mine - other,
+                }
+            )
     return pd.DataFrame(rows, columns=list(OVERLAP_COLUMNS))
 
 

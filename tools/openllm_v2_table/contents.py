@@ -13,6 +13,7 @@ written; it is listed, with its reason, in the refusals file beside the table (n
 
     python tools/build_tables.py openllm-v2-contents --raw huggingface_v2.csv --out leaderboard_v2_contents.csv
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -26,8 +27,9 @@ from densing.errors import InputError
 from tools.openllm_v2_table.build import IMPLAUSIBLE_UPLOADS, PRECISION_ORDER, RAW_SHA256, SCORE_FIELDS
 
 
-def contents_table(raw: str | Path, public_csv: str | Path, *, check_hash: bool = True
-                   ) -> tuple[pd.DataFrame, pd.DataFrame]:
+def contents_table(
+    raw: str | Path, public_csv: str | Path, *, check_hash: bool = True
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(the table, the refusals) of the module docstring; ``check_hash``: the contents file must be the one of the
     pinned commit."""
     raw = Path(raw)
@@ -42,12 +44,23 @@ def contents_table(raw: str | Path, public_csv: str | Path, *, check_hash: bool 
     for record in others.to_dict("records"):
         billions = float(pd.to_numeric(record["metadata_params_billions"], errors="coerce"))
         if not (math.isfinite(billions) and billions > 0):
-            refused.append({"model": record["model_name"], "precision": record["model_precision"],
-                            "reason": f"parameter count {record['metadata_params_billions']!r} is not above zero"})
+            refused.append(
+                {
+                    "model": record["model_name"],
+                    "precision": record["model_precision"],
+                    "reason": f"parameter count {record['metadata_params_billions']!r} is not above zero",
+                }
+            )
             continue
         upload = record["metadata_upload_date"]
-        kept.append({"model": record["model_name"], "family": "", "params": round(billions * 1e9),
-                     "release_date": "" if upload in IMPLAUSIBLE_UPLOADS else upload,
-                     **{column: record[field] for field, column in SCORE_FIELDS.items()}})
+        kept.append(
+            {
+                "model": record["model_name"],
+                "family": "",
+                "params": round(billions * 1e9),
+                "release_date": "" if upload in IMPLAUSIBLE_UPLOADS else upload,
+                **{column: record[field] for field, column in SCORE_FIELDS.items()},
+            }
+        )
     table = pd.concat([public, pd.DataFrame(kept, dtype=str)], ignore_index=True).fillna("")
     return table, pd.DataFrame(refused, columns=["model", "precision", "reason"])

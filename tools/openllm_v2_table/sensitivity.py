@@ -17,6 +17,7 @@ rule, the censored 0.9-quantile frontier, 600 draws, seed 0), so a change to the
 
     python tools/build_tables.py openllm-v2-sensitivity --out results/openllm_v2/curation_sensitivity.csv
 """
+
 from __future__ import annotations
 
 import tempfile
@@ -30,8 +31,11 @@ from tools.openllm_v2_table.build import IMPLAUSIBLE_UPLOADS, TABLE, read_curate
 #: The columns of the sensitivity table.
 COLUMNS: tuple[str, ...] = ("choice", "months", "ci_low", "ci_high", "state", "status", "n_models", "references")
 #: StableLM's two recipes: each model of the shipped family ``StableLM`` and its family when they are split.
-STABLELM_SPLIT: dict[str, str] = {"stabilityai/stablelm-3b-4e1t": "StableLM-3B-4E1T",
-                                  "stabilityai/stablelm-2-1_6b": "StableLM 2", "stabilityai/stablelm-2-12b": "StableLM 2"}
+STABLELM_SPLIT: dict[str, str] = {
+    "stabilityai/stablelm-3b-4e1t": "StableLM-3B-4E1T",
+    "stabilityai/stablelm-2-1_6b": "StableLM 2",
+    "stabilityai/stablelm-2-12b": "StableLM 2",
+}
 
 
 def without_derived_tokens(table: pd.DataFrame) -> pd.DataFrame:
@@ -54,16 +58,22 @@ def upload_dates(table: pd.DataFrame, curated: pd.DataFrame) -> pd.DataFrame:
     noted = set(curated.loc[curated["release_date"].fillna("").astype(str).str.strip() != "", "model"])
     chosen = table["model"].isin(noted)
     upload = table["upload_date"].where(~table["upload_date"].isin(IMPLAUSIBLE_UPLOADS), "")
-    return table.assign(release_date=table["release_date"].where(~chosen, upload),
-                        date_confidence=table["date_confidence"].where(~chosen, "low"),
-                        date_source=table["date_source"].where(~chosen, "the contents table's upload date"))
+    return table.assign(
+        release_date=table["release_date"].where(~chosen, upload),
+        date_confidence=table["date_confidence"].where(~chosen, "low"),
+        date_source=table["date_source"].where(~chosen, "the contents table's upload date"),
+    )
 
 
 def choices(table: pd.DataFrame, curated: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """Each choice of the module docstring: its name -> the table under it."""
-    return {"as shipped": table, "derived tokens not counted": without_derived_tokens(table),
-            "StableLM split": stablelm_split(table), "upload dates": upload_dates(table, curated),
-            "StableLM split + upload dates": upload_dates(stablelm_split(table), curated)}
+    return {
+        "as shipped": table,
+        "derived tokens not counted": without_derived_tokens(table),
+        "StableLM split": stablelm_split(table),
+        "upload dates": upload_dates(table, curated),
+        "StableLM split + upload dates": upload_dates(stablelm_split(table), curated),
+    }
 
 
 def headline_row(table: pd.DataFrame, *, n_boot: int, seed: int) -> dict:
@@ -77,23 +87,40 @@ def headline_row(table: pd.DataFrame, *, n_boot: int, seed: int) -> dict:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / TABLE
         table.to_csv(path, index=False)
-        measured = measure_trend(read_results(path), table=registry.table("openllm_v2"), since=DEFAULT_EPOCH,
-                                 epoch=DEFAULT_EPOCH, n_boot=n_boot, seed=seed, sections=())
+        measured = measure_trend(
+            read_results(path),
+            table=registry.table("openllm_v2"),
+            since=DEFAULT_EPOCH,
+            epoch=DEFAULT_EPOCH,
+            n_boot=n_boot,
+            seed=seed,
+            sections=(),
+        )
     head = measured.rules.get(measured.headline_rule)
     found = measured.table().set_index("rule").loc[measured.headline_rule] if head is not None else None
-    return {"months": None if found is None else found["months"], "ci_low": None if found is None else found["ci_low"],
-            "ci_high": None if found is None else found["ci_high"], "state": state_words(measured.state),
-            "status": measured.status, "n_models": None if found is None else int(found["n_models"]),
-            "references": ", ".join(r.family for r in (head.reference_names if head is not None else ()))}
+    return {
+        "months": None if found is None else found["months"],
+        "ci_low": None if found is None else found["ci_low"],
+        "ci_high": None if found is None else found["ci_high"],
+        "state": state_words(measured.state),
+        "status": measured.status,
+        "n_models": None if found is None else int(found["n_models"]),
+        "references": ", ".join(r.family for r in (head.reference_names if head is not None else ())),
+    }
 
 
 def curation_sensitivity(folder: str | Path, *, n_boot: int = 600, seed: int = 0) -> pd.DataFrame:
     """One row per choice (module docstring) on the table in ``folder`` (its ``curated.csv`` beside it)."""
     folder = Path(folder)
-    table = pd.read_csv(folder / TABLE, dtype={"release_date": str, "upload_date": str}, keep_default_na=False,
-                        na_values={c: [""] for c in ("train_tokens", "active_params", "parent_tokens",
-                                                     "derivation_tokens")})
+    table = pd.read_csv(
+        folder / TABLE,
+        dtype={"release_date": str, "upload_date": str},
+        keep_default_na=False,
+        na_values={c: [""] for c in ("train_tokens", "active_params", "parent_tokens", "derivation_tokens")},
+    )
     curated = read_curated(folder / "curated.csv")
-    rows = [{"choice": name, **headline_row(frame, n_boot=n_boot, seed=seed)}
-            for name, frame in choices(table, curated).items()]
+    rows = [
+        {"choice": name, **headline_row(frame, n_boot=n_boot, seed=seed)}
+        for name, frame in choices(table, curated).items()
+    ]
     return pd.DataFrame(rows, columns=list(COLUMNS))

@@ -23,6 +23,7 @@ Regenerate the shipped table (byte-identical for the same inputs)::
         --dates results/release_dates.csv --corrections results/corrections.csv \\
         --active-params results/active_params.csv --out results/public_models.csv
 """
+
 from __future__ import annotations
 
 import math
@@ -30,6 +31,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from densing.data.schema import is_missing
+from densing.errors import InputError
+from densing.numbers import parse_count
 from tools.public_table.read import (
     COUNT_COLUMNS,
     OUTPUT_COLUMNS,
@@ -38,10 +42,6 @@ from tools.public_table.read import (
     read_obsscaling,
     read_release_dates,
 )
-from densing.data.schema import is_missing
-from densing.numbers import parse_count
-from densing.errors import InputError
-
 
 # ---------------------------------------------------------------------------------------------
 # corrections and build
@@ -75,7 +75,9 @@ def apply_corrections(frame: pd.DataFrame, corrections: pd.DataFrame) -> pd.Data
         if row["field"] in COUNT_COLUMNS:
             if not _same_count(current, row["source_value"]):
                 raise InputError(f"{where}: source holds {current!r}, correction expects {row['source_value']!r}")
-            result.at[position, row["field"]] = round(parse_count(row["corrected_value"], field=row["field"], where=where))
+            result.at[position, row["field"]] = round(
+                parse_count(row["corrected_value"], field=row["field"], where=where)
+            )
         else:
             if str(current) != row["source_value"]:
                 raise InputError(f"{where}: source holds {current!r}, correction expects {row['source_value']!r}")
@@ -111,9 +113,7 @@ def build_public_models(
             model: round(parse_count(value, field="active_params", where=f"{active_params_csv} ({model})"))
             for model, value in zip(active["model"], active["active_params"])
         }
-        frame["active_params"] = pd.array(
-            [values.get(model, pd.NA) for model in frame["model"]], dtype="Int64"
-        )
+        frame["active_params"] = pd.array([values.get(model, pd.NA) for model in frame["model"]], dtype="Int64")
     frame = frame.merge(dates.drop(columns=["note"]), on="model", how="left", validate="one_to_one")
     frame["release_date"] = frame["release_date"].fillna("")
     frame["date_source"] = frame["date_source"].fillna("")

@@ -3,6 +3,7 @@ disagree with the model's name, scores outside [0, 1], implausible or unsourced 
 
 Pure: it reads the table and reports, one row per issue; it changes nothing.
 """
+
 from __future__ import annotations
 
 import math
@@ -11,12 +12,11 @@ from datetime import date
 
 import pandas as pd
 
-from tools.public_table.read import BENCHMARK_COLUMNS, CONFIDENCE_LEVELS, ISSUE_COLUMNS, SCORE_COLUMNS
 from densing.data.schema import is_missing
-from densing.numbers import parse_count, parse_date
 from densing.errors import InputError
 from densing.impossible import EARLIEST_DATE
-
+from densing.numbers import parse_count, parse_date
+from tools.public_table.read import BENCHMARK_COLUMNS, CONFIDENCE_LEVELS, ISSUE_COLUMNS, SCORE_COLUMNS
 
 #: wrong unit (billions read as trillions or the reverse: a factor of 1000).
 MIN_TOKENS_PER_PARAM = 1.0
@@ -79,7 +79,6 @@ def sizes_from_name(model: str) -> dict[str, float | int]:
 
 # ---------------------------------------------------------------------------------------------
 # validation
-
 
 
 def _issue(model: object, field: str, value: object, expected: str, reason: str) -> dict[str, object]:
@@ -159,7 +158,10 @@ def _check_params_against_name(frame: pd.DataFrame) -> list[dict[str, object]]:
             else:
                 expected = f"{named:.3g} (size in the name, within {NAME_PARAMS_TOLERANCE:.0%})"
                 reason = "params disagree with the size in the model name"
-            if "active_params" in claimed and abs(params - claimed["active_params"]) / claimed["active_params"] <= NAME_PARAMS_TOLERANCE:
+            if (
+                "active_params" in claimed
+                and abs(params - claimed["active_params"]) / claimed["active_params"] <= NAME_PARAMS_TOLERANCE
+            ):
                 reason += " (matches the active size: active params listed as total?)"
             issues.append(_issue(row.model, "params", params, expected, reason))
         active = _number(getattr(row, "active_params", None))
@@ -167,13 +169,25 @@ def _check_params_against_name(frame: pd.DataFrame) -> list[dict[str, object]]:
             named_active = float(claimed["active_params"])
             if abs(active - named_active) / named_active > NAME_PARAMS_TOLERANCE:
                 issues.append(
-                    _issue(row.model, "active_params", active, f"{named_active:.3g}", "active params disagree with the name")
+                    _issue(
+                        row.model,
+                        "active_params",
+                        active,
+                        f"{named_active:.3g}",
+                        "active params disagree with the name",
+                    )
                 )
     for row in frame.itertuples(index=False):
         params, active = _number(row.params), _number(getattr(row, "active_params", None))
         if params is not None and active is not None and not 0 < active <= params:
             issues.append(
-                _issue(row.model, "active_params", active, f"in (0, params={params:.3g}]", "active params exceed total params")
+                _issue(
+                    row.model,
+                    "active_params",
+                    active,
+                    f"in (0, params={params:.3g}]",
+                    "active params exceed total params",
+                )
             )
     return issues
 
@@ -203,7 +217,9 @@ def _check_dates(frame: pd.DataFrame, today: pd.Timestamp) -> list[dict[str, obj
         source = getattr(row, "date_source", None)
         if is_missing(row.release_date):
             if not is_missing(confidence) and confidence != "none":
-                issues.append(_issue(row.model, "date_confidence", confidence, "none", "confidence given for a missing date"))
+                issues.append(
+                    _issue(row.model, "date_confidence", confidence, "none", "confidence given for a missing date")
+                )
             continue
         try:
             when = parse_date(row.release_date, where=str(row.model), in_domain=False)  # the range is a finding below
@@ -222,7 +238,13 @@ def _check_dates(frame: pd.DataFrame, today: pd.Timestamp) -> list[dict[str, obj
             )
         if confidence not in CONFIDENCE_LEVELS or confidence == "none":
             issues.append(
-                _issue(row.model, "date_confidence", confidence, "one of high, medium, low", "dated row without a confidence mark")
+                _issue(
+                    row.model,
+                    "date_confidence",
+                    confidence,
+                    "one of high, medium, low",
+                    "dated row without a confidence mark",
+                )
             )
         if is_missing(source) or not str(source).startswith(("http://", "https://")):
             issues.append(_issue(row.model, "date_source", source, "an http(s) URL", "dated row without a source URL"))

@@ -2,6 +2,7 @@
 
 Every reader checks that its file exists and holds its columns, and says which file is wrong when not.
 """
+
 from __future__ import annotations
 
 import re
@@ -9,8 +10,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from densing.numbers import parse_date
 from densing.errors import InputError
+from densing.numbers import parse_date
 
 BENCHMARK_FILE = "base_llm_benchmark_eval.csv"
 LEADERBOARD_FILE = "base_llm_leaderboard_v2_eval.csv"
@@ -109,7 +110,9 @@ def read_obsscaling(obsscaling_dir: str | Path) -> pd.DataFrame:
     if unknown:
         raise InputError(f"{folder / LEADERBOARD_FILE}: models absent from {BENCHMARK_FILE}: {unknown}")
     if board["Model"].duplicated().any():
-        raise InputError(f"{folder / LEADERBOARD_FILE}: duplicated models {sorted(board.loc[board['Model'].duplicated(), 'Model'])}")
+        raise InputError(
+            f"{folder / LEADERBOARD_FILE}: duplicated models {sorted(board.loc[board['Model'].duplicated(), 'Model'])}"
+        )
     frame = base.merge(board[["Model", *LEADERBOARD_COLUMNS]], on="Model", how="left", validate="many_to_one")
     sizes = pd.to_numeric(frame["Model Size (B)"], errors="coerce")
     tokens = pd.to_numeric(frame["Pretraining Data Size (T)"], errors="coerce")

@@ -21,6 +21,7 @@ Regenerate the shipped files (byte-identical for the same inputs)::
     python tools/build_tables.py swallow --source ../shared/data/swallow --curated results/swallow \\
         --dates results/release_dates.csv --out results/swallow
 """
+
 from __future__ import annotations
 
 import math
@@ -41,12 +42,28 @@ PROTOCOLS: dict[str, tuple[str, str, str]] = {
     "2026-05": ("model_2026-05.yml", "be9013b46b7384b7d9e317472d8448729e11b4e2", "en_pre"),
 }
 #: The leaderboard's score names (in the results group) -> the table's columns.
-SCORE_FIELDS: dict[str, str] = {"MMLU": "swallow_mmlu", "BBH": "swallow_bbh", "MATH": "swallow_math",
-                                "GSM8K": "swallow_gsm8k", "HumanEval": "swallow_humaneval"}
+SCORE_FIELDS: dict[str, str] = {
+    "MMLU": "swallow_mmlu",
+    "BBH": "swallow_bbh",
+    "MATH": "swallow_math",
+    "GSM8K": "swallow_gsm8k",
+    "HumanEval": "swallow_humaneval",
+}
 assert all(WIDE_COLUMNS.get(column) == column for column in SCORE_FIELDS.values())
 OUTPUT_COLUMNS: tuple[str, ...] = (
-    "model", "family", "params", "active_params", "train_tokens", "release_date", "date_confidence", "date_source",
-    *SCORE_FIELDS.values(), "parent", "derivation", "params_basis", "source",
+    "model",
+    "family",
+    "params",
+    "active_params",
+    "train_tokens",
+    "release_date",
+    "date_confidence",
+    "date_source",
+    *SCORE_FIELDS.values(),
+    "parent",
+    "derivation",
+    "params_basis",
+    "source",
 )
 LINEAGE_COLUMNS: tuple[str, ...] = ("model", "family", "parent", "derivation", "source_url", "note")
 PARAMS_COLUMNS: tuple[str, ...] = ("model", "params", "active_params", "basis", "source_url", "note")
@@ -83,12 +100,16 @@ def read_lineage(path: str | Path) -> pd.DataFrame:
     frame = _read_curated(path, LINEAGE_COLUMNS, "family and parent per model")
     for where, record in _rows(path, frame):
         if record["derivation"] not in DERIVATIONS:
-            raise InputError(f"{where}: field 'derivation': expected one of {', '.join(DERIVATIONS)}, got {record['derivation']!r}")
+            raise InputError(
+                f"{where}: field 'derivation': expected one of {', '.join(DERIVATIONS)}, got {record['derivation']!r}"
+            )
         if is_missing(record["family"]) or is_missing(record["source_url"]):
             raise InputError(f"{where}: fields 'family' and 'source_url' must be filled")
         derived = record["derivation"] not in ("from_scratch", "not_stated")
         if derived == is_missing(record["parent"]):
-            raise InputError(f"{where}: field 'parent': required exactly for a derived model (derivation {record['derivation']})")
+            raise InputError(
+                f"{where}: field 'parent': required exactly for a derived model (derivation {record['derivation']})"
+            )
     return frame
 
 
@@ -104,7 +125,9 @@ def read_params(path: str | Path) -> pd.DataFrame:
         if active > params:
             raise InputError(f"{where}: field 'active_params': {active:g} exceeds params {params:g}")
         if record["basis"] not in PARAMS_BASES:
-            raise InputError(f"{where}: field 'basis': expected one of {', '.join(PARAMS_BASES)}, got {record['basis']!r}")
+            raise InputError(
+                f"{where}: field 'basis': expected one of {', '.join(PARAMS_BASES)}, got {record['basis']!r}"
+            )
         if is_missing(record["source_url"]):
             raise InputError(f"{where}: field 'source_url' is empty")
     return frame
@@ -192,21 +215,40 @@ def build_swallow(source_dir: str | Path, curated_dir: str | Path, dates_csv: st
             if model in house_by_model:
                 h = house_by_model[model]
                 date, confidence, date_source = h["release_date"], h["date_confidence"], h["date_source"]
-                check = checks.setdefault(model, {"model": model, "files": [], "leaderboard_date": board_date,
-                                                  "house_date": h["release_date"], "house_source": h["date_source"]})
+                check = checks.setdefault(
+                    model,
+                    {
+                        "model": model,
+                        "files": [],
+                        "leaderboard_date": board_date,
+                        "house_date": h["release_date"],
+                        "house_source": h["date_source"],
+                    },
+                )
                 check["files"].append(label)
             else:
                 date, confidence, date_source = board_date, "low", LEADERBOARD_URL.format(commit=commit)
-            rows.append({
-                "model": model, "family": line["family"],
-                "params": round(float(size["params"])),
-                "active_params": round(float(size["active_params"])) if not is_missing(size["active_params"]) else pd.NA,
-                "train_tokens": round(float(count["train_tokens"])) if not is_missing(count["train_tokens"]) else pd.NA,
-                "release_date": date, "date_confidence": confidence, "date_source": date_source,
-                **_scores(entry, group, where),
-                "parent": line["parent"], "derivation": line["derivation"], "params_basis": size["basis"],
-                "source": f"swallow-llm/leaderboard@{commit}",
-            })
+            rows.append(
+                {
+                    "model": model,
+                    "family": line["family"],
+                    "params": round(float(size["params"])),
+                    "active_params": round(float(size["active_params"]))
+                    if not is_missing(size["active_params"])
+                    else pd.NA,
+                    "train_tokens": round(float(count["train_tokens"]))
+                    if not is_missing(count["train_tokens"])
+                    else pd.NA,
+                    "release_date": date,
+                    "date_confidence": confidence,
+                    "date_source": date_source,
+                    **_scores(entry, group, where),
+                    "parent": line["parent"],
+                    "derivation": line["derivation"],
+                    "params_basis": size["basis"],
+                    "source": f"swallow-llm/leaderboard@{commit}",
+                }
+            )
         table = pd.DataFrame(rows, columns=list(OUTPUT_COLUMNS))
         for column in ("params", "active_params", "train_tokens"):
             table[column] = table[column].astype("Int64")
@@ -224,8 +266,11 @@ def _date_check(checks: list[dict]) -> pd.DataFrame:
     """The leaderboard's date beside the house's for every kept model both carry."""
     rows = []
     for check in sorted(checks, key=lambda c: c["model"]):
-        apart = (pd.Timestamp(check["house_date"]) - pd.Timestamp(check["leaderboard_date"])).days \
-            if check["house_date"] else pd.NA
+        apart = (
+            (pd.Timestamp(check["house_date"]) - pd.Timestamp(check["leaderboard_date"])).days
+            if check["house_date"]
+            else pd.NA
+        )
         rows.append({**check, "files": " ".join(check["files"]), "days_apart": apart})
     return pd.DataFrame(rows, columns=list(DATE_CHECK_COLUMNS))
 
@@ -237,4 +282,3 @@ def write_swallow(outputs: dict[str, pd.DataFrame], out_dir: str | Path) -> list
 
     texts = {f"{name}.csv": frame.to_csv(index=False, lineterminator="\n") for name, frame in outputs.items()}
     return write_file_set(out_dir, texts)
-

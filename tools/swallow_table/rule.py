@@ -17,6 +17,7 @@ of another model (Swallow, Youko, Baku, …) is pre-training and is kept, its pa
 curated ``lineage.csv`` (:mod:`tools.swallow_table.build`). The rule reads only the files; the model cards
 checked for the cases it cannot see are cited in ``results/swallow/README.md``.
 """
+
 from __future__ import annotations
 
 import re
@@ -25,8 +26,8 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from densing.numbers import parse_date
 from densing.errors import InputError
+from densing.numbers import parse_date
 
 #: Hub-id patterns of post-trained checkpoints (case-insensitive, matched on the part after the owner).
 POST_TRAINING_NAME = re.compile(
@@ -34,8 +35,15 @@ POST_TRAINING_NAME = re.compile(
 )
 #: The fields every entry of a model file needs.
 ENTRY_FIELDS: tuple[str, ...] = ("id", "date", "params", "results")
-DECISION_COLUMNS: tuple[str, ...] = ("file", "model", "decision", "reason", "leaderboard_date", "leaderboard_params",
-                                     "leaderboard_active_params")
+DECISION_COLUMNS: tuple[str, ...] = (
+    "file",
+    "model",
+    "decision",
+    "reason",
+    "leaderboard_date",
+    "leaderboard_params",
+    "leaderboard_active_params",
+)
 
 
 def read_model_file(path: str | Path) -> list[dict]:
@@ -67,8 +75,10 @@ def read_model_file(path: str | Path) -> list[dict]:
             raise InputError(f"{path}: entry {number}: field 'id': {entry['id']!r} appears twice")
         parse_date(entry["date"], field="date", where=f"{path}: entry {number} ({entry['id']})")  # in the domain
         if entry.get("is_post") not in (None, True, False):  # 'yes' is no YAML boolean: read as text, it would keep
-            raise InputError(f"{path}: entry {number} ({entry['id']}): field 'is_post': expected true or false, got "
-                             f"{entry['is_post']!r}")
+            raise InputError(
+                f"{path}: entry {number} ({entry['id']}): field 'is_post': expected true or false, got "
+                f"{entry['is_post']!r}"
+            )
         seen.add(str(entry["id"]))
     return entries
 
@@ -103,9 +113,15 @@ def decisions(entries: list[dict], file_label: str) -> pd.DataFrame:
     rows = []
     for entry in entries:
         decision, reason = decide(entry)
-        rows.append({
-            "file": file_label, "model": str(entry["id"]), "decision": decision, "reason": reason,
-            "leaderboard_date": str(entry["date"]), "leaderboard_params": entry["params"],
-            "leaderboard_active_params": entry.get("active_params", ""),
-        })
+        rows.append(
+            {
+                "file": file_label,
+                "model": str(entry["id"]),
+                "decision": decision,
+                "reason": reason,
+                "leaderboard_date": str(entry["date"]),
+                "leaderboard_params": entry["params"],
+                "leaderboard_active_params": entry.get("active_params", ""),
+            }
+        )
     return pd.DataFrame(rows, columns=list(DECISION_COLUMNS))

@@ -3,6 +3,7 @@ comparison table from allenai/OLMo (``Model``, ``FLOPs``, ``Average`` and ten ta
 unchanged, and ``models.csv``, each model's parameter count, pretraining tokens and release date with a source URL
 for each (:data:`MODEL_COLUMNS`).
 """
+
 from __future__ import annotations
 
 import math
@@ -23,23 +24,46 @@ SOURCE = "allenai/OLMo@8cbfe6f9adce59c62a44ad41fda4478b5e4d19ad:olmo2-32b.csv"
 #: the multiple-choice "MC" format), so none reuses a leaderboard name nor the OLMo ladder's ranked-classification
 #: names: same data, other prompts, so trends compare across them, levels do not.
 OLMES_BENCHMARKS: dict[str, str] = {
-    "ARC Challenge": "olmes_arc_challenge_mc", "HSwag": "olmes_hellaswag_mc", "WinoG": "olmes_winogrande_mc",
-    "MMLU": "olmes_mmlu_mc", "DROP": "olmes_drop", "NQ": "olmes_naturalqs", "AGIEval": "olmes_agieval",
-    "GSM8k": "olmes_gsm8k", "MMLU Pro": "olmes_mmlu_pro", "TriviaQA": "olmes_triviaqa",
+    "ARC Challenge": "olmes_arc_challenge_mc",
+    "HSwag": "olmes_hellaswag_mc",
+    "WinoG": "olmes_winogrande_mc",
+    "MMLU": "olmes_mmlu_mc",
+    "DROP": "olmes_drop",
+    "NQ": "olmes_naturalqs",
+    "AGIEval": "olmes_agieval",
+    "GSM8k": "olmes_gsm8k",
+    "MMLU Pro": "olmes_mmlu_pro",
+    "TriviaQA": "olmes_triviaqa",
 }
 #: The table gives one number per task without naming its metric, so every score is ``score``.
 OLMES_METRIC = "score"
 SCORE_FILE_COLUMNS: tuple[str, ...] = ("Model", "FLOPs", "Average", *OLMES_BENCHMARKS)
 MODEL_COLUMNS: tuple[str, ...] = (
-    "model", "hf_id", "family", "params", "active_params", "train_tokens", "tokens_derivation",
-    "release_date", "date_source", "params_source", "tokens_source", "note",
+    "model",
+    "hf_id",
+    "family",
+    "params",
+    "active_params",
+    "train_tokens",
+    "tokens_derivation",
+    "release_date",
+    "date_source",
+    "params_source",
+    "tokens_source",
+    "note",
 )
 #: ``stated``: the developer states the count; ``flops/6N``: AI2's FLOPs / (6 · params); empty: neither.
 TOKEN_DERIVATIONS: tuple[str, ...] = ("stated", "flops/6N", "")
 #: Relative tolerance of a flops/6N token count against FLOPs / (6 · params): rounding only.
 FLOPS_RTOL = 1e-3
 PROVENANCE_COLUMNS: tuple[str, ...] = (
-    "hf_id", "flops", "tokens_derivation", "params_source", "tokens_source", "date_source", "note",
+    "hf_id",
+    "flops",
+    "tokens_derivation",
+    "params_source",
+    "tokens_source",
+    "date_source",
+    "note",
 )
 _URL = re.compile(r"^https?://\S+$")
 
@@ -51,7 +75,9 @@ def read_olmes_scores(scores_path: str | Path) -> pd.DataFrame:
     path = Path(scores_path)
     raw = read_text_table(path, SCORE_FILE_COLUMNS, "AI2's OLMES score table")
     if unknown := [c for c in raw.columns if c not in SCORE_FILE_COLUMNS]:
-        raise InputError(f"{path}: unknown column(s) {', '.join(map(str, unknown))}: add them to OLMES_BENCHMARKS with a benchmark name")
+        raise InputError(
+            f"{path}: unknown column(s) {', '.join(map(str, unknown))}: add them to OLMES_BENCHMARKS with a benchmark name"
+        )
     if raw.empty:
         raise InputError(f"{path}: the table has no rows")
     columns: dict[str, list] = {c: [] for c in SCORE_FILE_COLUMNS}
@@ -75,9 +101,13 @@ def read_olmes_scores(scores_path: str | Path) -> pd.DataFrame:
             try:
                 score = float(text)
             except ValueError:
-                raise InputError(f"{where} ({model}): field '{column}': expected a score in percent, got {text!r}") from None
+                raise InputError(
+                    f"{where} ({model}): field '{column}': expected a score in percent, got {text!r}"
+                ) from None
             if not (math.isfinite(score) and 0.0 <= score <= 100.0):
-                raise InputError(f"{where} ({model}): field '{column}': {text} is outside [0, 100] (scores are percentages)")
+                raise InputError(
+                    f"{where} ({model}): field '{column}': {text} is outside [0, 100] (scores are percentages)"
+                )
             columns[column].append(score)
     return pd.DataFrame({c: pd.Series(v, dtype=object if c == "Model" else "float64") for c, v in columns.items()})
 
@@ -107,22 +137,37 @@ def read_olmes_models(models_path: str | Path, flops: dict[str, float] | None = 
         if not rec["params"]:
             raise InputError(f"{where}: field 'params' is empty: every target needs its parameter count")
         params = positive_count(rec["params"], field="params", where=where, integer=True)
-        active = positive_count(rec["active_params"], field="active_params", where=where, integer=True) if rec["active_params"] else math.nan
+        active = (
+            positive_count(rec["active_params"], field="active_params", where=where, integer=True)
+            if rec["active_params"]
+            else math.nan
+        )
         if active > params:
             raise InputError(f"{where}: field 'active_params': {rec['active_params']} exceeds params {rec['params']}")
-        tokens = positive_count(rec["train_tokens"], field="train_tokens", where=where) if rec["train_tokens"] else math.nan
+        tokens = (
+            positive_count(rec["train_tokens"], field="train_tokens", where=where) if rec["train_tokens"] else math.nan
+        )
         derivation = rec["tokens_derivation"]
         if derivation not in TOKEN_DERIVATIONS:
-            raise InputError(f"{where}: field 'tokens_derivation': {derivation!r} is not one of stated, flops/6N or empty")
+            raise InputError(
+                f"{where}: field 'tokens_derivation': {derivation!r} is not one of stated, flops/6N or empty"
+            )
         if math.isnan(tokens) != (derivation == ""):
-            raise InputError(f"{where}: field 'tokens_derivation': {derivation or 'empty'!s} does not fit train_tokens "
-                             f"{rec['train_tokens'] or 'empty'} (a count needs 'stated' or 'flops/6N'; no count, none)")
+            raise InputError(
+                f"{where}: field 'tokens_derivation': {derivation or 'empty'!s} does not fit train_tokens "
+                f"{rec['train_tokens'] or 'empty'} (a count needs 'stated' or 'flops/6N'; no count, none)"
+            )
         if math.isnan(tokens) and not rec["note"]:
             raise InputError(f"{where}: field 'note': train_tokens is empty, so the note must say why")
-        for value_field, source_field in (("params", "params_source"), ("train_tokens", "tokens_source"),
-                                          ("release_date", "date_source")):
+        for value_field, source_field in (
+            ("params", "params_source"),
+            ("train_tokens", "tokens_source"),
+            ("release_date", "date_source"),
+        ):
             if rec[value_field] and not _URL.match(rec[source_field]):
-                raise InputError(f"{where}: field '{source_field}': {value_field} {rec[value_field]} needs a source URL, got {rec[source_field]!r}")
+                raise InputError(
+                    f"{where}: field '{source_field}': {value_field} {rec[value_field]} needs a source URL, got {rec[source_field]!r}"
+                )
         if not rec["release_date"] and not rec["note"]:
             raise InputError(f"{where}: field 'note': release_date is empty, so the note must say why")
         if rec["release_date"]:
@@ -132,11 +177,15 @@ def read_olmes_models(models_path: str | Path, flops: dict[str, float] | None = 
         if derivation == "flops/6N" and flops is not None:
             budget = flops.get(model, math.nan)
             if is_missing(budget):
-                raise InputError(f"{where}: field 'tokens_derivation': flops/6N, but the score table gives no FLOPs for {model!r}")
+                raise InputError(
+                    f"{where}: field 'tokens_derivation': flops/6N, but the score table gives no FLOPs for {model!r}"
+                )
             expected = budget / (6.0 * params)
             if not math.isclose(tokens, expected, rel_tol=FLOPS_RTOL):
-                raise InputError(f"{where}: field 'train_tokens': {rec['train_tokens']} is not FLOPs/(6·params) = "
-                                 f"{budget:g}/(6·{params:g}) = {expected:.6g}")
+                raise InputError(
+                    f"{where}: field 'train_tokens': {rec['train_tokens']} is not FLOPs/(6·params) = "
+                    f"{budget:g}/(6·{params:g}) = {expected:.6g}"
+                )
         rows.append({**rec, "params": params, "active_params": active, "train_tokens": tokens})
     counts = dict.fromkeys(("params", "active_params", "train_tokens"), "float64")
     return pd.DataFrame(rows, columns=list(raw.columns)).astype(counts)
@@ -155,17 +204,29 @@ def read_olmes_targets(scores_path: str | Path, models_path: str | Path) -> pd.D
             raise InputError(f"{scores_path}: row {i}: field 'Model': {model!r} has no row in {models_path}")
     if extra := sorted(known - set(scores["Model"])):
         raise InputError(f"{models_path}: field 'model': {', '.join(map(repr, extra))} not in {scores_path}")
-    long = scores.drop(columns=["Average"]).melt(id_vars=["Model", "FLOPs"], value_vars=list(OLMES_BENCHMARKS),
-                                                 var_name="column", value_name="percent")
-    long = long[long["percent"].notna()].merge(models, left_on="Model", right_on="model", how="left",
-                                               validate="many_to_one")
-    tidy = pd.DataFrame({
-        "model": long["Model"], "benchmark": long["column"].map(OLMES_BENCHMARKS), "metric": OLMES_METRIC,
-        "value": long["percent"] / 100.0, **{c: long[c] for c in ("params", "train_tokens", "active_params")},
-        "release_date": long["release_date"].replace("", None), "family": long["family"], "source": SOURCE,
-        "flops": long["FLOPs"], **{c: long[c] for c in PROVENANCE_COLUMNS if c != "flops"}})
+    long = scores.drop(columns=["Average"]).melt(
+        id_vars=["Model", "FLOPs"], value_vars=list(OLMES_BENCHMARKS), var_name="column", value_name="percent"
+    )
+    long = long[long["percent"].notna()].merge(
+        models, left_on="Model", right_on="model", how="left", validate="many_to_one"
+    )
+    tidy = pd.DataFrame(
+        {
+            "model": long["Model"],
+            "benchmark": long["column"].map(OLMES_BENCHMARKS),
+            "metric": OLMES_METRIC,
+            "value": long["percent"] / 100.0,
+            **{c: long[c] for c in ("params", "train_tokens", "active_params")},
+            "release_date": long["release_date"].replace("", None),
+            "family": long["family"],
+            "source": SOURCE,
+            "flops": long["FLOPs"],
+            **{c: long[c] for c in PROVENANCE_COLUMNS if c != "flops"},
+        }
+    )
     order = {name: k for k, name in enumerate(OLMES_BENCHMARKS.values())}
     model_order = {m: k for k, m in enumerate(scores["Model"])}
-    tidy = tidy.sort_values(["model", "benchmark"], kind="stable",
-                            key=lambda s: s.map(model_order if s.name == "model" else order)).reset_index(drop=True)
+    tidy = tidy.sort_values(
+        ["model", "benchmark"], kind="stable", key=lambda s: s.map(model_order if s.name == "model" else order)
+    ).reset_index(drop=True)
     return validate_results(tidy, source=f"{scores_path} + {models_path}")

@@ -16,6 +16,7 @@ An offline score S is inverted as the in-loop S − Δ: :func:`offline_reference
 Δ_k ~ N(Δ, σ_Δ²) per bootstrap row (seeded). The OLMo-2 rows are never targets; OLMo-2-0325-32B is the held-out check
 of the chain (:func:`tools.olmes_mc_reference.held_out`).
 """
+
 from __future__ import annotations
 
 import math
@@ -86,12 +87,21 @@ def offset_from(task: str, pairs: dict[str, tuple[float, float, float, float]]) 
     """Δ and σ_Δ from run → (offline score, its σ, in-loop score, its σ) (module docstring's equations)."""
     if len(pairs) < 1:
         raise InputError(f"{task}: no run with both an offline and an in-loop score; no offset")
-    terms = [{"run": run, "offline": offline, "offline_stderr": se_off, "inloop": inloop, "inloop_stderr": se_in,
-              "delta": offline - inloop} for run, (offline, se_off, inloop, se_in) in pairs.items()]
+    terms = [
+        {
+            "run": run,
+            "offline": offline,
+            "offline_stderr": se_off,
+            "inloop": inloop,
+            "inloop_stderr": se_in,
+            "delta": offline - inloop,
+        }
+        for run, (offline, se_off, inloop, se_in) in pairs.items()
+    ]
     deltas = np.array([t["delta"] for t in terms])
     k = len(terms)
     spread = float(np.var(deltas, ddof=1) / k) if k > 1 else 0.0  # (Δ7 − Δ13)²/4 for two runs
-    binomial = sum(t["offline_stderr"] ** 2 + t["inloop_stderr"] ** 2 for t in terms) / k ** 2
+    binomial = sum(t["offline_stderr"] ** 2 + t["inloop_stderr"] ** 2 for t in terms) / k**2
     return Offset(task, float(deltas.mean()), math.sqrt(spread + binomial), tuple(terms))
 
 
@@ -105,11 +115,17 @@ def measure_offset(fit: ReferenceFit, targets: pd.DataFrame) -> Offset:
     for run, model in OFFSET_ROWS.items():
         rows = targets[(targets["model"] == model) & (targets["benchmark"] == benchmark)]
         if run not in finals or rows.empty:
-            raise InputError(f"{benchmark}: no {'in-loop final of ' + run if run not in finals else 'OLMES row ' + repr(model)}; "
-                             "the offset needs both")
+            raise InputError(
+                f"{benchmark}: no {'in-loop final of ' + run if run not in finals else 'OLMES row ' + repr(model)}; "
+                "the offset needs both"
+            )
         offline = float(rows["value"].iloc[0])
-        pairs[run] = (offline, math.sqrt(offline * (1 - offline) / n_items), float(finals[run]["score"]),
-                      float(finals[run]["stderr"]))
+        pairs[run] = (
+            offline,
+            math.sqrt(offline * (1 - offline) / n_items),
+            float(finals[run]["score"]),
+            float(finals[run]["stderr"]),
+        )
     return offset_from(task, pairs)
 
 
@@ -119,11 +135,22 @@ def offline_reference(fit: ReferenceFit, offset: Offset, *, seed: int = 0) -> Re
     if "d" not in fit.params or not fit.bootstrap:
         raise FitError(f"{fit.benchmark}: a two-step fit with bootstrap draws is needed to carry the offset")
     draws = np.asarray(fit.bootstrap, float)
-    draws[:, fit.bootstrap_names.index("d")] += (
-        offset.delta + offset.stderr * np.random.default_rng(seed).standard_normal(len(draws)))
-    provenance = {**fit.provenance, "benchmarks": [offset.benchmark], "metric": "score",
-                  "offset": {"delta": offset.delta, "stderr": offset.stderr, "seed": seed, "runs": list(offset.runs)},
-                  "inloop_d": fit.params["d"]}
-    return replace(fit, benchmark=offset.benchmark, metric="score", provenance=provenance,
-                   params={**fit.params, "d": fit.params["d"] + offset.delta}, benchmarks=(offset.benchmark,),
-                   bootstrap=tuple(tuple(float(v) for v in r) for r in draws))
+    draws[:, fit.bootstrap_names.index("d")] += offset.delta + offset.stderr * np.random.default_rng(
+        seed
+    ).standard_normal(len(draws))
+    provenance = {
+        **fit.provenance,
+        "benchmarks": [offset.benchmark],
+        "metric": "score",
+        "offset": {"delta": offset.delta, "stderr": offset.stderr, "seed": seed, "runs": list(offset.runs)},
+        "inloop_d": fit.params["d"],
+    }
+    return replace(
+        fit,
+        benchmark=offset.benchmark,
+        metric="score",
+        provenance=provenance,
+        params={**fit.params, "d": fit.params["d"] + offset.delta},
+        benchmarks=(offset.benchmark,),
+        bootstrap=tuple(tuple(float(v) for v in r) for r in draws),
+    )

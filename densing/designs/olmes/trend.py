@@ -6,6 +6,7 @@ D0 = 10¹² tokens (3·10¹¹ and 3·10¹² beside), every dated model but the O
 regression quantile with its checks; a score law with R² < 0.5 is not inverted. No combined row: the four MC
 references have four loss laws, so a mean of them is no two-step law.
 """
+
 from __future__ import annotations
 
 import math
@@ -24,13 +25,13 @@ from densing.laws.fit_schema import fit_verdict
 from densing.laws.inversion import PerBenchmark
 from densing.laws.reference_fit import ReferenceFit
 from densing.numbers import counted_noun, format_months
+from densing.present.words import joined, not_measured, state_words, status_parts
 from densing.results import ALPHA_CONSTRAINTS, Result, frame_records, interval_frame
+from densing.states import EndOpen, State
 from densing.trend.capability import calibrated, inversion_checks
 from densing.trend.checks import FAILED
 from densing.trend.targets import trend_targets
 from densing.trend.uncertainty import trend_uncertainty
-from densing.present.words import joined, not_measured, state_words, status_parts
-from densing.states import EndOpen, State
 from densing.validation import validate_params
 
 #: The paper's D0 and the sensitivity's.
@@ -38,12 +39,18 @@ D0 = 1e12
 SENSITIVITY_D0 = (3e11, 3e12)
 TASKS = tuple(mc.MC_CHANCE)
 #: Each OLMES task beside the public table's benchmark of the same capability (compared by trends, never levels).
-LEADERBOARD_TWIN = {"arc_challenge": "arc_challenge", "hellaswag": "hellaswag", "winogrande": "winogrande",
-                    "mmlu": "mmlu", "gsm8k": "gsm8k", "mmlu_pro": "mmlu_pro"}
+LEADERBOARD_TWIN = {
+    "arc_challenge": "arc_challenge",
+    "hellaswag": "hellaswag",
+    "winogrande": "winogrande",
+    "mmlu": "mmlu",
+    "gsm8k": "gsm8k",
+    "mmlu_pro": "mmlu_pro",
+}
 #: Why a task of the OLMES table that the leaderboard table also has gets no MC reference.
 NO_REFERENCE = {
     "gsm8k": "no reference: the OLMo ladder records the correct answer's bits per byte of multiple-choice and "
-             "ranked-classification tasks only; GSM8K is scored on generated answers",
+    "ranked-classification tasks only; GSM8K is scored on generated answers",
     "mmlu_pro": "no reference: the OLMo ladder does not evaluate MMLU-Pro, so there is no loss law for it",
 }
 
@@ -69,14 +76,22 @@ class OlmesTrend(Result):
     def conf_int(self, alpha: float = 0.05) -> pd.DataFrame:
         """Each task's doubling time (months) and 95% interval (another ``alpha``: an InputError)."""
         self._check_alpha(alpha)
-        return interval_frame({f"{r.benchmark}.doubling_time_months": (r.months, r.ci_low, r.ci_high)
-                               for r in self.rows.itertuples()})
+        return interval_frame(
+            {f"{r.benchmark}.doubling_time_months": (r.months, r.ci_low, r.ci_high) for r in self.rows.itertuples()}
+        )
 
     def _summary_items(self) -> list[tuple[str, object]]:
-        return [(r.benchmark, r.error or f"{r.months:.3g} months ({r.ci_low:.3g} to {r.ci_high:.3g}), "
-                              f"{counted_noun(r.n_models, 'model')}") for r in self.rows.itertuples()] + [
+        return [
+            (
+                r.benchmark,
+                r.error
+                or f"{r.months:.3g} months ({r.ci_low:.3g} to {r.ci_high:.3g}), {counted_noun(r.n_models, 'model')}",
+            )
+            for r in self.rows.itertuples()
+        ] + [
             ("models left out", len(self.left_out)),
-            ("failed checks", int((self.checks["status"] == FAILED).sum()) if len(self.checks) else 0)]
+            ("failed checks", int((self.checks["status"] == FAILED).sum()) if len(self.checks) else 0),
+        ]
 
 
 def _d0_key(d0: float) -> str:
@@ -84,8 +99,9 @@ def _d0_key(d0: float) -> str:
     return f"months_d0_{d0 / 1e12:g}T"
 
 
-def reference(task: str, targets: pd.DataFrame, fits_dir: str | Path | None = None, *, seed: int = 0,
-              name: str = mc.MC_FIT) -> tuple[ReferenceFit, mc.Offset]:
+def reference(
+    task: str, targets: pd.DataFrame, fits_dir: str | Path | None = None, *, seed: int = 0, name: str = mc.MC_FIT
+) -> tuple[ReferenceFit, mc.Offset]:
     """The task's MC reference on the offline scale (Δ carried) and its offset; ``name``: the fit's file pattern
     (:data:`~densing.designs.olmes.mc_reference.MC_FIT_CEILING_ONE` for the ceiling's sensitivity)."""
     folder = Path(fits_dir) if fits_dir else paths.REFERENCE_FITS
@@ -94,9 +110,18 @@ def reference(task: str, targets: pd.DataFrame, fits_dir: str | Path | None = No
     return mc.offline_reference(fit, offset, seed=seed), offset
 
 
-def measure_olmes(fits_dir: str | Path | None = None, results_dir: str | Path | None = None, *, d0: float = D0,
-                  since: str | None = None, epoch: str = DEFAULT_EPOCH, n_boot: int = 600, n_boot_share: int = 200,
-                  n_boot_side: int = 200, seed: int = 0) -> OlmesTrend:
+def measure_olmes(
+    fits_dir: str | Path | None = None,
+    results_dir: str | Path | None = None,
+    *,
+    d0: float = D0,
+    since: str | None = None,
+    epoch: str = DEFAULT_EPOCH,
+    n_boot: int = 600,
+    n_boot_share: int = 200,
+    n_boot_side: int = 200,
+    seed: int = 0,
+) -> OlmesTrend:
     """One row per task of :data:`TASKS` (module docstring): doubling time, interval, counts, sensitivity, checks."""
     from densing.validation import D0_TOKENS, validate
 
@@ -107,22 +132,39 @@ def measure_olmes(fits_dir: str | Path | None = None, results_dir: str | Path | 
     for task in TASKS:
         ref, offset = reference(task, targets, fits_dir, seed=seed)
         offsets.append(offset.frame())
-        row = {"task": task, "benchmark": ref.benchmark, "reference": f"OLMo ladder loss law + OLMo-2 MC score law ({task})",
-               "d0": d0, "rule": "quantile", "quantile": 0.9, "since": since or "", "offset": offset.delta,
-               "offset_stderr": offset.stderr, "score_r2": ref.stages[-1].r_squared,
-               "ceiling": "free" if ref.provenance.get("ceiling") is None else ref.provenance["ceiling"],
-               **dict.fromkeys(("months", "ci_low", "ci_high"), math.nan), "n_draws": 0,
-               **dict.fromkeys(("low_determined", "high_determined", "high_undecided"), False), **_precision(None),
-               **dict.fromkeys(("n_models", "n_exact", "n_lower", "n_upper"), 0),
-               **dict.fromkeys(("share_fit", "share_score", "share_models", *map(_d0_key, SENSITIVITY_D0),
-                                "months_ceiling_1"), math.nan),
-               "months_ceiling_1_ci": "", "failed_checks": (), "error": ""}
+        row = {
+            "task": task,
+            "benchmark": ref.benchmark,
+            "reference": f"OLMo ladder loss law + OLMo-2 MC score law ({task})",
+            "d0": d0,
+            "rule": "quantile",
+            "quantile": 0.9,
+            "since": since or "",
+            "offset": offset.delta,
+            "offset_stderr": offset.stderr,
+            "score_r2": ref.stages[-1].r_squared,
+            "ceiling": "free" if ref.provenance.get("ceiling") is None else ref.provenance["ceiling"],
+            **dict.fromkeys(("months", "ci_low", "ci_high"), math.nan),
+            "n_draws": 0,
+            **dict.fromkeys(("low_determined", "high_determined", "high_undecided"), False),
+            **_precision(None),
+            **dict.fromkeys(("n_models", "n_exact", "n_lower", "n_upper"), 0),
+            **dict.fromkeys(
+                ("share_fit", "share_score", "share_models", *map(_d0_key, SENSITIVITY_D0), "months_ceiling_1"),
+                math.nan,
+            ),
+            "months_ceiling_1_ci": "",
+            "failed_checks": (),
+            "error": "",
+        }
         rows.append(row)
         inversion = PerBenchmark(ref, d0)
         models, dropped = trend_targets(targets, inversion, since=since, epoch=epoch)
         left.append(dropped.assign(benchmark=ref.benchmark))
         if verdict := fit_verdict(ref):
-            row["error"] = f"the MC score law is a {verdict} on the OLMo-2 checkpoints (bits per byte does not order MC accuracy)"
+            row["error"] = (
+                f"the MC score law is a {verdict} on the OLMo-2 checkpoints (bits per byte does not order MC accuracy)"
+            )
             row["n_models"] = len(models)
             continue
         try:
@@ -130,20 +172,35 @@ def measure_olmes(fits_dir: str | Path | None = None, results_dir: str | Path | 
         except DensingError as exc:
             row["error"] = str(exc)
             continue
-        row.update(months=result.doubling_time_months, ci_low=result.doubling_time_months_ci_low,
-                   ci_high=result.doubling_time_months_ci_high, n_draws=result.n_boot,
-                   low_determined=result.low_determined, high_determined=result.high_determined,
-                   high_undecided=result.high_undecided, **_precision(result), n_models=result.n_models,
-                   n_exact=result.n_exact, n_lower=result.n_lower_bounds, n_upper=result.n_upper_bounds,
-                   share_fit=result.share_fit, share_score=result.share_score, share_models=result.share_models)
+        row.update(
+            months=result.doubling_time_months,
+            ci_low=result.doubling_time_months_ci_low,
+            ci_high=result.doubling_time_months_ci_high,
+            n_draws=result.n_boot,
+            low_determined=result.low_determined,
+            high_determined=result.high_determined,
+            high_undecided=result.high_undecided,
+            **_precision(result),
+            n_models=result.n_models,
+            n_exact=result.n_exact,
+            n_lower=result.n_lower_bounds,
+            n_upper=result.n_upper_bounds,
+            share_fit=result.share_fit,
+            share_score=result.share_score,
+            share_models=result.share_models,
+        )
         for other in SENSITIVITY_D0:
             row.update(_side(_d0_key(other), models, PerBenchmark(ref, other), n_boot=n_boot_side, seed=seed))
         row.update(_ceiling_one(task, ref, targets, models, fits_dir, d0=d0, n_boot=n_boot_side, seed=seed))
         checks = calibrated(inversion_checks(models, inversion))
         found += [{"benchmark": ref.benchmark, **check.to_dict(), "fired": check.fired} for check in checks]
         row["failed_checks"] = tuple(c.name for c in checks if c.failed)
-    return OlmesTrend(pd.DataFrame(rows), pd.DataFrame(found), pd.concat(left, ignore_index=True),
-                      pd.concat(offsets, ignore_index=True))
+    return OlmesTrend(
+        pd.DataFrame(rows),
+        pd.DataFrame(found),
+        pd.concat(left, ignore_index=True),
+        pd.concat(offsets, ignore_index=True),
+    )
 
 
 def failed_and_fired(checks: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -157,8 +214,10 @@ def _interval(rows: pd.DataFrame, key: str) -> str | None:
     """Row ``key`` of ``rows`` as months [95% interval]; None where it has no finite months."""
     if key not in rows.index or not np.isfinite(rows.loc[key, "months"]):
         return None
-    return f"{format_months(rows.loc[key, 'months'])} [{format_months(rows.loc[key, 'ci_low'])}–" \
-           f"{format_months(rows.loc[key, 'ci_high'])}]"
+    return (
+        f"{format_months(rows.loc[key, 'months'])} [{format_months(rows.loc[key, 'ci_low'])}–"
+        f"{format_months(rows.loc[key, 'ci_high'])}]"
+    )
 
 
 def beside_leaderboard(olmes: OlmesTrend, by_benchmark: pd.DataFrame, paper_months: float) -> pd.DataFrame:
@@ -177,21 +236,46 @@ def beside_leaderboard(olmes: OlmesTrend, by_benchmark: pd.DataFrame, paper_mont
             words += [f"finding: {r.name} {r.detail}" for r in fired[fired["benchmark"] == b].itertuples()]
             checks = "; ".join(words) if words else "all testable checks pass"
         if left and right:
-            overlap = mine.loc[task, "ci_low"] <= theirs.loc[twin, "ci_high"] and theirs.loc[twin, "ci_low"] <= mine.loc[task, "ci_high"]
-            agreement = "consistent: the 95% intervals overlap" if overlap else "they disagree: the 95% intervals are disjoint"
+            overlap = (
+                mine.loc[task, "ci_low"] <= theirs.loc[twin, "ci_high"]
+                and theirs.loc[twin, "ci_low"] <= mine.loc[task, "ci_high"]
+            )
+            agreement = (
+                "consistent: the 95% intervals overlap" if overlap else "they disagree: the 95% intervals are disjoint"
+            )
         else:
             missing = [name for name, ok in (("OLMES design", left), ("leaderboard", right)) if not ok]
             agreement = "cannot compare: " + " and ".join(missing) + " " + state_words(State.NOT_MEASURED)
         left = left or (not_measured(mine.loc[task, "error"]) if task in mine.index else NO_REFERENCE[task])
-        right = right or (theirs.loc[twin, "error"] if twin in theirs.index else "not in the public table") \
+        right = (
+            right
+            or (theirs.loc[twin, "error"] if twin in theirs.index else "not in the public table")
             or state_words(State.NOT_MEASURED)
-        out.append({"benchmark": task, "olmes": left, "olmes_checks": checks, "leaderboard": right,
-                    "agreement": agreement, "paper": f"{paper_months:g} (its set of five)"})
+        )
+        out.append(
+            {
+                "benchmark": task,
+                "olmes": left,
+                "olmes_checks": checks,
+                "leaderboard": right,
+                "agreement": agreement,
+                "paper": f"{paper_months:g} (its set of five)",
+            }
+        )
     return pd.DataFrame(out)
 
 
-def _ceiling_one(task: str, ref: ReferenceFit, targets: pd.DataFrame, models: pd.DataFrame, fits_dir, *, d0: float,
-                 n_boot: int, seed: int) -> dict:
+def _ceiling_one(
+    task: str,
+    ref: ReferenceFit,
+    targets: pd.DataFrame,
+    models: pd.DataFrame,
+    fits_dir,
+    *,
+    d0: float,
+    n_boot: int,
+    seed: int,
+) -> dict:
     """The doubling time with the MC law's ceiling c + d fixed at 1, or why none (the rule's own choice, no fit)."""
     if ref.provenance.get("ceiling") == 1.0:
         return {"months_ceiling_1_ci": "the rule's own choice"}
@@ -232,10 +316,17 @@ def _judged(r) -> SimpleNamespace:
     """An OLMES row without an error as the one state rule reads a trend row: its state from its ends, the open ends
     as reasons; the validity checks are findings beside it, as on every row."""
     draws = int(r.n_draws) if r.n_draws == r.n_draws else 0
-    ends = tuple(EndOpen(end, bool(end == "high" and r.high_undecided), draws, math.inf)
-                 for end, determined in (("low", r.low_determined), ("high", r.high_determined)) if not determined)
-    return SimpleNamespace(state=(State.MEASURED, State.BOUNDED, State.NOT_MEASURED)[len(ends)], reasons=ends,
-                           doubling_time_months_ci_low=r.ci_low, doubling_time_months_ci_high=r.ci_high)
+    ends = tuple(
+        EndOpen(end, bool(end == "high" and r.high_undecided), draws, math.inf)
+        for end, determined in (("low", r.low_determined), ("high", r.high_determined))
+        if not determined
+    )
+    return SimpleNamespace(
+        state=(State.MEASURED, State.BOUNDED, State.NOT_MEASURED)[len(ends)],
+        reasons=ends,
+        doubling_time_months_ci_low=r.ci_low,
+        doubling_time_months_ci_high=r.ci_high,
+    )
 
 
 def _precision(result) -> dict:
@@ -244,14 +335,20 @@ def _precision(result) -> dict:
     out = {}
     for end in ("low", "high"):
         determined = result is not None and getattr(result, f"{end}_determined")
-        out.update({f"ci_{end}_mc_low": getattr(result, f"months_{end}_mc_low", math.nan),
-                    f"ci_{end}_mc_high": getattr(result, f"months_{end}_mc_high", math.nan),
-                    f"ci_{end}_precise": bool(getattr(result, f"{end}_precise")) if determined else None})
+        out.update(
+            {
+                f"ci_{end}_mc_low": getattr(result, f"months_{end}_mc_low", math.nan),
+                f"ci_{end}_mc_high": getattr(result, f"months_{end}_mc_high", math.nan),
+                f"ci_{end}_precise": bool(getattr(result, f"{end}_precise")) if determined else None,
+            }
+        )
     return out
 
 
 def row_parts(rows: pd.DataFrame) -> list[tuple[str, tuple[str, ...]]]:
     """Each OLMES row's status as (head, reasons) (:func:`densing.present.words.status_parts`), by the one state rule:
     measured, bounded or not measured by its ends, or not measured and its error."""
-    return [(state_words(State.NOT_MEASURED), (str(r.error),)) if str(r.error or "") else status_parts(_judged(r))
-            for r in rows.itertuples()]
+    return [
+        (state_words(State.NOT_MEASURED), (str(r.error),)) if str(r.error or "") else status_parts(_judged(r))
+        for r in rows.itertuples()
+    ]

@@ -4,6 +4,7 @@
 row (MMLU-Pro + BBH + MATH-hard), was declared in ``results/openllm_v2/DECLARATION.md`` before the table existed. The
 report shows its stored record beside the public table's headline (:mod:`.report`).
 """
+
 from __future__ import annotations
 
 from densing.paths import RESULTS
@@ -15,19 +16,36 @@ CUTOFF = "2024-09-30"
 V2_NATIVE = ("v2_native", "v2-native set (MMLU-Pro, BBH, MATH-hard)", ("mmlu_pro", "leaderboard_bbh", "math_hard"))
 _BENCHMARKS = ("leaderboard_bbh", "math_hard", "mmlu_pro", "gpqa", "musr")
 
-register_table(TrendTable(
-    "openllm_v2", RESULTS / "openllm_v2" / "openllm_v2_2025-03.csv",
-    "the Open LLM Leaderboard v2's official base models (one harness, models to 2025-03)",
-    candidates=_BENCHMARKS, sets={V2_NATIVE[0]: V2_NATIVE[1:]},
-    budget_benchmarks=V2_NATIVE[2], budget_sets=(V2_NATIVE[0],),
-    paper_mapping={
-        "MMLU": "missing: MMLU-Pro (5-shot, ten options) stands in the v2-native set",
-        "BBH": "leaderboard_bbh (multiple choice, 3-shot)", "MATH": "math_hard (MATH level 5, 4-shot)",
-        "HumanEval": "missing: not on the leaderboard", "MBPP": "missing: not on the leaderboard",
-    },
-    cutoff=CUTOFF))
+register_table(
+    TrendTable(
+        "openllm_v2",
+        RESULTS / "openllm_v2" / "openllm_v2_2025-03.csv",
+        "the Open LLM Leaderboard v2's official base models (one harness, models to 2025-03)",
+        candidates=_BENCHMARKS,
+        sets={V2_NATIVE[0]: V2_NATIVE[1:]},
+        budget_benchmarks=V2_NATIVE[2],
+        budget_sets=(V2_NATIVE[0],),
+        paper_mapping={
+            "MMLU": "missing: MMLU-Pro (5-shot, ten options) stands in the v2-native set",
+            "BBH": "leaderboard_bbh (multiple choice, 3-shot)",
+            "MATH": "math_hard (MATH level 5, 4-shot)",
+            "HumanEval": "missing: not on the leaderboard",
+            "MBPP": "missing: not on the leaderboard",
+        },
+        cutoff=CUTOFF,
+    )
+)
 
-DESIGNS.register("openllm_v2", Design(
-    "openllm_v2", "the Open LLM Leaderboard v2's official base models (--table openllm_v2)", None, None,
-    lazy("densing.designs.openllm_v2.report", "section", 3), lazy("densing.designs.openllm_v2.report", "render", 1),
-    rank=5, line=lazy("densing.designs.openllm_v2.record", "line", 0)))
+DESIGNS.register(
+    "openllm_v2",
+    Design(
+        "openllm_v2",
+        "the Open LLM Leaderboard v2's official base models (--table openllm_v2)",
+        None,
+        None,
+        lazy("densing.designs.openllm_v2.report", "section", 3),
+        lazy("densing.designs.openllm_v2.report", "render", 1),
+        rank=5,
+        line=lazy("densing.designs.openllm_v2.record", "line", 0),
+    ),
+)

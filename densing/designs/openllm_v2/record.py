@@ -1,6 +1,7 @@
 """The Open LLM Leaderboard v2 table's stored record (``densing trend --table openllm_v2 --by benchmark``'s
 measurement, written by :data:`RECORD_COMMAND`) and its one line beside the public table's headline at the terminal
 (:func:`line`): read without the report, so plain ``densing trend`` loads no page to print it."""
+
 from __future__ import annotations
 
 from densing import paths
@@ -27,9 +28,14 @@ def line() -> str | None:
     if row is None or not isinstance(row.get("months"), (int, float)):
         return None
     declared = (record.get("forecast") or {}).get("declared")
-    forecast = f"; at the declared cutoff {declared['cutoff']} the forecast check says {declared['verdict']}" \
-        if declared else ""
-    return (f"Through 2025-03 on a second table (the Open LLM Leaderboard v2's {record['n_models']} official base "
-            f"models; MMLU-Pro + BBH + MATH-hard, declared before its data): {record_phrase(row)}; without "
-            f"{row['most_influential_family']} {format_months(row['months_without_it'])} months{forecast} (densing "
-            f"trend --table openllm_v2 --by benchmark).")
+    forecast = (
+        f"; at the declared cutoff {declared['cutoff']} the forecast check says {declared['verdict']}"
+        if declared
+        else ""
+    )
+    return (
+        f"Through 2025-03 on a second table (the Open LLM Leaderboard v2's {record['n_models']} official base "
+        f"models; MMLU-Pro + BBH + MATH-hard, declared before its data): {record_phrase(row)}; without "
+        f"{row['most_influential_family']} {format_months(row['months_without_it'])} months{forecast} (densing "
+        f"trend --table openllm_v2 --by benchmark)."
+    )

@@ -5,6 +5,7 @@ chart on the common scale with the pooled line and its band, each table's offset
 leave one table out, leave one lab out, the late frontier's labs and the forecast verdict; below the headline, the
 pooled figure corrected for its bias in planted worlds (:mod:`densing.trend.pooled_bias`), or why it is not shown.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -67,12 +68,19 @@ def scales_table(pooled: PooledTrend) -> pd.DataFrame:
     rows = []
     for r in pooled.to_frame().to_dict("records"):
         common = r["table"] == pooled.names[0]
-        rows.append({"table": r["table"], "row": r["row"], "points": r["n_points"],
-                     "own doubling time on the common scale, months [95% CI]":
-                         months_words(r["doubling_time_months"], r["ci_low"], r["ci_high"]),
-                     "offset a [95% CI]": _interval(r["a"], r["a_ci_low"], r["a_ci_high"], common),
-                     "scale s [95% CI]": _interval(r["s"], r["s_ci_low"], r["s_ci_high"], common),
-                     "mapped": _reach(r, common)})
+        rows.append(
+            {
+                "table": r["table"],
+                "row": r["row"],
+                "points": r["n_points"],
+                "own doubling time on the common scale, months [95% CI]": months_words(
+                    r["doubling_time_months"], r["ci_low"], r["ci_high"]
+                ),
+                "offset a [95% CI]": _interval(r["a"], r["a_ci_low"], r["a_ci_high"], common),
+                "scale s [95% CI]": _interval(r["s"], r["s_ci_low"], r["s_ci_high"], common),
+                "mapped": _reach(r, common),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -95,12 +103,26 @@ def _interval(value: float, low: float, high: float, fixed: bool) -> str:
 def leave_one_out_tables(record: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(leave one table out with each removal's interval, leave one lab out: each lab's points, the doubling time
     without it and its move, the common table's lead lab first)."""
-    tables = pd.DataFrame([{"without": r["table"], "months [95% CI]": months_words(
-        r["doubling_time_months"], r["ci_low"], r["ci_high"])} for r in record["leave_one_table_out"]])
-    labs = pd.DataFrame([{"without": r["lab"], "its points": r["n_points"],
-                          "months": format_months(r["doubling_time_months"]),
-                          "move (months)": format_number(r["move_months"], "+.2f")}
-                         for r in record["leave_one_lab_out"]])
+    tables = pd.DataFrame(
+        [
+            {
+                "without": r["table"],
+                "months [95% CI]": months_words(r["doubling_time_months"], r["ci_low"], r["ci_high"]),
+            }
+            for r in record["leave_one_table_out"]
+        ]
+    )
+    labs = pd.DataFrame(
+        [
+            {
+                "without": r["lab"],
+                "its points": r["n_points"],
+                "months": format_months(r["doubling_time_months"]),
+                "move (months)": format_number(r["move_months"], "+.2f"),
+            }
+            for r in record["leave_one_lab_out"]
+        ]
+    )
     return tables, labs
 
 
@@ -109,11 +131,15 @@ def _cards(pooled: PooledTrend, paper_months: float) -> str:
     record = pooled.record
     test = record["common_slope"]
     said = "rejected: the tables disagree" if test["rejected"] else "not rejected"
-    return cards_html([("pooled doubling time, 95% CI", words.interval_words(record["pooled"])),
-                       ("state", "not measured: the tables disagree" if pooled.tables_disagree else pooled.state.value),
-                       ("one slope across tables", f"p = {test['p_value']:.2g}, {said}"),
-                       (f"forecast check at {record['forecast']['cutoff']}", record["forecast"]["outcome"]),
-                       ("for comparison: the paper", f"{paper_months:g} months")])
+    return cards_html(
+        [
+            ("pooled doubling time, 95% CI", words.interval_words(record["pooled"])),
+            ("state", "not measured: the tables disagree" if pooled.tables_disagree else pooled.state.value),
+            ("one slope across tables", f"p = {test['p_value']:.2g}, {said}"),
+            (f"forecast check at {record['forecast']['cutoff']}", record["forecast"]["outcome"]),
+            ("for comparison: the paper", f"{paper_months:g} months"),
+        ]
+    )
 
 
 def render(s: PooledSection | LeftOut) -> Section:
@@ -123,24 +149,34 @@ def render(s: PooledSection | LeftOut) -> Section:
     pooled, record = s.pooled, s.pooled.record
     tables, labs = leave_one_out_tables(record)
     sides = [f'<p class="sub">{esc(line)}.</p>' for line in words.side_lines(record)]
-    parts = [f'<p class="verdict"><strong>{esc(words.headline_words(record))}</strong></p>',
-             f'<p class="sub">{esc(words.correction_sentence(s.correction))}</p>',
-             _cards(pooled, s.paper_months),
-             figure_html(pooled.plot(), "three-tables",
-                         "Each table's points on the public table's scale (y_public = a + s·y_table), a colour per "
-                         "table; ● exact, ▲ a lower bound, ▼ an upper bound under the identified-region rule, as the "
-                         "density chart draws them. The red line is the censored 0.9-quantile line through all of "
-                         "them, its band the 95% interval of its slope."),
-             table_html(scales_table(pooled), scroll=False), *sides,
-             "<h3>Leave one table out</h3>", table_html(tables, scroll=False),
-             "<h3>Leave one lab out</h3>", table_html(labs, scroll=False)]
-    intro = (f"Computed by this command (densing trend --table all; results/three_tables/DECLARATION.md fixes the "
-             f"method, DEVIATIONS.md where it departs): each of the three tables — the public table, the Open LLM "
-             f"Leaderboard v2 and the Swallow leaderboard — enters with its own headline row, its points mapped onto "
-             f"the public table's scale by Deming regression on the models exact in both, and one censored "
-             f"0.9-quantile line is fitted through all of them, bounds as bounds; {pooled.n_boot} draws of labs, "
-             f"families within them, each point's noise and the scales. The three tables as shipped: --results and "
-             f"--since do not reach it, --seed and --n-boot do.")
+    parts = [
+        f'<p class="verdict"><strong>{esc(words.headline_words(record))}</strong></p>',
+        f'<p class="sub">{esc(words.correction_sentence(s.correction))}</p>',
+        _cards(pooled, s.paper_months),
+        figure_html(
+            pooled.plot(),
+            "three-tables",
+            "Each table's points on the public table's scale (y_public = a + s·y_table), a colour per "
+            "table; ● exact, ▲ a lower bound, ▼ an upper bound under the identified-region rule, as the "
+            "density chart draws them. The red line is the censored 0.9-quantile line through all of "
+            "them, its band the 95% interval of its slope.",
+        ),
+        table_html(scales_table(pooled), scroll=False),
+        *sides,
+        "<h3>Leave one table out</h3>",
+        table_html(tables, scroll=False),
+        "<h3>Leave one lab out</h3>",
+        table_html(labs, scroll=False),
+    ]
+    intro = (
+        f"Computed by this command (densing trend --table all; results/three_tables/DECLARATION.md fixes the "
+        f"method, DEVIATIONS.md where it departs): each of the three tables — the public table, the Open LLM "
+        f"Leaderboard v2 and the Swallow leaderboard — enters with its own headline row, its points mapped onto "
+        f"the public table's scale by Deming regression on the models exact in both, and one censored "
+        f"0.9-quantile line is fitted through all of them, bounds as bounds; {pooled.n_boot} draws of labs, "
+        f"families within them, each point's noise and the scales. The three tables as shipped: --results and "
+        f"--since do not reach it, --seed and --n-boot do."
+    )
     return Section(s.title, intro, parts)
 
 

@@ -4,6 +4,7 @@
 package register (:func:`ensure_registered`); what densing does with one is its :class:`Backend` record in
 :data:`BACKENDS` (docs/extending.md, "An evaluation backend").
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -42,14 +43,17 @@ class Backend:
     def check(self, spec: ModelSpec) -> None:
         """Raise :class:`InputError` for a model this backend is not given (checked before any work)."""
 
-    def load(self, model_class: type, spec: ModelSpec, *, device: str | None, batch_size: int | str,
-             settings: Any = None) -> Any:
+    def load(
+        self, model_class: type, spec: ModelSpec, *, device: str | None, batch_size: int | str, settings: Any = None
+    ) -> Any:
         """The lm-eval model of ``spec``, made as lm-eval's command line makes it: its ``--model_args`` are
         :func:`keyword_arguments` but the batch size and a false ``trust_remote_code``."""
-        arguments = {k: v for k, v in keyword_arguments(spec, 0).items()
-                     if k != "batch_size" and (k != "trust_remote_code" or v)}
-        return model_class.create_from_arg_string(",".join(f"{k}={v}" for k, v in arguments.items()),
-                                                  {"batch_size": batch_size, "device": device})
+        arguments = {
+            k: v for k, v in keyword_arguments(spec, 0).items() if k != "batch_size" and (k != "trust_remote_code" or v)
+        }
+        return model_class.create_from_arg_string(
+            ",".join(f"{k}={v}" for k, v in arguments.items()), {"batch_size": batch_size, "device": device}
+        )
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
@@ -57,8 +61,12 @@ class Backend:
 
 def keyword_arguments(spec: ModelSpec, batch_size: int | str) -> dict[str, Any]:
     """What an HF-style lm-eval class is given for ``spec``, the models file's own ``model_args`` last."""
-    arguments: dict[str, Any] = {"pretrained": spec.model_directory(), "dtype": spec.dtype,
-                                 "trust_remote_code": spec.trust_remote_code, "batch_size": batch_size}
+    arguments: dict[str, Any] = {
+        "pretrained": spec.model_directory(),
+        "dtype": spec.dtype,
+        "trust_remote_code": spec.trust_remote_code,
+        "batch_size": batch_size,
+    }
     if spec.revision:
         arguments["revision"] = spec.revision
     if spec.gguf_file is not None:
@@ -67,8 +75,9 @@ def keyword_arguments(spec: ModelSpec, batch_size: int | str) -> dict[str, Any]:
 
 
 #: densing's records of backends, by their name in lm-eval's model registry (a name without one gets :class:`Backend`).
-BACKENDS: Registry[Backend] = Registry("backend", check=lambda registry, name, backend: check_type(registry, name,
-                                                                                                   backend, Backend))
+BACKENDS: Registry[Backend] = Registry(
+    "backend", check=lambda registry, name, backend: check_type(registry, name, backend, Backend)
+)
 
 _registered = False
 

@@ -2,6 +2,7 @@
 here with lm-eval's model registry and in :data:`densing.eval.backends.BACKENDS`. Its numbers are ``hf``'s (to float
 rounding), so the store key and the rows' ``backend`` column record it as ``hf`` with the prefix cache.
 """
+
 from __future__ import annotations
 
 from typing import Any

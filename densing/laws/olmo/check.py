@@ -5,6 +5,7 @@
 densities of OLMo-2 1B, 7B and 13B at their own token counts (ρ ≈ 1 expected) with their conditioning, and the
 held-out error under other ways of fitting the ladder (docs/method.md, "The OLMo ladder reference").
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -17,18 +18,30 @@ from densing import paths
 from densing.errors import InputError
 from densing.io import write_file_set
 from densing.laws.fit_schema import final_points, select_points
-from densing.laws.olmo.ladder import (FINAL_CHECKPOINTS, choose_irreducible, density_table, fit_ladder, predict_held_out,
-                                      variant_errors)
+from densing.laws.olmo.ladder import (
+    FINAL_CHECKPOINTS,
+    choose_irreducible,
+    density_table,
+    fit_ladder,
+    predict_held_out,
+    variant_errors,
+)
 from densing.laws.reference_fit import ReferenceFit
 from densing.results import ALPHA_CONSTRAINTS, Result, frame_records, interval_frame
 from densing.validation import validate_params
 
 AI2_TABLE = paths.RESULTS / "olmo_ladder" / "ai2_chained_main.csv"
 #: AI2's task keys → the tidy table's benchmark names
-AI2_TASKS = {"mmlu_avg_test_5shot": "olmes_mmlu", "hellaswag_val_5shot": "olmes_hellaswag",
-             "arc_challenge_test_5shot": "olmes_arc_challenge", "arc_easy_test_5shot": "olmes_arc_easy",
-             "piqa_val_5shot": "olmes_piqa", "csqa_val_5shot": "olmes_csqa", "socialiqa_val_5shot": "olmes_socialiqa",
-             "openbookqa_test_5shot": "olmes_openbookqa"}
+AI2_TASKS = {
+    "mmlu_avg_test_5shot": "olmes_mmlu",
+    "hellaswag_val_5shot": "olmes_hellaswag",
+    "arc_challenge_test_5shot": "olmes_arc_challenge",
+    "arc_easy_test_5shot": "olmes_arc_easy",
+    "piqa_val_5shot": "olmes_piqa",
+    "csqa_val_5shot": "olmes_csqa",
+    "socialiqa_val_5shot": "olmes_socialiqa",
+    "openbookqa_test_5shot": "olmes_openbookqa",
+}
 FIVE_TASKS = ("olmes_mmlu", "olmes_hellaswag", "olmes_piqa", "olmes_socialiqa", "olmes_csqa")
 HELD_OUT = ("olmo-2-7b", "olmo-2-13b")
 DENSITY_TARGETS = ("olmo-2-1b", "olmo-2-7b", "olmo-2-13b")
@@ -58,46 +71,96 @@ class LadderCheck(Result):
     @validate_params(ALPHA_CONSTRAINTS)
     def conf_int(self, alpha: float = 0.05) -> pd.DataFrame:
         self._check_alpha(alpha)
-        rows = {f"{r.model}.{r.benchmark}.predicted_score": (r.predicted_score, r.predicted_score_ci_low,
-                                                             r.predicted_score_ci_high) for r in self.held_out.itertuples()}
-        rows |= {f"{r.model}.{r.benchmark}.density": (r.density, r.density_ci_low, r.density_ci_high)
-                 for r in self.densities.itertuples()}
+        rows = {
+            f"{r.model}.{r.benchmark}.predicted_score": (
+                r.predicted_score,
+                r.predicted_score_ci_low,
+                r.predicted_score_ci_high,
+            )
+            for r in self.held_out.itertuples()
+        }
+        rows |= {
+            f"{r.model}.{r.benchmark}.density": (r.density, r.density_ci_low, r.density_ci_high)
+            for r in self.densities.itertuples()
+        }
         return interval_frame(rows)
 
     def _summary_items(self) -> list[tuple[str, object]]:
-        return [("level", self.level), ("AI2's 13B mean error", self.ai2_mean_13b),
-                *((f"finding {i}", line) for i, line in enumerate(self.summary_lines(), 1))]
+        return [
+            ("level", self.level),
+            ("AI2's 13B mean error", self.ai2_mean_13b),
+            *((f"finding {i}", line) for i, line in enumerate(self.summary_lines(), 1)),
+        ]
 
     def tables(self, compact: bool = True):
         held, dens = self.held_out, self.densities
         if compact:
-            held = held[["model", "benchmark", "measured_score", "predicted_score", "predicted_score_ci_low",
-                         "predicted_score_ci_high", "relative_error", "ai2_relative_error"]]
-            dens = dens[["model", "benchmark", "score", "density", "density_ci_low", "density_ci_high", "ci_fold",
-                         "conditioning"]]
+            held = held[
+                [
+                    "model",
+                    "benchmark",
+                    "measured_score",
+                    "predicted_score",
+                    "predicted_score_ci_low",
+                    "predicted_score_ci_high",
+                    "relative_error",
+                    "ai2_relative_error",
+                ]
+            ]
+            dens = dens[
+                [
+                    "model",
+                    "benchmark",
+                    "score",
+                    "density",
+                    "density_ci_low",
+                    "density_ci_high",
+                    "ci_fold",
+                    "conditioning",
+                ]
+            ]
         yield "held-out prediction of OLMo-2 7B and 13B from the ladder (relative error |Ŝ − S| / S)", held
         yield "density at the model's own token count (same recipe: ρ ≈ 1 expected)", dens
-        yield "held-out mean relative error over MMLU, HellaSwag, PIQA, SIQA, CSQA under other fitting choices", self.sensitivity
+        yield (
+            "held-out mean relative error over MMLU, HellaSwag, PIQA, SIQA, CSQA under other fitting choices",
+            self.sensitivity,
+        )
 
     def summary_lines(self) -> list[str]:
         five = self.held_out[self.held_out["benchmark"].isin(FIVE_TASKS)]
         means = five.groupby("model")["relative_error"].mean()
         lines = [f"{r.model} {r.benchmark}: {r.why}" for r in self.densities.itertuples(index=False) if r.why]
-        lines += [f"{model}: mean relative error over the five tasks {means[model]:.2%} (AI2's 13B: "
-                  f"{self.ai2_mean_13b:.2%}; goal ≤ {GOAL_MEAN_ERROR:.1%}: "
-                  f"{'meets' if means[model] <= GOAL_MEAN_ERROR else 'misses'})"
-                  for model in HELD_OUT if model in means]
+        lines += [
+            f"{model}: mean relative error over the five tasks {means[model]:.2%} (AI2's 13B: "
+            f"{self.ai2_mean_13b:.2%}; goal ≤ {GOAL_MEAN_ERROR:.1%}: "
+            f"{'meets' if means[model] <= GOAL_MEAN_ERROR else 'misses'})"
+            for model in HELD_OUT
+            if model in means
+        ]
         d13 = self.densities[(self.densities["model"] == "olmo-2-13b") & self.densities["benchmark"].isin(FIVE_TASKS)]
         narrow = int((d13["ci_fold"] < 5).sum())
         contains = self.densities.groupby("model")["ci_contains_1"].agg(["sum", "size"])
-        lines.append(f"13B density intervals narrower than ×5 on {narrow} of 5 tasks; "
-                     + "; ".join(f"{m}: {int(r['sum'])}/{int(r['size'])} intervals contain ρ = 1" for m, r in contains.iterrows()))
+        lines.append(
+            f"13B density intervals narrower than ×5 on {narrow} of 5 tasks; "
+            + "; ".join(
+                f"{m}: {int(r['sum'])}/{int(r['size'])} intervals contain ρ = 1" for m, r in contains.iterrows()
+            )
+        )
         return lines
 
     def write(self, folder: str | Path) -> None:
         """heldout.csv, densities.csv and sensitivity.csv in ``folder``, as a set (:func:`densing.io.write_file_set`)."""
-        write_file_set(folder, {f"{name}.csv": frame.to_csv(index=False) for name, frame in (
-            ("heldout", self.held_out), ("densities", self.densities), ("sensitivity", self.sensitivity))})
+        write_file_set(
+            folder,
+            {
+                f"{name}.csv": frame.to_csv(index=False)
+                for name, frame in (
+                    ("heldout", self.held_out),
+                    ("densities", self.densities),
+                    ("sensitivity", self.sensitivity),
+                )
+            },
+        )
 
 
 def check_ladder(folder: str | Path, fits_dir: str | Path, *, level: float = 0.95) -> LadderCheck:
@@ -122,30 +185,50 @@ def check_ladder(folder: str | Path, fits_dir: str | Path, *, level: float = 0.9
     held.loc[held["model"] != "olmo-2-13b", ["ai2_predicted_score", "ai2_relative_error"]] = np.nan
     densities = density_table(fits, targets[targets["model"].isin(DENSITY_TARGETS)], level=level)
 
-    shipped = {b: {"law": "two-step", "irreducible": f.provenance.get("irreducible", False), "chance": f.provenance.get("chance"),
-                   "loss_points": f.provenance.get("loss_points", "all"), "final_checkpoints": f.provenance.get("final_checkpoints") or 5,
-                   "min_run_fraction": f.provenance.get("min_run_fraction") or 0.0}
-               for b, f in fits.items()}
+    shipped = {
+        b: {
+            "law": "two-step",
+            "irreducible": f.provenance.get("irreducible", False),
+            "chance": f.provenance.get("chance"),
+            "loss_points": f.provenance.get("loss_points", "all"),
+            "final_checkpoints": f.provenance.get("final_checkpoints") or 5,
+            "min_run_fraction": f.provenance.get("min_run_fraction") or 0.0,
+        }
+        for b, f in fits.items()
+    }
     original, _ = split_ladder(read_olmo_ladder(folder, rerun=False))
     five = {b: m for b, m in benchmarks.items() if b in FIVE_TASKS}
     floor = next(iter(fits.values())).provenance.get("ladder_floor", "free")
     selection, by_loss = Path(fits_dir) / "olmo_ladder_selection.csv", {}  # rule 2 by loss, where its table is written
     if selection.exists():
         chosen = choose_irreducible(pd.read_csv(selection), "loss")
-        by_loss = {"E chosen by the loss-only extrapolation error": (
-            ladder, {b: {**o, "irreducible": chosen.get(b, o["irreducible"])} for b, o in shipped.items()})}
+        by_loss = {
+            "E chosen by the loss-only extrapolation error": (
+                ladder,
+                {b: {**o, "irreducible": chosen.get(b, o["irreducible"])} for b, o in shipped.items()},
+            )
+        }
     variants = {
         f"shipped rules (25 runs, E by chained score error, floor {floor})": (ladder, shipped),
-        "AI2's runs: 190M–1B × 1,2,5,10×C, original 1×C files (densing's fitting, not AI2's Huber fit)": (ai2_published_setup(original), shipped),
+        "AI2's runs: 190M–1B × 1,2,5,10×C, original 1×C files (densing's fitting, not AI2's Huber fit)": (
+            ai2_published_setup(original),
+            shipped,
+        ),
         "floor fixed at chance": (ladder, {b: {**o, "chance": "auto"} for b, o in shipped.items()}),
         "no irreducible term E": (ladder, {b: {**o, "irreducible": False} for b, o in shipped.items()}),
         "E on every task": (ladder, {b: {**o, "irreducible": True} for b, o in shipped.items()}),
         **by_loss,
-        "loss law on every checkpoint past 10% (not final points)": (ladder, {b: {**o, "loss_points": "all"} for b, o in shipped.items()}),
+        "loss law on every checkpoint past 10% (not final points)": (
+            ladder,
+            {b: {**o, "loss_points": "all"} for b, o in shipped.items()},
+        ),
     }
     errors = variant_errors(variants, held_targets, five)
-    sensitivity = errors.pivot_table(index="variant", columns="model", values="relative_error", aggfunc="mean",
-                                     sort=False).reset_index().rename_axis(columns=None)
+    sensitivity = (
+        errors.pivot_table(index="variant", columns="model", values="relative_error", aggfunc="mean", sort=False)
+        .reset_index()
+        .rename_axis(columns=None)
+    )
     sensitivity = sensitivity.rename(columns={m: f"{m}_mean_error" for m in HELD_OUT})
     ai2_mean = float(ai2[ai2["benchmark"].isin(FIVE_TASKS)]["ai2_relative_error"].mean())
     return LadderCheck(held_out=held, densities=densities, sensitivity=sensitivity, ai2_mean_13b=ai2_mean, level=level)
@@ -160,7 +243,9 @@ def validate_ladder(frame: pd.DataFrame, benchmark: str, metric: str, *, max_par
     ladder, full = split_ladder(frame)
     train = ladder[ladder["params"] < max_params]
     if train["params"].nunique() < 3:
-        raise InputError(f"max_params {max_params:.3g}: {train['params'].nunique()} ladder size(s) below it; need at least 3 to fit")
+        raise InputError(
+            f"max_params {max_params:.3g}: {train['params'].nunique()} ladder size(s) below it; need at least 3 to fit"
+        )
     fits, options = fit_ladder(train, {benchmark: metric}, n_boot=0)
     fit = fits[benchmark]
     big = ladder[ladder["params"] >= max_params]
@@ -169,8 +254,11 @@ def validate_ladder(frame: pd.DataFrame, benchmark: str, metric: str, *, max_par
         _, points = select_points(big, benchmark, metric=metric)
         ends = final_points(points, FINAL_CHECKPOINTS)
         unit = big.loc[big["benchmark"] == benchmark, "loss_unit"].dropna()
-        pieces.append(ends.rename(columns={"score": "value"}).assign(
-            benchmark=benchmark, metric=metric, loss_unit=unit.iloc[0] if len(unit) else None))
+        pieces.append(
+            ends.rename(columns={"score": "value"}).assign(
+                benchmark=benchmark, metric=metric, loss_unit=unit.iloc[0] if len(unit) else None
+            )
+        )
     held_full = full[(full["params"] >= max_params) & (full["benchmark"] == benchmark)]
     if not held_full.empty:
         pieces.append(held_full)
@@ -178,7 +266,9 @@ def validate_ladder(frame: pd.DataFrame, benchmark: str, metric: str, *, max_par
         raise InputError(f"max_params {max_params:.3g}: no model is that large; nothing is held out")
     held = pd.concat(pieces, ignore_index=True)
     table = predict_held_out(fit, held).sort_values(["params", "train_tokens"]).reset_index(drop=True)
-    return table, (f"{len(table)} held-out model(s) with N ≥ {max_params:.3g} ({benchmark}): mean relative error "
-                   f"{table['relative_error'].mean():.2%}, largest {table['relative_error'].max():.2%} "
-                   f"({table.loc[table['relative_error'].idxmax(), 'model']}); fit on {train['run'].nunique()} runs "
-                   f"below, E {'on' if options.irreducible[benchmark] else 'off'}, floor {options.floor}")
+    return table, (
+        f"{len(table)} held-out model(s) with N ≥ {max_params:.3g} ({benchmark}): mean relative error "
+        f"{table['relative_error'].mean():.2%}, largest {table['relative_error'].max():.2%} "
+        f"({table.loc[table['relative_error'].idxmax(), 'model']}); fit on {train['run'].nunique()} runs "
+        f"below, E {'on' if options.irreducible[benchmark] else 'off'}, floor {options.floor}"
+    )

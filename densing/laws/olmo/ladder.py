@@ -7,6 +7,7 @@ look only at the ladder, never at a held-out model (docs/method.md, "The OLMo la
 run's final point, E per task and one floor d by the chained extrapolation error to the largest size;
 :func:`select_options` returns the choices and their table).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -15,12 +16,10 @@ import numpy as np
 import pandas as pd
 
 from densing.errors import FitError, InputError
-from densing.laws import fit as _fit
-from densing.laws import problems as _problems
-from densing.laws import forms
+from densing.laws import fit as _fit, forms, problems as _problems
 from densing.laws.density import density_at_own_tokens, extrapolation_words
-from densing.laws.inversion import conditioning
 from densing.laws.fit_schema import final_points, select_points
+from densing.laws.inversion import conditioning
 from densing.laws.reference import fit_reference
 from densing.laws.reference_fit import ReferenceFit
 
@@ -39,16 +38,26 @@ class LadderOptions:
     held_size: float
 
     def fit_options(self, benchmark: str) -> dict:
-        return {"law": "two-step", "irreducible": self.irreducible[benchmark],
-                "chance": "auto" if self.floor == "chance" else None, "loss_points": "final",
-                "final_checkpoints": FINAL_CHECKPOINTS, "min_run_fraction": MIN_RUN_FRACTION}
+        return {
+            "law": "two-step",
+            "irreducible": self.irreducible[benchmark],
+            "chance": "auto" if self.floor == "chance" else None,
+            "loss_points": "final",
+            "final_checkpoints": FINAL_CHECKPOINTS,
+            "min_run_fraction": MIN_RUN_FRACTION,
+        }
 
 
 def choose_irreducible(table: pd.DataFrame, criterion: str) -> dict[str, bool]:
     """E where its extrapolation error (``score_error`` with the floor free, or ``loss_error``) is lower by > 0.1%."""
     rows = table[table["floor"] == "free"].pivot(index="benchmark", columns="irreducible", values=f"{criterion}_error")
-    return {b: bool(rows.loc[b, True] < rows.loc[b, False]
-                    and not np.isclose(rows.loc[b, True], rows.loc[b, False], rtol=1e-3, atol=0)) for b in rows.index}
+    return {
+        b: bool(
+            rows.loc[b, True] < rows.loc[b, False]
+            and not np.isclose(rows.loc[b, True], rows.loc[b, False], rtol=1e-3, atol=0)
+        )
+        for b in rows.index
+    }
 
 
 def select_options(frame: pd.DataFrame, benchmarks: dict[str, str]) -> LadderOptions:
@@ -60,35 +69,64 @@ def select_options(frame: pd.DataFrame, benchmarks: dict[str, str]) -> LadderOpt
     small, large = frame[frame["params"] < largest], frame[frame["params"] >= largest]
     rows = []
     for benchmark, metric in benchmarks.items():
-        target, train_final = (final_points(select_points(part, benchmark, metric=metric, need_loss=True)[1],
-                                            FINAL_CHECKPOINTS) for part in (large, small))
+        target, train_final = (
+            final_points(select_points(part, benchmark, metric=metric, need_loss=True)[1], FINAL_CHECKPOINTS)
+            for part in (large, small)
+        )
         for irreducible in (False, True):
-            stage = _fit.fit_stage(_problems.loss_problem(train_final["params"], train_final["train_tokens"],
-                                                          train_final["loss"], irreducible=irreducible),
-                                   loss="soft_l1", f_scale=0.05)
+            stage = _fit.fit_stage(
+                _problems.loss_problem(
+                    train_final["params"], train_final["train_tokens"], train_final["loss"], irreducible=irreducible
+                ),
+                loss="soft_l1",
+                f_scale=0.05,
+            )
             predicted_loss = forms.loss_law(target["params"], target["train_tokens"], **stage.params)
             loss_error = float(np.mean(np.abs(predicted_loss - target["loss"]) / target["loss"]))
             for floor in FLOORS:
                 fit = fit_reference(
-                    small, benchmark, metric=metric, law="two-step", irreducible=irreducible,
-                    chance="auto" if floor == "chance" else None, loss_points="final",
-                    final_checkpoints=FINAL_CHECKPOINTS, min_run_fraction=MIN_RUN_FRACTION, n_boot=0)
+                    small,
+                    benchmark,
+                    metric=metric,
+                    law="two-step",
+                    irreducible=irreducible,
+                    chance="auto" if floor == "chance" else None,
+                    loss_points="final",
+                    final_checkpoints=FINAL_CHECKPOINTS,
+                    min_run_fraction=MIN_RUN_FRACTION,
+                    n_boot=0,
+                )
                 predicted = fit.predict_score(target["params"], target["train_tokens"])
-                rows.append({"benchmark": benchmark, "irreducible": irreducible, "floor": floor,
-                             "loss_error": loss_error,
-                             "score_error": float(np.mean(np.abs(predicted - target["score"]) / target["score"]))})
+                rows.append(
+                    {
+                        "benchmark": benchmark,
+                        "irreducible": irreducible,
+                        "floor": floor,
+                        "loss_error": loss_error,
+                        "score_error": float(np.mean(np.abs(predicted - target["score"]) / target["score"])),
+                    }
+                )
     table = pd.DataFrame(rows)
     irreducible = choose_irreducible(table, "score")
     chosen = table[[irreducible[b] == e for b, e in zip(table["benchmark"], table["irreducible"])]]
     mean_by_floor = chosen.groupby("floor")["score_error"].mean()
     floor = str(mean_by_floor.idxmin()) if mean_by_floor.nunique() > 1 else "chance"
-    table["chosen"] = [irreducible[b] == e and f == floor for b, e, f in zip(table["benchmark"], table["irreducible"], table["floor"])]
+    table["chosen"] = [
+        irreducible[b] == e and f == floor for b, e, f in zip(table["benchmark"], table["irreducible"], table["floor"])
+    ]
     return LadderOptions(irreducible=irreducible, floor=floor, table=table, held_size=largest)
 
 
-def fit_ladder(frame: pd.DataFrame, benchmarks: dict[str, str], *, options: LadderOptions | None = None,
-               n_boot: int = 200, seed: int = 0, jobs: int = 1,
-               provenance: dict | None = None) -> tuple[dict[str, ReferenceFit], LadderOptions]:
+def fit_ladder(
+    frame: pd.DataFrame,
+    benchmarks: dict[str, str],
+    *,
+    options: LadderOptions | None = None,
+    n_boot: int = 200,
+    seed: int = 0,
+    jobs: int = 1,
+    provenance: dict | None = None,
+) -> tuple[dict[str, ReferenceFit], LadderOptions]:
     """Every benchmark of a ladder fitted by the module's rules, and the options; each fit keeps its loss stage's points
     (one per run), not the performance stage's checkpoints (:func:`without_checkpoints`)."""
     options = options or select_options(frame, benchmarks)
@@ -96,12 +134,24 @@ def fit_ladder(frame: pd.DataFrame, benchmarks: dict[str, str], *, options: Ladd
     record = {
         "ladder_rules": "densing.laws.ladder (final points for the loss law, checkpoints past 10% for the performance "
         "law; E and floor chosen by the chained score error of extrapolating to the ladder's largest size)",
-        "ladder_held_size": options.held_size, "ladder_floor": options.floor, **(provenance or {})}
+        "ladder_held_size": options.held_size,
+        "ladder_floor": options.floor,
+        **(provenance or {}),
+    }
     for benchmark, metric in benchmarks.items():
         try:
-            fits[benchmark] = without_checkpoints(fit_reference(
-                frame, benchmark, metric=metric, n_boot=n_boot, seed=seed, jobs=jobs,
-                provenance=record, **options.fit_options(benchmark)))
+            fits[benchmark] = without_checkpoints(
+                fit_reference(
+                    frame,
+                    benchmark,
+                    metric=metric,
+                    n_boot=n_boot,
+                    seed=seed,
+                    jobs=jobs,
+                    provenance=record,
+                    **options.fit_options(benchmark),
+                )
+            )
         except FitError as exc:
             raise FitError(f"{benchmark}: {exc}") from None
     return fits, options
@@ -123,8 +173,11 @@ def predict_held_out(fit: ReferenceFit, targets: pd.DataFrame, level: float = 0.
     _, points = select_points(targets, list(fit.benchmarks), metric=fit.metric)
     n, t = points["params"], points["train_tokens"]
     out = points[["model", "params", "train_tokens"]].assign(
-        measured_loss=points["loss"], predicted_loss=fit.predict_loss(n, t), measured_score=points["score"],
-        predicted_score=fit.predict_score(n, t))
+        measured_loss=points["loss"],
+        predicted_loss=fit.predict_loss(n, t),
+        measured_score=points["score"],
+        predicted_score=fit.predict_score(n, t),
+    )
     out.insert(1, "benchmark", fit.benchmark)
     out["relative_error"] = (out["predicted_score"] - out["measured_score"]).abs() / out["measured_score"]
     low = high = np.full(len(out), np.nan)
@@ -140,8 +193,10 @@ def density_table(fits: dict[str, ReferenceFit], targets: pd.DataFrame, level: f
     ladder's recipe; :func:`densing.laws.density.density_at_own_tokens`), ``conditioning`` κ
     (:func:`densing.laws.inversion.conditioning`), ``ci_fold`` (high / low), ``ci_contains_1`` and ``why``."""
     out = extrapolation_words(density_at_own_tokens(targets, list(fits.values()), level=level, aggregate=False))
-    out["conditioning"] = [float(conditioning(fits[b], [s], [e], d0=d0)[0])
-                           for b, s, e, d0 in zip(out["benchmark"], out["score"], out["stderr"], out["d0"])]
+    out["conditioning"] = [
+        float(conditioning(fits[b], [s], [e], d0=d0)[0])
+        for b, s, e, d0 in zip(out["benchmark"], out["score"], out["stderr"], out["d0"])
+    ]
     with np.errstate(divide="ignore", invalid="ignore"):
         out["ci_fold"] = out["density_ci_high"] / out["density_ci_low"]
     out["ci_contains_1"] = (out["density_ci_low"] <= 1) & (out["density_ci_high"] >= 1)
@@ -152,7 +207,9 @@ def density_table(fits: dict[str, ReferenceFit], targets: pd.DataFrame, level: f
 def _why(row) -> str:
     """In words: what limits a density's interval."""
     if row.censored:
-        return f"censored ({row.censored}): the score is beyond what the ladder's law reaches at D0 = {row.d0:.3g} tokens"
+        return (
+            f"censored ({row.censored}): the score is beyond what the ladder's law reaches at D0 = {row.d0:.3g} tokens"
+        )
     if not np.isfinite(row.density_ci_high):
         if np.isfinite(row.conditioning) and row.conditioning > 2:
             return f"ill-conditioned: one standard error of the score moves ρ {row.conditioning:.3g}-fold"
@@ -162,10 +219,17 @@ def _why(row) -> str:
     return ""
 
 
-def variant_errors(variants: dict[str, tuple[pd.DataFrame, dict]], targets: pd.DataFrame, benchmarks: dict[str, str]) -> pd.DataFrame:
+def variant_errors(
+    variants: dict[str, tuple[pd.DataFrame, dict]], targets: pd.DataFrame, benchmarks: dict[str, str]
+) -> pd.DataFrame:
     """Held-out relative score error of the chained prediction per (variant, benchmark, target model), no bootstrap:
     ``variants`` maps a name to (the ladder table, :func:`fit_reference` options by benchmark)."""
-    rows = [predict_held_out(fit_reference(frame, benchmark, metric=metric, n_boot=0, **options[benchmark]), targets)
-            .assign(variant=name) for name, (frame, options) in variants.items() for benchmark, metric in benchmarks.items()]
+    rows = [
+        predict_held_out(
+            fit_reference(frame, benchmark, metric=metric, n_boot=0, **options[benchmark]), targets
+        ).assign(variant=name)
+        for name, (frame, options) in variants.items()
+        for benchmark, metric in benchmarks.items()
+    ]
     out = pd.concat(rows, ignore_index=True)
     return out[["variant", *(column for column in out.columns if column != "variant")]]

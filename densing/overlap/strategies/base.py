@@ -12,11 +12,13 @@ enqueued, an all-reduce finishes). Contention (T3's premise, Pati et al. 2024): 
 the cores. Processor sharing: each worker has c = N/W cores; computing needs t, an all-reduce u (measured); while both
 run and t + u > c, both progress at c/(t + u) of their speed alone. With ``contention=False`` overlap is free.
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any
 
 from densing.errors import InputError
 from densing.overlap_defaults import DEFAULT_BUCKET_MB
@@ -25,8 +27,9 @@ from densing.results import Result
 CAPABILITIES = ("whatif", "validation", "training")
 
 
-def ring_allreduce_time_s(workers: int, message_bytes: float, bandwidth_bytes_per_s: float,
-                          latency_s: float = 0.0) -> float:
+def ring_allreduce_time_s(
+    workers: int, message_bytes: float, bandwidth_bytes_per_s: float, latency_s: float = 0.0
+) -> float:
     """Ring all-reduce time  T_ar(p, S) = 2(p−1)/p · S/B + 2(p−1)·α,  T_ar(1, S) = 0  (Thakur, Rabenseifner & Gropp
     2005, IJHPCA 19(1); Patarasuk & Yuan 2009, JPDC 69(2)); S bytes, B bytes/s, α s per message."""
     if workers < 1:
@@ -101,16 +104,16 @@ class Strategy:
 
     name: str
     summary: str
-    step_time_s: Optional[Callable[[WhatIfPoint], float]] = None
-    predict_run_s: Optional[Callable[[Any, dict, bool], float]] = None
-    training: Optional[Callable[[TrainContext], TrainHooks]] = None
+    step_time_s: Callable[[WhatIfPoint], float] | None = None
+    predict_run_s: Callable[[Any, dict, bool], float] | None = None
+    training: Callable[[TrainContext], TrainHooks] | None = None
 
     def can(self, capability: str) -> bool:
         attr = {"whatif": "step_time_s", "validation": "predict_run_s", "training": "training"}[capability]
         return getattr(self, attr) is not None
 
 
-SYNC_COPY_PASSES = 3   # flatten, average, unflatten: the passes over S bytes of the sync all-reduce
+SYNC_COPY_PASSES = 3  # flatten, average, unflatten: the passes over S bytes of the sync all-reduce
 
 
 @dataclass(frozen=True)

@@ -31,14 +31,23 @@ clamp has no effect; densing implements the clamp it names.
 In round 0 nothing has arrived yet: x_{1,0} = x_{0,0}. With W = 1, β = 0, α = 1 and no penalty, CO2 is local SGD
 with a one-round delay. :func:`outer_update` is the pure rule; :class:`CO2` holds a run's state and all-reduce.
 """
+
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 from densing.errors import InputError
-from densing.overlap.strategies.base import (SYNC_COPY_PASSES, RunCalibration, Strategy, TrainContext, TrainHooks,
-                                             WhatIfPoint, contention_rate, simulate)
+from densing.overlap.strategies.base import (
+    SYNC_COPY_PASSES,
+    RunCalibration,
+    Strategy,
+    TrainContext,
+    TrainHooks,
+    WhatIfPoint,
+    contention_rate,
+    simulate,
+)
 from densing.validation import Options, validate
 
 CO2_OUTER_PASSES = 12  # passes over S bytes in CO2.outer_step
@@ -63,8 +72,12 @@ def predict_run_s(cal: RunCalibration, config: dict, contention: bool = True) ->
     local = cal.forward_s + cal.backward_s + cal.optimizer_s + cal.overhead_s
     # the round starts right after the previous outer step launched its all-reduce: 2 passes (Δ, cat)
     # happen before the launch, the other passes after the wait
-    segs = [("send", cal.allreduce_s), ("compute", local_steps * local + 2 * pass_s), ("wait",),
-            ("compute", (CO2_OUTER_PASSES - 2) * pass_s)]
+    segs = [
+        ("send", cal.allreduce_s),
+        ("compute", local_steps * local + 2 * pass_s),
+        ("wait",),
+        ("compute", (CO2_OUTER_PASSES - 2) * pass_s),
+    ]
     return simulate(segs, contention_rate(cal, contention)) / local_steps
 
 
@@ -78,15 +91,26 @@ PENALTY_MODES = ("constant", "adaptive")
 CLIP_MODES = ("none", "elementwise", "l2")
 
 
-def outer_update(anchor: Sequence, previous_anchor: Sequence | None, stale_update: Sequence,
-                 momentum: Sequence, outer_lr: float, outer_momentum: float,
-                 clip: float = math.inf, penalty: str = "constant", gap_penalty: float = 1.0,
-                 clip_mode: str = "none"):
+def outer_update(
+    anchor: Sequence,
+    previous_anchor: Sequence | None,
+    stale_update: Sequence,
+    momentum: Sequence,
+    outer_lr: float,
+    outer_momentum: float,
+    clip: float = math.inf,
+    penalty: str = "constant",
+    gap_penalty: float = 1.0,
+    clip_mode: str = "none",
+):
     """One CO2 outer step on lists of tensors (one per layer), the inputs left as they are; returns (new anchor, new
     momentum, Λ): m = β·m + Λ ⊙ Δ̄_{t−1};  clip m;  x_{t+1,0} = x_{t,0} − α·m (``penalty``, ``clip_mode``: the module
     docstring; ``adaptive``'s gap is x_{t,0} − x_{t−1,0}, :func:`staleness_penalty`)."""
-    validate({"staleness_penalty": [Options(PENALTY_MODES)], "outer_clip_mode": [Options(CLIP_MODES)]},
-             staleness_penalty=penalty, outer_clip_mode=clip_mode)
+    validate(
+        {"staleness_penalty": [Options(PENALTY_MODES)], "outer_clip_mode": [Options(CLIP_MODES)]},
+        staleness_penalty=penalty,
+        outer_clip_mode=clip_mode,
+    )
     if penalty == "adaptive" and previous_anchor is not None:
         lambdas = staleness_penalty(stale_update, [a - p for a, p in zip(anchor, previous_anchor)])
     else:
@@ -106,8 +130,17 @@ class CO2:
     step, starts the asynchronous all-reduce of this round's change, waits for the previous round's, and moves the
     model to x_{t+1,0}."""
 
-    def __init__(self, params, world_size: int, outer_lr: float = 1.0, outer_momentum: float = 0.0, clip: float = 1.0,
-                 penalty: str = "constant", gap_penalty: float = 1.0, clip_mode: str = "none"):
+    def __init__(
+        self,
+        params,
+        world_size: int,
+        outer_lr: float = 1.0,
+        outer_momentum: float = 0.0,
+        clip: float = 1.0,
+        penalty: str = "constant",
+        gap_penalty: float = 1.0,
+        clip_mode: str = "none",
+    ):
         import torch
 
         self.params, self.world_size = list(params), int(world_size)
@@ -130,8 +163,9 @@ class CO2:
                 self.settle()
                 flat = self.pending[1] / self.world_size  # Δ̄ split back into the layers
                 stale = [p.view_as(a) for p, a in zip(flat.split([a.numel() for a in self.anchor]), self.anchor)]
-                new_anchor, self.momentum, _ = outer_update(self.anchor, self.pending[2], stale, self.momentum,
-                                                            *self.rule)
+                new_anchor, self.momentum, _ = outer_update(
+                    self.anchor, self.pending[2], stale, self.momentum, *self.rule
+                )
             for p, a in zip(self.params, new_anchor):
                 p.copy_(a)
             self.pending = (work, delta, self.anchor)
@@ -152,8 +186,16 @@ class Co2Hooks(TrainHooks):
     def __init__(self, context: TrainContext):
         super().__init__(context)
         cfg = context.config
-        self.outer = CO2(context.params, context.world, cfg.outer_lr, cfg.outer_momentum, cfg.outer_clip,
-                         cfg.staleness_penalty, gap_penalty=cfg.gap_penalty, clip_mode=cfg.outer_clip_mode)
+        self.outer = CO2(
+            context.params,
+            context.world,
+            cfg.outer_lr,
+            cfg.outer_momentum,
+            cfg.outer_clip,
+            cfg.staleness_penalty,
+            gap_penalty=cfg.gap_penalty,
+            clip_mode=cfg.outer_clip_mode,
+        )
         self.settle, self.finish = self.outer.settle, self.outer.finish
 
     def after_optimizer(self, step: int) -> None:
@@ -164,5 +206,10 @@ class Co2Hooks(TrainHooks):
                 self.outer.outer_step()
 
 
-STRATEGY = Strategy("co2", "CO2: τ local steps, the outer all-reduce hidden under the next τ steps",
-                    step_time_s=step_time_s, predict_run_s=predict_run_s, training=Co2Hooks)
+STRATEGY = Strategy(
+    "co2",
+    "CO2: τ local steps, the outer all-reduce hidden under the next τ steps",
+    step_time_s=step_time_s,
+    predict_run_s=predict_run_s,
+    training=Co2Hooks,
+)

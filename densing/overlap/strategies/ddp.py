@@ -8,12 +8,21 @@ T_ar·S_i/S, FIFO on the collective thread; DDP copies the gradients into the bu
 after the wait (2P/3); the last bucket waits for the slower peer like sync's all-reduce (Σ);
 T = F + B + P/3 + wait + Σ + 2P/3 + O + o.
 """
+
 from __future__ import annotations
 
 import math
 
-from densing.overlap.strategies.base import (SYNC_COPY_PASSES, RunCalibration, Strategy, TrainHooks, WhatIfPoint,
-                                             contention_rate, ring_allreduce_time_s, simulate)
+from densing.overlap.strategies.base import (
+    SYNC_COPY_PASSES,
+    RunCalibration,
+    Strategy,
+    TrainHooks,
+    WhatIfPoint,
+    contention_rate,
+    ring_allreduce_time_s,
+    simulate,
+)
 
 
 def step_time_s(point: WhatIfPoint) -> float:
@@ -53,8 +62,11 @@ def predict_run_s(cal: RunCalibration, config: dict, contention: bool = True) ->
     backward = cal.backward_s + cal.copy_s / SYNC_COPY_PASSES
     for b in buckets:
         segs += [("compute", backward * b / cal.comm_bytes), ("send", cal.allreduce_s * b / cal.comm_bytes)]
-    segs += [("wait",), ("delay", cal.skew_s), ("compute", cal.copy_s * (SYNC_COPY_PASSES - 1) / SYNC_COPY_PASSES
-                         + cal.optimizer_s + cal.overhead_s)]
+    segs += [
+        ("wait",),
+        ("delay", cal.skew_s),
+        ("compute", cal.copy_s * (SYNC_COPY_PASSES - 1) / SYNC_COPY_PASSES + cal.optimizer_s + cal.overhead_s),
+    ]
     return simulate(segs, contention_rate(cal, contention))
 
 
@@ -63,9 +75,15 @@ class DdpHooks(TrainHooks):
         from torch.nn.parallel import DistributedDataParallel
 
         ctx = self.context
-        return DistributedDataParallel(model, device_ids=[ctx.local_rank] if ctx.cuda else None,
-                                       bucket_cap_mb=ctx.config.bucket_mb)
+        return DistributedDataParallel(
+            model, device_ids=[ctx.local_rank] if ctx.cuda else None, bucket_cap_mb=ctx.config.bucket_mb
+        )
 
 
-STRATEGY = Strategy("ddp", "bucketed DDP: gradient buckets all-reduced while backward runs",
-                    step_time_s=step_time_s, predict_run_s=predict_run_s, training=DdpHooks)
+STRATEGY = Strategy(
+    "ddp",
+    "bucketed DDP: gradient buckets all-reduced while backward runs",
+    step_time_s=step_time_s,
+    predict_run_s=predict_run_s,
+    training=DdpHooks,
+)

@@ -4,6 +4,7 @@ To add a strategy, write ``densing/overlap/strategies/<name>.py`` defining its f
 Strategy(...)`` (:mod:`.base`), and add it to ``_BUILT_IN`` below — the trainer, the what-if model, the validation and
 the command line iterate over this registry. :func:`register` adds one at run time (a plug-in, or a test).
 """
+
 from __future__ import annotations
 
 import math
@@ -24,15 +25,17 @@ def _check_strategy(registry: Registry, name: str, strategy) -> None:
     for field, arity in (("step_time_s", 1), ("predict_run_s", 3), ("training", 1)):
         check_callable(registry, name, field, getattr(strategy, field), arity, optional=True)
     if strategy.step_time_s is not None:
-        probe = WhatIfPoint(compute_s=0.1, workers=8, message_bytes=1e8, bandwidth_bytes_per_s=1.25e10, latency_s=1e-5,
-                            allreduce_s=0.02)
+        probe = WhatIfPoint(
+            compute_s=0.1, workers=8, message_bytes=1e8, bandwidth_bytes_per_s=1.25e10, latency_s=1e-5, allreduce_s=0.02
+        )
         try:
             step = float(strategy.step_time_s(probe))
         except (TypeError, ValueError, ArithmeticError, AttributeError) as exc:
             raise RegistryError(f"strategy {name!r}: field 'step_time_s' fails on a probe point ({exc})") from None
         if not (math.isfinite(step) and step >= 0):
-            raise RegistryError(f"strategy {name!r}: field 'step_time_s': {step!r} s at a probe point; expected a "
-                                "finite step time ≥ 0")
+            raise RegistryError(
+                f"strategy {name!r}: field 'step_time_s': {step!r} s at a probe point; expected a finite step time ≥ 0"
+            )
 
 
 _REGISTRY: Registry[Strategy] = Registry("strategy", ((s.name, s) for s in _BUILT_IN), check=_check_strategy)
@@ -76,5 +79,6 @@ def parse(text: str, capability: str) -> list[Strategy]:
 
 def strategy_rows() -> list[dict]:
     """One row per registered strategy: name, summary and whether it has each capability."""
-    return [{"strategy": s.name, **{c: s.can(c) for c in CAPABILITIES}, "summary": s.summary}
-            for s in _REGISTRY.values()]
+    return [
+        {"strategy": s.name, **{c: s.can(c) for c in CAPABILITIES}, "summary": s.summary} for s in _REGISTRY.values()
+    ]

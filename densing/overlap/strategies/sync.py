@@ -3,6 +3,7 @@
 is the calibration; its prediction is the sum of its measured phases F + B + P + T_ar + Σ + O + o
 (:mod:`densing.overlap.validate`), exact by construction.
 """
+
 from __future__ import annotations
 
 import time
@@ -42,5 +43,10 @@ class SyncHooks(TrainHooks):
         return wall, cpu
 
 
-STRATEGY = Strategy("sync", "synchronous data parallel: one blocking all-reduce after backward, no overlap",
-                    step_time_s=step_time_s, predict_run_s=predict_run_s, training=SyncHooks)
+STRATEGY = Strategy(
+    "sync",
+    "synchronous data parallel: one blocking all-reduce after backward, no overlap",
+    step_time_s=step_time_s,
+    predict_run_s=predict_run_s,
+    training=SyncHooks,
+)

@@ -1,5 +1,6 @@
 """``t3``: T3-style fine-grained producer/collective fusion (Pati et al. 2024, arXiv 2401.16677): the collective
 streams out of its producer GEMM, slowed by γ while they overlap (:func:`t3_step_time_s`); what-if only, no hooks."""
+
 from __future__ import annotations
 
 from densing.errors import InputError
@@ -22,5 +23,6 @@ def step_time_s(point: WhatIfPoint) -> float:
     return t3_step_time_s(point.compute_s, point.allreduce_s, point.contention)
 
 
-STRATEGY = Strategy("t3", "T3 fused producer/collective (what-if only): overlap costs γ extra compute",
-                    step_time_s=step_time_s)
+STRATEGY = Strategy(
+    "t3", "T3 fused producer/collective (what-if only): overlap costs γ extra compute", step_time_s=step_time_s
+)

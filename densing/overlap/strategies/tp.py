@@ -15,6 +15,7 @@ the all-reduce forward / identity backward:
 2401.16677) compares its fused hardware against; both modes give the same sums, to float32 rounding. The weights are
 the full model's (``build_model``, same seed) cut into the ranks' slices.
 """
+
 from __future__ import annotations
 
 from densing.errors import InputError
@@ -160,6 +161,9 @@ class TpHooks(TrainHooks):
         return shard_model(model, dist.get_rank(), self.context.world, chunks)
 
 
-STRATEGY = Strategy("tp", "Megatron tensor parallelism of attention and MLP; --tp-overlap none (serial "
-                    "all-reduce) or chunked (per-chunk async all-reduce under the next GEMM chunk)",
-                    training=TpHooks)
+STRATEGY = Strategy(
+    "tp",
+    "Megatron tensor parallelism of attention and MLP; --tp-overlap none (serial "
+    "all-reduce) or chunked (per-chunk async all-reduce under the next GEMM chunk)",
+    training=TpHooks,
+)

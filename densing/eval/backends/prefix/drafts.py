@@ -6,10 +6,11 @@ tokens in its own prompt and continuation (:class:`NgramIndex`). A step feeds ``
 the longest draft prefix equal to the model's greedy choices plus the model's next token: greedy decoding's tokens,
 several per step where the text repeats itself; it reads :func:`step_width` query columns in every slot.
 """
+
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 
 class NgramIndex:

@@ -5,9 +5,11 @@ continuation`` and ``context`` (the continuation's ids: the whole string's after
 per string. :func:`encode_pairs` makes the same ids from every distinct string once, in batches of the fast tokenizer
 (:func:`batch_encodable`), with the special tokens ``tok_encode`` asks for; an empty context takes lm-eval's own rule.
 """
+
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 #: Strings per call of the fast tokenizer.
 BATCH = 1024
@@ -38,7 +40,7 @@ def encode_strings(lm: Any, strings: Sequence[str]) -> dict[str, list[int]]:
     for special, group in groups.items():
         kwargs = {} if special is None else {"add_special_tokens": special}
         for start in range(0, len(group), BATCH):
-            batch = group[start:start + BATCH]
+            batch = group[start : start + BATCH]
             ids.update(zip(batch, lm.tokenizer(batch, **kwargs)["input_ids"]))
     return ids
 
@@ -58,7 +60,7 @@ def encode_pairs(lm: Any, pairs: Sequence[tuple[str, str]]) -> list[tuple[list[i
             encoded.append(_encode_empty_context(lm, context, continuation))
             continue
         context_ids = ids[pair[0]]
-        encoded.append((list(context_ids), list(ids[pair[0] + pair[1]][len(context_ids):])))
+        encoded.append((list(context_ids), list(ids[pair[0] + pair[1]][len(context_ids) :])))
     return encoded
 
 

@@ -5,25 +5,28 @@ prefix runs once at batch 1 (not again when the next batch starts with it), its 
 ``rows`` rows (:class:`ReservedLayer`). Each row's suffix is prefilled right-aligned after it, padding masked and
 every token at its true position; then greedy steps for all live rows until the batch's last row stops.
 """
+
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import torch
 from transformers.cache_utils import DynamicCache, DynamicLayer
 
-from densing.eval.backends.prefix.slots import cache_kwargs
 from densing.eval.backends.prefix.grouping import batches, shared_prefix_length
 from densing.eval.backends.prefix.settings import DecodeStats
+from densing.eval.backends.prefix.slots import cache_kwargs
 
 
 class ReservedLayer(DynamicLayer):
     """A ``DynamicLayer`` whose keys/values live in a buffer of ``rows`` × ``capacity`` positions written in place,
     starting with the shared prefix's ``keys`` and ``values`` (broadcast over the rows), if any."""
 
-    def __init__(self, rows: int, capacity: int, keys: torch.Tensor | None = None,
-                 values: torch.Tensor | None = None) -> None:
+    def __init__(
+        self, rows: int, capacity: int, keys: torch.Tensor | None = None, values: torch.Tensor | None = None
+    ) -> None:
         super().__init__()
         self.rows, self.capacity, self.length = rows, capacity, 0
         if keys is not None:
@@ -64,9 +67,17 @@ class ReservedLayer(DynamicLayer):
             self._views()
 
 
-def generate_fixed(model: Any, device: Any, pad: int, encoded: Sequence[Sequence[int]], rows: int, max_gen_toks: int,
-                   stops: Callable[[list[int]], bool], finish: Callable[[int, list[int]], None],
-                   admit_until: float | None = None) -> DecodeStats:
+def generate_fixed(
+    model: Any,
+    device: Any,
+    pad: int,
+    encoded: Sequence[Sequence[int]],
+    rows: int,
+    max_gen_toks: int,
+    stops: Callable[[list[int]], bool],
+    finish: Callable[[int, list[int]], None],
+    admit_until: float | None = None,
+) -> DecodeStats:
     """Greedy-decode ``encoded`` in fixed batches of ``rows`` (as :class:`.scheduler.ContinuousDecoder` decodes)."""
     stats = DecodeStats()
     prefix_tokens: list[int] = []
@@ -94,9 +105,14 @@ def generate_fixed(model: Any, device: Any, pad: int, encoded: Sequence[Sequence
         step_ids, step_positions = input_ids, positions
         while live:
             with torch.no_grad():
-                output = model(input_ids=step_ids.to(device), position_ids=step_positions.to(device),
-                               attention_mask=mask[:, :length].to(device), **cache_kwargs(model, cache), use_cache=True,
-                               logits_to_keep=1)
+                output = model(
+                    input_ids=step_ids.to(device),
+                    position_ids=step_positions.to(device),
+                    attention_mask=mask[:, :length].to(device),
+                    **cache_kwargs(model, cache),
+                    use_cache=True,
+                    logits_to_keep=1,
+                )
             chosen = output.logits[:, -1, :].float().argmax(dim=-1).tolist()
             keep = []  # the rows that go on
             for r, token in enumerate(chosen):
@@ -121,8 +137,9 @@ def generate_fixed(model: Any, device: Any, pad: int, encoded: Sequence[Sequence
     return stats
 
 
-def _prefix_cache(model: Any, device: Any, cache: DynamicCache | None, tokens: list[int],
-                  prefix: list[int]) -> tuple[DynamicCache, list[int]]:
+def _prefix_cache(
+    model: Any, device: Any, cache: DynamicCache | None, tokens: list[int], prefix: list[int]
+) -> tuple[DynamicCache, list[int]]:
     """The batch-1 cache of a batch's shared ``prefix``, and the tokens it holds: the last batch's ``cache`` (of
     ``tokens``) reused, cropped to the common part or extended by one forward pass over the rest."""
     reuse = shared_prefix_length(tokens, prefix) if cache is not None else 0
@@ -133,9 +150,13 @@ def _prefix_cache(model: Any, device: Any, cache: DynamicCache | None, tokens: l
         tokens = tokens[:reuse]
     if len(prefix) > reuse:
         with torch.no_grad():
-            model(input_ids=torch.tensor([prefix[reuse:]], dtype=torch.long, device=device),
-                  position_ids=torch.arange(reuse, len(prefix), device=device)[None], **cache_kwargs(model, cache),
-                  use_cache=True, logits_to_keep=1)
+            model(
+                input_ids=torch.tensor([prefix[reuse:]], dtype=torch.long, device=device),
+                position_ids=torch.arange(reuse, len(prefix), device=device)[None],
+                **cache_kwargs(model, cache),
+                use_cache=True,
+                logits_to_keep=1,
+            )
         tokens = prefix
     return cache, tokens
 

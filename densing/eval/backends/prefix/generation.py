@@ -17,11 +17,13 @@ The arithmetic differs from lm-eval's batch-1 ``generate`` only in float roundin
 two logits tie to within it (``tests/eval/test_generation.py``; ``bench/generation_throughput.py``). Any other
 generation keyword, and a generation config that adds logits processors, goes to lm-eval's own path.
 """
+
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from types import MappingProxyType
-from typing import Any, Sequence
+from typing import Any
 
 from densing.eval.backends.prefix import fixed, scheduler, slots
 from densing.eval.backends.prefix.settings import DecodeStats, PrefixSettings
@@ -29,12 +31,22 @@ from densing.eval.backends.prefix.settings import DecodeStats, PrefixSettings
 #: generation keywords the greedy path handles; any other one goes to lm-eval's ``generate``
 GREEDY_KEYS = frozenset({"do_sample", "temperature", "until", "max_gen_toks"})
 #: generation-config fields that would change greedy decoding (logits processors) at these values
-NEUTRAL_CONFIG = MappingProxyType({
-    "repetition_penalty": (None, 1.0), "no_repeat_ngram_size": (None, 0), "min_length": (None, 0),
-    "min_new_tokens": (None, 0), "bad_words_ids": (None,), "suppress_tokens": (None,),
-    "begin_suppress_tokens": (None,), "forced_bos_token_id": (None,), "forced_eos_token_id": (None,),
-    "sequence_bias": (None,), "encoder_repetition_penalty": (None, 1.0), "num_beams": (None, 1),
-})
+NEUTRAL_CONFIG = MappingProxyType(
+    {
+        "repetition_penalty": (None, 1.0),
+        "no_repeat_ngram_size": (None, 0),
+        "min_length": (None, 0),
+        "min_new_tokens": (None, 0),
+        "bad_words_ids": (None,),
+        "suppress_tokens": (None,),
+        "begin_suppress_tokens": (None,),
+        "forced_bos_token_id": (None,),
+        "forced_eos_token_id": (None,),
+        "sequence_bias": (None,),
+        "encoder_repetition_penalty": (None, 1.0),
+        "num_beams": (None, 1),
+    }
+)
 
 
 def greedy_settings(lm: Any, gen_kwargs: dict) -> tuple[list[str], int] | None:
@@ -76,7 +88,9 @@ def finish_text(lm: Any, tokens: list[int], until: list[str]) -> str:
     text = lm.tok_decode(tokens)
     if isinstance(think, int):
         text = text.lstrip()
-    return postprocess_generated_text(generation=text, stop=until, think_end_token=think if isinstance(think, str) else None)
+    return postprocess_generated_text(
+        generation=text, stop=until, think_end_token=think if isinstance(think, str) else None
+    )
 
 
 def encode_context(lm: Any, context: str, max_gen_toks: int) -> list[int]:
@@ -88,9 +102,17 @@ def encode_context(lm: Any, context: str, max_gen_toks: int) -> list[int]:
     return ids[0].tolist()
 
 
-def generate_greedy(lm: Any, contexts: Sequence[str], gen_kwargs: dict, until: list[str], max_gen_toks: int,
-                    rows: int, settings: PrefixSettings, progress: Any = None,
-                    admit_until: float | None = None) -> tuple[list[str | None], DecodeStats]:
+def generate_greedy(
+    lm: Any,
+    contexts: Sequence[str],
+    gen_kwargs: dict,
+    until: list[str],
+    max_gen_toks: int,
+    rows: int,
+    settings: PrefixSettings,
+    progress: Any = None,
+    admit_until: float | None = None,
+) -> tuple[list[str | None], DecodeStats]:
     """Greedy continuations of ``contexts`` (one gen-kwargs group) as lm-eval's batch-1 ``generate_until`` returns
     them, and what decoding did; requests not started by ``admit_until`` (``time.monotonic()``) stay ``None``."""
     tokenizer = lm.tokenizer
@@ -116,8 +138,9 @@ def generate_greedy(lm: Any, contexts: Sequence[str], gen_kwargs: dict, until: l
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
     if slots.supported(lm.model) and not settings.fixed_batches:
         with slots.attention_swapped(lm.model):
-            decoder = scheduler.ContinuousDecoder(lm.model, lm.device, pad, encoded, rows, max_gen_toks, stops, finish,
-                                                  settings)
+            decoder = scheduler.ContinuousDecoder(
+                lm.model, lm.device, pad, encoded, rows, max_gen_toks, stops, finish, settings
+            )
             return results, decoder.run(admit_until)
     stats = fixed.generate_fixed(lm.model, lm.device, pad, encoded, rows, max_gen_toks, stops, finish, admit_until)
     return results, stats

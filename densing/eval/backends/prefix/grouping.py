@@ -5,9 +5,11 @@ log-likelihood trie (:mod:`.trie`), fixed-batch decoding (:mod:`.fixed`) and con
 Sorted lexicographically, a trie's subtrees lie next to each other: the prefix a range of sorted requests shares is
 that of its first and last, and the trie's node count is ``Σ len_i − Σ lcp(s_{i−1}, s_i)`` over neighbours.
 """
+
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 
 def shared_prefix_length(a: Sequence[int], b: Sequence[int]) -> int:
@@ -19,8 +21,9 @@ def distinct_token_count(sequences: Sequence[Sequence[int]]) -> int:
     """Number of distinct prefixes (trie nodes) of ``sequences``: ``Σ len_i − Σ lcp(s_{i−1}, s_i)``
     over the sequences in lexicographic order — the token positions a trie cache runs once each."""
     ordered = sorted(map(list, sequences))
-    return sum(len(sequence) - shared_prefix_length(previous, sequence)
-               for previous, sequence in zip([[]] + ordered, ordered))
+    return sum(
+        len(sequence) - shared_prefix_length(previous, sequence) for previous, sequence in zip([[]] + ordered, ordered)
+    )
 
 
 def batches(encoded: Sequence[Sequence[int]], rows: int) -> list[tuple[list[int], int]]:
@@ -29,8 +32,18 @@ def batches(encoded: Sequence[Sequence[int]], rows: int) -> list[tuple[list[int]
     order = sorted(range(len(encoded)), key=lambda i: list(encoded[i]))
     chunks = [order[start : start + rows] for start in range(0, len(order), rows)]
     # sorted: a chunk's common prefix is that of its first and last requests
-    return [(chunk, max(0, min(shared_prefix_length(encoded[chunk[0]], encoded[chunk[-1]]),
-                               min(len(encoded[i]) for i in chunk) - 1))) for chunk in chunks]
+    return [
+        (
+            chunk,
+            max(
+                0,
+                min(
+                    shared_prefix_length(encoded[chunk[0]], encoded[chunk[-1]]), min(len(encoded[i]) for i in chunk) - 1
+                ),
+            ),
+        )
+        for chunk in chunks
+    ]
 
 
 def prefix_groups(encoded: Sequence[Sequence[int]]) -> list[tuple[list[int], int]]:

@@ -9,6 +9,7 @@ or field by field (lm-eval's ``--model_args``)::
 
     lm = get_model("densing-hf").create_from_arg_string("pretrained=HuggingFaceTB/SmolLM2-135M,draft=2")
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -24,8 +25,8 @@ from tqdm import tqdm
 
 from densing.errors import InputError
 from densing.eval.backends.prefix.encoding import batch_encodable, encode_pairs
-from densing.eval.backends.prefix.slots import cache_kwargs
 from densing.eval.backends.prefix.settings import SETTING_NAMES, DecodeStats, PrefixSettings, Sizing, TrieStats
+from densing.eval.backends.prefix.slots import cache_kwargs
 from densing.eval.backends.prefix.trie import Forward, ancestor_mask, causal, compact, plan_forwards
 from densing.eval.store import ShardFinished, TimeLimitReached, request_shard
 
@@ -62,9 +63,14 @@ def device_sizing(model: Any, device: Any, max_length: int) -> Sizing:
     layers = int(getattr(config, "num_hidden_layers", 0) or 0)
     properties = torch.cuda.get_device_properties(device)
     return Sizing(
-        "cuda", memory_bytes=int(properties.total_memory), multiprocessors=int(properties.multi_processor_count),
-        dtype_bytes=dtype_bytes, vocab_size=int(getattr(config, "vocab_size", 0) or 0), hidden_size=hidden,
-        kv_bytes_per_token=2 * layers * kv_heads * head_dim * dtype_bytes, max_length=int(max_length),
+        "cuda",
+        memory_bytes=int(properties.total_memory),
+        multiprocessors=int(properties.multi_processor_count),
+        dtype_bytes=dtype_bytes,
+        vocab_size=int(getattr(config, "vocab_size", 0) or 0),
+        hidden_size=hidden,
+        kv_bytes_per_token=2 * layers * kv_heads * head_dim * dtype_bytes,
+        max_length=int(max_length),
     )
 
 
@@ -93,7 +99,7 @@ class PrefixCachedHFLM(HFLM):
             with contextlib.suppress(AttributeError, ValueError, ImportError):  # a model without SDPA keeps eager
                 self.model.set_attn_implementation("sdpa")
 
-    def with_settings(self, settings: PrefixSettings) -> "PrefixCachedHFLM":
+    def with_settings(self, settings: PrefixSettings) -> PrefixCachedHFLM:
         """A copy of this lm (the same model and tokenizer, not reloaded) that runs with ``settings``."""
         import copy
 
@@ -124,18 +130,26 @@ class PrefixCachedHFLM(HFLM):
         encoded = encode_pairs(self, pairs)
         # the continuation's token count of each pair of the last call (the conditional loss reads them back)
         self.continuation_tokens = {pair: len(ids[1]) for pair, ids in zip(pairs, encoded)}
-        return self._loglikelihood_tokens([(pair, *ids) for pair, ids in zip(pairs, encoded)], disable_tqdm=disable_tqdm)
+        return self._loglikelihood_tokens(
+            [(pair, *ids) for pair, ids in zip(pairs, encoded)], disable_tqdm=disable_tqdm
+        )
 
-    def tok_encode(self, string: str, add_special_tokens: bool | None = None, left_truncate_len: int | None = None, **kwargs: Any) -> list[int]:
+    def tok_encode(
+        self, string: str, add_special_tokens: bool | None = None, left_truncate_len: int | None = None, **kwargs: Any
+    ) -> list[int]:
         """lm-eval's encoding, remembered for the last few strings (a question's choices share a context)."""
         from collections import OrderedDict
 
         if kwargs:
-            return super().tok_encode(string, add_special_tokens=add_special_tokens, left_truncate_len=left_truncate_len, **kwargs)
+            return super().tok_encode(
+                string, add_special_tokens=add_special_tokens, left_truncate_len=left_truncate_len, **kwargs
+            )
         recent = self.__dict__.setdefault("_recent_encodings", OrderedDict())
         key = (string, left_truncate_len, add_special_tokens)
         if key not in recent:
-            recent[key] = super().tok_encode(string, add_special_tokens=add_special_tokens, left_truncate_len=left_truncate_len)
+            recent[key] = super().tok_encode(
+                string, add_special_tokens=add_special_tokens, left_truncate_len=left_truncate_len
+            )
             if len(recent) > 16:
                 recent.popitem(last=False)
         return list(recent[key])
@@ -153,8 +167,12 @@ class PrefixCachedHFLM(HFLM):
         """New trie nodes per log-likelihood pass: ``settings.tokens_per_batch``, else the device's."""
         return self.settings.tokens_per_batch or self.sizing.tokens_per_batch()
 
-    def _loglikelihood_tokens(self, requests: list[tuple[tuple[str, str], list[int], list[int]]],
-                              disable_tqdm: bool = False, override_bs: int | None = None) -> list[tuple[float, bool]]:
+    def _loglikelihood_tokens(
+        self,
+        requests: list[tuple[tuple[str, str], list[int], list[int]]],
+        disable_tqdm: bool = False,
+        override_bs: int | None = None,
+    ) -> list[tuple[float, bool]]:
         if not self._tree_attention_supported():
             return super()._loglikelihood_tokens(requests, disable_tqdm=disable_tqdm, override_bs=override_bs)
         from transformers import DynamicCache
@@ -163,7 +181,7 @@ class PrefixCachedHFLM(HFLM):
         for _, context_enc, continuation_enc in requests:
             if not context_enc or not continuation_enc or len(continuation_enc) > self.max_length:
                 raise ValueError("empty context/continuation or a continuation longer than the model's context")
-            inputs.append((context_enc + continuation_enc)[-(self.max_length + 1):][:-1])
+            inputs.append((context_enc + continuation_enc)[-(self.max_length + 1) :][:-1])
         first_needed = [len(inputs[i]) - len(requests[i][2]) for i in range(len(requests))]
         plan = plan_forwards(inputs, first_needed, self.token_budget(), self.settings.recompute_tolerance)
         self.trie_stats = TrieStats(computed_tokens=sum(len(f.tokens) for f in plan), forwards=len(plan))
@@ -171,7 +189,11 @@ class PrefixCachedHFLM(HFLM):
         results: list[tuple[float, bool] | None] = [None] * len(requests)
         cache: Any = None
         dtype = self.model.dtype if self.model.dtype.is_floating_point else torch.float32
-        progress = tqdm(total=len(requests), disable=(disable_tqdm or self.rank != 0), desc="Running loglikelihood requests (trie cache)")
+        progress = tqdm(
+            total=len(requests),
+            disable=(disable_tqdm or self.rank != 0),
+            desc="Running loglikelihood requests (trie cache)",
+        )
         prepared = self._pass_inputs(plan[0], requests, dtype) if plan else None
         for k, forward in enumerate(plan):
             inputs = prepared if prepared is not None else self._pass_inputs(forward, requests, dtype)
@@ -181,19 +203,33 @@ class PrefixCachedHFLM(HFLM):
             elif cache.get_seq_length() > forward.keep:
                 cache.crop(forward.keep - cache.get_seq_length())  # transformers 5: minus the tokens to drop
             with torch.no_grad():
-                output = self.model(input_ids=inputs.tokens, position_ids=inputs.positions, attention_mask=inputs.mask,
-                                    **cache_kwargs(self.model, cache), use_cache=True,
-                                    cache_position=inputs.cache_position, logits_to_keep=inputs.keep_rows)
+                output = self.model(
+                    input_ids=inputs.tokens,
+                    position_ids=inputs.positions,
+                    attention_mask=inputs.mask,
+                    **cache_kwargs(self.model, cache),
+                    use_cache=True,
+                    cache_position=inputs.cache_position,
+                    logits_to_keep=inputs.keep_rows,
+                )
                 log_probs = F.log_softmax(output.logits[0, :, : self.vocab_size], dim=-1, dtype=self.softmax_dtype)
                 # each token's log-probability and whether it is the argmax, in one transfer to the host
-                scored_on_device = torch.stack([log_probs[inputs.rows, inputs.targets].float(),
-                                                (log_probs.argmax(dim=-1)[inputs.rows] != inputs.targets).float()])
+                scored_on_device = torch.stack(
+                    [
+                        log_probs[inputs.rows, inputs.targets].float(),
+                        (log_probs.argmax(dim=-1)[inputs.rows] != inputs.targets).float(),
+                    ]
+                )
             if self.settings.prefetch and k + 1 < len(plan):  # the host's share of the next pass, while this one runs
                 prepared = self._pass_inputs(plan[k + 1], requests, dtype)
             scored = scored_on_device.cpu()
             # each request's sum taken in float64 on the host
-            totals = torch.zeros(len(forward.requests), dtype=torch.float64).index_add_(0, inputs.owners, scored[0].double())
-            missed = torch.zeros(len(forward.requests), dtype=torch.float64).index_add_(0, inputs.owners, scored[1].double())
+            totals = torch.zeros(len(forward.requests), dtype=torch.float64).index_add_(
+                0, inputs.owners, scored[0].double()
+            )
+            missed = torch.zeros(len(forward.requests), dtype=torch.float64).index_add_(
+                0, inputs.owners, scored[1].double()
+            )
             for index, total, miss in zip(forward.requests, totals.tolist(), missed.tolist()):
                 results[index] = answer = (float(total), miss == 0)
                 if requests[index][0] is not None:
@@ -208,22 +244,33 @@ class PrefixCachedHFLM(HFLM):
         n, mask = len(forward.tokens), None  # one causal sequence: the model's own causal attention, no mask
         if not causal(forward):
             mask = torch.empty((1, 1, n, forward.keep + n), dtype=dtype, device=self.device)
-            mask[0, 0, :, :forward.keep] = 0
-            torch.where(ancestor_mask(forward.positions, self.device), torch.zeros((), dtype=dtype, device=self.device),
-                        torch.full((), torch.finfo(dtype).min, dtype=dtype, device=self.device),
-                        out=mask[0, 0, :, forward.keep:])
+            mask[0, 0, :, : forward.keep] = 0
+            torch.where(
+                ancestor_mask(forward.positions, self.device),
+                torch.zeros((), dtype=dtype, device=self.device),
+                torch.full((), torch.finfo(dtype).min, dtype=dtype, device=self.device),
+                out=mask[0, 0, :, forward.keep :],
+            )
         needed = np.concatenate(forward.needed)
         keep_rows, rows = np.unique(needed, return_inverse=True)  # the rows whose logits are kept, and each one's
-        targets = np.fromiter(chain.from_iterable(requests[index][2] for index in forward.requests), np.int64, len(needed))
+        targets = np.fromiter(
+            chain.from_iterable(requests[index][2] for index in forward.requests), np.int64, len(needed)
+        )
 
         def on_device(values: np.ndarray) -> torch.Tensor:
             return torch.from_numpy(np.ascontiguousarray(values, dtype=np.int64)).to(self.device)
 
         return PassInputs(
-            tokens=on_device(forward.tokens[None]), positions=on_device(forward.positions[None]), mask=mask,
+            tokens=on_device(forward.tokens[None]),
+            positions=on_device(forward.positions[None]),
+            mask=mask,
             cache_position=torch.arange(forward.keep, forward.keep + n, device=self.device),
-            keep_rows=on_device(keep_rows), rows=on_device(rows.reshape(-1)), targets=on_device(targets),
-            owners=torch.from_numpy(np.repeat(np.arange(len(forward.needed)), [len(nodes) for nodes in forward.needed])),
+            keep_rows=on_device(keep_rows),
+            rows=on_device(rows.reshape(-1)),
+            targets=on_device(targets),
+            owners=torch.from_numpy(
+                np.repeat(np.arange(len(forward.needed)), [len(nodes) for nodes in forward.needed])
+            ),
         )
 
     def generation_rows(self) -> int:
@@ -244,7 +291,11 @@ class PrefixCachedHFLM(HFLM):
         for index, request in enumerate(requests):
             groups.setdefault(group_key(request.args[1]), []).append(index)
         results: list[str | None] = [None] * len(requests)
-        progress = tqdm(total=len(requests), disable=(disable_tqdm or self.rank != 0), desc="Running generate_until requests (shared prefix)")
+        progress = tqdm(
+            total=len(requests),
+            disable=(disable_tqdm or self.rank != 0),
+            desc="Running generate_until requests (shared prefix)",
+        )
         for indices in groups.values():
             gen_kwargs = requests[indices[0]].args[1]
             greedy = greedy_settings(self, gen_kwargs)
@@ -252,10 +303,22 @@ class PrefixCachedHFLM(HFLM):
                 texts = super().generate_until([requests[i] for i in indices], disable_tqdm=True)
                 progress.update(len(indices))
             else:
-                if self.admit_until is not None and time.monotonic() >= self.admit_until and any(r is not None for r in results):
+                if (
+                    self.admit_until is not None
+                    and time.monotonic() >= self.admit_until
+                    and any(r is not None for r in results)
+                ):
                     continue  # past the time limit: this group is left for the next run
-                texts, stats = generate_greedy(self, [requests[i].args[0] for i in indices], gen_kwargs, *greedy,
-                                               self.generation_rows(), self.settings, progress, self.admit_until)
+                texts, stats = generate_greedy(
+                    self,
+                    [requests[i].args[0] for i in indices],
+                    gen_kwargs,
+                    *greedy,
+                    self.generation_rows(),
+                    self.settings,
+                    progress,
+                    self.admit_until,
+                )
                 self.decode_stats.add(stats)
             for i, text in zip(indices, texts):
                 results[i] = text

@@ -20,11 +20,13 @@
 Rows stop where lm-eval's batch-1 ``generate`` stops them (:mod:`.generation`), with the same strings. For the models
 :func:`.slots.supported` names; others take the fixed-batch path.
 """
+
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import torch
 
@@ -61,9 +63,18 @@ class ContinuousDecoder:
     """Greedy decoding of ``encoded`` (token lists) with continuous batching (see the module): ``stops(tokens)``
     says whether a row ends after its new ``tokens``; ``finish(index, tokens)`` receives them when it ends."""
 
-    def __init__(self, model: Any, device: Any, pad: int, encoded: Sequence[Sequence[int]], rows: int,
-                 max_gen_toks: int, stops: Callable[[list[int]], bool], finish: Callable[[int, list[int]], None],
-                 settings: PrefixSettings) -> None:
+    def __init__(
+        self,
+        model: Any,
+        device: Any,
+        pad: int,
+        encoded: Sequence[Sequence[int]],
+        rows: int,
+        max_gen_toks: int,
+        stops: Callable[[list[int]], bool],
+        finish: Callable[[int, list[int]], None],
+        settings: PrefixSettings,
+    ) -> None:
         self.model, self.device, self.pad, self.encoded = model, device, pad, encoded
         self.max_gen_toks, self.stops, self.finish, self.settings = max_gen_toks, stops, finish, settings
         self.groups = prefix_groups(encoded)
@@ -123,9 +134,15 @@ class ContinuousDecoder:
         causal = torch.tril(torch.ones((size, size), dtype=torch.bool))[None, None]
         with torch.no_grad():
             prefix = torch.tensor([list(self.encoded[members[0]][:size])], dtype=torch.long, device=self.device)
-            self.model(input_ids=prefix, position_ids=torch.arange(size, device=self.device)[None],
-                       attention_mask=causal.to(self.device), **cache_kwargs(self.model, scratch), use_cache=True,
-                       logits_to_keep=1, densing_slots=scratch)
+            self.model(
+                input_ids=prefix,
+                position_ids=torch.arange(size, device=self.device)[None],
+                attention_mask=causal.to(self.device),
+                **cache_kwargs(self.model, scratch),
+                use_cache=True,
+                logits_to_keep=1,
+                densing_slots=scratch,
+            )
         for layer, store in zip(scratch.layers, self.prefixes):
             store[group] = (layer.key_buffer[0].contiguous(), layer.value_buffer[0].contiguous())
 
@@ -141,7 +158,9 @@ class ContinuousDecoder:
     def _compact(self, end: int) -> None:
         """Move each live row's own columns (holes squeezed out) to end at column ``end``."""
         live = self._live()
-        columns = {r: self.mask[r, self.slots[r].start : self.length].nonzero().squeeze(1) + self.slots[r].start for r in live}
+        columns = {
+            r: self.mask[r, self.slots[r].start : self.length].nonzero().squeeze(1) + self.slots[r].start for r in live
+        }
         for layer in self.cache.layers:
             if layer.key_buffer is None:
                 continue
@@ -192,9 +211,15 @@ class ContinuousDecoder:
             allowed[j, 0, gap:, gap:] = causal[gap:, gap:]
             allowed[j, 0] |= torch.eye(span, dtype=torch.bool)  # padding attends to itself (no NaN)
         with torch.no_grad():
-            output = self.model(input_ids=input_ids.to(self.device), position_ids=positions.to(self.device),
-                                attention_mask=allowed.to(self.device), **cache_kwargs(self.model, scratch),
-                                use_cache=True, logits_to_keep=1, densing_slots=scratch)
+            output = self.model(
+                input_ids=input_ids.to(self.device),
+                position_ids=positions.to(self.device),
+                attention_mask=allowed.to(self.device),
+                **cache_kwargs(self.model, scratch),
+                use_cache=True,
+                logits_to_keep=1,
+                densing_slots=scratch,
+            )
         chosen = output.logits[:, -1, :].float().argmax(dim=-1).tolist()
         length = self.length
         for j, ((group, index), suffix) in enumerate(zip(entrants, suffixes)):
@@ -208,9 +233,14 @@ class ContinuousDecoder:
                     before = slice(length - len(suffix) - copied, length - len(suffix))
                     mine.key_buffer[r, :, before], mine.value_buffer[r, :, before] = prefixes[group]
             self.cache.row_group[r] = None if copied else group
-            self.slots[r] = slot = Slot(request=index, start=length - len(suffix) - copied, generated=[token],
-                                        pending=token, position=self.prefix_of[group] + len(suffix),
-                                        own=len(suffix) + copied)
+            self.slots[r] = slot = Slot(
+                request=index,
+                start=length - len(suffix) - copied,
+                generated=[token],
+                pending=token,
+                position=self.prefix_of[group] + len(suffix),
+                own=len(suffix) + copied,
+            )
             if self.settings.draft:
                 slot.history = NgramIndex([*self.encoded[index], token], self.settings.ngram)
             self.mask[r] = False
@@ -222,8 +252,12 @@ class ContinuousDecoder:
     def _step(self, live: list[int]) -> None:
         """One decoding step of every slot: the pending token and the drafts the step width allows."""
         slots, cache, settings = self.slots, self.cache, self.settings
-        drafts = [slot.history.draft(min(settings.draft, self.max_gen_toks - len(slot.generated) - 1))
-                  if slot.live and slot.history is not None else [] for slot in slots]
+        drafts = [
+            slot.history.draft(min(settings.draft, self.max_gen_toks - len(slot.generated) - 1))
+            if slot.live and slot.history is not None
+            else []
+            for slot in slots
+        ]
         q = step_width([drafts[r] for r in live], [slots[r].keep_rate() for r in live], settings.step_base)
         drafts = [d[: q - 1] for d in drafts]
         longest = max(slots[r].own for r in live)
@@ -241,17 +275,24 @@ class ContinuousDecoder:
         inputs = [[slot.pending, *d] + [self.pad] * (q - 1 - len(d)) for slot, d in zip(slots, drafts)]
         positions = torch.tensor([slot.position for slot in slots], dtype=torch.long)[:, None] + torch.arange(q)
         with torch.no_grad():
-            output = self.model(input_ids=torch.tensor(inputs, dtype=torch.long, device=self.device),
-                                position_ids=positions.to(self.device), attention_mask=allowed.to(self.device),
-                                **cache_kwargs(self.model, cache), use_cache=True, logits_to_keep=q,
-                                densing_slots=cache)
+            output = self.model(
+                input_ids=torch.tensor(inputs, dtype=torch.long, device=self.device),
+                position_ids=positions.to(self.device),
+                attention_mask=allowed.to(self.device),
+                **cache_kwargs(self.model, cache),
+                use_cache=True,
+                logits_to_keep=q,
+                densing_slots=cache,
+            )
         chosen = output.logits.float().argmax(dim=-1).tolist()
         self.stats.decode_steps += 1
         for r in live:
             slot, mine, accepted = slots[r], drafts[r], 0
             while accepted < len(mine) and chosen[r][accepted] == mine[accepted]:
                 accepted += 1  # the model's greedy token after the pending one (and the accepted drafts) is the draft's
-            self.mask[r, length : length + accepted + 1] = True  # keys/values of the pending token and the accepted drafts
+            self.mask[r, length : length + accepted + 1] = (
+                True  # keys/values of the pending token and the accepted drafts
+            )
             slot.own += accepted + 1
             slot.position += accepted + 1
             self.stats.draft_accepted += accepted

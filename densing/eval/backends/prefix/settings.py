@@ -2,15 +2,15 @@
 :class:`~densing.errors.InputError` naming it), the device-sized defaults (:class:`Sizing`) and the statistics of a
 call (:class:`DecodeStats`, :class:`TrieStats`). Pure Python, no torch.
 """
+
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields
-from types import MappingProxyType
 from numbers import Integral, Real
+from types import MappingProxyType
 
 from densing.validation import InstanceOf, Interval, Options, validate
-
 
 _COUNT = (Interval(Integral, 0, None),)
 _POSITIVE = (Interval(Integral, 1, None),)
@@ -48,18 +48,20 @@ class PrefixSettings:
 
 
 #: What each field of :class:`PrefixSettings` may be.
-CONSTRAINTS = MappingProxyType({
-    "rows_per_batch": (*_POSITIVE, None),
-    "fixed_batches": (InstanceOf(bool, "true or false"),),  # True or False, not 0 or 1
-    "draft": _COUNT,
-    "ngram": _POSITIVE,
-    "step_base": (Interval(Real, 0, None), Options({math.inf})),
-    "slack": _COUNT,
-    "part_cost": _COUNT,
-    "tokens_per_batch": (*_POSITIVE, None),
-    "recompute_tolerance": _COUNT,
-    "prefetch": (InstanceOf(bool, "true or false"),),
-})
+CONSTRAINTS = MappingProxyType(
+    {
+        "rows_per_batch": (*_POSITIVE, None),
+        "fixed_batches": (InstanceOf(bool, "true or false"),),  # True or False, not 0 or 1
+        "draft": _COUNT,
+        "ngram": _POSITIVE,
+        "step_base": (Interval(Real, 0, None), Options({math.inf})),
+        "slack": _COUNT,
+        "part_cost": _COUNT,
+        "tokens_per_batch": (*_POSITIVE, None),
+        "recompute_tolerance": _COUNT,
+        "prefetch": (InstanceOf(bool, "true or false"),),
+    }
+)
 
 #: the names :class:`PrefixSettings` takes (lm-eval's ``--model_args`` may carry them)
 SETTING_NAMES = frozenset(CONSTRAINTS)
@@ -98,8 +100,11 @@ class Sizing:
         (kept logits and their float32 log-softmax, at most one row a node) ``+ tokens·(max_length + tokens)·b`` (the
         additive tree mask) ``+ tokens·hidden·b·ACTIVATION_WIDTHS`` (activations), ``b`` = ``dtype_bytes``."""
         b = self.dtype_bytes
-        return (tokens * self.vocab_size * (b + 4) + tokens * (self.max_length + tokens) * b
-                + tokens * self.hidden_size * b * ACTIVATION_WIDTHS)
+        return (
+            tokens * self.vocab_size * (b + 4)
+            + tokens * (self.max_length + tokens) * b
+            + tokens * self.hidden_size * b * ACTIVATION_WIDTHS
+        )
 
     def tokens_per_batch(self) -> int:
         """New trie nodes per log-likelihood pass. CPU (any non-CUDA device): :data:`CPU_TOKENS_PER_BATCH`. CUDA:

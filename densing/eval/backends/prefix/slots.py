@@ -8,12 +8,14 @@ slot's own is the scheduler's mask). Each row attends to [its group's prefix ; i
 Juravsky et al. 2024, arXiv 2402.05099), registered with transformers' ``AttentionInterface`` as
 :data:`ATTENTION_NAME` and used only inside :func:`attention_swapped`.
 """
+
 from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 import torch
 from transformers.cache_utils import DynamicCache, DynamicLayer
@@ -51,7 +53,9 @@ class SlotLayer(DynamicLayer):
 class SlotCache(DynamicCache):
     """The cache :func:`shared_prefix_attention` reads (module docstring), with each row's group (``row_group``)."""
 
-    def __init__(self, config: Any, layers: int, rows: int, capacity: int, prefixes: list[dict], part_cost: int) -> None:
+    def __init__(
+        self, config: Any, layers: int, rows: int, capacity: int, prefixes: list[dict], part_cost: int
+    ) -> None:
         super().__init__(config=config)
         self.rows, self.capacity, self.write_at, self.part_cost = rows, capacity, 0, part_cost
         self.row_group: list[Any] = [None] * rows
@@ -60,9 +64,14 @@ class SlotCache(DynamicCache):
 
     def plan(self, widths: Sequence[int] | None) -> None:
         """Row ``r`` reads its last ``widths[r]`` columns in the next forward, in :func:`contiguous_parts`' runs."""
-        self.parts = None if widths is None else [
-            (self.row_group[start], slice(start, stop), width)
-            for start, stop, width in contiguous_parts(widths, self.row_group, self.part_cost)]
+        self.parts = (
+            None
+            if widths is None
+            else [
+                (self.row_group[start], slice(start, stop), width)
+                for start, stop, width in contiguous_parts(widths, self.row_group, self.part_cost)
+            ]
+        )
 
     def parts_of_rows(self) -> list[tuple[Any, Any, int | None]]:
         """``[(group, rows, width)]`` for the attention: the plan's, else one part per group over all columns."""
@@ -91,7 +100,7 @@ def cache_kwargs(model, cache) -> dict:
     return {_cache_keyword(type(model)): cache}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _cache_keyword(model_class: type) -> str:
     import inspect
 
@@ -107,13 +116,25 @@ ATTENTION_NAME = "densing_shared_prefix"
 def supported(model: Any) -> bool:
     """Whether continuous batching can decode ``model``: a :data:`SUPPORTED` decoder without a sliding window."""
     config = getattr(model, "config", None)
-    return (config is not None and getattr(config, "model_type", None) in SUPPORTED
-            and getattr(config, "sliding_window", None) is None and not getattr(config, "is_encoder_decoder", False))
+    return (
+        config is not None
+        and getattr(config, "model_type", None) in SUPPORTED
+        and getattr(config, "sliding_window", None) is None
+        and not getattr(config, "is_encoder_decoder", False)
+    )
 
 
-def shared_prefix_attention(module: torch.nn.Module, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
-                            attention_mask: torch.Tensor, scaling: float | None = None, dropout: float = 0.0,
-                            densing_slots: SlotCache | None = None, **kwargs: Any) -> tuple[torch.Tensor, None]:
+def shared_prefix_attention(
+    module: torch.nn.Module,
+    query: torch.Tensor,
+    key: torch.Tensor,
+    value: torch.Tensor,
+    attention_mask: torch.Tensor,
+    scaling: float | None = None,
+    dropout: float = 0.0,
+    densing_slots: SlotCache | None = None,
+    **kwargs: Any,
+) -> tuple[torch.Tensor, None]:
     """Attention of each row over [its group's prefix ; its own columns]:
     ``softmax([q·Kpᵀ, q·Krᵀ + mask]·s) · [Vp ; Vr]`` with ``s = scaling`` (1/√d by default),
     ``Kp, Vp`` the group prefix's keys/values (one copy for all rows of the group), ``Kr, Vr`` the row's slot columns,
@@ -145,13 +166,16 @@ def shared_prefix_attention(module: torch.nn.Module, query: torch.Tensor, key: t
             continue
         prefix_keys, prefix_values = prefix  # [kv_heads, P, dim]
         flat = queries.transpose(0, 1).reshape(kv_heads, n * group * q, dim)
-        shared = (torch.matmul(flat, prefix_keys.transpose(-1, -2)) * scale)  # [kv_heads, n·g·q, P]
-        top = torch.maximum(shared.amax(dim=-1).reshape(kv_heads, n, group * q).transpose(0, 1)[..., None],
-                            own.amax(dim=-1, keepdim=True))
+        shared = torch.matmul(flat, prefix_keys.transpose(-1, -2)) * scale  # [kv_heads, n·g·q, P]
+        top = torch.maximum(
+            shared.amax(dim=-1).reshape(kv_heads, n, group * q).transpose(0, 1)[..., None],
+            own.amax(dim=-1, keepdim=True),
+        )
         shared_exp = torch.exp(shared - top.transpose(0, 1).reshape(kv_heads, n * group * q, 1))
         own_exp = torch.exp(own - top)
-        total = (shared_exp.sum(dim=-1).reshape(kv_heads, n, group * q).transpose(0, 1)[..., None]
-                 + own_exp.sum(dim=-1, keepdim=True))
+        total = shared_exp.sum(dim=-1).reshape(kv_heads, n, group * q).transpose(0, 1)[..., None] + own_exp.sum(
+            dim=-1, keepdim=True
+        )
         mixed = torch.matmul(shared_exp, prefix_values).reshape(kv_heads, n, group * q, dim).transpose(0, 1)
         out[chosen] = (mixed + torch.matmul(own_exp, values)) / total
     return out.reshape(rows, heads, q, dim).transpose(1, 2).contiguous(), None
@@ -163,7 +187,9 @@ def attention_swapped(model: Any) -> Iterator[None]:
     from transformers import AttentionInterface
 
     AttentionInterface.register(ATTENTION_NAME, shared_prefix_attention)
-    configs = {id(c): c for c in (model.config, getattr(getattr(model, "model", None), "config", None)) if c is not None}
+    configs = {
+        id(c): c for c in (model.config, getattr(getattr(model, "model", None), "config", None)) if c is not None
+    }
     before = {key: c._attn_implementation for key, c in configs.items()}
     try:
         for c in configs.values():

@@ -13,10 +13,12 @@ cached (never past a position whose logits one needs), and lays out the rest of 
 4-D additive mask (:func:`ancestor_mask`) to the ``keep`` cached positions and its ancestors, exactly the tokens
 before it in each of its requests. The cache is then compacted to ``keep`` + the last request's path (:func:`compact`).
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -43,8 +45,12 @@ class Forward:
     last_path: np.ndarray
 
 
-def plan_forwards(inputs: Sequence[Sequence[int]], first_needed: Sequence[int], token_budget: int,
-                  recompute_tolerance: int = PrefixSettings.recompute_tolerance) -> list[Forward]:
+def plan_forwards(
+    inputs: Sequence[Sequence[int]],
+    first_needed: Sequence[int],
+    token_budget: int,
+    recompute_tolerance: int = PrefixSettings.recompute_tolerance,
+) -> list[Forward]:
     """The forward passes that score every request with each trie node computed once.
 
     ``inputs[i]`` is the token sequence fed for request *i* and ``first_needed[i]`` the first position whose logits it
@@ -96,8 +102,9 @@ def _shared_prefix(a: np.ndarray, b: np.ndarray) -> int:
     return int(differ[0]) if differ.size else m
 
 
-def _layout(arrays: Sequence[np.ndarray], first_needed: Sequence[int], requests: Sequence[int], lcps: Sequence[int],
-            keep: int) -> Forward:
+def _layout(
+    arrays: Sequence[np.ndarray], first_needed: Sequence[int], requests: Sequence[int], lcps: Sequence[int], keep: int
+) -> Forward:
     """The pass of ``requests`` (sequences ``arrays``, in order) below ``keep``: request *k* adds its positions from
     ``max(lcps[k], keep)`` (the first from ``keep``) as new nodes, each the child of the one before it on its path."""
     begins = [keep] + [max(lcp, keep) for lcp in lcps[1:]]
@@ -112,9 +119,9 @@ def _layout(arrays: Sequence[np.ndarray], first_needed: Sequence[int], requests:
         begin, length, offset = begins[k], lengths[k], offsets[k]
         if length > begin:
             parents[offset] = path[begin - keep - 1] if begin > keep else -1
-            path[begin - keep:length - keep] = np.arange(offset, offsets[k + 1])
-        needed.append(path[first_needed[index] - keep:length - keep].copy())
-    return Forward(keep, tuple(requests), tokens, positions, parents, tuple(needed), path[:lengths[-1] - keep].copy())
+            path[begin - keep : length - keep] = np.arange(offset, offsets[k + 1])
+        needed.append(path[first_needed[index] - keep : length - keep].copy())
+    return Forward(keep, tuple(requests), tokens, positions, parents, tuple(needed), path[: lengths[-1] - keep].copy())
 
 
 def causal(forward: Forward) -> bool:
