@@ -178,10 +178,10 @@ _OPTIONAL = {
 }
 
 
-def read_bias(path: str | Path | None = None) -> BiasRecord:
-    """The record at ``path`` (None: :data:`RECORD`); an InputError naming the file and its fault where damaged."""
-    path = Path(RECORD if path is None else path)
-    where = f"{path.name} (made by studies/headline_bias.py --write)"
+def read_study_record(path: Path, where: str, items: str) -> dict:
+    """A study's JSON record at ``path``: an object with a list ``items`` (its rows or worlds) and a list
+    ``commands``; an InputError starting with ``where`` (the file and the command that makes it) where it is missing,
+    unreadable or of another shape. Shared by :func:`read_bias` and :func:`densing.trend.pooled_bias.read_pooled_bias`."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -190,10 +190,18 @@ def read_bias(path: str | Path | None = None) -> BiasRecord:
         raise InputError(f"{where}: not readable as JSON ({type(exc).__name__})") from None
     if (
         not isinstance(data, dict)
-        or not isinstance(data.get("rows"), list)
+        or not isinstance(data.get(items), list)
         or not isinstance(data.get("commands"), list)
     ):
-        raise InputError(f"{where}: expected an object with a list 'rows' and a list 'commands'")
+        raise InputError(f"{where}: expected an object with a list '{items}' and a list 'commands'")
+    return data
+
+
+def read_bias(path: str | Path | None = None) -> BiasRecord:
+    """The record at ``path`` (None: :data:`RECORD`); an InputError naming the file and its fault where damaged."""
+    path = Path(RECORD if path is None else path)
+    where = f"{path.name} (made by studies/headline_bias.py --write)"
+    data = read_study_record(path, where, "rows")
     rows = tuple(_row(item, f"{where}: row {i}") for i, item in enumerate(data["rows"], start=1))
     return BiasRecord(rows, tuple(str(c) for c in data["commands"]), path)
 

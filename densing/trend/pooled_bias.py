@@ -21,7 +21,6 @@ and the high end's, each as (smallest, largest) in months. A record written besi
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -29,7 +28,7 @@ from typing import ClassVar
 
 from densing.errors import InputError
 from densing.paths import RESULTS
-from densing.trend.bias import THRESHOLD, corrected_months, is_same_point
+from densing.trend.bias import THRESHOLD, corrected_months, is_same_point, read_study_record
 
 #: The record ``studies/three_tables.py --summary --write`` makes, beside the first pooled result.
 RECORD = RESULTS / "three_tables" / "bias.json"
@@ -177,18 +176,7 @@ def read_pooled_bias(path: str | Path | None = None) -> PooledBias:
     """The record at ``path`` (None: :data:`RECORD`); an InputError naming the file and its fault where damaged."""
     path = Path(RECORD if path is None else path)
     where = f"{path.name} (made by {STUDY} --summary --write)"
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"{where}: not found") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(f"{where}: not readable as JSON ({type(exc).__name__})") from None
-    if (
-        not isinstance(data, dict)
-        or not isinstance(data.get("worlds"), list)
-        or not isinstance(data.get("commands"), list)
-    ):
-        raise InputError(f"{where}: expected an object with a list 'worlds' and a list 'commands'")
+    data = read_study_record(path, where, "worlds")
     point = data.get("point_months")
     if isinstance(point, bool) or not isinstance(point, (int, float)) or not (math.isfinite(point) and point > 0):
         raise InputError(f"{where}: field 'point_months': expected a positive number, got {point!r}")
