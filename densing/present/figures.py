@@ -145,22 +145,26 @@ def density_figure(
     return figure
 
 
+def band_trace(dates, low, high, name: str) -> go.Scatter:
+    """A frontier line's confidence band over ``dates`` as one filled trace: ln ρ's ``low`` and ``high`` drawn as
+    densities (e^low, e^high), shaded, without hover. Shared by the density chart and the pooled law's chart."""
+    return go.Scatter(
+        x=list(dates) + list(dates[::-1]),
+        y=list(np.exp(high)) + list(np.exp(low)[::-1]),
+        fill="toself",
+        fillcolor="rgba(214,39,40,0.12)",
+        line=dict(width=0),
+        name=name,
+        hoverinfo="skip",
+    )
+
+
 def _line_traces(figure: go.Figure, line, others, dates, low_y: float, high_y: float) -> tuple[float, float]:
     """The rule's line over ``dates`` with its 95% band, and the other rules' lines (legend toggles, off at first);
     returns the log10 range of densities widened to the line."""
     if line is not None:
         low, high = line.confidence_band(dates)
-        figure.add_trace(
-            go.Scatter(
-                x=list(dates) + list(dates[::-1]),
-                y=list(np.exp(high)) + list(np.exp(low)[::-1]),
-                fill="toself",
-                fillcolor="rgba(214,39,40,0.12)",
-                line=dict(width=0),
-                name="95% CI of the slope (fit + score + models)",
-                hoverinfo="skip",
-            )
-        )
+        figure.add_trace(band_trace(dates, low, high, "95% CI of the slope (fit + score + models)"))
         r2 = f", R² {line.r_squared:.3f}" if np.isfinite(line.r_squared) else ""
         name = f"{line.rule} line: doubling {format_months(line.doubling_time_months)} months" + result_interval(
             line, brackets="()", level="95% CI ", more=r2

@@ -216,6 +216,7 @@ def pooled_figure(result):
     import plotly.graph_objects as go
 
     from densing.numbers import log_ticks
+    from densing.present.figures import band_trace
 
     points = result.points.assign(release_date=pd.to_datetime(result.points["release_date"]))
     points = points.assign(density=np.exp(points["log_density"]))
@@ -239,17 +240,7 @@ def pooled_figure(result):
                 )
     dates = pd.date_range(points["release_date"].min(), points["release_date"].max(), periods=80)
     low, high = result.confidence_band(dates)
-    figure.add_trace(
-        go.Scatter(
-            x=list(dates) + list(dates[::-1]),
-            y=list(np.exp(high)) + list(np.exp(low)[::-1]),
-            fill="toself",
-            fillcolor="rgba(214,39,40,0.12)",
-            line=dict(width=0),
-            hoverinfo="skip",
-            name="95% CI of the pooled slope (labs, families, noise, scales)",
-        )
-    )
+    figure.add_trace(band_trace(dates, low, high, "95% CI of the pooled slope (labs, families, noise, scales)"))
     figure.add_trace(
         go.Scatter(
             x=dates,
