@@ -171,6 +171,9 @@ class Joint:
     #: With ``skill="pooled"``: s² held fixed (a placement's: the headline's, :func:`densing.placement.place.
     #: place_models`), so a model's density does not move with the rows solved beside it; None: s² pooled over them.
     skill2: float | None = None
+    #: Where each benchmark's effective variance is taken (:data:`densing.laws.joint.WEIGHTS_AT`): "solution" (the
+    #: rule, docs/method.md "The weights at the solution") or "start" (the first version).
+    weights_at: str = "solution"
     #: The last 64 joint inversions of point scores, by (shape, scores, stderr): :meth:`solve_point`'s.
     solved: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
@@ -187,6 +190,8 @@ class Joint:
     @property
     def reference(self) -> ReferenceName:
         suffix = "" if self.skill == "pooled" else f"[skill {self.skill}: first version]"
+        if self.weights_at != "solution":
+            suffix += f"[weights at {self.weights_at}: first version]"
         return ReferenceName(_family_label(self.fits[0]), f"joint({','.join(self.benchmarks)}){suffix}")
 
     @property
@@ -216,7 +221,7 @@ class Joint:
             if len(self.solved) >= 64:
                 self.solved.pop(next(iter(self.solved)))
             self.solved[key] = found = invert_joint(
-                list(self.fits), scores, stderr, skill=self.skill, skill2=self.skill2
+                list(self.fits), scores, stderr, skill=self.skill, skill2=self.skill2, weights_at=self.weights_at
             )
             for value in vars(found).values():
                 if isinstance(value, np.ndarray):

@@ -6,10 +6,15 @@ Given one family law per benchmark b, S_b(x) = d_b + c_b·σ(γ_b·(v(x) − l_b
 model's scores S_b with standard errors σ_b are explained jointly by the x̂ minimising the effective-variance chi-square
 (Orear 1982, Am. J. Phys. 50)
 
-    χ²(x) = Σ_b (S_b − S_b(x))² / (σ_b² + τ_b² + S_b'(x₀)²·s²),          τ_b² = Var_k[S_b^(k)(x₀)]
+    χ²(x) = Σ_b (S_b − S_b(x))² / (σ_b² + τ_b² + S_b'(x̂)²·s²),          τ_b² = Var_k[S_b^(k)(x̂)]
 
-τ_b² the variance of the prediction over the fit's bootstrap draws k at the start point x₀ (the weighted mean of the
-per-benchmark inversions), solved by safeguarded Newton steps within [ln 10⁵, ln 10¹⁵] (an x̂ at an edge is censored).
+τ_b² the variance of the prediction over the fit's bootstrap draws k, both τ_b² and S_b' taken at the solution x̂
+itself (Orear's prescription: the derivative at the fitted point, iterated; ``weights_at="solution"``, docs/method.md
+"The weights at the solution"): weights at the start point x₀ (the weighted mean of the per-benchmark inversions),
+solve, weights at that x̂, solve again from it, until no model's x̂ moves by more than :data:`ROUND_TOLERANCE`, at most
+:data:`MAX_ROUNDS` rounds; a model still moving then (a two-point cycle) is solved once more with the mean of its
+last two rounds' weights. Each solve is safeguarded Newton steps within [ln 10⁵, ln 10¹⁵] (an x̂ at an edge is
+censored). ``weights_at="start"`` is the first version: τ_b² and S_b' at x₀, one solve.
 The benchmarks' disagreement is a random effect (DerSimonian & Laird 1986): x_b = x + δ_b + noise, δ_b ~ N(0, s²), the
 *skill variance* s² pooled over the models by the method of moments,
 
@@ -39,6 +44,13 @@ ITERATIONS = 30
 MAX_STEP = 2.0
 #: A (draw, model) whose Newton step moves ln N̂ by less than this has converged (:func:`solve`).
 TOLERANCE = 1e-8
+#: Where the weights are taken (module docstring): at the joint solution (the rule) or at the start point (the first
+#: version).
+WEIGHTS_AT = ("solution", "start")
+#: The most rounds of weights-then-solve (:func:`invert_joint`), and how far a model's x̂ may move in its last round
+#: and count as settled.
+MAX_ROUNDS = 20
+ROUND_TOLERANCE = 1e-6
 
 
 def family_columns(fits: list[ReferenceFit], picks: np.ndarray | None = None) -> dict[str, np.ndarray]:
@@ -250,7 +262,8 @@ class JointInversion(Result):
     and beside it each benchmark's own inversion (the paper's, one benchmark at a time).
 
     ``to_dict()``: every field, arrays as nested lists (a non-finite number as None); ``to_frame()``: one row per
-    model — ``log_size``, ``effective_params`` (N̂ = e^x̂), ``censored``, ``chi2``, ``birge_ratio``, then per
+    model — ``log_size``, ``effective_params`` (N̂ = e^x̂), ``censored``, ``chi2``, ``birge_ratio``, ``rounds``,
+    ``settled``, then per
     benchmark b (0-based, in the fits' order) ``per_benchmark_size_b``, ``weight_b``, ``tau2_b``, ``slope_b``;
     ``summary()``: the counts, s² and the Birge ratios' median; ``conf_int()``: no rows (a point solve has no
     intervals)."""
@@ -259,11 +272,13 @@ class JointInversion(Result):
     censored: np.ndarray  # (models,) '' / 'below_range' / 'above_range'
     tau2: np.ndarray  # (models, B)
     skill2: float  # s², (ln N)²
-    weights: np.ndarray  # (models, B): 1 / (σ² + τ² + S'(x₀)²·s²)
+    weights: np.ndarray  # (models, B): 1 / (σ² + τ² + S'²·s²), τ² and S' at x̂ (weights_at="start": at x₀)
     slope: np.ndarray  # (models, B): S_b'(x̂)
     chi2: np.ndarray  # (models,)
     birge_ratio: np.ndarray  # (models,) sqrt(χ²/(B − 1)), NaN for B = 1
     per_benchmark_size: np.ndarray  # (models, B): N̂_b, benchmark b's score inverted alone at its fit's D0
+    rounds: np.ndarray  # (models,) rounds of weights-then-solve the model took (1 with weights_at="start")
+    settled: np.ndarray  # (models,) bool: its last round moved x̂ by at most ROUND_TOLERANCE
 
     _PER_BENCHMARK = (
         ("per_benchmark_size", "per_benchmark_size"),
@@ -292,6 +307,8 @@ class JointInversion(Result):
             "censored": self.censored,
             "chi2": self.chi2,
             "birge_ratio": self.birge_ratio,
+            "rounds": self.rounds,
+            "settled": self.settled,
         }
         for prefix, name in self._PER_BENCHMARK:
             values = np.asarray(getattr(self, name))
@@ -309,6 +326,7 @@ class JointInversion(Result):
             ("below_range", censored.count("below_range")),
             ("above_range", censored.count("above_range")),
             ("median_birge_ratio", float(np.median(birge)) if len(birge) else math.nan),
+            ("unsettled", int(np.sum(~np.asarray(self.settled, bool)))),
         ]
 
 
@@ -331,15 +349,72 @@ def skill_variance(fits: list[ReferenceFit], scores, stderr) -> float:
     return float(max(0.0, np.mean(np.var(x, axis=1, ddof=1) - measurement)))
 
 
-@validate_params({"skill": [Options(SKILLS)]})
+def _effective_weights(
+    fits: list[ReferenceFit], p: dict[str, np.ndarray], x: np.ndarray, sigma2: np.ndarray, s2: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """(τ², weights) at x (models,): τ_b²(x) the fits' bootstrap variance of S_b(x) and the effective-variance
+    weights 1 / (σ_b² + τ_b²(x) + S_b'(x)²·s²) (Orear 1982), each of shape (models, B)."""
+    tau2 = prediction_variance(fits, x)
+    _, slope = _predict(p, np.asarray(x, float)[None, :, None])
+    return tau2, 1.0 / np.maximum(sigma2 + tau2 + np.square(slope[0]) * s2, 1e-12)
+
+
+def _solve_at_solution(
+    fits: list[ReferenceFit],
+    p: dict[str, np.ndarray],
+    scores: np.ndarray,
+    sigma2: np.ndarray,
+    s2: float,
+    x: np.ndarray,
+    weights: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The weights-then-solve rounds of ``weights_at="solution"`` (module docstring), from the first round's ``x``
+    (solved with ``weights``, those at x₀): returns (x̂, τ², weights, rounds, settled), the weights those x̂ was
+    solved with. Each model's rounds are its own: a settled model stops, so its x̂ never depends on the models beside
+    it. A model still moving after :data:`MAX_ROUNDS` rounds is solved once more with the mean of its last two
+    rounds' weights (the two points of a cycle), and stays marked unsettled."""
+    models = len(x)
+    x = np.array(x, float)
+    weights = np.array(weights, float)
+    tau2 = np.zeros_like(weights)
+    rounds = np.ones(models, int)
+    settled = np.zeros(models, bool)
+    active = np.arange(models)
+    previous = weights.copy()  # each model's weights of its round before the last
+    for _ in range(MAX_ROUNDS - 1):
+        if not len(active):
+            break
+        new_tau2, new_weights = _effective_weights(fits, p, x[active], sigma2[active], s2)
+        moved_x = solve(p, scores[None, active], new_weights[None], x[None, active])[0]
+        previous[active], weights[active], tau2[active] = weights[active], new_weights, new_tau2
+        rounds[active] += 1
+        now_settled = np.abs(moved_x - x[active]) <= ROUND_TOLERANCE
+        x[active] = moved_x
+        settled[active[now_settled]] = True
+        active = active[~now_settled]
+    if len(active):  # a cycle: once more, with the mean of its two points' weights
+        weights[active] = 0.5 * (weights[active] + previous[active])
+        x[active] = solve(p, scores[None, active], weights[None, active], x[None, active])[0]
+        tau2[active] = prediction_variance(fits, x[active])
+    return x, tau2, weights, rounds, settled
+
+
+@validate_params({"skill": [Options(SKILLS)], "weights_at": [Options(WEIGHTS_AT)]})
 def invert_joint(
-    fits: list[ReferenceFit], scores, stderr, *, skill: str = "pooled", skill2: float | None = None
+    fits: list[ReferenceFit],
+    scores,
+    stderr,
+    *,
+    skill: str = "pooled",
+    skill2: float | None = None,
+    weights_at: str = "solution",
 ) -> JointInversion:
     """x̂ per model (module docstring); ``scores`` and ``stderr`` of shape (models, B), B = len(fits).
 
     A missing score (NaN) is a benchmark the model was not scored on: no term in χ², no weight in the start point, and
     the model left out of the skill variance's estimate; a model needs one score. ``skill="pooled"`` estimates s² from
-    these models (or takes ``skill2``); ``"none"`` sets it to 0.
+    these models (or takes ``skill2``); ``"none"`` sets it to 0. ``weights_at="solution"`` (the rule) takes each
+    benchmark's effective variance at the model's own x̂, iterated; ``"start"`` (the first version) at x₀, one solve.
     """
     if not isinstance(fits, (list, tuple)) or not fits or not all(isinstance(f, ReferenceFit) for f in fits):
         raise InputError(f"fits: expected a non-empty list of ReferenceFit, got {str(fits)[:80]}")
@@ -363,10 +438,11 @@ def invert_joint(
     s2 = 0.0 if skill == "none" else (skill_variance(fits, scores, stderr) if skill2 is None else float(skill2))
     p = family_columns(fits)
     first = start_points(p, scores[None], 1.0 / np.maximum(sigma2, 1e-12)[None])[0]
-    tau2 = prediction_variance(fits, first)
-    _, slope0 = _predict(p, first[None, :, None])
-    weights = 1.0 / np.maximum(sigma2 + tau2 + np.square(slope0[0]) * s2, 1e-12)
+    tau2, weights = _effective_weights(fits, p, first, sigma2, s2)
     x = solve(p, scores[None], weights[None], start_points(p, scores[None], weights[None]))[0]
+    rounds, settled = np.ones(len(x), int), np.ones(len(x), bool)
+    if weights_at == "solution":
+        x, tau2, weights, rounds, settled = _solve_at_solution(fits, p, scores, sigma2, s2, x, weights)
     pred, slope = _predict(p, x[None, :, None])
     chi2 = np.nansum(weights * (scores - pred[0]) ** 2, axis=-1)
     n_b = np.sum(~np.isnan(scores), axis=-1)
@@ -388,4 +464,6 @@ def invert_joint(
         chi2=chi2,
         birge_ratio=birge,
         per_benchmark_size=alone,
+        rounds=rounds,
+        settled=settled,
     )

@@ -212,3 +212,68 @@ def test_a_score_outside_its_domain_is_refused_naming_its_model_and_benchmark():
         InputError, match=r"scores \(model 1, benchmark hellaswag\): expected a score in \[0, 1\], got 1.02"
     ):
         invert_joint(fits, scores, np.full(scores.shape, 0.01))
+
+
+def _disagreeing(count: int = 12, seed: int = 3):
+    """Scores of ``count`` models whose benchmarks disagree (each off its law by a skill of sd 0.6 in ln N)."""
+    rng = np.random.default_rng(seed)
+    log_n = rng.uniform(math.log(5e8), math.log(1e11), count)
+    scores = np.column_stack(
+        [
+            forms.performance_law(
+                log_n + rng.normal(0, 0.6, count),
+                1 - (0.5 if b == "winogrande" else 0.25),
+                g,
+                l,
+                0.5 if b == "winogrande" else 0.25,
+            )
+            for b, (g, l) in PLANT.items()
+        ]
+    )
+    return scores, np.full(scores.shape, 0.004)
+
+
+def test_the_weights_at_the_solution_are_those_of_the_solution():
+    """The rule (docs/method.md "The weights at the solution"): each settled model's weights are the effective
+    variance's at its own x̂, and x̂ minimises the chi-square under them (its gradient is zero)."""
+    from densing.laws.joint import _effective_weights, _predict, family_columns
+
+    fits = _fits(n_boot=30)
+    scores, stderr = _disagreeing()
+    found = invert_joint(fits, scores, stderr)
+    assert found.settled.all() and (found.rounds > 1).all()
+    p = family_columns(fits)
+    tau2, weights = _effective_weights(fits, p, found.log_size, np.square(stderr), found.skill2)
+    assert np.allclose(weights, found.weights, rtol=1e-4) and np.allclose(tau2, found.tau2, rtol=1e-4)
+    pred, slope = _predict(p, found.log_size[None, :, None])
+    gradient = np.sum(found.weights * (scores - pred[0]) * slope[0], axis=1)
+    assert np.allclose(gradient, 0, atol=1e-6 * np.sum(found.weights * slope[0] ** 2, axis=1).max())
+
+
+def test_the_first_version_takes_the_weights_at_the_start_point_in_one_solve():
+    from densing.laws.joint import _effective_weights, family_columns, start_points
+
+    fits = _fits(n_boot=30)
+    scores, stderr = _disagreeing()
+    first = invert_joint(fits, scores, stderr, weights_at="start")
+    p = family_columns(fits)
+    x0 = start_points(p, scores[None], 1.0 / np.square(stderr)[None])[0]
+    _, weights = _effective_weights(fits, p, x0, np.square(stderr), first.skill2)
+    assert np.array_equal(first.weights, weights) and (first.rounds == 1).all()
+    rule = invert_joint(fits, scores, stderr)
+    assert not np.allclose(rule.log_size, first.log_size, atol=1e-4)  # the two versions differ on disagreeing scores
+    assert rule.skill2 == first.skill2  # s² is the benchmarks' own readings', whichever weights
+
+
+def test_a_model_solved_at_its_solution_does_not_depend_on_the_models_beside_it():
+    fits = _fits(n_boot=30)
+    scores, stderr = _disagreeing()
+    together = invert_joint(fits, scores, stderr)
+    for i in (0, 5, 11):
+        alone = invert_joint(fits, scores[i : i + 1], stderr[i : i + 1], skill2=together.skill2)
+        assert alone.log_size[0] == together.log_size[i] and alone.rounds[0] == together.rounds[i]
+
+
+def test_weights_at_an_unknown_place_are_refused():
+    with pytest.raises(InputError, match="weights_at"):
+        invert_joint(_fits(n_boot=10), _scores(np.array([22.0])), np.full((1, 3), 0.01), weights_at="end")
