@@ -397,6 +397,12 @@ def _held_out_reason(row: dict, reason: tuple[str, str] | None, held: dict | Den
         held_out_error=held["relative_error"],
         held_out_z=held["z"],
     )
+    if not reason and not math.isfinite(held["z"]):  # the refit's information is singular: no standard error
+        return (
+            "R5z",
+            f"the held-out {held['held_out']} scores {format_number(held['measured'])}, the refit predicts "
+            f"{format_number(held['predicted'])} with no finite standard error (its information matrix is singular)",
+        )
     if not reason and not abs(held["z"]) <= MAX_HELD_OUT_Z:
         return (
             "R5z",

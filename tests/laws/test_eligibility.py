@@ -168,3 +168,16 @@ def test_the_rule_judges_each_benchmark_on_its_own(shape):
         chosen.sort_values(["benchmark", "family"]).reset_index(drop=True),
         check_exact=True,
     )
+
+
+def test_a_held_out_refit_without_a_finite_standard_error_fails_r5z_in_words():
+    """A refit whose information matrix is singular predicts with no standard error (z NaN): R5z in words, never a
+    crash in formatting the z."""
+    from densing.laws.eligibility import _held_out_reason
+
+    row: dict = {"family": "F", "benchmark": "mmlu"}
+    held = {"held_out": "F-70B", "measured": 0.61, "predicted": 0.58, "predicted_stderr": float("nan")}
+    held |= {"relative_error": 0.05, "z": float("nan")}
+    code, words = _held_out_reason(row, None, held)
+    assert code == "R5z" and "no finite standard error" in words and "F-70B" in words
+    assert _held_out_reason({"family": "F", "benchmark": "mmlu"}, None, held | {"z": 1.0}) is None
