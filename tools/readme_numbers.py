@@ -3,6 +3,7 @@
     python tools/readme_numbers.py records          # write the public table's records (the two commands below)
     python tools/readme_numbers.py check            # name every number that differs from its field or has none (exit 1)
     python tools/readme_numbers.py draft DOCUMENT   # the document's numbers in order as mapping lines, for editing
+    python tools/readme_numbers.py update           # rewrite each number whose record moved (then read the diff)
 
 The checked documents (:data:`DOCUMENTS`): README.md's section "The numbers, beside the paper", the second table's
 ``results/openllm_v2/DEVIATIONS.md`` in full, and in every results README (``results/*/README.md``) the parts between
@@ -105,27 +106,32 @@ def documents() -> list[str]:
     return ["README.md", DEVIATIONS, *readmes]
 
 
-def checked_parts(document: str, text: str) -> list[tuple[int, str]]:
-    """(first line number, text) of each part of ``document`` whose numbers are checked (module docstring); raises
-    ValueError naming the document when it has no such part."""
+def checked_spans(document: str, text: str) -> list[tuple[int, int]]:
+    """(start, end) character offsets of each part of ``document`` whose numbers are checked (module docstring);
+    raises ValueError naming the document when it has no such part."""
     if document == "README.md":
         if SECTION not in text:
             raise ValueError(f"{document}: no section {SECTION!r}")
         start = text.index(SECTION)
         end = text.find("\n## ", start + 1)
-        return [(text.count("\n", 0, start) + 1, text[start : end if end > 0 else None])]
+        return [(start, end if end > 0 else len(text))]
     if document == DEVIATIONS:
-        return [(1, text)]
-    parts, at = [], text.find(MARK_START)
+        return [(0, len(text))]
+    spans, at = [], text.find(MARK_START)
     while at >= 0:
         end = text.find(MARK_END, at)
         if end < 0:
             raise ValueError(f"{document}: {MARK_START} without {MARK_END}")
-        parts.append((text.count("\n", 0, at) + 1, text[at:end]))
+        spans.append((at, end))
         at = text.find(MARK_START, end)
-    if not parts:
+    if not spans:
         raise ValueError(f"{document}: no part between {MARK_START} and {MARK_END}")
-    return parts
+    return spans
+
+
+def checked_parts(document: str, text: str) -> list[tuple[int, str]]:
+    """(first line number, text) of each part of ``document`` whose numbers are checked (:func:`checked_spans`)."""
+    return [(text.count("\n", 0, start) + 1, text[start:end]) for start, end in checked_spans(document, text)]
 
 
 def _blank(match: re.Match) -> str:
@@ -139,6 +145,15 @@ def stated(text: str, first_line: int = 1) -> list[Stated]:
     return [Stated(m.group(0), first_line + cleared.count("\n", 0, m.start())) for m in NUMBER.finditer(cleared)]
 
 
+def number_offsets(document: str, text: str) -> list[tuple[int, int]]:
+    """(start, end) character offsets in ``text`` of the numbers :func:`document_numbers` gives, in the same order."""
+    found = []
+    for start, end in checked_spans(document, text):
+        cleared = NOT_RESULTS.sub(_blank, text[start:end])
+        found += [(start + m.start(), start + m.end()) for m in NUMBER.finditer(cleared)]
+    return found
+
+
 def document_numbers(document: str, text: str) -> list[Stated]:
     """The numbers of ``document``'s checked parts, in order."""
     return [s for first, part in checked_parts(document, text) for s in stated(part, first)]
@@ -147,9 +162,14 @@ def document_numbers(document: str, text: str) -> list[Stated]:
 def read_map(path: Path = MAP) -> dict[str, list[Line]]:
     """The mapping file's lines by document, in order (module docstring: the format); raises ValueError naming the
     file's line that does not follow it."""
+    return read_map_text(path.read_text(encoding="utf-8"), path.name)
+
+
+def read_map_text(text: str, name: str = MAP.name) -> dict[str, list[Line]]:
+    """:func:`read_map` of a mapping's ``text`` (``name`` the file's, for the error's words)."""
     lines: dict[str, list[Line]] = {}
     document = None
-    for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for number, raw in enumerate(text.splitlines(), 1):
         text = raw.strip()
         if not text or text.startswith("#"):
             continue
@@ -159,7 +179,7 @@ def read_map(path: Path = MAP) -> dict[str, list[Line]]:
             continue
         cells = [c.strip() for c in text.split(" | ")]
         if document is None or len(cells) not in (2, 3):
-            raise ValueError(f"{path.name} line {number}: not 'AS PRINTED | RECORD#FIELD [| FORM]' under a [DOCUMENT]")
+            raise ValueError(f"{name} line {number}: not 'AS PRINTED | RECORD#FIELD [| FORM]' under a [DOCUMENT]")
         if cells[1].startswith(NOT_A_RESULT):
             lines[document].append(Line(document, cells[0], "", "", cells[1], number))
             continue
@@ -167,7 +187,7 @@ def read_map(path: Path = MAP) -> dict[str, list[Line]]:
         form = cells[2] if len(cells) == 3 else "rounded"
         if form not in FORMS or not field.startswith("/"):
             raise ValueError(
-                f"{path.name} line {number}: {cells[1]!r} | {form!r}: a field is RECORD#/PATH, a form one "
+                f"{name} line {number}: {cells[1]!r} | {form!r}: a field is RECORD#/PATH, a form one "
                 f"of {', '.join(FORMS)}"
             )
         lines[document].append(Line(document, cells[0], record, field, form, number))
@@ -435,6 +455,81 @@ def draft(document: str) -> list[str]:
     return out
 
 
+#: the forms ``update`` rewrites: a number printed from a numeric field alone (a text field's number is left to the
+#: editor, who rewords the sentence around it)
+UPDATED_FORMS = ("rounded", "percent", "count")
+
+
+def printed_as(value, printed: str, form: str) -> str:
+    """``value`` printed as ``printed`` prints its own: the same decimals, sign style, thousands' commas and percent."""
+    number = float(value) * (100 if form == "percent" else 1)
+    digits = printed.lstrip("+-−").rstrip("%")
+    decimals = len(digits.partition(".")[2])
+    text = f"{abs(number):,.{decimals}f}" if "," in digits else f"{abs(number):.{decimals}f}"
+    sign = ""
+    if printed[:1] in "+-−":  # a signed number keeps its signs' characters
+        minus = "−" if "−" in printed[:1] else "-"
+        sign = "+" if number >= 0 else minus
+    elif number < 0:
+        sign = "-"
+    return sign + text + ("%" if printed.endswith("%") else "")
+
+
+def rewritten(texts: dict[str, str], mapping_text: str, mapping: Path = MAP) -> tuple[dict[str, str], str, list[str]]:
+    """The documents' ``texts`` (by document) and the mapping's text with every checked number whose mapping line's
+    field no longer prints it (forms :data:`UPDATED_FORMS`, the document's number the line's own) rewritten to the
+    field's value, and one line per change. Numbers in text fields and numbers out of alignment are left: ``check``
+    names them after."""
+    lines = read_map_text(mapping_text, mapping.name)
+    map_rows = mapping_text.splitlines(keepends=True)
+    out, changes, cache = dict(texts), [], {}
+    for document, text in texts.items():
+        numbers, offsets = document_numbers(document, text), number_offsets(document, text)
+        mapped = lines.get(document, [])
+        matcher = difflib.SequenceMatcher(
+            None, [s.printed for s in numbers], [m.printed for m in mapped], autojunk=False
+        )
+        edits = []
+        for op, i1, i2, j1, _ in matcher.get_opcodes():
+            if op != "equal":
+                continue
+            for said, at, line in zip(numbers[i1:i2], offsets[i1:i2], mapped[j1:]):
+                if line.form not in UPDATED_FORMS or _field_problem(line, cache) is None:
+                    continue
+                try:
+                    new = printed_as(field_value(line, cache), said.printed, line.form)
+                except (KeyError, IndexError, ValueError, TypeError, StopIteration):
+                    continue
+                edits.append((at, new))
+                map_rows[line.number - 1] = map_rows[line.number - 1].replace(line.printed, new, 1)
+                changes.append(f"{document} line {said.line}: {said.printed} → {new} ({line.target})")
+        for (start, end), new in sorted(edits, reverse=True):
+            text = text[:start] + new + text[end:]
+        out[document] = text
+    return out, "".join(map_rows), changes
+
+
+def update(mapping: Path = MAP) -> list[str]:
+    """:func:`rewritten` over the checked documents and the mapping file, each file written whole; returns the
+    changes."""
+    texts = {document: (REPO / document).read_text(encoding="utf-8") for document in documents()}
+    mapping_text = mapping.read_text(encoding="utf-8")
+    new_texts, new_mapping, changes = rewritten(texts, mapping_text, mapping)
+    for document, text in new_texts.items():
+        if text != texts[document]:
+            atomic_write(REPO / document, text)
+    if new_mapping != mapping_text:
+        atomic_write(mapping, new_mapping)
+    return changes
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """``text`` written to ``path`` whole, or not at all."""
+    from densing.io import atomic_write_text
+
+    atomic_write_text(path, text)
+
+
 def write_records() -> None:
     """The public table's records, as the commands print them (each written whole, or not at all)."""
     from densing.io import atomic_write_text
@@ -454,7 +549,7 @@ def write_records() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=("records", "check", "draft"))
+    parser.add_argument("what", choices=("records", "check", "draft", "update"))
     parser.add_argument("document", nargs="?", help="draft: the document, relative to the repository")
     args = parser.parse_args(argv)
     if args.what == "records":
@@ -464,6 +559,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.document not in documents():
             parser.error(f"draft: the document is one of {', '.join(documents())}")
         print("\n".join(draft(args.document)))
+        return 0
+    if args.what == "update":
+        changed = update()
+        print("\n".join(changed) if changed else "no number needed rewriting")
         return 0
     found = differences()
     print("\n".join(found) if found else "every number of the checked documents is its record's field")

@@ -103,6 +103,8 @@ def test_the_smallest_models_of_the_second_table_are_bounds_under_every_referenc
         # below the smallest member, or (its informative scores inside the region) capped by a score at chance
         assert all(r["reason"] in ("below the smallest member", "at chance") for r in mine), mine
         assert all(r["benchmark"] for r in mine if r["reason"] == "at chance")
-        assert sum(r["reason"] == "below the smallest member" for r in mine) >= len(references) - 1
+        # the tighter bound names the reason: on the shipped table MMLU-Pro's chance cap is the tighter one under at
+        # most two of the six references (SmolLM-135M under Qwen1.5 and StableLM)
+        assert sum(r["reason"] == "below the smallest member" for r in mine) >= len(references) - 2
     assert head["region"]["bounds"] > 0 and head["region"]["months_without_bounds"] is not None
     assert {r["kind"] for r in head["targets"]} >= {"exact", "upper", "lower"}
