@@ -174,6 +174,9 @@ class Joint:
     #: Where each benchmark's effective variance is taken (:data:`densing.laws.joint.WEIGHTS_AT`): "solution" (the
     #: rule, docs/method.md "The weights at the solution") or "start" (the first version).
     weights_at: str = "solution"
+    #: Where the benchmarks' readings are pooled (:data:`densing.laws.joint.SPACES`): "ln_n" (the rule, docs/method.md
+    #: "Each benchmark read in ln N") or "score" (the first two versions, with ``weights_at``).
+    space: str = "ln_n"
     #: The last 64 joint inversions of point scores, by (shape, scores, stderr): :meth:`solve_point`'s.
     solved: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
@@ -190,8 +193,9 @@ class Joint:
     @property
     def reference(self) -> ReferenceName:
         suffix = "" if self.skill == "pooled" else f"[skill {self.skill}: first version]"
-        if self.weights_at != "solution":
-            suffix += f"[weights at {self.weights_at}: first version]"
+        if self.space != "ln_n":
+            version = "first" if self.weights_at == "start" else "second"
+            suffix += f"[in score, weights at the {self.weights_at}: {version} version]"
         return ReferenceName(_family_label(self.fits[0]), f"joint({','.join(self.benchmarks)}){suffix}")
 
     @property
@@ -221,7 +225,13 @@ class Joint:
             if len(self.solved) >= 64:
                 self.solved.pop(next(iter(self.solved)))
             self.solved[key] = found = invert_joint(
-                list(self.fits), scores, stderr, skill=self.skill, skill2=self.skill2, weights_at=self.weights_at
+                list(self.fits),
+                scores,
+                stderr,
+                skill=self.skill,
+                skill2=self.skill2,
+                weights_at=self.weights_at,
+                space=self.space,
             )
             for value in vars(found).values():
                 if isinstance(value, np.ndarray):
@@ -237,13 +247,16 @@ class Joint:
         return self.solve_point(scores, stderr).weights
 
     def draws(self, picks, scores: np.ndarray, stderr: np.ndarray, params: np.ndarray, *, weights: np.ndarray):
-        """``scores`` (draws, models, B) solved with ``weights`` (models, B): those of the *observed* scores
-        (:meth:`weights`), fixed across draws."""
+        """``scores`` (draws, models, B) read with ``weights`` (models, B): those of the *observed* scores
+        (:meth:`weights`), fixed across draws; in ln N the drawn readings' weighted mean, in score the chi-square's
+        solution (:mod:`densing.laws.joint`)."""
         from densing.laws.joint import LOG_SIZE_HIGH, LOG_SIZE_LOW, family_columns, solve, start_points
 
         p = family_columns(list(self.fits), picks)
         w = np.broadcast_to(weights[None], scores.shape)
-        x = solve(p, scores, w, start_points(p, scores, w))
+        x = start_points(p, scores, w)
+        if self.space == "score":
+            x = solve(p, scores, w, x)
         kind = np.where(x <= LOG_SIZE_LOW + 1e-9, UPPER, np.where(x >= LOG_SIZE_HIGH - 1e-9, LOWER, EXACT)).astype(
             float
         )

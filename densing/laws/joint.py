@@ -3,18 +3,28 @@ all benchmarks").
 
 Given one family law per benchmark b, S_b(x) = d_b + c_b·σ(γ_b·(v(x) − l_b)) with x = ln N̂ and v(x) = x
 (logistic_ln_n) or u(x) = −exp(−α·(x − ln N_unit)), u' = −α·u, u'' = α²·u (power; :mod:`densing.laws.family`), a
-model's scores S_b with standard errors σ_b are explained jointly by the x̂ minimising the effective-variance chi-square
+model's scores S_b with standard errors σ_b give one size x̂ (docs/method.md, "Each benchmark read in ln N"):
+
+**The rule, in ln N** (``space="ln_n"``). Each benchmark's score is read alone, x_b = l_b + logit(u_b)/γ_b (power: its
+ln N), u_b = (S_b − d_b)/c_b clipped to [10⁻⁶, 1 − 10⁻⁶], and the readings are pooled by their random-effects weights
+taken at each reading (DerSimonian & Laird 1986; the delta method for a reading's measurement variance):
+
+    x̂ = Σ_b w_b·x_b / Σ_b w_b,     w_b = 1 / (s² + (σ_b² + τ_b²(x_b)) / S_b'(x_b)²),     τ_b² = Var_k[S_b^(k)(x_b)]
+
+τ_b² the variance of the prediction over the fit's bootstrap draws k. A reading on a flat part of its law (near a
+floor or a ceiling) has a small slope and so a small weight. Closed form, within [ln 10⁵, ln 10¹⁵] (an x̂ at an edge is
+censored); χ² is Σ_b w_b (x_b − x̂)².
+
+**The score-space versions** (``space="score"``), kept beside it: x̂ minimises the effective-variance chi-square
 (Orear 1982, Am. J. Phys. 50)
 
-    χ²(x) = Σ_b (S_b − S_b(x))² / (σ_b² + τ_b² + S_b'(x̂)²·s²),          τ_b² = Var_k[S_b^(k)(x̂)]
+    χ²(x) = Σ_b (S_b − S_b(x))² / (σ_b² + τ_b² + S_b'(x*)²·s²),
 
-τ_b² the variance of the prediction over the fit's bootstrap draws k, both τ_b² and S_b' taken at the solution x̂
-itself (Orear's prescription: the derivative at the fitted point, iterated; ``weights_at="solution"``, docs/method.md
-"The weights at the solution"): weights at the start point x₀ (the weighted mean of the per-benchmark inversions),
-solve, weights at that x̂, solve again from it, until no model's x̂ moves by more than :data:`ROUND_TOLERANCE`, at most
-:data:`MAX_ROUNDS` rounds; a model still moving then (a two-point cycle) is solved once more with the mean of its
-last two rounds' weights. Each solve is safeguarded Newton steps within [ln 10⁵, ln 10¹⁵] (an x̂ at an edge is
-censored). ``weights_at="start"`` is the first version: τ_b² and S_b' at x₀, one solve.
+by safeguarded Newton steps, with τ_b² and S_b' taken at x* = the start point x₀ (the weighted mean of the
+per-benchmark inversions; ``weights_at="start"``, the first version, one solve) or at the solution itself
+(``weights_at="solution"``, the second: weights at x₀, solve, weights at that x̂, solve again from it, until no
+model's x̂ moves by more than :data:`ROUND_TOLERANCE`, at most :data:`MAX_ROUNDS` rounds; a model still moving then is
+solved once more with the mean of its last two rounds' weights).
 The benchmarks' disagreement is a random effect (DerSimonian & Laird 1986): x_b = x + δ_b + noise, δ_b ~ N(0, s²), the
 *skill variance* s² pooled over the models by the method of moments,
 
@@ -47,6 +57,8 @@ TOLERANCE = 1e-8
 #: Where the weights are taken (module docstring): at the joint solution (the rule) or at the start point (the first
 #: version).
 WEIGHTS_AT = ("solution", "start")
+#: Where the readings are pooled (module docstring): in ln N (the rule) or in score (the first two versions).
+SPACES = ("ln_n", "score")
 #: The most rounds of weights-then-solve (:func:`invert_joint`), and how far a model's x̂ may move in its last round
 #: and count as settled.
 MAX_ROUNDS = 20
@@ -270,14 +282,14 @@ class JointInversion(Result):
 
     log_size: np.ndarray  # (models,)
     censored: np.ndarray  # (models,) '' / 'below_range' / 'above_range'
-    tau2: np.ndarray  # (models, B)
+    tau2: np.ndarray  # (models, B): at each reading x_b (ln N) or where the weights are taken (score)
     skill2: float  # s², (ln N)²
-    weights: np.ndarray  # (models, B): 1 / (σ² + τ² + S'²·s²), τ² and S' at x̂ (weights_at="start": at x₀)
+    weights: np.ndarray  # (models, B): ln N: 1 / (s² + (σ² + τ²)/S'(x_b)²); score: 1 / (σ² + τ² + S'²·s²)
     slope: np.ndarray  # (models, B): S_b'(x̂)
     chi2: np.ndarray  # (models,)
     birge_ratio: np.ndarray  # (models,) sqrt(χ²/(B − 1)), NaN for B = 1
     per_benchmark_size: np.ndarray  # (models, B): N̂_b, benchmark b's score inverted alone at its fit's D0
-    rounds: np.ndarray  # (models,) rounds of weights-then-solve the model took (1 with weights_at="start")
+    rounds: np.ndarray  # (models,) rounds of weights-then-solve the model took (1 in ln N and with weights_at="start")
     settled: np.ndarray  # (models,) bool: its last round moved x̂ by at most ROUND_TOLERANCE
 
     _PER_BENCHMARK = (
@@ -399,7 +411,38 @@ def _solve_at_solution(
     return x, tau2, weights, rounds, settled
 
 
-@validate_params({"skill": [Options(SKILLS)], "weights_at": [Options(WEIGHTS_AT)]})
+def readings(p: dict[str, np.ndarray], scores: np.ndarray) -> np.ndarray:
+    """x_b, each benchmark's score read alone (module docstring), shape of ``scores``: the share clipped to
+    [10⁻⁶, 1 − 10⁻⁶] and the size to the grid, as :func:`start_points` reads them."""
+    u = np.clip((scores - p["d"]) / p["c"], 1e-6, 1 - 1e-6)
+    return np.clip(_inverted(p, u), LOG_SIZE_LOW, LOG_SIZE_HIGH)
+
+
+def reading_weights(
+    fits: list[ReferenceFit], p: dict[str, np.ndarray], x_b: np.ndarray, sigma2: np.ndarray, s2: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """(τ², weights) of the readings ``x_b`` (models, B): τ_b²(x_b) the fits' bootstrap variance of S_b at the
+    reading, and the random-effects weights 1 / (s² + (σ_b² + τ_b²(x_b)) / S_b'(x_b)²) (module docstring)."""
+    tau2 = np.column_stack([prediction_variance([fit], x_b[:, j])[:, 0] for j, fit in enumerate(fits)])
+    _, slope = _predict(p, x_b[None])
+    measurement = (sigma2 + tau2) / np.maximum(np.square(slope[0]), 1e-300)
+    return tau2, 1.0 / np.maximum(s2 + measurement, 1e-12)
+
+
+def _pooled_readings(
+    fits: list[ReferenceFit], p: dict[str, np.ndarray], scores: np.ndarray, sigma2: np.ndarray, s2: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The rule in ln N (module docstring): (x̂, τ², weights, χ²) per model; a benchmark without a score has no
+    weight."""
+    x_b = readings(p, scores[None])[0]
+    tau2, weights = reading_weights(fits, p, np.nan_to_num(x_b), sigma2, s2)
+    weights = np.where(np.isnan(scores), 0.0, weights)
+    x = start_points(p, scores[None], weights[None])[0]
+    chi2 = np.nansum(weights * np.square(x_b - x[:, None]), axis=-1)
+    return x, tau2, weights, chi2
+
+
+@validate_params({"skill": [Options(SKILLS)], "weights_at": [Options(WEIGHTS_AT)], "space": [Options(SPACES)]})
 def invert_joint(
     fits: list[ReferenceFit],
     scores,
@@ -408,13 +451,16 @@ def invert_joint(
     skill: str = "pooled",
     skill2: float | None = None,
     weights_at: str = "solution",
+    space: str = "ln_n",
 ) -> JointInversion:
     """x̂ per model (module docstring); ``scores`` and ``stderr`` of shape (models, B), B = len(fits).
 
     A missing score (NaN) is a benchmark the model was not scored on: no term in χ², no weight in the start point, and
     the model left out of the skill variance's estimate; a model needs one score. ``skill="pooled"`` estimates s² from
-    these models (or takes ``skill2``); ``"none"`` sets it to 0. ``weights_at="solution"`` (the rule) takes each
-    benchmark's effective variance at the model's own x̂, iterated; ``"start"`` (the first version) at x₀, one solve.
+    these models (or takes ``skill2``); ``"none"`` sets it to 0. ``space="ln_n"`` (the rule) pools the benchmarks'
+    own readings in ln N; ``space="score"`` solves the score-space chi-square with each benchmark's effective variance
+    at the model's own x̂, iterated (``weights_at="solution"``, the second version), or at x₀, one solve
+    (``"start"``, the first).
     """
     if not isinstance(fits, (list, tuple)) or not fits or not all(isinstance(f, ReferenceFit) for f in fits):
         raise InputError(f"fits: expected a non-empty list of ReferenceFit, got {str(fits)[:80]}")
@@ -437,14 +483,18 @@ def invert_joint(
         raise InputError(f"scores: expected shape (models, {len(fits)}), got {scores.shape}")
     s2 = 0.0 if skill == "none" else (skill_variance(fits, scores, stderr) if skill2 is None else float(skill2))
     p = family_columns(fits)
-    first = start_points(p, scores[None], 1.0 / np.maximum(sigma2, 1e-12)[None])[0]
-    tau2, weights = _effective_weights(fits, p, first, sigma2, s2)
-    x = solve(p, scores[None], weights[None], start_points(p, scores[None], weights[None]))[0]
-    rounds, settled = np.ones(len(x), int), np.ones(len(x), bool)
-    if weights_at == "solution":
-        x, tau2, weights, rounds, settled = _solve_at_solution(fits, p, scores, sigma2, s2, x, weights)
-    pred, slope = _predict(p, x[None, :, None])
-    chi2 = np.nansum(weights * (scores - pred[0]) ** 2, axis=-1)
+    rounds, settled = np.ones(len(scores), int), np.ones(len(scores), bool)
+    if space == "ln_n":
+        x, tau2, weights, chi2 = _pooled_readings(fits, p, scores, sigma2, s2)
+        _, slope = _predict(p, x[None, :, None])
+    else:
+        first = start_points(p, scores[None], 1.0 / np.maximum(sigma2, 1e-12)[None])[0]
+        tau2, weights = _effective_weights(fits, p, first, sigma2, s2)
+        x = solve(p, scores[None], weights[None], start_points(p, scores[None], weights[None]))[0]
+        if weights_at == "solution":
+            x, tau2, weights, rounds, settled = _solve_at_solution(fits, p, scores, sigma2, s2, x, weights)
+        pred, slope = _predict(p, x[None, :, None])
+        chi2 = np.nansum(weights * (scores - pred[0]) ** 2, axis=-1)
     n_b = np.sum(~np.isnan(scores), axis=-1)
     with np.errstate(divide="ignore", invalid="ignore"):
         birge = np.where(n_b > 1, np.sqrt(chi2 / np.maximum(n_b - 1, 1)), np.nan)

@@ -260,7 +260,9 @@ def _log_sizes(inv, scores: np.ndarray, sigma: np.ndarray, skill2: float | None)
     if skill2 is None:  # a per-benchmark inversion: each row is its own arithmetic already
         y, kind = inv.point(scores, sigma, np.ones(len(scores)))
         return np.asarray(y, float), np.asarray(kind) == EXACT
-    found = invert_joint(list(inv.fits), scores, sigma, skill=inv.skill, skill2=skill2, weights_at=inv.weights_at)
+    found = invert_joint(
+        list(inv.fits), scores, sigma, skill=inv.skill, skill2=skill2, weights_at=inv.weights_at, space=inv.space
+    )
     return np.asarray(found.log_size, float), found.censored == ""
 
 

@@ -240,7 +240,7 @@ def test_the_weights_at_the_solution_are_those_of_the_solution():
 
     fits = _fits(n_boot=30)
     scores, stderr = _disagreeing()
-    found = invert_joint(fits, scores, stderr)
+    found = invert_joint(fits, scores, stderr, space="score")
     assert found.settled.all() and (found.rounds > 1).all()
     p = family_columns(fits)
     tau2, weights = _effective_weights(fits, p, found.log_size, np.square(stderr), found.skill2)
@@ -255,25 +255,83 @@ def test_the_first_version_takes_the_weights_at_the_start_point_in_one_solve():
 
     fits = _fits(n_boot=30)
     scores, stderr = _disagreeing()
-    first = invert_joint(fits, scores, stderr, weights_at="start")
+    first = invert_joint(fits, scores, stderr, weights_at="start", space="score")
     p = family_columns(fits)
     x0 = start_points(p, scores[None], 1.0 / np.square(stderr)[None])[0]
     _, weights = _effective_weights(fits, p, x0, np.square(stderr), first.skill2)
     assert np.array_equal(first.weights, weights) and (first.rounds == 1).all()
-    rule = invert_joint(fits, scores, stderr)
-    assert not np.allclose(rule.log_size, first.log_size, atol=1e-4)  # the two versions differ on disagreeing scores
-    assert rule.skill2 == first.skill2  # s² is the benchmarks' own readings', whichever weights
+    second = invert_joint(fits, scores, stderr, space="score")
+    assert not np.allclose(second.log_size, first.log_size, atol=1e-4)  # the two versions differ on disagreeing scores
+    assert second.skill2 == first.skill2  # s² is the benchmarks' own readings', whichever weights
 
 
 def test_a_model_solved_at_its_solution_does_not_depend_on_the_models_beside_it():
     fits = _fits(n_boot=30)
     scores, stderr = _disagreeing()
-    together = invert_joint(fits, scores, stderr)
-    for i in (0, 5, 11):
-        alone = invert_joint(fits, scores[i : i + 1], stderr[i : i + 1], skill2=together.skill2)
-        assert alone.log_size[0] == together.log_size[i] and alone.rounds[0] == together.rounds[i]
+    for space in ("ln_n", "score"):
+        together = invert_joint(fits, scores, stderr, space=space)
+        for i in (0, 5, 11):
+            alone = invert_joint(fits, scores[i : i + 1], stderr[i : i + 1], skill2=together.skill2, space=space)
+            assert alone.log_size[0] == together.log_size[i] and alone.rounds[0] == together.rounds[i]
 
 
 def test_weights_at_an_unknown_place_are_refused():
     with pytest.raises(InputError, match="weights_at"):
         invert_joint(_fits(n_boot=10), _scores(np.array([22.0])), np.full((1, 3), 0.01), weights_at="end")
+
+
+def test_in_ln_n_the_size_is_the_readings_mean_under_their_weights_at_each_reading():
+    """The rule (docs/method.md "Each benchmark read in ln N"): x̂ = Σ w_b x_b / Σ w_b with w_b = 1 / (s² + (σ_b² +
+    τ_b²(x_b)) / S_b'(x_b)²), x_b each score read alone."""
+    from densing.laws.joint import _predict, family_columns, prediction_variance
+
+    fits = _fits(n_boot=30)
+    scores, stderr = _disagreeing()
+    found = invert_joint(fits, scores, stderr)
+    assert found.skill2 > 0 and (found.rounds == 1).all() and found.settled.all()
+    alone = np.log(found.per_benchmark_size)
+    x_b = np.column_stack([np.log(fit.invert(scores[:, j])[1]) for j, fit in enumerate(fits)])
+    assert np.allclose(x_b, alone, atol=1e-6)
+    p = family_columns(fits)
+    tau2 = np.column_stack([prediction_variance([fit], x_b[:, j])[:, 0] for j, fit in enumerate(fits)])
+    slope = _predict(p, x_b[None])[1][0]
+    weights = 1 / (found.skill2 + (np.square(stderr) + tau2) / np.square(slope))
+    assert np.allclose(found.weights, weights, rtol=1e-6)
+    assert np.allclose(found.log_size, np.sum(weights * x_b, axis=1) / np.sum(weights, axis=1), atol=1e-9)
+
+
+def test_a_score_on_its_law_s_flat_top_carries_less_weight_in_ln_n_than_in_score():
+    """A model whose MMLU sits just under its law's cap reads huge on MMLU alone. In ln N the flat top's slope makes
+    that reading's variance large and its weight the smallest, and the size moves less than in score, where the
+    precise MMLU weighs as much as the others; nearer the cap, its weight in ln N falls further."""
+    fits = _fits(n_boot=30)
+    truth = math.log(3e9)
+    scores = _scores(np.array([truth]))
+    cap = 1.0  # the planted MMLU law runs from 0.25 to 1
+    scores[0, 0] = cap - 0.004
+    stderr = np.array([[0.002, 0.01, 0.01]])
+    in_ln_n = invert_joint(fits, scores, stderr, skill2=0.25)
+    in_score = invert_joint(fits, scores, stderr, skill2=0.25, space="score")
+    alone = math.log(fits[0].invert(scores[:, 0])[1][0])
+    assert alone > truth + 3
+    assert 0 < in_ln_n.log_size[0] - truth < in_score.log_size[0] - truth
+    assert in_ln_n.weights[0, 0] < 0.25 * in_ln_n.weights[0, 1:].min()
+    scores[0, 0] = cap - 0.01  # further from the cap: a steeper reading, a larger weight
+    assert invert_joint(fits, scores, stderr, skill2=0.25).weights[0, 0] > in_ln_n.weights[0, 0]
+
+
+def test_the_draws_in_ln_n_pool_the_drawn_readings_with_the_observed_weights():
+    from densing.laws.inversion import Joint
+    from densing.laws.joint import family_columns, start_points
+
+    fits = _fits(n_boot=30)
+    scores, stderr = _disagreeing(count=4)
+    joint = Joint(tuple(fits))
+    weights = joint.weights(scores, stderr)
+    picks = np.array([0, 3, 7])
+    drawn = scores[None] + np.random.default_rng(0).normal(0, 0.005, (3, *scores.shape))
+    params = np.full(4, 1e9)
+    y, kind = joint.draws(picks, drawn, stderr, params, weights=weights)
+    p = family_columns(fits, picks)
+    expected = start_points(p, drawn, np.broadcast_to(weights[None], drawn.shape)) - np.log(params)[None]
+    assert np.allclose(y, expected) and (kind == 0).all()

@@ -1,21 +1,24 @@
-"""Every headline row under both versions of the joint inversion's weights, side by side; asserts nothing.
+"""Every headline row under the three versions of the joint inversion, side by side; asserts nothing.
 
-The joint inversion (:mod:`densing.laws.joint`) weighs each benchmark by its effective variance σ_b² + τ_b² + S_b'²·s².
-The rule takes τ_b² and S_b' at the joint solution x̂, iterated (``weights_at="solution"``, docs/method.md "The weights
-at the solution"); the first version took them at the start point x₀, one solve (``weights_at="start"``). This study
-runs ``densing trend --format json`` on each shipped table once under each version (the first version by running the
-CLI with :class:`densing.laws.inversion.Joint` given ``weights_at="start"`` as its default) and prints, per table:
+The joint inversion (:mod:`densing.laws.joint`) gives one size per model from its scores on a set of benchmarks. The
+rule reads each benchmark alone and pools the readings in ln N with random-effects weights taken at each reading
+(``space="ln_n"``, docs/method.md "Each benchmark read in ln N"); the two versions before it solve a chi-square in
+score with each benchmark's effective variance σ_b² + τ_b² + S_b'²·s² taken at the start point x₀ (the first,
+``space="score", weights_at="start"``) or at the solution, iterated (the second, ``weights_at="solution"``,
+docs/method.md "The weights at the solution"). This study runs ``densing trend --format json`` on each shipped table
+under each version (the CLI run with :class:`densing.laws.inversion.Joint` given that version as its default) and
+prints, per table:
 
 - the headline's doubling time, its interval's printed ends and its state;
-- the targets whose kind (exact, lower or upper bound) differs between the versions under some reference;
-- the median and largest |Δ ln ρ| over the readings exact under both;
+- for each earlier version, the targets whose kind (exact, lower or upper bound) differs from the rule's under some
+  reference, and the median and largest |Δ ln ρ| over the readings exact under both;
 
-and the pooled law of the three tables (``densing trend --table all``) under each; then, under the rule, how many of
-each headline row's targets settle within the rounds' cap under each joint reference.
+and the pooled law of the three tables (``densing trend --table all``) under each; then, under the second version,
+how many of each headline row's targets settle within the rounds' cap under each joint reference.
 
 Run::
 
-    PYTHONPATH=. OMP_NUM_THREADS=1 nice -n 10 python studies/weights_at.py > studies/weights_at.results.txt
+    PYTHONPATH=. OMP_NUM_THREADS=1 nice -n 10 python studies/joint_versions.py > studies/joint_versions.results.txt
 """
 
 from __future__ import annotations
@@ -29,24 +32,25 @@ from pathlib import Path
 import numpy as np
 
 TABLES = {"public": [], "openllm_v2": ["--table", "openllm_v2"], "swallow": ["--table", "swallow"]}
-VERSIONS = ("solution", "start")
+#: version → (space, weights_at), the rule first
+VERSIONS = {
+    "in ln N (the rule)": ("ln_n", "solution"),
+    "in score, weights at the solution (second)": ("score", "solution"),
+    "in score, weights at the start (first)": ("score", "start"),
+}
 
 
 def run_cli_under(version: str, arguments: list[str]) -> None:
-    """Run densing's CLI in this process with ``Joint``'s ``weights_at`` defaulting to ``version``."""
-    import dataclasses
-
+    """Run densing's CLI in this process with ``Joint``'s ``space`` and ``weights_at`` defaulting to ``version``'s."""
     from densing.laws import inversion
 
-    if version != "solution":
-        fields = {f.name: f for f in dataclasses.fields(inversion.Joint)}
-        fields["weights_at"].default = version
-        original_init = inversion.Joint.__init__
+    space, weights_at = VERSIONS[version]
+    original_init = inversion.Joint.__init__
 
-        def init_with_version(self, *args, weights_at: str = version, **kwargs):
-            original_init(self, *args, weights_at=weights_at, **kwargs)
+    def init_with_version(self, *args, space: str = space, weights_at: str = weights_at, **kwargs):
+        original_init(self, *args, space=space, weights_at=weights_at, **kwargs)
 
-        inversion.Joint.__init__ = init_with_version
+    inversion.Joint.__init__ = init_with_version
     from densing.cli import main
 
     main(arguments)
@@ -69,28 +73,31 @@ def describe(table: str, heads: dict[str, dict]) -> list[str]:
     for version in VERSIONS:
         head = heads[version]
         lines.append(
-            f"  weights at the {version}: {head['months']:.2f} months, 95% CI from {head['low']['printed']} "
+            f"  {version}: {head['months']:.2f} months, 95% CI from {head['low']['printed']} "
             f"to {head['high']['printed']}, {head['state']} ({head['n_draws']} draws)"
         )
-    rule, first = readings(heads["solution"]), readings(heads["start"])
-    changed = sorted(k for k in rule.keys() & first.keys() if rule[k][0] != first[k][0])
-    both = [k for k in rule.keys() & first.keys() if rule[k][0] == first[k][0] == "exact"]
-    moves = np.array([rule[k][1] - first[k][1] for k in both])
-    lines.append(
-        f"  readings exact under both: {len(both)}; |Δ ln ρ| (solution − start) median {np.median(np.abs(moves)):.3f}, "
-        f"largest {np.max(np.abs(moves)):.3f} ({both[int(np.argmax(np.abs(moves)))][0]})"
-    )
-    lines.append(f"  readings whose kind differs: {len(changed)}")
-    for model, reference in changed:
+    rule_name = next(iter(VERSIONS))
+    rule = readings(heads[rule_name])
+    for version in list(VERSIONS)[1:]:
+        other = readings(heads[version])
+        changed = sorted(k for k in rule.keys() & other.keys() if rule[k][0] != other[k][0])
+        both = [k for k in rule.keys() & other.keys() if rule[k][0] == other[k][0] == "exact"]
+        moves = np.array([rule[k][1] - other[k][1] for k in both])
         lines.append(
-            f"    {model} under {reference}: start {first[(model, reference)][0]} → solution {rule[(model, reference)][0]}"
+            f"  the rule against {version}: readings exact under both {len(both)}; |Δ ln ρ| median "
+            f"{np.median(np.abs(moves)):.3f}, largest {np.max(np.abs(moves)):.3f} "
+            f"({both[int(np.argmax(np.abs(moves)))][0]}); readings whose kind differs {len(changed)}"
         )
+        for model, reference in changed:
+            lines.append(
+                f"    {model} under {reference}: {other[(model, reference)][0]} → {rule[(model, reference)][0]}"
+            )
     return lines
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--run-under", choices=VERSIONS, help="(internal) run the CLI under this version")
+    parser.add_argument("--run-under", choices=list(VERSIONS), help="(internal) run the CLI under this version")
     parser.add_argument("cli", nargs="*", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.run_under:
@@ -105,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
         pooled = pooled_law(version)
         high = "∞" if pooled["ci_high"] is None else f"{pooled['ci_high']:.3g}"
         print(
-            f"  weights at the {version}: {pooled['doubling_time_months']:.2f} months [{pooled['ci_low']:.3g}–{high}], "
+            f"  {version}: {pooled['doubling_time_months']:.2f} months [{pooled['ci_low']:.3g}–{high}], "
             f"{pooled['state']} ({pooled['n_boot']} draws, {pooled['n_points']} points)"
         )
     print("\n".join(settling_lines()))
@@ -121,7 +128,10 @@ def settling_lines() -> list[str]:
     from densing.laws.inversion import arrays
     from densing.laws.joint import MAX_ROUNDS, invert_joint
 
-    lines = [f"## rounds of weights-then-solve (at most {MAX_ROUNDS}), per headline row and joint reference"]
+    lines = [
+        f"## the second version's rounds of weights-then-solve (at most {MAX_ROUNDS}), per headline row and joint "
+        "reference"
+    ]
     for table in TABLES:
         common = headline_targets(table)
         scores, sigma = arrays(common.frame, common.benchmarks)
@@ -129,7 +139,7 @@ def settling_lines() -> list[str]:
         for r, inversion in enumerate(common.inversions):
             if getattr(inversion, "kind", "") != "joint":
                 continue
-            found = invert_joint(list(inversion.fits), scores, sigma)
+            found = invert_joint(list(inversion.fits), scores, sigma, space="score", weights_at="solution")
             unsettled = list(models[~found.settled])
             lines.append(
                 f"  {table}, {common.names[r].family}: {len(models)} targets, {len(models) - len(unsettled)} settled; "
