@@ -465,6 +465,8 @@ def printed_as(value, printed: str, form: str) -> str:
     number = float(value) * (100 if form == "percent" else 1)
     digits = printed.lstrip("+-−").rstrip("%")
     decimals = len(digits.partition(".")[2])
+    if abs(number) >= 100 and form != "percent":  # three significant figures, as the CLI prints: 132, not 132.0
+        decimals = 0
     text = f"{abs(number):,.{decimals}f}" if "," in digits else f"{abs(number):.{decimals}f}"
     sign = ""
     if printed[:1] in "+-−":  # a signed number keeps its signs' characters

@@ -30,20 +30,20 @@ def test_every_results_readme_has_a_checked_part():
     [
         (
             "README.md",
-            "4.93 months [3.47–15.5]",
-            "4.83 months [3.47–15.5]",
+            "5.16 months [3.71–17.7]",
+            "5.06 months [3.71–17.7]",
             "results/openllm_v2/trend.json#/rows/row=v2_native/months",
         ),
         (
             "README.md",
-            "2.43 to (24.8–38.1)",
-            "2.53 to (24.8–38.1)",
+            "2.69 to (41.4–132)",
+            "2.79 to (41.4–132)",
             "results/swallow/trend/swallow.json#/rows/row=paper/ci_low",
         ),
         (
             "results/openllm_v2/DEVIATIONS.md",
-            "reads 6.15 months [3.86–20.2]",
-            "reads 6.15 months [3.87–20.2]",
+            "reads 5.63 months [3.71–19.2]",
+            "reads 5.63 months [3.72–19.2]",
             "results/openllm_v2/trend.json#/forecast/declared/early_doubling_time_months_ci_low",
         ),
         (
@@ -54,8 +54,8 @@ def test_every_results_readme_has_a_checked_part():
         ),
         (
             "results/openllm_v2/README.md",
-            "| upload dates | 4.90 [3.40–15.2]",
-            "| upload dates | 4.90 [3.40–16.2]",
+            "| upload dates | 4.99 [3.65–16.7]",
+            "| upload dates | 4.99 [3.65–17.7]",
             "results/openllm_v2/curation_sensitivity.csv#/choice=upload dates/ci_high",
         ),
         (
@@ -108,14 +108,14 @@ def test_a_mapping_line_its_document_no_longer_prints_is_named():
 def test_a_field_that_no_longer_prints_its_number_is_named(tmp_path):
     """A regenerated record that moved a number: the mapping line's field, read anew, prints another."""
     mapping = readme_numbers.MAP.read_text(encoding="utf-8")
-    line = "4.93 | results/openllm_v2/trend.json#/rows/row=v2_native/months"
+    line = "5.16 | results/openllm_v2/trend.json#/rows/row=v2_native/months"
     assert line in mapping
     moved = tmp_path / "readme_numbers.map"
     moved.write_text(
-        mapping.replace(line, "4.93 | results/openllm_v2/trend.json#/rows/row=mmlu_pro/months"), encoding="utf-8"
+        mapping.replace(line, "5.16 | results/openllm_v2/trend.json#/rows/row=mmlu_pro/months"), encoding="utf-8"
     )
     found = readme_numbers.differences(mapping=moved)
-    assert found and all("4.93 is results/openllm_v2/trend.json#/rows/row=mmlu_pro/months" in f for f in found)
+    assert found and all("5.16 is results/openllm_v2/trend.json#/rows/row=mmlu_pro/months" in f for f in found)
 
 
 def test_a_results_readme_without_a_checked_part_is_named():
@@ -177,19 +177,19 @@ def test_the_public_records_are_what_the_commands_print(name):
 
 
 def test_update_rewrites_a_moved_number_in_the_document_and_its_mapping_line():
-    """A record moved a number (here: the document and its mapping line say 4.83 where the field prints 4.93):
+    """A record moved a number (here: the document and its mapping line say 5.06 where the field prints 5.16):
     ``update``'s rewrite puts the field's number back in both, and ``check`` then finds nothing."""
     mapping_text = readme_numbers.MAP.read_text(encoding="utf-8")
-    line = "4.93 | results/openllm_v2/trend.json#/rows/row=v2_native/months"
+    line = "5.16 | results/openllm_v2/trend.json#/rows/row=v2_native/months"
     text = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
-    assert line in mapping_text and text.count("4.93 months [3.47–15.5]") == 1
-    stale_text = text.replace("4.93 months [3.47–15.5]", "4.83 months [3.47–15.5]")
+    assert line in mapping_text and text.count("5.16 months [3.71–17.7]") == 1
+    stale_text = text.replace("5.16 months [3.71–17.7]", "5.06 months [3.71–17.7]")
     at = mapping_text.index(line, mapping_text.index("[README.md]"))  # README's own line (DEVIATIONS.md has one too)
-    stale_mapping = mapping_text[:at] + line.replace("4.93", "4.83", 1) + mapping_text[at + len(line) :]
+    stale_mapping = mapping_text[:at] + line.replace("5.16", "5.06", 1) + mapping_text[at + len(line) :]
     texts, new_mapping, changes = readme_numbers.rewritten({"README.md": stale_text}, stale_mapping)
     assert texts["README.md"] == text and new_mapping == mapping_text
     assert changes == [
-        f"README.md line {text[: text.index('4.93 months [3.47')].count(chr(10)) + 1}: 4.83 → 4.93 "
+        f"README.md line {text[: text.index('5.16 months [3.71')].count(chr(10)) + 1}: 5.06 → 5.16 "
         "(results/openllm_v2/trend.json#/rows/row=v2_native/months)"
     ]
 
@@ -200,3 +200,4 @@ def test_printed_as_keeps_the_printed_form():
     assert readme_numbers.printed_as(-0.31, "+0.45", "rounded") == "-0.31"
     assert readme_numbers.printed_as(-0.31, "−0.45", "rounded") == "−0.31"
     assert readme_numbers.printed_as(3.6356, "3.75", "rounded") == "3.64"
+    assert readme_numbers.printed_as(131.96, "44.8", "rounded") == "132"
