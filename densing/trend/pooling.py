@@ -66,7 +66,7 @@ from densing.trend.random_effects import (
 )
 from densing.trend.selection import CommonTargets, own_from_others
 from densing.trend.targets import family_clusters
-from densing.validation import MAX_DRAWS, Interval, validate_params
+from densing.validation import MAX_DRAWS, InstanceOf, Interval, validate_params
 
 
 def _prepared(common: CommonTargets) -> dict:
@@ -514,6 +514,7 @@ def _grown(draws: PairedDraws, n_boot: int, start: int) -> tuple[PairedDraws, Dr
         "seed": [Interval(Integral, 0, None)],
         "draws_cap": [Interval(Integral, 2, MAX_DRAWS), None],
         "precision_cap": [Interval(Integral, 2, MAX_DRAWS), None],
+        "details": [InstanceOf(bool, "True or False")],
     }
 )
 def pooled_trend(
@@ -528,12 +529,15 @@ def pooled_trend(
     draws: PairedDraws | None = None,
     draws_cap: int | None = None,
     precision_cap: int | None = None,
+    details: bool = True,
 ) -> RowTrend:
     """The row's pooled slope with paired draws over every reference (module docstring, steps 3–5). ``draws``: the
     common targets' :func:`paired_draws`, made once for several rules (their first ``n_boot`` and ``n_boot_share``
     used, their seed ``seed``). ``draws_cap`` (:data:`DRAWS_CAP` for a judged row): the draws double up to it while an
     end is undecided, up to ``precision_cap`` (default :data:`~densing.constants.PRECISION_DRAWS_CAP` or
-    :data:`~densing.constants.PRECISION_GROWTH` × ``n_boot``, the smaller) while a determined end is not precise."""
+    :data:`~densing.constants.PRECISION_GROWTH` × ``n_boot``, the smaller) while a determined end is not precise.
+    ``details`` False leaves out what reads the point alone (:func:`_detail_fields`: their fields keep their
+    defaults), for a caller that shows none of it."""
     if not isinstance(common, CommonTargets):
         raise InputError(f"targets: expected a row's common targets (common_targets), got {common!r}")
     rules.get(rule)
@@ -607,10 +611,7 @@ def pooled_trend(
     total = sum(v**2 for v in sds.values())
     shares = {s: (v**2 / total if total > 0 else math.nan) for s, v in sds.items()}
     intercept = float(w @ np.ascontiguousarray(lines0[:, 1]))
-    without, bounded = _without_bounds(rule, quantile, common, data, w, kind0, LOWER, ceilings=False)
-    without_floors, floored = _without_bounds(rule, quantile, common, data, w, kind0, UPPER, floors=False)
-    region = _region_fields(rule, quantile, common, data, w, kind0)
-    at_point = (rule, quantile, data, y0[:, 0], kind0[:, 0], w, lines0)  # step 7: removals from the point lines
+    shown = _detail_fields(rule, quantile, common, data, w, y0, kind0, lines0) if details else {}
     pairs = dict.fromkeys(zip(map(str, data["labs"]), map(str, data["families"])))  # (lab, family) in order
     return RowTrend(
         common,
@@ -633,21 +634,42 @@ def pooled_trend(
         kind0[:, 0],
         tuple(map(float, delta0[:, 0])),
         ends_mc=ends_mc,
-        slope_without_ceilings=without,
-        ceiling_bounds=bounded,
-        slope_without_floors=without_floors,
-        floor_bounds=floored,
-        influence=family_influence(*at_point),
-        model_influence=family_influence(*at_point, by="model"),
-        lab_influence=family_influence(*at_point, by="lab"),
         reference_labs=ref_labs,
         lab_weights=tuple(map(float, pooled.lab_weights)),
         target_labs=tuple(
             (lab, tuple(f for at, f in pairs if at == lab)) for lab in dict.fromkeys(at for at, _ in pairs)
         ),
         open_families=open_draws(data, draws.main.weight[:n_boot], combined),
-        **region,
+        **shown,
     )
+
+
+def _detail_fields(
+    rule: str,
+    quantile: float,
+    common: CommonTargets,
+    data: dict,
+    w: np.ndarray,
+    y0: np.ndarray,
+    kind0: np.ndarray,
+    lines0: np.ndarray,
+) -> dict:
+    """The fields of a :class:`RowTrend` that read the point alone (steps 3 and 7): the pooled point slope without
+    ceiling bounds, without floor bounds and without the identified region, the targets each kind bounds, every
+    target's reading, and the leave-one-family, model and lab out tables (removals from the point lines ``lines0``)."""
+    without, bounded = _without_bounds(rule, quantile, common, data, w, kind0, LOWER, ceilings=False)
+    without_floors, floored = _without_bounds(rule, quantile, common, data, w, kind0, UPPER, floors=False)
+    at_point = (rule, quantile, data, y0[:, 0], kind0[:, 0], w, lines0)
+    return {
+        "slope_without_ceilings": without,
+        "ceiling_bounds": bounded,
+        "slope_without_floors": without_floors,
+        "floor_bounds": floored,
+        "influence": family_influence(*at_point),
+        "model_influence": family_influence(*at_point, by="model"),
+        "lab_influence": family_influence(*at_point, by="lab"),
+        **_region_fields(rule, quantile, common, data, w, kind0),
+    }
 
 
 def _region_fields(
