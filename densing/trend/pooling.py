@@ -66,7 +66,7 @@ from densing.trend.random_effects import (
 )
 from densing.trend.selection import CommonTargets, own_from_others
 from densing.trend.targets import family_clusters
-from densing.validation import MAX_DRAWS, InstanceOf, Interval, validate_params
+from densing.validation import MAX_DRAWS, Interval, Options, validate_params
 
 
 def _prepared(common: CommonTargets) -> dict:
@@ -537,7 +537,7 @@ def _grown(draws: PairedDraws, n_boot: int, start: int) -> tuple[PairedDraws, Dr
         "seed": [Interval(Integral, 0, None)],
         "draws_cap": [Interval(Integral, 2, MAX_DRAWS), None],
         "precision_cap": [Interval(Integral, 2, MAX_DRAWS), None],
-        "details": [InstanceOf(bool, "True or False")],
+        "details": [Options((False, True))],
     }
 )
 def pooled_trend(
