@@ -47,12 +47,13 @@ By = Enum("By", {name: name for name in ("headline", "benchmark")}, type=str)  #
 
 #: The sections of the measurement (:data:`densing.trend.plan.SECTIONS`) each output of the headline shows and
 #: computes; ``--by benchmark`` computes every section, but on its screen (the rows, their notes and the order
-#: breaks; not the rows at one budget, the sensitivity, the breakpoint or the densities: ``--detail`` shows those).
+#: breaks; not the rows at one budget, the sensitivity, the breakpoint, the densities or each row's slopes without
+#: each kind of bound, readings and leave-one-out tables: ``--detail`` shows those).
 SHOWN = {
     "screen": (),
     "csv": (),
-    "detail": ("sensitivity", "breakpoint"),
-    "json": ("sensitivity", "breakpoint", "order_breaks"),
+    "detail": ("sensitivity", "breakpoint", "row_details"),
+    "json": ("sensitivity", "breakpoint", "order_breaks", "row_details"),
     "by benchmark screen": ("rows", "order_breaks"),
 }
 

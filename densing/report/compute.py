@@ -28,7 +28,7 @@ from densing.registry import TrendTable, designs, leading_table, resolve_table
 from densing.results import Result
 from densing.runtime.executor import Beside
 from densing.runtime.threads import one_blas_thread
-from densing.trend import rules
+from densing.trend import plan, rules
 from densing.trend.bias import measurement_row
 from densing.trend.measure import PAPER_ANCHORS, measure_trend
 from densing.trend.measurement import TrendMeasurement
@@ -202,6 +202,12 @@ class Report(Result):
         return next((s for s in self.sections if isinstance(s, kind)), None)
 
 
+#: The sections of the measurement (:data:`densing.trend.plan.SECTIONS`) the page shows: every one but each row's
+#: slopes without each kind of bound, readings and leave-one-out tables (``row_details``), which no section of the
+#: page reads (the headline's own are its job's, and the page shows them).
+PAGE_SECTIONS = tuple(section for section in plan.SECTIONS if section != "row_details")
+
+
 @one_blas_thread  # the report's fits are on matrices of a few columns: one BLAS thread per process
 def compute_report(
     *,
@@ -257,6 +263,7 @@ def compute_report(
                 n_boot=n_boot,
                 seed=seed,
                 table=profile,
+                sections=PAGE_SECTIONS,
             )
         computed = {d.name: job.result() for d, job in zip(second, jobs)}
     meta = [c for c in ("date_confidence", "train_tokens") if c in targets.columns]  # beside each model's density

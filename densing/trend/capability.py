@@ -167,8 +167,11 @@ def trend_row(
     n_boot_share: int,
     seed: int,
     found: dict[str, tuple[str, ...]] | None = None,
+    details: bool = True,
 ) -> Row:
-    """One row: its references (:func:`densing.trend.selection.set_references`, or ``found``), its pooled trend."""
+    """One row: its references (:func:`densing.trend.selection.set_references`, or ``found``), its pooled trend
+    (``details``: with its slopes without each kind of bound, readings and leave-one-out tables,
+    :func:`densing.trend.pooling.pooled_trend`)."""
     found = set_references(candidates, tuple(benchmarks)) if found is None else found
     if not found:
         return Row(name, label, capability, benchmarks, (), None, _why_none(candidates, benchmarks))
@@ -177,7 +180,12 @@ def trend_row(
         chosen = row_targets(targets, candidates, fits, found, since=since, epoch=epoch)
         result = from_row_trend(
             pooling.pooled_trend(
-                chosen, n_boot=n_boot, n_boot_share=n_boot_share, seed=seed, draws_cap=pooling.DRAWS_CAP
+                chosen,
+                n_boot=n_boot,
+                n_boot_share=n_boot_share,
+                seed=seed,
+                draws_cap=pooling.DRAWS_CAP,
+                details=details,
             ),
             epoch=epoch,
             judged=True,

@@ -65,8 +65,9 @@ BUDGET = Variant(d0=capability.BUDGET_D0)
 #: where the caller shows it: ``sensitivity`` (each reference, the other rules, the other law shape, one budget),
 #: ``breakpoint`` (before and after ChatGPT), ``densities``, ``rows`` (every benchmark and set, the fixed-size
 #: estimator, and the notes of the rows at one budget), ``budget`` (with ``rows``: those rows at one budget),
-#: ``order_breaks``, ``candidates`` (the candidate table over every candidate benchmark).
-SECTIONS = ("sensitivity", "breakpoint", "densities", "rows", "budget", "order_breaks", "candidates")
+#: ``order_breaks``, ``candidates`` (the candidate table over every candidate benchmark), ``row_details`` (with
+#: ``rows``: each row's slopes without each kind of bound, its targets' readings and its leave-one-out tables).
+SECTIONS = ("sensitivity", "breakpoint", "densities", "rows", "budget", "order_breaks", "candidates", "row_details")
 
 
 class Sections:
@@ -166,6 +167,7 @@ class RowJob:
             n_boot=c.n_boot,
             n_boot_share=0,
             seed=c.seed,
+            details="row_details" in c.sections,
         )
 
 

@@ -66,7 +66,7 @@ from densing.trend.random_effects import (
 )
 from densing.trend.selection import CommonTargets, own_from_others
 from densing.trend.targets import family_clusters
-from densing.validation import MAX_DRAWS, Interval, validate_params
+from densing.validation import MAX_DRAWS, Interval, Options, validate_params
 
 
 def _prepared(common: CommonTargets) -> dict:
@@ -324,24 +324,46 @@ def _slopes(rule: str, quantile: float, common: CommonTargets, data: dict, draws
 
 
 def _point(
-    common: CommonTargets, data: dict, ceilings: bool = True, floors: bool = True, region: bool = True
+    common: CommonTargets,
+    data: dict,
+    ceilings: bool = True,
+    floors: bool = True,
+    region: bool = True,
+    inverted: list | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every reference's point ln ρ and kind (R, 1, n) and offsets, the region, ceilings and floors as bounds where
-    asked."""
-    ys, kinds, _ = _point_readings(common, data, ceilings, floors, region)
+    asked (``inverted``: :func:`_point_inversions`' for ``floors``, where made already)."""
+    ys, kinds, _ = _point_readings(common, data, ceilings, floors, region, inverted)
     return own_from_others(np.array(ys)[:, None, :], np.array(kinds)[:, None, :], common.own)
 
 
+def _point_inversions(common: CommonTargets, data: dict, floors: bool = True) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Every reference's point ln ρ and kind per target as its inversion gives them, before any rule of bounds: the
+    scores a joint inversion leaves out left out (``floors``), or every score. Each rule of bounds makes new arrays
+    from them (:func:`_bounded`), so the point and its variants read one list."""
+    scores = data["masked_scores"] if floors else data["scores"]  # without floors no score leaves an inversion
+    return [
+        tuple(np.asarray(v, float) for v in inv.point(scores, data["sigma"], data["params"]))
+        for inv in common.inversions
+    ]
+
+
 def _point_readings(
-    common: CommonTargets, data: dict, ceilings: bool = True, floors: bool = True, region: bool = True
+    common: CommonTargets,
+    data: dict,
+    ceilings: bool = True,
+    floors: bool = True,
+    region: bool = True,
+    inverted: list | None = None,
 ) -> tuple:
     """Every reference's point ln ρ, kind and reason (:class:`densing.laws.region.Reason`) per target, before its own
-    members are taken from the others: three lists of (n,) arrays."""
+    members are taken from the others: three lists of (n,) arrays (``inverted``: :func:`_point_inversions`' for
+    ``floors``, where made already)."""
     scores = data["masked_scores"] if floors else data["scores"]  # without floors no score leaves an inversion
     floor = _floored(scores, data["sigma"], common.benchmarks, data) if floors else np.zeros(data["n"], bool)
+    inverted = _point_inversions(common, data, floors) if inverted is None else inverted
     ys, kinds, reasons = [], [], []
-    for r, inv in enumerate(common.inversions):
-        y, kind = (np.asarray(v, float) for v in inv.point(scores, data["sigma"], data["params"]))
+    for r, (y, kind) in enumerate(inverted):
         y, kind, reason = _bounded(data, r, y, kind, scores, floor, ceilings, floors, region)
         ys.append(y)
         kinds.append(kind)
@@ -349,14 +371,15 @@ def _point_readings(
     return ys, kinds, reasons
 
 
-def point_readings(common: CommonTargets, data: dict | None = None) -> tuple:
+def point_readings(common: CommonTargets, data: dict | None = None, inverted: list | None = None) -> tuple:
     """How each target is read under each reference at the point (docs/method.md, "The identified region"): one
     (model, reference family, kind, reason, benchmark, ln ρ) per target and reference, kind ``exact``, ``lower`` or
     ``upper`` (``dropped`` where the law gives nothing), reason a :class:`densing.laws.region.Reason` code (an own
     member: ``None``, its density taken from the other references), benchmark the one that decided it or "", ln ρ the
-    value or the bound's (NaN for an own member or a dropped density)."""
+    value or the bound's (NaN for an own member or a dropped density). ``inverted``: :func:`_point_inversions`', where
+    made already."""
     data = _prepared(common) if data is None else data
-    ys, kinds, reasons = _point_readings(common, data)
+    ys, kinds, reasons = _point_readings(common, data, inverted=inverted)
     benchmarks = common.benchmarks
     words = {EXACT: "exact", LOWER: "lower", UPPER: "upper"}
     floor = floor_scores(data["masked_scores"], data["sigma"], chance_levels(benchmarks))
@@ -514,6 +537,7 @@ def _grown(draws: PairedDraws, n_boot: int, start: int) -> tuple[PairedDraws, Dr
         "seed": [Interval(Integral, 0, None)],
         "draws_cap": [Interval(Integral, 2, MAX_DRAWS), None],
         "precision_cap": [Interval(Integral, 2, MAX_DRAWS), None],
+        "details": [Options((False, True))],
     }
 )
 def pooled_trend(
@@ -528,12 +552,15 @@ def pooled_trend(
     draws: PairedDraws | None = None,
     draws_cap: int | None = None,
     precision_cap: int | None = None,
+    details: bool = True,
 ) -> RowTrend:
     """The row's pooled slope with paired draws over every reference (module docstring, steps 3–5). ``draws``: the
     common targets' :func:`paired_draws`, made once for several rules (their first ``n_boot`` and ``n_boot_share``
     used, their seed ``seed``). ``draws_cap`` (:data:`DRAWS_CAP` for a judged row): the draws double up to it while an
     end is undecided, up to ``precision_cap`` (default :data:`~densing.constants.PRECISION_DRAWS_CAP` or
-    :data:`~densing.constants.PRECISION_GROWTH` × ``n_boot``, the smaller) while a determined end is not precise."""
+    :data:`~densing.constants.PRECISION_GROWTH` × ``n_boot``, the smaller) while a determined end is not precise.
+    ``details`` False leaves out what reads the point alone (:func:`_detail_fields`: their fields keep their
+    defaults), for a caller that shows none of it."""
     if not isinstance(common, CommonTargets):
         raise InputError(f"targets: expected a row's common targets (common_targets), got {common!r}")
     rules.get(rule)
@@ -543,7 +570,8 @@ def pooled_trend(
             f"every score of {', '.join(common.benchmarks)}); no trend line"
         )
     data = draws.data if draws is not None else _prepared(common)
-    point = draws.point if draws is not None else _point(common, data)
+    inverted = None if draws is not None else _point_inversions(common, data)  # the point's, read again by details
+    point = draws.point if draws is not None else _point(common, data, inverted=inverted)
     y0, kind0, delta0 = point
     count = len(common.inversions)
     lines0 = rules.frontier_lines_weighted(
@@ -607,10 +635,7 @@ def pooled_trend(
     total = sum(v**2 for v in sds.values())
     shares = {s: (v**2 / total if total > 0 else math.nan) for s, v in sds.items()}
     intercept = float(w @ np.ascontiguousarray(lines0[:, 1]))
-    without, bounded = _without_bounds(rule, quantile, common, data, w, kind0, LOWER, ceilings=False)
-    without_floors, floored = _without_bounds(rule, quantile, common, data, w, kind0, UPPER, floors=False)
-    region = _region_fields(rule, quantile, common, data, w, kind0)
-    at_point = (rule, quantile, data, y0[:, 0], kind0[:, 0], w, lines0)  # step 7: removals from the point lines
+    shown = _detail_fields(rule, quantile, common, data, w, y0, kind0, lines0, inverted) if details else {}
     pairs = dict.fromkeys(zip(map(str, data["labs"]), map(str, data["families"])))  # (lab, family) in order
     return RowTrend(
         common,
@@ -633,31 +658,62 @@ def pooled_trend(
         kind0[:, 0],
         tuple(map(float, delta0[:, 0])),
         ends_mc=ends_mc,
-        slope_without_ceilings=without,
-        ceiling_bounds=bounded,
-        slope_without_floors=without_floors,
-        floor_bounds=floored,
-        influence=family_influence(*at_point),
-        model_influence=family_influence(*at_point, by="model"),
-        lab_influence=family_influence(*at_point, by="lab"),
         reference_labs=ref_labs,
         lab_weights=tuple(map(float, pooled.lab_weights)),
         target_labs=tuple(
             (lab, tuple(f for at, f in pairs if at == lab)) for lab in dict.fromkeys(at for at, _ in pairs)
         ),
         open_families=open_draws(data, draws.main.weight[:n_boot], combined),
-        **region,
+        **shown,
     )
 
 
+def _detail_fields(
+    rule: str,
+    quantile: float,
+    common: CommonTargets,
+    data: dict,
+    w: np.ndarray,
+    y0: np.ndarray,
+    kind0: np.ndarray,
+    lines0: np.ndarray,
+    inverted: list | None = None,
+) -> dict:
+    """The fields of a :class:`RowTrend` that read the point alone (steps 3 and 7): the pooled point slope without
+    ceiling bounds, without floor bounds and without the identified region, the targets each kind bounds, every
+    target's reading, and the leave-one-family, model and lab out tables (removals from the point lines ``lines0``).
+    The point's inversions (``inverted``, made here where not given) are read by every variant but the one without
+    floor bounds, which inverts every score."""
+    inverted = _point_inversions(common, data) if inverted is None else inverted
+    without, bounded = _without_bounds(rule, quantile, common, data, w, kind0, LOWER, inverted, ceilings=False)
+    without_floors, floored = _without_bounds(rule, quantile, common, data, w, kind0, UPPER, floors=False)
+    at_point = (rule, quantile, data, y0[:, 0], kind0[:, 0], w, lines0)
+    return {
+        "slope_without_ceilings": without,
+        "ceiling_bounds": bounded,
+        "slope_without_floors": without_floors,
+        "floor_bounds": floored,
+        "influence": family_influence(*at_point),
+        "model_influence": family_influence(*at_point, by="model"),
+        "lab_influence": family_influence(*at_point, by="lab"),
+        **_region_fields(rule, quantile, common, data, w, kind0, inverted),
+    }
+
+
 def _region_fields(
-    rule: str, quantile: float, common: CommonTargets, data: dict, w: np.ndarray, kind0: np.ndarray
+    rule: str,
+    quantile: float,
+    common: CommonTargets,
+    data: dict,
+    w: np.ndarray,
+    kind0: np.ndarray,
+    inverted: list | None = None,
 ) -> dict:
     """The identified region's fields of a :class:`RowTrend`: the pooled point slope without the region, the targets
     it bounds under each reference (below the smallest member or above the top one), and every target's reading
-    (:func:`point_readings`)."""
-    without_region, _ = _without_bounds(rule, quantile, common, data, w, kind0, UPPER, region=False)
-    readings = point_readings(common, data)
+    (:func:`point_readings`); ``inverted``: the point's :func:`_point_inversions`, where made already."""
+    without_region, _ = _without_bounds(rule, quantile, common, data, w, kind0, UPPER, inverted, region=False)
+    readings = point_readings(common, data, inverted)
     outside = (int(Reason.BELOW_SMALLEST), int(Reason.ABOVE_TOP))
     region_bounds = tuple(
         sum(1 for _, family, _, why, *_ in readings if family == name.family and why in outside)
@@ -674,11 +730,13 @@ def _without_bounds(
     w: np.ndarray,
     kind0: np.ndarray,
     bound: int,
+    inverted: list | None = None,
     **which: bool,
 ) -> tuple[float, tuple[int, ...]]:
-    """The pooled point slope with one kind of bound left out (``ceilings=False`` or ``floors=False``), and per
-    reference the targets that kind makes a ``bound``."""
-    bare, bare_kind, _ = _point(common, data, **which)
+    """The pooled point slope with one kind of bound left out (``ceilings=False``, ``floors=False`` or
+    ``region=False``), and per reference the targets that kind makes a ``bound`` (``inverted``: the point's
+    :func:`_point_inversions` for ``floors``, where made already)."""
+    bare, bare_kind, _ = _point(common, data, inverted=inverted, **which)
     slope = float(
         w
         @ np.ascontiguousarray(
