@@ -12,7 +12,7 @@ import pandas as pd
 from densing.constants import END_STABILITY
 from densing.display import name_text
 from densing.numbers import NumberText, counted_noun, format_months, format_number
-from densing.states import EndOpen, NoFamilyPasses, NoFamilyScored, ReferencesDisagree, State, recorded_state
+from densing.states import EndOpen, NoFamilyPasses, NoFamilyScored, ReferencesDisagree, State
 
 
 def heterogeneity_words(result) -> str:
@@ -85,9 +85,9 @@ CAPTION_CLAUSES = {
 }
 
 
-def record_mark(code: str | None) -> str:
-    """What follows a stored record's months by its ``state`` code (:data:`CELL_MARKS`)."""
-    return CELL_MARKS[recorded_state(code) or State.NOT_MEASURED]
+def record_mark(state: State) -> str:
+    """What follows a stored record's months by its state (:data:`CELL_MARKS`)."""
+    return CELL_MARKS[state]
 
 
 def state_words(state: State | None) -> str:
@@ -413,7 +413,7 @@ def row_record(row) -> dict:
         )
         if r is not None
         else "",
-        "state": (r.state if r is not None and r.state is not None else State.NOT_MEASURED).value,
+        "state": row.state.value,
         "low_determined": of("low_determined", False),
         "high_determined": of("high_determined", False),
         "ci_high_beyond": of("months_high_mc_low"),

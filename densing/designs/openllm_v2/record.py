@@ -16,7 +16,7 @@ _KEYS = ("rows", "n_models", "verdict")
 
 def read() -> tuple[dict | None, str]:
     """(the stored record, "") or (None, why it is left out in one line: missing, damaged or foreign)."""
-    return read_stored_record(RECORD, RECORD_COMMAND, keys=_KEYS)
+    return read_stored_record(RECORD, RECORD_COMMAND, keys=_KEYS, row_keys=("row", "state"))
 
 
 def line() -> str | None:

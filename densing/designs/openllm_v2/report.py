@@ -24,7 +24,7 @@ SENSITIVITY = paths.RESULTS / "openllm_v2" / "curation_sensitivity.csv"
 SENSITIVITY_COMMAND = (
     "python tools/build_tables.py openllm-v2-sensitivity --out results/openllm_v2/curation_sensitivity.csv"
 )
-SENSITIVITY_COLUMNS = ("choice", "months", "ci_low", "ci_high", "status", "references")
+SENSITIVITY_COLUMNS = ("choice", "months", "ci_low", "ci_high", "state", "status", "references")
 #: The public table's last release date: a family with a model after it is a late family.
 PUBLIC_TABLE_END = "2024-07-31"
 #: The rows both tables measure, and their names on the page.
