@@ -28,10 +28,10 @@ from densing.present.words import (
     fold_of,
     heterogeneity_words,
     interval_after,
+    monte_carlo_range_words,
     not_measured,
     open_end,
     open_why,
-    range_legend,
     reasons_text,
     record_as_range,
     record_end,
@@ -189,8 +189,7 @@ def ranges_note(head) -> str:
     which = " and ".join(ends) + (
         " ends in parentheses are their " if len(ends) == 2 else " end in parentheses is its "
     )
-    legend = range_legend(head.n_boot).removeprefix("an end in parentheses (a–b) is its ")
-    return f"the {which}{legend}"
+    return f"the {which}{monte_carlo_range_words(head.n_boot)}"
 
 
 def _influence_words(head, *, always: bool) -> str:

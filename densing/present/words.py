@@ -273,12 +273,15 @@ def record_interval(row, *, brackets: str = "[]", level: str = "") -> str:
 def range_legend(draws) -> str:
     """What an end in parentheses is, said once beside every table or sentence that prints one; ``draws``: the draws
     of the rows or rules an end of which is printed so (one count, or several: their range)."""
+    return f"an end in parentheses (a–b) is its {monte_carlo_range_words(draws)}"
+
+
+def monte_carlo_range_words(draws) -> str:
+    """What an end's Monte Carlo range is ("95% Monte Carlo range, which 2,400 draws do not narrow to within 25% of
+    it"), after the words that name the end (:func:`range_legend`, the verdict's note); ``draws``: as there."""
     counts = sorted({int(n) for n in ([draws] if isinstance(draws, (int, np.integer)) else draws)})
     said = f"{counts[0]:,} draws do" if len(counts) == 1 else f"their draws ({counts[0]:,}–{counts[-1]:,}) do"
-    return (
-        f"an end in parentheses (a–b) is its 95% Monte Carlo range, which {said} not narrow to within "
-        f"{END_STABILITY:.0%} of it"
-    )
+    return f"95% Monte Carlo range, which {said} not narrow to within {END_STABILITY:.0%} of it"
 
 
 def ranges_words(result) -> str:
