@@ -208,8 +208,10 @@ def column(field: str, values) -> tuple[str, list[str]]:
 VALUE, UPPER_BOUND, LOWER_BOUND, NO_READING = "value", "upper bound", "lower bound", "none"
 #: reading → the sign a bounded cell is shown with.
 BOUND_SIGNS = {UPPER_BOUND: "≤ ", LOWER_BOUND: "≥ "}
+#: Where a bound's 95% interval reaches, by the bound it makes.
+INTERVAL_REACHES = {UPPER_BOUND: "reaches 0", LOWER_BOUND: "reaches ∞"}
 #: Why a density that the law resolves is still a bound: its interval's end.
-INTERVAL_REASONS = {UPPER_BOUND: "95% interval reaches 0", LOWER_BOUND: "95% interval reaches ∞"}
+INTERVAL_REASONS = {reading: f"95% interval {reaches}" for reading, reaches in INTERVAL_REACHES.items()}
 
 
 def _number(value) -> float:

@@ -8,6 +8,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from densing.errors import InputError
+
 
 class State(enum.Enum):
     """A row's state: *measured* (both ends of the 95% interval determined, the references agreeing), *bounded* (one
@@ -17,10 +19,37 @@ class State(enum.Enum):
     BOUNDED = "bounded"
     NOT_MEASURED = "not measured"
 
+    @classmethod
+    def from_ends(cls, low_determined: bool, high_determined: bool, *, references_disagree: bool = False) -> State:
+        """The one state rule (densing.trend.pooling, step 6; docs/method.md, "Determined ends and the three states"),
+        which every row of every design is judged by: *not measured* where the references disagree, else *measured*
+        with both ends of the 95% interval determined, *bounded* with one, *not measured* with none.
+
+        A row with no doubling time (an error, no reference) has neither end determined. Renderers never decide a
+        state: they draw the one this rule gave the row."""
+        if references_disagree:
+            return cls.NOT_MEASURED
+        if low_determined and high_determined:
+            return cls.MEASURED
+        if low_determined or high_determined:
+            return cls.BOUNDED
+        return cls.NOT_MEASURED
+
 
 def recorded_state(code) -> State | None:
     """A stored record's ``state`` code (:attr:`State.value`) → its state; None where it holds no state's code."""
     return State._value2member_map_.get(code) if isinstance(code, str) else None
+
+
+def stated_state(code, row: str) -> State:
+    """A row's ``state`` code (:attr:`State.value`, or a :class:`State`) as a renderer reads it → its state; a row
+    without one is an error naming ``row``: its state is given upstream, by :meth:`State.from_ends`, never defaulted
+    where it is drawn."""
+    state = code if isinstance(code, State) else recorded_state(code)
+    if state is None:
+        codes = ", ".join(repr(s.value) for s in State)
+        raise InputError(f"{row}: a row's state: expected one of {codes}, got {code!r} (State.from_ends gives it)")
+    return state
 
 
 @dataclass(frozen=True)
@@ -46,27 +75,69 @@ class EndOpen:
     beyond_months: float
 
 
+def _finite_months(months: float) -> bool:
+    """Whether an end of a doubling-time interval is a finite positive number of months (NaN is not)."""
+    return months == months and 0 < months < float("inf")
+
+
 @dataclass(frozen=True)
 class JudgedInterval:
     """A doubling-time interval without Monte Carlo ranges of its ends (a reference's own, a frontier rule beside the
-    headline's), judged by the one state rule: an end is determined where it is finite."""
+    headline's), judged by the one state rule (:meth:`State.from_ends`): an end is determined where it is finite."""
 
     doubling_time_months_ci_low: float
     doubling_time_months_ci_high: float
     n_draws: int
 
     @property
+    def low_determined(self) -> bool:
+        return _finite_months(self.doubling_time_months_ci_low)
+
+    @property
+    def high_determined(self) -> bool:
+        return _finite_months(self.doubling_time_months_ci_high)
+
+    @property
     def reasons(self) -> tuple[EndOpen, ...]:
-        ends = {"low": self.doubling_time_months_ci_low, "high": self.doubling_time_months_ci_high}
+        """Each end not determined, the lower first."""
+        determined = {"low": self.low_determined, "high": self.high_determined}
+        return tuple(EndOpen(end, False, self.n_draws, float("inf")) for end, known in determined.items() if not known)
+
+    @property
+    def state(self) -> State:
+        return State.from_ends(self.low_determined, self.high_determined)
+
+
+@dataclass(frozen=True)
+class JudgedEnds:
+    """A doubling-time interval whose ends' determination is given (an OLMES task's row, a design's own row), judged
+    by the one state rule (:meth:`State.from_ends`); its open ends are its reasons, each undecided at ``n_draws``
+    draws where its flag says so."""
+
+    doubling_time_months_ci_low: float
+    doubling_time_months_ci_high: float
+    low_determined: bool
+    high_determined: bool
+    n_draws: int
+    low_undecided: bool = False
+    high_undecided: bool = False
+
+    @property
+    def reasons(self) -> tuple[EndOpen, ...]:
+        """Each end not determined, the lower first (the months it lies beyond unknown: ∞)."""
+        ends = (
+            ("low", self.low_determined, self.low_undecided),
+            ("high", self.high_determined, self.high_undecided),
+        )
         return tuple(
-            EndOpen(end, False, self.n_draws, float("inf"))
-            for end, months in ends.items()
-            if not (months == months and 0 < months < float("inf"))
+            EndOpen(end, bool(undecided), self.n_draws, float("inf"))
+            for end, determined, undecided in ends
+            if not determined
         )
 
     @property
     def state(self) -> State:
-        return (State.MEASURED, State.BOUNDED, State.NOT_MEASURED)[len(self.reasons)]
+        return State.from_ends(self.low_determined, self.high_determined)
 
 
 @dataclass(frozen=True)

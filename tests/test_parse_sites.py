@@ -1,7 +1,9 @@
-"""No module reads an identifier, a rule code or a state out of joined text: every place in densing/ that splits,
-partitions or matches text is one of :data:`ALLOWED`, each with why it may (a file's or a tool's format, the user's
-input, text laid out for a reader), or one of :data:`LEFT`, the places that still read a value out of text (each with
-what it reads), which this list holds from growing."""
+"""No module reads an identifier, a rule code or a state out of joined text, and no decision is read from prose:
+every place in densing/ that splits, partitions or matches text (:data:`PATTERN`), or reads a sentence by its first or
+last words, cuts one sentence out of another or looks for an option in a command's words (:data:`PROSE`, the patterns
+of the issue's ``parse_sites.sh``), is one of :data:`ALLOWED`, each with why it may (a file's or a tool's format, the
+user's input, text laid out for a reader), or one of :data:`LEFT`, the places that still read a value out of text (each
+with what it reads), which this list holds from growing."""
 
 from __future__ import annotations
 
@@ -11,6 +13,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 #: What the test looks for (the issue's grep): a split, a partition, a regex match or a pandas extract.
 PATTERN = re.compile(r"split\(|partition\(|re\.(match|search|findall)|str\.extract")
+#: Prose read to decide (the issue's ``parse_sites.sh``): a sentence, source, label or command read by its first or last
+#: words, a literal with a space cut off a text, a ``--option value`` looked for in a command line, a label's "D0".
+PROSE = re.compile(
+    r"(source|why|reason|label|inversion|command|said|legend|sentence)[^.]{0,14}\.(startswith|endswith)\("
+    r"|\.(removeprefix|removesuffix)\(['\"][^'\"]* [^'\"]*['\"]\)"
+    r'|f"--[a-z-]+ \{[a-z_]+\}" in |startswith\("D0'
+)
 
 #: file → {a piece of the line: why the text may be read there}.
 ALLOWED: dict[str, dict[str, str]] = {
@@ -18,9 +27,6 @@ ALLOWED: dict[str, dict[str, str]] = {
         'text.partition(":")': "ReferenceName.parse: a file's or the command line's family:benchmark"
     },
     "densing/laws/inversion.py": {'.split(",")': "a reference fit's JSON provenance: its families joined by commas"},
-    "densing/designs/openllm_v2/report.py": {
-        '.split(", ")': "a trend record written before its rows held reference_names (its format then)"
-    },
     "densing/display.py": {'name.partition(":")': "a wide table's column name field:benchmark (the output's format)"},
     "densing/present/forest.py": {
         '" ".join(str(text).split())': "whitespace folded in a label for a reader",
@@ -68,7 +74,11 @@ ALLOWED: dict[str, dict[str, str]] = {
         'key.partition(",")': "lm-eval's metric,filter key (its file format)",
         'metric.partition(",")': "lm-eval's metric,filter key (its file format)",
     },
-    "densing/eval/tasks/local_data.py": {".split()": "a dataset's label file"},
+    "densing/eval/tasks/local_data.py": {
+        ".split()": "a dataset's label file",
+        'removeprefix("Level ")': "the MATH dataset's level field, 'Level 3' (its file format)",
+    },
+    "densing/eval/olmes.py": {'removeprefix(" ")': "an lm-eval request's continuation, led by one space (its format)"},
     "densing/eval/tasks/utils.py": {'rpartition("####")': "GSM8K's answer format"},
     "densing/eval/ingest.py": {'rsplit("_", 1)': "lm-eval's arg_0, arg_1 keys (its file format)"},
     "densing/eval/runner.py": {"line.split()": "nvidia-smi's output"},
@@ -97,7 +107,7 @@ def _sites() -> list[tuple[str, str]]:
     found = []
     for path in sorted((ROOT / "densing").rglob("*.py")):
         for line in path.read_text(encoding="utf-8").splitlines():
-            if PATTERN.search(line):
+            if PATTERN.search(line) or PROSE.search(line):
                 found.append((str(path.relative_to(ROOT)), line))
     return found
 
@@ -121,6 +131,38 @@ def test_every_listed_site_is_still_there():
         if not any(p == path and piece in line for p, line in sites)
     ]
     assert not stale, "listed but no longer in the package (take it off the list):\n" + "\n".join(stale)
+
+
+def test_the_prose_pattern_finds_what_it_looks_for():
+    """Each decision read from prose that issue 106 named is found by :data:`PROSE` (the list above is not vacuous)."""
+    named = [
+        'if str(r.get("release_date_source", "")).startswith("today") else ""',
+        "its {why.removeprefix('95% interval ')}, so",
+        '"reference" if not str(r["inversion"]).startswith("D0") else "D0 of the given fit"',
+        'reasons = sorted({p for p in parts if p.startswith("D0 ")})',
+        'legend = range_legend(head.n_boot).removeprefix("an end in parentheses (a–b) is its ")',
+        'drawn = "" if f"--seed {seed}" in command else ""',
+    ]
+    assert [line for line in named if not PROSE.search(line)] == []
+
+
+def test_no_decision_is_read_from_prose_where_it_was():
+    """The places issue 106 named decide from values now: a date's source, a bound's reach, a sensitivity row's
+    variant, an extrapolation note's kind, the Monte Carlo range's words, the footer's options, a record's references."""
+    text = {
+        p: (ROOT / p).read_text(encoding="utf-8")
+        for p in (
+            "densing/placement/place.py",
+            "densing/trend/measure.py",
+            "densing/laws/density.py",
+            "densing/present/verdict.py",
+            "densing/report/render.py",
+            "densing/designs/openllm_v2/report.py",
+        )
+    }
+    found = {path: [line for line in t.splitlines() if PROSE.search(line)] for path, t in text.items()}
+    assert found == dict.fromkeys(text, [])
+    assert '.split(", ")' not in text["densing/designs/openllm_v2/report.py"]
 
 
 def test_no_identifier_rule_code_or_state_is_read_from_text_where_it_was():

@@ -6,9 +6,10 @@ answer first, one compact table, the notes counted, a last line that repeats the
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass, field as dataclass_field
 from pathlib import Path
+
+from densing.invocation import CommandLine
 
 #: Text columns fold down to this many characters, no further; numbers never fold.
 MIN_TEXT_WIDTH = 32
@@ -238,12 +239,7 @@ def browser_lines(path: Path) -> list[str]:
     ]
 
 
-def command_words(command: str, options: dict) -> str:
-    """The command line that makes a written page again, for its footer (a flag where its value is True)."""
-    words = ["densing", command]
-    for option, value in options.items():
-        if value is True:
-            words.append(option)
-        elif value is not None and value is not False:
-            words += [option, f"{value:g}" if isinstance(value, float) else str(value)]
-    return shlex.join(words)
+def command_words(command: str, options: dict) -> CommandLine:
+    """The command line that makes a written page again, for its footer (a flag where its value is True), as values
+    (:class:`densing.invocation.CommandLine`)."""
+    return CommandLine.of(command, options)

@@ -26,6 +26,9 @@ from densing.laws.inversion import (
     BELOW_SMALLEST_N,
     Joint,
     PerBenchmark,
+    SizeAboveData,
+    SizeBelowData,
+    TokensBeyondData,
     arrays,
     extrapolation_notes,
     mean_score,
@@ -58,8 +61,11 @@ def extrapolation_summary(result: pd.DataFrame) -> str | None:
     if not outside:
         return None
     parts = [p for note in outside for p in note]
-    reasons = sorted({p for p in parts if p.startswith("D0 ")})
-    counts = {side: sum(side in p for p in parts) for side in (BELOW_SMALLEST_N, ABOVE_LARGEST_N)}
+    reasons = sorted({p for p in parts if isinstance(p, TokensBeyondData)})
+    counts = {
+        side: sum(isinstance(p, kind) for p in parts)
+        for side, kind in ((BELOW_SMALLEST_N, SizeBelowData), (ABOVE_LARGEST_N, SizeAboveData))
+    }
     reasons += [f"N̂ {side} in {counted_noun(count, 'row')}" for side, count in counts.items() if count]
     return (
         f"{len(outside)} of {len(result)} rows extrapolate beyond the reference's data: "

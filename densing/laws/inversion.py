@@ -50,8 +50,26 @@ BELOW_SMALLEST_N = "below the reference's smallest N"
 ABOVE_LARGEST_N = "above the reference's largest N"
 
 
+class ExtrapolationNote(str):
+    """One reason an inversion leaves the reference's data, in words wherever it is shown; its kind is its class, so
+    that what a note says is never read back out of its words."""
+
+
+class TokensBeyondData(ExtrapolationNote):
+    """D0 beyond the reference's largest D: the same for every size of one fit at one D0."""
+
+
+class SizeBelowData(ExtrapolationNote):
+    """N̂ below the reference's smallest N (:data:`BELOW_SMALLEST_N`)."""
+
+
+class SizeAboveData(ExtrapolationNote):
+    """N̂ above the reference's largest N (:data:`ABOVE_LARGEST_N`)."""
+
+
 def extrapolation_notes(fit: ReferenceFit, effective_params, d0: float | None = None) -> list[tuple[str, ...] | None]:
-    """Where an inversion leaves the reference's data: per size its reasons in words (D0's first); ``None`` inside.
+    """Where an inversion leaves the reference's data: per size its reasons (:class:`ExtrapolationNote`, D0's first);
+    ``None`` inside.
     N̂ (eq. 4) interpolates only while N̂ lies between the fitted points' smallest and largest N and D0 is at most
     their largest D; outside, it rests on the law's form alone. Censored values (N̂ = 0 or ∞) get no note here."""
     sizes = np.asarray(effective_params, float)
@@ -64,7 +82,11 @@ def extrapolation_notes(fit: ReferenceFit, effective_params, d0: float | None = 
     n_low, n_high = float(points["params"].min()), float(points["params"].max())
     d_high = float(points["train_tokens"].max())
     common = (
-        [f"D0 {format_count(tokens)} is {tokens / d_high:.3g}x the reference's largest D ({format_count(d_high)})"]
+        [
+            TokensBeyondData(
+                f"D0 {format_count(tokens)} is {tokens / d_high:.3g}x the reference's largest D ({format_count(d_high)})"
+            )
+        ]
         if tokens > d_high
         else []
     )
@@ -72,9 +94,9 @@ def extrapolation_notes(fit: ReferenceFit, effective_params, d0: float | None = 
     for size in sizes:
         parts = list(common)
         if np.isfinite(size) and 0 < size < n_low:
-            parts.append(f"N̂ {format_count(size)} {BELOW_SMALLEST_N} ({format_count(n_low)})")
+            parts.append(SizeBelowData(f"N̂ {format_count(size)} {BELOW_SMALLEST_N} ({format_count(n_low)})"))
         elif np.isfinite(size) and size > n_high:
-            parts.append(f"N̂ {format_count(size)} {ABOVE_LARGEST_N} ({format_count(n_high)})")
+            parts.append(SizeAboveData(f"N̂ {format_count(size)} {ABOVE_LARGEST_N} ({format_count(n_high)})"))
         notes.append(tuple(parts) or None)
     return notes
 

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from densing.errors import EvalError, InputError
-from densing.placement.place import line_dates, place_models
+from densing.placement.place import DateSource, line_dates, place_models
 from densing.registry import Target, TrendTable, resolve_table
 from densing.results import Result
 
@@ -167,7 +167,7 @@ def public_scores(rows: pd.DataFrame, specs: Sequence, *, today: str | None = No
                 "items": int(items),
                 "params": float(row["params"]),
                 "release_date": spec.release_date if dated else today,
-                "release_date_source": "models file" if dated else "today (no release_date in the models file)",
+                "release_date_source": (DateSource.MODELS_FILE if dated else DateSource.TODAY).value,
                 "family": (spec.family if spec is not None and spec.family else model),
                 "suite_benchmark": bench,
             }

@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from densing.errors import InputError
+from densing.placement.place import DateSource
 
 
 def _read(path: Path, model: str | None) -> pd.DataFrame:
@@ -80,7 +81,7 @@ def scores_rows(
     if any(v is not None for v in given.values()) and models > 1:
         names = ", ".join(f"--{k.replace('_', '-')}" for k, v in given.items() if v is not None)
         raise InputError(f"{source}: {models} models in the file; {names} name, size or date one model")
-    frame["release_date_source"] = "scores file"
+    frame["release_date_source"] = DateSource.SCORES_FILE.value
     if model is not None:
         frame["model"] = model
     if params is not None:
@@ -89,7 +90,7 @@ def scores_rows(
         frame["release_date"] = parse_date(release_date, field="release_date", where="--release-date").strftime(
             "%Y-%m-%d"
         )
-        frame["release_date_source"] = "given"
+        frame["release_date_source"] = DateSource.GIVEN.value
     for field, option in (("params", "--params"), ("release_date", "--release-date")):
         missing = (
             frame.loc[frame[field].isna() | (frame[field].astype(str).str.strip() == ""), "model"].unique()

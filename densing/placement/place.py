@@ -5,6 +5,7 @@ line ln ρmax = A·t + B (Xiao et al. 2024, eq. 5) at its date, with the band of
 
 from __future__ import annotations
 
+import enum
 import math
 from collections.abc import Sequence
 from dataclasses import replace
@@ -13,13 +14,31 @@ import numpy as np
 import pandas as pd
 
 from densing.constants import DAYS_PER_MONTH
-from densing.display import CHANCE_STDERRS, LOWER_BOUND, NEAR_CHANCE, NO_READING, UPPER_BOUND, VALUE, density_reading
+from densing.display import (
+    CHANCE_STDERRS,
+    INTERVAL_REACHES,
+    LOWER_BOUND,
+    NEAR_CHANCE,
+    NO_READING,
+    UPPER_BOUND,
+    VALUE,
+    density_reading,
+)
 from densing.errors import InputError
 from densing.laws.region import member_log_sizes
 from densing.numbers import format_count, format_number as _g
 
 #: The verdicts against the frontier line, and against the band of its slope interval at a date (``within`` it).
 ABOVE, BELOW, UNDETERMINED, WITHIN = "above", "below", "undetermined", "within"
+
+
+class DateSource(enum.Enum):
+    """Where a placed model's release date comes from; its value is the ``release_date_source`` column's code."""
+
+    SCORES_FILE = "scores file"
+    GIVEN = "given"  # --release-date
+    MODELS_FILE = "models file"
+    TODAY = "today (no release_date in the models file)"  # no date anywhere: the day it is placed
 
 
 def _chance_note(scores: pd.DataFrame, benchmarks: Sequence[str]) -> dict[str, str]:
@@ -249,7 +268,8 @@ def _said(reading: str, stated: float, why: str, r: dict, chance_words: str | No
         return f"ρ {sign} {_g(stated)} (a {reading}: the score is {side} what the reference can resolve)"
     if reading in (UPPER_BOUND, LOWER_BOUND):
         end = "upper" if reading == UPPER_BOUND else "lower"
-        return f"ρ {sign} {_g(stated)} (the 95% interval's {end} end; its {why.removeprefix('95% interval ')}, so the density is a bound, not a number)"
+        reaches = INTERVAL_REACHES[reading]
+        return f"ρ {sign} {_g(stated)} (the 95% interval's {end} end; its {reaches}, so the density is a bound, not a number)"
     if reading == NO_READING:
         return f"ρ undetermined ({why})"
     return f"ρ = {_g(r['density'])} (95% CI {_g(r['density_ci_low'])}–{_g(r['density_ci_high'])})"
@@ -272,7 +292,7 @@ def _verdict(r: dict, near_chance: str | None) -> dict:
         else UNDETERMINED
     )
     date = f"{r['release_date']}" + (
-        " (today: no release_date given)" if str(r.get("release_date_source", "")).startswith("today") else ""
+        " (today: no release_date given)" if r.get("release_date_source") == DateSource.TODAY.value else ""
     )
     band = (
         f" (its slope's 95% band {_g(r['frontier_density_ci_low'])}–{_g(r['frontier_density_ci_high'])})"

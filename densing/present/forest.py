@@ -16,7 +16,7 @@ from plotly.subplots import make_subplots
 from densing.data.benchmarks import BENCHMARKS
 from densing.numbers import counted_noun, format_months, format_number
 from densing.present.words import STATE_WORDS, not_measured, record_as_range, record_interval
-from densing.states import State, recorded_state
+from densing.states import State, stated_state
 
 #: The forest plot's default title (the public table's rows); the OLMES design's plot passes its own.
 FOREST_TITLE = "Doubling time by benchmark and benchmark set · the public leaderboard table"
@@ -34,11 +34,9 @@ def _short_reason(text: str, limit: int = 90) -> str:
 
 
 def row_state(row) -> State:
-    """A row's :class:`~densing.states.State`: its ``state`` column (as the row was judged); a row without one (a
-    design's frame) is not measured where it has an error or no doubling time."""
-    return recorded_state(getattr(row, "state", None)) or (
-        State.NOT_MEASURED if str(getattr(row, "error", "") or "") or not np.isfinite(row.months) else State.MEASURED
-    )
+    """A row's :class:`~densing.states.State`: its ``state`` column, as the one state rule judged the row upstream
+    (:meth:`~densing.states.State.from_ends`); a row without one is an error, never given a state here."""
+    return stated_state(getattr(row, "state", None), f"forest plot row {getattr(row, 'row', '?')!r}")
 
 
 #: The forest plot's legend: one entry per state that occurs (name, filled, colour, marker).

@@ -28,10 +28,10 @@ from densing.present.words import (
     fold_of,
     heterogeneity_words,
     interval_after,
+    monte_carlo_range_words,
     not_measured,
     open_end,
     open_why,
-    range_legend,
     reasons_text,
     record_as_range,
     record_end,
@@ -42,7 +42,7 @@ from densing.present.words import (
     status_parts,
     status_words,
 )
-from densing.states import State, recorded_state
+from densing.states import State, stated_state
 
 
 def measurement_why(m) -> str:
@@ -189,8 +189,7 @@ def ranges_note(head) -> str:
     which = " and ".join(ends) + (
         " ends in parentheses are their " if len(ends) == 2 else " end in parentheses is its "
     )
-    legend = range_legend(head.n_boot).removeprefix("an end in parentheses (a–b) is its ")
-    return f"the {which}{legend}"
+    return f"the {which}{monte_carlo_range_words(head.n_boot)}"
 
 
 def _influence_words(head, *, always: bool) -> str:
@@ -286,7 +285,7 @@ def measurement_status(m) -> str:
     if m.missing:
         return not_measured(f"the {m.missing[0][1]} has no reference")
     head = m.rules.get(m.headline_rule)
-    return status_words(head) if head is not None else state_words(State.NOT_MEASURED)
+    return status_words(head) if head is not None else state_words(m.state)
 
 
 def months_phrase(
@@ -336,7 +335,7 @@ def closing_words(m) -> str:
 
 def record_phrase(row: dict) -> str:
     """A stored row (a trend record's ``rows``) as :func:`months_phrase`, each end by its ``record_end``."""
-    state = recorded_state(row.get("state")) or State.NOT_MEASURED
+    state = stated_state(row.get("state"), f"stored row {row.get('row', '?')!r}")
     months = row["months"] if row.get("months") is not None else math.inf
     head = row["status"] if state is State.MEASURED else STATE_WORDS[state]
     return months_phrase(

@@ -12,7 +12,7 @@ import pandas as pd
 from densing.constants import END_STABILITY
 from densing.display import name_text
 from densing.numbers import NumberText, counted_noun, format_months, format_number
-from densing.states import EndOpen, NoFamilyPasses, NoFamilyScored, ReferencesDisagree, State, recorded_state
+from densing.states import EndOpen, NoFamilyPasses, NoFamilyScored, ReferencesDisagree, State
 
 
 def heterogeneity_words(result) -> str:
@@ -85,9 +85,9 @@ CAPTION_CLAUSES = {
 }
 
 
-def record_mark(code: str | None) -> str:
-    """What follows a stored record's months by its ``state`` code (:data:`CELL_MARKS`)."""
-    return CELL_MARKS[recorded_state(code) or State.NOT_MEASURED]
+def record_mark(state: State) -> str:
+    """What follows a stored record's months by its state (:data:`CELL_MARKS`)."""
+    return CELL_MARKS[state]
 
 
 def state_words(state: State | None) -> str:
@@ -273,12 +273,15 @@ def record_interval(row, *, brackets: str = "[]", level: str = "") -> str:
 def range_legend(draws) -> str:
     """What an end in parentheses is, said once beside every table or sentence that prints one; ``draws``: the draws
     of the rows or rules an end of which is printed so (one count, or several: their range)."""
+    return f"an end in parentheses (a–b) is its {monte_carlo_range_words(draws)}"
+
+
+def monte_carlo_range_words(draws) -> str:
+    """What an end's Monte Carlo range is ("95% Monte Carlo range, which 2,400 draws do not narrow to within 25% of
+    it"), after the words that name the end (:func:`range_legend`, the verdict's note); ``draws``: as there."""
     counts = sorted({int(n) for n in ([draws] if isinstance(draws, (int, np.integer)) else draws)})
     said = f"{counts[0]:,} draws do" if len(counts) == 1 else f"their draws ({counts[0]:,}–{counts[-1]:,}) do"
-    return (
-        f"an end in parentheses (a–b) is its 95% Monte Carlo range, which {said} not narrow to within "
-        f"{END_STABILITY:.0%} of it"
-    )
+    return f"95% Monte Carlo range, which {said} not narrow to within {END_STABILITY:.0%} of it"
 
 
 def ranges_words(result) -> str:
@@ -413,7 +416,7 @@ def row_record(row) -> dict:
         )
         if r is not None
         else "",
-        "state": (r.state if r is not None and r.state is not None else State.NOT_MEASURED).value,
+        "state": row.state.value,
         "low_determined": of("low_determined", False),
         "high_determined": of("high_determined", False),
         "ci_high_beyond": of("months_high_mc_low"),

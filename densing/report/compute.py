@@ -16,6 +16,7 @@ import pandas as pd
 from densing import paths
 from densing.constants import DEFAULT_EPOCH, NAMED_MODELS, PAPER
 from densing.data import read_results
+from densing.invocation import CommandLine
 from densing.laws.density import density_table
 from densing.laws.inversion import PerBenchmark
 from densing.laws.reference_fit import ReferenceFit
@@ -49,7 +50,7 @@ class Inputs:
     since: str | None
     n_boot: int
     seed: int
-    command: str | None = None
+    command: CommandLine | str | None = None
     traces: Path | None = None
     table: TrendTable | None = None
 
@@ -222,7 +223,7 @@ def compute_report(
     n_boot: int = 600,
     seed: int = 0,
     traces: str | Path | None = None,
-    command: str | None = None,
+    command: CommandLine | str | None = None,
     measured=None,
     yours: pd.DataFrame | None = None,
     yours_suite: str | None = None,
@@ -230,7 +231,8 @@ def compute_report(
     yours_answers: tuple[str, ...] = (),
 ) -> Report:
     """Every section the report shows: ``results``, ``table`` the target table (:func:`densing.registry.resolve_table`),
-    ``frontier`` the density figure's rule, ``command`` the footer's, ``measured`` a headline already measured there,
+    ``frontier`` the density figure's rule, ``command`` the footer's (:class:`~densing.invocation.CommandLine`; text
+    is cited as given), ``measured`` a headline already measured there,
     ``yours`` a user's models placed against it (with their ``yours_suite``, ``yours_evaluated``, ``yours_answers``,
     the terminal's lines). The designs' sections stand beside the leading table's rows only."""
     profile, path = resolve_table(results, table)

@@ -14,8 +14,8 @@ from plotly.offline import get_plotlyjs
 
 from densing.display import frame_columns
 from densing.numbers import NumberText, format_months
-from densing.present.words import not_measured, record_as_range, record_interval, record_mark, state_words
-from densing.states import State, recorded_state
+from densing.present.words import record_as_range, record_interval, record_mark, state_words
+from densing.states import State, stated_state
 
 _STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1d2330;background:#fafbfc}
@@ -157,12 +157,12 @@ def record_cell(row: dict | None) -> str:
     if not row:
         return "—"
     months, low, high = (row.get(k) for k in ("months", "ci_low", "ci_high"))
-    state = recorded_state(row.get("state"))
+    state = stated_state(row.get("state"), f"stored row {row.get('row', '?')!r}")
     if state is State.NOT_MEASURED or (low is None and high is None):  # no doubling time: the state's words alone
-        return state_words(state) or not_measured()
+        return state_words(state)
     if low is not None and months is not None and (record_as_range(row, "low") or record_as_range(row, "high")):
-        return f"{format_months(months)}{record_interval(row)}" + record_mark(row.get("state"))
-    return months_words(months, low, high) + record_mark(row.get("state"))
+        return f"{format_months(months)}{record_interval(row)}" + record_mark(state)
+    return months_words(months, low, high) + record_mark(state)
 
 
 def record_agreement(a: dict | None, b: dict | None) -> str:

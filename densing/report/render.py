@@ -14,6 +14,7 @@ import pandas as pd
 from densing import paths
 from densing.constants import PAPER
 from densing.display import VALUE
+from densing.invocation import CommandLine
 from densing.numbers import format_count, format_months, format_number
 from densing.present import figures as trend_figures
 from densing.present.forest import RANGE_DRAWN
@@ -390,15 +391,24 @@ def provenance_footer(inputs: m.Inputs) -> str:
     seed, n_boot = inputs.seed, inputs.n_boot
     digest = hashlib.sha256(inputs.results.read_bytes()).hexdigest()[:16]
     table = f"table={inputs.table.name!r}, " if inputs.table is not None and not inputs.table.leads else ""
-    command = inputs.command or (
-        f"densing.report.render.build_report(results={str(inputs.results)!r}, {table}seed={seed}, n_boot={n_boot})"
+    given = inputs.command
+    command = (
+        str(given)
+        if given is not None
+        else f"densing.report.render.build_report(results={str(inputs.results)!r}, {table}seed={seed}, n_boot={n_boot})"
     )
     today = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
-    drawn = "" if f"--seed {seed}" in command and f"--n-boot {n_boot}" in command else f" · seed {seed}, {n_boot} draws"
+    drawn = "" if _gives_draws(given) else f" · seed {seed}, {n_boot} draws"
     return (
         f"densing {esc(__version__)} · commit {esc(paths.source_commit())} · {today} · <code>{esc(command)}</code>"
         f"{drawn} · {esc(inputs.results.name)} sha256 {digest}… · method: Xiao et al. 2024, arXiv 2412.04315"
     )
+
+
+def _gives_draws(command: CommandLine | str | None) -> bool:
+    """Whether the footer's command line gives the seed and the draws itself (a :class:`CommandLine` with
+    ``--seed`` and ``--n-boot``); a command given as text is not read, and the footer says them beside it."""
+    return isinstance(command, CommandLine) and command.gives("--seed") and command.gives("--n-boot")
 
 
 def _g(value) -> str:

@@ -58,8 +58,11 @@ class Row:
 
     @property
     def state(self) -> State:
-        """This row's :class:`~densing.states.State`: its trend's, or not measured where it has none."""
-        return self.result.state if self.result is not None and self.result.state is not None else State.NOT_MEASURED
+        """This row's :class:`~densing.states.State`: its trend's; a row without a judged trend has neither end
+        determined (:meth:`~densing.states.State.from_ends`: not measured)."""
+        if self.result is None or self.result.state is None:
+            return State.from_ends(low_determined=False, high_determined=False)
+        return self.result.state
 
     @property
     def chance(self) -> float:

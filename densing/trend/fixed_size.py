@@ -251,14 +251,10 @@ def fit_fixed_size(
         if rate_low <= 0
         else None
     )
-    # the one state rule (densing.states.State): a rising fit whose interval reaches a zero rate has one end determined
-    state = (
-        State.MEASURED
-        if reason is None
-        else State.BOUNDED
-        if isinstance(reason, RateReachesZero)
-        else State.NOT_MEASURED
-    )
+    # the one state rule (densing.states.State.from_ends): a rising fit has its interval's lower end determined, and
+    # its upper end too unless the interval reaches a zero rate (∞ months); a fit that does not rise has neither
+    rises = reason is None or isinstance(reason, RateReachesZero)
+    state = State.from_ends(low_determined=rises, high_determined=reason is None)
     return FixedSizeFit(**base, **numbers, state=state, reason=reason)
 
 

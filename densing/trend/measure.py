@@ -246,7 +246,6 @@ def _with_variants(
     rows = [
         {
             **r,
-            "variant": "reference" if not str(r["inversion"]).startswith("D0") else "D0 of the given fit",
             "status": presented(JudgedInterval(r["ci_low"], r["ci_high"], n_draws), "status"),
         }
         for r in sensitivity.to_dict("records")

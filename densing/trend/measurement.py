@@ -154,9 +154,12 @@ class TrendMeasurement(Result):
 
     @property
     def state(self) -> State:
-        """The headline's :class:`~densing.states.State`: not measured where its set has no reference."""
+        """The headline's :class:`~densing.states.State`: its rule's trend's; where its set has no reference or its rule
+        no judged trend, neither end is determined (:meth:`~densing.states.State.from_ends`: not measured)."""
         head = self.rules.get(self.headline_rule)
-        return State.NOT_MEASURED if self.missing or head is None else head.state or State.NOT_MEASURED
+        if self.missing or head is None or head.state is None:
+            return State.from_ends(low_determined=False, high_determined=False)
+        return head.state
 
     @property
     def measurable(self) -> bool:

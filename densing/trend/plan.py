@@ -345,10 +345,16 @@ def by_rule(chosen: selection.CommonTargets, *, n_boot: int, n_boot_side: int, s
     return found, errors
 
 
+#: What a sensitivity row of :func:`sensitivity` varies (its ``variant``): one reference alone, or the given fit at
+#: another D0.
+REFERENCE_VARIANT, D0_VARIANT = "reference", "D0 of the given fit"
+
+
 def sensitivity(head: TrendUncertainty, chosen: selection.CommonTargets, c: Context) -> pd.DataFrame:
     """Each reference's own doubling time and interval; a given fit with a data term at :data:`SENSITIVITY_D0`."""
     rows = [
         {
+            "variant": REFERENCE_VARIANT,
             "reference": str(name),
             "inversion": inv.kind,
             "d0": inv.d0,
@@ -372,6 +378,7 @@ def sensitivity(head: TrendUncertainty, chosen: selection.CommonTargets, c: Cont
             )
             rows.append(
                 {
+                    "variant": D0_VARIANT,
                     "reference": str(variant.names[0]),
                     "inversion": f"D0 {format_count(value)}",
                     "d0": value,
@@ -380,7 +387,9 @@ def sensitivity(head: TrendUncertainty, chosen: selection.CommonTargets, c: Cont
                     "ci_high": r.doubling_time_months_ci_high,
                 }
             )
-    return pd.DataFrame(rows, columns=["reference", "inversion", "d0", "doubling_time_months", "ci_low", "ci_high"])
+    return pd.DataFrame(
+        rows, columns=["variant", "reference", "inversion", "d0", "doubling_time_months", "ci_low", "ci_high"]
+    )
 
 
 def breakpoint(chosen: selection.CommonTargets, head: TrendUncertainty, c: Context) -> Breakpoint:

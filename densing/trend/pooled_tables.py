@@ -246,13 +246,12 @@ def estimate(slope: float, draws: np.ndarray) -> dict:
 
 
 def state_record(ends: dict, rejected: bool) -> dict:
-    """The pooled law's state by the package's rule (:func:`densing.trend.uncertainty.state_of`): not measured where
+    """The pooled law's state by the one state rule (:meth:`~densing.states.State.from_ends`): not measured where
     the tables disagree (the common-slope test rejects), else measured with both ends determined, bounded with one,
     not measured with none; and why, as values."""
+    state = State.from_ends(ends["low_determined"], ends["high_determined"], references_disagree=rejected)
     if rejected:
-        return {"state": State.NOT_MEASURED.value, "why": "tables_disagree", "open_ends": []}
-    low, high = ends["low_determined"], ends["high_determined"]
-    state = State.MEASURED if low and high else State.BOUNDED if low or high else State.NOT_MEASURED
+        return {"state": state.value, "why": "tables_disagree", "open_ends": []}
     opened = [end for end in ("low", "high") if not ends[f"{end}_determined"]]
     return {"state": state.value, "why": "open_ends" if opened else "", "open_ends": opened}
 

@@ -44,11 +44,9 @@ def heterogeneous(result) -> bool:
 
 
 def state_of(result) -> State:
-    """A trend's state (step 6): not measured where the references disagree, else by how many ends are determined."""
-    if heterogeneous(result):
-        return State.NOT_MEASURED
-    low, high = result.low_determined, result.high_determined
-    return State.MEASURED if low and high else State.BOUNDED if low or high else State.NOT_MEASURED
+    """A trend's state (step 6) by the one state rule (:meth:`~densing.states.State.from_ends`): not measured where the
+    references disagree, else by how many ends are determined."""
+    return State.from_ends(result.low_determined, result.high_determined, references_disagree=heterogeneous(result))
 
 
 def reasons_of(result) -> tuple:

@@ -99,6 +99,7 @@ def test_every_state_and_reason_reads_one_state_everywhere(combination):
     assert dict(summary_items(result))["state"] == said
     row = SimpleNamespace(
         result=result,
+        state=result.state,
         error="",
         name="r",
         label="r",

@@ -101,7 +101,8 @@ def _row(result):
         largest_influence=lambda: None,
     ).items():
         setattr(result, name, value)
-    result.state = State.MEASURED if result.high_determined else State.BOUNDED  # the one rule on its ends
+    result.state = State.from_ends(result.low_determined, result.high_determined)  # the one rule on its ends
+    row.state = result.state  # a row's state is its trend's (densing.trend.capability.Row.state)
     return row_record(row)
 
 

@@ -118,6 +118,7 @@ def test_a_rows_floor_bounds_are_counted_per_reference_and_reach_its_json():
     from densing.laws.inversion import arrays
     from densing.present.verdict import saturation_words
     from densing.present.words import row_record
+    from densing.trend.capability import Row
     from densing.trend.uncertainty import from_row_trend
 
     table = planted(5, count=120)
@@ -150,6 +151,7 @@ def test_a_rows_floor_bounds_are_counted_per_reference_and_reach_its_json():
             chance=0.25,
             references=("RefA", "RefB"),
             result=head,
+            state=Row.state.fget(SimpleNamespace(result=head)),  # a row's state as densing.trend.capability.Row's
             error="",
         )
     )

@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -27,7 +26,7 @@ from densing.laws.reference_fit import ReferenceFit
 from densing.numbers import counted_noun, format_months
 from densing.present.words import joined, not_measured, state_words, status_parts
 from densing.results import ALPHA_CONSTRAINTS, Result, frame_records, interval_frame
-from densing.states import EndOpen, State
+from densing.states import JudgedEnds, State
 from densing.trend.capability import calibrated, inversion_checks
 from densing.trend.checks import FAILED
 from densing.trend.targets import trend_targets
@@ -308,24 +307,21 @@ def row_statuses(rows: pd.DataFrame) -> list[str]:
 
 
 def row_states(rows: pd.DataFrame) -> list[State]:
-    """Each OLMES row's :class:`~densing.states.State` by the one state rule (:func:`_judged`; an error: unmeasured)."""
-    return [State.NOT_MEASURED if str(r.error or "") else _judged(r).state for r in rows.itertuples()]
+    """Each OLMES row's :class:`~densing.states.State` by the one state rule (:func:`_judged`; a row with an error has
+    neither end determined: not measured)."""
+    return [_judged(r).state for r in rows.itertuples()]
 
 
-def _judged(r) -> SimpleNamespace:
-    """An OLMES row without an error as the one state rule reads a trend row: its state from its ends, the open ends
-    as reasons; the validity checks are findings beside it, as on every row."""
-    draws = int(r.n_draws) if r.n_draws == r.n_draws else 0
-    ends = tuple(
-        EndOpen(end, bool(end == "high" and r.high_undecided), draws, math.inf)
-        for end, determined in (("low", r.low_determined), ("high", r.high_determined))
-        if not determined
-    )
-    return SimpleNamespace(
-        state=(State.MEASURED, State.BOUNDED, State.NOT_MEASURED)[len(ends)],
-        reasons=ends,
-        doubling_time_months_ci_low=r.ci_low,
-        doubling_time_months_ci_high=r.ci_high,
+def _judged(r) -> JudgedEnds:
+    """An OLMES row as the one state rule reads a trend row: its state from its ends, the open ends as reasons; the
+    validity checks are findings beside it, as on every row."""
+    return JudgedEnds(
+        r.ci_low,
+        r.ci_high,
+        low_determined=bool(r.low_determined),
+        high_determined=bool(r.high_determined),
+        n_draws=int(r.n_draws) if r.n_draws == r.n_draws else 0,
+        high_undecided=bool(r.high_undecided),
     )
 
 

@@ -12,11 +12,13 @@ from densing.present.verdict import record_phrase
 RECORD = paths.RESULTS / "openllm_v2" / "trend.json"
 RECORD_COMMAND = "python tools/build_tables.py openllm-v2-trend --out results/openllm_v2/trend.json"
 _KEYS = ("rows", "n_models", "verdict")
+#: What each row of the record holds for the report: its name, its state and its references as a list of names.
+_ROW_KEYS = ("row", "state", "reference_names")
 
 
 def read() -> tuple[dict | None, str]:
     """(the stored record, "") or (None, why it is left out in one line: missing, damaged or foreign)."""
-    return read_stored_record(RECORD, RECORD_COMMAND, keys=_KEYS)
+    return read_stored_record(RECORD, RECORD_COMMAND, keys=_KEYS, row_keys=_ROW_KEYS)
 
 
 def line() -> str | None:

@@ -24,7 +24,7 @@ SENSITIVITY = paths.RESULTS / "openllm_v2" / "curation_sensitivity.csv"
 SENSITIVITY_COMMAND = (
     "python tools/build_tables.py openllm-v2-sensitivity --out results/openllm_v2/curation_sensitivity.csv"
 )
-SENSITIVITY_COLUMNS = ("choice", "months", "ci_low", "ci_high", "status", "references")
+SENSITIVITY_COLUMNS = ("choice", "months", "ci_low", "ci_high", "state", "status", "references")
 #: The public table's last release date: a family with a model after it is a late family.
 PUBLIC_TABLE_END = "2024-07-31"
 #: The rows both tables measure, and their names on the page.
@@ -110,11 +110,9 @@ def declared_words(record: dict) -> str:
 
 
 def recorded_references(row: dict | None) -> list[ReferenceName]:
-    """A stored row's references as values: its ``reference_names`` list; a record written before rows held that list
-    gives them in ``references``, ``family:benchmark`` names joined by ", " (its format then)."""
-    listed = (row or {}).get("reference_names")
-    names = listed if isinstance(listed, list) else str((row or {}).get("references") or "").split(", ")
-    return [ReferenceName.parse(n) for n in names if n]
+    """A stored row's references as values: its ``reference_names`` list, each a ``family:benchmark`` name (the record's
+    format; :func:`densing.designs.openllm_v2.record.read` reads only records whose rows hold that list)."""
+    return [ReferenceName.parse(n) for n in (row or {}).get("reference_names") or () if n]
 
 
 def comparison(record: dict, public: dict) -> pd.DataFrame:

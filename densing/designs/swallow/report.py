@@ -64,7 +64,10 @@ def read_records_noted(folder: str | Path) -> tuple[dict[str, dict], dict[str, s
     """(the readable records by file stem, why each other one is left out in one line): :func:`read_stored_record`."""
     found = {
         stem: read_stored_record(
-            Path(folder) / f"{stem}.json", PROTOCOL_COMMAND, keys=("rows", "verdict", "continual_pretraining")
+            Path(folder) / f"{stem}.json",
+            PROTOCOL_COMMAND,
+            keys=("rows", "verdict", "continual_pretraining"),
+            row_keys=("row", "state"),
         )
         for stem, _, _ in VARIANTS
     }
