@@ -2,8 +2,27 @@
 the written rule that marks each eligible or says why not.
 
 :func:`candidate_table` fits every family with at least :data:`MIN_FAMILY_MODELS` models on every benchmark of
-:data:`CANDIDATE_BENCHMARKS` by binomial likelihood (:func:`densing.laws.family.fit_family`) and applies the reference
-rule ``v3`` (date-blind; docs/method.md, "Rule v3 of the references"; its thresholds the constants below).
+:data:`CANDIDATE_BENCHMARKS` by binomial likelihood (:func:`densing.laws.family.fit_family`, the default shape; the fits
+run as batches, :func:`likelihood_fits`) and applies the reference rule ``v3`` (date-blind; docs/method.md, "Rule v3
+of the references"; its thresholds the constants below). A (family, benchmark) pair is eligible iff every code holds;
+the first that fails is its ``code`` column, with the reason in words beside it:
+
+- **R1** dense members only: a member whose active and total sizes differ (a mixture of experts) is left out of the
+  fit, and the ``why`` column names it;
+- **R2** at least :data:`MIN_SIZES` sizes with a token count (any score);
+- **R2s** the law's slope γ has its 95% interval above zero (the likelihood fit succeeds and rises);
+- **R3** the members' token counts within :data:`MAX_TOKEN_RATIO` × of each other;
+- **R4r** reach: the best member gets at least :data:`REACH_SHARE` of the way from chance to the benchmark's top-decile
+  score (the :data:`TOP_DECILE_QUANTILE` quantile over the table's models outside the family, any date), so that
+  inverting a top-decile target extrapolates the curve over at most as much score as the family measured;
+- **R4s** no top-decile target within :data:`SATURATION_STDERRS` standard errors of the law's ceiling;
+- **R5z** held out within noise: refitted without its largest member, the law predicts that member within
+  :data:`MAX_HELD_OUT_Z` combined standard errors, √(se(Ŝ)² + φ̂·S(1 − S)/n), φ̂ the larger of the family's own Pearson
+  dispersion and the benchmark's pooled one (the median over families of at least :data:`MIN_POOLING_MEMBERS`
+  members, :func:`pooled_dispersion`); a refit with no finite standard error fails it.
+
+The held-out z is computed also where only R4r or R4s fail: a set's joint test reads it
+(:func:`densing.trend.selection.set_references`).
 """
 
 from __future__ import annotations
