@@ -132,6 +132,8 @@ def test_the_joint_inversion():
         chi2=np.array([0.5, 1.0]),
         birge_ratio=np.array([0.7, math.nan]),
         per_benchmark_size=np.array([[1e9, 2e9], [math.inf, 1e15]]),
+        rounds=np.array([1, 1]),
+        settled=np.array([True, True]),
     )
     frame = result.to_frame()
     assert len(frame) == 2 and frame["effective_params"].iloc[0] == pytest.approx(1e9)

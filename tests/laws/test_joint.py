@@ -189,7 +189,10 @@ def test_prediction_variance_is_the_variance_of_each_draws_prediction():
     by_draw = forms.performance_law(
         forms.family_covariate(np.exp(x)[None, :], p["alpha"], p["n_unit"]), p["c"], p["gamma"], p["l"], p["d"]
     )
-    assert np.array_equal(joint.prediction_variance([fit], x)[:, 0], np.var(by_draw, axis=0))
+    together = joint.prediction_variance([fit], x)[:, 0]
+    assert np.allclose(together, np.var(by_draw, axis=0), rtol=1e-12, atol=0)
+    for i in range(len(x)):  # each model's variance the same bits alone as beside the others
+        assert joint.prediction_variance([fit], x[i : i + 1])[0, 0] == together[i]
     default = dataclasses.replace(fit, params={k: v for k, v in fit.params.items() if k != "n_unit"})
     assert np.array_equal(joint.prediction_variance([default], x), joint.prediction_variance([fit], x))
 
