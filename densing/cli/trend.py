@@ -511,7 +511,7 @@ def report(
     check_writable(out)  # first: an output that cannot be written is said before anything is imported or computed
     draws_option(n_boot, seed)
     d0_tokens = d0_option(d0)
-    profile, path = registry.resolve_table(results, table_name)  # the table's sets and rules, the file read
+    target = registry.resolve_table(results, table_name)  # the table's sets and rules, the file read: once
     from densing.report.render import build_report
 
     validate({"traces": [ExistingPath("folder"), None]}, traces=traces)
@@ -531,10 +531,10 @@ def report(
             "--table": table_name,
         },
     )
-    with working(f"computing the report of {path.name if results else profile.words} …", after=PROGRESS_AFTER_S):
+    shown = target.path.name if results else target.table.words
+    with working(f"computing the report of {shown} …", after=PROGRESS_AFTER_S):
         html, measurement, _ = build_report(
-            results=path,
-            table=profile,
+            target=target,
             headline_fit=fit,
             d0=d0_tokens,
             frontier=frontier,
