@@ -13,6 +13,7 @@ import typer
 from densing import registry
 from densing.cli.layout import browser_lines, closing, command_words
 from densing.cli.output import Format, announced, draws_option, print_frame, print_progress, print_text, size_option
+from densing.cli.output_files import output_option
 from densing.cli.pooled import ALL_TABLES
 from densing.errors import InputError
 from densing.io import atomic_write_text, check_outputs_apart, check_writable, check_writable_folder, create_new_text
@@ -33,9 +34,12 @@ def measure(
         "without evaluating (with a model's size and date: its columns, or --params "
         "and --release-date).",
     ),
-    template: Path | None = typer.Option(
+    template: Path | None = output_option(
         None,
         "--template",
+        file="scores.csv",
+        holds="the scores file to fill in",
+        streams=True,
         help="Write a scores file to fill in (one row per "
         "model, a column per headline benchmark) to this new file ('-': stdout; missing folders are made), "
         "and stop; an existing file is refused.",
@@ -60,9 +64,11 @@ def measure(
         metavar="N",
         help="At most N items per task, a whole number (MMLU: N in each of its subjects); the intervals are those of the items scored.",
     ),
-    out: Path | None = typer.Option(
+    out: Path | None = output_option(
         None,
         "--out",
+        file="report.html",
+        holds="the HTML report",
         help="HTML report to write (atomically; missing folders are made; default report.html with "
         "--models, none with --scores).",
     ),
@@ -72,8 +78,12 @@ def measure(
         help="Results store, a folder (a rerun reuses its pairs; default: $XDG_CACHE_HOME/densing/store, "
         "else ~/.cache/densing/store).",
     ),
-    csv: Path | None = typer.Option(
-        None, "--csv", help="Also write one row per model (scores, density, verdict) as CSV (missing folders are made)."
+    csv: Path | None = output_option(
+        None,
+        "--csv",
+        file="placed.csv",
+        holds="the placed rows",
+        help="Also write one row per model (scores, density, verdict) as CSV (missing folders are made).",
     ),
     backend: str = typer.Option(
         "hf",

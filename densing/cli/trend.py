@@ -22,6 +22,7 @@ from densing.cli.output import (
     print_texts,
     working,
 )
+from densing.cli.output_files import output_option
 from densing.cli.pooled import ALL_HELP, ALL_TABLES
 from densing.constants import DEFAULT_EPOCH, PAPER
 from densing.errors import InputError
@@ -485,8 +486,12 @@ def _print_headline_detail(result, wide: bool, table: str | None = None) -> None
 
 
 def report(
-    out: Path = typer.Option(
-        Path("report.html"), "--out", help="HTML file to write (atomically; missing folders are made)."
+    out: Path = output_option(
+        Path("report.html"),
+        "--out",
+        file="report.html",
+        holds="the HTML report",
+        help="HTML file to write (atomically; missing folders are made).",
     ),
     results: Path | None = typer.Option(None, "--results", help=RESULTS_HELP),
     fit: Path | None = typer.Option(None, "--fit", help=FIT_HELP),
