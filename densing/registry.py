@@ -320,3 +320,22 @@ def resolve_table(results: str | Path | None = None, table: str | TrendTable | N
         table if isinstance(table, TrendTable) else tables().get(table) if table is not None else table_for_path(given)
     )
     return Target(found, found.path if given is None else given)
+
+
+def given_or_resolved(
+    target: Target | None, results: str | Path | None = None, table: str | TrendTable | None = None
+) -> Target:
+    """The table a function reads: ``target`` where its caller has resolved it already (a command resolves its table
+    once, :func:`resolve_table`, and hands that one value down), else the table ``results`` and ``table`` name
+    (:func:`resolve_table`, for a caller who names it). Both given, or a ``target`` that is no :class:`Target`: an
+    InputError, one table said one way."""
+    if target is None:
+        return resolve_table(results, table)
+    if not isinstance(target, Target):
+        raise InputError(f"target: expected a table resolved by densing.registry.resolve_table, got {target!r}")
+    if results is not None or table is not None:
+        raise InputError(
+            "target: a table resolved already (densing.registry.resolve_table), so results= and table= are not given "
+            "beside it; give one or the other"
+        )
+    return target

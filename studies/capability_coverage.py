@@ -204,10 +204,7 @@ def run_replicate(r: int, args) -> dict:
         budget = name.startswith("budget:")
         try:
             row = capability.trend_row(
-                name,
-                name,
-                "planted",
-                benchmarks,
+                capability.RowSpec(name, name, "planted", benchmarks),
                 table,
                 candidates,
                 budget_fits if budget else fits,

@@ -138,12 +138,11 @@ WORLDS = {
 
 @dataclass(frozen=True)
 class Real:
-    """The real row: its set, benchmarks, references (family → benchmarks), frontier family, point and interval."""
+    """The real row: its set (``spec``: name, label, benchmarks), references (family → benchmarks), frontier family,
+    point and interval."""
 
     table: str
-    row: str
-    label: str
-    benchmarks: tuple[str, ...]
+    spec: capability.RowSpec
     found: dict
     frontier: str
     slope: float
@@ -152,8 +151,8 @@ class Real:
     frame: pd.DataFrame  # the real tidy rows on the row's benchmarks, dated models
 
 
-def _trend_row(row: str, label: str, benchmarks, table: pd.DataFrame, seed: int, n_boot: int, found=None):
-    candidates = eligibility.candidate_table(table, benchmarks=benchmarks)
+def _trend_row(spec: capability.RowSpec, table: pd.DataFrame, seed: int, n_boot: int, found=None):
+    candidates = eligibility.candidate_table(table, benchmarks=spec.benchmarks)
     fits: dict = {}
     if found is not None:  # a real reference whose planted law the fit refuses is left out (and named)
         dropped = []
@@ -170,10 +169,7 @@ def _trend_row(row: str, label: str, benchmarks, table: pd.DataFrame, seed: int,
     else:
         dropped = []
     result = capability.trend_row(
-        row,
-        label,
-        "set",
-        benchmarks,
+        spec,
         table,
         candidates,
         fits,
@@ -190,19 +186,16 @@ def _trend_row(row: str, label: str, benchmarks, table: pd.DataFrame, seed: int,
 @cache
 def real_row(table: str, n_boot: int = DEFAULT_N_BOOT) -> Real:
     profile = registry.table(table)
-    row = profile.headline_set
-    label, benchmarks = profile.sets[row]
-    benchmarks = tuple(benchmarks)
+    label, benchmarks = profile.sets[profile.headline_set]
+    spec = capability.RowSpec.of_set(profile.headline_set, label, tuple(benchmarks))
     tidy = with_stderr(read_results(profile.path))
-    found = selection.set_references(eligibility.candidate_table(tidy, benchmarks=benchmarks), benchmarks)
-    measured, _ = _trend_row(row, label, benchmarks, tidy, 0, n_boot)
+    found = selection.set_references(eligibility.candidate_table(tidy, benchmarks=spec.benchmarks), spec.benchmarks)
+    measured, _ = _trend_row(spec, tidy, 0, n_boot)
     result = measured.result
-    frame = tidy[tidy["benchmark"].isin(benchmarks) & tidy["release_date"].notna()].reset_index(drop=True)
+    frame = tidy[tidy["benchmark"].isin(spec.benchmarks) & tidy["release_date"].notna()].reset_index(drop=True)
     return Real(
         table,
-        row,
-        label,
-        benchmarks,
+        spec,
         dict(found),
         result.largest_influence().family,
         result.slope_per_day,
@@ -232,14 +225,14 @@ def planted_table(
     days = (pd.to_datetime(models["release_date"]) - pd.Timestamp(world.t_ref)).dt.days.to_numpy(float)
     base = real.slope * days + W.FRONTIER - gaps[families].to_numpy()
     log_rho = {}
-    for b in real.benchmarks:
+    for b in real.spec.benchmarks:
         skill = pd.Series(W.SKILL_SD * rng.standard_normal(len(names)), index=names)
         log_rho[b] = pd.Series(
             base + skill[families].to_numpy() + W.MEMBER_SD * rng.standard_normal(len(models)), index=models.index
         )
     out = frame.copy()
     values = np.empty(len(out))
-    for b in real.benchmarks:
+    for b in real.spec.benchmarks:
         at = (out["benchmark"] == b).to_numpy()
         sub = out[at]
         x = np.log(sub["params"].to_numpy(float)) + log_rho[b].loc[sub["model"]].to_numpy()
@@ -267,7 +260,7 @@ def run_replicate(r: int, table: str, seed: int, n_boot: int, gap: str = "zero")
     planted, truth = planted_table(real, world, rng, gap)
     record: dict = {"replicate": r, "latent": real.slope}
     try:
-        row, dropped = _trend_row(real.row, real.label, real.benchmarks, planted, r, n_boot, found=real.found)
+        row, dropped = _trend_row(real.spec, planted, r, n_boot, found=real.found)
     except DensingError as exc:
         record["error"] = f"{type(exc).__name__}: {str(exc)[:200]}"
         return record
@@ -361,8 +354,8 @@ def row_record(real: Real, found: dict, count_run: int) -> dict:
     months = doubling_months(real.slope)
     base = {
         "table": real.table,
-        "row": real.row,
-        "label": real.label,
+        "row": real.spec.name,
+        "label": real.spec.label,
         "frontier": real.frontier,
         "references": sorted(real.found),
         "planted_months": months,
@@ -393,7 +386,7 @@ def score_quantiles(real: Real, seed: int) -> str:
     the planted world's scores lie to the real ones."""
     planted, _ = planted_table(real, WORLDS[real.table], np.random.default_rng(np.random.SeedSequence([seed, 0])))
     said = []
-    for b in real.benchmarks:
+    for b in real.spec.benchmarks:
         one, two = (
             frame.loc[frame["benchmark"] == b, "value"].quantile([0.1, 0.5, 0.9]) for frame in (real.frame, planted)
         )
@@ -416,7 +409,7 @@ def summary(store: Path, seed: int, n_boot: int) -> tuple[list[str], list[dict]]
         records = read_store(store_of(store, table), config_of(table, seed, n_boot))
         months = doubling_months(real.slope)
         out.append(
-            f"## {table}: {real.label}, references {', '.join(real.found)}, frontier family {real.frontier} "
+            f"## {table}: {real.spec.label}, references {', '.join(real.found)}, frontier family {real.frontier} "
             f"at the top (gap 0); the real row {format_months(months)} months [{format_months(doubling_months(real.high))}–"
             f"{format_months(doubling_months(real.low))}], planted at the same slope"
         )

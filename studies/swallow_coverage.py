@@ -276,10 +276,7 @@ def run_replicate(r: int, args) -> dict:
     for name, benchmarks in rows_measured():
         try:
             row = capability.trend_row(
-                name,
-                name,
-                "planted",
-                benchmarks,
+                capability.RowSpec(name, name, "planted", benchmarks),
                 table,
                 candidates,
                 fits,

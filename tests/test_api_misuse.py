@@ -421,6 +421,7 @@ TYPED_ENTRIES = {
     "place(params)": (lambda v: densing.place(SCORES, params=v), True),
     "place(table)": (lambda v: densing.place(SCORES, table=v), True),
     "place(results)": (lambda v: densing.place(SCORES, results=v), True),
+    "place(target)": (lambda v: densing.place(SCORES, target=v), True),
     "measure_trend(targets)": (lambda v: densing.measure_trend(v), False),
     "measure_trend(table)": (lambda v: densing.measure_trend(pd.DataFrame(), table=v), True),
     "registry.table": (lambda v: registry.table(v), True),

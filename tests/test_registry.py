@@ -186,3 +186,19 @@ def test_resolve_table_refuses_what_is_no_table_in_one_line(kwargs, message):
 
     with pytest.raises(InputError, match=message):
         registry.resolve_table(**kwargs)
+
+
+def test_a_table_resolved_once_is_handed_down_as_it_is():
+    """A function given ``target`` (a command's one resolution of its table) reads that table as it is; given a name
+    or a path instead, it resolves them; given both, or a ``target`` that is no resolved table, it refuses in one
+    line."""
+    from densing import registry
+
+    resolved = registry.resolve_table(table="openllm_v2")
+    assert registry.given_or_resolved(resolved) is resolved
+    assert registry.given_or_resolved(None, table="openllm_v2") == resolved
+    assert registry.given_or_resolved(None) == registry.resolve_table()
+    with pytest.raises(InputError, match=r"^target: a table resolved already .*; give one or the other$"):
+        registry.given_or_resolved(resolved, table="public")
+    with pytest.raises(InputError, match=r"^target: expected a table resolved by .*, got 'openllm_v2'$"):
+        registry.given_or_resolved("openllm_v2")

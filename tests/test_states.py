@@ -59,7 +59,7 @@ def test_every_design_takes_its_rows_states_from_the_one_rule(monkeypatch):
     "bounded": the trend engine's rows, an interval judged by its finite ends, the OLMES design's tasks, the pooled
     law of three tables, a capability row without a trend and a design's own row type."""
     from densing.designs.olmes.trend import row_states
-    from densing.trend.capability import Row
+    from densing.trend.capability import Row, RowSpec
     from densing.trend.pooled_tables import state_record
     from densing.trend.uncertainty import state_of
 
@@ -78,7 +78,7 @@ def test_every_design_takes_its_rows_states_from_the_one_rule(monkeypatch):
         "olmes": olmes[0],
         "olmes error": olmes[1],
         "pooled law": State(state_record({"low_determined": True, "high_determined": True}, False)["state"]),
-        "row without a trend": Row("r", "R", "knowledge", ("mmlu",), (), None).state,
+        "row without a trend": Row(RowSpec("r", "R", "knowledge", ("mmlu",)), (), None).state,
         "new row type": JudgedEnds(3.0, 9.0, low_determined=True, high_determined=True, n_draws=600).state,
     }
     assert judged == dict.fromkeys(judged, State.BOUNDED)

@@ -22,7 +22,6 @@ from densing.cli.ladder import ladder_app
 from densing.cli.output import command_group
 from densing.cli.overlap import overlap_app
 from densing.errors import DensingError, InputError
-from densing.io import output_file
 
 
 @dataclass(frozen=True)
@@ -156,45 +155,6 @@ EXCLUSIVE: dict[str, tuple[tuple[Given, Given, str], ...]] = {
         ),
     ),
 }
-
-
-#: Per command, its file outputs as the user writes them: option → (the file a folder given as ``DIR/`` gets, what
-#: the file holds, whether ``-`` is standard output). ``-`` is refused where the file cannot be a stream beside what
-#: the command prints (an HTML report, a fit written beside its summary): docs/cli.md, "Outputs".
-OUTPUT_FILES: dict[str, dict[str, tuple[str, str, bool]]] = {
-    "fit": {"--out": ("fit.json", "the fit's JSON", False)},
-    "convert": {"--out": ("results.csv", "the table", True)},
-    "report": {"--out": ("report.html", "the HTML report", False)},
-    "measure": {
-        "--out": ("report.html", "the HTML report", False),
-        "--csv": ("placed.csv", "the placed rows", False),
-        "--template": ("scores.csv", "the scores file to fill in", True),
-    },
-}
-
-
-def as_written(args: list[str]) -> list[str]:
-    """``args`` with each file output of :data:`OUTPUT_FILES` given as a folder (``DIR/``: made where missing)
-    written as the file in it that the table names; an InputError where ``-`` names an output that cannot be
-    standard output."""
-    outputs = OUTPUT_FILES.get(args[0], {}) if args else {}
-    out = list(args)
-    i = 1
-    while i < len(out):
-        option, equals, value = out[i].partition("=")
-        at = i if equals else i + 1
-        if option in outputs and at < len(out):
-            value = value if equals else out[at]
-            name, holds, streams = outputs[option]
-            if value == "-" and not streams:
-                raise InputError(
-                    f"{option} -: {holds} is a file beside what densing {args[0]} prints on standard "
-                    "output, so it cannot be standard output; give a file name"
-                )
-            value = output_file(value, name)
-            out[at] = f"{option}={value}" if equals else value
-        i = at + 1 if option in outputs else i + 1
-    return out
 
 
 class CheckedCommand(TyperCommand):
@@ -335,7 +295,7 @@ def _dispatch(args: list[str]) -> None:
         sys.exit(2)
 
     try:
-        code = app(args=as_written(args), prog_name="densing", standalone_mode=False)
+        code = app(args=args, prog_name="densing", standalone_mode=False)
     except click.exceptions.NoArgsIsHelpError as exc:  # `densing`, `densing eval`: the help screen
         print(exc.ctx.get_help() if exc.ctx is not None else exc.format_message(), file=sys.stderr)
         sys.exit(2)

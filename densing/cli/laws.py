@@ -21,6 +21,7 @@ from densing.cli.output import (
     print_text,
     size_option,
 )
+from densing.cli.output_files import output_option
 from densing.constants import DEFAULT_EPOCH
 from densing.errors import FitError, InputError
 from densing.io import check_outputs_apart, check_writable, command_line
@@ -64,8 +65,12 @@ def fit(
         ..., "--benchmark", help="Benchmark name; several comma-separated are averaged per model."
     ),
     law: Law = typer.Option(Law.two_step, "--law", help="two-step needs losses; composed uses scores only."),
-    out: Path | None = typer.Option(
-        None, "--out", help="Write the fit as JSON here (atomically; missing folders are made)."
+    out: Path | None = output_option(
+        None,
+        "--out",
+        file="fit.json",
+        holds="the fit's JSON",
+        help="Write the fit as JSON here (atomically; missing folders are made).",
     ),
     metric: str = typer.Option(
         "acc", "--metric", help="Score metric of the rows to fit (acc, acc_norm, len_norm or another the table has)."
@@ -247,9 +252,12 @@ def _show_fit(result, out: Path | None, fmt: Format) -> None:
 
 def convert(
     data: Path = typer.Option(..., "--data", help=DATA_HELP),
-    out: Path = typer.Option(
+    out: Path = output_option(
         ...,
         "--out",
+        file="results.csv",
+        holds="the table",
+        streams=True,
         help="Tidy CSV or Parquet to write (atomically; missing folders are made; DIR/: DIR/results.csv; '-': CSV on stdout).",
     ),
     suite: str | None = typer.Option(

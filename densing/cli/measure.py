@@ -13,6 +13,7 @@ import typer
 from densing import registry
 from densing.cli.layout import browser_lines, closing, command_words
 from densing.cli.output import Format, announced, draws_option, print_frame, print_progress, print_text, size_option
+from densing.cli.output_files import output_option
 from densing.cli.pooled import ALL_TABLES
 from densing.errors import InputError
 from densing.io import atomic_write_text, check_outputs_apart, check_writable, check_writable_folder, create_new_text
@@ -33,9 +34,12 @@ def measure(
         "without evaluating (with a model's size and date: its columns, or --params "
         "and --release-date).",
     ),
-    template: Path | None = typer.Option(
+    template: Path | None = output_option(
         None,
         "--template",
+        file="scores.csv",
+        holds="the scores file to fill in",
+        streams=True,
         help="Write a scores file to fill in (one row per "
         "model, a column per headline benchmark) to this new file ('-': stdout; missing folders are made), "
         "and stop; an existing file is refused.",
@@ -60,9 +64,11 @@ def measure(
         metavar="N",
         help="At most N items per task, a whole number (MMLU: N in each of its subjects); the intervals are those of the items scored.",
     ),
-    out: Path | None = typer.Option(
+    out: Path | None = output_option(
         None,
         "--out",
+        file="report.html",
+        holds="the HTML report",
         help="HTML report to write (atomically; missing folders are made; default report.html with "
         "--models, none with --scores).",
     ),
@@ -72,8 +78,12 @@ def measure(
         help="Results store, a folder (a rerun reuses its pairs; default: $XDG_CACHE_HOME/densing/store, "
         "else ~/.cache/densing/store).",
     ),
-    csv: Path | None = typer.Option(
-        None, "--csv", help="Also write one row per model (scores, density, verdict) as CSV (missing folders are made)."
+    csv: Path | None = output_option(
+        None,
+        "--csv",
+        file="placed.csv",
+        holds="the placed rows",
+        help="Also write one row per model (scores, density, verdict) as CSV (missing folders are made).",
     ),
     backend: str = typer.Option(
         "hf",
@@ -154,9 +164,11 @@ def measure(
             "--protocol: names the protocol of --scores placed against the pooled law (--table all); "
             "one table's placement reads its own"
         )
-    target = registry.resolve_table(table=table_name) if table_name is not None else None  # a bad name, first
+    # the one resolution of the table (a bad name, first), handed down; without --table, the path taken resolves the
+    # default it places against (the public table with --scores, the suite's with --models)
+    target = registry.resolve_table(table=table_name) if table_name is not None else None
     if template is not None:
-        _write_template(template, table_name)
+        _write_template(template, table_name, target)
     elif scores is not None:
         _place_scores(scores, model_name, params, release_date, out, csv, n_boot, seed, target, allow_missing)
     elif models is None:
@@ -177,6 +189,7 @@ def measure(
             prefix_cache,
             allow_unsafe_code,
             table_name,
+            target,
             n_boot,
             seed,
         )
@@ -197,11 +210,13 @@ def _evaluate(
     prefix_cache: bool,
     allow_unsafe_code: bool,
     table_name,
+    target,
     n_boot: int,
     seed: int,
 ) -> None:
     """``densing measure --models``: every input checked, the headline measured (announced where long), the models
-    evaluated on the suite and placed; the report, the CSV rows and the answer's line."""
+    evaluated on the suite and placed on ``target`` (the ``--table`` resolved; None: the suite's, resolved once by
+    :func:`densing.placement.measure.plan`); the report, the CSV rows and the answer's line."""
     from densing.eval.backends import with_prefix_cache
     from densing.placement.measure import measure as run, plan
     from densing.placement.own_scores import shown_names
@@ -217,7 +232,7 @@ def _evaluate(
         backend=backend,
         device=device,
         store=store,
-        table=table_name,
+        target=target,
     )
     if checked.left_out:
         typer.echo(
@@ -237,7 +252,7 @@ def _evaluate(
         local_data=local_data,
         data_root=data_root,
         store=store,
-        table=table_name,
+        target=checked.target,
         n_boot=n_boot,
         seed=seed,
         backend=backend,
@@ -307,8 +322,7 @@ def _place_scores(
             table,
             n_boot=n_boot,
             seed=seed,
-            table=target.table,
-            results=target.path,
+            target=target,
             measurement=headline,
             allow_missing=allow_missing,
         ),
@@ -376,19 +390,20 @@ def measure_headline(target, n_boot: int, seed: int, *, report: bool):
     )
 
 
-def _write_template(path: Path, table: str | None = None) -> None:
+def _write_template(path: Path, table: str | None = None, target=None) -> None:
     """``densing measure --template FILE``: the scores file to fill in (the headline set's columns of ``table``,
-    default the public table's), written to a new file (or stdout for ``-``)."""
+    the ``--table`` given, resolved as ``target``; default the public table's), written to a new file (or stdout for
+    ``-``)."""
     from densing.placement.own_scores import scores_template
 
     if str(path) == "-":
-        print(scores_template(table), end="")
+        print(scores_template(target=target), end="")
         return
     if path.suffix.lower() != ".csv":  # the one format it writes, which --scores reads back once filled
         raise InputError(f"{path}: --template writes a CSV scores file; give a name ending in .csv (or - for stdout)")
     if path.exists() or path.is_symlink():  # said before the template is made; create_new_text is what decides
         raise InputError(f"{path}: --template: the file exists; give a new file name (densing never overwrites it)")
-    create_new_text(path, scores_template(table), "--template")  # of processes racing for one name, one writes
+    create_new_text(path, scores_template(target=target), "--template")  # of processes racing for one name, one writes
     given = f" --table {table}" if table is not None else ""
     print(
         f"wrote {path}: fill in params (7e9 or 7B), release_date (YYYY-MM-DD) and the scores (fractions in [0, 1]), "
@@ -454,8 +469,7 @@ def _write(
     if out is not None:
         left_out = f"; left out (no local split): {', '.join(result.left_out)}" if result.left_out else ""
         html, _, _ = build_report(
-            results=target.path,
-            table=target.table,
+            target=target,
             n_boot=n_boot,
             seed=seed,
             measured=result.measurement,

@@ -83,7 +83,8 @@ def place_on_pooled(
     size = size_option(params, "--params")
     table = read_scores(scores, model=model, params=size, release_date=release_date)
     protocol = protocol_of(table, protocol, str(scores))
-    shown = shown_names(registry.table(protocol))
+    target = registry.resolve_table(table=protocol)  # the protocol's table, resolved once
+    shown = shown_names(target.table)
     check_complete(table, headline_benchmarks(protocol), str(scores), allow_missing, shown, "--allow-missing")
     print_progress(f"measuring the three tables' pooled law and the {protocol} table's headline …")
     pooled = pooled_trend(n_boot=n_boot, seed=seed)
@@ -94,7 +95,7 @@ def place_on_pooled(
         release_date=release_date,
         n_boot=n_boot,
         seed=seed,
-        table=protocol,
+        target=target,
         allow_missing=allow_missing,
     )
     frame = place_pooled(pooled, protocol=protocol, placed=placed)

@@ -22,6 +22,7 @@ from densing.cli.output import (
     print_texts,
     working,
 )
+from densing.cli.output_files import output_option
 from densing.cli.pooled import ALL_HELP, ALL_TABLES
 from densing.constants import DEFAULT_EPOCH, PAPER
 from densing.errors import InputError
@@ -485,8 +486,12 @@ def _print_headline_detail(result, wide: bool, table: str | None = None) -> None
 
 
 def report(
-    out: Path = typer.Option(
-        Path("report.html"), "--out", help="HTML file to write (atomically; missing folders are made)."
+    out: Path = output_option(
+        Path("report.html"),
+        "--out",
+        file="report.html",
+        holds="the HTML report",
+        help="HTML file to write (atomically; missing folders are made).",
     ),
     results: Path | None = typer.Option(None, "--results", help=RESULTS_HELP),
     fit: Path | None = typer.Option(None, "--fit", help=FIT_HELP),
@@ -511,7 +516,7 @@ def report(
     check_writable(out)  # first: an output that cannot be written is said before anything is imported or computed
     draws_option(n_boot, seed)
     d0_tokens = d0_option(d0)
-    profile, path = registry.resolve_table(results, table_name)  # the table's sets and rules, the file read
+    target = registry.resolve_table(results, table_name)  # the table's sets and rules, the file read: once
     from densing.report.render import build_report
 
     validate({"traces": [ExistingPath("folder"), None]}, traces=traces)
@@ -531,10 +536,10 @@ def report(
             "--table": table_name,
         },
     )
-    with working(f"computing the report of {path.name if results else profile.words} …", after=PROGRESS_AFTER_S):
+    shown = target.path.name if results else target.table.words
+    with working(f"computing the report of {shown} …", after=PROGRESS_AFTER_S):
         html, measurement, _ = build_report(
-            results=path,
-            table=profile,
+            target=target,
             headline_fit=fit,
             d0=d0_tokens,
             frontier=frontier,

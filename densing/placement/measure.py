@@ -17,7 +17,7 @@ import pandas as pd
 
 from densing.errors import EvalError, InputError
 from densing.placement.place import DateSource, line_dates, place_models
-from densing.registry import Target, TrendTable, resolve_table
+from densing.registry import Target, TrendTable, given_or_resolved
 from densing.results import Result
 
 
@@ -76,10 +76,12 @@ def plan(
     store: str | Path | None = None,
     results: str | Path | None = None,
     table: str | TrendTable | None = None,
+    target: Target | None = None,
 ) -> Plan:
     """Check every input of :func:`measure` (docs/measure.md, step 1) without evaluating anything; a model stored for
     every benchmark of the suite has its source checked by the sweep instead (it need not be installed).
-    ``results``, ``table``: the target table (:func:`densing.registry.resolve_table`; neither: the suite's)."""
+    ``results``, ``table``: the target table (:func:`densing.registry.resolve_table`; neither: the suite's);
+    ``target``: that table resolved already, as a command hands it down."""
     from densing.eval.benchmarks import PUBLIC_TABLE_BENCHMARKS, suite_benchmarks, suite_table
     from densing.eval.loading import SWEEP_CONSTRAINTS
     from densing.eval.runner import as_model_specs, sweep_data_root
@@ -102,7 +104,8 @@ def plan(
             check_offline_source(spec)
     validate({"backend": SWEEP_CONSTRAINTS["backend"]}, backend=backend)
     root = sweep_data_root(names, local_data, data_root)  # the local splits' folder, checked; None from the Hub
-    target = resolve_table(suite_table(suite) if results is None and table is None else results, table)
+    suites_own = target is None and results is None and table is None  # nothing names the table: the suite's
+    target = given_or_resolved(target, suite_table(suite) if suites_own else results, table)
     if (
         not target.path.is_file()
     ):  # a suite of another table than the public one (SUITE_TABLES) needs that table shipped
@@ -111,7 +114,7 @@ def plan(
             if target.path.is_relative_to(RESULTS)
             else str(target.path)
         )
-        named = f"--suite {suite}: its" if results is None and table is None else "results:" if results else "--table:"
+        named = f"--suite {suite}: its" if suites_own else "results:" if results else "--table:"
         raise InputError(
             f"{named} target table {shown} is not {'shipped' if results is None else 'there'}, so there is "
             "no table to place the models against"
@@ -246,6 +249,7 @@ def measure(
     store: str | Path | None = None,
     results: str | Path | None = None,
     table: str | TrendTable | None = None,
+    target: Target | None = None,
     n_boot: int | None = None,
     seed: int = 0,
     backend: str = "hf",
@@ -261,8 +265,8 @@ def measure(
     ``models``: a models file or a list of specs, as ``densing eval``; ``limit``: at most N items per task; ``store``:
     the results store (default :func:`densing.paths.default_store`); ``results``, ``table``: the target table
     (:func:`densing.registry.resolve_table`; neither: the suite's; ``table="openllm_v2"``: the Open LLM Leaderboard
-    v2's); ``n_boot``, ``seed``: the headline's draws (default the CLI's); ``measurement``: a headline already measured
-    on that table; ``on_progress(line)``: progress in words; the rest as ``densing eval``'s options."""
+    v2's); ``target``: that table resolved already, as a command hands it down; ``n_boot``, ``seed``: the headline's
+    draws (default the CLI's); ``measurement``: a headline already measured on that table; ``on_progress(line)``: progress in words; the rest as ``densing eval``'s options."""
     from densing.eval.runner import run_sweep
     from densing.paths import default_store
 
@@ -280,6 +284,7 @@ def measure(
         store=store,
         results=results,
         table=table,
+        target=target,
     )
     words = {"skipped": "in the store, reused", "loading": "loading the model …", "running": "evaluating …"}
     rows = run_sweep(
@@ -299,10 +304,9 @@ def measure(
     )
     scores = public_scores(rows, checked.specs)
     return place_against(
-        checked.target.path,
+        checked.target,
         scores,
         measurement,
-        table=checked.target.table,
         n_boot=n_boot,
         seed=seed,
         say=say,
@@ -321,24 +325,24 @@ def check_draws(n_boot, seed) -> None:
 
 
 def place_against(
-    results: str | Path | None,
+    target: Target,
     scores: pd.DataFrame,
     measurement,
     *,
     n_boot: int | None,
     seed: int,
     suite: str,
-    table: str | TrendTable | None = None,
     say: ProgressCallback | None = None,
     **fields,
 ) -> MeasureResult:
-    """``scores``' models placed against the headline of the target table (:func:`densing.registry.resolve_table`):
-    ``measurement``, or one measured with ``n_boot`` draws; a :class:`MeasureResult` of ``suite`` with ``fields``."""
+    """``scores``' models placed against the headline of ``target``, the table its caller resolved
+    (:func:`densing.registry.resolve_table`): ``measurement``, or one measured with ``n_boot`` draws; a
+    :class:`MeasureResult` of ``suite`` with ``fields``."""
     from densing.constants import DEFAULT_N_BOOT
     from densing.data import read_results
     from densing.trend.measure import HEADLINE_RULE, measure_trend
 
-    profile, path = resolve_table(results, table)
+    profile, path = target
     words = getattr(measurement, "table_words", None)
     if measurement is not None and isinstance(words, str) and words != profile.words:
         raise InputError(

@@ -107,13 +107,14 @@ def scores_rows(
     return with_stderr(frame)
 
 
-def scores_template(table=None) -> str:
+def scores_template(table=None, *, target=None) -> str:
     """A scores file to fill in, as CSV text: ``model``, ``params``, ``release_date`` and a column per benchmark of
-    the headline's set of ``table`` (a registered name; default the leading table), the cells left empty."""
+    the headline's set of ``table`` (a registered name; default the leading table; ``target``: that table resolved
+    already, as a command hands it down), the cells left empty."""
     from densing.data.benchmarks import BENCHMARKS
-    from densing.registry import resolve_table
+    from densing.registry import given_or_resolved
 
-    table = resolve_table(table=table).table
+    table = given_or_resolved(target, table=table).table
     benchmarks = table.sets[table.headline_set][1]
     header = ["model", "params", "release_date", *(BENCHMARKS[b].columns[0] for b in benchmarks)]
     return ",".join(header) + "\n" + ",".join(["my-org/my-model", "", ""] + [""] * len(benchmarks)) + "\n"
@@ -137,22 +138,23 @@ def place(
     measurement=None,
     table=None,
     results=None,
+    target=None,
     allow_missing: bool = False,
 ):
     """Place the models of ``scores`` (a path, or a table) → :class:`~densing.placement.measure.MeasureResult`.
 
     ``table``, ``results``: the target table whose headline they are placed against
     (:func:`densing.registry.resolve_table`; default the shipped public table; ``table="openllm_v2"``: the Open LLM
-    Leaderboard v2's); ``n_boot``, ``seed``: the headline's draws (default the CLI's, at least 40); ``measurement``: a
-    headline of that table, to reuse. A model without a score on a benchmark the headline inverts is refused
+    Leaderboard v2's); ``target``: that table resolved already, as a command hands it down; ``n_boot``, ``seed``: the
+    headline's draws (default the CLI's, at least 40); ``measurement``: a headline of that table, to reuse. A model without a score on a benchmark the headline inverts is refused
     (:func:`check_complete`) unless ``allow_missing``: its row's ``missing`` then names what was left out."""
     from densing.placement.measure import check_draws, place_against
-    from densing.registry import resolve_table
+    from densing.registry import given_or_resolved
     from densing.validation import Options, validate
 
     check_draws(n_boot, seed)
     validate({"allow_missing": [Options({True, False})]}, allow_missing=allow_missing)
-    target = resolve_table(results, table)  # a bad name, before the scores are read
+    target = given_or_resolved(target, results, table)  # a bad name, before the scores are read
 
     given, source = scores, "a table"
     if isinstance(scores, (str, Path)):
@@ -171,10 +173,9 @@ def place(
         shown=shown_names(target.table),
     )
     return place_against(
-        target.path,
+        target,
         scores,
         measurement,
-        table=target.table,
         n_boot=n_boot,
         seed=seed,
         suite=scores_suite(given),

@@ -25,7 +25,7 @@ from densing.present.bias import bias_words
 from densing.present.figures import with_intervals
 from densing.present.forest import row_names
 from densing.present.summary import Summary, Table
-from densing.registry import TrendTable, designs, leading_table, resolve_table
+from densing.registry import Target, TrendTable, designs, given_or_resolved, leading_table
 from densing.results import Result
 from densing.runtime.executor import Beside
 from densing.runtime.threads import one_blas_thread
@@ -214,6 +214,7 @@ def compute_report(
     *,
     results: str | Path | None = None,
     table: str | TrendTable | None = None,
+    target: Target | None = None,
     headline_fit: str | Path | None = None,
     fits_dir: str | Path | None = None,
     d0: float | None = None,
@@ -230,12 +231,13 @@ def compute_report(
     yours_evaluated: bool = True,
     yours_answers: tuple[str, ...] = (),
 ) -> Report:
-    """Every section the report shows: ``results``, ``table`` the target table (:func:`densing.registry.resolve_table`),
+    """Every section the report shows: ``results``, ``table`` the target table (:func:`densing.registry.resolve_table`;
+    ``target`` that table resolved already, as a command hands it down),
     ``frontier`` the density figure's rule, ``command`` the footer's (:class:`~densing.invocation.CommandLine`; text
     is cited as given), ``measured`` a headline already measured there,
     ``yours`` a user's models placed against it (with their ``yours_suite``, ``yours_evaluated``, ``yours_answers``,
     the terminal's lines). The designs' sections stand beside the leading table's rows only."""
-    profile, path = resolve_table(results, table)
+    profile, path = given_or_resolved(target, results, table)
     inputs = Inputs(
         results=path,
         fits_dir=Path(fits_dir) if fits_dir else paths.REFERENCE_FITS,

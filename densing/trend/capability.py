@@ -33,15 +33,38 @@ from densing.trend.rules import envelope_index
 from densing.trend.selection import CommonTargets, common_targets, set_references
 from densing.trend.uncertainty import TrendUncertainty, from_row_trend
 
+#: The capability of a row over a benchmark set (a row over one benchmark has that benchmark's, :data:`CAPABILITY`).
+SET = "set"
+
 
 @dataclass(frozen=True)
-class Row:
-    """One benchmark's or one set's trend: its references, the interval over them, or why there is none."""
+class RowSpec:
+    """What one row measures, wherever a row is declared (:class:`densing.trend.plan.RowJob`), computed
+    (:func:`trend_row`) or held (:class:`Row`): ``name``, its key among a measurement's rows; ``label``, its words;
+    ``capability``, the benchmark's (:data:`CAPABILITY`) or :data:`SET`; ``benchmarks``, those it inverts."""
 
     name: str
     label: str
     capability: str
     benchmarks: tuple[str, ...]
+
+    @classmethod
+    def of_benchmark(cls, benchmark: str) -> RowSpec:
+        """The row of one benchmark: named and labelled by it, of its capability (:data:`CAPABILITY`)."""
+        return cls(benchmark, benchmark, CAPABILITY[benchmark], (benchmark,))
+
+    @classmethod
+    def of_set(cls, name: str, label: str, benchmarks: tuple[str, ...]) -> RowSpec:
+        """The row of the benchmark set ``name`` (a table's :attr:`~densing.registry.TrendTable.sets` entry)."""
+        return cls(name, label, SET, benchmarks)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One benchmark's or one set's trend (``spec``, :class:`RowSpec`): its references, the interval over them, or why
+    there is none."""
+
+    spec: RowSpec
     references: tuple[ReferenceName, ...]
     result: TrendUncertainty | None
     #: why it has no trend: :class:`~densing.states.NoFamilyScored`, :class:`~densing.states.NoFamilyPasses`, or the
@@ -55,6 +78,26 @@ class Row:
     status = presented_property(
         "status", "The one status of this row wherever it is shown (:func:`densing.present.words.row_parts`)."
     )
+
+    @property
+    def name(self) -> str:
+        """The row's name (:attr:`RowSpec.name`)."""
+        return self.spec.name
+
+    @property
+    def label(self) -> str:
+        """The row's label (:attr:`RowSpec.label`)."""
+        return self.spec.label
+
+    @property
+    def capability(self) -> str:
+        """The row's capability (:attr:`RowSpec.capability`)."""
+        return self.spec.capability
+
+    @property
+    def benchmarks(self) -> tuple[str, ...]:
+        """The benchmarks the row inverts (:attr:`RowSpec.benchmarks`)."""
+        return self.spec.benchmarks
 
     @property
     def state(self) -> State:
@@ -156,10 +199,7 @@ def row_targets(
 
 
 def trend_row(
-    name: str,
-    label: str,
-    capability: str,
-    benchmarks: tuple[str, ...],
+    spec: RowSpec,
     targets: pd.DataFrame,
     candidates: pd.DataFrame,
     fits: dict,
@@ -172,12 +212,13 @@ def trend_row(
     found: dict[str, tuple[str, ...]] | None = None,
     details: bool = True,
 ) -> Row:
-    """One row: its references (:func:`densing.trend.selection.set_references`, or ``found``), its pooled trend
-    (``details``: with its slopes without each kind of bound, readings and leave-one-out tables,
+    """The row ``spec``: its references (:func:`densing.trend.selection.set_references`, or ``found``), its pooled
+    trend (``details``: with its slopes without each kind of bound, readings and leave-one-out tables,
     :func:`densing.trend.pooling.pooled_trend`)."""
+    benchmarks = spec.benchmarks
     found = set_references(candidates, tuple(benchmarks)) if found is None else found
     if not found:
-        return Row(name, label, capability, benchmarks, (), None, _why_none(candidates, benchmarks))
+        return Row(spec, (), None, _why_none(candidates, benchmarks))
     try:
         row_fits(targets, candidates, fits, found, seed=seed)
         chosen = row_targets(targets, candidates, fits, found, since=since, epoch=epoch)
@@ -194,8 +235,8 @@ def trend_row(
             judged=True,
         )
     except DensingError as exc:
-        return Row(name, label, capability, benchmarks, tuple(map(ReferenceName, found)), None, exc)
-    return Row(name, label, capability, benchmarks, chosen.names, result, members=tuple(chosen.members()))
+        return Row(spec, tuple(map(ReferenceName, found)), None, exc)
+    return Row(spec, chosen.names, result, members=tuple(chosen.members()))
 
 
 def headline_checks(members: list, head: TrendUncertainty) -> tuple:

@@ -182,7 +182,8 @@ def _measurement(c: plan.Context, jobs: list, done: dict) -> TrendMeasurement:
     """The jobs' results as one :class:`TrendMeasurement`, the rows in the table's order."""
     h = done["headline"]
     rows = [done[j.key] for j in jobs if isinstance(j, plan.RowJob) and j.variant == plan.DEFAULT]
-    singles, sets = [r for r in rows if r.capability != "set"], [r for r in rows if r.capability == "set"]
+    singles = [r for r in rows if r.capability != capability.SET]
+    sets = [r for r in rows if r.capability == capability.SET]
     budget = tuple(done[j.key] for j in jobs if isinstance(j, plan.RowJob) and j.variant == plan.BUDGET)
     members = h.common.members()
     head_set = c.profile.headline_set if c.fit is None else None
@@ -196,7 +197,10 @@ def _measurement(c: plan.Context, jobs: list, done: dict) -> TrendMeasurement:
     if head_set is not None and not h.missing:
         sets = [
             capability.Row(
-                head_set, h.label, "set", h.benchmarks, tuple(head.reference_names), head, members=tuple(members)
+                capability.RowSpec.of_set(head_set, h.label, h.benchmarks),
+                tuple(head.reference_names),
+                head,
+                members=tuple(members),
             ),
             *sets,
         ]

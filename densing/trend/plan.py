@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
@@ -136,17 +136,14 @@ class FitsJob:
 
 @dataclass(frozen=True)
 class RowJob:
-    """One row, a benchmark or a set, under ``variant`` (:func:`densing.trend.capability.trend_row`)."""
+    """One row, a benchmark or a set (``spec``), under ``variant`` (:func:`densing.trend.capability.trend_row`)."""
 
-    name: str
-    label: str
-    capability: str
-    benchmarks: tuple[str, ...]
+    spec: capability.RowSpec
     variant: Variant = DEFAULT
 
     @property
     def key(self) -> str:
-        return self.variant.row_key(self.name)
+        return self.variant.row_key(self.spec.name)
 
     @property
     def needs(self) -> tuple[str, ...]:
@@ -155,10 +152,7 @@ class RowJob:
     def run(self, c: Context, needed: dict) -> capability.Row:
         candidates, fits = (c.candidates, c.fits) if not self.needs else needed[self.variant.key][:2]
         return capability.trend_row(
-            self.name,
-            self.variant.label(self.label),
-            self.capability,
-            self.benchmarks,
+            replace(self.spec, label=self.variant.label(self.spec.label)),  # the row's label says its variant
             c.targets,
             candidates,
             fits,
@@ -188,37 +182,29 @@ def fixed_size_estimate(c: Context) -> pd.DataFrame:
     return fixed_size_rows(c.targets, c.profile, since=c.since, epoch=c.epoch, n_boot=c.n_boot_side, seed=c.seed)
 
 
+def set_row(profile: TrendTable, name: str) -> capability.RowSpec:
+    """The row of ``profile``'s benchmark set ``name`` (its label and benchmarks, :attr:`TrendTable.sets`)."""
+    label, benchmarks = profile.sets[name]
+    return capability.RowSpec.of_set(name, label, benchmarks)
+
+
 def plan(c: Context) -> list:
     """The jobs of the sections in ``c.sections``, the longest first (an executor starts them in this order): the
     headline, the variants' fits, the fixed-size estimator, the sets, the benchmarks, the sensitivity rows."""
     present = set(c.targets["benchmark"].astype(str))
     headline = c.profile.headline_set if c.fit is None else None  # a given fit: the table's headline set is a row
     rows, side = "rows" in c.sections, "sensitivity" in c.sections
-    sets = (
-        [
-            RowJob(name, label, "set", benchmarks)
-            for name, (label, benchmarks) in c.profile.sets.items()
-            if name != headline
-        ]
-        if rows
-        else []
-    )
+    sets = [RowJob(set_row(c.profile, name)) for name in c.profile.sets if name != headline] if rows else []
     singles = (
-        [RowJob(b, b, capability.CAPABILITY[b], (b,)) for b in capability.CAPABILITY if b in present] if rows else []
+        [RowJob(capability.RowSpec.of_benchmark(b)) for b in capability.CAPABILITY if b in present] if rows else []
     )
-    budget = [RowJob(b, b, capability.CAPABILITY[b], (b,), BUDGET) for b in c.profile.budget_benchmarks if b in present]
-    budget += [
-        RowJob(name, c.profile.sets[name][0], "set", c.profile.sets[name][1], BUDGET) for name in c.profile.budget_sets
-    ]
-    budget = [job for job in budget if rows or (side and job.name == headline)]
+    budget = [RowJob(capability.RowSpec.of_benchmark(b), BUDGET) for b in c.profile.budget_benchmarks if b in present]
+    budget += [RowJob(set_row(c.profile, name), BUDGET) for name in c.profile.budget_sets]
+    budget = [job for job in budget if rows or (side and job.spec.name == headline)]
     noted = bool(budget)  # the budget's fits: their notes (members with no size at D0) stand beside the rows
-    budget = [job for job in budget if "budget" in c.sections or (side and job.name == headline)]
-    shape = (
-        []
-        if headline is None or not side
-        else [RowJob(headline, c.profile.sets[headline][0], "set", c.profile.sets[headline][1], LOGISTIC)]
-    )
-    read = {b for job in shape for b in job.benchmarks}  # what the other shape's candidate table is needed for
+    budget = [job for job in budget if "budget" in c.sections or (side and job.spec.name == headline)]
+    shape = [] if headline is None or not side else [RowJob(set_row(c.profile, headline), LOGISTIC)]
+    read = {b for job in shape for b in job.spec.benchmarks}  # what the other shape's candidate table is needed for
     fits = (
         [FitsJob(LOGISTIC, tuple(b for b in c.profile.candidates if b in read) or c.profile.candidates)]
         if shape

@@ -1,6 +1,7 @@
-"""Outputs as the user wrote them (``densing.cli.app.OUTPUT_FILES``): ``DIR/`` is a folder (made) holding the
-command's file under its default name; ``-`` is standard output where the file can be a stream and refused where
-it cannot (nothing named ``-`` is ever written); a read-only output is refused, not replaced."""
+"""Outputs as the user wrote them (each declared by :func:`densing.cli.output_files.output_option`): ``DIR/`` is a
+folder (made) holding the command's file under its default name; ``-`` is standard output where the file can be a
+stream and refused where it cannot (nothing named ``-`` is ever written); a read-only output is refused, not
+replaced."""
 
 from __future__ import annotations
 
@@ -46,6 +47,24 @@ def test_dash_is_refused_where_the_file_cannot_be_a_stream(argv, option, tmp_pat
     assert code == 2 and out == "" and err.count("\n") == 1, err
     assert err.startswith(f"error: {option} -: ") and "cannot be standard output" in err, err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_options_read_their_outputs_themselves_without_the_entry(tmp_path, monkeypatch):
+    """The typer app run without densing's entry (:func:`densing.cli.main`, which rewrites nothing): each output option
+    reads ``DIR/`` and ``-`` as it parses (:class:`densing.cli.output_files.OutputFile`), one declaration beside its
+    help, so no list of outputs beside the options can drift from them."""
+    from typer.testing import CliRunner
+
+    from densing.cli.app import app
+    from densing.errors import InputError
+
+    monkeypatch.chdir(tmp_path)
+    made = CliRunner().invoke(app, ["measure", "--template", "new/"])
+    assert made.exit_code == 0 and (tmp_path / "new" / "scores.csv").is_file(), made.output
+    refused = CliRunner().invoke(app, ["report", "--out", "-"])
+    assert isinstance(refused.exception, InputError), refused.output
+    assert str(refused.exception).startswith("--out -: the HTML report is a file beside what densing report prints")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new"]
 
 
 def test_a_read_only_output_is_refused_and_left_as_it_was(tmp_path, run_cli):

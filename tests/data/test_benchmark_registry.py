@@ -174,7 +174,7 @@ def test_a_set_row_is_named_by_its_benchmarks_registered_names_as_its_label_list
     its benchmarks in parentheses lists exactly those names, in order: the label and the registry say the same."""
     from densing.present.forest import row_names, shown_name
     from densing.registry import tables
-    from densing.trend.capability import Row
+    from densing.trend.capability import Row, RowSpec
 
     for table in tables().values():
         for key, (label, members) in table.sets.items():
@@ -182,7 +182,7 @@ def test_a_set_row_is_named_by_its_benchmarks_registered_names_as_its_label_list
                 listed = [p.strip() for p in label[label.find("(") + 1 : label.rfind(")")].split(";")[0].split(",")]
                 assert listed == [shown_name(b) for b in members], (table.name, key)
     rows = [
-        Row("gsm8k", "gsm8k", "reasoning & math", ("gsm8k",), (), None),
-        Row("mine", "my set", "set", ("mmlu", "swallow_bbh", "no_such_benchmark"), (), None),
+        Row(RowSpec("gsm8k", "gsm8k", "reasoning & math", ("gsm8k",)), (), None),
+        Row(RowSpec.of_set("mine", "my set", ("mmlu", "swallow_bbh", "no_such_benchmark")), (), None),
     ]
     assert row_names(rows) == {"gsm8k": "gsm8k", "mine": "MMLU + BBH CoT + NO_SUCH_BENCHMARK [mine]"}

@@ -127,7 +127,7 @@ def test_the_frontier_at_a_date_has_its_band_and_says_when_the_date_is_outside_t
 
 def test_every_trend_row_has_the_slope_with_its_interval():
     from densing.present.words import row_record
-    from densing.trend.capability import Row
+    from densing.trend.capability import Row, RowSpec
 
-    record = row_record(Row("mmlu", "MMLU", "knowledge", ("mmlu",), (), None))
+    record = row_record(Row(RowSpec("mmlu", "MMLU", "knowledge", ("mmlu",)), (), None))
     assert {"slope_per_day", "slope_ci_low", "slope_ci_high"} <= set(record)

@@ -25,15 +25,12 @@ def public():
 
 @pytest.mark.parametrize("name", ROWS)
 def test_a_rows_state_is_the_same_from_600_and_from_4000_draws(public, name):
-    from densing.trend.capability import trend_row
+    from densing.trend.capability import RowSpec, trend_row
 
     targets, candidates, fits = public
     rows = [
         trend_row(
-            name,
-            name,
-            "",
-            (name,),
+            RowSpec(name, name, "", (name,)),
             targets,
             candidates,
             fits,
