@@ -5,13 +5,12 @@ knife-edge: one target across one boundary")."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from densing.numbers import format_months, signed
-from densing.trend.knife_edge import point_slope
+from densing.trend import pooling, rules
 from densing.trend.rules import doubling_months
 from studies import knife_edge
 from tests.cli_run import run
@@ -33,16 +32,17 @@ def test_the_headline_json_names_the_most_influential_target_and_its_move(capsys
     common, trend = row
     labels = common.frame["model"].astype(str).tolist()
     assert record["model"] in labels
-    # the row without that target, pooled with the row's own weights, is the doubling time the record gives, and no
-    # other single target's removal moves it further
+    # the row without that target's points (the other targets read as in the row), pooled with the row's own
+    # weights, is the doubling time the record gives, and no other single target's removal moves it further
+    y, kind = pooling.point_densities(common)
+    t = common.frame["t"].to_numpy(float)
     moves = {}
     for i, model in enumerate(labels):
-        kept = replace(
-            common,
-            frame=common.frame.drop(index=common.frame.index[i]).reset_index(drop=True),
-            own=np.delete(common.own, i, axis=1),
+        keep = np.arange(len(labels)) != i
+        lines = rules.frontier_lines_weighted(
+            trend.rule, t[keep], y[:, keep], kind[:, keep], np.ones(y[:, keep].shape), np.asarray(labels)[keep]
         )
-        moves[model] = doubling_months(point_slope(kept, trend.weights, trend.rule))
+        moves[model] = doubling_months(float(np.asarray(trend.weights, float) @ np.ascontiguousarray(lines[:, 0])))
     assert record["months_without"] == pytest.approx(moves[record["model"]], rel=1e-9)
     largest = max(abs(months - headline["months"]) for months in moves.values())
     assert abs(record["move_months"]) == pytest.approx(largest, rel=1e-9)

@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from densing.numbers import format_months
 from densing.trend import bias
 from tests.cli_run import run
 
@@ -63,7 +64,7 @@ def test_a_row_beyond_five_percent_shows_the_corrected_figure_on_the_detail(tmp_
     assert code == 0, err
     text = " ".join(out.split())
     assert "Bias in 300 worlds planted from this row" in text and "8.8% ± 1.8 too steep" in text
-    assert f"bias-corrected {point * 1.088:.2f} months, at least 2.66 at 95%" in text
+    assert f"bias-corrected {format_months(point * 1.088)} months, at least 2.66 at 95%" in text
 
 
 def test_the_detail_names_a_damaged_record_in_one_line_and_shows_no_figure(tmp_path, monkeypatch, measured):
