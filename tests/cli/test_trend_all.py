@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from densing.numbers import format_months
 from densing.trend import pooled_tables
 
 
@@ -95,7 +96,9 @@ def test_the_screen_and_the_json_give_the_bias_corrected_range_of_a_record_at_th
     lines = out.rstrip("\n").split("\n")
     said = next(line for line in lines if line.startswith("bias-corrected: "))
     assert code == 0 and len(said) <= 80 and len(lines) <= 40 and lines[-1].startswith("Doubling time: ")
-    assert said.startswith(f"bias-corrected: {point * 1.1:.2f}–{point * 1.2:.2f} months, 95% CI from (")
+    assert said.startswith(
+        f"bias-corrected: {format_months(point * 1.1)}–{format_months(point * 1.2)} months, 95% CI from ("
+    )
     code, out, _ = run_cli("trend", "--table", "all", "--n-boot", "40", "--format", "json")
     field = json.loads(out)["bias_correction"]
     assert code == 0 and field["shown"] and not field["stale"]

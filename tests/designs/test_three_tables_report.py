@@ -11,6 +11,7 @@ import densing
 from densing.designs import LeftOut
 from densing.designs.three_tables import report as pooled_report
 from densing.errors import InputError
+from densing.numbers import format_months
 from densing.registry import designs
 from densing.report.render import renderer
 
@@ -105,7 +106,7 @@ def test_the_section_gives_the_bias_corrected_range_and_refuses_a_stale_record(p
     }
     path = tmp_path / "bias.json"
     for at, says in (
-        (point, f"bias-corrected by the one planted world beyond 5%, {point * 1.2:.2f} months"),
+        (point, f"bias-corrected by the one planted world beyond 5%, {format_months(point * 1.2)} months"),
         (point * 1.1, "The bias correction is stale and not shown"),
     ):
         path.write_text(json.dumps({"study": "x", "commands": [], "point_months": at, "worlds": [world]}))
