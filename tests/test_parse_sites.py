@@ -65,7 +65,6 @@ ALLOWED: dict[str, dict[str, str]] = {
         'split("\\n\\n", 1)': "a help text's first paragraph",
         "re.split": "a help text's first sentence",
         'word.split("=", 1)': "user input: --name=value on the command line",
-        'out[i].partition("=")': "user input: an output option written --out=PATH",
     },
     "densing/data/names.py": {'metric.partition(",")': "lm-eval's metric,filter key (its file format)"},
     "densing/data/readers.py": {

@@ -115,9 +115,10 @@ def test_a_missing_or_damaged_record_is_named_in_one_line(tmp_path, text, says):
     assert correction_clauses(found) == [f"bias correction not shown: {found}"] and "\n" not in str(found)
 
 
-def test_the_shipped_record_holds_the_studys_worlds_and_the_first_results_point():
+def test_the_shipped_record_holds_the_studys_worlds_and_todays_point():
+    """bias.json corrects the pooled law the package gives today (trend.json), not the first result."""
     record = pooled_bias.read_pooled_bias()
-    first = json.loads((pooled_bias.RECORD.parent / "first.json").read_text())["pooled"]
-    assert record.point_months == pytest.approx(first["doubling_time_months"], rel=1e-12)
+    today = json.loads((pooled_bias.RECORD.parent / "trend.json").read_text())["pooled"]
+    assert record.point_months == pytest.approx(today["doubling_time_months"], rel=1e-12)
     assert {(w.world, w.draws) for w in record.worlds} == {("common", 200), ("no_late_frontier", 200), ("common", 600)}
     assert all(math.isfinite(w.bias) and w.bias_se > 0 for w in record.worlds)
