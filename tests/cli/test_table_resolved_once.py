@@ -79,28 +79,11 @@ def test_measure_of_models_resolves_the_suites_table_once(resolutions, tmp_path,
     if not (SHARED_DATA / "benchmarks").is_dir():
         pytest.skip("no local benchmark splits")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    smollm2 = REPO_ROOT / "results" / "smollm2"
-    argv = [
-        "--models",
-        str(smollm2 / "measure_models.yaml"),
-        "--suite",
-        "leaderboard-v1",
-        "--local-data",
-        "--data-root",
-        str(SHARED_DATA),
-        "--limit",
-        "20",
-        "--backend",
-        "densing-hf",
-        "--device",
-        "cpu",
-        "--store",
-        str(smollm2 / "store"),
-        "--out",
-        str(tmp_path / "m.html"),
-        "--n-boot",
-        "40",
-    ]
+    from tools import worked_example
+
+    # the worked example's own command line (its shipped files read from the checkout), written to a temporary page
+    shipped = [str(REPO_ROOT / a) if a.startswith("results/") else a for a in worked_example.ARGS[1:]]
+    argv = [*shipped, "--data-root", str(SHARED_DATA), "--out", str(tmp_path / "m.html"), "--n-boot", "40"]
     code, _, err = run(["measure", *argv], capsys)
     assert code == 0, err
     assert len(resolutions) == 1, resolutions
