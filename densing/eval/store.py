@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import os
 import re
 import time
@@ -116,7 +117,6 @@ def serve_built_requests(
     ``world_size`` ranks; it is written atomically once built. A file that does not read back as a non-empty list
     of lm-eval ``Instance`` objects is rebuilt and replaced (a warning); a build with a chat template, a system
     instruction, chosen samples or lm-eval's own request cache is not kept."""
-    import logging
     import pickle
 
     from lm_eval.api.instance import Instance
@@ -164,8 +164,6 @@ def set_aside(path: Path, damage: str) -> Path:
     """Rename the damaged ``path`` (a cache densing rebuilds) to ``<name>.damaged`` beside it (``.damaged-2``, … where
     that is taken), kept for a look rather than deleted, with a one-line warning naming it and ``damage``; the new
     name."""
-    import logging
-
     aside, count = path.with_name(f"{path.name}.damaged"), 1
     while os.path.lexists(aside):
         count += 1
@@ -337,6 +335,39 @@ def merge_request_caches(sources, into: str | os.PathLike) -> list[MergedCache]:
 
 #: the longest a computed answer waits in memory before it is written to the request cache
 COMMIT_SECONDS = 1.0
+#: The lm-eval releases :func:`request_cache_in_transactions` is written for: it subclasses ``CachingLM`` and
+#: ``CacheHook`` and relies on their attributes (``lm``, ``cache_db``, ``dbdict``, ``add_partial``, ``hash_args``) as
+#: these releases define them; pyproject.toml bounds the requirement alike.
+CACHE_WRITTEN_FOR = ("0.4.8", "0.5")
+
+
+def cache_written_for(version: str) -> bool:
+    """Whether lm-eval ``version`` lies in :data:`CACHE_WRITTEN_FOR` (from the first, before the second; a pre-release
+    of the second, 0.5.0rc1, counts as that release)."""
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        found = Version(Version(version).base_version)
+    except InvalidVersion:
+        return False
+    low, high = (Version(v) for v in CACHE_WRITTEN_FOR)
+    return low <= found < high
+
+
+def installed_lm_eval_fits() -> bool:
+    """Whether the installed lm-eval release lies in :data:`CACHE_WRITTEN_FOR`; where it does not, a one-line warning
+    says that lm-eval's own request cache stays."""
+    from importlib.metadata import version
+
+    installed = version("lm_eval")
+    if cache_written_for(installed):
+        return True
+    logging.getLogger("densing.eval").warning(
+        "lm-eval %s: the request cache is lm-eval's own (densing's transactions are written for %s to before %s)",
+        installed,
+        *CACHE_WRITTEN_FOR,
+    )
+    return False
 
 
 @contextlib.contextmanager
@@ -350,8 +381,15 @@ def request_cache_in_transactions():
     when a call raises (a time limit or a shard's end keeps all it computed); lm-eval's own writes of every answer
     after a call go in one transaction. A transaction is open only while its writes run: processes sharing the file
     (``--shard``) hold its lock no longer than that. Each cache opened inside is closed when the block is left, on
-    every path (its writer thread ends: a model that fails to load on its first request leaves none running)."""
+    every path (its writer thread ends: a model that fails to load on its first request leaves none running).
+
+    Under an lm-eval release outside :data:`CACHE_WRITTEN_FOR` the block leaves lm-eval's own cache in place (each
+    answer its own transaction: slower, the same file) and says so once in a warning."""
     from lm_eval.api import model
+
+    if not installed_lm_eval_fits():
+        yield
+        return
 
     class TransactionHook(model.CacheHook):
         def __init__(self, owner: Any) -> None:

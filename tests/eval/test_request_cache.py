@@ -196,3 +196,36 @@ def test_the_request_cache_in_transactions_writes_lm_evals_table_and_keeps_a_sto
     before = Scored.calls
     assert model.CachingLM(Scored(), str(path)).loglikelihood(done) == [(-2.0, True), (-3.0, True)]
     assert Scored.calls == before  # every answer from the file
+
+
+def test_the_transactions_are_written_for_a_bounded_range_of_lm_eval_releases():
+    from importlib.metadata import version
+
+    from densing.eval.store import CACHE_WRITTEN_FOR, cache_written_for
+
+    assert CACHE_WRITTEN_FOR == ("0.4.8", "0.5")
+    assert cache_written_for("0.4.8") and cache_written_for("0.4.13") and cache_written_for("0.4.99.post1")
+    assert not any(cache_written_for(v) for v in ("0.4.7", "0.5.0", "0.5.0rc1", "1.0", "not a version"))
+    pytest.importorskip("lm_eval")
+    assert cache_written_for(version("lm_eval"))  # the installed release runs the transactional cache
+
+
+def test_outside_those_releases_lm_evals_own_cache_stays_with_a_warning(monkeypatch, caplog):
+    """An lm-eval release the subclasses were not written for: the block replaces nothing, and says so once."""
+    pytest.importorskip("lm_eval")
+    import importlib.metadata
+    import logging
+
+    from lm_eval.api import model
+
+    from densing.eval.store import request_cache_in_transactions
+
+    original = model.CachingLM
+    monkeypatch.setattr(importlib.metadata, "version", lambda name: "0.5.2")
+    with caplog.at_level(logging.WARNING, logger="densing.eval"), request_cache_in_transactions():
+        assert model.CachingLM is original
+    assert model.CachingLM is original
+    warned = [r.getMessage() for r in caplog.records if r.name == "densing.eval"]
+    assert warned == [
+        "lm-eval 0.5.2: the request cache is lm-eval's own (densing's transactions are written for 0.4.8 to before 0.5)"
+    ]
