@@ -135,9 +135,9 @@ def _inverted(p: dict[str, np.ndarray], u: np.ndarray) -> np.ndarray:
 
 
 def start_points(p: dict[str, np.ndarray], scores: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """x₀: the weighted mean of the per-benchmark inversions x_b of l_b + logit((S_b − d_b)/c_b)/γ_b (clipped to the grid)."""
-    u = np.clip((scores - p["d"]) / p["c"], 1e-6, 1 - 1e-6)
-    x = np.clip(_inverted(p, u), LOG_SIZE_LOW, LOG_SIZE_HIGH)
+    """x₀: the weighted mean of the per-benchmark inversions x_b of l_b + logit((S_b − d_b)/c_b)/γ_b (:func:`readings`,
+    clipped to the grid)."""
+    x = readings(p, scores)
     w = np.where(np.isnan(scores), 0.0, weights)
     return _in_order(w * np.nan_to_num(x)) / np.maximum(_in_order(w), 1e-300)
 
@@ -155,6 +155,6 @@ def _in_order(terms: np.ndarray) -> np.ndarray:
 
 def readings(p: dict[str, np.ndarray], scores: np.ndarray) -> np.ndarray:
     """x_b, each benchmark's score read alone (module docstring), shape of ``scores``: the share clipped to
-    [10⁻⁶, 1 − 10⁻⁶] and the size to the grid, as :func:`start_points` reads them."""
+    [10⁻⁶, 1 − 10⁻⁶] and the size to the grid (the readings :func:`start_points` averages)."""
     u = np.clip((scores - p["d"]) / p["c"], 1e-6, 1 - 1e-6)
     return np.clip(_inverted(p, u), LOG_SIZE_LOW, LOG_SIZE_HIGH)
