@@ -59,10 +59,10 @@ common scale over its planted slope (the estimator's point and its oracle: a ste
 part of its slope), and the smallest slope ratio the test detects at 80% power from the replicate's own draws
 (:func:`densing.trend.slope_test.detectable_differences`, the most detectable table's). **The declared point,
 corrected**: first.json's point slope divided by each one-slope world's median bias, Â/(1 + b), printed as a
-range over the worlds (the estimator itself is not changed; :func:`corrected_lines`). ``--summary --write`` stores
-each one-slope world's median bias with its Monte Carlo error in results/three_tables/bias.json
-(:func:`bias_document`), beside the pooled point under the CLI's default draws and seed, which ``densing trend --table
-all`` and the report correct by (:mod:`densing.trend.pooled_bias`).
+range over the worlds (the estimator itself is not changed; :func:`corrected_lines`). The correction the package
+applies is measured by ``studies/pooled_correction.py``, which plants the ``common`` world of this module at the
+pooled figure it corrects (results/three_tables/DECLARATION.md, "The bias-corrected figure") and writes
+results/three_tables/bias.json.
 
 Run (resumable; one JSON line per replicate in ``STORE/<world>.jsonl``)::
 
@@ -72,7 +72,7 @@ Run (resumable; one JSON line per replicate in ``STORE/<world>.jsonl``)::
     PYTHONPATH=. OMP_NUM_THREADS=1 nice -n 10 python studies/three_tables.py --world no_late_frontier --replicates 100 --store STORE
     PYTHONPATH=. OMP_NUM_THREADS=1 nice -n 10 python studies/three_tables.py --world steeper_v2_2x --replicates 100 --store STORE
     PYTHONPATH=. OMP_NUM_THREADS=1 nice -n 10 python studies/three_tables.py --world common --replicates 100 --n-boot 600 --store STORE
-    PYTHONPATH=. python studies/three_tables.py --summary --store STORE --write > studies/three_tables.results.txt
+    PYTHONPATH=. python studies/three_tables.py --summary --store STORE > studies/three_tables.results.txt
 """
 
 from __future__ import annotations
@@ -90,8 +90,7 @@ import pandas as pd
 from densing.constants import DAYS_PER_MONTH, DEFAULT_EPOCH, LN2
 from densing.errors import DensingError
 from densing.laws.bounds import EXACT, LOWER, UPPER
-from densing.numbers import json_value
-from densing.trend import pooled_bias, pooled_tables
+from densing.trend import pooled_tables
 from densing.trend.table_rows import TableRow, table_row
 from densing.trend.targets import dates_as_days, parse_epoch
 from studies._planted import coverage, frontier_line, months as months_words
@@ -129,6 +128,11 @@ class World:
         """A_T: the table's planted slope, A times its ratio (1 unless the world says otherwise)."""
         return self.slope * self.ratios.get(table, 1.0)
 
+    def at(self, months: float) -> World:
+        """This world planted at another doubling time (``studies/pooled_correction.py`` plants the worlds at the
+        pooled figure they correct)."""
+        return replace(self, months=months)
+
 
 WORLDS = {
     "common": World("one slope in every table"),
@@ -143,9 +147,9 @@ RUNS = (
     (200, {"common": 150, "steeper_v2": 150, "steeper_swallow": 100, "no_late_frontier": 100, "steeper_v2_2x": 100}),
     (600, {"common": 100}),
 )
-#: The command that prints the summary and writes results/three_tables/bias.json.
+#: The command that prints the summary.
 SUMMARY_COMMAND = (
-    "PYTHONPATH=. python studies/three_tables.py --summary --store STORE --write > studies/three_tables.results.txt"
+    "PYTHONPATH=. python studies/three_tables.py --summary --store STORE > studies/three_tables.results.txt"
 )
 
 
@@ -298,9 +302,11 @@ def stage_slopes(planted: Planted) -> dict[str, float]:
     }
 
 
-def run_replicate(r: int, world_name: str, seed: int, n_boot: int) -> dict:
-    """One replicate: the planted rows, the package's pooled law on them, the oracles and the stages between."""
-    world = WORLDS[world_name]
+def run_replicate(r: int, world: World | str, seed: int, n_boot: int) -> dict:
+    """One replicate: the planted rows, the package's pooled law on them, the oracles and the stages between;
+    ``world`` a :class:`World` or the name of one of :data:`WORLDS`."""
+    if isinstance(world, str):
+        world = WORLDS[world]
     rows = list(real_rows(n_boot))
     planted = planted_rows(rows, world, np.random.default_rng([seed, r]))
     record = {
@@ -350,9 +356,11 @@ def share_words(hits) -> str:
     return f"{p:.3f} ± {error:.3f}"
 
 
-def summary(world_name: str, records: list[dict], seed: int) -> list[str]:
-    """One world's lines: coverage and bias of the pooled slope, the oracle's, the test's rejection rate, the scales."""
-    world = WORLDS[world_name]
+def summary(world_name: str, records: list[dict], seed: int, world: World | None = None) -> list[str]:
+    """One world's lines: coverage and bias of the pooled slope, the oracle's, the test's rejection rate, the scales;
+    ``world`` the world as planted where it is not :data:`WORLDS`' own (planted at another doubling time)."""
+    if world is None:
+        world = WORLDS[world_name]
     truth = world.slope
     done = [rec for rec in records if "error" not in rec]
     out = [
@@ -488,73 +496,6 @@ def report(read: dict[tuple[str, int], list[dict]], seed: int) -> list[str]:
     return lines + corrected_lines(read)
 
 
-def world_bias(world_name: str, draws: int, records: list[dict], seed: int) -> dict:
-    """One world's entry of results/three_tables/bias.json (:class:`densing.trend.pooled_bias.WorldBias`'s fields):
-    b = median_r (Â_r − A)/A over the replicates the estimator did not refuse, and its Monte Carlo standard error
-    (:func:`median_error`), as :func:`summary` prints them."""
-    world = WORLDS[world_name]
-    done = [rec for rec in records if "error" not in rec]
-    ratio = np.array([rec["slope"] for rec in done]) / world.slope - 1
-    return {
-        "world": world_name,
-        "words": world.words,
-        "draws": draws,
-        "planted_months": world.months,
-        "replicates": len(done),
-        "failed": len(records) - len(done),
-        "bias": float(np.median(ratio)),
-        "bias_se": median_error(ratio, seed),
-    }
-
-
-def bias_document(read: dict[tuple[str, int], list[dict]], seed: int) -> dict:
-    """results/three_tables/bias.json (:mod:`densing.trend.pooled_bias`): each one-slope world's bias
-    (:func:`world_bias`; the worlds with a steeper table test the common-slope test, not the bias), the commands that
-    make it, the pooled point and interval under the CLI's default draws and seed that it was written beside, and
-    that figure corrected by each world and as the range over them (:func:`densing.trend.pooled_bias.corrected`)."""
-    pooled = pooled_tables.measure_tables()["pooled"]
-    runs = {draws: worlds for draws, worlds in RUNS}
-    kept = [(name, draws) for name, draws in read if not WORLDS[name].ratios]
-    worlds = [world_bias(name, draws, read[(name, draws)], seed) for name, draws in kept]
-    record = pooled_bias.PooledBias(
-        tuple(pooled_bias.WorldBias(**world) for world in worlds),
-        (),
-        pooled["doubling_time_months"],
-        pooled_bias.RECORD,
-    )
-    correction = pooled_bias.corrected(record, pooled)
-    by_run = {(c.world.world, c.world.draws): c for c in correction.corrections}
-    for world in worlds:
-        found = by_run.get((world["world"], world["draws"]))
-        world.update(
-            {
-                "corrected": found is not None,
-                "corrected_months": found.months if found else None,
-                "corrected_months_low": found.months_low if found else None,
-                "corrected_months_high": found.months_high if found else None,
-            }
-        )
-    both = correction.corrected_range()
-    return {
-        "study": pooled_bias.STUDY,
-        "commands": [run_command(name, runs[draws][name], draws) for name, draws in kept] + [SUMMARY_COMMAND],
-        "statistic": "median",
-        "threshold": pooled_bias.THRESHOLD,
-        "point_months": pooled["doubling_time_months"],
-        "ci_low": pooled["ci_low"],
-        "ci_high": pooled["ci_high"],
-        "slope_per_day": pooled["slope_per_day"],
-        "slope_ci_low": pooled["slope_ci_low"],
-        "slope_ci_high": pooled["slope_ci_high"],
-        "n_boot": pooled["n_boot"],
-        "worlds": worlds,
-        "corrected": both is not None,
-        "corrected_months": list(both[0]) if both else None,
-        "corrected_months_low": list(both[1]) if both else None,
-        "corrected_months_high": list(both[2]) if both else None,
-    }
-
-
 #: The first pooled result (results/three_tables/first.json), read, never written.
 FIRST = Path(__file__).resolve().parents[1] / "results" / "three_tables" / "first.json"
 
@@ -610,19 +551,11 @@ def main() -> None:
     parser.add_argument("--store", required=True, help="a folder: one JSON-lines store per world (resumable)")
     parser.add_argument("--summary", action="store_true", help="print every world's summary from the stores")
     parser.add_argument("--minutes", type=float, default=None, help="start no replicate after this many minutes")
-    parser.add_argument(
-        "--write",
-        action="store_true",
-        help="with --summary: write results/three_tables/bias.json (densing.trend.pooled_bias)",
-    )
     args = parser.parse_args()
     store = Path(args.store)
     if args.summary:
         read = stored_runs(store, args.seed)
         print("\n".join(report(read, args.seed)))
-        if args.write:
-            document = json_value(bias_document(read, args.seed))
-            pooled_bias.RECORD.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         return
     if args.world is None:
         parser.error("--world or --summary")

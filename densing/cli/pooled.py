@@ -7,7 +7,8 @@ from __future__ import annotations
 from densing.cli.layout import closing
 from densing.cli.output import Format, print_document, print_frame, print_text, working
 from densing.errors import InputError
-from densing.present.pooled import correction_clauses, headline_words, interval_words, side_lines
+from densing.present.pooled import correction_clauses, figure_words, headline_words, side_lines
+from densing.trend.pooled_bias import headline
 
 #: The ``--table`` name of the pooled law.
 ALL_TABLES = "all"
@@ -54,20 +55,21 @@ def _tables_frame(found: dict):
     return pd.DataFrame(rows)
 
 
-def closing_line(found: dict) -> str:
-    """The last line: the pooled doubling time, its interval and state."""
-    pooled = found["pooled"]
+def closing_line(found: dict, shown: dict) -> str:
+    """The last line: the figure shown (``shown``, :func:`densing.trend.pooled_bias.headline`), its interval, state
+    and correction."""
     if found["common_slope"]["rejected"]:
         return closing(["Doubling time: not measured, the tables disagree on one slope", "each table's own is above"])
-    return closing([f"Doubling time: {interval_words(pooled)}, {pooled['state']}", "three tables pooled"])
+    return closing([f"Doubling time: {figure_words(shown)}", "three tables pooled"])
 
 
 def print_screen(found: dict, correction) -> None:
-    """The pooled law on one screen: the answer, its bias correction in one line (``correction``:
-    :func:`densing.trend.pooled_bias.looked_up`'s answer), the tables' own slopes and scales, the test, the sides, the
-    line."""
-    print_text(headline_words(found))
-    print_text(closing(correction_clauses(correction)))
+    """The pooled law on one screen: the answer (bias-corrected where the record applies), the estimator's own figure
+    and the correction in one line (``correction``: :func:`densing.trend.pooled_bias.looked_up`'s answer), the
+    tables' own slopes and scales, the test, the sides, the line."""
+    shown = headline(found["pooled"], correction)
+    print_text(headline_words(found, shown))
+    print_text("; ".join(correction_clauses(correction, found["pooled"])) + ".")
     print_frame(
         _tables_frame(found),
         Format.table,
@@ -77,7 +79,7 @@ def print_screen(found: dict, correction) -> None:
     )
     for line in side_lines(found):
         print_text(line)
-    print_text(closing_line(found))
+    print_text(closing_line(found, shown))
 
 
 def run(*, n_boot: int, seed: int, fmt: Format) -> None:
@@ -93,7 +95,12 @@ def run(*, n_boot: int, seed: int, fmt: Format) -> None:
     correction = looked_up(found["pooled"])
     if fmt is Format.json:
         tables = found.pop("tables")
-        print_document(tables, **found, bias_correction=correction_field(correction))
+        print_document(
+            tables,
+            headline=headline(found["pooled"], correction),
+            **found,
+            bias_correction=correction_field(correction),
+        )
         return
     print_screen(found, correction)
 

@@ -84,90 +84,90 @@ def table_out_words(found: dict) -> str:
     return f"leave one table out: without {without} months"
 
 
-def headline_words(found: dict) -> str:
-    """The pooled law's first sentence: its doubling time, interval and state, and what it pools."""
+#: What the figure shown says of its bias, by the headline's ``uncorrected_because`` code
+#: (:func:`densing.trend.pooled_bias.headline`): corrected, within the threshold (nothing said), or not corrected
+#: (the correction's own line says why: a stale or a missing record).
+CORRECTION_STATE_WORDS = {
+    "": "bias-corrected",
+    "within_threshold": "",
+    "stale": "uncorrected",
+    "missing_or_damaged": "uncorrected",
+}
+
+
+def figure_words(shown: dict) -> str:
+    """The figure every surface leads with (:func:`densing.trend.pooled_bias.headline`): ``"8.1 months (95% CI
+    4.3–63), measured, bias-corrected"``."""
+    said = CORRECTION_STATE_WORDS[shown["uncorrected_because"]]
+    return f"{interval_words(shown)}, {shown['state']}" + (f", {said}" if said else "")
+
+
+def headline_words(found: dict, shown: dict) -> str:
+    """The pooled law's first sentence: the figure shown (``shown``, :func:`densing.trend.pooled_bias.headline`),
+    its interval, state and correction, and what it pools."""
     pooled = found["pooled"]
     return (
-        f"One Densing Law from three harnesses, on the public table's scale: {interval_words(pooled)}, "
-        f"{pooled['state']}; {pooled['n_points']} points of {pooled['n_models']} models from {pooled['n_labs']} "
-        f"labs, {pooled['n_boot']} draws of labs, families, noise and scales."
+        f"One Densing Law from three harnesses, on the public table's scale: {figure_words(shown)}; "
+        f"{pooled['n_points']} points of {pooled['n_models']} models from {pooled['n_labs']} labs, "
+        f"{pooled['n_boot']} draws of labs, families, noise and scales."
     )
 
 
-def _range_words(pair: tuple[float, float]) -> str:
-    """A corrected figure's range over the worlds: ``"5.85–6.15"``, or one number where both print alike."""
-    low, high = format_months(pair[0]), format_months(pair[1])
-    return low if low == high else f"{low}–{high}"
+def _bias_words(world) -> str:
+    """A world's bias of the pooled slope: ``"+27.6% ± 2.7"``."""
+    return f"{100 * world.bias:+.1f}% ± {100 * world.bias_se:.1f}"
 
 
-def corrected_words(correction) -> str:
-    """The bias-corrected pooled figure of a :class:`densing.trend.pooled_bias.PooledCorrection` that corrects:
-    ``"5.85–6.15 months, 95% CI from (2.65–2.87) to (61.9–63)"``, each a range over the worlds (an end's range in
-    parentheses; an open high end "at least …")."""
-    point, low, high = correction.corrected_range()
-    low_words, high_words = _range_words(low), _range_words(high)
-    if "–" in low_words:
-        low_words = f"({low_words})"
-    if not math.isfinite(high[0]):
-        return f"{_range_words(point)} months, at least {low_words} at 95%"
-    if "–" in high_words:
-        high_words = f"({high_words})"
-    return f"{_range_words(point)} months, 95% CI from {low_words} to {high_words}"
-
-
-def _worlds_words(count: int) -> str:
-    """``"one planted world"`` or ``"3 planted worlds"``."""
-    if count == 1:
-        return "one planted world"
-    return f"{count} planted worlds"
-
-
-def correction_clauses(found) -> list[str]:
+def correction_clauses(found, pooled: dict) -> list[str]:
     """The bias correction's line on ``densing trend --table all``'s screen as clauses, the first the answer (the
     screen drops trailing ones that do not fit its width): ``found`` is :func:`densing.trend.pooled_bias.looked_up`'s
-    answer, a correction (its range over the worlds, or none within the threshold), a stale record (measured beside
-    another point: not shown, said so) or a missing or damaged one (its fault)."""
+    answer (a correction, or a stale, missing or damaged record) and ``pooled`` the estimator's own figure (said where
+    it is corrected; where it is not, it is the figure the screen leads with, and the line says why)."""
     from densing.trend.pooled_bias import STUDY, StaleBias
 
+    own = f"the estimator's own figure: {interval_words(pooled)}"
     if isinstance(found, StaleBias):
         return [
-            f"bias correction stale, not shown: measured at {format_months(found.measured_at)} months, not "
+            f"uncorrected: its bias record is stale, measured at {format_months(found.measured_at)} months, not "
             f"{format_months(found.shown)}",
             f"run {STUDY} again",
         ]
     if isinstance(found, Exception):
-        return [f"bias correction not shown: {found}"]
-    if not found.corrections:
-        return [f"bias in planted worlds within {format_number(100 * found.threshold)}%: no correction"]
-    return [f"bias-corrected: {corrected_words(found)}", _worlds_words(len(found.corrections)), STUDY]
+        return [f"uncorrected: no bias record: {found}"]
+    applied = found.record.applied
+    if found.applied is None:
+        return [f"bias in planted worlds {_bias_words(applied)}, within {format_number(100 * found.threshold)}%"]
+    return [
+        own,
+        f"its bias {_bias_words(applied)} in worlds planted at {format_months(applied.planted_months)} months",
+        f"with no late frontier family {format_months(found.sensitivity.months)}",
+    ]
 
 
-def correction_sentence(found) -> str:
-    """The bias correction in one sentence for the report: each world's bias of the pooled point (median ± its Monte
-    Carlo error, its replicates and draws) and the corrected figure as the range over the worlds beyond the threshold;
-    or that the record is stale (measured beside another point) or missing or damaged, and so not shown."""
+def correction_sentence(found, pooled: dict) -> str:
+    """The bias correction in one sentence for the report: the applied world's bias of the pooled point (median ±
+    its Monte Carlo error, its replicates and draws, where it is planted), the estimator's own figure beside the
+    corrected one, and the sensitivity world's; or that the record is stale or missing or damaged, and so the figure
+    shown is the estimator's own."""
     from densing.trend.pooled_bias import RECORD_WORDS, STUDY, StaleBias
 
+    own = f"the estimator's own figure is {interval_words(pooled)}"
     if isinstance(found, StaleBias):
-        return f"The bias correction is stale and not shown: {found}"
+        return f"Not bias-corrected, {own}: the bias record is stale ({found})."
     if isinstance(found, Exception):
-        return f"The bias correction is not shown: {found}"
-    worlds = "; ".join(
-        f"{w.words}, {w.replicates} replicates of {w.draws} draws: "
-        f"{format_number(100 * abs(w.bias))}% ± {format_number(100 * w.bias_se)} "
-        f"{'too steep' if w.bias > 0 else 'too shallow'}"
-        for w in found.record.worlds
-    )
+        return f"Not bias-corrected, {own}: {found}."
+    applied, side = found.record.applied, found.sensitivity
     said = (
-        f"Bias of the pooled point in worlds planted from the three rows ({STUDY}, {RECORD_WORDS}; the median "
-        f"over replicates): {worlds}"
+        f"Bias of the pooled slope in worlds planted like the three rows ({STUDY}, {RECORD_WORDS}; the median over "
+        f"{applied.replicates} replicates of {applied.draws} draws, planted at the figure it corrects, "
+        f"{format_months(applied.planted_months)} months): {_bias_words(applied)}"
     )
-    if not found.corrections:
-        return f"{said}; each within {format_number(100 * found.threshold)}%, no correction."
+    if found.applied is None:
+        return f"{said}, within {format_number(100 * found.threshold)}%: no correction."
     return (
-        f"{said}; bias-corrected by the {_worlds_words(len(found.corrections))} beyond "
-        f"{format_number(100 * found.threshold)}%, {corrected_words(found)} (moved by each world's "
-        f"factor, widened by its bias's Monte Carlo error)."
+        f"{said}; {own}, corrected by it to {interval_words(found.applied.to_dict())} (moved by the factor, "
+        f"widened by the bias's Monte Carlo error); with no family held at the late frontier ({side.world.words}) "
+        f"the bias is {_bias_words(side.world)} and the corrected figure {format_months(side.months)} months."
     )
 
 
@@ -191,7 +191,7 @@ def pooled_summary(result) -> Summary:
     and one table row per table (its own doubling time on the common scale, a and s with their intervals)."""
     return Summary(
         "PooledTrend: one Densing Law from three harnesses",
-        lines=(headline_words(result.record), *side_lines(result.record)),
+        lines=(headline_words(result.record, result.headline), *side_lines(result.record)),
         items=tuple(result._summary_items()),
         tables=(Table.of(result.to_frame(), "each table on the common scale y_public = a + s·y_table"),),
     )
@@ -248,7 +248,7 @@ def pooled_figure(result):
             mode="lines",
             hoverinfo="skip",
             line=dict(color="#d62728", width=2),
-            name=f"pooled line: {interval_words(result.record['pooled'])}",
+            name=f"pooled line, the estimator's own (before its bias correction): {interval_words(result.record['pooled'])}",
         )
     )
     shown = np.log10(points["density"].to_numpy(float))

@@ -26,6 +26,7 @@ from densing.results import ALPHA_CONSTRAINTS, Result, interval_frame, presented
 from densing.runtime.memo import same_tables
 from densing.states import State
 from densing.trend import rules
+from densing.trend.pooled_bias import PooledCorrection, correction_field, headline, looked_up
 from densing.trend.pooled_tables import LEVEL, TABLES, pooled_frame, pooled_law, pooled_points
 from densing.trend.table_rows import TableRow, table_row
 from densing.trend.table_scale import mapped, scale_plan
@@ -84,10 +85,31 @@ class PooledTrend(Result):
 
     _dict_exclude: ClassVar[tuple[str, ...]] = ("record", "points")
 
+    @property
+    def correction(self) -> PooledCorrection | InputError:
+        """The pooled figure's bias correction (:func:`densing.trend.pooled_bias.looked_up`: the correction, or the
+        InputError of a stale, missing or damaged record)."""
+        return looked_up(self.record["pooled"])
+
+    @property
+    def headline(self) -> dict:
+        """The figure every surface leads with (:func:`densing.trend.pooled_bias.headline`): the bias-corrected
+        doubling time and its 95% interval where the record applies a correction, else the estimator's own, with its
+        state and the code of why it is not corrected."""
+        return headline(self.record["pooled"], self.correction)
+
     def document(self) -> dict:
-        """The record ``densing trend --table all --format json`` prints, its ``rows`` first (a copy)."""
+        """The record ``densing trend --table all --format json`` prints (a copy): its ``rows`` first, the
+        ``headline`` (:attr:`headline`), the measurement, and the ``bias_correction``
+        (:func:`densing.trend.pooled_bias.correction_field`)."""
         record = dict(self.record)
-        return {"rows": record.pop("tables"), **record}
+        correction = self.correction
+        return {
+            "rows": record.pop("tables"),
+            "headline": headline(self.record["pooled"], correction),
+            **record,
+            "bias_correction": correction_field(correction),
+        }
 
     def to_frame(self) -> pd.DataFrame:
         """One row per table (:data:`TABLE_COLUMNS`): its own doubling time on the common scale with its interval, its

@@ -58,33 +58,35 @@ def test_an_option_for_one_table_is_refused_in_one_line(run_cli):
 
 
 def _bias_record(tmp_path, point: float) -> str:
-    """A bias record (results/three_tables/bias.json's form) written beside the pooled point ``point`` (months): two
-    worlds beyond 5% (+20% and +10%) and one within."""
+    """A bias record (results/three_tables/bias.json's form) written beside the pooled point ``point`` (months): the
+    applied world's bias +20%, the sensitivity world's +10%."""
     worlds = [
         {
             "world": name,
             "words": words,
+            "role": role,
             "draws": 200,
-            "planted_months": 4.0,
+            "planted_months": point * 1.2,
             "replicates": 100,
             "failed": 0,
             "bias": bias,
             "bias_se": 0.01,
         }
-        for name, words, bias in (
-            ("common", "one slope", 0.2),
-            ("no_late_frontier", "no late family", 0.1),
-            ("small", "a small bias", 0.03),
+        for name, words, role, bias in (
+            ("common", "one slope", "applied", 0.2),
+            ("no_late_frontier", "no late family", "sensitivity", 0.1),
         )
     ]
     path = tmp_path / "bias.json"
     path.write_text(
-        json.dumps({"study": "studies/three_tables.py", "commands": ["x"], "point_months": point, "worlds": worlds})
+        json.dumps(
+            {"study": "studies/pooled_correction.py", "commands": ["x"], "point_months": point, "worlds": worlds}
+        )
     )
     return str(path)
 
 
-def test_the_screen_and_the_json_give_the_bias_corrected_range_of_a_record_at_this_point(
+def test_the_screen_and_the_json_lead_with_the_bias_corrected_figure_of_a_record_at_this_point(
     run_cli, cached, measured, monkeypatch, tmp_path
 ):
     from densing.trend import pooled_bias
@@ -94,34 +96,44 @@ def test_the_screen_and_the_json_give_the_bias_corrected_range_of_a_record_at_th
     monkeypatch.setattr(pooled_bias, "RECORD", _bias_record(tmp_path, point))
     code, out, _ = run_cli("trend", "--table", "all", "--n-boot", "40")
     lines = out.rstrip("\n").split("\n")
-    said = next(line for line in lines if line.startswith("bias-corrected: "))
-    assert code == 0 and len(said) <= 80 and len(lines) <= 40 and lines[-1].startswith("Doubling time: ")
-    assert said.startswith(
-        f"bias-corrected: {format_months(point * 1.1)}–{format_months(point * 1.2)} months, 95% CI from ("
-    )
+    own = next(line for line in lines if line.startswith("the estimator's own figure: "))
+    assert code == 0 and len(own) <= 80 and len(lines) <= 40
+    assert own.startswith(f"the estimator's own figure: {format_months(point)} months (95% CI ")
+    assert lines[-1].startswith(f"Doubling time: {format_months(point * 1.2)} months (95% CI ")
+    assert "bias-corrected" in lines[-1] and "bias-corrected" in out.split("\n", 2)[0] + out.split("\n", 2)[1]
     code, out, _ = run_cli("trend", "--table", "all", "--n-boot", "40", "--format", "json")
-    field = json.loads(out)["bias_correction"]
-    assert code == 0 and field["shown"] and not field["stale"]
-    assert field["doubling_time_months"] == pytest.approx([point * 1.1, point * 1.2])
-    assert [world["corrected"] for world in field["worlds"]] == [True, True, False]
-    assert all(low < high for low, high in (field["ci_low"], field["ci_high"]))
+    found = json.loads(out)
+    field, shown = found["bias_correction"], found["headline"]
+    assert code == 0 and field["shown"] and not field["stale"] and field["corrected"]
+    assert field["doubling_time_months"] == pytest.approx(point * 1.2)
+    assert field["sensitivity"]["doubling_time_months"] == pytest.approx(point * 1.1)
+    assert shown["bias_corrected"] and shown["doubling_time_months"] == pytest.approx(point * 1.2)
+    assert shown["state"] == found["pooled"]["state"] and shown["ci_low"] < shown["doubling_time_months"]
 
 
-def test_a_record_beside_another_point_is_said_stale_and_its_figure_not_shown(
+def test_a_record_beside_another_point_is_said_stale_and_the_estimators_figure_shown(
     run_cli, cached, measured, monkeypatch, tmp_path
 ):
     from densing.trend import pooled_bias
 
     monkeypatch.setenv("COLUMNS", "80")
-    monkeypatch.setattr(pooled_bias, "RECORD", _bias_record(tmp_path, measured["pooled"]["doubling_time_months"] * 1.1))
+    point = measured["pooled"]["doubling_time_months"]
+    monkeypatch.setattr(pooled_bias, "RECORD", _bias_record(tmp_path, point * 1.1))
     code, out, _ = run_cli("trend", "--table", "all", "--n-boot", "40")
-    assert code == 0 and "bias correction stale, not shown" in out and "bias-corrected" not in out
+    lines = out.rstrip("\n").split("\n")
+    assert code == 0 and "uncorrected: its bias record is stale" in out
+    assert lines[-1].startswith(f"Doubling time: {format_months(point)} months") and "uncorrected" in lines[-1]
     code, out, _ = run_cli("trend", "--table", "all", "--n-boot", "40", "--format", "json")
-    field = json.loads(out)["bias_correction"]
-    assert field["shown"] is False and field["stale"] is True and "run studies/three_tables.py again" in field["why"]
+    found = json.loads(out)
+    field = found["bias_correction"]
+    assert (
+        field["shown"] is False and field["stale"] is True and "run studies/pooled_correction.py again" in field["why"]
+    )
+    assert found["headline"]["uncorrected_because"] == "stale"
+    assert found["headline"]["doubling_time_months"] == pytest.approx(point)
 
 
 def test_the_shipped_bias_record_is_at_the_shipped_point_and_shown(run_cli, cached, monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
     code, out, _ = run_cli("trend", "--table", "all", "--n-boot", "40")
-    assert code == 0 and any(line.startswith("bias-corrected: ") for line in out.splitlines())
+    assert code == 0 and ", bias-corrected" in out.rstrip("\n").split("\n")[-1]

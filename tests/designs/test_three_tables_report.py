@@ -48,7 +48,7 @@ def test_the_chart_draws_each_table_its_colour_and_bounds_as_bounds(pooled):
     colours = {trace.name.split(":")[0]: trace.marker.color for trace in figure.data if trace.mode == "markers"}
     assert len(set(colours.values())) == 3
     assert any(trace.fill == "toself" for trace in figure.data)  # the band
-    assert any(trace.name.startswith("pooled line: ") for trace in figure.data)
+    assert any(trace.name.startswith("pooled line, the estimator's own") for trace in figure.data)
     drawn = sum(len(trace.x) for trace in figure.data if trace.mode == "markers")
     assert drawn == pooled.n_points
 
@@ -90,28 +90,32 @@ def test_the_scales_table_is_one_row_per_table(pooled):
     json.dumps(table.to_dict("records"))  # plain cells
 
 
-def test_the_section_gives_the_bias_corrected_range_and_refuses_a_stale_record(pooled, monkeypatch, tmp_path):
+def test_the_section_leads_with_the_bias_corrected_figure_and_refuses_a_stale_record(pooled, monkeypatch, tmp_path):
     from densing.trend import pooled_bias
 
     point = pooled.doubling_time_months
-    world = {
-        "world": "common",
-        "words": "one slope in every table",
-        "draws": 200,
-        "planted_months": 4.0,
-        "replicates": 100,
-        "failed": 0,
-        "bias": 0.2,
-        "bias_se": 0.01,
-    }
+    worlds = [
+        {
+            "world": name,
+            "words": "one slope in every table",
+            "role": role,
+            "draws": 200,
+            "planted_months": 8.0,
+            "replicates": 100,
+            "failed": 0,
+            "bias": bias,
+            "bias_se": 0.01,
+        }
+        for name, role, bias in (("common", "applied", 0.2), ("no_late_frontier", "sensitivity", 0.1))
+    ]
     path = tmp_path / "bias.json"
     for at, says in (
-        (point, f"bias-corrected by the one planted world beyond 5%, {format_months(point * 1.2)} months"),
-        (point * 1.1, "The bias correction is stale and not shown"),
+        (point, f"{format_months(point * 1.2)} months (95% CI"),
+        (point * 1.1, "Not bias-corrected, the estimator"),
     ):
-        path.write_text(json.dumps({"study": "x", "commands": [], "point_months": at, "worlds": [world]}))
+        path.write_text(json.dumps({"study": "x", "commands": [], "point_months": at, "worlds": worlds}))
         monkeypatch.setattr(pooled_bias, "RECORD", path)
         section = pooled_report.section(pooled, None, 3.3)
         body = " ".join(renderer(section)(section).parts)
         assert says in body
-    assert "bias-corrected" not in body
+    assert "Not bias-corrected" in body and "uncorrected" in body

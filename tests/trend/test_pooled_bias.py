@@ -1,6 +1,7 @@
-"""densing/trend/pooled_bias.py: the pooled law's bias record (results/three_tables/bias.json, studies/three_tables.py
---summary --write) read and checked, the pooled figure corrected by each world beyond 5% (densing.trend.bias's
-correction), the range over the worlds, a record beside another point refused as stale."""
+"""densing/trend/pooled_bias.py: the pooled law's bias record (results/three_tables/bias.json, studies/pooled_correction.py
+--summary --write) read and checked, the pooled figure corrected by its applied world where its bias exceeds 5%
+(densing.trend.bias's correction), the sensitivity world beside it, a record beside another point refused as stale
+and the estimator's own figure shown."""
 
 from __future__ import annotations
 
@@ -24,12 +25,13 @@ POOLED = {
 }
 
 
-def _world(name="common", **change) -> dict:
+def _world(name="common", role="applied", **change) -> dict:
     return {
         "world": name,
         "words": "one slope in every table",
+        "role": role,
         "draws": 200,
-        "planted_months": 4.0,
+        "planted_months": 8.0,
         "replicates": 150,
         "failed": 0,
         "bias": 0.2,
@@ -38,51 +40,81 @@ def _world(name="common", **change) -> dict:
     }
 
 
+def _pair(applied=None, sensitivity=None) -> list[dict]:
+    """The record's two worlds: the applied one and the sensitivity one beside it."""
+    return [
+        _world(**(applied or {})),
+        _world("no_late_frontier", "sensitivity", **({"bias": 0.1, "bias_se": 0.03} | (sensitivity or {}))),
+    ]
+
+
 def _write(tmp_path, worlds, point=POOLED["doubling_time_months"]) -> str:
     path = tmp_path / "bias.json"
     path.write_text(
-        json.dumps({"study": "studies/three_tables.py", "commands": ["x"], "point_months": point, "worlds": worlds})
+        json.dumps(
+            {
+                "study": "studies/pooled_correction.py",
+                "commands": ["x"],
+                "point_months": point,
+                "worlds": worlds,
+                "rounds": [{"months": 6.0, "bias": 0.18}],
+                "check": {"check_at_point": {"corrected": {"bias": 0.01}}},
+            }
+        )
     )
     return str(path)
 
 
-def test_each_world_beyond_five_percent_corrects_the_point_and_the_range_spans_them(tmp_path):
-    path = _write(
-        tmp_path, [_world(bias=0.2), _world("no_late_frontier", bias=0.1, bias_se=0.03), _world("small", bias=0.03)]
+def _months(bias, bias_se):
+    slope, low, high = corrected_slopes(
+        POOLED["slope_per_day"], POOLED["slope_ci_low"], POOLED["slope_ci_high"], bias, bias_se
     )
-    found = pooled_bias.pooled_correction(POOLED, path)
-    assert [c.world.world for c in found.corrections] == ["common", "no_late_frontier"]  # 3% is within 5%
-    expected = []
-    for bias, bias_se in ((0.2, 0.01), (0.1, 0.03)):
-        slope, low, high = corrected_slopes(0.0042, 0.0005, 0.009, bias, bias_se)
-        expected.append((doubling_months(slope), doubling_months(high), doubling_months(low)))
-    point, low_end, high_end = found.corrected_range()
-    assert point == pytest.approx((expected[1][0], expected[0][0]))
-    assert low_end == pytest.approx((min(e[1] for e in expected), max(e[1] for e in expected)))
-    assert high_end == pytest.approx((min(e[2] for e in expected), max(e[2] for e in expected)))
+    return doubling_months(slope), doubling_months(high), doubling_months(low)
+
+
+def test_the_applied_world_corrects_the_figure_shown_and_the_sensitivity_world_stands_beside_it(tmp_path):
+    found = pooled_bias.pooled_correction(POOLED, _write(tmp_path, _pair()))
+    assert (found.applied.months, found.applied.months_low, found.applied.months_high) == pytest.approx(
+        _months(0.2, 0.01)
+    )
+    assert found.sensitivity.months == pytest.approx(_months(0.1, 0.03)[0])
+    shown = pooled_bias.headline({**POOLED, "ci_low": 1.0, "ci_high": 9.0, "state": "measured"}, found)
+    assert shown["bias_corrected"] and shown["uncorrected_because"] == "" and shown["state"] == "measured"
+    assert shown["doubling_time_months"] == pytest.approx(_months(0.2, 0.01)[0])
     field = found.to_dict()
-    assert field["shown"] and field["corrected"] and field["doubling_time_months"] == pytest.approx(list(point))
-    assert [w["corrected"] for w in field["worlds"]] == [True, True, False] and field["worlds"][2]["ci_low"] is None
-    line = correction_clauses(found)[0]
-    assert line.startswith(f"bias-corrected: {point[0]:.2f}–{point[1]:.2f} months, 95% CI from (") and len(line) <= 80
+    assert field["corrected"] and field["doubling_time_months"] == pytest.approx(found.applied.months)
+    assert field["applied"]["bias"] == 0.2 and field["sensitivity"]["world"] == "no_late_frontier"
+    assert field["rounds"] == [{"months": 6.0, "bias": 0.18}] and "check_at_point" in field["check"]
+    own = {**POOLED, "ci_low": 1.0, "ci_high": 9.0}
+    clauses = correction_clauses(found, own)
+    assert clauses[0].startswith("the estimator's own figure: ") and "+20.0% ± 1" in clauses[1]
+    assert "corrected by it to" in correction_sentence(found, own)
 
 
-def test_worlds_within_five_percent_correct_nothing(tmp_path):
-    found = pooled_bias.pooled_correction(POOLED, _write(tmp_path, [_world(bias=0.04), _world(bias=-0.02)]))
-    assert found.corrected_range() is None and found.to_dict()["doubling_time_months"] is None
-    assert "no correction" in correction_sentence(found) and "bias-corrected" not in correction_sentence(found)
+def test_an_applied_world_within_five_percent_corrects_nothing(tmp_path):
+    found = pooled_bias.pooled_correction(POOLED, _write(tmp_path, _pair({"bias": 0.04})))
+    own = {**POOLED, "ci_low": 1.0, "ci_high": 9.0, "state": "measured"}
+    assert found.applied is None and found.to_dict()["doubling_time_months"] is None
+    shown = pooled_bias.headline(own, found)
+    assert not shown["bias_corrected"] and shown["uncorrected_because"] == "within_threshold"
+    assert shown["doubling_time_months"] == POOLED["doubling_time_months"]
+    assert "no correction" in correction_sentence(found, own) and "corrected by it" not in correction_sentence(
+        found, own
+    )
 
 
-def test_a_record_beside_another_point_is_stale_and_not_shown(tmp_path):
-    path = _write(tmp_path, [_world()], point=POOLED["doubling_time_months"] * 1.01)
-    with pytest.raises(pooled_bias.StaleBias, match="run studies/three_tables.py again"):
+def test_a_record_beside_another_point_is_stale_and_the_estimators_own_figure_is_shown(tmp_path):
+    path = _write(tmp_path, _pair(), point=POOLED["doubling_time_months"] * 1.01)
+    with pytest.raises(pooled_bias.StaleBias, match="run studies/pooled_correction.py again"):
         pooled_bias.pooled_correction(POOLED, path)
     found = pooled_bias.looked_up(POOLED, path)
+    own = {**POOLED, "ci_low": 1.0, "ci_high": 9.0, "state": "measured"}
     assert pooled_bias.correction_field(found) == {"shown": False, "stale": True, "why": str(found)}
-    assert correction_clauses(found)[0].startswith("bias correction stale, not shown")
-    assert correction_sentence(found).startswith("The bias correction is stale and not shown")
+    assert pooled_bias.headline(own, found)["uncorrected_because"] == "stale"
+    assert correction_clauses(found, own)[0].startswith("uncorrected: its bias record is stale")
+    assert correction_sentence(found, own).startswith("Not bias-corrected, the estimator's own figure is")
     assert pooled_bias.pooled_correction(
-        POOLED, _write(tmp_path, [_world()], point=POOLED["doubling_time_months"] * (1 + 1e-4))
+        POOLED, _write(tmp_path, _pair(), point=POOLED["doubling_time_months"] * (1 + 1e-4))
     )
 
 
@@ -101,6 +133,8 @@ def test_a_record_beside_another_point_is_stale_and_not_shown(tmp_path):
         ),
         (json.dumps({"worlds": [_world(bias="large")], "commands": [], "point_months": 5.0}), "field 'bias'"),
         (json.dumps({"worlds": [_world(replicates=0)], "commands": [], "point_months": 5.0}), "at least one replicate"),
+        (json.dumps({"worlds": [_world()], "commands": [], "point_months": 5.0}), "expected one 'applied' and one"),
+        (json.dumps({"worlds": [_world(), _world()], "commands": [], "point_months": 5.0}), "field 'role'"),
     ],
 )
 def test_a_missing_or_damaged_record_is_named_in_one_line(tmp_path, text, says):
@@ -112,13 +146,20 @@ def test_a_missing_or_damaged_record_is_named_in_one_line(tmp_path, text, says):
     found = pooled_bias.looked_up(POOLED, path)
     field = pooled_bias.correction_field(found)
     assert field["shown"] is False and field["stale"] is False and says in field["why"]
-    assert correction_clauses(found) == [f"bias correction not shown: {found}"] and "\n" not in str(found)
+    own = {**POOLED, "ci_low": 1.0, "ci_high": 9.0, "state": "measured"}
+    assert pooled_bias.headline(own, found)["uncorrected_because"] == "missing_or_damaged"
+    assert correction_clauses(found, own) == [f"uncorrected: no bias record: {found}"] and "\n" not in str(found)
 
 
 def test_the_shipped_record_holds_the_studys_worlds_and_todays_point():
-    """bias.json corrects the pooled law the package gives today (trend.json), not the first result."""
+    """bias.json corrects the pooled law the package gives today (trend.json), not the first result; its applied
+    world is planted at the figure it corrects (the last round's corrected point)."""
     record = pooled_bias.read_pooled_bias()
     today = json.loads((pooled_bias.RECORD.parent / "trend.json").read_text())["pooled"]
     assert record.point_months == pytest.approx(today["doubling_time_months"], rel=1e-12)
-    assert {(w.world, w.draws) for w in record.worlds} == {("common", 200), ("no_late_frontier", 200), ("common", 600)}
-    assert all(math.isfinite(w.bias) and w.bias_se > 0 for w in record.worlds)
+    assert (record.applied.world, record.sensitivity.world) == ("common", "no_late_frontier")
+    assert record.applied.planted_months == pytest.approx(record.rounds[-1]["months"])
+    assert record.applied.bias == pytest.approx(record.rounds[-1]["bias"])
+    corrected_point = record.point_months * (1 + record.applied.bias)
+    assert record.sensitivity.planted_months == pytest.approx(corrected_point)
+    assert all(math.isfinite(w.bias) and w.bias_se > 0 for w in (record.applied, record.sensitivity))

@@ -72,6 +72,8 @@ def test_the_summary_says_the_pooled_time_and_the_test(pooled):
 def test_the_document_is_the_clis_json_record(pooled):
     document = pooled.document()
     assert [row["table"] for row in document["rows"]] == ["public", "openllm_v2", "swallow"]
+    assert list(document)[:2] == ["rows", "headline"] and document["headline"] == pooled.headline
+    assert document["bias_correction"]["shown"] in (True, False) and list(document)[-1] == "bias_correction"
     assert "tables" in pooled.record  # the record itself is left as it was
 
 

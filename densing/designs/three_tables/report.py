@@ -18,7 +18,7 @@ from densing.errors import DensingError, InputError
 from densing.numbers import format_months, format_number
 from densing.present import pooled as words
 from densing.report.html import Section, cards_html, esc, figure_html, months_words, table_html
-from densing.trend.pooled_bias import PooledCorrection, looked_up
+from densing.trend.pooled_bias import PooledCorrection, headline, looked_up
 from densing.trend.pooled_trend import PooledTrend, pooled_trend
 
 TITLE = "One law from three harnesses"
@@ -126,14 +126,15 @@ def leave_one_out_tables(record: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
     return tables, labs
 
 
-def _cards(pooled: PooledTrend, paper_months: float) -> str:
-    """The section's cards: the pooled time, its state, the common-slope test's p, the forecast's outcome, the paper."""
+def _cards(pooled: PooledTrend, paper_months: float, correction: PooledCorrection | InputError) -> str:
+    """The section's cards: the pooled time (bias-corrected where ``correction`` applies), its state, the
+    common-slope test's p, the forecast's outcome, the paper."""
     record = pooled.record
     test = record["common_slope"]
     said = "rejected: the tables disagree" if test["rejected"] else "not rejected"
     return cards_html(
         [
-            ("pooled doubling time, 95% CI", words.interval_words(record["pooled"])),
+            ("pooled doubling time, 95% CI", words.figure_words(headline(record["pooled"], correction))),
             ("state", "not measured: the tables disagree" if pooled.tables_disagree else pooled.state.value),
             ("one slope across tables", f"p = {test['p_value']:.2g}, {said}"),
             (f"forecast check at {record['forecast']['cutoff']}", record["forecast"]["outcome"]),
@@ -147,12 +148,13 @@ def render(s: PooledSection | LeftOut) -> Section:
     if isinstance(s, LeftOut):
         return Section(s.title, s.note)
     pooled, record = s.pooled, s.pooled.record
+    shown = headline(record["pooled"], s.correction)
     tables, labs = leave_one_out_tables(record)
     sides = [f'<p class="sub">{esc(line)}.</p>' for line in words.side_lines(record)]
     parts = [
-        f'<p class="verdict"><strong>{esc(words.headline_words(record))}</strong></p>',
-        f'<p class="sub">{esc(words.correction_sentence(s.correction))}</p>',
-        _cards(pooled, s.paper_months),
+        f'<p class="verdict"><strong>{esc(words.headline_words(record, shown))}</strong></p>',
+        f'<p class="sub">{esc(words.correction_sentence(s.correction, record["pooled"]))}</p>',
+        _cards(pooled, s.paper_months, s.correction),
         figure_html(
             pooled.plot(),
             "three-tables",
