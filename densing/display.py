@@ -121,15 +121,13 @@ def kind(field: str) -> str:
     name = str(field)
     if name in COUNTS or name.endswith(("_params", "_tokens", "_flops")):
         return "count"
-    return (
-        "fraction"
-        if name in FRACTIONS
-        else "percent"
-        if name.endswith("_pct")
-        else "microseconds"
-        if name.endswith("_us")
-        else "other"
-    )
+    if name in FRACTIONS:
+        return "fraction"
+    if name.endswith("_pct"):
+        return "percent"
+    if name.endswith("_us"):
+        return "microseconds"
+    return "other"
 
 
 def header(field: str, unit: str | None = None) -> str:
@@ -283,7 +281,11 @@ def reading_words(reading: str, why: str) -> str:
     "upper bound (chance)", "" for a value."""
     if reading == VALUE:
         return ""
-    return why if reading == NO_READING else f"{reading} ({_CAUSES[why]})" if why in _CAUSES else reading
+    if reading == NO_READING:
+        return why
+    if why in _CAUSES:
+        return f"{reading} ({_CAUSES[why]})"
+    return reading
 
 
 def _bounded_cells(frame, suffix: str, readings) -> dict[str, list[str]]:

@@ -196,7 +196,8 @@ def _check_name_lengths(path: Path) -> None:
         limit = os.pathconf("/", "PC_PATH_MAX")
     except (OSError, ValueError):
         limit = None
-    if limit and (size := len(os.fsencode(str(path.absolute())))) >= limit:
+    size = len(os.fsencode(str(path.absolute())))
+    if limit and size >= limit:
         raise InputError(f"{str(path)[:40]}…: a path of {size} bytes; the system takes at most {limit - 1}")
 
 

@@ -38,7 +38,9 @@ def _special(value) -> str | None:
     number = math.nan if value is None else float(value)
     if math.isnan(number):
         return MISSING
-    return (INFINITY if number > 0 else MINUS_INFINITY) if math.isinf(number) else None
+    if not math.isinf(number):
+        return None
+    return INFINITY if number > 0 else MINUS_INFINITY
 
 
 def significant(value: float, digits: int = DIGITS) -> str:

@@ -290,7 +290,11 @@ def leading_table() -> TrendTable:
 
 def table(name: str | TrendTable | None = None) -> TrendTable:
     """The registered table ``name`` (a :class:`TrendTable` as it is; None: :func:`leading_table`); else InputError."""
-    return name if isinstance(name, TrendTable) else leading_table() if name is None else tables().get(name)
+    if isinstance(name, TrendTable):
+        return name
+    if name is None:
+        return leading_table()
+    return tables().get(name)
 
 
 def table_for_path(path: str | Path | None) -> TrendTable:
@@ -316,9 +320,12 @@ def resolve_table(results: str | Path | None = None, table: str | TrendTable | N
     given = None if results is None else as_path(results, "results")
     if table is not None and not isinstance(table, (str, TrendTable)):
         raise InputError(f"{TABLES.what}: expected a table's name, one of {', '.join(tables())}, got {table!r}")
-    found = (
-        table if isinstance(table, TrendTable) else tables().get(table) if table is not None else table_for_path(given)
-    )
+    if isinstance(table, TrendTable):
+        found = table
+    elif table is not None:
+        found = tables().get(table)
+    else:
+        found = table_for_path(given)
     return Target(found, found.path if given is None else given)
 
 

@@ -65,7 +65,11 @@ class Interval:
 
 def _bound(bound: float | None, kind: type) -> str:
     """A bound as a refusal writes it: an integer's in full (2147483647), a number's in ``g`` form (1e+15)."""
-    return "" if bound is None else str(int(bound)) if kind is Integral and float(bound).is_integer() else f"{bound:g}"
+    if bound is None:
+        return ""
+    if kind is Integral and float(bound).is_integer():
+        return str(int(bound))
+    return f"{bound:g}"
 
 
 @dataclass(frozen=True)
@@ -98,7 +102,11 @@ class ExistingPath:
             return False
         try:
             path = Path(value)
-            return path.is_dir() if self.kind == "folder" else path.is_file() if self.kind == "file" else path.exists()
+            if self.kind == "folder":
+                return path.is_dir()
+            if self.kind == "file":
+                return path.is_file()
+            return path.exists()
         except (OSError, TypeError, ValueError):
             return False
 

@@ -234,7 +234,10 @@ def print_help(argv: list[str]) -> bool:
     command = typer.main.get_command(app)
     context = command.context_class(command, info_name="densing", **command.context_settings)
     for name in argv[:-1]:
-        if (sub := command.get_command(context, name) if hasattr(command, "get_command") else None) is None:
+        if not hasattr(command, "get_command"):
+            return False
+        sub = command.get_command(context, name)
+        if sub is None:
             return False
         command, context = sub, sub.context_class(sub, info_name=name, parent=context)
     typer.echo(command.get_help(context))

@@ -29,13 +29,13 @@ def _loss_title(frame) -> str:
     """The table's title says what its ``loss`` is: nats per item, bits per byte (the ladder's tasks), or both."""
     units = set(frame["loss_unit"].dropna().astype(str)) if "loss_unit" in frame.columns else set()
     words = {"bpb": "bits per byte of the correct answer", "nats": "mean −log P(answer | prompt) per item"}
-    said = (
-        "; ".join(f"{u}: {words.get(u, u)}" for u in sorted(units))
-        if len(units) > 1
-        else words.get(next(iter(units)), next(iter(units)))
-        if units
-        else words["nats"]
-    )
+    if len(units) > 1:
+        said = "; ".join(f"{u}: {words.get(u, u)}" for u in sorted(units))
+    elif units:
+        unit = next(iter(units))
+        said = words.get(unit, unit)
+    else:
+        said = words["nats"]
     return f"scores and conditional losses (loss: {said})"
 
 
@@ -75,7 +75,8 @@ def _prefix_settings(backend: str, trie_tokens: int | None, slots: int | None):
 
 def _parse_shard(text: str) -> tuple[int, int]:
     """``"K/N"`` (1 ≤ K ≤ N) → ``(K − 1, N)``; anything else is an :class:`InputError`."""
-    if len(parts := text.strip().split("/")) == 2 and all(p.strip().isdigit() for p in parts):
+    parts = text.strip().split("/")
+    if len(parts) == 2 and all(p.strip().isdigit() for p in parts):
         k, n = (int(p) for p in parts)
         if 1 <= k <= n:
             return k - 1, n

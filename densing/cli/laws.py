@@ -40,6 +40,16 @@ DATA_HELP = "Tidy CSV/Parquet, a results store, lm-eval JSON(s), the Pythia eval
 Law = Enum("Law", {"two_step": "two-step", "composed": "composed"}, type=str)  # --law
 
 
+def min_tokens_option(text: str | None, default):
+    """``--min-train-tokens``: ``default`` where it is not given, None for ``none`` (no floor), else a count of
+    tokens."""
+    if text is None:
+        return default
+    if text == "none":
+        return None
+    return count_option(text, "--min-train-tokens")
+
+
 def _names(text: str) -> str | list[str]:
     """One benchmark name, or several comma-separated (averaged per model)."""
     names = [b.strip() for b in text.split(",") if b.strip()]
@@ -141,13 +151,7 @@ def fit(
         return
 
     data_format = sniff_format(data)
-    tokens = (
-        data_format.min_train_tokens
-        if min_train_tokens is None
-        else None
-        if min_train_tokens == "none"
-        else count_option(min_train_tokens, "--min-train-tokens")
-    )
+    tokens = min_tokens_option(min_train_tokens, data_format.min_train_tokens)
     names = None if families is None else [f.strip() for f in families.split(",") if f.strip()]
     frame = reference_subset(
         _read(data, suite=suite), max_params=size_option(max_params, "--max-params"), families=names, source=str(data)
@@ -318,13 +322,7 @@ def validate(
     from densing.laws.held_out import validate_held_out
 
     _read(data, suite=suite, read=False)  # validate_held_out reads it
-    tokens = (
-        "auto"
-        if min_train_tokens is None
-        else None
-        if min_train_tokens == "none"
-        else count_option(min_train_tokens, "--min-train-tokens")
-    )
+    tokens = min_tokens_option(min_train_tokens, "auto")
     table, summary = validate_held_out(
         data,
         _names(benchmark),

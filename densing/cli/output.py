@@ -116,13 +116,11 @@ def announced(run, n_boot: int, command: str, what: str):
 
 def format_duration(seconds: float) -> str:
     """``seconds`` as people say a wait: 90 s, 4 min, 1.5 h."""
-    return (
-        f"{seconds:.0f} s"
-        if seconds < 120
-        else f"{seconds / 60:.0f} min"
-        if seconds < 5400
-        else f"{seconds / 3600:.1f} h"
-    )
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 #: ``--format`` of every command that prints a table.

@@ -38,7 +38,8 @@ def parse(argv: list[str]) -> dict | None:
         if word in _FLAGS:
             key, value = "stream", _FLAGS[word]
         elif name in _VALUED:
-            value = _value(key := _VALUED[name], inline if eq else next(words, ""))
+            key = _VALUED[name]
+            value = _value(key, inline if eq else next(words, ""))
         elif word and not word.startswith("-"):
             key, value = "path", word
         else:

@@ -8,7 +8,6 @@ from densing.cli.layout import closing
 from densing.cli.output import Format, print_document, print_frame, print_text, working
 from densing.errors import InputError
 from densing.present.pooled import correction_clauses, figure_words, headline_words, side_lines
-from densing.trend.pooled_bias import headline
 
 #: The ``--table`` name of the pooled law.
 ALL_TABLES = "all"
@@ -67,6 +66,8 @@ def print_screen(found: dict, correction) -> None:
     """The pooled law on one screen: the answer (bias-corrected where the record applies), the estimator's own figure
     and the correction in one line (``correction``: :func:`densing.trend.pooled_bias.looked_up`'s answer), the
     tables' own slopes and scales, the test, the sides, the line."""
+    from densing.trend.pooled_bias import headline
+
     shown = headline(found["pooled"], correction)
     print_text(headline_words(found, shown))
     print_text("; ".join(correction_clauses(correction, found["pooled"])) + ".")
@@ -84,7 +85,7 @@ def print_screen(found: dict, correction) -> None:
 
 def run(*, n_boot: int, seed: int, fmt: Format) -> None:
     """``densing trend --table all`` in ``fmt``."""
-    from densing.trend.pooled_bias import correction_field, looked_up
+    from densing.trend.pooled_bias import correction_field, headline, looked_up
     from densing.trend.pooled_tables import measure_tables
 
     with working("measuring the three tables' pooled law …", after=5.0):

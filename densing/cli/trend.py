@@ -135,7 +135,12 @@ def trend(
         )
         return
     draws_option(n_boot, seed)
-    output = fmt.value if fmt is not Format.table else "detail" if detail else "screen"
+    if fmt is not Format.table:
+        output = fmt.value
+    elif detail:
+        output = "detail"
+    else:
+        output = "screen"
     if by is By.benchmark:
         shown = SHOWN["by benchmark screen"] if output == "screen" else "all"
     else:
@@ -319,7 +324,8 @@ def _print_by_benchmark_detail(result, forecast, wide: bool) -> None:
         fold_legend(r.result for r in (*result.benchmark_rows, *result.set_rows, *result.budget_rows)),
         *_order_break_lines(result),
     )
-    if len(cross := ends_shown(result.cross_check(), keep=wide)):
+    cross = ends_shown(result.cross_check(), keep=wide)
+    if len(cross):
         print_frame(
             cross,
             wide=wide,

@@ -89,9 +89,16 @@ def metric_rank(benchmark: str, metric: str) -> int | None:
     metric = str(metric).strip().removesuffix(",none")  # lm-eval's ``none`` filter: ``acc,none`` is ``acc``
     if metric == SCORE:
         return 0
-    if (wanted := score_metric(benchmark)) is not None:
-        return 1 if metric == wanted else 2 if metric.partition(",")[0] == wanted.partition(",")[0] else None
-    return 3 + METRIC_PREFERENCE.index(metric) if metric in METRIC_PREFERENCE else None
+    wanted = score_metric(benchmark)
+    if wanted is not None:
+        if metric == wanted:
+            return 1
+        if metric.partition(",")[0] == wanted.partition(",")[0]:  # the same metric under another filter
+            return 2
+        return None
+    if metric in METRIC_PREFERENCE:
+        return 3 + METRIC_PREFERENCE.index(metric)
+    return None
 
 
 def score_columns(columns) -> list[str]:

@@ -181,7 +181,8 @@ def read_olmo_ladder(folder: str | Path, *, rerun: bool = True) -> pd.DataFrame:
         path = folder / spec["file"]
         if not path.exists():
             continue
-        tail = _read_csv(path).tail(last := spec["last_rows"])  # one averaged row per task from the file's last rows
+        last = spec["last_rows"]
+        tail = _read_csv(path).tail(last)  # one averaged row per task from the file's last rows
         params = per_size.get(spec["like"]) if "like" in spec else per_label.get(spec["config"])
         if params is None:
             raise InputError(f"{path}: no parameter count for {run} in configs/*.json")

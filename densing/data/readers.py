@@ -377,8 +377,9 @@ def read_pythia_evals(
     frames = []
     for model_dir, size in pythia_runs(root, suite=suite, shots=shots):
         for path in sorted((model_dir / shots).glob("*.json")):
-            step = int(found.group(1)) if (found := _STEP.search(path.stem)) else 0
-            if step == 0 or final_only and step != 143000:  # no step, or step 0 (D = 0)
+            found = _STEP.search(path.stem)
+            step = int(found.group(1)) if found else 0
+            if step == 0 or (final_only and step != 143000):  # no step, or step 0 (D = 0)
                 continue
             frames.append(
                 read_lm_eval_json(path, model=f"{model_dir.name}@step{step}").assign(

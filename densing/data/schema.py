@@ -425,7 +425,9 @@ def _differing(rows: pd.DataFrame):
     values = rows.astype("float64")
     first = values.iloc[0]
     for index, other in values.iloc[1:].iterrows():
-        if (differs := ~((other == first) | (other.isna() & first.isna()))).any():
+        same = (other == first) | (other.isna() & first.isna())
+        differs = ~same
+        if differs.any():
             yield index, differs.idxmax(), first, other
 
 

@@ -51,7 +51,11 @@ def _gold_index(target: object, continuations: list[str]) -> int:
     if not isinstance(target, str):
         return -1
     text = target.strip()
-    return continuations.index(text) if text in continuations else int(text) if text.isdigit() else -1
+    if text in continuations:
+        return continuations.index(text)
+    if text.isdigit():
+        return int(text)
+    return -1
 
 
 def samples_loss(path: Path, output_type: str) -> LossTotals:

@@ -184,7 +184,11 @@ def reached(index: dict[str, Any], names: Iterable[str]) -> set[str]:
         if kind == "TAG":
             pending.extend(entry.tags)
         members = (entry.cfg or {}).get("task") if kind == "GROUP" else None
-        for member in members if isinstance(members, list) else [members] if members else []:
+        if not members:
+            members = []
+        elif not isinstance(members, list):
+            members = [members]
+        for member in members:
             if isinstance(member, str):
                 pending.append(member)
             elif isinstance(member, dict):

@@ -91,7 +91,12 @@ def plan(
 ) -> tuple[str, list[tuple[np.ndarray, ...]]]:
     """The resampling unit and ``n_boot`` resamples (each stage's picked rows): ``unit="auto"`` resamples runs where
     some run has several checkpoints (fewer runs than points of the last stage), points otherwise."""
-    chosen = unit if unit != "auto" else "series" if len(runs) < len(stage_sets[-1]) else "point"
+    if unit != "auto":
+        chosen = unit
+    elif len(runs) < len(stage_sets[-1]):
+        chosen = "series"
+    else:
+        chosen = "point"
     rng = np.random.default_rng(seed)
     if chosen == "point":
         return chosen, [tuple(rng.integers(0, len(part), len(part)) for part in stage_sets) for _ in range(n_boot)]

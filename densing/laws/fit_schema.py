@@ -94,9 +94,11 @@ def check_fit_dict(data: dict, *, source: str = "<fit>") -> None:
         raise InputError(f"{source}: field 'format': not a densing reference fit (expected {FORMAT!r})")
     if fmt != FORMAT:
         raise InputError(f"{source}: field 'format': {fmt!r} is not a version this densing reads (expected {FORMAT!r})")
-    if (kind := data.get("kind")) not in KINDS:
+    kind = data.get("kind")
+    if kind not in KINDS:
         raise InputError(f"{source}: field 'kind': expected one of {', '.join(KINDS)}, got {kind!r}")
-    if not isinstance(params := data.get("params"), dict):
+    params = data.get("params")
+    if not isinstance(params, dict):
         raise InputError(f"{source}: field 'params': expected a mapping of parameter names to numbers")
     allowed = set(_REQUIRED_PARAMS[kind]) | ({"E"} if kind != "family" else set(_FAMILY_SHAPE_PARAMS))
     if kind == "family" and len(set(_FAMILY_SHAPE_PARAMS) & set(params)) == 1:
@@ -112,7 +114,8 @@ def check_fit_dict(data: dict, *, source: str = "<fit>") -> None:
             f"{source}: field 'params.{bad[0]}': {bad[1]!r} is outside the law's domain "
             f"({_domain_words(kind, bad[0], params)})"
         )
-    if not D0_TOKENS.matches(d0 := data.get("d0")):
+    d0 = data.get("d0")
+    if not D0_TOKENS.matches(d0):
         raise InputError(
             f"{source}: field 'd0': expected a positive number of tokens up to {MAX_D0_TOKENS:g} "
             f"(the bound of --d0), got {d0!r}"
@@ -176,7 +179,8 @@ def select_points(
         raise InputError(
             f"benchmark {'/'.join(names)!r} with metric {metric!r}: no rows in the data (benchmarks: {have})"
         )
-    if len(missing_tokens := rows[rows["train_tokens"].isna()]):
+    missing_tokens = rows[rows["train_tokens"].isna()]
+    if len(missing_tokens):
         raise InputError(
             f"model {missing_tokens['model'].iloc[0]!r}: field 'train_tokens' is empty; "
             "reference points need both params and train_tokens"

@@ -235,7 +235,12 @@ def invert_joint(
     sigma2 = np.square(np.nan_to_num(stderr))
     if scores.ndim != 2 or scores.shape[1] != len(fits):
         raise InputError(f"scores: expected shape (models, {len(fits)}), got {scores.shape}")
-    s2 = 0.0 if skill == "none" else (skill_variance(fits, scores, stderr) if skill2 is None else float(skill2))
+    if skill == "none":
+        s2 = 0.0
+    elif skill2 is None:
+        s2 = skill_variance(fits, scores, stderr)
+    else:
+        s2 = float(skill2)
     p = family_columns(fits)
     rounds, settled = np.ones(len(scores), int), np.ones(len(scores), bool)
     if space == "ln_n":

@@ -79,8 +79,17 @@ def solve(p: dict[str, np.ndarray], scores: np.ndarray, weights: np.ndarray, sta
         return np.ascontiguousarray(np.moveaxis(a.reshape((-1,) + ((1, 1) + a.shape)[-2:]), -1, 0))
 
     def gathered(a):  # (B or 1, rows or 1): the active (draw, model) rows
-        at = (active if a.shape[2] > 1 else draw) if a.shape[1] > 1 else (model if a.shape[2] > 1 else None)
-        return a.reshape(len(a), -1) if at is None else np.take(a.reshape(len(a), -1), at, axis=1)
+        """``a``'s entries at the active rows: by (draw, model) where it varies along both, by draw or by model where
+        it varies along one, all of it where it varies along neither."""
+        varies_by_draw, varies_by_model = a.shape[1] > 1, a.shape[2] > 1
+        flat = a.reshape(len(a), -1)
+        if varies_by_draw and varies_by_model:
+            return np.take(flat, active, axis=1)
+        if varies_by_draw:
+            return np.take(flat, draw, axis=1)
+        if varies_by_model:
+            return np.take(flat, model, axis=1)
+        return flat
 
     law = {k: _single(cube(v)) for k, v in _constants(p).items()}
     law_scores, law_weights = cube(scores), cube(weights)

@@ -260,16 +260,18 @@ def composed_problem(
         dsig_dlatent = -sig * (1.0 - sig)  # d sigmoid / dL for γ = −1
         amp = p["c"] * dsig_dlatent
         cols = [amp * term_n, -amp * ln_n * term_n, amp * term_t, -amp * ln_t * term_t, -amp]
-        u = dict(zip(names, theta)).get("u")  # the amplitudes' columns: ∂S/∂u, c = (max_score − d)·u; ∂S/∂d
-        cols += [
-            (max_score - p["d"]) * sig
-            if name == "u"
-            else 1.0 - sig
-            if ceiling is not None  # d free, c = ceiling − d
-            else 1.0 - u * sig  # d free, c = (max_score − d)·u
-            for name in free
-        ]
+        u = dict(zip(names, theta)).get("u")
+        cols += [amplitude_column(name, p, sig, u) for name in free]
         return np.column_stack(cols)
+
+    def amplitude_column(name, p, sig, u):
+        """The Jacobian column of a free amplitude parameter: ∂S/∂u with c = (max_score − d)·u, or ∂S/∂d with c =
+        ceiling − d (a ceiling given) or c = (max_score − d)·u (none)."""
+        if name == "u":
+            return (max_score - p["d"]) * sig
+        if ceiling is not None:
+            return 1.0 - sig
+        return 1.0 - u * sig
 
     def predict(p):
         return forms.composed_law(n, t, p["a"], p["alpha"], p["b"], p["beta"], p["c"], p["gamma"], p["l"], p["d"])
@@ -308,10 +310,13 @@ def theta_from_params(problem: Problem, params: dict[str, float]) -> np.ndarray:
         "ln_a": lambda: math.log(params["a"]) - params["alpha"] * problem.centres[0],
         "ln_b": lambda: math.log(params["b"]) - params["beta"] * problem.centres[1],
     }
-    return np.array(
-        [
-            mapped[name]() if name in mapped else math.log(params[name[3:]]) if name.startswith("ln_") else params[name]
-            for name in problem.names
-        ],
-        float,
-    )
+
+    def internal(name: str) -> float:
+        """One θ entry: a mapped one, the log of a natural parameter (``ln_x``), or the parameter itself."""
+        if name in mapped:
+            return mapped[name]()
+        if name.startswith("ln_"):
+            return math.log(params[name[3:]])
+        return params[name]
+
+    return np.array([internal(name) for name in problem.names], float)

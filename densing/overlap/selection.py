@@ -55,6 +55,12 @@ class DecodedRank:
     info: DecodeInfo = DecodeInfo()  # distributedInfo as checked (the set's files must be one job's)
 
 
+def step_number(name: str) -> int:
+    """The step of a ``ProfilerStep#N`` event's name, −1 where it gives none."""
+    found = STEP_RE.search(name)
+    return int(found.group(1)) if found else -1
+
+
 def check_events(path, cols) -> None:
     """The errors of a file without (duration) events, or with kernels without a time."""
     if cols.events == 0:
@@ -118,9 +124,7 @@ def to_rank_trace(
     (:func:`~densing.overlap.model.kernel_category`); NoGpuKernelsError when none is left."""
     names, is_gpu = d.names, gpu_side(d.stream, d.correlation, d.name_code, d.names)
     is_cpu = ~is_gpu
-    step_code_to_number = {
-        i: int(m.group(1)) if (m := STEP_RE.search(n)) else -1 for i, n in enumerate(names) if "ProfilerStep" in n
-    }
+    step_code_to_number = {i: step_number(n) for i, n in enumerate(names) if "ProfilerStep" in n}
     is_step = is_cpu & isin_codes(d.name_code, list(step_code_to_number))
 
     kernel = d.stream != -1

@@ -106,15 +106,19 @@ def plan(
     root = sweep_data_root(names, local_data, data_root)  # the local splits' folder, checked; None from the Hub
     suites_own = target is None and results is None and table is None  # nothing names the table: the suite's
     target = given_or_resolved(target, suite_table(suite) if suites_own else results, table)
-    if (
-        not target.path.is_file()
-    ):  # a suite of another table than the public one (SUITE_TABLES) needs that table shipped
+    # a suite of another table than the public one (SUITE_TABLES) needs that table shipped
+    if not target.path.is_file():
         shown = (
             f"results/{target.path.relative_to(RESULTS).as_posix()}"
             if target.path.is_relative_to(RESULTS)
             else str(target.path)
         )
-        named = f"--suite {suite}: its" if suites_own else "results:" if results else "--table:"
+        if suites_own:
+            named = f"--suite {suite}: its"
+        elif results:
+            named = "results:"
+        else:
+            named = "--table:"
         raise InputError(
             f"{named} target table {shown} is not {'shipped' if results is None else 'there'}, so there is "
             "no table to place the models against"

@@ -238,14 +238,22 @@ def band_position(reading: str, value: float, band_low: float, band_high: float)
     if not (math.isfinite(band_low) and math.isfinite(band_high)) or not math.isfinite(value):
         return UNDETERMINED
     if reading == VALUE:
-        return ABOVE if value > band_high else BELOW if value < band_low else WITHIN
-    return (
-        ABOVE
-        if reading == LOWER_BOUND and value > band_high
-        else BELOW
-        if reading == UPPER_BOUND and value < band_low
-        else UNDETERMINED
-    )
+        if value > band_high:
+            return ABOVE
+        if value < band_low:
+            return BELOW
+        return WITHIN
+    return bound_side(reading, value, band_low, band_high)
+
+
+def bound_side(reading: str, value: float, low: float, high: float) -> str:
+    """Where a bound lies against a line or band [``low``, ``high``]: a lower bound above it, an upper bound below
+    it, else undetermined (a bound on the other side says nothing)."""
+    if reading == LOWER_BOUND and value > high:
+        return ABOVE
+    if reading == UPPER_BOUND and value < low:
+        return BELOW
+    return UNDETERMINED
 
 
 def _said(reading: str, stated: float, why: str, r: dict, chance_words: str | None) -> str:
@@ -282,15 +290,10 @@ def _verdict(r: dict, near_chance: str | None) -> dict:
         r["density"], r["bound"], r["density_ci_low"], r["density_ci_high"], r.get("near_chance", False)
     )
     line = r["frontier_density"]
-    side = (
-        (ABOVE if value > line else BELOW)
-        if reading == VALUE
-        else ABOVE
-        if reading == LOWER_BOUND and value > line
-        else BELOW
-        if reading == UPPER_BOUND and value < line
-        else UNDETERMINED
-    )
+    if reading == VALUE:
+        side = ABOVE if value > line else BELOW
+    else:
+        side = bound_side(reading, value, line, line)
     date = f"{r['release_date']}" + (
         " (today: no release_date given)" if r.get("release_date_source") == DateSource.TODAY.value else ""
     )

@@ -80,20 +80,31 @@ def table_html(frame: pd.DataFrame, *, scroll: bool = True) -> str:
     for i, record in enumerate(frame.itertuples(index=False, name=None)):
         cells = []
         for (_, texts), value in zip(shown, record):
-            numeric = isinstance(value, (int, float, np.integer, np.floating, NumberText)) and not isinstance(
-                value, (bool, np.bool_)
-            )
-            kind = (
-                (' class="n r"' if isinstance(value, NumberText) else ' class="n"')
-                if numeric
-                else ' class="t"'
-                if isinstance(value, str) and len(value) > LONG_TEXT
-                else ""
-            )
-            cells.append(f"<td{kind}>{esc(texts[i])}</td>")
+            cells.append(f"<td{cell_class(value)}>{esc(texts[i])}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     table = f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
     return f'<div class="table{" scroll" if scroll else ""}">{table}</div>'
+
+
+def cell_class(value) -> str:
+    """A table cell's class attribute: ``n`` for a number (``n r`` for a number given as text, right-aligned as one),
+    ``t`` for a long text (wrapped), none otherwise."""
+    is_number = isinstance(value, (int, float, np.integer, np.floating, NumberText))
+    if is_number and not isinstance(value, (bool, np.bool_)):
+        if isinstance(value, NumberText):
+            return ' class="n r"'
+        return ' class="n"'
+    if isinstance(value, str) and len(value) > LONG_TEXT:
+        return ' class="t"'
+    return ""
+
+
+def legend_paragraphs(legend: str, after: str = "") -> list[str]:
+    """A legend as the one paragraph under a table (``after``, already escaped, ends it before the full stop); none
+    where there is no legend."""
+    if not legend:
+        return []
+    return [f'<p class="sub">{esc(legend)}{after}.</p>']
 
 
 def figure_html(figure, div_id: str, caption: str = "") -> str:

@@ -33,7 +33,7 @@ from densing.present.words import (
 )
 from densing.registry import designs
 from densing.report import compute as m
-from densing.report.html import Section, cards_html, esc, figure_html, page, table_html
+from densing.report.html import Section, cards_html, esc, figure_html, legend_paragraphs, page, table_html
 from densing.report.render_parts import (
     DENSITY_MEANING,
     breakable,
@@ -207,8 +207,8 @@ def _capability(s: m.CapabilitySection) -> Section:
         table_html(
             ends_shown(rows)[["row", "capability", "status", "months", "ci_low", "ci_high", "n_models"]], scroll=False
         ),
-        *([f'<p class="sub">{esc(legend)}; {esc(RANGE_DRAWN)}.</p>'] if (legend := shown_legend(s.rows)) else []),
-        *([f'<p class="sub">{esc(fold)}.</p>'] if (fold := frame_fold_legend(s.rows)) else []),
+        *legend_paragraphs(shown_legend(s.rows), f"; {esc(RANGE_DRAWN)}"),
+        *legend_paragraphs(frame_fold_legend(s.rows)),
         details(
             "the references of each row, and each reference's own doubling time [95% CI]",
             table_html(rows[["row", "references", "each_reference_months"]], scroll=False),
@@ -250,7 +250,7 @@ def _detail(s: m.DetailSection) -> Section:
         f"<p class=\"sub\">Each rule's interval rests on its own draws: the headline rule's {head_draws:,}, a "
         "rule at other draws names its count beside it; the same rule at other draws, as in the sensitivity "
         "table, has its own ends.</p>",
-        *([f'<p class="sub">{esc(legend)}.</p>'] if (legend := rules_legend(rules)) else []),
+        *legend_paragraphs(rules_legend(rules)),
         f'<p class="sub">{esc(FOLD_LEGEND)}.</p>',
         details(
             "shares of the slope variance (fit, score, models, reference) per rule",

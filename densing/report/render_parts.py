@@ -15,7 +15,7 @@ from densing.laws.reference_fit import ReferenceFit
 from densing.numbers import counted_noun, format_count, format_months, format_number
 from densing.present.forest import PALETTE, escaped
 from densing.present.words import CAPTION_CLAUSES, PAPER_MARKS, ends_shown, result_interval, shown_legend
-from densing.report.html import esc, table_html
+from densing.report.html import esc, legend_paragraphs, table_html
 from densing.trend.capability import BUDGET_D0
 
 #: Why density relative to a family at its own budget is not the paper's density at D0 = 1T.
@@ -154,7 +154,7 @@ def budget_parts(table: pd.DataFrame, budget_notes: dict) -> list[str]:
             ends_shown(table)[["row", "status", "months", "ci_low", "ci_high", "n_models", "each_reference_months"]],
             scroll=False,
         )
-        + (f'<p class="sub">{esc(legend)}.</p>' if (legend := shown_legend(table)) else "")
+        + "".join(legend_paragraphs(shown_legend(table)))
         + (f"<ul>{notes}</ul>" if notes else "")
     )
     return [details("the budget sensitivity: the same rows with every reference at one training budget", body)]
@@ -243,7 +243,8 @@ def caveats_html(dens: pd.DataFrame, left: pd.DataFrame, corrections: pd.DataFra
         if len(left)
         else []
     )
-    if len(censored := dens[dens["bound"].astype(str) != ""]):
+    censored = dens[dens["bound"].astype(str) != ""]
+    if len(censored):
         counts = ", ".join(f"{k}: {v}" for k, v in censored["bound"].value_counts().items())
         are = "is a bound" if len(censored) == 1 else "are bounds"
         items.append(
@@ -251,7 +252,11 @@ def caveats_html(dens: pd.DataFrame, left: pd.DataFrame, corrections: pd.DataFra
             f"as bounds: "
             f"{esc(', '.join(censored['model'].astype(str)))}"
         )
-    if "date_confidence" in dens.columns and len(low := dens[dens["date_confidence"].isin(["low", "none"])]):
+    if "date_confidence" in dens.columns:
+        low = dens[dens["date_confidence"].isin(["low", "none"])]
+    else:
+        low = dens.iloc[:0]
+    if len(low):
         items.append(
             f"{counted_noun(len(low), 'model')} with low-confidence or missing release dates: "
             f"{esc(', '.join(low['model'].astype(str)))}"
@@ -333,9 +338,26 @@ def _panel_title(fit: ReferenceFit) -> str:
     return title
 
 
+def law_axis_title(fit) -> str:
+    """The x axis of a law's panel: the loss of a two-step law, u or ln N of a family law (by its shape), the latent
+    loss L(N, D) of a composed law."""
+    if fit.kind == "two-step":
+        return "loss"
+    if fit.kind == "family":
+        if "alpha" in fit.params:
+            return "u = −(N/N_unit)^−α (family law, power shape)"
+        return "ln N (family law)"
+    return "latent loss L(N, D)"
+
+
 def _grid(count: int) -> tuple[int, int]:
     """(rows, columns): three columns only when they fill every row, else two (one for one panel)."""
-    cols = 1 if count <= 1 else 3 if count % 3 == 0 else 2
+    if count <= 1:
+        cols = 1
+    elif count % 3 == 0:
+        cols = 3
+    else:
+        cols = 2
     return int(np.ceil(count / cols)), cols
 
 
@@ -393,12 +415,8 @@ def performance_figure(fits: list[ReferenceFit]) -> go.Figure:
             row=row,
             col=col,
         )
-        family_axis = "u = −(N/N_unit)^−α (family law, power shape)" if "alpha" in fit.params else "ln N (family law)"
         figure.update_xaxes(
-            title_text=(
-                "loss" if fit.kind == "two-step" else family_axis if fit.kind == "family" else "latent loss L(N, D)"
-            )
-            + (" (log)" if spread else ""),
+            title_text=law_axis_title(fit) + (" (log)" if spread else ""),
             type="log" if spread else "linear",
             exponentformat="power",
             row=row,

@@ -18,7 +18,8 @@ _OPEN: contextvars.ContextVar[dict | None] = contextvars.ContextVar("densing_tab
 @contextlib.contextmanager
 def same_tables():
     """Within the block, the :func:`per_table` functions keep their values in a memo (an outer block's, if any)."""
-    token = _OPEN.set({} if (memo := _OPEN.get()) is None else memo)
+    memo = _OPEN.get()
+    token = _OPEN.set({} if memo is None else memo)
     try:
         yield
     finally:
@@ -32,7 +33,10 @@ def keeping() -> bool:
 
 def recall(key: tuple):
     """The value :func:`keep` put under ``key`` (plain inputs named in full) in the open memo, or None."""
-    return None if (memo := _OPEN.get()) is None else memo.get(("value", key))
+    memo = _OPEN.get()
+    if memo is None:
+        return None
+    return memo.get(("value", key))
 
 
 def keep(key: tuple, value) -> None:

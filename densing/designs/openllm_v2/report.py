@@ -85,8 +85,11 @@ def curation_sensitivity() -> tuple[pd.DataFrame | None, str]:
         return None, f"The curation sensitivity is left out: {where} is not shipped (made by {SENSITIVITY_COMMAND})."
     try:
         frame = pd.read_csv(SENSITIVITY)
-        if (missing := [c for c in SENSITIVITY_COLUMNS if c not in frame.columns]) or frame.empty:
-            raise ValueError("no rows" if not missing else f"no column {', '.join(missing)}")
+        missing = [c for c in SENSITIVITY_COLUMNS if c not in frame.columns]
+        if missing:
+            raise ValueError(f"no column {', '.join(missing)}")
+        if frame.empty:
+            raise ValueError("no rows")
         frame[["months", "ci_low", "ci_high"]].astype(float)
     except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as exc:
         return (
