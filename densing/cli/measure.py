@@ -328,7 +328,9 @@ def _place_scores(
         ),
         suite=scores_suite(scores),
     )
-    print_text(result.summary())  # the placement in words (one paragraph per model) and one table
+    from densing.present.placed import placement_summary
+
+    print_text(placement_summary(result))  # the placement in words (one paragraph per model) and one table
     frame = result.to_frame()
     columns = [
         c
@@ -483,7 +485,9 @@ def _write(
     if csv is not None:
         atomic_write_text(csv, result.to_frame().to_csv(index=False, float_format="%.6g"))
     if summary:
-        print_text(result.summary())
+        from densing.present.placed import placement_summary
+
+        print_text(placement_summary(result))
     if csv is not None:
         print(f"wrote {csv}")
     for line in browser_lines(out) if out is not None else ():

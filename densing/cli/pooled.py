@@ -92,8 +92,11 @@ def run(*, n_boot: int, seed: int, fmt: Format) -> None:
         return
     correction = looked_up(found["pooled"])
     if fmt is Format.json:
+        from densing.present.records import record
+
         tables = found.pop("tables")
-        print_document(tables, **found, bias_correction=correction_field(correction))
+        shown = {**found, "forecast": record(found["forecast"])}  # the cutoff's outcome and verdict in words
+        print_document(tables, **shown, bias_correction=correction_field(correction))
         return
     print_screen(found, correction)
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 import math
 
 from densing.numbers import format_months, format_number
-from densing.present.summary import Summary, Table
+from densing.present.findings import forecast_verdict
+from densing.present.summaries import Summary, Table
 
 
 def interval_words(record: dict) -> str:
@@ -182,7 +183,7 @@ def side_lines(found: dict) -> list[str]:
         lab_words(found),
         late_words(found["late_frontier"]),
         f"no common scale (the tables' own slopes by random effects): {interval_words(found['no_common_scale'])}",
-        f"forecast check at {forecast['cutoff']}: {forecast['verdict']}",
+        f"forecast check at {forecast.cutoff}: {forecast_verdict(forecast)}",
     ]
 
 

@@ -22,7 +22,7 @@ import pandas as pd
 from densing.constants import DEFAULT_EPOCH
 from densing.errors import InputError
 from densing.laws.bounds import EXACT
-from densing.results import ALPHA_CONSTRAINTS, Result, interval_frame, presented
+from densing.results import ALPHA_CONSTRAINTS, Result, interval_frame
 from densing.runtime.memo import same_tables
 from densing.states import State
 from densing.trend import rules
@@ -137,11 +137,6 @@ class PooledTrend(Result):
                 rows[f"{name}.a"] = (table["a"], table["a_ci_low"], table["a_ci_high"])
                 rows[f"{name}.s"] = (table["s"], table["s_ci_low"], table["s_ci_high"])
         return interval_frame({name: tuple(_number(v) for v in values) for name, values in rows.items()})
-
-    def plot(self):
-        """The three tables' points on the common scale with the pooled line and its band (a plotly figure:
-        :func:`densing.present.pooled.pooled_figure`)."""
-        return presented(self, "plot")
 
     def days(self, dates) -> np.ndarray:
         """Days since :attr:`epoch` of ``dates`` (a date or a sequence of them)."""
