@@ -478,7 +478,7 @@ def days_since(dates, origin) -> np.ndarray:
 
 
 def measurement_figure(m, kind: str = "density", *, rule: str | None = None, highlight: pd.DataFrame | None = None):
-    """:meth:`densing.trend.measurement.TrendMeasurement.plot`: the figure of ``kind`` (``"density"``, ``"size"`` or
+    """A measurement's figure (:func:`densing.present.figure`): the figure of ``kind`` (``"density"``, ``"size"`` or
     ``"benchmarks"``) of a measurement, its arguments checked (an InputError names the one that is wrong)."""
     if highlight is not None:
         if not isinstance(highlight, pd.DataFrame):

@@ -127,10 +127,8 @@ def outcome(cutoff: ForecastCutoff) -> str:
 
 
 def note(segment: Segment) -> str:
-    """Why a side of the breakpoint has no fit: its error's message ("" where it has a fit)."""
-    if segment.error is None:
-        return ""
-    return str(segment.error)
+    """Why a side of the breakpoint has no fit (:func:`densing.present.verdict.segment_note`)."""
+    return verdict.segment_note(segment)
 
 
 def threshold(check: Check) -> str:

@@ -259,12 +259,20 @@ def plain_reason(check, sensitivity) -> str:
     return f"{check.name}: {check_detail(check)}."
 
 
+def segment_note(segment) -> str:
+    """Why a side of the breakpoint (:class:`densing.trend.measurement.Segment`) has no fit: its error's message ("" where
+    it has a fit)."""
+    if segment.error is None:
+        return ""
+    return str(segment.error)
+
+
 def breakpoint_words(bp) -> str:
     """A :class:`densing.trend.measurement.Breakpoint` in one line: each side's slope beside the paper's."""
 
     def words(seg) -> str:
         if not math.isfinite(seg.slope_per_day):
-            return f"not fitted ({seg.note})"
+            return f"not fitted ({segment_note(seg)})"
         same = ", the same models and interval as the headline" if seg.same_as_headline else ""
         return (
             f"{format_number(seg.slope_per_day)}/day (95% CI {format_number(seg.slope_ci_low)} to "

@@ -96,7 +96,7 @@ class CapabilitySection:
     """The doubling time per benchmark and per benchmark set, its cross-check, sensitivity and budget rows."""
 
     title: ClassVar[str] = "The Densing Law by capability"
-    rows: pd.DataFrame  # TrendMeasurement.by_benchmark()
+    rows: pd.DataFrame  # densing.present.records.by_benchmark(measurement)
     cross_check: pd.DataFrame
     sensitivity: pd.DataFrame
     at_budget: pd.DataFrame

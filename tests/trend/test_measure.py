@@ -224,8 +224,8 @@ def test_verdict_rows_repr_and_json_agree_on_status_and_interval(shipped):
     by = {r["row"]: r for r in first["by_benchmark"]}
     assert by["paper"]["status"] == present.status(shipped) and by["paper"]["ci_low"] == pytest.approx(own["ci_low"])
     # the report's cards and verdict carry the same status and interval
+    from densing.constants import PAPER
     from densing.report.render import verdict_html
-    from densing.trend.measurement import PAPER
 
     html = verdict_html(shipped, PAPER)
 
@@ -237,7 +237,7 @@ def test_verdict_rows_repr_and_json_agree_on_status_and_interval(shipped):
     )
     assert "leave one family out" in html
     # the CSV files stand alone: the headline rule and row flagged, with the set, references, D0, status and verdict
-    rules = shipped.to_frame().set_index("rule")
+    rules = present.measurement_frame(shipped).set_index("rule")
     assert rules["headline"].tolist() == [rule == shipped.headline_rule for rule in rules.index]
     lead = rules.loc[shipped.headline_rule]
     assert (lead["set"], lead["reference"], lead["d0"], lead["status"], lead["verdict"]) == (
