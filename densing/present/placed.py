@@ -21,7 +21,6 @@ def _items(count) -> str:
     return f" ({int(count)} items)"
 
 
-@summary.register
 def placement_summary(result: MeasureResult) -> Summary:
     """A placement in words, one paragraph per model."""
     lines = [
@@ -40,10 +39,13 @@ def placement_summary(result: MeasureResult) -> Summary:
     return Summary(lines[0], lines=tuple(lines[1:]))
 
 
-@figure.register
 def placement_figure(result: MeasureResult):
     """The report's density figure (a plotly ``Figure``) with the placed models drawn as labelled stars against the
     headline's frontier line (the measurement's density figure, :func:`~.shown.figure`)."""
     if result.measurement is None:
         raise InputError("measurement: this result keeps no headline measurement to draw against")
     return figure(result.measurement, "density", rule=result.frontier_rule, highlight=result.models)
+
+
+summary.register(MeasureResult, placement_summary)
+figure.register(MeasureResult, placement_figure)

@@ -73,8 +73,7 @@ def shown_items_of_fields(result: Result) -> list[tuple[str, object]]:
     return found
 
 
-@record.register
-def _(m: TrendMeasurement) -> dict:
+def trend_measurement_record(m: TrendMeasurement) -> dict:
     """The measurement's fields and its rules in words, with its state, the verdict and why."""
     values = {name: _record_value(value) for name, value in shown_items_of_fields(m)}
     return {
@@ -87,8 +86,10 @@ def _(m: TrendMeasurement) -> dict:
     }
 
 
-@record.register
-def _(check: Check) -> dict:
+record.register(TrendMeasurement, trend_measurement_record)
+
+
+def check_record(check: Check) -> dict:
     """A validity check: its name, value, what it tests against, its status, what it found, whether it passed."""
     return {
         "name": check.name,
@@ -98,6 +99,9 @@ def _(check: Check) -> dict:
         "detail": detail(check),
         "passed": check.passed,
     }
+
+
+record.register(Check, check_record)
 
 
 # -- the measurement's tables ----------------------------------------------------------------------------------------
@@ -220,16 +224,17 @@ def document(result) -> dict:
     raise TypeError(f"{type(result).__name__} has no document")
 
 
-@document.register
-def _(result: PooledTrend) -> dict:
+def pooled_trend_document(result: PooledTrend) -> dict:
     """What ``densing trend --table all --format json`` prints (:meth:`~densing.trend.pooled_trend.PooledTrend.
     document`), its forecast check's cutoff with its outcome and verdict in words."""
     values = result.document()
     return {**values, "forecast": record(values["forecast"])}
 
 
-@document.register
-def _(m: TrendMeasurement) -> dict:
+document.register(PooledTrend, pooled_trend_document)
+
+
+def trend_measurement_document(m: TrendMeasurement) -> dict:
     """What ``densing trend --format json`` prints: ``rows``, one per frontier rule (its record with the references,
     D0, the checks and the paper's figures), then the words, the headline with its knife edges (computed here), the
     tables and the rows per benchmark."""
@@ -261,6 +266,9 @@ def _(m: TrendMeasurement) -> dict:
         "cross_check": frame_records(cross_check(m)),
         "order_breaks": frame_records(m.order_breaks) if m.order_breaks is not None else [],
     }
+
+
+document.register(TrendMeasurement, trend_measurement_document)
 
 
 def windows_frame(windows: ForecastWindows) -> pd.DataFrame:

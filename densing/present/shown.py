@@ -45,14 +45,15 @@ def status(result) -> str:
     raise TypeError(f"{type(result).__name__} has no status")
 
 
-@status.register
-def _(result: JudgedInterval) -> str:
+def judged_interval_status(result: JudgedInterval) -> str:
     """An interval judged by the one state rule from its ends (:func:`densing.present.words.status_words`)."""
     return words.status_words(result)
 
 
-@status.register
-def _(result: TrendUncertainty) -> str:
+status.register(JudgedInterval, judged_interval_status)
+
+
+def trend_uncertainty_status(result: TrendUncertainty) -> str:
     """A trend's status; a rule beside the headline's, whose ends carry no Monte Carlo range and no state, judged by
     the one state rule from its ends (:class:`~densing.states.JudgedInterval`)."""
     if result.state is None:
@@ -60,22 +61,31 @@ def _(result: TrendUncertainty) -> str:
     return words.status_words(result)
 
 
-@status.register
-def _(result: FixedSizeFit) -> str:
+status.register(TrendUncertainty, trend_uncertainty_status)
+
+
+def fixed_size_fit_status(result: FixedSizeFit) -> str:
     """A fixed-size fit's state and reason (:func:`densing.present.findings.fixed_size_status`)."""
     return findings.fixed_size_status(result)
 
 
-@status.register
-def _(row: Row) -> str:
+status.register(FixedSizeFit, fixed_size_fit_status)
+
+
+def row_status(row: Row) -> str:
     """A row's one status wherever it is shown (:func:`densing.present.words.row_status`)."""
     return words.row_status(row)
 
 
-@status.register
-def _(m: TrendMeasurement) -> str:
+status.register(Row, row_status)
+
+
+def trend_measurement_status(m: TrendMeasurement) -> str:
     """The headline's state and reasons (:func:`densing.present.verdict.measurement_status`)."""
     return verdict.measurement_status(m)
+
+
+status.register(TrendMeasurement, trend_measurement_status)
 
 
 @singledispatch
@@ -84,16 +94,20 @@ def verdict_of(result) -> str:
     raise TypeError(f"{type(result).__name__} has no verdict")
 
 
-@verdict_of.register
-def _(m: TrendMeasurement) -> str:
+def trend_measurement_verdict_of(m: TrendMeasurement) -> str:
     """The headline's verdict (:func:`densing.present.verdict.measurement_verdict`)."""
     return verdict.measurement_verdict(m)
 
 
-@verdict_of.register
-def _(cutoff: ForecastCutoff) -> str:
+verdict_of.register(TrendMeasurement, trend_measurement_verdict_of)
+
+
+def forecast_cutoff_verdict_of(cutoff: ForecastCutoff) -> str:
     """A cutoff's outcome in a sentence, or why there is none (:func:`densing.present.findings.forecast_verdict`)."""
     return findings.forecast_verdict(cutoff)
+
+
+verdict_of.register(ForecastCutoff, forecast_cutoff_verdict_of)
 
 
 def why(m: TrendMeasurement) -> str:
@@ -176,16 +190,17 @@ def summary(result) -> Summary:
     return Summary(type(result).__name__, items=tuple(shown_items(result)))
 
 
-@summary.register
-def _(result: TrendUncertainty) -> Summary:
+def trend_uncertainty_summary(result: TrendUncertainty) -> Summary:
     """A trend's summary: the state and what is determined first (:func:`densing.present.words.summary_items`),
     then the fields (the leave-one-family-out items left to :meth:`TrendUncertainty.influence_frame`)."""
     items = words.summary_items(result) + [(n, v) for n, v in shown_items(result) if n != "influence"]
     return Summary(type(result).__name__, items=tuple(items))
 
 
-@summary.register
-def _(fit: ReferenceFit) -> Summary:
+summary.register(TrendUncertainty, trend_uncertainty_summary)
+
+
+def reference_fit_summary(fit: ReferenceFit) -> Summary:
     """A reference fit as a reader sees it: its title, bootstrap, parameters with intervals, stages' diagnostics."""
     title = f"{fit.kind} reference fit · {fit.benchmark} ({fit.metric}) · D0 = {format_count(fit.d0)} tokens"
     stages = pd.DataFrame(
@@ -198,8 +213,10 @@ def _(fit: ReferenceFit) -> Summary:
     )
 
 
-@summary.register
-def _(fit: CostHalvingFit) -> Summary:
+summary.register(ReferenceFit, reference_fit_summary)
+
+
+def cost_halving_fit_summary(fit: CostHalvingFit) -> Summary:
     """The inference price trend: the line, its fit and the halving time with its interval."""
     return Summary(
         f"Inference price trend  ln price(t) = A·t + B   frontier: {fit.frontier}",
@@ -214,8 +231,10 @@ def _(fit: CostHalvingFit) -> Summary:
     )
 
 
-@summary.register
-def _(windows: ForecastWindows) -> Summary:
+summary.register(CostHalvingFit, cost_halving_fit_summary)
+
+
+def forecast_windows_summary(windows: ForecastWindows) -> Summary:
     """The forecast check: the declared cutoff's verdict first (where the table declares one), then the rule's grid."""
     lines = tuple(f"  {findings.cutoff_words(c)}" for c in windows.cutoffs)
     cutoffs = counted_noun(len(windows.cutoffs), "cutoff")
@@ -224,6 +243,9 @@ def _(windows: ForecastWindows) -> Summary:
     head = f"Forecast check of {windows.row} at its declared cutoff {findings.cutoff_words(windows.declared)}"
     more = (f"  the rule's grid, not declared ({cutoffs}):",) + lines if lines else ()
     return Summary(head, lines=more)
+
+
+summary.register(ForecastWindows, forecast_windows_summary)
 
 
 summary.register(PooledTrend, pooled.pooled_summary)
@@ -268,12 +290,16 @@ def uncertainty_figure(result: TrendUncertainty, *, paper_months: float | None =
 figure.register(TrendUncertainty, uncertainty_figure)
 
 
-@figure.register
-def _(m: TrendMeasurement, kind: str = "density", *, rule: str | None = None, highlight: pd.DataFrame | None = None):
+def trend_measurement_figure(
+    m: TrendMeasurement, kind: str = "density", *, rule: str | None = None, highlight: pd.DataFrame | None = None
+):
     """The report's own figure for a notebook: ``kind`` ``"density"`` (Xiao et al. 2024, eq. 5: the line of ``rule``,
     its band, ``highlight`` a user's models as stars), ``"size"`` (ρ against N) or ``"benchmarks"`` (a forest plot of
     the rows beside the paper's 3.3 months) (:func:`densing.present.figures.measurement_figure`)."""
     return _figures().measurement_figure(m, kind, rule=rule, highlight=highlight)
+
+
+figure.register(TrendMeasurement, trend_measurement_figure)
 
 
 figure.register(PooledTrend, pooled.pooled_figure)
