@@ -466,6 +466,7 @@ def _write(
 ) -> None:
     """The report led by the user's models (with ``out``) on the table ``target`` (a resolved table), the CSV rows, and
     the placement in words."""
+    from densing.present.placed import protocol_words
     from densing.report.render import build_report
 
     if out is not None:
@@ -476,7 +477,7 @@ def _write(
             seed=seed,
             measured=result.measurement,
             yours=result.to_frame(),
-            yours_suite=result.protocol() + left_out,
+            yours_suite=protocol_words(result) + left_out,
             yours_evaluated=result.evaluated,
             yours_answers=answers(result, shown),
             command=words,

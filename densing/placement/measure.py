@@ -218,13 +218,6 @@ class MeasureResult(Result):
         rows = self.models.astype(object).where(self.models.notna(), None).to_dict("records")
         return {**super().to_dict(), "models": rows}
 
-    def protocol(self) -> str:
-        """The suite as evaluated, in words: its name and how many items per task."""
-        if not self.evaluated:
-            return self.suite
-        limit = "the full splits" if self.limit is None else f"at most {self.limit:g} items per task (--limit)"
-        return f"{self.suite} on {limit}"
-
     def __str__(self) -> str:
         """The placement in words, as the installed display writes it (:func:`densing.results.displayed_text`)."""
         return displayed_text(self)

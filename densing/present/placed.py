@@ -21,10 +21,19 @@ def _items(count) -> str:
     return f" ({int(count)} items)"
 
 
+def protocol_words(result: MeasureResult) -> str:
+    """The suite as evaluated, in words: its name and how many items per task (the name alone for scores given)."""
+    if not result.evaluated:
+        return result.suite
+    if result.limit is None:
+        return f"{result.suite} on the full splits"
+    return f"{result.suite} on at most {result.limit:g} items per task (--limit)"
+
+
 def placement_summary(result: MeasureResult) -> Summary:
     """A placement in words, one paragraph per model."""
     lines = [
-        f"{result.protocol()}; inverted on {', '.join(result.inverted_benchmarks)} through {result.reference}, "
+        f"{protocol_words(result)}; inverted on {', '.join(result.inverted_benchmarks)} through {result.reference}, "
         f"the headline's reference; frontier: the {result.frontier_rule} line ln ρmax = A·t + B."
     ]
     if result.left_out:
