@@ -7,6 +7,12 @@ The one way back is :data:`_display`: a single object the presentation layer ins
 (:func:`install_display`), through which ``_repr_html_`` (and the text repr of the types that define one) shows a
 result; before it is installed a result shows its values. It is a hook, not a registry: it names no rendering, and
 the result modules it serves never learn which module fills it.
+
+Why a hook and no more: a notebook shows a result by calling its ``_repr_html_``, so the result must reach its words
+somehow; every other surface calls :mod:`densing.present` itself. Reaching them by an import (even a deferred one) or
+by a table of names would make the values depend on the words, load every rendering (the placement's with the trend's)
+wherever a result is shown, and let a word hide behind an attribute. With the hook the dependency points one way,
+from present/ down to the results, and a result type needs nothing in its module to be shown.
 """
 
 from __future__ import annotations
