@@ -131,7 +131,7 @@ def test_every_row_of_every_table_says_one_state_and_one_number_on_every_surface
             assert state == _rule(r, "ci_low", "ci_high"), (table, r["row"], r["status"])
 
     # the frontier rules: each row's own state in the notebook's frame and CSV, as in the JSON's rows
-    rules = measurement.to_frame()
+    rules = present.measurement_frame(measurement)
     said = [r["status"] for r in present.document(measurement)["rows"]]
     assert list(rules["status"]) == said and all(_head(s) for s in said), (table, said)
 
