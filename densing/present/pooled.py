@@ -7,7 +7,6 @@ from __future__ import annotations
 import math
 
 from densing.numbers import format_months, format_number
-from densing.present.findings import forecast_verdict
 from densing.present.summaries import Summary, Table
 
 
@@ -175,6 +174,8 @@ def correction_sentence(found) -> str:
 def side_lines(found: dict) -> list[str]:
     """The sentences beside the pooled figure: the test, leave one table out, leave one lab out, the late frontier,
     the sensitivity with no common scale and the forecast check's verdict."""
+    from densing.present.findings import forecast_verdict  # pandas with it: not for the command line's --help
+
     forecast = found["forecast"]
     names = [table["table"] for table in found["tables"]]
     return [
