@@ -10,7 +10,7 @@ The pandas API, for notebooks::
     public = densing.read_results("results/public_models.csv")
     trend = densing.fit_trend(public, n_boot=100)       # the doubling time: the CLI's defaults and reference
     result = densing.measure_trend(public, n_boot=100)  # the same engine with its checks and the verdict
-    print(result.verdict)
+    print(densing.present.verdict_of(result))            # what a reader sees comes from densing.present
 
 Heavy modules load on first use, so ``import densing`` (and ``densing --help``) stays quick.
 
@@ -31,6 +31,7 @@ The public names (``densing.__all__``; ``dir(densing)`` lists them before they l
     pooled_trend()                   -> PooledTrend: one Densing Law from the three tables (densing trend --table all)
     overlap                             the training-trace profiler's package (read_traces, metrics, what-if)
     paths                               where the shipped data is: paths.RESULTS / "public_models.csv", paths.REFERENCE_FITS
+    present                             what a reader sees of a result: summary(r), figure(r), status(r), verdict_of(r), record(r)
     measure(models, suite=...)       -> MeasureResult: your models evaluated and placed against the headline's frontier
     place(scores)                    -> MeasureResult: a scores file (table or lm-eval JSON) placed against the headline
     DensingError, InputError, FitError, TraceError, EvalError, WorkerError: the errors densing raises
@@ -57,6 +58,7 @@ _LAZY = {
     "pooled_trend": ("densing.trend.pooled_trend", "pooled_trend"),
     "overlap": ("densing.overlap", None),  # the training-trace profiler (read_traces, metrics, what-if)
     "paths": ("densing.paths", None),  # where the shipped tables and fits are: paths.RESULTS, paths.REFERENCE_FITS
+    "present": ("densing.present", None),  # what a reader sees of a result: summary, figure, status, record, …
     "measure": ("densing.placement.measure", "measure"),
     "place": ("densing.placement.own_scores", "place"),
 }
@@ -80,6 +82,7 @@ def __getattr__(name: str):
         raise AttributeError(f"module 'densing' has no attribute {name!r}")
     module_name, attribute = _LAZY[name]
     module = _import_module(module_name)
+    _import_module("densing.present")  # installs the display a notebook's cell shows every result by
     return module if attribute is None else getattr(module, attribute)
 
 

@@ -5,6 +5,7 @@ and counts and dates parsed as people write them (:func:`parse_count`, :func:`pa
 from __future__ import annotations
 
 import contextlib
+import enum
 import math
 import re
 from datetime import date, datetime
@@ -137,7 +138,12 @@ def json_number(value) -> float | None:
 
 def json_value(value):
     """A value as JSON: a result (anything with ``to_dict`` and ``conf_int``) as its ``to_dict()``, a non-finite float
-    as None, numpy scalars as Python numbers, tuples, lists and dicts of them in kind."""
+    as None, numpy scalars as Python numbers, a state (an enum) as its code, an error as its message, tuples, lists and
+    dicts of them in kind."""
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, BaseException):
+        return str(value)
     if hasattr(value, "item") and not isinstance(value, (str, bytes)) and getattr(value, "ndim", 1) == 0:
         value = value.item()
     if hasattr(value, "to_dict") and hasattr(value, "conf_int"):
@@ -149,6 +155,15 @@ def json_value(value):
     if isinstance(value, dict) and any(hasattr(v, "conf_int") for v in value.values()):
         return {k: json_value(v) for k, v in value.items()}
     return value
+
+
+def json_tree(value):
+    """:func:`json_value` of every value in nested dicts, lists and tuples (NaN as None, numpy as Python)."""
+    if isinstance(value, dict):
+        return {k: json_tree(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_tree(v) for v in value]
+    return json_value(value)
 
 
 # -- Counts and dates as people write them, parsed at the input edge ("7B", "1.1b", "350M", "2T", "7e9"; "2023-02") ----

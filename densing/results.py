@@ -1,16 +1,26 @@
 """The base of densing's result objects (statsmodels' ``Results`` is the model): ``to_dict``, ``to_frame``,
-``summary``, ``conf_int`` and ``_repr_html_`` (docs/api.md, "Result types"); words, summaries and figures registered by
-type (:func:`register`), asked for by name (:func:`presented`), which loads :data:`PRESENTATION` on first use.
+``conf_int`` and ``_repr_html_`` (docs/api.md, "Result types").
+
+A result holds values and state codes only: no words. What a reader sees of it (its summary, status, figures, the
+JSON's words) comes from :mod:`densing.present`, which stands above every result and which no result module imports.
+The one way back is :data:`_display`: a single object the presentation layer installs when it loads
+(:func:`install_display`), through which ``_repr_html_`` (and the text repr of the types that define one) shows a
+result; before it is installed a result shows its values. It is a hook, not a registry: it names no rendering, and
+the result modules it serves never learn which module fills it.
+
+Why a hook and no more: a notebook shows a result by calling its ``_repr_html_``, so the result must reach its words
+somehow; every other surface calls :mod:`densing.present` itself. Reaching them by an import (even a deferred one) or
+by a table of names would make the values depend on the words, load every rendering (the placement's with the trend's)
+wherever a result is shown, and let a word hide behind an attribute. With the hook the dependency points one way,
+from present/ down to the results, and a result type needs nothing in its module to be shown.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import fields
-from importlib import import_module
 from numbers import Real
-from typing import ClassVar
+from typing import ClassVar, Protocol
 
 from densing.errors import InputError
 
@@ -23,29 +33,37 @@ CONF_INT_COLUMNS = ("estimate", "ci_low", "ci_high")
 DEFAULT_LEVEL = 0.95
 #: What ``conf_int``'s ``alpha`` may be.
 ALPHA_CONSTRAINTS = {"alpha": [Interval(Real, 0, 1, closed="neither")]}
-#: The module that registers every rendering (loaded on the first :func:`presented`).
-PRESENTATION = "densing.present.renders"
-_RENDERINGS: dict[tuple[type, str], Callable] = {}
 
 
-def register(result_type: type, **renderings: Callable) -> None:
-    """Each ``name=function(result, *args, **kwargs)`` as a rendering of ``result_type`` and its subclasses."""
-    _RENDERINGS.update({(result_type, name): function for name, function in renderings.items()})
+class Display(Protocol):
+    """How results show themselves to a reader: ``html`` for a notebook's cell, ``text`` for a terminal's repr."""
+
+    def html(self, result: object) -> str: ...
+
+    def text(self, result: object) -> str: ...
 
 
-def presented(result, name: str, *args, **kwargs):
-    """``result``'s ``name`` rendering (words, a summary, a figure), registered for its type or the nearest base."""
-    if not _RENDERINGS:
-        import_module(PRESENTATION)
-    for kind in type(result).__mro__:
-        if (kind, name) in _RENDERINGS:
-            return _RENDERINGS[(kind, name)](result, *args, **kwargs)
-    raise LookupError(f"{type(result).__name__} has no {name!r} rendering")
+#: The display the presentation layer installs (:func:`install_display`); None until it loads.
+_display: Display | None = None
 
 
-def presented_property(name: str, doc: str) -> property:
-    """A read-only property: its result's ``name`` rendering (:func:`presented`), documented by ``doc``."""
-    return property(lambda self: presented(self, name), doc=doc)
+def install_display(display: Display) -> None:
+    """Make ``display`` the way every result shows itself (called by :mod:`densing.present` as it loads)."""
+    global _display
+    _display = display
+
+
+def values_repr(result) -> str:
+    """``Type(field=value, ...)`` of the fields a dataclass repr shows: a result's text before a display is installed."""
+    shown = ", ".join(f"{f.name}={getattr(result, f.name)!r}" for f in fields(result) if f.repr)
+    return f"{type(result).__name__}({shown})"
+
+
+def displayed_text(result) -> str:
+    """``result`` as the installed display writes it for a terminal, or its values (:func:`values_repr`) without one."""
+    if _display is None:
+        return values_repr(result)
+    return _display.text(result)
 
 
 def interval_frame(rows: dict[str, tuple[float, float, float]]):
@@ -65,13 +83,13 @@ class Result:
     _dict_exclude: ClassVar[tuple[str, ...]] = ()  # bulky fields left out of the dict, the frame and the summary
     _ci_estimates: ClassVar[dict[str, str]] = {}  # interval X → the field of its estimate, where it is not X
     _level_field: ClassVar[str] = "level"  # the field holding its intervals' level (else DEFAULT_LEVEL)
-    _shown_as: ClassVar[dict[str, str]] = {}  # a field → the property shown in its place (a state → its words)
 
     def _fields(self) -> list[str]:
-        return [self._shown_as.get(f.name, f.name) for f in fields(self) if f.name not in self._dict_exclude]
+        return [f.name for f in fields(self) if f.name not in self._dict_exclude]
 
     def to_dict(self) -> dict:
-        """The fields as a JSON-ready dict (non-finite numbers → None)."""
+        """The fields as a JSON-ready dict of values (non-finite numbers → None, a state as its code); the record a
+        reader sees, with its words, is :func:`densing.present.record`."""
         return {name: json_value(getattr(self, name)) for name in self._fields()}
 
     def to_frame(self):
@@ -80,13 +98,9 @@ class Result:
 
         return pd.DataFrame([{name: getattr(self, name) for name in self._fields()}])
 
-    def summary(self):
-        """The result as a :class:`~densing.present.summary.Summary` (``print`` it for the terminal's text; a notebook
-        shows its HTML): by default the type's name, then the (name, value) pairs of :meth:`_summary_items`."""
-        return presented(self, "summary")
-
     def _summary_items(self) -> list[tuple[str, object]]:
-        """The (name, value) pairs :meth:`summary` shows by default: the fields of :meth:`to_dict`."""
+        """The (name, value) pairs a summary shows by default (:func:`densing.present.summary`): the fields of
+        :meth:`to_dict`."""
         return [(name, getattr(self, name)) for name in self._fields()]
 
     def interval_level(self) -> float:
@@ -125,5 +139,9 @@ class Result:
                 rows.update({f"{name}.{quantity}": tuple(row) for quantity, row in value.conf_int(alpha).iterrows()})
         return interval_frame(rows)
 
-    def _repr_html_(self) -> str:
-        return self.summary().as_html()
+    def _repr_html_(self) -> str | None:
+        """The result as the installed display shows it in a notebook (:data:`_display`); None without one (a notebook
+        then shows the text repr)."""
+        if _display is None:
+            return None
+        return _display.html(self)

@@ -30,7 +30,7 @@ import pandas as pd
 from densing.constants import DEFAULT_EPOCH
 from densing.errors import DensingError, InputError
 from densing.laws.density import point_densities
-from densing.present.summary import Summary
+from densing.present.summaries import Summary
 from densing.results import ALPHA_CONSTRAINTS, Result, interval_frame
 from densing.trend.forecast import MIN_LATER, Outcome, outcome_of, place_later
 from densing.trend.targets import days_since, parse_epoch

@@ -67,6 +67,7 @@ from densing.errors import DensingError
 from densing.laws import eligibility
 from densing.laws.family import fit_family
 from densing.laws.inversion import Joint, PerBenchmark
+from densing.present.shown import row_error, status
 from densing.trend import capability
 from densing.trend.targets import with_stderr
 from studies import _logistic_world, _power_world
@@ -218,7 +219,7 @@ def run_replicate(r: int, args) -> dict:
             record["rows"][name] = {"error": f"{type(exc).__name__}: {exc}"}
             continue
         if row.result is None:
-            record["rows"][name] = {"error": row.error or "not measured", "no_reference": not row.references}
+            record["rows"][name] = {"error": row_error(row) or "not measured", "no_reference": not row.references}
             continue
         res = row.result
         joint = len(benchmarks) > 1
@@ -248,7 +249,7 @@ def run_replicate(r: int, args) -> dict:
             "n_upper": res.n_upper_bounds,
             "n_dropped": res.n_dropped,
             "budget": budget,
-            "status": row.status,
+            "status": status(row),
             "low_determined": res.low_determined,
             "high_determined": res.high_determined,
             "ceiling_bounds": res.n_ceiling_bounds,

@@ -77,6 +77,7 @@ from densing.errors import DensingError
 from densing.laws import eligibility
 from densing.laws.bounds import EXACT
 from densing.numbers import format_months, json_value
+from densing.present.shown import row_error
 from densing.trend import bias as bias_record, capability, selection
 from densing.trend.rules import doubling_months
 from densing.trend.targets import with_stderr
@@ -266,7 +267,7 @@ def run_replicate(r: int, table: str, seed: int, n_boot: int, gap: str = "zero")
         return record
     record["dropped"] = dropped
     if row is None or row.result is None:
-        record["error"] = "no reference fits" if row is None else f"no trend: {row.error[:200]}"
+        record["error"] = "no reference fits" if row is None else f"no trend: {row_error(row)[:200]}"
         return record
     result = row.result
     record.update(

@@ -45,6 +45,8 @@ def leaderboard_states(table: str, n_boot: int, *, continual: bool = True, seed:
     benchmark and set, the headline (its own draws, shared by the frontier rules), the rows at one budget."""
     from densing import registry
     from densing.data import read_results
+    from densing.present.records import by_benchmark, by_benchmark_at_budget
+    from densing.present.shown import status
     from densing.present.words import state_words
     from densing.trend.measure import measure_trend
     from densing.trend.protocol import measure_table
@@ -54,7 +56,7 @@ def leaderboard_states(table: str, n_boot: int, *, continual: bool = True, seed:
     if profile.cutoff is None:
         measured = measure_trend(targets, table=profile, n_boot=n_boot, seed=seed, sections="all")
     else:
-        measured, _ = measure_table(targets, table, continual=continual, n_boot=n_boot, seed=seed)
+        measured = measure_table(targets, table, continual=continual, n_boot=n_boot, seed=seed).measured
     name = table if continual else f"{table} without continual"
     head = measured.rules[measured.headline_rule]
     out = [
@@ -62,15 +64,15 @@ def leaderboard_states(table: str, n_boot: int, *, continual: bool = True, seed:
             "table": name,
             "row": "headline",
             "state": state_words(measured.state),
-            "status": measured.status,
+            "status": status(measured),
             "months": head.doubling_time_months,
             "ci_low": head.doubling_time_months_ci_low,
             "ci_high": head.doubling_time_months_ci_high,
             "n_draws": head.n_boot,
         }
     ]
-    out += _rows(measured.by_benchmark(), name)
-    budget = measured.by_benchmark_at_budget()
+    out += _rows(by_benchmark(measured), name)
+    budget = by_benchmark_at_budget(measured)
     return out + (_rows(budget, name, "at one budget: ") if len(budget) else [])
 
 

@@ -89,6 +89,7 @@ from densing.errors import DensingError
 from densing.laws import eligibility
 from densing.laws.family import fit_family
 from densing.laws.inversion import Joint, PerBenchmark
+from densing.present.shown import row_error, status
 from densing.trend import capability
 from densing.trend.targets import with_stderr
 from studies import _planted
@@ -292,7 +293,7 @@ def run_replicate(r: int, args) -> dict:
         if name == "paper":
             paper = row
         if row.result is None:
-            record["rows"][name] = {"error": row.error or "not measured", "status": row.status}
+            record["rows"][name] = {"error": row_error(row) or "not measured", "status": status(row)}
             continue
         res = row.result
         joint = len(benchmarks) > 1
@@ -305,7 +306,7 @@ def run_replicate(r: int, args) -> dict:
             else BENCHMARKS[benchmarks[0]].slope
         )
         record["rows"][name] = {
-            "status": row.status,
+            "status": status(row),
             "references": [f"{f}:{','.join(bs)}" for f, bs in own],
             "point": res.slope_per_day,
             "low": res.slope_ci_low,

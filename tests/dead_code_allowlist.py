@@ -8,3 +8,4 @@ __dir__  # Python's dir() on the module: the lazy names listed before they load
 _repr_html_  # Jupyter's rich display of a result (the notebooks in docs/notebooks show them)
 register_format  # the data-format registry's extension point (docs/extending.md, docs/api.md)
 loglikelihood_rolling  # lm-eval's evaluate calls a model's request methods by name (getattr(lm, reqtype)): densing.eval.deferred.LoadsOnFirstRequest's
+windows_frame  # densing.present's public function (densing.present.PUBLIC, lent by name to a notebook): a forecast check's cutoffs with their words

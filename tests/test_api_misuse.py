@@ -221,6 +221,7 @@ def test_every_public_function_taking_data_is_in_the_catalogue():
         "density",
         "overlap",
         "paths",
+        "present",
         "ReferenceFit",
     }
     covered = {f for f, *_ in SIGNATURES}

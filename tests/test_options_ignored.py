@@ -1,6 +1,6 @@
 """Options that a combination makes meaningless are refused in one line, never ignored: ``fit_trend``'s
-``benchmarks`` without a family reference (or naming no benchmark of the table), ``TrendMeasurement.plot``'s ``rule``
-on a figure that draws no line, ``TrendUncertainty.plot``'s ``paper_months`` NaN, ``--suite`` (and ``convert
+``benchmarks`` without a family reference (or naming no benchmark of the table), a measurement's figure's ``rule``
+(``densing.present.figure``) on a figure that draws no line, a trend's figure's ``paper_months`` NaN, ``--suite`` (and ``convert
 --final-only``) on data that is not the Pythia evals folder. ``whatif --contention`` with ``--contention-from``:
 the declared pairs of ``tests/test_refusals.py``."""
 
@@ -10,6 +10,7 @@ import math
 
 import pytest
 
+import densing.present as present
 from densing.errors import InputError
 from tests.conftest import REPO_ROOT
 
@@ -40,13 +41,13 @@ def test_the_figures_refuse_what_they_would_not_draw(table):
     measured = measure_trend(table, n_boot=40, n_boot_side=40)
     for kind in ("size", "benchmarks"):
         with pytest.raises(InputError, match=f"^rule: goes with kind='density' \\(the '{kind}' figure"):
-            measured.plot(kind, rule="nope")
-    assert measured.plot("size") is not None
+            present.figure(measured, kind, rule="nope")
+    assert present.figure(measured, "size") is not None
     trend = fit_trend(table, n_boot=40, n_boot_share=0)
     for bad in (math.nan, math.inf, 0, -3.3):
         with pytest.raises(InputError, match="^paper_months: expected"):
-            trend.plot(paper_months=bad)
-    assert trend.plot(paper_months=2) is not None
+            present.figure(trend, paper_months=bad)
+    assert present.figure(trend, paper_months=2) is not None
 
 
 @pytest.mark.parametrize(

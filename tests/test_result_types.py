@@ -1,5 +1,6 @@
-"""Every result type stands on densing.results.Result: summary(), to_frame(), to_dict() and conf_int() of the
-trend measurement, an inversion's trend, the OLMES trend and the joint inversion, and conf_int()'s one shape."""
+"""Every result type stands on densing.results.Result: to_frame(), to_dict() and conf_int() of the trend measurement,
+an inversion's trend, the OLMES trend and the joint inversion, their summary() and record from densing.present, and
+conf_int()'s one shape."""
 
 import math
 from dataclasses import dataclass
@@ -9,6 +10,7 @@ import orjson
 import pandas as pd
 import pytest
 
+import densing.present as present
 from densing import paths
 from densing.results import CONF_INT_COLUMNS, Result
 
@@ -78,12 +80,17 @@ def test_the_trend_measurement(measurement):
     assert list(measurement.breakpoint.conf_int().index) == ["before.slope", "after.slope"]
     frame = measurement.to_frame()
     assert list(frame["rule"]) == list(measurement.rules) and "months" in frame.columns
-    data = measurement.to_dict()
-    assert set(data["rules"]) == set(measurement.rules) and data["headline"] == measurement.headline
+    assert {"status", "verdict", "headline"}.isdisjoint(measurement.to_dict())  # values: the words are the layer's
+    data = present.record(measurement)
+    assert set(data["rules"]) == set(measurement.rules) and data["headline"] == present.headline(measurement)
     assert "densities" not in data and "models" not in data and isinstance(data["checks"], list)
     orjson.dumps(data, option=orjson.OPT_SERIALIZE_NUMPY)  # JSON-ready
-    text = str(measurement.summary())
-    assert text.startswith("TrendMeasurement\n") and measurement.verdict in text and "interval (months)" in text
+    text = str(present.summary(measurement))
+    assert (
+        text.startswith("TrendMeasurement\n")
+        and present.verdict_of(measurement) in text
+        and "interval (months)" in text
+    )
     assert "<table>" in measurement._repr_html_()
 
 
@@ -114,7 +121,7 @@ def test_the_olmes_trend():
     data = result.to_dict()
     assert data["rows"][1]["months"] is None and data["rows"][0]["n_models"] == 18 and data["offsets"] == []
     orjson.dumps(data)
-    text = str(result.summary())
+    text = str(present.summary(result))
     assert "4 months (3 to 6), 18 models" in text and "olmes_hellaswag_mc      not measured: a poor fit" in text
     assert text.splitlines()[-1].split() == ["failed", "checks", "1"]
 
@@ -141,7 +148,7 @@ def test_the_joint_inversion():
     data = result.to_dict()
     assert data["birge_ratio"] == [0.7, None] and data["per_benchmark_size"][1][0] is None and data["skill2"] == 0.1
     orjson.dumps(data)
-    text = str(result.summary())
+    text = str(present.summary(result))
     assert text.startswith("JointInversion\n") and "above_range" in text and "models" in text and "[" not in text
     assert _is_interval_frame(result.conf_int()) and result.conf_int().empty
 
@@ -161,7 +168,7 @@ def test_trend_uncertainty_plots_its_interval_references_and_shares(measurement)
 
     head = measurement.rules[measurement.headline_rule]
     assert head.n_references > 1  # the headline's references: the reference's share is drawn too
-    figure = head.plot()
+    figure = present.figure(head)
     assert isinstance(figure, go.Figure)
     by_name = {t.name: t for t in figure.data}
     point = next(t for name, t in by_name.items() if name.startswith("doubling time"))
@@ -177,7 +184,7 @@ def test_trend_uncertainty_plots_its_interval_references_and_shares(measurement)
     assert list(shares.x) == pytest.approx(expected)
     assert sum(shares.x) == pytest.approx(100)
     assert any("paper 3.3 months" in (a.text or "") for a in figure.layout.annotations)
-    assert any("paper 2 months" in (a.text or "") for a in head.plot(paper_months=2).layout.annotations)
+    assert any("paper 2 months" in (a.text or "") for a in present.figure(head, paper_months=2).layout.annotations)
 
 
 def test_a_single_reference_trend_plots_without_the_reference_share():
@@ -217,7 +224,7 @@ def test_a_single_reference_trend_plots_without_the_reference_share():
         reference_weights=(1.0,),
         reference_slopes=(0.005,),
     )
-    figure = one.plot()
+    figure = present.figure(one)
     bar = next(t for t in figure.data if isinstance(t, go.Bar))
     assert list(bar.text) == ["not drawn"] * 3
     interval = next(t for t in figure.data if (t.name or "").endswith("interval"))
@@ -266,7 +273,8 @@ def test_every_interval_field_of_every_result_type_is_named_x_ci_low_and_x_ci_hi
 
 
 def test_every_result_type_has_the_statsmodels_methods_and_conf_int_takes_a_level():
-    """Every Result subclass: summary(), to_frame(), to_dict() and conf_int(alpha=0.05), whatever it overrides."""
+    """Every Result subclass: to_frame(), to_dict() and conf_int(alpha=0.05), whatever it overrides (its summary() is
+    densing.present.summary's)."""
     import inspect
 
     types = _result_types()
@@ -280,7 +288,7 @@ def test_every_result_type_has_the_statsmodels_methods_and_conf_int_takes_a_leve
         "ReferenceFit",
     } <= names
     for cls in types:
-        assert all(callable(getattr(cls, m, None)) for m in ("summary", "to_frame", "to_dict", "conf_int")), cls
+        assert all(callable(getattr(cls, m, None)) for m in ("to_frame", "to_dict", "conf_int")), cls
         alpha = inspect.signature(cls.conf_int).parameters.get("alpha")
         assert alpha is not None and alpha.default == 0.05, f"{cls.__name__}.conf_int has no alpha=0.05"
 
@@ -365,5 +373,5 @@ def test_the_ladder_check_is_a_result():
     assert data["held_out"][0]["ai2_relative_error"] is None and data["level"] == 0.9
     orjson.dumps(data)
     assert check.to_frame().equals(held)
-    text = str(check.summary())
+    text = str(present.summary(check))
     assert text.startswith("LadderCheck\n") and "olmo-2-7b: mean relative error over the five tasks 3.30%" in text

@@ -3,6 +3,7 @@
 import math
 from dataclasses import dataclass
 
+import densing.present as present
 from densing import paths
 from densing.results import Result
 
@@ -22,7 +23,7 @@ def test_the_base_gives_json_a_row_text_and_html_without_the_bulky_fields():
     assert list(result.to_frame().columns) == ["name", "months", "params"] and math.isnan(
         result.to_frame()["months"][0]
     )
-    text = str(result.summary())
+    text = str(present.summary(result))
     assert text.splitlines() == ["_Planted", "  name    quantile", "  months  —", "  params  7×10⁹"]
     assert "draws" not in text and "draws" not in result._repr_html_()
 
@@ -53,4 +54,4 @@ def test_every_fit_and_trend_result_type_stands_on_the_base():
     assert sorted(table["parameter"]) == sorted(fit.params) and set(table["benchmark"]) == {"mmlu"}
     assert "D0 = 15T tokens" in fit._repr_html_() and "e+" not in repr(fit) and len(fit._repr_html_()) < 20_000
     stage = fit.stages[-1]
-    assert "r_squared" in str(stage.summary()) and "residuals" not in stage.to_frame().columns
+    assert "r_squared" in str(present.summary(stage)) and "residuals" not in stage.to_frame().columns

@@ -112,10 +112,13 @@ def openllm_v2_trend(args) -> int:
     :func:`densing.trend.protocol.measure_table` with every row's leave-one-family-out table, as JSON."""
     from densing import registry
     from densing.data import read_results
-    from densing.trend.protocol import _clean, measure_table
+    from densing.numbers import json_tree
+    from densing.present.records import table_record
+    from densing.trend.protocol import measure_table
 
-    measured, record = measure_table(read_results(registry.table("openllm_v2").path), "openllm_v2")
-    record["influence"] = _clean(measured.influence())
+    found = measure_table(read_results(registry.table("openllm_v2").path), "openllm_v2")
+    record = table_record(found)
+    record["influence"] = json_tree(found.measured.influence())
     atomic_write_text(Path(args.out), json.dumps(record, indent=1, ensure_ascii=False, sort_keys=True) + "\n")
     print(f"wrote {args.out}: {record['verdict']}")
     return 0
@@ -127,12 +130,15 @@ def openllm_v2_draws(args) -> int:
     the draws, because its references' pooling weights come from them."""
     from densing import registry
     from densing.data import read_results
-    from densing.trend.protocol import _clean, measure_table
+    from densing.numbers import json_tree
+    from densing.present.records import table_record
+    from densing.trend.protocol import measure_table
 
     targets = read_results(registry.table("openllm_v2").path)
     found = []
     for n_boot in args.n_boot:
-        measured, record = measure_table(targets, "openllm_v2", n_boot=n_boot, seed=0)
+        measurement = measure_table(targets, "openllm_v2", n_boot=n_boot, seed=0)
+        measured, record = measurement.measured, table_record(measurement)
         row = next(r for r in record["rows"] if r["row"] == record["forecast"]["row"])
         found.append(
             {
@@ -144,7 +150,7 @@ def openllm_v2_draws(args) -> int:
         )
         print(f"--n-boot {n_boot}: {row['months']:.3f} months on {row['n_draws']} draws", file=sys.stderr)
     atomic_write_text(
-        Path(args.out), json.dumps(_clean({"runs": found}), indent=1, ensure_ascii=False, sort_keys=True) + "\n"
+        Path(args.out), json.dumps(json_tree({"runs": found}), indent=1, ensure_ascii=False, sort_keys=True) + "\n"
     )
     return 0
 
@@ -588,12 +594,13 @@ def protocol(args) -> int:
     from densing import registry
     from densing.data import read_results
     from densing.designs.swallow.report import VARIANTS
+    from densing.present.records import table_record
     from densing.trend.protocol import measure_table
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     for stem, table, drop in VARIANTS:
-        _, record = measure_table(read_results(registry.table(table).path), table, continual=not drop)
+        record = table_record(measure_table(read_results(registry.table(table).path), table, continual=not drop))
         atomic_write_text(out / f"{stem}.json", json.dumps(record, indent=1, ensure_ascii=False, sort_keys=True) + "\n")
         print(f"wrote {out / (stem + '.json')}: {record['verdict']}")
     return 0
@@ -697,11 +704,12 @@ def fixed_size(args) -> int:
 
     from densing import registry
     from densing.data import read_results
+    from densing.present.records import fixed_size_frame
     from densing.trend.fixed_size import fixed_size_rows
 
     found = []
     for name, table in registry.tables().items():
-        rows = fixed_size_rows(read_results(table.path), name, n_boot=args.n_boot, seed=args.seed)
+        rows = fixed_size_frame(fixed_size_rows(read_results(table.path), name, n_boot=args.n_boot, seed=args.seed))
         found.append(rows.assign(benchmarks=rows["benchmarks"].map(" ".join)).assign(table=name))
     frame = pd.concat(found, ignore_index=True)
     frame = frame[["table", *[c for c in frame.columns if c != "table"]]]

@@ -56,6 +56,7 @@ def one_step(step: str) -> dict:
     from densing import registry
     from densing.data import read_results
     from densing.data.benchmarks import BENCHMARKS
+    from densing.present.records import table_record
     from densing.trend.protocol import measure_table
     from studies.floor_region import two_se_rule
 
@@ -67,7 +68,8 @@ def one_step(step: str) -> dict:
     with two_se_rule() if step.startswith("two_se") else nullcontext():
         for table in TABLES:
             profile = registry.table(table)
-            measured, record = measure_table(read_results(profile.path), table, n_boot=600, seed=0)
+            found = measure_table(read_results(profile.path), table, n_boot=600, seed=0)
+            measured, record = found.measured, table_record(found)
             row = next(r for r in record["rows"] if r["label"] == measured.headline_set)  # the headline's row
             found[table] = {k: row.get(k) for k in FIELDS}
     return found

@@ -230,11 +230,12 @@ def _fit_family(
 
 def _show_fit(result, out: Path | None, fmt: Format) -> None:
     from densing.laws.fit_schema import fit_verdict, interval_notes
+    from densing.present.shown import summary
 
     if out is not None:
         result.save(out)
     if fmt is Format.table:
-        print(result.summary())
+        print(summary(result))
         for note in interval_notes(result):
             print_text(f"note: {note}")
         if out is not None:

@@ -328,7 +328,9 @@ def _place_scores(
         ),
         suite=scores_suite(scores),
     )
-    print_text(result.summary())  # the placement in words (one paragraph per model) and one table
+    from densing.present.placed import placement_summary
+
+    print_text(placement_summary(result))  # the placement in words (one paragraph per model) and one table
     frame = result.to_frame()
     columns = [
         c
@@ -464,6 +466,7 @@ def _write(
 ) -> None:
     """The report led by the user's models (with ``out``) on the table ``target`` (a resolved table), the CSV rows, and
     the placement in words."""
+    from densing.present.placed import protocol_words
     from densing.report.render import build_report
 
     if out is not None:
@@ -474,7 +477,7 @@ def _write(
             seed=seed,
             measured=result.measurement,
             yours=result.to_frame(),
-            yours_suite=result.protocol() + left_out,
+            yours_suite=protocol_words(result) + left_out,
             yours_evaluated=result.evaluated,
             yours_answers=answers(result, shown),
             command=words,
@@ -483,7 +486,9 @@ def _write(
     if csv is not None:
         atomic_write_text(csv, result.to_frame().to_csv(index=False, float_format="%.6g"))
     if summary:
-        print_text(result.summary())
+        from densing.present.placed import placement_summary
+
+        print_text(placement_summary(result))
     if csv is not None:
         print(f"wrote {csv}")
     for line in browser_lines(out) if out is not None else ():

@@ -95,11 +95,13 @@ def run(*, n_boot: int, seed: int, fmt: Format) -> None:
         return
     correction = looked_up(found["pooled"])
     if fmt is Format.json:
+        from densing.present.records import record
+
         tables = found.pop("tables")
         print_document(
             tables,
             headline=headline(found["pooled"], correction),
-            **found,
+            **{**found, "forecast": record(found["forecast"])},  # the cutoff's outcome and verdict in words
             bias_correction=correction_field(correction),
         )
         return

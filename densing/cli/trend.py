@@ -156,27 +156,31 @@ def trend(
         )
     benchmark = by is By.benchmark
     if fmt is Format.json:
+        from densing.present import records
+        from densing.present.shown import verdict_of
         from densing.present.words import FOLD_LEGEND
 
         document = (
             dict(
-                rows=result.by_benchmark(),
+                rows=records.by_benchmark(result),
                 fold=FOLD_LEGEND,
-                verdict=result.verdict,
-                at_budget=result.by_benchmark_at_budget(),
+                verdict=verdict_of(result),
+                at_budget=records.by_benchmark_at_budget(result),
                 at_budget_notes=result.budget_notes,
-                cross_check=result.cross_check(),
+                cross_check=records.cross_check(result),
                 influence=result.influence(),
                 labs=result.labs(),
                 **({"forecast": forecast} if forecast else {}),
             )
             if benchmark
-            else result.document()
+            else records.document(result)
         )
         print_document(document.pop("rows"), **document)
         return
     if fmt is Format.csv:
-        print_frame(result.to_frame(by="benchmark" if benchmark else "rule"), fmt)
+        from densing.present.records import measurement_frame
+
+        print_frame(measurement_frame(result, by="benchmark" if benchmark else "rule"), fmt)
         return
     if benchmark and detail:
         _print_by_benchmark_detail(result, forecast, wide)
@@ -222,12 +226,13 @@ def _measure(path, profile, fit, d0_tokens, since, epoch, n_boot, seed, by, with
         require_set_benchmarks(targets, profile, path)
     start, since = _since(epoch, "--epoch") or DEFAULT_EPOCH, _since(since)
     if by is By.benchmark and fit is None and d0_tokens is None and profile.cutoff is not None:
+        from densing.present.records import forecast_record
         from densing.trend.protocol import measure_table
 
-        result, record = measure_table(
+        found = measure_table(
             targets, profile.name, continual=not without_continual, since=since, epoch=start, n_boot=n_boot, seed=seed
         )
-        return result, record.get("forecast")
+        return found.measured, forecast_record(found.forecast)
     if without_continual:
         from densing.trend.protocol import without_continual as drop_continual
 
@@ -244,9 +249,11 @@ def _measure(path, profile, fit, d0_tokens, since, epoch, n_boot, seed, by, with
         sections=shown,
     )
     if fit is None and d0_tokens is None and profile.cutoff is not None:  # the declared check beside the headline
+        from densing.present.records import forecast_record
         from densing.trend.protocol import declared_forecast
 
-        return result, declared_forecast(targets, result, profile.name, since=since, epoch=start, seed=seed, grid=False)
+        found = declared_forecast(targets, result, profile.name, since=since, epoch=start, seed=seed, grid=False)
+        return result, forecast_record(found)
     return result, None
 
 
@@ -270,10 +277,12 @@ BY_BENCHMARK_SHOWN = [
 def _print_by_benchmark_screen(result, forecast) -> None:
     """``densing trend --by benchmark``, one screen: the verdict, each row's months, interval and state (the reasons
     numbered below), what ``--detail`` adds."""
-    print_text(result.verdict)
+    from densing.present.records import by_benchmark
+    from densing.present.shown import verdict_of
     from densing.present.words import ends_shown, fold_legend, row_parts, short_statuses, shown_legend
 
-    table = result.by_benchmark()
+    print_text(verdict_of(result))
+    table = by_benchmark(result)
     cells, reasons = short_statuses([row_parts(r) for r in (*result.benchmark_rows, *result.set_rows)])
     shown = ends_shown(table)
     shown = shown[[c for c in ("row", "months", "ci_low", "ci_high") if c in shown.columns]].assign(status=cells)
@@ -303,12 +312,14 @@ def _print_by_benchmark_detail(result, forecast, wide: bool) -> None:
     """``--by benchmark --detail``: every column, the cross-check, the budget rows, the forecast check."""
     import pandas as pd
 
+    from densing.present.records import by_benchmark, by_benchmark_at_budget, cross_check
+    from densing.present.shown import verdict_of
     from densing.present.words import ends_shown, fold_legend, shown_legend
     from densing.trend.capability import BUDGET_D0
 
-    rows, budget_rows = result.by_benchmark(), result.by_benchmark_at_budget()
+    rows, budget_rows = by_benchmark(result), by_benchmark_at_budget(result)
     table, budget = ends_shown(rows, keep=wide), ends_shown(budget_rows, keep=wide)
-    print_text(result.verdict)
+    print_text(verdict_of(result))
     shown = [c for c in BY_BENCHMARK_SHOWN if c in table.columns]
     print_frame(
         table if wide else table[shown],
@@ -324,7 +335,7 @@ def _print_by_benchmark_detail(result, forecast, wide: bool) -> None:
         fold_legend(r.result for r in (*result.benchmark_rows, *result.set_rows, *result.budget_rows)),
         *_order_break_lines(result),
     )
-    cross = ends_shown(result.cross_check(), keep=wide)
+    cross = ends_shown(cross_check(result), keep=wide)
     if len(cross):
         print_frame(
             cross,
@@ -385,9 +396,10 @@ def _declared_line(forecast) -> str | None:
 def _print_headline_screen(result, beside: bool = False, forecast=None) -> None:
     """``densing trend``, one screen: the verdict, the rules' months, the forecast check at the table's declared
     cutoff, the checks and notes counted; ``beside``: each design's line after them."""
+    from densing.present.shown import verdict_of
     from densing.present.words import FOLD_LEGEND, fold_legend, rule_ends_shown, rules_legend
 
-    print_text(result.verdict)
+    print_text(verdict_of(result))
     table = rule_ends_shown(result.table(), result.rules.values())
     print_frame(
         table[["rule", "months", "ci_low", "ci_high", "n_models", "draws"]],
@@ -431,11 +443,13 @@ def _print_headline_detail(result, wide: bool, table: str | None = None) -> None
     shipped: the headline row's bias in planted worlds built like it, and its corrected figure where the bias exceeds
     5% (:mod:`densing.present.bias`); what "-fold" is, once (the sensitivity's statuses say it); the single most
     influential target and the headline row's knife edges (:mod:`densing.present.knife_edge`)."""
+    from densing.present import records
+    from densing.present.shown import rests_on, verdict_of, why
     from densing.present.words import FOLD_LEGEND, rule_ends_shown, rules_legend
 
-    print_text(result.verdict)
-    print_text(result.why)
-    print_texts(result.rests_on)
+    print_text(verdict_of(result))
+    print_text(why(result))
+    print_texts(rests_on(result))
     if table is not None:
         from densing.present.bias import bias_words
         from densing.trend.bias import measurement_row
@@ -455,9 +469,9 @@ def _print_headline_detail(result, wide: bool, table: str | None = None) -> None
     print_text(
         "note: the envelope row's interval is optimistic (its points are chosen on the response); the headline rule is the censored quantile"
     )
-    print_frame(result.checks_table(), title="validity checks of the headline inversion", wide=wide)
+    print_frame(records.checks_table(result), title="validity checks of the headline inversion", wide=wide)
     print_frame(
-        result.references,
+        records.references_frame(result),
         keys=1,
         together=("months", "ci_low", "ci_high"),
         identifiers=("benchmarks",),
@@ -480,14 +494,14 @@ def _print_headline_detail(result, wide: bool, table: str | None = None) -> None
 
         print_texts(influential_target_words(head), knife_edge_words(result.knife_edges()))
     print_frame(
-        result.sensitivity,
+        records.sensitivity_frame(result),
         keys=2,
         together=("months", "doubling_time_months", "ci_low", "ci_high", "status"),
         title="sensitivity of the headline, one engine: each reference, the other frontier rules, every "
         "reference at one budget, the family law's other shape",
         wide=wide,
     )
-    print_text(result.breakpoint_line())
+    print_text(records.breakpoint_line(result))
     print_text("per benchmark: densing trend --by benchmark; every family left out: densing trend --format json")
 
 
@@ -557,7 +571,9 @@ def report(
             command=words,
         )
     atomic_write_text(out, html)
-    print_text(measurement.verdict)
+    from densing.present.shown import verdict_of
+
+    print_text(verdict_of(measurement))
     print_text(_closing(measurement))
     for line in browser_lines(out):
         print(line)  # whole, never folded: the path is copied from it

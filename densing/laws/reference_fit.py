@@ -34,7 +34,7 @@ from densing.laws.fit_schema import (
     check_fit_dict,
 )
 from densing.numbers import format_count
-from densing.results import ALPHA_CONSTRAINTS, Result, interval_frame, presented
+from densing.results import ALPHA_CONSTRAINTS, Result, interval_frame
 from densing.validation import D0_TOKENS, MAX_D0_TOKENS, validate_params
 
 DEFAULT_D0 = 1e12
@@ -213,11 +213,6 @@ class ReferenceFit(Result):
             f"ReferenceFit({self.kind}, {self.benchmark!r} ({self.metric}), D0 = {format_count(self.d0)} tokens, "
             f"{self.stages[-1].n_points if self.stages else 0} points, {fit}, {len(self.bootstrap)} bootstrap draws)"
         )
-
-    def summary(self):
-        """The fit as a reader sees it (:class:`~densing.present.summary.Summary`): its title, the bootstrap, each
-        parameter with its interval and each stage's diagnostics (:func:`densing.present.renders.fit_summary`)."""
-        return presented(self, "summary")
 
     def points_frame(self) -> pd.DataFrame:
         """The reference points the score law was fitted on."""

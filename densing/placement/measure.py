@@ -18,7 +18,7 @@ import pandas as pd
 from densing.errors import EvalError, InputError
 from densing.placement.place import DateSource, line_dates, place_models
 from densing.registry import Target, TrendTable, given_or_resolved
-from densing.results import Result
+from densing.results import Result, displayed_text
 
 
 def hub_offline() -> bool:
@@ -218,26 +218,13 @@ class MeasureResult(Result):
         every = self.measurement.inversion.benchmarks if self.measurement is not None else self.inverted_benchmarks
         return tuple(b for b in every if b in have), tuple(b for b in every if b not in have)
 
-    def plot(self):
-        """The report's density figure (a plotly ``Figure``) with these models drawn as labelled stars against the
-        headline's frontier line (:meth:`densing.trend.measurement.TrendMeasurement.plot`)."""
-        if self.measurement is None:
-            raise InputError("measurement: this result keeps no headline measurement to draw against")
-        return self.measurement.plot("density", rule=self.frontier_rule, highlight=self.models)
-
     def to_dict(self) -> dict:
         rows = self.models.astype(object).where(self.models.notna(), None).to_dict("records")
         return {**super().to_dict(), "models": rows}
 
-    def protocol(self) -> str:
-        """The suite as evaluated, in words: its name and how many items per task."""
-        if not self.evaluated:
-            return self.suite
-        limit = "the full splits" if self.limit is None else f"at most {self.limit:g} items per task (--limit)"
-        return f"{self.suite} on {limit}"
-
     def __str__(self) -> str:
-        return str(self.summary())
+        """The placement in words, as the installed display writes it (:func:`densing.results.displayed_text`)."""
+        return displayed_text(self)
 
 
 ProgressCallback = Callable[[str], None]

@@ -1,6 +1,6 @@
 """The trend's figures (plotly): capacity density over release dates with the frontier line, and density against
 size by family (the forest plot and uncertainty panels are :mod:`densing.present.forest`'s, re-exported here). The
-report draws them and the results' ``.plot()`` methods return them, so a notebook gets the report's own figures.
+report draws them and :func:`densing.present.figure` returns them, so a notebook gets the report's own figures.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from densing.present.forest import (
     row_names,
     uncertainty_figure as uncertainty_figure,
 )
-from densing.present.words import result_interval
+from densing.present.words import result_interval, rows_frame
 
 
 def loaded() -> None:
@@ -478,7 +478,7 @@ def days_since(dates, origin) -> np.ndarray:
 
 
 def measurement_figure(m, kind: str = "density", *, rule: str | None = None, highlight: pd.DataFrame | None = None):
-    """:meth:`densing.trend.measurement.TrendMeasurement.plot`: the figure of ``kind`` (``"density"``, ``"size"`` or
+    """A measurement's figure (:func:`densing.present.figure`): the figure of ``kind`` (``"density"``, ``"size"`` or
     ``"benchmarks"``) of a measurement, its arguments checked (an InputError names the one that is wrong)."""
     if highlight is not None:
         if not isinstance(highlight, pd.DataFrame):
@@ -507,6 +507,8 @@ def measurement_figure(m, kind: str = "density", *, rule: str | None = None, hig
         return size_figure(m.models)
     if kind == "benchmarks":
         return forest_figure(
-            m.by_benchmark(), PAPER["doubling_time_months"], names=row_names([*m.benchmark_rows, *m.set_rows])
+            rows_frame([*m.benchmark_rows, *m.set_rows]),
+            PAPER["doubling_time_months"],
+            names=row_names([*m.benchmark_rows, *m.set_rows]),
         )
     raise InputError(f"kind: expected 'density', 'size' or 'benchmarks', got {kind!r}")

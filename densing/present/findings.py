@@ -175,6 +175,7 @@ def cutoff_words(c) -> str:
     up to the cutoff, so that its months never read as the headline's (the declared cutoff's early line of the second
     table prints 4.88 beside the headline's 4.88)."""
     get = (lambda k: c[k]) if isinstance(c, dict) else (lambda k: getattr(c, k))
+    verdict = c["verdict"] if isinstance(c, dict) else forecast_verdict(c)
     months = [
         format_number(math.inf if get(k) is None else get(k))
         for k in (
@@ -187,7 +188,7 @@ def cutoff_words(c) -> str:
         f"{get('cutoff')}: early line (fit to the {counted_noun(get('n_early'), 'model')} up to it) {months[0]} months "
         f"[{months[1]}–{months[2]}]; "
         f"{get('above_line')} of {get('n_later')} later models above it ({get('above_band_high')} above its band) "
-        f"— {get('verdict')}"
+        f"— {verdict}"
     )
 
 

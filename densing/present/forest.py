@@ -113,7 +113,7 @@ def forest_figure(
 ) -> go.Figure:
     """Doubling time per benchmark and per benchmark set with its 95% interval (a forest plot), the paper's drawn.
 
-    ``rows``: :meth:`densing.trend.measurement.TrendMeasurement.by_benchmark`'s, labelled by ``names``
+    ``rows``: :func:`densing.present.records.by_benchmark`'s, labelled by ``names``
     (:func:`row_names`; default its ``row``); a row not measured shows its short reason; an end at ∞ is an arrow."""
     rows = rows.iloc[::-1].reset_index(drop=True)  # the first row on top
     labels = [f"{(names or {}).get(r.row, r.row)} · {r.capability}" for r in rows.itertuples()]

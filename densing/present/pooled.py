@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 from densing.numbers import format_months, format_number
-from densing.present.summary import Summary, Table
+from densing.present.summaries import Summary, Table
 
 
 def interval_words(record: dict) -> str:
@@ -174,6 +174,8 @@ def correction_sentence(found, pooled: dict) -> str:
 def side_lines(found: dict) -> list[str]:
     """The sentences beside the pooled figure: the test, leave one table out, leave one lab out, the late frontier,
     the sensitivity with no common scale and the forecast check's verdict."""
+    from densing.present.findings import forecast_verdict  # pandas with it: not for the command line's --help
+
     forecast = found["forecast"]
     names = [table["table"] for table in found["tables"]]
     return [
@@ -182,7 +184,7 @@ def side_lines(found: dict) -> list[str]:
         lab_words(found),
         late_words(found["late_frontier"]),
         f"no common scale (the tables' own slopes by random effects): {interval_words(found['no_common_scale'])}",
-        f"forecast check at {forecast['cutoff']}: {forecast['verdict']}",
+        f"forecast check at {forecast.cutoff}: {forecast_verdict(forecast)}",
     ]
 
 

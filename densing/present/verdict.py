@@ -18,7 +18,8 @@ from densing.constants import (
 )
 from densing.display import name_text
 from densing.numbers import counted_noun, format_count, format_months, format_number, frame_records, json_number, signed
-from densing.present.summary import Summary, Table
+from densing.present.findings import check_detail
+from densing.present.summaries import Summary, Table
 from densing.present.words import (
     FOLD_LEGEND,
     STATE_WORDS,
@@ -244,7 +245,7 @@ def plain_reason(check, sensitivity) -> str:
     if check.name == "heterogeneity":
         return (
             f"The references' own doubling times differ beyond their shared uncertainty on the same targets and "
-            f"benchmarks ({check.detail}), so the row has no one doubling time."
+            f"benchmarks ({check_detail(check)}), so the row has no one doubling time."
         )
     if check.name == "size_confounding":
         return (
@@ -255,7 +256,15 @@ def plain_reason(check, sensitivity) -> str:
         return "Frontier models score at the highest score the reference can express, so their densities are set by that cap."
     if check.name == "conditioning":
         return f"One standard error of a frontier model's score moves its density {format_number(check.value, '.3g')}-fold (the rule allows 2)."
-    return f"{check.name}: {check.detail}."
+    return f"{check.name}: {check_detail(check)}."
+
+
+def segment_note(segment) -> str:
+    """Why a side of the breakpoint (:class:`densing.trend.measurement.Segment`) has no fit: its error's message ("" where
+    it has a fit)."""
+    if segment.error is None:
+        return ""
+    return str(segment.error)
 
 
 def breakpoint_words(bp) -> str:
@@ -263,7 +272,7 @@ def breakpoint_words(bp) -> str:
 
     def words(seg) -> str:
         if not math.isfinite(seg.slope_per_day):
-            return f"not fitted ({seg.note})"
+            return f"not fitted ({segment_note(seg)})"
         same = ", the same models and interval as the headline" if seg.same_as_headline else ""
         return (
             f"{format_number(seg.slope_per_day)}/day (95% CI {format_number(seg.slope_ci_low)} to "
@@ -350,6 +359,11 @@ def record_phrase(row: dict) -> str:
     )
 
 
+def measurement_headline(m) -> str:
+    """The verdict and why, in one paragraph (:func:`measurement_verdict`, :func:`measurement_why`)."""
+    return f"{measurement_verdict(m)} {measurement_why(m)}"
+
+
 def references_words(by) -> str:
     """How a headline's references were chosen (:class:`densing.states.ReferencesBy`), in words."""
     if by.given:
@@ -364,7 +378,8 @@ def references_words(by) -> str:
 
 def measurement_repr(m) -> str:
     head = m.rules.get(m.headline_rule)
-    shown = f"{m.status}; {determined_words(head)}" if head is not None else m.status
+    status = measurement_status(m)
+    shown = f"{status}; {determined_words(head)}" if head is not None else status
     families = ", ".join(dict.fromkeys(name.family for name in head.reference_names)) if head is not None else ""
     return f"TrendMeasurement({m.headline_set}: {shown}; references {families})"
 
@@ -395,7 +410,7 @@ def headline_summary(m) -> dict:
     months = json_number(head.doubling_time_months)
     return {
         "state": state_words(m.state),
-        "status": m.status,
+        "status": measurement_status(m),
         "fold": FOLD_LEGEND,
         "months": months,
         "n_draws": head.n_boot,
@@ -486,8 +501,8 @@ def measurement_summary(m) -> Summary:
     head = m.rules.get(m.headline_rule)
     items = [
         ("benchmark set", m.headline_set),
-        ("status", m.status),
-        ("verdict", m.verdict),
+        ("status", measurement_status(m)),
+        ("verdict", measurement_verdict(m)),
         ("reference", m.reference),
         ("d0", m.d0),
         ("frontier rule", m.headline_rule),
@@ -504,10 +519,10 @@ def measurement_summary(m) -> Summary:
             ),
             ("models", head.n_models),
         ]
-    checks = [(c.name, c.status, c.detail) for c in m.checks]
+    checks = [(c.name, c.status, check_detail(c)) for c in m.checks]
     return Summary(
         "TrendMeasurement",
-        lines=(m.headline,),
+        lines=(measurement_headline(m),),
         items=tuple(items),
         tables=(
             Table.of(

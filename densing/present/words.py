@@ -342,7 +342,13 @@ def row_parts(row) -> tuple[str, tuple[str, ...]]:
     """A :class:`densing.trend.capability.Row`'s status as (head, reasons) (:func:`status_parts`)."""
     if row.result is not None:
         return status_parts(row.result)
-    return STATE_WORDS[State.NOT_MEASURED], (row.error,) if row.error else ()
+    error = row_reason(row.reason)
+    return STATE_WORDS[State.NOT_MEASURED], (error,) if error else ()
+
+
+def row_status(row) -> str:
+    """A :class:`densing.trend.capability.Row`'s one status wherever it is shown: :func:`row_parts`, joined."""
+    return joined(*row_parts(row))
 
 
 def row_reason(reason) -> str:
@@ -381,7 +387,7 @@ def row_record(row) -> dict:
         "row": row.name,
         "label": row.label,
         "capability": row.capability,
-        "status": row.status,
+        "status": row_status(row),
         "benchmarks": ",".join(row.benchmarks),
         "chance": row.chance,
         "references": ", ".join(map(str, row.references)),
@@ -436,7 +442,7 @@ def row_record(row) -> dict:
         "months_without_region": of("months_without_region"),
         "most_influential_family": str(top.family) if top is not None else "",
         "months_without_it": float(top.doubling_time_months) if top is not None else math.nan,
-        "error": row.error,
+        "error": row_reason(row.reason),
     }
 
 

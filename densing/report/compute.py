@@ -21,10 +21,11 @@ from densing.laws.density import density_table
 from densing.laws.inversion import PerBenchmark
 from densing.laws.reference_fit import ReferenceFit
 from densing.numbers import counted_noun
+from densing.present import records, shown
 from densing.present.bias import bias_words
 from densing.present.figures import with_intervals
 from densing.present.forest import row_names
-from densing.present.summary import Summary, Table
+from densing.present.summaries import Summary, Table
 from densing.registry import Target, TrendTable, designs, given_or_resolved, leading_table
 from densing.results import Result
 from densing.runtime.executor import Beside
@@ -95,7 +96,7 @@ class CapabilitySection:
     """The doubling time per benchmark and per benchmark set, its cross-check, sensitivity and budget rows."""
 
     title: ClassVar[str] = "The Densing Law by capability"
-    rows: pd.DataFrame  # TrendMeasurement.by_benchmark()
+    rows: pd.DataFrame  # densing.present.records.by_benchmark(measurement)
     cross_check: pd.DataFrame
     sensitivity: pd.DataFrame
     at_budget: pd.DataFrame
@@ -186,14 +187,20 @@ class Report(Result):
         return self.measurement.conf_int(alpha)
 
     def to_frame(self) -> pd.DataFrame:
-        """The headline measurement's rules side by side (:meth:`TrendMeasurement.to_frame`)."""
-        return self.measurement.to_frame()
+        """The headline measurement's rules side by side, each with its status, as ``--format csv`` prints them
+        (:func:`densing.present.records.measurement_frame`)."""
+        return records.measurement_frame(self.measurement)
 
     def summary(self) -> Summary:
-        """The measurement's summary with the report's sections as one more table."""
-        own = self.measurement.summary()
+        """The measurement's summary (:func:`densing.present.shown.summary`) with the report's sections as one more
+        table."""
+        own = shown.summary(self.measurement)
         sections = Table("Report sections", ("section",), tuple((section.title,) for section in self.sections))
         return replace(own, tables=(*own.tables, sections))
+
+    def _repr_html_(self) -> str:
+        """The report's summary as a notebook shows it."""
+        return self.summary().as_html()
 
     def __repr__(self) -> str:
         return f"Report({self.measurement!r}; {counted_noun(len(self.sections), 'section')})"
@@ -275,7 +282,7 @@ def compute_report(
     densities = (
         densities.join(targets.drop_duplicates("model").set_index("model")[meta], on="model") if meta else densities
     )
-    rows, cross = measured.by_benchmark(), measured.cross_check()
+    rows, cross = records.by_benchmark(measured), records.cross_check(measured)
     sections = [
         *(
             [YoursSection(yours, measured, yours_suite, yours_evaluated, tuple(yours_answers))]
@@ -287,8 +294,8 @@ def compute_report(
         CapabilitySection(
             rows,
             cross,
-            measured.sensitivity,
-            measured.by_benchmark_at_budget(),
+            records.sensitivity_frame(measured),
+            records.by_benchmark_at_budget(measured),
             dict(measured.budget_notes),
             row_names([*measured.benchmark_rows, *measured.set_rows]),
             row_names(measured.budget_rows),
@@ -324,7 +331,7 @@ def _appendices(measured, densities: pd.DataFrame, inputs: Inputs) -> list:
     sections = [
         DetailSection(measured),
         _named(measured, densities, reference, inputs.seed),
-        ReferencesSection(measured.references),
+        ReferencesSection(records.references_frame(measured)),
         LawsSection(tuple(measured.fits), laws),
         CandidatesSection(measured.candidates),
         PerModelSection(densities, reference, measured.d0),

@@ -16,7 +16,7 @@ from densing.constants import PAPER
 from densing.display import VALUE
 from densing.invocation import CommandLine
 from densing.numbers import format_count, format_months, format_number
-from densing.present import figures as trend_figures
+from densing.present import figures as trend_figures, records, shown
 from densing.present.forest import RANGE_DRAWN
 from densing.present.placement import answer, band_said, stated
 from densing.present.words import (
@@ -105,7 +105,7 @@ def verdict_html(measured, paper: dict, cross: pd.DataFrame | None = None, bias:
     the headline row's bias in planted worlds built like it, in one sentence below the cards."""
     head = measured.rules[measured.headline_rule]
     ours = f"{format_months(head.doubling_time_months)} months{result_interval(head)}"
-    cross = measured.cross_check() if cross is None else cross
+    cross = records.cross_check(measured) if cross is None else cross
     row = cross[cross["row"] == (measured.set_rows[0].name if measured.set_rows else "")] if len(cross) else cross
     fixed = (
         f"{format_months(row['fixed_size_months'].iloc[0])} months [{format_months(row['fixed_size_ci_low'].iloc[0])}–"
@@ -117,7 +117,7 @@ def verdict_html(measured, paper: dict, cross: pd.DataFrame | None = None, bias:
     cards = cards_html(
         [
             (label, ours),
-            ("status", measured.status),
+            ("status", shown.status(measured)),
             ("cross-check: fixed-size regression on the same models, no reference", fixed),
             ("for comparison: the paper (Xiao et al. 2024)", f"{paper['doubling_time_months']} months"),
         ],
@@ -133,14 +133,16 @@ def verdict_html(measured, paper: dict, cross: pd.DataFrame | None = None, bias:
         else ""
     )
     fold = fold_legend([head])
+    rests_on = shown.rests_on(measured)
     return (
-        f'<p class="verdict"><strong>{esc(measured.verdict)}</strong></p>'
+        f'<p class="verdict"><strong>{esc(shown.verdict_of(measured))}</strong></p>'
         + cards
         + (f'<p class="sub">{esc(fold)}.</p>' if fold else "")
-        + (f'<p class="sub">{esc(measured.rests_on)}</p>' if measured.rests_on else "")
+        + (f'<p class="sub">{esc(rests_on)}</p>' if rests_on else "")
         + (f'<p class="sub">{esc(bias)}</p>' if bias else "")
         + details(
-            "why, in full (the reference, the models, what each check found)", f'<p class="why">{esc(measured.why)}</p>'
+            "why, in full (the reference, the models, what each check found)",
+            f'<p class="why">{esc(shown.why(measured))}</p>',
         )
         + lofo
     )
@@ -257,7 +259,7 @@ def _detail(s: m.DetailSection) -> Section:
             table_html(table[["rule", "share_fit", "share_score", "share_models", "share_reference"]], scroll=False),
         ),
         "<h3>Validity checks of the headline inversion</h3>",
-        table_html(measured.checks_table(), scroll=False),
+        table_html(records.checks_table(measured), scroll=False),
         "<h3>The paper's numbers beside ours</h3>",
         table_html(paper_table(measured, PAPER), scroll=False),
         '<p class="sub">' + esc(DENSITY_MEANING) + "</p>",

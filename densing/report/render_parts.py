@@ -14,6 +14,7 @@ from densing.laws.fit_schema import POOR_FIT_R2  # one threshold: the fit summar
 from densing.laws.reference_fit import ReferenceFit
 from densing.numbers import counted_noun, format_count, format_months, format_number
 from densing.present.forest import PALETTE, escaped
+from densing.present.verdict import segment_note
 from densing.present.words import CAPTION_CLAUSES, PAPER_MARKS, ends_shown, result_interval, shown_legend
 from densing.report.html import esc, legend_paragraphs, table_html
 from densing.trend.capability import BUDGET_D0
@@ -202,7 +203,7 @@ def paper_table(measured, paper: dict) -> pd.DataFrame:
 
     def segment(seg) -> str:
         if not np.isfinite(seg.slope_per_day):
-            return f"not fitted ({seg.note})"
+            return f"not fitted ({segment_note(seg)})"
         same = " — the headline's models and interval" if seg.same_as_headline else ""
         return f"{_slope(seg)}{same}"
 

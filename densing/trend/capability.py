@@ -25,7 +25,6 @@ from densing.laws.family import fit_family
 from densing.laws.forms import LOSS_LAWS, translate_members
 from densing.laws.inversion import Joint, PerBenchmark, arrays
 from densing.laws.reference_fit import ReferenceFit
-from densing.results import presented_property
 from densing.runtime.memo import per_table
 from densing.states import NoFamilyPasses, NoFamilyScored, ReferenceName, State
 from densing.trend import checks, pooling
@@ -71,13 +70,6 @@ class Row:
     #: error its fit raised; None where it has one
     reason: object = None
     members: tuple = field(default=(), repr=False)  # (inversion, targets) per reference
-
-    error = presented_property(
-        "error", 'Why the row has no trend, in words (:func:`densing.present.words.row_reason`); "" where it has one.'
-    )
-    status = presented_property(
-        "status", "The one status of this row wherever it is shown (:func:`densing.present.words.row_parts`)."
-    )
 
     @property
     def name(self) -> str:

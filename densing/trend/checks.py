@@ -26,7 +26,7 @@ from densing.constants import (
     UNTESTABLE,
 )
 from densing.numbers import json_value
-from densing.results import Result, presented_property
+from densing.results import Result
 
 # the facts CALIBRATED, SIZE_FINDING and Heterogeneity are public here too (`name as name` marks a re-export)
 from densing.states import (
@@ -60,11 +60,6 @@ class Check(Result):
     finding: str = ""
     fired: bool = False
 
-    threshold = presented_property(
-        "threshold", "What the check tests against, in words (:func:`densing.present.findings.check_threshold`)."
-    )
-    detail = presented_property("detail", "What it found, in words (:func:`densing.present.findings.check_detail`).")
-
     @property
     def passed(self) -> bool:
         return self.status == PASSED
@@ -74,14 +69,9 @@ class Check(Result):
         return self.status == FAILED
 
     def to_dict(self) -> dict:
-        return {
-            "name": self.name,
-            "value": json_value(self.value),
-            "threshold": self.threshold,
-            "status": self.status,
-            "detail": self.detail,
-            "passed": self.passed,
-        }
+        """The check's name, value, status and whether it passed, as values (with what it tests against and what it
+        found, in words: :func:`densing.present.records.record`)."""
+        return {"name": self.name, "value": json_value(self.value), "status": self.status, "passed": self.passed}
 
 
 def saturation(scores, stderr, cap, models, benchmarks=None) -> Check:

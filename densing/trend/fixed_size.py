@@ -29,7 +29,7 @@ from densing.data.benchmarks import CHANCE_LEVELS
 from densing.data.schema import require_columns
 from densing.errors import InputError
 from densing.laws.family import metric_for
-from densing.results import Result, presented_property
+from densing.results import Result
 from densing.runtime.memo import per_table
 from densing.states import NoRise, RateReachesZero, State, TooFewScores
 from densing.trend.checks import cluster_ols
@@ -81,12 +81,7 @@ class FixedSizeFit(Result):
         "fixed-size time regression (logit of the score above chance ~ ln N + t, clustered by family)"
     )
     _ci_estimates: ClassVar[dict[str, str]] = {"delta_doubling_time_months": "doubling_time_months"}
-    _shown_as: ClassVar[dict[str, str]] = {"state": "status"}
     _dict_exclude = ("reason",)
-
-    status = presented_property(
-        "status", "The state and reason in words (:func:`densing.present.findings.fixed_size_status`)."
-    )
 
 
 #: The float fields of :class:`FixedSizeFit` (NaN in a row too thin to fit).
@@ -300,8 +295,9 @@ def fixed_size_rows(
     epoch: str = DEFAULT_EPOCH,
     n_boot: int = 1000,
     seed: int = 0,
-) -> pd.DataFrame:
-    """The cross-check rows of a target table: one per benchmark of its profile's sets, then one per set."""
+) -> tuple[FixedSizeFit, ...]:
+    """The cross-check fits of a target table: one per benchmark of its profile's sets, then one per set (as a table
+    with each status in words: :func:`densing.present.records.fixed_size_frame`)."""
     profile = registry.table(profile)
     singles = tuple(dict.fromkeys(b for _, members in profile.sets.values() for b in members))
     fits = [fixed_size_trend(table, b, since=since, epoch=epoch, n_boot=n_boot, seed=seed) for b in singles]
@@ -309,4 +305,4 @@ def fixed_size_rows(
         fixed_size_trend(table, members, row=name, since=since, epoch=epoch, n_boot=n_boot, seed=seed)
         for name, (_, members) in profile.sets.items()
     ]
-    return pd.concat([f.to_frame() for f in fits], ignore_index=True)
+    return tuple(fits)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -19,7 +18,7 @@ from scipy.special import ndtri  # the normal quantile (scipy.stats.norm.ppf's),
 from densing.constants import DAYS_PER_MONTH, DEFAULT_EPOCH
 from densing.errors import InputError
 from densing.laws.bounds import EXACT, LOWER, UPPER
-from densing.results import Result, presented_property
+from densing.results import Result
 from densing.states import FewLater, Outcome, WideEarlyLine
 from densing.trend.rules import doubling_months, slope_band
 from densing.trend.targets import parse_epoch, to_timestamp
@@ -81,18 +80,6 @@ class ForecastCutoff(Result):
     #: why there is no verdict (:class:`WideEarlyLine`, :class:`FewLater`); None where there is one
     reason: object = None
 
-    _shown_as: ClassVar[dict[str, str]] = {"state": "outcome", "reason": "verdict"}
-
-    outcome = presented_property(
-        "outcome",
-        'The outcome\'s name: "ahead", "holds", "behind" or "no verdict" '
-        "(:data:`densing.present.findings.OUTCOME_NAMES`).",
-    )
-    verdict = presented_property(
-        "verdict",
-        "The outcome in a sentence, or why there is none (:func:`densing.present.findings.forecast_verdict`).",
-    )
-
 
 @dataclass(frozen=True)
 class ForecastWindows(Result):
@@ -103,7 +90,8 @@ class ForecastWindows(Result):
     declared: ForecastCutoff | None = None
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per cutoff, the declared one first (``declared`` True)."""
+        """One row per cutoff, the declared one first (``declared`` True), as values (with each outcome and verdict in
+        words: :func:`densing.present.records.windows_frame`)."""
         found = [c for c in (self.declared,) if c is not None] + list(self.cutoffs)
         frame = pd.DataFrame([c.to_dict() for c in found])
         return frame.assign(declared=[c is self.declared for c in found]) if len(frame) else frame

@@ -24,7 +24,6 @@ from densing.laws.eligibility import composed_fits
 from densing.laws.family_rows import reference_order_breaks
 from densing.laws.reference_fit import ReferenceFit, as_fit
 from densing.registry import TrendTable
-from densing.results import presented
 from densing.runtime import executor
 from densing.runtime.memo import same_tables
 from densing.runtime.threads import one_blas_thread
@@ -239,26 +238,36 @@ def _measurement(c: plan.Context, jobs: list, done: dict) -> TrendMeasurement:
     )
 
 
-#: The columns of the one sensitivity table: what varies, its value, the doubling time and its interval.
-SENSITIVITY_COLUMNS = ["variant", "reference", "inversion", "d0", "doubling_time_months", "ci_low", "ci_high", "status"]
+#: The column of the sensitivity table holding what each variant's state is judged from: the interval of one reference
+#: (a :class:`~densing.states.JudgedInterval`), a frontier rule's trend or a side row (its status in words, in this
+#: column's place: :func:`densing.present.records.sensitivity_frame`).
+SENSITIVITY_JUDGED = "judged"
+#: The columns of the one sensitivity table: what varies, its value, the doubling time, its interval and its judging.
+SENSITIVITY_COLUMNS = [
+    "variant",
+    "reference",
+    "inversion",
+    "d0",
+    "doubling_time_months",
+    "ci_low",
+    "ci_high",
+    SENSITIVITY_JUDGED,
+]
+#: The frontier rules whose points are chosen on the response, so that their interval is optimistic.
+OPTIMISTIC_RULES = ("envelope",)
 
 
 def _with_variants(
     sensitivity: pd.DataFrame, found_rules: dict, side: dict, headline: str | None, n_draws: int
 ) -> pd.DataFrame:
-    """The headline's sensitivity table: each reference, other rules, budget, shape; statuses by the one state rule."""
+    """The headline's sensitivity table: each reference, other rules, budget, shape; each with what its state is judged
+    from (:data:`SENSITIVITY_JUDGED`)."""
     rows = [
-        {
-            **r,
-            "status": presented(JudgedInterval(r["ci_low"], r["ci_high"], n_draws), "status"),
-        }
+        {**r, SENSITIVITY_JUDGED: JudgedInterval(r["ci_low"], r["ci_high"], n_draws)}
         for r in sensitivity.to_dict("records")
     ]
-    optimistic = "; its interval is optimistic (its points are chosen on the response)"
     rows += [
-        _pooled("frontier rule", rule, result, result.status + (optimistic if rule == "envelope" else ""))
-        for rule, result in found_rules.items()
-        if rule != HEADLINE_RULE
+        _pooled("frontier rule", rule, result, result) for rule, result in found_rules.items() if rule != HEADLINE_RULE
     ]
     for which, variant in (
         (plan.BUDGET, "D0 budget (every reference at 1T tokens)"),
@@ -266,12 +275,13 @@ def _with_variants(
     ):
         row = side.get(which.row_key(headline)) if headline is not None else None
         if row is not None:
-            rows.append(_pooled(variant, ", ".join(x.family for x in row.references), row.result, row.status))
+            rows.append(_pooled(variant, ", ".join(x.family for x in row.references), row.result, row))
     return pd.DataFrame(rows, columns=SENSITIVITY_COLUMNS)
 
 
-def _pooled(variant: str, reference: str, result, status: str) -> dict:
-    """A sensitivity row pooled over its references: ``result``'s doubling time and interval (NaN without one)."""
+def _pooled(variant: str, reference: str, result, judged) -> dict:
+    """A sensitivity row pooled over its references: ``result``'s doubling time and interval (NaN without one), its
+    state judged from ``judged`` (the trend, or the row that holds it)."""
     months = (
         (result.doubling_time_months, result.doubling_time_months_ci_low, result.doubling_time_months_ci_high)
         if result is not None
@@ -283,5 +293,5 @@ def _pooled(variant: str, reference: str, result, status: str) -> dict:
         "inversion": "pooled",
         "d0": math.nan,
         **dict(zip(("doubling_time_months", "ci_low", "ci_high"), months)),
-        "status": status,
+        SENSITIVITY_JUDGED: judged,
     }

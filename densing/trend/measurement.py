@@ -8,12 +8,11 @@ from typing import ClassVar
 
 import pandas as pd
 
-from densing.constants import PAPER
 from densing.laws.reference_fit import ReferenceFit
-from densing.results import ALPHA_CONSTRAINTS, Result, frame_records, interval_frame, presented, presented_property
+from densing.results import ALPHA_CONSTRAINTS, Result, displayed_text, frame_records, interval_frame
 from densing.states import ReferencesBy, State
 from densing.trend.uncertainty import TrendUncertainty
-from densing.validation import Options, validate_params
+from densing.validation import validate_params
 
 
 @dataclass(frozen=True)
@@ -31,12 +30,6 @@ class Segment(Result):
     same_as_headline: bool = False
 
     _ci_estimates: ClassVar[dict[str, str]] = {"slope": "slope_per_day"}
-    _shown_as: ClassVar[dict[str, str]] = {"error": "note"}
-
-    @property
-    def note(self) -> str:
-        """Why the side has no fit: its error's message ("" where it has a fit)."""
-        return str(self.error) if self.error is not None else ""
 
 
 @dataclass(frozen=True)
@@ -53,7 +46,8 @@ class Breakpoint(Result):
 @dataclass(frozen=True)
 class TrendMeasurement(Result):
     """What :func:`densing.trend.measure.measure_trend` returns: every frontier rule's trend, the checks, the
-    breakpoint, the rows per benchmark and the tables behind them (JSON: :meth:`document`, CSV: :meth:`to_frame`)."""
+    breakpoint, the rows per benchmark and the tables behind them, as values (what a reader sees of it, the JSON's
+    document and the CSV's table: :mod:`densing.present.records`)."""
 
     reference: str
     references_by: ReferencesBy
@@ -76,7 +70,8 @@ class TrendMeasurement(Result):
     set_rows: tuple = field(default=(), repr=False)  # capability.Row per benchmark set, the headline's first
     budget_rows: tuple = field(default=(), repr=False)  # capability.Row at one D0 (the budget sensitivity)
     budget_notes: dict = field(default_factory=dict, repr=False)  # members with no size at D0, per reference
-    fixed_size: pd.DataFrame | None = field(default=None, repr=False)  # the fixed-size time regression's rows
+    #: the fixed-size time regression's fits, one per row (densing.trend.fixed_size.fixed_size_rows); None without them
+    fixed_size: tuple | None = field(default=None, repr=False)
     #: members of a reference family of any row that break their family's order (densing.laws.family_rows), and whether
     #: the family's fits keep them
     order_breaks: pd.DataFrame | None = field(default=None, repr=False)
@@ -105,46 +100,11 @@ class TrendMeasurement(Result):
         "missing",
         "common",
     )
-    _shown_as: ClassVar[dict[str, str]] = {"references_by": "reference_rule"}
 
-    reference_rule = presented_property(
-        "reference_rule",
-        "How the headline's references were chosen, in words (:func:`densing.present.verdict.references_words`).",
-    )
-    status = presented_property(
-        "status", "The headline's state and reasons in words (:func:`densing.present.verdict.measurement_status`)."
-    )
-    verdict = presented_property(
-        "verdict", "The first sentence a researcher can cite (:func:`densing.present.verdict.headline_verdict`)."
-    )
-    why = presented_property("why", "The sentences after the verdict (:func:`densing.present.verdict.why_words`).")
-    rests_on = presented_property(
-        "rests_on",
-        "What the headline rests on, one sentence each: its references' labs, "
-        "the late frontier family, the floor bounds "
-        "(:func:`densing.present.verdict.rests_on_words`).",
-    )
-
-    @validate_params({"by": [Options(("rule", "benchmark"))]})
-    def to_frame(self, by: str = "rule") -> pd.DataFrame:
-        """The measurement as one table (``--format csv``): ``by="rule"``, :meth:`table` with the headline's fields on
-        every row and each rule's own status, as the JSON's rows; ``by="benchmark"``, :meth:`by_benchmark` and :meth:`by_benchmark_at_budget` (``variant``: which)."""
-        if by == "rule":
-            frame = self.table()
-            return frame.assign(
-                headline=frame["rule"] == self.headline_rule,
-                set=self.headline_set,
-                reference=self.reference,
-                d0=self.d0,
-                status=[r.status for r in self.rules.values()],
-                verdict=self.verdict,
-            )
-        rows = self.by_benchmark().assign(variant="own budgets")
-        rows = rows.assign(headline=rows["label"] == self.headline_set)
-        budget = self.by_benchmark_at_budget()
-        if len(budget):
-            rows = pd.concat([rows, budget.assign(variant="at one budget", headline=False)], ignore_index=True)
-        return rows
+    def to_frame(self) -> pd.DataFrame:
+        """The rules side by side (:meth:`table`); the measurement's tables with their words, as ``--format csv``
+        prints them, are :func:`densing.present.records.measurement_frame`."""
+        return self.table()
 
     @validate_params(ALPHA_CONSTRAINTS)
     def conf_int(self, alpha: float = 0.05) -> pd.DataFrame:
@@ -166,40 +126,14 @@ class TrendMeasurement(Result):
         """Whether the headline is measured (both ends of its interval determined, its references agreeing)."""
         return self.state is State.MEASURED
 
-    @property
-    def headline(self) -> str:
-        """The verdict and why, in one paragraph."""
-        return f"{self.verdict} {self.why}"
-
     def to_dict(self) -> dict:
-        """The scalar fields, each rule's trend, the checks and the breakpoint, with the status, the verdict and why."""
-        return {
-            **super().to_dict(),
-            "measurable": self.measurable,
-            "status": self.status,
-            "headline": self.headline,
-            "verdict": self.verdict,
-            "why": self.why,
-        }
+        """The scalar fields, each rule's trend, the checks and the breakpoint, as values (with their words:
+        :func:`densing.present.records.record`)."""
+        return {**super().to_dict(), "measurable": self.measurable}
 
-    def summary(self):
-        """The headline as a Summary (:func:`densing.present.verdict.measurement_summary`)."""
-        return presented(self, "summary")
-
-    def by_benchmark(self) -> pd.DataFrame:
-        """One row per benchmark, then one per set, the headline's first (``densing trend --by benchmark``); each end
-        in the form every surface prints it: ``ci_high_form`` "range" where it is its Monte Carlo range
-        ``ci_high_mc_low``–``ci_high_mc_high`` (not ``ci_high``, its quantile), ``ci_high_printed`` the text shown."""
-        return presented(self, "by_benchmark")
-
-    def cross_check(self) -> pd.DataFrame:
-        """Each row under both estimators, this and the fixed-size regression (:mod:`densing.trend.fixed_size`)."""
-        shown = self.fixed_size is not None and len(self.fixed_size)
-        return presented(self, "cross_check") if shown else pd.DataFrame()
-
-    def by_benchmark_at_budget(self) -> pd.DataFrame:
-        """The budget sensitivity: the paper-like rows with every reference brought to one D0 (empty without it)."""
-        return presented(self, "by_benchmark_at_budget") if self.budget_rows else pd.DataFrame()
+    def __repr__(self) -> str:
+        """The headline in one line, as the installed display writes it (:func:`densing.results.displayed_text`)."""
+        return displayed_text(self)
 
     @property
     def fit(self) -> ReferenceFit:
@@ -239,55 +173,6 @@ class TrendMeasurement(Result):
             }
         )
 
-    def checks_table(self) -> pd.DataFrame:
-        return pd.DataFrame([{"check": c.name, "result": c.status, "detail": c.detail} for c in self.checks])
-
-    def plot(self, kind: str = "density", *, rule: str | None = None, highlight: pd.DataFrame | None = None):
-        """The report's own figure (a plotly ``Figure``) for a notebook: ``kind`` ``"density"`` (Xiao et al. 2024,
-        eq. 5: the line of ``rule``, its band, ``highlight`` a user's models as stars), ``"size"`` (ρ against N) or
-        ``"benchmarks"`` (a forest plot of the rows beside the paper's 3.3 months)."""
-        return presented(self, "plot", kind, rule=rule, highlight=highlight)
-
-    def __repr__(self) -> str:
-        return presented(self, "repr")
-
-    def document(self) -> dict:
-        """What ``densing trend --format json`` prints: ``rows``, one per frontier rule (its ``to_dict()`` with the
-        references, D0, the checks and the paper's figures), then the words, the headline with its knife edges
-        (:meth:`knife_edges`, computed here), the tables and the rows per benchmark."""
-        rows = [
-            {
-                "frontier": rule,
-                "headline": rule == self.headline_rule,
-                "reference": self.reference,
-                "d0": self.d0,
-                **result.to_dict(),
-                "measurable": self.measurable,
-                "checks": [c.to_dict() for c in self.checks],
-                "paper": PAPER,
-            }
-            for rule, result in self.rules.items()
-        ]
-        headline = {**self.headline_summary(), "knife_edges": presented(self, "knife_edges_record")}
-        return {
-            "rows": rows,
-            "verdict": self.verdict,
-            "why": self.why,
-            "status": self.status,
-            "headline": headline,
-            "sensitivity": frame_records(self.sensitivity),
-            "references": frame_records(self.references),
-            "breakpoint": self.breakpoint.to_dict() if self.breakpoint is not None else None,
-            "by_benchmark": frame_records(self.by_benchmark()),
-            "by_benchmark_at_budget": frame_records(self.by_benchmark_at_budget()),
-            "cross_check": frame_records(self.cross_check()),
-            "order_breaks": frame_records(self.order_breaks) if self.order_breaks is not None else [],
-        }
-
-    def headline_summary(self) -> dict:
-        """The JSON's ``headline``: what the data determine (:func:`densing.present.verdict.headline_summary`)."""
-        return presented(self, "headline_summary")
-
     def knife_edges(self):
         """The headline row's knife edges: each target within ±0.5 standard errors of a censoring boundary moved just
         across it, one at a time, and the point's move (:func:`densing.trend.knife_edge.headline_knife_edges`,
@@ -311,7 +196,3 @@ class TrendMeasurement(Result):
             for row in (*self.benchmark_rows, *self.set_rows)
             if row.result is not None
         }
-
-    def breakpoint_line(self) -> str:
-        """The breakpoint in one line ("" where its section is not asked for)."""
-        return presented(self, "breakpoint_line") if self.breakpoint is not None else ""

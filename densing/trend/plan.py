@@ -21,8 +21,7 @@ from densing.laws.density import density_table
 from densing.laws.inversion import PerBenchmark
 from densing.numbers import format_count
 from densing.registry import TrendTable
-from densing.results import presented
-from densing.states import JudgedInterval, ReferencesBy
+from densing.states import ReferencesBy
 from densing.trend import capability, pooling, rules, selection
 from densing.trend.fixed_size import fixed_size_rows
 from densing.trend.measurement import Breakpoint, Segment
@@ -407,7 +406,8 @@ def breakpoint(chosen: selection.CommonTargets, head: TrendUncertainty, c: Conte
 
 
 def reference_frame(members: list, head: TrendUncertainty) -> pd.DataFrame:
-    """Each reference of the headline: benchmarks, weight, own doubling time and interval (its status), targets, lab."""
+    """Each reference of the headline: benchmarks, weight, own doubling time and interval, targets, lab (with the
+    interval's status: :func:`densing.present.records.references_frame`)."""
     lab_weight = dict(zip(head.labs, head.lab_weights))
     labs = head.reference_labs or ("",) * len(head.reference_names)
     return pd.DataFrame(
@@ -419,7 +419,6 @@ def reference_frame(members: list, head: TrendUncertainty) -> pd.DataFrame:
                 "months": head.reference_months[name],
                 "ci_low": low,
                 "ci_high": high,
-                "status": presented(JudgedInterval(low, high, head.n_boot), "status"),
                 "n_models": len(models),
                 "d0": inv.d0,
                 "lab": lab,

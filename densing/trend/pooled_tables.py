@@ -32,7 +32,7 @@ from densing.constants import DEFAULT_EPOCH, DEFAULT_N_BOOT_SIDE, DRAWS_CAP, PRE
 from densing.laws.bounds import EXACT
 from densing.states import State
 from densing.trend import rules
-from densing.trend.forecast import EarlyLine, forecast_at
+from densing.trend.forecast import EarlyLine, ForecastCutoff, forecast_at
 from densing.trend.pooling import DRAW_CELLS, _family_weights, lab_clusters
 from densing.trend.random_effects import determined_ends, draws_needed, end_range, months_interval, pool_slopes
 from densing.trend.slope_test import common_slope_test
@@ -386,9 +386,10 @@ def early_line(early: pd.DataFrame, *, n_boot: int, seed: int) -> EarlyLine:
     )
 
 
-def forecast_record(points: Points, plan: ScalePlan, epoch: str, seed: int) -> dict:
+def forecast_record(points: Points, plan: ScalePlan, epoch: str, seed: int) -> ForecastCutoff:
     """The forecast check of the pooled line at :data:`FORECAST_CUTOFF` over all the tables' points on the common
-    scale, by the package's rule (:func:`densing.trend.forecast.forecast_at`)."""
+    scale, by the package's rule (:func:`densing.trend.forecast.forecast_at`): the cutoff's values (its outcome and
+    verdict in words: :func:`densing.present.records.record`)."""
     scaled, found = mapped(plan, points.tables, points.y[None], np.ones((1, len(points))))
     slope_of = np.ones(len(points))
     for name, (_, s) in found.items():
@@ -409,8 +410,7 @@ def forecast_record(points: Points, plan: ScalePlan, epoch: str, seed: int) -> d
         """The pooled early line (:func:`early_line`)."""
         return early_line(early, n_boot=DEFAULT_N_BOOT_SIDE, seed=seed)
 
-    cutoff = forecast_at(frame, FORECAST_CUTOFF, row="three tables", epoch=epoch, fit=fit)
-    return {**cutoff.to_dict(), "outcome": cutoff.outcome, "verdict": cutoff.verdict}
+    return forecast_at(frame, FORECAST_CUTOFF, row="three tables", epoch=epoch, fit=fit)
 
 
 def lead_lab(row: TableRow) -> str:

@@ -22,7 +22,7 @@ import pandas as pd
 from densing.constants import DEFAULT_EPOCH
 from densing.errors import InputError
 from densing.laws.bounds import EXACT
-from densing.results import ALPHA_CONSTRAINTS, Result, interval_frame, presented
+from densing.results import ALPHA_CONSTRAINTS, Result, interval_frame
 from densing.runtime.memo import same_tables
 from densing.states import State
 from densing.trend import rules
@@ -99,8 +99,9 @@ class PooledTrend(Result):
         return headline(self.record["pooled"], self.correction)
 
     def document(self) -> dict:
-        """The record ``densing trend --table all --format json`` prints (a copy): its ``rows`` first, the
-        ``headline`` (:attr:`headline`), the measurement, and the ``bias_correction``
+        """The record ``densing trend --table all --format json`` prints, as values (a copy): its ``rows`` first,
+        the ``headline`` (:attr:`headline`), the measurement (the forecast check as its value, which
+        :func:`densing.present.records.record` puts in words), and the ``bias_correction``
         (:func:`densing.trend.pooled_bias.correction_field`)."""
         record = dict(self.record)
         correction = self.correction
@@ -159,11 +160,6 @@ class PooledTrend(Result):
                 rows[f"{name}.a"] = (table["a"], table["a_ci_low"], table["a_ci_high"])
                 rows[f"{name}.s"] = (table["s"], table["s_ci_low"], table["s_ci_high"])
         return interval_frame({name: tuple(_number(v) for v in values) for name, values in rows.items()})
-
-    def plot(self):
-        """The three tables' points on the common scale with the pooled line and its band (a plotly figure:
-        :func:`densing.present.pooled.pooled_figure`)."""
-        return presented(self, "plot")
 
     def days(self, dates) -> np.ndarray:
         """Days since :attr:`epoch` of ``dates`` (a date or a sequence of them)."""

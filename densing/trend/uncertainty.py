@@ -17,12 +17,12 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from densing.constants import DEFAULT_EPOCH, DRAWS_CAP, HETEROGENEITY_ALPHA, PAPER
+from densing.constants import DEFAULT_EPOCH, DRAWS_CAP, HETEROGENEITY_ALPHA
 from densing.errors import InputError
 from densing.laws.bounds import EXACT, LOWER, UPPER
 from densing.laws.inversion import as_inversion
 from densing.numbers import frame_records
-from densing.results import Result, presented, presented_property
+from densing.results import Result, displayed_text
 from densing.states import EndOpen, ReferenceName, ReferencesDisagree, State
 from densing.trend.pooling import (
     RowTrend,
@@ -197,7 +197,6 @@ class TrendUncertainty(Result):
         "readings",
     )
     _ci_estimates: ClassVar[dict[str, str]] = {"slope": "slope_per_day"}
-    _shown_as: ClassVar[dict[str, str]] = {"judged": "status"}
 
     @property
     def state(self) -> State | None:
@@ -208,13 +207,6 @@ class TrendUncertainty(Result):
     def reasons(self) -> tuple:
         """Why this trend is bounded or not measured (:func:`reasons_of`); () where it is measured or not judged."""
         return reasons_of(self) if self.judged and self.state is not State.MEASURED else ()
-
-    status = presented_property(
-        "status",
-        "This trend's state and reasons in words (:func:`densing.present.words."
-        'status_words`): "measured, 2.3-fold", "bounded: why" or "not measured: '
-        'why"; "" where no state is judged.',
-    )
 
     def largest_influence(self):
         """The first item of :meth:`influence_frame` (the largest move), or None without one."""
@@ -256,15 +248,8 @@ class TrendUncertainty(Result):
         return {name: doubling_months(slope) for name, slope in zip(self.reference_names, self.reference_slopes)}
 
     def __repr__(self) -> str:
-        return presented(self, "repr")
-
-    @validate_params({"paper_months": [Interval(Real, 0, None, closed="neither"), None]})
-    def plot(self, *, paper_months: float | None = None, title: str | None = None):
-        """A plotly ``Figure`` (:func:`densing.present.figures.uncertainty_figure`) of the doubling time, interval and
-        shares, beside each reference's own and the paper's 3.3 months (or ``paper_months``)."""
-        return presented(
-            self, "plot", PAPER["doubling_time_months"] if paper_months is None else paper_months, title=title
-        )
+        """The trend in one line, as the installed display writes it (:func:`densing.results.displayed_text`)."""
+        return displayed_text(self)
 
     def _days(self, dates) -> np.ndarray:
         return dates_as_days(dates, parse_epoch(self.epoch))  # InputError for what is not a date

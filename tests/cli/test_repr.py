@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 import densing
+import densing.present as present
 from densing import paths
 from densing.laws.reference_fit import ReferenceFit
 from densing.present.words import state_words
@@ -53,9 +54,9 @@ def test_trend_measurement_repr():
     assert "<table>" in html and "validity checks" in html
     # plot(highlight=...) refuses what is not densing measure's rows, as an InputError (a KeyError 'density' before)
     with pytest.raises(densing.InputError, match="highlight: missing column"):
-        result.plot(highlight=pd.DataFrame({"model": ["mine"]}))
+        present.figure(result, highlight=pd.DataFrame({"model": ["mine"]}))
     with pytest.raises(densing.InputError, match="highlight: expected a DataFrame"):
-        result.plot(highlight="mine")
+        present.figure(result, highlight="mine")
 
 
 def test_compute_density_is_a_function():

@@ -93,10 +93,12 @@ def test_the_shipped_record_is_a_fresh_measurement():
     """results/openllm_v2/trend.json (python tools/build_tables.py openllm-v2-trend) equals what the engine computes."""
     from densing import registry
     from densing.data import read_results
+    from densing.present.records import table_record
     from densing.trend.protocol import measure_table
 
     shipped = json.loads((SHIPPED / "trend.json").read_text(encoding="utf-8"))
-    measured, fresh = measure_table(read_results(registry.table("openllm_v2").path), "openllm_v2")
+    found = measure_table(read_results(registry.table("openllm_v2").path), "openllm_v2")
+    measured, fresh = found.measured, table_record(found)
     assert fresh["verdict"] == shipped["verdict"]
     for new, old in zip(fresh["rows"], shipped["rows"], strict=True):
         assert new["row"] == old["row"] and new["status"] == old["status"]

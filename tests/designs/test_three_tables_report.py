@@ -8,6 +8,7 @@ import json
 import pytest
 
 import densing
+import densing.present as present
 from densing.designs import LeftOut
 from densing.designs.three_tables import report as pooled_report
 from densing.errors import InputError
@@ -39,7 +40,7 @@ def test_the_design_runs_beside_the_headline_on_the_reports_draws():
 
 
 def test_the_chart_draws_each_table_its_colour_and_bounds_as_bounds(pooled):
-    figure = pooled.plot()
+    figure = present.figure(pooled)
     names = [trace.name for trace in figure.data]
     for table in ("public", "openllm_v2", "swallow"):
         assert f"{table}: exact" in names

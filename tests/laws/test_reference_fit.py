@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+import densing.present as present
 from densing.errors import FitError, InputError
 from densing.laws import forms
 from densing.laws.fit_schema import POINT_COLUMNS, StageFit, data_hash
@@ -258,7 +259,7 @@ def test_to_frame_r_squared_and_the_texts():
     assert (frame["r_squared"] == 0.9).all() and (frame["n_points"] == 8).all()
     text = repr(two_step)
     assert "\n" not in text and text.startswith("ReferenceFit(two-step, 'toy' (acc)") and "4 bootstrap draws" in text
-    summary = two_step.summary()
+    summary = present.summary(two_step)
     lines = str(summary).splitlines()
     # title, bootstrap, the parameters' caption, header and rows, the stages' caption, header and rows
     assert len(lines) == 1 + 1 + 2 + len(PARAMS) + 2 + 2

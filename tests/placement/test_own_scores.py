@@ -10,6 +10,8 @@ import pandas as pd
 import pytest
 from conftest import REPO_ROOT
 
+from densing.present.placed import protocol_words
+
 FIXTURES = Path(__file__).parent / "fixtures"
 LM_EVAL = FIXTURES / "lm_eval_results.json"
 #: The public table's model whose scores the new model's file copies (the lm-eval fixture holds the same scores).
@@ -64,7 +66,7 @@ def test_the_suite_names_the_scores_file_not_its_folders(one_row, measurement):
     import densing
 
     placed = densing.place(one_row, measurement=measurement)
-    assert placed.suite == "scores from my_model.csv" and str(one_row.parent) not in placed.protocol()
+    assert placed.suite == "scores from my_model.csv" and str(one_row.parent) not in protocol_words(placed)
 
 
 def test_lm_eval_results_json_is_placed_like_the_table(one_row, measurement):

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 import densing
+import densing.present as present
 from densing.laws.inversion import PerBenchmark
 from densing.laws.reference_fit import ReferenceFit
 from densing.paths import REFERENCE_FITS
@@ -247,7 +248,7 @@ def test_measure_returns_a_frame_and_a_summary(monkeypatch, tmp_path, inversion)
     assert list(frame["model"]) == ["mine"] and frame["inverted"].iloc[0] == "mmlu"
     assert {"density", "density_ci_low", "density_ci_high", "frontier", "reading", "score:gsm8k"} <= set(frame.columns)
     assert result.inverted_benchmarks == ("mmlu",) and result.limit == 5.0
-    text = str(result.summary())
+    text = str(present.summary(result))
     assert "mine:" in text and "at most 5 items per task" in text and "openllm_v1_hellaswag" in text
     assert result.to_dict()["models"][0]["model"] == "mine"
 
@@ -283,7 +284,7 @@ def test_a_suite_of_another_table_needs_that_table(tmp_path, monkeypatch, no_eva
 
 
 def test_a_measure_result_plots_its_models_against_the_headline_line():
-    """MeasureResult.plot(): the report's density figure with the user's models as labelled stars; without a kept
+    """densing.present.figure of a MeasureResult: the report's density figure with the user's models as labelled stars; without a kept
     measurement, one line saying so."""
     import pandas as pd
 
@@ -316,20 +317,21 @@ def test_a_measure_result_plots_its_models_against_the_headline_line():
         models=mine,
         measurement=measured,
     )
-    figure = result.plot()
+    figure = present.figure(result)
     stars = [trace for trace in figure.data if str(trace.name).startswith("your models")]
     assert len(stars) == 1 and list(stars[0].text) == ["mine"]
+    kept_none = MeasureResult(
+        suite="leaderboard-v1",
+        limit=None,
+        reference="",
+        inverted_benchmarks=(),
+        frontier_rule="quantile",
+        slope_per_day=0.0,
+        intercept=0.0,
+        epoch="2023-02-24",
+    )
     with pytest.raises(InputError, match="keeps no headline measurement"):
-        MeasureResult(
-            suite="leaderboard-v1",
-            limit=None,
-            reference="",
-            inverted_benchmarks=(),
-            frontier_rule="quantile",
-            slope_per_day=0.0,
-            intercept=0.0,
-            epoch="2023-02-24",
-        ).plot()
+        present.figure(kept_none)
 
 
 def test_a_twenty_item_evaluation_says_its_items_are_too_few_and_how_many_would_do(inversion):

@@ -15,6 +15,7 @@ import re
 import pytest
 
 import densing
+import densing.present as present
 from densing import registry
 from densing.numbers import format_months
 from tests.cli_run import run
@@ -88,7 +89,7 @@ def test_every_row_of_every_table_says_one_state_and_one_number_on_every_surface
     measurement = densing.measure_trend(densing.read_results(path), table=table, n_boot=int(DRAWS))
     page, reported, _ = build_report(table=table, n_boot=int(DRAWS))
 
-    frame = measurement.by_benchmark().set_index("row")
+    frame = present.by_benchmark(measurement).set_index("row")
     names = set(frame.index)
     blocks = _terminal_blocks(terminal, names)
     page_rows = {row.split(" ", 1)[0]: row for row in reversed(_page_rows(page)) if row.split(" ", 1)[0] in names}
@@ -112,7 +113,7 @@ def test_every_row_of_every_table_says_one_state_and_one_number_on_every_surface
         assert len(set(STATE_PATTERN.findall(row))) <= 1, (table, name, row)
 
     # the fixed-size cross-check and the rows at one budget: one state per row, JSON and notebook alike
-    checks = measurement.cross_check().set_index("row")
+    checks = present.cross_check(measurement).set_index("row")
     for r in document["cross_check"]:
         for key, low, high in (
             ("status", "ci_low", "ci_high"),
@@ -122,7 +123,7 @@ def test_every_row_of_every_table_says_one_state_and_one_number_on_every_surface
             assert state and state == _head(checks.loc[r["row"], key]), (table, r["row"], key)
             if ":" not in r[key]:
                 assert state == _rule(r, low, high), (table, r["row"], key, r[key])
-    budget = measurement.by_benchmark_at_budget().set_index("row")
+    budget = present.by_benchmark_at_budget(measurement).set_index("row")
     for r in document["at_budget"]:
         state = _head(r["status"])
         assert state == r["state"] == _head(budget.loc[r["row"], "status"]), (table, r["row"])
@@ -130,12 +131,12 @@ def test_every_row_of_every_table_says_one_state_and_one_number_on_every_surface
             assert state == _rule(r, "ci_low", "ci_high"), (table, r["row"], r["status"])
 
     # the frontier rules: each row's own state in the notebook's frame and CSV, as in the JSON's rows
-    rules = measurement.to_frame()
-    said = [r["status"] for r in measurement.document()["rows"]]
+    rules = present.measurement_frame(measurement)
+    said = [r["status"] for r in present.document(measurement)["rows"]]
     assert list(rules["status"]) == said and all(_head(s) for s in said), (table, said)
 
     # one number format on every surface a person reads
-    summary = str(measurement.summary())
+    summary = str(present.summary(measurement))
     for surface, text in (("terminal", terminal), ("page", _visible(page)), ("summary", summary)):
         found = [text[max(0, m.start() - 40) : m.end() + 10] for m in OTHER_FORMAT.finditer(text)]
         assert not found, (table, surface, found[:5])

@@ -12,6 +12,8 @@ from types import SimpleNamespace
 
 import pytest
 
+from densing.present.records import by_benchmark, document
+from densing.present.shown import figure, summary, verdict_of
 from densing.present.verdict import closing_words
 from densing.present.words import (
     CAPTION_CLAUSES,
@@ -100,14 +102,13 @@ def test_every_state_and_reason_reads_one_state_everywhere(combination):
     row = SimpleNamespace(
         result=result,
         state=result.state,
-        error="",
         name="r",
         label="r",
         capability="knowledge",
         benchmarks=("mmlu",),
         references=(A, B),
         chance=0.25,
-        status=status_words(result),
+        reason=None,
     )
     assert row_record(row)["state"] == said
     cell = short_statuses([row_parts(row)])[0][0]
@@ -154,16 +155,16 @@ def _rows(measurement):
 
 def test_every_shipped_row_says_one_state_in_the_terminal_the_json_and_its_summary(report):
     _, measurement = report
-    document = json.loads(json.dumps(measurement.document()))
-    by_row = {r["row"]: r for r in document["by_benchmark"]}
+    printed = json.loads(json.dumps(document(measurement)))
+    by_row = {r["row"]: r for r in printed["by_benchmark"]}
     cells, _ = short_statuses([row_parts(r) for r in _rows(measurement)])
     for row, cell in zip(_rows(measurement), cells):
         said = STATE_WORDS[row.state]
         assert set(STATE_PATTERN.findall(cell)) == {said}, (row.name, cell)
         assert by_row[row.name]["state"] == said and by_row[row.name]["status"].startswith(said), row.name
         if row.result is not None:
-            assert dict(row.result.summary().items)["state"] == said, row.name
-    head = document["headline"]
+            assert dict(summary(row.result).items)["state"] == said, row.name
+    head = printed["headline"]
     assert head["state"] == STATE_WORDS[measurement.state] and head["status"].startswith(head["state"])
     assert set(STATE_PATTERN.findall(closing_words(measurement))) <= {STATE_WORDS[measurement.state]}
 
@@ -273,14 +274,14 @@ def test_the_public_headline_and_rows_print_each_end_in_one_form_on_every_surfac
     give every end of every row, and the headline's, in one form; an end printed as its range is a range in each."""
     from html import unescape
 
-    from densing.cli.output import document
+    from densing.cli.output import document as output_document
     from densing.present.forest import row_names
     from densing.present.words import ends_shown
 
     html, measurement = report
     names = row_names(_rows(measurement))
-    notebook = measurement.by_benchmark()
-    records = json.loads(json.dumps(document(notebook)))["rows"]
+    notebook = by_benchmark(measurement)
+    records = json.loads(json.dumps(output_document(notebook)))["rows"]
     terminal = ends_shown(notebook)
     page = unescape(html)
     for record, (_, frame_row), (_, shown) in zip(records, notebook.iterrows(), terminal.iterrows()):
@@ -295,7 +296,7 @@ def test_the_public_headline_and_rows_print_each_end_in_one_form_on_every_surfac
         label = names[record["row"]]  # the page names a set by its benchmarks (densing.present.forest.row_names)
         row_html = next(text for text in map(unescape, _visible_rows(html)) if label in text)
         assert all(record[f"ci_{end}_printed"] in row_html for end in ("low", "high")), (record["row"], row_html)
-    head = measurement.document()["headline"]
+    head = document(measurement)["headline"]
     for end in ("low", "high"):
         printed, (low, high) = head[end]["printed"], head[end]["monte_carlo_range"]
         ranged = {
@@ -306,14 +307,14 @@ def test_the_public_headline_and_rows_print_each_end_in_one_form_on_every_surfac
         if head[end]["form"] == "range":
             assert printed == _range_text({"ci_x_mc_low": low, "ci_x_mc_high": high}, "x"), head[end]
         if head[end]["determined"]:
-            assert printed in measurement.verdict and printed in page, (end, printed)
+            assert printed in verdict_of(measurement) and printed in page, (end, printed)
     # the headline's own sentences, summary and chart legend: no range inside an interval's brackets, none joined by a
     # dash to the other end (the stored records' sentences on the page are written by the command that makes them)
     said = [
-        measurement.verdict,
+        verdict_of(measurement),
         closing_words(measurement),
-        str(measurement.summary()),
-        *(trace.name for trace in measurement.plot().data if trace.name),
+        str(summary(measurement)),
+        *(trace.name for trace in figure(measurement).data if trace.name),
     ]
     assert not [text for text in said if "[(" in text or "–(" in text], said
 
@@ -321,8 +322,10 @@ def test_the_public_headline_and_rows_print_each_end_in_one_form_on_every_surfac
 @pytest.mark.parametrize("table", sorted(SECOND_TABLES))
 def test_a_second_tables_rows_print_each_end_in_one_form_on_every_surface(table, capsys):
     """The second table's declared row and Swallow's rows: ``densing trend --table T --by benchmark`` at the
-    terminal and in ``--format json``, the notebook's frame of the same measurement, and the report's cells and forest
-    bars of those records: a range-printed end is a range on each, and some end of the table is one."""
+    terminal and in ``--format json``, the notebook's frame and each row's summary of the same measurement
+    (``densing.present.by_benchmark`` and ``densing.present.summary``), and the report's cells and forest bars of those
+    records: a range-printed end is a range on each, one state on each, and some end of the table is one."""
+    import densing.present
     from densing.data import read_results
     from densing.registry import resolve_table
     from densing.trend.protocol import measure_table
@@ -336,8 +339,10 @@ def test_a_second_tables_rows_print_each_end_in_one_form_on_every_surface(table,
     wanted = SECOND_TABLES[table]
     records = [r for r in json.loads(out)["rows"] if wanted is None or r["row"] in wanted]
     profile, path = resolve_table(None, table)
-    notebook = measure_table(read_results(path), profile.name, n_boot=int(FEW_DRAWS))[0].by_benchmark()
+    measured = measure_table(read_results(path), profile.name, n_boot=int(FEW_DRAWS)).measured
+    notebook = densing.present.by_benchmark(measured)
     by_row = {r.row: r for r in notebook.itertuples()}
+    results = {row.name: row.result for row in (*measured.benchmark_rows, *measured.set_rows)}
     assert records and any("range" in (r["ci_low_form"], r["ci_high_form"]) for r in records), table
     for record in records:
         _assert_one_form(record, table)
@@ -349,3 +354,7 @@ def test_a_second_tables_rows_print_each_end_in_one_form_on_every_surface(table,
             record["ci_low_printed"],
             record["ci_high_printed"],
         ), record["row"]
+        assert frame_row.state == frame_row.status.split(",")[0].split(":")[0] == record["state"], record["row"]
+        if results[record["row"]] is not None:
+            said = dict(densing.present.summary(results[record["row"]]).items)["state"]
+            assert said == record["state"], (record["row"], said)

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import densing.present as present
 from densing.present import figures, forest
 
 
@@ -161,7 +162,7 @@ def measured():
 
 
 def test_the_shipped_rows_not_measured_say_so_at_their_rows(measured):
-    rows = measured.by_benchmark()
+    rows = present.by_benchmark(measured)
     figure = figures.forest_figure(rows, 3.3)
     notes = {a.y for a in figure.layout.annotations if (a.text or "").startswith("not measured")}
     expected = {

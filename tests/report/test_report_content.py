@@ -6,6 +6,8 @@ import re
 
 import pytest
 
+import densing.present as present
+
 
 @pytest.fixture(scope="module")
 def report():
@@ -264,7 +266,7 @@ def test_the_overlap_section_names_panels_and_gives_the_numbers():
 
 def test_the_page_reads_top_down_the_verdict_once_and_the_appendices_closed(report, measured):
     html = report[0]
-    assert html.count(esc_text(measured.verdict)) == 1
+    assert html.count(esc_text(present.verdict_of(measured))) == 1
     for title in ("Every eligible reference", "Reference laws", "Reference candidates", "Per-model densities"):
         assert f'<details class="appendix"><summary><h2>{title}</h2></summary>' in html
     for title in ("The Densing Law by capability", "Capacity density over time", "Named models"):

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from planted_families import family_table
 
+import densing.present as present
 from densing.errors import DensingError
 from densing.laws import eligibility
 from densing.laws.bounds import EXACT, LOWER
@@ -110,7 +111,7 @@ def test_size_confounding_passes_without_a_size_effect_and_fails_with_one():
     assert checks.size_confounding(t, y, kind, params).status == checks.PASSED
     t, y, kind, params = _trend_points(0, 1.0)
     found = checks.size_confounding(t, y, kind, params)
-    assert found.status == checks.FAILED and "ln N" in found.detail
+    assert found.status == checks.FAILED and "ln N" in present.detail(found)
     few = checks.size_confounding(t[:5], y[:5], kind[:5], params[:5])
     assert few.status == checks.UNTESTABLE
 
@@ -119,7 +120,7 @@ def test_size_confounding_drops_bounds_and_counts_them():
     t, y, kind, params = _trend_points(1, 0.0)
     kind[y > np.quantile(y, 0.95)] = LOWER
     found = checks.size_confounding(t, y, kind, params)
-    assert found.status == checks.PASSED and f"{int((kind == LOWER).sum())} bounds dropped" in found.detail
+    assert found.status == checks.PASSED and f"{int((kind == LOWER).sum())} bounds dropped" in present.detail(found)
 
 
 def test_checks_under_several_references_fail_if_any_fails():
@@ -141,9 +142,9 @@ def test_one_row_per_benchmark_with_a_number_or_its_reason(shipped):
     from densing.registry import leading_table
     from densing.trend.capability import CAPABILITY
 
-    table = shipped.by_benchmark()
-    present = set(shipped.candidates["benchmark"])
-    assert list(table["row"]) == [b for b in CAPABILITY if b in present] + list(leading_table().sets)
+    table = present.by_benchmark(shipped)
+    scored = set(shipped.candidates["benchmark"])
+    assert list(table["row"]) == [b for b in CAPABILITY if b in scored] + list(leading_table().sets)
     for row in table.itertuples():
         assert np.isfinite(row.months) != bool(row.error)
         if np.isfinite(row.months):
@@ -167,11 +168,12 @@ def test_the_api_defaults_give_the_cli_headline():
     ).stdout
     printed = json.loads(out)  # a command with a headline: {"rows": [one per frontier rule], the sections beside}
     head = next(r for r in printed["rows"] if r["headline"])
-    assert printed["verdict"] == api.verdict
+    assert printed["verdict"] == present.verdict_of(api)
     assert head["doubling_time_months"] == pytest.approx(api.rules[api.headline_rule].doubling_time_months, rel=1e-12)
     # densing.fit_trend: the headline's references by default, every number the CLI's (the same draws and seed)
     fitted = densing.fit_trend(public)
-    assert fitted.to_dict() == {k: v for k, v in head.items() if k in fitted.to_dict()}
+    record = present.record(fitted)  # its values with its status in words, as the JSON's row holds them
+    assert record == {k: v for k, v in head.items() if k in record}
     # ... and the lead reference's shipped fits (reference_fits/family_<family>_<benchmark>.json, in the headline's
     # benchmark order) are the fits the headline inverts with
     lead = fitted.reference_names[0]  # "Family:joint(b1,b2,...)"
@@ -181,7 +183,7 @@ def test_the_api_defaults_give_the_cli_headline():
     for fit in shipped:
         assert fit.params == pytest.approx(used[fit.benchmark].params, rel=1e-9)
     given = densing.fit_trend(public, shipped, n_boot=50, n_boot_share=0)
-    assert given.n_references == 1 and given.status and math.isfinite(given.doubling_time_months)
+    assert given.n_references == 1 and present.status(given) and math.isfinite(given.doubling_time_months)
 
 
 def test_the_tables_multiple_choice_bbh_is_a_row_with_a_number(shipped):
@@ -190,7 +192,7 @@ def test_the_tables_multiple_choice_bbh_is_a_row_with_a_number(shipped):
     The public table's BBH is leaderboard v2's multiple-choice BBH, registered as ``leaderboard_bbh`` (chance level and
     item count from its subtasks); lm-eval's chain-of-thought ``bbh`` keeps its own name and zero floor.
     """
-    rows = shipped.by_benchmark().set_index("row")
+    rows = present.by_benchmark(shipped).set_index("row")
     assert "bbh" not in rows.index
     bbh = rows.loc["leaderboard_bbh"]
     assert bbh["capability"] == "reasoning & math"

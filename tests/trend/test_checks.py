@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import densing.present as present
 from densing.trend import checks
 
 
@@ -17,7 +18,7 @@ def test_saturation_counts_frontier_scores_within_two_standard_errors_of_the_cap
     cap = 0.88
     near = checks.saturation([0.70, 0.875], [0.004, 0.004], cap, ["a", "b"])  # 0.875 ≥ 0.88 − 0.008
     assert near.status == checks.REPORTED and not near.failed
-    assert near.value == 1 and "b" in near.detail and "a" not in near.detail.split(": ")[-1]
+    assert near.value == 1 and "b" in present.detail(near) and "a" not in present.detail(near).split(": ")[-1]
     clear = checks.saturation([0.70, 0.86], [0.004, 0.004], cap, ["a", "b"])  # 0.86 < 0.872
     assert clear.status == checks.REPORTED and clear.value == 0
 
@@ -53,7 +54,7 @@ def test_size_dependence_is_an_equivalence_test():
     assert checks.size_dependence(_families(0.15, noise=0.01)).passed
     # the same slope with noisy data: the interval reaches past the margin, so equivalence is not shown
     noisy = checks.size_dependence(_families(0.15, noise=1.5, seed=3))
-    assert noisy.status == "failed" and "not inside" in noisy.detail
+    assert noisy.status == "failed" and "not inside" in present.detail(noisy)
     # a slope of 0.4 is outside the margin even when its interval excludes nothing else
     assert checks.size_dependence(_families(0.4, noise=0.01)).status == "failed"
     # family offsets alone (a recipe denser than another) are not size dependence
@@ -66,7 +67,7 @@ def test_size_dependence_says_when_it_cannot_be_estimated():
     one = pd.DataFrame({"family": ["A", "B"], "params": [1e9, 2e9], "log_density": [0.1, 0.2]})
     result = checks.size_dependence(one)
     assert result.status == "untestable" and not result.passed and not result.failed
-    assert "cannot be estimated" in result.detail
+    assert "cannot be estimated" in present.detail(result)
 
 
 def test_saturation_and_conditioning_are_untestable_without_frontier_models():
@@ -122,12 +123,12 @@ def test_size_confounding_fails_only_on_a_material_coefficient_whose_interval_ex
 ):
     t, y, kind, params, families = _sized(size_effect, n, noise, seed)
     found = checks.size_confounding(t, y, kind, params, families=families)
-    assert found.status == expected, found.detail
+    assert found.status == expected, present.detail(found)
     if size_effect == 0.1:
-        assert "excludes 0" in found.detail and "within ±0.25" in found.detail
+        assert "excludes 0" in present.detail(found) and "within ±0.25" in present.detail(found)
     if noise == 4.0:
-        assert "includes 0" in found.detail and "above ±0.25" in found.detail
-    assert "clustered by family" in found.detail and f"({n // 3} clusters)" in found.detail
+        assert "includes 0" in present.detail(found) and "above ±0.25" in present.detail(found)
+    assert "clustered by family" in present.detail(found) and f"({n // 3} clusters)" in present.detail(found)
     if expected == "failed":
         assert found.value == pytest.approx(size_effect, abs=0.2)
         assert plain_reason_of(found).startswith("At a fixed release date, ln ρ changes +0.")
@@ -137,8 +138,8 @@ def test_size_confounding_drops_bounds_and_says_so():
     t, y, kind, params, families = _sized(0.0, 60, 0.3, seed=2)
     kind[:7] = 1.0
     found = checks.size_confounding(t, y, kind, params, families=families)
-    assert "53 exact densities" in found.detail and "7 bounds dropped" in found.detail
-    assert checks.size_confounding(t, y, kind, params).detail.endswith(
+    assert "53 exact densities" in present.detail(found) and "7 bounds dropped" in present.detail(found)
+    assert present.detail(checks.size_confounding(t, y, kind, params)).endswith(
         "clustered by model (53 clusters), 7 bounds dropped"
     )
 

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import densing.present as present
 from densing.errors import InputError
 from densing.states import State
 from densing.trend.fixed_size import fixed_size_trend, score_rows
@@ -55,7 +56,7 @@ def planted_table(
 @pytest.mark.parametrize("months", [3.0, 8.0])
 def test_a_planted_doubling_time_is_recovered_within_both_intervals(months):
     found = fixed_size_trend(planted_table(months), "mmlu", n_boot=400)
-    assert found.state is State.MEASURED and found.status == "measured"
+    assert found.state is State.MEASURED and present.status(found) == "measured"
     assert found.doubling_time_months_ci_low < months < found.doubling_time_months_ci_high
     assert found.delta_doubling_time_months_ci_low < months < found.delta_doubling_time_months_ci_high
     assert found.slope_log_params_ci_low < 0.7 < found.slope_log_params_ci_high
@@ -73,7 +74,9 @@ def test_a_set_pools_benchmarks_of_different_levels_and_chance_with_common_slope
 def test_no_time_trend_is_not_measured_with_an_unbounded_interval():
     table = planted_table(-30.0, seed=5)  # β_t < 0: the score falls with the date
     found = fixed_size_trend(table, "mmlu", n_boot=300)
-    assert found.state is State.NOT_MEASURED and found.status.startswith("not measured: the score does not rise")
+    assert found.state is State.NOT_MEASURED and present.status(found).startswith(
+        "not measured: the score does not rise"
+    )
     assert found.doubling_time_months_ci_high == math.inf
 
 
@@ -82,10 +85,10 @@ def test_a_rising_fit_whose_interval_reaches_a_zero_rate_is_bounded_by_the_one_s
     found = fixed_size_trend(planted_table(1e9, seed=seed), "mmlu", n_boot=300)  # β_t ≈ 0: either sign
     assert found.doubling_time_months_ci_high == math.inf
     if found.slope_per_year > 0:  # one end determined, as a trend row with one end determined
-        assert found.state is State.BOUNDED and found.status == "bounded"
+        assert found.state is State.BOUNDED and present.status(found) == "bounded"
         assert 0 < found.doubling_time_months_ci_low < math.inf
     else:
-        assert found.state is State.NOT_MEASURED and found.status.startswith("not measured")
+        assert found.state is State.NOT_MEASURED and present.status(found).startswith("not measured")
 
 
 def test_scores_at_chance_or_perfect_are_dropped_and_counted():
@@ -99,7 +102,9 @@ def test_scores_at_chance_or_perfect_are_dropped_and_counted():
 
 def test_too_few_families_and_an_unknown_chance_level_are_said():
     table = planted_table(3.0, families=3)
-    assert fixed_size_trend(table, "mmlu", n_boot=50).status.startswith("not measured: 9 scores from 3 families")
+    assert present.status(fixed_size_trend(table, "mmlu", n_boot=50)).startswith(
+        "not measured: 9 scores from 3 families"
+    )
     with pytest.raises(InputError, match="chance level"):
         score_rows(table.assign(benchmark="no_such_benchmark"), "no_such_benchmark")
 
@@ -118,11 +123,12 @@ def test_the_shipped_rows_are_a_fresh_computation():
     """results/fixed_size.csv (python tools/build_tables.py fixed-size --n-boot 1000 --seed 0) equals a fresh run."""
     from densing import paths, registry
     from densing.data import read_results
+    from densing.present.records import fixed_size_frame
     from densing.trend.fixed_size import fixed_size_rows
 
     shipped = pd.read_csv(paths.RESULTS / "fixed_size.csv")
     for name in ("public", "swallow", "openllm_v2"):
-        fresh = fixed_size_rows(read_results(registry.table(name).path), name, n_boot=1000, seed=0)
+        fresh = fixed_size_frame(fixed_size_rows(read_results(registry.table(name).path), name, n_boot=1000, seed=0))
         mine = shipped[shipped["table"] == name].reset_index(drop=True)
         assert fresh["row"].tolist() == mine["row"].tolist() and fresh["status"].tolist() == mine["status"].tolist()
         for column in (

@@ -146,13 +146,12 @@ def test_a_rows_floor_bounds_are_counted_per_reference_and_reach_its_json():
             name="planted",
             label="planted",
             capability="",
-            status="",
             benchmarks=("mmlu",),
             chance=0.25,
             references=("RefA", "RefB"),
             result=head,
             state=Row.state.fget(SimpleNamespace(result=head)),  # a row's state as densing.trend.capability.Row's
-            error="",
+            reason=None,
         )
     )
     assert record["n_floor_bounds"] == head.n_floor_bounds

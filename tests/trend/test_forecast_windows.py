@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import densing.present as present
 from densing.errors import InputError
 from densing.present.findings import OUTCOME_WORDS
 from densing.trend.forecast import EarlyLine, Outcome, forecast_windows, outcome_of
@@ -26,19 +27,19 @@ def test_the_cutoffs_run_every_three_months_from_a_year_after_the_first_model_to
     assert len(frame) >= 5 and (frame["early_window_months"] >= 12 - 1e-6).all()
     assert np.allclose(np.diff(frame["early_window_months"]), 3.0)
     assert {"early_doubling_time_months_ci_low", "early_doubling_time_months_ci_high"} <= set(frame.columns)
-    assert "planted" in str(found.summary())
+    assert "planted" in str(present.summary(found))
 
 
 def test_a_line_that_goes_on_holds_and_a_later_jump_runs_ahead():
-    holds = forecast_windows(_points(), n_boot=60).to_frame()
+    holds = present.windows_frame(forecast_windows(_points(), n_boot=60))
     assert (holds["outcome"] == "holds").all(), holds[["cutoff", "above_line", "n_later", "outcome"]]
-    ahead = forecast_windows(_points(jump=2.0), n_boot=60).to_frame()
+    ahead = present.windows_frame(forecast_windows(_points(jump=2.0), n_boot=60))
     before_jump = ahead[pd.to_datetime(ahead["cutoff"]) < pd.Timestamp("2023-02-24") + pd.Timedelta(days=600)]
     assert len(before_jump) and (before_jump["outcome"] == "ahead").all()
 
 
 def test_no_verdict_where_the_early_line_is_too_uncertain():
-    found = forecast_windows(_points(noise=6.0, n=60), n_boot=60).to_frame()
+    found = present.windows_frame(forecast_windows(_points(noise=6.0, n=60), n_boot=60))
     assert (found["outcome"] == "no verdict").any()
     vague = found[found["outcome"] == "no verdict"]
     assert vague["verdict"].str.contains("unbounded or more than 4-fold wide").all()
@@ -48,7 +49,7 @@ def test_one_outcome_reads_the_same_under_any_early_line():
     """Two references with different early lines but the same counts above them get the same words."""
     points = _points()
     lines = [EarlyLine(0.007, 0.0065, 0.0075, 5.0, 0, 300.0), EarlyLine(0.0071, 0.0064, 0.0078, 5.0, 0, 350.0)]
-    found = [forecast_windows(points, fit=lambda early, line=line: line).to_frame() for line in lines]
+    found = [present.windows_frame(forecast_windows(points, fit=lambda early, line=line: line)) for line in lines]
     assert (
         found[0][["above_line", "above_band_low", "above_band_high"]].to_numpy() == 0
     ).all()  # far above every model
@@ -86,7 +87,7 @@ def test_every_count_is_out_of_the_later_models_placed_against_every_edge():
     points = _points(noise=1.5, n=120, seed=3)
     rng = np.random.default_rng(3)
     points["kind"] = rng.choice([0.0, 0.0, 1.0, -1.0], len(points))
-    frame = forecast_windows(points, n_boot=40).to_frame()
+    frame = present.windows_frame(forecast_windows(points, n_boot=40))
     for column in ("above_line", "above_band_low", "above_band_high"):
         assert (frame[column] <= frame["n_later"]).all()
     assert (frame["n_later"] < (points["t"].to_numpy()[None, :] > 0).sum()).all()  # some bounds were undecided
@@ -108,7 +109,7 @@ def test_the_declared_cutoff_is_checked_as_any_cutoff_and_without_a_grid():
         first.state,
     )
     assert grid.declared.cutoff == "2024-06-30" and grid.to_frame()["declared"].tolist()[0] is True
-    assert str(grid.summary()).startswith("Forecast check of  at its declared cutoff 2024-06-30")
+    assert str(present.summary(grid)).startswith("Forecast check of  at its declared cutoff 2024-06-30")
     short = forecast_windows(_points(days=400.0), n_boot=20, declared="2023-12-01")
     assert short.cutoffs == () and short.declared.n_early > 0
     with pytest.raises(InputError, match="no model released up to the declared cutoff 2020-01-01"):
@@ -120,6 +121,9 @@ def test_a_grid_of_one_cutoff_is_counted_in_the_singular():
 
     grid = forecast_windows(_points(), row="planted", n_boot=40)
     one = replace(grid, cutoffs=grid.cutoffs[:1])
-    assert one.summary().title == "Forecast windows of planted: 1 cutoff"
-    assert replace(one, declared=grid.cutoffs[0]).summary().lines[0] == "  the rule's grid, not declared (1 cutoff):"
-    assert grid.summary().title.endswith(f": {len(grid.cutoffs)} cutoffs")
+    assert present.summary(one).title == "Forecast windows of planted: 1 cutoff"
+    assert (
+        present.summary(replace(one, declared=grid.cutoffs[0])).lines[0]
+        == "  the rule's grid, not declared (1 cutoff):"
+    )
+    assert present.summary(grid).title.endswith(f": {len(grid.cutoffs)} cutoffs")

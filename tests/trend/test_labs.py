@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings, strategies as st
 
+import densing.present as present
 from densing.data.labs import lab_of, lab_table, labs_of
 from densing.trend import pooling
 from densing.trend.random_effects import pool_by_lab, pool_slopes
@@ -145,7 +146,7 @@ def test_what_the_headline_rests_on_is_said_from_its_values():
 
     measured = densing.measure_trend(read_results(REPO_ROOT / "results" / "public_models.csv"), sections=())
     head = measured.rules[measured.headline_rule]
-    words = measured.rests_on
+    words = present.rests_on(measured)
     assert words.startswith("What the headline rests on.")
     assert f"one lab's ({head.labs[0]})" in words and len(head.labs) == 1
     assert f"without {head.largest_influence().family}" in words

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import densing.present as present
 from densing.constants import END_STABILITY
 from densing.laws import forms
 from densing.laws.bounds import EXACT, LOWER, UPPER, log_density_bounds, score_cap
@@ -66,40 +67,54 @@ def test_no_reference_inverts_its_own_family_and_every_model_is_a_target(shipped
 
 
 def test_the_verdict_says_in_words_which_check_failed_or_gives_the_number(shipped):
-    assert "3.3 months" in shipped.verdict
+    assert "3.3 months" in present.verdict_of(shipped)
     failed = [c for c in shipped.checks if c.failed]
     headline_set = "paper-like set (MMLU, BBH, MATH-hard, HumanEval)"
     assert shipped.headline_set == headline_set  # the reference rule gives the paper-like set references
     from densing.present.words import STATE_WORDS
 
     state = shipped.state
-    assert shipped.status.startswith(STATE_WORDS[state])
+    assert present.status(shipped).startswith(STATE_WORDS[state])
     head = shipped.rules[shipped.headline_rule]
     if shipped.measurable:
-        assert shipped.verdict.startswith("Capacity density doubles every") and headline_set in shipped.verdict
-        assert not failed and shipped.status.startswith("measured, ") and shipped.status.endswith("-fold")
-        assert "lies inside the interval" in shipped.verdict or "lies outside the interval" in shipped.verdict
+        assert present.verdict_of(shipped).startswith(
+            "Capacity density doubles every"
+        ) and headline_set in present.verdict_of(shipped)
+        assert (
+            not failed
+            and present.status(shipped).startswith("measured, ")
+            and present.status(shipped).endswith("-fold")
+        )
+        assert "lies inside the interval" in present.verdict_of(
+            shipped
+        ) or "lies outside the interval" in present.verdict_of(shipped)
     elif state is State.BOUNDED:  # the estimate and its one determined end come first, then why the other is open
-        first = shipped.verdict.split(". ")[0]
+        first = present.verdict_of(shipped).split(". ")[0]
         assert first.startswith("Capacity density doubles every") and headline_set in first and not failed
         end = "at least" if head.low_determined else "at most"
         assert end in first and (
             "the upper end is not determined" in first or "the lower end is not determined" in first
         )
-        assert "Leave one family out: without " in shipped.verdict  # the family that moves the estimate most
+        assert "Leave one family out: without " in present.verdict_of(
+            shipped
+        )  # the family that moves the estimate most
     else:
-        assert shipped.verdict.startswith(f"Doubling time not measured on the {headline_set}")
-        assert shipped.status.startswith("not measured: ")
-        assert shipped.status.removeprefix("not measured: ") in shipped.verdict  # the same words everywhere
-        assert "is not a measurement" in shipped.verdict
-    assert "R2" not in shipped.verdict and "rule v" not in shipped.verdict  # rule codes stay behind "why, in full"
+        assert present.verdict_of(shipped).startswith(f"Doubling time not measured on the {headline_set}")
+        assert present.status(shipped).startswith("not measured: ")
+        assert present.status(shipped).removeprefix("not measured: ") in present.verdict_of(
+            shipped
+        )  # the same words everywhere
+        assert "is not a measurement" in present.verdict_of(shipped)
+    assert "R2" not in present.verdict_of(shipped) and "rule v" not in present.verdict_of(
+        shipped
+    )  # rule codes stay behind "why, in full"
     # the verdict is read in the report, the JSON and Python too, where a command-line flag means nothing
-    assert "--format" not in shipped.verdict
+    assert "--format" not in present.verdict_of(shipped)
     if failed:
         from densing.present.verdict import plain_reason  # one plain sentence per failed check, in the why
 
-        assert all(plain_reason(c, shipped.sensitivity) in shipped.why for c in failed)
-    document = json.loads(json.dumps(shipped.document(), default=str))
+        assert all(plain_reason(c, shipped.sensitivity) in present.why(shipped) for c in failed)
+    document = json.loads(json.dumps(present.document(shipped), default=str))
     rows = [{**row, **{k: v for k, v in document.items() if k != "rows"}} for row in document["rows"]]
     head = next(r for r in rows if r["headline"])
     assert {
@@ -114,7 +129,7 @@ def test_the_verdict_says_in_words_which_check_failed_or_gives_the_number(shippe
     } <= set(head)
     assert {c["status"] for c in head["checks"]} <= {"passed", "failed", "untestable", "reported"}
     assert {"by_benchmark", "status"} <= set(head) and not {"rule_v1", "rule_v2"} & set(head)
-    assert head["status"] == shipped.status
+    assert head["status"] == present.status(shipped)
 
 
 def test_the_headline_references_are_the_set_rules_references_of_the_measured_set(shipped):
@@ -181,54 +196,58 @@ def test_no_measured_row_leans_on_a_near_floor_reference(shipped):
     determined = [
         r for r in shipped.benchmark_rows if r.result is not None and r.result.state in (State.MEASURED, State.BOUNDED)
     ]
-    assert determined and all(r.status for r in shipped.benchmark_rows)
+    assert determined and all(present.status(r) for r in shipped.benchmark_rows)
 
 
 def test_verdict_rows_repr_and_json_agree_on_status_and_interval(shipped):
     """One status and one interval per row: the headline, its row in by_benchmark, the repr and the JSON rows."""
     head = shipped.rules[shipped.headline_rule]
-    table = shipped.by_benchmark().set_index("row")
+    table = present.by_benchmark(shipped).set_index("row")
     own = table.loc["paper"]
-    assert own["status"] == shipped.status
+    assert own["status"] == present.status(shipped)
     assert (own["months"], own["ci_low"], own["ci_high"]) == (
         head.doubling_time_months,
         head.doubling_time_months_ci_low,
         head.doubling_time_months_ci_high,
     )
-    assert shipped.status in repr(shipped) or (shipped.measurable and "measured" in repr(shipped))
+    assert present.status(shipped) in repr(shipped) or (shipped.measurable and "measured" in repr(shipped))
     # the shares and the heterogeneity test: one set of numbers in the row, the result and the JSON
     for source in ("fit", "score", "models", "reference"):
         assert own[f"share_{source}"] == pytest.approx(getattr(head, f"share_{source}"), nan_ok=True)
-    assert own["heterogeneity_p"] == pytest.approx(head.heterogeneity_p, nan_ok=True) and head.status == shipped.status
-    document = json.loads(json.dumps(shipped.document(), default=str))
+    assert own["heterogeneity_p"] == pytest.approx(head.heterogeneity_p, nan_ok=True) and present.status(
+        head
+    ) == present.status(shipped)
+    document = json.loads(json.dumps(present.document(shipped), default=str))
     rows = [{**row, **{k: v for k, v in document.items() if k != "rows"}} for row in document["rows"]]
     first = next(r for r in rows if r["headline"])
-    assert first["status"] == shipped.status and first["doubling_time_months"] == pytest.approx(own["months"])
+    assert first["status"] == present.status(shipped) and first["doubling_time_months"] == pytest.approx(own["months"])
     by = {r["row"]: r for r in first["by_benchmark"]}
-    assert by["paper"]["status"] == shipped.status and by["paper"]["ci_low"] == pytest.approx(own["ci_low"])
+    assert by["paper"]["status"] == present.status(shipped) and by["paper"]["ci_low"] == pytest.approx(own["ci_low"])
     # the report's cards and verdict carry the same status and interval
+    from densing.constants import PAPER
     from densing.report.render import verdict_html
-    from densing.trend.measurement import PAPER
 
     html = verdict_html(shipped, PAPER)
 
     from densing.present.words import result_interval
 
     assert result_interval(head) in html  # each end as printed: its number, or its Monte Carlo range where wide
-    assert shipped.status in html and ("not measured" in html) == shipped.status.startswith("not measured")
+    assert present.status(shipped) in html and ("not measured" in html) == present.status(shipped).startswith(
+        "not measured"
+    )
     assert "leave one family out" in html
     # the CSV files stand alone: the headline rule and row flagged, with the set, references, D0, status and verdict
-    rules = shipped.to_frame().set_index("rule")
+    rules = present.measurement_frame(shipped).set_index("rule")
     assert rules["headline"].tolist() == [rule == shipped.headline_rule for rule in rules.index]
     lead = rules.loc[shipped.headline_rule]
     assert (lead["set"], lead["reference"], lead["d0"], lead["status"], lead["verdict"]) == (
         shipped.headline_set,
         shipped.reference,
         shipped.d0,
-        shipped.status,
-        shipped.verdict,
+        present.status(shipped),
+        present.verdict_of(shipped),
     )
-    flagged = shipped.to_frame(by="benchmark").query("headline")
+    flagged = present.measurement_frame(shipped, by="benchmark").query("headline")
     assert flagged["row"].tolist() == ["paper"] and flagged["months"].iloc[0] == own["months"]
 
 
@@ -333,7 +352,7 @@ def test_the_measurement_plots_the_reports_own_figures():
     from densing.errors import InputError
 
     measured = densing.measure_trend(densing.read_results(densing.paths.RESULTS / "public_models.csv"), n_boot=40)
-    density = measured.plot()
+    density = present.figure(measured)
     names = [t.name for t in density.data]
     assert any(str(n).startswith("the frontier") for n in names) and any("95% interval" in str(n) for n in names)
     assert all("click to show" in str(t.name) for t in density.data if t.visible == "legendonly")
@@ -343,11 +362,17 @@ def test_the_measurement_plots_the_reports_own_figures():
         frontier.text
     )  # named, organisation dropped
     assert "released" in frontier.hovertext[0] and "N̂" in frontier.hovertext[0] and "family" in frontier.hovertext[0]
-    assert len(measured.plot("benchmarks").layout.yaxis.categoryarray) == len(measured.by_benchmark())  # one line a row
-    assert {t.name for t in measured.plot("size").data} >= {"Llama-3.1"} or len(measured.plot("size").data) > 2
+    assert len(present.figure(measured, "benchmarks").layout.yaxis.categoryarray) == len(
+        present.by_benchmark(measured)
+    )  # one line a row
+    assert {t.name for t in present.figure(measured, "size").data} >= {"Llama-3.1"} or len(
+        present.figure(measured, "size").data
+    ) > 2
     with pytest.raises(InputError, match="kind: expected"):
-        measured.plot("pie")
-    assert measured.headline_set in repr(measured) and (measured.status in repr(measured) or measured.measurable)
+        present.figure(measured, "pie")
+    assert measured.headline_set in repr(measured) and (
+        present.status(measured) in repr(measured) or measured.measurable
+    )
 
 
 def test_the_json_says_what_the_data_determine(shipped):
@@ -355,7 +380,7 @@ def test_the_json_says_what_the_data_determine(shipped):
     and whether each is determined or undecided, the ceiling bounds' effect, and one leave-one-family-out row per family
     of the targets."""
     head = shipped.rules[shipped.headline_rule]
-    summary = json.loads(json.dumps(shipped.document()))["headline"]
+    summary = json.loads(json.dumps(present.document(shipped)))["headline"]
     from densing.present.words import STATE_WORDS
 
     assert summary["state"] == STATE_WORDS[shipped.state] == STATE_WORDS[head.state]

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import densing
+import densing.present as present
 from densing.errors import InputError
 from densing.trend.pooled_trend import POINT_COLUMNS, TABLE_COLUMNS, PooledTrend
 
@@ -64,13 +65,13 @@ def test_the_line_and_its_band_at_a_date(pooled):
 
 
 def test_the_summary_says_the_pooled_time_and_the_test(pooled):
-    text = str(pooled.summary())
+    text = str(present.summary(pooled))
     assert text.startswith("PooledTrend") and "One Densing Law from three harnesses" in text
     assert "common slope: Cochran's Q" in text and "leave one lab out" in text and "openllm_v2" in text
 
 
 def test_the_document_is_the_clis_json_record(pooled):
-    document = pooled.document()
+    document = present.document(pooled)
     assert [row["table"] for row in document["rows"]] == ["public", "openllm_v2", "swallow"]
     assert list(document)[:2] == ["rows", "headline"] and document["headline"] == pooled.headline
     assert document["bias_correction"]["shown"] in (True, False) and list(document)[-1] == "bias_correction"

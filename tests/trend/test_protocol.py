@@ -54,10 +54,11 @@ def test_the_shipped_swallow_record_is_a_fresh_computation():
     from densing import paths, registry
     from densing.data import read_results
     from densing.designs.swallow.report import read_records_noted
+    from densing.present.records import table_record
     from densing.trend.protocol import measure_table
 
     shipped = read_records_noted(paths.RESULTS / "swallow" / "trend")[0]["swallow"]
-    _, fresh = measure_table(read_results(registry.table("swallow").path), "swallow")
+    fresh = table_record(measure_table(read_results(registry.table("swallow").path), "swallow"))
     assert fresh["verdict"] == shipped["verdict"]
     for new, old in zip(fresh["rows"], shipped["rows"]):
         assert new["row"] == old["row"] and new["status"] == old["status"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+import densing.present as present
 from densing.states import State
 
 ROWS = ("math_hard", "winogrande", "gpqa")
@@ -43,5 +44,5 @@ def test_a_rows_state_is_the_same_from_600_and_from_4000_draws(public, name):
         for n in (600, 4000)
     ]
     states = [row.result.state for row in rows]
-    assert states[0] == states[1] in (State.MEASURED, State.BOUNDED), [row.status for row in rows]
+    assert states[0] == states[1] in (State.MEASURED, State.BOUNDED), [present.status(row) for row in rows]
     assert rows[0].result.n_boot >= 600 and rows[1].result.n_boot >= 4000  # the draws used, reported

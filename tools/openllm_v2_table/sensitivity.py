@@ -81,6 +81,7 @@ def headline_row(table: pd.DataFrame, *, n_boot: int, seed: int) -> dict:
     from densing import registry
     from densing.constants import DEFAULT_EPOCH
     from densing.data import read_results
+    from densing.present.shown import status
     from densing.present.words import state_words
     from densing.trend.measure import measure_trend
 
@@ -103,7 +104,7 @@ def headline_row(table: pd.DataFrame, *, n_boot: int, seed: int) -> dict:
         "ci_low": None if found is None else found["ci_low"],
         "ci_high": None if found is None else found["ci_high"],
         "state": state_words(measured.state),
-        "status": measured.status,
+        "status": status(measured),
         "n_models": None if found is None else int(found["n_models"]),
         "references": ", ".join(r.family for r in (head.reference_names if head is not None else ())),
     }

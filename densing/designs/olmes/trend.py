@@ -24,6 +24,7 @@ from densing.laws.fit_schema import fit_verdict
 from densing.laws.inversion import PerBenchmark
 from densing.laws.reference_fit import ReferenceFit
 from densing.numbers import counted_noun, format_months
+from densing.present.records import record
 from densing.present.words import joined, not_measured, state_words, status_parts
 from densing.results import ALPHA_CONSTRAINTS, Result, frame_records, interval_frame
 from densing.states import JudgedEnds, State
@@ -192,7 +193,7 @@ def measure_olmes(
             row.update(_side(_d0_key(other), models, PerBenchmark(ref, other), n_boot=n_boot_side, seed=seed))
         row.update(_ceiling_one(task, ref, targets, models, fits_dir, d0=d0, n_boot=n_boot_side, seed=seed))
         checks = calibrated(inversion_checks(models, inversion))
-        found += [{"benchmark": ref.benchmark, **check.to_dict(), "fired": check.fired} for check in checks]
+        found += [{"benchmark": ref.benchmark, **record(check), "fired": check.fired} for check in checks]
         row["failed_checks"] = tuple(c.name for c in checks if c.failed)
     return OlmesTrend(
         pd.DataFrame(rows),

@@ -17,6 +17,7 @@ from densing.designs import LeftOut
 from densing.errors import DensingError, InputError
 from densing.numbers import format_months, format_number
 from densing.present import pooled as words
+from densing.present.findings import OUTCOME_NAMES
 from densing.report.html import Section, cards_html, esc, figure_html, months_words, table_html
 from densing.trend.pooled_bias import PooledCorrection, headline, looked_up
 from densing.trend.pooled_trend import PooledTrend, pooled_trend
@@ -137,7 +138,7 @@ def _cards(pooled: PooledTrend, paper_months: float, correction: PooledCorrectio
             ("pooled doubling time, 95% CI", words.figure_words(headline(record["pooled"], correction))),
             ("state", "not measured: the tables disagree" if pooled.tables_disagree else pooled.state.value),
             ("one slope across tables", f"p = {test['p_value']:.2g}, {said}"),
-            (f"forecast check at {record['forecast']['cutoff']}", record["forecast"]["outcome"]),
+            (f"forecast check at {record['forecast'].cutoff}", OUTCOME_NAMES[record["forecast"].state]),
             ("for comparison: the paper", f"{paper_months:g} months"),
         ]
     )
@@ -156,7 +157,7 @@ def render(s: PooledSection | LeftOut) -> Section:
         f'<p class="sub">{esc(words.correction_sentence(s.correction, record["pooled"]))}</p>',
         _cards(pooled, s.paper_months, s.correction),
         figure_html(
-            pooled.plot(),
+            words.pooled_figure(pooled),
             "three-tables",
             "Each table's points on the public table's scale (y_public = a + s·y_table), a colour per "
             "table; ● exact, ▲ a lower bound, ▼ an upper bound under the identified-region rule, as the "
