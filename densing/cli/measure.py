@@ -114,7 +114,7 @@ def measure(
         600,
         "--n-boot",
         help="Bootstrap draws of the headline trend (its default; at most "
-        "100,000; a count whose pilot says it takes over a minute is announced first).",
+        "100,000; work that its first parts show will take over a minute more is announced).",
     ),
     seed: int = typer.Option(
         0,
@@ -377,7 +377,7 @@ def _place_scores(
 def measure_headline(target, n_boot: int, seed: int, *, report: bool):
     """The headline's :class:`~densing.trend.measurement.TrendMeasurement` on ``target`` with ``n_boot`` draws: every
     section where the report is written (``report``), else the densities alone (the line and the models it inverts,
-    all a placement reads); long work announced first (:func:`densing.cli.output.announced`)."""
+    all a placement reads); long work announced as it goes (:func:`densing.cli.output.announced`)."""
     from densing.data import read_results
     from densing.trend.measure import measure_trend
 

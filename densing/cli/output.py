@@ -86,32 +86,50 @@ def draws_option(n_boot: int, seed: int) -> None:
     check({"n_boot": [INTERVAL_DRAWS], "seed": BOOTSTRAP_CONSTRAINTS["seed"]}, n_boot=n_boot, seed=seed)
 
 
-#: Draws past which a command's time is estimated first (a pilot of :data:`PILOT` draws each): below them it takes
-#: seconds (``bench/refusal_time.results.txt`` times ``densing measure``).
-PILOT_FROM = 2_000
-PILOT = (80, 40)
+#: The estimate of the work left is printed once the run has gone this many seconds (before, one finished part says
+#: too little of the rest) ...
+ESTIMATE_AFTER_S = 5.0
+#: ... and only where the work left is longer than this many seconds.
+LONG_WORK_S = 60.0
+
+
+class _Estimate:
+    """The listener :func:`announced` installs (:func:`densing.runtime.progress.listening`): at the first finished
+    job past :data:`ESTIMATE_AFTER_S` seconds, the work left is estimated as the time so far over the jobs finished
+    times the jobs left, and printed once on stderr where it exceeds :data:`LONG_WORK_S`."""
+
+    def __init__(self, n_boot: int, command: str, what: str) -> None:
+        self.n_boot, self.command, self.what = n_boot, command, what
+        self.start = time.perf_counter()
+        self.said = False
+
+    def __call__(self, finished: int, total: int) -> None:
+        if self.said or finished >= total:
+            return
+        elapsed = time.perf_counter() - self.start
+        if elapsed < ESTIMATE_AFTER_S:
+            return
+        left = elapsed / finished * (total - finished)
+        if left <= LONG_WORK_S:
+            return
+        self.said = True
+        print(
+            f"densing {self.command}: {self.n_boot:,} draws of {self.what} will take about {format_duration(left)} "
+            f"more ({finished} of its {total} parts took {format_duration(elapsed)}); fewer draws (--n-boot, "
+            f"default 600) are quicker",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 def announced(run, n_boot: int, command: str, what: str):
-    """``run(n_boot)``; past :data:`PILOT_FROM` draws, a pilot of ``run`` at :data:`PILOT` draws first times it as
-    t(n) ≈ a + b·n, and an estimate over a minute is printed on stderr before the work (``command`` and ``what`` name
-    the command and what it draws). The ceiling on draws is :func:`draws_option`'s."""
-    if n_boot > PILOT_FROM:
-        times = []
-        for draws in PILOT:  # the larger first: what the first call warms favours the smaller, so b is not too small
-            clock = time.perf_counter()
-            run(draws)
-            times.append(time.perf_counter() - clock)
-        per_draw = max(times[0] - times[1], 0.0) / (PILOT[0] - PILOT[1])
-        if (estimate := times[1] - PILOT[1] * per_draw + n_boot * per_draw) > 60:
-            print(
-                f"densing {command}: {n_boot:,} draws of {what} will take about {format_duration(estimate)} "
-                f"(a pilot of {PILOT[0]} and {PILOT[1]} draws: {per_draw * 1e3:.3g} ms a draw); fewer draws "
-                f"(--n-boot, default 600) are quicker",
-                file=sys.stderr,
-                flush=True,
-            )
-    return run(n_boot)
+    """``run(n_boot)``, timed as it goes: once its jobs (:mod:`densing.runtime.executor`) show that the work left is
+    longer than a minute, the estimate is printed on stderr (``command`` and ``what`` name the command and what it
+    draws), from the real run's own first parts, with no extra run. The ceiling on draws is :func:`draws_option`'s."""
+    from densing.runtime.progress import listening
+
+    with listening(_Estimate(n_boot, command, what)):
+        return run(n_boot)
 
 
 def format_duration(seconds: float) -> str:

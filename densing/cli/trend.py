@@ -89,7 +89,7 @@ def trend(
     epoch: str = typer.Option(DEFAULT_EPOCH, "--epoch", help=EPOCH_HELP),
     since: str | None = typer.Option(DEFAULT_EPOCH, "--since", help=SINCE_HELP),
     n_boot: int = typer.Option(
-        600, "--n-boot", help=N_BOOT_HELP + " A count whose pilot says it takes over a minute is announced first."
+        600, "--n-boot", help=N_BOOT_HELP + " Work that its first parts show will take over a minute more is announced."
     ),
     seed: int = typer.Option(0, "--seed", help=SEED_HELP),
     by: By = typer.Option(

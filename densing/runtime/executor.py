@@ -11,6 +11,7 @@ from typing import Self
 
 from densing.runtime.memo import same_tables
 from densing.runtime.processes import close_pool, end_pool, fork_context, process_pool
+from densing.runtime.progress import job_finished
 from densing.runtime.threads import frozen_heap
 
 #: The context of the :func:`run` in progress; forked workers inherit it.
@@ -94,6 +95,7 @@ class _Board:
         self.turn = threading.Condition(threading.RLock())  # the callback may run at once, in the thread that adds it
         self.needs = {n for job in jobs for n in job.needs}
         self.there: set = set()
+        self.total = len(jobs)
 
     def ready(self):
         """The first waiting job whose needs are met, taken off the list (under ``turn``)."""
@@ -136,6 +138,7 @@ class _Board:
             if (job := self.held.pop(future, None)) is not None:
                 try:
                     self.done[job.key] = future.result()
+                    job_finished(len(self.done), self.total)
                 except BrokenProcessPool:  # a worker died: its jobs are computed here
                     self.lost(job)
                 except BaseException as error:  # any exception: raised in the caller's thread
@@ -160,6 +163,7 @@ class _Board:
         """This process's result of ``job``, and work for an idle worker."""
         with self.turn:
             self.done[job.key] = value
+            job_finished(len(self.done), self.total)
             self.feed()
 
 
@@ -169,6 +173,7 @@ def _here(jobs: list, context, done: dict) -> dict:
     for job in jobs:
         if job.key not in done:
             done[job.key] = job.run(context, {n: done[n] for n in job.needs})
+            job_finished(len(done), len(jobs))
     return done
 
 

@@ -1,6 +1,7 @@
-"""Long work announced: past ``PILOT_FROM`` draws, ``densing measure`` and ``densing trend`` time a pilot of 80 and 40
-draws (:func:`densing.cli.output.announced`), read t(n) ≈ a + b·n from it, and print an estimate over a minute on
-stderr before the work; draws above the ceiling are refused with its reason."""
+"""Long work announced as it goes: ``densing measure`` and ``densing trend`` time their own run
+(:func:`densing.cli.output.announced`): at the first part the job executor finishes past five seconds, the time so
+far over the parts finished times the parts left is the estimate, printed once on stderr where it is over a minute;
+no extra run is made. Draws above the ceiling are refused with its reason."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pytest
 
 
 class _Clock:
-    """perf_counter of a machine where the headline takes 2 s plus 0.1 s a draw."""
+    """perf_counter of a machine where each part of the work takes ``part`` seconds."""
 
     def __init__(self):
         self.now = 0.0
@@ -17,7 +18,24 @@ class _Clock:
         return self.now
 
 
-def test_a_long_headline_is_announced_with_its_estimate(monkeypatch, capsys):
+def _parts(clock: _Clock, count: int, seconds: float):
+    """A run of ``count`` jobs of ``seconds`` each through the job executor, in this process."""
+    from densing.runtime import executor
+
+    class Job:
+        needs = ()
+
+        def __init__(self, i):
+            self.key = f"part {i}"
+
+        def run(self, context, needed):
+            clock.now += seconds
+            return self.key
+
+    return executor._here([Job(i) for i in range(count)], None, {})
+
+
+def test_a_long_headline_is_announced_from_its_own_first_parts_and_run_once(monkeypatch, capsys):
     from densing import registry
     from densing.cli import measure, output
     from densing.trend import measure as trend_measure
@@ -27,25 +45,42 @@ def test_a_long_headline_is_announced_with_its_estimate(monkeypatch, capsys):
 
     def fake_measure_trend(rows, *, n_boot, **_):
         asked.append(n_boot)
-        clock.now += 2.0 + 0.1 * n_boot
-        return n_boot
+        return len(_parts(clock, 10, 20.0))
 
     monkeypatch.setattr(output, "time", clock)
     monkeypatch.setattr(trend_measure, "measure_trend", fake_measure_trend)
-    assert measure.measure_headline(registry.resolve_table(), 3000, 0, report=False) == 3000
-    assert asked == [80, 40, 3000]
+    assert measure.measure_headline(registry.resolve_table(), 3000, 0, report=False) == 10
+    assert asked == [3000]  # one run: no pilot
     err = capsys.readouterr().err
-    assert err.startswith(
-        "densing measure: 3,000 draws of the headline will take about 5 min (a pilot of 80 and 40 draws: 100 ms a draw)"
+    assert err == (
+        "densing measure: 3,000 draws of the headline will take about 3 min more (1 of its 10 parts took 20 s); "
+        "fewer draws (--n-boot, default 600) are quicker\n"
     ), err
-    asked.clear()
-    assert measure.measure_headline(registry.resolve_table(), 600, 0, report=False) == 600 and asked == [600]
+
+
+def test_short_work_and_work_whose_rest_is_short_say_nothing(monkeypatch, capsys):
+    from densing import registry
+    from densing.cli import measure, output
+    from densing.trend import measure as trend_measure
+
+    clock = _Clock()
+    seconds = {"part": 1.0}
+    monkeypatch.setattr(output, "time", clock)
+    monkeypatch.setattr(
+        trend_measure, "measure_trend", lambda rows, *, n_boot, **_: len(_parts(clock, 10, seconds["part"]))
+    )
+    assert measure.measure_headline(registry.resolve_table(), 600, 0, report=False) == 10  # 10 s in all
+    seconds["part"] = 30.0
+    monkeypatch.setattr(
+        trend_measure, "measure_trend", lambda rows, *, n_boot, **_: len(_parts(clock, 2, seconds["part"]))
+    )
+    assert measure.measure_headline(registry.resolve_table(), 600, 0, report=False) == 2  # 30 s left after one
     assert capsys.readouterr().err == ""
 
 
-def test_a_long_trend_is_announced_with_its_estimate_before_the_work(monkeypatch, run_cli):
-    """``densing trend --n-boot 3000`` on a machine where the trend takes 2 s plus 0.1 s a draw: the pilot's two
-    runs, then the estimate on stderr, then the work (here refused at its start, to end the command)."""
+def test_a_long_trend_is_announced_while_it_works(monkeypatch, run_cli):
+    """``densing trend --n-boot 3000`` on a machine where each of its 6 parts takes 30 s: the estimate after the
+    first part, on stderr, then the rest of the work (here refused after its parts, to end the command)."""
     from densing.cli import output, trend
     from densing.errors import InputError
 
@@ -54,19 +89,17 @@ def test_a_long_trend_is_announced_with_its_estimate_before_the_work(monkeypatch
 
     def fake_measure(path, profile, fit, d0, since, epoch, n_boot, *_):
         asked.append(n_boot)
-        clock.now += 2.0 + 0.1 * n_boot
-        if n_boot == 3000:
-            raise InputError("the work starts here")
-        return None, None
+        _parts(clock, 6, 30.0)
+        raise InputError("the work ends here")
 
     monkeypatch.setattr(output, "time", clock)
     monkeypatch.setattr(trend, "_measure", fake_measure)
     code, out, err = run_cli("trend", "--n-boot", "3000")
-    assert code == 2 and asked == [80, 40, 3000], (asked, err)
+    assert code == 2 and asked == [3000], (asked, err)
     assert err.startswith(
-        "densing trend: 3,000 draws of the trend will take about 5 min (a pilot of 80 and 40 draws: 100 ms a draw)"
+        "densing trend: 3,000 draws of the trend will take about 2 min more (1 of its 6 parts took 30 s)"
     ), err
-    assert err.rstrip().endswith("error: the work starts here"), err
+    assert err.rstrip().endswith("error: the work ends here"), err
 
 
 @pytest.mark.parametrize(
