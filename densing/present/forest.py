@@ -441,10 +441,18 @@ def label_box(x: float, y: float, text: str, position: str) -> tuple[float, floa
     """The box (left, bottom, right, top; px) plotly gives a label at ``position`` beside a marker at (``x``, ``y``)."""
     offset = FRONTIER_MARKER / 1.6 + 1
     width = CHAR_WIDTH * len(html.unescape(text))
-    left = x - offset - width if "left" in position else x + offset if "right" in position else x - width / 2
-    bottom = (
-        y + offset if "top" in position else y - offset - LABEL_HEIGHT if "bottom" in position else y - LABEL_HEIGHT / 2
-    )
+    if "left" in position:
+        left = x - offset - width
+    elif "right" in position:
+        left = x + offset
+    else:
+        left = x - width / 2
+    if "top" in position:
+        bottom = y + offset
+    elif "bottom" in position:
+        bottom = y - offset - LABEL_HEIGHT
+    else:
+        bottom = y - LABEL_HEIGHT / 2
     return left, bottom, left + width, bottom + LABEL_HEIGHT
 
 

@@ -60,36 +60,34 @@ def measurement_why(m) -> str:
     )
     # the findings that fire (densing.trend.capability.calibrated); saturation's effect on the estimate: saturation_words
     fired = [c for c in m.checks if c.status == REPORTED and c.fired]
-    why = (
-        " ".join(plain_reason(c, sensitivity) for c in failed)
-        + (
-            (
-                " The gate (whether the references' labs agree) is not testable: " + heterogeneity_words(head) + "."
-                if any(c.name == "heterogeneity" for c in untestable)
-                else " The gate (the agreement of the references' labs) passed"
-                + (" but " + ", ".join(c.name for c in untestable) + " (untestable)" if untestable else "")
-                + "."
-            )
-            if not failed
-            else ""
-        )
-        + (
+    parts = [" ".join(plain_reason(c, sensitivity) for c in failed)]
+    if not failed:
+        parts.append(gate_words(head, untestable))
+    if fired:
+        parts.append(
             " Findings beside the number, not gates (they fire in more than 10% of planted worlds where the "
             "estimate is right): " + " ".join(plain_reason(c, sensitivity) for c in fired)
-            if fired
-            else ""
         )
-        + saturation_words(head, "ceiling")
-        + saturation_words(head, "floor")
-        + open_end_words(head)
-        + f" {counted_noun(head.n_models, 'model')} released since {m.since or 'any date'} with every score of the "
+    parts += [saturation_words(head, "ceiling"), saturation_words(head, "floor"), open_end_words(head)]
+    parts.append(
+        f" {counted_noun(head.n_models, 'model')} released since {m.since or 'any date'} with every score of the "
         f"set, against {_families(head.reference_names)} (each family at its own budget; "
-        f"{heterogeneity_words(head)}); the "
-        f"interval carries {carried}. References by {references_words(m.references_by)}."
+        f"{heterogeneity_words(head)}); the interval carries {carried}. References by "
+        f"{references_words(m.references_by)}."
     )
+    why = "".join(parts)
     if m.missing:
         why = " ".join(f"The {lab} has no reference: {row_reason(reason)}." for _, lab, reason in m.missing) + " " + why
     return why.strip()
+
+
+def gate_words(head, untestable: list) -> str:
+    """The gate's sentence where no check failed: the labs' agreement untestable (why), or passed, with any other
+    check that could not be tested named."""
+    if any(c.name == "heterogeneity" for c in untestable):
+        return " The gate (whether the references' labs agree) is not testable: " + heterogeneity_words(head) + "."
+    others = f" but {', '.join(c.name for c in untestable)} (untestable)" if untestable else ""
+    return f" The gate (the agreement of the references' labs) passed{others}."
 
 
 def open_end_words(head) -> str:

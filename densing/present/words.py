@@ -364,7 +364,12 @@ def row_reason(reason) -> str:
             else ""
         )
         count = reason.n_benchmarks
-        them = "it" if count == 1 else "two of them" if count == 2 else f"the {count} of them"
+        if count == 1:
+            them = "it"
+        elif count == 2:
+            them = "two of them"
+        else:
+            them = f"the {count} of them"
         return (
             f"no family passes the reference rule on {them} ("
             + ", ".join(f"{count} fail {code}" for code, count in reason.failures)

@@ -187,11 +187,14 @@ def under_references(found: dict[str, Check]) -> Check:
     if len(items) == 1:
         return first
     statuses = [c.status for _, c in items]
-    status = (
-        FAILED
-        if FAILED in statuses
-        else (UNTESTABLE if all(s == UNTESTABLE for s in statuses) else (REPORTED if REPORTED in statuses else PASSED))
-    )
+    if FAILED in statuses:
+        status = FAILED
+    elif all(s == UNTESTABLE for s in statuses):
+        status = UNTESTABLE
+    elif REPORTED in statuses:
+        status = REPORTED
+    else:
+        status = PASSED
     values = [c.value for _, c in items if isinstance(c.value, (int, float)) and math.isfinite(c.value)]
     worst = max(values, key=abs if first.name == "size_confounding" else None) if values else math.nan
     return Check(first.name, float(worst), status, first.facts, across=tuple(items), finding=first.finding)

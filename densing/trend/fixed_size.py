@@ -237,15 +237,14 @@ def fit_fixed_size(
             ),
         )
     )  # in the fields' order
-    reason = (
-        NoRise("size", float(b_n))
-        if b_n <= 0
-        else NoRise("date", float(b_t))
-        if b_t <= 0
-        else RateReachesZero(level)
-        if rate_low <= 0
-        else None
-    )
+    if b_n <= 0:
+        reason = NoRise("size", float(b_n))
+    elif b_t <= 0:
+        reason = NoRise("date", float(b_t))
+    elif rate_low <= 0:
+        reason = RateReachesZero(level)
+    else:
+        reason = None
     # the one state rule (densing.states.State.from_ends): a rising fit has its interval's lower end determined, and
     # its upper end too unless the interval reaches a zero rate (∞ months); a fit that does not rise has neither
     rises = reason is None or isinstance(reason, RateReachesZero)

@@ -123,13 +123,11 @@ def outcome_of(n_later: int, above_band_low: int, above_band_high: int) -> Outco
     """Ahead, holds or behind from the later models above the band's edges alone: ``ahead`` when the Wilson 95%
     interval of the share above the upper edge lies above :data:`ABOVE_SHARE` (0.10, a 0.9-quantile line's),
     ``behind`` when that of the share above the lower edge lies below it, else ``holds``."""
-    return (
-        Outcome.AHEAD
-        if wilson_interval(above_band_high, n_later)[0] > ABOVE_SHARE
-        else Outcome.BEHIND
-        if wilson_interval(above_band_low, n_later)[1] < ABOVE_SHARE
-        else Outcome.HOLDS
-    )
+    if wilson_interval(above_band_high, n_later)[0] > ABOVE_SHARE:
+        return Outcome.AHEAD
+    if wilson_interval(above_band_low, n_later)[1] < ABOVE_SHARE:
+        return Outcome.BEHIND
+    return Outcome.HOLDS
 
 
 def place_later(y: np.ndarray, kind: np.ndarray, edges: list[np.ndarray]) -> tuple[int, list[int]]:

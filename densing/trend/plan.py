@@ -43,13 +43,11 @@ class Variant:
 
     def label(self, label: str) -> str:
         """A row's label under this variant."""
-        return (
-            f"{label} at D0 = {format_count(self.d0)}"
-            if self.d0 is not None
-            else label
-            if self.shape == DEFAULT.shape
-            else f"{label}, family law logistic in ln N"
-        )
+        if self.d0 is not None:
+            return f"{label} at D0 = {format_count(self.d0)}"
+        if self.shape == DEFAULT.shape:
+            return label
+        return f"{label}, family law logistic in ln N"
 
     def row_key(self, name: str) -> str:
         """A row's key under this variant (its name for the default)."""

@@ -236,17 +236,16 @@ def prepare(
             number = math.nan if is_missing(raw_value) else float(raw_value)
         except (TypeError, ValueError):
             raise InputError(f"{where}: field '{value_column}': expected a number, got {raw_value!r}") from None
-        reason = (
-            f"censored: {rec['censored']}"
-            if has_censored and not is_missing(rec["censored"])
-            else f"missing {date_column}"
-            if stamp is None
-            else f"non-finite {value_column} ({raw_value!r})"
-            if not math.isfinite(number)
-            else f"non-positive {value_column} ({number!r})"
-            if number <= 0
-            else None
-        )
+        if has_censored and not is_missing(rec["censored"]):
+            reason = f"censored: {rec['censored']}"
+        elif stamp is None:
+            reason = f"missing {date_column}"
+        elif not math.isfinite(number):
+            reason = f"non-finite {value_column} ({raw_value!r})"
+        elif number <= 0:
+            reason = f"non-positive {value_column} ({number!r})"
+        else:
+            reason = None
         if reason is not None:
             excluded.append({"row": i, named: label, date_column: raw_date, value_column: raw_value, "reason": reason})
             continue
