@@ -589,11 +589,11 @@ def eligible_families(candidates):
 
 
 def protocol(args) -> int:
-    """The Swallow tables' trend records (:data:`densing.designs.swallow.report.VARIANTS`, one JSON file each) into
+    """The Swallow tables' trend records (:data:`densing.designs.swallow.records.VARIANTS`, one JSON file each) into
     ``--out``."""
     from densing import registry
     from densing.data import read_results
-    from densing.designs.swallow.report import VARIANTS
+    from densing.designs.swallow.records import VARIANTS
     from densing.present.records import table_record
     from densing.trend.protocol import measure_table
 

@@ -203,6 +203,18 @@ def measure_olmes(
     )
 
 
+def side(inputs) -> tuple:
+    """The OLMES design on the report's inputs, computed beside the headline (no shares' draws: the page shows none)."""
+    return measure_olmes, {
+        "fits_dir": inputs.fits_dir,
+        "d0": D0,
+        "since": inputs.since,
+        "n_boot": inputs.n_boot,
+        "n_boot_share": 0,
+        "seed": inputs.seed,
+    }
+
+
 def failed_and_fired(checks: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The failed gates and the findings that fire among the OLMES rows' ``checks``."""
     if not len(checks):
