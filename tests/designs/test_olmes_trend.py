@@ -57,7 +57,8 @@ def _planted(months_low_high: dict, error: str = "") -> pd.DataFrame:
 
 
 def test_beside_leaderboard_says_overlap_disjoint_and_missing_per_benchmark(result):
-    from densing.designs.olmes.trend import LEADERBOARD_TWIN, beside_leaderboard
+    from densing.designs.olmes.trend import LEADERBOARD_TWIN
+    from densing.present.olmes import beside_leaderboard
 
     nan = float("nan")
     mmlu = result.rows.set_index("task").loc["mmlu"]

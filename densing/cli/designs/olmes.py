@@ -15,7 +15,8 @@ from densing.states import State
 
 def run(options) -> None:
     """``densing trend --design olmes`` from the command's options (:class:`densing.cli.designs.Printer`)."""
-    from densing.designs.olmes.trend import D0, failed_and_fired, measure_olmes, row_parts, row_states, row_statuses
+    from densing.designs.olmes.trend import D0, failed_and_fired, measure_olmes, row_states
+    from densing.present.olmes import row_parts, row_statuses
     from densing.present.words import ends_shown, short_statuses, shown_legend
 
     for option in ("results", "fit"):

@@ -13,7 +13,6 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from densing import paths
@@ -25,7 +24,7 @@ from densing.laws.inversion import PerBenchmark
 from densing.laws.reference_fit import ReferenceFit
 from densing.numbers import counted_noun, format_months
 from densing.present.records import record
-from densing.present.words import joined, not_measured, state_words, status_parts
+from densing.present.words import not_measured
 from densing.results import ALPHA_CONSTRAINTS, Result, frame_records, interval_frame
 from densing.states import JudgedEnds, State
 from densing.trend.capability import calibrated, inversion_checks
@@ -46,12 +45,6 @@ LEADERBOARD_TWIN = {
     "mmlu": "mmlu",
     "gsm8k": "gsm8k",
     "mmlu_pro": "mmlu_pro",
-}
-#: Why a task of the OLMES table that the leaderboard table also has gets no MC reference.
-NO_REFERENCE = {
-    "gsm8k": "no reference: the OLMo ladder records the correct answer's bits per byte of multiple-choice and "
-    "ranked-classification tasks only; GSM8K is scored on generated answers",
-    "mmlu_pro": "no reference: the OLMo ladder does not evaluate MMLU-Pro, so there is no loss law for it",
 }
 
 
@@ -222,61 +215,6 @@ def failed_and_fired(checks: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     return checks[checks["status"] == FAILED], checks[checks["fired"].astype(bool)]
 
 
-def _interval(rows: pd.DataFrame, key: str) -> str | None:
-    """Row ``key`` of ``rows`` as months [95% interval]; None where it has no finite months."""
-    if key not in rows.index or not np.isfinite(rows.loc[key, "months"]):
-        return None
-    return (
-        f"{format_months(rows.loc[key, 'months'])} [{format_months(rows.loc[key, 'ci_low'])}–"
-        f"{format_months(rows.loc[key, 'ci_high'])}]"
-    )
-
-
-def beside_leaderboard(olmes: OlmesTrend, by_benchmark: pd.DataFrame, paper_months: float) -> pd.DataFrame:
-    """The two designs task by task (:data:`LEADERBOARD_TWIN`) beside ``by_benchmark`` (the leaderboard-based rows):
-    ``olmes`` and ``leaderboard`` (months [95% interval], or why not measured), ``olmes_checks`` (in words),
-    ``agreement`` (whether the 95% intervals overlap: a consistent trend, not a proof of equality) and ``paper``."""
-    mine = olmes.rows.set_index("task")
-    theirs = by_benchmark.set_index("row")
-    failed, fired = failed_and_fired(olmes.checks)
-    out = []
-    for task, twin in LEADERBOARD_TWIN.items():
-        left, right, checks = _interval(mine, task), _interval(theirs, twin), ""
-        if left:
-            b = mine.loc[task, "benchmark"]
-            words = [f"{r.name} failed: {r.detail}" for r in failed[failed["benchmark"] == b].itertuples()]
-            words += [f"finding: {r.name} {r.detail}" for r in fired[fired["benchmark"] == b].itertuples()]
-            checks = "; ".join(words) if words else "all testable checks pass"
-        if left and right:
-            overlap = (
-                mine.loc[task, "ci_low"] <= theirs.loc[twin, "ci_high"]
-                and theirs.loc[twin, "ci_low"] <= mine.loc[task, "ci_high"]
-            )
-            agreement = (
-                "consistent: the 95% intervals overlap" if overlap else "they disagree: the 95% intervals are disjoint"
-            )
-        else:
-            missing = [name for name, ok in (("OLMES design", left), ("leaderboard", right)) if not ok]
-            agreement = "cannot compare: " + " and ".join(missing) + " " + state_words(State.NOT_MEASURED)
-        left = left or (not_measured(mine.loc[task, "error"]) if task in mine.index else NO_REFERENCE[task])
-        right = (
-            right
-            or (theirs.loc[twin, "error"] if twin in theirs.index else "not in the public table")
-            or state_words(State.NOT_MEASURED)
-        )
-        out.append(
-            {
-                "benchmark": task,
-                "olmes": left,
-                "olmes_checks": checks,
-                "leaderboard": right,
-                "agreement": agreement,
-                "paper": f"{paper_months:g} (its set of five)",
-            }
-        )
-    return pd.DataFrame(out)
-
-
 def _ceiling_one(
     task: str,
     ref: ReferenceFit,
@@ -314,18 +252,13 @@ def _side(key: str, models: pd.DataFrame, inversion, *, n_boot: int, seed: int, 
     return {key: side.doubling_time_months, f"{key}_ci": words}
 
 
-def row_statuses(rows: pd.DataFrame) -> list[str]:
-    """Each OLMES row's status in every design's words (:func:`row_parts` joined)."""
-    return [joined(*parts) for parts in row_parts(rows)]
-
-
 def row_states(rows: pd.DataFrame) -> list[State]:
-    """Each OLMES row's :class:`~densing.states.State` by the one state rule (:func:`_judged`; a row with an error has
+    """Each OLMES row's :class:`~densing.states.State` by the one state rule (:func:`judged`; a row with an error has
     neither end determined: not measured)."""
-    return [_judged(r).state for r in rows.itertuples()]
+    return [judged(r).state for r in rows.itertuples()]
 
 
-def _judged(r) -> JudgedEnds:
+def judged(r) -> JudgedEnds:
     """An OLMES row as the one state rule reads a trend row: its state from its ends, the open ends as reasons; the
     validity checks are findings beside it, as on every row."""
     return JudgedEnds(
@@ -352,12 +285,3 @@ def _precision(result) -> dict:
             }
         )
     return out
-
-
-def row_parts(rows: pd.DataFrame) -> list[tuple[str, tuple[str, ...]]]:
-    """Each OLMES row's status as (head, reasons) (:func:`densing.present.words.status_parts`), by the one state rule:
-    measured, bounded or not measured by its ends, or not measured and its error."""
-    return [
-        (state_words(State.NOT_MEASURED), (str(r.error),)) if str(r.error or "") else status_parts(_judged(r))
-        for r in rows.itertuples()
-    ]

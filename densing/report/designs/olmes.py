@@ -8,9 +8,10 @@ from typing import ClassVar
 
 import pandas as pd
 
-from densing.designs.olmes.trend import D0, beside_leaderboard, row_states, row_statuses
+from densing.designs.olmes.trend import D0, row_states
 from densing.numbers import format_count
 from densing.present import figures as trend_figures
+from densing.present.olmes import beside_leaderboard, row_statuses
 from densing.present.words import ends_shown
 from densing.report.designs import SECTIONS, DesignSection
 from densing.report.html import Section, figure_html, table_html
