@@ -65,7 +65,7 @@ LEADERBOARD = "leaderboard"
 DESIGN_HELP = (
     f"'{LEADERBOARD}' (default): the leaderboard-based measurement of --table; "
     + "; ".join(f"'{name}': {registry.designs()[name].help}" for name in designs.runnable())
-    + " (a second design is a folder of densing/designs)."
+    + " (a design is a folder of densing/designs, its printing a module of densing/cli/designs)."
 )
 
 

@@ -7,10 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from densing.designs.olmes.trend import LEADERBOARD_TWIN, OlmesTrend, failed_and_fired, judged
+from densing.designs.olmes.trend import LEADERBOARD_TWIN, OlmesTrend, judged
 from densing.numbers import format_months
+from densing.present.records import record
 from densing.present.words import joined, not_measured, state_words, status_parts
 from densing.states import State
+from densing.trend.checks import FAILED
 
 #: Why a task of the OLMES table that the leaderboard table also has gets no MC reference.
 NO_REFERENCE = {
@@ -18,6 +20,30 @@ NO_REFERENCE = {
     "ranked-classification tasks only; GSM8K is scored on generated answers",
     "mmlu_pro": "no reference: the OLMo ladder does not evaluate MMLU-Pro, so there is no loss law for it",
 }
+
+
+def rows_frame(olmes: OlmesTrend) -> pd.DataFrame:
+    """The per-task rows as every surface shows them: the ceiling-1 law's interval says "not measured" and why where
+    the law gives no doubling time (``months_ceiling_1_why``, which the shown frame leaves out)."""
+    rows = olmes.rows.copy()
+    why = rows.pop("months_ceiling_1_why").fillna("").astype(str)
+    rows.loc[why != "", "months_ceiling_1_ci"] = [not_measured(reason) for reason in why[why != ""]]
+    return rows
+
+
+def checks_frame(olmes: OlmesTrend) -> pd.DataFrame:
+    """Every check of the OLMES rows as the surfaces show it: its benchmark, its record in words
+    (:func:`densing.present.records.record`: what it tests against and what it found) and whether a finding fired."""
+    return pd.DataFrame(
+        [{"benchmark": benchmark, **record(check), "fired": check.fired} for benchmark, check in olmes.check_values]
+    )
+
+
+def failed_and_fired(checks: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The failed gates and the findings that fire among the OLMES rows' checks (:func:`checks_frame`)."""
+    if not len(checks):
+        return checks, checks
+    return checks[checks["status"] == FAILED], checks[checks["fired"].astype(bool)]
 
 
 def _interval(rows: pd.DataFrame, key: str) -> str | None:
@@ -36,7 +62,7 @@ def beside_leaderboard(olmes: OlmesTrend, by_benchmark: pd.DataFrame, paper_mont
     ``agreement`` (whether the 95% intervals overlap: a consistent trend, not a proof of equality) and ``paper``."""
     mine = olmes.rows.set_index("task")
     theirs = by_benchmark.set_index("row")
-    failed, fired = failed_and_fired(olmes.checks)
+    failed, fired = failed_and_fired(checks_frame(olmes))
     out = []
     for task, twin in LEADERBOARD_TWIN.items():
         left, right, checks = _interval(mine, task), _interval(theirs, twin), ""

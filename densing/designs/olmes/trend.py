@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 import pandas as pd
 
@@ -23,8 +24,6 @@ from densing.laws.fit_schema import fit_verdict
 from densing.laws.inversion import PerBenchmark
 from densing.laws.reference_fit import ReferenceFit
 from densing.numbers import counted_noun, format_months
-from densing.present.records import record
-from densing.present.words import not_measured
 from densing.results import ALPHA_CONSTRAINTS, Result, frame_records, interval_frame
 from densing.states import JudgedEnds, State
 from densing.trend.capability import calibrated, inversion_checks
@@ -51,15 +50,21 @@ LEADERBOARD_TWIN = {
 @dataclass(frozen=True)
 class OlmesTrend(Result):
     """The per-task rows, their checks, the models left out (with the reason) and the offsets; ``to_dict()``: each
-    frame as JSON-ready records; ``conf_int()``: one row per task, ``<benchmark>.doubling_time_months``."""
+    frame as JSON-ready records; ``conf_int()``: one row per task, ``<benchmark>.doubling_time_months``. ``checks``
+    holds each check's values (``benchmark``, ``name``, ``value``, ``status`` code, ``passed``, ``fired``) and
+    ``check_values`` the checks themselves, (benchmark, :class:`~densing.trend.checks.Check`), from which
+    :func:`densing.present.olmes.checks_frame` makes the words every surface shows."""
 
     rows: pd.DataFrame
     checks: pd.DataFrame
     left_out: pd.DataFrame
     offsets: pd.DataFrame
+    check_values: tuple = ()
+
+    _dict_exclude: ClassVar[tuple[str, ...]] = ("check_values",)
 
     def to_dict(self) -> dict:
-        return {name: frame_records(getattr(self, name)) for name in self._fields()}
+        return {name: frame_records(getattr(self, name)) for name in self._fields() if name not in self._dict_exclude}
 
     def to_frame(self) -> pd.DataFrame:
         """The per-task rows (a copy)."""
@@ -147,6 +152,7 @@ def measure_olmes(
                 math.nan,
             ),
             "months_ceiling_1_ci": "",
+            "months_ceiling_1_why": "",  # why the ceiling-1 law gives no doubling time (densing.present.olmes)
             "failed_checks": (),
             "error": "",
         }
@@ -186,13 +192,14 @@ def measure_olmes(
             row.update(_side(_d0_key(other), models, PerBenchmark(ref, other), n_boot=n_boot_side, seed=seed))
         row.update(_ceiling_one(task, ref, targets, models, fits_dir, d0=d0, n_boot=n_boot_side, seed=seed))
         checks = calibrated(inversion_checks(models, inversion))
-        found += [{"benchmark": ref.benchmark, **record(check), "fired": check.fired} for check in checks]
+        found += [(ref.benchmark, check) for check in checks]
         row["failed_checks"] = tuple(c.name for c in checks if c.failed)
     return OlmesTrend(
         pd.DataFrame(rows),
-        pd.DataFrame(found),
+        pd.DataFrame([{"benchmark": benchmark, **check.to_dict(), "fired": check.fired} for benchmark, check in found]),
         pd.concat(left, ignore_index=True),
         pd.concat(offsets, ignore_index=True),
+        tuple(found),
     )
 
 
@@ -206,13 +213,6 @@ def side(inputs) -> tuple:
         "n_boot_share": 0,
         "seed": inputs.seed,
     }
-
-
-def failed_and_fired(checks: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The failed gates and the findings that fire among the OLMES rows' ``checks``."""
-    if not len(checks):
-        return checks, checks
-    return checks[checks["status"] == FAILED], checks[checks["fired"].astype(bool)]
 
 
 def _ceiling_one(
@@ -231,10 +231,10 @@ def _ceiling_one(
         return {"months_ceiling_1_ci": "the rule's own choice"}
     folder = Path(fits_dir) if fits_dir else paths.REFERENCE_FITS
     if not (folder / mc.MC_FIT_CEILING_ONE.format(task=task)).exists():
-        return {"months_ceiling_1_ci": not_measured(f"{mc.MC_FIT_CEILING_ONE.format(task=task)} not in {folder.name}")}
+        return {"months_ceiling_1_why": f"{mc.MC_FIT_CEILING_ONE.format(task=task)} not in {folder.name}"}
     fixed, _ = reference(task, targets, fits_dir, seed=seed, name=mc.MC_FIT_CEILING_ONE)
     if verdict := fit_verdict(fixed):
-        return {"months_ceiling_1_ci": not_measured(f"the ceiling-1 law is a {verdict}")}
+        return {"months_ceiling_1_why": f"the ceiling-1 law is a {verdict}"}
     return _side("months_ceiling_1", models, PerBenchmark(fixed, d0), n_boot=n_boot, seed=seed, checked=True)
 
 
