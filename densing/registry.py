@@ -26,16 +26,16 @@ _DISCOVERED: set[str] = set()
 
 
 def discover(package: str) -> None:
-    """Import every subpackage of ``package`` (a dotted name), once per process: each registers what it holds when it
-    is imported. A folder that is not there is not found, so removing one removes what it registered."""
+    """Import every submodule and subpackage of ``package`` (a dotted name), once per process: each registers what it
+    holds when it is imported. A file or folder that is not there is not found, so removing one removes what it
+    registered."""
     if package in _DISCOVERED:
         return
     _DISCOVERED.add(package)  # first: a subpackage that reads a registry while it is imported finds it in progress
     try:
         root = importlib.import_module(package)
         for found in pkgutil.iter_modules(root.__path__):
-            if found.ispkg:
-                importlib.import_module(f"{package}.{found.name}")
+            importlib.import_module(f"{package}.{found.name}")
     except BaseException:
         _DISCOVERED.discard(package)
         raise
@@ -184,25 +184,19 @@ DESIGN_PACKAGE = "densing.designs"
 
 @dataclass(frozen=True)
 class Design:
-    """A measurement design, one folder of :data:`DESIGN_PACKAGE`: ``help`` its words; ``run(options)`` prints
-    ``densing trend --design NAME``; for the report, ``side(inputs) -> (function, arguments)`` run beside the headline
-    in a worker, ``section(result, rows, paper_months)`` the section's data (None: none), ``render(section)`` its part
-    of the page, ``rank`` its place among the designs' sections (lower first); any step may be None."""
+    """A measurement design, one folder of :data:`DESIGN_PACKAGE`: ``help`` its words; ``side(inputs) -> (function,
+    arguments)`` its computation, run beside the report's headline in a worker (None: none). What a design shows is
+    registered by the layers above it under the design's name: its report section in :data:`densing.report.designs.SECTIONS`,
+    its terminal printing in :data:`densing.cli.designs.PRINTERS`."""
 
     name: str
     help: str
-    run: Callable | None
     side: Callable | None = None
-    section: Callable | None = None
-    render: Callable | None = None
-    rank: int = 100
-    line: Callable | None = None  # ``line()``: what ``densing trend`` prints beside the headline
 
 
 def _check_design(registry: Registry, name: str, item: Any) -> None:
     check_type(registry, name, item, Design)
-    for step, count in (("run", 1), ("side", 1), ("section", 3), ("render", 1), ("line", 0)):
-        check_callable(registry, name, step, getattr(item, step), count, optional=True)
+    check_callable(registry, name, "side", item.side, 1, optional=True)
 
 
 #: The registered designs, by name (``densing trend --design NAME``, the report's sections beside the rows).
@@ -211,7 +205,7 @@ DESIGNS: Registry[Design] = Registry("--design", check=_check_design, found_in=D
 
 def lazy(module: str, attribute: str, count: int) -> Callable:
     """A function of ``count`` positional arguments that imports ``module`` and calls its ``attribute`` with them: a
-    design's step registered without loading it (the registry checks the count)."""
+    design's computation registered without loading it (the registry checks the count)."""
 
     def call(*args):
         return getattr(importlib.import_module(module), attribute)(*args)

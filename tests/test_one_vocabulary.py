@@ -11,7 +11,7 @@ import math
 import pandas as pd
 import pytest
 
-from densing.designs.olmes.trend import row_statuses
+from densing.present.olmes import row_statuses
 from tests.conftest import REPO_ROOT
 
 RESULTS = REPO_ROOT / "results"

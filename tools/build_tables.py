@@ -589,11 +589,11 @@ def eligible_families(candidates):
 
 
 def protocol(args) -> int:
-    """The Swallow tables' trend records (:data:`densing.designs.swallow.report.VARIANTS`, one JSON file each) into
+    """The Swallow tables' trend records (:data:`densing.designs.swallow.records.VARIANTS`, one JSON file each) into
     ``--out``."""
     from densing import registry
     from densing.data import read_results
-    from densing.designs.swallow.report import VARIANTS
+    from densing.designs.swallow.records import VARIANTS
     from densing.present.records import table_record
     from densing.trend.protocol import measure_table
 
@@ -653,12 +653,15 @@ def olmes(args) -> int:
     """The OLMES trend (:func:`densing.designs.olmes.trend.measure_olmes`): print its rows and checks; with --out, write the
     rows as CSV and the checks beside them."""
     from densing.designs.olmes.trend import measure_olmes
+    from densing.present.olmes import checks_frame, rows_frame
     from densing.present.words import not_measured
 
     result = measure_olmes(args.fits_dir, args.results_dir, d0=args.d0, n_boot=args.n_boot, seed=args.seed)
-    rows = result.rows.assign(
-        error=[not_measured(e) if e else "" for e in result.rows["error"].fillna("")],
-        failed_checks=[", ".join(names) for names in result.rows["failed_checks"]],
+    shown = rows_frame(result)
+    checks = checks_frame(result)
+    rows = shown.assign(
+        error=[not_measured(e) if e else "" for e in shown["error"].fillna("")],
+        failed_checks=[", ".join(names) for names in shown["failed_checks"]],
     )
     columns = [
         "benchmark",
@@ -677,7 +680,7 @@ def olmes(args) -> int:
     notes = [f"{r.benchmark}: {r.error}" for r in rows.itertuples() if r.error]
     print("\n".join([rows[columns].to_string(index=False, float_format=lambda v: f"{v:.3g}"), *notes]))
     print()
-    print(result.checks[["benchmark", "name", "status", "detail"]].to_string(index=False))
+    print(checks[["benchmark", "name", "status", "detail"]].to_string(index=False))
     print()
     print(
         "left out:",
@@ -691,7 +694,7 @@ def olmes(args) -> int:
         atomic_write_text(out, rows.to_csv(index=False, float_format="%.6g"))
         atomic_write_text(
             out.with_name(out.stem + "_checks.csv"),
-            result.checks.drop(columns="fired").to_csv(index=False, float_format="%.6g"),
+            checks.drop(columns="fired").to_csv(index=False, float_format="%.6g"),
         )
         print(f"wrote {out} and {out.with_name(out.stem + '_checks.csv')}")
     return 0

@@ -8,8 +8,9 @@ is an edge all the same: it is where the hidden loops live). A *package* is a su
 
 - packages (with their modules and lines) and the package-to-package edges, with how many imports make each;
 - circles: strongly connected sets of packages, and of modules;
-- upward imports: the pipeline runs data → laws → trend → placement → present → report, with eval and overlap
-  beside it, cli on top and the designs (densing/designs, one folder each) above it; the shared base (errors, paths, io,
+- upward imports: the pipeline runs data → laws → trend → designs → placement → present → report, with eval and
+  overlap beside it and cli on top; the designs (densing/designs, one folder each) hold what each design computes,
+  and its section and its printing stand in report and cli; the shared base (errors, paths, io,
   validation, results, the private helpers) under all. The presentation layer (present) stands above every result it
   renders, and nothing under it imports it.
   An import is upward when its target stands later in the pipeline than its source, when the
@@ -30,10 +31,10 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-#: Pipeline rank; the base (rank 0) may be imported by all, cli (rank 9) by none but the designs (rank 10: each folder
-#: of densing/designs holds a design's every layer, its command-line printer included, and is found by discovery,
-#: densing.registry.discover, never imported by name).
-PIPELINE = {"data": 1, "laws": 2, "trend": 3, "placement": 4, "present": 5, "report": 6}
+#: Pipeline rank; the base (rank 0) may be imported by all, cli (rank 9) by none. The designs (densing/designs, one
+#: folder each) hold what a design computes and read data, laws and trend; what a design shows stands above them, in
+#: report (its section) and cli (its printing).
+PIPELINE = {"data": 1, "laws": 2, "trend": 3, "designs": 4, "placement": 5, "present": 6, "report": 7}
 BESIDE = {"eval", "overlap"}
 #: Imports between the pipeline and the packages beside it that are allowed (source, target).
 ALLOWED_ACROSS = {("eval", "data"), ("report", "overlap"), ("placement", "eval")}
@@ -150,8 +151,6 @@ def graph(root: Path) -> dict:
 def _rank(package: str) -> int | None:
     if package == "cli":
         return 9
-    if package == "designs":
-        return 10
     if package in PIPELINE:
         return PIPELINE[package]
     if package in BESIDE:
@@ -164,7 +163,7 @@ def _upward(source: str, target: str) -> bool:
     if rt == 0:
         return False
     if target == "cli":
-        return source not in ("cli", "designs")
+        return source != "cli"
     if rs == 0:
         return True
     if source in BESIDE or target in BESIDE:

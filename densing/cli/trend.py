@@ -8,6 +8,7 @@ from pathlib import Path
 import typer
 
 from densing import paths, registry
+from densing.cli import designs
 from densing.cli.layout import DETAIL_HELP, ROW_TOGETHER, browser_lines, closing, command_words, counted
 from densing.cli.output import (
     FORMAT_HELP,
@@ -63,8 +64,8 @@ SHOWN = {
 LEADERBOARD = "leaderboard"
 DESIGN_HELP = (
     f"'{LEADERBOARD}' (default): the leaderboard-based measurement of --table; "
-    + "; ".join(f"'{name}': {d.help}" for name, d in registry.designs().items() if d.run is not None)
-    + " (a second design is a folder of densing/designs)."
+    + "; ".join(f"'{name}': {registry.designs()[name].help}" for name in designs.runnable())
+    + " (a design is a folder of densing/designs, its printing a module of densing/cli/designs)."
 )
 
 
@@ -115,11 +116,11 @@ def trend(
     profile, path = registry.resolve_table(results, table_name)  # the table's sets and rules, the file read
     d0_tokens = d0_option(d0)  # before any work, for either design
     if design != LEADERBOARD:  # --table with it is refused by densing.cli.app.EXCLUSIVE
-        choices = [name for name, d in registry.designs().items() if d.run is not None]
+        choices = designs.runnable()
         if design not in choices:
             raise InputError(f"--design: expected one of {', '.join([LEADERBOARD, *choices])}, got {design!r}")
         draws_option(n_boot, seed)
-        registry.designs()[design].run(
+        designs.PRINTERS[design].run(
             {
                 "results": results,
                 "fit": fit,
@@ -420,22 +421,12 @@ def _print_headline_screen(result, beside: bool = False, forecast=None) -> None:
         + "; per benchmark: --by benchmark"
         + "; every family left out: --format json"
     )
-    lines = _design_lines() if beside else []
+    lines = designs.lines() if beside else []
     print_texts(*lines)
     if lines:  # a stored row's status may say "-fold": said once under them
         print_text(FOLD_LEGEND)
     else:
         print_texts(fold_legend([result.rules.get(result.headline_rule)]))
-
-
-def _design_lines() -> list[str]:
-    """Each design's line beside the public table's headline (its stored row), for the designs that have one."""
-    lines = []
-    for design in registry.designs().values():
-        words = design.line() if design.line is not None else None
-        if words:
-            lines.append(words)
-    return lines
 
 
 def _print_headline_detail(result, wide: bool, table: str | None = None) -> None:

@@ -1,18 +1,6 @@
-"""The measurement designs (``public``, ``openllm_v2``, ``olmes``, ``swallow``): one folder each, found by discovery
-(:func:`densing.registry.discover`); a design's ``__init__`` registers its :class:`densing.registry.Design` and target
-tables, and nothing outside its folder names the rest. What their report sections share is here (:class:`LeftOut`).
+"""The measurement designs (``public``, ``openllm_v2``, ``olmes``, ``swallow``, ``three_tables``): one folder each,
+found by discovery (:func:`densing.registry.discover`); a design's ``__init__`` registers its
+:class:`densing.registry.Design` and target tables, and its folder holds what it computes and reads. What a design
+shows stands in the layers above: its report section in :mod:`densing.report.designs`, its terminal printing in
+:mod:`densing.cli.designs`.
 """
-
-from __future__ import annotations
-
-from dataclasses import dataclass
-
-
-@dataclass(frozen=True)
-class LeftOut:
-    """A design's report section where its stored record cannot be read: the section's title, the registered design
-    that renders it, and the one line that says why."""
-
-    title: str
-    design: str
-    note: str

@@ -27,6 +27,7 @@ from densing.present.figures import with_intervals
 from densing.present.forest import row_names
 from densing.present.summaries import Summary, Table
 from densing.registry import Target, TrendTable, designs, given_or_resolved, leading_table
+from densing.report.designs import ranked_sections
 from densing.results import Result
 from densing.runtime.executor import Beside
 from densing.runtime.threads import one_blas_thread
@@ -257,7 +258,7 @@ def compute_report(
         traces=Path(traces) if traces is not None else None,
         table=profile,
     )
-    ranked = sorted(designs().values(), key=lambda d: (d.rank, d.name)) if profile.leads else []  # by rank, then name
+    ranked = ranked_sections() if profile.leads else []  # by rank, then name
     second = [d for d in designs().values() if d.side is not None and profile.leads]
     with contextlib.ExitStack() as stack:  # the block owns every side job's worker: each ends on every path
         jobs = [stack.enter_context(Beside(*d.side(inputs))) for d in second]  # they read their own tables
@@ -304,9 +305,7 @@ def compute_report(
     sections += [
         section
         for section in (
-            design.section(computed.get(design.name), rows, PAPER["doubling_time_months"])
-            for design in ranked
-            if design.section is not None
+            shown.section(computed.get(name), rows, PAPER["doubling_time_months"]) for name, shown in ranked
         )
         if section is not None
     ]

@@ -31,8 +31,8 @@ from densing.present.words import (
     rules_legend,
     shown_legend,
 )
-from densing.registry import designs
 from densing.report import compute as m
+from densing.report.designs import SECTIONS
 from densing.report.html import Section, cards_html, esc, figure_html, legend_paragraphs, page, table_html
 from densing.report.render_parts import (
     DENSITY_MEANING,
@@ -527,5 +527,6 @@ RENDERERS = {
 
 
 def renderer(section):
-    """The function that lays ``section`` out: by its type, else its registered design's (its ``design``)."""
-    return RENDERERS.get(type(section)) or designs()[section.design].render
+    """The function that lays ``section`` out: by its type, else its design's registered section's (its ``design``:
+    :data:`densing.report.designs.SECTIONS`)."""
+    return RENDERERS.get(type(section)) or SECTIONS[section.design].render

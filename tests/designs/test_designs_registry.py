@@ -19,7 +19,21 @@ def test_every_folder_of_the_designs_package_is_a_registered_design():
     folders = {p.name for p in Path(densing.designs.__path__[0]).iterdir() if (p / "__init__.py").is_file()}
     assert folders and set(designs()) == folders
     olmes = designs()["olmes"]
-    assert olmes.name == "olmes" and all(callable(f) for f in (olmes.run, olmes.side, olmes.section, olmes.render))
+    assert olmes.name == "olmes" and callable(olmes.side)
+
+
+def test_each_design_is_shown_by_the_layers_above_it_under_its_name():
+    """The report registers each design's section (densing.report.designs), the command line its printing
+    (densing.cli.designs), each under a registered design's name; the design registers neither."""
+    from dataclasses import fields
+
+    from densing.cli.designs import PRINTERS
+    from densing.report.designs import SECTIONS, ranked_sections
+
+    assert {f.name for f in fields(Design)} == {"name", "help", "side"}
+    assert set(SECTIONS) <= set(designs()) and set(PRINTERS) <= set(designs())
+    assert [name for name, _ in ranked_sections()] == ["openllm_v2", "swallow", "three_tables", "olmes"]
+    assert callable(PRINTERS["olmes"].run) and callable(PRINTERS["openllm_v2"].line)
 
 
 def test_the_command_line_names_the_registered_designs_and_refuses_another(capsys):
@@ -36,11 +50,16 @@ def test_a_design_removed_from_the_registry_is_gone_from_the_command_line(monkey
 
 
 def test_a_design_is_checked_at_registration():
+    from densing.cli.designs import PRINTERS, Printer
+    from densing.report.designs import SECTIONS, DesignSection
+
+    with pytest.raises(RegistryError, match="field 'side'"):
+        DESIGNS.register("bad", Design("bad", "words", side=42))
     with pytest.raises(RegistryError, match="field 'run'"):
-        DESIGNS.register("bad", Design("bad", "words", run=42))
+        PRINTERS.register("bad", Printer(run=42))
     with pytest.raises(RegistryError, match="field 'section'"):
-        DESIGNS.register("bad", Design("bad", "words", run=lambda options: None, section=lambda result: None))
-    assert "bad" not in DESIGNS
+        SECTIONS.register("bad", DesignSection(lambda result: None, lambda section: None))
+    assert "bad" not in DESIGNS and "bad" not in PRINTERS and "bad" not in SECTIONS
 
 
 def test_a_designs_steps_load_on_their_first_call_and_keep_their_count():
@@ -52,8 +71,8 @@ def test_a_designs_steps_load_on_their_first_call_and_keep_their_count():
 
     step = lazy("json", "dumps", 1)
     assert step([1, 2]) == "[1, 2]" and len(inspect.signature(step).parameters) == 1
-    with pytest.raises(RegistryError, match="field 'section'"):
-        DESIGNS.register("bad", Design("bad", "words", None, section=lazy("json", "dumps", 1)))
+    with pytest.raises(RegistryError, match="field 'side'"):
+        DESIGNS.register("bad", Design("bad", "words", side=lazy("json", "dumps", 2)))
 
 
 def test_the_registry_names_no_design():

@@ -57,7 +57,8 @@ def _planted(months_low_high: dict, error: str = "") -> pd.DataFrame:
 
 
 def test_beside_leaderboard_says_overlap_disjoint_and_missing_per_benchmark(result):
-    from densing.designs.olmes.trend import LEADERBOARD_TWIN, beside_leaderboard
+    from densing.designs.olmes.trend import LEADERBOARD_TWIN
+    from densing.present.olmes import beside_leaderboard
 
     nan = float("nan")
     mmlu = result.rows.set_index("task").loc["mmlu"]
@@ -107,3 +108,22 @@ def test_cli_design_olmes_prints_the_rows_checks_and_left_out_models(run_cli):
 def test_cli_design_olmes_refuses_the_leaderboard_options_in_one_line(run_cli):
     code, out, err = run_cli("trend", "--design", "olmes", "--fit", "reference_fits/x.json")
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and err.startswith("error: --fit:")
+
+
+def test_the_shown_rows_say_why_the_ceiling_one_law_has_no_number_and_drop_the_value_column():
+    import pandas as pd
+
+    from densing.designs.olmes.trend import OlmesTrend
+    from densing.present.olmes import rows_frame
+
+    rows = pd.DataFrame(
+        {
+            "task": ["mmlu", "hellaswag"],
+            "months_ceiling_1_ci": ["", "1.1–5.9"],
+            "months_ceiling_1_why": ["the ceiling-1 law is a poor fit", ""],
+        }
+    )
+    empty = pd.DataFrame()
+    shown = rows_frame(OlmesTrend(rows, empty, empty, empty))
+    assert list(shown["months_ceiling_1_ci"]) == ["not measured: the ceiling-1 law is a poor fit", "1.1–5.9"]
+    assert "months_ceiling_1_why" not in shown and "months_ceiling_1_why" in rows  # the result keeps its values

@@ -312,7 +312,7 @@ def test_each_sensitivity_choice_changes_what_it_names_and_nothing_else(built):
 
 def test_a_missing_or_damaged_sensitivity_file_is_named_in_one_line_and_left_out(tmp_path, monkeypatch):
     from densing import paths
-    from densing.designs.openllm_v2 import report
+    from densing.report.designs import openllm_v2 as report
 
     monkeypatch.setattr(paths, "RESULTS", tmp_path)
     monkeypatch.setattr(report, "SENSITIVITY", tmp_path / "openllm_v2" / "curation_sensitivity.csv")
@@ -331,7 +331,7 @@ def test_the_sections_intro_names_the_column_that_holds_the_stored_record():
     record's months (not the public table's)."""
     import re
 
-    from densing.designs.openllm_v2 import report
+    from densing.report.designs import openllm_v2 as report
 
     found = report.section(None, pd.DataFrame(columns=["row"]), 3.3)
     intro = report.render(found).intro

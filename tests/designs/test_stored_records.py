@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from densing.designs import LeftOut
 from densing.io import read_stored_record
+from densing.report.designs import LeftOut
 
 GOOD = {"rows": [{"row": "v2_native", "months": 5.0}], "n_models": 3, "verdict": "v"}
 
@@ -40,19 +40,21 @@ def test_a_missing_and_a_good_record(tmp_path):
 
 def test_plain_trend_names_a_truncated_second_table_record_and_prints_its_headline(tmp_path, monkeypatch):
     """The terminal line beside the headline, from a truncated record: the note, not a traceback."""
-    from densing.designs.openllm_v2 import record, report
+    from densing.cli.designs.openllm_v2 import line as terminal_line
+    from densing.designs.openllm_v2 import record
+    from densing.report.designs import openllm_v2 as report
 
     path = tmp_path / "trend.json"
     path.write_text(record.RECORD.read_text(encoding="utf-8")[:3000], encoding="utf-8")
     monkeypatch.setattr(record, "RECORD", path)
-    line = record.line()
+    line = terminal_line()
     assert "cannot be read" in line and "left out" in line
     left = report.section(None, None, 3.3)
     assert isinstance(left, LeftOut) and report.render(left).intro == left.note
 
 
 def test_the_swallow_section_names_a_foreign_record(tmp_path, monkeypatch):
-    from densing.designs.swallow import report
+    from densing.report.designs import swallow as report
 
     (tmp_path / "swallow.json").write_text('{"rows": []}', encoding="utf-8")
     monkeypatch.setattr(report, "PROTOCOL_RECORDS", tmp_path)

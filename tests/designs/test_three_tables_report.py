@@ -1,4 +1,5 @@
-"""The report's section "One law from three harnesses" (densing/designs/three_tables): computed beside the headline,
+"""The report's section "One law from three harnesses" (densing/report/designs/three_tables.py, the design
+densing/designs/three_tables): computed beside the headline,
 its chart of the three tables' points on the common scale with the pooled line and band, its tables and sentences."""
 
 from __future__ import annotations
@@ -9,11 +10,11 @@ import pytest
 
 import densing
 import densing.present as present
-from densing.designs import LeftOut
-from densing.designs.three_tables import report as pooled_report
+from densing.designs.three_tables import pooled as pooled_side
 from densing.errors import InputError
 from densing.numbers import format_months
 from densing.registry import designs
+from densing.report.designs import SECTIONS, LeftOut, three_tables as pooled_report
 from densing.report.render import renderer
 
 
@@ -31,12 +32,14 @@ def page(pooled):
 
 
 def test_the_design_runs_beside_the_headline_on_the_reports_draws():
+    from densing.cli.designs import runnable
+
     design = designs()["three_tables"]
-    assert design.run is None  # no --design of its own: densing trend --table all measures it
+    assert "three_tables" not in runnable()  # no --design of its own: densing trend --table all measures it
     inputs = type("Inputs", (), {"n_boot": 40, "seed": 3})()
     function, arguments = design.side(inputs)
-    assert function is pooled_report.measured and arguments == {"n_boot": 40, "seed": 3}
-    assert designs()["swallow"].rank < design.rank < designs()["olmes"].rank
+    assert function is pooled_side.measured and arguments == {"n_boot": 40, "seed": 3}
+    assert SECTIONS["swallow"].rank < SECTIONS["three_tables"].rank < SECTIONS["olmes"].rank
 
 
 def test_the_chart_draws_each_table_its_colour_and_bounds_as_bounds(pooled):
@@ -77,8 +80,8 @@ def test_a_pooled_law_that_cannot_be_measured_is_one_line(monkeypatch):
     def refused(**options):
         raise InputError("table 'swallow': the Deming line onto the common scale has a slope s ≤ 0 or none")
 
-    monkeypatch.setattr(pooled_report, "pooled_trend", refused)
-    note = pooled_report.measured(40, 0)
+    monkeypatch.setattr(pooled_side, "pooled_trend", refused)
+    note = pooled_side.measured(40, 0)
     section = pooled_report.section(note, None, 3.3)
     assert isinstance(section, LeftOut) and "s ≤ 0" in section.note
     assert renderer(section)(section).title == "One law from three harnesses"

@@ -68,8 +68,8 @@ def test_the_verdict_shows_the_corrected_figure_for_the_shipped_table_only(tmp_p
 
 
 def test_the_second_tables_sections_show_their_rows(tmp_path, monkeypatch):
-    from densing.designs.openllm_v2 import record, report as v2
-    from densing.designs.swallow import report as swallow
+    from densing.designs.openllm_v2 import record
+    from densing.report.designs import openllm_v2 as v2, swallow
 
     v2_months = next(r["months"] for r in record.read()[0]["rows"] if r["row"] == "v2_native")
     monkeypatch.setattr(

@@ -53,7 +53,7 @@ def test_the_shipped_swallow_record_is_a_fresh_computation():
     """results/swallow/trend/swallow.json (python tools/build_tables.py protocol) equals what the engine computes now."""
     from densing import paths, registry
     from densing.data import read_results
-    from densing.designs.swallow.report import read_records_noted
+    from densing.designs.swallow.records import read_records_noted
     from densing.present.records import table_record
     from densing.trend.protocol import measure_table
 

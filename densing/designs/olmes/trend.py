@@ -12,8 +12,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
-import numpy as np
 import pandas as pd
 
 from densing import paths
@@ -24,8 +24,6 @@ from densing.laws.fit_schema import fit_verdict
 from densing.laws.inversion import PerBenchmark
 from densing.laws.reference_fit import ReferenceFit
 from densing.numbers import counted_noun, format_months
-from densing.present.records import record
-from densing.present.words import joined, not_measured, state_words, status_parts
 from densing.results import ALPHA_CONSTRAINTS, Result, frame_records, interval_frame
 from densing.states import JudgedEnds, State
 from densing.trend.capability import calibrated, inversion_checks
@@ -47,26 +45,26 @@ LEADERBOARD_TWIN = {
     "gsm8k": "gsm8k",
     "mmlu_pro": "mmlu_pro",
 }
-#: Why a task of the OLMES table that the leaderboard table also has gets no MC reference.
-NO_REFERENCE = {
-    "gsm8k": "no reference: the OLMo ladder records the correct answer's bits per byte of multiple-choice and "
-    "ranked-classification tasks only; GSM8K is scored on generated answers",
-    "mmlu_pro": "no reference: the OLMo ladder does not evaluate MMLU-Pro, so there is no loss law for it",
-}
 
 
 @dataclass(frozen=True)
 class OlmesTrend(Result):
     """The per-task rows, their checks, the models left out (with the reason) and the offsets; ``to_dict()``: each
-    frame as JSON-ready records; ``conf_int()``: one row per task, ``<benchmark>.doubling_time_months``."""
+    frame as JSON-ready records; ``conf_int()``: one row per task, ``<benchmark>.doubling_time_months``. ``checks``
+    holds each check's values (``benchmark``, ``name``, ``value``, ``status`` code, ``passed``, ``fired``) and
+    ``check_values`` the checks themselves, (benchmark, :class:`~densing.trend.checks.Check`), from which
+    :func:`densing.present.olmes.checks_frame` makes the words every surface shows."""
 
     rows: pd.DataFrame
     checks: pd.DataFrame
     left_out: pd.DataFrame
     offsets: pd.DataFrame
+    check_values: tuple = ()
+
+    _dict_exclude: ClassVar[tuple[str, ...]] = ("check_values",)
 
     def to_dict(self) -> dict:
-        return {name: frame_records(getattr(self, name)) for name in self._fields()}
+        return {name: frame_records(getattr(self, name)) for name in self._fields() if name not in self._dict_exclude}
 
     def to_frame(self) -> pd.DataFrame:
         """The per-task rows (a copy)."""
@@ -154,6 +152,7 @@ def measure_olmes(
                 math.nan,
             ),
             "months_ceiling_1_ci": "",
+            "months_ceiling_1_why": "",  # why the ceiling-1 law gives no doubling time (densing.present.olmes)
             "failed_checks": (),
             "error": "",
         }
@@ -193,76 +192,27 @@ def measure_olmes(
             row.update(_side(_d0_key(other), models, PerBenchmark(ref, other), n_boot=n_boot_side, seed=seed))
         row.update(_ceiling_one(task, ref, targets, models, fits_dir, d0=d0, n_boot=n_boot_side, seed=seed))
         checks = calibrated(inversion_checks(models, inversion))
-        found += [{"benchmark": ref.benchmark, **record(check), "fired": check.fired} for check in checks]
+        found += [(ref.benchmark, check) for check in checks]
         row["failed_checks"] = tuple(c.name for c in checks if c.failed)
     return OlmesTrend(
         pd.DataFrame(rows),
-        pd.DataFrame(found),
+        pd.DataFrame([{"benchmark": benchmark, **check.to_dict(), "fired": check.fired} for benchmark, check in found]),
         pd.concat(left, ignore_index=True),
         pd.concat(offsets, ignore_index=True),
+        tuple(found),
     )
 
 
-def failed_and_fired(checks: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The failed gates and the findings that fire among the OLMES rows' ``checks``."""
-    if not len(checks):
-        return checks, checks
-    return checks[checks["status"] == FAILED], checks[checks["fired"].astype(bool)]
-
-
-def _interval(rows: pd.DataFrame, key: str) -> str | None:
-    """Row ``key`` of ``rows`` as months [95% interval]; None where it has no finite months."""
-    if key not in rows.index or not np.isfinite(rows.loc[key, "months"]):
-        return None
-    return (
-        f"{format_months(rows.loc[key, 'months'])} [{format_months(rows.loc[key, 'ci_low'])}–"
-        f"{format_months(rows.loc[key, 'ci_high'])}]"
-    )
-
-
-def beside_leaderboard(olmes: OlmesTrend, by_benchmark: pd.DataFrame, paper_months: float) -> pd.DataFrame:
-    """The two designs task by task (:data:`LEADERBOARD_TWIN`) beside ``by_benchmark`` (the leaderboard-based rows):
-    ``olmes`` and ``leaderboard`` (months [95% interval], or why not measured), ``olmes_checks`` (in words),
-    ``agreement`` (whether the 95% intervals overlap: a consistent trend, not a proof of equality) and ``paper``."""
-    mine = olmes.rows.set_index("task")
-    theirs = by_benchmark.set_index("row")
-    failed, fired = failed_and_fired(olmes.checks)
-    out = []
-    for task, twin in LEADERBOARD_TWIN.items():
-        left, right, checks = _interval(mine, task), _interval(theirs, twin), ""
-        if left:
-            b = mine.loc[task, "benchmark"]
-            words = [f"{r.name} failed: {r.detail}" for r in failed[failed["benchmark"] == b].itertuples()]
-            words += [f"finding: {r.name} {r.detail}" for r in fired[fired["benchmark"] == b].itertuples()]
-            checks = "; ".join(words) if words else "all testable checks pass"
-        if left and right:
-            overlap = (
-                mine.loc[task, "ci_low"] <= theirs.loc[twin, "ci_high"]
-                and theirs.loc[twin, "ci_low"] <= mine.loc[task, "ci_high"]
-            )
-            agreement = (
-                "consistent: the 95% intervals overlap" if overlap else "they disagree: the 95% intervals are disjoint"
-            )
-        else:
-            missing = [name for name, ok in (("OLMES design", left), ("leaderboard", right)) if not ok]
-            agreement = "cannot compare: " + " and ".join(missing) + " " + state_words(State.NOT_MEASURED)
-        left = left or (not_measured(mine.loc[task, "error"]) if task in mine.index else NO_REFERENCE[task])
-        right = (
-            right
-            or (theirs.loc[twin, "error"] if twin in theirs.index else "not in the public table")
-            or state_words(State.NOT_MEASURED)
-        )
-        out.append(
-            {
-                "benchmark": task,
-                "olmes": left,
-                "olmes_checks": checks,
-                "leaderboard": right,
-                "agreement": agreement,
-                "paper": f"{paper_months:g} (its set of five)",
-            }
-        )
-    return pd.DataFrame(out)
+def side(inputs) -> tuple:
+    """The OLMES design on the report's inputs, computed beside the headline (no shares' draws: the page shows none)."""
+    return measure_olmes, {
+        "fits_dir": inputs.fits_dir,
+        "d0": D0,
+        "since": inputs.since,
+        "n_boot": inputs.n_boot,
+        "n_boot_share": 0,
+        "seed": inputs.seed,
+    }
 
 
 def _ceiling_one(
@@ -281,10 +231,10 @@ def _ceiling_one(
         return {"months_ceiling_1_ci": "the rule's own choice"}
     folder = Path(fits_dir) if fits_dir else paths.REFERENCE_FITS
     if not (folder / mc.MC_FIT_CEILING_ONE.format(task=task)).exists():
-        return {"months_ceiling_1_ci": not_measured(f"{mc.MC_FIT_CEILING_ONE.format(task=task)} not in {folder.name}")}
+        return {"months_ceiling_1_why": f"{mc.MC_FIT_CEILING_ONE.format(task=task)} not in {folder.name}"}
     fixed, _ = reference(task, targets, fits_dir, seed=seed, name=mc.MC_FIT_CEILING_ONE)
     if verdict := fit_verdict(fixed):
-        return {"months_ceiling_1_ci": not_measured(f"the ceiling-1 law is a {verdict}")}
+        return {"months_ceiling_1_why": f"the ceiling-1 law is a {verdict}"}
     return _side("months_ceiling_1", models, PerBenchmark(fixed, d0), n_boot=n_boot, seed=seed, checked=True)
 
 
@@ -302,18 +252,13 @@ def _side(key: str, models: pd.DataFrame, inversion, *, n_boot: int, seed: int, 
     return {key: side.doubling_time_months, f"{key}_ci": words}
 
 
-def row_statuses(rows: pd.DataFrame) -> list[str]:
-    """Each OLMES row's status in every design's words (:func:`row_parts` joined)."""
-    return [joined(*parts) for parts in row_parts(rows)]
-
-
 def row_states(rows: pd.DataFrame) -> list[State]:
-    """Each OLMES row's :class:`~densing.states.State` by the one state rule (:func:`_judged`; a row with an error has
+    """Each OLMES row's :class:`~densing.states.State` by the one state rule (:func:`judged`; a row with an error has
     neither end determined: not measured)."""
-    return [_judged(r).state for r in rows.itertuples()]
+    return [judged(r).state for r in rows.itertuples()]
 
 
-def _judged(r) -> JudgedEnds:
+def judged(r) -> JudgedEnds:
     """An OLMES row as the one state rule reads a trend row: its state from its ends, the open ends as reasons; the
     validity checks are findings beside it, as on every row."""
     return JudgedEnds(
@@ -340,12 +285,3 @@ def _precision(result) -> dict:
             }
         )
     return out
-
-
-def row_parts(rows: pd.DataFrame) -> list[tuple[str, tuple[str, ...]]]:
-    """Each OLMES row's status as (head, reasons) (:func:`densing.present.words.status_parts`), by the one state rule:
-    measured, bounded or not measured by its ends, or not measured and its error."""
-    return [
-        (state_words(State.NOT_MEASURED), (str(r.error),)) if str(r.error or "") else status_parts(_judged(r))
-        for r in rows.itertuples()
-    ]

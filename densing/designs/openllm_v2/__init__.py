@@ -1,14 +1,15 @@
 """The Open LLM Leaderboard v2's official pretrained base models as a second, independent target table.
 
 ``results/openllm_v2/`` (docs/method.md, "A second, independent table through 2025-03"): its first set, the v2-native
-row (MMLU-Pro + BBH + MATH-hard), was declared in ``results/openllm_v2/DECLARATION.md`` before the table existed. The
-report shows its stored record beside the public table's headline (:mod:`.report`).
+row (MMLU-Pro + BBH + MATH-hard), was declared in ``results/openllm_v2/DECLARATION.md`` before the table existed. Its
+stored record (:mod:`.record`) stands beside the public table's headline in the report
+(:mod:`densing.report.designs.openllm_v2`) and at the terminal (:mod:`densing.cli.designs.openllm_v2`).
 """
 
 from __future__ import annotations
 
 from densing.paths import RESULTS
-from densing.registry import DESIGNS, Design, TrendTable, lazy, register_table
+from densing.registry import DESIGNS, Design, TrendTable, register_table
 
 #: The forecast check's cutoff: half a year before the table's last models (the declaration's).
 CUTOFF = "2024-09-30"
@@ -38,14 +39,5 @@ register_table(
 
 DESIGNS.register(
     "openllm_v2",
-    Design(
-        "openllm_v2",
-        "the Open LLM Leaderboard v2's official base models (--table openllm_v2)",
-        None,
-        None,
-        lazy("densing.designs.openllm_v2.report", "section", 3),
-        lazy("densing.designs.openllm_v2.report", "render", 1),
-        rank=5,
-        line=lazy("densing.designs.openllm_v2.record", "line", 0),
-    ),
+    Design("openllm_v2", "the Open LLM Leaderboard v2's official base models (--table openllm_v2)"),
 )

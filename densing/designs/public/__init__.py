@@ -63,7 +63,5 @@ DESIGNS.register(
         "public",
         "the public table: ObsScaling's open base models, Open LLM Leaderboard v1 and v2 scores (--table public, "
         "the headline's)",
-        None,
-        rank=0,
     ),
 )

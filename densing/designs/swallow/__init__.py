@@ -2,13 +2,14 @@
 
 Two target tables of its pre-trained models (``results/swallow``), never pooled: ``swallow`` (lm-evaluation-harness
 0.4.2, the paper's benchmarks and shots but MBPP) and ``swallow_2026`` (the leaderboard's later protocol); see
-docs/method.md, "The paper's protocol". The report shows their stored records (:mod:`.report`).
+docs/method.md, "The paper's protocol". Their stored records (:mod:`.records`) stand in the report's section
+(:mod:`densing.report.designs.swallow`).
 """
 
 from __future__ import annotations
 
 from densing.paths import RESULTS
-from densing.registry import DESIGNS, Design, TrendTable, lazy, register_table
+from densing.registry import DESIGNS, Design, TrendTable, register_table
 
 #: The forecast check's cutoff of each table (:mod:`densing.trend.forecast`): half a year before its last models.
 CUTOFFS: dict[str, str] = {"swallow": "2024-06-30", "swallow_2026": "2025-06-30"}
@@ -57,13 +58,5 @@ for _name, _file, _words in (
 
 DESIGNS.register(
     "swallow",
-    Design(
-        "swallow",
-        "the Swallow leaderboard's tables in the paper's protocol (--table swallow, swallow_2026)",
-        None,
-        None,
-        lazy("densing.designs.swallow.report", "section", 3),
-        lazy("densing.designs.swallow.report", "render", 1),
-        rank=10,
-    ),
+    Design("swallow", "the Swallow leaderboard's tables in the paper's protocol (--table swallow, swallow_2026)"),
 )

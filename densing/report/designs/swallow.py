@@ -5,27 +5,16 @@ table's rows, capability by capability, and their forecast check; :func:`render`
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import ClassVar
 
 import pandas as pd
 
 from densing import paths
-from densing.designs import LeftOut
-from densing.io import read_stored_record
+from densing.designs.swallow.records import PROTOCOL_COMMAND, PROTOCOL_RECORDS, read_records_noted
 from densing.present.bias import bias_words
+from densing.report.designs import SECTIONS, DesignSection, LeftOut
 from densing.report.html import Section, esc, months_words, record_agreement, record_cell, table_html
 from densing.trend.bias import looked_up
-
-#: The Swallow leaderboard's stored rows (:mod:`densing.trend.protocol`'s records) and the command that makes them.
-PROTOCOL_RECORDS = paths.RESULTS / "swallow" / "trend"
-PROTOCOL_COMMAND = "python tools/build_tables.py protocol --out results/swallow/trend"
-#: The records the report shows: (file stem, table, without continual pre-training).
-VARIANTS: tuple[tuple[str, str, bool], ...] = (
-    ("swallow", "swallow", False),
-    ("swallow_without_continual", "swallow", True),
-    ("swallow_2026", "swallow_2026", False),
-)
 
 
 @dataclass(frozen=True)
@@ -57,23 +46,6 @@ def section(result, rows: pd.DataFrame, paper_months: float) -> ProtocolSection 
     )
     return ProtocolSection(
         records, protocol_comparison(records, rows), forecast_tables(records), paper_months, tuple(notes.values()), bias
-    )
-
-
-def read_records_noted(folder: str | Path) -> tuple[dict[str, dict], dict[str, str]]:
-    """(the readable records by file stem, why each other one is left out in one line): :func:`read_stored_record`."""
-    found = {
-        stem: read_stored_record(
-            Path(folder) / f"{stem}.json",
-            PROTOCOL_COMMAND,
-            keys=("rows", "verdict", "continual_pretraining"),
-            row_keys=("row", "state"),
-        )
-        for stem, _, _ in VARIANTS
-    }
-    return (
-        {stem: record for stem, (record, _) in found.items() if record is not None},
-        {stem: note for stem, (record, note) in found.items() if record is None},
     )
 
 
@@ -198,3 +170,6 @@ def render(s: ProtocolSection | LeftOut) -> Section:
         f"--table swallow --by benchmark. The paper: {s.paper_months:g} months."
     )
     return Section(s.title, intro, parts)
+
+
+SECTIONS.register("swallow", DesignSection(section, render, rank=10))

@@ -1,6 +1,6 @@
 """The report's section "One law from three harnesses": the pooled law of the three tables
 (:func:`densing.trend.pooled_trend.pooled_trend`, ``densing trend --table all``'s measurement), computed by the report
-beside its headline in a forked worker (:func:`side`), laid out by :func:`render`: the three tables' points on one
+beside its headline in a forked worker (:func:`densing.designs.three_tables.pooled.side`), laid out by :func:`render`: the three tables' points on one
 chart on the common scale with the pooled line and its band, each table's offset and scale, the common-slope test,
 leave one table out, leave one lab out, the late frontier's labs and the forecast verdict; below the headline, the
 pooled figure corrected for its bias in planted worlds (:mod:`densing.trend.pooled_bias`), or why it is not shown.
@@ -13,14 +13,14 @@ from typing import ClassVar
 
 import pandas as pd
 
-from densing.designs import LeftOut
-from densing.errors import DensingError, InputError
+from densing.errors import InputError
 from densing.numbers import format_months, format_number
 from densing.present import pooled as words
 from densing.present.findings import OUTCOME_NAMES
+from densing.report.designs import SECTIONS, DesignSection, LeftOut
 from densing.report.html import Section, cards_html, esc, figure_html, months_words, table_html
 from densing.trend.pooled_bias import PooledCorrection, headline, looked_up
-from densing.trend.pooled_trend import PooledTrend, pooled_trend
+from densing.trend.pooled_trend import PooledTrend
 
 TITLE = "One law from three harnesses"
 DESIGN = "three_tables"
@@ -37,21 +37,6 @@ class PooledSection:
     pooled: PooledTrend
     paper_months: float
     correction: PooledCorrection | InputError
-
-
-def measured(n_boot: int, seed: int) -> PooledTrend | str:
-    """The pooled law at the report's draws and seed, or the one line that says why it cannot be measured (a
-    :class:`~densing.errors.DensingError`: a table that cannot be put on the common scale)."""
-    try:
-        return pooled_trend(n_boot=n_boot, seed=seed)
-    except DensingError as error:
-        return f"The three tables' pooled law is not shown: {error}"
-
-
-def side(inputs) -> tuple:
-    """The pooled law on the report's draws and seed, computed beside the headline (its tables as shipped: --results
-    and --since do not reach it)."""
-    return measured, {"n_boot": inputs.n_boot, "seed": inputs.seed}
 
 
 def section(result, rows: pd.DataFrame, paper_months: float) -> PooledSection | LeftOut:
@@ -183,4 +168,7 @@ def render(s: PooledSection | LeftOut) -> Section:
     return Section(s.title, intro, parts)
 
 
-__all__ = ["PooledSection", "leave_one_out_tables", "measured", "render", "scales_table", "section", "side"]
+__all__ = ["PooledSection", "leave_one_out_tables", "render", "scales_table", "section"]
+
+
+SECTIONS.register(DESIGN, DesignSection(section, render, rank=15))

@@ -12,10 +12,10 @@ from typing import ClassVar
 import pandas as pd
 
 from densing import paths, registry
-from densing.designs import LeftOut
 from densing.designs.openllm_v2.record import RECORD, RECORD_COMMAND, read
 from densing.numbers import counted_noun, format_months, signed
 from densing.present.bias import bias_words
+from densing.report.designs import SECTIONS, DesignSection, LeftOut
 from densing.report.html import Section, esc, record_agreement, record_cell, table_html
 from densing.states import ReferenceName
 from densing.trend.bias import looked_up
@@ -224,3 +224,6 @@ def _sensitivity_parts(s: SecondTableSection) -> list[str]:
         f"stated in tools/openllm_v2_table/sensitivity.py and results/openllm_v2/README.md)."
     )
     return [f'<p class="sub">{esc(words)}</p>', table_html(shown, scroll=False)]
+
+
+SECTIONS.register("openllm_v2", DesignSection(section, render, rank=5))

@@ -1,0 +1,115 @@
+"""The OLMES design's words (:mod:`densing.designs.olmes.trend`): each row's status (:func:`row_parts`,
+:func:`row_statuses`) and its rows beside the leaderboard-based ones (:func:`beside_leaderboard`), for the report's
+section and ``densing trend --design olmes``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from densing.designs.olmes.trend import LEADERBOARD_TWIN, OlmesTrend, judged
+from densing.numbers import format_months
+from densing.present.records import record
+from densing.present.words import joined, not_measured, state_words, status_parts
+from densing.states import State
+from densing.trend.checks import FAILED
+
+#: Why a task of the OLMES table that the leaderboard table also has gets no MC reference.
+NO_REFERENCE = {
+    "gsm8k": "no reference: the OLMo ladder records the correct answer's bits per byte of multiple-choice and "
+    "ranked-classification tasks only; GSM8K is scored on generated answers",
+    "mmlu_pro": "no reference: the OLMo ladder does not evaluate MMLU-Pro, so there is no loss law for it",
+}
+
+
+def rows_frame(olmes: OlmesTrend) -> pd.DataFrame:
+    """The per-task rows as every surface shows them: the ceiling-1 law's interval says "not measured" and why where
+    the law gives no doubling time (``months_ceiling_1_why``, which the shown frame leaves out)."""
+    rows = olmes.rows.copy()
+    why = rows.pop("months_ceiling_1_why").fillna("").astype(str)
+    rows.loc[why != "", "months_ceiling_1_ci"] = [not_measured(reason) for reason in why[why != ""]]
+    return rows
+
+
+def checks_frame(olmes: OlmesTrend) -> pd.DataFrame:
+    """Every check of the OLMES rows as the surfaces show it: its benchmark, its record in words
+    (:func:`densing.present.records.record`: what it tests against and what it found) and whether a finding fired."""
+    return pd.DataFrame(
+        [{"benchmark": benchmark, **record(check), "fired": check.fired} for benchmark, check in olmes.check_values]
+    )
+
+
+def failed_and_fired(checks: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The failed gates and the findings that fire among the OLMES rows' checks (:func:`checks_frame`)."""
+    if not len(checks):
+        return checks, checks
+    return checks[checks["status"] == FAILED], checks[checks["fired"].astype(bool)]
+
+
+def _interval(rows: pd.DataFrame, key: str) -> str | None:
+    """Row ``key`` of ``rows`` as months [95% interval]; None where it has no finite months."""
+    if key not in rows.index or not np.isfinite(rows.loc[key, "months"]):
+        return None
+    return (
+        f"{format_months(rows.loc[key, 'months'])} [{format_months(rows.loc[key, 'ci_low'])}–"
+        f"{format_months(rows.loc[key, 'ci_high'])}]"
+    )
+
+
+def beside_leaderboard(olmes: OlmesTrend, by_benchmark: pd.DataFrame, paper_months: float) -> pd.DataFrame:
+    """The two designs task by task (:data:`LEADERBOARD_TWIN`) beside ``by_benchmark`` (the leaderboard-based rows):
+    ``olmes`` and ``leaderboard`` (months [95% interval], or why not measured), ``olmes_checks`` (in words),
+    ``agreement`` (whether the 95% intervals overlap: a consistent trend, not a proof of equality) and ``paper``."""
+    mine = olmes.rows.set_index("task")
+    theirs = by_benchmark.set_index("row")
+    failed, fired = failed_and_fired(checks_frame(olmes))
+    out = []
+    for task, twin in LEADERBOARD_TWIN.items():
+        left, right, checks = _interval(mine, task), _interval(theirs, twin), ""
+        if left:
+            b = mine.loc[task, "benchmark"]
+            words = [f"{r.name} failed: {r.detail}" for r in failed[failed["benchmark"] == b].itertuples()]
+            words += [f"finding: {r.name} {r.detail}" for r in fired[fired["benchmark"] == b].itertuples()]
+            checks = "; ".join(words) if words else "all testable checks pass"
+        if left and right:
+            overlap = (
+                mine.loc[task, "ci_low"] <= theirs.loc[twin, "ci_high"]
+                and theirs.loc[twin, "ci_low"] <= mine.loc[task, "ci_high"]
+            )
+            agreement = (
+                "consistent: the 95% intervals overlap" if overlap else "they disagree: the 95% intervals are disjoint"
+            )
+        else:
+            missing = [name for name, ok in (("OLMES design", left), ("leaderboard", right)) if not ok]
+            agreement = "cannot compare: " + " and ".join(missing) + " " + state_words(State.NOT_MEASURED)
+        left = left or (not_measured(mine.loc[task, "error"]) if task in mine.index else NO_REFERENCE[task])
+        right = (
+            right
+            or (theirs.loc[twin, "error"] if twin in theirs.index else "not in the public table")
+            or state_words(State.NOT_MEASURED)
+        )
+        out.append(
+            {
+                "benchmark": task,
+                "olmes": left,
+                "olmes_checks": checks,
+                "leaderboard": right,
+                "agreement": agreement,
+                "paper": f"{paper_months:g} (its set of five)",
+            }
+        )
+    return pd.DataFrame(out)
+
+
+def row_statuses(rows: pd.DataFrame) -> list[str]:
+    """Each OLMES row's status in every design's words (:func:`row_parts` joined)."""
+    return [joined(*parts) for parts in row_parts(rows)]
+
+
+def row_parts(rows: pd.DataFrame) -> list[tuple[str, tuple[str, ...]]]:
+    """Each OLMES row's status as (head, reasons) (:func:`densing.present.words.status_parts`), by the one state rule:
+    measured, bounded or not measured by its ends, or not measured and its error."""
+    return [
+        (state_words(State.NOT_MEASURED), (str(r.error),)) if str(r.error or "") else status_parts(judged(r))
+        for r in rows.itertuples()
+    ]
