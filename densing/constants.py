@@ -16,6 +16,9 @@ PAPER = {
     "slope_before_chatgpt_per_day": 0.0048,
     "slope_after_chatgpt_per_day": 0.0073,
 }
+#: The paper's journal version: its doubling time over 51 models released to 2025-04, shown beside the three tables'
+#: pooled law (results/three_tables), which reaches 2025-11.
+PAPER_JOURNAL = {"doubling_time_months": 3.5, "models": 51, "through": "2025-04"}
 DAYS_PER_MONTH = 365.25 / 12
 #: Draws of the headline (``densing trend``, ``densing report`` and the API share these defaults), and of each side row.
 DEFAULT_N_BOOT, DEFAULT_N_BOOT_SIDE = 600, 200

@@ -13,6 +13,7 @@ from typing import ClassVar
 
 import pandas as pd
 
+from densing.constants import PAPER_JOURNAL
 from densing.errors import InputError
 from densing.numbers import format_months, format_number
 from densing.present import pooled as words
@@ -124,7 +125,11 @@ def _cards(pooled: PooledTrend, paper_months: float, correction: PooledCorrectio
             ("state", "not measured: the tables disagree" if pooled.tables_disagree else pooled.state.value),
             ("one slope across tables", f"p = {test['p_value']:.2g}, {said}"),
             (f"forecast check at {record['forecast'].cutoff}", OUTCOME_NAMES[record["forecast"].state]),
-            ("for comparison: the paper", f"{paper_months:g} months"),
+            (
+                "for comparison: the paper",
+                f"{PAPER_JOURNAL['doubling_time_months']:g} months over {PAPER_JOURNAL['models']} models to "
+                f"{PAPER_JOURNAL['through']} (journal version); {paper_months:g} in the first",
+            ),
         ]
     )
 
@@ -147,7 +152,8 @@ def render(s: PooledSection | LeftOut) -> Section:
             "Each table's points on the public table's scale (y_public = a + s·y_table), a colour per "
             "table; ● exact, ▲ a lower bound, ▼ an upper bound under the identified-region rule, as the "
             "density chart draws them. The red line is the censored 0.9-quantile line through all of "
-            "them, its band the 95% interval of its slope.",
+            "them, its band the 95% interval of its slope: the estimator's own, before the bias correction "
+            "the section's first sentence gives.",
         ),
         table_html(scales_table(pooled), scroll=False),
         *sides,
