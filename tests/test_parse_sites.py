@@ -156,12 +156,12 @@ def test_no_decision_is_read_from_prose_where_it_was():
             "densing/laws/density.py",
             "densing/present/verdict.py",
             "densing/report/render.py",
-            "densing/designs/openllm_v2/report.py",
+            "densing/report/designs/openllm_v2.py",
         )
     }
     found = {path: [line for line in t.splitlines() if PROSE.search(line)] for path, t in text.items()}
     assert found == dict.fromkeys(text, [])
-    assert '.split(", ")' not in text["densing/designs/openllm_v2/report.py"]
+    assert '.split(", ")' not in text["densing/report/designs/openllm_v2.py"]
 
 
 def test_no_identifier_rule_code_or_state_is_read_from_text_where_it_was():

@@ -365,3 +365,32 @@ def test_a_run_ended_by_sigterm_leaves_no_process_and_a_folder_every_reader_refu
         code, out, err = run_cli(*argv)
         assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err, (argv, err)
         assert f"{run}: an incomplete run (run.yaml says status: interrupted" in err, (argv, err)
+
+
+def test_an_error_a_library_made_of_ctrl_c_is_read_as_the_interrupt(monkeypatch, capsys):
+    """pandas' C reader reports a KeyboardInterrupt raised inside its read as "Calling read(nbytes) on source
+    failed": the command exits 130 with one line, not 2 with the reader's words (the handler marks the interrupt)."""
+    import time
+
+    from densing.cli import app as cli_app
+    from densing.errors import InputError
+
+    def read_interrupted(*args, **kwargs):
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)  # the handler runs here, raising KeyboardInterrupt
+        except KeyboardInterrupt:
+            raise InputError("x.csv: cannot read CSV: Calling read(nbytes) on source failed") from None
+
+    monkeypatch.setattr(cli_app, "app", read_interrupted)
+    with pytest.raises(SystemExit) as ended:
+        cli_app.main(["trend"])
+    assert ended.value.code == 130 and capsys.readouterr().err == "error: interrupted\n"
+
+    def read_bad(*args, **kwargs):
+        raise InputError("x.csv: bad")
+
+    monkeypatch.setattr(cli_app, "app", read_bad)
+    with pytest.raises(SystemExit) as ended:
+        cli_app.main(["trend"])  # the same error with no interrupt: refused, exit 2
+    assert ended.value.code == 2 and capsys.readouterr().err == "error: x.csv: bad\n"

@@ -22,6 +22,7 @@ from densing.cli.ladder import ladder_app
 from densing.cli.output import command_group
 from densing.cli.overlap import overlap_app
 from densing.errors import DensingError, InputError
+from densing.runtime import processes
 
 
 @dataclass(frozen=True)
@@ -311,7 +312,9 @@ def _dispatch(args: list[str]) -> None:
     except click.exceptions.Abort:  # Ctrl-C while click was prompting or parsing
         code = 130
     except DensingError as exc:
-        refuse(exc)
+        if not processes.interrupted:
+            refuse(exc)
+        code = 130  # Ctrl-C's KeyboardInterrupt, made into an error where it was raised (processes.interrupted)
     if code == 130:  # typer's answer to Ctrl-C (KeyboardInterrupt) in a command, and click's Abort
         print("error: interrupted", file=sys.stderr)
     if isinstance(code, int) and code:  # a command's typer.Exit(code)

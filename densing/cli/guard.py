@@ -137,6 +137,7 @@ def guarded():
     previous = signal.getsignal(signal.SIGTERM)
     previous_int = signal.getsignal(signal.SIGINT)
     processes.terminated = False
+    processes.interrupted = False
     processes.exits_on_signals()
     try:
         yield

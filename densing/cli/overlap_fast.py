@@ -11,6 +11,7 @@ from pathlib import Path
 
 from densing.cli.guard import guarded, print_json, refuse
 from densing.errors import DensingError
+from densing.runtime import processes
 
 _VALUED = {"--format": "fmt", "--kernel-rules": "rules", "--scheduler": "scheduler", "--workers": "workers"}
 _FLAGS = {"--stream": True, "--no-stream": False}
@@ -67,7 +68,10 @@ def run(options: dict) -> None:
                 )
             )
         except DensingError as exc:
-            refuse(exc)
+            if not processes.interrupted:
+                refuse(exc)
+            print("error: interrupted", file=sys.stderr)  # Ctrl-C, made into an error where it was raised
+            sys.exit(130)
         except KeyboardInterrupt:
             print("error: interrupted", file=sys.stderr)
             sys.exit(130)

@@ -27,12 +27,22 @@ class Terminated(SystemExit):
 
 #: Set by the SIGTERM handler: the CLI exits 143 even where the exception was swallowed (an at-fork hook).
 terminated = False
+#: Set by the SIGINT handler: an error a library made of Ctrl-C's ``KeyboardInterrupt`` where it was raised (pandas'
+#: C reader reports one raised inside its read as "Calling read(nbytes) on source failed") is read as the interrupt
+#: it was, exit 130 (:func:`densing.cli.app.main`).
+interrupted = False
 
 
 def _raise_terminated(signum, frame) -> None:  # a signal handler's signature (signum, frame)
     global terminated
     terminated = True
     raise Terminated()
+
+
+def _raise_interrupted(signum, frame) -> None:  # a signal handler's signature (signum, frame)
+    global interrupted
+    interrupted = True
+    raise KeyboardInterrupt
 
 
 def exits_on_signals() -> None:
@@ -42,7 +52,7 @@ def exits_on_signals() -> None:
 
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _raise_terminated)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGINT, _raise_interrupted)
 
 
 def worker_setup(parent: int) -> None:

@@ -97,8 +97,7 @@ def test_a_mapping_line_its_document_no_longer_prints_is_named():
         {
             "README.md": text.replace(
                 " (Qwen2's place at the top drawn or fixed", " (Qwen2's place at the top drawn or fixed"
-            )
-            .replace(", and without Alibaba the pooled estimator reads 8.29 (6.33 with it)", "")
+            ).replace(", and without Alibaba the pooled estimator reads 8.29 (6.33 with it)", "")
         }
     )
     assert found == [line for line in found if "is not printed there" in line] and any("8.29" in f for f in found)
