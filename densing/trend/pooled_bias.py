@@ -153,7 +153,7 @@ class PooledCorrection:
             "record": RECORD_WORDS,
             "study": STUDY,
             "threshold": self.threshold,
-            "corrected": applied is not None,
+            "corrected": self.corrects,
             "doubling_time_months": applied.months if applied else None,
             "ci_low": applied.months_low if applied else None,
             "ci_high": applied.months_high if applied else None,
@@ -285,7 +285,7 @@ def headline(pooled: dict, found: PooledCorrection | InputError) -> dict:
     """The figure every surface leads with (the JSON's ``headline``): the bias-corrected one where the record applies
     a correction, else the estimator's own with the code of why it is not corrected (:data:`WITHIN_THRESHOLD`,
     :data:`STALE`, :data:`MISSING`); its state is the estimator's (module docstring)."""
-    if isinstance(found, PooledCorrection) and found.applied is not None:
+    if isinstance(found, PooledCorrection) and found.corrects:
         figure = found.applied
         months, low, high = figure.months, figure.months_low, figure.months_high
         because = ""
