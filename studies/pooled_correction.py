@@ -99,9 +99,12 @@ class Bias:
         return self.corrected_point(point_months) * self.bias_se / (1 + self.bias)
 
 
-def uncorrected_point() -> float:
-    """P: the pooled doubling time of ``densing trend --table all`` at its default draws and seed, in months."""
-    return float(pooled_tables.measure_tables()["pooled"]["doubling_time_months"])
+def uncorrected_point(pooled: dict | None = None) -> float:
+    """P: the pooled doubling time of ``densing trend --table all`` at its default draws and seed, in months (of
+    ``pooled``, the pooled law's ``"pooled"`` record, where it is given; else measured)."""
+    if pooled is None:
+        pooled = pooled_tables.measure_tables()["pooled"]
+    return float(pooled["doubling_time_months"])
 
 
 def config_of(run: str, months: float, seed: int) -> str:
@@ -265,7 +268,8 @@ def percent(share: float, error: float) -> str:
 
 def summary(store: Path) -> tuple[list[str], dict | None]:
     """The summary's lines and bias.json's content (None where the steps have not all run)."""
-    point = uncorrected_point()
+    pooled = pooled_tables.measure_tables()["pooled"]
+    point = uncorrected_point(pooled)
     rounds = finished_rounds(store, point)
     lines = [f"# {RUN_COMMAND}", f"# {SUMMARY_COMMAND}", f"the uncorrected pooled point P: {point:.3f} months"]
     for k, found in enumerate(rounds, start=1):
@@ -316,7 +320,6 @@ def summary(store: Path) -> tuple[list[str], dict | None]:
             f"  the applied bias taken per day, Â − {per_day['per_day']:.3g}/day (added after this check was read): "
             f"median bias {percent(per_day['bias'], per_day['bias_se'])}"
         )
-    pooled = pooled_tables.measure_tables()["pooled"]
     document = {
         "study": pooled_bias.STUDY,
         "commands": [RUN_COMMAND, SUMMARY_COMMAND],
