@@ -353,3 +353,43 @@ def test_the_inverse_mills_ratio_is_finite_and_right_from_the_far_tail_to_the_fa
     assert np.allclose(found[near], truth[near], rtol=1e-8, atol=1e-300)
     alone = np.exp(-0.5 * s[near] * s[near] - 0.5 * np.log(2 * np.pi) - special.log_ndtr(s[near]))
     assert np.array_equal(found[near], alone)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    n=st.integers(3, 40),
+    draws=st.integers(64, 200),
+    zero=st.floats(0.2, 0.8),
+    start=st.sampled_from(["none", "numbers", "rows"]),
+    shared=st.booleans(),
+)
+def test_rows_walked_over_their_counted_points_equal_the_full_rows_to_the_bit(seed, n, draws, zero, start, shared):
+    """A walk whose rows count few of their points walks each group of widths over its counted points alone
+    (``_compacted``): every output of every row, the vertex's two points included, is the full rows' walk's."""
+    from densing.trend import censored
+
+    rng = np.random.default_rng(seed)
+    t = np.round(rng.uniform(0, 600, n), -1)
+    dates = t if shared else np.broadcast_to(t, (draws, n)).copy()
+    y = 0.004 * t + rng.normal(0, 1, (draws, n))
+    y[rng.random((draws, n)) < 0.05] = np.nan
+    kind = rng.choice([EXACT, EXACT, LOWER, UPPER], (draws, n))
+    weight = np.where(rng.random((draws, n)) < rng.uniform(0, zero, (draws, 1)), 0.0, rng.integers(1, 4, (draws, n)))
+    lines = {
+        "none": None,
+        "numbers": (0.004, 0.0),
+        "rows": (rng.normal(0.004, 0.002, draws), rng.normal(0, 1, draws)),
+    }[start]
+    share, censored.COMPACT_SHARE = censored.COMPACT_SHARE, 1.01  # every walk of 64 rows or more compacted
+    try:
+        compacted = censored._walk(dates, y, kind, weight, 0.9, lines)
+    finally:
+        censored.COMPACT_SHARE = share
+    least, censored.COMPACT_ROWS = censored.COMPACT_ROWS, draws + 1  # none
+    try:
+        full = censored._walk(dates, y, kind, weight, 0.9, lines)
+    finally:
+        censored.COMPACT_ROWS = least
+    for a, b in zip(compacted, full):
+        assert a.shape == b.shape and np.array_equal(a, b, equal_nan=True)
