@@ -466,7 +466,7 @@ def _write(
 ) -> None:
     """The report led by the user's models (with ``out``) on the table ``target`` (a resolved table), the CSV rows, and
     the placement in words."""
-    from densing.present.placed import protocol_words
+    from densing.present.placed import placed_frame, protocol_words
     from densing.report.render import build_report
 
     if out is not None:
@@ -476,7 +476,7 @@ def _write(
             n_boot=n_boot,
             seed=seed,
             measured=result.measurement,
-            yours=result.to_frame(),
+            yours=placed_frame(result),  # the rows in words (the report's cards, table and stars)
             yours_suite=protocol_words(result) + left_out,
             yours_evaluated=result.evaluated,
             yours_answers=answers(result, shown),
@@ -484,7 +484,7 @@ def _write(
         )
         atomic_write_text(out, html)
     if csv is not None:
-        atomic_write_text(csv, result.to_frame().to_csv(index=False, float_format="%.6g"))
+        atomic_write_text(csv, placed_frame(result).to_csv(index=False, float_format="%.6g"))
     if summary:
         from densing.present.placed import placement_summary
 

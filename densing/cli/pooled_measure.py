@@ -72,7 +72,7 @@ def place_on_pooled(
     from densing import registry
     from densing.placement.own_scores import check_complete, place, read_scores, shown_names
     from densing.placement.pooled_place import headline_benchmarks, place_pooled, protocol_of
-    from densing.present.pooled import placed_answer
+    from densing.present.pooled import placed_answer, placed_frame
     from densing.trend.pooled_trend import pooled_trend
 
     refuse_other_inputs(scores, models, template, out)
@@ -99,15 +99,16 @@ def place_on_pooled(
         allow_missing=allow_missing,
     )
     frame = place_pooled(pooled, protocol=protocol, placed=placed)
+    shown_frame = placed_frame(frame)  # the band in words
     print_frame(
-        frame[list(SHOWN_COLUMNS)],
+        shown_frame[list(SHOWN_COLUMNS)],
         Format.table,
         keys=1,
         title=f"placed against the pooled law ({pooled.state.value}; ρ on the public table's scale, the "
         f"{protocol} table's ln ρ mapped by its a and s)",
     )
     if csv is not None:
-        atomic_write_text(csv, frame.to_csv(index=False, float_format="%.6g"))
+        atomic_write_text(csv, shown_frame.to_csv(index=False, float_format="%.6g"))
         print(f"wrote {csv}")
     if pooled.tables_disagree:
         print_text("the pooled law is not measured: the tables disagree on one slope (densing trend --table all)")

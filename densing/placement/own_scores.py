@@ -121,10 +121,10 @@ def scores_template(table=None, *, target=None) -> str:
 
 
 def scores_suite(scores) -> str:
-    """What a placement from a scores file was scored on, for the report's "suite" card: the file's name (never the
-    folders of the machine it was read on), or "a table" for scores given as a DataFrame."""
-    source = Path(scores).name if isinstance(scores, (str, Path)) else "a table"
-    return f"scores from {source}"
+    """What a placement from a scores file was scored on (its :class:`~densing.placement.measure.MeasureResult`'s
+    ``suite``): the file's name (never the folders of the machine it was read on), or "" for scores given as a
+    DataFrame; :func:`densing.present.placed.protocol_words` says it for the report's "suite" card."""
+    return Path(scores).name if isinstance(scores, (str, Path)) else ""
 
 
 def place(

@@ -1,6 +1,8 @@
 """``densing measure``'s fourth and fifth steps (docs/measure.md): each model's density under the headline's
 inversion, read by the one rule for bounds (:func:`densing.display.density_reading`), placed against the frontier
 line ln ρmax = A·t + B (Xiao et al. 2024, eq. 5) at its date, with the band of the slope's 95% interval there.
+A placed model holds values and codes only; :mod:`densing.present.placed` says them (its ``words`` and
+``frontier_note`` columns, :func:`~densing.present.placed.placed_frame`).
 """
 
 from __future__ import annotations
@@ -14,22 +16,25 @@ import numpy as np
 import pandas as pd
 
 from densing.constants import DAYS_PER_MONTH
-from densing.display import (
-    CHANCE_STDERRS,
-    INTERVAL_REACHES,
-    LOWER_BOUND,
-    NEAR_CHANCE,
-    NO_READING,
-    UPPER_BOUND,
-    VALUE,
-    density_reading,
-)
+from densing.display import CHANCE_STDERRS, LOWER_BOUND, NO_READING, UPPER_BOUND, VALUE, density_reading
 from densing.errors import InputError
 from densing.laws.region import member_log_sizes
-from densing.numbers import format_count, format_number as _g
 
 #: The verdicts against the frontier line, and against the band of its slope interval at a date (``within`` it).
 ABOVE, BELOW, UNDETERMINED, WITHIN = "above", "below", "undetermined", "within"
+#: Where a placed model's date lies outside the dates of the models the frontier line is fitted on.
+AFTER, BEFORE = "after", "before"
+#: The frontier columns of a date within the line's dates (or of a line that keeps none).
+WITHIN_SPAN = {"frontier_outside": "", "frontier_months_outside": math.nan}
+#: The values :func:`densing.present.placed.placed_frame` shows as the ``frontier_note`` column, in their place.
+SPAN_VALUES = tuple(WITHIN_SPAN)
+#: The values it shows as the ``words`` column (with the reading, the verdicts and the dates), in their place:
+#: whether a value's 95% interval includes the line, the scores near chance (:func:`_chance_scores`) and why a model is
+#: not inverted ("" where it is).
+VERDICT_VALUES = ("interval_includes_line", "chance_scores", "chance_items", "not_inverted")
+#: Why a model of the scores is not inverted where the headline's targets give no reason: it has no score on any of
+#: the inversion's benchmarks (``not_inverted``; "" for a model inverted, else the reason the targets give).
+NO_SCORE = "no score"
 
 
 class DateSource(enum.Enum):
@@ -41,36 +46,30 @@ class DateSource(enum.Enum):
     TODAY = "today (no release_date in the models file)"  # no date anywhere: the day it is placed
 
 
-def _chance_note(scores: pd.DataFrame, benchmarks: Sequence[str]) -> dict[str, str]:
-    """Per model, the inverted scores within :data:`CHANCE_STDERRS` standard errors of chance, in words; where every
-    one is (the density is then a bound), how many items would make it a number (:func:`_items_to_clear_chance`)."""
+def _chance_scores(scores: pd.DataFrame, benchmarks: Sequence[str]) -> dict[str, dict]:
+    """Per model, its inverted scores within :data:`CHANCE_STDERRS` standard errors of chance, as ``chance_scores``:
+    (benchmark, score, standard error, chance) each; and ``chance_items``: where every one is (the density is then a
+    bound), (benchmark, items now, items needed) of the benchmark that needs the fewest items to leave chance
+    (:func:`_items_to_clear_chance`), else None. :func:`densing.present.placed.chance_words` says them."""
     from densing.data.benchmarks import CHANCE_LEVELS
 
-    notes: dict[str, list[str]] = {}
+    near: dict[str, list[tuple[str, float, float, float]]] = {}
     needs: dict[str, list[tuple[float, str, float]]] = {}
     inverted = scores[scores["benchmark"].isin(benchmarks)]
     for row in inverted.itertuples():
         chance = CHANCE_LEVELS.get(str(row.benchmark))
         if chance is not None and row.value - chance < CHANCE_STDERRS * row.stderr:
-            notes.setdefault(str(row.model), []).append(
-                f"{row.benchmark} {_g(row.value)} is within {CHANCE_STDERRS:g} standard errors ({_g(row.stderr)}) of "
-                f"chance ({chance:g})"
+            near.setdefault(str(row.model), []).append(
+                (str(row.benchmark), float(row.value), float(row.stderr), float(chance))
             )
             needs.setdefault(str(row.model), []).append(_items_to_clear_chance(row, chance))
     counts = inverted["model"].astype(str).value_counts()
+    found = {model: {"chance_scores": tuple(each), "chance_items": None} for model, each in near.items()}
     for model, need in needs.items():
-        if len(need) != counts[model]:
-            continue  # else every inverted score is at chance: the benchmark that needs the fewest items to leave it
-        needed, benchmark, items = min(need)
-        clear = math.isfinite(needed) and math.isfinite(items) and items > 0
-        notes[model].append(
-            f"too few items for a number: {benchmark}'s standard error is that of about {items:,.0f} "
-            f"items, and about {math.ceil(needed):,} would take its score {CHANCE_STDERRS:g} standard "
-            "errors clear of chance"
-            if clear
-            else "more items cannot make it a number: no score is above chance"
-        )
-    return {m: "; ".join(v) for m, v in notes.items()}
+        if len(need) == counts[model]:  # every inverted score is at chance: the benchmark that needs the fewest items
+            needed, benchmark, items = min(need)
+            found[model]["chance_items"] = (benchmark, items, needed)
+    return found
 
 
 def _items_to_clear_chance(row, chance: float) -> tuple[float, str, float]:
@@ -99,19 +98,21 @@ def line_dates(measurement, rule: str) -> tuple[str, str] | None:
 
 def frontier_at(line, date: str, span: tuple[str, str] | None) -> dict:
     """ρmax of ``line`` at ``date`` (``frontier_density``), its slope's 95% band there (``frontier_density_ci_*``), the
-    line's dates (``frontier_first_date``, ``_last_date``) and ``frontier_note``: how far outside them ``date`` lies."""
+    line's dates (``frontier_first_date``, ``_last_date``) and how far outside them ``date`` lies, where it does
+    (the line is extrapolated there): ``frontier_outside`` :data:`AFTER` the last or :data:`BEFORE` the first ("" within)
+    and ``frontier_months_outside`` (days / :data:`~densing.constants.DAYS_PER_MONTH`; NaN within), which
+    :func:`densing.present.placed.frontier_note` says."""
     when = pd.to_datetime([date])
     out = {"frontier_density": float(np.exp(line.predict(when)[0]))}
     low, high = line.confidence_band(when) if hasattr(line, "confidence_band") else ([math.nan], [math.nan])
     out.update(frontier_density_ci_low=float(np.exp(low[0])), frontier_density_ci_high=float(np.exp(high[0])))
     first, last = span or (None, None)
-    out.update(frontier_first_date=first, frontier_last_date=last, frontier_note="")
+    out.update(frontier_first_date=first, frontier_last_date=last, **WITHIN_SPAN)
     day = when[0]
     if span is not None and (day > pd.Timestamp(last) or day < pd.Timestamp(first)):
         after = day > pd.Timestamp(last)
         days = (day - pd.Timestamp(last) if after else pd.Timestamp(first) - day).days
-        where = f"after the line's last model ({last})" if after else f"before the line's first model ({first})"
-        out["frontier_note"] = f"{date} is {_g(days / DAYS_PER_MONTH)} months {where}: the line is extrapolated"
+        out.update(frontier_outside=AFTER if after else BEFORE, frontier_months_outside=days / DAYS_PER_MONTH)
     return out
 
 
@@ -128,7 +129,8 @@ def place_models(
     against the frontier ``line`` (anything with ``predict(dates)`` → ln ρmax and ``epoch``); ``span``: the line's
     dates (:func:`line_dates`). Columns: the model, its date, ``score:<b>``, ``items:<b>``, ``inverted``, ``missing``,
     ``reference``, ρ and N̂ = ρ·N with their 95% intervals, ``reading`` (:func:`densing.display.density_reading`),
-    the line at the date (:func:`frontier_at`), ``frontier``, ``words``, ``band`` (:func:`band_position`).
+    the line at the date (:func:`frontier_at`), ``frontier``, the :data:`VERDICT_VALUES`, ``band``
+    (:func:`band_position`): values, which :func:`densing.present.placed.placed_frame` says.
     ``population``: score rows of the models the headline inverts, whose pooled s² (the joint inversion's
     between-benchmark variance, :mod:`densing.laws.joint`) every model is inverted with (:func:`headline_skill`): the
     headline's, not one model's, nor moved by the other rows of ``scores`` (without it: pooled over ``scores``' models).
@@ -147,7 +149,7 @@ def place_models(
     table = (
         density_table(models, inversion, seed=seed, own_draws=True) if len(models) else pd.DataFrame(columns=["model"])
     )
-    chance = _chance_note(scores, inversion.benchmarks)
+    chance = _chance_scores(scores, inversion.benchmarks)
     first = scores.drop_duplicates("model").set_index("model")
     smallest = math.exp(member_log_sizes(inversion)[0])  # the reference's smallest member (the identified region)
     rows = []
@@ -170,7 +172,7 @@ def place_models(
         found = table[table["model"] == model]
         if found.empty:
             reason = left.loc[left["model"] == model, "reason"]
-            why = reason.iloc[0] if len(reason) else "no score on " + ", ".join(inversion.benchmarks)
+            why = reason.iloc[0] if len(reason) else NO_SCORE
             rows.append(
                 {
                     **record,
@@ -185,10 +187,13 @@ def place_models(
                     "frontier_density_ci_high": math.nan,
                     "frontier_first_date": None,
                     "frontier_last_date": None,
-                    "frontier_note": "",
+                    **WITHIN_SPAN,
                     "frontier": UNDETERMINED,
                     "band": UNDETERMINED,
-                    "words": f"not inverted: {why}",
+                    "interval_includes_line": False,
+                    "chance_scores": (),
+                    "chance_items": None,
+                    "not_inverted": why,
                 }
             )
             continue
@@ -209,12 +214,7 @@ def place_models(
             }
         )  # N̂ = ρ·N (Xiao et al. 2024, eq. 1)
         record.update(frontier_at(line, record["release_date"], span))
-        record.update(_verdict(record, chance.get(model)))
-        if record["missing"]:
-            record["words"] += (
-                f"; no score on {record['missing'].replace(',', ', ')}, which the reference inverts with "
-                f"{record['inverted'].replace(',', ', ')}"
-            )
+        record.update(_verdict(record, chance.get(model, {"chance_scores": (), "chance_items": None})))
         rows.append(record)
     return pd.DataFrame(rows)
 
@@ -256,37 +256,11 @@ def bound_side(reading: str, value: float, low: float, high: float) -> str:
     return UNDETERMINED
 
 
-def _said(reading: str, stated: float, why: str, r: dict, chance_words: str | None) -> str:
-    """The density in words, as the rule reads it."""
-    sign = "≤" if reading == UPPER_BOUND else "≥"
-    if reading == UPPER_BOUND and r.get("below_members"):
-        smallest = r.get("smallest_member", math.nan)
-        size = f" ({format_count(smallest)} parameters)" if math.isfinite(smallest) else ""
-        return (
-            f"ρ ≤ {_g(stated)}: its scores lie below the reference's smallest member{size}, where the law "
-            "identifies no size, so the density is a bound, not a number"
-        )
-    if why == NEAR_CHANCE:
-        return (
-            f"ρ ≤ {_g(stated)} (the 95% interval's upper end; {chance_words or why}, so the density is a bound, "
-            "not a number)"
-        )
-    if why == "censored":
-        side = "at or below" if reading == UPPER_BOUND else "beyond"
-        return f"ρ {sign} {_g(stated)} (a {reading}: the score is {side} what the reference can resolve)"
-    if reading in (UPPER_BOUND, LOWER_BOUND):
-        end = "upper" if reading == UPPER_BOUND else "lower"
-        reaches = INTERVAL_REACHES[reading]
-        return f"ρ {sign} {_g(stated)} (the 95% interval's {end} end; its {reaches}, so the density is a bound, not a number)"
-    if reading == NO_READING:
-        return f"ρ undetermined ({why})"
-    return f"ρ = {_g(r['density'])} (95% CI {_g(r['density_ci_low'])}–{_g(r['density_ci_high'])})"
-
-
-def _verdict(r: dict, near_chance: str | None) -> dict:
-    """``reading``, ``frontier``, ``words`` and ``band`` (:func:`band_position`) of one placed model, the reading by
-    :func:`densing.display.density_reading` (a score near chance noted in the words)."""
-    reading, value, why = density_reading(
+def _verdict(r: dict, chance: dict) -> dict:
+    """``reading`` (:func:`densing.display.density_reading`), ``frontier`` (the side of the line), the
+    :data:`VERDICT_VALUES` (``chance``: :func:`_chance_scores`' values of the model) and ``band``
+    (:func:`band_position`) of one placed model."""
+    reading, value, _ = density_reading(
         r["density"], r["bound"], r["density_ci_low"], r["density_ci_high"], r.get("near_chance", False)
     )
     line = r["frontier_density"]
@@ -294,37 +268,15 @@ def _verdict(r: dict, near_chance: str | None) -> dict:
         side = ABOVE if value > line else BELOW
     else:
         side = bound_side(reading, value, line, line)
-    date = f"{r['release_date']}" + (
-        " (today: no release_date given)" if r.get("release_date_source") == DateSource.TODAY.value else ""
-    )
-    band = (
-        f" (its slope's 95% band {_g(r['frontier_density_ci_low'])}–{_g(r['frontier_density_ci_high'])})"
-        if math.isfinite(r.get("frontier_density_ci_low", math.nan))
-        else ""
-    )
-    against = f"the frontier line's ρmax {_g(line)}{band} at {date}"
-    if side == UNDETERMINED:
-        verdict = f"undetermined against {against} (" + (
-            "no reading)" if reading == NO_READING else "a bound on the line's far side)"
-        )
-    elif reading == VALUE and r["density_ci_low"] <= line <= r["density_ci_high"]:
-        verdict = f"{side} {against}, though the 95% interval includes the line"
-    else:
-        verdict = f"{side} {against}"
-    span = (
-        f"; the line spans {r['frontier_first_date']} to {r['frontier_last_date']}"
-        + (f" ({r['frontier_note']})" if r.get("frontier_note") else "")
-        if r.get("frontier_first_date")
-        else ""
-    )
-    chance = f"; {near_chance}" if near_chance and why != NEAR_CHANCE else ""
-    said = _said(reading, value, why, r, near_chance)
-    placed = band_position(
-        reading, value, r.get("frontier_density_ci_low", math.nan), r.get("frontier_density_ci_high", math.nan)
-    )
     return {
         "reading": reading,
         "frontier": side,
-        "words": f"{said}; {verdict}{span}{chance}" + (f"; {placed} the band" if placed != UNDETERMINED else ""),
-        "band": placed,
+        "interval_includes_line": bool(
+            side != UNDETERMINED and reading == VALUE and r["density_ci_low"] <= line <= r["density_ci_high"]
+        ),
+        **chance,
+        "not_inverted": "",
+        "band": band_position(
+            reading, value, r.get("frontier_density_ci_low", math.nan), r.get("frontier_density_ci_high", math.nan)
+        ),
     }

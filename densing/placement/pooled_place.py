@@ -19,6 +19,7 @@ import pandas as pd
 
 from densing.display import LOWER_BOUND, UPPER_BOUND, VALUE, density_readings
 from densing.errors import InputError
+from densing.placement.place import ABOVE, BELOW, UNDETERMINED, WITHIN
 from densing.trend.pooled_tables import TABLES
 
 #: The columns of :func:`place_pooled`'s frame.
@@ -77,16 +78,17 @@ def protocol_of(scores: pd.DataFrame, given: str | None, source: str) -> str:
 
 def band_place(reading: str, value: float, low: float, high: float) -> str:
     """Where a model sits against the pooled band [``low``, ``high``] (ln ρ on the common scale): a value above,
-    within or below it; a lower bound above it, an upper bound below it; any other bound undetermined."""
+    within or below it; a lower bound above it, an upper bound below it; any other bound undetermined (codes of
+    :mod:`densing.placement.place`, which :func:`densing.present.pooled.band_words` says)."""
     if reading == VALUE:
         if value > high:
-            return "above"
-        return "below" if value < low else "within"
+            return ABOVE
+        return BELOW if value < low else WITHIN
     if reading == LOWER_BOUND and value > high:
-        return "above"
+        return ABOVE
     if reading == UPPER_BOUND and value < low:
-        return "below"
-    return "undetermined against"
+        return BELOW
+    return UNDETERMINED
 
 
 def _log(value) -> float:
@@ -101,7 +103,8 @@ def place_pooled(pooled, *, protocol: str, placed) -> pd.DataFrame:
     """Each model of ``placed`` (its :class:`~densing.placement.measure.MeasureResult` in ``protocol``'s table) on the
     pooled law ``pooled`` (module docstring): its reading and ρ in its table (a value, or the bound's end), the same
     on the common scale (its interval's ends mapped by the point a_T, s_T: their own uncertainty is not carried), the
-    pooled line's ρmax at its date with the band, and where it sits (:func:`band_place`)."""
+    pooled line's ρmax at its date with the band, and where it sits (:func:`band_place`): values, which
+    :func:`densing.present.pooled.placed_frame` shows."""
     frame = placed.to_frame()
     a, s = pooled.scale_of(protocol)
     readings = density_readings(frame)

@@ -51,6 +51,7 @@ PUBLIC = {
     "fixed_size_frame": "densing.present.records",
     "forecast_record": "densing.present.records",
     "table_record": "densing.present.records",
+    "placed_frame": "densing.present.placed",
 }
 
 

@@ -273,6 +273,20 @@ def pooled_figure(result):
     return figure
 
 
+def band_words(band: str) -> str:
+    """Where a placed model sits against the pooled band (:func:`densing.placement.pooled_place.band_place`'s code)
+    as the table and the closing line say it: above, within, below, or undetermined against."""
+    from densing.placement.place import UNDETERMINED
+
+    return "undetermined against" if band == UNDETERMINED else band
+
+
+def placed_frame(frame):
+    """The models placed against the pooled law (:func:`densing.placement.pooled_place.place_pooled`'s frame) as the
+    terminal's table and ``--csv`` show them: the ``band`` in words (:func:`band_words`)."""
+    return frame.assign(band=[band_words(b) for b in frame["band"]])
+
+
 def placed_answer(row: dict) -> str:
     """One placed model against the pooled law (:func:`densing.placement.pooled_place.place_pooled`'s row) in words:
     its ρ on the common scale (a value or a bound), the protocol it was read in, where it sits against the band."""
@@ -285,7 +299,7 @@ def placed_answer(row: dict) -> str:
         density = f"ρ {BOUND_SIGNS.get(row['reading'], '= ')}{format_number(row['density'], '.3g')}"
     return (
         f"{row['model']}: {density} on the common scale (read in the {row['protocol']} protocol, mapped by "
-        f"a = {format_number(row['a'], '.3g')}, s = {format_number(row['s'], '.3g')}), {row['band']} the pooled "
+        f"a = {format_number(row['a'], '.3g')}, s = {format_number(row['s'], '.3g')}), {band_words(row['band'])} the pooled "
         f"band at {row['release_date']} ({format_number(row['band_low'], '.3g')}–"
         f"{format_number(row['band_high'], '.3g')})"
     )
@@ -298,7 +312,9 @@ __all__ = [
     "interval_words",
     "lab_words",
     "late_words",
+    "band_words",
     "placed_answer",
+    "placed_frame",
     "pooled_figure",
     "pooled_summary",
     "side_lines",

@@ -81,7 +81,9 @@ def test_density_the_report_and_the_api_flag_the_same_rows(headline, run_cli):
     from densing.placement.place import _verdict
 
     for row in headline.to_dict("records"):  # densing measure reads a row the same way
-        placed = _verdict({**row, "release_date": "2024-01-01", "frontier_density": 1.0}, None)
+        placed = _verdict(
+            {**row, "release_date": "2024-01-01", "frontier_density": 1.0}, {"chance_scores": (), "chance_items": None}
+        )
         assert placed["reading"] == row["reading"]
 
 
@@ -113,16 +115,25 @@ class _Line:
         return 0.001 * days, 0.003 * days
 
 
-def test_the_frontier_at_a_date_has_its_band_and_says_when_the_date_is_outside_the_line():
+def test_the_frontier_at_a_date_has_its_band_and_holds_how_far_the_date_is_outside_the_line():
     from densing.placement.place import frontier_at
+    from densing.present.placed import frontier_note
 
-    inside = frontier_at(_Line(), "2024-01-01", ("2023-02-24", "2024-07-31"))
+    span = ("2023-02-24", "2024-07-31")
+    inside = frontier_at(_Line(), "2024-01-01", span)
     assert inside["frontier_density_ci_low"] < inside["frontier_density"] < inside["frontier_density_ci_high"]
-    assert inside["frontier_note"] == "" and inside["frontier_last_date"] == "2024-07-31"
-    after = frontier_at(_Line(), "2024-11-01", ("2023-02-24", "2024-07-31"))
-    assert "3.06 months after the line's last model (2024-07-31)" in after["frontier_note"]
-    before = frontier_at(_Line(), "2023-01-01", ("2023-02-24", "2024-07-31"))
-    assert "before the line's first model" in before["frontier_note"]
+    assert inside["frontier_outside"] == "" and math.isnan(inside["frontier_months_outside"])
+    assert (
+        inside["frontier_last_date"] == "2024-07-31" and frontier_note({**inside, "release_date": "2024-01-01"}) == ""
+    )
+    after = frontier_at(_Line(), "2024-11-01", span)
+    assert after["frontier_outside"] == "after" and after["frontier_months_outside"] == pytest.approx(93 / 30.4375)
+    assert "3.06 months after the line's last model (2024-07-31)" in frontier_note(
+        {**after, "release_date": "2024-11-01"}
+    )
+    before = frontier_at(_Line(), "2023-01-01", span)
+    assert before["frontier_outside"] == "before"
+    assert "before the line's first model (2023-02-24)" in frontier_note({**before, "release_date": "2023-01-01"})
 
 
 def test_every_trend_row_has_the_slope_with_its_interval():

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from conftest import REPO_ROOT
 
-from densing.present.placed import protocol_words
+from densing.present.placed import placed_words, protocol_words
 
 FIXTURES = Path(__file__).parent / "fixtures"
 LM_EVAL = FIXTURES / "lm_eval_results.json"
@@ -58,7 +58,7 @@ def test_a_one_row_table_gets_the_density_the_headline_gives_its_scores(one_row,
     assert r["band"] in ("above", "within", "below")
     low, high = r["frontier_density_ci_low"], r["frontier_density_ci_high"]
     assert r["band"] == ("above" if r["density"] > high else "below" if r["density"] < low else "within")
-    assert f"{r['band']} the band" in r["words"]
+    assert f"{r['band']} the band" in placed_words(r)
 
 
 def test_the_suite_names_the_scores_file_not_its_folders(one_row, measurement):
@@ -66,7 +66,8 @@ def test_the_suite_names_the_scores_file_not_its_folders(one_row, measurement):
     import densing
 
     placed = densing.place(one_row, measurement=measurement)
-    assert placed.suite == "scores from my_model.csv" and str(one_row.parent) not in protocol_words(placed)
+    assert placed.suite == "my_model.csv" and protocol_words(placed) == "scores from my_model.csv"
+    assert str(one_row.parent) not in protocol_words(placed)
 
 
 def test_lm_eval_results_json_is_placed_like_the_table(one_row, measurement):
@@ -149,7 +150,7 @@ def test_a_model_below_the_references_smallest_member_is_placed_as_a_bound(tmp_p
     smallest = math.exp(member_log_sizes(measurement.inversion)[0])
     assert r["reading"] == "upper bound" and r["below_members"]
     assert math.isclose(r["density"], smallest / 135e6, rel_tol=1e-9)
-    assert "lie below the reference's smallest member" in r["words"]
+    assert "lie below the reference's smallest member" in placed_words(r)
     code, out, _ = run(["measure", "--scores", str(path), "--n-boot", "40"], capsys)
     assert code == 0
     lines = [line for line in out.splitlines() if "smallest member" in line]

@@ -14,6 +14,7 @@ from densing.laws.reference_fit import ReferenceFit
 from densing.paths import REFERENCE_FITS
 from densing.placement import measure as placement
 from densing.placement.measure import MeasureResult, binomial_items_stderr, place_models, public_scores
+from densing.present.placed import placed_words
 from tests.conftest import SHARED_DATA
 
 
@@ -191,6 +192,31 @@ def _planted(score: float, items: int, model: str = "mine") -> pd.DataFrame:
     )
 
 
+def test_a_placed_model_holds_values_and_the_present_layer_says_them(inversion):
+    """place_models holds values and codes (no ``words``, no ``frontier_note``); densing.present.placed makes the
+    words in their place, in the column order the values hold (a model not inverted first, then one near chance)."""
+    from densing.placement.place import NO_SCORE, SPAN_VALUES, VERDICT_VALUES
+    from densing.present.placed import chance_words, placed_frame
+
+    other = _planted(0.5, 100, "other").assign(benchmark="hellaswag")
+    frame = place_models(pd.concat([other, _planted(0.27, 285)], ignore_index=True), inversion, FlatLine(0.0))
+    assert not {"words", "frontier_note"} & set(frame.columns) and set(VERDICT_VALUES + SPAN_VALUES) <= set(frame)
+    unscored, near = frame.to_dict("records")
+    assert unscored["not_inverted"] == NO_SCORE and unscored["chance_scores"] == () and near["not_inverted"] == ""
+    ((benchmark, score, stderr, chance),) = near["chance_scores"]
+    assert (benchmark, score, chance) == ("mmlu", 0.27, 0.25) and stderr == pytest.approx(
+        float(binomial_items_stderr(0.27, 285))
+    )
+    assert near["chance_items"][0] == "mmlu" and near["chance_items"][1] == pytest.approx(285)
+    assert near["chance_items"][2] > 285  # items needed to stand 2 standard errors clear of chance
+    shown = placed_frame(frame)
+    columns = [c for c in frame.columns if c not in VERDICT_VALUES[1:] + SPAN_VALUES[1:]]
+    names = {VERDICT_VALUES[0]: "words", SPAN_VALUES[0]: "frontier_note"}
+    assert list(shown.columns) == [names.get(c, c) for c in columns]
+    assert shown["words"].iloc[0] == "not inverted: no score on mmlu" and shown["frontier_note"].eq("").all()
+    assert "within 2 standard errors (0.0263) of chance (0.25)" in chance_words(near) in shown["words"].iloc[1]
+
+
 def test_fewer_items_give_a_wider_interval(inversion):
     full = place_models(_planted(0.7, 14042), inversion, FlatLine(0.0)).iloc[0]
     limited = place_models(_planted(0.7, 57 * 5), inversion, FlatLine(0.0)).iloc[0]
@@ -204,14 +230,14 @@ def test_above_and_below_the_frontier(inversion):
     rho = point["density"]
     above = place_models(_planted(0.7, 14042), inversion, FlatLine(np.log(rho) - 2)).iloc[0]
     below = place_models(_planted(0.7, 14042), inversion, FlatLine(np.log(rho) + 2)).iloc[0]
-    assert (above["reading"], above["frontier"]) == ("value", "above") and above["words"].startswith("ρ = ")
-    assert below["frontier"] == "below" and "below the frontier line" in below["words"]
+    assert (above["reading"], above["frontier"]) == ("value", "above") and placed_words(above).startswith("ρ = ")
+    assert below["frontier"] == "below" and "below the frontier line" in placed_words(below)
 
 
 def test_a_score_near_chance_is_a_bound_in_words(inversion):
     near = place_models(_planted(0.27, 285), inversion, FlatLine(0.0)).iloc[0]
     assert near["reading"] == "upper bound" and near["frontier"] == "below"
-    assert "not a number" in near["words"] and "chance" in near["words"] and "ρ ≤" in near["words"]
+    assert "not a number" in placed_words(near) and "chance" in placed_words(near) and "ρ ≤" in placed_words(near)
     floor = place_models(_planted(0.2, 285), inversion, FlatLine(0.0)).iloc[0]
     assert floor["bound"] == "upper bound" and floor["reading"] == "upper bound"
     low = place_models(_planted(0.2, 285), inversion, FlatLine(np.log(floor["density"]) - 1)).iloc[0]
@@ -302,7 +328,14 @@ def test_a_measure_result_plots_its_models_against_the_headline_line():
             "density_ci_high": [0.9],
             "reading": ["value"],
             "bound": [""],
-            "words": ["ρ 0.5 (95% CI 0.2–0.9)"],
+            "frontier_density": [0.4],
+            "frontier": ["above"],
+            "band": ["undetermined"],
+            "missing": [""],
+            "interval_includes_line": [False],
+            "chance_scores": [()],
+            "chance_items": [None],
+            "not_inverted": [""],
         }
     )
     result = MeasureResult(
@@ -341,8 +374,8 @@ def test_a_twenty_item_evaluation_says_its_items_are_too_few_and_how_many_would_
     assert (
         "too few items for a number: mmlu's standard error is that of about 20 items, and about 43 would take its "
         "score 2 standard errors clear of chance"
-    ) in few["words"]
+    ) in placed_words(few)
     enough = place_models(_planted(0.40, 2000), inversion, FlatLine(0.0)).iloc[0]
-    assert "too few items" not in enough["words"]
+    assert "too few items" not in placed_words(enough)
     at_chance = place_models(_planted(0.2, 20), inversion, FlatLine(0.0)).iloc[0]
-    assert "more items cannot make it a number: no score is above chance" in at_chance["words"]
+    assert "more items cannot make it a number: no score is above chance" in placed_words(at_chance)

@@ -57,9 +57,18 @@ def test_a_bound_is_placed_only_where_its_direction_decides():
     assert pooled_place.band_place("value", 2.0, 0.0, 1.0) == "above"
     assert pooled_place.band_place("value", 0.5, 0.0, 1.0) == "within"
     assert pooled_place.band_place("upper bound", -1.0, 0.0, 1.0) == "below"
-    assert pooled_place.band_place("upper bound", 2.0, 0.0, 1.0) == "undetermined against"
+    assert pooled_place.band_place("upper bound", 2.0, 0.0, 1.0) == "undetermined"
     assert pooled_place.band_place("lower bound", 2.0, 0.0, 1.0) == "above"
-    assert pooled_place.band_place("lower bound", -1.0, 0.0, 1.0) == "undetermined against"
+    assert pooled_place.band_place("lower bound", -1.0, 0.0, 1.0) == "undetermined"
+
+
+def test_the_band_code_is_said_by_the_present_layer():
+    from densing.present.pooled import band_words, placed_frame
+
+    assert band_words("undetermined") == "undetermined against" and band_words("above") == "above"
+    frame = pd.DataFrame({"model": ["a", "b"], "band": ["within", "undetermined"]})
+    assert list(placed_frame(frame)["band"]) == ["within", "undetermined against"]
+    assert list(frame["band"]) == ["within", "undetermined"]  # the values are left as they are
 
 
 @pytest.mark.parametrize("table", ["openllm_v2", "swallow"])
