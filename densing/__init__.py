@@ -24,8 +24,8 @@ The public names (``densing.__all__``; ``dir(densing)`` lists them before they l
     held_out_validation(frame, ...)  -> (ReferenceFit, DataFrame): a fit on the small models, judged on the large ones
     ReferenceFit                        a fitted reference law (load, save, invert, predict)
     invert(fit, scores)              -> DataFrame: effective parameter size of each score
-    compute_density(targets, fit)    -> DataFrame: effective size and capacity density per model
-    density                             compute_density's module (:mod:`densing.laws.density`)
+    compute_density(targets, fit)    -> DataFrame: effective size and capacity density per model, its words in place
+    density                             the density tables' module (:mod:`densing.laws.density`: values, no words)
     fit_trend(targets, reference)    -> TrendUncertainty: ln ρmax = A·t + B, the doubling time, fit × score × models × reference
     measure_trend(targets)           -> TrendMeasurement: the headline, rows per benchmark, checks
     pooled_trend()                   -> PooledTrend: one Densing Law from the three tables (densing trend --table all)
@@ -51,7 +51,8 @@ _LAZY = {
     "read_table": ("densing.data.readers", "read_table"),
     "read_pythia_evals": ("densing.data.readers", "read_pythia_evals"),
     "read_lm_eval_json": ("densing.data.readers", "read_lm_eval_json"),
-    "compute_density": ("densing.laws.density", "compute_density"),
+    # the table with its words in place (fit_verdict, the extrapolation notes); densing.density's holds values
+    "compute_density": ("densing.present.laws", "compute_density"),
     "density": ("densing.laws.density", None),  # the per-model density tables' module
     "fit_trend": ("densing.trend.doubling", "fit_trend"),
     "measure_trend": ("densing.trend.measure", "measure_trend"),

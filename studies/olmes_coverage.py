@@ -48,7 +48,7 @@ tasks the real run measures):
 each refitted from the point estimate (:func:`densing.laws.fit.refit_from`, as its series bootstrap does); then
 :func:`tools.olmes_mc_reference.fit_mc_reference` on the planted checkpoints (the ceiling rule, the MC score
 law and ``--score-boot`` moving-block bootstrap draws), :func:`~densing.designs.olmes.mc_reference.offline_reference`
-with Δ̂ and σ_Δ, the R² verdict (:func:`densing.laws.fit_schema.fit_verdict`), the targets through
+with Δ̂ and σ_Δ, the R² verdict (:func:`densing.present.laws.fit_verdict`), the targets through
 :func:`densing.trend.targets.trend_targets`, and :func:`densing.trend.uncertainty.trend_uncertainty` with
 :class:`~densing.laws.inversion.PerBenchmark` at D0 = 10¹², the 0.9 quantile rule and ``--n-boot`` draws — what
 :func:`~densing.designs.olmes.trend.measure_olmes` does, with fewer draws. Held fixed, not re-chosen per replicate: the
@@ -86,9 +86,9 @@ from densing.designs.olmes import mc_reference as mc
 from densing.designs.olmes.trend import D0
 from densing.errors import DensingError
 from densing.laws import fit as _fit, forms, problems as _problems
-from densing.laws.fit_schema import fit_verdict
 from densing.laws.inversion import PerBenchmark
 from densing.laws.reference_fit import ReferenceFit
+from densing.present.laws import fit_verdict
 from densing.trend.targets import trend_targets
 from densing.trend.uncertainty import trend_uncertainty
 from studies.replicates import run_replicates

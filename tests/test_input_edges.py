@@ -235,8 +235,8 @@ def test_fit_on_random_scores_warns(tmp_path, run_cli):
 def test_interval_notes_name_a_parameter_outside_its_interval():
     from dataclasses import replace
 
-    from densing.laws.fit_schema import interval_notes
     from densing.laws.reference_fit import ReferenceFit
+    from densing.present.laws import interval_notes
 
     fit = ReferenceFit.load(FITS / "pythia_arc_easy_composed.json")
     assert all(note.split(" = ")[0] != "a" for note in interval_notes(fit))

@@ -97,18 +97,19 @@ def check_command(
 ) -> None:
     """Held-out 7B/13B predictions beside AI2's, OLMo-2 1B/7B/13B densities with κ, and sensitivity."""
     from densing.laws.olmo.check import check_ladder
+    from densing.present.laws import ladder_findings, ladder_tables, write_ladder_check
 
     if out_dir is not None:
         check_writable_folder(out_dir)  # before the ladder is read
     result = check_ladder(data, fits_dir, level=level)
     if out_dir is not None:
-        result.write(out_dir)
+        write_ladder_check(result, out_dir)
     if fmt is Format.json:  # a command with a headline: the held-out rows, the other tables and the summary beside
-        held, densities, sensitivity = (frame for _, frame in result.tables(False))
-        print_document(held, densities=densities, sensitivity=sensitivity, summary=result.summary_lines())
+        held, densities, sensitivity = (frame for _, frame in ladder_tables(result, False))
+        print_document(held, densities=densities, sensitivity=sensitivity, summary=ladder_findings(result))
         return
-    for title, frame in result.tables(fmt.value == "table"):
+    for title, frame in ladder_tables(result, fmt.value == "table"):
         print_frame(frame, fmt, title=title)
     if fmt is Format.table:
-        for line in result.summary_lines():
+        for line in ladder_findings(result):
             print(line)

@@ -229,7 +229,7 @@ def _fit_family(
 
 
 def _show_fit(result, out: Path | None, fmt: Format) -> None:
-    from densing.laws.fit_schema import fit_verdict, interval_notes
+    from densing.present.laws import fit_verdict, interval_notes
     from densing.present.shown import summary
 
     if out is not None:
@@ -385,9 +385,9 @@ def density(
         _headline_density(profile, source, d0, level, include_poor_fits, fmt, wide, detail)
         return
     from densing.data import read_results
-    from densing.laws.density import compute_density, density_at_own_tokens, extrapolation_summary, extrapolation_words
-    from densing.laws.fit_schema import fit_verdict
+    from densing.laws.density import compute_density, density_at_own_tokens
     from densing.laws.reference_fit import ReferenceFit
+    from densing.present.laws import extrapolation_summary, extrapolation_words, fit_verdict
 
     own_tokens = d0 is not None and d0.strip() == "train_tokens"
     d0_tokens = None if own_tokens else d0_option(d0)  # before the fits and the targets are read

@@ -1,4 +1,5 @@
-"""Per-model densities under an inversion (:mod:`densing.laws.inversion`), for the CLI, the trend and the report.
+"""Per-model densities under an inversion (:mod:`densing.laws.inversion`), for the CLI, the trend and the report: values
+and codes; the words beside them (a fit's verdict, the extrapolation notes) come from :mod:`densing.present.laws`.
 
 :func:`solve_densities` is the one engine; :func:`density_table` (the trend's and the report's per-model table) and
 :func:`compute_density` (``densing density``) show it. A score without a standard error gets the binomial
@@ -20,15 +21,11 @@ from densing.data.benchmarks import with_stderr
 from densing.data.schema import table_argument
 from densing.errors import InputError
 from densing.laws.bounds import EXACT, LOWER, UPPER, near_chance, readings
-from densing.laws.fit_schema import fit_verdict
+from densing.laws.fit_schema import poor_fit, score_r_squared
 from densing.laws.inversion import (
-    ABOVE_LARGEST_N,
-    BELOW_SMALLEST_N,
+    ComponentExtrapolates,
     Joint,
     PerBenchmark,
-    SizeAboveData,
-    SizeBelowData,
-    TokensBeyondData,
     arrays,
     extrapolation_notes,
     mean_score,
@@ -36,7 +33,6 @@ from densing.laws.inversion import (
 )
 from densing.laws.reference_fit import ReferenceFit, as_fits
 from densing.laws.region import ABOVE_TOP_MEMBER, BELOW_SMALLEST_MEMBER, Reason, member_log_sizes, within_members
-from densing.numbers import counted_noun
 from densing.validation import D0_TOKENS, Interval, Options, validate_params
 
 COMPONENT_CENSORED = "component_censored"
@@ -54,38 +50,22 @@ _CI_QUANTILE_METHOD = "inverted_cdf"  # an observed draw, never an interpolation
 N_DRAWS = 600
 
 
-def extrapolation_summary(result: pd.DataFrame) -> str | None:
-    """One sentence for :func:`compute_density`'s ``extrapolation`` column (each row's reasons, a tuple): how many rows
-    leave the reference's data, each D0 reason once and the N̂ reasons counted; ``None`` if no row does."""
-    outside = [note for note in result["extrapolation"] if isinstance(note, tuple)]
-    if not outside:
-        return None
-    parts = [p for note in outside for p in note]
-    reasons = sorted({p for p in parts if isinstance(p, TokensBeyondData)})
-    counts = {
-        side: sum(isinstance(p, kind) for p in parts)
-        for side, kind in ((BELOW_SMALLEST_N, SizeBelowData), (ABOVE_LARGEST_N, SizeAboveData))
-    }
-    reasons += [f"N̂ {side} in {counted_noun(count, 'row')}" for side, count in counts.items() if count]
-    return (
-        f"{len(outside)} of {len(result)} rows extrapolate beyond the reference's data: "
-        + "; ".join(reasons)
-        + " (column 'extrapolation' of --format csv/json has each row's)"
-    )
+#: The codes of a density table's ``bound`` field by the density's kind: a file format's vocabulary, the one a table
+#: file's ``bound`` column is read back with (:data:`densing.trend.targets.BOUND_KINDS`), not a reader's sentence.
+BOUND_CODES = {EXACT: "", LOWER: "lower bound", UPPER: "upper bound"}
+#: The ``bound`` code of a density the law cannot express even as a bound (kind NaN; the density is NaN).
+DROPPED = "dropped"
 
 
-def extrapolation_words(result: pd.DataFrame) -> pd.DataFrame:
-    """``result`` (:func:`compute_density`'s) with each row's extrapolation reasons joined by "; " (None where none)."""
-    return result.assign(
-        extrapolation=["; ".join(n) if isinstance(n, tuple) else None for n in result["extrapolation"]]
-    )
-
-
-def bound_words(kind: np.ndarray) -> np.ndarray:
-    """A density's ``bound`` column from its kind: "" (a value), "lower bound" (ρ ≥ it), "upper bound" (ρ ≤ it) or
-    "dropped" (the law cannot express even the bound; the density is NaN)."""
+def bound_codes(kind: np.ndarray) -> np.ndarray:
+    """A density's ``bound`` column from its kind (:data:`BOUND_CODES`): "" (a value), "lower bound" (ρ ≥ it), "upper
+    bound" (ρ ≤ it) or "dropped" (:data:`DROPPED`)."""
     kind = np.asarray(kind, float)
-    return np.where(kind == EXACT, "", np.where(kind > 0, "lower bound", np.where(kind < 0, "upper bound", "dropped")))
+    return np.where(
+        kind == EXACT,
+        BOUND_CODES[EXACT],
+        np.where(kind > 0, BOUND_CODES[LOWER], np.where(kind < 0, BOUND_CODES[UPPER], DROPPED)),
+    )
 
 
 @dataclass
@@ -217,7 +197,7 @@ def density_table(
     """The trend's and the report's per-model table: :func:`solve_densities` of every target, densest first. Columns:
     model, params, release_date (family), for the joint inversion ``birge_ratio`` and each benchmark's ``density:<b>``,
     bound and interval (:func:`per_benchmark_intervals`), then ``density`` (ρ or its bound), ``bound``
-    (:func:`bound_words`), ``density_ci_low``/``_high``, ``near_chance``, ``reading`` (:func:`readings`),
+    (:func:`bound_codes`), ``density_ci_low``/``_high``, ``near_chance``, ``reading`` (:func:`readings`),
     ``effective_params`` (ρ·N), ``reference`` (the inversion's name) and ``d0``. ``own_draws``: each row's intervals
     from its own draws (:func:`solve_densities`)."""
     solved = solve_densities(models, inversion, seed=seed, level=level, n_draws=n_draws, own_draws=own_draws)
@@ -226,7 +206,7 @@ def density_table(
         **solved.columns,
         **per_benchmark_intervals(models, inversion, seed=seed, level=level, n_draws=n_draws, own_draws=own_draws),
         density=density,
-        bound=bound_words(solved.kind),
+        bound=bound_codes(solved.kind),
         density_ci_low=solved.low,
         density_ci_high=solved.high,
         near_chance=near_chance(*arrays(models, inversion.benchmarks), inversion.benchmarks),
@@ -258,13 +238,13 @@ def per_benchmark_intervals(
             models[f"score:{b}"].notna().to_numpy() if f"score:{b}" in models.columns else np.zeros(len(models), bool)
         )
         low, high = np.full(len(models), np.nan), np.full(len(models), np.nan)
-        words = np.full(len(models), "", dtype=object)
+        codes = np.full(len(models), BOUND_CODES[EXACT], dtype=object)
         if scored.any():
             solved = solve_densities(
                 models[scored], PerBenchmark(fit), seed=seed, level=level, n_draws=n_draws, own_draws=own_draws
             )
-            low[scored], high[scored], words[scored] = solved.low, solved.high, bound_words(solved.kind)
-        out[f"bound:{b}"], out[f"density_ci_low:{b}"], out[f"density_ci_high:{b}"] = words, low, high
+            low[scored], high[scored], codes[scored] = solved.low, solved.high, bound_codes(solved.kind)
+        out[f"bound:{b}"], out[f"density_ci_low:{b}"], out[f"density_ci_high:{b}"] = codes, low, high
     return out
 
 
@@ -301,13 +281,19 @@ def compute_density(
     ``targets``: a tidy results table, checked as a table file is; each fit of ``fits`` (a :class:`ReferenceFit`, a fit
     file or a shipped fit's short name, as ``--fit``, or a list or mapping of them) inverts the rows of its benchmark(s)
     and metric (a mean fit the mean score) with the numbers of :func:`density_table` through ``PerBenchmark(fit, d0)``.
-    A censored density is its bound (``bound``: :func:`bound_words`; ``censored`` the reason; ``loss_hat`` L̂);
+    A censored density is its bound (``bound``: :func:`bound_codes`; ``censored`` the reason; ``loss_hat`` L̂);
     ``reading`` by the one rule (:func:`readings`). With ``aggregate`` and several fits, a row per model (benchmark
     ``geomean``) holds ρ_geo = exp(mean_i ln ρ_i) with the percentile interval of the per-draw geometric means (a draw
     mixing −∞ and +∞ left out): a bound where a component is (``component_censored``), dropped where components bound it
-    in opposite directions. ``intervals=False``: NaN intervals. A fit with a verdict
-    (:func:`densing.laws.fit_schema.fit_verdict`: R² below 0.5) keeps its rows but is left out of the geometric mean
+    in opposite directions. ``intervals=False``: NaN intervals. A poor fit
+    (:func:`densing.laws.fit_schema.poor_fit`: R² below 0.5) keeps its rows but is left out of the geometric mean
     unless ``include_poor_fits``.
+
+    The frame holds values: ``extrapolation`` each row's :class:`densing.laws.inversion.ExtrapolationNote` tuple (None
+    inside the reference's data), ``fit_r_squared`` the score stage's R² and ``poor_fit`` its flag (missing on a
+    geometric mean's rows). The words a reader sees (the ``fit_verdict`` column, the notes as text) are made by
+    :func:`densing.present.laws.density_frame`; ``densing.compute_density``, the notebook's, is
+    :func:`densing.present.laws.compute_density`, this table with those words in place.
     """
     fits = as_fits(fits, "fits")
     targets = table_argument(targets, "targets")
@@ -320,7 +306,7 @@ def compute_density(
         if rows.empty:
             continue
         out, draws = _fit_table(rows, fit, d0, seed=seed, level=level, intervals=intervals)
-        if out["fit_verdict"].iloc[0] is not None:
+        if out["poor_fit"].iloc[0]:
             poor.add(fit.benchmark)
         if draws is not None:
             draws_by_fit[fit.benchmark] = pd.DataFrame(draws.T, index=out["model"].to_numpy())
@@ -368,7 +354,7 @@ def _fit_table(
         loss_hat=loss_hat,
         effective_params=density * params,
         density=density,
-        bound=bound_words(solved.kind),
+        bound=bound_codes(solved.kind),
         censored=reasons,
         density_ci_low=solved.low,
         density_ci_high=solved.high,
@@ -389,7 +375,8 @@ def _fit_table(
         },
         d0=inversion.d0,
         reference_fit=f"{fit.kind}:{fit.benchmark}",
-        fit_verdict=fit_verdict(fit),
+        fit_r_squared=score_r_squared(fit),
+        poor_fit=poor_fit(fit),
     )
     return out, solved.draws
 
@@ -442,11 +429,7 @@ def _geomean_rows(result: pd.DataFrame, draws_by_fit: dict, n_fits: int, level: 
         return pd.DataFrame()
     sub = result[result["model"].isin(models)].copy()
     sub["_censored"] = is_censored(sub["censored"]).to_numpy()
-    sub["_kind"] = np.select(
-        [sub["bound"] == "", sub["bound"] == "lower bound", sub["bound"] == "upper bound"],
-        [EXACT, LOWER, UPPER],
-        np.nan,
-    )
+    sub["_kind"] = sub["bound"].map({code: kind for kind, code in BOUND_CODES.items()}).astype(float)
     with np.errstate(divide="ignore", invalid="ignore"):
         sub["_log"] = np.log(sub["density"].astype(float))
     sub["_extrapolates"] = sub["extrapolation"].notna()
@@ -478,14 +461,15 @@ def _geomean_rows(result: pd.DataFrame, draws_by_fit: dict, n_fits: int, level: 
         "loss_hat": np.nan,
         "effective_params": value * params,
         "density": value,
-        "bound": bound_words(kind),
+        "bound": bound_codes(kind),
         "censored": np.where(censored, COMPONENT_CENSORED, ""),
         "density_ci_low": low,
         "density_ci_high": high,
         "effective_params_ci_low": low * params,
         "effective_params_ci_high": high * params,
         "extrapolation": [
-            ("a component extrapolates",) if x else None for x in by_model["_extrapolates"].any().loc[models].to_numpy()
+            (ComponentExtrapolates(np.nan, np.nan),) if x else None
+            for x in by_model["_extrapolates"].any().loc[models].to_numpy()
         ],
     }
     out |= {c: first[c].to_numpy() for c in ("train_tokens", "release_date", "family", "d0") if c in result.columns}

@@ -1,6 +1,7 @@
 """The schema of a fit file (:data:`FORMAT`, checked by :func:`check_fit_dict` against the law's domain
 :data:`FIT_DOMAIN`), the points a reference fit is made on (:func:`select_points` and the cuts of them), one fitted
-stage (:class:`StageFit`) and the verdicts on a fit.
+stage (:class:`StageFit`) and the verdicts on a fit as values (:func:`poor_fit`, :func:`misplaced_intervals`; their
+words are made in :mod:`densing.present.laws`).
 """
 
 from __future__ import annotations
@@ -338,19 +339,22 @@ class StageFit(Result):
 POOR_FIT_R2 = 0.5
 
 
-def fit_verdict(fit) -> str | None:
-    """'poor fit: R² … < 0.5' when the score stage of ``fit`` (a ReferenceFit) explains too little, else None."""
-    r2 = fit.stages[-1].r_squared if fit.stages else math.nan
-    return f"poor fit: R² {r2:.3f} < {POOR_FIT_R2}" if math.isnan(r2) or r2 < POOR_FIT_R2 else None
+def score_r_squared(fit) -> float:
+    """R² of the score stage of ``fit`` (a ReferenceFit; its last stage), NaN without a stage."""
+    return fit.stages[-1].r_squared if fit.stages else math.nan
 
 
-def interval_notes(fit, level: float = 0.95) -> list[str]:
-    """One sentence per parameter whose bootstrap percentile interval misses its point estimate (most refits settle
-    elsewhere: a flat or multi-modal cost surface); such an interval is reported as it is, with this note."""
-    return [
-        f"{row.parameter} = {row.estimate:.4g} lies outside its bootstrap interval "
-        f"[{row.ci_low:.4g}, {row.ci_high:.4g}]: the resampled fits settle elsewhere, "
-        f"so {row.parameter} is poorly determined by these points"
-        for row in fit.parameter_ci(level).itertuples(index=False)
-        if not (math.isnan(row.ci_low) or row.ci_low <= row.estimate <= row.ci_high)
-    ]
+def poor_fit(fit) -> bool:
+    """Whether the score stage of ``fit`` explains too little to invert through: R² below :data:`POOR_FIT_R2` or NaN
+    (its verdict in words: :func:`densing.present.laws.fit_verdict`)."""
+    r2 = score_r_squared(fit)
+    return math.isnan(r2) or r2 < POOR_FIT_R2
+
+
+def misplaced_intervals(fit, level: float = 0.95) -> pd.DataFrame:
+    """The rows of ``fit.parameter_ci(level)`` whose bootstrap percentile interval misses the point estimate (most refits
+    settle elsewhere: a flat or multi-modal cost surface); such an interval is reported as it is, with a note
+    (:func:`densing.present.laws.interval_notes`)."""
+    frame = fit.parameter_ci(level)
+    inside = frame["ci_low"].isna() | ((frame["ci_low"] <= frame["estimate"]) & (frame["estimate"] <= frame["ci_high"]))
+    return frame[~inside].reset_index(drop=True)

@@ -45,29 +45,35 @@ def invert(fit, scores, d0: float | None = None) -> pd.DataFrame:
     return pd.DataFrame({"score": scores, "loss_hat": loss_hat, "effective_params": size, "censored": reasons})
 
 
-#: The words of :func:`extrapolation_notes` for N̂ outside the reference's N range.
-BELOW_SMALLEST_N = "below the reference's smallest N"
-ABOVE_LARGEST_N = "above the reference's largest N"
+@dataclass(frozen=True, order=True)
+class ExtrapolationNote:
+    """One reason an inversion leaves the reference's data, as values: ``value`` against the reference's ``limit``; its
+    kind is its class, so that what a note says is never read back out of words (its words:
+    :func:`densing.present.laws.extrapolation_text`)."""
 
-
-class ExtrapolationNote(str):
-    """One reason an inversion leaves the reference's data, in words wherever it is shown; its kind is its class, so
-    that what a note says is never read back out of its words."""
+    value: float
+    limit: float
 
 
 class TokensBeyondData(ExtrapolationNote):
-    """D0 beyond the reference's largest D: the same for every size of one fit at one D0."""
+    """D0 (``value``) beyond the reference's largest D (``limit``): the same for every size of one fit at one D0."""
 
 
 class SizeBelowData(ExtrapolationNote):
-    """N̂ below the reference's smallest N (:data:`BELOW_SMALLEST_N`)."""
+    """N̂ (``value``) below the reference's smallest N (``limit``)."""
 
 
 class SizeAboveData(ExtrapolationNote):
-    """N̂ above the reference's largest N (:data:`ABOVE_LARGEST_N`)."""
+    """N̂ (``value``) above the reference's largest N (``limit``)."""
 
 
-def extrapolation_notes(fit: ReferenceFit, effective_params, d0: float | None = None) -> list[tuple[str, ...] | None]:
+class ComponentExtrapolates(ExtrapolationNote):
+    """A geometric mean's component leaves its reference's data (no numbers of its own: NaN, NaN)."""
+
+
+def extrapolation_notes(
+    fit: ReferenceFit, effective_params, d0: float | None = None
+) -> list[tuple[ExtrapolationNote, ...] | None]:
     """Where an inversion leaves the reference's data: per size its reasons (:class:`ExtrapolationNote`, D0's first);
     ``None`` inside.
     N̂ (eq. 4) interpolates only while N̂ lies between the fitted points' smallest and largest N and D0 is at most
@@ -76,27 +82,17 @@ def extrapolation_notes(fit: ReferenceFit, effective_params, d0: float | None = 
     points = fit.loss_points_frame()
     if points.empty:
         return [None] * sizes.size
-    from densing.numbers import format_count
-
     tokens = fit.d0 if d0 is None else d0
     n_low, n_high = float(points["params"].min()), float(points["params"].max())
     d_high = float(points["train_tokens"].max())
-    common = (
-        [
-            TokensBeyondData(
-                f"D0 {format_count(tokens)} is {tokens / d_high:.3g}x the reference's largest D ({format_count(d_high)})"
-            )
-        ]
-        if tokens > d_high
-        else []
-    )
-    notes: list[str | None] = []
+    common = [TokensBeyondData(float(tokens), d_high)] if tokens > d_high else []
+    notes: list[tuple[ExtrapolationNote, ...] | None] = []
     for size in sizes:
         parts = list(common)
         if np.isfinite(size) and 0 < size < n_low:
-            parts.append(SizeBelowData(f"N̂ {format_count(size)} {BELOW_SMALLEST_N} ({format_count(n_low)})"))
+            parts.append(SizeBelowData(float(size), n_low))
         elif np.isfinite(size) and size > n_high:
-            parts.append(SizeAboveData(f"N̂ {format_count(size)} {ABOVE_LARGEST_N} ({format_count(n_high)})"))
+            parts.append(SizeAboveData(float(size), n_high))
         notes.append(tuple(parts) or None)
     return notes
 

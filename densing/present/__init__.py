@@ -57,8 +57,13 @@ PUBLIC = {
 
 def _every_rendering() -> None:
     """Load the modules that register a rendering for each result type (:mod:`.shown`, :mod:`.records`,
-    :mod:`.placed`)."""
-    for module in ("densing.present.shown", "densing.present.records", "densing.present.placed"):
+    :mod:`.placed`, :mod:`.laws`)."""
+    for module in (
+        "densing.present.shown",
+        "densing.present.records",
+        "densing.present.placed",
+        "densing.present.laws",
+    ):
         import_module(module)
 
 
@@ -68,6 +73,8 @@ def _renderings_of_what_is_loaded() -> None:
     import_module("densing.present.shown")
     if "densing.placement.measure" in sys.modules:
         import_module("densing.present.placed")
+    if "densing.laws.olmo.check" in sys.modules:  # the ladder check's summary, with its findings
+        import_module("densing.present.laws")
 
 
 def __getattr__(name: str):

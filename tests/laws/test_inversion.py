@@ -215,12 +215,14 @@ def test_uncensored_rows_have_a_missing_reason_not_an_empty_string():
 
 
 def test_extrapolation_is_said_in_words_where_the_inversion_leaves_the_reference_data():
-    """N̂ outside the reference's N range, or D0 beyond its largest D, gets a note; inside, none."""
+    """N̂ outside the reference's N range, or D0 beyond its largest D, gets a note (values; its words from
+    densing.present.laws); inside, none."""
     import pandas as pd
 
     from densing.laws.density import compute_density
-    from densing.laws.inversion import extrapolation_notes
+    from densing.laws.inversion import SizeBelowData, TokensBeyondData, extrapolation_notes
     from densing.laws.reference_fit import ReferenceFit
+    from densing.present.laws import density_frame, extrapolation_text
 
     fit = ReferenceFit.load("reference_fits/olmo_arc_easy_two_step.json")
     points = fit.loss_points_frame()
@@ -239,10 +241,13 @@ def test_extrapolation_is_said_in_words_where_the_inversion_leaves_the_reference
     out = compute_density(targets, fit, d0=1e11, intervals=False).set_index("model")
     assert abs(out.loc["inside", "effective_params"] / 1e9 - 1) < 1e-6
     assert out.loc["inside", "extrapolation"] is None
-    assert [n for n in out.loc["below", "extrapolation"] if "below the reference's smallest N" in n]
+    assert [n for n in out.loc["below", "extrapolation"] if isinstance(n, SizeBelowData) and n.limit == n_low]
+    shown = density_frame(out.reset_index()).set_index("model")
+    assert [n for n in shown.loc["below", "extrapolation"] if "below the reference's smallest N" in n]
     beyond = extrapolation_notes(fit, [1e9, n_high * 2], d0=d_high * 4)  # each size's reasons, D0's first
-    assert all("4x the reference's largest D" in note[0] for note in beyond)
-    assert len(beyond[0]) == 1 and "above the reference's largest N" in beyond[1][1]
+    assert all(isinstance(note[0], TokensBeyondData) for note in beyond)
+    assert all("4x the reference's largest D" in extrapolation_text(note[0]) for note in beyond)
+    assert len(beyond[0]) == 1 and "above the reference's largest N" in extrapolation_text(beyond[1][1])
 
 
 def test_geomean_rows_match_a_per_model_computation():

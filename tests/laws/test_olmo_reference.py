@@ -45,14 +45,16 @@ def test_check_gives_held_out_errors_beside_ai2_and_densities_with_conditioning(
     assert np.allclose(
         held["relative_error"], (held["predicted_score"] - held["measured_score"]).abs() / held["measured_score"]
     )
+    from densing.present.laws import ladder_densities, ladder_findings
+
     dens = result.densities
     assert set(dens["model"]) == {"olmo-2-1b", "olmo-2-7b", "olmo-2-13b"}
     finite = dens["censored"].isna() & np.isfinite(dens["density"])
     assert (dens.loc[finite, "conditioning"] >= 1).all()
     # every censored or unbounded density says why in words
     unbounded = ~finite | ~np.isfinite(dens["density_ci_high"])
-    assert dens.loc[unbounded, "why"].str.len().gt(10).all()
-    lines = result.summary_lines()
+    assert ladder_densities(dens).loc[unbounded, "why"].str.len().gt(10).all()
+    lines = ladder_findings(result)
     assert any("AI2's 13B: 2.34%" in line for line in lines)
     assert set(result.sensitivity.columns) == {"variant", "olmo-2-7b_mean_error", "olmo-2-13b_mean_error"}
 

@@ -20,7 +20,7 @@ from densing import paths
 from densing.constants import DEFAULT_EPOCH
 from densing.designs.olmes import mc_reference as mc
 from densing.errors import DensingError
-from densing.laws.fit_schema import fit_verdict
+from densing.laws.fit_schema import POOR_FIT_R2, poor_fit, score_r_squared
 from densing.laws.inversion import PerBenchmark
 from densing.laws.reference_fit import ReferenceFit
 from densing.numbers import counted_noun, format_months
@@ -160,9 +160,10 @@ def measure_olmes(
         inversion = PerBenchmark(ref, d0)
         models, dropped = trend_targets(targets, inversion, since=since, epoch=epoch)
         left.append(dropped.assign(benchmark=ref.benchmark))
-        if verdict := fit_verdict(ref):
+        if poor_fit(ref):  # the words still made here: the design's rows are to hold R² and the flag (issue 106)
             row["error"] = (
-                f"the MC score law is a {verdict} on the OLMo-2 checkpoints (bits per byte does not order MC accuracy)"
+                f"the MC score law is a poor fit: R² {score_r_squared(ref):.3f} < {POOR_FIT_R2} on the OLMo-2 "
+                "checkpoints (bits per byte does not order MC accuracy)"
             )
             row["n_models"] = len(models)
             continue
@@ -233,8 +234,10 @@ def _ceiling_one(
     if not (folder / mc.MC_FIT_CEILING_ONE.format(task=task)).exists():
         return {"months_ceiling_1_why": f"{mc.MC_FIT_CEILING_ONE.format(task=task)} not in {folder.name}"}
     fixed, _ = reference(task, targets, fits_dir, seed=seed, name=mc.MC_FIT_CEILING_ONE)
-    if verdict := fit_verdict(fixed):
-        return {"months_ceiling_1_why": f"the ceiling-1 law is a {verdict}"}
+    if poor_fit(fixed):  # the words still made here (issue 106)
+        return {
+            "months_ceiling_1_why": f"the ceiling-1 law is a poor fit: R² {score_r_squared(fixed):.3f} < {POOR_FIT_R2}"
+        }
     return _side("months_ceiling_1", models, PerBenchmark(fixed, d0), n_boot=n_boot, seed=seed, checked=True)
 
 

@@ -16,7 +16,6 @@ import pandas as pd
 
 from densing import paths
 from densing.errors import InputError
-from densing.io import write_file_set
 from densing.laws.fit_schema import final_points, select_points
 from densing.laws.olmo.ladder import (
     FINAL_CHECKPOINTS,
@@ -52,7 +51,10 @@ GOAL_MEAN_ERROR = 0.023  # the goal: AI2's own 13B mean error over the five task
 class LadderCheck(Result):
     """The ladder's check (module docstring): held-out predictions, densities, the sensitivity to the fitting rules.
     ``to_dict()``: the tables as records, AI2's 13B mean error and the level; ``to_frame()``: the held-out predictions;
-    ``conf_int(alpha)``: ``<model>.<benchmark>.predicted_score`` and ``<model>.<benchmark>.density`` rows."""
+    ``conf_int(alpha)``: ``<model>.<benchmark>.predicted_score`` and ``<model>.<benchmark>.density`` rows. Values: the
+    tables' titles, the densities' words, the findings and the files a reader gets are
+    :mod:`densing.present.laws`' (:func:`~densing.present.laws.ladder_tables`,
+    :func:`~densing.present.laws.ladder_findings`, :func:`~densing.present.laws.write_ladder_check`)."""
 
     held_out: pd.DataFrame
     densities: pd.DataFrame
@@ -86,81 +88,21 @@ class LadderCheck(Result):
         return interval_frame(rows)
 
     def _summary_items(self) -> list[tuple[str, object]]:
-        return [
-            ("level", self.level),
-            ("AI2's 13B mean error", self.ai2_mean_13b),
-            *((f"finding {i}", line) for i, line in enumerate(self.summary_lines(), 1)),
-        ]
+        return [("level", self.level), ("AI2's 13B mean error", self.ai2_mean_13b)]
 
-    def tables(self, compact: bool = True):
-        held, dens = self.held_out, self.densities
-        if compact:
-            held = held[
-                [
-                    "model",
-                    "benchmark",
-                    "measured_score",
-                    "predicted_score",
-                    "predicted_score_ci_low",
-                    "predicted_score_ci_high",
-                    "relative_error",
-                    "ai2_relative_error",
-                ]
-            ]
-            dens = dens[
-                [
-                    "model",
-                    "benchmark",
-                    "score",
-                    "density",
-                    "density_ci_low",
-                    "density_ci_high",
-                    "ci_fold",
-                    "conditioning",
-                ]
-            ]
-        yield "held-out prediction of OLMo-2 7B and 13B from the ladder (relative error |Ŝ − S| / S)", held
-        yield "density at the model's own token count (same recipe: ρ ≈ 1 expected)", dens
-        yield (
-            "held-out mean relative error over MMLU, HellaSwag, PIQA, SIQA, CSQA under other fitting choices",
-            self.sensitivity,
-        )
-
-    def summary_lines(self) -> list[str]:
+    def mean_errors(self) -> pd.Series:
+        """Each held-out model's mean relative error over :data:`FIVE_TASKS` (its goal: :data:`GOAL_MEAN_ERROR`)."""
         five = self.held_out[self.held_out["benchmark"].isin(FIVE_TASKS)]
-        means = five.groupby("model")["relative_error"].mean()
-        lines = [f"{r.model} {r.benchmark}: {r.why}" for r in self.densities.itertuples(index=False) if r.why]
-        lines += [
-            f"{model}: mean relative error over the five tasks {means[model]:.2%} (AI2's 13B: "
-            f"{self.ai2_mean_13b:.2%}; goal ≤ {GOAL_MEAN_ERROR:.1%}: "
-            f"{'meets' if means[model] <= GOAL_MEAN_ERROR else 'misses'})"
-            for model in HELD_OUT
-            if model in means
-        ]
-        d13 = self.densities[(self.densities["model"] == "olmo-2-13b") & self.densities["benchmark"].isin(FIVE_TASKS)]
-        narrow = int((d13["ci_fold"] < 5).sum())
-        contains = self.densities.groupby("model")["ci_contains_1"].agg(["sum", "size"])
-        lines.append(
-            f"13B density intervals narrower than ×5 on {narrow} of 5 tasks; "
-            + "; ".join(
-                f"{m}: {int(r['sum'])}/{int(r['size'])} intervals contain ρ = 1" for m, r in contains.iterrows()
-            )
-        )
-        return lines
+        return five.groupby("model")["relative_error"].mean()
 
-    def write(self, folder: str | Path) -> None:
-        """heldout.csv, densities.csv and sensitivity.csv in ``folder``, as a set (:func:`densing.io.write_file_set`)."""
-        write_file_set(
-            folder,
-            {
-                f"{name}.csv": frame.to_csv(index=False)
-                for name, frame in (
-                    ("heldout", self.held_out),
-                    ("densities", self.densities),
-                    ("sensitivity", self.sensitivity),
-                )
-            },
-        )
+    def narrow_13b(self) -> int:
+        """On how many of the five tasks the 13B density interval is narrower than ×5 (high / low < 5)."""
+        d13 = self.densities[(self.densities["model"] == "olmo-2-13b") & self.densities["benchmark"].isin(FIVE_TASKS)]
+        return int((d13["ci_fold"] < 5).sum())
+
+    def contains_1(self) -> pd.DataFrame:
+        """Per model, how many of its density intervals contain ρ = 1 (``sum``) of how many (``size``)."""
+        return self.densities.groupby("model")["ci_contains_1"].agg(["sum", "size"])
 
 
 def check_ladder(folder: str | Path, fits_dir: str | Path, *, level: float = 0.95) -> LadderCheck:

@@ -17,7 +17,7 @@ import pandas as pd
 
 from densing.errors import FitError, InputError
 from densing.laws import fit as _fit, forms, problems as _problems
-from densing.laws.density import density_at_own_tokens, extrapolation_words
+from densing.laws.density import density_at_own_tokens
 from densing.laws.fit_schema import final_points, select_points
 from densing.laws.inversion import conditioning
 from densing.laws.reference import fit_reference
@@ -188,11 +188,17 @@ def predict_held_out(fit: ReferenceFit, targets: pd.DataFrame, level: float = 0.
     return out
 
 
+#: The codes of a ladder density's ``why`` column (what limits its interval; its words:
+#: :func:`densing.present.laws.ladder_why`): censored, ill-conditioned, the fit's uncertainty, wide, or nothing.
+CENSORED, ILL_CONDITIONED, FIT_UNCERTAINTY, WIDE, NARROW = "censored", "ill_conditioned", "fit_uncertainty", "wide", ""
+
+
 def density_table(fits: dict[str, ReferenceFit], targets: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
     """Density of each target at its own token count (Xiao et al. 2024, eq. 4 at D0 = its D: ρ ≈ 1 expected of the
     ladder's recipe; :func:`densing.laws.density.density_at_own_tokens`), ``conditioning`` κ
-    (:func:`densing.laws.inversion.conditioning`), ``ci_fold`` (high / low), ``ci_contains_1`` and ``why``."""
-    out = extrapolation_words(density_at_own_tokens(targets, list(fits.values()), level=level, aggregate=False))
+    (:func:`densing.laws.inversion.conditioning`), ``ci_fold`` (high / low), ``ci_contains_1`` and ``why`` (a code,
+    :func:`why_code`). Values: the words (the verdict, the notes, ``why``) are :func:`densing.present.laws.ladder_densities`'."""
+    out = density_at_own_tokens(targets, list(fits.values()), level=level, aggregate=False)
     out["conditioning"] = [
         float(conditioning(fits[b], [s], [e], d0=d0)[0])
         for b, s, e, d0 in zip(out["benchmark"], out["score"], out["stderr"], out["d0"])
@@ -200,23 +206,19 @@ def density_table(fits: dict[str, ReferenceFit], targets: pd.DataFrame, level: f
     with np.errstate(divide="ignore", invalid="ignore"):
         out["ci_fold"] = out["density_ci_high"] / out["density_ci_low"]
     out["ci_contains_1"] = (out["density_ci_low"] <= 1) & (out["density_ci_high"] >= 1)
-    out["why"] = [_why(r) for r in out.itertuples(index=False)]
+    out["why"] = [why_code(r) for r in out.itertuples(index=False)]
     return out
 
 
-def _why(row) -> str:
-    """In words: what limits a density's interval."""
+def why_code(row) -> str:
+    """What limits a density's interval, as a code: :data:`CENSORED` (the score beyond what the law reaches at D0),
+    :data:`ILL_CONDITIONED` (no upper end, κ > 2), :data:`FIT_UNCERTAINTY` (no upper end: some draws cannot reach the
+    score), :data:`WIDE` (high / low > 5) or :data:`NARROW` ("": nothing to say)."""
     if row.censored:
-        return (
-            f"censored ({row.censored}): the score is beyond what the ladder's law reaches at D0 = {row.d0:.3g} tokens"
-        )
+        return CENSORED
     if not np.isfinite(row.density_ci_high):
-        if np.isfinite(row.conditioning) and row.conditioning > 2:
-            return f"ill-conditioned: one standard error of the score moves ρ {row.conditioning:.3g}-fold"
-        return "fit uncertainty: some bootstrap draws of the ladder's law cannot reach this score at D0"
-    if row.ci_fold > 5:
-        return f"wide: one standard error of the score moves ρ {row.conditioning:.3g}-fold; the rest is the fit's uncertainty"
-    return ""
+        return ILL_CONDITIONED if np.isfinite(row.conditioning) and row.conditioning > 2 else FIT_UNCERTAINTY
+    return WIDE if row.ci_fold > 5 else NARROW
 
 
 def variant_errors(
