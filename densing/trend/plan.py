@@ -30,7 +30,9 @@ from densing.trend.uncertainty import TrendUncertainty, from_row_trend
 @dataclass(frozen=True)
 class Variant:
     """Which family fits a row's references use: the law's shape (``power`` or ``logistic_ln_n``) and the budget ``d0``
-    every reference is brought to (None: each its own; :func:`densing.trend.capability.budget_fits`)."""
+    every reference is brought to (None: each its own; :func:`densing.trend.capability.budget_fits`). A row holds its
+    variant as these values (:attr:`densing.trend.capability.RowSpec.shape`, ``d0``); its label in words is
+    :func:`densing.present.words.row_label`'s."""
 
     shape: str = "power"
     d0: float | None = None
