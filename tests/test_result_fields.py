@@ -49,7 +49,7 @@ STRING_FIELDS = {
     ("TrendMeasurement", "reference"): "reference fits' names",
     ("TrendMeasurement", "headline_rule"): "a rule's name",
     ("TrendMeasurement", "headline_set"): "a set's label",
-    ("TrendMeasurement", "table_words"): "a table's label",
+    ("TrendMeasurement", "table_name"): "a registered table's name",
     ("TrendMeasurement", "since"): "a date",
     ("FamilyInfluence", "family"): "a family name",
     ("TrendUncertainty", "rule"): "a rule's name",

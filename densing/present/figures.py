@@ -31,6 +31,7 @@ from densing.present.forest import (
     uncertainty_figure as uncertainty_figure,
 )
 from densing.present.words import result_interval, rows_frame
+from densing.trend.rules import get as rule_of
 
 
 def loaded() -> None:
@@ -185,7 +186,7 @@ def _line_traces(figure: go.Figure, line, others, dates, low_y: float, high_y: f
                 visible="legendonly",
                 line=dict(dash="dash", width=1.5),
                 name=(
-                    f"{other.legend} (click to show or hide): doubling {format_months(other.doubling_time_months)} months"
+                    f"{rule_of(other.rule).words()} (click to show or hide): doubling {format_months(other.doubling_time_months)} months"
                     + result_interval(other, brackets="()", level="95% CI ")
                 ),
                 hoverinfo="skip",

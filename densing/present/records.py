@@ -14,15 +14,16 @@ import pandas as pd
 
 from densing import registry
 from densing.constants import PAPER
-from densing.numbers import frame_records, json_tree, json_value
+from densing.numbers import format_count, frame_records, json_tree, json_value
 from densing.present import knife_edge, verdict, words
 from densing.present.shown import IN_WORDS, detail, headline, status, summary, threshold, verdict_of, why
 from densing.results import Result
 from densing.states import JudgedInterval
 from densing.trend.checks import Check
 from densing.trend.forecast import ForecastWindows
-from densing.trend.measure import OPTIMISTIC_RULES, SENSITIVITY_JUDGED
+from densing.trend.measure import BUDGET_VARIANT, OPTIMISTIC_RULES, RULE_VARIANT, SENSITIVITY_JUDGED, SHAPE_VARIANT
 from densing.trend.measurement import TrendMeasurement
+from densing.trend.plan import D0_VARIANT, REFERENCE_VARIANT
 from densing.trend.pooled_trend import PooledTrend
 from densing.validation import Options, validate_params
 
@@ -149,17 +150,36 @@ def cross_check(m: TrendMeasurement) -> pd.DataFrame:
     )
 
 
+#: Each sensitivity variant's code (:data:`densing.trend.plan.REFERENCE_VARIANT`, :data:`~densing.trend.plan.
+#: D0_VARIANT`, :data:`densing.trend.measure.RULE_VARIANT`, ``BUDGET_VARIANT``, ``SHAPE_VARIANT``) in words.
+VARIANT_WORDS = {
+    REFERENCE_VARIANT: "reference",
+    D0_VARIANT: "D0 of the given fit",
+    RULE_VARIANT: "frontier rule",
+    BUDGET_VARIANT: "D0 budget (every reference at 1T tokens)",
+    SHAPE_VARIANT: "family law logistic in ln N",
+}
+
+
 def sensitivity_frame(m: TrendMeasurement) -> pd.DataFrame:
-    """The headline's sensitivity table with each variant's status in words, in place of the judged value behind it
-    (:data:`densing.trend.measure.SENSITIVITY_JUDGED`); the envelope rule's noted as optimistic."""
+    """The headline's sensitivity table in words: each variant's (:data:`VARIANT_WORDS`), a given fit's D0 in its
+    ``inversion`` column ("D0 300B"), each variant's status in place of the judged value behind it
+    (:data:`densing.trend.measure.SENSITIVITY_JUDGED`), the envelope rule's noted as optimistic."""
     frame = m.sensitivity
     if frame is None or SENSITIVITY_JUDGED not in frame.columns:
         return frame
+    codes = frame["variant"]
     said = [
-        status(judged) + (OPTIMISTIC_NOTE if variant == "frontier rule" and reference in OPTIMISTIC_RULES else "")
-        for judged, variant, reference in zip(frame[SENSITIVITY_JUDGED], frame["variant"], frame["reference"])
+        status(judged) + (OPTIMISTIC_NOTE if variant == RULE_VARIANT and reference in OPTIMISTIC_RULES else "")
+        for judged, variant, reference in zip(frame[SENSITIVITY_JUDGED], codes, frame["reference"])
     ]
-    return frame.assign(**{SENSITIVITY_JUDGED: said}).rename(columns={SENSITIVITY_JUDGED: "status"})
+    inversion = [
+        f"D0 {format_count(d0)}" if variant == D0_VARIANT else inv
+        for variant, inv, d0 in zip(codes, frame["inversion"], frame["d0"])
+    ]
+    return frame.assign(
+        **{"variant": [VARIANT_WORDS.get(v, v) for v in codes], "inversion": inversion, SENSITIVITY_JUDGED: said}
+    ).rename(columns={SENSITIVITY_JUDGED: "status"})
 
 
 #: What a frontier rule whose points are chosen on the response adds to its status in the sensitivity table.
@@ -192,7 +212,7 @@ def measurement_frame(m: TrendMeasurement, by: str = "rule") -> pd.DataFrame:
         frame = m.table()
         return frame.assign(
             headline=frame["rule"] == m.headline_rule,
-            set=m.headline_set,
+            set=verdict.headline_set_words(m),
             reference=m.reference,
             d0=m.d0,
             status=[status(r) for r in m.rules.values()],

@@ -125,6 +125,11 @@ def reference_rule(m: TrendMeasurement) -> str:
     return verdict.references_words(m.references_by)
 
 
+def table_words(m: TrendMeasurement) -> str:
+    """The measured table in words (:func:`densing.present.verdict.table_words`)."""
+    return verdict.table_words(m)
+
+
 def rests_on(m: TrendMeasurement) -> str:
     """What the headline rests on, one sentence each (:func:`densing.present.verdict.rests_on_words`)."""
     return verdict.rests_on_words(m.rules.get(m.headline_rule))
@@ -161,7 +166,11 @@ IN_WORDS: dict[type, dict[str, tuple[str, Callable]]] = {
     TrendUncertainty: {"judged": ("status", status)},
     FixedSizeFit: {"state": ("status", status)},
     ForecastCutoff: {"state": ("outcome", outcome), "reason": ("verdict", verdict_of)},
-    TrendMeasurement: {"references_by": ("reference_rule", reference_rule)},
+    TrendMeasurement: {
+        "references_by": ("reference_rule", reference_rule),
+        "headline_set": ("headline_set", verdict.headline_set_words),
+        "table_name": ("table_words", table_words),
+    },
     Segment: {"error": ("note", note)},
 }
 

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from densing import registry
 from densing.constants import (
     CEILING_STDERRS,
     FLOOR_STDERRS,
@@ -130,20 +131,37 @@ def saturation_words(head, kind: str) -> str:
     )
 
 
+def headline_set_words(m) -> str:
+    """The headline's benchmarks in words: its set's registered label, or a given fit's benchmarks
+    (:attr:`~densing.trend.measurement.TrendMeasurement.references_by`)."""
+    by = m.references_by
+    if by.given and not m.headline_set:
+        return f"benchmark(s) of the given fit ({', '.join(by.benchmarks)})"
+    return m.headline_set
+
+
+def table_words(m) -> str:
+    """The measured table in words: its registered words (:attr:`densing.registry.TrendTable.words`, "the public
+    table") looked up by :attr:`~densing.trend.measurement.TrendMeasurement.table_name`, "" for a table not
+    registered."""
+    found = registry.tables().get(m.table_name, None)
+    return "" if found is None else found.words
+
+
 def measurement_verdict(m) -> str:
     """A measurement's first sentence, one a researcher can cite, by its headline row's state: the estimate and its
     determined ends, the benchmarks, table and references, the most influential family where it matters, the paper's."""
-    head, label, table_words, missing = m.rules[m.headline_rule], m.headline_set, m.table_words, m.missing
+    head, label, table, missing = m.rules[m.headline_rule], headline_set_words(m), table_words(m), m.missing
     refs, paper = _families(head.reference_names), PAPER["doubling_time_months"]
     est = format_months(head.doubling_time_months)
     low, high = head.doubling_time_months_ci_low, head.doubling_time_months_ci_high
     interval = result_interval(head, brackets="()", level="95% CI ")
-    where = f"on the {label} of {table_words}, against {refs}"
+    where = f"on the {label} of {table}, against {refs}"
     legend = f"; {note}" if (note := ranges_note(head)) else ""
     state = head.state
     if missing:
         return (
-            f"Doubling time not measured on the {missing[0][1]}: {row_reason(missing[0][2])}. On the {label} of {table_words}, "
+            f"Doubling time not measured on the {missing[0][1]}: {row_reason(missing[0][2])}. On the {label} of {table}, "
             f"against {refs}: {est} months{interval}, {status_words(head)}; the paper reports {paper} months."
         )
     if state is State.MEASURED:
@@ -379,7 +397,7 @@ def measurement_repr(m) -> str:
     status = measurement_status(m)
     shown = f"{status}; {determined_words(head)}" if head is not None else status
     families = ", ".join(dict.fromkeys(name.family for name in head.reference_names)) if head is not None else ""
-    return f"TrendMeasurement({m.headline_set}: {shown}; references {families})"
+    return f"TrendMeasurement({headline_set_words(m)}: {shown}; references {families})"
 
 
 def headline_summary(m) -> dict:
@@ -498,7 +516,7 @@ def measurement_summary(m) -> Summary:
     """A :class:`densing.trend.measurement.TrendMeasurement` as a reader sees it (its ``summary()``)."""
     head = m.rules.get(m.headline_rule)
     items = [
-        ("benchmark set", m.headline_set),
+        ("benchmark set", headline_set_words(m)),
         ("status", measurement_status(m)),
         ("verdict", measurement_verdict(m)),
         ("reference", m.reference),

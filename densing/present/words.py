@@ -11,7 +11,7 @@ import pandas as pd
 
 from densing.constants import END_STABILITY
 from densing.display import name_text
-from densing.numbers import NumberText, counted_noun, format_months, format_number
+from densing.numbers import NumberText, counted_noun, format_count, format_months, format_number
 from densing.states import EndOpen, NoFamilyPasses, NoFamilyScored, ReferencesDisagree, State
 
 
@@ -379,6 +379,18 @@ def row_reason(reason) -> str:
     return str(reason)
 
 
+def row_label(row) -> str:
+    """A :class:`densing.trend.capability.Row`'s label as a reader sees it: its label, with the variant of its
+    references' fits where it is not the default (:class:`densing.trend.plan.Variant`: at one budget D0, or the law
+    logistic in ln N)."""
+    d0, shape = getattr(row, "d0", None), getattr(row, "shape", "power")  # a stored row's record holds neither
+    if d0 is not None:
+        return f"{row.label} at D0 = {format_count(d0)}"
+    if shape != "power":
+        return f"{row.label}, family law logistic in ln N"
+    return row.label
+
+
 def row_record(row) -> dict:
     """A :class:`densing.trend.capability.Row` as one row of ``densing trend --by benchmark``'s table."""
     r = row.result
@@ -390,7 +402,7 @@ def row_record(row) -> dict:
 
     return {
         "row": row.name,
-        "label": row.label,
+        "label": row_label(row),
         "capability": row.capability,
         "status": row_status(row),
         "benchmarks": ",".join(row.benchmarks),

@@ -39,13 +39,19 @@ SET = "set"
 @dataclass(frozen=True)
 class RowSpec:
     """What one row measures, wherever a row is declared (:class:`densing.trend.plan.RowJob`), computed
-    (:func:`trend_row`) or held (:class:`Row`): ``name``, its key among a measurement's rows; ``label``, its words;
-    ``capability``, the benchmark's (:data:`CAPABILITY`) or :data:`SET`; ``benchmarks``, those it inverts."""
+    (:func:`trend_row`) or held (:class:`Row`): ``name``, its key among a measurement's rows; ``label``, the set's
+    registered label (:attr:`~densing.registry.TrendTable.sets`) or the benchmark's id; ``capability``, the benchmark's
+    (:data:`CAPABILITY`) or :data:`SET`; ``benchmarks``, those it inverts; ``shape`` and ``d0``, the variant of its
+    references' fits (:class:`densing.trend.plan.Variant`: the law's shape, the one budget every reference is brought
+    to, None for each its own). The label a reader sees, with its variant, is
+    :func:`densing.present.words.row_label`'s."""
 
     name: str
     label: str
     capability: str
     benchmarks: tuple[str, ...]
+    shape: str = "power"
+    d0: float | None = None
 
     @classmethod
     def of_benchmark(cls, benchmark: str) -> RowSpec:
@@ -80,6 +86,16 @@ class Row:
     def label(self) -> str:
         """The row's label (:attr:`RowSpec.label`)."""
         return self.spec.label
+
+    @property
+    def shape(self) -> str:
+        """The law shape of the row's references' fits (:attr:`RowSpec.shape`)."""
+        return self.spec.shape
+
+    @property
+    def d0(self) -> float | None:
+        """The one budget the row's references are brought to, None for each its own (:attr:`RowSpec.d0`)."""
+        return self.spec.d0
 
     @property
     def capability(self) -> str:

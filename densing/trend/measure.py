@@ -231,7 +231,7 @@ def _measurement(c: plan.Context, jobs: list, done: dict) -> TrendMeasurement:
         )
         if "order_breaks" in c.sections
         else None,
-        table_words=c.profile.words,
+        table_name=c.profile.name,
         missing=tuple(h.missing),
         since=c.since,
         common=h.common,
@@ -253,6 +253,11 @@ SENSITIVITY_COLUMNS = [
     "ci_high",
     SENSITIVITY_JUDGED,
 ]
+#: What a pooled sensitivity row of :func:`_with_variants` varies (its ``variant``, a code, beside
+#: :data:`densing.trend.plan.REFERENCE_VARIANT` and :data:`~densing.trend.plan.D0_VARIANT`): another frontier rule, the
+#: references at one budget D0 (:data:`densing.trend.plan.BUDGET`), the other law shape (:data:`~densing.trend.plan.
+#: LOGISTIC`); each in words is :func:`densing.present.records.sensitivity_frame`'s.
+RULE_VARIANT, BUDGET_VARIANT, SHAPE_VARIANT = "rule", "budget", "shape"
 #: The frontier rules whose points are chosen on the response, so that their interval is optimistic.
 OPTIMISTIC_RULES = ("envelope",)
 
@@ -267,12 +272,9 @@ def _with_variants(
         for r in sensitivity.to_dict("records")
     ]
     rows += [
-        _pooled("frontier rule", rule, result, result) for rule, result in found_rules.items() if rule != HEADLINE_RULE
+        _pooled(RULE_VARIANT, rule, result, result) for rule, result in found_rules.items() if rule != HEADLINE_RULE
     ]
-    for which, variant in (
-        (plan.BUDGET, "D0 budget (every reference at 1T tokens)"),
-        (plan.LOGISTIC, "family law logistic in ln N"),
-    ):
+    for which, variant in ((plan.BUDGET, BUDGET_VARIANT), (plan.LOGISTIC, SHAPE_VARIANT)):
         row = side.get(which.row_key(headline)) if headline is not None else None
         if row is not None:
             rows.append(_pooled(variant, ", ".join(x.family for x in row.references), row.result, row))

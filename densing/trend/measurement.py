@@ -65,6 +65,8 @@ class TrendMeasurement(Result):
     left_out: pd.DataFrame = field(repr=False)
     fits: tuple[ReferenceFit, ...] = field(repr=False)
     inversion: object = field(repr=False)
+    #: the headline's registered set label (:attr:`densing.registry.TrendTable.sets`); "" for a given fit's benchmarks
+    #: (:attr:`references_by`); in words, :func:`densing.present.verdict.headline_set_words`
     headline_set: str = ""
     benchmark_rows: tuple = field(default=(), repr=False)  # capability.Row per benchmark
     set_rows: tuple = field(default=(), repr=False)  # capability.Row per benchmark set, the headline's first
@@ -75,7 +77,9 @@ class TrendMeasurement(Result):
     #: members of a reference family of any row that break their family's order (densing.laws.family_rows), and whether
     #: the family's fits keep them
     order_breaks: pd.DataFrame | None = field(default=None, repr=False)
-    table_words: str = ""  # the table in words ("the Open LLM Leaderboard v2 table")
+    #: the registered table measured (:attr:`densing.registry.TrendTable.name`); its words, as the JSON gives them
+    #: under ``table_words``, are :func:`densing.present.verdict.table_words`'s
+    table_name: str = ""
     missing: tuple = ()  # the sets passed over before the headline's: (name, label, why)
     since: str | None = None  # the targets' window
     #: the headline row's common targets (densing.trend.selection.CommonTargets; None where it has none), kept for
@@ -134,6 +138,17 @@ class TrendMeasurement(Result):
     def __repr__(self) -> str:
         """The headline in one line, as the installed display writes it (:func:`densing.results.displayed_text`)."""
         return displayed_text(self)
+
+    @property
+    def table_words(self) -> str:
+        """The measured table's registered words (:attr:`densing.registry.TrendTable.words`, declared metadata looked
+        up, not made here; "" for a table not registered), kept for the check that a measurement given to
+        :func:`densing.placement.measure` is of the table placed against; a reader's words are
+        :func:`densing.present.verdict.table_words`'s."""
+        from densing import registry
+
+        found = registry.tables().get(self.table_name, None)
+        return "" if found is None else found.words
 
     @property
     def fit(self) -> ReferenceFit:

@@ -19,7 +19,6 @@ from densing.errors import DensingError
 from densing.laws import eligibility
 from densing.laws.density import density_table
 from densing.laws.inversion import PerBenchmark
-from densing.numbers import format_count
 from densing.registry import TrendTable
 from densing.states import ReferencesBy
 from densing.trend import capability, pooling, rules, selection
@@ -31,7 +30,9 @@ from densing.trend.uncertainty import TrendUncertainty, from_row_trend
 @dataclass(frozen=True)
 class Variant:
     """Which family fits a row's references use: the law's shape (``power`` or ``logistic_ln_n``) and the budget ``d0``
-    every reference is brought to (None: each its own; :func:`densing.trend.capability.budget_fits`)."""
+    every reference is brought to (None: each its own; :func:`densing.trend.capability.budget_fits`). A row holds its
+    variant as these values (:attr:`densing.trend.capability.RowSpec.shape`, ``d0``); its label in words is
+    :func:`densing.present.words.row_label`'s."""
 
     shape: str = "power"
     d0: float | None = None
@@ -40,14 +41,6 @@ class Variant:
     def key(self) -> str:
         """The key of the :class:`FitsJob` that fits this variant ("" for the default: the context's fits)."""
         return "" if self == DEFAULT else "fits:" + ("shape" if self.d0 is None else f"budget@{self.d0:g}")
-
-    def label(self, label: str) -> str:
-        """A row's label under this variant."""
-        if self.d0 is not None:
-            return f"{label} at D0 = {format_count(self.d0)}"
-        if self.shape == DEFAULT.shape:
-            return label
-        return f"{label}, family law logistic in ln N"
 
     def row_key(self, name: str) -> str:
         """A row's key under this variant (its name for the default)."""
@@ -149,7 +142,7 @@ class RowJob:
     def run(self, c: Context, needed: dict) -> capability.Row:
         candidates, fits = (c.candidates, c.fits) if not self.needs else needed[self.variant.key][:2]
         return capability.trend_row(
-            replace(self.spec, label=self.variant.label(self.spec.label)),  # the row's label says its variant
+            replace(self.spec, shape=self.variant.shape, d0=self.variant.d0),  # the row holds its variant
             c.targets,
             candidates,
             fits,
@@ -267,7 +260,7 @@ def measure_headline(c: Context) -> Headline:
         inversion = PerBenchmark(c.fit, c.fit.d0 if c.d0 is None else float(c.d0))
         chosen = selection.common_targets(c.targets, [inversion], since=c.since, epoch=c.epoch)
         benchmarks, missing = tuple(inversion.benchmarks), []
-        label = f"benchmark(s) of the given fit ({', '.join(benchmarks)})"
+        label = ""  # no registered set: the given fit's benchmarks (references_by; in words, densing.present.verdict)
     else:
         label, benchmarks, missing, chosen = headline_members(
             c.targets, c.candidates, c.fits, c.profile, since=c.since, epoch=c.epoch, seed=c.seed
@@ -328,9 +321,10 @@ def by_rule(chosen: selection.CommonTargets, *, n_boot: int, n_boot_side: int, s
     return found, errors
 
 
-#: What a sensitivity row of :func:`sensitivity` varies (its ``variant``): one reference alone, or the given fit at
-#: another D0.
-REFERENCE_VARIANT, D0_VARIANT = "reference", "D0 of the given fit"
+#: What a sensitivity row of :func:`sensitivity` varies (its ``variant``, a code): one reference alone, or the given
+#: fit at another D0 (its ``d0``); each in words, and the D0 in the ``inversion`` column, is
+#: :func:`densing.present.records.sensitivity_frame`'s.
+REFERENCE_VARIANT, D0_VARIANT = "reference", "d0"
 
 
 def sensitivity(head: TrendUncertainty, chosen: selection.CommonTargets, c: Context) -> pd.DataFrame:
@@ -363,7 +357,7 @@ def sensitivity(head: TrendUncertainty, chosen: selection.CommonTargets, c: Cont
                 {
                     "variant": D0_VARIANT,
                     "reference": str(variant.names[0]),
-                    "inversion": f"D0 {format_count(value)}",
+                    "inversion": variant.inversions[0].kind,
                     "d0": value,
                     "doubling_time_months": r.doubling_time_months,
                     "ci_low": r.doubling_time_months_ci_low,

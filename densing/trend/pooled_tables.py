@@ -444,7 +444,7 @@ def pooled_law(rows: list[TableRow], *, n_boot: int = 600, seed: int = 0, epoch:
     }
     tables = [
         {
-            **row_words(row),
+            **row_values(row),
             "n_points": int((points.tables == row.table).sum()),
             **estimate(by_table[i], draws.by_table[i]),
         }
@@ -465,7 +465,7 @@ def pooled_law(rows: list[TableRow], *, n_boot: int = 600, seed: int = 0, epoch:
     }
 
 
-def row_words(row: TableRow) -> dict:
+def row_values(row: TableRow) -> dict:
     """A table's row as values: its name, the row's label and its references."""
     return {"table": row.table, "row": row.row, "references": list(row.references)}
 

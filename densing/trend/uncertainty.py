@@ -32,7 +32,7 @@ from densing.trend.pooling import (
     most_influential_model,
     pooled_trend,
 )
-from densing.trend.rules import doubling_months, envelope_index, get as rule_of, slope_band
+from densing.trend.rules import doubling_months, envelope_index, slope_band
 from densing.trend.selection import reference_targets
 from densing.trend.targets import dates_as_days, parse_epoch
 from densing.validation import DRAWS, Interval, validate_params
@@ -236,11 +236,6 @@ class TrendUncertainty(Result):
             "targets": {lab: list(families) for lab, families in self.target_labs},
             "leave_one_lab_out": frame_records(self.lab_influence_frame()),
         }
-
-    @property
-    def legend(self) -> str:
-        """The frontier rule in a figure's legend (:meth:`densing.trend.rules.FrontierRule.words`)."""
-        return rule_of(self.rule).words()
 
     @property
     def reference_months(self) -> dict[ReferenceName, float]:

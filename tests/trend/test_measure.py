@@ -288,7 +288,10 @@ def test_the_notebook_api_is_the_same_engine(shipped, rule):
 
 
 def test_sensitivity_holds_only_eligible_references_and_d0_only_with_a_data_term(shipped):
+    from densing.present.records import sensitivity_frame
     from densing.registry import leading_table
+    from densing.trend.measure import BUDGET_VARIANT, RULE_VARIANT, SHAPE_VARIANT
+    from densing.trend.plan import D0_VARIANT
     from densing.trend.selection import set_references
 
     benchmarks = next(b for label, b in leading_table().sets.values() if label == shipped.headline_set)
@@ -297,10 +300,14 @@ def test_sensitivity_holds_only_eligible_references_and_d0_only_with_a_data_term
     assert set(own["reference"].str.split(":").str[0]) == families
     assert (own["ci_low"] <= own["doubling_time_months"]).all()
     # one table from one engine: the other frontier rules, one budget and the other law shape beside the references
+    assert {RULE_VARIANT, BUDGET_VARIANT, SHAPE_VARIANT} <= set(shipped.sensitivity["variant"])
+    assert D0_VARIANT not in set(shipped.sensitivity["variant"])  # family laws: no D0 variants
+    # the words are the present layer's, the table's codes in place
+    shown = sensitivity_frame(shipped)
     assert {"frontier rule", "D0 budget (every reference at 1T tokens)", "family law logistic in ln N"} <= set(
-        shipped.sensitivity["variant"]
+        shown["variant"]
     )
-    assert not shipped.sensitivity["inversion"].astype(str).str.startswith("D0").any()  # family laws: no D0 variants
+    assert not shown["inversion"].astype(str).str.startswith("D0").any()
 
 
 def test_rewording_every_reason_leaves_every_reference_set_and_every_no_reference_reason_unchanged(shipped):
@@ -324,13 +331,18 @@ def test_rewording_every_reason_leaves_every_reference_set_and_every_no_referenc
 
 def test_a_given_composed_fit_is_measured_at_the_given_d0_with_d0_variants():
     from densing.data import read_results
+    from densing.numbers import format_count
+    from densing.present.records import sensitivity_frame
     from densing.trend.measure import SENSITIVITY_D0, measure_trend
+    from densing.trend.plan import D0_VARIANT
 
     fit = ReferenceFit.load("reference_fits/pile_hellaswag_composed.json")
     result = measure_trend(read_results("results/public_models.csv"), fit=fit, d0=3e11, n_boot=40, n_boot_side=40)
     assert result.d0 == 3e11 and "(given)" in result.reference
-    variants = result.sensitivity[result.sensitivity["inversion"].astype(str).str.startswith("D0")]
+    variants = result.sensitivity[result.sensitivity["variant"] == D0_VARIANT]
     assert sorted(variants["d0"]) == sorted(SENSITIVITY_D0)
+    shown = sensitivity_frame(result)  # each D0 in words in the inversion column
+    assert list(shown.loc[variants.index, "inversion"]) == [f"D0 {format_count(d0)}" for d0 in variants["d0"]]
 
 
 def test_trend_since_must_be_a_date_and_fit_family_checks_its_bootstrap():
