@@ -286,6 +286,32 @@ class NoFamilyPasses:
     eligible_on_one: tuple[tuple[str, str], ...]
 
 
+class LeftOut:
+    """Why a row is left out of a trend, as a code (the ``reason`` column of the frames of the rows left out) with its
+    number or cell in the ``detail`` column; in words, :func:`densing.present.words.left_out_reason`.
+
+    A target of a trend (:func:`densing.trend.targets.trend_targets`, a row's common targets
+    :func:`densing.trend.selection.common_targets`): :attr:`NO_DATE`, :attr:`BEFORE` and :attr:`ON_OR_AFTER` the
+    window (``detail``: its edge, ``since`` or ``until``), :attr:`NO_STDERR`, :attr:`OWN` (a model of the reference),
+    :attr:`INCOMPLETE` (a score missing on the row's benchmarks). A point of a frame of values
+    (:func:`densing.trend.targets.prepare`): :attr:`CENSORED` (``detail``: the ``censored`` cell), :attr:`MISSING_DATE`,
+    :attr:`NON_FINITE` (``detail``: the value as given), :attr:`NON_POSITIVE` (``detail``: the value as a number).
+    A cost pair's model (:func:`densing.trend.corollaries.compression_density`): :attr:`ABSENT` (not among the
+    densities)."""
+
+    NO_DATE = "no_date"
+    BEFORE = "released_before"
+    ON_OR_AFTER = "released_on_or_after"
+    NO_STDERR = "no_stderr"
+    OWN = "own_model"
+    INCOMPLETE = "incomplete"
+    CENSORED = "censored"
+    MISSING_DATE = "missing_date"
+    NON_FINITE = "non_finite"
+    NON_POSITIVE = "non_positive"
+    ABSENT = "absent"
+
+
 @dataclass(frozen=True)
 class ReferencesBy:
     """How a headline's references were chosen: ``given`` (``--fit``), or the set rule over ``benchmarks``."""

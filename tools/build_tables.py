@@ -654,7 +654,7 @@ def olmes(args) -> int:
     rows as CSV and the checks beside them."""
     from densing.designs.olmes.trend import measure_olmes
     from densing.present.olmes import checks_frame, rows_frame
-    from densing.present.words import not_measured
+    from densing.present.words import left_out_frame, not_measured
 
     result = measure_olmes(args.fits_dir, args.results_dir, d0=args.d0, n_boot=args.n_boot, seed=args.seed)
     shown = rows_frame(result)
@@ -686,7 +686,9 @@ def olmes(args) -> int:
         "left out:",
         "; ".join(
             f"{m} ({r})"
-            for m, r in result.left_out.drop_duplicates("model")[["model", "reason"]].itertuples(index=False)
+            for m, r in left_out_frame(result.left_out.drop_duplicates("model"))[["model", "reason"]].itertuples(
+                index=False
+            )
         ),
     )
     if args.out:

@@ -159,7 +159,7 @@ def trend(
     if fmt is Format.json:
         from densing.present import records
         from densing.present.shown import verdict_of
-        from densing.present.words import FOLD_LEGEND
+        from densing.present.words import FOLD_LEGEND, budget_notes
 
         document = (
             dict(
@@ -167,7 +167,7 @@ def trend(
                 fold=FOLD_LEGEND,
                 verdict=verdict_of(result),
                 at_budget=records.by_benchmark_at_budget(result),
-                at_budget_notes=result.budget_notes,
+                at_budget_notes=budget_notes(result),
                 cross_check=records.cross_check(result),
                 influence=result.influence(),
                 labs=result.labs(),
@@ -280,7 +280,7 @@ def _print_by_benchmark_screen(result, forecast) -> None:
     numbered below), what ``--detail`` adds."""
     from densing.present.records import by_benchmark
     from densing.present.shown import verdict_of
-    from densing.present.words import ends_shown, fold_legend, row_parts, short_statuses, shown_legend
+    from densing.present.words import budget_notes, ends_shown, fold_legend, row_parts, short_statuses, shown_legend
 
     print_text(verdict_of(result))
     table = by_benchmark(result)
@@ -299,7 +299,7 @@ def _print_by_benchmark_screen(result, forecast) -> None:
     sets = table[table["capability"] == "set"] if "capability" in table.columns else table.iloc[0:0]
     if len(sets):  # a set's short id beside its name in words, as the report and the README name it
         print_text("sets: " + "; ".join(f"{r.row} = {r.label}" for r in sets.itertuples()))
-    notes = [*_order_break_lines(result), *(f"at one budget, {n}: {v}" for n, v in result.budget_notes.items())]
+    notes = [*_order_break_lines(result), *(f"at one budget, {n}: {v}" for n, v in budget_notes(result).items())]
     more = [
         "slopes, heterogeneity, each reference's months",
         "the two estimators' cross-check",
@@ -315,7 +315,7 @@ def _print_by_benchmark_detail(result, forecast, wide: bool) -> None:
 
     from densing.present.records import by_benchmark, by_benchmark_at_budget, cross_check
     from densing.present.shown import verdict_of
-    from densing.present.words import ends_shown, fold_legend, shown_legend
+    from densing.present.words import budget_notes, ends_shown, fold_legend, shown_legend
     from densing.trend.capability import BUDGET_D0
 
     rows, budget_rows = by_benchmark(result), by_benchmark_at_budget(result)
@@ -356,7 +356,7 @@ def _print_by_benchmark_detail(result, forecast, wide: bool) -> None:
             title=f"budget sensitivity: the same rows with every reference's members brought to "
             f"D0 = {format_count(BUDGET_D0)} tokens through the loss law of Hoffmann et al. 2022",
         )
-        for name, note in result.budget_notes.items():
+        for name, note in budget_notes(result).items():
             print_text(f"at one budget, {name}: {note}")
     if forecast:
         declared = [dict(forecast["declared"], declared=True)] if forecast.get("declared") else []

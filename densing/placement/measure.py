@@ -329,16 +329,19 @@ def place_against(
     """``scores``' models placed against the headline of ``target``, the table its caller resolved
     (:func:`densing.registry.resolve_table`): ``measurement``, or one measured with ``n_boot`` draws; a
     :class:`MeasureResult` of ``suite`` with ``fields``."""
+    from densing import registry
     from densing.constants import DEFAULT_N_BOOT
     from densing.data import read_results
     from densing.trend.measure import HEADLINE_RULE, measure_trend
 
     profile, path = target
-    words = getattr(measurement, "table_words", None)
-    if measurement is not None and isinstance(words, str) and words != profile.words:
+    name = getattr(measurement, "table_name", None)  # TrendMeasurement.table_name: the registered table measured
+    if measurement is not None and isinstance(name, str) and name != profile.name:
+        measured = registry.tables().get(name, None)  # the message names both tables by their registered words
+        on = (name or "no registered table") if measured is None else measured.words
         raise InputError(
-            f"measurement: a headline measured on {words}, not on {profile.words}, the table the scores "
-            "are placed against; give that table's measurement, or none"
+            f"measurement: a headline measured on {on}, not on {profile.words}, the table the scores are placed "
+            "against; give that table's measurement, or none"
         )
 
     if measurement is None:

@@ -33,7 +33,8 @@ SPAN_VALUES = tuple(WITHIN_SPAN)
 #: not inverted ("" where it is).
 VERDICT_VALUES = ("interval_includes_line", "chance_scores", "chance_items", "not_inverted")
 #: Why a model of the scores is not inverted where the headline's targets give no reason: it has no score on any of
-#: the inversion's benchmarks (``not_inverted``; "" for a model inverted, else the reason the targets give).
+#: the inversion's benchmarks (``not_inverted``; "" for a model inverted, else the reason the targets give, a
+#: :class:`densing.states.LeftOut` code; in words, :func:`densing.present.placed.placed_words`).
 NO_SCORE = "no score"
 
 

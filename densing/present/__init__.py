@@ -52,6 +52,8 @@ PUBLIC = {
     "forecast_record": "densing.present.records",
     "table_record": "densing.present.records",
     "placed_frame": "densing.present.placed",
+    "left_out_frame": "densing.present.words",
+    "compression_frame": "densing.present.words",
 }
 
 

@@ -34,6 +34,7 @@ from densing.placement.place import (
 )
 from densing.present.shown import figure, summary
 from densing.present.summaries import Summary
+from densing.present.words import left_out_reason
 
 
 def _listed(names: str) -> str:
@@ -114,7 +115,7 @@ def placed_words(r: Mapping) -> str:
     g = format_number
     if r.get("not_inverted"):
         why = r["not_inverted"]
-        return f"not inverted: {'no score on ' + _listed(r['missing']) if why == NO_SCORE else why}"
+        return f"not inverted: {'no score on ' + _listed(r['missing']) if why == NO_SCORE else left_out_reason(why)}"
     reading, value, why = density_reading(
         r["density"], r["bound"], r["density_ci_low"], r["density_ci_high"], bool(r.get("near_chance", False))
     )

@@ -213,7 +213,7 @@ def measurement_frame(m: TrendMeasurement, by: str = "rule") -> pd.DataFrame:
         return frame.assign(
             headline=frame["rule"] == m.headline_rule,
             set=verdict.headline_set_words(m),
-            reference=m.reference,
+            reference=verdict.reference_words(m),
             d0=m.d0,
             status=[status(r) for r in m.rules.values()],
             verdict=verdict_of(m),
@@ -262,7 +262,7 @@ def trend_measurement_document(m: TrendMeasurement) -> dict:
         {
             "frontier": rule,
             "headline": rule == m.headline_rule,
-            "reference": m.reference,
+            "reference": verdict.reference_words(m),
             "d0": m.d0,
             **record(result),
             "measurable": m.measurable,
@@ -337,7 +337,7 @@ def table_record(found) -> dict:
         "verdict": verdict_of(measured),
         "rows": [{**r, "reference_names": names.get(r["row"], [])} for r in by_benchmark(measured).to_dict("records")],
         "at_budget": by_benchmark_at_budget(measured).to_dict("records"),
-        "at_budget_notes": measured.budget_notes,
+        "at_budget_notes": words.budget_notes(measured),
         "cross_check": cross_check(measured).to_dict("records"),
     }
     forecast = forecast_record(found.forecast)

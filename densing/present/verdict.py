@@ -140,6 +140,13 @@ def headline_set_words(m) -> str:
     return m.headline_set
 
 
+def reference_words(m) -> str:
+    """The headline's references as a reader sees them: their names (:attr:`~densing.trend.measurement.TrendMeasurement.
+    reference`, ``family:benchmark`` joined by `` | ``), with " (given)" after a given fit's (``--fit``:
+    :attr:`densing.states.ReferencesBy.given`)."""
+    return m.reference + (" (given)" if m.references_by.given else "")
+
+
 def table_words(m) -> str:
     """The measured table in words: its registered words (:attr:`densing.registry.TrendTable.words`, "the public
     table") looked up by :attr:`~densing.trend.measurement.TrendMeasurement.table_name`, "" for a table not
@@ -519,7 +526,7 @@ def measurement_summary(m) -> Summary:
         ("benchmark set", headline_set_words(m)),
         ("status", measurement_status(m)),
         ("verdict", measurement_verdict(m)),
-        ("reference", m.reference),
+        ("reference", reference_words(m)),
         ("d0", m.d0),
         ("frontier rule", m.headline_rule),
     ]
@@ -543,7 +550,7 @@ def measurement_summary(m) -> Summary:
         tables=(
             Table.of(
                 m.table(),
-                f"doubling time (months) by frontier rule; reference {m.reference}, D0 = {format_count(m.d0)} tokens",
+                f"doubling time (months) by frontier rule; reference {reference_words(m)}, D0 = {format_count(m.d0)} tokens",
             ),
             Table("validity checks", ("check", "result", "detail"), tuple(checks)),
         ),

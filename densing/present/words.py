@@ -12,7 +12,7 @@ import pandas as pd
 from densing.constants import END_STABILITY
 from densing.display import name_text
 from densing.numbers import NumberText, counted_noun, format_count, format_months, format_number
-from densing.states import EndOpen, NoFamilyPasses, NoFamilyScored, ReferencesDisagree, State
+from densing.states import EndOpen, LeftOut, NoFamilyPasses, NoFamilyScored, ReferencesDisagree, State
 
 
 def heterogeneity_words(result) -> str:
@@ -349,6 +349,98 @@ def row_parts(row) -> tuple[str, tuple[str, ...]]:
 def row_status(row) -> str:
     """A :class:`densing.trend.capability.Row`'s one status wherever it is shown: :func:`row_parts`, joined."""
     return joined(*row_parts(row))
+
+
+#: The words of each reason a row is left out of a trend that needs no number (:class:`densing.states.LeftOut`).
+LEFT_OUT_WORDS = {
+    LeftOut.NO_DATE: "no release date",
+    LeftOut.NO_STDERR: "no standard error and no item count for its benchmark",
+    LeftOut.OWN: "defines the reference",
+    LeftOut.INCOMPLETE: "a score missing on the row's benchmarks",
+}
+
+
+def left_out_reason(code: str, detail=None, *, date_column: str = "release_date", value_column: str = "density") -> str:
+    """Why a row is left out of a trend (a :class:`densing.states.LeftOut` code and its ``detail``), in words: "released
+    before 2023-02-24", "censored: no finite N̂", "non-positive density (0.0)", …; ``date_column`` and ``value_column``:
+    the frame's (:func:`densing.trend.targets.prepare`)."""
+    if code in LEFT_OUT_WORDS:
+        return LEFT_OUT_WORDS[code]
+    if code == LeftOut.BEFORE:
+        return f"released before {detail}"
+    if code == LeftOut.ON_OR_AFTER:
+        return f"released on or after {detail}"
+    if code == LeftOut.CENSORED:
+        return f"censored: {detail}"
+    if code == LeftOut.MISSING_DATE:
+        return f"missing {date_column}"
+    if code == LeftOut.NON_FINITE:
+        return f"non-finite {value_column} ({detail!r})"
+    if code == LeftOut.NON_POSITIVE:
+        return f"non-positive {value_column} ({float(detail)!r})"
+    return str(code)
+
+
+def left_out_frame(left: pd.DataFrame) -> pd.DataFrame:
+    """The targets left out of a trend (:func:`densing.trend.targets.trend_targets`' ``model, reason, detail``, a row's
+    :attr:`densing.trend.selection.CommonTargets.left_out`) as a reader sees them: ``model`` and ``reason`` in words
+    (:func:`left_out_reason`), the other columns as they are, less ``detail``."""
+    said = [left_out_reason(code, detail) for code, detail in zip(left["reason"].tolist(), _details(left))]
+    return left.drop(columns="detail", errors="ignore").assign(reason=pd.Series(said, index=left.index, dtype=object))
+
+
+def excluded_reasons(excluded: pd.DataFrame) -> list[str]:
+    """Each row of :func:`densing.trend.targets.prepare`'s ``excluded`` frame (``row``, the label, the date and the
+    value columns, ``reason``, ``detail``) left out, in words (:func:`left_out_reason`, naming its date and value
+    columns)."""
+    date_column, value_column = excluded.columns[2], excluded.columns[3]
+    return [
+        left_out_reason(code, detail, date_column=date_column, value_column=value_column)
+        for code, detail in zip(excluded["reason"].tolist(), _details(excluded))
+    ]
+
+
+def compression_frame(pairs: pd.DataFrame) -> pd.DataFrame:
+    """:func:`densing.trend.corollaries.compression_density`'s pairs as a reader sees them: a ``note`` ("no density for
+    compressed model 'x' (censored: …)"; None where both have a density) in place of ``compressed_left_out`` and
+    ``parent_left_out``."""
+    notes = []
+    for child, parent, *left in pairs[
+        ["compressed_model", "parent_model", "compressed_left_out", "parent_left_out"]
+    ].itertuples(index=False):
+        said = [
+            f"no density for {role} model {name!r}"
+            + ("" if why[0] == LeftOut.ABSENT else f" ({left_out_reason(*why, date_column='release_date')})")
+            for role, name, why in zip(("compressed", "parent"), (child, parent), left)
+            if why is not None
+        ]
+        notes.append("; ".join(said) or None)
+    return pairs.drop(columns=["compressed_left_out", "parent_left_out"]).assign(
+        note=pd.Series(notes, index=pairs.index, dtype=object)
+    )
+
+
+def _details(frame: pd.DataFrame) -> list:
+    """A frame's ``detail`` cells as they were given (None for each where it has none)."""
+    return frame["detail"].astype(object).tolist() if "detail" in frame.columns else [None] * len(frame)
+
+
+def budget_note(note) -> str:
+    """What the budget sensitivity left out of a reference, or why it dropped it
+    (:class:`densing.trend.capability.BudgetNote`), in words: each member with no size at D0, then "fewer than 3 sizes at
+    D0: dropped" or "refit at D0 fails: " and the refit's error."""
+    parts = [*note.missing]
+    if note.dropped:
+        parts.append("fewer than 3 sizes at D0: dropped")
+    if note.refit_error is not None:
+        parts.append(f"refit at D0 fails: {note.refit_error}")
+    return "; ".join(parts)
+
+
+def budget_notes(m) -> dict[str, str]:
+    """A measurement's budget notes (:attr:`densing.trend.measurement.TrendMeasurement.budget_notes`), reference →
+    :func:`budget_note`."""
+    return {name: budget_note(note) for name, note in m.budget_notes.items()}
 
 
 def row_reason(reason) -> str:

@@ -21,11 +21,12 @@ from densing.laws.density import density_table
 from densing.laws.inversion import PerBenchmark
 from densing.laws.reference_fit import ReferenceFit
 from densing.numbers import counted_noun
-from densing.present import records, shown
+from densing.present import records, shown, words
 from densing.present.bias import bias_words
 from densing.present.figures import with_intervals
 from densing.present.forest import row_names
 from densing.present.summaries import Summary, Table
+from densing.present.verdict import reference_words
 from densing.registry import Target, TrendTable, designs, given_or_resolved, leading_table
 from densing.report.designs import ranked_sections
 from densing.results import Result
@@ -297,7 +298,7 @@ def compute_report(
             cross,
             records.sensitivity_frame(measured),
             records.by_benchmark_at_budget(measured),
-            dict(measured.budget_notes),
+            words.budget_notes(measured),
             row_names([*measured.benchmark_rows, *measured.set_rows]),
             row_names(measured.budget_rows),
         ),
@@ -325,7 +326,7 @@ def _bias(measured, results: Path, headline_fit, d0) -> str | None:
 def _appendices(measured, densities: pd.DataFrame, inputs: Inputs) -> list:
     """The measurement in detail, the named models, then the appendices, the caveats and the overlap section."""
     corrections = inputs.results.parent / "corrections.csv"
-    reference = str(densities["reference"].iloc[0]) if len(densities) else measured.reference
+    reference = str(densities["reference"].iloc[0]) if len(densities) else reference_words(measured)
     laws = tuple(ReferenceFit.load(p) for p in sorted(glob.glob(str(inputs.fits_dir / DEFAULT_LAW_FITS))))
     sections = [
         DetailSection(measured),
@@ -335,7 +336,10 @@ def _appendices(measured, densities: pd.DataFrame, inputs: Inputs) -> list:
         CandidatesSection(measured.candidates),
         PerModelSection(densities, reference, measured.d0),
         CaveatsSection(
-            densities, measured.left_out, pd.read_csv(corrections) if corrections.exists() else None, inputs.results
+            densities,
+            words.left_out_frame(measured.left_out),
+            pd.read_csv(corrections) if corrections.exists() else None,
+            inputs.results,
         ),
     ]
     if inputs.traces is not None:

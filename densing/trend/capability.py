@@ -291,26 +291,37 @@ def _held_out_columns(candidates: pd.DataFrame) -> dict:
 BUDGET_D0 = 1e12
 
 
+@dataclass(frozen=True)
+class BudgetNote:
+    """What :func:`budget_fits` left out of a reference, or why it dropped it, as values: the laws' sentence for each
+    member with no size at D0 (:func:`densing.laws.forms.translate_members`), whether fewer than 3 sizes were left
+    (dropped), and the refit's error message where it failed (None where it did not); in words, :func:`densing.present.words.budget_note`."""
+
+    missing: tuple[str, ...] = ()
+    dropped: bool = False
+    refit_error: str | None = None
+
+
 def budget_fits(
     targets: pd.DataFrame, fits: dict[tuple[str, str], ReferenceFit], *, d0: float = BUDGET_D0, seed: int = 0
-) -> tuple[dict[tuple[str, str], ReferenceFit], dict[str, str]]:
-    """(fits keyed as ``fits``, {reference: what was left out or why it was dropped}): each reference fit refitted at
-    one budget ``d0``: a member of N parameters on D tokens has the size N' with L(N', D0) = L(N, D) under a published
-    law, L = E + A·N^-α + B·D^-β (:mod:`densing.laws.forms`: Hoffmann et al. 2022), and the family law S(N') is
-    refitted by likelihood (the same dispersion); a reference left with fewer than 3 sizes is dropped."""
+) -> tuple[dict[tuple[str, str], ReferenceFit], dict[str, BudgetNote]]:
+    """(fits keyed as ``fits``, {reference: :class:`BudgetNote`, what was left out or why it was dropped}): each
+    reference fit refitted at one budget ``d0``: a member of N parameters on D tokens has the size N' with
+    L(N', D0) = L(N, D) under a published law, L = E + A·N^-α + B·D^-β (:mod:`densing.laws.forms`: Hoffmann et al.
+    2022), and the family law S(N') is refitted by likelihood (the same dispersion); a reference left with fewer than 3
+    sizes is dropped."""
     law = LOSS_LAWS["hoffmann_2022"]
     out: dict[tuple[str, str], ReferenceFit] = {}
-    notes: dict[str, str] = {}
+    notes: dict[str, BudgetNote] = {}
     for (family, benchmark), fit in fits.items():
         points = fit.points_frame()
         sizes, missing = translate_members(
             points["params"].to_numpy(float), points["train_tokens"].to_numpy(float), d0, law
         )
         name = f"{family}:{benchmark}"
-        if missing:
-            notes[name] = "; ".join(missing)
+        note = BudgetNote(missing=tuple(missing))
         if np.unique(sizes[np.isfinite(sizes)]).size < 3:
-            notes[name] = (notes.get(name, "") + "; " if name in notes else "") + "fewer than 3 sizes at D0: dropped"
+            notes[name] = replace(note, dropped=True)
             continue
         try:
             out[(family, benchmark)] = fit_family(
@@ -326,7 +337,9 @@ def budget_fits(
                 provenance={"budget_law": law.source, "budget_d0": d0},
             )
         except DensingError as exc:
-            notes[name] = (notes.get(name, "") + "; " if name in notes else "") + f"refit at D0 fails: {exc}"
+            note = replace(note, refit_error=str(exc))
+        if note != BudgetNote():
+            notes[name] = note
     return out, notes
 
 

@@ -15,6 +15,7 @@ from densing.data.schema import is_missing
 from densing.errors import FitError, InputError
 from densing.numbers import counted_noun, json_number
 from densing.results import Result
+from densing.states import LeftOut
 from densing.trend import rules
 from densing.trend.rules import doubling_days, doubling_interval
 from densing.trend.targets import days_since, density_points, parse_epoch, prepare
@@ -25,7 +26,10 @@ from densing.validation import INTERVAL_DRAWS, Interval, validate_params
 def compression_density(pairs: pd.DataFrame, densities: pd.DataFrame) -> pd.DataFrame:
     """Density of each compressed model against its parent (Xiao et al. 2024, §4.2): ``pairs`` has ``compressed_model,
     parent_model, method``, ``densities`` ``model`` and ``density`` (censored or non-positive: unknown). One row per
-    pair with both densities, ``density_ratio`` = ρ_compressed / ρ_parent, ``density_increased`` and a ``note``."""
+    pair with both densities, ``density_ratio`` = ρ_compressed / ρ_parent, ``density_increased`` and, for each model
+    with no density, why (``compressed_left_out``, ``parent_left_out``: None where it has one, else a
+    :class:`densing.states.LeftOut` code and its detail, :attr:`~densing.states.LeftOut.ABSENT` for a model not among
+    the densities); the pairs with their ``note`` in words, :func:`densing.present.words.compression_frame`."""
     if not isinstance(pairs, pd.DataFrame):
         raise InputError(f"pairs: expected a pandas DataFrame, got {type(pairs).__name__}")
     needed = ["compressed_model", "parent_model", "method"]
@@ -42,20 +46,17 @@ def compression_density(pairs: pd.DataFrame, densities: pd.DataFrame) -> pd.Data
         frame["release_date"] = pd.Timestamp(DEFAULT_EPOCH)  # dates play no part here
     points, excluded = density_points(frame)
     known = dict(zip(points.labels, points.values))
-    why = dict(zip(excluded["model"].astype(str), excluded["reason"]))
+    why = dict(zip(excluded["model"].astype(str), zip(excluded["reason"], excluded["detail"].astype(object))))
     rows = []
     for i, rec in enumerate(pairs.to_dict("records"), start=1):
         for column in needed[:2]:
             if is_missing(rec[column]):
                 raise InputError(f"pairs: row {i}: field '{column}': expected a model name, got nothing")
         child, parent = str(rec["compressed_model"]), str(rec["parent_model"])
-        notes = [
-            f"no density for {role} model {name!r}" + (f" ({why[name]})" if name in why else "")
-            for role, name in (("compressed", child), ("parent", parent))
-            if name not in known
-        ]
+        left = [None if name in known else why.get(name, (LeftOut.ABSENT, None)) for name in (child, parent)]
         rho_child, rho_parent = known.get(child, math.nan), known.get(parent, math.nan)
-        ratio = rho_child / rho_parent if not notes else math.nan
+        known_both = left == [None, None]
+        ratio = rho_child / rho_parent if known_both else math.nan
         rows.append(
             [
                 child,
@@ -64,8 +65,8 @@ def compression_density(pairs: pd.DataFrame, densities: pd.DataFrame) -> pd.Data
                 rho_child,
                 rho_parent,
                 ratio,
-                bool(ratio > 1.0) if not notes else pd.NA,
-                "; ".join(notes) or None,
+                bool(ratio > 1.0) if known_both else pd.NA,
+                *left,
             ]
         )
     out = pd.DataFrame(
@@ -78,7 +79,8 @@ def compression_density(pairs: pd.DataFrame, densities: pd.DataFrame) -> pd.Data
             "parent_density",
             "density_ratio",
             "density_increased",
-            "note",
+            "compressed_left_out",
+            "parent_left_out",
         ],
     )
     out["density_increased"] = out["density_increased"].astype("boolean")

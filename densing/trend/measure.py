@@ -204,7 +204,7 @@ def _measurement(c: plan.Context, jobs: list, done: dict) -> TrendMeasurement:
             *sets,
         ]
     return TrendMeasurement(
-        reference=" | ".join(map(str, head.reference_names)) + (" (given)" if c.fit is not None else ""),
+        reference=" | ".join(map(str, head.reference_names)),
         references_by=h.references_by,
         d0=lead_inversion.d0,
         headline_rule=HEADLINE_RULE,

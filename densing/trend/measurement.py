@@ -49,6 +49,8 @@ class TrendMeasurement(Result):
     breakpoint, the rows per benchmark and the tables behind them, as values (what a reader sees of it, the JSON's
     document and the CSV's table: :mod:`densing.present.records`)."""
 
+    #: the headline's references, ``family:benchmark`` joined by `` | ``; as a reader sees them (" (given)" after a given
+    #: fit's), :func:`densing.present.verdict.reference_words`
     reference: str
     references_by: ReferencesBy
     d0: float
@@ -138,17 +140,6 @@ class TrendMeasurement(Result):
     def __repr__(self) -> str:
         """The headline in one line, as the installed display writes it (:func:`densing.results.displayed_text`)."""
         return displayed_text(self)
-
-    @property
-    def table_words(self) -> str:
-        """The measured table's registered words (:attr:`densing.registry.TrendTable.words`, declared metadata looked
-        up, not made here; "" for a table not registered), kept for the check that a measurement given to
-        :func:`densing.placement.measure` is of the table placed against; a reader's words are
-        :func:`densing.present.verdict.table_words`'s."""
-        from densing import registry
-
-        found = registry.tables().get(self.table_name, None)
-        return "" if found is None else found.words
 
     @property
     def fit(self) -> ReferenceFit:

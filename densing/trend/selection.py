@@ -18,8 +18,8 @@ from densing.data.schema import LAB_COLUMN
 from densing.errors import InputError
 from densing.laws.bounds import EXACT
 from densing.runtime.memo import per_table
-from densing.states import ReferenceName
-from densing.trend.targets import own_models, screened_targets, target_labels
+from densing.states import LeftOut, ReferenceName
+from densing.trend.targets import own_models, screened_targets, target_labels, window_edges
 
 #: The least number of targets two references must both invert exactly to estimate their offset.
 MIN_SHARED = 3
@@ -32,6 +32,8 @@ class CommonTargets:
     inversions: tuple
     frame: pd.DataFrame = field(repr=False)
     own: np.ndarray = field(repr=False)  # (references, targets) bool
+    #: the models left out: ``model, reason, detail`` (a :class:`densing.states.LeftOut` code and the window's edge;
+    #: in words, :func:`densing.present.words.left_out_frame`)
     left_out: pd.DataFrame = field(repr=False)
     #: family → the lab the whole table's own ``lab`` column gives it (:func:`densing.data.labs.table_labs`; empty
     #: without that column): the labs of the references' families and of the targets' (step 3 and 4 of pooling).
@@ -88,14 +90,14 @@ def common_targets(
     failing = np.flatnonzero((screened != "") & (first < len(inversions)))  # a screened-out model no reference owns
     failing = failing[np.argsort(first[failing], kind="stable")]
     names = labels[np.concatenate([rows[~complete], failing])]  # the models left out, the incomplete ones first
-    missing = np.full(names.size - failing.size, "a score missing on the row's benchmarks", dtype=object)
+    missing = np.full(names.size - failing.size, LeftOut.INCOMPLETE, dtype=object)
     reasons = np.concatenate([missing, np.asarray(screened[failing], dtype=object)])
     at = np.sort(np.unique(names.astype(str), return_index=True)[1])  # each once, with its first reason, in order
     return CommonTargets(
         inversions,
         dated.iloc[final].reset_index(drop=True),
         owns[:, final],
-        pd.DataFrame({"model": names[at], "reason": reasons[at]}),
+        pd.DataFrame({"model": names[at], "reason": reasons[at], "detail": window_edges(reasons[at], since, until)}),
         _table_labs(targets),
     )
 
@@ -173,7 +175,7 @@ def reference_targets(inversion, frame: pd.DataFrame) -> CommonTargets:
     """One reference's common targets as given (``model``, ``params``, ``t``, scores), none of them its own."""
     frame = frame.reset_index(drop=True)
     return CommonTargets(
-        (inversion,), frame, np.zeros((1, len(frame)), bool), pd.DataFrame(columns=["model", "reason"])
+        (inversion,), frame, np.zeros((1, len(frame)), bool), pd.DataFrame(columns=["model", "reason", "detail"])
     )
 
 

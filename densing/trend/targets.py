@@ -21,6 +21,7 @@ from densing.laws.inversion import as_inversion, score_matrix
 from densing.laws.reference_fit import ReferenceFit
 from densing.numbers import counted_noun, parse_date
 from densing.runtime.memo import per_table
+from densing.states import LeftOut
 
 #: The columns a score table needs (one row per model × benchmark × metric).
 SCORE_COLUMNS = ("model", "benchmark", "metric", "value", "params", "release_date")
@@ -42,8 +43,8 @@ _filled, _score_matrix = per_table(with_stderr), per_table(score_matrix)
 def _screened(
     targets: pd.DataFrame, benchmarks: tuple[str, ...], metric, require: str, since, until, epoch: str
 ) -> tuple[pd.DataFrame, np.ndarray]:
-    """The score matrix dated (``t``) and each row's reason to leave it out ("" where none), once per table, benchmarks
-    and window inside ``same_tables``."""
+    """The score matrix dated (``t``) and each row's reason to leave it out (a :class:`densing.states.LeftOut` code,
+    "" where none), once per table, benchmarks and window inside ``same_tables``."""
     rows = _score_matrix(targets, benchmarks, metric, require)  # read only: the rows kept are a copy
     if rows.empty:
         raise InputError(
@@ -54,15 +55,15 @@ def _screened(
         raise InputError("targets: no 'release_date' column; a trend needs release dates")
     reasons = np.full(len(rows), "", dtype=object)
     dates = pd.to_datetime(rows["release_date"])
-    reasons[dates.isna().to_numpy()] = "no release date"
+    reasons[dates.isna().to_numpy()] = LeftOut.NO_DATE
     if since is not None:
-        reasons[(reasons == "") & (dates < pd.Timestamp(since)).to_numpy()] = f"released before {since}"
+        reasons[(reasons == "") & (dates < pd.Timestamp(since)).to_numpy()] = LeftOut.BEFORE
     if until is not None:
-        reasons[(reasons == "") & (dates >= pd.Timestamp(until)).to_numpy()] = f"released on or after {until}"
+        reasons[(reasons == "") & (dates >= pd.Timestamp(until)).to_numpy()] = LeftOut.ON_OR_AFTER
     no_error = np.column_stack(
         [(rows[f"score:{b}"].notna() & rows[f"stderr:{b}"].isna()).to_numpy() for b in benchmarks]
     ).any(axis=1)
-    reasons[(reasons == "") & no_error] = "no standard error and no item count for its benchmark"
+    reasons[(reasons == "") & no_error] = LeftOut.NO_STDERR
     dated = rows.copy()
     dated["release_date"] = dates
     dated["t"] = days_since(dates.to_numpy("datetime64[ns]"), parse_epoch(epoch))
@@ -103,16 +104,33 @@ def trend_targets(
     until: str | None = None,
     epoch: str = DEFAULT_EPOCH,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """One row per target model of an inversion (or a fit), never its own, and the left-out ones with the reason."""
+    """One row per target model of an inversion (or a fit), never its own, and the left-out ones with the reason: a
+    ``model, reason, detail`` frame (a :class:`densing.states.LeftOut` code and the window's edge,
+    :func:`window_edges`; in words, :func:`densing.present.words.left_out_frame`)."""
     dated, screened = screened_targets(targets, reference, since=since, until=until, epoch=epoch)
     own = own_models(reference)
     labels = target_labels(dated)
-    reasons = np.where(np.fromiter((m in own for m in labels), bool, len(labels)), "defines the reference", screened)
+    reasons = np.where(np.fromiter((m in own for m in labels), bool, len(labels)), LeftOut.OWN, screened)
     keep = reasons == ""
     left = pd.DataFrame(
-        {"model": dated["model"].iloc[np.flatnonzero(~keep)].reset_index(drop=True), "reason": reasons[~keep]}
+        {
+            "model": dated["model"].iloc[np.flatnonzero(~keep)].reset_index(drop=True),
+            "reason": reasons[~keep],
+            "detail": window_edges(reasons[~keep], since, until),
+        }
     )
     return dated[keep].reset_index(drop=True), left
+
+
+def window_edges(reasons: np.ndarray, since, until) -> np.ndarray:
+    """The ``detail`` of each left-out target's reason (:class:`densing.states.LeftOut`): the window's edge it fell
+    outside (``since`` for :attr:`~densing.states.LeftOut.BEFORE`, ``until`` for
+    :attr:`~densing.states.LeftOut.ON_OR_AFTER`, as given), None for every other reason."""
+    edges = np.full(len(reasons), None, dtype=object)
+    reasons = np.asarray(reasons, dtype=object)
+    edges[reasons == LeftOut.BEFORE] = since
+    edges[reasons == LeftOut.ON_OR_AFTER] = until
+    return edges
 
 
 def family_clusters(families) -> np.ndarray:
@@ -207,9 +225,11 @@ def prepare(
     unique_labels: bool,
     sign: float,
 ) -> tuple[Points, pd.DataFrame]:
-    """Validate a frame and split it into usable points and an ``excluded`` frame with a ``reason`` per row (a missing
-    date, a non-finite or non-positive value, a ``censored`` reason); an InputError, naming the row (1-based) and the
-    field, for a non-frame, missing columns, an empty table, an unparseable date or a non-numeric value."""
+    """Validate a frame and split it into usable points and an ``excluded`` frame, ``row``, the label, the date and value
+    columns as given, ``reason`` and ``detail``, per row left out (a :class:`densing.states.LeftOut` code: a
+    ``censored`` cell, a missing date, a non-finite or non-positive value; in words,
+    :func:`densing.present.words.excluded_reasons`); an InputError, naming the row (1-based) and the field, for a
+    non-frame, missing columns, an empty table, an unparseable date or a non-numeric value."""
     if not isinstance(frame, pd.DataFrame):
         raise InputError(f"{source}: expected a pandas DataFrame, got {type(frame).__name__}")
     require_columns(frame, [c for c in (label_column, date_column, value_column) if c is not None], source)
@@ -237,17 +257,26 @@ def prepare(
         except (TypeError, ValueError):
             raise InputError(f"{where}: field '{value_column}': expected a number, got {raw_value!r}") from None
         if has_censored and not is_missing(rec["censored"]):
-            reason = f"censored: {rec['censored']}"
+            reason, detail = LeftOut.CENSORED, rec["censored"]
         elif stamp is None:
-            reason = f"missing {date_column}"
+            reason, detail = LeftOut.MISSING_DATE, None
         elif not math.isfinite(number):
-            reason = f"non-finite {value_column} ({raw_value!r})"
+            reason, detail = LeftOut.NON_FINITE, raw_value
         elif number <= 0:
-            reason = f"non-positive {value_column} ({number!r})"
+            reason, detail = LeftOut.NON_POSITIVE, number
         else:
             reason = None
         if reason is not None:
-            excluded.append({"row": i, named: label, date_column: raw_date, value_column: raw_value, "reason": reason})
+            excluded.append(
+                {
+                    "row": i,
+                    named: label,
+                    date_column: raw_date,
+                    value_column: raw_value,
+                    "reason": reason,
+                    "detail": detail,
+                }
+            )
             continue
         kept.append((label, stamp, number, _bound_kind(rec["bound"], where) if has_bound else 0))
     labels, dates, values, kinds = zip(*kept) if kept else ((), (), (), ())
@@ -260,7 +289,9 @@ def prepare(
             sign * np.log(values),
             np.asarray(kinds, int),
         ),
-        pd.DataFrame(excluded, columns=["row", named, date_column, value_column, "reason"]),
+        pd.DataFrame(excluded, columns=["row", named, date_column, value_column, "reason", "detail"]).assign(
+            detail=pd.Series([e["detail"] for e in excluded], dtype=object)  # each cell as given (None, not NaN)
+        ),
     )
 
 

@@ -128,9 +128,7 @@ def test_a_measurement_of_another_table_is_refused_in_one_line():
         match=r"^measurement: a headline measured on the public table, not on the "
         r"Open LLM Leaderboard v2's official base models",
     ):
-        densing.place(
-            FIXTURES / "v2_scores.csv", table="openllm_v2", measurement=SimpleNamespace(table_words="the public table")
-        )
+        densing.place(FIXTURES / "v2_scores.csv", table="openllm_v2", measurement=SimpleNamespace(table_name="public"))
 
 
 def test_a_model_below_the_references_smallest_member_is_placed_as_a_bound(tmp_path, measurement, capsys):

@@ -3,8 +3,8 @@ in a room's modules is an exception's message (or a piece of one), a warning, a 
 with why it may stay (:data:`ALLOWED`) or what is still to move (:data:`LEFT`). A new f-string that builds a label, a
 note or a sentence fails :func:`test_no_room_below_makes_words` until it moves to :mod:`densing.present`.
 
-The rooms scanned are a parameter (:data:`ROOMS`): ``densing/trend`` here; another room joins by adding its folder and
-its allow-list entries."""
+The rooms scanned are a parameter (:data:`ROOMS`): ``densing/trend`` and ``densing/placement`` here; another room joins
+by adding its folder and its allow-list entries."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The rooms scanned, as folders of the repository.
-ROOMS = ("densing/trend",)
+ROOMS = ("densing/trend", "densing/placement")
 
 #: Callees whose f-string arguments are never a reader's words made here: exceptions, warnings, attribute and module
 #: names.
@@ -43,20 +43,29 @@ ALLOWED = {
     ("densing/trend/targets.py", "f'row {i}'"): "a row's name in an error message",
     ("densing/trend/targets.py", "f'{name}: item {i}'"): "an error message's place",
     ("densing/trend/uncertainty.py", "f'score:{b}'"): "a column's name",
+    (
+        "densing/placement/measure.py",
+        'f"measuring the headline trend on the suite\'s target table ({draws} draws) …"',
+    ): "a progress message (the documented on_progress(line) callback)",
+    ("densing/placement/measure.py", "f'{model} / {bench}: '"): (
+        "a progress message (the documented on_progress(line) callback)"
+    ),
+    ("densing/placement/measure.py", "f'--suite {suite}: its'"): "a piece of an InputError's message",
+    (
+        "densing/placement/measure.py",
+        "f'results/{target.path.relative_to(RESULTS).as_posix()}'",
+    ): "an InputError's file",
+    ("densing/placement/own_scores.py", "f\"--{k.replace('_', '-')}\""): "an InputError's option names",
+    (
+        "densing/placement/pooled_place.py",
+        "f\"the headline benchmarks of {' and '.join(fitting)}\"",
+    ): "a piece of an InputError's message",
+    ("densing/placement/pooled_place.py", "f'density_ci_{end}'"): "a column's name",
 }
 
-#: Words still made below the layer, to move to :mod:`densing.present` (each a value with its words made there).
-LEFT = {
-    ("densing/trend/capability.py", "f'refit at D0 fails: {exc}'"): "a budget note (budget_fits' notes)",
-    ("densing/trend/corollaries.py", "f'no density for {role} model {name!r}'"): "a cost pair's note",
-    ("densing/trend/corollaries.py", "f' ({why[name]})'"): "a cost pair's note",
-    ("densing/trend/targets.py", "f'released before {since}'"): "a left-out target's reason",
-    ("densing/trend/targets.py", "f'released on or after {until}'"): "a left-out target's reason",
-    ("densing/trend/targets.py", "f\"censored: {rec['censored']}\""): "a left-out target's reason",
-    ("densing/trend/targets.py", "f'missing {date_column}'"): "a left-out target's reason",
-    ("densing/trend/targets.py", "f'non-finite {value_column} ({raw_value!r})'"): "a left-out target's reason",
-    ("densing/trend/targets.py", "f'non-positive {value_column} ({number!r})'"): "a left-out target's reason",
-}
+#: Words still made below the layer, to move to :mod:`densing.present` (each a value with its words made there): none
+#: left in the rooms scanned.
+LEFT: dict[tuple[str, str], str] = {}
 
 
 def _callee(call: ast.Call) -> str:

@@ -14,6 +14,8 @@ import pytest
 from planted_families import envelope_models
 
 from densing.errors import InputError
+from densing.present.words import compression_frame, excluded_reasons
+from densing.states import LeftOut
 from densing.trend import compression_density, cost_halving_time
 from densing.trend.rules import RULES
 
@@ -84,7 +86,8 @@ def test_cost_halving_time_planted():
         assert fit.halving_time_days == pytest.approx(halving_days, rel=0.07)
         assert fit.halving_time_days_ci_low <= fit.halving_time_days <= fit.halving_time_days_ci_high
         assert fit.halving_time_days_ci_high - fit.halving_time_days_ci_low < 0.2 * halving_days
-        assert len(fit.excluded) == 1 and "non-positive" in fit.excluded["reason"].iloc[0]
+        assert len(fit.excluded) == 1 and fit.excluded["reason"].iloc[0] == LeftOut.NON_POSITIVE
+        assert excluded_reasons(fit.excluded) == ["non-positive price_per_million_tokens (0.0)"]  # present/'s words
         json.dumps(fit.to_dict(), allow_nan=False)
     envelope = cost_halving_time(prices, frontier="envelope", n_boot=40)
     chosen = prices.drop(index=3).reset_index(drop=True)
@@ -112,8 +115,15 @@ def test_compression_density_pairs():
     out = compression_density(pairs, densities)
     assert list(out["density_ratio"].iloc[:2]) == pytest.approx([0.6, 1.5])
     assert list(out["density_increased"].iloc[:2]) == [False, True]
-    assert pd.isna(out.loc[2, "density_increased"]) and "censored" in out.loc[2, "note"]
-    assert "ghost" in out.loc[3, "note"]
+    assert pd.isna(out.loc[2, "density_increased"]) and out.loc[2, "compressed_left_out"] == (
+        LeftOut.CENSORED,
+        "no finite N̂",
+    )
+    assert out.loc[3, "compressed_left_out"] == (LeftOut.ABSENT, None) and out.loc[0, "parent_left_out"] is None
+    said = compression_frame(out)  # the words are present/'s
+    assert "compressed_left_out" not in said.columns and said.loc[0, "note"] is None
+    assert said.loc[2, "note"] == "no density for compressed model 'censored-child' (censored: no finite N̂)"
+    assert said.loc[3, "note"] == "no density for compressed model 'ghost'"
     with pytest.raises(InputError, match="method"):
         compression_density(pairs.drop(columns="method"), densities)
 

@@ -333,12 +333,14 @@ def test_a_given_composed_fit_is_measured_at_the_given_d0_with_d0_variants():
     from densing.data import read_results
     from densing.numbers import format_count
     from densing.present.records import sensitivity_frame
+    from densing.present.verdict import reference_words
     from densing.trend.measure import SENSITIVITY_D0, measure_trend
     from densing.trend.plan import D0_VARIANT
 
     fit = ReferenceFit.load("reference_fits/pile_hellaswag_composed.json")
     result = measure_trend(read_results("results/public_models.csv"), fit=fit, d0=3e11, n_boot=40, n_boot_side=40)
-    assert result.d0 == 3e11 and "(given)" in result.reference
+    assert result.d0 == 3e11 and result.references_by.given and "(given)" not in result.reference
+    assert reference_words(result) == f"{result.reference} (given)"  # the words are present/'s
     variants = result.sensitivity[result.sensitivity["variant"] == D0_VARIANT]
     assert sorted(variants["d0"]) == sorted(SENSITIVITY_D0)
     shown = sensitivity_frame(result)  # each D0 in words in the inversion column

@@ -18,6 +18,7 @@ def run(options) -> None:
     as JSON, CSV, or the screen (:func:`_print_detail` with ``--detail``, else :func:`_print_short`), then the line."""
     from densing.designs.olmes.trend import D0, measure_olmes
     from densing.present.olmes import checks_frame, failed_and_fired, rows_frame
+    from densing.present.words import left_out_frame
 
     for option in ("results", "fit"):
         if options[option] is not None:
@@ -33,7 +34,7 @@ def run(options) -> None:
         n_boot=options["n_boot"],
         seed=options["seed"],
     )
-    left_out = result.left_out.drop_duplicates("model")[["model", "reason"]]
+    left_out = left_out_frame(result.left_out.drop_duplicates("model"))[["model", "reason"]]
     shown_rows, checks = rows_frame(result), checks_frame(result)
     if fmt is Format.json:
         return print_document(shown_rows, checks=checks, left_out=left_out)
