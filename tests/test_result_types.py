@@ -13,6 +13,7 @@ import pytest
 import densing.present as present
 from densing import paths
 from densing.results import CONF_INT_COLUMNS, Result
+from densing.states import LeftOut
 
 
 @pytest.fixture(scope="module")
@@ -109,7 +110,9 @@ def test_the_olmes_trend():
         }
     )
     checks = pd.DataFrame({"benchmark": ["olmes_arc_challenge_mc"], "name": ["saturation"], "status": ["failed"]})
-    result = OlmesTrend(rows, checks, pd.DataFrame({"model": ["m"], "reason": ["no release date"]}), pd.DataFrame())
+    result = OlmesTrend(
+        rows, checks, pd.DataFrame({"model": ["m"], "reason": [LeftOut.NO_DATE], "detail": [None]}), pd.DataFrame()
+    )
     interval = result.conf_int()
     assert _is_interval_frame(interval)
     assert list(interval.index) == [

@@ -7,6 +7,8 @@ import pytest
 
 from densing.designs.olmes import mc_reference as mc
 from densing.designs.olmes.trend import measure_olmes
+from densing.present.words import left_out_frame
+from densing.states import LeftOut
 from tools.build_tables import main
 
 
@@ -17,9 +19,11 @@ def result():
 
 def test_one_row_per_task_and_the_olmo2_rows_and_undated_models_are_not_targets(result):
     assert list(result.rows["task"]) == list(mc.MC_CHANCE)
-    left = dict(zip(result.left_out["model"], result.left_out["reason"]))
-    assert {m: left[m] for m in mc.OLMO2_MODELS} == {m: "defines the reference" for m in mc.OLMO2_MODELS}
-    assert left["StableLM-2-12B"] == left["Zamba-2-7B"] == "no release date"
+    left = dict(zip(result.left_out["model"], result.left_out["reason"]))  # codes; their words are present/'s
+    assert {m: left[m] for m in mc.OLMO2_MODELS} == {m: LeftOut.OWN for m in mc.OLMO2_MODELS}
+    assert left["StableLM-2-12B"] == left["Zamba-2-7B"] == LeftOut.NO_DATE
+    said = dict(zip(*left_out_frame(result.left_out)[["model", "reason"]].to_dict("list").values()))
+    assert said["Zamba-2-7B"] == "no release date" and said[mc.OLMO2_MODELS[0]] == "defines the reference"
     assert (result.rows["n_models"] == 18).all()
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from densing.states import ReferenceName
+from densing.states import LeftOut, ReferenceName
 from densing.trend import pooling, selection
 from densing.trend.rules import doubling_months
 from studies.heterogeneity_level import (  # the planted world, documented there
@@ -31,7 +31,7 @@ def test_a_benchmark_only_late_models_have_makes_no_trend():
     result = pooling.pooled_trend(chosen, n_boot=200, n_boot_share=0, seed=0)
     assert result.slope_ci_low < SLOPE < result.slope_ci_high
     # the models with a missing score are named, with the reason
-    assert (chosen.left_out["reason"] == "a score missing on the row's benchmarks").sum() > 0
+    assert (chosen.left_out["reason"] == LeftOut.INCOMPLETE).sum() > 0
 
 
 def test_every_reference_inverts_the_same_targets_and_benchmarks():
