@@ -78,10 +78,11 @@ def leaderboard_states(table: str, n_boot: int, *, continual: bool = True, seed:
 
 def olmes_states(n_boot: int, *, seed: int = 0) -> list[dict]:
     """The rows of ``densing trend --design olmes`` at ``n_boot`` starting draws."""
-    from densing.designs.olmes.trend import measure_olmes, row_states, row_statuses
+    from densing.designs.olmes.trend import measure_olmes, row_states
+    from densing.present.olmes import row_statuses, rows_frame
     from densing.present.words import state_words
 
-    rows = measure_olmes(n_boot=n_boot, seed=seed).rows
+    rows = rows_frame(measure_olmes(n_boot=n_boot, seed=seed))  # the rows with their reasons in words
     return [
         {
             "table": "olmes",

@@ -321,10 +321,11 @@ def validate(
 ) -> None:
     """Held-out check: fit on small reference models, predict the large ones (paper Fig. 2b)."""
     from densing.laws.held_out import validate_held_out
+    from densing.present.laws import held_out_summary
 
     _read(data, suite=suite, read=False)  # validate_held_out reads it
     tokens = min_tokens_option(min_train_tokens, "auto")
-    table, summary = validate_held_out(
+    table, about = validate_held_out(
         data,
         _names(benchmark),
         max_params=size_option(max_params, "--max-params"),
@@ -337,7 +338,7 @@ def validate(
     )
     print_frame(table, fmt, title=f"held out: N ≥ {max_params}")
     if fmt is Format.table:
-        print(summary)
+        print(held_out_summary(table, about))
 
 
 def density(

@@ -5,7 +5,8 @@ eq. 4) gives a bound: above what the law reaches (``beyond_data_limit``, ``above
 S − 2σ and the law is monotone, so ρ ≥ ρ(min(S, S_cap) − 2σ), S_cap the highest score the law expresses at D0
 (:func:`score_cap`): a **lower bound**; at or below the floor d (``below_floor``), ρ ≤ ρ(max(S, d) + 2σ): an **upper
 bound**. A bound the law cannot express either carries no information and is dropped (``kind`` NaN). How a density is
-read, a value or a bound (``reading``, ``near_chance``): the one rule of :func:`densing.display.density_reading`.
+read, a value or a bound (``reading``, ``near_chance``): the one rule of :func:`densing.display.density_reading`;
+``reading`` holds codes of the tables' file format (:func:`readings`), the words a reader reads are densing.present's.
 """
 
 from __future__ import annotations
@@ -87,7 +88,12 @@ def near_chance(scores: np.ndarray, stderr: np.ndarray, benchmarks) -> np.ndarra
 
 def readings(frame: pd.DataFrame) -> list[str]:
     """The ``reading`` column of a per-model table: ``value``, ``upper bound``, ``lower bound`` or ``none``, by the
-    one rule of :func:`densing.display.density_reading` (censored by the law, or an interval reaching 0 or ∞)."""
+    one rule of :func:`densing.display.density_reading` (censored by the law, or an interval reaching 0 or ∞).
+
+    These are codes, as the ``bound`` column's are (:data:`densing.laws.density.BOUND_CODES`): a file format's
+    vocabulary, written as they are in the ``reading`` column of ``--format csv/json`` and the measure tables, and the
+    values densing.present compares against (:mod:`densing.present.figures`, :mod:`densing.present.pooled`), not a
+    reader's sentence; a surface that says a reading in words does so in densing.present."""
     from densing.display import density_readings
 
     return [reading for reading, _, _ in density_readings(frame) or []]

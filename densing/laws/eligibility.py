@@ -23,6 +23,12 @@ the first that fails is its ``code`` column, with the reason in words beside it:
 
 The held-out z is computed also where only R4r or R4s fail: a set's joint test reads it
 (:func:`densing.trend.selection.set_references`).
+
+The ``code`` column holds the rule's code (R1–R5z above; "" where every code holds) and is what the trend reads. The
+``why`` column (:func:`_verdict`: "code: reason", then the members R1 and R3 left out, joined by "; ") is a column of
+a file format, not a display: the shipped candidate table ``reference_fits/trend_reference_candidates.csv``
+(:data:`densing.trend.measure.CANDIDATES_FILE`, written by ``tools/build_tables.py candidates``, whose earlier rules'
+rows carry the same column) records each pair's reasons in it, so it is kept here as the file's field.
 """
 
 from __future__ import annotations
@@ -319,7 +325,7 @@ def _held_out_rows(held: list, pooled: dict, shape: str) -> None:
 
 def _verdict(row: dict, reason: tuple[str, str] | None, dropped: dict) -> None:
     """``row``'s ``eligible``, ``code`` and ``why``: the (code, words) of the rule it fails (None when it passes), then
-    the members R1 and R3 left out."""
+    the members R1 and R3 left out (``why``: the candidate file's column, module docstring)."""
     row["eligible"], row["code"] = not reason, reason[0] if reason else ""
     notes = [f"{k.replace('_', ' ')}: {', '.join(v)}" for k, v in dropped.items() if v and k != "no_score"]
     row["why"] = "; ".join(

@@ -1,9 +1,11 @@
 """Held-out checks of a reference law: fit on the small models, predict the large ones (Xiao et al. 2024, Fig. 2b),
-from a table (:func:`held_out_validation`) or from a path of any format (:func:`validate_held_out`).
+from a table (:func:`held_out_validation`) or from a path of any format (:func:`validate_held_out`). The summary a
+reader reads beside the table is :func:`densing.present.laws.held_out_summary`'s, from the values returned here.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from numbers import Real
 from pathlib import Path
 
@@ -14,10 +16,18 @@ from densing.data.olmo import ladder_benchmarks, read_olmo_ladder
 from densing.data.schema import table_argument
 from densing.errors import InputError
 from densing.laws.fit_schema import select_points
-from densing.laws.olmo.check import validate_ladder
+from densing.laws.olmo.check import LadderValidation, validate_ladder
 from densing.laws.reference import fit_reference
 from densing.laws.reference_fit import ReferenceFit
 from densing.validation import Interval, as_names, validate_params
+
+
+@dataclass(frozen=True)
+class HeldOutCut:
+    """What :func:`validate_held_out`'s table of a format other than the OLMo ladder leaves out of the check's summary:
+    the cut ``max_params`` (the OLMo ladder's: :class:`densing.laws.olmo.check.LadderValidation`)."""
+
+    max_params: float
 
 
 @validate_params({"max_params": [Interval(Real, 0, None, closed="neither")]})
@@ -71,14 +81,15 @@ def validate_held_out(
     min_train_tokens: float | str | None = "auto",
     final_only: bool = False,
     suite: str = "standard",
-) -> tuple[pd.DataFrame, str]:
-    """The held-out check of the reference data at ``path``, whatever its format: (table, summary).
+) -> tuple[pd.DataFrame, HeldOutCut | LadderValidation]:
+    """The held-out check of the reference data at ``path``, whatever its format: (table, the values of its summary).
 
     AI2's OLMo ladder by its own rules (:func:`densing.laws.olmo.check.validate_ladder`; ``metric`` the task's own);
     any other format by :func:`held_out_validation` without bootstrap (``metric`` default ``acc``), checkpoints below
     ``min_train_tokens`` left out of fit and table (``"auto"``: the format's default, 3e9 on the Pythia folder; ``None``
-    keeps all), rows by run, then tokens, ``final_only`` keeping each held-out run's last. The summary gives the count,
-    the mean and the largest relative score error |Ŝ − S| / S.
+    keeps all), rows by run, then tokens, ``final_only`` keeping each held-out run's last. The summary
+    (:func:`densing.present.laws.held_out_summary`) gives the count, the mean and the largest relative score error
+    |Ŝ − S| / S.
     """
     path = Path(path)
     data_format = sniff_format(path)
@@ -109,9 +120,4 @@ def validate_held_out(
     if final_only:
         table = table.loc[table.groupby("run")["train_tokens"].idxmax()]
     table = table.sort_values(["params", "run", "train_tokens"], kind="stable").reset_index(drop=True)
-    worst = table.loc[table["relative_error"].idxmax()]
-    return table, (
-        f"{len(table)} held-out point(s) from {table['run'].nunique()} run(s) with N ≥ {max_params:.3g} "
-        f"({table['benchmark'].iloc[0]}): mean relative error {table['relative_error'].mean():.2%}, "
-        f"largest {worst['relative_error']:.2%} ({worst['model']})"
-    )
+    return table, HeldOutCut(max_params)

@@ -59,7 +59,7 @@ PUBLIC = {
 
 def _every_rendering() -> None:
     """Load the modules that register a rendering for each result type (:mod:`.shown`, :mod:`.records`,
-    :mod:`.placed`, :mod:`.laws`)."""
+    :mod:`.placed`, :mod:`.laws`; :mod:`.olmes` once the OLMES design is loaded)."""
     for module in (
         "densing.present.shown",
         "densing.present.records",
@@ -67,6 +67,8 @@ def _every_rendering() -> None:
         "densing.present.laws",
     ):
         import_module(module)
+    if "densing.designs.olmes.trend" in sys.modules:  # the OLMES design's summary (its result type is loaded)
+        import_module("densing.present.olmes")
 
 
 def _renderings_of_what_is_loaded() -> None:
@@ -77,6 +79,8 @@ def _renderings_of_what_is_loaded() -> None:
         import_module("densing.present.placed")
     if "densing.laws.olmo.check" in sys.modules:  # the ladder check's summary, with its findings
         import_module("densing.present.laws")
+    if "densing.designs.olmes.trend" in sys.modules:  # the OLMES design's summary, with its rows' words
+        import_module("densing.present.olmes")
 
 
 def __getattr__(name: str):

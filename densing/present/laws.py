@@ -1,7 +1,9 @@
 """The words of the laws (:mod:`densing.laws`): a fit's verdict and its interval notes, the extrapolation notes of a
-density table and their summary, and the OLMo ladder check's findings and titles. The laws hold values and codes
-(:func:`densing.laws.fit_schema.poor_fit`, :class:`densing.laws.inversion.ExtrapolationNote`, the ladder's ``why``
-codes); the CLI, the report and a notebook ask here for what a reader sees of them.
+density table and their summary, the held-out check's summary, and the OLMo ladder check's findings, titles and
+sensitivity labels. The laws hold values and codes (:func:`densing.laws.fit_schema.poor_fit`,
+:class:`densing.laws.inversion.ExtrapolationNote`, the ladder's ``why`` codes, its sensitivity's ``variant`` codes,
+:class:`densing.laws.olmo.check.LadderValidation`); the CLI, the report and a notebook ask here for what a reader sees
+of them.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import functools
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -22,11 +25,26 @@ from densing.laws.inversion import (
     SizeBelowData,
     TokensBeyondData,
 )
-from densing.laws.olmo.check import GOAL_MEAN_ERROR, HELD_OUT, LadderCheck
+from densing.laws.olmo.check import (
+    AI2_RUNS,
+    E_BY_LOSS,
+    E_EVERYWHERE,
+    EVERY_CHECKPOINT,
+    FLOOR_AT_CHANCE,
+    GOAL_MEAN_ERROR,
+    HELD_OUT,
+    NO_E,
+    SHIPPED,
+    LadderCheck,
+    LadderValidation,
+)
 from densing.laws.olmo.ladder import CENSORED, FIT_UNCERTAINTY, ILL_CONDITIONED, WIDE
 from densing.numbers import counted_noun, format_count
 from densing.present.shown import shown_items, summary
 from densing.present.summaries import Summary
+
+if TYPE_CHECKING:
+    from densing.laws.held_out import HeldOutCut
 
 #: The words of an extrapolation note for N̂ outside the reference's N range.
 BELOW_SMALLEST_N = "below the reference's smallest N"
@@ -142,7 +160,49 @@ def extrapolation_summary(result: pd.DataFrame) -> str | None:
     )
 
 
+# -- a held-out check's summary ----------------------------------------------------------------------------------------
+
+
+def held_out_summary(table: pd.DataFrame, about: HeldOutCut | LadderValidation) -> str:
+    """One sentence beside :func:`densing.laws.held_out.validate_held_out`'s table: how many held-out points (models on
+    the OLMo ladder) above the cut, the mean and the largest relative score error |Ŝ − S| / S and where; on the
+    ladder, the fit's runs, E and floor (``about``: :class:`~densing.laws.olmo.check.LadderValidation`)."""
+    worst = table.loc[table["relative_error"].idxmax()]
+    errors = f"mean relative error {table['relative_error'].mean():.2%}, largest {worst['relative_error']:.2%} ({worst['model']})"
+    if isinstance(about, LadderValidation):
+        return (
+            f"{len(table)} held-out model(s) with N ≥ {about.max_params:.3g} ({about.benchmark}): {errors}; fit on "
+            f"{about.train_runs} runs below, E {'on' if about.irreducible else 'off'}, floor {about.floor}"
+        )
+    return (
+        f"{len(table)} held-out point(s) from {table['run'].nunique()} run(s) with N ≥ {about.max_params:.3g} "
+        f"({table['benchmark'].iloc[0]}): {errors}"
+    )
+
+
 # -- the OLMo ladder check ---------------------------------------------------------------------------------------------
+
+#: The label of each of the ladder check's sensitivity variants (:data:`densing.laws.olmo.check.SHIPPED` …); the
+#: shipped rules' names the floor (:func:`variant_label`).
+VARIANT_LABELS = {
+    SHIPPED: "shipped rules (25 runs, E by chained score error, floor {floor})",
+    AI2_RUNS: "AI2's runs: 190M–1B × 1,2,5,10×C, original 1×C files (densing's fitting, not AI2's Huber fit)",
+    FLOOR_AT_CHANCE: "floor fixed at chance",
+    NO_E: "no irreducible term E",
+    E_EVERYWHERE: "E on every task",
+    E_BY_LOSS: "E chosen by the loss-only extrapolation error",
+    EVERY_CHECKPOINT: "loss law on every checkpoint past 10% (not final points)",
+}
+
+
+def variant_label(code: str, floor: object = "free") -> str:
+    """The label of a sensitivity variant's ``code`` (:data:`VARIANT_LABELS`); ``floor``: the shipped fits' floor."""
+    return VARIANT_LABELS[code].format(floor=floor)
+
+
+def ladder_sensitivity(check: LadderCheck) -> pd.DataFrame:
+    """The ladder check's sensitivity with each variant's label (:func:`variant_label`) in place of its code."""
+    return check.sensitivity.assign(variant=[variant_label(v, check.floor) for v in check.sensitivity["variant"]])
 
 
 def ladder_why(row) -> str:
@@ -201,7 +261,7 @@ def ladder_tables(check, compact: bool = True):
     yield "density at the model's own token count (same recipe: ρ ≈ 1 expected)", dens
     yield (
         "held-out mean relative error over MMLU, HellaSwag, PIQA, SIQA, CSQA under other fitting choices",
-        check.sensitivity,
+        ladder_sensitivity(check),
     )
 
 
@@ -229,7 +289,8 @@ def ladder_findings(check) -> list[str]:
 
 
 def write_ladder_check(check, folder: str | Path) -> None:
-    """heldout.csv, densities.csv (in words: :func:`ladder_densities`) and sensitivity.csv of the ladder check in
+    """heldout.csv, densities.csv (in words: :func:`ladder_densities`) and sensitivity.csv (its variants' labels:
+    :func:`ladder_sensitivity`) of the ladder check in
     ``folder``, as a set (:func:`densing.io.write_file_set`)."""
     write_file_set(
         folder,
@@ -238,7 +299,7 @@ def write_ladder_check(check, folder: str | Path) -> None:
             for name, frame in (
                 ("heldout", check.held_out),
                 ("densities", ladder_densities(check.densities)),
-                ("sensitivity", check.sensitivity),
+                ("sensitivity", ladder_sensitivity(check)),
             )
         },
     )

@@ -1,6 +1,7 @@
-"""The OLMES design's words (:mod:`densing.designs.olmes.trend`): each row's status (:func:`row_parts`,
-:func:`row_statuses`) and its rows beside the leaderboard-based ones (:func:`beside_leaderboard`), for the report's
-section and ``densing trend --design olmes``."""
+"""The OLMES design's words (:mod:`densing.designs.olmes.trend`): its rows with their reasons in words
+(:func:`rows_frame`: a poor fit's, by :func:`densing.present.laws.verdict_words`), its checks (:func:`checks_frame`),
+each row's status (:func:`row_parts`, :func:`row_statuses`), its summary (:func:`olmes_summary`) and its rows beside the
+leaderboard-based ones (:func:`beside_leaderboard`), for the report's section and ``densing trend --design olmes``."""
 
 from __future__ import annotations
 
@@ -8,8 +9,11 @@ import numpy as np
 import pandas as pd
 
 from densing.designs.olmes.trend import LEADERBOARD_TWIN, OlmesTrend, judged
-from densing.numbers import format_months
+from densing.numbers import counted_noun, format_months
+from densing.present.laws import verdict_words
 from densing.present.records import record
+from densing.present.shown import summary
+from densing.present.summaries import Summary
 from densing.present.words import joined, not_measured, state_words, status_parts
 from densing.states import State
 from densing.trend.checks import FAILED
@@ -22,13 +26,39 @@ NO_REFERENCE = {
 }
 
 
+#: The values of the rows that the shown rows say in words (:func:`rows_frame`), left out of them.
+VALUE_COLUMNS = ("poor_fit", "months_ceiling_1_r2", "months_ceiling_1_poor_fit")
+
+
+def poor_fit_error(r2: float) -> str:
+    """Why a task whose MC score law is a poor fit (R² ``r2`` < 0.5) is not measured."""
+    return (
+        f"the MC score law is a {verdict_words(r2)} on the OLMo-2 checkpoints "
+        "(bits per byte does not order MC accuracy)"
+    )
+
+
+def ceiling_one_poor_fit(r2: float) -> str:
+    """Why the ceiling-1 law (R² ``r2`` < 0.5) gives no doubling time."""
+    return f"the ceiling-1 law is a {verdict_words(r2)}"
+
+
 def rows_frame(olmes: OlmesTrend) -> pd.DataFrame:
-    """The per-task rows as every surface shows them: the ceiling-1 law's interval says "not measured" and why where
-    the law gives no doubling time (``months_ceiling_1_why``, which the shown frame leaves out)."""
+    """The per-task rows as every surface shows them: ``error`` says why a poor fit is not measured
+    (:func:`poor_fit_error`, from ``score_r2`` and ``poor_fit``), and the ceiling-1 law's interval says "not measured"
+    and why where the law gives no doubling time (``months_ceiling_1_why``, or :func:`ceiling_one_poor_fit` from its
+    values); the value columns (:data:`VALUE_COLUMNS`) and ``months_ceiling_1_why`` are left out."""
     rows = olmes.rows.copy()
-    why = rows.pop("months_ceiling_1_why").fillna("").astype(str)
-    rows.loc[why != "", "months_ceiling_1_ci"] = [not_measured(reason) for reason in why[why != ""]]
-    return rows
+    if "poor_fit" in rows:
+        poor = rows["poor_fit"].fillna(False).astype(bool)
+        rows.loc[poor, "error"] = [poor_fit_error(r2) for r2 in rows.loc[poor, "score_r2"]]
+    if "months_ceiling_1_why" in rows:
+        why = rows.pop("months_ceiling_1_why").fillna("").astype(str)
+        if "months_ceiling_1_poor_fit" in rows:
+            poor = rows["months_ceiling_1_poor_fit"].fillna(False).astype(bool)
+            why[poor] = [ceiling_one_poor_fit(r2) for r2 in rows.loc[poor, "months_ceiling_1_r2"]]
+        rows.loc[why != "", "months_ceiling_1_ci"] = [not_measured(reason) for reason in why[why != ""]]
+    return rows.drop(columns=[c for c in VALUE_COLUMNS if c in rows])
 
 
 def checks_frame(olmes: OlmesTrend) -> pd.DataFrame:
@@ -60,7 +90,7 @@ def beside_leaderboard(olmes: OlmesTrend, by_benchmark: pd.DataFrame, paper_mont
     """The two designs task by task (:data:`LEADERBOARD_TWIN`) beside ``by_benchmark`` (the leaderboard-based rows):
     ``olmes`` and ``leaderboard`` (months [95% interval], or why not measured), ``olmes_checks`` (in words),
     ``agreement`` (whether the 95% intervals overlap: a consistent trend, not a proof of equality) and ``paper``."""
-    mine = olmes.rows.set_index("task")
+    mine = rows_frame(olmes).set_index("task")
     theirs = by_benchmark.set_index("row")
     failed, fired = failed_and_fired(checks_frame(olmes))
     out = []
@@ -113,3 +143,21 @@ def row_parts(rows: pd.DataFrame) -> list[tuple[str, tuple[str, ...]]]:
         (state_words(State.NOT_MEASURED), (str(r.error),)) if str(r.error or "") else status_parts(judged(r))
         for r in rows.itertuples()
     ]
+
+
+def olmes_summary(result: OlmesTrend) -> Summary:
+    """The OLMES design as a reader sees it: each task's doubling time and interval with its models, or why it is not
+    measured (:func:`rows_frame`), then how many models are left out and how many checks failed."""
+    items = [
+        (
+            r.benchmark,
+            r.error
+            or f"{r.months:.3g} months ({r.ci_low:.3g} to {r.ci_high:.3g}), {counted_noun(r.n_models, 'model')}",
+        )
+        for r in rows_frame(result).itertuples()
+    ]
+    items += [(name, value) for name, value in result._summary_items() if name in ("models left out", "failed checks")]
+    return Summary(type(result).__name__, items=tuple(items))
+
+
+summary.register(OlmesTrend, olmes_summary)

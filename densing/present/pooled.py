@@ -10,6 +10,12 @@ from densing.numbers import format_months, format_number
 from densing.present.summaries import Summary, Table
 
 
+def not_shown_words(message: str) -> str:
+    """The one line that says why the three tables' pooled law is not shown: ``message``, the error that stopped it
+    (:func:`densing.designs.three_tables.pooled.measured`)."""
+    return f"The three tables' pooled law is not shown: {message}"
+
+
 def interval_words(record: dict) -> str:
     """``"5.35 months (95% CI 2.63–47.1)"`` of an estimate's record (an infinite end as ∞)."""
     return (

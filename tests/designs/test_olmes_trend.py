@@ -7,6 +7,7 @@ import pytest
 
 from densing.designs.olmes import mc_reference as mc
 from densing.designs.olmes.trend import measure_olmes
+from densing.present.olmes import VALUE_COLUMNS
 from densing.present.words import left_out_frame
 from densing.states import LeftOut
 from tools.build_tables import main
@@ -28,13 +29,21 @@ def test_one_row_per_task_and_the_olmo2_rows_and_undated_models_are_not_targets(
 
 
 def test_a_score_law_below_r2_half_is_not_inverted_and_says_why(result):
-    rows = result.rows.set_index("task")
+    from densing.present.olmes import rows_frame
+
+    rows, shown = result.rows.set_index("task"), rows_frame(result).set_index("task")
     for task in ("hellaswag", "winogrande"):
         assert rows.loc[task, "score_r2"] < 0.5 and math.isnan(rows.loc[task, "months"])
-        assert rows.loc[task, "error"].startswith("the MC score law is a poor fit")  # the reason; its state is a value
+        assert rows.loc[task, "poor_fit"] and rows.loc[task, "error"] == ""  # the design holds R² and the flag
+        r2 = rows.loc[task, "score_r2"]
+        assert shown.loc[task, "error"] == (  # the words are densing.present.olmes'
+            f"the MC score law is a poor fit: R² {r2:.3f} < 0.5 on the OLMo-2 checkpoints "
+            "(bits per byte does not order MC accuracy)"
+        )
+    assert not set(VALUE_COLUMNS) & set(shown.columns)
     for task in ("arc_challenge", "mmlu"):
         row = rows.loc[task]
-        assert row["score_r2"] >= 0.5 and row["error"] == ""
+        assert row["score_r2"] >= 0.5 and row["error"] == "" and not row["poor_fit"]
         assert 0 < row["ci_low"] <= row["months"] <= row["ci_high"]
         assert math.isfinite(row["months_d0_0.3T"]) and math.isfinite(row["months_d0_3T"])
 
@@ -112,6 +121,30 @@ def test_cli_design_olmes_prints_the_rows_checks_and_left_out_models(run_cli):
 def test_cli_design_olmes_refuses_the_leaderboard_options_in_one_line(run_cli):
     code, out, err = run_cli("trend", "--design", "olmes", "--fit", "reference_fits/x.json")
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and err.startswith("error: --fit:")
+
+
+def test_the_shown_rows_say_why_the_ceiling_one_law_is_a_poor_fit_from_its_values():
+    import pandas as pd
+
+    from densing.designs.olmes.trend import OlmesTrend
+    from densing.present.olmes import rows_frame
+
+    rows = pd.DataFrame(
+        {
+            "task": ["mmlu", "hellaswag"],
+            "months_ceiling_1_ci": ["", "1.1–5.9"],
+            "months_ceiling_1_why": ["", ""],
+            "months_ceiling_1_r2": [0.4321, float("nan")],
+            "months_ceiling_1_poor_fit": [True, False],
+        }
+    )
+    empty = pd.DataFrame()
+    shown = rows_frame(OlmesTrend(rows, empty, empty, empty))
+    assert list(shown["months_ceiling_1_ci"]) == [
+        "not measured: the ceiling-1 law is a poor fit: R² 0.432 < 0.5",
+        "1.1–5.9",
+    ]
+    assert list(shown.columns) == ["task", "months_ceiling_1_ci"]
 
 
 def test_the_shown_rows_say_why_the_ceiling_one_law_has_no_number_and_drop_the_value_column():

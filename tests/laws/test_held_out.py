@@ -38,8 +38,11 @@ def test_the_format_default_cut_applies_unless_given(tmp_path):
 
     register_format(DataFormat("toy", sniff=lambda p: p.suffix == ".toy", read=read, min_train_tokens=1e10))
     try:
-        table, summary = held_out.validate_held_out(path, "toy", max_params=5e9, law="composed")
-        assert table["train_tokens"].min() >= 1e10 and "held-out point(s)" in summary
+        from densing.present.laws import held_out_summary
+
+        table, about = held_out.validate_held_out(path, "toy", max_params=5e9, law="composed")
+        assert about == held_out.HeldOutCut(5e9)  # values; the summary's words are present.laws'
+        assert table["train_tokens"].min() >= 1e10 and "held-out point(s)" in held_out_summary(table, about)
         everything, _ = held_out.validate_held_out(path, "toy", max_params=5e9, law="composed", min_train_tokens=None)
         assert everything["train_tokens"].min() == pytest.approx(1e9) and len(everything) > len(table)
     finally:

@@ -116,13 +116,19 @@ def test_ladder_fits_keep_each_runs_final_point_and_not_the_checkpoints(tmp_path
 
 
 def test_validate_ladder_fits_only_runs_below_the_cut(tmp_path):
-    from densing.laws.olmo.check import validate_ladder
+    from densing.laws.olmo.check import LadderValidation, validate_ladder
+    from densing.present.laws import held_out_summary
 
     table = _ladder(3)
     table["run"] = "olmo-ladder-" + table["run"]
-    result, summary = validate_ladder(table, "olmes_hellaswag", "acc", max_params=2e9)
+    result, about = validate_ladder(table, "olmes_hellaswag", "acc", max_params=2e9)
+    assert isinstance(about, LadderValidation) and about.max_params == 2e9  # values; the words are present.laws'
     assert set(result["params"]) == {2.4e9}  # every held-out row is at or above the cut
-    assert len(result) == 4 and "4 held-out model(s)" in summary
+    summary = held_out_summary(result, about)
+    assert len(result) == 4 and summary.startswith("4 held-out model(s) with N ≥ 2e+09 (olmes_hellaswag)")
+    assert summary.endswith(
+        f"fit on {about.train_runs} runs below, E {'on' if about.irreducible else 'off'}, floor {about.floor}"
+    )
     assert result["relative_error"].max() < 0.05
 
 

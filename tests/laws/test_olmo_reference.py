@@ -57,6 +57,12 @@ def test_check_gives_held_out_errors_beside_ai2_and_densities_with_conditioning(
     lines = ladder_findings(result)
     assert any("AI2's 13B: 2.34%" in line for line in lines)
     assert set(result.sensitivity.columns) == {"variant", "olmo-2-7b_mean_error", "olmo-2-13b_mean_error"}
+    from densing.laws.olmo.check import SHIPPED
+    from densing.present.laws import ladder_sensitivity, variant_label
+
+    assert result.sensitivity["variant"].iloc[0] == SHIPPED  # a code; its label is present.laws'
+    assert ladder_sensitivity(result)["variant"].iloc[0] == variant_label(SHIPPED, result.floor)
+    assert variant_label(SHIPPED, result.floor).startswith("shipped rules (25 runs, E by chained score error, floor ")
 
 
 @needs_olmo

@@ -20,10 +20,10 @@ from densing import paths
 from densing.constants import DEFAULT_EPOCH
 from densing.designs.olmes import mc_reference as mc
 from densing.errors import DensingError
-from densing.laws.fit_schema import POOR_FIT_R2, poor_fit, score_r_squared
+from densing.laws.fit_schema import poor_fit, score_r_squared
 from densing.laws.inversion import PerBenchmark
 from densing.laws.reference_fit import ReferenceFit
-from densing.numbers import counted_noun, format_months
+from densing.numbers import format_months
 from densing.results import ALPHA_CONSTRAINTS, Result, frame_records, interval_frame
 from densing.states import JudgedEnds, State
 from densing.trend.capability import calibrated, inversion_checks
@@ -50,7 +50,10 @@ LEADERBOARD_TWIN = {
 @dataclass(frozen=True)
 class OlmesTrend(Result):
     """The per-task rows, their checks, the models left out (with the reason) and the offsets; ``to_dict()``: each
-    frame as JSON-ready records; ``conf_int()``: one row per task, ``<benchmark>.doubling_time_months``. ``checks``
+    frame as JSON-ready records; ``conf_int()``: one row per task, ``<benchmark>.doubling_time_months``. ``rows`` hold
+    values where a reader reads words: ``score_r2`` and ``poor_fit`` (a score law with R² < 0.5 is not inverted), and
+    ``months_ceiling_1_r2`` and ``months_ceiling_1_poor_fit`` for the ceiling-1 law; ``error`` holds only the message
+    of a trend that failed; :func:`densing.present.olmes.rows_frame` makes every row's words. ``checks``
     holds each check's values (``benchmark``, ``name``, ``value``, ``status`` code, ``passed``, ``fired``) and
     ``check_values`` the checks themselves, (benchmark, :class:`~densing.trend.checks.Check`), from which
     :func:`densing.present.olmes.checks_frame` makes the words every surface shows."""
@@ -79,14 +82,9 @@ class OlmesTrend(Result):
         )
 
     def _summary_items(self) -> list[tuple[str, object]]:
-        return [
-            (
-                r.benchmark,
-                r.error
-                or f"{r.months:.3g} months ({r.ci_low:.3g} to {r.ci_high:.3g}), {counted_noun(r.n_models, 'model')}",
-            )
-            for r in self.rows.itertuples()
-        ] + [
+        """Each task's doubling time (months) and the counts, as values; their words:
+        :func:`densing.present.olmes.olmes_summary`."""
+        return [(r.benchmark, r.months) for r in self.rows.itertuples()] + [
             ("models left out", len(self.left_out)),
             ("failed checks", int((self.checks["status"] == FAILED).sum()) if len(self.checks) else 0),
         ]
@@ -140,7 +138,8 @@ def measure_olmes(
             "since": since or "",
             "offset": offset.delta,
             "offset_stderr": offset.stderr,
-            "score_r2": ref.stages[-1].r_squared,
+            "score_r2": score_r_squared(ref),
+            "poor_fit": poor_fit(ref),  # R² < 0.5: not inverted; its words: densing.present.olmes.rows_frame
             "ceiling": "free" if ref.provenance.get("ceiling") is None else ref.provenance["ceiling"],
             **dict.fromkeys(("months", "ci_low", "ci_high"), math.nan),
             "n_draws": 0,
@@ -153,6 +152,8 @@ def measure_olmes(
             ),
             "months_ceiling_1_ci": "",
             "months_ceiling_1_why": "",  # why the ceiling-1 law gives no doubling time (densing.present.olmes)
+            "months_ceiling_1_r2": math.nan,  # the ceiling-1 law's score R², and whether it is a poor fit
+            "months_ceiling_1_poor_fit": False,
             "failed_checks": (),
             "error": "",
         }
@@ -160,11 +161,7 @@ def measure_olmes(
         inversion = PerBenchmark(ref, d0)
         models, dropped = trend_targets(targets, inversion, since=since, epoch=epoch)
         left.append(dropped.assign(benchmark=ref.benchmark))
-        if poor_fit(ref):  # the words still made here: the design's rows are to hold R² and the flag (issue 106)
-            row["error"] = (
-                f"the MC score law is a poor fit: R² {score_r_squared(ref):.3f} < {POOR_FIT_R2} on the OLMo-2 "
-                "checkpoints (bits per byte does not order MC accuracy)"
-            )
+        if row["poor_fit"]:  # the row holds R² and the flag; densing.present.olmes says why it is not measured
             row["n_models"] = len(models)
             continue
         try:
@@ -234,10 +231,8 @@ def _ceiling_one(
     if not (folder / mc.MC_FIT_CEILING_ONE.format(task=task)).exists():
         return {"months_ceiling_1_why": f"{mc.MC_FIT_CEILING_ONE.format(task=task)} not in {folder.name}"}
     fixed, _ = reference(task, targets, fits_dir, seed=seed, name=mc.MC_FIT_CEILING_ONE)
-    if poor_fit(fixed):  # the words still made here (issue 106)
-        return {
-            "months_ceiling_1_why": f"the ceiling-1 law is a poor fit: R² {score_r_squared(fixed):.3f} < {POOR_FIT_R2}"
-        }
+    if poor_fit(fixed):  # the values; densing.present.olmes.rows_frame says why in words
+        return {"months_ceiling_1_r2": score_r_squared(fixed), "months_ceiling_1_poor_fit": True}
     return _side("months_ceiling_1", models, PerBenchmark(fixed, d0), n_boot=n_boot, seed=seed, checked=True)
 
 

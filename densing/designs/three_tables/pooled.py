@@ -8,12 +8,13 @@ from densing.trend.pooled_trend import PooledTrend, pooled_trend
 
 
 def measured(n_boot: int, seed: int) -> PooledTrend | str:
-    """The pooled law at the report's draws and seed, or the one line that says why it cannot be measured (a
-    :class:`~densing.errors.DensingError`: a table that cannot be put on the common scale)."""
+    """The pooled law at the report's draws and seed, or the message of the
+    :class:`~densing.errors.DensingError` that says why it cannot be measured (a table that cannot be put on the common
+    scale); its sentence is :func:`densing.present.pooled.not_shown_words`'."""
     try:
         return pooled_trend(n_boot=n_boot, seed=seed)
     except DensingError as error:
-        return f"The three tables' pooled law is not shown: {error}"
+        return str(error)
 
 
 def side(inputs) -> tuple:

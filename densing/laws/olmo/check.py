@@ -8,7 +8,7 @@ held-out error under other ways of fitting the ladder (docs/method.md, "The OLMo
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -45,6 +45,20 @@ FIVE_TASKS = ("olmes_mmlu", "olmes_hellaswag", "olmes_piqa", "olmes_socialiqa", 
 HELD_OUT = ("olmo-2-7b", "olmo-2-13b")
 DENSITY_TARGETS = ("olmo-2-1b", "olmo-2-7b", "olmo-2-13b")
 GOAL_MEAN_ERROR = 0.023  # the goal: AI2's own 13B mean error over the five tasks, rounded down
+#: The sensitivity's variants (the ``variant`` codes of :attr:`LadderCheck.sensitivity`), in the table's order: the
+#: shipped rules; AI2's runs (190M–1B × 1,2,5,10×C, the original 1×C files, densing's fitting); the floor fixed at
+#: chance; no irreducible term E; E on every task; E chosen by the loss-only extrapolation error (where
+#: olmo_ladder_selection.csv is written); the loss law on every checkpoint past 10%. Their labels:
+#: :func:`densing.present.laws.variant_label`.
+SHIPPED, AI2_RUNS, FLOOR_AT_CHANCE, NO_E, E_EVERYWHERE, E_BY_LOSS, EVERY_CHECKPOINT = (
+    "shipped",
+    "ai2_runs",
+    "floor_at_chance",
+    "no_e",
+    "e_everywhere",
+    "e_by_loss",
+    "every_checkpoint",
+)
 
 
 @dataclass(frozen=True)
@@ -52,7 +66,8 @@ class LadderCheck(Result):
     """The ladder's check (module docstring): held-out predictions, densities, the sensitivity to the fitting rules.
     ``to_dict()``: the tables as records, AI2's 13B mean error and the level; ``to_frame()``: the held-out predictions;
     ``conf_int(alpha)``: ``<model>.<benchmark>.predicted_score`` and ``<model>.<benchmark>.density`` rows. Values: the
-    tables' titles, the densities' words, the findings and the files a reader gets are
+    sensitivity's ``variant`` is a code (:data:`SHIPPED` …) and ``floor`` the shipped fits' ladder floor; the tables'
+    titles, the variants' labels, the densities' words, the findings and the files a reader gets are
     :mod:`densing.present.laws`' (:func:`~densing.present.laws.ladder_tables`,
     :func:`~densing.present.laws.ladder_findings`, :func:`~densing.present.laws.write_ladder_check`)."""
 
@@ -61,6 +76,7 @@ class LadderCheck(Result):
     sensitivity: pd.DataFrame
     ai2_mean_13b: float
     level: float = 0.95
+    floor: object = field(default="free", repr=False)
 
     def to_dict(self) -> dict:
         frames = {name: frame_records(getattr(self, name)) for name in ("held_out", "densities", "sensitivity")}
@@ -145,25 +161,19 @@ def check_ladder(folder: str | Path, fits_dir: str | Path, *, level: float = 0.9
     if selection.exists():
         chosen = choose_irreducible(pd.read_csv(selection), "loss")
         by_loss = {
-            "E chosen by the loss-only extrapolation error": (
+            E_BY_LOSS: (
                 ladder,
                 {b: {**o, "irreducible": chosen.get(b, o["irreducible"])} for b, o in shipped.items()},
             )
         }
     variants = {
-        f"shipped rules (25 runs, E by chained score error, floor {floor})": (ladder, shipped),
-        "AI2's runs: 190M–1B × 1,2,5,10×C, original 1×C files (densing's fitting, not AI2's Huber fit)": (
-            ai2_published_setup(original),
-            shipped,
-        ),
-        "floor fixed at chance": (ladder, {b: {**o, "chance": "auto"} for b, o in shipped.items()}),
-        "no irreducible term E": (ladder, {b: {**o, "irreducible": False} for b, o in shipped.items()}),
-        "E on every task": (ladder, {b: {**o, "irreducible": True} for b, o in shipped.items()}),
+        SHIPPED: (ladder, shipped),
+        AI2_RUNS: (ai2_published_setup(original), shipped),
+        FLOOR_AT_CHANCE: (ladder, {b: {**o, "chance": "auto"} for b, o in shipped.items()}),
+        NO_E: (ladder, {b: {**o, "irreducible": False} for b, o in shipped.items()}),
+        E_EVERYWHERE: (ladder, {b: {**o, "irreducible": True} for b, o in shipped.items()}),
         **by_loss,
-        "loss law on every checkpoint past 10% (not final points)": (
-            ladder,
-            {b: {**o, "loss_points": "all"} for b, o in shipped.items()},
-        ),
+        EVERY_CHECKPOINT: (ladder, {b: {**o, "loss_points": "all"} for b, o in shipped.items()}),
     }
     errors = variant_errors(variants, held_targets, five)
     sensitivity = (
@@ -173,13 +183,30 @@ def check_ladder(folder: str | Path, fits_dir: str | Path, *, level: float = 0.9
     )
     sensitivity = sensitivity.rename(columns={m: f"{m}_mean_error" for m in HELD_OUT})
     ai2_mean = float(ai2[ai2["benchmark"].isin(FIVE_TASKS)]["ai2_relative_error"].mean())
-    return LadderCheck(held_out=held, densities=densities, sensitivity=sensitivity, ai2_mean_13b=ai2_mean, level=level)
+    return LadderCheck(
+        held_out=held, densities=densities, sensitivity=sensitivity, ai2_mean_13b=ai2_mean, level=level, floor=floor
+    )
 
 
-def validate_ladder(frame: pd.DataFrame, benchmark: str, metric: str, *, max_params: float) -> tuple[pd.DataFrame, str]:
+@dataclass(frozen=True)
+class LadderValidation:
+    """What :func:`validate_ladder`'s table leaves out of the check's summary: the cut ``max_params``, the benchmark,
+    how many ladder runs below the cut the law is fitted on, whether it has an irreducible term E, and its floor (the
+    summary in words: :func:`densing.present.laws.held_out_summary`)."""
+
+    max_params: float
+    benchmark: str
+    train_runs: int
+    irreducible: bool
+    floor: object
+
+
+def validate_ladder(
+    frame: pd.DataFrame, benchmark: str, metric: str, *, max_params: float
+) -> tuple[pd.DataFrame, LadderValidation]:
     """Fit small, predict large on a ladder table by the ladder's rules (:func:`densing.laws.olmo.ladder.fit_ladder`
     on the runs with N < ``max_params``); held out, the ladder runs at or above it (their final point) and every full
-    run there: one row per held-out model, and a summary."""
+    run there: one row per held-out model, and the fit's values for its summary (:class:`LadderValidation`)."""
     from densing.data.olmo import split_ladder
 
     ladder, full = split_ladder(frame)
@@ -208,9 +235,7 @@ def validate_ladder(frame: pd.DataFrame, benchmark: str, metric: str, *, max_par
         raise InputError(f"max_params {max_params:.3g}: no model is that large; nothing is held out")
     held = pd.concat(pieces, ignore_index=True)
     table = predict_held_out(fit, held).sort_values(["params", "train_tokens"]).reset_index(drop=True)
-    return table, (
-        f"{len(table)} held-out model(s) with N ≥ {max_params:.3g} ({benchmark}): mean relative error "
-        f"{table['relative_error'].mean():.2%}, largest {table['relative_error'].max():.2%} "
-        f"({table.loc[table['relative_error'].idxmax(), 'model']}); fit on {train['run'].nunique()} runs "
-        f"below, E {'on' if options.irreducible[benchmark] else 'off'}, floor {options.floor}"
+    about = LadderValidation(
+        max_params, benchmark, train["run"].nunique(), bool(options.irreducible[benchmark]), options.floor
     )
+    return table, about

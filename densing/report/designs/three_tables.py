@@ -44,8 +44,8 @@ def section(result, rows: pd.DataFrame, paper_months: float) -> PooledSection | 
     """The section's data from the side job's ``result`` (the public table's ``rows`` are not needed: the public
     table is one of the three) with its bias correction read from the record; a note where it could not be measured
     (:class:`LeftOut`)."""
-    if isinstance(result, str):
-        return LeftOut(TITLE, DESIGN, result)
+    if isinstance(result, str):  # the error's message; its sentence is densing.present.pooled's
+        return LeftOut(TITLE, DESIGN, words.not_shown_words(result))
     return PooledSection(result, paper_months, looked_up(result.record["pooled"]))
 
 
