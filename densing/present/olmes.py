@@ -1,5 +1,6 @@
-"""The OLMES design's words (:mod:`densing.designs.olmes.trend`): its rows with their reasons in words
-(:func:`rows_frame`: a poor fit's, by :func:`densing.present.laws.verdict_words`), its checks (:func:`checks_frame`),
+"""The OLMES design's words (:mod:`densing.designs.olmes.trend`): its rows with their reference, their sensitivity
+intervals and their reasons in words (:func:`rows_frame`: a poor fit's, by :func:`densing.present.laws.verdict_words`;
+:func:`reference_words`, :func:`side_interval`, :func:`ceiling_one_interval`), its checks (:func:`checks_frame`),
 each row's status (:func:`row_parts`, :func:`row_statuses`), its summary (:func:`olmes_summary`) and its rows beside the
 leaderboard-based ones (:func:`beside_leaderboard`), for the report's section and ``densing trend --design olmes``."""
 
@@ -8,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from densing.designs.olmes.trend import LEADERBOARD_TWIN, OlmesTrend, judged
+from densing.designs.olmes.trend import CEILING_ONE, LEADERBOARD_TWIN, SIDE_KEYS, OlmesTrend, judged
 from densing.numbers import counted_noun, format_months
 from densing.present.laws import verdict_words
 from densing.present.records import record
@@ -26,8 +27,26 @@ NO_REFERENCE = {
 }
 
 
-#: The values of the rows that the shown rows say in words (:func:`rows_frame`), left out of them.
-VALUE_COLUMNS = ("poor_fit", "months_ceiling_1_r2", "months_ceiling_1_poor_fit")
+#: The values of the rows that the shown rows say in words (:func:`rows_frame`), left out of them: a poor fit's flag,
+#: each sensitivity column's interval, whether it is measured and its error, and the ceiling-1 law's reasons.
+VALUE_COLUMNS = (
+    "poor_fit",
+    *(f"{key}_{value}" for key in SIDE_KEYS for value in ("ci_low", "ci_high", "measured", "error")),
+    "months_ceiling_1_failed",
+    "months_ceiling_1_own_choice",
+    "months_ceiling_1_missing",
+    "months_ceiling_1_folder",
+    "months_ceiling_1_r2",
+    "months_ceiling_1_poor_fit",
+)
+
+#: The ceiling-1 column of a task whose ceiling rule chose 1 itself (the row is its own sensitivity).
+OWN_CHOICE = "the rule's own choice"
+
+
+def reference_words(task: str) -> str:
+    """An OLMES row's reference as the rows say it: the OLMo ladder's loss law and the task's MC score law."""
+    return f"OLMo ladder loss law + OLMo-2 MC score law ({task})"
 
 
 def poor_fit_error(r2: float) -> str:
@@ -43,21 +62,53 @@ def ceiling_one_poor_fit(r2: float) -> str:
     return f"the ceiling-1 law is a {verdict_words(r2)}"
 
 
+def side_interval(row: dict, key: str, blank=""):
+    """Sensitivity column ``key``'s interval in ``row`` (a row's values, :data:`~densing.designs.olmes.trend.SIDE_KEYS`)
+    as the rows say it: ``low–high``, with the ceiling-1 law's failed checks (``(failed: …)`` or ``(every testable
+    check passed)``), or the failed trend's message; ``blank`` where it was not measured."""
+    if row.get(f"{key}_error"):
+        return row[f"{key}_error"]
+    if not row.get(f"{key}_measured"):
+        return blank
+    words = f"{format_months(row[f'{key}_ci_low'])}–{format_months(row[f'{key}_ci_high'])}"
+    if key == CEILING_ONE:
+        failed = ", ".join(row.get(f"{key}_failed") or ())
+        words += f" (failed: {failed})" if failed else " (every testable check passed)"
+    return words
+
+
+def ceiling_one_interval(row: dict) -> str:
+    """The ceiling-1 law's interval in ``row`` (:func:`side_interval`), or why it has none: the ceiling rule's own
+    choice (:data:`OWN_CHOICE`), "not measured" and the fit's missing file or its poor fit
+    (:func:`ceiling_one_poor_fit`); empty where the row has no trend."""
+    if row.get("months_ceiling_1_own_choice"):
+        return OWN_CHOICE
+    if row.get("months_ceiling_1_missing"):
+        return not_measured(f"{row['months_ceiling_1_missing']} not in {row['months_ceiling_1_folder']}")
+    if row.get("months_ceiling_1_poor_fit"):
+        return not_measured(ceiling_one_poor_fit(row["months_ceiling_1_r2"]))
+    return side_interval(row, CEILING_ONE)
+
+
 def rows_frame(olmes: OlmesTrend) -> pd.DataFrame:
-    """The per-task rows as every surface shows them: ``error`` says why a poor fit is not measured
-    (:func:`poor_fit_error`, from ``score_r2`` and ``poor_fit``), and the ceiling-1 law's interval says "not measured"
-    and why where the law gives no doubling time (``months_ceiling_1_why``, or :func:`ceiling_one_poor_fit` from its
-    values); the value columns (:data:`VALUE_COLUMNS`) and ``months_ceiling_1_why`` are left out."""
+    """The per-task rows as every surface shows them: ``reference`` in words (:func:`reference_words`), ``error``
+    says why a poor fit is not measured (:func:`poor_fit_error`, from ``score_r2`` and ``poor_fit``), the ceiling-1
+    law's interval ``months_ceiling_1_ci`` beside its doubling time (:func:`ceiling_one_interval`) and each D0's
+    interval ``<key>_ci`` last (:func:`side_interval`; shown where a row measured it or its trend failed, blank on the
+    other rows); the value columns (:data:`VALUE_COLUMNS`) are left out."""
     rows = olmes.rows.copy()
+    if "reference" in rows and "task" in rows:
+        rows["reference"] = [reference_words(task) for task in rows["task"]]
     if "poor_fit" in rows:
         poor = rows["poor_fit"].fillna(False).astype(bool)
         rows.loc[poor, "error"] = [poor_fit_error(r2) for r2 in rows.loc[poor, "score_r2"]]
-    if "months_ceiling_1_why" in rows:
-        why = rows.pop("months_ceiling_1_why").fillna("").astype(str)
-        if "months_ceiling_1_poor_fit" in rows:
-            poor = rows["months_ceiling_1_poor_fit"].fillna(False).astype(bool)
-            why[poor] = [ceiling_one_poor_fit(r2) for r2 in rows.loc[poor, "months_ceiling_1_r2"]]
-        rows.loc[why != "", "months_ceiling_1_ci"] = [not_measured(reason) for reason in why[why != ""]]
+    values = rows.to_dict("records")
+    if f"{CEILING_ONE}_measured" in rows:
+        at = rows.columns.get_loc(CEILING_ONE) + 1 if CEILING_ONE in rows else len(rows.columns)
+        rows.insert(at, f"{CEILING_ONE}_ci", [ceiling_one_interval(row) for row in values])
+    for key in (k for k in SIDE_KEYS if k != CEILING_ONE):
+        if any(row.get(f"{key}_measured") or row.get(f"{key}_error") for row in values):
+            rows[f"{key}_ci"] = [side_interval(row, key, blank=np.nan) for row in values]
     return rows.drop(columns=[c for c in VALUE_COLUMNS if c in rows])
 
 

@@ -123,44 +123,99 @@ def test_cli_design_olmes_refuses_the_leaderboard_options_in_one_line(run_cli):
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and err.startswith("error: --fit:")
 
 
-def test_the_shown_rows_say_why_the_ceiling_one_law_is_a_poor_fit_from_its_values():
-    import pandas as pd
+def _side_rows(**ceiling) -> pd.DataFrame:
+    """Two rows of sensitivity values (mmlu, hellaswag) as the design holds them, the ceiling-1 law's given."""
+    from densing.designs.olmes.trend import SIDE_KEYS
 
-    from densing.designs.olmes.trend import OlmesTrend
-    from densing.present.olmes import rows_frame
-
-    rows = pd.DataFrame(
-        {
-            "task": ["mmlu", "hellaswag"],
-            "months_ceiling_1_ci": ["", "1.1–5.9"],
-            "months_ceiling_1_why": ["", ""],
-            "months_ceiling_1_r2": [0.4321, float("nan")],
-            "months_ceiling_1_poor_fit": [True, False],
+    nan = float("nan")
+    rows = {"task": ["mmlu", "hellaswag"], "reference": ["x", "y"], "months_ceiling_1": [nan, 3.0]}
+    for key in SIDE_KEYS:
+        rows |= {
+            f"{key}_ci_low": [nan, 1.1],
+            f"{key}_ci_high": [nan, 5.9],
+            f"{key}_measured": [False, True],
+            f"{key}_error": ["", ""],
         }
-    )
+    rows |= {
+        "months_ceiling_1_failed": [(), ("saturation", "conditioning")],
+        "months_ceiling_1_own_choice": [False, False],
+        "months_ceiling_1_missing": ["", ""],
+        "months_ceiling_1_folder": ["", ""],
+        "months_ceiling_1_r2": [nan, nan],
+        "months_ceiling_1_poor_fit": [False, False],
+        "error": ["", ""],
+    }
+    rows |= {k: v for k, v in ceiling.items()}
+    return pd.DataFrame(rows)
+
+
+def test_the_shown_rows_say_why_the_ceiling_one_law_is_a_poor_fit_from_its_values():
+    from densing.designs.olmes.trend import OlmesTrend
+    from densing.present.olmes import VALUE_COLUMNS, rows_frame
+
+    rows = _side_rows(months_ceiling_1_r2=[0.4321, float("nan")], months_ceiling_1_poor_fit=[True, False])
     empty = pd.DataFrame()
     shown = rows_frame(OlmesTrend(rows, empty, empty, empty))
     assert list(shown["months_ceiling_1_ci"]) == [
         "not measured: the ceiling-1 law is a poor fit: R² 0.432 < 0.5",
-        "1.1–5.9",
+        "1.1–5.9 (failed: saturation, conditioning)",
     ]
-    assert list(shown.columns) == ["task", "months_ceiling_1_ci"]
+    assert list(shown.columns) == [
+        "task",
+        "reference",
+        "months_ceiling_1",
+        "months_ceiling_1_ci",
+        "error",
+        "months_d0_0.3T_ci",
+        "months_d0_3T_ci",
+    ]
+    assert not set(VALUE_COLUMNS) & set(shown.columns)
+    assert list(shown["reference"]) == [  # the design holds the reference's file; present/ says it
+        "OLMo ladder loss law + OLMo-2 MC score law (mmlu)",
+        "OLMo ladder loss law + OLMo-2 MC score law (hellaswag)",
+    ]
+    assert math.isnan(shown.loc[0, "months_d0_3T_ci"]) and shown.loc[1, "months_d0_3T_ci"] == "1.1–5.9"
 
 
-def test_the_shown_rows_say_why_the_ceiling_one_law_has_no_number_and_drop_the_value_column():
-    import pandas as pd
-
+def test_the_shown_rows_say_why_the_ceiling_one_law_has_no_number_from_its_values():
     from densing.designs.olmes.trend import OlmesTrend
     from densing.present.olmes import rows_frame
 
-    rows = pd.DataFrame(
-        {
-            "task": ["mmlu", "hellaswag"],
-            "months_ceiling_1_ci": ["", "1.1–5.9"],
-            "months_ceiling_1_why": ["the ceiling-1 law is a poor fit", ""],
-        }
-    )
     empty = pd.DataFrame()
+    rows = _side_rows(
+        months_ceiling_1_missing=["olmo2_mc_mmlu_ceiling1_two_step.json", ""],
+        months_ceiling_1_folder=["fits", ""],
+        months_ceiling_1_failed=[(), ()],
+    )
     shown = rows_frame(OlmesTrend(rows, empty, empty, empty))
-    assert list(shown["months_ceiling_1_ci"]) == ["not measured: the ceiling-1 law is a poor fit", "1.1–5.9"]
-    assert "months_ceiling_1_why" not in shown and "months_ceiling_1_why" in rows  # the result keeps its values
+    assert list(shown["months_ceiling_1_ci"]) == [
+        "not measured: olmo2_mc_mmlu_ceiling1_two_step.json not in fits",
+        "1.1–5.9 (every testable check passed)",
+    ]
+    assert "months_ceiling_1_missing" in rows  # the result keeps its values
+    rows = _side_rows(months_ceiling_1_own_choice=[True, False], months_ceiling_1_error=["", "too few models"])
+    assert list(rows_frame(OlmesTrend(rows, empty, empty, empty))["months_ceiling_1_ci"]) == [
+        "the rule's own choice",
+        "too few models",
+    ]
+
+
+def test_the_design_holds_the_missing_ceiling_one_fit_as_values(tmp_path):
+    import shutil
+
+    from densing import paths
+    from densing.designs.olmes.trend import measure_olmes
+    from densing.present.olmes import rows_frame
+
+    for task in mc.MC_CHANCE:  # the MC references without their ceiling-1 fits
+        shutil.copy(paths.REFERENCE_FITS / mc.MC_FIT.format(task=task), tmp_path)
+    result = measure_olmes(tmp_path, n_boot=40, n_boot_share=0, n_boot_side=20, seed=0)
+    mmlu = result.rows.set_index("task").loc["mmlu"]
+    assert mmlu["months_ceiling_1_missing"] == mc.MC_FIT_CEILING_ONE.format(task="mmlu")
+    assert mmlu["months_ceiling_1_folder"] == tmp_path.name and not mmlu["months_ceiling_1_measured"]
+    shown = rows_frame(result).set_index("task")
+    assert shown.loc["mmlu", "months_ceiling_1_ci"] == (
+        f"not measured: {mc.MC_FIT_CEILING_ONE.format(task='mmlu')} not in {tmp_path.name}"
+    )
+    assert shown.loc["mmlu", "reference"] == "OLMo ladder loss law + OLMo-2 MC score law (mmlu)"
+    assert mmlu["reference"] == mc.MC_FIT.format(task="mmlu")

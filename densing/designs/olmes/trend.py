@@ -23,7 +23,6 @@ from densing.errors import DensingError
 from densing.laws.fit_schema import poor_fit, score_r_squared
 from densing.laws.inversion import PerBenchmark
 from densing.laws.reference_fit import ReferenceFit
-from densing.numbers import format_months
 from densing.results import ALPHA_CONSTRAINTS, Result, frame_records, interval_frame
 from densing.states import JudgedEnds, State
 from densing.trend.capability import calibrated, inversion_checks
@@ -51,9 +50,14 @@ LEADERBOARD_TWIN = {
 class OlmesTrend(Result):
     """The per-task rows, their checks, the models left out (with the reason) and the offsets; ``to_dict()``: each
     frame as JSON-ready records; ``conf_int()``: one row per task, ``<benchmark>.doubling_time_months``. ``rows`` hold
-    values where a reader reads words: ``score_r2`` and ``poor_fit`` (a score law with R² < 0.5 is not inverted), and
-    ``months_ceiling_1_r2`` and ``months_ceiling_1_poor_fit`` for the ceiling-1 law; ``error`` holds only the message
-    of a trend that failed; :func:`densing.present.olmes.rows_frame` makes every row's words. ``checks``
+    values where a reader reads words: ``reference`` the MC reference's file (:data:`~.mc_reference.MC_FIT`),
+    ``score_r2`` and ``poor_fit`` (a score law with R² < 0.5 is not inverted); each sensitivity column of
+    :data:`SIDE_KEYS` its interval's ends ``<key>_ci_low`` and ``<key>_ci_high``, whether it is ``<key>_measured``, a
+    failed trend's message ``<key>_error`` (:func:`_side`), and the ceiling-1 law the names of its failed checks
+    (``months_ceiling_1_failed``), whether the ceiling rule chose 1 itself (``months_ceiling_1_own_choice``), its
+    missing fit's file and folder (``months_ceiling_1_missing``, ``months_ceiling_1_folder``), ``months_ceiling_1_r2``
+    and ``months_ceiling_1_poor_fit``; ``error`` holds only the message of a trend that failed;
+    :func:`densing.present.olmes.rows_frame` makes every row's words (the reference's, each interval's). ``checks``
     holds each check's values (``benchmark``, ``name``, ``value``, ``status`` code, ``passed``, ``fired``) and
     ``check_values`` the checks themselves, (benchmark, :class:`~densing.trend.checks.Check`), from which
     :func:`densing.present.olmes.checks_frame` makes the words every surface shows."""
@@ -95,6 +99,23 @@ def _d0_key(d0: float) -> str:
     return f"months_d0_{d0 / 1e12:g}T"
 
 
+#: The ceiling-1 law's sensitivity column (the MC law's ceiling c + d fixed at 1).
+CEILING_ONE = "months_ceiling_1"
+#: The sensitivity columns, each D0's of :data:`SENSITIVITY_D0` and the ceiling-1 law's, each with its values
+#: (:func:`_side`); their intervals in words: :func:`densing.present.olmes.rows_frame`.
+SIDE_KEYS = (*map(_d0_key, SENSITIVITY_D0), CEILING_ONE)
+
+
+def _side_values(key: str) -> dict:
+    """Sensitivity column ``key``'s values before it is measured: no interval, not measured, no error."""
+    return {
+        f"{key}_ci_low": math.nan,
+        f"{key}_ci_high": math.nan,
+        f"{key}_measured": False,
+        f"{key}_error": "",
+    }
+
+
 def reference(
     task: str, targets: pd.DataFrame, fits_dir: str | Path | None = None, *, seed: int = 0, name: str = mc.MC_FIT
 ) -> tuple[ReferenceFit, mc.Offset]:
@@ -131,7 +152,7 @@ def measure_olmes(
         row = {
             "task": task,
             "benchmark": ref.benchmark,
-            "reference": f"OLMo ladder loss law + OLMo-2 MC score law ({task})",
+            "reference": mc.MC_FIT.format(task=task),  # the MC reference's file; its words: present.olmes
             "d0": d0,
             "rule": "quantile",
             "quantile": 0.9,
@@ -150,8 +171,11 @@ def measure_olmes(
                 ("share_fit", "share_score", "share_models", *map(_d0_key, SENSITIVITY_D0), "months_ceiling_1"),
                 math.nan,
             ),
-            "months_ceiling_1_ci": "",
-            "months_ceiling_1_why": "",  # why the ceiling-1 law gives no doubling time (densing.present.olmes)
+            **{k: v for key in SIDE_KEYS for k, v in _side_values(key).items()},
+            "months_ceiling_1_failed": (),  # the ceiling-1 law's failed checks, by name
+            "months_ceiling_1_own_choice": False,  # the ceiling rule chose 1 itself: the row is the sensitivity
+            "months_ceiling_1_missing": "",  # the ceiling-1 fit's file where it is missing, and its folder
+            "months_ceiling_1_folder": "",
             "months_ceiling_1_r2": math.nan,  # the ceiling-1 law's score R², and whether it is a poor fit
             "months_ceiling_1_poor_fit": False,
             "failed_checks": (),
@@ -224,30 +248,41 @@ def _ceiling_one(
     n_boot: int,
     seed: int,
 ) -> dict:
-    """The doubling time with the MC law's ceiling c + d fixed at 1, or why none (the rule's own choice, no fit)."""
+    """The doubling time with the MC law's ceiling c + d fixed at 1 (:func:`_side`), or the values of why none: the
+    rule's own choice, the fit's missing file and its folder, a poor fit's R² (their words:
+    :func:`densing.present.olmes.rows_frame`)."""
     if ref.provenance.get("ceiling") == 1.0:
-        return {"months_ceiling_1_ci": "the rule's own choice"}
+        return {"months_ceiling_1_own_choice": True}
     folder = Path(fits_dir) if fits_dir else paths.REFERENCE_FITS
     if not (folder / mc.MC_FIT_CEILING_ONE.format(task=task)).exists():
-        return {"months_ceiling_1_why": f"{mc.MC_FIT_CEILING_ONE.format(task=task)} not in {folder.name}"}
+        return {
+            "months_ceiling_1_missing": mc.MC_FIT_CEILING_ONE.format(task=task),
+            "months_ceiling_1_folder": folder.name,
+        }
     fixed, _ = reference(task, targets, fits_dir, seed=seed, name=mc.MC_FIT_CEILING_ONE)
     if poor_fit(fixed):  # the values; densing.present.olmes.rows_frame says why in words
         return {"months_ceiling_1_r2": score_r_squared(fixed), "months_ceiling_1_poor_fit": True}
-    return _side("months_ceiling_1", models, PerBenchmark(fixed, d0), n_boot=n_boot, seed=seed, checked=True)
+    return _side(CEILING_ONE, models, PerBenchmark(fixed, d0), n_boot=n_boot, seed=seed, checked=True)
 
 
 def _side(key: str, models: pd.DataFrame, inversion, *, n_boot: int, seed: int, checked: bool = False) -> dict:
-    """A sensitivity column ``key`` and its interval in words ``key_ci``: the doubling time under ``inversion`` with
-    ``n_boot`` draws and no shares, or why there is none; ``checked``: the words name the failed checks."""
+    """Sensitivity column ``key``'s values: the doubling time under ``inversion`` with ``n_boot`` draws and no shares,
+    its interval's ends (``key_ci_low``, ``key_ci_high``) and ``key_measured``, or the failed trend's message
+    (``key_error``); ``checked``: the names of the failed checks too (``key_failed``). The interval in words:
+    :func:`densing.present.olmes.rows_frame`."""
     try:
         side = trend_uncertainty(models, inversion, n_boot=n_boot, n_boot_share=0, seed=seed)
     except DensingError as exc:
-        return {f"{key}_ci": str(exc)}
-    words = f"{format_months(side.doubling_time_months_ci_low)}–{format_months(side.doubling_time_months_ci_high)}"
+        return {f"{key}_error": str(exc)}
+    out = {
+        key: side.doubling_time_months,
+        f"{key}_ci_low": side.doubling_time_months_ci_low,
+        f"{key}_ci_high": side.doubling_time_months_ci_high,
+        f"{key}_measured": True,
+    }
     if checked:
-        failed = ", ".join(c.name for c in calibrated(inversion_checks(models, inversion)) if c.failed)
-        words += f" (failed: {failed})" if failed else " (every testable check passed)"
-    return {key: side.doubling_time_months, f"{key}_ci": words}
+        out[f"{key}_failed"] = tuple(c.name for c in calibrated(inversion_checks(models, inversion)) if c.failed)
+    return out
 
 
 def row_states(rows: pd.DataFrame) -> list[State]:
