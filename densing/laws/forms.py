@@ -15,7 +15,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from densing.errors import InputError
-from densing.numbers import format_count, format_number
 
 
 def loss_law(n_params, train_tokens, a, alpha, b, beta, E=0.0):
@@ -173,9 +172,23 @@ BESIROGLU_2024 = LossLaw(
 LOSS_LAWS = {law.name: law for law in (HOFFMANN_2022, BESIROGLU_2024)}
 
 
-def translate_members(params, tokens, d0, law: LossLaw = HOFFMANN_2022) -> tuple[np.ndarray, list[str]]:
-    """Each member's size at one training budget ``d0`` (tokens) under ``law``, and one sentence per member with no such
-    size (member i is ``params[i]``, trained on ``tokens[i]``).
+@dataclass(frozen=True)
+class Unreachable:
+    """A member with no size at D0 under a loss law (:func:`translate_members`), as values: its index ``member``, its
+    N (``params``) and D (``tokens``), its ``loss``, the budget ``d0`` and the ``floor`` E + B·D0^-β every size stays
+    above; in words, :func:`densing.present.laws.unreachable_words`."""
+
+    member: int
+    params: float
+    tokens: float
+    loss: float
+    d0: float
+    floor: float
+
+
+def translate_members(params, tokens, d0, law: LossLaw = HOFFMANN_2022) -> tuple[np.ndarray, list[Unreachable]]:
+    """Each member's size at one training budget ``d0`` (tokens) under ``law``, and the values of each member with no
+    such size (:class:`Unreachable`; member i is ``params[i]``, trained on ``tokens[i]``).
 
     N' = (A / (A·N^-α + B·(D^-β − D0^-β)))^(1/α), from L(N, D) = E + A·N^-α + B·D^-β (Hoffmann et al. 2022, arXiv
     2203.15556, approach 3): N' on D0 tokens reaches the loss N reaches on D; none (NaN) where that loss is at or below
@@ -185,10 +198,8 @@ def translate_members(params, tokens, d0, law: LossLaw = HOFFMANN_2022) -> tuple
     params, tokens = (np.ravel(v) for v in np.broadcast_arrays(np.asarray(params, float), np.asarray(tokens, float)))
     losses = law.loss(params, tokens)
     floor = law.E + law.B * float(d0) ** -law.beta
-    reasons = [
-        f"member {i} (N = {format_count(params[i])}, D = {format_count(tokens[i])}): its loss "
-        f"{format_number(losses[i], digits=4)} is below what any size reaches at D0 = {format_count(float(d0))} "
-        f"(every size stays above {format_number(floor, digits=4)})"
+    unreachable = [
+        Unreachable(int(i), float(params[i]), float(tokens[i]), float(losses[i]), float(d0), float(floor))
         for i in np.flatnonzero(np.isnan(sizes))
     ]
-    return sizes, reasons
+    return sizes, unreachable

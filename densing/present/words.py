@@ -428,8 +428,11 @@ def _details(frame: pd.DataFrame) -> list:
 def budget_note(note) -> str:
     """What the budget sensitivity left out of a reference, or why it dropped it
     (:class:`densing.trend.capability.BudgetNote`), in words: each member with no size at D0, then "fewer than 3 sizes at
-    D0: dropped" or "refit at D0 fails: " and the refit's error."""
-    parts = [*note.missing]
+    D0: dropped" or "refit at D0 fails: " and the refit's error (each member's sentence:
+    :func:`densing.present.laws.unreachable_words`)."""
+    from densing.present.laws import unreachable_words
+
+    parts = [unreachable_words(u) for u in note.missing]
     if note.dropped:
         parts.append("fewer than 3 sizes at D0: dropped")
     if note.refit_error is not None:

@@ -293,11 +293,11 @@ BUDGET_D0 = 1e12
 
 @dataclass(frozen=True)
 class BudgetNote:
-    """What :func:`budget_fits` left out of a reference, or why it dropped it, as values: the laws' sentence for each
-    member with no size at D0 (:func:`densing.laws.forms.translate_members`), whether fewer than 3 sizes were left
+    """What :func:`budget_fits` left out of a reference, or why it dropped it, as values: each member with no size at
+    D0 (:class:`densing.laws.forms.Unreachable`, from :func:`densing.laws.forms.translate_members`), whether fewer than 3 sizes were left
     (dropped), and the refit's error message where it failed (None where it did not); in words, :func:`densing.present.words.budget_note`."""
 
-    missing: tuple[str, ...] = ()
+    missing: tuple = ()
     dropped: bool = False
     refit_error: str | None = None
 
