@@ -27,14 +27,6 @@ MAX_PIVOTS = 500
 #: The most rows one walk solves at once, more in blocks of this many (a row's walk is its own): 2,048 rows × 109
 #: targets peak at about 28 MB of temporaries, the public table's HellaSwag row's 9,600 at once at 130 MB.
 BLOCK_ROWS = 2048
-#: A walk compacts its rows (:func:`_compacted`) where the most points any row counts are fewer than this share of the
-#: points: a bootstrap's rows count about half of them (the rest drawn 0 times), and every step of the walk costs in
-#: proportion to a row's width.
-COMPACT_SHARE = 0.8
-#: How many groups of widths the rows of a compacted walk fall in (a row counting k of n points is in group
-#: ⌈k·8/n⌉, walked at its group's widest row), and the fewest rows a walk compacts at all.
-WIDTH_GROUPS = 8
-COMPACT_ROWS = 64
 
 
 def _costs(kind: np.ndarray, weight: np.ndarray, quantile: float) -> tuple[np.ndarray, np.ndarray]:
@@ -45,15 +37,12 @@ def _costs(kind: np.ndarray, weight: np.ndarray, quantile: float) -> tuple[np.nd
     return above, below
 
 
-def _cost_and_check(
-    t, y, above, below, slope, intercept, pivot, other, scale, extent=None
-) -> tuple[np.ndarray, np.ndarray]:
+def _cost_and_check(t, y, above, below, slope, intercept, pivot, other, scale) -> tuple[np.ndarray, np.ndarray]:
     """(value, optimal) of each row's line through its points ``pivot`` (p) and ``other`` (q): Powell's objective
     Σ_i above_i·max(r_i, 0) + below_i·max(−r_i, 0), r = y − (A·t + B) (``below`` negated), and whether the vertex is
     certified the unique minimum: with g_i = above_i where r_i > 0, −below_i where r_i < 0, 0 is a subgradient iff
     λ_p ∈ [−below_p, above_p] and λ_q ∈ [−below_q, above_q] solve Σ_{i≠p,q} g_i·(t_i, 1) + λ_p·(t_p, 1) + λ_q·(t_q, 1)
-    = 0; certified where both lie inside by more than the sums' rounding (``scale``) and no other point is on it
-    (within 1e-9 of the sizes: the largest |y|, |A|·``extent`` — the largest |t| unless given — and |B|)."""
+    = 0; certified where both lie inside by more than the sums' rounding (``scale``) and no other point is on it."""
     rows = np.arange(len(slope))
     residual = y - (slope[:, None] * t + intercept[:, None])
     g = np.where(residual > 0, above, below)
@@ -72,8 +61,7 @@ def _cost_and_check(
         (below[rows, pivot], above[rows, pivot]),
         (below[rows, other], above[rows, other]),
     )
-    extent = np.max(np.abs(t), axis=-1) if extent is None else extent
-    size = scale[2] + np.abs(slope) * extent + np.abs(intercept)
+    size = scale[2] + np.abs(slope) * np.max(np.abs(t), axis=-1) + np.abs(intercept)
     near = np.abs(residual) <= 1e-9 * size[:, None]
     near[rows, pivot] = near[rows, other] = False
     return value, optimal & ~near.any(axis=1)
@@ -180,60 +168,6 @@ def _walk(t, y, kind, weight, quantile: float, start) -> tuple[np.ndarray, ...]:
         none = np.zeros(shape[0], dtype=np.int64)
         return np.full(shape[0], math.nan), np.full(shape[0], math.nan), none, none, none
     valid = (weight > 0) & np.isfinite(y) & np.isfinite(kind) & np.isfinite(t)
-    counted = valid.sum(axis=1)
-    if shape[0] < COMPACT_ROWS or counted.max() >= COMPACT_SHARE * shape[1]:
-        return _solve(t, y, kind, weight, quantile, start, valid, shared)
-    # rows by how many points they count, in WIDTH_GROUPS groups of widths, each walked over its counted points alone
-    group = np.ceil(counted * WIDTH_GROUPS / shape[1]).astype(np.int64)
-    if start is not None:
-        start = (
-            tuple(np.broadcast_to(np.asarray(v, float), shape[:1]) for v in start)
-            if np.all(np.isfinite(start))
-            else None
-        )
-    out = (np.full(shape[0], math.nan), np.full(shape[0], math.nan), *(np.zeros(shape[0], np.int64) for _ in range(3)))
-    for g in np.unique(group):
-        rows = np.flatnonzero(group == g)
-        solved = _compacted(
-            t[rows],
-            y[rows],
-            kind[rows],
-            weight[rows],
-            quantile,
-            None if start is None else tuple(v[rows] for v in start),
-            valid[rows],
-            max(int(counted[rows].max()), 1),
-            shared,
-        )
-        for whole, part in zip(out, solved):
-            whole[rows] = part
-    return out
-
-
-def _compacted(t, y, kind, weight, quantile: float, start, valid, width: int, shared: bool) -> tuple[np.ndarray, ...]:
-    """:func:`_walk` over each row's counted points moved to its front, in their order (``width`` columns, a row that
-    counts fewer padded with points that do not count), the two points of each vertex given back as the row's own
-    columns. The walk's sums see the same non-zero terms in the same order, so a line is the full rows' line; the
-    dates' extent of a shared row of dates (the certificate's scale) is the full row's."""
-    columns = np.argsort(~valid, axis=1, kind="stable")[:, :width]  # each row's counted columns first, in order
-    t_rows, y, kind, weight = (np.take_along_axis(a, columns, axis=1) for a in (t, y, kind, weight))
-    extent = float(np.max(np.abs(t[0]))) if shared else None
-    slope, intercept, pivots, first, second = _solve(
-        t_rows, y, kind, weight, quantile, start, np.take_along_axis(valid, columns, axis=1), False, extent
-    )
-    rows, found = np.arange(len(slope)), pivots > 0  # a row that found no line keeps the walk's 0s
-    return (
-        slope,
-        intercept,
-        pivots,
-        np.where(found, columns[rows, first], first),
-        np.where(found, columns[rows, second], second),
-    )
-
-
-def _solve(t, y, kind, weight, quantile: float, start, valid, shared: bool, extent=None) -> tuple[np.ndarray, ...]:
-    """:func:`_walk` of (problems, n) arrays whose points that count are ``valid``; ``extent`` the largest |date| the
-    certificate's scale reads where it is not the rows' own (:func:`_compacted`)."""
     y, t = np.where(valid, y, 0.0), (t[0] if shared else np.where(valid, t, 0.0))
     above, below = _costs(kind, np.where(valid, weight, 0.0), quantile)
     count = y.shape[0]
@@ -253,7 +187,7 @@ def _solve(t, y, kind, weight, quantile: float, start, valid, shared: bool, exte
         y_l, out_l, above_l, below_l, negated_l, scale_l = parts
         t_l = t if shared else t[live]
         a, b, other = _rotate(t_l, y_l, above_l, below_l, out_l, pivot[live])
-        value, optimal = _cost_and_check(t_l, y_l, above_l, negated_l, a, b, pivot[live], other, scale_l, extent)
+        value, optimal = _cost_and_check(t_l, y_l, above_l, negated_l, a, b, pivot[live], other, scale_l)
         previous = best[live]
         with np.errstate(invalid="ignore"):
             better = np.isfinite(a) & (
