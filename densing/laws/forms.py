@@ -176,7 +176,7 @@ LOSS_LAWS = {law.name: law for law in (HOFFMANN_2022, BESIROGLU_2024)}
 class Unreachable:
     """A member with no size at D0 under a loss law (:func:`translate_members`), as values: its index ``member``, its
     N (``params``) and D (``tokens``), its ``loss``, the budget ``d0`` and the ``floor`` E + B·D0^-β every size stays
-    above; in words, :func:`densing.present.laws.unreachable_words`."""
+    above; in words, :func:`densing.present.words.unreachable_words`."""
 
     member: int
     params: float

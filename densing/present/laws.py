@@ -1,7 +1,7 @@
 """The words of the laws (:mod:`densing.laws`): a fit's verdict and its interval notes, the extrapolation notes of a
-density table and their summary, a member with no size at a budget (:func:`unreachable_words`), the held-out check's
-summary, and the OLMo ladder check's findings, titles and
-sensitivity labels. The laws hold values and codes (:func:`densing.laws.fit_schema.poor_fit`,
+density table and their summary, the held-out check's summary, and the OLMo ladder check's findings, titles and
+sensitivity labels (a member with no size at a budget is said by :func:`densing.present.words.unreachable_words`,
+beside the budget notes that show it). The laws hold values and codes (:func:`densing.laws.fit_schema.poor_fit`,
 :class:`densing.laws.inversion.ExtrapolationNote`, the ladder's ``why`` codes, its sensitivity's ``variant`` codes,
 :class:`densing.laws.olmo.check.LadderValidation`); the CLI, the report and a notebook ask here for what a reader sees
 of them.
@@ -19,7 +19,6 @@ import pandas as pd
 from densing.io import write_file_set
 from densing.laws import density as _density
 from densing.laws.fit_schema import POOR_FIT_R2, misplaced_intervals, poor_fit, score_r_squared
-from densing.laws.forms import Unreachable
 from densing.laws.inversion import (
     ComponentExtrapolates,
     ExtrapolationNote,
@@ -41,7 +40,7 @@ from densing.laws.olmo.check import (
     LadderValidation,
 )
 from densing.laws.olmo.ladder import CENSORED, FIT_UNCERTAINTY, ILL_CONDITIONED, WIDE
-from densing.numbers import counted_noun, format_count, format_number
+from densing.numbers import counted_noun, format_count
 from densing.present.shown import shown_items, summary
 from densing.present.summaries import Summary
 
@@ -314,13 +313,3 @@ def ladder_check_summary(check: LadderCheck) -> Summary:
 
 
 summary.register(LadderCheck, ladder_check_summary)
-
-
-def unreachable_words(u: Unreachable) -> str:
-    """A member with no size at D0 (:class:`densing.laws.forms.Unreachable`) as a sentence: its N and D, its loss and
-    the floor every size stays above at D0."""
-    return (
-        f"member {u.member} (N = {format_count(u.params)}, D = {format_count(u.tokens)}): its loss "
-        f"{format_number(u.loss, digits=4)} is below what any size reaches at D0 = {format_count(u.d0)} "
-        f"(every size stays above {format_number(u.floor, digits=4)})"
-    )

@@ -425,13 +425,22 @@ def _details(frame: pd.DataFrame) -> list:
     return frame["detail"].astype(object).tolist() if "detail" in frame.columns else [None] * len(frame)
 
 
+def unreachable_words(u) -> str:
+    """A member with no size at D0 (:class:`densing.laws.forms.Unreachable`, made in densing.present.words so that the
+    budget notes need not load :mod:`densing.present.laws`) as a sentence: its N and D, its loss and
+    the floor every size stays above at D0."""
+    return (
+        f"member {u.member} (N = {format_count(u.params)}, D = {format_count(u.tokens)}): its loss "
+        f"{format_number(u.loss, digits=4)} is below what any size reaches at D0 = {format_count(u.d0)} "
+        f"(every size stays above {format_number(u.floor, digits=4)})"
+    )
+
+
 def budget_note(note) -> str:
     """What the budget sensitivity left out of a reference, or why it dropped it
     (:class:`densing.trend.capability.BudgetNote`), in words: each member with no size at D0, then "fewer than 3 sizes at
     D0: dropped" or "refit at D0 fails: " and the refit's error (each member's sentence:
-    :func:`densing.present.laws.unreachable_words`)."""
-    from densing.present.laws import unreachable_words
-
+    :func:`unreachable_words`)."""
     parts = [unreachable_words(u) for u in note.missing]
     if note.dropped:
         parts.append("fewer than 3 sizes at D0: dropped")

@@ -51,12 +51,12 @@ def test_size_is_monotone_in_params(law):
 def test_no_solution_is_nan_with_a_reason_naming_the_member():
     params = [1e8, 1e9, 7e10]
     tokens = [2e11, 1e12, 2e13]  # member 2: 70B on 20T tokens, a loss no size reaches on 1e11 tokens
-    from densing.present.laws import unreachable_words
+    from densing.present.words import unreachable_words
 
     sizes, unreachable = translate_members(params, tokens, 1e11)
     assert np.isfinite(sizes[:2]).all() and math.isnan(sizes[2])
     assert [(u.member, u.params, u.tokens, u.d0) for u in unreachable] == [(2, 7e10, 2e13, 1e11)]  # values
-    said = unreachable_words(unreachable[0])  # the words are densing.present.laws'
+    said = unreachable_words(unreachable[0])  # the words are densing.present.words'
     assert said.startswith("member 2 (N = 70B, D = 20T): its loss ")
     assert "D0 = 100B" in said
     floor = HOFFMANN_2022.E + HOFFMANN_2022.B * 1e11**-HOFFMANN_2022.beta
