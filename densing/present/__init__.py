@@ -54,6 +54,7 @@ PUBLIC = {
     "placed_frame": "densing.present.placed",
     "left_out_frame": "densing.present.words",
     "compression_frame": "densing.present.words",
+    "excluded_reasons": "densing.present.words",
 }
 
 
