@@ -30,8 +30,8 @@ WITHIN_SPAN = {"frontier_outside": "", "frontier_months_outside": math.nan}
 SPAN_VALUES = tuple(WITHIN_SPAN)
 #: The values it shows as the ``words`` column (with the reading, the verdicts and the dates), in their place:
 #: whether a value's 95% interval includes the line, the scores near chance (:func:`_chance_scores`) and why a model is
-#: not inverted ("" where it is).
-VERDICT_VALUES = ("interval_includes_line", "chance_scores", "chance_items", "not_inverted")
+#: not inverted ("" where it is) with the reason's detail (a window's edge; None for most reasons and where inverted).
+VERDICT_VALUES = ("interval_includes_line", "chance_scores", "chance_items", "not_inverted", "not_inverted_detail")
 #: Why a model of the scores is not inverted where the headline's targets give no reason: it has no score on any of
 #: the inversion's benchmarks (``not_inverted``; "" for a model inverted, else the reason the targets give, a
 #: :class:`densing.states.LeftOut` code; in words, :func:`densing.present.placed.placed_words`).
@@ -172,8 +172,8 @@ def place_models(
         )
         found = table[table["model"] == model]
         if found.empty:
-            reason = left.loc[left["model"] == model, "reason"]
-            why = reason.iloc[0] if len(reason) else NO_SCORE
+            given = left.loc[left["model"] == model]  # the targets' reason, a LeftOut code, with its detail
+            why, detail = (given["reason"].iloc[0], given["detail"].iloc[0]) if len(given) else (NO_SCORE, None)
             rows.append(
                 {
                     **record,
@@ -195,6 +195,7 @@ def place_models(
                     "chance_scores": (),
                     "chance_items": None,
                     "not_inverted": why,
+                    "not_inverted_detail": detail,
                 }
             )
             continue
@@ -277,6 +278,7 @@ def _verdict(r: dict, chance: dict) -> dict:
         ),
         **chance,
         "not_inverted": "",
+        "not_inverted_detail": None,
         "band": band_position(
             reading, value, r.get("frontier_density_ci_low", math.nan), r.get("frontier_density_ci_high", math.nan)
         ),

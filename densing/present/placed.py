@@ -115,7 +115,9 @@ def placed_words(r: Mapping) -> str:
     g = format_number
     if r.get("not_inverted"):
         why = r["not_inverted"]
-        return f"not inverted: {'no score on ' + _listed(r['missing']) if why == NO_SCORE else left_out_reason(why)}"
+        if why == NO_SCORE:
+            return f"not inverted: no score on {_listed(r['missing'])}"
+        return f"not inverted: {left_out_reason(why, r.get('not_inverted_detail'))}"
     reading, value, why = density_reading(
         r["density"], r["bound"], r["density_ci_low"], r["density_ci_high"], bool(r.get("near_chance", False))
     )

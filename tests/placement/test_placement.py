@@ -379,3 +379,16 @@ def test_a_twenty_item_evaluation_says_its_items_are_too_few_and_how_many_would_
     assert "too few items" not in placed_words(enough)
     at_chance = place_models(_planted(0.2, 20), inversion, FlatLine(0.0)).iloc[0]
     assert "more items cannot make it a number: no score is above chance" in placed_words(at_chance)
+
+
+def test_a_model_the_targets_leave_out_is_said_with_the_reasons_detail(inversion):
+    """A model not inverted keeps the targets' reason as a code and its detail (``not_inverted_detail``: a window's
+    edge), and its words say both: a code said without its detail would read "released before None"."""
+    from densing.states import LeftOut
+
+    other = _planted(0.5, 100, "other").assign(benchmark="hellaswag")
+    frame = place_models(pd.concat([other, _planted(0.27, 285)], ignore_index=True), inversion, FlatLine(0.0))
+    record = frame.to_dict("records")[0]  # "other": no score on the inversion's benchmark
+    assert record["not_inverted_detail"] is None  # no score: nothing to add
+    record.update(not_inverted=LeftOut.BEFORE, not_inverted_detail="2023-02-24")
+    assert placed_words(record) == "not inverted: released before 2023-02-24"
