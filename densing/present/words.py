@@ -439,11 +439,13 @@ def unreachable_words(u) -> str:
 def budget_note(note) -> str:
     """What the budget sensitivity left out of a reference, or why it dropped it
     (:class:`densing.trend.capability.BudgetNote`), in words: each member with no size at D0, then "fewer than 3 sizes at
-    D0: dropped" or "refit at D0 fails: " and the refit's error (each member's sentence:
+    D0: dropped" (the reference rule's :data:`~densing.laws.eligibility.MIN_SIZES`) or "refit at D0 fails: " and the refit's error (each member's sentence:
     :func:`unreachable_words`)."""
+    from densing.laws.eligibility import MIN_SIZES  # loaded with the budget rows that made the note
+
     parts = [unreachable_words(u) for u in note.missing]
     if note.dropped:
-        parts.append("fewer than 3 sizes at D0: dropped")
+        parts.append(f"fewer than {MIN_SIZES} sizes at D0: dropped")
     if note.refit_error is not None:
         parts.append(f"refit at D0 fails: {note.refit_error}")
     return "; ".join(parts)

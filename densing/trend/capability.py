@@ -294,8 +294,9 @@ BUDGET_D0 = 1e12
 @dataclass(frozen=True)
 class BudgetNote:
     """What :func:`budget_fits` left out of a reference, or why it dropped it, as values: each member with no size at
-    D0 (:class:`densing.laws.forms.Unreachable`, from :func:`densing.laws.forms.translate_members`), whether fewer than 3 sizes were left
-    (dropped), and the refit's error message where it failed (None where it did not); in words, :func:`densing.present.words.budget_note`."""
+    D0 (:class:`densing.laws.forms.Unreachable`, from :func:`densing.laws.forms.translate_members`), whether fewer than
+    :data:`densing.laws.eligibility.MIN_SIZES` sizes were left (dropped), and the refit's error message where it failed
+    (None where it did not); in words, :func:`densing.present.words.budget_note`."""
 
     missing: tuple = ()
     dropped: bool = False
@@ -308,8 +309,8 @@ def budget_fits(
     """(fits keyed as ``fits``, {reference: :class:`BudgetNote`, what was left out or why it was dropped}): each
     reference fit refitted at one budget ``d0``: a member of N parameters on D tokens has the size N' with
     L(N', D0) = L(N, D) under a published law, L = E + A·N^-α + B·D^-β (:mod:`densing.laws.forms`: Hoffmann et al.
-    2022), and the family law S(N') is refitted by likelihood (the same dispersion); a reference left with fewer than 3
-    sizes is dropped."""
+    2022), and the family law S(N') is refitted by likelihood (the same dispersion); a reference left with fewer than
+    :data:`~densing.laws.eligibility.MIN_SIZES` sizes (the reference rule's R2: 3) is dropped."""
     law = LOSS_LAWS["hoffmann_2022"]
     out: dict[tuple[str, str], ReferenceFit] = {}
     notes: dict[str, BudgetNote] = {}
@@ -320,7 +321,7 @@ def budget_fits(
         )
         name = f"{family}:{benchmark}"
         note = BudgetNote(missing=tuple(missing))
-        if np.unique(sizes[np.isfinite(sizes)]).size < 3:
+        if np.unique(sizes[np.isfinite(sizes)]).size < eligibility.MIN_SIZES:  # the reference rule's R2
             notes[name] = replace(note, dropped=True)
             continue
         try:

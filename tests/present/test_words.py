@@ -21,3 +21,15 @@ def test_a_row_that_is_not_measured_shows_no_doubling_time():
         and [str(shown.loc[1, c]) for c in ("months", "ci_low", "ci_high")] == ["—"] * 3
     )
     assert frame.loc[1, "months"] == 4.1  # the frame itself keeps its numbers (the JSON's)
+
+
+def test_a_budget_note_says_each_value_and_the_reference_rules_least_sizes():
+    """A budget note (densing.trend.capability.BudgetNote) in words: a reference dropped for too few sizes at D0 names
+    the reference rule's least number of sizes (R2, MIN_SIZES), then the refit's error; an empty note says nothing."""
+    from densing.laws.eligibility import MIN_SIZES
+    from densing.present.words import budget_note
+    from densing.trend.capability import BudgetNote
+
+    assert budget_note(BudgetNote()) == ""
+    assert budget_note(BudgetNote(dropped=True)) == f"fewer than {MIN_SIZES} sizes at D0: dropped"
+    assert budget_note(BudgetNote(refit_error="no convergence")) == "refit at D0 fails: no convergence"
