@@ -331,31 +331,7 @@ def _place_scores(
     from densing.present.placed import placement_summary
 
     print_text(placement_summary(result))  # the placement in words (one paragraph per model) and one table
-    frame = result.to_frame()
-    columns = [
-        c
-        for c in (
-            "model",
-            "density",
-            "density_ci_low",
-            "density_ci_high",
-            "bound",
-            "effective_params",
-            "effective_params_ci_low",
-            "effective_params_ci_high",
-            "release_date",
-            "frontier_density_ci_low",
-            "frontier_density_ci_high",
-            "band",
-        )
-        if c in frame.columns
-    ]
-    print_frame(
-        frame[columns].rename(columns={"frontier_density_ci_low": "band_low", "frontier_density_ci_high": "band_high"}),
-        Format.table,
-        keys=1,
-        together=("density", "density_ci_low", "density_ci_high", "bound", "effective_params", "band"),
-    )
+    _print_placed_table(result)
     words = command_words(
         "measure",
         {
@@ -372,6 +348,36 @@ def _place_scores(
     )
     _write(result, out, csv, words, n_boot, seed, target, shown, summary=False)
     print_text_closing(result, shown, "the table above" + (f" and in {csv}" if csv is not None else ""))
+
+
+#: The columns of ``densing measure --scores``' table of placed models, in order (those the result holds).
+PLACED_COLUMNS = (
+    "model",
+    "density",
+    "density_ci_low",
+    "density_ci_high",
+    "bound",
+    "effective_params",
+    "effective_params_ci_low",
+    "effective_params_ci_high",
+    "release_date",
+    "frontier_density_ci_low",
+    "frontier_density_ci_high",
+    "band",
+)
+
+
+def _print_placed_table(result) -> None:
+    """The placed models' table of ``densing measure --scores``: :data:`PLACED_COLUMNS`, the band's ends as
+    ``band_low``/``band_high``, each density printed with its interval or bound."""
+    frame = result.to_frame()
+    columns = [c for c in PLACED_COLUMNS if c in frame.columns]
+    print_frame(
+        frame[columns].rename(columns={"frontier_density_ci_low": "band_low", "frontier_density_ci_high": "band_high"}),
+        Format.table,
+        keys=1,
+        together=("density", "density_ci_low", "density_ci_high", "bound", "effective_params", "band"),
+    )
 
 
 def measure_headline(target, n_boot: int, seed: int, *, report: bool):
