@@ -394,3 +394,23 @@ def test_an_error_a_library_made_of_ctrl_c_is_read_as_the_interrupt(monkeypatch,
     with pytest.raises(SystemExit) as ended:
         cli_app.main(["trend"])  # the same error with no interrupt: refused, exit 2
     assert ended.value.code == 2 and capsys.readouterr().err == "error: x.csv: bad\n"
+
+
+def test_a_ctrl_c_a_library_swallowed_still_ends_the_command_interrupted():
+    """A Ctrl-C whose KeyboardInterrupt is swallowed where it is raised (a library's ``except BaseException``, an
+    ignored exception in a callback) and the command runs on to its end: still exit 130 and "error: interrupted", as
+    a swallowed SIGTERM is still 143 (densing.cli.guard.guarded reads the handlers' flags)."""
+    code = (
+        "import os, signal, sys\n"
+        "from densing.cli.guard import guarded, _exit_code\n"
+        "def command():\n"
+        "    with guarded():\n"
+        "        try:\n"
+        "            os.kill(os.getpid(), signal.SIGINT)\n"
+        "            sum(range(10))\n"
+        "        except BaseException:\n"
+        "            pass  # the library swallows it\n"
+        "sys.exit(_exit_code(command))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 130 and done.stderr.strip().splitlines()[-1] == "error: interrupted", done.stderr

@@ -131,7 +131,8 @@ def plain_terminal() -> None:
 @contextmanager
 def guarded():
     """Run a command: ``SIGTERM`` raises :class:`~densing.processes.Terminated` (exit 143, ``error: terminated``) and
-    ``SIGINT`` ``KeyboardInterrupt`` (exit 130); afterwards any worker left alive is ended, the handlers put back."""
+    ``SIGINT`` ``KeyboardInterrupt`` (exit 130), each also where a library swallowed the exception it raised and the
+    command ran on to its end (the handlers' flags); afterwards any worker left alive is ended, the handlers put back."""
     plain_terminal()
     before = processes.children()  # a caller's own processes (main called from Python) are not the command's
     previous = signal.getsignal(signal.SIGTERM)
@@ -143,6 +144,8 @@ def guarded():
         yield
         if processes.terminated:  # SIGTERM's exception was swallowed where it was raised
             raise processes.Terminated()
+        if processes.interrupted:  # so was Ctrl-C's KeyboardInterrupt: the command still ends as interrupted, 130
+            raise KeyboardInterrupt
     except processes.Terminated:
         print("error: terminated", file=sys.stderr)
         raise
