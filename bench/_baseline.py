@@ -1,4 +1,5 @@
-"""A baseline commit checked out beside this tree for the paired benches (``report_time.py``, ``candidate_tables.py``).
+"""A baseline commit checked out beside this tree for the paired benches (``report_time.py``, ``candidate_tables.py``),
+or unpacked from ``git archive`` with the shared data beside it (``report_cpu.py``, ``report_shares.py``).
 
 :func:`baseline_tree` resolves ``rev`` to its short commit before anything runs (a branch may move while a bench
 runs), checks it out with ``git worktree add --detach`` in a temporary folder, and yields (that folder, the commit,
@@ -10,7 +11,9 @@ from __future__ import annotations
 
 import contextlib
 import subprocess
+import tarfile
 import tempfile
+from io import BytesIO
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,3 +47,17 @@ def baseline_tree(rev: str):
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
             )
+
+
+def baseline_folder(revision: str, folder: Path) -> Path:
+    """``git archive revision`` unpacked under ``folder``/baseline, ``folder``/shared linked to the shared data's
+    folder (the tree reads ``../shared/data``)."""
+    from densing import paths
+
+    tree = folder / "baseline"
+    tree.mkdir()
+    archive = subprocess.run(["git", "archive", revision], capture_output=True, check=True, cwd=ROOT).stdout
+    with tarfile.open(fileobj=BytesIO(archive)) as tar:
+        tar.extractall(tree, filter="data")
+    (folder / "shared").symlink_to(paths.SHARED_DATA.resolve().parent, target_is_directory=True)
+    return tree

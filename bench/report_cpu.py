@@ -20,13 +20,12 @@ import os
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
-from io import BytesIO
 from pathlib import Path
 
-from _timing import BYTECODE, environment, spread  # bench/ is the script's folder
+from _baseline import baseline_folder  # bench/ is the script's folder
+from _timing import BYTECODE, environment, spread
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -52,20 +51,6 @@ def measured_run(source: Path, arguments: list[str]) -> tuple[float, float, floa
     if child.returncode != 0:
         raise SystemExit(f"densing {' '.join(arguments)} in {source}: exit {child.returncode}")
     return usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss / 1024  # ru_maxrss in KiB on Linux
-
-
-def baseline_folder(revision: str, folder: Path) -> Path:
-    """``git archive revision`` unpacked under ``folder``/baseline, ``folder``/shared linked to the shared data's
-    folder (the tree reads ``../shared/data``)."""
-    from densing import paths
-
-    tree = folder / "baseline"
-    tree.mkdir()
-    archive = subprocess.run(["git", "archive", revision], capture_output=True, check=True, cwd=REPO).stdout
-    with tarfile.open(fileobj=BytesIO(archive)) as tar:
-        tar.extractall(tree, filter="data")
-    (folder / "shared").symlink_to(paths.SHARED_DATA.resolve().parent, target_is_directory=True)
-    return tree
 
 
 def _median_ratio(found: dict, column: int) -> float:
