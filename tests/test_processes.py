@@ -414,3 +414,32 @@ def test_a_ctrl_c_a_library_swallowed_still_ends_the_command_interrupted():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 130 and done.stderr.strip().splitlines()[-1] == "error: interrupted", done.stderr
+
+
+def test_a_ctrl_c_python_could_not_raise_ends_the_command_in_one_line():
+    """A Ctrl-C handled where Python cannot raise its KeyboardInterrupt and prints it as ignored instead (an at-fork
+    hook run by ``os.fork`` while another thread took the signal, "Exception ignored in: <function _releaseLock>"; a
+    finaliser here): exit 130 with "error: interrupted" and no traceback, while an unraisable error that is not the
+    signal's is still printed, and the hook is put back after the command."""
+    code = (
+        "import os, signal, sys\n"
+        "from densing.cli.guard import guarded, _exit_code\n"
+        "class Broken:\n"
+        "    def __del__(self):\n"
+        "        raise ValueError('not a signal')\n"
+        "class Finalised:\n"
+        "    def __del__(self):\n"
+        "        os.kill(os.getpid(), signal.SIGINT)\n"
+        "        sum(range(10))  # the handler runs here: what __del__ raises Python prints as ignored\n"
+        "def command():\n"
+        "    with guarded():\n"
+        "        Broken()\n"
+        "        Finalised()\n"
+        "code = _exit_code(command)\n"
+        "print(sys.unraisablehook is sys.__unraisablehook__)\n"
+        "sys.exit(code)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 130 and done.stdout == "True\n", (done.stdout, done.stderr)
+    assert done.stderr.count("Exception ignored") == 1 and "ValueError: not a signal" in done.stderr, done.stderr
+    assert "KeyboardInterrupt" not in done.stderr and done.stderr.splitlines()[-1] == "error: interrupted", done.stderr

@@ -132,14 +132,18 @@ def plain_terminal() -> None:
 def guarded():
     """Run a command: ``SIGTERM`` raises :class:`~densing.processes.Terminated` (exit 143, ``error: terminated``) and
     ``SIGINT`` ``KeyboardInterrupt`` (exit 130), each also where a library swallowed the exception it raised and the
-    command ran on to its end (the handlers' flags); afterwards any worker left alive is ended, the handlers put back."""
+    command ran on to its end (the handlers' flags), or where Python could raise none and would print it as ignored
+    (:func:`~densing.runtime.processes.quiet_unraisable`); afterwards any worker left alive is ended, the handlers and
+    the hook put back."""
     plain_terminal()
     before = processes.children()  # a caller's own processes (main called from Python) are not the command's
     previous = signal.getsignal(signal.SIGTERM)
     previous_int = signal.getsignal(signal.SIGINT)
+    previous_hook = sys.unraisablehook
     processes.terminated = False
     processes.interrupted = False
     processes.exits_on_signals()
+    sys.unraisablehook = processes.quiet_unraisable(previous_hook)
     try:
         yield
         if processes.terminated:  # SIGTERM's exception was swallowed where it was raised
@@ -151,6 +155,7 @@ def guarded():
         raise
     finally:
         processes.end_children(keep=before)  # any worker process the command left alive ends with it
+        sys.unraisablehook = previous_hook
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
         if previous_int is not None and previous_int is not signal.getsignal(signal.SIGINT):
