@@ -47,10 +47,10 @@ def _raise_interrupted(signum, frame) -> None:  # a signal handler's signature (
 
 def quiet_unraisable(previous):
     """A ``sys.unraisablehook`` that drops the exception a handler above raised where Python cannot raise one and
-    prints it as ignored instead ("Exception ignored in: <function _releaseLock>": an at-fork hook run by ``os.fork``
-    in the main thread while another thread took the signal, a finaliser): the handler's flag ends the command as
-    interrupted or terminated (:func:`densing.cli.guard.guarded`), in its one line. Every other unraisable exception
-    goes to ``previous``."""
+    prints it as ignored instead ("Exception ignored in: <function _releaseLock>": an at-fork hook that ``os.fork``
+    runs, which the fork's held signals do not cover where another thread took the signal; a finaliser): the handler's
+    flag ends the command as interrupted or terminated (:func:`densing.cli.guard.guarded`), in its one line. Every
+    other unraisable exception goes to ``previous``."""
 
     def hook(unraisable) -> None:
         signalled = (issubclass(unraisable.exc_type, KeyboardInterrupt) and interrupted) or (
