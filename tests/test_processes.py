@@ -443,3 +443,32 @@ def test_a_ctrl_c_python_could_not_raise_ends_the_command_in_one_line():
     assert done.returncode == 130 and done.stdout == "True\n", (done.stdout, done.stderr)
     assert done.stderr.count("Exception ignored") == 1 and "ValueError: not a signal" in done.stderr, done.stderr
     assert "KeyboardInterrupt" not in done.stderr and done.stderr.splitlines()[-1] == "error: interrupted", done.stderr
+
+
+def test_main_called_from_python_ends_a_swallowed_ctrl_c_with_exit_130(monkeypatch, capsys):
+    """``densing.cli.main()`` called from Python (``python -c "from densing.cli import main; main()"``), a Ctrl-C
+    whose KeyboardInterrupt a library swallowed and the command ran on: SystemExit 130 and one line, not an escaping
+    KeyboardInterrupt, by which Python would end the process killed by SIGINT (exit -2)."""
+    import time
+
+    from densing.cli import app as cli_app
+
+    def swallowing(*args, **kwargs):
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)  # the handler runs here, raising KeyboardInterrupt
+        except KeyboardInterrupt:
+            pass  # the library swallows it; the command goes on to its end
+
+    monkeypatch.setattr(cli_app, "app", swallowing)
+    try:
+        cli_app.main(["trend"])
+        code = "no exit"
+    except SystemExit as ended:
+        code = ended.code
+    except KeyboardInterrupt:  # caught here so that the failure does not end the test run
+        code = "KeyboardInterrupt escaped main()"
+    assert code == 130 and capsys.readouterr().err == "error: interrupted\n", code
+    from densing.runtime import processes
+
+    assert not processes.interrupted  # the flag is the command's: a sweep run after it in this process is not stopped

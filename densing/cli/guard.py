@@ -133,8 +133,9 @@ def guarded():
     """Run a command: ``SIGTERM`` raises :class:`~densing.processes.Terminated` (exit 143, ``error: terminated``) and
     ``SIGINT`` ``KeyboardInterrupt`` (exit 130), each also where a library swallowed the exception it raised and the
     command ran on to its end (the handlers' flags), or where Python could raise none and would print it as ignored
-    (:func:`~densing.runtime.processes.quiet_unraisable`); afterwards any worker left alive is ended, the handlers and
-    the hook put back."""
+    (:func:`~densing.runtime.processes.quiet_unraisable`); afterwards any worker left alive is ended, the handlers, the
+    hook and the flags put back (a sweep run later in the same process, :func:`densing.eval.runner.run_sweep`, reads
+    the interrupt's flag)."""
     plain_terminal()
     before = processes.children()  # a caller's own processes (main called from Python) are not the command's
     previous = signal.getsignal(signal.SIGTERM)
@@ -149,12 +150,14 @@ def guarded():
         if processes.terminated:  # SIGTERM's exception was swallowed where it was raised
             raise processes.Terminated()
         if processes.interrupted:  # so was Ctrl-C's KeyboardInterrupt: the command still ends as interrupted, 130
-            raise KeyboardInterrupt
+            print("error: interrupted", file=sys.stderr)
+            raise SystemExit(130)  # an exit, as Terminated is: main() called from Python ends 130, not by SIGINT
     except processes.Terminated:
         print("error: terminated", file=sys.stderr)
         raise
     finally:
         processes.end_children(keep=before)  # any worker process the command left alive ends with it
+        processes.terminated = processes.interrupted = False  # read during the command only: none stops what follows
         sys.unraisablehook = previous_hook
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)

@@ -34,6 +34,7 @@ from densing.eval.models import ModelSpec, model_spec_from_mapping, read_models_
 from densing.eval.pair import OtherRank, evaluate_pair
 from densing.eval.store import BUILT_DIRECTORY, CACHE_DIRECTORY, CachedOnly, _slug, is_done, part_path, write_part
 from densing.io import check_writable_folder
+from densing.runtime import processes
 from densing.validation import validate_params
 
 ProgressCallback = Callable[[str, str, str], None]
@@ -186,6 +187,7 @@ def run_sweep(
         check_device_present(device)
     other_rank = False
     for spec in specs:
+        _stop_if_interrupted()
         todo = pending[spec.name]
         for bench in (bench for bench in benches if bench not in todo):
             progress(spec.name, bench.name, "skipped")
@@ -365,6 +367,7 @@ def _evaluate_model(
     cache = store / CACHE_DIRECTORY / f"{_slug(spec.name)}-{identity}" / "requests"
     other_rank = False
     for bench in todo:
+        _stop_if_interrupted()
         progress(spec.name, bench.name, "running")
         lm.on_event = _pair_events(spec.name, bench.name, progress, on_requests)
         value = hashes[spec.name, bench.name]
@@ -393,7 +396,17 @@ def _evaluate_model(
             continue
         write_part(store, spec.name, bench.name, rows, value)
         progress(spec.name, bench.name, "done")
+    _stop_if_interrupted()
     return other_rank
+
+
+def _stop_if_interrupted() -> None:
+    """Raise ``KeyboardInterrupt`` where the command's Ctrl-C handler has run (:data:`densing.runtime.processes.
+    interrupted`) and its exception did not stop the sweep: a library that swallowed it inside a pair (lm-eval, the
+    model's loading, the part's writing) lets that pair finish, and the sweep stops before the next one, resumable,
+    as a Ctrl-C between pairs stops it. Outside a densing command the flag is never set."""
+    if processes.interrupted:
+        raise KeyboardInterrupt
 
 
 def evaluate(

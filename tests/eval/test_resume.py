@@ -91,3 +91,36 @@ def test_sigkill_mid_sweep_then_resume_equals_uninterrupted(tmp_path, tiny_model
     import pandas as pd
 
     pd.testing.assert_frame_equal(result, expected, check_exact=False, rtol=1e-9)
+
+
+def test_a_ctrl_c_a_library_swallowed_mid_pair_stops_the_sweep_before_the_next(
+    monkeypatch, tmp_path, tiny_model, tiny_tasks
+):
+    """A Ctrl-C whose KeyboardInterrupt a library swallowed inside a pair (the handler's flag set, no exception):
+    that pair finishes and is written, and the sweep stops before the next one with KeyboardInterrupt, resumable, as
+    a Ctrl-C between pairs stops it (densing eval then says how to resume and exits 130)."""
+    from densing.eval import runner
+    from densing.runtime import processes
+
+    from .conftest import models_entries
+
+    original = runner.evaluate_pair
+
+    def swallowed(*args, **kwargs):
+        processes.interrupted = True  # the handler ran; a library caught what it raised
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(runner, "evaluate_pair", swallowed)
+    monkeypatch.setattr(processes, "interrupted", False)
+    seen = []
+    with pytest.raises(KeyboardInterrupt):
+        runner.run_sweep(
+            models_entries([tiny_model]),
+            ["tiny_mc", "tiny_gen"],
+            tmp_path / "store",
+            include_paths=[tiny_tasks],
+            device="cpu",
+            on_progress=lambda model, bench, status: seen.append((bench, status)),
+        )
+    assert [s for s in seen if s[1] in ("running", "done")] == [("tiny_mc", "running"), ("tiny_mc", "done")]
+    assert len(list((tmp_path / "store").rglob("*.parquet"))) == 1
