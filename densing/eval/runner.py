@@ -401,10 +401,10 @@ def _evaluate_model(
 
 
 def _stop_if_interrupted() -> None:
-    """Raise ``KeyboardInterrupt`` where the command's Ctrl-C handler has run (:data:`densing.runtime.processes.
-    interrupted`) and its exception did not stop the sweep: a library that swallowed it inside a pair (lm-eval, the
-    model's loading, the part's writing) lets that pair finish, and the sweep stops before the next one, resumable,
-    as a Ctrl-C between pairs stops it. Outside a densing command the flag is never set."""
+    """Raise ``KeyboardInterrupt`` where the command's Ctrl-C handler has run but its exception did not stop the sweep
+    (the flag :data:`densing.runtime.processes.interrupted`): a library that swallowed the exception inside a pair lets
+    that pair finish, and the sweep stops before the next one, resumable, as a Ctrl-C between pairs stops it. Outside
+    a densing command the flag is never set."""
     if processes.interrupted:
         raise KeyboardInterrupt
 
