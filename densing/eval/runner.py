@@ -236,6 +236,7 @@ def run_sweep(
         finally:
             del lm
             gc.collect()
+    _stop_if_interrupted()  # after the last model, in its own process or this one
     if other_rank:  # a rank ≠ 0 of a data-parallel run returns quietly: rank 0 holds and writes the results
         return pd.DataFrame()
     return _sweep_rows(store, specs, benches, every_pair=shard is None and time_limit is None)
@@ -396,7 +397,6 @@ def _evaluate_model(
             continue
         write_part(store, spec.name, bench.name, rows, value)
         progress(spec.name, bench.name, "done")
-    _stop_if_interrupted()
     return other_rank
 
 
